@@ -1,0 +1,88 @@
+# tcc - top-level Makefile.  `make` builds tcc-sim; `make check` runs the Check
+# suites and the golden/bad-input tests, then all of it again under ASan+UBSan.
+# Dependencies come from pkg-config (glib-2.0, check); re2c generates the lexer.
+
+PKGS      := glib-2.0
+CC        ?= cc
+BUILD     ?= build
+OPT       ?= -O2
+SAN       ?=
+CFLAGS    ?=
+CFLAGS    += -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror $(OPT) -g \
+             -ffp-contract=off $(SAN) -Isrc/sim -I$(BUILD) \
+             $(shell pkg-config --cflags $(PKGS))
+LDLIBS    := $(shell pkg-config --libs $(PKGS)) -lm
+CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
+CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null)
+RE2C      ?= re2c
+
+SIM_SRC   := $(filter-out src/sim/tcc_sim.c,$(wildcard src/sim/*.c))
+SIM_OBJ   := $(patsubst src/sim/%.c,$(BUILD)/sim/%.o,$(SIM_SRC)) $(BUILD)/sim/asm_lexer.o
+TEST_SRC  := $(wildcard tests/unit/*.c)
+TEST_OBJ  := $(patsubst tests/unit/%.c,$(BUILD)/tests/%.o,$(TEST_SRC))
+HDRS      := $(wildcard src/sim/*.h) src/sim/ops.def
+
+.PHONY: all check unit-check asm-check bench bench-run demo demo-run clean deps
+all: $(BUILD)/tcc-sim
+
+$(BUILD)/sim $(BUILD)/tests $(BUILD)/bench:
+	mkdir -p $@
+
+# The assembler's lexer: generated at build time; #line directives kept so
+# compiler errors point back into the .re file.
+$(BUILD)/asm_lexer.c: src/sim/asm_lexer.re | $(BUILD)/sim
+	$(RE2C) -W -Werror --no-generation-date -o $@ $<
+
+$(BUILD)/sim/asm_lexer.o: $(BUILD)/asm_lexer.c $(HDRS) | $(BUILD)/sim
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/sim/%.o: src/sim/%.c $(HDRS) | $(BUILD)/sim
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/libtccsim.a: $(SIM_OBJ)
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/tcc-sim: src/sim/tcc_sim.c $(BUILD)/libtccsim.a $(HDRS)
+	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libtccsim.a $(LDLIBS)
+
+$(BUILD)/tests/%.o: tests/unit/%.c $(HDRS) tests/unit/tests.h | $(BUILD)/tests
+	$(CC) $(CFLAGS) $(CHECK_CFLAGS) -DTCC_TOP='"$(CURDIR)"' -c -o $@ $<
+
+$(BUILD)/unit-tests: $(TEST_OBJ) $(BUILD)/libtccsim.a
+	$(CC) $(CFLAGS) -o $@ $(TEST_OBJ) $(BUILD)/libtccsim.a $(CHECK_LIBS) $(LDLIBS)
+
+$(BUILD)/bench/gen_bench: bench/gen_bench.c | $(BUILD)/bench
+	$(CC) $(CFLAGS) -o $@ $< $(LDLIBS)
+
+unit-check: $(BUILD)/unit-tests $(BUILD)/tcc-sim
+	CK_FORK=no $(BUILD)/unit-tests
+
+# Command-line tests: bad inputs (exact diagnostic + exit code) and programs.
+asm-check: $(BUILD)/tcc-sim
+	sh tests/run_cli.sh $(BUILD)/tcc-sim
+
+check: deps
+	$(MAKE) unit-check asm-check
+	$(MAKE) BUILD=build-asan OPT=-O1 \
+	  SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
+	  unit-check asm-check
+
+# Public targets install dependencies first, then re-enter make so that the
+# pkg-config flags are computed after the install.
+bench: deps
+	$(MAKE) bench-run
+bench-run: $(BUILD)/tcc-sim $(BUILD)/bench/gen_bench
+	sh bench/run.sh $(BUILD)
+
+demo: deps
+	$(MAKE) demo-run
+demo-run: $(BUILD)/tcc-sim
+	$(BUILD)/tcc-sim tests/asm/tiny_d1.asm --profile
+	$(BUILD)/tcc-sim tests/asm/tiny_p1.asm
+
+# Install what a fresh Debian 12 machine lacks (as root; no-op when present).
+deps:
+	@sh tools/deps.sh
+
+clean:
+	rm -rf build build-asan

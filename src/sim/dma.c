@@ -1,0 +1,151 @@
+/* dma.c - timing of one DMA descriptor (docs/machine.md §4 "DMA timing").
+ *
+ * A transfer is cut into segments (runs contiguous on both sides) and each
+ * segment into pieces of at most one 64-byte line of the memory side.  The
+ * engine issues one piece request per cycle; each piece then books, stage by
+ * stage, the earliest free cycles of the resources on its path.  Everything
+ * is booked at issue: calendars let later requests fill earlier holes. */
+#include "sim_internal.h"
+
+/* One side of a transfer: byte address of element (r, 0) and its step. */
+typedef struct Side {
+  MemSpace space;
+  int wg;          /* MEM_RF: owner of the region */
+  uint64_t base;   /* bytes: HBM address, SH offset, or RF byte */
+  uint64_t pitch;  /* bytes between rows */
+} Side;
+
+static Side rf_side(const Sim *s, const RfRef *r) {
+  const Region *g = g_ptr_array_index(s->p->regions, r->region);
+  Side d = {MEM_RF, g->wg, g->byte + 4ull * ((uint64_t)r->r0 * g->cols + r->c0), 4ull * g->cols};
+  return d;
+}
+
+static Side mem_side(const MemRef *m) {
+  Side d = {m->space, -1, m->addr, 4ull * (uint64_t)m->stride};
+  return d;
+}
+
+static int64_t maxi(int64_t a, int64_t b) { return a > b ? a : b; }
+
+/* Book the RF ports of WG `wg` for the piece [byte, byte+len): one cycle per
+ * partition touched.  Returns when the last one is done. */
+static int64_t rf_ports(Sim *s, Cal *ports, int wg, uint64_t byte, uint64_t len, int64_t t,
+                        int w_issuer, int pc) {
+  int64_t done = t;
+  uint64_t pb = (uint64_t)s->part_bytes;
+  for (uint64_t p = byte / pb; p * pb < byte + len; p++) {
+    int64_t at = cal_book(&ports[(long)wg * s->vl + (long)p], t, 1);
+    uint64_t lo = MAX(byte, p * pb), hi = MIN(byte + len, (p + 1) * pb);
+    sim_energy(s, UC_RF, at, 1, E_RF_BYTE * (double)(hi - lo), w_issuer, pc);
+    s->uc_busy[UC_RF] += 1;
+    done = maxi(done, at + 1);
+  }
+  return done;
+}
+
+static int64_t noc(Sim *s, Cal *link, uint64_t len, int64_t t, int wg, int pc) {
+  int64_t bpc = s->m->noc_bits / 8;
+  int64_t d = ((int64_t)len + bpc - 1) / bpc;
+  int64_t at = cal_book(link, t, d);
+  sim_energy(s, UC_NOC, at, d, E_NOC_BYTE * (double)len, wg, pc);
+  s->uc_busy[UC_NOC] += (double)d;
+  return at + d + T_NOC_LATENCY;
+}
+
+static int64_t hbm_line(Sim *s, uint64_t addr, int64_t t, int wg, int pc) {
+  Cal *ch = &s->chan[(addr / HBM_LINE) % (uint64_t)s->m->hbm_channels];
+  int64_t at = cal_book(ch, t, 1);
+  sim_energy(s, UC_HBM, at, 1, E_HBM_LINE, wg, pc);
+  s->uc_busy[UC_HBM] += 1;
+  s->hbm_lines++;
+  return at + 1;
+}
+
+static int64_t sh_port(Sim *s, int sm, uint64_t len, int64_t t, int wg, int pc) {
+  int64_t d = ((int64_t)len + SH_PORT_BYTES - 1) / SH_PORT_BYTES;
+  int64_t at = cal_book(&s->sh_port[sm], t, d);
+  sim_energy(s, UC_SH, at, d, E_SH_BYTE * (double)len, wg, pc);
+  s->uc_busy[UC_SH] += (double)d;
+  return at + d + T_SH_LATENCY;
+}
+
+/* The path of one piece: `m` is the memory-side byte (HBM/SH) or the
+ * destination RF byte for RF->RF copies, `r` the RF byte of the issuer. */
+static int64_t piece(Sim *s, Wg *w, const Insn *in, int pc, uint64_t m, uint64_t r,
+                     uint64_t len, int64_t t) {
+  int sm = w->sm;
+  if (in->op == OP_LD && in->mem.space == MEM_HBM) {
+    int64_t at = hbm_line(s, m, t, w->id, pc) + T_HBM_LATENCY - 1;
+    if (!(in->mods & MOD_MC)) {
+      at = noc(s, &s->noc_in[sm], len, at, w->id, pc);
+      return rf_ports(s, s->rf_wr, w->id, r, len, at, w->id, pc);
+    }
+    /* multicast: one read, one crossing per destination SM, then each WG */
+    int64_t done = at, sm_at = at;
+    int last_sm = -1;
+    for (int k = 0; k < in->ntargets; k++) {
+      int tw = in->targets[k], tsm = tw / s->m->wgs_per_sm;
+      if (tsm != last_sm) sm_at = noc(s, &s->noc_in[tsm], len, at, w->id, pc);
+      last_sm = tsm;
+      const Region *g = g_ptr_array_index(s->p->regions, in->tregions[k]);
+      const Region *g0 = g_ptr_array_index(s->p->regions, in->d.region);
+      uint64_t rb = r - g0->byte + g->byte; /* same window in the target's region */
+      done = maxi(done, rf_ports(s, s->rf_wr, tw, rb, len, sm_at, w->id, pc));
+    }
+    return done;
+  }
+  if (in->op == OP_LD) { /* from SH */
+    int64_t at = sh_port(s, sm, len, t, w->id, pc);
+    return rf_ports(s, s->rf_wr, w->id, r, len, at, w->id, pc);
+  }
+  /* stores: read the source partitions first */
+  int64_t at = rf_ports(s, s->rf_rd, w->id, r, len, t, w->id, pc);
+  if (in->mem.space == MEM_HBM) {
+    at = noc(s, &s->noc_out[sm], len, at, w->id, pc);
+    return hbm_line(s, m, at, w->id, pc) + T_HBM_LATENCY - 1;
+  }
+  if (in->mem.space == MEM_SH) return sh_port(s, sm, len, at, w->id, pc);
+  /* RF -> another WG's RF */
+  const Region *g = g_ptr_array_index(s->p->regions, in->mem.rf.region);
+  int tsm = g->wg / s->m->wgs_per_sm;
+  if (tsm != sm) {
+    int64_t bpc = s->m->noc_bits / 8, d = ((int64_t)len + bpc - 1) / bpc;
+    int64_t o = cal_book(&s->noc_out[sm], at, d);
+    at = noc(s, &s->noc_in[tsm], len, o + d, w->id, pc);
+    sim_energy(s, UC_NOC, o, d, E_NOC_BYTE * (double)len, w->id, pc);
+    s->uc_busy[UC_NOC] += (double)d;
+  }
+  return rf_ports(s, s->rf_wr, g->wg, m, len, at, w->id, pc);
+}
+
+int64_t dma_schedule(Sim *s, Wg *w, const Insn *in, int64_t start, int engine) {
+  int pc = (int)(in - w->code->insns);
+  const RfRef *rf = in->op == OP_LD ? &in->d : &in->a;
+  Side rs = rf_side(s, rf);
+  Side ms = in->mem.space == MEM_RF ? rf_side(s, &in->mem.rf) : mem_side(&in->mem);
+  uint64_t rowb = 4ull * (uint64_t)rf->cols;
+  int64_t *req = &s->req_free[(long)w->sm * s->m->dma_engines + engine];
+  int64_t t = maxi(start + T_DMA_SETUP, *req), done = start + 1;
+  sim_energy(s, UC_DMA, start, 1, E_DMA_DESC, w->id, pc);
+  for (int i = 0; i < rf->rows;) {
+    /* a segment: rows contiguous on both sides merge */
+    int j = i + 1;
+    while (j < rf->rows && rs.pitch == rowb && ms.pitch == rowb) j++;
+    uint64_t m0 = ms.base + (uint64_t)i * ms.pitch, r0 = rs.base + (uint64_t)i * rs.pitch;
+    uint64_t len = rowb * (uint64_t)(j - i);
+    if (i > 0) t += T_DMA_SEGMENT;
+    for (uint64_t off = 0; off < len;) {
+      /* a piece ends at the next 64-byte boundary of the memory side */
+      uint64_t n = HBM_LINE - (m0 + off) % HBM_LINE;
+      if (n > len - off) n = len - off;
+      done = maxi(done, piece(s, w, in, pc, m0 + off, r0 + off, n, t));
+      t++;
+      off += n;
+    }
+    i = j;
+  }
+  s->uc_busy[UC_DMA] += (double)(t - maxi(start + T_DMA_SETUP, *req));
+  *req = t;
+  return done + 1;
+}

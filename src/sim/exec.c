@@ -1,0 +1,234 @@
+/* exec.c - functional FP32 semantics of every instruction (docs/machine.md
+ * §3).  Compute instructions run at issue (the hazard tracker guarantees their
+ * operands are final); transfers copy their data at completion.  Sums run in
+ * a fixed order and the build disables FMA contraction, so results are the
+ * same bytes on every machine. */
+#include <math.h>
+#include <string.h>
+
+#include "sim_internal.h"
+
+/* A window of an RF region as a 2-D strided view; a broadcast operand gets a
+ * zero step along the broadcast dimension. */
+typedef struct View {
+  float *p;
+  uint8_t *v;
+  long rs, cs; /* element steps between rows / columns */
+  int rows, cols;
+} View;
+
+static const Region *region(const Sim *s, const RfRef *r) {
+  return g_ptr_array_index(s->p->regions, r->region);
+}
+
+static long base_word(const Sim *s, const RfRef *r) {
+  const Region *g = region(s, r);
+  return (long)g->byte / 4 + (long)r->r0 * g->cols + r->c0;
+}
+
+static View view(Sim *s, Wg *w, const RfRef *r) {
+  const Region *g = region(s, r);
+  long b = base_word(s, r);
+  View v = {w->rf + b, w->valid + b, g->cols, 1, r->rows, r->cols};
+  return v;
+}
+
+/* View of `r` stretched to rows x cols (broadcast of 1xC, Rx1 or 1x1). */
+static View bview(Sim *s, Wg *w, const RfRef *r, int rows, int cols) {
+  View v = view(s, w, r);
+  if (v.rows == 1 && rows > 1) v.rs = 0;
+  if (v.cols == 1 && cols > 1) v.cs = 0;
+  v.rows = rows;
+  v.cols = cols;
+  return v;
+}
+
+#define AT(vw, i, j) ((vw).p[(long)(i) * (vw).rs + (long)(j) * (vw).cs])
+
+gboolean exec_check_read(Sim *s, Wg *w, int pc, const RfRef *r, const char *what) {
+  View v = view(s, w, r);
+  for (int i = 0; i < v.rows; i++) {
+    const uint8_t *row = v.v + (long)i * v.rs;
+    for (int j = 0; j < v.cols; j++)
+      if (!row[j]) {
+        g_autofree char *name = sim_rfref_str(s->p, r);
+        sim_fail(s, w->id, pc, "read of never-written RF: %s %s, element [%d][%d]",
+                 what, name, i, j);
+        return FALSE;
+      }
+  }
+  return TRUE;
+}
+
+static void mark(View v) {
+  for (int i = 0; i < v.rows; i++) memset(v.v + (long)i * v.rs, 1, (size_t)v.cols);
+}
+
+/* c (+)= a . b  (b transposed with MOD_T); computed into a temporary so that
+ * c may alias a or b; k ascending, one rounding per product and per add. */
+static void mma(Sim *s, Wg *w, const Insn *in) {
+  View c = view(s, w, &in->d), a = view(s, w, &in->a), b = view(s, w, &in->b);
+  int M = c.rows, N = c.cols, K = a.cols;
+  float *t = g_new(float, (size_t)M * N);
+  for (int i = 0; i < M; i++) {
+    float *restrict ti = t + (long)i * N;
+    if (in->mods & MOD_Z)
+      memset(ti, 0, sizeof(float) * (size_t)N);
+    else
+      for (int j = 0; j < N; j++) ti[j] = AT(c, i, j);
+    if (in->mods & MOD_T) {
+      for (int j = 0; j < N; j++) {
+        float acc = ti[j];
+        const float *ai = a.p + (long)i * a.rs, *bj = b.p + (long)j * b.rs;
+        for (int k = 0; k < K; k++) acc = acc + ai[k] * bj[k];
+        ti[j] = acc;
+      }
+    } else {
+      for (int k = 0; k < K; k++) {
+        float aik = AT(a, i, k);
+        const float *restrict bk = b.p + (long)k * b.rs;
+        for (int j = 0; j < N; j++) ti[j] = ti[j] + aik * bk[j];
+      }
+    }
+  }
+  for (int i = 0; i < M; i++) memcpy(c.p + (long)i * c.rs, t + (long)i * N, sizeof(float) * (size_t)N);
+  mark(c);
+  g_free(t);
+}
+
+static float bin(Op op, float x, float y) {
+  switch (op) {
+  case OP_VADD: return x + y;
+  case OP_VSUB: return x - y;
+  case OP_VMUL: return x * y;
+  case OP_VMAX: return x > y || isnan(x) ? x : y;
+  case OP_VMIN: return x < y || isnan(x) ? x : y;
+  default: return 0.0f;
+  }
+}
+
+static float un(Op op, float x) {
+  switch (op) {
+  case OP_SEXP: return (float)exp((double)x);
+  case OP_STANH: return (float)tanh((double)x);
+  case OP_SRSQRT: return (float)(1.0 / sqrt((double)x));
+  case OP_SRECIP: return (float)(1.0 / (double)x);
+  default: return x;
+  }
+}
+
+/* Elementwise ops compute into a temporary first: d may alias a source. */
+static void elementwise(Sim *s, Wg *w, const Insn *in) {
+  View d = view(s, w, &in->d);
+  int R = d.rows, C = d.cols;
+  float *t = g_new(float, (size_t)R * C);
+  View a = in->a.region >= 0 ? bview(s, w, &in->a, R, C) : d;
+  View b = in->b.region >= 0 ? bview(s, w, &in->b, R, C) : d;
+  View c = in->c.region >= 0 ? bview(s, w, &in->c, R, C) : d;
+  for (int i = 0; i < R; i++)
+    for (int j = 0; j < C; j++) {
+      float r;
+      switch (sim_op_form[in->op]) {
+      case F_BIN: r = bin(in->op, AT(a, i, j), AT(b, i, j)); break;
+      case F_FMA: {
+        float prod = AT(a, i, j) * AT(b, i, j);
+        r = prod + AT(c, i, j);
+        break;
+      }
+      case F_IMM: r = in->op == OP_VMULI ? AT(a, i, j) * in->imm : AT(a, i, j) + in->imm; break;
+      case F_FILL: r = in->imm; break;
+      default: r = un(in->op, AT(a, i, j)); break; /* F_UN: copy and SFU */
+      }
+      t[(long)i * C + j] = r;
+    }
+  for (int i = 0; i < R; i++) memcpy(d.p + (long)i * d.rs, t + (long)i * C, sizeof(float) * (size_t)C);
+  mark(d);
+  g_free(t);
+}
+
+/* d[i] = sum (left to right) or max of row i of a. */
+static void rowwise(Sim *s, Wg *w, const Insn *in) {
+  View d = view(s, w, &in->d), a = view(s, w, &in->a);
+  float *t = g_new(float, (size_t)a.rows);
+  for (int i = 0; i < a.rows; i++) {
+    float r = AT(a, i, 0);
+    for (int j = 1; j < a.cols; j++)
+      r = in->op == OP_VRSUM ? r + AT(a, i, j) : bin(OP_VMAX, r, AT(a, i, j));
+    t[i] = r;
+  }
+  for (int i = 0; i < a.rows; i++) AT(d, i, 0) = t[i];
+  mark(d);
+  g_free(t);
+}
+
+gboolean exec_compute(Sim *s, Wg *w, int pc) {
+  const Insn *in = &w->code->insns[pc];
+  const RfRef *src[3] = {&in->a, &in->b, &in->c};
+  static const char *const names[3] = {"operand a", "operand b", "operand c"};
+  for (int k = 0; k < 3; k++)
+    if (src[k]->region >= 0 && !exec_check_read(s, w, pc, src[k], names[k])) return FALSE;
+  if (in->op == OP_MMA && !(in->mods & MOD_Z) &&
+      !exec_check_read(s, w, pc, &in->d, "accumulator"))
+    return FALSE;
+  switch (sim_op_form[in->op]) {
+  case F_MMA: mma(s, w, in); break;
+  case F_ROW: rowwise(s, w, in); break;
+  default: elementwise(s, w, in); break;
+  }
+  return TRUE;
+}
+
+float *exec_gather(Sim *s, Wg *w, const RfRef *r) {
+  View v = view(s, w, r);
+  float *t = g_new(float, (size_t)v.rows * v.cols);
+  for (int i = 0; i < v.rows; i++)
+    memcpy(t + (long)i * v.cols, v.p + (long)i * v.rs, sizeof(float) * (size_t)v.cols);
+  return t;
+}
+
+void exec_scatter(Sim *s, Wg *w, const RfRef *r, const float *data) {
+  View v = view(s, w, r);
+  for (int i = 0; i < v.rows; i++)
+    memcpy(v.p + (long)i * v.rs, data + (long)i * v.cols, sizeof(float) * (size_t)v.cols);
+  mark(v);
+}
+
+/* Memory side of a transfer as a float pointer (HBM or the SM's SH). */
+static float *mem_base(Sim *s, const Wg *w, const MemRef *m) {
+  if (m->space == MEM_HBM) return s->hbm + m->addr / 4;
+  return s->sh[w->sm] + m->addr / 4;
+}
+
+/* Copy a completed transfer's data (docs/machine.md §3: at completion). */
+void exec_transfer(Sim *s, int wgi, int pc) {
+  Wg *w = &s->wg[wgi];
+  const Insn *in = &w->code->insns[pc];
+  if (in->op == OP_LD) {
+    const RfRef *d = &in->d;
+    float *src = mem_base(s, w, &in->mem);
+    float *t = g_new(float, (size_t)d->rows * d->cols);
+    for (int i = 0; i < d->rows; i++)
+      memcpy(t + (long)i * d->cols, src + (long)i * in->mem.stride, sizeof(float) * (size_t)d->cols);
+    if (in->mods & MOD_MC) {
+      for (int k = 0; k < in->ntargets; k++) {
+        RfRef r = *d;
+        r.region = in->tregions[k];
+        exec_scatter(s, &s->wg[in->targets[k]], &r, t);
+      }
+    } else {
+      exec_scatter(s, w, d, t);
+    }
+    g_free(t);
+    return;
+  }
+  /* OP_ST */
+  g_autofree float *t = exec_gather(s, w, &in->a);
+  if (in->mem.space == MEM_RF) {
+    const Region *g = region(s, &in->mem.rf);
+    exec_scatter(s, &s->wg[g->wg], &in->mem.rf, t);
+    return;
+  }
+  float *dst = mem_base(s, w, &in->mem);
+  for (int i = 0; i < in->a.rows; i++)
+    memcpy(dst + (long)i * in->mem.stride, t + (long)i * in->a.cols, sizeof(float) * (size_t)in->a.cols);
+}

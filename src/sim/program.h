@@ -1,0 +1,118 @@
+/* program.h - an assembled TCC program: what the assembler (asm_parser.c)
+ * produces and the simulator (sim.c) runs.  Plain data; every check that can
+ * be made without running (shapes, partitions, RF bounds, static addresses)
+ * has already been made by the assembler.
+ */
+#ifndef TCC_PROGRAM_H
+#define TCC_PROGRAM_H
+
+#include <glib.h>
+#include <stdint.h>
+
+#include "machine.h"
+#include "workload.h"
+
+typedef enum {
+#define X(e, m, u, f) e,
+#include "ops.def"
+#undef X
+  OP__COUNT
+} Op;
+
+typedef enum { UNIT_NONE, UNIT_DMA, UNIT_MMA, UNIT_VEC, UNIT_SFU, UNIT_RED } Unit;
+typedef enum {
+  F_LD, F_ST, F_MMA, F_BIN, F_FMA, F_IMM, F_UN, F_FILL, F_ROW, F_RED, F_EV, F_N,
+  F_NONE
+} OpForm;
+
+extern const char *const sim_op_mnemonic[OP__COUNT];
+extern const Unit sim_op_unit[OP__COUNT];
+extern const OpForm sim_op_form[OP__COUNT];
+
+/* Instruction modifiers (suffixes after the mnemonic). */
+enum {
+  MOD_Z = 1,  /* MMA.z: c = a*b instead of c += a*b          */
+  MOD_T = 2,  /* MMA.t: b is given transposed (N x K)         */
+  MOD_MC = 4, /* LD.mc: multicast to the target list         */
+};
+
+/* A named RF region of one WG: `.rf NAME pP[+OFF] RxC`. Row-major FP32. */
+typedef struct Region {
+  char *name;
+  int wg;
+  int part;        /* first partition                              */
+  int nparts;      /* partitions covered (1 when inside one)       */
+  uint32_t byte;   /* byte offset in the WG's RF = part*part_bytes+OFF */
+  int rows, cols;
+  int line, col;   /* where declared                               */
+} Region;
+
+/* An RF operand: the window [r0, r0+rows) x [c0, c0+cols) of a region.
+ * region < 0 means "absent". */
+typedef struct RfRef {
+  int region;      /* index into Program.regions                   */
+  int r0, rows, c0, cols;
+} RfRef;
+
+typedef enum { MEM_NONE, MEM_HBM, MEM_SH, MEM_RF } MemSpace;
+
+/* The memory side of LD/ST. For HBM/SH, element (r,c) of the transfer lies at
+ * addr + 4*(r*stride + c).  For MEM_RF (ST to another WG's region), `rf`
+ * names the destination window (its region belongs to that WG). */
+typedef struct MemRef {
+  MemSpace space;
+  uint64_t addr;   /* bytes; HBM: absolute, SH: offset in the SM's SH */
+  int stride;      /* floats between rows (defaults to the RF side's cols) */
+  RfRef rf;
+} MemRef;
+
+typedef struct Insn {
+  Op op;
+  int mods;        /* MOD_* */
+  int line, col;   /* source position of the mnemonic              */
+  int text;        /* index into Program.texts: the source line, trimmed */
+  RfRef d, a, b, c;/* F_MMA: d=c(acc), a, b.  F_LD: d=dst. F_ST: a=src. */
+  MemRef mem;
+  float imm;       /* F_IMM, F_FILL                                 */
+  int event;       /* index into Program.events (F_EV, F_RED)      */
+  int64_t n;       /* SIG/WAIT count, WAITT cycles, RED contributors */
+  int *targets;    /* LD.mc: destination WGs (ascending, unique)   */
+  int *tregions;   /* LD.mc: the region named like d in each target */
+  int ntargets;
+} Insn;
+
+typedef struct WgCode {
+  int wg;          /* WG id: sm = wg / wgs_per_sm                  */
+  int line;        /* line of `.wg`                                 */
+  Insn *insns;
+  int n;           /* last instruction is END                       */
+} WgCode;
+
+typedef struct Program {
+  char *file;          /* as given on the command line              */
+  Machine hw;
+  Problem prob;
+  Abi abi;
+  GPtrArray *regions;  /* Region*, in declaration order             */
+  GPtrArray *events;   /* char* names without "ev.", first-use order; "in" is index 0 */
+  GPtrArray *texts;    /* char*: source line text (trimmed), for reports */
+  WgCode *wgs;         /* one per WG of the machine, indexed by WG id; */
+                       /* n == 0 for a WG without a section (idle)     */
+  int nwgs;
+  char sha256[65];     /* of the program text                        */
+} Program;
+
+/* Assemble `text` (NUL-terminated, `len` bytes) read from `file`.  On error
+ * returns NULL and sets *err to "file:line:col: error: message". */
+Program *sim_asm_parse(const char *file, const char *text, size_t len, GError **err);
+Program *sim_asm_load(const char *file, GError **err); /* reads the file */
+void sim_program_free(Program *p);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(Program, sim_program_free)
+
+/* Pretty region/operand names for diagnostics ("wg5.x[0:1,0:128]"). */
+char *sim_rfref_str(const Program *p, const RfRef *r);
+
+#define SIM_ASM_ERROR (sim_asm_error_quark())
+GQuark sim_asm_error_quark(void);
+
+#endif

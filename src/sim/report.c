@@ -1,0 +1,142 @@
+/* report.c - the text and JSON reports of tcc-sim (issue: report fields). */
+#include <math.h>
+#include <string.h>
+
+#include "sim.h"
+
+static char *hw_hash(const Program *p) {
+  g_autofree char *canon = sim_machine_canonical(&p->hw);
+  return g_compute_checksum_for_string(G_CHECKSUM_SHA256, canon, -1);
+}
+
+int sim_verdict_exit(const Program *p, const SimResult *r) {
+  gboolean ok = (!r->checked || r->check.pass) && sim_machine_area(&p->hw) <= AREA_LIMIT_MM2 &&
+                r->peak_w <= POWER_LIMIT_W;
+  return ok ? 0 : 1;
+}
+
+static const char *pf(gboolean ok) { return ok ? "PASS" : "FAIL"; }
+
+/* JSON string body: the only strings we print are file names and source
+ * lines, so escape quotes, backslashes and control characters. */
+static void jstr(GString *g, const char *s) {
+  g_string_append_c(g, '"');
+  for (; *s; s++) {
+    unsigned char c = (unsigned char)*s;
+    if (c == '"' || c == '\\')
+      g_string_append_printf(g, "\\%c", c);
+    else if (c < 0x20)
+      g_string_append_printf(g, "\\u%04x", c);
+    else
+      g_string_append_c(g, (char)c);
+  }
+  g_string_append_c(g, '"');
+}
+
+static void text_report(GString *g, const Program *p, const SimResult *r, const ReportOptions *ro) {
+  g_autofree char *prob = wl_problem_canonical(&p->prob);
+  g_autofree char *mach = sim_machine_canonical(&p->hw);
+  g_autofree char *hh = hw_hash(p);
+  gboolean num = r->checked && r->check.pass;
+  gboolean area = r->area_mm2 <= AREA_LIMIT_MM2, pw = r->peak_w <= POWER_LIMIT_W;
+  g_string_append_printf(g, "%s  %s\n", TCC_SIM_VERSION, p->file);
+  g_string_append_printf(g, "problem   %s\n", prob + strlen(".problem "));
+  g_string_append_printf(g, "hardware  %s\n", mach + strlen(".machine "));
+  g_string_append_printf(g, "seed      %" G_GUINT64_FORMAT "\n", ro->seed);
+  g_string_append_printf(g, "cycles    %" G_GINT64_FORMAT "\n", r->cycles);
+  g_string_append_printf(g, "area      %.4f mm^2 (limit %.0f)\n", r->area_mm2, AREA_LIMIT_MM2);
+  g_string_append_printf(g, "power     %.4f W peak in [%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT
+                            ") (limit %.0f; static %.4f W)\n",
+                         r->peak_w, r->peak_start, r->peak_start + POWER_WINDOW, POWER_LIMIT_W,
+                         r->static_w);
+  g_string_append_printf(g, "energy    %.3f uJ\n", r->energy_uj);
+  if (r->checked)
+    g_string_append_printf(g, "error     %.3e max abs at %s (tolerance %.0e)%s\n",
+                           r->check.max_abs_err, r->check.worst[0] ? r->check.worst : "-",
+                           WL_TOLERANCE,
+                           r->check.unwritten ? "; some outputs never written" : "");
+  if (r->checked)
+    g_string_append_printf(g, "verdict   numerics %s, area %s, power %s\n", pf(num), pf(area), pf(pw));
+  else
+    g_string_append_printf(g, "verdict   numerics SKIPPED (timing only), area %s, power %s\n",
+                           pf(area), pf(pw));
+  g_string_append_printf(g, "program   sha256 %s\n", p->sha256);
+  g_string_append_printf(g, "hardware  sha256 %s\n", hh);
+}
+
+static void profile_report(GString *g, const Program *p, const SimResult *r) {
+  g_string_append(g, "\nunit      busy    energy uJ\n");
+  for (int u = 0; u < UC__COUNT; u++)
+    g_string_append_printf(g, "%-8s %5.1f%%  %10.3f\n", sim_unit_class_name[u], 100.0 * r->unit_busy[u],
+                           r->unit_energy_uj[u]);
+  g_string_append_printf(g, "%-8s    -   %10.3f\n", "static", r->static_w * (double)r->cycles * 1e-3);
+  g_string_append_printf(g, "\nhottest window [%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT
+                            "): %.4f W; instructions overlapping it, largest energy first:\n",
+                         r->peak_start, r->peak_start + POWER_WINDOW, r->peak_w);
+  int shown = MIN(r->nhot, 20);
+  for (int i = 0; i < shown; i++) {
+    const HotInsn *h = &r->hot[i];
+    const Insn *in = &p->wgs[h->wg].insns[h->pc];
+    g_string_append_printf(g, "  %9.1f nJ  wg%-3d line %-5d %s\n", h->energy_pj * 1e-3, h->wg, in->line,
+                           (const char *)g_ptr_array_index(p->texts, in->text));
+  }
+  if (r->nhot > shown) g_string_append_printf(g, "  ... and %d more\n", r->nhot - shown);
+}
+
+static void json_report(GString *g, const Program *p, const SimResult *r, const ReportOptions *ro) {
+  g_autofree char *prob = wl_problem_canonical(&p->prob);
+  g_autofree char *mach = sim_machine_canonical(&p->hw);
+  g_autofree char *hh = hw_hash(p);
+  g_string_append(g, "{\n  \"version\": ");
+  jstr(g, TCC_SIM_VERSION);
+  g_string_append(g, ",\n  \"file\": ");
+  jstr(g, p->file);
+  g_string_append_printf(g, ",\n  \"problem\": \"%s\",\n  \"hardware\": \"%s\",\n", prob + 9, mach + 9);
+  g_string_append_printf(g, "  \"seed\": %" G_GUINT64_FORMAT ",\n  \"cycles\": %" G_GINT64_FORMAT ",\n",
+                         ro->seed, r->cycles);
+  g_string_append_printf(g, "  \"insns\": %" G_GINT64_FORMAT ",\n  \"mma_blocks\": %" G_GINT64_FORMAT
+                            ",\n  \"hbm_lines\": %" G_GINT64_FORMAT ",\n",
+                         r->insns, r->mma_blocks, r->hbm_lines);
+  g_string_append_printf(g, "  \"area_mm2\": %.6f,\n  \"peak_w\": %.6f,\n  \"peak_window\": [%" G_GINT64_FORMAT
+                            ", %" G_GINT64_FORMAT "],\n  \"static_w\": %.6f,\n  \"energy_uj\": %.6f,\n",
+                         r->area_mm2, r->peak_w, r->peak_start, r->peak_start + POWER_WINDOW, r->static_w,
+                         r->energy_uj);
+  if (r->checked) {
+    char err[32] = "null";
+    if (isfinite(r->check.max_abs_err)) g_snprintf(err, sizeof err, "%.6e", r->check.max_abs_err);
+    g_string_append_printf(g, "  \"max_abs_error\": %s,\n  \"worst\": \"%s\",\n  \"unwritten\": %ld,\n",
+                           err, r->check.worst, r->check.unwritten);
+  }
+  g_string_append_printf(g, "  \"verdict\": {\"numerics\": %s, \"area\": %s, \"power\": %s},\n",
+                         r->checked ? (r->check.pass ? "true" : "false") : "null",
+                         r->area_mm2 <= AREA_LIMIT_MM2 ? "true" : "false",
+                         r->peak_w <= POWER_LIMIT_W ? "true" : "false");
+  g_string_append_printf(g, "  \"program_sha256\": \"%s\",\n  \"hardware_sha256\": \"%s\"", p->sha256, hh);
+  if (ro->profile) {
+    g_string_append(g, ",\n  \"units\": {");
+    for (int u = 0; u < UC__COUNT; u++)
+      g_string_append_printf(g, "%s\"%s\": {\"busy\": %.6f, \"energy_uj\": %.6f}", u ? ", " : "",
+                             sim_unit_class_name[u], r->unit_busy[u], r->unit_energy_uj[u]);
+    g_string_append(g, "},\n  \"hot\": [");
+    for (int i = 0; i < MIN(r->nhot, 20); i++) {
+      const Insn *in = &p->wgs[r->hot[i].wg].insns[r->hot[i].pc];
+      g_string_append_printf(g, "%s\n    {\"wg\": %d, \"line\": %d, \"energy_nj\": %.3f, \"text\": ", i ? "," : "",
+                             r->hot[i].wg, in->line, r->hot[i].energy_pj * 1e-3);
+      jstr(g, g_ptr_array_index(p->texts, in->text));
+      g_string_append(g, "}");
+    }
+    g_string_append(g, "]");
+  }
+  g_string_append(g, "\n}\n");
+}
+
+char *sim_report(const Program *p, const SimResult *r, const ReportOptions *ro) {
+  GString *g = g_string_new(NULL);
+  if (ro->json) {
+    json_report(g, p, r, ro);
+  } else {
+    text_report(g, p, r, ro);
+    if (ro->profile) profile_report(g, p, r);
+  }
+  return g_string_free(g, FALSE);
+}

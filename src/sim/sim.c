@@ -1,0 +1,862 @@
+/* sim.c - the discrete-event engine: per-WG in-order issue, hazards on RF
+ * ranges, unit scheduling, events, RED rounds, the D1 host, and the run-time
+ * errors (docs/machine.md §3-§4).
+ *
+ * One heap orders everything by (time, insertion).  A WG pops when its next
+ * instruction may issue; it issues as many instructions as it can without
+ * passing the next event in the heap, so idle time is never stepped. */
+#include <math.h>
+#include <stdarg.h>
+#include <string.h>
+
+#include "sim_internal.h"
+
+G_DEFINE_QUARK(tcc-sim-run-error-quark, sim_run_error)
+
+const char *const sim_unit_class_name[UC__COUNT] = {
+    "MMA", "VEC", "SFU", "REDUCE", "DMA", "HBM", "NoC", "SH", "RF"};
+
+void sim_options_default(SimOptions *o) {
+  memset(o, 0, sizeof *o);
+  o->seed = 7;
+  o->max_cycles = 100000000;
+}
+
+static int64_t maxi(int64_t a, int64_t b) { return a > b ? a : b; }
+
+/* ---- errors ---------------------------------------------------------- */
+
+void sim_fail(Sim *s, int wg, int pc, const char *fmt, ...) {
+  if (s->err) return;
+  va_list ap;
+  va_start(ap, fmt);
+  g_autofree char *msg = g_strdup_vprintf(fmt, ap);
+  va_end(ap);
+  const Insn *in = &s->p->wgs[wg].insns[pc];
+  g_set_error(&s->err, SIM_RUN_ERROR, 1, "%s:%d:%d: error: wg%d: %s", s->p->file,
+              in->line, in->col, wg, msg);
+}
+
+/* ---- event heap ------------------------------------------------------ */
+
+static gboolean before(const Event *a, const Event *b) {
+  if (a->t != b->t) return a->t < b->t;
+  if ((a->type == EV_WG) != (b->type == EV_WG)) return b->type == EV_WG;
+  return a->seq < b->seq;
+}
+
+void sim_push(Sim *s, int64_t t, EvType type, int a, int64_t n) {
+  if (s->nheap == s->capheap) {
+    s->capheap = s->capheap ? s->capheap * 2 : 256;
+    s->heap = g_renew(Event, s->heap, s->capheap);
+  }
+  Event e = {t, s->seq++, type, a, n};
+  int i = s->nheap++;
+  while (i > 0 && before(&e, &s->heap[(i - 1) / 2])) {
+    s->heap[i] = s->heap[(i - 1) / 2];
+    i = (i - 1) / 2;
+  }
+  s->heap[i] = e;
+}
+
+static Event pop(Sim *s) {
+  Event top = s->heap[0], last = s->heap[--s->nheap];
+  int i = 0;
+  for (;;) {
+    int c = 2 * i + 1;
+    if (c >= s->nheap) break;
+    if (c + 1 < s->nheap && before(&s->heap[c + 1], &s->heap[c])) c++;
+    if (!before(&s->heap[c], &last)) break;
+    s->heap[i] = s->heap[c];
+    i = c;
+  }
+  if (s->nheap > 0) s->heap[i] = last;
+  return top;
+}
+
+/* ---- energy ---------------------------------------------------------- */
+
+/* Spread `pj` evenly over [start, start+dur) of the power trace. */
+void sim_energy(Sim *s, UnitClass uc, int64_t start, int64_t dur, double pj, int wg, int pc) {
+  int64_t end = start + dur;
+  if (end + 1 >= s->dp_cap) {
+    int64_t cap = s->dp_cap;
+    while (end + 1 >= cap) cap *= 2;
+    s->dp = g_renew(double, s->dp, cap);
+    memset(s->dp + s->dp_cap, 0, sizeof(double) * (size_t)(cap - s->dp_cap));
+    s->dp_cap = cap;
+  }
+  double rate = pj / (double)dur;
+  s->dp[start] += rate;
+  s->dp[end] -= rate;
+  s->uc_energy[uc] += pj;
+  s->max_t = maxi(s->max_t, end);
+  if (s->ie) {
+    int k = s->insn_base[wg] + pc;
+    s->ie[k] += pj;
+    if (start < s->istart[k]) s->istart[k] = start;
+    if (end > s->iend[k]) s->iend[k] = end;
+  }
+}
+
+/* ---- RF ranges and hazards ------------------------------------------ */
+
+Range sim_range(const Sim *s, const RfRef *r) {
+  const Region *g = g_ptr_array_index(s->p->regions, r->region);
+  uint32_t lo = g->byte + 4u * (uint32_t)(r->r0 * g->cols + r->c0);
+  uint32_t hi = g->byte + 4u * (uint32_t)((r->r0 + r->rows - 1) * g->cols + r->c0 + r->cols);
+  Range x = {r->region, r->r0, r->rows, r->c0, r->cols, lo, hi};
+  return x;
+}
+
+uint64_t sim_parts(const Sim *s, const RfRef *r) {
+  const Region *g = g_ptr_array_index(s->p->regions, r->region);
+  uint64_t mask = 0;
+  for (int i = 0; i < r->rows; i++) {
+    uint32_t lo = g->byte + 4u * (uint32_t)((r->r0 + i) * g->cols + r->c0);
+    uint32_t hi = lo + 4u * (uint32_t)r->cols;
+    for (uint32_t p = lo / (uint32_t)s->part_bytes; p * (uint32_t)s->part_bytes < hi; p++)
+      mask |= 1ull << p;
+  }
+  return mask;
+}
+
+static gboolean overlap(const Range *a, const Range *b) {
+  if (a->hi <= b->lo || b->hi <= a->lo) return FALSE;
+  if (a->region != b->region) return TRUE; /* aliasing regions: conservative */
+  return a->r0 < b->r0 + b->rows && b->r0 < a->r0 + a->rows && a->c0 < b->c0 + b->cols &&
+         b->c0 < a->c0 + a->cols;
+}
+
+/* The RF ranges an instruction reads (up to 3, plus MMA's accumulator) and
+ * writes (at most 1; for LD.mc, the issuer's own target region if listed). */
+typedef struct Access {
+  Range rg[4];
+  gboolean wr[4];
+  int n;
+} Access;
+
+static void access_of(const Sim *s, const Wg *w, const Insn *in, Access *a) {
+  const RfRef *reads[3] = {&in->a, &in->b, &in->c};
+  a->n = 0;
+  for (int k = 0; k < 3; k++)
+    if (reads[k]->region >= 0) {
+      a->rg[a->n] = sim_range(s, reads[k]);
+      a->wr[a->n++] = FALSE;
+    }
+  if (in->op == OP_LD && (in->mods & MOD_MC)) {
+    for (int k = 0; k < in->ntargets; k++)
+      if (in->targets[k] == w->id) {
+        RfRef r = in->d;
+        r.region = in->tregions[k];
+        a->rg[a->n] = sim_range(s, &r);
+        a->wr[a->n++] = TRUE;
+      }
+  } else if (in->d.region >= 0) {
+    a->rg[a->n] = sim_range(s, &in->d);
+    a->wr[a->n++] = TRUE;
+  }
+}
+
+static void prune(GArray *recs, int64_t now) {
+  guint k = 0;
+  for (guint i = 0; i < recs->len; i++) {
+    Rec *r = &g_array_index(recs, Rec, i);
+    if (r->done > now) g_array_index(recs, Rec, k++) = *r;
+  }
+  g_array_set_size(recs, k);
+}
+
+/* Earliest time the instruction's hazards clear (T_INF: waits on a RED). */
+static int64_t hazard(const Wg *w, const Access *a, int64_t now) {
+  int64_t t = now;
+  for (guint i = 0; i < w->inflight->len; i++) {
+    const Rec *r = &g_array_index(w->inflight, Rec, i);
+    for (int k = 0; k < a->n; k++)
+      if ((r->write || a->wr[k]) && overlap(&r->rg, &a->rg[k])) t = maxi(t, r->done);
+  }
+  return t;
+}
+
+/* Another WG's transfer into this RF still in flight: a race. */
+static gboolean race(Sim *s, Wg *w, const Insn *in, int pc, const Access *a, int64_t now) {
+  if (w->incoming->len == 0) return FALSE;
+  prune(w->incoming, now);
+  for (guint i = 0; i < w->incoming->len; i++) {
+    const Rec *r = &g_array_index(w->incoming, Rec, i);
+    for (int k = 0; k < a->n; k++)
+      if (overlap(&r->rg, &a->rg[k])) {
+        const Region *g = g_ptr_array_index(s->p->regions, r->rg.region);
+        sim_fail(s, w->id, pc,
+                 "race: %s accesses region '%s' while a transfer from wg%d into it is in "
+                 "flight until cycle %" G_GINT64_FORMAT " (wait for an event first)",
+                 sim_op_mnemonic[in->op], g->name, r->src_wg, r->done);
+        return TRUE;
+      }
+  }
+  return FALSE;
+}
+
+static void track(GArray *recs, const Range *rg, gboolean write, int64_t done, int red, int src) {
+  Rec r = {*rg, write, done, red, src};
+  g_array_append_val(recs, r);
+}
+
+/* ---- events ---------------------------------------------------------- */
+
+static void wake(Sim *s, int ev, int64_t t) {
+  for (int i = 0; i < s->nwgs; i++) {
+    Wg *w = &s->wg[i];
+    if (w->state == WG_WAIT_EV && w->wait_ev == ev && s->ev_count[ev] >= w->wait_n) {
+      w->state = WG_RUN;
+      w->t = maxi(w->t, t);
+      sim_push(s, w->t, EV_WG, w->id, 0);
+    }
+  }
+}
+
+static void signal_event(Sim *s, int ev, int64_t n, int64_t t) {
+  s->ev_count[ev] += n;
+  wake(s, ev, t);
+}
+
+/* D1 host: write input row `step` and bump ev.in. */
+static void host_release(Sim *s, int step) {
+  s->release_t[step] = s->now;
+  if (!s->o->timing_only) wl_release_input(&s->p->prob, &s->p->abi, s->o->seed, step, s->hbm);
+  signal_event(s, 0, 1, s->now);
+}
+
+/* D1 host: count the output words a completed ST wrote; a completed row t
+ * releases input row t+1 T_HOST_LATENCY cycles later (docs/machine.md §3). */
+static void host_observe(Sim *s, const Insn *in) {
+  if (!s->out_mark || in->op != OP_ST || in->mem.space != MEM_HBM) return;
+  uint64_t words = s->row_bytes / 4, out_end = s->out_addr + s->row_bytes * (uint64_t)s->steps;
+  for (int i = 0; i < in->a.rows; i++) {
+    uint64_t a = in->mem.addr + 4ull * (uint64_t)i * (uint64_t)in->mem.stride;
+    uint64_t lo = MAX(a, s->out_addr), hi = MIN(a + 4ull * (uint64_t)in->a.cols, out_end);
+    for (uint64_t x = lo; x < hi; x += 4) {
+      uint64_t k = (x - s->out_addr) / 4;
+      if (s->out_mark[k]) continue;
+      s->out_mark[k] = 1;
+      int row = (int)(k / words);
+      if (++s->out_count[row] == (int)words && row + 1 < s->steps)
+        sim_push(s, s->now + T_HOST_LATENCY, EV_HOST, row + 1, 0);
+    }
+  }
+}
+
+/* A transfer reading D1 input rows not yet released. */
+static gboolean early_input(Sim *s, Wg *w, const Insn *in, int pc) {
+  if (!s->release_t || in->op != OP_LD || in->mem.space != MEM_HBM) return FALSE;
+  uint64_t lo = s->x_in_addr, hi = lo + s->row_bytes * (uint64_t)s->steps;
+  for (int i = 0; i < in->d.rows; i++) {
+    uint64_t a = in->mem.addr + 4ull * (uint64_t)i * (uint64_t)in->mem.stride;
+    uint64_t b = a + 4ull * (uint64_t)in->d.cols;
+    if (b <= lo || a >= hi) continue;
+    for (uint64_t row = (MAX(a, lo) - lo) / s->row_bytes; row * s->row_bytes + lo < MIN(b, hi); row++)
+      if (s->release_t[row] > s->now) {
+        sim_fail(s, w->id, pc, "read of D1 input row %d before its release (wait for ev.in >= %d)",
+                 (int)row, (int)row + 1);
+        return TRUE;
+      }
+  }
+  return FALSE;
+}
+
+/* ---- RED ------------------------------------------------------------- */
+
+static void red_complete(Sim *s, int g) {
+  RedGroup *rg = &s->red[g];
+  int n = (int)rg->contrib->len;
+  /* ascending WG order: fixed summation order */
+  RedContrib *c = (RedContrib *)rg->contrib->data;
+  for (int i = 1; i < n; i++)
+    for (int j = i; j > 0 && c[j - 1].wg > c[j].wg; j--) {
+      RedContrib t = c[j];
+      c[j] = c[j - 1];
+      c[j - 1] = t;
+    }
+  const Insn *in0 = &s->p->wgs[c[0].wg].insns[c[0].pc];
+  long elems = (long)in0->a.rows * in0->a.cols;
+  /* the unit adds n contributions at RED_FLOATS floats per cycle */
+  int u = 0;
+  for (int k = 1; k < s->m->reduce_units; k++)
+    if (s->red_free[k] < s->red_free[u]) u = k;
+  int64_t dur = n * ((elems + RED_FLOATS - 1) / RED_FLOATS);
+  int64_t st = maxi(rg->arrive, s->red_free[u]);
+  s->red_free[u] = st + dur;
+  s->uc_busy[UC_RED] += (double)dur;
+  sim_energy(s, UC_RED, st, dur, E_RED_ELEM * (double)(elems * n), c[0].wg, c[0].pc);
+  int64_t ready = st + dur + T_RED_LATENCY, done = ready;
+  for (int i = 0; i < n; i++) {
+    Wg *w = &s->wg[c[i].wg];
+    int64_t bpc = s->m->noc_bits / 8, d = (4 * elems + bpc - 1) / bpc;
+    int64_t at = cal_book(&s->noc_in[w->sm], ready, d);
+    sim_energy(s, UC_NOC, at, d, E_NOC_BYTE * 4.0 * (double)elems, c[i].wg, c[i].pc);
+    done = maxi(done, at + d + T_NOC_LATENCY + 1);
+  }
+  float *sum = NULL;
+  if (!s->o->timing_only) {
+    sum = g_new0(float, elems);
+    for (int i = 0; i < n; i++)
+      for (long e = 0; e < elems; e++) sum[e] = sum[e] + c[i].data[e];
+  }
+  for (int i = 0; i < n; i++) {
+    Wg *w = &s->wg[c[i].wg];
+    const Insn *in = &w->code->insns[c[i].pc];
+    if (sum) exec_scatter(s, w, &in->d, sum);
+    for (guint k = 0; k < w->inflight->len; k++) {
+      Rec *r = &g_array_index(w->inflight, Rec, k);
+      if (r->red == g && r->done == T_INF) r->done = done;
+    }
+    w->pending_red--;
+    w->last_done = maxi(w->last_done, done);
+    g_free(c[i].data);
+  }
+  g_free(sum);
+  g_array_set_size(rg->contrib, 0);
+  rg->n = 0;
+  /* results are written now (functional) but usable from `done` on */
+  sim_push(s, done, EV_SIG, g, 1);
+  for (int i = 0; i < s->nwgs; i++)
+    if (s->wg[i].state == WG_BLOCK_RED) {
+      s->wg[i].state = WG_RUN;
+      sim_push(s, maxi(s->wg[i].t, s->now), EV_WG, i, 0);
+    }
+}
+
+static gboolean red_issue(Sim *s, Wg *w, const Insn *in, int pc, int64_t t) {
+  RedGroup *rg = &s->red[in->event];
+  const char *name = g_ptr_array_index(s->p->events, in->event);
+  if (rg->n == 0) {
+    rg->n = in->n;
+    rg->arrive = 0;
+  } else if (rg->n != in->n) {
+    sim_fail(s, w->id, pc, "RED group ev.%s: this contribution expects %" G_GINT64_FORMAT
+             " contributors but the round in progress expects %" G_GINT64_FORMAT, name, in->n, rg->n);
+    return FALSE;
+  }
+  for (guint i = 0; i < rg->contrib->len; i++)
+    if (g_array_index(rg->contrib, RedContrib, i).wg == w->id) {
+      sim_fail(s, w->id, pc, "RED group ev.%s: wg%d contributes twice to one round", name, w->id);
+      return FALSE;
+    }
+  if (!s->o->timing_only && !exec_check_read(s, w, pc, &in->a, "RED source")) return FALSE;
+  long elems = (long)in->a.rows * in->a.cols;
+  int64_t bpc = s->m->noc_bits / 8, d = (4 * elems + bpc - 1) / bpc;
+  int64_t at = cal_book(&s->noc_out[w->sm], t, d);
+  sim_energy(s, UC_NOC, at, d, E_NOC_BYTE * 4.0 * (double)elems, w->id, pc);
+  rg->arrive = maxi(rg->arrive, at + d + T_NOC_LATENCY);
+  RedContrib c = {w->id, pc, s->o->timing_only ? NULL : exec_gather(s, w, &in->a)};
+  g_array_append_val(rg->contrib, c);
+  Range r = sim_range(s, &in->a);
+  track(w->inflight, &r, FALSE, at + d, -1, -1);
+  r = sim_range(s, &in->d);
+  track(w->inflight, &r, TRUE, T_INF, in->event, -1);
+  w->pending_red++;
+  if ((int64_t)rg->contrib->len == rg->n) red_complete(s, in->event);
+  return TRUE;
+}
+
+/* ---- compute units --------------------------------------------------- */
+
+static int64_t unit_cycles(const Sim *s, const Insn *in) {
+  const Machine *m = s->m;
+  switch (sim_op_unit[in->op]) {
+  case UNIT_MMA: {
+    int64_t M = in->d.rows, N = in->d.cols, K = in->a.cols;
+    return T_MMA_BLOCK * ((M + 31) / 32) * ((N + 31) / 32) * ((K + 31) / 32);
+  }
+  case UNIT_VEC: {
+    const RfRef *r = sim_op_form[in->op] == F_ROW ? &in->a : &in->d;
+    int64_t e = (int64_t)r->rows * r->cols, c = (e + m->vl - 1) / m->vl;
+    if (sim_op_form[in->op] == F_ROW) c += (int64_t)log2(m->vl);
+    return c > 0 ? c : 1;
+  }
+  case UNIT_SFU: {
+    int64_t e = (int64_t)in->d.rows * in->d.cols, c = (e + m->sfu - 1) / m->sfu;
+    return c > 0 ? c : 1;
+  }
+  default: return 1;
+  }
+}
+
+/* Start a compute instruction: first cycle >= t where its unit and the RF
+ * ports of every partition it reads/writes are free for its whole duration. */
+static int64_t compute_issue(Sim *s, Wg *w, const Insn *in, int pc, int64_t t) {
+  int64_t dur = unit_cycles(s, in), *unit;
+  int u = 0;
+  if (in->op == OP_MMA) {
+    int64_t *arr = &s->mma_free[(long)w->sm * s->m->mma_arrays];
+    for (int k = 1; k < s->m->mma_arrays; k++)
+      if (arr[k] < arr[u]) u = k;
+    unit = &arr[u];
+  } else if (sim_op_unit[in->op] == UNIT_VEC) {
+    unit = &s->vec_free[w->id];
+  } else {
+    unit = &s->sfu_free[w->sm];
+  }
+  uint64_t rd = 0, wr = sim_parts(s, &in->d);
+  const RfRef *src[3] = {&in->a, &in->b, &in->c};
+  for (int k = 0; k < 3; k++)
+    if (src[k]->region >= 0) rd |= sim_parts(s, src[k]);
+  if (in->op == OP_MMA && !(in->mods & MOD_Z)) rd |= wr;
+  Cal *rp = &s->rf_rd[(long)w->id * s->vl], *wp = &s->rf_wr[(long)w->id * s->vl];
+  int64_t st = maxi(t, *unit);
+  for (gboolean moved = TRUE; moved;) {
+    moved = FALSE;
+    for (int p = 0; p < s->vl; p++) {
+      int64_t a = st;
+      if (rd >> p & 1) a = cal_fit(&rp[p], a, dur);
+      if (wr >> p & 1) a = cal_fit(&wp[p], a, dur);
+      if (a != st) {
+        st = a;
+        moved = TRUE;
+      }
+    }
+  }
+  int nports = 0;
+  for (int p = 0; p < s->vl; p++) {
+    if (rd >> p & 1) cal_take(&rp[p], st, dur), nports++;
+    if (wr >> p & 1) cal_take(&wp[p], st, dur), nports++;
+  }
+  *unit = st + dur;
+  /* energy: the unit's work plus every RF byte it moves */
+  double rf_bytes = 4.0 * in->d.rows * in->d.cols;
+  for (int k = 0; k < 3; k++)
+    if (src[k]->region >= 0) rf_bytes += 4.0 * src[k]->rows * src[k]->cols;
+  switch (sim_op_unit[in->op]) {
+  case UNIT_MMA:
+    s->mma_blocks += dur / T_MMA_BLOCK;
+    if (!(in->mods & MOD_Z)) rf_bytes += 4.0 * in->d.rows * in->d.cols;
+    sim_energy(s, UC_MMA, st, dur, E_MMA_BLOCK * (double)(dur / T_MMA_BLOCK), w->id, pc);
+    s->uc_busy[UC_MMA] += (double)dur;
+    break;
+  case UNIT_VEC:
+    sim_energy(s, UC_VEC, st, dur,
+               E_VEC_ELEM * (double)(sim_op_form[in->op] == F_ROW ? in->a.rows * in->a.cols
+                                                                  : in->d.rows * in->d.cols),
+               w->id, pc);
+    s->uc_busy[UC_VEC] += (double)dur;
+    break;
+  default:
+    sim_energy(s, UC_SFU, st, dur, E_SFU_ELEM * (double)(in->d.rows * in->d.cols), w->id, pc);
+    s->uc_busy[UC_SFU] += (double)dur;
+    break;
+  }
+  sim_energy(s, UC_RF, st, dur, E_RF_BYTE * rf_bytes, w->id, pc);
+  s->uc_busy[UC_RF] += (double)(dur * nports);
+  return st + dur;
+}
+
+/* ---- DMA issue ------------------------------------------------------- */
+
+/* Returns the completion time, or -(time a slot frees) when all are busy. */
+static int64_t dma_issue(Sim *s, Wg *w, const Insn *in, int pc, int64_t t) {
+  int nslots = s->m->dma_engines * s->m->dma_depth;
+  int64_t *slot = &s->slot_free[(long)w->sm * nslots];
+  int k = 0;
+  for (int i = 1; i < nslots; i++)
+    if (slot[i] < slot[k]) k = i;
+  if (slot[k] > t) return -slot[k];
+  int64_t done = dma_schedule(s, w, in, t, k / s->m->dma_depth);
+  slot[k] = done;
+  /* the completion copies the data */
+  int xi;
+  if (s->xfer_free->len) {
+    xi = g_array_index(s->xfer_free, int, s->xfer_free->len - 1);
+    g_array_set_size(s->xfer_free, s->xfer_free->len - 1);
+  } else {
+    xi = (int)s->xfers->len;
+    g_array_set_size(s->xfers, s->xfers->len + 1);
+  }
+  Xfer x = {w->id, pc, done};
+  g_array_index(s->xfers, Xfer, xi) = x;
+  sim_push(s, done, EV_XFER, xi, 0);
+  /* hazards: own ranges; remote destinations become incoming records */
+  if (in->op == OP_LD) {
+    if (in->mods & MOD_MC) {
+      for (int i = 0; i < in->ntargets; i++) {
+        RfRef r = in->d;
+        r.region = in->tregions[i];
+        Range rg = sim_range(s, &r);
+        Wg *tw = &s->wg[in->targets[i]];
+        track(tw == w ? w->inflight : tw->incoming, &rg, TRUE, done, -1, w->id);
+      }
+    } else {
+      Range rg = sim_range(s, &in->d);
+      track(w->inflight, &rg, TRUE, done, -1, -1);
+    }
+  } else {
+    Range rg = sim_range(s, &in->a);
+    track(w->inflight, &rg, FALSE, done, -1, -1);
+    if (in->mem.space == MEM_RF) {
+      rg = sim_range(s, &in->mem.rf);
+      const Region *g = g_ptr_array_index(s->p->regions, in->mem.rf.region);
+      Wg *tw = &s->wg[g->wg];
+      track(tw == w ? w->inflight : tw->incoming, &rg, TRUE, done, -1, w->id);
+    }
+  }
+  return done;
+}
+
+/* ---- issue ----------------------------------------------------------- */
+
+/* Try to issue insns[pc] at time t.  Returns the time the WG may try again
+ * (t+1 after an issue), or -1 when it parked itself (WAIT, RED, END). */
+static int64_t issue_one(Sim *s, Wg *w, int64_t t) {
+  int pc = w->pc;
+  const Insn *in = &w->code->insns[pc];
+  prune(w->inflight, t);
+  Access acc;
+  access_of(s, w, in, &acc);
+  int64_t h = hazard(w, &acc, t);
+  if (h == T_INF || ((in->op == OP_SIG || in->op == OP_END) && w->pending_red > 0)) {
+    w->state = WG_BLOCK_RED;
+    return -1;
+  }
+  if (h > t) return h;
+  if (race(s, w, in, pc, &acc, t)) return -1;
+  int64_t done = t + 1, next = t + T_ISSUE;
+  switch (in->op) {
+  case OP_WAIT:
+    if (s->ev_count[in->event] < in->n) {
+      w->state = WG_WAIT_EV;
+      w->wait_ev = in->event;
+      w->wait_n = in->n;
+      return -1;
+    }
+    break;
+  case OP_WAITT:
+    next = t + (in->n > 1 ? in->n : 1);
+    break;
+  case OP_SIG:
+    sim_push(s, maxi(t, w->last_done) + T_SIG_LATENCY, EV_SIG, in->event, in->n);
+    break;
+  case OP_END:
+    w->state = WG_DONE;
+    w->end = maxi(t + 1, w->last_done);
+    s->max_t = maxi(s->max_t, w->end);
+    s->insns++;
+    return -1;
+  case OP_RED:
+    if (!red_issue(s, w, in, pc, t)) return -1;
+    done = t + 1;
+    break;
+  case OP_LD:
+  case OP_ST:
+    if (early_input(s, w, in, pc)) return -1;
+    if (!s->o->timing_only && in->op == OP_ST && !exec_check_read(s, w, pc, &in->a, "store source"))
+      return -1;
+    done = dma_issue(s, w, in, pc, t);
+    if (done < 0) return -done; /* every DMA slot busy: stall issue */
+    break;
+  default: {
+    done = compute_issue(s, w, in, pc, t);
+    if (!s->o->timing_only && !exec_compute(s, w, pc)) return -1;
+    for (int k = 0; k < acc.n; k++) track(w->inflight, &acc.rg[k], acc.wr[k], done, -1, -1);
+    break;
+  }
+  }
+  w->last_done = maxi(w->last_done, done);
+  w->pc++;
+  s->insns++;
+  return next;
+}
+
+/* Issue from WG w until it parks, stalls past the next heap event, or fails. */
+static void run_wg(Sim *s, Wg *w) {
+  int64_t t = s->now;
+  for (;;) {
+    int64_t next = issue_one(s, w, t);
+    if (next < 0 || s->err) return;
+    w->t = next;
+    if (next > s->o->max_cycles) {
+      sim_fail(s, w->id, w->pc, "cycle limit of %" G_GINT64_FORMAT " cycles exceeded",
+               s->o->max_cycles);
+      return;
+    }
+    if (s->nheap > 0 && s->heap[0].t <= next) {
+      sim_push(s, next, EV_WG, w->id, 0);
+      return;
+    }
+    s->now = t = next;
+  }
+}
+
+/* ---- set-up and tear-down -------------------------------------------- */
+
+static void sim_init(Sim *s, const Program *p, const SimOptions *o) {
+  memset(s, 0, sizeof *s);
+  s->p = p;
+  s->o = o;
+  s->m = &p->hw;
+  const Machine *m = s->m;
+  s->nwgs = sim_machine_wgs(m);
+  s->vl = m->vl;
+  s->part_bytes = sim_machine_part_bytes(m);
+  s->rf_words = m->rf_kib * 256;
+  s->hbm_words = p->abi.hbm_bytes / 4;
+  if (!o->timing_only) {
+    s->hbm = g_new(float, s->hbm_words);
+    wl_init_hbm(&p->prob, &p->abi, o->seed, s->hbm);
+  }
+  if (m->sh_kib > 0) {
+    s->sh = g_new0(float *, m->sms);
+    for (int i = 0; i < m->sms; i++) s->sh[i] = g_new0(float, (size_t)m->sh_kib * 256);
+  }
+  s->wg = g_new0(Wg, s->nwgs);
+  s->insn_base = g_new0(int, s->nwgs + 1);
+  for (int i = 0; i < s->nwgs; i++) {
+    Wg *w = &s->wg[i];
+    w->id = i;
+    w->sm = i / m->wgs_per_sm;
+    w->code = &p->wgs[i];
+    w->state = w->code->n > 0 ? WG_RUN : WG_IDLE;
+    w->inflight = g_array_new(FALSE, FALSE, sizeof(Rec));
+    w->incoming = g_array_new(FALSE, FALSE, sizeof(Rec));
+    if (w->code->n > 0 && !o->timing_only) {
+      w->rf = g_new0(float, s->rf_words);
+      w->valid = g_new0(uint8_t, s->rf_words);
+    }
+    s->insn_base[i + 1] = s->insn_base[i] + w->code->n;
+  }
+  int nch = m->hbm_channels, nports = s->nwgs * s->vl;
+  s->chan = g_new0(Cal, nch);
+  s->noc_in = g_new0(Cal, m->sms);
+  s->noc_out = g_new0(Cal, m->sms);
+  s->sh_port = g_new0(Cal, m->sms);
+  s->rf_rd = g_new0(Cal, nports);
+  s->rf_wr = g_new0(Cal, nports);
+  s->mma_free = g_new0(int64_t, m->sms * m->mma_arrays);
+  s->vec_free = g_new0(int64_t, s->nwgs);
+  s->sfu_free = g_new0(int64_t, m->sms);
+  s->red_free = g_new0(int64_t, m->reduce_units + 1);
+  s->slot_free = g_new0(int64_t, m->sms * m->dma_engines * m->dma_depth);
+  s->req_free = g_new0(int64_t, m->sms * m->dma_engines);
+  s->nevents = (int)p->events->len;
+  s->ev_count = g_new0(int64_t, s->nevents);
+  s->red = g_new0(RedGroup, s->nevents);
+  for (int i = 0; i < s->nevents; i++) s->red[i].contrib = g_array_new(FALSE, FALSE, sizeof(RedContrib));
+  s->xfers = g_array_new(FALSE, FALSE, sizeof(Xfer));
+  s->xfer_free = g_array_new(FALSE, FALSE, sizeof(int));
+  s->dp_cap = 4096;
+  s->dp = g_new0(double, s->dp_cap);
+  if (o->profile) {
+    int n = s->insn_base[s->nwgs];
+    s->ie = g_new0(double, n);
+    s->istart = g_new(int64_t, n);
+    s->iend = g_new0(int64_t, n);
+    for (int i = 0; i < n; i++) s->istart[i] = T_INF;
+  }
+  if (p->prob.kind == PROB_D1) {
+    const AbiSym *x = wl_abi_lookup(&p->abi, "x_in"), *out = wl_abi_lookup(&p->abi, "out");
+    s->steps = p->prob.steps;
+    s->row_bytes = 4ull * (uint64_t)p->prob.d_model;
+    s->x_in_addr = x->addr;
+    s->out_addr = out->addr;
+    s->release_t = g_new(int64_t, s->steps);
+    for (int i = 0; i < s->steps; i++) s->release_t[i] = T_INF;
+    s->out_mark = g_new0(uint8_t, (size_t)s->steps * p->prob.d_model);
+    s->out_count = g_new0(int, s->steps);
+    sim_push(s, T_HOST_LATENCY, EV_HOST, 0, 0);
+  } else {
+    s->ev_count[0] = 1; /* P1: inputs present from the start */
+  }
+  for (int i = 0; i < s->nwgs; i++)
+    if (s->wg[i].state == WG_RUN) sim_push(s, 0, EV_WG, i, 0);
+}
+
+static void sim_destroy(Sim *s) {
+  const Machine *m = s->m;
+  g_free(s->hbm);
+  if (s->sh)
+    for (int i = 0; i < m->sms; i++) g_free(s->sh[i]);
+  g_free(s->sh);
+  for (int i = 0; i < s->nwgs; i++) {
+    g_array_free(s->wg[i].inflight, TRUE);
+    g_array_free(s->wg[i].incoming, TRUE);
+    g_free(s->wg[i].rf);
+    g_free(s->wg[i].valid);
+  }
+  g_free(s->wg);
+  Cal *cals[] = {s->chan, s->noc_in, s->noc_out, s->sh_port, s->rf_rd, s->rf_wr};
+  int ncal[] = {m->hbm_channels, m->sms, m->sms, m->sms, s->nwgs * s->vl, s->nwgs * s->vl};
+  for (int k = 0; k < 6; k++) {
+    for (int i = 0; i < ncal[k]; i++) cal_free(&cals[k][i]);
+    g_free(cals[k]);
+  }
+  g_free(s->mma_free);
+  g_free(s->vec_free);
+  g_free(s->sfu_free);
+  g_free(s->red_free);
+  g_free(s->slot_free);
+  g_free(s->req_free);
+  for (int i = 0; i < s->nevents; i++) {
+    RedGroup *rg = &s->red[i];
+    for (guint k = 0; k < rg->contrib->len; k++) g_free(g_array_index(rg->contrib, RedContrib, k).data);
+    g_array_free(rg->contrib, TRUE);
+  }
+  g_free(s->red);
+  g_free(s->ev_count);
+  g_array_free(s->xfers, TRUE);
+  g_array_free(s->xfer_free, TRUE);
+  g_free(s->heap);
+  g_free(s->dp);
+  g_free(s->insn_base);
+  g_free(s->ie);
+  g_free(s->istart);
+  g_free(s->iend);
+  g_free(s->release_t);
+  g_free(s->out_mark);
+  g_free(s->out_count);
+  if (s->err) g_error_free(s->err);
+}
+
+/* No request starts before the clock: drop what lies behind it. */
+static void prune_calendars(Sim *s) {
+  const Machine *m = s->m;
+  Cal *cals[] = {s->chan, s->noc_in, s->noc_out, s->sh_port, s->rf_rd, s->rf_wr};
+  int ncal[] = {m->hbm_channels, m->sms, m->sms, m->sms, s->nwgs * s->vl, s->nwgs * s->vl};
+  for (int k = 0; k < 6; k++)
+    for (int i = 0; i < ncal[k]; i++) cal_prune(&cals[k][i], s->now);
+}
+
+/* Every WG that has not ended is blocked: name each and what it waits for. */
+static void deadlock(Sim *s) {
+  g_autoptr(GString) msg = g_string_new("deadlock:");
+  int first = -1;
+  for (int i = 0; i < s->nwgs; i++) {
+    Wg *w = &s->wg[i];
+    if (w->state == WG_IDLE || w->state == WG_DONE) continue;
+    if (first < 0) first = i;
+    const Insn *in = &w->code->insns[w->pc];
+    if (w->state == WG_WAIT_EV)
+      g_string_append_printf(msg, " wg%d waits for ev.%s >= %" G_GINT64_FORMAT " (is %" G_GINT64_FORMAT ") at line %d;",
+                             i, (char *)g_ptr_array_index(s->p->events, w->wait_ev), w->wait_n,
+                             s->ev_count[w->wait_ev], in->line);
+    else
+      g_string_append_printf(msg, " wg%d waits for an incomplete RED round at line %d;", i, in->line);
+  }
+  if (first < 0) return;
+  g_string_truncate(msg, msg->len - 1);
+  sim_fail(s, first, s->wg[first].pc, "%s", msg->str);
+}
+
+static void hot_window(Sim *s, SimResult *res) {
+  int n = s->insn_base[s->nwgs];
+  int64_t ws = res->peak_start, we = ws + POWER_WINDOW;
+  GArray *hot = g_array_new(FALSE, FALSE, sizeof(HotInsn));
+  for (int w = 0; w < s->nwgs; w++)
+    for (int pc = 0; pc < s->wg[w].code->n; pc++) {
+      int k = s->insn_base[w] + pc;
+      if (k >= n || s->ie[k] <= 0 || s->iend[k] <= ws || s->istart[k] >= we) continue;
+      double span = (double)(s->iend[k] - s->istart[k]);
+      double in = (double)(MIN(we, s->iend[k]) - MAX(ws, s->istart[k]));
+      HotInsn h = {w, pc, s->ie[k] * in / span};
+      g_array_append_val(hot, h);
+    }
+  /* largest energy first; ties by WG, then pc: a stable order */
+  HotInsn *a = (HotInsn *)hot->data;
+  for (guint i = 1; i < hot->len; i++)
+    for (guint j = i; j > 0; j--) {
+      gboolean sw = a[j].energy_pj > a[j - 1].energy_pj ||
+                    (a[j].energy_pj == a[j - 1].energy_pj &&
+                     (a[j].wg < a[j - 1].wg || (a[j].wg == a[j - 1].wg && a[j].pc < a[j - 1].pc)));
+      if (!sw) break;
+      HotInsn t = a[j];
+      a[j] = a[j - 1];
+      a[j - 1] = t;
+    }
+  res->nhot = (int)hot->len;
+  res->hot = (HotInsn *)g_array_free(hot, FALSE);
+}
+
+static void finish(Sim *s, SimResult *res) {
+  const Machine *m = s->m;
+  int64_t cyc = 0;
+  for (int i = 0; i < s->nwgs; i++)
+    if (s->wg[i].state == WG_DONE) cyc = maxi(cyc, s->wg[i].end);
+  res->cycles = cyc;
+  res->area_mm2 = sim_machine_area(m);
+  res->static_w = sim_machine_static_w(m);
+  /* per-cycle dynamic energy from the difference array (fixed order) */
+  int64_t n = maxi(cyc, s->max_t);
+  double *pj = g_new(double, n + 1);
+  double rate = 0;
+  for (int64_t t = 0; t < n; t++) {
+    rate += t < s->dp_cap ? s->dp[t] : 0.0;
+    pj[t] = rate;
+  }
+  res->peak_w = sim_peak_window(pj, cyc, POWER_WINDOW, res->static_w, &res->peak_start);
+  g_free(pj);
+  double dyn = 0;
+  for (int u = 0; u < UC__COUNT; u++) {
+    res->unit_energy_uj[u] = s->uc_energy[u] * 1e-6;
+    dyn += s->uc_energy[u];
+  }
+  res->energy_uj = dyn * 1e-6 + res->static_w * (double)cyc * 1e-3;
+  double c = cyc > 0 ? (double)cyc : 1.0;
+  double cap[UC__COUNT] = {
+      [UC_MMA] = (double)m->sms * m->mma_arrays, [UC_VEC] = s->nwgs, [UC_SFU] = m->sms,
+      [UC_RED] = m->reduce_units, [UC_DMA] = (double)m->sms * m->dma_engines,
+      [UC_HBM] = m->hbm_channels, [UC_NOC] = 2.0 * m->sms, [UC_SH] = m->sh_kib ? m->sms : 0,
+      [UC_RF] = 2.0 * s->nwgs * s->vl};
+  for (int u = 0; u < UC__COUNT; u++)
+    res->unit_busy[u] = cap[u] > 0 ? MIN(1.0, s->uc_busy[u] / (cap[u] * c)) : 0.0;
+  res->insns = s->insns;
+  res->mma_blocks = s->mma_blocks;
+  res->hbm_lines = s->hbm_lines;
+  if (!s->o->timing_only) {
+    wl_check(&s->p->prob, &s->p->abi, s->o->seed, s->hbm, &res->check);
+    res->checked = TRUE;
+  }
+  if (s->ie) hot_window(s, res);
+  if (s->o->keep_hbm && s->hbm) {
+    res->hbm = s->hbm;
+    s->hbm = NULL;
+  }
+}
+
+gboolean sim_run(const Program *prog, const SimOptions *opt, SimResult *res, GError **err) {
+  Sim s;
+  memset(res, 0, sizeof *res);
+  sim_init(&s, prog, opt);
+  for (uint64_t pops = 1; s.nheap > 0 && !s.err; pops++) {
+    Event e = pop(&s);
+    s.now = e.t;
+    if ((pops & 0xffff) == 0) prune_calendars(&s);
+    switch (e.type) {
+    case EV_XFER: {
+      Xfer x = g_array_index(s.xfers, Xfer, e.a);
+      if (!opt->timing_only) exec_transfer(&s, x.wg, x.pc);
+      host_observe(&s, &prog->wgs[x.wg].insns[x.pc]);
+      g_array_append_val(s.xfer_free, e.a);
+      break;
+    }
+    case EV_SIG: signal_event(&s, e.a, e.n, e.t); break;
+    case EV_HOST: host_release(&s, e.a); break;
+    case EV_RED: break;
+    case EV_WG:
+      if (s.wg[e.a].state == WG_RUN) run_wg(&s, &s.wg[e.a]);
+      break;
+    }
+  }
+  if (!s.err) deadlock(&s);
+  if (s.err) {
+    g_propagate_error(err, s.err);
+    s.err = NULL;
+    sim_destroy(&s);
+    return FALSE;
+  }
+  finish(&s, res);
+  sim_destroy(&s);
+  return TRUE;
+}
+
+void sim_result_clear(SimResult *res) {
+  g_free(res->hot);
+  g_free(res->hbm);
+  memset(res, 0, sizeof *res);
+}

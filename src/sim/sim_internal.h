@@ -1,0 +1,140 @@
+/* sim_internal.h - the simulator's state, shared by sim.c (engine, issue,
+ * synchronisation), dma.c (transfer timing), exec.c (FP32 semantics) and
+ * power.c.  Not part of the public API (sim.h). */
+#ifndef TCC_SIM_INTERNAL_H
+#define TCC_SIM_INTERNAL_H
+
+#include "calendar.h"
+#include "sim.h"
+
+#define T_INF INT64_MAX
+
+/* A byte range of one WG's RF touched by an instruction; `region` lets two
+ * windows of the same region be compared exactly as rectangles. */
+typedef struct Range {
+  int region;
+  int r0, rows, c0, cols;
+  uint32_t lo, hi; /* bytes [lo, hi) in the WG's RF (bounding) */
+} Range;
+
+/* An RF range an in-flight instruction reads or writes, until `done`
+ * (T_INF while a RED round is incomplete). */
+typedef struct Rec {
+  Range rg;
+  gboolean write;
+  int64_t done;
+  int red;     /* event id of the pending RED group, or -1 */
+  int src_wg;  /* for incoming remote writes: the sender */
+} Rec;
+
+typedef enum { WG_IDLE, WG_RUN, WG_WAIT_EV, WG_BLOCK_RED, WG_DONE } WgState;
+
+typedef struct Wg {
+  int id, sm;
+  const WgCode *code;
+  int pc;
+  WgState state;
+  int64_t t;          /* earliest issue time of insns[pc]                  */
+  int64_t last_done;  /* latest completion of issued work (finite part)    */
+  int pending_red;    /* issued REDs whose round is incomplete             */
+  int64_t end;        /* completion of the WG (valid in WG_DONE)           */
+  int64_t wait_n;     /* WG_WAIT_EV: count awaited                         */
+  int wait_ev;
+  GArray *inflight;   /* Rec: own instructions in flight                   */
+  GArray *incoming;   /* Rec: other WGs' transfers into this RF            */
+  float *rf;          /* rf_kib*256 words                                  */
+  uint8_t *valid;     /* one byte per RF word: written at least once       */
+} Wg;
+
+/* A DMA transfer waiting for its completion time. */
+typedef struct Xfer {
+  int wg, pc;
+  int64_t done;
+} Xfer;
+
+/* One round of a RED group. */
+typedef struct RedContrib {
+  int wg, pc;
+  float *data;
+} RedContrib;
+typedef struct RedGroup {
+  int64_t n;          /* contributions expected this round (0: no round)   */
+  int64_t arrive;     /* latest arrival at the REDUCE unit                 */
+  GArray *contrib;    /* RedContrib                                         */
+} RedGroup;
+
+typedef enum { EV_XFER, EV_SIG, EV_HOST, EV_RED, EV_WG } EvType;
+typedef struct Event {
+  int64_t t;
+  uint64_t seq;       /* ties: insertion order (kind folded in: WG last)   */
+  EvType type;
+  int a;              /* xfer index / event id / step / group / wg         */
+  int64_t n;
+} Event;
+
+typedef struct Sim {
+  const Program *p;
+  const SimOptions *o;
+  const Machine *m;
+  int nwgs, vl, part_bytes, rf_words;
+  Wg *wg;
+  float *hbm;
+  uint64_t hbm_words;
+  float **sh;          /* per SM (NULL when sh_kib = 0)                    */
+  int64_t now;
+  /* event queue: binary heap */
+  Event *heap;
+  int nheap, capheap;
+  uint64_t seq;
+  /* resources */
+  Cal *chan, *noc_in, *noc_out, *sh_port, *rf_rd, *rf_wr;
+  int64_t *mma_free, *vec_free, *sfu_free, *red_free;
+  int64_t *slot_free;  /* sms * engines * depth                            */
+  int64_t *req_free;   /* sms * engines                                    */
+  /* events and RED */
+  int nevents;
+  int64_t *ev_count;
+  RedGroup *red;
+  /* transfers */
+  GArray *xfers;       /* Xfer                                             */
+  GArray *xfer_free;   /* int: free indices                                */
+  /* power: difference array of dynamic power (pJ per cycle) */
+  double *dp;
+  int64_t dp_cap;
+  double uc_energy[UC__COUNT];
+  double uc_busy[UC__COUNT];
+  /* profile: per instruction (global index = insn_base[wg] + pc) */
+  int *insn_base;
+  double *ie;
+  int64_t *istart, *iend;
+  /* D1 host */
+  int steps;
+  int64_t *release_t;  /* per step: T_INF until released                  */
+  uint8_t *out_mark;   /* steps * d_model                                  */
+  int *out_count;
+  uint64_t x_in_addr, out_addr, row_bytes;
+  /* results */
+  GError *err;
+  int64_t insns, mma_blocks, hbm_lines, max_t;
+} Sim;
+
+/* sim.c */
+void sim_energy(Sim *s, UnitClass uc, int64_t start, int64_t dur, double pj,
+                int wg, int pc);
+void sim_fail(Sim *s, int wg, int pc, const char *fmt, ...) G_GNUC_PRINTF(4, 5);
+void sim_push(Sim *s, int64_t t, EvType type, int a, int64_t n);
+Range sim_range(const Sim *s, const RfRef *r);
+/* Partitions touched by an RF window, as a bit mask. */
+uint64_t sim_parts(const Sim *s, const RfRef *r);
+
+/* dma.c: book every resource a transfer uses; returns its completion time. */
+int64_t dma_schedule(Sim *s, Wg *w, const Insn *in, int64_t start, int engine);
+
+/* exec.c: FP32 semantics.  FALSE after sim_fail(). */
+gboolean exec_check_read(Sim *s, Wg *w, int pc, const RfRef *r, const char *what);
+gboolean exec_compute(Sim *s, Wg *w, int pc);
+void exec_transfer(Sim *s, int wg, int pc);
+float *exec_gather(Sim *s, Wg *w, const RfRef *r);
+void exec_scatter(Sim *s, Wg *w, const RfRef *r, const float *data);
+
+#endif

@@ -1,0 +1,92 @@
+/* workload.h - the two problems (P1 prefill, D1 decode), their ABI memory
+ * map, deterministic data, the double-precision reference and the check.
+ * docs/workloads.md is the prose version of this file.
+ */
+#ifndef TCC_WORKLOAD_H
+#define TCC_WORKLOAD_H
+
+#include <glib.h>
+#include <stdint.h>
+
+typedef enum { PROB_D1, PROB_P1 } ProblemKind;
+
+typedef struct Problem {
+  ProblemKind kind;
+  int d_model;  /* multiple of 32                                  */
+  int heads;    /* head_dim = d_model / heads, must be 32          */
+  int d_ff;     /* multiple of 32                                  */
+  int layers;
+  int history;  /* D1: cached positions before step 0 (mult. of 32) */
+  int steps;    /* D1: decode steps                                */
+  int seqs;     /* P1: sequences                                   */
+  int rows;     /* P1: rows per sequence (multiple of 32)          */
+} Problem;
+
+/* What an ABI region holds; decides initialisation and checking. */
+typedef enum {
+  ABI_INPUT,   /* x_in: written by the host (D1: released per step) */
+  ABI_WEIGHT,  /* parameters: read-only data                       */
+  ABI_CACHE,   /* D1 k/v cache: history data + new rows to write    */
+  ABI_OUTPUT,  /* written by the program, checked                   */
+  ABI_SCRATCH, /* free for the program, never checked               */
+} AbiKind;
+
+typedef struct AbiSym {
+  char name[32];   /* e.g. "wqkv.l0", "x_in", "scratch"             */
+  AbiKind kind;
+  uint64_t addr;   /* byte address in HBM, 4096-aligned              */
+  uint64_t bytes;
+  int rows, cols;  /* FP32 matrix shape, row-major                   */
+} AbiSym;
+
+typedef struct Abi {
+  AbiSym *syms;    /* in address order                               */
+  int n;
+  uint64_t hbm_bytes; /* total HBM size = end of scratch             */
+} Abi;
+
+#define WL_SCRATCH_BYTES (8u << 20)
+#define WL_TOLERANCE 5e-4 /* max abs error allowed on every checked value */
+#define WL_LN_EPS 1e-5
+
+/* Defaults of the brief for a kind; setting a `.problem` key by name. */
+void wl_problem_default(Problem *p, ProblemKind kind);
+gboolean wl_problem_set(Problem *p, const char *key, long value, GError **err);
+gboolean wl_problem_validate(const Problem *p, GError **err);
+const char *wl_problem_name(ProblemKind kind); /* "d1" / "p1" */
+/* Canonical `.problem` line (no newline). */
+char *wl_problem_canonical(const Problem *p);
+
+void wl_abi_build(const Problem *p, Abi *abi);
+void wl_abi_clear(Abi *abi);
+const AbiSym *wl_abi_lookup(const Abi *abi, const char *name);
+
+/* Fill HBM (hbm_bytes/4 floats) for a seed: weights, history, NaN in outputs
+ * and in the D1 cache rows the program must write, zero in scratch.  D1 input
+ * rows are left NaN: the host releases them with wl_release_input(). P1 inputs
+ * are written. */
+void wl_init_hbm(const Problem *p, const Abi *abi, uint64_t seed, float *hbm);
+/* D1: write input row `step` into x_in. */
+void wl_release_input(const Problem *p, const Abi *abi, uint64_t seed, int step,
+                      float *hbm);
+
+typedef struct WlCheck {
+  double max_abs_err;  /* over all checked values (inf if any NaN)   */
+  char worst[64];      /* e.g. "out[3][17]" or "k_cache.l1[2][130][5]" */
+  long checked;        /* number of values compared                  */
+  long unwritten;      /* values still NaN                           */
+  gboolean pass;       /* max_abs_err <= WL_TOLERANCE and unwritten == 0 */
+} WlCheck;
+
+/* Compare the program's outputs (final hidden rows and new K/V) against the
+ * double-precision reference for this seed. */
+void wl_check(const Problem *p, const Abi *abi, uint64_t seed, const float *hbm,
+              WlCheck *out);
+/* Write the reference outputs (rounded to float) where the program must write
+ * them (out and the new K/V): a correct HBM image for tests. */
+void wl_write_reference(const Problem *p, const Abi *abi, uint64_t seed, float *hbm);
+
+#define WL_ERROR (wl_error_quark())
+GQuark wl_error_quark(void);
+
+#endif

@@ -1,0 +1,19 @@
+/* main.c - the unit-test runner: one Check suite per module. */
+#include <stdlib.h>
+
+#include "tests.h"
+
+int main(void) {
+  SRunner *sr = srunner_create(suite_machine());
+  srunner_add_suite(sr, suite_asm());
+  srunner_add_suite(sr, suite_workload());
+  srunner_add_suite(sr, suite_exec());
+  srunner_add_suite(sr, suite_timing());
+  srunner_add_suite(sr, suite_power());
+  srunner_add_suite(sr, suite_phenomena());
+  srunner_add_suite(sr, suite_e2e());
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

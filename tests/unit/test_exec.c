@@ -1,0 +1,207 @@
+/* test_exec.c - the FP32 semantics of every instruction (docs/machine.md §3),
+ * bit for bit: each program computes on blocks of P1's x_in, stores the
+ * result to `scratch`, and the test recomputes it in C with the same order. */
+#include <math.h>
+#include <string.h>
+
+#include "tests.h"
+
+enum { XC = 256 }; /* P1 x_in is 512 x 256 */
+
+static float *hbm0;  /* the initial HBM image for seed 7 */
+static Abi abi;
+static Problem prob;
+
+static void setup(void) {
+  wl_problem_default(&prob, PROB_P1);
+  wl_abi_build(&prob, &abi);
+  hbm0 = g_new(float, abi.hbm_bytes / 4);
+  wl_init_hbm(&prob, &abi, 7, hbm0);
+}
+
+static void teardown(void) {
+  g_free(hbm0);
+  wl_abi_clear(&abi);
+}
+
+static float X(int r, int c) { return hbm0[wl_abi_lookup(&abi, "x_in")->addr / 4 + (size_t)r * XC + c]; }
+static float A(int i, int j) { return X(i, j); }        /* rows 0..31  */
+static float B(int i, int j) { return X(32 + i, j); }   /* rows 32..63 */
+static float V(int j) { return X(64, j); }              /* 1x32 row    */
+static float K(int i) { return X(i, 32); }              /* 32x1 column */
+
+/* Run `ops` after loading a, b (32x32), v (1x32) and k (32x1); the program
+ * stores region r (rows x cols) to scratch.  Returns the stored floats. */
+static float *run_ops(const char *hw, const char *ops, int rows, int cols) {
+  g_autofree char *text = g_strdup_printf(
+      "%s\n.problem p1\n.wg 0\n.rf a p0 32x32\n.rf b p1 32x32\n.rf v p2+0 1x32\n"
+      ".rf k p2+128 32x1\n.rf r p3 %dx%d\n"
+      " LD a, hbm[x_in], stride 256\n LD b, hbm[x_in + %d], stride 256\n"
+      " LD v, hbm[x_in + %d]\n LD k, hbm[x_in + 128], stride 256\n%s\n ST hbm[scratch], r\n END\n",
+      t_machine(hw), rows, cols, 32 * XC * 4, 64 * XC * 4, ops);
+  SimOptions o;
+  sim_options_default(&o);
+  o.keep_hbm = TRUE;
+  SimResult res;
+  g_autoptr(GError) err = NULL;
+  ck_assert_msg(t_run(text, &o, &res, &err), "%s\n%s", err ? err->message : "", text);
+  float *out = g_new(float, (size_t)rows * cols);
+  memcpy(out, res.hbm + wl_abi_lookup(&abi, "scratch")->addr / 4, sizeof(float) * (size_t)rows * cols);
+  sim_result_clear(&res);
+  return out;
+}
+
+typedef float (*Ref)(int i, int j);
+static void expect(const char *ops, int rows, int cols, Ref ref) {
+  g_autofree float *got = run_ops("", ops, rows, cols);
+  for (int i = 0; i < rows; i++)
+    for (int j = 0; j < cols; j++) {
+      float e = ref(i, j), g = got[i * cols + j];
+      ck_assert_msg(memcmp(&e, &g, sizeof e) == 0, "%s: [%d][%d] got %.9g expected %.9g", ops, i, j, g, e);
+    }
+}
+
+static float r_add(int i, int j) { return A(i, j) + B(i, j); }
+static float r_sub(int i, int j) { return A(i, j) - B(i, j); }
+static float r_mul(int i, int j) { return A(i, j) * B(i, j); }
+static float r_max(int i, int j) { return A(i, j) > B(i, j) ? A(i, j) : B(i, j); }
+static float r_min(int i, int j) { return A(i, j) < B(i, j) ? A(i, j) : B(i, j); }
+static float r_rowb(int i, int j) { return A(i, j) + V(j); }
+static float r_colb(int i, int j) { return A(i, j) * K(i); }
+static float r_scal(int i, int j) { return A(i, j) - K(0); }
+static float r_fma(int i, int j) { float p = A(i, j) * B(i, j); return p + V(j); }
+static float r_muli(int i, int j) { return A(i, j) * 0.125f; }
+static float r_addi(int i, int j) { return A(i, j) + -1.5f; }
+static float r_copy(int i, int j) { return B(i, j); }
+static float r_fill(int i, int j) { (void)i, (void)j; return 3.25f; }
+static float r_rsum(int i, int j) {
+  (void)j;
+  float s = A(i, 0);
+  for (int c = 1; c < 32; c++) s = s + A(i, c);
+  return s;
+}
+static float r_rmax(int i, int j) {
+  (void)j;
+  float s = A(i, 0);
+  for (int c = 1; c < 32; c++) s = A(i, c) > s ? A(i, c) : s;
+  return s;
+}
+static float r_exp(int i, int j) { return (float)exp((double)A(i, j)); }
+static float r_tanh(int i, int j) { return (float)tanh((double)A(i, j)); }
+static float r_rsqrt(int i, int j) { float x = A(i, j) * A(i, j); x = x + 1.0f; return (float)(1.0 / sqrt((double)x)); }
+static float r_recip(int i, int j) { return (float)(1.0 / (double)A(i, j)); }
+static float mm(int i, int j, float acc, gboolean t) {
+  for (int k = 0; k < 32; k++) acc = acc + A(i, k) * (t ? B(j, k) : B(k, j));
+  return acc;
+}
+static float r_mmz(int i, int j) { return mm(i, j, 0.0f, FALSE); }
+static float r_mmacc(int i, int j) { return mm(i, j, A(i, j), FALSE); }
+static float r_mmt(int i, int j) { return mm(i, j, 0.0f, TRUE); }
+static float r_mmv(int i, int j) {
+  (void)i;
+  float acc = 0.0f;
+  for (int k = 0; k < 32; k++) acc = acc + V(k) * B(k, j);
+  return acc;
+}
+static float r_inplace(int i, int j) { float x = A(i, j) + B(i, j); return x * 2.0f; }
+
+START_TEST(test_vec_binary) {
+  expect(" VEC.add r, a, b", 32, 32, r_add);
+  expect(" VEC.sub r, a, b", 32, 32, r_sub);
+  expect(" VEC.mul r, a, b", 32, 32, r_mul);
+  expect(" VEC.max r, a, b", 32, 32, r_max);
+  expect(" VEC.min r, a, b", 32, 32, r_min);
+}
+END_TEST
+
+START_TEST(test_vec_broadcast) {
+  expect(" VEC.add r, a, v", 32, 32, r_rowb);
+  expect(" VEC.mul r, a, k", 32, 32, r_colb);
+  expect(" VEC.sub r, a, k[0:1, :]", 32, 32, r_scal);
+  expect(" VEC.fma r, a, b, v", 32, 32, r_fma);
+}
+END_TEST
+
+START_TEST(test_vec_misc) {
+  expect(" VEC.muli r, a, 0.125", 32, 32, r_muli);
+  expect(" VEC.addi r, a, -1.5", 32, 32, r_addi);
+  expect(" VEC.copy r, b", 32, 32, r_copy);
+  expect(" VEC.fill r, 3.25", 32, 32, r_fill);
+  expect(" VEC.rsum r, a", 32, 1, r_rsum);
+  expect(" VEC.rmax r, a", 32, 1, r_rmax);
+  /* in place: d aliases a source */
+  expect(" VEC.add a, a, b\n VEC.muli r, a, 2.0", 32, 32, r_inplace);
+}
+END_TEST
+
+START_TEST(test_sfu) {
+  expect(" SFU.exp r, a", 32, 32, r_exp);
+  expect(" SFU.tanh r, a", 32, 32, r_tanh);
+  expect(" VEC.mul r, a, a\n VEC.addi r, r, 1.0\n SFU.rsqrt r, r", 32, 32, r_rsqrt);
+  expect(" SFU.recip r, a", 32, 32, r_recip);
+}
+END_TEST
+
+START_TEST(test_mma) {
+  expect(" MMA.z r, a, b", 32, 32, r_mmz);
+  expect(" VEC.copy r, a\n MMA r, a, b", 32, 32, r_mmacc);
+  expect(" MMA.z.t r, a, b", 32, 32, r_mmt);
+  expect(" MMA.z r, v, b", 1, 32, r_mmv);
+}
+END_TEST
+
+/* Transfers: SH round trip, RF->RF to another SM, multicast to two WGs, and
+ * an all-reduce whose sum is added in ascending WG order. */
+START_TEST(test_transfers) {
+  g_autofree char *text = g_strdup_printf(
+      "%s\n.problem p1\n"
+      ".wg 0\n.rf a p0 32x32\n.rf r p1 32x32\n.rf m p2 32x32\n.rf v p3+0 1x32\n.rf d p3+128 1x32\n"
+      " LD a, hbm[x_in], stride 256\n LD v, hbm[x_in + %d]\n"
+      " ST sh[256], a\n LD r, sh[256]\n ST hbm[scratch], r\n"
+      " ST wg4.rr, a\n SIG ev.s, 1\n"
+      " LD.mc m, hbm[x_in + %d], stride 256, {5, 0}\n SIG ev.mc, 1\n ST hbm[scratch + 4096], m\n"
+      " RED d, v, ev.g, 2\n ST hbm[scratch + 8192], d\n END\n"
+      ".wg 4\n.rf rr p5 32x32\n.rf v p0+0 1x32\n.rf d p0+128 1x32\n"
+      " LD v, hbm[x_in + %d]\n RED d, v, ev.g, 2\n ST hbm[scratch + 8320], d\n"
+      " WAIT ev.s, 1\n ST hbm[scratch + 12288], rr\n END\n"
+      ".wg 5\n.rf m p7 32x32\n WAIT ev.mc, 1\n ST hbm[scratch + 20480], m\n END\n",
+      t_machine("sh_kib=64 reduce=1"), 64 * XC * 4, 32 * XC * 4, 65 * XC * 4);
+  SimOptions o;
+  sim_options_default(&o);
+  o.keep_hbm = TRUE;
+  SimResult res;
+  g_autoptr(GError) err = NULL;
+  ck_assert_msg(t_run(text, &o, &res, &err), "%s", err ? err->message : "");
+  const float *sc = res.hbm + wl_abi_lookup(&abi, "scratch")->addr / 4;
+  for (int i = 0; i < 32; i++)
+    for (int j = 0; j < 32; j++) {
+      ck_assert_float_eq(sc[i * 32 + j], A(i, j));           /* SH round trip */
+      ck_assert_float_eq(sc[1024 + i * 32 + j], B(i, j));    /* LD.mc, wg0 */
+      ck_assert_float_eq(sc[3072 + i * 32 + j], A(i, j));    /* RF -> RF */
+      ck_assert_float_eq(sc[5120 + i * 32 + j], B(i, j));    /* LD.mc, wg5 */
+    }
+  for (int j = 0; j < 32; j++) {
+    float sum = 0.0f;
+    sum = sum + X(64, j);
+    sum = sum + X(65, j);
+    ck_assert_float_eq(sc[2048 + j], sum); /* RED result in wg0 */
+    ck_assert_float_eq(sc[2080 + j], sum); /* and in wg4 */
+  }
+  sim_result_clear(&res);
+}
+END_TEST
+
+Suite *suite_exec(void) {
+  Suite *s = suite_create("exec");
+  TCase *tc = tcase_create("exec");
+  tcase_add_unchecked_fixture(tc, setup, teardown);
+  tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, test_vec_binary);
+  tcase_add_test(tc, test_vec_broadcast);
+  tcase_add_test(tc, test_vec_misc);
+  tcase_add_test(tc, test_sfu);
+  tcase_add_test(tc, test_mma);
+  tcase_add_test(tc, test_transfers);
+  suite_add_tcase(s, tc);
+  return s;
+}

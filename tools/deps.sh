@@ -1,0 +1,26 @@
+#!/bin/sh
+# Install the build dependencies on Debian when any is missing.  Runs as root
+# (fresh machine, CI) or reports what to install otherwise.
+set -e
+need=""
+command -v cc >/dev/null 2>&1 || need="$need gcc libc6-dev"
+command -v make >/dev/null 2>&1 || need="$need make"
+command -v pkg-config >/dev/null 2>&1 || need="$need pkg-config"
+command -v re2c >/dev/null 2>&1 || need="$need re2c"
+if command -v pkg-config >/dev/null 2>&1; then
+  pkg-config --exists glib-2.0 || need="$need libglib2.0-dev"
+  pkg-config --exists yaml-0.1 || need="$need libyaml-dev"
+  pkg-config --exists check || need="$need check"
+else
+  need="$need libglib2.0-dev libyaml-dev check"
+fi
+[ -f /usr/include/glpk.h ] || need="$need libglpk-dev"
+[ -z "$need" ] && exit 0
+if [ "$(id -u)" != 0 ]; then
+  echo "deps: missing:$need (run: apt-get install$need)" >&2
+  exit 1
+fi
+echo "deps: installing$need" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq $need >/dev/null
