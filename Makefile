@@ -5,7 +5,7 @@
 PKGS      := glib-2.0
 CC        ?= cc
 BUILD     ?= build
-OPT       ?= -O2
+OPT       ?= -O3
 SAN       ?=
 CFLAGS    ?=
 CFLAGS    += -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror $(OPT) -g \

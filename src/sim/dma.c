@@ -44,13 +44,18 @@ static int64_t rf_ports(Sim *s, Cal *ports, int wg, uint64_t byte, uint64_t len,
   return done;
 }
 
-static int64_t noc(Sim *s, Cal *link, uint64_t len, int64_t t, int wg, int pc) {
-  int64_t bpc = s->m->noc_bits / 8;
-  int64_t d = ((int64_t)len + bpc - 1) / bpc;
-  int64_t at = cal_book(link, t, d);
-  sim_energy(s, UC_NOC, at, d, E_NOC_BYTE * (double)len, wg, pc);
-  s->uc_busy[UC_NOC] += (double)d;
-  return at + d + T_NOC_LATENCY;
+/* One crossing of a NoC link moving noc/8 bytes per cycle.  The calendar
+ * counts slots of 64 bytes (or of the whole width, if narrower), so a link
+ * wider than a piece carries several pieces in one cycle.  Returns the cycle
+ * the piece is on the far side, latency included. */
+int64_t dma_noc(Sim *s, Cal *link, uint64_t len, int64_t t, int wg, int pc) {
+  int64_t bpc = s->m->noc_bits / 8, k = bpc > HBM_LINE ? bpc / HBM_LINE : 1;
+  int64_t slot = bpc / k, units = ((int64_t)len + slot - 1) / slot;
+  int64_t at = cal_book(link, t * k, units);
+  int64_t first = at / k, end = (at + units + k - 1) / k;
+  sim_energy(s, UC_NOC, first, end - first, E_NOC_BYTE * (double)len, wg, pc);
+  s->uc_busy[UC_NOC] += (double)units / (double)k;
+  return end + T_NOC_LATENCY;
 }
 
 static int64_t hbm_line(Sim *s, uint64_t addr, int64_t t, int wg, int pc) {
@@ -78,7 +83,7 @@ static int64_t piece(Sim *s, Wg *w, const Insn *in, int pc, uint64_t m, uint64_t
   if (in->op == OP_LD && in->mem.space == MEM_HBM) {
     int64_t at = hbm_line(s, m, t, w->id, pc) + T_HBM_LATENCY - 1;
     if (!(in->mods & MOD_MC)) {
-      at = noc(s, &s->noc_in[sm], len, at, w->id, pc);
+      at = dma_noc(s, &s->noc_in[sm], len, at, w->id, pc);
       return rf_ports(s, s->rf_wr, w->id, r, len, at, w->id, pc);
     }
     /* multicast: one read, one crossing per destination SM, then each WG */
@@ -86,7 +91,7 @@ static int64_t piece(Sim *s, Wg *w, const Insn *in, int pc, uint64_t m, uint64_t
     int last_sm = -1;
     for (int k = 0; k < in->ntargets; k++) {
       int tw = in->targets[k], tsm = tw / s->m->wgs_per_sm;
-      if (tsm != last_sm) sm_at = noc(s, &s->noc_in[tsm], len, at, w->id, pc);
+      if (tsm != last_sm) sm_at = dma_noc(s, &s->noc_in[tsm], len, at, w->id, pc);
       last_sm = tsm;
       const Region *g = g_ptr_array_index(s->p->regions, in->tregions[k]);
       const Region *g0 = g_ptr_array_index(s->p->regions, in->d.region);
@@ -102,19 +107,16 @@ static int64_t piece(Sim *s, Wg *w, const Insn *in, int pc, uint64_t m, uint64_t
   /* stores: read the source partitions first */
   int64_t at = rf_ports(s, s->rf_rd, w->id, r, len, t, w->id, pc);
   if (in->mem.space == MEM_HBM) {
-    at = noc(s, &s->noc_out[sm], len, at, w->id, pc);
+    at = dma_noc(s, &s->noc_out[sm], len, at, w->id, pc);
     return hbm_line(s, m, at, w->id, pc) + T_HBM_LATENCY - 1;
   }
   if (in->mem.space == MEM_SH) return sh_port(s, sm, len, at, w->id, pc);
   /* RF -> another WG's RF */
   const Region *g = g_ptr_array_index(s->p->regions, in->mem.rf.region);
   int tsm = g->wg / s->m->wgs_per_sm;
-  if (tsm != sm) {
-    int64_t bpc = s->m->noc_bits / 8, d = ((int64_t)len + bpc - 1) / bpc;
-    int64_t o = cal_book(&s->noc_out[sm], at, d);
-    at = noc(s, &s->noc_in[tsm], len, o + d, w->id, pc);
-    sim_energy(s, UC_NOC, o, d, E_NOC_BYTE * (double)len, w->id, pc);
-    s->uc_busy[UC_NOC] += (double)d;
+  if (tsm != sm) { /* two crossings: out of this SM, into the other */
+    at = dma_noc(s, &s->noc_out[sm], len, at, w->id, pc);
+    at = dma_noc(s, &s->noc_in[tsm], len, at, w->id, pc);
   }
   return rf_ports(s, s->rf_wr, g->wg, m, len, at, w->id, pc);
 }

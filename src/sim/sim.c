@@ -279,22 +279,11 @@ static void red_complete(Sim *s, int g) {
     }
   const Insn *in0 = &s->p->wgs[c[0].wg].insns[c[0].pc];
   long elems = (long)in0->a.rows * in0->a.cols;
-  /* the unit adds n contributions at RED_FLOATS floats per cycle */
-  int u = 0;
-  for (int k = 1; k < s->m->reduce_units; k++)
-    if (s->red_free[k] < s->red_free[u]) u = k;
-  int64_t dur = n * ((elems + RED_FLOATS - 1) / RED_FLOATS);
-  int64_t st = maxi(rg->arrive, s->red_free[u]);
-  s->red_free[u] = st + dur;
-  s->uc_busy[UC_RED] += (double)dur;
-  sim_energy(s, UC_RED, st, dur, E_RED_ELEM * (double)(elems * n), c[0].wg, c[0].pc);
-  int64_t ready = st + dur + T_RED_LATENCY, done = ready;
+  /* the sum leaves the unit and crosses each contributor's NoC in-link */
+  int64_t ready = rg->unit_done + T_RED_LATENCY, done = ready;
   for (int i = 0; i < n; i++) {
     Wg *w = &s->wg[c[i].wg];
-    int64_t bpc = s->m->noc_bits / 8, d = (4 * elems + bpc - 1) / bpc;
-    int64_t at = cal_book(&s->noc_in[w->sm], ready, d);
-    sim_energy(s, UC_NOC, at, d, E_NOC_BYTE * 4.0 * (double)elems, c[i].wg, c[i].pc);
-    done = maxi(done, at + d + T_NOC_LATENCY + 1);
+    done = maxi(done, dma_noc(s, &s->noc_in[w->sm], 4 * (uint64_t)elems, ready, c[i].wg, c[i].pc) + 1);
   }
   float *sum = NULL;
   if (!s->o->timing_only) {
@@ -331,7 +320,6 @@ static gboolean red_issue(Sim *s, Wg *w, const Insn *in, int pc, int64_t t) {
   const char *name = g_ptr_array_index(s->p->events, in->event);
   if (rg->n == 0) {
     rg->n = in->n;
-    rg->arrive = 0;
   } else if (rg->n != in->n) {
     sim_fail(s, w->id, pc, "RED group ev.%s: this contribution expects %" G_GINT64_FORMAT
              " contributors but the round in progress expects %" G_GINT64_FORMAT, name, in->n, rg->n);
@@ -343,15 +331,26 @@ static gboolean red_issue(Sim *s, Wg *w, const Insn *in, int pc, int64_t t) {
       return FALSE;
     }
   if (!s->o->timing_only && !exec_check_read(s, w, pc, &in->a, "RED source")) return FALSE;
+  /* the contribution crosses this SM's NoC out-link; the round's unit (the
+   * earliest free when the round starts) adds it as it arrives */
   long elems = (long)in->a.rows * in->a.cols;
-  int64_t bpc = s->m->noc_bits / 8, d = (4 * elems + bpc - 1) / bpc;
-  int64_t at = cal_book(&s->noc_out[w->sm], t, d);
-  sim_energy(s, UC_NOC, at, d, E_NOC_BYTE * 4.0 * (double)elems, w->id, pc);
-  rg->arrive = maxi(rg->arrive, at + d + T_NOC_LATENCY);
+  int64_t arrive = dma_noc(s, &s->noc_out[w->sm], 4 * (uint64_t)elems, t, w->id, pc);
+  if (rg->contrib->len == 0) {
+    rg->unit = 0;
+    for (int k = 1; k < s->m->reduce_units; k++)
+      if (s->red_free[k] < s->red_free[rg->unit]) rg->unit = k;
+    rg->unit_done = 0;
+  }
+  int64_t dur = (elems + RED_FLOATS - 1) / RED_FLOATS;
+  int64_t st = maxi(arrive, s->red_free[rg->unit]);
+  s->red_free[rg->unit] = st + dur;
+  rg->unit_done = maxi(rg->unit_done, st + dur);
+  s->uc_busy[UC_RED] += (double)dur;
+  sim_energy(s, UC_RED, st, dur, E_RED_ELEM * (double)elems, w->id, pc);
   RedContrib c = {w->id, pc, s->o->timing_only ? NULL : exec_gather(s, w, &in->a)};
   g_array_append_val(rg->contrib, c);
   Range r = sim_range(s, &in->a);
-  track(w->inflight, &r, FALSE, at + d, -1, -1);
+  track(w->inflight, &r, FALSE, arrive, -1, -1);
   r = sim_range(s, &in->d);
   track(w->inflight, &r, TRUE, T_INF, in->event, -1);
   w->pending_red++;
@@ -456,10 +455,14 @@ static int64_t compute_issue(Sim *s, Wg *w, const Insn *in, int pc, int64_t t) {
 static int64_t dma_issue(Sim *s, Wg *w, const Insn *in, int pc, int64_t t) {
   int nslots = s->m->dma_engines * s->m->dma_depth;
   int64_t *slot = &s->slot_free[(long)w->sm * nslots];
+  int64_t *req = &s->req_free[(long)w->sm * s->m->dma_engines];
   int k = 0;
   for (int i = 1; i < nslots; i++)
     if (slot[i] < slot[k]) k = i;
   if (slot[k] > t) return -slot[k];
+  /* among the free slots, the one whose engine can issue requests first */
+  for (int i = 0; i < nslots; i++)
+    if (slot[i] <= t && req[i / s->m->dma_depth] < req[k / s->m->dma_depth]) k = i;
   int64_t done = dma_schedule(s, w, in, t, k / s->m->dma_depth);
   slot[k] = done;
   /* the completion copies the data */
@@ -508,6 +511,7 @@ static int64_t dma_issue(Sim *s, Wg *w, const Insn *in, int pc, int64_t t) {
 static int64_t issue_one(Sim *s, Wg *w, int64_t t) {
   int pc = w->pc;
   const Insn *in = &w->code->insns[pc];
+  if (pc + 2 < w->code->n) __builtin_prefetch(&w->code->insns[pc + 2]);
   prune(w->inflight, t);
   Access acc;
   access_of(s, w, in, &acc);
@@ -573,8 +577,9 @@ static void run_wg(Sim *s, Wg *w) {
     if (next < 0 || s->err) return;
     w->t = next;
     if (next > s->o->max_cycles) {
-      sim_fail(s, w->id, w->pc, "cycle limit of %" G_GINT64_FORMAT " cycles exceeded",
-               s->o->max_cycles);
+      sim_fail(s, w->id, w->pc,
+               "cycle limit of %" G_GINT64_FORMAT " cycles exceeded (this instruction would issue "
+               "at cycle %" G_GINT64_FORMAT "; see --max-cycles)", s->o->max_cycles, next);
       return;
     }
     if (s->nheap > 0 && s->heap[0].t <= next) {
@@ -736,8 +741,14 @@ static void deadlock(Sim *s) {
       g_string_append_printf(msg, " wg%d waits for ev.%s >= %" G_GINT64_FORMAT " (is %" G_GINT64_FORMAT ") at line %d;",
                              i, (char *)g_ptr_array_index(s->p->events, w->wait_ev), w->wait_n,
                              s->ev_count[w->wait_ev], in->line);
-    else
-      g_string_append_printf(msg, " wg%d waits for an incomplete RED round at line %d;", i, in->line);
+    else {
+      int g = -1;
+      for (guint k = 0; k < w->inflight->len && g < 0; k++) g = g_array_index(w->inflight, Rec, k).red;
+      if (g < 0) g = 0;
+      g_string_append_printf(msg, " wg%d waits for RED round ev.%s (%u of %" G_GINT64_FORMAT
+                             " contributions) at line %d;", i, (char *)g_ptr_array_index(s->p->events, g),
+                             s->red[g].contrib->len, s->red[g].n, in->line);
+    }
   }
   if (first < 0) return;
   g_string_truncate(msg, msg->len - 1);

@@ -59,7 +59,8 @@ typedef struct RedContrib {
 } RedContrib;
 typedef struct RedGroup {
   int64_t n;          /* contributions expected this round (0: no round)   */
-  int64_t arrive;     /* latest arrival at the REDUCE unit                 */
+  int unit;           /* REDUCE unit of the round                          */
+  int64_t unit_done;  /* when the unit has added every contribution so far */
   GArray *contrib;    /* RedContrib                                         */
 } RedGroup;
 
@@ -129,6 +130,8 @@ uint64_t sim_parts(const Sim *s, const RfRef *r);
 
 /* dma.c: book every resource a transfer uses; returns its completion time. */
 int64_t dma_schedule(Sim *s, Wg *w, const Insn *in, int64_t start, int engine);
+/* dma.c: one NoC crossing of `len` bytes arriving at t; returns arrival. */
+int64_t dma_noc(Sim *s, Cal *link, uint64_t len, int64_t t, int wg, int pc);
 
 /* exec.c: FP32 semantics.  FALSE after sim_fail(). */
 gboolean exec_check_read(Sim *s, Wg *w, int pc, const RfRef *r, const char *what);

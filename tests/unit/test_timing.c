@@ -77,6 +77,22 @@ START_TEST(test_dma_hbm) {
 }
 END_TEST
 
+/* RF -> RF between SMs: read port, out-link + 8, in-link + 8, write port. */
+START_TEST(test_dma_remote) {
+  const char *prog = ".wg 0\n.rf a p0 1x16\n VEC.fill a, 1.0\n ST wg4.b, a\n END\n"
+                     ".wg 4\n.rf b p0 1x16\n END\n";
+  /* fill 0..1; ST issues at 1: setup to 9, read port 9, out 10 (+8), in 19 (+8), write 28 */
+  ck_assert_int_eq(cyc("", prog), 28 + 1 + 1);
+  /* same SM: no NoC */
+  ck_assert_int_eq(cyc("", ".wg 0\n.rf a p0 1x16\n VEC.fill a, 1.0\n ST wg1.b, a\n END\n"
+                           ".wg 1\n.rf b p0 1x16\n END\n"), 10 + 1 + 1);
+  /* a 1024-bit link carries two lines per cycle: two engines feeding one SM gain */
+  const char *two = ".wg 0\n.rf a p0 32x32\n.rf b p1 32x32\n LD a, hbm[x_in]\n"
+                    " LD b, hbm[x_in + 4096]\n END\n";
+  ck_assert(cyc("noc=1024", two) < cyc("noc=512", two));
+}
+END_TEST
+
 START_TEST(test_dma_depth) {
   const char *two = ".wg 0\n.rf a p0 32x32\n.rf b p1 32x32\n LD a, hbm[x_in]\n"
                     " LD b, hbm[x_in + 4096]\n END\n";
@@ -180,6 +196,7 @@ Suite *suite_timing(void) {
   tcase_add_test(tc, test_mma_sharing);
   tcase_add_test(tc, test_sfu_cycles);
   tcase_add_test(tc, test_dma_hbm);
+  tcase_add_test(tc, test_dma_remote);
   tcase_add_test(tc, test_dma_depth);
   tcase_add_test(tc, test_hbm_channel);
   tcase_add_test(tc, test_dma_sh);
