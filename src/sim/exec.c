@@ -65,6 +65,15 @@ static void mark(View v) {
   for (int i = 0; i < v.rows; i++) memset(v.v + (long)i * v.rs, 1, (size_t)v.cols);
 }
 
+/* A scratch buffer of at least n floats, kept by the simulator between ops. */
+static float *scratch(Sim *s, long n) {
+  if (n > s->tmp_cap) {
+    s->tmp_cap = MAX(n, 2 * s->tmp_cap);
+    s->tmp = g_renew(float, s->tmp, s->tmp_cap);
+  }
+  return s->tmp;
+}
+
 /* The MMA kernel for one row of c: t[j] += a[k] * b[k][j] for k ascending,
  * 32 columns at a time held in registers.  Every t[j] sees one rounded
  * product and one rounded add per k, in k order, whatever the vector width:
@@ -94,7 +103,7 @@ static void mma_row(float *restrict t, const float *restrict a, const float *res
 static void mma(Sim *s, Wg *w, const Insn *in) {
   View c = view(s, w, &in->d), a = view(s, w, &in->a), b = view(s, w, &in->b);
   int M = c.rows, N = c.cols, K = a.cols;
-  float *t = g_new(float, (size_t)M * N);
+  float *t = scratch(s, (long)M * N);
   for (int i = 0; i < M; i++) {
     float *restrict ti = t + (long)i * N;
     if (in->mods & MOD_Z)
@@ -114,7 +123,6 @@ static void mma(Sim *s, Wg *w, const Insn *in) {
   }
   for (int i = 0; i < M; i++) memcpy(c.p + (long)i * c.rs, t + (long)i * N, sizeof(float) * (size_t)N);
   mark(c);
-  g_free(t);
 }
 
 static float bin(Op op, float x, float y) {
@@ -138,39 +146,53 @@ static float un(Op op, float x) {
   }
 }
 
+/* One loop nest per operation (the dispatch stays out of the inner loop);
+ * pa/pb/pc step by acs/bcs/ccs: 1, or 0 for a broadcast column. */
+#define ROWS(expr)                                                             \
+  for (int i = 0; i < R; i++) {                                                \
+    float *restrict ti = t + (long)i * C;                                      \
+    const float *pa = a.p + (long)i * a.rs, *pb = b.p + (long)i * b.rs;        \
+    const float *pc = c.p + (long)i * c.rs;                                    \
+    (void)pa, (void)pb, (void)pc;                                              \
+    for (int j = 0; j < C; j++) ti[j] = (expr);                                \
+  }
+#define A_ pa[j * a.cs]
+#define B_ pb[j * b.cs]
+#define C_ pc[j * c.cs]
+
 /* Elementwise ops compute into a temporary first: d may alias a source. */
 static void elementwise(Sim *s, Wg *w, const Insn *in) {
   View d = view(s, w, &in->d);
   int R = d.rows, C = d.cols;
-  float *t = g_new(float, (size_t)R * C);
+  float *t = scratch(s, (long)R * C), imm = in->imm;
   View a = in->a.region >= 0 ? bview(s, w, &in->a, R, C) : d;
   View b = in->b.region >= 0 ? bview(s, w, &in->b, R, C) : d;
   View c = in->c.region >= 0 ? bview(s, w, &in->c, R, C) : d;
-  for (int i = 0; i < R; i++)
-    for (int j = 0; j < C; j++) {
-      float r;
-      switch (sim_op_form[in->op]) {
-      case F_BIN: r = bin(in->op, AT(a, i, j), AT(b, i, j)); break;
-      case F_FMA: {
-        float prod = AT(a, i, j) * AT(b, i, j);
-        r = prod + AT(c, i, j);
-        break;
-      }
-      case F_IMM: r = in->op == OP_VMULI ? AT(a, i, j) * in->imm : AT(a, i, j) + in->imm; break;
-      case F_FILL: r = in->imm; break;
-      default: r = un(in->op, AT(a, i, j)); break; /* F_UN: copy and SFU */
-      }
-      t[(long)i * C + j] = r;
-    }
+  switch (in->op) {
+  case OP_VADD: ROWS(A_ + B_); break;
+  case OP_VSUB: ROWS(A_ - B_); break;
+  case OP_VMUL: ROWS(A_ * B_); break;
+  case OP_VMAX: ROWS(bin(OP_VMAX, A_, B_)); break;
+  case OP_VMIN: ROWS(bin(OP_VMIN, A_, B_)); break;
+  case OP_VFMA: ROWS((A_ * B_) + C_); break; /* a*b rounded, then + c */
+  case OP_VMULI: ROWS(A_ * imm); break;
+  case OP_VADDI: ROWS(A_ + imm); break;
+  case OP_VFILL: ROWS(imm); break;
+  case OP_VCOPY: ROWS(A_); break;
+  default: ROWS(un(in->op, A_)); break; /* SFU */
+  }
   for (int i = 0; i < R; i++) memcpy(d.p + (long)i * d.rs, t + (long)i * C, sizeof(float) * (size_t)C);
   mark(d);
-  g_free(t);
 }
+#undef ROWS
+#undef A_
+#undef B_
+#undef C_
 
 /* d[i] = sum (left to right) or max of row i of a. */
 static void rowwise(Sim *s, Wg *w, const Insn *in) {
   View d = view(s, w, &in->d), a = view(s, w, &in->a);
-  float *t = g_new(float, (size_t)a.rows);
+  float *t = scratch(s, a.rows);
   for (int i = 0; i < a.rows; i++) {
     float r = AT(a, i, 0);
     for (int j = 1; j < a.cols; j++)
@@ -179,7 +201,6 @@ static void rowwise(Sim *s, Wg *w, const Insn *in) {
   }
   for (int i = 0; i < a.rows; i++) AT(d, i, 0) = t[i];
   mark(d);
-  g_free(t);
 }
 
 gboolean exec_compute(Sim *s, Wg *w, int pc) {

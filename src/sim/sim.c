@@ -716,6 +716,7 @@ static void sim_destroy(Sim *s) {
   g_free(s->release_t);
   g_free(s->out_mark);
   g_free(s->out_count);
+  g_free(s->tmp);
   if (s->err) g_error_free(s->err);
 }
 

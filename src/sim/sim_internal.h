@@ -114,6 +114,9 @@ typedef struct Sim {
   uint8_t *out_mark;   /* steps * d_model                                  */
   int *out_count;
   uint64_t x_in_addr, out_addr, row_bytes;
+  /* exec.c's scratch buffer */
+  float *tmp;
+  long tmp_cap;
   /* results */
   GError *err;
   int64_t insns, mma_blocks, hbm_lines, max_t;
