@@ -1,0 +1,134 @@
+/* ir.c - building and freeing the IR (ir.h). */
+#include "ir.h"
+
+#include <string.h>
+
+G_DEFINE_QUARK(tcc-ir-error-quark, ir_error)
+
+const char *const ir_op_mnemonic[IR__COUNT] = {
+    [IR_LD] = "LD",         [IR_ST] = "ST",         [IR_MMA] = "MMA",
+    [IR_VADD] = "VEC.add",  [IR_VSUB] = "VEC.sub",  [IR_VMUL] = "VEC.mul",
+    [IR_VMAX] = "VEC.max",  [IR_VMIN] = "VEC.min",  [IR_VFMA] = "VEC.fma",
+    [IR_VMULI] = "VEC.muli", [IR_VADDI] = "VEC.addi", [IR_VCOPY] = "VEC.copy",
+    [IR_VFILL] = "VEC.fill", [IR_VRSUM] = "VEC.rsum", [IR_VRMAX] = "VEC.rmax",
+    [IR_SEXP] = "SFU.exp",  [IR_STANH] = "SFU.tanh", [IR_SRSQRT] = "SFU.rsqrt",
+    [IR_SRECIP] = "SFU.recip", [IR_RED] = "RED",    [IR_SIG] = "SIG",
+    [IR_WAIT] = "WAIT",     [IR_WAITT] = "WAITT",
+};
+
+static void tensor_free(gpointer p) {
+  IrTensor *t = p;
+  g_free(t->name);
+  g_free(t->sym);
+  g_free(t);
+}
+
+static void op_clear(gpointer p) {
+  IrOp *op = p;
+  g_free(op->targets);
+  g_free(op->note);
+}
+
+static void task_free(gpointer p) {
+  IrTask *t = p;
+  g_free(t->name);
+  g_array_free(t->ops, TRUE);
+  g_free(t);
+}
+
+Ir *ir_new(const Machine *hw, const Problem *prob, const char *plan_file) {
+  Ir *ir = g_new0(Ir, 1);
+  ir->hw = *hw;
+  ir->prob = *prob;
+  ir->plan_file = g_strdup(plan_file);
+  ir->tensors = g_ptr_array_new_with_free_func(tensor_free);
+  ir->tasks = g_ptr_array_new_with_free_func(task_free);
+  ir->events = g_ptr_array_new_with_free_func(g_free);
+  g_ptr_array_add(ir->events, g_strdup("in"));
+  ir->sms_used = hw->sms;
+  return ir;
+}
+
+void ir_free(Ir *ir) {
+  if (!ir) return;
+  g_ptr_array_free(ir->tensors, TRUE);
+  g_ptr_array_free(ir->tasks, TRUE);
+  g_ptr_array_free(ir->events, TRUE);
+  g_free(ir->plan_file);
+  g_free(ir);
+}
+
+static IrTensor *tensor_new(Ir *ir, const char *name, int rows, int cols) {
+  IrTensor *t = g_new0(IrTensor, 1);
+  t->name = g_strdup(name);
+  t->rows = rows;
+  t->cols = cols;
+  t->task = -1;
+  t->part = -1;
+  t->first_op = t->last_op = -1;
+  g_ptr_array_add(ir->tensors, t);
+  return t;
+}
+
+int ir_tensor_hbm(Ir *ir, const char *name, const char *sym, uint64_t offset, int rows,
+                  int cols, int stride) {
+  IrTensor *t = tensor_new(ir, name, rows, cols);
+  t->home = HOME_HBM;
+  t->sym = g_strdup(sym);
+  t->offset = offset;
+  t->stride = stride;
+  return (int)ir->tensors->len - 1;
+}
+
+int ir_tensor_rf(Ir *ir, int task, const char *name, int rows, int cols) {
+  IrTensor *t = tensor_new(ir, name, rows, cols);
+  t->home = HOME_RF;
+  t->task = task;
+  t->stride = cols;
+  return (int)ir->tensors->len - 1;
+}
+
+int ir_task(Ir *ir, const char *name, int stage, IrProv prov) {
+  IrTask *t = g_new0(IrTask, 1);
+  t->name = g_strdup(name);
+  t->wg = -1;
+  t->stage = stage;
+  t->prov = prov;
+  t->ops = g_array_new(FALSE, TRUE, sizeof(IrOp));
+  g_array_set_clear_func(t->ops, op_clear);
+  g_ptr_array_add(ir->tasks, t);
+  return (int)ir->tasks->len - 1;
+}
+
+int ir_event(Ir *ir, const char *name) {
+  for (guint i = 0; i < ir->events->len; i++)
+    if (strcmp(g_ptr_array_index(ir->events, i), name) == 0) return (int)i;
+  g_ptr_array_add(ir->events, g_strdup(name));
+  return (int)ir->events->len - 1;
+}
+
+IrOp *ir_emit(Ir *ir, int task, IrOpKind kind) {
+  IrTask *t = ir_task_at(ir, task);
+  g_array_set_size(t->ops, t->ops->len + 1);
+  IrOp *op = &g_array_index(t->ops, IrOp, t->ops->len - 1);
+  op->kind = kind;
+  op->d.t = op->a.t = op->b.t = op->c.t = op->mem.t = -1;
+  op->event = -1;
+  return op;
+}
+
+IrView ir_win(int t, int r0, int rows, int c0, int cols) {
+  IrView v = {t, r0, rows, c0, cols};
+  return v;
+}
+
+IrView ir_all(const Ir *ir, int t) {
+  const IrTensor *x = ir_tensor(ir, t);
+  return ir_win(t, 0, x->rows, 0, x->cols);
+}
+
+IrTensor *ir_tensor(const Ir *ir, int t) { return g_ptr_array_index(ir->tensors, t); }
+
+IrTask *ir_task_at(const Ir *ir, int k) { return g_ptr_array_index(ir->tasks, k); }
+
+int ir_wg_sm(const Ir *ir, int wg) { return wg / ir->hw.wgs_per_sm; }

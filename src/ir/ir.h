@@ -1,0 +1,166 @@
+/* ir.h - the dataflow IR of tcc-gen: tensors with a home and a layout, tasks
+ * bound to WGs, the ops of each task, events, and provenance back to the
+ * plan.  One header for every IR type and every pass's entry point (style.md:
+ * QBE).  Passes are functions Ir -> Ir (+ diagnostics); `ir_verify` checks the
+ * invariants after each one in tests.
+ *
+ * Conventions
+ * - Everything is stored in arrays in creation order and referred to by
+ *   index; the lowering creates things in plan order, so output order (and
+ *   the assembly) never depends on pointers or hashes.
+ * - Names are stable and derived from the plan's structure ("l0.qkv.p3"), so
+ *   a one-knob change renames nothing else.
+ * - Ops mirror the machine's instructions (src/sim/ops.def; docs/machine.md
+ *   §3) one to one: the backend is a printer, not a second compiler.
+ */
+#ifndef TCC_IR_H
+#define TCC_IR_H
+
+#include <glib.h>
+#include <stdint.h>
+
+#include "machine.h"
+#include "plan.h"
+#include "workload.h"
+
+/* Where a tensor lives. */
+typedef enum {
+  HOME_HBM, /* an ABI symbol (weights, inputs, outputs, scratch)          */
+  HOME_RF,  /* the RF of its task's WG                                     */
+} IrHome;
+
+/* A tensor: a rows x cols FP32 matrix, row-major with a row stride.
+ * HBM tensors are views of an ABI symbol (`sym` + byte `offset`, `stride`
+ * floats between rows); RF tensors belong to one task and get a partition
+ * and offset from the rf_alloc pass. */
+typedef struct IrTensor {
+  char *name;       /* stable, unique: "l0.qkv.p3.w"                         */
+  int rows, cols;
+  IrHome home;
+  /* HBM */
+  char *sym;        /* ABI symbol, e.g. "wqkv.l0", "scratch"                 */
+  uint64_t offset;  /* bytes from the symbol                                 */
+  int stride;       /* floats between rows                                   */
+  /* RF */
+  int task;         /* owning task (its WG holds the tensor)                 */
+  int part;         /* first partition (-1 until rf_alloc)                   */
+  int nparts;       /* partitions covered (1 when inside one)                */
+  int part_off;     /* byte offset inside the first partition                */
+  int first_op, last_op; /* live range in the task's WG program (rf_alloc)  */
+} IrTensor;
+
+/* A window of a tensor: rows [r0, r0+rows) x cols [c0, c0+cols). */
+typedef struct IrView {
+  int t;            /* tensor index, -1 = absent */
+  int r0, rows, c0, cols;
+} IrView;
+
+/* Op kinds: the machine's instructions (OP_* of ops.def) by mnemonic. */
+typedef enum {
+  IR_LD, IR_ST, IR_MMA,
+  IR_VADD, IR_VSUB, IR_VMUL, IR_VMAX, IR_VMIN, IR_VFMA, IR_VMULI, IR_VADDI,
+  IR_VCOPY, IR_VFILL, IR_VRSUM, IR_VRMAX,
+  IR_SEXP, IR_STANH, IR_SRSQRT, IR_SRECIP,
+  IR_RED, IR_SIG, IR_WAIT, IR_WAITT,
+  IR__COUNT
+} IrOpKind;
+extern const char *const ir_op_mnemonic[IR__COUNT]; /* "LD", "VEC.add", ... */
+
+enum { IR_MOD_Z = 1, IR_MOD_T = 2, IR_MOD_MC = 4 };
+
+/* Provenance: the plan knob that decided this op and the IR node. */
+typedef struct IrProv {
+  const char *knob; /* plan path, e.g. "d1.panels.qkv" (static string)      */
+  int line;         /* its line in the plan (0 = default value)             */
+} IrProv;
+
+/* One op.  LD: d <- mem.  ST: mem <- a (mem may be an RF tensor of another
+ * task: a remote copy).  MMA: d (+)= a . b.  VEC/SFU: d = f(a, b, c, imm).
+ * SIG/WAIT: event, n.  WAITT: n cycles. */
+typedef struct IrOp {
+  IrOpKind kind;
+  int mods;
+  IrView d, a, b, c;
+  IrView mem;       /* LD source / ST destination                           */
+  float imm;
+  int event;        /* index into Ir.events, -1 = none                       */
+  int64_t n;
+  int *targets;     /* LD.mc: the destination RF tensors (owned), one per    */
+                    /* receiving task, all named and shaped like d's tensor,  */
+                    /* d.t among them; the asm's {WG, ...} are their WGs      */
+  int ntargets;
+  IrProv prov;
+  char *note;       /* optional comment for the assembly (owned)             */
+} IrOp;
+
+/* A task: a sequence of ops run in order by one WG. */
+typedef struct IrTask {
+  char *name;       /* stable: "s3.l0.qkv.p5"                                */
+  int wg;           /* -1 until placement                                    */
+  int stage;        /* lowering stage index (for reports and placement)      */
+  GArray *ops;      /* IrOp                                                  */
+  IrProv prov;
+} IrTask;
+
+typedef struct Ir {
+  Machine hw;
+  Problem prob;
+  char *plan_file;
+  GPtrArray *tensors; /* IrTensor*                                          */
+  GPtrArray *tasks;   /* IrTask*, in program order                          */
+  GPtrArray *events;  /* char*: names without "ev."; "in" is index 0        */
+  int sms_used;
+} Ir;
+
+/* ir.c: building and freeing. */
+Ir *ir_new(const Machine *hw, const Problem *prob, const char *plan_file);
+void ir_free(Ir *ir);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(Ir, ir_free)
+int ir_tensor_hbm(Ir *ir, const char *name, const char *sym, uint64_t offset, int rows,
+                  int cols, int stride);
+int ir_tensor_rf(Ir *ir, int task, const char *name, int rows, int cols);
+int ir_task(Ir *ir, const char *name, int stage, IrProv prov);
+int ir_event(Ir *ir, const char *name); /* find or add */
+IrOp *ir_emit(Ir *ir, int task, IrOpKind kind); /* appends a zeroed op (views absent) */
+IrView ir_all(const Ir *ir, int t);             /* the whole tensor */
+IrView ir_win(int t, int r0, int rows, int c0, int cols);
+IrTensor *ir_tensor(const Ir *ir, int t);
+IrTask *ir_task_at(const Ir *ir, int k);
+int ir_wg_sm(const Ir *ir, int wg);
+
+/* ir_print.c: the text form (tcc-gen --emit=ir). */
+char *ir_print(const Ir *ir);
+/* One operand as ir_print writes it: "x", "x[0:1, :]", "h2@s5.ffn" (an RF
+ * tensor of a task other than `task`; -1: never), "hbm[wqkv.l0 + 256 stride
+ * 384]".  Safe on invalid views (for diagnostics). */
+char *ir_view_str(const Ir *ir, int task, IrView v);
+
+/* ir_verify.c: invariants; FALSE with *err naming the task/op/tensor.
+ * `allocated`: also check rf_alloc's results. */
+gboolean ir_verify(const Ir *ir, gboolean allocated, GError **err);
+
+#define IR_ERROR (ir_error_quark())
+GQuark ir_error_quark(void);
+
+/* ---- passes (src/passes, one file each) ---- */
+
+/* lower_d1.c / lower_p1.c: the baseline strategy of a problem section. */
+gboolean pass_lower_d1(Ir *ir, const Plan *plan, GError **err);
+gboolean pass_lower_p1(Ir *ir, const Plan *plan, GError **err);
+/* place.c: bind every task to a WG (constructive: spread over the SMs used). */
+gboolean pass_place(Ir *ir, const Plan *plan, GError **err);
+/* rf_alloc.c: give every RF tensor partitions per the machine's rules; on
+ * failure, report the tensor, the WG, the partitions needed and free. */
+gboolean pass_rf_alloc(Ir *ir, GError **err);
+
+/* pipeline.c: plan -> IR through every pass; `dump_after` names a pass whose
+ * IR is returned in *dump (NULL: none). */
+Ir *pass_pipeline(const Plan *plan, ProblemKind kind, const char *dump_after, char **dump,
+                  GError **err);
+extern const char *const pass_names[];
+
+/* ---- backend (src/backend) ---- */
+/* emit.c: the assembly text of an allocated IR. */
+char *be_emit(const Ir *ir);
+
+#endif

@@ -1,0 +1,154 @@
+/* lower.c - building blocks of the lowering passes (lower.h). */
+#include "lower.h"
+
+#include <math.h>
+
+int lw_rf(Ir *ir, int task, const char *name, int rows, int cols) {
+  int part = sim_machine_part_bytes(&ir->hw), row_bytes = 4 * cols, r = rows;
+  if (row_bytes * rows > part)
+    while ((row_bytes * r) % part != 0) r++;
+  return ir_tensor_rf(ir, task, name, r, cols);
+}
+
+IrView lw_view(const Ir *ir, int t, int rows, int cols) {
+  (void)ir;
+  return ir_win(t, 0, rows, 0, cols);
+}
+
+/* An HBM tensor for one transfer: a rows x cols window of a symbol's matrix. */
+static int hbm(Ir *ir, const char *sym, int r0, int c0, int rows, int cols, int stride) {
+  g_autofree char *name = g_strdup_printf("%s[%d,%d]", sym, r0, c0);
+  return ir_tensor_hbm(ir, name, sym, 4ull * ((uint64_t)r0 * (uint64_t)stride + (uint64_t)c0), rows,
+                       cols, stride);
+}
+
+void lw_load(Ir *ir, int task, IrView rf, const char *sym, int r0, int c0, int stride, IrProv prov) {
+  IrOp *op = ir_emit(ir, task, IR_LD);
+  op->d = rf;
+  op->mem = ir_all(ir, hbm(ir, sym, r0, c0, rf.rows, rf.cols, stride));
+  op->prov = prov;
+}
+
+void lw_store(Ir *ir, int task, IrView rf, const char *sym, int r0, int c0, int stride, IrProv prov) {
+  int m = hbm(ir, sym, r0, c0, rf.rows, rf.cols, stride);
+  IrOp *op = ir_emit(ir, task, IR_ST);
+  op->a = rf;
+  op->mem = ir_all(ir, m);
+  op->prov = prov;
+}
+
+static IrOp *op3(Ir *ir, int task, IrOpKind k, IrView d, IrView a, IrView b, IrProv prov) {
+  IrOp *op = ir_emit(ir, task, k);
+  op->d = d;
+  op->a = a;
+  op->b = b;
+  op->prov = prov;
+  return op;
+}
+
+static IrOp *opi(Ir *ir, int task, IrOpKind k, IrView d, IrView a, float imm, IrProv prov) {
+  IrOp *op = ir_emit(ir, task, k);
+  op->d = d;
+  op->a = a;
+  op->imm = imm;
+  op->prov = prov;
+  return op;
+}
+
+static IrView none(void) { return ir_win(-1, 0, 0, 0, 0); }
+
+/* mean = sum(x)/d; h = x - mean; var = sum(h*h)/d + eps; h *= rsqrt(var);
+ * h = h * g + b.  Same order as the reference up to FP32 rounding. */
+void lw_layernorm(Ir *ir, int task, IrView x, IrView h, IrView g, IrView b, IrView tmp,
+                  IrView mean, IrView var, IrProv prov) {
+  float inv = 1.0f / (float)x.cols;
+  op3(ir, task, IR_VRSUM, mean, x, none(), prov);
+  opi(ir, task, IR_VMULI, mean, mean, inv, prov);
+  op3(ir, task, IR_VSUB, h, x, mean, prov);
+  op3(ir, task, IR_VMUL, tmp, h, h, prov);
+  op3(ir, task, IR_VRSUM, var, tmp, none(), prov);
+  opi(ir, task, IR_VMULI, var, var, inv, prov);
+  opi(ir, task, IR_VADDI, var, var, (float)WL_LN_EPS, prov);
+  opi(ir, task, IR_SRSQRT, var, var, 0, prov);
+  op3(ir, task, IR_VMUL, h, h, var, prov);
+  op3(ir, task, IR_VMUL, h, h, g, prov);
+  op3(ir, task, IR_VADD, h, h, b, prov);
+}
+
+/* g = 0.5 f (1 + tanh(sqrt(2/pi) (f + 0.044715 f^3))) */
+void lw_gelu(Ir *ir, int task, IrView f, IrView g, IrProv prov) {
+  op3(ir, task, IR_VMUL, g, f, f, prov);
+  op3(ir, task, IR_VMUL, g, g, f, prov);
+  opi(ir, task, IR_VMULI, g, g, 0.044715f, prov);
+  op3(ir, task, IR_VADD, g, g, f, prov);
+  opi(ir, task, IR_VMULI, g, g, (float)sqrt(2.0 / G_PI), prov);
+  opi(ir, task, IR_STANH, g, g, 0, prov);
+  opi(ir, task, IR_VADDI, g, g, 1.0f, prov);
+  op3(ir, task, IR_VMUL, g, g, f, prov);
+  opi(ir, task, IR_VMULI, g, g, 0.5f, prov);
+}
+
+void lw_project(Ir *ir, int task, const char *tag, IrView a, const char *wsym, int wstride, int c0,
+                IrView acc, const LwProj *p) {
+  int K = a.cols, kc = MIN(p->k_chunk, K), P = acc.cols;
+  g_autofree char *wname = g_strdup_printf("%s.w", tag);
+  int w = lw_rf(ir, task, wname, kc, P);
+  for (int k0 = 0; k0 < K; k0 += kc) {
+    int n = MIN(kc, K - k0);
+    IrView wv = ir_win(w, 0, n, 0, P);
+    lw_load(ir, task, wv, wsym, k0, c0, wstride, p->prov);
+    IrOp *op = op3(ir, task, IR_MMA, acc, ir_win(a.t, a.r0, a.rows, a.c0 + k0, n), wv, p->prov);
+    if (k0 == 0) op->mods = IR_MOD_Z;
+  }
+}
+
+void lw_project_stream(Ir *ir, int task, const char *tag, const char *asym, int arow, int acol,
+                       int astride, int K, const char *wsym, int wstride, int c0, IrView acc,
+                       const LwProj *p, IrProv aprov) {
+  int kc = MIN(p->k_chunk, K), P = acc.cols, R = acc.rows;
+  g_autofree char *wname = g_strdup_printf("%s.w", tag), *aname = g_strdup_printf("%s.a", tag);
+  int w = lw_rf(ir, task, wname, kc, P), a = lw_rf(ir, task, aname, R, kc);
+  for (int k0 = 0; k0 < K; k0 += kc) {
+    int n = MIN(kc, K - k0);
+    IrView av = ir_win(a, 0, R, 0, n), wv = ir_win(w, 0, n, 0, P);
+    lw_load(ir, task, av, asym, arow, acol + k0, astride, aprov);
+    lw_load(ir, task, wv, wsym, k0, c0, wstride, p->prov);
+    IrOp *op = op3(ir, task, IR_MMA, acc, av, wv, p->prov);
+    if (k0 == 0) op->mods = IR_MOD_Z;
+  }
+}
+
+void lw_add_bias(Ir *ir, int task, const char *tag, IrView acc, const char *bsym, int c0, IrProv prov) {
+  g_autofree char *name = g_strdup_printf("%s.bias", tag);
+  int b = lw_rf(ir, task, name, 1, acc.cols);
+  IrView bv = ir_all(ir, b);
+  lw_load(ir, task, bv, bsym, 0, c0, acc.cols, prov);
+  op3(ir, task, IR_VADD, acc, acc, bv, prov);
+}
+
+void lw_sig(Ir *ir, int task, const char *ev, IrProv prov) {
+  IrOp *op = ir_emit(ir, task, IR_SIG);
+  op->event = ir_event(ir, ev);
+  op->n = 1;
+  op->prov = prov;
+}
+
+void lw_wait(Ir *ir, int task, const char *ev, int64_t n, IrProv prov) {
+  IrOp *op = ir_emit(ir, task, IR_WAIT);
+  op->event = ir_event(ir, ev);
+  op->n = n;
+  op->prov = prov;
+}
+
+void lw_waitt(Ir *ir, int task, int64_t n, IrProv prov) {
+  if (n <= 0) return;
+  IrOp *op = ir_emit(ir, task, IR_WAITT);
+  op->n = n;
+  op->prov = prov;
+}
+
+IrProv lw_prov(const Plan *plan, ProblemKind kind, const char *path) {
+  PlanLoc loc = plan_knob_loc(plan_problem(plan, kind), path);
+  IrProv p = {path, loc.line};
+  return p;
+}

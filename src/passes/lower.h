@@ -1,0 +1,60 @@
+/* lower.h - building blocks shared by the lowering passes (lower_d1.c,
+ * lower_p1.c): legal RF tensors, LayerNorm, GELU, K-chunked projections and
+ * output stores.  Each emits ops into one task. */
+#ifndef TCC_LOWER_H
+#define TCC_LOWER_H
+
+#include "ir.h"
+
+/* The knobs of a projection, with their provenance. */
+typedef struct LwProj {
+  PlanProj proj;
+  int panel;        /* output columns per task */
+  int k_chunk;      /* K rows per loaded chunk */
+  IrProv prov;      /* "d1.panels.qkv" */
+} LwProj;
+
+/* An RF tensor of `task` sized legally for the partition rule: rows are
+ * padded when rows x cols is larger than a partition but not a whole number
+ * of partitions.  Views use the unpadded rows (lw_view). */
+int lw_rf(Ir *ir, int task, const char *name, int rows, int cols);
+IrView lw_view(const Ir *ir, int t, int rows, int cols);
+
+/* LD `rf` (rows x cols) from HBM symbol `sym` at element (r0, c0) of a
+ * matrix with `stride` floats per row. */
+void lw_load(Ir *ir, int task, IrView rf, const char *sym, int r0, int c0, int stride, IrProv prov);
+/* ST `rf` to HBM symbol `sym` at element (r0, c0). */
+void lw_store(Ir *ir, int task, IrView rf, const char *sym, int r0, int c0, int stride, IrProv prov);
+
+/* h = LayerNorm(x) * g + b over the rows of x (R x d); g, b are 1 x d RF
+ * views; `tmp` is R x d scratch, `mean`/`var` R x 1. */
+void lw_layernorm(Ir *ir, int task, IrView x, IrView h, IrView g, IrView b, IrView tmp,
+                  IrView mean, IrView var, IrProv prov);
+/* g = GELU_tanh(f), elementwise; g must not alias f. */
+void lw_gelu(Ir *ir, int task, IrView f, IrView g, IrProv prov);
+
+/* acc (R x P) = a (R x K) . W[k rows, cols c0..c0+P) of HBM symbol `wsym`
+ * (row stride `wstride`), loading W in chunks of p->k_chunk rows into one
+ * RF buffer. */
+void lw_project(Ir *ir, int task, const char *tag, IrView a, const char *wsym, int wstride,
+                int c0, IrView acc, const LwProj *p);
+
+/* acc (R x P) = A . W where A (R x K) is streamed from HBM symbol `asym`
+ * (rows arow.., cols acol.., row stride astride) chunk by chunk together
+ * with W: for RF budgets that cannot hold all of A. */
+void lw_project_stream(Ir *ir, int task, const char *tag, const char *asym, int arow, int acol,
+                       int astride, int K, const char *wsym, int wstride, int c0, IrView acc,
+                       const LwProj *p, IrProv aprov);
+
+/* d (R x C) = a + (row-broadcast) bias loaded from `bsym` columns c0.. */
+void lw_add_bias(Ir *ir, int task, const char *tag, IrView acc, const char *bsym, int c0,
+                 IrProv prov);
+
+void lw_sig(Ir *ir, int task, const char *ev, IrProv prov);
+void lw_wait(Ir *ir, int task, const char *ev, int64_t n, IrProv prov);
+void lw_waitt(Ir *ir, int task, int64_t n, IrProv prov);
+
+/* Knob provenance: the location of `path` in the plan (line 0: default). */
+IrProv lw_prov(const Plan *plan, ProblemKind kind, const char *path);
+
+#endif

@@ -1,0 +1,280 @@
+/* lower_d1.c - the baseline strategy for D1 (decode): every step and layer is
+ * five stages of tasks; each task computes one panel of a projection (or one
+ * attention head) for the step's row, streaming its weights from HBM, and
+ * hands its results to the next stage through HBM scratch and an event
+ * counter per (stage, layer).  Stage order (per step t, layer l):
+ *
+ *   qkv  LN1(x) . Wqkv panel + b -> q (scratch), k/v (the ABI cache rows)
+ *   att  one task per head: softmax(q K^T / sqrt(32)) V over positions
+ *        0..history+t -> attention row (scratch)
+ *   wo   attention row . Wo panel + bo + x -> x1 (scratch)
+ *   w1   GELU(LN2(x1) . W1 panel + b1) -> g (scratch)
+ *   w2   g . W2 panel + b2 + x1 -> next layer's x (scratch) or out[t]
+ *
+ * Counters are cumulative: the k-th use of a stage waits for k * tasks. */
+#include <string.h>
+
+#include "lower.h"
+
+/* Scratch layout: per layer, five rows (x, q, att, x1: d floats each; g: f
+ * floats) and a temp K/V row pair; all offsets in floats from `scratch`. */
+typedef struct D1Scratch {
+  int x, q, att, x1, g, kv;
+} D1Scratch;
+
+typedef struct D1 {
+  Ir *ir;
+  const Plan *plan;
+  const PlanProblem *pp;
+  const Problem *pb;
+  int d, f, heads, pos;   /* pos = history + steps: cache rows per head */
+  LwProj qkv, wo, w1, w2;
+  IrProv kv_prov, spacing_prov, base;
+  D1Scratch *scr;         /* per layer */
+  int fences;             /* uses of the current task's fence event */
+} D1;
+
+static int ntasks(int n, int panel) { return n / panel; }
+
+/* The layer's input row: x_in[t] for layer 0, else scratch. */
+static void load_input(D1 *c, int task, IrView x, int t, int l) {
+  if (l == 0)
+    lw_load(c->ir, task, x, "x_in", t, 0, c->d, c->base);
+  else
+    lw_load(c->ir, task, x, "scratch", 0, c->scr[l].x, c->d, c->base);
+}
+
+/* Wait for the previous stage's k-th completion (k = t*layers+l+1 style). */
+static void wait_stage(D1 *c, int task, const char *ev, int l, int t, int n) {
+  g_autofree char *name = g_strdup_printf("%s_l%d", ev, l);
+  lw_wait(c->ir, task, name, (int64_t)(t + 1) * n, c->base);
+}
+
+static void signal_stage(D1 *c, int task, const char *ev, int l) {
+  g_autofree char *name = g_strdup_printf("%s_l%d", ev, l);
+  lw_sig(c->ir, task, name, c->base);
+}
+
+static void spacing(D1 *c, int task) { lw_waitt(c->ir, task, c->pp->store_spacing, c->spacing_prov); }
+
+/* LN of one row into h (1 x d); x, g, b loaded by the caller's tensors. */
+static void row_ln(D1 *c, int task, const char *tag, IrView x, IrView h, const char *gsym,
+                   const char *bsym) {
+  Ir *ir = c->ir;
+  g_autofree char *gn = g_strdup_printf("%s.lng", tag), *bn = g_strdup_printf("%s.lnb", tag);
+  g_autofree char *tn = g_strdup_printf("%s.lntmp", tag), *mn = g_strdup_printf("%s.mean", tag);
+  g_autofree char *vn = g_strdup_printf("%s.var", tag);
+  IrView g = ir_all(ir, lw_rf(ir, task, gn, 1, c->d)), b = ir_all(ir, lw_rf(ir, task, bn, 1, c->d));
+  lw_load(ir, task, g, gsym, 0, 0, c->d, c->base);
+  lw_load(ir, task, b, bsym, 0, 0, c->d, c->base);
+  IrView tmp = ir_all(ir, lw_rf(ir, task, tn, 1, c->d));
+  IrView mean = ir_all(ir, lw_rf(ir, task, mn, 1, 1)), var = ir_all(ir, lw_rf(ir, task, vn, 1, 1));
+  lw_layernorm(ir, task, x, h, g, b, tmp, mean, var, c->base);
+}
+
+/* Store a q|k|v panel's columns [c0, c0+P) of the 3d-wide row: q to scratch,
+ * k and v into the ABI cache at position history+t, one ST per head piece;
+ * via a scratch round trip when kv_writeback is temp. */
+static void store_qkv(D1 *c, int task, IrView acc, int c0, int t, int l) {
+  Ir *ir = c->ir;
+  for (int x = c0; x < c0 + acc.cols;) {
+    int part = x / c->d, col = x % c->d, n = MIN(acc.cols - (x - c0), c->d - col);
+    if (part == 0) {
+      spacing(c, task);
+      lw_store(ir, task, ir_win(acc.t, 0, 1, x - c0, n), "scratch", 0, c->scr[l].q + col, c->d,
+               c->base);
+      x += n;
+      continue;
+    }
+    int h = col / 32, hn = MIN(n, 32 - col % 32);
+    IrView piece = ir_win(acc.t, 0, 1, x - c0, hn);
+    g_autofree char *sym = g_strdup_printf("%s.l%d", part == 1 ? "k_cache" : "v_cache", l);
+    int row = h * c->pos + c->pb->history + t;
+    spacing(c, task);
+    if (c->pp->kv_writeback == KV_TEMP) {
+      /* write to temp, read back, write final: the seeds' round trip */
+      int tmp = c->scr[l].kv + (part - 1) * c->d + col;
+      lw_store(ir, task, piece, "scratch", 0, tmp, c->d, c->kv_prov);
+      /* a self-signal orders the read-back after the store (memory is not
+       * hazard-tracked): SIG fires when the store has completed */
+      g_autofree char *fence = g_strdup_printf("fence_%s", ir_task_at(ir, task)->name);
+      for (char *q = fence; *q; q++)
+        if (*q == '.') *q = '_';
+      lw_sig(ir, task, fence, c->kv_prov);
+      lw_wait(ir, task, fence, ++c->fences, c->kv_prov);
+      g_autofree char *bn = g_strdup_printf("%s.kvback%d", ir_task_at(ir, task)->name, x);
+      int back = lw_rf(ir, task, bn, 1, hn);
+      lw_load(ir, task, ir_all(ir, back), "scratch", 0, tmp, c->d, c->kv_prov);
+      piece = ir_all(ir, back);
+    }
+    lw_store(ir, task, piece, sym, row, col % 32, 32, c->kv_prov);
+    x += hn;
+  }
+}
+
+static void stage_qkv(D1 *c, int t, int l, int stage) {
+  Ir *ir = c->ir;
+  int n = ntasks(3 * c->d, c->qkv.panel);
+  g_autofree char *wsym = g_strdup_printf("wqkv.l%d", l), *bsym = g_strdup_printf("bqkv.l%d", l);
+  g_autofree char *gsym = g_strdup_printf("ln1_g.l%d", l), *lbsym = g_strdup_printf("ln1_b.l%d", l);
+  for (int p = 0; p < n; p++) {
+    g_autofree char *tag = g_strdup_printf("t%d.l%d.qkv.p%d", t, l, p);
+    int task = ir_task(ir, tag, stage, c->qkv.prov);
+    c->fences = 0;
+    if (l == 0)
+      lw_wait(ir, task, "in", t + 1, c->base);
+    else
+      wait_stage(c, task, "w2", l - 1, t, ntasks(c->d, c->w2.panel));
+    g_autofree char *xn = g_strdup_printf("%s.x", tag), *hn = g_strdup_printf("%s.h", tag);
+    g_autofree char *an = g_strdup_printf("%s.acc", tag);
+    IrView x = ir_all(ir, lw_rf(ir, task, xn, 1, c->d)), h = ir_all(ir, lw_rf(ir, task, hn, 1, c->d));
+    load_input(c, task, x, t, l);
+    row_ln(c, task, tag, x, h, gsym, lbsym);
+    IrView acc = ir_all(ir, lw_rf(ir, task, an, 1, c->qkv.panel));
+    lw_project(ir, task, tag, h, wsym, 3 * c->d, p * c->qkv.panel, acc, &c->qkv);
+    lw_add_bias(ir, task, tag, acc, bsym, p * c->qkv.panel, c->qkv.prov);
+    store_qkv(c, task, acc, p * c->qkv.panel, t, l);
+    signal_stage(c, task, "qkv", l);
+  }
+}
+
+/* One head over positions 0..history+t of its cache rows. */
+static void stage_att(D1 *c, int t, int l, int stage) {
+  Ir *ir = c->ir;
+  int n = c->pb->history + t + 1;
+  g_autofree char *ksym = g_strdup_printf("k_cache.l%d", l), *vsym = g_strdup_printf("v_cache.l%d", l);
+  for (int h = 0; h < c->heads; h++) {
+    g_autofree char *tag = g_strdup_printf("t%d.l%d.att.h%d", t, l, h);
+    int task = ir_task(ir, tag, stage, c->base);
+    wait_stage(c, task, "qkv", l, t, ntasks(3 * c->d, c->qkv.panel));
+    g_autofree char *qn = g_strdup_printf("%s.q", tag), *kn = g_strdup_printf("%s.k", tag);
+    g_autofree char *vn = g_strdup_printf("%s.v", tag), *sn = g_strdup_printf("%s.s", tag);
+    g_autofree char *mn = g_strdup_printf("%s.m", tag), *zn = g_strdup_printf("%s.z", tag);
+    g_autofree char *on = g_strdup_printf("%s.o", tag);
+    IrView q = ir_all(ir, lw_rf(ir, task, qn, 1, 32));
+    IrView k = lw_view(ir, lw_rf(ir, task, kn, n, 32), n, 32);
+    IrView v = lw_view(ir, lw_rf(ir, task, vn, n, 32), n, 32);
+    IrView s = ir_all(ir, lw_rf(ir, task, sn, 1, n));
+    IrView m = ir_all(ir, lw_rf(ir, task, mn, 1, 1)), z = ir_all(ir, lw_rf(ir, task, zn, 1, 1));
+    IrView o = ir_all(ir, lw_rf(ir, task, on, 1, 32));
+    lw_load(ir, task, q, "scratch", 0, c->scr[l].q + h * 32, c->d, c->base);
+    lw_load(ir, task, k, ksym, h * c->pos, 0, 32, c->base);
+    lw_load(ir, task, v, vsym, h * c->pos, 0, 32, c->base);
+    IrOp *op = ir_emit(ir, task, IR_MMA);
+    op->mods = IR_MOD_Z | IR_MOD_T, op->d = s, op->a = q, op->b = k, op->prov = c->base;
+    op = ir_emit(ir, task, IR_VMULI);
+    op->d = s, op->a = s, op->imm = 0.17677669529663687f, op->prov = c->base;
+    op = ir_emit(ir, task, IR_VRMAX);
+    op->d = m, op->a = s, op->prov = c->base;
+    op = ir_emit(ir, task, IR_VSUB);
+    op->d = s, op->a = s, op->b = m, op->prov = c->base;
+    op = ir_emit(ir, task, IR_SEXP);
+    op->d = s, op->a = s, op->prov = c->base;
+    op = ir_emit(ir, task, IR_VRSUM);
+    op->d = z, op->a = s, op->prov = c->base;
+    op = ir_emit(ir, task, IR_SRECIP);
+    op->d = z, op->a = z, op->prov = c->base;
+    op = ir_emit(ir, task, IR_VMUL);
+    op->d = s, op->a = s, op->b = z, op->prov = c->base;
+    op = ir_emit(ir, task, IR_MMA);
+    op->mods = IR_MOD_Z, op->d = o, op->a = s, op->b = v, op->prov = c->base;
+    spacing(c, task);
+    lw_store(ir, task, o, "scratch", 0, c->scr[l].att + h * 32, c->d, c->base);
+    signal_stage(c, task, "att", l);
+  }
+}
+
+/* acc = a . W panel + bias + residual panel; stored to `dsym` row/col. */
+static void stage_proj(D1 *c, int t, int l, int stage, const char *name, const LwProj *pj,
+                       const char *wait_ev, int wait_n, int a_off, int a_cols, const char *res_sym,
+                       int res_row, int res_off, const char *dsym, int drow, int doff) {
+  Ir *ir = c->ir;
+  int n = ntasks(c->d, pj->panel);
+  g_autofree char *wsym = g_strdup_printf("%s.l%d", name, l);
+  g_autofree char *bsym = g_strdup_printf("%s.l%d", strcmp(name, "wo") == 0 ? "bo" : "b2", l);
+  for (int p = 0; p < n; p++) {
+    g_autofree char *tag = g_strdup_printf("t%d.l%d.%s.p%d", t, l, name, p);
+    int task = ir_task(ir, tag, stage, pj->prov);
+    wait_stage(c, task, wait_ev, l, t, wait_n);
+    g_autofree char *an = g_strdup_printf("%s.a", tag), *rn = g_strdup_printf("%s.res", tag);
+    g_autofree char *cn = g_strdup_printf("%s.acc", tag);
+    IrView a = ir_all(ir, lw_rf(ir, task, an, 1, a_cols));
+    lw_load(ir, task, a, "scratch", 0, a_off, a_cols, c->base);
+    IrView acc = ir_all(ir, lw_rf(ir, task, cn, 1, pj->panel));
+    lw_project(ir, task, tag, a, wsym, c->d, p * pj->panel, acc, pj);
+    lw_add_bias(ir, task, tag, acc, bsym, p * pj->panel, pj->prov);
+    IrView r = ir_all(ir, lw_rf(ir, task, rn, 1, pj->panel));
+    lw_load(ir, task, r, res_sym, res_row, res_off + p * pj->panel, c->d, c->base);
+    IrOp *op = ir_emit(ir, task, IR_VADD);
+    op->d = acc, op->a = acc, op->b = r, op->prov = c->base;
+    spacing(c, task);
+    lw_store(ir, task, acc, dsym, drow, doff + p * pj->panel, c->d, c->base);
+    signal_stage(c, task, name, l);
+  }
+}
+
+static void stage_w1(D1 *c, int t, int l, int stage) {
+  Ir *ir = c->ir;
+  int n = ntasks(c->f, c->w1.panel);
+  g_autofree char *wsym = g_strdup_printf("w1.l%d", l), *bsym = g_strdup_printf("b1.l%d", l);
+  g_autofree char *gsym = g_strdup_printf("ln2_g.l%d", l), *lbsym = g_strdup_printf("ln2_b.l%d", l);
+  for (int p = 0; p < n; p++) {
+    g_autofree char *tag = g_strdup_printf("t%d.l%d.w1.p%d", t, l, p);
+    int task = ir_task(ir, tag, stage, c->w1.prov);
+    wait_stage(c, task, "wo", l, t, ntasks(c->d, c->wo.panel));
+    g_autofree char *xn = g_strdup_printf("%s.x", tag), *hn = g_strdup_printf("%s.h", tag);
+    g_autofree char *an = g_strdup_printf("%s.acc", tag), *gn = g_strdup_printf("%s.gelu", tag);
+    IrView x = ir_all(ir, lw_rf(ir, task, xn, 1, c->d)), h = ir_all(ir, lw_rf(ir, task, hn, 1, c->d));
+    lw_load(ir, task, x, "scratch", 0, c->scr[l].x1, c->d, c->base);
+    row_ln(c, task, tag, x, h, gsym, lbsym);
+    IrView acc = ir_all(ir, lw_rf(ir, task, an, 1, c->w1.panel));
+    lw_project(ir, task, tag, h, wsym, c->f, p * c->w1.panel, acc, &c->w1);
+    lw_add_bias(ir, task, tag, acc, bsym, p * c->w1.panel, c->w1.prov);
+    IrView g = ir_all(ir, lw_rf(ir, task, gn, 1, c->w1.panel));
+    lw_gelu(ir, task, acc, g, c->base);
+    spacing(c, task);
+    lw_store(ir, task, g, "scratch", 0, c->scr[l].g + p * c->w1.panel, c->f, c->base);
+    signal_stage(c, task, "w1", l);
+  }
+}
+
+static LwProj proj(const Plan *plan, const PlanProblem *pp, PlanProj k, const char *path) {
+  LwProj p = {k, pp->panel[k], pp->k_chunk[k], lw_prov(plan, PROB_D1, path)};
+  return p;
+}
+
+gboolean pass_lower_d1(Ir *ir, const Plan *plan, GError **err) {
+  const PlanProblem *pp = plan_problem(plan, PROB_D1);
+  if (!pp || !pp->present) {
+    g_set_error(err, IR_ERROR, 1, "%s: error: the plan has no d1 section", plan->file);
+    return FALSE;
+  }
+  D1 c = {ir, plan, pp, &ir->prob, ir->prob.d_model, ir->prob.d_ff, ir->prob.heads,
+          ir->prob.history + ir->prob.steps, proj(plan, pp, PROJ_QKV, "d1.panels.qkv"),
+          proj(plan, pp, PROJ_WO, "d1.panels.wo"), proj(plan, pp, PROJ_W1, "d1.panels.w1"),
+          proj(plan, pp, PROJ_W2, "d1.panels.w2"), lw_prov(plan, PROB_D1, "d1.kv_writeback"),
+          lw_prov(plan, PROB_D1, "d1.store_spacing"), lw_prov(plan, PROB_D1, "d1"), NULL, 0};
+  int L = ir->prob.layers, off = 0;
+  c.scr = g_new(D1Scratch, L);
+  for (int l = 0; l < L; l++) {
+    D1Scratch s = {off, off + c.d, off + 2 * c.d, off + 3 * c.d, off + 4 * c.d, off + 4 * c.d + c.f};
+    c.scr[l] = s;
+    off += 6 * c.d + c.f;
+  }
+  for (int t = 0; t < ir->prob.steps; t++)
+    for (int l = 0; l < L; l++) {
+      int s0 = 5 * (t * L + l);
+      stage_qkv(&c, t, l, s0);
+      stage_att(&c, t, l, s0 + 1);
+      stage_proj(&c, t, l, s0 + 2, "wo", &c.wo, "att", c.heads, c.scr[l].att, c.d,
+                 l == 0 ? "x_in" : "scratch", l == 0 ? t : 0, l == 0 ? 0 : c.scr[l].x, "scratch",
+                 0, c.scr[l].x1);
+      stage_w1(&c, t, l, s0 + 3);
+      gboolean last = l == L - 1;
+      stage_proj(&c, t, l, s0 + 4, "w2", &c.w2, "w1", ntasks(c.f, c.w1.panel), c.scr[l].g, c.f,
+                 "scratch", 0, c.scr[l].x1, last ? "out" : "scratch", last ? t : 0,
+                 last ? 0 : c.scr[l + 1].x);
+    }
+  g_free(c.scr);
+  return TRUE;
+}

@@ -1,0 +1,292 @@
+/* lower_p1.c - the baseline strategy for P1 (prefill): rows are cut into
+ * tiles of `row_tile` rows; every layer is seven stages of tasks, each task
+ * one row tile (x one output panel, or x one head), streaming activations and
+ * weights from HBM chunk by chunk and writing its result back to HBM scratch;
+ * an event counter per (stage, layer) makes each stage wait for the whole
+ * previous one.  Stages of layer l:
+ *
+ *   ln1   LN1(x) -> h                       per row tile
+ *   qkv   h . Wqkv panel + b -> q (scratch), K/V (k_out/v_out, the ABI)
+ *   att   causal softmax(q K^T / sqrt(32)) V -> att    per (seq, head, tile)
+ *   wo    att . Wo panel + bo + x -> x1
+ *   ln2   LN2(x1) -> h2
+ *   w1    GELU(h2 . W1 panel + b1) -> g
+ *   w2    g . W2 panel + b2 + x1 -> next layer's x, or out */
+#include <string.h>
+
+#include "lower.h"
+
+/* Scratch buffers (float offsets in `scratch`), one set for all layers: a
+ * layer's stages all finish before the next layer's begin.  Each buffer is
+ * an N x width matrix: x, h, q, att, x1, h2 are N x d, g is N x f, kv (the
+ * temp of kv_writeback: temp) N x 2d. */
+typedef struct P1Scratch {
+  int x, h, q, att, x1, h2, g, kv;
+} P1Scratch;
+
+typedef struct P1 {
+  Ir *ir;
+  const PlanProblem *pp;
+  int d, f, H, N, R, rows;  /* N = all rows, R = tile rows, rows per sequence */
+  LwProj qkv, wo, w1, w2;
+  IrProv base, tile_prov, kv_prov, spacing_prov;
+  P1Scratch scr;
+  int fences;
+} P1;
+
+static void wait_stage(P1 *c, int task, const char *ev, int l, int n) {
+  g_autofree char *name = g_strdup_printf("%s_l%d", ev, l);
+  lw_wait(c->ir, task, name, n, c->base);
+}
+
+static void signal_stage(P1 *c, int task, const char *ev, int l) {
+  g_autofree char *name = g_strdup_printf("%s_l%d", ev, l);
+  lw_sig(c->ir, task, name, c->base);
+}
+
+static void spacing(P1 *c, int task) { lw_waitt(c->ir, task, c->pp->store_spacing, c->spacing_prov); }
+
+/* The layer input: x_in for layer 0, else scratch. */
+static const char *in_sym(int l) { return l == 0 ? "x_in" : "scratch"; }
+static int in_col(P1 *c, int l) { return l == 0 ? 0 : c->scr.x; }
+
+/* LayerNorm of every row tile, a sub-tile of rows at a time (x and its
+ * square must fit the RF together). */
+static void stage_ln(P1 *c, int l, int stage, const char *name, const char *src, int src_col,
+                     int dst_col, const char *wait_ev, int wait_l, int wait_n) {
+  Ir *ir = c->ir;
+  int sub = c->R, rf = c->ir->hw.rf_kib * 1024;
+  while (sub > 1 && 2 * sub * c->d * 4 > rf / 2) sub /= 2;
+  g_autofree char *gsym = g_strdup_printf("%s_g.l%d", name, l), *bsym = g_strdup_printf("%s_b.l%d", name, l);
+  for (int tile = 0; tile < c->N / c->R; tile++) {
+    g_autofree char *tag = g_strdup_printf("l%d.%s.r%d", l, name, tile);
+    int task = ir_task(ir, tag, stage, c->tile_prov);
+    if (wait_ev) wait_stage(c, task, wait_ev, wait_l, wait_n);
+    g_autofree char *xn = g_strdup_printf("%s.x", tag), *tn = g_strdup_printf("%s.tmp", tag);
+    g_autofree char *gn = g_strdup_printf("%s.g", tag), *bn = g_strdup_printf("%s.b", tag);
+    g_autofree char *mn = g_strdup_printf("%s.mean", tag), *vn = g_strdup_printf("%s.var", tag);
+    IrView g = ir_all(ir, lw_rf(ir, task, gn, 1, c->d)), b = ir_all(ir, lw_rf(ir, task, bn, 1, c->d));
+    lw_load(ir, task, g, gsym, 0, 0, c->d, c->base);
+    lw_load(ir, task, b, bsym, 0, 0, c->d, c->base);
+    int x = lw_rf(ir, task, xn, sub, c->d), tmp = lw_rf(ir, task, tn, sub, c->d);
+    int mean = lw_rf(ir, task, mn, sub, 1), var = lw_rf(ir, task, vn, sub, 1);
+    for (int r = 0; r < c->R; r += sub) {
+      int row = tile * c->R + r;
+      IrView xv = ir_win(x, 0, sub, 0, c->d);
+      lw_load(ir, task, xv, src, row, src_col, c->d, c->base);
+      lw_layernorm(ir, task, xv, xv, g, b, ir_win(tmp, 0, sub, 0, c->d), ir_all(ir, mean),
+                   ir_all(ir, var), c->base);
+      spacing(c, task);
+      lw_store(ir, task, xv, "scratch", row, dst_col, c->d, c->base);
+    }
+    signal_stage(c, task, name, l);
+  }
+}
+
+/* Store a q|k|v panel (R x P at columns c0.. of the 3d-wide row) of row tile
+ * `tile`: q to scratch, K/V straight to k_out/v_out ([seq][head][row][32]),
+ * one ST per head piece; via a scratch round trip when kv_writeback: temp. */
+static void store_qkv(P1 *c, int task, IrView acc, int c0, int tile, int l) {
+  Ir *ir = c->ir;
+  int row = tile * c->R, seq = row / c->rows, i = row % c->rows;
+  for (int x = c0; x < c0 + acc.cols;) {
+    int part = x / c->d, col = x % c->d, n = MIN(acc.cols - (x - c0), c->d - col);
+    spacing(c, task);
+    if (part == 0) {
+      lw_store(ir, task, ir_win(acc.t, 0, c->R, x - c0, n), "scratch", row, c->scr.q + col, c->d, c->base);
+      x += n;
+      continue;
+    }
+    int h = col / 32, hn = MIN(n, 32 - col % 32);
+    IrView piece = ir_win(acc.t, 0, c->R, x - c0, hn);
+    g_autofree char *sym = g_strdup_printf("%s.l%d", part == 1 ? "k_out" : "v_out", l);
+    if (c->pp->kv_writeback == KV_TEMP) {
+      int tmp = c->scr.kv + (part - 1) * c->d + col;
+      lw_store(ir, task, piece, "scratch", row, tmp, 2 * c->d, c->kv_prov);
+      g_autofree char *fence = g_strdup_printf("fence_%s", ir_task_at(ir, task)->name);
+      for (char *q = fence; *q; q++)
+        if (*q == '.') *q = '_';
+      lw_sig(ir, task, fence, c->kv_prov);
+      lw_wait(ir, task, fence, ++c->fences, c->kv_prov);
+      g_autofree char *bn = g_strdup_printf("%s.kvback%d", ir_task_at(ir, task)->name, x);
+      int back = lw_rf(ir, task, bn, c->R, hn);
+      lw_load(ir, task, ir_win(back, 0, c->R, 0, hn), "scratch", row, tmp, 2 * c->d, c->kv_prov);
+      piece = ir_win(back, 0, c->R, 0, hn);
+    }
+    lw_store(ir, task, piece, sym, (seq * c->H + h) * c->rows + i, col % 32, 32, c->kv_prov);
+    x += hn;
+  }
+}
+
+static void stage_qkv(P1 *c, int l, int stage) {
+  Ir *ir = c->ir;
+  int np = 3 * c->d / c->qkv.panel;
+  g_autofree char *wsym = g_strdup_printf("wqkv.l%d", l), *bsym = g_strdup_printf("bqkv.l%d", l);
+  for (int tile = 0; tile < c->N / c->R; tile++)
+    for (int p = 0; p < np; p++) {
+      g_autofree char *tag = g_strdup_printf("l%d.qkv.r%d.p%d", l, tile, p);
+      int task = ir_task(ir, tag, stage, c->qkv.prov);
+      c->fences = 0;
+      wait_stage(c, task, "ln1", l, c->N / c->R);
+      g_autofree char *an = g_strdup_printf("%s.acc", tag);
+      IrView acc = ir_all(ir, lw_rf(ir, task, an, c->R, c->qkv.panel));
+      lw_project_stream(ir, task, tag, "scratch", tile * c->R, c->scr.h, c->d, c->d, wsym, 3 * c->d,
+                        p * c->qkv.panel, acc, &c->qkv, c->base);
+      lw_add_bias(ir, task, tag, acc, bsym, p * c->qkv.panel, c->qkv.prov);
+      store_qkv(c, task, acc, p * c->qkv.panel, tile, l);
+      signal_stage(c, task, "qkv", l);
+    }
+}
+
+/* Causal attention of one (sequence, head, row tile): scores against the
+ * key blocks 0..i (the diagonal block masked), softmax, then . V. */
+static void stage_att(P1 *c, int l, int stage) {
+  Ir *ir = c->ir;
+  int R = c->R, tiles = c->rows / R, nq = c->N / R * (3 * c->d / c->qkv.panel);
+  g_autofree char *ksym = g_strdup_printf("k_out.l%d", l), *vsym = g_strdup_printf("v_out.l%d", l);
+  for (int seq = 0; seq < c->N / c->rows; seq++)
+    for (int h = 0; h < c->H; h++)
+      for (int i = 0; i < tiles; i++) {
+        g_autofree char *tag = g_strdup_printf("l%d.att.s%d.h%d.r%d", l, seq, h, i);
+        int task = ir_task(ir, tag, stage, c->tile_prov);
+        wait_stage(c, task, "qkv", l, nq);
+        int n = (i + 1) * R, kv_row = (seq * c->H + h) * c->rows, row = seq * c->rows + i * R;
+        g_autofree char *qn = g_strdup_printf("%s.q", tag), *sn = g_strdup_printf("%s.s", tag);
+        g_autofree char *kn = g_strdup_printf("%s.kb", tag), *vn = g_strdup_printf("%s.vb", tag);
+        g_autofree char *mk = g_strdup_printf("%s.mask", tag), *on = g_strdup_printf("%s.o", tag);
+        g_autofree char *mn = g_strdup_printf("%s.m", tag), *zn = g_strdup_printf("%s.z", tag);
+        IrView q = ir_all(ir, lw_rf(ir, task, qn, R, 32));
+        IrView s = lw_view(ir, lw_rf(ir, task, sn, R, n), R, n);
+        int kb = lw_rf(ir, task, kn, R, 32), vb = lw_rf(ir, task, vn, R, 32);
+        IrView mask = ir_all(ir, lw_rf(ir, task, mk, R, R)), o = ir_all(ir, lw_rf(ir, task, on, R, 32));
+        IrView m = ir_all(ir, lw_rf(ir, task, mn, R, 1)), z = ir_all(ir, lw_rf(ir, task, zn, R, 1));
+        lw_load(ir, task, q, "scratch", row, c->scr.q + h * 32, c->d, c->base);
+        for (int j = 0; j <= i; j++) {
+          lw_load(ir, task, ir_all(ir, kb), ksym, kv_row + j * R, 0, 32, c->base);
+          IrOp *op = ir_emit(ir, task, IR_MMA);
+          op->mods = IR_MOD_Z | IR_MOD_T, op->d = ir_win(s.t, 0, R, j * R, R), op->a = q;
+          op->b = ir_all(ir, kb), op->prov = c->base;
+        }
+        IrOp *op = ir_emit(ir, task, IR_VFILL);
+        op->d = mask, op->imm = -1e30f, op->prov = c->base;
+        for (int r = 0; r < R; r++) {
+          op = ir_emit(ir, task, IR_VFILL);
+          op->d = ir_win(mask.t, r, 1, 0, r + 1), op->imm = 0.0f, op->prov = c->base;
+        }
+        IrView diag = ir_win(s.t, 0, R, i * R, R);
+        op = ir_emit(ir, task, IR_VMULI);
+        op->d = s, op->a = s, op->imm = 0.17677669529663687f, op->prov = c->base;
+        op = ir_emit(ir, task, IR_VADD);
+        op->d = diag, op->a = diag, op->b = mask, op->prov = c->base;
+        op = ir_emit(ir, task, IR_VRMAX);
+        op->d = m, op->a = s, op->prov = c->base;
+        op = ir_emit(ir, task, IR_VSUB);
+        op->d = s, op->a = s, op->b = m, op->prov = c->base;
+        op = ir_emit(ir, task, IR_SEXP);
+        op->d = s, op->a = s, op->prov = c->base;
+        op = ir_emit(ir, task, IR_VRSUM);
+        op->d = z, op->a = s, op->prov = c->base;
+        op = ir_emit(ir, task, IR_SRECIP);
+        op->d = z, op->a = z, op->prov = c->base;
+        op = ir_emit(ir, task, IR_VMUL);
+        op->d = s, op->a = s, op->b = z, op->prov = c->base;
+        for (int j = 0; j <= i; j++) {
+          lw_load(ir, task, ir_all(ir, vb), vsym, kv_row + j * R, 0, 32, c->base);
+          op = ir_emit(ir, task, IR_MMA);
+          op->mods = j == 0 ? IR_MOD_Z : 0, op->d = o, op->a = ir_win(s.t, 0, R, j * R, R);
+          op->b = ir_all(ir, vb), op->prov = c->base;
+        }
+        spacing(c, task);
+        lw_store(ir, task, o, "scratch", row, c->scr.att + h * 32, c->d, c->base);
+        signal_stage(c, task, "att", l);
+      }
+}
+
+/* acc = A . W panel + bias (+ residual panel) (-> GELU), stored to dst. */
+typedef struct ProjStage {
+  const char *name, *wait_ev, *bias, *res_sym, *dst_sym;
+  const LwProj *pj;
+  int wait_n, a_col, K, N, res_col, dst_col, gelu;
+} ProjStage;
+
+static void stage_proj(P1 *c, int l, int stage, const ProjStage *ps) {
+  Ir *ir = c->ir;
+  int np = ps->N / ps->pj->panel, P = ps->pj->panel;
+  g_autofree char *wsym = g_strdup_printf("%s.l%d", ps->name, l), *bsym = g_strdup_printf("%s.l%d", ps->bias, l);
+  for (int tile = 0; tile < c->N / c->R; tile++)
+    for (int p = 0; p < np; p++) {
+      g_autofree char *tag = g_strdup_printf("l%d.%s.r%d.p%d", l, ps->name, tile, p);
+      int task = ir_task(ir, tag, stage, ps->pj->prov);
+      wait_stage(c, task, ps->wait_ev, l, ps->wait_n);
+      g_autofree char *an = g_strdup_printf("%s.acc", tag), *rn = g_strdup_printf("%s.res", tag);
+      IrView acc = ir_all(ir, lw_rf(ir, task, an, c->R, P));
+      lw_project_stream(ir, task, tag, "scratch", tile * c->R, ps->a_col, ps->K, ps->K, wsym, ps->N,
+                        p * P, acc, ps->pj, c->base);
+      lw_add_bias(ir, task, tag, acc, bsym, p * P, ps->pj->prov);
+      IrView out = acc;
+      if (ps->gelu) {
+        g_autofree char *gn = g_strdup_printf("%s.gelu", tag);
+        out = ir_all(ir, lw_rf(ir, task, gn, c->R, P));
+        lw_gelu(ir, task, acc, out, c->base);
+      }
+      if (ps->res_sym) {
+        IrView r = ir_all(ir, lw_rf(ir, task, rn, c->R, P));
+        lw_load(ir, task, r, ps->res_sym, tile * c->R, ps->res_col + p * P, c->d, c->base);
+        IrOp *op = ir_emit(ir, task, IR_VADD);
+        op->d = acc, op->a = acc, op->b = r, op->prov = c->base;
+      }
+      spacing(c, task);
+      lw_store(ir, task, out, ps->dst_sym, tile * c->R, ps->dst_col + p * P, ps->gelu ? c->f : c->d, c->base);
+      signal_stage(c, task, ps->name, l);
+    }
+}
+
+static LwProj proj(const Plan *plan, const PlanProblem *pp, PlanProj k, const char *path) {
+  LwProj p = {k, pp->panel[k], pp->k_chunk[k], lw_prov(plan, PROB_P1, path)};
+  return p;
+}
+
+gboolean pass_lower_p1(Ir *ir, const Plan *plan, GError **err) {
+  const PlanProblem *pp = plan_problem(plan, PROB_P1);
+  if (!pp || !pp->present) {
+    g_set_error(err, IR_ERROR, 1, "%s: error: the plan has no p1 section", plan->file);
+    return FALSE;
+  }
+  const Problem *pb = &ir->prob;
+  int d = pb->d_model, f = pb->d_ff, N = pb->seqs * pb->rows;
+  P1 c = {ir, pp, d, f, pb->heads, N, pp->row_tile > 0 ? pp->row_tile : 32, pb->rows,
+          proj(plan, pp, PROJ_QKV, "p1.panels.qkv"), proj(plan, pp, PROJ_WO, "p1.panels.wo"),
+          proj(plan, pp, PROJ_W1, "p1.panels.w1"), proj(plan, pp, PROJ_W2, "p1.panels.w2"),
+          lw_prov(plan, PROB_P1, "p1"), lw_prov(plan, PROB_P1, "p1.row_tile"),
+          lw_prov(plan, PROB_P1, "p1.kv_writeback"), lw_prov(plan, PROB_P1, "p1.store_spacing"),
+          {0}, 0};
+  /* x h q att x1 h2: N x d each; g: N x f; kv: N x 2d */
+  int off = 0, *bufs[] = {&c.scr.x, &c.scr.h, &c.scr.q, &c.scr.att, &c.scr.x1, &c.scr.h2};
+  for (unsigned k = 0; k < G_N_ELEMENTS(bufs); k++, off += N * d) *bufs[k] = off;
+  c.scr.g = off;
+  c.scr.kv = off + N * f;
+  if ((uint64_t)(c.scr.kv + 2 * N * d) * 4 > WL_SCRATCH_BYTES) {
+    g_set_error(err, IR_ERROR, 1, "%s: error: p1 baseline needs %d bytes of scratch, the ABI has %u",
+                plan->file, (c.scr.kv + 2 * N * d) * 4, WL_SCRATCH_BYTES);
+    return FALSE;
+  }
+  int tiles = N / c.R;
+  for (int l = 0; l < pb->layers; l++) {
+    int s0 = 7 * l;
+    stage_ln(&c, l, s0, "ln1", in_sym(l), in_col(&c, l), c.scr.h, l ? "w2" : NULL, l - 1,
+             l ? tiles * (d / c.w2.panel) : 0);
+    stage_qkv(&c, l, s0 + 1);
+    stage_att(&c, l, s0 + 2);
+    ProjStage wo = {"wo", "att", "bo", in_sym(l), "scratch", &c.wo, pb->seqs * c.H * (pb->rows / c.R),
+                    c.scr.att, d, d, in_col(&c, l), c.scr.x1, 0};
+    stage_proj(&c, l, s0 + 3, &wo);
+    stage_ln(&c, l, s0 + 4, "ln2", "scratch", c.scr.x1, c.scr.h2, "wo", l, tiles * (d / c.wo.panel));
+    ProjStage w1 = {"w1", "ln2", "b1", NULL, "scratch", &c.w1, tiles, c.scr.h2, d, f, 0, c.scr.g, 1};
+    stage_proj(&c, l, s0 + 5, &w1);
+    gboolean last = l == pb->layers - 1;
+    ProjStage w2 = {"w2", "w1", "b2", "scratch", last ? "out" : "scratch", &c.w2, tiles * (f / c.w1.panel),
+                    c.scr.g, f, d, c.scr.x1, last ? 0 : c.scr.x, 0};
+    stage_proj(&c, l, s0 + 6, &w2);
+  }
+  return TRUE;
+}

@@ -1,0 +1,34 @@
+/* pipeline.c - plan -> IR: the passes in order, readable top to bottom.
+ *
+ *   lower     the problem's strategy (baseline) -> tasks, tensors, ops, events
+ *   place     bind tasks to WGs
+ *   rf_alloc  partitions and offsets for every RF tensor
+ *
+ * `dump_after` returns the IR text after the named pass. */
+#include <string.h>
+
+#include "ir.h"
+
+const char *const pass_names[] = {"lower", "place", "rf_alloc", NULL};
+
+static gboolean dump(const Ir *ir, const char *pass, const char *want, char **out) {
+  if (want && out && !*out && strcmp(pass, want) == 0) *out = ir_print(ir);
+  return TRUE;
+}
+
+Ir *pass_pipeline(const Plan *plan, ProblemKind kind, const char *dump_after, char **out,
+                  GError **err) {
+  const PlanProblem *pp = plan_problem(plan, kind);
+  if (!pp || !pp->present) {
+    g_set_error(err, IR_ERROR, 1, "%s: error: the plan has no %s section", plan->file,
+                wl_problem_name(kind));
+    return NULL;
+  }
+  g_autoptr(Ir) ir = ir_new(&plan->hw, &pp->dims, plan->file);
+  ir->sms_used = pp->sms_used > 0 ? pp->sms_used : plan->hw.sms;
+  gboolean ok = kind == PROB_D1 ? pass_lower_d1(ir, plan, err) : pass_lower_p1(ir, plan, err);
+  if (!ok || !dump(ir, "lower", dump_after, out)) return NULL;
+  if (!pass_place(ir, plan, err) || !dump(ir, "place", dump_after, out)) return NULL;
+  if (!pass_rf_alloc(ir, err) || !dump(ir, "rf_alloc", dump_after, out)) return NULL;
+  return g_steal_pointer(&ir);
+}
