@@ -35,7 +35,7 @@ int main(int argc, char **argv) {
       {"problem", 0, 0, G_OPTION_ARG_STRING, &problem, "p1 or d1 (default: the plan's only section)", "P"},
       {"emit", 0, 0, G_OPTION_ARG_STRING, &emit, "what to write: asm (default) or ir", "KIND"},
       {"dump-after", 0, 0, G_OPTION_ARG_STRING, &dump_after,
-       "write the IR after PASS (lower, place, rf_alloc) instead", "PASS"},
+       "write the IR after PASS (lower, place, pace, rf_alloc) instead", "PASS"},
       {"version", 0, 0, G_OPTION_ARG_NONE, &version, "print the version", NULL},
       {NULL, 0, 0, 0, NULL, NULL, NULL}};
   g_autoptr(GOptionContext) ctx = g_option_context_new("PLAN.yaml - compile a plan to TCC assembly");
@@ -64,7 +64,7 @@ int main(int argc, char **argv) {
     gboolean known = FALSE;
     for (int i = 0; pass_names[i]; i++) known |= strcmp(pass_names[i], dump_after) == 0;
     if (!known) {
-      fprintf(stderr, "tcc-gen: error: --dump-after: unknown pass '%s' (passes: lower, place, rf_alloc)\n",
+      fprintf(stderr, "tcc-gen: error: --dump-after: unknown pass '%s' (passes: lower, place, pace, rf_alloc)\n",
               dump_after);
       return 2;
     }

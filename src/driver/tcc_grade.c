@@ -13,8 +13,8 @@
 
 /* Frozen reference cycles: plans/baseline.yaml on the default machine at
  * spec v1 (docs/workloads.md).  Changing them breaks every score. */
-#define SCORE_P1_REF 0.0
-#define SCORE_D1_REF 0.0
+#define SCORE_P1_REF 802528.0
+#define SCORE_D1_REF 124192.0
 
 static const uint64_t seeds[] = {7, 13, 11, 23};
 enum { NSEEDS = G_N_ELEMENTS(seeds) };

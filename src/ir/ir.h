@@ -148,7 +148,10 @@ GQuark ir_error_quark(void);
 gboolean pass_lower_d1(Ir *ir, const Plan *plan, GError **err);
 gboolean pass_lower_p1(Ir *ir, const Plan *plan, GError **err);
 /* place.c: bind every task to a WG (constructive: spread over the SMs used). */
-gboolean pass_place(Ir *ir, const Plan *plan, GError **err);
+gboolean pass_place(Ir *ir, const Plan *plan, ProblemKind kind, GError **err);
+/* pace.c: byte-bucket load pacing (power.bucket_bytes, power.event_interval):
+ * a WG waits event_interval cycles after every bucket of HBM loads. */
+gboolean pass_pace(Ir *ir, const Plan *plan, ProblemKind kind, GError **err);
 /* rf_alloc.c: give every RF tensor partitions per the machine's rules; on
  * failure, report the tensor, the WG, the partitions needed and free. */
 gboolean pass_rf_alloc(Ir *ir, GError **err);

@@ -2,6 +2,7 @@
  *
  *   lower     the problem's strategy (baseline) -> tasks, tensors, ops, events
  *   place     bind tasks to WGs
+ *   pace      byte-bucket load pacing per WG (power knobs)
  *   rf_alloc  partitions and offsets for every RF tensor
  *
  * `dump_after` returns the IR text after the named pass. */
@@ -9,7 +10,7 @@
 
 #include "ir.h"
 
-const char *const pass_names[] = {"lower", "place", "rf_alloc", NULL};
+const char *const pass_names[] = {"lower", "place", "pace", "rf_alloc", NULL};
 
 static gboolean dump(const Ir *ir, const char *pass, const char *want, char **out) {
   if (want && out && !*out && strcmp(pass, want) == 0) *out = ir_print(ir);
@@ -28,7 +29,8 @@ Ir *pass_pipeline(const Plan *plan, ProblemKind kind, const char *dump_after, ch
   ir->sms_used = pp->sms_used > 0 ? pp->sms_used : plan->hw.sms;
   gboolean ok = kind == PROB_D1 ? pass_lower_d1(ir, plan, err) : pass_lower_p1(ir, plan, err);
   if (!ok || !dump(ir, "lower", dump_after, out)) return NULL;
-  if (!pass_place(ir, plan, err) || !dump(ir, "place", dump_after, out)) return NULL;
+  if (!pass_place(ir, plan, kind, err) || !dump(ir, "place", dump_after, out)) return NULL;
+  if (!pass_pace(ir, plan, kind, err) || !dump(ir, "pace", dump_after, out)) return NULL;
   if (!pass_rf_alloc(ir, err) || !dump(ir, "rf_alloc", dump_after, out)) return NULL;
   return g_steal_pointer(&ir);
 }

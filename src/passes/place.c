@@ -7,16 +7,25 @@
  * the placement can never deadlock. */
 #include "ir.h"
 
-gboolean pass_place(Ir *ir, const Plan *plan, GError **err) {
-  (void)plan;
-  int S = ir->sms_used, W = ir->hw.wgs_per_sm, slots = S * W;
+gboolean pass_place(Ir *ir, const Plan *plan, ProblemKind kind, GError **err) {
+  int S = ir->sms_used, W = ir->hw.wgs_per_sm;
+  int pacing = plan_problem(plan, kind)->pacing_wg; /* kept free for the pacer */
   if (S < 1 || S > ir->hw.sms) {
     g_set_error(err, IR_ERROR, 1, "place: sms_used=%d out of range 1..%d", S, ir->hw.sms);
     return FALSE;
   }
-  for (guint k = 0; k < ir->tasks->len; k++) {
-    int slot = (int)(k % (guint)slots);
-    ir_task_at(ir, (int)k)->wg = (slot % S) * W + slot / S;
+  GArray *order = g_array_new(FALSE, FALSE, sizeof(int));
+  for (int slot = 0; slot < S * W; slot++) {
+    int wg = (slot % S) * W + slot / S;
+    if (wg != pacing) g_array_append_val(order, wg);
   }
+  if (order->len == 0) {
+    g_array_free(order, TRUE);
+    g_set_error(err, IR_ERROR, 1, "place: no WG left for tasks besides the pacing WG %d", pacing);
+    return FALSE;
+  }
+  for (guint k = 0; k < ir->tasks->len; k++)
+    ir_task_at(ir, (int)k)->wg = g_array_index(order, int, k % order->len);
+  g_array_free(order, TRUE);
   return TRUE;
 }

@@ -15,6 +15,8 @@ Suite *suite_timing(void);
 Suite *suite_power(void);
 Suite *suite_phenomena(void);
 Suite *suite_e2e(void);
+Suite *suite_ir(void);
+Suite *suite_plan(void);
 
 #include "sim.h"
 

@@ -1,0 +1,97 @@
+/* plan_internal.h - what the frontend's files share and nobody else reads:
+ * the YAML node tree (plan_yaml.c), the knob table (plan_schema.c) and the
+ * diagnostic helpers.  See plan.h for the public side. */
+#ifndef TCC_PLAN_INTERNAL_H
+#define TCC_PLAN_INTERNAL_H
+
+#include "plan.h"
+
+/* ---- plan_yaml.c: YAML text -> tree of nodes, every limit enforced ---- */
+
+typedef enum { PN_SCALAR, PN_MAP, PN_SEQ } PNodeKind;
+
+typedef struct PNode {
+  PNodeKind kind;
+  int line, col;      /* 1-based start of the node                     */
+  char *text;         /* PN_SCALAR: the value, NUL-terminated          */
+  gboolean plain;     /* PN_SCALAR: plain style (not quoted, not block) */
+  GPtrArray *kids;    /* PN_MAP: key0, value0, key1, ...; PN_SEQ: items */
+} PNode;
+
+typedef struct PTree {
+  PNode *root;        /* NULL for an empty document                    */
+  int line, col;      /* start of the document                         */
+  GPtrArray *nodes;   /* owns every node                               */
+} PTree;
+
+/* Parse one YAML document.  Keys are unique scalars; no anchors, aliases or
+ * tags; at most PLAN_MAX_* of everything. */
+PTree *plan_yaml_parse(const char *file, const char *text, size_t len, GError **err);
+void plan_yaml_free(PTree *t);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(PTree, plan_yaml_free)
+
+/* Number of key/value pairs of a mapping, and the i-th key and value. */
+int plan_map_len(const PNode *map);
+const PNode *plan_map_key(const PNode *map, int i);
+const PNode *plan_map_val(const PNode *map, int i);
+/* TRUE for `key:` with nothing after it (plain empty scalar). */
+gboolean plan_node_empty(const PNode *n);
+
+/* Set *err to "file:line:col: error: MESSAGE"; returns FALSE. */
+gboolean plan_fail(GError **err, PlanErrorCode code, const char *file, int line,
+                   int col, const char *fmt, ...) G_GNUC_PRINTF(6, 7);
+/* A scalar for a message: control characters escaped, at most 64 bytes. */
+char *plan_quote(const char *s);
+/* "a mapping", "a sequence", "an empty value", "a quoted string \"x\"", "'x'" */
+char *plan_describe_node(const PNode *n);
+
+/* ---- plan_schema.c: the knobs of a problem section ---- */
+
+typedef enum { KT_INT, KT_BOOL, KT_ENUM, KT_DIM } PlanKnobType;
+
+typedef struct PlanKnobDef PlanKnobDef;
+/* Checks a value against the dims and the hardware: 0, or a PlanErrorCode
+ * with the message in *msg. */
+typedef int (*PlanCheckFn)(const PlanKnobDef *k, const PlanProblem *pp, const Machine *hw,
+                           long v, GString *msg);
+
+struct PlanKnobDef {
+  const char *path;         /* "panels.w1", relative to the section       */
+  const char *full[2];      /* by ProblemKind: "d1.panels.w1", "p1.panels.w1" */
+  PlanKnobType type;
+  unsigned applies;         /* bit (1 << ProblemKind)                     */
+  size_t offset;            /* of the int-sized field in PlanProblem      */
+  int min, max, def;        /* static range (KT_INT) and default          */
+  const char *const *names; /* KT_ENUM: value names, enum order, NULL-ended */
+  int proj;                 /* PROJ_* of per-projection knobs, else -1    */
+  PlanCheckFn check;        /* replaces the static range check when set   */
+  int step[2];              /* by ProblemKind: roadmap step that implements
+                               non-default values; 0 = implemented        */
+};
+
+extern const PlanKnobDef plan_knobs[PLAN_NKNOBS];
+
+/* "Has no effect unless": knob `path` may only be written when knob `needs`
+ * is >= needs_min. */
+typedef struct PlanNeed {
+  const char *path, *needs;
+  int needs_min;
+  const char *text; /* "attention.slices > 1" */
+} PlanNeed;
+extern const PlanNeed plan_needs[];
+extern const int plan_nneeds;
+
+/* The knob's check (or its static range): 0, or a PlanErrorCode and *msg. */
+int plan_knob_check(const PlanKnobDef *k, const PlanProblem *pp, const Machine *hw, long v,
+                    GString *msg);
+/* Index of a knob by path (relative or full), -1 if none. */
+int plan_knob_index(const char *path);
+/* The int-sized field of a knob inside a PlanProblem. */
+int *plan_knob_field(PlanProblem *pp, const PlanKnobDef *k);
+int plan_knob_get(const PlanProblem *pp, const PlanKnobDef *k);
+/* Defaults of every non-dim knob for pp->dims and the hardware; locs reset. */
+void plan_problem_defaults(PlanProblem *pp, const Machine *hw);
+/* Value text as a plan writes it: "32", "true", "resident". */
+char *plan_knob_value_text(const PlanKnobDef *k, long v);
+
+#endif

@@ -1,0 +1,449 @@
+/* plan_load.c - a plan's YAML tree (plan_yaml.c) -> a validated Plan.
+ *
+ * Order of work, so that every check sees what it depends on: the top-level
+ * keys, `version`, `hardware` (through sim_machine_set/validate), then each
+ * problem section: its keys are resolved against the knob table
+ * (plan_schema.c), `problem:` dims are applied, defaults computed from the
+ * dims and the hardware, then every knob in file order (type, range and
+ * divisibility, "not supported yet"), then the "has no effect unless" rules.
+ * The first error stops the load.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "plan_internal.h"
+
+typedef struct Ctx {
+  const char *file;
+  Plan *plan;
+  GError **err;
+} Ctx;
+
+/* One `key: value` resolved to a schema entry (index into the level's paths). */
+typedef struct Leaf {
+  int idx;
+  const PNode *key, *val;
+  const PNode *group; /* key of the enclosing group (`problem:`), or NULL */
+} Leaf;
+
+/* The keys valid in one mapping of the plan and its one-level groups. */
+typedef struct Level {
+  const char *where;         /* "d1", "hardware"; NULL: top level          */
+  const char *const *paths;  /* "sms", "dma.engines", ...                  */
+  const gboolean *applies;   /* per path; NULL: all apply                  */
+  const char *const *alias;  /* per path, a name to suggest it for; or NULL */
+  int n;
+} Level;
+
+static gboolean fail_at(Ctx *c, PlanErrorCode code, const PNode *n, const char *fmt, ...)
+    G_GNUC_PRINTF(4, 5);
+static gboolean fail_at(Ctx *c, PlanErrorCode code, const PNode *n, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  g_autofree char *msg = g_strdup_vprintf(fmt, ap);
+  va_end(ap);
+  return plan_fail(c->err, code, c->file, n->line, n->col, "%s", msg);
+}
+
+/* ---- scalars ---- */
+
+static gboolean type_error(Ctx *c, const char *key, const char *what, const PNode *v) {
+  g_autofree char *got = plan_describe_node(v);
+  g_autofree char *k = plan_quote(key);
+  return fail_at(c, PLAN_ERROR_TYPE, v, "'%s' must be %s, got %s", k, what, got);
+}
+
+/* `key: 123`: a plain decimal integer, optional '-', no leading zeros; an
+ * integer that overflows a long is an error, never wrapped. */
+static gboolean scalar_int(Ctx *c, const char *key, const PNode *v, long *out) {
+  if (v->kind != PN_SCALAR || !v->plain || !v->text[0]) return type_error(c, key, "an integer", v);
+  const char *s = v->text + (v->text[0] == '-');
+  gboolean digits = *s != '\0' && strspn(s, "0123456789") == strlen(s);
+  if (!digits || (s[0] == '0' && s[1])) {
+    gboolean numeric = strchr("+-.0123456789", v->text[0]) != NULL;
+    return type_error(c, key, numeric ? "a decimal integer" : "an integer", v);
+  }
+  unsigned long acc = 0, lim = v->text[0] == '-' ? (unsigned long)LONG_MAX + 1 : LONG_MAX;
+  for (; *s; s++) {
+    unsigned d = (unsigned)(*s - '0');
+    if (acc > (lim - d) / 10) {
+      g_autofree char *k = plan_quote(key);
+      return fail_at(c, PLAN_ERROR_RANGE, v, "'%s' value %s overflows", k, v->text);
+    }
+    acc = acc * 10 + d;
+  }
+  *out = v->text[0] == '-' ? (long)(0 - acc) : (long)acc;
+  return TRUE;
+}
+
+/* `key: true` or `key: false` (plain; not yes/no/on/off/1/0). */
+static gboolean scalar_bool(Ctx *c, const char *key, const PNode *v, long *out) {
+  if (v->kind == PN_SCALAR && v->plain && (!strcmp(v->text, "true") || !strcmp(v->text, "false"))) {
+    *out = v->text[0] == 't';
+    return TRUE;
+  }
+  return type_error(c, key, "true or false", v);
+}
+
+/* `key: NAME` with NAME one of `names` (quoted or not). */
+static gboolean scalar_enum(Ctx *c, const char *key, const char *const *names, const PNode *v,
+                            long *out) {
+  for (int i = 0; v->kind == PN_SCALAR && names[i]; i++)
+    if (strcmp(v->text, names[i]) == 0) {
+      *out = i;
+      return TRUE;
+    }
+  g_autofree char *list = g_strjoinv(", ", (char **)names);
+  g_autofree char *got = plan_describe_node(v);
+  g_autofree char *k = plan_quote(key);
+  return fail_at(c, PLAN_ERROR_TYPE, v, "'%s' must be one of %s; got %s", k, list, got);
+}
+
+/* ---- resolving keys against a level ---- */
+
+static int edit_distance(const char *a, const char *b) {
+  size_t n = strlen(b);
+  g_autofree int *row = g_new(int, n + 1);
+  for (size_t j = 0; j <= n; j++) row[j] = (int)j;
+  for (size_t i = 1; a[i - 1]; i++) {
+    int diag = row[0];
+    row[0] = (int)i;
+    for (size_t j = 1; j <= n; j++) {
+      int up = row[j];
+      int best = MIN(row[j] + 1, row[j - 1] + 1);
+      row[j] = MIN(best, diag + (a[i - 1] != b[j - 1]));
+      diag = up;
+    }
+  }
+  return row[n];
+}
+
+/* The name a path shows at this point: its first component at the level's
+ * top, the rest inside `group`; NULL when the path is not at this point. */
+static const char *name_at(const char *path, const char *group, char *buf, size_t size) {
+  if (group) {
+    size_t g = strlen(group);
+    return strncmp(path, group, g) == 0 && path[g] == '.' ? path + g + 1 : NULL;
+  }
+  g_strlcpy(buf, path, size);
+  char *dot = strchr(buf, '.');
+  if (dot) *dot = '\0';
+  return buf;
+}
+
+/* The closest valid name within edit distance 2 (into buf), or NULL. */
+static const char *suggest(const Level *lvl, const char *group, const char *key, char *buf,
+                           size_t size) {
+  int best = 3;
+  for (int i = 0; i < lvl->n; i++) {
+    char tmp[PLAN_MAX_SCALAR + 1];
+    const char *name = name_at(lvl->paths[i], group, tmp, sizeof tmp);
+    if (!name || (lvl->applies && !lvl->applies[i])) continue;
+    int d = lvl->alias && lvl->alias[i] && !strcmp(lvl->alias[i], key) ? 0
+                                                                       : edit_distance(key, name);
+    if (d < best && d < (int)strlen(name)) {
+      best = d;
+      g_strlcpy(buf, name, size);
+    }
+  }
+  return best <= 2 ? buf : NULL;
+}
+
+static gboolean unknown_key(Ctx *c, const Level *lvl, const char *group, const PNode *k) {
+  g_autofree char *q = plan_quote(k->text);
+  g_autofree char *where = !lvl->where ? g_strdup("at top level")
+                           : group     ? g_strdup_printf("in %s.%s", lvl->where, group)
+                                       : g_strdup_printf("in %s", lvl->where);
+  char buf[PLAN_MAX_SCALAR + 1];
+  const char *s = suggest(lvl, group, k->text, buf, sizeof buf);
+  if (s) return fail_at(c, PLAN_ERROR_UNKNOWN_KEY, k, "unknown key '%s' %s; did you mean '%s'?",
+                        q, where, s);
+  return fail_at(c, PLAN_ERROR_UNKNOWN_KEY, k, "unknown key '%s' %s", q, where);
+}
+
+/* Index of `path` in the level (-1), and whether it names a group: *any
+ * says whether an applicable path is in that group. */
+static int find_path(const Level *lvl, const char *path, gboolean *group, gboolean *any) {
+  size_t n = strlen(path);
+  *group = *any = FALSE;
+  for (int i = 0; i < lvl->n; i++) {
+    const char *p = lvl->paths[i];
+    gboolean ok = !lvl->applies || lvl->applies[i];
+    if (strcmp(p, path) == 0) {
+      *any = ok;
+      return i;
+    }
+    if (strncmp(p, path, n) == 0 && p[n] == '.') {
+      *group = TRUE;
+      *any = *any || ok;
+    }
+  }
+  return -1;
+}
+
+/* Every key of `map` (and of its groups) -> a Leaf, in file order. */
+static gboolean resolve(Ctx *c, const Level *lvl, const PNode *map, const char *group,
+                        const PNode *gkey, GArray *out) {
+  for (int i = 0; i < plan_map_len(map); i++) {
+    const PNode *k = plan_map_key(map, i), *v = plan_map_val(map, i);
+    g_autofree char *path = group ? g_strconcat(group, ".", k->text, NULL) : g_strdup(k->text);
+    gboolean is_group, any;
+    int idx = find_path(lvl, path, &is_group, &any);
+    if (strchr(k->text, '.')) { /* `panels.w1: 32` is not a key */
+      idx = -1;
+      is_group = FALSE;
+    }
+    if (idx < 0 && (!is_group || group)) return unknown_key(c, lvl, group, k);
+    if (!any) {
+      g_autofree char *q = plan_quote(path);
+      return fail_at(c, PLAN_ERROR_NOT_APPLICABLE, k, "'%s' does not apply to %s", q, lvl->where);
+    }
+    if (idx >= 0) {
+      g_array_append_val(out, ((Leaf){idx, k, v, gkey}));
+      continue;
+    }
+    if (plan_node_empty(v)) continue; /* `panels:` with nothing in it */
+    if (v->kind != PN_MAP) return type_error(c, k->text, "a mapping", v);
+    if (!resolve(c, lvl, v, path, k, out)) return FALSE;
+  }
+  return TRUE;
+}
+
+/* ---- hardware ---- */
+
+/* Plan key -> `.machine` key of sim_machine_params.  ORDER-MATTERS: hw_loc. */
+static const char *const hw_paths[PLAN_NHW] = {
+    "sms",      "wgs_per_sm",   "rf_kib",   "vl",        "mma_arrays", "sfu",          "sh_kib",
+    "dma.engines", "dma.depth", "hbm_channels", "noc_bits", "multicast", "reduce_units"};
+static const char *const hw_full[PLAN_NHW] = {
+    "hardware.sms",         "hardware.wgs_per_sm",   "hardware.rf_kib",
+    "hardware.vl",          "hardware.mma_arrays",   "hardware.sfu",
+    "hardware.sh_kib",      "hardware.dma.engines",  "hardware.dma.depth",
+    "hardware.hbm_channels", "hardware.noc_bits",    "hardware.multicast",
+    "hardware.reduce_units"};
+static const char *const hw_sim[PLAN_NHW] = {
+    "sms",         "wgs_per_sm", "rf_kib", "vl",  "mma_arrays", "sfu",      "sh_kib",
+    "dma_engines", "dma_depth",  "hbm",    "noc", "multicast",  "reduce"};
+
+/* hardware:
+ *   sms: 16            wgs_per_sm: 4     rf_kib: 64      vl: 16
+ *   mma_arrays: 1      sfu: 8            sh_kib: 0       dma: {engines: 2, depth: 1}
+ *   hbm_channels: 8    noc_bits: 512     multicast: true reduce_units: 0
+ * every key optional; ranges and defaults are sim_machine_params'. */
+static gboolean load_hardware(Ctx *c, const PNode *key, const PNode *val) {
+  Machine *hw = &c->plan->hw;
+  if (plan_node_empty(val)) return TRUE;
+  if (val->kind != PN_MAP) return type_error(c, key->text, "a mapping", val);
+  Level lvl = {"hardware", hw_paths, NULL, hw_sim, PLAN_NHW};
+  g_autoptr(GArray) leaves = g_array_new(FALSE, FALSE, sizeof(Leaf));
+  if (!resolve(c, &lvl, val, NULL, NULL, leaves)) return FALSE;
+  for (guint i = 0; i < leaves->len; i++) {
+    const Leaf *l = &g_array_index(leaves, Leaf, i);
+    gboolean is_bool = strcmp(hw_paths[l->idx], "multicast") == 0;
+    long v;
+    if (!(is_bool ? scalar_bool : scalar_int)(c, l->key->text, l->val, &v)) return FALSE;
+    g_autoptr(GError) e = NULL;
+    if (!sim_machine_set(hw, hw_sim[l->idx], v, &e))
+      return fail_at(c, PLAN_ERROR_RANGE, l->val, "%s: %s", hw_full[l->idx], e->message);
+    c->plan->hw_loc[l->idx] = (PlanLoc){l->key->line, l->key->col, hw_full[l->idx]};
+  }
+  g_autoptr(GError) e = NULL;
+  if (!sim_machine_validate(hw, &e))
+    return fail_at(c, PLAN_ERROR_RANGE, key, "hardware: %s", e->message);
+  return TRUE;
+}
+
+PlanLoc plan_hw_loc(const Plan *p, const char *key) {
+  if (key && g_str_has_prefix(key, "hardware.")) key += strlen("hardware.");
+  for (int i = 0; key && i < PLAN_NHW; i++)
+    if (strcmp(hw_paths[i], key) == 0) return p->hw_loc[i];
+  return (PlanLoc){0, 0, NULL};
+}
+
+/* ---- problem sections ---- */
+
+/* problem: {d_model: 128, heads: 4, d_ff: 512, layers: 2, history: 128, steps: 8}  (d1)
+ * problem: {d_model: 256, heads: 8, d_ff: 1024, layers: 2, seqs: 2, rows: 256}    (p1)
+ * each key optional (workload defaults); checked by wl_problem_set/validate. */
+static gboolean load_dims(Ctx *c, PlanProblem *pp, const GArray *leaves) {
+  const PNode *group = NULL;
+  for (guint i = 0; i < leaves->len; i++) {
+    const Leaf *l = &g_array_index(leaves, Leaf, i);
+    if (plan_knobs[l->idx].type != KT_DIM) continue;
+    long v;
+    if (!scalar_int(c, l->key->text, l->val, &v)) return FALSE;
+    g_autoptr(GError) e = NULL;
+    if (!wl_problem_set(&pp->dims, l->key->text, v, &e))
+      return fail_at(c, PLAN_ERROR_RANGE, l->val, "%s", e->message);
+    group = l->group;
+  }
+  g_autoptr(GError) e = NULL;
+  if (group && !wl_problem_validate(&pp->dims, &e))
+    return fail_at(c, PLAN_ERROR_RANGE, group, "%s", e->message);
+  return TRUE;
+}
+
+/* Any other knob, e.g. `sms_used: 16`, `panels: {w1: 32}`, `layout: row`:
+ * type, then range/divisibility against dims and hardware, then "planned". */
+static gboolean load_knob(Ctx *c, PlanProblem *pp, const Leaf *l) {
+  const PlanKnobDef *k = &plan_knobs[l->idx];
+  ProblemKind kind = pp->dims.kind;
+  const char *key = l->key->text;
+  long v;
+  gboolean ok = k->type == KT_INT    ? scalar_int(c, key, l->val, &v)
+                : k->type == KT_BOOL ? scalar_bool(c, key, l->val, &v)
+                                     : scalar_enum(c, key, k->names, l->val, &v);
+  if (!ok) return FALSE;
+  g_autoptr(GString) msg = g_string_new(NULL);
+  int code = plan_knob_check(k, pp, &c->plan->hw, v, msg);
+  if (code) return fail_at(c, code, l->val, "%s", msg->str);
+  *plan_knob_field(pp, k) = (int)v;
+  pp->loc[l->idx] = (PlanLoc){l->key->line, l->key->col, k->full[kind]};
+  if (k->step[kind] && v != k->def) {
+    g_autofree char *text = plan_knob_value_text(k, v);
+    return fail_at(c, PLAN_ERROR_PLANNED, l->val,
+                   "'%s: %s' is not supported yet (planned: roadmap step %d)", k->path, text,
+                   k->step[kind]);
+  }
+  return TRUE;
+}
+
+/* A knob written while the knob it depends on keeps it without effect. */
+static gboolean check_needs(Ctx *c, const PlanProblem *pp, const GArray *leaves) {
+  for (guint i = 0; i < leaves->len; i++) {
+    const Leaf *l = &g_array_index(leaves, Leaf, i);
+    for (int j = 0; j < plan_nneeds; j++) {
+      const PlanNeed *n = &plan_needs[j];
+      if (strcmp(n->path, plan_knobs[l->idx].path) != 0) continue;
+      int dep = plan_knob_index(n->needs);
+      if (plan_knob_get(pp, &plan_knobs[dep]) >= n->needs_min) continue;
+      return fail_at(c, PLAN_ERROR_CONFLICT, l->key, "'%s' has no effect unless %s", n->path,
+                     n->text);
+    }
+  }
+  return TRUE;
+}
+
+static void problem_defaults(Ctx *c, PlanProblem *pp, ProblemKind kind) {
+  memset(pp, 0, sizeof *pp);
+  wl_problem_default(&pp->dims, kind);
+  pp->where = (PlanLoc){0, 0, wl_problem_name(kind)};
+  plan_problem_defaults(pp, &c->plan->hw);
+}
+
+/* d1:                          (or p1:)
+ *   problem: {...}             dims, see load_dims
+ *   sms_used: 16  row_tile: 32  panels: {...}  k_chunk: {...}  k_split: {...}
+ *   layout: row  weights: streamed  kv_writeback: direct  store_spacing: 0
+ *   multicast: {...}  rf_grid: {...}  power: {...}  placement: {...}
+ *   attention: {...}  ffn: {...}
+ * (the full list with ranges: plan_knobs, docs/plan.md). */
+static gboolean load_problem(Ctx *c, const PNode *key, const PNode *val, ProblemKind kind,
+                             PlanProblem *pp) {
+  pp->present = TRUE;
+  pp->where = (PlanLoc){key->line, key->col, wl_problem_name(kind)};
+  if (plan_node_empty(val)) return TRUE;
+  if (val->kind != PN_MAP) return type_error(c, key->text, "a mapping", val);
+  const char *paths[PLAN_NKNOBS];
+  gboolean applies[PLAN_NKNOBS];
+  for (int i = 0; i < PLAN_NKNOBS; i++) {
+    paths[i] = plan_knobs[i].path;
+    applies[i] = (plan_knobs[i].applies & (1u << kind)) != 0;
+  }
+  Level lvl = {wl_problem_name(kind), paths, applies, NULL, PLAN_NKNOBS};
+  g_autoptr(GArray) leaves = g_array_new(FALSE, FALSE, sizeof(Leaf));
+  if (!resolve(c, &lvl, val, NULL, NULL, leaves) || !load_dims(c, pp, leaves)) return FALSE;
+  plan_problem_defaults(pp, &c->plan->hw);
+  for (guint i = 0; i < leaves->len; i++) {
+    const Leaf *l = &g_array_index(leaves, Leaf, i);
+    if (plan_knobs[l->idx].type == KT_DIM)
+      pp->loc[l->idx] = (PlanLoc){l->key->line, l->key->col, plan_knobs[l->idx].full[kind]};
+    else if (!load_knob(c, pp, l))
+      return FALSE;
+  }
+  return check_needs(c, pp, leaves);
+}
+
+/* ---- the document ---- */
+
+static const char *const top_paths[] = {"version", "hardware", "p1", "d1"};
+enum { TOP_VERSION, TOP_HARDWARE, TOP_P1, TOP_D1, TOP__COUNT };
+
+/* version: 1          # required, must be 1
+ * hardware: {...}     # optional: load_hardware
+ * p1: {...}           # optional: load_problem
+ * d1: {...}           # optional: load_problem  */
+static gboolean load_top(Ctx *c, const PTree *t) {
+  if (!t->root)
+    return plan_fail(c->err, PLAN_ERROR_MISSING, c->file, t->line, t->col,
+                     "missing required key 'version'");
+  if (t->root->kind != PN_MAP) {
+    g_autofree char *got = plan_describe_node(t->root);
+    return fail_at(c, PLAN_ERROR_STRUCTURE, t->root, "a plan must be a mapping, got %s", got);
+  }
+  Level lvl = {NULL, top_paths, NULL, NULL, TOP__COUNT};
+  g_autoptr(GArray) leaves = g_array_new(FALSE, FALSE, sizeof(Leaf));
+  if (!resolve(c, &lvl, t->root, NULL, NULL, leaves)) return FALSE;
+  const Leaf *top[TOP__COUNT] = {NULL};
+  for (guint i = 0; i < leaves->len; i++) top[g_array_index(leaves, Leaf, i).idx] = &g_array_index(leaves, Leaf, i);
+  if (!top[TOP_VERSION])
+    return plan_fail(c->err, PLAN_ERROR_MISSING, c->file, t->line, t->col,
+                     "missing required key 'version'");
+  long v;
+  if (!scalar_int(c, "version", top[TOP_VERSION]->val, &v)) return FALSE;
+  if (v != PLAN_VERSION)
+    return fail_at(c, PLAN_ERROR_VERSION, top[TOP_VERSION]->val,
+                   "unsupported plan version %ld (this tcc-gen reads version %d)", v, PLAN_VERSION);
+  if (top[TOP_HARDWARE] && !load_hardware(c, top[TOP_HARDWARE]->key, top[TOP_HARDWARE]->val))
+    return FALSE;
+  problem_defaults(c, &c->plan->p1, PROB_P1);
+  problem_defaults(c, &c->plan->d1, PROB_D1);
+  if (top[TOP_P1] && !load_problem(c, top[TOP_P1]->key, top[TOP_P1]->val, PROB_P1, &c->plan->p1))
+    return FALSE;
+  if (top[TOP_D1] && !load_problem(c, top[TOP_D1]->key, top[TOP_D1]->val, PROB_D1, &c->plan->d1))
+    return FALSE;
+  return TRUE;
+}
+
+Plan *plan_parse(const char *file, const char *text, size_t len, GError **err) {
+  g_autoptr(PTree) t = plan_yaml_parse(file, text, len, err);
+  if (!t) return NULL;
+  g_autoptr(Plan) p = g_new0(Plan, 1);
+  p->file = g_strdup(file);
+  p->version = PLAN_VERSION;
+  sim_machine_default(&p->hw);
+  for (int i = 0; i < PLAN_NHW; i++) p->hw_loc[i] = (PlanLoc){0, 0, hw_full[i]};
+  Ctx c = {file, p, err};
+  if (!load_top(&c, t)) return NULL;
+  return g_steal_pointer(&p);
+}
+
+Plan *plan_load(const char *file, GError **err) {
+  FILE *f = fopen(file, "rb");
+  if (!f) {
+    plan_fail(err, PLAN_ERROR_IO, file, 1, 1, "cannot read plan: %s", g_strerror(errno));
+    return NULL;
+  }
+  g_autofree char *buf = g_malloc(PLAN_MAX_BYTES + 1);
+  size_t n = fread(buf, 1, PLAN_MAX_BYTES + 1, f);
+  int bad = ferror(f) ? errno : 0;
+  fclose(f);
+  if (bad) {
+    plan_fail(err, PLAN_ERROR_IO, file, 1, 1, "cannot read plan: %s", g_strerror(bad));
+    return NULL;
+  }
+  return plan_parse(file, buf, n, err);
+}
+
+void plan_free(Plan *p) {
+  if (!p) return;
+  g_free(p->file);
+  g_free(p);
+}
+
+const PlanProblem *plan_problem(const Plan *p, ProblemKind kind) {
+  return kind == PROB_P1 ? &p->p1 : &p->d1;
+}

@@ -1,0 +1,302 @@
+/* plan_schema.c - the knobs of a problem section (`p1:` / `d1:`): one row per
+ * knob with its type, the problems it applies to, its range and default, the
+ * check against the dims and the hardware, and the roadmap step that will
+ * implement its non-default values.  docs/plan.md is the prose version of this
+ * table; a knob added here must be added there.
+ */
+#include <stddef.h>
+#include <string.h>
+
+#include "plan_internal.h"
+
+const char *const plan_proj_name[PROJ__COUNT] = {"qkv", "wo", "w1", "w2"};
+
+/* ORDER-MATTERS: the enums of plan.h. */
+static const char *const layout_names[] = {"row", "packed", NULL};
+static const char *const weights_names[] = {"streamed", "resident", NULL};
+static const char *const kv_names[] = {"direct", "temp", NULL};
+static const char *const solver_names[] = {"constructive", "ilp", NULL};
+static const char *const slicemap_names[] = {"round_robin", "blocked", NULL};
+
+G_STATIC_ASSERT(sizeof(PlanLayout) == sizeof(int) && sizeof(PlanWeights) == sizeof(int) &&
+                sizeof(PlanKv) == sizeof(int) && sizeof(PlanSolver) == sizeof(int) &&
+                sizeof(PlanSliceMap) == sizeof(int) && sizeof(gboolean) == sizeof(int));
+
+int plan_proj_n(const Problem *d, PlanProj proj) {
+  switch (proj) {
+  case PROJ_QKV: return 3 * d->d_model;
+  case PROJ_W1: return d->d_ff;
+  default: return d->d_model;
+  }
+}
+
+int plan_proj_k(const Problem *d, PlanProj proj) {
+  return proj == PROJ_W2 ? d->d_ff : d->d_model;
+}
+
+/* How a message names a projection's N and K. */
+static const char *const n_name[PROJ__COUNT] = {"3*d_model", "d_model", "d_ff", "d_model"};
+static const char *const k_name[PROJ__COUNT] = {"d_model", "d_model", "d_model", "d_ff"};
+
+/* ---- checks against the dims and the hardware ---- */
+
+static int range(const PlanKnobDef *k, long v, long lo, long hi, const char *why,
+                 GString *msg) {
+  if (v >= lo && v <= hi) return 0;
+  g_string_printf(msg, "%s=%ld out of range %ld..%ld", k->path, v, lo, hi);
+  if (why) g_string_append_printf(msg, " (%s)", why);
+  return PLAN_ERROR_RANGE;
+}
+
+static int multiple(const PlanKnobDef *k, long v, long of, GString *msg) {
+  if (v % of == 0) return 0;
+  g_string_printf(msg, "%s=%ld must be a multiple of %ld", k->path, v, of);
+  return PLAN_ERROR_DIVIDE;
+}
+
+static int divides(const PlanKnobDef *k, long v, long n, const char *name, GString *msg) {
+  if (n % v == 0) return 0;
+  g_string_printf(msg, "%s=%ld does not divide %s=%ld", k->path, v, name, n);
+  return PLAN_ERROR_DIVIDE;
+}
+
+static int check_sms_used(const PlanKnobDef *k, const PlanProblem *pp, const Machine *hw,
+                          long v, GString *msg) {
+  (void)pp;
+  return range(k, v, 1, hw->sms, "hardware.sms", msg);
+}
+
+static int check_row_tile(const PlanKnobDef *k, const PlanProblem *pp, const Machine *hw,
+                          long v, GString *msg) {
+  (void)hw;
+  int rows = pp->dims.rows, e;
+  if ((e = range(k, v, 32, rows, "problem.rows", msg))) return e;
+  if ((e = multiple(k, v, 32, msg))) return e;
+  return divides(k, v, rows, "rows", msg);
+}
+
+static int check_panel(const PlanKnobDef *k, const PlanProblem *pp, const Machine *hw, long v,
+                       GString *msg) {
+  (void)hw;
+  int e;
+  if ((e = range(k, v, k->min, k->max, NULL, msg))) return e;
+  if ((e = multiple(k, v, 8, msg))) return e;
+  return divides(k, v, plan_proj_n(&pp->dims, k->proj), n_name[k->proj], msg);
+}
+
+static int check_k_chunk(const PlanKnobDef *k, const PlanProblem *pp, const Machine *hw,
+                         long v, GString *msg) {
+  (void)hw;
+  int e;
+  if ((e = range(k, v, k->min, k->max, NULL, msg))) return e;
+  if ((e = multiple(k, v, 32, msg))) return e;
+  return divides(k, v, plan_proj_k(&pp->dims, k->proj), k_name[k->proj], msg);
+}
+
+static int check_k_split(const PlanKnobDef *k, const PlanProblem *pp, const Machine *hw,
+                         long v, GString *msg) {
+  (void)hw;
+  int e, kk = plan_proj_k(&pp->dims, k->proj);
+  if ((e = range(k, v, k->min, k->max, NULL, msg))) return e;
+  if (kk % (32 * v) == 0) return 0;
+  g_string_printf(msg, "%s=%ld does not split %s=%d into multiples of 32 rows", k->path, v,
+                  k_name[k->proj], kk);
+  return PLAN_ERROR_DIVIDE;
+}
+
+static int check_multicast(const PlanKnobDef *k, const PlanProblem *pp, const Machine *hw,
+                           long v, GString *msg) {
+  (void)pp;
+  if (!v || hw->multicast) return 0;
+  g_string_printf(msg, "'%s: true' needs hardware.multicast: true", k->path);
+  return PLAN_ERROR_CONFLICT;
+}
+
+static int check_pacing_wg(const PlanKnobDef *k, const PlanProblem *pp, const Machine *hw,
+                           long v, GString *msg) {
+  (void)pp;
+  int wgs = sim_machine_wgs(hw);
+  g_autofree char *why = g_strdup_printf("the machine has %d WGs", wgs);
+  return range(k, v, -1, wgs - 1, why, msg);
+}
+
+static int check_slices(const PlanKnobDef *k, const PlanProblem *pp, const Machine *hw,
+                        long v, GString *msg) {
+  (void)hw;
+  int e, h = pp->dims.history;
+  if ((e = range(k, v, k->min, k->max, NULL, msg))) return e;
+  if (v == 1 || (h >= 16 * v && h % (16 * v) == 0)) return 0;
+  g_string_printf(msg, "%s=%ld does not split history=%d into slices of a multiple of 16 "
+                  "positions", k->path, v, h);
+  return PLAN_ERROR_DIVIDE;
+}
+
+static int check_ffn_channels(const PlanKnobDef *k, const PlanProblem *pp, const Machine *hw,
+                              long v, GString *msg) {
+  (void)hw;
+  int e;
+  if ((e = range(k, v, k->min, k->max, NULL, msg))) return e;
+  return divides(k, v, pp->dims.d_ff, "d_ff", msg);
+}
+
+/* ---- the table ---- */
+
+#define D1 (1u << PROB_D1)
+#define P1 (1u << PROB_P1)
+#define BOTH (D1 | P1)
+#define FULL(p) {[PROB_D1] = "d1." p, [PROB_P1] = "p1." p}
+#define STEP(d, p) {[PROB_D1] = d, [PROB_P1] = p}
+#define DIM(p, app)                                                                  \
+  {.path = "problem." #p, .full = FULL("problem." #p), .type = KT_DIM, .applies = app,   \
+   .offset = offsetof(PlanProblem, dims.p), .proj = -1}
+#define INT(p, app, fld, lo, hi, d, pr, chk, sd, sp)                                      \
+  {.path = p, .full = FULL(p), .type = KT_INT, .applies = app,                            \
+   .offset = offsetof(PlanProblem, fld), .min = lo, .max = hi, .def = d, .proj = pr,      \
+   .check = chk, .step = STEP(sd, sp)}
+#define BOOL(p, app, fld, d, pr, chk, sd, sp)                                             \
+  {.path = p, .full = FULL(p), .type = KT_BOOL, .applies = app,                           \
+   .offset = offsetof(PlanProblem, fld), .min = 0, .max = 1, .def = d, .proj = pr,        \
+   .check = chk, .step = STEP(sd, sp)}
+#define ENUM(p, app, fld, nm, d, sd, sp)                                                  \
+  {.path = p, .full = FULL(p), .type = KT_ENUM, .applies = app,                           \
+   .offset = offsetof(PlanProblem, fld), .def = d, .names = nm, .proj = -1,               \
+   .step = STEP(sd, sp)}
+#define PER_PROJ(M, group)                                                   \
+  M(group ".qkv", PROJ_QKV), M(group ".wo", PROJ_WO), M(group ".w1", PROJ_W1), \
+      M(group ".w2", PROJ_W2)
+#define PANEL(p, pr) INT(p, BOTH, panel[pr], 8, 128, 32, pr, check_panel, 0, 0)
+#define KCHUNK(p, pr) INT(p, BOTH, k_chunk[pr], 32, 4096, 128, pr, check_k_chunk, 0, 0)
+#define KSPLIT(p, pr) INT(p, BOTH, k_split[pr], 1, 8, 1, pr, check_k_split, 3, 4)
+#define MCAST(p, pr) BOOL(p, BOTH, multicast[pr], 0, pr, check_multicast, 4, 4)
+
+/* ORDER-MATTERS: docs/plan.md lists the knobs in this order; `problem.*`
+ * first (they are applied before every other knob).  Columns:
+ *   INT(path, applies, field, min, max, default, proj, check, step d1, step p1)
+ *   BOOL(path, applies, field, default, proj, check, step d1, step p1)
+ *   ENUM(path, applies, field, names, default, step d1, step p1)
+ * step = the roadmap step that implements non-default values (0: now); a
+ * check replaces the static min..max (it checks its own range). */
+const PlanKnobDef plan_knobs[PLAN_NKNOBS] = {
+    DIM(d_model, BOTH), DIM(heads, BOTH), DIM(d_ff, BOTH), DIM(layers, BOTH),
+    DIM(history, D1), DIM(steps, D1), DIM(seqs, P1), DIM(rows, P1),
+    INT("sms_used", BOTH, sms_used, 1, 64, 16, -1, check_sms_used, 0, 0),
+    INT("row_tile", P1, row_tile, 32, 1024, 32, -1, check_row_tile, 0, 0),
+    PER_PROJ(PANEL, "panels"),
+    PER_PROJ(KCHUNK, "k_chunk"),
+    PER_PROJ(KSPLIT, "k_split"),
+    ENUM("layout", BOTH, layout, layout_names, LAYOUT_ROW, 4, 4),
+    ENUM("weights", BOTH, weights, weights_names, WEIGHTS_STREAMED, 3, 4),
+    ENUM("kv_writeback", BOTH, kv_writeback, kv_names, KV_DIRECT, 0, 0),
+    INT("store_spacing", BOTH, store_spacing, 0, 100000, 0, -1, NULL, 0, 0),
+    PER_PROJ(MCAST, "multicast"),
+    INT("rf_grid.rows", P1, rf_grid_rows, 1, 8, 1, -1, NULL, 0, 4),
+    INT("rf_grid.cols", P1, rf_grid_cols, 1, 8, 1, -1, NULL, 0, 4),
+    INT("rf_grid.k_split", P1, rf_grid_k, 1, 8, 1, -1, NULL, 0, 4),
+    INT("power.preload_waves", BOTH, preload_waves, 1, 64, 1, -1, NULL, 3, 4),
+    INT("power.bucket_bytes", BOTH, bucket_bytes, 0, 1 << 30, 0, -1, NULL, 0, 0),
+    INT("power.event_interval", BOTH, event_interval, 0, 100000, 0, -1, NULL, 0, 0),
+    INT("power.pacing_wg", BOTH, pacing_wg, -1, 511, -1, -1, check_pacing_wg, 0, 0),
+    INT("power.in_flight", BOTH, in_flight, 0, 512, 0, -1, NULL, 0, 0),
+    BOOL("power.deferred_loads", BOTH, deferred_loads, 0, -1, NULL, 3, 4),
+    ENUM("placement.solver", BOTH, solver, solver_names, SOLVER_CONSTRUCTIVE, 3, 3),
+    INT("placement.time_limit_s", BOTH, solver_time_limit_s, 1, 3600, 10, -1, NULL, 0, 0),
+    INT("placement.k_divisor", BOTH, obj_k_divisor, 1, 1024, 4, -1, NULL, 0, 0),
+    INT("placement.partition_weight", BOTH, obj_partition_weight, 0, 10000, 20, -1, NULL, 0,
+        0),
+    INT("placement.active_weight", BOTH, obj_active_weight, 0, 10000, 0, -1, NULL, 0, 0),
+    INT("attention.slices", D1, attn_slices, 1, 8, 1, -1, check_slices, 3, 0),
+    ENUM("attention.slice_map", D1, slice_map, slicemap_names, SLICEMAP_ROUND_ROBIN, 0, 0),
+    BOOL("ffn.fused", D1, ffn_fused, 0, -1, NULL, 3, 0),
+    INT("ffn.producers", D1, ffn_producers, 1, 512, 32, -1, NULL, 0, 0),
+    INT("ffn.channels", D1, ffn_channels, 1, 4096, 16, -1, check_ffn_channels, 0, 0),
+    INT("ffn.consumers", D1, ffn_consumers, 1, 512, 16, -1, NULL, 0, 0),
+};
+
+const PlanNeed plan_needs[] = {
+    {"attention.slice_map", "attention.slices", 2, "attention.slices > 1"},
+    {"ffn.producers", "ffn.fused", 1, "ffn.fused is true"},
+    {"ffn.channels", "ffn.fused", 1, "ffn.fused is true"},
+    {"ffn.consumers", "ffn.fused", 1, "ffn.fused is true"},
+    {"placement.time_limit_s", "placement.solver", SOLVER_ILP, "placement.solver is ilp"},
+    {"placement.k_divisor", "placement.solver", SOLVER_ILP, "placement.solver is ilp"},
+    {"placement.partition_weight", "placement.solver", SOLVER_ILP, "placement.solver is ilp"},
+    {"placement.active_weight", "placement.solver", SOLVER_ILP, "placement.solver is ilp"},
+};
+const int plan_nneeds = G_N_ELEMENTS(plan_needs);
+
+/* ---- access ---- */
+
+int plan_knob_check(const PlanKnobDef *k, const PlanProblem *pp, const Machine *hw, long v,
+                    GString *msg) {
+  if (k->check) return k->check(k, pp, hw, v, msg);
+  if (k->type != KT_INT) return 0;
+  return range(k, v, k->min, k->max, NULL, msg);
+}
+
+int plan_knob_index(const char *path) {
+  if (!path) return -1;
+  if (g_str_has_prefix(path, "d1.") || g_str_has_prefix(path, "p1.")) path += 3;
+  for (int i = 0; i < PLAN_NKNOBS; i++)
+    if (strcmp(plan_knobs[i].path, path) == 0) return i;
+  return -1;
+}
+
+int *plan_knob_field(PlanProblem *pp, const PlanKnobDef *k) {
+  return (int *)((char *)pp + k->offset);
+}
+
+int plan_knob_get(const PlanProblem *pp, const PlanKnobDef *k) {
+  return *(const int *)((const char *)pp + k->offset);
+}
+
+/* The largest of 128, 96, 64, 32 that divides K (K is a multiple of 32). */
+static int default_k_chunk(int k) {
+  for (int c = 128; c > 32; c -= 32)
+    if (k % c == 0) return c;
+  return 32;
+}
+
+void plan_problem_defaults(PlanProblem *pp, const Machine *hw) {
+  ProblemKind kind = pp->dims.kind;
+  for (int i = 0; i < PLAN_NKNOBS; i++) {
+    const PlanKnobDef *k = &plan_knobs[i];
+    gboolean applies = (k->applies & (1u << kind)) != 0;
+    pp->loc[i] = (PlanLoc){0, 0, applies ? k->full[kind] : NULL};
+    if (k->type != KT_DIM) *plan_knob_field(pp, k) = k->def;
+  }
+  pp->sms_used = hw->sms;
+  for (int p = 0; p < PROJ__COUNT; p++)
+    pp->k_chunk[p] = default_k_chunk(plan_proj_k(&pp->dims, (PlanProj)p));
+}
+
+char *plan_knob_value_text(const PlanKnobDef *k, long v) {
+  if (k->type == KT_BOOL) return g_strdup(v ? "true" : "false");
+  if (k->type == KT_ENUM && v >= 0 && v < (long)g_strv_length((char **)k->names))
+    return g_strdup(k->names[v]);
+  return g_strdup_printf("%ld", v);
+}
+
+/* A path naming a knob of this problem: relative, or full with the right
+ * section prefix. */
+static int knob_of(const PlanProblem *pp, const char *path) {
+  const char *sec = wl_problem_name(pp->dims.kind);
+  if (path && (g_str_has_prefix(path, "d1.") || g_str_has_prefix(path, "p1.")) &&
+      strncmp(path, sec, 2) != 0)
+    return -1;
+  int i = plan_knob_index(path);
+  if (i < 0 || !(plan_knobs[i].applies & (1u << pp->dims.kind))) return -1;
+  return i;
+}
+
+PlanLoc plan_knob_loc(const PlanProblem *pp, const char *path) {
+  int i = knob_of(pp, path);
+  return i < 0 ? (PlanLoc){0, 0, NULL} : pp->loc[i];
+}
+
+char *plan_knob_describe(const PlanProblem *pp, const char *path) {
+  int i = knob_of(pp, path);
+  if (i < 0) return NULL;
+  g_autofree char *v = plan_knob_value_text(&plan_knobs[i], plan_knob_get(pp, &plan_knobs[i]));
+  if (pp->loc[i].line == 0) return g_strdup_printf("%s=%s (default)", pp->loc[i].path, v);
+  return g_strdup_printf("%s=%s (line %d)", pp->loc[i].path, v, pp->loc[i].line);
+}
