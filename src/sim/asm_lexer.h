@@ -8,6 +8,7 @@
 #ifndef TCC_ASM_LEXER_H
 #define TCC_ASM_LEXER_H
 
+#include <limits.h>
 #include <stddef.h>
 
 typedef enum {
@@ -43,8 +44,36 @@ typedef struct Lexer {
   int line;
 } Lexer;
 
+/* Bytes of TK_IDENT, `[A-Za-z_][A-Za-z0-9_.]*`: no other token starts with
+ * a SIM_ID_START byte.  Bytes >= 0x80 are neither. */
+enum { SIM_ID_START = 1, SIM_ID_CHAR = 2 };
+static const unsigned char sim_asm_ident[256] = {
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 0, 0, 0, 0, 0, 0,
+    0, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 0, 0, 0, 0, 3,
+    0, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 0, 0, 0, 0, 0,
+};
+
 void sim_asm_lex_init(Lexer *lx, const char *text, size_t len);
 /* The next token (comments included).  At the end it keeps returning TK_EOF. */
 void sim_asm_lex(Lexer *lx, Token *t);
+
+/* Emit the token of kind `kind` spanning [start, end) on the current line
+ * and move past it (the bookkeeping of sim_asm_lex, shared with the parser's
+ * fast path, which scans some lines itself). */
+static inline void sim_asm_lex_emit(Lexer *lx, Token *t, TokKind kind, const char *start,
+                                    const char *end) {
+  t->kind = kind;
+  t->s = start;
+  t->len = (size_t)(end - start);
+  t->line = lx->line;
+  ptrdiff_t col = start - lx->line_start + 1;
+  t->col = col > INT_MAX ? INT_MAX : (int)col;
+  lx->cur = end;
+  if (kind == TK_NEWLINE) {
+    if (lx->line < INT_MAX) lx->line++;
+    lx->line_start = end;
+  }
+}
 
 #endif

@@ -7,8 +7,6 @@
  */
 #include "asm_lexer.h"
 
-#include <limits.h>
-
 void sim_asm_lex_init(Lexer *lx, const char *text, size_t len) {
   lx->cur = text;
   lx->end = text + len;
@@ -65,24 +63,24 @@ done:
 void sim_asm_lex(Lexer *lx, Token *t) {
   for (;;) {
     const unsigned char *start = (const unsigned char *)lx->cur;
+    while (*start == ' ' || *start == '\t') start++; /* the common blanks, before the DFA */
     const unsigned char *cur = start;
-    int kind = scan(&cur, (const unsigned char *)lx->end);
+    int kind;
+    if (sim_asm_ident[*cur] & SIM_ID_START) { /* the most common tokens, without the DFA */
+      while (sim_asm_ident[*++cur] & SIM_ID_CHAR) {
+      }
+      kind = TK_IDENT;
+    } else if (*cur == '\n' || *cur == ',') { /* the next most common */
+      kind = *cur++ == '\n' ? TK_NEWLINE : TK_COMMA;
+    } else {
+      kind = scan(&cur, (const unsigned char *)lx->end);
+    }
     if (kind == TK__SKIP) {
       lx->cur = (const char *)cur;
       continue;
     }
     if (kind == TK_EOF) cur = start; /* stay on the sentinel */
-    t->kind = (TokKind)kind;
-    t->s = (const char *)start;
-    t->len = (size_t)(cur - start);
-    t->line = lx->line;
-    ptrdiff_t col = (const char *)start - lx->line_start + 1;
-    t->col = col > INT_MAX ? INT_MAX : (int)col;
-    lx->cur = (const char *)cur;
-    if (kind == TK_NEWLINE) {
-      if (lx->line < INT_MAX) lx->line++;
-      lx->line_start = lx->cur;
-    }
+    sim_asm_lex_emit(lx, t, (TokKind)kind, (const char *)start, (const char *)cur);
     return;
   }
 }

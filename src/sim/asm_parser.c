@@ -11,10 +11,17 @@
  * callers just propagate FALSE; P->tok is the current token and never a
  * comment.  The grammar rule each function accepts is in the comment above it.
  */
+#define _DEFAULT_SOURCE 1 /* madvise() */
+#include <errno.h>
+#include <fcntl.h>
+#include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "asm_lexer.h"
 #include "program.h"
@@ -42,17 +49,34 @@ typedef struct MemOp {
   gboolean stride_given;
 } MemOp;
 
-/* A WG's section while it is being parsed. */
+/* A name table keyed by (pointer, length), so that lookups need no copy: a
+ * GHashTable whose keys and values are the entries themselves.  The stored
+ * names must outlive the table (region, event and ABI names). */
+typedef struct NameEnt {
+  const char *s;
+  size_t n;
+  int value;            /* > 0                                          */
+  int rows, cols;       /* region tables: the region's shape            */
+} NameEnt;
+
+typedef struct Names {
+  GHashTable *t;        /* NameEnt* -> itself; NULL while empty          */
+} Names;
+
+/* A WG's section while it is being parsed.  Sections are contiguous in the
+ * file, so a section's instructions are a contiguous run of Parser.code. */
 typedef struct Section {
-  GArray *insns;        /* Insn; NULL when the WG has no section        */
-  GHashTable *regions;  /* region name -> index in prog->regions + 1    */
+  gboolean seen;        /* the WG has a section                         */
+  size_t first, n;      /* its instructions: Parser.code[first..+n)     */
+  Names regions;        /* region name -> index in prog->regions + 1    */
   int line, col;        /* of `.wg`                                     */
   gboolean ended;       /* END seen                                     */
 } Section;
 
 /* A reference into another WG, resolved after the whole file is read. */
 typedef struct Fixup {
-  int wg, pc;           /* the instruction: sections[wg].insns[pc]     */
+  int wg;               /* the issuing WG                               */
+  size_t at;            /* the instruction: Parser.code[at]             */
   Operand op;           /* ST: the destination; LD.mc: d               */
   MemOp mem;            /* LD.mc: for the deferred bounds check        */
   gboolean resolved;    /* LD.mc: d already resolved on the issuer      */
@@ -62,15 +86,54 @@ typedef struct Parser {
   const char *file;
   Lexer lx;
   Token tok;            /* current token (comments skipped)            */
+  Token peek;           /* the next token, when `peeked` (fast path)   */
+  gboolean peeked;
   Program *prog;
   Section *secs;        /* prog->nwgs of them, after `.machine`        */
   int cur;              /* WG of the current section; -1 before any    */
-  GHashTable *events;   /* name -> index in prog->events + 1           */
-  GHashTable *abi;      /* ABI symbol name -> index in abi.syms + 1    */
+  Insn *code;           /* every section's instructions, in file order */
+  size_t ncode, capcode;
+  guint ntexts;         /* prog->texts used so far                     */
+  char *text_end;       /* end of the last instruction's text: becomes */
+                        /* its NUL once the lexer is past that line    */
+  char *src;            /* the text (prog->source), writable           */
+  Names events;         /* name -> index in prog->events + 1           */
+  Names abi;            /* ABI symbol name -> index in abi.syms + 1    */
+  Names ops;            /* mnemonic -> op + 1                           */
+  size_t op_maxlen;     /* of the longest mnemonic                      */
   GArray *fixups;       /* Fixup                                       */
   int machine_line, problem_line;
   GError *error;        /* the first error                             */
 } Parser;
+
+/* ---------------------------------------------------------------- memory */
+
+/* Large blocks written once from start to end (the source, the
+ * instructions): ask for transparent huge pages, since one 4 KiB page fault
+ * per page would cost more than parsing what it holds.  Only a hint. */
+static void huge_hint(void *p, size_t n) {
+#ifdef MADV_HUGEPAGE
+  if (n < (4u << 20)) return;
+  uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+  uintptr_t a = ((uintptr_t)p + page - 1) & ~(page - 1), e = ((uintptr_t)p + n) & ~(page - 1);
+  if (e > a) (void)madvise((void *)a, e - a, MADV_HUGEPAGE);
+#else
+  (void)p;
+  (void)n;
+#endif
+}
+
+/* A first guess at the instructions in n bytes of text: lines are rarely
+ * shorter than 16 bytes (and the array grows when they are). */
+static size_t insn_guess(size_t n) { return MIN(n / 16 + 64, (size_t)1 << 22); }
+
+/* --------------------------------------------------------------- SHA-256 */
+
+/* The program hash: SHA-256 of the text in lowercase hex (GLib). */
+static void sha256_hex(const char *text, size_t len, char out[65]) {
+  g_autofree char *sum = g_compute_checksum_for_data(G_CHECKSUM_SHA256, (const guchar *)text, len);
+  g_strlcpy(out, sum, 65);
+}
 
 /* ------------------------------------------------------------ diagnostics */
 
@@ -170,6 +233,11 @@ static gboolean expected(Parser *P, const char *what) {
 /* ----------------------------------------------------------------- tokens */
 
 static void next(Parser *P) {
+  if (P->peeked) {
+    P->tok = P->peek;
+    P->peeked = FALSE;
+    return;
+  }
   do sim_asm_lex(&P->lx, &P->tok);
   while (P->tok.kind == TK_COMMENT);
 }
@@ -192,40 +260,74 @@ static gboolean is_word(const Token *t, const char *w) {
   return t->kind == TK_IDENT && t->len == strlen(w) && memcmp(t->s, w, t->len) == 0;
 }
 
-/* Name tables keyed by (pointer, length) so that lookups need no copy: the
- * stored names live as long as the table (region, event and ABI names). */
-typedef struct Slice {
-  const char *s;
-  size_t n;
-} Slice;
+/* The first 8 bytes of s[0..n), little-endian, zero-padded. */
+static inline uint64_t name_key(const char *s, size_t n) {
+  uint64_t k = 0;
+  for (size_t i = 0; i < n && i < 8; i++) k |= (uint64_t)(guchar)s[i] << (8 * i);
+  return k;
+}
 
-static guint slice_hash(gconstpointer p) {
-  const Slice *k = p;
-  guint h = 2166136261u; /* FNV-1a */
-  for (size_t i = 0; i < k->n; i++) h = (h ^ (guchar)k->s[i]) * 16777619u;
+/* The program text is kept with SRC_PAD zero bytes after its NUL sentinel,
+ * so that the fast path may load 8 bytes at any position of the text. */
+enum { SRC_PAD = 8 };
+
+/* name_key(s, n) for s inside a padded text, n >= 1. */
+static inline uint64_t name_key_padded(const char *s, size_t n) {
+  uint64_t k;
+  memcpy(&k, s, 8);
+  size_t m = n < 8 ? n : 8;
+  return GUINT64_FROM_LE(k) & (~UINT64_C(0) >> (64 - 8 * m));
+}
+
+/* The length of the run of [A-Za-z0-9_] at p, with '.' too if `dot` (a
+ * TK_IDENT). */
+static inline size_t ident_run(const char *p, gboolean dot) {
+  size_t n = 0;
+  while ((sim_asm_ident[(guchar)p[n]] & SIM_ID_CHAR) && (dot || p[n] != '.')) n++;
+  return n;
+}
+
+/* g_str_hash's function (djb2) over s[0..n). */
+static guint name_hash(gconstpointer p) {
+  const NameEnt *e = p;
+  guint h = 5381;
+  for (size_t i = 0; i < e->n; i++) h = (h << 5) + h + (guchar)e->s[i];
   return h;
 }
 
-static gboolean slice_equal(gconstpointer a, gconstpointer b) {
-  const Slice *x = a, *y = b;
+static gboolean name_equal(gconstpointer a, gconstpointer b) {
+  const NameEnt *x = a, *y = b;
   return x->n == y->n && memcmp(x->s, y->s, x->n) == 0;
 }
 
-static GHashTable *names_new(void) {
-  return g_hash_table_new_full(slice_hash, slice_equal, g_free, NULL);
+/* names[s[0..n)] = value (> 0); s must outlive the table.  Returns the
+ * entry. */
+static NameEnt *names_put_n(Names *t, const char *s, size_t n, int value) {
+  if (!t->t) t->t = g_hash_table_new_full(name_hash, name_equal, g_free, NULL);
+  NameEnt *e = g_new0(NameEnt, 1);
+  *e = (NameEnt){.s = s, .n = n, .value = value};
+  g_hash_table_replace(t->t, e, e);
+  return e;
 }
 
-/* names[s] = value (> 0); s must outlive the table. */
-static void names_put(GHashTable *h, const char *s, int value) {
-  Slice *k = g_new(Slice, 1);
-  *k = (Slice){s, strlen(s)};
-  g_hash_table_insert(h, k, GINT_TO_POINTER(value));
+static void names_put(Names *t, const char *s, int value) { names_put_n(t, s, strlen(s), value); }
+
+/* The entry of s[0..n) (NULL when absent). */
+static const NameEnt *names_find(const Names *t, const char *s, size_t n) {
+  if (!t->t) return NULL;
+  NameEnt probe = {.s = s, .n = n};
+  return g_hash_table_lookup(t->t, &probe);
 }
 
-/* names[s[0..n)], 0 when absent (or no table). */
-static int names_get(GHashTable *h, const char *s, size_t n) {
-  Slice k = {s, n};
-  return h ? GPOINTER_TO_INT(g_hash_table_lookup(h, &k)) : 0;
+/* names[s[0..n)], 0 when absent. */
+static int names_get(const Names *t, const char *s, size_t n) {
+  const NameEnt *e = names_find(t, s, n);
+  return e ? e->value : 0;
+}
+
+static void names_clear(Names *t) {
+  if (t->t) g_hash_table_destroy(t->t);
+  t->t = NULL;
 }
 
 /* Decimal digits -> value; FALSE when it does not fit in int64. */
@@ -372,7 +474,7 @@ static gboolean parse_problem(Parser *P) {
   g_autoptr(GError) err = NULL;
   if (!wl_problem_validate(&prog->prob, &err)) return FAIL_AT(&dir, "%s", err->message);
   wl_abi_build(&prog->prob, &prog->abi);
-  for (int i = 0; i < prog->abi.n; i++) names_put(P->abi, prog->abi.syms[i].name, i + 1);
+  for (int i = 0; i < prog->abi.n; i++) names_put(&P->abi, prog->abi.syms[i].name, i + 1);
   return TRUE;
 }
 
@@ -383,9 +485,9 @@ static gboolean close_section(Parser *P) {
   if (P->cur < 0) return TRUE;
   Section *s = &P->secs[P->cur];
   if (s->ended) return TRUE;
-  if (s->insns->len == 0)
+  if (P->ncode == s->first)
     return fail(P, s->line, s->col, "section of WG %d does not end with END", P->cur);
-  const Insn *last = &g_array_index(s->insns, Insn, s->insns->len - 1);
+  const Insn *last = &P->code[P->ncode - 1];
   return fail(P, last->line, last->col, "section of WG %d does not end with END", P->cur);
 }
 
@@ -402,10 +504,10 @@ static gboolean parse_wg(Parser *P) {
     return FAIL_AT(&t, ".wg %" G_GINT64_FORMAT " out of range 0..%d (sms*wgs_per_sm = %d)",
                    w, nwgs - 1, nwgs);
   Section *s = &P->secs[w];
-  if (s->insns)
+  if (s->seen)
     return FAIL_AT(&t, "duplicate .wg %d (first at line %d)", (int)w, s->line);
-  s->insns = g_array_new(FALSE, TRUE, sizeof(Insn));
-  if (!s->regions) s->regions = names_new();
+  s->seen = TRUE;
+  s->first = P->ncode;
   s->line = line;
   s->col = col;
   P->cur = (int)w;
@@ -475,7 +577,7 @@ static gboolean parse_rf(Parser *P) {
   next(P);
   Section *s = &P->secs[P->cur];
   g_autofree char *nm = g_strndup(name.s, name.len), *q = quote(name.s, name.len);
-  int prev = names_get(s->regions, name.s, name.len);
+  int prev = names_get(&s->regions, name.s, name.len);
   if (prev) {
     const Region *o = g_ptr_array_index(P->prog->regions, prev - 1);
     return FAIL_AT(&name, "region %s redeclared in WG %d (first declared at line %d)", q,
@@ -497,7 +599,9 @@ static gboolean parse_rf(Parser *P) {
   *r = g;
   r->name = g_steal_pointer(&nm);
   g_ptr_array_add(P->prog->regions, r);
-  names_put(s->regions, r->name, (int)P->prog->regions->len);
+  NameEnt *e = names_put_n(&s->regions, r->name, name.len, (int)P->prog->regions->len);
+  e->rows = r->rows;
+  e->cols = r->cols;
   return TRUE;
 }
 
@@ -549,7 +653,7 @@ static gboolean parse_operand(Parser *P, Operand *o) {
 
 /* The region called o->name in WG `wg`, as an index into prog->regions. */
 static gboolean find_region(Parser *P, const Operand *o, int wg, int *idx) {
-  int v = names_get(P->secs[wg].regions, o->name, o->nlen);
+  int v = names_get(&P->secs[wg].regions, o->name, o->nlen);
   if (v) {
     *idx = v - 1;
     return TRUE;
@@ -565,7 +669,7 @@ static gboolean find_region(Parser *P, const Operand *o, int wg, int *idx) {
 
 /* Resolve operand o against WG `wg`'s regions: window inside the region. */
 static gboolean resolve(Parser *P, const Operand *o, int wg, RfRef *r) {
-  int idx;
+  int idx = -1;
   if (!find_region(P, o, wg, &idx)) return FALSE;
   const Region *g = g_ptr_array_index(P->prog->regions, idx);
   int64_t r0 = o->rows.lo < 0 ? 0 : o->rows.lo, r1 = o->rows.hi < 0 ? g->rows : o->rows.hi;
@@ -578,7 +682,10 @@ static gboolean resolve(Parser *P, const Operand *o, int wg, RfRef *r) {
                    ":%" G_GINT64_FORMAT "] of region %s (%dx%d) is %s",
                    r0, r1, c0, c1, q, g->rows, g->cols, what);
   }
-  *r = (RfRef){idx, (int)r0, (int)(r1 - r0), (int)c0, (int)(c1 - c0)};
+  /* r0 < r1 <= g->rows and rows*cols <= 65536 (the RF holds at most 256 KiB) */
+  g_assert(r0 <= UINT16_MAX && c0 <= UINT16_MAX);
+  *r = (RfRef){.region = idx, .r0 = (uint16_t)r0, .rows = (int)(r1 - r0), .c0 = (uint16_t)c0,
+               .cols = (int)(c1 - c0)};
   return TRUE;
 }
 
@@ -674,7 +781,7 @@ static gboolean parse_addr(Parser *P, uint64_t *addr) {
   }
   Token sym = P->tok;
   if (!at(P, TK_IDENT)) return expected(P, "ABI symbol or address");
-  int i = names_get(P->abi, sym.s, sym.len);
+  int i = names_get(&P->abi, sym.s, sym.len);
   if (!i) {
     Suggest sg = {sym.s, sym.len, NULL, 0};
     for (int k = 0; k < P->prog->abi.n; k++) suggest(&sg, P->prog->abi.syms[k].name);
@@ -829,13 +936,65 @@ static gboolean no_more(Parser *P, const Insn *in) {
   return expected(P, "end of line");
 }
 
+/* The value of a FLOAT or INT token, exactly as g_ascii_strtod gives it.
+ * Fast path (Clinger): when the significant digits fit in 53 bits and the
+ * power of ten is exact (10^0..10^22), one IEEE multiplication or division
+ * is correctly rounded, as strtod is.  Anything else goes to strtod. */
+static double token_double(const char *s, size_t n) {
+#if FLT_EVAL_METHOD == 0
+  static const double p10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                               1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                               1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+  uint64_t m = 0;
+  int ndig = 0, e10 = 0;
+  gboolean dot = FALSE;
+  size_t i = 0;
+  for (; i < n && s[i] != 'e' && s[i] != 'E'; i++) {
+    if (s[i] == '.') {
+      dot = TRUE;
+    } else {
+      if (m == 0 && s[i] == '0') { /* leading zeros are not significant */
+      } else if (++ndig > 19) {
+        goto slow;
+      } else {
+        m = m * 10 + (uint64_t)(s[i] - '0');
+      }
+      if (dot) e10--;
+    }
+  }
+  if (i < n) { /* exponent: [eE][+-]?digits */
+    int sign = 1, e = 0;
+    i++;
+    if (s[i] == '+' || s[i] == '-') sign = s[i++] == '-' ? -1 : 1;
+    for (; i < n; i++) {
+      if (e > 100000) goto slow;
+      e = e * 10 + (s[i] - '0');
+    }
+    e10 += sign * e;
+  }
+  if (m == 0) return 0.0;
+  if (m > (UINT64_C(1) << 53) || e10 < -22 || e10 > 22) goto slow;
+  return e10 < 0 ? (double)m / p10[-e10] : (double)m * p10[e10];
+slow:
+#endif
+  {
+    char buf[64];
+    if (n < sizeof buf) {
+      memcpy(buf, s, n);
+      buf[n] = '\0';
+      return g_ascii_strtod(buf, NULL);
+    }
+    g_autofree char *copy = g_strndup(s, n);
+    return g_ascii_strtod(copy, NULL);
+  }
+}
+
 /* imm := ['-'] (FLOAT | INT) */
 static gboolean parse_imm(Parser *P, float *out) {
   gboolean neg = at(P, TK_MINUS);
   if (neg) next(P);
   if (!at(P, TK_FLOAT) && !at(P, TK_INT)) return expected(P, "immediate");
-  g_autofree char *s = g_strndup(P->tok.s, P->tok.len);
-  double v = g_ascii_strtod(s, NULL);
+  double v = token_double(P->tok.s, P->tok.len);
   float f = (float)(neg ? -v : v);
   if (!isfinite(f)) return FAIL_AT(&P->tok, "float out of range");
   *out = f;
@@ -854,12 +1013,12 @@ static gboolean parse_event(Parser *P, int *idx) {
     g_autofree char *q = quote(t->s, t->len);
     return FAIL_AT(t, "bad event %s: events are written ev.NAME", q);
   }
-  int v = names_get(P->events, t->s + 3, t->len - 3);
+  int v = names_get(&P->events, t->s + 3, t->len - 3);
   if (!v) {
     char *nm = g_strndup(t->s + 3, t->len - 3);
     g_ptr_array_add(P->prog->events, nm);
     v = (int)P->prog->events->len;
-    names_put(P->events, nm, v);
+    names_put_n(&P->events, nm, t->len - 3, v);
   }
   *idx = v - 1;
   next(P);
@@ -917,8 +1076,7 @@ static gboolean sync_operands(Parser *P, Insn *in) {
 
 /* Queue a reference into another WG for resolution after the last line. */
 static void defer(Parser *P, const Operand *o, const MemOp *mo, gboolean resolved) {
-  Fixup f = {.wg = P->cur, .pc = (int)P->secs[P->cur].insns->len, .op = *o,
-             .resolved = resolved};
+  Fixup f = {.wg = P->cur, .at = P->ncode, .op = *o, .resolved = resolved};
   if (mo) f.mem = *mo;
   g_array_append_val(P->fixups, f);
 }
@@ -946,12 +1104,14 @@ static gboolean parse_targets(Parser *P, Insn *in) {
   } while (accept(P, TK_COMMA));
   if (!expect(P, TK_RBRACE, "',' or '}'")) return FALSE;
   g_array_sort(ws, cmp_int);
-  in->targets = g_new(int, ws->len);
+  int *block = g_new0(int, 2 * (gsize)ws->len); /* targets, then tregions */
+  g_ptr_array_add(P->prog->lists, block);
+  in->targets = block;
   for (guint i = 0; i < ws->len; i++) {
     int w = g_array_index(ws, int, i);
     if (in->ntargets == 0 || in->targets[in->ntargets - 1] != w) in->targets[in->ntargets++] = w;
   }
-  in->tregions = g_new0(int, in->ntargets);
+  in->tregions = block + in->ntargets;
   return TRUE;
 }
 
@@ -971,7 +1131,7 @@ static gboolean ld_tail(Parser *P, Insn *in, MemOp *mo) {
 }
 
 static gboolean has_region(Parser *P, const Operand *o, int wg) {
-  return names_get(P->secs[wg].regions, o->name, o->nlen) != 0;
+  return names_get(&P->secs[wg].regions, o->name, o->nlen) != 0;
 }
 
 /* ld := 'LD' ['.mc'] operand ',' mem ld_tail
@@ -1052,15 +1212,14 @@ static gboolean parse_mnemonic(Parser *P, Insn *in) {
   const Token *t = &P->tok;
   size_t best = 0;
   int op = -1;
-  for (int i = 0; i < OP__COUNT; i++) {
-    if (sim_op_mnemonic[i][0] != t->s[0]) continue;
-    size_t n = strlen(sim_op_mnemonic[i]);
-    if (n > best && n <= t->len && memcmp(t->s, sim_op_mnemonic[i], n) == 0 &&
-        (n == t->len || t->s[n] == '.')) {
-      best = n;
-      op = i;
+  for (size_t n = MIN(t->len, P->op_maxlen); n > 0 && op < 0; n--) /* longest first */
+    if (n == t->len || t->s[n] == '.') {
+      int v = names_get(&P->ops, t->s, n);
+      if (v) {
+        best = n;
+        op = v - 1;
+      }
     }
-  }
   if (op < 0) {
     Suggest s = {t->s, t->len, NULL, 0};
     for (int i = 0; i < OP__COUNT; i++) suggest(&s, sim_op_mnemonic[i]);
@@ -1073,22 +1232,159 @@ static gboolean parse_mnemonic(Parser *P, Insn *in) {
   return TRUE;
 }
 
-/* The source line starting at `s`, trimmed, into prog->texts. */
+/* The instruction's source line, trimmed, into prog->texts: from its
+ * mnemonic at `s` (the first token of the line) to the current token, the
+ * NEWLINE or EOF that ends the line.  The text stays in the source buffer;
+ * the byte after it (a blank, the newline or the final NUL) becomes its NUL
+ * when the next instruction is read or the file ends, once the lexer is past
+ * it. */
 static int line_text(Parser *P, const char *s) {
-  const char *e = P->lx.end;
-  const char *nl = memchr(s, '\n', (size_t)(e - s));
-  if (nl) e = nl;
-  while (s < e && g_ascii_isspace(*s)) s++;
-  while (e > s && g_ascii_isspace(e[-1])) e--;
-  g_ptr_array_add(P->prog->texts, g_strndup(s, (size_t)(e - s)));
-  return (int)P->prog->texts->len - 1;
+  char *b = P->src + (s - P->src), *e = P->src + (P->tok.s - P->src);
+  while (e > b && g_ascii_isspace(e[-1])) e--;
+  if (P->text_end) *P->text_end = '\0';
+  P->text_end = e;
+  GPtrArray *tx = P->prog->texts; /* its length runs ahead; see finish_sections */
+  if (P->ntexts == tx->len) g_ptr_array_set_size(tx, tx->len + CLAMP(tx->len, 256, 65536));
+  tx->pdata[P->ntexts] = b;
+  return (int)P->ntexts++;
+}
+
+/* Room for one more instruction at P->code[P->ncode], all zero (the array
+ * is allocated zeroed and each slot is written at most once: an error ends
+ * the parse). */
+static Insn *new_insn(Parser *P) {
+  if (P->ncode == P->capcode) {
+    size_t cap = MAX(2 * P->capcode, 64);
+    P->code = g_renew(Insn, P->code, cap);
+    memset(P->code + P->capcode, 0, (cap - P->capcode) * sizeof(Insn));
+    huge_hint(P->code, cap * sizeof(Insn));
+    P->capcode = cap;
+  }
+  return &P->code[P->ncode];
+}
+
+/* ------------------------------------------------------------ fast path */
+
+/* Most lines of a large program are compute instructions on whole regions:
+ * `VEC.add q, q, r`, `VEC.muli q, q, 0.5`, `MMA acc, a, b0`, `END`.
+ * fast_insn reads such a line straight from the bytes (the mnemonic is the
+ * current token) and fills *in exactly as the general parser would.  On
+ * anything else -- a modifier, a window, `wgN.`, another form, an unknown
+ * name, a shape error, unusual blanks -- it returns FALSE having changed
+ * nothing, and the general parser takes the line, diagnostics and all.  So
+ * it accepts a subset of what the general parser accepts, with the same
+ * result (tests/unit/test_asm.c compares the two on generated lines). */
+gboolean sim_asm_fast_path = TRUE;
+
+static gboolean blank(char c) { return c == ' ' || c == '\t'; }
+static gboolean digit(char c) { return c >= '0' && c <= '9'; }
+
+/* Would check_shapes accept these operands (no modifiers)? */
+static gboolean fast_shapes(OpForm f, const RfRef *r) {
+  const RfRef *d = &r[0], *a = &r[1], *b = &r[2], *c = &r[3];
+#define BCAST(x) (((x)->rows == a->rows || (x)->rows == 1) && ((x)->cols == a->cols || (x)->cols == 1))
+  switch (f) {
+  case F_MMA: return d->rows == a->rows && b->rows == a->cols && b->cols == d->cols;
+  case F_FMA: return BCAST(c) && BCAST(b) && same_shape(d, a);
+  case F_BIN: return BCAST(b) && same_shape(d, a);
+  case F_IMM:
+  case F_UN: return same_shape(d, a);
+  case F_ROW: return d->rows == a->rows && d->cols == 1;
+  default: return TRUE; /* F_FILL, F_NONE */
+  }
+#undef BCAST
+}
+
+static gboolean fast_insn(Parser *P, Insn *in) {
+  const Token mn = P->tok;
+  /* the whole token: no modifiers */
+  int v = names_get(&P->ops, mn.s, mn.len);
+  if (!v) return FALSE;
+  OpForm f = sim_op_form[v - 1];
+  int nrf = f == F_MMA || f == F_BIN ? 3 : f == F_FMA ? 4 : f == F_FILL ? 1 : f == F_NONE ? 0 : 2;
+  if (f != F_MMA && f != F_BIN && f != F_FMA && f != F_IMM && f != F_UN && f != F_ROW &&
+      f != F_FILL && f != F_NONE)
+    return FALSE;
+  const Names *regs = &P->secs[P->cur].regions;
+  const char *p = mn.s + mn.len;
+  RfRef r[4] = {{.region = -1}, {.region = -1}, {.region = -1}, {.region = -1}};
+  for (int i = 0; i < nrf; i++) {
+    while (blank(*p)) p++;
+    if (i > 0) {
+      if (*p++ != ',') return FALSE;
+      while (blank(*p)) p++;
+    }
+    const char *name = p;
+    if (!(sim_asm_ident[(guchar)*p] & SIM_ID_START)) return FALSE;
+    size_t n = ident_run(p, FALSE);
+    p += n;
+    if (*p == '.' || *p == '[') return FALSE; /* wgN.NAME, NAME.x, a window */
+    const NameEnt *g = names_find(regs, name, n);
+    if (!g) return FALSE;
+    r[i] = (RfRef){.region = g->value - 1, .rows = g->rows, .cols = g->cols};
+  }
+  float imm = 0;
+  if (f == F_IMM || f == F_FILL) { /* ',' ['-'] number, as the lexer's INT / FLOAT */
+    while (blank(*p)) p++;
+    if (*p++ != ',') return FALSE;
+    while (blank(*p)) p++;
+    gboolean neg = *p == '-';
+    if (neg) p++;
+    const char *num = p;
+    if (digit(*p)) {
+      while (digit(*p)) p++;
+      if (*p == '.')
+        for (p++; digit(*p); p++) {
+        }
+    } else if (*p == '.' && digit(p[1])) {
+      for (p++; digit(*p); p++) {
+      }
+    } else {
+      return FALSE;
+    }
+    if ((*p == 'e' || *p == 'E') &&
+        (digit(p[1]) || ((p[1] == '+' || p[1] == '-') && digit(p[2]))))
+      for (p += 2; digit(*p); p++) {
+      }
+    double d = token_double(num, (size_t)(p - num));
+    imm = (float)(neg ? -d : d);
+    if (!isfinite(imm)) return FALSE;
+  }
+  /* The line ends here: blanks, then a comment, the newline or the end. */
+  while (blank(*p) || *p == '\r' || *p == '\v' || *p == '\f') p++;
+  if (*p != '\n' && *p != ';' && !(*p == '\0' && p == P->lx.end)) return FALSE;
+  if (!fast_shapes(f, r)) return FALSE;
+  if (*p == '\n') {
+    sim_asm_lex_emit(&P->lx, &P->tok, TK_NEWLINE, p, p + 1);
+    /* The next line's first token when it is an identifier (the next
+     * mnemonic, most likely), as the lexer would find it. */
+    const char *q = p + 1;
+    while (blank(*q)) q++;
+    if (sim_asm_ident[(guchar)*q] & SIM_ID_START) {
+      sim_asm_lex_emit(&P->lx, &P->peek, TK_IDENT, q, q + ident_run(q, TRUE));
+      P->peeked = TRUE;
+    }
+  } else { /* a comment or the end: let the lexer see */
+    Lexer lx = P->lx;
+    P->lx.cur = p; /* same line: line and line_start hold */
+    next(P);
+    if (!at_eol(P)) { /* a NUL inside the comment */
+      P->lx = lx;
+      P->tok = mn;
+      return FALSE;
+    }
+  }
+  in->op = (Op)(v - 1);
+  in->d = r[0];
+  in->a = r[1];
+  in->b = r[2];
+  in->c = r[3];
+  in->imm = imm;
+  return TRUE;
 }
 
 /* insn := mnemonic operands     (operands by the op's form, ops.def) */
 static gboolean parse_insn(Parser *P) {
-  Insn in = {.line = P->tok.line, .col = P->tok.col, .event = -1};
-  const char *line = P->lx.line_start; /* the lexer is still on this line */
-  in.d.region = in.a.region = in.b.region = in.c.region = in.mem.rf.region = -1;
   if (P->cur < 0) {
     g_autofree char *q = quote(P->tok.s, P->tok.len);
     return FAIL_AT(&P->tok, "instruction %s outside a .wg section", q);
@@ -1096,27 +1392,33 @@ static gboolean parse_insn(Parser *P) {
   Section *s = &P->secs[P->cur];
   if (s->ended)
     return FAIL_AT(&P->tok, "instruction after END in the section of WG %d", P->cur);
-  if (!parse_mnemonic(P, &in)) return FALSE;
-  if (in.op == OP_RED && P->prog->hw.reduce_units == 0)
-    return fail(P, in.line, in.col, "RED needs reduce units (this machine has reduce=0)");
+  /* Built in place; committed (P->ncode++) only when complete. */
+  Insn *in = new_insn(P); /* zero but for: */
+  in->line = P->tok.line;
+  in->col = P->tok.col;
+  in->event = -1;
+  in->d.region = in->a.region = in->b.region = in->c.region = in->mem.rf.region = -1;
+  const char *start = P->tok.s;
+  if (sim_asm_fast_path && fast_insn(P, in)) goto done;
+  if (!parse_mnemonic(P, in)) return FALSE;
+  if (in->op == OP_RED && P->prog->hw.reduce_units == 0)
+    return fail(P, in->line, in->col, "RED needs reduce units (this machine has reduce=0)");
   gboolean ok;
-  switch (sim_op_form[in.op]) {
-  case F_LD: ok = ld_operands(P, &in); break;
-  case F_ST: ok = st_operands(P, &in); break;
+  switch (sim_op_form[in->op]) {
+  case F_LD: ok = ld_operands(P, in); break;
+  case F_ST: ok = st_operands(P, in); break;
   case F_EV:
-  case F_N: ok = sync_operands(P, &in); break;
+  case F_N: ok = sync_operands(P, in); break;
   case F_NONE: ok = TRUE; break;
-  default: ok = compute_operands(P, &in); break;
+  default: ok = compute_operands(P, in); break;
   }
-  if (ok) ok = no_more(P, &in);
-  if (!ok) {
-    g_free(in.targets);
-    g_free(in.tregions);
-    return FALSE;
-  }
-  in.text = line_text(P, line);
-  s->ended = in.op == OP_END;
-  g_array_append_val(s->insns, in);
+  if (ok) ok = no_more(P, in);
+  if (!ok) return FALSE; /* an LD.mc target list is in prog->lists */
+done:
+  in->text = line_text(P, start);
+  s->ended = in->op == OP_END;
+  P->ncode++;
+  s->n++;
   return TRUE;
 }
 
@@ -1171,11 +1473,12 @@ static gboolean fix_mc(Parser *P, Fixup *f, Insn *in) {
     return FALSE;
   const Region *ref = g_ptr_array_index(P->prog->regions, in->d.region);
   for (int i = 0; i < in->ntargets; i++) {
-    int idx;
+    int idx = -1;
     if (!find_region(P, &f->op, in->targets[i], &idx)) return FALSE;
     const Region *g = g_ptr_array_index(P->prog->regions, idx);
     if (g->rows != ref->rows || g->cols != ref->cols) {
-      RfRef a = {idx, 0, g->rows, 0, g->cols}, b = {in->d.region, 0, ref->rows, 0, ref->cols};
+      RfRef a = {.region = idx, .rows = g->rows, .cols = g->cols},
+            b = {.region = in->d.region, .rows = ref->rows, .cols = ref->cols};
       return mismatch(P, &f->op.tok, "target", &a, "d", &b,
                       "every LD.mc target must declare the region with the same shape");
     }
@@ -1187,7 +1490,7 @@ static gboolean fix_mc(Parser *P, Fixup *f, Insn *in) {
 static gboolean fix_all(Parser *P) {
   for (guint i = 0; i < P->fixups->len; i++) {
     Fixup *f = &g_array_index(P->fixups, Fixup, i);
-    Insn *in = &g_array_index(P->secs[f->wg].insns, Insn, f->pc);
+    Insn *in = &P->code[f->at];
     if (!(in->op == OP_ST ? fix_st(P, f, in) : fix_mc(P, f, in))) return FALSE;
   }
   return TRUE;
@@ -1201,19 +1504,24 @@ static gboolean parse_file(Parser *P) {
     if (accept(P, TK_NEWLINE)) continue;
     if (!parse_stmt(P) || !end_line(P)) return FALSE;
   }
+  if (P->text_end) *P->text_end = '\0'; /* the last text */
   return close_section(P) && fix_all(P);
 }
 
-/* Move the sections' instructions into prog->wgs (also after an error, so
- * that sim_program_free releases them). */
+/* Hand the instructions to prog (also after an error, so that
+ * sim_program_free releases them): one array, each WG's run in it. */
 static void finish_sections(Parser *P) {
-  for (int w = 0; P->secs && w < P->prog->nwgs; w++) {
+  Program *prog = P->prog;
+  if (P->ncode < P->capcode) P->code = g_renew(Insn, P->code, P->ncode); /* NULL if 0 */
+  prog->insn_block = P->code;
+  g_ptr_array_set_size(prog->texts, P->ntexts);
+  for (int w = 0; P->secs && w < prog->nwgs; w++) {
     Section *s = &P->secs[w];
-    if (s->regions) g_hash_table_destroy(s->regions);
-    if (!s->insns) continue;
-    P->prog->wgs[w].line = s->line;
-    P->prog->wgs[w].n = (int)s->insns->len;
-    P->prog->wgs[w].insns = (Insn *)g_array_free(s->insns, FALSE);
+    names_clear(&s->regions);
+    if (!s->seen) continue;
+    prog->wgs[w].line = s->line;
+    prog->wgs[w].n = (int)s->n;
+    prog->wgs[w].insns = s->n ? P->code + s->first : NULL;
   }
   g_free(P->secs);
 }
@@ -1224,46 +1532,51 @@ static void free_region(gpointer p) {
   g_free(r);
 }
 
-/* An empty program with "in" as event 0. */
-static Program *program_new(const char *file) {
+/* Assemble buf[0..len) (buf[len] is NUL, then SRC_PAD more), taking
+ * ownership of buf: it becomes prog->source, and the texts point into it. */
+static Program *parse_owned(const char *file, char *buf, size_t len, GError **err) {
+  size_t cap = insn_guess(len);
   Program *prog = g_new0(Program, 1);
   prog->file = g_strdup(file);
+  prog->source = buf;
+  sha256_hex(buf, len, prog->sha256); /* before the texts get their NULs */
   prog->regions = g_ptr_array_new_with_free_func(free_region);
   prog->events = g_ptr_array_new_with_free_func(g_free);
-  prog->texts = g_ptr_array_new_with_free_func(g_free);
-  g_ptr_array_add(prog->events, g_strdup("in"));
-  return prog;
-}
-
-Program *sim_asm_parse(const char *file, const char *text, size_t len, GError **err) {
-  g_return_val_if_fail(err == NULL || *err == NULL, NULL);
-  g_autofree char *copy = NULL;
-  if (text[len] != '\0') { /* the lexer needs the NUL sentinel */
-    copy = g_malloc(len + 1);
-    memcpy(copy, text, len);
-    copy[len] = '\0';
-    text = copy;
-  }
-  Program *prog = program_new(file);
-  Parser P = {.file = file, .prog = prog, .cur = -1};
-  P.events = names_new();
-  P.abi = names_new();
+  prog->texts = g_ptr_array_sized_new((guint)cap);
+  huge_hint(prog->texts->pdata, cap * sizeof(gpointer));
+  prog->lists = g_ptr_array_new_with_free_func(g_free);
+  g_ptr_array_add(prog->events, g_strdup("in")); /* event 0 */
+  Parser P = {.file = file, .prog = prog, .cur = -1, .src = buf, .capcode = cap};
+  P.code = g_new0(Insn, cap); /* fresh pages: calloc need not clear them */
+  huge_hint(P.code, cap * sizeof(Insn));
   P.fixups = g_array_new(FALSE, FALSE, sizeof(Fixup));
-  names_put(P.events, g_ptr_array_index(prog->events, 0), 1);
-  sim_asm_lex_init(&P.lx, text, len);
+  names_put(&P.events, g_ptr_array_index(prog->events, 0), 1);
+  for (int i = 0; i < OP__COUNT; i++) {
+    names_put(&P.ops, sim_op_mnemonic[i], i + 1);
+    P.op_maxlen = MAX(P.op_maxlen, strlen(sim_op_mnemonic[i]));
+  }
+  sim_asm_lex_init(&P.lx, buf, len);
   gboolean ok = parse_file(&P);
   finish_sections(&P);
-  g_hash_table_destroy(P.events);
-  g_hash_table_destroy(P.abi);
+  names_clear(&P.events);
+  names_clear(&P.abi);
+  names_clear(&P.ops);
   g_array_free(P.fixups, TRUE);
   if (!ok) {
     g_propagate_error(err, P.error);
     sim_program_free(prog);
     return NULL;
   }
-  g_autofree char *sum = g_compute_checksum_for_data(G_CHECKSUM_SHA256, (const guchar *)text, len);
-  g_strlcpy(prog->sha256, sum, sizeof prog->sha256);
   return prog;
+}
+
+Program *sim_asm_parse(const char *file, const char *text, size_t len, GError **err) {
+  g_return_val_if_fail(err == NULL || *err == NULL, NULL);
+  char *copy = g_malloc(len + 1 + SRC_PAD); /* the NUL sentinel the lexer needs, and padding */
+  huge_hint(copy, len + 1 + SRC_PAD);
+  memcpy(copy, text, len);
+  memset(copy + len, 0, 1 + SRC_PAD);
+  return parse_owned(file, copy, len, err);
 }
 
 /* The reason a file could not be read, without GLib's decorations. */
@@ -1277,14 +1590,54 @@ static const char *read_failure(const GError *e) {
   }
 }
 
-Program *sim_asm_load(const char *file, GError **err) {
-  g_autofree char *text = NULL;
-  gsize len = 0;
-  g_autoptr(GError) e = NULL;
-  if (!g_file_get_contents(file, &text, &len, &e)) {
-    g_set_error(err, SIM_ASM_ERROR, ASM_ERROR_IO, "%s: error: cannot read: %s", file,
-                read_failure(e));
-    return NULL;
+/* A non-empty regular file, read as g_file_get_contents reads it (st_size
+ * bytes at most) into a buffer hinted for huge pages, NUL-terminated and
+ * padded.  NULL on anything else or any failure: g_file_get_contents then
+ * reads the file or says why it cannot. */
+static char *read_regular(const char *file, size_t *len) {
+  int fd = open(file, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return NULL;
+  struct stat st;
+  char *buf = NULL;
+  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+      (uintmax_t)st.st_size < SIZE_MAX - 1 - SRC_PAD &&
+      (buf = g_try_malloc((size_t)st.st_size + 1 + SRC_PAD))) {
+    size_t size = (size_t)st.st_size, got = 0;
+    huge_hint(buf, size + 1 + SRC_PAD);
+    while (got < size) {
+      ssize_t r = read(fd, buf + got, size - got);
+      if (r < 0 && errno == EINTR) continue;
+      if (r < 0) {
+        g_clear_pointer(&buf, g_free);
+        break;
+      }
+      if (r == 0) break;
+      got += (size_t)r;
+    }
+    if (buf) {
+      memset(buf + got, 0, 1 + SRC_PAD);
+      *len = got;
+    }
   }
-  return sim_asm_parse(file, text, len, err);
+  close(fd);
+  return buf;
+}
+
+Program *sim_asm_load(const char *file, GError **err) {
+  g_return_val_if_fail(err == NULL || *err == NULL, NULL);
+  size_t len = 0;
+  char *text = read_regular(file, &len);
+  if (!text) {
+    g_autoptr(GError) e = NULL;
+    gsize n = 0;
+    if (!g_file_get_contents(file, &text, &n, &e)) {
+      g_set_error(err, SIM_ASM_ERROR, ASM_ERROR_IO, "%s: error: cannot read: %s", file,
+                  read_failure(e));
+      return NULL;
+    }
+    len = n;
+    text = g_realloc(text, len + 1 + SRC_PAD);
+    memset(text + len, 0, 1 + SRC_PAD);
+  }
+  return parse_owned(file, text, len, err);
 }

@@ -24,17 +24,13 @@ const OpForm sim_op_form[OP__COUNT] = {
 
 void sim_program_free(Program *p) {
   if (!p) return;
-  for (int w = 0; p->wgs && w < p->nwgs; w++) {
-    for (int i = 0; i < p->wgs[w].n; i++) {
-      g_free(p->wgs[w].insns[i].targets);
-      g_free(p->wgs[w].insns[i].tregions);
-    }
-    g_free(p->wgs[w].insns);
-  }
+  g_free(p->insn_block); /* wgs[w].insns point into it */
+  if (p->lists) g_ptr_array_unref(p->lists);
   g_free(p->wgs);
   if (p->regions) g_ptr_array_unref(p->regions);
   if (p->events) g_ptr_array_unref(p->events);
   if (p->texts) g_ptr_array_unref(p->texts);
+  g_free(p->source); /* the texts */
   wl_abi_clear(&p->abi);
   g_free(p->file);
   g_free(p);

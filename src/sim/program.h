@@ -48,10 +48,13 @@ typedef struct Region {
 } Region;
 
 /* An RF operand: the window [r0, r0+rows) x [c0, c0+cols) of a region.
- * region < 0 means "absent". */
+ * region < 0 means "absent".  A region holds at most rf_kib*256 <= 65536
+ * floats, so r0 and c0 (< rows, cols of the region) fit in 16 bits; rows and
+ * cols may be 65536 (a 65536x1 region) and stay int.  16 bytes. */
 typedef struct RfRef {
   int region;      /* index into Program.regions                   */
-  int r0, rows, c0, cols;
+  uint16_t r0, c0;
+  int rows, cols;
 } RfRef;
 
 typedef enum { MEM_NONE, MEM_HBM, MEM_SH, MEM_RF } MemSpace;
@@ -61,24 +64,26 @@ typedef enum { MEM_NONE, MEM_HBM, MEM_SH, MEM_RF } MemSpace;
  * names the destination window (its region belongs to that WG). */
 typedef struct MemRef {
   MemSpace space;
-  uint64_t addr;   /* bytes; HBM: absolute, SH: offset in the SM's SH */
   int stride;      /* floats between rows (defaults to the RF side's cols) */
+  uint64_t addr;   /* bytes; HBM: absolute, SH: offset in the SM's SH */
   RfRef rf;
 } MemRef;
 
+/* Fields ordered to leave no padding (152 bytes): a large program holds
+ * hundreds of thousands of these. */
 typedef struct Insn {
   Op op;
   int mods;        /* MOD_* */
   int line, col;   /* source position of the mnemonic              */
   int text;        /* index into Program.texts: the source line, trimmed */
-  RfRef d, a, b, c;/* F_MMA: d=c(acc), a, b.  F_LD: d=dst. F_ST: a=src. */
-  MemRef mem;
   float imm;       /* F_IMM, F_FILL                                 */
   int event;       /* index into Program.events (F_EV, F_RED)      */
+  int ntargets;
+  RfRef d, a, b, c;/* F_MMA: d=c(acc), a, b.  F_LD: d=dst. F_ST: a=src. */
+  MemRef mem;
   int64_t n;       /* SIG/WAIT count, WAITT cycles, RED contributors */
   int *targets;    /* LD.mc: destination WGs (ascending, unique)   */
   int *tregions;   /* LD.mc: the region named like d in each target */
-  int ntargets;
 } Insn;
 
 typedef struct WgCode {
@@ -95,17 +100,28 @@ typedef struct Program {
   Abi abi;
   GPtrArray *regions;  /* Region*, in declaration order             */
   GPtrArray *events;   /* char* names without "ev.", first-use order; "in" is index 0 */
-  GPtrArray *texts;    /* char*: source line text (trimmed), for reports */
+  GPtrArray *texts;    /* char*: source line text (trimmed), for reports; */
+                       /* the strings live in `source`                 */
   WgCode *wgs;         /* one per WG of the machine, indexed by WG id; */
                        /* n == 0 for a WG without a section (idle)     */
   int nwgs;
   char sha256[65];     /* of the program text                        */
+  /* Storage behind the fields above, owned by the Program: */
+  char *source;        /* a copy of the program text in which each    */
+                       /* instruction's trimmed line is NUL-terminated */
+  Insn *insn_block;    /* every section's instructions: wgs[w].insns  */
+                       /* point into this one array                    */
+  GPtrArray *lists;    /* LD.mc target lists: one block each, holding */
+                       /* targets then tregions                        */
 } Program;
 
-/* Assemble `text` (NUL-terminated, `len` bytes) read from `file`.  On error
- * returns NULL and sets *err to "file:line:col: error: message". */
+/* Assemble `text` (`len` bytes; the Program keeps a copy) read from `file`.
+ * On error returns NULL and sets *err to "file:line:col: error: message". */
 Program *sim_asm_parse(const char *file, const char *text, size_t len, GError **err);
 Program *sim_asm_load(const char *file, GError **err); /* reads the file */
+/* TRUE (default): common instruction lines take a shortcut with the same
+ * result; tests set FALSE to compare against the general parser. */
+extern gboolean sim_asm_fast_path;
 void sim_program_free(Program *p);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(Program, sim_program_free)
 

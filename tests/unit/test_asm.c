@@ -1,6 +1,7 @@
 /* test_asm.c - the assembler (asm_lexer.re, asm_parser.c, program.c): the
  * lexer's tokens, the Program a valid file assembles into, and the exact text
  * of every diagnostic (table-driven: input -> the one-line message). */
+#include <math.h>
 #include <string.h>
 
 #include "asm_lexer.h"
@@ -317,7 +318,7 @@ START_TEST(test_tables) {
   ck_assert_int_eq(sim_op_form[OP_VRMAX], F_ROW);
   ck_assert_int_eq(sim_op_form[OP_LD], F_LD);
   g_autoptr(Program) p = parse_ok(valid);
-  RfRef none = {-1, 0, 0, 0, 0}, bad = {99, 0, 1, 0, 1};
+  RfRef none = {.region = -1}, bad = {.region = 99, .rows = 1, .cols = 1};
   check_ref(p, &none, "-");
   check_ref(p, &bad, "-");
 }
@@ -822,12 +823,230 @@ START_TEST(test_errors_prefixes) {
 }
 END_TEST
 
+/* --------------------------------------------- fast path, hash, floats */
+
+static void same_ref(const RfRef *x, const RfRef *y) {
+  ck_assert(x->region == y->region && x->r0 == y->r0 && x->rows == y->rows &&
+            x->c0 == y->c0 && x->cols == y->cols);
+}
+
+static void same_insn(const Program *p, const Insn *x, const Program *q, const Insn *y) {
+  ck_assert_int_eq(x->op, y->op);
+  ck_assert_int_eq(x->mods, y->mods);
+  ck_assert_int_eq(x->line, y->line);
+  ck_assert_int_eq(x->col, y->col);
+  ck_assert_str_eq(g_ptr_array_index(p->texts, x->text), g_ptr_array_index(q->texts, y->text));
+  ck_assert(memcmp(&x->imm, &y->imm, sizeof x->imm) == 0);
+  ck_assert_int_eq(x->event, y->event);
+  ck_assert_int_eq(x->n, y->n);
+  same_ref(&x->d, &y->d);
+  same_ref(&x->a, &y->a);
+  same_ref(&x->b, &y->b);
+  same_ref(&x->c, &y->c);
+  ck_assert(x->mem.space == y->mem.space && x->mem.addr == y->mem.addr &&
+            x->mem.stride == y->mem.stride);
+  same_ref(&x->mem.rf, &y->mem.rf);
+  ck_assert_int_eq(x->ntargets, y->ntargets);
+  for (int i = 0; i < x->ntargets; i++)
+    ck_assert(x->targets[i] == y->targets[i] && x->tregions[i] == y->tregions[i]);
+}
+
+/* The shortcut for common lines (sim_asm_fast_path) against the general
+ * parser: the same error, or the same program. */
+static void same_both_ways(const char *text, size_t len) {
+  g_autoptr(GError) e1 = NULL, e2 = NULL;
+  g_autoptr(Program) p = sim_asm_parse("t.asm", text, len, &e1);
+  sim_asm_fast_path = FALSE;
+  g_autoptr(Program) q = sim_asm_parse("t.asm", text, len, &e2);
+  sim_asm_fast_path = TRUE;
+  ck_assert_msg(!p == !q, "%s\nfast: %s\nslow: %s", text, e1 ? e1->message : "ok",
+                e2 ? e2->message : "ok");
+  if (!p) {
+    ck_assert_str_eq(e1->message, e2->message);
+    return;
+  }
+  ck_assert_str_eq(p->sha256, q->sha256);
+  ck_assert_int_eq(p->texts->len, q->texts->len);
+  ck_assert_int_eq(p->regions->len, q->regions->len);
+  ck_assert_int_eq(p->events->len, q->events->len);
+  ck_assert_int_eq(p->nwgs, q->nwgs);
+  for (int w = 0; w < p->nwgs; w++) {
+    ck_assert_int_eq(p->wgs[w].n, q->wgs[w].n);
+    ck_assert_int_eq(p->wgs[w].line, q->wgs[w].line);
+    for (int i = 0; i < p->wgs[w].n; i++)
+      same_insn(p, &p->wgs[w].insns[i], q, &q->wgs[w].insns[i]);
+  }
+}
+
+START_TEST(test_fast_path_files) {
+  same_both_ways(valid, strlen(valid));
+  static const char *const files[] = {"tests/asm/tiny_d1.asm", "tests/asm/tiny_p1.asm"};
+  for (size_t i = 0; i < G_N_ELEMENTS(files); i++) {
+    g_autofree char *path = g_build_filename(TCC_TOP, files[i], NULL), *text = NULL;
+    gsize len;
+    ck_assert(g_file_get_contents(path, &text, &len, NULL));
+    same_both_ways(text, len);
+  }
+}
+END_TEST
+
+/* Lines built from pieces: half from valid instructions with random
+ * spacing, tails and now and then a wrong piece, half from random pieces;
+ * in the middle of a section and as the last line of the file. */
+START_TEST(test_fast_path_lines) {
+  static const struct {
+    const char *mn, *ops[4];
+    gboolean imm;
+  } tpl[] = {
+      {"VEC.add", {"x", "y", "r"}, 0},      {"VEC.sub", {"x", "x", "c1"}, 0},
+      {"VEC.mul", {"x", "y", "s"}, 0},      {"VEC.max", {"big", "big", "big"}, 0},
+      {"VEC.min", {"y", "x", "y"}, 0},      {"VEC.fma", {"x", "y", "r", "c1"}, 0},
+      {"VEC.fma", {"sq", "sq", "sq2", "s"}, 0}, {"VEC.muli", {"x", "y"}, 1},
+      {"VEC.addi", {"big", "big"}, 1},      {"VEC.copy", {"x", "y"}, 0},
+      {"VEC.fill", {"x"}, 1},               {"VEC.fill", {"s"}, 1},
+      {"VEC.rsum", {"r", "x"}, 0},          {"VEC.rmax", {"r", "y"}, 0},
+      {"SFU.exp", {"x", "y"}, 0},           {"SFU.tanh", {"big", "big"}, 0},
+      {"SFU.rsqrt", {"s", "s"}, 0},         {"SFU.recip", {"c1", "c1"}, 0},
+      {"MMA", {"sq", "sq", "sq2"}, 0},      {"MMA", {"x", "x", "sq"}, 0},
+      {"MMA.z", {"sq", "sq2", "sq"}, 0},    {"MMA.t", {"sq", "sq", "sq2"}, 0},
+      {"END", {NULL}, 0},                   {"VEC.add", {"x[0:2, :]", "y[2:4, :]", "r[0:2,:]"}, 0},
+      {"VEC.add", {"x", "y", "y"}, 0},      {"VEC.rmax", {"c1", "x"}, 0},
+  };
+  static const char *const mn[] = {
+      "VEC.add", "VEC.sub", "VEC.mul", "VEC.max",   "VEC.min",   "VEC.fma",   "VEC.muli",
+      "VEC.addi", "VEC.copy", "VEC.fill", "VEC.rsum", "VEC.rmax", "SFU.exp",  "SFU.tanh",
+      "SFU.rsqrt", "SFU.recip", "MMA",    "MMA.z",    "MMA.t",     "END",       "RED",
+      "SIG",      "LD",       "ST",       "WAITT",    "VEC.add.z", "vec.add",   "VEC.ad",
+      "FOO",      "VEC",      "END.x",    "MMA.z.t",  "_x"};
+  static const char *const opnd[] = {
+      "x",  "y",     "r",    "c1",        "s",         "big",   "sq",  "sq2", "zz",
+      "x[0:1, :]", "x[:,0:1]", "wg1.x", "wg9.x", "x.y", "_", "1", "hbm", "X", "ev.a", "s1x"};
+  static const char *const imm[] = {
+      "0.5",  "-1.5",   "- 2",     "1e5",     "1e",     "1e+",    ".5",      "1.",
+      "3.4e38", "3.5e38", "-3.5e38", "1e39",   "12x3",   "0x10",   "1.5.2",   "00012",
+      "1e-50", "123456789012345678901234", "9007199254740993", "0", "-0", ".", "-", "e5",
+      "1E+3", "4.9e-324", "1e-45", "7.006e-46", "2.5E-3x", "0.1", "1e22", "1e23", "x", "-.5e-3"};
+  static const char *const sep[] = {", ", ",", " , ", "\t,\t", ",  ", " ,", ",\r", ",,", ", ,", " "};
+  static const char *const lead[] = {" ", "\t", "", "  ", "\r", "\v "};
+  static const char *const tail[] = {"",   " ",   " ; c", ";c",   "\r", " \t\r", "\f ;x", " ;,",
+                                     " x", ",",   " ;\x01", "]",  "\v", ";"};
+#define PICK(a) a[g_rand_int_range(rnd, 0, G_N_ELEMENTS(a))]
+#define PICK_OK(a, nok) a[g_rand_int_range(rnd, 0, g_rand_int_range(rnd, 0, 10) ? (nok) : G_N_ELEMENTS(a))]
+  GRand *rnd = g_rand_new_with_seed(12345);
+  for (int k = 0; k < 6000; k++) {
+    GString *g = g_string_new(HDR ".wg 1\n.rf x p0 4x32\n.rf y p1 4x32\n.rf r p2 4x1\n"
+                                  ".rf c1 p3 1x32\n.rf s p3+128 1x1\n.rf big p4 64x32\n"
+                                  ".rf sq p8 32x32\n.rf sq2 p10 32x32\n");
+    if (k % 2 == 0) {
+      int t = g_rand_int_range(rnd, 0, G_N_ELEMENTS(tpl));
+      g_string_append_printf(g, "%s%s", PICK_OK(lead, 4), tpl[t].mn);
+      for (int i = 0; i < 4 && tpl[t].ops[i]; i++)
+        g_string_append_printf(g, "%s%s", i ? PICK_OK(sep, 7) : PICK_OK(lead, 4),
+                               g_rand_int_range(rnd, 0, 20) ? tpl[t].ops[i] : PICK(opnd));
+      if (tpl[t].imm) g_string_append_printf(g, "%s%s", PICK_OK(sep, 7), PICK(imm));
+      g_string_append(g, PICK_OK(tail, 8));
+    } else {
+      g_string_append_printf(g, "%s%s", PICK(lead), PICK(mn));
+      int nops = g_rand_int_range(rnd, 0, 6);
+      for (int i = 0; i < nops; i++)
+        g_string_append_printf(g, "%s%s", i ? PICK(sep) : PICK(lead), PICK(opnd));
+      if (g_rand_boolean(rnd)) g_string_append_printf(g, "%s%s", PICK(sep), PICK(imm));
+      g_string_append(g, PICK(tail));
+    }
+    if (k % 13 == 0) g_string_append_c(g, '\0'); /* a NUL in the line, or the comment */
+    if (k % 5 == 0) same_both_ways(g->str, g->len); /* the last line */
+    g_string_append(g, "\n END\n");
+    same_both_ways(g->str, g->len);
+    g_string_free(g, TRUE);
+  }
+  g_rand_free(rnd);
+#undef PICK
+#undef PICK_OK
+}
+END_TEST
+
+/* Immediates are g_ascii_strtod's value rounded to float, however they are
+ * read. */
+START_TEST(test_imm_values) {
+  GRand *rnd = g_rand_new_with_seed(99);
+  for (int k = 0; k < 4000; k++) {
+    char lit[80];
+    int nd = g_rand_int_range(rnd, 1, k % 3 ? 10 : 26), pos = 0, dot = g_rand_int_range(rnd, -1, nd);
+    if (dot == -1 && k % 2) lit[pos++] = '.';
+    for (int i = 0; i < nd; i++) {
+      lit[pos++] = (char)('0' + g_rand_int_range(rnd, 0, 10));
+      if (i == dot) lit[pos++] = '.';
+    }
+    if (k % 4) pos += g_snprintf(lit + pos, sizeof lit - pos, "e%d", g_rand_int_range(rnd, -60, 50));
+    lit[pos] = '\0';
+    g_autofree char *text = g_strdup_printf(WG1 "VEC.fill x, %s%s\n END\n", k % 2 ? "-" : "", lit);
+    g_autoptr(GError) err = NULL;
+    g_autoptr(Program) p = sim_asm_parse("t.asm", text, strlen(text), &err);
+    double v = g_ascii_strtod(lit, NULL);
+    float want = (float)(k % 2 ? -v : v);
+    if (!isfinite(want)) {
+      ck_assert_msg(p == NULL, "%s", lit);
+      continue;
+    }
+    ck_assert_msg(p != NULL, "%s: %s", lit, err ? err->message : "");
+    float got = p->wgs[1].insns[0].imm;
+    ck_assert_msg(memcmp(&got, &want, sizeof got) == 0, "%s: %a != %a", lit, got, want);
+  }
+  g_rand_free(rnd);
+}
+END_TEST
+
+/* RfRef's 16-bit r0/c0 and int rows/cols hold the extremes of the largest
+ * RF: a 65536x1 and a 1x65536 region. */
+START_TEST(test_rfref_extremes) {
+  g_autoptr(Program) p = parse_ok(".machine rf_kib=256 vl=4\n.problem d1\n.wg 0\n"
+                                  ".rf col p0 65536x1\n"
+                                  "VEC.copy col[65535:65536, :], col[0:1, :]\n"
+                                  "VEC.copy col, col\nEND\n"
+                                  ".wg 1\n.rf row p0 1x65536\n"
+                                  "VEC.copy row[:, 65535:65536], row[:, 0:1]\n"
+                                  "END\n.wg 2\nEND");
+  const Insn *in = p->wgs[0].insns;
+  ck_assert_int_eq(in[0].d.r0, 65535);
+  ck_assert_int_eq(in[0].d.rows, 1);
+  ck_assert_int_eq(in[1].d.rows, 65536);
+  ck_assert_int_eq(in[1].d.cols, 1);
+  in = p->wgs[1].insns;
+  ck_assert_int_eq(in[0].d.c0, 65535);
+  ck_assert_int_eq(in[0].a.cols, 1);
+}
+END_TEST
+
+/* The program hash is SHA-256 of the text, for every length of the last
+ * block. */
+START_TEST(test_sha256) {
+  GString *g = g_string_new(valid);
+  g_string_append(g, "\n;");
+  for (int k = 0; k < 140; k++) {
+    g_autoptr(Program) p = parse_ok(g->str);
+    g_autofree char *want =
+        g_compute_checksum_for_data(G_CHECKSUM_SHA256, (const guchar *)g->str, g->len);
+    ck_assert_str_eq(p->sha256, want);
+    g_string_append_c(g, (char)('a' + k % 26));
+  }
+  g_string_free(g, TRUE);
+}
+END_TEST
+
 START_TEST(test_load) {
   g_autoptr(GError) err = NULL;
   g_autoptr(Program) p = sim_asm_load("tests/does-not-exist.asm", &err);
   ck_assert_ptr_null(p);
   ck_assert_str_eq(err->message,
                    "tests/does-not-exist.asm: error: cannot read: No such file or directory");
+  g_clear_error(&err);
+  ck_assert_ptr_null(sim_asm_load(TOP_PATH("tests"), &err));
+  g_autofree char *isdir = g_strconcat(TOP_PATH("tests"), ": error: cannot read: Is a directory", NULL);
+  ck_assert_str_eq(err->message, isdir);
+  g_clear_error(&err);
+  ck_assert_ptr_null(sim_asm_load("/dev/null", &err)); /* not a regular file */
+  ck_assert_str_eq(err->message,
+                   "/dev/null:1:1: error: expected .machine as the first directive, got end of file");
   g_autoptr(Program) q = sim_asm_load(TOP_PATH("tests/asm/tiny_d1.asm"), NULL);
   ck_assert_ptr_nonnull(q);
   ck_assert_str_eq(q->file, TOP_PATH("tests/asm/tiny_d1.asm"));
@@ -906,6 +1125,11 @@ Suite *suite_asm(void) {
   tcase_add_loop_test(tc, test_errors, 0, G_N_ELEMENTS(err_cases));
   tcase_add_test(tc, test_errors_hostile);
   tcase_add_test(tc, test_errors_prefixes);
+  tcase_add_test(tc, test_fast_path_files);
+  tcase_add_test(tc, test_fast_path_lines);
+  tcase_add_test(tc, test_imm_values);
+  tcase_add_test(tc, test_sha256);
+  tcase_add_test(tc, test_rfref_extremes);
   tcase_add_test(tc, test_load);
   tcase_add_loop_test(tc, test_bad_files, 0, G_N_ELEMENTS(bad_asm));
   tcase_add_test(tc, test_bad_files_others);
