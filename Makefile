@@ -31,7 +31,8 @@ GEN_SRC   := $(foreach d,$(GEN_DIRS),$(wildcard src/$(d)/*.c))
 GEN_OBJ   := $(patsubst src/%.c,$(BUILD)/gen/%.o,$(GEN_SRC))
 GEN_HDRS  := $(foreach d,$(GEN_DIRS),$(wildcard src/$(d)/*.h src/$(d)/*.def))
 
-.PHONY: all check unit-check asm-check bench bench-run demo demo-run clean deps
+.PHONY: all check unit-check asm-check golden-check update-golden bench bench-run demo demo-run \
+        clean deps
 all: $(BUILD)/tcc-sim $(BUILD)/tcc-gen $(BUILD)/tcc-grade
 
 $(BUILD)/sim $(BUILD)/tests $(BUILD)/bench:
@@ -81,15 +82,26 @@ $(BUILD)/bench/gen_bench: bench/gen_bench.c | $(BUILD)/bench
 unit-check: $(BUILD)/unit-tests $(BUILD)/tcc-sim
 	CK_FORK=no $(BUILD)/unit-tests
 
-# Command-line tests: bad inputs (exact diagnostic + exit code) and programs.
-asm-check: $(BUILD)/tcc-sim
+# Command-line tests: bad inputs (exact diagnostic + exit code) and programs;
+# tcc-gen's and tcc-grade's options, diagnostics and exit codes.
+asm-check: $(BUILD)/tcc-sim $(BUILD)/tcc-gen $(BUILD)/tcc-grade
 	sh tests/run_cli.sh $(BUILD)/tcc-sim
 
+# Golden tests of tcc-gen: tests/golden/NAME.yaml against NAME.asm, NAME.ir,
+# NAME.after-PASS.ir, bad_NAME.err; each .asm also passes in tcc-sim.
+golden-check: $(BUILD)/tcc-gen $(BUILD)/tcc-sim
+	sh tests/run_golden.sh $(BUILD)
+
+# Rewrite the expected golden files from the current tcc-gen (review with
+# git diff before committing).
+update-golden: $(BUILD)/tcc-gen $(BUILD)/tcc-sim
+	UPDATE=1 sh tests/run_golden.sh $(BUILD)
+
 check: deps
-	$(MAKE) unit-check asm-check
+	$(MAKE) unit-check asm-check golden-check
 	$(MAKE) BUILD=build-asan OPT=-O1 \
 	  SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
-	  unit-check asm-check
+	  unit-check asm-check golden-check
 
 # Public targets install dependencies first, then re-enter make so that the
 # pkg-config flags are computed after the install.

@@ -311,13 +311,15 @@ static gboolean load_knob(Ctx *c, PlanProblem *pp, const Leaf *l) {
   return TRUE;
 }
 
-/* A knob written while the knob it depends on keeps it without effect. */
+/* A knob written (to a value other than its default) while the knob it
+ * depends on keeps it without effect. */
 static gboolean check_needs(Ctx *c, const PlanProblem *pp, const GArray *leaves) {
   for (guint i = 0; i < leaves->len; i++) {
     const Leaf *l = &g_array_index(leaves, Leaf, i);
     for (int j = 0; j < plan_nneeds; j++) {
       const PlanNeed *n = &plan_needs[j];
       if (strcmp(n->path, plan_knobs[l->idx].path) != 0) continue;
+      if (plan_knob_get(pp, &plan_knobs[l->idx]) == plan_knobs[l->idx].def) continue;
       int dep = plan_knob_index(n->needs);
       if (plan_knob_get(pp, &plan_knobs[dep]) >= n->needs_min) continue;
       return fail_at(c, PLAN_ERROR_CONFLICT, l->key, "'%s' has no effect unless %s", n->path,

@@ -221,6 +221,10 @@ const PlanNeed plan_needs[] = {
     {"placement.k_divisor", "placement.solver", SOLVER_ILP, "placement.solver is ilp"},
     {"placement.partition_weight", "placement.solver", SOLVER_ILP, "placement.solver is ilp"},
     {"placement.active_weight", "placement.solver", SOLVER_ILP, "placement.solver is ilp"},
+    {"power.bucket_bytes", "power.event_interval", 1, "power.event_interval > 0"},
+    {"power.event_interval", "power.bucket_bytes", 1, "power.bucket_bytes > 0"},
+    {"power.pacing_wg", "power.bucket_bytes", 1, "power.bucket_bytes > 0"},
+    {"power.in_flight", "power.pacing_wg", 0, "power.pacing_wg >= 0"},
 };
 const int plan_nneeds = G_N_ELEMENTS(plan_needs);
 

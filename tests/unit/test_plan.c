@@ -215,6 +215,11 @@ START_TEST(test_plan_error_codes) {
       {"version: 1\nd1: {power: {preload_waves: 3}}\n", PLAN_ERROR_PLANNED,
        "test.yaml:2:29: error: 'power.preload_waves: 3' is not supported yet (planned: roadmap "
        "step 3)"},
+      {"version: 1\nd1: {power: {bucket_bytes: 4096}}\n", PLAN_ERROR_CONFLICT,
+       "test.yaml:2:14: error: 'power.bucket_bytes' has no effect unless power.event_interval > 0"},
+      {"version: 1\nd1: {power: {bucket_bytes: 4096, event_interval: 10, in_flight: 2}}\n",
+       PLAN_ERROR_CONFLICT,
+       "test.yaml:2:54: error: 'power.in_flight' has no effect unless power.pacing_wg >= 0"},
       {"version: 0\n", PLAN_ERROR_VERSION,
        "test.yaml:1:10: error: unsupported plan version 0 (this tcc-gen reads version 1)"},
   };

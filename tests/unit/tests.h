@@ -17,6 +17,7 @@ Suite *suite_phenomena(void);
 Suite *suite_e2e(void);
 Suite *suite_ir(void);
 Suite *suite_plan(void);
+Suite *suite_gen(void);
 
 #include "sim.h"
 

@@ -1,0 +1,744 @@
+/* test_gen.c - tcc-gen end to end, through the library (pass_pipeline,
+ * be_emit) and the simulator (sim_asm_parse, sim_run):
+ *
+ *   baseline    plans/baseline.yaml on P1 and D1, seeds 7, 13, 11, 23: correct,
+ *               within area and power, and exactly the frozen reference cycles
+ *               (docs/workloads.md §7), so the baseline scores 1000.00;
+ *   passes      each pass run alone (ir_new + lower, place, pace, rf_alloc),
+ *               ir_verify after each, and the result equal to pass_pipeline's,
+ *               for the baseline and every good plan of tests/golden;
+ *   determinism two compiles of a plan give byte-identical assembly and IR;
+ *   diff        one knob changed: the assembly changes only in the tasks that
+ *               knob affects (names, addresses and regions of the others stay);
+ *   knobs       every implemented knob changes the output, the program stays
+ *               correct, and where docs/plan.md predicts a direction (temp K/V
+ *               writeback is slower and costs energy; pacing caps the peak) the
+ *               simulator agrees.
+ *
+ * Small plans are written inline with small `problem:` dims so that the whole
+ * suite stays fast; only the baseline runs at full size. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir.h"
+#include "tests.h"
+
+static const uint64_t seeds[] = {7, 13, 11, 23};
+enum { NSEEDS = G_N_ELEMENTS(seeds) };
+
+/* Frozen reference cycles of the baseline (docs/workloads.md §7; the same
+ * constants as SCORE_*_REF in src/driver/tcc_grade.c). */
+#define REF_P1 802528
+#define REF_D1 124192
+
+/* Small dims: a few hundred instructions per program. */
+#define D1_DIMS "{d_model: 64, heads: 2, d_ff: 128, layers: 1, history: 32, steps: 2}"
+#define P1_DIMS "{d_model: 64, heads: 2, d_ff: 128, layers: 1, seqs: 1, rows: 64}"
+
+/* ------------------------------------------------------------ helpers */
+
+static const char *pname(ProblemKind k) { return wl_problem_name(k); }
+
+/* A plan from text, named `name` in messages and in the generated header. */
+static Plan *plan_text(const char *name, const char *text) {
+  g_autoptr(GError) err = NULL;
+  Plan *p = plan_parse(name, text, strlen(text), &err);
+  ck_assert_msg(p, "plan rejected: %s\n%.1000s", err ? err->message : "?", text);
+  return p;
+}
+
+/* A plan file of the tree, named by its path relative to the top (as the
+ * golden files are generated from the top). */
+static Plan *plan_file(const char *rel) {
+  g_autofree char *path = g_build_filename(TCC_TOP, rel, NULL), *text = NULL;
+  gsize len = 0;
+  ck_assert_msg(g_file_get_contents(path, &text, &len, NULL), "cannot read %s", path);
+  g_autoptr(GError) err = NULL;
+  Plan *p = plan_parse(rel, text, len, &err);
+  ck_assert_msg(p, "%s: %s", rel, err ? err->message : "?");
+  return p;
+}
+
+/* One problem section of a small plan: "version: 1\nd1:\n  problem: DIMS\n  KNOBS". */
+static Plan *small_plan(ProblemKind kind, const char *knobs) {
+  g_autofree char *text =
+      g_strdup_printf("version: 1\n%s:\n  problem: %s\n%s%s%s", pname(kind),
+                      kind == PROB_D1 ? D1_DIMS : P1_DIMS, knobs ? "  " : "", knobs ? knobs : "",
+                      knobs ? "\n" : "");
+  return plan_text("small.yaml", text);
+}
+
+/* Compile through the pipeline; the IR must verify as allocated.  Returns
+ * the assembly; *ir_text (optional) gets the IR's text. */
+static char *compile(const Plan *plan, ProblemKind kind, char **ir_text) {
+  g_autoptr(GError) err = NULL;
+  g_autoptr(Ir) ir = pass_pipeline(plan, kind, NULL, NULL, &err);
+  ck_assert_msg(ir, "%s --problem %s: %s", plan->file, pname(kind), err ? err->message : "?");
+  ck_assert_msg(ir_verify(ir, TRUE, &err), "%s --problem %s: %s", plan->file, pname(kind),
+                err ? err->message : "?");
+  if (ir_text) *ir_text = ir_print(ir);
+  return be_emit(ir);
+}
+
+/* Assemble and run `text` on `seed`; the run must succeed.  Returns the
+ * program (for sim_verdict_exit and its hardware). */
+static Program *simulate(const char *what, const char *text, uint64_t seed, SimResult *r) {
+  g_autoptr(GError) err = NULL;
+  Program *p = sim_asm_parse(what, text, strlen(text), &err);
+  ck_assert_msg(p, "%s does not assemble: %s", what, err ? err->message : "?");
+  SimOptions o;
+  sim_options_default(&o);
+  o.seed = seed;
+  ck_assert_msg(sim_run(p, &o, r, &err), "%s seed %" G_GUINT64_FORMAT ": %s", what, seed,
+                err ? err->message : "?");
+  return p;
+}
+
+/* The program must be correct and within budgets on `seed`. */
+static void assert_passes(const char *what, const Program *p, const SimResult *r, uint64_t seed) {
+  ck_assert_msg(r->checked && r->check.pass,
+                "%s seed %" G_GUINT64_FORMAT ": error %g at %s, %ld unwritten", what, seed,
+                r->check.max_abs_err, r->check.worst, r->check.unwritten);
+  ck_assert_msg(sim_machine_area(&p->hw) <= AREA_LIMIT_MM2, "%s: area %.4f mm2", what,
+                sim_machine_area(&p->hw));
+  ck_assert_msg(r->peak_w <= POWER_LIMIT_W, "%s seed %" G_GUINT64_FORMAT ": peak %.4f W", what,
+                seed, r->peak_w);
+  ck_assert_int_eq(sim_verdict_exit(p, r), 0);
+}
+
+/* What a run of a small plan measured. */
+typedef struct Run {
+  int64_t cycles;
+  double energy_uj, peak_w;
+} Run;
+
+/* Compile, run on seed 7, require a correct run within budgets; *asm_out
+ * (optional) gets the assembly. */
+static Run compile_run(const Plan *plan, ProblemKind kind, const char *what, char **asm_out) {
+  char *text = compile(plan, kind, NULL);
+  SimResult r;
+  g_autoptr(Program) p = simulate(what, text, 7, &r);
+  assert_passes(what, p, &r, 7);
+  Run run = {r.cycles, r.energy_uj, r.peak_w};
+  sim_result_clear(&r);
+  if (asm_out)
+    *asm_out = text;
+  else
+    g_free(text);
+  return run;
+}
+
+static gint cmp_str(gconstpointer a, gconstpointer b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The good plans of tests/golden (not bad_*), sorted by name. */
+static GPtrArray *golden_plans(void) {
+  GPtrArray *a = g_ptr_array_new_with_free_func(g_free);
+  g_autoptr(GDir) dir = g_dir_open(TCC_TOP "/tests/golden", 0, NULL);
+  ck_assert_msg(dir, "cannot open tests/golden");
+  for (const char *n; (n = g_dir_read_name(dir));)
+    if (g_str_has_suffix(n, ".yaml") && !g_str_has_prefix(n, "bad_"))
+      g_ptr_array_add(a, g_strconcat("tests/golden/", n, NULL));
+  g_ptr_array_sort(a, cmp_str);
+  return a;
+}
+
+/* ------------------------------------------------------------ baseline */
+
+/* _i: problem (0 = P1, 1 = D1) x seed. */
+START_TEST(test_baseline) {
+  ProblemKind kind = _i / NSEEDS == 0 ? PROB_P1 : PROB_D1;
+  uint64_t seed = seeds[_i % NSEEDS];
+  int64_t ref = kind == PROB_P1 ? REF_P1 : REF_D1;
+  g_autoptr(Plan) plan = plan_file("plans/baseline.yaml");
+  g_autofree char *text = compile(plan, kind, NULL);
+  g_autofree char *what = g_strdup_printf("baseline %s", pname(kind));
+  SimResult r;
+  g_autoptr(Program) p = simulate(what, text, seed, &r);
+  assert_passes(what, p, &r, seed);
+  ck_assert_msg(r.check.max_abs_err < 1e-4, "%s seed %" G_GUINT64_FORMAT ": error %g", what, seed,
+                r.check.max_abs_err);
+  /* Timing does not depend on the data: every seed takes the reference. */
+  ck_assert_msg(r.cycles == ref, "%s seed %" G_GUINT64_FORMAT ": %" G_GINT64_FORMAT
+                " cycles, the frozen reference is %" G_GINT64_FORMAT,
+                what, seed, r.cycles, ref);
+  sim_result_clear(&r);
+}
+END_TEST
+
+/* ------------------------------------------------------------ passes */
+
+static void verify(const Ir *ir, gboolean allocated, const char *what, const char *after) {
+  g_autoptr(GError) err = NULL;
+  ck_assert_msg(ir_verify(ir, allocated, &err), "%s, after %s: %s", what, after,
+                err ? err->message : "?");
+}
+
+/* Run each pass alone on `plan`/`kind`, verifying after each, and compare
+ * every stage with pass_pipeline's --dump-after and its final IR and asm. */
+static void check_passes(const Plan *plan, ProblemKind kind) {
+  g_autofree char *what = g_strdup_printf("%s --problem %s", plan->file, pname(kind));
+  const PlanProblem *pp = plan_problem(plan, kind);
+  g_autoptr(GError) err = NULL;
+  g_autoptr(Ir) ir = ir_new(&plan->hw, &pp->dims, plan->file);
+  /* NOTE: no pass reads sms_used from the plan; pass_pipeline sets it. */
+  ir->sms_used = pp->sms_used > 0 ? pp->sms_used : plan->hw.sms;
+  char *stage[4];
+  gboolean ok = kind == PROB_D1 ? pass_lower_d1(ir, plan, &err) : pass_lower_p1(ir, plan, &err);
+  ck_assert_msg(ok, "%s: lower: %s", what, err ? err->message : "?");
+  verify(ir, FALSE, what, "lower");
+  stage[0] = ir_print(ir);
+  ck_assert_msg(pass_place(ir, plan, kind, &err), "%s: place: %s", what, err ? err->message : "?");
+  verify(ir, FALSE, what, "place");
+  for (guint k = 0; k < ir->tasks->len; k++)
+    ck_assert_msg(ir_task_at(ir, (int)k)->wg >= 0, "%s: task %s not placed", what,
+                  ir_task_at(ir, (int)k)->name);
+  stage[1] = ir_print(ir);
+  ck_assert_msg(pass_pace(ir, plan, kind, &err), "%s: pace: %s", what, err ? err->message : "?");
+  verify(ir, FALSE, what, "pace");
+  stage[2] = ir_print(ir);
+  ck_assert_msg(pass_rf_alloc(ir, &err), "%s: rf_alloc: %s", what, err ? err->message : "?");
+  verify(ir, TRUE, what, "rf_alloc");
+  stage[3] = ir_print(ir);
+  for (int i = 0; pass_names[i]; i++) {
+    ck_assert_int_lt(i, 4);
+    char *dump = NULL;
+    g_autoptr(Ir) full = pass_pipeline(plan, kind, pass_names[i], &dump, &err);
+    ck_assert_msg(full && dump, "%s: pipeline --dump-after=%s: %s", what, pass_names[i],
+                  err ? err->message : "no dump");
+    ck_assert_msg(strcmp(dump, stage[i]) == 0, "%s: the IR after %s alone differs from --dump-after",
+                  what, pass_names[i]);
+    if (i == 3) {
+      g_autofree char *final = ir_print(full), *a = be_emit(full), *b = be_emit(ir);
+      ck_assert_msg(strcmp(final, stage[3]) == 0, "%s: final IR differs from the dump", what);
+      ck_assert_msg(strcmp(a, b) == 0, "%s: asm of the passes alone differs", what);
+    }
+    g_free(dump);
+  }
+  for (int i = 0; i < 4; i++) g_free(stage[i]);
+}
+
+START_TEST(test_passes_baseline) {
+  g_autoptr(Plan) plan = plan_file("plans/baseline.yaml");
+  check_passes(plan, _i == 0 ? PROB_P1 : PROB_D1);
+}
+END_TEST
+
+START_TEST(test_passes_golden) {
+  g_autoptr(GPtrArray) plans = golden_plans();
+  ck_assert_msg(plans->len >= 4, "only %u good plans in tests/golden", plans->len);
+  for (guint i = 0; i < plans->len; i++) {
+    g_autoptr(Plan) plan = plan_file(g_ptr_array_index(plans, i));
+    for (int k = PROB_D1; k <= PROB_P1; k++)
+      if (plan_problem(plan, (ProblemKind)k)->present) check_passes(plan, (ProblemKind)k);
+  }
+}
+END_TEST
+
+/* A pass fails with a message naming the problem; a dump taken before the
+ * failing pass is still returned. */
+START_TEST(test_pipeline_errors) {
+  g_autoptr(GError) err = NULL;
+  g_autoptr(Plan) d1 = small_plan(PROB_D1, NULL);
+  Ir *ir = pass_pipeline(d1, PROB_P1, NULL, NULL, &err);
+  ck_assert(ir == NULL);
+  ck_assert_str_eq(err->message, "small.yaml: error: the plan has no p1 section");
+  g_clear_error(&err);
+  g_autoptr(Ir) alone = ir_new(&d1->hw, &d1->p1.dims, d1->file);
+  ck_assert(!pass_lower_p1(alone, d1, &err));
+  ck_assert_str_eq(err->message, "small.yaml: error: the plan has no p1 section");
+  g_clear_error(&err);
+  g_autoptr(Plan) big = plan_file("tests/golden/bad_rf_alloc.yaml");
+  char *dump = NULL;
+  ir = pass_pipeline(big, PROB_D1, "pace", &dump, &err);
+  ck_assert(ir == NULL);
+  ck_assert_msg(strstr(err->message, "rf_alloc: ") && strstr(err->message, "'t0.l0.w1.p0.w'"),
+                "%s", err->message);
+  ck_assert_msg(dump && g_str_has_prefix(dump, "; tcc-gen IR of tests/golden/bad_rf_alloc.yaml"),
+                "no dump after pace");
+  g_free(dump);
+}
+END_TEST
+
+/* ------------------------------------------------------------ determinism */
+
+/* Two independent compiles (fresh plans), with another compile between
+ * them: byte-identical assembly and IR. */
+static void check_deterministic(const char *rel, ProblemKind kind) {
+  char *asm_text[2], *ir_text[2];
+  for (int k = 0; k < 2; k++) {
+    g_autoptr(Plan) plan = plan_file(rel);
+    asm_text[k] = compile(plan, kind, &ir_text[k]);
+    g_autoptr(Plan) other = small_plan(kind == PROB_D1 ? PROB_P1 : PROB_D1, "kv_writeback: temp");
+    g_free(compile(other, kind == PROB_D1 ? PROB_P1 : PROB_D1, NULL));
+  }
+  ck_assert_msg(strcmp(asm_text[0], asm_text[1]) == 0, "%s %s: two compiles differ (asm)", rel,
+                pname(kind));
+  ck_assert_msg(strcmp(ir_text[0], ir_text[1]) == 0, "%s %s: two compiles differ (IR)", rel,
+                pname(kind));
+  for (int k = 0; k < 2; k++) g_free(asm_text[k]), g_free(ir_text[k]);
+}
+
+START_TEST(test_determinism) {
+  check_deterministic("plans/baseline.yaml", PROB_D1);
+  check_deterministic("plans/baseline.yaml", PROB_P1);
+  g_autoptr(GPtrArray) plans = golden_plans();
+  for (guint i = 0; i < plans->len; i++) {
+    const char *rel = g_ptr_array_index(plans, i);
+    g_autoptr(Plan) plan = plan_file(rel);
+    for (int k = PROB_D1; k <= PROB_P1; k++)
+      if (plan_problem(plan, (ProblemKind)k)->present) check_deterministic(rel, (ProblemKind)k);
+  }
+}
+END_TEST
+
+/* ------------------------------------------------------------ diff */
+
+/* The assembly cut into its parts: the header (before the first .wg), each
+ * WG section, and per task the instruction lines it owns (in order). */
+typedef struct AsmParts {
+  char *header;
+  GHashTable *wgs;   /* "N" -> section text (.wg line to END)        */
+  GHashTable *lists; /* "N" -> the section's task list (header line) */
+  GHashTable *tasks; /* task name -> its instruction lines           */
+  GPtrArray *names;  /* task names in order of appearance            */
+} AsmParts;
+
+static void parts_free(AsmParts *a) {
+  g_free(a->header);
+  g_hash_table_unref(a->wgs);
+  g_hash_table_unref(a->lists);
+  g_hash_table_unref(a->tasks);
+  g_ptr_array_unref(a->names);
+}
+
+static void gstring_free(gpointer s) { g_string_free(s, TRUE); }
+
+/* The first line where two texts differ, "line N:\n- A\n+ B" (for failure
+ * messages, which Check limits in size). */
+static char *first_diff(const char *a, const char *b) {
+  int line = 1;
+  const char *la = a, *lb = b;
+  for (; *a && *a == *b; a++, b++)
+    if (*a == '\n') line++, la = a + 1, lb = b + 1;
+  int na = (int)strcspn(la, "\n"), nb = (int)strcspn(lb, "\n");
+  return g_strdup_printf("line %d:\n- %.*s\n+ %.*s", line, MIN(na, 300), la, MIN(nb, 300), lb);
+}
+
+/* The task an instruction line belongs to: the token of its comment that
+ * names one of its section's tasks. */
+static const char *line_task(const char *line, char **list) {
+  const char *c = strstr(line, "; ");
+  ck_assert_msg(c, "instruction without a comment: %s", line);
+  g_auto(GStrv) tok = g_strsplit(c + 2, " ", -1);
+  for (int i = 0; tok[i]; i++)
+    for (int j = 0; list[j]; j++)
+      if (strcmp(tok[i], list[j]) == 0) return list[j];
+  ck_abort_msg("instruction names none of its WG's tasks: %s", line);
+  return NULL;
+}
+
+static void parse_asm(const char *text, AsmParts *a) {
+  a->wgs = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, gstring_free);
+  a->lists = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+  a->tasks = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, gstring_free);
+  a->names = g_ptr_array_new_with_free_func(g_free);
+  g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+  GString *header = g_string_new(NULL), *sec = NULL;
+  g_auto(GStrv) list = NULL;
+  for (int i = 0; lines[i]; i++) {
+    const char *l = lines[i];
+    if (g_str_has_prefix(l, ".wg ")) {
+      int wg = atoi(l + 4);
+      const char *tl = strstr(l, "tasks:");
+      ck_assert_msg(tl, "WG header without tasks: %s", l);
+      g_autofree char *names = g_strstrip(g_strdup(tl + 6));
+      g_strfreev(list);
+      list = g_strsplit(names, " ", -1);
+      sec = g_string_new(NULL);
+      g_hash_table_insert(a->wgs, g_strdup_printf("%d", wg), sec);
+      g_hash_table_insert(a->lists, g_strdup_printf("%d", wg), g_strdup(tl + 6));
+    }
+    if (!sec) {
+      g_string_append_printf(header, "%s\n", l);
+      continue;
+    }
+    if (*l == '\0') continue;
+    g_string_append_printf(sec, "%s\n", l);
+    if (!g_str_has_prefix(l, "    ") || strcmp(l, "    END") == 0) continue;
+    const char *task = line_task(l, list);
+    GString *tl = g_hash_table_lookup(a->tasks, task);
+    if (!tl) {
+      tl = g_string_new(NULL);
+      g_hash_table_insert(a->tasks, g_strdup(task), tl);
+      g_ptr_array_add(a->names, g_strdup(task));
+    }
+    g_string_append_printf(tl, "%s\n", l);
+  }
+  a->header = g_string_free(header, FALSE);
+}
+
+static gboolean affected(const char *task, const char *const *marks) {
+  for (int i = 0; marks[i]; i++)
+    if (strstr(task, marks[i])) return TRUE;
+  return FALSE;
+}
+
+/* `b` is `a` with one knob changed, which may only change the tasks whose
+ * names contain one of `marks`: every other task has the same instruction
+ * lines, every WG section with the same task list and no affected task is
+ * byte-identical, and the headers are equal.  Returns the number of
+ * unaffected tasks compared (so a test can insist it is not vacuous). */
+static int check_diff(const char *what, const char *a_text, const char *b_text,
+                      const char *const *marks, int *same_wgs) {
+  AsmParts a, b;
+  parse_asm(a_text, &a);
+  parse_asm(b_text, &b);
+  g_autofree char *hd = first_diff(a.header, b.header);
+  ck_assert_msg(strcmp(a.header, b.header) == 0, "%s: headers differ, %s", what, hd);
+  int n = 0;
+  for (int k = 0; k < 2; k++) {
+    AsmParts *x = k ? &b : &a, *y = k ? &a : &b;
+    for (guint i = 0; i < x->names->len; i++) {
+      const char *t = g_ptr_array_index(x->names, i);
+      if (affected(t, marks)) continue;
+      GString *lx = g_hash_table_lookup(x->tasks, t), *ly = g_hash_table_lookup(y->tasks, t);
+      ck_assert_msg(ly, "%s: unaffected task %s is missing from one output", what, t);
+      g_autofree char *d = first_diff(k ? ly->str : lx->str, k ? lx->str : ly->str);
+      ck_assert_msg(strcmp(lx->str, ly->str) == 0, "%s: unaffected task %s changed, %s", what, t, d);
+      n += k == 0;
+    }
+  }
+  GHashTableIter it;
+  gpointer key, val;
+  *same_wgs = 0;
+  g_hash_table_iter_init(&it, a.wgs);
+  while (g_hash_table_iter_next(&it, &key, &val)) {
+    const char *la = g_hash_table_lookup(a.lists, key), *lb = g_hash_table_lookup(b.lists, key);
+    if (!lb || strcmp(la, lb) != 0) continue;
+    g_auto(GStrv) ts = g_strsplit(la, " ", -1);
+    gboolean hit = FALSE;
+    for (int i = 0; ts[i]; i++) hit |= *ts[i] && affected(ts[i], marks);
+    if (hit) continue;
+    GString *sb = g_hash_table_lookup(b.wgs, key);
+    g_autofree char *d = first_diff(((GString *)val)->str, sb->str);
+    ck_assert_msg(strcmp(((GString *)val)->str, sb->str) == 0, "%s: WG %s changed, %s", what,
+                  (char *)key, d);
+    (*same_wgs)++;
+  }
+  parts_free(&a);
+  parts_free(&b);
+  return n;
+}
+
+/* The lines of `text` without those that contain every one of `subs`. */
+static char *drop_lines(const char *text, const char *const *subs, int *dropped) {
+  g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+  GString *s = g_string_new(NULL);
+  *dropped = 0;
+  for (int i = 0; lines[i]; i++) {
+    gboolean all = TRUE;
+    for (int j = 0; subs[j]; j++) all &= strstr(lines[i], subs[j]) != NULL;
+    if (all) {
+      (*dropped)++;
+      continue;
+    }
+    g_string_append(s, lines[i]);
+    if (lines[i + 1]) g_string_append_c(s, '\n');
+  }
+  return g_string_free(s, FALSE);
+}
+
+/* The instruction lines of `task` in `text`, with lines starting with
+ * `skip` removed. */
+static char *task_lines(const char *text, const char *task, const char *skip) {
+  g_autofree char *tok = g_strdup_printf(" %s", task);
+  g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+  GString *s = g_string_new(NULL);
+  for (int i = 0; lines[i]; i++) {
+    const char *c = strstr(lines[i], "; ");
+    if (!g_str_has_prefix(lines[i], "    ") || !c || g_str_has_prefix(lines[i], skip)) continue;
+    const char *at = strstr(c, tok);
+    if (at && (at[strlen(tok)] == '\0' || at[strlen(tok)] == ' '))
+      g_string_append_printf(s, "%s\n", lines[i]);
+  }
+  return g_string_free(s, FALSE);
+}
+
+/* panels.w1 32 -> 64 on D1: W1 has half the tasks; only the W1 tasks and
+ * the W2 tasks (whose WAIT counts the W1 tasks) change, W2 only in that
+ * WAIT.  The placement shifts the tasks after W1 to other WGs, but their
+ * code, region names and addresses stay. */
+START_TEST(test_diff_panels) {
+  static const char *const marks[] = {".w1.", ".w2.", NULL};
+  g_autoptr(Plan) pa = small_plan(PROB_D1, "panels: {w1: 32}");
+  g_autoptr(Plan) pb = small_plan(PROB_D1, "panels: {w1: 64}");
+  g_autofree char *a = compile(pa, PROB_D1, NULL), *b = compile(pb, PROB_D1, NULL);
+  ck_assert(strcmp(a, b) != 0);
+  int wgs = 0, n = check_diff("d1 panels.w1 32 -> 64", a, b, marks, &wgs);
+  ck_assert_msg(n >= 8 && wgs >= 4, "only %d tasks, %d WGs compared", n, wgs);
+  ck_assert(strstr(a, "t0.l0.w1.p3") && !strstr(b, "t0.l0.w1.p2"));
+  for (int t = 0; t < 2; t++)
+    for (int p = 0; p < 2; p++) {
+      g_autofree char *task = g_strdup_printf("t%d.l0.w2.p%d", t, p);
+      g_autofree char *la = task_lines(a, task, "    WAIT      ev.w1_l0, ");
+      g_autofree char *lb = task_lines(b, task, "    WAIT      ev.w1_l0, ");
+      g_autofree char *d = first_diff(la, lb);
+      ck_assert_msg(*la && strcmp(la, lb) == 0, "%s changed beyond its WAIT, %s", task, d);
+      g_autofree char *wa = g_strdup_printf("    WAIT      ev.w1_l0, %d ", 4 * (t + 1));
+      g_autofree char *wb = g_strdup_printf("    WAIT      ev.w1_l0, %d ", 2 * (t + 1));
+      g_autofree char *fa = task_lines(a, task, "    L"), *fb = task_lines(b, task, "    L");
+      ck_assert_msg(strstr(fa, wa) && strstr(fb, wb), "%s does not wait for %s / %s", task, wa, wb);
+    }
+}
+END_TEST
+
+/* k_chunk.w1 64 -> 32 on D1: same tasks, same placement; only the W1 tasks
+ * change (two chunk loads instead of one), every other WG is identical. */
+START_TEST(test_diff_k_chunk) {
+  static const char *const marks[] = {".w1.", NULL};
+  g_autoptr(Plan) pa = small_plan(PROB_D1, "k_chunk: {w1: 64}");
+  g_autoptr(Plan) pb = small_plan(PROB_D1, "k_chunk: {w1: 32}");
+  g_autofree char *a = compile(pa, PROB_D1, NULL), *b = compile(pb, PROB_D1, NULL);
+  ck_assert(strcmp(a, b) != 0);
+  int wgs = 0, n = check_diff("d1 k_chunk.w1 64 -> 32", a, b, marks, &wgs);
+  ck_assert_msg(n >= 10 && wgs >= 10, "only %d tasks, %d WGs compared", n, wgs);
+}
+END_TEST
+
+/* A knob that only inserts instructions: removing the inserted lines from
+ * the new assembly gives the old one byte for byte, and each inserted line
+ * is followed by an instruction starting with `next` (the store or load it
+ * delays). */
+static void check_insert_only(ProblemKind kind, const char *knob, const char *const *subs,
+                              const char *next) {
+  g_autoptr(Plan) pa = small_plan(kind, NULL);
+  g_autoptr(Plan) pb = small_plan(kind, knob);
+  g_autofree char *a = compile(pa, kind, NULL), *b = compile(pb, kind, NULL);
+  int dropped = 0;
+  g_autofree char *stripped = drop_lines(b, subs, &dropped);
+  ck_assert_msg(dropped > 0, "%s %s: nothing inserted", pname(kind), knob);
+  g_autofree char *d = first_diff(a, stripped);
+  ck_assert_msg(strcmp(stripped, a) == 0, "%s %s: more than the inserted lines changed, %s",
+                pname(kind), knob, d);
+  g_auto(GStrv) lines = g_strsplit(b, "\n", -1);
+  for (int i = 0; lines[i]; i++) {
+    gboolean all = TRUE;
+    for (int j = 0; subs[j]; j++) all &= strstr(lines[i], subs[j]) != NULL;
+    if (all)
+      ck_assert_msg(lines[i + 1] && g_str_has_prefix(lines[i + 1], next),
+                    "%s %s: inserted line not before %s:\n%.300s\n%.300s", pname(kind), knob,
+                    next, lines[i], lines[i + 1] ? lines[i + 1] : "");
+  }
+}
+
+/* store_spacing: a WAITT before each output store, nothing else. */
+START_TEST(test_diff_store_spacing) {
+  static const char *const d1[] = {"    WAITT     16 ", "; d1.store_spacing:4 ", NULL};
+  static const char *const p1[] = {"    WAITT     16 ", "; p1.store_spacing:4 ", NULL};
+  check_insert_only(PROB_D1, "store_spacing: 16", d1, "    ST ");
+  check_insert_only(PROB_P1, "store_spacing: 16", p1, "    ST ");
+  /* every store gets one */
+  g_autoptr(Plan) pb = small_plan(PROB_D1, "store_spacing: 16");
+  g_autofree char *b = compile(pb, PROB_D1, NULL);
+  int waits = 0, stores = 0;
+  for (const char *c = b; (c = strstr(c, "\n    WAITT     16 ")); c++) waits++;
+  for (const char *c = b; (c = strstr(c, "\n    ST ")); c++) stores++;
+  ck_assert_int_eq(waits, stores);
+}
+END_TEST
+
+/* Self-paced power buckets: a WAITT before some loads, nothing else. */
+START_TEST(test_diff_self_paced) {
+  static const char *const d1[] = {"    WAITT     50 ", "; d1.power.bucket_bytes:4 ", NULL};
+  static const char *const p1[] = {"    WAITT     50 ", "; p1.power.bucket_bytes:4 ", NULL};
+  check_insert_only(PROB_D1, "power: {bucket_bytes: 2048, event_interval: 50}", d1, "    LD ");
+  check_insert_only(PROB_P1, "power: {bucket_bytes: 2048, event_interval: 50}", p1, "    LD ");
+}
+END_TEST
+
+/* ------------------------------------------------------------ knobs */
+
+/* One knob and what it must do relative to the same plan without it. */
+typedef struct Knob {
+  ProblemKind kind;
+  const char *knob; /* the line written in the section              */
+  const char *cite; /* provenance the asm must show (NULL: none)    */
+} Knob;
+
+static const Knob knobs[] = {
+    {PROB_D1, "sms_used: 2", NULL},
+    {PROB_D1, "panels: {qkv: 64}", "; d1.panels.qkv:4 "},
+    {PROB_D1, "panels: {wo: 16}", "; d1.panels.wo:4 "},
+    {PROB_D1, "panels: {w1: 64}", "; d1.panels.w1:4 "},
+    {PROB_D1, "panels: {w2: 16}", "; d1.panels.w2:4 "},
+    {PROB_D1, "k_chunk: {qkv: 32}", NULL},
+    {PROB_D1, "k_chunk: {wo: 32}", NULL},
+    {PROB_D1, "k_chunk: {w1: 32}", NULL},
+    {PROB_D1, "k_chunk: {w2: 64}", NULL},
+    {PROB_D1, "kv_writeback: temp", "; d1.kv_writeback:4 "},
+    {PROB_D1, "store_spacing: 16", "; d1.store_spacing:4 "},
+    {PROB_D1, "power: {bucket_bytes: 2048, event_interval: 50}", "; d1.power.bucket_bytes:4 "},
+    {PROB_D1, "power: {bucket_bytes: 2048, event_interval: 50, pacing_wg: 63}", " pacer"},
+    {PROB_D1, "power: {bucket_bytes: 2048, event_interval: 50, pacing_wg: 63, in_flight: 2}",
+     "    WAIT      ev.took, 1 "},
+    {PROB_P1, "sms_used: 2", NULL},
+    /* row_tile is the provenance of its tasks only (the IR's task lines):
+     * their ops all cite "p1", so the assembly never shows it */
+    {PROB_P1, "row_tile: 64", NULL},
+    {PROB_P1, "panels: {qkv: 64}", "; p1.panels.qkv:4 "},
+    {PROB_P1, "panels: {wo: 16}", "; p1.panels.wo:4 "},
+    {PROB_P1, "panels: {w1: 64}", "; p1.panels.w1:4 "},
+    {PROB_P1, "panels: {w2: 16}", "; p1.panels.w2:4 "},
+    {PROB_P1, "k_chunk: {qkv: 32}", NULL},
+    {PROB_P1, "k_chunk: {wo: 32}", NULL},
+    {PROB_P1, "k_chunk: {w1: 32}", NULL},
+    {PROB_P1, "k_chunk: {w2: 64}", NULL},
+    {PROB_P1, "kv_writeback: temp", "; p1.kv_writeback:4 "},
+    {PROB_P1, "store_spacing: 16", "; p1.store_spacing:4 "},
+    {PROB_P1, "power: {bucket_bytes: 2048, event_interval: 50}", "; p1.power.bucket_bytes:4 "},
+    {PROB_P1, "power: {bucket_bytes: 2048, event_interval: 50, pacing_wg: 63}", " pacer"},
+    {PROB_P1, "power: {bucket_bytes: 2048, event_interval: 50, pacing_wg: 63, in_flight: 2}",
+     "    WAIT      ev.took, 1 "},
+};
+
+/* Each knob changes the assembly, cites itself where it decides ops, and
+ * the program stays correct and within budgets. */
+START_TEST(test_knob_changes_output) {
+  const Knob *k = &knobs[_i];
+  g_autofree char *what = g_strdup_printf("%s %s", pname(k->kind), k->knob);
+  g_autoptr(Plan) base = small_plan(k->kind, NULL), plan = small_plan(k->kind, k->knob);
+  g_autofree char *a = compile(base, k->kind, NULL), *b = NULL;
+  compile_run(plan, k->kind, what, &b);
+  ck_assert_msg(strcmp(a, b) != 0, "%s: the assembly did not change", what);
+  if (k->cite) ck_assert_msg(strstr(b, k->cite), "%s: no '%s' in the assembly", what, k->cite);
+}
+END_TEST
+
+/* in_flight changes the output of a plan that paces by a WG. */
+START_TEST(test_knob_in_flight) {
+  for (int kind = PROB_D1; kind <= PROB_P1; kind++) {
+    g_autoptr(Plan) a = small_plan((ProblemKind)kind,
+                                   "power: {bucket_bytes: 2048, event_interval: 50, pacing_wg: 63}");
+    g_autoptr(Plan) b = small_plan(
+        (ProblemKind)kind, "power: {bucket_bytes: 2048, event_interval: 50, pacing_wg: 63, in_flight: 2}");
+    g_autofree char *x = compile(a, (ProblemKind)kind, NULL), *y = compile(b, (ProblemKind)kind, NULL);
+    ck_assert_msg(strcmp(x, y) != 0, "%s: in_flight did not change the output", pname(kind));
+    /* only with a cap does the pacer wait for finished buckets */
+    ck_assert_msg(!strstr(x, "    WAIT      ev.took") && strstr(y, "    WAIT      ev.took"),
+                  "%s: the pacer waits for ev.took without in_flight, or not with it", pname(kind));
+  }
+}
+END_TEST
+
+/* bucket_bytes and event_interval each matter on their own: changing one
+ * changes the output, and the waits last event_interval cycles. */
+START_TEST(test_knob_power_values) {
+  static const char *const power[] = {"power: {bucket_bytes: 2048, event_interval: 50}",
+                                      "power: {bucket_bytes: 512, event_interval: 50}",
+                                      "power: {bucket_bytes: 2048, event_interval: 100}"};
+  for (int kind = PROB_D1; kind <= PROB_P1; kind++) {
+    char *text[3];
+    for (int i = 0; i < 3; i++) {
+      g_autoptr(Plan) plan = small_plan((ProblemKind)kind, power[i]);
+      text[i] = compile(plan, (ProblemKind)kind, NULL);
+    }
+    ck_assert_msg(strcmp(text[0], text[1]) != 0, "%s: bucket_bytes changes nothing", pname(kind));
+    ck_assert_msg(strcmp(text[0], text[2]) != 0, "%s: event_interval changes nothing", pname(kind));
+    ck_assert(strstr(text[0], "    WAITT     50 ") && !strstr(text[0], "    WAITT     100 "));
+    ck_assert(strstr(text[2], "    WAITT     100 ") && !strstr(text[2], "    WAITT     50 "));
+    for (int i = 0; i < 3; i++) g_free(text[i]);
+  }
+}
+END_TEST
+
+/* The pacing WG runs the pacer alone (placement keeps it free). */
+START_TEST(test_knob_pacing_wg_alone) {
+  for (int kind = PROB_D1; kind <= PROB_P1; kind++) {
+    g_autoptr(Plan) plan = small_plan(
+        (ProblemKind)kind, "sms_used: 1\n  power: {bucket_bytes: 2048, event_interval: 50, pacing_wg: 1}");
+    g_autofree char *text = compile(plan, (ProblemKind)kind, NULL);
+    ck_assert_msg(strstr(text, "\n.wg 1   ; sm 0, tasks: pacer\n"), "%s: WG 1 is not the pacer's alone",
+                  pname(kind));
+    ck_assert(strstr(text, "\n.wg 0 ") && strstr(text, "\n.wg 2 ") && strstr(text, "\n.wg 3 "));
+    ck_assert(!strstr(text, "\n.wg 4 "));
+  }
+}
+END_TEST
+
+/* kv_writeback: temp is the slower path (docs/plan.md): more cycles and more
+ * energy than direct, on both problems. */
+START_TEST(test_knob_kv_temp_slower) {
+  for (int kind = PROB_D1; kind <= PROB_P1; kind++) {
+    g_autoptr(Plan) d = small_plan((ProblemKind)kind, "kv_writeback: direct");
+    g_autoptr(Plan) t = small_plan((ProblemKind)kind, "kv_writeback: temp");
+    Run rd = compile_run(d, (ProblemKind)kind, pname(kind), NULL);
+    Run rt = compile_run(t, (ProblemKind)kind, pname(kind), NULL);
+    ck_assert_msg(rt.cycles > rd.cycles, "%s: temp %" G_GINT64_FORMAT " cycles, direct %" G_GINT64_FORMAT,
+                  pname(kind), rt.cycles, rd.cycles);
+    ck_assert_msg(rt.energy_uj > rd.energy_uj, "%s: temp %.3f uJ, direct %.3f uJ", pname(kind),
+                  rt.energy_uj, rd.energy_uj);
+  }
+}
+END_TEST
+
+/* store_spacing and self-paced buckets only add waits: never faster.
+ * Pacing by a WG with a cap on buckets in flight lowers the hottest window. */
+START_TEST(test_knob_power_directions) {
+  for (int kind = PROB_D1; kind <= PROB_P1; kind++) {
+    ProblemKind k = (ProblemKind)kind;
+    g_autoptr(Plan) base = small_plan(k, NULL);
+    g_autoptr(Plan) sp = small_plan(k, "store_spacing: 16");
+    g_autoptr(Plan) big = small_plan(k, "store_spacing: 2000");
+    g_autoptr(Plan) self = small_plan(k, "power: {bucket_bytes: 2048, event_interval: 50}");
+    g_autoptr(Plan) cap = small_plan(k, "power: {bucket_bytes: 2048, event_interval: 100, pacing_wg: 63, in_flight: 1}");
+    Run r0 = compile_run(base, k, "base", NULL), r1 = compile_run(sp, k, "store_spacing 16", NULL);
+    Run r2 = compile_run(big, k, "store_spacing 2000", NULL);
+    Run r3 = compile_run(self, k, "self-paced", NULL), r4 = compile_run(cap, k, "in_flight 1", NULL);
+    ck_assert_msg(r1.cycles >= r0.cycles && r2.cycles > r0.cycles,
+                  "%s: store_spacing 0/16/2000: %" G_GINT64_FORMAT "/%" G_GINT64_FORMAT
+                  "/%" G_GINT64_FORMAT " cycles",
+                  pname(k), r0.cycles, r1.cycles, r2.cycles);
+    ck_assert_msg(r3.cycles >= r0.cycles, "%s: self-paced %" G_GINT64_FORMAT " < %" G_GINT64_FORMAT,
+                  pname(k), r3.cycles, r0.cycles);
+    ck_assert_msg(r4.peak_w < r0.peak_w, "%s: peak with in_flight 1 %.4f W, without pacing %.4f W",
+                  pname(k), r4.peak_w, r0.peak_w);
+  }
+}
+END_TEST
+
+Suite *suite_gen(void) {
+  Suite *s = suite_create("gen");
+  TCase *tc = tcase_create("baseline");
+  tcase_set_timeout(tc, 1800); /* full-size runs: minutes under ASan */
+  tcase_add_loop_test(tc, test_baseline, 0, 2 * NSEEDS);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("passes");
+  tcase_set_timeout(tc, 600);
+  tcase_add_loop_test(tc, test_passes_baseline, 0, 2);
+  tcase_add_test(tc, test_passes_golden);
+  tcase_add_test(tc, test_pipeline_errors);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("determinism");
+  tcase_set_timeout(tc, 600);
+  tcase_add_test(tc, test_determinism);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("diff");
+  tcase_set_timeout(tc, 600);
+  tcase_add_test(tc, test_diff_panels);
+  tcase_add_test(tc, test_diff_k_chunk);
+  tcase_add_test(tc, test_diff_store_spacing);
+  tcase_add_test(tc, test_diff_self_paced);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("knobs");
+  tcase_set_timeout(tc, 600);
+  tcase_add_loop_test(tc, test_knob_changes_output, 0, G_N_ELEMENTS(knobs));
+  tcase_add_test(tc, test_knob_power_values);
+  tcase_add_test(tc, test_knob_in_flight);
+  tcase_add_test(tc, test_knob_pacing_wg_alone);
+  tcase_add_test(tc, test_knob_kv_temp_slower);
+  tcase_add_test(tc, test_knob_power_directions);
+  suite_add_tcase(s, tc);
+  return s;
+}
