@@ -26,11 +26,17 @@ Ir *pass_pipeline(const Plan *plan, ProblemKind kind, const char *dump_after, ch
     return NULL;
   }
   g_autoptr(Ir) ir = ir_new(&plan->hw, &pp->dims, plan->file);
-  ir->sms_used = pp->sms_used > 0 ? pp->sms_used : plan->hw.sms;
+  ir->sms_used = pp->sms_used; /* shown by dumps before placement, which sets it */
   gboolean ok = kind == PROB_D1 ? pass_lower_d1(ir, plan, err) : pass_lower_p1(ir, plan, err);
-  if (!ok || !dump(ir, "lower", dump_after, out)) return NULL;
-  if (!pass_place(ir, plan, kind, err) || !dump(ir, "place", dump_after, out)) return NULL;
-  if (!pass_pace(ir, plan, kind, err) || !dump(ir, "pace", dump_after, out)) return NULL;
-  if (!pass_rf_alloc(ir, err) || !dump(ir, "rf_alloc", dump_after, out)) return NULL;
+  if (ok) dump(ir, "lower", dump_after, out);
+  ok = ok && pass_place(ir, plan, kind, err) && dump(ir, "place", dump_after, out);
+  ok = ok && pass_pace(ir, plan, kind, err) && dump(ir, "pace", dump_after, out);
+  ok = ok && pass_rf_alloc(ir, err) && dump(ir, "rf_alloc", dump_after, out);
+  if (!ok) {
+    /* pass messages name the pass and the WG; add the plan, one line */
+    if (err && *err && !g_str_has_prefix((*err)->message, plan->file))
+      g_prefix_error(err, "%s: error: ", plan->file);
+    return NULL;
+  }
   return g_steal_pointer(&ir);
 }

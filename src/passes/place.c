@@ -8,8 +8,10 @@
 #include "ir.h"
 
 gboolean pass_place(Ir *ir, const Plan *plan, ProblemKind kind, GError **err) {
-  int S = ir->sms_used, W = ir->hw.wgs_per_sm;
-  int pacing = plan_problem(plan, kind)->pacing_wg; /* kept free for the pacer */
+  const PlanProblem *pp = plan_problem(plan, kind);
+  int S = pp->sms_used > 0 ? pp->sms_used : ir->hw.sms, W = ir->hw.wgs_per_sm;
+  int pacing = pp->pacing_wg; /* kept free for the pacer */
+  ir->sms_used = S;
   if (S < 1 || S > ir->hw.sms) {
     g_set_error(err, IR_ERROR, 1, "place: sms_used=%d out of range 1..%d", S, ir->hw.sms);
     return FALSE;

@@ -182,7 +182,8 @@ static void check_passes(const Plan *plan, ProblemKind kind) {
   const PlanProblem *pp = plan_problem(plan, kind);
   g_autoptr(GError) err = NULL;
   g_autoptr(Ir) ir = ir_new(&plan->hw, &pp->dims, plan->file);
-  /* NOTE: no pass reads sms_used from the plan; pass_pipeline sets it. */
+  /* pass_place takes sms_used from the plan; set it here only so that the
+   * dump after lowering matches the pipeline's */
   ir->sms_used = pp->sms_used > 0 ? pp->sms_used : plan->hw.sms;
   char *stage[4];
   gboolean ok = kind == PROB_D1 ? pass_lower_d1(ir, plan, &err) : pass_lower_p1(ir, plan, &err);
