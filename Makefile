@@ -107,7 +107,7 @@ check: deps
 # pkg-config flags are computed after the install.
 bench: deps
 	$(MAKE) bench-run
-bench-run: $(BUILD)/tcc-sim $(BUILD)/bench/gen_bench
+bench-run: $(BUILD)/tcc-gen $(BUILD)/tcc-sim $(BUILD)/bench/gen_bench
 	sh bench/run.sh $(BUILD)
 
 demo: deps

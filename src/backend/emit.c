@@ -21,7 +21,13 @@
  * names with '.' -> '_', so a change in one task renames nothing else;
  * columns are fixed (never computed from the longest line), so a longer
  * operand shifts only its own line.
+ *
+ * Speed (a P1 program is ~70k lines, 6 MB): the text is built with memcpy
+ * into a fixed buffer that goes to the writer only when full (be_emit_to
+ * streams it, so the whole text need not be in memory); immediates are
+ * formatted once per value, integers without printf.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "ir.h"
@@ -32,93 +38,201 @@ enum {
   COL_RF_LOC = 32,   /* ".rf NAME" padded                            */
   COL_RF_SHAPE = 41,
   COL_RF_COMMENT = 51,
+  OUT_BUF = 1 << 16, /* bytes gathered before each write             */
 };
 
-/* Pad s with spaces to column `col` of the line that starts at offset
- * `line` (at least one space). */
-static void pad_to(GString *s, gsize line, int col) {
-  static const char spaces[] = "                                                                ";
-  gsize n = s->len - line < (gsize)col ? (gsize)col - (s->len - line) : 1;
-  for (; n > sizeof spaces - 1; n -= sizeof spaces - 1)
-    g_string_append_len(s, spaces, sizeof spaces - 1);
-  g_string_append_len(s, spaces, (gssize)n);
+/* A region to declare: its first op and tensor index (the order). */
+typedef struct Decl {
+  int first, t;
+} Decl;
+
+/* The emitter's state: the writer, a buffer in front of it, and a cache
+ * that lives for one call (the IR may change between calls). */
+typedef struct Emit {
+  const Ir *ir;
+  BeWrite write;     /* where full buffers go                          */
+  gpointer data;
+  gboolean failed;   /* `write` said stop                              */
+  gsize done;        /* bytes given to `write`                         */
+  gsize line;        /* offset in the whole text of the line's start   */
+  gsize n;           /* bytes in buf                                    */
+  GHashTable *imms;  /* float bits -> its text (char*, owned)           */
+  gsize mnemonic_len[IR__COUNT];
+  const char *knob;  /* the last knob cited, and its length             */
+  gsize knob_len;
+  char buf[OUT_BUF];
+} Emit;
+
+/* --------------------------------------------------------- text buffer */
+
+static void flush(Emit *e) {
+  if (!e->failed && e->n && !e->write(e->buf, e->n, e->data)) e->failed = TRUE;
+  e->done += e->n;
+  e->n = 0;
 }
 
-/* A decimal integer (the hot path: no printf). */
-static void put_int(GString *s, int64_t v) {
-  char buf[24];
-  int n = 0;
-  uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
-  do buf[sizeof buf - ++n] = (char)('0' + u % 10);
-  while (u /= 10);
-  if (v < 0) buf[sizeof buf - ++n] = '-';
-  g_string_append_len(s, buf + sizeof buf - n, n);
+/* Room for `need` more bytes in buf (need <= OUT_BUF). */
+static inline char *room(Emit *e, gsize need) {
+  if (e->n + need > OUT_BUF) flush(e);
+  return e->buf + e->n;
 }
+
+static void put_long(Emit *e, const char *p, gsize len) {
+  flush(e);
+  if (!e->failed && !e->write(p, len, e->data)) e->failed = TRUE;
+  e->done += len;
+}
+
+static inline void put_len(Emit *e, const char *p, gsize len) {
+  if (len > OUT_BUF / 2) { /* a pathological name: past the buffer */
+    put_long(e, p, len);
+    return;
+  }
+  memcpy(room(e, len), p, len);
+  e->n += len;
+}
+
+static inline void put_str(Emit *e, const char *p) {
+  if (p) put_len(e, p, strlen(p)); /* NULL: only in an IR that skipped ir_verify */
+}
+
+/* A string literal: its length is known at compile time. */
+#define PUT_LIT(e, lit) put_len((e), (lit), sizeof(lit) - 1)
+
+static inline void put_c(Emit *e, char c) {
+  *room(e, 1) = c;
+  e->n++;
+}
+
+/* Column of the next byte in the current line. */
+static inline gsize column(const Emit *e) { return e->done + e->n - e->line; }
+
+static inline void new_line(Emit *e) {
+  put_c(e, '\n');
+  e->line = e->done + e->n;
+}
+
+/* Pad with spaces to column `col` of the current line (at least one). */
+static inline void pad_to(Emit *e, int col) {
+  enum { PAD = 64 }; /* every column is below: one fixed-size store */
+  gsize at = column(e), n = at < (gsize)col ? (gsize)col - at : 1;
+  if (n > PAD) {
+    memset(room(e, n), ' ', n);
+  } else {
+    memset(room(e, PAD), ' ', PAD);
+  }
+  e->n += n;
+}
+
+/* A decimal integer, two digits at a time. */
+static void put_int(Emit *e, int64_t v) {
+  static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+                              "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+                              "8081828384858687888990919293949596979899";
+  char tmp[24], *q = tmp + sizeof tmp;
+  uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+  for (; u >= 100; u /= 100) {
+    q -= 2;
+    memcpy(q, pairs + 2 * (u % 100), 2);
+  }
+  if (u >= 10) {
+    q -= 2;
+    memcpy(q, pairs + 2 * u, 2);
+  } else {
+    *--q = (char)('0' + u);
+  }
+  if (v < 0) *--q = '-';
+  put_len(e, q, (gsize)(tmp + sizeof tmp - q));
+}
+
+/* ------------------------------------------------------------ operands */
+
+static inline const IrTensor *tensor(const Ir *ir, int t) {
+  return g_ptr_array_index(ir->tensors, t);
+}
+
+static inline const IrTask *task_at(const Ir *ir, int k) { return g_ptr_array_index(ir->tasks, k); }
 
 /* The region name of RF tensor t: its name with '.' -> '_'. */
-static void put_region(GString *s, const Ir *ir, int t) {
-  gsize at = s->len;
-  g_string_append(s, ir_tensor(ir, t)->name);
-  for (gsize i = at; i < s->len; i++)
-    if (s->str[i] == '.') s->str[i] = '_';
+static void put_region(Emit *e, int t) {
+  const char *name = tensor(e->ir, t)->name;
+  gsize len = name ? strlen(name) : 0;
+  if (len > OUT_BUF / 2) { /* never in practice: the slow way */
+    g_autofree char *region = g_strdup(name);
+    g_strdelimit(region, ".", '_');
+    put_long(e, region, len);
+    return;
+  }
+  char *q = room(e, len);
+  for (gsize i = 0; i < len; i++) q[i] = name[i] == '.' ? '_' : name[i];
+  e->n += len;
 }
 
 /* One side of a window: ":" for the whole dimension, else "lo:hi". */
-static void put_span(GString *s, int lo, int n, int full) {
+static void put_span(Emit *e, int lo, int n, int full) {
   if (lo == 0 && n == full) {
-    g_string_append_c(s, ':');
+    put_c(e, ':');
     return;
   }
-  put_int(s, lo);
-  g_string_append_c(s, ':');
-  put_int(s, lo + n);
+  put_int(e, lo);
+  put_c(e, ':');
+  put_int(e, lo + n);
 }
 
 /* "REGION" or "REGION[r0:r1, c0:c1]"; remote (`ST wgN.d`) with a prefix. */
-static void put_rf(GString *s, const Ir *ir, IrView v, gboolean remote) {
-  const IrTensor *x = ir_tensor(ir, v.t);
+static void put_rf(Emit *e, IrView v, gboolean remote) {
+  const IrTensor *x = tensor(e->ir, v.t);
   if (remote) {
-    g_string_append(s, "wg");
-    put_int(s, ir_task_at(ir, x->task)->wg);
-    g_string_append_c(s, '.');
+    PUT_LIT(e, "wg");
+    put_int(e, task_at(e->ir, x->task)->wg);
+    put_c(e, '.');
   }
-  put_region(s, ir, v.t);
+  put_region(e, v.t);
   if (v.r0 == 0 && v.rows == x->rows && v.c0 == 0 && v.cols == x->cols) return;
-  g_string_append_c(s, '[');
-  put_span(s, v.r0, v.rows, x->rows);
-  g_string_append(s, ", ");
-  put_span(s, v.c0, v.cols, x->cols);
-  g_string_append_c(s, ']');
+  put_c(e, '[');
+  put_span(e, v.r0, v.rows, x->rows);
+  PUT_LIT(e, ", ");
+  put_span(e, v.c0, v.cols, x->cols);
+  put_c(e, ']');
 }
 
 /* "hbm[SYM + BYTES]" and ", stride S" when rows are not contiguous. */
-static void put_hbm(GString *s, const Ir *ir, IrView v, gboolean stride_after) {
-  const IrTensor *x = ir_tensor(ir, v.t);
+static void put_hbm(Emit *e, IrView v, gboolean stride_after) {
+  const IrTensor *x = tensor(e->ir, v.t);
   uint64_t off = x->offset + 4ull * ((uint64_t)v.r0 * (uint64_t)x->stride + (uint64_t)v.c0);
-  g_string_append(s, "hbm[");
-  g_string_append(s, x->sym);
+  PUT_LIT(e, "hbm[");
+  put_str(e, x->sym);
   if (off) {
-    g_string_append(s, " + ");
-    put_int(s, (int64_t)off);
+    PUT_LIT(e, " + ");
+    put_int(e, (int64_t)off);
   }
-  g_string_append_c(s, ']');
+  put_c(e, ']');
   if (stride_after && x->stride != v.cols) {
-    g_string_append(s, ", stride ");
-    put_int(s, x->stride);
+    PUT_LIT(e, ", stride ");
+    put_int(e, x->stride);
   }
 }
 
 /* A float as the assembler reads it back: the shortest of "%.6g".."%.9g"
  * that parses to the same FP32 value ("1e-05", not "9.99999975e-06"; "%.9g"
- * always round-trips).  g_ascii_formatd ignores the locale. */
-static void put_float(GString *s, float f) {
-  char buf[G_ASCII_DTOSTR_BUF_SIZE];
-  static const char *const fmts[] = {"%.6g", "%.7g", "%.8g", "%.9g"};
-  for (unsigned i = 0; i < G_N_ELEMENTS(fmts); i++) {
-    g_ascii_formatd(buf, sizeof buf, fmts[i], (double)f);
-    if ((float)g_ascii_strtod(buf, NULL) == f) break;
+ * always round-trips).  g_ascii_formatd ignores the locale.  Each value is
+ * formatted once per call (found again by its bits: -0 is not 0). */
+static void put_float(Emit *e, float f) {
+  guint32 bits;
+  memcpy(&bits, &f, sizeof bits);
+  const char *txt = g_hash_table_lookup(e->imms, GUINT_TO_POINTER(bits));
+  if (!txt) {
+    char buf[G_ASCII_DTOSTR_BUF_SIZE];
+    static const char *const fmts[] = {"%.6g", "%.7g", "%.8g", "%.9g"};
+    for (unsigned i = 0; i < G_N_ELEMENTS(fmts); i++) {
+      g_ascii_formatd(buf, sizeof buf, fmts[i], (double)f);
+      if ((float)g_ascii_strtod(buf, NULL) == f) break;
+    }
+    char *dup = g_strdup(buf);
+    g_hash_table_insert(e->imms, GUINT_TO_POINTER(bits), dup);
+    txt = dup;
   }
-  g_string_append(s, buf);
+  put_str(e, txt);
 }
 
 static int cmp_int(gconstpointer a, gconstpointer b) {
@@ -128,186 +242,255 @@ static int cmp_int(gconstpointer a, gconstpointer b) {
 
 /* ", {w1, w2}": the WGs of the LD.mc targets, ascending, unique.  A target
  * not named like d (an IR that skipped ir_verify) is flagged in *bad. */
-static void put_targets(GString *s, const Ir *ir, const IrOp *op, GString **bad) {
-  const char *dname = ir_tensor(ir, op->d.t)->name;
+static void put_targets(Emit *e, const IrOp *op, GString **bad) {
+  const Ir *ir = e->ir;
+  const char *dname = tensor(ir, op->d.t)->name;
   g_autofree int *wgs = g_new(int, op->ntargets + 1);
   for (int i = 0; i < op->ntargets; i++) {
-    const IrTensor *x = ir_tensor(ir, op->targets[i]);
-    wgs[i] = ir_task_at(ir, x->task)->wg;
+    const IrTensor *x = tensor(ir, op->targets[i]);
+    wgs[i] = task_at(ir, x->task)->wg;
     if (strcmp(x->name, dname) == 0) continue;
     if (!*bad) *bad = g_string_new(NULL);
     g_string_append_printf(*bad, " error: LD.mc target '%s' is not named '%s'", x->name, dname);
   }
   qsort(wgs, (size_t)op->ntargets, sizeof(int), cmp_int);
-  g_string_append(s, ", {");
+  PUT_LIT(e, ", {");
   for (int i = 0; i < op->ntargets; i++) {
     if (i > 0 && wgs[i] == wgs[i - 1]) continue;
-    if (i) g_string_append(s, ", ");
-    put_int(s, wgs[i]);
+    if (i) PUT_LIT(e, ", ");
+    put_int(e, wgs[i]);
   }
-  g_string_append_c(s, '}');
+  put_c(e, '}');
 }
 
 /* "ev.NAME, N" of SIG, WAIT and RED. */
-static void put_event(GString *s, const Ir *ir, const IrOp *op) {
-  g_string_append(s, "ev.");
-  g_string_append(s, g_ptr_array_index(ir->events, op->event));
-  g_string_append(s, ", ");
-  put_int(s, op->n);
+static void put_event(Emit *e, const IrOp *op) {
+  PUT_LIT(e, "ev.");
+  put_str(e, g_ptr_array_index(e->ir->events, op->event));
+  PUT_LIT(e, ", ");
+  put_int(e, op->n);
 }
 
 /* The operands of one instruction, in assembly syntax. */
-static void put_operands(GString *s, const Ir *ir, const IrOp *op, GString **bad) {
+static void put_operands(Emit *e, const IrOp *op, GString **bad) {
   switch (op->kind) {
   case IR_LD:
-    put_rf(s, ir, op->d, FALSE);
-    g_string_append(s, ", ");
-    put_hbm(s, ir, op->mem, TRUE);
-    if (op->mods & IR_MOD_MC) put_targets(s, ir, op, bad);
+    put_rf(e, op->d, FALSE);
+    PUT_LIT(e, ", ");
+    put_hbm(e, op->mem, TRUE);
+    if (op->mods & IR_MOD_MC) put_targets(e, op, bad);
     return;
-  case IR_ST:
-    if (ir_tensor(ir, op->mem.t)->home == HOME_RF)
-      put_rf(s, ir, op->mem, TRUE);
+  case IR_ST: {
+    const IrTensor *m = tensor(e->ir, op->mem.t);
+    if (m->home == HOME_RF)
+      put_rf(e, op->mem, TRUE);
     else
-      put_hbm(s, ir, op->mem, FALSE);
-    g_string_append(s, ", ");
-    put_rf(s, ir, op->a, FALSE);
-    if (ir_tensor(ir, op->mem.t)->home == HOME_HBM &&
-        ir_tensor(ir, op->mem.t)->stride != op->mem.cols) {
-      g_string_append(s, ", stride ");
-      put_int(s, ir_tensor(ir, op->mem.t)->stride);
+      put_hbm(e, op->mem, FALSE);
+    PUT_LIT(e, ", ");
+    put_rf(e, op->a, FALSE);
+    if (m->home == HOME_HBM && m->stride != op->mem.cols) {
+      PUT_LIT(e, ", stride ");
+      put_int(e, m->stride);
     }
     return;
+  }
   case IR_SIG:
-  case IR_WAIT: put_event(s, ir, op); return;
-  case IR_WAITT: put_int(s, op->n); return;
+  case IR_WAIT: put_event(e, op); return;
+  case IR_WAITT: put_int(e, op->n); return;
   default: break;
   }
   const IrView *vs[] = {&op->d, &op->a, &op->b, &op->c};
   for (int i = 0; i < 4; i++) {
     if (vs[i]->t < 0) continue;
-    if (i) g_string_append(s, ", ");
-    put_rf(s, ir, *vs[i], FALSE);
+    if (i) PUT_LIT(e, ", ");
+    put_rf(e, *vs[i], FALSE);
   }
   if (op->kind == IR_VMULI || op->kind == IR_VADDI || op->kind == IR_VFILL) {
-    g_string_append(s, ", ");
-    put_float(s, op->imm);
+    PUT_LIT(e, ", ");
+    put_float(e, op->imm);
   }
   if (op->kind == IR_RED) {
-    g_string_append(s, ", ");
-    put_event(s, ir, op);
+    PUT_LIT(e, ", ");
+    put_event(e, op);
   }
 }
 
+/* --------------------------------------------------------------- lines */
+
 /* "; knob:line TASK note" (line 0 = a default: the knob alone).  An op
  * without a knob of its own cites its task's. */
-static void put_comment(GString *s, const IrProv *p, const char *task, const char *note) {
-  g_string_append(s, "; ");
+static void put_comment(Emit *e, const IrProv *p, const char *task, gsize task_len,
+                        const char *note) {
+  PUT_LIT(e, "; ");
   if (p->knob) {
-    g_string_append(s, p->knob);
-    if (p->line > 0) {
-      g_string_append_c(s, ':');
-      put_int(s, p->line);
+    if (p->knob != e->knob) { /* consecutive ops mostly cite the same knob */
+      e->knob = p->knob;
+      e->knob_len = strlen(p->knob);
     }
-    g_string_append_c(s, ' ');
+    put_len(e, e->knob, e->knob_len);
+    if (p->line > 0) {
+      put_c(e, ':');
+      put_int(e, p->line);
+    }
+    put_c(e, ' ');
   }
-  g_string_append(s, task);
+  put_len(e, task, task_len);
   if (note) {
-    g_string_append_c(s, ' ');
-    g_string_append(s, note);
+    put_c(e, ' ');
+    put_str(e, note);
   }
 }
 
 /* One instruction line: mnemonic, operands, provenance at a fixed column. */
-static void put_insn(GString *s, const Ir *ir, const IrTask *tk, const IrOp *op) {
+static void put_insn(Emit *e, const IrTask *tk, gsize name_len, const IrOp *op) {
   GString *bad = NULL; /* only for an IR that skipped ir_verify */
-  gsize line = s->len;
-  g_string_append(s, "    ");
-  g_string_append(s, ir_op_mnemonic[op->kind]);
-  if (op->mods & IR_MOD_Z) g_string_append(s, ".z");
-  if (op->mods & IR_MOD_T) g_string_append(s, ".t");
-  if (op->mods & IR_MOD_MC) g_string_append(s, ".mc");
-  pad_to(s, line, COL_OPERANDS);
-  put_operands(s, ir, op, &bad);
-  pad_to(s, line, COL_COMMENT);
-  put_comment(s, op->prov.knob ? &op->prov : &tk->prov, tk->name, op->note);
-  if (bad) g_string_append(s, bad->str);
-  if (bad) g_string_free(bad, TRUE);
-  g_string_append_c(s, '\n');
+  PUT_LIT(e, "    ");
+  put_len(e, ir_op_mnemonic[op->kind], e->mnemonic_len[op->kind]);
+  if (op->mods & IR_MOD_Z) PUT_LIT(e, ".z");
+  if (op->mods & IR_MOD_T) PUT_LIT(e, ".t");
+  if (op->mods & IR_MOD_MC) PUT_LIT(e, ".mc");
+  pad_to(e, COL_OPERANDS);
+  put_operands(e, op, &bad);
+  pad_to(e, COL_COMMENT);
+  put_comment(e, op->prov.knob ? &op->prov : &tk->prov, tk->name, name_len, op->note);
+  if (bad) {
+    put_len(e, bad->str, bad->len);
+    g_string_free(bad, TRUE);
+  }
+  new_line(e);
 }
 
 /* ".rf REGION pP[+OFF] RxC  ; TENSOR" */
-static void put_decl(GString *s, const Ir *ir, int t) {
-  const IrTensor *x = ir_tensor(ir, t);
-  gsize line = s->len;
-  g_string_append(s, ".rf ");
-  put_region(s, ir, t);
-  pad_to(s, line, COL_RF_LOC);
-  g_string_append_printf(s, "p%d", x->part);
-  if (x->part_off) g_string_append_printf(s, "+%d", x->part_off);
-  pad_to(s, line, COL_RF_SHAPE);
-  g_string_append_printf(s, "%dx%d", x->rows, x->cols);
-  pad_to(s, line, COL_RF_COMMENT);
-  g_string_append_printf(s, "; %s\n", x->name);
+static void put_decl(Emit *e, int t) {
+  const IrTensor *x = tensor(e->ir, t);
+  PUT_LIT(e, ".rf ");
+  put_region(e, t);
+  pad_to(e, COL_RF_LOC);
+  put_c(e, 'p');
+  put_int(e, x->part);
+  if (x->part_off) {
+    put_c(e, '+');
+    put_int(e, x->part_off);
+  }
+  pad_to(e, COL_RF_SHAPE);
+  put_int(e, x->rows);
+  put_c(e, 'x');
+  put_int(e, x->cols);
+  pad_to(e, COL_RF_COMMENT);
+  PUT_LIT(e, "; ");
+  put_str(e, x->name);
+  new_line(e);
 }
 
-static int by_first_op(gconstpointer a, gconstpointer b, gpointer ir) {
-  int x = *(const int *)a, y = *(const int *)b;
-  int fx = ir_tensor(ir, x)->first_op, fy = ir_tensor(ir, y)->first_op;
-  return fx != fy ? (fx > fy) - (fx < fy) : (x > y) - (x < y);
+static int by_first_op(const void *a, const void *b) {
+  const Decl *x = a, *y = b;
+  if (x->first != y->first) return (x->first > y->first) - (x->first < y->first);
+  return (x->t > y->t) - (x->t < y->t);
 }
 
 /* The section of WG w: header, regions (first_op order), ops, END.
- * `tasks` and `rfs` are its task and allocated RF tensor indices. */
-static void put_wg(GString *s, const Ir *ir, int w, const GArray *tasks, GArray *rfs) {
-  g_string_append_c(s, '\n');
-  gsize line = s->len;
-  g_string_append_printf(s, ".wg %d", w);
-  pad_to(s, line, 8);
-  g_string_append_printf(s, "; sm %d, tasks:", ir_wg_sm(ir, w));
-  for (guint i = 0; i < tasks->len; i++)
-    g_string_append_printf(s, " %s", ir_task_at(ir, g_array_index(tasks, int, i))->name);
-  g_string_append_c(s, '\n');
+ * `tasks` and `rfs` are its task indices and allocated RF tensors. */
+static void put_wg(Emit *e, int w, const GArray *tasks, GArray *rfs) {
+  const Ir *ir = e->ir;
+  new_line(e);
+  PUT_LIT(e, ".wg ");
+  put_int(e, w);
+  pad_to(e, 8);
+  PUT_LIT(e, "; sm ");
+  put_int(e, ir_wg_sm(ir, w));
+  PUT_LIT(e, ", tasks:");
+  for (guint i = 0; i < tasks->len; i++) {
+    put_c(e, ' ');
+    put_str(e, task_at(ir, g_array_index(tasks, int, i))->name);
+  }
+  new_line(e);
   if (rfs) {
-    g_array_sort_with_data(rfs, by_first_op, (gpointer)ir);
-    for (guint i = 0; i < rfs->len; i++) put_decl(s, ir, g_array_index(rfs, int, i));
+    qsort(rfs->data, rfs->len, sizeof(Decl), by_first_op);
+    for (guint i = 0; i < rfs->len; i++) put_decl(e, g_array_index(rfs, Decl, i).t);
   }
   for (guint i = 0; i < tasks->len; i++) {
-    const IrTask *tk = ir_task_at(ir, g_array_index(tasks, int, i));
-    for (guint j = 0; j < tk->ops->len; j++) put_insn(s, ir, tk, &g_array_index(tk->ops, IrOp, j));
+    const IrTask *tk = task_at(ir, g_array_index(tasks, int, i));
+    const IrOp *ops = (const IrOp *)(const void *)tk->ops->data;
+    gsize name_len = strlen(tk->name);
+    for (guint j = 0; j < tk->ops->len; j++) put_insn(e, tk, name_len, &ops[j]);
   }
-  g_string_append(s, "    END\n");
+  PUT_LIT(e, "    END");
+  new_line(e);
 }
 
-/* Append index i to the list of bucket b (created on first use). */
-static void bucket_add(GArray **buckets, int b, int i) {
-  if (!buckets[b]) buckets[b] = g_array_new(FALSE, FALSE, sizeof(int));
-  g_array_append_val(buckets[b], i);
+/* Append an element to the list of bucket b (created on first use). */
+static void bucket_add(GArray **buckets, int b, gconstpointer elt, guint size) {
+  if (!buckets[b]) buckets[b] = g_array_new(FALSE, FALSE, size);
+  g_array_append_vals(buckets[b], elt, 1);
 }
 
-char *be_emit(const Ir *ir) {
-  GString *s = g_string_new(NULL);
+/* The header: source, machine and problem. */
+static void put_header(Emit *e) {
+  const Ir *ir = e->ir;
   g_autofree char *m = sim_machine_canonical(&ir->hw), *p = wl_problem_canonical(&ir->prob);
-  g_string_append_printf(s, "; generated by tcc-gen from %s (problem %s); do not edit\n%s\n%s\n",
-                         ir->plan_file ? ir->plan_file : "-", wl_problem_name(ir->prob.kind), m, p);
+  g_autofree char *head =
+      g_strdup_printf("; generated by tcc-gen from %s (problem %s); do not edit\n%s\n%s\n",
+                      ir->plan_file ? ir->plan_file : "-", wl_problem_name(ir->prob.kind), m, p);
+  put_str(e, head);
+  e->line = e->done + e->n;
+}
+
+/* Every WG with tasks, ascending: its tasks and allocated RF tensors are
+ * gathered first, each list in index order. */
+static void put_wgs(Emit *e) {
+  const Ir *ir = e->ir;
   int nwgs = sim_machine_wgs(&ir->hw);
   GArray **tasks = g_new0(GArray *, nwgs), **rfs = g_new0(GArray *, nwgs);
   for (guint k = 0; k < ir->tasks->len; k++) {
-    int wg = ir_task_at(ir, (int)k)->wg;
-    if (wg >= 0 && wg < nwgs) bucket_add(tasks, wg, (int)k);
+    int wg = task_at(ir, (int)k)->wg, i = (int)k;
+    if (wg >= 0 && wg < nwgs) bucket_add(tasks, wg, &i, sizeof(int));
   }
   for (guint t = 0; t < ir->tensors->len; t++) {
-    const IrTensor *x = ir_tensor(ir, (int)t);
+    const IrTensor *x = tensor(ir, (int)t);
     if (x->home != HOME_RF || x->part < 0) continue;
-    int wg = ir_task_at(ir, x->task)->wg;
-    if (wg >= 0 && wg < nwgs) bucket_add(rfs, wg, (int)t);
+    int wg = task_at(ir, x->task)->wg;
+    Decl d = {x->first_op, (int)t};
+    if (wg >= 0 && wg < nwgs) bucket_add(rfs, wg, &d, sizeof d);
   }
   for (int w = 0; w < nwgs; w++) {
-    if (tasks[w]) put_wg(s, ir, w, tasks[w], rfs[w]);
+    if (tasks[w]) put_wg(e, w, tasks[w], rfs[w]);
     if (tasks[w]) g_array_free(tasks[w], TRUE);
     if (rfs[w]) g_array_free(rfs[w], TRUE);
   }
   g_free(tasks);
   g_free(rfs);
+}
+
+gboolean be_emit_to(const Ir *ir, BeWrite write, gpointer data) {
+  Emit *e = g_new(Emit, 1); /* 64 KiB: not on the stack */
+  e->ir = ir;
+  e->write = write;
+  e->data = data;
+  e->failed = FALSE;
+  e->done = e->line = e->n = 0;
+  e->imms = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
+  for (int k = 0; k < IR__COUNT; k++) e->mnemonic_len[k] = strlen(ir_op_mnemonic[k]);
+  e->knob = NULL;
+  e->knob_len = 0;
+  put_header(e);
+  put_wgs(e);
+  flush(e);
+  gboolean ok = !e->failed;
+  g_hash_table_destroy(e->imms);
+  g_free(e);
+  return ok;
+}
+
+static gboolean append(const char *text, gsize len, gpointer s) {
+  g_string_append_len(s, text, (gssize)len);
+  return TRUE;
+}
+
+char *be_emit(const Ir *ir) {
+  guint nops = 0;
+  for (guint k = 0; k < ir->tasks->len; k++) nops += task_at(ir, (int)k)->ops->len;
+  /* ~90 bytes per instruction and per region: no regrowth */
+  GString *s = g_string_sized_new(4096 + 96 * (gsize)(nops + ir->tensors->len));
+  be_emit_to(ir, append, s);
   return g_string_free(s, FALSE);
 }

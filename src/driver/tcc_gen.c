@@ -2,9 +2,15 @@
  *
  * Exit codes: 0 = written, 2 = bad input (YAML, plan semantics, a plan that
  * does not fit the machine) or an I/O error. */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <glib/gstdio.h>
 
 #include "ir.h"
 
@@ -25,6 +31,75 @@ static gboolean pick_problem(const Plan *plan, const char *name, ProblemKind *ki
   }
   *kind = p1 ? PROB_P1 : PROB_D1;
   return TRUE;
+}
+
+/* Where the text goes: a file descriptor, and the errno of the first
+ * failed write (0: none). */
+typedef struct Sink {
+  int fd;
+  int error;
+} Sink;
+
+/* A BeWrite: all of `text` to the sink's fd. */
+static gboolean sink_write(const char *text, gsize len, gpointer data) {
+  Sink *s = data;
+  while (len > 0) {
+    ssize_t n = write(s->fd, text, MIN(len, (gsize)1 << 30));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      s->error = errno;
+      return FALSE;
+    }
+    text += n;
+    len -= (gsize)n;
+  }
+  return TRUE;
+}
+
+/* -o FILE, opened once the IR is built (a plan that fails leaves FILE as it
+ * was).  A regular FILE gets the text through a temporary file beside it
+ * (*tmp), which replaces it once complete (close_output); anything else
+ * that exists (-o /dev/null, a FIFO) is written through, never replaced.
+ * -1 on failure. */
+static int open_output(const char *file, char **tmp, GError **err) {
+  GStatBuf st;
+  gboolean special = g_stat(file, &st) == 0 && !S_ISREG(st.st_mode);
+  *tmp = special ? NULL : g_strconcat(file, ".XXXXXX", NULL);
+  int fd = special ? g_open(file, O_WRONLY, 0) : g_mkstemp_full(*tmp, O_WRONLY, 0666);
+  if (fd < 0) {
+    int e = errno;
+    g_set_error(err, G_FILE_ERROR, g_file_error_from_errno(e), "Failed to %s file “%s”: %s",
+                special ? "open" : "create", special ? file : *tmp, g_strerror(e));
+  }
+  return fd;
+}
+
+/* The complete text replaces a regular FILE: the old FILE is unlinked,
+ * then the temporary file renamed to FILE, so a reader finds the old text,
+ * no file or the new text, never a mixture.  Not g_file_set_contents'
+ * rename over FILE (with an fsync): on ext4, replacing a 6 MB file by a
+ * rename or a truncation starts its writeback at once, 20-50 ms here,
+ * against ~3 ms; and a program that a rerun recreates need not survive a
+ * power cut. */
+static gboolean close_output(Sink *sink, const char *tmp, const char *file, GError **err) {
+  int e = sink->error;
+  if (close(sink->fd) != 0 && !e) e = errno;
+  if (e) {
+    g_set_error(err, G_FILE_ERROR, g_file_error_from_errno(e), "Failed to write file “%s”: %s",
+                tmp ? tmp : file, g_strerror(e));
+  } else if (!tmp) {
+    return TRUE; /* written through */
+  } else if (g_unlink(file) != 0 && errno != ENOENT) {
+    e = errno;
+    g_set_error(err, G_FILE_ERROR, g_file_error_from_errno(e), "Failed to replace file “%s”: %s",
+                file, g_strerror(e));
+  } else if (g_rename(tmp, file) != 0) {
+    e = errno;
+    g_set_error(err, G_FILE_ERROR, g_file_error_from_errno(e),
+                "Failed to rename file “%s” to “%s”: %s", tmp, file, g_strerror(e));
+  }
+  if (e && tmp) g_unlink(tmp);
+  return !e;
 }
 
 int main(int argc, char **argv) {
@@ -82,11 +157,21 @@ int main(int argc, char **argv) {
     fprintf(stderr, "%s\n", err->message);
     return 2;
   }
+  /* the assembly is streamed as it is printed; an IR text is written whole */
+  Sink sink = {STDOUT_FILENO, 0};
+  g_autofree char *tmp = NULL;
+  gboolean to_file = out && strcmp(out, "-") != 0;
+  if (to_file && (sink.fd = open_output(out, &tmp, &err)) < 0) {
+    fprintf(stderr, "tcc-gen: error: %s\n", err->message);
+    return 2;
+  }
   g_autofree char *text = dump ? g_steal_pointer(&dump)
-                         : emit && strcmp(emit, "ir") == 0 ? ir_print(ir) : be_emit(ir);
-  if (!out || strcmp(out, "-") == 0) {
-    fputs(text, stdout);
-  } else if (!g_file_set_contents(out, text, -1, &err)) {
+                          : emit && strcmp(emit, "ir") == 0 ? ir_print(ir) : NULL;
+  if (text)
+    sink_write(text, strlen(text), &sink);
+  else
+    be_emit_to(ir, sink_write, &sink);
+  if (to_file && !close_output(&sink, tmp, out, &err)) { /* stdout: errors ignored, as ever */
     fprintf(stderr, "tcc-gen: error: %s\n", err->message);
     return 2;
   }

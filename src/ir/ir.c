@@ -16,11 +16,16 @@ const char *const ir_op_mnemonic[IR__COUNT] = {
     [IR_WAIT] = "WAIT",     [IR_WAITT] = "WAITT",
 };
 
+enum {
+  TENSOR_BLOCK = 1024, /* IrTensors per block of Ir.tensor_mem: dense, few allocations */
+  TASK_OPS = 24,       /* ops room of a new task (4 KiB): most tasks of the baseline   */
+                       /* lowerings have 10-30 ops, so few arrays are ever moved       */
+};
+
 static void tensor_free(gpointer p) {
   IrTensor *t = p;
   g_free(t->name);
   g_free(t->sym);
-  g_free(t);
 }
 
 static void op_clear(gpointer p) {
@@ -29,10 +34,18 @@ static void op_clear(gpointer p) {
   g_free(op->note);
 }
 
+/* A task and its ops: what op_clear would do, in one loop over the array
+ * (no call per op: a P1 program has ~60k). */
 static void task_free(gpointer p) {
   IrTask *t = p;
-  g_free(t->name);
+  IrOp *ops = (IrOp *)(void *)t->ops->data;
+  for (guint i = 0; i < t->ops->len; i++) {
+    if (ops[i].targets) g_free(ops[i].targets);
+    if (ops[i].note) g_free(ops[i].note);
+  }
+  g_array_set_clear_func(t->ops, NULL);
   g_array_free(t->ops, TRUE);
+  g_free(t->name);
   g_free(t);
 }
 
@@ -42,6 +55,7 @@ Ir *ir_new(const Machine *hw, const Problem *prob, const char *plan_file) {
   ir->prob = *prob;
   ir->plan_file = g_strdup(plan_file);
   ir->tensors = g_ptr_array_new_with_free_func(tensor_free);
+  ir->tensor_mem = g_ptr_array_new_with_free_func(g_free);
   ir->tasks = g_ptr_array_new_with_free_func(task_free);
   ir->events = g_ptr_array_new_with_free_func(g_free);
   g_ptr_array_add(ir->events, g_strdup("in"));
@@ -52,6 +66,7 @@ Ir *ir_new(const Machine *hw, const Problem *prob, const char *plan_file) {
 void ir_free(Ir *ir) {
   if (!ir) return;
   g_ptr_array_free(ir->tensors, TRUE);
+  g_ptr_array_free(ir->tensor_mem, TRUE);
   g_ptr_array_free(ir->tasks, TRUE);
   g_ptr_array_free(ir->events, TRUE);
   g_free(ir->plan_file);
@@ -59,7 +74,12 @@ void ir_free(Ir *ir) {
 }
 
 static IrTensor *tensor_new(Ir *ir, const char *name, int rows, int cols) {
-  IrTensor *t = g_new0(IrTensor, 1);
+  if (ir->tensor_mem->len == 0 || ir->tensor_fill == TENSOR_BLOCK) {
+    g_ptr_array_add(ir->tensor_mem, g_new0(IrTensor, TENSOR_BLOCK));
+    ir->tensor_fill = 0;
+  }
+  IrTensor *block = g_ptr_array_index(ir->tensor_mem, ir->tensor_mem->len - 1);
+  IrTensor *t = block + ir->tensor_fill++;
   t->name = g_strdup(name);
   t->rows = rows;
   t->cols = cols;
@@ -94,7 +114,7 @@ int ir_task(Ir *ir, const char *name, int stage, IrProv prov) {
   t->wg = -1;
   t->stage = stage;
   t->prov = prov;
-  t->ops = g_array_new(FALSE, TRUE, sizeof(IrOp));
+  t->ops = g_array_sized_new(FALSE, TRUE, sizeof(IrOp), TASK_OPS);
   g_array_set_clear_func(t->ops, op_clear);
   g_ptr_array_add(ir->tasks, t);
   return (int)ir->tasks->len - 1;

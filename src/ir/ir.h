@@ -110,6 +110,11 @@ typedef struct Ir {
   GPtrArray *tasks;   /* IrTask*, in program order                          */
   GPtrArray *events;  /* char*: names without "ev."; "in" is index 0        */
   int sms_used;
+  /* ir.c's storage of the tensors: `tensors` points into these blocks of
+   * IrTensor (owned), filled in creation order; fewer and denser allocations
+   * than one per tensor (a P1 program has ~34k tensors). */
+  GPtrArray *tensor_mem;
+  guint tensor_fill;     /* IrTensors used in the last block                 */
 } Ir;
 
 /* ir.c: building and freeing. */
@@ -165,5 +170,10 @@ extern const char *const pass_names[];
 /* ---- backend (src/backend) ---- */
 /* emit.c: the assembly text of an allocated IR. */
 char *be_emit(const Ir *ir);
+/* The same text streamed: passed to `write` a piece at a time as it is made
+ * (a P1 program is ~6 MB: no need to hold it all).  `write` returns FALSE to
+ * stop; be_emit_to then returns FALSE. */
+typedef gboolean (*BeWrite)(const char *text, gsize len, gpointer data);
+gboolean be_emit_to(const Ir *ir, BeWrite write, gpointer data);
 
 #endif

@@ -2,6 +2,38 @@
 #include "lower.h"
 
 #include <math.h>
+#include <string.h>
+
+/* Names without printf: the lowering makes tens of thousands (an HBM
+ * tensor per LD/ST, a few RF tensors per task).  A name is built in a stack
+ * buffer (ir.c copies it); an unusually long one goes through the heap. */
+enum { NAME_BUF = 160 };
+
+/* Decimal digits of v at p (at most 11 bytes, no NUL); returns the count. */
+static gsize put_int(char *p, int v) {
+  char tmp[12];
+  gsize n = 0;
+  unsigned u = v < 0 ? 0u - (unsigned)v : (unsigned)v;
+  do tmp[sizeof tmp - ++n] = (char)('0' + u % 10);
+  while (u /= 10);
+  if (v < 0) tmp[sizeof tmp - ++n] = '-';
+  memcpy(p, tmp + sizeof tmp - n, n);
+  return n;
+}
+
+/* RF tensor "TAG.WHAT" of `task` (lw_rf). */
+static int rf_sub(Ir *ir, int task, const char *tag, const char *what, int rows, int cols) {
+  char buf[NAME_BUF];
+  gsize a = strlen(tag), b = strlen(what);
+  if (a + b + 2 > sizeof buf) {
+    g_autofree char *name = g_strconcat(tag, ".", what, NULL);
+    return lw_rf(ir, task, name, rows, cols);
+  }
+  memcpy(buf, tag, a);
+  buf[a] = '.';
+  memcpy(buf + a + 1, what, b + 1);
+  return lw_rf(ir, task, buf, rows, cols);
+}
 
 int lw_rf(Ir *ir, int task, const char *name, int rows, int cols) {
   int part = sim_machine_part_bytes(&ir->hw), row_bytes = 4 * cols, r = rows;
@@ -15,11 +47,24 @@ IrView lw_view(const Ir *ir, int t, int rows, int cols) {
   return ir_win(t, 0, rows, 0, cols);
 }
 
-/* An HBM tensor for one transfer: a rows x cols window of a symbol's matrix. */
+/* An HBM tensor for one transfer: a rows x cols window of a symbol's
+ * matrix, named "SYM[r0,c0]". */
 static int hbm(Ir *ir, const char *sym, int r0, int c0, int rows, int cols, int stride) {
-  g_autofree char *name = g_strdup_printf("%s[%d,%d]", sym, r0, c0);
-  return ir_tensor_hbm(ir, name, sym, 4ull * ((uint64_t)r0 * (uint64_t)stride + (uint64_t)c0), rows,
-                       cols, stride);
+  uint64_t off = 4ull * ((uint64_t)r0 * (uint64_t)stride + (uint64_t)c0);
+  char buf[NAME_BUF];
+  gsize n = strlen(sym);
+  if (n + 2 * 11 + 4 > sizeof buf) {
+    g_autofree char *name = g_strdup_printf("%s[%d,%d]", sym, r0, c0);
+    return ir_tensor_hbm(ir, name, sym, off, rows, cols, stride);
+  }
+  memcpy(buf, sym, n);
+  buf[n++] = '[';
+  n += put_int(buf + n, r0);
+  buf[n++] = ',';
+  n += put_int(buf + n, c0);
+  buf[n++] = ']';
+  buf[n] = '\0';
+  return ir_tensor_hbm(ir, buf, sym, off, rows, cols, stride);
 }
 
 void lw_load(Ir *ir, int task, IrView rf, const char *sym, int r0, int c0, int stride, IrProv prov) {
@@ -91,8 +136,7 @@ void lw_gelu(Ir *ir, int task, IrView f, IrView g, IrProv prov) {
 void lw_project(Ir *ir, int task, const char *tag, IrView a, const char *wsym, int wstride, int c0,
                 IrView acc, const LwProj *p) {
   int K = a.cols, kc = MIN(p->k_chunk, K), P = acc.cols;
-  g_autofree char *wname = g_strdup_printf("%s.w", tag);
-  int w = lw_rf(ir, task, wname, kc, P);
+  int w = rf_sub(ir, task, tag, "w", kc, P);
   for (int k0 = 0; k0 < K; k0 += kc) {
     int n = MIN(kc, K - k0);
     IrView wv = ir_win(w, 0, n, 0, P);
@@ -106,8 +150,7 @@ void lw_project_stream(Ir *ir, int task, const char *tag, const char *asym, int 
                        int astride, int K, const char *wsym, int wstride, int c0, IrView acc,
                        const LwProj *p, IrProv aprov) {
   int kc = MIN(p->k_chunk, K), P = acc.cols, R = acc.rows;
-  g_autofree char *wname = g_strdup_printf("%s.w", tag), *aname = g_strdup_printf("%s.a", tag);
-  int w = lw_rf(ir, task, wname, kc, P), a = lw_rf(ir, task, aname, R, kc);
+  int w = rf_sub(ir, task, tag, "w", kc, P), a = rf_sub(ir, task, tag, "a", R, kc);
   for (int k0 = 0; k0 < K; k0 += kc) {
     int n = MIN(kc, K - k0);
     IrView av = ir_win(a, 0, R, 0, n), wv = ir_win(w, 0, n, 0, P);
@@ -119,8 +162,7 @@ void lw_project_stream(Ir *ir, int task, const char *tag, const char *asym, int 
 }
 
 void lw_add_bias(Ir *ir, int task, const char *tag, IrView acc, const char *bsym, int c0, IrProv prov) {
-  g_autofree char *name = g_strdup_printf("%s.bias", tag);
-  int b = lw_rf(ir, task, name, 1, acc.cols);
+  int b = rf_sub(ir, task, tag, "bias", 1, acc.cols);
   IrView bv = ir_all(ir, b);
   lw_load(ir, task, bv, bsym, 0, c0, acc.cols, prov);
   op3(ir, task, IR_VADD, acc, acc, bv, prov);

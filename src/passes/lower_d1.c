@@ -44,15 +44,30 @@ static void load_input(D1 *c, int task, IrView x, int t, int l) {
     lw_load(c->ir, task, x, "scratch", 0, c->scr[l].x, c->d, c->base);
 }
 
+/* The event of stage `ev` of layer l: "qkv_l0".  Made once per stage, not
+ * per task. */
+static char *stage_event(const char *ev, int l) { return g_strdup_printf("%s_l%d", ev, l); }
+
 /* Wait for the previous stage's k-th completion (k = t*layers+l+1 style). */
-static void wait_stage(D1 *c, int task, const char *ev, int l, int t, int n) {
-  g_autofree char *name = g_strdup_printf("%s_l%d", ev, l);
-  lw_wait(c->ir, task, name, (int64_t)(t + 1) * n, c->base);
+static void wait_stage(D1 *c, int task, const char *event, int t, int n) {
+  lw_wait(c->ir, task, event, (int64_t)(t + 1) * n, c->base);
 }
 
-static void signal_stage(D1 *c, int task, const char *ev, int l) {
-  g_autofree char *name = g_strdup_printf("%s_l%d", ev, l);
-  lw_sig(c->ir, task, name, c->base);
+static void signal_stage(D1 *c, int task, const char *event) { lw_sig(c->ir, task, event, c->base); }
+
+/* The RF tensor "TAG.WHAT" of `task` (lw_rf), named without printf: the
+ * lowering names thousands of them. */
+static int rf_sub(Ir *ir, int task, const char *tag, const char *what, int rows, int cols) {
+  char buf[160];
+  gsize a = strlen(tag), b = strlen(what);
+  if (a + b + 2 > sizeof buf) {
+    g_autofree char *name = g_strconcat(tag, ".", what, NULL);
+    return lw_rf(ir, task, name, rows, cols);
+  }
+  memcpy(buf, tag, a);
+  buf[a] = '.';
+  memcpy(buf + a + 1, what, b + 1);
+  return lw_rf(ir, task, buf, rows, cols);
 }
 
 static void spacing(D1 *c, int task) { lw_waitt(c->ir, task, c->pp->store_spacing, c->spacing_prov); }
@@ -61,21 +76,21 @@ static void spacing(D1 *c, int task) { lw_waitt(c->ir, task, c->pp->store_spacin
 static void row_ln(D1 *c, int task, const char *tag, IrView x, IrView h, const char *gsym,
                    const char *bsym) {
   Ir *ir = c->ir;
-  g_autofree char *gn = g_strdup_printf("%s.lng", tag), *bn = g_strdup_printf("%s.lnb", tag);
-  g_autofree char *tn = g_strdup_printf("%s.lntmp", tag), *mn = g_strdup_printf("%s.mean", tag);
-  g_autofree char *vn = g_strdup_printf("%s.var", tag);
-  IrView g = ir_all(ir, lw_rf(ir, task, gn, 1, c->d)), b = ir_all(ir, lw_rf(ir, task, bn, 1, c->d));
+  IrView g = ir_all(ir, rf_sub(ir, task, tag, "lng", 1, c->d));
+  IrView b = ir_all(ir, rf_sub(ir, task, tag, "lnb", 1, c->d));
   lw_load(ir, task, g, gsym, 0, 0, c->d, c->base);
   lw_load(ir, task, b, bsym, 0, 0, c->d, c->base);
-  IrView tmp = ir_all(ir, lw_rf(ir, task, tn, 1, c->d));
-  IrView mean = ir_all(ir, lw_rf(ir, task, mn, 1, 1)), var = ir_all(ir, lw_rf(ir, task, vn, 1, 1));
+  IrView tmp = ir_all(ir, rf_sub(ir, task, tag, "lntmp", 1, c->d));
+  IrView mean = ir_all(ir, rf_sub(ir, task, tag, "mean", 1, 1));
+  IrView var = ir_all(ir, rf_sub(ir, task, tag, "var", 1, 1));
   lw_layernorm(ir, task, x, h, g, b, tmp, mean, var, c->base);
 }
 
 /* Store a q|k|v panel's columns [c0, c0+P) of the 3d-wide row: q to scratch,
  * k and v into the ABI cache at position history+t, one ST per head piece;
  * via a scratch round trip when kv_writeback is temp. */
-static void store_qkv(D1 *c, int task, IrView acc, int c0, int t, int l) {
+static void store_qkv(D1 *c, int task, IrView acc, int c0, int t, int l,
+                      const char *const kv_sym[2]) {
   Ir *ir = c->ir;
   for (int x = c0; x < c0 + acc.cols;) {
     int part = x / c->d, col = x % c->d, n = MIN(acc.cols - (x - c0), c->d - col);
@@ -88,7 +103,7 @@ static void store_qkv(D1 *c, int task, IrView acc, int c0, int t, int l) {
     }
     int h = col / 32, hn = MIN(n, 32 - col % 32);
     IrView piece = ir_win(acc.t, 0, 1, x - c0, hn);
-    g_autofree char *sym = g_strdup_printf("%s.l%d", part == 1 ? "k_cache" : "v_cache", l);
+    const char *sym = kv_sym[part - 1];
     int row = h * c->pos + c->pb->history + t;
     spacing(c, task);
     if (c->pp->kv_writeback == KV_TEMP) {
@@ -117,6 +132,9 @@ static void stage_qkv(D1 *c, int t, int l, int stage) {
   int n = ntasks(3 * c->d, c->qkv.panel);
   g_autofree char *wsym = g_strdup_printf("wqkv.l%d", l), *bsym = g_strdup_printf("bqkv.l%d", l);
   g_autofree char *gsym = g_strdup_printf("ln1_g.l%d", l), *lbsym = g_strdup_printf("ln1_b.l%d", l);
+  g_autofree char *ksym = g_strdup_printf("k_cache.l%d", l), *vsym = g_strdup_printf("v_cache.l%d", l);
+  g_autofree char *wait = l ? stage_event("w2", l - 1) : NULL, *done = stage_event("qkv", l);
+  const char *const kv_sym[2] = {ksym, vsym};
   for (int p = 0; p < n; p++) {
     g_autofree char *tag = g_strdup_printf("t%d.l%d.qkv.p%d", t, l, p);
     int task = ir_task(ir, tag, stage, c->qkv.prov);
@@ -124,17 +142,16 @@ static void stage_qkv(D1 *c, int t, int l, int stage) {
     if (l == 0)
       lw_wait(ir, task, "in", t + 1, c->base);
     else
-      wait_stage(c, task, "w2", l - 1, t, ntasks(c->d, c->w2.panel));
-    g_autofree char *xn = g_strdup_printf("%s.x", tag), *hn = g_strdup_printf("%s.h", tag);
-    g_autofree char *an = g_strdup_printf("%s.acc", tag);
-    IrView x = ir_all(ir, lw_rf(ir, task, xn, 1, c->d)), h = ir_all(ir, lw_rf(ir, task, hn, 1, c->d));
+      wait_stage(c, task, wait, t, ntasks(c->d, c->w2.panel));
+    IrView x = ir_all(ir, rf_sub(ir, task, tag, "x", 1, c->d));
+    IrView h = ir_all(ir, rf_sub(ir, task, tag, "h", 1, c->d));
     load_input(c, task, x, t, l);
     row_ln(c, task, tag, x, h, gsym, lbsym);
-    IrView acc = ir_all(ir, lw_rf(ir, task, an, 1, c->qkv.panel));
+    IrView acc = ir_all(ir, rf_sub(ir, task, tag, "acc", 1, c->qkv.panel));
     lw_project(ir, task, tag, h, wsym, 3 * c->d, p * c->qkv.panel, acc, &c->qkv);
     lw_add_bias(ir, task, tag, acc, bsym, p * c->qkv.panel, c->qkv.prov);
-    store_qkv(c, task, acc, p * c->qkv.panel, t, l);
-    signal_stage(c, task, "qkv", l);
+    store_qkv(c, task, acc, p * c->qkv.panel, t, l, kv_sym);
+    signal_stage(c, task, done);
   }
 }
 
@@ -143,20 +160,17 @@ static void stage_att(D1 *c, int t, int l, int stage) {
   Ir *ir = c->ir;
   int n = c->pb->history + t + 1;
   g_autofree char *ksym = g_strdup_printf("k_cache.l%d", l), *vsym = g_strdup_printf("v_cache.l%d", l);
+  g_autofree char *wait = stage_event("qkv", l), *done = stage_event("att", l);
   for (int h = 0; h < c->heads; h++) {
     g_autofree char *tag = g_strdup_printf("t%d.l%d.att.h%d", t, l, h);
     int task = ir_task(ir, tag, stage, c->base);
-    wait_stage(c, task, "qkv", l, t, ntasks(3 * c->d, c->qkv.panel));
-    g_autofree char *qn = g_strdup_printf("%s.q", tag), *kn = g_strdup_printf("%s.k", tag);
-    g_autofree char *vn = g_strdup_printf("%s.v", tag), *sn = g_strdup_printf("%s.s", tag);
-    g_autofree char *mn = g_strdup_printf("%s.m", tag), *zn = g_strdup_printf("%s.z", tag);
-    g_autofree char *on = g_strdup_printf("%s.o", tag);
-    IrView q = ir_all(ir, lw_rf(ir, task, qn, 1, 32));
-    IrView k = lw_view(ir, lw_rf(ir, task, kn, n, 32), n, 32);
-    IrView v = lw_view(ir, lw_rf(ir, task, vn, n, 32), n, 32);
-    IrView s = ir_all(ir, lw_rf(ir, task, sn, 1, n));
-    IrView m = ir_all(ir, lw_rf(ir, task, mn, 1, 1)), z = ir_all(ir, lw_rf(ir, task, zn, 1, 1));
-    IrView o = ir_all(ir, lw_rf(ir, task, on, 1, 32));
+    wait_stage(c, task, wait, t, ntasks(3 * c->d, c->qkv.panel));
+    IrView q = ir_all(ir, rf_sub(ir, task, tag, "q", 1, 32));
+    IrView k = lw_view(ir, rf_sub(ir, task, tag, "k", n, 32), n, 32);
+    IrView v = lw_view(ir, rf_sub(ir, task, tag, "v", n, 32), n, 32);
+    IrView s = ir_all(ir, rf_sub(ir, task, tag, "s", 1, n));
+    IrView m = ir_all(ir, rf_sub(ir, task, tag, "m", 1, 1)), z = ir_all(ir, rf_sub(ir, task, tag, "z", 1, 1));
+    IrView o = ir_all(ir, rf_sub(ir, task, tag, "o", 1, 32));
     lw_load(ir, task, q, "scratch", 0, c->scr[l].q + h * 32, c->d, c->base);
     lw_load(ir, task, k, ksym, h * c->pos, 0, 32, c->base);
     lw_load(ir, task, v, vsym, h * c->pos, 0, 32, c->base);
@@ -180,7 +194,7 @@ static void stage_att(D1 *c, int t, int l, int stage) {
     op->mods = IR_MOD_Z, op->d = o, op->a = s, op->b = v, op->prov = c->base;
     spacing(c, task);
     lw_store(ir, task, o, "scratch", 0, c->scr[l].att + h * 32, c->d, c->base);
-    signal_stage(c, task, "att", l);
+    signal_stage(c, task, done);
   }
 }
 
@@ -192,24 +206,23 @@ static void stage_proj(D1 *c, int t, int l, int stage, const char *name, const L
   int n = ntasks(c->d, pj->panel);
   g_autofree char *wsym = g_strdup_printf("%s.l%d", name, l);
   g_autofree char *bsym = g_strdup_printf("%s.l%d", strcmp(name, "wo") == 0 ? "bo" : "b2", l);
+  g_autofree char *wait = stage_event(wait_ev, l), *done = stage_event(name, l);
   for (int p = 0; p < n; p++) {
     g_autofree char *tag = g_strdup_printf("t%d.l%d.%s.p%d", t, l, name, p);
     int task = ir_task(ir, tag, stage, pj->prov);
-    wait_stage(c, task, wait_ev, l, t, wait_n);
-    g_autofree char *an = g_strdup_printf("%s.a", tag), *rn = g_strdup_printf("%s.res", tag);
-    g_autofree char *cn = g_strdup_printf("%s.acc", tag);
-    IrView a = ir_all(ir, lw_rf(ir, task, an, 1, a_cols));
+    wait_stage(c, task, wait, t, wait_n);
+    IrView a = ir_all(ir, rf_sub(ir, task, tag, "a", 1, a_cols));
     lw_load(ir, task, a, "scratch", 0, a_off, a_cols, c->base);
-    IrView acc = ir_all(ir, lw_rf(ir, task, cn, 1, pj->panel));
+    IrView acc = ir_all(ir, rf_sub(ir, task, tag, "acc", 1, pj->panel));
     lw_project(ir, task, tag, a, wsym, c->d, p * pj->panel, acc, pj);
     lw_add_bias(ir, task, tag, acc, bsym, p * pj->panel, pj->prov);
-    IrView r = ir_all(ir, lw_rf(ir, task, rn, 1, pj->panel));
+    IrView r = ir_all(ir, rf_sub(ir, task, tag, "res", 1, pj->panel));
     lw_load(ir, task, r, res_sym, res_row, res_off + p * pj->panel, c->d, c->base);
     IrOp *op = ir_emit(ir, task, IR_VADD);
     op->d = acc, op->a = acc, op->b = r, op->prov = c->base;
     spacing(c, task);
     lw_store(ir, task, acc, dsym, drow, doff + p * pj->panel, c->d, c->base);
-    signal_stage(c, task, name, l);
+    signal_stage(c, task, done);
   }
 }
 
@@ -218,23 +231,23 @@ static void stage_w1(D1 *c, int t, int l, int stage) {
   int n = ntasks(c->f, c->w1.panel);
   g_autofree char *wsym = g_strdup_printf("w1.l%d", l), *bsym = g_strdup_printf("b1.l%d", l);
   g_autofree char *gsym = g_strdup_printf("ln2_g.l%d", l), *lbsym = g_strdup_printf("ln2_b.l%d", l);
+  g_autofree char *wait = stage_event("wo", l), *done = stage_event("w1", l);
   for (int p = 0; p < n; p++) {
     g_autofree char *tag = g_strdup_printf("t%d.l%d.w1.p%d", t, l, p);
     int task = ir_task(ir, tag, stage, c->w1.prov);
-    wait_stage(c, task, "wo", l, t, ntasks(c->d, c->wo.panel));
-    g_autofree char *xn = g_strdup_printf("%s.x", tag), *hn = g_strdup_printf("%s.h", tag);
-    g_autofree char *an = g_strdup_printf("%s.acc", tag), *gn = g_strdup_printf("%s.gelu", tag);
-    IrView x = ir_all(ir, lw_rf(ir, task, xn, 1, c->d)), h = ir_all(ir, lw_rf(ir, task, hn, 1, c->d));
+    wait_stage(c, task, wait, t, ntasks(c->d, c->wo.panel));
+    IrView x = ir_all(ir, rf_sub(ir, task, tag, "x", 1, c->d));
+    IrView h = ir_all(ir, rf_sub(ir, task, tag, "h", 1, c->d));
     lw_load(ir, task, x, "scratch", 0, c->scr[l].x1, c->d, c->base);
     row_ln(c, task, tag, x, h, gsym, lbsym);
-    IrView acc = ir_all(ir, lw_rf(ir, task, an, 1, c->w1.panel));
+    IrView acc = ir_all(ir, rf_sub(ir, task, tag, "acc", 1, c->w1.panel));
     lw_project(ir, task, tag, h, wsym, c->f, p * c->w1.panel, acc, &c->w1);
     lw_add_bias(ir, task, tag, acc, bsym, p * c->w1.panel, c->w1.prov);
-    IrView g = ir_all(ir, lw_rf(ir, task, gn, 1, c->w1.panel));
+    IrView g = ir_all(ir, rf_sub(ir, task, tag, "gelu", 1, c->w1.panel));
     lw_gelu(ir, task, acc, g, c->base);
     spacing(c, task);
     lw_store(ir, task, g, "scratch", 0, c->scr[l].g + p * c->w1.panel, c->f, c->base);
-    signal_stage(c, task, "w1", l);
+    signal_stage(c, task, done);
   }
 }
 

@@ -34,14 +34,29 @@ typedef struct P1 {
   int fences;
 } P1;
 
-static void wait_stage(P1 *c, int task, const char *ev, int l, int n) {
-  g_autofree char *name = g_strdup_printf("%s_l%d", ev, l);
-  lw_wait(c->ir, task, name, n, c->base);
+/* The event of stage `ev` of layer l: "qkv_l0".  Made once per stage, not
+ * per task. */
+static char *stage_event(const char *ev, int l) { return g_strdup_printf("%s_l%d", ev, l); }
+
+static void wait_stage(P1 *c, int task, const char *event, int n) {
+  lw_wait(c->ir, task, event, n, c->base);
 }
 
-static void signal_stage(P1 *c, int task, const char *ev, int l) {
-  g_autofree char *name = g_strdup_printf("%s_l%d", ev, l);
-  lw_sig(c->ir, task, name, c->base);
+static void signal_stage(P1 *c, int task, const char *event) { lw_sig(c->ir, task, event, c->base); }
+
+/* The RF tensor "TAG.WHAT" of `task` (lw_rf), named without printf: a P1
+ * lowering names ~16k of them. */
+static int rf_sub(Ir *ir, int task, const char *tag, const char *what, int rows, int cols) {
+  char buf[160];
+  gsize a = strlen(tag), b = strlen(what);
+  if (a + b + 2 > sizeof buf) {
+    g_autofree char *name = g_strconcat(tag, ".", what, NULL);
+    return lw_rf(ir, task, name, rows, cols);
+  }
+  memcpy(buf, tag, a);
+  buf[a] = '.';
+  memcpy(buf + a + 1, what, b + 1);
+  return lw_rf(ir, task, buf, rows, cols);
 }
 
 static void spacing(P1 *c, int task) { lw_waitt(c->ir, task, c->pp->store_spacing, c->spacing_prov); }
@@ -58,18 +73,17 @@ static void stage_ln(P1 *c, int l, int stage, const char *name, const char *src,
   int sub = c->R, rf = c->ir->hw.rf_kib * 1024;
   while (sub > 1 && 2 * sub * c->d * 4 > rf / 2) sub /= 2;
   g_autofree char *gsym = g_strdup_printf("%s_g.l%d", name, l), *bsym = g_strdup_printf("%s_b.l%d", name, l);
+  g_autofree char *wait = wait_ev ? stage_event(wait_ev, wait_l) : NULL, *done = stage_event(name, l);
   for (int tile = 0; tile < c->N / c->R; tile++) {
     g_autofree char *tag = g_strdup_printf("l%d.%s.r%d", l, name, tile);
     int task = ir_task(ir, tag, stage, c->tile_prov);
-    if (wait_ev) wait_stage(c, task, wait_ev, wait_l, wait_n);
-    g_autofree char *xn = g_strdup_printf("%s.x", tag), *tn = g_strdup_printf("%s.tmp", tag);
-    g_autofree char *gn = g_strdup_printf("%s.g", tag), *bn = g_strdup_printf("%s.b", tag);
-    g_autofree char *mn = g_strdup_printf("%s.mean", tag), *vn = g_strdup_printf("%s.var", tag);
-    IrView g = ir_all(ir, lw_rf(ir, task, gn, 1, c->d)), b = ir_all(ir, lw_rf(ir, task, bn, 1, c->d));
+    if (wait) wait_stage(c, task, wait, wait_n);
+    IrView g = ir_all(ir, rf_sub(ir, task, tag, "g", 1, c->d));
+    IrView b = ir_all(ir, rf_sub(ir, task, tag, "b", 1, c->d));
     lw_load(ir, task, g, gsym, 0, 0, c->d, c->base);
     lw_load(ir, task, b, bsym, 0, 0, c->d, c->base);
-    int x = lw_rf(ir, task, xn, sub, c->d), tmp = lw_rf(ir, task, tn, sub, c->d);
-    int mean = lw_rf(ir, task, mn, sub, 1), var = lw_rf(ir, task, vn, sub, 1);
+    int x = rf_sub(ir, task, tag, "x", sub, c->d), tmp = rf_sub(ir, task, tag, "tmp", sub, c->d);
+    int mean = rf_sub(ir, task, tag, "mean", sub, 1), var = rf_sub(ir, task, tag, "var", sub, 1);
     for (int r = 0; r < c->R; r += sub) {
       int row = tile * c->R + r;
       IrView xv = ir_win(x, 0, sub, 0, c->d);
@@ -79,14 +93,14 @@ static void stage_ln(P1 *c, int l, int stage, const char *name, const char *src,
       spacing(c, task);
       lw_store(ir, task, xv, "scratch", row, dst_col, c->d, c->base);
     }
-    signal_stage(c, task, name, l);
+    signal_stage(c, task, done);
   }
 }
 
 /* Store a q|k|v panel (R x P at columns c0.. of the 3d-wide row) of row tile
  * `tile`: q to scratch, K/V straight to k_out/v_out ([seq][head][row][32]),
  * one ST per head piece; via a scratch round trip when kv_writeback: temp. */
-static void store_qkv(P1 *c, int task, IrView acc, int c0, int tile, int l) {
+static void store_qkv(P1 *c, int task, IrView acc, int c0, int tile, const char *const kv_sym[2]) {
   Ir *ir = c->ir;
   int row = tile * c->R, seq = row / c->rows, i = row % c->rows;
   for (int x = c0; x < c0 + acc.cols;) {
@@ -99,7 +113,7 @@ static void store_qkv(P1 *c, int task, IrView acc, int c0, int tile, int l) {
     }
     int h = col / 32, hn = MIN(n, 32 - col % 32);
     IrView piece = ir_win(acc.t, 0, c->R, x - c0, hn);
-    g_autofree char *sym = g_strdup_printf("%s.l%d", part == 1 ? "k_out" : "v_out", l);
+    const char *sym = kv_sym[part - 1];
     if (c->pp->kv_writeback == KV_TEMP) {
       int tmp = c->scr.kv + (part - 1) * c->d + col;
       lw_store(ir, task, piece, "scratch", row, tmp, 2 * c->d, c->kv_prov);
@@ -122,19 +136,21 @@ static void stage_qkv(P1 *c, int l, int stage) {
   Ir *ir = c->ir;
   int np = 3 * c->d / c->qkv.panel;
   g_autofree char *wsym = g_strdup_printf("wqkv.l%d", l), *bsym = g_strdup_printf("bqkv.l%d", l);
+  g_autofree char *ksym = g_strdup_printf("k_out.l%d", l), *vsym = g_strdup_printf("v_out.l%d", l);
+  g_autofree char *wait = stage_event("ln1", l), *done = stage_event("qkv", l);
+  const char *const kv_sym[2] = {ksym, vsym};
   for (int tile = 0; tile < c->N / c->R; tile++)
     for (int p = 0; p < np; p++) {
       g_autofree char *tag = g_strdup_printf("l%d.qkv.r%d.p%d", l, tile, p);
       int task = ir_task(ir, tag, stage, c->qkv.prov);
       c->fences = 0;
-      wait_stage(c, task, "ln1", l, c->N / c->R);
-      g_autofree char *an = g_strdup_printf("%s.acc", tag);
-      IrView acc = ir_all(ir, lw_rf(ir, task, an, c->R, c->qkv.panel));
+      wait_stage(c, task, wait, c->N / c->R);
+      IrView acc = ir_all(ir, rf_sub(ir, task, tag, "acc", c->R, c->qkv.panel));
       lw_project_stream(ir, task, tag, "scratch", tile * c->R, c->scr.h, c->d, c->d, wsym, 3 * c->d,
                         p * c->qkv.panel, acc, &c->qkv, c->base);
       lw_add_bias(ir, task, tag, acc, bsym, p * c->qkv.panel, c->qkv.prov);
-      store_qkv(c, task, acc, p * c->qkv.panel, tile, l);
-      signal_stage(c, task, "qkv", l);
+      store_qkv(c, task, acc, p * c->qkv.panel, tile, kv_sym);
+      signal_stage(c, task, done);
     }
 }
 
@@ -144,22 +160,20 @@ static void stage_att(P1 *c, int l, int stage) {
   Ir *ir = c->ir;
   int R = c->R, tiles = c->rows / R, nq = c->N / R * (3 * c->d / c->qkv.panel);
   g_autofree char *ksym = g_strdup_printf("k_out.l%d", l), *vsym = g_strdup_printf("v_out.l%d", l);
+  g_autofree char *wait = stage_event("qkv", l), *done = stage_event("att", l);
   for (int seq = 0; seq < c->N / c->rows; seq++)
     for (int h = 0; h < c->H; h++)
       for (int i = 0; i < tiles; i++) {
         g_autofree char *tag = g_strdup_printf("l%d.att.s%d.h%d.r%d", l, seq, h, i);
         int task = ir_task(ir, tag, stage, c->tile_prov);
-        wait_stage(c, task, "qkv", l, nq);
+        wait_stage(c, task, wait, nq);
         int n = (i + 1) * R, kv_row = (seq * c->H + h) * c->rows, row = seq * c->rows + i * R;
-        g_autofree char *qn = g_strdup_printf("%s.q", tag), *sn = g_strdup_printf("%s.s", tag);
-        g_autofree char *kn = g_strdup_printf("%s.kb", tag), *vn = g_strdup_printf("%s.vb", tag);
-        g_autofree char *mk = g_strdup_printf("%s.mask", tag), *on = g_strdup_printf("%s.o", tag);
-        g_autofree char *mn = g_strdup_printf("%s.m", tag), *zn = g_strdup_printf("%s.z", tag);
-        IrView q = ir_all(ir, lw_rf(ir, task, qn, R, 32));
-        IrView s = lw_view(ir, lw_rf(ir, task, sn, R, n), R, n);
-        int kb = lw_rf(ir, task, kn, R, 32), vb = lw_rf(ir, task, vn, R, 32);
-        IrView mask = ir_all(ir, lw_rf(ir, task, mk, R, R)), o = ir_all(ir, lw_rf(ir, task, on, R, 32));
-        IrView m = ir_all(ir, lw_rf(ir, task, mn, R, 1)), z = ir_all(ir, lw_rf(ir, task, zn, R, 1));
+        IrView q = ir_all(ir, rf_sub(ir, task, tag, "q", R, 32));
+        IrView s = lw_view(ir, rf_sub(ir, task, tag, "s", R, n), R, n);
+        int kb = rf_sub(ir, task, tag, "kb", R, 32), vb = rf_sub(ir, task, tag, "vb", R, 32);
+        IrView mask = ir_all(ir, rf_sub(ir, task, tag, "mask", R, R));
+        IrView o = ir_all(ir, rf_sub(ir, task, tag, "o", R, 32));
+        IrView m = ir_all(ir, rf_sub(ir, task, tag, "m", R, 1)), z = ir_all(ir, rf_sub(ir, task, tag, "z", R, 1));
         lw_load(ir, task, q, "scratch", row, c->scr.q + h * 32, c->d, c->base);
         for (int j = 0; j <= i; j++) {
           lw_load(ir, task, ir_all(ir, kb), ksym, kv_row + j * R, 0, 32, c->base);
@@ -198,7 +212,7 @@ static void stage_att(P1 *c, int l, int stage) {
         }
         spacing(c, task);
         lw_store(ir, task, o, "scratch", row, c->scr.att + h * 32, c->d, c->base);
-        signal_stage(c, task, "att", l);
+        signal_stage(c, task, done);
       }
 }
 
@@ -213,31 +227,30 @@ static void stage_proj(P1 *c, int l, int stage, const ProjStage *ps) {
   Ir *ir = c->ir;
   int np = ps->N / ps->pj->panel, P = ps->pj->panel;
   g_autofree char *wsym = g_strdup_printf("%s.l%d", ps->name, l), *bsym = g_strdup_printf("%s.l%d", ps->bias, l);
+  g_autofree char *wait = stage_event(ps->wait_ev, l), *done = stage_event(ps->name, l);
   for (int tile = 0; tile < c->N / c->R; tile++)
     for (int p = 0; p < np; p++) {
       g_autofree char *tag = g_strdup_printf("l%d.%s.r%d.p%d", l, ps->name, tile, p);
       int task = ir_task(ir, tag, stage, ps->pj->prov);
-      wait_stage(c, task, ps->wait_ev, l, ps->wait_n);
-      g_autofree char *an = g_strdup_printf("%s.acc", tag), *rn = g_strdup_printf("%s.res", tag);
-      IrView acc = ir_all(ir, lw_rf(ir, task, an, c->R, P));
+      wait_stage(c, task, wait, ps->wait_n);
+      IrView acc = ir_all(ir, rf_sub(ir, task, tag, "acc", c->R, P));
       lw_project_stream(ir, task, tag, "scratch", tile * c->R, ps->a_col, ps->K, ps->K, wsym, ps->N,
                         p * P, acc, ps->pj, c->base);
       lw_add_bias(ir, task, tag, acc, bsym, p * P, ps->pj->prov);
       IrView out = acc;
       if (ps->gelu) {
-        g_autofree char *gn = g_strdup_printf("%s.gelu", tag);
-        out = ir_all(ir, lw_rf(ir, task, gn, c->R, P));
+        out = ir_all(ir, rf_sub(ir, task, tag, "gelu", c->R, P));
         lw_gelu(ir, task, acc, out, c->base);
       }
       if (ps->res_sym) {
-        IrView r = ir_all(ir, lw_rf(ir, task, rn, c->R, P));
+        IrView r = ir_all(ir, rf_sub(ir, task, tag, "res", c->R, P));
         lw_load(ir, task, r, ps->res_sym, tile * c->R, ps->res_col + p * P, c->d, c->base);
         IrOp *op = ir_emit(ir, task, IR_VADD);
         op->d = acc, op->a = acc, op->b = r, op->prov = c->base;
       }
       spacing(c, task);
       lw_store(ir, task, out, ps->dst_sym, tile * c->R, ps->dst_col + p * P, ps->gelu ? c->f : c->d, c->base);
-      signal_stage(c, task, ps->name, l);
+      signal_stage(c, task, done);
     }
 }
 
