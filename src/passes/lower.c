@@ -21,8 +21,7 @@ static gsize put_int(char *p, int v) {
   return n;
 }
 
-/* RF tensor "TAG.WHAT" of `task` (lw_rf). */
-static int rf_sub(Ir *ir, int task, const char *tag, const char *what, int rows, int cols) {
+int lw_rf_sub(Ir *ir, int task, const char *tag, const char *what, int rows, int cols) {
   char buf[NAME_BUF];
   gsize a = strlen(tag), b = strlen(what);
   if (a + b + 2 > sizeof buf) {
@@ -136,12 +135,12 @@ void lw_gelu(Ir *ir, int task, IrView f, IrView g, IrProv prov) {
 void lw_project(Ir *ir, int task, const char *tag, IrView a, const char *wsym, int wstride, int c0,
                 IrView acc, const LwProj *p) {
   int K = a.cols, kc = MIN(p->k_chunk, K), P = acc.cols;
-  int w = rf_sub(ir, task, tag, "w", kc, P);
+  int w = lw_rf_sub(ir, task, tag, "w", kc, P);
   for (int k0 = 0; k0 < K; k0 += kc) {
     int n = MIN(kc, K - k0);
     IrView wv = ir_win(w, 0, n, 0, P);
-    lw_load(ir, task, wv, wsym, k0, c0, wstride, p->prov);
-    IrOp *op = op3(ir, task, IR_MMA, acc, ir_win(a.t, a.r0, a.rows, a.c0 + k0, n), wv, p->prov);
+    lw_load(ir, task, wv, wsym, k0, c0, wstride, p->kprov);
+    IrOp *op = op3(ir, task, IR_MMA, acc, ir_win(a.t, a.r0, a.rows, a.c0 + k0, n), wv, p->kprov);
     if (k0 == 0) op->mods = IR_MOD_Z;
   }
 }
@@ -150,19 +149,19 @@ void lw_project_stream(Ir *ir, int task, const char *tag, const char *asym, int 
                        int astride, int K, const char *wsym, int wstride, int c0, IrView acc,
                        const LwProj *p, IrProv aprov) {
   int kc = MIN(p->k_chunk, K), P = acc.cols, R = acc.rows;
-  int w = rf_sub(ir, task, tag, "w", kc, P), a = rf_sub(ir, task, tag, "a", R, kc);
+  int w = lw_rf_sub(ir, task, tag, "w", kc, P), a = lw_rf_sub(ir, task, tag, "a", R, kc);
   for (int k0 = 0; k0 < K; k0 += kc) {
     int n = MIN(kc, K - k0);
     IrView av = ir_win(a, 0, R, 0, n), wv = ir_win(w, 0, n, 0, P);
     lw_load(ir, task, av, asym, arow, acol + k0, astride, aprov);
-    lw_load(ir, task, wv, wsym, k0, c0, wstride, p->prov);
-    IrOp *op = op3(ir, task, IR_MMA, acc, av, wv, p->prov);
+    lw_load(ir, task, wv, wsym, k0, c0, wstride, p->kprov);
+    IrOp *op = op3(ir, task, IR_MMA, acc, av, wv, p->kprov);
     if (k0 == 0) op->mods = IR_MOD_Z;
   }
 }
 
 void lw_add_bias(Ir *ir, int task, const char *tag, IrView acc, const char *bsym, int c0, IrProv prov) {
-  int b = rf_sub(ir, task, tag, "bias", 1, acc.cols);
+  int b = lw_rf_sub(ir, task, tag, "bias", 1, acc.cols);
   IrView bv = ir_all(ir, b);
   lw_load(ir, task, bv, bsym, 0, c0, acc.cols, prov);
   op3(ir, task, IR_VADD, acc, acc, bv, prov);
@@ -182,6 +181,14 @@ void lw_wait(Ir *ir, int task, const char *ev, int64_t n, IrProv prov) {
   op->prov = prov;
 }
 
+void lw_fence(Ir *ir, int task, int n, IrProv prov) {
+  g_autofree char *ev = g_strdup_printf("fence_%s", ir_task_at(ir, task)->name);
+  for (char *q = ev; *q; q++)
+    if (*q == '.') *q = '_';
+  lw_sig(ir, task, ev, prov);
+  lw_wait(ir, task, ev, n, prov);
+}
+
 void lw_waitt(Ir *ir, int task, int64_t n, IrProv prov) {
   if (n <= 0) return;
   IrOp *op = ir_emit(ir, task, IR_WAITT);
@@ -191,6 +198,6 @@ void lw_waitt(Ir *ir, int task, int64_t n, IrProv prov) {
 
 IrProv lw_prov(const Plan *plan, ProblemKind kind, const char *path) {
   PlanLoc loc = plan_knob_loc(plan_problem(plan, kind), path);
-  IrProv p = {path, loc.line};
+  IrProv p = {loc.path ? path : NULL, loc.line};
   return p;
 }

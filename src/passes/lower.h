@@ -11,7 +11,8 @@ typedef struct LwProj {
   PlanProj proj;
   int panel;        /* output columns per task */
   int k_chunk;      /* K rows per loaded chunk */
-  IrProv prov;      /* "d1.panels.qkv" */
+  IrProv prov;      /* "d1.panels.qkv": the task's knob            */
+  IrProv kprov;     /* "d1.k_chunk.qkv": cited by the chunk loads and MMAs */
 } LwProj;
 
 /* An RF tensor of `task` sized legally for the partition rule: rows are
@@ -19,6 +20,9 @@ typedef struct LwProj {
  * of partitions.  Views use the unpadded rows (lw_view). */
 int lw_rf(Ir *ir, int task, const char *name, int rows, int cols);
 IrView lw_view(const Ir *ir, int t, int rows, int cols);
+/* lw_rf named "TAG.WHAT" (built without printf: the lowering names
+ * thousands of tensors). */
+int lw_rf_sub(Ir *ir, int task, const char *tag, const char *what, int rows, int cols);
 
 /* LD `rf` (rows x cols) from HBM symbol `sym` at element (r0, c0) of a
  * matrix with `stride` floats per row. */
@@ -53,6 +57,10 @@ void lw_add_bias(Ir *ir, int task, const char *tag, IrView acc, const char *bsym
 void lw_sig(Ir *ir, int task, const char *ev, IrProv prov);
 void lw_wait(Ir *ir, int task, const char *ev, int64_t n, IrProv prov);
 void lw_waitt(Ir *ir, int task, int64_t n, IrProv prov);
+/* Order memory within a task: SIG a task-private event (it fires when every
+ * earlier instruction has completed) and WAIT for its n-th firing.  Memory is
+ * not hazard-tracked, so a read-back of a store needs this. */
+void lw_fence(Ir *ir, int task, int n, IrProv prov);
 
 /* Knob provenance: the location of `path` in the plan (line 0: default). */
 IrProv lw_prov(const Plan *plan, ProblemKind kind, const char *path);

@@ -29,7 +29,7 @@ typedef struct D1 {
   const Problem *pb;
   int d, f, heads, pos;   /* pos = history + steps: cache rows per head */
   LwProj qkv, wo, w1, w2;
-  IrProv kv_prov, spacing_prov, base;
+  IrProv kv_prov, spacing_prov, base, att_prov;
   D1Scratch *scr;         /* per layer */
   int fences;             /* uses of the current task's fence event */
 } D1;
@@ -55,34 +55,19 @@ static void wait_stage(D1 *c, int task, const char *event, int t, int n) {
 
 static void signal_stage(D1 *c, int task, const char *event) { lw_sig(c->ir, task, event, c->base); }
 
-/* The RF tensor "TAG.WHAT" of `task` (lw_rf), named without printf: the
- * lowering names thousands of them. */
-static int rf_sub(Ir *ir, int task, const char *tag, const char *what, int rows, int cols) {
-  char buf[160];
-  gsize a = strlen(tag), b = strlen(what);
-  if (a + b + 2 > sizeof buf) {
-    g_autofree char *name = g_strconcat(tag, ".", what, NULL);
-    return lw_rf(ir, task, name, rows, cols);
-  }
-  memcpy(buf, tag, a);
-  buf[a] = '.';
-  memcpy(buf + a + 1, what, b + 1);
-  return lw_rf(ir, task, buf, rows, cols);
-}
-
 static void spacing(D1 *c, int task) { lw_waitt(c->ir, task, c->pp->store_spacing, c->spacing_prov); }
 
 /* LN of one row into h (1 x d); x, g, b loaded by the caller's tensors. */
 static void row_ln(D1 *c, int task, const char *tag, IrView x, IrView h, const char *gsym,
                    const char *bsym) {
   Ir *ir = c->ir;
-  IrView g = ir_all(ir, rf_sub(ir, task, tag, "lng", 1, c->d));
-  IrView b = ir_all(ir, rf_sub(ir, task, tag, "lnb", 1, c->d));
+  IrView g = ir_all(ir, lw_rf_sub(ir, task, tag, "lng", 1, c->d));
+  IrView b = ir_all(ir, lw_rf_sub(ir, task, tag, "lnb", 1, c->d));
   lw_load(ir, task, g, gsym, 0, 0, c->d, c->base);
   lw_load(ir, task, b, bsym, 0, 0, c->d, c->base);
-  IrView tmp = ir_all(ir, rf_sub(ir, task, tag, "lntmp", 1, c->d));
-  IrView mean = ir_all(ir, rf_sub(ir, task, tag, "mean", 1, 1));
-  IrView var = ir_all(ir, rf_sub(ir, task, tag, "var", 1, 1));
+  IrView tmp = ir_all(ir, lw_rf_sub(ir, task, tag, "lntmp", 1, c->d));
+  IrView mean = ir_all(ir, lw_rf_sub(ir, task, tag, "mean", 1, 1));
+  IrView var = ir_all(ir, lw_rf_sub(ir, task, tag, "var", 1, 1));
   lw_layernorm(ir, task, x, h, g, b, tmp, mean, var, c->base);
 }
 
@@ -112,11 +97,7 @@ static void store_qkv(D1 *c, int task, IrView acc, int c0, int t, int l,
       lw_store(ir, task, piece, "scratch", 0, tmp, c->d, c->kv_prov);
       /* a self-signal orders the read-back after the store (memory is not
        * hazard-tracked): SIG fires when the store has completed */
-      g_autofree char *fence = g_strdup_printf("fence_%s", ir_task_at(ir, task)->name);
-      for (char *q = fence; *q; q++)
-        if (*q == '.') *q = '_';
-      lw_sig(ir, task, fence, c->kv_prov);
-      lw_wait(ir, task, fence, ++c->fences, c->kv_prov);
+      lw_fence(ir, task, ++c->fences, c->kv_prov);
       g_autofree char *bn = g_strdup_printf("%s.kvback%d", ir_task_at(ir, task)->name, x);
       int back = lw_rf(ir, task, bn, 1, hn);
       lw_load(ir, task, ir_all(ir, back), "scratch", 0, tmp, c->d, c->kv_prov);
@@ -143,11 +124,11 @@ static void stage_qkv(D1 *c, int t, int l, int stage) {
       lw_wait(ir, task, "in", t + 1, c->base);
     else
       wait_stage(c, task, wait, t, ntasks(c->d, c->w2.panel));
-    IrView x = ir_all(ir, rf_sub(ir, task, tag, "x", 1, c->d));
-    IrView h = ir_all(ir, rf_sub(ir, task, tag, "h", 1, c->d));
+    IrView x = ir_all(ir, lw_rf_sub(ir, task, tag, "x", 1, c->d));
+    IrView h = ir_all(ir, lw_rf_sub(ir, task, tag, "h", 1, c->d));
     load_input(c, task, x, t, l);
     row_ln(c, task, tag, x, h, gsym, lbsym);
-    IrView acc = ir_all(ir, rf_sub(ir, task, tag, "acc", 1, c->qkv.panel));
+    IrView acc = ir_all(ir, lw_rf_sub(ir, task, tag, "acc", 1, c->qkv.panel));
     lw_project(ir, task, tag, h, wsym, 3 * c->d, p * c->qkv.panel, acc, &c->qkv);
     lw_add_bias(ir, task, tag, acc, bsym, p * c->qkv.panel, c->qkv.prov);
     store_qkv(c, task, acc, p * c->qkv.panel, t, l, kv_sym);
@@ -163,14 +144,14 @@ static void stage_att(D1 *c, int t, int l, int stage) {
   g_autofree char *wait = stage_event("qkv", l), *done = stage_event("att", l);
   for (int h = 0; h < c->heads; h++) {
     g_autofree char *tag = g_strdup_printf("t%d.l%d.att.h%d", t, l, h);
-    int task = ir_task(ir, tag, stage, c->base);
+    int task = ir_task(ir, tag, stage, c->att_prov);
     wait_stage(c, task, wait, t, ntasks(3 * c->d, c->qkv.panel));
-    IrView q = ir_all(ir, rf_sub(ir, task, tag, "q", 1, 32));
-    IrView k = lw_view(ir, rf_sub(ir, task, tag, "k", n, 32), n, 32);
-    IrView v = lw_view(ir, rf_sub(ir, task, tag, "v", n, 32), n, 32);
-    IrView s = ir_all(ir, rf_sub(ir, task, tag, "s", 1, n));
-    IrView m = ir_all(ir, rf_sub(ir, task, tag, "m", 1, 1)), z = ir_all(ir, rf_sub(ir, task, tag, "z", 1, 1));
-    IrView o = ir_all(ir, rf_sub(ir, task, tag, "o", 1, 32));
+    IrView q = ir_all(ir, lw_rf_sub(ir, task, tag, "q", 1, 32));
+    IrView k = lw_view(ir, lw_rf_sub(ir, task, tag, "k", n, 32), n, 32);
+    IrView v = lw_view(ir, lw_rf_sub(ir, task, tag, "v", n, 32), n, 32);
+    IrView s = ir_all(ir, lw_rf_sub(ir, task, tag, "s", 1, n));
+    IrView m = ir_all(ir, lw_rf_sub(ir, task, tag, "m", 1, 1)), z = ir_all(ir, lw_rf_sub(ir, task, tag, "z", 1, 1));
+    IrView o = ir_all(ir, lw_rf_sub(ir, task, tag, "o", 1, 32));
     lw_load(ir, task, q, "scratch", 0, c->scr[l].q + h * 32, c->d, c->base);
     lw_load(ir, task, k, ksym, h * c->pos, 0, 32, c->base);
     lw_load(ir, task, v, vsym, h * c->pos, 0, 32, c->base);
@@ -211,12 +192,12 @@ static void stage_proj(D1 *c, int t, int l, int stage, const char *name, const L
     g_autofree char *tag = g_strdup_printf("t%d.l%d.%s.p%d", t, l, name, p);
     int task = ir_task(ir, tag, stage, pj->prov);
     wait_stage(c, task, wait, t, wait_n);
-    IrView a = ir_all(ir, rf_sub(ir, task, tag, "a", 1, a_cols));
+    IrView a = ir_all(ir, lw_rf_sub(ir, task, tag, "a", 1, a_cols));
     lw_load(ir, task, a, "scratch", 0, a_off, a_cols, c->base);
-    IrView acc = ir_all(ir, rf_sub(ir, task, tag, "acc", 1, pj->panel));
+    IrView acc = ir_all(ir, lw_rf_sub(ir, task, tag, "acc", 1, pj->panel));
     lw_project(ir, task, tag, a, wsym, c->d, p * pj->panel, acc, pj);
     lw_add_bias(ir, task, tag, acc, bsym, p * pj->panel, pj->prov);
-    IrView r = ir_all(ir, rf_sub(ir, task, tag, "res", 1, pj->panel));
+    IrView r = ir_all(ir, lw_rf_sub(ir, task, tag, "res", 1, pj->panel));
     lw_load(ir, task, r, res_sym, res_row, res_off + p * pj->panel, c->d, c->base);
     IrOp *op = ir_emit(ir, task, IR_VADD);
     op->d = acc, op->a = acc, op->b = r, op->prov = c->base;
@@ -236,14 +217,14 @@ static void stage_w1(D1 *c, int t, int l, int stage) {
     g_autofree char *tag = g_strdup_printf("t%d.l%d.w1.p%d", t, l, p);
     int task = ir_task(ir, tag, stage, c->w1.prov);
     wait_stage(c, task, wait, t, ntasks(c->d, c->wo.panel));
-    IrView x = ir_all(ir, rf_sub(ir, task, tag, "x", 1, c->d));
-    IrView h = ir_all(ir, rf_sub(ir, task, tag, "h", 1, c->d));
+    IrView x = ir_all(ir, lw_rf_sub(ir, task, tag, "x", 1, c->d));
+    IrView h = ir_all(ir, lw_rf_sub(ir, task, tag, "h", 1, c->d));
     lw_load(ir, task, x, "scratch", 0, c->scr[l].x1, c->d, c->base);
     row_ln(c, task, tag, x, h, gsym, lbsym);
-    IrView acc = ir_all(ir, rf_sub(ir, task, tag, "acc", 1, c->w1.panel));
+    IrView acc = ir_all(ir, lw_rf_sub(ir, task, tag, "acc", 1, c->w1.panel));
     lw_project(ir, task, tag, h, wsym, c->f, p * c->w1.panel, acc, &c->w1);
     lw_add_bias(ir, task, tag, acc, bsym, p * c->w1.panel, c->w1.prov);
-    IrView g = ir_all(ir, rf_sub(ir, task, tag, "gelu", 1, c->w1.panel));
+    IrView g = ir_all(ir, lw_rf_sub(ir, task, tag, "gelu", 1, c->w1.panel));
     lw_gelu(ir, task, acc, g, c->base);
     spacing(c, task);
     lw_store(ir, task, g, "scratch", 0, c->scr[l].g + p * c->w1.panel, c->f, c->base);
@@ -251,8 +232,10 @@ static void stage_w1(D1 *c, int t, int l, int stage) {
   }
 }
 
-static LwProj proj(const Plan *plan, const PlanProblem *pp, PlanProj k, const char *path) {
-  LwProj p = {k, pp->panel[k], pp->k_chunk[k], lw_prov(plan, PROB_D1, path)};
+static LwProj proj(const Plan *plan, const PlanProblem *pp, PlanProj k, const char *path,
+                   const char *kpath) {
+  LwProj p = {k, pp->panel[k], pp->k_chunk[k], lw_prov(plan, PROB_D1, path),
+              lw_prov(plan, PROB_D1, kpath)};
   return p;
 }
 
@@ -263,10 +246,11 @@ gboolean pass_lower_d1(Ir *ir, const Plan *plan, GError **err) {
     return FALSE;
   }
   D1 c = {ir, plan, pp, &ir->prob, ir->prob.d_model, ir->prob.d_ff, ir->prob.heads,
-          ir->prob.history + ir->prob.steps, proj(plan, pp, PROJ_QKV, "d1.panels.qkv"),
-          proj(plan, pp, PROJ_WO, "d1.panels.wo"), proj(plan, pp, PROJ_W1, "d1.panels.w1"),
-          proj(plan, pp, PROJ_W2, "d1.panels.w2"), lw_prov(plan, PROB_D1, "d1.kv_writeback"),
-          lw_prov(plan, PROB_D1, "d1.store_spacing"), lw_prov(plan, PROB_D1, "d1"), NULL, 0};
+          ir->prob.history + ir->prob.steps, proj(plan, pp, PROJ_QKV, "d1.panels.qkv", "d1.k_chunk.qkv"),
+          proj(plan, pp, PROJ_WO, "d1.panels.wo", "d1.k_chunk.wo"), proj(plan, pp, PROJ_W1, "d1.panels.w1", "d1.k_chunk.w1"),
+          proj(plan, pp, PROJ_W2, "d1.panels.w2", "d1.k_chunk.w2"), lw_prov(plan, PROB_D1, "d1.kv_writeback"),
+          lw_prov(plan, PROB_D1, "d1.store_spacing"), (IrProv){NULL, 0},
+          lw_prov(plan, PROB_D1, "d1.attention.slices"), NULL, 0};
   int L = ir->prob.layers, off = 0;
   c.scr = g_new(D1Scratch, L);
   for (int l = 0; l < L; l++) {

@@ -44,21 +44,6 @@ static void wait_stage(P1 *c, int task, const char *event, int n) {
 
 static void signal_stage(P1 *c, int task, const char *event) { lw_sig(c->ir, task, event, c->base); }
 
-/* The RF tensor "TAG.WHAT" of `task` (lw_rf), named without printf: a P1
- * lowering names ~16k of them. */
-static int rf_sub(Ir *ir, int task, const char *tag, const char *what, int rows, int cols) {
-  char buf[160];
-  gsize a = strlen(tag), b = strlen(what);
-  if (a + b + 2 > sizeof buf) {
-    g_autofree char *name = g_strconcat(tag, ".", what, NULL);
-    return lw_rf(ir, task, name, rows, cols);
-  }
-  memcpy(buf, tag, a);
-  buf[a] = '.';
-  memcpy(buf + a + 1, what, b + 1);
-  return lw_rf(ir, task, buf, rows, cols);
-}
-
 static void spacing(P1 *c, int task) { lw_waitt(c->ir, task, c->pp->store_spacing, c->spacing_prov); }
 
 /* The layer input: x_in for layer 0, else scratch. */
@@ -78,12 +63,12 @@ static void stage_ln(P1 *c, int l, int stage, const char *name, const char *src,
     g_autofree char *tag = g_strdup_printf("l%d.%s.r%d", l, name, tile);
     int task = ir_task(ir, tag, stage, c->tile_prov);
     if (wait) wait_stage(c, task, wait, wait_n);
-    IrView g = ir_all(ir, rf_sub(ir, task, tag, "g", 1, c->d));
-    IrView b = ir_all(ir, rf_sub(ir, task, tag, "b", 1, c->d));
+    IrView g = ir_all(ir, lw_rf_sub(ir, task, tag, "g", 1, c->d));
+    IrView b = ir_all(ir, lw_rf_sub(ir, task, tag, "b", 1, c->d));
     lw_load(ir, task, g, gsym, 0, 0, c->d, c->base);
     lw_load(ir, task, b, bsym, 0, 0, c->d, c->base);
-    int x = rf_sub(ir, task, tag, "x", sub, c->d), tmp = rf_sub(ir, task, tag, "tmp", sub, c->d);
-    int mean = rf_sub(ir, task, tag, "mean", sub, 1), var = rf_sub(ir, task, tag, "var", sub, 1);
+    int x = lw_rf_sub(ir, task, tag, "x", sub, c->d), tmp = lw_rf_sub(ir, task, tag, "tmp", sub, c->d);
+    int mean = lw_rf_sub(ir, task, tag, "mean", sub, 1), var = lw_rf_sub(ir, task, tag, "var", sub, 1);
     for (int r = 0; r < c->R; r += sub) {
       int row = tile * c->R + r;
       IrView xv = ir_win(x, 0, sub, 0, c->d);
@@ -117,11 +102,7 @@ static void store_qkv(P1 *c, int task, IrView acc, int c0, int tile, const char 
     if (c->pp->kv_writeback == KV_TEMP) {
       int tmp = c->scr.kv + (part - 1) * c->d + col;
       lw_store(ir, task, piece, "scratch", row, tmp, 2 * c->d, c->kv_prov);
-      g_autofree char *fence = g_strdup_printf("fence_%s", ir_task_at(ir, task)->name);
-      for (char *q = fence; *q; q++)
-        if (*q == '.') *q = '_';
-      lw_sig(ir, task, fence, c->kv_prov);
-      lw_wait(ir, task, fence, ++c->fences, c->kv_prov);
+      lw_fence(ir, task, ++c->fences, c->kv_prov);
       g_autofree char *bn = g_strdup_printf("%s.kvback%d", ir_task_at(ir, task)->name, x);
       int back = lw_rf(ir, task, bn, c->R, hn);
       lw_load(ir, task, ir_win(back, 0, c->R, 0, hn), "scratch", row, tmp, 2 * c->d, c->kv_prov);
@@ -145,7 +126,7 @@ static void stage_qkv(P1 *c, int l, int stage) {
       int task = ir_task(ir, tag, stage, c->qkv.prov);
       c->fences = 0;
       wait_stage(c, task, wait, c->N / c->R);
-      IrView acc = ir_all(ir, rf_sub(ir, task, tag, "acc", c->R, c->qkv.panel));
+      IrView acc = ir_all(ir, lw_rf_sub(ir, task, tag, "acc", c->R, c->qkv.panel));
       lw_project_stream(ir, task, tag, "scratch", tile * c->R, c->scr.h, c->d, c->d, wsym, 3 * c->d,
                         p * c->qkv.panel, acc, &c->qkv, c->base);
       lw_add_bias(ir, task, tag, acc, bsym, p * c->qkv.panel, c->qkv.prov);
@@ -168,12 +149,12 @@ static void stage_att(P1 *c, int l, int stage) {
         int task = ir_task(ir, tag, stage, c->tile_prov);
         wait_stage(c, task, wait, nq);
         int n = (i + 1) * R, kv_row = (seq * c->H + h) * c->rows, row = seq * c->rows + i * R;
-        IrView q = ir_all(ir, rf_sub(ir, task, tag, "q", R, 32));
-        IrView s = lw_view(ir, rf_sub(ir, task, tag, "s", R, n), R, n);
-        int kb = rf_sub(ir, task, tag, "kb", R, 32), vb = rf_sub(ir, task, tag, "vb", R, 32);
-        IrView mask = ir_all(ir, rf_sub(ir, task, tag, "mask", R, R));
-        IrView o = ir_all(ir, rf_sub(ir, task, tag, "o", R, 32));
-        IrView m = ir_all(ir, rf_sub(ir, task, tag, "m", R, 1)), z = ir_all(ir, rf_sub(ir, task, tag, "z", R, 1));
+        IrView q = ir_all(ir, lw_rf_sub(ir, task, tag, "q", R, 32));
+        IrView s = lw_view(ir, lw_rf_sub(ir, task, tag, "s", R, n), R, n);
+        int kb = lw_rf_sub(ir, task, tag, "kb", R, 32), vb = lw_rf_sub(ir, task, tag, "vb", R, 32);
+        IrView mask = ir_all(ir, lw_rf_sub(ir, task, tag, "mask", R, R));
+        IrView o = ir_all(ir, lw_rf_sub(ir, task, tag, "o", R, 32));
+        IrView m = ir_all(ir, lw_rf_sub(ir, task, tag, "m", R, 1)), z = ir_all(ir, lw_rf_sub(ir, task, tag, "z", R, 1));
         lw_load(ir, task, q, "scratch", row, c->scr.q + h * 32, c->d, c->base);
         for (int j = 0; j <= i; j++) {
           lw_load(ir, task, ir_all(ir, kb), ksym, kv_row + j * R, 0, 32, c->base);
@@ -233,17 +214,17 @@ static void stage_proj(P1 *c, int l, int stage, const ProjStage *ps) {
       g_autofree char *tag = g_strdup_printf("l%d.%s.r%d.p%d", l, ps->name, tile, p);
       int task = ir_task(ir, tag, stage, ps->pj->prov);
       wait_stage(c, task, wait, ps->wait_n);
-      IrView acc = ir_all(ir, rf_sub(ir, task, tag, "acc", c->R, P));
+      IrView acc = ir_all(ir, lw_rf_sub(ir, task, tag, "acc", c->R, P));
       lw_project_stream(ir, task, tag, "scratch", tile * c->R, ps->a_col, ps->K, ps->K, wsym, ps->N,
                         p * P, acc, ps->pj, c->base);
       lw_add_bias(ir, task, tag, acc, bsym, p * P, ps->pj->prov);
       IrView out = acc;
       if (ps->gelu) {
-        out = ir_all(ir, rf_sub(ir, task, tag, "gelu", c->R, P));
+        out = ir_all(ir, lw_rf_sub(ir, task, tag, "gelu", c->R, P));
         lw_gelu(ir, task, acc, out, c->base);
       }
       if (ps->res_sym) {
-        IrView r = ir_all(ir, rf_sub(ir, task, tag, "res", c->R, P));
+        IrView r = ir_all(ir, lw_rf_sub(ir, task, tag, "res", c->R, P));
         lw_load(ir, task, r, ps->res_sym, tile * c->R, ps->res_col + p * P, c->d, c->base);
         IrOp *op = ir_emit(ir, task, IR_VADD);
         op->d = acc, op->a = acc, op->b = r, op->prov = c->base;
@@ -254,8 +235,10 @@ static void stage_proj(P1 *c, int l, int stage, const ProjStage *ps) {
     }
 }
 
-static LwProj proj(const Plan *plan, const PlanProblem *pp, PlanProj k, const char *path) {
-  LwProj p = {k, pp->panel[k], pp->k_chunk[k], lw_prov(plan, PROB_P1, path)};
+static LwProj proj(const Plan *plan, const PlanProblem *pp, PlanProj k, const char *path,
+                   const char *kpath) {
+  LwProj p = {k, pp->panel[k], pp->k_chunk[k], lw_prov(plan, PROB_P1, path),
+              lw_prov(plan, PROB_P1, kpath)};
   return p;
 }
 
@@ -268,9 +251,9 @@ gboolean pass_lower_p1(Ir *ir, const Plan *plan, GError **err) {
   const Problem *pb = &ir->prob;
   int d = pb->d_model, f = pb->d_ff, N = pb->seqs * pb->rows;
   P1 c = {ir, pp, d, f, pb->heads, N, pp->row_tile > 0 ? pp->row_tile : 32, pb->rows,
-          proj(plan, pp, PROJ_QKV, "p1.panels.qkv"), proj(plan, pp, PROJ_WO, "p1.panels.wo"),
-          proj(plan, pp, PROJ_W1, "p1.panels.w1"), proj(plan, pp, PROJ_W2, "p1.panels.w2"),
-          lw_prov(plan, PROB_P1, "p1"), lw_prov(plan, PROB_P1, "p1.row_tile"),
+          proj(plan, pp, PROJ_QKV, "p1.panels.qkv", "p1.k_chunk.qkv"), proj(plan, pp, PROJ_WO, "p1.panels.wo", "p1.k_chunk.wo"),
+          proj(plan, pp, PROJ_W1, "p1.panels.w1", "p1.k_chunk.w1"), proj(plan, pp, PROJ_W2, "p1.panels.w2", "p1.k_chunk.w2"),
+          (IrProv){NULL, 0}, lw_prov(plan, PROB_P1, "p1.row_tile"),
           lw_prov(plan, PROB_P1, "p1.kv_writeback"), lw_prov(plan, PROB_P1, "p1.store_spacing"),
           {0}, 0};
   /* x h q att x1 h2: N x d each; g: N x f; kv: N x 2d */

@@ -13,27 +13,27 @@
 .rf t0_l0_qkv_p0_w              p1       32x32     ; t0.l0.qkv.p0.w
 .rf t0_l0_qkv_p0_acc            p0       1x32      ; t0.l0.qkv.p0.acc
 .rf t0_l0_qkv_p0_bias           p0+128   1x32      ; t0.l0.qkv.p0.bias
-    WAIT      ev.in, 1                                      ; d1 t0.l0.qkv.p0
-    LD        t0_l0_qkv_p0_x, hbm[x_in]                     ; d1 t0.l0.qkv.p0
-    LD        t0_l0_qkv_p0_lng, hbm[ln1_g.l0]               ; d1 t0.l0.qkv.p0
-    LD        t0_l0_qkv_p0_lnb, hbm[ln1_b.l0]               ; d1 t0.l0.qkv.p0
-    VEC.rsum  t0_l0_qkv_p0_mean, t0_l0_qkv_p0_x             ; d1 t0.l0.qkv.p0
-    VEC.muli  t0_l0_qkv_p0_mean, t0_l0_qkv_p0_mean, 0.03125 ; d1 t0.l0.qkv.p0
-    VEC.sub   t0_l0_qkv_p0_h, t0_l0_qkv_p0_x, t0_l0_qkv_p0_mean ; d1 t0.l0.qkv.p0
-    VEC.mul   t0_l0_qkv_p0_lntmp, t0_l0_qkv_p0_h, t0_l0_qkv_p0_h ; d1 t0.l0.qkv.p0
-    VEC.rsum  t0_l0_qkv_p0_var, t0_l0_qkv_p0_lntmp          ; d1 t0.l0.qkv.p0
-    VEC.muli  t0_l0_qkv_p0_var, t0_l0_qkv_p0_var, 0.03125   ; d1 t0.l0.qkv.p0
-    VEC.addi  t0_l0_qkv_p0_var, t0_l0_qkv_p0_var, 1e-05     ; d1 t0.l0.qkv.p0
-    SFU.rsqrt t0_l0_qkv_p0_var, t0_l0_qkv_p0_var            ; d1 t0.l0.qkv.p0
-    VEC.mul   t0_l0_qkv_p0_h, t0_l0_qkv_p0_h, t0_l0_qkv_p0_var ; d1 t0.l0.qkv.p0
-    VEC.mul   t0_l0_qkv_p0_h, t0_l0_qkv_p0_h, t0_l0_qkv_p0_lng ; d1 t0.l0.qkv.p0
-    VEC.add   t0_l0_qkv_p0_h, t0_l0_qkv_p0_h, t0_l0_qkv_p0_lnb ; d1 t0.l0.qkv.p0
-    LD        t0_l0_qkv_p0_w, hbm[wqkv.l0], stride 96       ; d1.panels.qkv t0.l0.qkv.p0
-    MMA.z     t0_l0_qkv_p0_acc, t0_l0_qkv_p0_h, t0_l0_qkv_p0_w ; d1.panels.qkv t0.l0.qkv.p0
+    WAIT      ev.in, 1                                      ; d1.panels.qkv t0.l0.qkv.p0
+    LD        t0_l0_qkv_p0_x, hbm[x_in]                     ; d1.panels.qkv t0.l0.qkv.p0
+    LD        t0_l0_qkv_p0_lng, hbm[ln1_g.l0]               ; d1.panels.qkv t0.l0.qkv.p0
+    LD        t0_l0_qkv_p0_lnb, hbm[ln1_b.l0]               ; d1.panels.qkv t0.l0.qkv.p0
+    VEC.rsum  t0_l0_qkv_p0_mean, t0_l0_qkv_p0_x             ; d1.panels.qkv t0.l0.qkv.p0
+    VEC.muli  t0_l0_qkv_p0_mean, t0_l0_qkv_p0_mean, 0.03125 ; d1.panels.qkv t0.l0.qkv.p0
+    VEC.sub   t0_l0_qkv_p0_h, t0_l0_qkv_p0_x, t0_l0_qkv_p0_mean ; d1.panels.qkv t0.l0.qkv.p0
+    VEC.mul   t0_l0_qkv_p0_lntmp, t0_l0_qkv_p0_h, t0_l0_qkv_p0_h ; d1.panels.qkv t0.l0.qkv.p0
+    VEC.rsum  t0_l0_qkv_p0_var, t0_l0_qkv_p0_lntmp          ; d1.panels.qkv t0.l0.qkv.p0
+    VEC.muli  t0_l0_qkv_p0_var, t0_l0_qkv_p0_var, 0.03125   ; d1.panels.qkv t0.l0.qkv.p0
+    VEC.addi  t0_l0_qkv_p0_var, t0_l0_qkv_p0_var, 1e-05     ; d1.panels.qkv t0.l0.qkv.p0
+    SFU.rsqrt t0_l0_qkv_p0_var, t0_l0_qkv_p0_var            ; d1.panels.qkv t0.l0.qkv.p0
+    VEC.mul   t0_l0_qkv_p0_h, t0_l0_qkv_p0_h, t0_l0_qkv_p0_var ; d1.panels.qkv t0.l0.qkv.p0
+    VEC.mul   t0_l0_qkv_p0_h, t0_l0_qkv_p0_h, t0_l0_qkv_p0_lng ; d1.panels.qkv t0.l0.qkv.p0
+    VEC.add   t0_l0_qkv_p0_h, t0_l0_qkv_p0_h, t0_l0_qkv_p0_lnb ; d1.panels.qkv t0.l0.qkv.p0
+    LD        t0_l0_qkv_p0_w, hbm[wqkv.l0], stride 96       ; d1.k_chunk.qkv t0.l0.qkv.p0
+    MMA.z     t0_l0_qkv_p0_acc, t0_l0_qkv_p0_h, t0_l0_qkv_p0_w ; d1.k_chunk.qkv t0.l0.qkv.p0
     LD        t0_l0_qkv_p0_bias, hbm[bqkv.l0]               ; d1.panels.qkv t0.l0.qkv.p0
     VEC.add   t0_l0_qkv_p0_acc, t0_l0_qkv_p0_acc, t0_l0_qkv_p0_bias ; d1.panels.qkv t0.l0.qkv.p0
-    ST        hbm[scratch + 128], t0_l0_qkv_p0_acc          ; d1 t0.l0.qkv.p0
-    SIG       ev.qkv_l0, 1                                  ; d1 t0.l0.qkv.p0
+    ST        hbm[scratch + 128], t0_l0_qkv_p0_acc          ; d1.panels.qkv t0.l0.qkv.p0
+    SIG       ev.qkv_l0, 1                                  ; d1.panels.qkv t0.l0.qkv.p0
     END
 
 .wg 4   ; sm 1, tasks: t0.l0.qkv.p1
@@ -47,27 +47,27 @@
 .rf t0_l0_qkv_p1_w              p1       32x32     ; t0.l0.qkv.p1.w
 .rf t0_l0_qkv_p1_acc            p0       1x32      ; t0.l0.qkv.p1.acc
 .rf t0_l0_qkv_p1_bias           p0+128   1x32      ; t0.l0.qkv.p1.bias
-    WAIT      ev.in, 1                                      ; d1 t0.l0.qkv.p1
-    LD        t0_l0_qkv_p1_x, hbm[x_in]                     ; d1 t0.l0.qkv.p1
-    LD        t0_l0_qkv_p1_lng, hbm[ln1_g.l0]               ; d1 t0.l0.qkv.p1
-    LD        t0_l0_qkv_p1_lnb, hbm[ln1_b.l0]               ; d1 t0.l0.qkv.p1
-    VEC.rsum  t0_l0_qkv_p1_mean, t0_l0_qkv_p1_x             ; d1 t0.l0.qkv.p1
-    VEC.muli  t0_l0_qkv_p1_mean, t0_l0_qkv_p1_mean, 0.03125 ; d1 t0.l0.qkv.p1
-    VEC.sub   t0_l0_qkv_p1_h, t0_l0_qkv_p1_x, t0_l0_qkv_p1_mean ; d1 t0.l0.qkv.p1
-    VEC.mul   t0_l0_qkv_p1_lntmp, t0_l0_qkv_p1_h, t0_l0_qkv_p1_h ; d1 t0.l0.qkv.p1
-    VEC.rsum  t0_l0_qkv_p1_var, t0_l0_qkv_p1_lntmp          ; d1 t0.l0.qkv.p1
-    VEC.muli  t0_l0_qkv_p1_var, t0_l0_qkv_p1_var, 0.03125   ; d1 t0.l0.qkv.p1
-    VEC.addi  t0_l0_qkv_p1_var, t0_l0_qkv_p1_var, 1e-05     ; d1 t0.l0.qkv.p1
-    SFU.rsqrt t0_l0_qkv_p1_var, t0_l0_qkv_p1_var            ; d1 t0.l0.qkv.p1
-    VEC.mul   t0_l0_qkv_p1_h, t0_l0_qkv_p1_h, t0_l0_qkv_p1_var ; d1 t0.l0.qkv.p1
-    VEC.mul   t0_l0_qkv_p1_h, t0_l0_qkv_p1_h, t0_l0_qkv_p1_lng ; d1 t0.l0.qkv.p1
-    VEC.add   t0_l0_qkv_p1_h, t0_l0_qkv_p1_h, t0_l0_qkv_p1_lnb ; d1 t0.l0.qkv.p1
-    LD        t0_l0_qkv_p1_w, hbm[wqkv.l0 + 128], stride 96 ; d1.panels.qkv t0.l0.qkv.p1
-    MMA.z     t0_l0_qkv_p1_acc, t0_l0_qkv_p1_h, t0_l0_qkv_p1_w ; d1.panels.qkv t0.l0.qkv.p1
+    WAIT      ev.in, 1                                      ; d1.panels.qkv t0.l0.qkv.p1
+    LD        t0_l0_qkv_p1_x, hbm[x_in]                     ; d1.panels.qkv t0.l0.qkv.p1
+    LD        t0_l0_qkv_p1_lng, hbm[ln1_g.l0]               ; d1.panels.qkv t0.l0.qkv.p1
+    LD        t0_l0_qkv_p1_lnb, hbm[ln1_b.l0]               ; d1.panels.qkv t0.l0.qkv.p1
+    VEC.rsum  t0_l0_qkv_p1_mean, t0_l0_qkv_p1_x             ; d1.panels.qkv t0.l0.qkv.p1
+    VEC.muli  t0_l0_qkv_p1_mean, t0_l0_qkv_p1_mean, 0.03125 ; d1.panels.qkv t0.l0.qkv.p1
+    VEC.sub   t0_l0_qkv_p1_h, t0_l0_qkv_p1_x, t0_l0_qkv_p1_mean ; d1.panels.qkv t0.l0.qkv.p1
+    VEC.mul   t0_l0_qkv_p1_lntmp, t0_l0_qkv_p1_h, t0_l0_qkv_p1_h ; d1.panels.qkv t0.l0.qkv.p1
+    VEC.rsum  t0_l0_qkv_p1_var, t0_l0_qkv_p1_lntmp          ; d1.panels.qkv t0.l0.qkv.p1
+    VEC.muli  t0_l0_qkv_p1_var, t0_l0_qkv_p1_var, 0.03125   ; d1.panels.qkv t0.l0.qkv.p1
+    VEC.addi  t0_l0_qkv_p1_var, t0_l0_qkv_p1_var, 1e-05     ; d1.panels.qkv t0.l0.qkv.p1
+    SFU.rsqrt t0_l0_qkv_p1_var, t0_l0_qkv_p1_var            ; d1.panels.qkv t0.l0.qkv.p1
+    VEC.mul   t0_l0_qkv_p1_h, t0_l0_qkv_p1_h, t0_l0_qkv_p1_var ; d1.panels.qkv t0.l0.qkv.p1
+    VEC.mul   t0_l0_qkv_p1_h, t0_l0_qkv_p1_h, t0_l0_qkv_p1_lng ; d1.panels.qkv t0.l0.qkv.p1
+    VEC.add   t0_l0_qkv_p1_h, t0_l0_qkv_p1_h, t0_l0_qkv_p1_lnb ; d1.panels.qkv t0.l0.qkv.p1
+    LD        t0_l0_qkv_p1_w, hbm[wqkv.l0 + 128], stride 96 ; d1.k_chunk.qkv t0.l0.qkv.p1
+    MMA.z     t0_l0_qkv_p1_acc, t0_l0_qkv_p1_h, t0_l0_qkv_p1_w ; d1.k_chunk.qkv t0.l0.qkv.p1
     LD        t0_l0_qkv_p1_bias, hbm[bqkv.l0 + 128]         ; d1.panels.qkv t0.l0.qkv.p1
     VEC.add   t0_l0_qkv_p1_acc, t0_l0_qkv_p1_acc, t0_l0_qkv_p1_bias ; d1.panels.qkv t0.l0.qkv.p1
     ST        hbm[k_cache.l0 + 4096], t0_l0_qkv_p1_acc      ; d1.kv_writeback t0.l0.qkv.p1
-    SIG       ev.qkv_l0, 1                                  ; d1 t0.l0.qkv.p1
+    SIG       ev.qkv_l0, 1                                  ; d1.panels.qkv t0.l0.qkv.p1
     END
 
 .wg 8   ; sm 2, tasks: t0.l0.qkv.p2
@@ -81,27 +81,27 @@
 .rf t0_l0_qkv_p2_w              p1       32x32     ; t0.l0.qkv.p2.w
 .rf t0_l0_qkv_p2_acc            p0       1x32      ; t0.l0.qkv.p2.acc
 .rf t0_l0_qkv_p2_bias           p0+128   1x32      ; t0.l0.qkv.p2.bias
-    WAIT      ev.in, 1                                      ; d1 t0.l0.qkv.p2
-    LD        t0_l0_qkv_p2_x, hbm[x_in]                     ; d1 t0.l0.qkv.p2
-    LD        t0_l0_qkv_p2_lng, hbm[ln1_g.l0]               ; d1 t0.l0.qkv.p2
-    LD        t0_l0_qkv_p2_lnb, hbm[ln1_b.l0]               ; d1 t0.l0.qkv.p2
-    VEC.rsum  t0_l0_qkv_p2_mean, t0_l0_qkv_p2_x             ; d1 t0.l0.qkv.p2
-    VEC.muli  t0_l0_qkv_p2_mean, t0_l0_qkv_p2_mean, 0.03125 ; d1 t0.l0.qkv.p2
-    VEC.sub   t0_l0_qkv_p2_h, t0_l0_qkv_p2_x, t0_l0_qkv_p2_mean ; d1 t0.l0.qkv.p2
-    VEC.mul   t0_l0_qkv_p2_lntmp, t0_l0_qkv_p2_h, t0_l0_qkv_p2_h ; d1 t0.l0.qkv.p2
-    VEC.rsum  t0_l0_qkv_p2_var, t0_l0_qkv_p2_lntmp          ; d1 t0.l0.qkv.p2
-    VEC.muli  t0_l0_qkv_p2_var, t0_l0_qkv_p2_var, 0.03125   ; d1 t0.l0.qkv.p2
-    VEC.addi  t0_l0_qkv_p2_var, t0_l0_qkv_p2_var, 1e-05     ; d1 t0.l0.qkv.p2
-    SFU.rsqrt t0_l0_qkv_p2_var, t0_l0_qkv_p2_var            ; d1 t0.l0.qkv.p2
-    VEC.mul   t0_l0_qkv_p2_h, t0_l0_qkv_p2_h, t0_l0_qkv_p2_var ; d1 t0.l0.qkv.p2
-    VEC.mul   t0_l0_qkv_p2_h, t0_l0_qkv_p2_h, t0_l0_qkv_p2_lng ; d1 t0.l0.qkv.p2
-    VEC.add   t0_l0_qkv_p2_h, t0_l0_qkv_p2_h, t0_l0_qkv_p2_lnb ; d1 t0.l0.qkv.p2
-    LD        t0_l0_qkv_p2_w, hbm[wqkv.l0 + 256], stride 96 ; d1.panels.qkv t0.l0.qkv.p2
-    MMA.z     t0_l0_qkv_p2_acc, t0_l0_qkv_p2_h, t0_l0_qkv_p2_w ; d1.panels.qkv t0.l0.qkv.p2
+    WAIT      ev.in, 1                                      ; d1.panels.qkv t0.l0.qkv.p2
+    LD        t0_l0_qkv_p2_x, hbm[x_in]                     ; d1.panels.qkv t0.l0.qkv.p2
+    LD        t0_l0_qkv_p2_lng, hbm[ln1_g.l0]               ; d1.panels.qkv t0.l0.qkv.p2
+    LD        t0_l0_qkv_p2_lnb, hbm[ln1_b.l0]               ; d1.panels.qkv t0.l0.qkv.p2
+    VEC.rsum  t0_l0_qkv_p2_mean, t0_l0_qkv_p2_x             ; d1.panels.qkv t0.l0.qkv.p2
+    VEC.muli  t0_l0_qkv_p2_mean, t0_l0_qkv_p2_mean, 0.03125 ; d1.panels.qkv t0.l0.qkv.p2
+    VEC.sub   t0_l0_qkv_p2_h, t0_l0_qkv_p2_x, t0_l0_qkv_p2_mean ; d1.panels.qkv t0.l0.qkv.p2
+    VEC.mul   t0_l0_qkv_p2_lntmp, t0_l0_qkv_p2_h, t0_l0_qkv_p2_h ; d1.panels.qkv t0.l0.qkv.p2
+    VEC.rsum  t0_l0_qkv_p2_var, t0_l0_qkv_p2_lntmp          ; d1.panels.qkv t0.l0.qkv.p2
+    VEC.muli  t0_l0_qkv_p2_var, t0_l0_qkv_p2_var, 0.03125   ; d1.panels.qkv t0.l0.qkv.p2
+    VEC.addi  t0_l0_qkv_p2_var, t0_l0_qkv_p2_var, 1e-05     ; d1.panels.qkv t0.l0.qkv.p2
+    SFU.rsqrt t0_l0_qkv_p2_var, t0_l0_qkv_p2_var            ; d1.panels.qkv t0.l0.qkv.p2
+    VEC.mul   t0_l0_qkv_p2_h, t0_l0_qkv_p2_h, t0_l0_qkv_p2_var ; d1.panels.qkv t0.l0.qkv.p2
+    VEC.mul   t0_l0_qkv_p2_h, t0_l0_qkv_p2_h, t0_l0_qkv_p2_lng ; d1.panels.qkv t0.l0.qkv.p2
+    VEC.add   t0_l0_qkv_p2_h, t0_l0_qkv_p2_h, t0_l0_qkv_p2_lnb ; d1.panels.qkv t0.l0.qkv.p2
+    LD        t0_l0_qkv_p2_w, hbm[wqkv.l0 + 256], stride 96 ; d1.k_chunk.qkv t0.l0.qkv.p2
+    MMA.z     t0_l0_qkv_p2_acc, t0_l0_qkv_p2_h, t0_l0_qkv_p2_w ; d1.k_chunk.qkv t0.l0.qkv.p2
     LD        t0_l0_qkv_p2_bias, hbm[bqkv.l0 + 256]         ; d1.panels.qkv t0.l0.qkv.p2
     VEC.add   t0_l0_qkv_p2_acc, t0_l0_qkv_p2_acc, t0_l0_qkv_p2_bias ; d1.panels.qkv t0.l0.qkv.p2
     ST        hbm[v_cache.l0 + 4096], t0_l0_qkv_p2_acc      ; d1.kv_writeback t0.l0.qkv.p2
-    SIG       ev.qkv_l0, 1                                  ; d1 t0.l0.qkv.p2
+    SIG       ev.qkv_l0, 1                                  ; d1.panels.qkv t0.l0.qkv.p2
     END
 
 .wg 12  ; sm 3, tasks: t0.l0.att.h0
@@ -112,21 +112,21 @@
 .rf t0_l0_att_h0_m              p0       1x1       ; t0.l0.att.h0.m
 .rf t0_l0_att_h0_z              p0       1x1       ; t0.l0.att.h0.z
 .rf t0_l0_att_h0_o              p0       1x32      ; t0.l0.att.h0.o
-    WAIT      ev.qkv_l0, 3                                  ; d1 t0.l0.att.h0
-    LD        t0_l0_att_h0_q, hbm[scratch + 128]            ; d1 t0.l0.att.h0
-    LD        t0_l0_att_h0_k[0:33, :], hbm[k_cache.l0]      ; d1 t0.l0.att.h0
-    LD        t0_l0_att_h0_v[0:33, :], hbm[v_cache.l0]      ; d1 t0.l0.att.h0
-    MMA.z.t   t0_l0_att_h0_s, t0_l0_att_h0_q, t0_l0_att_h0_k[0:33, :] ; d1 t0.l0.att.h0
-    VEC.muli  t0_l0_att_h0_s, t0_l0_att_h0_s, 0.17677669    ; d1 t0.l0.att.h0
-    VEC.rmax  t0_l0_att_h0_m, t0_l0_att_h0_s                ; d1 t0.l0.att.h0
-    VEC.sub   t0_l0_att_h0_s, t0_l0_att_h0_s, t0_l0_att_h0_m ; d1 t0.l0.att.h0
-    SFU.exp   t0_l0_att_h0_s, t0_l0_att_h0_s                ; d1 t0.l0.att.h0
-    VEC.rsum  t0_l0_att_h0_z, t0_l0_att_h0_s                ; d1 t0.l0.att.h0
-    SFU.recip t0_l0_att_h0_z, t0_l0_att_h0_z                ; d1 t0.l0.att.h0
-    VEC.mul   t0_l0_att_h0_s, t0_l0_att_h0_s, t0_l0_att_h0_z ; d1 t0.l0.att.h0
-    MMA.z     t0_l0_att_h0_o, t0_l0_att_h0_s, t0_l0_att_h0_v[0:33, :] ; d1 t0.l0.att.h0
-    ST        hbm[scratch + 256], t0_l0_att_h0_o            ; d1 t0.l0.att.h0
-    SIG       ev.att_l0, 1                                  ; d1 t0.l0.att.h0
+    WAIT      ev.qkv_l0, 3                                  ; d1.attention.slices t0.l0.att.h0
+    LD        t0_l0_att_h0_q, hbm[scratch + 128]            ; d1.attention.slices t0.l0.att.h0
+    LD        t0_l0_att_h0_k[0:33, :], hbm[k_cache.l0]      ; d1.attention.slices t0.l0.att.h0
+    LD        t0_l0_att_h0_v[0:33, :], hbm[v_cache.l0]      ; d1.attention.slices t0.l0.att.h0
+    MMA.z.t   t0_l0_att_h0_s, t0_l0_att_h0_q, t0_l0_att_h0_k[0:33, :] ; d1.attention.slices t0.l0.att.h0
+    VEC.muli  t0_l0_att_h0_s, t0_l0_att_h0_s, 0.17677669    ; d1.attention.slices t0.l0.att.h0
+    VEC.rmax  t0_l0_att_h0_m, t0_l0_att_h0_s                ; d1.attention.slices t0.l0.att.h0
+    VEC.sub   t0_l0_att_h0_s, t0_l0_att_h0_s, t0_l0_att_h0_m ; d1.attention.slices t0.l0.att.h0
+    SFU.exp   t0_l0_att_h0_s, t0_l0_att_h0_s                ; d1.attention.slices t0.l0.att.h0
+    VEC.rsum  t0_l0_att_h0_z, t0_l0_att_h0_s                ; d1.attention.slices t0.l0.att.h0
+    SFU.recip t0_l0_att_h0_z, t0_l0_att_h0_z                ; d1.attention.slices t0.l0.att.h0
+    VEC.mul   t0_l0_att_h0_s, t0_l0_att_h0_s, t0_l0_att_h0_z ; d1.attention.slices t0.l0.att.h0
+    MMA.z     t0_l0_att_h0_o, t0_l0_att_h0_s, t0_l0_att_h0_v[0:33, :] ; d1.attention.slices t0.l0.att.h0
+    ST        hbm[scratch + 256], t0_l0_att_h0_o            ; d1.attention.slices t0.l0.att.h0
+    SIG       ev.att_l0, 1                                  ; d1.attention.slices t0.l0.att.h0
     END
 
 .wg 16  ; sm 4, tasks: t0.l0.wo.p0
@@ -135,16 +135,16 @@
 .rf t0_l0_wo_p0_acc             p0+128   1x32      ; t0.l0.wo.p0.acc
 .rf t0_l0_wo_p0_bias            p0       1x32      ; t0.l0.wo.p0.bias
 .rf t0_l0_wo_p0_res             p0       1x32      ; t0.l0.wo.p0.res
-    WAIT      ev.att_l0, 1                                  ; d1 t0.l0.wo.p0
-    LD        t0_l0_wo_p0_a, hbm[scratch + 256]             ; d1 t0.l0.wo.p0
-    LD        t0_l0_wo_p0_w, hbm[wo.l0]                     ; d1.panels.wo t0.l0.wo.p0
-    MMA.z     t0_l0_wo_p0_acc, t0_l0_wo_p0_a, t0_l0_wo_p0_w ; d1.panels.wo t0.l0.wo.p0
+    WAIT      ev.att_l0, 1                                  ; d1.panels.wo t0.l0.wo.p0
+    LD        t0_l0_wo_p0_a, hbm[scratch + 256]             ; d1.panels.wo t0.l0.wo.p0
+    LD        t0_l0_wo_p0_w, hbm[wo.l0]                     ; d1.k_chunk.wo t0.l0.wo.p0
+    MMA.z     t0_l0_wo_p0_acc, t0_l0_wo_p0_a, t0_l0_wo_p0_w ; d1.k_chunk.wo t0.l0.wo.p0
     LD        t0_l0_wo_p0_bias, hbm[bo.l0]                  ; d1.panels.wo t0.l0.wo.p0
     VEC.add   t0_l0_wo_p0_acc, t0_l0_wo_p0_acc, t0_l0_wo_p0_bias ; d1.panels.wo t0.l0.wo.p0
-    LD        t0_l0_wo_p0_res, hbm[x_in]                    ; d1 t0.l0.wo.p0
-    VEC.add   t0_l0_wo_p0_acc, t0_l0_wo_p0_acc, t0_l0_wo_p0_res ; d1 t0.l0.wo.p0
-    ST        hbm[scratch + 384], t0_l0_wo_p0_acc           ; d1 t0.l0.wo.p0
-    SIG       ev.wo_l0, 1                                   ; d1 t0.l0.wo.p0
+    LD        t0_l0_wo_p0_res, hbm[x_in]                    ; d1.panels.wo t0.l0.wo.p0
+    VEC.add   t0_l0_wo_p0_acc, t0_l0_wo_p0_acc, t0_l0_wo_p0_res ; d1.panels.wo t0.l0.wo.p0
+    ST        hbm[scratch + 384], t0_l0_wo_p0_acc           ; d1.panels.wo t0.l0.wo.p0
+    SIG       ev.wo_l0, 1                                   ; d1.panels.wo t0.l0.wo.p0
     END
 
 .wg 20  ; sm 5, tasks: t0.l0.w1.p0
@@ -159,36 +159,36 @@
 .rf t0_l0_w1_p0_acc             p0       1x32      ; t0.l0.w1.p0.acc
 .rf t0_l0_w1_p0_bias            p0+128   1x32      ; t0.l0.w1.p0.bias
 .rf t0_l0_w1_p0_gelu            p0+128   1x32      ; t0.l0.w1.p0.gelu
-    WAIT      ev.wo_l0, 1                                   ; d1 t0.l0.w1.p0
-    LD        t0_l0_w1_p0_x, hbm[scratch + 384]             ; d1 t0.l0.w1.p0
-    LD        t0_l0_w1_p0_lng, hbm[ln2_g.l0]                ; d1 t0.l0.w1.p0
-    LD        t0_l0_w1_p0_lnb, hbm[ln2_b.l0]                ; d1 t0.l0.w1.p0
-    VEC.rsum  t0_l0_w1_p0_mean, t0_l0_w1_p0_x               ; d1 t0.l0.w1.p0
-    VEC.muli  t0_l0_w1_p0_mean, t0_l0_w1_p0_mean, 0.03125   ; d1 t0.l0.w1.p0
-    VEC.sub   t0_l0_w1_p0_h, t0_l0_w1_p0_x, t0_l0_w1_p0_mean ; d1 t0.l0.w1.p0
-    VEC.mul   t0_l0_w1_p0_lntmp, t0_l0_w1_p0_h, t0_l0_w1_p0_h ; d1 t0.l0.w1.p0
-    VEC.rsum  t0_l0_w1_p0_var, t0_l0_w1_p0_lntmp            ; d1 t0.l0.w1.p0
-    VEC.muli  t0_l0_w1_p0_var, t0_l0_w1_p0_var, 0.03125     ; d1 t0.l0.w1.p0
-    VEC.addi  t0_l0_w1_p0_var, t0_l0_w1_p0_var, 1e-05       ; d1 t0.l0.w1.p0
-    SFU.rsqrt t0_l0_w1_p0_var, t0_l0_w1_p0_var              ; d1 t0.l0.w1.p0
-    VEC.mul   t0_l0_w1_p0_h, t0_l0_w1_p0_h, t0_l0_w1_p0_var ; d1 t0.l0.w1.p0
-    VEC.mul   t0_l0_w1_p0_h, t0_l0_w1_p0_h, t0_l0_w1_p0_lng ; d1 t0.l0.w1.p0
-    VEC.add   t0_l0_w1_p0_h, t0_l0_w1_p0_h, t0_l0_w1_p0_lnb ; d1 t0.l0.w1.p0
-    LD        t0_l0_w1_p0_w, hbm[w1.l0], stride 64          ; d1.panels.w1 t0.l0.w1.p0
-    MMA.z     t0_l0_w1_p0_acc, t0_l0_w1_p0_h, t0_l0_w1_p0_w ; d1.panels.w1 t0.l0.w1.p0
+    WAIT      ev.wo_l0, 1                                   ; d1.panels.w1 t0.l0.w1.p0
+    LD        t0_l0_w1_p0_x, hbm[scratch + 384]             ; d1.panels.w1 t0.l0.w1.p0
+    LD        t0_l0_w1_p0_lng, hbm[ln2_g.l0]                ; d1.panels.w1 t0.l0.w1.p0
+    LD        t0_l0_w1_p0_lnb, hbm[ln2_b.l0]                ; d1.panels.w1 t0.l0.w1.p0
+    VEC.rsum  t0_l0_w1_p0_mean, t0_l0_w1_p0_x               ; d1.panels.w1 t0.l0.w1.p0
+    VEC.muli  t0_l0_w1_p0_mean, t0_l0_w1_p0_mean, 0.03125   ; d1.panels.w1 t0.l0.w1.p0
+    VEC.sub   t0_l0_w1_p0_h, t0_l0_w1_p0_x, t0_l0_w1_p0_mean ; d1.panels.w1 t0.l0.w1.p0
+    VEC.mul   t0_l0_w1_p0_lntmp, t0_l0_w1_p0_h, t0_l0_w1_p0_h ; d1.panels.w1 t0.l0.w1.p0
+    VEC.rsum  t0_l0_w1_p0_var, t0_l0_w1_p0_lntmp            ; d1.panels.w1 t0.l0.w1.p0
+    VEC.muli  t0_l0_w1_p0_var, t0_l0_w1_p0_var, 0.03125     ; d1.panels.w1 t0.l0.w1.p0
+    VEC.addi  t0_l0_w1_p0_var, t0_l0_w1_p0_var, 1e-05       ; d1.panels.w1 t0.l0.w1.p0
+    SFU.rsqrt t0_l0_w1_p0_var, t0_l0_w1_p0_var              ; d1.panels.w1 t0.l0.w1.p0
+    VEC.mul   t0_l0_w1_p0_h, t0_l0_w1_p0_h, t0_l0_w1_p0_var ; d1.panels.w1 t0.l0.w1.p0
+    VEC.mul   t0_l0_w1_p0_h, t0_l0_w1_p0_h, t0_l0_w1_p0_lng ; d1.panels.w1 t0.l0.w1.p0
+    VEC.add   t0_l0_w1_p0_h, t0_l0_w1_p0_h, t0_l0_w1_p0_lnb ; d1.panels.w1 t0.l0.w1.p0
+    LD        t0_l0_w1_p0_w, hbm[w1.l0], stride 64          ; d1.k_chunk.w1 t0.l0.w1.p0
+    MMA.z     t0_l0_w1_p0_acc, t0_l0_w1_p0_h, t0_l0_w1_p0_w ; d1.k_chunk.w1 t0.l0.w1.p0
     LD        t0_l0_w1_p0_bias, hbm[b1.l0]                  ; d1.panels.w1 t0.l0.w1.p0
     VEC.add   t0_l0_w1_p0_acc, t0_l0_w1_p0_acc, t0_l0_w1_p0_bias ; d1.panels.w1 t0.l0.w1.p0
-    VEC.mul   t0_l0_w1_p0_gelu, t0_l0_w1_p0_acc, t0_l0_w1_p0_acc ; d1 t0.l0.w1.p0
-    VEC.mul   t0_l0_w1_p0_gelu, t0_l0_w1_p0_gelu, t0_l0_w1_p0_acc ; d1 t0.l0.w1.p0
-    VEC.muli  t0_l0_w1_p0_gelu, t0_l0_w1_p0_gelu, 0.044715  ; d1 t0.l0.w1.p0
-    VEC.add   t0_l0_w1_p0_gelu, t0_l0_w1_p0_gelu, t0_l0_w1_p0_acc ; d1 t0.l0.w1.p0
-    VEC.muli  t0_l0_w1_p0_gelu, t0_l0_w1_p0_gelu, 0.7978846 ; d1 t0.l0.w1.p0
-    SFU.tanh  t0_l0_w1_p0_gelu, t0_l0_w1_p0_gelu            ; d1 t0.l0.w1.p0
-    VEC.addi  t0_l0_w1_p0_gelu, t0_l0_w1_p0_gelu, 1         ; d1 t0.l0.w1.p0
-    VEC.mul   t0_l0_w1_p0_gelu, t0_l0_w1_p0_gelu, t0_l0_w1_p0_acc ; d1 t0.l0.w1.p0
-    VEC.muli  t0_l0_w1_p0_gelu, t0_l0_w1_p0_gelu, 0.5       ; d1 t0.l0.w1.p0
-    ST        hbm[scratch + 512], t0_l0_w1_p0_gelu, stride 64 ; d1 t0.l0.w1.p0
-    SIG       ev.w1_l0, 1                                   ; d1 t0.l0.w1.p0
+    VEC.mul   t0_l0_w1_p0_gelu, t0_l0_w1_p0_acc, t0_l0_w1_p0_acc ; d1.panels.w1 t0.l0.w1.p0
+    VEC.mul   t0_l0_w1_p0_gelu, t0_l0_w1_p0_gelu, t0_l0_w1_p0_acc ; d1.panels.w1 t0.l0.w1.p0
+    VEC.muli  t0_l0_w1_p0_gelu, t0_l0_w1_p0_gelu, 0.044715  ; d1.panels.w1 t0.l0.w1.p0
+    VEC.add   t0_l0_w1_p0_gelu, t0_l0_w1_p0_gelu, t0_l0_w1_p0_acc ; d1.panels.w1 t0.l0.w1.p0
+    VEC.muli  t0_l0_w1_p0_gelu, t0_l0_w1_p0_gelu, 0.7978846 ; d1.panels.w1 t0.l0.w1.p0
+    SFU.tanh  t0_l0_w1_p0_gelu, t0_l0_w1_p0_gelu            ; d1.panels.w1 t0.l0.w1.p0
+    VEC.addi  t0_l0_w1_p0_gelu, t0_l0_w1_p0_gelu, 1         ; d1.panels.w1 t0.l0.w1.p0
+    VEC.mul   t0_l0_w1_p0_gelu, t0_l0_w1_p0_gelu, t0_l0_w1_p0_acc ; d1.panels.w1 t0.l0.w1.p0
+    VEC.muli  t0_l0_w1_p0_gelu, t0_l0_w1_p0_gelu, 0.5       ; d1.panels.w1 t0.l0.w1.p0
+    ST        hbm[scratch + 512], t0_l0_w1_p0_gelu, stride 64 ; d1.panels.w1 t0.l0.w1.p0
+    SIG       ev.w1_l0, 1                                   ; d1.panels.w1 t0.l0.w1.p0
     END
 
 .wg 24  ; sm 6, tasks: t0.l0.w1.p1
@@ -203,36 +203,36 @@
 .rf t0_l0_w1_p1_acc             p0       1x32      ; t0.l0.w1.p1.acc
 .rf t0_l0_w1_p1_bias            p0+128   1x32      ; t0.l0.w1.p1.bias
 .rf t0_l0_w1_p1_gelu            p0+128   1x32      ; t0.l0.w1.p1.gelu
-    WAIT      ev.wo_l0, 1                                   ; d1 t0.l0.w1.p1
-    LD        t0_l0_w1_p1_x, hbm[scratch + 384]             ; d1 t0.l0.w1.p1
-    LD        t0_l0_w1_p1_lng, hbm[ln2_g.l0]                ; d1 t0.l0.w1.p1
-    LD        t0_l0_w1_p1_lnb, hbm[ln2_b.l0]                ; d1 t0.l0.w1.p1
-    VEC.rsum  t0_l0_w1_p1_mean, t0_l0_w1_p1_x               ; d1 t0.l0.w1.p1
-    VEC.muli  t0_l0_w1_p1_mean, t0_l0_w1_p1_mean, 0.03125   ; d1 t0.l0.w1.p1
-    VEC.sub   t0_l0_w1_p1_h, t0_l0_w1_p1_x, t0_l0_w1_p1_mean ; d1 t0.l0.w1.p1
-    VEC.mul   t0_l0_w1_p1_lntmp, t0_l0_w1_p1_h, t0_l0_w1_p1_h ; d1 t0.l0.w1.p1
-    VEC.rsum  t0_l0_w1_p1_var, t0_l0_w1_p1_lntmp            ; d1 t0.l0.w1.p1
-    VEC.muli  t0_l0_w1_p1_var, t0_l0_w1_p1_var, 0.03125     ; d1 t0.l0.w1.p1
-    VEC.addi  t0_l0_w1_p1_var, t0_l0_w1_p1_var, 1e-05       ; d1 t0.l0.w1.p1
-    SFU.rsqrt t0_l0_w1_p1_var, t0_l0_w1_p1_var              ; d1 t0.l0.w1.p1
-    VEC.mul   t0_l0_w1_p1_h, t0_l0_w1_p1_h, t0_l0_w1_p1_var ; d1 t0.l0.w1.p1
-    VEC.mul   t0_l0_w1_p1_h, t0_l0_w1_p1_h, t0_l0_w1_p1_lng ; d1 t0.l0.w1.p1
-    VEC.add   t0_l0_w1_p1_h, t0_l0_w1_p1_h, t0_l0_w1_p1_lnb ; d1 t0.l0.w1.p1
-    LD        t0_l0_w1_p1_w, hbm[w1.l0 + 128], stride 64    ; d1.panels.w1 t0.l0.w1.p1
-    MMA.z     t0_l0_w1_p1_acc, t0_l0_w1_p1_h, t0_l0_w1_p1_w ; d1.panels.w1 t0.l0.w1.p1
+    WAIT      ev.wo_l0, 1                                   ; d1.panels.w1 t0.l0.w1.p1
+    LD        t0_l0_w1_p1_x, hbm[scratch + 384]             ; d1.panels.w1 t0.l0.w1.p1
+    LD        t0_l0_w1_p1_lng, hbm[ln2_g.l0]                ; d1.panels.w1 t0.l0.w1.p1
+    LD        t0_l0_w1_p1_lnb, hbm[ln2_b.l0]                ; d1.panels.w1 t0.l0.w1.p1
+    VEC.rsum  t0_l0_w1_p1_mean, t0_l0_w1_p1_x               ; d1.panels.w1 t0.l0.w1.p1
+    VEC.muli  t0_l0_w1_p1_mean, t0_l0_w1_p1_mean, 0.03125   ; d1.panels.w1 t0.l0.w1.p1
+    VEC.sub   t0_l0_w1_p1_h, t0_l0_w1_p1_x, t0_l0_w1_p1_mean ; d1.panels.w1 t0.l0.w1.p1
+    VEC.mul   t0_l0_w1_p1_lntmp, t0_l0_w1_p1_h, t0_l0_w1_p1_h ; d1.panels.w1 t0.l0.w1.p1
+    VEC.rsum  t0_l0_w1_p1_var, t0_l0_w1_p1_lntmp            ; d1.panels.w1 t0.l0.w1.p1
+    VEC.muli  t0_l0_w1_p1_var, t0_l0_w1_p1_var, 0.03125     ; d1.panels.w1 t0.l0.w1.p1
+    VEC.addi  t0_l0_w1_p1_var, t0_l0_w1_p1_var, 1e-05       ; d1.panels.w1 t0.l0.w1.p1
+    SFU.rsqrt t0_l0_w1_p1_var, t0_l0_w1_p1_var              ; d1.panels.w1 t0.l0.w1.p1
+    VEC.mul   t0_l0_w1_p1_h, t0_l0_w1_p1_h, t0_l0_w1_p1_var ; d1.panels.w1 t0.l0.w1.p1
+    VEC.mul   t0_l0_w1_p1_h, t0_l0_w1_p1_h, t0_l0_w1_p1_lng ; d1.panels.w1 t0.l0.w1.p1
+    VEC.add   t0_l0_w1_p1_h, t0_l0_w1_p1_h, t0_l0_w1_p1_lnb ; d1.panels.w1 t0.l0.w1.p1
+    LD        t0_l0_w1_p1_w, hbm[w1.l0 + 128], stride 64    ; d1.k_chunk.w1 t0.l0.w1.p1
+    MMA.z     t0_l0_w1_p1_acc, t0_l0_w1_p1_h, t0_l0_w1_p1_w ; d1.k_chunk.w1 t0.l0.w1.p1
     LD        t0_l0_w1_p1_bias, hbm[b1.l0 + 128]            ; d1.panels.w1 t0.l0.w1.p1
     VEC.add   t0_l0_w1_p1_acc, t0_l0_w1_p1_acc, t0_l0_w1_p1_bias ; d1.panels.w1 t0.l0.w1.p1
-    VEC.mul   t0_l0_w1_p1_gelu, t0_l0_w1_p1_acc, t0_l0_w1_p1_acc ; d1 t0.l0.w1.p1
-    VEC.mul   t0_l0_w1_p1_gelu, t0_l0_w1_p1_gelu, t0_l0_w1_p1_acc ; d1 t0.l0.w1.p1
-    VEC.muli  t0_l0_w1_p1_gelu, t0_l0_w1_p1_gelu, 0.044715  ; d1 t0.l0.w1.p1
-    VEC.add   t0_l0_w1_p1_gelu, t0_l0_w1_p1_gelu, t0_l0_w1_p1_acc ; d1 t0.l0.w1.p1
-    VEC.muli  t0_l0_w1_p1_gelu, t0_l0_w1_p1_gelu, 0.7978846 ; d1 t0.l0.w1.p1
-    SFU.tanh  t0_l0_w1_p1_gelu, t0_l0_w1_p1_gelu            ; d1 t0.l0.w1.p1
-    VEC.addi  t0_l0_w1_p1_gelu, t0_l0_w1_p1_gelu, 1         ; d1 t0.l0.w1.p1
-    VEC.mul   t0_l0_w1_p1_gelu, t0_l0_w1_p1_gelu, t0_l0_w1_p1_acc ; d1 t0.l0.w1.p1
-    VEC.muli  t0_l0_w1_p1_gelu, t0_l0_w1_p1_gelu, 0.5       ; d1 t0.l0.w1.p1
-    ST        hbm[scratch + 640], t0_l0_w1_p1_gelu, stride 64 ; d1 t0.l0.w1.p1
-    SIG       ev.w1_l0, 1                                   ; d1 t0.l0.w1.p1
+    VEC.mul   t0_l0_w1_p1_gelu, t0_l0_w1_p1_acc, t0_l0_w1_p1_acc ; d1.panels.w1 t0.l0.w1.p1
+    VEC.mul   t0_l0_w1_p1_gelu, t0_l0_w1_p1_gelu, t0_l0_w1_p1_acc ; d1.panels.w1 t0.l0.w1.p1
+    VEC.muli  t0_l0_w1_p1_gelu, t0_l0_w1_p1_gelu, 0.044715  ; d1.panels.w1 t0.l0.w1.p1
+    VEC.add   t0_l0_w1_p1_gelu, t0_l0_w1_p1_gelu, t0_l0_w1_p1_acc ; d1.panels.w1 t0.l0.w1.p1
+    VEC.muli  t0_l0_w1_p1_gelu, t0_l0_w1_p1_gelu, 0.7978846 ; d1.panels.w1 t0.l0.w1.p1
+    SFU.tanh  t0_l0_w1_p1_gelu, t0_l0_w1_p1_gelu            ; d1.panels.w1 t0.l0.w1.p1
+    VEC.addi  t0_l0_w1_p1_gelu, t0_l0_w1_p1_gelu, 1         ; d1.panels.w1 t0.l0.w1.p1
+    VEC.mul   t0_l0_w1_p1_gelu, t0_l0_w1_p1_gelu, t0_l0_w1_p1_acc ; d1.panels.w1 t0.l0.w1.p1
+    VEC.muli  t0_l0_w1_p1_gelu, t0_l0_w1_p1_gelu, 0.5       ; d1.panels.w1 t0.l0.w1.p1
+    ST        hbm[scratch + 640], t0_l0_w1_p1_gelu, stride 64 ; d1.panels.w1 t0.l0.w1.p1
+    SIG       ev.w1_l0, 1                                   ; d1.panels.w1 t0.l0.w1.p1
     END
 
 .wg 28  ; sm 7, tasks: t0.l0.w2.p0
@@ -241,16 +241,16 @@
 .rf t0_l0_w2_p0_acc             p0+256   1x32      ; t0.l0.w2.p0.acc
 .rf t0_l0_w2_p0_bias            p0       1x32      ; t0.l0.w2.p0.bias
 .rf t0_l0_w2_p0_res             p0       1x32      ; t0.l0.w2.p0.res
-    WAIT      ev.w1_l0, 2                                   ; d1 t0.l0.w2.p0
-    LD        t0_l0_w2_p0_a, hbm[scratch + 512]             ; d1 t0.l0.w2.p0
-    LD        t0_l0_w2_p0_w, hbm[w2.l0]                     ; d1.panels.w2 t0.l0.w2.p0
-    MMA.z     t0_l0_w2_p0_acc, t0_l0_w2_p0_a, t0_l0_w2_p0_w ; d1.panels.w2 t0.l0.w2.p0
+    WAIT      ev.w1_l0, 2                                   ; d1.panels.w2 t0.l0.w2.p0
+    LD        t0_l0_w2_p0_a, hbm[scratch + 512]             ; d1.panels.w2 t0.l0.w2.p0
+    LD        t0_l0_w2_p0_w, hbm[w2.l0]                     ; d1.k_chunk.w2 t0.l0.w2.p0
+    MMA.z     t0_l0_w2_p0_acc, t0_l0_w2_p0_a, t0_l0_w2_p0_w ; d1.k_chunk.w2 t0.l0.w2.p0
     LD        t0_l0_w2_p0_bias, hbm[b2.l0]                  ; d1.panels.w2 t0.l0.w2.p0
     VEC.add   t0_l0_w2_p0_acc, t0_l0_w2_p0_acc, t0_l0_w2_p0_bias ; d1.panels.w2 t0.l0.w2.p0
-    LD        t0_l0_w2_p0_res, hbm[scratch + 384]           ; d1 t0.l0.w2.p0
-    VEC.add   t0_l0_w2_p0_acc, t0_l0_w2_p0_acc, t0_l0_w2_p0_res ; d1 t0.l0.w2.p0
-    ST        hbm[out], t0_l0_w2_p0_acc                     ; d1 t0.l0.w2.p0
-    SIG       ev.w2_l0, 1                                   ; d1 t0.l0.w2.p0
+    LD        t0_l0_w2_p0_res, hbm[scratch + 384]           ; d1.panels.w2 t0.l0.w2.p0
+    VEC.add   t0_l0_w2_p0_acc, t0_l0_w2_p0_acc, t0_l0_w2_p0_res ; d1.panels.w2 t0.l0.w2.p0
+    ST        hbm[out], t0_l0_w2_p0_acc                     ; d1.panels.w2 t0.l0.w2.p0
+    SIG       ev.w2_l0, 1                                   ; d1.panels.w2 t0.l0.w2.p0
     END
 
 .wg 32  ; sm 8, tasks: t1.l0.qkv.p0
@@ -264,27 +264,27 @@
 .rf t1_l0_qkv_p0_w              p1       32x32     ; t1.l0.qkv.p0.w
 .rf t1_l0_qkv_p0_acc            p0       1x32      ; t1.l0.qkv.p0.acc
 .rf t1_l0_qkv_p0_bias           p0+128   1x32      ; t1.l0.qkv.p0.bias
-    WAIT      ev.in, 2                                      ; d1 t1.l0.qkv.p0
-    LD        t1_l0_qkv_p0_x, hbm[x_in + 128]               ; d1 t1.l0.qkv.p0
-    LD        t1_l0_qkv_p0_lng, hbm[ln1_g.l0]               ; d1 t1.l0.qkv.p0
-    LD        t1_l0_qkv_p0_lnb, hbm[ln1_b.l0]               ; d1 t1.l0.qkv.p0
-    VEC.rsum  t1_l0_qkv_p0_mean, t1_l0_qkv_p0_x             ; d1 t1.l0.qkv.p0
-    VEC.muli  t1_l0_qkv_p0_mean, t1_l0_qkv_p0_mean, 0.03125 ; d1 t1.l0.qkv.p0
-    VEC.sub   t1_l0_qkv_p0_h, t1_l0_qkv_p0_x, t1_l0_qkv_p0_mean ; d1 t1.l0.qkv.p0
-    VEC.mul   t1_l0_qkv_p0_lntmp, t1_l0_qkv_p0_h, t1_l0_qkv_p0_h ; d1 t1.l0.qkv.p0
-    VEC.rsum  t1_l0_qkv_p0_var, t1_l0_qkv_p0_lntmp          ; d1 t1.l0.qkv.p0
-    VEC.muli  t1_l0_qkv_p0_var, t1_l0_qkv_p0_var, 0.03125   ; d1 t1.l0.qkv.p0
-    VEC.addi  t1_l0_qkv_p0_var, t1_l0_qkv_p0_var, 1e-05     ; d1 t1.l0.qkv.p0
-    SFU.rsqrt t1_l0_qkv_p0_var, t1_l0_qkv_p0_var            ; d1 t1.l0.qkv.p0
-    VEC.mul   t1_l0_qkv_p0_h, t1_l0_qkv_p0_h, t1_l0_qkv_p0_var ; d1 t1.l0.qkv.p0
-    VEC.mul   t1_l0_qkv_p0_h, t1_l0_qkv_p0_h, t1_l0_qkv_p0_lng ; d1 t1.l0.qkv.p0
-    VEC.add   t1_l0_qkv_p0_h, t1_l0_qkv_p0_h, t1_l0_qkv_p0_lnb ; d1 t1.l0.qkv.p0
-    LD        t1_l0_qkv_p0_w, hbm[wqkv.l0], stride 96       ; d1.panels.qkv t1.l0.qkv.p0
-    MMA.z     t1_l0_qkv_p0_acc, t1_l0_qkv_p0_h, t1_l0_qkv_p0_w ; d1.panels.qkv t1.l0.qkv.p0
+    WAIT      ev.in, 2                                      ; d1.panels.qkv t1.l0.qkv.p0
+    LD        t1_l0_qkv_p0_x, hbm[x_in + 128]               ; d1.panels.qkv t1.l0.qkv.p0
+    LD        t1_l0_qkv_p0_lng, hbm[ln1_g.l0]               ; d1.panels.qkv t1.l0.qkv.p0
+    LD        t1_l0_qkv_p0_lnb, hbm[ln1_b.l0]               ; d1.panels.qkv t1.l0.qkv.p0
+    VEC.rsum  t1_l0_qkv_p0_mean, t1_l0_qkv_p0_x             ; d1.panels.qkv t1.l0.qkv.p0
+    VEC.muli  t1_l0_qkv_p0_mean, t1_l0_qkv_p0_mean, 0.03125 ; d1.panels.qkv t1.l0.qkv.p0
+    VEC.sub   t1_l0_qkv_p0_h, t1_l0_qkv_p0_x, t1_l0_qkv_p0_mean ; d1.panels.qkv t1.l0.qkv.p0
+    VEC.mul   t1_l0_qkv_p0_lntmp, t1_l0_qkv_p0_h, t1_l0_qkv_p0_h ; d1.panels.qkv t1.l0.qkv.p0
+    VEC.rsum  t1_l0_qkv_p0_var, t1_l0_qkv_p0_lntmp          ; d1.panels.qkv t1.l0.qkv.p0
+    VEC.muli  t1_l0_qkv_p0_var, t1_l0_qkv_p0_var, 0.03125   ; d1.panels.qkv t1.l0.qkv.p0
+    VEC.addi  t1_l0_qkv_p0_var, t1_l0_qkv_p0_var, 1e-05     ; d1.panels.qkv t1.l0.qkv.p0
+    SFU.rsqrt t1_l0_qkv_p0_var, t1_l0_qkv_p0_var            ; d1.panels.qkv t1.l0.qkv.p0
+    VEC.mul   t1_l0_qkv_p0_h, t1_l0_qkv_p0_h, t1_l0_qkv_p0_var ; d1.panels.qkv t1.l0.qkv.p0
+    VEC.mul   t1_l0_qkv_p0_h, t1_l0_qkv_p0_h, t1_l0_qkv_p0_lng ; d1.panels.qkv t1.l0.qkv.p0
+    VEC.add   t1_l0_qkv_p0_h, t1_l0_qkv_p0_h, t1_l0_qkv_p0_lnb ; d1.panels.qkv t1.l0.qkv.p0
+    LD        t1_l0_qkv_p0_w, hbm[wqkv.l0], stride 96       ; d1.k_chunk.qkv t1.l0.qkv.p0
+    MMA.z     t1_l0_qkv_p0_acc, t1_l0_qkv_p0_h, t1_l0_qkv_p0_w ; d1.k_chunk.qkv t1.l0.qkv.p0
     LD        t1_l0_qkv_p0_bias, hbm[bqkv.l0]               ; d1.panels.qkv t1.l0.qkv.p0
     VEC.add   t1_l0_qkv_p0_acc, t1_l0_qkv_p0_acc, t1_l0_qkv_p0_bias ; d1.panels.qkv t1.l0.qkv.p0
-    ST        hbm[scratch + 128], t1_l0_qkv_p0_acc          ; d1 t1.l0.qkv.p0
-    SIG       ev.qkv_l0, 1                                  ; d1 t1.l0.qkv.p0
+    ST        hbm[scratch + 128], t1_l0_qkv_p0_acc          ; d1.panels.qkv t1.l0.qkv.p0
+    SIG       ev.qkv_l0, 1                                  ; d1.panels.qkv t1.l0.qkv.p0
     END
 
 .wg 36  ; sm 9, tasks: t1.l0.qkv.p1
@@ -298,27 +298,27 @@
 .rf t1_l0_qkv_p1_w              p1       32x32     ; t1.l0.qkv.p1.w
 .rf t1_l0_qkv_p1_acc            p0       1x32      ; t1.l0.qkv.p1.acc
 .rf t1_l0_qkv_p1_bias           p0+128   1x32      ; t1.l0.qkv.p1.bias
-    WAIT      ev.in, 2                                      ; d1 t1.l0.qkv.p1
-    LD        t1_l0_qkv_p1_x, hbm[x_in + 128]               ; d1 t1.l0.qkv.p1
-    LD        t1_l0_qkv_p1_lng, hbm[ln1_g.l0]               ; d1 t1.l0.qkv.p1
-    LD        t1_l0_qkv_p1_lnb, hbm[ln1_b.l0]               ; d1 t1.l0.qkv.p1
-    VEC.rsum  t1_l0_qkv_p1_mean, t1_l0_qkv_p1_x             ; d1 t1.l0.qkv.p1
-    VEC.muli  t1_l0_qkv_p1_mean, t1_l0_qkv_p1_mean, 0.03125 ; d1 t1.l0.qkv.p1
-    VEC.sub   t1_l0_qkv_p1_h, t1_l0_qkv_p1_x, t1_l0_qkv_p1_mean ; d1 t1.l0.qkv.p1
-    VEC.mul   t1_l0_qkv_p1_lntmp, t1_l0_qkv_p1_h, t1_l0_qkv_p1_h ; d1 t1.l0.qkv.p1
-    VEC.rsum  t1_l0_qkv_p1_var, t1_l0_qkv_p1_lntmp          ; d1 t1.l0.qkv.p1
-    VEC.muli  t1_l0_qkv_p1_var, t1_l0_qkv_p1_var, 0.03125   ; d1 t1.l0.qkv.p1
-    VEC.addi  t1_l0_qkv_p1_var, t1_l0_qkv_p1_var, 1e-05     ; d1 t1.l0.qkv.p1
-    SFU.rsqrt t1_l0_qkv_p1_var, t1_l0_qkv_p1_var            ; d1 t1.l0.qkv.p1
-    VEC.mul   t1_l0_qkv_p1_h, t1_l0_qkv_p1_h, t1_l0_qkv_p1_var ; d1 t1.l0.qkv.p1
-    VEC.mul   t1_l0_qkv_p1_h, t1_l0_qkv_p1_h, t1_l0_qkv_p1_lng ; d1 t1.l0.qkv.p1
-    VEC.add   t1_l0_qkv_p1_h, t1_l0_qkv_p1_h, t1_l0_qkv_p1_lnb ; d1 t1.l0.qkv.p1
-    LD        t1_l0_qkv_p1_w, hbm[wqkv.l0 + 128], stride 96 ; d1.panels.qkv t1.l0.qkv.p1
-    MMA.z     t1_l0_qkv_p1_acc, t1_l0_qkv_p1_h, t1_l0_qkv_p1_w ; d1.panels.qkv t1.l0.qkv.p1
+    WAIT      ev.in, 2                                      ; d1.panels.qkv t1.l0.qkv.p1
+    LD        t1_l0_qkv_p1_x, hbm[x_in + 128]               ; d1.panels.qkv t1.l0.qkv.p1
+    LD        t1_l0_qkv_p1_lng, hbm[ln1_g.l0]               ; d1.panels.qkv t1.l0.qkv.p1
+    LD        t1_l0_qkv_p1_lnb, hbm[ln1_b.l0]               ; d1.panels.qkv t1.l0.qkv.p1
+    VEC.rsum  t1_l0_qkv_p1_mean, t1_l0_qkv_p1_x             ; d1.panels.qkv t1.l0.qkv.p1
+    VEC.muli  t1_l0_qkv_p1_mean, t1_l0_qkv_p1_mean, 0.03125 ; d1.panels.qkv t1.l0.qkv.p1
+    VEC.sub   t1_l0_qkv_p1_h, t1_l0_qkv_p1_x, t1_l0_qkv_p1_mean ; d1.panels.qkv t1.l0.qkv.p1
+    VEC.mul   t1_l0_qkv_p1_lntmp, t1_l0_qkv_p1_h, t1_l0_qkv_p1_h ; d1.panels.qkv t1.l0.qkv.p1
+    VEC.rsum  t1_l0_qkv_p1_var, t1_l0_qkv_p1_lntmp          ; d1.panels.qkv t1.l0.qkv.p1
+    VEC.muli  t1_l0_qkv_p1_var, t1_l0_qkv_p1_var, 0.03125   ; d1.panels.qkv t1.l0.qkv.p1
+    VEC.addi  t1_l0_qkv_p1_var, t1_l0_qkv_p1_var, 1e-05     ; d1.panels.qkv t1.l0.qkv.p1
+    SFU.rsqrt t1_l0_qkv_p1_var, t1_l0_qkv_p1_var            ; d1.panels.qkv t1.l0.qkv.p1
+    VEC.mul   t1_l0_qkv_p1_h, t1_l0_qkv_p1_h, t1_l0_qkv_p1_var ; d1.panels.qkv t1.l0.qkv.p1
+    VEC.mul   t1_l0_qkv_p1_h, t1_l0_qkv_p1_h, t1_l0_qkv_p1_lng ; d1.panels.qkv t1.l0.qkv.p1
+    VEC.add   t1_l0_qkv_p1_h, t1_l0_qkv_p1_h, t1_l0_qkv_p1_lnb ; d1.panels.qkv t1.l0.qkv.p1
+    LD        t1_l0_qkv_p1_w, hbm[wqkv.l0 + 128], stride 96 ; d1.k_chunk.qkv t1.l0.qkv.p1
+    MMA.z     t1_l0_qkv_p1_acc, t1_l0_qkv_p1_h, t1_l0_qkv_p1_w ; d1.k_chunk.qkv t1.l0.qkv.p1
     LD        t1_l0_qkv_p1_bias, hbm[bqkv.l0 + 128]         ; d1.panels.qkv t1.l0.qkv.p1
     VEC.add   t1_l0_qkv_p1_acc, t1_l0_qkv_p1_acc, t1_l0_qkv_p1_bias ; d1.panels.qkv t1.l0.qkv.p1
     ST        hbm[k_cache.l0 + 4224], t1_l0_qkv_p1_acc      ; d1.kv_writeback t1.l0.qkv.p1
-    SIG       ev.qkv_l0, 1                                  ; d1 t1.l0.qkv.p1
+    SIG       ev.qkv_l0, 1                                  ; d1.panels.qkv t1.l0.qkv.p1
     END
 
 .wg 40  ; sm 10, tasks: t1.l0.qkv.p2
@@ -332,27 +332,27 @@
 .rf t1_l0_qkv_p2_w              p1       32x32     ; t1.l0.qkv.p2.w
 .rf t1_l0_qkv_p2_acc            p0       1x32      ; t1.l0.qkv.p2.acc
 .rf t1_l0_qkv_p2_bias           p0+128   1x32      ; t1.l0.qkv.p2.bias
-    WAIT      ev.in, 2                                      ; d1 t1.l0.qkv.p2
-    LD        t1_l0_qkv_p2_x, hbm[x_in + 128]               ; d1 t1.l0.qkv.p2
-    LD        t1_l0_qkv_p2_lng, hbm[ln1_g.l0]               ; d1 t1.l0.qkv.p2
-    LD        t1_l0_qkv_p2_lnb, hbm[ln1_b.l0]               ; d1 t1.l0.qkv.p2
-    VEC.rsum  t1_l0_qkv_p2_mean, t1_l0_qkv_p2_x             ; d1 t1.l0.qkv.p2
-    VEC.muli  t1_l0_qkv_p2_mean, t1_l0_qkv_p2_mean, 0.03125 ; d1 t1.l0.qkv.p2
-    VEC.sub   t1_l0_qkv_p2_h, t1_l0_qkv_p2_x, t1_l0_qkv_p2_mean ; d1 t1.l0.qkv.p2
-    VEC.mul   t1_l0_qkv_p2_lntmp, t1_l0_qkv_p2_h, t1_l0_qkv_p2_h ; d1 t1.l0.qkv.p2
-    VEC.rsum  t1_l0_qkv_p2_var, t1_l0_qkv_p2_lntmp          ; d1 t1.l0.qkv.p2
-    VEC.muli  t1_l0_qkv_p2_var, t1_l0_qkv_p2_var, 0.03125   ; d1 t1.l0.qkv.p2
-    VEC.addi  t1_l0_qkv_p2_var, t1_l0_qkv_p2_var, 1e-05     ; d1 t1.l0.qkv.p2
-    SFU.rsqrt t1_l0_qkv_p2_var, t1_l0_qkv_p2_var            ; d1 t1.l0.qkv.p2
-    VEC.mul   t1_l0_qkv_p2_h, t1_l0_qkv_p2_h, t1_l0_qkv_p2_var ; d1 t1.l0.qkv.p2
-    VEC.mul   t1_l0_qkv_p2_h, t1_l0_qkv_p2_h, t1_l0_qkv_p2_lng ; d1 t1.l0.qkv.p2
-    VEC.add   t1_l0_qkv_p2_h, t1_l0_qkv_p2_h, t1_l0_qkv_p2_lnb ; d1 t1.l0.qkv.p2
-    LD        t1_l0_qkv_p2_w, hbm[wqkv.l0 + 256], stride 96 ; d1.panels.qkv t1.l0.qkv.p2
-    MMA.z     t1_l0_qkv_p2_acc, t1_l0_qkv_p2_h, t1_l0_qkv_p2_w ; d1.panels.qkv t1.l0.qkv.p2
+    WAIT      ev.in, 2                                      ; d1.panels.qkv t1.l0.qkv.p2
+    LD        t1_l0_qkv_p2_x, hbm[x_in + 128]               ; d1.panels.qkv t1.l0.qkv.p2
+    LD        t1_l0_qkv_p2_lng, hbm[ln1_g.l0]               ; d1.panels.qkv t1.l0.qkv.p2
+    LD        t1_l0_qkv_p2_lnb, hbm[ln1_b.l0]               ; d1.panels.qkv t1.l0.qkv.p2
+    VEC.rsum  t1_l0_qkv_p2_mean, t1_l0_qkv_p2_x             ; d1.panels.qkv t1.l0.qkv.p2
+    VEC.muli  t1_l0_qkv_p2_mean, t1_l0_qkv_p2_mean, 0.03125 ; d1.panels.qkv t1.l0.qkv.p2
+    VEC.sub   t1_l0_qkv_p2_h, t1_l0_qkv_p2_x, t1_l0_qkv_p2_mean ; d1.panels.qkv t1.l0.qkv.p2
+    VEC.mul   t1_l0_qkv_p2_lntmp, t1_l0_qkv_p2_h, t1_l0_qkv_p2_h ; d1.panels.qkv t1.l0.qkv.p2
+    VEC.rsum  t1_l0_qkv_p2_var, t1_l0_qkv_p2_lntmp          ; d1.panels.qkv t1.l0.qkv.p2
+    VEC.muli  t1_l0_qkv_p2_var, t1_l0_qkv_p2_var, 0.03125   ; d1.panels.qkv t1.l0.qkv.p2
+    VEC.addi  t1_l0_qkv_p2_var, t1_l0_qkv_p2_var, 1e-05     ; d1.panels.qkv t1.l0.qkv.p2
+    SFU.rsqrt t1_l0_qkv_p2_var, t1_l0_qkv_p2_var            ; d1.panels.qkv t1.l0.qkv.p2
+    VEC.mul   t1_l0_qkv_p2_h, t1_l0_qkv_p2_h, t1_l0_qkv_p2_var ; d1.panels.qkv t1.l0.qkv.p2
+    VEC.mul   t1_l0_qkv_p2_h, t1_l0_qkv_p2_h, t1_l0_qkv_p2_lng ; d1.panels.qkv t1.l0.qkv.p2
+    VEC.add   t1_l0_qkv_p2_h, t1_l0_qkv_p2_h, t1_l0_qkv_p2_lnb ; d1.panels.qkv t1.l0.qkv.p2
+    LD        t1_l0_qkv_p2_w, hbm[wqkv.l0 + 256], stride 96 ; d1.k_chunk.qkv t1.l0.qkv.p2
+    MMA.z     t1_l0_qkv_p2_acc, t1_l0_qkv_p2_h, t1_l0_qkv_p2_w ; d1.k_chunk.qkv t1.l0.qkv.p2
     LD        t1_l0_qkv_p2_bias, hbm[bqkv.l0 + 256]         ; d1.panels.qkv t1.l0.qkv.p2
     VEC.add   t1_l0_qkv_p2_acc, t1_l0_qkv_p2_acc, t1_l0_qkv_p2_bias ; d1.panels.qkv t1.l0.qkv.p2
     ST        hbm[v_cache.l0 + 4224], t1_l0_qkv_p2_acc      ; d1.kv_writeback t1.l0.qkv.p2
-    SIG       ev.qkv_l0, 1                                  ; d1 t1.l0.qkv.p2
+    SIG       ev.qkv_l0, 1                                  ; d1.panels.qkv t1.l0.qkv.p2
     END
 
 .wg 44  ; sm 11, tasks: t1.l0.att.h0
@@ -363,21 +363,21 @@
 .rf t1_l0_att_h0_m              p0       1x1       ; t1.l0.att.h0.m
 .rf t1_l0_att_h0_z              p0       1x1       ; t1.l0.att.h0.z
 .rf t1_l0_att_h0_o              p0       1x32      ; t1.l0.att.h0.o
-    WAIT      ev.qkv_l0, 6                                  ; d1 t1.l0.att.h0
-    LD        t1_l0_att_h0_q, hbm[scratch + 128]            ; d1 t1.l0.att.h0
-    LD        t1_l0_att_h0_k[0:34, :], hbm[k_cache.l0]      ; d1 t1.l0.att.h0
-    LD        t1_l0_att_h0_v[0:34, :], hbm[v_cache.l0]      ; d1 t1.l0.att.h0
-    MMA.z.t   t1_l0_att_h0_s, t1_l0_att_h0_q, t1_l0_att_h0_k[0:34, :] ; d1 t1.l0.att.h0
-    VEC.muli  t1_l0_att_h0_s, t1_l0_att_h0_s, 0.17677669    ; d1 t1.l0.att.h0
-    VEC.rmax  t1_l0_att_h0_m, t1_l0_att_h0_s                ; d1 t1.l0.att.h0
-    VEC.sub   t1_l0_att_h0_s, t1_l0_att_h0_s, t1_l0_att_h0_m ; d1 t1.l0.att.h0
-    SFU.exp   t1_l0_att_h0_s, t1_l0_att_h0_s                ; d1 t1.l0.att.h0
-    VEC.rsum  t1_l0_att_h0_z, t1_l0_att_h0_s                ; d1 t1.l0.att.h0
-    SFU.recip t1_l0_att_h0_z, t1_l0_att_h0_z                ; d1 t1.l0.att.h0
-    VEC.mul   t1_l0_att_h0_s, t1_l0_att_h0_s, t1_l0_att_h0_z ; d1 t1.l0.att.h0
-    MMA.z     t1_l0_att_h0_o, t1_l0_att_h0_s, t1_l0_att_h0_v[0:34, :] ; d1 t1.l0.att.h0
-    ST        hbm[scratch + 256], t1_l0_att_h0_o            ; d1 t1.l0.att.h0
-    SIG       ev.att_l0, 1                                  ; d1 t1.l0.att.h0
+    WAIT      ev.qkv_l0, 6                                  ; d1.attention.slices t1.l0.att.h0
+    LD        t1_l0_att_h0_q, hbm[scratch + 128]            ; d1.attention.slices t1.l0.att.h0
+    LD        t1_l0_att_h0_k[0:34, :], hbm[k_cache.l0]      ; d1.attention.slices t1.l0.att.h0
+    LD        t1_l0_att_h0_v[0:34, :], hbm[v_cache.l0]      ; d1.attention.slices t1.l0.att.h0
+    MMA.z.t   t1_l0_att_h0_s, t1_l0_att_h0_q, t1_l0_att_h0_k[0:34, :] ; d1.attention.slices t1.l0.att.h0
+    VEC.muli  t1_l0_att_h0_s, t1_l0_att_h0_s, 0.17677669    ; d1.attention.slices t1.l0.att.h0
+    VEC.rmax  t1_l0_att_h0_m, t1_l0_att_h0_s                ; d1.attention.slices t1.l0.att.h0
+    VEC.sub   t1_l0_att_h0_s, t1_l0_att_h0_s, t1_l0_att_h0_m ; d1.attention.slices t1.l0.att.h0
+    SFU.exp   t1_l0_att_h0_s, t1_l0_att_h0_s                ; d1.attention.slices t1.l0.att.h0
+    VEC.rsum  t1_l0_att_h0_z, t1_l0_att_h0_s                ; d1.attention.slices t1.l0.att.h0
+    SFU.recip t1_l0_att_h0_z, t1_l0_att_h0_z                ; d1.attention.slices t1.l0.att.h0
+    VEC.mul   t1_l0_att_h0_s, t1_l0_att_h0_s, t1_l0_att_h0_z ; d1.attention.slices t1.l0.att.h0
+    MMA.z     t1_l0_att_h0_o, t1_l0_att_h0_s, t1_l0_att_h0_v[0:34, :] ; d1.attention.slices t1.l0.att.h0
+    ST        hbm[scratch + 256], t1_l0_att_h0_o            ; d1.attention.slices t1.l0.att.h0
+    SIG       ev.att_l0, 1                                  ; d1.attention.slices t1.l0.att.h0
     END
 
 .wg 48  ; sm 12, tasks: t1.l0.wo.p0
@@ -386,16 +386,16 @@
 .rf t1_l0_wo_p0_acc             p0+128   1x32      ; t1.l0.wo.p0.acc
 .rf t1_l0_wo_p0_bias            p0       1x32      ; t1.l0.wo.p0.bias
 .rf t1_l0_wo_p0_res             p0       1x32      ; t1.l0.wo.p0.res
-    WAIT      ev.att_l0, 2                                  ; d1 t1.l0.wo.p0
-    LD        t1_l0_wo_p0_a, hbm[scratch + 256]             ; d1 t1.l0.wo.p0
-    LD        t1_l0_wo_p0_w, hbm[wo.l0]                     ; d1.panels.wo t1.l0.wo.p0
-    MMA.z     t1_l0_wo_p0_acc, t1_l0_wo_p0_a, t1_l0_wo_p0_w ; d1.panels.wo t1.l0.wo.p0
+    WAIT      ev.att_l0, 2                                  ; d1.panels.wo t1.l0.wo.p0
+    LD        t1_l0_wo_p0_a, hbm[scratch + 256]             ; d1.panels.wo t1.l0.wo.p0
+    LD        t1_l0_wo_p0_w, hbm[wo.l0]                     ; d1.k_chunk.wo t1.l0.wo.p0
+    MMA.z     t1_l0_wo_p0_acc, t1_l0_wo_p0_a, t1_l0_wo_p0_w ; d1.k_chunk.wo t1.l0.wo.p0
     LD        t1_l0_wo_p0_bias, hbm[bo.l0]                  ; d1.panels.wo t1.l0.wo.p0
     VEC.add   t1_l0_wo_p0_acc, t1_l0_wo_p0_acc, t1_l0_wo_p0_bias ; d1.panels.wo t1.l0.wo.p0
-    LD        t1_l0_wo_p0_res, hbm[x_in + 128]              ; d1 t1.l0.wo.p0
-    VEC.add   t1_l0_wo_p0_acc, t1_l0_wo_p0_acc, t1_l0_wo_p0_res ; d1 t1.l0.wo.p0
-    ST        hbm[scratch + 384], t1_l0_wo_p0_acc           ; d1 t1.l0.wo.p0
-    SIG       ev.wo_l0, 1                                   ; d1 t1.l0.wo.p0
+    LD        t1_l0_wo_p0_res, hbm[x_in + 128]              ; d1.panels.wo t1.l0.wo.p0
+    VEC.add   t1_l0_wo_p0_acc, t1_l0_wo_p0_acc, t1_l0_wo_p0_res ; d1.panels.wo t1.l0.wo.p0
+    ST        hbm[scratch + 384], t1_l0_wo_p0_acc           ; d1.panels.wo t1.l0.wo.p0
+    SIG       ev.wo_l0, 1                                   ; d1.panels.wo t1.l0.wo.p0
     END
 
 .wg 52  ; sm 13, tasks: t1.l0.w1.p0
@@ -410,36 +410,36 @@
 .rf t1_l0_w1_p0_acc             p0       1x32      ; t1.l0.w1.p0.acc
 .rf t1_l0_w1_p0_bias            p0+128   1x32      ; t1.l0.w1.p0.bias
 .rf t1_l0_w1_p0_gelu            p0+128   1x32      ; t1.l0.w1.p0.gelu
-    WAIT      ev.wo_l0, 2                                   ; d1 t1.l0.w1.p0
-    LD        t1_l0_w1_p0_x, hbm[scratch + 384]             ; d1 t1.l0.w1.p0
-    LD        t1_l0_w1_p0_lng, hbm[ln2_g.l0]                ; d1 t1.l0.w1.p0
-    LD        t1_l0_w1_p0_lnb, hbm[ln2_b.l0]                ; d1 t1.l0.w1.p0
-    VEC.rsum  t1_l0_w1_p0_mean, t1_l0_w1_p0_x               ; d1 t1.l0.w1.p0
-    VEC.muli  t1_l0_w1_p0_mean, t1_l0_w1_p0_mean, 0.03125   ; d1 t1.l0.w1.p0
-    VEC.sub   t1_l0_w1_p0_h, t1_l0_w1_p0_x, t1_l0_w1_p0_mean ; d1 t1.l0.w1.p0
-    VEC.mul   t1_l0_w1_p0_lntmp, t1_l0_w1_p0_h, t1_l0_w1_p0_h ; d1 t1.l0.w1.p0
-    VEC.rsum  t1_l0_w1_p0_var, t1_l0_w1_p0_lntmp            ; d1 t1.l0.w1.p0
-    VEC.muli  t1_l0_w1_p0_var, t1_l0_w1_p0_var, 0.03125     ; d1 t1.l0.w1.p0
-    VEC.addi  t1_l0_w1_p0_var, t1_l0_w1_p0_var, 1e-05       ; d1 t1.l0.w1.p0
-    SFU.rsqrt t1_l0_w1_p0_var, t1_l0_w1_p0_var              ; d1 t1.l0.w1.p0
-    VEC.mul   t1_l0_w1_p0_h, t1_l0_w1_p0_h, t1_l0_w1_p0_var ; d1 t1.l0.w1.p0
-    VEC.mul   t1_l0_w1_p0_h, t1_l0_w1_p0_h, t1_l0_w1_p0_lng ; d1 t1.l0.w1.p0
-    VEC.add   t1_l0_w1_p0_h, t1_l0_w1_p0_h, t1_l0_w1_p0_lnb ; d1 t1.l0.w1.p0
-    LD        t1_l0_w1_p0_w, hbm[w1.l0], stride 64          ; d1.panels.w1 t1.l0.w1.p0
-    MMA.z     t1_l0_w1_p0_acc, t1_l0_w1_p0_h, t1_l0_w1_p0_w ; d1.panels.w1 t1.l0.w1.p0
+    WAIT      ev.wo_l0, 2                                   ; d1.panels.w1 t1.l0.w1.p0
+    LD        t1_l0_w1_p0_x, hbm[scratch + 384]             ; d1.panels.w1 t1.l0.w1.p0
+    LD        t1_l0_w1_p0_lng, hbm[ln2_g.l0]                ; d1.panels.w1 t1.l0.w1.p0
+    LD        t1_l0_w1_p0_lnb, hbm[ln2_b.l0]                ; d1.panels.w1 t1.l0.w1.p0
+    VEC.rsum  t1_l0_w1_p0_mean, t1_l0_w1_p0_x               ; d1.panels.w1 t1.l0.w1.p0
+    VEC.muli  t1_l0_w1_p0_mean, t1_l0_w1_p0_mean, 0.03125   ; d1.panels.w1 t1.l0.w1.p0
+    VEC.sub   t1_l0_w1_p0_h, t1_l0_w1_p0_x, t1_l0_w1_p0_mean ; d1.panels.w1 t1.l0.w1.p0
+    VEC.mul   t1_l0_w1_p0_lntmp, t1_l0_w1_p0_h, t1_l0_w1_p0_h ; d1.panels.w1 t1.l0.w1.p0
+    VEC.rsum  t1_l0_w1_p0_var, t1_l0_w1_p0_lntmp            ; d1.panels.w1 t1.l0.w1.p0
+    VEC.muli  t1_l0_w1_p0_var, t1_l0_w1_p0_var, 0.03125     ; d1.panels.w1 t1.l0.w1.p0
+    VEC.addi  t1_l0_w1_p0_var, t1_l0_w1_p0_var, 1e-05       ; d1.panels.w1 t1.l0.w1.p0
+    SFU.rsqrt t1_l0_w1_p0_var, t1_l0_w1_p0_var              ; d1.panels.w1 t1.l0.w1.p0
+    VEC.mul   t1_l0_w1_p0_h, t1_l0_w1_p0_h, t1_l0_w1_p0_var ; d1.panels.w1 t1.l0.w1.p0
+    VEC.mul   t1_l0_w1_p0_h, t1_l0_w1_p0_h, t1_l0_w1_p0_lng ; d1.panels.w1 t1.l0.w1.p0
+    VEC.add   t1_l0_w1_p0_h, t1_l0_w1_p0_h, t1_l0_w1_p0_lnb ; d1.panels.w1 t1.l0.w1.p0
+    LD        t1_l0_w1_p0_w, hbm[w1.l0], stride 64          ; d1.k_chunk.w1 t1.l0.w1.p0
+    MMA.z     t1_l0_w1_p0_acc, t1_l0_w1_p0_h, t1_l0_w1_p0_w ; d1.k_chunk.w1 t1.l0.w1.p0
     LD        t1_l0_w1_p0_bias, hbm[b1.l0]                  ; d1.panels.w1 t1.l0.w1.p0
     VEC.add   t1_l0_w1_p0_acc, t1_l0_w1_p0_acc, t1_l0_w1_p0_bias ; d1.panels.w1 t1.l0.w1.p0
-    VEC.mul   t1_l0_w1_p0_gelu, t1_l0_w1_p0_acc, t1_l0_w1_p0_acc ; d1 t1.l0.w1.p0
-    VEC.mul   t1_l0_w1_p0_gelu, t1_l0_w1_p0_gelu, t1_l0_w1_p0_acc ; d1 t1.l0.w1.p0
-    VEC.muli  t1_l0_w1_p0_gelu, t1_l0_w1_p0_gelu, 0.044715  ; d1 t1.l0.w1.p0
-    VEC.add   t1_l0_w1_p0_gelu, t1_l0_w1_p0_gelu, t1_l0_w1_p0_acc ; d1 t1.l0.w1.p0
-    VEC.muli  t1_l0_w1_p0_gelu, t1_l0_w1_p0_gelu, 0.7978846 ; d1 t1.l0.w1.p0
-    SFU.tanh  t1_l0_w1_p0_gelu, t1_l0_w1_p0_gelu            ; d1 t1.l0.w1.p0
-    VEC.addi  t1_l0_w1_p0_gelu, t1_l0_w1_p0_gelu, 1         ; d1 t1.l0.w1.p0
-    VEC.mul   t1_l0_w1_p0_gelu, t1_l0_w1_p0_gelu, t1_l0_w1_p0_acc ; d1 t1.l0.w1.p0
-    VEC.muli  t1_l0_w1_p0_gelu, t1_l0_w1_p0_gelu, 0.5       ; d1 t1.l0.w1.p0
-    ST        hbm[scratch + 512], t1_l0_w1_p0_gelu, stride 64 ; d1 t1.l0.w1.p0
-    SIG       ev.w1_l0, 1                                   ; d1 t1.l0.w1.p0
+    VEC.mul   t1_l0_w1_p0_gelu, t1_l0_w1_p0_acc, t1_l0_w1_p0_acc ; d1.panels.w1 t1.l0.w1.p0
+    VEC.mul   t1_l0_w1_p0_gelu, t1_l0_w1_p0_gelu, t1_l0_w1_p0_acc ; d1.panels.w1 t1.l0.w1.p0
+    VEC.muli  t1_l0_w1_p0_gelu, t1_l0_w1_p0_gelu, 0.044715  ; d1.panels.w1 t1.l0.w1.p0
+    VEC.add   t1_l0_w1_p0_gelu, t1_l0_w1_p0_gelu, t1_l0_w1_p0_acc ; d1.panels.w1 t1.l0.w1.p0
+    VEC.muli  t1_l0_w1_p0_gelu, t1_l0_w1_p0_gelu, 0.7978846 ; d1.panels.w1 t1.l0.w1.p0
+    SFU.tanh  t1_l0_w1_p0_gelu, t1_l0_w1_p0_gelu            ; d1.panels.w1 t1.l0.w1.p0
+    VEC.addi  t1_l0_w1_p0_gelu, t1_l0_w1_p0_gelu, 1         ; d1.panels.w1 t1.l0.w1.p0
+    VEC.mul   t1_l0_w1_p0_gelu, t1_l0_w1_p0_gelu, t1_l0_w1_p0_acc ; d1.panels.w1 t1.l0.w1.p0
+    VEC.muli  t1_l0_w1_p0_gelu, t1_l0_w1_p0_gelu, 0.5       ; d1.panels.w1 t1.l0.w1.p0
+    ST        hbm[scratch + 512], t1_l0_w1_p0_gelu, stride 64 ; d1.panels.w1 t1.l0.w1.p0
+    SIG       ev.w1_l0, 1                                   ; d1.panels.w1 t1.l0.w1.p0
     END
 
 .wg 56  ; sm 14, tasks: t1.l0.w1.p1
@@ -454,36 +454,36 @@
 .rf t1_l0_w1_p1_acc             p0       1x32      ; t1.l0.w1.p1.acc
 .rf t1_l0_w1_p1_bias            p0+128   1x32      ; t1.l0.w1.p1.bias
 .rf t1_l0_w1_p1_gelu            p0+128   1x32      ; t1.l0.w1.p1.gelu
-    WAIT      ev.wo_l0, 2                                   ; d1 t1.l0.w1.p1
-    LD        t1_l0_w1_p1_x, hbm[scratch + 384]             ; d1 t1.l0.w1.p1
-    LD        t1_l0_w1_p1_lng, hbm[ln2_g.l0]                ; d1 t1.l0.w1.p1
-    LD        t1_l0_w1_p1_lnb, hbm[ln2_b.l0]                ; d1 t1.l0.w1.p1
-    VEC.rsum  t1_l0_w1_p1_mean, t1_l0_w1_p1_x               ; d1 t1.l0.w1.p1
-    VEC.muli  t1_l0_w1_p1_mean, t1_l0_w1_p1_mean, 0.03125   ; d1 t1.l0.w1.p1
-    VEC.sub   t1_l0_w1_p1_h, t1_l0_w1_p1_x, t1_l0_w1_p1_mean ; d1 t1.l0.w1.p1
-    VEC.mul   t1_l0_w1_p1_lntmp, t1_l0_w1_p1_h, t1_l0_w1_p1_h ; d1 t1.l0.w1.p1
-    VEC.rsum  t1_l0_w1_p1_var, t1_l0_w1_p1_lntmp            ; d1 t1.l0.w1.p1
-    VEC.muli  t1_l0_w1_p1_var, t1_l0_w1_p1_var, 0.03125     ; d1 t1.l0.w1.p1
-    VEC.addi  t1_l0_w1_p1_var, t1_l0_w1_p1_var, 1e-05       ; d1 t1.l0.w1.p1
-    SFU.rsqrt t1_l0_w1_p1_var, t1_l0_w1_p1_var              ; d1 t1.l0.w1.p1
-    VEC.mul   t1_l0_w1_p1_h, t1_l0_w1_p1_h, t1_l0_w1_p1_var ; d1 t1.l0.w1.p1
-    VEC.mul   t1_l0_w1_p1_h, t1_l0_w1_p1_h, t1_l0_w1_p1_lng ; d1 t1.l0.w1.p1
-    VEC.add   t1_l0_w1_p1_h, t1_l0_w1_p1_h, t1_l0_w1_p1_lnb ; d1 t1.l0.w1.p1
-    LD        t1_l0_w1_p1_w, hbm[w1.l0 + 128], stride 64    ; d1.panels.w1 t1.l0.w1.p1
-    MMA.z     t1_l0_w1_p1_acc, t1_l0_w1_p1_h, t1_l0_w1_p1_w ; d1.panels.w1 t1.l0.w1.p1
+    WAIT      ev.wo_l0, 2                                   ; d1.panels.w1 t1.l0.w1.p1
+    LD        t1_l0_w1_p1_x, hbm[scratch + 384]             ; d1.panels.w1 t1.l0.w1.p1
+    LD        t1_l0_w1_p1_lng, hbm[ln2_g.l0]                ; d1.panels.w1 t1.l0.w1.p1
+    LD        t1_l0_w1_p1_lnb, hbm[ln2_b.l0]                ; d1.panels.w1 t1.l0.w1.p1
+    VEC.rsum  t1_l0_w1_p1_mean, t1_l0_w1_p1_x               ; d1.panels.w1 t1.l0.w1.p1
+    VEC.muli  t1_l0_w1_p1_mean, t1_l0_w1_p1_mean, 0.03125   ; d1.panels.w1 t1.l0.w1.p1
+    VEC.sub   t1_l0_w1_p1_h, t1_l0_w1_p1_x, t1_l0_w1_p1_mean ; d1.panels.w1 t1.l0.w1.p1
+    VEC.mul   t1_l0_w1_p1_lntmp, t1_l0_w1_p1_h, t1_l0_w1_p1_h ; d1.panels.w1 t1.l0.w1.p1
+    VEC.rsum  t1_l0_w1_p1_var, t1_l0_w1_p1_lntmp            ; d1.panels.w1 t1.l0.w1.p1
+    VEC.muli  t1_l0_w1_p1_var, t1_l0_w1_p1_var, 0.03125     ; d1.panels.w1 t1.l0.w1.p1
+    VEC.addi  t1_l0_w1_p1_var, t1_l0_w1_p1_var, 1e-05       ; d1.panels.w1 t1.l0.w1.p1
+    SFU.rsqrt t1_l0_w1_p1_var, t1_l0_w1_p1_var              ; d1.panels.w1 t1.l0.w1.p1
+    VEC.mul   t1_l0_w1_p1_h, t1_l0_w1_p1_h, t1_l0_w1_p1_var ; d1.panels.w1 t1.l0.w1.p1
+    VEC.mul   t1_l0_w1_p1_h, t1_l0_w1_p1_h, t1_l0_w1_p1_lng ; d1.panels.w1 t1.l0.w1.p1
+    VEC.add   t1_l0_w1_p1_h, t1_l0_w1_p1_h, t1_l0_w1_p1_lnb ; d1.panels.w1 t1.l0.w1.p1
+    LD        t1_l0_w1_p1_w, hbm[w1.l0 + 128], stride 64    ; d1.k_chunk.w1 t1.l0.w1.p1
+    MMA.z     t1_l0_w1_p1_acc, t1_l0_w1_p1_h, t1_l0_w1_p1_w ; d1.k_chunk.w1 t1.l0.w1.p1
     LD        t1_l0_w1_p1_bias, hbm[b1.l0 + 128]            ; d1.panels.w1 t1.l0.w1.p1
     VEC.add   t1_l0_w1_p1_acc, t1_l0_w1_p1_acc, t1_l0_w1_p1_bias ; d1.panels.w1 t1.l0.w1.p1
-    VEC.mul   t1_l0_w1_p1_gelu, t1_l0_w1_p1_acc, t1_l0_w1_p1_acc ; d1 t1.l0.w1.p1
-    VEC.mul   t1_l0_w1_p1_gelu, t1_l0_w1_p1_gelu, t1_l0_w1_p1_acc ; d1 t1.l0.w1.p1
-    VEC.muli  t1_l0_w1_p1_gelu, t1_l0_w1_p1_gelu, 0.044715  ; d1 t1.l0.w1.p1
-    VEC.add   t1_l0_w1_p1_gelu, t1_l0_w1_p1_gelu, t1_l0_w1_p1_acc ; d1 t1.l0.w1.p1
-    VEC.muli  t1_l0_w1_p1_gelu, t1_l0_w1_p1_gelu, 0.7978846 ; d1 t1.l0.w1.p1
-    SFU.tanh  t1_l0_w1_p1_gelu, t1_l0_w1_p1_gelu            ; d1 t1.l0.w1.p1
-    VEC.addi  t1_l0_w1_p1_gelu, t1_l0_w1_p1_gelu, 1         ; d1 t1.l0.w1.p1
-    VEC.mul   t1_l0_w1_p1_gelu, t1_l0_w1_p1_gelu, t1_l0_w1_p1_acc ; d1 t1.l0.w1.p1
-    VEC.muli  t1_l0_w1_p1_gelu, t1_l0_w1_p1_gelu, 0.5       ; d1 t1.l0.w1.p1
-    ST        hbm[scratch + 640], t1_l0_w1_p1_gelu, stride 64 ; d1 t1.l0.w1.p1
-    SIG       ev.w1_l0, 1                                   ; d1 t1.l0.w1.p1
+    VEC.mul   t1_l0_w1_p1_gelu, t1_l0_w1_p1_acc, t1_l0_w1_p1_acc ; d1.panels.w1 t1.l0.w1.p1
+    VEC.mul   t1_l0_w1_p1_gelu, t1_l0_w1_p1_gelu, t1_l0_w1_p1_acc ; d1.panels.w1 t1.l0.w1.p1
+    VEC.muli  t1_l0_w1_p1_gelu, t1_l0_w1_p1_gelu, 0.044715  ; d1.panels.w1 t1.l0.w1.p1
+    VEC.add   t1_l0_w1_p1_gelu, t1_l0_w1_p1_gelu, t1_l0_w1_p1_acc ; d1.panels.w1 t1.l0.w1.p1
+    VEC.muli  t1_l0_w1_p1_gelu, t1_l0_w1_p1_gelu, 0.7978846 ; d1.panels.w1 t1.l0.w1.p1
+    SFU.tanh  t1_l0_w1_p1_gelu, t1_l0_w1_p1_gelu            ; d1.panels.w1 t1.l0.w1.p1
+    VEC.addi  t1_l0_w1_p1_gelu, t1_l0_w1_p1_gelu, 1         ; d1.panels.w1 t1.l0.w1.p1
+    VEC.mul   t1_l0_w1_p1_gelu, t1_l0_w1_p1_gelu, t1_l0_w1_p1_acc ; d1.panels.w1 t1.l0.w1.p1
+    VEC.muli  t1_l0_w1_p1_gelu, t1_l0_w1_p1_gelu, 0.5       ; d1.panels.w1 t1.l0.w1.p1
+    ST        hbm[scratch + 640], t1_l0_w1_p1_gelu, stride 64 ; d1.panels.w1 t1.l0.w1.p1
+    SIG       ev.w1_l0, 1                                   ; d1.panels.w1 t1.l0.w1.p1
     END
 
 .wg 60  ; sm 15, tasks: t1.l0.w2.p0
@@ -492,14 +492,14 @@
 .rf t1_l0_w2_p0_acc             p0+256   1x32      ; t1.l0.w2.p0.acc
 .rf t1_l0_w2_p0_bias            p0       1x32      ; t1.l0.w2.p0.bias
 .rf t1_l0_w2_p0_res             p0       1x32      ; t1.l0.w2.p0.res
-    WAIT      ev.w1_l0, 4                                   ; d1 t1.l0.w2.p0
-    LD        t1_l0_w2_p0_a, hbm[scratch + 512]             ; d1 t1.l0.w2.p0
-    LD        t1_l0_w2_p0_w, hbm[w2.l0]                     ; d1.panels.w2 t1.l0.w2.p0
-    MMA.z     t1_l0_w2_p0_acc, t1_l0_w2_p0_a, t1_l0_w2_p0_w ; d1.panels.w2 t1.l0.w2.p0
+    WAIT      ev.w1_l0, 4                                   ; d1.panels.w2 t1.l0.w2.p0
+    LD        t1_l0_w2_p0_a, hbm[scratch + 512]             ; d1.panels.w2 t1.l0.w2.p0
+    LD        t1_l0_w2_p0_w, hbm[w2.l0]                     ; d1.k_chunk.w2 t1.l0.w2.p0
+    MMA.z     t1_l0_w2_p0_acc, t1_l0_w2_p0_a, t1_l0_w2_p0_w ; d1.k_chunk.w2 t1.l0.w2.p0
     LD        t1_l0_w2_p0_bias, hbm[b2.l0]                  ; d1.panels.w2 t1.l0.w2.p0
     VEC.add   t1_l0_w2_p0_acc, t1_l0_w2_p0_acc, t1_l0_w2_p0_bias ; d1.panels.w2 t1.l0.w2.p0
-    LD        t1_l0_w2_p0_res, hbm[scratch + 384]           ; d1 t1.l0.w2.p0
-    VEC.add   t1_l0_w2_p0_acc, t1_l0_w2_p0_acc, t1_l0_w2_p0_res ; d1 t1.l0.w2.p0
-    ST        hbm[out + 128], t1_l0_w2_p0_acc               ; d1 t1.l0.w2.p0
-    SIG       ev.w2_l0, 1                                   ; d1 t1.l0.w2.p0
+    LD        t1_l0_w2_p0_res, hbm[scratch + 384]           ; d1.panels.w2 t1.l0.w2.p0
+    VEC.add   t1_l0_w2_p0_acc, t1_l0_w2_p0_acc, t1_l0_w2_p0_res ; d1.panels.w2 t1.l0.w2.p0
+    ST        hbm[out + 128], t1_l0_w2_p0_acc               ; d1.panels.w2 t1.l0.w2.p0
+    SIG       ev.w2_l0, 1                                   ; d1.panels.w2 t1.l0.w2.p0
     END

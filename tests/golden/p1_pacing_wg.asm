@@ -10,24 +10,24 @@
 .rf l0_ln1_r0_tmp               p2       32x32     ; l0.ln1.r0.tmp
 .rf l0_ln1_r0_var               p0+256   32x1      ; l0.ln1.r0.var
     WAIT      ev.bucket, 1                                  ; p1.power.bucket_bytes:8 l0.ln1.r0
-    LD        l0_ln1_r0_g, hbm[ln1_g.l0]                    ; p1 l0.ln1.r0
-    LD        l0_ln1_r0_b, hbm[ln1_b.l0]                    ; p1 l0.ln1.r0
+    LD        l0_ln1_r0_g, hbm[ln1_g.l0]                    ; p1.row_tile l0.ln1.r0
+    LD        l0_ln1_r0_b, hbm[ln1_b.l0]                    ; p1.row_tile l0.ln1.r0
     SIG       ev.took, 1                                    ; p1.power.bucket_bytes:8 l0.ln1.r0
     WAIT      ev.bucket, 2                                  ; p1.power.bucket_bytes:8 l0.ln1.r0
-    LD        l0_ln1_r0_x, hbm[x_in]                        ; p1 l0.ln1.r0
-    VEC.rsum  l0_ln1_r0_mean, l0_ln1_r0_x                   ; p1 l0.ln1.r0
-    VEC.muli  l0_ln1_r0_mean, l0_ln1_r0_mean, 0.03125       ; p1 l0.ln1.r0
-    VEC.sub   l0_ln1_r0_x, l0_ln1_r0_x, l0_ln1_r0_mean      ; p1 l0.ln1.r0
-    VEC.mul   l0_ln1_r0_tmp, l0_ln1_r0_x, l0_ln1_r0_x       ; p1 l0.ln1.r0
-    VEC.rsum  l0_ln1_r0_var, l0_ln1_r0_tmp                  ; p1 l0.ln1.r0
-    VEC.muli  l0_ln1_r0_var, l0_ln1_r0_var, 0.03125         ; p1 l0.ln1.r0
-    VEC.addi  l0_ln1_r0_var, l0_ln1_r0_var, 1e-05           ; p1 l0.ln1.r0
-    SFU.rsqrt l0_ln1_r0_var, l0_ln1_r0_var                  ; p1 l0.ln1.r0
-    VEC.mul   l0_ln1_r0_x, l0_ln1_r0_x, l0_ln1_r0_var       ; p1 l0.ln1.r0
-    VEC.mul   l0_ln1_r0_x, l0_ln1_r0_x, l0_ln1_r0_g         ; p1 l0.ln1.r0
-    VEC.add   l0_ln1_r0_x, l0_ln1_r0_x, l0_ln1_r0_b         ; p1 l0.ln1.r0
-    ST        hbm[scratch + 8192], l0_ln1_r0_x              ; p1 l0.ln1.r0
-    SIG       ev.ln1_l0, 1                                  ; p1 l0.ln1.r0
+    LD        l0_ln1_r0_x, hbm[x_in]                        ; p1.row_tile l0.ln1.r0
+    VEC.rsum  l0_ln1_r0_mean, l0_ln1_r0_x                   ; p1.row_tile l0.ln1.r0
+    VEC.muli  l0_ln1_r0_mean, l0_ln1_r0_mean, 0.03125       ; p1.row_tile l0.ln1.r0
+    VEC.sub   l0_ln1_r0_x, l0_ln1_r0_x, l0_ln1_r0_mean      ; p1.row_tile l0.ln1.r0
+    VEC.mul   l0_ln1_r0_tmp, l0_ln1_r0_x, l0_ln1_r0_x       ; p1.row_tile l0.ln1.r0
+    VEC.rsum  l0_ln1_r0_var, l0_ln1_r0_tmp                  ; p1.row_tile l0.ln1.r0
+    VEC.muli  l0_ln1_r0_var, l0_ln1_r0_var, 0.03125         ; p1.row_tile l0.ln1.r0
+    VEC.addi  l0_ln1_r0_var, l0_ln1_r0_var, 1e-05           ; p1.row_tile l0.ln1.r0
+    SFU.rsqrt l0_ln1_r0_var, l0_ln1_r0_var                  ; p1.row_tile l0.ln1.r0
+    VEC.mul   l0_ln1_r0_x, l0_ln1_r0_x, l0_ln1_r0_var       ; p1.row_tile l0.ln1.r0
+    VEC.mul   l0_ln1_r0_x, l0_ln1_r0_x, l0_ln1_r0_g         ; p1.row_tile l0.ln1.r0
+    VEC.add   l0_ln1_r0_x, l0_ln1_r0_x, l0_ln1_r0_b         ; p1.row_tile l0.ln1.r0
+    ST        hbm[scratch + 8192], l0_ln1_r0_x              ; p1.row_tile l0.ln1.r0
+    SIG       ev.ln1_l0, 1                                  ; p1.row_tile l0.ln1.r0
     SIG       ev.took, 1                                    ; p1.power.bucket_bytes:8 l0.ln1.r0
     END
 
@@ -37,28 +37,28 @@
 .rf l0_w1_r0_p1_acc             p2       32x32     ; l0.w1.r0.p1.acc
 .rf l0_w1_r0_p1_bias            p0       1x32      ; l0.w1.r0.p1.bias
 .rf l0_w1_r0_p1_gelu            p0       32x32     ; l0.w1.r0.p1.gelu
-    WAIT      ev.ln2_l0, 2                                  ; p1 l0.w1.r0.p1
+    WAIT      ev.ln2_l0, 2                                  ; p1.panels.w1 l0.w1.r0.p1
     WAIT      ev.bucket, 46                                 ; p1.power.bucket_bytes:8 l0.w1.r0.p1
-    LD        l0_w1_r0_p1_a, hbm[scratch + 40960]           ; p1 l0.w1.r0.p1
+    LD        l0_w1_r0_p1_a, hbm[scratch + 40960]           ; p1.panels.w1 l0.w1.r0.p1
     SIG       ev.took, 1                                    ; p1.power.bucket_bytes:8 l0.w1.r0.p1
     WAIT      ev.bucket, 47                                 ; p1.power.bucket_bytes:8 l0.w1.r0.p1
-    LD        l0_w1_r0_p1_w, hbm[w1.l0 + 128], stride 64    ; p1.panels.w1 l0.w1.r0.p1
-    MMA.z     l0_w1_r0_p1_acc, l0_w1_r0_p1_a, l0_w1_r0_p1_w ; p1.panels.w1 l0.w1.r0.p1
+    LD        l0_w1_r0_p1_w, hbm[w1.l0 + 128], stride 64    ; p1.k_chunk.w1 l0.w1.r0.p1
+    MMA.z     l0_w1_r0_p1_acc, l0_w1_r0_p1_a, l0_w1_r0_p1_w ; p1.k_chunk.w1 l0.w1.r0.p1
     SIG       ev.took, 1                                    ; p1.power.bucket_bytes:8 l0.w1.r0.p1
     WAIT      ev.bucket, 48                                 ; p1.power.bucket_bytes:8 l0.w1.r0.p1
     LD        l0_w1_r0_p1_bias, hbm[b1.l0 + 128]            ; p1.panels.w1 l0.w1.r0.p1
     VEC.add   l0_w1_r0_p1_acc, l0_w1_r0_p1_acc, l0_w1_r0_p1_bias ; p1.panels.w1 l0.w1.r0.p1
-    VEC.mul   l0_w1_r0_p1_gelu, l0_w1_r0_p1_acc, l0_w1_r0_p1_acc ; p1 l0.w1.r0.p1
-    VEC.mul   l0_w1_r0_p1_gelu, l0_w1_r0_p1_gelu, l0_w1_r0_p1_acc ; p1 l0.w1.r0.p1
-    VEC.muli  l0_w1_r0_p1_gelu, l0_w1_r0_p1_gelu, 0.044715  ; p1 l0.w1.r0.p1
-    VEC.add   l0_w1_r0_p1_gelu, l0_w1_r0_p1_gelu, l0_w1_r0_p1_acc ; p1 l0.w1.r0.p1
-    VEC.muli  l0_w1_r0_p1_gelu, l0_w1_r0_p1_gelu, 0.7978846 ; p1 l0.w1.r0.p1
-    SFU.tanh  l0_w1_r0_p1_gelu, l0_w1_r0_p1_gelu            ; p1 l0.w1.r0.p1
-    VEC.addi  l0_w1_r0_p1_gelu, l0_w1_r0_p1_gelu, 1         ; p1 l0.w1.r0.p1
-    VEC.mul   l0_w1_r0_p1_gelu, l0_w1_r0_p1_gelu, l0_w1_r0_p1_acc ; p1 l0.w1.r0.p1
-    VEC.muli  l0_w1_r0_p1_gelu, l0_w1_r0_p1_gelu, 0.5       ; p1 l0.w1.r0.p1
-    ST        hbm[scratch + 49280], l0_w1_r0_p1_gelu, stride 64 ; p1 l0.w1.r0.p1
-    SIG       ev.w1_l0, 1                                   ; p1 l0.w1.r0.p1
+    VEC.mul   l0_w1_r0_p1_gelu, l0_w1_r0_p1_acc, l0_w1_r0_p1_acc ; p1.panels.w1 l0.w1.r0.p1
+    VEC.mul   l0_w1_r0_p1_gelu, l0_w1_r0_p1_gelu, l0_w1_r0_p1_acc ; p1.panels.w1 l0.w1.r0.p1
+    VEC.muli  l0_w1_r0_p1_gelu, l0_w1_r0_p1_gelu, 0.044715  ; p1.panels.w1 l0.w1.r0.p1
+    VEC.add   l0_w1_r0_p1_gelu, l0_w1_r0_p1_gelu, l0_w1_r0_p1_acc ; p1.panels.w1 l0.w1.r0.p1
+    VEC.muli  l0_w1_r0_p1_gelu, l0_w1_r0_p1_gelu, 0.7978846 ; p1.panels.w1 l0.w1.r0.p1
+    SFU.tanh  l0_w1_r0_p1_gelu, l0_w1_r0_p1_gelu            ; p1.panels.w1 l0.w1.r0.p1
+    VEC.addi  l0_w1_r0_p1_gelu, l0_w1_r0_p1_gelu, 1         ; p1.panels.w1 l0.w1.r0.p1
+    VEC.mul   l0_w1_r0_p1_gelu, l0_w1_r0_p1_gelu, l0_w1_r0_p1_acc ; p1.panels.w1 l0.w1.r0.p1
+    VEC.muli  l0_w1_r0_p1_gelu, l0_w1_r0_p1_gelu, 0.5       ; p1.panels.w1 l0.w1.r0.p1
+    ST        hbm[scratch + 49280], l0_w1_r0_p1_gelu, stride 64 ; p1.panels.w1 l0.w1.r0.p1
+    SIG       ev.w1_l0, 1                                   ; p1.panels.w1 l0.w1.r0.p1
     SIG       ev.took, 1                                    ; p1.power.bucket_bytes:8 l0.w1.r0.p1
     END
 
@@ -255,28 +255,28 @@
 .rf l0_w1_r1_p0_acc             p2       32x32     ; l0.w1.r1.p0.acc
 .rf l0_w1_r1_p0_bias            p0       1x32      ; l0.w1.r1.p0.bias
 .rf l0_w1_r1_p0_gelu            p0       32x32     ; l0.w1.r1.p0.gelu
-    WAIT      ev.ln2_l0, 2                                  ; p1 l0.w1.r1.p0
+    WAIT      ev.ln2_l0, 2                                  ; p1.panels.w1 l0.w1.r1.p0
     WAIT      ev.bucket, 49                                 ; p1.power.bucket_bytes:8 l0.w1.r1.p0
-    LD        l0_w1_r1_p0_a, hbm[scratch + 45056]           ; p1 l0.w1.r1.p0
+    LD        l0_w1_r1_p0_a, hbm[scratch + 45056]           ; p1.panels.w1 l0.w1.r1.p0
     SIG       ev.took, 1                                    ; p1.power.bucket_bytes:8 l0.w1.r1.p0
     WAIT      ev.bucket, 50                                 ; p1.power.bucket_bytes:8 l0.w1.r1.p0
-    LD        l0_w1_r1_p0_w, hbm[w1.l0], stride 64          ; p1.panels.w1 l0.w1.r1.p0
-    MMA.z     l0_w1_r1_p0_acc, l0_w1_r1_p0_a, l0_w1_r1_p0_w ; p1.panels.w1 l0.w1.r1.p0
+    LD        l0_w1_r1_p0_w, hbm[w1.l0], stride 64          ; p1.k_chunk.w1 l0.w1.r1.p0
+    MMA.z     l0_w1_r1_p0_acc, l0_w1_r1_p0_a, l0_w1_r1_p0_w ; p1.k_chunk.w1 l0.w1.r1.p0
     SIG       ev.took, 1                                    ; p1.power.bucket_bytes:8 l0.w1.r1.p0
     WAIT      ev.bucket, 51                                 ; p1.power.bucket_bytes:8 l0.w1.r1.p0
     LD        l0_w1_r1_p0_bias, hbm[b1.l0]                  ; p1.panels.w1 l0.w1.r1.p0
     VEC.add   l0_w1_r1_p0_acc, l0_w1_r1_p0_acc, l0_w1_r1_p0_bias ; p1.panels.w1 l0.w1.r1.p0
-    VEC.mul   l0_w1_r1_p0_gelu, l0_w1_r1_p0_acc, l0_w1_r1_p0_acc ; p1 l0.w1.r1.p0
-    VEC.mul   l0_w1_r1_p0_gelu, l0_w1_r1_p0_gelu, l0_w1_r1_p0_acc ; p1 l0.w1.r1.p0
-    VEC.muli  l0_w1_r1_p0_gelu, l0_w1_r1_p0_gelu, 0.044715  ; p1 l0.w1.r1.p0
-    VEC.add   l0_w1_r1_p0_gelu, l0_w1_r1_p0_gelu, l0_w1_r1_p0_acc ; p1 l0.w1.r1.p0
-    VEC.muli  l0_w1_r1_p0_gelu, l0_w1_r1_p0_gelu, 0.7978846 ; p1 l0.w1.r1.p0
-    SFU.tanh  l0_w1_r1_p0_gelu, l0_w1_r1_p0_gelu            ; p1 l0.w1.r1.p0
-    VEC.addi  l0_w1_r1_p0_gelu, l0_w1_r1_p0_gelu, 1         ; p1 l0.w1.r1.p0
-    VEC.mul   l0_w1_r1_p0_gelu, l0_w1_r1_p0_gelu, l0_w1_r1_p0_acc ; p1 l0.w1.r1.p0
-    VEC.muli  l0_w1_r1_p0_gelu, l0_w1_r1_p0_gelu, 0.5       ; p1 l0.w1.r1.p0
-    ST        hbm[scratch + 57344], l0_w1_r1_p0_gelu, stride 64 ; p1 l0.w1.r1.p0
-    SIG       ev.w1_l0, 1                                   ; p1 l0.w1.r1.p0
+    VEC.mul   l0_w1_r1_p0_gelu, l0_w1_r1_p0_acc, l0_w1_r1_p0_acc ; p1.panels.w1 l0.w1.r1.p0
+    VEC.mul   l0_w1_r1_p0_gelu, l0_w1_r1_p0_gelu, l0_w1_r1_p0_acc ; p1.panels.w1 l0.w1.r1.p0
+    VEC.muli  l0_w1_r1_p0_gelu, l0_w1_r1_p0_gelu, 0.044715  ; p1.panels.w1 l0.w1.r1.p0
+    VEC.add   l0_w1_r1_p0_gelu, l0_w1_r1_p0_gelu, l0_w1_r1_p0_acc ; p1.panels.w1 l0.w1.r1.p0
+    VEC.muli  l0_w1_r1_p0_gelu, l0_w1_r1_p0_gelu, 0.7978846 ; p1.panels.w1 l0.w1.r1.p0
+    SFU.tanh  l0_w1_r1_p0_gelu, l0_w1_r1_p0_gelu            ; p1.panels.w1 l0.w1.r1.p0
+    VEC.addi  l0_w1_r1_p0_gelu, l0_w1_r1_p0_gelu, 1         ; p1.panels.w1 l0.w1.r1.p0
+    VEC.mul   l0_w1_r1_p0_gelu, l0_w1_r1_p0_gelu, l0_w1_r1_p0_acc ; p1.panels.w1 l0.w1.r1.p0
+    VEC.muli  l0_w1_r1_p0_gelu, l0_w1_r1_p0_gelu, 0.5       ; p1.panels.w1 l0.w1.r1.p0
+    ST        hbm[scratch + 57344], l0_w1_r1_p0_gelu, stride 64 ; p1.panels.w1 l0.w1.r1.p0
+    SIG       ev.w1_l0, 1                                   ; p1.panels.w1 l0.w1.r1.p0
     SIG       ev.took, 1                                    ; p1.power.bucket_bytes:8 l0.w1.r1.p0
     END
 
@@ -288,24 +288,24 @@
 .rf l0_ln1_r1_tmp               p2       32x32     ; l0.ln1.r1.tmp
 .rf l0_ln1_r1_var               p0+256   32x1      ; l0.ln1.r1.var
     WAIT      ev.bucket, 3                                  ; p1.power.bucket_bytes:8 l0.ln1.r1
-    LD        l0_ln1_r1_g, hbm[ln1_g.l0]                    ; p1 l0.ln1.r1
-    LD        l0_ln1_r1_b, hbm[ln1_b.l0]                    ; p1 l0.ln1.r1
+    LD        l0_ln1_r1_g, hbm[ln1_g.l0]                    ; p1.row_tile l0.ln1.r1
+    LD        l0_ln1_r1_b, hbm[ln1_b.l0]                    ; p1.row_tile l0.ln1.r1
     SIG       ev.took, 1                                    ; p1.power.bucket_bytes:8 l0.ln1.r1
     WAIT      ev.bucket, 4                                  ; p1.power.bucket_bytes:8 l0.ln1.r1
-    LD        l0_ln1_r1_x, hbm[x_in + 4096]                 ; p1 l0.ln1.r1
-    VEC.rsum  l0_ln1_r1_mean, l0_ln1_r1_x                   ; p1 l0.ln1.r1
-    VEC.muli  l0_ln1_r1_mean, l0_ln1_r1_mean, 0.03125       ; p1 l0.ln1.r1
-    VEC.sub   l0_ln1_r1_x, l0_ln1_r1_x, l0_ln1_r1_mean      ; p1 l0.ln1.r1
-    VEC.mul   l0_ln1_r1_tmp, l0_ln1_r1_x, l0_ln1_r1_x       ; p1 l0.ln1.r1
-    VEC.rsum  l0_ln1_r1_var, l0_ln1_r1_tmp                  ; p1 l0.ln1.r1
-    VEC.muli  l0_ln1_r1_var, l0_ln1_r1_var, 0.03125         ; p1 l0.ln1.r1
-    VEC.addi  l0_ln1_r1_var, l0_ln1_r1_var, 1e-05           ; p1 l0.ln1.r1
-    SFU.rsqrt l0_ln1_r1_var, l0_ln1_r1_var                  ; p1 l0.ln1.r1
-    VEC.mul   l0_ln1_r1_x, l0_ln1_r1_x, l0_ln1_r1_var       ; p1 l0.ln1.r1
-    VEC.mul   l0_ln1_r1_x, l0_ln1_r1_x, l0_ln1_r1_g         ; p1 l0.ln1.r1
-    VEC.add   l0_ln1_r1_x, l0_ln1_r1_x, l0_ln1_r1_b         ; p1 l0.ln1.r1
-    ST        hbm[scratch + 12288], l0_ln1_r1_x             ; p1 l0.ln1.r1
-    SIG       ev.ln1_l0, 1                                  ; p1 l0.ln1.r1
+    LD        l0_ln1_r1_x, hbm[x_in + 4096]                 ; p1.row_tile l0.ln1.r1
+    VEC.rsum  l0_ln1_r1_mean, l0_ln1_r1_x                   ; p1.row_tile l0.ln1.r1
+    VEC.muli  l0_ln1_r1_mean, l0_ln1_r1_mean, 0.03125       ; p1.row_tile l0.ln1.r1
+    VEC.sub   l0_ln1_r1_x, l0_ln1_r1_x, l0_ln1_r1_mean      ; p1.row_tile l0.ln1.r1
+    VEC.mul   l0_ln1_r1_tmp, l0_ln1_r1_x, l0_ln1_r1_x       ; p1.row_tile l0.ln1.r1
+    VEC.rsum  l0_ln1_r1_var, l0_ln1_r1_tmp                  ; p1.row_tile l0.ln1.r1
+    VEC.muli  l0_ln1_r1_var, l0_ln1_r1_var, 0.03125         ; p1.row_tile l0.ln1.r1
+    VEC.addi  l0_ln1_r1_var, l0_ln1_r1_var, 1e-05           ; p1.row_tile l0.ln1.r1
+    SFU.rsqrt l0_ln1_r1_var, l0_ln1_r1_var                  ; p1.row_tile l0.ln1.r1
+    VEC.mul   l0_ln1_r1_x, l0_ln1_r1_x, l0_ln1_r1_var       ; p1.row_tile l0.ln1.r1
+    VEC.mul   l0_ln1_r1_x, l0_ln1_r1_x, l0_ln1_r1_g         ; p1.row_tile l0.ln1.r1
+    VEC.add   l0_ln1_r1_x, l0_ln1_r1_x, l0_ln1_r1_b         ; p1.row_tile l0.ln1.r1
+    ST        hbm[scratch + 12288], l0_ln1_r1_x             ; p1.row_tile l0.ln1.r1
+    SIG       ev.ln1_l0, 1                                  ; p1.row_tile l0.ln1.r1
     SIG       ev.took, 1                                    ; p1.power.bucket_bytes:8 l0.ln1.r1
     END
 
@@ -315,28 +315,28 @@
 .rf l0_w1_r1_p1_acc             p2       32x32     ; l0.w1.r1.p1.acc
 .rf l0_w1_r1_p1_bias            p0       1x32      ; l0.w1.r1.p1.bias
 .rf l0_w1_r1_p1_gelu            p0       32x32     ; l0.w1.r1.p1.gelu
-    WAIT      ev.ln2_l0, 2                                  ; p1 l0.w1.r1.p1
+    WAIT      ev.ln2_l0, 2                                  ; p1.panels.w1 l0.w1.r1.p1
     WAIT      ev.bucket, 52                                 ; p1.power.bucket_bytes:8 l0.w1.r1.p1
-    LD        l0_w1_r1_p1_a, hbm[scratch + 45056]           ; p1 l0.w1.r1.p1
+    LD        l0_w1_r1_p1_a, hbm[scratch + 45056]           ; p1.panels.w1 l0.w1.r1.p1
     SIG       ev.took, 1                                    ; p1.power.bucket_bytes:8 l0.w1.r1.p1
     WAIT      ev.bucket, 53                                 ; p1.power.bucket_bytes:8 l0.w1.r1.p1
-    LD        l0_w1_r1_p1_w, hbm[w1.l0 + 128], stride 64    ; p1.panels.w1 l0.w1.r1.p1
-    MMA.z     l0_w1_r1_p1_acc, l0_w1_r1_p1_a, l0_w1_r1_p1_w ; p1.panels.w1 l0.w1.r1.p1
+    LD        l0_w1_r1_p1_w, hbm[w1.l0 + 128], stride 64    ; p1.k_chunk.w1 l0.w1.r1.p1
+    MMA.z     l0_w1_r1_p1_acc, l0_w1_r1_p1_a, l0_w1_r1_p1_w ; p1.k_chunk.w1 l0.w1.r1.p1
     SIG       ev.took, 1                                    ; p1.power.bucket_bytes:8 l0.w1.r1.p1
     WAIT      ev.bucket, 54                                 ; p1.power.bucket_bytes:8 l0.w1.r1.p1
     LD        l0_w1_r1_p1_bias, hbm[b1.l0 + 128]            ; p1.panels.w1 l0.w1.r1.p1
     VEC.add   l0_w1_r1_p1_acc, l0_w1_r1_p1_acc, l0_w1_r1_p1_bias ; p1.panels.w1 l0.w1.r1.p1
-    VEC.mul   l0_w1_r1_p1_gelu, l0_w1_r1_p1_acc, l0_w1_r1_p1_acc ; p1 l0.w1.r1.p1
-    VEC.mul   l0_w1_r1_p1_gelu, l0_w1_r1_p1_gelu, l0_w1_r1_p1_acc ; p1 l0.w1.r1.p1
-    VEC.muli  l0_w1_r1_p1_gelu, l0_w1_r1_p1_gelu, 0.044715  ; p1 l0.w1.r1.p1
-    VEC.add   l0_w1_r1_p1_gelu, l0_w1_r1_p1_gelu, l0_w1_r1_p1_acc ; p1 l0.w1.r1.p1
-    VEC.muli  l0_w1_r1_p1_gelu, l0_w1_r1_p1_gelu, 0.7978846 ; p1 l0.w1.r1.p1
-    SFU.tanh  l0_w1_r1_p1_gelu, l0_w1_r1_p1_gelu            ; p1 l0.w1.r1.p1
-    VEC.addi  l0_w1_r1_p1_gelu, l0_w1_r1_p1_gelu, 1         ; p1 l0.w1.r1.p1
-    VEC.mul   l0_w1_r1_p1_gelu, l0_w1_r1_p1_gelu, l0_w1_r1_p1_acc ; p1 l0.w1.r1.p1
-    VEC.muli  l0_w1_r1_p1_gelu, l0_w1_r1_p1_gelu, 0.5       ; p1 l0.w1.r1.p1
-    ST        hbm[scratch + 57472], l0_w1_r1_p1_gelu, stride 64 ; p1 l0.w1.r1.p1
-    SIG       ev.w1_l0, 1                                   ; p1 l0.w1.r1.p1
+    VEC.mul   l0_w1_r1_p1_gelu, l0_w1_r1_p1_acc, l0_w1_r1_p1_acc ; p1.panels.w1 l0.w1.r1.p1
+    VEC.mul   l0_w1_r1_p1_gelu, l0_w1_r1_p1_gelu, l0_w1_r1_p1_acc ; p1.panels.w1 l0.w1.r1.p1
+    VEC.muli  l0_w1_r1_p1_gelu, l0_w1_r1_p1_gelu, 0.044715  ; p1.panels.w1 l0.w1.r1.p1
+    VEC.add   l0_w1_r1_p1_gelu, l0_w1_r1_p1_gelu, l0_w1_r1_p1_acc ; p1.panels.w1 l0.w1.r1.p1
+    VEC.muli  l0_w1_r1_p1_gelu, l0_w1_r1_p1_gelu, 0.7978846 ; p1.panels.w1 l0.w1.r1.p1
+    SFU.tanh  l0_w1_r1_p1_gelu, l0_w1_r1_p1_gelu            ; p1.panels.w1 l0.w1.r1.p1
+    VEC.addi  l0_w1_r1_p1_gelu, l0_w1_r1_p1_gelu, 1         ; p1.panels.w1 l0.w1.r1.p1
+    VEC.mul   l0_w1_r1_p1_gelu, l0_w1_r1_p1_gelu, l0_w1_r1_p1_acc ; p1.panels.w1 l0.w1.r1.p1
+    VEC.muli  l0_w1_r1_p1_gelu, l0_w1_r1_p1_gelu, 0.5       ; p1.panels.w1 l0.w1.r1.p1
+    ST        hbm[scratch + 57472], l0_w1_r1_p1_gelu, stride 64 ; p1.panels.w1 l0.w1.r1.p1
+    SIG       ev.w1_l0, 1                                   ; p1.panels.w1 l0.w1.r1.p1
     SIG       ev.took, 1                                    ; p1.power.bucket_bytes:8 l0.w1.r1.p1
     END
 
@@ -345,19 +345,19 @@
 .rf l0_qkv_r0_p0_w              p1       32x32     ; l0.qkv.r0.p0.w
 .rf l0_qkv_r0_p0_acc            p2       32x32     ; l0.qkv.r0.p0.acc
 .rf l0_qkv_r0_p0_bias           p0       1x32      ; l0.qkv.r0.p0.bias
-    WAIT      ev.ln1_l0, 2                                  ; p1 l0.qkv.r0.p0
+    WAIT      ev.ln1_l0, 2                                  ; p1.panels.qkv l0.qkv.r0.p0
     WAIT      ev.bucket, 5                                  ; p1.power.bucket_bytes:8 l0.qkv.r0.p0
-    LD        l0_qkv_r0_p0_a, hbm[scratch + 8192]           ; p1 l0.qkv.r0.p0
+    LD        l0_qkv_r0_p0_a, hbm[scratch + 8192]           ; p1.panels.qkv l0.qkv.r0.p0
     SIG       ev.took, 1                                    ; p1.power.bucket_bytes:8 l0.qkv.r0.p0
     WAIT      ev.bucket, 6                                  ; p1.power.bucket_bytes:8 l0.qkv.r0.p0
-    LD        l0_qkv_r0_p0_w, hbm[wqkv.l0], stride 96       ; p1.panels.qkv l0.qkv.r0.p0
-    MMA.z     l0_qkv_r0_p0_acc, l0_qkv_r0_p0_a, l0_qkv_r0_p0_w ; p1.panels.qkv l0.qkv.r0.p0
+    LD        l0_qkv_r0_p0_w, hbm[wqkv.l0], stride 96       ; p1.k_chunk.qkv l0.qkv.r0.p0
+    MMA.z     l0_qkv_r0_p0_acc, l0_qkv_r0_p0_a, l0_qkv_r0_p0_w ; p1.k_chunk.qkv l0.qkv.r0.p0
     SIG       ev.took, 1                                    ; p1.power.bucket_bytes:8 l0.qkv.r0.p0
     WAIT      ev.bucket, 7                                  ; p1.power.bucket_bytes:8 l0.qkv.r0.p0
     LD        l0_qkv_r0_p0_bias, hbm[bqkv.l0]               ; p1.panels.qkv l0.qkv.r0.p0
     VEC.add   l0_qkv_r0_p0_acc, l0_qkv_r0_p0_acc, l0_qkv_r0_p0_bias ; p1.panels.qkv l0.qkv.r0.p0
-    ST        hbm[scratch + 16384], l0_qkv_r0_p0_acc        ; p1 l0.qkv.r0.p0
-    SIG       ev.qkv_l0, 1                                  ; p1 l0.qkv.r0.p0
+    ST        hbm[scratch + 16384], l0_qkv_r0_p0_acc        ; p1.panels.qkv l0.qkv.r0.p0
+    SIG       ev.qkv_l0, 1                                  ; p1.panels.qkv l0.qkv.r0.p0
     SIG       ev.took, 1                                    ; p1.power.bucket_bytes:8 l0.qkv.r0.p0
     END
 
@@ -367,23 +367,23 @@
 .rf l0_w2_r0_p0_acc             p4       32x32     ; l0.w2.r0.p0.acc
 .rf l0_w2_r0_p0_bias            p0       1x32      ; l0.w2.r0.p0.bias
 .rf l0_w2_r0_p0_res             p0       32x32     ; l0.w2.r0.p0.res
-    WAIT      ev.w1_l0, 4                                   ; p1 l0.w2.r0.p0
+    WAIT      ev.w1_l0, 4                                   ; p1.panels.w2 l0.w2.r0.p0
     WAIT      ev.bucket, 55                                 ; p1.power.bucket_bytes:8 l0.w2.r0.p0
-    LD        l0_w2_r0_p0_a, hbm[scratch + 49152]           ; p1 l0.w2.r0.p0
+    LD        l0_w2_r0_p0_a, hbm[scratch + 49152]           ; p1.panels.w2 l0.w2.r0.p0
     SIG       ev.took, 1                                    ; p1.power.bucket_bytes:8 l0.w2.r0.p0
     WAIT      ev.bucket, 56                                 ; p1.power.bucket_bytes:8 l0.w2.r0.p0
-    LD        l0_w2_r0_p0_w, hbm[w2.l0]                     ; p1.panels.w2 l0.w2.r0.p0
-    MMA.z     l0_w2_r0_p0_acc, l0_w2_r0_p0_a, l0_w2_r0_p0_w ; p1.panels.w2 l0.w2.r0.p0
+    LD        l0_w2_r0_p0_w, hbm[w2.l0]                     ; p1.k_chunk.w2 l0.w2.r0.p0
+    MMA.z     l0_w2_r0_p0_acc, l0_w2_r0_p0_a, l0_w2_r0_p0_w ; p1.k_chunk.w2 l0.w2.r0.p0
     SIG       ev.took, 1                                    ; p1.power.bucket_bytes:8 l0.w2.r0.p0
     WAIT      ev.bucket, 57                                 ; p1.power.bucket_bytes:8 l0.w2.r0.p0
     LD        l0_w2_r0_p0_bias, hbm[b2.l0]                  ; p1.panels.w2 l0.w2.r0.p0
     VEC.add   l0_w2_r0_p0_acc, l0_w2_r0_p0_acc, l0_w2_r0_p0_bias ; p1.panels.w2 l0.w2.r0.p0
     SIG       ev.took, 1                                    ; p1.power.bucket_bytes:8 l0.w2.r0.p0
     WAIT      ev.bucket, 58                                 ; p1.power.bucket_bytes:8 l0.w2.r0.p0
-    LD        l0_w2_r0_p0_res, hbm[scratch + 32768]         ; p1 l0.w2.r0.p0
-    VEC.add   l0_w2_r0_p0_acc, l0_w2_r0_p0_acc, l0_w2_r0_p0_res ; p1 l0.w2.r0.p0
-    ST        hbm[out], l0_w2_r0_p0_acc                     ; p1 l0.w2.r0.p0
-    SIG       ev.w2_l0, 1                                   ; p1 l0.w2.r0.p0
+    LD        l0_w2_r0_p0_res, hbm[scratch + 32768]         ; p1.panels.w2 l0.w2.r0.p0
+    VEC.add   l0_w2_r0_p0_acc, l0_w2_r0_p0_acc, l0_w2_r0_p0_res ; p1.panels.w2 l0.w2.r0.p0
+    ST        hbm[out], l0_w2_r0_p0_acc                     ; p1.panels.w2 l0.w2.r0.p0
+    SIG       ev.w2_l0, 1                                   ; p1.panels.w2 l0.w2.r0.p0
     SIG       ev.took, 1                                    ; p1.power.bucket_bytes:8 l0.w2.r0.p0
     END
 
@@ -392,19 +392,19 @@
 .rf l0_qkv_r0_p1_w              p1       32x32     ; l0.qkv.r0.p1.w
 .rf l0_qkv_r0_p1_acc            p2       32x32     ; l0.qkv.r0.p1.acc
 .rf l0_qkv_r0_p1_bias           p0       1x32      ; l0.qkv.r0.p1.bias
-    WAIT      ev.ln1_l0, 2                                  ; p1 l0.qkv.r0.p1
+    WAIT      ev.ln1_l0, 2                                  ; p1.panels.qkv l0.qkv.r0.p1
     WAIT      ev.bucket, 8                                  ; p1.power.bucket_bytes:8 l0.qkv.r0.p1
-    LD        l0_qkv_r0_p1_a, hbm[scratch + 8192]           ; p1 l0.qkv.r0.p1
+    LD        l0_qkv_r0_p1_a, hbm[scratch + 8192]           ; p1.panels.qkv l0.qkv.r0.p1
     SIG       ev.took, 1                                    ; p1.power.bucket_bytes:8 l0.qkv.r0.p1
     WAIT      ev.bucket, 9                                  ; p1.power.bucket_bytes:8 l0.qkv.r0.p1
-    LD        l0_qkv_r0_p1_w, hbm[wqkv.l0 + 128], stride 96 ; p1.panels.qkv l0.qkv.r0.p1
-    MMA.z     l0_qkv_r0_p1_acc, l0_qkv_r0_p1_a, l0_qkv_r0_p1_w ; p1.panels.qkv l0.qkv.r0.p1
+    LD        l0_qkv_r0_p1_w, hbm[wqkv.l0 + 128], stride 96 ; p1.k_chunk.qkv l0.qkv.r0.p1
+    MMA.z     l0_qkv_r0_p1_acc, l0_qkv_r0_p1_a, l0_qkv_r0_p1_w ; p1.k_chunk.qkv l0.qkv.r0.p1
     SIG       ev.took, 1                                    ; p1.power.bucket_bytes:8 l0.qkv.r0.p1
     WAIT      ev.bucket, 10                                 ; p1.power.bucket_bytes:8 l0.qkv.r0.p1
     LD        l0_qkv_r0_p1_bias, hbm[bqkv.l0 + 128]         ; p1.panels.qkv l0.qkv.r0.p1
     VEC.add   l0_qkv_r0_p1_acc, l0_qkv_r0_p1_acc, l0_qkv_r0_p1_bias ; p1.panels.qkv l0.qkv.r0.p1
     ST        hbm[k_out.l0], l0_qkv_r0_p1_acc               ; p1.kv_writeback l0.qkv.r0.p1
-    SIG       ev.qkv_l0, 1                                  ; p1 l0.qkv.r0.p1
+    SIG       ev.qkv_l0, 1                                  ; p1.panels.qkv l0.qkv.r0.p1
     SIG       ev.took, 1                                    ; p1.power.bucket_bytes:8 l0.qkv.r0.p1
     END
 
@@ -414,23 +414,23 @@
 .rf l0_w2_r1_p0_acc             p4       32x32     ; l0.w2.r1.p0.acc
 .rf l0_w2_r1_p0_bias            p0       1x32      ; l0.w2.r1.p0.bias
 .rf l0_w2_r1_p0_res             p0       32x32     ; l0.w2.r1.p0.res
-    WAIT      ev.w1_l0, 4                                   ; p1 l0.w2.r1.p0
+    WAIT      ev.w1_l0, 4                                   ; p1.panels.w2 l0.w2.r1.p0
     WAIT      ev.bucket, 59                                 ; p1.power.bucket_bytes:8 l0.w2.r1.p0
-    LD        l0_w2_r1_p0_a, hbm[scratch + 57344]           ; p1 l0.w2.r1.p0
+    LD        l0_w2_r1_p0_a, hbm[scratch + 57344]           ; p1.panels.w2 l0.w2.r1.p0
     SIG       ev.took, 1                                    ; p1.power.bucket_bytes:8 l0.w2.r1.p0
     WAIT      ev.bucket, 60                                 ; p1.power.bucket_bytes:8 l0.w2.r1.p0
-    LD        l0_w2_r1_p0_w, hbm[w2.l0]                     ; p1.panels.w2 l0.w2.r1.p0
-    MMA.z     l0_w2_r1_p0_acc, l0_w2_r1_p0_a, l0_w2_r1_p0_w ; p1.panels.w2 l0.w2.r1.p0
+    LD        l0_w2_r1_p0_w, hbm[w2.l0]                     ; p1.k_chunk.w2 l0.w2.r1.p0
+    MMA.z     l0_w2_r1_p0_acc, l0_w2_r1_p0_a, l0_w2_r1_p0_w ; p1.k_chunk.w2 l0.w2.r1.p0
     SIG       ev.took, 1                                    ; p1.power.bucket_bytes:8 l0.w2.r1.p0
     WAIT      ev.bucket, 61                                 ; p1.power.bucket_bytes:8 l0.w2.r1.p0
     LD        l0_w2_r1_p0_bias, hbm[b2.l0]                  ; p1.panels.w2 l0.w2.r1.p0
     VEC.add   l0_w2_r1_p0_acc, l0_w2_r1_p0_acc, l0_w2_r1_p0_bias ; p1.panels.w2 l0.w2.r1.p0
     SIG       ev.took, 1                                    ; p1.power.bucket_bytes:8 l0.w2.r1.p0
     WAIT      ev.bucket, 62                                 ; p1.power.bucket_bytes:8 l0.w2.r1.p0
-    LD        l0_w2_r1_p0_res, hbm[scratch + 36864]         ; p1 l0.w2.r1.p0
-    VEC.add   l0_w2_r1_p0_acc, l0_w2_r1_p0_acc, l0_w2_r1_p0_res ; p1 l0.w2.r1.p0
-    ST        hbm[out + 4096], l0_w2_r1_p0_acc              ; p1 l0.w2.r1.p0
-    SIG       ev.w2_l0, 1                                   ; p1 l0.w2.r1.p0
+    LD        l0_w2_r1_p0_res, hbm[scratch + 36864]         ; p1.panels.w2 l0.w2.r1.p0
+    VEC.add   l0_w2_r1_p0_acc, l0_w2_r1_p0_acc, l0_w2_r1_p0_res ; p1.panels.w2 l0.w2.r1.p0
+    ST        hbm[out + 4096], l0_w2_r1_p0_acc              ; p1.panels.w2 l0.w2.r1.p0
+    SIG       ev.w2_l0, 1                                   ; p1.panels.w2 l0.w2.r1.p0
     SIG       ev.took, 1                                    ; p1.power.bucket_bytes:8 l0.w2.r1.p0
     END
 
@@ -439,19 +439,19 @@
 .rf l0_qkv_r0_p2_w              p1       32x32     ; l0.qkv.r0.p2.w
 .rf l0_qkv_r0_p2_acc            p2       32x32     ; l0.qkv.r0.p2.acc
 .rf l0_qkv_r0_p2_bias           p0       1x32      ; l0.qkv.r0.p2.bias
-    WAIT      ev.ln1_l0, 2                                  ; p1 l0.qkv.r0.p2
+    WAIT      ev.ln1_l0, 2                                  ; p1.panels.qkv l0.qkv.r0.p2
     WAIT      ev.bucket, 11                                 ; p1.power.bucket_bytes:8 l0.qkv.r0.p2
-    LD        l0_qkv_r0_p2_a, hbm[scratch + 8192]           ; p1 l0.qkv.r0.p2
+    LD        l0_qkv_r0_p2_a, hbm[scratch + 8192]           ; p1.panels.qkv l0.qkv.r0.p2
     SIG       ev.took, 1                                    ; p1.power.bucket_bytes:8 l0.qkv.r0.p2
     WAIT      ev.bucket, 12                                 ; p1.power.bucket_bytes:8 l0.qkv.r0.p2
-    LD        l0_qkv_r0_p2_w, hbm[wqkv.l0 + 256], stride 96 ; p1.panels.qkv l0.qkv.r0.p2
-    MMA.z     l0_qkv_r0_p2_acc, l0_qkv_r0_p2_a, l0_qkv_r0_p2_w ; p1.panels.qkv l0.qkv.r0.p2
+    LD        l0_qkv_r0_p2_w, hbm[wqkv.l0 + 256], stride 96 ; p1.k_chunk.qkv l0.qkv.r0.p2
+    MMA.z     l0_qkv_r0_p2_acc, l0_qkv_r0_p2_a, l0_qkv_r0_p2_w ; p1.k_chunk.qkv l0.qkv.r0.p2
     SIG       ev.took, 1                                    ; p1.power.bucket_bytes:8 l0.qkv.r0.p2
     WAIT      ev.bucket, 13                                 ; p1.power.bucket_bytes:8 l0.qkv.r0.p2
     LD        l0_qkv_r0_p2_bias, hbm[bqkv.l0 + 256]         ; p1.panels.qkv l0.qkv.r0.p2
     VEC.add   l0_qkv_r0_p2_acc, l0_qkv_r0_p2_acc, l0_qkv_r0_p2_bias ; p1.panels.qkv l0.qkv.r0.p2
     ST        hbm[v_out.l0], l0_qkv_r0_p2_acc               ; p1.kv_writeback l0.qkv.r0.p2
-    SIG       ev.qkv_l0, 1                                  ; p1 l0.qkv.r0.p2
+    SIG       ev.qkv_l0, 1                                  ; p1.panels.qkv l0.qkv.r0.p2
     SIG       ev.took, 1                                    ; p1.power.bucket_bytes:8 l0.qkv.r0.p2
     END
 
@@ -460,19 +460,19 @@
 .rf l0_qkv_r1_p0_w              p1       32x32     ; l0.qkv.r1.p0.w
 .rf l0_qkv_r1_p0_acc            p2       32x32     ; l0.qkv.r1.p0.acc
 .rf l0_qkv_r1_p0_bias           p0       1x32      ; l0.qkv.r1.p0.bias
-    WAIT      ev.ln1_l0, 2                                  ; p1 l0.qkv.r1.p0
+    WAIT      ev.ln1_l0, 2                                  ; p1.panels.qkv l0.qkv.r1.p0
     WAIT      ev.bucket, 14                                 ; p1.power.bucket_bytes:8 l0.qkv.r1.p0
-    LD        l0_qkv_r1_p0_a, hbm[scratch + 12288]          ; p1 l0.qkv.r1.p0
+    LD        l0_qkv_r1_p0_a, hbm[scratch + 12288]          ; p1.panels.qkv l0.qkv.r1.p0
     SIG       ev.took, 1                                    ; p1.power.bucket_bytes:8 l0.qkv.r1.p0
     WAIT      ev.bucket, 15                                 ; p1.power.bucket_bytes:8 l0.qkv.r1.p0
-    LD        l0_qkv_r1_p0_w, hbm[wqkv.l0], stride 96       ; p1.panels.qkv l0.qkv.r1.p0
-    MMA.z     l0_qkv_r1_p0_acc, l0_qkv_r1_p0_a, l0_qkv_r1_p0_w ; p1.panels.qkv l0.qkv.r1.p0
+    LD        l0_qkv_r1_p0_w, hbm[wqkv.l0], stride 96       ; p1.k_chunk.qkv l0.qkv.r1.p0
+    MMA.z     l0_qkv_r1_p0_acc, l0_qkv_r1_p0_a, l0_qkv_r1_p0_w ; p1.k_chunk.qkv l0.qkv.r1.p0
     SIG       ev.took, 1                                    ; p1.power.bucket_bytes:8 l0.qkv.r1.p0
     WAIT      ev.bucket, 16                                 ; p1.power.bucket_bytes:8 l0.qkv.r1.p0
     LD        l0_qkv_r1_p0_bias, hbm[bqkv.l0]               ; p1.panels.qkv l0.qkv.r1.p0
     VEC.add   l0_qkv_r1_p0_acc, l0_qkv_r1_p0_acc, l0_qkv_r1_p0_bias ; p1.panels.qkv l0.qkv.r1.p0
-    ST        hbm[scratch + 20480], l0_qkv_r1_p0_acc        ; p1 l0.qkv.r1.p0
-    SIG       ev.qkv_l0, 1                                  ; p1 l0.qkv.r1.p0
+    ST        hbm[scratch + 20480], l0_qkv_r1_p0_acc        ; p1.panels.qkv l0.qkv.r1.p0
+    SIG       ev.qkv_l0, 1                                  ; p1.panels.qkv l0.qkv.r1.p0
     SIG       ev.took, 1                                    ; p1.power.bucket_bytes:8 l0.qkv.r1.p0
     END
 
@@ -481,19 +481,19 @@
 .rf l0_qkv_r1_p1_w              p1       32x32     ; l0.qkv.r1.p1.w
 .rf l0_qkv_r1_p1_acc            p2       32x32     ; l0.qkv.r1.p1.acc
 .rf l0_qkv_r1_p1_bias           p0       1x32      ; l0.qkv.r1.p1.bias
-    WAIT      ev.ln1_l0, 2                                  ; p1 l0.qkv.r1.p1
+    WAIT      ev.ln1_l0, 2                                  ; p1.panels.qkv l0.qkv.r1.p1
     WAIT      ev.bucket, 17                                 ; p1.power.bucket_bytes:8 l0.qkv.r1.p1
-    LD        l0_qkv_r1_p1_a, hbm[scratch + 12288]          ; p1 l0.qkv.r1.p1
+    LD        l0_qkv_r1_p1_a, hbm[scratch + 12288]          ; p1.panels.qkv l0.qkv.r1.p1
     SIG       ev.took, 1                                    ; p1.power.bucket_bytes:8 l0.qkv.r1.p1
     WAIT      ev.bucket, 18                                 ; p1.power.bucket_bytes:8 l0.qkv.r1.p1
-    LD        l0_qkv_r1_p1_w, hbm[wqkv.l0 + 128], stride 96 ; p1.panels.qkv l0.qkv.r1.p1
-    MMA.z     l0_qkv_r1_p1_acc, l0_qkv_r1_p1_a, l0_qkv_r1_p1_w ; p1.panels.qkv l0.qkv.r1.p1
+    LD        l0_qkv_r1_p1_w, hbm[wqkv.l0 + 128], stride 96 ; p1.k_chunk.qkv l0.qkv.r1.p1
+    MMA.z     l0_qkv_r1_p1_acc, l0_qkv_r1_p1_a, l0_qkv_r1_p1_w ; p1.k_chunk.qkv l0.qkv.r1.p1
     SIG       ev.took, 1                                    ; p1.power.bucket_bytes:8 l0.qkv.r1.p1
     WAIT      ev.bucket, 19                                 ; p1.power.bucket_bytes:8 l0.qkv.r1.p1
     LD        l0_qkv_r1_p1_bias, hbm[bqkv.l0 + 128]         ; p1.panels.qkv l0.qkv.r1.p1
     VEC.add   l0_qkv_r1_p1_acc, l0_qkv_r1_p1_acc, l0_qkv_r1_p1_bias ; p1.panels.qkv l0.qkv.r1.p1
     ST        hbm[k_out.l0 + 4096], l0_qkv_r1_p1_acc        ; p1.kv_writeback l0.qkv.r1.p1
-    SIG       ev.qkv_l0, 1                                  ; p1 l0.qkv.r1.p1
+    SIG       ev.qkv_l0, 1                                  ; p1.panels.qkv l0.qkv.r1.p1
     SIG       ev.took, 1                                    ; p1.power.bucket_bytes:8 l0.qkv.r1.p1
     END
 
@@ -502,19 +502,19 @@
 .rf l0_qkv_r1_p2_w              p1       32x32     ; l0.qkv.r1.p2.w
 .rf l0_qkv_r1_p2_acc            p2       32x32     ; l0.qkv.r1.p2.acc
 .rf l0_qkv_r1_p2_bias           p0       1x32      ; l0.qkv.r1.p2.bias
-    WAIT      ev.ln1_l0, 2                                  ; p1 l0.qkv.r1.p2
+    WAIT      ev.ln1_l0, 2                                  ; p1.panels.qkv l0.qkv.r1.p2
     WAIT      ev.bucket, 20                                 ; p1.power.bucket_bytes:8 l0.qkv.r1.p2
-    LD        l0_qkv_r1_p2_a, hbm[scratch + 12288]          ; p1 l0.qkv.r1.p2
+    LD        l0_qkv_r1_p2_a, hbm[scratch + 12288]          ; p1.panels.qkv l0.qkv.r1.p2
     SIG       ev.took, 1                                    ; p1.power.bucket_bytes:8 l0.qkv.r1.p2
     WAIT      ev.bucket, 21                                 ; p1.power.bucket_bytes:8 l0.qkv.r1.p2
-    LD        l0_qkv_r1_p2_w, hbm[wqkv.l0 + 256], stride 96 ; p1.panels.qkv l0.qkv.r1.p2
-    MMA.z     l0_qkv_r1_p2_acc, l0_qkv_r1_p2_a, l0_qkv_r1_p2_w ; p1.panels.qkv l0.qkv.r1.p2
+    LD        l0_qkv_r1_p2_w, hbm[wqkv.l0 + 256], stride 96 ; p1.k_chunk.qkv l0.qkv.r1.p2
+    MMA.z     l0_qkv_r1_p2_acc, l0_qkv_r1_p2_a, l0_qkv_r1_p2_w ; p1.k_chunk.qkv l0.qkv.r1.p2
     SIG       ev.took, 1                                    ; p1.power.bucket_bytes:8 l0.qkv.r1.p2
     WAIT      ev.bucket, 22                                 ; p1.power.bucket_bytes:8 l0.qkv.r1.p2
     LD        l0_qkv_r1_p2_bias, hbm[bqkv.l0 + 256]         ; p1.panels.qkv l0.qkv.r1.p2
     VEC.add   l0_qkv_r1_p2_acc, l0_qkv_r1_p2_acc, l0_qkv_r1_p2_bias ; p1.panels.qkv l0.qkv.r1.p2
     ST        hbm[v_out.l0 + 4096], l0_qkv_r1_p2_acc        ; p1.kv_writeback l0.qkv.r1.p2
-    SIG       ev.qkv_l0, 1                                  ; p1 l0.qkv.r1.p2
+    SIG       ev.qkv_l0, 1                                  ; p1.panels.qkv l0.qkv.r1.p2
     SIG       ev.took, 1                                    ; p1.power.bucket_bytes:8 l0.qkv.r1.p2
     END
 
@@ -527,60 +527,60 @@
 .rf l0_att_s0_h0_r0_z           p0       32x1      ; l0.att.s0.h0.r0.z
 .rf l0_att_s0_h0_r0_vb          p0       32x32     ; l0.att.s0.h0.r0.vb
 .rf l0_att_s0_h0_r0_o           p1       32x32     ; l0.att.s0.h0.r0.o
-    WAIT      ev.qkv_l0, 6                                  ; p1 l0.att.s0.h0.r0
+    WAIT      ev.qkv_l0, 6                                  ; p1.row_tile l0.att.s0.h0.r0
     WAIT      ev.bucket, 23                                 ; p1.power.bucket_bytes:8 l0.att.s0.h0.r0
-    LD        l0_att_s0_h0_r0_q, hbm[scratch + 16384]       ; p1 l0.att.s0.h0.r0
+    LD        l0_att_s0_h0_r0_q, hbm[scratch + 16384]       ; p1.row_tile l0.att.s0.h0.r0
     SIG       ev.took, 1                                    ; p1.power.bucket_bytes:8 l0.att.s0.h0.r0
     WAIT      ev.bucket, 24                                 ; p1.power.bucket_bytes:8 l0.att.s0.h0.r0
-    LD        l0_att_s0_h0_r0_kb, hbm[k_out.l0]             ; p1 l0.att.s0.h0.r0
-    MMA.z.t   l0_att_s0_h0_r0_s, l0_att_s0_h0_r0_q, l0_att_s0_h0_r0_kb ; p1 l0.att.s0.h0.r0
-    VEC.fill  l0_att_s0_h0_r0_mask, -1e+30                  ; p1 l0.att.s0.h0.r0
-    VEC.fill  l0_att_s0_h0_r0_mask[0:1, 0:1], 0             ; p1 l0.att.s0.h0.r0
-    VEC.fill  l0_att_s0_h0_r0_mask[1:2, 0:2], 0             ; p1 l0.att.s0.h0.r0
-    VEC.fill  l0_att_s0_h0_r0_mask[2:3, 0:3], 0             ; p1 l0.att.s0.h0.r0
-    VEC.fill  l0_att_s0_h0_r0_mask[3:4, 0:4], 0             ; p1 l0.att.s0.h0.r0
-    VEC.fill  l0_att_s0_h0_r0_mask[4:5, 0:5], 0             ; p1 l0.att.s0.h0.r0
-    VEC.fill  l0_att_s0_h0_r0_mask[5:6, 0:6], 0             ; p1 l0.att.s0.h0.r0
-    VEC.fill  l0_att_s0_h0_r0_mask[6:7, 0:7], 0             ; p1 l0.att.s0.h0.r0
-    VEC.fill  l0_att_s0_h0_r0_mask[7:8, 0:8], 0             ; p1 l0.att.s0.h0.r0
-    VEC.fill  l0_att_s0_h0_r0_mask[8:9, 0:9], 0             ; p1 l0.att.s0.h0.r0
-    VEC.fill  l0_att_s0_h0_r0_mask[9:10, 0:10], 0           ; p1 l0.att.s0.h0.r0
-    VEC.fill  l0_att_s0_h0_r0_mask[10:11, 0:11], 0          ; p1 l0.att.s0.h0.r0
-    VEC.fill  l0_att_s0_h0_r0_mask[11:12, 0:12], 0          ; p1 l0.att.s0.h0.r0
-    VEC.fill  l0_att_s0_h0_r0_mask[12:13, 0:13], 0          ; p1 l0.att.s0.h0.r0
-    VEC.fill  l0_att_s0_h0_r0_mask[13:14, 0:14], 0          ; p1 l0.att.s0.h0.r0
-    VEC.fill  l0_att_s0_h0_r0_mask[14:15, 0:15], 0          ; p1 l0.att.s0.h0.r0
-    VEC.fill  l0_att_s0_h0_r0_mask[15:16, 0:16], 0          ; p1 l0.att.s0.h0.r0
-    VEC.fill  l0_att_s0_h0_r0_mask[16:17, 0:17], 0          ; p1 l0.att.s0.h0.r0
-    VEC.fill  l0_att_s0_h0_r0_mask[17:18, 0:18], 0          ; p1 l0.att.s0.h0.r0
-    VEC.fill  l0_att_s0_h0_r0_mask[18:19, 0:19], 0          ; p1 l0.att.s0.h0.r0
-    VEC.fill  l0_att_s0_h0_r0_mask[19:20, 0:20], 0          ; p1 l0.att.s0.h0.r0
-    VEC.fill  l0_att_s0_h0_r0_mask[20:21, 0:21], 0          ; p1 l0.att.s0.h0.r0
-    VEC.fill  l0_att_s0_h0_r0_mask[21:22, 0:22], 0          ; p1 l0.att.s0.h0.r0
-    VEC.fill  l0_att_s0_h0_r0_mask[22:23, 0:23], 0          ; p1 l0.att.s0.h0.r0
-    VEC.fill  l0_att_s0_h0_r0_mask[23:24, 0:24], 0          ; p1 l0.att.s0.h0.r0
-    VEC.fill  l0_att_s0_h0_r0_mask[24:25, 0:25], 0          ; p1 l0.att.s0.h0.r0
-    VEC.fill  l0_att_s0_h0_r0_mask[25:26, 0:26], 0          ; p1 l0.att.s0.h0.r0
-    VEC.fill  l0_att_s0_h0_r0_mask[26:27, 0:27], 0          ; p1 l0.att.s0.h0.r0
-    VEC.fill  l0_att_s0_h0_r0_mask[27:28, 0:28], 0          ; p1 l0.att.s0.h0.r0
-    VEC.fill  l0_att_s0_h0_r0_mask[28:29, 0:29], 0          ; p1 l0.att.s0.h0.r0
-    VEC.fill  l0_att_s0_h0_r0_mask[29:30, 0:30], 0          ; p1 l0.att.s0.h0.r0
-    VEC.fill  l0_att_s0_h0_r0_mask[30:31, 0:31], 0          ; p1 l0.att.s0.h0.r0
-    VEC.fill  l0_att_s0_h0_r0_mask[31:32, :], 0             ; p1 l0.att.s0.h0.r0
-    VEC.muli  l0_att_s0_h0_r0_s, l0_att_s0_h0_r0_s, 0.17677669 ; p1 l0.att.s0.h0.r0
-    VEC.add   l0_att_s0_h0_r0_s, l0_att_s0_h0_r0_s, l0_att_s0_h0_r0_mask ; p1 l0.att.s0.h0.r0
-    VEC.rmax  l0_att_s0_h0_r0_m, l0_att_s0_h0_r0_s          ; p1 l0.att.s0.h0.r0
-    VEC.sub   l0_att_s0_h0_r0_s, l0_att_s0_h0_r0_s, l0_att_s0_h0_r0_m ; p1 l0.att.s0.h0.r0
-    SFU.exp   l0_att_s0_h0_r0_s, l0_att_s0_h0_r0_s          ; p1 l0.att.s0.h0.r0
-    VEC.rsum  l0_att_s0_h0_r0_z, l0_att_s0_h0_r0_s          ; p1 l0.att.s0.h0.r0
-    SFU.recip l0_att_s0_h0_r0_z, l0_att_s0_h0_r0_z          ; p1 l0.att.s0.h0.r0
-    VEC.mul   l0_att_s0_h0_r0_s, l0_att_s0_h0_r0_s, l0_att_s0_h0_r0_z ; p1 l0.att.s0.h0.r0
+    LD        l0_att_s0_h0_r0_kb, hbm[k_out.l0]             ; p1.row_tile l0.att.s0.h0.r0
+    MMA.z.t   l0_att_s0_h0_r0_s, l0_att_s0_h0_r0_q, l0_att_s0_h0_r0_kb ; p1.row_tile l0.att.s0.h0.r0
+    VEC.fill  l0_att_s0_h0_r0_mask, -1e+30                  ; p1.row_tile l0.att.s0.h0.r0
+    VEC.fill  l0_att_s0_h0_r0_mask[0:1, 0:1], 0             ; p1.row_tile l0.att.s0.h0.r0
+    VEC.fill  l0_att_s0_h0_r0_mask[1:2, 0:2], 0             ; p1.row_tile l0.att.s0.h0.r0
+    VEC.fill  l0_att_s0_h0_r0_mask[2:3, 0:3], 0             ; p1.row_tile l0.att.s0.h0.r0
+    VEC.fill  l0_att_s0_h0_r0_mask[3:4, 0:4], 0             ; p1.row_tile l0.att.s0.h0.r0
+    VEC.fill  l0_att_s0_h0_r0_mask[4:5, 0:5], 0             ; p1.row_tile l0.att.s0.h0.r0
+    VEC.fill  l0_att_s0_h0_r0_mask[5:6, 0:6], 0             ; p1.row_tile l0.att.s0.h0.r0
+    VEC.fill  l0_att_s0_h0_r0_mask[6:7, 0:7], 0             ; p1.row_tile l0.att.s0.h0.r0
+    VEC.fill  l0_att_s0_h0_r0_mask[7:8, 0:8], 0             ; p1.row_tile l0.att.s0.h0.r0
+    VEC.fill  l0_att_s0_h0_r0_mask[8:9, 0:9], 0             ; p1.row_tile l0.att.s0.h0.r0
+    VEC.fill  l0_att_s0_h0_r0_mask[9:10, 0:10], 0           ; p1.row_tile l0.att.s0.h0.r0
+    VEC.fill  l0_att_s0_h0_r0_mask[10:11, 0:11], 0          ; p1.row_tile l0.att.s0.h0.r0
+    VEC.fill  l0_att_s0_h0_r0_mask[11:12, 0:12], 0          ; p1.row_tile l0.att.s0.h0.r0
+    VEC.fill  l0_att_s0_h0_r0_mask[12:13, 0:13], 0          ; p1.row_tile l0.att.s0.h0.r0
+    VEC.fill  l0_att_s0_h0_r0_mask[13:14, 0:14], 0          ; p1.row_tile l0.att.s0.h0.r0
+    VEC.fill  l0_att_s0_h0_r0_mask[14:15, 0:15], 0          ; p1.row_tile l0.att.s0.h0.r0
+    VEC.fill  l0_att_s0_h0_r0_mask[15:16, 0:16], 0          ; p1.row_tile l0.att.s0.h0.r0
+    VEC.fill  l0_att_s0_h0_r0_mask[16:17, 0:17], 0          ; p1.row_tile l0.att.s0.h0.r0
+    VEC.fill  l0_att_s0_h0_r0_mask[17:18, 0:18], 0          ; p1.row_tile l0.att.s0.h0.r0
+    VEC.fill  l0_att_s0_h0_r0_mask[18:19, 0:19], 0          ; p1.row_tile l0.att.s0.h0.r0
+    VEC.fill  l0_att_s0_h0_r0_mask[19:20, 0:20], 0          ; p1.row_tile l0.att.s0.h0.r0
+    VEC.fill  l0_att_s0_h0_r0_mask[20:21, 0:21], 0          ; p1.row_tile l0.att.s0.h0.r0
+    VEC.fill  l0_att_s0_h0_r0_mask[21:22, 0:22], 0          ; p1.row_tile l0.att.s0.h0.r0
+    VEC.fill  l0_att_s0_h0_r0_mask[22:23, 0:23], 0          ; p1.row_tile l0.att.s0.h0.r0
+    VEC.fill  l0_att_s0_h0_r0_mask[23:24, 0:24], 0          ; p1.row_tile l0.att.s0.h0.r0
+    VEC.fill  l0_att_s0_h0_r0_mask[24:25, 0:25], 0          ; p1.row_tile l0.att.s0.h0.r0
+    VEC.fill  l0_att_s0_h0_r0_mask[25:26, 0:26], 0          ; p1.row_tile l0.att.s0.h0.r0
+    VEC.fill  l0_att_s0_h0_r0_mask[26:27, 0:27], 0          ; p1.row_tile l0.att.s0.h0.r0
+    VEC.fill  l0_att_s0_h0_r0_mask[27:28, 0:28], 0          ; p1.row_tile l0.att.s0.h0.r0
+    VEC.fill  l0_att_s0_h0_r0_mask[28:29, 0:29], 0          ; p1.row_tile l0.att.s0.h0.r0
+    VEC.fill  l0_att_s0_h0_r0_mask[29:30, 0:30], 0          ; p1.row_tile l0.att.s0.h0.r0
+    VEC.fill  l0_att_s0_h0_r0_mask[30:31, 0:31], 0          ; p1.row_tile l0.att.s0.h0.r0
+    VEC.fill  l0_att_s0_h0_r0_mask[31:32, :], 0             ; p1.row_tile l0.att.s0.h0.r0
+    VEC.muli  l0_att_s0_h0_r0_s, l0_att_s0_h0_r0_s, 0.17677669 ; p1.row_tile l0.att.s0.h0.r0
+    VEC.add   l0_att_s0_h0_r0_s, l0_att_s0_h0_r0_s, l0_att_s0_h0_r0_mask ; p1.row_tile l0.att.s0.h0.r0
+    VEC.rmax  l0_att_s0_h0_r0_m, l0_att_s0_h0_r0_s          ; p1.row_tile l0.att.s0.h0.r0
+    VEC.sub   l0_att_s0_h0_r0_s, l0_att_s0_h0_r0_s, l0_att_s0_h0_r0_m ; p1.row_tile l0.att.s0.h0.r0
+    SFU.exp   l0_att_s0_h0_r0_s, l0_att_s0_h0_r0_s          ; p1.row_tile l0.att.s0.h0.r0
+    VEC.rsum  l0_att_s0_h0_r0_z, l0_att_s0_h0_r0_s          ; p1.row_tile l0.att.s0.h0.r0
+    SFU.recip l0_att_s0_h0_r0_z, l0_att_s0_h0_r0_z          ; p1.row_tile l0.att.s0.h0.r0
+    VEC.mul   l0_att_s0_h0_r0_s, l0_att_s0_h0_r0_s, l0_att_s0_h0_r0_z ; p1.row_tile l0.att.s0.h0.r0
     SIG       ev.took, 1                                    ; p1.power.bucket_bytes:8 l0.att.s0.h0.r0
     WAIT      ev.bucket, 25                                 ; p1.power.bucket_bytes:8 l0.att.s0.h0.r0
-    LD        l0_att_s0_h0_r0_vb, hbm[v_out.l0]             ; p1 l0.att.s0.h0.r0
-    MMA.z     l0_att_s0_h0_r0_o, l0_att_s0_h0_r0_s, l0_att_s0_h0_r0_vb ; p1 l0.att.s0.h0.r0
-    ST        hbm[scratch + 24576], l0_att_s0_h0_r0_o       ; p1 l0.att.s0.h0.r0
-    SIG       ev.att_l0, 1                                  ; p1 l0.att.s0.h0.r0
+    LD        l0_att_s0_h0_r0_vb, hbm[v_out.l0]             ; p1.row_tile l0.att.s0.h0.r0
+    MMA.z     l0_att_s0_h0_r0_o, l0_att_s0_h0_r0_s, l0_att_s0_h0_r0_vb ; p1.row_tile l0.att.s0.h0.r0
+    ST        hbm[scratch + 24576], l0_att_s0_h0_r0_o       ; p1.row_tile l0.att.s0.h0.r0
+    SIG       ev.att_l0, 1                                  ; p1.row_tile l0.att.s0.h0.r0
     SIG       ev.took, 1                                    ; p1.power.bucket_bytes:8 l0.att.s0.h0.r0
     END
 
@@ -593,68 +593,68 @@
 .rf l0_att_s0_h0_r1_z           p0       32x1      ; l0.att.s0.h0.r1.z
 .rf l0_att_s0_h0_r1_vb          p0       32x32     ; l0.att.s0.h0.r1.vb
 .rf l0_att_s0_h0_r1_o           p1       32x32     ; l0.att.s0.h0.r1.o
-    WAIT      ev.qkv_l0, 6                                  ; p1 l0.att.s0.h0.r1
+    WAIT      ev.qkv_l0, 6                                  ; p1.row_tile l0.att.s0.h0.r1
     WAIT      ev.bucket, 26                                 ; p1.power.bucket_bytes:8 l0.att.s0.h0.r1
-    LD        l0_att_s0_h0_r1_q, hbm[scratch + 20480]       ; p1 l0.att.s0.h0.r1
+    LD        l0_att_s0_h0_r1_q, hbm[scratch + 20480]       ; p1.row_tile l0.att.s0.h0.r1
     SIG       ev.took, 1                                    ; p1.power.bucket_bytes:8 l0.att.s0.h0.r1
     WAIT      ev.bucket, 27                                 ; p1.power.bucket_bytes:8 l0.att.s0.h0.r1
-    LD        l0_att_s0_h0_r1_kb, hbm[k_out.l0]             ; p1 l0.att.s0.h0.r1
-    MMA.z.t   l0_att_s0_h0_r1_s[:, 0:32], l0_att_s0_h0_r1_q, l0_att_s0_h0_r1_kb ; p1 l0.att.s0.h0.r1
+    LD        l0_att_s0_h0_r1_kb, hbm[k_out.l0]             ; p1.row_tile l0.att.s0.h0.r1
+    MMA.z.t   l0_att_s0_h0_r1_s[:, 0:32], l0_att_s0_h0_r1_q, l0_att_s0_h0_r1_kb ; p1.row_tile l0.att.s0.h0.r1
     SIG       ev.took, 1                                    ; p1.power.bucket_bytes:8 l0.att.s0.h0.r1
     WAIT      ev.bucket, 28                                 ; p1.power.bucket_bytes:8 l0.att.s0.h0.r1
-    LD        l0_att_s0_h0_r1_kb, hbm[k_out.l0 + 4096]      ; p1 l0.att.s0.h0.r1
-    MMA.z.t   l0_att_s0_h0_r1_s[:, 32:64], l0_att_s0_h0_r1_q, l0_att_s0_h0_r1_kb ; p1 l0.att.s0.h0.r1
-    VEC.fill  l0_att_s0_h0_r1_mask, -1e+30                  ; p1 l0.att.s0.h0.r1
-    VEC.fill  l0_att_s0_h0_r1_mask[0:1, 0:1], 0             ; p1 l0.att.s0.h0.r1
-    VEC.fill  l0_att_s0_h0_r1_mask[1:2, 0:2], 0             ; p1 l0.att.s0.h0.r1
-    VEC.fill  l0_att_s0_h0_r1_mask[2:3, 0:3], 0             ; p1 l0.att.s0.h0.r1
-    VEC.fill  l0_att_s0_h0_r1_mask[3:4, 0:4], 0             ; p1 l0.att.s0.h0.r1
-    VEC.fill  l0_att_s0_h0_r1_mask[4:5, 0:5], 0             ; p1 l0.att.s0.h0.r1
-    VEC.fill  l0_att_s0_h0_r1_mask[5:6, 0:6], 0             ; p1 l0.att.s0.h0.r1
-    VEC.fill  l0_att_s0_h0_r1_mask[6:7, 0:7], 0             ; p1 l0.att.s0.h0.r1
-    VEC.fill  l0_att_s0_h0_r1_mask[7:8, 0:8], 0             ; p1 l0.att.s0.h0.r1
-    VEC.fill  l0_att_s0_h0_r1_mask[8:9, 0:9], 0             ; p1 l0.att.s0.h0.r1
-    VEC.fill  l0_att_s0_h0_r1_mask[9:10, 0:10], 0           ; p1 l0.att.s0.h0.r1
-    VEC.fill  l0_att_s0_h0_r1_mask[10:11, 0:11], 0          ; p1 l0.att.s0.h0.r1
-    VEC.fill  l0_att_s0_h0_r1_mask[11:12, 0:12], 0          ; p1 l0.att.s0.h0.r1
-    VEC.fill  l0_att_s0_h0_r1_mask[12:13, 0:13], 0          ; p1 l0.att.s0.h0.r1
-    VEC.fill  l0_att_s0_h0_r1_mask[13:14, 0:14], 0          ; p1 l0.att.s0.h0.r1
-    VEC.fill  l0_att_s0_h0_r1_mask[14:15, 0:15], 0          ; p1 l0.att.s0.h0.r1
-    VEC.fill  l0_att_s0_h0_r1_mask[15:16, 0:16], 0          ; p1 l0.att.s0.h0.r1
-    VEC.fill  l0_att_s0_h0_r1_mask[16:17, 0:17], 0          ; p1 l0.att.s0.h0.r1
-    VEC.fill  l0_att_s0_h0_r1_mask[17:18, 0:18], 0          ; p1 l0.att.s0.h0.r1
-    VEC.fill  l0_att_s0_h0_r1_mask[18:19, 0:19], 0          ; p1 l0.att.s0.h0.r1
-    VEC.fill  l0_att_s0_h0_r1_mask[19:20, 0:20], 0          ; p1 l0.att.s0.h0.r1
-    VEC.fill  l0_att_s0_h0_r1_mask[20:21, 0:21], 0          ; p1 l0.att.s0.h0.r1
-    VEC.fill  l0_att_s0_h0_r1_mask[21:22, 0:22], 0          ; p1 l0.att.s0.h0.r1
-    VEC.fill  l0_att_s0_h0_r1_mask[22:23, 0:23], 0          ; p1 l0.att.s0.h0.r1
-    VEC.fill  l0_att_s0_h0_r1_mask[23:24, 0:24], 0          ; p1 l0.att.s0.h0.r1
-    VEC.fill  l0_att_s0_h0_r1_mask[24:25, 0:25], 0          ; p1 l0.att.s0.h0.r1
-    VEC.fill  l0_att_s0_h0_r1_mask[25:26, 0:26], 0          ; p1 l0.att.s0.h0.r1
-    VEC.fill  l0_att_s0_h0_r1_mask[26:27, 0:27], 0          ; p1 l0.att.s0.h0.r1
-    VEC.fill  l0_att_s0_h0_r1_mask[27:28, 0:28], 0          ; p1 l0.att.s0.h0.r1
-    VEC.fill  l0_att_s0_h0_r1_mask[28:29, 0:29], 0          ; p1 l0.att.s0.h0.r1
-    VEC.fill  l0_att_s0_h0_r1_mask[29:30, 0:30], 0          ; p1 l0.att.s0.h0.r1
-    VEC.fill  l0_att_s0_h0_r1_mask[30:31, 0:31], 0          ; p1 l0.att.s0.h0.r1
-    VEC.fill  l0_att_s0_h0_r1_mask[31:32, :], 0             ; p1 l0.att.s0.h0.r1
-    VEC.muli  l0_att_s0_h0_r1_s, l0_att_s0_h0_r1_s, 0.17677669 ; p1 l0.att.s0.h0.r1
-    VEC.add   l0_att_s0_h0_r1_s[:, 32:64], l0_att_s0_h0_r1_s[:, 32:64], l0_att_s0_h0_r1_mask ; p1 l0.att.s0.h0.r1
-    VEC.rmax  l0_att_s0_h0_r1_m, l0_att_s0_h0_r1_s          ; p1 l0.att.s0.h0.r1
-    VEC.sub   l0_att_s0_h0_r1_s, l0_att_s0_h0_r1_s, l0_att_s0_h0_r1_m ; p1 l0.att.s0.h0.r1
-    SFU.exp   l0_att_s0_h0_r1_s, l0_att_s0_h0_r1_s          ; p1 l0.att.s0.h0.r1
-    VEC.rsum  l0_att_s0_h0_r1_z, l0_att_s0_h0_r1_s          ; p1 l0.att.s0.h0.r1
-    SFU.recip l0_att_s0_h0_r1_z, l0_att_s0_h0_r1_z          ; p1 l0.att.s0.h0.r1
-    VEC.mul   l0_att_s0_h0_r1_s, l0_att_s0_h0_r1_s, l0_att_s0_h0_r1_z ; p1 l0.att.s0.h0.r1
+    LD        l0_att_s0_h0_r1_kb, hbm[k_out.l0 + 4096]      ; p1.row_tile l0.att.s0.h0.r1
+    MMA.z.t   l0_att_s0_h0_r1_s[:, 32:64], l0_att_s0_h0_r1_q, l0_att_s0_h0_r1_kb ; p1.row_tile l0.att.s0.h0.r1
+    VEC.fill  l0_att_s0_h0_r1_mask, -1e+30                  ; p1.row_tile l0.att.s0.h0.r1
+    VEC.fill  l0_att_s0_h0_r1_mask[0:1, 0:1], 0             ; p1.row_tile l0.att.s0.h0.r1
+    VEC.fill  l0_att_s0_h0_r1_mask[1:2, 0:2], 0             ; p1.row_tile l0.att.s0.h0.r1
+    VEC.fill  l0_att_s0_h0_r1_mask[2:3, 0:3], 0             ; p1.row_tile l0.att.s0.h0.r1
+    VEC.fill  l0_att_s0_h0_r1_mask[3:4, 0:4], 0             ; p1.row_tile l0.att.s0.h0.r1
+    VEC.fill  l0_att_s0_h0_r1_mask[4:5, 0:5], 0             ; p1.row_tile l0.att.s0.h0.r1
+    VEC.fill  l0_att_s0_h0_r1_mask[5:6, 0:6], 0             ; p1.row_tile l0.att.s0.h0.r1
+    VEC.fill  l0_att_s0_h0_r1_mask[6:7, 0:7], 0             ; p1.row_tile l0.att.s0.h0.r1
+    VEC.fill  l0_att_s0_h0_r1_mask[7:8, 0:8], 0             ; p1.row_tile l0.att.s0.h0.r1
+    VEC.fill  l0_att_s0_h0_r1_mask[8:9, 0:9], 0             ; p1.row_tile l0.att.s0.h0.r1
+    VEC.fill  l0_att_s0_h0_r1_mask[9:10, 0:10], 0           ; p1.row_tile l0.att.s0.h0.r1
+    VEC.fill  l0_att_s0_h0_r1_mask[10:11, 0:11], 0          ; p1.row_tile l0.att.s0.h0.r1
+    VEC.fill  l0_att_s0_h0_r1_mask[11:12, 0:12], 0          ; p1.row_tile l0.att.s0.h0.r1
+    VEC.fill  l0_att_s0_h0_r1_mask[12:13, 0:13], 0          ; p1.row_tile l0.att.s0.h0.r1
+    VEC.fill  l0_att_s0_h0_r1_mask[13:14, 0:14], 0          ; p1.row_tile l0.att.s0.h0.r1
+    VEC.fill  l0_att_s0_h0_r1_mask[14:15, 0:15], 0          ; p1.row_tile l0.att.s0.h0.r1
+    VEC.fill  l0_att_s0_h0_r1_mask[15:16, 0:16], 0          ; p1.row_tile l0.att.s0.h0.r1
+    VEC.fill  l0_att_s0_h0_r1_mask[16:17, 0:17], 0          ; p1.row_tile l0.att.s0.h0.r1
+    VEC.fill  l0_att_s0_h0_r1_mask[17:18, 0:18], 0          ; p1.row_tile l0.att.s0.h0.r1
+    VEC.fill  l0_att_s0_h0_r1_mask[18:19, 0:19], 0          ; p1.row_tile l0.att.s0.h0.r1
+    VEC.fill  l0_att_s0_h0_r1_mask[19:20, 0:20], 0          ; p1.row_tile l0.att.s0.h0.r1
+    VEC.fill  l0_att_s0_h0_r1_mask[20:21, 0:21], 0          ; p1.row_tile l0.att.s0.h0.r1
+    VEC.fill  l0_att_s0_h0_r1_mask[21:22, 0:22], 0          ; p1.row_tile l0.att.s0.h0.r1
+    VEC.fill  l0_att_s0_h0_r1_mask[22:23, 0:23], 0          ; p1.row_tile l0.att.s0.h0.r1
+    VEC.fill  l0_att_s0_h0_r1_mask[23:24, 0:24], 0          ; p1.row_tile l0.att.s0.h0.r1
+    VEC.fill  l0_att_s0_h0_r1_mask[24:25, 0:25], 0          ; p1.row_tile l0.att.s0.h0.r1
+    VEC.fill  l0_att_s0_h0_r1_mask[25:26, 0:26], 0          ; p1.row_tile l0.att.s0.h0.r1
+    VEC.fill  l0_att_s0_h0_r1_mask[26:27, 0:27], 0          ; p1.row_tile l0.att.s0.h0.r1
+    VEC.fill  l0_att_s0_h0_r1_mask[27:28, 0:28], 0          ; p1.row_tile l0.att.s0.h0.r1
+    VEC.fill  l0_att_s0_h0_r1_mask[28:29, 0:29], 0          ; p1.row_tile l0.att.s0.h0.r1
+    VEC.fill  l0_att_s0_h0_r1_mask[29:30, 0:30], 0          ; p1.row_tile l0.att.s0.h0.r1
+    VEC.fill  l0_att_s0_h0_r1_mask[30:31, 0:31], 0          ; p1.row_tile l0.att.s0.h0.r1
+    VEC.fill  l0_att_s0_h0_r1_mask[31:32, :], 0             ; p1.row_tile l0.att.s0.h0.r1
+    VEC.muli  l0_att_s0_h0_r1_s, l0_att_s0_h0_r1_s, 0.17677669 ; p1.row_tile l0.att.s0.h0.r1
+    VEC.add   l0_att_s0_h0_r1_s[:, 32:64], l0_att_s0_h0_r1_s[:, 32:64], l0_att_s0_h0_r1_mask ; p1.row_tile l0.att.s0.h0.r1
+    VEC.rmax  l0_att_s0_h0_r1_m, l0_att_s0_h0_r1_s          ; p1.row_tile l0.att.s0.h0.r1
+    VEC.sub   l0_att_s0_h0_r1_s, l0_att_s0_h0_r1_s, l0_att_s0_h0_r1_m ; p1.row_tile l0.att.s0.h0.r1
+    SFU.exp   l0_att_s0_h0_r1_s, l0_att_s0_h0_r1_s          ; p1.row_tile l0.att.s0.h0.r1
+    VEC.rsum  l0_att_s0_h0_r1_z, l0_att_s0_h0_r1_s          ; p1.row_tile l0.att.s0.h0.r1
+    SFU.recip l0_att_s0_h0_r1_z, l0_att_s0_h0_r1_z          ; p1.row_tile l0.att.s0.h0.r1
+    VEC.mul   l0_att_s0_h0_r1_s, l0_att_s0_h0_r1_s, l0_att_s0_h0_r1_z ; p1.row_tile l0.att.s0.h0.r1
     SIG       ev.took, 1                                    ; p1.power.bucket_bytes:8 l0.att.s0.h0.r1
     WAIT      ev.bucket, 29                                 ; p1.power.bucket_bytes:8 l0.att.s0.h0.r1
-    LD        l0_att_s0_h0_r1_vb, hbm[v_out.l0]             ; p1 l0.att.s0.h0.r1
-    MMA.z     l0_att_s0_h0_r1_o, l0_att_s0_h0_r1_s[:, 0:32], l0_att_s0_h0_r1_vb ; p1 l0.att.s0.h0.r1
+    LD        l0_att_s0_h0_r1_vb, hbm[v_out.l0]             ; p1.row_tile l0.att.s0.h0.r1
+    MMA.z     l0_att_s0_h0_r1_o, l0_att_s0_h0_r1_s[:, 0:32], l0_att_s0_h0_r1_vb ; p1.row_tile l0.att.s0.h0.r1
     SIG       ev.took, 1                                    ; p1.power.bucket_bytes:8 l0.att.s0.h0.r1
     WAIT      ev.bucket, 30                                 ; p1.power.bucket_bytes:8 l0.att.s0.h0.r1
-    LD        l0_att_s0_h0_r1_vb, hbm[v_out.l0 + 4096]      ; p1 l0.att.s0.h0.r1
-    MMA       l0_att_s0_h0_r1_o, l0_att_s0_h0_r1_s[:, 32:64], l0_att_s0_h0_r1_vb ; p1 l0.att.s0.h0.r1
-    ST        hbm[scratch + 28672], l0_att_s0_h0_r1_o       ; p1 l0.att.s0.h0.r1
-    SIG       ev.att_l0, 1                                  ; p1 l0.att.s0.h0.r1
+    LD        l0_att_s0_h0_r1_vb, hbm[v_out.l0 + 4096]      ; p1.row_tile l0.att.s0.h0.r1
+    MMA       l0_att_s0_h0_r1_o, l0_att_s0_h0_r1_s[:, 32:64], l0_att_s0_h0_r1_vb ; p1.row_tile l0.att.s0.h0.r1
+    ST        hbm[scratch + 28672], l0_att_s0_h0_r1_o       ; p1.row_tile l0.att.s0.h0.r1
+    SIG       ev.att_l0, 1                                  ; p1.row_tile l0.att.s0.h0.r1
     SIG       ev.took, 1                                    ; p1.power.bucket_bytes:8 l0.att.s0.h0.r1
     END
 
@@ -664,23 +664,23 @@
 .rf l0_wo_r0_p0_acc             p2       32x32     ; l0.wo.r0.p0.acc
 .rf l0_wo_r0_p0_bias            p0       1x32      ; l0.wo.r0.p0.bias
 .rf l0_wo_r0_p0_res             p0       32x32     ; l0.wo.r0.p0.res
-    WAIT      ev.att_l0, 2                                  ; p1 l0.wo.r0.p0
+    WAIT      ev.att_l0, 2                                  ; p1.panels.wo l0.wo.r0.p0
     WAIT      ev.bucket, 31                                 ; p1.power.bucket_bytes:8 l0.wo.r0.p0
-    LD        l0_wo_r0_p0_a, hbm[scratch + 24576]           ; p1 l0.wo.r0.p0
+    LD        l0_wo_r0_p0_a, hbm[scratch + 24576]           ; p1.panels.wo l0.wo.r0.p0
     SIG       ev.took, 1                                    ; p1.power.bucket_bytes:8 l0.wo.r0.p0
     WAIT      ev.bucket, 32                                 ; p1.power.bucket_bytes:8 l0.wo.r0.p0
-    LD        l0_wo_r0_p0_w, hbm[wo.l0]                     ; p1.panels.wo l0.wo.r0.p0
-    MMA.z     l0_wo_r0_p0_acc, l0_wo_r0_p0_a, l0_wo_r0_p0_w ; p1.panels.wo l0.wo.r0.p0
+    LD        l0_wo_r0_p0_w, hbm[wo.l0]                     ; p1.k_chunk.wo l0.wo.r0.p0
+    MMA.z     l0_wo_r0_p0_acc, l0_wo_r0_p0_a, l0_wo_r0_p0_w ; p1.k_chunk.wo l0.wo.r0.p0
     SIG       ev.took, 1                                    ; p1.power.bucket_bytes:8 l0.wo.r0.p0
     WAIT      ev.bucket, 33                                 ; p1.power.bucket_bytes:8 l0.wo.r0.p0
     LD        l0_wo_r0_p0_bias, hbm[bo.l0]                  ; p1.panels.wo l0.wo.r0.p0
     VEC.add   l0_wo_r0_p0_acc, l0_wo_r0_p0_acc, l0_wo_r0_p0_bias ; p1.panels.wo l0.wo.r0.p0
     SIG       ev.took, 1                                    ; p1.power.bucket_bytes:8 l0.wo.r0.p0
     WAIT      ev.bucket, 34                                 ; p1.power.bucket_bytes:8 l0.wo.r0.p0
-    LD        l0_wo_r0_p0_res, hbm[x_in]                    ; p1 l0.wo.r0.p0
-    VEC.add   l0_wo_r0_p0_acc, l0_wo_r0_p0_acc, l0_wo_r0_p0_res ; p1 l0.wo.r0.p0
-    ST        hbm[scratch + 32768], l0_wo_r0_p0_acc         ; p1 l0.wo.r0.p0
-    SIG       ev.wo_l0, 1                                   ; p1 l0.wo.r0.p0
+    LD        l0_wo_r0_p0_res, hbm[x_in]                    ; p1.panels.wo l0.wo.r0.p0
+    VEC.add   l0_wo_r0_p0_acc, l0_wo_r0_p0_acc, l0_wo_r0_p0_res ; p1.panels.wo l0.wo.r0.p0
+    ST        hbm[scratch + 32768], l0_wo_r0_p0_acc         ; p1.panels.wo l0.wo.r0.p0
+    SIG       ev.wo_l0, 1                                   ; p1.panels.wo l0.wo.r0.p0
     SIG       ev.took, 1                                    ; p1.power.bucket_bytes:8 l0.wo.r0.p0
     END
 
@@ -690,23 +690,23 @@
 .rf l0_wo_r1_p0_acc             p2       32x32     ; l0.wo.r1.p0.acc
 .rf l0_wo_r1_p0_bias            p0       1x32      ; l0.wo.r1.p0.bias
 .rf l0_wo_r1_p0_res             p0       32x32     ; l0.wo.r1.p0.res
-    WAIT      ev.att_l0, 2                                  ; p1 l0.wo.r1.p0
+    WAIT      ev.att_l0, 2                                  ; p1.panels.wo l0.wo.r1.p0
     WAIT      ev.bucket, 35                                 ; p1.power.bucket_bytes:8 l0.wo.r1.p0
-    LD        l0_wo_r1_p0_a, hbm[scratch + 28672]           ; p1 l0.wo.r1.p0
+    LD        l0_wo_r1_p0_a, hbm[scratch + 28672]           ; p1.panels.wo l0.wo.r1.p0
     SIG       ev.took, 1                                    ; p1.power.bucket_bytes:8 l0.wo.r1.p0
     WAIT      ev.bucket, 36                                 ; p1.power.bucket_bytes:8 l0.wo.r1.p0
-    LD        l0_wo_r1_p0_w, hbm[wo.l0]                     ; p1.panels.wo l0.wo.r1.p0
-    MMA.z     l0_wo_r1_p0_acc, l0_wo_r1_p0_a, l0_wo_r1_p0_w ; p1.panels.wo l0.wo.r1.p0
+    LD        l0_wo_r1_p0_w, hbm[wo.l0]                     ; p1.k_chunk.wo l0.wo.r1.p0
+    MMA.z     l0_wo_r1_p0_acc, l0_wo_r1_p0_a, l0_wo_r1_p0_w ; p1.k_chunk.wo l0.wo.r1.p0
     SIG       ev.took, 1                                    ; p1.power.bucket_bytes:8 l0.wo.r1.p0
     WAIT      ev.bucket, 37                                 ; p1.power.bucket_bytes:8 l0.wo.r1.p0
     LD        l0_wo_r1_p0_bias, hbm[bo.l0]                  ; p1.panels.wo l0.wo.r1.p0
     VEC.add   l0_wo_r1_p0_acc, l0_wo_r1_p0_acc, l0_wo_r1_p0_bias ; p1.panels.wo l0.wo.r1.p0
     SIG       ev.took, 1                                    ; p1.power.bucket_bytes:8 l0.wo.r1.p0
     WAIT      ev.bucket, 38                                 ; p1.power.bucket_bytes:8 l0.wo.r1.p0
-    LD        l0_wo_r1_p0_res, hbm[x_in + 4096]             ; p1 l0.wo.r1.p0
-    VEC.add   l0_wo_r1_p0_acc, l0_wo_r1_p0_acc, l0_wo_r1_p0_res ; p1 l0.wo.r1.p0
-    ST        hbm[scratch + 36864], l0_wo_r1_p0_acc         ; p1 l0.wo.r1.p0
-    SIG       ev.wo_l0, 1                                   ; p1 l0.wo.r1.p0
+    LD        l0_wo_r1_p0_res, hbm[x_in + 4096]             ; p1.panels.wo l0.wo.r1.p0
+    VEC.add   l0_wo_r1_p0_acc, l0_wo_r1_p0_acc, l0_wo_r1_p0_res ; p1.panels.wo l0.wo.r1.p0
+    ST        hbm[scratch + 36864], l0_wo_r1_p0_acc         ; p1.panels.wo l0.wo.r1.p0
+    SIG       ev.wo_l0, 1                                   ; p1.panels.wo l0.wo.r1.p0
     SIG       ev.took, 1                                    ; p1.power.bucket_bytes:8 l0.wo.r1.p0
     END
 
@@ -717,26 +717,26 @@
 .rf l0_ln2_r0_mean              p0+256   32x1      ; l0.ln2.r0.mean
 .rf l0_ln2_r0_tmp               p2       32x32     ; l0.ln2.r0.tmp
 .rf l0_ln2_r0_var               p0+256   32x1      ; l0.ln2.r0.var
-    WAIT      ev.wo_l0, 2                                   ; p1 l0.ln2.r0
+    WAIT      ev.wo_l0, 2                                   ; p1.row_tile l0.ln2.r0
     WAIT      ev.bucket, 39                                 ; p1.power.bucket_bytes:8 l0.ln2.r0
-    LD        l0_ln2_r0_g, hbm[ln2_g.l0]                    ; p1 l0.ln2.r0
-    LD        l0_ln2_r0_b, hbm[ln2_b.l0]                    ; p1 l0.ln2.r0
+    LD        l0_ln2_r0_g, hbm[ln2_g.l0]                    ; p1.row_tile l0.ln2.r0
+    LD        l0_ln2_r0_b, hbm[ln2_b.l0]                    ; p1.row_tile l0.ln2.r0
     SIG       ev.took, 1                                    ; p1.power.bucket_bytes:8 l0.ln2.r0
     WAIT      ev.bucket, 40                                 ; p1.power.bucket_bytes:8 l0.ln2.r0
-    LD        l0_ln2_r0_x, hbm[scratch + 32768]             ; p1 l0.ln2.r0
-    VEC.rsum  l0_ln2_r0_mean, l0_ln2_r0_x                   ; p1 l0.ln2.r0
-    VEC.muli  l0_ln2_r0_mean, l0_ln2_r0_mean, 0.03125       ; p1 l0.ln2.r0
-    VEC.sub   l0_ln2_r0_x, l0_ln2_r0_x, l0_ln2_r0_mean      ; p1 l0.ln2.r0
-    VEC.mul   l0_ln2_r0_tmp, l0_ln2_r0_x, l0_ln2_r0_x       ; p1 l0.ln2.r0
-    VEC.rsum  l0_ln2_r0_var, l0_ln2_r0_tmp                  ; p1 l0.ln2.r0
-    VEC.muli  l0_ln2_r0_var, l0_ln2_r0_var, 0.03125         ; p1 l0.ln2.r0
-    VEC.addi  l0_ln2_r0_var, l0_ln2_r0_var, 1e-05           ; p1 l0.ln2.r0
-    SFU.rsqrt l0_ln2_r0_var, l0_ln2_r0_var                  ; p1 l0.ln2.r0
-    VEC.mul   l0_ln2_r0_x, l0_ln2_r0_x, l0_ln2_r0_var       ; p1 l0.ln2.r0
-    VEC.mul   l0_ln2_r0_x, l0_ln2_r0_x, l0_ln2_r0_g         ; p1 l0.ln2.r0
-    VEC.add   l0_ln2_r0_x, l0_ln2_r0_x, l0_ln2_r0_b         ; p1 l0.ln2.r0
-    ST        hbm[scratch + 40960], l0_ln2_r0_x             ; p1 l0.ln2.r0
-    SIG       ev.ln2_l0, 1                                  ; p1 l0.ln2.r0
+    LD        l0_ln2_r0_x, hbm[scratch + 32768]             ; p1.row_tile l0.ln2.r0
+    VEC.rsum  l0_ln2_r0_mean, l0_ln2_r0_x                   ; p1.row_tile l0.ln2.r0
+    VEC.muli  l0_ln2_r0_mean, l0_ln2_r0_mean, 0.03125       ; p1.row_tile l0.ln2.r0
+    VEC.sub   l0_ln2_r0_x, l0_ln2_r0_x, l0_ln2_r0_mean      ; p1.row_tile l0.ln2.r0
+    VEC.mul   l0_ln2_r0_tmp, l0_ln2_r0_x, l0_ln2_r0_x       ; p1.row_tile l0.ln2.r0
+    VEC.rsum  l0_ln2_r0_var, l0_ln2_r0_tmp                  ; p1.row_tile l0.ln2.r0
+    VEC.muli  l0_ln2_r0_var, l0_ln2_r0_var, 0.03125         ; p1.row_tile l0.ln2.r0
+    VEC.addi  l0_ln2_r0_var, l0_ln2_r0_var, 1e-05           ; p1.row_tile l0.ln2.r0
+    SFU.rsqrt l0_ln2_r0_var, l0_ln2_r0_var                  ; p1.row_tile l0.ln2.r0
+    VEC.mul   l0_ln2_r0_x, l0_ln2_r0_x, l0_ln2_r0_var       ; p1.row_tile l0.ln2.r0
+    VEC.mul   l0_ln2_r0_x, l0_ln2_r0_x, l0_ln2_r0_g         ; p1.row_tile l0.ln2.r0
+    VEC.add   l0_ln2_r0_x, l0_ln2_r0_x, l0_ln2_r0_b         ; p1.row_tile l0.ln2.r0
+    ST        hbm[scratch + 40960], l0_ln2_r0_x             ; p1.row_tile l0.ln2.r0
+    SIG       ev.ln2_l0, 1                                  ; p1.row_tile l0.ln2.r0
     SIG       ev.took, 1                                    ; p1.power.bucket_bytes:8 l0.ln2.r0
     END
 
@@ -747,26 +747,26 @@
 .rf l0_ln2_r1_mean              p0+256   32x1      ; l0.ln2.r1.mean
 .rf l0_ln2_r1_tmp               p2       32x32     ; l0.ln2.r1.tmp
 .rf l0_ln2_r1_var               p0+256   32x1      ; l0.ln2.r1.var
-    WAIT      ev.wo_l0, 2                                   ; p1 l0.ln2.r1
+    WAIT      ev.wo_l0, 2                                   ; p1.row_tile l0.ln2.r1
     WAIT      ev.bucket, 41                                 ; p1.power.bucket_bytes:8 l0.ln2.r1
-    LD        l0_ln2_r1_g, hbm[ln2_g.l0]                    ; p1 l0.ln2.r1
-    LD        l0_ln2_r1_b, hbm[ln2_b.l0]                    ; p1 l0.ln2.r1
+    LD        l0_ln2_r1_g, hbm[ln2_g.l0]                    ; p1.row_tile l0.ln2.r1
+    LD        l0_ln2_r1_b, hbm[ln2_b.l0]                    ; p1.row_tile l0.ln2.r1
     SIG       ev.took, 1                                    ; p1.power.bucket_bytes:8 l0.ln2.r1
     WAIT      ev.bucket, 42                                 ; p1.power.bucket_bytes:8 l0.ln2.r1
-    LD        l0_ln2_r1_x, hbm[scratch + 36864]             ; p1 l0.ln2.r1
-    VEC.rsum  l0_ln2_r1_mean, l0_ln2_r1_x                   ; p1 l0.ln2.r1
-    VEC.muli  l0_ln2_r1_mean, l0_ln2_r1_mean, 0.03125       ; p1 l0.ln2.r1
-    VEC.sub   l0_ln2_r1_x, l0_ln2_r1_x, l0_ln2_r1_mean      ; p1 l0.ln2.r1
-    VEC.mul   l0_ln2_r1_tmp, l0_ln2_r1_x, l0_ln2_r1_x       ; p1 l0.ln2.r1
-    VEC.rsum  l0_ln2_r1_var, l0_ln2_r1_tmp                  ; p1 l0.ln2.r1
-    VEC.muli  l0_ln2_r1_var, l0_ln2_r1_var, 0.03125         ; p1 l0.ln2.r1
-    VEC.addi  l0_ln2_r1_var, l0_ln2_r1_var, 1e-05           ; p1 l0.ln2.r1
-    SFU.rsqrt l0_ln2_r1_var, l0_ln2_r1_var                  ; p1 l0.ln2.r1
-    VEC.mul   l0_ln2_r1_x, l0_ln2_r1_x, l0_ln2_r1_var       ; p1 l0.ln2.r1
-    VEC.mul   l0_ln2_r1_x, l0_ln2_r1_x, l0_ln2_r1_g         ; p1 l0.ln2.r1
-    VEC.add   l0_ln2_r1_x, l0_ln2_r1_x, l0_ln2_r1_b         ; p1 l0.ln2.r1
-    ST        hbm[scratch + 45056], l0_ln2_r1_x             ; p1 l0.ln2.r1
-    SIG       ev.ln2_l0, 1                                  ; p1 l0.ln2.r1
+    LD        l0_ln2_r1_x, hbm[scratch + 36864]             ; p1.row_tile l0.ln2.r1
+    VEC.rsum  l0_ln2_r1_mean, l0_ln2_r1_x                   ; p1.row_tile l0.ln2.r1
+    VEC.muli  l0_ln2_r1_mean, l0_ln2_r1_mean, 0.03125       ; p1.row_tile l0.ln2.r1
+    VEC.sub   l0_ln2_r1_x, l0_ln2_r1_x, l0_ln2_r1_mean      ; p1.row_tile l0.ln2.r1
+    VEC.mul   l0_ln2_r1_tmp, l0_ln2_r1_x, l0_ln2_r1_x       ; p1.row_tile l0.ln2.r1
+    VEC.rsum  l0_ln2_r1_var, l0_ln2_r1_tmp                  ; p1.row_tile l0.ln2.r1
+    VEC.muli  l0_ln2_r1_var, l0_ln2_r1_var, 0.03125         ; p1.row_tile l0.ln2.r1
+    VEC.addi  l0_ln2_r1_var, l0_ln2_r1_var, 1e-05           ; p1.row_tile l0.ln2.r1
+    SFU.rsqrt l0_ln2_r1_var, l0_ln2_r1_var                  ; p1.row_tile l0.ln2.r1
+    VEC.mul   l0_ln2_r1_x, l0_ln2_r1_x, l0_ln2_r1_var       ; p1.row_tile l0.ln2.r1
+    VEC.mul   l0_ln2_r1_x, l0_ln2_r1_x, l0_ln2_r1_g         ; p1.row_tile l0.ln2.r1
+    VEC.add   l0_ln2_r1_x, l0_ln2_r1_x, l0_ln2_r1_b         ; p1.row_tile l0.ln2.r1
+    ST        hbm[scratch + 45056], l0_ln2_r1_x             ; p1.row_tile l0.ln2.r1
+    SIG       ev.ln2_l0, 1                                  ; p1.row_tile l0.ln2.r1
     SIG       ev.took, 1                                    ; p1.power.bucket_bytes:8 l0.ln2.r1
     END
 
@@ -776,27 +776,27 @@
 .rf l0_w1_r0_p0_acc             p2       32x32     ; l0.w1.r0.p0.acc
 .rf l0_w1_r0_p0_bias            p0       1x32      ; l0.w1.r0.p0.bias
 .rf l0_w1_r0_p0_gelu            p0       32x32     ; l0.w1.r0.p0.gelu
-    WAIT      ev.ln2_l0, 2                                  ; p1 l0.w1.r0.p0
+    WAIT      ev.ln2_l0, 2                                  ; p1.panels.w1 l0.w1.r0.p0
     WAIT      ev.bucket, 43                                 ; p1.power.bucket_bytes:8 l0.w1.r0.p0
-    LD        l0_w1_r0_p0_a, hbm[scratch + 40960]           ; p1 l0.w1.r0.p0
+    LD        l0_w1_r0_p0_a, hbm[scratch + 40960]           ; p1.panels.w1 l0.w1.r0.p0
     SIG       ev.took, 1                                    ; p1.power.bucket_bytes:8 l0.w1.r0.p0
     WAIT      ev.bucket, 44                                 ; p1.power.bucket_bytes:8 l0.w1.r0.p0
-    LD        l0_w1_r0_p0_w, hbm[w1.l0], stride 64          ; p1.panels.w1 l0.w1.r0.p0
-    MMA.z     l0_w1_r0_p0_acc, l0_w1_r0_p0_a, l0_w1_r0_p0_w ; p1.panels.w1 l0.w1.r0.p0
+    LD        l0_w1_r0_p0_w, hbm[w1.l0], stride 64          ; p1.k_chunk.w1 l0.w1.r0.p0
+    MMA.z     l0_w1_r0_p0_acc, l0_w1_r0_p0_a, l0_w1_r0_p0_w ; p1.k_chunk.w1 l0.w1.r0.p0
     SIG       ev.took, 1                                    ; p1.power.bucket_bytes:8 l0.w1.r0.p0
     WAIT      ev.bucket, 45                                 ; p1.power.bucket_bytes:8 l0.w1.r0.p0
     LD        l0_w1_r0_p0_bias, hbm[b1.l0]                  ; p1.panels.w1 l0.w1.r0.p0
     VEC.add   l0_w1_r0_p0_acc, l0_w1_r0_p0_acc, l0_w1_r0_p0_bias ; p1.panels.w1 l0.w1.r0.p0
-    VEC.mul   l0_w1_r0_p0_gelu, l0_w1_r0_p0_acc, l0_w1_r0_p0_acc ; p1 l0.w1.r0.p0
-    VEC.mul   l0_w1_r0_p0_gelu, l0_w1_r0_p0_gelu, l0_w1_r0_p0_acc ; p1 l0.w1.r0.p0
-    VEC.muli  l0_w1_r0_p0_gelu, l0_w1_r0_p0_gelu, 0.044715  ; p1 l0.w1.r0.p0
-    VEC.add   l0_w1_r0_p0_gelu, l0_w1_r0_p0_gelu, l0_w1_r0_p0_acc ; p1 l0.w1.r0.p0
-    VEC.muli  l0_w1_r0_p0_gelu, l0_w1_r0_p0_gelu, 0.7978846 ; p1 l0.w1.r0.p0
-    SFU.tanh  l0_w1_r0_p0_gelu, l0_w1_r0_p0_gelu            ; p1 l0.w1.r0.p0
-    VEC.addi  l0_w1_r0_p0_gelu, l0_w1_r0_p0_gelu, 1         ; p1 l0.w1.r0.p0
-    VEC.mul   l0_w1_r0_p0_gelu, l0_w1_r0_p0_gelu, l0_w1_r0_p0_acc ; p1 l0.w1.r0.p0
-    VEC.muli  l0_w1_r0_p0_gelu, l0_w1_r0_p0_gelu, 0.5       ; p1 l0.w1.r0.p0
-    ST        hbm[scratch + 49152], l0_w1_r0_p0_gelu, stride 64 ; p1 l0.w1.r0.p0
-    SIG       ev.w1_l0, 1                                   ; p1 l0.w1.r0.p0
+    VEC.mul   l0_w1_r0_p0_gelu, l0_w1_r0_p0_acc, l0_w1_r0_p0_acc ; p1.panels.w1 l0.w1.r0.p0
+    VEC.mul   l0_w1_r0_p0_gelu, l0_w1_r0_p0_gelu, l0_w1_r0_p0_acc ; p1.panels.w1 l0.w1.r0.p0
+    VEC.muli  l0_w1_r0_p0_gelu, l0_w1_r0_p0_gelu, 0.044715  ; p1.panels.w1 l0.w1.r0.p0
+    VEC.add   l0_w1_r0_p0_gelu, l0_w1_r0_p0_gelu, l0_w1_r0_p0_acc ; p1.panels.w1 l0.w1.r0.p0
+    VEC.muli  l0_w1_r0_p0_gelu, l0_w1_r0_p0_gelu, 0.7978846 ; p1.panels.w1 l0.w1.r0.p0
+    SFU.tanh  l0_w1_r0_p0_gelu, l0_w1_r0_p0_gelu            ; p1.panels.w1 l0.w1.r0.p0
+    VEC.addi  l0_w1_r0_p0_gelu, l0_w1_r0_p0_gelu, 1         ; p1.panels.w1 l0.w1.r0.p0
+    VEC.mul   l0_w1_r0_p0_gelu, l0_w1_r0_p0_gelu, l0_w1_r0_p0_acc ; p1.panels.w1 l0.w1.r0.p0
+    VEC.muli  l0_w1_r0_p0_gelu, l0_w1_r0_p0_gelu, 0.5       ; p1.panels.w1 l0.w1.r0.p0
+    ST        hbm[scratch + 49152], l0_w1_r0_p0_gelu, stride 64 ; p1.panels.w1 l0.w1.r0.p0
+    SIG       ev.w1_l0, 1                                   ; p1.panels.w1 l0.w1.r0.p0
     SIG       ev.took, 1                                    ; p1.power.bucket_bytes:8 l0.w1.r0.p0
     END
