@@ -219,6 +219,16 @@ static gboolean place_small(Alloc *A, Use *u, GError **err) {
 /* A tensor of k whole partitions: the lowest run of k free partitions. */
 static gboolean place_run(Alloc *A, Use *u, GError **err) {
   int k = (int)(u->bytes / A->pb), run = 0, best = 0, nfree = 0;
+  if (k > A->vl) { /* never fits: say so, and name the knob of its task */
+    const IrTensor *x = tensor(A->ir, u->t);
+    const IrProv *pv = &ir_task_at(A->ir, x->task)->prov;
+    g_set_error(err, IR_ERROR, RF_ALLOC_ERROR,
+                "rf_alloc: wg%d: '%s' (%" G_GINT64_FORMAT " bytes = %d partitions) is larger than "
+                "the whole RF (%d partitions)%s%s",
+                A->wg, x->name, u->bytes, k, A->vl, pv->knob ? "; its task is shaped by " : "",
+                pv->knob ? pv->knob : "");
+    return FALSE;
+  }
   guint i = 0;
   for (int p = 0; p < A->vl; p++) {
     i = first_after(A, i, (int64_t)p * A->pb);

@@ -849,7 +849,6 @@ gboolean sim_run(const Program *prog, const SimOptions *opt, SimResult *res, GEr
     }
     case EV_SIG: signal_event(&s, e.a, e.n, e.t); break;
     case EV_HOST: host_release(&s, e.a); break;
-    case EV_RED: break;
     case EV_WG:
       if (s.wg[e.a].state == WG_RUN) run_wg(&s, &s.wg[e.a]);
       break;

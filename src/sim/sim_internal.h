@@ -64,12 +64,12 @@ typedef struct RedGroup {
   GArray *contrib;    /* RedContrib                                         */
 } RedGroup;
 
-typedef enum { EV_XFER, EV_SIG, EV_HOST, EV_RED, EV_WG } EvType;
+typedef enum { EV_XFER, EV_SIG, EV_HOST, EV_WG } EvType;
 typedef struct Event {
   int64_t t;
   uint64_t seq;       /* ties: insertion order (kind folded in: WG last)   */
   EvType type;
-  int a;              /* xfer index / event id / step / group / wg         */
+  int a;              /* xfer index / event id / step / wg                 */
   int64_t n;
 } Event;
 
