@@ -85,7 +85,7 @@ void cal_take(Cal *c, int64_t s, int64_t d) {
   }
 }
 
-int64_t cal_book(Cal *c, int64_t t, int64_t d) {
+int64_t cal_book_slow(Cal *c, int64_t t, int64_t d) {
   int64_t s = cal_fit(c, t, d);
   cal_take(c, s, d);
   return s;

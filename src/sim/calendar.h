@@ -24,7 +24,17 @@ int64_t cal_fit(const Cal *c, int64_t t, int64_t d);
 /* Mark [s, s+d) busy; it must be free (a result of cal_fit). */
 void cal_take(Cal *c, int64_t s, int64_t d);
 /* cal_fit then cal_take; returns the start. */
-int64_t cal_book(Cal *c, int64_t t, int64_t d);
+int64_t cal_book_slow(Cal *c, int64_t t, int64_t d);
+static inline int64_t cal_book(Cal *c, int64_t t, int64_t d) {
+  /* the common case: at or past the last booking */
+  if (c->n > c->lo && t >= c->e[c->n - 1]) {
+    if (t == c->e[c->n - 1] && d > 0) {
+      c->e[c->n - 1] = t + d;
+      return t;
+    }
+  }
+  return cal_book_slow(c, t, d);
+}
 /* Forget intervals that end at or before `now`. */
 void cal_prune(Cal *c, int64_t now);
 

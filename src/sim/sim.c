@@ -76,27 +76,21 @@ static Event pop(Sim *s) {
 
 /* ---- energy ---------------------------------------------------------- */
 
-/* Spread `pj` evenly over [start, start+dur) of the power trace. */
-void sim_energy(Sim *s, UnitClass uc, int64_t start, int64_t dur, double pj, int wg, int pc) {
-  int64_t end = start + dur;
-  if (end + 1 >= s->dp_cap) {
-    int64_t cap = s->dp_cap;
-    while (end + 1 >= cap) cap *= 2;
-    s->dp = g_renew(double, s->dp, cap);
-    memset(s->dp + s->dp_cap, 0, sizeof(double) * (size_t)(cap - s->dp_cap));
-    s->dp_cap = cap;
-  }
-  double rate = pj / (double)dur;
-  s->dp[start] += rate;
-  s->dp[end] -= rate;
-  s->uc_energy[uc] += pj;
-  s->max_t = maxi(s->max_t, end);
-  if (s->ie) {
-    int k = s->insn_base[wg] + pc;
-    s->ie[k] += pj;
-    if (start < s->istart[k]) s->istart[k] = start;
-    if (end > s->iend[k]) s->iend[k] = end;
-  }
+/* Grow the power trace so that index `end` exists (sim_energy's slow path). */
+void sim_trace_grow(Sim *s, int64_t end) {
+  int64_t cap = s->dp_cap;
+  while (end + 1 >= cap) cap *= 2;
+  s->dp = g_renew(double, s->dp, cap);
+  memset(s->dp + s->dp_cap, 0, sizeof(double) * (size_t)(cap - s->dp_cap));
+  s->dp_cap = cap;
+}
+
+/* Per-instruction energy for --profile (sim_energy's slow path). */
+void sim_energy_insn(Sim *s, int64_t start, int64_t end, double pj, int wg, int pc) {
+  int k = s->insn_base[wg] + pc;
+  s->ie[k] += pj;
+  if (start < s->istart[k]) s->istart[k] = start;
+  if (end > s->iend[k]) s->iend[k] = end;
 }
 
 /* ---- RF ranges and hazards ------------------------------------------ */

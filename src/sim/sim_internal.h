@@ -123,8 +123,24 @@ typedef struct Sim {
 } Sim;
 
 /* sim.c */
-void sim_energy(Sim *s, UnitClass uc, int64_t start, int64_t dur, double pj,
-                int wg, int pc);
+void sim_trace_grow(Sim *s, int64_t end);
+void sim_energy_insn(Sim *s, int64_t start, int64_t end, double pj, int wg, int pc);
+
+/* Spread `pj` evenly over [start, start+dur) of the power trace (a
+ * difference array of pJ per cycle), and account it to its unit class and,
+ * with --profile, to its instruction.  Inline: every HBM line, NoC crossing
+ * and RF port cycle of every transfer comes here. */
+static inline void sim_energy(Sim *s, UnitClass uc, int64_t start, int64_t dur, double pj,
+                              int wg, int pc) {
+  int64_t end = start + dur;
+  if (end + 1 >= s->dp_cap) sim_trace_grow(s, end);
+  double rate = pj / (double)dur;
+  s->dp[start] += rate;
+  s->dp[end] -= rate;
+  s->uc_energy[uc] += pj;
+  if (end > s->max_t) s->max_t = end;
+  if (s->ie) sim_energy_insn(s, start, end, pj, wg, pc);
+}
 void sim_fail(Sim *s, int wg, int pc, const char *fmt, ...) G_GNUC_PRINTF(4, 5);
 void sim_push(Sim *s, int64_t t, EvType type, int a, int64_t n);
 Range sim_range(const Sim *s, const RfRef *r);
