@@ -68,8 +68,8 @@ static int open_output(const char *file, char **tmp, GError **err) {
   int fd = special ? g_open(file, O_WRONLY, 0) : g_mkstemp_full(*tmp, O_WRONLY, 0666);
   if (fd < 0) {
     int e = errno;
-    g_set_error(err, G_FILE_ERROR, g_file_error_from_errno(e), "Failed to %s file “%s”: %s",
-                special ? "open" : "create", special ? file : *tmp, g_strerror(e));
+    g_set_error(err, G_FILE_ERROR, g_file_error_from_errno(e), "cannot write '%s': %s", file,
+                g_strerror(e));
   }
   return fd;
 }
@@ -85,8 +85,9 @@ static gboolean close_output(Sink *sink, const char *tmp, const char *file, GErr
   int e = sink->error;
   if (close(sink->fd) != 0 && !e) e = errno;
   if (e) {
-    g_set_error(err, G_FILE_ERROR, g_file_error_from_errno(e), "Failed to write file “%s”: %s",
-                tmp ? tmp : file, g_strerror(e));
+    g_set_error(err, G_FILE_ERROR, g_file_error_from_errno(e), "cannot write '%s': %s", file,
+                g_strerror(e));
+    if (tmp) g_unlink(tmp);
   } else if (!tmp) {
     return TRUE; /* written through */
   } else if (g_unlink(file) != 0 && errno != ENOENT) {
