@@ -13,8 +13,8 @@
  *   event h
  *
  *   task s0.blk wg 0 stage 0  ; p1.row_tile:7
- *     rf x 32x32 p0 live 0..4
- *     rf w 64x32 p2 (2 parts) live 3..9
+ *     rf x 32x32 p0 live 0..4               (in this task's op numbers)
+ *     rf w 64x32 p2 (2 parts) live 1..2
  *       0  LD x, hbm[x_in]
  *       1  LD w, hbm[wqkv.l0 + 256 stride 96]
  *       2  MMA.z acc, x, w[0:32, :]  ; p1.panels.qkv:12 chunk 0
@@ -227,20 +227,26 @@ static void put_op(GString *s, const Ir *ir, int task, int i, const IrOp *op) {
   g_string_append_c(s, '\n');
 }
 
-/* "  rf NAME RxC [pP[+OFF] [(N parts)]] [live F..L]" */
-static void put_rf(GString *s, const IrTensor *x) {
+/* "  rf NAME RxC [pP[+OFF] [(N parts)]] [live F..L]": the live range (set
+ * by rf_alloc over the WG's whole op sequence) is shown in the task's own op
+ * numbers (`base` = the WG op number of the task's op 0); a tensor written
+ * by another WG is live from the WG's start ("live start..L"). */
+static void put_rf(GString *s, const IrTensor *x, int base) {
   g_string_append_printf(s, "  rf %s %dx%d", x->name, x->rows, x->cols);
   if (x->part >= 0) {
     g_string_append_printf(s, " p%d", x->part);
     if (x->part_off) g_string_append_printf(s, "+%d", x->part_off);
     if (x->nparts > 1) g_string_append_printf(s, " (%d parts)", x->nparts);
   }
-  if (x->first_op >= 0) g_string_append_printf(s, " live %d..%d", x->first_op, x->last_op);
+  if (x->first_op >= 0 && x->first_op >= base)
+    g_string_append_printf(s, " live %d..%d", x->first_op - base, x->last_op - base);
+  else if (x->first_op >= 0)
+    g_string_append_printf(s, " live start..%d", x->last_op - base);
   g_string_append_c(s, '\n');
 }
 
 /* A task: its header line, its RF tensors (creation order), its ops. */
-static void put_task(GString *s, const Ir *ir, int k, const GArray *rfs) {
+static void put_task(GString *s, const Ir *ir, int k, const GArray *rfs, int base) {
   const IrTask *tk = ir_task_at(ir, k);
   g_string_append_printf(s, "\ntask %s wg ", tk->name);
   if (tk->wg >= 0)
@@ -250,7 +256,8 @@ static void put_task(GString *s, const Ir *ir, int k, const GArray *rfs) {
   g_string_append_printf(s, " stage %d  ; ", tk->stage);
   put_prov(s, tk->prov);
   g_string_append_c(s, '\n');
-  for (guint i = 0; rfs && i < rfs->len; i++) put_rf(s, ir_tensor(ir, g_array_index(rfs, int, i)));
+  for (guint i = 0; rfs && i < rfs->len; i++)
+    put_rf(s, ir_tensor(ir, g_array_index(rfs, int, i)), base);
   for (guint i = 0; i < tk->ops->len; i++)
     put_op(s, ir, k, (int)i, &g_array_index(tk->ops, IrOp, i));
 }
@@ -286,11 +293,20 @@ char *ir_print(const Ir *ir) {
     int ti = (int)t;
     g_array_append_val(rfs[k], ti);
   }
-  for (guint k = 0; k < nt; k++) put_task(s, ir, (int)k, rfs[k]);
+  /* each task's first op in its WG's sequence (rf_alloc's numbering) */
+  int nwg = sim_machine_wgs(&ir->hw);
+  int *wg_ops = g_new0(int, nwg + 1);
+  for (guint k = 0; k < nt; k++) {
+    const IrTask *tk = ir_task_at(ir, (int)k);
+    int w = tk->wg >= 0 && tk->wg < nwg ? tk->wg : nwg;
+    put_task(s, ir, (int)k, rfs[k], wg_ops[w]);
+    wg_ops[w] += (int)tk->ops->len;
+  }
+  g_free(wg_ops);
   if (rfs[nt]) { /* RF tensors without a valid owner: still shown */
     g_string_append(s, "\nno task\n");
     for (guint i = 0; i < rfs[nt]->len; i++)
-      put_rf(s, ir_tensor(ir, g_array_index(rfs[nt], int, i)));
+      put_rf(s, ir_tensor(ir, g_array_index(rfs[nt], int, i)), 0);
   }
   gboolean first = TRUE;
   for (guint t = 0; t < ir->tensors->len; t++) {
