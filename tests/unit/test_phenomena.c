@@ -171,6 +171,33 @@ START_TEST(test_sh_staging) {
 }
 END_TEST
 
+/* The queueing half of phenomenon 3: four hand-offs through SH, each WG
+ * writing one block into SH and its partner reading it back.  On one SM all
+ * eight WGs share that SM's one SH port; spread over four SMs, each pair has
+ * its own.  Nothing else is shared (blocks come from VEC.fill, DMA slots are
+ * plentiful, no HBM or NoC): only the SH port's service and queue separate
+ * the two. */
+static GString *sh_pairs(gboolean same_sm) {
+  GString *g = prog("sh_kib=256 wgs_per_sm=8 dma=8x8");
+  for (int p = 0; p < 4; p++) {
+    int a = same_sm ? 2 * p : 8 * p;
+    P(".wg %d\n.rf x p0 32x32\n    VEC.fill x, 1.0\n    ST sh[%d], x\n    SIG ev.s%d, 1\n    END\n", a,
+      p * 4096, p);
+    P(".wg %d\n.rf y p0 32x32\n    WAIT ev.s%d, 1\n    LD y, sh[%d]\n    END\n", a + 1, p, p * 4096);
+  }
+  return g;
+}
+
+/* SH port: one per SM, 64 B per cycle, earliest free slots (docs/machine.md
+ * section 4): staging traffic of one SM queues on it. */
+START_TEST(test_sh_queueing) {
+  Meas one = run(sh_pairs(TRUE)), four = run(sh_pairs(FALSE));
+  note("3 sh queueing: cycles", "one SM", one.cycles, "four SMs", four.cycles);
+  ck_assert_msg(one.cycles > four.cycles, "4 hand-offs on one SM %" G_GINT64_FORMAT " cycles, on 4 SMs %" G_GINT64_FORMAT,
+                one.cycles, four.cycles);
+}
+END_TEST
+
 /* ---- 4. Multicast ----------------------------------------------------------
  * 4 WGs on 4 SMs need the same 4 weight blocks.  Multicast: WG0 issues one
  * LD.mc per block to all four and signals; the others wait.  Separate: every
@@ -570,6 +597,7 @@ Suite *suite_phenomena(void) {
   tcase_add_test(tc, test_rf_reuse);
   tcase_add_test(tc, test_hbm_channels);
   tcase_add_test(tc, test_sh_staging);
+  tcase_add_test(tc, test_sh_queueing);
   tcase_add_test(tc, test_multicast);
   tcase_add_test(tc, test_preload_waves);
   tcase_add_test(tc, test_dma_depth);
