@@ -150,7 +150,7 @@ static float un(Op op, float x) {
  * pa/pb/pc step by acs/bcs/ccs: 1, or 0 for a broadcast column. */
 #define ROWS(expr)                                                             \
   for (int i = 0; i < R; i++) {                                                \
-    float *restrict ti = t + (long)i * C;                                      \
+    float *restrict ti = t + (long)i * ts;                                     \
     const float *pa = a.p + (long)i * a.rs, *pb = b.p + (long)i * b.rs;        \
     const float *pc = c.p + (long)i * c.rs;                                    \
     (void)pa, (void)pb, (void)pc;                                              \
@@ -160,11 +160,22 @@ static float un(Op op, float x) {
 #define B_ pb[j * b.cs]
 #define C_ pc[j * c.cs]
 
-/* Elementwise ops compute into a temporary first: d may alias a source. */
+/* Does RF window `r` share no byte with window `d`?  (Bounding byte ranges:
+ * conservative, so "no" may only cost a copy.) */
+static gboolean apart(const Sim *s, const RfRef *d, const RfRef *r) {
+  if (r->region < 0) return TRUE;
+  Range x = sim_range(s, d), y = sim_range(s, r);
+  return x.hi <= y.lo || y.hi <= x.lo;
+}
+
+/* Elementwise ops compute straight into d when it shares no byte with a
+ * source, else into a temporary first (d may alias a source, even shifted). */
 static void elementwise(Sim *s, Wg *w, const Insn *in) {
   View d = view(s, w, &in->d);
   int R = d.rows, C = d.cols;
-  float *t = scratch(s, (long)R * C), imm = in->imm;
+  gboolean direct = apart(s, &in->d, &in->a) && apart(s, &in->d, &in->b) && apart(s, &in->d, &in->c);
+  float *t = direct ? d.p : scratch(s, (long)R * C), imm = in->imm;
+  long ts = direct ? d.rs : C;
   View a = in->a.region >= 0 ? bview(s, w, &in->a, R, C) : d;
   View b = in->b.region >= 0 ? bview(s, w, &in->b, R, C) : d;
   View c = in->c.region >= 0 ? bview(s, w, &in->c, R, C) : d;
@@ -181,7 +192,8 @@ static void elementwise(Sim *s, Wg *w, const Insn *in) {
   case OP_VCOPY: ROWS(A_); break;
   default: ROWS(un(in->op, A_)); break; /* SFU */
   }
-  for (int i = 0; i < R; i++) memcpy(d.p + (long)i * d.rs, t + (long)i * C, sizeof(float) * (size_t)C);
+  if (!direct)
+    for (int i = 0; i < R; i++) memcpy(d.p + (long)i * d.rs, t + (long)i * C, sizeof(float) * (size_t)C);
   mark(d);
 }
 #undef ROWS
