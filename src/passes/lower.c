@@ -201,3 +201,13 @@ IrProv lw_prov(const Plan *plan, ProblemKind kind, const char *path) {
   IrProv p = {loc.path ? path : NULL, loc.line};
   return p;
 }
+
+LwProj lw_proj(const Plan *plan, ProblemKind kind, PlanProj k) {
+  const PlanProblem *pp = plan_problem(plan, kind);
+  char path[32], kpath[32];
+  g_snprintf(path, sizeof path, "panels.%s", plan_proj_name[k]);
+  g_snprintf(kpath, sizeof kpath, "k_chunk.%s", plan_proj_name[k]);
+  PlanLoc a = plan_knob_loc(pp, path), b = plan_knob_loc(pp, kpath); /* static full paths */
+  LwProj p = {k, pp->panel[k], pp->k_chunk[k], {a.path, a.line}, {b.path, b.line}};
+  return p;
+}

@@ -15,6 +15,9 @@ typedef struct LwProj {
   IrProv kprov;     /* "d1.k_chunk.qkv": cited by the chunk loads and MMAs */
 } LwProj;
 
+/* The knobs of projection k in a problem section, with their provenance. */
+LwProj lw_proj(const Plan *plan, ProblemKind kind, PlanProj k);
+
 /* An RF tensor of `task` sized legally for the partition rule: rows are
  * padded when rows x cols is larger than a partition but not a whole number
  * of partitions.  Views use the unpadded rows (lw_view). */

@@ -232,13 +232,6 @@ static void stage_w1(D1 *c, int t, int l, int stage) {
   }
 }
 
-static LwProj proj(const Plan *plan, const PlanProblem *pp, PlanProj k, const char *path,
-                   const char *kpath) {
-  LwProj p = {k, pp->panel[k], pp->k_chunk[k], lw_prov(plan, PROB_D1, path),
-              lw_prov(plan, PROB_D1, kpath)};
-  return p;
-}
-
 gboolean pass_lower_d1(Ir *ir, const Plan *plan, GError **err) {
   const PlanProblem *pp = plan_problem(plan, PROB_D1);
   if (!pp || !pp->present) {
@@ -246,9 +239,9 @@ gboolean pass_lower_d1(Ir *ir, const Plan *plan, GError **err) {
     return FALSE;
   }
   D1 c = {ir, plan, pp, &ir->prob, ir->prob.d_model, ir->prob.d_ff, ir->prob.heads,
-          ir->prob.history + ir->prob.steps, proj(plan, pp, PROJ_QKV, "d1.panels.qkv", "d1.k_chunk.qkv"),
-          proj(plan, pp, PROJ_WO, "d1.panels.wo", "d1.k_chunk.wo"), proj(plan, pp, PROJ_W1, "d1.panels.w1", "d1.k_chunk.w1"),
-          proj(plan, pp, PROJ_W2, "d1.panels.w2", "d1.k_chunk.w2"), lw_prov(plan, PROB_D1, "d1.kv_writeback"),
+          ir->prob.history + ir->prob.steps, lw_proj(plan, PROB_D1, PROJ_QKV),
+          lw_proj(plan, PROB_D1, PROJ_WO), lw_proj(plan, PROB_D1, PROJ_W1),
+          lw_proj(plan, PROB_D1, PROJ_W2), lw_prov(plan, PROB_D1, "d1.kv_writeback"),
           lw_prov(plan, PROB_D1, "d1.store_spacing"), (IrProv){NULL, 0},
           lw_prov(plan, PROB_D1, "d1.attention.slices"), NULL, 0};
   int L = ir->prob.layers, off = 0;

@@ -235,13 +235,6 @@ static void stage_proj(P1 *c, int l, int stage, const ProjStage *ps) {
     }
 }
 
-static LwProj proj(const Plan *plan, const PlanProblem *pp, PlanProj k, const char *path,
-                   const char *kpath) {
-  LwProj p = {k, pp->panel[k], pp->k_chunk[k], lw_prov(plan, PROB_P1, path),
-              lw_prov(plan, PROB_P1, kpath)};
-  return p;
-}
-
 gboolean pass_lower_p1(Ir *ir, const Plan *plan, GError **err) {
   const PlanProblem *pp = plan_problem(plan, PROB_P1);
   if (!pp || !pp->present) {
@@ -251,8 +244,8 @@ gboolean pass_lower_p1(Ir *ir, const Plan *plan, GError **err) {
   const Problem *pb = &ir->prob;
   int d = pb->d_model, f = pb->d_ff, N = pb->seqs * pb->rows;
   P1 c = {ir, pp, d, f, pb->heads, N, pp->row_tile > 0 ? pp->row_tile : 32, pb->rows,
-          proj(plan, pp, PROJ_QKV, "p1.panels.qkv", "p1.k_chunk.qkv"), proj(plan, pp, PROJ_WO, "p1.panels.wo", "p1.k_chunk.wo"),
-          proj(plan, pp, PROJ_W1, "p1.panels.w1", "p1.k_chunk.w1"), proj(plan, pp, PROJ_W2, "p1.panels.w2", "p1.k_chunk.w2"),
+          lw_proj(plan, PROB_P1, PROJ_QKV), lw_proj(plan, PROB_P1, PROJ_WO),
+          lw_proj(plan, PROB_P1, PROJ_W1), lw_proj(plan, PROB_P1, PROJ_W2),
           (IrProv){NULL, 0}, lw_prov(plan, PROB_P1, "p1.row_tile"),
           lw_prov(plan, PROB_P1, "p1.kv_writeback"), lw_prov(plan, PROB_P1, "p1.store_spacing"),
           {0}, 0};
