@@ -849,6 +849,12 @@ gboolean sim_run(const Program *prog, const SimOptions *opt, SimResult *res, GEr
     }
   }
   if (!s.err) deadlock(&s);
+  /* work that completes past the limit (a long transfer before END) */
+  for (int i = 0; i < s.nwgs && !s.err; i++)
+    if (s.wg[i].state == WG_DONE && s.wg[i].end > opt->max_cycles)
+      sim_fail(&s, i, s.wg[i].pc, "cycle limit of %" G_GINT64_FORMAT " cycles exceeded (the WG's "
+               "work completes at cycle %" G_GINT64_FORMAT "; see --max-cycles)",
+               opt->max_cycles, s.wg[i].end);
   if (s.err) {
     g_propagate_error(err, s.err);
     s.err = NULL;

@@ -188,6 +188,23 @@ START_TEST(test_hazards) {
 }
 END_TEST
 
+/* The cycle limit also catches work that completes past it after the last
+ * issue (a transfer still in flight at END). */
+START_TEST(test_cycle_limit_completion) {
+  g_autofree char *t = g_strdup_printf("%s\n.problem p1\n.wg 0\n.rf a p0 32x32\n LD a, hbm[x_in]\n END\n",
+                                       t_machine(""));
+  SimOptions o;
+  sim_options_default(&o);
+  o.timing_only = TRUE;
+  o.max_cycles = 100; /* END issues at 1; the LD completes at 182 */
+  SimResult r;
+  g_autoptr(GError) err = NULL;
+  ck_assert(!t_run(t, &o, &r, &err));
+  ck_assert_str_eq(err->message, "test.asm:6:2: error: wg0: cycle limit of 100 cycles exceeded (the WG's "
+                                 "work completes at cycle 182; see --max-cycles)");
+}
+END_TEST
+
 Suite *suite_timing(void) {
   Suite *s = suite_create("timing");
   TCase *tc = tcase_create("timing");
@@ -204,6 +221,7 @@ Suite *suite_timing(void) {
   tcase_add_test(tc, test_events);
   tcase_add_test(tc, test_red);
   tcase_add_test(tc, test_hazards);
+  tcase_add_test(tc, test_cycle_limit_completion);
   suite_add_tcase(s, tc);
   return s;
 }
