@@ -119,6 +119,16 @@ void lw_layernorm(Ir *ir, int task, IrView x, IrView h, IrView g, IrView b, IrVi
   op3(ir, task, IR_VADD, h, h, b, prov);
 }
 
+void lw_softmax(Ir *ir, int task, IrView s, IrView m, IrView z, IrProv prov) {
+  IrView none = ir_win(-1, 0, 0, 0, 0);
+  op3(ir, task, IR_VRMAX, m, s, none, prov);
+  op3(ir, task, IR_VSUB, s, s, m, prov);
+  opi(ir, task, IR_SEXP, s, s, 0, prov);
+  op3(ir, task, IR_VRSUM, z, s, none, prov);
+  opi(ir, task, IR_SRECIP, z, z, 0, prov);
+  op3(ir, task, IR_VMUL, s, s, z, prov);
+}
+
 /* g = 0.5 f (1 + tanh(sqrt(2/pi) (f + 0.044715 f^3))) */
 void lw_gelu(Ir *ir, int task, IrView f, IrView g, IrProv prov) {
   op3(ir, task, IR_VMUL, g, f, f, prov);

@@ -37,6 +37,9 @@ void lw_store(Ir *ir, int task, IrView rf, const char *sym, int r0, int c0, int 
  * views; `tmp` is R x d scratch, `mean`/`var` R x 1. */
 void lw_layernorm(Ir *ir, int task, IrView x, IrView h, IrView g, IrView b, IrView tmp,
                   IrView mean, IrView var, IrProv prov);
+/* Row softmax of s (R x n) in place: m = row max, s = exp(s - m),
+ * z = 1 / row sum, s *= z; m and z are R x 1 scratch. */
+void lw_softmax(Ir *ir, int task, IrView s, IrView m, IrView z, IrProv prov);
 /* g = GELU_tanh(f), elementwise; g must not alias f. */
 void lw_gelu(Ir *ir, int task, IrView f, IrView g, IrProv prov);
 

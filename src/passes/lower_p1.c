@@ -173,18 +173,7 @@ static void stage_att(P1 *c, int l, int stage) {
         op->d = s, op->a = s, op->imm = 0.17677669529663687f, op->prov = c->base;
         op = ir_emit(ir, task, IR_VADD);
         op->d = diag, op->a = diag, op->b = mask, op->prov = c->base;
-        op = ir_emit(ir, task, IR_VRMAX);
-        op->d = m, op->a = s, op->prov = c->base;
-        op = ir_emit(ir, task, IR_VSUB);
-        op->d = s, op->a = s, op->b = m, op->prov = c->base;
-        op = ir_emit(ir, task, IR_SEXP);
-        op->d = s, op->a = s, op->prov = c->base;
-        op = ir_emit(ir, task, IR_VRSUM);
-        op->d = z, op->a = s, op->prov = c->base;
-        op = ir_emit(ir, task, IR_SRECIP);
-        op->d = z, op->a = z, op->prov = c->base;
-        op = ir_emit(ir, task, IR_VMUL);
-        op->d = s, op->a = s, op->b = z, op->prov = c->base;
+        lw_softmax(ir, task, s, m, z, c->base);
         for (int j = 0; j <= i; j++) {
           lw_load(ir, task, ir_all(ir, vb), vsym, kv_row + j * R, 0, 32, c->base);
           op = ir_emit(ir, task, IR_MMA);
