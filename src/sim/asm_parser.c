@@ -260,24 +260,9 @@ static gboolean is_word(const Token *t, const char *w) {
   return t->kind == TK_IDENT && t->len == strlen(w) && memcmp(t->s, w, t->len) == 0;
 }
 
-/* The first 8 bytes of s[0..n), little-endian, zero-padded. */
-static inline uint64_t name_key(const char *s, size_t n) {
-  uint64_t k = 0;
-  for (size_t i = 0; i < n && i < 8; i++) k |= (uint64_t)(guchar)s[i] << (8 * i);
-  return k;
-}
-
 /* The program text is kept with SRC_PAD zero bytes after its NUL sentinel,
  * so that the fast path may load 8 bytes at any position of the text. */
 enum { SRC_PAD = 8 };
-
-/* name_key(s, n) for s inside a padded text, n >= 1. */
-static inline uint64_t name_key_padded(const char *s, size_t n) {
-  uint64_t k;
-  memcpy(&k, s, 8);
-  size_t m = n < 8 ? n : 8;
-  return GUINT64_FROM_LE(k) & (~UINT64_C(0) >> (64 - 8 * m));
-}
 
 /* The length of the run of [A-Za-z0-9_] at p, with '.' too if `dot` (a
  * TK_IDENT). */
