@@ -81,7 +81,7 @@ static IrTensor *tensor_new(Ir *ir, const char *name, int rows, int cols) {
   IrTensor *block = g_ptr_array_index(ir->tensor_mem, ir->tensor_mem->len - 1);
   IrTensor *t = block + ir->tensor_fill++;
   t->name = g_strdup(name);
-  t->rows = rows;
+  t->rows = t->used_rows = rows;
   t->cols = cols;
   t->task = -1;
   t->part = -1;
@@ -144,7 +144,7 @@ IrView ir_win(int t, int r0, int rows, int c0, int cols) {
 
 IrView ir_all(const Ir *ir, int t) {
   const IrTensor *x = ir_tensor(ir, t);
-  return ir_win(t, 0, x->rows, 0, x->cols);
+  return ir_win(t, 0, x->used_rows, 0, x->cols);
 }
 
 IrTensor *ir_tensor(const Ir *ir, int t) { return g_ptr_array_index(ir->tensors, t); }

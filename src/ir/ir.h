@@ -35,7 +35,10 @@ typedef enum {
  * and offset from the rf_alloc pass. */
 typedef struct IrTensor {
   char *name;       /* stable, unique: "l0.qkv.p3.w"                         */
-  int rows, cols;
+  int rows, cols;   /* the region's shape (RF: as declared to the assembler) */
+  int used_rows;    /* rows the program uses (<= rows): an RF region larger  */
+                    /* than a partition is padded to whole partitions, and   */
+                    /* ir_all() is the used part, never the padding          */
   IrHome home;
   /* HBM */
   char *sym;        /* ABI symbol, e.g. "wqkv.l0", "scratch"                 */
@@ -127,7 +130,7 @@ int ir_tensor_rf(Ir *ir, int task, const char *name, int rows, int cols);
 int ir_task(Ir *ir, const char *name, int stage, IrProv prov);
 int ir_event(Ir *ir, const char *name); /* find or add */
 IrOp *ir_emit(Ir *ir, int task, IrOpKind kind); /* appends a zeroed op (views absent) */
-IrView ir_all(const Ir *ir, int t);             /* the whole tensor */
+IrView ir_all(const Ir *ir, int t);             /* the whole tensor (used rows) */
 IrView ir_win(int t, int r0, int rows, int c0, int cols);
 IrTensor *ir_tensor(const Ir *ir, int t);
 IrTask *ir_task_at(const Ir *ir, int k);

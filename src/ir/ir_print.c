@@ -227,12 +227,13 @@ static void put_op(GString *s, const Ir *ir, int task, int i, const IrOp *op) {
   g_string_append_c(s, '\n');
 }
 
-/* "  rf NAME RxC [pP[+OFF] [(N parts)]] [live F..L]": the live range (set
+/* "  rf NAME RxC [(uses U rows)] [pP[+OFF] [(N parts)]] [live F..L]": the live range (set
  * by rf_alloc over the WG's whole op sequence) is shown in the task's own op
  * numbers (`base` = the WG op number of the task's op 0); a tensor written
  * by another WG is live from the WG's start ("live start..L"). */
 static void put_rf(GString *s, const IrTensor *x, int base) {
   g_string_append_printf(s, "  rf %s %dx%d", x->name, x->rows, x->cols);
+  if (x->used_rows != x->rows) g_string_append_printf(s, " (uses %d rows)", x->used_rows);
   if (x->part >= 0) {
     g_string_append_printf(s, " p%d", x->part);
     if (x->part_off) g_string_append_printf(s, "+%d", x->part_off);

@@ -38,7 +38,9 @@ int lw_rf(Ir *ir, int task, const char *name, int rows, int cols) {
   int part = sim_machine_part_bytes(&ir->hw), row_bytes = 4 * cols, r = rows;
   if (row_bytes * rows > part)
     while ((row_bytes * r) % part != 0) r++;
-  return ir_tensor_rf(ir, task, name, r, cols);
+  int t = ir_tensor_rf(ir, task, name, r, cols);
+  ir_tensor(ir, t)->used_rows = rows;
+  return t;
 }
 
 IrView lw_view(const Ir *ir, int t, int rows, int cols) {

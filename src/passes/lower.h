@@ -20,7 +20,8 @@ LwProj lw_proj(const Plan *plan, ProblemKind kind, PlanProj k);
 
 /* An RF tensor of `task` sized legally for the partition rule: rows are
  * padded when rows x cols is larger than a partition but not a whole number
- * of partitions.  Views use the unpadded rows (lw_view). */
+ * of partitions; ir_all() and lw_view() give the unpadded rows (the padding is
+ * never read or written). */
 int lw_rf(Ir *ir, int task, const char *name, int rows, int cols);
 IrView lw_view(const Ir *ir, int t, int rows, int cols);
 /* lw_rf named "TAG.WHAT" (built without printf: the lowering names
