@@ -85,11 +85,11 @@ expect "tcc-gen: mistyped knob -> 2, did you mean" 2 \
 "$gen" "$tmp/two.yaml" >"$tmp/out" 2>"$tmp/err"
 code=$?
 expect "tcc-gen: two sections, no --problem -> 2" 2 \
-  "$tmp/two.yaml: error: the plan has both p1 and d1 sections; choose one with --problem p1|d1"
+  "$tmp/two.yaml:4:1: error: the plan has both p1 and d1 sections; choose one with --problem p1|d1"
 
 "$gen" "$tmp/d1.yaml" --problem p1 >"$tmp/out" 2>"$tmp/err"
 code=$?
-expect "tcc-gen: --problem p1 without a p1 section -> 2" 2 "$tmp/d1.yaml: error: the plan has no p1 section"
+expect "tcc-gen: --problem p1 without a p1 section -> 2" 2 "$tmp/d1.yaml:1:1: error: the plan has no p1 section"
 
 "$gen" "$tmp/two.yaml" --problem x1 >"$tmp/out" 2>"$tmp/err"
 code=$?
@@ -159,7 +159,7 @@ expect "tcc-grade: mistyped knob -> 2" 2 \
   "$tmp/typo.yaml:4:3: error: unknown key 'store_spacng' in d1; did you mean 'store_spacing'?"
 "$grade" "$tmp/d1.yaml" >"$tmp/out" 2>"$tmp/err"
 code=$?
-expect "tcc-grade: one section -> 2" 2 "$tmp/d1.yaml: error: the plan has no p1 section"
+expect "tcc-grade: one section -> 2" 2 "$tmp/d1.yaml:1:1: error: the plan has no p1 section"
 
 # a tiny two-section plan: both rows PASS on the four seeds; not the graded
 # dims, so no score

@@ -23,12 +23,15 @@ static gboolean pick_problem(const Plan *plan, const char *name, ProblemKind *ki
     *kind = strcmp(name, "p1") == 0 ? PROB_P1 : PROB_D1;
     return TRUE;
   }
-  gboolean p1 = plan_problem(plan, PROB_P1)->present, d1 = plan_problem(plan, PROB_D1)->present;
-  if (p1 == d1) {
-    g_set_error(err, IR_ERROR, 1, "%s: error: %s; choose one with --problem p1|d1", plan->file,
-                p1 ? "the plan has both p1 and d1 sections" : "the plan has no p1 or d1 section");
+  const PlanProblem *a = plan_problem(plan, PROB_P1), *b = plan_problem(plan, PROB_D1);
+  if (a->present == b->present) { /* both: point at the second one; neither: at the top */
+    PlanLoc at = !a->present ? (PlanLoc){1, 1, NULL} : a->where.line > b->where.line ? a->where : b->where;
+    g_set_error(err, IR_ERROR, 1, "%s:%d:%d: error: %s; choose one with --problem p1|d1", plan->file,
+                at.line, at.col,
+                a->present ? "the plan has both p1 and d1 sections" : "the plan has no p1 or d1 section");
     return FALSE;
   }
+  gboolean p1 = a->present;
   *kind = p1 ? PROB_P1 : PROB_D1;
   return TRUE;
 }

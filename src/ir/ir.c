@@ -1,6 +1,7 @@
 /* ir.c - building and freeing the IR (ir.h). */
 #include "ir.h"
 
+#include <stdarg.h>
 #include <string.h>
 
 G_DEFINE_QUARK(tcc-ir-error-quark, ir_error)
@@ -152,3 +153,13 @@ IrTensor *ir_tensor(const Ir *ir, int t) { return g_ptr_array_index(ir->tensors,
 IrTask *ir_task_at(const Ir *ir, int k) { return g_ptr_array_index(ir->tasks, k); }
 
 int ir_wg_sm(const Ir *ir, int wg) { return wg / ir->hw.wgs_per_sm; }
+
+void ir_error(const Ir *ir, GError **err, IrProv at, const char *fmt, ...) {
+  IrProv where = at.line > 0 ? at : ir->section;
+  va_list ap;
+  va_start(ap, fmt);
+  g_autofree char *msg = g_strdup_vprintf(fmt, ap);
+  va_end(ap);
+  g_set_error(err, IR_ERROR, 1, "%s:%d:%d: error: %s", ir->plan_file ? ir->plan_file : "(plan)",
+              where.line > 0 ? where.line : 1, where.line > 0 ? MAX(where.col, 1) : 1, msg);
+}

@@ -74,7 +74,7 @@ enum { IR_MOD_Z = 1, IR_MOD_T = 2, IR_MOD_MC = 4 };
 /* Provenance: the plan knob that decided this op and the IR node. */
 typedef struct IrProv {
   const char *knob; /* plan path, e.g. "d1.panels.qkv" (static string)      */
-  int line;         /* its line in the plan (0 = default value)             */
+  int line, col;    /* where it is written in the plan (0 = default value)  */
 } IrProv;
 
 /* One op.  LD: d <- mem.  ST: mem <- a (mem may be an RF tensor of another
@@ -113,6 +113,8 @@ typedef struct Ir {
   GPtrArray *tasks;   /* IrTask*, in program order                          */
   GPtrArray *events;  /* char*: names without "ev."; "in" is index 0        */
   int sms_used;
+  IrProv section;     /* the problem section's key in the plan: where an     */
+                      /* error that no written knob explains points (ir_error) */
   /* ir.c's storage of the tensors: `tensors` points into these blocks of
    * IrTensor (owned), filled in creation order; fewer and denser allocations
    * than one per tensor (a P1 program has ~34k tensors). */
@@ -149,6 +151,12 @@ gboolean ir_verify(const Ir *ir, gboolean allocated, GError **err);
 
 #define IR_ERROR (ir_error_quark())
 GQuark ir_error_quark(void);
+
+/* Set *err to one line "PLAN:LINE:COL: error: MESSAGE" at the plan knob
+ * `at` (as cited by provenance); a knob at its default value (line 0) has no
+ * place in the file, so the error points at the problem section (ir->section),
+ * or at 1:1 when that is unknown too. */
+void ir_error(const Ir *ir, GError **err, IrProv at, const char *fmt, ...) G_GNUC_PRINTF(4, 5);
 
 /* ---- passes (src/passes, one file each) ---- */
 

@@ -210,7 +210,7 @@ void lw_waitt(Ir *ir, int task, int64_t n, IrProv prov) {
 
 IrProv lw_prov(const Plan *plan, ProblemKind kind, const char *path) {
   PlanLoc loc = plan_knob_loc(plan_problem(plan, kind), path);
-  IrProv p = {loc.path ? path : NULL, loc.line};
+  IrProv p = {loc.path ? path : NULL, loc.line, loc.col};
   return p;
 }
 
@@ -220,6 +220,6 @@ LwProj lw_proj(const Plan *plan, ProblemKind kind, PlanProj k) {
   g_snprintf(path, sizeof path, "panels.%s", plan_proj_name[k]);
   g_snprintf(kpath, sizeof kpath, "k_chunk.%s", plan_proj_name[k]);
   PlanLoc a = plan_knob_loc(pp, path), b = plan_knob_loc(pp, kpath); /* static full paths */
-  LwProj p = {k, pp->panel[k], pp->k_chunk[k], {a.path, a.line}, {b.path, b.line}};
+  LwProj p = {k, pp->panel[k], pp->k_chunk[k], {a.path, a.line, a.col}, {b.path, b.line, b.col}};
   return p;
 }

@@ -223,15 +223,15 @@ static void stage_w1(D1 *c, int t, int l, int stage) {
 
 gboolean pass_lower_d1(Ir *ir, const Plan *plan, GError **err) {
   const PlanProblem *pp = plan_problem(plan, PROB_D1);
-  if (!pp || !pp->present) {
-    g_set_error(err, IR_ERROR, 1, "%s: error: the plan has no d1 section", plan->file);
+  if (!pp->present) {
+    ir_error(ir, err, ir->section, "the plan has no d1 section");
     return FALSE;
   }
   D1 c = {ir, plan, pp, &ir->prob, ir->prob.d_model, ir->prob.d_ff, ir->prob.heads,
           ir->prob.history + ir->prob.steps, lw_proj(plan, PROB_D1, PROJ_QKV),
           lw_proj(plan, PROB_D1, PROJ_WO), lw_proj(plan, PROB_D1, PROJ_W1),
           lw_proj(plan, PROB_D1, PROJ_W2), lw_prov(plan, PROB_D1, "d1.kv_writeback"),
-          lw_prov(plan, PROB_D1, "d1.store_spacing"), (IrProv){NULL, 0},
+          lw_prov(plan, PROB_D1, "d1.store_spacing"), (IrProv){NULL, 0, 0},
           lw_prov(plan, PROB_D1, "d1.attention.slices"), NULL, 0};
   int L = ir->prob.layers, off = 0;
   c.scr = g_new(D1Scratch, L);

@@ -226,8 +226,8 @@ static void stage_proj(P1 *c, int l, int stage, const ProjStage *ps) {
 
 gboolean pass_lower_p1(Ir *ir, const Plan *plan, GError **err) {
   const PlanProblem *pp = plan_problem(plan, PROB_P1);
-  if (!pp || !pp->present) {
-    g_set_error(err, IR_ERROR, 1, "%s: error: the plan has no p1 section", plan->file);
+  if (!pp->present) {
+    ir_error(ir, err, ir->section, "the plan has no p1 section");
     return FALSE;
   }
   const Problem *pb = &ir->prob;
@@ -235,7 +235,7 @@ gboolean pass_lower_p1(Ir *ir, const Plan *plan, GError **err) {
   P1 c = {ir, pp, d, f, pb->heads, N, pp->row_tile > 0 ? pp->row_tile : 32, pb->rows,
           lw_proj(plan, PROB_P1, PROJ_QKV), lw_proj(plan, PROB_P1, PROJ_WO),
           lw_proj(plan, PROB_P1, PROJ_W1), lw_proj(plan, PROB_P1, PROJ_W2),
-          (IrProv){NULL, 0}, lw_prov(plan, PROB_P1, "p1.row_tile"),
+          (IrProv){NULL, 0, 0}, lw_prov(plan, PROB_P1, "p1.row_tile"),
           lw_prov(plan, PROB_P1, "p1.kv_writeback"), lw_prov(plan, PROB_P1, "p1.store_spacing"),
           {0}, 0};
   /* x h q att x1 h2: N x d each; g: N x f; kv: N x 2d */
@@ -244,8 +244,9 @@ gboolean pass_lower_p1(Ir *ir, const Plan *plan, GError **err) {
   c.scr.g = off;
   c.scr.kv = off + N * f;
   if ((uint64_t)(c.scr.kv + 2 * N * d) * 4 > WL_SCRATCH_BYTES) {
-    g_set_error(err, IR_ERROR, 1, "%s: error: p1 baseline needs %d bytes of scratch, the ABI has %u",
-                plan->file, (c.scr.kv + 2 * N * d) * 4, WL_SCRATCH_BYTES);
+    ir_error(ir, err, lw_prov(plan, PROB_P1, "p1.problem.rows"),
+             "p1 baseline needs %d bytes of scratch, the ABI has %u", (c.scr.kv + 2 * N * d) * 4,
+             WL_SCRATCH_BYTES);
     return FALSE;
   }
   int tiles = N / c.R;

@@ -106,7 +106,7 @@ gboolean pass_pace(Ir *ir, const Plan *plan, ProblemKind kind, GError **err) {
   const PlanProblem *pp = plan_problem(plan, kind);
   if (pp->bucket_bytes <= 0 || pp->event_interval <= 0) return TRUE;
   PlanLoc loc = plan_knob_loc(pp, "power.bucket_bytes");
-  IrProv prov = {kind == PROB_D1 ? "d1.power.bucket_bytes" : "p1.power.bucket_bytes", loc.line};
+  IrProv prov = {kind == PROB_D1 ? "d1.power.bucket_bytes" : "p1.power.bucket_bytes", loc.line, loc.col};
   if (pp->pacing_wg >= 0) {
     paced(ir, pp, prov);
     return TRUE;

@@ -20,23 +20,18 @@ static gboolean dump(const Ir *ir, const char *pass, const char *want, char **ou
 Ir *pass_pipeline(const Plan *plan, ProblemKind kind, const char *dump_after, char **out,
                   GError **err) {
   const PlanProblem *pp = plan_problem(plan, kind);
-  if (!pp || !pp->present) {
-    g_set_error(err, IR_ERROR, 1, "%s: error: the plan has no %s section", plan->file,
-                wl_problem_name(kind));
+  g_autoptr(Ir) ir = ir_new(&plan->hw, &pp->dims, plan->file);
+  ir->section = (IrProv){wl_problem_name(kind), pp->where.line, pp->where.col};
+  if (!pp->present) {
+    ir_error(ir, err, ir->section, "the plan has no %s section", wl_problem_name(kind));
     return NULL;
   }
-  g_autoptr(Ir) ir = ir_new(&plan->hw, &pp->dims, plan->file);
   ir->sms_used = pp->sms_used; /* shown by dumps before placement, which sets it */
   gboolean ok = kind == PROB_D1 ? pass_lower_d1(ir, plan, err) : pass_lower_p1(ir, plan, err);
   if (ok) dump(ir, "lower", dump_after, out);
   ok = ok && pass_place(ir, plan, kind, err) && dump(ir, "place", dump_after, out);
   ok = ok && pass_pace(ir, plan, kind, err) && dump(ir, "pace", dump_after, out);
   ok = ok && pass_rf_alloc(ir, err) && dump(ir, "rf_alloc", dump_after, out);
-  if (!ok) {
-    /* pass messages name the pass and the WG; add the plan, one line */
-    if (err && *err && !g_str_has_prefix((*err)->message, plan->file))
-      g_prefix_error(err, "%s: error: ", plan->file);
-    return NULL;
-  }
+  if (!ok) return NULL; /* the passes' messages are ir_error's, with the plan's place */
   return g_steal_pointer(&ir);
 }

@@ -6,6 +6,7 @@
  * in program order, and a task only waits for events of earlier tasks, so
  * the placement can never deadlock. */
 #include "ir.h"
+#include "lower.h"
 
 gboolean pass_place(Ir *ir, const Plan *plan, ProblemKind kind, GError **err) {
   const PlanProblem *pp = plan_problem(plan, kind);
@@ -13,7 +14,8 @@ gboolean pass_place(Ir *ir, const Plan *plan, ProblemKind kind, GError **err) {
   int pacing = pp->pacing_wg; /* kept free for the pacer */
   ir->sms_used = S;
   if (S < 1 || S > ir->hw.sms) {
-    g_set_error(err, IR_ERROR, 1, "place: sms_used=%d out of range 1..%d", S, ir->hw.sms);
+    ir_error(ir, err, lw_prov(plan, kind, kind == PROB_D1 ? "d1.sms_used" : "p1.sms_used"),
+             "place: sms_used=%d out of range 1..%d", S, ir->hw.sms);
     return FALSE;
   }
   GArray *order = g_array_new(FALSE, FALSE, sizeof(int));
@@ -23,7 +25,9 @@ gboolean pass_place(Ir *ir, const Plan *plan, ProblemKind kind, GError **err) {
   }
   if (order->len == 0) {
     g_array_free(order, TRUE);
-    g_set_error(err, IR_ERROR, 1, "place: no WG left for tasks besides the pacing WG %d", pacing);
+    ir_error(ir, err,
+             lw_prov(plan, kind, kind == PROB_D1 ? "d1.power.pacing_wg" : "p1.power.pacing_wg"),
+             "place: no WG left for tasks besides the pacing WG %d", pacing);
     return FALSE;
   }
   for (guint k = 0; k < ir->tasks->len; k++)

@@ -29,7 +29,7 @@
 
 #include "ir.h"
 
-enum { RF_ALLOC_ERROR = 1, RF_ALIGN = 64 };
+enum { RF_ALIGN = 64 };
 
 /* A placed tensor occupying bytes [lo, hi) of its WG's RF until op `last`. */
 typedef struct Busy {
@@ -108,7 +108,7 @@ static gboolean live_ranges(Ir *ir, int *nops, GArray *uses, GError **err) {
     const IrTask *tk = ir_task_at(ir, (int)k);
     if (tk->wg < 0 || tk->wg >= nwgs) {
       reset(ir);
-      g_set_error(err, IR_ERROR, RF_ALLOC_ERROR, "rf_alloc: task '%s' is not placed (wg %d)",
+      ir_error(ir, err, tk->prov, "rf_alloc: task '%s' is not placed (wg %d)",
                   tk->name, tk->wg);
       return FALSE;
     }
@@ -193,6 +193,10 @@ static gboolean part_free(const Alloc *A, guint i, int p) {
   return TRUE;
 }
 
+/* The plan knob that shaped tensor t's task: where an allocation failure
+ * points. */
+static IrProv task_prov(const Alloc *A, int t) { return ir_task_at(A->ir, tensor(A->ir, t)->task)->prov; }
+
 static const char *plural(int64_t n) { return n == 1 ? "" : "s"; }
 
 /* A tensor inside one partition: the lowest (partition, offset) that fits. */
@@ -208,7 +212,7 @@ static gboolean place_small(Alloc *A, Use *u, GError **err) {
     u->part_off = (int)off;
     return TRUE;
   }
-  g_set_error(err, IR_ERROR, RF_ALLOC_ERROR,
+  ir_error(A->ir, err, task_prov(A, u->t),
               "rf_alloc: wg%d has no room for '%s' (%" G_GINT64_FORMAT
               " bytes, live at ops %d..%d): "
               "the largest free gap in a partition is %" G_GINT64_FORMAT " bytes",
@@ -222,7 +226,7 @@ static gboolean place_run(Alloc *A, Use *u, GError **err) {
   if (k > A->vl) { /* never fits: say so, and name the knob of its task */
     const IrTensor *x = tensor(A->ir, u->t);
     const IrProv *pv = &ir_task_at(A->ir, x->task)->prov;
-    g_set_error(err, IR_ERROR, RF_ALLOC_ERROR,
+    ir_error(A->ir, err, *pv,
                 "rf_alloc: wg%d: '%s' (%" G_GINT64_FORMAT " bytes = %d partitions) is larger than "
                 "the whole RF (%d partitions)%s%s",
                 A->wg, x->name, u->bytes, k, A->vl, pv->knob ? "; its task is shaped by " : "",
@@ -242,8 +246,8 @@ static gboolean place_run(Alloc *A, Use *u, GError **err) {
       return TRUE;
     }
   }
-  g_set_error(
-      err, IR_ERROR, RF_ALLOC_ERROR,
+  ir_error(
+      A->ir, err, task_prov(A, u->t),
       "rf_alloc: wg%d has no room for '%s' (%" G_GINT64_FORMAT " bytes = %d partitions, live at "
       "ops %d..%d): %d partition%s free, the largest free run is %d partition%s",
       A->wg, tensor(A->ir, u->t)->name, u->bytes, k, u->first, u->last, nfree, plural(nfree), best,
@@ -256,7 +260,7 @@ static gboolean place(Alloc *A, Use *u, GError **err) {
   expire(A, u->first);
   if (u->bytes > A->pb && u->bytes % A->pb != 0) {
     const IrTensor *x = tensor(A->ir, u->t);
-    g_set_error(err, IR_ERROR, RF_ALLOC_ERROR,
+    ir_error(A->ir, err, task_prov(A, u->t),
                 "rf_alloc: wg%d: '%s' is %dx%d = %" G_GINT64_FORMAT " bytes: neither inside one "
                 "partition (%d bytes) nor a whole number of partitions",
                 A->wg, x->name, x->rows, x->cols, u->bytes, A->pb);

@@ -244,11 +244,11 @@ START_TEST(test_pipeline_errors) {
   g_autoptr(Plan) d1 = small_plan(PROB_D1, NULL);
   Ir *ir = pass_pipeline(d1, PROB_P1, NULL, NULL, &err);
   ck_assert(ir == NULL);
-  ck_assert_str_eq(err->message, "small.yaml: error: the plan has no p1 section");
+  ck_assert_str_eq(err->message, "small.yaml:1:1: error: the plan has no p1 section");
   g_clear_error(&err);
   g_autoptr(Ir) alone = ir_new(&d1->hw, &d1->p1.dims, d1->file);
   ck_assert(!pass_lower_p1(alone, d1, &err));
-  ck_assert_str_eq(err->message, "small.yaml: error: the plan has no p1 section");
+  ck_assert_str_eq(err->message, "small.yaml:1:1: error: the plan has no p1 section");
   g_clear_error(&err);
   g_autoptr(Plan) big = plan_file("tests/golden/bad_rf_alloc.yaml");
   char *dump = NULL;

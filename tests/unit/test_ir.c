@@ -52,8 +52,8 @@ static void sync_op(Ir *ir, int task, IrOpKind k, const char *ev, int64_t n) {
  * also sent to s1's y, and s1 (wg5) doubles y into scratch after the event. */
 static Ir *build(Good *G, gboolean peer) {
   Ir *ir = tiny_ir(NULL, 0);
-  G->s0 = ir_task(ir, "s0.blk", 0, (IrProv){"p1.row_tile", 7});
-  G->s1 = peer ? ir_task(ir, "s1.tail", 1, (IrProv){"p1.sms", 0}) : -1;
+  G->s0 = ir_task(ir, "s0.blk", 0, (IrProv){"p1.row_tile", 7, 0});
+  G->s1 = peer ? ir_task(ir, "s1.tail", 1, (IrProv){"p1.sms", 0, 0}) : -1;
   G->x = ir_tensor_rf(ir, G->s0, "x", 32, 32);
   G->g = ir_tensor_rf(ir, G->s0, "l0.g", 1, 32);
   G->mean = ir_tensor_rf(ir, G->s0, "mean", 32, 1);
@@ -71,7 +71,7 @@ static Ir *build(Good *G, gboolean peer) {
   emit(ir, G->s0, IR_VMULI, ir_all(ir, G->mean), ir_all(ir, G->mean), none())->imm = 0.03125f;
   emit(ir, G->s0, IR_VSUB, ir_all(ir, G->h), ir_all(ir, G->x), ir_all(ir, G->mean));
   op = emit(ir, G->s0, IR_VMUL, ir_all(ir, G->h), ir_all(ir, G->h), ir_all(ir, G->g));
-  op->prov = (IrProv){"p1.ln", 9};
+  op->prov = (IrProv){"p1.ln", 9, 0};
   op->note = g_strdup("scale");
   emit(ir, G->s0, IR_VADDI, ir_all(ir, G->h), ir_all(ir, G->h), none())->imm = 1e-5f;
   op = emit(ir, G->s0, IR_ST, none(), ir_all(ir, G->h), none());
@@ -338,7 +338,7 @@ static void ld_x(Ir *ir, int task, int t) {
  * 6 LD big; 7 ST s1; 8 ST big; 9 fill u1; 10 fill u2; 11 u1 += u2; 12 ST u1 */
 static Ir *reuse_ir(Reuse *R) {
   Ir *ir = tiny_ir(NULL, 0);
-  R->t = ir_task(ir, "t0", 0, (IrProv){"p1.x", 1});
+  R->t = ir_task(ir, "t0", 0, (IrProv){"p1.x", 1, 0});
   R->a = ir_tensor_rf(ir, R->t, "a", 32, 32);
   R->unused = ir_tensor_rf(ir, R->t, "unused", 32, 32);
   R->b = ir_tensor_rf(ir, R->t, "b", 32, 32);
@@ -399,7 +399,7 @@ static Ir *full_ir(int *e, int dcols, int ecols, int erows) {
   Machine hw = ir->hw;
   ck_assert(sim_machine_set(&hw, "vl", 4, NULL));
   ir->hw = hw;
-  int t = ir_task(ir, "t0", 0, (IrProv){"p1.x", 1}), v[4];
+  int t = ir_task(ir, "t0", 0, (IrProv){"p1.x", 1, 0}), v[4];
   for (int i = 0; i < 4; i++) {
     char n[2] = {(char)('a' + i), 0};
     v[i] = ir_tensor_rf(ir, t, n, i == 3 ? dcols : 32, 32);
@@ -423,7 +423,7 @@ START_TEST(test_alloc_no_run) {
   verify_ok(ir, FALSE);
   ck_assert(!pass_rf_alloc(ir, &err));
   ck_assert_str_eq(err->message,
-                   "rf_alloc: wg0 has no room for 'e' (8192 bytes = 2 partitions, live at ops "
+                   "tiny.yaml:1:1: error: rf_alloc: wg0 has no room for 'e' (8192 bytes = 2 partitions, live at ops "
                    "6..9): 2 partitions free, the largest free run is 1 partition");
 }
 END_TEST
@@ -434,7 +434,7 @@ START_TEST(test_alloc_no_gap) {
   Ir *ir = tiny_ir("rf_kib", 16);
   g_autoptr(Ir) own = ir;
   ck_assert(sim_machine_set(&ir->hw, "vl", 4, NULL));
-  int t = ir_task(ir, "t0", 0, (IrProv){"p1.x", 1}), v[4];
+  int t = ir_task(ir, "t0", 0, (IrProv){"p1.x", 1, 0}), v[4];
   for (int i = 0; i < 4; i++) {
     char n[2] = {(char)('a' + i), 0};
     v[i] = ir_tensor_rf(ir, t, n, i == 3 ? 31 : 32, 32);
@@ -449,8 +449,25 @@ START_TEST(test_alloc_no_gap) {
   verify_ok(ir, FALSE);
   ck_assert(!pass_rf_alloc(ir, &err));
   ck_assert_str_eq(err->message,
-                   "rf_alloc: wg0 has no room for 'e' (256 bytes, live at ops 4..9): the largest "
+                   "tiny.yaml:1:1: error: rf_alloc: wg0 has no room for 'e' (256 bytes, live at ops 4..9): the largest "
                    "free gap in a partition is 128 bytes");
+}
+END_TEST
+
+/* ir_error: one line at the knob's line and column; a knob at its default
+ * (line 0) points at the problem section, and with no section at 1:1. */
+START_TEST(test_ir_error_location) {
+  g_autoptr(Ir) ir = tiny_ir(NULL, 0);
+  g_autoptr(GError) err = NULL;
+  ir_error(ir, &err, (IrProv){"p1.panels.w1", 7, 13}, "x=%d", 3);
+  ck_assert_str_eq(err->message, "tiny.yaml:7:13: error: x=3");
+  g_clear_error(&err);
+  ir_error(ir, &err, (IrProv){"p1.panels.w1", 0, 0}, "default");
+  ck_assert_str_eq(err->message, "tiny.yaml:1:1: error: default");
+  g_clear_error(&err);
+  ir->section = (IrProv){"p1", 4, 1};
+  ir_error(ir, &err, (IrProv){"p1.panels.w1", 0, 0}, "default");
+  ck_assert_str_eq(err->message, "tiny.yaml:4:1: error: default");
 }
 END_TEST
 
@@ -460,12 +477,13 @@ START_TEST(test_alloc_errors) {
   g_autoptr(GError) err = NULL;
   ir_tensor(ir, R.big)->rows = 40;
   ck_assert(!pass_rf_alloc(ir, &err));
-  ck_assert_str_eq(err->message, "rf_alloc: wg1: 'big' is 40x32 = 5120 bytes: neither inside one "
+  ck_assert_str_eq(err->message, "tiny.yaml:1:1: error: rf_alloc: wg1: 'big' is 40x32 = 5120 bytes: "
+                                 "neither inside one "
                                  "partition (4096 bytes) nor a whole number of partitions");
   g_clear_error(&err);
   ir_task_at(ir, R.t)->wg = -1;
   ck_assert(!pass_rf_alloc(ir, &err));
-  ck_assert_str_eq(err->message, "rf_alloc: task 't0' is not placed (wg -1)");
+  ck_assert_str_eq(err->message, "tiny.yaml:1:1: error: rf_alloc: task 't0' is not placed (wg -1)");
 }
 END_TEST
 
@@ -596,7 +614,7 @@ START_TEST(test_emit_floats) {
                                1e-45f, 0.0f,         -0.0f,        1.0f,           0.7978845608f,
                                1.0f / 3, 0.044715f, -123456.789f, 16777217.0f,    2.5e-7f};
   g_autoptr(Ir) ir = tiny_ir(NULL, 0);
-  int t = ir_task(ir, "t0", 0, (IrProv){NULL, 0});
+  int t = ir_task(ir, "t0", 0, (IrProv){NULL, 0, 0});
   int f = ir_tensor_rf(ir, t, "f", 1, 32);
   for (unsigned i = 0; i < G_N_ELEMENTS(vals); i++)
     emit(ir, t, IR_VFILL, ir_win(f, 0, 1, (int)i, 1), none(), none())->imm = vals[i];
@@ -663,7 +681,7 @@ static IrOp *op2(Ir *ir, int task, IrOpKind k, int mods, IrView d, IrView a, IrV
 
 static Ir *all_ops_ir(void) {
   Ir *ir = tiny_ir("reduce", 1);
-  int A = ir_task(ir, "s0.a", 0, (IrProv){"p1.a", 3}), B = ir_task(ir, "s1.b", 0, (IrProv){"p1.b", 4});
+  int A = ir_task(ir, "s0.a", 0, (IrProv){"p1.a", 3, 0}), B = ir_task(ir, "s1.b", 0, (IrProv){"p1.b", 4, 0});
   int w = ir_tensor_rf(ir, A, "l0.w", 32, 32), wb = ir_tensor_rf(ir, B, "l0.w", 32, 32);
   int a = ir_tensor_rf(ir, A, "a", 32, 32), c = ir_tensor_rf(ir, A, "c", 32, 32);
   int r = ir_tensor_rf(ir, A, "r", 32, 1), s = ir_tensor_rf(ir, A, "sum", 32, 32);
@@ -776,6 +794,7 @@ Suite *suite_ir(void) {
   suite_add_tcase(s, tc);
   tc = tcase_create("pass_rf_alloc");
   tcase_add_test(tc, test_alloc_good);
+  tcase_add_test(tc, test_ir_error_location);
   tcase_add_test(tc, test_alloc_remote_only);
   tcase_add_test(tc, test_alloc_reuse);
   tcase_add_test(tc, test_alloc_no_run);
