@@ -1,0 +1,129 @@
+#!/bin/sh
+# tests/run_grade.sh BUILD_DIR - the format of tcc-grade's report:
+#  - --version: "tcc-grade X.Y.Z", then "simulator: " and tcc-sim --version;
+#  - a real report (a tiny plan, and the baseline plan whose two hottest
+#    windows differ in width): the first line is "tcc-grade X.Y.Z  PLAN", the
+#    second "simulator: " and tcc-sim --version, then the table, then the
+#    score line;
+#  - the table code alone (BUILD_DIR/tests/grade-table, built from
+#    src/driver/tcc_grade.c with -DTCC_GRADE_TABLE_TEST) on extreme cells:
+#    9-digit cycles and windows, hundreds of mm^2 and thousands of W, inf
+#    and nan errors, long FAIL verdicts.
+# A table lines up when, split into cells at runs of two or more spaces
+# (no cell holds two spaces in a row), the header has 9 cells and every row
+# 10, and across the header and the rows the right-aligned columns (cycles,
+# area, power, the four errors) end at the same offset and the left-aligned
+# ones (the hottest window, the verdict) start at the same offset, with at
+# least two spaces between cells.
+# Prints [PASS]/[FAIL] per test and a summary; exits 1 on any failure.
+LC_ALL=C
+export LC_ALL
+build=${1:-build}
+case $build in /*) ;; *) build=$PWD/$build ;; esac
+cd "$(dirname "$0")/.." || exit 2
+grade=$build/tcc-grade
+sim=$build/tcc-sim
+table=$build/tests/grade-table
+pass=0
+fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+ok() { pass=$((pass + 1)); echo "[PASS] $1"; }
+ko() { fail=$((fail + 1)); echo "[FAIL] $1"; }
+
+simver=$("$sim" --version)
+gradever=$("$grade" --version 2>/dev/null | sed -n 1p)
+
+# aligned FILE FIRST: lines FIRST.. of FILE are a header and rows (up to the
+# first line that is neither); prints what is wrong, exits 1 if anything.
+aligned() {
+  awk -v first="$2" '
+    # cells of a line: S[i], E[i] = 1-based start and end offsets
+    function cells(line,   pos, n) {
+      n = 0; pos = 1
+      while (match(substr(line, pos), /[^ ]+( [^ ]+)*/)) {
+        n++; S[n] = pos + RSTART - 1; E[n] = S[n] + RLENGTH - 1; pos = E[n] + 1
+      }
+      return n
+    }
+    NR < first { next }
+    NR == first {
+      if ((n = cells($0)) != 9) { print "header: " n " cells, want 9: " $0; bad = 1; exit }
+      for (i = 1; i <= 9; i++) { hs[i + 1] = S[i]; he[i + 1] = E[i] }
+      next
+    }
+    !/^(p1|d1) / { exit }
+    {
+      rows++
+      n = cells($0)
+      if (n != 10) { print "row " rows ": " n " cells, want 10: " $0; bad = 1; next }
+      for (c = 2; c <= 10; c++) {
+        left = c == 5 || c == 10
+        if (left && S[c] != hs[c]) { print "row " rows " column " c " starts at " S[c] ", header at " hs[c]; bad = 1 }
+        if (!left && E[c] != he[c]) { print "row " rows " column " c " ends at " E[c] ", header at " he[c]; bad = 1 }
+        if (S[c] < E[c - 1] + 3) { print "row " rows " column " c ": less than two spaces before it"; bad = 1 }
+      }
+    }
+    END { if (!rows) { print "no rows"; bad = 1 } exit bad }
+  ' "$1"
+}
+
+# report NAME FILE PLAN ROWS: FILE is a report of PLAN (or "table-test") with
+# ROWS table rows, lined up.
+report() {
+  good=1
+  [ "$(sed -n 1p "$2")" = "$gradever  $3" ] || { good=0; echo "first line: $(sed -n 1p "$2")"; }
+  [ "$(sed -n 2p "$2")" = "simulator: $simver" ] || { good=0; echo "second line: $(sed -n 2p "$2")"; }
+  [ "$(grep -c '^[pd]1 ' "$2")" -eq "$4" ] || { good=0; echo "want $4 rows"; }
+  aligned "$2" 3 || good=0
+  if [ $good -eq 1 ]; then ok "$1"; else ko "$1"; cat "$2"; fi
+}
+
+"$grade" --version >"$tmp/out" 2>&1
+if [ $? -eq 0 ] && [ "$(wc -l <"$tmp/out")" -eq 2 ] && sed -n 1p "$tmp/out" | grep -q '^tcc-grade [0-9][0-9.]*$' &&
+  [ "$(sed -n 2p "$tmp/out")" = "simulator: $simver" ]; then
+  ok "tcc-grade --version: tcc-grade, then the simulator"
+else
+  ko "tcc-grade --version: tcc-grade, then the simulator"
+  cat "$tmp/out"
+fi
+
+# real reports: a tiny plan (no score), the baseline (score 1000.00)
+small_d1='  problem: {d_model: 32, heads: 1, d_ff: 64, layers: 1, history: 32, steps: 2}'
+small_p1='  problem: {d_model: 32, heads: 1, d_ff: 64, layers: 1, seqs: 1, rows: 64}'
+printf 'version: 1\np1:\n%s\nd1:\n%s\n' "$small_p1" "$small_d1" >"$tmp/two.yaml"
+"$grade" "$tmp/two.yaml" >"$tmp/tiny" 2>&1
+report "tcc-grade tiny plan: first lines, table aligned" "$tmp/tiny" "$tmp/two.yaml" 2
+"$grade" plans/baseline.yaml >"$tmp/base" 2>&1
+report "tcc-grade baseline: first lines, table aligned" "$tmp/base" plans/baseline.yaml 2
+[ "$(sed -n 6p "$tmp/base")" = "score 1000.00  = 1000 * sqrt(802528 * 124192 / (802528 * 124192))" ] &&
+  [ "$(wc -l <"$tmp/base")" -eq 6 ] && ok "tcc-grade baseline: the score line last" ||
+  { ko "tcc-grade baseline: the score line last"; cat "$tmp/base"; }
+
+# the table alone: NAME CYCLES AREA W WINDOW_START ERR7 ERR13 ERR11 ERR23
+t() { # NAME ROW...
+  name=$1
+  shift
+  if "$table" "$@" >"$tmp/t" 2>&1; then report "table: $name" "$tmp/t" table-test $#; else ko "table: $name"; cat "$tmp/t"; fi
+}
+t "baseline-like (window widths 4 and 6 digits)" \
+  "p1 802528 22.7192 18.7241 8606 2.3e-06 2.6e-06 1.9e-06 1.9e-06" \
+  "d1 124192 22.7192 14.8881 119757 9.2e-07 9.0e-07 8.9e-07 1.1e-06"
+t "9-digit cycles and window against 3 digits" \
+  "p1 999999999 23.9999 19.9999 999998999 0 0 0 0" \
+  "d1 812 0.5 0.1 0 1e-9 1e-9 1e-9 1e-9"
+t "3 digits against 9 digits" \
+  "p1 812 0.5 0.1 0 1e-9 1e-9 1e-9 1e-9" \
+  "d1 123456789 23.5 19.5 123455789 0 0 0 0"
+t "FAIL verdicts: area, power, inf and nan errors" \
+  "p1 987654321 123.4567 1234.5678 987653321 inf nan 1e+38 1e-300" \
+  "d1 4096 24.5 20.5 3000 1e-3 0 0 0"
+t "one row" "p1 1000 1 1 0 0 0 0 0"
+# the verdicts name what fails
+"$table" "p1 1 123.4567 1234.5678 0 inf 0 0 0" | grep -q '^p1 .*  FAIL: numerics (seed 7), area, power$' &&
+  "$table" "d1 1 1 1 0 0 0 1 0" | grep -q '^d1 .*  FAIL: numerics (seed 11)$' &&
+  "$table" "d1 1 1 1 0 0 0 0 0" | grep -q '^d1 .*  PASS$' &&
+  ok "table: verdicts" || ko "table: verdicts"
+
+echo "grade: $pass passed, $fail failed"
+[ $fail -eq 0 ]
