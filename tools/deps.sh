@@ -7,6 +7,8 @@ command -v cc >/dev/null 2>&1 || need="$need gcc libc6-dev"
 command -v make >/dev/null 2>&1 || need="$need make"
 command -v pkg-config >/dev/null 2>&1 || need="$need pkg-config"
 command -v re2c >/dev/null 2>&1 || need="$need re2c"
+# make check also builds with clang (clang-check), so clang-only warnings fail CI
+command -v "${CLANG:-clang}" >/dev/null 2>&1 || need="$need clang"
 if command -v pkg-config >/dev/null 2>&1; then
   pkg-config --exists glib-2.0 || need="$need libglib2.0-dev"
   pkg-config --exists yaml-0.1 || need="$need libyaml-dev"
