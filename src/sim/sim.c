@@ -324,6 +324,23 @@ static gboolean red_issue(Sim *s, Wg *w, const Insn *in, int pc, int64_t t) {
       sim_fail(s, w->id, pc, "RED group ev.%s: wg%d contributes twice to one round", name, w->id);
       return FALSE;
     }
+  /* every contribution of a round has the shape of the first (red_complete
+   * sums and scatters that many elements for every contributor) */
+  if (rg->contrib->len > 0) {
+    const RedContrib *c0 = &g_array_index(rg->contrib, RedContrib, 0);
+    const Insn *in0 = &s->p->wgs[c0->wg].insns[c0->pc];
+    const RfRef *mine[2] = {&in->a, &in->d}, *first[2] = {&in0->a, &in0->d};
+    static const char *const what[2] = {"s", "d"};
+    for (int k = 0; k < 2; k++)
+      if (mine[k]->rows != first[k]->rows || mine[k]->cols != first[k]->cols) {
+        g_autofree char *a = sim_rfref_str(s->p, mine[k]), *b = sim_rfref_str(s->p, first[k]);
+        sim_fail(s, w->id, pc, "RED group ev.%s: shape mismatch: %s %s is %dx%d but %s %s of the "
+                 "round in progress (line %d) is %dx%d (every contribution to a round must have "
+                 "the same shape)", name, what[k], a, mine[k]->rows, mine[k]->cols, what[k], b,
+                 in0->line, first[k]->rows, first[k]->cols);
+        return FALSE;
+      }
+  }
   if (!s->o->timing_only && !exec_check_read(s, w, pc, &in->a, "RED source")) return FALSE;
   /* the contribution crosses this SM's NoC out-link; the round's unit (the
    * earliest free when the round starts) adds it as it arrives */
