@@ -1053,9 +1053,13 @@ static gboolean sync_operands(Parser *P, Insn *in) {
   if (in->op == OP_SIG && in->event == 0)
     return FAIL_AT(&ev, "SIG ev.in is not allowed: ev.in belongs to the host");
   int64_t min = in->op == OP_SIG ? 1 : 0;
+  const char *what = in->op == OP_WAITT ? "cycles" : "count";
   if (in->n < min)
     return FAIL_AT(&nt, "%s %s must be >= %d, got %" G_GINT64_FORMAT, sim_op_mnemonic[in->op],
-                   in->op == OP_WAITT ? "cycles" : "count", (int)min, in->n);
+                   what, (int)min, in->n);
+  if (in->n > TCC_MAX_COUNT)
+    return FAIL_AT(&nt, "%s %s must be <= %" G_GINT64_FORMAT ", got %" G_GINT64_FORMAT,
+                   sim_op_mnemonic[in->op], what, TCC_MAX_COUNT, in->n);
   return TRUE;
 }
 

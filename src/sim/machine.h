@@ -59,6 +59,12 @@ enum {
   HBM_LINE = 64,        /* bytes per HBM line                            */
 };
 
+/* The largest count or time a program or option may give (docs/machine.md
+ * §3, §4): WAITT cycles, SIG/WAIT counts and --max-cycles are at most 10^18,
+ * so that a time plus a count stays far inside int64 (event counters, which
+ * add up many SIGs, saturate at INT64_MAX instead). */
+#define TCC_MAX_COUNT INT64_C(1000000000000000000)
+
 /* Energy per action, pJ (docs/machine.md "Energy"). */
 #define E_MMA_BLOCK 20480.0   /* one 32x32x32 block (0.625 pJ/MAC)  */
 #define E_VEC_ELEM 2.0        /* one element of one VEC op          */

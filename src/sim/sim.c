@@ -24,6 +24,9 @@ void sim_options_default(SimOptions *o) {
 
 static int64_t maxi(int64_t a, int64_t b) { return a > b ? a : b; }
 
+/* a + b for b >= 0, saturating at INT64_MAX (event counters, WAITT). */
+static int64_t add_sat(int64_t a, int64_t b) { return a > INT64_MAX - b ? INT64_MAX : a + b; }
+
 /* ---- errors ---------------------------------------------------------- */
 
 void sim_fail(Sim *s, int wg, int pc, const char *fmt, ...) {
@@ -210,7 +213,7 @@ static void wake(Sim *s, int ev, int64_t t) {
 }
 
 static void signal_event(Sim *s, int ev, int64_t n, int64_t t) {
-  s->ev_count[ev] += n;
+  s->ev_count[ev] = add_sat(s->ev_count[ev], n); /* many SIGs may add up past int64 */
   wake(s, ev, t);
 }
 
@@ -544,7 +547,7 @@ static int64_t issue_one(Sim *s, Wg *w, int64_t t) {
     }
     break;
   case OP_WAITT:
-    next = t + (in->n > 1 ? in->n : 1);
+    next = add_sat(t, in->n > 1 ? in->n : 1);
     break;
   case OP_SIG:
     sim_push(s, maxi(t, w->last_done) + T_SIG_LATENCY, EV_SIG, in->event, in->n);
@@ -842,8 +845,12 @@ static void finish(Sim *s, SimResult *res) {
   }
 }
 
-gboolean sim_run(const Program *prog, const SimOptions *opt, SimResult *res, GError **err) {
+gboolean sim_run(const Program *prog, const SimOptions *options, SimResult *res, GError **err) {
   Sim s;
+  /* the cycle limit within 1..TCC_MAX_COUNT (tcc-sim rejects others) */
+  SimOptions o = *options;
+  o.max_cycles = CLAMP(o.max_cycles, 1, TCC_MAX_COUNT);
+  const SimOptions *opt = &o;
   memset(res, 0, sizeof *res);
   sim_init(&s, prog, opt);
   for (uint64_t pops = 1; s.nheap > 0 && !s.err; pops++) {

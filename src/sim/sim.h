@@ -10,7 +10,8 @@
 
 typedef struct SimOptions {
   uint64_t seed;         /* workload data seed (grading: 7)              */
-  int64_t max_cycles;    /* cycle limit (runaway programs)               */
+  int64_t max_cycles;    /* cycle limit (runaway programs), 1..TCC_MAX_COUNT;
+                            sim_run clamps other values into that range  */
   gboolean timing_only;  /* skip functional execution and the check      */
   gboolean profile;      /* keep per-instruction energy for the hot window */
   gboolean keep_hbm;     /* hand the final HBM image to SimResult.hbm (tests) */

@@ -191,6 +191,65 @@ START_TEST(test_transfers) {
 }
 END_TEST
 
+/* ---- counts and times at the limits (docs/machine.md §3, §4) ---------- */
+
+/* The run-time error of `text` (which must assemble), or NULL if it runs. */
+static char *run_error(const char *text, const SimOptions *o) {
+  SimResult res;
+  g_autoptr(GError) err = NULL;
+  if (t_run(text, o, &res, &err)) {
+    sim_result_clear(&res);
+    return NULL;
+  }
+  return g_strdup(err->message);
+}
+
+/* Ten SIGs of 10^18 pass INT64_MAX: the counter saturates (it used to wrap
+ * to a negative count, and the WAIT deadlocked). */
+START_TEST(test_event_counter_saturates) {
+  GString *g = g_string_new(NULL);
+  g_string_append_printf(g, "%s\n.problem p1\n.wg 0\n", t_machine(""));
+  for (int i = 0; i < 10; i++) g_string_append(g, " SIG ev.a, 1000000000000000000\n");
+  g_string_append(g, " WAITT 100\n WAIT ev.a, 1000000000000000000\n WAIT ev.a, 1\n END\n");
+  SimOptions o;
+  sim_options_default(&o);
+  o.timing_only = TRUE;
+  g_autofree char *e = run_error(g->str, &o);
+  ck_assert_msg(e == NULL, "%s", e);
+  g_string_free(g, TRUE);
+}
+END_TEST
+
+/* The largest WAITT at the largest cycle limit: the clock stays exact; a
+ * limit past 10^18 given to sim_run is taken as 10^18. */
+START_TEST(test_waitt_at_limit) {
+  g_autofree char *text = g_strdup_printf(
+      "%s\n.problem p1\n.wg 0\n WAITT 1000000000000000000\n WAITT 1000000000000000000\n END\n",
+      t_machine(""));
+  SimOptions o;
+  sim_options_default(&o);
+  o.timing_only = TRUE;
+  const int64_t limits[] = {TCC_MAX_COUNT, INT64_MAX};
+  for (unsigned i = 0; i < G_N_ELEMENTS(limits); i++) {
+    o.max_cycles = limits[i];
+    g_autofree char *e = run_error(text, &o);
+    ck_assert_ptr_nonnull(e);
+    ck_assert_str_eq(e, "test.asm:5:2: error: wg0: cycle limit of 1000000000000000000 cycles "
+                        "exceeded (this instruction would issue at cycle 2000000000000000000; "
+                        "see --max-cycles)");
+  }
+  /* one WAITT of 10^18 ends exactly at the limit: a valid run */
+  g_autofree char *one = g_strdup_printf(
+      "%s\n.problem p1\n.wg 0\n WAITT 999999999999999999\n END\n", t_machine(""));
+  o.max_cycles = TCC_MAX_COUNT;
+  SimResult res;
+  g_autoptr(GError) err = NULL;
+  ck_assert_msg(t_run(one, &o, &res, &err), "%s", err ? err->message : "");
+  ck_assert_int_eq(res.cycles, TCC_MAX_COUNT);
+  sim_result_clear(&res);
+}
+END_TEST
+
 Suite *suite_exec(void) {
   Suite *s = suite_create("exec");
   TCase *tc = tcase_create("exec");
@@ -202,6 +261,11 @@ Suite *suite_exec(void) {
   tcase_add_test(tc, test_sfu);
   tcase_add_test(tc, test_mma);
   tcase_add_test(tc, test_transfers);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("limits");
+  tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, test_event_counter_saturates);
+  tcase_add_test(tc, test_waitt_at_limit);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -1,0 +1,7 @@
+; run-time error: the largest WAITT passes the cycle limit (and the clock does not overflow)
+.machine sms=16 wgs_per_sm=4 rf_kib=64 vl=16 mma_arrays=1 sfu=8 sh_kib=0 dma=2x1 hbm=8 noc=512 multicast=1 reduce=0
+.problem p1
+.wg 0
+    WAITT 1
+    WAITT 1000000000000000000
+    END
