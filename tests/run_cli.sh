@@ -26,6 +26,19 @@ ko() { fail=$((fail + 1)); echo "[FAIL] $1"; }
 xf() { xfail=$((xfail + 1)); echo "[XFAIL] $1"; }
 xp() { pass=$((pass + 1)); echo "[XPASS] $1 (a known gap is fixed: drop its XFAIL mark)"; }
 
+# expect NAME CODE EXPECTED_STDERR: the last command's exit status ($code) is
+# CODE, stdout ($tmp/out) is empty and stderr ($tmp/err) is exactly the one
+# line EXPECTED_STDERR.
+expect() {
+  printf '%s\n' "$3" >"$tmp/want"
+  if [ "$code" -eq "$2" ] && [ ! -s "$tmp/out" ] && diff -u "$tmp/want" "$tmp/err" >"$tmp/diff"; then
+    ok "$1"
+  else
+    ko "$1 (exit $code, want $2)"
+    cat "$tmp/diff" "$tmp/out"
+  fi
+}
+
 for f in tests/bad/*.asm; do
   [ -e "$f" ] || continue
   exp=${f%.asm}.err
@@ -49,23 +62,36 @@ done
 "$sim" --version | grep -q "spec v1" && ok "--version" || ko "--version"
 "$sim" >/dev/null 2>"$tmp/err"; [ $? -eq 2 ] && ok "no argument -> 2" || ko "no argument -> 2"
 "$sim" --bogus x.asm >/dev/null 2>"$tmp/err"; [ $? -eq 2 ] && ok "unknown option -> 2" || ko "unknown option -> 2"
-"$sim" tests/asm/does-not-exist.asm >/dev/null 2>"$tmp/err"
-[ $? -eq 2 ] && grep -q "does-not-exist.asm" "$tmp/err" && ok "missing file -> 2" || ko "missing file -> 2"
+"$sim" tests/asm/does-not-exist.asm >"$tmp/out" 2>"$tmp/err"
+code=$?
+expect "missing file -> 2" 2 "tests/asm/does-not-exist.asm: error: cannot read: No such file or directory"
+
+# --seed: the whole uint64 range (docs/workloads.md: seeds modulo 2^64)
+"$sim" tests/asm/tiny_p1.asm --seed 18446744073709551615 >"$tmp/out" 2>"$tmp/err"
+code=$?
+[ $code -eq 0 ] && [ ! -s "$tmp/err" ] && grep -q '^seed      18446744073709551615$' "$tmp/out" &&
+  ok "--seed 2^64-1 -> 0" || { ko "--seed 2^64-1 -> 0 (exit $code)"; cat "$tmp/err"; }
+"$sim" tests/asm/tiny_p1.asm --seed 9223372036854775808 --json >"$tmp/out" 2>"$tmp/err"
+code=$?
+[ $code -eq 0 ] && grep -q '"seed": 9223372036854775808,' "$tmp/out" && ok "--seed 2^63 --json -> 0" ||
+  ko "--seed 2^63 --json -> 0 (exit $code)"
+for bad in 18446744073709551616 99999999999999999999999 -1 -0 +7 abc 7x '' ' 7'; do
+  "$sim" tests/asm/tiny_p1.asm --seed "$bad" >"$tmp/out" 2>"$tmp/err"
+  code=$?
+  expect "--seed '$bad' -> 2" 2 "tcc-sim: error: --seed must be an integer 0..18446744073709551615, got '$bad'"
+done
+"$sim" tests/asm/tiny_p1.asm --seed=-5 >"$tmp/out" 2>"$tmp/err"
+code=$?
+expect "--seed=-5 -> 2" 2 "tcc-sim: error: --seed must be an integer 0..18446744073709551615, got '-5'"
+for bad in 0 -1 1000000000000000001 x; do
+  "$sim" tests/asm/tiny_p1.asm --max-cycles "$bad" >"$tmp/out" 2>"$tmp/err"
+  code=$?
+  expect "--max-cycles '$bad' -> 2" 2 "tcc-sim: error: --max-cycles must be an integer 1..1000000000000000000, got '$bad'"
+done
+"$sim" tests/asm/tiny_p1.asm --max-cycles 1000000000000000000 >"$tmp/out" 2>&1 && ok "--max-cycles 10^18 -> 0" ||
+  { ko "--max-cycles 10^18 -> 0"; cat "$tmp/out"; }
 
 # ---------------------------------------------------------------- tcc-gen
-
-# expect NAME CODE EXPECTED_STDERR: the last command's exit status ($code) is
-# CODE, stdout ($tmp/out) is empty and stderr ($tmp/err) is exactly the one
-# line EXPECTED_STDERR.
-expect() {
-  printf '%s\n' "$3" >"$tmp/want"
-  if [ "$code" -eq "$2" ] && [ ! -s "$tmp/out" ] && diff -u "$tmp/want" "$tmp/err" >"$tmp/diff"; then
-    ok "$1"
-  else
-    ko "$1 (exit $code, want $2)"
-    cat "$tmp/diff" "$tmp/out"
-  fi
-}
 
 small_d1='  problem: {d_model: 32, heads: 1, d_ff: 64, layers: 1, history: 32, steps: 2}'
 small_p1='  problem: {d_model: 32, heads: 1, d_ff: 64, layers: 1, seqs: 1, rows: 64}'

@@ -7,17 +7,43 @@
 
 #include "sim.h"
 
+/* A decimal integer without sign or blanks in lo..hi into *v; FALSE on
+ * anything else (a sign, garbage, empty, out of range). */
+static gboolean parse_uint(const char *s, uint64_t lo, uint64_t hi, uint64_t *v) {
+  uint64_t x = 0;
+  if (!s || !*s) return FALSE;
+  for (const char *p = s; *p; p++) {
+    if (*p < '0' || *p > '9') return FALSE;
+    uint64_t d = (uint64_t)(*p - '0');
+    if (d > hi || x > (hi - d) / 10) return FALSE; /* x*10 + d > hi */
+    x = x * 10 + d;
+  }
+  if (x < lo) return FALSE;
+  *v = x;
+  return TRUE;
+}
+
+/* `--NAME must be an integer LO..HI, got 'TEXT'` on stderr (one line). */
+static int bad_number(const char *name, uint64_t lo, uint64_t hi, const char *text) {
+  g_autofree char *q = g_strescape(text, NULL);
+  fprintf(stderr, "tcc-sim: error: --%s must be an integer %" G_GUINT64_FORMAT "..%" G_GUINT64_FORMAT
+                  ", got '%s'\n", name, lo, hi, q);
+  return 2;
+}
+
 int main(int argc, char **argv) {
-  gint64 seed = 7, max_cycles = 100000000;
+  g_autofree char *seed_arg = NULL, *max_arg = NULL;
   gboolean json = FALSE, profile = FALSE, timing_only = FALSE, version = FALSE;
   GOptionEntry entries[] = {
-      {"seed", 0, 0, G_OPTION_ARG_INT64, &seed, "workload data seed (grading: 7)", "N"},
+      {"seed", 0, 0, G_OPTION_ARG_STRING, &seed_arg,
+       "workload data seed, 0..18446744073709551615 (grading: 7)", "N"},
       {"json", 0, 0, G_OPTION_ARG_NONE, &json, "machine-readable report", NULL},
       {"profile", 0, 0, G_OPTION_ARG_NONE, &profile,
        "per-unit utilisation and energy, and the instructions in the hottest window", NULL},
       {"timing-only", 0, 0, G_OPTION_ARG_NONE, &timing_only,
        "skip numerics (faster; no correctness verdict)", NULL},
-      {"max-cycles", 0, 0, G_OPTION_ARG_INT64, &max_cycles, "cycle limit (default 100000000)", "N"},
+      {"max-cycles", 0, 0, G_OPTION_ARG_STRING, &max_arg,
+       "cycle limit, 1..10^18 (default 100000000)", "N"},
       {"version", 0, 0, G_OPTION_ARG_NONE, &version, "print the simulator version", NULL},
       {NULL, 0, 0, 0, NULL, NULL, NULL}};
   g_autoptr(GOptionContext) ctx = g_option_context_new("PROG.asm - simulate a TCC program");
@@ -39,27 +65,31 @@ int main(int argc, char **argv) {
     fprintf(stderr, "tcc-sim: error: expected one program file (see --help)\n");
     return 2;
   }
-  if (seed < 0 || max_cycles <= 0) {
-    fprintf(stderr, "tcc-sim: error: --seed must be >= 0 and --max-cycles > 0\n");
-    return 2;
+  SimOptions opt;
+  sim_options_default(&opt);
+  uint64_t v;
+  if (seed_arg) {
+    if (!parse_uint(seed_arg, 0, G_MAXUINT64, &v)) return bad_number("seed", 0, G_MAXUINT64, seed_arg);
+    opt.seed = v;
   }
+  if (max_arg) {
+    if (!parse_uint(max_arg, 1, (uint64_t)TCC_MAX_COUNT, &v))
+      return bad_number("max-cycles", 1, (uint64_t)TCC_MAX_COUNT, max_arg);
+    opt.max_cycles = (int64_t)v;
+  }
+  opt.timing_only = timing_only;
+  opt.profile = profile;
   g_autoptr(Program) prog = sim_asm_load(argv[1], &err);
   if (!prog) {
     fprintf(stderr, "%s\n", err->message);
     return 2;
   }
-  SimOptions opt;
-  sim_options_default(&opt);
-  opt.seed = (uint64_t)seed;
-  opt.max_cycles = max_cycles;
-  opt.timing_only = timing_only;
-  opt.profile = profile;
   SimResult res;
   if (!sim_run(prog, &opt, &res, &err)) {
     fprintf(stderr, "%s\n", err->message);
     return 2;
   }
-  ReportOptions ro = {json, profile, (uint64_t)seed};
+  ReportOptions ro = {json, profile, opt.seed};
   g_autofree char *rep = sim_report(prog, &res, &ro);
   fputs(rep, stdout);
   int code = sim_verdict_exit(prog, &res);
