@@ -66,6 +66,32 @@ done
 code=$?
 expect "missing file -> 2" 2 "tests/asm/does-not-exist.asm: error: cannot read: No such file or directory"
 
+# a file that cannot be read has no place in it: FILE: error: cannot read: REASON
+# (docs/machine.md, "Diagnostics and exit codes")
+"$sim" tests >"$tmp/out" 2>"$tmp/err"
+code=$?
+expect "directory -> 2" 2 "tests: error: cannot read: Is a directory"
+printf '.machine\n.problem p1\n' >"$tmp/noperm.asm"
+chmod 000 "$tmp/noperm.asm"
+if [ "$(id -u)" -ne 0 ]; then
+  "$sim" "$tmp/noperm.asm" >"$tmp/out" 2>"$tmp/err"
+  code=$?
+  expect "unreadable file -> 2" 2 "$tmp/noperm.asm: error: cannot read: Permission denied"
+elif command -v setpriv >/dev/null 2>&1; then # root reads anything: test as nobody
+  chmod 755 "$tmp"
+  setpriv --reuid=65534 --regid=65534 --clear-groups "$sim" "$tmp/noperm.asm" >"$tmp/out" 2>"$tmp/err"
+  code=$?
+  expect "unreadable file (as nobody) -> 2" 2 "$tmp/noperm.asm: error: cannot read: Permission denied"
+fi
+if [ -e /proc/self/mem ]; then # open succeeds, read fails (EIO)
+  "$sim" /proc/self/mem >"$tmp/out" 2>"$tmp/err"
+  code=$?
+  expect "read error -> 2" 2 "/proc/self/mem: error: cannot read: Input/output error"
+fi
+"$sim" /dev/null >"$tmp/out" 2>"$tmp/err"
+code=$?
+expect "empty file -> 2" 2 "/dev/null:1:1: error: expected .machine as the first directive, got end of file"
+
 # --seed: the whole uint64 range (docs/workloads.md: seeds modulo 2^64)
 "$sim" tests/asm/tiny_p1.asm --seed 18446744073709551615 >"$tmp/out" 2>"$tmp/err"
 code=$?

@@ -1568,65 +1568,79 @@ Program *sim_asm_parse(const char *file, const char *text, size_t len, GError **
   return parse_owned(file, copy, len, err);
 }
 
-/* The reason a file could not be read, without GLib's decorations. */
-static const char *read_failure(const GError *e) {
-  switch (e->code) {
-  case G_FILE_ERROR_NOENT: return "No such file or directory";
-  case G_FILE_ERROR_ACCES: return "Permission denied";
-  case G_FILE_ERROR_ISDIR: return "Is a directory";
-  case G_FILE_ERROR_NOMEM: return "Out of memory";
-  default: return e->message;
-  }
-}
-
-/* A non-empty regular file, read as g_file_get_contents reads it (st_size
- * bytes at most) into a buffer hinted for huge pages, NUL-terminated and
- * padded.  NULL on anything else or any failure: g_file_get_contents then
- * reads the file or says why it cannot. */
-static char *read_regular(const char *file, size_t *len) {
+/* The whole file, NUL-terminated and padded (SRC_PAD), in a buffer hinted
+ * for huge pages; *len bytes.  Regular files are read in one allocation of
+ * their size; pipes and devices until end of file.  NULL with *errnum set
+ * (an errno value: a directory is EISDIR) on any failure. */
+static char *read_file(const char *file, size_t *len, int *errnum) {
   int fd = open(file, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return NULL;
+  if (fd < 0) {
+    *errnum = errno;
+    return NULL;
+  }
   struct stat st;
   char *buf = NULL;
-  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
-      (uintmax_t)st.st_size < SIZE_MAX - 1 - SRC_PAD &&
-      (buf = g_try_malloc((size_t)st.st_size + 1 + SRC_PAD))) {
-    size_t size = (size_t)st.st_size, got = 0;
-    huge_hint(buf, size + 1 + SRC_PAD);
-    while (got < size) {
-      ssize_t r = read(fd, buf + got, size - got);
-      if (r < 0 && errno == EINTR) continue;
-      if (r < 0) {
-        g_clear_pointer(&buf, g_free);
-        break;
+  size_t cap = 4096, got = 0;
+  if (fstat(fd, &st) != 0) {
+    *errnum = errno;
+    goto fail;
+  }
+  if (S_ISDIR(st.st_mode)) {
+    *errnum = EISDIR;
+    goto fail;
+  }
+  if (S_ISREG(st.st_mode) && st.st_size > 0) {
+    if ((uintmax_t)st.st_size >= SIZE_MAX / 2 - 1 - SRC_PAD) {
+      *errnum = EFBIG;
+      goto fail;
+    }
+    cap = (size_t)st.st_size + 1; /* the last read() sees the end without a regrowth */
+  }
+  if (!(buf = g_try_malloc(cap + 1 + SRC_PAD))) {
+    *errnum = ENOMEM;
+    goto fail;
+  }
+  huge_hint(buf, cap + 1 + SRC_PAD);
+  for (;;) {
+    if (got == cap) { /* a file that grew, or not a regular file */
+      char *more = cap < SIZE_MAX / 4 ? g_try_realloc(buf, 2 * cap + 1 + SRC_PAD) : NULL;
+      if (!more) {
+        *errnum = ENOMEM;
+        goto fail;
       }
-      if (r == 0) break;
-      got += (size_t)r;
+      buf = more;
+      cap *= 2;
     }
-    if (buf) {
-      memset(buf + got, 0, 1 + SRC_PAD);
-      *len = got;
+    ssize_t r = read(fd, buf + got, cap - got);
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) {
+      *errnum = errno;
+      goto fail;
     }
+    if (r == 0) break;
+    got += (size_t)r;
   }
   close(fd);
+  memset(buf + got, 0, 1 + SRC_PAD);
+  *len = got;
   return buf;
+fail:
+  g_free(buf);
+  close(fd);
+  return NULL;
 }
 
+/* A file that cannot be read has no place in it: its error is
+ * "FILE: error: cannot read: REASON" (docs/machine.md, "Diagnostics"). */
 Program *sim_asm_load(const char *file, GError **err) {
   g_return_val_if_fail(err == NULL || *err == NULL, NULL);
   size_t len = 0;
-  char *text = read_regular(file, &len);
+  int errnum = 0;
+  char *text = read_file(file, &len, &errnum);
   if (!text) {
-    g_autoptr(GError) e = NULL;
-    gsize n = 0;
-    if (!g_file_get_contents(file, &text, &n, &e)) {
-      g_set_error(err, SIM_ASM_ERROR, ASM_ERROR_IO, "%s: error: cannot read: %s", file,
-                  read_failure(e));
-      return NULL;
-    }
-    len = n;
-    text = g_realloc(text, len + 1 + SRC_PAD);
-    memset(text + len, 0, 1 + SRC_PAD);
+    g_set_error(err, SIM_ASM_ERROR, ASM_ERROR_IO, "%s: error: cannot read: %s", file,
+                g_strerror(errnum));
+    return NULL;
   }
   return parse_owned(file, text, len, err);
 }
