@@ -756,6 +756,36 @@ START_TEST(test_check_scope) {
 }
 END_TEST
 
+/* wl_check settles a run with a NaN or infinite output without the
+ * reference: the same result as the full comparison -- infinite error, the
+ * first non-finite value as `worst` (even after a larger finite error), every
+ * value counted. */
+START_TEST(test_check_cheap_first) {
+  for (int k = 0; k < 2; k++) {
+    Problem p = k ? tiny_p1() : tiny_d1();
+    Abi abi;
+    wl_abi_build(&p, &abi);
+    g_autofree float *h = perfect(&p, &abi, 13);
+    WlCheck full;
+    wl_check(&p, &abi, 13, h, &full);
+    *at(h, &abi, "out", 5) += 1000.0f;             /* a large finite error first */
+    const char *sym = k ? "k_out.l1" : "v_cache.l1"; /* then -inf, NaN, +inf */
+    size_t e0 = k ? 40 : ((size_t)1 * 35 + 32) * 32 + 7;
+    *at(h, &abi, sym, e0) = -INFINITY;
+    *at(h, &abi, sym, e0 + 1) = NAN;
+    *at(h, &abi, sym, e0 + 2) = INFINITY;
+    WlCheck c;
+    wl_check(&p, &abi, 13, h, &c);
+    ck_assert(!c.pass);
+    ck_assert(isinf(c.max_abs_err));
+    ck_assert_str_eq(c.worst, k ? "k_out.l1[s0][h0][r1][8]" : "v_cache.l1[h1][pos32][7]");
+    ck_assert_int_eq(c.unwritten, 1);
+    ck_assert_int_eq(c.checked, full.checked);
+    wl_abi_clear(&abi);
+  }
+}
+END_TEST
+
 /* The reference is deterministic, and the same with any seed-independent
  * inputs order: two runs give identical bytes. */
 START_TEST(test_reference_deterministic) {
@@ -800,6 +830,7 @@ Suite *suite_workload(void) {
   tcase_add_test(tc, test_check_defaults_pass);
   tcase_add_test(tc, test_check_detects);
   tcase_add_test(tc, test_check_scope);
+  tcase_add_test(tc, test_check_cheap_first);
   suite_add_tcase(s, tc);
   return s;
 }
