@@ -82,13 +82,51 @@ static Event pop(Sim *s) {
 
 /* ---- energy ---------------------------------------------------------- */
 
-/* Grow the power trace so that index `end` exists (sim_energy's slow path). */
-void sim_trace_grow(Sim *s, int64_t end) {
-  int64_t cap = s->dp_cap;
-  while (end + 1 >= cap) cap *= 2;
-  s->dp = g_renew(double, s->dp, cap);
-  memset(s->dp + s->dp_cap, 0, sizeof(double) * (size_t)(cap - s->dp_cap));
-  s->dp_cap = cap;
+/* Fold the difference array's cycles [dp_base, upto) into runs, in cycle
+ * order: power(t) = power(t-1) + dp[t], the additions the dense trace made.
+ * Cycles past max_t hold 0 and leave the power as it is.  Then the array
+ * starts at `upto`. */
+static void trace_fold(Sim *s, int64_t upto) {
+  if (upto <= s->dp_base) return;
+  /* max_t bounds the cycles touched (it may lie past the array: an END) */
+  int64_t used = MIN(s->max_t + 1 - s->dp_base, s->dp_cap), touched = MIN(upto - s->dp_base, used);
+  double rate = s->pw_rate;
+  for (int64_t i = 0; i < touched; i++) {
+    rate += s->dp[i];
+    if (rate != s->pw_v[s->pw_n - 1]) {
+      if (s->pw_n == s->pw_cap) {
+        s->pw_cap *= 2;
+        s->pw_t = g_renew(int64_t, s->pw_t, s->pw_cap);
+        s->pw_v = g_renew(double, s->pw_v, s->pw_cap);
+      }
+      s->pw_t[s->pw_n] = s->dp_base + i;
+      s->pw_v[s->pw_n++] = rate;
+    }
+  }
+  s->pw_rate = rate;
+  /* keep [upto, max_t] at the front; zero the rest of what was used */
+  int64_t shift = upto - s->dp_base, keep = MAX(used - shift, 0);
+  if (keep > 0) memmove(s->dp, s->dp + shift, sizeof(double) * (size_t)keep);
+  if (used > keep) memset(s->dp + keep, 0, sizeof(double) * (size_t)(used - keep));
+  s->dp_base = upto;
+}
+
+/* Make room in the difference array for cycles [start, end] (sim_energy's
+ * slow path): fold what lies behind the clock, then grow if the booking
+ * horizon needs it (or if less than half the array would stay free, so
+ * that folds stay rare). */
+void sim_trace_grow(Sim *s, int64_t start, int64_t end) {
+  if (start < s->dp_base) /* energy behind the clock: the simulator's own bug */
+    g_error("sim: energy booked at cycle %" G_GINT64_FORMAT " behind the folded trace (%" G_GINT64_FORMAT ")",
+            start, s->dp_base);
+  trace_fold(s, MIN(s->now, start));
+  int64_t need = end - s->dp_base + 1, cap = s->dp_cap;
+  while (need > cap / 2) cap *= 2;
+  if (cap != s->dp_cap) {
+    s->dp = g_renew(double, s->dp, cap);
+    memset(s->dp + s->dp_cap, 0, sizeof(double) * (size_t)(cap - s->dp_cap));
+    s->dp_cap = cap;
+  }
 }
 
 /* Per-instruction energy for --profile (sim_energy's slow path). */
@@ -681,6 +719,12 @@ static void sim_init(Sim *s, const Program *p, const SimOptions *o) {
   s->xfer_free = g_array_new(FALSE, FALSE, sizeof(int));
   s->dp_cap = 4096;
   s->dp = g_new0(double, s->dp_cap);
+  s->pw_cap = 256;
+  s->pw_t = g_new(int64_t, s->pw_cap);
+  s->pw_v = g_new(double, s->pw_cap);
+  s->pw_n = 1; /* power 0 from cycle 0 */
+  s->pw_t[0] = 0;
+  s->pw_v[0] = 0.0;
   if (o->profile) {
     int n = s->insn_base[s->nwgs];
     s->ie = g_new0(double, n);
@@ -742,6 +786,8 @@ static void sim_destroy(Sim *s) {
   g_array_free(s->xfer_free, TRUE);
   g_free(s->heap);
   g_free(s->dp);
+  g_free(s->pw_t);
+  g_free(s->pw_v);
   g_free(s->insn_base);
   g_free(s->ie);
   g_free(s->istart);
@@ -826,16 +872,11 @@ static void finish(Sim *s, SimResult *res) {
   res->cycles = cyc;
   res->area_mm2 = sim_machine_area(m);
   res->static_w = sim_machine_static_w(m);
-  /* per-cycle dynamic energy from the difference array (fixed order) */
-  int64_t n = maxi(cyc, s->max_t);
-  double *pj = g_new(double, n + 1);
-  double rate = 0;
-  for (int64_t t = 0; t < n; t++) {
-    rate += t < s->dp_cap ? s->dp[t] : 0.0;
-    pj[t] = rate;
-  }
-  res->peak_w = sim_peak_window(pj, cyc, POWER_WINDOW, res->static_w, &res->peak_start);
-  g_free(pj);
+  /* per-cycle dynamic energy: the runs, once the rest of the difference
+   * array is folded in (fixed order) */
+  trace_fold(s, maxi(s->dp_base, s->max_t + 1));
+  res->peak_w = sim_peak_window_runs(s->pw_t, s->pw_v, s->pw_n, cyc, POWER_WINDOW, res->static_w,
+                                     &res->peak_start);
   double dyn = 0;
   for (int u = 0; u < UC__COUNT; u++) {
     res->unit_energy_uj[u] = s->uc_energy[u] * 1e-6;

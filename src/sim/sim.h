@@ -58,6 +58,11 @@ void sim_result_clear(SimResult *res);
  * dynamic energy trace `pj[0..n)` plus static power; O(n).  (power.c) */
 double sim_peak_window(const double *pj, int64_t n, int64_t window, double static_w,
                        int64_t *start);
+/* The same, bit for bit, for the trace given as runs: pj(t) = v[i] for the
+ * last i with t0[i] <= t (t0 ascending, t0[0] = 0, nruns >= 1).  Its work
+ * depends on the runs, not on n.  (power.c) */
+double sim_peak_window_runs(const int64_t *t0, const double *v, size_t nruns, int64_t n,
+                            int64_t window, double static_w, int64_t *start);
 
 /* Reports (report.c). */
 typedef struct ReportOptions {

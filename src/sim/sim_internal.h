@@ -99,9 +99,17 @@ typedef struct Sim {
   /* transfers */
   GArray *xfers;       /* Xfer                                             */
   GArray *xfer_free;   /* int: free indices                                */
-  /* power: difference array of dynamic power (pJ per cycle) */
+  /* power (pJ per cycle).  Recent cycles: a difference array dp over
+   * [dp_base, dp_base + dp_cap), zero past max_t.  Cycles before dp_base
+   * (behind the clock: no energy lands there any more) are folded into runs
+   * of equal power: pw_v[i] from cycle pw_t[i] on.  Memory follows the
+   * actions and the booking horizon, not the cycle count. */
   double *dp;
-  int64_t dp_cap;
+  int64_t dp_base, dp_cap;
+  double pw_rate;      /* power at dp_base - 1 (the last run's value)      */
+  int64_t *pw_t;
+  double *pw_v;
+  size_t pw_n, pw_cap;
   double uc_energy[UC__COUNT];
   double uc_busy[UC__COUNT];
   /* profile: per instruction (global index = insn_base[wg] + pc) */
@@ -123,20 +131,20 @@ typedef struct Sim {
 } Sim;
 
 /* sim.c */
-void sim_trace_grow(Sim *s, int64_t end);
+void sim_trace_grow(Sim *s, int64_t start, int64_t end);
 void sim_energy_insn(Sim *s, int64_t start, int64_t end, double pj, int wg, int pc);
 
 /* Spread `pj` evenly over [start, start+dur) of the power trace (a
  * difference array of pJ per cycle), and account it to its unit class and,
  * with --profile, to its instruction.  Inline: every HBM line, NoC crossing
- * and RF port cycle of every transfer comes here. */
+ * and RF port cycle of every transfer comes here.  start >= the clock. */
 static inline void sim_energy(Sim *s, UnitClass uc, int64_t start, int64_t dur, double pj,
                               int wg, int pc) {
   int64_t end = start + dur;
-  if (end + 1 >= s->dp_cap) sim_trace_grow(s, end);
+  if (start < s->dp_base || end - s->dp_base >= s->dp_cap) sim_trace_grow(s, start, end);
   double rate = pj / (double)dur;
-  s->dp[start] += rate;
-  s->dp[end] -= rate;
+  s->dp[start - s->dp_base] += rate;
+  s->dp[end - s->dp_base] -= rate;
   s->uc_energy[uc] += pj;
   if (end > s->max_t) s->max_t = end;
   if (s->ie) sim_energy_insn(s, start, end, pj, wg, pc);

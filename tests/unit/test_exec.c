@@ -234,7 +234,7 @@ START_TEST(test_waitt_at_limit) {
     o.max_cycles = limits[i];
     g_autofree char *e = run_error(text, &o);
     ck_assert_ptr_nonnull(e);
-    ck_assert_str_eq(e, "test.asm:5:2: error: wg0: cycle limit of 1000000000000000000 cycles "
+    ck_assert_str_eq(e, "test.asm:6:2: error: wg0: cycle limit of 1000000000000000000 cycles "
                         "exceeded (this instruction would issue at cycle 2000000000000000000; "
                         "see --max-cycles)");
   }
@@ -247,6 +247,75 @@ START_TEST(test_waitt_at_limit) {
   ck_assert_msg(t_run(one, &o, &res, &err), "%s", err ? err->message : "");
   ck_assert_int_eq(res.cycles, TCC_MAX_COUNT);
   sim_result_clear(&res);
+}
+END_TEST
+
+/* ---- the power trace as runs (docs/machine.md §5) --------------------- */
+
+/* sim_peak_window_runs gives the bytes of sim_peak_window on the expanded
+ * trace: random runs (short and long, values from a small set so that equal
+ * values recur, or spread over magnitudes so that rounding shows), every
+ * kind of length (under one window, multiples of it, past the last run). */
+START_TEST(test_peak_window_runs) {
+  GRand *rnd = g_rand_new_with_seed(4242);
+  static const double vals[] = {0.0, 1.5, 1.5, 2200.0, 1e-3, 20480.0 / 32, 7.25};
+  for (int k = 0; k < 300; k++) {
+    int nr = g_rand_int_range(rnd, 1, 60);
+    int64_t *t0 = g_new(int64_t, nr);
+    double *v = g_new(double, nr);
+    int64_t t = 0;
+    for (int i = 0; i < nr; i++) {
+      t0[i] = t;
+      int shape = g_rand_int_range(rnd, 0, 4);
+      t += shape == 0 ? 1 : shape == 1 ? g_rand_int_range(rnd, 1, 40)
+         : shape == 2 ? g_rand_int_range(rnd, 900, 2100) : g_rand_int_range(rnd, 1, 30000);
+      v[i] = k % 2 ? vals[g_rand_int_range(rnd, 0, G_N_ELEMENTS(vals))]
+                   : g_rand_double_range(rnd, 0, 3000) * (g_rand_boolean(rnd) ? 1e-7 : 1.0);
+    }
+    int64_t ns[] = {t, t + g_rand_int_range(rnd, 0, 3000), g_rand_int_range(rnd, 0, 1000),
+                    (t / 1000) * 1000, 1000, 0};
+    for (unsigned j = 0; j < G_N_ELEMENTS(ns); j++) {
+      int64_t n = ns[j];
+      double *pj = g_new(double, n + 1);
+      for (int64_t c = 0, i = 0; c < n; c++) {
+        while (i + 1 < nr && t0[i + 1] <= c) i++;
+        pj[c] = v[i];
+      }
+      int64_t s1 = -1, s2 = -2;
+      double a = sim_peak_window(pj, n, 1000, 2.5, &s1);
+      double b = sim_peak_window_runs(t0, v, (size_t)nr, n, 1000, 2.5, &s2);
+      ck_assert_msg(memcmp(&a, &b, sizeof a) == 0 && s1 == s2,
+                    "case %d n %" G_GINT64_FORMAT ": dense %.17g at %" G_GINT64_FORMAT
+                    ", runs %.17g at %" G_GINT64_FORMAT, k, n, a, s1, b, s2);
+      g_free(pj);
+    }
+    g_free(t0);
+    g_free(v);
+  }
+  g_rand_free(rnd);
+}
+END_TEST
+
+/* A program idle for 10^15 cycles between two actions: its power costs
+ * memory for the actions only (a trace per cycle would take 8 PB), and is
+ * what the dense trace would give. */
+START_TEST(test_power_idle_program) {
+  g_autofree char *text = g_strdup_printf(
+      "%s\n.problem p1\n.wg 0\n.rf a p0 32x32\n VEC.fill a, 1.0\n WAITT 999999999990000\n"
+      " VEC.fill a, 2.0\n END\n", t_machine(""));
+  SimOptions o;
+  sim_options_default(&o);
+  o.timing_only = TRUE;
+  o.max_cycles = TCC_MAX_COUNT;
+  SimResult r;
+  g_autoptr(GError) err = NULL;
+  ck_assert_msg(t_run(text, &o, &r, &err), "%s", err ? err->message : "");
+  ck_assert_int_eq(r.cycles, 999999999990065);
+  ck_assert_int_eq(r.peak_start, 0); /* the first window wins the tie (strict >) */
+  /* one VEC.fill: 64 cycles of 2 pJ * 1024 elements + 4 KiB of RF writes */
+  double e = 2.0 * 1024 + 0.25 * 4096, want = e / 1000 * 1e-3 + r.static_w;
+  ck_assert_double_eq_tol(r.peak_w, want, 1e-12);
+  sim_result_clear(&r);
 }
 END_TEST
 
@@ -266,6 +335,11 @@ Suite *suite_exec(void) {
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, test_event_counter_saturates);
   tcase_add_test(tc, test_waitt_at_limit);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("power");
+  tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, test_peak_window_runs);
+  tcase_add_test(tc, test_power_idle_program);
   suite_add_tcase(s, tc);
   return s;
 }
