@@ -52,6 +52,7 @@ static void task_free(gpointer p) {
 
 Ir *ir_new(const Machine *hw, const Problem *prob, const char *plan_file) {
   Ir *ir = g_new0(Ir, 1);
+  ir->max_ops = IR_MAX_OPS;
   ir->hw = *hw;
   ir->prob = *prob;
   ir->plan_file = g_strdup(plan_file);
@@ -131,6 +132,7 @@ int ir_event(Ir *ir, const char *name) {
 IrOp *ir_emit(Ir *ir, int task, IrOpKind kind) {
   IrTask *t = ir_task_at(ir, task);
   g_array_set_size(t->ops, t->ops->len + 1);
+  ir->nops++;
   IrOp *op = &g_array_index(t->ops, IrOp, t->ops->len - 1);
   op->kind = kind;
   op->d.t = op->a.t = op->b.t = op->c.t = op->mem.t = -1;

@@ -113,6 +113,8 @@ typedef struct Ir {
   GPtrArray *tasks;   /* IrTask*, in program order                          */
   GPtrArray *events;  /* char*: names without "ev."; "in" is index 0        */
   int sms_used;
+  gsize nops;         /* ops made by ir_emit (the lowering's program size)  */
+  gsize max_ops;      /* the lowering's limit on nops (ir_new: IR_MAX_OPS)   */
   IrProv section;     /* the problem section's key in the plan: where an     */
                       /* error that no written knob explains points (ir_error) */
   /* ir.c's storage of the tensors: `tensors` points into these blocks of
@@ -121,6 +123,11 @@ typedef struct Ir {
   GPtrArray *tensor_mem;
   guint tensor_fill;     /* IrTensors used in the last block                 */
 } Ir;
+
+/* tcc-gen's limit on the size of a program (docs/plan.md, "Limits"): the
+ * lowering refuses a plan whose program would have more instructions, at the
+ * dim that makes it large, before it spends the memory to build it. */
+#define IR_MAX_OPS (1u << 22)
 
 /* ir.c: building and freeing. */
 Ir *ir_new(const Machine *hw, const Problem *prob, const char *plan_file);

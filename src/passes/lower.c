@@ -223,3 +223,29 @@ LwProj lw_proj(const Plan *plan, ProblemKind kind, PlanProj k) {
   LwProj p = {k, pp->panel[k], pp->k_chunk[k], {a.path, a.line, a.col}, {b.path, b.line, b.col}};
   return p;
 }
+
+gboolean lw_budget_units(Ir *ir, GError **err, int done, int total, const char *unit, IrProv dim,
+                         const char *name) {
+  double per = (double)ir->nops / done, whole = per * total;
+  if (whole <= (double)ir->max_ops) return TRUE;
+  ir_error(ir, err, dim,
+           "%s=%d makes a program of about %.0f instructions (%.0f per %s), more than tcc-gen's "
+           "limit of %" G_GSIZE_FORMAT "; at most about %d fit",
+           name, total, whole, per, unit, ir->max_ops, (int)((double)ir->max_ops / per));
+  return FALSE;
+}
+
+gboolean lw_budget_stage(Ir *ir, GError **err, int stages, int of, const char *unit, IrProv dim,
+                         const char *name, int value) {
+  if (ir->nops <= ir->max_ops || stages < 1) return TRUE;
+  /* the unit so far, scaled to all its stages: a lower bound on its size */
+  double size = (double)ir->nops * of / stages;
+  int fit = (int)(value * ((double)ir->max_ops / size));
+  g_autofree char *hint = fit >= 1 ? g_strdup_printf("at most about %d fit", fit)
+                                   : g_strdup_printf("even %s=1 may not fit: the other dims make it large", name);
+  ir_error(ir, err, dim,
+           "%s=%d makes one %s's program alone more than tcc-gen's limit of %" G_GSIZE_FORMAT
+           " instructions (%" G_GSIZE_FORMAT " after %d of its %d stages); %s",
+           name, value, unit, ir->max_ops, ir->nops, stages, of, hint);
+  return FALSE;
+}

@@ -41,6 +41,28 @@ void lw_layernorm(Ir *ir, int task, IrView x, IrView h, IrView g, IrView b, IrVi
 /* Row softmax of s (R x n) in place: m = row max, s = exp(s - m),
  * z = 1 / row sum, s *= z; m and z are R x 1 scratch. */
 void lw_softmax(Ir *ir, int task, IrView s, IrView m, IrView z, IrProv prov);
+/* Attention of one query block against `keys` keys streamed in blocks
+ * (attention.c): q (R x 32) is loaded; K and V rows row0.. of `ksym`/`vsym`
+ * (32 floats a row); `mask` (R x R, or absent: t = -1) is added to the
+ * scores of the last block, which then must be R keys wide; o (R x 32)
+ * gets softmax(q K^T * scale) V through an online softmax. */
+#define LW_ATT_SCALE 0.17677669529663687f /* 1/sqrt(32): the softmax scale of 32-wide heads */
+#define LW_MASKED (-1e30f) /* a masked score: exp(LW_MASKED - max) is 0 */
+typedef struct LwAttention {
+  IrView q, o, mask;
+  const char *ksym, *vsym;
+  int row0, keys, block;
+  float scale;
+  IrProv prov;
+} LwAttention;
+void lw_attention_blocked(Ir *ir, int task, const char *tag, const LwAttention *at);
+/* Whether tensors of these n shapes (rows, cols), live at once, fit in one
+ * WG's RF: the choice between the whole-row attention and the blocked one. */
+gboolean lw_attention_fits(const Ir *ir, const int (*shape)[2], int n);
+/* The key block of lw_attention_blocked for `rows` query rows: the largest
+ * of max_block, max_block/2, ... (down to 32) whose tensors fit the RF. */
+int lw_attention_block(const Ir *ir, int rows, int keys, int max_block);
+
 /* g = GELU_tanh(f), elementwise; g must not alias f. */
 void lw_gelu(Ir *ir, int task, IrView f, IrView g, IrProv prov);
 
@@ -68,6 +90,19 @@ void lw_waitt(Ir *ir, int task, int64_t n, IrProv prov);
  * earlier instruction has completed) and WAIT for its n-th firing.  Memory is
  * not hazard-tracked, so a read-back of a store needs this. */
 void lw_fence(Ir *ir, int task, int n, IrProv prov);
+
+/* The program size limit (ir->max_ops).  Called after `done` of `total`
+ * units (P1 layers, D1 steps: `unit`) whose programs are about the same
+ * size: FALSE with an error at `dim` (the problem dim `name` that counts
+ * them) when the whole program would pass the limit, naming about the
+ * largest count that fits. */
+gboolean lw_budget_units(Ir *ir, GError **err, int done, int total, const char *unit, IrProv dim,
+                         const char *name);
+/* Called after each stage of the first unit: FALSE with an error at `dim`
+ * (`name` = `value`, the dim the unit's size grows with) once one unit alone
+ * passes the limit; `stages` of its `of` are done. */
+gboolean lw_budget_stage(Ir *ir, GError **err, int stages, int of, const char *unit, IrProv dim,
+                         const char *name, int value);
 
 /* Knob provenance: the location of `path` in the plan (line 0: default). */
 IrProv lw_prov(const Plan *plan, ProblemKind kind, const char *path);

@@ -31,6 +31,8 @@ typedef struct D1 {
   LwProj qkv, wo, w1, w2;
   IrProv kv_prov, spacing_prov, base, att_prov;
   D1Scratch *scr;         /* per layer */
+  int att_block;          /* keys per block of the streamed attention; 0:   */
+                          /* all of a head's keys and values at once        */
   int fences;             /* uses of the current task's fence event */
 } D1;
 
@@ -147,6 +149,17 @@ static void stage_att(D1 *c, int t, int l, int stage) {
     int task = ir_task(ir, tag, stage, c->att_prov);
     wait_stage(c, task, wait, t, ntasks(3 * c->d, c->qkv.panel));
     IrView q = ir_all(ir, lw_rf_sub(ir, task, tag, "q", 1, 32));
+    if (c->att_block > 0) { /* the keys do not fit at once: stream them */
+      IrView o = ir_all(ir, lw_rf_sub(ir, task, tag, "o", 1, 32));
+      lw_load(ir, task, q, "scratch", 0, c->scr[l].q + h * 32, c->d, c->base);
+      LwAttention at = {q, o, ir_win(-1, 0, 0, 0, 0), ksym, vsym, h * c->pos, n, c->att_block,
+                        LW_ATT_SCALE, c->base};
+      lw_attention_blocked(ir, task, tag, &at);
+      spacing(c, task);
+      lw_store(ir, task, o, "scratch", 0, c->scr[l].att + h * 32, c->d, c->base);
+      signal_stage(c, task, done);
+      continue;
+    }
     IrView k = lw_view(ir, lw_rf_sub(ir, task, tag, "k", n, 32), n, 32);
     IrView v = lw_view(ir, lw_rf_sub(ir, task, tag, "v", n, 32), n, 32);
     IrView s = ir_all(ir, lw_rf_sub(ir, task, tag, "s", 1, n));
@@ -158,7 +171,7 @@ static void stage_att(D1 *c, int t, int l, int stage) {
     IrOp *op = ir_emit(ir, task, IR_MMA);
     op->mods = IR_MOD_Z | IR_MOD_T, op->d = s, op->a = q, op->b = k, op->prov = c->base;
     op = ir_emit(ir, task, IR_VMULI);
-    op->d = s, op->a = s, op->imm = 0.17677669529663687f, op->prov = c->base;
+    op->d = s, op->a = s, op->imm = LW_ATT_SCALE, op->prov = c->base;
     lw_softmax(ir, task, s, m, z, c->base);
     op = ir_emit(ir, task, IR_MMA);
     op->mods = IR_MOD_Z, op->d = o, op->a = s, op->b = v, op->prov = c->base;
@@ -232,16 +245,27 @@ gboolean pass_lower_d1(Ir *ir, const Plan *plan, GError **err) {
           lw_proj(plan, PROB_D1, PROJ_WO), lw_proj(plan, PROB_D1, PROJ_W1),
           lw_proj(plan, PROB_D1, PROJ_W2), lw_prov(plan, PROB_D1, "d1.kv_writeback"),
           lw_prov(plan, PROB_D1, "d1.store_spacing"), (IrProv){NULL, 0, 0},
-          lw_prov(plan, PROB_D1, "d1.attention.slices"), NULL, 0};
+          lw_prov(plan, PROB_D1, "d1.attention.slices"), NULL, 0, 0};
   int L = ir->prob.layers, off = 0;
   c.scr = g_new(D1Scratch, L);
+  /* a head's whole K and V (history + steps rows) at once when they fit
+   * the RF, else streamed in blocks (attention.c) */
+  const int whole[][2] = {{1, 32}, {c.pos, 32}, {c.pos, 32}, {1, c.pos}, {1, 1}, {1, 1}, {1, 32}};
+  c.att_block = lw_attention_fits(ir, whole, (int)G_N_ELEMENTS(whole)) ? 0
+                : lw_attention_block(ir, 1, c.pos, 256);
   for (int l = 0; l < L; l++) {
     D1Scratch s = {off, off + c.d, off + 2 * c.d, off + 3 * c.d, off + 4 * c.d, off + 4 * c.d + c.f};
     c.scr[l] = s;
     off += 6 * c.d + c.f;
   }
-  for (int t = 0; t < ir->prob.steps; t++)
-    for (int l = 0; l < L; l++) {
+  /* the program size limit: step 0 is checked stage by stage (a step grows
+   * with layers), then step by step (the attention grows with t: the last
+   * check, on the whole program, is exact) */
+  PlanLoc at = plan_knob_loc(pp, "problem.layers");
+  IrProv layers = {at.path, at.line, at.col}, steps = lw_prov(plan, PROB_D1, "d1.problem.steps");
+  gboolean ok = TRUE;
+  for (int t = 0; ok && t < ir->prob.steps; t++) {
+    for (int l = 0; ok && l < L; l++) {
       int s0 = 5 * (t * L + l);
       stage_qkv(&c, t, l, s0);
       stage_att(&c, t, l, s0 + 1);
@@ -253,7 +277,10 @@ gboolean pass_lower_d1(Ir *ir, const Plan *plan, GError **err) {
       stage_proj(&c, t, l, s0 + 4, "w2", &c.w2, "w1", ntasks(c.f, c.w1.panel), c.scr[l].g, c.f,
                  "scratch", 0, c.scr[l].x1, last ? "out" : "scratch", last ? t : 0,
                  last ? 0 : c.scr[l + 1].x);
+      ok = t > 0 || lw_budget_stage(ir, err, 5 * (l + 1), 5 * L, "step", layers, "layers", L);
     }
+    ok = ok && lw_budget_units(ir, err, t + 1, ir->prob.steps, "step", steps, "steps");
+  }
   g_free(c.scr);
-  return TRUE;
+  return ok;
 }

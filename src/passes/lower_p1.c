@@ -135,11 +135,26 @@ static void stage_qkv(P1 *c, int l, int stage) {
     }
 }
 
+/* mask (R x R) = 0 on and below the diagonal, -1e30 above: added to the
+ * scores of a tile against its own keys. */
+static void causal_mask(P1 *c, int task, IrView mask) {
+  IrOp *op = ir_emit(c->ir, task, IR_VFILL);
+  op->d = mask, op->imm = LW_MASKED, op->prov = c->base;
+  for (int r = 0; r < mask.rows; r++) {
+    op = ir_emit(c->ir, task, IR_VFILL);
+    op->d = ir_win(mask.t, r, 1, 0, r + 1), op->imm = 0.0f, op->prov = c->base;
+  }
+}
+
 /* Causal attention of one (sequence, head, row tile): scores against the
  * key blocks 0..i (the diagonal block masked), softmax, then . V. */
 static void stage_att(P1 *c, int l, int stage) {
   Ir *ir = c->ir;
   int R = c->R, tiles = c->rows / R, nq = c->N / R * (3 * c->d / c->qkv.panel);
+  /* a row tile's scores against all keys of the sequence at once when they
+   * fit the RF, else key tile by key tile with an online softmax */
+  const int whole[][2] = {{R, 32}, {R, c->rows}, {R, 32}, {R, 32}, {R, R}, {R, 32}, {R, 1}, {R, 1}};
+  gboolean blocked = !lw_attention_fits(ir, whole, (int)G_N_ELEMENTS(whole));
   g_autofree char *ksym = g_strdup_printf("k_out.l%d", l), *vsym = g_strdup_printf("v_out.l%d", l);
   g_autofree char *wait = stage_event("qkv", l), *done = stage_event("att", l);
   for (int seq = 0; seq < c->N / c->rows; seq++)
@@ -150,6 +165,18 @@ static void stage_att(P1 *c, int l, int stage) {
         wait_stage(c, task, wait, nq);
         int n = (i + 1) * R, kv_row = (seq * c->H + h) * c->rows, row = seq * c->rows + i * R;
         IrView q = ir_all(ir, lw_rf_sub(ir, task, tag, "q", R, 32));
+        if (blocked) {
+          IrView mask = ir_all(ir, lw_rf_sub(ir, task, tag, "mask", R, R));
+          IrView o = ir_all(ir, lw_rf_sub(ir, task, tag, "o", R, 32));
+          lw_load(ir, task, q, "scratch", row, c->scr.q + h * 32, c->d, c->base);
+          causal_mask(c, task, mask);
+          LwAttention at = {q, o, mask, ksym, vsym, kv_row, n, R, LW_ATT_SCALE, c->base};
+          lw_attention_blocked(ir, task, tag, &at);
+          spacing(c, task);
+          lw_store(ir, task, o, "scratch", row, c->scr.att + h * 32, c->d, c->base);
+          signal_stage(c, task, done);
+          continue;
+        }
         IrView s = lw_view(ir, lw_rf_sub(ir, task, tag, "s", R, n), R, n);
         int kb = lw_rf_sub(ir, task, tag, "kb", R, 32), vb = lw_rf_sub(ir, task, tag, "vb", R, 32);
         IrView mask = ir_all(ir, lw_rf_sub(ir, task, tag, "mask", R, R));
@@ -162,15 +189,11 @@ static void stage_att(P1 *c, int l, int stage) {
           op->mods = IR_MOD_Z | IR_MOD_T, op->d = ir_win(s.t, 0, R, j * R, R), op->a = q;
           op->b = ir_all(ir, kb), op->prov = c->base;
         }
-        IrOp *op = ir_emit(ir, task, IR_VFILL);
-        op->d = mask, op->imm = -1e30f, op->prov = c->base;
-        for (int r = 0; r < R; r++) {
-          op = ir_emit(ir, task, IR_VFILL);
-          op->d = ir_win(mask.t, r, 1, 0, r + 1), op->imm = 0.0f, op->prov = c->base;
-        }
+        causal_mask(c, task, mask);
+        IrOp *op;
         IrView diag = ir_win(s.t, 0, R, i * R, R);
         op = ir_emit(ir, task, IR_VMULI);
-        op->d = s, op->a = s, op->imm = 0.17677669529663687f, op->prov = c->base;
+        op->d = s, op->a = s, op->imm = LW_ATT_SCALE, op->prov = c->base;
         op = ir_emit(ir, task, IR_VADD);
         op->d = diag, op->a = diag, op->b = mask, op->prov = c->base;
         lw_softmax(ir, task, s, m, z, c->base);
@@ -224,6 +247,18 @@ static void stage_proj(P1 *c, int l, int stage, const ProjStage *ps) {
     }
 }
 
+/* The program size limit, after stage k (1..7) of layer l: layer 0 is
+ * checked stage by stage (a layer grows with seqs, or rows when there is one
+ * sequence), so that a plan far over the limit stops early. */
+static gboolean budget(P1 *c, int l, int k, GError **err) {
+  const Problem *pb = &c->ir->prob;
+  gboolean many = pb->seqs > 1;
+  if (l > 0) return TRUE;
+  PlanLoc at = plan_knob_loc(c->pp, many ? "problem.seqs" : "problem.rows");
+  return lw_budget_stage(c->ir, err, k, 7, "layer", (IrProv){at.path, at.line, at.col},
+                         many ? "seqs" : "rows", many ? pb->seqs : pb->rows);
+}
+
 gboolean pass_lower_p1(Ir *ir, const Plan *plan, GError **err) {
   const PlanProblem *pp = plan_problem(plan, PROB_P1);
   if (!pp->present) {
@@ -243,10 +278,11 @@ gboolean pass_lower_p1(Ir *ir, const Plan *plan, GError **err) {
   for (unsigned k = 0; k < G_N_ELEMENTS(bufs); k++, off += N * d) *bufs[k] = off;
   c.scr.g = off;
   c.scr.kv = off + N * f;
-  if ((uint64_t)(c.scr.kv + 2 * N * d) * 4 > WL_SCRATCH_BYTES) {
-    ir_error(ir, err, lw_prov(plan, PROB_P1, "p1.problem.rows"),
-             "p1 baseline needs %d bytes of scratch, the ABI has %u", (c.scr.kv + 2 * N * d) * 4,
-             WL_SCRATCH_BYTES);
+  /* the ABI sizes scratch for exactly this layout (wl_scratch_bytes) */
+  uint64_t need = 4u * ((uint64_t)c.scr.kv + 2u * (uint64_t)N * (uint64_t)d);
+  if (need > wl_scratch_bytes(pb)) {
+    ir_error(ir, err, c.base, "p1 baseline needs %" G_GUINT64_FORMAT " bytes of scratch, the ABI has %" G_GUINT64_FORMAT,
+             need, wl_scratch_bytes(pb));
     return FALSE;
   }
   int tiles = N / c.R;
@@ -254,18 +290,28 @@ gboolean pass_lower_p1(Ir *ir, const Plan *plan, GError **err) {
     int s0 = 7 * l;
     stage_ln(&c, l, s0, "ln1", in_sym(l), in_col(&c, l), c.scr.h, l ? "w2" : NULL, l - 1,
              l ? tiles * (d / c.w2.panel) : 0);
+    if (!budget(&c, l, 1, err)) return FALSE;
     stage_qkv(&c, l, s0 + 1);
+    if (!budget(&c, l, 2, err)) return FALSE;
     stage_att(&c, l, s0 + 2);
+    if (!budget(&c, l, 3, err)) return FALSE;
     ProjStage wo = {"wo", "att", "bo", in_sym(l), "scratch", &c.wo, pb->seqs * c.H * (pb->rows / c.R),
                     c.scr.att, d, d, in_col(&c, l), c.scr.x1, 0};
     stage_proj(&c, l, s0 + 3, &wo);
+    if (!budget(&c, l, 4, err)) return FALSE;
     stage_ln(&c, l, s0 + 4, "ln2", "scratch", c.scr.x1, c.scr.h2, "wo", l, tiles * (d / c.wo.panel));
+    if (!budget(&c, l, 5, err)) return FALSE;
     ProjStage w1 = {"w1", "ln2", "b1", NULL, "scratch", &c.w1, tiles, c.scr.h2, d, f, 0, c.scr.g, 1};
     stage_proj(&c, l, s0 + 5, &w1);
+    if (!budget(&c, l, 6, err)) return FALSE;
     gboolean last = l == pb->layers - 1;
     ProjStage w2 = {"w2", "w1", "b2", "scratch", last ? "out" : "scratch", &c.w2, tiles * (f / c.w1.panel),
                     c.scr.g, f, d, c.scr.x1, last ? 0 : c.scr.x, 0};
     stage_proj(&c, l, s0 + 6, &w2);
+    if (!budget(&c, l, 7, err)) return FALSE;
+    if (!lw_budget_units(ir, err, l + 1, pb->layers, "layer", lw_prov(plan, PROB_P1, "p1.problem.layers"),
+                         "layers"))
+      return FALSE;
   }
   return TRUE;
 }

@@ -161,6 +161,14 @@ static void abi_add_l(GArray *a, uint64_t *next, const char *name, int layer,
   abi_add(a, next, buf, kind, rows, cols);
 }
 
+uint64_t wl_scratch_bytes(const Problem *p) {
+  uint64_t need = 0;
+  if (p->kind == PROB_P1)
+    need = 4u * (uint64_t)p->seqs * (uint64_t)p->rows * (8u * (uint64_t)p->d_model + (uint64_t)p->d_ff);
+  need = (need + ABI_ALIGN - 1) / ABI_ALIGN * ABI_ALIGN;
+  return MAX(need, (uint64_t)WL_SCRATCH_BYTES);
+}
+
 /* The frozen memory map (docs/workloads.md, "ABI"): x_in, the weights layer
  * by layer, the caches / K,V outputs layer by layer, out, scratch.  The
  * problem must be valid. */
@@ -196,7 +204,7 @@ void wl_abi_build(const Problem *p, Abi *abi) {
     }
   }
   abi_add(a, &next, "out", ABI_OUTPUT, nrows, d);
-  abi_add(a, &next, "scratch", ABI_SCRATCH, 1, (int)(WL_SCRATCH_BYTES / 4u));
+  abi_add(a, &next, "scratch", ABI_SCRATCH, 1, (int)(wl_scratch_bytes(p) / 4u));
   abi->n = (int)a->len;
   abi->hbm_bytes = next;
   abi->syms = (AbiSym *)g_array_free(a, FALSE);

@@ -45,7 +45,7 @@ typedef struct Abi {
   uint64_t hbm_bytes; /* total HBM size = end of scratch             */
 } Abi;
 
-#define WL_SCRATCH_BYTES (8u << 20)
+#define WL_SCRATCH_BYTES (8u << 20) /* the scratch area's minimum size  */
 #define WL_TOLERANCE 5e-4 /* max abs error allowed on every checked value */
 #define WL_LN_EPS 1e-5
 
@@ -57,6 +57,10 @@ const char *wl_problem_name(ProblemKind kind); /* "d1" / "p1" */
 /* Canonical `.problem` line (no newline). */
 char *wl_problem_canonical(const Problem *p);
 
+/* Bytes of `scratch` for a (valid) problem: WL_SCRATCH_BYTES, or for P1
+ * 4*seqs*rows*(8*d_model + d_ff) when that is more (eight d_model-wide and
+ * one d_ff-wide activation per row), rounded up to 4096. */
+uint64_t wl_scratch_bytes(const Problem *p);
 void wl_abi_build(const Problem *p, Abi *abi);
 void wl_abi_clear(Abi *abi);
 const AbiSym *wl_abi_lookup(const Abi *abi, const char *name);

@@ -237,6 +237,52 @@ START_TEST(test_passes_golden) {
 }
 END_TEST
 
+/* The program size limit (ir->max_ops): the lowering stops at the dim that
+ * makes the program large, with about the largest value that fits; a plan
+ * under the limit lowers whole.  Ops per unit are measured, not assumed. */
+START_TEST(test_program_size_limit) {
+  g_autoptr(Plan) p1 = plan_text("big.yaml", "version: 1\np1:\n  problem: {d_model: 32, heads: 1, "
+                                             "d_ff: 64, layers: 4, seqs: 2, rows: 64}\n");
+  g_autoptr(Ir) whole = ir_new(&p1->hw, &p1->p1.dims, p1->file);
+  ck_assert(pass_lower_p1(whole, p1, NULL));
+  gsize per_layer = whole->nops / 4; /* layer 0 is a little smaller (no wait on a w2) */
+  /* room for two layers and a half: refused after layer 0 at 'layers' */
+  g_autoptr(Ir) ir = ir_new(&p1->hw, &p1->p1.dims, p1->file);
+  ir->max_ops = per_layer * 5 / 2;
+  g_autoptr(GError) err = NULL;
+  ck_assert(!pass_lower_p1(ir, p1, &err));
+  ck_assert_msg(g_str_has_prefix(err->message, "big.yaml:3:46: error: layers=4 makes a program of about ") &&
+                    g_str_has_suffix(err->message, "; at most about 2 fit"),
+                "%s", err->message);
+  ck_assert(ir->nops > 0 && ir->nops <= per_layer); /* stopped after the first layer */
+  g_clear_error(&err);
+  /* less than one layer: refused inside layer 0, at 'seqs' */
+  g_autoptr(Ir) tiny = ir_new(&p1->hw, &p1->p1.dims, p1->file);
+  tiny->max_ops = per_layer / 3;
+  ck_assert(!pass_lower_p1(tiny, p1, &err));
+  ck_assert_msg(g_str_has_prefix(err->message, "big.yaml:3:57: error: seqs=2 makes one layer's "
+                                               "program alone more than tcc-gen's limit of "),
+                "%s", err->message);
+  ck_assert(tiny->nops < per_layer);
+  ck_assert_msg(g_str_has_suffix(err->message, "even seqs=1 may not fit: the other dims make it large"),
+                "%s", err->message);
+  g_clear_error(&err);
+  /* exactly at the limit: accepted */
+  g_autoptr(Ir) edge = ir_new(&p1->hw, &p1->p1.dims, p1->file);
+  edge->max_ops = 4 * per_layer;
+  ck_assert(pass_lower_p1(edge, p1, NULL));
+  /* D1: refused at 'steps' */
+  g_autoptr(Plan) d1 = small_plan(PROB_D1, NULL);
+  g_autoptr(Ir) dw = ir_new(&d1->hw, &d1->d1.dims, d1->file);
+  ck_assert(pass_lower_d1(dw, d1, NULL));
+  g_autoptr(Ir) dn = ir_new(&d1->hw, &d1->d1.dims, d1->file);
+  dn->max_ops = dw->nops / 2;
+  ck_assert(!pass_lower_d1(dn, d1, &err));
+  ck_assert_msg(strstr(err->message, "error: steps=") && strstr(err->message, "at most about"), "%s",
+                err->message);
+}
+END_TEST
+
 /* A pass fails with a message naming the problem; a dump taken before the
  * failing pass is still returned. */
 START_TEST(test_pipeline_errors) {
@@ -720,6 +766,7 @@ Suite *suite_gen(void) {
   tcase_add_loop_test(tc, test_passes_baseline, 0, 2);
   tcase_add_test(tc, test_passes_golden);
   tcase_add_test(tc, test_pipeline_errors);
+  tcase_add_test(tc, test_program_size_limit);
   suite_add_tcase(s, tc);
   tc = tcase_create("determinism");
   tcase_set_timeout(tc, 600);

@@ -1,0 +1,99 @@
+/* attention.c - the attention core shared by the D1 and P1 lowerings when a
+ * head's keys do not fit the WG's RF at once: keys and values stream through
+ * the RF in blocks, and an online softmax keeps a running row max m, row sum
+ * z and output o (lower.h, lw_attention_blocked).  Per block j of b keys:
+ *
+ *   s   = (q . K_j^T) * scale  (+ the causal mask on a masked last block)
+ *   mj  = rowmax(s)
+ *   j=0: m = mj;  s = exp(s - m);  z = rowsum(s);  o = s . V_j
+ *   j>0: mn = max(m, mj);  a = exp(m - mn);  m = mn;  s = exp(s - m);
+ *        z = z*a + rowsum(s);  o = o*a + s . V_j
+ *
+ * and at the end o /= z.  The same result as the whole-row softmax up to
+ * FP32 rounding (docs/workloads.md's tolerance). */
+#include "lower.h"
+
+/* Partitions that tensors of these shapes take when they are live at once:
+ * the ones larger than a partition round up to whole partitions (as lw_rf
+ * pads them), the small ones share partitions. */
+static int parts_of(const Ir *ir, const int (*shape)[2], int n) {
+  int64_t pb = sim_machine_part_bytes(&ir->hw), small = 0, parts = 0;
+  for (int i = 0; i < n; i++) {
+    int64_t bytes = 4 * (int64_t)shape[i][0] * shape[i][1];
+    if (bytes <= pb)
+      small += bytes;
+    else
+      parts += (bytes + pb - 1) / pb;
+  }
+  return (int)(parts + (small + pb - 1) / pb);
+}
+
+gboolean lw_attention_fits(const Ir *ir, const int (*shape)[2], int n) {
+  return parts_of(ir, shape, n) <= ir->hw.vl;
+}
+
+int lw_attention_block(const Ir *ir, int rows, int keys, int max_block) {
+  int b = MIN(max_block, (keys + 31) / 32 * 32);
+  for (; b > 32; b /= 2) {
+    /* q, kb, vb, s, o, m, z, mj, alpha */
+    const int shape[][2] = {{rows, 32}, {b, 32}, {b, 32}, {rows, b}, {rows, 32},
+                            {rows, 1},  {rows, 1}, {rows, 1}, {rows, 1}};
+    if (lw_attention_fits(ir, shape, (int)G_N_ELEMENTS(shape))) return b;
+  }
+  return 32;
+}
+
+static void op2(Ir *ir, int task, IrOpKind k, IrView d, IrView a, IrView b, IrProv prov) {
+  IrOp *op = ir_emit(ir, task, k);
+  op->d = d, op->a = a, op->b = b, op->prov = prov;
+}
+
+static void op1(Ir *ir, int task, IrOpKind k, IrView d, IrView a, float imm, IrProv prov) {
+  IrOp *op = ir_emit(ir, task, k);
+  op->d = d, op->a = a, op->imm = imm, op->prov = prov;
+}
+
+void lw_attention_blocked(Ir *ir, int task, const char *tag, const LwAttention *at) {
+  int R = at->q.rows, B = at->block;
+  IrView none = ir_win(-1, 0, 0, 0, 0);
+  int kb = lw_rf_sub(ir, task, tag, "kb", B, 32), vb = lw_rf_sub(ir, task, tag, "vb", B, 32);
+  int s = lw_rf_sub(ir, task, tag, "s", R, B);
+  IrView m = ir_all(ir, lw_rf_sub(ir, task, tag, "m", R, 1));
+  IrView z = ir_all(ir, lw_rf_sub(ir, task, tag, "z", R, 1));
+  IrView mj = ir_all(ir, lw_rf_sub(ir, task, tag, "mj", R, 1));
+  IrView a = ir_all(ir, lw_rf_sub(ir, task, tag, "alpha", R, 1));
+  IrProv pv = at->prov;
+  for (int k0 = 0, j = 0; k0 < at->keys; k0 += B, j++) {
+    int b = MIN(B, at->keys - k0);
+    IrView kv = ir_win(kb, 0, b, 0, 32), vv = ir_win(vb, 0, b, 0, 32), sv = ir_win(s, 0, R, 0, b);
+    lw_load(ir, task, kv, at->ksym, at->row0 + k0, 0, 32, pv);
+    IrOp *op = ir_emit(ir, task, IR_MMA);
+    op->mods = IR_MOD_Z | IR_MOD_T, op->d = sv, op->a = at->q, op->b = kv, op->prov = pv;
+    op1(ir, task, IR_VMULI, sv, sv, at->scale, pv);
+    if (at->mask.t >= 0 && k0 + b == at->keys) op2(ir, task, IR_VADD, sv, sv, at->mask, pv);
+    if (j == 0) {
+      op2(ir, task, IR_VRMAX, m, sv, none, pv);
+    } else {
+      op2(ir, task, IR_VRMAX, mj, sv, none, pv);
+      op2(ir, task, IR_VMAX, mj, mj, m, pv); /* mj = the new max */
+      op2(ir, task, IR_VSUB, a, m, mj, pv);
+      op1(ir, task, IR_SEXP, a, a, 0, pv);
+      op1(ir, task, IR_VCOPY, m, mj, 0, pv);
+    }
+    op2(ir, task, IR_VSUB, sv, sv, m, pv);
+    op1(ir, task, IR_SEXP, sv, sv, 0, pv);
+    if (j == 0) {
+      op2(ir, task, IR_VRSUM, z, sv, none, pv);
+    } else {
+      op2(ir, task, IR_VRSUM, mj, sv, none, pv);
+      op2(ir, task, IR_VMUL, z, z, a, pv);
+      op2(ir, task, IR_VADD, z, z, mj, pv);
+      op2(ir, task, IR_VMUL, at->o, at->o, a, pv);
+    }
+    lw_load(ir, task, vv, at->vsym, at->row0 + k0, 0, 32, pv);
+    op = ir_emit(ir, task, IR_MMA);
+    op->mods = j == 0 ? IR_MOD_Z : 0, op->d = at->o, op->a = sv, op->b = vv, op->prov = pv;
+  }
+  op1(ir, task, IR_SRECIP, z, z, 0, pv);
+  op2(ir, task, IR_VMUL, at->o, at->o, z, pv);
+}
