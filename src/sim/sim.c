@@ -167,7 +167,8 @@ static gboolean overlap(const Range *a, const Range *b) {
 }
 
 /* The RF ranges an instruction reads (up to 3, plus MMA's accumulator) and
- * writes (at most 1; for LD.mc, the issuer's own target region if listed). */
+ * writes (at most 1; for LD.mc, the issuer's own target region if listed;
+ * for ST wgN.d, d if N is the issuer). */
 typedef struct Access {
   Range rg[4];
   gboolean wr[4];
@@ -192,6 +193,12 @@ static void access_of(const Sim *s, const Wg *w, const Insn *in, Access *a) {
       }
   } else if (in->d.region >= 0) {
     a->rg[a->n] = sim_range(s, &in->d);
+    a->wr[a->n++] = TRUE;
+  }
+  /* `ST wgN.d, a` with N the issuer itself writes its own RF */
+  if (in->op == OP_ST && in->mem.space == MEM_RF &&
+      ((const Region *)g_ptr_array_index(s->p->regions, in->mem.rf.region))->wg == w->id) {
+    a->rg[a->n] = sim_range(s, &in->mem.rf);
     a->wr[a->n++] = TRUE;
   }
 }
@@ -235,9 +242,71 @@ static gboolean race(Sim *s, Wg *w, const Insn *in, int pc, const Access *a, int
   return FALSE;
 }
 
-static void track(GArray *recs, const Range *rg, gboolean write, int64_t done, int red, int src) {
-  Rec r = {*rg, write, done, red, src};
+static void track(GArray *recs, const Range *rg, gboolean write, int64_t done, int red, int src,
+                  int pc) {
+  Rec r = {*rg, write, done, red, src, pc};
   g_array_append_val(recs, r);
+}
+
+/* The mnemonic as written, with LD.mc's modifier (diagnostics). */
+static const char *op_name(const Insn *in) {
+  return in->op == OP_LD && (in->mods & MOD_MC) ? "LD.mc" : sim_op_mnemonic[in->op];
+}
+
+/* A transfer that writes range `rg` of another WG's RF (tw) while an earlier
+ * write into it is in flight (another transfer, or tw's own instruction) or
+ * tw's own instruction still reads it: the result would depend on timing,
+ * so it is a race (WAW / WAR across WGs), like a read of an incoming range. */
+static gboolean remote_race(Sim *s, Wg *w, const Insn *in, int pc, Wg *tw, const Range *rg,
+                            int64_t now) {
+  const Region *g = g_ptr_array_index(s->p->regions, rg->region);
+  for (guint i = 0; i < tw->incoming->len; i++) {
+    const Rec *r = &g_array_index(tw->incoming, Rec, i);
+    if (r->done <= now || !overlap(&r->rg, rg)) continue;
+    sim_fail(s, w->id, pc,
+             "race: %s writes into wg%d's region '%s' while a transfer from wg%d (line %d) into "
+             "it is in flight until cycle %" G_GINT64_FORMAT " (wait for an event first)",
+             op_name(in), tw->id, g->name, r->src_wg,
+             s->p->wgs[r->src_wg].insns[r->pc].line, r->done);
+    return TRUE;
+  }
+  for (guint i = 0; i < tw->inflight->len; i++) {
+    const Rec *r = &g_array_index(tw->inflight, Rec, i);
+    if (r->done <= now || !overlap(&r->rg, rg)) continue;
+    const Insn *o = &tw->code->insns[r->pc];
+    if (r->done == T_INF)
+      sim_fail(s, w->id, pc,
+               "race: %s writes into wg%d's region '%s' while the result of wg%d's RED (line %d) "
+               "into it is pending (wait for an event first)",
+               op_name(in), tw->id, g->name, tw->id, o->line);
+    else
+      sim_fail(s, w->id, pc,
+               "race: %s writes into wg%d's region '%s' while wg%d's %s (line %d) %s it until "
+               "cycle %" G_GINT64_FORMAT " (wait for an event first)",
+               op_name(in), tw->id, g->name, tw->id, op_name(o), o->line,
+               r->write ? "writes" : "reads", r->done);
+    return TRUE;
+  }
+  return FALSE;
+}
+
+/* The remote destinations of a transfer (ST wgN.d; LD.mc's targets other
+ * than the issuer), each checked by remote_race. */
+static gboolean remote_races(Sim *s, Wg *w, const Insn *in, int pc, int64_t now) {
+  if (in->op == OP_ST && in->mem.space == MEM_RF) {
+    const Region *g = g_ptr_array_index(s->p->regions, in->mem.rf.region);
+    Range rg = sim_range(s, &in->mem.rf);
+    return g->wg != w->id && remote_race(s, w, in, pc, &s->wg[g->wg], &rg, now);
+  }
+  if (in->op == OP_LD && (in->mods & MOD_MC))
+    for (int k = 0; k < in->ntargets; k++) {
+      if (in->targets[k] == w->id) continue;
+      RfRef r = in->d;
+      r.region = in->tregions[k];
+      Range rg = sim_range(s, &r);
+      if (remote_race(s, w, in, pc, &s->wg[in->targets[k]], &rg, now)) return TRUE;
+    }
+  return FALSE;
 }
 
 /* ---- events ---------------------------------------------------------- */
@@ -405,9 +474,9 @@ static gboolean red_issue(Sim *s, Wg *w, const Insn *in, int pc, int64_t t) {
   RedContrib c = {w->id, pc, s->o->timing_only ? NULL : exec_gather(s, w, &in->a)};
   g_array_append_val(rg->contrib, c);
   Range r = sim_range(s, &in->a);
-  track(w->inflight, &r, FALSE, arrive, -1, -1);
+  track(w->inflight, &r, FALSE, arrive, -1, -1, pc);
   r = sim_range(s, &in->d);
-  track(w->inflight, &r, TRUE, T_INF, in->event, -1);
+  track(w->inflight, &r, TRUE, T_INF, in->event, -1, pc);
   w->pending_red++;
   if ((int64_t)rg->contrib->len == rg->n) red_complete(s, in->event);
   return TRUE;
@@ -540,20 +609,20 @@ static int64_t dma_issue(Sim *s, Wg *w, const Insn *in, int pc, int64_t t) {
         r.region = in->tregions[i];
         Range rg = sim_range(s, &r);
         Wg *tw = &s->wg[in->targets[i]];
-        track(tw == w ? w->inflight : tw->incoming, &rg, TRUE, done, -1, w->id);
+        track(tw == w ? w->inflight : tw->incoming, &rg, TRUE, done, -1, w->id, pc);
       }
     } else {
       Range rg = sim_range(s, &in->d);
-      track(w->inflight, &rg, TRUE, done, -1, -1);
+      track(w->inflight, &rg, TRUE, done, -1, -1, pc);
     }
   } else {
     Range rg = sim_range(s, &in->a);
-    track(w->inflight, &rg, FALSE, done, -1, -1);
+    track(w->inflight, &rg, FALSE, done, -1, -1, pc);
     if (in->mem.space == MEM_RF) {
       rg = sim_range(s, &in->mem.rf);
       const Region *g = g_ptr_array_index(s->p->regions, in->mem.rf.region);
       Wg *tw = &s->wg[g->wg];
-      track(tw == w ? w->inflight : tw->incoming, &rg, TRUE, done, -1, w->id);
+      track(tw == w ? w->inflight : tw->incoming, &rg, TRUE, done, -1, w->id, pc);
     }
   }
   return done;
@@ -605,7 +674,7 @@ static int64_t issue_one(Sim *s, Wg *w, int64_t t) {
     break;
   case OP_LD:
   case OP_ST:
-    if (early_input(s, w, in, pc)) return -1;
+    if (early_input(s, w, in, pc) || remote_races(s, w, in, pc, t)) return -1;
     if (!s->o->timing_only && in->op == OP_ST && !exec_check_read(s, w, pc, &in->a, "store source"))
       return -1;
     done = dma_issue(s, w, in, pc, t);
@@ -614,7 +683,7 @@ static int64_t issue_one(Sim *s, Wg *w, int64_t t) {
   default: {
     done = compute_issue(s, w, in, pc, t);
     if (!s->o->timing_only && !exec_compute(s, w, pc)) return -1;
-    for (int k = 0; k < acc.n; k++) track(w->inflight, &acc.rg[k], acc.wr[k], done, -1, -1);
+    for (int k = 0; k < acc.n; k++) track(w->inflight, &acc.rg[k], acc.wr[k], done, -1, -1, pc);
     break;
   }
   }

@@ -25,6 +25,7 @@ typedef struct Rec {
   int64_t done;
   int red;     /* event id of the pending RED group, or -1 */
   int src_wg;  /* for incoming remote writes: the sender */
+  int pc;      /* the instruction (of src_wg for incoming writes) */
 } Rec;
 
 typedef enum { WG_IDLE, WG_RUN, WG_WAIT_EV, WG_BLOCK_RED, WG_DONE } WgState;
