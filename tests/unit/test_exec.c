@@ -191,6 +191,25 @@ START_TEST(test_transfers) {
 }
 END_TEST
 
+/* `ST wg0.x, a` issued by wg0 writes its own RF: it waits for the LD into x
+ * in flight (it used to issue at once, land first and be overwritten). */
+START_TEST(test_st_self_ordered) {
+  g_autofree char *text = g_strdup_printf(
+      "%s\n.problem p1\n.wg 0\n.rf x p0 32x32\n.rf a p1 32x32\n VEC.fill a, 5.0\n"
+      " LD x, hbm[x_in], stride 256\n ST wg0.x, a\n SIG ev.f, 1\n WAIT ev.f, 1\n"
+      " ST hbm[scratch], x\n END\n", t_machine(""));
+  SimOptions o;
+  sim_options_default(&o);
+  o.keep_hbm = TRUE;
+  SimResult res;
+  g_autoptr(GError) err = NULL;
+  ck_assert_msg(t_run(text, &o, &res, &err), "%s", err ? err->message : "");
+  const float *sc = res.hbm + wl_abi_lookup(&abi, "scratch")->addr / 4;
+  for (int i = 0; i < 32 * 32; i++) ck_assert_float_eq(sc[i], 5.0f);
+  sim_result_clear(&res);
+}
+END_TEST
+
 /* ---- counts and times at the limits (docs/machine.md §3, §4) ---------- */
 
 /* The run-time error of `text` (which must assemble), or NULL if it runs. */
@@ -330,6 +349,7 @@ Suite *suite_exec(void) {
   tcase_add_test(tc, test_sfu);
   tcase_add_test(tc, test_mma);
   tcase_add_test(tc, test_transfers);
+  tcase_add_test(tc, test_st_self_ordered);
   suite_add_tcase(s, tc);
   tc = tcase_create("limits");
   tcase_set_timeout(tc, 60);
