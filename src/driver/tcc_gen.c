@@ -12,7 +12,7 @@
 
 #include <glib/gstdio.h>
 
-#include "ir.h"
+#include "pipeline.h"
 
 static gboolean pick_problem(const Plan *plan, const char *name, ProblemKind *kind, GError **err) {
   if (name) {
@@ -108,13 +108,20 @@ static gboolean close_output(Sink *sink, const char *tmp, const char *file, GErr
 
 int main(int argc, char **argv) {
   g_autofree char *out = NULL, *problem = NULL, *emit = NULL, *dump_after = NULL;
-  gboolean version = FALSE;
+  gboolean version = FALSE, verify = FALSE;
+  /* the pass names for --dump-after, and what each does for --help */
+  g_autoptr(GString) names = g_string_new(NULL), passes = g_string_new("Passes, in order:\n");
+  for (const PassDef *p = pass_table; p->name; p++) {
+    g_string_append_printf(names, "%s%s", names->len ? ", " : "", p->name);
+    g_string_append_printf(passes, "  %-9s %s\n", p->name, p->what);
+  }
+  g_autofree char *dump_help = g_strdup_printf("write the IR after PASS (%s) instead", names->str);
   GOptionEntry entries[] = {
       {"output", 'o', 0, G_OPTION_ARG_FILENAME, &out, "write to FILE (default: standard output)", "FILE"},
       {"problem", 0, 0, G_OPTION_ARG_STRING, &problem, "p1 or d1 (default: the plan's only section)", "P"},
       {"emit", 0, 0, G_OPTION_ARG_STRING, &emit, "what to write: asm (default) or ir", "KIND"},
-      {"dump-after", 0, 0, G_OPTION_ARG_STRING, &dump_after,
-       "write the IR after PASS (lower, place, pace, rf_alloc) instead", "PASS"},
+      {"dump-after", 0, 0, G_OPTION_ARG_STRING, &dump_after, dump_help, "PASS"},
+      {"verify", 0, 0, G_OPTION_ARG_NONE, &verify, "check the IR's invariants after every pass", NULL},
       {"version", 0, 0, G_OPTION_ARG_NONE, &version, "print the version", NULL},
       {NULL, 0, 0, 0, NULL, NULL, NULL}};
   g_autoptr(GOptionContext) ctx = g_option_context_new("PLAN.yaml - compile a plan to TCC assembly");
@@ -122,6 +129,7 @@ int main(int argc, char **argv) {
   g_option_context_set_summary(ctx, "Lowers a plan (docs/plan.md) through the IR and its passes to\n"
                                     "assembly for tcc-sim (docs/machine.md).\n"
                                     "Exit: 0 written, 2 bad input or a plan that does not fit.");
+  g_option_context_set_description(ctx, passes->str);
   g_autoptr(GError) err = NULL;
   if (!g_option_context_parse(ctx, &argc, &argv, &err)) {
     fprintf(stderr, "tcc-gen: error: %s\n", err->message);
@@ -141,10 +149,10 @@ int main(int argc, char **argv) {
   }
   if (dump_after) {
     gboolean known = FALSE;
-    for (int i = 0; pass_names[i]; i++) known |= strcmp(pass_names[i], dump_after) == 0;
+    for (const PassDef *p = pass_table; p->name; p++) known |= strcmp(p->name, dump_after) == 0;
     if (!known) {
-      fprintf(stderr, "tcc-gen: error: --dump-after: unknown pass '%s' (passes: lower, place, pace, rf_alloc)\n",
-              dump_after);
+      fprintf(stderr, "tcc-gen: error: --dump-after: unknown pass '%s' (passes: %s)\n", dump_after,
+              names->str);
       return 2;
     }
   }
@@ -155,7 +163,7 @@ int main(int argc, char **argv) {
     return 2;
   }
   g_autofree char *dump = NULL;
-  g_autoptr(Ir) ir = pass_pipeline(plan, kind, dump_after, &dump, &err);
+  g_autoptr(Ir) ir = pass_pipeline(plan, kind, dump_after, &dump, verify, &err);
   if (!ir) { /* a dump taken before the failing pass is still written */
     if (dump) fputs(dump, stdout);
     fprintf(stderr, "%s\n", err->message);

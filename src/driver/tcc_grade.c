@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "ir.h"
+#include "pipeline.h"
 #include "sim.h"
 
 /* Frozen reference cycles: plans/baseline.yaml on the default machine at
@@ -93,7 +93,7 @@ static void print_table(const char *const names[], const Outcome *const outs[], 
 #ifndef TCC_GRADE_TABLE_TEST
 /* Compile and run one problem on every seed. */
 static gboolean grade_one(const Plan *plan, ProblemKind kind, Outcome *o, GError **err) {
-  g_autoptr(Ir) ir = pass_pipeline(plan, kind, NULL, NULL, err);
+  g_autoptr(Ir) ir = pass_pipeline(plan, kind, NULL, NULL, FALSE, err);
   if (!ir) return FALSE;
   g_autofree char *text = be_emit(ir);
   g_autofree char *name = g_strdup_printf("%s[%s].asm", plan->file, wl_problem_name(kind));

@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "machine.h"
+#include "schedule.h"
 #include "workload.h"
 
 #define PLAN_VERSION 1
@@ -32,73 +33,19 @@ enum {
   PLAN_MAX_NODES = 10000,   /* scalars + mappings + sequences             */
 };
 
-/* Where a value came from: 1-based line/col in the plan file, and its full
- * path ("d1.attention.slices", "hardware.dma.engines").  line == 0: the value
- * is a default (path is still set).  path is a static string. */
-typedef struct PlanLoc {
-  int line, col;
-  const char *path;
-} PlanLoc;
-
-typedef enum { LAYOUT_ROW, LAYOUT_PACKED } PlanLayout;
-typedef enum { WEIGHTS_STREAMED, WEIGHTS_RESIDENT } PlanWeights;
-typedef enum { KV_DIRECT, KV_TEMP } PlanKv;
-typedef enum { SOLVER_CONSTRUCTIVE, SOLVER_ILP } PlanSolver;
-typedef enum { SLICEMAP_ROUND_ROBIN, SLICEMAP_BLOCKED } PlanSliceMap;
-
-/* The projections that have panel widths and splits.  ORDER-MATTERS: indexes
- * PlanProblem's per-projection arrays and plan_proj_name. */
-typedef enum { PROJ_QKV, PROJ_WO, PROJ_W1, PROJ_W2, PROJ__COUNT } PlanProj;
-extern const char *const plan_proj_name[PROJ__COUNT]; /* "qkv", "wo", "w1", "w2" */
-
-/* Output width N and reduction length K of a projection for these dims:
- * qkv 3*d_model x d_model, wo d_model x d_model, w1 d_ff x d_model,
- * w2 d_model x d_ff (N x K). */
-int plan_proj_n(const Problem *dims, PlanProj proj);
-int plan_proj_k(const Problem *dims, PlanProj proj);
-
-/* Number of knobs in the table (plan_schema.c), problem dims included. */
-#define PLAN_NKNOBS 50
+/* A problem section's knobs are the IR's schedule record (src/ir/schedule.h):
+ * the frontend fills a Schedule; the names below are the frontend's. */
+typedef SchedLoc PlanLoc;
+typedef SchedLayout PlanLayout;
+typedef SchedWeights PlanWeights;
+typedef SchedKv PlanKv;
+typedef SchedSolver PlanSolver;
+typedef SchedSliceMap PlanSliceMap;
+typedef SchedProj PlanProj;
+typedef Schedule PlanProblem;
+#define PLAN_NKNOBS SCHED_NKNOBS
 /* Number of hardware keys (sms ... reduce_units, dma.engines/dma.depth). */
 #define PLAN_NHW 13
-
-/* Knobs of one problem (section `p1:` or `d1:`).  Every field is filled: a
- * knob not written in the plan has its default.  A knob whose strategy is not
- * implemented yet is rejected when set to anything but its default
- * ("not supported yet"), so the compiler may rely on the "planned" fields
- * holding their defaults. */
-typedef struct PlanProblem {
-  gboolean present;         /* the section exists in the file            */
-  PlanLoc where;            /* the section's key (line 0 when absent)    */
-  Problem dims;             /* workload dims, `problem:` overrides; kind set */
-  int sms_used;             /* SMs the program may use (default: hw.sms) */
-  int row_tile;             /* P1: rows per tile, mult. of 32 dividing rows */
-  int panel[PROJ__COUNT];   /* output columns per panel (8..128, mult. 8, | N) */
-  int k_chunk[PROJ__COUNT]; /* K rows per loaded chunk (mult. 32, | K)   */
-  int k_split[PROJ__COUNT]; /* planned (> 1): partial sums over K shards */
-  PlanLayout layout;        /* planned: packed                          */
-  PlanWeights weights;      /* planned: resident                        */
-  PlanKv kv_writeback;      /* direct (default) or via a temp round trip */
-  int store_spacing;        /* cycles of WAITT between a stage's output stores */
-  gboolean multicast[PROJ__COUNT]; /* planned: true                     */
-  int rf_grid_rows, rf_grid_cols, rf_grid_k; /* P1, planned: not all 1   */
-  int preload_waves;        /* planned: != 1                            */
-  int bucket_bytes;         /* planned: != 0                            */
-  int event_interval;       /* planned: != 0                            */
-  int pacing_wg;            /* WG that paces buckets (-1 = self-paced)  */
-  int in_flight;            /* with pacing_wg: buckets in flight (0 = no cap) */
-  gboolean deferred_loads;  /* planned: true                            */
-  PlanSolver solver;        /* planned: ilp                             */
-  int solver_time_limit_s;  /* seconds; only with ilp                   */
-  int obj_k_divisor;        /* ILP objective: load = K/k_divisor        */
-  int obj_partition_weight; /*   + partition_weight * partitions        */
-  int obj_active_weight;    /*   + active_weight per WG a stage uses    */
-  int attn_slices;          /* D1: attention slices per head (1 = none); planned > 1 */
-  PlanSliceMap slice_map;   /* D1: slice -> WG mapping (only with slices > 1) */
-  gboolean ffn_fused;       /* D1, planned: true                        */
-  int ffn_producers, ffn_channels, ffn_consumers; /* only with fused    */
-  PlanLoc loc[PLAN_NKNOBS]; /* by knob index; use plan_knob_loc()       */
-} PlanProblem;
 
 typedef struct Plan {
   char *file;               /* as given to plan_load/plan_parse         */

@@ -93,5 +93,8 @@ int plan_knob_get(const PlanProblem *pp, const PlanKnobDef *k);
 void plan_problem_defaults(PlanProblem *pp, const Machine *hw);
 /* Value text as a plan writes it: "32", "true", "resident". */
 char *plan_knob_value_text(const PlanKnobDef *k, long v);
+/* Fill pp->value (the schedule record's texts) from the knobs' values:
+ * once the section is loaded. */
+void plan_problem_record(PlanProblem *pp);
 
 #endif

@@ -407,6 +407,8 @@ static gboolean load_top(Ctx *c, const PTree *t) {
     return FALSE;
   if (top[TOP_D1] && !load_problem(c, top[TOP_D1]->key, top[TOP_D1]->val, PROB_D1, &c->plan->d1))
     return FALSE;
+  plan_problem_record(&c->plan->p1);
+  plan_problem_record(&c->plan->d1);
   return TRUE;
 }
 

@@ -9,9 +9,7 @@
 
 #include "plan_internal.h"
 
-const char *const plan_proj_name[PROJ__COUNT] = {"qkv", "wo", "w1", "w2"};
-
-/* ORDER-MATTERS: the enums of plan.h. */
+/* ORDER-MATTERS: the enums of schedule.h. */
 static const char *const layout_names[] = {"row", "packed", NULL};
 static const char *const weights_names[] = {"streamed", "resident", NULL};
 static const char *const kv_names[] = {"direct", "temp", NULL};
@@ -21,18 +19,6 @@ static const char *const slicemap_names[] = {"round_robin", "blocked", NULL};
 G_STATIC_ASSERT(sizeof(PlanLayout) == sizeof(int) && sizeof(PlanWeights) == sizeof(int) &&
                 sizeof(PlanKv) == sizeof(int) && sizeof(PlanSolver) == sizeof(int) &&
                 sizeof(PlanSliceMap) == sizeof(int) && sizeof(gboolean) == sizeof(int));
-
-int plan_proj_n(const Problem *d, PlanProj proj) {
-  switch (proj) {
-  case PROJ_QKV: return 3 * d->d_model;
-  case PROJ_W1: return d->d_ff;
-  default: return d->d_model;
-  }
-}
-
-int plan_proj_k(const Problem *d, PlanProj proj) {
-  return proj == PROJ_W2 ? d->d_ff : d->d_model;
-}
 
 /* How a message names a projection's N and K. */
 static const char *const n_name[PROJ__COUNT] = {"3*d_model", "d_model", "d_ff", "d_model"};
@@ -81,7 +67,7 @@ static int check_panel(const PlanKnobDef *k, const PlanProblem *pp, const Machin
   int e;
   if ((e = range(k, v, k->min, k->max, NULL, msg))) return e;
   if ((e = multiple(k, v, 8, msg))) return e;
-  return divides(k, v, plan_proj_n(&pp->dims, k->proj), n_name[k->proj], msg);
+  return divides(k, v, sched_proj_n(&pp->dims, k->proj), n_name[k->proj], msg);
 }
 
 static int check_k_chunk(const PlanKnobDef *k, const PlanProblem *pp, const Machine *hw,
@@ -90,13 +76,13 @@ static int check_k_chunk(const PlanKnobDef *k, const PlanProblem *pp, const Mach
   int e;
   if ((e = range(k, v, k->min, k->max, NULL, msg))) return e;
   if ((e = multiple(k, v, 32, msg))) return e;
-  return divides(k, v, plan_proj_k(&pp->dims, k->proj), k_name[k->proj], msg);
+  return divides(k, v, sched_proj_k(&pp->dims, k->proj), k_name[k->proj], msg);
 }
 
 static int check_k_split(const PlanKnobDef *k, const PlanProblem *pp, const Machine *hw,
                          long v, GString *msg) {
   (void)hw;
-  int e, kk = plan_proj_k(&pp->dims, k->proj);
+  int e, kk = sched_proj_k(&pp->dims, k->proj);
   if ((e = range(k, v, k->min, k->max, NULL, msg))) return e;
   if (kk % (32 * v) == 0) return 0;
   g_string_printf(msg, "%s=%ld does not split %s=%d into multiples of 32 rows", k->path, v,
@@ -270,7 +256,7 @@ void plan_problem_defaults(PlanProblem *pp, const Machine *hw) {
   }
   pp->sms_used = hw->sms;
   for (int p = 0; p < PROJ__COUNT; p++)
-    pp->k_chunk[p] = default_k_chunk(plan_proj_k(&pp->dims, (PlanProj)p));
+    pp->k_chunk[p] = default_k_chunk(sched_proj_k(&pp->dims, (PlanProj)p));
 }
 
 char *plan_knob_value_text(const PlanKnobDef *k, long v) {
@@ -278,6 +264,15 @@ char *plan_knob_value_text(const PlanKnobDef *k, long v) {
   if (k->type == KT_ENUM && v >= 0 && v < (long)g_strv_length((char **)k->names))
     return g_strdup(k->names[v]);
   return g_strdup_printf("%ld", v);
+}
+
+void plan_problem_record(PlanProblem *pp) {
+  for (int i = 0; i < PLAN_NKNOBS; i++) {
+    pp->value[i][0] = '\0';
+    if (!pp->loc[i].path) continue;
+    g_autofree char *v = plan_knob_value_text(&plan_knobs[i], plan_knob_get(pp, &plan_knobs[i]));
+    g_strlcpy(pp->value[i], v, sizeof pp->value[i]);
+  }
 }
 
 /* A path naming a knob of this problem: relative, or full with the right

@@ -165,3 +165,15 @@ void ir_error(const Ir *ir, GError **err, IrProv at, const char *fmt, ...) {
   g_set_error(err, IR_ERROR, 1, "%s:%d:%d: error: %s", ir->plan_file ? ir->plan_file : "(plan)",
               where.line > 0 ? where.line : 1, where.line > 0 ? MAX(where.col, 1) : 1, msg);
 }
+
+void ir_set_schedule(Ir *ir, const Schedule *s) {
+  ir->sched = *s;
+  ir->prob = s->dims;
+  ir->section = (IrProv){wl_problem_name(s->dims.kind), s->where.line, s->where.col};
+  ir->sms_used = s->sms_used > 0 ? s->sms_used : ir->hw.sms;
+}
+
+IrProv ir_prov(const Ir *ir, const char *path) {
+  SchedLoc l = sched_loc(&ir->sched, path);
+  return (IrProv){l.path, l.line, l.col};
+}

@@ -20,7 +20,7 @@
 #include <stdint.h>
 
 #include "machine.h"
-#include "plan.h"
+#include "schedule.h"
 #include "workload.h"
 
 /* Where a tensor lives. */
@@ -108,6 +108,8 @@ typedef struct IrTask {
 typedef struct Ir {
   Machine hw;
   Problem prob;
+  Schedule sched;     /* the problem section's decisions (ir_set_schedule): */
+                      /* what the passes read, never the plan              */
   char *plan_file;
   GPtrArray *tensors; /* IrTensor*                                          */
   GPtrArray *tasks;   /* IrTask*, in program order                          */
@@ -133,6 +135,12 @@ typedef struct Ir {
 Ir *ir_new(const Machine *hw, const Problem *prob, const char *plan_file);
 void ir_free(Ir *ir);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(Ir, ir_free)
+/* Copy a problem section's schedule record into the IR (the first step of
+ * the pipeline): prob, sched, section and sms_used follow from it. */
+void ir_set_schedule(Ir *ir, const Schedule *s);
+/* The provenance of a knob of the schedule, by path ("panels.w1" or
+ * "d1.panels.w1"): its full path and place in the plan (line 0: default). */
+IrProv ir_prov(const Ir *ir, const char *path);
 int ir_tensor_hbm(Ir *ir, const char *name, const char *sym, uint64_t offset, int rows,
                   int cols, int stride);
 int ir_tensor_rf(Ir *ir, int task, const char *name, int rows, int cols);
@@ -167,23 +175,20 @@ void ir_error(const Ir *ir, GError **err, IrProv at, const char *fmt, ...) G_GNU
 
 /* ---- passes (src/passes, one file each) ---- */
 
-/* lower_d1.c / lower_p1.c: the baseline strategy of a problem section. */
-gboolean pass_lower_d1(Ir *ir, const Plan *plan, GError **err);
-gboolean pass_lower_p1(Ir *ir, const Plan *plan, GError **err);
+/* Every pass is a function Ir -> Ir (+ diagnostics) that reads the
+ * decisions from ir->sched, never from the plan; pipeline.c runs them in the
+ * order of its pass table (pipeline.h). */
+/* lower_d1.c / lower_p1.c: the baseline strategy of the problem (ir->prob.kind). */
+gboolean pass_lower_d1(Ir *ir, GError **err);
+gboolean pass_lower_p1(Ir *ir, GError **err);
 /* place.c: bind every task to a WG (constructive: spread over the SMs used). */
-gboolean pass_place(Ir *ir, const Plan *plan, ProblemKind kind, GError **err);
+gboolean pass_place(Ir *ir, GError **err);
 /* pace.c: byte-bucket load pacing (power.bucket_bytes, power.event_interval):
  * a WG waits event_interval cycles after every bucket of HBM loads. */
-gboolean pass_pace(Ir *ir, const Plan *plan, ProblemKind kind, GError **err);
+gboolean pass_pace(Ir *ir, GError **err);
 /* rf_alloc.c: give every RF tensor partitions per the machine's rules; on
  * failure, report the tensor, the WG, the partitions needed and free. */
 gboolean pass_rf_alloc(Ir *ir, GError **err);
-
-/* pipeline.c: plan -> IR through every pass; `dump_after` names a pass whose
- * IR is returned in *dump (NULL: none). */
-Ir *pass_pipeline(const Plan *plan, ProblemKind kind, const char *dump_after, char **dump,
-                  GError **err);
-extern const char *const pass_names[];
 
 /* ---- backend (src/backend) ---- */
 /* emit.c: the assembly text of an allocated IR. */

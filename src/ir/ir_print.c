@@ -9,6 +9,10 @@
  *   .problem p1 d_model=32 ...
  *   sms_used 16
  *
+ *   schedule                               (the record: every knob of the
+ *     p1.problem.d_model = 32  ; line 3:14  section, its value and place)
+ *     p1.sms_used = 16  ; default
+ *
  *   event in
  *   event h
  *
@@ -276,6 +280,9 @@ static void put_header(GString *s, const Ir *ir) {
   g_autofree char *p = wl_problem_canonical(&ir->prob);
   g_string_append_printf(s, "; tcc-gen IR of %s\n%s\n%s\nsms_used %d\n\n",
                          ir->plan_file ? ir->plan_file : "-", m, p, ir->sms_used);
+  g_autoptr(GString) rec = g_string_new(NULL);
+  sched_print(rec, &ir->sched);
+  if (rec->len) g_string_append_printf(s, "schedule\n%s\n", rec->str);
   for (guint e = 0; e < ir->events->len; e++)
     g_string_append_printf(s, "event %s\n", (const char *)g_ptr_array_index(ir->events, e));
 }

@@ -167,8 +167,10 @@ static gboolean valid_region_name(const char *n) {
 }
 
 /* An RF tensor has an owner, a region-worthy name and a size the partition
- * rule allows (inside one partition or whole partitions) within the RF. */
-static gboolean check_rf_tensor(Ver *V, int t) {
+ * rule allows (inside one partition or whole partitions); with `allocated`,
+ * within the RF (before rf_alloc, a tensor too large for the machine is the
+ * plan's error, which rf_alloc reports against its knob). */
+static gboolean check_rf_tensor(Ver *V, int t, gboolean allocated) {
   const Ir *ir = V->ir;
   const IrTensor *x = ir_tensor(ir, t);
   if (x->task < 0 || (guint)x->task >= ir->tasks->len)
@@ -181,7 +183,7 @@ static gboolean check_rf_tensor(Ver *V, int t) {
                  "not a valid region name (letters, digits, '_' and '.'; "
                  "not starting with a digit; not hbm or sh)");
   uint64_t b = rf_bytes(x), pb = (uint64_t)V->pb, rf = pb * (uint64_t)ir->hw.vl;
-  if (b > rf)
+  if (allocated && b > rf)
     return failw(V, w,
                  "%dx%d is %" G_GUINT64_FORMAT " bytes, more than the RF (%" G_GUINT64_FORMAT
                  " bytes)",
@@ -194,7 +196,7 @@ static gboolean check_rf_tensor(Ver *V, int t) {
   return TRUE;
 }
 
-static gboolean check_tensors(Ver *V) {
+static gboolean check_tensors(Ver *V, gboolean allocated) {
   for (guint t = 0; t < V->ir->tensors->len; t++) {
     const IrTensor *x = ir_tensor(V->ir, (int)t);
     if (!x->name || !*x->name) return fail(V, "tensor %u has no name", t);
@@ -202,7 +204,7 @@ static gboolean check_tensors(Ver *V) {
       return fail(V, "tensor '%s': empty shape %dx%d", x->name, x->rows, x->cols);
     if (x->home != HOME_HBM && x->home != HOME_RF)
       return fail(V, "tensor '%s': bad home %d", x->name, (int)x->home);
-    if (!(x->home == HOME_HBM ? check_hbm_tensor(V, (int)t) : check_rf_tensor(V, (int)t)))
+    if (!(x->home == HOME_HBM ? check_hbm_tensor(V, (int)t) : check_rf_tensor(V, (int)t, allocated)))
       return FALSE;
   }
   return TRUE;
@@ -774,7 +776,7 @@ gboolean ir_verify(const Ir *ir, gboolean allocated, GError **err) {
   V.pb = sim_machine_part_bytes(&ir->hw);
   V.nwgs = sim_machine_wgs(&ir->hw);
   wl_abi_build(&ir->prob, &V.abi);
-  gboolean ok = check_events(&V) && check_tasks(&V, allocated) && check_tensors(&V) &&
+  gboolean ok = check_events(&V) && check_tasks(&V, allocated) && check_tensors(&V, allocated) &&
                 check_ops(&V) && check_names(&V) && check_reads(&V) &&
                 (!allocated || check_alloc(&V));
   wl_abi_clear(&V.abi);

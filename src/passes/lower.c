@@ -208,19 +208,11 @@ void lw_waitt(Ir *ir, int task, int64_t n, IrProv prov) {
   op->prov = prov;
 }
 
-IrProv lw_prov(const Plan *plan, ProblemKind kind, const char *path) {
-  PlanLoc loc = plan_knob_loc(plan_problem(plan, kind), path);
-  IrProv p = {loc.path ? path : NULL, loc.line, loc.col};
-  return p;
-}
-
-LwProj lw_proj(const Plan *plan, ProblemKind kind, PlanProj k) {
-  const PlanProblem *pp = plan_problem(plan, kind);
+LwProj lw_proj(const Ir *ir, SchedProj k) {
   char path[32], kpath[32];
-  g_snprintf(path, sizeof path, "panels.%s", plan_proj_name[k]);
-  g_snprintf(kpath, sizeof kpath, "k_chunk.%s", plan_proj_name[k]);
-  PlanLoc a = plan_knob_loc(pp, path), b = plan_knob_loc(pp, kpath); /* static full paths */
-  LwProj p = {k, pp->panel[k], pp->k_chunk[k], {a.path, a.line, a.col}, {b.path, b.line, b.col}};
+  g_snprintf(path, sizeof path, "panels.%s", sched_proj_name[k]);
+  g_snprintf(kpath, sizeof kpath, "k_chunk.%s", sched_proj_name[k]);
+  LwProj p = {k, ir->sched.panel[k], ir->sched.k_chunk[k], ir_prov(ir, path), ir_prov(ir, kpath)};
   return p;
 }
 

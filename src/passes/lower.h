@@ -8,7 +8,7 @@
 
 /* The knobs of a projection, with their provenance. */
 typedef struct LwProj {
-  PlanProj proj;
+  SchedProj proj;
   int panel;        /* output columns per task */
   int k_chunk;      /* K rows per loaded chunk */
   IrProv prov;      /* "d1.panels.qkv": the task's knob            */
@@ -16,7 +16,7 @@ typedef struct LwProj {
 } LwProj;
 
 /* The knobs of projection k in a problem section, with their provenance. */
-LwProj lw_proj(const Plan *plan, ProblemKind kind, PlanProj k);
+LwProj lw_proj(const Ir *ir, SchedProj k);
 
 /* An RF tensor of `task` sized legally for the partition rule: rows are
  * padded when rows x cols is larger than a partition but not a whole number
@@ -104,7 +104,5 @@ gboolean lw_budget_units(Ir *ir, GError **err, int done, int total, const char *
 gboolean lw_budget_stage(Ir *ir, GError **err, int stages, int of, const char *unit, IrProv dim,
                          const char *name, int value);
 
-/* Knob provenance: the location of `path` in the plan (line 0: default). */
-IrProv lw_prov(const Plan *plan, ProblemKind kind, const char *path);
 
 #endif

@@ -24,8 +24,7 @@ typedef struct D1Scratch {
 
 typedef struct D1 {
   Ir *ir;
-  const Plan *plan;
-  const PlanProblem *pp;
+  const Schedule *pp;     /* the decisions: ir->sched */
   const Problem *pb;
   int d, f, heads, pos;   /* pos = history + steps: cache rows per head */
   LwProj qkv, wo, w1, w2;
@@ -234,18 +233,17 @@ static void stage_w1(D1 *c, int t, int l, int stage) {
   }
 }
 
-gboolean pass_lower_d1(Ir *ir, const Plan *plan, GError **err) {
-  const PlanProblem *pp = plan_problem(plan, PROB_D1);
-  if (!pp->present) {
+gboolean pass_lower_d1(Ir *ir, GError **err) {
+  const Schedule *pp = &ir->sched;
+  if (!pp->present || ir->prob.kind != PROB_D1) {
     ir_error(ir, err, ir->section, "the plan has no d1 section");
     return FALSE;
   }
-  D1 c = {ir, plan, pp, &ir->prob, ir->prob.d_model, ir->prob.d_ff, ir->prob.heads,
-          ir->prob.history + ir->prob.steps, lw_proj(plan, PROB_D1, PROJ_QKV),
-          lw_proj(plan, PROB_D1, PROJ_WO), lw_proj(plan, PROB_D1, PROJ_W1),
-          lw_proj(plan, PROB_D1, PROJ_W2), lw_prov(plan, PROB_D1, "d1.kv_writeback"),
-          lw_prov(plan, PROB_D1, "d1.store_spacing"), (IrProv){NULL, 0, 0},
-          lw_prov(plan, PROB_D1, "d1.attention.slices"), NULL, 0, 0};
+  D1 c = {.ir = ir, .pp = pp, .pb = &ir->prob, .d = ir->prob.d_model, .f = ir->prob.d_ff,
+          .heads = ir->prob.heads, .pos = ir->prob.history + ir->prob.steps,
+          .qkv = lw_proj(ir, PROJ_QKV), .wo = lw_proj(ir, PROJ_WO), .w1 = lw_proj(ir, PROJ_W1),
+          .w2 = lw_proj(ir, PROJ_W2), .kv_prov = ir_prov(ir, "kv_writeback"),
+          .spacing_prov = ir_prov(ir, "store_spacing"), .att_prov = ir_prov(ir, "attention.slices")};
   int L = ir->prob.layers, off = 0;
   c.scr = g_new(D1Scratch, L);
   /* a head's whole K and V (history + steps rows) at once when they fit
@@ -261,8 +259,7 @@ gboolean pass_lower_d1(Ir *ir, const Plan *plan, GError **err) {
   /* the program size limit: step 0 is checked stage by stage (a step grows
    * with layers), then step by step (the attention grows with t: the last
    * check, on the whole program, is exact) */
-  PlanLoc at = plan_knob_loc(pp, "problem.layers");
-  IrProv layers = {at.path, at.line, at.col}, steps = lw_prov(plan, PROB_D1, "d1.problem.steps");
+  IrProv layers = ir_prov(ir, "problem.layers"), steps = ir_prov(ir, "problem.steps");
   gboolean ok = TRUE;
   for (int t = 0; ok && t < ir->prob.steps; t++) {
     for (int l = 0; ok && l < L; l++) {

@@ -26,7 +26,7 @@ typedef struct P1Scratch {
 
 typedef struct P1 {
   Ir *ir;
-  const PlanProblem *pp;
+  const Schedule *pp;       /* the decisions: ir->sched */
   int d, f, H, N, R, rows;  /* N = all rows, R = tile rows, rows per sequence */
   LwProj qkv, wo, w1, w2;
   IrProv base, tile_prov, kv_prov, spacing_prov;
@@ -254,25 +254,23 @@ static gboolean budget(P1 *c, int l, int k, GError **err) {
   const Problem *pb = &c->ir->prob;
   gboolean many = pb->seqs > 1;
   if (l > 0) return TRUE;
-  PlanLoc at = plan_knob_loc(c->pp, many ? "problem.seqs" : "problem.rows");
-  return lw_budget_stage(c->ir, err, k, 7, "layer", (IrProv){at.path, at.line, at.col},
+  return lw_budget_stage(c->ir, err, k, 7, "layer", ir_prov(c->ir, many ? "problem.seqs" : "problem.rows"),
                          many ? "seqs" : "rows", many ? pb->seqs : pb->rows);
 }
 
-gboolean pass_lower_p1(Ir *ir, const Plan *plan, GError **err) {
-  const PlanProblem *pp = plan_problem(plan, PROB_P1);
-  if (!pp->present) {
+gboolean pass_lower_p1(Ir *ir, GError **err) {
+  const Schedule *pp = &ir->sched;
+  if (!pp->present || ir->prob.kind != PROB_P1) {
     ir_error(ir, err, ir->section, "the plan has no p1 section");
     return FALSE;
   }
   const Problem *pb = &ir->prob;
   int d = pb->d_model, f = pb->d_ff, N = pb->seqs * pb->rows;
-  P1 c = {ir, pp, d, f, pb->heads, N, pp->row_tile > 0 ? pp->row_tile : 32, pb->rows,
-          lw_proj(plan, PROB_P1, PROJ_QKV), lw_proj(plan, PROB_P1, PROJ_WO),
-          lw_proj(plan, PROB_P1, PROJ_W1), lw_proj(plan, PROB_P1, PROJ_W2),
-          (IrProv){NULL, 0, 0}, lw_prov(plan, PROB_P1, "p1.row_tile"),
-          lw_prov(plan, PROB_P1, "p1.kv_writeback"), lw_prov(plan, PROB_P1, "p1.store_spacing"),
-          {0}, 0};
+  P1 c = {.ir = ir, .pp = pp, .d = d, .f = f, .H = pb->heads, .N = N,
+          .R = pp->row_tile > 0 ? pp->row_tile : 32, .rows = pb->rows,
+          .qkv = lw_proj(ir, PROJ_QKV), .wo = lw_proj(ir, PROJ_WO), .w1 = lw_proj(ir, PROJ_W1),
+          .w2 = lw_proj(ir, PROJ_W2), .tile_prov = ir_prov(ir, "row_tile"),
+          .kv_prov = ir_prov(ir, "kv_writeback"), .spacing_prov = ir_prov(ir, "store_spacing")};
   /* x h q att x1 h2: N x d each; g: N x f; kv: N x 2d */
   int off = 0, *bufs[] = {&c.scr.x, &c.scr.h, &c.scr.q, &c.scr.att, &c.scr.x1, &c.scr.h2};
   for (unsigned k = 0; k < G_N_ELEMENTS(bufs); k++, off += N * d) *bufs[k] = off;
@@ -309,7 +307,7 @@ gboolean pass_lower_p1(Ir *ir, const Plan *plan, GError **err) {
                     c.scr.g, f, d, c.scr.x1, last ? 0 : c.scr.x, 0};
     stage_proj(&c, l, s0 + 6, &w2);
     if (!budget(&c, l, 7, err)) return FALSE;
-    if (!lw_budget_units(ir, err, l + 1, pb->layers, "layer", lw_prov(plan, PROB_P1, "p1.problem.layers"),
+    if (!lw_budget_units(ir, err, l + 1, pb->layers, "layer", ir_prov(ir, "problem.layers"),
                          "layers"))
       return FALSE;
   }

@@ -42,7 +42,7 @@ static void insert_wait(Ir *ir, IrTask *task, guint at, int64_t cycles, IrProv p
 
 /* The pacer, alone on its WG: releases bucket k (SIG ev.bucket) every
  * `interval` cycles, and with a cap only once bucket k - cap has finished. */
-static void pacer(Ir *ir, const PlanProblem *pp, int64_t buckets, IrProv prov) {
+static void pacer(Ir *ir, const Schedule *pp, int64_t buckets, IrProv prov) {
   int task = ir_task(ir, "pacer", -1, prov), ev = ir_event(ir, "bucket");
   int took = ir_event(ir, "took");
   ir_task_at(ir, task)->wg = pp->pacing_wg;
@@ -72,7 +72,7 @@ static IrOp sync_op(IrOpKind kind, int ev, int64_t n, IrProv prov) {
  * SIG ev.took after its last load (before the next bucket's WAIT, or at the
  * task's end).  A bucket never spans tasks, so a bucket's completion depends
  * only on its own task and on tasks created before it. */
-static void paced(Ir *ir, const PlanProblem *pp, IrProv prov) {
+static void paced(Ir *ir, const Schedule *pp, IrProv prov) {
   int ev = ir_event(ir, "bucket"), took = ir_event(ir, "took");
   int64_t next = 0;
   for (guint k = 0; k < ir->tasks->len; k++) {
@@ -101,12 +101,11 @@ static void paced(Ir *ir, const PlanProblem *pp, IrProv prov) {
   pacer(ir, pp, next, prov);
 }
 
-gboolean pass_pace(Ir *ir, const Plan *plan, ProblemKind kind, GError **err) {
+gboolean pass_pace(Ir *ir, GError **err) {
   (void)err;
-  const PlanProblem *pp = plan_problem(plan, kind);
+  const Schedule *pp = &ir->sched;
   if (pp->bucket_bytes <= 0 || pp->event_interval <= 0) return TRUE;
-  PlanLoc loc = plan_knob_loc(pp, "power.bucket_bytes");
-  IrProv prov = {kind == PROB_D1 ? "d1.power.bucket_bytes" : "p1.power.bucket_bytes", loc.line, loc.col};
+  IrProv prov = ir_prov(ir, "power.bucket_bytes");
   if (pp->pacing_wg >= 0) {
     paced(ir, pp, prov);
     return TRUE;

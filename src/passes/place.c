@@ -6,15 +6,14 @@
  * in program order, and a task only waits for events of earlier tasks, so
  * the placement can never deadlock. */
 #include "ir.h"
-#include "lower.h"
 
-gboolean pass_place(Ir *ir, const Plan *plan, ProblemKind kind, GError **err) {
-  const PlanProblem *pp = plan_problem(plan, kind);
+gboolean pass_place(Ir *ir, GError **err) {
+  const Schedule *pp = &ir->sched;
   int S = pp->sms_used > 0 ? pp->sms_used : ir->hw.sms, W = ir->hw.wgs_per_sm;
   int pacing = pp->pacing_wg; /* kept free for the pacer */
   ir->sms_used = S;
   if (S < 1 || S > ir->hw.sms) {
-    ir_error(ir, err, lw_prov(plan, kind, kind == PROB_D1 ? "d1.sms_used" : "p1.sms_used"),
+    ir_error(ir, err, ir_prov(ir, "sms_used"),
              "place: sms_used=%d out of range 1..%d", S, ir->hw.sms);
     return FALSE;
   }
@@ -26,7 +25,7 @@ gboolean pass_place(Ir *ir, const Plan *plan, ProblemKind kind, GError **err) {
   if (order->len == 0) {
     g_array_free(order, TRUE);
     ir_error(ir, err,
-             lw_prov(plan, kind, kind == PROB_D1 ? "d1.power.pacing_wg" : "p1.power.pacing_wg"),
+             ir_prov(ir, "power.pacing_wg"),
              "place: no WG left for tasks besides the pacing WG %d", pacing);
     return FALSE;
   }

@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ir.h"
+#include "pipeline.h"
 #include "tests.h"
 
 static const uint64_t seeds[] = {7, 13, 11, 23};
@@ -72,7 +72,7 @@ static Plan *small_plan(ProblemKind kind, const char *knobs) {
  * the assembly; *ir_text (optional) gets the IR's text. */
 static char *compile(const Plan *plan, ProblemKind kind, char **ir_text) {
   g_autoptr(GError) err = NULL;
-  g_autoptr(Ir) ir = pass_pipeline(plan, kind, NULL, NULL, &err);
+  g_autoptr(Ir) ir = pass_pipeline(plan, kind, NULL, NULL, TRUE, &err);
   ck_assert_msg(ir, "%s --problem %s: %s", plan->file, pname(kind), err ? err->message : "?");
   ck_assert_msg(ir_verify(ir, TRUE, &err), "%s --problem %s: %s", plan->file, pname(kind),
                 err ? err->message : "?");
@@ -175,49 +175,44 @@ static void verify(const Ir *ir, gboolean allocated, const char *what, const cha
                 err ? err->message : "?");
 }
 
-/* Run each pass alone on `plan`/`kind`, verifying after each, and compare
- * every stage with pass_pipeline's --dump-after and its final IR and asm. */
+/* Run each pass of pass_table alone on `plan`/`kind`, verifying after each,
+ * and compare every stage with pass_pipeline's --dump-after and its final
+ * IR and asm. */
 static void check_passes(const Plan *plan, ProblemKind kind) {
   g_autofree char *what = g_strdup_printf("%s --problem %s", plan->file, pname(kind));
   const PlanProblem *pp = plan_problem(plan, kind);
   g_autoptr(GError) err = NULL;
   g_autoptr(Ir) ir = ir_new(&plan->hw, &pp->dims, plan->file);
-  /* pass_place takes sms_used from the plan; set it here only so that the
-   * dump after lowering matches the pipeline's */
-  ir->sms_used = pp->sms_used > 0 ? pp->sms_used : plan->hw.sms;
-  char *stage[4];
-  gboolean ok = kind == PROB_D1 ? pass_lower_d1(ir, plan, &err) : pass_lower_p1(ir, plan, &err);
-  ck_assert_msg(ok, "%s: lower: %s", what, err ? err->message : "?");
-  verify(ir, FALSE, what, "lower");
-  stage[0] = ir_print(ir);
-  ck_assert_msg(pass_place(ir, plan, kind, &err), "%s: place: %s", what, err ? err->message : "?");
-  verify(ir, FALSE, what, "place");
-  for (guint k = 0; k < ir->tasks->len; k++)
-    ck_assert_msg(ir_task_at(ir, (int)k)->wg >= 0, "%s: task %s not placed", what,
-                  ir_task_at(ir, (int)k)->name);
-  stage[1] = ir_print(ir);
-  ck_assert_msg(pass_pace(ir, plan, kind, &err), "%s: pace: %s", what, err ? err->message : "?");
-  verify(ir, FALSE, what, "pace");
-  stage[2] = ir_print(ir);
-  ck_assert_msg(pass_rf_alloc(ir, &err), "%s: rf_alloc: %s", what, err ? err->message : "?");
-  verify(ir, TRUE, what, "rf_alloc");
-  stage[3] = ir_print(ir);
-  for (int i = 0; pass_names[i]; i++) {
-    ck_assert_int_lt(i, 4);
+  ir_set_schedule(ir, pp);
+  g_autoptr(GPtrArray) stage = g_ptr_array_new_with_free_func(g_free);
+  gboolean allocated = FALSE;
+  for (const PassDef *p = pass_table; p->name; p++) {
+    ck_assert_msg(p->run(ir, &err), "%s: %s: %s", what, p->name, err ? err->message : "?");
+    allocated |= p->run == pass_rf_alloc;
+    verify(ir, allocated, what, p->name);
+    if (p->run == pass_place)
+      for (guint k = 0; k < ir->tasks->len; k++)
+        ck_assert_msg(ir_task_at(ir, (int)k)->wg >= 0, "%s: task %s not placed", what,
+                      ir_task_at(ir, (int)k)->name);
+    g_ptr_array_add(stage, ir_print(ir));
+  }
+  ck_assert(allocated);
+  for (guint i = 0; i < stage->len; i++) {
     char *dump = NULL;
-    g_autoptr(Ir) full = pass_pipeline(plan, kind, pass_names[i], &dump, &err);
-    ck_assert_msg(full && dump, "%s: pipeline --dump-after=%s: %s", what, pass_names[i],
+    const char *name = pass_table[i].name;
+    g_autoptr(Ir) full = pass_pipeline(plan, kind, name, &dump, TRUE, &err);
+    ck_assert_msg(full && dump, "%s: pipeline --dump-after=%s: %s", what, name,
                   err ? err->message : "no dump");
-    ck_assert_msg(strcmp(dump, stage[i]) == 0, "%s: the IR after %s alone differs from --dump-after",
-                  what, pass_names[i]);
-    if (i == 3) {
+    ck_assert_msg(strcmp(dump, g_ptr_array_index(stage, i)) == 0,
+                  "%s: the IR after %s alone differs from --dump-after", what, name);
+    if (i + 1 == stage->len) {
       g_autofree char *final = ir_print(full), *a = be_emit(full), *b = be_emit(ir);
-      ck_assert_msg(strcmp(final, stage[3]) == 0, "%s: final IR differs from the dump", what);
+      ck_assert_msg(strcmp(final, g_ptr_array_index(stage, i)) == 0, "%s: final IR differs from the dump",
+                    what);
       ck_assert_msg(strcmp(a, b) == 0, "%s: asm of the passes alone differs", what);
     }
     g_free(dump);
   }
-  for (int i = 0; i < 4; i++) g_free(stage[i]);
 }
 
 START_TEST(test_passes_baseline) {
@@ -244,13 +239,15 @@ START_TEST(test_program_size_limit) {
   g_autoptr(Plan) p1 = plan_text("big.yaml", "version: 1\np1:\n  problem: {d_model: 32, heads: 1, "
                                              "d_ff: 64, layers: 4, seqs: 2, rows: 64}\n");
   g_autoptr(Ir) whole = ir_new(&p1->hw, &p1->p1.dims, p1->file);
-  ck_assert(pass_lower_p1(whole, p1, NULL));
+  ir_set_schedule(whole, &p1->p1);
+  ck_assert(pass_lower_p1(whole, NULL));
   gsize per_layer = whole->nops / 4; /* layer 0 is a little smaller (no wait on a w2) */
   /* room for two layers and a half: refused after layer 0 at 'layers' */
   g_autoptr(Ir) ir = ir_new(&p1->hw, &p1->p1.dims, p1->file);
+  ir_set_schedule(ir, &p1->p1);
   ir->max_ops = per_layer * 5 / 2;
   g_autoptr(GError) err = NULL;
-  ck_assert(!pass_lower_p1(ir, p1, &err));
+  ck_assert(!pass_lower_p1(ir, &err));
   ck_assert_msg(g_str_has_prefix(err->message, "big.yaml:3:46: error: layers=4 makes a program of about ") &&
                     g_str_has_suffix(err->message, "; at most about 2 fit"),
                 "%s", err->message);
@@ -258,8 +255,9 @@ START_TEST(test_program_size_limit) {
   g_clear_error(&err);
   /* less than one layer: refused inside layer 0, at 'seqs' */
   g_autoptr(Ir) tiny = ir_new(&p1->hw, &p1->p1.dims, p1->file);
+  ir_set_schedule(tiny, &p1->p1);
   tiny->max_ops = per_layer / 3;
-  ck_assert(!pass_lower_p1(tiny, p1, &err));
+  ck_assert(!pass_lower_p1(tiny, &err));
   ck_assert_msg(g_str_has_prefix(err->message, "big.yaml:3:57: error: seqs=2 makes one layer's "
                                                "program alone more than tcc-gen's limit of "),
                 "%s", err->message);
@@ -269,15 +267,18 @@ START_TEST(test_program_size_limit) {
   g_clear_error(&err);
   /* exactly at the limit: accepted */
   g_autoptr(Ir) edge = ir_new(&p1->hw, &p1->p1.dims, p1->file);
+  ir_set_schedule(edge, &p1->p1);
   edge->max_ops = 4 * per_layer;
-  ck_assert(pass_lower_p1(edge, p1, NULL));
+  ck_assert(pass_lower_p1(edge, NULL));
   /* D1: refused at 'steps' */
   g_autoptr(Plan) d1 = small_plan(PROB_D1, NULL);
   g_autoptr(Ir) dw = ir_new(&d1->hw, &d1->d1.dims, d1->file);
-  ck_assert(pass_lower_d1(dw, d1, NULL));
+  ir_set_schedule(dw, &d1->d1);
+  ck_assert(pass_lower_d1(dw, NULL));
   g_autoptr(Ir) dn = ir_new(&d1->hw, &d1->d1.dims, d1->file);
+  ir_set_schedule(dn, &d1->d1);
   dn->max_ops = dw->nops / 2;
-  ck_assert(!pass_lower_d1(dn, d1, &err));
+  ck_assert(!pass_lower_d1(dn, &err));
   ck_assert_msg(strstr(err->message, "error: steps=") && strstr(err->message, "at most about"), "%s",
                 err->message);
 }
@@ -288,17 +289,18 @@ END_TEST
 START_TEST(test_pipeline_errors) {
   g_autoptr(GError) err = NULL;
   g_autoptr(Plan) d1 = small_plan(PROB_D1, NULL);
-  Ir *ir = pass_pipeline(d1, PROB_P1, NULL, NULL, &err);
+  Ir *ir = pass_pipeline(d1, PROB_P1, NULL, NULL, TRUE, &err);
   ck_assert(ir == NULL);
   ck_assert_str_eq(err->message, "small.yaml:1:1: error: the plan has no p1 section");
   g_clear_error(&err);
   g_autoptr(Ir) alone = ir_new(&d1->hw, &d1->p1.dims, d1->file);
-  ck_assert(!pass_lower_p1(alone, d1, &err));
+  ir_set_schedule(alone, &d1->p1);
+  ck_assert(!pass_lower_p1(alone, &err));
   ck_assert_str_eq(err->message, "small.yaml:1:1: error: the plan has no p1 section");
   g_clear_error(&err);
   g_autoptr(Plan) big = plan_file("tests/golden/bad_rf_alloc.yaml");
   char *dump = NULL;
-  ir = pass_pipeline(big, PROB_D1, "pace", &dump, &err);
+  ir = pass_pipeline(big, PROB_D1, "pace", &dump, TRUE, &err);
   ck_assert(ir == NULL);
   ck_assert_msg(strstr(err->message, "rf_alloc: ") && strstr(err->message, "'t0.l0.w1.p0.w'"),
                 "%s", err->message);

@@ -187,7 +187,7 @@ static const Broken broken[] = {
     {"partition rule", m_part_rule, FALSE,
      "ir: tensor 'x' (task 's0.blk'): 40x32 is 5120 bytes: neither inside one partition "
      "(4096 bytes) nor a whole number of partitions"},
-    {"RF size", m_rf_size, FALSE,
+    {"RF size", m_rf_size, TRUE,
      "ir: tensor 'x' (task 's0.blk'): 544x32 is 69632 bytes, more than the RF (65536 bytes)"},
     {"region name", m_region_name, FALSE,
      "ir: tensor '0x' (task 's0.blk'): not a valid region name (letters, digits, '_' and '.'; "

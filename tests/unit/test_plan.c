@@ -367,8 +367,8 @@ START_TEST(test_plan_knob_loc) {
   g_autofree char *d3 = plan_knob_describe(&p->p1, "multicast.wo");
   ck_assert_str_eq(d3, "p1.multicast.wo=false (default)");
   ck_assert(plan_knob_describe(&p->d1, "rf_grid.rows") == NULL);
-  ck_assert_int_eq(plan_proj_n(&p->d1.dims, PROJ_QKV), 384);
-  ck_assert_int_eq(plan_proj_k(&p->d1.dims, PROJ_W2), 256);
+  ck_assert_int_eq(sched_proj_n(&p->d1.dims, PROJ_QKV), 384);
+  ck_assert_int_eq(sched_proj_k(&p->d1.dims, PROJ_W2), 256);
 }
 END_TEST
 

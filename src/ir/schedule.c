@@ -1,0 +1,38 @@
+/* schedule.c - the schedule record (schedule.h). */
+#include "schedule.h"
+
+#include <string.h>
+
+const char *const sched_proj_name[PROJ__COUNT] = {"qkv", "wo", "w1", "w2"};
+
+int sched_proj_n(const Problem *d, SchedProj proj) {
+  switch (proj) {
+  case PROJ_QKV: return 3 * d->d_model;
+  case PROJ_W1: return d->d_ff;
+  default: return d->d_model;
+  }
+}
+
+int sched_proj_k(const Problem *d, SchedProj proj) { return proj == PROJ_W2 ? d->d_ff : d->d_model; }
+
+SchedLoc sched_loc(const Schedule *s, const char *path) {
+  for (int i = 0; path && i < SCHED_NKNOBS; i++) {
+    const char *full = s->loc[i].path;
+    if (!full) continue;
+    /* full paths are "d1.KNOB" / "p1.KNOB" */
+    if (strcmp(full, path) == 0 || strcmp(full + 3, path) == 0) return s->loc[i];
+  }
+  return (SchedLoc){0, 0, NULL};
+}
+
+void sched_print(GString *out, const Schedule *s) {
+  for (int i = 0; i < SCHED_NKNOBS; i++) {
+    const SchedLoc *l = &s->loc[i];
+    if (!l->path) continue;
+    g_string_append_printf(out, "  %s = %s", l->path, s->value[i]);
+    if (l->line > 0)
+      g_string_append_printf(out, "  ; line %d:%d\n", l->line, l->col);
+    else
+      g_string_append(out, "  ; default\n");
+  }
+}

@@ -1,0 +1,95 @@
+/* schedule.h - the schedule record: one problem section's decisions, every
+ * knob with its value and where it came from, as the IR carries them
+ * (Ir.sched).  The frontend fills it from the plan (plan.h calls it
+ * PlanProblem); the pipeline copies it into the IR before the first pass, and
+ * from there on no pass reads the plan.  docs/plan.md describes each knob.
+ */
+#ifndef TCC_SCHEDULE_H
+#define TCC_SCHEDULE_H
+
+#include <glib.h>
+
+#include "workload.h"
+
+/* Where a value came from: 1-based line/col in the plan file, and its full
+ * path ("d1.attention.slices", "hardware.dma.engines").  line == 0: the value
+ * is a default (path is still set).  path is a static string. */
+typedef struct SchedLoc {
+  int line, col;
+  const char *path;
+} SchedLoc;
+
+typedef enum { LAYOUT_ROW, LAYOUT_PACKED } SchedLayout;
+typedef enum { WEIGHTS_STREAMED, WEIGHTS_RESIDENT } SchedWeights;
+typedef enum { KV_DIRECT, KV_TEMP } SchedKv;
+typedef enum { SOLVER_CONSTRUCTIVE, SOLVER_ILP } SchedSolver;
+typedef enum { SLICEMAP_ROUND_ROBIN, SLICEMAP_BLOCKED } SchedSliceMap;
+
+/* The projections that have panel widths and splits.  ORDER-MATTERS: indexes
+ * Schedule's per-projection arrays and sched_proj_name. */
+typedef enum { PROJ_QKV, PROJ_WO, PROJ_W1, PROJ_W2, PROJ__COUNT } SchedProj;
+extern const char *const sched_proj_name[PROJ__COUNT]; /* "qkv", "wo", "w1", "w2" */
+
+/* Output width N and reduction length K of a projection for these dims:
+ * qkv 3*d_model x d_model, wo d_model x d_model, w1 d_ff x d_model,
+ * w2 d_model x d_ff (N x K). */
+int sched_proj_n(const Problem *dims, SchedProj proj);
+int sched_proj_k(const Problem *dims, SchedProj proj);
+
+/* Number of knobs (the frontend's table, plan_schema.c), problem dims
+ * included. */
+#define SCHED_NKNOBS 50
+/* Longest value text of a knob ("round_robin", "-1", "1073741824"). */
+#define SCHED_VALUE_MAX 16
+
+/* The knobs of one problem (section `p1:` or `d1:`).  Every field is filled:
+ * a knob not written in the plan has its default.  A knob whose strategy is
+ * not implemented yet is rejected by the frontend when set to anything but its
+ * default ("not supported yet"), so the compiler may rely on the "planned"
+ * fields holding their defaults. */
+typedef struct Schedule {
+  gboolean present;         /* the section exists in the file            */
+  SchedLoc where;           /* the section's key (line 0 when absent)    */
+  Problem dims;             /* workload dims, `problem:` overrides; kind set */
+  int sms_used;             /* SMs the program may use (default: hw.sms) */
+  int row_tile;             /* P1: rows per tile, mult. of 32 dividing rows */
+  int panel[PROJ__COUNT];   /* output columns per panel (8..128, mult. 8, | N) */
+  int k_chunk[PROJ__COUNT]; /* K rows per loaded chunk (mult. 32, | K)   */
+  int k_split[PROJ__COUNT]; /* planned (> 1): partial sums over K shards */
+  SchedLayout layout;       /* planned: packed                          */
+  SchedWeights weights;     /* planned: resident                        */
+  SchedKv kv_writeback;     /* direct (default) or via a temp round trip */
+  int store_spacing;        /* cycles of WAITT between a stage's output stores */
+  gboolean multicast[PROJ__COUNT]; /* planned: true                     */
+  int rf_grid_rows, rf_grid_cols, rf_grid_k; /* P1, planned: not all 1   */
+  int preload_waves;        /* planned: != 1                            */
+  int bucket_bytes;         /* bytes of HBM loads per bucket (0 = none) */
+  int event_interval;       /* cycles between buckets (0 = no pacing)   */
+  int pacing_wg;            /* WG that paces buckets (-1 = self-paced)  */
+  int in_flight;            /* with pacing_wg: buckets in flight (0 = no cap) */
+  gboolean deferred_loads;  /* planned: true                            */
+  SchedSolver solver;       /* planned: ilp                             */
+  int solver_time_limit_s;  /* seconds; only with ilp                   */
+  int obj_k_divisor;        /* ILP objective: load = K/k_divisor        */
+  int obj_partition_weight; /*   + partition_weight * partitions        */
+  int obj_active_weight;    /*   + active_weight per WG a stage uses    */
+  int attn_slices;          /* D1: attention slices per head (1 = none); planned > 1 */
+  SchedSliceMap slice_map;  /* D1: slice -> WG mapping (only with slices > 1) */
+  gboolean ffn_fused;       /* D1, planned: true                        */
+  int ffn_producers, ffn_channels, ffn_consumers; /* only with fused    */
+  /* The record, by knob index (the frontend's table order): where each knob
+   * came from (path NULL: the knob does not apply to this problem) and its
+   * value as a plan writes it ("16", "resident", "true"). */
+  SchedLoc loc[SCHED_NKNOBS];
+  char value[SCHED_NKNOBS][SCHED_VALUE_MAX];
+} Schedule;
+
+/* The record entry of a knob by path: relative to the section
+ * ("panels.w1") or full ("d1.panels.w1").  path NULL when this problem has
+ * no such knob. */
+SchedLoc sched_loc(const Schedule *s, const char *path);
+/* The record as text, one knob a line, in table order:
+ * "  d1.panels.w1 = 16  ; line 9:5" or "... ; default". */
+void sched_print(GString *out, const Schedule *s);
+
+#endif

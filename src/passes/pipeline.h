@@ -1,0 +1,29 @@
+/* pipeline.h - plan -> IR through every pass (pipeline.c), and the pass
+ * table that drives it, `tcc-gen --dump-after` and `--help`, and the tests. */
+#ifndef TCC_PIPELINE_H
+#define TCC_PIPELINE_H
+
+#include "ir.h"
+#include "plan.h"
+
+/* One pass: its name (for --dump-after), what it does (for --help), and the
+ * function Ir -> Ir. */
+typedef struct PassDef {
+  const char *name;
+  const char *what;
+  gboolean (*run)(Ir *ir, GError **err);
+} PassDef;
+/* The passes in pipeline order, ending with {NULL}. */
+extern const PassDef pass_table[];
+
+/* The problem's lowering (pass "lower"): D1 or P1 by ir->prob.kind. */
+gboolean pass_lower(Ir *ir, GError **err);
+
+/* Plan -> IR: the problem section's schedule record into a new IR, then
+ * every pass of pass_table in order.  `dump_after` names a pass whose IR is
+ * returned in *dump (NULL: none).  With `verify`, ir_verify runs after every
+ * pass and its failure is an error naming the pass (tests; tcc-gen --verify). */
+Ir *pass_pipeline(const Plan *plan, ProblemKind kind, const char *dump_after, char **dump,
+                  gboolean verify, GError **err);
+
+#endif
