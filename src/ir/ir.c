@@ -32,7 +32,6 @@ static void tensor_free(gpointer p) {
 static void op_clear(gpointer p) {
   IrOp *op = p;
   g_free(op->targets);
-  g_free(op->note);
 }
 
 /* A task and its ops: what op_clear would do, in one loop over the array
@@ -40,10 +39,8 @@ static void op_clear(gpointer p) {
 static void task_free(gpointer p) {
   IrTask *t = p;
   IrOp *ops = (IrOp *)(void *)t->ops->data;
-  for (guint i = 0; i < t->ops->len; i++) {
+  for (guint i = 0; i < t->ops->len; i++)
     if (ops[i].targets) g_free(ops[i].targets);
-    if (ops[i].note) g_free(ops[i].note);
-  }
   g_array_set_clear_func(t->ops, NULL);
   g_array_free(t->ops, TRUE);
   g_free(t->name);
@@ -176,4 +173,26 @@ void ir_set_schedule(Ir *ir, const Schedule *s) {
 IrProv ir_prov(const Ir *ir, const char *path) {
   SchedLoc l = sched_loc(&ir->sched, path);
   return (IrProv){l.path, l.line, l.col};
+}
+
+gsize ir_int_text(char *buf, int64_t v) {
+  static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+                              "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+                              "8081828384858687888990919293949596979899";
+  char tmp[IR_INT_CHARS], *q = tmp + sizeof tmp;
+  uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+  for (; u >= 100; u /= 100) {
+    q -= 2;
+    memcpy(q, pairs + 2 * (u % 100), 2);
+  }
+  if (u >= 10) {
+    q -= 2;
+    memcpy(q, pairs + 2 * u, 2);
+  } else {
+    *--q = (char)('0' + u);
+  }
+  if (v < 0) *--q = '-';
+  gsize n = (gsize)(tmp + sizeof tmp - q);
+  memcpy(buf, q, n);
+  return n;
 }

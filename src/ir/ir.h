@@ -93,14 +93,13 @@ typedef struct IrOp {
                     /* d.t among them; the asm's {WG, ...} are their WGs      */
   int ntargets;
   IrProv prov;
-  char *note;       /* optional comment for the assembly (owned)             */
 } IrOp;
 
 /* A task: a sequence of ops run in order by one WG. */
 typedef struct IrTask {
   char *name;       /* stable: "s3.l0.qkv.p5"                                */
   int wg;           /* -1 until placement                                    */
-  int stage;        /* lowering stage index (for reports and placement)      */
+  int stage;        /* lowering stage index (for reports; the IR printer)   */
   GArray *ops;      /* IrOp                                                  */
   IrProv prov;
 } IrTask;
@@ -152,6 +151,11 @@ IrView ir_win(int t, int r0, int rows, int c0, int cols);
 IrTensor *ir_tensor(const Ir *ir, int t);
 IrTask *ir_task_at(const Ir *ir, int k);
 int ir_wg_sm(const Ir *ir, int wg);
+
+/* The decimal text of v at buf (at most IR_INT_CHARS bytes, no NUL), for
+ * the printers' hot paths (no printf); returns its length. */
+enum { IR_INT_CHARS = 20 };
+gsize ir_int_text(char *buf, int64_t v);
 
 /* ir_print.c: the text form (tcc-gen --emit=ir). */
 char *ir_print(const Ir *ir);

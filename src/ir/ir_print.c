@@ -32,7 +32,7 @@
  * another task (remote ST, LD.mc targets); an HBM view is its first byte
  * and row stride ("stride" only when the rows are not contiguous).  Op
  * numbers are per task (the verifier's "op N").  An op's comment shows its provenance when it
- * differs from its task's, and its note.  RF tensors show their placement and live range once
+ * differs from its task's.  RF tensors show their placement and live range once
  * rf_alloc has set them.  The printer never fails: invalid indices print as '?N' so that a broken
  * IR can still be dumped and read.
  */
@@ -53,13 +53,8 @@ static void put_float(GString *s, float f) {
 
 /* A decimal integer (the hot path: no printf). */
 static void put_int(GString *s, int64_t v) {
-  char buf[24];
-  int n = 0;
-  uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
-  do buf[sizeof buf - ++n] = (char)('0' + u % 10);
-  while (u /= 10);
-  if (v < 0) buf[sizeof buf - ++n] = '-';
-  g_string_append_len(s, buf + sizeof buf - n, n);
+  char buf[IR_INT_CHARS];
+  g_string_append_len(s, buf, (gssize)ir_int_text(buf, v));
 }
 
 /* One side of a window: ":" when it spans the whole dimension. */
@@ -206,7 +201,7 @@ static gboolean same_prov(IrProv a, IrProv b) {
   return a.line == b.line && g_strcmp0(a.knob, b.knob) == 0;
 }
 
-/* "  12  VEC.add x, x, y  ; knob:line note" */
+/* "  12  VEC.add x, x, y  ; knob:line" */
 static void put_op(GString *s, const Ir *ir, int task, int i, const IrOp *op) {
   const IrTask *tk = ir_task_at(ir, task);
   static const char pad[] = "   ";
@@ -219,14 +214,9 @@ static void put_op(GString *s, const Ir *ir, int task, int i, const IrOp *op) {
   g_string_append_c(s, ' ');
   put_operands(s, ir, task, op);
   gboolean prov = op->prov.knob && !same_prov(op->prov, tk->prov);
-  if (prov || op->note) g_string_append(s, "  ;");
   if (prov) {
-    g_string_append_c(s, ' ');
+    g_string_append(s, "  ; ");
     put_prov(s, op->prov);
-  }
-  if (op->note) {
-    g_string_append_c(s, ' ');
-    g_string_append(s, op->note);
   }
   g_string_append_c(s, '\n');
 }

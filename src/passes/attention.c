@@ -33,14 +33,14 @@ gboolean lw_attention_fits(const Ir *ir, const int (*shape)[2], int n) {
 }
 
 int lw_attention_block(const Ir *ir, int rows, int keys, int max_block) {
-  int b = MIN(max_block, (keys + 31) / 32 * 32);
-  for (; b > 32; b /= 2) {
+  int b = MIN(max_block, (keys + LW_KEY_BLOCK - 1) / LW_KEY_BLOCK * LW_KEY_BLOCK);
+  for (; b > LW_KEY_BLOCK; b /= 2) {
     /* q, kb, vb, s, o, m, z, mj, alpha */
-    const int shape[][2] = {{rows, 32}, {b, 32}, {b, 32}, {rows, b}, {rows, 32},
+    const int shape[][2] = {{rows, WL_HEAD_DIM}, {b, WL_HEAD_DIM}, {b, WL_HEAD_DIM}, {rows, b}, {rows, WL_HEAD_DIM},
                             {rows, 1},  {rows, 1}, {rows, 1}, {rows, 1}};
     if (lw_attention_fits(ir, shape, (int)G_N_ELEMENTS(shape))) return b;
   }
-  return 32;
+  return LW_KEY_BLOCK;
 }
 
 static void op2(Ir *ir, int task, IrOpKind k, IrView d, IrView a, IrView b, IrProv prov) {
@@ -56,7 +56,7 @@ static void op1(Ir *ir, int task, IrOpKind k, IrView d, IrView a, float imm, IrP
 void lw_attention_blocked(Ir *ir, int task, const char *tag, const LwAttention *at) {
   int R = at->q.rows, B = at->block;
   IrView none = ir_win(-1, 0, 0, 0, 0);
-  int kb = lw_rf_sub(ir, task, tag, "kb", B, 32), vb = lw_rf_sub(ir, task, tag, "vb", B, 32);
+  int kb = lw_rf_sub(ir, task, tag, "kb", B, WL_HEAD_DIM), vb = lw_rf_sub(ir, task, tag, "vb", B, WL_HEAD_DIM);
   int s = lw_rf_sub(ir, task, tag, "s", R, B);
   IrView m = ir_all(ir, lw_rf_sub(ir, task, tag, "m", R, 1));
   IrView z = ir_all(ir, lw_rf_sub(ir, task, tag, "z", R, 1));
@@ -65,8 +65,8 @@ void lw_attention_blocked(Ir *ir, int task, const char *tag, const LwAttention *
   IrProv pv = at->prov;
   for (int k0 = 0, j = 0; k0 < at->keys; k0 += B, j++) {
     int b = MIN(B, at->keys - k0);
-    IrView kv = ir_win(kb, 0, b, 0, 32), vv = ir_win(vb, 0, b, 0, 32), sv = ir_win(s, 0, R, 0, b);
-    lw_load(ir, task, kv, at->ksym, at->row0 + k0, 0, 32, pv);
+    IrView kv = ir_win(kb, 0, b, 0, WL_HEAD_DIM), vv = ir_win(vb, 0, b, 0, WL_HEAD_DIM), sv = ir_win(s, 0, R, 0, b);
+    lw_load(ir, task, kv, at->ksym, at->row0 + k0, 0, WL_HEAD_DIM, pv);
     IrOp *op = ir_emit(ir, task, IR_MMA);
     op->mods = IR_MOD_Z | IR_MOD_T, op->d = sv, op->a = at->q, op->b = kv, op->prov = pv;
     op1(ir, task, IR_VMULI, sv, sv, at->scale, pv);
@@ -90,7 +90,7 @@ void lw_attention_blocked(Ir *ir, int task, const char *tag, const LwAttention *
       op2(ir, task, IR_VADD, z, z, mj, pv);
       op2(ir, task, IR_VMUL, at->o, at->o, a, pv);
     }
-    lw_load(ir, task, vv, at->vsym, at->row0 + k0, 0, 32, pv);
+    lw_load(ir, task, vv, at->vsym, at->row0 + k0, 0, WL_HEAD_DIM, pv);
     op = ir_emit(ir, task, IR_MMA);
     op->mods = j == 0 ? IR_MOD_Z : 0, op->d = at->o, op->a = sv, op->b = vv, op->prov = pv;
   }

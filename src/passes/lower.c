@@ -9,17 +9,8 @@
  * buffer (ir.c copies it); an unusually long one goes through the heap. */
 enum { NAME_BUF = 160 };
 
-/* Decimal digits of v at p (at most 11 bytes, no NUL); returns the count. */
-static gsize put_int(char *p, int v) {
-  char tmp[12];
-  gsize n = 0;
-  unsigned u = v < 0 ? 0u - (unsigned)v : (unsigned)v;
-  do tmp[sizeof tmp - ++n] = (char)('0' + u % 10);
-  while (u /= 10);
-  if (v < 0) tmp[sizeof tmp - ++n] = '-';
-  memcpy(p, tmp + sizeof tmp - n, n);
-  return n;
-}
+/* Decimal digits of v at p (no NUL); returns the count. */
+static gsize put_int(char *p, int v) { return ir_int_text(p, v); }
 
 int lw_rf_sub(Ir *ir, int task, const char *tag, const char *what, int rows, int cols) {
   char buf[NAME_BUF];
@@ -120,6 +111,8 @@ void lw_layernorm(Ir *ir, int task, IrView x, IrView h, IrView g, IrView b, IrVi
   op3(ir, task, IR_VMUL, h, h, g, prov);
   op3(ir, task, IR_VADD, h, h, b, prov);
 }
+
+float lw_att_scale(void) { return (float)(1.0 / sqrt((double)WL_HEAD_DIM)); }
 
 void lw_softmax(Ir *ir, int task, IrView s, IrView m, IrView z, IrProv prov) {
   IrView none = ir_win(-1, 0, 0, 0, 0);

@@ -46,7 +46,8 @@ void lw_softmax(Ir *ir, int task, IrView s, IrView m, IrView z, IrProv prov);
  * (32 floats a row); `mask` (R x R, or absent: t = -1) is added to the
  * scores of the last block, which then must be R keys wide; o (R x 32)
  * gets softmax(q K^T * scale) V through an online softmax. */
-#define LW_ATT_SCALE 0.17677669529663687f /* 1/sqrt(32): the softmax scale of 32-wide heads */
+/* The softmax scale 1/sqrt(WL_HEAD_DIM), rounded to FP32 once. */
+float lw_att_scale(void);
 #define LW_MASKED (-1e30f) /* a masked score: exp(LW_MASKED - max) is 0 */
 typedef struct LwAttention {
   IrView q, o, mask;
@@ -60,7 +61,9 @@ void lw_attention_blocked(Ir *ir, int task, const char *tag, const LwAttention *
  * WG's RF: the choice between the whole-row attention and the blocked one. */
 gboolean lw_attention_fits(const Ir *ir, const int (*shape)[2], int n);
 /* The key block of lw_attention_blocked for `rows` query rows: the largest
- * of max_block, max_block/2, ... (down to 32) whose tensors fit the RF. */
+ * of max_block, max_block/2, ... (down to LW_KEY_BLOCK, one MMA block of
+ * keys) whose tensors fit the RF. */
+#define LW_KEY_BLOCK 32
 int lw_attention_block(const Ir *ir, int rows, int keys, int max_block);
 
 /* g = GELU_tanh(f), elementwise; g must not alias f. */

@@ -49,7 +49,8 @@ static void load_input(D1 *c, int task, IrView x, int t, int l) {
  * per task. */
 static char *stage_event(const char *ev, int l) { return g_strdup_printf("%s_l%d", ev, l); }
 
-/* Wait for the previous stage's k-th completion (k = t*layers+l+1 style). */
+/* Wait until every one of the n tasks of a stage has signalled its event for
+ * steps 0..t: counters are cumulative over steps, one per (stage, layer). */
 static void wait_stage(D1 *c, int task, const char *event, int t, int n) {
   lw_wait(c->ir, task, event, (int64_t)(t + 1) * n, c->base);
 }
@@ -87,7 +88,7 @@ static void store_qkv(D1 *c, int task, IrView acc, int c0, int t, int l,
       x += n;
       continue;
     }
-    int h = col / 32, hn = MIN(n, 32 - col % 32);
+    int h = col / WL_HEAD_DIM, hn = MIN(n, WL_HEAD_DIM - col % WL_HEAD_DIM);
     IrView piece = ir_win(acc.t, 0, 1, x - c0, hn);
     const char *sym = kv_sym[part - 1];
     int row = h * c->pos + c->pb->history + t;
@@ -104,7 +105,7 @@ static void store_qkv(D1 *c, int task, IrView acc, int c0, int t, int l,
       lw_load(ir, task, ir_all(ir, back), "scratch", 0, tmp, c->d, c->kv_prov);
       piece = ir_all(ir, back);
     }
-    lw_store(ir, task, piece, sym, row, col % 32, 32, c->kv_prov);
+    lw_store(ir, task, piece, sym, row, col % WL_HEAD_DIM, WL_HEAD_DIM, c->kv_prov);
     x += hn;
   }
 }
@@ -147,35 +148,35 @@ static void stage_att(D1 *c, int t, int l, int stage) {
     g_autofree char *tag = g_strdup_printf("t%d.l%d.att.h%d", t, l, h);
     int task = ir_task(ir, tag, stage, c->att_prov);
     wait_stage(c, task, wait, t, ntasks(3 * c->d, c->qkv.panel));
-    IrView q = ir_all(ir, lw_rf_sub(ir, task, tag, "q", 1, 32));
+    IrView q = ir_all(ir, lw_rf_sub(ir, task, tag, "q", 1, WL_HEAD_DIM));
     if (c->att_block > 0) { /* the keys do not fit at once: stream them */
-      IrView o = ir_all(ir, lw_rf_sub(ir, task, tag, "o", 1, 32));
-      lw_load(ir, task, q, "scratch", 0, c->scr[l].q + h * 32, c->d, c->base);
+      IrView o = ir_all(ir, lw_rf_sub(ir, task, tag, "o", 1, WL_HEAD_DIM));
+      lw_load(ir, task, q, "scratch", 0, c->scr[l].q + h * WL_HEAD_DIM, c->d, c->base);
       LwAttention at = {q, o, ir_win(-1, 0, 0, 0, 0), ksym, vsym, h * c->pos, n, c->att_block,
-                        LW_ATT_SCALE, c->base};
+                        lw_att_scale(), c->base};
       lw_attention_blocked(ir, task, tag, &at);
       spacing(c, task);
-      lw_store(ir, task, o, "scratch", 0, c->scr[l].att + h * 32, c->d, c->base);
+      lw_store(ir, task, o, "scratch", 0, c->scr[l].att + h * WL_HEAD_DIM, c->d, c->base);
       signal_stage(c, task, done);
       continue;
     }
-    IrView k = lw_view(ir, lw_rf_sub(ir, task, tag, "k", n, 32), n, 32);
-    IrView v = lw_view(ir, lw_rf_sub(ir, task, tag, "v", n, 32), n, 32);
+    IrView k = lw_view(ir, lw_rf_sub(ir, task, tag, "k", n, WL_HEAD_DIM), n, WL_HEAD_DIM);
+    IrView v = lw_view(ir, lw_rf_sub(ir, task, tag, "v", n, WL_HEAD_DIM), n, WL_HEAD_DIM);
     IrView s = ir_all(ir, lw_rf_sub(ir, task, tag, "s", 1, n));
     IrView m = ir_all(ir, lw_rf_sub(ir, task, tag, "m", 1, 1)), z = ir_all(ir, lw_rf_sub(ir, task, tag, "z", 1, 1));
-    IrView o = ir_all(ir, lw_rf_sub(ir, task, tag, "o", 1, 32));
-    lw_load(ir, task, q, "scratch", 0, c->scr[l].q + h * 32, c->d, c->base);
-    lw_load(ir, task, k, ksym, h * c->pos, 0, 32, c->base);
-    lw_load(ir, task, v, vsym, h * c->pos, 0, 32, c->base);
+    IrView o = ir_all(ir, lw_rf_sub(ir, task, tag, "o", 1, WL_HEAD_DIM));
+    lw_load(ir, task, q, "scratch", 0, c->scr[l].q + h * WL_HEAD_DIM, c->d, c->base);
+    lw_load(ir, task, k, ksym, h * c->pos, 0, WL_HEAD_DIM, c->base);
+    lw_load(ir, task, v, vsym, h * c->pos, 0, WL_HEAD_DIM, c->base);
     IrOp *op = ir_emit(ir, task, IR_MMA);
     op->mods = IR_MOD_Z | IR_MOD_T, op->d = s, op->a = q, op->b = k, op->prov = c->base;
     op = ir_emit(ir, task, IR_VMULI);
-    op->d = s, op->a = s, op->imm = LW_ATT_SCALE, op->prov = c->base;
+    op->d = s, op->a = s, op->imm = lw_att_scale(), op->prov = c->base;
     lw_softmax(ir, task, s, m, z, c->base);
     op = ir_emit(ir, task, IR_MMA);
     op->mods = IR_MOD_Z, op->d = o, op->a = s, op->b = v, op->prov = c->base;
     spacing(c, task);
-    lw_store(ir, task, o, "scratch", 0, c->scr[l].att + h * 32, c->d, c->base);
+    lw_store(ir, task, o, "scratch", 0, c->scr[l].att + h * WL_HEAD_DIM, c->d, c->base);
     signal_stage(c, task, done);
   }
 }
@@ -248,7 +249,7 @@ gboolean pass_lower_d1(Ir *ir, GError **err) {
   c.scr = g_new(D1Scratch, L);
   /* a head's whole K and V (history + steps rows) at once when they fit
    * the RF, else streamed in blocks (attention.c) */
-  const int whole[][2] = {{1, 32}, {c.pos, 32}, {c.pos, 32}, {1, c.pos}, {1, 1}, {1, 1}, {1, 32}};
+  const int whole[][2] = {{1, WL_HEAD_DIM}, {c.pos, WL_HEAD_DIM}, {c.pos, WL_HEAD_DIM}, {1, c.pos}, {1, 1}, {1, 1}, {1, WL_HEAD_DIM}};
   c.att_block = lw_attention_fits(ir, whole, (int)G_N_ELEMENTS(whole)) ? 0
                 : lw_attention_block(ir, 1, c.pos, 256);
   for (int l = 0; l < L; l++) {

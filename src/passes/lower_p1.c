@@ -55,6 +55,8 @@ static int in_col(P1 *c, int l) { return l == 0 ? 0 : c->scr.x; }
 static void stage_ln(P1 *c, int l, int stage, const char *name, const char *src, int src_col,
                      int dst_col, const char *wait_ev, int wait_l, int wait_n) {
   Ir *ir = c->ir;
+  /* x and tmp (sub x d floats each) take at most half the WG's RF; the other
+   * half is left to g, b, mean, var and the tensors of the WG's other tasks */
   int sub = c->R, rf = c->ir->hw.rf_kib * 1024;
   while (sub > 1 && 2 * sub * c->d * 4 > rf / 2) sub /= 2;
   g_autofree char *gsym = g_strdup_printf("%s_g.l%d", name, l), *bsym = g_strdup_printf("%s_b.l%d", name, l);
@@ -96,7 +98,7 @@ static void store_qkv(P1 *c, int task, IrView acc, int c0, int tile, const char 
       x += n;
       continue;
     }
-    int h = col / 32, hn = MIN(n, 32 - col % 32);
+    int h = col / WL_HEAD_DIM, hn = MIN(n, WL_HEAD_DIM - col % WL_HEAD_DIM);
     IrView piece = ir_win(acc.t, 0, c->R, x - c0, hn);
     const char *sym = kv_sym[part - 1];
     if (c->pp->kv_writeback == KV_TEMP) {
@@ -108,7 +110,7 @@ static void store_qkv(P1 *c, int task, IrView acc, int c0, int tile, const char 
       lw_load(ir, task, ir_win(back, 0, c->R, 0, hn), "scratch", row, tmp, 2 * c->d, c->kv_prov);
       piece = ir_win(back, 0, c->R, 0, hn);
     }
-    lw_store(ir, task, piece, sym, (seq * c->H + h) * c->rows + i, col % 32, 32, c->kv_prov);
+    lw_store(ir, task, piece, sym, (seq * c->H + h) * c->rows + i, col % WL_HEAD_DIM, WL_HEAD_DIM, c->kv_prov);
     x += hn;
   }
 }
@@ -135,7 +137,7 @@ static void stage_qkv(P1 *c, int l, int stage) {
     }
 }
 
-/* mask (R x R) = 0 on and below the diagonal, -1e30 above: added to the
+/* mask (R x R) = 0 on and below the diagonal, LW_MASKED above: added to the
  * scores of a tile against its own keys. */
 static void causal_mask(P1 *c, int task, IrView mask) {
   IrOp *op = ir_emit(c->ir, task, IR_VFILL);
@@ -153,7 +155,7 @@ static void stage_att(P1 *c, int l, int stage) {
   int R = c->R, tiles = c->rows / R, nq = c->N / R * (3 * c->d / c->qkv.panel);
   /* a row tile's scores against all keys of the sequence at once when they
    * fit the RF, else key tile by key tile with an online softmax */
-  const int whole[][2] = {{R, 32}, {R, c->rows}, {R, 32}, {R, 32}, {R, R}, {R, 32}, {R, 1}, {R, 1}};
+  const int whole[][2] = {{R, WL_HEAD_DIM}, {R, c->rows}, {R, WL_HEAD_DIM}, {R, WL_HEAD_DIM}, {R, R}, {R, WL_HEAD_DIM}, {R, 1}, {R, 1}};
   gboolean blocked = !lw_attention_fits(ir, whole, (int)G_N_ELEMENTS(whole));
   g_autofree char *ksym = g_strdup_printf("k_out.l%d", l), *vsym = g_strdup_printf("v_out.l%d", l);
   g_autofree char *wait = stage_event("qkv", l), *done = stage_event("att", l);
@@ -164,27 +166,27 @@ static void stage_att(P1 *c, int l, int stage) {
         int task = ir_task(ir, tag, stage, c->tile_prov);
         wait_stage(c, task, wait, nq);
         int n = (i + 1) * R, kv_row = (seq * c->H + h) * c->rows, row = seq * c->rows + i * R;
-        IrView q = ir_all(ir, lw_rf_sub(ir, task, tag, "q", R, 32));
+        IrView q = ir_all(ir, lw_rf_sub(ir, task, tag, "q", R, WL_HEAD_DIM));
         if (blocked) {
           IrView mask = ir_all(ir, lw_rf_sub(ir, task, tag, "mask", R, R));
-          IrView o = ir_all(ir, lw_rf_sub(ir, task, tag, "o", R, 32));
-          lw_load(ir, task, q, "scratch", row, c->scr.q + h * 32, c->d, c->base);
+          IrView o = ir_all(ir, lw_rf_sub(ir, task, tag, "o", R, WL_HEAD_DIM));
+          lw_load(ir, task, q, "scratch", row, c->scr.q + h * WL_HEAD_DIM, c->d, c->base);
           causal_mask(c, task, mask);
-          LwAttention at = {q, o, mask, ksym, vsym, kv_row, n, R, LW_ATT_SCALE, c->base};
+          LwAttention at = {q, o, mask, ksym, vsym, kv_row, n, R, lw_att_scale(), c->base};
           lw_attention_blocked(ir, task, tag, &at);
           spacing(c, task);
-          lw_store(ir, task, o, "scratch", row, c->scr.att + h * 32, c->d, c->base);
+          lw_store(ir, task, o, "scratch", row, c->scr.att + h * WL_HEAD_DIM, c->d, c->base);
           signal_stage(c, task, done);
           continue;
         }
         IrView s = lw_view(ir, lw_rf_sub(ir, task, tag, "s", R, n), R, n);
-        int kb = lw_rf_sub(ir, task, tag, "kb", R, 32), vb = lw_rf_sub(ir, task, tag, "vb", R, 32);
+        int kb = lw_rf_sub(ir, task, tag, "kb", R, WL_HEAD_DIM), vb = lw_rf_sub(ir, task, tag, "vb", R, WL_HEAD_DIM);
         IrView mask = ir_all(ir, lw_rf_sub(ir, task, tag, "mask", R, R));
-        IrView o = ir_all(ir, lw_rf_sub(ir, task, tag, "o", R, 32));
+        IrView o = ir_all(ir, lw_rf_sub(ir, task, tag, "o", R, WL_HEAD_DIM));
         IrView m = ir_all(ir, lw_rf_sub(ir, task, tag, "m", R, 1)), z = ir_all(ir, lw_rf_sub(ir, task, tag, "z", R, 1));
-        lw_load(ir, task, q, "scratch", row, c->scr.q + h * 32, c->d, c->base);
+        lw_load(ir, task, q, "scratch", row, c->scr.q + h * WL_HEAD_DIM, c->d, c->base);
         for (int j = 0; j <= i; j++) {
-          lw_load(ir, task, ir_all(ir, kb), ksym, kv_row + j * R, 0, 32, c->base);
+          lw_load(ir, task, ir_all(ir, kb), ksym, kv_row + j * R, 0, WL_HEAD_DIM, c->base);
           IrOp *op = ir_emit(ir, task, IR_MMA);
           op->mods = IR_MOD_Z | IR_MOD_T, op->d = ir_win(s.t, 0, R, j * R, R), op->a = q;
           op->b = ir_all(ir, kb), op->prov = c->base;
@@ -193,18 +195,18 @@ static void stage_att(P1 *c, int l, int stage) {
         IrOp *op;
         IrView diag = ir_win(s.t, 0, R, i * R, R);
         op = ir_emit(ir, task, IR_VMULI);
-        op->d = s, op->a = s, op->imm = LW_ATT_SCALE, op->prov = c->base;
+        op->d = s, op->a = s, op->imm = lw_att_scale(), op->prov = c->base;
         op = ir_emit(ir, task, IR_VADD);
         op->d = diag, op->a = diag, op->b = mask, op->prov = c->base;
         lw_softmax(ir, task, s, m, z, c->base);
         for (int j = 0; j <= i; j++) {
-          lw_load(ir, task, ir_all(ir, vb), vsym, kv_row + j * R, 0, 32, c->base);
+          lw_load(ir, task, ir_all(ir, vb), vsym, kv_row + j * R, 0, WL_HEAD_DIM, c->base);
           op = ir_emit(ir, task, IR_MMA);
           op->mods = j == 0 ? IR_MOD_Z : 0, op->d = o, op->a = ir_win(s.t, 0, R, j * R, R);
           op->b = ir_all(ir, vb), op->prov = c->base;
         }
         spacing(c, task);
-        lw_store(ir, task, o, "scratch", row, c->scr.att + h * 32, c->d, c->base);
+        lw_store(ir, task, o, "scratch", row, c->scr.att + h * WL_HEAD_DIM, c->d, c->base);
         signal_stage(c, task, done);
       }
 }
@@ -267,7 +269,7 @@ gboolean pass_lower_p1(Ir *ir, GError **err) {
   const Problem *pb = &ir->prob;
   int d = pb->d_model, f = pb->d_ff, N = pb->seqs * pb->rows;
   P1 c = {.ir = ir, .pp = pp, .d = d, .f = f, .H = pb->heads, .N = N,
-          .R = pp->row_tile > 0 ? pp->row_tile : 32, .rows = pb->rows,
+          .R = pp->row_tile, .rows = pb->rows,
           .qkv = lw_proj(ir, PROJ_QKV), .wo = lw_proj(ir, PROJ_WO), .w1 = lw_proj(ir, PROJ_W1),
           .w2 = lw_proj(ir, PROJ_W2), .tile_prov = ir_prov(ir, "row_tile"),
           .kv_prov = ir_prov(ir, "kv_writeback"), .spacing_prov = ir_prov(ir, "store_spacing")};

@@ -16,14 +16,14 @@
 
 #include "ir.h"
 
-/* HBM lines (64 B) touched by the memory side of an LD. */
+/* HBM lines (HBM_LINE bytes) touched by the memory side of an LD. */
 static int64_t lines(const Ir *ir, const IrOp *op) {
   const IrTensor *t = ir_tensor(ir, op->mem.t);
   int64_t n = 0;
   for (int r = 0; r < op->mem.rows; r++) {
     uint64_t a = t->offset + 4ull * ((uint64_t)(op->mem.r0 + r) * (uint64_t)t->stride + (uint64_t)op->mem.c0);
     uint64_t e = a + 4ull * (uint64_t)op->mem.cols;
-    n += (int64_t)((e + 63) / 64 - a / 64); /* symbols are 4096-aligned */
+    n += (int64_t)((e + HBM_LINE - 1) / HBM_LINE - a / HBM_LINE); /* symbols are 4096-aligned */
   }
   return n;
 }
@@ -81,7 +81,7 @@ static void paced(Ir *ir, const Schedule *pp, IrProv prov) {
     for (guint i = 0; i < task->ops->len; i++) {
       IrOp *op = &g_array_index(task->ops, IrOp, i);
       if (op->kind != IR_LD || ir_tensor(ir, op->mem.t)->home != HOME_HBM) continue;
-      int64_t bytes = 64 * lines(ir, op);
+      int64_t bytes = HBM_LINE * lines(ir, op);
       if (fill < 0 || fill + bytes > pp->bucket_bytes) {
         if (fill >= 0) {
           IrOp t = sync_op(IR_SIG, took, 1, prov);
@@ -123,7 +123,7 @@ gboolean pass_pace(Ir *ir, GError **err) {
         full[task->wg] = FALSE;
         fill[task->wg] = 0;
       }
-      fill[task->wg] += 64 * lines(ir, op);
+      fill[task->wg] += HBM_LINE * lines(ir, op);
       if (fill[task->wg] >= pp->bucket_bytes) full[task->wg] = TRUE;
     }
   }

@@ -13,7 +13,7 @@ G_DEFINE_QUARK(tcc-workload-error-quark, wl_error)
 
 /* ---------------------------------------------------------------- problems */
 
-#define HEAD_DIM 32
+#define HEAD_DIM WL_HEAD_DIM
 #define ABI_ALIGN 4096u
 
 enum { FOR_D1 = 1, FOR_P1 = 2 };

@@ -46,6 +46,7 @@ typedef struct Abi {
 } Abi;
 
 #define WL_SCRATCH_BYTES (8u << 20) /* the scratch area's minimum size  */
+#define WL_HEAD_DIM 32 /* the width of an attention head: d_model = WL_HEAD_DIM * heads */
 #define WL_TOLERANCE 5e-4 /* max abs error allowed on every checked value */
 #define WL_LN_EPS 1e-5
 

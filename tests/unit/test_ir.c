@@ -72,7 +72,6 @@ static Ir *build(Good *G, gboolean peer) {
   emit(ir, G->s0, IR_VSUB, ir_all(ir, G->h), ir_all(ir, G->x), ir_all(ir, G->mean));
   op = emit(ir, G->s0, IR_VMUL, ir_all(ir, G->h), ir_all(ir, G->h), ir_all(ir, G->g));
   op->prov = (IrProv){"p1.ln", 9, 0};
-  op->note = g_strdup("scale");
   emit(ir, G->s0, IR_VADDI, ir_all(ir, G->h), ir_all(ir, G->h), none())->imm = 1e-5f;
   op = emit(ir, G->s0, IR_ST, none(), ir_all(ir, G->h), none());
   op->mem = ir_all(ir, G->out);
@@ -508,7 +507,7 @@ static const char *const good_print =
     "    2  VEC.rsum mean, x\n"
     "    3  VEC.muli mean, mean, 0.03125\n"
     "    4  VEC.sub h, x, mean\n"
-    "    5  VEC.mul h, h, l0.g  ; p1.ln:9 scale\n"
+    "    5  VEC.mul h, h, l0.g  ; p1.ln:9\n"
     "    6  VEC.addi h, h, 1e-05\n"
     "    7  ST hbm[out], h\n"
     "    8  ST y@s1.tail, h\n"
@@ -550,7 +549,7 @@ static const char *const good_asm =
     "    VEC.rsum  mean, x                                       ; p1.row_tile:7 s0.blk\n"
     "    VEC.muli  mean, mean, 0.03125                           ; p1.row_tile:7 s0.blk\n"
     "    VEC.sub   h, x, mean                                    ; p1.row_tile:7 s0.blk\n"
-    "    VEC.mul   h, h, l0_g                                    ; p1.ln:9 s0.blk scale\n"
+    "    VEC.mul   h, h, l0_g                                    ; p1.ln:9 s0.blk\n"
     "    VEC.addi  h, h, 1e-05                                   ; p1.row_tile:7 s0.blk\n"
     "    ST        hbm[out], h                                   ; p1.row_tile:7 s0.blk\n"
     "    ST        wg5.y, h                                      ; p1.row_tile:7 s0.blk\n"
@@ -717,7 +716,6 @@ static Ir *all_ops_ir(void) {
   op2(ir, A, IR_VCOPY, 0, ir_win(c, 0, 8, 0, 1), ir_win(r, 0, 8, 0, 1), no, no);
   op = op2(ir, A, IR_ST, 0, no, ir_win(a, 0, 16, 0, 32), no, no);
   op->mem = ir_win(in, 16, 16, 0, 32);
-  op->note = g_strdup("rows 16..31 of the inbox");
   sync_op(ir, A, IR_SIG, "inbox", 1);
   op = op2(ir, A, IR_RED, 0, ir_all(ir, s), ir_all(ir, c), no, no);
   op->event = ir_event(ir, "red");
@@ -752,7 +750,7 @@ START_TEST(test_emit_all_ops) {
       "    VEC.fma   c, c, r, a[0:1, :]                            ; p1.a:3 s0.a\n",
       "    VEC.max   c, c, a[3:4, 4:5]                             ; p1.a:3 s0.a\n",
       "    VEC.muli  c, c, -0.5                                    ; p1.a:3 s0.a\n",
-      "    ST        wg0.inbox[16:32, :], a[0:16, :]               ; p1.a:3 s0.a rows 16..31 of the inbox\n",
+      "    ST        wg0.inbox[16:32, :], a[0:16, :]               ; p1.a:3 s0.a\n",
       "    RED       sum, c, ev.red, 2                             ; p1.a:3 s0.a\n",
       "    WAITT     10                                            ; p1.a:3 s0.a\n",
       ".rf inbox                       p1       32x32     ; inbox\n",
@@ -760,7 +758,7 @@ START_TEST(test_emit_all_ops) {
   for (unsigned i = 0; i < G_N_ELEMENTS(lines); i++)
     ck_assert_msg(strstr(txt, lines[i]), "missing line %s in:\n%s", lines[i], txt);
   ck_assert_msg(strstr(irt, "  LD.mc l0.w, hbm[wqkv.l0 + 128 stride 96], {l0.w@s1.b, l0.w}\n"), "%s", irt);
-  ck_assert_msg(strstr(irt, "  ST inbox[16:32, :]@s1.b, a[0:16, :]  ; rows 16..31 of the inbox\n"), "%s", irt);
+  ck_assert_msg(strstr(irt, "  ST inbox[16:32, :]@s1.b, a[0:16, :]\n"), "%s", irt);
   g_autoptr(Program) p = sim_asm_parse("all.asm", txt, strlen(txt), &err);
   ck_assert_msg(p, "%s\n%s", err ? err->message : "", txt);
   SimOptions o;
