@@ -107,11 +107,21 @@ int ir_tensor_rf(Ir *ir, int task, const char *name, int rows, int cols) {
   return (int)ir->tensors->len - 1;
 }
 
+const char *const ir_role_name[ROLE__COUNT] = {"none", "ln1", "qkv", "att", "wo",
+                                               "ln2",  "w1",  "w2",  "pacer"};
+
+IrRole ir_role(IrRoleKind kind) {
+  IrRole r = {.kind = kind, .step = -1, .layer = -1, .proj = -1, .panel = -1, .tile = -1,
+              .seq = -1, .head = -1, .slice = -1, .kshard = -1};
+  return r;
+}
+
 int ir_task(Ir *ir, const char *name, int stage, IrProv prov) {
   IrTask *t = g_new0(IrTask, 1);
   t->name = g_strdup(name);
   t->wg = -1;
   t->stage = stage;
+  t->role = ir_role(ROLE_NONE);
   t->prov = prov;
   t->ops = g_array_sized_new(FALSE, TRUE, sizeof(IrOp), TASK_OPS);
   g_array_set_clear_func(t->ops, op_clear);

@@ -95,11 +95,35 @@ typedef struct IrOp {
   IrProv prov;
 } IrOp;
 
+/* What a task computes, so that passes find tasks by meaning (never by
+ * parsing names).  ORDER-MATTERS: ir_role_name. */
+typedef enum {
+  ROLE_NONE, ROLE_LN1, ROLE_QKV, ROLE_ATT, ROLE_WO, ROLE_LN2, ROLE_W1, ROLE_W2, ROLE_PACER,
+  ROLE__COUNT
+} IrRoleKind;
+extern const char *const ir_role_name[ROLE__COUNT]; /* "none", "ln1", "qkv", ... */
+
+/* A task's role: its stage kind and where in the problem it works; -1 where
+ * a coordinate does not apply (ir_role() starts them all at -1). */
+typedef struct IrRole {
+  IrRoleKind kind;
+  int step;         /* D1 step                                              */
+  int layer;
+  int proj;         /* SchedProj of a projection task                       */
+  int panel;        /* output panel of a projection                         */
+  int tile;         /* P1 row tile (over all sequences)                     */
+  int seq, head;    /* attention                                            */
+  int slice;        /* attention slice                                      */
+  int kshard;       /* K shard of a split projection                        */
+} IrRole;
+IrRole ir_role(IrRoleKind kind); /* every coordinate -1 */
+
 /* A task: a sequence of ops run in order by one WG. */
 typedef struct IrTask {
   char *name;       /* stable: "s3.l0.qkv.p5"                                */
   int wg;           /* -1 until placement                                    */
   int stage;        /* lowering stage index (for reports; the IR printer)   */
+  IrRole role;      /* what it computes (ROLE_NONE until the lowering sets it) */
   GArray *ops;      /* IrOp                                                  */
   IrProv prov;
 } IrTask;

@@ -240,6 +240,21 @@ static void put_rf(GString *s, const IrTensor *x, int base) {
   g_string_append_c(s, '\n');
 }
 
+/* " role qkv layer=1 proj=qkv panel=3 tile=0": the role's kind and the
+ * coordinates that apply; nothing for ROLE_NONE. */
+static void put_role(GString *s, const IrRole *r) {
+  if (r->kind <= ROLE_NONE || r->kind >= ROLE__COUNT) return;
+  g_string_append_printf(s, " role %s", ir_role_name[r->kind]);
+  const struct {
+    const char *name;
+    int v;
+  } c[] = {{"step", r->step}, {"layer", r->layer}, {"panel", r->panel}, {"tile", r->tile},
+           {"seq", r->seq},   {"head", r->head},   {"slice", r->slice}, {"kshard", r->kshard}};
+  if (r->proj >= 0 && r->proj < PROJ__COUNT) g_string_append_printf(s, " proj=%s", sched_proj_name[r->proj]);
+  for (unsigned i = 0; i < G_N_ELEMENTS(c); i++)
+    if (c[i].v >= 0) g_string_append_printf(s, " %s=%d", c[i].name, c[i].v);
+}
+
 /* A task: its header line, its RF tensors (creation order), its ops. */
 static void put_task(GString *s, const Ir *ir, int k, const GArray *rfs, int base) {
   const IrTask *tk = ir_task_at(ir, k);
@@ -248,7 +263,9 @@ static void put_task(GString *s, const Ir *ir, int k, const GArray *rfs, int bas
     g_string_append_printf(s, "%d", tk->wg);
   else
     g_string_append_c(s, '-');
-  g_string_append_printf(s, " stage %d  ; ", tk->stage);
+  g_string_append_printf(s, " stage %d", tk->stage);
+  put_role(s, &tk->role);
+  g_string_append(s, "  ; ");
   put_prov(s, tk->prov);
   g_string_append_c(s, '\n');
   for (guint i = 0; rfs && i < rfs->len; i++)

@@ -34,6 +34,12 @@ int lw_rf(Ir *ir, int task, const char *name, int rows, int cols) {
   return t;
 }
 
+int lw_task(Ir *ir, const char *tag, int stage, IrProv prov, IrRole role) {
+  int task = ir_task(ir, tag, stage, prov);
+  ir_task_at(ir, task)->role = role;
+  return task;
+}
+
 IrView lw_view(const Ir *ir, int t, int rows, int cols) {
   (void)ir;
   return ir_win(t, 0, rows, 0, cols);

@@ -28,6 +28,9 @@ IrView lw_view(const Ir *ir, int t, int rows, int cols);
  * thousands of tensors). */
 int lw_rf_sub(Ir *ir, int task, const char *tag, const char *what, int rows, int cols);
 
+/* A new task with its role (what it computes; ir.h). */
+int lw_task(Ir *ir, const char *tag, int stage, IrProv prov, IrRole role);
+
 /* LD `rf` (rows x cols) from HBM symbol `sym` at element (r0, c0) of a
  * matrix with `stride` floats per row. */
 void lw_load(Ir *ir, int task, IrView rf, const char *sym, int r0, int c0, int stride, IrProv prov);

@@ -120,7 +120,9 @@ static void stage_qkv(D1 *c, int t, int l, int stage) {
   const char *const kv_sym[2] = {ksym, vsym};
   for (int p = 0; p < n; p++) {
     g_autofree char *tag = g_strdup_printf("t%d.l%d.qkv.p%d", t, l, p);
-    int task = ir_task(ir, tag, stage, c->qkv.prov);
+    IrRole role = ir_role(ROLE_QKV);
+    role.step = t, role.layer = l, role.proj = PROJ_QKV, role.panel = p;
+    int task = lw_task(ir, tag, stage, c->qkv.prov, role);
     c->fences = 0;
     if (l == 0)
       lw_wait(ir, task, "in", t + 1, c->base);
@@ -146,7 +148,9 @@ static void stage_att(D1 *c, int t, int l, int stage) {
   g_autofree char *wait = stage_event("qkv", l), *done = stage_event("att", l);
   for (int h = 0; h < c->heads; h++) {
     g_autofree char *tag = g_strdup_printf("t%d.l%d.att.h%d", t, l, h);
-    int task = ir_task(ir, tag, stage, c->att_prov);
+    IrRole role = ir_role(ROLE_ATT);
+    role.step = t, role.layer = l, role.head = h;
+    int task = lw_task(ir, tag, stage, c->att_prov, role);
     wait_stage(c, task, wait, t, ntasks(3 * c->d, c->qkv.panel));
     IrView q = ir_all(ir, lw_rf_sub(ir, task, tag, "q", 1, WL_HEAD_DIM));
     if (c->att_block > 0) { /* the keys do not fit at once: stream them */
@@ -192,7 +196,9 @@ static void stage_proj(D1 *c, int t, int l, int stage, const char *name, const L
   g_autofree char *wait = stage_event(wait_ev, l), *done = stage_event(name, l);
   for (int p = 0; p < n; p++) {
     g_autofree char *tag = g_strdup_printf("t%d.l%d.%s.p%d", t, l, name, p);
-    int task = ir_task(ir, tag, stage, pj->prov);
+    IrRole role = ir_role(pj->proj == PROJ_WO ? ROLE_WO : ROLE_W2);
+    role.step = t, role.layer = l, role.proj = pj->proj, role.panel = p;
+    int task = lw_task(ir, tag, stage, pj->prov, role);
     wait_stage(c, task, wait, t, wait_n);
     IrView a = ir_all(ir, lw_rf_sub(ir, task, tag, "a", 1, a_cols));
     lw_load(ir, task, a, "scratch", 0, a_off, a_cols, c->base);
@@ -217,7 +223,9 @@ static void stage_w1(D1 *c, int t, int l, int stage) {
   g_autofree char *wait = stage_event("wo", l), *done = stage_event("w1", l);
   for (int p = 0; p < n; p++) {
     g_autofree char *tag = g_strdup_printf("t%d.l%d.w1.p%d", t, l, p);
-    int task = ir_task(ir, tag, stage, c->w1.prov);
+    IrRole role = ir_role(ROLE_W1);
+    role.step = t, role.layer = l, role.proj = PROJ_W1, role.panel = p;
+    int task = lw_task(ir, tag, stage, c->w1.prov, role);
     wait_stage(c, task, wait, t, ntasks(c->d, c->wo.panel));
     IrView x = ir_all(ir, lw_rf_sub(ir, task, tag, "x", 1, c->d));
     IrView h = ir_all(ir, lw_rf_sub(ir, task, tag, "h", 1, c->d));

@@ -63,7 +63,9 @@ static void stage_ln(P1 *c, int l, int stage, const char *name, const char *src,
   g_autofree char *wait = wait_ev ? stage_event(wait_ev, wait_l) : NULL, *done = stage_event(name, l);
   for (int tile = 0; tile < c->N / c->R; tile++) {
     g_autofree char *tag = g_strdup_printf("l%d.%s.r%d", l, name, tile);
-    int task = ir_task(ir, tag, stage, c->tile_prov);
+    IrRole role = ir_role(strcmp(name, "ln1") == 0 ? ROLE_LN1 : ROLE_LN2);
+    role.layer = l, role.tile = tile;
+    int task = lw_task(ir, tag, stage, c->tile_prov, role);
     if (wait) wait_stage(c, task, wait, wait_n);
     IrView g = ir_all(ir, lw_rf_sub(ir, task, tag, "g", 1, c->d));
     IrView b = ir_all(ir, lw_rf_sub(ir, task, tag, "b", 1, c->d));
@@ -125,7 +127,9 @@ static void stage_qkv(P1 *c, int l, int stage) {
   for (int tile = 0; tile < c->N / c->R; tile++)
     for (int p = 0; p < np; p++) {
       g_autofree char *tag = g_strdup_printf("l%d.qkv.r%d.p%d", l, tile, p);
-      int task = ir_task(ir, tag, stage, c->qkv.prov);
+      IrRole role = ir_role(ROLE_QKV);
+      role.layer = l, role.tile = tile, role.proj = PROJ_QKV, role.panel = p;
+      int task = lw_task(ir, tag, stage, c->qkv.prov, role);
       c->fences = 0;
       wait_stage(c, task, wait, c->N / c->R);
       IrView acc = ir_all(ir, lw_rf_sub(ir, task, tag, "acc", c->R, c->qkv.panel));
@@ -163,7 +167,9 @@ static void stage_att(P1 *c, int l, int stage) {
     for (int h = 0; h < c->H; h++)
       for (int i = 0; i < tiles; i++) {
         g_autofree char *tag = g_strdup_printf("l%d.att.s%d.h%d.r%d", l, seq, h, i);
-        int task = ir_task(ir, tag, stage, c->tile_prov);
+        IrRole role = ir_role(ROLE_ATT);
+        role.layer = l, role.seq = seq, role.head = h, role.tile = seq * tiles + i;
+        int task = lw_task(ir, tag, stage, c->tile_prov, role);
         wait_stage(c, task, wait, nq);
         int n = (i + 1) * R, kv_row = (seq * c->H + h) * c->rows, row = seq * c->rows + i * R;
         IrView q = ir_all(ir, lw_rf_sub(ir, task, tag, "q", R, WL_HEAD_DIM));
@@ -226,7 +232,9 @@ static void stage_proj(P1 *c, int l, int stage, const ProjStage *ps) {
   for (int tile = 0; tile < c->N / c->R; tile++)
     for (int p = 0; p < np; p++) {
       g_autofree char *tag = g_strdup_printf("l%d.%s.r%d.p%d", l, ps->name, tile, p);
-      int task = ir_task(ir, tag, stage, ps->pj->prov);
+      IrRole role = ir_role(ps->pj->proj == PROJ_WO ? ROLE_WO : ps->pj->proj == PROJ_W1 ? ROLE_W1 : ROLE_W2);
+      role.layer = l, role.tile = tile, role.proj = ps->pj->proj, role.panel = p;
+      int task = lw_task(ir, tag, stage, ps->pj->prov, role);
       wait_stage(c, task, wait, ps->wait_n);
       IrView acc = ir_all(ir, lw_rf_sub(ir, task, tag, "acc", c->R, P));
       lw_project_stream(ir, task, tag, "scratch", tile * c->R, ps->a_col, ps->K, ps->K, wsym, ps->N,

@@ -44,6 +44,7 @@ static void insert_wait(Ir *ir, IrTask *task, guint at, int64_t cycles, IrProv p
  * `interval` cycles, and with a cap only once bucket k - cap has finished. */
 static void pacer(Ir *ir, const Schedule *pp, int64_t buckets, IrProv prov) {
   int task = ir_task(ir, "pacer", -1, prov), ev = ir_event(ir, "bucket");
+  ir_task_at(ir, task)->role = ir_role(ROLE_PACER);
   int took = ir_event(ir, "took");
   ir_task_at(ir, task)->wg = pp->pacing_wg;
   for (int64_t k = 1; k <= buckets; k++) {

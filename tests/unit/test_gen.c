@@ -232,6 +232,46 @@ START_TEST(test_passes_golden) {
 }
 END_TEST
 
+/* Every task the lowering makes says what it computes (its role), each role
+ * once; the counts per kind follow the dims and knobs. */
+START_TEST(test_task_roles) {
+  for (int k = 0; k < 2; k++) {
+    ProblemKind kind = k == 0 ? PROB_P1 : PROB_D1;
+    g_autoptr(Plan) plan = small_plan(kind, "panels: {qkv: 64, w1: 32}");
+    g_autoptr(GError) err = NULL;
+    g_autoptr(Ir) ir = pass_pipeline(plan, kind, NULL, NULL, TRUE, &err);
+    ck_assert_msg(ir, "%s", err ? err->message : "?");
+    int count[ROLE__COUNT] = {0};
+    g_autoptr(GHashTable) seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    for (guint t = 0; t < ir->tasks->len; t++) {
+      const IrRole *r = &ir_task_at(ir, (int)t)->role;
+      ck_assert_msg(r->kind > ROLE_NONE && r->kind < ROLE__COUNT, "task %s has no role",
+                    ir_task_at(ir, (int)t)->name);
+      count[r->kind]++;
+      char *key = g_strdup_printf("%d %d %d %d %d %d %d %d %d %d", r->kind, r->step, r->layer, r->proj,
+                                  r->panel, r->tile, r->seq, r->head, r->slice, r->kshard);
+      ck_assert_msg(g_hash_table_add(seen, key), "two tasks with the role of %s",
+                    ir_task_at(ir, (int)t)->name);
+    }
+    const Problem *d = &ir->prob;
+    /* per layer (and D1 step): qkv 3d/64 panels, wo d/32, w1 f/32, w2 d/32 */
+    int units = kind == PROB_D1 ? d->steps * d->layers : d->layers * (d->seqs * d->rows / 32);
+    ck_assert_int_eq(count[ROLE_QKV], units * 3 * d->d_model / 64);
+    ck_assert_int_eq(count[ROLE_WO], units * d->d_model / 32);
+    ck_assert_int_eq(count[ROLE_W1], units * d->d_ff / 32);
+    ck_assert_int_eq(count[ROLE_W2], units * d->d_model / 32);
+    if (kind == PROB_D1) {
+      ck_assert_int_eq(count[ROLE_ATT], d->steps * d->layers * d->heads);
+      ck_assert_int_eq(count[ROLE_LN1] + count[ROLE_LN2], 0); /* D1 fuses LN into qkv, w1 */
+    } else {
+      ck_assert_int_eq(count[ROLE_ATT], units * d->heads);
+      ck_assert_int_eq(count[ROLE_LN1], units);
+      ck_assert_int_eq(count[ROLE_LN2], units);
+    }
+  }
+}
+END_TEST
+
 /* The program size limit (ir->max_ops): the lowering stops at the dim that
  * makes the program large, with about the largest value that fits; a plan
  * under the limit lowers whole.  Ops per unit are measured, not assumed. */
@@ -769,6 +809,7 @@ Suite *suite_gen(void) {
   tcase_add_test(tc, test_passes_golden);
   tcase_add_test(tc, test_pipeline_errors);
   tcase_add_test(tc, test_program_size_limit);
+  tcase_add_test(tc, test_task_roles);
   suite_add_tcase(s, tc);
   tc = tcase_create("determinism");
   tcase_set_timeout(tc, 600);
