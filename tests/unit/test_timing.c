@@ -1,5 +1,6 @@
 /* test_timing.c - every resource of docs/machine.md §4 in isolation: the
  * exact cycle counts its formulas give for tiny programs. */
+#include <math.h>
 #include <stdio.h>
 
 #include "tests.h"
@@ -205,6 +206,118 @@ START_TEST(test_cycle_limit_completion) {
 }
 END_TEST
 
+/* A compute instruction holds the READ port of every partition its sources
+ * touch (docs/machine.md §4 "Compute timing"), and an accumulating MMA reads
+ * c.  Here c (16x32) and e (16x32) share partition p2; the ST of e reads p2
+ * through its read port while the MMA runs.
+ *   fills (one VEC unit, 512 or 1024 elements / 16): e [0,32), a [32,64),
+ *   b [64,128), c [128,160); the MMA waits for c: issues at 160, [160,192),
+ *   holding read ports p0, p1, p2 and write port p2.  ST issues at 161,
+ *   requests 169..200 (2 KiB = 32 lines); piece k is requested at 169+k but
+ *   p2's read port is free only from 192: it reads at 192+k, NoC out
+ *   [193+k, 194+k) + 8, channel 202+k, done 302+k; last k = 31: 333, +1.
+ * MMA.z does not read c: the ST reads at 169+k, last piece done 279+31 = 310,
+ * +1 = 311.  A VEC op reading x in p2 does the same as the MMA reading c:
+ *   fills e [0,32), x [32,64); VEC.add z, x, x at 64: [64,96) holds p2's read
+ *   port; ST at 65, requests 73..104 read at 96+k: last 127 + 110 = 237, +1. */
+START_TEST(test_rf_read_ports) {
+  const char *mma = ".wg 0\n.rf a p0 16x32\n.rf b p1 32x32\n.rf c p2+0 16x32\n.rf e p2+2048 16x32\n"
+                    " VEC.fill e, 2.0\n VEC.fill a, 1.0\n VEC.fill b, 1.0\n VEC.fill c, 0.0\n"
+                    " %s c, a, b\n ST hbm[scratch], e\n END\n";
+  g_autofree char *acc = g_strdup_printf(mma, "MMA"), *z = g_strdup_printf(mma, "MMA.z");
+  ck_assert_int_eq(cyc("", acc), 334);
+  ck_assert_int_eq(cyc("", z), 311);
+  ck_assert_int_eq(cyc("", ".wg 0\n.rf x p2+0 16x32\n.rf e p2+2048 16x32\n.rf z p4 16x32\n"
+                           " VEC.fill e, 2.0\n VEC.fill x, 1.0\n VEC.add z, x, x\n ST hbm[scratch], e\n END\n"),
+                   238);
+}
+END_TEST
+
+/* LD.mc crosses each destination SM's NoC in-link ONCE, whatever the number
+ * of WGs it serves there (§4 "LD.mc").  On a 64-bit NoC (8 B per cycle) a
+ * 64-B piece holds the link 8 cycles, so a plain 4 KiB LD is link-bound:
+ * 108 + 8 x 63 + 8 + 8 + 1 + 1 = 630 (test_dma_hbm).  Multicast to WGs 0 and
+ * 1 (both SM 0), or to all four WGs of SM 0, still crosses SM 0's link once
+ * per piece: 630.  One crossing per WG would double or quadruple the link
+ * time. */
+START_TEST(test_mc_one_crossing_per_sm) {
+  const char *rest = ".wg 1\n.rf m p0 32x32\n END\n.wg 2\n.rf m p0 32x32\n END\n.wg 3\n.rf m p0 32x32\n END\n";
+  g_autofree char *two = g_strdup_printf(".wg 0\n.rf m p0 32x32\n LD.mc m, hbm[x_in], {1, 0}\n END\n%s", rest);
+  g_autofree char *four = g_strdup_printf(".wg 0\n.rf m p0 32x32\n LD.mc m, hbm[x_in], {3, 2, 1, 0}\n END\n%s",
+                                          rest);
+  ck_assert_int_eq(cyc("noc=64", two), 630);
+  ck_assert_int_eq(cyc("noc=64", four), 630);
+}
+END_TEST
+
+/* RED with three contributors on three SMs, arriving in DESCENDING WG order
+ * (WG 8 at once, WG 4 after WAITT 20, WG 0 after WAITT 40), with values for
+ * which FP32 addition order matters: 2^24 (WG 0), 1 (WG 4), -2^24 (WG 8).
+ * Ascending WG order (§3): (0 + 2^24) + 1 = 2^24 (2^24 + 1 is not an FP32:
+ * ties to even), + (-2^24) = 0.  Arrival (or descending) order gives
+ * (-2^24 + 1) + 2^24 = 1.
+ * Timing (§4 "RED timing"): fills [0,1).  WG 8's RED at 1: out-link [1,2)
+ * +8 -> 10, unit [10,11); WG 4 at 21 -> 30, unit [30,31); WG 0 at 41 -> 50,
+ * unit [50,51).  Sum leaves 51 + 8 = 59, in-links [59,60) + 8 = 68, written
+ * 68 -> usable at 69.  Each WG then stores d (1 line, its own SM's link and
+ * its own channel): issue 69, request 77, read 77, out [78,79) + 8, channel
+ * 87, done 187, complete 188.
+ * Energy: REDUCE 3 x 16 floats x 2 = 96 pJ. */
+START_TEST(test_red_three_ascending) {
+  Problem prob;
+  Abi abi;
+  wl_problem_default(&prob, PROB_P1);
+  wl_abi_build(&prob, &abi);
+  static const struct { int wg, wait; const char *v; } c[] = {{8, 0, "-16777216.0"}, {4, 20, "1.0"},
+                                                              {0, 40, "16777216.0"}};
+  GString *g = g_string_new(t_machine("reduce=1"));
+  g_string_append(g, "\n.problem p1\n");
+  for (int i = 0; i < 3; i++) {
+    g_string_append_printf(g, ".wg %d\n.rf s p0 1x16\n.rf d p1 1x16\n VEC.fill s, %s\n", c[i].wg, c[i].v);
+    if (c[i].wait) g_string_append_printf(g, " WAITT %d\n", c[i].wait);
+    g_string_append_printf(g, " RED d, s, ev.g, 3\n ST hbm[scratch + %d], d\n END\n", 16 * c[i].wg);
+  }
+  SimOptions o;
+  sim_options_default(&o);
+  o.keep_hbm = TRUE;
+  SimResult r;
+  g_autoptr(GError) err = NULL;
+  ck_assert_msg(t_run(g->str, &o, &r, &err), "%s", err ? err->message : "");
+  ck_assert_int_eq(r.cycles, 188);
+  ck_assert_double_eq_tol(r.unit_energy_uj[UC_RED], 96e-6, 1e-15);
+  const float *sc = r.hbm + wl_abi_lookup(&abi, "scratch")->addr / 4;
+  for (int i = 0; i < 3; i++)
+    for (int e = 0; e < 16; e++) {
+      float got = sc[4 * c[i].wg + e];
+      ck_assert_msg(got == 0.0f && !signbit(got), "wg%d d[%d] = %.9g, expected 0 (ascending WG order)", c[i].wg,
+                    e, got);
+    }
+  sim_result_clear(&r);
+  wl_abi_clear(&abi);
+  g_string_free(g, TRUE);
+}
+END_TEST
+
+/* D1's host (§3): input row 0 is released at T_HOST_LATENCY = 200; once all
+ * d_model = 128 values of output row 0 are stored, row 1 follows 200 cycles
+ * later.  One WG, default D1 problem (rows of 512 B = 8 lines):
+ *   WAIT satisfied at 200, LD at 201: requests 209..216, last: channel 216,
+ *   data 316, NoC [316,317) + 8, RF 325 -> 326, complete 327.
+ *   ST of the row (RAW on x) at 327: requests 335..342, last: read 342, NoC
+ *   [343,344) + 8, channel 352, done 452, complete 453: row 0 stored.
+ *   Row 1 released at 453 + 200 = 653; WAIT issues at 653, LD at 654:
+ *   complete 654 + 126 = 780. */
+START_TEST(test_host_latency) {
+  g_autofree char *one = g_strdup_printf("%s\n.problem d1\n.wg 0\n.rf x p0 1x128\n"
+                                         " WAIT ev.in, 1\n LD x, hbm[x_in]\n END\n", t_machine(""));
+  ck_assert_int_eq(t_cycles(one), 327);
+  g_autofree char *two = g_strdup_printf("%s\n.problem d1\n.wg 0\n.rf x p0 1x128\n.rf y p1 1x128\n"
+                                         " WAIT ev.in, 1\n LD x, hbm[x_in]\n ST hbm[out], x\n"
+                                         " WAIT ev.in, 2\n LD y, hbm[x_in + 512]\n END\n", t_machine(""));
+  ck_assert_int_eq(t_cycles(two), 780);
+}
+END_TEST
+
 Suite *suite_timing(void) {
   Suite *s = suite_create("timing");
   TCase *tc = tcase_create("timing");
@@ -222,6 +335,10 @@ Suite *suite_timing(void) {
   tcase_add_test(tc, test_red);
   tcase_add_test(tc, test_hazards);
   tcase_add_test(tc, test_cycle_limit_completion);
+  tcase_add_test(tc, test_rf_read_ports);
+  tcase_add_test(tc, test_mc_one_crossing_per_sm);
+  tcase_add_test(tc, test_red_three_ascending);
+  tcase_add_test(tc, test_host_latency);
   suite_add_tcase(s, tc);
   return s;
 }
