@@ -43,8 +43,15 @@ static void task_free(gpointer p) {
     if (ops[i].targets) g_free(ops[i].targets);
   g_array_set_clear_func(t->ops, NULL);
   g_array_free(t->ops, TRUE);
+  if (t->waits) g_array_free(t->waits, TRUE);
   g_free(t->name);
   g_free(t);
+}
+
+static void group_free(gpointer p) {
+  IrGroup *g = p;
+  g_free(g->event);
+  g_free(g);
 }
 
 Ir *ir_new(const Machine *hw, const Problem *prob, const char *plan_file) {
@@ -57,6 +64,7 @@ Ir *ir_new(const Machine *hw, const Problem *prob, const char *plan_file) {
   ir->tensor_mem = g_ptr_array_new_with_free_func(g_free);
   ir->tasks = g_ptr_array_new_with_free_func(task_free);
   ir->events = g_ptr_array_new_with_free_func(g_free);
+  ir->groups = g_ptr_array_new_with_free_func(group_free);
   g_ptr_array_add(ir->events, g_strdup("in"));
   ir->sms_used = hw->sms;
   return ir;
@@ -68,6 +76,7 @@ void ir_free(Ir *ir) {
   g_ptr_array_free(ir->tensor_mem, TRUE);
   g_ptr_array_free(ir->tasks, TRUE);
   g_ptr_array_free(ir->events, TRUE);
+  g_ptr_array_free(ir->groups, TRUE);
   g_free(ir->plan_file);
   g_free(ir);
 }
@@ -122,6 +131,7 @@ int ir_task(Ir *ir, const char *name, int stage, IrProv prov) {
   t->wg = -1;
   t->stage = stage;
   t->role = ir_role(ROLE_NONE);
+  t->signals = -1;
   t->prov = prov;
   t->ops = g_array_sized_new(FALSE, TRUE, sizeof(IrOp), TASK_OPS);
   g_array_set_clear_func(t->ops, op_clear);
@@ -134,6 +144,21 @@ int ir_event(Ir *ir, const char *name) {
     if (strcmp(g_ptr_array_index(ir->events, i), name) == 0) return (int)i;
   g_ptr_array_add(ir->events, g_strdup(name));
   return (int)ir->events->len - 1;
+}
+
+int ir_group(Ir *ir, const char *event) {
+  IrGroup *g = g_new0(IrGroup, 1);
+  g->event = g_strdup(event);
+  g_ptr_array_add(ir->groups, g);
+  return (int)ir->groups->len - 1;
+}
+
+void ir_task_signals(Ir *ir, int task, int group) { ir_task_at(ir, task)->signals = group; }
+
+void ir_task_waits(Ir *ir, int task, int group) {
+  IrTask *t = ir_task_at(ir, task);
+  if (!t->waits) t->waits = g_array_new(FALSE, FALSE, sizeof(int));
+  g_array_append_val(t->waits, group);
 }
 
 IrOp *ir_emit(Ir *ir, int task, IrOpKind kind) {

@@ -126,7 +126,19 @@ typedef struct IrTask {
   IrRole role;      /* what it computes (ROLE_NONE until the lowering sets it) */
   GArray *ops;      /* IrOp                                                  */
   IrProv prov;
+  /* Dependencies (the sync pass turns them into SIG/WAIT): the group this
+   * task completes (-1: none) and the groups whose tasks must all have
+   * completed before it starts (int, NULL: none), in the order waited for. */
+  int signals;
+  GArray *waits;
 } IrTask;
+
+/* A group of tasks that consumers wait for as a whole: one stage of one
+ * layer (and D1 step).  Groups with the same event form a family that the
+ * sync pass counts on one cumulative event counter, in creation order. */
+typedef struct IrGroup {
+  char *event;      /* the family's event name: "qkv_l0"                     */
+} IrGroup;
 
 typedef struct Ir {
   Machine hw;
@@ -137,6 +149,7 @@ typedef struct Ir {
   GPtrArray *tensors; /* IrTensor*                                          */
   GPtrArray *tasks;   /* IrTask*, in program order                          */
   GPtrArray *events;  /* char*: names without "ev."; "in" is index 0        */
+  GPtrArray *groups;  /* IrGroup*, in creation order                        */
   int sms_used;
   gsize nops;         /* ops made by ir_emit (the lowering's program size)  */
   gsize max_ops;      /* the lowering's limit on nops (ir_new: IR_MAX_OPS)   */
@@ -170,6 +183,10 @@ int ir_tensor_rf(Ir *ir, int task, const char *name, int rows, int cols);
 int ir_task(Ir *ir, const char *name, int stage, IrProv prov);
 int ir_event(Ir *ir, const char *name); /* find or add */
 IrOp *ir_emit(Ir *ir, int task, IrOpKind kind); /* appends a zeroed op (views absent) */
+/* A new group of the family `event`; task completes it / waits for it. */
+int ir_group(Ir *ir, const char *event);
+void ir_task_signals(Ir *ir, int task, int group);
+void ir_task_waits(Ir *ir, int task, int group);
 IrView ir_all(const Ir *ir, int t);             /* the whole tensor (used rows) */
 IrView ir_win(int t, int r0, int rows, int c0, int cols);
 IrTensor *ir_tensor(const Ir *ir, int t);
@@ -209,6 +226,10 @@ void ir_error(const Ir *ir, GError **err, IrProv at, const char *fmt, ...) G_GNU
 /* lower_d1.c / lower_p1.c: the baseline strategy of the problem (ir->prob.kind). */
 gboolean pass_lower_d1(Ir *ir, GError **err);
 gboolean pass_lower_p1(Ir *ir, GError **err);
+/* sync.c: the tasks' dependencies (signals / waits of groups) -> events,
+ * a SIG at the end of each producer, a WAIT at the start of each consumer
+ * with the cumulative count of its family. */
+gboolean pass_sync(Ir *ir, GError **err);
 /* place.c: bind every task to a WG (constructive: spread over the SMs used). */
 gboolean pass_place(Ir *ir, GError **err);
 /* pace.c: byte-bucket load pacing (power.bucket_bytes, power.event_interval):

@@ -256,7 +256,30 @@ static void put_role(GString *s, const IrRole *r) {
 }
 
 /* A task: its header line, its RF tensors (creation order), its ops. */
-static void put_task(GString *s, const Ir *ir, int k, const GArray *rfs, int base) {
+/* A group as "FAMILY#N": the N-th group (from 0) of its event's family. */
+static void put_group(GString *s, const Ir *ir, const int *ord, int g) {
+  if (g < 0 || (guint)g >= ir->groups->len) {
+    g_string_append_printf(s, "?%d", g);
+    return;
+  }
+  const IrGroup *grp = g_ptr_array_index(ir->groups, g);
+  g_string_append_printf(s, "%s#%d", grp->event, ord[g]);
+}
+
+/* " waits qkv_l0#1, x#0 signals att_l0#1": the dependencies that the sync
+ * pass has not turned into events yet. */
+static void put_deps(GString *s, const Ir *ir, const int *ord, const IrTask *tk) {
+  for (guint w = 0; tk->waits && w < tk->waits->len; w++) {
+    g_string_append(s, w ? ", " : " waits ");
+    put_group(s, ir, ord, g_array_index(tk->waits, int, w));
+  }
+  if (tk->signals >= 0) {
+    g_string_append(s, " signals ");
+    put_group(s, ir, ord, tk->signals);
+  }
+}
+
+static void put_task(GString *s, const Ir *ir, int k, const GArray *rfs, int base, const int *ord) {
   const IrTask *tk = ir_task_at(ir, k);
   g_string_append_printf(s, "\ntask %s wg ", tk->name);
   if (tk->wg >= 0)
@@ -265,6 +288,7 @@ static void put_task(GString *s, const Ir *ir, int k, const GArray *rfs, int bas
     g_string_append_c(s, '-');
   g_string_append_printf(s, " stage %d", tk->stage);
   put_role(s, &tk->role);
+  put_deps(s, ir, ord, tk);
   g_string_append(s, "  ; ");
   put_prov(s, tk->prov);
   g_string_append_c(s, '\n');
@@ -311,10 +335,19 @@ char *ir_print(const Ir *ir) {
   /* each task's first op in its WG's sequence (rf_alloc's numbering) */
   int nwg = sim_machine_wgs(&ir->hw);
   int *wg_ops = g_new0(int, nwg + 1);
+  /* each group's number within its family */
+  g_autofree int *ord = g_new0(int, ir->groups->len + 1);
+  g_autoptr(GHashTable) fam = g_hash_table_new(g_str_hash, g_str_equal);
+  for (guint g = 0; g < ir->groups->len; g++) {
+    const IrGroup *grp = g_ptr_array_index(ir->groups, g);
+    int n = GPOINTER_TO_INT(g_hash_table_lookup(fam, grp->event));
+    ord[g] = n;
+    g_hash_table_insert(fam, grp->event, GINT_TO_POINTER(n + 1));
+  }
   for (guint k = 0; k < nt; k++) {
     const IrTask *tk = ir_task_at(ir, (int)k);
     int w = tk->wg >= 0 && tk->wg < nwg ? tk->wg : nwg;
-    put_task(s, ir, (int)k, rfs[k], wg_ops[w]);
+    put_task(s, ir, (int)k, rfs[k], wg_ops[w], ord);
     wg_ops[w] += (int)tk->ops->len;
   }
   g_free(wg_ops);

@@ -117,7 +117,9 @@ static gboolean check_events(Ver *V) {
 }
 
 /* Task names are unique; a placed task's WG exists; with `allocated` every
- * task is placed. */
+ * task is placed.  Dependencies name existing groups, and a task waits only
+ * for groups whose every task comes before it (creation order is run order
+ * on a WG, so that cannot deadlock). */
 static gboolean check_tasks(Ver *V, gboolean allocated) {
   const Ir *ir = V->ir;
   g_autoptr(GHashTable) seen = g_hash_table_new(g_str_hash, g_str_equal);
@@ -131,6 +133,28 @@ static gboolean check_tasks(Ver *V, gboolean allocated) {
     if (t->wg < -1 || t->wg >= V->nwgs)
       return fail(V, "task '%s': wg %d out of range 0..%d", t->name, t->wg, V->nwgs - 1);
     if (allocated && t->wg < 0) return fail(V, "task '%s': not placed (wg -1)", t->name);
+    if (t->signals < -1 || t->signals >= (int)ir->groups->len)
+      return fail(V, "task '%s': signals group %d of %u", t->name, t->signals, ir->groups->len);
+  }
+  g_autofree int *last = g_new(int, ir->groups->len + 1);
+  for (guint g = 0; g < ir->groups->len; g++) last[g] = -1;
+  for (guint k = 0; k < ir->tasks->len; k++) {
+    const IrTask *t = ir_task_at(ir, (int)k);
+    for (guint w = 0; t->waits && w < t->waits->len; w++) {
+      int g = g_array_index(t->waits, int, w);
+      if (g < 0 || g >= (int)ir->groups->len)
+        return fail(V, "task '%s': waits for group %d of %u", t->name, g, ir->groups->len);
+      if (last[g] < 0)
+        return fail(V, "task '%s': waits for group %d, which no earlier task completes", t->name, g);
+    }
+    if (t->signals >= 0) last[t->signals] = (int)k;
+  }
+  for (guint k = 0; k < ir->tasks->len; k++) { /* and no later task completes it */
+    const IrTask *t = ir_task_at(ir, (int)k);
+    for (guint w = 0; t->waits && w < t->waits->len; w++)
+      if (last[g_array_index(t->waits, int, w)] > (int)k)
+        return fail(V, "task '%s': waits for group %d, which a later task completes", t->name,
+                    g_array_index(t->waits, int, w));
   }
   return TRUE;
 }

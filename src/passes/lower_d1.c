@@ -33,6 +33,10 @@ typedef struct D1 {
   int att_block;          /* keys per block of the streamed attention; 0:   */
                           /* all of a head's keys and values at once        */
   int fences;             /* uses of the current task's fence event */
+  /* the group of tasks of each stage of the current step and layer (and
+   * w2's of the previous layer, which the next qkv waits for): what the
+   * stages after them wait for (the sync pass makes the events) */
+  int g_qkv, g_att, g_wo, g_w1, g_w2;
 } D1;
 
 static int ntasks(int n, int panel) { return n / panel; }
@@ -49,13 +53,6 @@ static void load_input(D1 *c, int task, IrView x, int t, int l) {
  * per task. */
 static char *stage_event(const char *ev, int l) { return g_strdup_printf("%s_l%d", ev, l); }
 
-/* Wait until every one of the n tasks of a stage has signalled its event for
- * steps 0..t: counters are cumulative over steps, one per (stage, layer). */
-static void wait_stage(D1 *c, int task, const char *event, int t, int n) {
-  lw_wait(c->ir, task, event, (int64_t)(t + 1) * n, c->base);
-}
-
-static void signal_stage(D1 *c, int task, const char *event) { lw_sig(c->ir, task, event, c->base); }
 
 static void spacing(D1 *c, int task) { lw_waitt(c->ir, task, c->pp->store_spacing, c->spacing_prov); }
 
@@ -116,7 +113,8 @@ static void stage_qkv(D1 *c, int t, int l, int stage) {
   g_autofree char *wsym = g_strdup_printf("wqkv.l%d", l), *bsym = g_strdup_printf("bqkv.l%d", l);
   g_autofree char *gsym = g_strdup_printf("ln1_g.l%d", l), *lbsym = g_strdup_printf("ln1_b.l%d", l);
   g_autofree char *ksym = g_strdup_printf("k_cache.l%d", l), *vsym = g_strdup_printf("v_cache.l%d", l);
-  g_autofree char *wait = l ? stage_event("w2", l - 1) : NULL, *done = stage_event("qkv", l);
+  g_autofree char *done = stage_event("qkv", l);
+  int after = c->g_w2, grp = c->g_qkv = ir_group(ir, done);
   const char *const kv_sym[2] = {ksym, vsym};
   for (int p = 0; p < n; p++) {
     g_autofree char *tag = g_strdup_printf("t%d.l%d.qkv.p%d", t, l, p);
@@ -125,9 +123,9 @@ static void stage_qkv(D1 *c, int t, int l, int stage) {
     int task = lw_task(ir, tag, stage, c->qkv.prov, role);
     c->fences = 0;
     if (l == 0)
-      lw_wait(ir, task, "in", t + 1, c->base);
+      lw_wait(ir, task, "in", t + 1, c->base); /* the host releases step t's row */
     else
-      wait_stage(c, task, wait, t, ntasks(c->d, c->w2.panel));
+      ir_task_waits(ir, task, after);
     IrView x = ir_all(ir, lw_rf_sub(ir, task, tag, "x", 1, c->d));
     IrView h = ir_all(ir, lw_rf_sub(ir, task, tag, "h", 1, c->d));
     load_input(c, task, x, t, l);
@@ -136,7 +134,7 @@ static void stage_qkv(D1 *c, int t, int l, int stage) {
     lw_project(ir, task, tag, h, wsym, 3 * c->d, p * c->qkv.panel, acc, &c->qkv);
     lw_add_bias(ir, task, tag, acc, bsym, p * c->qkv.panel, c->qkv.prov);
     store_qkv(c, task, acc, p * c->qkv.panel, t, l, kv_sym);
-    signal_stage(c, task, done);
+    ir_task_signals(ir, task, grp);
   }
 }
 
@@ -145,13 +143,14 @@ static void stage_att(D1 *c, int t, int l, int stage) {
   Ir *ir = c->ir;
   int n = c->pb->history + t + 1;
   g_autofree char *ksym = g_strdup_printf("k_cache.l%d", l), *vsym = g_strdup_printf("v_cache.l%d", l);
-  g_autofree char *wait = stage_event("qkv", l), *done = stage_event("att", l);
+  g_autofree char *done = stage_event("att", l);
+  int after = c->g_qkv, grp = c->g_att = ir_group(ir, done);
   for (int h = 0; h < c->heads; h++) {
     g_autofree char *tag = g_strdup_printf("t%d.l%d.att.h%d", t, l, h);
     IrRole role = ir_role(ROLE_ATT);
     role.step = t, role.layer = l, role.head = h;
     int task = lw_task(ir, tag, stage, c->att_prov, role);
-    wait_stage(c, task, wait, t, ntasks(3 * c->d, c->qkv.panel));
+    ir_task_waits(ir, task, after);
     IrView q = ir_all(ir, lw_rf_sub(ir, task, tag, "q", 1, WL_HEAD_DIM));
     if (c->att_block > 0) { /* the keys do not fit at once: stream them */
       IrView o = ir_all(ir, lw_rf_sub(ir, task, tag, "o", 1, WL_HEAD_DIM));
@@ -161,7 +160,7 @@ static void stage_att(D1 *c, int t, int l, int stage) {
       lw_attention_blocked(ir, task, tag, &at);
       spacing(c, task);
       lw_store(ir, task, o, "scratch", 0, c->scr[l].att + h * WL_HEAD_DIM, c->d, c->base);
-      signal_stage(c, task, done);
+      ir_task_signals(ir, task, grp);
       continue;
     }
     IrView k = lw_view(ir, lw_rf_sub(ir, task, tag, "k", n, WL_HEAD_DIM), n, WL_HEAD_DIM);
@@ -181,25 +180,27 @@ static void stage_att(D1 *c, int t, int l, int stage) {
     op->mods = IR_MOD_Z, op->d = o, op->a = s, op->b = v, op->prov = c->base;
     spacing(c, task);
     lw_store(ir, task, o, "scratch", 0, c->scr[l].att + h * WL_HEAD_DIM, c->d, c->base);
-    signal_stage(c, task, done);
+    ir_task_signals(ir, task, grp);
   }
 }
 
-/* acc = a . W panel + bias + residual panel; stored to `dsym` row/col. */
-static void stage_proj(D1 *c, int t, int l, int stage, const char *name, const LwProj *pj,
-                       const char *wait_ev, int wait_n, int a_off, int a_cols, const char *res_sym,
+/* acc = a . W panel + bias + residual panel; stored to `dsym` row/col,
+ * after the tasks of group `after`.  Returns the stage's group. */
+static int stage_proj(D1 *c, int t, int l, int stage, const char *name, const LwProj *pj,
+                       int after, int a_off, int a_cols, const char *res_sym,
                        int res_row, int res_off, const char *dsym, int drow, int doff) {
   Ir *ir = c->ir;
   int n = ntasks(c->d, pj->panel);
   g_autofree char *wsym = g_strdup_printf("%s.l%d", name, l);
   g_autofree char *bsym = g_strdup_printf("%s.l%d", strcmp(name, "wo") == 0 ? "bo" : "b2", l);
-  g_autofree char *wait = stage_event(wait_ev, l), *done = stage_event(name, l);
+  g_autofree char *done = stage_event(name, l);
+  int grp = ir_group(ir, done);
   for (int p = 0; p < n; p++) {
     g_autofree char *tag = g_strdup_printf("t%d.l%d.%s.p%d", t, l, name, p);
     IrRole role = ir_role(pj->proj == PROJ_WO ? ROLE_WO : ROLE_W2);
     role.step = t, role.layer = l, role.proj = pj->proj, role.panel = p;
     int task = lw_task(ir, tag, stage, pj->prov, role);
-    wait_stage(c, task, wait, t, wait_n);
+    ir_task_waits(ir, task, after);
     IrView a = ir_all(ir, lw_rf_sub(ir, task, tag, "a", 1, a_cols));
     lw_load(ir, task, a, "scratch", 0, a_off, a_cols, c->base);
     IrView acc = ir_all(ir, lw_rf_sub(ir, task, tag, "acc", 1, pj->panel));
@@ -211,8 +212,9 @@ static void stage_proj(D1 *c, int t, int l, int stage, const char *name, const L
     op->d = acc, op->a = acc, op->b = r, op->prov = c->base;
     spacing(c, task);
     lw_store(ir, task, acc, dsym, drow, doff + p * pj->panel, c->d, c->base);
-    signal_stage(c, task, done);
+    ir_task_signals(ir, task, grp);
   }
+  return grp;
 }
 
 static void stage_w1(D1 *c, int t, int l, int stage) {
@@ -220,13 +222,14 @@ static void stage_w1(D1 *c, int t, int l, int stage) {
   int n = ntasks(c->f, c->w1.panel);
   g_autofree char *wsym = g_strdup_printf("w1.l%d", l), *bsym = g_strdup_printf("b1.l%d", l);
   g_autofree char *gsym = g_strdup_printf("ln2_g.l%d", l), *lbsym = g_strdup_printf("ln2_b.l%d", l);
-  g_autofree char *wait = stage_event("wo", l), *done = stage_event("w1", l);
+  g_autofree char *done = stage_event("w1", l);
+  int after = c->g_wo, grp = c->g_w1 = ir_group(ir, done);
   for (int p = 0; p < n; p++) {
     g_autofree char *tag = g_strdup_printf("t%d.l%d.w1.p%d", t, l, p);
     IrRole role = ir_role(ROLE_W1);
     role.step = t, role.layer = l, role.proj = PROJ_W1, role.panel = p;
     int task = lw_task(ir, tag, stage, c->w1.prov, role);
-    wait_stage(c, task, wait, t, ntasks(c->d, c->wo.panel));
+    ir_task_waits(ir, task, after);
     IrView x = ir_all(ir, lw_rf_sub(ir, task, tag, "x", 1, c->d));
     IrView h = ir_all(ir, lw_rf_sub(ir, task, tag, "h", 1, c->d));
     lw_load(ir, task, x, "scratch", 0, c->scr[l].x1, c->d, c->base);
@@ -238,7 +241,7 @@ static void stage_w1(D1 *c, int t, int l, int stage) {
     lw_gelu(ir, task, acc, g, c->base);
     spacing(c, task);
     lw_store(ir, task, g, "scratch", 0, c->scr[l].g + p * c->w1.panel, c->f, c->base);
-    signal_stage(c, task, done);
+    ir_task_signals(ir, task, grp);
   }
 }
 
@@ -252,7 +255,8 @@ gboolean pass_lower_d1(Ir *ir, GError **err) {
           .heads = ir->prob.heads, .pos = ir->prob.history + ir->prob.steps,
           .qkv = lw_proj(ir, PROJ_QKV), .wo = lw_proj(ir, PROJ_WO), .w1 = lw_proj(ir, PROJ_W1),
           .w2 = lw_proj(ir, PROJ_W2), .kv_prov = ir_prov(ir, "kv_writeback"),
-          .spacing_prov = ir_prov(ir, "store_spacing"), .att_prov = ir_prov(ir, "attention.slices")};
+          .spacing_prov = ir_prov(ir, "store_spacing"), .att_prov = ir_prov(ir, "attention.slices"),
+          .g_qkv = -1, .g_att = -1, .g_wo = -1, .g_w1 = -1, .g_w2 = -1};
   int L = ir->prob.layers, off = 0;
   c.scr = g_new(D1Scratch, L);
   /* a head's whole K and V (history + steps rows) at once when they fit
@@ -275,12 +279,12 @@ gboolean pass_lower_d1(Ir *ir, GError **err) {
       int s0 = 5 * (t * L + l);
       stage_qkv(&c, t, l, s0);
       stage_att(&c, t, l, s0 + 1);
-      stage_proj(&c, t, l, s0 + 2, "wo", &c.wo, "att", c.heads, c.scr[l].att, c.d,
+      c.g_wo = stage_proj(&c, t, l, s0 + 2, "wo", &c.wo, c.g_att, c.scr[l].att, c.d,
                  l == 0 ? "x_in" : "scratch", l == 0 ? t : 0, l == 0 ? 0 : c.scr[l].x, "scratch",
                  0, c.scr[l].x1);
       stage_w1(&c, t, l, s0 + 3);
       gboolean last = l == L - 1;
-      stage_proj(&c, t, l, s0 + 4, "w2", &c.w2, "w1", ntasks(c.f, c.w1.panel), c.scr[l].g, c.f,
+      c.g_w2 = stage_proj(&c, t, l, s0 + 4, "w2", &c.w2, c.g_w1, c.scr[l].g, c.f,
                  "scratch", 0, c.scr[l].x1, last ? "out" : "scratch", last ? t : 0,
                  last ? 0 : c.scr[l + 1].x);
       ok = t > 0 || lw_budget_stage(ir, err, 5 * (l + 1), 5 * L, "step", layers, "layers", L);

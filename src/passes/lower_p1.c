@@ -2,8 +2,8 @@
  * tiles of `row_tile` rows; every layer is seven stages of tasks, each task
  * one row tile (x one output panel, or x one head), streaming activations and
  * weights from HBM chunk by chunk and writing its result back to HBM scratch;
- * an event counter per (stage, layer) makes each stage wait for the whole
- * previous one.  Stages of layer l:
+ * each stage's tasks wait for the whole previous stage (a group: the sync
+ * pass makes one event counter per stage and layer).  Stages of layer l:
  *
  *   ln1   LN1(x) -> h                       per row tile
  *   qkv   h . Wqkv panel + b -> q (scratch), K/V (k_out/v_out, the ABI)
@@ -32,17 +32,25 @@ typedef struct P1 {
   IrProv base, tile_prov, kv_prov, spacing_prov;
   P1Scratch scr;
   int fences;
+  int prev;                 /* the group of the last stage made (-1: none) */
 } P1;
 
 /* The event of stage `ev` of layer l: "qkv_l0".  Made once per stage, not
  * per task. */
 static char *stage_event(const char *ev, int l) { return g_strdup_printf("%s_l%d", ev, l); }
 
-static void wait_stage(P1 *c, int task, const char *event, int n) {
-  lw_wait(c->ir, task, event, n, c->base);
+/* A stage's group of tasks, after the previous stage's: returns the new
+ * group; *after gets the one its tasks wait for (-1: none). */
+static int next_group(P1 *c, const char *event, int *after) {
+  *after = c->prev;
+  return c->prev = ir_group(c->ir, event);
 }
 
-static void signal_stage(P1 *c, int task, const char *event) { lw_sig(c->ir, task, event, c->base); }
+/* Task `task` belongs to the stage's group and starts after group `after`. */
+static void depend(P1 *c, int task, int grp, int after) {
+  if (after >= 0) ir_task_waits(c->ir, task, after);
+  ir_task_signals(c->ir, task, grp);
+}
 
 static void spacing(P1 *c, int task) { lw_waitt(c->ir, task, c->pp->store_spacing, c->spacing_prov); }
 
@@ -53,20 +61,21 @@ static int in_col(P1 *c, int l) { return l == 0 ? 0 : c->scr.x; }
 /* LayerNorm of every row tile, a sub-tile of rows at a time (x and its
  * square must fit the RF together). */
 static void stage_ln(P1 *c, int l, int stage, const char *name, const char *src, int src_col,
-                     int dst_col, const char *wait_ev, int wait_l, int wait_n) {
+                     int dst_col) {
   Ir *ir = c->ir;
   /* x and tmp (sub x d floats each) take at most half the WG's RF; the other
    * half is left to g, b, mean, var and the tensors of the WG's other tasks */
   int sub = c->R, rf = c->ir->hw.rf_kib * 1024;
   while (sub > 1 && 2 * sub * c->d * 4 > rf / 2) sub /= 2;
   g_autofree char *gsym = g_strdup_printf("%s_g.l%d", name, l), *bsym = g_strdup_printf("%s_b.l%d", name, l);
-  g_autofree char *wait = wait_ev ? stage_event(wait_ev, wait_l) : NULL, *done = stage_event(name, l);
+  g_autofree char *done = stage_event(name, l);
+  int after, grp = next_group(c, done, &after);
   for (int tile = 0; tile < c->N / c->R; tile++) {
     g_autofree char *tag = g_strdup_printf("l%d.%s.r%d", l, name, tile);
     IrRole role = ir_role(strcmp(name, "ln1") == 0 ? ROLE_LN1 : ROLE_LN2);
     role.layer = l, role.tile = tile;
     int task = lw_task(ir, tag, stage, c->tile_prov, role);
-    if (wait) wait_stage(c, task, wait, wait_n);
+    depend(c, task, grp, after);
     IrView g = ir_all(ir, lw_rf_sub(ir, task, tag, "g", 1, c->d));
     IrView b = ir_all(ir, lw_rf_sub(ir, task, tag, "b", 1, c->d));
     lw_load(ir, task, g, gsym, 0, 0, c->d, c->base);
@@ -82,8 +91,7 @@ static void stage_ln(P1 *c, int l, int stage, const char *name, const char *src,
       spacing(c, task);
       lw_store(ir, task, xv, "scratch", row, dst_col, c->d, c->base);
     }
-    signal_stage(c, task, done);
-  }
+      }
 }
 
 /* Store a q|k|v panel (R x P at columns c0.. of the 3d-wide row) of row tile
@@ -122,7 +130,8 @@ static void stage_qkv(P1 *c, int l, int stage) {
   int np = 3 * c->d / c->qkv.panel;
   g_autofree char *wsym = g_strdup_printf("wqkv.l%d", l), *bsym = g_strdup_printf("bqkv.l%d", l);
   g_autofree char *ksym = g_strdup_printf("k_out.l%d", l), *vsym = g_strdup_printf("v_out.l%d", l);
-  g_autofree char *wait = stage_event("ln1", l), *done = stage_event("qkv", l);
+  g_autofree char *done = stage_event("qkv", l);
+  int after, grp = next_group(c, done, &after);
   const char *const kv_sym[2] = {ksym, vsym};
   for (int tile = 0; tile < c->N / c->R; tile++)
     for (int p = 0; p < np; p++) {
@@ -131,14 +140,13 @@ static void stage_qkv(P1 *c, int l, int stage) {
       role.layer = l, role.tile = tile, role.proj = PROJ_QKV, role.panel = p;
       int task = lw_task(ir, tag, stage, c->qkv.prov, role);
       c->fences = 0;
-      wait_stage(c, task, wait, c->N / c->R);
+      depend(c, task, grp, after);
       IrView acc = ir_all(ir, lw_rf_sub(ir, task, tag, "acc", c->R, c->qkv.panel));
       lw_project_stream(ir, task, tag, "scratch", tile * c->R, c->scr.h, c->d, c->d, wsym, 3 * c->d,
                         p * c->qkv.panel, acc, &c->qkv, c->base);
       lw_add_bias(ir, task, tag, acc, bsym, p * c->qkv.panel, c->qkv.prov);
       store_qkv(c, task, acc, p * c->qkv.panel, tile, kv_sym);
-      signal_stage(c, task, done);
-    }
+          }
 }
 
 /* mask (R x R) = 0 on and below the diagonal, LW_MASKED above: added to the
@@ -156,13 +164,14 @@ static void causal_mask(P1 *c, int task, IrView mask) {
  * key blocks 0..i (the diagonal block masked), softmax, then . V. */
 static void stage_att(P1 *c, int l, int stage) {
   Ir *ir = c->ir;
-  int R = c->R, tiles = c->rows / R, nq = c->N / R * (3 * c->d / c->qkv.panel);
+  int R = c->R, tiles = c->rows / R;
   /* a row tile's scores against all keys of the sequence at once when they
    * fit the RF, else key tile by key tile with an online softmax */
   const int whole[][2] = {{R, WL_HEAD_DIM}, {R, c->rows}, {R, WL_HEAD_DIM}, {R, WL_HEAD_DIM}, {R, R}, {R, WL_HEAD_DIM}, {R, 1}, {R, 1}};
   gboolean blocked = !lw_attention_fits(ir, whole, (int)G_N_ELEMENTS(whole));
   g_autofree char *ksym = g_strdup_printf("k_out.l%d", l), *vsym = g_strdup_printf("v_out.l%d", l);
-  g_autofree char *wait = stage_event("qkv", l), *done = stage_event("att", l);
+  g_autofree char *done = stage_event("att", l);
+  int after, grp = next_group(c, done, &after);
   for (int seq = 0; seq < c->N / c->rows; seq++)
     for (int h = 0; h < c->H; h++)
       for (int i = 0; i < tiles; i++) {
@@ -170,7 +179,7 @@ static void stage_att(P1 *c, int l, int stage) {
         IrRole role = ir_role(ROLE_ATT);
         role.layer = l, role.seq = seq, role.head = h, role.tile = seq * tiles + i;
         int task = lw_task(ir, tag, stage, c->tile_prov, role);
-        wait_stage(c, task, wait, nq);
+        depend(c, task, grp, after);
         int n = (i + 1) * R, kv_row = (seq * c->H + h) * c->rows, row = seq * c->rows + i * R;
         IrView q = ir_all(ir, lw_rf_sub(ir, task, tag, "q", R, WL_HEAD_DIM));
         if (blocked) {
@@ -182,8 +191,7 @@ static void stage_att(P1 *c, int l, int stage) {
           lw_attention_blocked(ir, task, tag, &at);
           spacing(c, task);
           lw_store(ir, task, o, "scratch", row, c->scr.att + h * WL_HEAD_DIM, c->d, c->base);
-          signal_stage(c, task, done);
-          continue;
+                    continue;
         }
         IrView s = lw_view(ir, lw_rf_sub(ir, task, tag, "s", R, n), R, n);
         int kb = lw_rf_sub(ir, task, tag, "kb", R, WL_HEAD_DIM), vb = lw_rf_sub(ir, task, tag, "vb", R, WL_HEAD_DIM);
@@ -213,29 +221,29 @@ static void stage_att(P1 *c, int l, int stage) {
         }
         spacing(c, task);
         lw_store(ir, task, o, "scratch", row, c->scr.att + h * WL_HEAD_DIM, c->d, c->base);
-        signal_stage(c, task, done);
-      }
+              }
 }
 
 /* acc = A . W panel + bias (+ residual panel) (-> GELU), stored to dst. */
 typedef struct ProjStage {
-  const char *name, *wait_ev, *bias, *res_sym, *dst_sym;
+  const char *name, *bias, *res_sym, *dst_sym;
   const LwProj *pj;
-  int wait_n, a_col, K, N, res_col, dst_col, gelu;
+  int a_col, K, N, res_col, dst_col, gelu;
 } ProjStage;
 
 static void stage_proj(P1 *c, int l, int stage, const ProjStage *ps) {
   Ir *ir = c->ir;
   int np = ps->N / ps->pj->panel, P = ps->pj->panel;
   g_autofree char *wsym = g_strdup_printf("%s.l%d", ps->name, l), *bsym = g_strdup_printf("%s.l%d", ps->bias, l);
-  g_autofree char *wait = stage_event(ps->wait_ev, l), *done = stage_event(ps->name, l);
+  g_autofree char *done = stage_event(ps->name, l);
+  int after, grp = next_group(c, done, &after);
   for (int tile = 0; tile < c->N / c->R; tile++)
     for (int p = 0; p < np; p++) {
       g_autofree char *tag = g_strdup_printf("l%d.%s.r%d.p%d", l, ps->name, tile, p);
       IrRole role = ir_role(ps->pj->proj == PROJ_WO ? ROLE_WO : ps->pj->proj == PROJ_W1 ? ROLE_W1 : ROLE_W2);
       role.layer = l, role.tile = tile, role.proj = ps->pj->proj, role.panel = p;
       int task = lw_task(ir, tag, stage, ps->pj->prov, role);
-      wait_stage(c, task, wait, ps->wait_n);
+      depend(c, task, grp, after);
       IrView acc = ir_all(ir, lw_rf_sub(ir, task, tag, "acc", c->R, P));
       lw_project_stream(ir, task, tag, "scratch", tile * c->R, ps->a_col, ps->K, ps->K, wsym, ps->N,
                         p * P, acc, ps->pj, c->base);
@@ -253,8 +261,7 @@ static void stage_proj(P1 *c, int l, int stage, const ProjStage *ps) {
       }
       spacing(c, task);
       lw_store(ir, task, out, ps->dst_sym, tile * c->R, ps->dst_col + p * P, ps->gelu ? c->f : c->d, c->base);
-      signal_stage(c, task, done);
-    }
+          }
 }
 
 /* The program size limit, after stage k (1..7) of layer l: layer 0 is
@@ -280,7 +287,7 @@ gboolean pass_lower_p1(Ir *ir, GError **err) {
           .R = pp->row_tile, .rows = pb->rows,
           .qkv = lw_proj(ir, PROJ_QKV), .wo = lw_proj(ir, PROJ_WO), .w1 = lw_proj(ir, PROJ_W1),
           .w2 = lw_proj(ir, PROJ_W2), .tile_prov = ir_prov(ir, "row_tile"),
-          .kv_prov = ir_prov(ir, "kv_writeback"), .spacing_prov = ir_prov(ir, "store_spacing")};
+          .kv_prov = ir_prov(ir, "kv_writeback"), .spacing_prov = ir_prov(ir, "store_spacing"), .prev = -1};
   /* x h q att x1 h2: N x d each; g: N x f; kv: N x 2d */
   int off = 0, *bufs[] = {&c.scr.x, &c.scr.h, &c.scr.q, &c.scr.att, &c.scr.x1, &c.scr.h2};
   for (unsigned k = 0; k < G_N_ELEMENTS(bufs); k++, off += N * d) *bufs[k] = off;
@@ -293,28 +300,28 @@ gboolean pass_lower_p1(Ir *ir, GError **err) {
              need, wl_scratch_bytes(pb));
     return FALSE;
   }
-  int tiles = N / c.R;
   for (int l = 0; l < pb->layers; l++) {
     int s0 = 7 * l;
-    stage_ln(&c, l, s0, "ln1", in_sym(l), in_col(&c, l), c.scr.h, l ? "w2" : NULL, l - 1,
-             l ? tiles * (d / c.w2.panel) : 0);
+    stage_ln(&c, l, s0, "ln1", in_sym(l), in_col(&c, l), c.scr.h);
     if (!budget(&c, l, 1, err)) return FALSE;
     stage_qkv(&c, l, s0 + 1);
     if (!budget(&c, l, 2, err)) return FALSE;
     stage_att(&c, l, s0 + 2);
     if (!budget(&c, l, 3, err)) return FALSE;
-    ProjStage wo = {"wo", "att", "bo", in_sym(l), "scratch", &c.wo, pb->seqs * c.H * (pb->rows / c.R),
-                    c.scr.att, d, d, in_col(&c, l), c.scr.x1, 0};
+    ProjStage wo = {.name = "wo", .bias = "bo", .res_sym = in_sym(l), .dst_sym = "scratch", .pj = &c.wo,
+                    .a_col = c.scr.att, .K = d, .N = d, .res_col = in_col(&c, l), .dst_col = c.scr.x1};
     stage_proj(&c, l, s0 + 3, &wo);
     if (!budget(&c, l, 4, err)) return FALSE;
-    stage_ln(&c, l, s0 + 4, "ln2", "scratch", c.scr.x1, c.scr.h2, "wo", l, tiles * (d / c.wo.panel));
+    stage_ln(&c, l, s0 + 4, "ln2", "scratch", c.scr.x1, c.scr.h2);
     if (!budget(&c, l, 5, err)) return FALSE;
-    ProjStage w1 = {"w1", "ln2", "b1", NULL, "scratch", &c.w1, tiles, c.scr.h2, d, f, 0, c.scr.g, 1};
+    ProjStage w1 = {.name = "w1", .bias = "b1", .dst_sym = "scratch", .pj = &c.w1, .a_col = c.scr.h2,
+                    .K = d, .N = f, .dst_col = c.scr.g, .gelu = 1};
     stage_proj(&c, l, s0 + 5, &w1);
     if (!budget(&c, l, 6, err)) return FALSE;
     gboolean last = l == pb->layers - 1;
-    ProjStage w2 = {"w2", "w1", "b2", "scratch", last ? "out" : "scratch", &c.w2, tiles * (f / c.w1.panel),
-                    c.scr.g, f, d, c.scr.x1, last ? 0 : c.scr.x, 0};
+    ProjStage w2 = {.name = "w2", .bias = "b2", .res_sym = "scratch", .dst_sym = last ? "out" : "scratch",
+                    .pj = &c.w2, .a_col = c.scr.g, .K = f, .N = d, .res_col = c.scr.x1,
+                    .dst_col = last ? 0 : c.scr.x};
     stage_proj(&c, l, s0 + 6, &w2);
     if (!budget(&c, l, 7, err)) return FALSE;
     if (!lw_budget_units(ir, err, l + 1, pb->layers, "layer", ir_prov(ir, "problem.layers"),

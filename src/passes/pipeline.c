@@ -10,6 +10,7 @@ gboolean pass_lower(Ir *ir, GError **err) {
 
 const PassDef pass_table[] = {
     {"lower", "the problem's strategy -> tasks, tensors, ops, events", pass_lower},
+    {"sync", "events, SIG and WAIT from the tasks' dependencies", pass_sync},
     {"place", "bind tasks to WGs", pass_place},
     {"pace", "byte-bucket load pacing per WG (power knobs)", pass_pace},
     {"rf_alloc", "partitions and offsets for every RF tensor", pass_rf_alloc},

@@ -232,6 +232,111 @@ START_TEST(test_passes_golden) {
 }
 END_TEST
 
+/* A copy of task k (its ops and RF tensors; HBM views shared) named `name`,
+ * in the same group and waiting for the same groups: one more task in its
+ * stage, computing what k computes. */
+static void clone_task(Ir *ir, int k, const char *name) {
+  const IrTask *src = ir_task_at(ir, k);
+  int c = ir_task(ir, name, src->stage, src->prov);
+  IrTask *dst = ir_task_at(ir, c);
+  src = ir_task_at(ir, k); /* (the task array may have moved) */
+  dst->role = src->role;
+  dst->signals = src->signals;
+  for (guint w = 0; src->waits && w < src->waits->len; w++) ir_task_waits(ir, c, g_array_index(src->waits, int, w));
+  guint T = ir->tensors->len;
+  g_autofree int *map = g_new(int, T);
+  for (guint t = 0; t < T; t++) {
+    const IrTensor *x = ir_tensor(ir, (int)t);
+    map[t] = (int)t;
+    if (x->home != HOME_RF || x->task != k) continue;
+    g_autofree char *n = g_strdup_printf("%s.%s", name, x->name);
+    int y = ir_tensor_rf(ir, c, n, x->rows, x->cols);
+    ir_tensor(ir, y)->used_rows = ir_tensor(ir, (int)t)->used_rows;
+    map[t] = y;
+  }
+  for (guint i = 0; i < src->ops->len; i++) {
+    IrOp op = g_array_index(src->ops, IrOp, i);
+    ck_assert_int_eq(op.ntargets, 0);
+    IrView *v[] = {&op.d, &op.a, &op.b, &op.c, &op.mem};
+    for (unsigned j = 0; j < G_N_ELEMENTS(v); j++)
+      if (v[j]->t >= 0) v[j]->t = map[v[j]->t];
+    *ir_emit(ir, c, op.kind) = op;
+  }
+}
+
+/* Synchronisation comes from dependencies: one more task in a producer stage
+ * (a clone of a w1 task, in the w1 group of each step) changes no consumer,
+ * the sync pass counts it, and the program still runs correctly. */
+START_TEST(test_sync_counts_producers) {
+  g_autoptr(Plan) plan = small_plan(PROB_D1, NULL);
+  g_autoptr(GError) err = NULL;
+  g_autoptr(Ir) ir = ir_new(&plan->hw, &plan->d1.dims, plan->file);
+  ir_set_schedule(ir, &plan->d1);
+  ck_assert(pass_lower(ir, &err));
+  int w1 = 0, extra = 0;
+  for (guint k = 0, n = ir->tasks->len; k < n; k++)
+    if (ir_task_at(ir, (int)k)->role.kind == ROLE_W1) w1++;
+  /* a second copy of the first w1 task of every step, at the end of the
+   * program: waits and group as the original */
+  for (guint k = 0, n = ir->tasks->len; k < n; k++) {
+    const IrTask *t = ir_task_at(ir, (int)k);
+    if (t->role.kind != ROLE_W1 || t->role.panel != 0) continue;
+    g_autofree char *name = g_strdup_printf("%s.copy", t->name);
+    clone_task(ir, (int)k, name);
+    extra++;
+  }
+  ck_assert_int_eq(extra, ir->prob.steps * ir->prob.layers);
+  /* the copies come last, so consumers that wait for them come before them:
+   * move each copy right after its original instead */
+  for (guint k = 0; k < ir->tasks->len; k++) {
+    const IrTask *t = ir_task_at(ir, (int)k);
+    if (!g_str_has_suffix(t->name, ".copy")) continue;
+    gpointer copy = g_ptr_array_steal_index(ir->tasks, k);
+    guint at = 0;
+    g_autofree char *orig = g_strndup(((IrTask *)copy)->name, strlen(((IrTask *)copy)->name) - 5);
+    while (strcmp(ir_task_at(ir, (int)at)->name, orig) != 0) at++;
+    g_ptr_array_insert(ir->tasks, (gint)at + 1, copy);
+  }
+  /* the copies' RF tensors name their task by index: renumber */
+  for (guint t = 0; t < ir->tensors->len; t++) {
+    IrTensor *x = ir_tensor(ir, (int)t);
+    if (x->home != HOME_RF || !strstr(x->name, ".copy")) continue;
+    g_autofree char *owner = g_strndup(x->name, (gsize)(strstr(x->name, ".copy") - x->name + 5));
+    for (guint k = 0; k < ir->tasks->len; k++)
+      if (strcmp(ir_task_at(ir, (int)k)->name, owner) == 0) x->task = (int)k;
+  }
+  for (guint t = 0; t < ir->tensors->len; t++) { /* originals moved too */
+    IrTensor *x = ir_tensor(ir, (int)t);
+    if (x->home != HOME_RF || strstr(x->name, ".copy")) continue;
+    for (guint k = 0; k < ir->tasks->len; k++)
+      if (g_str_has_prefix(x->name, ir_task_at(ir, (int)k)->name) &&
+          x->name[strlen(ir_task_at(ir, (int)k)->name)] == '.')
+        x->task = (int)k;
+  }
+  for (const PassDef *p = pass_table + 1; p->name; p++) {
+    ck_assert_msg(p->run(ir, &err), "%s: %s", p->name, err ? err->message : "?");
+    ck_assert_msg(ir_verify(ir, p->run == pass_rf_alloc, &err), "after %s: %s", p->name, err->message);
+  }
+  /* every w2 task of step t waits for all w1 tasks of steps 0..t, copies included */
+  int per_step = (w1 + extra) / ir->prob.steps;
+  for (guint k = 0; k < ir->tasks->len; k++) {
+    const IrTask *t = ir_task_at(ir, (int)k);
+    if (t->role.kind != ROLE_W2) continue;
+    const IrOp *op = &g_array_index(t->ops, IrOp, 0);
+    ck_assert_int_eq(op->kind, IR_WAIT);
+    ck_assert_str_eq(g_ptr_array_index(ir->events, op->event), "w1_l0");
+    ck_assert_int_eq(op->n, (int64_t)(t->role.step + 1) * per_step);
+  }
+  g_autofree char *asm_text = be_emit(ir);
+  SimResult r;
+  SimOptions o;
+  sim_options_default(&o);
+  ck_assert_msg(t_run(asm_text, &o, &r, &err), "%s", err ? err->message : "?");
+  ck_assert_msg(r.checked && r.check.pass, "error %g at %s", r.check.max_abs_err, r.check.worst);
+  sim_result_clear(&r);
+}
+END_TEST
+
 /* Every task the lowering makes says what it computes (its role), each role
  * once; the counts per kind follow the dims and knobs. */
 START_TEST(test_task_roles) {
@@ -810,6 +915,7 @@ Suite *suite_gen(void) {
   tcase_add_test(tc, test_pipeline_errors);
   tcase_add_test(tc, test_program_size_limit);
   tcase_add_test(tc, test_task_roles);
+  tcase_add_test(tc, test_sync_counts_producers);
   suite_add_tcase(s, tc);
   tc = tcase_create("determinism");
   tcase_set_timeout(tc, 600);
