@@ -44,6 +44,25 @@ void lw_layernorm(Ir *ir, int task, IrView x, IrView h, IrView g, IrView b, IrVi
 /* Row softmax of s (R x n) in place: m = row max, s = exp(s - m),
  * z = 1 / row sum, s *= z; m and z are R x 1 scratch. */
 void lw_softmax(Ir *ir, int task, IrView s, IrView m, IrView z, IrProv prov);
+/* Where a q|k|v projection's output goes (kv_writeback.c): q to scratch
+ * (row q_row, columns q_col.., row stride d_model), K and V of head h to
+ * rows kv_row + h * head_rows of kv_sym[0] / kv_sym[1] (32 floats a row),
+ * directly or through the temp area of scratch (row temp_row, columns
+ * temp_col.., stride temp_stride), with `spacing` cycles before each store. */
+typedef struct LwQkvStore {
+  int d_model;
+  int q_row, q_col;
+  const char *kv_sym[2];
+  int kv_row, head_rows;
+  SchedKv mode;
+  int temp_row, temp_col, temp_stride;
+  int *fences;      /* the task's fence count (lw_fence)                    */
+  int64_t spacing;
+  IrProv prov, kv_prov, spacing_prov;
+} LwQkvStore;
+/* Store the panel acc (R x P: columns c0.. of the 3d-wide q|k|v row). */
+void lw_store_qkv(Ir *ir, int task, IrView acc, int c0, const LwQkvStore *s);
+
 /* Attention of one query block against `keys` keys streamed in blocks
  * (attention.c): q (R x 32) is loaded; K and V rows row0.. of `ksym`/`vsym`
  * (32 floats a row); `mask` (R x R, or absent: t = -1) is added to the

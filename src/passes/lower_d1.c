@@ -70,41 +70,16 @@ static void row_ln(D1 *c, int task, const char *tag, IrView x, IrView h, const c
   lw_layernorm(ir, task, x, h, g, b, tmp, mean, var, c->base);
 }
 
-/* Store a q|k|v panel's columns [c0, c0+P) of the 3d-wide row: q to scratch,
- * k and v into the ABI cache at position history+t, one ST per head piece;
- * via a scratch round trip when kv_writeback is temp. */
+/* Store a q|k|v panel's columns [c0, c0+P) of step t's row: q to scratch,
+ * k and v into the ABI cache at position history+t (kv_writeback.c). */
 static void store_qkv(D1 *c, int task, IrView acc, int c0, int t, int l,
                       const char *const kv_sym[2]) {
-  Ir *ir = c->ir;
-  for (int x = c0; x < c0 + acc.cols;) {
-    int part = x / c->d, col = x % c->d, n = MIN(acc.cols - (x - c0), c->d - col);
-    if (part == 0) {
-      spacing(c, task);
-      lw_store(ir, task, ir_win(acc.t, 0, 1, x - c0, n), "scratch", 0, c->scr[l].q + col, c->d,
-               c->base);
-      x += n;
-      continue;
-    }
-    int h = col / WL_HEAD_DIM, hn = MIN(n, WL_HEAD_DIM - col % WL_HEAD_DIM);
-    IrView piece = ir_win(acc.t, 0, 1, x - c0, hn);
-    const char *sym = kv_sym[part - 1];
-    int row = h * c->pos + c->pb->history + t;
-    spacing(c, task);
-    if (c->pp->kv_writeback == KV_TEMP) {
-      /* write to temp, read back, write final: the seeds' round trip */
-      int tmp = c->scr[l].kv + (part - 1) * c->d + col;
-      lw_store(ir, task, piece, "scratch", 0, tmp, c->d, c->kv_prov);
-      /* a self-signal orders the read-back after the store (memory is not
-       * hazard-tracked): SIG fires when the store has completed */
-      lw_fence(ir, task, ++c->fences, c->kv_prov);
-      g_autofree char *bn = g_strdup_printf("%s.kvback%d", ir_task_at(ir, task)->name, x);
-      int back = lw_rf(ir, task, bn, 1, hn);
-      lw_load(ir, task, ir_all(ir, back), "scratch", 0, tmp, c->d, c->kv_prov);
-      piece = ir_all(ir, back);
-    }
-    lw_store(ir, task, piece, sym, row, col % WL_HEAD_DIM, WL_HEAD_DIM, c->kv_prov);
-    x += hn;
-  }
+  LwQkvStore s = {.d_model = c->d, .q_row = 0, .q_col = c->scr[l].q, .kv_sym = {kv_sym[0], kv_sym[1]},
+                  .kv_row = c->pb->history + t, .head_rows = c->pos, .mode = c->pp->kv_writeback,
+                  .temp_row = 0, .temp_col = c->scr[l].kv, .temp_stride = c->d, .fences = &c->fences,
+                  .spacing = c->pp->store_spacing, .prov = c->base, .kv_prov = c->kv_prov,
+                  .spacing_prov = c->spacing_prov};
+  lw_store_qkv(c->ir, task, acc, c0, &s);
 }
 
 static void stage_qkv(D1 *c, int t, int l, int stage) {

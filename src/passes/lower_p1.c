@@ -95,34 +95,15 @@ static void stage_ln(P1 *c, int l, int stage, const char *name, const char *src,
 }
 
 /* Store a q|k|v panel (R x P at columns c0.. of the 3d-wide row) of row tile
- * `tile`: q to scratch, K/V straight to k_out/v_out ([seq][head][row][32]),
- * one ST per head piece; via a scratch round trip when kv_writeback: temp. */
+ * `tile`: q to scratch, K/V to k_out/v_out ([seq][head][row][32]) (kv_writeback.c). */
 static void store_qkv(P1 *c, int task, IrView acc, int c0, int tile, const char *const kv_sym[2]) {
-  Ir *ir = c->ir;
   int row = tile * c->R, seq = row / c->rows, i = row % c->rows;
-  for (int x = c0; x < c0 + acc.cols;) {
-    int part = x / c->d, col = x % c->d, n = MIN(acc.cols - (x - c0), c->d - col);
-    spacing(c, task);
-    if (part == 0) {
-      lw_store(ir, task, ir_win(acc.t, 0, c->R, x - c0, n), "scratch", row, c->scr.q + col, c->d, c->base);
-      x += n;
-      continue;
-    }
-    int h = col / WL_HEAD_DIM, hn = MIN(n, WL_HEAD_DIM - col % WL_HEAD_DIM);
-    IrView piece = ir_win(acc.t, 0, c->R, x - c0, hn);
-    const char *sym = kv_sym[part - 1];
-    if (c->pp->kv_writeback == KV_TEMP) {
-      int tmp = c->scr.kv + (part - 1) * c->d + col;
-      lw_store(ir, task, piece, "scratch", row, tmp, 2 * c->d, c->kv_prov);
-      lw_fence(ir, task, ++c->fences, c->kv_prov);
-      g_autofree char *bn = g_strdup_printf("%s.kvback%d", ir_task_at(ir, task)->name, x);
-      int back = lw_rf(ir, task, bn, c->R, hn);
-      lw_load(ir, task, ir_win(back, 0, c->R, 0, hn), "scratch", row, tmp, 2 * c->d, c->kv_prov);
-      piece = ir_win(back, 0, c->R, 0, hn);
-    }
-    lw_store(ir, task, piece, sym, (seq * c->H + h) * c->rows + i, col % WL_HEAD_DIM, WL_HEAD_DIM, c->kv_prov);
-    x += hn;
-  }
+  LwQkvStore s = {.d_model = c->d, .q_row = row, .q_col = c->scr.q, .kv_sym = {kv_sym[0], kv_sym[1]},
+                  .kv_row = seq * c->H * c->rows + i, .head_rows = c->rows, .mode = c->pp->kv_writeback,
+                  .temp_row = row, .temp_col = c->scr.kv, .temp_stride = 2 * c->d, .fences = &c->fences,
+                  .spacing = c->pp->store_spacing, .prov = c->base, .kv_prov = c->kv_prov,
+                  .spacing_prov = c->spacing_prov};
+  lw_store_qkv(c->ir, task, acc, c0, &s);
 }
 
 static void stage_qkv(P1 *c, int l, int stage) {
