@@ -143,41 +143,6 @@ void lw_gelu(Ir *ir, int task, IrView f, IrView g, IrProv prov) {
   opi(ir, task, IR_VMULI, g, g, 0.5f, prov);
 }
 
-void lw_project(Ir *ir, int task, const char *tag, IrView a, const char *wsym, int wstride, int c0,
-                IrView acc, const LwProj *p) {
-  int K = a.cols, kc = MIN(p->k_chunk, K), P = acc.cols;
-  int w = lw_rf_sub(ir, task, tag, "w", kc, P);
-  for (int k0 = 0; k0 < K; k0 += kc) {
-    int n = MIN(kc, K - k0);
-    IrView wv = ir_win(w, 0, n, 0, P);
-    lw_load(ir, task, wv, wsym, k0, c0, wstride, p->kprov);
-    IrOp *op = op3(ir, task, IR_MMA, acc, ir_win(a.t, a.r0, a.rows, a.c0 + k0, n), wv, p->kprov);
-    if (k0 == 0) op->mods = IR_MOD_Z;
-  }
-}
-
-void lw_project_stream(Ir *ir, int task, const char *tag, const char *asym, int arow, int acol,
-                       int astride, int K, const char *wsym, int wstride, int c0, IrView acc,
-                       const LwProj *p, IrProv aprov) {
-  int kc = MIN(p->k_chunk, K), P = acc.cols, R = acc.rows;
-  int w = lw_rf_sub(ir, task, tag, "w", kc, P), a = lw_rf_sub(ir, task, tag, "a", R, kc);
-  for (int k0 = 0; k0 < K; k0 += kc) {
-    int n = MIN(kc, K - k0);
-    IrView av = ir_win(a, 0, R, 0, n), wv = ir_win(w, 0, n, 0, P);
-    lw_load(ir, task, av, asym, arow, acol + k0, astride, aprov);
-    lw_load(ir, task, wv, wsym, k0, c0, wstride, p->kprov);
-    IrOp *op = op3(ir, task, IR_MMA, acc, av, wv, p->kprov);
-    if (k0 == 0) op->mods = IR_MOD_Z;
-  }
-}
-
-void lw_add_bias(Ir *ir, int task, const char *tag, IrView acc, const char *bsym, int c0, IrProv prov) {
-  int b = lw_rf_sub(ir, task, tag, "bias", 1, acc.cols);
-  IrView bv = ir_all(ir, b);
-  lw_load(ir, task, bv, bsym, 0, c0, acc.cols, prov);
-  op3(ir, task, IR_VADD, acc, acc, bv, prov);
-}
-
 void lw_sig(Ir *ir, int task, const char *ev, IrProv prov) {
   IrOp *op = ir_emit(ir, task, IR_SIG);
   op->event = ir_event(ir, ev);

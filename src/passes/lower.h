@@ -91,18 +91,21 @@ int lw_attention_block(const Ir *ir, int rows, int keys, int max_block);
 /* g = GELU_tanh(f), elementwise; g must not alias f. */
 void lw_gelu(Ir *ir, int task, IrView f, IrView g, IrProv prov);
 
-/* acc (R x P) = a (R x K) . W[k rows, cols c0..c0+P) of HBM symbol `wsym`
- * (row stride `wstride`), loading W in chunks of p->k_chunk rows into one
- * RF buffer. */
-void lw_project(Ir *ir, int task, const char *tag, IrView a, const char *wsym, int wstride,
-                int c0, IrView acc, const LwProj *p);
-
-/* acc (R x P) = A . W where A (R x K) is streamed from HBM symbol `asym`
- * (rows arow.., cols acol.., row stride astride) chunk by chunk together
- * with W: for RF budgets that cannot hold all of A. */
-void lw_project_stream(Ir *ir, int task, const char *tag, const char *asym, int arow, int acol,
-                       int astride, int K, const char *wsym, int wstride, int c0, IrView acc,
-                       const LwProj *p, IrProv aprov);
+/* A projection's A operand (project.c): resident in the RF (`rf`, sym
+ * NULL), or streamed from HBM symbol `sym` (rows row.., columns col.., row
+ * stride `stride`) chunk by chunk beside W, for RF budgets that cannot hold
+ * all of A. */
+typedef struct LwSource {
+  IrView rf;
+  const char *sym;
+  int row, col, stride;
+  IrProv prov;
+} LwSource;
+/* acc (R x P) = A (R x K) . W[0..K rows, cols c0..c0+P) of HBM symbol `wsym`
+ * (row stride `wstride`), loading W in chunks of p->k_chunk rows into one RF
+ * buffer (project.c). */
+void lw_project(Ir *ir, int task, const char *tag, const LwSource *a, int K, const char *wsym,
+                int wstride, int c0, IrView acc, const LwProj *p);
 
 /* d (R x C) = a + (row-broadcast) bias loaded from `bsym` columns c0.. */
 void lw_add_bias(Ir *ir, int task, const char *tag, IrView acc, const char *bsym, int c0,

@@ -106,7 +106,8 @@ static void stage_qkv(D1 *c, int t, int l, int stage) {
     load_input(c, task, x, t, l);
     row_ln(c, task, tag, x, h, gsym, lbsym);
     IrView acc = ir_all(ir, lw_rf_sub(ir, task, tag, "acc", 1, c->qkv.panel));
-    lw_project(ir, task, tag, h, wsym, 3 * c->d, p * c->qkv.panel, acc, &c->qkv);
+    LwSource src = {.rf = h};
+    lw_project(ir, task, tag, &src, h.cols, wsym, 3 * c->d, p * c->qkv.panel, acc, &c->qkv);
     lw_add_bias(ir, task, tag, acc, bsym, p * c->qkv.panel, c->qkv.prov);
     store_qkv(c, task, acc, p * c->qkv.panel, t, l, kv_sym);
     ir_task_signals(ir, task, grp);
@@ -161,10 +162,23 @@ static void stage_att(D1 *c, int t, int l, int stage) {
 
 /* acc = a . W panel + bias + residual panel; stored to `dsym` row/col,
  * after the tasks of group `after`.  Returns the stage's group. */
-static int stage_proj(D1 *c, int t, int l, int stage, const char *name, const LwProj *pj,
-                       int after, int a_off, int a_cols, const char *res_sym,
-                       int res_row, int res_off, const char *dsym, int drow, int doff) {
+typedef struct D1Proj {
+  const char *name;           /* "wo" or "w2"                              */
+  const LwProj *pj;
+  int after;                  /* the group its tasks wait for              */
+  int a_off, a_cols;          /* the input row: scratch columns            */
+  const char *res_sym;        /* the residual row: symbol, row, column     */
+  int res_row, res_off;
+  const char *dsym;           /* the output row: symbol, row, column       */
+  int drow, doff;
+} D1Proj;
+
+static int stage_proj(D1 *c, int t, int l, int stage, const D1Proj *s) {
   Ir *ir = c->ir;
+  const char *name = s->name, *res_sym = s->res_sym, *dsym = s->dsym;
+  const LwProj *pj = s->pj;
+  int after = s->after, a_off = s->a_off, a_cols = s->a_cols, res_row = s->res_row,
+      res_off = s->res_off, drow = s->drow, doff = s->doff;
   int n = ntasks(c->d, pj->panel);
   g_autofree char *wsym = g_strdup_printf("%s.l%d", name, l);
   g_autofree char *bsym = g_strdup_printf("%s.l%d", strcmp(name, "wo") == 0 ? "bo" : "b2", l);
@@ -179,7 +193,8 @@ static int stage_proj(D1 *c, int t, int l, int stage, const char *name, const Lw
     IrView a = ir_all(ir, lw_rf_sub(ir, task, tag, "a", 1, a_cols));
     lw_load(ir, task, a, "scratch", 0, a_off, a_cols, c->base);
     IrView acc = ir_all(ir, lw_rf_sub(ir, task, tag, "acc", 1, pj->panel));
-    lw_project(ir, task, tag, a, wsym, c->d, p * pj->panel, acc, pj);
+    LwSource src = {.rf = a};
+    lw_project(ir, task, tag, &src, a.cols, wsym, c->d, p * pj->panel, acc, pj);
     lw_add_bias(ir, task, tag, acc, bsym, p * pj->panel, pj->prov);
     IrView r = ir_all(ir, lw_rf_sub(ir, task, tag, "res", 1, pj->panel));
     lw_load(ir, task, r, res_sym, res_row, res_off + p * pj->panel, c->d, c->base);
@@ -210,7 +225,8 @@ static void stage_w1(D1 *c, int t, int l, int stage) {
     lw_load(ir, task, x, "scratch", 0, c->scr[l].x1, c->d, c->base);
     row_ln(c, task, tag, x, h, gsym, lbsym);
     IrView acc = ir_all(ir, lw_rf_sub(ir, task, tag, "acc", 1, c->w1.panel));
-    lw_project(ir, task, tag, h, wsym, c->f, p * c->w1.panel, acc, &c->w1);
+    LwSource src = {.rf = h};
+    lw_project(ir, task, tag, &src, h.cols, wsym, c->f, p * c->w1.panel, acc, &c->w1);
     lw_add_bias(ir, task, tag, acc, bsym, p * c->w1.panel, c->w1.prov);
     IrView g = ir_all(ir, lw_rf_sub(ir, task, tag, "gelu", 1, c->w1.panel));
     lw_gelu(ir, task, acc, g, c->base);
@@ -254,14 +270,17 @@ gboolean pass_lower_d1(Ir *ir, GError **err) {
       int s0 = 5 * (t * L + l);
       stage_qkv(&c, t, l, s0);
       stage_att(&c, t, l, s0 + 1);
-      c.g_wo = stage_proj(&c, t, l, s0 + 2, "wo", &c.wo, c.g_att, c.scr[l].att, c.d,
-                 l == 0 ? "x_in" : "scratch", l == 0 ? t : 0, l == 0 ? 0 : c.scr[l].x, "scratch",
-                 0, c.scr[l].x1);
+      D1Proj wo = {.name = "wo", .pj = &c.wo, .after = c.g_att, .a_off = c.scr[l].att, .a_cols = c.d,
+                   .res_sym = l == 0 ? "x_in" : "scratch", .res_row = l == 0 ? t : 0,
+                   .res_off = l == 0 ? 0 : c.scr[l].x, .dsym = "scratch", .drow = 0, .doff = c.scr[l].x1};
+      c.g_wo = stage_proj(&c, t, l, s0 + 2, &wo);
       stage_w1(&c, t, l, s0 + 3);
       gboolean last = l == L - 1;
-      c.g_w2 = stage_proj(&c, t, l, s0 + 4, "w2", &c.w2, c.g_w1, c.scr[l].g, c.f,
-                 "scratch", 0, c.scr[l].x1, last ? "out" : "scratch", last ? t : 0,
-                 last ? 0 : c.scr[l + 1].x);
+      D1Proj w2 = {.name = "w2", .pj = &c.w2, .after = c.g_w1, .a_off = c.scr[l].g, .a_cols = c.f,
+                   .res_sym = "scratch", .res_row = 0, .res_off = c.scr[l].x1,
+                   .dsym = last ? "out" : "scratch", .drow = last ? t : 0,
+                   .doff = last ? 0 : c.scr[l + 1].x};
+      c.g_w2 = stage_proj(&c, t, l, s0 + 4, &w2);
       ok = t > 0 || lw_budget_stage(ir, err, 5 * (l + 1), 5 * L, "step", layers, "layers", L);
     }
     ok = ok && lw_budget_units(ir, err, t + 1, ir->prob.steps, "step", steps, "steps");

@@ -123,8 +123,8 @@ static void stage_qkv(P1 *c, int l, int stage) {
       c->fences = 0;
       depend(c, task, grp, after);
       IrView acc = ir_all(ir, lw_rf_sub(ir, task, tag, "acc", c->R, c->qkv.panel));
-      lw_project_stream(ir, task, tag, "scratch", tile * c->R, c->scr.h, c->d, c->d, wsym, 3 * c->d,
-                        p * c->qkv.panel, acc, &c->qkv, c->base);
+      LwSource src = {.sym = "scratch", .row = tile * c->R, .col = c->scr.h, .stride = c->d, .prov = c->base};
+      lw_project(ir, task, tag, &src, c->d, wsym, 3 * c->d, p * c->qkv.panel, acc, &c->qkv);
       lw_add_bias(ir, task, tag, acc, bsym, p * c->qkv.panel, c->qkv.prov);
       store_qkv(c, task, acc, p * c->qkv.panel, tile, kv_sym);
           }
@@ -226,8 +226,8 @@ static void stage_proj(P1 *c, int l, int stage, const ProjStage *ps) {
       int task = lw_task(ir, tag, stage, ps->pj->prov, role);
       depend(c, task, grp, after);
       IrView acc = ir_all(ir, lw_rf_sub(ir, task, tag, "acc", c->R, P));
-      lw_project_stream(ir, task, tag, "scratch", tile * c->R, ps->a_col, ps->K, ps->K, wsym, ps->N,
-                        p * P, acc, ps->pj, c->base);
+      LwSource src = {.sym = "scratch", .row = tile * c->R, .col = ps->a_col, .stride = ps->K, .prov = c->base};
+      lw_project(ir, task, tag, &src, ps->K, wsym, ps->N, p * P, acc, ps->pj);
       lw_add_bias(ir, task, tag, acc, bsym, p * P, ps->pj->prov);
       IrView out = acc;
       if (ps->gelu) {
