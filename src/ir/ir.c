@@ -6,16 +6,6 @@
 
 G_DEFINE_QUARK(tcc-ir-error-quark, ir_error)
 
-const char *const ir_op_mnemonic[IR__COUNT] = {
-    [IR_LD] = "LD",         [IR_ST] = "ST",         [IR_MMA] = "MMA",
-    [IR_VADD] = "VEC.add",  [IR_VSUB] = "VEC.sub",  [IR_VMUL] = "VEC.mul",
-    [IR_VMAX] = "VEC.max",  [IR_VMIN] = "VEC.min",  [IR_VFMA] = "VEC.fma",
-    [IR_VMULI] = "VEC.muli", [IR_VADDI] = "VEC.addi", [IR_VCOPY] = "VEC.copy",
-    [IR_VFILL] = "VEC.fill", [IR_VRSUM] = "VEC.rsum", [IR_VRMAX] = "VEC.rmax",
-    [IR_SEXP] = "SFU.exp",  [IR_STANH] = "SFU.tanh", [IR_SRSQRT] = "SFU.rsqrt",
-    [IR_SRECIP] = "SFU.recip", [IR_RED] = "RED",    [IR_SIG] = "SIG",
-    [IR_WAIT] = "WAIT",     [IR_WAITT] = "WAITT",
-};
 
 enum {
   TENSOR_BLOCK = 1024, /* IrTensors per block of Ir.tensor_mem: dense, few allocations */

@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "machine.h"
+#include "ops.h"
 #include "schedule.h"
 #include "workload.h"
 
@@ -58,16 +59,16 @@ typedef struct IrView {
   int r0, rows, c0, cols;
 } IrView;
 
-/* Op kinds: the machine's instructions (OP_* of ops.def) by mnemonic. */
+/* Op kinds: the machine's instructions, one to one, generated from ops.def
+ * (IR_LD is the opcode OP_LD; IR_END exists but no task contains it: the
+ * backend ends every WG's program). */
 typedef enum {
-  IR_LD, IR_ST, IR_MMA,
-  IR_VADD, IR_VSUB, IR_VMUL, IR_VMAX, IR_VMIN, IR_VFMA, IR_VMULI, IR_VADDI,
-  IR_VCOPY, IR_VFILL, IR_VRSUM, IR_VRMAX,
-  IR_SEXP, IR_STANH, IR_SRSQRT, IR_SRECIP,
-  IR_RED, IR_SIG, IR_WAIT, IR_WAITT,
-  IR__COUNT
+#define X(e, m, u, f) IR_##e = OP_##e,
+#include "ops.def"
+#undef X
+  IR__COUNT = OP__COUNT
 } IrOpKind;
-extern const char *const ir_op_mnemonic[IR__COUNT]; /* "LD", "VEC.add", ... */
+#define ir_op_mnemonic sim_op_mnemonic /* "LD", "VEC.add", ... (ops.h) */
 
 enum { IR_MOD_Z = 1, IR_MOD_T = 2, IR_MOD_MC = 4 };
 
@@ -247,5 +248,21 @@ char *be_emit(const Ir *ir);
  * stop; be_emit_to then returns FALSE. */
 typedef gboolean (*BeWrite)(const char *text, gsize len, gpointer data);
 gboolean be_emit_to(const Ir *ir, BeWrite write, gpointer data);
+
+/* ---- ir_parse.c: the text form read back (begin) ---- */
+
+/* GError code (domain IR_ERROR) of ir_parse's errors. */
+enum { IR_ERROR_PARSE = 2 };
+
+/* Parse the text form ir_print writes (tcc-gen --emit=ir, --dump-after) back
+ * into an IR: ir_print(ir_parse(T)) == T for every T ir_print writes.  `name`
+ * names the text in messages.  NULL with *err set to one line
+ * "NAME:LINE:COL: error: MESSAGE" at the first error.  What the text does not
+ * carry (tensor indices, which HBM tensor an HBM operand views, provenance
+ * columns, the problem section's place) and what hand-written IR may leave
+ * out are described at the top of ir_parse.c. */
+Ir *ir_parse(const char *name, const char *text, gsize len, GError **err);
+
+/* ---- ir_parse.c (end) ---- */
 
 #endif

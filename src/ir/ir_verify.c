@@ -238,31 +238,26 @@ static gboolean check_tensors(Ver *V, gboolean allocated) {
 
 /* The operands each kind takes (docs/machine.md §3). */
 enum { U_D = 1, U_A = 2, U_B = 4, U_C = 8, U_MEM = 16, U_EV = 32 };
-static const int kind_uses[IR__COUNT] = {
-    [IR_LD] = U_D | U_MEM,
-    [IR_ST] = U_A | U_MEM,
-    [IR_MMA] = U_D | U_A | U_B,
-    [IR_VADD] = U_D | U_A | U_B,
-    [IR_VSUB] = U_D | U_A | U_B,
-    [IR_VMUL] = U_D | U_A | U_B,
-    [IR_VMAX] = U_D | U_A | U_B,
-    [IR_VMIN] = U_D | U_A | U_B,
-    [IR_VFMA] = U_D | U_A | U_B | U_C,
-    [IR_VMULI] = U_D | U_A,
-    [IR_VADDI] = U_D | U_A,
-    [IR_VCOPY] = U_D | U_A,
-    [IR_VFILL] = U_D,
-    [IR_VRSUM] = U_D | U_A,
-    [IR_VRMAX] = U_D | U_A,
-    [IR_SEXP] = U_D | U_A,
-    [IR_STANH] = U_D | U_A,
-    [IR_SRSQRT] = U_D | U_A,
-    [IR_SRECIP] = U_D | U_A,
-    [IR_RED] = U_D | U_A | U_EV,
-    [IR_SIG] = U_EV,
-    [IR_WAIT] = U_EV,
-    [IR_WAITT] = 0,
-};
+/* The operands an op kind takes: from its operand form in ops.def, the
+ * assembler's own table (docs/machine.md §3). */
+static int kind_uses(IrOpKind k) {
+  switch (sim_op_form[k]) {
+  case F_LD: return U_D | U_MEM;
+  case F_ST: return U_A | U_MEM;
+  case F_MMA:
+  case F_BIN: return U_D | U_A | U_B;
+  case F_FMA: return U_D | U_A | U_B | U_C;
+  case F_IMM:
+  case F_UN:
+  case F_ROW: return U_D | U_A;
+  case F_FILL: return U_D;
+  case F_RED: return U_D | U_A | U_EV;
+  case F_EV: return U_EV;
+  case F_N:
+  case F_NONE: return 0;
+  }
+  return 0;
+}
 static const char *const view_names[] = {"d", "a", "b", "c", "mem"};
 
 static const IrView *op_view(const IrOp *op, int i) {
@@ -274,10 +269,11 @@ static const IrView *op_view(const IrOp *op, int i) {
  * takes (an extra operand would be silently dropped by the backend). */
 static gboolean check_form(Ver *V, const Where *w, const IrOp *op) {
   if (op->kind < 0 || op->kind >= IR__COUNT) return failw(V, w, "unknown op kind");
+  if (op->kind == IR_END) return failw(V, w, "END in a task (the backend ends each WG's program)");
   int allowed = op->kind == IR_MMA ? IR_MOD_Z | IR_MOD_T : op->kind == IR_LD ? IR_MOD_MC : 0;
   if (op->mods & ~allowed)
     return failw(V, w, "modifier not allowed on %s", ir_op_mnemonic[op->kind]);
-  int uses = kind_uses[op->kind];
+  int uses = kind_uses(op->kind);
   for (int i = 0; i < 5; i++) {
     gboolean has = op_view(op, i)->t >= 0, wants = (uses & (1 << i)) != 0;
     if (has && !wants) return failw(V, w, "unexpected operand %s", view_names[i]);

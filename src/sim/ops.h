@@ -6,7 +6,7 @@
 #define TCC_OPS_H
 
 typedef enum {
-#define X(e, m, u, f) e,
+#define X(e, m, u, f) OP_##e,
 #include "ops.def"
 #undef X
   OP__COUNT

@@ -5,19 +5,19 @@
 G_DEFINE_QUARK(tcc-asm-error-quark, sim_asm_error)
 
 const char *const sim_op_mnemonic[OP__COUNT] = {
-#define X(e, m, u, f) [e] = m,
+#define X(e, m, u, f) [OP_##e] = m,
 #include "ops.def"
 #undef X
 };
 
 const Unit sim_op_unit[OP__COUNT] = {
-#define X(e, m, u, f) [e] = u,
+#define X(e, m, u, f) [OP_##e] = u,
 #include "ops.def"
 #undef X
 };
 
 const OpForm sim_op_form[OP__COUNT] = {
-#define X(e, m, u, f) [e] = f,
+#define X(e, m, u, f) [OP_##e] = f,
 #include "ops.def"
 #undef X
 };

@@ -171,6 +171,7 @@ MUT(m_mc_name, IrOp *op = op_at(ir, G->s0, 1); op->mods = IR_MOD_MC; op->ntarget
     op->targets[1] = ir_tensor_rf(ir, G->s1, "l0.g2", 1, 32))
 MUT(m_mc_no_d, IrOp *op = op_at(ir, G->s0, 1); op->mods = IR_MOD_MC; op->ntargets = 1;
     op->targets = g_new(int, 1); op->targets[0] = ir_tensor_rf(ir, G->s1, "l0.g", 1, 32))
+MUT(m_end, op_at(ir, G->s0, 4)->kind = IR_END)
 MUT(m_unallocated, ir_tensor(ir, G->x)->part = -1)
 MUT(m_bad_place, ir_tensor(ir, G->x)->part_off = 64)
 MUT(m_live_short, ir_tensor(ir, G->x)->last_op = 1)
@@ -202,6 +203,7 @@ static const Broken broken[] = {
     {"window", m_window, FALSE,
      "2 (VEC.rsum): operand a: window [16:48, 0:32] is empty or outside 'x' (32x32)"},
     {"missing operand", m_missing, FALSE, "4 (VEC.sub): missing operand b"},
+    {"END in a task", m_end, FALSE, "4 (END): END in a task (the backend ends each WG's program)"},
     {"extra operand", m_extra, FALSE, "2 (VEC.rsum): unexpected operand b"},
     {"modifier", m_mods, FALSE, "3 (VEC.muli.z): modifier not allowed on VEC.muli"},
     {"LD source", m_ld_rf, FALSE, "0 (LD): operand mem: 'h' is an RF tensor; LD reads HBM"},
