@@ -73,29 +73,29 @@ done
 "$sim" --bogus x.asm >/dev/null 2>"$tmp/err"; [ $? -eq 2 ] && ok "unknown option -> 2" || ko "unknown option -> 2"
 "$sim" tests/asm/does-not-exist.asm >"$tmp/out" 2>"$tmp/err"
 code=$?
-expect "missing file -> 2" 2 "tests/asm/does-not-exist.asm: error: cannot read: No such file or directory"
+expect "missing file -> 2" 2 "tests/asm/does-not-exist.asm:1:1: error: cannot read: No such file or directory"
 
-# a file that cannot be read has no place in it: FILE: error: cannot read: REASON
+# a file that cannot be read points at its start, as tcc-gen does: FILE:1:1: error: cannot read: REASON
 # (docs/machine.md, "Diagnostics and exit codes")
 "$sim" tests >"$tmp/out" 2>"$tmp/err"
 code=$?
-expect "directory -> 2" 2 "tests: error: cannot read: Is a directory"
+expect "directory -> 2" 2 "tests:1:1: error: cannot read: Is a directory"
 printf '.machine\n.problem p1\n' >"$tmp/noperm.asm"
 chmod 000 "$tmp/noperm.asm"
 if [ "$(id -u)" -ne 0 ]; then
   "$sim" "$tmp/noperm.asm" >"$tmp/out" 2>"$tmp/err"
   code=$?
-  expect "unreadable file -> 2" 2 "$tmp/noperm.asm: error: cannot read: Permission denied"
+  expect "unreadable file -> 2" 2 "$tmp/noperm.asm:1:1: error: cannot read: Permission denied"
 elif command -v setpriv >/dev/null 2>&1; then # root reads anything: test as nobody
   chmod 755 "$tmp"
   setpriv --reuid=65534 --regid=65534 --clear-groups "$sim" "$tmp/noperm.asm" >"$tmp/out" 2>"$tmp/err"
   code=$?
-  expect "unreadable file (as nobody) -> 2" 2 "$tmp/noperm.asm: error: cannot read: Permission denied"
+  expect "unreadable file (as nobody) -> 2" 2 "$tmp/noperm.asm:1:1: error: cannot read: Permission denied"
 fi
 if [ -e /proc/self/mem ]; then # open succeeds, read fails (EIO)
   "$sim" /proc/self/mem >"$tmp/out" 2>"$tmp/err"
   code=$?
-  expect "read error -> 2" 2 "/proc/self/mem: error: cannot read: Input/output error"
+  expect "read error -> 2" 2 "/proc/self/mem:1:1: error: cannot read: Input/output error"
 fi
 "$sim" /dev/null >"$tmp/out" 2>"$tmp/err"
 code=$?

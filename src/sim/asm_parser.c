@@ -1631,14 +1631,14 @@ fail:
 }
 
 /* A file that cannot be read has no place in it: its error is
- * "FILE: error: cannot read: REASON" (docs/machine.md, "Diagnostics"). */
+ * "FILE:1:1: error: cannot read: REASON" (docs/machine.md, "Diagnostics"). */
 Program *sim_asm_load(const char *file, GError **err) {
   g_return_val_if_fail(err == NULL || *err == NULL, NULL);
   size_t len = 0;
   int errnum = 0;
   char *text = read_file(file, &len, &errnum);
   if (!text) {
-    g_set_error(err, SIM_ASM_ERROR, ASM_ERROR_IO, "%s: error: cannot read: %s", file,
+    g_set_error(err, SIM_ASM_ERROR, ASM_ERROR_IO, "%s:1:1: error: cannot read: %s", file,
                 g_strerror(errnum));
     return NULL;
   }

@@ -1056,10 +1056,10 @@ START_TEST(test_load) {
   g_autoptr(Program) p = sim_asm_load("tests/does-not-exist.asm", &err);
   ck_assert_ptr_null(p);
   ck_assert_str_eq(err->message,
-                   "tests/does-not-exist.asm: error: cannot read: No such file or directory");
+                   "tests/does-not-exist.asm:1:1: error: cannot read: No such file or directory");
   g_clear_error(&err);
   ck_assert_ptr_null(sim_asm_load(TOP_PATH("tests"), &err));
-  g_autofree char *isdir = g_strconcat(TOP_PATH("tests"), ": error: cannot read: Is a directory", NULL);
+  g_autofree char *isdir = g_strconcat(TOP_PATH("tests"), ":1:1: error: cannot read: Is a directory", NULL);
   ck_assert_str_eq(err->message, isdir);
   g_clear_error(&err);
   ck_assert_ptr_null(sim_asm_load("/dev/null", &err)); /* not a regular file */
