@@ -12,10 +12,19 @@ BUILD     ?= build
 OPT       ?= -O3
 SAN       ?=
 CFLAGS    ?=
-CFLAGS    += -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror $(OPT) -g \
-             -ffp-contract=off $(SAN) -Isrc/sim -I$(BUILD) \
-             -Isrc/frontend -Isrc/ir -Isrc/passes -Isrc/backend \
-             $(shell pkg-config --cflags $(PKGS))
+# Our flags, then the user's CFLAGS (never modified, so sub-makes see the
+# user's value).  Include paths by component: src/spec holds the public
+# tables of the machine, its instructions and the workloads (machine.h,
+# ops.h, ops.def, workload.h); the simulator sees src/sim too, the
+# compiler's objects only its own directories, so they cannot reach the
+# simulator's internals.  Commands and tests see everything.
+BASE_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror $(OPT) -g \
+             -ffp-contract=off $(SAN) $(shell pkg-config --cflags $(PKGS))
+SIM_INC   := -Isrc/spec -Isrc/sim -I$(BUILD)
+GEN_INC   := -Isrc/spec -Isrc/frontend -Isrc/ir -Isrc/passes -Isrc/backend
+SIM_CFLAGS := $(BASE_CFLAGS) $(SIM_INC) $(CFLAGS)
+GEN_CFLAGS := $(BASE_CFLAGS) $(GEN_INC) $(CFLAGS)
+ALL_CFLAGS := $(BASE_CFLAGS) $(SIM_INC) $(GEN_INC) $(CFLAGS)
 LDLIBS    := $(shell pkg-config --libs $(PKGS)) -lm -lglpk
 CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null)
@@ -34,7 +43,7 @@ SIM_SRC   := $(filter-out src/sim/tcc_sim.c,$(wildcard src/sim/*.c))
 SIM_OBJ   := $(patsubst src/sim/%.c,$(BUILD)/sim/%.o,$(SIM_SRC)) $(BUILD)/sim/asm_lexer.o
 TEST_SRC  := $(wildcard tests/unit/*.c)
 TEST_OBJ  := $(patsubst tests/unit/%.c,$(BUILD)/tests/%.o,$(TEST_SRC))
-HDRS      := $(wildcard src/sim/*.h) src/sim/ops.def
+HDRS      := $(wildcard src/spec/*.h src/sim/*.h) src/spec/ops.def
 # The compiler: every .c of these directories goes into libtccgen.a (wildcards:
 # new passes are picked up without editing this file).  Commands with a main()
 # live in src/driver, outside the library.
@@ -61,21 +70,21 @@ $(BUILD)/asm_lexer.c: src/sim/asm_lexer.re | $(BUILD)/sim
 	$(RE2C) -W -Werror --no-generation-date -o $@ $<
 
 $(BUILD)/sim/asm_lexer.o: $(BUILD)/asm_lexer.c $(HDRS) | $(BUILD)/sim
-	$(CC) $(CFLAGS) -c -o $@ $<
+	$(CC) $(SIM_CFLAGS) -c -o $@ $<
 
 $(BUILD)/sim/%.o: src/sim/%.c $(HDRS) | $(BUILD)/sim
-	$(CC) $(CFLAGS) -c -o $@ $<
+	$(CC) $(SIM_CFLAGS) -c -o $@ $<
 
 $(BUILD)/libtccsim.a: $(SIM_OBJ)
 	rm -f $@ && ar rcs $@ $^
 
 $(BUILD)/tcc-sim: src/sim/tcc_sim.c $(BUILD)/libtccsim.a $(HDRS)
-	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libtccsim.a $(LDLIBS)
+	$(CC) $(SIM_CFLAGS) -o $@ $< $(BUILD)/libtccsim.a $(LDLIBS)
 
 # Compiler objects under $(BUILD)/gen/<dir>/.
 $(BUILD)/gen/%.o: src/%.c $(HDRS) $(GEN_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -c -o $@ $<
+	$(CC) $(GEN_CFLAGS) -c -o $@ $<
 
 $(BUILD)/libtccgen.a: $(GEN_OBJ)
 	rm -f $@ && ar rcs $@ $^
@@ -83,18 +92,18 @@ $(BUILD)/libtccgen.a: $(GEN_OBJ)
 # The compiler's and the grader's commands (src/driver).
 $(BUILD)/tcc-gen $(BUILD)/tcc-grade: $(BUILD)/tcc-%: src/driver/tcc_%.c $(BUILD)/libtccgen.a \
     $(BUILD)/libtccsim.a $(HDRS) $(GEN_HDRS)
-	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libtccgen.a $(BUILD)/libtccsim.a $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libtccgen.a $(BUILD)/libtccsim.a $(LDLIBS)
 
 $(BUILD)/tests/%.o: tests/unit/%.c $(HDRS) $(GEN_HDRS) tests/unit/tests.h | $(BUILD)/tests
-	$(CC) $(CFLAGS) $(CHECK_CFLAGS) -DTCC_TOP='"$(CURDIR)"' -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) $(CHECK_CFLAGS) -DTCC_TOP='"$(CURDIR)"' -c -o $@ $<
 
 # libtccgen.a before libtccsim.a: the compiler uses the machine/workload tables.
 $(BUILD)/unit-tests: $(TEST_OBJ) $(BUILD)/libtccgen.a $(BUILD)/libtccsim.a
-	$(CC) $(CFLAGS) -o $@ $(TEST_OBJ) $(BUILD)/libtccgen.a $(BUILD)/libtccsim.a \
+	$(CC) $(ALL_CFLAGS) -o $@ $(TEST_OBJ) $(BUILD)/libtccgen.a $(BUILD)/libtccsim.a \
 	  $(CHECK_LIBS) $(LDLIBS)
 
 $(BUILD)/bench/gen_bench: bench/gen_bench.c | $(BUILD)/bench
-	$(CC) $(CFLAGS) -o $@ $< $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(LDLIBS)
 
 unit-check: $(BUILD)/unit-tests $(BUILD)/tcc-sim
 	CK_FORK=no $(BUILD)/unit-tests
@@ -113,7 +122,7 @@ grade-check: $(BUILD)/tcc-grade $(BUILD)/tcc-sim $(BUILD)/tests/grade-table
 
 $(BUILD)/tests/grade-table: src/driver/tcc_grade.c $(BUILD)/libtccgen.a $(BUILD)/libtccsim.a \
     $(HDRS) $(GEN_HDRS) | $(BUILD)/tests
-	$(CC) $(CFLAGS) -DTCC_GRADE_TABLE_TEST -o $@ $< $(BUILD)/libtccgen.a $(BUILD)/libtccsim.a $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) -DTCC_GRADE_TABLE_TEST -o $@ $< $(BUILD)/libtccgen.a $(BUILD)/libtccsim.a $(LDLIBS)
 
 # Golden tests of tcc-gen: tests/golden/NAME.yaml against NAME.asm, NAME.ir,
 # NAME.after-PASS.ir, bad_NAME.err; each .asm also passes in tcc-sim.

@@ -143,12 +143,19 @@ int ir_group(Ir *ir, const char *event) {
   return (int)ir->groups->len - 1;
 }
 
-void ir_task_signals(Ir *ir, int task, int group) { ir_task_at(ir, task)->signals = group; }
+/* A dependency becomes one op (SIG or WAIT) in the sync pass: counted in
+ * nops now, so that the lowering's size limit sees the whole program. */
+void ir_task_signals(Ir *ir, int task, int group) {
+  IrTask *t = ir_task_at(ir, task);
+  if (t->signals < 0) ir->nops++;
+  t->signals = group;
+}
 
 void ir_task_waits(Ir *ir, int task, int group) {
   IrTask *t = ir_task_at(ir, task);
   if (!t->waits) t->waits = g_array_new(FALSE, FALSE, sizeof(int));
   g_array_append_val(t->waits, group);
+  ir->nops++;
 }
 
 IrOp *ir_emit(Ir *ir, int task, IrOpKind kind) {

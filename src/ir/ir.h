@@ -10,7 +10,7 @@
  *   the assembly) never depends on pointers or hashes.
  * - Names are stable and derived from the plan's structure ("l0.qkv.p3"), so
  *   a one-knob change renames nothing else.
- * - Ops mirror the machine's instructions (src/sim/ops.def; docs/machine.md
+ * - Ops mirror the machine's instructions (src/spec/ops.def; docs/machine.md
  *   §3) one to one: the backend is a printer, not a second compiler.
  */
 #ifndef TCC_IR_H

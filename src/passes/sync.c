@@ -94,13 +94,11 @@ gboolean pass_sync(Ir *ir, GError **err) {
       const IrGroup *grp = g_ptr_array_index(ir->groups, g);
       IrOp op = sync_op(IR_WAIT, ir_event(ir, grp->event), need[g]);
       g_array_insert_val(t->ops, w, op);
-      ir->nops++;
     }
     if (t->signals >= 0) {
       const IrGroup *grp = g_ptr_array_index(ir->groups, t->signals);
       IrOp op = sync_op(IR_SIG, ir_event(ir, grp->event), 1);
       g_array_append_val(t->ops, op);
-      ir->nops++;
     }
     t->signals = -1;
     if (t->waits) g_array_set_size(t->waits, 0);
