@@ -127,7 +127,9 @@ static inline void pad_to(Emit *e, int col) {
 /* A decimal integer. */
 static void put_int(Emit *e, int64_t v) {
   char buf[IR_INT_CHARS];
-  put_len(e, buf, ir_int_text(buf, v));
+  gsize n;
+  const char *q = ir_int_text(buf, v, &n);
+  put_len(e, q, n);
 }
 
 /* ------------------------------------------------------------ operands */

@@ -194,10 +194,11 @@ IrTensor *ir_tensor(const Ir *ir, int t);
 IrTask *ir_task_at(const Ir *ir, int k);
 int ir_wg_sm(const Ir *ir, int wg);
 
-/* The decimal text of v at buf (at most IR_INT_CHARS bytes, no NUL), for
- * the printers' hot paths (no printf); returns its length. */
+/* The decimal text of v, for the printers' hot paths (no printf): written
+ * at the end of buf (IR_INT_CHARS bytes, no NUL); returns where it starts,
+ * and its length in *len. */
 enum { IR_INT_CHARS = 20 };
-gsize ir_int_text(char *buf, int64_t v);
+const char *ir_int_text(char buf[IR_INT_CHARS], int64_t v, gsize *len);
 
 /* ir_print.c: the text form (tcc-gen --emit=ir). */
 char *ir_print(const Ir *ir);

@@ -54,7 +54,9 @@ static void put_float(GString *s, float f) {
 /* A decimal integer (the hot path: no printf). */
 static void put_int(GString *s, int64_t v) {
   char buf[IR_INT_CHARS];
-  g_string_append_len(s, buf, (gssize)ir_int_text(buf, v));
+  gsize n;
+  const char *q = ir_int_text(buf, v, &n);
+  g_string_append_len(s, q, (gssize)n);
 }
 
 /* One side of a window: ":" when it spans the whole dimension. */

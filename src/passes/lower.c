@@ -10,7 +10,13 @@
 enum { NAME_BUF = 160 };
 
 /* Decimal digits of v at p (no NUL); returns the count. */
-static gsize put_int(char *p, int v) { return ir_int_text(p, v); }
+static gsize put_int(char *p, int v) {
+  char buf[IR_INT_CHARS];
+  gsize n;
+  const char *q = ir_int_text(buf, v, &n);
+  memcpy(p, q, n);
+  return n;
+}
 
 int lw_rf_sub(Ir *ir, int task, const char *tag, const char *what, int rows, int cols) {
   char buf[NAME_BUF];
