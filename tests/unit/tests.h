@@ -19,6 +19,7 @@ Suite *suite_e2e(void);
 Suite *suite_ir(void);
 Suite *suite_plan(void);
 Suite *suite_gen(void);
+Suite *suite_parse(void);
 
 #include "sim.h"
 
