@@ -68,7 +68,7 @@ for p in tests/asm/tiny_d1.asm tests/asm/tiny_p1.asm; do
 done
 
 "$sim" --help >/dev/null 2>&1 && ok "--help" || ko "--help"
-"$sim" --version | grep -q "spec v1" && ok "--version" || ko "--version"
+"$sim" --version | grep -q "spec v2" && ok "--version" || ko "--version"
 "$sim" >/dev/null 2>"$tmp/err"; [ $? -eq 2 ] && ok "no argument -> 2" || ko "no argument -> 2"
 "$sim" --bogus x.asm >/dev/null 2>"$tmp/err"; [ $? -eq 2 ] && ok "unknown option -> 2" || ko "unknown option -> 2"
 "$sim" tests/asm/does-not-exist.asm >"$tmp/out" 2>"$tmp/err"
@@ -135,7 +135,7 @@ printf 'version: 1\np1:\n%s\nd1:\n%s\n' "$small_p1" "$small_d1" >"$tmp/two.yaml"
 printf 'version: 1\nd1:\n%s\n  store_spacng: 16\n' "$small_d1" >"$tmp/typo.yaml"
 
 "$gen" --help >"$tmp/out" 2>&1 && grep -q "dump-after" "$tmp/out" && ok "tcc-gen --help" || ko "tcc-gen --help"
-"$gen" --version >"$tmp/out" 2>&1 && grep -q "^tcc-gen .*spec v1" "$tmp/out" && ok "tcc-gen --version" ||
+"$gen" --version >"$tmp/out" 2>&1 && grep -q "^tcc-gen .*spec v2" "$tmp/out" && ok "tcc-gen --version" ||
   ko "tcc-gen --version"
 
 "$gen" "$tmp/typo.yaml" >"$tmp/out" 2>"$tmp/err"
@@ -163,7 +163,7 @@ expect "tcc-gen: --emit=bogus -> 2" 2 "tcc-gen: error: --emit must be asm or ir,
 "$gen" "$tmp/d1.yaml" --dump-after=bogus >"$tmp/out" 2>"$tmp/err"
 code=$?
 expect "tcc-gen: --dump-after=bogus -> 2" 2 \
-  "tcc-gen: error: --dump-after: unknown pass 'bogus' (passes: lower, sync, place, pace, rf_alloc)"
+  "tcc-gen: error: --dump-after: unknown pass 'bogus' (passes: lower, sync, pacer, place, pace, rf_alloc)"
 
 "$gen" --bogus "$tmp/d1.yaml" >"$tmp/out" 2>"$tmp/err"
 code=$?
@@ -209,7 +209,7 @@ fi
 # ---------------------------------------------------------------- tcc-grade
 
 "$grade" --help >"$tmp/out" 2>&1 && grep -q "PLAN.yaml" "$tmp/out" && ok "tcc-grade --help" || ko "tcc-grade --help"
-"$grade" --version >"$tmp/out" 2>&1 && grep -q "spec v1" "$tmp/out" && ok "tcc-grade --version" || ko "tcc-grade --version"
+"$grade" --version >"$tmp/out" 2>&1 && grep -q "spec v2" "$tmp/out" && ok "tcc-grade --version" || ko "tcc-grade --version"
 
 "$grade" >"$tmp/out" 2>"$tmp/err"
 code=$?

@@ -232,6 +232,9 @@ gboolean pass_lower_p1(Ir *ir, GError **err);
  * a SIG at the end of each producer, a WAIT at the start of each consumer
  * with the cumulative count of its family. */
 gboolean pass_sync(Ir *ir, GError **err);
+/* pacer.c: the pacing WG's task (role pacer, empty) when power.pacing_wg
+ * paces byte buckets: place binds it, pace fills it. */
+gboolean pass_pacer(Ir *ir, GError **err);
 /* place.c: bind every task to a WG (constructive: spread over the SMs used). */
 gboolean pass_place(Ir *ir, GError **err);
 /* pace.c: byte-bucket load pacing (power.bucket_bytes, power.event_interval):

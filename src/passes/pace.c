@@ -40,13 +40,11 @@ static void insert_wait(Ir *ir, IrTask *task, guint at, int64_t cycles, IrProv p
   (void)ir;
 }
 
-/* The pacer, alone on its WG: releases bucket k (SIG ev.bucket) every
- * `interval` cycles, and with a cap only once bucket k - cap has finished. */
-static void pacer(Ir *ir, const Schedule *pp, int64_t buckets, IrProv prov) {
-  int task = ir_task(ir, "pacer", -1, prov), ev = ir_event(ir, "bucket");
-  ir_task_at(ir, task)->role = ir_role(ROLE_PACER);
-  int took = ir_event(ir, "took");
-  ir_task_at(ir, task)->wg = pp->pacing_wg;
+/* The pacer task (made by the pacer pass, placed by place), alone on its WG:
+ * releases bucket k (SIG ev.bucket) every `interval` cycles, and with a cap
+ * only once bucket k - cap has finished. */
+static void pacer(Ir *ir, int task, const Schedule *pp, int64_t buckets, IrProv prov) {
+  int ev = ir_event(ir, "bucket"), took = ir_event(ir, "took");
   for (int64_t k = 1; k <= buckets; k++) {
     IrOp *op;
     if (pp->in_flight > 0 && k > pp->in_flight) {
@@ -73,11 +71,15 @@ static IrOp sync_op(IrOpKind kind, int ev, int64_t n, IrProv prov) {
  * SIG ev.took after its last load (before the next bucket's WAIT, or at the
  * task's end).  A bucket never spans tasks, so a bucket's completion depends
  * only on its own task and on tasks created before it. */
-static void paced(Ir *ir, const Schedule *pp, IrProv prov) {
-  int ev = ir_event(ir, "bucket"), took = ir_event(ir, "took");
+static gboolean paced(Ir *ir, const Schedule *pp, IrProv prov, GError **err) {
+  int ev = ir_event(ir, "bucket"), took = ir_event(ir, "took"), pacer_task = -1;
   int64_t next = 0;
   for (guint k = 0; k < ir->tasks->len; k++) {
     IrTask *task = ir_task_at(ir, (int)k);
+    if (task->role.kind == ROLE_PACER) {
+      pacer_task = (int)k;
+      continue;
+    }
     int64_t fill = -1; /* -1: no open bucket in this task */
     for (guint i = 0; i < task->ops->len; i++) {
       IrOp *op = &g_array_index(task->ops, IrOp, i);
@@ -99,18 +101,19 @@ static void paced(Ir *ir, const Schedule *pp, IrProv prov) {
       g_array_append_val(task->ops, t);
     }
   }
-  pacer(ir, pp, next, prov);
+  if (pacer_task < 0) {
+    ir_error(ir, err, prov, "internal: power.pacing_wg is set but there is no pacer task");
+    return FALSE;
+  }
+  pacer(ir, pacer_task, pp, next, prov);
+  return TRUE;
 }
 
 gboolean pass_pace(Ir *ir, GError **err) {
-  (void)err;
   const Schedule *pp = &ir->sched;
   if (pp->bucket_bytes <= 0 || pp->event_interval <= 0) return TRUE;
   IrProv prov = ir_prov(ir, "power.bucket_bytes");
-  if (pp->pacing_wg >= 0) {
-    paced(ir, pp, prov);
-    return TRUE;
-  }
+  if (pp->pacing_wg >= 0) return paced(ir, pp, prov, err);
   int64_t *fill = g_new0(int64_t, sim_machine_wgs(&ir->hw));
   gboolean *full = g_new0(gboolean, sim_machine_wgs(&ir->hw));
   for (guint k = 0; k < ir->tasks->len; k++) {

@@ -11,8 +11,9 @@ gboolean pass_lower(Ir *ir, GError **err) {
 const PassDef pass_table[] = {
     {"lower", "the problem's strategy -> tasks, tensors, ops, events", pass_lower},
     {"sync", "events, SIG and WAIT from the tasks' dependencies", pass_sync},
-    {"place", "bind tasks to WGs", pass_place},
-    {"pace", "byte-bucket load pacing per WG (power knobs)", pass_pace},
+    {"pacer", "the pacing WG's task, when power.pacing_wg paces the buckets", pass_pacer},
+    {"place", "bind tasks to WGs (the pacer to power.pacing_wg)", pass_place},
+    {"pace", "byte-bucket load pacing per WG, or by the pacer (power knobs)", pass_pace},
     {"rf_alloc", "partitions and offsets for every RF tensor", pass_rf_alloc},
     {NULL, NULL, NULL},
 };

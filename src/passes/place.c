@@ -4,7 +4,8 @@
  * of sm1, ..., then wg1 of sm0, ...) so consecutive tasks land on different
  * SMs; tasks take them round-robin in program order.  Each WG runs its tasks
  * in program order, and a task only waits for events of earlier tasks, so
- * the placement can never deadlock. */
+ * the placement can never deadlock.  The pacer task (role pacer) goes alone
+ * to power.pacing_wg, which the round robin skips. */
 #include "ir.h"
 
 gboolean pass_place(Ir *ir, GError **err) {
@@ -29,8 +30,20 @@ gboolean pass_place(Ir *ir, GError **err) {
              "place: no WG left for tasks besides the pacing WG %d", pacing);
     return FALSE;
   }
-  for (guint k = 0; k < ir->tasks->len; k++)
-    ir_task_at(ir, (int)k)->wg = g_array_index(order, int, k % order->len);
+  guint next = 0;
+  for (guint k = 0; k < ir->tasks->len; k++) {
+    IrTask *t = ir_task_at(ir, (int)k);
+    if (t->role.kind == ROLE_PACER) {
+      if (pacing < 0) {
+        g_array_free(order, TRUE);
+        ir_error(ir, err, t->prov, "internal: a pacer task but no power.pacing_wg");
+        return FALSE;
+      }
+      t->wg = pacing;
+      continue;
+    }
+    t->wg = g_array_index(order, int, next++ % order->len);
+  }
   g_array_free(order, TRUE);
   return TRUE;
 }
