@@ -531,23 +531,29 @@ static void ref_gemm(const double *A, int lda, int m, int k, const double *Bp,
 }
 
 /* y = (x - mean) / sqrt(var + eps) * g + b per row of x[n x d]; mean and the
- * biased variance sum in ascending column order. */
+ * biased variance sum in ascending column order.  eps is WL_LN_EPS except in
+ * a deviating model (wl_write_deviant). */
 static void ref_layernorm(const double *x, int n, int d, const double *g,
-                          const double *b, double *y) {
+                          const double *b, double eps, double *y) {
   for (int i = 0; i < n; i++) {
     const double *xr = x + (size_t)i * d;
     double *yr = y + (size_t)i * d, sum = 0.0, sq = 0.0;
     for (int c = 0; c < d; c++) sum += xr[c];
     double mean = sum / d;
     for (int c = 0; c < d; c++) sq += (xr[c] - mean) * (xr[c] - mean);
-    double den = sqrt(sq / d + WL_LN_EPS);
+    double den = sqrt(sq / d + eps);
     for (int c = 0; c < d; c++) yr[c] = (xr[c] - mean) / den * g[c] + b[c];
   }
 }
 
 /* GELU, tanh form, in place.  tanh(y) is evaluated as 1 - 2/(exp(2y) + 1)
- * (within ~1e-16 of tanh, and three times faster than libm's tanh). */
-static void ref_gelu(double *z, size_t n) {
+ * (within ~1e-16 of tanh, and three times faster than libm's tanh).  With
+ * `erf_form` (a deviating model only) the exact form 0.5 z (1 + erf(z/sqrt 2)). */
+static void ref_gelu(double *z, size_t n, gboolean erf_form) {
+  if (erf_form) {
+    for (size_t i = 0; i < n; i++) z[i] = 0.5 * z[i] * (1.0 + erf(z[i] / sqrt(2.0)));
+    return;
+  }
   const double k = sqrt(2.0 / G_PI);
   for (size_t i = 0; i < n; i++) {
     double y = k * (z[i] + 0.044715 * z[i] * z[i] * z[i]);
@@ -563,11 +569,15 @@ static void ref_gelu(double *z, size_t n) {
  * sums exp-weighted V rows in ascending position, then divides by the sum.
  * Both products run on the GEMM kernels, 4 rows at a time, over the
  * positions the block needs (a row's positions past its own get weight 0,
- * which leaves its sums unchanged). */
+ * which leaves its sums unchanged).
+ * A deviating model (wl_write_deviant) may scale by 1/sqrt(33) instead, or
+ * shift the mask by `ahead` = +1 (row i also sees hist+i+1, when it exists)
+ * or -1 (row i sees 0..hist+i-1; a row that sees nothing outputs 0). */
 static void ref_attend(const double *qkv, int n, int d, int heads, int hist,
-                       double *kb, double *vb, int hs, double *ao) {
+                       double *kb, double *vb, int hs, WlDeviation dev, double *ao) {
   int np = hist + n, npad = (np + 7) / 8 * 8;
-  double scale = 1.0 / sqrt((double)HEAD_DIM);
+  int ahead = dev == WL_DEV_MASK_NEXT ? 1 : dev == WL_DEV_MASK_SELF ? -1 : 0;
+  double scale = 1.0 / sqrt((double)(dev == WL_DEV_SCALE_33 ? HEAD_DIM + 1 : HEAD_DIM));
   double *kt = g_new(double, (size_t)HEAD_DIM * npad);
   double *vp = g_new(double, (size_t)HEAD_DIM * npad);
   double *S = g_new(double, (size_t)4 * npad), O[4 * HEAD_DIM], sum[4];
@@ -591,12 +601,12 @@ static void ref_attend(const double *qkv, int n, int d, int heads, int hist,
           vp[(size_t)j0 * npad + pos * 8 + jj] =
               pos < np ? V[(size_t)pos * HEAD_DIM + j0 + jj] : 0.0;
     for (int i0 = 0; i0 < n; i0 += 4) {
-      int mr = n - i0 < 4 ? n - i0 : 4, lim = hist + i0 + mr;
+      int mr = n - i0 < 4 ? n - i0 : 4, lim = MIN(hist + i0 + mr + MAX(ahead, 0), np);
       ref_gemm(qkv + (size_t)i0 * 3 * d + h * HEAD_DIM, 3 * d, mr, HEAD_DIM, kt,
                HEAD_DIM, NULL, (lim + 7) / 8 * 8, S, npad);
       for (int r = 0; r < mr; r++) {
         double *sr = S + (size_t)r * npad, m = -INFINITY;
-        int len = hist + i0 + r + 1;
+        int len = MIN(hist + i0 + r + 1 + ahead, np);
         sum[r] = 0.0;
         for (int pos = 0; pos < len; pos++) {
           sr[pos] *= scale;
@@ -611,7 +621,8 @@ static void ref_attend(const double *qkv, int n, int d, int heads, int hist,
       ref_gemm(S, npad, mr, lim, vp, npad, NULL, HEAD_DIM, O, HEAD_DIM);
       for (int r = 0; r < mr; r++)
         for (int c = 0; c < HEAD_DIM; c++)
-          ao[(size_t)(i0 + r) * d + h * HEAD_DIM + c] = O[r * HEAD_DIM + c] / sum[r];
+          ao[(size_t)(i0 + r) * d + h * HEAD_DIM + c] =
+              sum[r] > 0.0 ? O[r * HEAD_DIM + c] / sum[r] : 0.0;
     }
   }
   g_free(kt);
@@ -629,21 +640,23 @@ typedef struct {
   double *h, *o, *qkv, *t;
 } RefWork;
 
-/* One pre-LN block on x[n x d] in place (see ref_attend for kb/vb/hs/hist). */
+/* One pre-LN block on x[n x d] in place (see ref_attend for kb/vb/hs/hist);
+ * dev is WL_DEV_NONE but in a deviating model (wl_write_deviant). */
 static void ref_block(const Problem *p, const RefLayer *L, double *x, int n, int hist,
-                      double *kb, double *vb, int hs, const RefWork *w) {
+                      double *kb, double *vb, int hs, WlDeviation dev, const RefWork *w) {
   int d = p->d_model, f = p->d_ff;
   size_t nd = (size_t)n * d;
   double *h = w->h, *o = w->o, *qkv = w->qkv, *t = w->t;
-  ref_layernorm(x, n, d, L->w[W_LN1G], L->w[W_LN1B], h);
+  double eps = dev == WL_DEV_LN_EPS_1E6 ? 1e-6 : dev == WL_DEV_LN_EPS_1E3 ? 1e-3 : WL_LN_EPS;
+  ref_layernorm(x, n, d, L->w[W_LN1G], L->w[W_LN1B], eps, h);
   ref_gemm(h, d, n, d, L->w[W_QKV], d, L->w[W_BQKV], 3 * d, qkv, 3 * d);
-  ref_attend(qkv, n, d, p->heads, hist, kb, vb, hs, h);
-  ref_gemm(h, d, n, d, L->w[W_O], d, L->w[W_BO], d, o, d);
+  ref_attend(qkv, n, d, p->heads, hist, kb, vb, hs, dev, h);
+  ref_gemm(h, d, n, d, L->w[W_O], d, dev == WL_DEV_DROP_BO ? NULL : L->w[W_BO], d, o, d);
   ref_add(x, o, nd);
-  ref_layernorm(x, n, d, L->w[W_LN2G], L->w[W_LN2B], h);
+  ref_layernorm(x, n, d, L->w[W_LN2G], L->w[W_LN2B], eps, h);
   ref_gemm(h, d, n, d, L->w[W_1], d, L->w[W_B1], f, t, f);
-  ref_gelu(t, (size_t)n * f);
-  ref_gemm(t, f, n, f, L->w[W_2], f, L->w[W_B2], d, o, d);
+  ref_gelu(t, (size_t)n * f, dev == WL_DEV_GELU_ERF);
+  ref_gemm(t, f, n, f, L->w[W_2], f, dev == WL_DEV_DROP_B2 ? NULL : L->w[W_B2], d, o, d);
   ref_add(x, o, nd);
 }
 
@@ -662,6 +675,7 @@ typedef struct {
   const RefLayer *L; /* p->layers of them */
   Ref *r;
   int nseq, n, hist, hs, nthreads;
+  WlDeviation dev; /* WL_DEV_NONE: the spec's model */
 } RefJob;
 
 typedef struct {
@@ -681,7 +695,7 @@ static gpointer ref_seq_worker(gpointer data) {
     size_t kvo = (size_t)s * p->heads * j->hs * HEAD_DIM;
     for (int l = 0; l < p->layers; l++)
       ref_block(p, &j->L[l], j->r->out + (size_t)s * nd, j->n, j->hist,
-                j->r->k[l] + kvo, j->r->v[l] + kvo, j->hs, &w);
+                j->r->k[l] + kvo, j->r->v[l] + kvo, j->hs, j->dev, &w);
   }
   g_free(w.h);
   g_free(w.o);
@@ -712,9 +726,11 @@ static void ref_history(const Problem *p, const Abi *abi, uint64_t seed, int l,
 /* Run the whole model for a seed.  D1's steps form one sequence whose first
  * `history` positions are the given cache; P1's sequences are independent
  * and run on up to one thread per processor (each value is computed the
- * same way whatever thread runs it, so the result is deterministic). */
-static void ref_run(const Problem *p, const Abi *abi, uint64_t seed, Ref *r) {
-  RefJob j = {.p = p, .r = r};
+ * same way whatever thread runs it, so the result is deterministic).  dev
+ * is WL_DEV_NONE except for wl_write_deviant. */
+static void ref_run(const Problem *p, const Abi *abi, uint64_t seed, WlDeviation dev,
+                    Ref *r) {
+  RefJob j = {.p = p, .r = r, .dev = dev};
   j.nseq = p->kind == PROB_D1 ? 1 : p->seqs;
   j.n = p->kind == PROB_D1 ? p->steps : p->rows;
   j.hist = p->kind == PROB_D1 ? p->history : 0;
@@ -849,7 +865,7 @@ void wl_check(const Problem *p, const Abi *abi, uint64_t seed, const float *hbm,
     return;
   }
   memset(out, 0, sizeof *out);
-  ref_run(p, abi, seed, &r);
+  ref_run(p, abi, seed, WL_DEV_NONE, &r);
   walk(p, abi, &r, hbm, NULL, out);
   ref_free(&r);
   out->pass = out->max_abs_err <= WL_TOLERANCE && out->unwritten == 0;
@@ -858,8 +874,31 @@ void wl_check(const Problem *p, const Abi *abi, uint64_t seed, const float *hbm,
 /* The reference outputs rounded to float, written where the program must
  * write them (out and the new K/V): a correct HBM image for tests. */
 void wl_write_reference(const Problem *p, const Abi *abi, uint64_t seed, float *hbm) {
+  wl_write_deviant(p, abi, seed, WL_DEV_NONE, hbm);
+}
+
+/* For tests: the outputs of a model with one known bug, computed like the
+ * reference (in double, rounded to float once) and written where a program
+ * writes them. */
+void wl_write_deviant(const Problem *p, const Abi *abi, uint64_t seed, WlDeviation dev,
+                      float *hbm) {
   Ref r;
-  ref_run(p, abi, seed, &r);
+  ref_run(p, abi, seed, dev, &r);
   walk(p, abi, &r, NULL, hbm, NULL);
   ref_free(&r);
+}
+
+/* ORDER-MATTERS: indexed by WlDeviation. */
+static const char *const wl_dev_names[WL_DEV_COUNT] = {
+    "none", "gelu-erf", "ln-eps-1e-6", "ln-eps-1e-3", "scale-33",
+    "drop-bo", "drop-b2", "mask-next", "mask-self"};
+
+const char *wl_deviation_name(WlDeviation dev) {
+  return (int)dev >= 0 && dev < WL_DEV_COUNT ? wl_dev_names[dev] : "?";
+}
+
+/* Every deviation is a possible program on both problems, except that a D1
+ * step cannot see the next step's position (its input is not released). */
+gboolean wl_deviation_applies(const Problem *p, WlDeviation dev) {
+  return (int)dev >= 0 && dev < WL_DEV_COUNT && !(dev == WL_DEV_MASK_NEXT && p->kind == PROB_D1);
 }

@@ -10,8 +10,8 @@
 #include <glib.h>
 #include <stdint.h>
 
-#define TCC_SIM_VERSION "tcc-sim 1.0.0 (spec v1)"
-#define TCC_SPEC_VERSION 1
+#define TCC_SIM_VERSION "tcc-sim 1.1.0 (spec v2)"
+#define TCC_SPEC_VERSION 2
 
 typedef struct Machine {
   int sms;          /* streaming multiprocessors                        */

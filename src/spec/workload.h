@@ -47,7 +47,7 @@ typedef struct Abi {
 
 #define WL_SCRATCH_BYTES (8u << 20) /* the scratch area's minimum size  */
 #define WL_HEAD_DIM 32 /* the width of an attention head: d_model = WL_HEAD_DIM * heads */
-#define WL_TOLERANCE 5e-4 /* max abs error allowed on every checked value */
+#define WL_TOLERANCE 1e-4 /* max abs error allowed on every checked value (spec v2; v1: 5e-4) */
 #define WL_LN_EPS 1e-5
 
 /* Defaults of the brief for a kind; setting a `.problem` key by name. */
@@ -90,6 +90,36 @@ void wl_check(const Problem *p, const Abi *abi, uint64_t seed, const float *hbm,
 /* Write the reference outputs (rounded to float) where the program must write
  * them (out and the new K/V): a correct HBM image for tests. */
 void wl_write_reference(const Problem *p, const Abi *abi, uint64_t seed, float *hbm);
+
+/* FOR TESTS ONLY -- never part of a run or a check.  Bug classes a program
+ * could have, each a model that differs from the spec's in one way; the
+ * tolerance is chosen so that wl_check rejects them (docs/workloads.md
+ * section 6, tests/unit/test_workload.c). */
+typedef enum {
+  WL_DEV_NONE,        /* the spec's model (wl_write_reference)                  */
+  WL_DEV_GELU_ERF,    /* GELU(z) = 0.5 z (1 + erf(z/sqrt 2)), not the tanh form  */
+  WL_DEV_LN_EPS_1E6,  /* LayerNorm epsilon 1e-6 instead of WL_LN_EPS            */
+  WL_DEV_LN_EPS_1E3,  /* LayerNorm epsilon 1e-3 (Keras's default)               */
+  WL_DEV_SCALE_33,    /* scores scaled by 1/sqrt(33) instead of 1/sqrt(32)      */
+  WL_DEV_DROP_BO,     /* the attention projection's bias bo omitted             */
+  WL_DEV_DROP_B2,     /* the FFN output bias b2 omitted                         */
+  WL_DEV_MASK_NEXT,   /* P1 only: row i also sees row i+1 of its sequence       */
+  WL_DEV_MASK_SELF,   /* a row does not see its own position (P1's row 0 sees
+                         nothing: its attention output is 0)                   */
+  WL_DEV_COUNT
+} WlDeviation;
+
+/* A deviation's short name ("gelu-erf", ...); "?" when out of range. */
+const char *wl_deviation_name(WlDeviation dev);
+/* Whether a program of problem p could have the bug (FALSE for mask-next on
+ * D1: a step cannot see the next one, whose input is not yet released). */
+gboolean wl_deviation_applies(const Problem *p, WlDeviation dev);
+/* FOR TESTS ONLY: compute the outputs of the deviating model `dev` in double
+ * (exactly as the reference, rounded to float once) and write them where a
+ * program writes them (out; P1 k_out/v_out; D1 cache rows
+ * history..history+steps-1).  WL_DEV_NONE is wl_write_reference. */
+void wl_write_deviant(const Problem *p, const Abi *abi, uint64_t seed, WlDeviation dev,
+                      float *hbm);
 
 #define WL_ERROR (wl_error_quark())
 GQuark wl_error_quark(void);
