@@ -11,7 +11,6 @@
  * callers just propagate FALSE; P->tok is the current token and never a
  * comment.  The grammar rule each function accepts is in the comment above it.
  */
-#define _DEFAULT_SOURCE 1 /* madvise() */
 #include <errno.h>
 #include <fcntl.h>
 #include <float.h>
@@ -19,7 +18,6 @@
 #include <math.h>
 #include <stdarg.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -108,20 +106,6 @@ typedef struct Parser {
 
 /* ---------------------------------------------------------------- memory */
 
-/* Large blocks written once from start to end (the source, the
- * instructions): ask for transparent huge pages, since one 4 KiB page fault
- * per page would cost more than parsing what it holds.  Only a hint. */
-static void huge_hint(void *p, size_t n) {
-#ifdef MADV_HUGEPAGE
-  if (n < (4u << 20)) return;
-  uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-  uintptr_t a = ((uintptr_t)p + page - 1) & ~(page - 1), e = ((uintptr_t)p + n) & ~(page - 1);
-  if (e > a) (void)madvise((void *)a, e - a, MADV_HUGEPAGE);
-#else
-  (void)p;
-  (void)n;
-#endif
-}
 
 /* A first guess at the instructions in n bytes of text: lines are rarely
  * shorter than 16 bytes (and the array grows when they are). */
@@ -1246,7 +1230,7 @@ static Insn *new_insn(Parser *P) {
     size_t cap = MAX(2 * P->capcode, 64);
     P->code = g_renew(Insn, P->code, cap);
     memset(P->code + P->capcode, 0, (cap - P->capcode) * sizeof(Insn));
-    huge_hint(P->code, cap * sizeof(Insn));
+    sim_huge_hint(P->code, cap * sizeof(Insn));
     P->capcode = cap;
   }
   return &P->code[P->ncode];
@@ -1532,12 +1516,12 @@ static Program *parse_owned(const char *file, char *buf, size_t len, GError **er
   prog->regions = g_ptr_array_new_with_free_func(free_region);
   prog->events = g_ptr_array_new_with_free_func(g_free);
   prog->texts = g_ptr_array_sized_new((guint)cap);
-  huge_hint(prog->texts->pdata, cap * sizeof(gpointer));
+  sim_huge_hint(prog->texts->pdata, cap * sizeof(gpointer));
   prog->lists = g_ptr_array_new_with_free_func(g_free);
   g_ptr_array_add(prog->events, g_strdup("in")); /* event 0 */
   Parser P = {.file = file, .prog = prog, .cur = -1, .src = buf, .capcode = cap};
   P.code = g_new0(Insn, cap); /* fresh pages: calloc need not clear them */
-  huge_hint(P.code, cap * sizeof(Insn));
+  sim_huge_hint(P.code, cap * sizeof(Insn));
   P.fixups = g_array_new(FALSE, FALSE, sizeof(Fixup));
   names_put(&P.events, g_ptr_array_index(prog->events, 0), 1);
   for (int i = 0; i < OP__COUNT; i++) {
@@ -1562,7 +1546,7 @@ static Program *parse_owned(const char *file, char *buf, size_t len, GError **er
 Program *sim_asm_parse(const char *file, const char *text, size_t len, GError **err) {
   g_return_val_if_fail(err == NULL || *err == NULL, NULL);
   char *copy = g_malloc(len + 1 + SRC_PAD); /* the NUL sentinel the lexer needs, and padding */
-  huge_hint(copy, len + 1 + SRC_PAD);
+  sim_huge_hint(copy, len + 1 + SRC_PAD);
   memcpy(copy, text, len);
   memset(copy + len, 0, 1 + SRC_PAD);
   return parse_owned(file, copy, len, err);
@@ -1600,7 +1584,7 @@ static char *read_file(const char *file, size_t *len, int *errnum) {
     *errnum = ENOMEM;
     goto fail;
   }
-  huge_hint(buf, cap + 1 + SRC_PAD);
+  sim_huge_hint(buf, cap + 1 + SRC_PAD);
   for (;;) {
     if (got == cap) { /* a file that grew, or not a regular file */
       char *more = cap < SIZE_MAX / 4 ? g_try_realloc(buf, 2 * cap + 1 + SRC_PAD) : NULL;

@@ -1,6 +1,10 @@
 /* program.c - the instruction tables expanded from ops.def, and the
  * lifetime and printing helpers of an assembled Program (program.h). */
+#define _DEFAULT_SOURCE 1 /* madvise() */
 #include "program.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
 
 G_DEFINE_QUARK(tcc-asm-error-quark, sim_asm_error)
 
@@ -21,6 +25,18 @@ const OpForm sim_op_form[OP__COUNT] = {
 #include "ops.def"
 #undef X
 };
+
+void sim_huge_hint(void *p, size_t n) {
+#ifdef MADV_HUGEPAGE
+  if (n < (4u << 20)) return;
+  uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+  uintptr_t a = ((uintptr_t)p + page - 1) & ~(page - 1), e = ((uintptr_t)p + n) & ~(page - 1);
+  if (e > a) (void)madvise((void *)a, e - a, MADV_HUGEPAGE);
+#else
+  (void)p;
+  (void)n;
+#endif
+}
 
 void sim_program_free(Program *p) {
   if (!p) return;

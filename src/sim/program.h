@@ -107,6 +107,11 @@ Program *sim_asm_load(const char *file, GError **err); /* reads the file */
  * result; tests set FALSE to compare against the general parser. */
 extern gboolean sim_asm_fast_path;
 void sim_program_free(Program *p);
+/* Ask for transparent huge pages on a large block that will be written from
+ * end to end (HBM, the instructions, the source): one 4 KiB page fault per
+ * page costs more than filling it.  Only a hint; blocks under 4 MiB are left
+ * alone. */
+void sim_huge_hint(void *p, size_t n);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(Program, sim_program_free)
 
 /* Pretty region/operand names for diagnostics ("wg5.x[0:1,0:128]"). */

@@ -5,12 +5,9 @@
  * One heap orders everything by (time, insertion).  A WG pops when its next
  * instruction may issue; it issues as many instructions as it can without
  * passing the next event in the heap, so idle time is never stepped. */
-#define _DEFAULT_SOURCE 1 /* madvise() */
 #include <math.h>
 #include <stdarg.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include "sim_internal.h"
 
@@ -716,20 +713,6 @@ static void run_wg(Sim *s, Wg *w) {
 
 /* ---- set-up and tear-down -------------------------------------------- */
 
-/* HBM is written from end to end at start (up to 1.4 GB at the largest
- * dims): ask for transparent huge pages, since one 4 KiB page fault per page
- * costs more than filling it.  Only a hint. */
-static void huge_hint(void *p, size_t n) {
-#ifdef MADV_HUGEPAGE
-  if (n < (4u << 20)) return;
-  uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-  uintptr_t a = ((uintptr_t)p + page - 1) & ~(page - 1), e = ((uintptr_t)p + n) & ~(page - 1);
-  if (e > a) (void)madvise((void *)a, e - a, MADV_HUGEPAGE);
-#else
-  (void)p;
-  (void)n;
-#endif
-}
 
 static void sim_init(Sim *s, const Program *p, const SimOptions *o) {
   memset(s, 0, sizeof *s);
@@ -744,7 +727,7 @@ static void sim_init(Sim *s, const Program *p, const SimOptions *o) {
   s->hbm_words = p->abi.hbm_bytes / 4;
   if (!o->timing_only) {
     s->hbm = g_new(float, s->hbm_words);
-    huge_hint(s->hbm, s->hbm_words * sizeof(float));
+    sim_huge_hint(s->hbm, s->hbm_words * sizeof(float));
     wl_init_hbm(&p->prob, &p->abi, o->seed, s->hbm);
   }
   if (m->sh_kib > 0) {
