@@ -57,7 +57,7 @@ MANPAGES  := $(PROGRAMS:%=man/%.1)
 DOCFILES  := $(wildcard docs/*.md)
 EXAMPLES  := plans/baseline.yaml
 
-.PHONY: all check unit-check asm-check golden-check grade-check install-check clang-check corner-check \
+.PHONY: all check unit-check asm-check golden-check pass-check grade-check install-check clang-check corner-check \
         update-golden bench bench-run demo demo-run install uninstall clean deps
 all: $(BUILD)/tcc-sim $(BUILD)/tcc-gen $(BUILD)/tcc-grade
 
@@ -129,6 +129,14 @@ $(BUILD)/tests/grade-table: src/driver/tcc_grade.c $(BUILD)/libtccgen.a $(BUILD)
 golden-check: $(BUILD)/tcc-gen $(BUILD)/tcc-sim
 	sh tests/run_golden.sh $(BUILD)
 
+# Pass tests: tests/passes/NAME.ir, an IR with the passes to run and the
+# lines to expect in its comments (docs/compiler.md, "Testing a pass"); the
+# runner's own failures: tests/passes/bad/NAME.ir against NAME.err.
+pass-check: $(BUILD)/libtccgen.a $(BUILD)/libtccsim.a $(HDRS) $(GEN_HDRS) | $(BUILD)/tests
+	$(CC) $(GEN_CFLAGS) -o $(BUILD)/tests/run-passes tests/run_passes.c $(BUILD)/libtccgen.a \
+	  $(BUILD)/libtccsim.a $(LDLIBS)
+	$(BUILD)/tests/run-passes tests/passes/*.ir --fail tests/passes/bad/*.ir
+
 # The corners of every documented shape range compile (or are refused at the
 # dim, over the program size limit); small shapes whose tiles pad to whole
 # RF partitions compile and pass tcc-sim (docs/plan.md section 5).
@@ -141,7 +149,7 @@ update-golden: $(BUILD)/tcc-gen $(BUILD)/tcc-sim
 	UPDATE=1 sh tests/run_golden.sh $(BUILD)
 
 check: deps
-	$(MAKE) unit-check asm-check golden-check corner-check grade-check install-check
+	$(MAKE) unit-check asm-check golden-check pass-check corner-check grade-check install-check
 	$(MAKE) BUILD=build-asan OPT=-O1 \
 	  SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
 	  unit-check asm-check golden-check corner-check
