@@ -438,8 +438,8 @@ START_TEST(test_every_op) {
   g_autofree char *text = ir_print(ir);
   static const char *const lines[] = {
       "task a.blk wg 5 stage 0 role att tile=3 seq=0 head=2 slice=1 signals h#1  ; p1.row_tile:7\n",
-      "task b.tail wg 3 stage 3 role w2 proj=w2 step=4 layer=0 panel=7 kshard=1 waits h#0, k#0 "
-      "signals k#0  ; -\n",
+      ("task b.tail wg 3 stage 3 role w2 proj=w2 step=4 layer=0 panel=7 kshard=1 waits h#0, k#0 "
+       "signals k#0  ; -\n"),
       "task c wg 999 stage -1 role pacer  ; p1.panels.w1\n",
       "  rf y.pad 256x32 (uses 200 rows) p2 (2 parts) live 3..9\n",
       "  rf s 32x1 p0+4032\n",
