@@ -502,7 +502,7 @@ static gboolean group_ref(Pr *P, int *g) {
   g_autofree char *fam = g_strndup(s, (gsize)(P->p - s));
   P->p++;
   int64_t n;
-  if (!int_in(P, 0, 1 << 24, "a group number", &n)) return FALSE;
+  if (!int_in(P, 0, 1 << 20, "a group number", &n)) return FALSE;
   GArray *a = g_hash_table_lookup(P->groups, fam);
   if (!a) {
     a = g_array_new(FALSE, FALSE, sizeof(int));
