@@ -190,7 +190,7 @@ const PlanKnobDef plan_knobs[PLAN_NKNOBS] = {
     INT("placement.partition_weight", BOTH, obj_partition_weight, 0, 10000, 20, -1, NULL, 0,
         0),
     INT("placement.active_weight", BOTH, obj_active_weight, 0, 10000, 0, -1, NULL, 0, 0),
-    INT("attention.slices", D1, attn_slices, 1, 8, 1, -1, check_slices, 3, 0),
+    INT("attention.slices", D1, attn_slices, 1, 8, 1, -1, check_slices, 0, 0),
     ENUM("attention.slice_map", D1, slice_map, slicemap_names, SLICEMAP_ROUND_ROBIN, 0, 0),
     BOOL("ffn.fused", D1, ffn_fused, 0, -1, NULL, 3, 0),
     INT("ffn.producers", D1, ffn_producers, 1, 512, 32, -1, NULL, 0, 0),

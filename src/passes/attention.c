@@ -10,7 +10,9 @@
  *        z = z*a + rowsum(s);  o = o*a + s . V_j
  *
  * and at the end o /= z.  The same result as the whole-row softmax up to
- * FP32 rounding (docs/workloads.md's tolerance). */
+ * FP32 rounding (docs/workloads.md's tolerance).  Attention slices stop
+ * before the division: each slice keeps (m, z, u) and lw_attention_merge
+ * weights them by exp(m - max m). */
 #include "lower.h"
 
 /* Partitions that tensors of these shapes take when they are live at once:
@@ -53,7 +55,7 @@ static void op1(Ir *ir, int task, IrOpKind k, IrView d, IrView a, float imm, IrP
   op->d = d, op->a = a, op->imm = imm, op->prov = prov;
 }
 
-void lw_attention_blocked(Ir *ir, int task, const char *tag, const LwAttention *at) {
+void lw_attention_blocked(Ir *ir, int task, const char *tag, const LwAttention *at, LwPartial *partial) {
   int R = at->q.rows, B = at->block;
   IrView none = ir_win(-1, 0, 0, 0, 0);
   int kb = lw_rf_sub(ir, task, tag, "kb", B, WL_HEAD_DIM), vb = lw_rf_sub(ir, task, tag, "vb", B, WL_HEAD_DIM);
@@ -94,6 +96,26 @@ void lw_attention_blocked(Ir *ir, int task, const char *tag, const LwAttention *
     op = ir_emit(ir, task, IR_MMA);
     op->mods = j == 0 ? IR_MOD_Z : 0, op->d = at->o, op->a = sv, op->b = vv, op->prov = pv;
   }
+  if (partial) {
+    partial->m = m, partial->z = z;
+    return;
+  }
   op1(ir, task, IR_SRECIP, z, z, 0, pv);
   op2(ir, task, IR_VMUL, at->o, at->o, z, pv);
+}
+
+void lw_attention_merge(Ir *ir, int task, const char *tag, IrView m, IrView z, IrView u, IrView o,
+                        IrProv prov) {
+  IrView none = ir_win(-1, 0, 0, 0, 0);
+  IrView M = ir_all(ir, lw_rf_sub(ir, task, tag, "mmax", 1, 1));
+  IrView Z = ir_all(ir, lw_rf_sub(ir, task, tag, "zsum", 1, 1));
+  op2(ir, task, IR_VRMAX, M, m, none, prov);
+  op2(ir, task, IR_VSUB, m, m, M, prov);  /* m_k - M */
+  op1(ir, task, IR_SEXP, m, m, 0, prov); /* a_k = exp(m_k - M) */
+  op2(ir, task, IR_VMUL, z, z, m, prov);  /* a_k z_k */
+  op2(ir, task, IR_VRSUM, Z, z, none, prov);
+  IrOp *op = ir_emit(ir, task, IR_MMA); /* o = sum_k a_k u_k */
+  op->mods = IR_MOD_Z, op->d = o, op->a = m, op->b = u, op->prov = prov;
+  op1(ir, task, IR_SRECIP, Z, Z, 0, prov);
+  op2(ir, task, IR_VMUL, o, o, Z, prov);
 }

@@ -78,7 +78,21 @@ typedef struct LwAttention {
   float scale;
   IrProv prov;
 } LwAttention;
-void lw_attention_blocked(Ir *ir, int task, const char *tag, const LwAttention *at);
+/* With `partial` NULL, o ends normalised (divided by the row sum).  Else o
+ * is left as u = sum_j exp(s_j - m) V_j and *partial gets the views of the
+ * row max m and the row sum z (R x 1): one slice's (m, z, u) for
+ * lw_attention_merge. */
+typedef struct LwPartial {
+  IrView m, z;
+} LwPartial;
+void lw_attention_blocked(Ir *ir, int task, const char *tag, const LwAttention *at, LwPartial *partial);
+/* The merge of S slices of one query row (attention slices): m and z are
+ * 1 x S (each slice's row max and row sum), u is S x 32 (each slice's
+ * unnormalised output): M = max m, a = exp(m - M), o (1 x 32) = (a . u) /
+ * (a . z).  Slices are weighted by exp(m - M), never averaged.  m, z and u
+ * are overwritten. */
+void lw_attention_merge(Ir *ir, int task, const char *tag, IrView m, IrView z, IrView u, IrView o,
+                        IrProv prov);
 /* Whether tensors of these n shapes (rows, cols), live at once, fit in one
  * WG's RF: the choice between the whole-row attention and the blocked one. */
 gboolean lw_attention_fits(const Ir *ir, const int (*shape)[2], int n);

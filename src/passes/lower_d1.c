@@ -30,6 +30,8 @@ typedef struct D1 {
   LwProj qkv, wo, w1, w2;
   IrProv kv_prov, spacing_prov, base, att_prov;
   D1Scratch *scr;         /* per layer */
+  int *part;              /* per layer, with attention slices: where the     */
+                          /* slices' (m, z, u) go (floats from scratch)     */
   int att_block;          /* keys per block of the streamed attention; 0:   */
                           /* all of a head's keys and values at once        */
   int fences;             /* uses of the current task's fence event */
@@ -115,8 +117,68 @@ static void stage_qkv(D1 *c, int t, int l, int stage) {
 }
 
 /* One head over positions 0..history+t of its cache rows. */
+/* Attention slices (attention.slices = S > 1): slice k of head h attends to
+ * history positions [k*hs, (k+1)*hs) (hs = history / S), the last slice also
+ * to the new positions history..history+t; each stores its row max m, row
+ * sum z and unnormalised output u to scratch (layer l's area: m of head h
+ * slice k at part + h*S + k, z at part + H*S + h*S + k, u at part + 2*H*S +
+ * (h*S + k)*32).  Then one task per head merges its S slices
+ * (lw_attention_merge).  The slices form one group, the merges the stage's:
+ * what the wo stage waits for is unchanged. */
+static void stage_att_sliced(D1 *c, int t, int l, int stage) {
+  Ir *ir = c->ir;
+  int S = c->pp->attn_slices, H = c->heads, hs = c->pb->history / S, n = c->pb->history + t + 1;
+  int pm = c->part[l], pz = pm + H * S, pu = pz + H * S;
+  g_autofree char *ksym = g_strdup_printf("k_cache.l%d", l), *vsym = g_strdup_printf("v_cache.l%d", l);
+  g_autofree char *pev = stage_event("attp", l), *done = stage_event("att", l);
+  int after = c->g_qkv, pgrp = ir_group(ir, pev), grp = c->g_att = ir_group(ir, done);
+  for (int h = 0; h < H; h++)
+    for (int k = 0; k < S; k++) {
+      g_autofree char *tag = g_strdup_printf("t%d.l%d.att.h%d.s%d", t, l, h, k);
+      IrRole role = ir_role(ROLE_ATT);
+      role.step = t, role.layer = l, role.head = h, role.slice = k;
+      int task = lw_task(ir, tag, stage, c->att_prov, role);
+      ir_task_waits(ir, task, after);
+      int k0 = k * hs, keys = k == S - 1 ? n - k0 : hs;
+      IrView q = ir_all(ir, lw_rf_sub(ir, task, tag, "q", 1, WL_HEAD_DIM));
+      IrView u = ir_all(ir, lw_rf_sub(ir, task, tag, "u", 1, WL_HEAD_DIM));
+      lw_load(ir, task, q, "scratch", 0, c->scr[l].q + h * WL_HEAD_DIM, c->d, c->base);
+      LwAttention at = {q, u, ir_win(-1, 0, 0, 0, 0), ksym, vsym, h * c->pos + k0, keys,
+                        lw_attention_block(ir, 1, keys, 256), lw_att_scale(), c->att_prov};
+      LwPartial part;
+      lw_attention_blocked(ir, task, tag, &at, &part);
+      spacing(c, task);
+      lw_store(ir, task, part.m, "scratch", 0, pm + h * S + k, 1, c->att_prov);
+      lw_store(ir, task, part.z, "scratch", 0, pz + h * S + k, 1, c->att_prov);
+      lw_store(ir, task, u, "scratch", 0, pu + (h * S + k) * WL_HEAD_DIM, WL_HEAD_DIM, c->att_prov);
+      ir_task_signals(ir, task, pgrp);
+    }
+  for (int h = 0; h < H; h++) {
+    g_autofree char *tag = g_strdup_printf("t%d.l%d.att.h%d.merge", t, l, h);
+    IrRole role = ir_role(ROLE_ATT);
+    role.step = t, role.layer = l, role.head = h;
+    int task = lw_task(ir, tag, stage, c->att_prov, role);
+    ir_task_waits(ir, task, pgrp);
+    IrView m = ir_all(ir, lw_rf_sub(ir, task, tag, "m", 1, S));
+    IrView z = ir_all(ir, lw_rf_sub(ir, task, tag, "z", 1, S));
+    IrView u = ir_all(ir, lw_rf_sub(ir, task, tag, "u", S, WL_HEAD_DIM));
+    IrView o = ir_all(ir, lw_rf_sub(ir, task, tag, "o", 1, WL_HEAD_DIM));
+    lw_load(ir, task, m, "scratch", 0, pm + h * S, S, c->att_prov);
+    lw_load(ir, task, z, "scratch", 0, pz + h * S, S, c->att_prov);
+    lw_load(ir, task, u, "scratch", 0, pu + h * S * WL_HEAD_DIM, WL_HEAD_DIM, c->att_prov);
+    lw_attention_merge(ir, task, tag, m, z, u, o, c->att_prov);
+    spacing(c, task);
+    lw_store(ir, task, o, "scratch", 0, c->scr[l].att + h * WL_HEAD_DIM, c->d, c->base);
+    ir_task_signals(ir, task, grp);
+  }
+}
+
 static void stage_att(D1 *c, int t, int l, int stage) {
   Ir *ir = c->ir;
+  if (c->pp->attn_slices > 1) {
+    stage_att_sliced(c, t, l, stage);
+    return;
+  }
   int n = c->pb->history + t + 1;
   g_autofree char *ksym = g_strdup_printf("k_cache.l%d", l), *vsym = g_strdup_printf("v_cache.l%d", l);
   g_autofree char *done = stage_event("att", l);
@@ -133,7 +195,7 @@ static void stage_att(D1 *c, int t, int l, int stage) {
       lw_load(ir, task, q, "scratch", 0, c->scr[l].q + h * WL_HEAD_DIM, c->d, c->base);
       LwAttention at = {q, o, ir_win(-1, 0, 0, 0, 0), ksym, vsym, h * c->pos, n, c->att_block,
                         lw_att_scale(), c->base};
-      lw_attention_blocked(ir, task, tag, &at);
+      lw_attention_blocked(ir, task, tag, &at, NULL);
       spacing(c, task);
       lw_store(ir, task, o, "scratch", 0, c->scr[l].att + h * WL_HEAD_DIM, c->d, c->base);
       ir_task_signals(ir, task, grp);
@@ -260,6 +322,10 @@ gboolean pass_lower_d1(Ir *ir, GError **err) {
     c.scr[l] = s;
     off += 6 * c.d + c.f;
   }
+  /* the slices' partial results, after every layer's rows (none without
+   * slices: the baseline's scratch layout is unchanged) */
+  c.part = g_new(int, L);
+  for (int l = 0; l < L; l++) c.part[l] = off + l * c.heads * pp->attn_slices * (2 + WL_HEAD_DIM);
   /* the program size limit: step 0 is checked stage by stage (a step grows
    * with layers), then step by step (the attention grows with t: the last
    * check, on the whole program, is exact) */
@@ -286,5 +352,6 @@ gboolean pass_lower_d1(Ir *ir, GError **err) {
     ok = ok && lw_budget_units(ir, err, t + 1, ir->prob.steps, "step", steps, "steps");
   }
   g_free(c.scr);
+  g_free(c.part);
   return ok;
 }

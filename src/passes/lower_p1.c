@@ -169,7 +169,7 @@ static void stage_att(P1 *c, int l, int stage) {
           lw_load(ir, task, q, "scratch", row, c->scr.q + h * WL_HEAD_DIM, c->d, c->base);
           causal_mask(c, task, mask);
           LwAttention at = {q, o, mask, ksym, vsym, kv_row, n, R, lw_att_scale(), c->base};
-          lw_attention_blocked(ir, task, tag, &at);
+          lw_attention_blocked(ir, task, tag, &at, NULL);
           spacing(c, task);
           lw_store(ir, task, o, "scratch", row, c->scr.att + h * WL_HEAD_DIM, c->d, c->base);
                     continue;

@@ -18,8 +18,10 @@
  * Small plans are written inline with small `problem:` dims so that the whole
  * suite stays fast; only the baseline runs at full size. */
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 
+#include "lower.h"
 #include "pipeline.h"
 #include "tests.h"
 
@@ -333,6 +335,52 @@ START_TEST(test_sync_counts_producers) {
   sim_options_default(&o);
   ck_assert_msg(t_run(asm_text, &o, &r, &err), "%s", err ? err->message : "?");
   ck_assert_msg(r.checked && r.check.pass, "error %g at %s", r.check.max_abs_err, r.check.worst);
+  sim_result_clear(&r);
+}
+END_TEST
+
+/* The merge of attention slices (lw_attention_merge) on the seeds' example:
+ * slice A (m = 10, z = 2, u = 1s) and slice B (m = 8, z = 3, u = 0s) give the
+ * denominator 2 + 3e^-2 = 2.406 and o = 1 / 2.406 = 0.4156; averaging the
+ * slices (0.25) or summing them unweighted (1/5) is wrong. */
+START_TEST(test_slice_merge_example) {
+  g_autoptr(Plan) plan = small_plan(PROB_D1, NULL);
+  g_autoptr(Ir) ir = ir_new(&plan->hw, &plan->d1.dims, "merge.yaml");
+  int t = ir_task(ir, "merge", 0, (IrProv){NULL, 0, 0});
+  IrView m = ir_all(ir, ir_tensor_rf(ir, t, "m", 1, 2)), z = ir_all(ir, ir_tensor_rf(ir, t, "z", 1, 2));
+  IrView u = ir_all(ir, ir_tensor_rf(ir, t, "u", 2, 32)), o = ir_all(ir, ir_tensor_rf(ir, t, "o", 1, 32));
+  const struct {
+    IrView v;
+    float x;
+  } fill[] = {{ir_win(m.t, 0, 1, 0, 1), 10.0f}, {ir_win(m.t, 0, 1, 1, 1), 8.0f},
+              {ir_win(z.t, 0, 1, 0, 1), 2.0f},  {ir_win(z.t, 0, 1, 1, 1), 3.0f},
+              {ir_win(u.t, 0, 1, 0, 32), 1.0f}, {ir_win(u.t, 1, 1, 0, 32), 0.0f}};
+  for (unsigned i = 0; i < G_N_ELEMENTS(fill); i++) {
+    IrOp *op = ir_emit(ir, t, IR_VFILL);
+    op->d = fill[i].v, op->imm = fill[i].x;
+  }
+  lw_attention_merge(ir, t, "merge", m, z, u, o, (IrProv){NULL, 0, 0});
+  lw_store(ir, t, o, "scratch", 0, 0, 32, (IrProv){NULL, 0, 0});
+  ir_task_at(ir, t)->wg = 0;
+  g_autoptr(GError) err = NULL;
+  ck_assert_msg(pass_rf_alloc(ir, &err), "%s", err ? err->message : "?");
+  ck_assert_msg(ir_verify(ir, TRUE, &err), "%s", err ? err->message : "?");
+  g_autofree char *text = be_emit(ir);
+  SimOptions opt;
+  sim_options_default(&opt);
+  opt.keep_hbm = TRUE;
+  SimResult r;
+  ck_assert_msg(t_run(text, &opt, &r, &err), "%s\n%s", err ? err->message : "?", text);
+  Abi abi;
+  wl_abi_build(&ir->prob, &abi);
+  const float *got = r.hbm + wl_abi_lookup(&abi, "scratch")->addr / 4;
+  double want = 1.0 / (2.0 + 3.0 * exp(-2.0));
+  ck_assert_msg(fabs(2.0 + 3.0 * exp(-2.0) - 2.406) < 1e-3, "the seeds' denominator");
+  for (int j = 0; j < 32; j++) {
+    ck_assert_msg(fabs(got[j] - want) < 1e-6, "o[%d] = %.9g, want %.9g", j, got[j], want);
+    ck_assert(fabs(got[j] - 0.25) > 0.1 && fabs(got[j] - 0.2) > 0.1); /* neither average */
+  }
+  wl_abi_clear(&abi);
   sim_result_clear(&r);
 }
 END_TEST
@@ -777,6 +825,7 @@ static const Knob knobs[] = {
     {PROB_D1, "power: {bucket_bytes: 2048, event_interval: 50, pacing_wg: 63}", " pacer"},
     {PROB_D1, "power: {bucket_bytes: 2048, event_interval: 50, pacing_wg: 63, in_flight: 2}",
      "    WAIT      ev.took, 1 "},
+    {PROB_D1, "attention: {slices: 2}", "; d1.attention.slices:4 "},
     {PROB_P1, "sms_used: 2", NULL},
     /* row_tile is the provenance of its tasks only (the IR's task lines):
      * their ops all cite "p1", so the assembly never shows it */
@@ -807,6 +856,29 @@ START_TEST(test_knob_changes_output) {
   compile_run(plan, k->kind, what, &b);
   ck_assert_msg(strcmp(a, b) != 0, "%s: the assembly did not change", what);
   if (k->cite) ck_assert_msg(strstr(b, k->cite), "%s: no '%s' in the assembly", what, k->cite);
+}
+END_TEST
+
+/* slice_map: blocked puts a head's slices on consecutive WGs of one SM
+ * (round_robin spreads them); the program stays correct either way. */
+START_TEST(test_knob_slice_map) {
+  g_autoptr(Plan) rr = small_plan(PROB_D1, "attention: {slices: 2}");
+  g_autoptr(Plan) bl = small_plan(PROB_D1, "attention: {slices: 2, slice_map: blocked}");
+  g_autofree char *x = NULL, *y = NULL;
+  compile_run(rr, PROB_D1, "slices round_robin", &x);
+  compile_run(bl, PROB_D1, "slices blocked", &y);
+  ck_assert_msg(strcmp(x, y) != 0, "slice_map did not change the output");
+  g_autoptr(GError) err = NULL;
+  g_autoptr(Ir) ir = pass_pipeline(bl, PROB_D1, NULL, NULL, TRUE, &err);
+  ck_assert_msg(ir, "%s", err ? err->message : "?");
+  int sm[2] = {-1, -1};
+  for (guint k = 0; k < ir->tasks->len; k++) {
+    const IrTask *t = ir_task_at(ir, (int)k);
+    if (t->role.step == 0 && t->role.layer == 0 && t->role.head == 0 && t->role.slice >= 0)
+      sm[t->role.slice] = ir_wg_sm(ir, t->wg);
+  }
+  ck_assert_int_ge(sm[0], 0);
+  ck_assert_int_eq(sm[0], sm[1]); /* a head's slices share an SM */
 }
 END_TEST
 
@@ -915,6 +987,7 @@ Suite *suite_gen(void) {
   tcase_add_test(tc, test_pipeline_errors);
   tcase_add_test(tc, test_program_size_limit);
   tcase_add_test(tc, test_task_roles);
+  tcase_add_test(tc, test_slice_merge_example);
   tcase_add_test(tc, test_sync_counts_producers);
   suite_add_tcase(s, tc);
   tc = tcase_create("determinism");
@@ -933,6 +1006,7 @@ Suite *suite_gen(void) {
   tcase_add_loop_test(tc, test_knob_changes_output, 0, G_N_ELEMENTS(knobs));
   tcase_add_test(tc, test_knob_power_values);
   tcase_add_test(tc, test_knob_in_flight);
+  tcase_add_test(tc, test_knob_slice_map);
   tcase_add_test(tc, test_knob_pacing_wg_alone);
   tcase_add_test(tc, test_knob_kv_temp_slower);
   tcase_add_test(tc, test_knob_power_directions);
