@@ -1,5 +1,5 @@
 /* machine.h - hardware parameters of the TCC machine, their ranges, the area
- * table and the fixed timing/energy constants of spec v1 (docs/machine.md).
+ * table and the fixed timing/energy constants of the spec (v2; unchanged since v1, docs/machine.md).
  *
  * A Machine is plain data: the `.machine` line of an .asm file (and, later, the
  * `hardware:` section of a plan) fills one; everything else reads it.
@@ -41,7 +41,7 @@ typedef struct MachineParam {
 extern const MachineParam sim_machine_params[];
 extern const int sim_machine_nparams;
 
-/* Fixed constants of spec v1: timing in cycles, energy in pJ, area in mm^2. */
+/* Fixed constants of the spec (v1 and v2): timing in cycles, energy in pJ, area in mm^2. */
 enum {
   T_ISSUE = 1,          /* cycles between two issues of one WG          */
   T_MMA_BLOCK = 32,     /* one 32x32x32 block on one array               */
