@@ -155,10 +155,11 @@ check: deps
 	  unit-check asm-check golden-check corner-check
 	$(MAKE) clang-check
 
-# The compiler and the CLI tests built with clang as well, so that a warning
-# only clang raises (-Werror) fails CI; in $(CLANG_BUILD), beside the gcc build.
+# The compiler, the unit tests (built, not run) and the CLI tests built with
+# clang as well, so that a warning only clang raises (-Werror) fails CI; in
+# $(CLANG_BUILD), beside the gcc build.
 clang-check:
-	$(MAKE) BUILD=$(CLANG_BUILD) CC=$(CLANG) all golden-check asm-check grade-check
+	$(MAKE) BUILD=$(CLANG_BUILD) CC=$(CLANG) all $(CLANG_BUILD)/unit-tests golden-check asm-check grade-check
 
 # make install [PREFIX=/usr/local] [DESTDIR=]: the commands into BINDIR, their
 # man pages into MANDIR/man1, the docs and the baseline plan (an example)

@@ -34,6 +34,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ir_parse.h"
 #include "pipeline.h"
 
 typedef enum { D_CHECK, D_NEXT, D_NOT } DirKind;

@@ -432,8 +432,7 @@ END_TEST
 /* d is 31x32 (3968 bytes), so p3 keeps a 128-byte gap; e (32x2, 256 bytes)
  * born while all four live does not fit.  (Here a and c die after e.) */
 START_TEST(test_alloc_no_gap) {
-  Ir *ir = tiny_ir("rf_kib", 16);
-  g_autoptr(Ir) own = ir;
+  g_autoptr(Ir) ir = tiny_ir("rf_kib", 16);
   ck_assert(sim_machine_set(&ir->hw, "vl", 4, NULL));
   int t = ir_task(ir, "t0", 0, (IrProv){"p1.x", 1, 0}), v[4];
   for (int i = 0; i < 4; i++) {

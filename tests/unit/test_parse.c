@@ -17,6 +17,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "ir_parse.h"
 #include "pipeline.h"
 #include "plan_internal.h" /* the knob table: compare the typed knobs */
 #include "tests.h"

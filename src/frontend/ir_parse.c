@@ -43,7 +43,7 @@
  */
 #include <string.h>
 
-#include "ir.h"
+#include "ir_parse.h"
 #include "plan_internal.h" /* the knob table: a record path -> its typed field */
 
 /* An op line seen by the first sweep, read by the second. */
