@@ -18,6 +18,7 @@
 
 #include <glib.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "machine.h"
 #include "ops.h"
@@ -198,7 +199,26 @@ int ir_wg_sm(const Ir *ir, int wg);
  * at the end of buf (IR_INT_CHARS bytes, no NUL); returns where it starts,
  * and its length in *len. */
 enum { IR_INT_CHARS = 20 };
-const char *ir_int_text(char buf[IR_INT_CHARS], int64_t v, gsize *len);
+static inline const char *ir_int_text(char buf[IR_INT_CHARS], int64_t v, gsize *len) {
+  static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+                              "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+                              "8081828384858687888990919293949596979899";
+  char *q = buf + IR_INT_CHARS;
+  uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+  for (; u >= 100; u /= 100) {
+    q -= 2;
+    memcpy(q, pairs + 2 * (u % 100), 2);
+  }
+  if (u >= 10) {
+    q -= 2;
+    memcpy(q, pairs + 2 * u, 2);
+  } else {
+    *--q = (char)('0' + u);
+  }
+  if (v < 0) *--q = '-';
+  *len = (gsize)(buf + IR_INT_CHARS - q);
+  return q;
+}
 
 /* ir_print.c: the text form (tcc-gen --emit=ir). */
 char *ir_print(const Ir *ir);
