@@ -72,6 +72,8 @@ compiles d1_layers_max 'd1: {problem: {layers: 8}}'
 compiles d1_history_min 'd1: {problem: {history: 0}}'
 compiles d1_history_max 'd1: {problem: {history: 1024}}'
 compiles d1_steps_max 'd1: {problem: {steps: 64}}'
+compiles d1_history_max_slices 'd1: {problem: {history: 1024}, attention: {slices: 8}}'
+compiles d1_history_min_slices 'd1: {problem: {history: 32, steps: 64}, attention: {slices: 2, slice_map: blocked}}'
 refused d1_max 'd1: {problem: {d_model: 1024, heads: 32, d_ff: 4096, layers: 8, history: 1024, steps: 64}}' \
   "FILE:2:80: error: steps=64 makes a program of about 8519680 instructions (133120 per step), more than tcc-gen's limit of 4194304; at most about 31 fit"
 
