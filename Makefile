@@ -6,7 +6,7 @@
 # Dependencies come from pkg-config (glib-2.0, yaml-0.1, check); re2c generates
 # the lexer; GLPK has no .pc file on Debian and is linked with -lglpk.
 
-PKGS      := glib-2.0 yaml-0.1
+PKGS      := glib-2.0 yaml-0.1 json-glib-1.0
 CC        ?= cc
 BUILD     ?= build
 OPT       ?= -O3
@@ -21,7 +21,7 @@ CFLAGS    ?=
 BASE_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror $(OPT) -g \
              -ffp-contract=off $(SAN) $(shell pkg-config --cflags $(PKGS))
 SIM_INC   := -Isrc/spec -Isrc/sim -I$(BUILD)
-GEN_INC   := -Isrc/spec -Isrc/frontend -Isrc/ir -Isrc/passes -Isrc/backend
+GEN_INC   := -Isrc/spec -Isrc/frontend -Isrc/ir -Isrc/passes -Isrc/backend -Isrc/report
 SIM_CFLAGS := $(BASE_CFLAGS) $(SIM_INC) $(CFLAGS)
 GEN_CFLAGS := $(BASE_CFLAGS) $(GEN_INC) $(CFLAGS)
 ALL_CFLAGS := $(BASE_CFLAGS) $(SIM_INC) $(GEN_INC) $(CFLAGS)
@@ -47,7 +47,7 @@ HDRS      := $(wildcard src/spec/*.h src/sim/*.h) src/spec/ops.def
 # The compiler: every .c of these directories goes into libtccgen.a (wildcards:
 # new passes are picked up without editing this file).  Commands with a main()
 # live in src/driver, outside the library.
-GEN_DIRS  := frontend ir passes backend
+GEN_DIRS  := frontend ir passes backend report
 GEN_SRC   := $(foreach d,$(GEN_DIRS),$(wildcard src/$(d)/*.c))
 GEN_OBJ   := $(patsubst src/%.c,$(BUILD)/gen/%.o,$(GEN_SRC))
 GEN_HDRS  := $(foreach d,$(GEN_DIRS),$(wildcard src/$(d)/*.h src/$(d)/*.def))

@@ -156,6 +156,27 @@ expect "tcc-gen: --problem p1 without a p1 section -> 2" 2 "$tmp/d1.yaml:1:1: er
 code=$?
 expect "tcc-gen: --problem x1 -> 2" 2 "tcc-gen: error: --problem must be p1 or d1, got 'x1'"
 
+# --explain: the capacity report, text or JSON, also for a plan that does not fit
+"$gen" "$tmp/d1.yaml" --json >"$tmp/out" 2>"$tmp/err"
+code=$?
+expect "tcc-gen: --json without --explain -> 2" 2 "tcc-gen: error: --json goes with --explain"
+"$gen" "$tmp/d1.yaml" --explain --emit=ir >"$tmp/out" 2>"$tmp/err"
+code=$?
+expect "tcc-gen: --explain with --emit -> 2" 2 \
+  "tcc-gen: error: --explain writes the capacity report: not with --emit or --dump-after"
+if "$gen" "$tmp/d1.yaml" --explain >"$tmp/out" 2>"$tmp/err" && grep -q "^capacity report: d1 of" "$tmp/out" &&
+  grep -q "^allocation (rf_alloc" "$tmp/out" && [ ! -s "$tmp/err" ]; then
+  ok "tcc-gen --explain"
+else
+  ko "tcc-gen --explain"
+fi
+if "$gen" tests/golden/bad_rf_alloc.yaml --explain --json -o "$tmp/x.json" 2>"$tmp/err" && [ ! -s "$tmp/err" ] &&
+  grep -q '"allocation" : null' "$tmp/x.json" && grep -q '"failure" : "tests/golden/bad_rf_alloc.yaml:8:12: error: rf_alloc' "$tmp/x.json"; then
+  ok "tcc-gen --explain --json on a plan that does not fit -> 0, the error in the report"
+else
+  ko "tcc-gen --explain --json on a plan that does not fit"
+fi
+
 "$gen" "$tmp/d1.yaml" --emit=bogus >"$tmp/out" 2>"$tmp/err"
 code=$?
 expect "tcc-gen: --emit=bogus -> 2" 2 "tcc-gen: error: --emit must be asm or ir, got 'bogus'"

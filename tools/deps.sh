@@ -13,8 +13,9 @@ if command -v pkg-config >/dev/null 2>&1; then
   pkg-config --exists glib-2.0 || need="$need libglib2.0-dev"
   pkg-config --exists yaml-0.1 || need="$need libyaml-dev"
   pkg-config --exists check || need="$need check"
+  pkg-config --exists json-glib-1.0 || need="$need libjson-glib-dev"
 else
-  need="$need libglib2.0-dev libyaml-dev check"
+  need="$need libglib2.0-dev libyaml-dev check libjson-glib-dev"
 fi
 [ -f /usr/include/glpk.h ] || need="$need libglpk-dev"
 [ -z "$need" ] && exit 0

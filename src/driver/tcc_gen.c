@@ -12,6 +12,7 @@
 
 #include <glib/gstdio.h>
 
+#include "explain.h"
 #include "pipeline.h"
 
 static gboolean pick_problem(const Plan *plan, const char *name, ProblemKind *kind, GError **err) {
@@ -108,7 +109,7 @@ static gboolean close_output(Sink *sink, const char *tmp, const char *file, GErr
 
 int main(int argc, char **argv) {
   g_autofree char *out = NULL, *problem = NULL, *emit = NULL, *dump_after = NULL;
-  gboolean version = FALSE, verify = FALSE;
+  gboolean version = FALSE, verify = FALSE, explain = FALSE, json = FALSE;
   /* the pass names for --dump-after, and what each does for --help */
   g_autoptr(GString) names = g_string_new(NULL), passes = g_string_new("Passes, in order:\n");
   for (const PassDef *p = pass_table; p->name; p++) {
@@ -122,6 +123,9 @@ int main(int argc, char **argv) {
       {"emit", 0, 0, G_OPTION_ARG_STRING, &emit, "what to write: asm (default) or ir", "KIND"},
       {"dump-after", 0, 0, G_OPTION_ARG_STRING, &dump_after, dump_help, "PASS"},
       {"verify", 0, 0, G_OPTION_ARG_NONE, &verify, "check the IR's invariants after every pass", NULL},
+      {"explain", 0, 0, G_OPTION_ARG_NONE, &explain,
+       "write the capacity report (weights, RF, temp, history, panels, allocation) instead", NULL},
+      {"json", 0, 0, G_OPTION_ARG_NONE, &json, "with --explain: the report as JSON", NULL},
       {"version", 0, 0, G_OPTION_ARG_NONE, &version, "print the version", NULL},
       {NULL, 0, 0, 0, NULL, NULL, NULL}};
   g_autoptr(GOptionContext) ctx = g_option_context_new("PLAN.yaml - compile a plan to TCC assembly");
@@ -141,6 +145,14 @@ int main(int argc, char **argv) {
   }
   if (argc != 2) {
     fprintf(stderr, "tcc-gen: error: expected one plan file (see --help)\n");
+    return 2;
+  }
+  if (json && !explain) {
+    fprintf(stderr, "tcc-gen: error: --json goes with --explain\n");
+    return 2;
+  }
+  if (explain && (emit || dump_after)) {
+    fprintf(stderr, "tcc-gen: error: --explain writes the capacity report: not with --emit or --dump-after\n");
     return 2;
   }
   if (emit && strcmp(emit, "asm") && strcmp(emit, "ir")) {
@@ -164,12 +176,20 @@ int main(int argc, char **argv) {
   }
   g_autofree char *dump = NULL;
   g_autoptr(Ir) ir = pass_pipeline(plan, kind, dump_after, &dump, verify, &err);
-  if (!ir) { /* a dump taken before the failing pass is still written */
+  if (explain) { /* the report says why a plan does not fit: written either way */
+    const PlanProblem *pp = plan_problem(plan, kind);
+    g_free(dump);
+    dump = json ? explain_json(&plan->hw, pp, plan->file, ir, ir ? NULL : err->message)
+                : explain_text(&plan->hw, pp, plan->file, ir, ir ? NULL : err->message);
+    g_clear_error(&err);
+  }
+  if (!ir && !explain) { /* a dump taken before the failing pass is still written */
     if (dump) fputs(dump, stdout);
     fprintf(stderr, "%s\n", err->message);
     return 2;
   }
-  /* the assembly is streamed as it is printed; an IR text is written whole */
+  /* the assembly is streamed as it is printed; an IR text or a report is
+   * written whole */
   Sink sink = {STDOUT_FILENO, 0};
   g_autofree char *tmp = NULL;
   gboolean to_file = out && strcmp(out, "-") != 0;

@@ -52,6 +52,12 @@ static int check_sms_used(const PlanKnobDef *k, const PlanProblem *pp, const Mac
   return range(k, v, 1, hw->sms, "hardware.sms", msg);
 }
 
+static int check_rf_temp(const PlanKnobDef *k, const PlanProblem *pp, const Machine *hw,
+                         long v, GString *msg) {
+  (void)pp;
+  return range(k, v, 0, hw->rf_kib, "hardware.rf_kib", msg);
+}
+
 static int check_row_tile(const PlanKnobDef *k, const PlanProblem *pp, const Machine *hw,
                           long v, GString *msg) {
   (void)hw;
@@ -172,6 +178,7 @@ const PlanKnobDef plan_knobs[PLAN_NKNOBS] = {
     PER_PROJ(KSPLIT, "k_split"),
     ENUM("layout", BOTH, layout, layout_names, LAYOUT_ROW, 4, 4),
     ENUM("weights", BOTH, weights, weights_names, WEIGHTS_STREAMED, 3, 4),
+    INT("rf_temp_kib", BOTH, rf_temp_kib, 0, 256, 16, -1, check_rf_temp, 0, 0),
     ENUM("kv_writeback", BOTH, kv_writeback, kv_names, KV_DIRECT, 0, 0),
     INT("store_spacing", BOTH, store_spacing, 0, 100000, 0, -1, NULL, 0, 0),
     PER_PROJ(MCAST, "multicast"),

@@ -38,7 +38,7 @@ int sched_proj_k(const Problem *dims, SchedProj proj);
 
 /* Number of knobs (the frontend's table, plan_schema.c), problem dims
  * included. */
-#define SCHED_NKNOBS 50
+#define SCHED_NKNOBS 51
 /* Longest value text of a knob ("round_robin", "-1", "1073741824"). */
 #define SCHED_VALUE_MAX 16
 
@@ -58,6 +58,8 @@ typedef struct Schedule {
   int k_split[PROJ__COUNT]; /* planned (> 1): partial sums over K shards */
   SchedLayout layout;       /* planned: packed                          */
   SchedWeights weights;     /* planned: resident                        */
+  int rf_temp_kib;          /* KiB of each WG's RF kept for activations, */
+                            /* not weights (the capacity report)         */
   SchedKv kv_writeback;     /* direct (default) or via a temp round trip */
   int store_spacing;        /* cycles of WAITT between a stage's output stores */
   gboolean multicast[PROJ__COUNT]; /* planned: true                     */

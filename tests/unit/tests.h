@@ -20,6 +20,7 @@ Suite *suite_ir(void);
 Suite *suite_plan(void);
 Suite *suite_gen(void);
 Suite *suite_parse(void);
+Suite *suite_explain(void);
 
 #include "sim.h"
 

@@ -1,0 +1,295 @@
+/* explain.c - the capacity report (explain.h), the seeds' capacity arithmetic
+ * (seed-facts.md, "Capacity arithmetic"):
+ *
+ *   weights      per layer and projection, K x N FP32
+ *   RF           SMs used x WGs x rf_kib, minus rf_temp_kib per WG, minus the
+ *                D1 history K/V (layers x 2 x heads x history x 32 floats):
+ *                what is left for resident weights, and by how much the
+ *                weights of all layers fit or fall short
+ *   panels       each projection's panel (K x panel width): bytes, whole
+ *                partitions, whether it fits a WG beside its temp space, and
+ *                its placement load K / k_divisor + partition_weight x parts
+ *                (the ILP objective's terms)
+ *   allocation   when the plan compiled: per WG its tasks, the peak bytes of
+ *                RF tensors live at once and the partitions rf_alloc used
+ *
+ * One computation (Cap), printed as text or as JSON (json-glib). */
+#include "explain.h"
+
+#include <json-glib/json-glib.h>
+
+typedef struct ProjCap {
+  int K, N, panel, npanels, parts, load;
+  int64_t layer_bytes, panel_bytes;
+  gboolean fits;                 /* the panel fits a WG beside its temp space */
+} ProjCap;
+
+typedef struct WgCap {
+  int wg, tasks, parts;
+  int64_t peak;
+} WgCap;
+
+typedef struct Cap {
+  const char *problem;
+  int sms, wgs_per_sm, wgs, rf_kib, part_bytes, nparts, layers, heads, history;
+  int k_divisor, partition_weight;
+  int64_t rf, temp, history_bytes, left, layer_weights, weights, wg_room;
+  ProjCap proj[PROJ__COUNT];
+  GArray *wg;                    /* WgCap of every WG with tasks (NULL: no IR) */
+} Cap;
+
+/* A change of the live bytes of one WG at one point of its program. */
+typedef struct Live {
+  int wg;
+  int64_t at;    /* 2 * op (+1 for a tensor that becomes live): ends first */
+  int64_t bytes; /* + when a tensor becomes live, - when it dies */
+} Live;
+
+static gint by_wg_at(gconstpointer a, gconstpointer b) {
+  const Live *x = a, *y = b;
+  if (x->wg != y->wg) return x->wg < y->wg ? -1 : 1;
+  return x->at < y->at ? -1 : x->at > y->at;
+}
+
+/* Per WG with tasks: its tasks, the peak bytes of RF tensors live at once,
+ * and the partitions its tensors were given (an allocated IR). */
+static GArray *wg_caps(const Ir *ir) {
+  int nwg = sim_machine_wgs(&ir->hw);
+  g_autofree int *tasks = g_new0(int, nwg);
+  g_autofree guint64 *parts = g_new0(guint64, nwg);
+  g_autoptr(GArray) ev = g_array_new(FALSE, FALSE, sizeof(Live));
+  for (guint k = 0; k < ir->tasks->len; k++) {
+    int w = ir_task_at(ir, (int)k)->wg;
+    if (w >= 0 && w < nwg) tasks[w]++;
+  }
+  for (guint t = 0; t < ir->tensors->len; t++) {
+    const IrTensor *x = ir_tensor(ir, (int)t);
+    if (x->home != HOME_RF || x->part < 0 || x->first_op < 0 || x->task < 0) continue;
+    int w = ir_task_at(ir, x->task)->wg;
+    if (w < 0 || w >= nwg) continue;
+    int64_t bytes = 4 * (int64_t)x->rows * x->cols;
+    Live a = {w, 2 * (int64_t)x->first_op + 1, bytes}, b = {w, 2 * ((int64_t)x->last_op + 1), -bytes};
+    g_array_append_val(ev, a);
+    g_array_append_val(ev, b);
+    for (int p = x->part; p < x->part + MAX(x->nparts, 1) && p < 64; p++) parts[w] |= (guint64)1 << p;
+  }
+  g_array_sort(ev, by_wg_at);
+  GArray *out = g_array_new(FALSE, TRUE, sizeof(WgCap));
+  guint e = 0;
+  for (int w = 0; w < nwg; w++) {
+    if (!tasks[w]) continue;
+    WgCap c = {.wg = w, .tasks = tasks[w], .parts = __builtin_popcountll(parts[w])};
+    int64_t live = 0;
+    for (; e < ev->len && g_array_index(ev, Live, e).wg <= w; e++) {
+      const Live *l = &g_array_index(ev, Live, e);
+      if (l->wg != w) continue;
+      live += l->bytes;
+      c.peak = MAX(c.peak, live);
+    }
+    g_array_append_val(out, c);
+  }
+  return out;
+}
+
+static void cap_compute(Cap *c, const Machine *hw, const Schedule *s, const Ir *ir) {
+  const Problem *d = &s->dims;
+  c->problem = wl_problem_name(d->kind);
+  c->sms = s->sms_used > 0 ? s->sms_used : hw->sms;
+  c->wgs_per_sm = hw->wgs_per_sm;
+  c->wgs = c->sms * c->wgs_per_sm;
+  c->rf_kib = hw->rf_kib;
+  c->part_bytes = sim_machine_part_bytes(hw);
+  c->nparts = hw->vl;
+  c->layers = d->layers;
+  c->heads = d->heads;
+  c->history = d->kind == PROB_D1 ? d->history : 0;
+  c->rf = (int64_t)c->wgs * c->rf_kib * 1024;
+  c->temp = (int64_t)c->wgs * s->rf_temp_kib * 1024;
+  c->history_bytes = (int64_t)c->layers * 2 * c->heads * c->history * WL_HEAD_DIM * 4;
+  c->left = c->rf - c->temp - c->history_bytes;
+  c->wg_room = ((int64_t)c->rf_kib - s->rf_temp_kib) * 1024;
+  /* the ILP objective's weights: the plan's when it uses the ILP, else the
+   * seeds' (4, 20), so the loads read the same in every report */
+  gboolean ilp = s->solver == SOLVER_ILP;
+  c->k_divisor = ilp ? s->obj_k_divisor : 4;
+  c->partition_weight = ilp ? s->obj_partition_weight : 20;
+  for (int k = 0; k < PROJ__COUNT; k++) {
+    ProjCap *p = &c->proj[k];
+    p->K = sched_proj_k(d, (SchedProj)k);
+    p->N = sched_proj_n(d, (SchedProj)k);
+    p->panel = s->panel[k];
+    p->npanels = p->N / p->panel;
+    p->layer_bytes = 4 * (int64_t)p->K * p->N;
+    p->panel_bytes = 4 * (int64_t)p->K * p->panel;
+    p->parts = (int)((p->panel_bytes + c->part_bytes - 1) / c->part_bytes);
+    p->fits = p->panel_bytes <= c->wg_room;
+    p->load = p->K / c->k_divisor + c->partition_weight * p->parts;
+    c->layer_weights += p->layer_bytes;
+  }
+  c->weights = c->layer_weights * c->layers;
+  c->wg = ir ? wg_caps(ir) : NULL;
+}
+
+/* "0.75 MiB", "48 KiB", "100 B": the largest unit that keeps it readable. */
+static char *size(int64_t b) {
+  int64_t a = b < 0 ? -b : b;
+  if (a >= 1 << 20) return g_strdup_printf("%.4g MiB", (double)b / (1 << 20));
+  if (a >= 1 << 10) return g_strdup_printf("%.4g KiB", (double)b / (1 << 10));
+  return g_strdup_printf("%" G_GINT64_FORMAT " B", b);
+}
+
+/* "0.75 MiB": the budget lines speak MiB, as the seeds' arithmetic does. */
+static char *mib(int64_t b) { return g_strdup_printf("%.4g MiB", (double)b / (1 << 20)); }
+
+char *explain_text(const Machine *hw, const Schedule *s, const char *file, const Ir *ir,
+                   const char *failure) {
+  Cap c = {0};
+  cap_compute(&c, hw, s, ir);
+  GString *o = g_string_new(NULL);
+  g_autofree char *pb = size(c.part_bytes), *room = size(c.wg_room);
+  g_string_append_printf(o, "capacity report: %s of %s\n", c.problem, file ? file : "-");
+  g_string_append_printf(o, "machine: %d SMs used x %d WGs x %d KiB RF (%d partitions of %s)\n\n",
+                         c.sms, c.wgs_per_sm, c.rf_kib, c.nparts, pb);
+  g_string_append(o, "weights (FP32, K x N):\n");
+  for (int k = 0; k < PROJ__COUNT; k++) {
+    g_autofree char *b = size(c.proj[k].layer_bytes);
+    g_string_append_printf(o, "  %-4s %5d x %-5d %s per layer\n", sched_proj_name[k], c.proj[k].K,
+                           c.proj[k].N, b);
+  }
+  g_autofree char *lw = mib(c.layer_weights), *aw = mib(c.weights);
+  g_string_append_printf(o, "  per layer %s; %d layer%s %s\n\n", lw, c.layers, c.layers == 1 ? "" : "s", aw);
+  g_autofree char *rf = mib(c.rf), *temp = mib(c.temp), *wt = size((int64_t)s->rf_temp_kib * 1024);
+  g_autofree char *hist = mib(c.history_bytes), *left = mib(c.left);
+  g_string_append(o, "RF:\n");
+  g_string_append_printf(o, "  %d WGs x %d KiB = %s\n", c.wgs, c.rf_kib, rf);
+  g_string_append_printf(o, "  temp %s per WG (%s.rf_temp_kib) = %s\n", wt, c.problem, temp);
+  if (c.history)
+    g_string_append_printf(o, "  history K/V (%d layers x 2 x %d heads x %d positions) = %s\n", c.layers,
+                           c.heads, c.history, hist);
+  else
+    g_string_append(o, "  history K/V: none\n");
+  if (c.left >= c.weights) {
+    g_autofree char *spare = mib(c.left - c.weights);
+    g_string_append_printf(o, "  left for weights %s: %s of weights fit in total, %s spare "
+                              "(each WG still needs an allocation)\n",
+                           left, aw, spare);
+  } else {
+    g_autofree char *shortb = mib(c.weights - MAX(c.left, 0));
+    g_string_append_printf(o, "  left for weights %s: %s short of %s\n", left, shortb, aw);
+  }
+  g_string_append_printf(o, "\npanels (a WG has %s after temp; load = K/%d + %d x partitions):\n",
+                         room, c.k_divisor, c.partition_weight);
+  for (int k = 0; k < PROJ__COUNT; k++) {
+    const ProjCap *p = &c.proj[k];
+    g_autofree char *b = size(p->panel_bytes);
+    g_string_append_printf(o, "  %-4s %3d columns: %d x %d = %s = %d partition%s, %d panels per layer, ",
+                           sched_proj_name[k], p->panel, p->K, p->panel, b, p->parts,
+                           p->parts == 1 ? "" : "s", p->npanels);
+    if (p->fits)
+      g_string_append_printf(o, "load %d/%d + %d x %d = %d\n", p->K, c.k_divisor, c.partition_weight,
+                             p->parts, p->load);
+    else
+      g_string_append_printf(o, "fits in no WG (%s after temp)\n", room);
+  }
+  g_string_append(o, "\nallocation (rf_alloc, the plan's strategy):\n");
+  if (!c.wg) {
+    g_string_append_printf(o, "  none: %s\n", failure ? failure : "the plan did not compile");
+  } else {
+    for (guint i = 0; i < c.wg->len; i++) {
+      const WgCap *w = &g_array_index(c.wg, WgCap, i);
+      g_autofree char *pk = size(w->peak);
+      g_string_append_printf(o, "  wg%-3d (sm%d) %3d task%s, peak %s live, %d of %d partitions\n", w->wg,
+                             w->wg / c.wgs_per_sm, w->tasks, w->tasks == 1 ? " " : "s", pk, w->parts,
+                             c.nparts);
+    }
+    g_array_free(c.wg, TRUE);
+  }
+  return g_string_free(o, FALSE);
+}
+
+char *explain_json(const Machine *hw, const Schedule *s, const char *file, const Ir *ir,
+                   const char *failure) {
+  Cap c = {0};
+  cap_compute(&c, hw, s, ir);
+  g_autoptr(JsonBuilder) j = json_builder_new();
+  json_builder_begin_object(j);
+  json_builder_set_member_name(j, "problem");
+  json_builder_add_string_value(j, c.problem);
+  json_builder_set_member_name(j, "plan");
+  json_builder_add_string_value(j, file ? file : "-");
+#define INT(name, v)                                                                           \
+  do {                                                                                         \
+    json_builder_set_member_name(j, name);                                                     \
+    json_builder_add_int_value(j, v);                                                          \
+  } while (0)
+  INT("sms_used", c.sms);
+  INT("wgs_per_sm", c.wgs_per_sm);
+  INT("rf_kib", c.rf_kib);
+  INT("partition_bytes", c.part_bytes);
+  INT("partitions", c.nparts);
+  INT("layers", c.layers);
+  INT("weights_per_layer_bytes", c.layer_weights);
+  INT("weights_bytes", c.weights);
+  INT("rf_bytes", c.rf);
+  INT("temp_bytes_per_wg", (int64_t)s->rf_temp_kib * 1024);
+  INT("temp_bytes", c.temp);
+  INT("history_bytes", c.history_bytes);
+  INT("left_for_weights_bytes", c.left);
+  INT("short_bytes", MAX(c.weights - c.left, 0));
+  INT("wg_room_bytes", c.wg_room);
+  INT("k_divisor", c.k_divisor);
+  INT("partition_weight", c.partition_weight);
+  json_builder_set_member_name(j, "projections");
+  json_builder_begin_array(j);
+  for (int k = 0; k < PROJ__COUNT; k++) {
+    const ProjCap *p = &c.proj[k];
+    json_builder_begin_object(j);
+    json_builder_set_member_name(j, "name");
+    json_builder_add_string_value(j, sched_proj_name[k]);
+    INT("K", p->K);
+    INT("N", p->N);
+    INT("layer_bytes", p->layer_bytes);
+    INT("panel_columns", p->panel);
+    INT("panels_per_layer", p->npanels);
+    INT("panel_bytes", p->panel_bytes);
+    INT("panel_partitions", p->parts);
+    json_builder_set_member_name(j, "fits_a_wg");
+    json_builder_add_boolean_value(j, p->fits);
+    INT("load", p->load);
+    json_builder_end_object(j);
+  }
+  json_builder_end_array(j);
+  json_builder_set_member_name(j, "allocation");
+  if (!c.wg) {
+    json_builder_add_null_value(j);
+    json_builder_set_member_name(j, "failure");
+    if (failure)
+      json_builder_add_string_value(j, failure);
+    else
+      json_builder_add_null_value(j);
+  } else {
+    json_builder_begin_array(j);
+    for (guint i = 0; i < c.wg->len; i++) {
+      const WgCap *w = &g_array_index(c.wg, WgCap, i);
+      json_builder_begin_object(j);
+      INT("wg", w->wg);
+      INT("sm", w->wg / c.wgs_per_sm);
+      INT("tasks", w->tasks);
+      INT("peak_live_bytes", w->peak);
+      INT("partitions_used", w->parts);
+      json_builder_end_object(j);
+    }
+    json_builder_end_array(j);
+    g_array_free(c.wg, TRUE);
+  }
+#undef INT
+  json_builder_end_object(j);
+  g_autoptr(JsonGenerator) gen = json_generator_new();
+  g_autoptr(JsonNode) root = json_builder_get_root(j);
+  json_generator_set_root(gen, root);
+  json_generator_set_pretty(gen, TRUE);
+  char *text = json_generator_to_data(gen, NULL);
+  char *out = g_strconcat(text, "\n", NULL);
+  g_free(text);
+  return out;
+}

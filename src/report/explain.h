@@ -1,0 +1,19 @@
+/* explain.h - the capacity report (tcc-gen --explain): what a problem's
+ * weights, history and temp space take of the machine's RF, each panel's size
+ * in partitions and its placement load, and, when the plan compiled, what the
+ * RF allocation placed on each WG.  Text for people, JSON (json-glib) for
+ * tools; both from one computation. */
+#ifndef TCC_EXPLAIN_H
+#define TCC_EXPLAIN_H
+
+#include "ir.h"
+
+/* The report of schedule `s` on machine `hw` for plan `file`.  `ir` is the
+ * allocated IR when the plan compiled (per-WG placement), else NULL with
+ * `failure` the compiler's one-line error (or NULL). */
+char *explain_text(const Machine *hw, const Schedule *s, const char *file, const Ir *ir,
+                   const char *failure);
+char *explain_json(const Machine *hw, const Schedule *s, const char *file, const Ir *ir,
+                   const char *failure);
+
+#endif

@@ -1,0 +1,108 @@
+/* test_explain.c - the capacity report (tcc-gen --explain) reproduces the
+ * seeds' capacity arithmetic (seed-facts.md): D1's weights 0.75 MiB per
+ * layer and 1.5 MiB for two; on 8 SMs 1.25 MiB left for weights, 0.25 MiB
+ * short; on 12 SMs 2 MiB left; a 16-column W1 panel 8 KiB = 2 partitions
+ * and a W2 panel 32 KiB = 8; a 32-column W2 panel 64 KiB fits in no WG (48
+ * KiB after temp); placement loads 72 (W1) and 288 (W2).  The JSON says the
+ * same; rf_temp_kib moves the budget. */
+#include <json-glib/json-glib.h>
+#include <string.h>
+
+#include "explain.h"
+#include "pipeline.h"
+#include "tests.h"
+
+/* The report of a D1 plan on `sms` SMs with these panels (and extra knobs). */
+static char *report(int sms, int w1, int w2, const char *extra, gboolean json) {
+  g_autofree char *text = g_strdup_printf(
+      "version: 1\nhardware: {sms: %d}\nd1:\n  panels: {w1: %d, w2: %d}\n%s%s\n", sms, w1, w2,
+      extra ? "  " : "", extra ? extra : "");
+  g_autoptr(GError) err = NULL;
+  g_autoptr(Plan) plan = plan_parse("seeds.yaml", text, strlen(text), &err);
+  ck_assert_msg(plan, "%s", err ? err->message : "?");
+  g_autoptr(Ir) ir = pass_pipeline(plan, PROB_D1, NULL, NULL, FALSE, &err);
+  ck_assert_msg(ir, "%s", err ? err->message : "?");
+  return json ? explain_json(&plan->hw, &plan->d1, plan->file, ir, NULL)
+              : explain_text(&plan->hw, &plan->d1, plan->file, ir, NULL);
+}
+
+#define HAS(text, s) ck_assert_msg(strstr(text, s), "no '%s' in:\n%s", s, text)
+
+START_TEST(test_seeds_8_sms) {
+  g_autofree char *r = report(8, 16, 16, NULL, FALSE);
+  HAS(r, "machine: 8 SMs used x 4 WGs x 64 KiB RF (16 partitions of 4 KiB)");
+  HAS(r, "  per layer 0.75 MiB; 2 layers 1.5 MiB\n");
+  HAS(r, "  32 WGs x 64 KiB = 2 MiB\n");
+  HAS(r, "  temp 16 KiB per WG (d1.rf_temp_kib) = 0.5 MiB\n");
+  HAS(r, "= 0.25 MiB\n"); /* history K/V */
+  HAS(r, "  left for weights 1.25 MiB: 0.25 MiB short of 1.5 MiB\n");
+  HAS(r, "w1    16 columns: 128 x 16 = 8 KiB = 2 partitions, 32 panels per layer, load 128/4 + 20 x 2 = 72\n");
+  HAS(r, "w2    16 columns: 512 x 16 = 32 KiB = 8 partitions, 8 panels per layer, load 512/4 + 20 x 8 = 288\n");
+  HAS(r, "  wg31  (sm7)");  /* the allocation: every WG of the 8 SMs */
+  ck_assert(!strstr(r, "wg32 "));
+}
+END_TEST
+
+START_TEST(test_seeds_12_sms) {
+  g_autofree char *r = report(12, 16, 32, NULL, FALSE);
+  HAS(r, "  48 WGs x 64 KiB = 3 MiB\n");
+  HAS(r, "= 0.75 MiB\n"); /* temp */
+  HAS(r, "  left for weights 2 MiB: 1.5 MiB of weights fit in total, 0.5 MiB spare");
+  HAS(r, "w2    32 columns: 512 x 32 = 64 KiB = 16 partitions, 4 panels per layer, "
+         "fits in no WG (48 KiB after temp)\n");
+}
+END_TEST
+
+/* The JSON carries the same numbers (json-glib reads it back). */
+START_TEST(test_json) {
+  g_autofree char *r = report(8, 16, 16, NULL, TRUE);
+  g_autoptr(JsonParser) p = json_parser_new();
+  g_autoptr(GError) err = NULL;
+  ck_assert_msg(json_parser_load_from_data(p, r, -1, &err), "%s", err ? err->message : "?");
+  JsonObject *o = json_node_get_object(json_parser_get_root(p));
+  ck_assert_int_eq(json_object_get_int_member(o, "weights_per_layer_bytes"), 786432);
+  ck_assert_int_eq(json_object_get_int_member(o, "weights_bytes"), 1572864);
+  ck_assert_int_eq(json_object_get_int_member(o, "left_for_weights_bytes"), 1310720);
+  ck_assert_int_eq(json_object_get_int_member(o, "short_bytes"), 262144);
+  JsonArray *pr = json_object_get_array_member(o, "projections");
+  JsonObject *w1 = json_array_get_object_element(pr, 2), *w2 = json_array_get_object_element(pr, 3);
+  ck_assert_str_eq(json_object_get_string_member(w1, "name"), "w1");
+  ck_assert_int_eq(json_object_get_int_member(w1, "load"), 72);
+  ck_assert_int_eq(json_object_get_int_member(w2, "load"), 288);
+  ck_assert_int_eq(json_object_get_int_member(w2, "panel_partitions"), 8);
+  ck_assert_int_eq(json_array_get_length(json_object_get_array_member(o, "allocation")), 32);
+}
+END_TEST
+
+/* rf_temp_kib is the temp space: 8 KiB per WG leaves 1.5 MiB on 8 SMs. */
+START_TEST(test_temp_knob) {
+  g_autofree char *r = report(8, 16, 16, "rf_temp_kib: 8", FALSE);
+  HAS(r, "  temp 8 KiB per WG (d1.rf_temp_kib) = 0.25 MiB\n");
+  HAS(r, "  left for weights 1.5 MiB: 1.5 MiB of weights fit in total, 0 MiB spare");
+  HAS(r, "a WG has 56 KiB after temp");
+}
+END_TEST
+
+/* A plan that does not compile still gets the arithmetic, and the error. */
+START_TEST(test_failure) {
+  g_autoptr(Plan) plan = plan_parse("x.yaml", "version: 1\nhardware: {rf_kib: 16}\nd1:\n  panels: {w1: 128}\n",
+                                    strlen("version: 1\nhardware: {rf_kib: 16}\nd1:\n  panels: {w1: 128}\n"), NULL);
+  ck_assert(plan);
+  g_autofree char *r = explain_text(&plan->hw, &plan->d1, plan->file, NULL, "x.yaml:4:12: error: rf_alloc: ...");
+  HAS(r, "allocation (rf_alloc, the plan's strategy):\n  none: x.yaml:4:12: error: rf_alloc: ...\n");
+  HAS(r, "w1   128 columns: 128 x 128 = 64 KiB = 64 partitions");
+}
+END_TEST
+
+Suite *suite_explain(void) {
+  Suite *s = suite_create("explain");
+  TCase *tc = tcase_create("capacity");
+  tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, test_seeds_8_sms);
+  tcase_add_test(tc, test_seeds_12_sms);
+  tcase_add_test(tc, test_json);
+  tcase_add_test(tc, test_temp_knob);
+  tcase_add_test(tc, test_failure);
+  suite_add_tcase(s, tc);
+  return s;
+}
