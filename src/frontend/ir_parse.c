@@ -516,7 +516,7 @@ static gboolean group_ref(Pr *P, int *g) {
   return TRUE;
 }
 
-/* "task NAME wg W|- stage S [role ...] [waits G, ...] [signals G]  ; PROV" */
+/* "task NAME wg W|- stage S [pin W] [role ...] [waits G, ...] [signals G]  ; PROV" */
 static gboolean parse_task(Pr *P) {
   end_task(P);
   P->p += strlen("task");
@@ -535,12 +535,19 @@ static gboolean parse_task(Pr *P) {
   if (!kw(P, "stage")) return expected(P, "'stage' after the WG");
   ws(P);
   if (!int_of(P, "a stage number", &stage)) return FALSE;
-  IrRole role = ir_role(ROLE_NONE);
+  int pin = -1;
   ws(P);
+  if (kw(P, "pin")) {
+    ws(P);
+    if (!int_of(P, "a WG number", &pin)) return FALSE;
+    ws(P);
+  }
+  IrRole role = ir_role(ROLE_NONE);
   if (kw(P, "role") && !parse_role(P, &role)) return FALSE;
   int k = ir_task(P->ir, name, stage, (IrProv){NULL, 0, 0});
   IrTask *t = ir_task_at(P->ir, k);
   t->wg = wg;
+  t->pin = pin;
   t->role = role;
   ws(P);
   if (kw(P, "waits")) {

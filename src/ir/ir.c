@@ -106,8 +106,8 @@ int ir_tensor_rf(Ir *ir, int task, const char *name, int rows, int cols) {
   return (int)ir->tensors->len - 1;
 }
 
-const char *const ir_role_name[ROLE__COUNT] = {"none", "ln1", "qkv", "att", "wo",
-                                               "ln2",  "w1",  "w2",  "pacer"};
+const char *const ir_role_name[ROLE__COUNT + 1] = {"none", "ln1", "qkv",   "att",     "wo", "ln2",
+                                                   "w1",   "w2",  "pacer", "preload", NULL};
 
 IrRole ir_role(IrRoleKind kind) {
   IrRole r = {.kind = kind, .step = -1, .layer = -1, .proj = -1, .panel = -1, .tile = -1,
@@ -119,6 +119,7 @@ int ir_task(Ir *ir, const char *name, int stage, IrProv prov) {
   IrTask *t = g_new0(IrTask, 1);
   t->name = g_strdup(name);
   t->wg = -1;
+  t->pin = -1;
   t->stage = stage;
   t->role = ir_role(ROLE_NONE);
   t->signals = -1;

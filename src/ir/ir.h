@@ -101,9 +101,9 @@ typedef struct IrOp {
  * parsing names).  ORDER-MATTERS: ir_role_name. */
 typedef enum {
   ROLE_NONE, ROLE_LN1, ROLE_QKV, ROLE_ATT, ROLE_WO, ROLE_LN2, ROLE_W1, ROLE_W2, ROLE_PACER,
-  ROLE__COUNT
+  ROLE_PRELOAD, ROLE__COUNT
 } IrRoleKind;
-extern const char *const ir_role_name[ROLE__COUNT]; /* "none", "ln1", "qkv", ... */
+extern const char *const ir_role_name[ROLE__COUNT + 1]; /* "none", "ln1", "qkv", ..., NULL */
 
 /* A task's role: its stage kind and where in the problem it works; -1 where
  * a coordinate does not apply (ir_role() starts them all at -1). */
@@ -124,6 +124,9 @@ IrRole ir_role(IrRoleKind kind); /* every coordinate -1 */
 typedef struct IrTask {
   char *name;       /* stable: "s3.l0.qkv.p5"                                */
   int wg;           /* -1 until placement                                    */
+  int pin;          /* the WG the task must run on (-1: place chooses): a    */
+                    /* task using RF tensors kept by an earlier task of the  */
+                    /* same WG (resident weights)                            */
   int stage;        /* lowering stage index (for reports; the IR printer)   */
   IrRole role;      /* what it computes (ROLE_NONE until the lowering sets it) */
   GArray *ops;      /* IrOp                                                  */

@@ -314,8 +314,10 @@ static gboolean check_views(Ver *V, const Where *w, const IrOp *op) {
   return TRUE;
 }
 
-/* RF operands belong to the op's task; ST's RF destination to another task
- * (a remote copy); LD.mc's d is one of its targets, which may be anywhere. */
+/* RF operands belong to the op's task, or to an earlier task pinned to the
+ * same WG (resident weights: kept in RF from one task to the next); ST's RF
+ * destination to another task (a remote copy); LD.mc's d is one of its
+ * targets, which may be anywhere. */
 static gboolean check_owners(Ver *V, const Where *w, int k, const IrOp *op) {
   const Ir *ir = V->ir;
   gboolean mc = (op->mods & IR_MOD_MC) != 0;
@@ -323,9 +325,14 @@ static gboolean check_owners(Ver *V, const Where *w, int k, const IrOp *op) {
     IrView v = *op_view(op, i);
     if (v.t < 0 || (mc && i == 0)) continue;
     const IrTensor *x = ir_tensor(ir, v.t);
-    if (x->task != k)
-      return failw(V, w, "operand %s: tensor '%s' belongs to task '%s', not to this task",
-                   view_names[i], x->name, task_name(ir, x->task));
+    if (x->task == k) continue;
+    const IrTask *me = ir_task_at(ir, k);
+    const IrTask *own = x->task >= 0 && (guint)x->task < ir->tasks->len ? ir_task_at(ir, x->task) : NULL;
+    if (own && x->task < k && me->pin >= 0 && own->pin == me->pin && (me->wg < 0 || me->wg == me->pin) &&
+        (own->wg < 0 || own->wg == own->pin))
+      continue; /* kept in the RF of their common WG */
+    return failw(V, w, "operand %s: tensor '%s' belongs to task '%s', not to this task",
+                 view_names[i], x->name, task_name(ir, x->task));
   }
   if (op->kind == IR_ST && ir_tensor(ir, op->mem.t)->home == HOME_RF &&
       ir_tensor(ir, op->mem.t)->task == k)

@@ -39,6 +39,10 @@ gboolean pass_place(Ir *ir, GError **err) {
   guint next = 0;
   for (guint k = 0; k < ir->tasks->len; k++) {
     IrTask *t = ir_task_at(ir, (int)k);
+    if (t->pin >= 0) { /* its RF holds what an earlier task kept there */
+      t->wg = t->pin;
+      continue;
+    }
     if (t->role.kind == ROLE_PACER) {
       if (pacing < 0) {
         g_array_free(order, TRUE);
