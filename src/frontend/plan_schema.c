@@ -177,7 +177,7 @@ const PlanKnobDef plan_knobs[PLAN_NKNOBS] = {
     PER_PROJ(KCHUNK, "k_chunk"),
     PER_PROJ(KSPLIT, "k_split"),
     ENUM("layout", BOTH, layout, layout_names, LAYOUT_ROW, 4, 4),
-    ENUM("weights", BOTH, weights, weights_names, WEIGHTS_STREAMED, 3, 4),
+    ENUM("weights", BOTH, weights, weights_names, WEIGHTS_STREAMED, 0, 4),
     INT("rf_temp_kib", BOTH, rf_temp_kib, 0, 256, 16, -1, check_rf_temp, 0, 0),
     ENUM("kv_writeback", BOTH, kv_writeback, kv_names, KV_DIRECT, 0, 0),
     INT("store_spacing", BOTH, store_spacing, 0, 100000, 0, -1, NULL, 0, 0),
@@ -185,7 +185,7 @@ const PlanKnobDef plan_knobs[PLAN_NKNOBS] = {
     INT("rf_grid.rows", P1, rf_grid_rows, 1, 8, 1, -1, NULL, 0, 4),
     INT("rf_grid.cols", P1, rf_grid_cols, 1, 8, 1, -1, NULL, 0, 4),
     INT("rf_grid.k_split", P1, rf_grid_k, 1, 8, 1, -1, NULL, 0, 4),
-    INT("power.preload_waves", BOTH, preload_waves, 1, 64, 1, -1, NULL, 3, 4),
+    INT("power.preload_waves", BOTH, preload_waves, 1, 64, 1, -1, NULL, 0, 4),
     INT("power.bucket_bytes", BOTH, bucket_bytes, 0, 1 << 30, 0, -1, NULL, 0, 0),
     INT("power.event_interval", BOTH, event_interval, 0, 100000, 0, -1, NULL, 0, 0),
     INT("power.pacing_wg", BOTH, pacing_wg, -1, 511, -1, -1, check_pacing_wg, 0, 0),
@@ -207,6 +207,7 @@ const PlanKnobDef plan_knobs[PLAN_NKNOBS] = {
 
 const PlanNeed plan_needs[] = {
     {"attention.slice_map", "attention.slices", 2, "attention.slices > 1"},
+    {"power.preload_waves", "weights", WEIGHTS_RESIDENT, "weights is resident"},
     {"ffn.producers", "ffn.fused", 1, "ffn.fused is true"},
     {"ffn.channels", "ffn.fused", 1, "ffn.fused is true"},
     {"ffn.consumers", "ffn.fused", 1, "ffn.fused is true"},

@@ -593,7 +593,8 @@ static int op_reads(const IrOp *op, IrView *out, const char **names) {
 
 /* Walk task k in order: every element an op reads was written earlier in
  * the task (by LD, a compute op, an LD.mc it issued) unless the tensor is
- * written remotely. */
+ * written remotely or kept by an earlier task of the same WG (check_owners
+ * allows only that; the keeper loads it). */
 static gboolean check_task_reads(Ver *V, int k, const gboolean *rw, guint8 **bits, GArray *used) {
   const Ir *ir = V->ir;
   const GArray *ops = ir_task_at(ir, k)->ops;
@@ -603,7 +604,8 @@ static gboolean check_task_reads(Ver *V, int k, const gboolean *rw, guint8 **bit
     const char *nm[4];
     int n = op_reads(op, rd, nm), r, c;
     for (int j = 0; j < n; j++) {
-      if (rw[rd[j].t] || all_written(ir, bits, used, rd[j], &r, &c)) continue;
+      if (rw[rd[j].t] || ir_tensor(ir, rd[j].t)->task != k || all_written(ir, bits, used, rd[j], &r, &c))
+        continue;
       Where at = at_op(k, (int)i, op);
       const Where *w = &at;
       g_autofree char *vs = ir_view_str(ir, k, rd[j]);

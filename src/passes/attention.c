@@ -31,7 +31,15 @@ static int parts_of(const Ir *ir, const int (*shape)[2], int n) {
 }
 
 gboolean lw_attention_fits(const Ir *ir, const int (*shape)[2], int n) {
-  return parts_of(ir, shape, n) <= ir->hw.vl;
+  return parts_of(ir, shape, n) <= lw_task_parts(ir);
+}
+
+int lw_task_parts(const Ir *ir) {
+  const Schedule *s = &ir->sched;
+  if (s->weights != WEIGHTS_RESIDENT) return ir->hw.vl;
+  /* resident weights keep the rest: a task has the temp space */
+  int pb = sim_machine_part_bytes(&ir->hw);
+  return MAX(1, s->rf_temp_kib * 1024 / pb);
 }
 
 int lw_attention_block(const Ir *ir, int rows, int keys, int max_block) {

@@ -63,6 +63,24 @@ typedef struct LwQkvStore {
 /* Store the panel acc (R x P: columns c0.. of the 3d-wide q|k|v row). */
 void lw_store_qkv(Ir *ir, int task, IrView acc, int c0, const LwQkvStore *s);
 
+/* Resident weights (resident.c, weights: resident): which WG keeps each
+ * (layer, projection, panel) and the RF tensors of its weights (K x P) and
+ * bias (1 x P), owned by that WG's preload task. */
+typedef struct LwResident {
+  int layers, max_panels;
+  int *wg, *w, *b;
+} LwResident;
+/* Give every panel a WG (FALSE with an error at the knob when they do not
+ * fit), then make the preload tasks that load them (before any step). */
+gboolean lw_resident_place(Ir *ir, LwResident *r, GError **err);
+void lw_resident_preload(Ir *ir, LwResident *r, IrProv prov);
+int lw_resident_wg(const LwResident *r, int l, SchedProj j, int p);
+/* acc (1 x P) = a . W + b with the panel's resident tensors; the task must
+ * be pinned to lw_resident_wg. */
+void lw_resident_project(Ir *ir, int task, IrView a, const LwResident *r, int l, SchedProj j, int p,
+                         IrView acc, IrProv prov);
+void lw_resident_free(LwResident *r);
+
 /* Attention of one query block against `keys` keys streamed in blocks
  * (attention.c): q (R x 32) is loaded; K and V rows row0.. of `ksym`/`vsym`
  * (32 floats a row); `mask` (R x R, or absent: t = -1) is added to the
@@ -93,8 +111,12 @@ void lw_attention_blocked(Ir *ir, int task, const char *tag, const LwAttention *
  * are overwritten. */
 void lw_attention_merge(Ir *ir, int task, const char *tag, IrView m, IrView z, IrView u, IrView o,
                         IrProv prov);
-/* Whether tensors of these n shapes (rows, cols), live at once, fit in one
- * WG's RF: the choice between the whole-row attention and the blocked one. */
+/* The partitions a task may fill: the whole RF, or with resident weights
+ * the WG's temp space (rf_temp_kib). */
+int lw_task_parts(const Ir *ir);
+/* Whether tensors of these n shapes (rows, cols), live at once, fit in a
+ * task's partitions: the choice between the whole-row attention and the
+ * blocked one. */
 gboolean lw_attention_fits(const Ir *ir, const int (*shape)[2], int n);
 /* The key block of lw_attention_blocked for `rows` query rows: the largest
  * of max_block, max_block/2, ... (down to LW_KEY_BLOCK, one MMA block of

@@ -35,6 +35,8 @@ typedef struct D1 {
   int att_block;          /* keys per block of the streamed attention; 0:   */
                           /* all of a head's keys and values at once        */
   int fences;             /* uses of the current task's fence event */
+  gboolean resident;      /* weights: resident: panels kept in RF (res)     */
+  LwResident res;
   /* the group of tasks of each stage of the current step and layer (and
    * w2's of the previous layer, which the next qkv waits for): what the
    * stages after them wait for (the sync pass makes the events) */
@@ -84,6 +86,30 @@ static void store_qkv(D1 *c, int task, IrView acc, int c0, int t, int l,
   lw_store_qkv(c->ir, task, acc, c0, &s);
 }
 
+/* A projection task's panel: acc = a . W[:, p*P..] + b, streamed from HBM,
+ * or from the RF of the WG that keeps it (the task is pinned there). */
+static void project(D1 *c, int task, const char *tag, IrView a, const char *wsym, const char *bsym,
+                    int l, const LwProj *pj, int p, IrView acc) {
+  if (c->resident) {
+    lw_resident_project(c->ir, task, a, &c->res, l, pj->proj, p, acc, pj->kprov);
+    return;
+  }
+  LwSource src = {.rf = a};
+  lw_project(c->ir, task, tag, &src, a.cols, wsym, sched_proj_n(c->pb, pj->proj), p * pj->panel, acc, pj);
+  lw_add_bias(c->ir, task, tag, acc, bsym, p * pj->panel, pj->prov);
+}
+
+/* A new task for panel p of projection pj, pinned to the WG that keeps the
+ * panel when weights are resident. */
+static int panel_task(D1 *c, const char *tag, int stage, int t, int l, IrRoleKind kind,
+                      const LwProj *pj, int p) {
+  IrRole role = ir_role(kind);
+  role.step = t, role.layer = l, role.proj = pj->proj, role.panel = p;
+  int task = lw_task(c->ir, tag, stage, pj->prov, role);
+  if (c->resident) ir_task_at(c->ir, task)->pin = lw_resident_wg(&c->res, l, pj->proj, p);
+  return task;
+}
+
 static void stage_qkv(D1 *c, int t, int l, int stage) {
   Ir *ir = c->ir;
   int n = ntasks(3 * c->d, c->qkv.panel);
@@ -95,9 +121,7 @@ static void stage_qkv(D1 *c, int t, int l, int stage) {
   const char *const kv_sym[2] = {ksym, vsym};
   for (int p = 0; p < n; p++) {
     g_autofree char *tag = g_strdup_printf("t%d.l%d.qkv.p%d", t, l, p);
-    IrRole role = ir_role(ROLE_QKV);
-    role.step = t, role.layer = l, role.proj = PROJ_QKV, role.panel = p;
-    int task = lw_task(ir, tag, stage, c->qkv.prov, role);
+    int task = panel_task(c, tag, stage, t, l, ROLE_QKV, &c->qkv, p);
     c->fences = 0;
     if (l == 0)
       lw_wait(ir, task, "in", t + 1, c->base); /* the host releases step t's row */
@@ -108,9 +132,7 @@ static void stage_qkv(D1 *c, int t, int l, int stage) {
     load_input(c, task, x, t, l);
     row_ln(c, task, tag, x, h, gsym, lbsym);
     IrView acc = ir_all(ir, lw_rf_sub(ir, task, tag, "acc", 1, c->qkv.panel));
-    LwSource src = {.rf = h};
-    lw_project(ir, task, tag, &src, h.cols, wsym, 3 * c->d, p * c->qkv.panel, acc, &c->qkv);
-    lw_add_bias(ir, task, tag, acc, bsym, p * c->qkv.panel, c->qkv.prov);
+    project(c, task, tag, h, wsym, bsym, l, &c->qkv, p, acc);
     store_qkv(c, task, acc, p * c->qkv.panel, t, l, kv_sym);
     ir_task_signals(ir, task, grp);
   }
@@ -248,16 +270,12 @@ static int stage_proj(D1 *c, int t, int l, int stage, const D1Proj *s) {
   int grp = ir_group(ir, done);
   for (int p = 0; p < n; p++) {
     g_autofree char *tag = g_strdup_printf("t%d.l%d.%s.p%d", t, l, name, p);
-    IrRole role = ir_role(pj->proj == PROJ_WO ? ROLE_WO : ROLE_W2);
-    role.step = t, role.layer = l, role.proj = pj->proj, role.panel = p;
-    int task = lw_task(ir, tag, stage, pj->prov, role);
+    int task = panel_task(c, tag, stage, t, l, pj->proj == PROJ_WO ? ROLE_WO : ROLE_W2, pj, p);
     ir_task_waits(ir, task, after);
     IrView a = ir_all(ir, lw_rf_sub(ir, task, tag, "a", 1, a_cols));
     lw_load(ir, task, a, "scratch", 0, a_off, a_cols, c->base);
     IrView acc = ir_all(ir, lw_rf_sub(ir, task, tag, "acc", 1, pj->panel));
-    LwSource src = {.rf = a};
-    lw_project(ir, task, tag, &src, a.cols, wsym, c->d, p * pj->panel, acc, pj);
-    lw_add_bias(ir, task, tag, acc, bsym, p * pj->panel, pj->prov);
+    project(c, task, tag, a, wsym, bsym, l, pj, p, acc);
     IrView r = ir_all(ir, lw_rf_sub(ir, task, tag, "res", 1, pj->panel));
     lw_load(ir, task, r, res_sym, res_row, res_off + p * pj->panel, c->d, c->base);
     IrOp *op = ir_emit(ir, task, IR_VADD);
@@ -278,18 +296,14 @@ static void stage_w1(D1 *c, int t, int l, int stage) {
   int after = c->g_wo, grp = c->g_w1 = ir_group(ir, done);
   for (int p = 0; p < n; p++) {
     g_autofree char *tag = g_strdup_printf("t%d.l%d.w1.p%d", t, l, p);
-    IrRole role = ir_role(ROLE_W1);
-    role.step = t, role.layer = l, role.proj = PROJ_W1, role.panel = p;
-    int task = lw_task(ir, tag, stage, c->w1.prov, role);
+    int task = panel_task(c, tag, stage, t, l, ROLE_W1, &c->w1, p);
     ir_task_waits(ir, task, after);
     IrView x = ir_all(ir, lw_rf_sub(ir, task, tag, "x", 1, c->d));
     IrView h = ir_all(ir, lw_rf_sub(ir, task, tag, "h", 1, c->d));
     lw_load(ir, task, x, "scratch", 0, c->scr[l].x1, c->d, c->base);
     row_ln(c, task, tag, x, h, gsym, lbsym);
     IrView acc = ir_all(ir, lw_rf_sub(ir, task, tag, "acc", 1, c->w1.panel));
-    LwSource src = {.rf = h};
-    lw_project(ir, task, tag, &src, h.cols, wsym, c->f, p * c->w1.panel, acc, &c->w1);
-    lw_add_bias(ir, task, tag, acc, bsym, p * c->w1.panel, c->w1.prov);
+    project(c, task, tag, h, wsym, bsym, l, &c->w1, p, acc);
     IrView g = ir_all(ir, lw_rf_sub(ir, task, tag, "gelu", 1, c->w1.panel));
     lw_gelu(ir, task, acc, g, c->base);
     spacing(c, task);
@@ -324,6 +338,17 @@ gboolean pass_lower_d1(Ir *ir, GError **err) {
   }
   /* the slices' partial results, after every layer's rows (none without
    * slices: the baseline's scratch layout is unchanged) */
+  /* weights: resident: every panel gets a WG, whose preload task (made
+   * before any step, so first on its WG) loads it once */
+  c.resident = pp->weights == WEIGHTS_RESIDENT;
+  if (c.resident) {
+    if (!lw_resident_place(ir, &c.res, err)) {
+      g_free(c.scr);
+      lw_resident_free(&c.res);
+      return FALSE;
+    }
+    lw_resident_preload(ir, &c.res, ir_prov(ir, "weights"));
+  }
   c.part = g_new(int, L);
   for (int l = 0; l < L; l++) c.part[l] = off + l * c.heads * pp->attn_slices * (2 + WL_HEAD_DIM);
   /* the program size limit: step 0 is checked stage by stage (a step grows
@@ -353,5 +378,6 @@ gboolean pass_lower_d1(Ir *ir, GError **err) {
   }
   g_free(c.scr);
   g_free(c.part);
+  lw_resident_free(&c.res);
   return ok;
 }

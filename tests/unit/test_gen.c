@@ -882,6 +882,63 @@ START_TEST(test_knob_slice_map) {
 }
 END_TEST
 
+/* weights: resident: every panel's weights and bias are loaded once, by the
+ * preload task pinned to the WG that keeps them; every step's task of that
+ * panel is pinned there and loads no weight; the program is correct, needs
+ * fewer HBM lines than streaming and is faster.  preload_waves puts the
+ * second wave's preloads after the first's. */
+START_TEST(test_resident_weights) {
+  g_autoptr(Plan) st = small_plan(PROB_D1, "panels: {w1: 32, w2: 16}");
+  g_autoptr(Plan) re = small_plan(PROB_D1, "panels: {w1: 32, w2: 16}\n  weights: resident\n  power: {preload_waves: 2}");
+  g_autoptr(GError) err = NULL;
+  g_autoptr(Ir) ir = pass_pipeline(re, PROB_D1, NULL, NULL, TRUE, &err);
+  ck_assert_msg(ir, "%s", err ? err->message : "?");
+  int preloads = 0, weight_loads = 0, pinned = 0, waited = 0;
+  for (guint k = 0; k < ir->tasks->len; k++) {
+    const IrTask *t = ir_task_at(ir, (int)k);
+    gboolean pre = t->role.kind == ROLE_PRELOAD;
+    preloads += pre;
+    for (guint i = 0; i < t->ops->len; i++) {
+      const IrOp *op = &g_array_index(t->ops, IrOp, i);
+      if (op->kind == IR_WAIT && pre) waited++;
+      if (op->kind != IR_LD || ir_tensor(ir, op->mem.t)->home != HOME_HBM) continue;
+      const char *sym = ir_tensor(ir, op->mem.t)->sym;
+      gboolean weight = g_str_has_prefix(sym, "wqkv") || g_str_has_prefix(sym, "wo.") ||
+                        g_str_has_prefix(sym, "w1.") || g_str_has_prefix(sym, "w2.") ||
+                        g_str_has_prefix(sym, "bqkv") || g_str_has_prefix(sym, "bo.") ||
+                        g_str_has_prefix(sym, "b1.") || g_str_has_prefix(sym, "b2.");
+      ck_assert_msg(!weight || pre, "task %s loads %s", t->name, sym);
+      weight_loads += weight;
+    }
+    if (t->role.proj >= 0) {
+      ck_assert_int_ge(t->pin, 0);
+      ck_assert_int_eq(t->wg, t->pin);
+      pinned++;
+    }
+  }
+  const Problem *d = &ir->prob;
+  int panels = d->layers * (3 * d->d_model / 32 + d->d_model / 32 + d->d_ff / 32 + d->d_model / 16);
+  ck_assert_int_eq(weight_loads, 2 * panels); /* each panel's weights and bias, once */
+  ck_assert_int_eq(pinned, panels * d->steps);
+  ck_assert_int_gt(preloads, 1);
+  ck_assert_int_gt(waited, 0); /* the second wave waits for the first */
+  Run a = compile_run(st, PROB_D1, "streamed", NULL), b = compile_run(re, PROB_D1, "resident", NULL);
+  ck_assert_msg(b.cycles < a.cycles, "resident %" G_GINT64_FORMAT " cycles, streamed %" G_GINT64_FORMAT,
+                b.cycles, a.cycles);
+}
+END_TEST
+
+/* A panel larger than a WG's RF after rf_temp_kib is refused at its knob. */
+START_TEST(test_resident_too_wide) {
+  g_autoptr(Plan) p = plan_text("wide.yaml", "version: 1\nd1:\n  panels: {w2: 32}\n  weights: resident\n");
+  g_autoptr(GError) err = NULL;
+  g_autoptr(Ir) ir = pass_pipeline(p, PROB_D1, NULL, NULL, TRUE, &err);
+  ck_assert(ir == NULL);
+  ck_assert_msg(g_str_has_prefix(err->message, "wide.yaml:3:12: error: weights: resident: a w2 panel is 512 x 32 = 64 KiB, 16 partitions"),
+                "%s", err->message);
+}
+END_TEST
+
 /* in_flight changes the output of a plan that paces by a WG. */
 START_TEST(test_knob_in_flight) {
   for (int kind = PROB_D1; kind <= PROB_P1; kind++) {
@@ -1007,6 +1064,8 @@ Suite *suite_gen(void) {
   tcase_add_test(tc, test_knob_power_values);
   tcase_add_test(tc, test_knob_in_flight);
   tcase_add_test(tc, test_knob_slice_map);
+  tcase_add_test(tc, test_resident_weights);
+  tcase_add_test(tc, test_resident_too_wide);
   tcase_add_test(tc, test_knob_pacing_wg_alone);
   tcase_add_test(tc, test_knob_kv_temp_slower);
   tcase_add_test(tc, test_knob_power_directions);

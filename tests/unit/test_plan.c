@@ -212,9 +212,11 @@ START_TEST(test_plan_error_codes) {
       {"version: 1\nd1: {placement: {k_divisor: 8}}\n", PLAN_ERROR_CONFLICT,
        "test.yaml:2:18: error: 'placement.k_divisor' has no effect unless placement.solver is "
        "ilp"},
-      {"version: 1\nd1: {power: {preload_waves: 3}}\n", PLAN_ERROR_PLANNED,
+      {"version: 1\np1: {power: {preload_waves: 3}}\n", PLAN_ERROR_PLANNED,
        "test.yaml:2:29: error: 'power.preload_waves: 3' is not supported yet (planned: roadmap "
-       "step 3)"},
+       "step 4)"},
+      {"version: 1\nd1: {power: {preload_waves: 3}}\n", PLAN_ERROR_CONFLICT,
+       "test.yaml:2:14: error: 'power.preload_waves' has no effect unless weights is resident"},
       {"version: 1\nd1: {power: {bucket_bytes: 4096}}\n", PLAN_ERROR_CONFLICT,
        "test.yaml:2:14: error: 'power.bucket_bytes' has no effect unless power.event_interval > 0"},
       {"version: 1\nd1: {power: {bucket_bytes: 4096, event_interval: 10, in_flight: 2}}\n",

@@ -1,0 +1,174 @@
+/* resident.c - weights kept in the RF across D1's steps (weights: resident;
+ * lower.h).  Every projection panel (a K x P slice of a weight matrix) and
+ * its bias get one WG, constructively: panels, largest first (first fit
+ * decreasing; ties in layer, projection, panel order), take the WGs of the
+ * SMs used in the placer's SM-interleaved order, round robin, skipping a WG
+ * whose partitions (less rf_temp_kib's, kept for the tasks' activations, and
+ * one for its biases) are full.  One preload task per WG, pinned to it
+ * and made before every step, loads its panels once; each step's task for a
+ * panel is pinned to the same WG and multiplies by the panel where it lies
+ * (ir_verify lets a pinned task read what an earlier task pinned there
+ * keeps).  So steps touch HBM only for activations, K/V and outputs. */
+#include "lower.h"
+
+#include <string.h>
+
+/* The index of (layer, projection, panel) in the tables. */
+static int slot(const LwResident *r, int l, SchedProj j, int p) {
+  return (l * PROJ__COUNT + (int)j) * r->max_panels + p;
+}
+
+gboolean lw_resident_place(Ir *ir, LwResident *r, GError **err) {
+  const Schedule *s = &ir->sched;
+  const Problem *d = &ir->prob;
+  int S = s->sms_used > 0 ? s->sms_used : ir->hw.sms, W = ir->hw.wgs_per_sm;
+  int pb = sim_machine_part_bytes(&ir->hw), nparts = ir->hw.vl;
+  int temp_parts = (s->rf_temp_kib * 1024 + pb - 1) / pb, room = nparts - temp_parts;
+  r->layers = d->layers;
+  r->max_panels = 0;
+  for (int j = 0; j < PROJ__COUNT; j++) r->max_panels = MAX(r->max_panels, sched_proj_n(d, (SchedProj)j) / s->panel[j]);
+  gsize n = (gsize)r->layers * PROJ__COUNT * r->max_panels;
+  r->wg = g_new(int, n);
+  r->w = g_new(int, n);
+  r->b = g_new(int, n);
+  for (gsize i = 0; i < n; i++) r->wg[i] = r->w[i] = r->b[i] = -1;
+  GArray *order = g_array_new(FALSE, FALSE, sizeof(int));
+  for (int k = 0; k < S * W; k++) {
+    int wg = (k % S) * W + k / S;
+    if (wg != s->pacing_wg) g_array_append_val(order, wg);
+  }
+  int nwg = sim_machine_wgs(&ir->hw);
+  g_autofree int *used = g_new0(int, nwg); /* partitions taken on each WG */
+  /* the panels, largest first (first fit decreasing packs the WGs tighter;
+   * ties in (layer, projection, panel) order) */
+  g_autoptr(GArray) todo = g_array_new(FALSE, FALSE, sizeof(int) * 4); /* parts, l, j, p */
+  for (int l = 0; l < r->layers; l++)
+    for (int j = 0; j < PROJ__COUNT; j++) {
+      int K = sched_proj_k(d, (SchedProj)j), P = s->panel[j], np = sched_proj_n(d, (SchedProj)j) / P;
+      int parts = (int)((4 * (int64_t)K * P + pb - 1) / pb); /* + one for a WG's small biases */
+      if (parts + 1 > room) {
+        char knob[32];
+        g_snprintf(knob, sizeof knob, "panels.%s", sched_proj_name[j]);
+        ir_error(ir, err, ir_prov(ir, knob),
+                 "weights: resident: a %s panel is %d x %d = %d KiB, %d partitions, but a WG "
+                 "keeps %d of its %d partitions after rf_temp_kib (and one for biases): narrow the "
+                 "panel (see tcc-gen --explain)",
+                 sched_proj_name[j], K, P, (int)(4 * (int64_t)K * P / 1024), parts, room, nparts);
+        g_array_free(order, TRUE);
+        return FALSE;
+      }
+      for (int p = 0; p < np; p++) {
+        int e[4] = {parts, l, j, p};
+        g_array_append_val(todo, e);
+      }
+    }
+  for (guint a = 1; a < todo->len; a++) /* stable insertion sort by parts, descending */
+    for (guint b = a; b > 0; b--) {
+      int *x = &g_array_index(todo, int, 4 * (b - 1)), *y = &g_array_index(todo, int, 4 * b);
+      if (x[0] >= y[0]) break;
+      for (int q = 0; q < 4; q++) {
+        int tmp = x[q];
+        x[q] = y[q], y[q] = tmp;
+      }
+    }
+  guint next = 0;
+  for (guint a = 0; a < todo->len; a++) {
+    const int *e = &g_array_index(todo, int, 4 * a);
+    int parts = e[0], l = e[1], j = e[2], p = e[3], wg = -1;
+    guint tried = 0;
+    for (; tried < order->len; tried++) {
+      int c = g_array_index(order, int, (next + tried) % order->len);
+      if (used[c] + parts + 1 <= room) {
+        wg = c;
+        break;
+      }
+    }
+    if (wg < 0) {
+      ir_error(ir, err, ir_prov(ir, "weights"),
+               "weights: resident: the weights do not fit the RF of %d SMs after rf_temp_kib "
+               "(layer %d %s panel %d finds no WG with %d free partitions; see tcc-gen --explain)",
+               S, l, sched_proj_name[j], p, parts + 1);
+      g_array_free(order, TRUE);
+      return FALSE;
+    }
+    next = (next + tried + 1) % order->len;
+    used[wg] += parts;
+    r->wg[slot(r, l, (SchedProj)j, p)] = wg;
+  }
+  g_array_free(order, TRUE);
+  return TRUE;
+}
+
+/* The preload tasks, wave by wave (power.preload_waves: the SMs used split
+ * into that many waves by SM number; a wave's preloads wait for the previous
+ * wave's), so that fewer SMs stream weights at once: HBM is saturated by
+ * about 8 SMs' NoC links, and the hottest window with it. */
+static void preload_tasks(Ir *ir, const LwResident *r, int *task, IrProv prov) {
+  const Schedule *s = &ir->sched;
+  int nwg = sim_machine_wgs(&ir->hw), W = ir->hw.wgs_per_sm;
+  int S = s->sms_used > 0 ? s->sms_used : ir->hw.sms, waves = MAX(s->preload_waves, 1);
+  g_autofree gboolean *has = g_new0(gboolean, nwg);
+  gsize n = (gsize)r->layers * PROJ__COUNT * r->max_panels;
+  for (gsize i = 0; i < n; i++)
+    if (r->wg[i] >= 0) has[r->wg[i]] = TRUE;
+  int prev = -1;
+  for (int wave = 0; wave < waves; wave++) {
+    int grp = -1;
+    for (int w = 0; w < nwg; w++) {
+      if (!has[w] || (w / W) * waves / S != wave) continue;
+      if (grp < 0 && waves > 1) {
+        g_autofree char *ev = g_strdup_printf("preload%d", wave);
+        grp = ir_group(ir, ev);
+      }
+      g_autofree char *name = g_strdup_printf("preload.wg%d", w);
+      task[w] = lw_task(ir, name, -1, prov, ir_role(ROLE_PRELOAD));
+      ir_task_at(ir, task[w])->pin = w;
+      if (prev >= 0) ir_task_waits(ir, task[w], prev);
+      if (grp >= 0) ir_task_signals(ir, task[w], grp);
+    }
+    if (grp >= 0) prev = grp;
+  }
+}
+
+void lw_resident_preload(Ir *ir, LwResident *r, IrProv prov) {
+  const Schedule *s = &ir->sched;
+  int nwg = sim_machine_wgs(&ir->hw);
+  g_autofree int *task = g_new(int, nwg);
+  for (int w = 0; w < nwg; w++) task[w] = -1;
+  preload_tasks(ir, r, task, prov);
+  for (int l = 0; l < r->layers; l++)
+    for (int j = 0; j < PROJ__COUNT; j++) {
+      int K = sched_proj_k(&ir->prob, (SchedProj)j), N = sched_proj_n(&ir->prob, (SchedProj)j);
+      int P = s->panel[j];
+      static const char *const wname[PROJ__COUNT] = {"wqkv", "wo", "w1", "w2"};
+      static const char *const bname[PROJ__COUNT] = {"bqkv", "bo", "b1", "b2"};
+      g_autofree char *wsym = g_strdup_printf("%s.l%d", wname[j], l);
+      g_autofree char *bsym = g_strdup_printf("%s.l%d", bname[j], l);
+      for (int p = 0; p < N / P; p++) {
+        int i = slot(r, l, (SchedProj)j, p), wg = r->wg[i];
+        g_autofree char *tag = g_strdup_printf("l%d.%s.p%d", l, sched_proj_name[j], p);
+        r->w[i] = lw_rf_sub(ir, task[wg], tag, "w", K, P);
+        r->b[i] = lw_rf_sub(ir, task[wg], tag, "b", 1, P);
+        lw_load(ir, task[wg], ir_all(ir, r->w[i]), wsym, 0, p * P, N, prov);
+        lw_load(ir, task[wg], ir_all(ir, r->b[i]), bsym, 0, p * P, N, prov);
+      }
+    }
+}
+
+int lw_resident_wg(const LwResident *r, int l, SchedProj j, int p) { return r->wg[slot(r, l, j, p)]; }
+
+void lw_resident_project(Ir *ir, int task, IrView a, const LwResident *r, int l, SchedProj j, int p,
+                         IrView acc, IrProv prov) {
+  int i = slot(r, l, j, p);
+  IrOp *op = ir_emit(ir, task, IR_MMA);
+  op->mods = IR_MOD_Z, op->d = acc, op->a = a, op->b = ir_all(ir, r->w[i]), op->prov = prov;
+  op = ir_emit(ir, task, IR_VADD);
+  op->d = acc, op->a = acc, op->b = ir_all(ir, r->b[i]), op->prov = prov;
+}
+
+void lw_resident_free(LwResident *r) {
+  g_free(r->wg);
+  g_free(r->w);
+  g_free(r->b);
+  memset(r, 0, sizeof *r);
+}
