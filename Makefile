@@ -192,7 +192,8 @@ bench-run: $(BUILD)/tcc-gen $(BUILD)/tcc-sim $(BUILD)/bench/gen_bench
 demo: deps
 	$(MAKE) demo-run
 # The main job: compile the baseline plan for both problems, simulate each
-# (report + profile), then grade the plan on all four seeds with its score.
+# (report + profile), then grade the plan on all four seeds with its score,
+# and grade the best plan found so far (plans/best.yaml) next to it.
 demo-run: $(BUILD)/tcc-sim $(BUILD)/tcc-gen $(BUILD)/tcc-grade
 	@mkdir -p $(BUILD)/demo
 	$(BUILD)/tcc-gen plans/baseline.yaml --problem d1 -o $(BUILD)/demo/d1.asm
@@ -200,6 +201,7 @@ demo-run: $(BUILD)/tcc-sim $(BUILD)/tcc-gen $(BUILD)/tcc-grade
 	$(BUILD)/tcc-sim $(BUILD)/demo/d1.asm --profile
 	$(BUILD)/tcc-sim $(BUILD)/demo/p1.asm --profile
 	$(BUILD)/tcc-grade plans/baseline.yaml
+	$(BUILD)/tcc-grade plans/best.yaml
 
 # Install what a fresh Debian 12 machine lacks (as root; no-op when present).
 deps:

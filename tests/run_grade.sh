@@ -99,6 +99,14 @@ report "tcc-grade baseline: first lines, table aligned" "$tmp/base" plans/baseli
 [ "$(sed -n 6p "$tmp/base")" = "score 1000.00  = 1000 * sqrt(802528 * 124192 / (802528 * 124192))" ] &&
   [ "$(wc -l <"$tmp/base")" -eq 6 ] && ok "tcc-grade baseline: the score line last" ||
   { ko "tcc-grade baseline: the score line last"; cat "$tmp/base"; }
+# the best plan passes everywhere and beats the baseline (README quotes it)
+if "$grade" plans/best.yaml >"$tmp/best" 2>&1 &&
+  sed -n 6p "$tmp/best" | grep -q "^score 1203.41  = 1000 \* sqrt(802528 \* 124192 / (802528 \* 85756))$"; then
+  ok "tcc-grade best: passes, score 1203.41"
+else
+  ko "tcc-grade best: passes, score 1203.41"
+  cat "$tmp/best"
+fi
 
 # the table alone: NAME CYCLES AREA W WINDOW_START ERR7 ERR13 ERR11 ERR23
 t() { # NAME ROW...
