@@ -17,6 +17,7 @@
 #include "explain.h"
 
 #include <json-glib/json-glib.h>
+#include <string.h>
 
 typedef struct ProjCap {
   int K, N, panel, npanels, parts, load;
@@ -27,6 +28,7 @@ typedef struct ProjCap {
 typedef struct WgCap {
   int wg, tasks, parts;
   int64_t peak;
+  GPtrArray *keeps;              /* with resident weights: the panels it keeps */
 } WgCap;
 
 typedef struct Cap {
@@ -52,11 +54,13 @@ static gint by_wg_at(gconstpointer a, gconstpointer b) {
 }
 
 /* Per WG with tasks: its tasks, the peak bytes of RF tensors live at once,
- * and the partitions its tensors were given (an allocated IR). */
+ * the partitions its tensors were given (an allocated IR), and the weight
+ * panels its preload task keeps ("l0.w2.p3"). */
 static GArray *wg_caps(const Ir *ir) {
   int nwg = sim_machine_wgs(&ir->hw);
   g_autofree int *tasks = g_new0(int, nwg);
   g_autofree guint64 *parts = g_new0(guint64, nwg);
+  g_autofree GPtrArray **keeps = g_new0(GPtrArray *, nwg);
   g_autoptr(GArray) ev = g_array_new(FALSE, FALSE, sizeof(Live));
   for (guint k = 0; k < ir->tasks->len; k++) {
     int w = ir_task_at(ir, (int)k)->wg;
@@ -72,13 +76,17 @@ static GArray *wg_caps(const Ir *ir) {
     g_array_append_val(ev, a);
     g_array_append_val(ev, b);
     for (int p = x->part; p < x->part + MAX(x->nparts, 1) && p < 64; p++) parts[w] |= (guint64)1 << p;
+    if (ir_task_at(ir, x->task)->role.kind == ROLE_PRELOAD && g_str_has_suffix(x->name, ".w")) {
+      if (!keeps[w]) keeps[w] = g_ptr_array_new_with_free_func(g_free);
+      g_ptr_array_add(keeps[w], g_strndup(x->name, strlen(x->name) - 2));
+    }
   }
   g_array_sort(ev, by_wg_at);
   GArray *out = g_array_new(FALSE, TRUE, sizeof(WgCap));
   guint e = 0;
   for (int w = 0; w < nwg; w++) {
     if (!tasks[w]) continue;
-    WgCap c = {.wg = w, .tasks = tasks[w], .parts = __builtin_popcountll(parts[w])};
+    WgCap c = {.wg = w, .tasks = tasks[w], .parts = __builtin_popcountll(parts[w]), .keeps = keeps[w]};
     int64_t live = 0;
     for (; e < ev->len && g_array_index(ev, Live, e).wg <= w; e++) {
       const Live *l = &g_array_index(ev, Live, e);
@@ -89,6 +97,12 @@ static GArray *wg_caps(const Ir *ir) {
     g_array_append_val(out, c);
   }
   return out;
+}
+
+static void wg_caps_free(GArray *a) {
+  for (guint i = 0; i < a->len; i++)
+    if (g_array_index(a, WgCap, i).keeps) g_ptr_array_free(g_array_index(a, WgCap, i).keeps, TRUE);
+  g_array_free(a, TRUE);
 }
 
 static void cap_compute(Cap *c, const Machine *hw, const Schedule *s, const Ir *ir) {
@@ -198,11 +212,14 @@ char *explain_text(const Machine *hw, const Schedule *s, const char *file, const
     for (guint i = 0; i < c.wg->len; i++) {
       const WgCap *w = &g_array_index(c.wg, WgCap, i);
       g_autofree char *pk = size(w->peak);
-      g_string_append_printf(o, "  wg%-3d (sm%d) %3d task%s, peak %s live, %d of %d partitions\n", w->wg,
+      g_string_append_printf(o, "  wg%-3d (sm%d) %3d task%s, peak %s live, %d of %d partitions", w->wg,
                              w->wg / c.wgs_per_sm, w->tasks, w->tasks == 1 ? " " : "s", pk, w->parts,
                              c.nparts);
+      for (guint k = 0; w->keeps && k < w->keeps->len; k++)
+        g_string_append_printf(o, "%s%s", k ? ", " : "; keeps ", (const char *)g_ptr_array_index(w->keeps, k));
+      g_string_append_c(o, '\n');
     }
-    g_array_free(c.wg, TRUE);
+    wg_caps_free(c.wg);
   }
   return g_string_free(o, FALSE);
 }
@@ -277,10 +294,15 @@ char *explain_json(const Machine *hw, const Schedule *s, const char *file, const
       INT("tasks", w->tasks);
       INT("peak_live_bytes", w->peak);
       INT("partitions_used", w->parts);
+      json_builder_set_member_name(j, "keeps");
+      json_builder_begin_array(j);
+      for (guint k = 0; w->keeps && k < w->keeps->len; k++)
+        json_builder_add_string_value(j, g_ptr_array_index(w->keeps, k));
+      json_builder_end_array(j);
       json_builder_end_object(j);
     }
     json_builder_end_array(j);
-    g_array_free(c.wg, TRUE);
+    wg_caps_free(c.wg);
   }
 #undef INT
   json_builder_end_object(j);

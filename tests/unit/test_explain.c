@@ -83,6 +83,27 @@ START_TEST(test_temp_knob) {
 }
 END_TEST
 
+/* With resident weights the allocation lists the panels each WG keeps:
+ * every panel of both layers exactly once (the JSON's "keeps"). */
+START_TEST(test_resident_keeps) {
+  g_autofree char *r = report(16, 16, 16, "weights: resident", TRUE);
+  g_autoptr(JsonParser) p = json_parser_new();
+  ck_assert(json_parser_load_from_data(p, r, -1, NULL));
+  JsonArray *wgs = json_object_get_array_member(json_node_get_object(json_parser_get_root(p)), "allocation");
+  g_autoptr(GHashTable) seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  for (guint i = 0; i < json_array_get_length(wgs); i++) {
+    JsonArray *k = json_object_get_array_member(json_array_get_object_element(wgs, i), "keeps");
+    for (guint j = 0; j < json_array_get_length(k); j++)
+      ck_assert(g_hash_table_add(seen, g_strdup(json_array_get_string_element(k, j))));
+  }
+  /* per layer 12 qkv + 4 wo + 32 w1 + 8 w2 panels */
+  ck_assert_int_eq(g_hash_table_size(seen), 2 * (12 + 4 + 32 + 8));
+  ck_assert(g_hash_table_contains(seen, "l1.w2.p7"));
+  g_autofree char *t = report(16, 16, 16, "weights: resident", FALSE);
+  HAS(t, "; keeps l");
+}
+END_TEST
+
 /* A plan that does not compile still gets the arithmetic, and the error. */
 START_TEST(test_failure) {
   g_autoptr(Plan) plan = plan_parse("x.yaml", "version: 1\nhardware: {rf_kib: 16}\nd1:\n  panels: {w1: 128}\n",
@@ -103,6 +124,7 @@ Suite *suite_explain(void) {
   tcase_add_test(tc, test_json);
   tcase_add_test(tc, test_temp_knob);
   tcase_add_test(tc, test_failure);
+  tcase_add_test(tc, test_resident_keeps);
   suite_add_tcase(s, tc);
   return s;
 }
