@@ -96,5 +96,8 @@ char *plan_knob_value_text(const PlanKnobDef *k, long v);
 /* Fill pp->value (the schedule record's texts) from the knobs' values:
  * once the section is loaded. */
 void plan_problem_record(PlanProblem *pp);
+/* Defaults that depend on other knobs, once the section's knobs are loaded:
+ * an unwritten k_chunk fits its panel width and the RF. */
+void plan_problem_fit_defaults(PlanProblem *pp, const Machine *hw);
 
 #endif

@@ -366,6 +366,7 @@ static gboolean load_problem(Ctx *c, const PNode *key, const PNode *val, Problem
     else if (!load_knob(c, pp, l))
       return FALSE;
   }
+  plan_problem_fit_defaults(pp, &c->plan->hw);
   return check_needs(c, pp, leaves);
 }
 

@@ -247,11 +247,24 @@ int plan_knob_get(const PlanProblem *pp, const PlanKnobDef *k) {
   return *(const int *)((const char *)pp + k->offset);
 }
 
-/* The largest of 128, 96, 64, 32 that divides K (K is a multiple of 32). */
-static int default_k_chunk(int k) {
+/* The default k_chunk: the largest of 128, 96, 64, 32 that divides K (a
+ * multiple of 32) and whose chunk of a `panel`-wide panel (c x panel x 4
+ * bytes) takes at most half a WG's RF; 32 when none is that small. */
+static int default_k_chunk(int k, int panel, const Machine *hw) {
+  int64_t half = (int64_t)hw->rf_kib * 1024 / 2;
   for (int c = 128; c > 32; c -= 32)
-    if (k % c == 0) return c;
+    if (k % c == 0 && 4 * (int64_t)c * panel <= half) return c;
   return 32;
+}
+
+void plan_problem_fit_defaults(PlanProblem *pp, const Machine *hw) {
+  for (int p = 0; p < PROJ__COUNT; p++) {
+    char path[32];
+    g_snprintf(path, sizeof path, "k_chunk.%s", sched_proj_name[p]);
+    int i = plan_knob_index(path);
+    if (i >= 0 && pp->loc[i].line == 0)
+      pp->k_chunk[p] = default_k_chunk(sched_proj_k(&pp->dims, (PlanProj)p), pp->panel[p], hw);
+  }
 }
 
 void plan_problem_defaults(PlanProblem *pp, const Machine *hw) {
@@ -264,7 +277,7 @@ void plan_problem_defaults(PlanProblem *pp, const Machine *hw) {
   }
   pp->sms_used = hw->sms;
   for (int p = 0; p < PROJ__COUNT; p++)
-    pp->k_chunk[p] = default_k_chunk(sched_proj_k(&pp->dims, (PlanProj)p));
+    pp->k_chunk[p] = default_k_chunk(sched_proj_k(&pp->dims, (PlanProj)p), pp->panel[p], hw);
 }
 
 char *plan_knob_value_text(const PlanKnobDef *k, long v) {

@@ -122,6 +122,29 @@ START_TEST(test_plan_valid_files) {
 }
 END_TEST
 
+/* An unwritten k_chunk fits the panel it loads and the RF: the default
+ * machine keeps 128 rows for 32-wide panels, a 16 KiB RF halves it, and a
+ * 128-wide panel takes 64 rows (32 KiB, half of 64 KiB); a written one is
+ * kept. */
+START_TEST(test_k_chunk_defaults) {
+  const struct {
+    const char *text;
+    int chunk[PROJ__COUNT];
+  } c[] = {{"version: 1\nd1: {}\n", {128, 128, 128, 128}},
+           {"version: 1\nhardware: {rf_kib: 16}\nd1: {}\n", {64, 64, 64, 64}},
+           {"version: 1\nd1: {panels: {w1: 128}}\n", {128, 128, 64, 128}},
+           {"version: 1\nd1: {panels: {w1: 128}, k_chunk: {w1: 128}}\n", {128, 128, 128, 128}}};
+  for (unsigned i = 0; i < G_N_ELEMENTS(c); i++) {
+    g_autoptr(GError) err = NULL;
+    g_autoptr(Plan) p = parse(c[i].text, &err);
+    ck_assert_msg(p, "%s", err ? err->message : "?");
+    for (int j = 0; j < PROJ__COUNT; j++)
+      ck_assert_msg(p->d1.k_chunk[j] == c[i].chunk[j], "%s: k_chunk.%s = %d, want %d", c[i].text,
+                    sched_proj_name[j], p->d1.k_chunk[j], c[i].chunk[j]);
+  }
+}
+END_TEST
+
 START_TEST(test_plan_custom) {
   g_autoptr(GError) err = NULL;
   g_autoptr(Plan) p = parse_file("tests/plans/valid_custom.yaml", &err);
@@ -140,7 +163,10 @@ START_TEST(test_plan_custom) {
   ck_assert_int_eq(d->dims.steps, 4);
   ck_assert_int_eq(d->dims.layers, 2);
   ck_assert_int_eq(d->sms_used, 8);
-  int panels[] = {96, 48, 40, 16}, chunks[] = {96, 96, 96, 32};
+  /* default chunks: the largest of 128, 96, 64, 32 dividing K = 96 whose
+   * chunk is at most half the 64 KiB RF: qkv's 96-wide panel makes a 96-row
+   * chunk 36 KiB, so 32 */
+  int panels[] = {96, 48, 40, 16}, chunks[] = {32, 96, 96, 32};
   for (int j = 0; j < PROJ__COUNT; j++) {
     ck_assert_int_eq(d->panel[j], panels[j]);
     ck_assert_int_eq(d->k_chunk[j], chunks[j]);
@@ -447,6 +473,7 @@ Suite *suite_plan(void) {
   tcase_add_test(tc, test_plan_baseline);
   tcase_add_test(tc, test_plan_valid_files);
   tcase_add_test(tc, test_plan_custom);
+  tcase_add_test(tc, test_k_chunk_defaults);
   tcase_add_test(tc, test_plan_bad_files);
   tcase_add_test(tc, test_plan_error_codes);
   tcase_add_test(tc, test_plan_integers);
