@@ -72,6 +72,8 @@ compiles d1_layers_max 'd1: {problem: {layers: 8}}'
 compiles d1_history_min 'd1: {problem: {history: 0}}'
 compiles d1_history_max 'd1: {problem: {history: 1024}}'
 compiles d1_steps_max 'd1: {problem: {steps: 64}}'
+compiles d1_rf_min 'hardware: {rf_kib: 16}
+d1: {}'
 compiles d1_history_max_slices 'd1: {problem: {history: 1024}, attention: {slices: 8}}'
 compiles d1_history_min_slices 'd1: {problem: {history: 32, steps: 64}, attention: {slices: 2, slice_map: blocked}}'
 refused d1_max 'd1: {problem: {d_model: 1024, heads: 32, d_ff: 4096, layers: 8, history: 1024, steps: 64}}' \
