@@ -30,25 +30,17 @@ static int parts_of(const Ir *ir, const int (*shape)[2], int n) {
   return (int)(parts + (small + pb - 1) / pb);
 }
 
-gboolean lw_attention_fits(const Ir *ir, const int (*shape)[2], int n) {
-  return parts_of(ir, shape, n) <= lw_task_parts(ir);
+gboolean lw_attention_fits(const Ir *ir, const int (*shape)[2], int n, int parts) {
+  return parts_of(ir, shape, n) <= parts;
 }
 
-int lw_task_parts(const Ir *ir) {
-  const Schedule *s = &ir->sched;
-  if (s->weights != WEIGHTS_RESIDENT) return ir->hw.vl;
-  /* resident weights keep the rest: a task has the temp space */
-  int pb = sim_machine_part_bytes(&ir->hw);
-  return MAX(1, s->rf_temp_kib * 1024 / pb);
-}
-
-int lw_attention_block(const Ir *ir, int rows, int keys, int max_block) {
+int lw_attention_block(const Ir *ir, int rows, int keys, int max_block, int parts) {
   int b = MIN(max_block, (keys + LW_KEY_BLOCK - 1) / LW_KEY_BLOCK * LW_KEY_BLOCK);
   for (; b > LW_KEY_BLOCK; b /= 2) {
     /* q, kb, vb, s, o, m, z, mj, alpha */
     const int shape[][2] = {{rows, WL_HEAD_DIM}, {b, WL_HEAD_DIM}, {b, WL_HEAD_DIM}, {rows, b}, {rows, WL_HEAD_DIM},
                             {rows, 1},  {rows, 1}, {rows, 1}, {rows, 1}};
-    if (lw_attention_fits(ir, shape, (int)G_N_ELEMENTS(shape))) return b;
+    if (lw_attention_fits(ir, shape, (int)G_N_ELEMENTS(shape), parts)) return b;
   }
   return LW_KEY_BLOCK;
 }

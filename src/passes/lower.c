@@ -40,6 +40,13 @@ int lw_rf(Ir *ir, int task, const char *name, int rows, int cols) {
   return t;
 }
 
+static const char *const weight_name[PROJ__COUNT] = {"wqkv", "wo", "w1", "w2"};
+static const char *const bias_name[PROJ__COUNT] = {"bqkv", "bo", "b1", "b2"};
+
+char *lw_weight_sym(SchedProj j, int l) { return g_strdup_printf("%s.l%d", weight_name[j], l); }
+
+char *lw_bias_sym(SchedProj j, int l) { return g_strdup_printf("%s.l%d", bias_name[j], l); }
+
 int lw_task(Ir *ir, const char *tag, int stage, IrProv prov, IrRole role) {
   int task = ir_task(ir, tag, stage, prov);
   ir_task_at(ir, task)->role = role;

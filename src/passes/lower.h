@@ -28,6 +28,11 @@ IrView lw_view(const Ir *ir, int t, int rows, int cols);
  * thousands of tensors). */
 int lw_rf_sub(Ir *ir, int task, const char *tag, const char *what, int rows, int cols);
 
+/* The ABI symbols of a projection's weights and bias in layer l
+ * ("wqkv.l0", "bqkv.l0"; docs/workloads.md §3).  g_free them. */
+char *lw_weight_sym(SchedProj j, int l);
+char *lw_bias_sym(SchedProj j, int l);
+
 /* A new task with its role (what it computes; ir.h). */
 int lw_task(Ir *ir, const char *tag, int stage, IrProv prov, IrRole role);
 
@@ -75,6 +80,8 @@ typedef struct LwResident {
 gboolean lw_resident_place(Ir *ir, LwResident *r, GError **err);
 void lw_resident_preload(Ir *ir, LwResident *r, IrProv prov);
 int lw_resident_wg(const LwResident *r, int l, SchedProj j, int p);
+/* The partitions a task may fill beside resident weights: rf_temp_kib's. */
+int lw_resident_task_parts(const Ir *ir);
 /* acc (1 x P) = a . W + b with the panel's resident tensors; the task must
  * be pinned to lw_resident_wg. */
 void lw_resident_project(Ir *ir, int task, IrView a, const LwResident *r, int l, SchedProj j, int p,
@@ -111,18 +118,16 @@ void lw_attention_blocked(Ir *ir, int task, const char *tag, const LwAttention *
  * are overwritten. */
 void lw_attention_merge(Ir *ir, int task, const char *tag, IrView m, IrView z, IrView u, IrView o,
                         IrProv prov);
-/* The partitions a task may fill: the whole RF, or with resident weights
- * the WG's temp space (rf_temp_kib). */
-int lw_task_parts(const Ir *ir);
-/* Whether tensors of these n shapes (rows, cols), live at once, fit in a
- * task's partitions: the choice between the whole-row attention and the
- * blocked one. */
-gboolean lw_attention_fits(const Ir *ir, const int (*shape)[2], int n);
+/* Whether tensors of these n shapes (rows, cols), live at once, fit in
+ * `parts` partitions (what a task may fill: the whole RF, or the temp space
+ * when resident weights keep the rest): the choice between the whole-row
+ * attention and the blocked one. */
+gboolean lw_attention_fits(const Ir *ir, const int (*shape)[2], int n, int parts);
 /* The key block of lw_attention_blocked for `rows` query rows: the largest
  * of max_block, max_block/2, ... (down to LW_KEY_BLOCK, one MMA block of
  * keys) whose tensors fit the RF. */
 #define LW_KEY_BLOCK 32
-int lw_attention_block(const Ir *ir, int rows, int keys, int max_block);
+int lw_attention_block(const Ir *ir, int rows, int keys, int max_block, int parts);
 
 /* g = GELU_tanh(f), elementwise; g must not alias f. */
 void lw_gelu(Ir *ir, int task, IrView f, IrView g, IrProv prov);

@@ -36,6 +36,8 @@ typedef struct D1 {
                           /* all of a head's keys and values at once        */
   int fences;             /* uses of the current task's fence event */
   gboolean resident;      /* weights: resident: panels kept in RF (res)     */
+  int task_parts;         /* partitions a task may fill (the temp space     */
+                          /* when resident weights keep the rest)           */
   LwResident res;
   /* the group of tasks of each stage of the current step and layer (and
    * w2's of the previous layer, which the next qkv waits for): what the
@@ -113,7 +115,7 @@ static int panel_task(D1 *c, const char *tag, int stage, int t, int l, IrRoleKin
 static void stage_qkv(D1 *c, int t, int l, int stage) {
   Ir *ir = c->ir;
   int n = ntasks(3 * c->d, c->qkv.panel);
-  g_autofree char *wsym = g_strdup_printf("wqkv.l%d", l), *bsym = g_strdup_printf("bqkv.l%d", l);
+  g_autofree char *wsym = lw_weight_sym(PROJ_QKV, l), *bsym = lw_bias_sym(PROJ_QKV, l);
   g_autofree char *gsym = g_strdup_printf("ln1_g.l%d", l), *lbsym = g_strdup_printf("ln1_b.l%d", l);
   g_autofree char *ksym = g_strdup_printf("k_cache.l%d", l), *vsym = g_strdup_printf("v_cache.l%d", l);
   g_autofree char *done = stage_event("qkv", l);
@@ -166,7 +168,7 @@ static void stage_att_sliced(D1 *c, int t, int l, int stage) {
       IrView u = ir_all(ir, lw_rf_sub(ir, task, tag, "u", 1, WL_HEAD_DIM));
       lw_load(ir, task, q, "scratch", 0, c->scr[l].q + h * WL_HEAD_DIM, c->d, c->base);
       LwAttention at = {q, u, ir_win(-1, 0, 0, 0, 0), ksym, vsym, h * c->pos + k0, keys,
-                        lw_attention_block(ir, 1, keys, 256), lw_att_scale(), c->att_prov};
+                        lw_attention_block(ir, 1, keys, 256, c->task_parts), lw_att_scale(), c->att_prov};
       LwPartial part;
       lw_attention_blocked(ir, task, tag, &at, &part);
       spacing(c, task);
@@ -264,8 +266,7 @@ static int stage_proj(D1 *c, int t, int l, int stage, const D1Proj *s) {
   int after = s->after, a_off = s->a_off, a_cols = s->a_cols, res_row = s->res_row,
       res_off = s->res_off, drow = s->drow, doff = s->doff;
   int n = ntasks(c->d, pj->panel);
-  g_autofree char *wsym = g_strdup_printf("%s.l%d", name, l);
-  g_autofree char *bsym = g_strdup_printf("%s.l%d", strcmp(name, "wo") == 0 ? "bo" : "b2", l);
+  g_autofree char *wsym = lw_weight_sym(pj->proj, l), *bsym = lw_bias_sym(pj->proj, l);
   g_autofree char *done = stage_event(name, l);
   int grp = ir_group(ir, done);
   for (int p = 0; p < n; p++) {
@@ -290,7 +291,7 @@ static int stage_proj(D1 *c, int t, int l, int stage, const D1Proj *s) {
 static void stage_w1(D1 *c, int t, int l, int stage) {
   Ir *ir = c->ir;
   int n = ntasks(c->f, c->w1.panel);
-  g_autofree char *wsym = g_strdup_printf("w1.l%d", l), *bsym = g_strdup_printf("b1.l%d", l);
+  g_autofree char *wsym = lw_weight_sym(PROJ_W1, l), *bsym = lw_bias_sym(PROJ_W1, l);
   g_autofree char *gsym = g_strdup_printf("ln2_g.l%d", l), *lbsym = g_strdup_printf("ln2_b.l%d", l);
   g_autofree char *done = stage_event("w1", l);
   int after = c->g_wo, grp = c->g_w1 = ir_group(ir, done);
@@ -327,10 +328,13 @@ gboolean pass_lower_d1(Ir *ir, GError **err) {
   int L = ir->prob.layers, off = 0;
   c.scr = g_new(D1Scratch, L);
   /* a head's whole K and V (history + steps rows) at once when they fit
-   * the RF, else streamed in blocks (attention.c) */
+   * the task's partitions, else streamed in blocks (attention.c) */
   const int whole[][2] = {{1, WL_HEAD_DIM}, {c.pos, WL_HEAD_DIM}, {c.pos, WL_HEAD_DIM}, {1, c.pos}, {1, 1}, {1, 1}, {1, WL_HEAD_DIM}};
-  c.att_block = lw_attention_fits(ir, whole, (int)G_N_ELEMENTS(whole)) ? 0
-                : lw_attention_block(ir, 1, c.pos, 256);
+  c.resident = pp->weights == WEIGHTS_RESIDENT;
+  c.task_parts = c.resident ? lw_resident_task_parts(ir) : ir->hw.vl;
+  c.att_block = lw_attention_fits(ir, whole, (int)G_N_ELEMENTS(whole), c.task_parts)
+                    ? 0
+                    : lw_attention_block(ir, 1, c.pos, 256, c.task_parts);
   for (int l = 0; l < L; l++) {
     D1Scratch s = {off, off + c.d, off + 2 * c.d, off + 3 * c.d, off + 4 * c.d, off + 4 * c.d + c.f};
     c.scr[l] = s;
@@ -340,7 +344,6 @@ gboolean pass_lower_d1(Ir *ir, GError **err) {
    * slices: the baseline's scratch layout is unchanged) */
   /* weights: resident: every panel gets a WG, whose preload task (made
    * before any step, so first on its WG) loads it once */
-  c.resident = pp->weights == WEIGHTS_RESIDENT;
   if (c.resident) {
     if (!lw_resident_place(ir, &c.res, err)) {
       g_free(c.scr);

@@ -109,7 +109,7 @@ static void store_qkv(P1 *c, int task, IrView acc, int c0, int tile, const char 
 static void stage_qkv(P1 *c, int l, int stage) {
   Ir *ir = c->ir;
   int np = 3 * c->d / c->qkv.panel;
-  g_autofree char *wsym = g_strdup_printf("wqkv.l%d", l), *bsym = g_strdup_printf("bqkv.l%d", l);
+  g_autofree char *wsym = lw_weight_sym(PROJ_QKV, l), *bsym = lw_bias_sym(PROJ_QKV, l);
   g_autofree char *ksym = g_strdup_printf("k_out.l%d", l), *vsym = g_strdup_printf("v_out.l%d", l);
   g_autofree char *done = stage_event("qkv", l);
   int after, grp = next_group(c, done, &after);
@@ -149,7 +149,7 @@ static void stage_att(P1 *c, int l, int stage) {
   /* a row tile's scores against all keys of the sequence at once when they
    * fit the RF, else key tile by key tile with an online softmax */
   const int whole[][2] = {{R, WL_HEAD_DIM}, {R, c->rows}, {R, WL_HEAD_DIM}, {R, WL_HEAD_DIM}, {R, R}, {R, WL_HEAD_DIM}, {R, 1}, {R, 1}};
-  gboolean blocked = !lw_attention_fits(ir, whole, (int)G_N_ELEMENTS(whole));
+  gboolean blocked = !lw_attention_fits(ir, whole, (int)G_N_ELEMENTS(whole), ir->hw.vl);
   g_autofree char *ksym = g_strdup_printf("k_out.l%d", l), *vsym = g_strdup_printf("v_out.l%d", l);
   g_autofree char *done = stage_event("att", l);
   int after, grp = next_group(c, done, &after);
@@ -207,7 +207,7 @@ static void stage_att(P1 *c, int l, int stage) {
 
 /* acc = A . W panel + bias (+ residual panel) (-> GELU), stored to dst. */
 typedef struct ProjStage {
-  const char *name, *bias, *res_sym, *dst_sym;
+  const char *name, *res_sym, *dst_sym;
   const LwProj *pj;
   int a_col, K, N, res_col, dst_col, gelu;
 } ProjStage;
@@ -215,7 +215,7 @@ typedef struct ProjStage {
 static void stage_proj(P1 *c, int l, int stage, const ProjStage *ps) {
   Ir *ir = c->ir;
   int np = ps->N / ps->pj->panel, P = ps->pj->panel;
-  g_autofree char *wsym = g_strdup_printf("%s.l%d", ps->name, l), *bsym = g_strdup_printf("%s.l%d", ps->bias, l);
+  g_autofree char *wsym = lw_weight_sym(ps->pj->proj, l), *bsym = lw_bias_sym(ps->pj->proj, l);
   g_autofree char *done = stage_event(ps->name, l);
   int after, grp = next_group(c, done, &after);
   for (int tile = 0; tile < c->N / c->R; tile++)
@@ -289,18 +289,18 @@ gboolean pass_lower_p1(Ir *ir, GError **err) {
     if (!budget(&c, l, 2, err)) return FALSE;
     stage_att(&c, l, s0 + 2);
     if (!budget(&c, l, 3, err)) return FALSE;
-    ProjStage wo = {.name = "wo", .bias = "bo", .res_sym = in_sym(l), .dst_sym = "scratch", .pj = &c.wo,
+    ProjStage wo = {.name = "wo", .res_sym = in_sym(l), .dst_sym = "scratch", .pj = &c.wo,
                     .a_col = c.scr.att, .K = d, .N = d, .res_col = in_col(&c, l), .dst_col = c.scr.x1};
     stage_proj(&c, l, s0 + 3, &wo);
     if (!budget(&c, l, 4, err)) return FALSE;
     stage_ln(&c, l, s0 + 4, "ln2", "scratch", c.scr.x1, c.scr.h2);
     if (!budget(&c, l, 5, err)) return FALSE;
-    ProjStage w1 = {.name = "w1", .bias = "b1", .dst_sym = "scratch", .pj = &c.w1, .a_col = c.scr.h2,
+    ProjStage w1 = {.name = "w1", .dst_sym = "scratch", .pj = &c.w1, .a_col = c.scr.h2,
                     .K = d, .N = f, .dst_col = c.scr.g, .gelu = 1};
     stage_proj(&c, l, s0 + 5, &w1);
     if (!budget(&c, l, 6, err)) return FALSE;
     gboolean last = l == pb->layers - 1;
-    ProjStage w2 = {.name = "w2", .bias = "b2", .res_sym = "scratch", .dst_sym = last ? "out" : "scratch",
+    ProjStage w2 = {.name = "w2", .res_sym = "scratch", .dst_sym = last ? "out" : "scratch",
                     .pj = &c.w2, .a_col = c.scr.g, .K = f, .N = d, .res_col = c.scr.x1,
                     .dst_col = last ? 0 : c.scr.x};
     stage_proj(&c, l, s0 + 6, &w2);

@@ -140,10 +140,7 @@ void lw_resident_preload(Ir *ir, LwResident *r, IrProv prov) {
     for (int j = 0; j < PROJ__COUNT; j++) {
       int K = sched_proj_k(&ir->prob, (SchedProj)j), N = sched_proj_n(&ir->prob, (SchedProj)j);
       int P = s->panel[j];
-      static const char *const wname[PROJ__COUNT] = {"wqkv", "wo", "w1", "w2"};
-      static const char *const bname[PROJ__COUNT] = {"bqkv", "bo", "b1", "b2"};
-      g_autofree char *wsym = g_strdup_printf("%s.l%d", wname[j], l);
-      g_autofree char *bsym = g_strdup_printf("%s.l%d", bname[j], l);
+      g_autofree char *wsym = lw_weight_sym((SchedProj)j, l), *bsym = lw_bias_sym((SchedProj)j, l);
       for (int p = 0; p < N / P; p++) {
         int i = slot(r, l, (SchedProj)j, p), wg = r->wg[i];
         g_autofree char *tag = g_strdup_printf("l%d.%s.p%d", l, sched_proj_name[j], p);
@@ -156,6 +153,11 @@ void lw_resident_preload(Ir *ir, LwResident *r, IrProv prov) {
 }
 
 int lw_resident_wg(const LwResident *r, int l, SchedProj j, int p) { return r->wg[slot(r, l, j, p)]; }
+
+int lw_resident_task_parts(const Ir *ir) {
+  int pb = sim_machine_part_bytes(&ir->hw);
+  return MAX(1, ir->sched.rf_temp_kib * 1024 / pb);
+}
 
 void lw_resident_project(Ir *ir, int task, IrView a, const LwResident *r, int l, SchedProj j, int p,
                          IrView acc, IrProv prov) {

@@ -80,8 +80,10 @@ gboolean pass_sync(Ir *ir, GError **err) {
     acc[slot] += size[g];
     need[g] = acc[slot];
   }
+  g_autoptr(GArray) waits = g_array_new(FALSE, FALSE, sizeof(IrOp));
   for (guint k = 0; k < T; k++) {
     IrTask *t = ir_task_at(ir, (int)k);
+    g_array_set_size(waits, 0);
     for (guint w = 0; t->waits && w < t->waits->len; w++) {
       int g = g_array_index(t->waits, int, w);
       if (g < 0 || (guint)g >= G || size[g] == 0 || last[g] >= (int)k) {
@@ -93,8 +95,9 @@ gboolean pass_sync(Ir *ir, GError **err) {
       }
       const IrGroup *grp = g_ptr_array_index(ir->groups, g);
       IrOp op = sync_op(IR_WAIT, ir_event(ir, grp->event), need[g]);
-      g_array_insert_val(t->ops, w, op);
+      g_array_append_val(waits, op);
     }
+    if (waits->len) g_array_prepend_vals(t->ops, waits->data, waits->len); /* one move per task */
     if (t->signals >= 0) {
       const IrGroup *grp = g_ptr_array_index(ir->groups, t->signals);
       IrOp op = sync_op(IR_SIG, ir_event(ir, grp->event), 1);
