@@ -13,19 +13,9 @@
 #    tiles of 96, 160, ...; RFs of 16..256 KiB): each compiles and passes
 #    tcc-sim on seed 7 (numerics, area, power), or is refused by rf_alloc (a
 #    tile too large for that RF), never miscompiled.
-LC_ALL=C
-export LC_ALL
-build=${1:-build}
-case $build in /*) ;; *) build=$PWD/$build ;; esac
-cd "$(dirname "$0")/.." || exit 2
+. "$(dirname "$0")/lib.sh"
 gen=$build/tcc-gen
 sim=$build/tcc-sim
-pass=0
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-ok() { pass=$((pass + 1)); echo "[PASS] $1"; }
-ko() { fail=$((fail + 1)); echo "[FAIL] $1"; }
 
 # compiles NAME 'YAML' - tcc-gen exits 0 and the program assembles
 compiles() {

@@ -20,20 +20,10 @@
 # Run from anywhere; paths in the outputs are relative to the repository top
 # (tests/golden/NAME.yaml), so the script works from there.  Prints [PASS] /
 # [FAIL] per expected file and a summary line; exits 1 on any failure.
-LC_ALL=C
-export LC_ALL
-build=${1:-build}
-case $build in /*) ;; *) build=$PWD/$build ;; esac
-cd "$(dirname "$0")/.." || exit 2
+. "$(dirname "$0")/lib.sh"
 gen=$build/tcc-gen
 sim=$build/tcc-sim
 update=${UPDATE:-0}
-pass=0
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-ok() { pass=$((pass + 1)); echo "[PASS] $1"; }
-ko() { fail=$((fail + 1)); echo "[FAIL] $1"; }
 
 for tool in "$gen" "$sim"; do
   [ -x "$tool" ] || { echo "run_golden.sh: $tool not built"; exit 2; }

@@ -16,20 +16,10 @@
 # ones (the hottest window, the verdict) start at the same offset, with at
 # least two spaces between cells.
 # Prints [PASS]/[FAIL] per test and a summary; exits 1 on any failure.
-LC_ALL=C
-export LC_ALL
-build=${1:-build}
-case $build in /*) ;; *) build=$PWD/$build ;; esac
-cd "$(dirname "$0")/.." || exit 2
+. "$(dirname "$0")/lib.sh"
 grade=$build/tcc-grade
 sim=$build/tcc-sim
 table=$build/tests/grade-table
-pass=0
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-ok() { pass=$((pass + 1)); echo "[PASS] $1"; }
-ko() { fail=$((fail + 1)); echo "[FAIL] $1"; }
 
 simver=$("$sim" --version)
 gradever=$("$grade" --version 2>/dev/null | sed -n 1p)

@@ -1,0 +1,16 @@
+# tests/lib.sh - what the tests/run_*.sh scripts share, sourced first thing
+# (`. "$(dirname "$0")/lib.sh"`): the C locale, the build directory ($1,
+# default build) made absolute in $build, the repository top as the working
+# directory, a temporary directory $tmp removed at exit, and ok/ko counting
+# passes and failures in $pass/$fail.
+LC_ALL=C
+export LC_ALL
+build=${1:-build}
+case $build in /*) ;; *) build=$PWD/$build ;; esac
+cd "$(dirname "$0")/.." || exit 2
+pass=0
+fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+ok() { pass=$((pass + 1)); echo "[PASS] $1"; }
+ko() { fail=$((fail + 1)); echo "[FAIL] $1"; }
