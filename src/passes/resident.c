@@ -85,9 +85,9 @@ gboolean lw_resident_place(Ir *ir, LwResident *r, GError **err) {
     }
     if (wg < 0) {
       ir_error(ir, err, ir_prov(ir, "weights"),
-               "weights: resident: the weights do not fit the RF of %d SMs after rf_temp_kib "
+               "weights: resident: the weights do not fit the RF of %d SM%s after rf_temp_kib "
                "(layer %d %s panel %d finds no WG with %d free partitions; see tcc-gen --explain)",
-               S, l, sched_proj_name[j], p, parts + 1);
+               S, S == 1 ? "" : "s", l, sched_proj_name[j], p, parts + 1);
       g_array_free(order, TRUE);
       return FALSE;
     }
