@@ -41,6 +41,7 @@ typedef SchedWeights PlanWeights;
 typedef SchedKv PlanKv;
 typedef SchedSolver PlanSolver;
 typedef SchedSliceMap PlanSliceMap;
+typedef SchedHandoff PlanHandoff;
 typedef SchedProj PlanProj;
 typedef Schedule PlanProblem;
 #define PLAN_NKNOBS SCHED_NKNOBS

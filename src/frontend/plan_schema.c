@@ -15,10 +15,11 @@ static const char *const weights_names[] = {"streamed", "resident", NULL};
 static const char *const kv_names[] = {"direct", "temp", NULL};
 static const char *const solver_names[] = {"constructive", "ilp", NULL};
 static const char *const slicemap_names[] = {"round_robin", "blocked", NULL};
+static const char *const handoff_names[] = {"hbm", "rf", NULL};
 
 G_STATIC_ASSERT(sizeof(PlanLayout) == sizeof(int) && sizeof(PlanWeights) == sizeof(int) &&
                 sizeof(PlanKv) == sizeof(int) && sizeof(PlanSolver) == sizeof(int) &&
-                sizeof(PlanSliceMap) == sizeof(int) && sizeof(gboolean) == sizeof(int));
+                sizeof(PlanSliceMap) == sizeof(int) && sizeof(PlanHandoff) == sizeof(int) && sizeof(gboolean) == sizeof(int));
 
 /* How a message names a projection's N and K. */
 static const char *const n_name[PROJ__COUNT] = {"3*d_model", "d_model", "d_ff", "d_model"};
@@ -181,6 +182,7 @@ const PlanKnobDef plan_knobs[PLAN_NKNOBS] = {
     INT("rf_temp_kib", BOTH, rf_temp_kib, 0, 256, 16, -1, check_rf_temp, 0, 0),
     ENUM("kv_writeback", BOTH, kv_writeback, kv_names, KV_DIRECT, 0, 0),
     INT("store_spacing", BOTH, store_spacing, 0, 100000, 0, -1, NULL, 0, 0),
+    ENUM("handoff", BOTH, handoff, handoff_names, HANDOFF_HBM, 0, 4),
     PER_PROJ(MCAST, "multicast"),
     INT("rf_grid.rows", P1, rf_grid_rows, 1, 8, 1, -1, NULL, 0, 4),
     INT("rf_grid.cols", P1, rf_grid_cols, 1, 8, 1, -1, NULL, 0, 4),

@@ -223,6 +223,14 @@ static inline const char *ir_int_text(char buf[IR_INT_CHARS], int64_t v, gsize *
   return q;
 }
 
+/* ir_order.c: for every RF tensor that another WG writes (ST wgN.x, an
+ * LD.mc target), the first op of its WG's program (tasks in order, ops
+ * numbered from 0 as rf_alloc numbers them) at which such a write may land:
+ * the first op of the first task of that WG that the writer's dependencies
+ * do not order before it; -1 for every other tensor.  Needs placed tasks.
+ * g_free the array (one int per tensor). */
+int *ir_remote_first_op(const Ir *ir);
+
 /* ir_print.c: the text form (tcc-gen --emit=ir). */
 char *ir_print(const Ir *ir);
 /* One operand as ir_print writes it: "x", "x[0:1, :]", "h2@s5.ffn" (an RF

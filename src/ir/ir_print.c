@@ -226,7 +226,8 @@ static void put_op(GString *s, const Ir *ir, int task, int i, const IrOp *op) {
 /* "  rf NAME RxC [(uses U rows)] [pP[+OFF] [(N parts)]] [live F..L]": the live range (set
  * by rf_alloc over the WG's whole op sequence) is shown in the task's own op
  * numbers (`base` = the WG op number of the task's op 0); a tensor written
- * by another WG is live from the WG's start ("live start..L"). */
+ * by another WG may be live from before the task: from the WG's start
+ * ("live start..L") or from N ops before the task's op 0 ("live -N..L"). */
 static void put_rf(GString *s, const IrTensor *x, int base) {
   g_string_append_printf(s, "  rf %s %dx%d", x->name, x->rows, x->cols);
   if (x->used_rows != x->rows) g_string_append_printf(s, " (uses %d rows)", x->used_rows);
@@ -235,9 +236,9 @@ static void put_rf(GString *s, const IrTensor *x, int base) {
     if (x->part_off) g_string_append_printf(s, "+%d", x->part_off);
     if (x->nparts > 1) g_string_append_printf(s, " (%d parts)", x->nparts);
   }
-  if (x->first_op >= 0 && x->first_op >= base)
+  if (x->first_op > 0 || (x->first_op == 0 && base == 0))
     g_string_append_printf(s, " live %d..%d", x->first_op - base, x->last_op - base);
-  else if (x->first_op >= 0)
+  else if (x->first_op == 0)
     g_string_append_printf(s, " live start..%d", x->last_op - base);
   g_string_append_c(s, '\n');
 }

@@ -712,8 +712,9 @@ static gboolean check_placement(Ver *V, int t, const Use *u) {
 }
 
 /* The live range covers every local use, and, for a tensor other WGs
- * write, starts at the WG's first op (their writes can come any time). */
-static gboolean check_live(Ver *V, int t, const Use *u, int nops) {
+ * write, starts no later than the first op at which those writes may land
+ * (`arrive`: ir_remote_first_op). */
+static gboolean check_live(Ver *V, int t, const Use *u, int nops, int arrive) {
   const IrTensor *x = ir_tensor(V->ir, t);
   if (x->part < 0 || (u->first < 0 && !u->remote)) return TRUE;
   Where at = at_tensor(t);
@@ -725,9 +726,12 @@ static gboolean check_live(Ver *V, int t, const Use *u, int nops) {
   if (u->first >= 0 && (u->first < x->first_op || u->last > x->last_op))
     return failw(V, w, "used at wg%d ops %d..%d, outside its live range %d..%d", wg, u->first,
                  u->last, x->first_op, x->last_op);
-  if (u->remote && x->first_op != 0)
-    return failw(V, w, "written by another WG, so live from wg%d's op 0, not from op %d", wg,
-                 x->first_op);
+  int from = MIN(MAX(arrive, 0), MAX(nops - 1, 0));
+  if (u->remote && x->first_op > from)
+    return failw(V, w,
+                 "written by another WG from wg%d's op %d on (the first op its writer is not "
+                 "ordered after), but live only from op %d",
+                 wg, from, x->first_op);
   return TRUE;
 }
 
@@ -773,13 +777,14 @@ static gboolean check_alloc(Ver *V) {
   g_autofree Use *u = g_new(Use, ir->tensors->len + 1);
   g_autofree int *nops = g_new0(int, V->nwgs);
   collect_uses(ir, u, nops);
+  g_autofree int *arrive = ir_remote_first_op(ir);
   GArray **per = g_new0(GArray *, V->nwgs);
   gboolean ok = TRUE;
   for (guint t = 0; ok && t < ir->tensors->len; t++) {
     const IrTensor *x = ir_tensor(ir, (int)t);
     if (x->home != HOME_RF) continue;
     int wg = ir_task_at(ir, x->task)->wg;
-    ok = check_placement(V, (int)t, &u[t]) && check_live(V, (int)t, &u[t], nops[wg]);
+    ok = check_placement(V, (int)t, &u[t]) && check_live(V, (int)t, &u[t], nops[wg], arrive[t]);
     if (!ok || x->part < 0 || x->first_op < 0) continue;
     if (!per[wg]) per[wg] = g_array_new(FALSE, FALSE, sizeof(int));
     int ti = (int)t;

@@ -24,6 +24,7 @@ typedef enum { WEIGHTS_STREAMED, WEIGHTS_RESIDENT } SchedWeights;
 typedef enum { KV_DIRECT, KV_TEMP } SchedKv;
 typedef enum { SOLVER_CONSTRUCTIVE, SOLVER_ILP } SchedSolver;
 typedef enum { SLICEMAP_ROUND_ROBIN, SLICEMAP_BLOCKED } SchedSliceMap;
+typedef enum { HANDOFF_HBM, HANDOFF_RF } SchedHandoff;
 
 /* The projections that have panel widths and splits.  ORDER-MATTERS: indexes
  * Schedule's per-projection arrays and sched_proj_name. */
@@ -38,7 +39,7 @@ int sched_proj_k(const Problem *dims, SchedProj proj);
 
 /* Number of knobs (the frontend's table, plan_schema.c), problem dims
  * included. */
-#define SCHED_NKNOBS 51
+#define SCHED_NKNOBS 52
 /* Longest value text of a knob ("round_robin", "-1", "1073741824"). */
 #define SCHED_VALUE_MAX 16
 
@@ -62,6 +63,7 @@ typedef struct Schedule {
                             /* not weights (the capacity report)         */
   SchedKv kv_writeback;     /* direct (default) or via a temp round trip */
   int store_spacing;        /* cycles of WAITT between a stage's output stores */
+  SchedHandoff handoff;     /* D1: stage -> stage through HBM scratch or RF */
   gboolean multicast[PROJ__COUNT]; /* planned: true                     */
   int rf_grid_rows, rf_grid_cols, rf_grid_k; /* P1, planned: not all 1   */
   int preload_waves;        /* planned: != 1                            */

@@ -14,8 +14,11 @@ void lw_store_qkv(Ir *ir, int task, IrView acc, int c0, const LwQkvStore *s) {
     int part = x / d, col = x % d, n = MIN(acc.cols - (x - c0), d - col);
     lw_waitt(ir, task, s->spacing, s->spacing_prov);
     if (part == 0) {
-      lw_store(ir, task, ir_win(acc.t, acc.r0, R, acc.c0 + x - c0, n), "scratch", s->q_row,
-               s->q_col + col, d, s->prov);
+      IrView q = ir_win(acc.t, acc.r0, R, acc.c0 + x - c0, n);
+      if (s->q)
+        lw_hand_put(ir, s->q, task, q, 0, col);
+      else
+        lw_store(ir, task, q, "scratch", s->q_row, s->q_col + col, d, s->prov);
       x += n;
       continue;
     }

@@ -49,14 +49,37 @@ void lw_layernorm(Ir *ir, int task, IrView x, IrView h, IrView g, IrView b, IrVi
 /* Row softmax of s (R x n) in place: m = row max, s = exp(s - m),
  * z = 1 / row sum, s *= z; m and z are R x 1 scratch. */
 void lw_softmax(Ir *ir, int task, IrView s, IrView m, IrView z, IrProv prov);
+/* A matrix handed from one stage's tasks to the next's (handoff.c): through
+ * HBM (rf FALSE: the producer stores each part as it is put, the consumer
+ * loads what it gets) or from RF to RF (rf TRUE: when a consumer gets a
+ * window, every producer part that meets it gets an `ST wgN.x` of the
+ * overlap into the consumer's tensor).  Element (r, c) of the matrix lives
+ * in HBM at float (row, col + r * stride + c) of `sym`, moved with row
+ * stride `stride` (0: a one-row matrix, moved with the transfer's width). */
+typedef struct LwHand {
+  gboolean rf;
+  const char *sym;
+  int row, col, stride;
+  IrProv prov;
+  GArray *pieces;   /* rf: the parts put so far */
+} LwHand;
+void lw_hand_init(LwHand *h, gboolean rf, const char *sym, int row, int col, int stride, IrProv prov);
+/* The producer `task` made v, elements (r0.., c0..) of the matrix. */
+void lw_hand_put(Ir *ir, LwHand *h, int task, IrView v, int r0, int c0);
+/* The consumer `task` needs elements (r0.., c0..) in dst (rf: every part
+ * must have been put before). */
+void lw_hand_get(Ir *ir, LwHand *h, int task, IrView dst, int r0, int c0);
+void lw_hand_clear(LwHand *h);
+
 /* Where a q|k|v projection's output goes (kv_writeback.c): q to scratch
  * (row q_row, columns q_col.., row stride d_model), K and V of head h to
  * rows kv_row + h * head_rows of kv_sym[0] / kv_sym[1] (32 floats a row),
- * directly or through the temp area of scratch (row temp_row, columns
+ * (or put into the hand-off `q`), directly or through the temp area of scratch (row temp_row, columns
  * temp_col.., stride temp_stride), with `spacing` cycles before each store. */
 typedef struct LwQkvStore {
   int d_model;
   int q_row, q_col;
+  LwHand *q;        /* q goes here (columns 0..d of its matrix) when set     */
   const char *kv_sym[2];
   int kv_row, head_rows;
   SchedKv mode;

@@ -11,7 +11,13 @@
  *   w1   GELU(LN2(x1) . W1 panel + b1) -> g (scratch)
  *   w2   g . W2 panel + b2 + x1 -> next layer's x (scratch) or out[t]
  *
- * Counters are cumulative: the k-th use of a stage waits for k * tasks. */
+ * Counters are cumulative: the k-th use of a stage waits for k * tasks.
+ *
+ * Every row a stage hands to the next (x, q, the slices' partials, the
+ * attention row, x1, g) is an LwHand (handoff.c): through HBM scratch as
+ * above, or, with `handoff: rf`, stored by the producer straight into its
+ * consumers' RF.  The input row x_in and the output row out stay in HBM
+ * (the host's ABI). */
 #include <string.h>
 
 #include "lower.h"
@@ -43,16 +49,18 @@ typedef struct D1 {
    * w2's of the previous layer, which the next qkv waits for): what the
    * stages after them wait for (the sync pass makes the events) */
   int g_qkv, g_att, g_wo, g_w1, g_w2;
+  /* the rows handed between the stages of the current step and layer: x
+   * (the layer's input), q, the attention row, x1, g */
+  gboolean rf_hand;
+  IrProv hand_prov;
+  LwHand x, q, att, x1, g;
 } D1;
 
 static int ntasks(int n, int panel) { return n / panel; }
 
-/* The layer's input row: x_in[t] for layer 0, else scratch. */
-static void load_input(D1 *c, int task, IrView x, int t, int l) {
-  if (l == 0)
-    lw_load(c->ir, task, x, "x_in", t, 0, c->d, c->base);
-  else
-    lw_load(c->ir, task, x, "scratch", 0, c->scr[l].x, c->d, c->base);
+/* A row handed through scratch columns col.. (or RF to RF). */
+static void hand(D1 *c, LwHand *h, int col, int stride) {
+  lw_hand_init(h, c->rf_hand, "scratch", 0, col, stride, c->rf_hand ? c->hand_prov : c->base);
 }
 
 /* The event of stage `ev` of layer l: "qkv_l0".  Made once per stage, not
@@ -80,7 +88,7 @@ static void row_ln(D1 *c, int task, const char *tag, IrView x, IrView h, const c
  * k and v into the ABI cache at position history+t (kv_writeback.c). */
 static void store_qkv(D1 *c, int task, IrView acc, int c0, int t, int l,
                       const char *const kv_sym[2]) {
-  LwQkvStore s = {.d_model = c->d, .q_row = 0, .q_col = c->scr[l].q, .kv_sym = {kv_sym[0], kv_sym[1]},
+  LwQkvStore s = {.d_model = c->d, .q_row = 0, .q_col = c->scr[l].q, .q = &c->q, .kv_sym = {kv_sym[0], kv_sym[1]},
                   .kv_row = c->pb->history + t, .head_rows = c->pos, .mode = c->pp->kv_writeback,
                   .temp_row = 0, .temp_col = c->scr[l].kv, .temp_stride = c->d, .fences = &c->fences,
                   .spacing = c->pp->store_spacing, .prov = c->base, .kv_prov = c->kv_prov,
@@ -121,6 +129,7 @@ static void stage_qkv(D1 *c, int t, int l, int stage) {
   g_autofree char *done = stage_event("qkv", l);
   int after = c->g_w2, grp = c->g_qkv = ir_group(ir, done);
   const char *const kv_sym[2] = {ksym, vsym};
+  hand(c, &c->q, c->scr[l].q, c->d);
   for (int p = 0; p < n; p++) {
     g_autofree char *tag = g_strdup_printf("t%d.l%d.qkv.p%d", t, l, p);
     int task = panel_task(c, tag, stage, t, l, ROLE_QKV, &c->qkv, p);
@@ -131,7 +140,7 @@ static void stage_qkv(D1 *c, int t, int l, int stage) {
       ir_task_waits(ir, task, after);
     IrView x = ir_all(ir, lw_rf_sub(ir, task, tag, "x", 1, c->d));
     IrView h = ir_all(ir, lw_rf_sub(ir, task, tag, "h", 1, c->d));
-    load_input(c, task, x, t, l);
+    lw_hand_get(ir, &c->x, task, x, 0, 0);
     row_ln(c, task, tag, x, h, gsym, lbsym);
     IrView acc = ir_all(ir, lw_rf_sub(ir, task, tag, "acc", 1, c->qkv.panel));
     project(c, task, tag, h, wsym, bsym, l, &c->qkv, p, acc);
@@ -156,6 +165,11 @@ static void stage_att_sliced(D1 *c, int t, int l, int stage) {
   g_autofree char *ksym = g_strdup_printf("k_cache.l%d", l), *vsym = g_strdup_printf("v_cache.l%d", l);
   g_autofree char *pev = stage_event("attp", l), *done = stage_event("att", l);
   int after = c->g_qkv, pgrp = ir_group(ir, pev), grp = c->g_att = ir_group(ir, done);
+  LwHand M, Z, U; /* the slices' row max, row sum and output: H*S of each */
+  lw_hand_init(&M, c->rf_hand, "scratch", 0, pm, 0, c->rf_hand ? c->hand_prov : c->att_prov);
+  lw_hand_init(&Z, c->rf_hand, "scratch", 0, pz, 0, c->rf_hand ? c->hand_prov : c->att_prov);
+  lw_hand_init(&U, c->rf_hand, "scratch", 0, pu, WL_HEAD_DIM, c->rf_hand ? c->hand_prov : c->att_prov);
+  hand(c, &c->att, c->scr[l].att, c->d);
   for (int h = 0; h < H; h++)
     for (int k = 0; k < S; k++) {
       g_autofree char *tag = g_strdup_printf("t%d.l%d.att.h%d.s%d", t, l, h, k);
@@ -166,15 +180,15 @@ static void stage_att_sliced(D1 *c, int t, int l, int stage) {
       int k0 = k * hs, keys = k == S - 1 ? n - k0 : hs;
       IrView q = ir_all(ir, lw_rf_sub(ir, task, tag, "q", 1, WL_HEAD_DIM));
       IrView u = ir_all(ir, lw_rf_sub(ir, task, tag, "u", 1, WL_HEAD_DIM));
-      lw_load(ir, task, q, "scratch", 0, c->scr[l].q + h * WL_HEAD_DIM, c->d, c->base);
+      lw_hand_get(ir, &c->q, task, q, 0, h * WL_HEAD_DIM);
       LwAttention at = {q, u, ir_win(-1, 0, 0, 0, 0), ksym, vsym, h * c->pos + k0, keys,
                         lw_attention_block(ir, 1, keys, 256, c->task_parts), lw_att_scale(), c->att_prov};
       LwPartial part;
       lw_attention_blocked(ir, task, tag, &at, &part);
       spacing(c, task);
-      lw_store(ir, task, part.m, "scratch", 0, pm + h * S + k, 1, c->att_prov);
-      lw_store(ir, task, part.z, "scratch", 0, pz + h * S + k, 1, c->att_prov);
-      lw_store(ir, task, u, "scratch", 0, pu + (h * S + k) * WL_HEAD_DIM, WL_HEAD_DIM, c->att_prov);
+      lw_hand_put(ir, &M, task, part.m, 0, h * S + k);
+      lw_hand_put(ir, &Z, task, part.z, 0, h * S + k);
+      lw_hand_put(ir, &U, task, u, h * S + k, 0);
       ir_task_signals(ir, task, pgrp);
     }
   for (int h = 0; h < H; h++) {
@@ -187,14 +201,17 @@ static void stage_att_sliced(D1 *c, int t, int l, int stage) {
     IrView z = ir_all(ir, lw_rf_sub(ir, task, tag, "z", 1, S));
     IrView u = ir_all(ir, lw_rf_sub(ir, task, tag, "u", S, WL_HEAD_DIM));
     IrView o = ir_all(ir, lw_rf_sub(ir, task, tag, "o", 1, WL_HEAD_DIM));
-    lw_load(ir, task, m, "scratch", 0, pm + h * S, S, c->att_prov);
-    lw_load(ir, task, z, "scratch", 0, pz + h * S, S, c->att_prov);
-    lw_load(ir, task, u, "scratch", 0, pu + h * S * WL_HEAD_DIM, WL_HEAD_DIM, c->att_prov);
+    lw_hand_get(ir, &M, task, m, 0, h * S);
+    lw_hand_get(ir, &Z, task, z, 0, h * S);
+    lw_hand_get(ir, &U, task, u, h * S, 0);
     lw_attention_merge(ir, task, tag, m, z, u, o, c->att_prov);
     spacing(c, task);
-    lw_store(ir, task, o, "scratch", 0, c->scr[l].att + h * WL_HEAD_DIM, c->d, c->base);
+    lw_hand_put(ir, &c->att, task, o, 0, h * WL_HEAD_DIM);
     ir_task_signals(ir, task, grp);
   }
+  lw_hand_clear(&M);
+  lw_hand_clear(&Z);
+  lw_hand_clear(&U);
 }
 
 static void stage_att(D1 *c, int t, int l, int stage) {
@@ -207,6 +224,7 @@ static void stage_att(D1 *c, int t, int l, int stage) {
   g_autofree char *ksym = g_strdup_printf("k_cache.l%d", l), *vsym = g_strdup_printf("v_cache.l%d", l);
   g_autofree char *done = stage_event("att", l);
   int after = c->g_qkv, grp = c->g_att = ir_group(ir, done);
+  hand(c, &c->att, c->scr[l].att, c->d);
   for (int h = 0; h < c->heads; h++) {
     g_autofree char *tag = g_strdup_printf("t%d.l%d.att.h%d", t, l, h);
     IrRole role = ir_role(ROLE_ATT);
@@ -216,12 +234,12 @@ static void stage_att(D1 *c, int t, int l, int stage) {
     IrView q = ir_all(ir, lw_rf_sub(ir, task, tag, "q", 1, WL_HEAD_DIM));
     if (c->att_block > 0) { /* the keys do not fit at once: stream them */
       IrView o = ir_all(ir, lw_rf_sub(ir, task, tag, "o", 1, WL_HEAD_DIM));
-      lw_load(ir, task, q, "scratch", 0, c->scr[l].q + h * WL_HEAD_DIM, c->d, c->base);
+      lw_hand_get(ir, &c->q, task, q, 0, h * WL_HEAD_DIM);
       LwAttention at = {q, o, ir_win(-1, 0, 0, 0, 0), ksym, vsym, h * c->pos, n, c->att_block,
                         lw_att_scale(), c->base};
       lw_attention_blocked(ir, task, tag, &at, NULL);
       spacing(c, task);
-      lw_store(ir, task, o, "scratch", 0, c->scr[l].att + h * WL_HEAD_DIM, c->d, c->base);
+      lw_hand_put(ir, &c->att, task, o, 0, h * WL_HEAD_DIM);
       ir_task_signals(ir, task, grp);
       continue;
     }
@@ -230,7 +248,7 @@ static void stage_att(D1 *c, int t, int l, int stage) {
     IrView s = ir_all(ir, lw_rf_sub(ir, task, tag, "s", 1, n));
     IrView m = ir_all(ir, lw_rf_sub(ir, task, tag, "m", 1, 1)), z = ir_all(ir, lw_rf_sub(ir, task, tag, "z", 1, 1));
     IrView o = ir_all(ir, lw_rf_sub(ir, task, tag, "o", 1, WL_HEAD_DIM));
-    lw_load(ir, task, q, "scratch", 0, c->scr[l].q + h * WL_HEAD_DIM, c->d, c->base);
+    lw_hand_get(ir, &c->q, task, q, 0, h * WL_HEAD_DIM);
     lw_load(ir, task, k, ksym, h * c->pos, 0, WL_HEAD_DIM, c->base);
     lw_load(ir, task, v, vsym, h * c->pos, 0, WL_HEAD_DIM, c->base);
     IrOp *op = ir_emit(ir, task, IR_MMA);
@@ -241,7 +259,7 @@ static void stage_att(D1 *c, int t, int l, int stage) {
     op = ir_emit(ir, task, IR_MMA);
     op->mods = IR_MOD_Z, op->d = o, op->a = s, op->b = v, op->prov = c->base;
     spacing(c, task);
-    lw_store(ir, task, o, "scratch", 0, c->scr[l].att + h * WL_HEAD_DIM, c->d, c->base);
+    lw_hand_put(ir, &c->att, task, o, 0, h * WL_HEAD_DIM);
     ir_task_signals(ir, task, grp);
   }
 }
@@ -252,19 +270,17 @@ typedef struct D1Proj {
   const char *name;           /* "wo" or "w2"                              */
   const LwProj *pj;
   int after;                  /* the group its tasks wait for              */
-  int a_off, a_cols;          /* the input row: scratch columns            */
-  const char *res_sym;        /* the residual row: symbol, row, column     */
-  int res_row, res_off;
-  const char *dsym;           /* the output row: symbol, row, column       */
-  int drow, doff;
+  LwHand *a;                  /* the input row (a_cols wide)               */
+  int a_cols;
+  LwHand *res;                /* the residual row                          */
+  LwHand *out;                /* the output row                            */
 } D1Proj;
 
 static int stage_proj(D1 *c, int t, int l, int stage, const D1Proj *s) {
   Ir *ir = c->ir;
-  const char *name = s->name, *res_sym = s->res_sym, *dsym = s->dsym;
+  const char *name = s->name;
   const LwProj *pj = s->pj;
-  int after = s->after, a_off = s->a_off, a_cols = s->a_cols, res_row = s->res_row,
-      res_off = s->res_off, drow = s->drow, doff = s->doff;
+  int after = s->after, a_cols = s->a_cols;
   int n = ntasks(c->d, pj->panel);
   g_autofree char *wsym = lw_weight_sym(pj->proj, l), *bsym = lw_bias_sym(pj->proj, l);
   g_autofree char *done = stage_event(name, l);
@@ -274,15 +290,15 @@ static int stage_proj(D1 *c, int t, int l, int stage, const D1Proj *s) {
     int task = panel_task(c, tag, stage, t, l, pj->proj == PROJ_WO ? ROLE_WO : ROLE_W2, pj, p);
     ir_task_waits(ir, task, after);
     IrView a = ir_all(ir, lw_rf_sub(ir, task, tag, "a", 1, a_cols));
-    lw_load(ir, task, a, "scratch", 0, a_off, a_cols, c->base);
+    lw_hand_get(ir, s->a, task, a, 0, 0);
     IrView acc = ir_all(ir, lw_rf_sub(ir, task, tag, "acc", 1, pj->panel));
     project(c, task, tag, a, wsym, bsym, l, pj, p, acc);
     IrView r = ir_all(ir, lw_rf_sub(ir, task, tag, "res", 1, pj->panel));
-    lw_load(ir, task, r, res_sym, res_row, res_off + p * pj->panel, c->d, c->base);
+    lw_hand_get(ir, s->res, task, r, 0, p * pj->panel);
     IrOp *op = ir_emit(ir, task, IR_VADD);
     op->d = acc, op->a = acc, op->b = r, op->prov = c->base;
     spacing(c, task);
-    lw_store(ir, task, acc, dsym, drow, doff + p * pj->panel, c->d, c->base);
+    lw_hand_put(ir, s->out, task, acc, 0, p * pj->panel);
     ir_task_signals(ir, task, grp);
   }
   return grp;
@@ -295,20 +311,21 @@ static void stage_w1(D1 *c, int t, int l, int stage) {
   g_autofree char *gsym = g_strdup_printf("ln2_g.l%d", l), *lbsym = g_strdup_printf("ln2_b.l%d", l);
   g_autofree char *done = stage_event("w1", l);
   int after = c->g_wo, grp = c->g_w1 = ir_group(ir, done);
+  hand(c, &c->g, c->scr[l].g, c->f);
   for (int p = 0; p < n; p++) {
     g_autofree char *tag = g_strdup_printf("t%d.l%d.w1.p%d", t, l, p);
     int task = panel_task(c, tag, stage, t, l, ROLE_W1, &c->w1, p);
     ir_task_waits(ir, task, after);
     IrView x = ir_all(ir, lw_rf_sub(ir, task, tag, "x", 1, c->d));
     IrView h = ir_all(ir, lw_rf_sub(ir, task, tag, "h", 1, c->d));
-    lw_load(ir, task, x, "scratch", 0, c->scr[l].x1, c->d, c->base);
+    lw_hand_get(ir, &c->x1, task, x, 0, 0);
     row_ln(c, task, tag, x, h, gsym, lbsym);
     IrView acc = ir_all(ir, lw_rf_sub(ir, task, tag, "acc", 1, c->w1.panel));
     project(c, task, tag, h, wsym, bsym, l, &c->w1, p, acc);
     IrView g = ir_all(ir, lw_rf_sub(ir, task, tag, "gelu", 1, c->w1.panel));
     lw_gelu(ir, task, acc, g, c->base);
     spacing(c, task);
-    lw_store(ir, task, g, "scratch", 0, c->scr[l].g + p * c->w1.panel, c->f, c->base);
+    lw_hand_put(ir, &c->g, task, g, 0, p * c->w1.panel);
     ir_task_signals(ir, task, grp);
   }
 }
@@ -324,7 +341,8 @@ gboolean pass_lower_d1(Ir *ir, GError **err) {
           .qkv = lw_proj(ir, PROJ_QKV), .wo = lw_proj(ir, PROJ_WO), .w1 = lw_proj(ir, PROJ_W1),
           .w2 = lw_proj(ir, PROJ_W2), .kv_prov = ir_prov(ir, "kv_writeback"),
           .spacing_prov = ir_prov(ir, "store_spacing"), .att_prov = ir_prov(ir, "attention.slices"),
-          .g_qkv = -1, .g_att = -1, .g_wo = -1, .g_w1 = -1, .g_w2 = -1};
+          .g_qkv = -1, .g_att = -1, .g_wo = -1, .g_w1 = -1, .g_w2 = -1,
+          .rf_hand = pp->handoff == HANDOFF_RF, .hand_prov = ir_prov(ir, "handoff")};
   int L = ir->prob.layers, off = 0;
   c.scr = g_new(D1Scratch, L);
   /* a head's whole K and V (history + steps rows) at once when they fit
@@ -362,23 +380,41 @@ gboolean pass_lower_d1(Ir *ir, GError **err) {
   for (int t = 0; ok && t < ir->prob.steps; t++) {
     for (int l = 0; ok && l < L; l++) {
       int s0 = 5 * (t * L + l);
+      if (l == 0) { /* the host's row x_in[t], in HBM */
+        lw_hand_clear(&c.x);
+        lw_hand_init(&c.x, FALSE, "x_in", t, 0, c.d, c.base);
+      }
       stage_qkv(&c, t, l, s0);
       stage_att(&c, t, l, s0 + 1);
-      D1Proj wo = {.name = "wo", .pj = &c.wo, .after = c.g_att, .a_off = c.scr[l].att, .a_cols = c.d,
-                   .res_sym = l == 0 ? "x_in" : "scratch", .res_row = l == 0 ? t : 0,
-                   .res_off = l == 0 ? 0 : c.scr[l].x, .dsym = "scratch", .drow = 0, .doff = c.scr[l].x1};
+      lw_hand_clear(&c.q);
+      hand(&c, &c.x1, c.scr[l].x1, c.d);
+      D1Proj wo = {.name = "wo", .pj = &c.wo, .after = c.g_att, .a = &c.att, .a_cols = c.d,
+                   .res = &c.x, .out = &c.x1};
       c.g_wo = stage_proj(&c, t, l, s0 + 2, &wo);
+      lw_hand_clear(&c.att);
       stage_w1(&c, t, l, s0 + 3);
       gboolean last = l == L - 1;
-      D1Proj w2 = {.name = "w2", .pj = &c.w2, .after = c.g_w1, .a_off = c.scr[l].g, .a_cols = c.f,
-                   .res_sym = "scratch", .res_row = 0, .res_off = c.scr[l].x1,
-                   .dsym = last ? "out" : "scratch", .drow = last ? t : 0,
-                   .doff = last ? 0 : c.scr[l + 1].x};
+      LwHand next; /* the next layer's input, or the step's output row */
+      if (last)
+        lw_hand_init(&next, FALSE, "out", t, 0, c.d, c.base);
+      else
+        hand(&c, &next, c.scr[l + 1].x, c.d);
+      D1Proj w2 = {.name = "w2", .pj = &c.w2, .after = c.g_w1, .a = &c.g, .a_cols = c.f,
+                   .res = &c.x1, .out = &next};
       c.g_w2 = stage_proj(&c, t, l, s0 + 4, &w2);
+      lw_hand_clear(&c.g);
+      lw_hand_clear(&c.x1);
+      lw_hand_clear(&c.x);
+      c.x = next;
       ok = t > 0 || lw_budget_stage(ir, err, 5 * (l + 1), 5 * L, "step", layers, "layers", L);
     }
     ok = ok && lw_budget_units(ir, err, t + 1, ir->prob.steps, "step", steps, "steps");
   }
+  lw_hand_clear(&c.x);
+  lw_hand_clear(&c.q);
+  lw_hand_clear(&c.att);
+  lw_hand_clear(&c.x1);
+  lw_hand_clear(&c.g);
   g_free(c.scr);
   g_free(c.part);
   lw_resident_free(&c.res);

@@ -4,8 +4,10 @@
  * Per WG, the ops of its tasks are numbered 0..n-1 in task order (the order
  * the backend emits them).  An RF tensor's live range is [first use, last
  * use] in that numbering; a tensor that another WG writes (an ST wgN.x or an
- * LD.mc target) is live from op 0, because those writes are ordered by
- * events, not by this WG's program, and may arrive at any time.  Tensors
+ * LD.mc target) is live from the first op at which such a write may arrive
+ * (ir_order.c: the first task of its WG that the writer's dependencies do
+ * not order before the write), since those writes are ordered by events,
+ * not by this WG's program.  Tensors
  * never used get no space (part stays -1; the backend declares only
  * allocated tensors).
  *
@@ -127,12 +129,13 @@ static gboolean live_ranges(Ir *ir, int *nops, GArray *uses, GError **err) {
     const IrOp *ops = (const IrOp *)(void *)tk->ops->data;
     for (guint i = 0; i < tk->ops->len; i++) op_uses(&L, tk->wg, nops[tk->wg]++, &ops[i]);
   }
+  g_autofree int *arrive = ir_remote_first_op(ir);
   for (guint t = 0; t < T; t++) {
     IrTensor *x = tensor(ir, (int)t);
     if (remote[t]) {
-      int n = nops[L.wg[t]];
+      int n = nops[L.wg[t]], a = MIN(MAX(arrive[t], 0), MAX(n - 1, 0));
       if (L.last[t] < 0) L.last[t] = MAX(n - 1, 0);
-      L.first[t] = 0;
+      if (L.first[t] < 0 || a < L.first[t]) L.first[t] = a;
     }
     x->part = -1, x->nparts = 0, x->part_off = 0;
     x->first_op = L.first[t];

@@ -928,6 +928,46 @@ START_TEST(test_resident_weights) {
 }
 END_TEST
 
+/* handoff: rf: no stage reads or writes scratch (every row goes from RF to
+ * RF: an ST whose destination is another task's RF tensor, appended to the
+ * producer), the program is correct and faster than through HBM; with
+ * slices too (their partials are handed the same way). */
+static void handoff_case(const char *knobs) {
+  g_autofree char *hbm = g_strdup_printf("%s\n  handoff: hbm", knobs);
+  g_autofree char *rf = g_strdup_printf("%s\n  handoff: rf", knobs);
+  g_autoptr(Plan) ph = small_plan(PROB_D1, hbm);
+  g_autoptr(Plan) pr = small_plan(PROB_D1, rf);
+  g_autoptr(GError) err = NULL;
+  g_autoptr(Ir) ir = pass_pipeline(pr, PROB_D1, NULL, NULL, TRUE, &err);
+  ck_assert_msg(ir, "%s", err ? err->message : "?");
+  int remote = 0;
+  for (guint k = 0; k < ir->tasks->len; k++) {
+    const IrTask *t = ir_task_at(ir, (int)k);
+    for (guint i = 0; i < t->ops->len; i++) {
+      const IrOp *op = &g_array_index(t->ops, IrOp, i);
+      if (op->kind != IR_LD && op->kind != IR_ST) continue;
+      const IrTensor *m = ir_tensor(ir, op->mem.t);
+      if (m->home == HOME_RF) {
+        ck_assert_int_ne(m->task, (int)k);
+        remote++;
+        continue;
+      }
+      ck_assert_msg(strcmp(m->sym, "scratch") != 0, "%s: task %s still moves %s through scratch",
+                    knobs, t->name, m->name);
+    }
+  }
+  ck_assert_int_gt(remote, 0);
+  Run a = compile_run(ph, PROB_D1, "handoff hbm", NULL), b = compile_run(pr, PROB_D1, "handoff rf", NULL);
+  ck_assert_msg(b.cycles < a.cycles, "%s: rf %" G_GINT64_FORMAT " cycles, hbm %" G_GINT64_FORMAT,
+                knobs, b.cycles, a.cycles);
+}
+
+START_TEST(test_handoff_rf) {
+  handoff_case("panels: {w1: 32, w2: 16}");
+  handoff_case("panels: {w1: 32, w2: 16}\n  weights: resident\n  attention: {slices: 2}");
+}
+END_TEST
+
 /* A panel larger than a WG's RF after rf_temp_kib is refused at its knob. */
 START_TEST(test_resident_too_wide) {
   g_autoptr(Plan) p = plan_text("wide.yaml", "version: 1\nd1:\n  panels: {w2: 32}\n  weights: resident\n");
@@ -1066,6 +1106,7 @@ Suite *suite_gen(void) {
   tcase_add_test(tc, test_knob_slice_map);
   tcase_add_test(tc, test_resident_weights);
   tcase_add_test(tc, test_resident_too_wide);
+  tcase_add_test(tc, test_handoff_rf);
   tcase_add_test(tc, test_knob_pacing_wg_alone);
   tcase_add_test(tc, test_knob_kv_temp_slower);
   tcase_add_test(tc, test_knob_power_directions);

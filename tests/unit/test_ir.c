@@ -253,8 +253,8 @@ static const Broken broken[] = {
     {"live range", m_live_short, TRUE,
      "ir: tensor 'x' (task 's0.blk'): used at wg0 ops 0..4, outside its live range 0..1"},
     {"remote live", m_remote_late, TRUE,
-     "ir: tensor 'y' (task 's1.tail'): written by another WG, so live from wg5's op 0, not from "
-     "op 1"},
+     "ir: tensor 'y' (task 's1.tail'): written by another WG from wg5's op 0 on (the first op its "
+     "writer is not ordered after), but live only from op 1"},
     {"overlap", m_overlap, TRUE,
      "ir: wg 0: tensors 'x' (task 's0.blk', bytes 0..4095, live 0..4) and 'h' (task 's0.blk', "
      "bytes 0..4095, live 4..8) overlap"},
@@ -300,6 +300,53 @@ START_TEST(test_alloc_good) {
   expect_place(ir, G.h, 2, 0, 1, 4, 8);
   expect_place(ir, G.y, 0, 0, 1, 0, 2);
   ck_assert_int_eq(ir_tensor(ir, G.xin)->part, -1);
+}
+END_TEST
+
+/* A remote write may land from the first task of the receiving WG that the
+ * writer's groups do not order before it (ir_order.c).  wg1 runs `a` (one
+ * tensor filling the whole RF) then `c`, which owns `y`; `p` on wg0 stores
+ * into `y`.  When `p` waits for the group `a` signals, `a` has completed
+ * before the store, so `y` may share a's partitions (live from c's first
+ * op); without that wait `y` is live from op 0 and cannot fit. */
+static Ir *remote_ir(gboolean ordered, int *y) {
+  Ir *ir = tiny_ir(NULL, 0);
+  int a = ir_task(ir, "a", 0, (IrProv){0}), p = ir_task(ir, "p", 1, (IrProv){0});
+  int c = ir_task(ir, "c", 2, (IrProv){0});
+  int big = ir_tensor_rf(ir, a, "big", 512, 32); /* 64 KiB: every partition */
+  int src = ir_tensor_rf(ir, p, "src", 1, 32);
+  *y = ir_tensor_rf(ir, c, "y", 1, 32);
+  emit(ir, a, IR_VFILL, ir_all(ir, big), none(), none())->imm = 1.0f;
+  emit(ir, a, IR_VADDI, ir_all(ir, big), ir_all(ir, big), none())->imm = 2.0f;
+  emit(ir, p, IR_VFILL, ir_all(ir, src), none(), none())->imm = 1.0f;
+  emit(ir, p, IR_ST, none(), ir_all(ir, src), none())->mem = ir_all(ir, *y);
+  emit(ir, c, IR_VADDI, ir_all(ir, *y), ir_all(ir, *y), none())->imm = 1.0f;
+  int ga = ir_group(ir, "ga"), gp = ir_group(ir, "gp");
+  ir_task_signals(ir, a, ga);
+  if (ordered) ir_task_waits(ir, p, ga);
+  ir_task_signals(ir, p, gp);
+  ir_task_waits(ir, c, gp);
+  ir_task_at(ir, a)->wg = 1, ir_task_at(ir, p)->wg = 0, ir_task_at(ir, c)->wg = 1;
+  return ir;
+}
+
+START_TEST(test_alloc_remote_ordered) {
+  int y;
+  g_autoptr(Ir) ir = remote_ir(TRUE, &y);
+  g_autofree int *arrive = ir_remote_first_op(ir);
+  ck_assert_int_eq(arrive[y], 2); /* c's first op: after a's two */
+  g_autoptr(GError) err = NULL;
+  ck_assert_msg(pass_rf_alloc(ir, &err), "%s", err ? err->message : "");
+  expect_place(ir, y, 0, 0, 1, 2, 2);
+  verify_ok(ir, TRUE);
+  /* the verifier refuses a live range that starts after the first op
+   * the write may land at */
+  g_autoptr(Ir) un = remote_ir(FALSE, &y);
+  g_autofree int *arrive2 = ir_remote_first_op(un);
+  ck_assert_int_eq(arrive2[y], 0);
+  g_autoptr(GError) e2 = NULL;
+  ck_assert(!pass_rf_alloc(un, &e2));
+  ck_assert_msg(strstr(e2->message, "no room for 'y'"), "%s", e2->message);
 }
 END_TEST
 
@@ -795,6 +842,7 @@ Suite *suite_ir(void) {
   tcase_add_test(tc, test_alloc_good);
   tcase_add_test(tc, test_ir_error_location);
   tcase_add_test(tc, test_alloc_remote_only);
+  tcase_add_test(tc, test_alloc_remote_ordered);
   tcase_add_test(tc, test_alloc_reuse);
   tcase_add_test(tc, test_alloc_no_run);
   tcase_add_test(tc, test_alloc_no_gap);

@@ -1,0 +1,92 @@
+/* ir_order.c - what the tasks' dependencies guarantee about time (ir.h,
+ * ir_remote_first_op).
+ *
+ * A task T has completed before task P starts when P (or a task before P on
+ * P's WG) waits for a group that T, or a later task of T's WG, signals:
+ * the group's SIG fires only once every earlier instruction of the
+ * signalling WG has completed (docs/machine.md §4, Events).  Walking the
+ * tasks in program order, each task gets the vector "per WG, how many of
+ * its first tasks are known to have completed", the max of its WG's
+ * previous vector and the vectors of the groups it waits for; a group's
+ * vector is the max over its members of theirs, with the member's own WG
+ * counted up to and including the member.  A group whose members come
+ * after a waiter in program order contributes only what is known when the
+ * waiter is reached: fewer facts, a longer live range, never a wrong one.
+ *
+ * A remote write (ST wgN.x, an LD.mc target) into a tensor of WG w by task
+ * P may land once P has started, so at any op of w from the first task of
+ * w not known complete when P starts: that op is where the tensor's live
+ * range must begin (rf_alloc), instead of op 0.
+ *
+ * Cost: O(tasks + groups) vectors of `wgs` ints, O(ops) otherwise. */
+#include "ir.h"
+
+static inline IrTensor *tensor(const Ir *ir, int t) { return g_ptr_array_index(ir->tensors, t); }
+
+/* Tensor t is an RF tensor of a WG other than `wg`: a remote destination. */
+static gboolean remote_rf(const Ir *ir, int t, int wg, int *to) {
+  if (t < 0 || (guint)t >= ir->tensors->len) return FALSE;
+  const IrTensor *x = tensor(ir, t);
+  if (x->home != HOME_RF || x->task < 0 || (guint)x->task >= ir->tasks->len) return FALSE;
+  *to = ir_task_at(ir, x->task)->wg;
+  return *to >= 0 && *to != wg;
+}
+
+static void vmax(int *a, const int *b, int n) {
+  for (int i = 0; i < n; i++)
+    if (b[i] > a[i]) a[i] = b[i];
+}
+
+int *ir_remote_first_op(const Ir *ir) {
+  int W = sim_machine_wgs(&ir->hw);
+  guint K = ir->tasks->len, T = ir->tensors->len, G = ir->groups->len;
+  int *first = g_new(int, T + 1);
+  for (guint t = 0; t < T; t++) first[t] = -1;
+  /* per WG: its tasks' first ops, in order (a task's op count may be 0) */
+  g_autofree int *ntasks = g_new0(int, W), *nops = g_new0(int, W);
+  g_autofree int *pos = g_new(int, K + 1), *start = g_new(int, K + 1);
+  for (guint k = 0; k < K; k++) {
+    const IrTask *tk = ir_task_at(ir, (int)k);
+    if (tk->wg < 0 || tk->wg >= W) {
+      pos[k] = start[k] = -1;
+      continue;
+    }
+    pos[k] = ntasks[tk->wg]++;
+    start[k] = nops[tk->wg];
+    nops[tk->wg] += (int)tk->ops->len;
+  }
+  g_autofree int *off = g_new0(int, W + 1);
+  for (int w = 0; w < W; w++) off[w + 1] = off[w] + ntasks[w];
+  g_autofree int *task_start = g_new(int, off[W] + 1); /* by (WG, position) */
+  for (guint k = 0; k < K; k++)
+    if (pos[k] >= 0) task_start[off[ir_task_at(ir, (int)k)->wg] + pos[k]] = start[k];
+  g_autofree int *wgvec = g_new0(int, (gsize)W * W), *grpvec = g_new0(int, (gsize)(G + 1) * W);
+  g_autofree int *cur = g_new(int, W);
+  for (guint k = 0; k < K; k++) {
+    const IrTask *tk = ir_task_at(ir, (int)k);
+    int u = tk->wg;
+    if (u < 0 || u >= W) continue;
+    memcpy(cur, wgvec + (gsize)u * W, sizeof(int) * (gsize)W);
+    for (guint i = 0; tk->waits && i < tk->waits->len; i++) {
+      int g = g_array_index(tk->waits, int, i);
+      if (g >= 0 && (guint)g < G) vmax(cur, grpvec + (gsize)g * W, W);
+    }
+    const IrOp *ops = (const IrOp *)(const void *)tk->ops->data;
+    for (guint i = 0; i < tk->ops->len; i++) {
+      const IrOp *op = &ops[i];
+      int n = op->ntargets + (op->kind == IR_ST);
+      for (int j = 0; j < n; j++) {
+        int t = j < op->ntargets ? op->targets[j] : op->mem.t, w;
+        if (!remote_rf(ir, t, u, &w)) continue;
+        int f = cur[w] < ntasks[w] ? task_start[off[w] + cur[w]] : nops[w];
+        if (first[t] < 0 || f < first[t]) first[t] = f;
+      }
+    }
+    memcpy(wgvec + (gsize)u * W, cur, sizeof(int) * (gsize)W);
+    if (tk->signals >= 0 && (guint)tk->signals < G) {
+      if (pos[k] + 1 > cur[u]) cur[u] = pos[k] + 1;
+      vmax(grpvec + (gsize)tk->signals * W, cur, W);
+    }
+  }
+  return first;
+}
