@@ -55,10 +55,17 @@ static void op1(Ir *ir, int task, IrOpKind k, IrView d, IrView a, float imm, IrP
   op->d = d, op->a = a, op->imm = imm, op->prov = prov;
 }
 
-void lw_attention_blocked(Ir *ir, int task, const char *tag, const LwAttention *at, LwPartial *partial) {
+/* kres.t >= 0: keys and values in the RF already (lw_attention_resident). */
+static void attend(Ir *ir, int task, const char *tag, const LwAttention *at, IrView kres, IrView vres,
+                   LwPartial *partial) {
   int R = at->q.rows, B = at->block;
+  gboolean in_rf = kres.t >= 0;
   IrView none = ir_win(-1, 0, 0, 0, 0);
-  int kb = lw_rf_sub(ir, task, tag, "kb", B, WL_HEAD_DIM), vb = lw_rf_sub(ir, task, tag, "vb", B, WL_HEAD_DIM);
+  int kb = -1, vb = -1;
+  if (!in_rf) {
+    kb = lw_rf_sub(ir, task, tag, "kb", B, WL_HEAD_DIM);
+    vb = lw_rf_sub(ir, task, tag, "vb", B, WL_HEAD_DIM);
+  }
   int s = lw_rf_sub(ir, task, tag, "s", R, B);
   IrView m = ir_all(ir, lw_rf_sub(ir, task, tag, "m", R, 1));
   IrView z = ir_all(ir, lw_rf_sub(ir, task, tag, "z", R, 1));
@@ -68,7 +75,12 @@ void lw_attention_blocked(Ir *ir, int task, const char *tag, const LwAttention *
   for (int k0 = 0, j = 0; k0 < at->keys; k0 += B, j++) {
     int b = MIN(B, at->keys - k0);
     IrView kv = ir_win(kb, 0, b, 0, WL_HEAD_DIM), vv = ir_win(vb, 0, b, 0, WL_HEAD_DIM), sv = ir_win(s, 0, R, 0, b);
-    lw_load(ir, task, kv, at->ksym, at->row0 + k0, 0, WL_HEAD_DIM, pv);
+    if (in_rf) {
+      kv = ir_win(kres.t, kres.r0 + at->row0 + k0, b, kres.c0, WL_HEAD_DIM);
+      vv = ir_win(vres.t, vres.r0 + at->row0 + k0, b, vres.c0, WL_HEAD_DIM);
+    } else {
+      lw_load(ir, task, kv, at->ksym, at->row0 + k0, 0, WL_HEAD_DIM, pv);
+    }
     IrOp *op = ir_emit(ir, task, IR_MMA);
     op->mods = IR_MOD_Z | IR_MOD_T, op->d = sv, op->a = at->q, op->b = kv, op->prov = pv;
     op1(ir, task, IR_VMULI, sv, sv, at->scale, pv);
@@ -92,7 +104,7 @@ void lw_attention_blocked(Ir *ir, int task, const char *tag, const LwAttention *
       op2(ir, task, IR_VADD, z, z, mj, pv);
       op2(ir, task, IR_VMUL, at->o, at->o, a, pv);
     }
-    lw_load(ir, task, vv, at->vsym, at->row0 + k0, 0, WL_HEAD_DIM, pv);
+    if (!in_rf) lw_load(ir, task, vv, at->vsym, at->row0 + k0, 0, WL_HEAD_DIM, pv);
     op = ir_emit(ir, task, IR_MMA);
     op->mods = j == 0 ? IR_MOD_Z : 0, op->d = at->o, op->a = sv, op->b = vv, op->prov = pv;
   }
@@ -102,6 +114,16 @@ void lw_attention_blocked(Ir *ir, int task, const char *tag, const LwAttention *
   }
   op1(ir, task, IR_SRECIP, z, z, 0, pv);
   op2(ir, task, IR_VMUL, at->o, at->o, z, pv);
+}
+
+void lw_attention_blocked(Ir *ir, int task, const char *tag, const LwAttention *at, LwPartial *partial) {
+  IrView none = ir_win(-1, 0, 0, 0, 0);
+  attend(ir, task, tag, at, none, none, partial);
+}
+
+void lw_attention_resident(Ir *ir, int task, const char *tag, const LwAttention *at, IrView kres,
+                           IrView vres, LwPartial *partial) {
+  attend(ir, task, tag, at, kres, vres, partial);
 }
 
 void lw_attention_merge(Ir *ir, int task, const char *tag, IrView m, IrView z, IrView u, IrView o,

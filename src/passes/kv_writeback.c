@@ -24,6 +24,18 @@ void lw_store_qkv(Ir *ir, int task, IrView acc, int c0, const LwQkvStore *s) {
     }
     int h = col / WL_HEAD_DIM, hn = MIN(n, WL_HEAD_DIM - col % WL_HEAD_DIM);
     IrView piece = ir_win(acc.t, acc.r0, R, acc.c0 + x - c0, hn);
+    if (s->kv_rf[part - 1]) { /* resident K/V: to the slice's RF now, */
+      IrView to = s->kv_rf[part - 1][h];          /* to HBM by kv_task  */
+      IrOp *op = ir_emit(ir, task, IR_ST);
+      op->a = piece;
+      op->mem = ir_win(to.t, to.r0, R, to.c0 + col % WL_HEAD_DIM, hn);
+      op->prov = s->kv_prov;
+      lw_waitt(ir, s->kv_task, s->spacing, s->spacing_prov);
+      lw_store(ir, s->kv_task, piece, s->kv_sym[part - 1], s->kv_row + h * s->head_rows,
+               col % WL_HEAD_DIM, WL_HEAD_DIM, s->kv_prov);
+      x += hn;
+      continue;
+    }
     if (s->mode == KV_TEMP) {
       int tmp = s->temp_col + (part - 1) * d + col;
       lw_store(ir, task, piece, "scratch", s->temp_row, tmp, s->temp_stride, s->kv_prov);

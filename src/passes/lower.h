@@ -83,6 +83,12 @@ typedef struct LwQkvStore {
   const char *kv_sym[2];
   int kv_row, head_rows;
   SchedKv mode;
+  /* With resident K/V (direct mode only): each head's new K / V row also
+   * goes to kv_rf[0 / 1][head] (a 1 x 32 window in another WG's RF), and
+   * the HBM stores are issued by task kv_task instead (one made for them,
+   * which nothing waits for: they leave the critical path). */
+  const IrView *kv_rf[2];
+  int kv_task;
   int temp_row, temp_col, temp_stride;
   int *fences;      /* the task's fence count (lw_fence)                    */
   int64_t spacing;
@@ -93,15 +99,35 @@ void lw_store_qkv(Ir *ir, int task, IrView acc, int c0, const LwQkvStore *s);
 
 /* Resident weights (resident.c, weights: resident): which WG keeps each
  * (layer, projection, panel) and the RF tensors of its weights (K x P) and
- * bias (1 x P), owned by that WG's preload task. */
+ * bias (1 x P), owned by that WG's preload task.  With attention slices,
+ * the history K/V too when it fits beside the weights (kv): each (layer,
+ * head, slice) gets a WG keeping its block of history K and V rows, and the
+ * last slice also the rows of the new positions (kv_rows = rows of each
+ * slice's K/V tensors: the block, + steps for the last slice). */
 typedef struct LwResident {
   int layers, max_panels;
   int *wg, *w, *b;
+  int *used;           /* partitions taken on each WG                     */
+  int *preload;        /* each WG's preload task (-1: none)               */
+  GHashTable *consts;  /* "wg/sym" -> tensor of lw_resident_const          */
+  gboolean kv;         /* the history K/V is resident                      */
+  int heads, slices, block;
+  int *kv_wg, *kt, *vt; /* per (layer, head, slice)                         */
 } LwResident;
 /* Give every panel a WG (FALSE with an error at the knob when they do not
- * fit), then make the preload tasks that load them (before any step). */
+ * fit), and, with attention slices, every slice's history K/V when all fit
+ * beside the weights; then make the preload tasks that load them (before
+ * any step). */
 gboolean lw_resident_place(Ir *ir, LwResident *r, GError **err);
 void lw_resident_preload(Ir *ir, LwResident *r, IrProv prov);
+/* The resident K and V tensors of (layer, head, slice) and their WG. */
+int lw_resident_kv_wg(const LwResident *r, int l, int h, int k);
+int lw_resident_k(const LwResident *r, int l, int h, int k);
+int lw_resident_v(const LwResident *r, int l, int h, int k);
+/* A constant vector (columns 0..cols of HBM symbol `sym`, e.g. a LayerNorm
+ * gain) kept in the RF of `wg` by its preload task: loaded the first time
+ * a task of that WG asks, then shared. */
+IrView lw_resident_const(Ir *ir, LwResident *r, int wg, const char *sym, int cols, IrProv prov);
 int lw_resident_wg(const LwResident *r, int l, SchedProj j, int p);
 /* The partitions a task may fill beside resident weights: rf_temp_kib's. */
 int lw_resident_task_parts(const Ir *ir);
@@ -134,6 +160,10 @@ typedef struct LwPartial {
   IrView m, z;
 } LwPartial;
 void lw_attention_blocked(Ir *ir, int task, const char *tag, const LwAttention *at, LwPartial *partial);
+/* The same with the keys and values already in the RF (resident K/V): rows
+ * row0.. of kres and vres; no loads (ksym/vsym unused). */
+void lw_attention_resident(Ir *ir, int task, const char *tag, const LwAttention *at, IrView kres,
+                           IrView vres, LwPartial *partial);
 /* The merge of S slices of one query row (attention slices): m and z are
  * 1 x S (each slice's row max and row sum), u is S x 32 (each slice's
  * unnormalised output): M = max m, a = exp(m - M), o (1 x 32) = (a . u) /

@@ -42,6 +42,7 @@ typedef struct D1 {
                           /* all of a head's keys and values at once        */
   int fences;             /* uses of the current task's fence event */
   gboolean resident;      /* weights: resident: panels kept in RF (res)     */
+  IrProv res_prov;        /* "weights"                                      */
   int task_parts;         /* partitions a task may fill (the temp space     */
                           /* when resident weights keep the rest)           */
   LwResident res;
@@ -70,14 +71,22 @@ static char *stage_event(const char *ev, int l) { return g_strdup_printf("%s_l%d
 
 static void spacing(D1 *c, int task) { lw_waitt(c->ir, task, c->pp->store_spacing, c->spacing_prov); }
 
-/* LN of one row into h (1 x d); x, g, b loaded by the caller's tensors. */
+/* LN of one row into h (1 x d); g and b loaded by the task, or kept by
+ * its WG with resident weights (the task is pinned there). */
 static void row_ln(D1 *c, int task, const char *tag, IrView x, IrView h, const char *gsym,
                    const char *bsym) {
   Ir *ir = c->ir;
-  IrView g = ir_all(ir, lw_rf_sub(ir, task, tag, "lng", 1, c->d));
-  IrView b = ir_all(ir, lw_rf_sub(ir, task, tag, "lnb", 1, c->d));
-  lw_load(ir, task, g, gsym, 0, 0, c->d, c->base);
-  lw_load(ir, task, b, bsym, 0, 0, c->d, c->base);
+  IrView g, b;
+  int wg = ir_task_at(ir, task)->pin;
+  if (c->resident && wg >= 0) {
+    g = lw_resident_const(ir, &c->res, wg, gsym, c->d, c->res_prov);
+    b = lw_resident_const(ir, &c->res, wg, bsym, c->d, c->res_prov);
+  } else {
+    g = ir_all(ir, lw_rf_sub(ir, task, tag, "lng", 1, c->d));
+    b = ir_all(ir, lw_rf_sub(ir, task, tag, "lnb", 1, c->d));
+    lw_load(ir, task, g, gsym, 0, 0, c->d, c->base);
+    lw_load(ir, task, b, bsym, 0, 0, c->d, c->base);
+  }
   IrView tmp = ir_all(ir, lw_rf_sub(ir, task, tag, "lntmp", 1, c->d));
   IrView mean = ir_all(ir, lw_rf_sub(ir, task, tag, "mean", 1, 1));
   IrView var = ir_all(ir, lw_rf_sub(ir, task, tag, "var", 1, 1));
@@ -88,7 +97,24 @@ static void row_ln(D1 *c, int task, const char *tag, IrView x, IrView h, const c
  * k and v into the ABI cache at position history+t (kv_writeback.c). */
 static void store_qkv(D1 *c, int task, IrView acc, int c0, int t, int l,
                       const char *const kv_sym[2]) {
-  LwQkvStore s = {.d_model = c->d, .q_row = 0, .q_col = c->scr[l].q, .q = &c->q, .kv_sym = {kv_sym[0], kv_sym[1]},
+  /* resident K/V: the new rows also go to the last slice of their head,
+   * row block + t, and a task of their own stores them to HBM */
+  int H = c->heads, S = c->pp->attn_slices, kv_task = -1;
+  g_autofree IrView *rows = g_new(IrView, 2 * H + 1);
+  if (c->resident && c->res.kv && c->pp->kv_writeback == KV_DIRECT) {
+    for (int h = 0; h < H; h++) {
+      rows[h] = ir_win(lw_resident_k(&c->res, l, h, S - 1), c->res.block + t, 1, 0, WL_HEAD_DIM);
+      rows[H + h] = ir_win(lw_resident_v(&c->res, l, h, S - 1), c->res.block + t, 1, 0, WL_HEAD_DIM);
+    }
+    if (c0 + acc.cols > c->d) { /* the panel has K or V columns */
+      const IrTask *tk = ir_task_at(c->ir, task);
+      g_autofree char *tag = g_strdup_printf("%s.kv", tk->name);
+      kv_task = lw_task(c->ir, tag, tk->stage, c->kv_prov, tk->role);
+      ir_task_at(c->ir, kv_task)->pin = tk->pin;
+    }
+  }
+  LwQkvStore s = {.kv_rf = {kv_task >= 0 ? rows : NULL, kv_task >= 0 ? rows + H : NULL},
+                  .kv_task = kv_task,.d_model = c->d, .q_row = 0, .q_col = c->scr[l].q, .q = &c->q, .kv_sym = {kv_sym[0], kv_sym[1]},
                   .kv_row = c->pb->history + t, .head_rows = c->pos, .mode = c->pp->kv_writeback,
                   .temp_row = 0, .temp_col = c->scr[l].kv, .temp_stride = c->d, .fences = &c->fences,
                   .spacing = c->pp->store_spacing, .prov = c->base, .kv_prov = c->kv_prov,
@@ -178,13 +204,21 @@ static void stage_att_sliced(D1 *c, int t, int l, int stage) {
       int task = lw_task(ir, tag, stage, c->att_prov, role);
       ir_task_waits(ir, task, after);
       int k0 = k * hs, keys = k == S - 1 ? n - k0 : hs;
+      gboolean kv_rf = c->resident && c->res.kv;
+      if (kv_rf) ir_task_at(ir, task)->pin = lw_resident_kv_wg(&c->res, l, h, k);
       IrView q = ir_all(ir, lw_rf_sub(ir, task, tag, "q", 1, WL_HEAD_DIM));
       IrView u = ir_all(ir, lw_rf_sub(ir, task, tag, "u", 1, WL_HEAD_DIM));
       lw_hand_get(ir, &c->q, task, q, 0, h * WL_HEAD_DIM);
       LwAttention at = {q, u, ir_win(-1, 0, 0, 0, 0), ksym, vsym, h * c->pos + k0, keys,
                         lw_attention_block(ir, 1, keys, 256, c->task_parts), lw_att_scale(), c->att_prov};
       LwPartial part;
-      lw_attention_blocked(ir, task, tag, &at, &part);
+      if (kv_rf) { /* the block and the new rows, kept by the slice's WG */
+        at.row0 = 0, at.block = keys;
+        lw_attention_resident(ir, task, tag, &at, ir_all(ir, lw_resident_k(&c->res, l, h, k)),
+                              ir_all(ir, lw_resident_v(&c->res, l, h, k)), &part);
+      } else {
+        lw_attention_blocked(ir, task, tag, &at, &part);
+      }
       spacing(c, task);
       lw_hand_put(ir, &M, task, part.m, 0, h * S + k);
       lw_hand_put(ir, &Z, task, part.z, 0, h * S + k);
@@ -292,9 +326,18 @@ static int stage_proj(D1 *c, int t, int l, int stage, const D1Proj *s) {
     IrView a = ir_all(ir, lw_rf_sub(ir, task, tag, "a", 1, a_cols));
     lw_hand_get(ir, s->a, task, a, 0, 0);
     IrView acc = ir_all(ir, lw_rf_sub(ir, task, tag, "acc", 1, pj->panel));
+    /* with RF hand-offs the residual row's load (x_in's, from HBM) goes
+     * first, to overlap the MMA; the baseline's order is kept otherwise */
+    IrView r = ir_win(-1, 0, 0, 0, 0);
+    if (c->rf_hand) {
+      r = ir_all(ir, lw_rf_sub(ir, task, tag, "res", 1, pj->panel));
+      lw_hand_get(ir, s->res, task, r, 0, p * pj->panel);
+    }
     project(c, task, tag, a, wsym, bsym, l, pj, p, acc);
-    IrView r = ir_all(ir, lw_rf_sub(ir, task, tag, "res", 1, pj->panel));
-    lw_hand_get(ir, s->res, task, r, 0, p * pj->panel);
+    if (!c->rf_hand) {
+      r = ir_all(ir, lw_rf_sub(ir, task, tag, "res", 1, pj->panel));
+      lw_hand_get(ir, s->res, task, r, 0, p * pj->panel);
+    }
     IrOp *op = ir_emit(ir, task, IR_VADD);
     op->d = acc, op->a = acc, op->b = r, op->prov = c->base;
     spacing(c, task);
@@ -342,7 +385,8 @@ gboolean pass_lower_d1(Ir *ir, GError **err) {
           .w2 = lw_proj(ir, PROJ_W2), .kv_prov = ir_prov(ir, "kv_writeback"),
           .spacing_prov = ir_prov(ir, "store_spacing"), .att_prov = ir_prov(ir, "attention.slices"),
           .g_qkv = -1, .g_att = -1, .g_wo = -1, .g_w1 = -1, .g_w2 = -1,
-          .rf_hand = pp->handoff == HANDOFF_RF, .hand_prov = ir_prov(ir, "handoff")};
+          .rf_hand = pp->handoff == HANDOFF_RF, .hand_prov = ir_prov(ir, "handoff"),
+          .res_prov = ir_prov(ir, "weights")};
   int L = ir->prob.layers, off = 0;
   c.scr = g_new(D1Scratch, L);
   /* a head's whole K and V (history + steps rows) at once when they fit
@@ -368,7 +412,7 @@ gboolean pass_lower_d1(Ir *ir, GError **err) {
       lw_resident_free(&c.res);
       return FALSE;
     }
-    lw_resident_preload(ir, &c.res, ir_prov(ir, "weights"));
+    lw_resident_preload(ir, &c.res, c.res_prov);
   }
   c.part = g_new(int, L);
   for (int l = 0; l < L; l++) c.part[l] = off + l * c.heads * pp->attn_slices * (2 + WL_HEAD_DIM);

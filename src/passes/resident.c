@@ -8,7 +8,16 @@
  * and made before every step, loads its panels once; each step's task for a
  * panel is pinned to the same WG and multiplies by the panel where it lies
  * (ir_verify lets a pinned task read what an earlier task pinned there
- * keeps).  So steps touch HBM only for activations, K/V and outputs. */
+ * keeps).  So steps touch HBM only for activations, K/V and outputs.
+ *
+ * With attention slices, the history K/V stays too when it fits: every
+ * (layer, head, slice) then takes a WG the same way after the panels (its
+ * block of history K and V rows, and for the last slice room for the new
+ * positions' rows, which the qkv tasks store there each step); the slice's
+ * task of every step is pinned there.  When the RF has no room for all of
+ * it, the history streams from HBM as before (tcc-gen --explain says
+ * which).  Constant vectors (LayerNorm gains and biases) are kept by the
+ * preload task of each WG that uses them (lw_resident_const). */
 #include "lower.h"
 
 #include <string.h>
@@ -17,6 +26,46 @@
 static int slot(const LwResident *r, int l, SchedProj j, int p) {
   return (l * PROJ__COUNT + (int)j) * r->max_panels + p;
 }
+
+/* The history K/V of every (layer, head, slice), after the panels, on the
+ * WGs in the same order from `next` on; all or nothing (r->kv). */
+static void place_kv(Ir *ir, LwResident *r, GArray *order, guint next, int room) {
+  const Problem *d = &ir->prob;
+  int S = ir->sched.attn_slices, pb = sim_machine_part_bytes(&ir->hw);
+  r->kv = FALSE;
+  r->heads = d->heads, r->slices = S, r->block = d->history / S;
+  if (S <= 1) return;
+  gsize n = (gsize)d->layers * d->heads * S;
+  r->kv_wg = g_new(int, n);
+  r->kt = g_new(int, n);
+  r->vt = g_new(int, n);
+  int nwg = sim_machine_wgs(&ir->hw);
+  g_autofree int *used = g_memdup2(r->used, sizeof(int) * (gsize)nwg);
+  for (gsize i = 0; i < n; i++) {
+    int k = (int)(i % (gsize)S), rows = r->block + (k == S - 1 ? d->steps : 0);
+    int parts = 2 * (int)((4 * (int64_t)rows * WL_HEAD_DIM + pb - 1) / pb), wg = -1;
+    guint tried = 0;
+    for (; tried < order->len; tried++) {
+      int c = g_array_index(order, int, (next + tried) % order->len);
+      if (used[c] + parts + 1 <= room) {
+        wg = c;
+        break;
+      }
+    }
+    if (wg < 0) return; /* streamed */
+    next = (next + tried + 1) % order->len;
+    used[wg] += parts;
+    r->kv_wg[i] = wg;
+    r->kt[i] = r->vt[i] = -1;
+  }
+  memcpy(r->used, used, sizeof(int) * (gsize)nwg);
+  r->kv = TRUE;
+}
+
+static int kv_slot(const LwResident *r, int l, int h, int k) { return (l * r->heads + h) * r->slices + k; }
+int lw_resident_kv_wg(const LwResident *r, int l, int h, int k) { return r->kv_wg[kv_slot(r, l, h, k)]; }
+int lw_resident_k(const LwResident *r, int l, int h, int k) { return r->kt[kv_slot(r, l, h, k)]; }
+int lw_resident_v(const LwResident *r, int l, int h, int k) { return r->vt[kv_slot(r, l, h, k)]; }
 
 gboolean lw_resident_place(Ir *ir, LwResident *r, GError **err) {
   const Schedule *s = &ir->sched;
@@ -38,7 +87,8 @@ gboolean lw_resident_place(Ir *ir, LwResident *r, GError **err) {
     if (wg != s->pacing_wg) g_array_append_val(order, wg);
   }
   int nwg = sim_machine_wgs(&ir->hw);
-  g_autofree int *used = g_new0(int, nwg); /* partitions taken on each WG */
+  r->used = g_new0(int, nwg); /* partitions taken on each WG */
+  int *used = r->used;
   /* the panels, largest first (first fit decreasing packs the WGs tighter;
    * ties in (layer, projection, panel) order) */
   g_autoptr(GArray) todo = g_array_new(FALSE, FALSE, sizeof(int) * 4); /* parts, l, j, p */
@@ -95,6 +145,7 @@ gboolean lw_resident_place(Ir *ir, LwResident *r, GError **err) {
     used[wg] += parts;
     r->wg[slot(r, l, (SchedProj)j, p)] = wg;
   }
+  place_kv(ir, r, order, next, room);
   g_array_free(order, TRUE);
   return TRUE;
 }
@@ -103,7 +154,7 @@ gboolean lw_resident_place(Ir *ir, LwResident *r, GError **err) {
  * into that many waves by SM number; a wave's preloads wait for the previous
  * wave's), so that fewer SMs stream weights at once: HBM is saturated by
  * about 8 SMs' NoC links, and the hottest window with it. */
-static void preload_tasks(Ir *ir, const LwResident *r, int *task, IrProv prov) {
+static void preload_tasks(Ir *ir, LwResident *r, int *task, IrProv prov) {
   const Schedule *s = &ir->sched;
   int nwg = sim_machine_wgs(&ir->hw), W = ir->hw.wgs_per_sm;
   int S = s->sms_used > 0 ? s->sms_used : ir->hw.sms, waves = MAX(s->preload_waves, 1);
@@ -111,6 +162,8 @@ static void preload_tasks(Ir *ir, const LwResident *r, int *task, IrProv prov) {
   gsize n = (gsize)r->layers * PROJ__COUNT * r->max_panels;
   for (gsize i = 0; i < n; i++)
     if (r->wg[i] >= 0) has[r->wg[i]] = TRUE;
+  gsize nkv = r->kv ? (gsize)r->layers * r->heads * r->slices : 0;
+  for (gsize i = 0; i < nkv; i++) has[r->kv_wg[i]] = TRUE;
   int prev = -1;
   for (int wave = 0; wave < waves; wave++) {
     int grp = -1;
@@ -133,9 +186,10 @@ static void preload_tasks(Ir *ir, const LwResident *r, int *task, IrProv prov) {
 void lw_resident_preload(Ir *ir, LwResident *r, IrProv prov) {
   const Schedule *s = &ir->sched;
   int nwg = sim_machine_wgs(&ir->hw);
-  g_autofree int *task = g_new(int, nwg);
+  int *task = r->preload = g_new(int, nwg);
   for (int w = 0; w < nwg; w++) task[w] = -1;
   preload_tasks(ir, r, task, prov);
+  r->consts = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
   for (int l = 0; l < r->layers; l++)
     for (int j = 0; j < PROJ__COUNT; j++) {
       int K = sched_proj_k(&ir->prob, (SchedProj)j), N = sched_proj_n(&ir->prob, (SchedProj)j);
@@ -150,6 +204,36 @@ void lw_resident_preload(Ir *ir, LwResident *r, IrProv prov) {
         lw_load(ir, task[wg], ir_all(ir, r->b[i]), bsym, 0, p * P, N, prov);
       }
     }
+  if (!r->kv) return;
+  /* each slice's block of history rows: K rows h*pos + k*block.. of the
+   * layer's cache (docs/workloads.md), the new positions' rows after it */
+  int pos = ir->prob.history + ir->prob.steps;
+  for (int l = 0; l < r->layers; l++) {
+    g_autofree char *ksym = g_strdup_printf("k_cache.l%d", l), *vsym = g_strdup_printf("v_cache.l%d", l);
+    for (int h = 0; h < r->heads; h++)
+      for (int k = 0; k < r->slices; k++) {
+        int i = kv_slot(r, l, h, k), wg = r->kv_wg[i];
+        int rows = r->block + (k == r->slices - 1 ? ir->prob.steps : 0);
+        g_autofree char *tag = g_strdup_printf("l%d.kv.h%d.s%d", l, h, k);
+        r->kt[i] = lw_rf_sub(ir, task[wg], tag, "k", rows, WL_HEAD_DIM);
+        r->vt[i] = lw_rf_sub(ir, task[wg], tag, "v", rows, WL_HEAD_DIM);
+        int row0 = h * pos + k * r->block;
+        lw_load(ir, task[wg], ir_win(r->kt[i], 0, r->block, 0, WL_HEAD_DIM), ksym, row0, 0, WL_HEAD_DIM, prov);
+        lw_load(ir, task[wg], ir_win(r->vt[i], 0, r->block, 0, WL_HEAD_DIM), vsym, row0, 0, WL_HEAD_DIM, prov);
+      }
+  }
+}
+
+IrView lw_resident_const(Ir *ir, LwResident *r, int wg, const char *sym, int cols, IrProv prov) {
+  g_autofree char *key = g_strdup_printf("%d/%s", wg, sym);
+  gpointer t;
+  if (g_hash_table_lookup_extended(r->consts, key, NULL, &t)) return ir_all(ir, GPOINTER_TO_INT(t));
+  char what[16];
+  g_snprintf(what, sizeof what, "wg%d", wg);
+  int x = lw_rf_sub(ir, r->preload[wg], sym, what, 1, cols);
+  lw_load(ir, r->preload[wg], ir_all(ir, x), sym, 0, 0, cols, prov);
+  g_hash_table_insert(r->consts, g_steal_pointer(&key), GINT_TO_POINTER(x));
+  return ir_all(ir, x);
 }
 
 int lw_resident_wg(const LwResident *r, int l, SchedProj j, int p) { return r->wg[slot(r, l, j, p)]; }
@@ -172,5 +256,11 @@ void lw_resident_free(LwResident *r) {
   g_free(r->wg);
   g_free(r->w);
   g_free(r->b);
+  g_free(r->used);
+  g_free(r->preload);
+  g_free(r->kv_wg);
+  g_free(r->kt);
+  g_free(r->vt);
+  if (r->consts) g_hash_table_destroy(r->consts);
   memset(r, 0, sizeof *r);
 }

@@ -55,7 +55,8 @@ static gint by_wg_at(gconstpointer a, gconstpointer b) {
 
 /* Per WG with tasks: its tasks, the peak bytes of RF tensors live at once,
  * the partitions its tensors were given (an allocated IR), and the weight
- * panels its preload task keeps ("l0.w2.p3"). */
+ * panels and history K/V blocks its preload task keeps ("l0.w2.p3",
+ * "l0.kv.h1.s2"). */
 static GArray *wg_caps(const Ir *ir) {
   int nwg = sim_machine_wgs(&ir->hw);
   g_autofree int *tasks = g_new0(int, nwg);
@@ -76,7 +77,8 @@ static GArray *wg_caps(const Ir *ir) {
     g_array_append_val(ev, a);
     g_array_append_val(ev, b);
     for (int p = x->part; p < x->part + MAX(x->nparts, 1) && p < 64; p++) parts[w] |= (guint64)1 << p;
-    if (ir_task_at(ir, x->task)->role.kind == ROLE_PRELOAD && g_str_has_suffix(x->name, ".w")) {
+    if (ir_task_at(ir, x->task)->role.kind == ROLE_PRELOAD &&
+        (g_str_has_suffix(x->name, ".w") || g_str_has_suffix(x->name, ".k"))) {
       if (!keeps[w]) keeps[w] = g_ptr_array_new_with_free_func(g_free);
       g_ptr_array_add(keeps[w], g_strndup(x->name, strlen(x->name) - 2));
     }

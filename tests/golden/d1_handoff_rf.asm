@@ -2,64 +2,69 @@
 .machine sms=4 wgs_per_sm=4 rf_kib=64 vl=16 mma_arrays=1 sfu=8 sh_kib=0 dma=2x1 hbm=8 noc=512 multicast=1 reduce=0
 .problem d1 d_model=64 heads=2 d_ff=128 layers=2 history=32 steps=2
 
-.wg 0   ; sm 0, tasks: preload.wg0 t0.l0.qkv.p0 t0.l0.att.h0.s0 t0.l1.qkv.p0 t1.l0.qkv.p0 t1.l0.att.h0.merge t1.l1.qkv.p0
+.wg 0   ; sm 0, tasks: preload.wg0 t0.l0.qkv.p0 t0.l0.att.h0.s0 t0.l0.att.h0.merge t0.l1.qkv.p0 t1.l0.qkv.p0 t1.l0.att.h0.s0 t1.l1.qkv.p0
 .rf l0_qkv_p0_w                 p0       64x32     ; l0.qkv.p0.w
-.rf t0_l1_qkv_p0_x              p2       1x64      ; t0.l1.qkv.p0.x
-.rf t1_l0_att_h0_merge_m        p2+256   1x2       ; t1.l0.att.h0.merge.m
-.rf t1_l0_att_h0_merge_z        p2+320   1x2       ; t1.l0.att.h0.merge.z
-.rf t1_l0_att_h0_merge_u        p2+384   2x32      ; t1.l0.att.h0.merge.u
+.rf t0_l0_att_h0_merge_m        p2       1x2       ; t0.l0.att.h0.merge.m
+.rf t0_l0_att_h0_merge_z        p2+64    1x2       ; t0.l0.att.h0.merge.z
+.rf t0_l0_att_h0_merge_u        p2+128   2x32      ; t0.l0.att.h0.merge.u
+.rf t0_l1_qkv_p0_x              p2+384   1x64      ; t0.l1.qkv.p0.x
 .rf t1_l1_qkv_p0_x              p2+640   1x64      ; t1.l1.qkv.p0.x
 .rf l0_qkv_p0_b                 p2+896   1x32      ; l0.qkv.p0.b
 .rf l1_qkv_p0_w                 p3       64x32     ; l1.qkv.p0.w
 .rf l1_qkv_p0_b                 p2+1024  1x32      ; l1.qkv.p0.b
-.rf t0_l0_qkv_p0_x              p2+1152  1x64      ; t0.l0.qkv.p0.x
-.rf t0_l0_qkv_p0_lng            p2+1408  1x64      ; t0.l0.qkv.p0.lng
-.rf t0_l0_qkv_p0_lnb            p2+1664  1x64      ; t0.l0.qkv.p0.lnb
-.rf t0_l0_qkv_p0_mean           p2+1920  1x1       ; t0.l0.qkv.p0.mean
-.rf t0_l0_qkv_p0_h              p2+1984  1x64      ; t0.l0.qkv.p0.h
-.rf t0_l0_qkv_p0_lntmp          p2+1152  1x64      ; t0.l0.qkv.p0.lntmp
-.rf t0_l0_qkv_p0_var            p2+1920  1x1       ; t0.l0.qkv.p0.var
-.rf t0_l0_qkv_p0_acc            p2+1152  1x32      ; t0.l0.qkv.p0.acc
-.rf t0_l0_att_h0_s0_q           p2+1280  1x32      ; t0.l0.att.h0.s0.q
-.rf t0_l0_att_h0_s0_kb          p5       32x32     ; t0.l0.att.h0.s0.kb
-.rf t0_l0_att_h0_s0_s           p2+1152  1x32      ; t0.l0.att.h0.s0.s
-.rf t0_l0_att_h0_s0_m           p2+1280  1x1       ; t0.l0.att.h0.s0.m
-.rf t0_l0_att_h0_s0_z           p2+1344  1x1       ; t0.l0.att.h0.s0.z
-.rf t0_l0_att_h0_s0_vb          p5       32x32     ; t0.l0.att.h0.s0.vb
-.rf t0_l0_att_h0_s0_u           p2+1408  1x32      ; t0.l0.att.h0.s0.u
-.rf t0_l1_qkv_p0_lng            p2+1152  1x64      ; t0.l1.qkv.p0.lng
-.rf t0_l1_qkv_p0_lnb            p2+1408  1x64      ; t0.l1.qkv.p0.lnb
-.rf t0_l1_qkv_p0_mean           p2+1664  1x1       ; t0.l1.qkv.p0.mean
-.rf t0_l1_qkv_p0_h              p2+1728  1x64      ; t0.l1.qkv.p0.h
-.rf t0_l1_qkv_p0_lntmp          p2       1x64      ; t0.l1.qkv.p0.lntmp
-.rf t0_l1_qkv_p0_var            p2+1664  1x1       ; t0.l1.qkv.p0.var
-.rf t0_l1_qkv_p0_acc            p2       1x32      ; t0.l1.qkv.p0.acc
+.rf l0_kv_h0_s0_k               p2+1152  16x32     ; l0.kv.h0.s0.k
+.rf l0_kv_h0_s0_v               p5       16x32     ; l0.kv.h0.s0.v
+.rf ln1_g_l0_wg0                p2+3200  1x64      ; ln1_g.l0.wg0
+.rf ln1_b_l0_wg0                p2+3456  1x64      ; ln1_b.l0.wg0
+.rf ln1_g_l1_wg0                p2+3712  1x64      ; ln1_g.l1.wg0
+.rf ln1_b_l1_wg0                p5+2048  1x64      ; ln1_b.l1.wg0
+.rf t0_l0_qkv_p0_x              p5+2304  1x64      ; t0.l0.qkv.p0.x
+.rf t0_l0_qkv_p0_mean           p2+3968  1x1       ; t0.l0.qkv.p0.mean
+.rf t0_l0_qkv_p0_h              p5+2560  1x64      ; t0.l0.qkv.p0.h
+.rf t0_l0_qkv_p0_lntmp          p5+2304  1x64      ; t0.l0.qkv.p0.lntmp
+.rf t0_l0_qkv_p0_var            p2+3968  1x1       ; t0.l0.qkv.p0.var
+.rf t0_l0_qkv_p0_acc            p2+3968  1x32      ; t0.l0.qkv.p0.acc
+.rf t0_l0_att_h0_s0_q           p5+2304  1x32      ; t0.l0.att.h0.s0.q
+.rf t0_l0_att_h0_s0_s           p2+3968  1x16      ; t0.l0.att.h0.s0.s
+.rf t0_l0_att_h0_s0_m           p2+4032  1x1       ; t0.l0.att.h0.s0.m
+.rf t0_l0_att_h0_s0_z           p5+2304  1x1       ; t0.l0.att.h0.s0.z
+.rf t0_l0_att_h0_s0_u           p5+2368  1x32      ; t0.l0.att.h0.s0.u
+.rf t0_l0_att_h0_merge_mmax     p2+3968  1x1       ; t0.l0.att.h0.merge.mmax
+.rf t0_l0_att_h0_merge_zsum     p2+3968  1x1       ; t0.l0.att.h0.merge.zsum
+.rf t0_l0_att_h0_merge_o        p5+2304  1x32      ; t0.l0.att.h0.merge.o
+.rf t0_l1_qkv_p0_mean           p2       1x1       ; t0.l1.qkv.p0.mean
+.rf t0_l1_qkv_p0_h              p2+64    1x64      ; t0.l1.qkv.p0.h
+.rf t0_l1_qkv_p0_lntmp          p2+320   1x64      ; t0.l1.qkv.p0.lntmp
+.rf t0_l1_qkv_p0_var            p2       1x1       ; t0.l1.qkv.p0.var
+.rf t0_l1_qkv_p0_acc            p2+320   1x32      ; t0.l1.qkv.p0.acc
 .rf t1_l0_qkv_p0_x              p2       1x64      ; t1.l0.qkv.p0.x
-.rf t1_l0_qkv_p0_lng            p2+1152  1x64      ; t1.l0.qkv.p0.lng
-.rf t1_l0_qkv_p0_lnb            p2+1408  1x64      ; t1.l0.qkv.p0.lnb
-.rf t1_l0_qkv_p0_mean           p2+1664  1x1       ; t1.l0.qkv.p0.mean
-.rf t1_l0_qkv_p0_h              p2+1728  1x64      ; t1.l0.qkv.p0.h
+.rf t1_l0_qkv_p0_mean           p2+256   1x1       ; t1.l0.qkv.p0.mean
+.rf t1_l0_qkv_p0_h              p2+320   1x64      ; t1.l0.qkv.p0.h
 .rf t1_l0_qkv_p0_lntmp          p2       1x64      ; t1.l0.qkv.p0.lntmp
-.rf t1_l0_qkv_p0_var            p2+1664  1x1       ; t1.l0.qkv.p0.var
+.rf t1_l0_qkv_p0_var            p2+256   1x1       ; t1.l0.qkv.p0.var
 .rf t1_l0_qkv_p0_acc            p2       1x32      ; t1.l0.qkv.p0.acc
-.rf t1_l0_att_h0_merge_mmax     p0       1x1       ; t1.l0.att.h0.merge.mmax
-.rf t1_l0_att_h0_merge_zsum     p0       1x1       ; t1.l0.att.h0.merge.zsum
-.rf t1_l0_att_h0_merge_o        p0+64    1x32      ; t1.l0.att.h0.merge.o
-.rf t1_l1_qkv_p0_lng            p0       1x64      ; t1.l1.qkv.p0.lng
-.rf t1_l1_qkv_p0_lnb            p0+256   1x64      ; t1.l1.qkv.p0.lnb
-.rf t1_l1_qkv_p0_mean           p0+512   1x1       ; t1.l1.qkv.p0.mean
-.rf t1_l1_qkv_p0_h              p0+576   1x64      ; t1.l1.qkv.p0.h
-.rf t1_l1_qkv_p0_lntmp          p0+832   1x64      ; t1.l1.qkv.p0.lntmp
-.rf t1_l1_qkv_p0_var            p0+512   1x1       ; t1.l1.qkv.p0.var
-.rf t1_l1_qkv_p0_acc            p0       1x32      ; t1.l1.qkv.p0.acc
+.rf t1_l0_att_h0_s0_q           p0       1x32      ; t1.l0.att.h0.s0.q
+.rf t1_l0_att_h0_s0_s           p0+128   1x16      ; t1.l0.att.h0.s0.s
+.rf t1_l0_att_h0_s0_m           p0       1x1       ; t1.l0.att.h0.s0.m
+.rf t1_l0_att_h0_s0_z           p0+64    1x1       ; t1.l0.att.h0.s0.z
+.rf t1_l0_att_h0_s0_u           p0+192   1x32      ; t1.l0.att.h0.s0.u
+.rf t1_l1_qkv_p0_mean           p0       1x1       ; t1.l1.qkv.p0.mean
+.rf t1_l1_qkv_p0_h              p0+64    1x64      ; t1.l1.qkv.p0.h
+.rf t1_l1_qkv_p0_lntmp          p0+320   1x64      ; t1.l1.qkv.p0.lntmp
+.rf t1_l1_qkv_p0_var            p0       1x1       ; t1.l1.qkv.p0.var
+.rf t1_l1_qkv_p0_acc            p0+320   1x32      ; t1.l1.qkv.p0.acc
     LD        l0_qkv_p0_w, hbm[wqkv.l0], stride 192         ; d1.weights:11 preload.wg0
     LD        l0_qkv_p0_b, hbm[bqkv.l0], stride 192         ; d1.weights:11 preload.wg0
     LD        l1_qkv_p0_w, hbm[wqkv.l1], stride 192         ; d1.weights:11 preload.wg0
     LD        l1_qkv_p0_b, hbm[bqkv.l1], stride 192         ; d1.weights:11 preload.wg0
+    LD        l0_kv_h0_s0_k, hbm[k_cache.l0]                ; d1.weights:11 preload.wg0
+    LD        l0_kv_h0_s0_v, hbm[v_cache.l0]                ; d1.weights:11 preload.wg0
+    LD        ln1_g_l0_wg0, hbm[ln1_g.l0]                   ; d1.weights:11 preload.wg0
+    LD        ln1_b_l0_wg0, hbm[ln1_b.l0]                   ; d1.weights:11 preload.wg0
+    LD        ln1_g_l1_wg0, hbm[ln1_g.l1]                   ; d1.weights:11 preload.wg0
+    LD        ln1_b_l1_wg0, hbm[ln1_b.l1]                   ; d1.weights:11 preload.wg0
     WAIT      ev.in, 1                                      ; d1.panels.qkv:10 t0.l0.qkv.p0
     LD        t0_l0_qkv_p0_x, hbm[x_in]                     ; d1.panels.qkv:10 t0.l0.qkv.p0
-    LD        t0_l0_qkv_p0_lng, hbm[ln1_g.l0]               ; d1.panels.qkv:10 t0.l0.qkv.p0
-    LD        t0_l0_qkv_p0_lnb, hbm[ln1_b.l0]               ; d1.panels.qkv:10 t0.l0.qkv.p0
     VEC.rsum  t0_l0_qkv_p0_mean, t0_l0_qkv_p0_x             ; d1.panels.qkv:10 t0.l0.qkv.p0
     VEC.muli  t0_l0_qkv_p0_mean, t0_l0_qkv_p0_mean, 0.015625 ; d1.panels.qkv:10 t0.l0.qkv.p0
     VEC.sub   t0_l0_qkv_p0_h, t0_l0_qkv_p0_x, t0_l0_qkv_p0_mean ; d1.panels.qkv:10 t0.l0.qkv.p0
@@ -69,172 +74,25 @@
     VEC.addi  t0_l0_qkv_p0_var, t0_l0_qkv_p0_var, 1e-05     ; d1.panels.qkv:10 t0.l0.qkv.p0
     SFU.rsqrt t0_l0_qkv_p0_var, t0_l0_qkv_p0_var            ; d1.panels.qkv:10 t0.l0.qkv.p0
     VEC.mul   t0_l0_qkv_p0_h, t0_l0_qkv_p0_h, t0_l0_qkv_p0_var ; d1.panels.qkv:10 t0.l0.qkv.p0
-    VEC.mul   t0_l0_qkv_p0_h, t0_l0_qkv_p0_h, t0_l0_qkv_p0_lng ; d1.panels.qkv:10 t0.l0.qkv.p0
-    VEC.add   t0_l0_qkv_p0_h, t0_l0_qkv_p0_h, t0_l0_qkv_p0_lnb ; d1.panels.qkv:10 t0.l0.qkv.p0
+    VEC.mul   t0_l0_qkv_p0_h, t0_l0_qkv_p0_h, ln1_g_l0_wg0  ; d1.panels.qkv:10 t0.l0.qkv.p0
+    VEC.add   t0_l0_qkv_p0_h, t0_l0_qkv_p0_h, ln1_b_l0_wg0  ; d1.panels.qkv:10 t0.l0.qkv.p0
     MMA.z     t0_l0_qkv_p0_acc, t0_l0_qkv_p0_h, l0_qkv_p0_w ; d1.k_chunk.qkv t0.l0.qkv.p0
     VEC.add   t0_l0_qkv_p0_acc, t0_l0_qkv_p0_acc, l0_qkv_p0_b ; d1.k_chunk.qkv t0.l0.qkv.p0
     ST        wg0.t0_l0_att_h0_s0_q, t0_l0_qkv_p0_acc       ; d1.handoff:13 t0.l0.qkv.p0
     ST        wg4.t0_l0_att_h0_s1_q, t0_l0_qkv_p0_acc       ; d1.handoff:13 t0.l0.qkv.p0
     SIG       ev.qkv_l0, 1                                  ; d1.panels.qkv:10 t0.l0.qkv.p0
     WAIT      ev.qkv_l0, 6                                  ; d1.attention.slices:12 t0.l0.att.h0.s0
-    LD        t0_l0_att_h0_s0_kb[0:16, :], hbm[k_cache.l0]  ; d1.attention.slices:12 t0.l0.att.h0.s0
-    MMA.z.t   t0_l0_att_h0_s0_s[:, 0:16], t0_l0_att_h0_s0_q, t0_l0_att_h0_s0_kb[0:16, :] ; d1.attention.slices:12 t0.l0.att.h0.s0
-    VEC.muli  t0_l0_att_h0_s0_s[:, 0:16], t0_l0_att_h0_s0_s[:, 0:16], 0.17677669 ; d1.attention.slices:12 t0.l0.att.h0.s0
-    VEC.rmax  t0_l0_att_h0_s0_m, t0_l0_att_h0_s0_s[:, 0:16] ; d1.attention.slices:12 t0.l0.att.h0.s0
-    VEC.sub   t0_l0_att_h0_s0_s[:, 0:16], t0_l0_att_h0_s0_s[:, 0:16], t0_l0_att_h0_s0_m ; d1.attention.slices:12 t0.l0.att.h0.s0
-    SFU.exp   t0_l0_att_h0_s0_s[:, 0:16], t0_l0_att_h0_s0_s[:, 0:16] ; d1.attention.slices:12 t0.l0.att.h0.s0
-    VEC.rsum  t0_l0_att_h0_s0_z, t0_l0_att_h0_s0_s[:, 0:16] ; d1.attention.slices:12 t0.l0.att.h0.s0
-    LD        t0_l0_att_h0_s0_vb[0:16, :], hbm[v_cache.l0]  ; d1.attention.slices:12 t0.l0.att.h0.s0
-    MMA.z     t0_l0_att_h0_s0_u, t0_l0_att_h0_s0_s[:, 0:16], t0_l0_att_h0_s0_vb[0:16, :] ; d1.attention.slices:12 t0.l0.att.h0.s0
-    ST        wg1.t0_l0_att_h0_merge_m[:, 0:1], t0_l0_att_h0_s0_m ; d1.handoff:13 t0.l0.att.h0.s0
-    ST        wg1.t0_l0_att_h0_merge_z[:, 0:1], t0_l0_att_h0_s0_z ; d1.handoff:13 t0.l0.att.h0.s0
-    ST        wg1.t0_l0_att_h0_merge_u[0:1, :], t0_l0_att_h0_s0_u ; d1.handoff:13 t0.l0.att.h0.s0
+    MMA.z.t   t0_l0_att_h0_s0_s, t0_l0_att_h0_s0_q, l0_kv_h0_s0_k ; d1.attention.slices:12 t0.l0.att.h0.s0
+    VEC.muli  t0_l0_att_h0_s0_s, t0_l0_att_h0_s0_s, 0.17677669 ; d1.attention.slices:12 t0.l0.att.h0.s0
+    VEC.rmax  t0_l0_att_h0_s0_m, t0_l0_att_h0_s0_s          ; d1.attention.slices:12 t0.l0.att.h0.s0
+    VEC.sub   t0_l0_att_h0_s0_s, t0_l0_att_h0_s0_s, t0_l0_att_h0_s0_m ; d1.attention.slices:12 t0.l0.att.h0.s0
+    SFU.exp   t0_l0_att_h0_s0_s, t0_l0_att_h0_s0_s          ; d1.attention.slices:12 t0.l0.att.h0.s0
+    VEC.rsum  t0_l0_att_h0_s0_z, t0_l0_att_h0_s0_s          ; d1.attention.slices:12 t0.l0.att.h0.s0
+    MMA.z     t0_l0_att_h0_s0_u, t0_l0_att_h0_s0_s, l0_kv_h0_s0_v ; d1.attention.slices:12 t0.l0.att.h0.s0
+    ST        wg0.t0_l0_att_h0_merge_m[:, 0:1], t0_l0_att_h0_s0_m ; d1.handoff:13 t0.l0.att.h0.s0
+    ST        wg0.t0_l0_att_h0_merge_z[:, 0:1], t0_l0_att_h0_s0_z ; d1.handoff:13 t0.l0.att.h0.s0
+    ST        wg0.t0_l0_att_h0_merge_u[0:1, :], t0_l0_att_h0_s0_u ; d1.handoff:13 t0.l0.att.h0.s0
     SIG       ev.attp_l0, 1                                 ; d1.attention.slices:12 t0.l0.att.h0.s0
-    WAIT      ev.w2_l0, 4                                   ; d1.panels.qkv:10 t0.l1.qkv.p0
-    LD        t0_l1_qkv_p0_lng, hbm[ln1_g.l1]               ; d1.panels.qkv:10 t0.l1.qkv.p0
-    LD        t0_l1_qkv_p0_lnb, hbm[ln1_b.l1]               ; d1.panels.qkv:10 t0.l1.qkv.p0
-    VEC.rsum  t0_l1_qkv_p0_mean, t0_l1_qkv_p0_x             ; d1.panels.qkv:10 t0.l1.qkv.p0
-    VEC.muli  t0_l1_qkv_p0_mean, t0_l1_qkv_p0_mean, 0.015625 ; d1.panels.qkv:10 t0.l1.qkv.p0
-    VEC.sub   t0_l1_qkv_p0_h, t0_l1_qkv_p0_x, t0_l1_qkv_p0_mean ; d1.panels.qkv:10 t0.l1.qkv.p0
-    VEC.mul   t0_l1_qkv_p0_lntmp, t0_l1_qkv_p0_h, t0_l1_qkv_p0_h ; d1.panels.qkv:10 t0.l1.qkv.p0
-    VEC.rsum  t0_l1_qkv_p0_var, t0_l1_qkv_p0_lntmp          ; d1.panels.qkv:10 t0.l1.qkv.p0
-    VEC.muli  t0_l1_qkv_p0_var, t0_l1_qkv_p0_var, 0.015625  ; d1.panels.qkv:10 t0.l1.qkv.p0
-    VEC.addi  t0_l1_qkv_p0_var, t0_l1_qkv_p0_var, 1e-05     ; d1.panels.qkv:10 t0.l1.qkv.p0
-    SFU.rsqrt t0_l1_qkv_p0_var, t0_l1_qkv_p0_var            ; d1.panels.qkv:10 t0.l1.qkv.p0
-    VEC.mul   t0_l1_qkv_p0_h, t0_l1_qkv_p0_h, t0_l1_qkv_p0_var ; d1.panels.qkv:10 t0.l1.qkv.p0
-    VEC.mul   t0_l1_qkv_p0_h, t0_l1_qkv_p0_h, t0_l1_qkv_p0_lng ; d1.panels.qkv:10 t0.l1.qkv.p0
-    VEC.add   t0_l1_qkv_p0_h, t0_l1_qkv_p0_h, t0_l1_qkv_p0_lnb ; d1.panels.qkv:10 t0.l1.qkv.p0
-    MMA.z     t0_l1_qkv_p0_acc, t0_l1_qkv_p0_h, l1_qkv_p0_w ; d1.k_chunk.qkv t0.l1.qkv.p0
-    VEC.add   t0_l1_qkv_p0_acc, t0_l1_qkv_p0_acc, l1_qkv_p0_b ; d1.k_chunk.qkv t0.l1.qkv.p0
-    ST        wg9.t0_l1_att_h0_s0_q, t0_l1_qkv_p0_acc       ; d1.handoff:13 t0.l1.qkv.p0
-    ST        wg13.t0_l1_att_h0_s1_q, t0_l1_qkv_p0_acc      ; d1.handoff:13 t0.l1.qkv.p0
-    SIG       ev.qkv_l1, 1                                  ; d1.panels.qkv:10 t0.l1.qkv.p0
-    WAIT      ev.in, 2                                      ; d1.panels.qkv:10 t1.l0.qkv.p0
-    LD        t1_l0_qkv_p0_x, hbm[x_in + 256]               ; d1.panels.qkv:10 t1.l0.qkv.p0
-    LD        t1_l0_qkv_p0_lng, hbm[ln1_g.l0]               ; d1.panels.qkv:10 t1.l0.qkv.p0
-    LD        t1_l0_qkv_p0_lnb, hbm[ln1_b.l0]               ; d1.panels.qkv:10 t1.l0.qkv.p0
-    VEC.rsum  t1_l0_qkv_p0_mean, t1_l0_qkv_p0_x             ; d1.panels.qkv:10 t1.l0.qkv.p0
-    VEC.muli  t1_l0_qkv_p0_mean, t1_l0_qkv_p0_mean, 0.015625 ; d1.panels.qkv:10 t1.l0.qkv.p0
-    VEC.sub   t1_l0_qkv_p0_h, t1_l0_qkv_p0_x, t1_l0_qkv_p0_mean ; d1.panels.qkv:10 t1.l0.qkv.p0
-    VEC.mul   t1_l0_qkv_p0_lntmp, t1_l0_qkv_p0_h, t1_l0_qkv_p0_h ; d1.panels.qkv:10 t1.l0.qkv.p0
-    VEC.rsum  t1_l0_qkv_p0_var, t1_l0_qkv_p0_lntmp          ; d1.panels.qkv:10 t1.l0.qkv.p0
-    VEC.muli  t1_l0_qkv_p0_var, t1_l0_qkv_p0_var, 0.015625  ; d1.panels.qkv:10 t1.l0.qkv.p0
-    VEC.addi  t1_l0_qkv_p0_var, t1_l0_qkv_p0_var, 1e-05     ; d1.panels.qkv:10 t1.l0.qkv.p0
-    SFU.rsqrt t1_l0_qkv_p0_var, t1_l0_qkv_p0_var            ; d1.panels.qkv:10 t1.l0.qkv.p0
-    VEC.mul   t1_l0_qkv_p0_h, t1_l0_qkv_p0_h, t1_l0_qkv_p0_var ; d1.panels.qkv:10 t1.l0.qkv.p0
-    VEC.mul   t1_l0_qkv_p0_h, t1_l0_qkv_p0_h, t1_l0_qkv_p0_lng ; d1.panels.qkv:10 t1.l0.qkv.p0
-    VEC.add   t1_l0_qkv_p0_h, t1_l0_qkv_p0_h, t1_l0_qkv_p0_lnb ; d1.panels.qkv:10 t1.l0.qkv.p0
-    MMA.z     t1_l0_qkv_p0_acc, t1_l0_qkv_p0_h, l0_qkv_p0_w ; d1.k_chunk.qkv t1.l0.qkv.p0
-    VEC.add   t1_l0_qkv_p0_acc, t1_l0_qkv_p0_acc, l0_qkv_p0_b ; d1.k_chunk.qkv t1.l0.qkv.p0
-    ST        wg3.t1_l0_att_h0_s0_q, t1_l0_qkv_p0_acc       ; d1.handoff:13 t1.l0.qkv.p0
-    ST        wg7.t1_l0_att_h0_s1_q, t1_l0_qkv_p0_acc       ; d1.handoff:13 t1.l0.qkv.p0
-    SIG       ev.qkv_l0, 1                                  ; d1.panels.qkv:10 t1.l0.qkv.p0
-    WAIT      ev.attp_l0, 8                                 ; d1.attention.slices:12 t1.l0.att.h0.merge
-    VEC.rmax  t1_l0_att_h0_merge_mmax, t1_l0_att_h0_merge_m ; d1.attention.slices:12 t1.l0.att.h0.merge
-    VEC.sub   t1_l0_att_h0_merge_m, t1_l0_att_h0_merge_m, t1_l0_att_h0_merge_mmax ; d1.attention.slices:12 t1.l0.att.h0.merge
-    SFU.exp   t1_l0_att_h0_merge_m, t1_l0_att_h0_merge_m    ; d1.attention.slices:12 t1.l0.att.h0.merge
-    VEC.mul   t1_l0_att_h0_merge_z, t1_l0_att_h0_merge_z, t1_l0_att_h0_merge_m ; d1.attention.slices:12 t1.l0.att.h0.merge
-    VEC.rsum  t1_l0_att_h0_merge_zsum, t1_l0_att_h0_merge_z ; d1.attention.slices:12 t1.l0.att.h0.merge
-    MMA.z     t1_l0_att_h0_merge_o, t1_l0_att_h0_merge_m, t1_l0_att_h0_merge_u ; d1.attention.slices:12 t1.l0.att.h0.merge
-    SFU.recip t1_l0_att_h0_merge_zsum, t1_l0_att_h0_merge_zsum ; d1.attention.slices:12 t1.l0.att.h0.merge
-    VEC.mul   t1_l0_att_h0_merge_o, t1_l0_att_h0_merge_o, t1_l0_att_h0_merge_zsum ; d1.attention.slices:12 t1.l0.att.h0.merge
-    ST        wg9.t1_l0_wo_p0_a[:, 0:32], t1_l0_att_h0_merge_o ; d1.handoff:13 t1.l0.att.h0.merge
-    ST        wg13.t1_l0_wo_p1_a[:, 0:32], t1_l0_att_h0_merge_o ; d1.handoff:13 t1.l0.att.h0.merge
-    SIG       ev.att_l0, 1                                  ; d1.attention.slices:12 t1.l0.att.h0.merge
-    WAIT      ev.w2_l0, 8                                   ; d1.panels.qkv:10 t1.l1.qkv.p0
-    LD        t1_l1_qkv_p0_lng, hbm[ln1_g.l1]               ; d1.panels.qkv:10 t1.l1.qkv.p0
-    LD        t1_l1_qkv_p0_lnb, hbm[ln1_b.l1]               ; d1.panels.qkv:10 t1.l1.qkv.p0
-    VEC.rsum  t1_l1_qkv_p0_mean, t1_l1_qkv_p0_x             ; d1.panels.qkv:10 t1.l1.qkv.p0
-    VEC.muli  t1_l1_qkv_p0_mean, t1_l1_qkv_p0_mean, 0.015625 ; d1.panels.qkv:10 t1.l1.qkv.p0
-    VEC.sub   t1_l1_qkv_p0_h, t1_l1_qkv_p0_x, t1_l1_qkv_p0_mean ; d1.panels.qkv:10 t1.l1.qkv.p0
-    VEC.mul   t1_l1_qkv_p0_lntmp, t1_l1_qkv_p0_h, t1_l1_qkv_p0_h ; d1.panels.qkv:10 t1.l1.qkv.p0
-    VEC.rsum  t1_l1_qkv_p0_var, t1_l1_qkv_p0_lntmp          ; d1.panels.qkv:10 t1.l1.qkv.p0
-    VEC.muli  t1_l1_qkv_p0_var, t1_l1_qkv_p0_var, 0.015625  ; d1.panels.qkv:10 t1.l1.qkv.p0
-    VEC.addi  t1_l1_qkv_p0_var, t1_l1_qkv_p0_var, 1e-05     ; d1.panels.qkv:10 t1.l1.qkv.p0
-    SFU.rsqrt t1_l1_qkv_p0_var, t1_l1_qkv_p0_var            ; d1.panels.qkv:10 t1.l1.qkv.p0
-    VEC.mul   t1_l1_qkv_p0_h, t1_l1_qkv_p0_h, t1_l1_qkv_p0_var ; d1.panels.qkv:10 t1.l1.qkv.p0
-    VEC.mul   t1_l1_qkv_p0_h, t1_l1_qkv_p0_h, t1_l1_qkv_p0_lng ; d1.panels.qkv:10 t1.l1.qkv.p0
-    VEC.add   t1_l1_qkv_p0_h, t1_l1_qkv_p0_h, t1_l1_qkv_p0_lnb ; d1.panels.qkv:10 t1.l1.qkv.p0
-    MMA.z     t1_l1_qkv_p0_acc, t1_l1_qkv_p0_h, l1_qkv_p0_w ; d1.k_chunk.qkv t1.l1.qkv.p0
-    VEC.add   t1_l1_qkv_p0_acc, t1_l1_qkv_p0_acc, l1_qkv_p0_b ; d1.k_chunk.qkv t1.l1.qkv.p0
-    ST        wg8.t1_l1_att_h0_s0_q, t1_l1_qkv_p0_acc       ; d1.handoff:13 t1.l1.qkv.p0
-    ST        wg12.t1_l1_att_h0_s1_q, t1_l1_qkv_p0_acc      ; d1.handoff:13 t1.l1.qkv.p0
-    SIG       ev.qkv_l1, 1                                  ; d1.panels.qkv:10 t1.l1.qkv.p0
-    END
-
-.wg 1   ; sm 0, tasks: preload.wg1 t0.l0.qkv.p4 t0.l0.att.h0.merge t0.l1.qkv.p4 t1.l0.qkv.p4 t1.l1.qkv.p4 t1.l1.att.h1.s0
-.rf l0_qkv_p4_w                 p0       64x32     ; l0.qkv.p4.w
-.rf t0_l0_att_h0_merge_m        p2       1x2       ; t0.l0.att.h0.merge.m
-.rf t0_l0_att_h0_merge_z        p2+64    1x2       ; t0.l0.att.h0.merge.z
-.rf t0_l0_att_h0_merge_u        p2+128   2x32      ; t0.l0.att.h0.merge.u
-.rf t0_l1_qkv_p4_x              p2+384   1x64      ; t0.l1.qkv.p4.x
-.rf t1_l1_qkv_p4_x              p2+640   1x64      ; t1.l1.qkv.p4.x
-.rf t1_l1_att_h1_s0_q           p2+896   1x32      ; t1.l1.att.h1.s0.q
-.rf l0_qkv_p4_b                 p2+1024  1x32      ; l0.qkv.p4.b
-.rf l1_qkv_p4_w                 p3       64x32     ; l1.qkv.p4.w
-.rf l1_qkv_p4_b                 p2+1152  1x32      ; l1.qkv.p4.b
-.rf t0_l0_qkv_p4_x              p2+1280  1x64      ; t0.l0.qkv.p4.x
-.rf t0_l0_qkv_p4_lng            p2+1536  1x64      ; t0.l0.qkv.p4.lng
-.rf t0_l0_qkv_p4_lnb            p2+1792  1x64      ; t0.l0.qkv.p4.lnb
-.rf t0_l0_qkv_p4_mean           p2+2048  1x1       ; t0.l0.qkv.p4.mean
-.rf t0_l0_qkv_p4_h              p2+2112  1x64      ; t0.l0.qkv.p4.h
-.rf t0_l0_qkv_p4_lntmp          p2+1280  1x64      ; t0.l0.qkv.p4.lntmp
-.rf t0_l0_qkv_p4_var            p2+2048  1x1       ; t0.l0.qkv.p4.var
-.rf t0_l0_qkv_p4_acc            p2+1280  1x32      ; t0.l0.qkv.p4.acc
-.rf t0_l0_att_h0_merge_mmax     p2+1280  1x1       ; t0.l0.att.h0.merge.mmax
-.rf t0_l0_att_h0_merge_zsum     p2+1280  1x1       ; t0.l0.att.h0.merge.zsum
-.rf t0_l0_att_h0_merge_o        p2+1344  1x32      ; t0.l0.att.h0.merge.o
-.rf t0_l1_qkv_p4_lng            p2       1x64      ; t0.l1.qkv.p4.lng
-.rf t0_l1_qkv_p4_lnb            p2+1280  1x64      ; t0.l1.qkv.p4.lnb
-.rf t0_l1_qkv_p4_mean           p2+256   1x1       ; t0.l1.qkv.p4.mean
-.rf t0_l1_qkv_p4_h              p2+1536  1x64      ; t0.l1.qkv.p4.h
-.rf t0_l1_qkv_p4_lntmp          p2+256   1x64      ; t0.l1.qkv.p4.lntmp
-.rf t0_l1_qkv_p4_var            p2+512   1x1       ; t0.l1.qkv.p4.var
-.rf t0_l1_qkv_p4_acc            p2       1x32      ; t0.l1.qkv.p4.acc
-.rf t1_l0_qkv_p4_x              p2       1x64      ; t1.l0.qkv.p4.x
-.rf t1_l0_qkv_p4_lng            p2+256   1x64      ; t1.l0.qkv.p4.lng
-.rf t1_l0_qkv_p4_lnb            p2+1280  1x64      ; t1.l0.qkv.p4.lnb
-.rf t1_l0_qkv_p4_mean           p2+512   1x1       ; t1.l0.qkv.p4.mean
-.rf t1_l0_qkv_p4_h              p2+1536  1x64      ; t1.l0.qkv.p4.h
-.rf t1_l0_qkv_p4_lntmp          p2       1x64      ; t1.l0.qkv.p4.lntmp
-.rf t1_l0_qkv_p4_var            p2+512   1x1       ; t1.l0.qkv.p4.var
-.rf t1_l0_qkv_p4_acc            p2       1x32      ; t1.l0.qkv.p4.acc
-.rf t1_l1_qkv_p4_lng            p0       1x64      ; t1.l1.qkv.p4.lng
-.rf t1_l1_qkv_p4_lnb            p0+256   1x64      ; t1.l1.qkv.p4.lnb
-.rf t1_l1_qkv_p4_mean           p0+512   1x1       ; t1.l1.qkv.p4.mean
-.rf t1_l1_qkv_p4_h              p0+576   1x64      ; t1.l1.qkv.p4.h
-.rf t1_l1_qkv_p4_lntmp          p0+832   1x64      ; t1.l1.qkv.p4.lntmp
-.rf t1_l1_qkv_p4_var            p0+512   1x1       ; t1.l1.qkv.p4.var
-.rf t1_l1_qkv_p4_acc            p0       1x32      ; t1.l1.qkv.p4.acc
-.rf t1_l1_att_h1_s0_kb          p0       32x32     ; t1.l1.att.h1.s0.kb
-.rf t1_l1_att_h1_s0_s           p1       1x32      ; t1.l1.att.h1.s0.s
-.rf t1_l1_att_h1_s0_m           p0       1x1       ; t1.l1.att.h1.s0.m
-.rf t1_l1_att_h1_s0_z           p0+64    1x1       ; t1.l1.att.h1.s0.z
-.rf t1_l1_att_h1_s0_vb          p2       32x32     ; t1.l1.att.h1.s0.vb
-.rf t1_l1_att_h1_s0_u           p0+128   1x32      ; t1.l1.att.h1.s0.u
-    LD        l0_qkv_p4_w, hbm[wqkv.l0 + 512], stride 192   ; d1.weights:11 preload.wg1
-    LD        l0_qkv_p4_b, hbm[bqkv.l0 + 512], stride 192   ; d1.weights:11 preload.wg1
-    LD        l1_qkv_p4_w, hbm[wqkv.l1 + 512], stride 192   ; d1.weights:11 preload.wg1
-    LD        l1_qkv_p4_b, hbm[bqkv.l1 + 512], stride 192   ; d1.weights:11 preload.wg1
-    WAIT      ev.in, 1                                      ; d1.panels.qkv:10 t0.l0.qkv.p4
-    LD        t0_l0_qkv_p4_x, hbm[x_in]                     ; d1.panels.qkv:10 t0.l0.qkv.p4
-    LD        t0_l0_qkv_p4_lng, hbm[ln1_g.l0]               ; d1.panels.qkv:10 t0.l0.qkv.p4
-    LD        t0_l0_qkv_p4_lnb, hbm[ln1_b.l0]               ; d1.panels.qkv:10 t0.l0.qkv.p4
-    VEC.rsum  t0_l0_qkv_p4_mean, t0_l0_qkv_p4_x             ; d1.panels.qkv:10 t0.l0.qkv.p4
-    VEC.muli  t0_l0_qkv_p4_mean, t0_l0_qkv_p4_mean, 0.015625 ; d1.panels.qkv:10 t0.l0.qkv.p4
-    VEC.sub   t0_l0_qkv_p4_h, t0_l0_qkv_p4_x, t0_l0_qkv_p4_mean ; d1.panels.qkv:10 t0.l0.qkv.p4
-    VEC.mul   t0_l0_qkv_p4_lntmp, t0_l0_qkv_p4_h, t0_l0_qkv_p4_h ; d1.panels.qkv:10 t0.l0.qkv.p4
-    VEC.rsum  t0_l0_qkv_p4_var, t0_l0_qkv_p4_lntmp          ; d1.panels.qkv:10 t0.l0.qkv.p4
-    VEC.muli  t0_l0_qkv_p4_var, t0_l0_qkv_p4_var, 0.015625  ; d1.panels.qkv:10 t0.l0.qkv.p4
-    VEC.addi  t0_l0_qkv_p4_var, t0_l0_qkv_p4_var, 1e-05     ; d1.panels.qkv:10 t0.l0.qkv.p4
-    SFU.rsqrt t0_l0_qkv_p4_var, t0_l0_qkv_p4_var            ; d1.panels.qkv:10 t0.l0.qkv.p4
-    VEC.mul   t0_l0_qkv_p4_h, t0_l0_qkv_p4_h, t0_l0_qkv_p4_var ; d1.panels.qkv:10 t0.l0.qkv.p4
-    VEC.mul   t0_l0_qkv_p4_h, t0_l0_qkv_p4_h, t0_l0_qkv_p4_lng ; d1.panels.qkv:10 t0.l0.qkv.p4
-    VEC.add   t0_l0_qkv_p4_h, t0_l0_qkv_p4_h, t0_l0_qkv_p4_lnb ; d1.panels.qkv:10 t0.l0.qkv.p4
-    MMA.z     t0_l0_qkv_p4_acc, t0_l0_qkv_p4_h, l0_qkv_p4_w ; d1.k_chunk.qkv t0.l0.qkv.p4
-    VEC.add   t0_l0_qkv_p4_acc, t0_l0_qkv_p4_acc, l0_qkv_p4_b ; d1.k_chunk.qkv t0.l0.qkv.p4
-    ST        hbm[v_cache.l0 + 4096], t0_l0_qkv_p4_acc      ; d1.kv_writeback t0.l0.qkv.p4
-    SIG       ev.qkv_l0, 1                                  ; d1.panels.qkv:10 t0.l0.qkv.p4
     WAIT      ev.attp_l0, 4                                 ; d1.attention.slices:12 t0.l0.att.h0.merge
     VEC.rmax  t0_l0_att_h0_merge_mmax, t0_l0_att_h0_merge_m ; d1.attention.slices:12 t0.l0.att.h0.merge
     VEC.sub   t0_l0_att_h0_merge_m, t0_l0_att_h0_merge_m, t0_l0_att_h0_merge_mmax ; d1.attention.slices:12 t0.l0.att.h0.merge
@@ -247,9 +105,152 @@
     ST        wg9.t0_l0_wo_p0_a[:, 0:32], t0_l0_att_h0_merge_o ; d1.handoff:13 t0.l0.att.h0.merge
     ST        wg13.t0_l0_wo_p1_a[:, 0:32], t0_l0_att_h0_merge_o ; d1.handoff:13 t0.l0.att.h0.merge
     SIG       ev.att_l0, 1                                  ; d1.attention.slices:12 t0.l0.att.h0.merge
+    WAIT      ev.w2_l0, 4                                   ; d1.panels.qkv:10 t0.l1.qkv.p0
+    VEC.rsum  t0_l1_qkv_p0_mean, t0_l1_qkv_p0_x             ; d1.panels.qkv:10 t0.l1.qkv.p0
+    VEC.muli  t0_l1_qkv_p0_mean, t0_l1_qkv_p0_mean, 0.015625 ; d1.panels.qkv:10 t0.l1.qkv.p0
+    VEC.sub   t0_l1_qkv_p0_h, t0_l1_qkv_p0_x, t0_l1_qkv_p0_mean ; d1.panels.qkv:10 t0.l1.qkv.p0
+    VEC.mul   t0_l1_qkv_p0_lntmp, t0_l1_qkv_p0_h, t0_l1_qkv_p0_h ; d1.panels.qkv:10 t0.l1.qkv.p0
+    VEC.rsum  t0_l1_qkv_p0_var, t0_l1_qkv_p0_lntmp          ; d1.panels.qkv:10 t0.l1.qkv.p0
+    VEC.muli  t0_l1_qkv_p0_var, t0_l1_qkv_p0_var, 0.015625  ; d1.panels.qkv:10 t0.l1.qkv.p0
+    VEC.addi  t0_l1_qkv_p0_var, t0_l1_qkv_p0_var, 1e-05     ; d1.panels.qkv:10 t0.l1.qkv.p0
+    SFU.rsqrt t0_l1_qkv_p0_var, t0_l1_qkv_p0_var            ; d1.panels.qkv:10 t0.l1.qkv.p0
+    VEC.mul   t0_l1_qkv_p0_h, t0_l1_qkv_p0_h, t0_l1_qkv_p0_var ; d1.panels.qkv:10 t0.l1.qkv.p0
+    VEC.mul   t0_l1_qkv_p0_h, t0_l1_qkv_p0_h, ln1_g_l1_wg0  ; d1.panels.qkv:10 t0.l1.qkv.p0
+    VEC.add   t0_l1_qkv_p0_h, t0_l1_qkv_p0_h, ln1_b_l1_wg0  ; d1.panels.qkv:10 t0.l1.qkv.p0
+    MMA.z     t0_l1_qkv_p0_acc, t0_l1_qkv_p0_h, l1_qkv_p0_w ; d1.k_chunk.qkv t0.l1.qkv.p0
+    VEC.add   t0_l1_qkv_p0_acc, t0_l1_qkv_p0_acc, l1_qkv_p0_b ; d1.k_chunk.qkv t0.l1.qkv.p0
+    ST        wg1.t0_l1_att_h0_s0_q, t0_l1_qkv_p0_acc       ; d1.handoff:13 t0.l1.qkv.p0
+    ST        wg5.t0_l1_att_h0_s1_q, t0_l1_qkv_p0_acc       ; d1.handoff:13 t0.l1.qkv.p0
+    SIG       ev.qkv_l1, 1                                  ; d1.panels.qkv:10 t0.l1.qkv.p0
+    WAIT      ev.in, 2                                      ; d1.panels.qkv:10 t1.l0.qkv.p0
+    LD        t1_l0_qkv_p0_x, hbm[x_in + 256]               ; d1.panels.qkv:10 t1.l0.qkv.p0
+    VEC.rsum  t1_l0_qkv_p0_mean, t1_l0_qkv_p0_x             ; d1.panels.qkv:10 t1.l0.qkv.p0
+    VEC.muli  t1_l0_qkv_p0_mean, t1_l0_qkv_p0_mean, 0.015625 ; d1.panels.qkv:10 t1.l0.qkv.p0
+    VEC.sub   t1_l0_qkv_p0_h, t1_l0_qkv_p0_x, t1_l0_qkv_p0_mean ; d1.panels.qkv:10 t1.l0.qkv.p0
+    VEC.mul   t1_l0_qkv_p0_lntmp, t1_l0_qkv_p0_h, t1_l0_qkv_p0_h ; d1.panels.qkv:10 t1.l0.qkv.p0
+    VEC.rsum  t1_l0_qkv_p0_var, t1_l0_qkv_p0_lntmp          ; d1.panels.qkv:10 t1.l0.qkv.p0
+    VEC.muli  t1_l0_qkv_p0_var, t1_l0_qkv_p0_var, 0.015625  ; d1.panels.qkv:10 t1.l0.qkv.p0
+    VEC.addi  t1_l0_qkv_p0_var, t1_l0_qkv_p0_var, 1e-05     ; d1.panels.qkv:10 t1.l0.qkv.p0
+    SFU.rsqrt t1_l0_qkv_p0_var, t1_l0_qkv_p0_var            ; d1.panels.qkv:10 t1.l0.qkv.p0
+    VEC.mul   t1_l0_qkv_p0_h, t1_l0_qkv_p0_h, t1_l0_qkv_p0_var ; d1.panels.qkv:10 t1.l0.qkv.p0
+    VEC.mul   t1_l0_qkv_p0_h, t1_l0_qkv_p0_h, ln1_g_l0_wg0  ; d1.panels.qkv:10 t1.l0.qkv.p0
+    VEC.add   t1_l0_qkv_p0_h, t1_l0_qkv_p0_h, ln1_b_l0_wg0  ; d1.panels.qkv:10 t1.l0.qkv.p0
+    MMA.z     t1_l0_qkv_p0_acc, t1_l0_qkv_p0_h, l0_qkv_p0_w ; d1.k_chunk.qkv t1.l0.qkv.p0
+    VEC.add   t1_l0_qkv_p0_acc, t1_l0_qkv_p0_acc, l0_qkv_p0_b ; d1.k_chunk.qkv t1.l0.qkv.p0
+    ST        wg0.t1_l0_att_h0_s0_q, t1_l0_qkv_p0_acc       ; d1.handoff:13 t1.l0.qkv.p0
+    ST        wg4.t1_l0_att_h0_s1_q, t1_l0_qkv_p0_acc       ; d1.handoff:13 t1.l0.qkv.p0
+    SIG       ev.qkv_l0, 1                                  ; d1.panels.qkv:10 t1.l0.qkv.p0
+    WAIT      ev.qkv_l0, 12                                 ; d1.attention.slices:12 t1.l0.att.h0.s0
+    MMA.z.t   t1_l0_att_h0_s0_s, t1_l0_att_h0_s0_q, l0_kv_h0_s0_k ; d1.attention.slices:12 t1.l0.att.h0.s0
+    VEC.muli  t1_l0_att_h0_s0_s, t1_l0_att_h0_s0_s, 0.17677669 ; d1.attention.slices:12 t1.l0.att.h0.s0
+    VEC.rmax  t1_l0_att_h0_s0_m, t1_l0_att_h0_s0_s          ; d1.attention.slices:12 t1.l0.att.h0.s0
+    VEC.sub   t1_l0_att_h0_s0_s, t1_l0_att_h0_s0_s, t1_l0_att_h0_s0_m ; d1.attention.slices:12 t1.l0.att.h0.s0
+    SFU.exp   t1_l0_att_h0_s0_s, t1_l0_att_h0_s0_s          ; d1.attention.slices:12 t1.l0.att.h0.s0
+    VEC.rsum  t1_l0_att_h0_s0_z, t1_l0_att_h0_s0_s          ; d1.attention.slices:12 t1.l0.att.h0.s0
+    MMA.z     t1_l0_att_h0_s0_u, t1_l0_att_h0_s0_s, l0_kv_h0_s0_v ; d1.attention.slices:12 t1.l0.att.h0.s0
+    ST        wg1.t1_l0_att_h0_merge_m[:, 0:1], t1_l0_att_h0_s0_m ; d1.handoff:13 t1.l0.att.h0.s0
+    ST        wg1.t1_l0_att_h0_merge_z[:, 0:1], t1_l0_att_h0_s0_z ; d1.handoff:13 t1.l0.att.h0.s0
+    ST        wg1.t1_l0_att_h0_merge_u[0:1, :], t1_l0_att_h0_s0_u ; d1.handoff:13 t1.l0.att.h0.s0
+    SIG       ev.attp_l0, 1                                 ; d1.attention.slices:12 t1.l0.att.h0.s0
+    WAIT      ev.w2_l0, 8                                   ; d1.panels.qkv:10 t1.l1.qkv.p0
+    VEC.rsum  t1_l1_qkv_p0_mean, t1_l1_qkv_p0_x             ; d1.panels.qkv:10 t1.l1.qkv.p0
+    VEC.muli  t1_l1_qkv_p0_mean, t1_l1_qkv_p0_mean, 0.015625 ; d1.panels.qkv:10 t1.l1.qkv.p0
+    VEC.sub   t1_l1_qkv_p0_h, t1_l1_qkv_p0_x, t1_l1_qkv_p0_mean ; d1.panels.qkv:10 t1.l1.qkv.p0
+    VEC.mul   t1_l1_qkv_p0_lntmp, t1_l1_qkv_p0_h, t1_l1_qkv_p0_h ; d1.panels.qkv:10 t1.l1.qkv.p0
+    VEC.rsum  t1_l1_qkv_p0_var, t1_l1_qkv_p0_lntmp          ; d1.panels.qkv:10 t1.l1.qkv.p0
+    VEC.muli  t1_l1_qkv_p0_var, t1_l1_qkv_p0_var, 0.015625  ; d1.panels.qkv:10 t1.l1.qkv.p0
+    VEC.addi  t1_l1_qkv_p0_var, t1_l1_qkv_p0_var, 1e-05     ; d1.panels.qkv:10 t1.l1.qkv.p0
+    SFU.rsqrt t1_l1_qkv_p0_var, t1_l1_qkv_p0_var            ; d1.panels.qkv:10 t1.l1.qkv.p0
+    VEC.mul   t1_l1_qkv_p0_h, t1_l1_qkv_p0_h, t1_l1_qkv_p0_var ; d1.panels.qkv:10 t1.l1.qkv.p0
+    VEC.mul   t1_l1_qkv_p0_h, t1_l1_qkv_p0_h, ln1_g_l1_wg0  ; d1.panels.qkv:10 t1.l1.qkv.p0
+    VEC.add   t1_l1_qkv_p0_h, t1_l1_qkv_p0_h, ln1_b_l1_wg0  ; d1.panels.qkv:10 t1.l1.qkv.p0
+    MMA.z     t1_l1_qkv_p0_acc, t1_l1_qkv_p0_h, l1_qkv_p0_w ; d1.k_chunk.qkv t1.l1.qkv.p0
+    VEC.add   t1_l1_qkv_p0_acc, t1_l1_qkv_p0_acc, l1_qkv_p0_b ; d1.k_chunk.qkv t1.l1.qkv.p0
+    ST        wg1.t1_l1_att_h0_s0_q, t1_l1_qkv_p0_acc       ; d1.handoff:13 t1.l1.qkv.p0
+    ST        wg5.t1_l1_att_h0_s1_q, t1_l1_qkv_p0_acc       ; d1.handoff:13 t1.l1.qkv.p0
+    SIG       ev.qkv_l1, 1                                  ; d1.panels.qkv:10 t1.l1.qkv.p0
+    END
+
+.wg 1   ; sm 0, tasks: preload.wg1 t0.l0.qkv.p4 t0.l0.qkv.p4.kv t0.l1.qkv.p4 t0.l1.qkv.p4.kv t0.l1.att.h0.s0 t1.l0.qkv.p4 t1.l0.qkv.p4.kv t1.l0.att.h0.merge t1.l1.qkv.p4 t1.l1.qkv.p4.kv t1.l1.att.h0.s0
+.rf l0_qkv_p4_w                 p0       64x32     ; l0.qkv.p4.w
+.rf t0_l1_qkv_p4_x              p2       1x64      ; t0.l1.qkv.p4.x
+.rf t0_l1_att_h0_s0_q           p2+256   1x32      ; t0.l1.att.h0.s0.q
+.rf t1_l0_att_h0_merge_m        p2+384   1x2       ; t1.l0.att.h0.merge.m
+.rf t1_l0_att_h0_merge_z        p2+448   1x2       ; t1.l0.att.h0.merge.z
+.rf t1_l0_att_h0_merge_u        p2+512   2x32      ; t1.l0.att.h0.merge.u
+.rf t1_l1_qkv_p4_x              p2+768   1x64      ; t1.l1.qkv.p4.x
+.rf t1_l1_att_h0_s0_q           p2+1024  1x32      ; t1.l1.att.h0.s0.q
+.rf l0_qkv_p4_b                 p2+1152  1x32      ; l0.qkv.p4.b
+.rf l1_qkv_p4_w                 p3       64x32     ; l1.qkv.p4.w
+.rf l1_qkv_p4_b                 p2+1280  1x32      ; l1.qkv.p4.b
+.rf l1_kv_h0_s0_k               p2+1408  16x32     ; l1.kv.h0.s0.k
+.rf l1_kv_h0_s0_v               p5       16x32     ; l1.kv.h0.s0.v
+.rf ln1_g_l0_wg1                p2+3456  1x64      ; ln1_g.l0.wg1
+.rf ln1_b_l0_wg1                p2+3712  1x64      ; ln1_b.l0.wg1
+.rf ln1_g_l1_wg1                p5+2048  1x64      ; ln1_g.l1.wg1
+.rf ln1_b_l1_wg1                p5+2304  1x64      ; ln1_b.l1.wg1
+.rf t0_l0_qkv_p4_x              p5+2560  1x64      ; t0.l0.qkv.p4.x
+.rf t0_l0_qkv_p4_mean           p2+3968  1x1       ; t0.l0.qkv.p4.mean
+.rf t0_l0_qkv_p4_h              p5+2816  1x64      ; t0.l0.qkv.p4.h
+.rf t0_l0_qkv_p4_lntmp          p5+2560  1x64      ; t0.l0.qkv.p4.lntmp
+.rf t0_l0_qkv_p4_var            p2+3968  1x1       ; t0.l0.qkv.p4.var
+.rf t0_l0_qkv_p4_acc            p2+3968  1x32      ; t0.l0.qkv.p4.acc
+.rf t0_l1_qkv_p4_mean           p2+3968  1x1       ; t0.l1.qkv.p4.mean
+.rf t0_l1_qkv_p4_h              p5+2560  1x64      ; t0.l1.qkv.p4.h
+.rf t0_l1_qkv_p4_lntmp          p2       1x64      ; t0.l1.qkv.p4.lntmp
+.rf t0_l1_qkv_p4_var            p2+3968  1x1       ; t0.l1.qkv.p4.var
+.rf t0_l1_qkv_p4_acc            p2       1x32      ; t0.l1.qkv.p4.acc
+.rf t0_l1_att_h0_s0_s           p2       1x16      ; t0.l1.att.h0.s0.s
+.rf t0_l1_att_h0_s0_m           p2+64    1x1       ; t0.l1.att.h0.s0.m
+.rf t0_l1_att_h0_s0_z           p2+128   1x1       ; t0.l1.att.h0.s0.z
+.rf t0_l1_att_h0_s0_u           p2+192   1x32      ; t0.l1.att.h0.s0.u
+.rf t1_l0_qkv_p4_x              p2       1x64      ; t1.l0.qkv.p4.x
+.rf t1_l0_qkv_p4_mean           p2+256   1x1       ; t1.l0.qkv.p4.mean
+.rf t1_l0_qkv_p4_h              p5+2560  1x64      ; t1.l0.qkv.p4.h
+.rf t1_l0_qkv_p4_lntmp          p2       1x64      ; t1.l0.qkv.p4.lntmp
+.rf t1_l0_qkv_p4_var            p2+256   1x1       ; t1.l0.qkv.p4.var
+.rf t1_l0_qkv_p4_acc            p2       1x32      ; t1.l0.qkv.p4.acc
+.rf t1_l0_att_h0_merge_mmax     p0       1x1       ; t1.l0.att.h0.merge.mmax
+.rf t1_l0_att_h0_merge_zsum     p0       1x1       ; t1.l0.att.h0.merge.zsum
+.rf t1_l0_att_h0_merge_o        p0+64    1x32      ; t1.l0.att.h0.merge.o
+.rf t1_l1_qkv_p4_mean           p0       1x1       ; t1.l1.qkv.p4.mean
+.rf t1_l1_qkv_p4_h              p0+64    1x64      ; t1.l1.qkv.p4.h
+.rf t1_l1_qkv_p4_lntmp          p0+320   1x64      ; t1.l1.qkv.p4.lntmp
+.rf t1_l1_qkv_p4_var            p0       1x1       ; t1.l1.qkv.p4.var
+.rf t1_l1_qkv_p4_acc            p0+320   1x32      ; t1.l1.qkv.p4.acc
+.rf t1_l1_att_h0_s0_s           p0       1x16      ; t1.l1.att.h0.s0.s
+.rf t1_l1_att_h0_s0_m           p0+64    1x1       ; t1.l1.att.h0.s0.m
+.rf t1_l1_att_h0_s0_z           p0+128   1x1       ; t1.l1.att.h0.s0.z
+.rf t1_l1_att_h0_s0_u           p0+192   1x32      ; t1.l1.att.h0.s0.u
+    LD        l0_qkv_p4_w, hbm[wqkv.l0 + 512], stride 192   ; d1.weights:11 preload.wg1
+    LD        l0_qkv_p4_b, hbm[bqkv.l0 + 512], stride 192   ; d1.weights:11 preload.wg1
+    LD        l1_qkv_p4_w, hbm[wqkv.l1 + 512], stride 192   ; d1.weights:11 preload.wg1
+    LD        l1_qkv_p4_b, hbm[bqkv.l1 + 512], stride 192   ; d1.weights:11 preload.wg1
+    LD        l1_kv_h0_s0_k, hbm[k_cache.l1]                ; d1.weights:11 preload.wg1
+    LD        l1_kv_h0_s0_v, hbm[v_cache.l1]                ; d1.weights:11 preload.wg1
+    LD        ln1_g_l0_wg1, hbm[ln1_g.l0]                   ; d1.weights:11 preload.wg1
+    LD        ln1_b_l0_wg1, hbm[ln1_b.l0]                   ; d1.weights:11 preload.wg1
+    LD        ln1_g_l1_wg1, hbm[ln1_g.l1]                   ; d1.weights:11 preload.wg1
+    LD        ln1_b_l1_wg1, hbm[ln1_b.l1]                   ; d1.weights:11 preload.wg1
+    WAIT      ev.in, 1                                      ; d1.panels.qkv:10 t0.l0.qkv.p4
+    LD        t0_l0_qkv_p4_x, hbm[x_in]                     ; d1.panels.qkv:10 t0.l0.qkv.p4
+    VEC.rsum  t0_l0_qkv_p4_mean, t0_l0_qkv_p4_x             ; d1.panels.qkv:10 t0.l0.qkv.p4
+    VEC.muli  t0_l0_qkv_p4_mean, t0_l0_qkv_p4_mean, 0.015625 ; d1.panels.qkv:10 t0.l0.qkv.p4
+    VEC.sub   t0_l0_qkv_p4_h, t0_l0_qkv_p4_x, t0_l0_qkv_p4_mean ; d1.panels.qkv:10 t0.l0.qkv.p4
+    VEC.mul   t0_l0_qkv_p4_lntmp, t0_l0_qkv_p4_h, t0_l0_qkv_p4_h ; d1.panels.qkv:10 t0.l0.qkv.p4
+    VEC.rsum  t0_l0_qkv_p4_var, t0_l0_qkv_p4_lntmp          ; d1.panels.qkv:10 t0.l0.qkv.p4
+    VEC.muli  t0_l0_qkv_p4_var, t0_l0_qkv_p4_var, 0.015625  ; d1.panels.qkv:10 t0.l0.qkv.p4
+    VEC.addi  t0_l0_qkv_p4_var, t0_l0_qkv_p4_var, 1e-05     ; d1.panels.qkv:10 t0.l0.qkv.p4
+    SFU.rsqrt t0_l0_qkv_p4_var, t0_l0_qkv_p4_var            ; d1.panels.qkv:10 t0.l0.qkv.p4
+    VEC.mul   t0_l0_qkv_p4_h, t0_l0_qkv_p4_h, t0_l0_qkv_p4_var ; d1.panels.qkv:10 t0.l0.qkv.p4
+    VEC.mul   t0_l0_qkv_p4_h, t0_l0_qkv_p4_h, ln1_g_l0_wg1  ; d1.panels.qkv:10 t0.l0.qkv.p4
+    VEC.add   t0_l0_qkv_p4_h, t0_l0_qkv_p4_h, ln1_b_l0_wg1  ; d1.panels.qkv:10 t0.l0.qkv.p4
+    MMA.z     t0_l0_qkv_p4_acc, t0_l0_qkv_p4_h, l0_qkv_p4_w ; d1.k_chunk.qkv t0.l0.qkv.p4
+    VEC.add   t0_l0_qkv_p4_acc, t0_l0_qkv_p4_acc, l0_qkv_p4_b ; d1.k_chunk.qkv t0.l0.qkv.p4
+    ST        wg4.l0_kv_h0_s1_v[16:17, :], t0_l0_qkv_p4_acc ; d1.kv_writeback t0.l0.qkv.p4
+    SIG       ev.qkv_l0, 1                                  ; d1.panels.qkv:10 t0.l0.qkv.p4
+    ST        hbm[v_cache.l0 + 4096], t0_l0_qkv_p4_acc      ; d1.kv_writeback t0.l0.qkv.p4.kv
     WAIT      ev.w2_l0, 4                                   ; d1.panels.qkv:10 t0.l1.qkv.p4
-    LD        t0_l1_qkv_p4_lng, hbm[ln1_g.l1]               ; d1.panels.qkv:10 t0.l1.qkv.p4
-    LD        t0_l1_qkv_p4_lnb, hbm[ln1_b.l1]               ; d1.panels.qkv:10 t0.l1.qkv.p4
     VEC.rsum  t0_l1_qkv_p4_mean, t0_l1_qkv_p4_x             ; d1.panels.qkv:10 t0.l1.qkv.p4
     VEC.muli  t0_l1_qkv_p4_mean, t0_l1_qkv_p4_mean, 0.015625 ; d1.panels.qkv:10 t0.l1.qkv.p4
     VEC.sub   t0_l1_qkv_p4_h, t0_l1_qkv_p4_x, t0_l1_qkv_p4_mean ; d1.panels.qkv:10 t0.l1.qkv.p4
@@ -259,16 +260,27 @@
     VEC.addi  t0_l1_qkv_p4_var, t0_l1_qkv_p4_var, 1e-05     ; d1.panels.qkv:10 t0.l1.qkv.p4
     SFU.rsqrt t0_l1_qkv_p4_var, t0_l1_qkv_p4_var            ; d1.panels.qkv:10 t0.l1.qkv.p4
     VEC.mul   t0_l1_qkv_p4_h, t0_l1_qkv_p4_h, t0_l1_qkv_p4_var ; d1.panels.qkv:10 t0.l1.qkv.p4
-    VEC.mul   t0_l1_qkv_p4_h, t0_l1_qkv_p4_h, t0_l1_qkv_p4_lng ; d1.panels.qkv:10 t0.l1.qkv.p4
-    VEC.add   t0_l1_qkv_p4_h, t0_l1_qkv_p4_h, t0_l1_qkv_p4_lnb ; d1.panels.qkv:10 t0.l1.qkv.p4
+    VEC.mul   t0_l1_qkv_p4_h, t0_l1_qkv_p4_h, ln1_g_l1_wg1  ; d1.panels.qkv:10 t0.l1.qkv.p4
+    VEC.add   t0_l1_qkv_p4_h, t0_l1_qkv_p4_h, ln1_b_l1_wg1  ; d1.panels.qkv:10 t0.l1.qkv.p4
     MMA.z     t0_l1_qkv_p4_acc, t0_l1_qkv_p4_h, l1_qkv_p4_w ; d1.k_chunk.qkv t0.l1.qkv.p4
     VEC.add   t0_l1_qkv_p4_acc, t0_l1_qkv_p4_acc, l1_qkv_p4_b ; d1.k_chunk.qkv t0.l1.qkv.p4
-    ST        hbm[v_cache.l1 + 4096], t0_l1_qkv_p4_acc      ; d1.kv_writeback t0.l1.qkv.p4
+    ST        wg5.l1_kv_h0_s1_v[16:17, :], t0_l1_qkv_p4_acc ; d1.kv_writeback t0.l1.qkv.p4
     SIG       ev.qkv_l1, 1                                  ; d1.panels.qkv:10 t0.l1.qkv.p4
+    ST        hbm[v_cache.l1 + 4096], t0_l1_qkv_p4_acc      ; d1.kv_writeback t0.l1.qkv.p4.kv
+    WAIT      ev.qkv_l1, 6                                  ; d1.attention.slices:12 t0.l1.att.h0.s0
+    MMA.z.t   t0_l1_att_h0_s0_s, t0_l1_att_h0_s0_q, l1_kv_h0_s0_k ; d1.attention.slices:12 t0.l1.att.h0.s0
+    VEC.muli  t0_l1_att_h0_s0_s, t0_l1_att_h0_s0_s, 0.17677669 ; d1.attention.slices:12 t0.l1.att.h0.s0
+    VEC.rmax  t0_l1_att_h0_s0_m, t0_l1_att_h0_s0_s          ; d1.attention.slices:12 t0.l1.att.h0.s0
+    VEC.sub   t0_l1_att_h0_s0_s, t0_l1_att_h0_s0_s, t0_l1_att_h0_s0_m ; d1.attention.slices:12 t0.l1.att.h0.s0
+    SFU.exp   t0_l1_att_h0_s0_s, t0_l1_att_h0_s0_s          ; d1.attention.slices:12 t0.l1.att.h0.s0
+    VEC.rsum  t0_l1_att_h0_s0_z, t0_l1_att_h0_s0_s          ; d1.attention.slices:12 t0.l1.att.h0.s0
+    MMA.z     t0_l1_att_h0_s0_u, t0_l1_att_h0_s0_s, l1_kv_h0_s0_v ; d1.attention.slices:12 t0.l1.att.h0.s0
+    ST        wg8.t0_l1_att_h0_merge_m[:, 0:1], t0_l1_att_h0_s0_m ; d1.handoff:13 t0.l1.att.h0.s0
+    ST        wg8.t0_l1_att_h0_merge_z[:, 0:1], t0_l1_att_h0_s0_z ; d1.handoff:13 t0.l1.att.h0.s0
+    ST        wg8.t0_l1_att_h0_merge_u[0:1, :], t0_l1_att_h0_s0_u ; d1.handoff:13 t0.l1.att.h0.s0
+    SIG       ev.attp_l1, 1                                 ; d1.attention.slices:12 t0.l1.att.h0.s0
     WAIT      ev.in, 2                                      ; d1.panels.qkv:10 t1.l0.qkv.p4
     LD        t1_l0_qkv_p4_x, hbm[x_in + 256]               ; d1.panels.qkv:10 t1.l0.qkv.p4
-    LD        t1_l0_qkv_p4_lng, hbm[ln1_g.l0]               ; d1.panels.qkv:10 t1.l0.qkv.p4
-    LD        t1_l0_qkv_p4_lnb, hbm[ln1_b.l0]               ; d1.panels.qkv:10 t1.l0.qkv.p4
     VEC.rsum  t1_l0_qkv_p4_mean, t1_l0_qkv_p4_x             ; d1.panels.qkv:10 t1.l0.qkv.p4
     VEC.muli  t1_l0_qkv_p4_mean, t1_l0_qkv_p4_mean, 0.015625 ; d1.panels.qkv:10 t1.l0.qkv.p4
     VEC.sub   t1_l0_qkv_p4_h, t1_l0_qkv_p4_x, t1_l0_qkv_p4_mean ; d1.panels.qkv:10 t1.l0.qkv.p4
@@ -278,15 +290,26 @@
     VEC.addi  t1_l0_qkv_p4_var, t1_l0_qkv_p4_var, 1e-05     ; d1.panels.qkv:10 t1.l0.qkv.p4
     SFU.rsqrt t1_l0_qkv_p4_var, t1_l0_qkv_p4_var            ; d1.panels.qkv:10 t1.l0.qkv.p4
     VEC.mul   t1_l0_qkv_p4_h, t1_l0_qkv_p4_h, t1_l0_qkv_p4_var ; d1.panels.qkv:10 t1.l0.qkv.p4
-    VEC.mul   t1_l0_qkv_p4_h, t1_l0_qkv_p4_h, t1_l0_qkv_p4_lng ; d1.panels.qkv:10 t1.l0.qkv.p4
-    VEC.add   t1_l0_qkv_p4_h, t1_l0_qkv_p4_h, t1_l0_qkv_p4_lnb ; d1.panels.qkv:10 t1.l0.qkv.p4
+    VEC.mul   t1_l0_qkv_p4_h, t1_l0_qkv_p4_h, ln1_g_l0_wg1  ; d1.panels.qkv:10 t1.l0.qkv.p4
+    VEC.add   t1_l0_qkv_p4_h, t1_l0_qkv_p4_h, ln1_b_l0_wg1  ; d1.panels.qkv:10 t1.l0.qkv.p4
     MMA.z     t1_l0_qkv_p4_acc, t1_l0_qkv_p4_h, l0_qkv_p4_w ; d1.k_chunk.qkv t1.l0.qkv.p4
     VEC.add   t1_l0_qkv_p4_acc, t1_l0_qkv_p4_acc, l0_qkv_p4_b ; d1.k_chunk.qkv t1.l0.qkv.p4
-    ST        hbm[v_cache.l0 + 4224], t1_l0_qkv_p4_acc      ; d1.kv_writeback t1.l0.qkv.p4
+    ST        wg4.l0_kv_h0_s1_v[17:18, :], t1_l0_qkv_p4_acc ; d1.kv_writeback t1.l0.qkv.p4
     SIG       ev.qkv_l0, 1                                  ; d1.panels.qkv:10 t1.l0.qkv.p4
+    ST        hbm[v_cache.l0 + 4224], t1_l0_qkv_p4_acc      ; d1.kv_writeback t1.l0.qkv.p4.kv
+    WAIT      ev.attp_l0, 8                                 ; d1.attention.slices:12 t1.l0.att.h0.merge
+    VEC.rmax  t1_l0_att_h0_merge_mmax, t1_l0_att_h0_merge_m ; d1.attention.slices:12 t1.l0.att.h0.merge
+    VEC.sub   t1_l0_att_h0_merge_m, t1_l0_att_h0_merge_m, t1_l0_att_h0_merge_mmax ; d1.attention.slices:12 t1.l0.att.h0.merge
+    SFU.exp   t1_l0_att_h0_merge_m, t1_l0_att_h0_merge_m    ; d1.attention.slices:12 t1.l0.att.h0.merge
+    VEC.mul   t1_l0_att_h0_merge_z, t1_l0_att_h0_merge_z, t1_l0_att_h0_merge_m ; d1.attention.slices:12 t1.l0.att.h0.merge
+    VEC.rsum  t1_l0_att_h0_merge_zsum, t1_l0_att_h0_merge_z ; d1.attention.slices:12 t1.l0.att.h0.merge
+    MMA.z     t1_l0_att_h0_merge_o, t1_l0_att_h0_merge_m, t1_l0_att_h0_merge_u ; d1.attention.slices:12 t1.l0.att.h0.merge
+    SFU.recip t1_l0_att_h0_merge_zsum, t1_l0_att_h0_merge_zsum ; d1.attention.slices:12 t1.l0.att.h0.merge
+    VEC.mul   t1_l0_att_h0_merge_o, t1_l0_att_h0_merge_o, t1_l0_att_h0_merge_zsum ; d1.attention.slices:12 t1.l0.att.h0.merge
+    ST        wg9.t1_l0_wo_p0_a[:, 0:32], t1_l0_att_h0_merge_o ; d1.handoff:13 t1.l0.att.h0.merge
+    ST        wg13.t1_l0_wo_p1_a[:, 0:32], t1_l0_att_h0_merge_o ; d1.handoff:13 t1.l0.att.h0.merge
+    SIG       ev.att_l0, 1                                  ; d1.attention.slices:12 t1.l0.att.h0.merge
     WAIT      ev.w2_l0, 8                                   ; d1.panels.qkv:10 t1.l1.qkv.p4
-    LD        t1_l1_qkv_p4_lng, hbm[ln1_g.l1]               ; d1.panels.qkv:10 t1.l1.qkv.p4
-    LD        t1_l1_qkv_p4_lnb, hbm[ln1_b.l1]               ; d1.panels.qkv:10 t1.l1.qkv.p4
     VEC.rsum  t1_l1_qkv_p4_mean, t1_l1_qkv_p4_x             ; d1.panels.qkv:10 t1.l1.qkv.p4
     VEC.muli  t1_l1_qkv_p4_mean, t1_l1_qkv_p4_mean, 0.015625 ; d1.panels.qkv:10 t1.l1.qkv.p4
     VEC.sub   t1_l1_qkv_p4_h, t1_l1_qkv_p4_x, t1_l1_qkv_p4_mean ; d1.panels.qkv:10 t1.l1.qkv.p4
@@ -296,83 +319,73 @@
     VEC.addi  t1_l1_qkv_p4_var, t1_l1_qkv_p4_var, 1e-05     ; d1.panels.qkv:10 t1.l1.qkv.p4
     SFU.rsqrt t1_l1_qkv_p4_var, t1_l1_qkv_p4_var            ; d1.panels.qkv:10 t1.l1.qkv.p4
     VEC.mul   t1_l1_qkv_p4_h, t1_l1_qkv_p4_h, t1_l1_qkv_p4_var ; d1.panels.qkv:10 t1.l1.qkv.p4
-    VEC.mul   t1_l1_qkv_p4_h, t1_l1_qkv_p4_h, t1_l1_qkv_p4_lng ; d1.panels.qkv:10 t1.l1.qkv.p4
-    VEC.add   t1_l1_qkv_p4_h, t1_l1_qkv_p4_h, t1_l1_qkv_p4_lnb ; d1.panels.qkv:10 t1.l1.qkv.p4
+    VEC.mul   t1_l1_qkv_p4_h, t1_l1_qkv_p4_h, ln1_g_l1_wg1  ; d1.panels.qkv:10 t1.l1.qkv.p4
+    VEC.add   t1_l1_qkv_p4_h, t1_l1_qkv_p4_h, ln1_b_l1_wg1  ; d1.panels.qkv:10 t1.l1.qkv.p4
     MMA.z     t1_l1_qkv_p4_acc, t1_l1_qkv_p4_h, l1_qkv_p4_w ; d1.k_chunk.qkv t1.l1.qkv.p4
     VEC.add   t1_l1_qkv_p4_acc, t1_l1_qkv_p4_acc, l1_qkv_p4_b ; d1.k_chunk.qkv t1.l1.qkv.p4
-    ST        hbm[v_cache.l1 + 4224], t1_l1_qkv_p4_acc      ; d1.kv_writeback t1.l1.qkv.p4
+    ST        wg5.l1_kv_h0_s1_v[17:18, :], t1_l1_qkv_p4_acc ; d1.kv_writeback t1.l1.qkv.p4
     SIG       ev.qkv_l1, 1                                  ; d1.panels.qkv:10 t1.l1.qkv.p4
-    WAIT      ev.qkv_l1, 12                                 ; d1.attention.slices:12 t1.l1.att.h1.s0
-    LD        t1_l1_att_h1_s0_kb[0:16, :], hbm[k_cache.l1 + 4352] ; d1.attention.slices:12 t1.l1.att.h1.s0
-    MMA.z.t   t1_l1_att_h1_s0_s[:, 0:16], t1_l1_att_h1_s0_q, t1_l1_att_h1_s0_kb[0:16, :] ; d1.attention.slices:12 t1.l1.att.h1.s0
-    VEC.muli  t1_l1_att_h1_s0_s[:, 0:16], t1_l1_att_h1_s0_s[:, 0:16], 0.17677669 ; d1.attention.slices:12 t1.l1.att.h1.s0
-    VEC.rmax  t1_l1_att_h1_s0_m, t1_l1_att_h1_s0_s[:, 0:16] ; d1.attention.slices:12 t1.l1.att.h1.s0
-    VEC.sub   t1_l1_att_h1_s0_s[:, 0:16], t1_l1_att_h1_s0_s[:, 0:16], t1_l1_att_h1_s0_m ; d1.attention.slices:12 t1.l1.att.h1.s0
-    SFU.exp   t1_l1_att_h1_s0_s[:, 0:16], t1_l1_att_h1_s0_s[:, 0:16] ; d1.attention.slices:12 t1.l1.att.h1.s0
-    VEC.rsum  t1_l1_att_h1_s0_z, t1_l1_att_h1_s0_s[:, 0:16] ; d1.attention.slices:12 t1.l1.att.h1.s0
-    LD        t1_l1_att_h1_s0_vb[0:16, :], hbm[v_cache.l1 + 4352] ; d1.attention.slices:12 t1.l1.att.h1.s0
-    MMA.z     t1_l1_att_h1_s0_u, t1_l1_att_h1_s0_s[:, 0:16], t1_l1_att_h1_s0_vb[0:16, :] ; d1.attention.slices:12 t1.l1.att.h1.s0
-    ST        wg13.t1_l1_att_h1_merge_m[:, 0:1], t1_l1_att_h1_s0_m ; d1.handoff:13 t1.l1.att.h1.s0
-    ST        wg13.t1_l1_att_h1_merge_z[:, 0:1], t1_l1_att_h1_s0_z ; d1.handoff:13 t1.l1.att.h1.s0
-    ST        wg13.t1_l1_att_h1_merge_u[0:1, :], t1_l1_att_h1_s0_u ; d1.handoff:13 t1.l1.att.h1.s0
-    SIG       ev.attp_l1, 1                                 ; d1.attention.slices:12 t1.l1.att.h1.s0
+    ST        hbm[v_cache.l1 + 4224], t1_l1_qkv_p4_acc      ; d1.kv_writeback t1.l1.qkv.p4.kv
+    WAIT      ev.qkv_l1, 12                                 ; d1.attention.slices:12 t1.l1.att.h0.s0
+    MMA.z.t   t1_l1_att_h0_s0_s, t1_l1_att_h0_s0_q, l1_kv_h0_s0_k ; d1.attention.slices:12 t1.l1.att.h0.s0
+    VEC.muli  t1_l1_att_h0_s0_s, t1_l1_att_h0_s0_s, 0.17677669 ; d1.attention.slices:12 t1.l1.att.h0.s0
+    VEC.rmax  t1_l1_att_h0_s0_m, t1_l1_att_h0_s0_s          ; d1.attention.slices:12 t1.l1.att.h0.s0
+    VEC.sub   t1_l1_att_h0_s0_s, t1_l1_att_h0_s0_s, t1_l1_att_h0_s0_m ; d1.attention.slices:12 t1.l1.att.h0.s0
+    SFU.exp   t1_l1_att_h0_s0_s, t1_l1_att_h0_s0_s          ; d1.attention.slices:12 t1.l1.att.h0.s0
+    VEC.rsum  t1_l1_att_h0_s0_z, t1_l1_att_h0_s0_s          ; d1.attention.slices:12 t1.l1.att.h0.s0
+    MMA.z     t1_l1_att_h0_s0_u, t1_l1_att_h0_s0_s, l1_kv_h0_s0_v ; d1.attention.slices:12 t1.l1.att.h0.s0
+    ST        wg9.t1_l1_att_h0_merge_m[:, 0:1], t1_l1_att_h0_s0_m ; d1.handoff:13 t1.l1.att.h0.s0
+    ST        wg9.t1_l1_att_h0_merge_z[:, 0:1], t1_l1_att_h0_s0_z ; d1.handoff:13 t1.l1.att.h0.s0
+    ST        wg9.t1_l1_att_h0_merge_u[0:1, :], t1_l1_att_h0_s0_u ; d1.handoff:13 t1.l1.att.h0.s0
+    SIG       ev.attp_l1, 1                                 ; d1.attention.slices:12 t1.l1.att.h0.s0
     END
 
-.wg 2   ; sm 0, tasks: preload.wg2 t0.l0.w1.p0 t0.l1.att.h1.s0 t0.l1.w1.p0 t1.l0.w1.p0 t1.l1.w1.p0
+.wg 2   ; sm 0, tasks: preload.wg2 t0.l0.w1.p0 t0.l1.w1.p0 t1.l0.w1.p0 t1.l1.w1.p0
 .rf l0_w1_p0_w                  p0       64x32     ; l0.w1.p0.w
 .rf t0_l0_w1_p0_x               p2       1x64      ; t0.l0.w1.p0.x
-.rf t0_l1_att_h1_s0_q           p2+256   1x32      ; t0.l1.att.h1.s0.q
-.rf t0_l1_w1_p0_x               p2+384   1x64      ; t0.l1.w1.p0.x
-.rf t1_l0_w1_p0_x               p2+640   1x64      ; t1.l0.w1.p0.x
-.rf t1_l1_w1_p0_x               p2+896   1x64      ; t1.l1.w1.p0.x
-.rf l0_w1_p0_b                  p2+1152  1x32      ; l0.w1.p0.b
+.rf t0_l1_w1_p0_x               p2+256   1x64      ; t0.l1.w1.p0.x
+.rf t1_l0_w1_p0_x               p2+512   1x64      ; t1.l0.w1.p0.x
+.rf t1_l1_w1_p0_x               p2+768   1x64      ; t1.l1.w1.p0.x
+.rf l0_w1_p0_b                  p2+1024  1x32      ; l0.w1.p0.b
 .rf l1_w1_p0_w                  p3       64x32     ; l1.w1.p0.w
-.rf l1_w1_p0_b                  p2+1280  1x32      ; l1.w1.p0.b
-.rf t0_l0_w1_p0_lng             p2+1408  1x64      ; t0.l0.w1.p0.lng
-.rf t0_l0_w1_p0_lnb             p2+1664  1x64      ; t0.l0.w1.p0.lnb
-.rf t0_l0_w1_p0_mean            p2+1920  1x1       ; t0.l0.w1.p0.mean
-.rf t0_l0_w1_p0_h               p2+1984  1x64      ; t0.l0.w1.p0.h
+.rf l1_w1_p0_b                  p2+1152  1x32      ; l1.w1.p0.b
+.rf ln2_g_l0_wg2                p2+1280  1x64      ; ln2_g.l0.wg2
+.rf ln2_b_l0_wg2                p2+1536  1x64      ; ln2_b.l0.wg2
+.rf ln2_g_l1_wg2                p2+1792  1x64      ; ln2_g.l1.wg2
+.rf ln2_b_l1_wg2                p2+2048  1x64      ; ln2_b.l1.wg2
+.rf t0_l0_w1_p0_mean            p2+2304  1x1       ; t0.l0.w1.p0.mean
+.rf t0_l0_w1_p0_h               p2+2368  1x64      ; t0.l0.w1.p0.h
 .rf t0_l0_w1_p0_lntmp           p2       1x64      ; t0.l0.w1.p0.lntmp
-.rf t0_l0_w1_p0_var             p2+1920  1x1       ; t0.l0.w1.p0.var
+.rf t0_l0_w1_p0_var             p2+2304  1x1       ; t0.l0.w1.p0.var
 .rf t0_l0_w1_p0_acc             p2       1x32      ; t0.l0.w1.p0.acc
 .rf t0_l0_w1_p0_gelu            p2+128   1x32      ; t0.l0.w1.p0.gelu
-.rf t0_l1_att_h1_s0_kb          p5       32x32     ; t0.l1.att.h1.s0.kb
-.rf t0_l1_att_h1_s0_s           p2       1x32      ; t0.l1.att.h1.s0.s
-.rf t0_l1_att_h1_s0_m           p2+128   1x1       ; t0.l1.att.h1.s0.m
-.rf t0_l1_att_h1_s0_z           p2+192   1x1       ; t0.l1.att.h1.s0.z
-.rf t0_l1_att_h1_s0_vb          p5       32x32     ; t0.l1.att.h1.s0.vb
-.rf t0_l1_att_h1_s0_u           p2+256   1x32      ; t0.l1.att.h1.s0.u
-.rf t0_l1_w1_p0_lng             p2       1x64      ; t0.l1.w1.p0.lng
-.rf t0_l1_w1_p0_lnb             p2+1408  1x64      ; t0.l1.w1.p0.lnb
-.rf t0_l1_w1_p0_mean            p2+256   1x1       ; t0.l1.w1.p0.mean
-.rf t0_l1_w1_p0_h               p2+1664  1x64      ; t0.l1.w1.p0.h
-.rf t0_l1_w1_p0_lntmp           p2+256   1x64      ; t0.l1.w1.p0.lntmp
-.rf t0_l1_w1_p0_var             p2+512   1x1       ; t0.l1.w1.p0.var
+.rf t0_l1_w1_p0_mean            p2       1x1       ; t0.l1.w1.p0.mean
+.rf t0_l1_w1_p0_h               p2+2304  1x64      ; t0.l1.w1.p0.h
+.rf t0_l1_w1_p0_lntmp           p2       1x64      ; t0.l1.w1.p0.lntmp
+.rf t0_l1_w1_p0_var             p2+256   1x1       ; t0.l1.w1.p0.var
 .rf t0_l1_w1_p0_acc             p2       1x32      ; t0.l1.w1.p0.acc
 .rf t0_l1_w1_p0_gelu            p2+128   1x32      ; t0.l1.w1.p0.gelu
-.rf t1_l0_w1_p0_lng             p2       1x64      ; t1.l0.w1.p0.lng
-.rf t1_l0_w1_p0_lnb             p2+256   1x64      ; t1.l0.w1.p0.lnb
-.rf t1_l0_w1_p0_mean            p2+512   1x1       ; t1.l0.w1.p0.mean
-.rf t1_l0_w1_p0_h               p2+1408  1x64      ; t1.l0.w1.p0.h
-.rf t1_l0_w1_p0_lntmp           p2+512   1x64      ; t1.l0.w1.p0.lntmp
-.rf t1_l0_w1_p0_var             p2+768   1x1       ; t1.l0.w1.p0.var
-.rf t1_l0_w1_p0_acc             p2       1x32      ; t1.l0.w1.p0.acc
+.rf t1_l0_w1_p0_mean            p2       1x1       ; t1.l0.w1.p0.mean
+.rf t1_l0_w1_p0_h               p2+64    1x64      ; t1.l0.w1.p0.h
+.rf t1_l0_w1_p0_lntmp           p2+320   1x64      ; t1.l0.w1.p0.lntmp
+.rf t1_l0_w1_p0_var             p2       1x1       ; t1.l0.w1.p0.var
+.rf t1_l0_w1_p0_acc             p2+320   1x32      ; t1.l0.w1.p0.acc
 .rf t1_l0_w1_p0_gelu            p0       1x32      ; t1.l0.w1.p0.gelu
-.rf t1_l1_w1_p0_lng             p0       1x64      ; t1.l1.w1.p0.lng
-.rf t1_l1_w1_p0_lnb             p0+256   1x64      ; t1.l1.w1.p0.lnb
-.rf t1_l1_w1_p0_mean            p0+512   1x1       ; t1.l1.w1.p0.mean
-.rf t1_l1_w1_p0_h               p0+576   1x64      ; t1.l1.w1.p0.h
-.rf t1_l1_w1_p0_lntmp           p0+832   1x64      ; t1.l1.w1.p0.lntmp
-.rf t1_l1_w1_p0_var             p0+512   1x1       ; t1.l1.w1.p0.var
-.rf t1_l1_w1_p0_acc             p0       1x32      ; t1.l1.w1.p0.acc
-.rf t1_l1_w1_p0_gelu            p0+128   1x32      ; t1.l1.w1.p0.gelu
+.rf t1_l1_w1_p0_mean            p0       1x1       ; t1.l1.w1.p0.mean
+.rf t1_l1_w1_p0_h               p0+64    1x64      ; t1.l1.w1.p0.h
+.rf t1_l1_w1_p0_lntmp           p0+320   1x64      ; t1.l1.w1.p0.lntmp
+.rf t1_l1_w1_p0_var             p0       1x1       ; t1.l1.w1.p0.var
+.rf t1_l1_w1_p0_acc             p0+320   1x32      ; t1.l1.w1.p0.acc
+.rf t1_l1_w1_p0_gelu            p0       1x32      ; t1.l1.w1.p0.gelu
     LD        l0_w1_p0_w, hbm[w1.l0], stride 128            ; d1.weights:11 preload.wg2
     LD        l0_w1_p0_b, hbm[b1.l0], stride 128            ; d1.weights:11 preload.wg2
     LD        l1_w1_p0_w, hbm[w1.l1], stride 128            ; d1.weights:11 preload.wg2
     LD        l1_w1_p0_b, hbm[b1.l1], stride 128            ; d1.weights:11 preload.wg2
+    LD        ln2_g_l0_wg2, hbm[ln2_g.l0]                   ; d1.weights:11 preload.wg2
+    LD        ln2_b_l0_wg2, hbm[ln2_b.l0]                   ; d1.weights:11 preload.wg2
+    LD        ln2_g_l1_wg2, hbm[ln2_g.l1]                   ; d1.weights:11 preload.wg2
+    LD        ln2_b_l1_wg2, hbm[ln2_b.l1]                   ; d1.weights:11 preload.wg2
     WAIT      ev.wo_l0, 2                                   ; d1.panels.w1:10 t0.l0.w1.p0
-    LD        t0_l0_w1_p0_lng, hbm[ln2_g.l0]                ; d1.panels.w1:10 t0.l0.w1.p0
-    LD        t0_l0_w1_p0_lnb, hbm[ln2_b.l0]                ; d1.panels.w1:10 t0.l0.w1.p0
     VEC.rsum  t0_l0_w1_p0_mean, t0_l0_w1_p0_x               ; d1.panels.w1:10 t0.l0.w1.p0
     VEC.muli  t0_l0_w1_p0_mean, t0_l0_w1_p0_mean, 0.015625  ; d1.panels.w1:10 t0.l0.w1.p0
     VEC.sub   t0_l0_w1_p0_h, t0_l0_w1_p0_x, t0_l0_w1_p0_mean ; d1.panels.w1:10 t0.l0.w1.p0
@@ -382,8 +395,8 @@
     VEC.addi  t0_l0_w1_p0_var, t0_l0_w1_p0_var, 1e-05       ; d1.panels.w1:10 t0.l0.w1.p0
     SFU.rsqrt t0_l0_w1_p0_var, t0_l0_w1_p0_var              ; d1.panels.w1:10 t0.l0.w1.p0
     VEC.mul   t0_l0_w1_p0_h, t0_l0_w1_p0_h, t0_l0_w1_p0_var ; d1.panels.w1:10 t0.l0.w1.p0
-    VEC.mul   t0_l0_w1_p0_h, t0_l0_w1_p0_h, t0_l0_w1_p0_lng ; d1.panels.w1:10 t0.l0.w1.p0
-    VEC.add   t0_l0_w1_p0_h, t0_l0_w1_p0_h, t0_l0_w1_p0_lnb ; d1.panels.w1:10 t0.l0.w1.p0
+    VEC.mul   t0_l0_w1_p0_h, t0_l0_w1_p0_h, ln2_g_l0_wg2    ; d1.panels.w1:10 t0.l0.w1.p0
+    VEC.add   t0_l0_w1_p0_h, t0_l0_w1_p0_h, ln2_b_l0_wg2    ; d1.panels.w1:10 t0.l0.w1.p0
     MMA.z     t0_l0_w1_p0_acc, t0_l0_w1_p0_h, l0_w1_p0_w    ; d1.k_chunk.w1 t0.l0.w1.p0
     VEC.add   t0_l0_w1_p0_acc, t0_l0_w1_p0_acc, l0_w1_p0_b  ; d1.k_chunk.w1 t0.l0.w1.p0
     VEC.mul   t0_l0_w1_p0_gelu, t0_l0_w1_p0_acc, t0_l0_w1_p0_acc ; d1.panels.w1:10 t0.l0.w1.p0
@@ -400,23 +413,7 @@
     ST        wg11.t0_l0_w2_p2_a[:, 0:32], t0_l0_w1_p0_gelu ; d1.handoff:13 t0.l0.w1.p0
     ST        wg15.t0_l0_w2_p3_a[:, 0:32], t0_l0_w1_p0_gelu ; d1.handoff:13 t0.l0.w1.p0
     SIG       ev.w1_l0, 1                                   ; d1.panels.w1:10 t0.l0.w1.p0
-    WAIT      ev.qkv_l1, 6                                  ; d1.attention.slices:12 t0.l1.att.h1.s0
-    LD        t0_l1_att_h1_s0_kb[0:16, :], hbm[k_cache.l1 + 4352] ; d1.attention.slices:12 t0.l1.att.h1.s0
-    MMA.z.t   t0_l1_att_h1_s0_s[:, 0:16], t0_l1_att_h1_s0_q, t0_l1_att_h1_s0_kb[0:16, :] ; d1.attention.slices:12 t0.l1.att.h1.s0
-    VEC.muli  t0_l1_att_h1_s0_s[:, 0:16], t0_l1_att_h1_s0_s[:, 0:16], 0.17677669 ; d1.attention.slices:12 t0.l1.att.h1.s0
-    VEC.rmax  t0_l1_att_h1_s0_m, t0_l1_att_h1_s0_s[:, 0:16] ; d1.attention.slices:12 t0.l1.att.h1.s0
-    VEC.sub   t0_l1_att_h1_s0_s[:, 0:16], t0_l1_att_h1_s0_s[:, 0:16], t0_l1_att_h1_s0_m ; d1.attention.slices:12 t0.l1.att.h1.s0
-    SFU.exp   t0_l1_att_h1_s0_s[:, 0:16], t0_l1_att_h1_s0_s[:, 0:16] ; d1.attention.slices:12 t0.l1.att.h1.s0
-    VEC.rsum  t0_l1_att_h1_s0_z, t0_l1_att_h1_s0_s[:, 0:16] ; d1.attention.slices:12 t0.l1.att.h1.s0
-    LD        t0_l1_att_h1_s0_vb[0:16, :], hbm[v_cache.l1 + 4352] ; d1.attention.slices:12 t0.l1.att.h1.s0
-    MMA.z     t0_l1_att_h1_s0_u, t0_l1_att_h1_s0_s[:, 0:16], t0_l1_att_h1_s0_vb[0:16, :] ; d1.attention.slices:12 t0.l1.att.h1.s0
-    ST        wg14.t0_l1_att_h1_merge_m[:, 0:1], t0_l1_att_h1_s0_m ; d1.handoff:13 t0.l1.att.h1.s0
-    ST        wg14.t0_l1_att_h1_merge_z[:, 0:1], t0_l1_att_h1_s0_z ; d1.handoff:13 t0.l1.att.h1.s0
-    ST        wg14.t0_l1_att_h1_merge_u[0:1, :], t0_l1_att_h1_s0_u ; d1.handoff:13 t0.l1.att.h1.s0
-    SIG       ev.attp_l1, 1                                 ; d1.attention.slices:12 t0.l1.att.h1.s0
     WAIT      ev.wo_l1, 2                                   ; d1.panels.w1:10 t0.l1.w1.p0
-    LD        t0_l1_w1_p0_lng, hbm[ln2_g.l1]                ; d1.panels.w1:10 t0.l1.w1.p0
-    LD        t0_l1_w1_p0_lnb, hbm[ln2_b.l1]                ; d1.panels.w1:10 t0.l1.w1.p0
     VEC.rsum  t0_l1_w1_p0_mean, t0_l1_w1_p0_x               ; d1.panels.w1:10 t0.l1.w1.p0
     VEC.muli  t0_l1_w1_p0_mean, t0_l1_w1_p0_mean, 0.015625  ; d1.panels.w1:10 t0.l1.w1.p0
     VEC.sub   t0_l1_w1_p0_h, t0_l1_w1_p0_x, t0_l1_w1_p0_mean ; d1.panels.w1:10 t0.l1.w1.p0
@@ -426,8 +423,8 @@
     VEC.addi  t0_l1_w1_p0_var, t0_l1_w1_p0_var, 1e-05       ; d1.panels.w1:10 t0.l1.w1.p0
     SFU.rsqrt t0_l1_w1_p0_var, t0_l1_w1_p0_var              ; d1.panels.w1:10 t0.l1.w1.p0
     VEC.mul   t0_l1_w1_p0_h, t0_l1_w1_p0_h, t0_l1_w1_p0_var ; d1.panels.w1:10 t0.l1.w1.p0
-    VEC.mul   t0_l1_w1_p0_h, t0_l1_w1_p0_h, t0_l1_w1_p0_lng ; d1.panels.w1:10 t0.l1.w1.p0
-    VEC.add   t0_l1_w1_p0_h, t0_l1_w1_p0_h, t0_l1_w1_p0_lnb ; d1.panels.w1:10 t0.l1.w1.p0
+    VEC.mul   t0_l1_w1_p0_h, t0_l1_w1_p0_h, ln2_g_l1_wg2    ; d1.panels.w1:10 t0.l1.w1.p0
+    VEC.add   t0_l1_w1_p0_h, t0_l1_w1_p0_h, ln2_b_l1_wg2    ; d1.panels.w1:10 t0.l1.w1.p0
     MMA.z     t0_l1_w1_p0_acc, t0_l1_w1_p0_h, l1_w1_p0_w    ; d1.k_chunk.w1 t0.l1.w1.p0
     VEC.add   t0_l1_w1_p0_acc, t0_l1_w1_p0_acc, l1_w1_p0_b  ; d1.k_chunk.w1 t0.l1.w1.p0
     VEC.mul   t0_l1_w1_p0_gelu, t0_l1_w1_p0_acc, t0_l1_w1_p0_acc ; d1.panels.w1:10 t0.l1.w1.p0
@@ -445,8 +442,6 @@
     ST        wg15.t0_l1_w2_p3_a[:, 0:32], t0_l1_w1_p0_gelu ; d1.handoff:13 t0.l1.w1.p0
     SIG       ev.w1_l1, 1                                   ; d1.panels.w1:10 t0.l1.w1.p0
     WAIT      ev.wo_l0, 4                                   ; d1.panels.w1:10 t1.l0.w1.p0
-    LD        t1_l0_w1_p0_lng, hbm[ln2_g.l0]                ; d1.panels.w1:10 t1.l0.w1.p0
-    LD        t1_l0_w1_p0_lnb, hbm[ln2_b.l0]                ; d1.panels.w1:10 t1.l0.w1.p0
     VEC.rsum  t1_l0_w1_p0_mean, t1_l0_w1_p0_x               ; d1.panels.w1:10 t1.l0.w1.p0
     VEC.muli  t1_l0_w1_p0_mean, t1_l0_w1_p0_mean, 0.015625  ; d1.panels.w1:10 t1.l0.w1.p0
     VEC.sub   t1_l0_w1_p0_h, t1_l0_w1_p0_x, t1_l0_w1_p0_mean ; d1.panels.w1:10 t1.l0.w1.p0
@@ -456,8 +451,8 @@
     VEC.addi  t1_l0_w1_p0_var, t1_l0_w1_p0_var, 1e-05       ; d1.panels.w1:10 t1.l0.w1.p0
     SFU.rsqrt t1_l0_w1_p0_var, t1_l0_w1_p0_var              ; d1.panels.w1:10 t1.l0.w1.p0
     VEC.mul   t1_l0_w1_p0_h, t1_l0_w1_p0_h, t1_l0_w1_p0_var ; d1.panels.w1:10 t1.l0.w1.p0
-    VEC.mul   t1_l0_w1_p0_h, t1_l0_w1_p0_h, t1_l0_w1_p0_lng ; d1.panels.w1:10 t1.l0.w1.p0
-    VEC.add   t1_l0_w1_p0_h, t1_l0_w1_p0_h, t1_l0_w1_p0_lnb ; d1.panels.w1:10 t1.l0.w1.p0
+    VEC.mul   t1_l0_w1_p0_h, t1_l0_w1_p0_h, ln2_g_l0_wg2    ; d1.panels.w1:10 t1.l0.w1.p0
+    VEC.add   t1_l0_w1_p0_h, t1_l0_w1_p0_h, ln2_b_l0_wg2    ; d1.panels.w1:10 t1.l0.w1.p0
     MMA.z     t1_l0_w1_p0_acc, t1_l0_w1_p0_h, l0_w1_p0_w    ; d1.k_chunk.w1 t1.l0.w1.p0
     VEC.add   t1_l0_w1_p0_acc, t1_l0_w1_p0_acc, l0_w1_p0_b  ; d1.k_chunk.w1 t1.l0.w1.p0
     VEC.mul   t1_l0_w1_p0_gelu, t1_l0_w1_p0_acc, t1_l0_w1_p0_acc ; d1.panels.w1:10 t1.l0.w1.p0
@@ -475,8 +470,6 @@
     ST        wg15.t1_l0_w2_p3_a[:, 0:32], t1_l0_w1_p0_gelu ; d1.handoff:13 t1.l0.w1.p0
     SIG       ev.w1_l0, 1                                   ; d1.panels.w1:10 t1.l0.w1.p0
     WAIT      ev.wo_l1, 4                                   ; d1.panels.w1:10 t1.l1.w1.p0
-    LD        t1_l1_w1_p0_lng, hbm[ln2_g.l1]                ; d1.panels.w1:10 t1.l1.w1.p0
-    LD        t1_l1_w1_p0_lnb, hbm[ln2_b.l1]                ; d1.panels.w1:10 t1.l1.w1.p0
     VEC.rsum  t1_l1_w1_p0_mean, t1_l1_w1_p0_x               ; d1.panels.w1:10 t1.l1.w1.p0
     VEC.muli  t1_l1_w1_p0_mean, t1_l1_w1_p0_mean, 0.015625  ; d1.panels.w1:10 t1.l1.w1.p0
     VEC.sub   t1_l1_w1_p0_h, t1_l1_w1_p0_x, t1_l1_w1_p0_mean ; d1.panels.w1:10 t1.l1.w1.p0
@@ -486,8 +479,8 @@
     VEC.addi  t1_l1_w1_p0_var, t1_l1_w1_p0_var, 1e-05       ; d1.panels.w1:10 t1.l1.w1.p0
     SFU.rsqrt t1_l1_w1_p0_var, t1_l1_w1_p0_var              ; d1.panels.w1:10 t1.l1.w1.p0
     VEC.mul   t1_l1_w1_p0_h, t1_l1_w1_p0_h, t1_l1_w1_p0_var ; d1.panels.w1:10 t1.l1.w1.p0
-    VEC.mul   t1_l1_w1_p0_h, t1_l1_w1_p0_h, t1_l1_w1_p0_lng ; d1.panels.w1:10 t1.l1.w1.p0
-    VEC.add   t1_l1_w1_p0_h, t1_l1_w1_p0_h, t1_l1_w1_p0_lnb ; d1.panels.w1:10 t1.l1.w1.p0
+    VEC.mul   t1_l1_w1_p0_h, t1_l1_w1_p0_h, ln2_g_l1_wg2    ; d1.panels.w1:10 t1.l1.w1.p0
+    VEC.add   t1_l1_w1_p0_h, t1_l1_w1_p0_h, ln2_b_l1_wg2    ; d1.panels.w1:10 t1.l1.w1.p0
     MMA.z     t1_l1_w1_p0_acc, t1_l1_w1_p0_h, l1_w1_p0_w    ; d1.k_chunk.w1 t1.l1.w1.p0
     VEC.add   t1_l1_w1_p0_acc, t1_l1_w1_p0_acc, l1_w1_p0_b  ; d1.k_chunk.w1 t1.l1.w1.p0
     VEC.mul   t1_l1_w1_p0_gelu, t1_l1_w1_p0_acc, t1_l1_w1_p0_acc ; d1.panels.w1:10 t1.l1.w1.p0
@@ -506,28 +499,21 @@
     SIG       ev.w1_l1, 1                                   ; d1.panels.w1:10 t1.l1.w1.p0
     END
 
-.wg 3   ; sm 0, tasks: preload.wg3 t0.l0.w2.p0 t0.l1.w2.p0 t1.l0.att.h0.s0 t1.l0.w2.p0 t1.l1.w2.p0
+.wg 3   ; sm 0, tasks: preload.wg3 t0.l0.w2.p0 t0.l1.w2.p0 t1.l0.w2.p0 t1.l1.w2.p0
 .rf l0_w2_p0_w                  p0       128x16    ; l0.w2.p0.w
 .rf t0_l0_w2_p0_a               p2       1x128     ; t0.l0.w2.p0.a
 .rf t0_l0_w2_p0_res             p2+512   1x16      ; t0.l0.w2.p0.res
 .rf t0_l1_w2_p0_a               p2+576   1x128     ; t0.l1.w2.p0.a
 .rf t0_l1_w2_p0_res             p2+1088  1x16      ; t0.l1.w2.p0.res
-.rf t1_l0_att_h0_s0_q           p2+1152  1x32      ; t1.l0.att.h0.s0.q
-.rf t1_l0_w2_p0_a               p2+1280  1x128     ; t1.l0.w2.p0.a
-.rf t1_l0_w2_p0_res             p2+1792  1x16      ; t1.l0.w2.p0.res
-.rf t1_l1_w2_p0_a               p2+1856  1x128     ; t1.l1.w2.p0.a
-.rf t1_l1_w2_p0_res             p2+2368  1x16      ; t1.l1.w2.p0.res
-.rf l0_w2_p0_b                  p2+2432  1x16      ; l0.w2.p0.b
+.rf t1_l0_w2_p0_a               p2+1152  1x128     ; t1.l0.w2.p0.a
+.rf t1_l0_w2_p0_res             p2+1664  1x16      ; t1.l0.w2.p0.res
+.rf t1_l1_w2_p0_a               p2+1728  1x128     ; t1.l1.w2.p0.a
+.rf t1_l1_w2_p0_res             p2+2240  1x16      ; t1.l1.w2.p0.res
+.rf l0_w2_p0_b                  p2+2304  1x16      ; l0.w2.p0.b
 .rf l1_w2_p0_w                  p3       128x16    ; l1.w2.p0.w
-.rf l1_w2_p0_b                  p2+2496  1x16      ; l1.w2.p0.b
-.rf t0_l0_w2_p0_acc             p2+2560  1x16      ; t0.l0.w2.p0.acc
+.rf l1_w2_p0_b                  p2+2368  1x16      ; l1.w2.p0.b
+.rf t0_l0_w2_p0_acc             p2+2432  1x16      ; t0.l0.w2.p0.acc
 .rf t0_l1_w2_p0_acc             p2       1x16      ; t0.l1.w2.p0.acc
-.rf t1_l0_att_h0_s0_kb          p5       32x32     ; t1.l0.att.h0.s0.kb
-.rf t1_l0_att_h0_s0_s           p2       1x32      ; t1.l0.att.h0.s0.s
-.rf t1_l0_att_h0_s0_m           p2+128   1x1       ; t1.l0.att.h0.s0.m
-.rf t1_l0_att_h0_s0_z           p2+192   1x1       ; t1.l0.att.h0.s0.z
-.rf t1_l0_att_h0_s0_vb          p5       32x32     ; t1.l0.att.h0.s0.vb
-.rf t1_l0_att_h0_s0_u           p2+256   1x32      ; t1.l0.att.h0.s0.u
 .rf t1_l0_w2_p0_acc             p2       1x16      ; t1.l0.w2.p0.acc
 .rf t1_l1_w2_p0_acc             p0       1x16      ; t1.l1.w2.p0.acc
     LD        l0_w2_p0_w, hbm[w2.l0], stride 64             ; d1.weights:11 preload.wg3
@@ -552,20 +538,6 @@
     VEC.add   t0_l1_w2_p0_acc, t0_l1_w2_p0_acc, t0_l1_w2_p0_res ; d1.panels.w2:10 t0.l1.w2.p0
     ST        hbm[out], t0_l1_w2_p0_acc, stride 64          ; d1.panels.w2:10 t0.l1.w2.p0
     SIG       ev.w2_l1, 1                                   ; d1.panels.w2:10 t0.l1.w2.p0
-    WAIT      ev.qkv_l0, 12                                 ; d1.attention.slices:12 t1.l0.att.h0.s0
-    LD        t1_l0_att_h0_s0_kb[0:16, :], hbm[k_cache.l0]  ; d1.attention.slices:12 t1.l0.att.h0.s0
-    MMA.z.t   t1_l0_att_h0_s0_s[:, 0:16], t1_l0_att_h0_s0_q, t1_l0_att_h0_s0_kb[0:16, :] ; d1.attention.slices:12 t1.l0.att.h0.s0
-    VEC.muli  t1_l0_att_h0_s0_s[:, 0:16], t1_l0_att_h0_s0_s[:, 0:16], 0.17677669 ; d1.attention.slices:12 t1.l0.att.h0.s0
-    VEC.rmax  t1_l0_att_h0_s0_m, t1_l0_att_h0_s0_s[:, 0:16] ; d1.attention.slices:12 t1.l0.att.h0.s0
-    VEC.sub   t1_l0_att_h0_s0_s[:, 0:16], t1_l0_att_h0_s0_s[:, 0:16], t1_l0_att_h0_s0_m ; d1.attention.slices:12 t1.l0.att.h0.s0
-    SFU.exp   t1_l0_att_h0_s0_s[:, 0:16], t1_l0_att_h0_s0_s[:, 0:16] ; d1.attention.slices:12 t1.l0.att.h0.s0
-    VEC.rsum  t1_l0_att_h0_s0_z, t1_l0_att_h0_s0_s[:, 0:16] ; d1.attention.slices:12 t1.l0.att.h0.s0
-    LD        t1_l0_att_h0_s0_vb[0:16, :], hbm[v_cache.l0]  ; d1.attention.slices:12 t1.l0.att.h0.s0
-    MMA.z     t1_l0_att_h0_s0_u, t1_l0_att_h0_s0_s[:, 0:16], t1_l0_att_h0_s0_vb[0:16, :] ; d1.attention.slices:12 t1.l0.att.h0.s0
-    ST        wg0.t1_l0_att_h0_merge_m[:, 0:1], t1_l0_att_h0_s0_m ; d1.handoff:13 t1.l0.att.h0.s0
-    ST        wg0.t1_l0_att_h0_merge_z[:, 0:1], t1_l0_att_h0_s0_z ; d1.handoff:13 t1.l0.att.h0.s0
-    ST        wg0.t1_l0_att_h0_merge_u[0:1, :], t1_l0_att_h0_s0_u ; d1.handoff:13 t1.l0.att.h0.s0
-    SIG       ev.attp_l0, 1                                 ; d1.attention.slices:12 t1.l0.att.h0.s0
     WAIT      ev.w1_l0, 8                                   ; d1.panels.w2:10 t1.l0.w2.p0
     MMA.z     t1_l0_w2_p0_acc, t1_l0_w2_p0_a, l0_w2_p0_w    ; d1.k_chunk.w2 t1.l0.w2.p0
     VEC.add   t1_l0_w2_p0_acc, t1_l0_w2_p0_acc, l0_w2_p0_b  ; d1.k_chunk.w2 t1.l0.w2.p0
@@ -586,64 +558,69 @@
     SIG       ev.w2_l1, 1                                   ; d1.panels.w2:10 t1.l1.w2.p0
     END
 
-.wg 4   ; sm 1, tasks: preload.wg4 t0.l0.qkv.p1 t0.l0.att.h0.s1 t0.l1.qkv.p1 t1.l0.qkv.p1 t1.l0.att.h1.merge t1.l1.qkv.p1
+.wg 4   ; sm 1, tasks: preload.wg4 t0.l0.qkv.p1 t0.l0.att.h0.s1 t0.l0.att.h1.merge t0.l1.qkv.p1 t1.l0.qkv.p1 t1.l0.att.h0.s1 t1.l1.qkv.p1
 .rf l0_qkv_p1_w                 p0       64x32     ; l0.qkv.p1.w
-.rf t0_l0_att_h0_s1_q           p2       1x32      ; t0.l0.att.h0.s1.q
-.rf t0_l1_qkv_p1_x              p2+128   1x64      ; t0.l1.qkv.p1.x
-.rf t1_l0_att_h1_merge_m        p2+384   1x2       ; t1.l0.att.h1.merge.m
-.rf t1_l0_att_h1_merge_z        p2+448   1x2       ; t1.l0.att.h1.merge.z
-.rf t1_l0_att_h1_merge_u        p2+512   2x32      ; t1.l0.att.h1.merge.u
-.rf t1_l1_qkv_p1_x              p2+768   1x64      ; t1.l1.qkv.p1.x
-.rf l0_qkv_p1_b                 p2+1024  1x32      ; l0.qkv.p1.b
-.rf l1_qkv_p1_w                 p3       64x32     ; l1.qkv.p1.w
-.rf l1_qkv_p1_b                 p2+1152  1x32      ; l1.qkv.p1.b
-.rf t0_l0_qkv_p1_x              p2+1280  1x64      ; t0.l0.qkv.p1.x
-.rf t0_l0_qkv_p1_lng            p2+1536  1x64      ; t0.l0.qkv.p1.lng
-.rf t0_l0_qkv_p1_lnb            p2+1792  1x64      ; t0.l0.qkv.p1.lnb
-.rf t0_l0_qkv_p1_mean           p2+2048  1x1       ; t0.l0.qkv.p1.mean
-.rf t0_l0_qkv_p1_h              p2+2112  1x64      ; t0.l0.qkv.p1.h
-.rf t0_l0_qkv_p1_lntmp          p2+1280  1x64      ; t0.l0.qkv.p1.lntmp
-.rf t0_l0_qkv_p1_var            p2+2048  1x1       ; t0.l0.qkv.p1.var
-.rf t0_l0_qkv_p1_acc            p2+1280  1x32      ; t0.l0.qkv.p1.acc
-.rf t0_l0_att_h0_s1_kb          p5       32x32     ; t0.l0.att.h0.s1.kb
-.rf t0_l0_att_h0_s1_s           p2+1280  1x32      ; t0.l0.att.h0.s1.s
-.rf t0_l0_att_h0_s1_m           p2       1x1       ; t0.l0.att.h0.s1.m
-.rf t0_l0_att_h0_s1_z           p2+64    1x1       ; t0.l0.att.h0.s1.z
-.rf t0_l0_att_h0_s1_vb          p5       32x32     ; t0.l0.att.h0.s1.vb
-.rf t0_l0_att_h0_s1_u           p2+1408  1x32      ; t0.l0.att.h0.s1.u
-.rf t0_l1_qkv_p1_lng            p2+1280  1x64      ; t0.l1.qkv.p1.lng
-.rf t0_l1_qkv_p1_lnb            p2+1536  1x64      ; t0.l1.qkv.p1.lnb
-.rf t0_l1_qkv_p1_mean           p2       1x1       ; t0.l1.qkv.p1.mean
-.rf t0_l1_qkv_p1_h              p2+1792  1x64      ; t0.l1.qkv.p1.h
-.rf t0_l1_qkv_p1_lntmp          p2       1x64      ; t0.l1.qkv.p1.lntmp
-.rf t0_l1_qkv_p1_var            p2+256   1x1       ; t0.l1.qkv.p1.var
-.rf t0_l1_qkv_p1_acc            p2       1x32      ; t0.l1.qkv.p1.acc
-.rf t1_l0_qkv_p1_x              p2       1x64      ; t1.l0.qkv.p1.x
-.rf t1_l0_qkv_p1_lng            p2+1280  1x64      ; t1.l0.qkv.p1.lng
-.rf t1_l0_qkv_p1_lnb            p2+1536  1x64      ; t1.l0.qkv.p1.lnb
-.rf t1_l0_qkv_p1_mean           p2+256   1x1       ; t1.l0.qkv.p1.mean
-.rf t1_l0_qkv_p1_h              p2+1792  1x64      ; t1.l0.qkv.p1.h
-.rf t1_l0_qkv_p1_lntmp          p2       1x64      ; t1.l0.qkv.p1.lntmp
-.rf t1_l0_qkv_p1_var            p2+256   1x1       ; t1.l0.qkv.p1.var
-.rf t1_l0_qkv_p1_acc            p2       1x32      ; t1.l0.qkv.p1.acc
-.rf t1_l0_att_h1_merge_mmax     p0       1x1       ; t1.l0.att.h1.merge.mmax
-.rf t1_l0_att_h1_merge_zsum     p0       1x1       ; t1.l0.att.h1.merge.zsum
-.rf t1_l0_att_h1_merge_o        p0+64    1x32      ; t1.l0.att.h1.merge.o
-.rf t1_l1_qkv_p1_lng            p0       1x64      ; t1.l1.qkv.p1.lng
-.rf t1_l1_qkv_p1_lnb            p0+256   1x64      ; t1.l1.qkv.p1.lnb
-.rf t1_l1_qkv_p1_mean           p0+512   1x1       ; t1.l1.qkv.p1.mean
-.rf t1_l1_qkv_p1_h              p0+576   1x64      ; t1.l1.qkv.p1.h
-.rf t1_l1_qkv_p1_lntmp          p0+832   1x64      ; t1.l1.qkv.p1.lntmp
-.rf t1_l1_qkv_p1_var            p0+512   1x1       ; t1.l1.qkv.p1.var
-.rf t1_l1_qkv_p1_acc            p0       1x32      ; t1.l1.qkv.p1.acc
+.rf l0_kv_h0_s1_k               p2       18x32     ; l0.kv.h0.s1.k
+.rf l0_kv_h0_s1_v               p3       18x32     ; l0.kv.h0.s1.v
+.rf t0_l0_att_h0_s1_q           p2+2304  1x32      ; t0.l0.att.h0.s1.q
+.rf t0_l0_att_h1_merge_m        p2+2432  1x2       ; t0.l0.att.h1.merge.m
+.rf t0_l0_att_h1_merge_z        p2+2496  1x2       ; t0.l0.att.h1.merge.z
+.rf t0_l0_att_h1_merge_u        p2+2560  2x32      ; t0.l0.att.h1.merge.u
+.rf t0_l1_qkv_p1_x              p2+2816  1x64      ; t0.l1.qkv.p1.x
+.rf t1_l0_att_h0_s1_q           p2+3072  1x32      ; t1.l0.att.h0.s1.q
+.rf t1_l1_qkv_p1_x              p2+3200  1x64      ; t1.l1.qkv.p1.x
+.rf l0_qkv_p1_b                 p2+3456  1x32      ; l0.qkv.p1.b
+.rf l1_qkv_p1_w                 p4       64x32     ; l1.qkv.p1.w
+.rf l1_qkv_p1_b                 p2+3584  1x32      ; l1.qkv.p1.b
+.rf ln1_g_l0_wg4                p2+3712  1x64      ; ln1_g.l0.wg4
+.rf ln1_b_l0_wg4                p3+2304  1x64      ; ln1_b.l0.wg4
+.rf ln1_g_l1_wg4                p3+2560  1x64      ; ln1_g.l1.wg4
+.rf ln1_b_l1_wg4                p3+2816  1x64      ; ln1_b.l1.wg4
+.rf t0_l0_qkv_p1_x              p3+3072  1x64      ; t0.l0.qkv.p1.x
+.rf t0_l0_qkv_p1_mean           p2+3968  1x1       ; t0.l0.qkv.p1.mean
+.rf t0_l0_qkv_p1_h              p3+3328  1x64      ; t0.l0.qkv.p1.h
+.rf t0_l0_qkv_p1_lntmp          p3+3072  1x64      ; t0.l0.qkv.p1.lntmp
+.rf t0_l0_qkv_p1_var            p2+3968  1x1       ; t0.l0.qkv.p1.var
+.rf t0_l0_qkv_p1_acc            p2+3968  1x32      ; t0.l0.qkv.p1.acc
+.rf t0_l0_att_h0_s1_s           p2+3968  1x17      ; t0.l0.att.h0.s1.s
+.rf t0_l0_att_h0_s1_m           p2+2304  1x1       ; t0.l0.att.h0.s1.m
+.rf t0_l0_att_h0_s1_z           p2+2368  1x1       ; t0.l0.att.h0.s1.z
+.rf t0_l0_att_h0_s1_u           p3+3072  1x32      ; t0.l0.att.h0.s1.u
+.rf t0_l0_att_h1_merge_mmax     p2+2304  1x1       ; t0.l0.att.h1.merge.mmax
+.rf t0_l0_att_h1_merge_zsum     p2+2304  1x1       ; t0.l0.att.h1.merge.zsum
+.rf t0_l0_att_h1_merge_o        p2+3968  1x32      ; t0.l0.att.h1.merge.o
+.rf t0_l1_qkv_p1_mean           p2+2304  1x1       ; t0.l1.qkv.p1.mean
+.rf t0_l1_qkv_p1_h              p2+2368  1x64      ; t0.l1.qkv.p1.h
+.rf t0_l1_qkv_p1_lntmp          p2+2624  1x64      ; t0.l1.qkv.p1.lntmp
+.rf t0_l1_qkv_p1_var            p2+2304  1x1       ; t0.l1.qkv.p1.var
+.rf t0_l1_qkv_p1_acc            p2+2624  1x32      ; t0.l1.qkv.p1.acc
+.rf t1_l0_qkv_p1_x              p2+2304  1x64      ; t1.l0.qkv.p1.x
+.rf t1_l0_qkv_p1_mean           p2+2560  1x1       ; t1.l0.qkv.p1.mean
+.rf t1_l0_qkv_p1_h              p2+2624  1x64      ; t1.l0.qkv.p1.h
+.rf t1_l0_qkv_p1_lntmp          p2+2304  1x64      ; t1.l0.qkv.p1.lntmp
+.rf t1_l0_qkv_p1_var            p2+2560  1x1       ; t1.l0.qkv.p1.var
+.rf t1_l0_qkv_p1_acc            p2+2304  1x32      ; t1.l0.qkv.p1.acc
+.rf t1_l0_att_h0_s1_s           p0       1x18      ; t1.l0.att.h0.s1.s
+.rf t1_l0_att_h0_s1_m           p0+128   1x1       ; t1.l0.att.h0.s1.m
+.rf t1_l0_att_h0_s1_z           p0+192   1x1       ; t1.l0.att.h0.s1.z
+.rf t1_l0_att_h0_s1_u           p0+256   1x32      ; t1.l0.att.h0.s1.u
+.rf t1_l1_qkv_p1_mean           p0       1x1       ; t1.l1.qkv.p1.mean
+.rf t1_l1_qkv_p1_h              p0+64    1x64      ; t1.l1.qkv.p1.h
+.rf t1_l1_qkv_p1_lntmp          p0+320   1x64      ; t1.l1.qkv.p1.lntmp
+.rf t1_l1_qkv_p1_var            p0       1x1       ; t1.l1.qkv.p1.var
+.rf t1_l1_qkv_p1_acc            p0+320   1x32      ; t1.l1.qkv.p1.acc
     LD        l0_qkv_p1_w, hbm[wqkv.l0 + 128], stride 192   ; d1.weights:11 preload.wg4
     LD        l0_qkv_p1_b, hbm[bqkv.l0 + 128], stride 192   ; d1.weights:11 preload.wg4
     LD        l1_qkv_p1_w, hbm[wqkv.l1 + 128], stride 192   ; d1.weights:11 preload.wg4
     LD        l1_qkv_p1_b, hbm[bqkv.l1 + 128], stride 192   ; d1.weights:11 preload.wg4
+    LD        l0_kv_h0_s1_k[0:16, :], hbm[k_cache.l0 + 2048] ; d1.weights:11 preload.wg4
+    LD        l0_kv_h0_s1_v[0:16, :], hbm[v_cache.l0 + 2048] ; d1.weights:11 preload.wg4
+    LD        ln1_g_l0_wg4, hbm[ln1_g.l0]                   ; d1.weights:11 preload.wg4
+    LD        ln1_b_l0_wg4, hbm[ln1_b.l0]                   ; d1.weights:11 preload.wg4
+    LD        ln1_g_l1_wg4, hbm[ln1_g.l1]                   ; d1.weights:11 preload.wg4
+    LD        ln1_b_l1_wg4, hbm[ln1_b.l1]                   ; d1.weights:11 preload.wg4
     WAIT      ev.in, 1                                      ; d1.panels.qkv:10 t0.l0.qkv.p1
     LD        t0_l0_qkv_p1_x, hbm[x_in]                     ; d1.panels.qkv:10 t0.l0.qkv.p1
-    LD        t0_l0_qkv_p1_lng, hbm[ln1_g.l0]               ; d1.panels.qkv:10 t0.l0.qkv.p1
-    LD        t0_l0_qkv_p1_lnb, hbm[ln1_b.l0]               ; d1.panels.qkv:10 t0.l0.qkv.p1
     VEC.rsum  t0_l0_qkv_p1_mean, t0_l0_qkv_p1_x             ; d1.panels.qkv:10 t0.l0.qkv.p1
     VEC.muli  t0_l0_qkv_p1_mean, t0_l0_qkv_p1_mean, 0.015625 ; d1.panels.qkv:10 t0.l0.qkv.p1
     VEC.sub   t0_l0_qkv_p1_h, t0_l0_qkv_p1_x, t0_l0_qkv_p1_mean ; d1.panels.qkv:10 t0.l0.qkv.p1
@@ -653,172 +630,25 @@
     VEC.addi  t0_l0_qkv_p1_var, t0_l0_qkv_p1_var, 1e-05     ; d1.panels.qkv:10 t0.l0.qkv.p1
     SFU.rsqrt t0_l0_qkv_p1_var, t0_l0_qkv_p1_var            ; d1.panels.qkv:10 t0.l0.qkv.p1
     VEC.mul   t0_l0_qkv_p1_h, t0_l0_qkv_p1_h, t0_l0_qkv_p1_var ; d1.panels.qkv:10 t0.l0.qkv.p1
-    VEC.mul   t0_l0_qkv_p1_h, t0_l0_qkv_p1_h, t0_l0_qkv_p1_lng ; d1.panels.qkv:10 t0.l0.qkv.p1
-    VEC.add   t0_l0_qkv_p1_h, t0_l0_qkv_p1_h, t0_l0_qkv_p1_lnb ; d1.panels.qkv:10 t0.l0.qkv.p1
+    VEC.mul   t0_l0_qkv_p1_h, t0_l0_qkv_p1_h, ln1_g_l0_wg4  ; d1.panels.qkv:10 t0.l0.qkv.p1
+    VEC.add   t0_l0_qkv_p1_h, t0_l0_qkv_p1_h, ln1_b_l0_wg4  ; d1.panels.qkv:10 t0.l0.qkv.p1
     MMA.z     t0_l0_qkv_p1_acc, t0_l0_qkv_p1_h, l0_qkv_p1_w ; d1.k_chunk.qkv t0.l0.qkv.p1
     VEC.add   t0_l0_qkv_p1_acc, t0_l0_qkv_p1_acc, l0_qkv_p1_b ; d1.k_chunk.qkv t0.l0.qkv.p1
     ST        wg8.t0_l0_att_h1_s0_q, t0_l0_qkv_p1_acc       ; d1.handoff:13 t0.l0.qkv.p1
     ST        wg12.t0_l0_att_h1_s1_q, t0_l0_qkv_p1_acc      ; d1.handoff:13 t0.l0.qkv.p1
     SIG       ev.qkv_l0, 1                                  ; d1.panels.qkv:10 t0.l0.qkv.p1
     WAIT      ev.qkv_l0, 6                                  ; d1.attention.slices:12 t0.l0.att.h0.s1
-    LD        t0_l0_att_h0_s1_kb[0:17, :], hbm[k_cache.l0 + 2048] ; d1.attention.slices:12 t0.l0.att.h0.s1
-    MMA.z.t   t0_l0_att_h0_s1_s[:, 0:17], t0_l0_att_h0_s1_q, t0_l0_att_h0_s1_kb[0:17, :] ; d1.attention.slices:12 t0.l0.att.h0.s1
-    VEC.muli  t0_l0_att_h0_s1_s[:, 0:17], t0_l0_att_h0_s1_s[:, 0:17], 0.17677669 ; d1.attention.slices:12 t0.l0.att.h0.s1
-    VEC.rmax  t0_l0_att_h0_s1_m, t0_l0_att_h0_s1_s[:, 0:17] ; d1.attention.slices:12 t0.l0.att.h0.s1
-    VEC.sub   t0_l0_att_h0_s1_s[:, 0:17], t0_l0_att_h0_s1_s[:, 0:17], t0_l0_att_h0_s1_m ; d1.attention.slices:12 t0.l0.att.h0.s1
-    SFU.exp   t0_l0_att_h0_s1_s[:, 0:17], t0_l0_att_h0_s1_s[:, 0:17] ; d1.attention.slices:12 t0.l0.att.h0.s1
-    VEC.rsum  t0_l0_att_h0_s1_z, t0_l0_att_h0_s1_s[:, 0:17] ; d1.attention.slices:12 t0.l0.att.h0.s1
-    LD        t0_l0_att_h0_s1_vb[0:17, :], hbm[v_cache.l0 + 2048] ; d1.attention.slices:12 t0.l0.att.h0.s1
-    MMA.z     t0_l0_att_h0_s1_u, t0_l0_att_h0_s1_s[:, 0:17], t0_l0_att_h0_s1_vb[0:17, :] ; d1.attention.slices:12 t0.l0.att.h0.s1
-    ST        wg1.t0_l0_att_h0_merge_m[:, 1:2], t0_l0_att_h0_s1_m ; d1.handoff:13 t0.l0.att.h0.s1
-    ST        wg1.t0_l0_att_h0_merge_z[:, 1:2], t0_l0_att_h0_s1_z ; d1.handoff:13 t0.l0.att.h0.s1
-    ST        wg1.t0_l0_att_h0_merge_u[1:2, :], t0_l0_att_h0_s1_u ; d1.handoff:13 t0.l0.att.h0.s1
+    MMA.z.t   t0_l0_att_h0_s1_s, t0_l0_att_h0_s1_q, l0_kv_h0_s1_k[0:17, :] ; d1.attention.slices:12 t0.l0.att.h0.s1
+    VEC.muli  t0_l0_att_h0_s1_s, t0_l0_att_h0_s1_s, 0.17677669 ; d1.attention.slices:12 t0.l0.att.h0.s1
+    VEC.rmax  t0_l0_att_h0_s1_m, t0_l0_att_h0_s1_s          ; d1.attention.slices:12 t0.l0.att.h0.s1
+    VEC.sub   t0_l0_att_h0_s1_s, t0_l0_att_h0_s1_s, t0_l0_att_h0_s1_m ; d1.attention.slices:12 t0.l0.att.h0.s1
+    SFU.exp   t0_l0_att_h0_s1_s, t0_l0_att_h0_s1_s          ; d1.attention.slices:12 t0.l0.att.h0.s1
+    VEC.rsum  t0_l0_att_h0_s1_z, t0_l0_att_h0_s1_s          ; d1.attention.slices:12 t0.l0.att.h0.s1
+    MMA.z     t0_l0_att_h0_s1_u, t0_l0_att_h0_s1_s, l0_kv_h0_s1_v[0:17, :] ; d1.attention.slices:12 t0.l0.att.h0.s1
+    ST        wg0.t0_l0_att_h0_merge_m[:, 1:2], t0_l0_att_h0_s1_m ; d1.handoff:13 t0.l0.att.h0.s1
+    ST        wg0.t0_l0_att_h0_merge_z[:, 1:2], t0_l0_att_h0_s1_z ; d1.handoff:13 t0.l0.att.h0.s1
+    ST        wg0.t0_l0_att_h0_merge_u[1:2, :], t0_l0_att_h0_s1_u ; d1.handoff:13 t0.l0.att.h0.s1
     SIG       ev.attp_l0, 1                                 ; d1.attention.slices:12 t0.l0.att.h0.s1
-    WAIT      ev.w2_l0, 4                                   ; d1.panels.qkv:10 t0.l1.qkv.p1
-    LD        t0_l1_qkv_p1_lng, hbm[ln1_g.l1]               ; d1.panels.qkv:10 t0.l1.qkv.p1
-    LD        t0_l1_qkv_p1_lnb, hbm[ln1_b.l1]               ; d1.panels.qkv:10 t0.l1.qkv.p1
-    VEC.rsum  t0_l1_qkv_p1_mean, t0_l1_qkv_p1_x             ; d1.panels.qkv:10 t0.l1.qkv.p1
-    VEC.muli  t0_l1_qkv_p1_mean, t0_l1_qkv_p1_mean, 0.015625 ; d1.panels.qkv:10 t0.l1.qkv.p1
-    VEC.sub   t0_l1_qkv_p1_h, t0_l1_qkv_p1_x, t0_l1_qkv_p1_mean ; d1.panels.qkv:10 t0.l1.qkv.p1
-    VEC.mul   t0_l1_qkv_p1_lntmp, t0_l1_qkv_p1_h, t0_l1_qkv_p1_h ; d1.panels.qkv:10 t0.l1.qkv.p1
-    VEC.rsum  t0_l1_qkv_p1_var, t0_l1_qkv_p1_lntmp          ; d1.panels.qkv:10 t0.l1.qkv.p1
-    VEC.muli  t0_l1_qkv_p1_var, t0_l1_qkv_p1_var, 0.015625  ; d1.panels.qkv:10 t0.l1.qkv.p1
-    VEC.addi  t0_l1_qkv_p1_var, t0_l1_qkv_p1_var, 1e-05     ; d1.panels.qkv:10 t0.l1.qkv.p1
-    SFU.rsqrt t0_l1_qkv_p1_var, t0_l1_qkv_p1_var            ; d1.panels.qkv:10 t0.l1.qkv.p1
-    VEC.mul   t0_l1_qkv_p1_h, t0_l1_qkv_p1_h, t0_l1_qkv_p1_var ; d1.panels.qkv:10 t0.l1.qkv.p1
-    VEC.mul   t0_l1_qkv_p1_h, t0_l1_qkv_p1_h, t0_l1_qkv_p1_lng ; d1.panels.qkv:10 t0.l1.qkv.p1
-    VEC.add   t0_l1_qkv_p1_h, t0_l1_qkv_p1_h, t0_l1_qkv_p1_lnb ; d1.panels.qkv:10 t0.l1.qkv.p1
-    MMA.z     t0_l1_qkv_p1_acc, t0_l1_qkv_p1_h, l1_qkv_p1_w ; d1.k_chunk.qkv t0.l1.qkv.p1
-    VEC.add   t0_l1_qkv_p1_acc, t0_l1_qkv_p1_acc, l1_qkv_p1_b ; d1.k_chunk.qkv t0.l1.qkv.p1
-    ST        wg2.t0_l1_att_h1_s0_q, t0_l1_qkv_p1_acc       ; d1.handoff:13 t0.l1.qkv.p1
-    ST        wg6.t0_l1_att_h1_s1_q, t0_l1_qkv_p1_acc       ; d1.handoff:13 t0.l1.qkv.p1
-    SIG       ev.qkv_l1, 1                                  ; d1.panels.qkv:10 t0.l1.qkv.p1
-    WAIT      ev.in, 2                                      ; d1.panels.qkv:10 t1.l0.qkv.p1
-    LD        t1_l0_qkv_p1_x, hbm[x_in + 256]               ; d1.panels.qkv:10 t1.l0.qkv.p1
-    LD        t1_l0_qkv_p1_lng, hbm[ln1_g.l0]               ; d1.panels.qkv:10 t1.l0.qkv.p1
-    LD        t1_l0_qkv_p1_lnb, hbm[ln1_b.l0]               ; d1.panels.qkv:10 t1.l0.qkv.p1
-    VEC.rsum  t1_l0_qkv_p1_mean, t1_l0_qkv_p1_x             ; d1.panels.qkv:10 t1.l0.qkv.p1
-    VEC.muli  t1_l0_qkv_p1_mean, t1_l0_qkv_p1_mean, 0.015625 ; d1.panels.qkv:10 t1.l0.qkv.p1
-    VEC.sub   t1_l0_qkv_p1_h, t1_l0_qkv_p1_x, t1_l0_qkv_p1_mean ; d1.panels.qkv:10 t1.l0.qkv.p1
-    VEC.mul   t1_l0_qkv_p1_lntmp, t1_l0_qkv_p1_h, t1_l0_qkv_p1_h ; d1.panels.qkv:10 t1.l0.qkv.p1
-    VEC.rsum  t1_l0_qkv_p1_var, t1_l0_qkv_p1_lntmp          ; d1.panels.qkv:10 t1.l0.qkv.p1
-    VEC.muli  t1_l0_qkv_p1_var, t1_l0_qkv_p1_var, 0.015625  ; d1.panels.qkv:10 t1.l0.qkv.p1
-    VEC.addi  t1_l0_qkv_p1_var, t1_l0_qkv_p1_var, 1e-05     ; d1.panels.qkv:10 t1.l0.qkv.p1
-    SFU.rsqrt t1_l0_qkv_p1_var, t1_l0_qkv_p1_var            ; d1.panels.qkv:10 t1.l0.qkv.p1
-    VEC.mul   t1_l0_qkv_p1_h, t1_l0_qkv_p1_h, t1_l0_qkv_p1_var ; d1.panels.qkv:10 t1.l0.qkv.p1
-    VEC.mul   t1_l0_qkv_p1_h, t1_l0_qkv_p1_h, t1_l0_qkv_p1_lng ; d1.panels.qkv:10 t1.l0.qkv.p1
-    VEC.add   t1_l0_qkv_p1_h, t1_l0_qkv_p1_h, t1_l0_qkv_p1_lnb ; d1.panels.qkv:10 t1.l0.qkv.p1
-    MMA.z     t1_l0_qkv_p1_acc, t1_l0_qkv_p1_h, l0_qkv_p1_w ; d1.k_chunk.qkv t1.l0.qkv.p1
-    VEC.add   t1_l0_qkv_p1_acc, t1_l0_qkv_p1_acc, l0_qkv_p1_b ; d1.k_chunk.qkv t1.l0.qkv.p1
-    ST        wg11.t1_l0_att_h1_s0_q, t1_l0_qkv_p1_acc      ; d1.handoff:13 t1.l0.qkv.p1
-    ST        wg15.t1_l0_att_h1_s1_q, t1_l0_qkv_p1_acc      ; d1.handoff:13 t1.l0.qkv.p1
-    SIG       ev.qkv_l0, 1                                  ; d1.panels.qkv:10 t1.l0.qkv.p1
-    WAIT      ev.attp_l0, 8                                 ; d1.attention.slices:12 t1.l0.att.h1.merge
-    VEC.rmax  t1_l0_att_h1_merge_mmax, t1_l0_att_h1_merge_m ; d1.attention.slices:12 t1.l0.att.h1.merge
-    VEC.sub   t1_l0_att_h1_merge_m, t1_l0_att_h1_merge_m, t1_l0_att_h1_merge_mmax ; d1.attention.slices:12 t1.l0.att.h1.merge
-    SFU.exp   t1_l0_att_h1_merge_m, t1_l0_att_h1_merge_m    ; d1.attention.slices:12 t1.l0.att.h1.merge
-    VEC.mul   t1_l0_att_h1_merge_z, t1_l0_att_h1_merge_z, t1_l0_att_h1_merge_m ; d1.attention.slices:12 t1.l0.att.h1.merge
-    VEC.rsum  t1_l0_att_h1_merge_zsum, t1_l0_att_h1_merge_z ; d1.attention.slices:12 t1.l0.att.h1.merge
-    MMA.z     t1_l0_att_h1_merge_o, t1_l0_att_h1_merge_m, t1_l0_att_h1_merge_u ; d1.attention.slices:12 t1.l0.att.h1.merge
-    SFU.recip t1_l0_att_h1_merge_zsum, t1_l0_att_h1_merge_zsum ; d1.attention.slices:12 t1.l0.att.h1.merge
-    VEC.mul   t1_l0_att_h1_merge_o, t1_l0_att_h1_merge_o, t1_l0_att_h1_merge_zsum ; d1.attention.slices:12 t1.l0.att.h1.merge
-    ST        wg9.t1_l0_wo_p0_a[:, 32:64], t1_l0_att_h1_merge_o ; d1.handoff:13 t1.l0.att.h1.merge
-    ST        wg13.t1_l0_wo_p1_a[:, 32:64], t1_l0_att_h1_merge_o ; d1.handoff:13 t1.l0.att.h1.merge
-    SIG       ev.att_l0, 1                                  ; d1.attention.slices:12 t1.l0.att.h1.merge
-    WAIT      ev.w2_l0, 8                                   ; d1.panels.qkv:10 t1.l1.qkv.p1
-    LD        t1_l1_qkv_p1_lng, hbm[ln1_g.l1]               ; d1.panels.qkv:10 t1.l1.qkv.p1
-    LD        t1_l1_qkv_p1_lnb, hbm[ln1_b.l1]               ; d1.panels.qkv:10 t1.l1.qkv.p1
-    VEC.rsum  t1_l1_qkv_p1_mean, t1_l1_qkv_p1_x             ; d1.panels.qkv:10 t1.l1.qkv.p1
-    VEC.muli  t1_l1_qkv_p1_mean, t1_l1_qkv_p1_mean, 0.015625 ; d1.panels.qkv:10 t1.l1.qkv.p1
-    VEC.sub   t1_l1_qkv_p1_h, t1_l1_qkv_p1_x, t1_l1_qkv_p1_mean ; d1.panels.qkv:10 t1.l1.qkv.p1
-    VEC.mul   t1_l1_qkv_p1_lntmp, t1_l1_qkv_p1_h, t1_l1_qkv_p1_h ; d1.panels.qkv:10 t1.l1.qkv.p1
-    VEC.rsum  t1_l1_qkv_p1_var, t1_l1_qkv_p1_lntmp          ; d1.panels.qkv:10 t1.l1.qkv.p1
-    VEC.muli  t1_l1_qkv_p1_var, t1_l1_qkv_p1_var, 0.015625  ; d1.panels.qkv:10 t1.l1.qkv.p1
-    VEC.addi  t1_l1_qkv_p1_var, t1_l1_qkv_p1_var, 1e-05     ; d1.panels.qkv:10 t1.l1.qkv.p1
-    SFU.rsqrt t1_l1_qkv_p1_var, t1_l1_qkv_p1_var            ; d1.panels.qkv:10 t1.l1.qkv.p1
-    VEC.mul   t1_l1_qkv_p1_h, t1_l1_qkv_p1_h, t1_l1_qkv_p1_var ; d1.panels.qkv:10 t1.l1.qkv.p1
-    VEC.mul   t1_l1_qkv_p1_h, t1_l1_qkv_p1_h, t1_l1_qkv_p1_lng ; d1.panels.qkv:10 t1.l1.qkv.p1
-    VEC.add   t1_l1_qkv_p1_h, t1_l1_qkv_p1_h, t1_l1_qkv_p1_lnb ; d1.panels.qkv:10 t1.l1.qkv.p1
-    MMA.z     t1_l1_qkv_p1_acc, t1_l1_qkv_p1_h, l1_qkv_p1_w ; d1.k_chunk.qkv t1.l1.qkv.p1
-    VEC.add   t1_l1_qkv_p1_acc, t1_l1_qkv_p1_acc, l1_qkv_p1_b ; d1.k_chunk.qkv t1.l1.qkv.p1
-    ST        wg1.t1_l1_att_h1_s0_q, t1_l1_qkv_p1_acc       ; d1.handoff:13 t1.l1.qkv.p1
-    ST        wg5.t1_l1_att_h1_s1_q, t1_l1_qkv_p1_acc       ; d1.handoff:13 t1.l1.qkv.p1
-    SIG       ev.qkv_l1, 1                                  ; d1.panels.qkv:10 t1.l1.qkv.p1
-    END
-
-.wg 5   ; sm 1, tasks: preload.wg5 t0.l0.qkv.p5 t0.l0.att.h1.merge t0.l1.qkv.p5 t1.l0.qkv.p5 t1.l1.qkv.p5 t1.l1.att.h1.s1
-.rf l0_qkv_p5_w                 p0       64x32     ; l0.qkv.p5.w
-.rf t0_l0_att_h1_merge_m        p2       1x2       ; t0.l0.att.h1.merge.m
-.rf t0_l0_att_h1_merge_z        p2+64    1x2       ; t0.l0.att.h1.merge.z
-.rf t0_l0_att_h1_merge_u        p2+128   2x32      ; t0.l0.att.h1.merge.u
-.rf t0_l1_qkv_p5_x              p2+384   1x64      ; t0.l1.qkv.p5.x
-.rf t1_l1_qkv_p5_x              p2+640   1x64      ; t1.l1.qkv.p5.x
-.rf t1_l1_att_h1_s1_q           p2+896   1x32      ; t1.l1.att.h1.s1.q
-.rf l0_qkv_p5_b                 p2+1024  1x32      ; l0.qkv.p5.b
-.rf l1_qkv_p5_w                 p3       64x32     ; l1.qkv.p5.w
-.rf l1_qkv_p5_b                 p2+1152  1x32      ; l1.qkv.p5.b
-.rf t0_l0_qkv_p5_x              p2+1280  1x64      ; t0.l0.qkv.p5.x
-.rf t0_l0_qkv_p5_lng            p2+1536  1x64      ; t0.l0.qkv.p5.lng
-.rf t0_l0_qkv_p5_lnb            p2+1792  1x64      ; t0.l0.qkv.p5.lnb
-.rf t0_l0_qkv_p5_mean           p2+2048  1x1       ; t0.l0.qkv.p5.mean
-.rf t0_l0_qkv_p5_h              p2+2112  1x64      ; t0.l0.qkv.p5.h
-.rf t0_l0_qkv_p5_lntmp          p2+1280  1x64      ; t0.l0.qkv.p5.lntmp
-.rf t0_l0_qkv_p5_var            p2+2048  1x1       ; t0.l0.qkv.p5.var
-.rf t0_l0_qkv_p5_acc            p2+1280  1x32      ; t0.l0.qkv.p5.acc
-.rf t0_l0_att_h1_merge_mmax     p2+1280  1x1       ; t0.l0.att.h1.merge.mmax
-.rf t0_l0_att_h1_merge_zsum     p2+1280  1x1       ; t0.l0.att.h1.merge.zsum
-.rf t0_l0_att_h1_merge_o        p2+1344  1x32      ; t0.l0.att.h1.merge.o
-.rf t0_l1_qkv_p5_lng            p2       1x64      ; t0.l1.qkv.p5.lng
-.rf t0_l1_qkv_p5_lnb            p2+1280  1x64      ; t0.l1.qkv.p5.lnb
-.rf t0_l1_qkv_p5_mean           p2+256   1x1       ; t0.l1.qkv.p5.mean
-.rf t0_l1_qkv_p5_h              p2+1536  1x64      ; t0.l1.qkv.p5.h
-.rf t0_l1_qkv_p5_lntmp          p2+256   1x64      ; t0.l1.qkv.p5.lntmp
-.rf t0_l1_qkv_p5_var            p2+512   1x1       ; t0.l1.qkv.p5.var
-.rf t0_l1_qkv_p5_acc            p2       1x32      ; t0.l1.qkv.p5.acc
-.rf t1_l0_qkv_p5_x              p2       1x64      ; t1.l0.qkv.p5.x
-.rf t1_l0_qkv_p5_lng            p2+256   1x64      ; t1.l0.qkv.p5.lng
-.rf t1_l0_qkv_p5_lnb            p2+1280  1x64      ; t1.l0.qkv.p5.lnb
-.rf t1_l0_qkv_p5_mean           p2+512   1x1       ; t1.l0.qkv.p5.mean
-.rf t1_l0_qkv_p5_h              p2+1536  1x64      ; t1.l0.qkv.p5.h
-.rf t1_l0_qkv_p5_lntmp          p2       1x64      ; t1.l0.qkv.p5.lntmp
-.rf t1_l0_qkv_p5_var            p2+512   1x1       ; t1.l0.qkv.p5.var
-.rf t1_l0_qkv_p5_acc            p2       1x32      ; t1.l0.qkv.p5.acc
-.rf t1_l1_qkv_p5_lng            p0       1x64      ; t1.l1.qkv.p5.lng
-.rf t1_l1_qkv_p5_lnb            p0+256   1x64      ; t1.l1.qkv.p5.lnb
-.rf t1_l1_qkv_p5_mean           p0+512   1x1       ; t1.l1.qkv.p5.mean
-.rf t1_l1_qkv_p5_h              p0+576   1x64      ; t1.l1.qkv.p5.h
-.rf t1_l1_qkv_p5_lntmp          p0+832   1x64      ; t1.l1.qkv.p5.lntmp
-.rf t1_l1_qkv_p5_var            p0+512   1x1       ; t1.l1.qkv.p5.var
-.rf t1_l1_qkv_p5_acc            p0       1x32      ; t1.l1.qkv.p5.acc
-.rf t1_l1_att_h1_s1_kb          p0       32x32     ; t1.l1.att.h1.s1.kb
-.rf t1_l1_att_h1_s1_s           p1       1x32      ; t1.l1.att.h1.s1.s
-.rf t1_l1_att_h1_s1_m           p0       1x1       ; t1.l1.att.h1.s1.m
-.rf t1_l1_att_h1_s1_z           p0+64    1x1       ; t1.l1.att.h1.s1.z
-.rf t1_l1_att_h1_s1_vb          p2       32x32     ; t1.l1.att.h1.s1.vb
-.rf t1_l1_att_h1_s1_u           p0+128   1x32      ; t1.l1.att.h1.s1.u
-    LD        l0_qkv_p5_w, hbm[wqkv.l0 + 640], stride 192   ; d1.weights:11 preload.wg5
-    LD        l0_qkv_p5_b, hbm[bqkv.l0 + 640], stride 192   ; d1.weights:11 preload.wg5
-    LD        l1_qkv_p5_w, hbm[wqkv.l1 + 640], stride 192   ; d1.weights:11 preload.wg5
-    LD        l1_qkv_p5_b, hbm[bqkv.l1 + 640], stride 192   ; d1.weights:11 preload.wg5
-    WAIT      ev.in, 1                                      ; d1.panels.qkv:10 t0.l0.qkv.p5
-    LD        t0_l0_qkv_p5_x, hbm[x_in]                     ; d1.panels.qkv:10 t0.l0.qkv.p5
-    LD        t0_l0_qkv_p5_lng, hbm[ln1_g.l0]               ; d1.panels.qkv:10 t0.l0.qkv.p5
-    LD        t0_l0_qkv_p5_lnb, hbm[ln1_b.l0]               ; d1.panels.qkv:10 t0.l0.qkv.p5
-    VEC.rsum  t0_l0_qkv_p5_mean, t0_l0_qkv_p5_x             ; d1.panels.qkv:10 t0.l0.qkv.p5
-    VEC.muli  t0_l0_qkv_p5_mean, t0_l0_qkv_p5_mean, 0.015625 ; d1.panels.qkv:10 t0.l0.qkv.p5
-    VEC.sub   t0_l0_qkv_p5_h, t0_l0_qkv_p5_x, t0_l0_qkv_p5_mean ; d1.panels.qkv:10 t0.l0.qkv.p5
-    VEC.mul   t0_l0_qkv_p5_lntmp, t0_l0_qkv_p5_h, t0_l0_qkv_p5_h ; d1.panels.qkv:10 t0.l0.qkv.p5
-    VEC.rsum  t0_l0_qkv_p5_var, t0_l0_qkv_p5_lntmp          ; d1.panels.qkv:10 t0.l0.qkv.p5
-    VEC.muli  t0_l0_qkv_p5_var, t0_l0_qkv_p5_var, 0.015625  ; d1.panels.qkv:10 t0.l0.qkv.p5
-    VEC.addi  t0_l0_qkv_p5_var, t0_l0_qkv_p5_var, 1e-05     ; d1.panels.qkv:10 t0.l0.qkv.p5
-    SFU.rsqrt t0_l0_qkv_p5_var, t0_l0_qkv_p5_var            ; d1.panels.qkv:10 t0.l0.qkv.p5
-    VEC.mul   t0_l0_qkv_p5_h, t0_l0_qkv_p5_h, t0_l0_qkv_p5_var ; d1.panels.qkv:10 t0.l0.qkv.p5
-    VEC.mul   t0_l0_qkv_p5_h, t0_l0_qkv_p5_h, t0_l0_qkv_p5_lng ; d1.panels.qkv:10 t0.l0.qkv.p5
-    VEC.add   t0_l0_qkv_p5_h, t0_l0_qkv_p5_h, t0_l0_qkv_p5_lnb ; d1.panels.qkv:10 t0.l0.qkv.p5
-    MMA.z     t0_l0_qkv_p5_acc, t0_l0_qkv_p5_h, l0_qkv_p5_w ; d1.k_chunk.qkv t0.l0.qkv.p5
-    VEC.add   t0_l0_qkv_p5_acc, t0_l0_qkv_p5_acc, l0_qkv_p5_b ; d1.k_chunk.qkv t0.l0.qkv.p5
-    ST        hbm[v_cache.l0 + 8448], t0_l0_qkv_p5_acc      ; d1.kv_writeback t0.l0.qkv.p5
-    SIG       ev.qkv_l0, 1                                  ; d1.panels.qkv:10 t0.l0.qkv.p5
     WAIT      ev.attp_l0, 4                                 ; d1.attention.slices:12 t0.l0.att.h1.merge
     VEC.rmax  t0_l0_att_h1_merge_mmax, t0_l0_att_h1_merge_m ; d1.attention.slices:12 t0.l0.att.h1.merge
     VEC.sub   t0_l0_att_h1_merge_m, t0_l0_att_h1_merge_m, t0_l0_att_h1_merge_mmax ; d1.attention.slices:12 t0.l0.att.h1.merge
@@ -831,9 +661,152 @@
     ST        wg9.t0_l0_wo_p0_a[:, 32:64], t0_l0_att_h1_merge_o ; d1.handoff:13 t0.l0.att.h1.merge
     ST        wg13.t0_l0_wo_p1_a[:, 32:64], t0_l0_att_h1_merge_o ; d1.handoff:13 t0.l0.att.h1.merge
     SIG       ev.att_l0, 1                                  ; d1.attention.slices:12 t0.l0.att.h1.merge
+    WAIT      ev.w2_l0, 4                                   ; d1.panels.qkv:10 t0.l1.qkv.p1
+    VEC.rsum  t0_l1_qkv_p1_mean, t0_l1_qkv_p1_x             ; d1.panels.qkv:10 t0.l1.qkv.p1
+    VEC.muli  t0_l1_qkv_p1_mean, t0_l1_qkv_p1_mean, 0.015625 ; d1.panels.qkv:10 t0.l1.qkv.p1
+    VEC.sub   t0_l1_qkv_p1_h, t0_l1_qkv_p1_x, t0_l1_qkv_p1_mean ; d1.panels.qkv:10 t0.l1.qkv.p1
+    VEC.mul   t0_l1_qkv_p1_lntmp, t0_l1_qkv_p1_h, t0_l1_qkv_p1_h ; d1.panels.qkv:10 t0.l1.qkv.p1
+    VEC.rsum  t0_l1_qkv_p1_var, t0_l1_qkv_p1_lntmp          ; d1.panels.qkv:10 t0.l1.qkv.p1
+    VEC.muli  t0_l1_qkv_p1_var, t0_l1_qkv_p1_var, 0.015625  ; d1.panels.qkv:10 t0.l1.qkv.p1
+    VEC.addi  t0_l1_qkv_p1_var, t0_l1_qkv_p1_var, 1e-05     ; d1.panels.qkv:10 t0.l1.qkv.p1
+    SFU.rsqrt t0_l1_qkv_p1_var, t0_l1_qkv_p1_var            ; d1.panels.qkv:10 t0.l1.qkv.p1
+    VEC.mul   t0_l1_qkv_p1_h, t0_l1_qkv_p1_h, t0_l1_qkv_p1_var ; d1.panels.qkv:10 t0.l1.qkv.p1
+    VEC.mul   t0_l1_qkv_p1_h, t0_l1_qkv_p1_h, ln1_g_l1_wg4  ; d1.panels.qkv:10 t0.l1.qkv.p1
+    VEC.add   t0_l1_qkv_p1_h, t0_l1_qkv_p1_h, ln1_b_l1_wg4  ; d1.panels.qkv:10 t0.l1.qkv.p1
+    MMA.z     t0_l1_qkv_p1_acc, t0_l1_qkv_p1_h, l1_qkv_p1_w ; d1.k_chunk.qkv t0.l1.qkv.p1
+    VEC.add   t0_l1_qkv_p1_acc, t0_l1_qkv_p1_acc, l1_qkv_p1_b ; d1.k_chunk.qkv t0.l1.qkv.p1
+    ST        wg9.t0_l1_att_h1_s0_q, t0_l1_qkv_p1_acc       ; d1.handoff:13 t0.l1.qkv.p1
+    ST        wg13.t0_l1_att_h1_s1_q, t0_l1_qkv_p1_acc      ; d1.handoff:13 t0.l1.qkv.p1
+    SIG       ev.qkv_l1, 1                                  ; d1.panels.qkv:10 t0.l1.qkv.p1
+    WAIT      ev.in, 2                                      ; d1.panels.qkv:10 t1.l0.qkv.p1
+    LD        t1_l0_qkv_p1_x, hbm[x_in + 256]               ; d1.panels.qkv:10 t1.l0.qkv.p1
+    VEC.rsum  t1_l0_qkv_p1_mean, t1_l0_qkv_p1_x             ; d1.panels.qkv:10 t1.l0.qkv.p1
+    VEC.muli  t1_l0_qkv_p1_mean, t1_l0_qkv_p1_mean, 0.015625 ; d1.panels.qkv:10 t1.l0.qkv.p1
+    VEC.sub   t1_l0_qkv_p1_h, t1_l0_qkv_p1_x, t1_l0_qkv_p1_mean ; d1.panels.qkv:10 t1.l0.qkv.p1
+    VEC.mul   t1_l0_qkv_p1_lntmp, t1_l0_qkv_p1_h, t1_l0_qkv_p1_h ; d1.panels.qkv:10 t1.l0.qkv.p1
+    VEC.rsum  t1_l0_qkv_p1_var, t1_l0_qkv_p1_lntmp          ; d1.panels.qkv:10 t1.l0.qkv.p1
+    VEC.muli  t1_l0_qkv_p1_var, t1_l0_qkv_p1_var, 0.015625  ; d1.panels.qkv:10 t1.l0.qkv.p1
+    VEC.addi  t1_l0_qkv_p1_var, t1_l0_qkv_p1_var, 1e-05     ; d1.panels.qkv:10 t1.l0.qkv.p1
+    SFU.rsqrt t1_l0_qkv_p1_var, t1_l0_qkv_p1_var            ; d1.panels.qkv:10 t1.l0.qkv.p1
+    VEC.mul   t1_l0_qkv_p1_h, t1_l0_qkv_p1_h, t1_l0_qkv_p1_var ; d1.panels.qkv:10 t1.l0.qkv.p1
+    VEC.mul   t1_l0_qkv_p1_h, t1_l0_qkv_p1_h, ln1_g_l0_wg4  ; d1.panels.qkv:10 t1.l0.qkv.p1
+    VEC.add   t1_l0_qkv_p1_h, t1_l0_qkv_p1_h, ln1_b_l0_wg4  ; d1.panels.qkv:10 t1.l0.qkv.p1
+    MMA.z     t1_l0_qkv_p1_acc, t1_l0_qkv_p1_h, l0_qkv_p1_w ; d1.k_chunk.qkv t1.l0.qkv.p1
+    VEC.add   t1_l0_qkv_p1_acc, t1_l0_qkv_p1_acc, l0_qkv_p1_b ; d1.k_chunk.qkv t1.l0.qkv.p1
+    ST        wg8.t1_l0_att_h1_s0_q, t1_l0_qkv_p1_acc       ; d1.handoff:13 t1.l0.qkv.p1
+    ST        wg12.t1_l0_att_h1_s1_q, t1_l0_qkv_p1_acc      ; d1.handoff:13 t1.l0.qkv.p1
+    SIG       ev.qkv_l0, 1                                  ; d1.panels.qkv:10 t1.l0.qkv.p1
+    WAIT      ev.qkv_l0, 12                                 ; d1.attention.slices:12 t1.l0.att.h0.s1
+    MMA.z.t   t1_l0_att_h0_s1_s, t1_l0_att_h0_s1_q, l0_kv_h0_s1_k ; d1.attention.slices:12 t1.l0.att.h0.s1
+    VEC.muli  t1_l0_att_h0_s1_s, t1_l0_att_h0_s1_s, 0.17677669 ; d1.attention.slices:12 t1.l0.att.h0.s1
+    VEC.rmax  t1_l0_att_h0_s1_m, t1_l0_att_h0_s1_s          ; d1.attention.slices:12 t1.l0.att.h0.s1
+    VEC.sub   t1_l0_att_h0_s1_s, t1_l0_att_h0_s1_s, t1_l0_att_h0_s1_m ; d1.attention.slices:12 t1.l0.att.h0.s1
+    SFU.exp   t1_l0_att_h0_s1_s, t1_l0_att_h0_s1_s          ; d1.attention.slices:12 t1.l0.att.h0.s1
+    VEC.rsum  t1_l0_att_h0_s1_z, t1_l0_att_h0_s1_s          ; d1.attention.slices:12 t1.l0.att.h0.s1
+    MMA.z     t1_l0_att_h0_s1_u, t1_l0_att_h0_s1_s, l0_kv_h0_s1_v ; d1.attention.slices:12 t1.l0.att.h0.s1
+    ST        wg1.t1_l0_att_h0_merge_m[:, 1:2], t1_l0_att_h0_s1_m ; d1.handoff:13 t1.l0.att.h0.s1
+    ST        wg1.t1_l0_att_h0_merge_z[:, 1:2], t1_l0_att_h0_s1_z ; d1.handoff:13 t1.l0.att.h0.s1
+    ST        wg1.t1_l0_att_h0_merge_u[1:2, :], t1_l0_att_h0_s1_u ; d1.handoff:13 t1.l0.att.h0.s1
+    SIG       ev.attp_l0, 1                                 ; d1.attention.slices:12 t1.l0.att.h0.s1
+    WAIT      ev.w2_l0, 8                                   ; d1.panels.qkv:10 t1.l1.qkv.p1
+    VEC.rsum  t1_l1_qkv_p1_mean, t1_l1_qkv_p1_x             ; d1.panels.qkv:10 t1.l1.qkv.p1
+    VEC.muli  t1_l1_qkv_p1_mean, t1_l1_qkv_p1_mean, 0.015625 ; d1.panels.qkv:10 t1.l1.qkv.p1
+    VEC.sub   t1_l1_qkv_p1_h, t1_l1_qkv_p1_x, t1_l1_qkv_p1_mean ; d1.panels.qkv:10 t1.l1.qkv.p1
+    VEC.mul   t1_l1_qkv_p1_lntmp, t1_l1_qkv_p1_h, t1_l1_qkv_p1_h ; d1.panels.qkv:10 t1.l1.qkv.p1
+    VEC.rsum  t1_l1_qkv_p1_var, t1_l1_qkv_p1_lntmp          ; d1.panels.qkv:10 t1.l1.qkv.p1
+    VEC.muli  t1_l1_qkv_p1_var, t1_l1_qkv_p1_var, 0.015625  ; d1.panels.qkv:10 t1.l1.qkv.p1
+    VEC.addi  t1_l1_qkv_p1_var, t1_l1_qkv_p1_var, 1e-05     ; d1.panels.qkv:10 t1.l1.qkv.p1
+    SFU.rsqrt t1_l1_qkv_p1_var, t1_l1_qkv_p1_var            ; d1.panels.qkv:10 t1.l1.qkv.p1
+    VEC.mul   t1_l1_qkv_p1_h, t1_l1_qkv_p1_h, t1_l1_qkv_p1_var ; d1.panels.qkv:10 t1.l1.qkv.p1
+    VEC.mul   t1_l1_qkv_p1_h, t1_l1_qkv_p1_h, ln1_g_l1_wg4  ; d1.panels.qkv:10 t1.l1.qkv.p1
+    VEC.add   t1_l1_qkv_p1_h, t1_l1_qkv_p1_h, ln1_b_l1_wg4  ; d1.panels.qkv:10 t1.l1.qkv.p1
+    MMA.z     t1_l1_qkv_p1_acc, t1_l1_qkv_p1_h, l1_qkv_p1_w ; d1.k_chunk.qkv t1.l1.qkv.p1
+    VEC.add   t1_l1_qkv_p1_acc, t1_l1_qkv_p1_acc, l1_qkv_p1_b ; d1.k_chunk.qkv t1.l1.qkv.p1
+    ST        wg9.t1_l1_att_h1_s0_q, t1_l1_qkv_p1_acc       ; d1.handoff:13 t1.l1.qkv.p1
+    ST        wg13.t1_l1_att_h1_s1_q, t1_l1_qkv_p1_acc      ; d1.handoff:13 t1.l1.qkv.p1
+    SIG       ev.qkv_l1, 1                                  ; d1.panels.qkv:10 t1.l1.qkv.p1
+    END
+
+.wg 5   ; sm 1, tasks: preload.wg5 t0.l0.qkv.p5 t0.l0.qkv.p5.kv t0.l1.qkv.p5 t0.l1.qkv.p5.kv t0.l1.att.h0.s1 t1.l0.qkv.p5 t1.l0.qkv.p5.kv t1.l0.att.h1.merge t1.l1.qkv.p5 t1.l1.qkv.p5.kv t1.l1.att.h0.s1
+.rf l0_qkv_p5_w                 p0       64x32     ; l0.qkv.p5.w
+.rf l1_kv_h0_s1_k               p2       18x32     ; l1.kv.h0.s1.k
+.rf l1_kv_h0_s1_v               p3       18x32     ; l1.kv.h0.s1.v
+.rf t0_l1_qkv_p5_x              p2+2304  1x64      ; t0.l1.qkv.p5.x
+.rf t0_l1_att_h0_s1_q           p2+2560  1x32      ; t0.l1.att.h0.s1.q
+.rf t1_l0_att_h1_merge_m        p2+2688  1x2       ; t1.l0.att.h1.merge.m
+.rf t1_l0_att_h1_merge_z        p2+2752  1x2       ; t1.l0.att.h1.merge.z
+.rf t1_l0_att_h1_merge_u        p2+2816  2x32      ; t1.l0.att.h1.merge.u
+.rf t1_l1_qkv_p5_x              p2+3072  1x64      ; t1.l1.qkv.p5.x
+.rf t1_l1_att_h0_s1_q           p2+3328  1x32      ; t1.l1.att.h0.s1.q
+.rf l0_qkv_p5_b                 p2+3456  1x32      ; l0.qkv.p5.b
+.rf l1_qkv_p5_w                 p4       64x32     ; l1.qkv.p5.w
+.rf l1_qkv_p5_b                 p2+3584  1x32      ; l1.qkv.p5.b
+.rf ln1_g_l0_wg5                p2+3712  1x64      ; ln1_g.l0.wg5
+.rf ln1_b_l0_wg5                p3+2304  1x64      ; ln1_b.l0.wg5
+.rf ln1_g_l1_wg5                p3+2560  1x64      ; ln1_g.l1.wg5
+.rf ln1_b_l1_wg5                p3+2816  1x64      ; ln1_b.l1.wg5
+.rf t0_l0_qkv_p5_x              p3+3072  1x64      ; t0.l0.qkv.p5.x
+.rf t0_l0_qkv_p5_mean           p2+3968  1x1       ; t0.l0.qkv.p5.mean
+.rf t0_l0_qkv_p5_h              p3+3328  1x64      ; t0.l0.qkv.p5.h
+.rf t0_l0_qkv_p5_lntmp          p3+3072  1x64      ; t0.l0.qkv.p5.lntmp
+.rf t0_l0_qkv_p5_var            p2+3968  1x1       ; t0.l0.qkv.p5.var
+.rf t0_l0_qkv_p5_acc            p2+3968  1x32      ; t0.l0.qkv.p5.acc
+.rf t0_l1_qkv_p5_mean           p2+3968  1x1       ; t0.l1.qkv.p5.mean
+.rf t0_l1_qkv_p5_h              p3+3072  1x64      ; t0.l1.qkv.p5.h
+.rf t0_l1_qkv_p5_lntmp          p2+2304  1x64      ; t0.l1.qkv.p5.lntmp
+.rf t0_l1_qkv_p5_var            p2+3968  1x1       ; t0.l1.qkv.p5.var
+.rf t0_l1_qkv_p5_acc            p2+2304  1x32      ; t0.l1.qkv.p5.acc
+.rf t0_l1_att_h0_s1_s           p2+2304  1x17      ; t0.l1.att.h0.s1.s
+.rf t0_l1_att_h0_s1_m           p2+2432  1x1       ; t0.l1.att.h0.s1.m
+.rf t0_l1_att_h0_s1_z           p2+2496  1x1       ; t0.l1.att.h0.s1.z
+.rf t0_l1_att_h0_s1_u           p2+2560  1x32      ; t0.l1.att.h0.s1.u
+.rf t1_l0_qkv_p5_x              p2+2304  1x64      ; t1.l0.qkv.p5.x
+.rf t1_l0_qkv_p5_mean           p2+2560  1x1       ; t1.l0.qkv.p5.mean
+.rf t1_l0_qkv_p5_h              p3+3072  1x64      ; t1.l0.qkv.p5.h
+.rf t1_l0_qkv_p5_lntmp          p2+2304  1x64      ; t1.l0.qkv.p5.lntmp
+.rf t1_l0_qkv_p5_var            p2+2560  1x1       ; t1.l0.qkv.p5.var
+.rf t1_l0_qkv_p5_acc            p2+2304  1x32      ; t1.l0.qkv.p5.acc
+.rf t1_l0_att_h1_merge_mmax     p0       1x1       ; t1.l0.att.h1.merge.mmax
+.rf t1_l0_att_h1_merge_zsum     p0       1x1       ; t1.l0.att.h1.merge.zsum
+.rf t1_l0_att_h1_merge_o        p0+64    1x32      ; t1.l0.att.h1.merge.o
+.rf t1_l1_qkv_p5_mean           p0       1x1       ; t1.l1.qkv.p5.mean
+.rf t1_l1_qkv_p5_h              p0+64    1x64      ; t1.l1.qkv.p5.h
+.rf t1_l1_qkv_p5_lntmp          p0+320   1x64      ; t1.l1.qkv.p5.lntmp
+.rf t1_l1_qkv_p5_var            p0       1x1       ; t1.l1.qkv.p5.var
+.rf t1_l1_qkv_p5_acc            p0+320   1x32      ; t1.l1.qkv.p5.acc
+.rf t1_l1_att_h0_s1_s           p0       1x18      ; t1.l1.att.h0.s1.s
+.rf t1_l1_att_h0_s1_m           p0+128   1x1       ; t1.l1.att.h0.s1.m
+.rf t1_l1_att_h0_s1_z           p0+192   1x1       ; t1.l1.att.h0.s1.z
+.rf t1_l1_att_h0_s1_u           p0+256   1x32      ; t1.l1.att.h0.s1.u
+    LD        l0_qkv_p5_w, hbm[wqkv.l0 + 640], stride 192   ; d1.weights:11 preload.wg5
+    LD        l0_qkv_p5_b, hbm[bqkv.l0 + 640], stride 192   ; d1.weights:11 preload.wg5
+    LD        l1_qkv_p5_w, hbm[wqkv.l1 + 640], stride 192   ; d1.weights:11 preload.wg5
+    LD        l1_qkv_p5_b, hbm[bqkv.l1 + 640], stride 192   ; d1.weights:11 preload.wg5
+    LD        l1_kv_h0_s1_k[0:16, :], hbm[k_cache.l1 + 2048] ; d1.weights:11 preload.wg5
+    LD        l1_kv_h0_s1_v[0:16, :], hbm[v_cache.l1 + 2048] ; d1.weights:11 preload.wg5
+    LD        ln1_g_l0_wg5, hbm[ln1_g.l0]                   ; d1.weights:11 preload.wg5
+    LD        ln1_b_l0_wg5, hbm[ln1_b.l0]                   ; d1.weights:11 preload.wg5
+    LD        ln1_g_l1_wg5, hbm[ln1_g.l1]                   ; d1.weights:11 preload.wg5
+    LD        ln1_b_l1_wg5, hbm[ln1_b.l1]                   ; d1.weights:11 preload.wg5
+    WAIT      ev.in, 1                                      ; d1.panels.qkv:10 t0.l0.qkv.p5
+    LD        t0_l0_qkv_p5_x, hbm[x_in]                     ; d1.panels.qkv:10 t0.l0.qkv.p5
+    VEC.rsum  t0_l0_qkv_p5_mean, t0_l0_qkv_p5_x             ; d1.panels.qkv:10 t0.l0.qkv.p5
+    VEC.muli  t0_l0_qkv_p5_mean, t0_l0_qkv_p5_mean, 0.015625 ; d1.panels.qkv:10 t0.l0.qkv.p5
+    VEC.sub   t0_l0_qkv_p5_h, t0_l0_qkv_p5_x, t0_l0_qkv_p5_mean ; d1.panels.qkv:10 t0.l0.qkv.p5
+    VEC.mul   t0_l0_qkv_p5_lntmp, t0_l0_qkv_p5_h, t0_l0_qkv_p5_h ; d1.panels.qkv:10 t0.l0.qkv.p5
+    VEC.rsum  t0_l0_qkv_p5_var, t0_l0_qkv_p5_lntmp          ; d1.panels.qkv:10 t0.l0.qkv.p5
+    VEC.muli  t0_l0_qkv_p5_var, t0_l0_qkv_p5_var, 0.015625  ; d1.panels.qkv:10 t0.l0.qkv.p5
+    VEC.addi  t0_l0_qkv_p5_var, t0_l0_qkv_p5_var, 1e-05     ; d1.panels.qkv:10 t0.l0.qkv.p5
+    SFU.rsqrt t0_l0_qkv_p5_var, t0_l0_qkv_p5_var            ; d1.panels.qkv:10 t0.l0.qkv.p5
+    VEC.mul   t0_l0_qkv_p5_h, t0_l0_qkv_p5_h, t0_l0_qkv_p5_var ; d1.panels.qkv:10 t0.l0.qkv.p5
+    VEC.mul   t0_l0_qkv_p5_h, t0_l0_qkv_p5_h, ln1_g_l0_wg5  ; d1.panels.qkv:10 t0.l0.qkv.p5
+    VEC.add   t0_l0_qkv_p5_h, t0_l0_qkv_p5_h, ln1_b_l0_wg5  ; d1.panels.qkv:10 t0.l0.qkv.p5
+    MMA.z     t0_l0_qkv_p5_acc, t0_l0_qkv_p5_h, l0_qkv_p5_w ; d1.k_chunk.qkv t0.l0.qkv.p5
+    VEC.add   t0_l0_qkv_p5_acc, t0_l0_qkv_p5_acc, l0_qkv_p5_b ; d1.k_chunk.qkv t0.l0.qkv.p5
+    ST        wg12.l0_kv_h1_s1_v[16:17, :], t0_l0_qkv_p5_acc ; d1.kv_writeback t0.l0.qkv.p5
+    SIG       ev.qkv_l0, 1                                  ; d1.panels.qkv:10 t0.l0.qkv.p5
+    ST        hbm[v_cache.l0 + 8448], t0_l0_qkv_p5_acc      ; d1.kv_writeback t0.l0.qkv.p5.kv
     WAIT      ev.w2_l0, 4                                   ; d1.panels.qkv:10 t0.l1.qkv.p5
-    LD        t0_l1_qkv_p5_lng, hbm[ln1_g.l1]               ; d1.panels.qkv:10 t0.l1.qkv.p5
-    LD        t0_l1_qkv_p5_lnb, hbm[ln1_b.l1]               ; d1.panels.qkv:10 t0.l1.qkv.p5
     VEC.rsum  t0_l1_qkv_p5_mean, t0_l1_qkv_p5_x             ; d1.panels.qkv:10 t0.l1.qkv.p5
     VEC.muli  t0_l1_qkv_p5_mean, t0_l1_qkv_p5_mean, 0.015625 ; d1.panels.qkv:10 t0.l1.qkv.p5
     VEC.sub   t0_l1_qkv_p5_h, t0_l1_qkv_p5_x, t0_l1_qkv_p5_mean ; d1.panels.qkv:10 t0.l1.qkv.p5
@@ -843,16 +816,27 @@
     VEC.addi  t0_l1_qkv_p5_var, t0_l1_qkv_p5_var, 1e-05     ; d1.panels.qkv:10 t0.l1.qkv.p5
     SFU.rsqrt t0_l1_qkv_p5_var, t0_l1_qkv_p5_var            ; d1.panels.qkv:10 t0.l1.qkv.p5
     VEC.mul   t0_l1_qkv_p5_h, t0_l1_qkv_p5_h, t0_l1_qkv_p5_var ; d1.panels.qkv:10 t0.l1.qkv.p5
-    VEC.mul   t0_l1_qkv_p5_h, t0_l1_qkv_p5_h, t0_l1_qkv_p5_lng ; d1.panels.qkv:10 t0.l1.qkv.p5
-    VEC.add   t0_l1_qkv_p5_h, t0_l1_qkv_p5_h, t0_l1_qkv_p5_lnb ; d1.panels.qkv:10 t0.l1.qkv.p5
+    VEC.mul   t0_l1_qkv_p5_h, t0_l1_qkv_p5_h, ln1_g_l1_wg5  ; d1.panels.qkv:10 t0.l1.qkv.p5
+    VEC.add   t0_l1_qkv_p5_h, t0_l1_qkv_p5_h, ln1_b_l1_wg5  ; d1.panels.qkv:10 t0.l1.qkv.p5
     MMA.z     t0_l1_qkv_p5_acc, t0_l1_qkv_p5_h, l1_qkv_p5_w ; d1.k_chunk.qkv t0.l1.qkv.p5
     VEC.add   t0_l1_qkv_p5_acc, t0_l1_qkv_p5_acc, l1_qkv_p5_b ; d1.k_chunk.qkv t0.l1.qkv.p5
-    ST        hbm[v_cache.l1 + 8448], t0_l1_qkv_p5_acc      ; d1.kv_writeback t0.l1.qkv.p5
+    ST        wg13.l1_kv_h1_s1_v[16:17, :], t0_l1_qkv_p5_acc ; d1.kv_writeback t0.l1.qkv.p5
     SIG       ev.qkv_l1, 1                                  ; d1.panels.qkv:10 t0.l1.qkv.p5
+    ST        hbm[v_cache.l1 + 8448], t0_l1_qkv_p5_acc      ; d1.kv_writeback t0.l1.qkv.p5.kv
+    WAIT      ev.qkv_l1, 6                                  ; d1.attention.slices:12 t0.l1.att.h0.s1
+    MMA.z.t   t0_l1_att_h0_s1_s, t0_l1_att_h0_s1_q, l1_kv_h0_s1_k[0:17, :] ; d1.attention.slices:12 t0.l1.att.h0.s1
+    VEC.muli  t0_l1_att_h0_s1_s, t0_l1_att_h0_s1_s, 0.17677669 ; d1.attention.slices:12 t0.l1.att.h0.s1
+    VEC.rmax  t0_l1_att_h0_s1_m, t0_l1_att_h0_s1_s          ; d1.attention.slices:12 t0.l1.att.h0.s1
+    VEC.sub   t0_l1_att_h0_s1_s, t0_l1_att_h0_s1_s, t0_l1_att_h0_s1_m ; d1.attention.slices:12 t0.l1.att.h0.s1
+    SFU.exp   t0_l1_att_h0_s1_s, t0_l1_att_h0_s1_s          ; d1.attention.slices:12 t0.l1.att.h0.s1
+    VEC.rsum  t0_l1_att_h0_s1_z, t0_l1_att_h0_s1_s          ; d1.attention.slices:12 t0.l1.att.h0.s1
+    MMA.z     t0_l1_att_h0_s1_u, t0_l1_att_h0_s1_s, l1_kv_h0_s1_v[0:17, :] ; d1.attention.slices:12 t0.l1.att.h0.s1
+    ST        wg8.t0_l1_att_h0_merge_m[:, 1:2], t0_l1_att_h0_s1_m ; d1.handoff:13 t0.l1.att.h0.s1
+    ST        wg8.t0_l1_att_h0_merge_z[:, 1:2], t0_l1_att_h0_s1_z ; d1.handoff:13 t0.l1.att.h0.s1
+    ST        wg8.t0_l1_att_h0_merge_u[1:2, :], t0_l1_att_h0_s1_u ; d1.handoff:13 t0.l1.att.h0.s1
+    SIG       ev.attp_l1, 1                                 ; d1.attention.slices:12 t0.l1.att.h0.s1
     WAIT      ev.in, 2                                      ; d1.panels.qkv:10 t1.l0.qkv.p5
     LD        t1_l0_qkv_p5_x, hbm[x_in + 256]               ; d1.panels.qkv:10 t1.l0.qkv.p5
-    LD        t1_l0_qkv_p5_lng, hbm[ln1_g.l0]               ; d1.panels.qkv:10 t1.l0.qkv.p5
-    LD        t1_l0_qkv_p5_lnb, hbm[ln1_b.l0]               ; d1.panels.qkv:10 t1.l0.qkv.p5
     VEC.rsum  t1_l0_qkv_p5_mean, t1_l0_qkv_p5_x             ; d1.panels.qkv:10 t1.l0.qkv.p5
     VEC.muli  t1_l0_qkv_p5_mean, t1_l0_qkv_p5_mean, 0.015625 ; d1.panels.qkv:10 t1.l0.qkv.p5
     VEC.sub   t1_l0_qkv_p5_h, t1_l0_qkv_p5_x, t1_l0_qkv_p5_mean ; d1.panels.qkv:10 t1.l0.qkv.p5
@@ -862,15 +846,26 @@
     VEC.addi  t1_l0_qkv_p5_var, t1_l0_qkv_p5_var, 1e-05     ; d1.panels.qkv:10 t1.l0.qkv.p5
     SFU.rsqrt t1_l0_qkv_p5_var, t1_l0_qkv_p5_var            ; d1.panels.qkv:10 t1.l0.qkv.p5
     VEC.mul   t1_l0_qkv_p5_h, t1_l0_qkv_p5_h, t1_l0_qkv_p5_var ; d1.panels.qkv:10 t1.l0.qkv.p5
-    VEC.mul   t1_l0_qkv_p5_h, t1_l0_qkv_p5_h, t1_l0_qkv_p5_lng ; d1.panels.qkv:10 t1.l0.qkv.p5
-    VEC.add   t1_l0_qkv_p5_h, t1_l0_qkv_p5_h, t1_l0_qkv_p5_lnb ; d1.panels.qkv:10 t1.l0.qkv.p5
+    VEC.mul   t1_l0_qkv_p5_h, t1_l0_qkv_p5_h, ln1_g_l0_wg5  ; d1.panels.qkv:10 t1.l0.qkv.p5
+    VEC.add   t1_l0_qkv_p5_h, t1_l0_qkv_p5_h, ln1_b_l0_wg5  ; d1.panels.qkv:10 t1.l0.qkv.p5
     MMA.z     t1_l0_qkv_p5_acc, t1_l0_qkv_p5_h, l0_qkv_p5_w ; d1.k_chunk.qkv t1.l0.qkv.p5
     VEC.add   t1_l0_qkv_p5_acc, t1_l0_qkv_p5_acc, l0_qkv_p5_b ; d1.k_chunk.qkv t1.l0.qkv.p5
-    ST        hbm[v_cache.l0 + 8576], t1_l0_qkv_p5_acc      ; d1.kv_writeback t1.l0.qkv.p5
+    ST        wg12.l0_kv_h1_s1_v[17:18, :], t1_l0_qkv_p5_acc ; d1.kv_writeback t1.l0.qkv.p5
     SIG       ev.qkv_l0, 1                                  ; d1.panels.qkv:10 t1.l0.qkv.p5
+    ST        hbm[v_cache.l0 + 8576], t1_l0_qkv_p5_acc      ; d1.kv_writeback t1.l0.qkv.p5.kv
+    WAIT      ev.attp_l0, 8                                 ; d1.attention.slices:12 t1.l0.att.h1.merge
+    VEC.rmax  t1_l0_att_h1_merge_mmax, t1_l0_att_h1_merge_m ; d1.attention.slices:12 t1.l0.att.h1.merge
+    VEC.sub   t1_l0_att_h1_merge_m, t1_l0_att_h1_merge_m, t1_l0_att_h1_merge_mmax ; d1.attention.slices:12 t1.l0.att.h1.merge
+    SFU.exp   t1_l0_att_h1_merge_m, t1_l0_att_h1_merge_m    ; d1.attention.slices:12 t1.l0.att.h1.merge
+    VEC.mul   t1_l0_att_h1_merge_z, t1_l0_att_h1_merge_z, t1_l0_att_h1_merge_m ; d1.attention.slices:12 t1.l0.att.h1.merge
+    VEC.rsum  t1_l0_att_h1_merge_zsum, t1_l0_att_h1_merge_z ; d1.attention.slices:12 t1.l0.att.h1.merge
+    MMA.z     t1_l0_att_h1_merge_o, t1_l0_att_h1_merge_m, t1_l0_att_h1_merge_u ; d1.attention.slices:12 t1.l0.att.h1.merge
+    SFU.recip t1_l0_att_h1_merge_zsum, t1_l0_att_h1_merge_zsum ; d1.attention.slices:12 t1.l0.att.h1.merge
+    VEC.mul   t1_l0_att_h1_merge_o, t1_l0_att_h1_merge_o, t1_l0_att_h1_merge_zsum ; d1.attention.slices:12 t1.l0.att.h1.merge
+    ST        wg9.t1_l0_wo_p0_a[:, 32:64], t1_l0_att_h1_merge_o ; d1.handoff:13 t1.l0.att.h1.merge
+    ST        wg13.t1_l0_wo_p1_a[:, 32:64], t1_l0_att_h1_merge_o ; d1.handoff:13 t1.l0.att.h1.merge
+    SIG       ev.att_l0, 1                                  ; d1.attention.slices:12 t1.l0.att.h1.merge
     WAIT      ev.w2_l0, 8                                   ; d1.panels.qkv:10 t1.l1.qkv.p5
-    LD        t1_l1_qkv_p5_lng, hbm[ln1_g.l1]               ; d1.panels.qkv:10 t1.l1.qkv.p5
-    LD        t1_l1_qkv_p5_lnb, hbm[ln1_b.l1]               ; d1.panels.qkv:10 t1.l1.qkv.p5
     VEC.rsum  t1_l1_qkv_p5_mean, t1_l1_qkv_p5_x             ; d1.panels.qkv:10 t1.l1.qkv.p5
     VEC.muli  t1_l1_qkv_p5_mean, t1_l1_qkv_p5_mean, 0.015625 ; d1.panels.qkv:10 t1.l1.qkv.p5
     VEC.sub   t1_l1_qkv_p5_h, t1_l1_qkv_p5_x, t1_l1_qkv_p5_mean ; d1.panels.qkv:10 t1.l1.qkv.p5
@@ -880,83 +875,73 @@
     VEC.addi  t1_l1_qkv_p5_var, t1_l1_qkv_p5_var, 1e-05     ; d1.panels.qkv:10 t1.l1.qkv.p5
     SFU.rsqrt t1_l1_qkv_p5_var, t1_l1_qkv_p5_var            ; d1.panels.qkv:10 t1.l1.qkv.p5
     VEC.mul   t1_l1_qkv_p5_h, t1_l1_qkv_p5_h, t1_l1_qkv_p5_var ; d1.panels.qkv:10 t1.l1.qkv.p5
-    VEC.mul   t1_l1_qkv_p5_h, t1_l1_qkv_p5_h, t1_l1_qkv_p5_lng ; d1.panels.qkv:10 t1.l1.qkv.p5
-    VEC.add   t1_l1_qkv_p5_h, t1_l1_qkv_p5_h, t1_l1_qkv_p5_lnb ; d1.panels.qkv:10 t1.l1.qkv.p5
+    VEC.mul   t1_l1_qkv_p5_h, t1_l1_qkv_p5_h, ln1_g_l1_wg5  ; d1.panels.qkv:10 t1.l1.qkv.p5
+    VEC.add   t1_l1_qkv_p5_h, t1_l1_qkv_p5_h, ln1_b_l1_wg5  ; d1.panels.qkv:10 t1.l1.qkv.p5
     MMA.z     t1_l1_qkv_p5_acc, t1_l1_qkv_p5_h, l1_qkv_p5_w ; d1.k_chunk.qkv t1.l1.qkv.p5
     VEC.add   t1_l1_qkv_p5_acc, t1_l1_qkv_p5_acc, l1_qkv_p5_b ; d1.k_chunk.qkv t1.l1.qkv.p5
-    ST        hbm[v_cache.l1 + 8576], t1_l1_qkv_p5_acc      ; d1.kv_writeback t1.l1.qkv.p5
+    ST        wg13.l1_kv_h1_s1_v[17:18, :], t1_l1_qkv_p5_acc ; d1.kv_writeback t1.l1.qkv.p5
     SIG       ev.qkv_l1, 1                                  ; d1.panels.qkv:10 t1.l1.qkv.p5
-    WAIT      ev.qkv_l1, 12                                 ; d1.attention.slices:12 t1.l1.att.h1.s1
-    LD        t1_l1_att_h1_s1_kb[0:18, :], hbm[k_cache.l1 + 6400] ; d1.attention.slices:12 t1.l1.att.h1.s1
-    MMA.z.t   t1_l1_att_h1_s1_s[:, 0:18], t1_l1_att_h1_s1_q, t1_l1_att_h1_s1_kb[0:18, :] ; d1.attention.slices:12 t1.l1.att.h1.s1
-    VEC.muli  t1_l1_att_h1_s1_s[:, 0:18], t1_l1_att_h1_s1_s[:, 0:18], 0.17677669 ; d1.attention.slices:12 t1.l1.att.h1.s1
-    VEC.rmax  t1_l1_att_h1_s1_m, t1_l1_att_h1_s1_s[:, 0:18] ; d1.attention.slices:12 t1.l1.att.h1.s1
-    VEC.sub   t1_l1_att_h1_s1_s[:, 0:18], t1_l1_att_h1_s1_s[:, 0:18], t1_l1_att_h1_s1_m ; d1.attention.slices:12 t1.l1.att.h1.s1
-    SFU.exp   t1_l1_att_h1_s1_s[:, 0:18], t1_l1_att_h1_s1_s[:, 0:18] ; d1.attention.slices:12 t1.l1.att.h1.s1
-    VEC.rsum  t1_l1_att_h1_s1_z, t1_l1_att_h1_s1_s[:, 0:18] ; d1.attention.slices:12 t1.l1.att.h1.s1
-    LD        t1_l1_att_h1_s1_vb[0:18, :], hbm[v_cache.l1 + 6400] ; d1.attention.slices:12 t1.l1.att.h1.s1
-    MMA.z     t1_l1_att_h1_s1_u, t1_l1_att_h1_s1_s[:, 0:18], t1_l1_att_h1_s1_vb[0:18, :] ; d1.attention.slices:12 t1.l1.att.h1.s1
-    ST        wg13.t1_l1_att_h1_merge_m[:, 1:2], t1_l1_att_h1_s1_m ; d1.handoff:13 t1.l1.att.h1.s1
-    ST        wg13.t1_l1_att_h1_merge_z[:, 1:2], t1_l1_att_h1_s1_z ; d1.handoff:13 t1.l1.att.h1.s1
-    ST        wg13.t1_l1_att_h1_merge_u[1:2, :], t1_l1_att_h1_s1_u ; d1.handoff:13 t1.l1.att.h1.s1
-    SIG       ev.attp_l1, 1                                 ; d1.attention.slices:12 t1.l1.att.h1.s1
+    ST        hbm[v_cache.l1 + 8576], t1_l1_qkv_p5_acc      ; d1.kv_writeback t1.l1.qkv.p5.kv
+    WAIT      ev.qkv_l1, 12                                 ; d1.attention.slices:12 t1.l1.att.h0.s1
+    MMA.z.t   t1_l1_att_h0_s1_s, t1_l1_att_h0_s1_q, l1_kv_h0_s1_k ; d1.attention.slices:12 t1.l1.att.h0.s1
+    VEC.muli  t1_l1_att_h0_s1_s, t1_l1_att_h0_s1_s, 0.17677669 ; d1.attention.slices:12 t1.l1.att.h0.s1
+    VEC.rmax  t1_l1_att_h0_s1_m, t1_l1_att_h0_s1_s          ; d1.attention.slices:12 t1.l1.att.h0.s1
+    VEC.sub   t1_l1_att_h0_s1_s, t1_l1_att_h0_s1_s, t1_l1_att_h0_s1_m ; d1.attention.slices:12 t1.l1.att.h0.s1
+    SFU.exp   t1_l1_att_h0_s1_s, t1_l1_att_h0_s1_s          ; d1.attention.slices:12 t1.l1.att.h0.s1
+    VEC.rsum  t1_l1_att_h0_s1_z, t1_l1_att_h0_s1_s          ; d1.attention.slices:12 t1.l1.att.h0.s1
+    MMA.z     t1_l1_att_h0_s1_u, t1_l1_att_h0_s1_s, l1_kv_h0_s1_v ; d1.attention.slices:12 t1.l1.att.h0.s1
+    ST        wg9.t1_l1_att_h0_merge_m[:, 1:2], t1_l1_att_h0_s1_m ; d1.handoff:13 t1.l1.att.h0.s1
+    ST        wg9.t1_l1_att_h0_merge_z[:, 1:2], t1_l1_att_h0_s1_z ; d1.handoff:13 t1.l1.att.h0.s1
+    ST        wg9.t1_l1_att_h0_merge_u[1:2, :], t1_l1_att_h0_s1_u ; d1.handoff:13 t1.l1.att.h0.s1
+    SIG       ev.attp_l1, 1                                 ; d1.attention.slices:12 t1.l1.att.h0.s1
     END
 
-.wg 6   ; sm 1, tasks: preload.wg6 t0.l0.w1.p1 t0.l1.att.h1.s1 t0.l1.w1.p1 t1.l0.w1.p1 t1.l1.w1.p1
+.wg 6   ; sm 1, tasks: preload.wg6 t0.l0.w1.p1 t0.l1.w1.p1 t1.l0.w1.p1 t1.l1.w1.p1
 .rf l0_w1_p1_w                  p0       64x32     ; l0.w1.p1.w
 .rf t0_l0_w1_p1_x               p2       1x64      ; t0.l0.w1.p1.x
-.rf t0_l1_att_h1_s1_q           p2+256   1x32      ; t0.l1.att.h1.s1.q
-.rf t0_l1_w1_p1_x               p2+384   1x64      ; t0.l1.w1.p1.x
-.rf t1_l0_w1_p1_x               p2+640   1x64      ; t1.l0.w1.p1.x
-.rf t1_l1_w1_p1_x               p2+896   1x64      ; t1.l1.w1.p1.x
-.rf l0_w1_p1_b                  p2+1152  1x32      ; l0.w1.p1.b
+.rf t0_l1_w1_p1_x               p2+256   1x64      ; t0.l1.w1.p1.x
+.rf t1_l0_w1_p1_x               p2+512   1x64      ; t1.l0.w1.p1.x
+.rf t1_l1_w1_p1_x               p2+768   1x64      ; t1.l1.w1.p1.x
+.rf l0_w1_p1_b                  p2+1024  1x32      ; l0.w1.p1.b
 .rf l1_w1_p1_w                  p3       64x32     ; l1.w1.p1.w
-.rf l1_w1_p1_b                  p2+1280  1x32      ; l1.w1.p1.b
-.rf t0_l0_w1_p1_lng             p2+1408  1x64      ; t0.l0.w1.p1.lng
-.rf t0_l0_w1_p1_lnb             p2+1664  1x64      ; t0.l0.w1.p1.lnb
-.rf t0_l0_w1_p1_mean            p2+1920  1x1       ; t0.l0.w1.p1.mean
-.rf t0_l0_w1_p1_h               p2+1984  1x64      ; t0.l0.w1.p1.h
+.rf l1_w1_p1_b                  p2+1152  1x32      ; l1.w1.p1.b
+.rf ln2_g_l0_wg6                p2+1280  1x64      ; ln2_g.l0.wg6
+.rf ln2_b_l0_wg6                p2+1536  1x64      ; ln2_b.l0.wg6
+.rf ln2_g_l1_wg6                p2+1792  1x64      ; ln2_g.l1.wg6
+.rf ln2_b_l1_wg6                p2+2048  1x64      ; ln2_b.l1.wg6
+.rf t0_l0_w1_p1_mean            p2+2304  1x1       ; t0.l0.w1.p1.mean
+.rf t0_l0_w1_p1_h               p2+2368  1x64      ; t0.l0.w1.p1.h
 .rf t0_l0_w1_p1_lntmp           p2       1x64      ; t0.l0.w1.p1.lntmp
-.rf t0_l0_w1_p1_var             p2+1920  1x1       ; t0.l0.w1.p1.var
+.rf t0_l0_w1_p1_var             p2+2304  1x1       ; t0.l0.w1.p1.var
 .rf t0_l0_w1_p1_acc             p2       1x32      ; t0.l0.w1.p1.acc
 .rf t0_l0_w1_p1_gelu            p2+128   1x32      ; t0.l0.w1.p1.gelu
-.rf t0_l1_att_h1_s1_kb          p5       32x32     ; t0.l1.att.h1.s1.kb
-.rf t0_l1_att_h1_s1_s           p2       1x32      ; t0.l1.att.h1.s1.s
-.rf t0_l1_att_h1_s1_m           p2+128   1x1       ; t0.l1.att.h1.s1.m
-.rf t0_l1_att_h1_s1_z           p2+192   1x1       ; t0.l1.att.h1.s1.z
-.rf t0_l1_att_h1_s1_vb          p5       32x32     ; t0.l1.att.h1.s1.vb
-.rf t0_l1_att_h1_s1_u           p2+256   1x32      ; t0.l1.att.h1.s1.u
-.rf t0_l1_w1_p1_lng             p2       1x64      ; t0.l1.w1.p1.lng
-.rf t0_l1_w1_p1_lnb             p2+1408  1x64      ; t0.l1.w1.p1.lnb
-.rf t0_l1_w1_p1_mean            p2+256   1x1       ; t0.l1.w1.p1.mean
-.rf t0_l1_w1_p1_h               p2+1664  1x64      ; t0.l1.w1.p1.h
-.rf t0_l1_w1_p1_lntmp           p2+256   1x64      ; t0.l1.w1.p1.lntmp
-.rf t0_l1_w1_p1_var             p2+512   1x1       ; t0.l1.w1.p1.var
+.rf t0_l1_w1_p1_mean            p2       1x1       ; t0.l1.w1.p1.mean
+.rf t0_l1_w1_p1_h               p2+2304  1x64      ; t0.l1.w1.p1.h
+.rf t0_l1_w1_p1_lntmp           p2       1x64      ; t0.l1.w1.p1.lntmp
+.rf t0_l1_w1_p1_var             p2+256   1x1       ; t0.l1.w1.p1.var
 .rf t0_l1_w1_p1_acc             p2       1x32      ; t0.l1.w1.p1.acc
 .rf t0_l1_w1_p1_gelu            p2+128   1x32      ; t0.l1.w1.p1.gelu
-.rf t1_l0_w1_p1_lng             p2       1x64      ; t1.l0.w1.p1.lng
-.rf t1_l0_w1_p1_lnb             p2+256   1x64      ; t1.l0.w1.p1.lnb
-.rf t1_l0_w1_p1_mean            p2+512   1x1       ; t1.l0.w1.p1.mean
-.rf t1_l0_w1_p1_h               p2+1408  1x64      ; t1.l0.w1.p1.h
-.rf t1_l0_w1_p1_lntmp           p2+512   1x64      ; t1.l0.w1.p1.lntmp
-.rf t1_l0_w1_p1_var             p2+768   1x1       ; t1.l0.w1.p1.var
-.rf t1_l0_w1_p1_acc             p2       1x32      ; t1.l0.w1.p1.acc
+.rf t1_l0_w1_p1_mean            p2       1x1       ; t1.l0.w1.p1.mean
+.rf t1_l0_w1_p1_h               p2+64    1x64      ; t1.l0.w1.p1.h
+.rf t1_l0_w1_p1_lntmp           p2+320   1x64      ; t1.l0.w1.p1.lntmp
+.rf t1_l0_w1_p1_var             p2       1x1       ; t1.l0.w1.p1.var
+.rf t1_l0_w1_p1_acc             p2+320   1x32      ; t1.l0.w1.p1.acc
 .rf t1_l0_w1_p1_gelu            p0       1x32      ; t1.l0.w1.p1.gelu
-.rf t1_l1_w1_p1_lng             p0       1x64      ; t1.l1.w1.p1.lng
-.rf t1_l1_w1_p1_lnb             p0+256   1x64      ; t1.l1.w1.p1.lnb
-.rf t1_l1_w1_p1_mean            p0+512   1x1       ; t1.l1.w1.p1.mean
-.rf t1_l1_w1_p1_h               p0+576   1x64      ; t1.l1.w1.p1.h
-.rf t1_l1_w1_p1_lntmp           p0+832   1x64      ; t1.l1.w1.p1.lntmp
-.rf t1_l1_w1_p1_var             p0+512   1x1       ; t1.l1.w1.p1.var
-.rf t1_l1_w1_p1_acc             p0       1x32      ; t1.l1.w1.p1.acc
-.rf t1_l1_w1_p1_gelu            p0+128   1x32      ; t1.l1.w1.p1.gelu
+.rf t1_l1_w1_p1_mean            p0       1x1       ; t1.l1.w1.p1.mean
+.rf t1_l1_w1_p1_h               p0+64    1x64      ; t1.l1.w1.p1.h
+.rf t1_l1_w1_p1_lntmp           p0+320   1x64      ; t1.l1.w1.p1.lntmp
+.rf t1_l1_w1_p1_var             p0       1x1       ; t1.l1.w1.p1.var
+.rf t1_l1_w1_p1_acc             p0+320   1x32      ; t1.l1.w1.p1.acc
+.rf t1_l1_w1_p1_gelu            p0       1x32      ; t1.l1.w1.p1.gelu
     LD        l0_w1_p1_w, hbm[w1.l0 + 128], stride 128      ; d1.weights:11 preload.wg6
     LD        l0_w1_p1_b, hbm[b1.l0 + 128], stride 128      ; d1.weights:11 preload.wg6
     LD        l1_w1_p1_w, hbm[w1.l1 + 128], stride 128      ; d1.weights:11 preload.wg6
     LD        l1_w1_p1_b, hbm[b1.l1 + 128], stride 128      ; d1.weights:11 preload.wg6
+    LD        ln2_g_l0_wg6, hbm[ln2_g.l0]                   ; d1.weights:11 preload.wg6
+    LD        ln2_b_l0_wg6, hbm[ln2_b.l0]                   ; d1.weights:11 preload.wg6
+    LD        ln2_g_l1_wg6, hbm[ln2_g.l1]                   ; d1.weights:11 preload.wg6
+    LD        ln2_b_l1_wg6, hbm[ln2_b.l1]                   ; d1.weights:11 preload.wg6
     WAIT      ev.wo_l0, 2                                   ; d1.panels.w1:10 t0.l0.w1.p1
-    LD        t0_l0_w1_p1_lng, hbm[ln2_g.l0]                ; d1.panels.w1:10 t0.l0.w1.p1
-    LD        t0_l0_w1_p1_lnb, hbm[ln2_b.l0]                ; d1.panels.w1:10 t0.l0.w1.p1
     VEC.rsum  t0_l0_w1_p1_mean, t0_l0_w1_p1_x               ; d1.panels.w1:10 t0.l0.w1.p1
     VEC.muli  t0_l0_w1_p1_mean, t0_l0_w1_p1_mean, 0.015625  ; d1.panels.w1:10 t0.l0.w1.p1
     VEC.sub   t0_l0_w1_p1_h, t0_l0_w1_p1_x, t0_l0_w1_p1_mean ; d1.panels.w1:10 t0.l0.w1.p1
@@ -966,8 +951,8 @@
     VEC.addi  t0_l0_w1_p1_var, t0_l0_w1_p1_var, 1e-05       ; d1.panels.w1:10 t0.l0.w1.p1
     SFU.rsqrt t0_l0_w1_p1_var, t0_l0_w1_p1_var              ; d1.panels.w1:10 t0.l0.w1.p1
     VEC.mul   t0_l0_w1_p1_h, t0_l0_w1_p1_h, t0_l0_w1_p1_var ; d1.panels.w1:10 t0.l0.w1.p1
-    VEC.mul   t0_l0_w1_p1_h, t0_l0_w1_p1_h, t0_l0_w1_p1_lng ; d1.panels.w1:10 t0.l0.w1.p1
-    VEC.add   t0_l0_w1_p1_h, t0_l0_w1_p1_h, t0_l0_w1_p1_lnb ; d1.panels.w1:10 t0.l0.w1.p1
+    VEC.mul   t0_l0_w1_p1_h, t0_l0_w1_p1_h, ln2_g_l0_wg6    ; d1.panels.w1:10 t0.l0.w1.p1
+    VEC.add   t0_l0_w1_p1_h, t0_l0_w1_p1_h, ln2_b_l0_wg6    ; d1.panels.w1:10 t0.l0.w1.p1
     MMA.z     t0_l0_w1_p1_acc, t0_l0_w1_p1_h, l0_w1_p1_w    ; d1.k_chunk.w1 t0.l0.w1.p1
     VEC.add   t0_l0_w1_p1_acc, t0_l0_w1_p1_acc, l0_w1_p1_b  ; d1.k_chunk.w1 t0.l0.w1.p1
     VEC.mul   t0_l0_w1_p1_gelu, t0_l0_w1_p1_acc, t0_l0_w1_p1_acc ; d1.panels.w1:10 t0.l0.w1.p1
@@ -984,23 +969,7 @@
     ST        wg11.t0_l0_w2_p2_a[:, 32:64], t0_l0_w1_p1_gelu ; d1.handoff:13 t0.l0.w1.p1
     ST        wg15.t0_l0_w2_p3_a[:, 32:64], t0_l0_w1_p1_gelu ; d1.handoff:13 t0.l0.w1.p1
     SIG       ev.w1_l0, 1                                   ; d1.panels.w1:10 t0.l0.w1.p1
-    WAIT      ev.qkv_l1, 6                                  ; d1.attention.slices:12 t0.l1.att.h1.s1
-    LD        t0_l1_att_h1_s1_kb[0:17, :], hbm[k_cache.l1 + 6400] ; d1.attention.slices:12 t0.l1.att.h1.s1
-    MMA.z.t   t0_l1_att_h1_s1_s[:, 0:17], t0_l1_att_h1_s1_q, t0_l1_att_h1_s1_kb[0:17, :] ; d1.attention.slices:12 t0.l1.att.h1.s1
-    VEC.muli  t0_l1_att_h1_s1_s[:, 0:17], t0_l1_att_h1_s1_s[:, 0:17], 0.17677669 ; d1.attention.slices:12 t0.l1.att.h1.s1
-    VEC.rmax  t0_l1_att_h1_s1_m, t0_l1_att_h1_s1_s[:, 0:17] ; d1.attention.slices:12 t0.l1.att.h1.s1
-    VEC.sub   t0_l1_att_h1_s1_s[:, 0:17], t0_l1_att_h1_s1_s[:, 0:17], t0_l1_att_h1_s1_m ; d1.attention.slices:12 t0.l1.att.h1.s1
-    SFU.exp   t0_l1_att_h1_s1_s[:, 0:17], t0_l1_att_h1_s1_s[:, 0:17] ; d1.attention.slices:12 t0.l1.att.h1.s1
-    VEC.rsum  t0_l1_att_h1_s1_z, t0_l1_att_h1_s1_s[:, 0:17] ; d1.attention.slices:12 t0.l1.att.h1.s1
-    LD        t0_l1_att_h1_s1_vb[0:17, :], hbm[v_cache.l1 + 6400] ; d1.attention.slices:12 t0.l1.att.h1.s1
-    MMA.z     t0_l1_att_h1_s1_u, t0_l1_att_h1_s1_s[:, 0:17], t0_l1_att_h1_s1_vb[0:17, :] ; d1.attention.slices:12 t0.l1.att.h1.s1
-    ST        wg14.t0_l1_att_h1_merge_m[:, 1:2], t0_l1_att_h1_s1_m ; d1.handoff:13 t0.l1.att.h1.s1
-    ST        wg14.t0_l1_att_h1_merge_z[:, 1:2], t0_l1_att_h1_s1_z ; d1.handoff:13 t0.l1.att.h1.s1
-    ST        wg14.t0_l1_att_h1_merge_u[1:2, :], t0_l1_att_h1_s1_u ; d1.handoff:13 t0.l1.att.h1.s1
-    SIG       ev.attp_l1, 1                                 ; d1.attention.slices:12 t0.l1.att.h1.s1
     WAIT      ev.wo_l1, 2                                   ; d1.panels.w1:10 t0.l1.w1.p1
-    LD        t0_l1_w1_p1_lng, hbm[ln2_g.l1]                ; d1.panels.w1:10 t0.l1.w1.p1
-    LD        t0_l1_w1_p1_lnb, hbm[ln2_b.l1]                ; d1.panels.w1:10 t0.l1.w1.p1
     VEC.rsum  t0_l1_w1_p1_mean, t0_l1_w1_p1_x               ; d1.panels.w1:10 t0.l1.w1.p1
     VEC.muli  t0_l1_w1_p1_mean, t0_l1_w1_p1_mean, 0.015625  ; d1.panels.w1:10 t0.l1.w1.p1
     VEC.sub   t0_l1_w1_p1_h, t0_l1_w1_p1_x, t0_l1_w1_p1_mean ; d1.panels.w1:10 t0.l1.w1.p1
@@ -1010,8 +979,8 @@
     VEC.addi  t0_l1_w1_p1_var, t0_l1_w1_p1_var, 1e-05       ; d1.panels.w1:10 t0.l1.w1.p1
     SFU.rsqrt t0_l1_w1_p1_var, t0_l1_w1_p1_var              ; d1.panels.w1:10 t0.l1.w1.p1
     VEC.mul   t0_l1_w1_p1_h, t0_l1_w1_p1_h, t0_l1_w1_p1_var ; d1.panels.w1:10 t0.l1.w1.p1
-    VEC.mul   t0_l1_w1_p1_h, t0_l1_w1_p1_h, t0_l1_w1_p1_lng ; d1.panels.w1:10 t0.l1.w1.p1
-    VEC.add   t0_l1_w1_p1_h, t0_l1_w1_p1_h, t0_l1_w1_p1_lnb ; d1.panels.w1:10 t0.l1.w1.p1
+    VEC.mul   t0_l1_w1_p1_h, t0_l1_w1_p1_h, ln2_g_l1_wg6    ; d1.panels.w1:10 t0.l1.w1.p1
+    VEC.add   t0_l1_w1_p1_h, t0_l1_w1_p1_h, ln2_b_l1_wg6    ; d1.panels.w1:10 t0.l1.w1.p1
     MMA.z     t0_l1_w1_p1_acc, t0_l1_w1_p1_h, l1_w1_p1_w    ; d1.k_chunk.w1 t0.l1.w1.p1
     VEC.add   t0_l1_w1_p1_acc, t0_l1_w1_p1_acc, l1_w1_p1_b  ; d1.k_chunk.w1 t0.l1.w1.p1
     VEC.mul   t0_l1_w1_p1_gelu, t0_l1_w1_p1_acc, t0_l1_w1_p1_acc ; d1.panels.w1:10 t0.l1.w1.p1
@@ -1029,8 +998,6 @@
     ST        wg15.t0_l1_w2_p3_a[:, 32:64], t0_l1_w1_p1_gelu ; d1.handoff:13 t0.l1.w1.p1
     SIG       ev.w1_l1, 1                                   ; d1.panels.w1:10 t0.l1.w1.p1
     WAIT      ev.wo_l0, 4                                   ; d1.panels.w1:10 t1.l0.w1.p1
-    LD        t1_l0_w1_p1_lng, hbm[ln2_g.l0]                ; d1.panels.w1:10 t1.l0.w1.p1
-    LD        t1_l0_w1_p1_lnb, hbm[ln2_b.l0]                ; d1.panels.w1:10 t1.l0.w1.p1
     VEC.rsum  t1_l0_w1_p1_mean, t1_l0_w1_p1_x               ; d1.panels.w1:10 t1.l0.w1.p1
     VEC.muli  t1_l0_w1_p1_mean, t1_l0_w1_p1_mean, 0.015625  ; d1.panels.w1:10 t1.l0.w1.p1
     VEC.sub   t1_l0_w1_p1_h, t1_l0_w1_p1_x, t1_l0_w1_p1_mean ; d1.panels.w1:10 t1.l0.w1.p1
@@ -1040,8 +1007,8 @@
     VEC.addi  t1_l0_w1_p1_var, t1_l0_w1_p1_var, 1e-05       ; d1.panels.w1:10 t1.l0.w1.p1
     SFU.rsqrt t1_l0_w1_p1_var, t1_l0_w1_p1_var              ; d1.panels.w1:10 t1.l0.w1.p1
     VEC.mul   t1_l0_w1_p1_h, t1_l0_w1_p1_h, t1_l0_w1_p1_var ; d1.panels.w1:10 t1.l0.w1.p1
-    VEC.mul   t1_l0_w1_p1_h, t1_l0_w1_p1_h, t1_l0_w1_p1_lng ; d1.panels.w1:10 t1.l0.w1.p1
-    VEC.add   t1_l0_w1_p1_h, t1_l0_w1_p1_h, t1_l0_w1_p1_lnb ; d1.panels.w1:10 t1.l0.w1.p1
+    VEC.mul   t1_l0_w1_p1_h, t1_l0_w1_p1_h, ln2_g_l0_wg6    ; d1.panels.w1:10 t1.l0.w1.p1
+    VEC.add   t1_l0_w1_p1_h, t1_l0_w1_p1_h, ln2_b_l0_wg6    ; d1.panels.w1:10 t1.l0.w1.p1
     MMA.z     t1_l0_w1_p1_acc, t1_l0_w1_p1_h, l0_w1_p1_w    ; d1.k_chunk.w1 t1.l0.w1.p1
     VEC.add   t1_l0_w1_p1_acc, t1_l0_w1_p1_acc, l0_w1_p1_b  ; d1.k_chunk.w1 t1.l0.w1.p1
     VEC.mul   t1_l0_w1_p1_gelu, t1_l0_w1_p1_acc, t1_l0_w1_p1_acc ; d1.panels.w1:10 t1.l0.w1.p1
@@ -1059,8 +1026,6 @@
     ST        wg15.t1_l0_w2_p3_a[:, 32:64], t1_l0_w1_p1_gelu ; d1.handoff:13 t1.l0.w1.p1
     SIG       ev.w1_l0, 1                                   ; d1.panels.w1:10 t1.l0.w1.p1
     WAIT      ev.wo_l1, 4                                   ; d1.panels.w1:10 t1.l1.w1.p1
-    LD        t1_l1_w1_p1_lng, hbm[ln2_g.l1]                ; d1.panels.w1:10 t1.l1.w1.p1
-    LD        t1_l1_w1_p1_lnb, hbm[ln2_b.l1]                ; d1.panels.w1:10 t1.l1.w1.p1
     VEC.rsum  t1_l1_w1_p1_mean, t1_l1_w1_p1_x               ; d1.panels.w1:10 t1.l1.w1.p1
     VEC.muli  t1_l1_w1_p1_mean, t1_l1_w1_p1_mean, 0.015625  ; d1.panels.w1:10 t1.l1.w1.p1
     VEC.sub   t1_l1_w1_p1_h, t1_l1_w1_p1_x, t1_l1_w1_p1_mean ; d1.panels.w1:10 t1.l1.w1.p1
@@ -1070,8 +1035,8 @@
     VEC.addi  t1_l1_w1_p1_var, t1_l1_w1_p1_var, 1e-05       ; d1.panels.w1:10 t1.l1.w1.p1
     SFU.rsqrt t1_l1_w1_p1_var, t1_l1_w1_p1_var              ; d1.panels.w1:10 t1.l1.w1.p1
     VEC.mul   t1_l1_w1_p1_h, t1_l1_w1_p1_h, t1_l1_w1_p1_var ; d1.panels.w1:10 t1.l1.w1.p1
-    VEC.mul   t1_l1_w1_p1_h, t1_l1_w1_p1_h, t1_l1_w1_p1_lng ; d1.panels.w1:10 t1.l1.w1.p1
-    VEC.add   t1_l1_w1_p1_h, t1_l1_w1_p1_h, t1_l1_w1_p1_lnb ; d1.panels.w1:10 t1.l1.w1.p1
+    VEC.mul   t1_l1_w1_p1_h, t1_l1_w1_p1_h, ln2_g_l1_wg6    ; d1.panels.w1:10 t1.l1.w1.p1
+    VEC.add   t1_l1_w1_p1_h, t1_l1_w1_p1_h, ln2_b_l1_wg6    ; d1.panels.w1:10 t1.l1.w1.p1
     MMA.z     t1_l1_w1_p1_acc, t1_l1_w1_p1_h, l1_w1_p1_w    ; d1.k_chunk.w1 t1.l1.w1.p1
     VEC.add   t1_l1_w1_p1_acc, t1_l1_w1_p1_acc, l1_w1_p1_b  ; d1.k_chunk.w1 t1.l1.w1.p1
     VEC.mul   t1_l1_w1_p1_gelu, t1_l1_w1_p1_acc, t1_l1_w1_p1_acc ; d1.panels.w1:10 t1.l1.w1.p1
@@ -1090,28 +1055,21 @@
     SIG       ev.w1_l1, 1                                   ; d1.panels.w1:10 t1.l1.w1.p1
     END
 
-.wg 7   ; sm 1, tasks: preload.wg7 t0.l0.w2.p1 t0.l1.w2.p1 t1.l0.att.h0.s1 t1.l0.w2.p1 t1.l1.w2.p1
+.wg 7   ; sm 1, tasks: preload.wg7 t0.l0.w2.p1 t0.l1.w2.p1 t1.l0.w2.p1 t1.l1.w2.p1
 .rf l0_w2_p1_w                  p0       128x16    ; l0.w2.p1.w
 .rf t0_l0_w2_p1_a               p2       1x128     ; t0.l0.w2.p1.a
 .rf t0_l0_w2_p1_res             p2+512   1x16      ; t0.l0.w2.p1.res
 .rf t0_l1_w2_p1_a               p2+576   1x128     ; t0.l1.w2.p1.a
 .rf t0_l1_w2_p1_res             p2+1088  1x16      ; t0.l1.w2.p1.res
-.rf t1_l0_att_h0_s1_q           p2+1152  1x32      ; t1.l0.att.h0.s1.q
-.rf t1_l0_w2_p1_a               p2+1280  1x128     ; t1.l0.w2.p1.a
-.rf t1_l0_w2_p1_res             p2+1792  1x16      ; t1.l0.w2.p1.res
-.rf t1_l1_w2_p1_a               p2+1856  1x128     ; t1.l1.w2.p1.a
-.rf t1_l1_w2_p1_res             p2+2368  1x16      ; t1.l1.w2.p1.res
-.rf l0_w2_p1_b                  p2+2432  1x16      ; l0.w2.p1.b
+.rf t1_l0_w2_p1_a               p2+1152  1x128     ; t1.l0.w2.p1.a
+.rf t1_l0_w2_p1_res             p2+1664  1x16      ; t1.l0.w2.p1.res
+.rf t1_l1_w2_p1_a               p2+1728  1x128     ; t1.l1.w2.p1.a
+.rf t1_l1_w2_p1_res             p2+2240  1x16      ; t1.l1.w2.p1.res
+.rf l0_w2_p1_b                  p2+2304  1x16      ; l0.w2.p1.b
 .rf l1_w2_p1_w                  p3       128x16    ; l1.w2.p1.w
-.rf l1_w2_p1_b                  p2+2496  1x16      ; l1.w2.p1.b
-.rf t0_l0_w2_p1_acc             p2+2560  1x16      ; t0.l0.w2.p1.acc
+.rf l1_w2_p1_b                  p2+2368  1x16      ; l1.w2.p1.b
+.rf t0_l0_w2_p1_acc             p2+2432  1x16      ; t0.l0.w2.p1.acc
 .rf t0_l1_w2_p1_acc             p2       1x16      ; t0.l1.w2.p1.acc
-.rf t1_l0_att_h0_s1_kb          p5       32x32     ; t1.l0.att.h0.s1.kb
-.rf t1_l0_att_h0_s1_s           p2       1x32      ; t1.l0.att.h0.s1.s
-.rf t1_l0_att_h0_s1_m           p2+128   1x1       ; t1.l0.att.h0.s1.m
-.rf t1_l0_att_h0_s1_z           p2+192   1x1       ; t1.l0.att.h0.s1.z
-.rf t1_l0_att_h0_s1_vb          p5       32x32     ; t1.l0.att.h0.s1.vb
-.rf t1_l0_att_h0_s1_u           p2+256   1x32      ; t1.l0.att.h0.s1.u
 .rf t1_l0_w2_p1_acc             p2       1x16      ; t1.l0.w2.p1.acc
 .rf t1_l1_w2_p1_acc             p0       1x16      ; t1.l1.w2.p1.acc
     LD        l0_w2_p1_w, hbm[w2.l0 + 64], stride 64        ; d1.weights:11 preload.wg7
@@ -1136,20 +1094,6 @@
     VEC.add   t0_l1_w2_p1_acc, t0_l1_w2_p1_acc, t0_l1_w2_p1_res ; d1.panels.w2:10 t0.l1.w2.p1
     ST        hbm[out + 64], t0_l1_w2_p1_acc, stride 64     ; d1.panels.w2:10 t0.l1.w2.p1
     SIG       ev.w2_l1, 1                                   ; d1.panels.w2:10 t0.l1.w2.p1
-    WAIT      ev.qkv_l0, 12                                 ; d1.attention.slices:12 t1.l0.att.h0.s1
-    LD        t1_l0_att_h0_s1_kb[0:18, :], hbm[k_cache.l0 + 2048] ; d1.attention.slices:12 t1.l0.att.h0.s1
-    MMA.z.t   t1_l0_att_h0_s1_s[:, 0:18], t1_l0_att_h0_s1_q, t1_l0_att_h0_s1_kb[0:18, :] ; d1.attention.slices:12 t1.l0.att.h0.s1
-    VEC.muli  t1_l0_att_h0_s1_s[:, 0:18], t1_l0_att_h0_s1_s[:, 0:18], 0.17677669 ; d1.attention.slices:12 t1.l0.att.h0.s1
-    VEC.rmax  t1_l0_att_h0_s1_m, t1_l0_att_h0_s1_s[:, 0:18] ; d1.attention.slices:12 t1.l0.att.h0.s1
-    VEC.sub   t1_l0_att_h0_s1_s[:, 0:18], t1_l0_att_h0_s1_s[:, 0:18], t1_l0_att_h0_s1_m ; d1.attention.slices:12 t1.l0.att.h0.s1
-    SFU.exp   t1_l0_att_h0_s1_s[:, 0:18], t1_l0_att_h0_s1_s[:, 0:18] ; d1.attention.slices:12 t1.l0.att.h0.s1
-    VEC.rsum  t1_l0_att_h0_s1_z, t1_l0_att_h0_s1_s[:, 0:18] ; d1.attention.slices:12 t1.l0.att.h0.s1
-    LD        t1_l0_att_h0_s1_vb[0:18, :], hbm[v_cache.l0 + 2048] ; d1.attention.slices:12 t1.l0.att.h0.s1
-    MMA.z     t1_l0_att_h0_s1_u, t1_l0_att_h0_s1_s[:, 0:18], t1_l0_att_h0_s1_vb[0:18, :] ; d1.attention.slices:12 t1.l0.att.h0.s1
-    ST        wg0.t1_l0_att_h0_merge_m[:, 1:2], t1_l0_att_h0_s1_m ; d1.handoff:13 t1.l0.att.h0.s1
-    ST        wg0.t1_l0_att_h0_merge_z[:, 1:2], t1_l0_att_h0_s1_z ; d1.handoff:13 t1.l0.att.h0.s1
-    ST        wg0.t1_l0_att_h0_merge_u[1:2, :], t1_l0_att_h0_s1_u ; d1.handoff:13 t1.l0.att.h0.s1
-    SIG       ev.attp_l0, 1                                 ; d1.attention.slices:12 t1.l0.att.h0.s1
     WAIT      ev.w1_l0, 8                                   ; d1.panels.w2:10 t1.l0.w2.p1
     MMA.z     t1_l0_w2_p1_acc, t1_l0_w2_p1_a, l0_w2_p1_w    ; d1.k_chunk.w2 t1.l0.w2.p1
     VEC.add   t1_l0_w2_p1_acc, t1_l0_w2_p1_acc, l0_w2_p1_b  ; d1.k_chunk.w2 t1.l0.w2.p1
@@ -1170,65 +1114,69 @@
     SIG       ev.w2_l1, 1                                   ; d1.panels.w2:10 t1.l1.w2.p1
     END
 
-.wg 8   ; sm 2, tasks: preload.wg8 t0.l0.qkv.p2 t0.l0.att.h1.s0 t0.l1.qkv.p2 t1.l0.qkv.p2 t1.l1.qkv.p2 t1.l1.att.h0.s0
+.wg 8   ; sm 2, tasks: preload.wg8 t0.l0.qkv.p2 t0.l0.qkv.p2.kv t0.l0.att.h1.s0 t0.l1.qkv.p2 t0.l1.qkv.p2.kv t0.l1.att.h0.merge t1.l0.qkv.p2 t1.l0.qkv.p2.kv t1.l0.att.h1.s0 t1.l1.qkv.p2 t1.l1.qkv.p2.kv
 .rf l0_qkv_p2_w                 p0       64x32     ; l0.qkv.p2.w
 .rf t0_l0_att_h1_s0_q           p2       1x32      ; t0.l0.att.h1.s0.q
 .rf t0_l1_qkv_p2_x              p2+128   1x64      ; t0.l1.qkv.p2.x
-.rf t1_l1_qkv_p2_x              p2+384   1x64      ; t1.l1.qkv.p2.x
-.rf t1_l1_att_h0_s0_q           p2+640   1x32      ; t1.l1.att.h0.s0.q
-.rf l0_qkv_p2_b                 p2+768   1x32      ; l0.qkv.p2.b
+.rf t0_l1_att_h0_merge_m        p2+384   1x2       ; t0.l1.att.h0.merge.m
+.rf t0_l1_att_h0_merge_z        p2+448   1x2       ; t0.l1.att.h0.merge.z
+.rf t0_l1_att_h0_merge_u        p2+512   2x32      ; t0.l1.att.h0.merge.u
+.rf t1_l0_att_h1_s0_q           p2+768   1x32      ; t1.l0.att.h1.s0.q
+.rf t1_l1_qkv_p2_x              p2+896   1x64      ; t1.l1.qkv.p2.x
+.rf l0_qkv_p2_b                 p2+1152  1x32      ; l0.qkv.p2.b
 .rf l1_qkv_p2_w                 p3       64x32     ; l1.qkv.p2.w
-.rf l1_qkv_p2_b                 p2+896   1x32      ; l1.qkv.p2.b
-.rf t0_l0_qkv_p2_x              p2+1024  1x64      ; t0.l0.qkv.p2.x
-.rf t0_l0_qkv_p2_lng            p2+1280  1x64      ; t0.l0.qkv.p2.lng
-.rf t0_l0_qkv_p2_lnb            p2+1536  1x64      ; t0.l0.qkv.p2.lnb
-.rf t0_l0_qkv_p2_mean           p2+1792  1x1       ; t0.l0.qkv.p2.mean
-.rf t0_l0_qkv_p2_h              p2+1856  1x64      ; t0.l0.qkv.p2.h
-.rf t0_l0_qkv_p2_lntmp          p2+1024  1x64      ; t0.l0.qkv.p2.lntmp
-.rf t0_l0_qkv_p2_var            p2+1792  1x1       ; t0.l0.qkv.p2.var
-.rf t0_l0_qkv_p2_acc            p2+1024  1x32      ; t0.l0.qkv.p2.acc
-.rf t0_l0_att_h1_s0_kb          p5       32x32     ; t0.l0.att.h1.s0.kb
-.rf t0_l0_att_h1_s0_s           p2+1024  1x32      ; t0.l0.att.h1.s0.s
+.rf l1_qkv_p2_b                 p2+1280  1x32      ; l1.qkv.p2.b
+.rf l0_kv_h1_s0_k               p2+1408  16x32     ; l0.kv.h1.s0.k
+.rf l0_kv_h1_s0_v               p5       16x32     ; l0.kv.h1.s0.v
+.rf ln1_g_l0_wg8                p2+3456  1x64      ; ln1_g.l0.wg8
+.rf ln1_b_l0_wg8                p2+3712  1x64      ; ln1_b.l0.wg8
+.rf ln1_g_l1_wg8                p5+2048  1x64      ; ln1_g.l1.wg8
+.rf ln1_b_l1_wg8                p5+2304  1x64      ; ln1_b.l1.wg8
+.rf t0_l0_qkv_p2_x              p5+2560  1x64      ; t0.l0.qkv.p2.x
+.rf t0_l0_qkv_p2_mean           p2+3968  1x1       ; t0.l0.qkv.p2.mean
+.rf t0_l0_qkv_p2_h              p5+2816  1x64      ; t0.l0.qkv.p2.h
+.rf t0_l0_qkv_p2_lntmp          p5+2560  1x64      ; t0.l0.qkv.p2.lntmp
+.rf t0_l0_qkv_p2_var            p2+3968  1x1       ; t0.l0.qkv.p2.var
+.rf t0_l0_qkv_p2_acc            p2+3968  1x32      ; t0.l0.qkv.p2.acc
+.rf t0_l0_att_h1_s0_s           p2+3968  1x16      ; t0.l0.att.h1.s0.s
 .rf t0_l0_att_h1_s0_m           p2       1x1       ; t0.l0.att.h1.s0.m
 .rf t0_l0_att_h1_s0_z           p2+64    1x1       ; t0.l0.att.h1.s0.z
-.rf t0_l0_att_h1_s0_vb          p5       32x32     ; t0.l0.att.h1.s0.vb
-.rf t0_l0_att_h1_s0_u           p2+1152  1x32      ; t0.l0.att.h1.s0.u
-.rf t0_l1_qkv_p2_lng            p2+1024  1x64      ; t0.l1.qkv.p2.lng
-.rf t0_l1_qkv_p2_lnb            p2+1280  1x64      ; t0.l1.qkv.p2.lnb
+.rf t0_l0_att_h1_s0_u           p5+2560  1x32      ; t0.l0.att.h1.s0.u
 .rf t0_l1_qkv_p2_mean           p2       1x1       ; t0.l1.qkv.p2.mean
-.rf t0_l1_qkv_p2_h              p2+1536  1x64      ; t0.l1.qkv.p2.h
+.rf t0_l1_qkv_p2_h              p5+2560  1x64      ; t0.l1.qkv.p2.h
 .rf t0_l1_qkv_p2_lntmp          p2       1x64      ; t0.l1.qkv.p2.lntmp
 .rf t0_l1_qkv_p2_var            p2+256   1x1       ; t0.l1.qkv.p2.var
 .rf t0_l1_qkv_p2_acc            p2       1x32      ; t0.l1.qkv.p2.acc
+.rf t0_l1_att_h0_merge_mmax     p2       1x1       ; t0.l1.att.h0.merge.mmax
+.rf t0_l1_att_h0_merge_zsum     p2       1x1       ; t0.l1.att.h0.merge.zsum
+.rf t0_l1_att_h0_merge_o        p2+64    1x32      ; t0.l1.att.h0.merge.o
 .rf t1_l0_qkv_p2_x              p2       1x64      ; t1.l0.qkv.p2.x
-.rf t1_l0_qkv_p2_lng            p2+1024  1x64      ; t1.l0.qkv.p2.lng
-.rf t1_l0_qkv_p2_lnb            p2+1280  1x64      ; t1.l0.qkv.p2.lnb
 .rf t1_l0_qkv_p2_mean           p2+256   1x1       ; t1.l0.qkv.p2.mean
-.rf t1_l0_qkv_p2_h              p2+1536  1x64      ; t1.l0.qkv.p2.h
+.rf t1_l0_qkv_p2_h              p2+320   1x64      ; t1.l0.qkv.p2.h
 .rf t1_l0_qkv_p2_lntmp          p2       1x64      ; t1.l0.qkv.p2.lntmp
 .rf t1_l0_qkv_p2_var            p2+256   1x1       ; t1.l0.qkv.p2.var
 .rf t1_l0_qkv_p2_acc            p2       1x32      ; t1.l0.qkv.p2.acc
-.rf t1_l1_qkv_p2_lng            p0       1x64      ; t1.l1.qkv.p2.lng
-.rf t1_l1_qkv_p2_lnb            p0+256   1x64      ; t1.l1.qkv.p2.lnb
-.rf t1_l1_qkv_p2_mean           p0+512   1x1       ; t1.l1.qkv.p2.mean
-.rf t1_l1_qkv_p2_h              p0+576   1x64      ; t1.l1.qkv.p2.h
-.rf t1_l1_qkv_p2_lntmp          p0+832   1x64      ; t1.l1.qkv.p2.lntmp
-.rf t1_l1_qkv_p2_var            p0+512   1x1       ; t1.l1.qkv.p2.var
-.rf t1_l1_qkv_p2_acc            p0       1x32      ; t1.l1.qkv.p2.acc
-.rf t1_l1_att_h0_s0_kb          p0       32x32     ; t1.l1.att.h0.s0.kb
-.rf t1_l1_att_h0_s0_s           p1       1x32      ; t1.l1.att.h0.s0.s
-.rf t1_l1_att_h0_s0_m           p0       1x1       ; t1.l1.att.h0.s0.m
-.rf t1_l1_att_h0_s0_z           p0+64    1x1       ; t1.l1.att.h0.s0.z
-.rf t1_l1_att_h0_s0_vb          p2       32x32     ; t1.l1.att.h0.s0.vb
-.rf t1_l1_att_h0_s0_u           p0+128   1x32      ; t1.l1.att.h0.s0.u
+.rf t1_l0_att_h1_s0_s           p0       1x16      ; t1.l0.att.h1.s0.s
+.rf t1_l0_att_h1_s0_m           p0+64    1x1       ; t1.l0.att.h1.s0.m
+.rf t1_l0_att_h1_s0_z           p0+128   1x1       ; t1.l0.att.h1.s0.z
+.rf t1_l0_att_h1_s0_u           p0+192   1x32      ; t1.l0.att.h1.s0.u
+.rf t1_l1_qkv_p2_mean           p0       1x1       ; t1.l1.qkv.p2.mean
+.rf t1_l1_qkv_p2_h              p0+64    1x64      ; t1.l1.qkv.p2.h
+.rf t1_l1_qkv_p2_lntmp          p0+320   1x64      ; t1.l1.qkv.p2.lntmp
+.rf t1_l1_qkv_p2_var            p0       1x1       ; t1.l1.qkv.p2.var
+.rf t1_l1_qkv_p2_acc            p0+320   1x32      ; t1.l1.qkv.p2.acc
     LD        l0_qkv_p2_w, hbm[wqkv.l0 + 256], stride 192   ; d1.weights:11 preload.wg8
     LD        l0_qkv_p2_b, hbm[bqkv.l0 + 256], stride 192   ; d1.weights:11 preload.wg8
     LD        l1_qkv_p2_w, hbm[wqkv.l1 + 256], stride 192   ; d1.weights:11 preload.wg8
     LD        l1_qkv_p2_b, hbm[bqkv.l1 + 256], stride 192   ; d1.weights:11 preload.wg8
+    LD        l0_kv_h1_s0_k, hbm[k_cache.l0 + 4352]         ; d1.weights:11 preload.wg8
+    LD        l0_kv_h1_s0_v, hbm[v_cache.l0 + 4352]         ; d1.weights:11 preload.wg8
+    LD        ln1_g_l0_wg8, hbm[ln1_g.l0]                   ; d1.weights:11 preload.wg8
+    LD        ln1_b_l0_wg8, hbm[ln1_b.l0]                   ; d1.weights:11 preload.wg8
+    LD        ln1_g_l1_wg8, hbm[ln1_g.l1]                   ; d1.weights:11 preload.wg8
+    LD        ln1_b_l1_wg8, hbm[ln1_b.l1]                   ; d1.weights:11 preload.wg8
     WAIT      ev.in, 1                                      ; d1.panels.qkv:10 t0.l0.qkv.p2
     LD        t0_l0_qkv_p2_x, hbm[x_in]                     ; d1.panels.qkv:10 t0.l0.qkv.p2
-    LD        t0_l0_qkv_p2_lng, hbm[ln1_g.l0]               ; d1.panels.qkv:10 t0.l0.qkv.p2
-    LD        t0_l0_qkv_p2_lnb, hbm[ln1_b.l0]               ; d1.panels.qkv:10 t0.l0.qkv.p2
     VEC.rsum  t0_l0_qkv_p2_mean, t0_l0_qkv_p2_x             ; d1.panels.qkv:10 t0.l0.qkv.p2
     VEC.muli  t0_l0_qkv_p2_mean, t0_l0_qkv_p2_mean, 0.015625 ; d1.panels.qkv:10 t0.l0.qkv.p2
     VEC.sub   t0_l0_qkv_p2_h, t0_l0_qkv_p2_x, t0_l0_qkv_p2_mean ; d1.panels.qkv:10 t0.l0.qkv.p2
@@ -1238,29 +1186,26 @@
     VEC.addi  t0_l0_qkv_p2_var, t0_l0_qkv_p2_var, 1e-05     ; d1.panels.qkv:10 t0.l0.qkv.p2
     SFU.rsqrt t0_l0_qkv_p2_var, t0_l0_qkv_p2_var            ; d1.panels.qkv:10 t0.l0.qkv.p2
     VEC.mul   t0_l0_qkv_p2_h, t0_l0_qkv_p2_h, t0_l0_qkv_p2_var ; d1.panels.qkv:10 t0.l0.qkv.p2
-    VEC.mul   t0_l0_qkv_p2_h, t0_l0_qkv_p2_h, t0_l0_qkv_p2_lng ; d1.panels.qkv:10 t0.l0.qkv.p2
-    VEC.add   t0_l0_qkv_p2_h, t0_l0_qkv_p2_h, t0_l0_qkv_p2_lnb ; d1.panels.qkv:10 t0.l0.qkv.p2
+    VEC.mul   t0_l0_qkv_p2_h, t0_l0_qkv_p2_h, ln1_g_l0_wg8  ; d1.panels.qkv:10 t0.l0.qkv.p2
+    VEC.add   t0_l0_qkv_p2_h, t0_l0_qkv_p2_h, ln1_b_l0_wg8  ; d1.panels.qkv:10 t0.l0.qkv.p2
     MMA.z     t0_l0_qkv_p2_acc, t0_l0_qkv_p2_h, l0_qkv_p2_w ; d1.k_chunk.qkv t0.l0.qkv.p2
     VEC.add   t0_l0_qkv_p2_acc, t0_l0_qkv_p2_acc, l0_qkv_p2_b ; d1.k_chunk.qkv t0.l0.qkv.p2
-    ST        hbm[k_cache.l0 + 4096], t0_l0_qkv_p2_acc      ; d1.kv_writeback t0.l0.qkv.p2
+    ST        wg4.l0_kv_h0_s1_k[16:17, :], t0_l0_qkv_p2_acc ; d1.kv_writeback t0.l0.qkv.p2
     SIG       ev.qkv_l0, 1                                  ; d1.panels.qkv:10 t0.l0.qkv.p2
+    ST        hbm[k_cache.l0 + 4096], t0_l0_qkv_p2_acc      ; d1.kv_writeback t0.l0.qkv.p2.kv
     WAIT      ev.qkv_l0, 6                                  ; d1.attention.slices:12 t0.l0.att.h1.s0
-    LD        t0_l0_att_h1_s0_kb[0:16, :], hbm[k_cache.l0 + 4352] ; d1.attention.slices:12 t0.l0.att.h1.s0
-    MMA.z.t   t0_l0_att_h1_s0_s[:, 0:16], t0_l0_att_h1_s0_q, t0_l0_att_h1_s0_kb[0:16, :] ; d1.attention.slices:12 t0.l0.att.h1.s0
-    VEC.muli  t0_l0_att_h1_s0_s[:, 0:16], t0_l0_att_h1_s0_s[:, 0:16], 0.17677669 ; d1.attention.slices:12 t0.l0.att.h1.s0
-    VEC.rmax  t0_l0_att_h1_s0_m, t0_l0_att_h1_s0_s[:, 0:16] ; d1.attention.slices:12 t0.l0.att.h1.s0
-    VEC.sub   t0_l0_att_h1_s0_s[:, 0:16], t0_l0_att_h1_s0_s[:, 0:16], t0_l0_att_h1_s0_m ; d1.attention.slices:12 t0.l0.att.h1.s0
-    SFU.exp   t0_l0_att_h1_s0_s[:, 0:16], t0_l0_att_h1_s0_s[:, 0:16] ; d1.attention.slices:12 t0.l0.att.h1.s0
-    VEC.rsum  t0_l0_att_h1_s0_z, t0_l0_att_h1_s0_s[:, 0:16] ; d1.attention.slices:12 t0.l0.att.h1.s0
-    LD        t0_l0_att_h1_s0_vb[0:16, :], hbm[v_cache.l0 + 4352] ; d1.attention.slices:12 t0.l0.att.h1.s0
-    MMA.z     t0_l0_att_h1_s0_u, t0_l0_att_h1_s0_s[:, 0:16], t0_l0_att_h1_s0_vb[0:16, :] ; d1.attention.slices:12 t0.l0.att.h1.s0
-    ST        wg5.t0_l0_att_h1_merge_m[:, 0:1], t0_l0_att_h1_s0_m ; d1.handoff:13 t0.l0.att.h1.s0
-    ST        wg5.t0_l0_att_h1_merge_z[:, 0:1], t0_l0_att_h1_s0_z ; d1.handoff:13 t0.l0.att.h1.s0
-    ST        wg5.t0_l0_att_h1_merge_u[0:1, :], t0_l0_att_h1_s0_u ; d1.handoff:13 t0.l0.att.h1.s0
+    MMA.z.t   t0_l0_att_h1_s0_s, t0_l0_att_h1_s0_q, l0_kv_h1_s0_k ; d1.attention.slices:12 t0.l0.att.h1.s0
+    VEC.muli  t0_l0_att_h1_s0_s, t0_l0_att_h1_s0_s, 0.17677669 ; d1.attention.slices:12 t0.l0.att.h1.s0
+    VEC.rmax  t0_l0_att_h1_s0_m, t0_l0_att_h1_s0_s          ; d1.attention.slices:12 t0.l0.att.h1.s0
+    VEC.sub   t0_l0_att_h1_s0_s, t0_l0_att_h1_s0_s, t0_l0_att_h1_s0_m ; d1.attention.slices:12 t0.l0.att.h1.s0
+    SFU.exp   t0_l0_att_h1_s0_s, t0_l0_att_h1_s0_s          ; d1.attention.slices:12 t0.l0.att.h1.s0
+    VEC.rsum  t0_l0_att_h1_s0_z, t0_l0_att_h1_s0_s          ; d1.attention.slices:12 t0.l0.att.h1.s0
+    MMA.z     t0_l0_att_h1_s0_u, t0_l0_att_h1_s0_s, l0_kv_h1_s0_v ; d1.attention.slices:12 t0.l0.att.h1.s0
+    ST        wg4.t0_l0_att_h1_merge_m[:, 0:1], t0_l0_att_h1_s0_m ; d1.handoff:13 t0.l0.att.h1.s0
+    ST        wg4.t0_l0_att_h1_merge_z[:, 0:1], t0_l0_att_h1_s0_z ; d1.handoff:13 t0.l0.att.h1.s0
+    ST        wg4.t0_l0_att_h1_merge_u[0:1, :], t0_l0_att_h1_s0_u ; d1.handoff:13 t0.l0.att.h1.s0
     SIG       ev.attp_l0, 1                                 ; d1.attention.slices:12 t0.l0.att.h1.s0
     WAIT      ev.w2_l0, 4                                   ; d1.panels.qkv:10 t0.l1.qkv.p2
-    LD        t0_l1_qkv_p2_lng, hbm[ln1_g.l1]               ; d1.panels.qkv:10 t0.l1.qkv.p2
-    LD        t0_l1_qkv_p2_lnb, hbm[ln1_b.l1]               ; d1.panels.qkv:10 t0.l1.qkv.p2
     VEC.rsum  t0_l1_qkv_p2_mean, t0_l1_qkv_p2_x             ; d1.panels.qkv:10 t0.l1.qkv.p2
     VEC.muli  t0_l1_qkv_p2_mean, t0_l1_qkv_p2_mean, 0.015625 ; d1.panels.qkv:10 t0.l1.qkv.p2
     VEC.sub   t0_l1_qkv_p2_h, t0_l1_qkv_p2_x, t0_l1_qkv_p2_mean ; d1.panels.qkv:10 t0.l1.qkv.p2
@@ -1270,16 +1215,27 @@
     VEC.addi  t0_l1_qkv_p2_var, t0_l1_qkv_p2_var, 1e-05     ; d1.panels.qkv:10 t0.l1.qkv.p2
     SFU.rsqrt t0_l1_qkv_p2_var, t0_l1_qkv_p2_var            ; d1.panels.qkv:10 t0.l1.qkv.p2
     VEC.mul   t0_l1_qkv_p2_h, t0_l1_qkv_p2_h, t0_l1_qkv_p2_var ; d1.panels.qkv:10 t0.l1.qkv.p2
-    VEC.mul   t0_l1_qkv_p2_h, t0_l1_qkv_p2_h, t0_l1_qkv_p2_lng ; d1.panels.qkv:10 t0.l1.qkv.p2
-    VEC.add   t0_l1_qkv_p2_h, t0_l1_qkv_p2_h, t0_l1_qkv_p2_lnb ; d1.panels.qkv:10 t0.l1.qkv.p2
+    VEC.mul   t0_l1_qkv_p2_h, t0_l1_qkv_p2_h, ln1_g_l1_wg8  ; d1.panels.qkv:10 t0.l1.qkv.p2
+    VEC.add   t0_l1_qkv_p2_h, t0_l1_qkv_p2_h, ln1_b_l1_wg8  ; d1.panels.qkv:10 t0.l1.qkv.p2
     MMA.z     t0_l1_qkv_p2_acc, t0_l1_qkv_p2_h, l1_qkv_p2_w ; d1.k_chunk.qkv t0.l1.qkv.p2
     VEC.add   t0_l1_qkv_p2_acc, t0_l1_qkv_p2_acc, l1_qkv_p2_b ; d1.k_chunk.qkv t0.l1.qkv.p2
-    ST        hbm[k_cache.l1 + 4096], t0_l1_qkv_p2_acc      ; d1.kv_writeback t0.l1.qkv.p2
+    ST        wg5.l1_kv_h0_s1_k[16:17, :], t0_l1_qkv_p2_acc ; d1.kv_writeback t0.l1.qkv.p2
     SIG       ev.qkv_l1, 1                                  ; d1.panels.qkv:10 t0.l1.qkv.p2
+    ST        hbm[k_cache.l1 + 4096], t0_l1_qkv_p2_acc      ; d1.kv_writeback t0.l1.qkv.p2.kv
+    WAIT      ev.attp_l1, 4                                 ; d1.attention.slices:12 t0.l1.att.h0.merge
+    VEC.rmax  t0_l1_att_h0_merge_mmax, t0_l1_att_h0_merge_m ; d1.attention.slices:12 t0.l1.att.h0.merge
+    VEC.sub   t0_l1_att_h0_merge_m, t0_l1_att_h0_merge_m, t0_l1_att_h0_merge_mmax ; d1.attention.slices:12 t0.l1.att.h0.merge
+    SFU.exp   t0_l1_att_h0_merge_m, t0_l1_att_h0_merge_m    ; d1.attention.slices:12 t0.l1.att.h0.merge
+    VEC.mul   t0_l1_att_h0_merge_z, t0_l1_att_h0_merge_z, t0_l1_att_h0_merge_m ; d1.attention.slices:12 t0.l1.att.h0.merge
+    VEC.rsum  t0_l1_att_h0_merge_zsum, t0_l1_att_h0_merge_z ; d1.attention.slices:12 t0.l1.att.h0.merge
+    MMA.z     t0_l1_att_h0_merge_o, t0_l1_att_h0_merge_m, t0_l1_att_h0_merge_u ; d1.attention.slices:12 t0.l1.att.h0.merge
+    SFU.recip t0_l1_att_h0_merge_zsum, t0_l1_att_h0_merge_zsum ; d1.attention.slices:12 t0.l1.att.h0.merge
+    VEC.mul   t0_l1_att_h0_merge_o, t0_l1_att_h0_merge_o, t0_l1_att_h0_merge_zsum ; d1.attention.slices:12 t0.l1.att.h0.merge
+    ST        wg9.t0_l1_wo_p0_a[:, 0:32], t0_l1_att_h0_merge_o ; d1.handoff:13 t0.l1.att.h0.merge
+    ST        wg13.t0_l1_wo_p1_a[:, 0:32], t0_l1_att_h0_merge_o ; d1.handoff:13 t0.l1.att.h0.merge
+    SIG       ev.att_l1, 1                                  ; d1.attention.slices:12 t0.l1.att.h0.merge
     WAIT      ev.in, 2                                      ; d1.panels.qkv:10 t1.l0.qkv.p2
     LD        t1_l0_qkv_p2_x, hbm[x_in + 256]               ; d1.panels.qkv:10 t1.l0.qkv.p2
-    LD        t1_l0_qkv_p2_lng, hbm[ln1_g.l0]               ; d1.panels.qkv:10 t1.l0.qkv.p2
-    LD        t1_l0_qkv_p2_lnb, hbm[ln1_b.l0]               ; d1.panels.qkv:10 t1.l0.qkv.p2
     VEC.rsum  t1_l0_qkv_p2_mean, t1_l0_qkv_p2_x             ; d1.panels.qkv:10 t1.l0.qkv.p2
     VEC.muli  t1_l0_qkv_p2_mean, t1_l0_qkv_p2_mean, 0.015625 ; d1.panels.qkv:10 t1.l0.qkv.p2
     VEC.sub   t1_l0_qkv_p2_h, t1_l0_qkv_p2_x, t1_l0_qkv_p2_mean ; d1.panels.qkv:10 t1.l0.qkv.p2
@@ -1289,15 +1245,26 @@
     VEC.addi  t1_l0_qkv_p2_var, t1_l0_qkv_p2_var, 1e-05     ; d1.panels.qkv:10 t1.l0.qkv.p2
     SFU.rsqrt t1_l0_qkv_p2_var, t1_l0_qkv_p2_var            ; d1.panels.qkv:10 t1.l0.qkv.p2
     VEC.mul   t1_l0_qkv_p2_h, t1_l0_qkv_p2_h, t1_l0_qkv_p2_var ; d1.panels.qkv:10 t1.l0.qkv.p2
-    VEC.mul   t1_l0_qkv_p2_h, t1_l0_qkv_p2_h, t1_l0_qkv_p2_lng ; d1.panels.qkv:10 t1.l0.qkv.p2
-    VEC.add   t1_l0_qkv_p2_h, t1_l0_qkv_p2_h, t1_l0_qkv_p2_lnb ; d1.panels.qkv:10 t1.l0.qkv.p2
+    VEC.mul   t1_l0_qkv_p2_h, t1_l0_qkv_p2_h, ln1_g_l0_wg8  ; d1.panels.qkv:10 t1.l0.qkv.p2
+    VEC.add   t1_l0_qkv_p2_h, t1_l0_qkv_p2_h, ln1_b_l0_wg8  ; d1.panels.qkv:10 t1.l0.qkv.p2
     MMA.z     t1_l0_qkv_p2_acc, t1_l0_qkv_p2_h, l0_qkv_p2_w ; d1.k_chunk.qkv t1.l0.qkv.p2
     VEC.add   t1_l0_qkv_p2_acc, t1_l0_qkv_p2_acc, l0_qkv_p2_b ; d1.k_chunk.qkv t1.l0.qkv.p2
-    ST        hbm[k_cache.l0 + 4224], t1_l0_qkv_p2_acc      ; d1.kv_writeback t1.l0.qkv.p2
+    ST        wg4.l0_kv_h0_s1_k[17:18, :], t1_l0_qkv_p2_acc ; d1.kv_writeback t1.l0.qkv.p2
     SIG       ev.qkv_l0, 1                                  ; d1.panels.qkv:10 t1.l0.qkv.p2
+    ST        hbm[k_cache.l0 + 4224], t1_l0_qkv_p2_acc      ; d1.kv_writeback t1.l0.qkv.p2.kv
+    WAIT      ev.qkv_l0, 12                                 ; d1.attention.slices:12 t1.l0.att.h1.s0
+    MMA.z.t   t1_l0_att_h1_s0_s, t1_l0_att_h1_s0_q, l0_kv_h1_s0_k ; d1.attention.slices:12 t1.l0.att.h1.s0
+    VEC.muli  t1_l0_att_h1_s0_s, t1_l0_att_h1_s0_s, 0.17677669 ; d1.attention.slices:12 t1.l0.att.h1.s0
+    VEC.rmax  t1_l0_att_h1_s0_m, t1_l0_att_h1_s0_s          ; d1.attention.slices:12 t1.l0.att.h1.s0
+    VEC.sub   t1_l0_att_h1_s0_s, t1_l0_att_h1_s0_s, t1_l0_att_h1_s0_m ; d1.attention.slices:12 t1.l0.att.h1.s0
+    SFU.exp   t1_l0_att_h1_s0_s, t1_l0_att_h1_s0_s          ; d1.attention.slices:12 t1.l0.att.h1.s0
+    VEC.rsum  t1_l0_att_h1_s0_z, t1_l0_att_h1_s0_s          ; d1.attention.slices:12 t1.l0.att.h1.s0
+    MMA.z     t1_l0_att_h1_s0_u, t1_l0_att_h1_s0_s, l0_kv_h1_s0_v ; d1.attention.slices:12 t1.l0.att.h1.s0
+    ST        wg5.t1_l0_att_h1_merge_m[:, 0:1], t1_l0_att_h1_s0_m ; d1.handoff:13 t1.l0.att.h1.s0
+    ST        wg5.t1_l0_att_h1_merge_z[:, 0:1], t1_l0_att_h1_s0_z ; d1.handoff:13 t1.l0.att.h1.s0
+    ST        wg5.t1_l0_att_h1_merge_u[0:1, :], t1_l0_att_h1_s0_u ; d1.handoff:13 t1.l0.att.h1.s0
+    SIG       ev.attp_l0, 1                                 ; d1.attention.slices:12 t1.l0.att.h1.s0
     WAIT      ev.w2_l0, 8                                   ; d1.panels.qkv:10 t1.l1.qkv.p2
-    LD        t1_l1_qkv_p2_lng, hbm[ln1_g.l1]               ; d1.panels.qkv:10 t1.l1.qkv.p2
-    LD        t1_l1_qkv_p2_lnb, hbm[ln1_b.l1]               ; d1.panels.qkv:10 t1.l1.qkv.p2
     VEC.rsum  t1_l1_qkv_p2_mean, t1_l1_qkv_p2_x             ; d1.panels.qkv:10 t1.l1.qkv.p2
     VEC.muli  t1_l1_qkv_p2_mean, t1_l1_qkv_p2_mean, 0.015625 ; d1.panels.qkv:10 t1.l1.qkv.p2
     VEC.sub   t1_l1_qkv_p2_h, t1_l1_qkv_p2_x, t1_l1_qkv_p2_mean ; d1.panels.qkv:10 t1.l1.qkv.p2
@@ -1307,54 +1274,46 @@
     VEC.addi  t1_l1_qkv_p2_var, t1_l1_qkv_p2_var, 1e-05     ; d1.panels.qkv:10 t1.l1.qkv.p2
     SFU.rsqrt t1_l1_qkv_p2_var, t1_l1_qkv_p2_var            ; d1.panels.qkv:10 t1.l1.qkv.p2
     VEC.mul   t1_l1_qkv_p2_h, t1_l1_qkv_p2_h, t1_l1_qkv_p2_var ; d1.panels.qkv:10 t1.l1.qkv.p2
-    VEC.mul   t1_l1_qkv_p2_h, t1_l1_qkv_p2_h, t1_l1_qkv_p2_lng ; d1.panels.qkv:10 t1.l1.qkv.p2
-    VEC.add   t1_l1_qkv_p2_h, t1_l1_qkv_p2_h, t1_l1_qkv_p2_lnb ; d1.panels.qkv:10 t1.l1.qkv.p2
+    VEC.mul   t1_l1_qkv_p2_h, t1_l1_qkv_p2_h, ln1_g_l1_wg8  ; d1.panels.qkv:10 t1.l1.qkv.p2
+    VEC.add   t1_l1_qkv_p2_h, t1_l1_qkv_p2_h, ln1_b_l1_wg8  ; d1.panels.qkv:10 t1.l1.qkv.p2
     MMA.z     t1_l1_qkv_p2_acc, t1_l1_qkv_p2_h, l1_qkv_p2_w ; d1.k_chunk.qkv t1.l1.qkv.p2
     VEC.add   t1_l1_qkv_p2_acc, t1_l1_qkv_p2_acc, l1_qkv_p2_b ; d1.k_chunk.qkv t1.l1.qkv.p2
-    ST        hbm[k_cache.l1 + 4224], t1_l1_qkv_p2_acc      ; d1.kv_writeback t1.l1.qkv.p2
+    ST        wg5.l1_kv_h0_s1_k[17:18, :], t1_l1_qkv_p2_acc ; d1.kv_writeback t1.l1.qkv.p2
     SIG       ev.qkv_l1, 1                                  ; d1.panels.qkv:10 t1.l1.qkv.p2
-    WAIT      ev.qkv_l1, 12                                 ; d1.attention.slices:12 t1.l1.att.h0.s0
-    LD        t1_l1_att_h0_s0_kb[0:16, :], hbm[k_cache.l1]  ; d1.attention.slices:12 t1.l1.att.h0.s0
-    MMA.z.t   t1_l1_att_h0_s0_s[:, 0:16], t1_l1_att_h0_s0_q, t1_l1_att_h0_s0_kb[0:16, :] ; d1.attention.slices:12 t1.l1.att.h0.s0
-    VEC.muli  t1_l1_att_h0_s0_s[:, 0:16], t1_l1_att_h0_s0_s[:, 0:16], 0.17677669 ; d1.attention.slices:12 t1.l1.att.h0.s0
-    VEC.rmax  t1_l1_att_h0_s0_m, t1_l1_att_h0_s0_s[:, 0:16] ; d1.attention.slices:12 t1.l1.att.h0.s0
-    VEC.sub   t1_l1_att_h0_s0_s[:, 0:16], t1_l1_att_h0_s0_s[:, 0:16], t1_l1_att_h0_s0_m ; d1.attention.slices:12 t1.l1.att.h0.s0
-    SFU.exp   t1_l1_att_h0_s0_s[:, 0:16], t1_l1_att_h0_s0_s[:, 0:16] ; d1.attention.slices:12 t1.l1.att.h0.s0
-    VEC.rsum  t1_l1_att_h0_s0_z, t1_l1_att_h0_s0_s[:, 0:16] ; d1.attention.slices:12 t1.l1.att.h0.s0
-    LD        t1_l1_att_h0_s0_vb[0:16, :], hbm[v_cache.l1]  ; d1.attention.slices:12 t1.l1.att.h0.s0
-    MMA.z     t1_l1_att_h0_s0_u, t1_l1_att_h0_s0_s[:, 0:16], t1_l1_att_h0_s0_vb[0:16, :] ; d1.attention.slices:12 t1.l1.att.h0.s0
-    ST        wg9.t1_l1_att_h0_merge_m[:, 0:1], t1_l1_att_h0_s0_m ; d1.handoff:13 t1.l1.att.h0.s0
-    ST        wg9.t1_l1_att_h0_merge_z[:, 0:1], t1_l1_att_h0_s0_z ; d1.handoff:13 t1.l1.att.h0.s0
-    ST        wg9.t1_l1_att_h0_merge_u[0:1, :], t1_l1_att_h0_s0_u ; d1.handoff:13 t1.l1.att.h0.s0
-    SIG       ev.attp_l1, 1                                 ; d1.attention.slices:12 t1.l1.att.h0.s0
+    ST        hbm[k_cache.l1 + 4224], t1_l1_qkv_p2_acc      ; d1.kv_writeback t1.l1.qkv.p2.kv
     END
 
-.wg 9   ; sm 2, tasks: preload.wg9 t0.l0.wo.p0 t0.l1.att.h0.s0 t0.l1.wo.p0 t1.l0.wo.p0 t1.l1.att.h0.merge t1.l1.wo.p0
+.wg 9   ; sm 2, tasks: preload.wg9 t0.l0.wo.p0 t0.l1.att.h1.s0 t0.l1.wo.p0 t1.l0.wo.p0 t1.l1.att.h1.s0 t1.l1.att.h0.merge t1.l1.wo.p0
 .rf l0_wo_p0_w                  p0       64x32     ; l0.wo.p0.w
 .rf t0_l0_wo_p0_a               p2       1x64      ; t0.l0.wo.p0.a
-.rf t0_l1_att_h0_s0_q           p2+256   1x32      ; t0.l1.att.h0.s0.q
+.rf t0_l1_att_h1_s0_q           p2+256   1x32      ; t0.l1.att.h1.s0.q
 .rf t0_l1_wo_p0_a               p2+384   1x64      ; t0.l1.wo.p0.a
 .rf t0_l1_wo_p0_res             p2+640   1x32      ; t0.l1.wo.p0.res
 .rf t1_l0_wo_p0_a               p2+768   1x64      ; t1.l0.wo.p0.a
-.rf t1_l1_att_h0_merge_m        p2+1024  1x2       ; t1.l1.att.h0.merge.m
-.rf t1_l1_att_h0_merge_z        p2+1088  1x2       ; t1.l1.att.h0.merge.z
-.rf t1_l1_att_h0_merge_u        p2+1152  2x32      ; t1.l1.att.h0.merge.u
-.rf t1_l1_wo_p0_a               p2+1408  1x64      ; t1.l1.wo.p0.a
-.rf t1_l1_wo_p0_res             p2+1664  1x32      ; t1.l1.wo.p0.res
-.rf l0_wo_p0_b                  p2+1792  1x32      ; l0.wo.p0.b
+.rf t1_l1_att_h1_s0_q           p2+1024  1x32      ; t1.l1.att.h1.s0.q
+.rf t1_l1_att_h0_merge_m        p2+1152  1x2       ; t1.l1.att.h0.merge.m
+.rf t1_l1_att_h0_merge_z        p2+1216  1x2       ; t1.l1.att.h0.merge.z
+.rf t1_l1_att_h0_merge_u        p2+1280  2x32      ; t1.l1.att.h0.merge.u
+.rf t1_l1_wo_p0_a               p2+1536  1x64      ; t1.l1.wo.p0.a
+.rf t1_l1_wo_p0_res             p2+1792  1x32      ; t1.l1.wo.p0.res
+.rf l0_wo_p0_b                  p2+1920  1x32      ; l0.wo.p0.b
 .rf l1_wo_p0_w                  p3       64x32     ; l1.wo.p0.w
-.rf l1_wo_p0_b                  p2+1920  1x32      ; l1.wo.p0.b
-.rf t0_l0_wo_p0_acc             p2+2048  1x32      ; t0.l0.wo.p0.acc
-.rf t0_l0_wo_p0_res             p2       1x32      ; t0.l0.wo.p0.res
-.rf t0_l1_att_h0_s0_kb          p5       32x32     ; t0.l1.att.h0.s0.kb
-.rf t0_l1_att_h0_s0_s           p2       1x32      ; t0.l1.att.h0.s0.s
-.rf t0_l1_att_h0_s0_m           p2+128   1x1       ; t0.l1.att.h0.s0.m
-.rf t0_l1_att_h0_s0_z           p2+192   1x1       ; t0.l1.att.h0.s0.z
-.rf t0_l1_att_h0_s0_vb          p5       32x32     ; t0.l1.att.h0.s0.vb
-.rf t0_l1_att_h0_s0_u           p2+256   1x32      ; t0.l1.att.h0.s0.u
+.rf l1_wo_p0_b                  p2+2048  1x32      ; l1.wo.p0.b
+.rf l1_kv_h1_s0_k               p5       16x32     ; l1.kv.h1.s0.k
+.rf l1_kv_h1_s0_v               p5+2048  16x32     ; l1.kv.h1.s0.v
+.rf t0_l0_wo_p0_res             p2+2176  1x32      ; t0.l0.wo.p0.res
+.rf t0_l0_wo_p0_acc             p2+2304  1x32      ; t0.l0.wo.p0.acc
+.rf t0_l1_att_h1_s0_s           p2       1x16      ; t0.l1.att.h1.s0.s
+.rf t0_l1_att_h1_s0_m           p2+64    1x1       ; t0.l1.att.h1.s0.m
+.rf t0_l1_att_h1_s0_z           p2+128   1x1       ; t0.l1.att.h1.s0.z
+.rf t0_l1_att_h1_s0_u           p2+192   1x32      ; t0.l1.att.h1.s0.u
 .rf t0_l1_wo_p0_acc             p2       1x32      ; t0.l1.wo.p0.acc
-.rf t1_l0_wo_p0_acc             p2       1x32      ; t1.l0.wo.p0.acc
-.rf t1_l0_wo_p0_res             p0       1x32      ; t1.l0.wo.p0.res
+.rf t1_l0_wo_p0_res             p2       1x32      ; t1.l0.wo.p0.res
+.rf t1_l0_wo_p0_acc             p2+128   1x32      ; t1.l0.wo.p0.acc
+.rf t1_l1_att_h1_s0_s           p0       1x16      ; t1.l1.att.h1.s0.s
+.rf t1_l1_att_h1_s0_m           p0+64    1x1       ; t1.l1.att.h1.s0.m
+.rf t1_l1_att_h1_s0_z           p0+128   1x1       ; t1.l1.att.h1.s0.z
+.rf t1_l1_att_h1_s0_u           p0+192   1x32      ; t1.l1.att.h1.s0.u
 .rf t1_l1_att_h0_merge_mmax     p0       1x1       ; t1.l1.att.h0.merge.mmax
 .rf t1_l1_att_h0_merge_zsum     p0       1x1       ; t1.l1.att.h0.merge.zsum
 .rf t1_l1_att_h0_merge_o        p0+64    1x32      ; t1.l1.att.h0.merge.o
@@ -1363,10 +1322,12 @@
     LD        l0_wo_p0_b, hbm[bo.l0], stride 64             ; d1.weights:11 preload.wg9
     LD        l1_wo_p0_w, hbm[wo.l1], stride 64             ; d1.weights:11 preload.wg9
     LD        l1_wo_p0_b, hbm[bo.l1], stride 64             ; d1.weights:11 preload.wg9
+    LD        l1_kv_h1_s0_k, hbm[k_cache.l1 + 4352]         ; d1.weights:11 preload.wg9
+    LD        l1_kv_h1_s0_v, hbm[v_cache.l1 + 4352]         ; d1.weights:11 preload.wg9
     WAIT      ev.att_l0, 2                                  ; d1.panels.wo:10 t0.l0.wo.p0
+    LD        t0_l0_wo_p0_res, hbm[x_in], stride 64         ; d1.panels.wo:10 t0.l0.wo.p0
     MMA.z     t0_l0_wo_p0_acc, t0_l0_wo_p0_a, l0_wo_p0_w    ; d1.k_chunk.wo t0.l0.wo.p0
     VEC.add   t0_l0_wo_p0_acc, t0_l0_wo_p0_acc, l0_wo_p0_b  ; d1.k_chunk.wo t0.l0.wo.p0
-    LD        t0_l0_wo_p0_res, hbm[x_in], stride 64         ; d1.panels.wo:10 t0.l0.wo.p0
     VEC.add   t0_l0_wo_p0_acc, t0_l0_wo_p0_acc, t0_l0_wo_p0_res ; d1.panels.wo:10 t0.l0.wo.p0
     ST        wg2.t0_l0_w1_p0_x[:, 0:32], t0_l0_wo_p0_acc   ; d1.handoff:13 t0.l0.wo.p0
     ST        wg6.t0_l0_w1_p1_x[:, 0:32], t0_l0_wo_p0_acc   ; d1.handoff:13 t0.l0.wo.p0
@@ -1375,20 +1336,18 @@
     ST        wg3.t0_l0_w2_p0_res, t0_l0_wo_p0_acc[:, 0:16] ; d1.handoff:13 t0.l0.wo.p0
     ST        wg7.t0_l0_w2_p1_res, t0_l0_wo_p0_acc[:, 16:32] ; d1.handoff:13 t0.l0.wo.p0
     SIG       ev.wo_l0, 1                                   ; d1.panels.wo:10 t0.l0.wo.p0
-    WAIT      ev.qkv_l1, 6                                  ; d1.attention.slices:12 t0.l1.att.h0.s0
-    LD        t0_l1_att_h0_s0_kb[0:16, :], hbm[k_cache.l1]  ; d1.attention.slices:12 t0.l1.att.h0.s0
-    MMA.z.t   t0_l1_att_h0_s0_s[:, 0:16], t0_l1_att_h0_s0_q, t0_l1_att_h0_s0_kb[0:16, :] ; d1.attention.slices:12 t0.l1.att.h0.s0
-    VEC.muli  t0_l1_att_h0_s0_s[:, 0:16], t0_l1_att_h0_s0_s[:, 0:16], 0.17677669 ; d1.attention.slices:12 t0.l1.att.h0.s0
-    VEC.rmax  t0_l1_att_h0_s0_m, t0_l1_att_h0_s0_s[:, 0:16] ; d1.attention.slices:12 t0.l1.att.h0.s0
-    VEC.sub   t0_l1_att_h0_s0_s[:, 0:16], t0_l1_att_h0_s0_s[:, 0:16], t0_l1_att_h0_s0_m ; d1.attention.slices:12 t0.l1.att.h0.s0
-    SFU.exp   t0_l1_att_h0_s0_s[:, 0:16], t0_l1_att_h0_s0_s[:, 0:16] ; d1.attention.slices:12 t0.l1.att.h0.s0
-    VEC.rsum  t0_l1_att_h0_s0_z, t0_l1_att_h0_s0_s[:, 0:16] ; d1.attention.slices:12 t0.l1.att.h0.s0
-    LD        t0_l1_att_h0_s0_vb[0:16, :], hbm[v_cache.l1]  ; d1.attention.slices:12 t0.l1.att.h0.s0
-    MMA.z     t0_l1_att_h0_s0_u, t0_l1_att_h0_s0_s[:, 0:16], t0_l1_att_h0_s0_vb[0:16, :] ; d1.attention.slices:12 t0.l1.att.h0.s0
-    ST        wg10.t0_l1_att_h0_merge_m[:, 0:1], t0_l1_att_h0_s0_m ; d1.handoff:13 t0.l1.att.h0.s0
-    ST        wg10.t0_l1_att_h0_merge_z[:, 0:1], t0_l1_att_h0_s0_z ; d1.handoff:13 t0.l1.att.h0.s0
-    ST        wg10.t0_l1_att_h0_merge_u[0:1, :], t0_l1_att_h0_s0_u ; d1.handoff:13 t0.l1.att.h0.s0
-    SIG       ev.attp_l1, 1                                 ; d1.attention.slices:12 t0.l1.att.h0.s0
+    WAIT      ev.qkv_l1, 6                                  ; d1.attention.slices:12 t0.l1.att.h1.s0
+    MMA.z.t   t0_l1_att_h1_s0_s, t0_l1_att_h1_s0_q, l1_kv_h1_s0_k ; d1.attention.slices:12 t0.l1.att.h1.s0
+    VEC.muli  t0_l1_att_h1_s0_s, t0_l1_att_h1_s0_s, 0.17677669 ; d1.attention.slices:12 t0.l1.att.h1.s0
+    VEC.rmax  t0_l1_att_h1_s0_m, t0_l1_att_h1_s0_s          ; d1.attention.slices:12 t0.l1.att.h1.s0
+    VEC.sub   t0_l1_att_h1_s0_s, t0_l1_att_h1_s0_s, t0_l1_att_h1_s0_m ; d1.attention.slices:12 t0.l1.att.h1.s0
+    SFU.exp   t0_l1_att_h1_s0_s, t0_l1_att_h1_s0_s          ; d1.attention.slices:12 t0.l1.att.h1.s0
+    VEC.rsum  t0_l1_att_h1_s0_z, t0_l1_att_h1_s0_s          ; d1.attention.slices:12 t0.l1.att.h1.s0
+    MMA.z     t0_l1_att_h1_s0_u, t0_l1_att_h1_s0_s, l1_kv_h1_s0_v ; d1.attention.slices:12 t0.l1.att.h1.s0
+    ST        wg12.t0_l1_att_h1_merge_m[:, 0:1], t0_l1_att_h1_s0_m ; d1.handoff:13 t0.l1.att.h1.s0
+    ST        wg12.t0_l1_att_h1_merge_z[:, 0:1], t0_l1_att_h1_s0_z ; d1.handoff:13 t0.l1.att.h1.s0
+    ST        wg12.t0_l1_att_h1_merge_u[0:1, :], t0_l1_att_h1_s0_u ; d1.handoff:13 t0.l1.att.h1.s0
+    SIG       ev.attp_l1, 1                                 ; d1.attention.slices:12 t0.l1.att.h1.s0
     WAIT      ev.att_l1, 2                                  ; d1.panels.wo:10 t0.l1.wo.p0
     MMA.z     t0_l1_wo_p0_acc, t0_l1_wo_p0_a, l1_wo_p0_w    ; d1.k_chunk.wo t0.l1.wo.p0
     VEC.add   t0_l1_wo_p0_acc, t0_l1_wo_p0_acc, l1_wo_p0_b  ; d1.k_chunk.wo t0.l1.wo.p0
@@ -1401,9 +1360,9 @@
     ST        wg7.t0_l1_w2_p1_res, t0_l1_wo_p0_acc[:, 16:32] ; d1.handoff:13 t0.l1.wo.p0
     SIG       ev.wo_l1, 1                                   ; d1.panels.wo:10 t0.l1.wo.p0
     WAIT      ev.att_l0, 4                                  ; d1.panels.wo:10 t1.l0.wo.p0
+    LD        t1_l0_wo_p0_res, hbm[x_in + 256], stride 64   ; d1.panels.wo:10 t1.l0.wo.p0
     MMA.z     t1_l0_wo_p0_acc, t1_l0_wo_p0_a, l0_wo_p0_w    ; d1.k_chunk.wo t1.l0.wo.p0
     VEC.add   t1_l0_wo_p0_acc, t1_l0_wo_p0_acc, l0_wo_p0_b  ; d1.k_chunk.wo t1.l0.wo.p0
-    LD        t1_l0_wo_p0_res, hbm[x_in + 256], stride 64   ; d1.panels.wo:10 t1.l0.wo.p0
     VEC.add   t1_l0_wo_p0_acc, t1_l0_wo_p0_acc, t1_l0_wo_p0_res ; d1.panels.wo:10 t1.l0.wo.p0
     ST        wg2.t1_l0_w1_p0_x[:, 0:32], t1_l0_wo_p0_acc   ; d1.handoff:13 t1.l0.wo.p0
     ST        wg6.t1_l0_w1_p1_x[:, 0:32], t1_l0_wo_p0_acc   ; d1.handoff:13 t1.l0.wo.p0
@@ -1412,6 +1371,18 @@
     ST        wg3.t1_l0_w2_p0_res, t1_l0_wo_p0_acc[:, 0:16] ; d1.handoff:13 t1.l0.wo.p0
     ST        wg7.t1_l0_w2_p1_res, t1_l0_wo_p0_acc[:, 16:32] ; d1.handoff:13 t1.l0.wo.p0
     SIG       ev.wo_l0, 1                                   ; d1.panels.wo:10 t1.l0.wo.p0
+    WAIT      ev.qkv_l1, 12                                 ; d1.attention.slices:12 t1.l1.att.h1.s0
+    MMA.z.t   t1_l1_att_h1_s0_s, t1_l1_att_h1_s0_q, l1_kv_h1_s0_k ; d1.attention.slices:12 t1.l1.att.h1.s0
+    VEC.muli  t1_l1_att_h1_s0_s, t1_l1_att_h1_s0_s, 0.17677669 ; d1.attention.slices:12 t1.l1.att.h1.s0
+    VEC.rmax  t1_l1_att_h1_s0_m, t1_l1_att_h1_s0_s          ; d1.attention.slices:12 t1.l1.att.h1.s0
+    VEC.sub   t1_l1_att_h1_s0_s, t1_l1_att_h1_s0_s, t1_l1_att_h1_s0_m ; d1.attention.slices:12 t1.l1.att.h1.s0
+    SFU.exp   t1_l1_att_h1_s0_s, t1_l1_att_h1_s0_s          ; d1.attention.slices:12 t1.l1.att.h1.s0
+    VEC.rsum  t1_l1_att_h1_s0_z, t1_l1_att_h1_s0_s          ; d1.attention.slices:12 t1.l1.att.h1.s0
+    MMA.z     t1_l1_att_h1_s0_u, t1_l1_att_h1_s0_s, l1_kv_h1_s0_v ; d1.attention.slices:12 t1.l1.att.h1.s0
+    ST        wg13.t1_l1_att_h1_merge_m[:, 0:1], t1_l1_att_h1_s0_m ; d1.handoff:13 t1.l1.att.h1.s0
+    ST        wg13.t1_l1_att_h1_merge_z[:, 0:1], t1_l1_att_h1_s0_z ; d1.handoff:13 t1.l1.att.h1.s0
+    ST        wg13.t1_l1_att_h1_merge_u[0:1, :], t1_l1_att_h1_s0_u ; d1.handoff:13 t1.l1.att.h1.s0
+    SIG       ev.attp_l1, 1                                 ; d1.attention.slices:12 t1.l1.att.h1.s0
     WAIT      ev.attp_l1, 8                                 ; d1.attention.slices:12 t1.l1.att.h0.merge
     VEC.rmax  t1_l1_att_h0_merge_mmax, t1_l1_att_h0_merge_m ; d1.attention.slices:12 t1.l1.att.h0.merge
     VEC.sub   t1_l1_att_h0_merge_m, t1_l1_att_h0_merge_m, t1_l1_att_h0_merge_mmax ; d1.attention.slices:12 t1.l1.att.h0.merge
@@ -1437,60 +1408,52 @@
     SIG       ev.wo_l1, 1                                   ; d1.panels.wo:10 t1.l1.wo.p0
     END
 
-.wg 10  ; sm 2, tasks: preload.wg10 t0.l0.w1.p2 t0.l1.att.h0.merge t0.l1.w1.p2 t1.l0.w1.p2 t1.l1.w1.p2
+.wg 10  ; sm 2, tasks: preload.wg10 t0.l0.w1.p2 t0.l1.w1.p2 t1.l0.w1.p2 t1.l1.w1.p2
 .rf l0_w1_p2_w                  p0       64x32     ; l0.w1.p2.w
 .rf t0_l0_w1_p2_x               p2       1x64      ; t0.l0.w1.p2.x
-.rf t0_l1_att_h0_merge_m        p2+256   1x2       ; t0.l1.att.h0.merge.m
-.rf t0_l1_att_h0_merge_z        p2+320   1x2       ; t0.l1.att.h0.merge.z
-.rf t0_l1_att_h0_merge_u        p2+384   2x32      ; t0.l1.att.h0.merge.u
-.rf t0_l1_w1_p2_x               p2+640   1x64      ; t0.l1.w1.p2.x
-.rf t1_l0_w1_p2_x               p2+896   1x64      ; t1.l0.w1.p2.x
-.rf t1_l1_w1_p2_x               p2+1152  1x64      ; t1.l1.w1.p2.x
-.rf l0_w1_p2_b                  p2+1408  1x32      ; l0.w1.p2.b
+.rf t0_l1_w1_p2_x               p2+256   1x64      ; t0.l1.w1.p2.x
+.rf t1_l0_w1_p2_x               p2+512   1x64      ; t1.l0.w1.p2.x
+.rf t1_l1_w1_p2_x               p2+768   1x64      ; t1.l1.w1.p2.x
+.rf l0_w1_p2_b                  p2+1024  1x32      ; l0.w1.p2.b
 .rf l1_w1_p2_w                  p3       64x32     ; l1.w1.p2.w
-.rf l1_w1_p2_b                  p2+1536  1x32      ; l1.w1.p2.b
-.rf t0_l0_w1_p2_lng             p2+1664  1x64      ; t0.l0.w1.p2.lng
-.rf t0_l0_w1_p2_lnb             p2+1920  1x64      ; t0.l0.w1.p2.lnb
-.rf t0_l0_w1_p2_mean            p2+2176  1x1       ; t0.l0.w1.p2.mean
-.rf t0_l0_w1_p2_h               p2+2240  1x64      ; t0.l0.w1.p2.h
+.rf l1_w1_p2_b                  p2+1152  1x32      ; l1.w1.p2.b
+.rf ln2_g_l0_wg10               p2+1280  1x64      ; ln2_g.l0.wg10
+.rf ln2_b_l0_wg10               p2+1536  1x64      ; ln2_b.l0.wg10
+.rf ln2_g_l1_wg10               p2+1792  1x64      ; ln2_g.l1.wg10
+.rf ln2_b_l1_wg10               p2+2048  1x64      ; ln2_b.l1.wg10
+.rf t0_l0_w1_p2_mean            p2+2304  1x1       ; t0.l0.w1.p2.mean
+.rf t0_l0_w1_p2_h               p2+2368  1x64      ; t0.l0.w1.p2.h
 .rf t0_l0_w1_p2_lntmp           p2       1x64      ; t0.l0.w1.p2.lntmp
-.rf t0_l0_w1_p2_var             p2+2176  1x1       ; t0.l0.w1.p2.var
+.rf t0_l0_w1_p2_var             p2+2304  1x1       ; t0.l0.w1.p2.var
 .rf t0_l0_w1_p2_acc             p2       1x32      ; t0.l0.w1.p2.acc
 .rf t0_l0_w1_p2_gelu            p2+128   1x32      ; t0.l0.w1.p2.gelu
-.rf t0_l1_att_h0_merge_mmax     p2       1x1       ; t0.l1.att.h0.merge.mmax
-.rf t0_l1_att_h0_merge_zsum     p2       1x1       ; t0.l1.att.h0.merge.zsum
-.rf t0_l1_att_h0_merge_o        p2+64    1x32      ; t0.l1.att.h0.merge.o
-.rf t0_l1_w1_p2_lng             p2       1x64      ; t0.l1.w1.p2.lng
-.rf t0_l1_w1_p2_lnb             p2+256   1x64      ; t0.l1.w1.p2.lnb
-.rf t0_l1_w1_p2_mean            p2+512   1x1       ; t0.l1.w1.p2.mean
-.rf t0_l1_w1_p2_h               p2+1664  1x64      ; t0.l1.w1.p2.h
-.rf t0_l1_w1_p2_lntmp           p2+512   1x64      ; t0.l1.w1.p2.lntmp
-.rf t0_l1_w1_p2_var             p2+768   1x1       ; t0.l1.w1.p2.var
+.rf t0_l1_w1_p2_mean            p2       1x1       ; t0.l1.w1.p2.mean
+.rf t0_l1_w1_p2_h               p2+2304  1x64      ; t0.l1.w1.p2.h
+.rf t0_l1_w1_p2_lntmp           p2       1x64      ; t0.l1.w1.p2.lntmp
+.rf t0_l1_w1_p2_var             p2+256   1x1       ; t0.l1.w1.p2.var
 .rf t0_l1_w1_p2_acc             p2       1x32      ; t0.l1.w1.p2.acc
 .rf t0_l1_w1_p2_gelu            p2+128   1x32      ; t0.l1.w1.p2.gelu
-.rf t1_l0_w1_p2_lng             p2       1x64      ; t1.l0.w1.p2.lng
-.rf t1_l0_w1_p2_lnb             p2+256   1x64      ; t1.l0.w1.p2.lnb
-.rf t1_l0_w1_p2_mean            p2+512   1x1       ; t1.l0.w1.p2.mean
-.rf t1_l0_w1_p2_h               p2+576   1x64      ; t1.l0.w1.p2.h
-.rf t1_l0_w1_p2_lntmp           p2+832   1x64      ; t1.l0.w1.p2.lntmp
-.rf t1_l0_w1_p2_var             p2+512   1x1       ; t1.l0.w1.p2.var
-.rf t1_l0_w1_p2_acc             p2       1x32      ; t1.l0.w1.p2.acc
+.rf t1_l0_w1_p2_mean            p2       1x1       ; t1.l0.w1.p2.mean
+.rf t1_l0_w1_p2_h               p2+64    1x64      ; t1.l0.w1.p2.h
+.rf t1_l0_w1_p2_lntmp           p2+320   1x64      ; t1.l0.w1.p2.lntmp
+.rf t1_l0_w1_p2_var             p2       1x1       ; t1.l0.w1.p2.var
+.rf t1_l0_w1_p2_acc             p2+320   1x32      ; t1.l0.w1.p2.acc
 .rf t1_l0_w1_p2_gelu            p0       1x32      ; t1.l0.w1.p2.gelu
-.rf t1_l1_w1_p2_lng             p0       1x64      ; t1.l1.w1.p2.lng
-.rf t1_l1_w1_p2_lnb             p0+256   1x64      ; t1.l1.w1.p2.lnb
-.rf t1_l1_w1_p2_mean            p0+512   1x1       ; t1.l1.w1.p2.mean
-.rf t1_l1_w1_p2_h               p0+576   1x64      ; t1.l1.w1.p2.h
-.rf t1_l1_w1_p2_lntmp           p0+832   1x64      ; t1.l1.w1.p2.lntmp
-.rf t1_l1_w1_p2_var             p0+512   1x1       ; t1.l1.w1.p2.var
-.rf t1_l1_w1_p2_acc             p0       1x32      ; t1.l1.w1.p2.acc
-.rf t1_l1_w1_p2_gelu            p0+128   1x32      ; t1.l1.w1.p2.gelu
+.rf t1_l1_w1_p2_mean            p0       1x1       ; t1.l1.w1.p2.mean
+.rf t1_l1_w1_p2_h               p0+64    1x64      ; t1.l1.w1.p2.h
+.rf t1_l1_w1_p2_lntmp           p0+320   1x64      ; t1.l1.w1.p2.lntmp
+.rf t1_l1_w1_p2_var             p0       1x1       ; t1.l1.w1.p2.var
+.rf t1_l1_w1_p2_acc             p0+320   1x32      ; t1.l1.w1.p2.acc
+.rf t1_l1_w1_p2_gelu            p0       1x32      ; t1.l1.w1.p2.gelu
     LD        l0_w1_p2_w, hbm[w1.l0 + 256], stride 128      ; d1.weights:11 preload.wg10
     LD        l0_w1_p2_b, hbm[b1.l0 + 256], stride 128      ; d1.weights:11 preload.wg10
     LD        l1_w1_p2_w, hbm[w1.l1 + 256], stride 128      ; d1.weights:11 preload.wg10
     LD        l1_w1_p2_b, hbm[b1.l1 + 256], stride 128      ; d1.weights:11 preload.wg10
+    LD        ln2_g_l0_wg10, hbm[ln2_g.l0]                  ; d1.weights:11 preload.wg10
+    LD        ln2_b_l0_wg10, hbm[ln2_b.l0]                  ; d1.weights:11 preload.wg10
+    LD        ln2_g_l1_wg10, hbm[ln2_g.l1]                  ; d1.weights:11 preload.wg10
+    LD        ln2_b_l1_wg10, hbm[ln2_b.l1]                  ; d1.weights:11 preload.wg10
     WAIT      ev.wo_l0, 2                                   ; d1.panels.w1:10 t0.l0.w1.p2
-    LD        t0_l0_w1_p2_lng, hbm[ln2_g.l0]                ; d1.panels.w1:10 t0.l0.w1.p2
-    LD        t0_l0_w1_p2_lnb, hbm[ln2_b.l0]                ; d1.panels.w1:10 t0.l0.w1.p2
     VEC.rsum  t0_l0_w1_p2_mean, t0_l0_w1_p2_x               ; d1.panels.w1:10 t0.l0.w1.p2
     VEC.muli  t0_l0_w1_p2_mean, t0_l0_w1_p2_mean, 0.015625  ; d1.panels.w1:10 t0.l0.w1.p2
     VEC.sub   t0_l0_w1_p2_h, t0_l0_w1_p2_x, t0_l0_w1_p2_mean ; d1.panels.w1:10 t0.l0.w1.p2
@@ -1500,8 +1463,8 @@
     VEC.addi  t0_l0_w1_p2_var, t0_l0_w1_p2_var, 1e-05       ; d1.panels.w1:10 t0.l0.w1.p2
     SFU.rsqrt t0_l0_w1_p2_var, t0_l0_w1_p2_var              ; d1.panels.w1:10 t0.l0.w1.p2
     VEC.mul   t0_l0_w1_p2_h, t0_l0_w1_p2_h, t0_l0_w1_p2_var ; d1.panels.w1:10 t0.l0.w1.p2
-    VEC.mul   t0_l0_w1_p2_h, t0_l0_w1_p2_h, t0_l0_w1_p2_lng ; d1.panels.w1:10 t0.l0.w1.p2
-    VEC.add   t0_l0_w1_p2_h, t0_l0_w1_p2_h, t0_l0_w1_p2_lnb ; d1.panels.w1:10 t0.l0.w1.p2
+    VEC.mul   t0_l0_w1_p2_h, t0_l0_w1_p2_h, ln2_g_l0_wg10   ; d1.panels.w1:10 t0.l0.w1.p2
+    VEC.add   t0_l0_w1_p2_h, t0_l0_w1_p2_h, ln2_b_l0_wg10   ; d1.panels.w1:10 t0.l0.w1.p2
     MMA.z     t0_l0_w1_p2_acc, t0_l0_w1_p2_h, l0_w1_p2_w    ; d1.k_chunk.w1 t0.l0.w1.p2
     VEC.add   t0_l0_w1_p2_acc, t0_l0_w1_p2_acc, l0_w1_p2_b  ; d1.k_chunk.w1 t0.l0.w1.p2
     VEC.mul   t0_l0_w1_p2_gelu, t0_l0_w1_p2_acc, t0_l0_w1_p2_acc ; d1.panels.w1:10 t0.l0.w1.p2
@@ -1518,21 +1481,7 @@
     ST        wg11.t0_l0_w2_p2_a[:, 64:96], t0_l0_w1_p2_gelu ; d1.handoff:13 t0.l0.w1.p2
     ST        wg15.t0_l0_w2_p3_a[:, 64:96], t0_l0_w1_p2_gelu ; d1.handoff:13 t0.l0.w1.p2
     SIG       ev.w1_l0, 1                                   ; d1.panels.w1:10 t0.l0.w1.p2
-    WAIT      ev.attp_l1, 4                                 ; d1.attention.slices:12 t0.l1.att.h0.merge
-    VEC.rmax  t0_l1_att_h0_merge_mmax, t0_l1_att_h0_merge_m ; d1.attention.slices:12 t0.l1.att.h0.merge
-    VEC.sub   t0_l1_att_h0_merge_m, t0_l1_att_h0_merge_m, t0_l1_att_h0_merge_mmax ; d1.attention.slices:12 t0.l1.att.h0.merge
-    SFU.exp   t0_l1_att_h0_merge_m, t0_l1_att_h0_merge_m    ; d1.attention.slices:12 t0.l1.att.h0.merge
-    VEC.mul   t0_l1_att_h0_merge_z, t0_l1_att_h0_merge_z, t0_l1_att_h0_merge_m ; d1.attention.slices:12 t0.l1.att.h0.merge
-    VEC.rsum  t0_l1_att_h0_merge_zsum, t0_l1_att_h0_merge_z ; d1.attention.slices:12 t0.l1.att.h0.merge
-    MMA.z     t0_l1_att_h0_merge_o, t0_l1_att_h0_merge_m, t0_l1_att_h0_merge_u ; d1.attention.slices:12 t0.l1.att.h0.merge
-    SFU.recip t0_l1_att_h0_merge_zsum, t0_l1_att_h0_merge_zsum ; d1.attention.slices:12 t0.l1.att.h0.merge
-    VEC.mul   t0_l1_att_h0_merge_o, t0_l1_att_h0_merge_o, t0_l1_att_h0_merge_zsum ; d1.attention.slices:12 t0.l1.att.h0.merge
-    ST        wg9.t0_l1_wo_p0_a[:, 0:32], t0_l1_att_h0_merge_o ; d1.handoff:13 t0.l1.att.h0.merge
-    ST        wg13.t0_l1_wo_p1_a[:, 0:32], t0_l1_att_h0_merge_o ; d1.handoff:13 t0.l1.att.h0.merge
-    SIG       ev.att_l1, 1                                  ; d1.attention.slices:12 t0.l1.att.h0.merge
     WAIT      ev.wo_l1, 2                                   ; d1.panels.w1:10 t0.l1.w1.p2
-    LD        t0_l1_w1_p2_lng, hbm[ln2_g.l1]                ; d1.panels.w1:10 t0.l1.w1.p2
-    LD        t0_l1_w1_p2_lnb, hbm[ln2_b.l1]                ; d1.panels.w1:10 t0.l1.w1.p2
     VEC.rsum  t0_l1_w1_p2_mean, t0_l1_w1_p2_x               ; d1.panels.w1:10 t0.l1.w1.p2
     VEC.muli  t0_l1_w1_p2_mean, t0_l1_w1_p2_mean, 0.015625  ; d1.panels.w1:10 t0.l1.w1.p2
     VEC.sub   t0_l1_w1_p2_h, t0_l1_w1_p2_x, t0_l1_w1_p2_mean ; d1.panels.w1:10 t0.l1.w1.p2
@@ -1542,8 +1491,8 @@
     VEC.addi  t0_l1_w1_p2_var, t0_l1_w1_p2_var, 1e-05       ; d1.panels.w1:10 t0.l1.w1.p2
     SFU.rsqrt t0_l1_w1_p2_var, t0_l1_w1_p2_var              ; d1.panels.w1:10 t0.l1.w1.p2
     VEC.mul   t0_l1_w1_p2_h, t0_l1_w1_p2_h, t0_l1_w1_p2_var ; d1.panels.w1:10 t0.l1.w1.p2
-    VEC.mul   t0_l1_w1_p2_h, t0_l1_w1_p2_h, t0_l1_w1_p2_lng ; d1.panels.w1:10 t0.l1.w1.p2
-    VEC.add   t0_l1_w1_p2_h, t0_l1_w1_p2_h, t0_l1_w1_p2_lnb ; d1.panels.w1:10 t0.l1.w1.p2
+    VEC.mul   t0_l1_w1_p2_h, t0_l1_w1_p2_h, ln2_g_l1_wg10   ; d1.panels.w1:10 t0.l1.w1.p2
+    VEC.add   t0_l1_w1_p2_h, t0_l1_w1_p2_h, ln2_b_l1_wg10   ; d1.panels.w1:10 t0.l1.w1.p2
     MMA.z     t0_l1_w1_p2_acc, t0_l1_w1_p2_h, l1_w1_p2_w    ; d1.k_chunk.w1 t0.l1.w1.p2
     VEC.add   t0_l1_w1_p2_acc, t0_l1_w1_p2_acc, l1_w1_p2_b  ; d1.k_chunk.w1 t0.l1.w1.p2
     VEC.mul   t0_l1_w1_p2_gelu, t0_l1_w1_p2_acc, t0_l1_w1_p2_acc ; d1.panels.w1:10 t0.l1.w1.p2
@@ -1561,8 +1510,6 @@
     ST        wg15.t0_l1_w2_p3_a[:, 64:96], t0_l1_w1_p2_gelu ; d1.handoff:13 t0.l1.w1.p2
     SIG       ev.w1_l1, 1                                   ; d1.panels.w1:10 t0.l1.w1.p2
     WAIT      ev.wo_l0, 4                                   ; d1.panels.w1:10 t1.l0.w1.p2
-    LD        t1_l0_w1_p2_lng, hbm[ln2_g.l0]                ; d1.panels.w1:10 t1.l0.w1.p2
-    LD        t1_l0_w1_p2_lnb, hbm[ln2_b.l0]                ; d1.panels.w1:10 t1.l0.w1.p2
     VEC.rsum  t1_l0_w1_p2_mean, t1_l0_w1_p2_x               ; d1.panels.w1:10 t1.l0.w1.p2
     VEC.muli  t1_l0_w1_p2_mean, t1_l0_w1_p2_mean, 0.015625  ; d1.panels.w1:10 t1.l0.w1.p2
     VEC.sub   t1_l0_w1_p2_h, t1_l0_w1_p2_x, t1_l0_w1_p2_mean ; d1.panels.w1:10 t1.l0.w1.p2
@@ -1572,8 +1519,8 @@
     VEC.addi  t1_l0_w1_p2_var, t1_l0_w1_p2_var, 1e-05       ; d1.panels.w1:10 t1.l0.w1.p2
     SFU.rsqrt t1_l0_w1_p2_var, t1_l0_w1_p2_var              ; d1.panels.w1:10 t1.l0.w1.p2
     VEC.mul   t1_l0_w1_p2_h, t1_l0_w1_p2_h, t1_l0_w1_p2_var ; d1.panels.w1:10 t1.l0.w1.p2
-    VEC.mul   t1_l0_w1_p2_h, t1_l0_w1_p2_h, t1_l0_w1_p2_lng ; d1.panels.w1:10 t1.l0.w1.p2
-    VEC.add   t1_l0_w1_p2_h, t1_l0_w1_p2_h, t1_l0_w1_p2_lnb ; d1.panels.w1:10 t1.l0.w1.p2
+    VEC.mul   t1_l0_w1_p2_h, t1_l0_w1_p2_h, ln2_g_l0_wg10   ; d1.panels.w1:10 t1.l0.w1.p2
+    VEC.add   t1_l0_w1_p2_h, t1_l0_w1_p2_h, ln2_b_l0_wg10   ; d1.panels.w1:10 t1.l0.w1.p2
     MMA.z     t1_l0_w1_p2_acc, t1_l0_w1_p2_h, l0_w1_p2_w    ; d1.k_chunk.w1 t1.l0.w1.p2
     VEC.add   t1_l0_w1_p2_acc, t1_l0_w1_p2_acc, l0_w1_p2_b  ; d1.k_chunk.w1 t1.l0.w1.p2
     VEC.mul   t1_l0_w1_p2_gelu, t1_l0_w1_p2_acc, t1_l0_w1_p2_acc ; d1.panels.w1:10 t1.l0.w1.p2
@@ -1591,8 +1538,6 @@
     ST        wg15.t1_l0_w2_p3_a[:, 64:96], t1_l0_w1_p2_gelu ; d1.handoff:13 t1.l0.w1.p2
     SIG       ev.w1_l0, 1                                   ; d1.panels.w1:10 t1.l0.w1.p2
     WAIT      ev.wo_l1, 4                                   ; d1.panels.w1:10 t1.l1.w1.p2
-    LD        t1_l1_w1_p2_lng, hbm[ln2_g.l1]                ; d1.panels.w1:10 t1.l1.w1.p2
-    LD        t1_l1_w1_p2_lnb, hbm[ln2_b.l1]                ; d1.panels.w1:10 t1.l1.w1.p2
     VEC.rsum  t1_l1_w1_p2_mean, t1_l1_w1_p2_x               ; d1.panels.w1:10 t1.l1.w1.p2
     VEC.muli  t1_l1_w1_p2_mean, t1_l1_w1_p2_mean, 0.015625  ; d1.panels.w1:10 t1.l1.w1.p2
     VEC.sub   t1_l1_w1_p2_h, t1_l1_w1_p2_x, t1_l1_w1_p2_mean ; d1.panels.w1:10 t1.l1.w1.p2
@@ -1602,8 +1547,8 @@
     VEC.addi  t1_l1_w1_p2_var, t1_l1_w1_p2_var, 1e-05       ; d1.panels.w1:10 t1.l1.w1.p2
     SFU.rsqrt t1_l1_w1_p2_var, t1_l1_w1_p2_var              ; d1.panels.w1:10 t1.l1.w1.p2
     VEC.mul   t1_l1_w1_p2_h, t1_l1_w1_p2_h, t1_l1_w1_p2_var ; d1.panels.w1:10 t1.l1.w1.p2
-    VEC.mul   t1_l1_w1_p2_h, t1_l1_w1_p2_h, t1_l1_w1_p2_lng ; d1.panels.w1:10 t1.l1.w1.p2
-    VEC.add   t1_l1_w1_p2_h, t1_l1_w1_p2_h, t1_l1_w1_p2_lnb ; d1.panels.w1:10 t1.l1.w1.p2
+    VEC.mul   t1_l1_w1_p2_h, t1_l1_w1_p2_h, ln2_g_l1_wg10   ; d1.panels.w1:10 t1.l1.w1.p2
+    VEC.add   t1_l1_w1_p2_h, t1_l1_w1_p2_h, ln2_b_l1_wg10   ; d1.panels.w1:10 t1.l1.w1.p2
     MMA.z     t1_l1_w1_p2_acc, t1_l1_w1_p2_h, l1_w1_p2_w    ; d1.k_chunk.w1 t1.l1.w1.p2
     VEC.add   t1_l1_w1_p2_acc, t1_l1_w1_p2_acc, l1_w1_p2_b  ; d1.k_chunk.w1 t1.l1.w1.p2
     VEC.mul   t1_l1_w1_p2_gelu, t1_l1_w1_p2_acc, t1_l1_w1_p2_acc ; d1.panels.w1:10 t1.l1.w1.p2
@@ -1622,28 +1567,21 @@
     SIG       ev.w1_l1, 1                                   ; d1.panels.w1:10 t1.l1.w1.p2
     END
 
-.wg 11  ; sm 2, tasks: preload.wg11 t0.l0.w2.p2 t0.l1.w2.p2 t1.l0.att.h1.s0 t1.l0.w2.p2 t1.l1.w2.p2
+.wg 11  ; sm 2, tasks: preload.wg11 t0.l0.w2.p2 t0.l1.w2.p2 t1.l0.w2.p2 t1.l1.w2.p2
 .rf l0_w2_p2_w                  p0       128x16    ; l0.w2.p2.w
 .rf t0_l0_w2_p2_a               p2       1x128     ; t0.l0.w2.p2.a
 .rf t0_l0_w2_p2_res             p2+512   1x16      ; t0.l0.w2.p2.res
 .rf t0_l1_w2_p2_a               p2+576   1x128     ; t0.l1.w2.p2.a
 .rf t0_l1_w2_p2_res             p2+1088  1x16      ; t0.l1.w2.p2.res
-.rf t1_l0_att_h1_s0_q           p2+1152  1x32      ; t1.l0.att.h1.s0.q
-.rf t1_l0_w2_p2_a               p2+1280  1x128     ; t1.l0.w2.p2.a
-.rf t1_l0_w2_p2_res             p2+1792  1x16      ; t1.l0.w2.p2.res
-.rf t1_l1_w2_p2_a               p2+1856  1x128     ; t1.l1.w2.p2.a
-.rf t1_l1_w2_p2_res             p2+2368  1x16      ; t1.l1.w2.p2.res
-.rf l0_w2_p2_b                  p2+2432  1x16      ; l0.w2.p2.b
+.rf t1_l0_w2_p2_a               p2+1152  1x128     ; t1.l0.w2.p2.a
+.rf t1_l0_w2_p2_res             p2+1664  1x16      ; t1.l0.w2.p2.res
+.rf t1_l1_w2_p2_a               p2+1728  1x128     ; t1.l1.w2.p2.a
+.rf t1_l1_w2_p2_res             p2+2240  1x16      ; t1.l1.w2.p2.res
+.rf l0_w2_p2_b                  p2+2304  1x16      ; l0.w2.p2.b
 .rf l1_w2_p2_w                  p3       128x16    ; l1.w2.p2.w
-.rf l1_w2_p2_b                  p2+2496  1x16      ; l1.w2.p2.b
-.rf t0_l0_w2_p2_acc             p2+2560  1x16      ; t0.l0.w2.p2.acc
+.rf l1_w2_p2_b                  p2+2368  1x16      ; l1.w2.p2.b
+.rf t0_l0_w2_p2_acc             p2+2432  1x16      ; t0.l0.w2.p2.acc
 .rf t0_l1_w2_p2_acc             p2       1x16      ; t0.l1.w2.p2.acc
-.rf t1_l0_att_h1_s0_kb          p5       32x32     ; t1.l0.att.h1.s0.kb
-.rf t1_l0_att_h1_s0_s           p2       1x32      ; t1.l0.att.h1.s0.s
-.rf t1_l0_att_h1_s0_m           p2+128   1x1       ; t1.l0.att.h1.s0.m
-.rf t1_l0_att_h1_s0_z           p2+192   1x1       ; t1.l0.att.h1.s0.z
-.rf t1_l0_att_h1_s0_vb          p5       32x32     ; t1.l0.att.h1.s0.vb
-.rf t1_l0_att_h1_s0_u           p2+256   1x32      ; t1.l0.att.h1.s0.u
 .rf t1_l0_w2_p2_acc             p2       1x16      ; t1.l0.w2.p2.acc
 .rf t1_l1_w2_p2_acc             p0       1x16      ; t1.l1.w2.p2.acc
     LD        l0_w2_p2_w, hbm[w2.l0 + 128], stride 64       ; d1.weights:11 preload.wg11
@@ -1668,20 +1606,6 @@
     VEC.add   t0_l1_w2_p2_acc, t0_l1_w2_p2_acc, t0_l1_w2_p2_res ; d1.panels.w2:10 t0.l1.w2.p2
     ST        hbm[out + 128], t0_l1_w2_p2_acc, stride 64    ; d1.panels.w2:10 t0.l1.w2.p2
     SIG       ev.w2_l1, 1                                   ; d1.panels.w2:10 t0.l1.w2.p2
-    WAIT      ev.qkv_l0, 12                                 ; d1.attention.slices:12 t1.l0.att.h1.s0
-    LD        t1_l0_att_h1_s0_kb[0:16, :], hbm[k_cache.l0 + 4352] ; d1.attention.slices:12 t1.l0.att.h1.s0
-    MMA.z.t   t1_l0_att_h1_s0_s[:, 0:16], t1_l0_att_h1_s0_q, t1_l0_att_h1_s0_kb[0:16, :] ; d1.attention.slices:12 t1.l0.att.h1.s0
-    VEC.muli  t1_l0_att_h1_s0_s[:, 0:16], t1_l0_att_h1_s0_s[:, 0:16], 0.17677669 ; d1.attention.slices:12 t1.l0.att.h1.s0
-    VEC.rmax  t1_l0_att_h1_s0_m, t1_l0_att_h1_s0_s[:, 0:16] ; d1.attention.slices:12 t1.l0.att.h1.s0
-    VEC.sub   t1_l0_att_h1_s0_s[:, 0:16], t1_l0_att_h1_s0_s[:, 0:16], t1_l0_att_h1_s0_m ; d1.attention.slices:12 t1.l0.att.h1.s0
-    SFU.exp   t1_l0_att_h1_s0_s[:, 0:16], t1_l0_att_h1_s0_s[:, 0:16] ; d1.attention.slices:12 t1.l0.att.h1.s0
-    VEC.rsum  t1_l0_att_h1_s0_z, t1_l0_att_h1_s0_s[:, 0:16] ; d1.attention.slices:12 t1.l0.att.h1.s0
-    LD        t1_l0_att_h1_s0_vb[0:16, :], hbm[v_cache.l0 + 4352] ; d1.attention.slices:12 t1.l0.att.h1.s0
-    MMA.z     t1_l0_att_h1_s0_u, t1_l0_att_h1_s0_s[:, 0:16], t1_l0_att_h1_s0_vb[0:16, :] ; d1.attention.slices:12 t1.l0.att.h1.s0
-    ST        wg4.t1_l0_att_h1_merge_m[:, 0:1], t1_l0_att_h1_s0_m ; d1.handoff:13 t1.l0.att.h1.s0
-    ST        wg4.t1_l0_att_h1_merge_z[:, 0:1], t1_l0_att_h1_s0_z ; d1.handoff:13 t1.l0.att.h1.s0
-    ST        wg4.t1_l0_att_h1_merge_u[0:1, :], t1_l0_att_h1_s0_u ; d1.handoff:13 t1.l0.att.h1.s0
-    SIG       ev.attp_l0, 1                                 ; d1.attention.slices:12 t1.l0.att.h1.s0
     WAIT      ev.w1_l0, 8                                   ; d1.panels.w2:10 t1.l0.w2.p2
     MMA.z     t1_l0_w2_p2_acc, t1_l0_w2_p2_a, l0_w2_p2_w    ; d1.k_chunk.w2 t1.l0.w2.p2
     VEC.add   t1_l0_w2_p2_acc, t1_l0_w2_p2_acc, l0_w2_p2_b  ; d1.k_chunk.w2 t1.l0.w2.p2
@@ -1702,65 +1626,69 @@
     SIG       ev.w2_l1, 1                                   ; d1.panels.w2:10 t1.l1.w2.p2
     END
 
-.wg 12  ; sm 3, tasks: preload.wg12 t0.l0.qkv.p3 t0.l0.att.h1.s1 t0.l1.qkv.p3 t1.l0.qkv.p3 t1.l1.qkv.p3 t1.l1.att.h0.s1
+.wg 12  ; sm 3, tasks: preload.wg12 t0.l0.qkv.p3 t0.l0.qkv.p3.kv t0.l0.att.h1.s1 t0.l1.qkv.p3 t0.l1.qkv.p3.kv t0.l1.att.h1.merge t1.l0.qkv.p3 t1.l0.qkv.p3.kv t1.l0.att.h1.s1 t1.l1.qkv.p3 t1.l1.qkv.p3.kv
 .rf l0_qkv_p3_w                 p0       64x32     ; l0.qkv.p3.w
-.rf t0_l0_att_h1_s1_q           p2       1x32      ; t0.l0.att.h1.s1.q
-.rf t0_l1_qkv_p3_x              p2+128   1x64      ; t0.l1.qkv.p3.x
-.rf t1_l1_qkv_p3_x              p2+384   1x64      ; t1.l1.qkv.p3.x
-.rf t1_l1_att_h0_s1_q           p2+640   1x32      ; t1.l1.att.h0.s1.q
-.rf l0_qkv_p3_b                 p2+768   1x32      ; l0.qkv.p3.b
+.rf l0_kv_h1_s1_v               p2       18x32     ; l0.kv.h1.s1.v
+.rf t0_l0_att_h1_s1_q           p2+2304  1x32      ; t0.l0.att.h1.s1.q
+.rf t0_l1_qkv_p3_x              p2+2432  1x64      ; t0.l1.qkv.p3.x
+.rf t0_l1_att_h1_merge_m        p2+2688  1x2       ; t0.l1.att.h1.merge.m
+.rf t0_l1_att_h1_merge_z        p2+2752  1x2       ; t0.l1.att.h1.merge.z
+.rf t0_l1_att_h1_merge_u        p2+2816  2x32      ; t0.l1.att.h1.merge.u
+.rf t1_l0_att_h1_s1_q           p2+3072  1x32      ; t1.l0.att.h1.s1.q
+.rf t1_l1_qkv_p3_x              p2+3200  1x64      ; t1.l1.qkv.p3.x
+.rf l0_qkv_p3_b                 p2+3456  1x32      ; l0.qkv.p3.b
 .rf l1_qkv_p3_w                 p3       64x32     ; l1.qkv.p3.w
-.rf l1_qkv_p3_b                 p2+896   1x32      ; l1.qkv.p3.b
-.rf t0_l0_qkv_p3_x              p2+1024  1x64      ; t0.l0.qkv.p3.x
-.rf t0_l0_qkv_p3_lng            p2+1280  1x64      ; t0.l0.qkv.p3.lng
-.rf t0_l0_qkv_p3_lnb            p2+1536  1x64      ; t0.l0.qkv.p3.lnb
-.rf t0_l0_qkv_p3_mean           p2+1792  1x1       ; t0.l0.qkv.p3.mean
-.rf t0_l0_qkv_p3_h              p2+1856  1x64      ; t0.l0.qkv.p3.h
-.rf t0_l0_qkv_p3_lntmp          p2+1024  1x64      ; t0.l0.qkv.p3.lntmp
-.rf t0_l0_qkv_p3_var            p2+1792  1x1       ; t0.l0.qkv.p3.var
-.rf t0_l0_qkv_p3_acc            p2+1024  1x32      ; t0.l0.qkv.p3.acc
-.rf t0_l0_att_h1_s1_kb          p5       32x32     ; t0.l0.att.h1.s1.kb
-.rf t0_l0_att_h1_s1_s           p2+1024  1x32      ; t0.l0.att.h1.s1.s
-.rf t0_l0_att_h1_s1_m           p2       1x1       ; t0.l0.att.h1.s1.m
-.rf t0_l0_att_h1_s1_z           p2+64    1x1       ; t0.l0.att.h1.s1.z
-.rf t0_l0_att_h1_s1_vb          p5       32x32     ; t0.l0.att.h1.s1.vb
-.rf t0_l0_att_h1_s1_u           p2+1152  1x32      ; t0.l0.att.h1.s1.u
-.rf t0_l1_qkv_p3_lng            p2+1024  1x64      ; t0.l1.qkv.p3.lng
-.rf t0_l1_qkv_p3_lnb            p2+1280  1x64      ; t0.l1.qkv.p3.lnb
-.rf t0_l1_qkv_p3_mean           p2       1x1       ; t0.l1.qkv.p3.mean
-.rf t0_l1_qkv_p3_h              p2+1536  1x64      ; t0.l1.qkv.p3.h
-.rf t0_l1_qkv_p3_lntmp          p2       1x64      ; t0.l1.qkv.p3.lntmp
-.rf t0_l1_qkv_p3_var            p2+256   1x1       ; t0.l1.qkv.p3.var
-.rf t0_l1_qkv_p3_acc            p2       1x32      ; t0.l1.qkv.p3.acc
-.rf t1_l0_qkv_p3_x              p2       1x64      ; t1.l0.qkv.p3.x
-.rf t1_l0_qkv_p3_lng            p2+1024  1x64      ; t1.l0.qkv.p3.lng
-.rf t1_l0_qkv_p3_lnb            p2+1280  1x64      ; t1.l0.qkv.p3.lnb
-.rf t1_l0_qkv_p3_mean           p2+256   1x1       ; t1.l0.qkv.p3.mean
-.rf t1_l0_qkv_p3_h              p2+1536  1x64      ; t1.l0.qkv.p3.h
-.rf t1_l0_qkv_p3_lntmp          p2       1x64      ; t1.l0.qkv.p3.lntmp
-.rf t1_l0_qkv_p3_var            p2+256   1x1       ; t1.l0.qkv.p3.var
-.rf t1_l0_qkv_p3_acc            p2       1x32      ; t1.l0.qkv.p3.acc
-.rf t1_l1_qkv_p3_lng            p0       1x64      ; t1.l1.qkv.p3.lng
-.rf t1_l1_qkv_p3_lnb            p0+256   1x64      ; t1.l1.qkv.p3.lnb
-.rf t1_l1_qkv_p3_mean           p0+512   1x1       ; t1.l1.qkv.p3.mean
-.rf t1_l1_qkv_p3_h              p0+576   1x64      ; t1.l1.qkv.p3.h
-.rf t1_l1_qkv_p3_lntmp          p0+832   1x64      ; t1.l1.qkv.p3.lntmp
-.rf t1_l1_qkv_p3_var            p0+512   1x1       ; t1.l1.qkv.p3.var
-.rf t1_l1_qkv_p3_acc            p0       1x32      ; t1.l1.qkv.p3.acc
-.rf t1_l1_att_h0_s1_kb          p0       32x32     ; t1.l1.att.h0.s1.kb
-.rf t1_l1_att_h0_s1_s           p1       1x32      ; t1.l1.att.h0.s1.s
-.rf t1_l1_att_h0_s1_m           p0       1x1       ; t1.l1.att.h0.s1.m
-.rf t1_l1_att_h0_s1_z           p0+64    1x1       ; t1.l1.att.h0.s1.z
-.rf t1_l1_att_h0_s1_vb          p2       32x32     ; t1.l1.att.h0.s1.vb
-.rf t1_l1_att_h0_s1_u           p0+128   1x32      ; t1.l1.att.h0.s1.u
+.rf l1_qkv_p3_b                 p2+3584  1x32      ; l1.qkv.p3.b
+.rf l0_kv_h1_s1_k               p5       18x32     ; l0.kv.h1.s1.k
+.rf ln1_g_l0_wg12               p2+3712  1x64      ; ln1_g.l0.wg12
+.rf ln1_b_l0_wg12               p5+2304  1x64      ; ln1_b.l0.wg12
+.rf ln1_g_l1_wg12               p5+2560  1x64      ; ln1_g.l1.wg12
+.rf ln1_b_l1_wg12               p5+2816  1x64      ; ln1_b.l1.wg12
+.rf t0_l0_qkv_p3_x              p5+3072  1x64      ; t0.l0.qkv.p3.x
+.rf t0_l0_qkv_p3_mean           p2+3968  1x1       ; t0.l0.qkv.p3.mean
+.rf t0_l0_qkv_p3_h              p5+3328  1x64      ; t0.l0.qkv.p3.h
+.rf t0_l0_qkv_p3_lntmp          p5+3072  1x64      ; t0.l0.qkv.p3.lntmp
+.rf t0_l0_qkv_p3_var            p2+3968  1x1       ; t0.l0.qkv.p3.var
+.rf t0_l0_qkv_p3_acc            p2+3968  1x32      ; t0.l0.qkv.p3.acc
+.rf t0_l0_att_h1_s1_s           p2+3968  1x17      ; t0.l0.att.h1.s1.s
+.rf t0_l0_att_h1_s1_m           p2+2304  1x1       ; t0.l0.att.h1.s1.m
+.rf t0_l0_att_h1_s1_z           p2+2368  1x1       ; t0.l0.att.h1.s1.z
+.rf t0_l0_att_h1_s1_u           p5+3072  1x32      ; t0.l0.att.h1.s1.u
+.rf t0_l1_qkv_p3_mean           p2+2304  1x1       ; t0.l1.qkv.p3.mean
+.rf t0_l1_qkv_p3_h              p5+3072  1x64      ; t0.l1.qkv.p3.h
+.rf t0_l1_qkv_p3_lntmp          p2+2304  1x64      ; t0.l1.qkv.p3.lntmp
+.rf t0_l1_qkv_p3_var            p2+2560  1x1       ; t0.l1.qkv.p3.var
+.rf t0_l1_qkv_p3_acc            p2+2304  1x32      ; t0.l1.qkv.p3.acc
+.rf t0_l1_att_h1_merge_mmax     p2+2304  1x1       ; t0.l1.att.h1.merge.mmax
+.rf t0_l1_att_h1_merge_zsum     p2+2304  1x1       ; t0.l1.att.h1.merge.zsum
+.rf t0_l1_att_h1_merge_o        p2+2368  1x32      ; t0.l1.att.h1.merge.o
+.rf t1_l0_qkv_p3_x              p2+2304  1x64      ; t1.l0.qkv.p3.x
+.rf t1_l0_qkv_p3_mean           p2+2560  1x1       ; t1.l0.qkv.p3.mean
+.rf t1_l0_qkv_p3_h              p2+2624  1x64      ; t1.l0.qkv.p3.h
+.rf t1_l0_qkv_p3_lntmp          p2+2304  1x64      ; t1.l0.qkv.p3.lntmp
+.rf t1_l0_qkv_p3_var            p2+2560  1x1       ; t1.l0.qkv.p3.var
+.rf t1_l0_qkv_p3_acc            p2+2304  1x32      ; t1.l0.qkv.p3.acc
+.rf t1_l0_att_h1_s1_s           p0       1x18      ; t1.l0.att.h1.s1.s
+.rf t1_l0_att_h1_s1_m           p0+128   1x1       ; t1.l0.att.h1.s1.m
+.rf t1_l0_att_h1_s1_z           p0+192   1x1       ; t1.l0.att.h1.s1.z
+.rf t1_l0_att_h1_s1_u           p0+256   1x32      ; t1.l0.att.h1.s1.u
+.rf t1_l1_qkv_p3_mean           p0       1x1       ; t1.l1.qkv.p3.mean
+.rf t1_l1_qkv_p3_h              p0+64    1x64      ; t1.l1.qkv.p3.h
+.rf t1_l1_qkv_p3_lntmp          p0+320   1x64      ; t1.l1.qkv.p3.lntmp
+.rf t1_l1_qkv_p3_var            p0       1x1       ; t1.l1.qkv.p3.var
+.rf t1_l1_qkv_p3_acc            p0+320   1x32      ; t1.l1.qkv.p3.acc
     LD        l0_qkv_p3_w, hbm[wqkv.l0 + 384], stride 192   ; d1.weights:11 preload.wg12
     LD        l0_qkv_p3_b, hbm[bqkv.l0 + 384], stride 192   ; d1.weights:11 preload.wg12
     LD        l1_qkv_p3_w, hbm[wqkv.l1 + 384], stride 192   ; d1.weights:11 preload.wg12
     LD        l1_qkv_p3_b, hbm[bqkv.l1 + 384], stride 192   ; d1.weights:11 preload.wg12
+    LD        l0_kv_h1_s1_k[0:16, :], hbm[k_cache.l0 + 6400] ; d1.weights:11 preload.wg12
+    LD        l0_kv_h1_s1_v[0:16, :], hbm[v_cache.l0 + 6400] ; d1.weights:11 preload.wg12
+    LD        ln1_g_l0_wg12, hbm[ln1_g.l0]                  ; d1.weights:11 preload.wg12
+    LD        ln1_b_l0_wg12, hbm[ln1_b.l0]                  ; d1.weights:11 preload.wg12
+    LD        ln1_g_l1_wg12, hbm[ln1_g.l1]                  ; d1.weights:11 preload.wg12
+    LD        ln1_b_l1_wg12, hbm[ln1_b.l1]                  ; d1.weights:11 preload.wg12
     WAIT      ev.in, 1                                      ; d1.panels.qkv:10 t0.l0.qkv.p3
     LD        t0_l0_qkv_p3_x, hbm[x_in]                     ; d1.panels.qkv:10 t0.l0.qkv.p3
-    LD        t0_l0_qkv_p3_lng, hbm[ln1_g.l0]               ; d1.panels.qkv:10 t0.l0.qkv.p3
-    LD        t0_l0_qkv_p3_lnb, hbm[ln1_b.l0]               ; d1.panels.qkv:10 t0.l0.qkv.p3
     VEC.rsum  t0_l0_qkv_p3_mean, t0_l0_qkv_p3_x             ; d1.panels.qkv:10 t0.l0.qkv.p3
     VEC.muli  t0_l0_qkv_p3_mean, t0_l0_qkv_p3_mean, 0.015625 ; d1.panels.qkv:10 t0.l0.qkv.p3
     VEC.sub   t0_l0_qkv_p3_h, t0_l0_qkv_p3_x, t0_l0_qkv_p3_mean ; d1.panels.qkv:10 t0.l0.qkv.p3
@@ -1770,29 +1698,26 @@
     VEC.addi  t0_l0_qkv_p3_var, t0_l0_qkv_p3_var, 1e-05     ; d1.panels.qkv:10 t0.l0.qkv.p3
     SFU.rsqrt t0_l0_qkv_p3_var, t0_l0_qkv_p3_var            ; d1.panels.qkv:10 t0.l0.qkv.p3
     VEC.mul   t0_l0_qkv_p3_h, t0_l0_qkv_p3_h, t0_l0_qkv_p3_var ; d1.panels.qkv:10 t0.l0.qkv.p3
-    VEC.mul   t0_l0_qkv_p3_h, t0_l0_qkv_p3_h, t0_l0_qkv_p3_lng ; d1.panels.qkv:10 t0.l0.qkv.p3
-    VEC.add   t0_l0_qkv_p3_h, t0_l0_qkv_p3_h, t0_l0_qkv_p3_lnb ; d1.panels.qkv:10 t0.l0.qkv.p3
+    VEC.mul   t0_l0_qkv_p3_h, t0_l0_qkv_p3_h, ln1_g_l0_wg12 ; d1.panels.qkv:10 t0.l0.qkv.p3
+    VEC.add   t0_l0_qkv_p3_h, t0_l0_qkv_p3_h, ln1_b_l0_wg12 ; d1.panels.qkv:10 t0.l0.qkv.p3
     MMA.z     t0_l0_qkv_p3_acc, t0_l0_qkv_p3_h, l0_qkv_p3_w ; d1.k_chunk.qkv t0.l0.qkv.p3
     VEC.add   t0_l0_qkv_p3_acc, t0_l0_qkv_p3_acc, l0_qkv_p3_b ; d1.k_chunk.qkv t0.l0.qkv.p3
-    ST        hbm[k_cache.l0 + 8448], t0_l0_qkv_p3_acc      ; d1.kv_writeback t0.l0.qkv.p3
+    ST        wg12.l0_kv_h1_s1_k[16:17, :], t0_l0_qkv_p3_acc ; d1.kv_writeback t0.l0.qkv.p3
     SIG       ev.qkv_l0, 1                                  ; d1.panels.qkv:10 t0.l0.qkv.p3
+    ST        hbm[k_cache.l0 + 8448], t0_l0_qkv_p3_acc      ; d1.kv_writeback t0.l0.qkv.p3.kv
     WAIT      ev.qkv_l0, 6                                  ; d1.attention.slices:12 t0.l0.att.h1.s1
-    LD        t0_l0_att_h1_s1_kb[0:17, :], hbm[k_cache.l0 + 6400] ; d1.attention.slices:12 t0.l0.att.h1.s1
-    MMA.z.t   t0_l0_att_h1_s1_s[:, 0:17], t0_l0_att_h1_s1_q, t0_l0_att_h1_s1_kb[0:17, :] ; d1.attention.slices:12 t0.l0.att.h1.s1
-    VEC.muli  t0_l0_att_h1_s1_s[:, 0:17], t0_l0_att_h1_s1_s[:, 0:17], 0.17677669 ; d1.attention.slices:12 t0.l0.att.h1.s1
-    VEC.rmax  t0_l0_att_h1_s1_m, t0_l0_att_h1_s1_s[:, 0:17] ; d1.attention.slices:12 t0.l0.att.h1.s1
-    VEC.sub   t0_l0_att_h1_s1_s[:, 0:17], t0_l0_att_h1_s1_s[:, 0:17], t0_l0_att_h1_s1_m ; d1.attention.slices:12 t0.l0.att.h1.s1
-    SFU.exp   t0_l0_att_h1_s1_s[:, 0:17], t0_l0_att_h1_s1_s[:, 0:17] ; d1.attention.slices:12 t0.l0.att.h1.s1
-    VEC.rsum  t0_l0_att_h1_s1_z, t0_l0_att_h1_s1_s[:, 0:17] ; d1.attention.slices:12 t0.l0.att.h1.s1
-    LD        t0_l0_att_h1_s1_vb[0:17, :], hbm[v_cache.l0 + 6400] ; d1.attention.slices:12 t0.l0.att.h1.s1
-    MMA.z     t0_l0_att_h1_s1_u, t0_l0_att_h1_s1_s[:, 0:17], t0_l0_att_h1_s1_vb[0:17, :] ; d1.attention.slices:12 t0.l0.att.h1.s1
-    ST        wg5.t0_l0_att_h1_merge_m[:, 1:2], t0_l0_att_h1_s1_m ; d1.handoff:13 t0.l0.att.h1.s1
-    ST        wg5.t0_l0_att_h1_merge_z[:, 1:2], t0_l0_att_h1_s1_z ; d1.handoff:13 t0.l0.att.h1.s1
-    ST        wg5.t0_l0_att_h1_merge_u[1:2, :], t0_l0_att_h1_s1_u ; d1.handoff:13 t0.l0.att.h1.s1
+    MMA.z.t   t0_l0_att_h1_s1_s, t0_l0_att_h1_s1_q, l0_kv_h1_s1_k[0:17, :] ; d1.attention.slices:12 t0.l0.att.h1.s1
+    VEC.muli  t0_l0_att_h1_s1_s, t0_l0_att_h1_s1_s, 0.17677669 ; d1.attention.slices:12 t0.l0.att.h1.s1
+    VEC.rmax  t0_l0_att_h1_s1_m, t0_l0_att_h1_s1_s          ; d1.attention.slices:12 t0.l0.att.h1.s1
+    VEC.sub   t0_l0_att_h1_s1_s, t0_l0_att_h1_s1_s, t0_l0_att_h1_s1_m ; d1.attention.slices:12 t0.l0.att.h1.s1
+    SFU.exp   t0_l0_att_h1_s1_s, t0_l0_att_h1_s1_s          ; d1.attention.slices:12 t0.l0.att.h1.s1
+    VEC.rsum  t0_l0_att_h1_s1_z, t0_l0_att_h1_s1_s          ; d1.attention.slices:12 t0.l0.att.h1.s1
+    MMA.z     t0_l0_att_h1_s1_u, t0_l0_att_h1_s1_s, l0_kv_h1_s1_v[0:17, :] ; d1.attention.slices:12 t0.l0.att.h1.s1
+    ST        wg4.t0_l0_att_h1_merge_m[:, 1:2], t0_l0_att_h1_s1_m ; d1.handoff:13 t0.l0.att.h1.s1
+    ST        wg4.t0_l0_att_h1_merge_z[:, 1:2], t0_l0_att_h1_s1_z ; d1.handoff:13 t0.l0.att.h1.s1
+    ST        wg4.t0_l0_att_h1_merge_u[1:2, :], t0_l0_att_h1_s1_u ; d1.handoff:13 t0.l0.att.h1.s1
     SIG       ev.attp_l0, 1                                 ; d1.attention.slices:12 t0.l0.att.h1.s1
     WAIT      ev.w2_l0, 4                                   ; d1.panels.qkv:10 t0.l1.qkv.p3
-    LD        t0_l1_qkv_p3_lng, hbm[ln1_g.l1]               ; d1.panels.qkv:10 t0.l1.qkv.p3
-    LD        t0_l1_qkv_p3_lnb, hbm[ln1_b.l1]               ; d1.panels.qkv:10 t0.l1.qkv.p3
     VEC.rsum  t0_l1_qkv_p3_mean, t0_l1_qkv_p3_x             ; d1.panels.qkv:10 t0.l1.qkv.p3
     VEC.muli  t0_l1_qkv_p3_mean, t0_l1_qkv_p3_mean, 0.015625 ; d1.panels.qkv:10 t0.l1.qkv.p3
     VEC.sub   t0_l1_qkv_p3_h, t0_l1_qkv_p3_x, t0_l1_qkv_p3_mean ; d1.panels.qkv:10 t0.l1.qkv.p3
@@ -1802,16 +1727,27 @@
     VEC.addi  t0_l1_qkv_p3_var, t0_l1_qkv_p3_var, 1e-05     ; d1.panels.qkv:10 t0.l1.qkv.p3
     SFU.rsqrt t0_l1_qkv_p3_var, t0_l1_qkv_p3_var            ; d1.panels.qkv:10 t0.l1.qkv.p3
     VEC.mul   t0_l1_qkv_p3_h, t0_l1_qkv_p3_h, t0_l1_qkv_p3_var ; d1.panels.qkv:10 t0.l1.qkv.p3
-    VEC.mul   t0_l1_qkv_p3_h, t0_l1_qkv_p3_h, t0_l1_qkv_p3_lng ; d1.panels.qkv:10 t0.l1.qkv.p3
-    VEC.add   t0_l1_qkv_p3_h, t0_l1_qkv_p3_h, t0_l1_qkv_p3_lnb ; d1.panels.qkv:10 t0.l1.qkv.p3
+    VEC.mul   t0_l1_qkv_p3_h, t0_l1_qkv_p3_h, ln1_g_l1_wg12 ; d1.panels.qkv:10 t0.l1.qkv.p3
+    VEC.add   t0_l1_qkv_p3_h, t0_l1_qkv_p3_h, ln1_b_l1_wg12 ; d1.panels.qkv:10 t0.l1.qkv.p3
     MMA.z     t0_l1_qkv_p3_acc, t0_l1_qkv_p3_h, l1_qkv_p3_w ; d1.k_chunk.qkv t0.l1.qkv.p3
     VEC.add   t0_l1_qkv_p3_acc, t0_l1_qkv_p3_acc, l1_qkv_p3_b ; d1.k_chunk.qkv t0.l1.qkv.p3
-    ST        hbm[k_cache.l1 + 8448], t0_l1_qkv_p3_acc      ; d1.kv_writeback t0.l1.qkv.p3
+    ST        wg13.l1_kv_h1_s1_k[16:17, :], t0_l1_qkv_p3_acc ; d1.kv_writeback t0.l1.qkv.p3
     SIG       ev.qkv_l1, 1                                  ; d1.panels.qkv:10 t0.l1.qkv.p3
+    ST        hbm[k_cache.l1 + 8448], t0_l1_qkv_p3_acc      ; d1.kv_writeback t0.l1.qkv.p3.kv
+    WAIT      ev.attp_l1, 4                                 ; d1.attention.slices:12 t0.l1.att.h1.merge
+    VEC.rmax  t0_l1_att_h1_merge_mmax, t0_l1_att_h1_merge_m ; d1.attention.slices:12 t0.l1.att.h1.merge
+    VEC.sub   t0_l1_att_h1_merge_m, t0_l1_att_h1_merge_m, t0_l1_att_h1_merge_mmax ; d1.attention.slices:12 t0.l1.att.h1.merge
+    SFU.exp   t0_l1_att_h1_merge_m, t0_l1_att_h1_merge_m    ; d1.attention.slices:12 t0.l1.att.h1.merge
+    VEC.mul   t0_l1_att_h1_merge_z, t0_l1_att_h1_merge_z, t0_l1_att_h1_merge_m ; d1.attention.slices:12 t0.l1.att.h1.merge
+    VEC.rsum  t0_l1_att_h1_merge_zsum, t0_l1_att_h1_merge_z ; d1.attention.slices:12 t0.l1.att.h1.merge
+    MMA.z     t0_l1_att_h1_merge_o, t0_l1_att_h1_merge_m, t0_l1_att_h1_merge_u ; d1.attention.slices:12 t0.l1.att.h1.merge
+    SFU.recip t0_l1_att_h1_merge_zsum, t0_l1_att_h1_merge_zsum ; d1.attention.slices:12 t0.l1.att.h1.merge
+    VEC.mul   t0_l1_att_h1_merge_o, t0_l1_att_h1_merge_o, t0_l1_att_h1_merge_zsum ; d1.attention.slices:12 t0.l1.att.h1.merge
+    ST        wg9.t0_l1_wo_p0_a[:, 32:64], t0_l1_att_h1_merge_o ; d1.handoff:13 t0.l1.att.h1.merge
+    ST        wg13.t0_l1_wo_p1_a[:, 32:64], t0_l1_att_h1_merge_o ; d1.handoff:13 t0.l1.att.h1.merge
+    SIG       ev.att_l1, 1                                  ; d1.attention.slices:12 t0.l1.att.h1.merge
     WAIT      ev.in, 2                                      ; d1.panels.qkv:10 t1.l0.qkv.p3
     LD        t1_l0_qkv_p3_x, hbm[x_in + 256]               ; d1.panels.qkv:10 t1.l0.qkv.p3
-    LD        t1_l0_qkv_p3_lng, hbm[ln1_g.l0]               ; d1.panels.qkv:10 t1.l0.qkv.p3
-    LD        t1_l0_qkv_p3_lnb, hbm[ln1_b.l0]               ; d1.panels.qkv:10 t1.l0.qkv.p3
     VEC.rsum  t1_l0_qkv_p3_mean, t1_l0_qkv_p3_x             ; d1.panels.qkv:10 t1.l0.qkv.p3
     VEC.muli  t1_l0_qkv_p3_mean, t1_l0_qkv_p3_mean, 0.015625 ; d1.panels.qkv:10 t1.l0.qkv.p3
     VEC.sub   t1_l0_qkv_p3_h, t1_l0_qkv_p3_x, t1_l0_qkv_p3_mean ; d1.panels.qkv:10 t1.l0.qkv.p3
@@ -1821,15 +1757,26 @@
     VEC.addi  t1_l0_qkv_p3_var, t1_l0_qkv_p3_var, 1e-05     ; d1.panels.qkv:10 t1.l0.qkv.p3
     SFU.rsqrt t1_l0_qkv_p3_var, t1_l0_qkv_p3_var            ; d1.panels.qkv:10 t1.l0.qkv.p3
     VEC.mul   t1_l0_qkv_p3_h, t1_l0_qkv_p3_h, t1_l0_qkv_p3_var ; d1.panels.qkv:10 t1.l0.qkv.p3
-    VEC.mul   t1_l0_qkv_p3_h, t1_l0_qkv_p3_h, t1_l0_qkv_p3_lng ; d1.panels.qkv:10 t1.l0.qkv.p3
-    VEC.add   t1_l0_qkv_p3_h, t1_l0_qkv_p3_h, t1_l0_qkv_p3_lnb ; d1.panels.qkv:10 t1.l0.qkv.p3
+    VEC.mul   t1_l0_qkv_p3_h, t1_l0_qkv_p3_h, ln1_g_l0_wg12 ; d1.panels.qkv:10 t1.l0.qkv.p3
+    VEC.add   t1_l0_qkv_p3_h, t1_l0_qkv_p3_h, ln1_b_l0_wg12 ; d1.panels.qkv:10 t1.l0.qkv.p3
     MMA.z     t1_l0_qkv_p3_acc, t1_l0_qkv_p3_h, l0_qkv_p3_w ; d1.k_chunk.qkv t1.l0.qkv.p3
     VEC.add   t1_l0_qkv_p3_acc, t1_l0_qkv_p3_acc, l0_qkv_p3_b ; d1.k_chunk.qkv t1.l0.qkv.p3
-    ST        hbm[k_cache.l0 + 8576], t1_l0_qkv_p3_acc      ; d1.kv_writeback t1.l0.qkv.p3
+    ST        wg12.l0_kv_h1_s1_k[17:18, :], t1_l0_qkv_p3_acc ; d1.kv_writeback t1.l0.qkv.p3
     SIG       ev.qkv_l0, 1                                  ; d1.panels.qkv:10 t1.l0.qkv.p3
+    ST        hbm[k_cache.l0 + 8576], t1_l0_qkv_p3_acc      ; d1.kv_writeback t1.l0.qkv.p3.kv
+    WAIT      ev.qkv_l0, 12                                 ; d1.attention.slices:12 t1.l0.att.h1.s1
+    MMA.z.t   t1_l0_att_h1_s1_s, t1_l0_att_h1_s1_q, l0_kv_h1_s1_k ; d1.attention.slices:12 t1.l0.att.h1.s1
+    VEC.muli  t1_l0_att_h1_s1_s, t1_l0_att_h1_s1_s, 0.17677669 ; d1.attention.slices:12 t1.l0.att.h1.s1
+    VEC.rmax  t1_l0_att_h1_s1_m, t1_l0_att_h1_s1_s          ; d1.attention.slices:12 t1.l0.att.h1.s1
+    VEC.sub   t1_l0_att_h1_s1_s, t1_l0_att_h1_s1_s, t1_l0_att_h1_s1_m ; d1.attention.slices:12 t1.l0.att.h1.s1
+    SFU.exp   t1_l0_att_h1_s1_s, t1_l0_att_h1_s1_s          ; d1.attention.slices:12 t1.l0.att.h1.s1
+    VEC.rsum  t1_l0_att_h1_s1_z, t1_l0_att_h1_s1_s          ; d1.attention.slices:12 t1.l0.att.h1.s1
+    MMA.z     t1_l0_att_h1_s1_u, t1_l0_att_h1_s1_s, l0_kv_h1_s1_v ; d1.attention.slices:12 t1.l0.att.h1.s1
+    ST        wg5.t1_l0_att_h1_merge_m[:, 1:2], t1_l0_att_h1_s1_m ; d1.handoff:13 t1.l0.att.h1.s1
+    ST        wg5.t1_l0_att_h1_merge_z[:, 1:2], t1_l0_att_h1_s1_z ; d1.handoff:13 t1.l0.att.h1.s1
+    ST        wg5.t1_l0_att_h1_merge_u[1:2, :], t1_l0_att_h1_s1_u ; d1.handoff:13 t1.l0.att.h1.s1
+    SIG       ev.attp_l0, 1                                 ; d1.attention.slices:12 t1.l0.att.h1.s1
     WAIT      ev.w2_l0, 8                                   ; d1.panels.qkv:10 t1.l1.qkv.p3
-    LD        t1_l1_qkv_p3_lng, hbm[ln1_g.l1]               ; d1.panels.qkv:10 t1.l1.qkv.p3
-    LD        t1_l1_qkv_p3_lnb, hbm[ln1_b.l1]               ; d1.panels.qkv:10 t1.l1.qkv.p3
     VEC.rsum  t1_l1_qkv_p3_mean, t1_l1_qkv_p3_x             ; d1.panels.qkv:10 t1.l1.qkv.p3
     VEC.muli  t1_l1_qkv_p3_mean, t1_l1_qkv_p3_mean, 0.015625 ; d1.panels.qkv:10 t1.l1.qkv.p3
     VEC.sub   t1_l1_qkv_p3_h, t1_l1_qkv_p3_x, t1_l1_qkv_p3_mean ; d1.panels.qkv:10 t1.l1.qkv.p3
@@ -1839,54 +1786,46 @@
     VEC.addi  t1_l1_qkv_p3_var, t1_l1_qkv_p3_var, 1e-05     ; d1.panels.qkv:10 t1.l1.qkv.p3
     SFU.rsqrt t1_l1_qkv_p3_var, t1_l1_qkv_p3_var            ; d1.panels.qkv:10 t1.l1.qkv.p3
     VEC.mul   t1_l1_qkv_p3_h, t1_l1_qkv_p3_h, t1_l1_qkv_p3_var ; d1.panels.qkv:10 t1.l1.qkv.p3
-    VEC.mul   t1_l1_qkv_p3_h, t1_l1_qkv_p3_h, t1_l1_qkv_p3_lng ; d1.panels.qkv:10 t1.l1.qkv.p3
-    VEC.add   t1_l1_qkv_p3_h, t1_l1_qkv_p3_h, t1_l1_qkv_p3_lnb ; d1.panels.qkv:10 t1.l1.qkv.p3
+    VEC.mul   t1_l1_qkv_p3_h, t1_l1_qkv_p3_h, ln1_g_l1_wg12 ; d1.panels.qkv:10 t1.l1.qkv.p3
+    VEC.add   t1_l1_qkv_p3_h, t1_l1_qkv_p3_h, ln1_b_l1_wg12 ; d1.panels.qkv:10 t1.l1.qkv.p3
     MMA.z     t1_l1_qkv_p3_acc, t1_l1_qkv_p3_h, l1_qkv_p3_w ; d1.k_chunk.qkv t1.l1.qkv.p3
     VEC.add   t1_l1_qkv_p3_acc, t1_l1_qkv_p3_acc, l1_qkv_p3_b ; d1.k_chunk.qkv t1.l1.qkv.p3
-    ST        hbm[k_cache.l1 + 8576], t1_l1_qkv_p3_acc      ; d1.kv_writeback t1.l1.qkv.p3
+    ST        wg13.l1_kv_h1_s1_k[17:18, :], t1_l1_qkv_p3_acc ; d1.kv_writeback t1.l1.qkv.p3
     SIG       ev.qkv_l1, 1                                  ; d1.panels.qkv:10 t1.l1.qkv.p3
-    WAIT      ev.qkv_l1, 12                                 ; d1.attention.slices:12 t1.l1.att.h0.s1
-    LD        t1_l1_att_h0_s1_kb[0:18, :], hbm[k_cache.l1 + 2048] ; d1.attention.slices:12 t1.l1.att.h0.s1
-    MMA.z.t   t1_l1_att_h0_s1_s[:, 0:18], t1_l1_att_h0_s1_q, t1_l1_att_h0_s1_kb[0:18, :] ; d1.attention.slices:12 t1.l1.att.h0.s1
-    VEC.muli  t1_l1_att_h0_s1_s[:, 0:18], t1_l1_att_h0_s1_s[:, 0:18], 0.17677669 ; d1.attention.slices:12 t1.l1.att.h0.s1
-    VEC.rmax  t1_l1_att_h0_s1_m, t1_l1_att_h0_s1_s[:, 0:18] ; d1.attention.slices:12 t1.l1.att.h0.s1
-    VEC.sub   t1_l1_att_h0_s1_s[:, 0:18], t1_l1_att_h0_s1_s[:, 0:18], t1_l1_att_h0_s1_m ; d1.attention.slices:12 t1.l1.att.h0.s1
-    SFU.exp   t1_l1_att_h0_s1_s[:, 0:18], t1_l1_att_h0_s1_s[:, 0:18] ; d1.attention.slices:12 t1.l1.att.h0.s1
-    VEC.rsum  t1_l1_att_h0_s1_z, t1_l1_att_h0_s1_s[:, 0:18] ; d1.attention.slices:12 t1.l1.att.h0.s1
-    LD        t1_l1_att_h0_s1_vb[0:18, :], hbm[v_cache.l1 + 2048] ; d1.attention.slices:12 t1.l1.att.h0.s1
-    MMA.z     t1_l1_att_h0_s1_u, t1_l1_att_h0_s1_s[:, 0:18], t1_l1_att_h0_s1_vb[0:18, :] ; d1.attention.slices:12 t1.l1.att.h0.s1
-    ST        wg9.t1_l1_att_h0_merge_m[:, 1:2], t1_l1_att_h0_s1_m ; d1.handoff:13 t1.l1.att.h0.s1
-    ST        wg9.t1_l1_att_h0_merge_z[:, 1:2], t1_l1_att_h0_s1_z ; d1.handoff:13 t1.l1.att.h0.s1
-    ST        wg9.t1_l1_att_h0_merge_u[1:2, :], t1_l1_att_h0_s1_u ; d1.handoff:13 t1.l1.att.h0.s1
-    SIG       ev.attp_l1, 1                                 ; d1.attention.slices:12 t1.l1.att.h0.s1
+    ST        hbm[k_cache.l1 + 8576], t1_l1_qkv_p3_acc      ; d1.kv_writeback t1.l1.qkv.p3.kv
     END
 
-.wg 13  ; sm 3, tasks: preload.wg13 t0.l0.wo.p1 t0.l1.att.h0.s1 t0.l1.wo.p1 t1.l0.wo.p1 t1.l1.att.h1.merge t1.l1.wo.p1
+.wg 13  ; sm 3, tasks: preload.wg13 t0.l0.wo.p1 t0.l1.att.h1.s1 t0.l1.wo.p1 t1.l0.wo.p1 t1.l1.att.h1.s1 t1.l1.att.h1.merge t1.l1.wo.p1
 .rf l0_wo_p1_w                  p0       64x32     ; l0.wo.p1.w
-.rf t0_l0_wo_p1_a               p2       1x64      ; t0.l0.wo.p1.a
-.rf t0_l1_att_h0_s1_q           p2+256   1x32      ; t0.l1.att.h0.s1.q
-.rf t0_l1_wo_p1_a               p2+384   1x64      ; t0.l1.wo.p1.a
-.rf t0_l1_wo_p1_res             p2+640   1x32      ; t0.l1.wo.p1.res
-.rf t1_l0_wo_p1_a               p2+768   1x64      ; t1.l0.wo.p1.a
-.rf t1_l1_att_h1_merge_m        p2+1024  1x2       ; t1.l1.att.h1.merge.m
-.rf t1_l1_att_h1_merge_z        p2+1088  1x2       ; t1.l1.att.h1.merge.z
-.rf t1_l1_att_h1_merge_u        p2+1152  2x32      ; t1.l1.att.h1.merge.u
-.rf t1_l1_wo_p1_a               p2+1408  1x64      ; t1.l1.wo.p1.a
-.rf t1_l1_wo_p1_res             p2+1664  1x32      ; t1.l1.wo.p1.res
-.rf l0_wo_p1_b                  p2+1792  1x32      ; l0.wo.p1.b
-.rf l1_wo_p1_w                  p3       64x32     ; l1.wo.p1.w
-.rf l1_wo_p1_b                  p2+1920  1x32      ; l1.wo.p1.b
-.rf t0_l0_wo_p1_acc             p2+2048  1x32      ; t0.l0.wo.p1.acc
-.rf t0_l0_wo_p1_res             p2       1x32      ; t0.l0.wo.p1.res
-.rf t0_l1_att_h0_s1_kb          p5       32x32     ; t0.l1.att.h0.s1.kb
-.rf t0_l1_att_h0_s1_s           p2       1x32      ; t0.l1.att.h0.s1.s
-.rf t0_l1_att_h0_s1_m           p2+128   1x1       ; t0.l1.att.h0.s1.m
-.rf t0_l1_att_h0_s1_z           p2+192   1x1       ; t0.l1.att.h0.s1.z
-.rf t0_l1_att_h0_s1_vb          p5       32x32     ; t0.l1.att.h0.s1.vb
-.rf t0_l1_att_h0_s1_u           p2+256   1x32      ; t0.l1.att.h0.s1.u
-.rf t0_l1_wo_p1_acc             p2       1x32      ; t0.l1.wo.p1.acc
-.rf t1_l0_wo_p1_acc             p2       1x32      ; t1.l0.wo.p1.acc
-.rf t1_l0_wo_p1_res             p0       1x32      ; t1.l0.wo.p1.res
+.rf l1_kv_h1_s1_k               p2       18x32     ; l1.kv.h1.s1.k
+.rf l1_kv_h1_s1_v               p3       18x32     ; l1.kv.h1.s1.v
+.rf t0_l0_wo_p1_a               p2+2304  1x64      ; t0.l0.wo.p1.a
+.rf t0_l1_att_h1_s1_q           p2+2560  1x32      ; t0.l1.att.h1.s1.q
+.rf t0_l1_wo_p1_a               p2+2688  1x64      ; t0.l1.wo.p1.a
+.rf t0_l1_wo_p1_res             p2+2944  1x32      ; t0.l1.wo.p1.res
+.rf t1_l0_wo_p1_a               p2+3072  1x64      ; t1.l0.wo.p1.a
+.rf t1_l1_att_h1_s1_q           p2+3328  1x32      ; t1.l1.att.h1.s1.q
+.rf t1_l1_att_h1_merge_m        p2+3456  1x2       ; t1.l1.att.h1.merge.m
+.rf t1_l1_att_h1_merge_z        p2+3520  1x2       ; t1.l1.att.h1.merge.z
+.rf t1_l1_att_h1_merge_u        p2+3584  2x32      ; t1.l1.att.h1.merge.u
+.rf t1_l1_wo_p1_a               p2+3840  1x64      ; t1.l1.wo.p1.a
+.rf t1_l1_wo_p1_res             p3+2304  1x32      ; t1.l1.wo.p1.res
+.rf l0_wo_p1_b                  p3+2432  1x32      ; l0.wo.p1.b
+.rf l1_wo_p1_w                  p4       64x32     ; l1.wo.p1.w
+.rf l1_wo_p1_b                  p3+2560  1x32      ; l1.wo.p1.b
+.rf t0_l0_wo_p1_res             p3+2688  1x32      ; t0.l0.wo.p1.res
+.rf t0_l0_wo_p1_acc             p3+2816  1x32      ; t0.l0.wo.p1.acc
+.rf t0_l1_att_h1_s1_s           p2+2304  1x17      ; t0.l1.att.h1.s1.s
+.rf t0_l1_att_h1_s1_m           p2+2432  1x1       ; t0.l1.att.h1.s1.m
+.rf t0_l1_att_h1_s1_z           p2+2496  1x1       ; t0.l1.att.h1.s1.z
+.rf t0_l1_att_h1_s1_u           p2+2560  1x32      ; t0.l1.att.h1.s1.u
+.rf t0_l1_wo_p1_acc             p2+2304  1x32      ; t0.l1.wo.p1.acc
+.rf t1_l0_wo_p1_res             p2+2304  1x32      ; t1.l0.wo.p1.res
+.rf t1_l0_wo_p1_acc             p2+2432  1x32      ; t1.l0.wo.p1.acc
+.rf t1_l1_att_h1_s1_s           p0       1x18      ; t1.l1.att.h1.s1.s
+.rf t1_l1_att_h1_s1_m           p0+128   1x1       ; t1.l1.att.h1.s1.m
+.rf t1_l1_att_h1_s1_z           p0+192   1x1       ; t1.l1.att.h1.s1.z
+.rf t1_l1_att_h1_s1_u           p0+256   1x32      ; t1.l1.att.h1.s1.u
 .rf t1_l1_att_h1_merge_mmax     p0       1x1       ; t1.l1.att.h1.merge.mmax
 .rf t1_l1_att_h1_merge_zsum     p0       1x1       ; t1.l1.att.h1.merge.zsum
 .rf t1_l1_att_h1_merge_o        p0+64    1x32      ; t1.l1.att.h1.merge.o
@@ -1895,10 +1834,12 @@
     LD        l0_wo_p1_b, hbm[bo.l0 + 128], stride 64       ; d1.weights:11 preload.wg13
     LD        l1_wo_p1_w, hbm[wo.l1 + 128], stride 64       ; d1.weights:11 preload.wg13
     LD        l1_wo_p1_b, hbm[bo.l1 + 128], stride 64       ; d1.weights:11 preload.wg13
+    LD        l1_kv_h1_s1_k[0:16, :], hbm[k_cache.l1 + 6400] ; d1.weights:11 preload.wg13
+    LD        l1_kv_h1_s1_v[0:16, :], hbm[v_cache.l1 + 6400] ; d1.weights:11 preload.wg13
     WAIT      ev.att_l0, 2                                  ; d1.panels.wo:10 t0.l0.wo.p1
+    LD        t0_l0_wo_p1_res, hbm[x_in + 128], stride 64   ; d1.panels.wo:10 t0.l0.wo.p1
     MMA.z     t0_l0_wo_p1_acc, t0_l0_wo_p1_a, l0_wo_p1_w    ; d1.k_chunk.wo t0.l0.wo.p1
     VEC.add   t0_l0_wo_p1_acc, t0_l0_wo_p1_acc, l0_wo_p1_b  ; d1.k_chunk.wo t0.l0.wo.p1
-    LD        t0_l0_wo_p1_res, hbm[x_in + 128], stride 64   ; d1.panels.wo:10 t0.l0.wo.p1
     VEC.add   t0_l0_wo_p1_acc, t0_l0_wo_p1_acc, t0_l0_wo_p1_res ; d1.panels.wo:10 t0.l0.wo.p1
     ST        wg2.t0_l0_w1_p0_x[:, 32:64], t0_l0_wo_p1_acc  ; d1.handoff:13 t0.l0.wo.p1
     ST        wg6.t0_l0_w1_p1_x[:, 32:64], t0_l0_wo_p1_acc  ; d1.handoff:13 t0.l0.wo.p1
@@ -1907,20 +1848,18 @@
     ST        wg11.t0_l0_w2_p2_res, t0_l0_wo_p1_acc[:, 0:16] ; d1.handoff:13 t0.l0.wo.p1
     ST        wg15.t0_l0_w2_p3_res, t0_l0_wo_p1_acc[:, 16:32] ; d1.handoff:13 t0.l0.wo.p1
     SIG       ev.wo_l0, 1                                   ; d1.panels.wo:10 t0.l0.wo.p1
-    WAIT      ev.qkv_l1, 6                                  ; d1.attention.slices:12 t0.l1.att.h0.s1
-    LD        t0_l1_att_h0_s1_kb[0:17, :], hbm[k_cache.l1 + 2048] ; d1.attention.slices:12 t0.l1.att.h0.s1
-    MMA.z.t   t0_l1_att_h0_s1_s[:, 0:17], t0_l1_att_h0_s1_q, t0_l1_att_h0_s1_kb[0:17, :] ; d1.attention.slices:12 t0.l1.att.h0.s1
-    VEC.muli  t0_l1_att_h0_s1_s[:, 0:17], t0_l1_att_h0_s1_s[:, 0:17], 0.17677669 ; d1.attention.slices:12 t0.l1.att.h0.s1
-    VEC.rmax  t0_l1_att_h0_s1_m, t0_l1_att_h0_s1_s[:, 0:17] ; d1.attention.slices:12 t0.l1.att.h0.s1
-    VEC.sub   t0_l1_att_h0_s1_s[:, 0:17], t0_l1_att_h0_s1_s[:, 0:17], t0_l1_att_h0_s1_m ; d1.attention.slices:12 t0.l1.att.h0.s1
-    SFU.exp   t0_l1_att_h0_s1_s[:, 0:17], t0_l1_att_h0_s1_s[:, 0:17] ; d1.attention.slices:12 t0.l1.att.h0.s1
-    VEC.rsum  t0_l1_att_h0_s1_z, t0_l1_att_h0_s1_s[:, 0:17] ; d1.attention.slices:12 t0.l1.att.h0.s1
-    LD        t0_l1_att_h0_s1_vb[0:17, :], hbm[v_cache.l1 + 2048] ; d1.attention.slices:12 t0.l1.att.h0.s1
-    MMA.z     t0_l1_att_h0_s1_u, t0_l1_att_h0_s1_s[:, 0:17], t0_l1_att_h0_s1_vb[0:17, :] ; d1.attention.slices:12 t0.l1.att.h0.s1
-    ST        wg10.t0_l1_att_h0_merge_m[:, 1:2], t0_l1_att_h0_s1_m ; d1.handoff:13 t0.l1.att.h0.s1
-    ST        wg10.t0_l1_att_h0_merge_z[:, 1:2], t0_l1_att_h0_s1_z ; d1.handoff:13 t0.l1.att.h0.s1
-    ST        wg10.t0_l1_att_h0_merge_u[1:2, :], t0_l1_att_h0_s1_u ; d1.handoff:13 t0.l1.att.h0.s1
-    SIG       ev.attp_l1, 1                                 ; d1.attention.slices:12 t0.l1.att.h0.s1
+    WAIT      ev.qkv_l1, 6                                  ; d1.attention.slices:12 t0.l1.att.h1.s1
+    MMA.z.t   t0_l1_att_h1_s1_s, t0_l1_att_h1_s1_q, l1_kv_h1_s1_k[0:17, :] ; d1.attention.slices:12 t0.l1.att.h1.s1
+    VEC.muli  t0_l1_att_h1_s1_s, t0_l1_att_h1_s1_s, 0.17677669 ; d1.attention.slices:12 t0.l1.att.h1.s1
+    VEC.rmax  t0_l1_att_h1_s1_m, t0_l1_att_h1_s1_s          ; d1.attention.slices:12 t0.l1.att.h1.s1
+    VEC.sub   t0_l1_att_h1_s1_s, t0_l1_att_h1_s1_s, t0_l1_att_h1_s1_m ; d1.attention.slices:12 t0.l1.att.h1.s1
+    SFU.exp   t0_l1_att_h1_s1_s, t0_l1_att_h1_s1_s          ; d1.attention.slices:12 t0.l1.att.h1.s1
+    VEC.rsum  t0_l1_att_h1_s1_z, t0_l1_att_h1_s1_s          ; d1.attention.slices:12 t0.l1.att.h1.s1
+    MMA.z     t0_l1_att_h1_s1_u, t0_l1_att_h1_s1_s, l1_kv_h1_s1_v[0:17, :] ; d1.attention.slices:12 t0.l1.att.h1.s1
+    ST        wg12.t0_l1_att_h1_merge_m[:, 1:2], t0_l1_att_h1_s1_m ; d1.handoff:13 t0.l1.att.h1.s1
+    ST        wg12.t0_l1_att_h1_merge_z[:, 1:2], t0_l1_att_h1_s1_z ; d1.handoff:13 t0.l1.att.h1.s1
+    ST        wg12.t0_l1_att_h1_merge_u[1:2, :], t0_l1_att_h1_s1_u ; d1.handoff:13 t0.l1.att.h1.s1
+    SIG       ev.attp_l1, 1                                 ; d1.attention.slices:12 t0.l1.att.h1.s1
     WAIT      ev.att_l1, 2                                  ; d1.panels.wo:10 t0.l1.wo.p1
     MMA.z     t0_l1_wo_p1_acc, t0_l1_wo_p1_a, l1_wo_p1_w    ; d1.k_chunk.wo t0.l1.wo.p1
     VEC.add   t0_l1_wo_p1_acc, t0_l1_wo_p1_acc, l1_wo_p1_b  ; d1.k_chunk.wo t0.l1.wo.p1
@@ -1933,9 +1872,9 @@
     ST        wg15.t0_l1_w2_p3_res, t0_l1_wo_p1_acc[:, 16:32] ; d1.handoff:13 t0.l1.wo.p1
     SIG       ev.wo_l1, 1                                   ; d1.panels.wo:10 t0.l1.wo.p1
     WAIT      ev.att_l0, 4                                  ; d1.panels.wo:10 t1.l0.wo.p1
+    LD        t1_l0_wo_p1_res, hbm[x_in + 384], stride 64   ; d1.panels.wo:10 t1.l0.wo.p1
     MMA.z     t1_l0_wo_p1_acc, t1_l0_wo_p1_a, l0_wo_p1_w    ; d1.k_chunk.wo t1.l0.wo.p1
     VEC.add   t1_l0_wo_p1_acc, t1_l0_wo_p1_acc, l0_wo_p1_b  ; d1.k_chunk.wo t1.l0.wo.p1
-    LD        t1_l0_wo_p1_res, hbm[x_in + 384], stride 64   ; d1.panels.wo:10 t1.l0.wo.p1
     VEC.add   t1_l0_wo_p1_acc, t1_l0_wo_p1_acc, t1_l0_wo_p1_res ; d1.panels.wo:10 t1.l0.wo.p1
     ST        wg2.t1_l0_w1_p0_x[:, 32:64], t1_l0_wo_p1_acc  ; d1.handoff:13 t1.l0.wo.p1
     ST        wg6.t1_l0_w1_p1_x[:, 32:64], t1_l0_wo_p1_acc  ; d1.handoff:13 t1.l0.wo.p1
@@ -1944,6 +1883,18 @@
     ST        wg11.t1_l0_w2_p2_res, t1_l0_wo_p1_acc[:, 0:16] ; d1.handoff:13 t1.l0.wo.p1
     ST        wg15.t1_l0_w2_p3_res, t1_l0_wo_p1_acc[:, 16:32] ; d1.handoff:13 t1.l0.wo.p1
     SIG       ev.wo_l0, 1                                   ; d1.panels.wo:10 t1.l0.wo.p1
+    WAIT      ev.qkv_l1, 12                                 ; d1.attention.slices:12 t1.l1.att.h1.s1
+    MMA.z.t   t1_l1_att_h1_s1_s, t1_l1_att_h1_s1_q, l1_kv_h1_s1_k ; d1.attention.slices:12 t1.l1.att.h1.s1
+    VEC.muli  t1_l1_att_h1_s1_s, t1_l1_att_h1_s1_s, 0.17677669 ; d1.attention.slices:12 t1.l1.att.h1.s1
+    VEC.rmax  t1_l1_att_h1_s1_m, t1_l1_att_h1_s1_s          ; d1.attention.slices:12 t1.l1.att.h1.s1
+    VEC.sub   t1_l1_att_h1_s1_s, t1_l1_att_h1_s1_s, t1_l1_att_h1_s1_m ; d1.attention.slices:12 t1.l1.att.h1.s1
+    SFU.exp   t1_l1_att_h1_s1_s, t1_l1_att_h1_s1_s          ; d1.attention.slices:12 t1.l1.att.h1.s1
+    VEC.rsum  t1_l1_att_h1_s1_z, t1_l1_att_h1_s1_s          ; d1.attention.slices:12 t1.l1.att.h1.s1
+    MMA.z     t1_l1_att_h1_s1_u, t1_l1_att_h1_s1_s, l1_kv_h1_s1_v ; d1.attention.slices:12 t1.l1.att.h1.s1
+    ST        wg13.t1_l1_att_h1_merge_m[:, 1:2], t1_l1_att_h1_s1_m ; d1.handoff:13 t1.l1.att.h1.s1
+    ST        wg13.t1_l1_att_h1_merge_z[:, 1:2], t1_l1_att_h1_s1_z ; d1.handoff:13 t1.l1.att.h1.s1
+    ST        wg13.t1_l1_att_h1_merge_u[1:2, :], t1_l1_att_h1_s1_u ; d1.handoff:13 t1.l1.att.h1.s1
+    SIG       ev.attp_l1, 1                                 ; d1.attention.slices:12 t1.l1.att.h1.s1
     WAIT      ev.attp_l1, 8                                 ; d1.attention.slices:12 t1.l1.att.h1.merge
     VEC.rmax  t1_l1_att_h1_merge_mmax, t1_l1_att_h1_merge_m ; d1.attention.slices:12 t1.l1.att.h1.merge
     VEC.sub   t1_l1_att_h1_merge_m, t1_l1_att_h1_merge_m, t1_l1_att_h1_merge_mmax ; d1.attention.slices:12 t1.l1.att.h1.merge
@@ -1969,60 +1920,52 @@
     SIG       ev.wo_l1, 1                                   ; d1.panels.wo:10 t1.l1.wo.p1
     END
 
-.wg 14  ; sm 3, tasks: preload.wg14 t0.l0.w1.p3 t0.l1.att.h1.merge t0.l1.w1.p3 t1.l0.w1.p3 t1.l1.w1.p3
+.wg 14  ; sm 3, tasks: preload.wg14 t0.l0.w1.p3 t0.l1.w1.p3 t1.l0.w1.p3 t1.l1.w1.p3
 .rf l0_w1_p3_w                  p0       64x32     ; l0.w1.p3.w
 .rf t0_l0_w1_p3_x               p2       1x64      ; t0.l0.w1.p3.x
-.rf t0_l1_att_h1_merge_m        p2+256   1x2       ; t0.l1.att.h1.merge.m
-.rf t0_l1_att_h1_merge_z        p2+320   1x2       ; t0.l1.att.h1.merge.z
-.rf t0_l1_att_h1_merge_u        p2+384   2x32      ; t0.l1.att.h1.merge.u
-.rf t0_l1_w1_p3_x               p2+640   1x64      ; t0.l1.w1.p3.x
-.rf t1_l0_w1_p3_x               p2+896   1x64      ; t1.l0.w1.p3.x
-.rf t1_l1_w1_p3_x               p2+1152  1x64      ; t1.l1.w1.p3.x
-.rf l0_w1_p3_b                  p2+1408  1x32      ; l0.w1.p3.b
+.rf t0_l1_w1_p3_x               p2+256   1x64      ; t0.l1.w1.p3.x
+.rf t1_l0_w1_p3_x               p2+512   1x64      ; t1.l0.w1.p3.x
+.rf t1_l1_w1_p3_x               p2+768   1x64      ; t1.l1.w1.p3.x
+.rf l0_w1_p3_b                  p2+1024  1x32      ; l0.w1.p3.b
 .rf l1_w1_p3_w                  p3       64x32     ; l1.w1.p3.w
-.rf l1_w1_p3_b                  p2+1536  1x32      ; l1.w1.p3.b
-.rf t0_l0_w1_p3_lng             p2+1664  1x64      ; t0.l0.w1.p3.lng
-.rf t0_l0_w1_p3_lnb             p2+1920  1x64      ; t0.l0.w1.p3.lnb
-.rf t0_l0_w1_p3_mean            p2+2176  1x1       ; t0.l0.w1.p3.mean
-.rf t0_l0_w1_p3_h               p2+2240  1x64      ; t0.l0.w1.p3.h
+.rf l1_w1_p3_b                  p2+1152  1x32      ; l1.w1.p3.b
+.rf ln2_g_l0_wg14               p2+1280  1x64      ; ln2_g.l0.wg14
+.rf ln2_b_l0_wg14               p2+1536  1x64      ; ln2_b.l0.wg14
+.rf ln2_g_l1_wg14               p2+1792  1x64      ; ln2_g.l1.wg14
+.rf ln2_b_l1_wg14               p2+2048  1x64      ; ln2_b.l1.wg14
+.rf t0_l0_w1_p3_mean            p2+2304  1x1       ; t0.l0.w1.p3.mean
+.rf t0_l0_w1_p3_h               p2+2368  1x64      ; t0.l0.w1.p3.h
 .rf t0_l0_w1_p3_lntmp           p2       1x64      ; t0.l0.w1.p3.lntmp
-.rf t0_l0_w1_p3_var             p2+2176  1x1       ; t0.l0.w1.p3.var
+.rf t0_l0_w1_p3_var             p2+2304  1x1       ; t0.l0.w1.p3.var
 .rf t0_l0_w1_p3_acc             p2       1x32      ; t0.l0.w1.p3.acc
 .rf t0_l0_w1_p3_gelu            p2+128   1x32      ; t0.l0.w1.p3.gelu
-.rf t0_l1_att_h1_merge_mmax     p2       1x1       ; t0.l1.att.h1.merge.mmax
-.rf t0_l1_att_h1_merge_zsum     p2       1x1       ; t0.l1.att.h1.merge.zsum
-.rf t0_l1_att_h1_merge_o        p2+64    1x32      ; t0.l1.att.h1.merge.o
-.rf t0_l1_w1_p3_lng             p2       1x64      ; t0.l1.w1.p3.lng
-.rf t0_l1_w1_p3_lnb             p2+256   1x64      ; t0.l1.w1.p3.lnb
-.rf t0_l1_w1_p3_mean            p2+512   1x1       ; t0.l1.w1.p3.mean
-.rf t0_l1_w1_p3_h               p2+1664  1x64      ; t0.l1.w1.p3.h
-.rf t0_l1_w1_p3_lntmp           p2+512   1x64      ; t0.l1.w1.p3.lntmp
-.rf t0_l1_w1_p3_var             p2+768   1x1       ; t0.l1.w1.p3.var
+.rf t0_l1_w1_p3_mean            p2       1x1       ; t0.l1.w1.p3.mean
+.rf t0_l1_w1_p3_h               p2+2304  1x64      ; t0.l1.w1.p3.h
+.rf t0_l1_w1_p3_lntmp           p2       1x64      ; t0.l1.w1.p3.lntmp
+.rf t0_l1_w1_p3_var             p2+256   1x1       ; t0.l1.w1.p3.var
 .rf t0_l1_w1_p3_acc             p2       1x32      ; t0.l1.w1.p3.acc
 .rf t0_l1_w1_p3_gelu            p2+128   1x32      ; t0.l1.w1.p3.gelu
-.rf t1_l0_w1_p3_lng             p2       1x64      ; t1.l0.w1.p3.lng
-.rf t1_l0_w1_p3_lnb             p2+256   1x64      ; t1.l0.w1.p3.lnb
-.rf t1_l0_w1_p3_mean            p2+512   1x1       ; t1.l0.w1.p3.mean
-.rf t1_l0_w1_p3_h               p2+576   1x64      ; t1.l0.w1.p3.h
-.rf t1_l0_w1_p3_lntmp           p2+832   1x64      ; t1.l0.w1.p3.lntmp
-.rf t1_l0_w1_p3_var             p2+512   1x1       ; t1.l0.w1.p3.var
-.rf t1_l0_w1_p3_acc             p2       1x32      ; t1.l0.w1.p3.acc
+.rf t1_l0_w1_p3_mean            p2       1x1       ; t1.l0.w1.p3.mean
+.rf t1_l0_w1_p3_h               p2+64    1x64      ; t1.l0.w1.p3.h
+.rf t1_l0_w1_p3_lntmp           p2+320   1x64      ; t1.l0.w1.p3.lntmp
+.rf t1_l0_w1_p3_var             p2       1x1       ; t1.l0.w1.p3.var
+.rf t1_l0_w1_p3_acc             p2+320   1x32      ; t1.l0.w1.p3.acc
 .rf t1_l0_w1_p3_gelu            p0       1x32      ; t1.l0.w1.p3.gelu
-.rf t1_l1_w1_p3_lng             p0       1x64      ; t1.l1.w1.p3.lng
-.rf t1_l1_w1_p3_lnb             p0+256   1x64      ; t1.l1.w1.p3.lnb
-.rf t1_l1_w1_p3_mean            p0+512   1x1       ; t1.l1.w1.p3.mean
-.rf t1_l1_w1_p3_h               p0+576   1x64      ; t1.l1.w1.p3.h
-.rf t1_l1_w1_p3_lntmp           p0+832   1x64      ; t1.l1.w1.p3.lntmp
-.rf t1_l1_w1_p3_var             p0+512   1x1       ; t1.l1.w1.p3.var
-.rf t1_l1_w1_p3_acc             p0       1x32      ; t1.l1.w1.p3.acc
-.rf t1_l1_w1_p3_gelu            p0+128   1x32      ; t1.l1.w1.p3.gelu
+.rf t1_l1_w1_p3_mean            p0       1x1       ; t1.l1.w1.p3.mean
+.rf t1_l1_w1_p3_h               p0+64    1x64      ; t1.l1.w1.p3.h
+.rf t1_l1_w1_p3_lntmp           p0+320   1x64      ; t1.l1.w1.p3.lntmp
+.rf t1_l1_w1_p3_var             p0       1x1       ; t1.l1.w1.p3.var
+.rf t1_l1_w1_p3_acc             p0+320   1x32      ; t1.l1.w1.p3.acc
+.rf t1_l1_w1_p3_gelu            p0       1x32      ; t1.l1.w1.p3.gelu
     LD        l0_w1_p3_w, hbm[w1.l0 + 384], stride 128      ; d1.weights:11 preload.wg14
     LD        l0_w1_p3_b, hbm[b1.l0 + 384], stride 128      ; d1.weights:11 preload.wg14
     LD        l1_w1_p3_w, hbm[w1.l1 + 384], stride 128      ; d1.weights:11 preload.wg14
     LD        l1_w1_p3_b, hbm[b1.l1 + 384], stride 128      ; d1.weights:11 preload.wg14
+    LD        ln2_g_l0_wg14, hbm[ln2_g.l0]                  ; d1.weights:11 preload.wg14
+    LD        ln2_b_l0_wg14, hbm[ln2_b.l0]                  ; d1.weights:11 preload.wg14
+    LD        ln2_g_l1_wg14, hbm[ln2_g.l1]                  ; d1.weights:11 preload.wg14
+    LD        ln2_b_l1_wg14, hbm[ln2_b.l1]                  ; d1.weights:11 preload.wg14
     WAIT      ev.wo_l0, 2                                   ; d1.panels.w1:10 t0.l0.w1.p3
-    LD        t0_l0_w1_p3_lng, hbm[ln2_g.l0]                ; d1.panels.w1:10 t0.l0.w1.p3
-    LD        t0_l0_w1_p3_lnb, hbm[ln2_b.l0]                ; d1.panels.w1:10 t0.l0.w1.p3
     VEC.rsum  t0_l0_w1_p3_mean, t0_l0_w1_p3_x               ; d1.panels.w1:10 t0.l0.w1.p3
     VEC.muli  t0_l0_w1_p3_mean, t0_l0_w1_p3_mean, 0.015625  ; d1.panels.w1:10 t0.l0.w1.p3
     VEC.sub   t0_l0_w1_p3_h, t0_l0_w1_p3_x, t0_l0_w1_p3_mean ; d1.panels.w1:10 t0.l0.w1.p3
@@ -2032,8 +1975,8 @@
     VEC.addi  t0_l0_w1_p3_var, t0_l0_w1_p3_var, 1e-05       ; d1.panels.w1:10 t0.l0.w1.p3
     SFU.rsqrt t0_l0_w1_p3_var, t0_l0_w1_p3_var              ; d1.panels.w1:10 t0.l0.w1.p3
     VEC.mul   t0_l0_w1_p3_h, t0_l0_w1_p3_h, t0_l0_w1_p3_var ; d1.panels.w1:10 t0.l0.w1.p3
-    VEC.mul   t0_l0_w1_p3_h, t0_l0_w1_p3_h, t0_l0_w1_p3_lng ; d1.panels.w1:10 t0.l0.w1.p3
-    VEC.add   t0_l0_w1_p3_h, t0_l0_w1_p3_h, t0_l0_w1_p3_lnb ; d1.panels.w1:10 t0.l0.w1.p3
+    VEC.mul   t0_l0_w1_p3_h, t0_l0_w1_p3_h, ln2_g_l0_wg14   ; d1.panels.w1:10 t0.l0.w1.p3
+    VEC.add   t0_l0_w1_p3_h, t0_l0_w1_p3_h, ln2_b_l0_wg14   ; d1.panels.w1:10 t0.l0.w1.p3
     MMA.z     t0_l0_w1_p3_acc, t0_l0_w1_p3_h, l0_w1_p3_w    ; d1.k_chunk.w1 t0.l0.w1.p3
     VEC.add   t0_l0_w1_p3_acc, t0_l0_w1_p3_acc, l0_w1_p3_b  ; d1.k_chunk.w1 t0.l0.w1.p3
     VEC.mul   t0_l0_w1_p3_gelu, t0_l0_w1_p3_acc, t0_l0_w1_p3_acc ; d1.panels.w1:10 t0.l0.w1.p3
@@ -2050,21 +1993,7 @@
     ST        wg11.t0_l0_w2_p2_a[:, 96:128], t0_l0_w1_p3_gelu ; d1.handoff:13 t0.l0.w1.p3
     ST        wg15.t0_l0_w2_p3_a[:, 96:128], t0_l0_w1_p3_gelu ; d1.handoff:13 t0.l0.w1.p3
     SIG       ev.w1_l0, 1                                   ; d1.panels.w1:10 t0.l0.w1.p3
-    WAIT      ev.attp_l1, 4                                 ; d1.attention.slices:12 t0.l1.att.h1.merge
-    VEC.rmax  t0_l1_att_h1_merge_mmax, t0_l1_att_h1_merge_m ; d1.attention.slices:12 t0.l1.att.h1.merge
-    VEC.sub   t0_l1_att_h1_merge_m, t0_l1_att_h1_merge_m, t0_l1_att_h1_merge_mmax ; d1.attention.slices:12 t0.l1.att.h1.merge
-    SFU.exp   t0_l1_att_h1_merge_m, t0_l1_att_h1_merge_m    ; d1.attention.slices:12 t0.l1.att.h1.merge
-    VEC.mul   t0_l1_att_h1_merge_z, t0_l1_att_h1_merge_z, t0_l1_att_h1_merge_m ; d1.attention.slices:12 t0.l1.att.h1.merge
-    VEC.rsum  t0_l1_att_h1_merge_zsum, t0_l1_att_h1_merge_z ; d1.attention.slices:12 t0.l1.att.h1.merge
-    MMA.z     t0_l1_att_h1_merge_o, t0_l1_att_h1_merge_m, t0_l1_att_h1_merge_u ; d1.attention.slices:12 t0.l1.att.h1.merge
-    SFU.recip t0_l1_att_h1_merge_zsum, t0_l1_att_h1_merge_zsum ; d1.attention.slices:12 t0.l1.att.h1.merge
-    VEC.mul   t0_l1_att_h1_merge_o, t0_l1_att_h1_merge_o, t0_l1_att_h1_merge_zsum ; d1.attention.slices:12 t0.l1.att.h1.merge
-    ST        wg9.t0_l1_wo_p0_a[:, 32:64], t0_l1_att_h1_merge_o ; d1.handoff:13 t0.l1.att.h1.merge
-    ST        wg13.t0_l1_wo_p1_a[:, 32:64], t0_l1_att_h1_merge_o ; d1.handoff:13 t0.l1.att.h1.merge
-    SIG       ev.att_l1, 1                                  ; d1.attention.slices:12 t0.l1.att.h1.merge
     WAIT      ev.wo_l1, 2                                   ; d1.panels.w1:10 t0.l1.w1.p3
-    LD        t0_l1_w1_p3_lng, hbm[ln2_g.l1]                ; d1.panels.w1:10 t0.l1.w1.p3
-    LD        t0_l1_w1_p3_lnb, hbm[ln2_b.l1]                ; d1.panels.w1:10 t0.l1.w1.p3
     VEC.rsum  t0_l1_w1_p3_mean, t0_l1_w1_p3_x               ; d1.panels.w1:10 t0.l1.w1.p3
     VEC.muli  t0_l1_w1_p3_mean, t0_l1_w1_p3_mean, 0.015625  ; d1.panels.w1:10 t0.l1.w1.p3
     VEC.sub   t0_l1_w1_p3_h, t0_l1_w1_p3_x, t0_l1_w1_p3_mean ; d1.panels.w1:10 t0.l1.w1.p3
@@ -2074,8 +2003,8 @@
     VEC.addi  t0_l1_w1_p3_var, t0_l1_w1_p3_var, 1e-05       ; d1.panels.w1:10 t0.l1.w1.p3
     SFU.rsqrt t0_l1_w1_p3_var, t0_l1_w1_p3_var              ; d1.panels.w1:10 t0.l1.w1.p3
     VEC.mul   t0_l1_w1_p3_h, t0_l1_w1_p3_h, t0_l1_w1_p3_var ; d1.panels.w1:10 t0.l1.w1.p3
-    VEC.mul   t0_l1_w1_p3_h, t0_l1_w1_p3_h, t0_l1_w1_p3_lng ; d1.panels.w1:10 t0.l1.w1.p3
-    VEC.add   t0_l1_w1_p3_h, t0_l1_w1_p3_h, t0_l1_w1_p3_lnb ; d1.panels.w1:10 t0.l1.w1.p3
+    VEC.mul   t0_l1_w1_p3_h, t0_l1_w1_p3_h, ln2_g_l1_wg14   ; d1.panels.w1:10 t0.l1.w1.p3
+    VEC.add   t0_l1_w1_p3_h, t0_l1_w1_p3_h, ln2_b_l1_wg14   ; d1.panels.w1:10 t0.l1.w1.p3
     MMA.z     t0_l1_w1_p3_acc, t0_l1_w1_p3_h, l1_w1_p3_w    ; d1.k_chunk.w1 t0.l1.w1.p3
     VEC.add   t0_l1_w1_p3_acc, t0_l1_w1_p3_acc, l1_w1_p3_b  ; d1.k_chunk.w1 t0.l1.w1.p3
     VEC.mul   t0_l1_w1_p3_gelu, t0_l1_w1_p3_acc, t0_l1_w1_p3_acc ; d1.panels.w1:10 t0.l1.w1.p3
@@ -2093,8 +2022,6 @@
     ST        wg15.t0_l1_w2_p3_a[:, 96:128], t0_l1_w1_p3_gelu ; d1.handoff:13 t0.l1.w1.p3
     SIG       ev.w1_l1, 1                                   ; d1.panels.w1:10 t0.l1.w1.p3
     WAIT      ev.wo_l0, 4                                   ; d1.panels.w1:10 t1.l0.w1.p3
-    LD        t1_l0_w1_p3_lng, hbm[ln2_g.l0]                ; d1.panels.w1:10 t1.l0.w1.p3
-    LD        t1_l0_w1_p3_lnb, hbm[ln2_b.l0]                ; d1.panels.w1:10 t1.l0.w1.p3
     VEC.rsum  t1_l0_w1_p3_mean, t1_l0_w1_p3_x               ; d1.panels.w1:10 t1.l0.w1.p3
     VEC.muli  t1_l0_w1_p3_mean, t1_l0_w1_p3_mean, 0.015625  ; d1.panels.w1:10 t1.l0.w1.p3
     VEC.sub   t1_l0_w1_p3_h, t1_l0_w1_p3_x, t1_l0_w1_p3_mean ; d1.panels.w1:10 t1.l0.w1.p3
@@ -2104,8 +2031,8 @@
     VEC.addi  t1_l0_w1_p3_var, t1_l0_w1_p3_var, 1e-05       ; d1.panels.w1:10 t1.l0.w1.p3
     SFU.rsqrt t1_l0_w1_p3_var, t1_l0_w1_p3_var              ; d1.panels.w1:10 t1.l0.w1.p3
     VEC.mul   t1_l0_w1_p3_h, t1_l0_w1_p3_h, t1_l0_w1_p3_var ; d1.panels.w1:10 t1.l0.w1.p3
-    VEC.mul   t1_l0_w1_p3_h, t1_l0_w1_p3_h, t1_l0_w1_p3_lng ; d1.panels.w1:10 t1.l0.w1.p3
-    VEC.add   t1_l0_w1_p3_h, t1_l0_w1_p3_h, t1_l0_w1_p3_lnb ; d1.panels.w1:10 t1.l0.w1.p3
+    VEC.mul   t1_l0_w1_p3_h, t1_l0_w1_p3_h, ln2_g_l0_wg14   ; d1.panels.w1:10 t1.l0.w1.p3
+    VEC.add   t1_l0_w1_p3_h, t1_l0_w1_p3_h, ln2_b_l0_wg14   ; d1.panels.w1:10 t1.l0.w1.p3
     MMA.z     t1_l0_w1_p3_acc, t1_l0_w1_p3_h, l0_w1_p3_w    ; d1.k_chunk.w1 t1.l0.w1.p3
     VEC.add   t1_l0_w1_p3_acc, t1_l0_w1_p3_acc, l0_w1_p3_b  ; d1.k_chunk.w1 t1.l0.w1.p3
     VEC.mul   t1_l0_w1_p3_gelu, t1_l0_w1_p3_acc, t1_l0_w1_p3_acc ; d1.panels.w1:10 t1.l0.w1.p3
@@ -2123,8 +2050,6 @@
     ST        wg15.t1_l0_w2_p3_a[:, 96:128], t1_l0_w1_p3_gelu ; d1.handoff:13 t1.l0.w1.p3
     SIG       ev.w1_l0, 1                                   ; d1.panels.w1:10 t1.l0.w1.p3
     WAIT      ev.wo_l1, 4                                   ; d1.panels.w1:10 t1.l1.w1.p3
-    LD        t1_l1_w1_p3_lng, hbm[ln2_g.l1]                ; d1.panels.w1:10 t1.l1.w1.p3
-    LD        t1_l1_w1_p3_lnb, hbm[ln2_b.l1]                ; d1.panels.w1:10 t1.l1.w1.p3
     VEC.rsum  t1_l1_w1_p3_mean, t1_l1_w1_p3_x               ; d1.panels.w1:10 t1.l1.w1.p3
     VEC.muli  t1_l1_w1_p3_mean, t1_l1_w1_p3_mean, 0.015625  ; d1.panels.w1:10 t1.l1.w1.p3
     VEC.sub   t1_l1_w1_p3_h, t1_l1_w1_p3_x, t1_l1_w1_p3_mean ; d1.panels.w1:10 t1.l1.w1.p3
@@ -2134,8 +2059,8 @@
     VEC.addi  t1_l1_w1_p3_var, t1_l1_w1_p3_var, 1e-05       ; d1.panels.w1:10 t1.l1.w1.p3
     SFU.rsqrt t1_l1_w1_p3_var, t1_l1_w1_p3_var              ; d1.panels.w1:10 t1.l1.w1.p3
     VEC.mul   t1_l1_w1_p3_h, t1_l1_w1_p3_h, t1_l1_w1_p3_var ; d1.panels.w1:10 t1.l1.w1.p3
-    VEC.mul   t1_l1_w1_p3_h, t1_l1_w1_p3_h, t1_l1_w1_p3_lng ; d1.panels.w1:10 t1.l1.w1.p3
-    VEC.add   t1_l1_w1_p3_h, t1_l1_w1_p3_h, t1_l1_w1_p3_lnb ; d1.panels.w1:10 t1.l1.w1.p3
+    VEC.mul   t1_l1_w1_p3_h, t1_l1_w1_p3_h, ln2_g_l1_wg14   ; d1.panels.w1:10 t1.l1.w1.p3
+    VEC.add   t1_l1_w1_p3_h, t1_l1_w1_p3_h, ln2_b_l1_wg14   ; d1.panels.w1:10 t1.l1.w1.p3
     MMA.z     t1_l1_w1_p3_acc, t1_l1_w1_p3_h, l1_w1_p3_w    ; d1.k_chunk.w1 t1.l1.w1.p3
     VEC.add   t1_l1_w1_p3_acc, t1_l1_w1_p3_acc, l1_w1_p3_b  ; d1.k_chunk.w1 t1.l1.w1.p3
     VEC.mul   t1_l1_w1_p3_gelu, t1_l1_w1_p3_acc, t1_l1_w1_p3_acc ; d1.panels.w1:10 t1.l1.w1.p3
@@ -2154,28 +2079,21 @@
     SIG       ev.w1_l1, 1                                   ; d1.panels.w1:10 t1.l1.w1.p3
     END
 
-.wg 15  ; sm 3, tasks: preload.wg15 t0.l0.w2.p3 t0.l1.w2.p3 t1.l0.att.h1.s1 t1.l0.w2.p3 t1.l1.w2.p3
+.wg 15  ; sm 3, tasks: preload.wg15 t0.l0.w2.p3 t0.l1.w2.p3 t1.l0.w2.p3 t1.l1.w2.p3
 .rf l0_w2_p3_w                  p0       128x16    ; l0.w2.p3.w
 .rf t0_l0_w2_p3_a               p2       1x128     ; t0.l0.w2.p3.a
 .rf t0_l0_w2_p3_res             p2+512   1x16      ; t0.l0.w2.p3.res
 .rf t0_l1_w2_p3_a               p2+576   1x128     ; t0.l1.w2.p3.a
 .rf t0_l1_w2_p3_res             p2+1088  1x16      ; t0.l1.w2.p3.res
-.rf t1_l0_att_h1_s1_q           p2+1152  1x32      ; t1.l0.att.h1.s1.q
-.rf t1_l0_w2_p3_a               p2+1280  1x128     ; t1.l0.w2.p3.a
-.rf t1_l0_w2_p3_res             p2+1792  1x16      ; t1.l0.w2.p3.res
-.rf t1_l1_w2_p3_a               p2+1856  1x128     ; t1.l1.w2.p3.a
-.rf t1_l1_w2_p3_res             p2+2368  1x16      ; t1.l1.w2.p3.res
-.rf l0_w2_p3_b                  p2+2432  1x16      ; l0.w2.p3.b
+.rf t1_l0_w2_p3_a               p2+1152  1x128     ; t1.l0.w2.p3.a
+.rf t1_l0_w2_p3_res             p2+1664  1x16      ; t1.l0.w2.p3.res
+.rf t1_l1_w2_p3_a               p2+1728  1x128     ; t1.l1.w2.p3.a
+.rf t1_l1_w2_p3_res             p2+2240  1x16      ; t1.l1.w2.p3.res
+.rf l0_w2_p3_b                  p2+2304  1x16      ; l0.w2.p3.b
 .rf l1_w2_p3_w                  p3       128x16    ; l1.w2.p3.w
-.rf l1_w2_p3_b                  p2+2496  1x16      ; l1.w2.p3.b
-.rf t0_l0_w2_p3_acc             p2+2560  1x16      ; t0.l0.w2.p3.acc
+.rf l1_w2_p3_b                  p2+2368  1x16      ; l1.w2.p3.b
+.rf t0_l0_w2_p3_acc             p2+2432  1x16      ; t0.l0.w2.p3.acc
 .rf t0_l1_w2_p3_acc             p2       1x16      ; t0.l1.w2.p3.acc
-.rf t1_l0_att_h1_s1_kb          p5       32x32     ; t1.l0.att.h1.s1.kb
-.rf t1_l0_att_h1_s1_s           p2       1x32      ; t1.l0.att.h1.s1.s
-.rf t1_l0_att_h1_s1_m           p2+128   1x1       ; t1.l0.att.h1.s1.m
-.rf t1_l0_att_h1_s1_z           p2+192   1x1       ; t1.l0.att.h1.s1.z
-.rf t1_l0_att_h1_s1_vb          p5       32x32     ; t1.l0.att.h1.s1.vb
-.rf t1_l0_att_h1_s1_u           p2+256   1x32      ; t1.l0.att.h1.s1.u
 .rf t1_l0_w2_p3_acc             p2       1x16      ; t1.l0.w2.p3.acc
 .rf t1_l1_w2_p3_acc             p0       1x16      ; t1.l1.w2.p3.acc
     LD        l0_w2_p3_w, hbm[w2.l0 + 192], stride 64       ; d1.weights:11 preload.wg15
@@ -2200,20 +2118,6 @@
     VEC.add   t0_l1_w2_p3_acc, t0_l1_w2_p3_acc, t0_l1_w2_p3_res ; d1.panels.w2:10 t0.l1.w2.p3
     ST        hbm[out + 192], t0_l1_w2_p3_acc, stride 64    ; d1.panels.w2:10 t0.l1.w2.p3
     SIG       ev.w2_l1, 1                                   ; d1.panels.w2:10 t0.l1.w2.p3
-    WAIT      ev.qkv_l0, 12                                 ; d1.attention.slices:12 t1.l0.att.h1.s1
-    LD        t1_l0_att_h1_s1_kb[0:18, :], hbm[k_cache.l0 + 6400] ; d1.attention.slices:12 t1.l0.att.h1.s1
-    MMA.z.t   t1_l0_att_h1_s1_s[:, 0:18], t1_l0_att_h1_s1_q, t1_l0_att_h1_s1_kb[0:18, :] ; d1.attention.slices:12 t1.l0.att.h1.s1
-    VEC.muli  t1_l0_att_h1_s1_s[:, 0:18], t1_l0_att_h1_s1_s[:, 0:18], 0.17677669 ; d1.attention.slices:12 t1.l0.att.h1.s1
-    VEC.rmax  t1_l0_att_h1_s1_m, t1_l0_att_h1_s1_s[:, 0:18] ; d1.attention.slices:12 t1.l0.att.h1.s1
-    VEC.sub   t1_l0_att_h1_s1_s[:, 0:18], t1_l0_att_h1_s1_s[:, 0:18], t1_l0_att_h1_s1_m ; d1.attention.slices:12 t1.l0.att.h1.s1
-    SFU.exp   t1_l0_att_h1_s1_s[:, 0:18], t1_l0_att_h1_s1_s[:, 0:18] ; d1.attention.slices:12 t1.l0.att.h1.s1
-    VEC.rsum  t1_l0_att_h1_s1_z, t1_l0_att_h1_s1_s[:, 0:18] ; d1.attention.slices:12 t1.l0.att.h1.s1
-    LD        t1_l0_att_h1_s1_vb[0:18, :], hbm[v_cache.l0 + 6400] ; d1.attention.slices:12 t1.l0.att.h1.s1
-    MMA.z     t1_l0_att_h1_s1_u, t1_l0_att_h1_s1_s[:, 0:18], t1_l0_att_h1_s1_vb[0:18, :] ; d1.attention.slices:12 t1.l0.att.h1.s1
-    ST        wg4.t1_l0_att_h1_merge_m[:, 1:2], t1_l0_att_h1_s1_m ; d1.handoff:13 t1.l0.att.h1.s1
-    ST        wg4.t1_l0_att_h1_merge_z[:, 1:2], t1_l0_att_h1_s1_z ; d1.handoff:13 t1.l0.att.h1.s1
-    ST        wg4.t1_l0_att_h1_merge_u[1:2, :], t1_l0_att_h1_s1_u ; d1.handoff:13 t1.l0.att.h1.s1
-    SIG       ev.attp_l0, 1                                 ; d1.attention.slices:12 t1.l0.att.h1.s1
     WAIT      ev.w1_l0, 8                                   ; d1.panels.w2:10 t1.l0.w2.p3
     MMA.z     t1_l0_w2_p3_acc, t1_l0_w2_p3_a, l0_w2_p3_w    ; d1.k_chunk.w2 t1.l0.w2.p3
     VEC.add   t1_l0_w2_p3_acc, t1_l0_w2_p3_acc, l0_w2_p3_b  ; d1.k_chunk.w2 t1.l0.w2.p3

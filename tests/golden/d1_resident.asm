@@ -5,38 +5,36 @@
 .wg 0   ; sm 0, tasks: preload.wg0 t0.l0.qkv.p0 t0.l0.att.h0 t1.l0.qkv.p0
 .rf l0_qkv_p0_w                 p0       64x32     ; l0.qkv.p0.w
 .rf l0_qkv_p0_b                 p2       1x32      ; l0.qkv.p0.b
-.rf t0_l0_qkv_p0_x              p2+128   1x64      ; t0.l0.qkv.p0.x
-.rf t0_l0_qkv_p0_lng            p2+384   1x64      ; t0.l0.qkv.p0.lng
-.rf t0_l0_qkv_p0_lnb            p2+640   1x64      ; t0.l0.qkv.p0.lnb
+.rf ln1_g_l0_wg0                p2+128   1x64      ; ln1_g.l0.wg0
+.rf ln1_b_l0_wg0                p2+384   1x64      ; ln1_b.l0.wg0
+.rf t0_l0_qkv_p0_x              p2+640   1x64      ; t0.l0.qkv.p0.x
 .rf t0_l0_qkv_p0_mean           p2+896   1x1       ; t0.l0.qkv.p0.mean
 .rf t0_l0_qkv_p0_h              p2+960   1x64      ; t0.l0.qkv.p0.h
-.rf t0_l0_qkv_p0_lntmp          p2+128   1x64      ; t0.l0.qkv.p0.lntmp
+.rf t0_l0_qkv_p0_lntmp          p2+640   1x64      ; t0.l0.qkv.p0.lntmp
 .rf t0_l0_qkv_p0_var            p2+896   1x1       ; t0.l0.qkv.p0.var
-.rf t0_l0_qkv_p0_acc            p2+128   1x32      ; t0.l0.qkv.p0.acc
-.rf t0_l0_att_h0_q              p2+128   1x32      ; t0.l0.att.h0.q
+.rf t0_l0_qkv_p0_acc            p2+640   1x32      ; t0.l0.qkv.p0.acc
+.rf t0_l0_att_h0_q              p2+640   1x32      ; t0.l0.att.h0.q
 .rf t0_l0_att_h0_kb             p3       32x32     ; t0.l0.att.h0.kb
-.rf t0_l0_att_h0_s              p2+256   1x32      ; t0.l0.att.h0.s
-.rf t0_l0_att_h0_m              p2+384   1x1       ; t0.l0.att.h0.m
-.rf t0_l0_att_h0_z              p2+448   1x1       ; t0.l0.att.h0.z
+.rf t0_l0_att_h0_s              p2+768   1x32      ; t0.l0.att.h0.s
+.rf t0_l0_att_h0_m              p2+896   1x1       ; t0.l0.att.h0.m
+.rf t0_l0_att_h0_z              p2+960   1x1       ; t0.l0.att.h0.z
 .rf t0_l0_att_h0_vb             p4       32x32     ; t0.l0.att.h0.vb
-.rf t0_l0_att_h0_o              p2+512   1x32      ; t0.l0.att.h0.o
-.rf t0_l0_att_h0_mj             p2+128   1x1       ; t0.l0.att.h0.mj
-.rf t0_l0_att_h0_alpha          p2+192   1x1       ; t0.l0.att.h0.alpha
-.rf t1_l0_qkv_p0_x              p2+128   1x64      ; t1.l0.qkv.p0.x
-.rf t1_l0_qkv_p0_lng            p2+384   1x64      ; t1.l0.qkv.p0.lng
-.rf t1_l0_qkv_p0_lnb            p2+640   1x64      ; t1.l0.qkv.p0.lnb
+.rf t0_l0_att_h0_o              p2+1024  1x32      ; t0.l0.att.h0.o
+.rf t0_l0_att_h0_mj             p2+640   1x1       ; t0.l0.att.h0.mj
+.rf t0_l0_att_h0_alpha          p2+704   1x1       ; t0.l0.att.h0.alpha
+.rf t1_l0_qkv_p0_x              p2+640   1x64      ; t1.l0.qkv.p0.x
 .rf t1_l0_qkv_p0_mean           p2+896   1x1       ; t1.l0.qkv.p0.mean
 .rf t1_l0_qkv_p0_h              p2+960   1x64      ; t1.l0.qkv.p0.h
-.rf t1_l0_qkv_p0_lntmp          p2+128   1x64      ; t1.l0.qkv.p0.lntmp
+.rf t1_l0_qkv_p0_lntmp          p2+640   1x64      ; t1.l0.qkv.p0.lntmp
 .rf t1_l0_qkv_p0_var            p2+896   1x1       ; t1.l0.qkv.p0.var
 .rf t1_l0_qkv_p0_acc            p2+128   1x32      ; t1.l0.qkv.p0.acc
     LD        l0_qkv_p0_w, hbm[wqkv.l0], stride 192         ; d1.weights:10 preload.wg0
     LD        l0_qkv_p0_b, hbm[bqkv.l0], stride 192         ; d1.weights:10 preload.wg0
+    LD        ln1_g_l0_wg0, hbm[ln1_g.l0]                   ; d1.weights:10 preload.wg0
+    LD        ln1_b_l0_wg0, hbm[ln1_b.l0]                   ; d1.weights:10 preload.wg0
     SIG       ev.preload0, 1                                ; d1.weights:10 preload.wg0
     WAIT      ev.in, 1                                      ; d1.panels.qkv:9 t0.l0.qkv.p0
     LD        t0_l0_qkv_p0_x, hbm[x_in]                     ; d1.panels.qkv:9 t0.l0.qkv.p0
-    LD        t0_l0_qkv_p0_lng, hbm[ln1_g.l0]               ; d1.panels.qkv:9 t0.l0.qkv.p0
-    LD        t0_l0_qkv_p0_lnb, hbm[ln1_b.l0]               ; d1.panels.qkv:9 t0.l0.qkv.p0
     VEC.rsum  t0_l0_qkv_p0_mean, t0_l0_qkv_p0_x             ; d1.panels.qkv:9 t0.l0.qkv.p0
     VEC.muli  t0_l0_qkv_p0_mean, t0_l0_qkv_p0_mean, 0.015625 ; d1.panels.qkv:9 t0.l0.qkv.p0
     VEC.sub   t0_l0_qkv_p0_h, t0_l0_qkv_p0_x, t0_l0_qkv_p0_mean ; d1.panels.qkv:9 t0.l0.qkv.p0
@@ -46,8 +44,8 @@
     VEC.addi  t0_l0_qkv_p0_var, t0_l0_qkv_p0_var, 1e-05     ; d1.panels.qkv:9 t0.l0.qkv.p0
     SFU.rsqrt t0_l0_qkv_p0_var, t0_l0_qkv_p0_var            ; d1.panels.qkv:9 t0.l0.qkv.p0
     VEC.mul   t0_l0_qkv_p0_h, t0_l0_qkv_p0_h, t0_l0_qkv_p0_var ; d1.panels.qkv:9 t0.l0.qkv.p0
-    VEC.mul   t0_l0_qkv_p0_h, t0_l0_qkv_p0_h, t0_l0_qkv_p0_lng ; d1.panels.qkv:9 t0.l0.qkv.p0
-    VEC.add   t0_l0_qkv_p0_h, t0_l0_qkv_p0_h, t0_l0_qkv_p0_lnb ; d1.panels.qkv:9 t0.l0.qkv.p0
+    VEC.mul   t0_l0_qkv_p0_h, t0_l0_qkv_p0_h, ln1_g_l0_wg0  ; d1.panels.qkv:9 t0.l0.qkv.p0
+    VEC.add   t0_l0_qkv_p0_h, t0_l0_qkv_p0_h, ln1_b_l0_wg0  ; d1.panels.qkv:9 t0.l0.qkv.p0
     MMA.z     t0_l0_qkv_p0_acc, t0_l0_qkv_p0_h, l0_qkv_p0_w ; d1.k_chunk.qkv t0.l0.qkv.p0
     VEC.add   t0_l0_qkv_p0_acc, t0_l0_qkv_p0_acc, l0_qkv_p0_b ; d1.k_chunk.qkv t0.l0.qkv.p0
     ST        hbm[scratch + 256], t0_l0_qkv_p0_acc, stride 64 ; d1.panels.qkv:9 t0.l0.qkv.p0
@@ -85,8 +83,6 @@
     SIG       ev.att_l0, 1                                  ; d1.attention.slices t0.l0.att.h0
     WAIT      ev.in, 2                                      ; d1.panels.qkv:9 t1.l0.qkv.p0
     LD        t1_l0_qkv_p0_x, hbm[x_in + 256]               ; d1.panels.qkv:9 t1.l0.qkv.p0
-    LD        t1_l0_qkv_p0_lng, hbm[ln1_g.l0]               ; d1.panels.qkv:9 t1.l0.qkv.p0
-    LD        t1_l0_qkv_p0_lnb, hbm[ln1_b.l0]               ; d1.panels.qkv:9 t1.l0.qkv.p0
     VEC.rsum  t1_l0_qkv_p0_mean, t1_l0_qkv_p0_x             ; d1.panels.qkv:9 t1.l0.qkv.p0
     VEC.muli  t1_l0_qkv_p0_mean, t1_l0_qkv_p0_mean, 0.015625 ; d1.panels.qkv:9 t1.l0.qkv.p0
     VEC.sub   t1_l0_qkv_p0_h, t1_l0_qkv_p0_x, t1_l0_qkv_p0_mean ; d1.panels.qkv:9 t1.l0.qkv.p0
@@ -96,8 +92,8 @@
     VEC.addi  t1_l0_qkv_p0_var, t1_l0_qkv_p0_var, 1e-05     ; d1.panels.qkv:9 t1.l0.qkv.p0
     SFU.rsqrt t1_l0_qkv_p0_var, t1_l0_qkv_p0_var            ; d1.panels.qkv:9 t1.l0.qkv.p0
     VEC.mul   t1_l0_qkv_p0_h, t1_l0_qkv_p0_h, t1_l0_qkv_p0_var ; d1.panels.qkv:9 t1.l0.qkv.p0
-    VEC.mul   t1_l0_qkv_p0_h, t1_l0_qkv_p0_h, t1_l0_qkv_p0_lng ; d1.panels.qkv:9 t1.l0.qkv.p0
-    VEC.add   t1_l0_qkv_p0_h, t1_l0_qkv_p0_h, t1_l0_qkv_p0_lnb ; d1.panels.qkv:9 t1.l0.qkv.p0
+    VEC.mul   t1_l0_qkv_p0_h, t1_l0_qkv_p0_h, ln1_g_l0_wg0  ; d1.panels.qkv:9 t1.l0.qkv.p0
+    VEC.add   t1_l0_qkv_p0_h, t1_l0_qkv_p0_h, ln1_b_l0_wg0  ; d1.panels.qkv:9 t1.l0.qkv.p0
     MMA.z     t1_l0_qkv_p0_acc, t1_l0_qkv_p0_h, l0_qkv_p0_w ; d1.k_chunk.qkv t1.l0.qkv.p0
     VEC.add   t1_l0_qkv_p0_acc, t1_l0_qkv_p0_acc, l0_qkv_p0_b ; d1.k_chunk.qkv t1.l0.qkv.p0
     ST        hbm[scratch + 256], t1_l0_qkv_p0_acc, stride 64 ; d1.panels.qkv:9 t1.l0.qkv.p0
@@ -107,29 +103,27 @@
 .wg 1   ; sm 0, tasks: preload.wg1 t0.l0.qkv.p4 t1.l0.qkv.p4
 .rf l0_qkv_p4_w                 p0       64x32     ; l0.qkv.p4.w
 .rf l0_qkv_p4_b                 p2       1x32      ; l0.qkv.p4.b
-.rf t0_l0_qkv_p4_x              p2+128   1x64      ; t0.l0.qkv.p4.x
-.rf t0_l0_qkv_p4_lng            p2+384   1x64      ; t0.l0.qkv.p4.lng
-.rf t0_l0_qkv_p4_lnb            p2+640   1x64      ; t0.l0.qkv.p4.lnb
+.rf ln1_g_l0_wg1                p2+128   1x64      ; ln1_g.l0.wg1
+.rf ln1_b_l0_wg1                p2+384   1x64      ; ln1_b.l0.wg1
+.rf t0_l0_qkv_p4_x              p2+640   1x64      ; t0.l0.qkv.p4.x
 .rf t0_l0_qkv_p4_mean           p2+896   1x1       ; t0.l0.qkv.p4.mean
 .rf t0_l0_qkv_p4_h              p2+960   1x64      ; t0.l0.qkv.p4.h
-.rf t0_l0_qkv_p4_lntmp          p2+128   1x64      ; t0.l0.qkv.p4.lntmp
+.rf t0_l0_qkv_p4_lntmp          p2+640   1x64      ; t0.l0.qkv.p4.lntmp
 .rf t0_l0_qkv_p4_var            p2+896   1x1       ; t0.l0.qkv.p4.var
-.rf t0_l0_qkv_p4_acc            p2+128   1x32      ; t0.l0.qkv.p4.acc
-.rf t1_l0_qkv_p4_x              p2+128   1x64      ; t1.l0.qkv.p4.x
-.rf t1_l0_qkv_p4_lng            p2+384   1x64      ; t1.l0.qkv.p4.lng
-.rf t1_l0_qkv_p4_lnb            p2+640   1x64      ; t1.l0.qkv.p4.lnb
+.rf t0_l0_qkv_p4_acc            p2+640   1x32      ; t0.l0.qkv.p4.acc
+.rf t1_l0_qkv_p4_x              p2+640   1x64      ; t1.l0.qkv.p4.x
 .rf t1_l0_qkv_p4_mean           p2+896   1x1       ; t1.l0.qkv.p4.mean
 .rf t1_l0_qkv_p4_h              p2+960   1x64      ; t1.l0.qkv.p4.h
-.rf t1_l0_qkv_p4_lntmp          p2+128   1x64      ; t1.l0.qkv.p4.lntmp
+.rf t1_l0_qkv_p4_lntmp          p2+640   1x64      ; t1.l0.qkv.p4.lntmp
 .rf t1_l0_qkv_p4_var            p2+896   1x1       ; t1.l0.qkv.p4.var
 .rf t1_l0_qkv_p4_acc            p2+128   1x32      ; t1.l0.qkv.p4.acc
     LD        l0_qkv_p4_w, hbm[wqkv.l0 + 512], stride 192   ; d1.weights:10 preload.wg1
     LD        l0_qkv_p4_b, hbm[bqkv.l0 + 512], stride 192   ; d1.weights:10 preload.wg1
+    LD        ln1_g_l0_wg1, hbm[ln1_g.l0]                   ; d1.weights:10 preload.wg1
+    LD        ln1_b_l0_wg1, hbm[ln1_b.l0]                   ; d1.weights:10 preload.wg1
     SIG       ev.preload0, 1                                ; d1.weights:10 preload.wg1
     WAIT      ev.in, 1                                      ; d1.panels.qkv:9 t0.l0.qkv.p4
     LD        t0_l0_qkv_p4_x, hbm[x_in]                     ; d1.panels.qkv:9 t0.l0.qkv.p4
-    LD        t0_l0_qkv_p4_lng, hbm[ln1_g.l0]               ; d1.panels.qkv:9 t0.l0.qkv.p4
-    LD        t0_l0_qkv_p4_lnb, hbm[ln1_b.l0]               ; d1.panels.qkv:9 t0.l0.qkv.p4
     VEC.rsum  t0_l0_qkv_p4_mean, t0_l0_qkv_p4_x             ; d1.panels.qkv:9 t0.l0.qkv.p4
     VEC.muli  t0_l0_qkv_p4_mean, t0_l0_qkv_p4_mean, 0.015625 ; d1.panels.qkv:9 t0.l0.qkv.p4
     VEC.sub   t0_l0_qkv_p4_h, t0_l0_qkv_p4_x, t0_l0_qkv_p4_mean ; d1.panels.qkv:9 t0.l0.qkv.p4
@@ -139,16 +133,14 @@
     VEC.addi  t0_l0_qkv_p4_var, t0_l0_qkv_p4_var, 1e-05     ; d1.panels.qkv:9 t0.l0.qkv.p4
     SFU.rsqrt t0_l0_qkv_p4_var, t0_l0_qkv_p4_var            ; d1.panels.qkv:9 t0.l0.qkv.p4
     VEC.mul   t0_l0_qkv_p4_h, t0_l0_qkv_p4_h, t0_l0_qkv_p4_var ; d1.panels.qkv:9 t0.l0.qkv.p4
-    VEC.mul   t0_l0_qkv_p4_h, t0_l0_qkv_p4_h, t0_l0_qkv_p4_lng ; d1.panels.qkv:9 t0.l0.qkv.p4
-    VEC.add   t0_l0_qkv_p4_h, t0_l0_qkv_p4_h, t0_l0_qkv_p4_lnb ; d1.panels.qkv:9 t0.l0.qkv.p4
+    VEC.mul   t0_l0_qkv_p4_h, t0_l0_qkv_p4_h, ln1_g_l0_wg1  ; d1.panels.qkv:9 t0.l0.qkv.p4
+    VEC.add   t0_l0_qkv_p4_h, t0_l0_qkv_p4_h, ln1_b_l0_wg1  ; d1.panels.qkv:9 t0.l0.qkv.p4
     MMA.z     t0_l0_qkv_p4_acc, t0_l0_qkv_p4_h, l0_qkv_p4_w ; d1.k_chunk.qkv t0.l0.qkv.p4
     VEC.add   t0_l0_qkv_p4_acc, t0_l0_qkv_p4_acc, l0_qkv_p4_b ; d1.k_chunk.qkv t0.l0.qkv.p4
     ST        hbm[v_cache.l0 + 4096], t0_l0_qkv_p4_acc      ; d1.kv_writeback t0.l0.qkv.p4
     SIG       ev.qkv_l0, 1                                  ; d1.panels.qkv:9 t0.l0.qkv.p4
     WAIT      ev.in, 2                                      ; d1.panels.qkv:9 t1.l0.qkv.p4
     LD        t1_l0_qkv_p4_x, hbm[x_in + 256]               ; d1.panels.qkv:9 t1.l0.qkv.p4
-    LD        t1_l0_qkv_p4_lng, hbm[ln1_g.l0]               ; d1.panels.qkv:9 t1.l0.qkv.p4
-    LD        t1_l0_qkv_p4_lnb, hbm[ln1_b.l0]               ; d1.panels.qkv:9 t1.l0.qkv.p4
     VEC.rsum  t1_l0_qkv_p4_mean, t1_l0_qkv_p4_x             ; d1.panels.qkv:9 t1.l0.qkv.p4
     VEC.muli  t1_l0_qkv_p4_mean, t1_l0_qkv_p4_mean, 0.015625 ; d1.panels.qkv:9 t1.l0.qkv.p4
     VEC.sub   t1_l0_qkv_p4_h, t1_l0_qkv_p4_x, t1_l0_qkv_p4_mean ; d1.panels.qkv:9 t1.l0.qkv.p4
@@ -158,8 +150,8 @@
     VEC.addi  t1_l0_qkv_p4_var, t1_l0_qkv_p4_var, 1e-05     ; d1.panels.qkv:9 t1.l0.qkv.p4
     SFU.rsqrt t1_l0_qkv_p4_var, t1_l0_qkv_p4_var            ; d1.panels.qkv:9 t1.l0.qkv.p4
     VEC.mul   t1_l0_qkv_p4_h, t1_l0_qkv_p4_h, t1_l0_qkv_p4_var ; d1.panels.qkv:9 t1.l0.qkv.p4
-    VEC.mul   t1_l0_qkv_p4_h, t1_l0_qkv_p4_h, t1_l0_qkv_p4_lng ; d1.panels.qkv:9 t1.l0.qkv.p4
-    VEC.add   t1_l0_qkv_p4_h, t1_l0_qkv_p4_h, t1_l0_qkv_p4_lnb ; d1.panels.qkv:9 t1.l0.qkv.p4
+    VEC.mul   t1_l0_qkv_p4_h, t1_l0_qkv_p4_h, ln1_g_l0_wg1  ; d1.panels.qkv:9 t1.l0.qkv.p4
+    VEC.add   t1_l0_qkv_p4_h, t1_l0_qkv_p4_h, ln1_b_l0_wg1  ; d1.panels.qkv:9 t1.l0.qkv.p4
     MMA.z     t1_l0_qkv_p4_acc, t1_l0_qkv_p4_h, l0_qkv_p4_w ; d1.k_chunk.qkv t1.l0.qkv.p4
     VEC.add   t1_l0_qkv_p4_acc, t1_l0_qkv_p4_acc, l0_qkv_p4_b ; d1.k_chunk.qkv t1.l0.qkv.p4
     ST        hbm[v_cache.l0 + 4224], t1_l0_qkv_p4_acc      ; d1.kv_writeback t1.l0.qkv.p4
@@ -169,31 +161,29 @@
 .wg 2   ; sm 0, tasks: preload.wg2 t0.l0.w1.p0 t1.l0.w1.p0
 .rf l0_w1_p0_w                  p0       64x32     ; l0.w1.p0.w
 .rf l0_w1_p0_b                  p2       1x32      ; l0.w1.p0.b
-.rf t0_l0_w1_p0_x               p2+128   1x64      ; t0.l0.w1.p0.x
-.rf t0_l0_w1_p0_lng             p2+384   1x64      ; t0.l0.w1.p0.lng
-.rf t0_l0_w1_p0_lnb             p2+640   1x64      ; t0.l0.w1.p0.lnb
+.rf ln2_g_l0_wg2                p2+128   1x64      ; ln2_g.l0.wg2
+.rf ln2_b_l0_wg2                p2+384   1x64      ; ln2_b.l0.wg2
+.rf t0_l0_w1_p0_x               p2+640   1x64      ; t0.l0.w1.p0.x
 .rf t0_l0_w1_p0_mean            p2+896   1x1       ; t0.l0.w1.p0.mean
 .rf t0_l0_w1_p0_h               p2+960   1x64      ; t0.l0.w1.p0.h
-.rf t0_l0_w1_p0_lntmp           p2+128   1x64      ; t0.l0.w1.p0.lntmp
+.rf t0_l0_w1_p0_lntmp           p2+640   1x64      ; t0.l0.w1.p0.lntmp
 .rf t0_l0_w1_p0_var             p2+896   1x1       ; t0.l0.w1.p0.var
-.rf t0_l0_w1_p0_acc             p2+128   1x32      ; t0.l0.w1.p0.acc
-.rf t0_l0_w1_p0_gelu            p2+256   1x32      ; t0.l0.w1.p0.gelu
-.rf t1_l0_w1_p0_x               p2+128   1x64      ; t1.l0.w1.p0.x
-.rf t1_l0_w1_p0_lng             p2+384   1x64      ; t1.l0.w1.p0.lng
-.rf t1_l0_w1_p0_lnb             p2+640   1x64      ; t1.l0.w1.p0.lnb
+.rf t0_l0_w1_p0_acc             p2+640   1x32      ; t0.l0.w1.p0.acc
+.rf t0_l0_w1_p0_gelu            p2+768   1x32      ; t0.l0.w1.p0.gelu
+.rf t1_l0_w1_p0_x               p2+640   1x64      ; t1.l0.w1.p0.x
 .rf t1_l0_w1_p0_mean            p2+896   1x1       ; t1.l0.w1.p0.mean
 .rf t1_l0_w1_p0_h               p2+960   1x64      ; t1.l0.w1.p0.h
-.rf t1_l0_w1_p0_lntmp           p2+128   1x64      ; t1.l0.w1.p0.lntmp
+.rf t1_l0_w1_p0_lntmp           p2+640   1x64      ; t1.l0.w1.p0.lntmp
 .rf t1_l0_w1_p0_var             p2+896   1x1       ; t1.l0.w1.p0.var
 .rf t1_l0_w1_p0_acc             p2+128   1x32      ; t1.l0.w1.p0.acc
 .rf t1_l0_w1_p0_gelu            p0       1x32      ; t1.l0.w1.p0.gelu
     LD        l0_w1_p0_w, hbm[w1.l0], stride 128            ; d1.weights:10 preload.wg2
     LD        l0_w1_p0_b, hbm[b1.l0], stride 128            ; d1.weights:10 preload.wg2
+    LD        ln2_g_l0_wg2, hbm[ln2_g.l0]                   ; d1.weights:10 preload.wg2
+    LD        ln2_b_l0_wg2, hbm[ln2_b.l0]                   ; d1.weights:10 preload.wg2
     SIG       ev.preload0, 1                                ; d1.weights:10 preload.wg2
     WAIT      ev.wo_l0, 2                                   ; d1.panels.w1:9 t0.l0.w1.p0
     LD        t0_l0_w1_p0_x, hbm[scratch + 768]             ; d1.panels.w1:9 t0.l0.w1.p0
-    LD        t0_l0_w1_p0_lng, hbm[ln2_g.l0]                ; d1.panels.w1:9 t0.l0.w1.p0
-    LD        t0_l0_w1_p0_lnb, hbm[ln2_b.l0]                ; d1.panels.w1:9 t0.l0.w1.p0
     VEC.rsum  t0_l0_w1_p0_mean, t0_l0_w1_p0_x               ; d1.panels.w1:9 t0.l0.w1.p0
     VEC.muli  t0_l0_w1_p0_mean, t0_l0_w1_p0_mean, 0.015625  ; d1.panels.w1:9 t0.l0.w1.p0
     VEC.sub   t0_l0_w1_p0_h, t0_l0_w1_p0_x, t0_l0_w1_p0_mean ; d1.panels.w1:9 t0.l0.w1.p0
@@ -203,8 +193,8 @@
     VEC.addi  t0_l0_w1_p0_var, t0_l0_w1_p0_var, 1e-05       ; d1.panels.w1:9 t0.l0.w1.p0
     SFU.rsqrt t0_l0_w1_p0_var, t0_l0_w1_p0_var              ; d1.panels.w1:9 t0.l0.w1.p0
     VEC.mul   t0_l0_w1_p0_h, t0_l0_w1_p0_h, t0_l0_w1_p0_var ; d1.panels.w1:9 t0.l0.w1.p0
-    VEC.mul   t0_l0_w1_p0_h, t0_l0_w1_p0_h, t0_l0_w1_p0_lng ; d1.panels.w1:9 t0.l0.w1.p0
-    VEC.add   t0_l0_w1_p0_h, t0_l0_w1_p0_h, t0_l0_w1_p0_lnb ; d1.panels.w1:9 t0.l0.w1.p0
+    VEC.mul   t0_l0_w1_p0_h, t0_l0_w1_p0_h, ln2_g_l0_wg2    ; d1.panels.w1:9 t0.l0.w1.p0
+    VEC.add   t0_l0_w1_p0_h, t0_l0_w1_p0_h, ln2_b_l0_wg2    ; d1.panels.w1:9 t0.l0.w1.p0
     MMA.z     t0_l0_w1_p0_acc, t0_l0_w1_p0_h, l0_w1_p0_w    ; d1.k_chunk.w1 t0.l0.w1.p0
     VEC.add   t0_l0_w1_p0_acc, t0_l0_w1_p0_acc, l0_w1_p0_b  ; d1.k_chunk.w1 t0.l0.w1.p0
     VEC.mul   t0_l0_w1_p0_gelu, t0_l0_w1_p0_acc, t0_l0_w1_p0_acc ; d1.panels.w1:9 t0.l0.w1.p0
@@ -220,8 +210,6 @@
     SIG       ev.w1_l0, 1                                   ; d1.panels.w1:9 t0.l0.w1.p0
     WAIT      ev.wo_l0, 4                                   ; d1.panels.w1:9 t1.l0.w1.p0
     LD        t1_l0_w1_p0_x, hbm[scratch + 768]             ; d1.panels.w1:9 t1.l0.w1.p0
-    LD        t1_l0_w1_p0_lng, hbm[ln2_g.l0]                ; d1.panels.w1:9 t1.l0.w1.p0
-    LD        t1_l0_w1_p0_lnb, hbm[ln2_b.l0]                ; d1.panels.w1:9 t1.l0.w1.p0
     VEC.rsum  t1_l0_w1_p0_mean, t1_l0_w1_p0_x               ; d1.panels.w1:9 t1.l0.w1.p0
     VEC.muli  t1_l0_w1_p0_mean, t1_l0_w1_p0_mean, 0.015625  ; d1.panels.w1:9 t1.l0.w1.p0
     VEC.sub   t1_l0_w1_p0_h, t1_l0_w1_p0_x, t1_l0_w1_p0_mean ; d1.panels.w1:9 t1.l0.w1.p0
@@ -231,8 +219,8 @@
     VEC.addi  t1_l0_w1_p0_var, t1_l0_w1_p0_var, 1e-05       ; d1.panels.w1:9 t1.l0.w1.p0
     SFU.rsqrt t1_l0_w1_p0_var, t1_l0_w1_p0_var              ; d1.panels.w1:9 t1.l0.w1.p0
     VEC.mul   t1_l0_w1_p0_h, t1_l0_w1_p0_h, t1_l0_w1_p0_var ; d1.panels.w1:9 t1.l0.w1.p0
-    VEC.mul   t1_l0_w1_p0_h, t1_l0_w1_p0_h, t1_l0_w1_p0_lng ; d1.panels.w1:9 t1.l0.w1.p0
-    VEC.add   t1_l0_w1_p0_h, t1_l0_w1_p0_h, t1_l0_w1_p0_lnb ; d1.panels.w1:9 t1.l0.w1.p0
+    VEC.mul   t1_l0_w1_p0_h, t1_l0_w1_p0_h, ln2_g_l0_wg2    ; d1.panels.w1:9 t1.l0.w1.p0
+    VEC.add   t1_l0_w1_p0_h, t1_l0_w1_p0_h, ln2_b_l0_wg2    ; d1.panels.w1:9 t1.l0.w1.p0
     MMA.z     t1_l0_w1_p0_acc, t1_l0_w1_p0_h, l0_w1_p0_w    ; d1.k_chunk.w1 t1.l0.w1.p0
     VEC.add   t1_l0_w1_p0_acc, t1_l0_w1_p0_acc, l0_w1_p0_b  ; d1.k_chunk.w1 t1.l0.w1.p0
     VEC.mul   t1_l0_w1_p0_gelu, t1_l0_w1_p0_acc, t1_l0_w1_p0_acc ; d1.panels.w1:9 t1.l0.w1.p0
@@ -281,38 +269,36 @@
 .wg 4   ; sm 1, tasks: preload.wg4 t0.l0.qkv.p1 t0.l0.att.h1 t1.l0.qkv.p1
 .rf l0_qkv_p1_w                 p0       64x32     ; l0.qkv.p1.w
 .rf l0_qkv_p1_b                 p2       1x32      ; l0.qkv.p1.b
-.rf t0_l0_qkv_p1_x              p2+128   1x64      ; t0.l0.qkv.p1.x
-.rf t0_l0_qkv_p1_lng            p2+384   1x64      ; t0.l0.qkv.p1.lng
-.rf t0_l0_qkv_p1_lnb            p2+640   1x64      ; t0.l0.qkv.p1.lnb
+.rf ln1_g_l0_wg4                p2+128   1x64      ; ln1_g.l0.wg4
+.rf ln1_b_l0_wg4                p2+384   1x64      ; ln1_b.l0.wg4
+.rf t0_l0_qkv_p1_x              p2+640   1x64      ; t0.l0.qkv.p1.x
 .rf t0_l0_qkv_p1_mean           p2+896   1x1       ; t0.l0.qkv.p1.mean
 .rf t0_l0_qkv_p1_h              p2+960   1x64      ; t0.l0.qkv.p1.h
-.rf t0_l0_qkv_p1_lntmp          p2+128   1x64      ; t0.l0.qkv.p1.lntmp
+.rf t0_l0_qkv_p1_lntmp          p2+640   1x64      ; t0.l0.qkv.p1.lntmp
 .rf t0_l0_qkv_p1_var            p2+896   1x1       ; t0.l0.qkv.p1.var
-.rf t0_l0_qkv_p1_acc            p2+128   1x32      ; t0.l0.qkv.p1.acc
-.rf t0_l0_att_h1_q              p2+128   1x32      ; t0.l0.att.h1.q
+.rf t0_l0_qkv_p1_acc            p2+640   1x32      ; t0.l0.qkv.p1.acc
+.rf t0_l0_att_h1_q              p2+640   1x32      ; t0.l0.att.h1.q
 .rf t0_l0_att_h1_kb             p3       32x32     ; t0.l0.att.h1.kb
-.rf t0_l0_att_h1_s              p2+256   1x32      ; t0.l0.att.h1.s
-.rf t0_l0_att_h1_m              p2+384   1x1       ; t0.l0.att.h1.m
-.rf t0_l0_att_h1_z              p2+448   1x1       ; t0.l0.att.h1.z
+.rf t0_l0_att_h1_s              p2+768   1x32      ; t0.l0.att.h1.s
+.rf t0_l0_att_h1_m              p2+896   1x1       ; t0.l0.att.h1.m
+.rf t0_l0_att_h1_z              p2+960   1x1       ; t0.l0.att.h1.z
 .rf t0_l0_att_h1_vb             p4       32x32     ; t0.l0.att.h1.vb
-.rf t0_l0_att_h1_o              p2+512   1x32      ; t0.l0.att.h1.o
-.rf t0_l0_att_h1_mj             p2+128   1x1       ; t0.l0.att.h1.mj
-.rf t0_l0_att_h1_alpha          p2+192   1x1       ; t0.l0.att.h1.alpha
-.rf t1_l0_qkv_p1_x              p2+128   1x64      ; t1.l0.qkv.p1.x
-.rf t1_l0_qkv_p1_lng            p2+384   1x64      ; t1.l0.qkv.p1.lng
-.rf t1_l0_qkv_p1_lnb            p2+640   1x64      ; t1.l0.qkv.p1.lnb
+.rf t0_l0_att_h1_o              p2+1024  1x32      ; t0.l0.att.h1.o
+.rf t0_l0_att_h1_mj             p2+640   1x1       ; t0.l0.att.h1.mj
+.rf t0_l0_att_h1_alpha          p2+704   1x1       ; t0.l0.att.h1.alpha
+.rf t1_l0_qkv_p1_x              p2+640   1x64      ; t1.l0.qkv.p1.x
 .rf t1_l0_qkv_p1_mean           p2+896   1x1       ; t1.l0.qkv.p1.mean
 .rf t1_l0_qkv_p1_h              p2+960   1x64      ; t1.l0.qkv.p1.h
-.rf t1_l0_qkv_p1_lntmp          p2+128   1x64      ; t1.l0.qkv.p1.lntmp
+.rf t1_l0_qkv_p1_lntmp          p2+640   1x64      ; t1.l0.qkv.p1.lntmp
 .rf t1_l0_qkv_p1_var            p2+896   1x1       ; t1.l0.qkv.p1.var
 .rf t1_l0_qkv_p1_acc            p2+128   1x32      ; t1.l0.qkv.p1.acc
     LD        l0_qkv_p1_w, hbm[wqkv.l0 + 128], stride 192   ; d1.weights:10 preload.wg4
     LD        l0_qkv_p1_b, hbm[bqkv.l0 + 128], stride 192   ; d1.weights:10 preload.wg4
+    LD        ln1_g_l0_wg4, hbm[ln1_g.l0]                   ; d1.weights:10 preload.wg4
+    LD        ln1_b_l0_wg4, hbm[ln1_b.l0]                   ; d1.weights:10 preload.wg4
     SIG       ev.preload0, 1                                ; d1.weights:10 preload.wg4
     WAIT      ev.in, 1                                      ; d1.panels.qkv:9 t0.l0.qkv.p1
     LD        t0_l0_qkv_p1_x, hbm[x_in]                     ; d1.panels.qkv:9 t0.l0.qkv.p1
-    LD        t0_l0_qkv_p1_lng, hbm[ln1_g.l0]               ; d1.panels.qkv:9 t0.l0.qkv.p1
-    LD        t0_l0_qkv_p1_lnb, hbm[ln1_b.l0]               ; d1.panels.qkv:9 t0.l0.qkv.p1
     VEC.rsum  t0_l0_qkv_p1_mean, t0_l0_qkv_p1_x             ; d1.panels.qkv:9 t0.l0.qkv.p1
     VEC.muli  t0_l0_qkv_p1_mean, t0_l0_qkv_p1_mean, 0.015625 ; d1.panels.qkv:9 t0.l0.qkv.p1
     VEC.sub   t0_l0_qkv_p1_h, t0_l0_qkv_p1_x, t0_l0_qkv_p1_mean ; d1.panels.qkv:9 t0.l0.qkv.p1
@@ -322,8 +308,8 @@
     VEC.addi  t0_l0_qkv_p1_var, t0_l0_qkv_p1_var, 1e-05     ; d1.panels.qkv:9 t0.l0.qkv.p1
     SFU.rsqrt t0_l0_qkv_p1_var, t0_l0_qkv_p1_var            ; d1.panels.qkv:9 t0.l0.qkv.p1
     VEC.mul   t0_l0_qkv_p1_h, t0_l0_qkv_p1_h, t0_l0_qkv_p1_var ; d1.panels.qkv:9 t0.l0.qkv.p1
-    VEC.mul   t0_l0_qkv_p1_h, t0_l0_qkv_p1_h, t0_l0_qkv_p1_lng ; d1.panels.qkv:9 t0.l0.qkv.p1
-    VEC.add   t0_l0_qkv_p1_h, t0_l0_qkv_p1_h, t0_l0_qkv_p1_lnb ; d1.panels.qkv:9 t0.l0.qkv.p1
+    VEC.mul   t0_l0_qkv_p1_h, t0_l0_qkv_p1_h, ln1_g_l0_wg4  ; d1.panels.qkv:9 t0.l0.qkv.p1
+    VEC.add   t0_l0_qkv_p1_h, t0_l0_qkv_p1_h, ln1_b_l0_wg4  ; d1.panels.qkv:9 t0.l0.qkv.p1
     MMA.z     t0_l0_qkv_p1_acc, t0_l0_qkv_p1_h, l0_qkv_p1_w ; d1.k_chunk.qkv t0.l0.qkv.p1
     VEC.add   t0_l0_qkv_p1_acc, t0_l0_qkv_p1_acc, l0_qkv_p1_b ; d1.k_chunk.qkv t0.l0.qkv.p1
     ST        hbm[scratch + 384], t0_l0_qkv_p1_acc, stride 64 ; d1.panels.qkv:9 t0.l0.qkv.p1
@@ -361,8 +347,6 @@
     SIG       ev.att_l0, 1                                  ; d1.attention.slices t0.l0.att.h1
     WAIT      ev.in, 2                                      ; d1.panels.qkv:9 t1.l0.qkv.p1
     LD        t1_l0_qkv_p1_x, hbm[x_in + 256]               ; d1.panels.qkv:9 t1.l0.qkv.p1
-    LD        t1_l0_qkv_p1_lng, hbm[ln1_g.l0]               ; d1.panels.qkv:9 t1.l0.qkv.p1
-    LD        t1_l0_qkv_p1_lnb, hbm[ln1_b.l0]               ; d1.panels.qkv:9 t1.l0.qkv.p1
     VEC.rsum  t1_l0_qkv_p1_mean, t1_l0_qkv_p1_x             ; d1.panels.qkv:9 t1.l0.qkv.p1
     VEC.muli  t1_l0_qkv_p1_mean, t1_l0_qkv_p1_mean, 0.015625 ; d1.panels.qkv:9 t1.l0.qkv.p1
     VEC.sub   t1_l0_qkv_p1_h, t1_l0_qkv_p1_x, t1_l0_qkv_p1_mean ; d1.panels.qkv:9 t1.l0.qkv.p1
@@ -372,8 +356,8 @@
     VEC.addi  t1_l0_qkv_p1_var, t1_l0_qkv_p1_var, 1e-05     ; d1.panels.qkv:9 t1.l0.qkv.p1
     SFU.rsqrt t1_l0_qkv_p1_var, t1_l0_qkv_p1_var            ; d1.panels.qkv:9 t1.l0.qkv.p1
     VEC.mul   t1_l0_qkv_p1_h, t1_l0_qkv_p1_h, t1_l0_qkv_p1_var ; d1.panels.qkv:9 t1.l0.qkv.p1
-    VEC.mul   t1_l0_qkv_p1_h, t1_l0_qkv_p1_h, t1_l0_qkv_p1_lng ; d1.panels.qkv:9 t1.l0.qkv.p1
-    VEC.add   t1_l0_qkv_p1_h, t1_l0_qkv_p1_h, t1_l0_qkv_p1_lnb ; d1.panels.qkv:9 t1.l0.qkv.p1
+    VEC.mul   t1_l0_qkv_p1_h, t1_l0_qkv_p1_h, ln1_g_l0_wg4  ; d1.panels.qkv:9 t1.l0.qkv.p1
+    VEC.add   t1_l0_qkv_p1_h, t1_l0_qkv_p1_h, ln1_b_l0_wg4  ; d1.panels.qkv:9 t1.l0.qkv.p1
     MMA.z     t1_l0_qkv_p1_acc, t1_l0_qkv_p1_h, l0_qkv_p1_w ; d1.k_chunk.qkv t1.l0.qkv.p1
     VEC.add   t1_l0_qkv_p1_acc, t1_l0_qkv_p1_acc, l0_qkv_p1_b ; d1.k_chunk.qkv t1.l0.qkv.p1
     ST        hbm[scratch + 384], t1_l0_qkv_p1_acc, stride 64 ; d1.panels.qkv:9 t1.l0.qkv.p1
@@ -383,29 +367,27 @@
 .wg 5   ; sm 1, tasks: preload.wg5 t0.l0.qkv.p5 t1.l0.qkv.p5
 .rf l0_qkv_p5_w                 p0       64x32     ; l0.qkv.p5.w
 .rf l0_qkv_p5_b                 p2       1x32      ; l0.qkv.p5.b
-.rf t0_l0_qkv_p5_x              p2+128   1x64      ; t0.l0.qkv.p5.x
-.rf t0_l0_qkv_p5_lng            p2+384   1x64      ; t0.l0.qkv.p5.lng
-.rf t0_l0_qkv_p5_lnb            p2+640   1x64      ; t0.l0.qkv.p5.lnb
+.rf ln1_g_l0_wg5                p2+128   1x64      ; ln1_g.l0.wg5
+.rf ln1_b_l0_wg5                p2+384   1x64      ; ln1_b.l0.wg5
+.rf t0_l0_qkv_p5_x              p2+640   1x64      ; t0.l0.qkv.p5.x
 .rf t0_l0_qkv_p5_mean           p2+896   1x1       ; t0.l0.qkv.p5.mean
 .rf t0_l0_qkv_p5_h              p2+960   1x64      ; t0.l0.qkv.p5.h
-.rf t0_l0_qkv_p5_lntmp          p2+128   1x64      ; t0.l0.qkv.p5.lntmp
+.rf t0_l0_qkv_p5_lntmp          p2+640   1x64      ; t0.l0.qkv.p5.lntmp
 .rf t0_l0_qkv_p5_var            p2+896   1x1       ; t0.l0.qkv.p5.var
-.rf t0_l0_qkv_p5_acc            p2+128   1x32      ; t0.l0.qkv.p5.acc
-.rf t1_l0_qkv_p5_x              p2+128   1x64      ; t1.l0.qkv.p5.x
-.rf t1_l0_qkv_p5_lng            p2+384   1x64      ; t1.l0.qkv.p5.lng
-.rf t1_l0_qkv_p5_lnb            p2+640   1x64      ; t1.l0.qkv.p5.lnb
+.rf t0_l0_qkv_p5_acc            p2+640   1x32      ; t0.l0.qkv.p5.acc
+.rf t1_l0_qkv_p5_x              p2+640   1x64      ; t1.l0.qkv.p5.x
 .rf t1_l0_qkv_p5_mean           p2+896   1x1       ; t1.l0.qkv.p5.mean
 .rf t1_l0_qkv_p5_h              p2+960   1x64      ; t1.l0.qkv.p5.h
-.rf t1_l0_qkv_p5_lntmp          p2+128   1x64      ; t1.l0.qkv.p5.lntmp
+.rf t1_l0_qkv_p5_lntmp          p2+640   1x64      ; t1.l0.qkv.p5.lntmp
 .rf t1_l0_qkv_p5_var            p2+896   1x1       ; t1.l0.qkv.p5.var
 .rf t1_l0_qkv_p5_acc            p2+128   1x32      ; t1.l0.qkv.p5.acc
     LD        l0_qkv_p5_w, hbm[wqkv.l0 + 640], stride 192   ; d1.weights:10 preload.wg5
     LD        l0_qkv_p5_b, hbm[bqkv.l0 + 640], stride 192   ; d1.weights:10 preload.wg5
+    LD        ln1_g_l0_wg5, hbm[ln1_g.l0]                   ; d1.weights:10 preload.wg5
+    LD        ln1_b_l0_wg5, hbm[ln1_b.l0]                   ; d1.weights:10 preload.wg5
     SIG       ev.preload0, 1                                ; d1.weights:10 preload.wg5
     WAIT      ev.in, 1                                      ; d1.panels.qkv:9 t0.l0.qkv.p5
     LD        t0_l0_qkv_p5_x, hbm[x_in]                     ; d1.panels.qkv:9 t0.l0.qkv.p5
-    LD        t0_l0_qkv_p5_lng, hbm[ln1_g.l0]               ; d1.panels.qkv:9 t0.l0.qkv.p5
-    LD        t0_l0_qkv_p5_lnb, hbm[ln1_b.l0]               ; d1.panels.qkv:9 t0.l0.qkv.p5
     VEC.rsum  t0_l0_qkv_p5_mean, t0_l0_qkv_p5_x             ; d1.panels.qkv:9 t0.l0.qkv.p5
     VEC.muli  t0_l0_qkv_p5_mean, t0_l0_qkv_p5_mean, 0.015625 ; d1.panels.qkv:9 t0.l0.qkv.p5
     VEC.sub   t0_l0_qkv_p5_h, t0_l0_qkv_p5_x, t0_l0_qkv_p5_mean ; d1.panels.qkv:9 t0.l0.qkv.p5
@@ -415,16 +397,14 @@
     VEC.addi  t0_l0_qkv_p5_var, t0_l0_qkv_p5_var, 1e-05     ; d1.panels.qkv:9 t0.l0.qkv.p5
     SFU.rsqrt t0_l0_qkv_p5_var, t0_l0_qkv_p5_var            ; d1.panels.qkv:9 t0.l0.qkv.p5
     VEC.mul   t0_l0_qkv_p5_h, t0_l0_qkv_p5_h, t0_l0_qkv_p5_var ; d1.panels.qkv:9 t0.l0.qkv.p5
-    VEC.mul   t0_l0_qkv_p5_h, t0_l0_qkv_p5_h, t0_l0_qkv_p5_lng ; d1.panels.qkv:9 t0.l0.qkv.p5
-    VEC.add   t0_l0_qkv_p5_h, t0_l0_qkv_p5_h, t0_l0_qkv_p5_lnb ; d1.panels.qkv:9 t0.l0.qkv.p5
+    VEC.mul   t0_l0_qkv_p5_h, t0_l0_qkv_p5_h, ln1_g_l0_wg5  ; d1.panels.qkv:9 t0.l0.qkv.p5
+    VEC.add   t0_l0_qkv_p5_h, t0_l0_qkv_p5_h, ln1_b_l0_wg5  ; d1.panels.qkv:9 t0.l0.qkv.p5
     MMA.z     t0_l0_qkv_p5_acc, t0_l0_qkv_p5_h, l0_qkv_p5_w ; d1.k_chunk.qkv t0.l0.qkv.p5
     VEC.add   t0_l0_qkv_p5_acc, t0_l0_qkv_p5_acc, l0_qkv_p5_b ; d1.k_chunk.qkv t0.l0.qkv.p5
     ST        hbm[v_cache.l0 + 8448], t0_l0_qkv_p5_acc      ; d1.kv_writeback t0.l0.qkv.p5
     SIG       ev.qkv_l0, 1                                  ; d1.panels.qkv:9 t0.l0.qkv.p5
     WAIT      ev.in, 2                                      ; d1.panels.qkv:9 t1.l0.qkv.p5
     LD        t1_l0_qkv_p5_x, hbm[x_in + 256]               ; d1.panels.qkv:9 t1.l0.qkv.p5
-    LD        t1_l0_qkv_p5_lng, hbm[ln1_g.l0]               ; d1.panels.qkv:9 t1.l0.qkv.p5
-    LD        t1_l0_qkv_p5_lnb, hbm[ln1_b.l0]               ; d1.panels.qkv:9 t1.l0.qkv.p5
     VEC.rsum  t1_l0_qkv_p5_mean, t1_l0_qkv_p5_x             ; d1.panels.qkv:9 t1.l0.qkv.p5
     VEC.muli  t1_l0_qkv_p5_mean, t1_l0_qkv_p5_mean, 0.015625 ; d1.panels.qkv:9 t1.l0.qkv.p5
     VEC.sub   t1_l0_qkv_p5_h, t1_l0_qkv_p5_x, t1_l0_qkv_p5_mean ; d1.panels.qkv:9 t1.l0.qkv.p5
@@ -434,8 +414,8 @@
     VEC.addi  t1_l0_qkv_p5_var, t1_l0_qkv_p5_var, 1e-05     ; d1.panels.qkv:9 t1.l0.qkv.p5
     SFU.rsqrt t1_l0_qkv_p5_var, t1_l0_qkv_p5_var            ; d1.panels.qkv:9 t1.l0.qkv.p5
     VEC.mul   t1_l0_qkv_p5_h, t1_l0_qkv_p5_h, t1_l0_qkv_p5_var ; d1.panels.qkv:9 t1.l0.qkv.p5
-    VEC.mul   t1_l0_qkv_p5_h, t1_l0_qkv_p5_h, t1_l0_qkv_p5_lng ; d1.panels.qkv:9 t1.l0.qkv.p5
-    VEC.add   t1_l0_qkv_p5_h, t1_l0_qkv_p5_h, t1_l0_qkv_p5_lnb ; d1.panels.qkv:9 t1.l0.qkv.p5
+    VEC.mul   t1_l0_qkv_p5_h, t1_l0_qkv_p5_h, ln1_g_l0_wg5  ; d1.panels.qkv:9 t1.l0.qkv.p5
+    VEC.add   t1_l0_qkv_p5_h, t1_l0_qkv_p5_h, ln1_b_l0_wg5  ; d1.panels.qkv:9 t1.l0.qkv.p5
     MMA.z     t1_l0_qkv_p5_acc, t1_l0_qkv_p5_h, l0_qkv_p5_w ; d1.k_chunk.qkv t1.l0.qkv.p5
     VEC.add   t1_l0_qkv_p5_acc, t1_l0_qkv_p5_acc, l0_qkv_p5_b ; d1.k_chunk.qkv t1.l0.qkv.p5
     ST        hbm[v_cache.l0 + 8576], t1_l0_qkv_p5_acc      ; d1.kv_writeback t1.l0.qkv.p5
@@ -445,31 +425,29 @@
 .wg 6   ; sm 1, tasks: preload.wg6 t0.l0.w1.p1 t1.l0.w1.p1
 .rf l0_w1_p1_w                  p0       64x32     ; l0.w1.p1.w
 .rf l0_w1_p1_b                  p2       1x32      ; l0.w1.p1.b
-.rf t0_l0_w1_p1_x               p2+128   1x64      ; t0.l0.w1.p1.x
-.rf t0_l0_w1_p1_lng             p2+384   1x64      ; t0.l0.w1.p1.lng
-.rf t0_l0_w1_p1_lnb             p2+640   1x64      ; t0.l0.w1.p1.lnb
+.rf ln2_g_l0_wg6                p2+128   1x64      ; ln2_g.l0.wg6
+.rf ln2_b_l0_wg6                p2+384   1x64      ; ln2_b.l0.wg6
+.rf t0_l0_w1_p1_x               p2+640   1x64      ; t0.l0.w1.p1.x
 .rf t0_l0_w1_p1_mean            p2+896   1x1       ; t0.l0.w1.p1.mean
 .rf t0_l0_w1_p1_h               p2+960   1x64      ; t0.l0.w1.p1.h
-.rf t0_l0_w1_p1_lntmp           p2+128   1x64      ; t0.l0.w1.p1.lntmp
+.rf t0_l0_w1_p1_lntmp           p2+640   1x64      ; t0.l0.w1.p1.lntmp
 .rf t0_l0_w1_p1_var             p2+896   1x1       ; t0.l0.w1.p1.var
-.rf t0_l0_w1_p1_acc             p2+128   1x32      ; t0.l0.w1.p1.acc
-.rf t0_l0_w1_p1_gelu            p2+256   1x32      ; t0.l0.w1.p1.gelu
-.rf t1_l0_w1_p1_x               p2+128   1x64      ; t1.l0.w1.p1.x
-.rf t1_l0_w1_p1_lng             p2+384   1x64      ; t1.l0.w1.p1.lng
-.rf t1_l0_w1_p1_lnb             p2+640   1x64      ; t1.l0.w1.p1.lnb
+.rf t0_l0_w1_p1_acc             p2+640   1x32      ; t0.l0.w1.p1.acc
+.rf t0_l0_w1_p1_gelu            p2+768   1x32      ; t0.l0.w1.p1.gelu
+.rf t1_l0_w1_p1_x               p2+640   1x64      ; t1.l0.w1.p1.x
 .rf t1_l0_w1_p1_mean            p2+896   1x1       ; t1.l0.w1.p1.mean
 .rf t1_l0_w1_p1_h               p2+960   1x64      ; t1.l0.w1.p1.h
-.rf t1_l0_w1_p1_lntmp           p2+128   1x64      ; t1.l0.w1.p1.lntmp
+.rf t1_l0_w1_p1_lntmp           p2+640   1x64      ; t1.l0.w1.p1.lntmp
 .rf t1_l0_w1_p1_var             p2+896   1x1       ; t1.l0.w1.p1.var
 .rf t1_l0_w1_p1_acc             p2+128   1x32      ; t1.l0.w1.p1.acc
 .rf t1_l0_w1_p1_gelu            p0       1x32      ; t1.l0.w1.p1.gelu
     LD        l0_w1_p1_w, hbm[w1.l0 + 128], stride 128      ; d1.weights:10 preload.wg6
     LD        l0_w1_p1_b, hbm[b1.l0 + 128], stride 128      ; d1.weights:10 preload.wg6
+    LD        ln2_g_l0_wg6, hbm[ln2_g.l0]                   ; d1.weights:10 preload.wg6
+    LD        ln2_b_l0_wg6, hbm[ln2_b.l0]                   ; d1.weights:10 preload.wg6
     SIG       ev.preload0, 1                                ; d1.weights:10 preload.wg6
     WAIT      ev.wo_l0, 2                                   ; d1.panels.w1:9 t0.l0.w1.p1
     LD        t0_l0_w1_p1_x, hbm[scratch + 768]             ; d1.panels.w1:9 t0.l0.w1.p1
-    LD        t0_l0_w1_p1_lng, hbm[ln2_g.l0]                ; d1.panels.w1:9 t0.l0.w1.p1
-    LD        t0_l0_w1_p1_lnb, hbm[ln2_b.l0]                ; d1.panels.w1:9 t0.l0.w1.p1
     VEC.rsum  t0_l0_w1_p1_mean, t0_l0_w1_p1_x               ; d1.panels.w1:9 t0.l0.w1.p1
     VEC.muli  t0_l0_w1_p1_mean, t0_l0_w1_p1_mean, 0.015625  ; d1.panels.w1:9 t0.l0.w1.p1
     VEC.sub   t0_l0_w1_p1_h, t0_l0_w1_p1_x, t0_l0_w1_p1_mean ; d1.panels.w1:9 t0.l0.w1.p1
@@ -479,8 +457,8 @@
     VEC.addi  t0_l0_w1_p1_var, t0_l0_w1_p1_var, 1e-05       ; d1.panels.w1:9 t0.l0.w1.p1
     SFU.rsqrt t0_l0_w1_p1_var, t0_l0_w1_p1_var              ; d1.panels.w1:9 t0.l0.w1.p1
     VEC.mul   t0_l0_w1_p1_h, t0_l0_w1_p1_h, t0_l0_w1_p1_var ; d1.panels.w1:9 t0.l0.w1.p1
-    VEC.mul   t0_l0_w1_p1_h, t0_l0_w1_p1_h, t0_l0_w1_p1_lng ; d1.panels.w1:9 t0.l0.w1.p1
-    VEC.add   t0_l0_w1_p1_h, t0_l0_w1_p1_h, t0_l0_w1_p1_lnb ; d1.panels.w1:9 t0.l0.w1.p1
+    VEC.mul   t0_l0_w1_p1_h, t0_l0_w1_p1_h, ln2_g_l0_wg6    ; d1.panels.w1:9 t0.l0.w1.p1
+    VEC.add   t0_l0_w1_p1_h, t0_l0_w1_p1_h, ln2_b_l0_wg6    ; d1.panels.w1:9 t0.l0.w1.p1
     MMA.z     t0_l0_w1_p1_acc, t0_l0_w1_p1_h, l0_w1_p1_w    ; d1.k_chunk.w1 t0.l0.w1.p1
     VEC.add   t0_l0_w1_p1_acc, t0_l0_w1_p1_acc, l0_w1_p1_b  ; d1.k_chunk.w1 t0.l0.w1.p1
     VEC.mul   t0_l0_w1_p1_gelu, t0_l0_w1_p1_acc, t0_l0_w1_p1_acc ; d1.panels.w1:9 t0.l0.w1.p1
@@ -496,8 +474,6 @@
     SIG       ev.w1_l0, 1                                   ; d1.panels.w1:9 t0.l0.w1.p1
     WAIT      ev.wo_l0, 4                                   ; d1.panels.w1:9 t1.l0.w1.p1
     LD        t1_l0_w1_p1_x, hbm[scratch + 768]             ; d1.panels.w1:9 t1.l0.w1.p1
-    LD        t1_l0_w1_p1_lng, hbm[ln2_g.l0]                ; d1.panels.w1:9 t1.l0.w1.p1
-    LD        t1_l0_w1_p1_lnb, hbm[ln2_b.l0]                ; d1.panels.w1:9 t1.l0.w1.p1
     VEC.rsum  t1_l0_w1_p1_mean, t1_l0_w1_p1_x               ; d1.panels.w1:9 t1.l0.w1.p1
     VEC.muli  t1_l0_w1_p1_mean, t1_l0_w1_p1_mean, 0.015625  ; d1.panels.w1:9 t1.l0.w1.p1
     VEC.sub   t1_l0_w1_p1_h, t1_l0_w1_p1_x, t1_l0_w1_p1_mean ; d1.panels.w1:9 t1.l0.w1.p1
@@ -507,8 +483,8 @@
     VEC.addi  t1_l0_w1_p1_var, t1_l0_w1_p1_var, 1e-05       ; d1.panels.w1:9 t1.l0.w1.p1
     SFU.rsqrt t1_l0_w1_p1_var, t1_l0_w1_p1_var              ; d1.panels.w1:9 t1.l0.w1.p1
     VEC.mul   t1_l0_w1_p1_h, t1_l0_w1_p1_h, t1_l0_w1_p1_var ; d1.panels.w1:9 t1.l0.w1.p1
-    VEC.mul   t1_l0_w1_p1_h, t1_l0_w1_p1_h, t1_l0_w1_p1_lng ; d1.panels.w1:9 t1.l0.w1.p1
-    VEC.add   t1_l0_w1_p1_h, t1_l0_w1_p1_h, t1_l0_w1_p1_lnb ; d1.panels.w1:9 t1.l0.w1.p1
+    VEC.mul   t1_l0_w1_p1_h, t1_l0_w1_p1_h, ln2_g_l0_wg6    ; d1.panels.w1:9 t1.l0.w1.p1
+    VEC.add   t1_l0_w1_p1_h, t1_l0_w1_p1_h, ln2_b_l0_wg6    ; d1.panels.w1:9 t1.l0.w1.p1
     MMA.z     t1_l0_w1_p1_acc, t1_l0_w1_p1_h, l0_w1_p1_w    ; d1.k_chunk.w1 t1.l0.w1.p1
     VEC.add   t1_l0_w1_p1_acc, t1_l0_w1_p1_acc, l0_w1_p1_b  ; d1.k_chunk.w1 t1.l0.w1.p1
     VEC.mul   t1_l0_w1_p1_gelu, t1_l0_w1_p1_acc, t1_l0_w1_p1_acc ; d1.panels.w1:9 t1.l0.w1.p1
@@ -557,20 +533,18 @@
 .wg 8   ; sm 2, tasks: preload.wg8 t0.l0.qkv.p2 t1.l0.qkv.p2 t1.l0.att.h0
 .rf l0_qkv_p2_w                 p0       64x32     ; l0.qkv.p2.w
 .rf l0_qkv_p2_b                 p2       1x32      ; l0.qkv.p2.b
-.rf t0_l0_qkv_p2_x              p2+128   1x64      ; t0.l0.qkv.p2.x
-.rf t0_l0_qkv_p2_lng            p2+384   1x64      ; t0.l0.qkv.p2.lng
-.rf t0_l0_qkv_p2_lnb            p2+640   1x64      ; t0.l0.qkv.p2.lnb
+.rf ln1_g_l0_wg8                p2+128   1x64      ; ln1_g.l0.wg8
+.rf ln1_b_l0_wg8                p2+384   1x64      ; ln1_b.l0.wg8
+.rf t0_l0_qkv_p2_x              p2+640   1x64      ; t0.l0.qkv.p2.x
 .rf t0_l0_qkv_p2_mean           p2+896   1x1       ; t0.l0.qkv.p2.mean
 .rf t0_l0_qkv_p2_h              p2+960   1x64      ; t0.l0.qkv.p2.h
-.rf t0_l0_qkv_p2_lntmp          p2+128   1x64      ; t0.l0.qkv.p2.lntmp
+.rf t0_l0_qkv_p2_lntmp          p2+640   1x64      ; t0.l0.qkv.p2.lntmp
 .rf t0_l0_qkv_p2_var            p2+896   1x1       ; t0.l0.qkv.p2.var
-.rf t0_l0_qkv_p2_acc            p2+128   1x32      ; t0.l0.qkv.p2.acc
-.rf t1_l0_qkv_p2_x              p2+128   1x64      ; t1.l0.qkv.p2.x
-.rf t1_l0_qkv_p2_lng            p2+384   1x64      ; t1.l0.qkv.p2.lng
-.rf t1_l0_qkv_p2_lnb            p2+640   1x64      ; t1.l0.qkv.p2.lnb
+.rf t0_l0_qkv_p2_acc            p2+640   1x32      ; t0.l0.qkv.p2.acc
+.rf t1_l0_qkv_p2_x              p2+640   1x64      ; t1.l0.qkv.p2.x
 .rf t1_l0_qkv_p2_mean           p2+896   1x1       ; t1.l0.qkv.p2.mean
 .rf t1_l0_qkv_p2_h              p2+960   1x64      ; t1.l0.qkv.p2.h
-.rf t1_l0_qkv_p2_lntmp          p2+128   1x64      ; t1.l0.qkv.p2.lntmp
+.rf t1_l0_qkv_p2_lntmp          p2+640   1x64      ; t1.l0.qkv.p2.lntmp
 .rf t1_l0_qkv_p2_var            p2+896   1x1       ; t1.l0.qkv.p2.var
 .rf t1_l0_qkv_p2_acc            p2+128   1x32      ; t1.l0.qkv.p2.acc
 .rf t1_l0_att_h0_q              p0       1x32      ; t1.l0.att.h0.q
@@ -585,11 +559,11 @@
     WAIT      ev.preload0, 8                                ; d1.weights:10 preload.wg8
     LD        l0_qkv_p2_w, hbm[wqkv.l0 + 256], stride 192   ; d1.weights:10 preload.wg8
     LD        l0_qkv_p2_b, hbm[bqkv.l0 + 256], stride 192   ; d1.weights:10 preload.wg8
+    LD        ln1_g_l0_wg8, hbm[ln1_g.l0]                   ; d1.weights:10 preload.wg8
+    LD        ln1_b_l0_wg8, hbm[ln1_b.l0]                   ; d1.weights:10 preload.wg8
     SIG       ev.preload1, 1                                ; d1.weights:10 preload.wg8
     WAIT      ev.in, 1                                      ; d1.panels.qkv:9 t0.l0.qkv.p2
     LD        t0_l0_qkv_p2_x, hbm[x_in]                     ; d1.panels.qkv:9 t0.l0.qkv.p2
-    LD        t0_l0_qkv_p2_lng, hbm[ln1_g.l0]               ; d1.panels.qkv:9 t0.l0.qkv.p2
-    LD        t0_l0_qkv_p2_lnb, hbm[ln1_b.l0]               ; d1.panels.qkv:9 t0.l0.qkv.p2
     VEC.rsum  t0_l0_qkv_p2_mean, t0_l0_qkv_p2_x             ; d1.panels.qkv:9 t0.l0.qkv.p2
     VEC.muli  t0_l0_qkv_p2_mean, t0_l0_qkv_p2_mean, 0.015625 ; d1.panels.qkv:9 t0.l0.qkv.p2
     VEC.sub   t0_l0_qkv_p2_h, t0_l0_qkv_p2_x, t0_l0_qkv_p2_mean ; d1.panels.qkv:9 t0.l0.qkv.p2
@@ -599,16 +573,14 @@
     VEC.addi  t0_l0_qkv_p2_var, t0_l0_qkv_p2_var, 1e-05     ; d1.panels.qkv:9 t0.l0.qkv.p2
     SFU.rsqrt t0_l0_qkv_p2_var, t0_l0_qkv_p2_var            ; d1.panels.qkv:9 t0.l0.qkv.p2
     VEC.mul   t0_l0_qkv_p2_h, t0_l0_qkv_p2_h, t0_l0_qkv_p2_var ; d1.panels.qkv:9 t0.l0.qkv.p2
-    VEC.mul   t0_l0_qkv_p2_h, t0_l0_qkv_p2_h, t0_l0_qkv_p2_lng ; d1.panels.qkv:9 t0.l0.qkv.p2
-    VEC.add   t0_l0_qkv_p2_h, t0_l0_qkv_p2_h, t0_l0_qkv_p2_lnb ; d1.panels.qkv:9 t0.l0.qkv.p2
+    VEC.mul   t0_l0_qkv_p2_h, t0_l0_qkv_p2_h, ln1_g_l0_wg8  ; d1.panels.qkv:9 t0.l0.qkv.p2
+    VEC.add   t0_l0_qkv_p2_h, t0_l0_qkv_p2_h, ln1_b_l0_wg8  ; d1.panels.qkv:9 t0.l0.qkv.p2
     MMA.z     t0_l0_qkv_p2_acc, t0_l0_qkv_p2_h, l0_qkv_p2_w ; d1.k_chunk.qkv t0.l0.qkv.p2
     VEC.add   t0_l0_qkv_p2_acc, t0_l0_qkv_p2_acc, l0_qkv_p2_b ; d1.k_chunk.qkv t0.l0.qkv.p2
     ST        hbm[k_cache.l0 + 4096], t0_l0_qkv_p2_acc      ; d1.kv_writeback t0.l0.qkv.p2
     SIG       ev.qkv_l0, 1                                  ; d1.panels.qkv:9 t0.l0.qkv.p2
     WAIT      ev.in, 2                                      ; d1.panels.qkv:9 t1.l0.qkv.p2
     LD        t1_l0_qkv_p2_x, hbm[x_in + 256]               ; d1.panels.qkv:9 t1.l0.qkv.p2
-    LD        t1_l0_qkv_p2_lng, hbm[ln1_g.l0]               ; d1.panels.qkv:9 t1.l0.qkv.p2
-    LD        t1_l0_qkv_p2_lnb, hbm[ln1_b.l0]               ; d1.panels.qkv:9 t1.l0.qkv.p2
     VEC.rsum  t1_l0_qkv_p2_mean, t1_l0_qkv_p2_x             ; d1.panels.qkv:9 t1.l0.qkv.p2
     VEC.muli  t1_l0_qkv_p2_mean, t1_l0_qkv_p2_mean, 0.015625 ; d1.panels.qkv:9 t1.l0.qkv.p2
     VEC.sub   t1_l0_qkv_p2_h, t1_l0_qkv_p2_x, t1_l0_qkv_p2_mean ; d1.panels.qkv:9 t1.l0.qkv.p2
@@ -618,8 +590,8 @@
     VEC.addi  t1_l0_qkv_p2_var, t1_l0_qkv_p2_var, 1e-05     ; d1.panels.qkv:9 t1.l0.qkv.p2
     SFU.rsqrt t1_l0_qkv_p2_var, t1_l0_qkv_p2_var            ; d1.panels.qkv:9 t1.l0.qkv.p2
     VEC.mul   t1_l0_qkv_p2_h, t1_l0_qkv_p2_h, t1_l0_qkv_p2_var ; d1.panels.qkv:9 t1.l0.qkv.p2
-    VEC.mul   t1_l0_qkv_p2_h, t1_l0_qkv_p2_h, t1_l0_qkv_p2_lng ; d1.panels.qkv:9 t1.l0.qkv.p2
-    VEC.add   t1_l0_qkv_p2_h, t1_l0_qkv_p2_h, t1_l0_qkv_p2_lnb ; d1.panels.qkv:9 t1.l0.qkv.p2
+    VEC.mul   t1_l0_qkv_p2_h, t1_l0_qkv_p2_h, ln1_g_l0_wg8  ; d1.panels.qkv:9 t1.l0.qkv.p2
+    VEC.add   t1_l0_qkv_p2_h, t1_l0_qkv_p2_h, ln1_b_l0_wg8  ; d1.panels.qkv:9 t1.l0.qkv.p2
     MMA.z     t1_l0_qkv_p2_acc, t1_l0_qkv_p2_h, l0_qkv_p2_w ; d1.k_chunk.qkv t1.l0.qkv.p2
     VEC.add   t1_l0_qkv_p2_acc, t1_l0_qkv_p2_acc, l0_qkv_p2_b ; d1.k_chunk.qkv t1.l0.qkv.p2
     ST        hbm[k_cache.l0 + 4224], t1_l0_qkv_p2_acc      ; d1.kv_writeback t1.l0.qkv.p2
@@ -691,32 +663,30 @@
 .wg 10  ; sm 2, tasks: preload.wg10 t0.l0.w1.p2 t1.l0.w1.p2
 .rf l0_w1_p2_w                  p0       64x32     ; l0.w1.p2.w
 .rf l0_w1_p2_b                  p2       1x32      ; l0.w1.p2.b
-.rf t0_l0_w1_p2_x               p2+128   1x64      ; t0.l0.w1.p2.x
-.rf t0_l0_w1_p2_lng             p2+384   1x64      ; t0.l0.w1.p2.lng
-.rf t0_l0_w1_p2_lnb             p2+640   1x64      ; t0.l0.w1.p2.lnb
+.rf ln2_g_l0_wg10               p2+128   1x64      ; ln2_g.l0.wg10
+.rf ln2_b_l0_wg10               p2+384   1x64      ; ln2_b.l0.wg10
+.rf t0_l0_w1_p2_x               p2+640   1x64      ; t0.l0.w1.p2.x
 .rf t0_l0_w1_p2_mean            p2+896   1x1       ; t0.l0.w1.p2.mean
 .rf t0_l0_w1_p2_h               p2+960   1x64      ; t0.l0.w1.p2.h
-.rf t0_l0_w1_p2_lntmp           p2+128   1x64      ; t0.l0.w1.p2.lntmp
+.rf t0_l0_w1_p2_lntmp           p2+640   1x64      ; t0.l0.w1.p2.lntmp
 .rf t0_l0_w1_p2_var             p2+896   1x1       ; t0.l0.w1.p2.var
-.rf t0_l0_w1_p2_acc             p2+128   1x32      ; t0.l0.w1.p2.acc
-.rf t0_l0_w1_p2_gelu            p2+256   1x32      ; t0.l0.w1.p2.gelu
-.rf t1_l0_w1_p2_x               p2+128   1x64      ; t1.l0.w1.p2.x
-.rf t1_l0_w1_p2_lng             p2+384   1x64      ; t1.l0.w1.p2.lng
-.rf t1_l0_w1_p2_lnb             p2+640   1x64      ; t1.l0.w1.p2.lnb
+.rf t0_l0_w1_p2_acc             p2+640   1x32      ; t0.l0.w1.p2.acc
+.rf t0_l0_w1_p2_gelu            p2+768   1x32      ; t0.l0.w1.p2.gelu
+.rf t1_l0_w1_p2_x               p2+640   1x64      ; t1.l0.w1.p2.x
 .rf t1_l0_w1_p2_mean            p2+896   1x1       ; t1.l0.w1.p2.mean
 .rf t1_l0_w1_p2_h               p2+960   1x64      ; t1.l0.w1.p2.h
-.rf t1_l0_w1_p2_lntmp           p2+128   1x64      ; t1.l0.w1.p2.lntmp
+.rf t1_l0_w1_p2_lntmp           p2+640   1x64      ; t1.l0.w1.p2.lntmp
 .rf t1_l0_w1_p2_var             p2+896   1x1       ; t1.l0.w1.p2.var
 .rf t1_l0_w1_p2_acc             p2+128   1x32      ; t1.l0.w1.p2.acc
 .rf t1_l0_w1_p2_gelu            p0       1x32      ; t1.l0.w1.p2.gelu
     WAIT      ev.preload0, 8                                ; d1.weights:10 preload.wg10
     LD        l0_w1_p2_w, hbm[w1.l0 + 256], stride 128      ; d1.weights:10 preload.wg10
     LD        l0_w1_p2_b, hbm[b1.l0 + 256], stride 128      ; d1.weights:10 preload.wg10
+    LD        ln2_g_l0_wg10, hbm[ln2_g.l0]                  ; d1.weights:10 preload.wg10
+    LD        ln2_b_l0_wg10, hbm[ln2_b.l0]                  ; d1.weights:10 preload.wg10
     SIG       ev.preload1, 1                                ; d1.weights:10 preload.wg10
     WAIT      ev.wo_l0, 2                                   ; d1.panels.w1:9 t0.l0.w1.p2
     LD        t0_l0_w1_p2_x, hbm[scratch + 768]             ; d1.panels.w1:9 t0.l0.w1.p2
-    LD        t0_l0_w1_p2_lng, hbm[ln2_g.l0]                ; d1.panels.w1:9 t0.l0.w1.p2
-    LD        t0_l0_w1_p2_lnb, hbm[ln2_b.l0]                ; d1.panels.w1:9 t0.l0.w1.p2
     VEC.rsum  t0_l0_w1_p2_mean, t0_l0_w1_p2_x               ; d1.panels.w1:9 t0.l0.w1.p2
     VEC.muli  t0_l0_w1_p2_mean, t0_l0_w1_p2_mean, 0.015625  ; d1.panels.w1:9 t0.l0.w1.p2
     VEC.sub   t0_l0_w1_p2_h, t0_l0_w1_p2_x, t0_l0_w1_p2_mean ; d1.panels.w1:9 t0.l0.w1.p2
@@ -726,8 +696,8 @@
     VEC.addi  t0_l0_w1_p2_var, t0_l0_w1_p2_var, 1e-05       ; d1.panels.w1:9 t0.l0.w1.p2
     SFU.rsqrt t0_l0_w1_p2_var, t0_l0_w1_p2_var              ; d1.panels.w1:9 t0.l0.w1.p2
     VEC.mul   t0_l0_w1_p2_h, t0_l0_w1_p2_h, t0_l0_w1_p2_var ; d1.panels.w1:9 t0.l0.w1.p2
-    VEC.mul   t0_l0_w1_p2_h, t0_l0_w1_p2_h, t0_l0_w1_p2_lng ; d1.panels.w1:9 t0.l0.w1.p2
-    VEC.add   t0_l0_w1_p2_h, t0_l0_w1_p2_h, t0_l0_w1_p2_lnb ; d1.panels.w1:9 t0.l0.w1.p2
+    VEC.mul   t0_l0_w1_p2_h, t0_l0_w1_p2_h, ln2_g_l0_wg10   ; d1.panels.w1:9 t0.l0.w1.p2
+    VEC.add   t0_l0_w1_p2_h, t0_l0_w1_p2_h, ln2_b_l0_wg10   ; d1.panels.w1:9 t0.l0.w1.p2
     MMA.z     t0_l0_w1_p2_acc, t0_l0_w1_p2_h, l0_w1_p2_w    ; d1.k_chunk.w1 t0.l0.w1.p2
     VEC.add   t0_l0_w1_p2_acc, t0_l0_w1_p2_acc, l0_w1_p2_b  ; d1.k_chunk.w1 t0.l0.w1.p2
     VEC.mul   t0_l0_w1_p2_gelu, t0_l0_w1_p2_acc, t0_l0_w1_p2_acc ; d1.panels.w1:9 t0.l0.w1.p2
@@ -743,8 +713,6 @@
     SIG       ev.w1_l0, 1                                   ; d1.panels.w1:9 t0.l0.w1.p2
     WAIT      ev.wo_l0, 4                                   ; d1.panels.w1:9 t1.l0.w1.p2
     LD        t1_l0_w1_p2_x, hbm[scratch + 768]             ; d1.panels.w1:9 t1.l0.w1.p2
-    LD        t1_l0_w1_p2_lng, hbm[ln2_g.l0]                ; d1.panels.w1:9 t1.l0.w1.p2
-    LD        t1_l0_w1_p2_lnb, hbm[ln2_b.l0]                ; d1.panels.w1:9 t1.l0.w1.p2
     VEC.rsum  t1_l0_w1_p2_mean, t1_l0_w1_p2_x               ; d1.panels.w1:9 t1.l0.w1.p2
     VEC.muli  t1_l0_w1_p2_mean, t1_l0_w1_p2_mean, 0.015625  ; d1.panels.w1:9 t1.l0.w1.p2
     VEC.sub   t1_l0_w1_p2_h, t1_l0_w1_p2_x, t1_l0_w1_p2_mean ; d1.panels.w1:9 t1.l0.w1.p2
@@ -754,8 +722,8 @@
     VEC.addi  t1_l0_w1_p2_var, t1_l0_w1_p2_var, 1e-05       ; d1.panels.w1:9 t1.l0.w1.p2
     SFU.rsqrt t1_l0_w1_p2_var, t1_l0_w1_p2_var              ; d1.panels.w1:9 t1.l0.w1.p2
     VEC.mul   t1_l0_w1_p2_h, t1_l0_w1_p2_h, t1_l0_w1_p2_var ; d1.panels.w1:9 t1.l0.w1.p2
-    VEC.mul   t1_l0_w1_p2_h, t1_l0_w1_p2_h, t1_l0_w1_p2_lng ; d1.panels.w1:9 t1.l0.w1.p2
-    VEC.add   t1_l0_w1_p2_h, t1_l0_w1_p2_h, t1_l0_w1_p2_lnb ; d1.panels.w1:9 t1.l0.w1.p2
+    VEC.mul   t1_l0_w1_p2_h, t1_l0_w1_p2_h, ln2_g_l0_wg10   ; d1.panels.w1:9 t1.l0.w1.p2
+    VEC.add   t1_l0_w1_p2_h, t1_l0_w1_p2_h, ln2_b_l0_wg10   ; d1.panels.w1:9 t1.l0.w1.p2
     MMA.z     t1_l0_w1_p2_acc, t1_l0_w1_p2_h, l0_w1_p2_w    ; d1.k_chunk.w1 t1.l0.w1.p2
     VEC.add   t1_l0_w1_p2_acc, t1_l0_w1_p2_acc, l0_w1_p2_b  ; d1.k_chunk.w1 t1.l0.w1.p2
     VEC.mul   t1_l0_w1_p2_gelu, t1_l0_w1_p2_acc, t1_l0_w1_p2_acc ; d1.panels.w1:9 t1.l0.w1.p2
@@ -805,20 +773,18 @@
 .wg 12  ; sm 3, tasks: preload.wg12 t0.l0.qkv.p3 t1.l0.qkv.p3 t1.l0.att.h1
 .rf l0_qkv_p3_w                 p0       64x32     ; l0.qkv.p3.w
 .rf l0_qkv_p3_b                 p2       1x32      ; l0.qkv.p3.b
-.rf t0_l0_qkv_p3_x              p2+128   1x64      ; t0.l0.qkv.p3.x
-.rf t0_l0_qkv_p3_lng            p2+384   1x64      ; t0.l0.qkv.p3.lng
-.rf t0_l0_qkv_p3_lnb            p2+640   1x64      ; t0.l0.qkv.p3.lnb
+.rf ln1_g_l0_wg12               p2+128   1x64      ; ln1_g.l0.wg12
+.rf ln1_b_l0_wg12               p2+384   1x64      ; ln1_b.l0.wg12
+.rf t0_l0_qkv_p3_x              p2+640   1x64      ; t0.l0.qkv.p3.x
 .rf t0_l0_qkv_p3_mean           p2+896   1x1       ; t0.l0.qkv.p3.mean
 .rf t0_l0_qkv_p3_h              p2+960   1x64      ; t0.l0.qkv.p3.h
-.rf t0_l0_qkv_p3_lntmp          p2+128   1x64      ; t0.l0.qkv.p3.lntmp
+.rf t0_l0_qkv_p3_lntmp          p2+640   1x64      ; t0.l0.qkv.p3.lntmp
 .rf t0_l0_qkv_p3_var            p2+896   1x1       ; t0.l0.qkv.p3.var
-.rf t0_l0_qkv_p3_acc            p2+128   1x32      ; t0.l0.qkv.p3.acc
-.rf t1_l0_qkv_p3_x              p2+128   1x64      ; t1.l0.qkv.p3.x
-.rf t1_l0_qkv_p3_lng            p2+384   1x64      ; t1.l0.qkv.p3.lng
-.rf t1_l0_qkv_p3_lnb            p2+640   1x64      ; t1.l0.qkv.p3.lnb
+.rf t0_l0_qkv_p3_acc            p2+640   1x32      ; t0.l0.qkv.p3.acc
+.rf t1_l0_qkv_p3_x              p2+640   1x64      ; t1.l0.qkv.p3.x
 .rf t1_l0_qkv_p3_mean           p2+896   1x1       ; t1.l0.qkv.p3.mean
 .rf t1_l0_qkv_p3_h              p2+960   1x64      ; t1.l0.qkv.p3.h
-.rf t1_l0_qkv_p3_lntmp          p2+128   1x64      ; t1.l0.qkv.p3.lntmp
+.rf t1_l0_qkv_p3_lntmp          p2+640   1x64      ; t1.l0.qkv.p3.lntmp
 .rf t1_l0_qkv_p3_var            p2+896   1x1       ; t1.l0.qkv.p3.var
 .rf t1_l0_qkv_p3_acc            p2+128   1x32      ; t1.l0.qkv.p3.acc
 .rf t1_l0_att_h1_q              p0       1x32      ; t1.l0.att.h1.q
@@ -833,11 +799,11 @@
     WAIT      ev.preload0, 8                                ; d1.weights:10 preload.wg12
     LD        l0_qkv_p3_w, hbm[wqkv.l0 + 384], stride 192   ; d1.weights:10 preload.wg12
     LD        l0_qkv_p3_b, hbm[bqkv.l0 + 384], stride 192   ; d1.weights:10 preload.wg12
+    LD        ln1_g_l0_wg12, hbm[ln1_g.l0]                  ; d1.weights:10 preload.wg12
+    LD        ln1_b_l0_wg12, hbm[ln1_b.l0]                  ; d1.weights:10 preload.wg12
     SIG       ev.preload1, 1                                ; d1.weights:10 preload.wg12
     WAIT      ev.in, 1                                      ; d1.panels.qkv:9 t0.l0.qkv.p3
     LD        t0_l0_qkv_p3_x, hbm[x_in]                     ; d1.panels.qkv:9 t0.l0.qkv.p3
-    LD        t0_l0_qkv_p3_lng, hbm[ln1_g.l0]               ; d1.panels.qkv:9 t0.l0.qkv.p3
-    LD        t0_l0_qkv_p3_lnb, hbm[ln1_b.l0]               ; d1.panels.qkv:9 t0.l0.qkv.p3
     VEC.rsum  t0_l0_qkv_p3_mean, t0_l0_qkv_p3_x             ; d1.panels.qkv:9 t0.l0.qkv.p3
     VEC.muli  t0_l0_qkv_p3_mean, t0_l0_qkv_p3_mean, 0.015625 ; d1.panels.qkv:9 t0.l0.qkv.p3
     VEC.sub   t0_l0_qkv_p3_h, t0_l0_qkv_p3_x, t0_l0_qkv_p3_mean ; d1.panels.qkv:9 t0.l0.qkv.p3
@@ -847,16 +813,14 @@
     VEC.addi  t0_l0_qkv_p3_var, t0_l0_qkv_p3_var, 1e-05     ; d1.panels.qkv:9 t0.l0.qkv.p3
     SFU.rsqrt t0_l0_qkv_p3_var, t0_l0_qkv_p3_var            ; d1.panels.qkv:9 t0.l0.qkv.p3
     VEC.mul   t0_l0_qkv_p3_h, t0_l0_qkv_p3_h, t0_l0_qkv_p3_var ; d1.panels.qkv:9 t0.l0.qkv.p3
-    VEC.mul   t0_l0_qkv_p3_h, t0_l0_qkv_p3_h, t0_l0_qkv_p3_lng ; d1.panels.qkv:9 t0.l0.qkv.p3
-    VEC.add   t0_l0_qkv_p3_h, t0_l0_qkv_p3_h, t0_l0_qkv_p3_lnb ; d1.panels.qkv:9 t0.l0.qkv.p3
+    VEC.mul   t0_l0_qkv_p3_h, t0_l0_qkv_p3_h, ln1_g_l0_wg12 ; d1.panels.qkv:9 t0.l0.qkv.p3
+    VEC.add   t0_l0_qkv_p3_h, t0_l0_qkv_p3_h, ln1_b_l0_wg12 ; d1.panels.qkv:9 t0.l0.qkv.p3
     MMA.z     t0_l0_qkv_p3_acc, t0_l0_qkv_p3_h, l0_qkv_p3_w ; d1.k_chunk.qkv t0.l0.qkv.p3
     VEC.add   t0_l0_qkv_p3_acc, t0_l0_qkv_p3_acc, l0_qkv_p3_b ; d1.k_chunk.qkv t0.l0.qkv.p3
     ST        hbm[k_cache.l0 + 8448], t0_l0_qkv_p3_acc      ; d1.kv_writeback t0.l0.qkv.p3
     SIG       ev.qkv_l0, 1                                  ; d1.panels.qkv:9 t0.l0.qkv.p3
     WAIT      ev.in, 2                                      ; d1.panels.qkv:9 t1.l0.qkv.p3
     LD        t1_l0_qkv_p3_x, hbm[x_in + 256]               ; d1.panels.qkv:9 t1.l0.qkv.p3
-    LD        t1_l0_qkv_p3_lng, hbm[ln1_g.l0]               ; d1.panels.qkv:9 t1.l0.qkv.p3
-    LD        t1_l0_qkv_p3_lnb, hbm[ln1_b.l0]               ; d1.panels.qkv:9 t1.l0.qkv.p3
     VEC.rsum  t1_l0_qkv_p3_mean, t1_l0_qkv_p3_x             ; d1.panels.qkv:9 t1.l0.qkv.p3
     VEC.muli  t1_l0_qkv_p3_mean, t1_l0_qkv_p3_mean, 0.015625 ; d1.panels.qkv:9 t1.l0.qkv.p3
     VEC.sub   t1_l0_qkv_p3_h, t1_l0_qkv_p3_x, t1_l0_qkv_p3_mean ; d1.panels.qkv:9 t1.l0.qkv.p3
@@ -866,8 +830,8 @@
     VEC.addi  t1_l0_qkv_p3_var, t1_l0_qkv_p3_var, 1e-05     ; d1.panels.qkv:9 t1.l0.qkv.p3
     SFU.rsqrt t1_l0_qkv_p3_var, t1_l0_qkv_p3_var            ; d1.panels.qkv:9 t1.l0.qkv.p3
     VEC.mul   t1_l0_qkv_p3_h, t1_l0_qkv_p3_h, t1_l0_qkv_p3_var ; d1.panels.qkv:9 t1.l0.qkv.p3
-    VEC.mul   t1_l0_qkv_p3_h, t1_l0_qkv_p3_h, t1_l0_qkv_p3_lng ; d1.panels.qkv:9 t1.l0.qkv.p3
-    VEC.add   t1_l0_qkv_p3_h, t1_l0_qkv_p3_h, t1_l0_qkv_p3_lnb ; d1.panels.qkv:9 t1.l0.qkv.p3
+    VEC.mul   t1_l0_qkv_p3_h, t1_l0_qkv_p3_h, ln1_g_l0_wg12 ; d1.panels.qkv:9 t1.l0.qkv.p3
+    VEC.add   t1_l0_qkv_p3_h, t1_l0_qkv_p3_h, ln1_b_l0_wg12 ; d1.panels.qkv:9 t1.l0.qkv.p3
     MMA.z     t1_l0_qkv_p3_acc, t1_l0_qkv_p3_h, l0_qkv_p3_w ; d1.k_chunk.qkv t1.l0.qkv.p3
     VEC.add   t1_l0_qkv_p3_acc, t1_l0_qkv_p3_acc, l0_qkv_p3_b ; d1.k_chunk.qkv t1.l0.qkv.p3
     ST        hbm[k_cache.l0 + 8576], t1_l0_qkv_p3_acc      ; d1.kv_writeback t1.l0.qkv.p3
@@ -939,32 +903,30 @@
 .wg 14  ; sm 3, tasks: preload.wg14 t0.l0.w1.p3 t1.l0.w1.p3
 .rf l0_w1_p3_w                  p0       64x32     ; l0.w1.p3.w
 .rf l0_w1_p3_b                  p2       1x32      ; l0.w1.p3.b
-.rf t0_l0_w1_p3_x               p2+128   1x64      ; t0.l0.w1.p3.x
-.rf t0_l0_w1_p3_lng             p2+384   1x64      ; t0.l0.w1.p3.lng
-.rf t0_l0_w1_p3_lnb             p2+640   1x64      ; t0.l0.w1.p3.lnb
+.rf ln2_g_l0_wg14               p2+128   1x64      ; ln2_g.l0.wg14
+.rf ln2_b_l0_wg14               p2+384   1x64      ; ln2_b.l0.wg14
+.rf t0_l0_w1_p3_x               p2+640   1x64      ; t0.l0.w1.p3.x
 .rf t0_l0_w1_p3_mean            p2+896   1x1       ; t0.l0.w1.p3.mean
 .rf t0_l0_w1_p3_h               p2+960   1x64      ; t0.l0.w1.p3.h
-.rf t0_l0_w1_p3_lntmp           p2+128   1x64      ; t0.l0.w1.p3.lntmp
+.rf t0_l0_w1_p3_lntmp           p2+640   1x64      ; t0.l0.w1.p3.lntmp
 .rf t0_l0_w1_p3_var             p2+896   1x1       ; t0.l0.w1.p3.var
-.rf t0_l0_w1_p3_acc             p2+128   1x32      ; t0.l0.w1.p3.acc
-.rf t0_l0_w1_p3_gelu            p2+256   1x32      ; t0.l0.w1.p3.gelu
-.rf t1_l0_w1_p3_x               p2+128   1x64      ; t1.l0.w1.p3.x
-.rf t1_l0_w1_p3_lng             p2+384   1x64      ; t1.l0.w1.p3.lng
-.rf t1_l0_w1_p3_lnb             p2+640   1x64      ; t1.l0.w1.p3.lnb
+.rf t0_l0_w1_p3_acc             p2+640   1x32      ; t0.l0.w1.p3.acc
+.rf t0_l0_w1_p3_gelu            p2+768   1x32      ; t0.l0.w1.p3.gelu
+.rf t1_l0_w1_p3_x               p2+640   1x64      ; t1.l0.w1.p3.x
 .rf t1_l0_w1_p3_mean            p2+896   1x1       ; t1.l0.w1.p3.mean
 .rf t1_l0_w1_p3_h               p2+960   1x64      ; t1.l0.w1.p3.h
-.rf t1_l0_w1_p3_lntmp           p2+128   1x64      ; t1.l0.w1.p3.lntmp
+.rf t1_l0_w1_p3_lntmp           p2+640   1x64      ; t1.l0.w1.p3.lntmp
 .rf t1_l0_w1_p3_var             p2+896   1x1       ; t1.l0.w1.p3.var
 .rf t1_l0_w1_p3_acc             p2+128   1x32      ; t1.l0.w1.p3.acc
 .rf t1_l0_w1_p3_gelu            p0       1x32      ; t1.l0.w1.p3.gelu
     WAIT      ev.preload0, 8                                ; d1.weights:10 preload.wg14
     LD        l0_w1_p3_w, hbm[w1.l0 + 384], stride 128      ; d1.weights:10 preload.wg14
     LD        l0_w1_p3_b, hbm[b1.l0 + 384], stride 128      ; d1.weights:10 preload.wg14
+    LD        ln2_g_l0_wg14, hbm[ln2_g.l0]                  ; d1.weights:10 preload.wg14
+    LD        ln2_b_l0_wg14, hbm[ln2_b.l0]                  ; d1.weights:10 preload.wg14
     SIG       ev.preload1, 1                                ; d1.weights:10 preload.wg14
     WAIT      ev.wo_l0, 2                                   ; d1.panels.w1:9 t0.l0.w1.p3
     LD        t0_l0_w1_p3_x, hbm[scratch + 768]             ; d1.panels.w1:9 t0.l0.w1.p3
-    LD        t0_l0_w1_p3_lng, hbm[ln2_g.l0]                ; d1.panels.w1:9 t0.l0.w1.p3
-    LD        t0_l0_w1_p3_lnb, hbm[ln2_b.l0]                ; d1.panels.w1:9 t0.l0.w1.p3
     VEC.rsum  t0_l0_w1_p3_mean, t0_l0_w1_p3_x               ; d1.panels.w1:9 t0.l0.w1.p3
     VEC.muli  t0_l0_w1_p3_mean, t0_l0_w1_p3_mean, 0.015625  ; d1.panels.w1:9 t0.l0.w1.p3
     VEC.sub   t0_l0_w1_p3_h, t0_l0_w1_p3_x, t0_l0_w1_p3_mean ; d1.panels.w1:9 t0.l0.w1.p3
@@ -974,8 +936,8 @@
     VEC.addi  t0_l0_w1_p3_var, t0_l0_w1_p3_var, 1e-05       ; d1.panels.w1:9 t0.l0.w1.p3
     SFU.rsqrt t0_l0_w1_p3_var, t0_l0_w1_p3_var              ; d1.panels.w1:9 t0.l0.w1.p3
     VEC.mul   t0_l0_w1_p3_h, t0_l0_w1_p3_h, t0_l0_w1_p3_var ; d1.panels.w1:9 t0.l0.w1.p3
-    VEC.mul   t0_l0_w1_p3_h, t0_l0_w1_p3_h, t0_l0_w1_p3_lng ; d1.panels.w1:9 t0.l0.w1.p3
-    VEC.add   t0_l0_w1_p3_h, t0_l0_w1_p3_h, t0_l0_w1_p3_lnb ; d1.panels.w1:9 t0.l0.w1.p3
+    VEC.mul   t0_l0_w1_p3_h, t0_l0_w1_p3_h, ln2_g_l0_wg14   ; d1.panels.w1:9 t0.l0.w1.p3
+    VEC.add   t0_l0_w1_p3_h, t0_l0_w1_p3_h, ln2_b_l0_wg14   ; d1.panels.w1:9 t0.l0.w1.p3
     MMA.z     t0_l0_w1_p3_acc, t0_l0_w1_p3_h, l0_w1_p3_w    ; d1.k_chunk.w1 t0.l0.w1.p3
     VEC.add   t0_l0_w1_p3_acc, t0_l0_w1_p3_acc, l0_w1_p3_b  ; d1.k_chunk.w1 t0.l0.w1.p3
     VEC.mul   t0_l0_w1_p3_gelu, t0_l0_w1_p3_acc, t0_l0_w1_p3_acc ; d1.panels.w1:9 t0.l0.w1.p3
@@ -991,8 +953,6 @@
     SIG       ev.w1_l0, 1                                   ; d1.panels.w1:9 t0.l0.w1.p3
     WAIT      ev.wo_l0, 4                                   ; d1.panels.w1:9 t1.l0.w1.p3
     LD        t1_l0_w1_p3_x, hbm[scratch + 768]             ; d1.panels.w1:9 t1.l0.w1.p3
-    LD        t1_l0_w1_p3_lng, hbm[ln2_g.l0]                ; d1.panels.w1:9 t1.l0.w1.p3
-    LD        t1_l0_w1_p3_lnb, hbm[ln2_b.l0]                ; d1.panels.w1:9 t1.l0.w1.p3
     VEC.rsum  t1_l0_w1_p3_mean, t1_l0_w1_p3_x               ; d1.panels.w1:9 t1.l0.w1.p3
     VEC.muli  t1_l0_w1_p3_mean, t1_l0_w1_p3_mean, 0.015625  ; d1.panels.w1:9 t1.l0.w1.p3
     VEC.sub   t1_l0_w1_p3_h, t1_l0_w1_p3_x, t1_l0_w1_p3_mean ; d1.panels.w1:9 t1.l0.w1.p3
@@ -1002,8 +962,8 @@
     VEC.addi  t1_l0_w1_p3_var, t1_l0_w1_p3_var, 1e-05       ; d1.panels.w1:9 t1.l0.w1.p3
     SFU.rsqrt t1_l0_w1_p3_var, t1_l0_w1_p3_var              ; d1.panels.w1:9 t1.l0.w1.p3
     VEC.mul   t1_l0_w1_p3_h, t1_l0_w1_p3_h, t1_l0_w1_p3_var ; d1.panels.w1:9 t1.l0.w1.p3
-    VEC.mul   t1_l0_w1_p3_h, t1_l0_w1_p3_h, t1_l0_w1_p3_lng ; d1.panels.w1:9 t1.l0.w1.p3
-    VEC.add   t1_l0_w1_p3_h, t1_l0_w1_p3_h, t1_l0_w1_p3_lnb ; d1.panels.w1:9 t1.l0.w1.p3
+    VEC.mul   t1_l0_w1_p3_h, t1_l0_w1_p3_h, ln2_g_l0_wg14   ; d1.panels.w1:9 t1.l0.w1.p3
+    VEC.add   t1_l0_w1_p3_h, t1_l0_w1_p3_h, ln2_b_l0_wg14   ; d1.panels.w1:9 t1.l0.w1.p3
     MMA.z     t1_l0_w1_p3_acc, t1_l0_w1_p3_h, l0_w1_p3_w    ; d1.k_chunk.w1 t1.l0.w1.p3
     VEC.add   t1_l0_w1_p3_acc, t1_l0_w1_p3_acc, l0_w1_p3_b  ; d1.k_chunk.w1 t1.l0.w1.p3
     VEC.mul   t1_l0_w1_p3_gelu, t1_l0_w1_p3_acc, t1_l0_w1_p3_acc ; d1.panels.w1:9 t1.l0.w1.p3

@@ -968,6 +968,67 @@ START_TEST(test_handoff_rf) {
 }
 END_TEST
 
+/* weights: resident with attention slices keeps the history K/V and the
+ * LayerNorm vectors too: after the preload no task loads k_cache/v_cache or
+ * an LN vector; every slice task is pinned; the new K/V rows reach HBM from
+ * tasks that nothing waits for (off the critical path).  Faster than the
+ * same plan streaming the history (a history too long to keep). */
+START_TEST(test_resident_history) {
+  g_autoptr(Plan) p = small_plan(PROB_D1, "panels: {w1: 32, w2: 16}\n  weights: resident\n  attention: {slices: 2}\n  handoff: rf");
+  g_autoptr(GError) err = NULL;
+  g_autoptr(Ir) ir = pass_pipeline(p, PROB_D1, NULL, NULL, TRUE, &err);
+  ck_assert_msg(ir, "%s", err ? err->message : "?");
+  int kv_stores = 0, slices = 0;
+  for (guint k = 0; k < ir->tasks->len; k++) {
+    const IrTask *t = ir_task_at(ir, (int)k);
+    gboolean pre = t->role.kind == ROLE_PRELOAD;
+    if (t->role.kind == ROLE_ATT && t->role.slice >= 0) {
+      ck_assert_int_ge(t->pin, 0);
+      slices++;
+    }
+    for (guint i = 0; i < t->ops->len; i++) {
+      const IrOp *op = &g_array_index(t->ops, IrOp, i);
+      if ((op->kind != IR_LD && op->kind != IR_ST) || ir_tensor(ir, op->mem.t)->home != HOME_HBM) continue;
+      const char *sym = ir_tensor(ir, op->mem.t)->sym;
+      gboolean kv = g_str_has_prefix(sym, "k_cache") || g_str_has_prefix(sym, "v_cache");
+      gboolean ln = g_str_has_prefix(sym, "ln");
+      if (op->kind == IR_LD) ck_assert_msg(pre || (!kv && !ln), "task %s loads %s", t->name, sym);
+      if (op->kind == IR_ST && kv) {
+        ck_assert_msg(t->signals < 0, "task %s stores %s and is waited for", t->name, sym);
+        kv_stores++;
+      }
+    }
+  }
+  ck_assert_int_gt(slices, 0);
+  ck_assert_int_gt(kv_stores, 0);
+  /* on one SM, 16 KiB of temp space leaves room for the history beside the
+   * weights, 24 KiB does not: there the slices stream it, and are slower */
+  const char *one = "panels: {w1: 32, w2: 16}\n  weights: resident\n  attention: {slices: 2}\n  handoff: rf\n  sms_used: 1";
+  g_autofree char *k16 = g_strdup_printf("%s\n  rf_temp_kib: 16", one), *k24 = g_strdup_printf("%s\n  rf_temp_kib: 24", one);
+  g_autoptr(Plan) pa = small_plan(PROB_D1, k16);
+  g_autoptr(Plan) pb = small_plan(PROB_D1, k24);
+  gboolean streamed[2] = {FALSE, FALSE};
+  const Plan *pl[2] = {pa, pb};
+  for (int v = 0; v < 2; v++) {
+    g_autoptr(GError) e2 = NULL;
+    g_autoptr(Ir) ir2 = pass_pipeline(pl[v], PROB_D1, NULL, NULL, TRUE, &e2);
+    ck_assert_msg(ir2, "%s", e2 ? e2->message : "?");
+    for (guint k = 0; k < ir2->tasks->len; k++) {
+      const IrTask *t = ir_task_at(ir2, (int)k);
+      for (guint i = 0; i < t->ops->len; i++) {
+        const IrOp *op = &g_array_index(t->ops, IrOp, i);
+        if (op->kind == IR_LD && t->role.kind == ROLE_ATT &&
+            g_str_has_prefix(ir_tensor(ir2, op->mem.t)->sym, "k_cache"))
+          streamed[v] = TRUE;
+      }
+    }
+  }
+  ck_assert(!streamed[0] && streamed[1]);
+  Run a = compile_run(pa, PROB_D1, "resident history", NULL), b = compile_run(pb, PROB_D1, "streamed history", NULL);
+  ck_assert_msg(a.cycles < b.cycles, "resident %" G_GINT64_FORMAT ", streamed %" G_GINT64_FORMAT, a.cycles, b.cycles);
+}
+END_TEST
+
 /* A panel larger than a WG's RF after rf_temp_kib is refused at its knob. */
 START_TEST(test_resident_too_wide) {
   g_autoptr(Plan) p = plan_text("wide.yaml", "version: 1\nd1:\n  panels: {w2: 32}\n  weights: resident\n");
@@ -1107,6 +1168,7 @@ Suite *suite_gen(void) {
   tcase_add_test(tc, test_resident_weights);
   tcase_add_test(tc, test_resident_too_wide);
   tcase_add_test(tc, test_handoff_rf);
+  tcase_add_test(tc, test_resident_history);
   tcase_add_test(tc, test_knob_pacing_wg_alone);
   tcase_add_test(tc, test_knob_kv_temp_slower);
   tcase_add_test(tc, test_knob_power_directions);
