@@ -159,7 +159,9 @@ static int check_ffn_channels(const PlanKnobDef *k, const PlanProblem *pp, const
       M(group ".w2", PROJ_W2)
 #define PANEL(p, pr) INT(p, BOTH, panel[pr], 8, 128, 32, pr, check_panel, 0, 0)
 #define KCHUNK(p, pr) INT(p, BOTH, k_chunk[pr], 32, 4096, 128, pr, check_k_chunk, 0, 0)
-#define KSPLIT(p, pr) INT(p, BOTH, k_split[pr], 1, 8, 1, pr, check_k_split, 3, 4)
+/* k_split: D1's wo and w2 now (resident weights, RF hand-offs); qkv and w1,
+ * whose tasks also normalise their whole input row, later */
+#define KSPLIT(p, pr) INT(p, BOTH, k_split[pr], 1, 8, 1, pr, check_k_split, pr == PROJ_WO || pr == PROJ_W2 ? 0 : 3, 4)
 #define MCAST(p, pr) BOOL(p, BOTH, multicast[pr], 0, pr, check_multicast, 4, 4)
 
 /* ORDER-MATTERS: docs/plan.md lists the knobs in this order; `problem.*`
@@ -210,6 +212,10 @@ const PlanKnobDef plan_knobs[PLAN_NKNOBS] = {
 const PlanNeed plan_needs[] = {
     {"attention.slice_map", "attention.slices", 2, "attention.slices > 1"},
     {"power.preload_waves", "weights", WEIGHTS_RESIDENT, "weights is resident"},
+    {"k_split.wo", "weights", WEIGHTS_RESIDENT, "weights is resident"},
+    {"k_split.wo", "handoff", HANDOFF_RF, "handoff is rf"},
+    {"k_split.w2", "weights", WEIGHTS_RESIDENT, "weights is resident"},
+    {"k_split.w2", "handoff", HANDOFF_RF, "handoff is rf"},
     {"ffn.producers", "ffn.fused", 1, "ffn.fused is true"},
     {"ffn.channels", "ffn.fused", 1, "ffn.fused is true"},
     {"ffn.consumers", "ffn.fused", 1, "ffn.fused is true"},

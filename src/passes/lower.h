@@ -105,7 +105,7 @@ void lw_store_qkv(Ir *ir, int task, IrView acc, int c0, const LwQkvStore *s);
  * last slice also the rows of the new positions (kv_rows = rows of each
  * slice's K/V tensors: the block, + steps for the last slice). */
 typedef struct LwResident {
-  int layers, max_panels;
+  int layers, max_panels, max_split;
   int *wg, *w, *b;
   int *used;           /* partitions taken on each WG                     */
   int *preload;        /* each WG's preload task (-1: none)               */
@@ -129,6 +129,13 @@ int lw_resident_v(const LwResident *r, int l, int h, int k);
  * a task of that WG asks, then shared. */
 IrView lw_resident_const(Ir *ir, LwResident *r, int wg, const char *sym, int cols, IrProv prov);
 int lw_resident_wg(const LwResident *r, int l, SchedProj j, int p);
+/* With k_split: the WG of K shard s of a panel (shard 0's is lw_resident_wg),
+ * acc = a . W_s (a: the shard's K/ks columns of the input; no bias), and
+ * the panel's bias (kept with shard 0). */
+int lw_resident_shard_wg(const LwResident *r, int l, SchedProj j, int p, int s);
+void lw_resident_project_shard(Ir *ir, int task, IrView a, const LwResident *r, int l, SchedProj j,
+                               int p, int s, IrView acc, IrProv prov);
+IrView lw_resident_bias(const Ir *ir, const LwResident *r, int l, SchedProj j, int p);
 /* The partitions a task may fill beside resident weights: rf_temp_kib's. */
 int lw_resident_task_parts(const Ir *ir);
 /* acc (1 x P) = a . W + b with the panel's resident tensors; the task must

@@ -310,8 +310,68 @@ typedef struct D1Proj {
   LwHand *out;                /* the output row                            */
 } D1Proj;
 
+/* k_split.wo / k_split.w2 = ks > 1 (resident weights, RF hand-offs): each
+ * panel's K rows are split over ks shards, each on the WG keeping its rows
+ * of the panel: shard k multiplies its K/ks columns of the input row (all
+ * it is handed) and hands its partial sum to the panel's combiner task, on
+ * shard 0's WG after it, which adds the ks partials (VEC adds, in shard
+ * order), the bias and the residual.  The shards form one group, the
+ * combiners the stage's. */
+static int stage_proj_split(D1 *c, int t, int l, int stage, const D1Proj *s) {
+  Ir *ir = c->ir;
+  const LwProj *pj = s->pj;
+  int n = ntasks(c->d, pj->panel), P = pj->panel, ks = c->pp->k_split[pj->proj], Ks = s->a_cols / ks;
+  IrRoleKind kind = pj->proj == PROJ_WO ? ROLE_WO : ROLE_W2;
+  g_autofree char *pev = stage_event(pj->proj == PROJ_WO ? "wok" : "w2k", l), *done = stage_event(s->name, l);
+  int pgrp = ir_group(ir, pev), grp = ir_group(ir, done);
+  IrProv kp = ir_prov(ir, pj->proj == PROJ_WO ? "k_split.wo" : "k_split.w2");
+  LwHand part; /* the partial sums: row k of panel p's at (p*ks + k, 0) */
+  lw_hand_init(&part, TRUE, NULL, 0, 0, 0, kp);
+  for (int p = 0; p < n; p++)
+    for (int k = 0; k < ks; k++) {
+      g_autofree char *tag = g_strdup_printf("t%d.l%d.%s.p%d.k%d", t, l, s->name, p, k);
+      int task = panel_task(c, tag, stage, t, l, kind, pj, p);
+      IrTask *tk = ir_task_at(ir, task);
+      tk->role.kshard = k;
+      tk->pin = lw_resident_shard_wg(&c->res, l, pj->proj, p, k);
+      ir_task_waits(ir, task, s->after);
+      IrView a = ir_all(ir, lw_rf_sub(ir, task, tag, "a", 1, Ks));
+      lw_hand_get(ir, s->a, task, a, 0, k * Ks);
+      IrView acc = ir_all(ir, lw_rf_sub(ir, task, tag, "acc", 1, P));
+      lw_resident_project_shard(ir, task, a, &c->res, l, pj->proj, p, k, acc, kp);
+      lw_hand_put(ir, &part, task, acc, p * ks + k, 0);
+      ir_task_signals(ir, task, pgrp);
+    }
+  for (int p = 0; p < n; p++) {
+    g_autofree char *tag = g_strdup_printf("t%d.l%d.%s.p%d", t, l, s->name, p);
+    int task = panel_task(c, tag, stage, t, l, kind, pj, p);
+    ir_task_waits(ir, task, pgrp);
+    IrView r = ir_all(ir, lw_rf_sub(ir, task, tag, "res", 1, P));
+    lw_hand_get(ir, s->res, task, r, 0, p * P);
+    IrView ps = lw_view(ir, lw_rf_sub(ir, task, tag, "part", ks, P), ks, P);
+    lw_hand_get(ir, &part, task, ps, p * ks, 0);
+    IrView acc = ir_all(ir, lw_rf_sub(ir, task, tag, "acc", 1, P));
+    IrOp *op = ir_emit(ir, task, IR_VADD);
+    op->d = acc, op->a = ir_win(ps.t, 0, 1, 0, P), op->b = ir_win(ps.t, 1, 1, 0, P), op->prov = kp;
+    for (int k = 2; k < ks; k++) {
+      op = ir_emit(ir, task, IR_VADD);
+      op->d = acc, op->a = acc, op->b = ir_win(ps.t, k, 1, 0, P), op->prov = kp;
+    }
+    op = ir_emit(ir, task, IR_VADD);
+    op->d = acc, op->a = acc, op->b = lw_resident_bias(ir, &c->res, l, pj->proj, p), op->prov = kp;
+    op = ir_emit(ir, task, IR_VADD);
+    op->d = acc, op->a = acc, op->b = r, op->prov = c->base;
+    spacing(c, task);
+    lw_hand_put(ir, s->out, task, acc, 0, p * P);
+    ir_task_signals(ir, task, grp);
+  }
+  lw_hand_clear(&part);
+  return grp;
+}
+
 static int stage_proj(D1 *c, int t, int l, int stage, const D1Proj *s) {
   Ir *ir = c->ir;
+  if (c->pp->k_split[s->pj->proj] > 1) return stage_proj_split(c, t, l, stage, s);
   const char *name = s->name;
   const LwProj *pj = s->pj;
   int after = s->after, a_cols = s->a_cols;

@@ -22,10 +22,11 @@
 
 #include <string.h>
 
-/* The index of (layer, projection, panel) in the tables. */
-static int slot(const LwResident *r, int l, SchedProj j, int p) {
-  return (l * PROJ__COUNT + (int)j) * r->max_panels + p;
+/* The index of (layer, projection, panel, K shard) in the tables. */
+static int shard_slot(const LwResident *r, int l, SchedProj j, int p, int s) {
+  return ((l * PROJ__COUNT + (int)j) * r->max_panels + p) * r->max_split + s;
 }
+static int slot(const LwResident *r, int l, SchedProj j, int p) { return shard_slot(r, l, j, p, 0); }
 
 /* The history K/V of every (layer, head, slice), after the panels, on the
  * WGs in the same order from `next` on; all or nothing (r->kv). */
@@ -74,9 +75,12 @@ gboolean lw_resident_place(Ir *ir, LwResident *r, GError **err) {
   int pb = sim_machine_part_bytes(&ir->hw), nparts = ir->hw.vl;
   int temp_parts = (s->rf_temp_kib * 1024 + pb - 1) / pb, room = nparts - temp_parts;
   r->layers = d->layers;
-  r->max_panels = 0;
-  for (int j = 0; j < PROJ__COUNT; j++) r->max_panels = MAX(r->max_panels, sched_proj_n(d, (SchedProj)j) / s->panel[j]);
-  gsize n = (gsize)r->layers * PROJ__COUNT * r->max_panels;
+  r->max_panels = r->max_split = 1;
+  for (int j = 0; j < PROJ__COUNT; j++) {
+    r->max_panels = MAX(r->max_panels, sched_proj_n(d, (SchedProj)j) / s->panel[j]);
+    r->max_split = MAX(r->max_split, s->k_split[j]);
+  }
+  gsize n = (gsize)r->layers * PROJ__COUNT * r->max_panels * r->max_split;
   r->wg = g_new(int, n);
   r->w = g_new(int, n);
   r->b = g_new(int, n);
@@ -91,10 +95,11 @@ gboolean lw_resident_place(Ir *ir, LwResident *r, GError **err) {
   int *used = r->used;
   /* the panels, largest first (first fit decreasing packs the WGs tighter;
    * ties in (layer, projection, panel) order) */
-  g_autoptr(GArray) todo = g_array_new(FALSE, FALSE, sizeof(int) * 4); /* parts, l, j, p */
+  g_autoptr(GArray) todo = g_array_new(FALSE, FALSE, sizeof(int) * 5); /* parts, l, j, p, shard */
   for (int l = 0; l < r->layers; l++)
     for (int j = 0; j < PROJ__COUNT; j++) {
-      int K = sched_proj_k(d, (SchedProj)j), P = s->panel[j], np = sched_proj_n(d, (SchedProj)j) / P;
+      int ks = s->k_split[j], K = sched_proj_k(d, (SchedProj)j) / ks, P = s->panel[j];
+      int np = sched_proj_n(d, (SchedProj)j) / P;
       int parts = (int)((4 * (int64_t)K * P + pb - 1) / pb); /* + one for a WG's small biases */
       if (parts + 1 > room) {
         char knob[32];
@@ -107,24 +112,25 @@ gboolean lw_resident_place(Ir *ir, LwResident *r, GError **err) {
         g_array_free(order, TRUE);
         return FALSE;
       }
-      for (int p = 0; p < np; p++) {
-        int e[4] = {parts, l, j, p};
-        g_array_append_val(todo, e);
-      }
+      for (int p = 0; p < np; p++)
+        for (int k = 0; k < ks; k++) {
+          int e[5] = {parts, l, j, p, k};
+          g_array_append_val(todo, e);
+        }
     }
   for (guint a = 1; a < todo->len; a++) /* stable insertion sort by parts, descending */
     for (guint b = a; b > 0; b--) {
-      int *x = &g_array_index(todo, int, 4 * (b - 1)), *y = &g_array_index(todo, int, 4 * b);
+      int *x = &g_array_index(todo, int, 5 * (b - 1)), *y = &g_array_index(todo, int, 5 * b);
       if (x[0] >= y[0]) break;
-      for (int q = 0; q < 4; q++) {
+      for (int q = 0; q < 5; q++) {
         int tmp = x[q];
         x[q] = y[q], y[q] = tmp;
       }
     }
   guint next = 0;
   for (guint a = 0; a < todo->len; a++) {
-    const int *e = &g_array_index(todo, int, 4 * a);
-    int parts = e[0], l = e[1], j = e[2], p = e[3], wg = -1;
+    const int *e = &g_array_index(todo, int, 5 * a);
+    int parts = e[0], l = e[1], j = e[2], p = e[3], k = e[4], wg = -1;
     guint tried = 0;
     for (; tried < order->len; tried++) {
       int c = g_array_index(order, int, (next + tried) % order->len);
@@ -143,7 +149,7 @@ gboolean lw_resident_place(Ir *ir, LwResident *r, GError **err) {
     }
     next = (next + tried + 1) % order->len;
     used[wg] += parts;
-    r->wg[slot(r, l, (SchedProj)j, p)] = wg;
+    r->wg[shard_slot(r, l, (SchedProj)j, p, k)] = wg;
   }
   place_kv(ir, r, order, next, room);
   g_array_free(order, TRUE);
@@ -159,7 +165,7 @@ static void preload_tasks(Ir *ir, LwResident *r, int *task, IrProv prov) {
   int nwg = sim_machine_wgs(&ir->hw), W = ir->hw.wgs_per_sm;
   int S = s->sms_used > 0 ? s->sms_used : ir->hw.sms, waves = MAX(s->preload_waves, 1);
   g_autofree gboolean *has = g_new0(gboolean, nwg);
-  gsize n = (gsize)r->layers * PROJ__COUNT * r->max_panels;
+  gsize n = (gsize)r->layers * PROJ__COUNT * r->max_panels * r->max_split;
   for (gsize i = 0; i < n; i++)
     if (r->wg[i] >= 0) has[r->wg[i]] = TRUE;
   gsize nkv = r->kv ? (gsize)r->layers * r->heads * r->slices : 0;
@@ -193,16 +199,19 @@ void lw_resident_preload(Ir *ir, LwResident *r, IrProv prov) {
   for (int l = 0; l < r->layers; l++)
     for (int j = 0; j < PROJ__COUNT; j++) {
       int K = sched_proj_k(&ir->prob, (SchedProj)j), N = sched_proj_n(&ir->prob, (SchedProj)j);
-      int P = s->panel[j];
+      int P = s->panel[j], ks = s->k_split[j], Ks = K / ks;
       g_autofree char *wsym = lw_weight_sym((SchedProj)j, l), *bsym = lw_bias_sym((SchedProj)j, l);
-      for (int p = 0; p < N / P; p++) {
-        int i = slot(r, l, (SchedProj)j, p), wg = r->wg[i];
-        g_autofree char *tag = g_strdup_printf("l%d.%s.p%d", l, sched_proj_name[j], p);
-        r->w[i] = lw_rf_sub(ir, task[wg], tag, "w", K, P);
-        r->b[i] = lw_rf_sub(ir, task[wg], tag, "b", 1, P);
-        lw_load(ir, task[wg], ir_all(ir, r->w[i]), wsym, 0, p * P, N, prov);
-        lw_load(ir, task[wg], ir_all(ir, r->b[i]), bsym, 0, p * P, N, prov);
-      }
+      for (int p = 0; p < N / P; p++)
+        for (int k = 0; k < ks; k++) { /* shard k: rows k*Ks.. (the bias with shard 0) */
+          int i = shard_slot(r, l, (SchedProj)j, p, k), wg = r->wg[i];
+          g_autofree char *tag = ks == 1 ? g_strdup_printf("l%d.%s.p%d", l, sched_proj_name[j], p)
+                                         : g_strdup_printf("l%d.%s.p%d.k%d", l, sched_proj_name[j], p, k);
+          r->w[i] = lw_rf_sub(ir, task[wg], tag, "w", Ks, P);
+          lw_load(ir, task[wg], ir_all(ir, r->w[i]), wsym, k * Ks, p * P, N, prov);
+          if (k > 0) continue;
+          r->b[i] = lw_rf_sub(ir, task[wg], tag, "b", 1, P);
+          lw_load(ir, task[wg], ir_all(ir, r->b[i]), bsym, 0, p * P, N, prov);
+        }
     }
   if (!r->kv) return;
   /* each slice's block of history rows: K rows h*pos + k*block.. of the
@@ -237,6 +246,20 @@ IrView lw_resident_const(Ir *ir, LwResident *r, int wg, const char *sym, int col
 }
 
 int lw_resident_wg(const LwResident *r, int l, SchedProj j, int p) { return r->wg[slot(r, l, j, p)]; }
+int lw_resident_shard_wg(const LwResident *r, int l, SchedProj j, int p, int s) {
+  return r->wg[shard_slot(r, l, j, p, s)];
+}
+
+void lw_resident_project_shard(Ir *ir, int task, IrView a, const LwResident *r, int l, SchedProj j,
+                               int p, int s, IrView acc, IrProv prov) {
+  IrOp *op = ir_emit(ir, task, IR_MMA);
+  op->mods = IR_MOD_Z, op->d = acc, op->a = a, op->b = ir_all(ir, r->w[shard_slot(r, l, j, p, s)]),
+  op->prov = prov;
+}
+
+IrView lw_resident_bias(const Ir *ir, const LwResident *r, int l, SchedProj j, int p) {
+  return ir_all(ir, r->b[slot(r, l, j, p)]);
+}
 
 int lw_resident_task_parts(const Ir *ir) {
   int pb = sim_machine_part_bytes(&ir->hw);

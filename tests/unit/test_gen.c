@@ -1029,6 +1029,44 @@ START_TEST(test_resident_history) {
 }
 END_TEST
 
+/* k_split.w2: each W2 panel's K rows are split over shards pinned to the
+ * WGs keeping them; a shard multiplies only its K/ks input columns (its
+ * MMA's A is 1 x K/ks) and the panel's combiner, which waits for the
+ * shards, adds ks partials; correct and faster than unsplit (the W2 MMA
+ * is the longest of the chain). */
+START_TEST(test_k_split) {
+  const char *base = "panels: {w1: 32, w2: 16}\n  weights: resident\n  handoff: rf";
+  g_autofree char *split = g_strdup_printf("%s\n  k_split: {w2: 4}", base);
+  g_autoptr(Plan) p1 = small_plan(PROB_D1, base);
+  g_autoptr(Plan) p4 = small_plan(PROB_D1, split);
+  g_autoptr(GError) err = NULL;
+  g_autoptr(Ir) ir = pass_pipeline(p4, PROB_D1, NULL, NULL, TRUE, &err);
+  ck_assert_msg(ir, "%s", err ? err->message : "?");
+  int shards = 0, combiners = 0, K = ir->prob.d_ff;
+  for (guint k = 0; k < ir->tasks->len; k++) {
+    const IrTask *t = ir_task_at(ir, (int)k);
+    if (t->role.kind != ROLE_W2) continue;
+    int vadds = 0;
+    for (guint i = 0; i < t->ops->len; i++) {
+      const IrOp *op = &g_array_index(t->ops, IrOp, i);
+      if (op->kind == IR_MMA) ck_assert_int_eq(op->a.cols, K / 4);
+      vadds += op->kind == IR_VADD;
+    }
+    if (t->role.kshard >= 0) {
+      ck_assert_int_ge(t->pin, 0);
+      shards++;
+    } else {
+      ck_assert_int_eq(vadds, 3 + 2); /* 4 partials, bias, residual */
+      combiners++;
+    }
+  }
+  ck_assert_int_eq(shards, 4 * combiners);
+  ck_assert_int_gt(combiners, 0);
+  Run a = compile_run(p1, PROB_D1, "unsplit", NULL), b = compile_run(p4, PROB_D1, "k_split 4", NULL);
+  ck_assert_msg(b.cycles < a.cycles, "split %" G_GINT64_FORMAT ", unsplit %" G_GINT64_FORMAT, b.cycles, a.cycles);
+}
+END_TEST
+
 /* A panel larger than a WG's RF after rf_temp_kib is refused at its knob. */
 START_TEST(test_resident_too_wide) {
   g_autoptr(Plan) p = plan_text("wide.yaml", "version: 1\nd1:\n  panels: {w2: 32}\n  weights: resident\n");
@@ -1169,6 +1207,7 @@ Suite *suite_gen(void) {
   tcase_add_test(tc, test_resident_too_wide);
   tcase_add_test(tc, test_handoff_rf);
   tcase_add_test(tc, test_resident_history);
+  tcase_add_test(tc, test_k_split);
   tcase_add_test(tc, test_knob_pacing_wg_alone);
   tcase_add_test(tc, test_knob_kv_temp_slower);
   tcase_add_test(tc, test_knob_power_directions);
