@@ -108,7 +108,11 @@ typedef struct LwResident {
   int layers, max_panels, max_split;
   int *wg, *w, *b;
   int *used;           /* partitions taken on each WG                     */
-  int *preload;        /* each WG's preload task (-1: none)               */
+  int *preload;        /* per (layer, WG): the preload task loading what  */
+                       /* the WG keeps of the layer (-1: none); one task  */
+                       /* for all layers unless deferred                  */
+  gboolean deferred;   /* power.deferred_loads: a preload task per layer  */
+  IrProv prov;
   GHashTable *consts;  /* "wg/sym" -> tensor of lw_resident_const          */
   gboolean kv;         /* the history K/V is resident                      */
   int heads, slices, block;
@@ -120,14 +124,20 @@ typedef struct LwResident {
  * any step). */
 gboolean lw_resident_place(Ir *ir, LwResident *r, GError **err);
 void lw_resident_preload(Ir *ir, LwResident *r, IrProv prov);
+/* power.deferred_loads: lw_resident_preload makes layer 0's preload tasks
+ * only; the lowering makes layer l's (l >= 1) with this, after step 0's
+ * tasks of layer l-1, so that they come after those in each WG's program:
+ * the next layer's loads run during this layer's compute. */
+void lw_resident_preload_layer(Ir *ir, LwResident *r, int l);
+int lw_resident_preload_task(const Ir *ir, const LwResident *r, int wg, int l);
 /* The resident K and V tensors of (layer, head, slice) and their WG. */
 int lw_resident_kv_wg(const LwResident *r, int l, int h, int k);
 int lw_resident_k(const LwResident *r, int l, int h, int k);
 int lw_resident_v(const LwResident *r, int l, int h, int k);
 /* A constant vector (columns 0..cols of HBM symbol `sym`, e.g. a LayerNorm
- * gain) kept in the RF of `wg` by its preload task: loaded the first time
+ * gain of layer l) kept in the RF of `wg` by its preload task (of layer l): loaded the first time
  * a task of that WG asks, then shared. */
-IrView lw_resident_const(Ir *ir, LwResident *r, int wg, const char *sym, int cols, IrProv prov);
+IrView lw_resident_const(Ir *ir, LwResident *r, int wg, int l, const char *sym, int cols, IrProv prov);
 int lw_resident_wg(const LwResident *r, int l, SchedProj j, int p);
 /* With k_split: the WG of K shard s of a panel (shard 0's is lw_resident_wg),
  * acc = a . W_s (a: the shard's K/ks columns of the input; no bias), and
@@ -136,6 +146,13 @@ int lw_resident_shard_wg(const LwResident *r, int l, SchedProj j, int p, int s);
 void lw_resident_project_shard(Ir *ir, int task, IrView a, const LwResident *r, int l, SchedProj j,
                                int p, int s, IrView acc, IrProv prov);
 IrView lw_resident_bias(const Ir *ir, const LwResident *r, int l, SchedProj j, int p);
+IrView lw_resident_weights(const Ir *ir, const LwResident *r, int l, SchedProj j, int p);
+/* acc (1 x P) = LN(x) . W + c for a resident panel (unsplit) with the
+ * LayerNorm folded into the projection (ln_fold.c, refinements.ln_fold):
+ * the task must be pinned to the panel's WG. */
+void lw_ln_project_folded(Ir *ir, int task, const char *tag, IrView x, LwResident *r, int l,
+                          SchedProj j, int p, const char *gsym, const char *bsym, IrView acc,
+                          IrProv prov);
 /* The partitions a task may fill beside resident weights: rf_temp_kib's. */
 int lw_resident_task_parts(const Ir *ir);
 /* acc (1 x P) = a . W + b with the panel's resident tensors; the task must

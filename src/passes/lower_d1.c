@@ -43,6 +43,7 @@ typedef struct D1 {
   int fences;             /* uses of the current task's fence event */
   gboolean resident;      /* weights: resident: panels kept in RF (res)     */
   IrProv res_prov;        /* "weights"                                      */
+  IrProv fold_prov;       /* "refinements.ln_fold"                          */
   int task_parts;         /* partitions a task may fill (the temp space     */
                           /* when resident weights keep the rest)           */
   LwResident res;
@@ -79,8 +80,8 @@ static void row_ln(D1 *c, int task, const char *tag, IrView x, IrView h, const c
   IrView g, b;
   int wg = ir_task_at(ir, task)->pin;
   if (c->resident && wg >= 0) {
-    g = lw_resident_const(ir, &c->res, wg, gsym, c->d, c->res_prov);
-    b = lw_resident_const(ir, &c->res, wg, bsym, c->d, c->res_prov);
+    g = lw_resident_const(ir, &c->res, wg, ir_task_at(ir, task)->role.layer, gsym, c->d, c->res_prov);
+    b = lw_resident_const(ir, &c->res, wg, ir_task_at(ir, task)->role.layer, bsym, c->d, c->res_prov);
   } else {
     g = ir_all(ir, lw_rf_sub(ir, task, tag, "lng", 1, c->d));
     b = ir_all(ir, lw_rf_sub(ir, task, tag, "lnb", 1, c->d));
@@ -135,6 +136,31 @@ static void project(D1 *c, int task, const char *tag, IrView a, const char *wsym
   lw_add_bias(c->ir, task, tag, acc, bsym, p * pj->panel, pj->prov);
 }
 
+/* LN(x) . W panel + b (qkv, w1) for the row x handed by `in`: normalised
+ * first, or, with refinements.ln_fold, the LayerNorm folded into the
+ * projection (ln_fold.c). */
+static IrView ln_project(D1 *c, int task, const char *tag, LwHand *in, const char *gsym,
+                         const char *lbsym, const char *wsym, const char *bsym, int l,
+                         const LwProj *pj, int p) {
+  Ir *ir = c->ir;
+  IrView x = ir_all(ir, lw_rf_sub(ir, task, tag, "x", 1, c->d));
+  if (c->pp->ln_fold) {
+    lw_hand_get(ir, in, task, x, 0, 0);
+    /* the MMA holds the write port of acc's partitions while it runs: a
+     * partition of its own, so that the statistics' results do not wait */
+    int pb = sim_machine_part_bytes(&ir->hw), rows = MAX(1, pb / (4 * pj->panel));
+    IrView acc = ir_win(lw_rf_sub(ir, task, tag, "acc", rows, pj->panel), 0, 1, 0, pj->panel);
+    lw_ln_project_folded(ir, task, tag, x, &c->res, l, pj->proj, p, gsym, lbsym, acc, c->fold_prov);
+    return acc;
+  }
+  IrView h = ir_all(ir, lw_rf_sub(ir, task, tag, "h", 1, c->d));
+  lw_hand_get(ir, in, task, x, 0, 0);
+  row_ln(c, task, tag, x, h, gsym, lbsym);
+  IrView acc = ir_all(ir, lw_rf_sub(ir, task, tag, "acc", 1, pj->panel));
+  project(c, task, tag, h, wsym, bsym, l, pj, p, acc);
+  return acc;
+}
+
 /* A new task for panel p of projection pj, pinned to the WG that keeps the
  * panel when weights are resident. */
 static int panel_task(D1 *c, const char *tag, int stage, int t, int l, IrRoleKind kind,
@@ -164,12 +190,7 @@ static void stage_qkv(D1 *c, int t, int l, int stage) {
       lw_wait(ir, task, "in", t + 1, c->base); /* the host releases step t's row */
     else
       ir_task_waits(ir, task, after);
-    IrView x = ir_all(ir, lw_rf_sub(ir, task, tag, "x", 1, c->d));
-    IrView h = ir_all(ir, lw_rf_sub(ir, task, tag, "h", 1, c->d));
-    lw_hand_get(ir, &c->x, task, x, 0, 0);
-    row_ln(c, task, tag, x, h, gsym, lbsym);
-    IrView acc = ir_all(ir, lw_rf_sub(ir, task, tag, "acc", 1, c->qkv.panel));
-    project(c, task, tag, h, wsym, bsym, l, &c->qkv, p, acc);
+    IrView acc = ln_project(c, task, tag, &c->x, gsym, lbsym, wsym, bsym, l, &c->qkv, p);
     store_qkv(c, task, acc, p * c->qkv.panel, t, l, kv_sym);
     ir_task_signals(ir, task, grp);
   }
@@ -419,12 +440,7 @@ static void stage_w1(D1 *c, int t, int l, int stage) {
     g_autofree char *tag = g_strdup_printf("t%d.l%d.w1.p%d", t, l, p);
     int task = panel_task(c, tag, stage, t, l, ROLE_W1, &c->w1, p);
     ir_task_waits(ir, task, after);
-    IrView x = ir_all(ir, lw_rf_sub(ir, task, tag, "x", 1, c->d));
-    IrView h = ir_all(ir, lw_rf_sub(ir, task, tag, "h", 1, c->d));
-    lw_hand_get(ir, &c->x1, task, x, 0, 0);
-    row_ln(c, task, tag, x, h, gsym, lbsym);
-    IrView acc = ir_all(ir, lw_rf_sub(ir, task, tag, "acc", 1, c->w1.panel));
-    project(c, task, tag, h, wsym, bsym, l, &c->w1, p, acc);
+    IrView acc = ln_project(c, task, tag, &c->x1, gsym, lbsym, wsym, bsym, l, &c->w1, p);
     IrView g = ir_all(ir, lw_rf_sub(ir, task, tag, "gelu", 1, c->w1.panel));
     lw_gelu(ir, task, acc, g, c->base);
     spacing(c, task);
@@ -446,7 +462,7 @@ gboolean pass_lower_d1(Ir *ir, GError **err) {
           .spacing_prov = ir_prov(ir, "store_spacing"), .att_prov = ir_prov(ir, "attention.slices"),
           .g_qkv = -1, .g_att = -1, .g_wo = -1, .g_w1 = -1, .g_w2 = -1,
           .rf_hand = pp->handoff == HANDOFF_RF, .hand_prov = ir_prov(ir, "handoff"),
-          .res_prov = ir_prov(ir, "weights")};
+          .res_prov = ir_prov(ir, "weights"), .fold_prov = ir_prov(ir, "refinements.ln_fold")};
   int L = ir->prob.layers, off = 0;
   c.scr = g_new(D1Scratch, L);
   /* a head's whole K and V (history + steps rows) at once when they fit
@@ -506,6 +522,9 @@ gboolean pass_lower_d1(Ir *ir, GError **err) {
       D1Proj w2 = {.name = "w2", .pj = &c.w2, .after = c.g_w1, .a = &c.g, .a_cols = c.f,
                    .res = &c.x1, .out = &next};
       c.g_w2 = stage_proj(&c, t, l, s0 + 4, &w2);
+      /* power.deferred_loads: the next layer's preload after this layer's
+       * first-step tasks, in each WG's program */
+      if (t == 0 && c.resident && c.res.deferred && l + 1 < L) lw_resident_preload_layer(ir, &c.res, l + 1);
       lw_hand_clear(&c.g);
       lw_hand_clear(&c.x1);
       lw_hand_clear(&c.x);

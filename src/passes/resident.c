@@ -160,28 +160,37 @@ gboolean lw_resident_place(Ir *ir, LwResident *r, GError **err) {
  * into that many waves by SM number; a wave's preloads wait for the previous
  * wave's), so that fewer SMs stream weights at once: HBM is saturated by
  * about 8 SMs' NoC links, and the hottest window with it. */
-static void preload_tasks(Ir *ir, LwResident *r, int *task, IrProv prov) {
+/* The preload tasks of layers [l0, l1], wave by wave (power.preload_waves:
+ * the SMs used split into that many waves by SM number; a wave's preloads
+ * wait for the previous wave's), so that fewer SMs stream weights at once:
+ * HBM is saturated by about 8 SMs' NoC links, and the hottest window with
+ * it.  task[w] gets WG w's task (-1: it keeps nothing of those layers). */
+static void preload_tasks(Ir *ir, LwResident *r, int l0, int l1, int *task, IrProv prov) {
   const Schedule *s = &ir->sched;
   int nwg = sim_machine_wgs(&ir->hw), W = ir->hw.wgs_per_sm;
   int S = s->sms_used > 0 ? s->sms_used : ir->hw.sms, waves = MAX(s->preload_waves, 1);
   g_autofree gboolean *has = g_new0(gboolean, nwg);
-  gsize n = (gsize)r->layers * PROJ__COUNT * r->max_panels * r->max_split;
-  for (gsize i = 0; i < n; i++)
+  gsize per = (gsize)PROJ__COUNT * r->max_panels * r->max_split;
+  for (gsize i = (gsize)l0 * per; i < (gsize)(l1 + 1) * per; i++)
     if (r->wg[i] >= 0) has[r->wg[i]] = TRUE;
-  gsize nkv = r->kv ? (gsize)r->layers * r->heads * r->slices : 0;
-  for (gsize i = 0; i < nkv; i++) has[r->kv_wg[i]] = TRUE;
+  gsize kper = r->kv ? (gsize)r->heads * r->slices : 0;
+  for (gsize i = (gsize)l0 * kper; i < (gsize)(l1 + 1) * kper; i++) has[r->kv_wg[i]] = TRUE;
   int prev = -1;
   for (int wave = 0; wave < waves; wave++) {
     int grp = -1;
     for (int w = 0; w < nwg; w++) {
       if (!has[w] || (w / W) * waves / S != wave) continue;
       if (grp < 0 && waves > 1) {
-        g_autofree char *ev = g_strdup_printf("preload%d", wave);
+        g_autofree char *ev = r->deferred ? g_strdup_printf("preload_l%d_%d", l0, wave)
+                                          : g_strdup_printf("preload%d", wave);
         grp = ir_group(ir, ev);
       }
-      g_autofree char *name = g_strdup_printf("preload.wg%d", w);
+      g_autofree char *name = r->deferred ? g_strdup_printf("preload.l%d.wg%d", l0, w)
+                                          : g_strdup_printf("preload.wg%d", w);
       task[w] = lw_task(ir, name, -1, prov, ir_role(ROLE_PRELOAD));
-      ir_task_at(ir, task[w])->pin = w;
+      IrTask *tk = ir_task_at(ir, task[w]);
+      tk->pin = w;
+      tk->role.layer = r->deferred ? l0 : -1;
       if (prev >= 0) ir_task_waits(ir, task[w], prev);
       if (grp >= 0) ir_task_signals(ir, task[w], grp);
     }
@@ -189,58 +198,87 @@ static void preload_tasks(Ir *ir, LwResident *r, int *task, IrProv prov) {
   }
 }
 
-void lw_resident_preload(Ir *ir, LwResident *r, IrProv prov) {
+/* The loads of layer l's panels and history K/V, into the layer's preload
+ * tasks. */
+static void load_layer(Ir *ir, LwResident *r, int l, IrProv prov) {
   const Schedule *s = &ir->sched;
   int nwg = sim_machine_wgs(&ir->hw);
-  int *task = r->preload = g_new(int, nwg);
-  for (int w = 0; w < nwg; w++) task[w] = -1;
-  preload_tasks(ir, r, task, prov);
-  r->consts = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-  for (int l = 0; l < r->layers; l++)
-    for (int j = 0; j < PROJ__COUNT; j++) {
-      int K = sched_proj_k(&ir->prob, (SchedProj)j), N = sched_proj_n(&ir->prob, (SchedProj)j);
-      int P = s->panel[j], ks = s->k_split[j], Ks = K / ks;
-      g_autofree char *wsym = lw_weight_sym((SchedProj)j, l), *bsym = lw_bias_sym((SchedProj)j, l);
-      for (int p = 0; p < N / P; p++)
-        for (int k = 0; k < ks; k++) { /* shard k: rows k*Ks.. (the bias with shard 0) */
-          int i = shard_slot(r, l, (SchedProj)j, p, k), wg = r->wg[i];
-          g_autofree char *tag = ks == 1 ? g_strdup_printf("l%d.%s.p%d", l, sched_proj_name[j], p)
-                                         : g_strdup_printf("l%d.%s.p%d.k%d", l, sched_proj_name[j], p, k);
-          r->w[i] = lw_rf_sub(ir, task[wg], tag, "w", Ks, P);
-          lw_load(ir, task[wg], ir_all(ir, r->w[i]), wsym, k * Ks, p * P, N, prov);
-          if (k > 0) continue;
-          r->b[i] = lw_rf_sub(ir, task[wg], tag, "b", 1, P);
-          lw_load(ir, task[wg], ir_all(ir, r->b[i]), bsym, 0, p * P, N, prov);
-        }
-    }
-  if (!r->kv) return;
-  /* each slice's block of history rows: K rows h*pos + k*block.. of the
-   * layer's cache (docs/workloads.md), the new positions' rows after it */
-  int pos = ir->prob.history + ir->prob.steps;
-  for (int l = 0; l < r->layers; l++) {
-    g_autofree char *ksym = g_strdup_printf("k_cache.l%d", l), *vsym = g_strdup_printf("v_cache.l%d", l);
-    for (int h = 0; h < r->heads; h++)
-      for (int k = 0; k < r->slices; k++) {
-        int i = kv_slot(r, l, h, k), wg = r->kv_wg[i];
-        int rows = r->block + (k == r->slices - 1 ? ir->prob.steps : 0);
-        g_autofree char *tag = g_strdup_printf("l%d.kv.h%d.s%d", l, h, k);
-        r->kt[i] = lw_rf_sub(ir, task[wg], tag, "k", rows, WL_HEAD_DIM);
-        r->vt[i] = lw_rf_sub(ir, task[wg], tag, "v", rows, WL_HEAD_DIM);
-        int row0 = h * pos + k * r->block;
-        lw_load(ir, task[wg], ir_win(r->kt[i], 0, r->block, 0, WL_HEAD_DIM), ksym, row0, 0, WL_HEAD_DIM, prov);
-        lw_load(ir, task[wg], ir_win(r->vt[i], 0, r->block, 0, WL_HEAD_DIM), vsym, row0, 0, WL_HEAD_DIM, prov);
+  const int *task = r->preload + (gsize)l * nwg;
+  for (int j = 0; j < PROJ__COUNT; j++) {
+    int K = sched_proj_k(&ir->prob, (SchedProj)j), N = sched_proj_n(&ir->prob, (SchedProj)j);
+    int P = s->panel[j], ks = s->k_split[j], Ks = K / ks;
+    g_autofree char *wsym = lw_weight_sym((SchedProj)j, l), *bsym = lw_bias_sym((SchedProj)j, l);
+    for (int p = 0; p < N / P; p++)
+      for (int k = 0; k < ks; k++) { /* shard k: rows k*Ks.. (the bias with shard 0) */
+        int i = shard_slot(r, l, (SchedProj)j, p, k), wg = r->wg[i];
+        g_autofree char *tag = ks == 1 ? g_strdup_printf("l%d.%s.p%d", l, sched_proj_name[j], p)
+                                       : g_strdup_printf("l%d.%s.p%d.k%d", l, sched_proj_name[j], p, k);
+        r->w[i] = lw_rf_sub(ir, task[wg], tag, "w", Ks, P);
+        lw_load(ir, task[wg], ir_all(ir, r->w[i]), wsym, k * Ks, p * P, N, prov);
+        if (k > 0) continue;
+        r->b[i] = lw_rf_sub(ir, task[wg], tag, "b", 1, P);
+        lw_load(ir, task[wg], ir_all(ir, r->b[i]), bsym, 0, p * P, N, prov);
       }
   }
 }
 
-IrView lw_resident_const(Ir *ir, LwResident *r, int wg, const char *sym, int cols, IrProv prov) {
+/* Each slice's block of history rows: K rows h*pos + k*block.. of the
+ * layer's cache (docs/workloads.md), the new positions' rows after it. */
+static void load_kv(Ir *ir, LwResident *r, int l, IrProv prov) {
+  int nwg = sim_machine_wgs(&ir->hw), pos = ir->prob.history + ir->prob.steps;
+  const int *task = r->preload + (gsize)l * nwg;
+  g_autofree char *ksym = g_strdup_printf("k_cache.l%d", l), *vsym = g_strdup_printf("v_cache.l%d", l);
+  for (int h = 0; h < r->heads; h++)
+    for (int k = 0; k < r->slices; k++) {
+      int i = kv_slot(r, l, h, k), wg = r->kv_wg[i];
+      int rows = r->block + (k == r->slices - 1 ? ir->prob.steps : 0);
+      g_autofree char *tag = g_strdup_printf("l%d.kv.h%d.s%d", l, h, k);
+      r->kt[i] = lw_rf_sub(ir, task[wg], tag, "k", rows, WL_HEAD_DIM);
+      r->vt[i] = lw_rf_sub(ir, task[wg], tag, "v", rows, WL_HEAD_DIM);
+      int row0 = h * pos + k * r->block;
+      lw_load(ir, task[wg], ir_win(r->kt[i], 0, r->block, 0, WL_HEAD_DIM), ksym, row0, 0, WL_HEAD_DIM, prov);
+      lw_load(ir, task[wg], ir_win(r->vt[i], 0, r->block, 0, WL_HEAD_DIM), vsym, row0, 0, WL_HEAD_DIM, prov);
+    }
+}
+
+void lw_resident_preload(Ir *ir, LwResident *r, IrProv prov) {
+  int nwg = sim_machine_wgs(&ir->hw);
+  r->deferred = ir->sched.deferred_loads;
+  r->prov = prov;
+  r->preload = g_new(int, (gsize)r->layers * nwg);
+  for (gsize i = 0; i < (gsize)r->layers * nwg; i++) r->preload[i] = -1;
+  r->consts = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  if (r->deferred) { /* layer 0 now, the others by lw_resident_preload_layer */
+    lw_resident_preload_layer(ir, r, 0);
+    return;
+  }
+  preload_tasks(ir, r, 0, r->layers - 1, r->preload, prov);
+  for (int l = 1; l < r->layers; l++) memcpy(r->preload + (gsize)l * nwg, r->preload, sizeof(int) * (gsize)nwg);
+  for (int l = 0; l < r->layers; l++) load_layer(ir, r, l, prov);
+  if (r->kv)
+    for (int l = 0; l < r->layers; l++) load_kv(ir, r, l, prov);
+}
+
+void lw_resident_preload_layer(Ir *ir, LwResident *r, int l) {
+  int nwg = sim_machine_wgs(&ir->hw);
+  preload_tasks(ir, r, l, l, r->preload + (gsize)l * nwg, r->prov);
+  load_layer(ir, r, l, r->prov);
+  if (r->kv) load_kv(ir, r, l, r->prov);
+}
+
+int lw_resident_preload_task(const Ir *ir, const LwResident *r, int wg, int l) {
+  return r->preload[(gsize)l * sim_machine_wgs(&ir->hw) + wg];
+}
+
+IrView lw_resident_const(Ir *ir, LwResident *r, int wg, int l, const char *sym, int cols, IrProv prov) {
   g_autofree char *key = g_strdup_printf("%d/%s", wg, sym);
   gpointer t;
   if (g_hash_table_lookup_extended(r->consts, key, NULL, &t)) return ir_all(ir, GPOINTER_TO_INT(t));
   char what[16];
   g_snprintf(what, sizeof what, "wg%d", wg);
-  int x = lw_rf_sub(ir, r->preload[wg], sym, what, 1, cols);
-  lw_load(ir, r->preload[wg], ir_all(ir, x), sym, 0, 0, cols, prov);
+  int pre = lw_resident_preload_task(ir, r, wg, l);
+  int x = lw_rf_sub(ir, pre, sym, what, 1, cols);
+  lw_load(ir, pre, ir_all(ir, x), sym, 0, 0, cols, prov);
   g_hash_table_insert(r->consts, g_steal_pointer(&key), GINT_TO_POINTER(x));
   return ir_all(ir, x);
 }
@@ -255,6 +293,10 @@ void lw_resident_project_shard(Ir *ir, int task, IrView a, const LwResident *r, 
   IrOp *op = ir_emit(ir, task, IR_MMA);
   op->mods = IR_MOD_Z, op->d = acc, op->a = a, op->b = ir_all(ir, r->w[shard_slot(r, l, j, p, s)]),
   op->prov = prov;
+}
+
+IrView lw_resident_weights(const Ir *ir, const LwResident *r, int l, SchedProj j, int p) {
+  return ir_all(ir, r->w[slot(r, l, j, p)]);
 }
 
 IrView lw_resident_bias(const Ir *ir, const LwResident *r, int l, SchedProj j, int p) {

@@ -1067,6 +1067,46 @@ START_TEST(test_k_split) {
 }
 END_TEST
 
+/* refinements.ln_fold: the qkv and w1 tasks multiply x*g by the panel
+ * before the row's statistics (the MMA is issued before the first
+ * VEC.rsum) and normalise after; the folded constants come from the
+ * preload tasks; numerics pass.  power.deferred_loads: layer 1's preload
+ * tasks come after step 0's layer-0 tasks in every WG's program. */
+START_TEST(test_ln_fold_deferred) {
+  g_autoptr(Plan) p = plan_text("fold.yaml", "version: 1\nd1:\n  problem: {d_model: 64, heads: 2, d_ff: 128, layers: 2, history: 32, steps: 2}\n"
+                                "  panels: {w1: 32, w2: 16}\n  weights: resident\n  handoff: rf\n"
+                                "  refinements: {ln_fold: true}\n  power: {deferred_loads: true}\n");
+  g_autoptr(GError) err = NULL;
+  g_autoptr(Ir) ir = pass_pipeline(p, PROB_D1, NULL, NULL, TRUE, &err);
+  ck_assert_msg(ir, "%s", err ? err->message : "?");
+  int folded = 0, pre_l1 = 0;
+  for (guint k = 0; k < ir->tasks->len; k++) {
+    const IrTask *t = ir_task_at(ir, (int)k);
+    if (t->role.kind == ROLE_PRELOAD && t->role.layer == 1) {
+      for (guint q = k + 1; q < ir->tasks->len; q++) { /* no later step-0 layer-0 task on its WG */
+        const IrTask *u = ir_task_at(ir, (int)q);
+        ck_assert_msg(!(u->wg == t->wg && u->role.step == 0 && u->role.layer == 0 && u->role.kind != ROLE_PRELOAD),
+                      "%s comes before %s", t->name, u->name);
+      }
+      pre_l1++;
+    }
+    if (t->role.kind != ROLE_QKV && t->role.kind != ROLE_W1) continue;
+    int mma = -1, rsum = -1;
+    for (guint i = 0; i < t->ops->len; i++) {
+      const IrOp *op = &g_array_index(t->ops, IrOp, i);
+      if (op->kind == IR_MMA && mma < 0) mma = (int)i;
+      if (op->kind == IR_VRSUM && rsum < 0) rsum = (int)i;
+    }
+    if (mma < 0) continue; /* the K/V writeback tasks */
+    ck_assert_msg(rsum > mma, "%s: statistics before the MMA", t->name);
+    folded++;
+  }
+  ck_assert_int_gt(folded, 0);
+  ck_assert_int_gt(pre_l1, 0);
+  compile_run(p, PROB_D1, "ln_fold + deferred_loads", NULL);
+}
+END_TEST
+
 /* A panel larger than a WG's RF after rf_temp_kib is refused at its knob. */
 START_TEST(test_resident_too_wide) {
   g_autoptr(Plan) p = plan_text("wide.yaml", "version: 1\nd1:\n  panels: {w2: 32}\n  weights: resident\n");
@@ -1208,6 +1248,7 @@ Suite *suite_gen(void) {
   tcase_add_test(tc, test_handoff_rf);
   tcase_add_test(tc, test_resident_history);
   tcase_add_test(tc, test_k_split);
+  tcase_add_test(tc, test_ln_fold_deferred);
   tcase_add_test(tc, test_knob_pacing_wg_alone);
   tcase_add_test(tc, test_knob_kv_temp_slower);
   tcase_add_test(tc, test_knob_power_directions);

@@ -1,0 +1,85 @@
+/* ln_fold.c - LayerNorm folded into the projection that follows it (the
+ * seeds' scheme three, "LN/projection reorder"; refinements.ln_fold; lower.h,
+ * lw_ln_project_folded).  For a row x, LN gain g, bias b and a resident
+ * panel W with bias c:
+ *
+ *   LN(x) W + c = [ (x*g) W - mu (gW) ] / sigma + (bW + c)
+ *
+ * with gW = g W and bW + c (1 x P each) computed once by the preload task
+ * of the panel's WG.  Per step the task multiplies x*g by W at once: the
+ * MMA no longer waits for the row's statistics, which the WG's vector unit
+ * computes while the array works; three VEC ops after the MMA finish.  The
+ * same value as normalising first, up to FP32 rounding (docs/workloads.md's
+ * tolerance). */
+#include "lower.h"
+
+static IrOp *op3(Ir *ir, int task, IrOpKind k, IrView d, IrView a, IrView b, IrProv prov) {
+  IrOp *op = ir_emit(ir, task, k);
+  op->d = d, op->a = a, op->b = b, op->prov = prov;
+  return op;
+}
+
+static IrOp *opi(Ir *ir, int task, IrOpKind k, IrView d, IrView a, float imm, IrProv prov) {
+  IrOp *op = ir_emit(ir, task, k);
+  op->d = d, op->a = a, op->imm = imm, op->prov = prov;
+  return op;
+}
+
+/* gW and bW + c of a panel (rows 0 and 1 of one 2 x P tensor: one MMA of
+ * the 2 x K rows [g; b] by W), made by its WG's preload task of the layer
+ * the first time (kept in LwResident's table of constants). */
+static IrView folded(Ir *ir, LwResident *r, int l, SchedProj j, int p, const char *gsym,
+                     const char *bsym, IrProv prov) {
+  int wg = lw_resident_wg(r, l, j, p), pre = lw_resident_preload_task(ir, r, wg, l);
+  g_autofree char *key = g_strdup_printf("fold/%d/%d/%d", l, (int)j, p);
+  gpointer t;
+  if (g_hash_table_lookup_extended(r->consts, key, NULL, &t)) return ir_all(ir, GPOINTER_TO_INT(t));
+  int K = sched_proj_k(&ir->prob, j), P = ir->sched.panel[j];
+  g_autofree char *tag = g_strdup_printf("l%d.%s.p%d", l, sched_proj_name[j], p);
+  int gb = lw_rf_sub(ir, pre, tag, "gb", 2, K), fw = lw_rf_sub(ir, pre, tag, "fold", 2, P);
+  lw_load(ir, pre, ir_win(gb, 0, 1, 0, K), gsym, 0, 0, K, prov);
+  lw_load(ir, pre, ir_win(gb, 1, 1, 0, K), bsym, 0, 0, K, prov);
+  IrOp *op = op3(ir, pre, IR_MMA, ir_all(ir, fw), ir_all(ir, gb), lw_resident_weights(ir, r, l, j, p), prov);
+  op->mods = IR_MOD_Z;
+  IrView bw = ir_win(fw, 1, 1, 0, P);
+  op3(ir, pre, IR_VADD, bw, bw, lw_resident_bias(ir, r, l, j, p), prov);
+  g_hash_table_insert(r->consts, g_steal_pointer(&key), GINT_TO_POINTER(fw));
+  return ir_all(ir, fw);
+}
+
+void lw_ln_project_folded(Ir *ir, int task, const char *tag, IrView x, LwResident *r, int l,
+                          SchedProj j, int p, const char *gsym, const char *bsym, IrView acc,
+                          IrProv prov) {
+  int wg = lw_resident_wg(r, l, j, p), d = x.cols, P = acc.cols;
+  IrView g = lw_resident_const(ir, r, wg, l, gsym, d, prov), none = ir_win(-1, 0, 0, 0, 0);
+  IrView f = folded(ir, r, l, j, p, gsym, bsym, prov);
+  IrView gw = ir_win(f.t, 0, 1, 0, P), bw = ir_win(f.t, 1, 1, 0, P);
+  /* x*g fills a partition of its own: the MMA holds the read ports of the
+   * partitions it reads while it runs (and the write ports of acc's, which
+   * the caller gives a partition of its own too), and the statistics must
+   * not wait for them (docs/machine.md §4) */
+  int pb = sim_machine_part_bytes(&ir->hw), rows = MAX(1, pb / (4 * d));
+  IrView xg = ir_win(lw_rf_sub(ir, task, tag, "xg", rows, d), 0, 1, 0, d);
+  IrView h = ir_all(ir, lw_rf_sub(ir, task, tag, "h", 1, d));
+  IrView mean = ir_all(ir, lw_rf_sub(ir, task, tag, "mean", 1, 1));
+  IrView var = ir_all(ir, lw_rf_sub(ir, task, tag, "var", 1, 1));
+  IrView t = ir_all(ir, lw_rf_sub(ir, task, tag, "mugw", 1, P));
+  float inv = 1.0f / (float)d;
+  op3(ir, task, IR_VMUL, xg, x, g, prov);
+  IrOp *op = op3(ir, task, IR_MMA, acc, xg, lw_resident_weights(ir, r, l, j, p), prov);
+  op->mods = IR_MOD_Z;
+  /* the statistics, while the array multiplies */
+  op3(ir, task, IR_VRSUM, mean, x, none, prov);
+  opi(ir, task, IR_VMULI, mean, mean, inv, prov);
+  op3(ir, task, IR_VSUB, h, x, mean, prov);
+  op3(ir, task, IR_VMUL, h, h, h, prov);
+  op3(ir, task, IR_VRSUM, var, h, none, prov);
+  opi(ir, task, IR_VMULI, var, var, inv, prov);
+  opi(ir, task, IR_VADDI, var, var, (float)WL_LN_EPS, prov);
+  opi(ir, task, IR_SRSQRT, var, var, 0, prov);
+  op3(ir, task, IR_VMUL, t, gw, mean, prov);
+  /* acc = (acc - mu gW) / sigma + (bW + c) */
+  op3(ir, task, IR_VSUB, acc, acc, t, prov);
+  op3(ir, task, IR_VMUL, acc, acc, var, prov);
+  op3(ir, task, IR_VADD, acc, acc, bw, prov);
+}
