@@ -42,6 +42,7 @@ typedef SchedKv PlanKv;
 typedef SchedSolver PlanSolver;
 typedef SchedSliceMap PlanSliceMap;
 typedef SchedHandoff PlanHandoff;
+typedef SchedWaveOrder PlanWaveOrder;
 typedef SchedProj PlanProj;
 typedef Schedule PlanProblem;
 #define PLAN_NKNOBS SCHED_NKNOBS

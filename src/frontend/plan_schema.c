@@ -16,10 +16,11 @@ static const char *const kv_names[] = {"direct", "temp", NULL};
 static const char *const solver_names[] = {"constructive", "ilp", NULL};
 static const char *const slicemap_names[] = {"round_robin", "blocked", NULL};
 static const char *const handoff_names[] = {"hbm", "rf", NULL};
+static const char *const wave_order_names[] = {"sm", "need", NULL};
 
 G_STATIC_ASSERT(sizeof(PlanLayout) == sizeof(int) && sizeof(PlanWeights) == sizeof(int) &&
                 sizeof(PlanKv) == sizeof(int) && sizeof(PlanSolver) == sizeof(int) &&
-                sizeof(PlanSliceMap) == sizeof(int) && sizeof(PlanHandoff) == sizeof(int) && sizeof(gboolean) == sizeof(int));
+                sizeof(PlanSliceMap) == sizeof(int) && sizeof(PlanHandoff) == sizeof(int) && sizeof(PlanWaveOrder) == sizeof(int) && sizeof(gboolean) == sizeof(int));
 
 /* How a message names a projection's N and K. */
 static const char *const n_name[PROJ__COUNT] = {"3*d_model", "d_model", "d_ff", "d_model"};
@@ -190,6 +191,7 @@ const PlanKnobDef plan_knobs[PLAN_NKNOBS] = {
     INT("rf_grid.cols", P1, rf_grid_cols, 1, 8, 1, -1, NULL, 0, 4),
     INT("rf_grid.k_split", P1, rf_grid_k, 1, 8, 1, -1, NULL, 0, 4),
     INT("power.preload_waves", BOTH, preload_waves, 1, 64, 1, -1, NULL, 0, 4),
+    ENUM("power.wave_order", BOTH, wave_order, wave_order_names, WAVES_BY_SM, 0, 4),
     INT("power.bucket_bytes", BOTH, bucket_bytes, 0, 1 << 30, 0, -1, NULL, 0, 0),
     INT("power.event_interval", BOTH, event_interval, 0, 100000, 0, -1, NULL, 0, 0),
     INT("power.pacing_wg", BOTH, pacing_wg, -1, 511, -1, -1, check_pacing_wg, 0, 0),
@@ -213,6 +215,7 @@ const PlanKnobDef plan_knobs[PLAN_NKNOBS] = {
 const PlanNeed plan_needs[] = {
     {"attention.slice_map", "attention.slices", 2, "attention.slices > 1"},
     {"power.preload_waves", "weights", WEIGHTS_RESIDENT, "weights is resident"},
+    {"power.wave_order", "power.preload_waves", 2, "power.preload_waves > 1"},
     {"refinements.ln_fold", "weights", WEIGHTS_RESIDENT, "weights is resident"},
     {"power.deferred_loads", "weights", WEIGHTS_RESIDENT, "weights is resident"},
     {"k_split.wo", "weights", WEIGHTS_RESIDENT, "weights is resident"},

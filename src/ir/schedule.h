@@ -25,6 +25,7 @@ typedef enum { KV_DIRECT, KV_TEMP } SchedKv;
 typedef enum { SOLVER_CONSTRUCTIVE, SOLVER_ILP } SchedSolver;
 typedef enum { SLICEMAP_ROUND_ROBIN, SLICEMAP_BLOCKED } SchedSliceMap;
 typedef enum { HANDOFF_HBM, HANDOFF_RF } SchedHandoff;
+typedef enum { WAVES_BY_SM, WAVES_BY_NEED } SchedWaveOrder;
 
 /* The projections that have panel widths and splits.  ORDER-MATTERS: indexes
  * Schedule's per-projection arrays and sched_proj_name. */
@@ -39,7 +40,7 @@ int sched_proj_k(const Problem *dims, SchedProj proj);
 
 /* Number of knobs (the frontend's table, plan_schema.c), problem dims
  * included. */
-#define SCHED_NKNOBS 53
+#define SCHED_NKNOBS 54
 /* Longest value text of a knob ("round_robin", "-1", "1073741824"). */
 #define SCHED_VALUE_MAX 16
 
@@ -66,7 +67,8 @@ typedef struct Schedule {
   SchedHandoff handoff;     /* D1: stage -> stage through HBM scratch or RF */
   gboolean multicast[PROJ__COUNT]; /* planned: true                     */
   int rf_grid_rows, rf_grid_cols, rf_grid_k; /* P1, planned: not all 1   */
-  int preload_waves;        /* planned: != 1                            */
+  int preload_waves;        /* preload waves (resident weights)         */
+  SchedWaveOrder wave_order; /* which WGs make up each wave             */
   int bucket_bytes;         /* bytes of HBM loads per bucket (0 = none) */
   int event_interval;       /* cycles between buckets (0 = no pacing)   */
   int pacing_wg;            /* WG that paces buckets (-1 = self-paced)  */

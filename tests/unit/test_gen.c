@@ -1107,6 +1107,45 @@ START_TEST(test_ln_fold_deferred) {
 }
 END_TEST
 
+/* power.wave_order: need: the preload tasks of WGs keeping a qkv panel (the
+ * first stage) are in the first wave (they wait for nothing), those whose
+ * WGs keep only W2 panels in the last; by SM number (the default) a qkv
+ * panel may be in any wave. */
+START_TEST(test_wave_order_need) {
+  g_autoptr(Plan) p = small_plan(PROB_D1, "panels: {w1: 32, w2: 16}\n  weights: resident\n  power: {preload_waves: 5, wave_order: need}");
+  g_autoptr(GError) err = NULL;
+  g_autoptr(Ir) ir = pass_pipeline(p, PROB_D1, NULL, NULL, TRUE, &err);
+  ck_assert_msg(ir, "%s", err ? err->message : "?");
+  int nwg = sim_machine_wgs(&ir->hw);
+  g_autofree int *rank = g_new(int, nwg);
+  for (int w = 0; w < nwg; w++) rank[w] = 9;
+  static const int proj_rank[PROJ__COUNT] = {0, 2, 3, 4};
+  for (guint k = 0; k < ir->tasks->len; k++) {
+    const IrTask *t = ir_task_at(ir, (int)k);
+    if (t->role.kind != ROLE_PRELOAD && t->role.proj >= 0 && t->pin >= 0)
+      rank[t->pin] = MIN(rank[t->pin], proj_rank[t->role.proj]);
+  }
+  int first = 0, last = 0;
+  for (guint k = 0; k < ir->tasks->len; k++) {
+    const IrTask *t = ir_task_at(ir, (int)k);
+    if (t->role.kind != ROLE_PRELOAD) continue;
+    gboolean waits = FALSE; /* a WAIT op (the sync pass made them) */
+    for (guint i = 0; i < t->ops->len; i++) waits |= g_array_index(t->ops, IrOp, i).kind == IR_WAIT;
+    if (rank[t->wg] == 0) {
+      ck_assert_msg(!waits, "%s keeps a qkv panel but waits", t->name);
+      first++;
+    }
+    if (rank[t->wg] == 4) {
+      ck_assert_msg(waits, "%s keeps only W2 panels but is in the first wave", t->name);
+      last++;
+    }
+  }
+  ck_assert_int_gt(first, 0);
+  ck_assert_int_gt(last, 0);
+  compile_run(p, PROB_D1, "waves by need", NULL);
+}
+END_TEST
+
 /* A panel larger than a WG's RF after rf_temp_kib is refused at its knob. */
 START_TEST(test_resident_too_wide) {
   g_autoptr(Plan) p = plan_text("wide.yaml", "version: 1\nd1:\n  panels: {w2: 32}\n  weights: resident\n");
@@ -1249,6 +1288,7 @@ Suite *suite_gen(void) {
   tcase_add_test(tc, test_resident_history);
   tcase_add_test(tc, test_k_split);
   tcase_add_test(tc, test_ln_fold_deferred);
+  tcase_add_test(tc, test_wave_order_need);
   tcase_add_test(tc, test_knob_pacing_wg_alone);
   tcase_add_test(tc, test_knob_kv_temp_slower);
   tcase_add_test(tc, test_knob_power_directions);
