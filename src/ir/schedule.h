@@ -40,7 +40,7 @@ int sched_proj_k(const Problem *dims, SchedProj proj);
 
 /* Number of knobs (the frontend's table, plan_schema.c), problem dims
  * included. */
-#define SCHED_NKNOBS 54
+#define SCHED_NKNOBS 55
 /* Longest value text of a knob ("round_robin", "-1", "1073741824"). */
 #define SCHED_VALUE_MAX 16
 
@@ -83,6 +83,7 @@ typedef struct Schedule {
   SchedSliceMap slice_map;  /* D1: slice -> WG mapping (only with slices > 1) */
   gboolean ffn_fused;       /* D1, planned: true                        */
   gboolean ln_fold;         /* D1: LayerNorm folded into the projection (resident) */
+  gboolean first_token;     /* D1, with ln_fold: step 0 makes the folded constants */
   int ffn_producers, ffn_channels, ffn_consumers; /* only with fused    */
   /* The record, by knob index (the frontend's table order): where each knob
    * came from (path NULL: the knob does not apply to this problem) and its

@@ -10,7 +10,14 @@
  * MMA no longer waits for the row's statistics, which the WG's vector unit
  * computes while the array works; three VEC ops after the MMA finish.  The
  * same value as normalising first, up to FP32 rounding (docs/workloads.md's
- * tolerance). */
+ * tolerance).
+ *
+ * With refinements.first_token (the seeds' "first decode step fused with
+ * the constant projections"), the preload makes no MMA: the first step's
+ * task multiplies the 3-row matrix [x*g; g; b] by the panel at once and
+ * keeps rows 1 and 2 (+ c) as gW and bW + c for the later steps (tasks of
+ * the same WG: the panel's tasks are pinned there), so no MMA of constants
+ * delays the preload. */
 #include "lower.h"
 
 static IrOp *op3(Ir *ir, int task, IrOpKind k, IrView d, IrView a, IrView b, IrProv prov) {
@@ -47,27 +54,59 @@ static IrView folded(Ir *ir, LwResident *r, int l, SchedProj j, int p, const cha
   return ir_all(ir, fw);
 }
 
+/* The first step's fused product (first_token): xg = [x*g; g; b] (3 x d)
+ * times the panel into a 3 x P temp; rows 1 and 2 (+ c) kept in a 2 x P
+ * tensor of this task as gW and bW + c; returns the view of row 0, x*g W. */
+static IrView first_token(Ir *ir, int task, const char *tag, IrView x, LwResident *r, int l,
+                          SchedProj j, int p, const char *gsym, const char *bsym, IrView *gw,
+                          IrView *bw, IrProv prov) {
+  int wg = lw_resident_wg(r, l, j, p), d = x.cols, P = ir->sched.panel[j];
+  int pb = sim_machine_part_bytes(&ir->hw);
+  IrView g = lw_resident_const(ir, r, wg, l, gsym, d, prov), b = lw_resident_const(ir, r, wg, l, bsym, d, prov);
+  int xgb = lw_rf_sub(ir, task, tag, "xgb", MAX(3, pb / (4 * d)), d);
+  int prod = lw_rf_sub(ir, task, tag, "prod3", MAX(3, pb / (4 * P)), P);
+  int f = lw_rf_sub(ir, task, tag, "fold", 2, P);
+  op3(ir, task, IR_VMUL, ir_win(xgb, 0, 1, 0, d), x, g, prov);
+  opi(ir, task, IR_VCOPY, ir_win(xgb, 1, 1, 0, d), g, 0, prov);
+  opi(ir, task, IR_VCOPY, ir_win(xgb, 2, 1, 0, d), b, 0, prov);
+  IrOp *op = op3(ir, task, IR_MMA, ir_win(prod, 0, 3, 0, P), ir_win(xgb, 0, 3, 0, d),
+                 lw_resident_weights(ir, r, l, j, p), prov);
+  op->mods = IR_MOD_Z;
+  *gw = ir_win(f, 0, 1, 0, P);
+  *bw = ir_win(f, 1, 1, 0, P);
+  g_autofree char *key = g_strdup_printf("fold/%d/%d/%d", l, (int)j, p);
+  g_hash_table_insert(r->consts, g_steal_pointer(&key), GINT_TO_POINTER(f));
+  return ir_win(prod, 0, 1, 0, P);
+}
+
 void lw_ln_project_folded(Ir *ir, int task, const char *tag, IrView x, LwResident *r, int l,
                           SchedProj j, int p, const char *gsym, const char *bsym, IrView acc,
-                          IrProv prov) {
+                          gboolean first, IrProv prov) {
   int wg = lw_resident_wg(r, l, j, p), d = x.cols, P = acc.cols;
   IrView g = lw_resident_const(ir, r, wg, l, gsym, d, prov), none = ir_win(-1, 0, 0, 0, 0);
-  IrView f = folded(ir, r, l, j, p, gsym, bsym, prov);
-  IrView gw = ir_win(f.t, 0, 1, 0, P), bw = ir_win(f.t, 1, 1, 0, P);
+  IrView gw, bw, prod = ir_win(-1, 0, 0, 0, 0);
+  if (first) {
+    prod = first_token(ir, task, tag, x, r, l, j, p, gsym, bsym, &gw, &bw, prov);
+  } else {
+    IrView f = folded(ir, r, l, j, p, gsym, bsym, prov);
+    gw = ir_win(f.t, 0, 1, 0, P), bw = ir_win(f.t, 1, 1, 0, P);
+  }
   /* x*g fills a partition of its own: the MMA holds the read ports of the
    * partitions it reads while it runs (and the write ports of acc's, which
    * the caller gives a partition of its own too), and the statistics must
    * not wait for them (docs/machine.md §4) */
   int pb = sim_machine_part_bytes(&ir->hw), rows = MAX(1, pb / (4 * d));
-  IrView xg = ir_win(lw_rf_sub(ir, task, tag, "xg", rows, d), 0, 1, 0, d);
+  IrView xg = first ? x : ir_win(lw_rf_sub(ir, task, tag, "xg", rows, d), 0, 1, 0, d);
   IrView h = ir_all(ir, lw_rf_sub(ir, task, tag, "h", 1, d));
   IrView mean = ir_all(ir, lw_rf_sub(ir, task, tag, "mean", 1, 1));
   IrView var = ir_all(ir, lw_rf_sub(ir, task, tag, "var", 1, 1));
   IrView t = ir_all(ir, lw_rf_sub(ir, task, tag, "mugw", 1, P));
   float inv = 1.0f / (float)d;
-  op3(ir, task, IR_VMUL, xg, x, g, prov);
-  IrOp *op = op3(ir, task, IR_MMA, acc, xg, lw_resident_weights(ir, r, l, j, p), prov);
-  op->mods = IR_MOD_Z;
+  if (!first) {
+    op3(ir, task, IR_VMUL, xg, x, g, prov);
+    IrOp *op = op3(ir, task, IR_MMA, acc, xg, lw_resident_weights(ir, r, l, j, p), prov);
+    op->mods = IR_MOD_Z;
+  }
   /* the statistics, while the array multiplies */
   op3(ir, task, IR_VRSUM, mean, x, none, prov);
   opi(ir, task, IR_VMULI, mean, mean, inv, prov);
@@ -77,9 +116,13 @@ void lw_ln_project_folded(Ir *ir, int task, const char *tag, IrView x, LwResiden
   opi(ir, task, IR_VMULI, var, var, inv, prov);
   opi(ir, task, IR_VADDI, var, var, (float)WL_LN_EPS, prov);
   opi(ir, task, IR_SRSQRT, var, var, 0, prov);
+  if (first) { /* the kept constants, from the product's rows 1 and 2 */
+    opi(ir, task, IR_VCOPY, gw, ir_win(prod.t, 1, 1, 0, P), 0, prov);
+    op3(ir, task, IR_VADD, bw, ir_win(prod.t, 2, 1, 0, P), lw_resident_bias(ir, r, l, j, p), prov);
+  }
   op3(ir, task, IR_VMUL, t, gw, mean, prov);
   /* acc = (acc - mu gW) / sigma + (bW + c) */
-  op3(ir, task, IR_VSUB, acc, acc, t, prov);
+  op3(ir, task, IR_VSUB, acc, first ? prod : acc, t, prov);
   op3(ir, task, IR_VMUL, acc, acc, var, prov);
   op3(ir, task, IR_VADD, acc, acc, bw, prov);
 }

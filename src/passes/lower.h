@@ -150,9 +150,11 @@ IrView lw_resident_weights(const Ir *ir, const LwResident *r, int l, SchedProj j
 /* acc (1 x P) = LN(x) . W + c for a resident panel (unsplit) with the
  * LayerNorm folded into the projection (ln_fold.c, refinements.ln_fold):
  * the task must be pinned to the panel's WG. */
+/* `first` (refinements.first_token, the first step): the task makes gW and
+ * bW + c itself, in one MMA with x*g, and keeps them for the later steps. */
 void lw_ln_project_folded(Ir *ir, int task, const char *tag, IrView x, LwResident *r, int l,
                           SchedProj j, int p, const char *gsym, const char *bsym, IrView acc,
-                          IrProv prov);
+                          gboolean first, IrProv prov);
 /* The partitions a task may fill beside resident weights: rf_temp_kib's. */
 int lw_resident_task_parts(const Ir *ir);
 /* acc (1 x P) = a . W + b with the panel's resident tensors; the task must

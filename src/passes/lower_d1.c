@@ -150,7 +150,9 @@ static IrView ln_project(D1 *c, int task, const char *tag, LwHand *in, const cha
      * partition of its own, so that the statistics' results do not wait */
     int pb = sim_machine_part_bytes(&ir->hw), rows = MAX(1, pb / (4 * pj->panel));
     IrView acc = ir_win(lw_rf_sub(ir, task, tag, "acc", rows, pj->panel), 0, 1, 0, pj->panel);
-    lw_ln_project_folded(ir, task, tag, x, &c->res, l, pj->proj, p, gsym, lbsym, acc, c->fold_prov);
+    gboolean first = c->pp->first_token && ir_task_at(ir, task)->role.step == 0;
+    lw_ln_project_folded(ir, task, tag, x, &c->res, l, pj->proj, p, gsym, lbsym, acc, first,
+                         c->fold_prov);
     return acc;
   }
   IrView h = ir_all(ir, lw_rf_sub(ir, task, tag, "h", 1, c->d));

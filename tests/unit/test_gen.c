@@ -1107,6 +1107,32 @@ START_TEST(test_ln_fold_deferred) {
 }
 END_TEST
 
+/* refinements.first_token: no preload task multiplies (the folded
+ * constants come from step 0's 3-row MMA [x*g; g; b] . W, kept by that
+ * task for the later steps of its WG); numerics pass. */
+START_TEST(test_first_token) {
+  g_autoptr(Plan) p = small_plan(PROB_D1, "panels: {w1: 32, w2: 16}\n  weights: resident\n  handoff: rf\n  refinements: {ln_fold: true, first_token: true}");
+  g_autoptr(GError) err = NULL;
+  g_autoptr(Ir) ir = pass_pipeline(p, PROB_D1, NULL, NULL, TRUE, &err);
+  ck_assert_msg(ir, "%s", err ? err->message : "?");
+  int three = 0;
+  for (guint k = 0; k < ir->tasks->len; k++) {
+    const IrTask *t = ir_task_at(ir, (int)k);
+    for (guint i = 0; i < t->ops->len; i++) {
+      const IrOp *op = &g_array_index(t->ops, IrOp, i);
+      if (op->kind != IR_MMA) continue;
+      ck_assert_msg(t->role.kind != ROLE_PRELOAD, "%s multiplies", t->name);
+      if (op->a.rows == 3) {
+        ck_assert_int_eq(t->role.step, 0);
+        three++;
+      }
+    }
+  }
+  ck_assert_int_gt(three, 0);
+  compile_run(p, PROB_D1, "first_token", NULL);
+}
+END_TEST
+
 /* power.wave_order: need: the preload tasks of WGs keeping a qkv panel (the
  * first stage) are in the first wave (they wait for nothing), those whose
  * WGs keep only W2 panels in the last; by SM number (the default) a qkv
@@ -1289,6 +1315,7 @@ Suite *suite_gen(void) {
   tcase_add_test(tc, test_k_split);
   tcase_add_test(tc, test_ln_fold_deferred);
   tcase_add_test(tc, test_wave_order_need);
+  tcase_add_test(tc, test_first_token);
   tcase_add_test(tc, test_knob_pacing_wg_alone);
   tcase_add_test(tc, test_knob_kv_temp_slower);
   tcase_add_test(tc, test_knob_power_directions);
