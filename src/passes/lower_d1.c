@@ -51,6 +51,8 @@ typedef struct D1 {
    * w2's of the previous layer, which the next qkv waits for): what the
    * stages after them wait for (the sync pass makes the events) */
   int g_qkv, g_att, g_wo, g_w1, g_w2;
+  int g_kv;               /* refinements.q_first: the qkv tasks with no q   */
+                          /* column (-1: all in g_qkv)                      */
   /* the rows handed between the stages of the current step and layer: x
    * (the layer's input), q, the attention row, x1, g */
   gboolean rf_hand;
@@ -182,6 +184,10 @@ static void stage_qkv(D1 *c, int t, int l, int stage) {
   g_autofree char *ksym = g_strdup_printf("k_cache.l%d", l), *vsym = g_strdup_printf("v_cache.l%d", l);
   g_autofree char *done = stage_event("qkv", l);
   int after = c->g_w2, grp = c->g_qkv = ir_group(ir, done);
+  /* q_first: the panels with no q column complete a group of their own,
+   * which only the last attention slices (the new positions) wait for */
+  g_autofree char *kvdone = stage_event("kv", l);
+  c->g_kv = c->pp->q_first ? ir_group(ir, kvdone) : -1;
   const char *const kv_sym[2] = {ksym, vsym};
   hand(c, &c->q, c->scr[l].q, c->d);
   for (int p = 0; p < n; p++) {
@@ -194,7 +200,7 @@ static void stage_qkv(D1 *c, int t, int l, int stage) {
       ir_task_waits(ir, task, after);
     IrView acc = ln_project(c, task, tag, &c->x, gsym, lbsym, wsym, bsym, l, &c->qkv, p);
     store_qkv(c, task, acc, p * c->qkv.panel, t, l, kv_sym);
-    ir_task_signals(ir, task, grp);
+    ir_task_signals(ir, task, c->g_kv >= 0 && p * c->qkv.panel >= c->d ? c->g_kv : grp);
   }
 }
 
@@ -226,6 +232,7 @@ static void stage_att_sliced(D1 *c, int t, int l, int stage) {
       role.step = t, role.layer = l, role.head = h, role.slice = k;
       int task = lw_task(ir, tag, stage, c->att_prov, role);
       ir_task_waits(ir, task, after);
+      if (c->g_kv >= 0 && k == S - 1) ir_task_waits(ir, task, c->g_kv);
       int k0 = k * hs, keys = k == S - 1 ? n - k0 : hs;
       gboolean kv_rf = c->resident && c->res.kv;
       if (kv_rf) ir_task_at(ir, task)->pin = lw_resident_kv_wg(&c->res, l, h, k);
@@ -462,7 +469,7 @@ gboolean pass_lower_d1(Ir *ir, GError **err) {
           .qkv = lw_proj(ir, PROJ_QKV), .wo = lw_proj(ir, PROJ_WO), .w1 = lw_proj(ir, PROJ_W1),
           .w2 = lw_proj(ir, PROJ_W2), .kv_prov = ir_prov(ir, "kv_writeback"),
           .spacing_prov = ir_prov(ir, "store_spacing"), .att_prov = ir_prov(ir, "attention.slices"),
-          .g_qkv = -1, .g_att = -1, .g_wo = -1, .g_w1 = -1, .g_w2 = -1,
+          .g_qkv = -1, .g_att = -1, .g_wo = -1, .g_w1 = -1, .g_w2 = -1, .g_kv = -1,
           .rf_hand = pp->handoff == HANDOFF_RF, .hand_prov = ir_prov(ir, "handoff"),
           .res_prov = ir_prov(ir, "weights"), .fold_prov = ir_prov(ir, "refinements.ln_fold")};
   int L = ir->prob.layers, off = 0;

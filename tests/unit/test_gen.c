@@ -1133,6 +1133,34 @@ START_TEST(test_first_token) {
 }
 END_TEST
 
+/* refinements.q_first: the qkv panels with no q column signal a group of
+ * their own; only each head's last slice waits for it (two groups), the
+ * history slices wait for one; numerics pass. */
+START_TEST(test_q_first) {
+  g_autoptr(Plan) p = small_plan(PROB_D1, "panels: {w1: 32, w2: 16}\n  weights: resident\n  handoff: rf\n  attention: {slices: 2}\n  refinements: {q_first: true}");
+  g_autoptr(GError) err = NULL;
+  g_autoptr(Ir) ir = pass_pipeline(p, PROB_D1, NULL, NULL, FALSE, &err);
+  ck_assert_msg(ir, "%s", err ? err->message : "?");
+  int last = 0, hist = 0;
+  for (guint k = 0; k < ir->tasks->len; k++) {
+    const IrTask *t = ir_task_at(ir, (int)k);
+    if (t->role.kind != ROLE_ATT || t->role.slice < 0) continue;
+    int waits = 0;
+    for (guint i = 0; i < t->ops->len; i++) waits += g_array_index(t->ops, IrOp, i).kind == IR_WAIT;
+    if (t->role.slice == 1) {
+      ck_assert_msg(waits == 2, "%s: %d WAITs", t->name, waits);
+      last++;
+    } else {
+      ck_assert_msg(waits == 1, "%s: %d WAITs", t->name, waits);
+      hist++;
+    }
+  }
+  ck_assert_int_gt(last, 0);
+  ck_assert_int_gt(hist, 0);
+  compile_run(p, PROB_D1, "q_first", NULL);
+}
+END_TEST
+
 /* power.wave_order: need: the preload tasks of WGs keeping a qkv panel (the
  * first stage) are in the first wave (they wait for nothing), those whose
  * WGs keep only W2 panels in the last; by SM number (the default) a qkv
@@ -1316,6 +1344,7 @@ Suite *suite_gen(void) {
   tcase_add_test(tc, test_ln_fold_deferred);
   tcase_add_test(tc, test_wave_order_need);
   tcase_add_test(tc, test_first_token);
+  tcase_add_test(tc, test_q_first);
   tcase_add_test(tc, test_knob_pacing_wg_alone);
   tcase_add_test(tc, test_knob_kv_temp_slower);
   tcase_add_test(tc, test_knob_power_directions);
