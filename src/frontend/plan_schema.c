@@ -209,6 +209,7 @@ const PlanKnobDef plan_knobs[PLAN_NKNOBS] = {
     BOOL("refinements.ln_fold", D1, ln_fold, 0, -1, NULL, 0, 0),
     BOOL("refinements.first_token", D1, first_token, 0, -1, NULL, 0, 0),
     BOOL("refinements.q_first", D1, q_first, 0, -1, NULL, 0, 0),
+    BOOL("refinements.gelu_factor", D1, gelu_factor, 0, -1, NULL, 0, 0),
     INT("ffn.producers", D1, ffn_producers, 1, 512, 32, -1, NULL, 0, 0),
     INT("ffn.channels", D1, ffn_channels, 1, 4096, 16, -1, check_ffn_channels, 0, 0),
     INT("ffn.consumers", D1, ffn_consumers, 1, 512, 16, -1, NULL, 0, 0),

@@ -156,6 +156,20 @@ void lw_gelu(Ir *ir, int task, IrView f, IrView g, IrProv prov) {
   opi(ir, task, IR_VMULI, g, g, 0.5f, prov);
 }
 
+/* The same, factored (refinements.gelu_factor): c (f + a f^3) =
+ * f (c + (a c) f^2), one VEC op fewer (8 instead of 9). */
+void lw_gelu_factored(Ir *ir, int task, IrView f, IrView g, IrProv prov) {
+  float c = (float)sqrt(2.0 / G_PI);
+  op3(ir, task, IR_VMUL, g, f, f, prov);
+  opi(ir, task, IR_VMULI, g, g, 0.044715f * c, prov);
+  opi(ir, task, IR_VADDI, g, g, c, prov);
+  op3(ir, task, IR_VMUL, g, g, f, prov);
+  opi(ir, task, IR_STANH, g, g, 0, prov);
+  opi(ir, task, IR_VADDI, g, g, 1.0f, prov);
+  op3(ir, task, IR_VMUL, g, g, f, prov);
+  opi(ir, task, IR_VMULI, g, g, 0.5f, prov);
+}
+
 void lw_sig(Ir *ir, int task, const char *ev, IrProv prov) {
   IrOp *op = ir_emit(ir, task, IR_SIG);
   op->event = ir_event(ir, ev);

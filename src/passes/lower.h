@@ -210,6 +210,9 @@ int lw_attention_block(const Ir *ir, int rows, int keys, int max_block, int part
 
 /* g = GELU_tanh(f), elementwise; g must not alias f. */
 void lw_gelu(Ir *ir, int task, IrView f, IrView g, IrProv prov);
+/* The same with the polynomial factored, one VEC op fewer
+ * (refinements.gelu_factor; equal up to FP32 rounding). */
+void lw_gelu_factored(Ir *ir, int task, IrView f, IrView g, IrProv prov);
 
 /* A projection's A operand (project.c): resident in the RF (`rf`, sym
  * NULL), or streamed from HBM symbol `sym` (rows row.., columns col.., row

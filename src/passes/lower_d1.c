@@ -451,7 +451,10 @@ static void stage_w1(D1 *c, int t, int l, int stage) {
     ir_task_waits(ir, task, after);
     IrView acc = ln_project(c, task, tag, &c->x1, gsym, lbsym, wsym, bsym, l, &c->w1, p);
     IrView g = ir_all(ir, lw_rf_sub(ir, task, tag, "gelu", 1, c->w1.panel));
-    lw_gelu(ir, task, acc, g, c->base);
+    if (c->pp->gelu_factor)
+      lw_gelu_factored(ir, task, acc, g, ir_prov(ir, "refinements.gelu_factor"));
+    else
+      lw_gelu(ir, task, acc, g, c->base);
     spacing(c, task);
     lw_hand_put(ir, &c->g, task, g, 0, p * c->w1.panel);
     ir_task_signals(ir, task, grp);

@@ -1161,6 +1161,25 @@ START_TEST(test_q_first) {
 }
 END_TEST
 
+/* refinements.gelu_factor: every w1 task has one op fewer (the GELU's 8
+ * instead of 9); numerics pass. */
+static int w1_ops(const Plan *p) {
+  g_autoptr(GError) err = NULL;
+  g_autoptr(Ir) ir = pass_pipeline(p, PROB_D1, NULL, NULL, FALSE, &err);
+  ck_assert_msg(ir, "%s", err ? err->message : "?");
+  for (guint k = 0; k < ir->tasks->len; k++)
+    if (ir_task_at(ir, (int)k)->role.kind == ROLE_W1) return (int)ir_task_at(ir, (int)k)->ops->len;
+  return -1;
+}
+
+START_TEST(test_gelu_factor) {
+  g_autoptr(Plan) a = small_plan(PROB_D1, "panels: {w1: 32}");
+  g_autoptr(Plan) b = small_plan(PROB_D1, "panels: {w1: 32}\n  refinements: {gelu_factor: true}");
+  ck_assert_int_eq(w1_ops(b), w1_ops(a) - 1);
+  compile_run(b, PROB_D1, "gelu_factor", NULL);
+}
+END_TEST
+
 /* power.wave_order: need: the preload tasks of WGs keeping a qkv panel (the
  * first stage) are in the first wave (they wait for nothing), those whose
  * WGs keep only W2 panels in the last; by SM number (the default) a qkv
@@ -1345,6 +1364,7 @@ Suite *suite_gen(void) {
   tcase_add_test(tc, test_wave_order_need);
   tcase_add_test(tc, test_first_token);
   tcase_add_test(tc, test_q_first);
+  tcase_add_test(tc, test_gelu_factor);
   tcase_add_test(tc, test_knob_pacing_wg_alone);
   tcase_add_test(tc, test_knob_kv_temp_slower);
   tcase_add_test(tc, test_knob_power_directions);
