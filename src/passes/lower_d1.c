@@ -346,14 +346,18 @@ typedef struct D1Proj {
  * it is handed) and hands its partial sum to the panel's combiner task, on
  * shard 0's WG after it, which adds the ks partials (VEC adds, in shard
  * order), the bias and the residual.  The shards form one group, the
- * combiners the stage's. */
+ * combiners the stage's.  On a machine with REDUCE units the shards instead
+ * all-reduce their partials with RED (one event per layer and panel, a
+ * round per step) and shard 0 adds the bias and the residual: no combiner
+ * task, no hop. */
 static int stage_proj_split(D1 *c, int t, int l, int stage, const D1Proj *s) {
   Ir *ir = c->ir;
   const LwProj *pj = s->pj;
   int n = ntasks(c->d, pj->panel), P = pj->panel, ks = c->pp->k_split[pj->proj], Ks = s->a_cols / ks;
   IrRoleKind kind = pj->proj == PROJ_WO ? ROLE_WO : ROLE_W2;
   g_autofree char *pev = stage_event(pj->proj == PROJ_WO ? "wok" : "w2k", l), *done = stage_event(s->name, l);
-  int pgrp = ir_group(ir, pev), grp = ir_group(ir, done);
+  gboolean red = ir->hw.reduce_units > 0;
+  int pgrp = red ? -1 : ir_group(ir, pev), grp = ir_group(ir, done);
   IrProv kp = ir_prov(ir, pj->proj == PROJ_WO ? "k_split.wo" : "k_split.w2");
   LwHand part; /* the partial sums: row k of panel p's at (p*ks + k, 0) */
   lw_hand_init(&part, TRUE, NULL, 0, 0, 0, kp);
@@ -369,10 +373,27 @@ static int stage_proj_split(D1 *c, int t, int l, int stage, const D1Proj *s) {
       lw_hand_get(ir, s->a, task, a, 0, k * Ks);
       IrView acc = ir_all(ir, lw_rf_sub(ir, task, tag, "acc", 1, P));
       lw_resident_project_shard(ir, task, a, &c->res, l, pj->proj, p, k, acc, kp);
+      if (red) {
+        IrView sum = ir_all(ir, lw_rf_sub(ir, task, tag, "sum", 1, P));
+        g_autofree char *ev = g_strdup_printf("red_%s_l%d_p%d", s->name, l, p);
+        IrOp *op = ir_emit(ir, task, IR_RED);
+        op->d = sum, op->a = acc, op->event = ir_event(ir, ev), op->n = ks, op->prov = kp;
+        if (k > 0) continue; /* its WG stalls at its next SIG/END until the sum is there */
+        IrView r = ir_all(ir, lw_rf_sub(ir, task, tag, "res", 1, P));
+        lw_hand_get(ir, s->res, task, r, 0, p * P);
+        op = ir_emit(ir, task, IR_VADD);
+        op->d = sum, op->a = sum, op->b = lw_resident_bias(ir, &c->res, l, pj->proj, p), op->prov = kp;
+        op = ir_emit(ir, task, IR_VADD);
+        op->d = sum, op->a = sum, op->b = r, op->prov = c->base;
+        spacing(c, task);
+        lw_hand_put(ir, s->out, task, sum, 0, p * P);
+        ir_task_signals(ir, task, grp);
+        continue;
+      }
       lw_hand_put(ir, &part, task, acc, p * ks + k, 0);
       ir_task_signals(ir, task, pgrp);
     }
-  for (int p = 0; p < n; p++) {
+  for (int p = 0; !red && p < n; p++) {
     g_autofree char *tag = g_strdup_printf("t%d.l%d.%s.p%d", t, l, s->name, p);
     int task = panel_task(c, tag, stage, t, l, kind, pj, p);
     ir_task_waits(ir, task, pgrp);

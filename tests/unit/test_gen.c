@@ -1219,6 +1219,32 @@ START_TEST(test_wave_order_need) {
 }
 END_TEST
 
+/* k_split on a machine with REDUCE units: the shards all-reduce their
+ * partials with RED (no combiner tasks), shard 0 finishes; correct. */
+START_TEST(test_k_split_red) {
+  g_autoptr(Plan) p = plan_text("red.yaml", "version: 1\nhardware: {reduce_units: 1}\nd1:\n  problem: " D1_DIMS "\n"
+                                "  panels: {w1: 32, w2: 16}\n  weights: resident\n  handoff: rf\n  k_split: {w2: 4}\n");
+  g_autoptr(GError) err = NULL;
+  g_autoptr(Ir) ir = pass_pipeline(p, PROB_D1, NULL, NULL, TRUE, &err);
+  ck_assert_msg(ir, "%s", err ? err->message : "?");
+  int reds = 0;
+  for (guint k = 0; k < ir->tasks->len; k++) {
+    const IrTask *t = ir_task_at(ir, (int)k);
+    if (t->role.kind != ROLE_W2) continue;
+    ck_assert_msg(t->role.kshard >= 0, "%s: a combiner task", t->name);
+    for (guint i = 0; i < t->ops->len; i++) {
+      const IrOp *op = &g_array_index(t->ops, IrOp, i);
+      if (op->kind == IR_RED) {
+        ck_assert_int_eq(op->n, 4);
+        reds++;
+      }
+    }
+  }
+  ck_assert_int_gt(reds, 0);
+  compile_run(p, PROB_D1, "k_split by RED", NULL);
+}
+END_TEST
+
 /* A panel larger than a WG's RF after rf_temp_kib is refused at its knob. */
 START_TEST(test_resident_too_wide) {
   g_autoptr(Plan) p = plan_text("wide.yaml", "version: 1\nd1:\n  panels: {w2: 32}\n  weights: resident\n");
@@ -1360,6 +1386,7 @@ Suite *suite_gen(void) {
   tcase_add_test(tc, test_handoff_rf);
   tcase_add_test(tc, test_resident_history);
   tcase_add_test(tc, test_k_split);
+  tcase_add_test(tc, test_k_split_red);
   tcase_add_test(tc, test_ln_fold_deferred);
   tcase_add_test(tc, test_wave_order_need);
   tcase_add_test(tc, test_first_token);
