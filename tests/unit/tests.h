@@ -22,6 +22,7 @@ Suite *suite_gen(void);
 Suite *suite_parse(void);
 Suite *suite_explain(void);
 Suite *suite_bounds(void);
+Suite *suite_trace(void);
 
 #include "sim.h"
 
