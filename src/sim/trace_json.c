@@ -159,7 +159,10 @@ static int64_t lane(GArray *ends, int wg, int64_t t0, int64_t t1, Out *o) {
   return (int64_t)wg * WG_LANES + l;
 }
 
-static void wg_slice(Out *o, const Program *p, const SimTrace *t, int wg, const Group *g, GArray *ends) {
+/* One slice of a WG: an instruction, or a group (one task when `one_task`,
+ * else a run of instructions whose first task names it). */
+static void wg_slice(Out *o, const Program *p, const SimTrace *t, int wg, const Group *g, gboolean one_task,
+                     GArray *ends) {
   const WgCode *c = &p->wgs[wg];
   const Insn *in = &c->insns[g->pc0], *last = &c->insns[g->pc1 - 1];
   const char *text = g_ptr_array_index(p->texts, in->text);
@@ -168,8 +171,9 @@ static void wg_slice(Out *o, const Program *p, const SimTrace *t, int wg, const 
   double pj = 0;
   for (int pc = g->pc0; pc < g->pc1; pc++) pj += t->energy_pj[t->insn_base[wg] + pc];
   int n = g->pc1 - g->pc0;
-  g_autofree char *name = n == 1 ? g_strdup_printf("%s%s%s", mnemonic(in), *task ? " " : "", task)
-                                 : g_strdup_printf("%s (%d instructions)", *task ? task : mnemonic(in), n);
+  g_autofree char *name = n == 1     ? g_strdup_printf("%s%s%s", mnemonic(in), *task ? " " : "", task)
+                         : one_task ? g_strdup_printf("%s (%d instructions)", *task ? task : mnemonic(in), n)
+                                    : g_strdup_printf("%d instructions from %s", n, *task ? task : mnemonic(in));
   int64_t tid = lane(ends, wg, g->t0, g->t1, o);
   ev_begin(o, name, "X", PID_WG, tid, g->t0);
   mem_int(o->b, "dur", g->t1 - g->t0);
@@ -187,8 +191,8 @@ static void wg_slice(Out *o, const Program *p, const SimTrace *t, int wg, const 
     mem_int(o->b, "last_line", last->line);
     mem_int(o->b, "instructions", n);
   }
-  if (*knob) mem_str(o->b, "knob", knob);
-  if (*task) mem_str(o->b, "task", task);
+  if (*knob) mem_str(o->b, n == 1 || one_task ? "knob" : "first_knob", knob);
+  if (*task) mem_str(o->b, n == 1 || one_task ? "task" : "first_task", task);
   mem_int(o->b, "energy_pj", (int64_t)llround(pj));
   json_builder_end_object(o->b);
   json_builder_end_object(o->b);
@@ -201,7 +205,7 @@ static GArray *groups(const Program *p, const SimTrace *t, int wg, int level, in
   GArray *gs = g_array_new(FALSE, FALSE, sizeof(Group));
   const WgCode *c = &p->wgs[wg];
   Group g = {0, 0, 0, 0};
-  char prev[256] = "";
+  const char *prev = ""; /* the group's comment (texts live in the Program) */
   for (int pc = 0; pc < c->n; pc++) {
     int k = t->insn_base[wg] + pc;
     if (t->issue[k] < 0) break; /* never issued (cannot happen after a good run) */
@@ -209,14 +213,14 @@ static GArray *groups(const Program *p, const SimTrace *t, int wg, int level, in
     span(t, &c->insns[pc], k, pc, &t0, &t1);
     const char *text = g_ptr_array_index(p->texts, c->insns[pc].text);
     const char *cm = strchr(text, ';');
-    gboolean same = g.pc1 > g.pc0 && (level == 1 ? g_strcmp0(prev, cm ? cm : "") == 0
+    gboolean same = g.pc1 > g.pc0 && (level == 1 ? strcmp(prev, cm ? cm : "") == 0
                                       : level == 2 ? g.pc1 - g.pc0 < chunk : FALSE);
     if (!same) {
       if (g.pc1 > g.pc0) g_array_append_val(gs, g);
       g.pc0 = pc;
       g.t0 = t0;
       g.t1 = t1;
-      g_strlcpy(prev, cm ? cm : "", sizeof prev);
+      prev = cm ? cm : "";
     }
     g.pc1 = pc + 1;
     g.t1 = MAX(g.t1, t1);
@@ -275,7 +279,7 @@ static void wg_tracks(Out *o, const Program *p, const SimTrace *t, const WgPlan 
   for (int wg = 0; wg < p->nwgs; wg++) {
     GArray *gs = groups(p, t, wg, w->level, w->chunk);
     GArray *ends = g_array_new(FALSE, FALSE, sizeof(int64_t));
-    for (guint i = 0; i < gs->len; i++) wg_slice(o, p, t, wg, &g_array_index(gs, Group, i), ends);
+    for (guint i = 0; i < gs->len; i++) wg_slice(o, p, t, wg, &g_array_index(gs, Group, i), w->level < 2, ends);
     g_array_free(ends, TRUE);
     g_array_free(gs, TRUE);
   }

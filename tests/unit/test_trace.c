@@ -169,6 +169,8 @@ START_TEST(test_trace_aggregates) {
   g_autofree char *n2 = NULL;
   g_autofree char *j2 = json_of(p, &r, &tiny, &n2);
   check_trace(j2, &s);
+  ck_assert(strstr(j2, "instructions from ") && strstr(j2, "\"first_task\":"));
+  ck_assert(strstr(n2, "slices of up to "));
   int active = 0;
   for (int w = 0; w < p->nwgs; w++) active += p->wgs[w].n > 0;
   ck_assert_int_le(s.x_pid[1], active);
