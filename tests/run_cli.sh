@@ -8,6 +8,8 @@
 #    reports, never timed);
 #  - the hand-written tiny programs pass on the four seeds (exit 0);
 #  - usage errors exit 2, --help and --version exit 0;
+#  - the lower bounds in the report, --json and --profile; --trace=FILE:
+#    the timeline file, the report unchanged by it, its diagnostics;
 #  - tcc-gen: options, one-line diagnostics, exit codes (the compiler's
 #    output itself is pinned by tests/run_golden.sh);
 #  - tcc-grade: a tiny two-section plan passes with a score; plans over the
@@ -125,6 +127,53 @@ for bad in 0 -1 1000000000000000001 x; do
 done
 "$sim" tests/asm/tiny_p1.asm --max-cycles 1000000000000000000 >"$tmp/out" 2>&1 && ok "--max-cycles 10^18 -> 0" ||
   { ko "--max-cycles 10^18 -> 0"; cat "$tmp/out"; }
+
+# the lower bound in every report (docs/bounds.md): the binding one and the ratio
+"$sim" tests/asm/tiny_p1.asm >"$tmp/out" 2>"$tmp/err"
+grep -q '^bound     212 cycles (hbm); cycles / bound = 23.31$' "$tmp/out" &&
+  grep -q '^bounds    mma 20, hbm 212, power 1$' "$tmp/out" && ok "report: the bound, named, and the ratio" ||
+  { ko "report: the bound, named, and the ratio"; cat "$tmp/out"; }
+"$sim" tests/asm/tiny_d1.asm --json >"$tmp/out" 2>"$tmp/err"
+grep -q '"bound": {"cycles": 1092, "binding": "chain", "ratio": 2.73' "$tmp/out" &&
+  grep -q '"chain": {"cycles": 1092' "$tmp/out" && ok "--json: the bound, with the D1 chain" ||
+  { ko "--json: the bound, with the D1 chain"; cat "$tmp/out"; }
+"$sim" tests/asm/tiny_d1.asm --profile --timing-only >"$tmp/out" 2>"$tmp/err"
+grep -q '^lower bounds (docs/bounds.md)$' "$tmp/out" && grep -q '^  chain        1092  step 0 ends' "$tmp/out" &&
+  ok "--profile: the arithmetic of the bounds" || { ko "--profile: the arithmetic of the bounds"; cat "$tmp/out"; }
+
+# --trace=FILE (docs/tools.md "Trace"): Chrome trace-event JSON; the report is
+# the same bytes with and without it; the same run gives the same file
+"$sim" --help | grep -q -- "--trace=FILE" && ok "--help: --trace" || ko "--help: --trace"
+"$sim" tests/asm/tiny_p1.asm --profile >"$tmp/plain" 2>&1
+"$sim" tests/asm/tiny_p1.asm --profile --trace="$tmp/t1.json" >"$tmp/out" 2>"$tmp/err"
+code=$?
+[ $code -eq 0 ] && [ ! -s "$tmp/err" ] && cmp -s "$tmp/plain" "$tmp/out" &&
+  head -c 14 "$tmp/t1.json" | grep -q '^{"otherData": ' && grep -q '^"traceEvents": \[$' "$tmp/t1.json" &&
+  grep -q '"name":"hottest window ' "$tmp/t1.json" && ok "--trace: a trace, the report unchanged" ||
+  { ko "--trace: a trace, the report unchanged (exit $code)"; cat "$tmp/err"; diff "$tmp/plain" "$tmp/out"; }
+"$sim" tests/asm/tiny_p1.asm --json --trace "$tmp/t2.json" >"$tmp/out" 2>"$tmp/err"
+"$sim" tests/asm/tiny_p1.asm --json >"$tmp/plain" 2>&1
+cmp -s "$tmp/t1.json" "$tmp/t2.json" && cmp -s "$tmp/plain" "$tmp/out" &&
+  ok "--trace: same input, same bytes; --json unchanged" || ko "--trace: same input, same bytes; --json unchanged"
+"$sim" tests/asm/tiny_p1.asm --trace= >"$tmp/out" 2>"$tmp/err"
+code=$?
+expect "--trace= -> 2" 2 "tcc-sim: error: --trace needs a file name"
+"$sim" tests/asm/tiny_p1.asm --trace="$tmp/no/such/dir/t.json" >"$tmp/out" 2>"$tmp/err"
+code=$?
+expect "--trace into a missing directory -> 2" 2 "$tmp/no/such/dir/t.json:1:1: error: cannot write: No such file or directory"
+"$sim" tests/asm/tiny_p1.asm --trace="$tmp" >"$tmp/out" 2>"$tmp/err"
+code=$?
+expect "--trace onto a directory -> 2" 2 "$tmp:1:1: error: cannot write: Is a directory"
+if [ -w /dev/full ]; then
+  "$sim" tests/asm/tiny_p1.asm --trace=/dev/full >"$tmp/out" 2>"$tmp/err"
+  code=$?
+  expect "--trace onto a full device -> 2" 2 "/dev/full:1:1: error: cannot write: No space left on device"
+fi
+# a faulty program: exit 2 with its diagnostic, and no trace left behind
+"$sim" tests/bad/run_deadlock.asm --trace="$tmp/dead.json" >"$tmp/out" 2>"$tmp/err"
+code=$?
+[ $code -eq 2 ] && [ ! -e "$tmp/dead.json" ] && diff -q tests/bad/run_deadlock.err "$tmp/err" >/dev/null &&
+  ok "--trace on a faulty program -> 2, no file" || ko "--trace on a faulty program -> 2, no file (exit $code)"
 
 # ---------------------------------------------------------------- tcc-gen
 

@@ -4,7 +4,7 @@
 #  - a real report (a tiny plan, and the baseline plan whose two hottest
 #    windows differ in width): the first line is "tcc-grade X.Y.Z  PLAN", the
 #    second "simulator: " and tcc-sim --version, then the table, then the
-#    score line;
+#    score line, then the lower bound of each problem and the ratio to it;
 #  - the table code alone (BUILD_DIR/tests/grade-table, built from
 #    src/driver/tcc_grade.c with -DTCC_GRADE_TABLE_TEST) on extreme cells:
 #    9-digit cycles and windows, hundreds of mm^2 and thousands of W, inf
@@ -87,11 +87,18 @@ report "tcc-grade tiny plan: first lines, table aligned" "$tmp/tiny" "$tmp/two.y
 "$grade" plans/baseline.yaml >"$tmp/base" 2>&1
 report "tcc-grade baseline: first lines, table aligned" "$tmp/base" plans/baseline.yaml 2
 [ "$(sed -n 6p "$tmp/base")" = "score 1000.00  = 1000 * sqrt(802528 * 124192 / (802528 * 124192))" ] &&
-  [ "$(wc -l <"$tmp/base")" -eq 6 ] && ok "tcc-grade baseline: the score line last" ||
-  { ko "tcc-grade baseline: the score line last"; cat "$tmp/base"; }
+  [ "$(wc -l <"$tmp/base")" -eq 8 ] && ok "tcc-grade baseline: the score line, then the bounds" ||
+  { ko "tcc-grade baseline: the score line, then the bounds"; cat "$tmp/base"; }
+# the lower bounds (docs/bounds.md): named, and below the programs' cycles
+[ "$(sed -n 7p "$tmp/base")" = "bound p1  55001 cycles (power); cycles / bound = 14.59" ] &&
+  [ "$(sed -n 8p "$tmp/base")" = "bound d1  8300 cycles (chain); cycles / bound = 14.96" ] &&
+  ok "tcc-grade baseline: the bound of each problem and the ratio" ||
+  { ko "tcc-grade baseline: the bound of each problem and the ratio"; cat "$tmp/base"; }
 # the best plan passes everywhere and beats the baseline (README quotes it)
 if "$grade" plans/best.yaml >"$tmp/best" 2>&1 &&
-  sed -n 6p "$tmp/best" | grep -q "^score 2282.40  = 1000 \* sqrt(802528 \* 124192 / (723947 \* 26428))$"; then
+  sed -n 6p "$tmp/best" | grep -q "^score 2282.40  = 1000 \* sqrt(802528 \* 124192 / (723947 \* 26428))$" &&
+  sed -n 7p "$tmp/best" | grep -q "^bound p1  55001 cycles (power); cycles / bound = 13.16$" &&
+  sed -n 8p "$tmp/best" | grep -q "^bound d1  8300 cycles (chain); cycles / bound = 3.18$"; then
   ok "tcc-grade best: passes, score 2282.40"
 else
   ko "tcc-grade best: passes, score 2282.40"

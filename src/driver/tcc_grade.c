@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "bounds.h"
 #include "pipeline.h"
 #include "sim.h"
 
@@ -25,6 +26,8 @@ enum { NSEEDS = G_N_ELEMENTS(seeds) };
 typedef struct Outcome {
   SimResult res[NSEEDS];
   gboolean pass;  /* numerics on every seed, area, power */
+  Machine hw;     /* the program's hardware and problem (for the bound) */
+  Problem prob;
 } Outcome;
 
 /* Which constraints failed, e.g. "numerics (seed 13), power". */
@@ -92,6 +95,16 @@ static void print_table(const char *const names[], const Outcome *const outs[], 
 
 #ifndef TCC_GRADE_TABLE_TEST
 /* Compile and run one problem on every seed. */
+/* "bound p1  55001 cycles (power); cycles / bound = 11.51" (docs/bounds.md):
+ * the problem's lower bound on the plan's hardware and the graded run's
+ * distance from it. */
+static void print_bound(const char *name, const Outcome *o) {
+  Bounds b;
+  sim_bounds(&o->hw, &o->prob, &b);
+  printf("bound %s  %" G_GINT64_FORMAT " cycles (%s); cycles / bound = %.2f\n", name, b.bound,
+         sim_bound_name[b.binding], (double)o->res[0].cycles / (double)b.bound);
+}
+
 static gboolean grade_one(const Plan *plan, ProblemKind kind, Outcome *o, GError **err) {
   g_autoptr(Ir) ir = pass_pipeline(plan, kind, NULL, NULL, FALSE, err);
   if (!ir) return FALSE;
@@ -99,6 +112,8 @@ static gboolean grade_one(const Plan *plan, ProblemKind kind, Outcome *o, GError
   g_autofree char *name = g_strdup_printf("%s[%s].asm", plan->file, wl_problem_name(kind));
   g_autoptr(Program) prog = sim_asm_parse(name, text, strlen(text), err);
   if (!prog) return FALSE;
+  o->hw = prog->hw;
+  o->prob = prog->prob;
   o->pass = TRUE;
   for (int i = 0; i < NSEEDS; i++) {
     SimOptions opt;
@@ -155,6 +170,8 @@ int main(int argc, char **argv) {
   else
     printf("score %.2f  = 1000 * sqrt(%.0f * %.0f / (%.0f * %.0f))\n",
            1000.0 * sqrt(SCORE_P1_REF * SCORE_D1_REF / (c1 * c2)), SCORE_P1_REF, SCORE_D1_REF, c1, c2);
+  print_bound("p1", &p1);
+  print_bound("d1", &d1);
   for (int i = 0; i < NSEEDS; i++) sim_result_clear(&p1.res[i]), sim_result_clear(&d1.res[i]);
   return p1.pass && d1.pass ? 0 : 1;
 }

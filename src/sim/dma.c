@@ -44,6 +44,14 @@ static int64_t rf_ports(Sim *s, Cal *ports, int wg, uint64_t byte, uint64_t len,
   return done;
 }
 
+/* --trace: the counter of a NoC link (trace.h: in-links after the HBM
+ * channels, then out-links). */
+static int link_counter(const Sim *s, const Cal *link) {
+  uintptr_t a = (uintptr_t)link, in = (uintptr_t)s->noc_in;
+  if (a >= in && a < (uintptr_t)(s->noc_in + s->m->sms)) return s->m->hbm_channels + (int)(link - s->noc_in);
+  return s->m->hbm_channels + s->m->sms + (int)(link - s->noc_out);
+}
+
 /* One crossing of a NoC link moving noc/8 bytes per cycle.  The calendar
  * counts slots of 64 bytes (or of the whole width, if narrower), so a link
  * wider than a piece carries several pieces in one cycle.  Returns the cycle
@@ -54,13 +62,15 @@ int64_t dma_noc(Sim *s, Cal *link, uint64_t len, int64_t t, int wg, int pc) {
   int64_t at = cal_book(link, t * k, units);
   int64_t first = at / k, end = (at + units + k - 1) / k;
   sim_energy(s, UC_NOC, first, end - first, E_NOC_BYTE * (double)len, wg, pc);
+  if (s->tr) trace_count(s->tr, link_counter(s, link), first, (double)len);
   s->uc_busy[UC_NOC] += (double)units / (double)k;
   return end + T_NOC_LATENCY;
 }
 
 static int64_t hbm_line(Sim *s, uint64_t addr, int64_t t, int wg, int pc) {
-  Cal *ch = &s->chan[(addr / HBM_LINE) % (uint64_t)s->m->hbm_channels];
-  int64_t at = cal_book(ch, t, 1);
+  int c = (int)((addr / HBM_LINE) % (uint64_t)s->m->hbm_channels);
+  int64_t at = cal_book(&s->chan[c], t, 1);
+  if (s->tr) trace_count(s->tr, c, at, 1.0);
   sim_energy(s, UC_HBM, at, 1, E_HBM_LINE, wg, pc);
   s->uc_busy[UC_HBM] += 1;
   s->hbm_lines++;
@@ -147,7 +157,9 @@ int64_t dma_schedule(Sim *s, Wg *w, const Insn *in, int64_t start, int engine) {
     }
     i = j;
   }
-  s->uc_busy[UC_DMA] += (double)(t - maxi(start + T_DMA_SETUP, *req));
+  int64_t t0 = maxi(start + T_DMA_SETUP, *req);
+  s->uc_busy[UC_DMA] += (double)(t - t0);
+  if (s->tr && t > t0) trace_unit(s->tr->dma, w->sm * s->m->dma_engines + engine, t0, t, w->id, pc);
   *req = t;
   return done + 1;
 }

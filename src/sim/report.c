@@ -2,6 +2,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "bounds.h"
 #include "sim.h"
 
 static char *hw_hash(const Program *p) {
@@ -33,6 +34,25 @@ static void jstr(GString *g, const char *s) {
   g_string_append_c(g, '"');
 }
 
+/* cycles / bound, the program's distance from the limit */
+static double bound_ratio(const SimResult *r, const Bounds *b) {
+  return b->bound > 0 ? (double)r->cycles / (double)b->bound : 0.0;
+}
+
+/* "bound     55001 cycles (power); cycles / bound = 11.51" and every bound
+ * that applies (docs/bounds.md). */
+static void bound_lines(GString *g, const Program *p, const SimResult *r) {
+  Bounds b;
+  sim_bounds(&p->hw, &p->prob, &b);
+  g_string_append_printf(g, "bound     %" G_GINT64_FORMAT " cycles (%s); cycles / bound = %.2f\n", b.bound,
+                         sim_bound_name[b.binding], bound_ratio(r, &b));
+  g_string_append(g, "bounds   ");
+  for (int k = 0; k < BOUND__COUNT; k++)
+    if (b.cycles[k] > 0)
+      g_string_append_printf(g, "%s %s %" G_GINT64_FORMAT, k ? "," : "", sim_bound_name[k], b.cycles[k]);
+  g_string_append_c(g, '\n');
+}
+
 static void text_report(GString *g, const Program *p, const SimResult *r, const ReportOptions *ro) {
   g_autofree char *prob = wl_problem_canonical(&p->prob);
   g_autofree char *mach = sim_machine_canonical(&p->hw);
@@ -60,8 +80,34 @@ static void text_report(GString *g, const Program *p, const SimResult *r, const 
   else
     g_string_append_printf(g, "verdict   numerics SKIPPED (timing only), area %s, power %s\n",
                            pf(area), pf(pw));
+  bound_lines(g, p, r);
   g_string_append_printf(g, "program   sha256 %s\n", p->sha256);
   g_string_append_printf(g, "hardware  sha256 %s\n", hh);
+}
+
+/* The arithmetic behind each bound (--profile). */
+static void bound_detail(GString *g, const Program *p) {
+  Bounds b;
+  sim_bounds(&p->hw, &p->prob, &b);
+  g_string_append(g, "\nlower bounds (docs/bounds.md)\n");
+  g_string_append_printf(g, "  mma    %10" G_GINT64_FORMAT "  %" G_GINT64_FORMAT " blocks x %d cycles / %d arrays\n",
+                         b.cycles[BOUND_MMA], b.mma_blocks, T_MMA_BLOCK, b.mma_arrays);
+  g_string_append_printf(g, "  hbm    %10" G_GINT64_FORMAT "  %" G_GINT64_FORMAT " lines, %" G_GINT64_FORMAT
+                            " on the busiest of %d channels\n",
+                         b.cycles[BOUND_HBM], b.hbm_lines, b.hbm_busiest, p->hw.hbm_channels);
+  if (b.dyn_w > 0)
+    g_string_append_printf(g, "  power  %10" G_GINT64_FORMAT "  %.3f uJ (MMA %.3f, HBM %.3f, NoC %.3f, RF %.3f, SFU %.3f) "
+                              "/ %.4f W = %.1f cycles\n",
+                           b.cycles[BOUND_POWER], b.e_total_uj, b.e_mma_uj, b.e_hbm_uj, b.e_noc_uj, b.e_rf_uj,
+                           b.e_sfu_uj, b.dyn_w, b.power_time);
+  else
+    g_string_append(g, "  power           -  static power alone is over the limit\n");
+  if (p->prob.kind == PROB_D1)
+    g_string_append_printf(g, "  chain  %10" G_GINT64_FORMAT "  step 0 ends >= max(%" G_GINT64_FORMAT ", load %"
+                              G_GINT64_FORMAT " + ST %" G_GINT64_FORMAT "); then per step host %d + LD %"
+                              G_GINT64_FORMAT " + compute %" G_GINT64_FORMAT " + ST %" G_GINT64_FORMAT "\n",
+                           b.cycles[BOUND_CHAIN], b.step_period, b.load_ready, b.io_latency, T_HOST_LATENCY,
+                           b.io_latency, b.step_compute, b.io_latency);
 }
 
 static void profile_report(GString *g, const Program *p, const SimResult *r) {
@@ -70,6 +116,7 @@ static void profile_report(GString *g, const Program *p, const SimResult *r) {
     g_string_append_printf(g, "%-8s %5.1f%%  %10.3f\n", sim_unit_class_name[u], 100.0 * r->unit_busy[u],
                            r->unit_energy_uj[u]);
   g_string_append_printf(g, "%-8s    -   %10.3f\n", "static", r->static_w * (double)r->cycles * 1e-3);
+  bound_detail(g, p);
   g_string_append_printf(g, "\nhottest window [%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT
                             "): %.4f W; instructions overlapping it, largest energy first:\n",
                          r->peak_start, r->peak_start + POWER_WINDOW, r->peak_w);
@@ -81,6 +128,30 @@ static void profile_report(GString *g, const Program *p, const SimResult *r) {
                            (const char *)g_ptr_array_index(p->texts, in->text));
   }
   if (r->nhot > shown) g_string_append_printf(g, "  ... and %d more\n", r->nhot - shown);
+}
+
+/* "bound": the binding bound, the ratio, each bound and its inputs. */
+static void json_bounds(GString *g, const Program *p, const SimResult *r) {
+  Bounds b;
+  sim_bounds(&p->hw, &p->prob, &b);
+  g_string_append_printf(g, "  \"bound\": {\"cycles\": %" G_GINT64_FORMAT ", \"binding\": \"%s\", \"ratio\": %.6f,\n",
+                         b.bound, sim_bound_name[b.binding], bound_ratio(r, &b));
+  g_string_append_printf(g, "    \"mma\": {\"cycles\": %" G_GINT64_FORMAT ", \"blocks\": %" G_GINT64_FORMAT
+                            ", \"arrays\": %d},\n", b.cycles[BOUND_MMA], b.mma_blocks, b.mma_arrays);
+  g_string_append_printf(g, "    \"hbm\": {\"cycles\": %" G_GINT64_FORMAT ", \"lines\": %" G_GINT64_FORMAT
+                            ", \"bytes\": %" G_GINT64_FORMAT ", \"busiest_channel_lines\": %" G_GINT64_FORMAT "},\n",
+                         b.cycles[BOUND_HBM], b.hbm_lines, b.hbm_bytes, b.hbm_busiest);
+  g_string_append_printf(g, "    \"power\": {\"cycles\": %" G_GINT64_FORMAT ", \"energy_uj\": %.6f, \"mma_uj\": %.6f, "
+                            "\"hbm_uj\": %.6f, \"noc_uj\": %.6f, \"rf_uj\": %.6f, \"sfu_uj\": %.6f, "
+                            "\"dynamic_budget_w\": %.6f}",
+                         b.cycles[BOUND_POWER], b.e_total_uj, b.e_mma_uj, b.e_hbm_uj, b.e_noc_uj, b.e_rf_uj, b.e_sfu_uj,
+                         b.dyn_w);
+  if (p->prob.kind == PROB_D1)
+    g_string_append_printf(g, ",\n    \"chain\": {\"cycles\": %" G_GINT64_FORMAT ", \"load_ready\": %" G_GINT64_FORMAT
+                              ", \"io_latency\": %" G_GINT64_FORMAT ", \"step_compute\": %" G_GINT64_FORMAT
+                              ", \"host_latency\": %d}",
+                           b.cycles[BOUND_CHAIN], b.load_ready, b.io_latency, b.step_compute, T_HOST_LATENCY);
+  g_string_append(g, "},\n");
 }
 
 static void json_report(GString *g, const Program *p, const SimResult *r, const ReportOptions *ro) {
@@ -111,6 +182,7 @@ static void json_report(GString *g, const Program *p, const SimResult *r, const 
                          r->checked ? (r->check.pass ? "true" : "false") : "null",
                          r->area_mm2 <= AREA_LIMIT_MM2 ? "true" : "false",
                          r->peak_w <= POWER_LIMIT_W ? "true" : "false");
+  json_bounds(g, p, r);
   g_string_append_printf(g, "  \"program_sha256\": \"%s\",\n  \"hardware_sha256\": \"%s\"", p->sha256, hh);
   if (ro->profile) {
     g_string_append(g, ",\n  \"units\": {");

@@ -548,6 +548,7 @@ static int64_t compute_issue(Sim *s, Wg *w, const Insn *in, int pc, int64_t t) {
     if (src[k]->region >= 0) rf_bytes += 4.0 * src[k]->rows * src[k]->cols;
   switch (sim_op_unit[in->op]) {
   case UNIT_MMA:
+    if (s->tr) trace_unit(s->tr->mma, w->sm * s->m->mma_arrays + u, st, st + dur, w->id, pc);
     s->mma_blocks += dur / T_MMA_BLOCK;
     if (!(in->mods & MOD_Z)) rf_bytes += 4.0 * in->d.rows * in->d.cols;
     sim_energy(s, UC_MMA, st, dur, E_MMA_BLOCK * (double)(dur / T_MMA_BLOCK), w->id, pc);
@@ -664,6 +665,7 @@ static int64_t issue_one(Sim *s, Wg *w, int64_t t) {
     w->end = maxi(t + 1, w->last_done);
     s->max_t = maxi(s->max_t, w->end);
     s->insns++;
+    if (s->tr) trace_insn(s->tr, w->id, pc, t, w->end);
     return -1;
   case OP_RED:
     if (!red_issue(s, w, in, pc, t)) return -1;
@@ -685,6 +687,7 @@ static int64_t issue_one(Sim *s, Wg *w, int64_t t) {
   }
   }
   w->last_done = maxi(w->last_done, done);
+  if (s->tr) trace_insn(s->tr, w->id, pc, t, done);
   w->pc++;
   s->insns++;
   return next;
@@ -777,7 +780,8 @@ static void sim_init(Sim *s, const Program *p, const SimOptions *o) {
   s->pw_n = 1; /* power 0 from cycle 0 */
   s->pw_t[0] = 0;
   s->pw_v[0] = 0.0;
-  if (o->profile) {
+  if (o->trace) s->tr = trace_new(p);
+  if (o->profile || o->trace) { /* per-instruction energy and active span */
     int n = s->insn_base[s->nwgs];
     s->ie = g_new0(double, n);
     s->istart = g_new(int64_t, n);
@@ -848,6 +852,7 @@ static void sim_destroy(Sim *s) {
   g_free(s->out_mark);
   g_free(s->out_count);
   g_free(s->tmp);
+  trace_free(s->tr);
   if (s->err) g_error_free(s->err);
 }
 
@@ -916,6 +921,26 @@ static void hot_window(Sim *s, SimResult *res) {
   res->hot = (HotInsn *)g_array_free(hot, FALSE);
 }
 
+/* Hand the recorded timeline to the result, with what only the end of the
+ * run knows: each instruction's energy and first action, the power runs. */
+static void trace_end(Sim *s, SimResult *res) {
+  SimTrace *t = s->tr;
+  int n = s->insn_base[s->nwgs];
+  for (int k = 0; k < n; k++) {
+    t->energy_pj[k] = s->ie[k];
+    t->start[k] = s->istart[k] == T_INF ? -1 : s->istart[k];
+  }
+  t->cycles = res->cycles;
+  t->static_w = res->static_w;
+  t->peak_w = res->peak_w;
+  t->peak_start = res->peak_start;
+  t->pw_n = s->pw_n;
+  t->pw_t = g_memdup2(s->pw_t, sizeof(int64_t) * s->pw_n);
+  t->pw_v = g_memdup2(s->pw_v, sizeof(double) * s->pw_n);
+  res->trace = t;
+  s->tr = NULL;
+}
+
 static void finish(Sim *s, SimResult *res) {
   const Machine *m = s->m;
   int64_t cyc = 0;
@@ -951,6 +976,7 @@ static void finish(Sim *s, SimResult *res) {
     res->checked = TRUE;
   }
   if (s->ie) hot_window(s, res);
+  if (s->tr) trace_end(s, res);
   if (s->o->keep_hbm && s->hbm) {
     res->hbm = s->hbm;
     s->hbm = NULL;
@@ -1004,6 +1030,7 @@ gboolean sim_run(const Program *prog, const SimOptions *options, SimResult *res,
 
 void sim_result_clear(SimResult *res) {
   g_free(res->hot);
+  trace_free(res->trace);
   g_free(res->hbm);
   memset(res, 0, sizeof *res);
 }

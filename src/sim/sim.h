@@ -15,6 +15,7 @@ typedef struct SimOptions {
   gboolean timing_only;  /* skip functional execution and the check      */
   gboolean profile;      /* keep per-instruction energy for the hot window */
   gboolean keep_hbm;     /* hand the final HBM image to SimResult.hbm (tests) */
+  gboolean trace;        /* record the timeline into SimResult.trace (trace.h) */
 } SimOptions;
 
 /* Unit classes of the profile (energy and utilisation). */
@@ -22,6 +23,8 @@ typedef enum {
   UC_MMA, UC_VEC, UC_SFU, UC_RED, UC_DMA, UC_HBM, UC_NOC, UC_SH, UC_RF, UC__COUNT
 } UnitClass;
 extern const char *const sim_unit_class_name[UC__COUNT];
+
+typedef struct SimTrace SimTrace; /* trace.h */
 
 typedef struct HotInsn {
   int wg, pc;            /* instruction = prog->wgs[wg].insns[pc]        */
@@ -45,6 +48,7 @@ typedef struct SimResult {
   HotInsn *hot;           /* profile: instructions overlapping the window */
   int nhot;               /* sorted by energy, largest first              */
   float *hbm;             /* keep_hbm: final HBM (abi.hbm_bytes / 4 floats) */
+  SimTrace *trace;        /* SimOptions.trace: the timeline (trace.h)      */
 } SimResult;
 
 void sim_options_default(SimOptions *o);

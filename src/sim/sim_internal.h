@@ -6,6 +6,7 @@
 
 #include "calendar.h"
 #include "sim.h"
+#include "trace.h"
 
 #define T_INF INT64_MAX
 
@@ -117,6 +118,7 @@ typedef struct Sim {
   int *insn_base;
   double *ie;
   int64_t *istart, *iend;
+  SimTrace *tr;        /* --trace: the timeline being recorded, or NULL   */
   /* D1 host */
   int steps;
   int64_t *release_t;  /* per step: T_INF until released                  */

@@ -1,11 +1,15 @@
 /* tcc_sim.c - the tcc-sim command: assemble, simulate, report.
  *
  * Exit codes: 0 = correct and within budgets, 1 = a constraint fails
- * (numerics, area, power), 2 = bad input or a faulty program. */
+ * (numerics, area, power), 2 = bad input or a faulty program (or a trace
+ * file that cannot be written). */
+#include <errno.h>
+#include <glib/gstdio.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "sim.h"
+#include "trace.h"
 
 /* A decimal integer without sign or blanks in lo..hi into *v; FALSE on
  * anything else (a sign, garbage, empty, out of range). */
@@ -31,8 +35,21 @@ static int bad_number(const char *name, uint64_t lo, uint64_t hi, const char *te
   return 2;
 }
 
+/* Create (or truncate) FILE for the trace; on failure print
+ * `FILE:1:1: error: cannot write: REASON`. */
+static gboolean can_write(const char *file) {
+  FILE *f = g_fopen(file, "w");
+  if (!f) {
+    int e = errno;
+    fprintf(stderr, "%s:1:1: error: cannot write: %s\n", file, g_strerror(e));
+    return FALSE;
+  }
+  fclose(f);
+  return TRUE;
+}
+
 int main(int argc, char **argv) {
-  g_autofree char *seed_arg = NULL, *max_arg = NULL;
+  g_autofree char *seed_arg = NULL, *max_arg = NULL, *trace_file = NULL;
   gboolean json = FALSE, profile = FALSE, timing_only = FALSE, version = FALSE;
   GOptionEntry entries[] = {
       {"seed", 0, 0, G_OPTION_ARG_STRING, &seed_arg,
@@ -44,6 +61,8 @@ int main(int argc, char **argv) {
        "skip numerics (faster; no correctness verdict)", NULL},
       {"max-cycles", 0, 0, G_OPTION_ARG_STRING, &max_arg,
        "cycle limit, 1..10^18 (default 100000000)", "N"},
+      {"trace", 0, 0, G_OPTION_ARG_FILENAME, &trace_file,
+       "write a Chrome trace-event timeline (Perfetto, chrome://tracing) to FILE", "FILE"},
       {"version", 0, 0, G_OPTION_ARG_NONE, &version, "print the simulator version", NULL},
       {NULL, 0, 0, 0, NULL, NULL, NULL}};
   g_autoptr(GOptionContext) ctx = g_option_context_new("PROG.asm - simulate a TCC program");
@@ -77,17 +96,36 @@ int main(int argc, char **argv) {
       return bad_number("max-cycles", 1, (uint64_t)TCC_MAX_COUNT, max_arg);
     opt.max_cycles = (int64_t)v;
   }
+  if (trace_file && !*trace_file) {
+    fprintf(stderr, "tcc-sim: error: --trace needs a file name\n");
+    return 2;
+  }
   opt.timing_only = timing_only;
   opt.profile = profile;
+  opt.trace = trace_file != NULL;
   g_autoptr(Program) prog = sim_asm_load(argv[1], &err);
   if (!prog) {
     fprintf(stderr, "%s\n", err->message);
     return 2;
   }
+  /* a trace file that cannot be written fails before the run, not after */
+  if (trace_file && !can_write(trace_file)) return 2;
   SimResult res;
   if (!sim_run(prog, &opt, &res, &err)) {
     fprintf(stderr, "%s\n", err->message);
+    if (trace_file) g_remove(trace_file); /* no run, no timeline */
     return 2;
+  }
+  if (trace_file) {
+    TraceLimits lim;
+    trace_limits_default(&lim);
+    g_autofree char *note = NULL;
+    if (!trace_write(prog, res.trace, &lim, trace_file, &note, &err)) {
+      fprintf(stderr, "%s\n", err->message);
+      sim_result_clear(&res);
+      return 2;
+    }
+    if (note) fprintf(stderr, "tcc-sim: note: %s: %s\n", trace_file, note);
   }
   ReportOptions ro = {json, profile, opt.seed};
   g_autofree char *rep = sim_report(prog, &res, &ro);

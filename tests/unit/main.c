@@ -18,6 +18,8 @@ int main(void) {
   srunner_add_suite(sr, suite_gen());
   srunner_add_suite(sr, suite_parse());
   srunner_add_suite(sr, suite_explain());
+  srunner_add_suite(sr, suite_bounds());
+  srunner_add_suite(sr, suite_trace());
   srunner_run_all(sr, CK_NORMAL);
   int failed = srunner_ntests_failed(sr);
   srunner_free(sr);

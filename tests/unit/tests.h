@@ -21,6 +21,8 @@ Suite *suite_plan(void);
 Suite *suite_gen(void);
 Suite *suite_parse(void);
 Suite *suite_explain(void);
+Suite *suite_bounds(void);
+Suite *suite_trace(void);
 
 #include "sim.h"
 

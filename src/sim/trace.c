@@ -1,0 +1,75 @@
+/* trace.c - recording a run's timeline for --trace (trace.h): per
+ * instruction its issue and completion, the busy intervals of MMA arrays
+ * and DMA engines, and HBM / NoC traffic summed into buckets. */
+#include "trace.h"
+
+#include <string.h>
+
+SimTrace *trace_new(const Program *p) {
+  SimTrace *t = g_new0(SimTrace, 1);
+  t->nwgs = p->nwgs;
+  t->insn_base = g_new0(int, p->nwgs + 1);
+  for (int w = 0; w < p->nwgs; w++) t->insn_base[w + 1] = t->insn_base[w] + p->wgs[w].n;
+  int n = t->insn_base[p->nwgs];
+  t->issue = g_new(int64_t, n);
+  t->done = g_new(int64_t, n);
+  t->start = g_new(int64_t, n);
+  t->energy_pj = g_new0(double, n);
+  for (int i = 0; i < n; i++) t->issue[i] = t->done[i] = t->start[i] = -1;
+  t->mma = g_array_new(FALSE, FALSE, sizeof(TraceSlice));
+  t->dma = g_array_new(FALSE, FALSE, sizeof(TraceSlice));
+  t->hbm = p->hw.hbm_channels;
+  t->sms = p->hw.sms;
+  t->ncounters = t->hbm + 2 * t->sms;
+  t->bucket = 1;
+  t->count = g_new0(double, (size_t)t->ncounters * TRACE_BUCKET_CAP);
+  return t;
+}
+
+void trace_free(SimTrace *t) {
+  if (!t) return;
+  g_free(t->insn_base);
+  g_free(t->issue);
+  g_free(t->done);
+  g_free(t->start);
+  g_free(t->energy_pj);
+  g_array_free(t->mma, TRUE);
+  g_array_free(t->dma, TRUE);
+  g_free(t->count);
+  g_free(t->pw_t);
+  g_free(t->pw_v);
+  g_free(t);
+}
+
+void trace_insn(SimTrace *t, int wg, int pc, int64_t issue, int64_t done) {
+  int k = t->insn_base[wg] + pc;
+  t->issue[k] = issue;
+  t->done[k] = done;
+}
+
+void trace_unit(GArray *slices, int track, int64_t t0, int64_t t1, int wg, int pc) {
+  TraceSlice s = {t0, t1, track, wg, pc};
+  g_array_append_val(slices, s);
+}
+
+/* Double the bucket size: bucket i of the new size is buckets 2i and 2i+1
+ * of the old one (same order of additions for every run). */
+static void coarsen(SimTrace *t) {
+  for (int c = 0; c < t->ncounters; c++) {
+    double *v = t->count + (size_t)c * TRACE_BUCKET_CAP;
+    for (int i = 0; i < TRACE_BUCKET_CAP / 2; i++) v[i] = v[2 * i] + v[2 * i + 1];
+    memset(v + TRACE_BUCKET_CAP / 2, 0, sizeof(double) * (TRACE_BUCKET_CAP / 2));
+  }
+  t->bucket *= 2;
+}
+
+void trace_count(SimTrace *t, int counter, int64_t cycle, double amount) {
+  while (cycle / t->bucket >= TRACE_BUCKET_CAP) coarsen(t);
+  t->count[(size_t)counter * TRACE_BUCKET_CAP + (size_t)(cycle / t->bucket)] += amount;
+}
+
+void trace_limits_default(TraceLimits *l) {
+  l->max_insn_slices = 100000;
+  l->max_unit_slices = 50000;
+  l->max_buckets = 1000;
+}

@@ -1,0 +1,74 @@
+/* trace.h - the timeline of a run for `tcc-sim --trace` (docs/tools.md):
+ * what the simulator records while it runs (trace.c) and the Chrome
+ * trace-event JSON written from it (trace_json.c).
+ *
+ * Recording is off unless SimOptions.trace is set; then the engine calls
+ * the trace_* hooks below.  Per-unit traffic (HBM channels, NoC links) is
+ * summed into buckets of a power-of-two number of cycles that doubles as
+ * the run grows, so memory stays bounded however long the run. */
+#ifndef TCC_TRACE_H
+#define TCC_TRACE_H
+
+#include <glib.h>
+#include <stdint.h>
+
+#include "program.h"
+
+/* One busy interval of an MMA array or a DMA engine's request port. */
+typedef struct TraceSlice {
+  int64_t t0, t1;  /* [t0, t1) */
+  int track;       /* array sm*mma_arrays+a, or engine sm*dma_engines+e */
+  int wg, pc;      /* the instruction */
+} TraceSlice;
+
+enum { TRACE_BUCKET_CAP = 2048 }; /* buckets kept per counter while running */
+
+typedef struct SimTrace {
+  int nwgs;
+  int *insn_base;     /* nwgs + 1: global index of (wg, pc) = insn_base[wg] + pc */
+  int64_t *issue;     /* per instruction: issue cycle (-1: never issued)  */
+  int64_t *done;      /* completion (a transfer's, a compute's, END's)     */
+  int64_t *start;     /* first cycle of any of its actions (-1: none)      */
+  double *energy_pj;  /* its dynamic energy                                */
+  GArray *mma, *dma;  /* TraceSlice, in booking order                      */
+  /* counters: HBM channels [0, hbm), NoC in-links [hbm, hbm+sms), NoC
+   * out-links [hbm+sms, hbm+2*sms); lines or bytes per bucket */
+  int ncounters, hbm, sms;
+  int64_t bucket;     /* cycles per bucket (a power of two)                */
+  double *count;      /* ncounters x TRACE_BUCKET_CAP                      */
+  /* filled when the run ends (trace_finish) */
+  int64_t cycles;
+  double static_w, peak_w;
+  int64_t peak_start;
+  int64_t *pw_t;      /* the power trace as runs (a copy, see sim_internal.h) */
+  double *pw_v;
+  size_t pw_n;
+} SimTrace;
+
+SimTrace *trace_new(const Program *p);
+void trace_free(SimTrace *t);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(SimTrace, trace_free)
+
+/* Recording hooks (sim.c, dma.c). */
+void trace_insn(SimTrace *t, int wg, int pc, int64_t issue, int64_t done);
+void trace_unit(GArray *slices, int track, int64_t t0, int64_t t1, int wg, int pc);
+void trace_count(SimTrace *t, int counter, int64_t cycle, double amount);
+
+/* Limits of the JSON (docs/tools.md "Trace"): past them instructions and
+ * unit slices are aggregated, counters coarsened. */
+typedef struct TraceLimits {
+  int max_insn_slices;   /* slices on the WG tracks          */
+  int max_unit_slices;   /* slices on the MMA and DMA tracks */
+  int max_buckets;       /* points per counter track         */
+} TraceLimits;
+void trace_limits_default(TraceLimits *l);
+
+/* Write the Chrome trace-event JSON of a finished run to `file`.  On
+ * success *note is NULL, or says what was aggregated (for stderr).  FALSE
+ * with *err = "FILE:1:1: error: cannot write: REASON". */
+gboolean trace_write(const Program *p, const SimTrace *t, const TraceLimits *lim, const char *file,
+                     char **note, GError **err);
+/* The same JSON as a string (tests). */
+char *trace_json(const Program *p, const SimTrace *t, const TraceLimits *lim, char **note);
+
+#endif

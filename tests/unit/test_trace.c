@@ -1,0 +1,216 @@
+/* test_trace.c - the --trace timeline (trace.c, trace_json.c; docs/tools.md
+ * "Trace"): the JSON parses back (json-glib) with the fields the viewers
+ * need, slices on a track never overlap, the hottest window is marked where
+ * the report puts it, the same run gives the same bytes, tracing changes no
+ * report, long runs aggregate within the limits and say so, and a file that
+ * cannot be written is one diagnostic. */
+#include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
+#include <string.h>
+
+#include "tests.h"
+#include "trace.h"
+
+/* Run a program of the source tree with --trace (and --profile as given). */
+static Program *run_traced(const char *rel, gboolean trace, gboolean profile, SimResult *r) {
+  g_autoptr(GError) err = NULL;
+  g_autofree char *path = g_strconcat(TCC_TOP "/", rel, NULL);
+  Program *p = sim_asm_load(path, &err);
+  ck_assert_msg(p != NULL, "%s", err ? err->message : "");
+  SimOptions o;
+  sim_options_default(&o);
+  o.trace = trace;
+  o.profile = profile;
+  ck_assert_msg(sim_run(p, &o, r, &err), "%s", err ? err->message : "");
+  ck_assert(!trace || r->trace != NULL);
+  return p;
+}
+
+static char *json_of(const Program *p, const SimResult *r, const TraceLimits *lim, char **note) {
+  TraceLimits d;
+  trace_limits_default(&d);
+  return trace_json(p, r->trace, lim ? lim : &d, note);
+}
+
+/* Parse and check the required fields of every event; counts per phase
+ * and per pid of X events; the hottest-window slice's start. */
+typedef struct Seen {
+  int x, c, m, i;
+  int x_pid[8];
+  int64_t hot_start;
+  int knobs;        /* X slices whose args carry the plan knob */
+  int processes;    /* process_name records */
+} Seen;
+
+static void check_trace(const char *json, Seen *s) {
+  memset(s, 0, sizeof *s);
+  s->hot_start = -1;
+  g_autoptr(JsonParser) parser = json_parser_new();
+  g_autoptr(GError) err = NULL;
+  ck_assert_msg(json_parser_load_from_data(parser, json, -1, &err), "%s", err ? err->message : "");
+  JsonObject *top = json_node_get_object(json_parser_get_root(parser));
+  ck_assert(json_object_has_member(top, "otherData"));
+  JsonObject *other = json_object_get_object_member(top, "otherData");
+  ck_assert_str_eq(json_object_get_string_member(other, "version"), TCC_SIM_VERSION);
+  ck_assert(json_object_get_int_member(other, "cycles") > 0);
+  ck_assert(json_object_get_int_member(other, "bucket_cycles") >= 1);
+  JsonArray *ev = json_object_get_array_member(top, "traceEvents");
+  ck_assert(ev != NULL);
+  /* per (pid, tid): the end of the last X slice, to check nesting */
+  g_autoptr(GHashTable) ends = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+  for (guint k = 0; k < json_array_get_length(ev); k++) {
+    JsonObject *e = json_array_get_object_element(ev, k);
+    const char *ph = json_object_get_string_member(e, "ph");
+    ck_assert(json_object_has_member(e, "name") && json_object_has_member(e, "pid") &&
+              json_object_has_member(e, "tid") && json_object_has_member(e, "ts"));
+    int64_t pid = json_object_get_int_member(e, "pid"), tid = json_object_get_int_member(e, "tid");
+    int64_t ts = json_object_get_int_member(e, "ts");
+    ck_assert(ts >= 0);
+    if (strcmp(ph, "X") == 0) {
+      s->x++;
+      ck_assert(pid >= 1 && pid < 8);
+      s->x_pid[pid]++;
+      int64_t dur = json_object_get_int_member(e, "dur");
+      ck_assert(dur >= 1);
+      g_autofree char *key = g_strdup_printf("%" G_GINT64_FORMAT "/%" G_GINT64_FORMAT, pid, tid);
+      int64_t *end = g_hash_table_lookup(ends, key);
+      ck_assert_msg(!end || *end <= ts, "overlap on %s at %" G_GINT64_FORMAT, key, ts);
+      int64_t *ne = g_new(int64_t, 1);
+      *ne = ts + dur;
+      g_hash_table_replace(ends, g_strdup(key), ne);
+      JsonObject *args = json_object_get_object_member(e, "args");
+      ck_assert(args != NULL);
+      if (pid == 1) ck_assert(json_object_has_member(args, "line") && json_object_has_member(args, "energy_pj"));
+      if (pid == 1 && json_object_has_member(args, "knob")) s->knobs++;
+      if (g_str_has_prefix(json_object_get_string_member(e, "name"), "hottest window")) s->hot_start = ts;
+    } else if (strcmp(ph, "C") == 0) {
+      s->c++;
+      ck_assert(json_object_get_size(json_object_get_object_member(e, "args")) == 1);
+    } else if (strcmp(ph, "M") == 0) {
+      s->m++;
+      if (strcmp(json_object_get_string_member(e, "name"), "process_name") == 0) s->processes++;
+    } else {
+      ck_assert_str_eq(ph, "i");
+      s->i++;
+    }
+  }
+}
+
+/* A compiled program (knob comments), default limits: one slice per
+ * instruction and per MMA / DMA operation, six processes, the hottest
+ * window where the report says. */
+START_TEST(test_trace_fields) {
+  SimResult r;
+  g_autoptr(Program) p = run_traced("tests/golden/d1_small.asm", TRUE, FALSE, &r);
+  g_autofree char *note = NULL;
+  g_autofree char *json = json_of(p, &r, NULL, &note);
+  ck_assert(note == NULL);
+  Seen s;
+  check_trace(json, &s);
+  ck_assert_int_eq(s.processes, 6);
+  ck_assert_int_eq(s.x_pid[1], (int)r.insns);
+  ck_assert_int_eq(s.x_pid[2] + s.x_pid[3], (int)(r.trace->mma->len + r.trace->dma->len));
+  ck_assert(s.x_pid[2] > 0 && s.x_pid[3] > 0);
+  ck_assert(s.knobs > 0);
+  ck_assert_int_eq(s.hot_start, r.peak_start);
+  ck_assert_int_eq(s.i, 1);
+  ck_assert(s.c > 0);
+  ck_assert(strstr(json, "\"instructions\":\"one slice per instruction"));
+  sim_result_clear(&r);
+}
+END_TEST
+
+/* Same input, same bytes; and tracing changes neither the text nor the
+ * JSON report (with --profile, which shares the per-instruction energy). */
+START_TEST(test_trace_deterministic_and_silent) {
+  SimResult a, b, plain;
+  g_autoptr(Program) pa = run_traced("tests/asm/tiny_p1.asm", TRUE, TRUE, &a);
+  g_autoptr(Program) pb = run_traced("tests/asm/tiny_p1.asm", TRUE, TRUE, &b);
+  g_autoptr(Program) pc = run_traced("tests/asm/tiny_p1.asm", FALSE, TRUE, &plain);
+  g_autofree char *na = NULL, *nb = NULL;
+  g_autofree char *ja = json_of(pa, &a, NULL, &na), *jb = json_of(pb, &b, NULL, &nb);
+  ck_assert_str_eq(ja, jb);
+  for (int json = 0; json < 2; json++)
+    for (int profile = 0; profile < 2; profile++) {
+      ReportOptions ro = {json, profile, 7};
+      g_autofree char *with = sim_report(pa, &a, &ro), *without = sim_report(pc, &plain, &ro);
+      ck_assert_str_eq(with, without);
+    }
+  sim_result_clear(&a);
+  sim_result_clear(&b);
+  sim_result_clear(&plain);
+}
+END_TEST
+
+/* Over the limits: instructions aggregate per task, unit slices merge,
+ * counters coarsen -- within the limits, and otherData and the note say so. */
+START_TEST(test_trace_aggregates) {
+  SimResult r;
+  g_autoptr(Program) p = run_traced("tests/golden/d1_small.asm", TRUE, FALSE, &r);
+  /* d1_small: 332 instructions, 106 unit operations on 48 tracks */
+  TraceLimits lim = {.max_insn_slices = 40, .max_unit_slices = 60, .max_buckets = 10};
+  g_autofree char *note = NULL;
+  g_autofree char *json = json_of(p, &r, &lim, &note);
+  ck_assert(note != NULL);
+  ck_assert(strstr(note, "aggregated") && strstr(note, "merged"));
+  Seen s;
+  check_trace(json, &s);
+  ck_assert(s.x_pid[1] > 0 && s.x_pid[1] <= 40);
+  ck_assert(s.x_pid[2] + s.x_pid[3] <= 60);
+  ck_assert(strstr(json, "\"instructions\":\"") && strstr(json, "instructions aggregated into"));
+  g_autoptr(JsonParser) parser = json_parser_new();
+  ck_assert(json_parser_load_from_data(parser, json, -1, NULL));
+  JsonObject *other = json_object_get_object_member(json_node_get_object(json_parser_get_root(parser)), "otherData");
+  int64_t B = json_object_get_int_member(other, "bucket_cycles");
+  ck_assert((r.cycles + B - 1) / B <= 10);
+  /* the tightest limits still make a valid file: at worst one slice per WG
+   * and one per MMA array or DMA engine that worked */
+  TraceLimits tiny = {.max_insn_slices = 1, .max_unit_slices = 1, .max_buckets = 1};
+  g_autofree char *n2 = NULL;
+  g_autofree char *j2 = json_of(p, &r, &tiny, &n2);
+  check_trace(j2, &s);
+  ck_assert(strstr(j2, "instructions from ") && strstr(j2, "\"first_task\":"));
+  ck_assert(strstr(n2, "slices of up to "));
+  int active = 0;
+  for (int w = 0; w < p->nwgs; w++) active += p->wgs[w].n > 0;
+  ck_assert_int_le(s.x_pid[1], active);
+  ck_assert_int_le(s.x_pid[2], p->hw.sms * p->hw.mma_arrays);
+  ck_assert_int_le(s.x_pid[3], p->hw.sms * p->hw.dma_engines);
+  sim_result_clear(&r);
+}
+END_TEST
+
+/* A file that cannot be written: one diagnostic, FILE:1:1. */
+START_TEST(test_trace_write_error) {
+  SimResult r;
+  g_autoptr(Program) p = run_traced("tests/asm/tiny_d1.asm", TRUE, FALSE, &r);
+  TraceLimits lim;
+  trace_limits_default(&lim);
+  g_autoptr(GError) err = NULL;
+  g_autofree char *note = NULL;
+  ck_assert(!trace_write(p, r.trace, &lim, "/nonexistent-dir/t.json", &note, &err));
+  ck_assert_str_eq(err->message, "/nonexistent-dir/t.json:1:1: error: cannot write: No such file or directory");
+  /* and one that can: the same bytes as the string */
+  g_autofree char *dir = g_dir_make_tmp("tcc-trace-XXXXXX", NULL);
+  g_autofree char *file = g_build_filename(dir, "t.json", NULL);
+  ck_assert(trace_write(p, r.trace, &lim, file, &note, NULL));
+  g_autofree char *text = NULL, *want = json_of(p, &r, NULL, &note);
+  ck_assert(g_file_get_contents(file, &text, NULL, NULL));
+  ck_assert_str_eq(text, want);
+  g_remove(file);
+  g_rmdir(dir);
+  sim_result_clear(&r);
+}
+END_TEST
+
+Suite *suite_trace(void) {
+  Suite *s = suite_create("trace");
+  TCase *tc = tcase_create("trace_json");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, test_trace_fields);
+  tcase_add_test(tc, test_trace_deterministic_and_silent);
+  tcase_add_test(tc, test_trace_aggregates);
+  tcase_add_test(tc, test_trace_write_error);
+  suite_add_tcase(s, tc);
+  return s;
+}
