@@ -6,12 +6,13 @@
  * - Self-paced (pacing_wg = -1): after a full bucket the WG waits
  *   event_interval cycles (WAITT) before its next load.
  * - Paced by a WG (the seeds' scheme): buckets are numbered machine-wide in
- *   program order; a WG WAITs for ev.bucket >= its bucket's number before the
- *   bucket's first load, and a pacer task alone on WG pacing_wg signals
- *   ev.bucket once every event_interval cycles.  The machine then streams at
+ *   the order their data is needed (paced()); a WG WAITs for ev.bucket >= its
+ *   bucket's number before the bucket's first load, and a pacer task alone on
+ *   WG pacing_wg signals ev.bucket once every event_interval cycles.  The machine then streams at
  *   most one bucket per interval however many WGs are ready, which caps the
- *   busy HBM channels and so the hottest power window.  Bucket numbers only
- *   grow along program order and the pacer depends on nobody: no deadlock. */
+ *   busy HBM channels and so the hottest power window.  Bucket numbers never
+ *   decrease along a WG's program and the pacer depends on nobody: no
+ *   deadlock. */
 #include <string.h>
 
 #include "ir.h"
@@ -66,46 +67,110 @@ static IrOp sync_op(IrOpKind kind, int ev, int64_t n, IrProv prov) {
   return w;
 }
 
-/* Paced by a WG: cut each task's loads into buckets numbered machine-wide
- * in program order; WAIT for the bucket's release before its first load and
- * SIG ev.took after its last load (before the next bucket's WAIT, or at the
- * task's end).  A bucket never spans tasks, so a bucket's completion depends
- * only on its own task and on tasks created before it. */
+/* A bucket: where its WAIT goes (task, op index before which), the order
+ * key it is released by, and its number. */
+typedef struct Bucket {
+  int task;
+  guint at;     /* index of its first load in the task's ops (before insertion) */
+  guint end;    /* where its SIG ev.took goes: before the next bucket's     */
+                /* WAIT, or at the task's end for its last bucket              */
+  int64_t key;  /* the stage that first needs its data                          */
+  int64_t seq;  /* creation order: ties                                         */
+  int64_t num;  /* its release number, 1..                                      */
+} Bucket;
+
+static int by_key(const void *a, const void *b) {
+  const Bucket *x = *(Bucket *const *)a, *y = *(Bucket *const *)b;
+  if (x->key != y->key) return (x->key > y->key) - (x->key < y->key);
+  return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+/* Per RF tensor, the lowest stage of a task (stage >= 0) that reads it:
+ * when a load's data is first needed. */
+static int64_t *first_reader(const Ir *ir) {
+  guint T = ir->tensors->len;
+  int64_t *first = g_new(int64_t, T + 1);
+  for (guint t = 0; t < T; t++) first[t] = G_MAXINT64;
+  for (guint k = 0; k < ir->tasks->len; k++) {
+    const IrTask *task = ir_task_at(ir, (int)k);
+    if (task->stage < 0) continue;
+    for (guint i = 0; i < task->ops->len; i++) {
+      const IrOp *op = &g_array_index(task->ops, IrOp, i);
+      const IrView *src[] = {&op->a, &op->b, &op->c};
+      for (int q = 0; q < 3; q++)
+        if (src[q]->t >= 0 && (guint)src[q]->t < T && task->stage < first[src[q]->t])
+          first[src[q]->t] = task->stage;
+    }
+  }
+  return first;
+}
+
+/* Paced by a WG: cut each task's loads into buckets; WAIT for the bucket's
+ * release before its first load and SIG ev.took after its last load (before
+ * the next bucket's WAIT, or at the task's end).  A bucket never spans
+ * tasks.  Buckets are numbered in the order their data is needed, not in
+ * program order: by the lowest stage of a task that reads what they load
+ * (a preload's panels: the stage that first multiplies by them; a task's
+ * own loads: its stage), ties in program order; along each WG's program the
+ * numbers never decrease (a bucket takes at least its predecessor's), so
+ * with in_flight a WG never waits for a bucket behind one it holds. */
 static gboolean paced(Ir *ir, const Schedule *pp, IrProv prov, GError **err) {
   int ev = ir_event(ir, "bucket"), took = ir_event(ir, "took"), pacer_task = -1;
-  int64_t next = 0;
+  g_autofree int64_t *need = first_reader(ir);
+  g_autoptr(GPtrArray) all = g_ptr_array_new_with_free_func(g_free);
   for (guint k = 0; k < ir->tasks->len; k++) {
     IrTask *task = ir_task_at(ir, (int)k);
     if (task->role.kind == ROLE_PACER) {
       pacer_task = (int)k;
       continue;
     }
-    int64_t fill = -1; /* -1: no open bucket in this task */
+    Bucket *b = NULL;
+    int64_t fill = 0;
     for (guint i = 0; i < task->ops->len; i++) {
       IrOp *op = &g_array_index(task->ops, IrOp, i);
       if (op->kind != IR_LD || ir_tensor(ir, op->mem.t)->home != HOME_HBM) continue;
       int64_t bytes = HBM_LINE * lines(ir, op);
-      if (fill < 0 || fill + bytes > pp->bucket_bytes) {
-        if (fill >= 0) {
-          IrOp t = sync_op(IR_SIG, took, 1, prov);
-          g_array_insert_val(task->ops, i++, t);
-        }
-        IrOp w = sync_op(IR_WAIT, ev, ++next, prov);
-        g_array_insert_val(task->ops, i++, w);
+      if (!b || fill + bytes > pp->bucket_bytes) {
+        if (b) b->end = i; /* its SIG right before the next bucket's WAIT */
+        b = g_new0(Bucket, 1);
+        b->task = (int)k, b->at = i, b->key = G_MAXINT64, b->seq = all->len;
+        g_ptr_array_add(all, b);
         fill = 0;
       }
       fill += bytes;
+      int64_t when = task->stage >= 0 ? task->stage : (op->d.t >= 0 ? need[op->d.t] : G_MAXINT64);
+      if (when < b->key) b->key = when;
     }
-    if (fill >= 0) {
-      IrOp t = sync_op(IR_SIG, took, 1, prov);
-      g_array_append_val(task->ops, t);
-    }
+    if (b) b->end = task->ops->len; /* the last bucket's SIG: at the task's end */
   }
   if (pacer_task < 0) {
     ir_error(ir, err, prov, "internal: power.pacing_wg is set but there is no pacer task");
     return FALSE;
   }
-  pacer(ir, pacer_task, pp, next, prov);
+  /* numbers by need, then made monotone along each WG's program */
+  g_autoptr(GPtrArray) order = g_ptr_array_new();
+  for (guint i = 0; i < all->len; i++) g_ptr_array_add(order, g_ptr_array_index(all, i));
+  qsort(order->pdata, order->len, sizeof(gpointer), by_key);
+  for (guint i = 0; i < order->len; i++) ((Bucket *)g_ptr_array_index(order, i))->num = (int64_t)i + 1;
+  int nwg = sim_machine_wgs(&ir->hw);
+  g_autofree int64_t *last = g_new0(int64_t, nwg);
+  for (guint i = 0; i < all->len; i++) {
+    Bucket *b = g_ptr_array_index(all, i);
+    int wg = ir_task_at(ir, b->task)->wg;
+    if (wg >= 0 && wg < nwg) {
+      if (b->num < last[wg]) b->num = last[wg];
+      last[wg] = b->num;
+    }
+  }
+  /* the ops, from each task's last bucket back (indices stay valid) */
+  for (guint i = all->len; i-- > 0;) {
+    Bucket *b = g_ptr_array_index(all, i);
+    IrTask *task = ir_task_at(ir, b->task);
+    IrOp t = sync_op(IR_SIG, took, 1, prov), w = sync_op(IR_WAIT, ev, b->num, prov);
+    g_array_insert_val(task->ops, b->end, t);
+    g_array_insert_val(task->ops, b->at, w);
+  }
+  pacer(ir, pacer_task, pp, (int64_t)all->len, prov);
   return TRUE;
 }
 

@@ -1180,6 +1180,47 @@ START_TEST(test_gelu_factor) {
 }
 END_TEST
 
+/* A pacing WG releases buckets in the order their data is needed: the
+ * buckets of preload tasks whose WGs keep qkv panels (stage 0) come before
+ * those of WGs keeping only W2 panels, though the WGs' program order says
+ * otherwise; numbers never decrease along a WG's program. */
+START_TEST(test_pacing_by_need) {
+  g_autoptr(Plan) p = small_plan(PROB_D1, "panels: {w1: 32, w2: 16}\n  weights: resident\n  power: {bucket_bytes: 4096, event_interval: 16, pacing_wg: 63}");
+  g_autoptr(GError) err = NULL;
+  g_autoptr(Ir) ir = pass_pipeline(p, PROB_D1, NULL, NULL, TRUE, &err);
+  ck_assert_msg(ir, "%s", err ? err->message : "?");
+  int nwg = sim_machine_wgs(&ir->hw), ev = -1;
+  for (guint e = 0; e < ir->events->len; e++)
+    if (strcmp(g_ptr_array_index(ir->events, e), "bucket") == 0) ev = (int)e;
+  ck_assert_int_ge(ev, 0);
+  g_autofree int *rank = g_new(int, nwg);
+  for (int w = 0; w < nwg; w++) rank[w] = 9;
+  static const int proj_rank[PROJ__COUNT] = {0, 2, 3, 4};
+  for (guint k = 0; k < ir->tasks->len; k++) {
+    const IrTask *t = ir_task_at(ir, (int)k);
+    if (t->role.kind != ROLE_PRELOAD && t->role.proj >= 0 && t->pin >= 0)
+      rank[t->pin] = MIN(rank[t->pin], proj_rank[t->role.proj]);
+  }
+  int64_t max_qkv = 0, min_w2 = G_MAXINT64;
+  g_autofree int64_t *last = g_new0(int64_t, nwg);
+  for (guint k = 0; k < ir->tasks->len; k++) {
+    const IrTask *t = ir_task_at(ir, (int)k);
+    for (guint i = 0; i < t->ops->len; i++) {
+      const IrOp *op = &g_array_index(t->ops, IrOp, i);
+      if (op->kind != IR_WAIT || op->event != ev) continue;
+      ck_assert_int_ge(op->n, last[t->wg]);
+      last[t->wg] = op->n;
+      if (t->role.kind != ROLE_PRELOAD) continue;
+      if (rank[t->wg] == 0) max_qkv = MAX(max_qkv, op->n);
+      if (rank[t->wg] == 4) min_w2 = MIN(min_w2, op->n);
+    }
+  }
+  ck_assert_msg(max_qkv > 0 && min_w2 < G_MAXINT64 && max_qkv < min_w2,
+                "qkv buckets up to %" G_GINT64_FORMAT ", W2 from %" G_GINT64_FORMAT, max_qkv, min_w2);
+  compile_run(p, PROB_D1, "paced by need", NULL);
+}
+END_TEST
+
 /* power.wave_order: need: the preload tasks of WGs keeping a qkv panel (the
  * first stage) are in the first wave (they wait for nothing), those whose
  * WGs keep only W2 panels in the last; by SM number (the default) a qkv
@@ -1392,6 +1433,7 @@ Suite *suite_gen(void) {
   tcase_add_test(tc, test_first_token);
   tcase_add_test(tc, test_q_first);
   tcase_add_test(tc, test_gelu_factor);
+  tcase_add_test(tc, test_pacing_by_need);
   tcase_add_test(tc, test_knob_pacing_wg_alone);
   tcase_add_test(tc, test_knob_kv_temp_slower);
   tcase_add_test(tc, test_knob_power_directions);
