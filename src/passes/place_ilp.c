@@ -34,6 +34,7 @@
 
 #include <glpk.h>
 #include <math.h>
+#include <string.h>
 
 typedef struct Model {
   int ns, nw, nsm;           /* stages, WG slots, SMs                          */
@@ -413,8 +414,18 @@ gboolean lw_place_ilp(Ir *ir, const LwUnit *u, int n, const GArray *order, int c
     for (int st = 0; st < m.ns; st++)
       for (int k = 0; m.units[st] && k < m.nw; k++)
         cnt[st * m.nw + k] = (int)lround(glp_mip_col_val(P, m.n_col[st * m.nw + k]));
-    assign(&m, u, n, cnt, wg);
     int64_t obj = evaluate(&m, cnt, NULL);
+    /* a tie goes to the constructive placement: the ILP changes a plan only
+     * where it proves a lower objective (an equal one is often a
+     * permutation that the objective cannot tell apart but the simulator
+     * can: docs/techniques.md) */
+    if (cons && evaluate(&m, cons, NULL) <= obj) {
+      memcpy(cnt, cons, sizeof(int) * (gsize)m.ns * m.nw);
+      memcpy(wg, constructive, sizeof(int) * (gsize)n);
+      obj = evaluate(&m, cnt, NULL);
+    } else {
+      assign(&m, u, n, cnt, wg);
+    }
     /* loads are integers: so is any objective, and the bound rounds up */
     int64_t bound = status == GLP_OPT ? obj : (int64_t)ceil(MAX(se.bound, 0) - 1e-6);
     report(ir, &m, status == GLP_OPT ? IR_ILP_OPTIMAL : IR_ILP_FEASIBLE, obj, MIN(bound, obj), cnt, cons, P);

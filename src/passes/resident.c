@@ -156,18 +156,21 @@ gboolean lw_resident_place(Ir *ir, LwResident *r, GError **err) {
     at[a] = wg;
   }
   if (s->solver == SOLVER_ILP) {
-    /* the ILP proposes (the constructive placement is its first incumbent);
-     * the history K/V then fills the WGs in order from the first */
+    /* the ILP proposes (the constructive placement is its first incumbent,
+     * kept on a tie); the history K/V then fills the WGs in order from the
+     * first */
     g_autofree int *ilp = g_new(int, MAX(todo->len, 1));
     if (!lw_place_ilp(ir, (const LwUnit *)(void *)todo->data, (int)todo->len, order, room - 1,
                       fits ? at : NULL, ilp, err)) {
       g_array_free(order, TRUE);
       return FALSE;
     }
-    memcpy(at, ilp, sizeof(int) * todo->len);
-    memset(used, 0, sizeof(int) * (gsize)nwg);
-    for (guint a = 0; a < todo->len; a++) used[at[a]] += g_array_index(todo, LwUnit, a).parts;
-    next = 0;
+    if (!fits || memcmp(at, ilp, sizeof(int) * todo->len) != 0) { /* else the constructive's kept */
+      memcpy(at, ilp, sizeof(int) * todo->len);
+      memset(used, 0, sizeof(int) * (gsize)nwg);
+      for (guint a = 0; a < todo->len; a++) used[at[a]] += g_array_index(todo, LwUnit, a).parts;
+      next = 0;
+    }
   }
   for (guint a = 0; a < todo->len; a++) {
     const LwUnit *e = &g_array_index(todo, LwUnit, a);

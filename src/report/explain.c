@@ -185,8 +185,9 @@ static void placement_text(GString *o, const Ir *ir, const Schedule *s) {
                             "active_weight %d\n",
                          a->units, a->stages->len, a->wgs, a->columns, a->rows, s->obj_active_weight);
   if (a->constructive >= 0)
-    g_string_append_printf(o, "  the constructive placement scores %" G_GINT64_FORMAT " by the same formula\n",
-                           a->constructive);
+    g_string_append_printf(o, "  the constructive placement scores %" G_GINT64_FORMAT " by the same formula%s\n",
+                           a->constructive,
+                           a->constructive == a->objective ? ": as good, so it is kept (ties go to it)" : "");
   else
     g_string_append(o, "  the constructive placement does not fit\n");
   g_string_append(o, "  stage    busiest SM load (ilp / constructive)\n");
