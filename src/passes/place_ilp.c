@@ -364,9 +364,9 @@ static void infeasible(Ir *ir, const Model *m, GError **err) {
              need, m->nw, have, m->cap);
   else
     ir_error(ir, err, ir_prov(ir, "placement.solver"),
-             "placement.solver: ilp: infeasible: capacity: the panels (%d partitions, up to %d "
-             "each) pack into no %d WGs of %d partitions",
-             need, largest, m->nw, m->cap);
+             "placement.solver: ilp: infeasible: capacity: the panels need %d of the %d partitions "
+             "%d WGs keep (%d each), but units of up to %d partitions pack into none of them",
+             need, have, m->nw, m->cap, largest);
 }
 
 gboolean lw_place_ilp(Ir *ir, const LwUnit *u, int n, const GArray *order, int cap,
