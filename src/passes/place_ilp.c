@@ -89,7 +89,7 @@ static void model_init(Model *m, const Ir *ir, const LwUnit *u, int n, const GAr
     m->load[st] = K / s->obj_k_divisor + s->obj_partition_weight * u[i].parts;
   }
   for (int st = 0; st < m->ns; st++) {
-    if (!m->units[st]) continue;
+    if (!m->units[st] || !m->nsm) continue; /* no SM: infeasible, said by the caller */
     m->ub[st] = MIN(m->units[st], cap / m->parts[st]);
     int c = (m->units[st] + m->nsm - 1) / m->nsm, need = (c + m->ub[st] - 1) / MAX(m->ub[st], 1);
     m->lb[st] = c * m->load[st] + m->active * need;
