@@ -4,7 +4,9 @@
  * decreasing; ties in layer, projection, panel order), take the WGs of the
  * SMs used in the placer's SM-interleaved order, round robin, skipping a WG
  * whose partitions (less rf_temp_kib's, kept for the tasks' activations, and
- * one for its biases) are full.  One preload task per WG, pinned to it
+ * one for its biases) are full; with placement.solver: ilp, place_ilp.c
+ * assigns them instead (this placement is its first incumbent and is kept
+ * on a tie).  One preload task per WG, pinned to it
  * and made before every step, loads its panels once; each step's task for a
  * panel is pinned to the same WG and multiplies by the panel where it lies
  * (ir_verify lets a pinned task read what an earlier task pinned there
