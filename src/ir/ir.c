@@ -67,6 +67,10 @@ void ir_free(Ir *ir) {
   g_ptr_array_free(ir->tasks, TRUE);
   g_ptr_array_free(ir->events, TRUE);
   g_ptr_array_free(ir->groups, TRUE);
+  if (ir->ilp) {
+    g_array_free(ir->ilp->stages, TRUE);
+    g_free(ir->ilp);
+  }
   g_free(ir->plan_file);
   g_free(ir);
 }

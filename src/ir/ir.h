@@ -145,6 +145,26 @@ typedef struct IrGroup {
   char *event;      /* the family's event name: "qkv_l0"                     */
 } IrGroup;
 
+/* The ILP placement's account (place_ilp.c, placement.solver: ilp), for
+ * tcc-gen --explain: what the solver proved and, per stage (layer,
+ * projection), the busiest SM's load of its placement and of the
+ * constructive one, by the same formula.  No solve time: it varies. */
+typedef enum {
+  IR_ILP_OPTIMAL,   /* proved optimal                                     */
+  IR_ILP_FEASIBLE,  /* the time limit stopped it with an incumbent        */
+} IrIlpStatus;
+typedef struct IrIlpStage {
+  char name[24];    /* "l0.w1"                                             */
+  int64_t max_load, constructive_max_load;
+} IrIlpStage;
+typedef struct IrIlp {
+  IrIlpStatus status;
+  int64_t objective, bound;  /* bound: the best bound proved (= objective when optimal) */
+  int64_t constructive;      /* the constructive placement's objective (-1: it failed) */
+  int units, wgs, columns, rows; /* the model's size                        */
+  GArray *stages;            /* IrIlpStage, in (layer, projection) order    */
+} IrIlp;
+
 typedef struct Ir {
   Machine hw;
   Problem prob;
@@ -160,6 +180,7 @@ typedef struct Ir {
   gsize max_ops;      /* the lowering's limit on nops (ir_new: IR_MAX_OPS)   */
   IrProv section;     /* the problem section's key in the plan: where an     */
                       /* error that no written knob explains points (ir_error) */
+  IrIlp *ilp;         /* the ILP placement's account (NULL: not used); owned */
   /* ir.c's storage of the tensors: `tensors` points into these blocks of
    * IrTensor (owned), filled in creation order; fewer and denser allocations
    * than one per tensor (a P1 program has ~34k tensors). */

@@ -163,6 +163,21 @@ void lw_resident_project(Ir *ir, int task, IrView a, const LwResident *r, int l,
                          IrView acc, IrProv prov);
 void lw_resident_free(LwResident *r);
 
+/* One unit of resident placement: K shard k of panel p of projection j in
+ * layer l, and the RF partitions its weights take. */
+typedef struct LwUnit {
+  int parts, l, j, p, k;
+} LwUnit;
+/* placement.solver: ilp (place_ilp.c): a WG for each of the n units from
+ * GLPK (wg[i]), among the WGs of `order` (the SMs used, less the pacing
+ * WG), each holding at most `cap` partitions of units; `constructive` (or
+ * NULL when first fit failed) is the constructive placement, the solver's
+ * first incumbent and its reported yardstick.  Records its account in
+ * ir->ilp.  FALSE with an error at placement.solver when no placement
+ * exists or none is found within placement.time_limit_s. */
+gboolean lw_place_ilp(Ir *ir, const LwUnit *u, int n, const GArray *order, int cap,
+                      const int *constructive, int *wg, GError **err);
+
 /* Attention of one query block against `keys` keys streamed in blocks
  * (attention.c): q (R x 32) is loaded; K and V rows row0.. of `ksym`/`vsym`
  * (32 floats a row); `mask` (R x R, or absent: t = -1) is added to the

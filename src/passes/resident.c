@@ -4,7 +4,9 @@
  * decreasing; ties in layer, projection, panel order), take the WGs of the
  * SMs used in the placer's SM-interleaved order, round robin, skipping a WG
  * whose partitions (less rf_temp_kib's, kept for the tasks' activations, and
- * one for its biases) are full.  One preload task per WG, pinned to it
+ * one for its biases) are full; with placement.solver: ilp, place_ilp.c
+ * assigns them instead (this placement is its first incumbent and is kept
+ * on a tie).  One preload task per WG, pinned to it
  * and made before every step, loads its panels once; each step's task for a
  * panel is pinned to the same WG and multiplies by the panel where it lies
  * (ir_verify lets a pinned task read what an earlier task pinned there
@@ -95,7 +97,7 @@ gboolean lw_resident_place(Ir *ir, LwResident *r, GError **err) {
   int *used = r->used;
   /* the panels, largest first (first fit decreasing packs the WGs tighter;
    * ties in (layer, projection, panel) order) */
-  g_autoptr(GArray) todo = g_array_new(FALSE, FALSE, sizeof(int) * 5); /* parts, l, j, p, shard */
+  g_autoptr(GArray) todo = g_array_new(FALSE, FALSE, sizeof(LwUnit));
   for (int l = 0; l < r->layers; l++)
     for (int j = 0; j < PROJ__COUNT; j++) {
       int ks = s->k_split[j], K = sched_proj_k(d, (SchedProj)j) / ks, P = s->panel[j];
@@ -114,42 +116,67 @@ gboolean lw_resident_place(Ir *ir, LwResident *r, GError **err) {
       }
       for (int p = 0; p < np; p++)
         for (int k = 0; k < ks; k++) {
-          int e[5] = {parts, l, j, p, k};
+          LwUnit e = {parts, l, j, p, k};
           g_array_append_val(todo, e);
         }
     }
   for (guint a = 1; a < todo->len; a++) /* stable insertion sort by parts, descending */
     for (guint b = a; b > 0; b--) {
-      int *x = &g_array_index(todo, int, 5 * (b - 1)), *y = &g_array_index(todo, int, 5 * b);
-      if (x[0] >= y[0]) break;
-      for (int q = 0; q < 5; q++) {
-        int tmp = x[q];
-        x[q] = y[q], y[q] = tmp;
-      }
+      LwUnit *x = &g_array_index(todo, LwUnit, b - 1), *y = &g_array_index(todo, LwUnit, b);
+      if (x->parts >= y->parts) break;
+      LwUnit tmp = *x;
+      *x = *y, *y = tmp;
     }
+  g_autofree int *at = g_new(int, MAX(todo->len, 1)); /* each unit's WG */
   guint next = 0;
-  for (guint a = 0; a < todo->len; a++) {
-    const int *e = &g_array_index(todo, int, 5 * a);
-    int parts = e[0], l = e[1], j = e[2], p = e[3], k = e[4], wg = -1;
+  gboolean fits = TRUE;
+  for (guint a = 0; a < todo->len && fits; a++) {
+    const LwUnit *e = &g_array_index(todo, LwUnit, a);
+    int wg = -1;
     guint tried = 0;
     for (; tried < order->len; tried++) {
       int c = g_array_index(order, int, (next + tried) % order->len);
-      if (used[c] + parts + 1 <= room) {
+      if (used[c] + e->parts + 1 <= room) {
         wg = c;
         break;
       }
     }
-    if (wg < 0) {
+    if (wg < 0 && s->solver != SOLVER_ILP) {
       ir_error(ir, err, ir_prov(ir, "weights"),
                "weights: resident: the weights do not fit the RF of %d SM%s after rf_temp_kib "
                "(layer %d %s panel %d finds no WG with %d free partitions; see tcc-gen --explain)",
-               S, S == 1 ? "" : "s", l, sched_proj_name[j], p, parts + 1);
+               S, S == 1 ? "" : "s", e->l, sched_proj_name[e->j], e->p, e->parts + 1);
       g_array_free(order, TRUE);
       return FALSE;
     }
+    if (wg < 0) { /* the ILP may still pack them */
+      fits = FALSE;
+      break;
+    }
     next = (next + tried + 1) % order->len;
-    used[wg] += parts;
-    r->wg[shard_slot(r, l, (SchedProj)j, p, k)] = wg;
+    used[wg] += e->parts;
+    at[a] = wg;
+  }
+  if (s->solver == SOLVER_ILP) {
+    /* the ILP proposes (the constructive placement is its first incumbent,
+     * kept on a tie); the history K/V then fills the WGs in order from the
+     * first */
+    g_autofree int *ilp = g_new(int, MAX(todo->len, 1));
+    if (!lw_place_ilp(ir, (const LwUnit *)(void *)todo->data, (int)todo->len, order, room - 1,
+                      fits ? at : NULL, ilp, err)) {
+      g_array_free(order, TRUE);
+      return FALSE;
+    }
+    if (!fits || memcmp(at, ilp, sizeof(int) * todo->len) != 0) { /* else the constructive's kept */
+      memcpy(at, ilp, sizeof(int) * todo->len);
+      memset(used, 0, sizeof(int) * (gsize)nwg);
+      for (guint a = 0; a < todo->len; a++) used[at[a]] += g_array_index(todo, LwUnit, a).parts;
+      next = 0;
+    }
+  }
+  for (guint a = 0; a < todo->len; a++) {
+    const LwUnit *e = &g_array_index(todo, LwUnit, a);
+    r->wg[shard_slot(r, e->l, (SchedProj)e->j, e->p, e->k)] = at[a];
   }
   place_kv(ir, r, order, next, room);
   g_array_free(order, TRUE);

@@ -157,6 +157,49 @@ static char *size(int64_t b) {
 /* "0.75 MiB": the budget lines speak MiB, as the seeds' arithmetic does. */
 static char *mib(int64_t b) { return g_strdup_printf("%.4g MiB", (double)b / (1 << 20)); }
 
+static const char *ilp_status(const IrIlp *a) {
+  return a->status == IR_ILP_OPTIMAL ? "optimal" : "feasible at the time limit";
+}
+
+static double ilp_gap(const IrIlp *a) {
+  return a->objective > 0 ? 100.0 * (double)(a->objective - a->bound) / (double)a->objective : 0;
+}
+
+/* placement.solver: ilp: what GLPK proved (ir->ilp; place_ilp.c) and the
+ * busiest SM's load per stage, beside the constructive placement's. */
+static void placement_text(GString *o, const Ir *ir, const Schedule *s) {
+  g_string_append(o, "\nplacement (ilp, GLPK; the solver proposes, the simulator decides: run tcc-sim):\n");
+  if (!ir || !ir->ilp) {
+    g_string_append(o, "  none: the plan did not compile (below)\n");
+    return;
+  }
+  const IrIlp *a = ir->ilp;
+  g_string_append_printf(o, "  status %s", ilp_status(a));
+  if (a->status == IR_ILP_FEASIBLE)
+    g_string_append_printf(o, " (time_limit_s %d: the incumbent depends on the machine's speed)",
+                           s->solver_time_limit_s);
+  g_string_append_printf(o, "; objective %" G_GINT64_FORMAT ", best bound %" G_GINT64_FORMAT
+                            ", gap %.2f%%\n",
+                         a->objective, a->bound, ilp_gap(a));
+  g_string_append_printf(o, "  model: %d units in %u stages on %d WGs, %d columns, %d rows; "
+                            "active_weight %d\n",
+                         a->units, a->stages->len, a->wgs, a->columns, a->rows, s->obj_active_weight);
+  if (a->constructive >= 0)
+    g_string_append_printf(o, "  the constructive placement scores %" G_GINT64_FORMAT " by the same formula%s\n",
+                           a->constructive,
+                           a->constructive == a->objective ? ": as good, so it is kept (ties go to it)" : "");
+  else
+    g_string_append(o, "  the constructive placement does not fit\n");
+  g_string_append(o, "  stage    busiest SM load (ilp / constructive)\n");
+  for (guint i = 0; i < a->stages->len; i++) {
+    const IrIlpStage *e = &g_array_index(a->stages, IrIlpStage, i);
+    g_string_append_printf(o, "  %-8s %6" G_GINT64_FORMAT, e->name, e->max_load);
+    if (e->constructive_max_load >= 0)
+      g_string_append_printf(o, " / %" G_GINT64_FORMAT, e->constructive_max_load);
+    g_string_append_c(o, '\n');
+  }
+}
+
 char *explain_text(const Machine *hw, const Schedule *s, const char *file, const Ir *ir,
                    const char *failure) {
   Cap c = {0};
@@ -207,6 +250,7 @@ char *explain_text(const Machine *hw, const Schedule *s, const char *file, const
     else
       g_string_append_printf(o, "fits in no WG (%s after temp)\n", room);
   }
+  if (s->solver == SOLVER_ILP) placement_text(o, ir, s);
   g_string_append(o, "\nallocation (rf_alloc, the plan's strategy):\n");
   if (!c.wg) {
     g_string_append_printf(o, "  none: %s\n", failure ? failure : "the plan did not compile");
@@ -278,6 +322,41 @@ char *explain_json(const Machine *hw, const Schedule *s, const char *file, const
     json_builder_end_object(j);
   }
   json_builder_end_array(j);
+  if (s->solver == SOLVER_ILP) {
+    json_builder_set_member_name(j, "placement");
+    const IrIlp *a = ir ? ir->ilp : NULL;
+    if (!a) {
+      json_builder_add_null_value(j);
+    } else {
+      json_builder_begin_object(j);
+      json_builder_set_member_name(j, "solver");
+      json_builder_add_string_value(j, "ilp");
+      json_builder_set_member_name(j, "status");
+      json_builder_add_string_value(j, a->status == IR_ILP_OPTIMAL ? "optimal" : "feasible_time_limit");
+      INT("objective", a->objective);
+      INT("bound", a->bound);
+      json_builder_set_member_name(j, "gap_percent");
+      json_builder_add_double_value(j, ilp_gap(a));
+      INT("constructive_objective", a->constructive);
+      INT("units", a->units);
+      INT("wgs", a->wgs);
+      INT("columns", a->columns);
+      INT("rows", a->rows);
+      json_builder_set_member_name(j, "stages");
+      json_builder_begin_array(j);
+      for (guint i = 0; i < a->stages->len; i++) {
+        const IrIlpStage *e = &g_array_index(a->stages, IrIlpStage, i);
+        json_builder_begin_object(j);
+        json_builder_set_member_name(j, "name");
+        json_builder_add_string_value(j, e->name);
+        INT("max_load", e->max_load);
+        INT("constructive_max_load", e->constructive_max_load);
+        json_builder_end_object(j);
+      }
+      json_builder_end_array(j);
+      json_builder_end_object(j);
+    }
+  }
   json_builder_set_member_name(j, "allocation");
   if (!c.wg) {
     json_builder_add_null_value(j);

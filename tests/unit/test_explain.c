@@ -105,6 +105,32 @@ START_TEST(test_resident_keeps) {
 END_TEST
 
 /* A plan that does not compile still gets the arithmetic, and the error. */
+/* placement.solver: ilp: the report says what GLPK proved (D1's default
+ * machine: optimal at the pigeonhole bound, which the constructive
+ * placement meets too, so it is kept), per stage, and the JSON the same. */
+START_TEST(test_ilp_report) {
+  g_autofree char *r = report(16, 32, 16, "weights: resident\n  placement: {solver: ilp}", FALSE);
+  HAS(r, "\nplacement (ilp, GLPK; the solver proposes, the simulator decides: run tcc-sim):\n"
+         "  status optimal; objective 1248, best bound 1248, gap 0.00%\n"
+         "  model: 80 units in 8 stages on 64 WGs, 520 columns, 391 rows; active_weight 0\n"
+         "  the constructive placement scores 1248 by the same formula: as good, so it is kept (ties go to it)\n"
+         "  stage    busiest SM load (ilp / constructive)\n"
+         "  l0.qkv      112 / 112\n");
+  HAS(r, "  l1.w2       288 / 288\n");
+  g_autofree char *c = report(16, 32, 16, "weights: resident", FALSE);
+  ck_assert(!strstr(c, "placement (ilp"));
+  g_autofree char *js = report(16, 32, 16, "weights: resident\n  placement: {solver: ilp}", TRUE);
+  g_autoptr(JsonParser) p = json_parser_new();
+  ck_assert(json_parser_load_from_data(p, js, -1, NULL));
+  JsonObject *pl = json_object_get_object_member(json_node_get_object(json_parser_get_root(p)), "placement");
+  ck_assert_str_eq(json_object_get_string_member(pl, "status"), "optimal");
+  ck_assert_int_eq(json_object_get_int_member(pl, "objective"), 1248);
+  ck_assert_int_eq(json_object_get_int_member(pl, "bound"), 1248);
+  ck_assert_int_eq(json_object_get_int_member(pl, "constructive_objective"), 1248);
+  ck_assert_int_eq(json_array_get_length(json_object_get_array_member(pl, "stages")), 8);
+}
+END_TEST
+
 START_TEST(test_failure) {
   g_autoptr(Plan) plan = plan_parse("x.yaml", "version: 1\nhardware: {rf_kib: 16}\nd1:\n  panels: {w1: 128}\n",
                                     strlen("version: 1\nhardware: {rf_kib: 16}\nd1:\n  panels: {w1: 128}\n"), NULL);
@@ -124,6 +150,7 @@ Suite *suite_explain(void) {
   tcase_add_test(tc, test_json);
   tcase_add_test(tc, test_temp_knob);
   tcase_add_test(tc, test_failure);
+  tcase_add_test(tc, test_ilp_report);
   tcase_add_test(tc, test_resident_keeps);
   suite_add_tcase(s, tc);
   return s;

@@ -17,6 +17,7 @@
  *
  * Small plans are written inline with small `problem:` dims so that the whole
  * suite stays fast; only the baseline runs at full size. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <math.h>
 #include <string.h>
@@ -1286,6 +1287,111 @@ START_TEST(test_k_split_red) {
 }
 END_TEST
 
+/* ------------------------------------------------------------ ILP placement */
+
+/* A small resident plan on 2 SMs with K shards and resident history: with
+ * active_weight 100 the constructive placement (one unit per WG, round
+ * robin) is far from optimal, so the ILP's own assignment is exercised. */
+#define ILP_BASE "panels: {w1: 32, w2: 16}\n  weights: resident\n  attention: {slices: 2}\n  handoff: rf\n  k_split: {w2: 2}\n  sms_used: 2"
+#define ILP_ACTIVE 100
+
+/* The seeds' objective of the placement in `ir`, recomputed from its IR:
+ * every resident unit is a preload task's "lL.PROJ.pP[.kK].w" tensor on
+ * that task's WG; per stage (layer, projection) the busiest SM's load,
+ * load = K_shard / 4 + 20 x partitions per unit + `active` per WG used;
+ * summed.  Also checks that no unit is kept twice and no WG holds more
+ * partitions than its room (less rf_temp_kib's and one for biases);
+ * *units gets how many there are. */
+static int64_t placement_objective(const Ir *ir, int active, int *units) {
+  const Schedule *s = &ir->sched;
+  int nwg = sim_machine_wgs(&ir->hw), nsm = ir->hw.sms, pb = sim_machine_part_bytes(&ir->hw);
+  int ns = ir->prob.layers * PROJ__COUNT;
+  g_autofree int64_t *load = g_new0(int64_t, (gsize)ns * nsm);
+  g_autofree gboolean *uses = g_new0(gboolean, (gsize)ns * nwg);
+  g_autofree int *parts = g_new0(int, nwg);
+  g_autoptr(GHashTable) seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  *units = 0;
+  for (guint t = 0; t < ir->tensors->len; t++) {
+    const IrTensor *x = ir_tensor(ir, (int)t);
+    if (x->home != HOME_RF || x->task < 0 || !g_str_has_suffix(x->name, ".w")) continue;
+    const IrTask *task = ir_task_at(ir, x->task);
+    if (task->role.kind != ROLE_PRELOAD) continue;
+    int l, p, j = -1;
+    char proj[16];
+    ck_assert_msg(sscanf(x->name, "l%d.%15[^.].p%d", &l, proj, &p) == 3, "unit %s", x->name);
+    for (int k = 0; k < PROJ__COUNT; k++)
+      if (strcmp(proj, sched_proj_name[k]) == 0) j = k;
+    ck_assert_msg(j >= 0, "unit %s", x->name);
+    ck_assert_msg(g_hash_table_add(seen, g_strdup(x->name)), "unit %s kept twice", x->name);
+    int K = sched_proj_k(&ir->prob, (SchedProj)j) / s->k_split[j], P = s->panel[j];
+    int np = (4 * K * P + pb - 1) / pb, st = l * PROJ__COUNT + j, w = task->wg;
+    load[st * nsm + ir_wg_sm(ir, w)] += K / 4 + 20 * np;
+    if (!uses[st * nwg + w]) load[st * nsm + ir_wg_sm(ir, w)] += active;
+    uses[st * nwg + w] = TRUE;
+    parts[w] += np;
+    (*units)++;
+  }
+  int room = ir->hw.vl - (s->rf_temp_kib * 1024 + pb - 1) / pb;
+  for (int w = 0; w < nwg; w++) ck_assert_msg(parts[w] <= room - 1, "wg%d holds %d partitions of %d", w, parts[w], room - 1);
+  int64_t total = 0;
+  for (int st = 0; st < ns; st++) {
+    int64_t most = 0;
+    for (int m = 0; m < nsm; m++) most = MAX(most, load[st * nsm + m]);
+    total += most;
+  }
+  return total;
+}
+
+/* placement.solver: ilp: (a) every unit on exactly one WG, within each
+ * WG's room; the account in ir->ilp says optimal, and its objective and
+ * the constructive one are what the IRs give by the seeds' formula; (d)
+ * the ILP's objective is below the constructive placement's; (b) two
+ * compiles give the same assembly; and the program is correct. */
+START_TEST(test_ilp_placement) {
+  g_autofree char *knobs = g_strdup_printf(ILP_BASE "\n  placement: {solver: ilp, active_weight: %d}", ILP_ACTIVE);
+  g_autoptr(Plan) pi = small_plan(PROB_D1, knobs);
+  g_autoptr(Plan) pc = small_plan(PROB_D1, ILP_BASE);
+  g_autoptr(GError) err = NULL;
+  g_autoptr(Ir) ilp = pass_pipeline(pi, PROB_D1, NULL, NULL, TRUE, &err);
+  ck_assert_msg(ilp, "%s", err ? err->message : "?");
+  g_autoptr(Ir) con = pass_pipeline(pc, PROB_D1, NULL, NULL, TRUE, &err);
+  ck_assert_msg(con, "%s", err ? err->message : "?");
+  ck_assert(con->ilp == NULL);
+  ck_assert(ilp->ilp != NULL);
+  const Problem *d = &ilp->prob;
+  int want = d->layers * (3 * d->d_model / 32 + d->d_model / 32 + d->d_ff / 32 + 2 * d->d_model / 16);
+  int ui = 0, uc = 0;
+  int64_t oi = placement_objective(ilp, ILP_ACTIVE, &ui), oc = placement_objective(con, ILP_ACTIVE, &uc);
+  ck_assert_int_eq(ui, want);
+  ck_assert_int_eq(uc, want);
+  ck_assert_int_eq(ilp->ilp->units, want);
+  ck_assert_int_eq(ilp->ilp->status, IR_ILP_OPTIMAL);
+  ck_assert_int_eq(ilp->ilp->objective, oi);
+  ck_assert_int_eq(ilp->ilp->bound, oi);
+  ck_assert_int_eq(ilp->ilp->constructive, oc);
+  ck_assert_msg(oi < oc, "ilp %" G_GINT64_FORMAT ", constructive %" G_GINT64_FORMAT, oi, oc);
+  g_autofree char *a = compile(pi, PROB_D1, NULL), *b = compile(pi, PROB_D1, NULL);
+  ck_assert_msg(strcmp(a, b) == 0, "two compiles of the ILP plan differ");
+  compile_run(pi, PROB_D1, "ilp placement", NULL);
+}
+END_TEST
+
+/* (c) No placement: the exact one-line error at the knob, naming the
+ * binding constraint (capacity: 32 partitions needed, 4 WGs x 5 kept), with
+ * or without GLPK (the total check and the LP relaxation both see it). */
+START_TEST(test_ilp_infeasible) {
+  g_autoptr(Plan) p = plan_text("ilp.yaml", "version: 1\nd1:\n  problem: " D1_DIMS "\n"
+                                            "  panels: {w1: 32, w2: 16}\n  weights: resident\n"
+                                            "  rf_temp_kib: 40\n  sms_used: 1\n  placement: {solver: ilp}\n");
+  g_autoptr(GError) err = NULL;
+  g_autoptr(Ir) ir = pass_pipeline(p, PROB_D1, NULL, NULL, TRUE, &err);
+  ck_assert(ir == NULL);
+  ck_assert_str_eq(err->message, "ilp.yaml:8:15: error: placement.solver: ilp: infeasible: capacity: the "
+                                 "panels need 32 partitions, 4 WGs keep 20 (5 each after rf_temp_kib and one "
+                                 "for biases)");
+}
+END_TEST
+
 /* A panel larger than a WG's RF after rf_temp_kib is refused at its knob. */
 START_TEST(test_resident_too_wide) {
   g_autoptr(Plan) p = plan_text("wide.yaml", "version: 1\nd1:\n  panels: {w2: 32}\n  weights: resident\n");
@@ -1424,6 +1530,8 @@ Suite *suite_gen(void) {
   tcase_add_test(tc, test_knob_slice_map);
   tcase_add_test(tc, test_resident_weights);
   tcase_add_test(tc, test_resident_too_wide);
+  tcase_add_test(tc, test_ilp_placement);
+  tcase_add_test(tc, test_ilp_infeasible);
   tcase_add_test(tc, test_handoff_rf);
   tcase_add_test(tc, test_resident_history);
   tcase_add_test(tc, test_k_split);
