@@ -280,6 +280,10 @@ void ir_error(const Ir *ir, GError **err, IrProv at, const char *fmt, ...) G_GNU
 /* lower_d1.c / lower_p1.c: the baseline strategy of the problem (ir->prob.kind). */
 gboolean pass_lower_d1(Ir *ir, GError **err);
 gboolean pass_lower_p1(Ir *ir, GError **err);
+/* waves.c: power.preload_waves - the preload tasks in waves (by SM, or by
+ * the first stage that reads what they load), each waiting for the previous
+ * wave's group. */
+gboolean pass_waves(Ir *ir, GError **err);
 /* sync.c: the tasks' dependencies (signals / waits of groups) -> events,
  * a SIG at the end of each producer, a WAIT at the start of each consumer
  * with the cumulative count of its family. */

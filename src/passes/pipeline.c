@@ -10,6 +10,7 @@ gboolean pass_lower(Ir *ir, GError **err) {
 
 const PassDef pass_table[] = {
     {"lower", "the problem's strategy -> tasks, tensors, ops, events", pass_lower},
+    {"waves", "preload waves: the preload tasks wait for earlier waves (power.preload_waves)", pass_waves},
     {"sync", "events, SIG and WAIT from the tasks' dependencies", pass_sync},
     {"pacer", "the pacing WG's task, when power.pacing_wg paces the buckets", pass_pacer},
     {"place", "bind tasks to WGs (the pacer to power.pacing_wg)", pass_place},

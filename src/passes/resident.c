@@ -6,8 +6,9 @@
  * whose partitions (less rf_temp_kib's, kept for the tasks' activations, and
  * one for its biases) are full; with placement.solver: ilp, place_ilp.c
  * assigns them instead (this placement is its first incumbent and is kept
- * on a tie).  One preload task per WG, pinned to it
- * and made before every step, loads its panels once; each step's task for a
+ * on a tie).  One preload task per WG (per layer with
+ * power.deferred_loads), pinned to it and made before every step (the waves
+ * pass staggers them: power.preload_waves), loads its panels once; each step's task for a
  * panel is pinned to the same WG and multiplies by the panel where it lies
  * (ir_verify lets a pinned task read what an earlier task pinned there
  * keeps).  So steps touch HBM only for activations, K/V and outputs.
@@ -183,60 +184,26 @@ gboolean lw_resident_place(Ir *ir, LwResident *r, GError **err) {
   return TRUE;
 }
 
-/* The preload tasks, wave by wave (power.preload_waves: the SMs used split
- * into that many waves by SM number; a wave's preloads wait for the previous
- * wave's), so that fewer SMs stream weights at once: HBM is saturated by
- * about 8 SMs' NoC links, and the hottest window with it. */
-/* The preload tasks of layers [l0, l1], wave by wave (power.preload_waves;
- * a wave's preloads wait for the previous wave's), so that fewer WGs stream
- * weights at once: HBM is saturated by about 8 SMs' NoC links, and the
- * hottest window with it.  power.wave_order: `sm`, the SMs used split into
- * that many waves by SM number; `need`, the WGs by the first stage that
- * uses what they keep (qkv, attention, wo, w1, w2: rank 0..4, wave =
- * rank * waves / 5), so the first stages' data comes first.  task[w] gets
- * WG w's task (-1: it keeps nothing of those layers). */
+/* The preload tasks of layers [l0, l1], one per WG that keeps something of
+ * them, pinned there (the waves pass may then make them wait for each
+ * other: power.preload_waves).  task[w] gets WG w's task (-1: it keeps
+ * nothing of those layers). */
 static void preload_tasks(Ir *ir, LwResident *r, int l0, int l1, int *task, IrProv prov) {
-  const Schedule *s = &ir->sched;
-  int nwg = sim_machine_wgs(&ir->hw), W = ir->hw.wgs_per_sm;
-  int S = s->sms_used > 0 ? s->sms_used : ir->hw.sms, waves = MAX(s->preload_waves, 1);
+  int nwg = sim_machine_wgs(&ir->hw);
   g_autofree gboolean *has = g_new0(gboolean, nwg);
   gsize per = (gsize)PROJ__COUNT * r->max_panels * r->max_split;
   for (gsize i = (gsize)l0 * per; i < (gsize)(l1 + 1) * per; i++)
     if (r->wg[i] >= 0) has[r->wg[i]] = TRUE;
   gsize kper = r->kv ? (gsize)r->heads * r->slices : 0;
   for (gsize i = (gsize)l0 * kper; i < (gsize)(l1 + 1) * kper; i++) has[r->kv_wg[i]] = TRUE;
-  /* each WG's need rank: the first stage (qkv 0, attention 1, wo 2, w1 3,
-   * w2 4) that uses what it keeps of these layers */
-  g_autofree int *rank = g_new(int, nwg);
-  for (int w = 0; w < nwg; w++) rank[w] = 5;
-  static const int proj_rank[PROJ__COUNT] = {0, 2, 3, 4};
-  for (gsize i = (gsize)l0 * per; i < (gsize)(l1 + 1) * per; i++) {
-    int j = (int)((i / ((gsize)r->max_panels * r->max_split)) % PROJ__COUNT);
-    if (r->wg[i] >= 0) rank[r->wg[i]] = MIN(rank[r->wg[i]], proj_rank[j]);
-  }
-  for (gsize i = (gsize)l0 * kper; i < (gsize)(l1 + 1) * kper; i++) rank[r->kv_wg[i]] = MIN(rank[r->kv_wg[i]], 1);
-  gboolean by_need = s->wave_order == WAVES_BY_NEED;
-  int prev = -1;
-  for (int wave = 0; wave < waves; wave++) {
-    int grp = -1;
-    for (int w = 0; w < nwg; w++) {
-      int wv = by_need ? rank[w] * waves / 5 : (w / W) * waves / S;
-      if (!has[w] || wv != wave) continue;
-      if (grp < 0 && waves > 1) {
-        g_autofree char *ev = r->deferred ? g_strdup_printf("preload_l%d_%d", l0, wave)
-                                          : g_strdup_printf("preload%d", wave);
-        grp = ir_group(ir, ev);
-      }
-      g_autofree char *name = r->deferred ? g_strdup_printf("preload.l%d.wg%d", l0, w)
-                                          : g_strdup_printf("preload.wg%d", w);
-      task[w] = lw_task(ir, name, -1, prov, ir_role(ROLE_PRELOAD));
-      IrTask *tk = ir_task_at(ir, task[w]);
-      tk->pin = w;
-      tk->role.layer = r->deferred ? l0 : -1;
-      if (prev >= 0) ir_task_waits(ir, task[w], prev);
-      if (grp >= 0) ir_task_signals(ir, task[w], grp);
-    }
-    if (grp >= 0) prev = grp;
+  for (int w = 0; w < nwg; w++) {
+    if (!has[w]) continue;
+    g_autofree char *name = r->deferred ? g_strdup_printf("preload.l%d.wg%d", l0, w)
+                                        : g_strdup_printf("preload.wg%d", w);
+    task[w] = lw_task(ir, name, -1, prov, ir_role(ROLE_PRELOAD));
+    IrTask *tk = ir_task_at(ir, task[w]);
+    tk->pin = w;
+    tk->role.layer = r->deferred ? l0 : -1;
   }
 }
 
