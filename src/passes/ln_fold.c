@@ -41,7 +41,8 @@ static IrView folded(Ir *ir, LwResident *r, int l, SchedProj j, int p, const cha
   g_autofree char *key = g_strdup_printf("fold/%d/%d/%d", l, (int)j, p);
   gpointer t;
   if (g_hash_table_lookup_extended(r->consts, key, NULL, &t)) return ir_all(ir, GPOINTER_TO_INT(t));
-  int K = sched_proj_k(&ir->prob, j), P = ir->sched.panel[j];
+  int K = sched_proj_k(&ir->prob, j), P, ks;
+  lw_unit_shape(ir, j, &P, &ks);
   g_autofree char *tag = g_strdup_printf("l%d.%s.p%d", l, sched_proj_name[j], p);
   int gb = lw_rf_sub(ir, pre, tag, "gb", 2, K), fw = lw_rf_sub(ir, pre, tag, "fold", 2, P);
   lw_load(ir, pre, ir_win(gb, 0, 1, 0, K), gsym, 0, 0, K, prov);
@@ -60,7 +61,8 @@ static IrView folded(Ir *ir, LwResident *r, int l, SchedProj j, int p, const cha
 static IrView first_token(Ir *ir, int task, const char *tag, IrView x, LwResident *r, int l,
                           SchedProj j, int p, const char *gsym, const char *bsym, IrView *gw,
                           IrView *bw, IrProv prov) {
-  int wg = lw_resident_wg(r, l, j, p), d = x.cols, P = ir->sched.panel[j];
+  int wg = lw_resident_wg(r, l, j, p), d = x.cols, P, ks;
+  lw_unit_shape(ir, j, &P, &ks);
   int pb = sim_machine_part_bytes(&ir->hw);
   IrView g = lw_resident_const(ir, r, wg, l, gsym, d, prov), b = lw_resident_const(ir, r, wg, l, bsym, d, prov);
   int xgb = lw_rf_sub(ir, task, tag, "xgb", MAX(3, pb / (4 * d)), d);

@@ -97,6 +97,12 @@ typedef struct LwQkvStore {
 /* Store the panel acc (R x P: columns c0.. of the 3d-wide q|k|v row). */
 void lw_store_qkv(Ir *ir, int task, IrView acc, int c0, const LwQkvStore *s);
 
+/* The shape of projection j's resident units: panel columns and K shards
+ * (the knobs panels.* and k_split.*; with ffn.fused, W1 in panels of
+ * ffn.channels columns and W2 in ffn.producers shards of its full width,
+ * shard p kept with W1's panel p). */
+void lw_unit_shape(const Ir *ir, SchedProj j, int *panel, int *ks);
+
 /* Resident weights (resident.c, weights: resident): which WG keeps each
  * (layer, projection, panel) and the RF tensors of its weights (K x P) and
  * bias (1 x P), owned by that WG's preload task.  With attention slices,

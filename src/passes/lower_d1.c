@@ -482,6 +482,74 @@ static void stage_w1(D1 *c, int t, int l, int stage) {
   }
 }
 
+/* ffn.fused (resident weights, RF hand-offs): the FFN as one stage of
+ * `producers` tasks and one of `consumers`.  Producer p (on the WG keeping
+ * W1's columns [pC, (p+1)C) and W2's rows [pC, (p+1)C), C = channels)
+ * normalises x1, multiplies by its W1 columns, adds their bias, applies GELU
+ * and multiplies the result by its W2 rows: a partial sum of the whole
+ * output row, handed to the consumers (row p of a producers x d matrix).
+ * Consumer q (on producer q's WG) adds the producers' partials of its d /
+ * consumers columns in producer order (VEC adds), W2's bias and the
+ * residual, and hands the row on: the seeds' technique 6 (their consumers
+ * reduced with an MMA). */
+static int stage_ffn_fused(D1 *c, int t, int l, int stage, LwHand *out) {
+  Ir *ir = c->ir;
+  const Schedule *s = c->pp;
+  int NP = s->ffn_producers, C = s->ffn_channels, NC = s->ffn_consumers, d = c->d, dc = d / NC;
+  IrProv fp = ir_prov(ir, "ffn.fused");
+  g_autofree char *gsym = g_strdup_printf("ln2_g.l%d", l), *lbsym = g_strdup_printf("ln2_b.l%d", l);
+  g_autofree char *w1 = lw_weight_sym(PROJ_W1, l), *b1 = lw_bias_sym(PROJ_W1, l), *b2 = lw_bias_sym(PROJ_W2, l);
+  g_autofree char *pev = stage_event("ffnp", l), *done = stage_event("w2", l);
+  int pgrp = ir_group(ir, pev), grp = ir_group(ir, done);
+  c->g_w1 = pgrp;
+  LwHand part;
+  lw_hand_init(&part, TRUE, NULL, 0, 0, 0, fp);
+  for (int p = 0; p < NP; p++) {
+    g_autofree char *tag = g_strdup_printf("t%d.l%d.ffn.p%d", t, l, p);
+    int task = panel_task(c, tag, stage, t, l, ROLE_W1, &c->w1, p);
+    ir_task_waits(ir, task, c->g_wo);
+    IrView acc = ln_project(c, task, tag, &c->x1, gsym, lbsym, w1, b1, l, &c->w1, p);
+    IrView g = ir_all(ir, lw_rf_sub(ir, task, tag, "gelu", 1, C));
+    if (s->gelu_factor)
+      lw_gelu_factored(ir, task, acc, g, fp);
+    else
+      lw_gelu(ir, task, acc, g, fp);
+    IrView y = ir_all(ir, lw_rf_sub(ir, task, tag, "partial", 1, d));
+    lw_resident_project_shard(ir, task, g, &c->res, l, PROJ_W2, 0, p, y, fp);
+    lw_hand_put(ir, &part, task, y, p, 0);
+    ir_task_signals(ir, task, pgrp);
+  }
+  for (int q = 0; q < NC; q++) {
+    g_autofree char *tag = g_strdup_printf("t%d.l%d.ffn.c%d", t, l, q);
+    IrRole role = ir_role(ROLE_W2);
+    role.step = t, role.layer = l, role.proj = PROJ_W2, role.panel = q;
+    int task = lw_task(ir, tag, stage + 1, fp, role), wg = lw_resident_wg(&c->res, l, PROJ_W1, q % NP);
+    ir_task_at(ir, task)->pin = wg;
+    ir_task_waits(ir, task, pgrp);
+    IrView ps = lw_view(ir, lw_rf_sub(ir, task, tag, "parts", NP, dc), NP, dc);
+    lw_hand_get(ir, &part, task, ps, 0, q * dc);
+    IrView r = ir_all(ir, lw_rf_sub(ir, task, tag, "res", 1, dc));
+    lw_hand_get(ir, &c->x1, task, r, 0, q * dc);
+    IrView acc = ir_all(ir, lw_rf_sub(ir, task, tag, "acc", 1, dc));
+    IrOp *op = ir_emit(ir, task, IR_VADD);
+    op->d = acc, op->a = ir_win(ps.t, 0, 1, 0, dc), op->b = ir_win(ps.t, 1, 1, 0, dc), op->prov = fp;
+    for (int k = 2; k < NP; k++) {
+      op = ir_emit(ir, task, IR_VADD);
+      op->d = acc, op->a = acc, op->b = ir_win(ps.t, k, 1, 0, dc), op->prov = fp;
+    }
+    IrView bias = lw_resident_const(ir, &c->res, wg, l, b2, d, fp);
+    op = ir_emit(ir, task, IR_VADD);
+    op->d = acc, op->a = acc, op->b = ir_win(bias.t, 0, 1, q * dc, dc), op->prov = fp;
+    op = ir_emit(ir, task, IR_VADD);
+    op->d = acc, op->a = acc, op->b = r, op->prov = c->base;
+    spacing(c, task);
+    lw_hand_put(ir, out, task, acc, 0, q * dc);
+    ir_task_signals(ir, task, grp);
+  }
+  lw_hand_clear(&part);
+  return grp;
+}
+
 gboolean pass_lower_d1(Ir *ir, GError **err) {
   const Schedule *pp = &ir->sched;
   if (!pp->present || ir->prob.kind != PROB_D1) {
@@ -497,6 +565,22 @@ gboolean pass_lower_d1(Ir *ir, GError **err) {
           .rf_hand = pp->handoff == HANDOFF_RF, .hand_prov = ir_prov(ir, "handoff"),
           .res_prov = ir_prov(ir, "weights"), .fold_prov = ir_prov(ir, "refinements.ln_fold")};
   int L = ir->prob.layers, off = 0;
+  if (pp->ffn_fused) { /* the producers' W1 panels: ffn.channels columns */
+    const Problem *d = &ir->prob;
+    if (pp->ffn_producers * pp->ffn_channels != d->d_ff || d->d_model % pp->ffn_consumers != 0 ||
+        pp->ffn_consumers > pp->ffn_producers) {
+      ir_error(ir, err, ir_prov(ir, "ffn.producers"),
+               "ffn.fused: producers (%d) x channels (%d) must be d_ff (%d), and consumers (%d) "
+               "must divide d_model (%d) and be at most producers",
+               pp->ffn_producers, pp->ffn_channels, d->d_ff, pp->ffn_consumers, d->d_model);
+      return FALSE;
+    }
+    if (pp->solver == SOLVER_ILP) {
+      ir_error(ir, err, ir_prov(ir, "ffn.fused"), "ffn.fused: the ILP placement does not model the fused units yet: use placement.solver: constructive");
+      return FALSE;
+    }
+    c.w1.panel = pp->ffn_channels;
+  }
   c.scr = g_new(D1Scratch, L);
   /* a head's whole K and V (history + steps rows) at once when they fit
    * the task's partitions, else streamed in blocks (attention.c) */
@@ -545,16 +629,20 @@ gboolean pass_lower_d1(Ir *ir, GError **err) {
                    .res = &c.x, .out = &c.x1};
       c.g_wo = stage_proj(&c, t, l, s0 + 2, &wo);
       lw_hand_clear(&c.att);
-      stage_w1(&c, t, l, s0 + 3);
       gboolean last = l == L - 1;
       LwHand next; /* the next layer's input, or the step's output row */
       if (last)
         lw_hand_init(&next, FALSE, "out", t, 0, c.d, c.base);
       else
         hand(&c, &next, c.scr[l + 1].x, c.d);
-      D1Proj w2 = {.name = "w2", .pj = &c.w2, .after = c.g_w1, .a = &c.g, .a_cols = c.f,
-                   .res = &c.x1, .out = &next};
-      c.g_w2 = stage_proj(&c, t, l, s0 + 4, &w2);
+      if (pp->ffn_fused) {
+        c.g_w2 = stage_ffn_fused(&c, t, l, s0 + 3, &next);
+      } else {
+        stage_w1(&c, t, l, s0 + 3);
+        D1Proj w2 = {.name = "w2", .pj = &c.w2, .after = c.g_w1, .a = &c.g, .a_cols = c.f,
+                     .res = &c.x1, .out = &next};
+        c.g_w2 = stage_proj(&c, t, l, s0 + 4, &w2);
+      }
       /* power.deferred_loads: the next layer's preload after this layer's
        * first-step tasks, in each WG's program */
       if (t == 0 && c.resident && c.res.deferred && l + 1 < L) lw_resident_preload_layer(ir, &c.res, l + 1);

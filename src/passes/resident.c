@@ -25,6 +25,14 @@
 
 #include <string.h>
 
+void lw_unit_shape(const Ir *ir, SchedProj j, int *panel, int *ks) {
+  const Schedule *s = &ir->sched;
+  *panel = s->panel[j], *ks = s->k_split[j];
+  if (!s->ffn_fused) return;
+  if (j == PROJ_W1) *panel = s->ffn_channels, *ks = 1;
+  if (j == PROJ_W2) *panel = ir->prob.d_model, *ks = s->ffn_producers;
+}
+
 /* The index of (layer, projection, panel, K shard) in the tables. */
 static int shard_slot(const LwResident *r, int l, SchedProj j, int p, int s) {
   return ((l * PROJ__COUNT + (int)j) * r->max_panels + p) * r->max_split + s;
@@ -80,8 +88,10 @@ gboolean lw_resident_place(Ir *ir, LwResident *r, GError **err) {
   r->layers = d->layers;
   r->max_panels = r->max_split = 1;
   for (int j = 0; j < PROJ__COUNT; j++) {
-    r->max_panels = MAX(r->max_panels, sched_proj_n(d, (SchedProj)j) / s->panel[j]);
-    r->max_split = MAX(r->max_split, s->k_split[j]);
+    int P, ks;
+    lw_unit_shape(ir, (SchedProj)j, &P, &ks);
+    r->max_panels = MAX(r->max_panels, sched_proj_n(d, (SchedProj)j) / P);
+    r->max_split = MAX(r->max_split, ks);
   }
   gsize n = (gsize)r->layers * PROJ__COUNT * r->max_panels * r->max_split;
   r->wg = g_new(int, n);
@@ -101,9 +111,13 @@ gboolean lw_resident_place(Ir *ir, LwResident *r, GError **err) {
   g_autoptr(GArray) todo = g_array_new(FALSE, FALSE, sizeof(LwUnit));
   for (int l = 0; l < r->layers; l++)
     for (int j = 0; j < PROJ__COUNT; j++) {
-      int ks = s->k_split[j], K = sched_proj_k(d, (SchedProj)j) / ks, P = s->panel[j];
-      int np = sched_proj_n(d, (SchedProj)j) / P;
+      int ks, P;
+      lw_unit_shape(ir, (SchedProj)j, &P, &ks);
+      int K = sched_proj_k(d, (SchedProj)j) / ks, np = sched_proj_n(d, (SchedProj)j) / P;
+      if (s->ffn_fused && j == PROJ_W2) continue; /* with its W1 panel (below) */
       int parts = (int)((4 * (int64_t)K * P + pb - 1) / pb); /* + one for a WG's small biases */
+      if (s->ffn_fused && j == PROJ_W1) /* fused FFN: producer p keeps W1's columns and W2's rows */
+        parts += (int)((4 * (int64_t)P * d->d_model + pb - 1) / pb);
       if (parts + 1 > room) {
         char knob[32];
         g_snprintf(knob, sizeof knob, "panels.%s", sched_proj_name[j]);
@@ -178,6 +192,7 @@ gboolean lw_resident_place(Ir *ir, LwResident *r, GError **err) {
   for (guint a = 0; a < todo->len; a++) {
     const LwUnit *e = &g_array_index(todo, LwUnit, a);
     r->wg[shard_slot(r, e->l, (SchedProj)e->j, e->p, e->k)] = at[a];
+    if (s->ffn_fused && e->j == PROJ_W1) r->wg[shard_slot(r, e->l, PROJ_W2, 0, e->p)] = at[a];
   }
   place_kv(ir, r, order, next, room);
   g_array_free(order, TRUE);
@@ -210,12 +225,13 @@ static void preload_tasks(Ir *ir, LwResident *r, int l0, int l1, int *task, IrPr
 /* The loads of layer l's panels and history K/V, into the layer's preload
  * tasks. */
 static void load_layer(Ir *ir, LwResident *r, int l, IrProv prov) {
-  const Schedule *s = &ir->sched;
   int nwg = sim_machine_wgs(&ir->hw);
   const int *task = r->preload + (gsize)l * nwg;
   for (int j = 0; j < PROJ__COUNT; j++) {
     int K = sched_proj_k(&ir->prob, (SchedProj)j), N = sched_proj_n(&ir->prob, (SchedProj)j);
-    int P = s->panel[j], ks = s->k_split[j], Ks = K / ks;
+    int P, ks;
+    lw_unit_shape(ir, (SchedProj)j, &P, &ks);
+    int Ks = K / ks;
     g_autofree char *wsym = lw_weight_sym((SchedProj)j, l), *bsym = lw_bias_sym((SchedProj)j, l);
     for (int p = 0; p < N / P; p++)
       for (int k = 0; k < ks; k++) { /* shard k: rows k*Ks.. (the bias with shard 0) */

@@ -1222,6 +1222,45 @@ START_TEST(test_pacing_by_need) {
 }
 END_TEST
 
+/* ffn.fused: the FFN is producers (W1 columns -> GELU -> their W2 rows:
+ * two MMAs, the second's A the GELU output) and consumers (producers - 1
+ * VEC adds of the partials, then bias and residual); no other W2 task;
+ * correct. */
+START_TEST(test_ffn_fused) {
+  g_autoptr(Plan) p = small_plan(PROB_D1, "weights: resident\n  handoff: rf\n  ffn: {fused: true, producers: 4, channels: 32, consumers: 2}");
+  g_autoptr(GError) err = NULL;
+  g_autoptr(Ir) ir = pass_pipeline(p, PROB_D1, NULL, NULL, TRUE, &err);
+  ck_assert_msg(ir, "%s", err ? err->message : "?");
+  int producers = 0, consumers = 0;
+  for (guint k = 0; k < ir->tasks->len; k++) {
+    const IrTask *t = ir_task_at(ir, (int)k);
+    int mma = 0, vadd = 0;
+    for (guint i = 0; i < t->ops->len; i++) {
+      const IrOp *op = &g_array_index(t->ops, IrOp, i);
+      mma += op->kind == IR_MMA;
+      vadd += op->kind == IR_VADD;
+    }
+    if (t->role.kind == ROLE_W1) {
+      ck_assert_msg(mma == 2, "%s: %d MMAs", t->name, mma);
+      producers++;
+    }
+    if (t->role.kind == ROLE_W2) {
+      ck_assert_msg(mma == 0 && vadd == 3 + 2, "%s: %d MMAs, %d adds", t->name, mma, vadd);
+      consumers++;
+    }
+  }
+  ck_assert_int_eq(producers, 4 * ir->prob.steps * ir->prob.layers);
+  ck_assert_int_eq(consumers, 2 * ir->prob.steps * ir->prob.layers);
+  compile_run(p, PROB_D1, "ffn fused", NULL);
+  /* producers x channels must be d_ff */
+  g_autoptr(Plan) bad = small_plan(PROB_D1, "weights: resident\n  handoff: rf\n  ffn: {fused: true, producers: 3, channels: 32}");
+  g_autoptr(GError) e2 = NULL;
+  g_autoptr(Ir) none = pass_pipeline(bad, PROB_D1, NULL, NULL, TRUE, &e2);
+  ck_assert(!none);
+  ck_assert_msg(strstr(e2->message, "error: ffn.fused: producers (3) x channels (32) must be d_ff (128)"), "%s", e2->message);
+}
+END_TEST
+
 /* power.wave_order: need: the preload tasks of WGs keeping a qkv panel (the
  * first stage) are in the first wave (they wait for nothing), those whose
  * WGs keep only W2 panels in the last; by SM number (the default) a qkv
@@ -1542,6 +1581,7 @@ Suite *suite_gen(void) {
   tcase_add_test(tc, test_q_first);
   tcase_add_test(tc, test_gelu_factor);
   tcase_add_test(tc, test_pacing_by_need);
+  tcase_add_test(tc, test_ffn_fused);
   tcase_add_test(tc, test_knob_pacing_wg_alone);
   tcase_add_test(tc, test_knob_kv_temp_slower);
   tcase_add_test(tc, test_knob_power_directions);
