@@ -340,6 +340,32 @@ typedef struct D1Proj {
   LwHand *out;                /* the output row                            */
 } D1Proj;
 
+/* acc (1 x cols) = the sum of the n rows of ps, in row order (VEC adds). */
+static void sum_rows(Ir *ir, int task, IrView acc, IrView ps, int n, IrProv prov) {
+  IrOp *op = ir_emit(ir, task, IR_VADD);
+  op->d = acc, op->a = ir_win(ps.t, ps.r0, 1, ps.c0, acc.cols), op->b = ir_win(ps.t, ps.r0 + 1, 1, ps.c0, acc.cols);
+  op->prov = prov;
+  for (int k = 2; k < n; k++) {
+    op = ir_emit(ir, task, IR_VADD);
+    op->d = acc, op->a = acc, op->b = ir_win(ps.t, ps.r0 + k, 1, ps.c0, acc.cols), op->prov = prov;
+  }
+}
+
+/* The end of a task that completes a row's columns c0..: acc += bias +
+ * residual r, store spacing, hand acc on as columns c0.. of `out`, and
+ * complete group grp. */
+static void finish_row(D1 *c, int task, IrView acc, IrView bias, IrView r, IrProv prov, LwHand *out,
+                       int c0, int grp) {
+  Ir *ir = c->ir;
+  IrOp *op = ir_emit(ir, task, IR_VADD);
+  op->d = acc, op->a = acc, op->b = bias, op->prov = prov;
+  op = ir_emit(ir, task, IR_VADD);
+  op->d = acc, op->a = acc, op->b = r, op->prov = c->base;
+  spacing(c, task);
+  lw_hand_put(ir, out, task, acc, 0, c0);
+  ir_task_signals(ir, task, grp);
+}
+
 /* k_split.wo / k_split.w2 = ks > 1 (resident weights, RF hand-offs): each
  * panel's K rows are split over ks shards, each on the WG keeping its rows
  * of the panel: shard k multiplies its K/ks columns of the input row (all
@@ -381,13 +407,7 @@ static int stage_proj_split(D1 *c, int t, int l, int stage, const D1Proj *s) {
         if (k > 0) continue; /* its WG stalls at its next SIG/END until the sum is there */
         IrView r = ir_all(ir, lw_rf_sub(ir, task, tag, "res", 1, P));
         lw_hand_get(ir, s->res, task, r, 0, p * P);
-        op = ir_emit(ir, task, IR_VADD);
-        op->d = sum, op->a = sum, op->b = lw_resident_bias(ir, &c->res, l, pj->proj, p), op->prov = kp;
-        op = ir_emit(ir, task, IR_VADD);
-        op->d = sum, op->a = sum, op->b = r, op->prov = c->base;
-        spacing(c, task);
-        lw_hand_put(ir, s->out, task, sum, 0, p * P);
-        ir_task_signals(ir, task, grp);
+        finish_row(c, task, sum, lw_resident_bias(ir, &c->res, l, pj->proj, p), r, kp, s->out, p * P, grp);
         continue;
       }
       lw_hand_put(ir, &part, task, acc, p * ks + k, 0);
@@ -402,19 +422,8 @@ static int stage_proj_split(D1 *c, int t, int l, int stage, const D1Proj *s) {
     IrView ps = lw_view(ir, lw_rf_sub(ir, task, tag, "part", ks, P), ks, P);
     lw_hand_get(ir, &part, task, ps, p * ks, 0);
     IrView acc = ir_all(ir, lw_rf_sub(ir, task, tag, "acc", 1, P));
-    IrOp *op = ir_emit(ir, task, IR_VADD);
-    op->d = acc, op->a = ir_win(ps.t, 0, 1, 0, P), op->b = ir_win(ps.t, 1, 1, 0, P), op->prov = kp;
-    for (int k = 2; k < ks; k++) {
-      op = ir_emit(ir, task, IR_VADD);
-      op->d = acc, op->a = acc, op->b = ir_win(ps.t, k, 1, 0, P), op->prov = kp;
-    }
-    op = ir_emit(ir, task, IR_VADD);
-    op->d = acc, op->a = acc, op->b = lw_resident_bias(ir, &c->res, l, pj->proj, p), op->prov = kp;
-    op = ir_emit(ir, task, IR_VADD);
-    op->d = acc, op->a = acc, op->b = r, op->prov = c->base;
-    spacing(c, task);
-    lw_hand_put(ir, s->out, task, acc, 0, p * P);
-    ir_task_signals(ir, task, grp);
+    sum_rows(ir, task, acc, ps, ks, kp);
+    finish_row(c, task, acc, lw_resident_bias(ir, &c->res, l, pj->proj, p), r, kp, s->out, p * P, grp);
   }
   lw_hand_clear(&part);
   return grp;
@@ -531,20 +540,9 @@ static int stage_ffn_fused(D1 *c, int t, int l, int stage, LwHand *out) {
     IrView r = ir_all(ir, lw_rf_sub(ir, task, tag, "res", 1, dc));
     lw_hand_get(ir, &c->x1, task, r, 0, q * dc);
     IrView acc = ir_all(ir, lw_rf_sub(ir, task, tag, "acc", 1, dc));
-    IrOp *op = ir_emit(ir, task, IR_VADD);
-    op->d = acc, op->a = ir_win(ps.t, 0, 1, 0, dc), op->b = ir_win(ps.t, 1, 1, 0, dc), op->prov = fp;
-    for (int k = 2; k < NP; k++) {
-      op = ir_emit(ir, task, IR_VADD);
-      op->d = acc, op->a = acc, op->b = ir_win(ps.t, k, 1, 0, dc), op->prov = fp;
-    }
+    sum_rows(ir, task, acc, ps, NP, fp);
     IrView bias = lw_resident_const(ir, &c->res, wg, l, b2, d, fp);
-    op = ir_emit(ir, task, IR_VADD);
-    op->d = acc, op->a = acc, op->b = ir_win(bias.t, 0, 1, q * dc, dc), op->prov = fp;
-    op = ir_emit(ir, task, IR_VADD);
-    op->d = acc, op->a = acc, op->b = r, op->prov = c->base;
-    spacing(c, task);
-    lw_hand_put(ir, out, task, acc, 0, q * dc);
-    ir_task_signals(ir, task, grp);
+    finish_row(c, task, acc, ir_win(bias.t, 0, 1, q * dc, dc), r, fp, out, q * dc, grp);
   }
   lw_hand_clear(&part);
   return grp;
