@@ -659,11 +659,13 @@ static void note_use(const Ir *ir, Use *u, int wg, int idx, int t, gboolean writ
   if (idx > u[t].last) u[t].last = idx;
 }
 
-/* Fill u[] for every tensor and nops[] for every WG. */
-static void collect_uses(const Ir *ir, Use *u, int *nops) {
+/* Fill u[] for every tensor, nops[] for every WG and start[] (each task's
+ * first op in its WG's numbering). */
+static void collect_uses(const Ir *ir, Use *u, int *nops, int *start) {
   for (guint t = 0; t < ir->tensors->len; t++) u[t] = (Use){-1, -1, FALSE};
   for (guint k = 0; k < ir->tasks->len; k++) {
     const IrTask *tk = ir_task_at(ir, (int)k);
+    start[k] = nops[tk->wg];
     for (guint i = 0; i < tk->ops->len; i++) {
       const IrOp *op = &g_array_index(tk->ops, IrOp, i);
       int idx = nops[tk->wg]++;
@@ -712,8 +714,9 @@ static gboolean check_placement(Ver *V, int t, const Use *u) {
 }
 
 /* The live range covers every local use, and, for a tensor other WGs
- * write, starts at the WG's first op (their writes can come any time). */
-static gboolean check_live(Ver *V, int t, const Use *u, int nops) {
+ * write, starts at the first op of its task (their writes can come any time
+ * after the task has started). */
+static gboolean check_live(Ver *V, int t, const Use *u, int nops, int start) {
   const IrTensor *x = ir_tensor(V->ir, t);
   if (x->part < 0 || (u->first < 0 && !u->remote)) return TRUE;
   Where at = at_tensor(t);
@@ -725,9 +728,9 @@ static gboolean check_live(Ver *V, int t, const Use *u, int nops) {
   if (u->first >= 0 && (u->first < x->first_op || u->last > x->last_op))
     return failw(V, w, "used at wg%d ops %d..%d, outside its live range %d..%d", wg, u->first,
                  u->last, x->first_op, x->last_op);
-  if (u->remote && x->first_op != 0)
-    return failw(V, w, "written by another WG, so live from wg%d's op 0, not from op %d", wg,
-                 x->first_op);
+  if (u->remote && x->first_op > start)
+    return failw(V, w, "written by another WG, so live from wg%d's op %d (its task's first), not from op %d",
+                 wg, start, x->first_op);
   return TRUE;
 }
 
@@ -772,14 +775,16 @@ static gboolean check_alloc(Ver *V) {
   const Ir *ir = V->ir;
   g_autofree Use *u = g_new(Use, ir->tensors->len + 1);
   g_autofree int *nops = g_new0(int, V->nwgs);
-  collect_uses(ir, u, nops);
+  g_autofree int *start = g_new0(int, ir->tasks->len + 1);
+  collect_uses(ir, u, nops, start);
   GArray **per = g_new0(GArray *, V->nwgs);
   gboolean ok = TRUE;
   for (guint t = 0; ok && t < ir->tensors->len; t++) {
     const IrTensor *x = ir_tensor(ir, (int)t);
     if (x->home != HOME_RF) continue;
     int wg = ir_task_at(ir, x->task)->wg;
-    ok = check_placement(V, (int)t, &u[t]) && check_live(V, (int)t, &u[t], nops[wg]);
+    ok = check_placement(V, (int)t, &u[t]) && check_live(V, (int)t, &u[t], nops[wg],
+                                                          MIN(start[x->task], MAX(nops[wg], 1) - 1));
     if (!ok || x->part < 0 || x->first_op < 0) continue;
     if (!per[wg]) per[wg] = g_array_new(FALSE, FALSE, sizeof(int));
     int ti = (int)t;

@@ -4,8 +4,11 @@
  * Per WG, the ops of its tasks are numbered 0..n-1 in task order (the order
  * the backend emits them).  An RF tensor's live range is [first use, last
  * use] in that numbering; a tensor that another WG writes (an ST wgN.x or an
- * LD.mc target) is live from op 0, because those writes are ordered by
- * events, not by this WG's program, and may arrive at any time.  Tensors
+ * LD.mc target) is live from the first op of its own task, because those
+ * writes are ordered by events, not by this WG's program: they may arrive
+ * any time after the task has started (a lowering that writes into another
+ * WG's RF makes the writer wait for an event the receiving task signals
+ * once it runs: p1_resident.c).  Tensors
  * never used get no space (part stays -1; the backend declares only
  * allocated tensors).
  *
@@ -114,6 +117,7 @@ static gboolean live_ranges(Ir *ir, int *nops, GArray *uses, GError **err) {
     }
   }
   g_autofree int *ints = g_new(int, 3 * (gsize)T + 1);
+  g_autofree int *start = g_new0(int, ir->tasks->len + 1); /* each task's first op */
   g_autofree gboolean *remote = g_new0(gboolean, T + 1);
   Live L = {ints, ints + T, ints + 2 * (gsize)T, remote};
   for (guint t = 0; t < T; t++) {
@@ -125,14 +129,15 @@ static gboolean live_ranges(Ir *ir, int *nops, GArray *uses, GError **err) {
   for (guint k = 0; k < ir->tasks->len; k++) {
     const IrTask *tk = ir_task_at(ir, (int)k);
     const IrOp *ops = (const IrOp *)(void *)tk->ops->data;
+    start[k] = nops[tk->wg];
     for (guint i = 0; i < tk->ops->len; i++) op_uses(&L, tk->wg, nops[tk->wg]++, &ops[i]);
   }
   for (guint t = 0; t < T; t++) {
     IrTensor *x = tensor(ir, (int)t);
     if (remote[t]) {
-      int n = nops[L.wg[t]];
-      if (L.last[t] < 0) L.last[t] = MAX(n - 1, 0);
-      L.first[t] = 0;
+      int n = nops[L.wg[t]], from = MIN(start[x->task], MAX(n - 1, 0));
+      if (L.last[t] < from) L.last[t] = MAX(n - 1, 0);
+      L.first[t] = from;
     }
     x->part = -1, x->nparts = 0, x->part_off = 0;
     x->first_op = L.first[t];

@@ -253,8 +253,8 @@ static const Broken broken[] = {
     {"live range", m_live_short, TRUE,
      "ir: tensor 'x' (task 's0.blk'): used at wg0 ops 0..4, outside its live range 0..1"},
     {"remote live", m_remote_late, TRUE,
-     "ir: tensor 'y' (task 's1.tail'): written by another WG, so live from wg5's op 0, not from "
-     "op 1"},
+     "ir: tensor 'y' (task 's1.tail'): written by another WG, so live from wg5's op 0 (its task's "
+     "first), not from op 1"},
     {"overlap", m_overlap, TRUE,
      "ir: wg 0: tensors 'x' (task 's0.blk', bytes 0..4095, live 0..4) and 'h' (task 's0.blk', "
      "bytes 0..4095, live 4..8) overlap"},
@@ -303,8 +303,9 @@ START_TEST(test_alloc_good) {
 }
 END_TEST
 
-/* A tensor that only another WG writes is live over its whole WG program
- * (the remote write may come at any time); the verifier accepts it. */
+/* A tensor that only another WG writes is live from its task's first op to
+ * the end of its WG program (the remote write may come at any time after
+ * the task has started); the verifier accepts it. */
 START_TEST(test_alloc_remote_only) {
   Good G;
   g_autoptr(Ir) ir = good_ir(&G);
