@@ -158,8 +158,8 @@ static int check_ffn_channels(const PlanKnobDef *k, const PlanProblem *pp, const
       M(group ".w2", PROJ_W2)
 #define PANEL(p, pr) INT(p, BOTH, panel[pr], 8, 128, 32, pr, check_panel, 0, 0)
 #define KCHUNK(p, pr) INT(p, BOTH, k_chunk[pr], 32, 4096, 128, pr, check_k_chunk, 0, 0)
-#define KSPLIT(p, pr) INT(p, BOTH, k_split[pr], 1, 8, 1, pr, check_k_split, 3, 4)
-#define MCAST(p, pr) BOOL(p, BOTH, multicast[pr], 0, pr, check_multicast, 4, 4)
+#define KSPLIT(p, pr) INT(p, BOTH, k_split[pr], 1, 8, 1, pr, check_k_split, 3, 0)
+#define MCAST(p, pr) BOOL(p, BOTH, multicast[pr], 0, pr, check_multicast, 4, 0)
 
 /* ORDER-MATTERS: docs/plan.md lists the knobs in this order; `problem.*`
  * first (they are applied before every other knob).  Columns:
@@ -177,7 +177,7 @@ const PlanKnobDef plan_knobs[PLAN_NKNOBS] = {
     PER_PROJ(KCHUNK, "k_chunk"),
     PER_PROJ(KSPLIT, "k_split"),
     ENUM("layout", BOTH, layout, layout_names, LAYOUT_ROW, 4, 4),
-    ENUM("weights", BOTH, weights, weights_names, WEIGHTS_STREAMED, 0, 4),
+    ENUM("weights", BOTH, weights, weights_names, WEIGHTS_STREAMED, 0, 0),
     INT("rf_temp_kib", BOTH, rf_temp_kib, 0, 256, 16, -1, check_rf_temp, 0, 0),
     ENUM("kv_writeback", BOTH, kv_writeback, kv_names, KV_DIRECT, 0, 0),
     INT("store_spacing", BOTH, store_spacing, 0, 100000, 0, -1, NULL, 0, 0),
@@ -199,6 +199,7 @@ const PlanKnobDef plan_knobs[PLAN_NKNOBS] = {
     INT("placement.active_weight", BOTH, obj_active_weight, 0, 10000, 0, -1, NULL, 0, 0),
     INT("attention.slices", D1, attn_slices, 1, 8, 1, -1, check_slices, 0, 0),
     ENUM("attention.slice_map", D1, slice_map, slicemap_names, SLICEMAP_ROUND_ROBIN, 0, 0),
+    INT("attention.query_tiles", P1, attn_query_tiles, 1, 8, 1, -1, NULL, 0, 0),
     BOOL("ffn.fused", D1, ffn_fused, 0, -1, NULL, 3, 0),
     INT("ffn.producers", D1, ffn_producers, 1, 512, 32, -1, NULL, 0, 0),
     INT("ffn.channels", D1, ffn_channels, 1, 4096, 16, -1, check_ffn_channels, 0, 0),
@@ -208,6 +209,14 @@ const PlanKnobDef plan_knobs[PLAN_NKNOBS] = {
 const PlanNeed plan_needs[] = {
     {"attention.slice_map", "attention.slices", 2, "attention.slices > 1"},
     {"power.preload_waves", "weights", WEIGHTS_RESIDENT, "weights is resident"},
+    {"k_split.qkv", "weights", WEIGHTS_RESIDENT, "weights is resident"},
+    {"k_split.wo", "weights", WEIGHTS_RESIDENT, "weights is resident"},
+    {"k_split.w1", "weights", WEIGHTS_RESIDENT, "weights is resident"},
+    {"k_split.w2", "weights", WEIGHTS_RESIDENT, "weights is resident"},
+    {"multicast.qkv", "weights", WEIGHTS_RESIDENT, "weights is resident"},
+    {"multicast.wo", "weights", WEIGHTS_RESIDENT, "weights is resident"},
+    {"multicast.w1", "weights", WEIGHTS_RESIDENT, "weights is resident"},
+    {"multicast.w2", "weights", WEIGHTS_RESIDENT, "weights is resident"},
     {"ffn.producers", "ffn.fused", 1, "ffn.fused is true"},
     {"ffn.channels", "ffn.fused", 1, "ffn.fused is true"},
     {"ffn.consumers", "ffn.fused", 1, "ffn.fused is true"},
