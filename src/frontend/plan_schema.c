@@ -200,6 +200,7 @@ const PlanKnobDef plan_knobs[PLAN_NKNOBS] = {
     INT("attention.slices", D1, attn_slices, 1, 8, 1, -1, check_slices, 0, 0),
     ENUM("attention.slice_map", D1, slice_map, slicemap_names, SLICEMAP_ROUND_ROBIN, 0, 0),
     INT("attention.query_tiles", P1, attn_query_tiles, 1, 8, 1, -1, NULL, 0, 0),
+    INT("attention.waves", P1, attn_waves, 1, 8, 1, -1, NULL, 0, 0),
     BOOL("ffn.fused", D1, ffn_fused, 0, -1, NULL, 3, 0),
     INT("ffn.producers", D1, ffn_producers, 1, 512, 32, -1, NULL, 0, 0),
     INT("ffn.channels", D1, ffn_channels, 1, 4096, 16, -1, check_ffn_channels, 0, 0),
@@ -208,6 +209,7 @@ const PlanKnobDef plan_knobs[PLAN_NKNOBS] = {
 
 const PlanNeed plan_needs[] = {
     {"attention.slice_map", "attention.slices", 2, "attention.slices > 1"},
+    {"attention.waves", "attention.query_tiles", 2, "attention.query_tiles > 1"},
     {"power.preload_waves", "weights", WEIGHTS_RESIDENT, "weights is resident"},
     {"k_split.qkv", "weights", WEIGHTS_RESIDENT, "weights is resident"},
     {"k_split.wo", "weights", WEIGHTS_RESIDENT, "weights is resident"},

@@ -38,7 +38,7 @@ int sched_proj_k(const Problem *dims, SchedProj proj);
 
 /* Number of knobs (the frontend's table, plan_schema.c), problem dims
  * included. */
-#define SCHED_NKNOBS 52
+#define SCHED_NKNOBS 53
 /* Longest value text of a knob ("round_robin", "-1", "1073741824"). */
 #define SCHED_VALUE_MAX 16
 
@@ -78,6 +78,7 @@ typedef struct Schedule {
   int attn_slices;          /* D1: attention slices per head (1 = none); planned > 1 */
   SchedSliceMap slice_map;  /* D1: slice -> WG mapping (only with slices > 1) */
   int attn_query_tiles;     /* P1: row tiles per attention task sharing K/V blocks */
+  int attn_waves;           /* P1 (query_tiles > 1): attention tasks start in waves */
   gboolean ffn_fused;       /* D1, planned: true                        */
   int ffn_producers, ffn_channels, ffn_consumers; /* only with fused    */
   /* The record, by knob index (the frontend's table order): where each knob

@@ -177,11 +177,26 @@ typedef struct LwP1Resident {
   void *ctx;
   IrProv prov, mc_prov;   /* "weights", "multicast.PROJ"                    */
 } LwP1Resident;
-/* Make the stage's owner tasks, on the WGs after *cursor in the placer's
- * SM-interleaved order (*cursor advances, so stages spread over the SMs);
- * FALSE with an error at the knob when an owner does not fit its WG or the
- * stage has more owners than the SMs used have WGs. */
-gboolean lw_p1_resident_stage(Ir *ir, int *cursor, const LwP1Resident *st, GError **err);
+/* What one resident stage leaves to the next (start it zeroed, prev_after
+ * -1): where its owners start in the placer's SM-interleaved order of WGs,
+ * so that stages spread over the SMs, and, after a multicast stage, what
+ * the next stage's owners pace their weight loads by: its shard 0 `full`
+ * events, buffers and chunks, and the group it waited for. */
+typedef struct LwP1State {
+  int cursor;
+  char prev_stage[32];    /* "l0_w1_k0" ("": no multicast stage before) */
+  int prev_nb, prev_total, prev_after;
+} LwP1State;
+/* Make the stage's owner (and issuer) tasks; FALSE with an error at the
+ * knob when an owner does not fit its WG or the stage has more owners than
+ * the SMs used have WGs. */
+gboolean lw_p1_resident_stage(Ir *ir, LwP1State *state, const LwP1Resident *st, GError **err);
+/* The WGs the owners of stage `st` will take, from state->cursor on; and
+ * the k-th (cyclically) of the others: where the tasks of the stage before
+ * it go, so that its owners can start during that stage (its issuers wait
+ * for that stage anyway). */
+int lw_p1_resident_owners(const Ir *ir, const LwP1Resident *st);
+int lw_p1_free_wg(const Ir *ir, const LwP1State *state, int taken, int k);
 
 /* P1 causal attention with K/V blocks shared by the query tiles of a group
  * (p1_attention.c, attention.query_tiles > 1): one task per (sequence,
@@ -192,11 +207,12 @@ gboolean lw_p1_resident_stage(Ir *ir, int *cursor, const LwP1Resident *st, GErro
 typedef struct LwP1Attention {
   int layer, stage;
   int seqs, heads, rows, R, group;
+  int waves;               /* the tasks start in waves (attention.waves)   */
   const char *qsym, *osym, *ksym, *vsym;
   int q_col, o_col, stride;
   int after, grp;          /* the group waited for (-1: none) and completed */
   int64_t spacing;         /* WAITT before each store (store_spacing)     */
-  IrProv prov, group_prov, spacing_prov;
+  IrProv prov, group_prov, spacing_prov, waves_prov;
 } LwP1Attention;
 void lw_p1_attention_stage(Ir *ir, const LwP1Attention *at);
 

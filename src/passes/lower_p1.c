@@ -33,8 +33,9 @@ typedef struct P1 {
   P1Scratch scr;
   int fences;
   int prev;                 /* the group of the last stage made (-1: none) */
-  int owner;                /* weights: resident: where the next stage's owners start */
+  LwP1State res;            /* weights: resident: carried from stage to stage */
   int ln_rows;              /* rows per LayerNorm task */
+  int ln_sub;               /* rows it loads, normalises and stores at a time (0: as many as fit) */
 } P1;
 
 /* The event of stage `ev` of layer l: "qkv_l0".  Made once per stage, not
@@ -67,7 +68,7 @@ static void stage_ln(P1 *c, int l, int stage, const char *name, const char *src,
   Ir *ir = c->ir;
   /* x and tmp (sub x d floats each) take at most half the WG's RF; the other
    * half is left to g, b, mean, var and the tensors of the WG's other tasks */
-  int sub = c->ln_rows, rf = c->ir->hw.rf_kib * 1024;
+  int sub = c->ln_sub > 0 ? c->ln_sub : c->ln_rows, rf = c->ir->hw.rf_kib * 1024;
   while (sub > 1 && 2 * sub * c->d * 4 > rf / 2) sub /= 2;
   g_autofree char *gsym = g_strdup_printf("%s_g.l%d", name, l), *bsym = g_strdup_printf("%s_b.l%d", name, l);
   g_autofree char *done = stage_event(name, l);
@@ -201,10 +202,11 @@ static gboolean stage_att_grouped(P1 *c, int l, int stage, GError **err) {
   g_autofree char *done = stage_event("att", l);
   int after, grp = next_group(c, done, &after);
   LwP1Attention at = {.layer = l, .stage = stage, .seqs = c->N / c->rows, .heads = c->H, .rows = c->rows,
-                      .R = c->R, .group = g, .qsym = "scratch", .osym = "scratch", .ksym = ksym,
+                      .R = c->R, .group = g, .waves = c->pp->attn_waves, .qsym = "scratch", .osym = "scratch", .ksym = ksym,
                       .vsym = vsym, .q_col = c->scr.q, .o_col = c->scr.att, .stride = c->d, .after = after,
                       .grp = grp, .spacing = c->pp->store_spacing, .prov = c->base,
-                      .group_prov = ir_prov(ir, "attention.query_tiles"), .spacing_prov = c->spacing_prov};
+                      .group_prov = ir_prov(ir, "attention.query_tiles"), .spacing_prov = c->spacing_prov,
+                      .waves_prov = ir_prov(ir, "attention.waves")};
   lw_p1_attention_stage(ir, &at);
   return TRUE;
 }
@@ -323,10 +325,23 @@ static gboolean stage_proj_resident(P1 *c, int l, int stage, const ProjStage *ps
                      .a = {.sym = "scratch", .col = ps->a_col, .stride = ps->K, .prov = c->base},
                      .part_col = part_col, .part_stride = c->d, .after = after, .grp = grp,
                      .finish = tail_cb, .ctx = &pt, .prov = ir_prov(ir, "weights"), .mc_prov = ir_prov(ir, mc)};
-  return lw_p1_resident_stage(ir, &c->owner, &st, err);
+  return lw_p1_resident_stage(ir, &c->res, &st, err);
 }
 
 typedef gboolean (*ProjFn)(P1 *c, int l, int stage, const ProjStage *ps, GError **err);
+
+/* weights: resident: the tasks made since task t0 (a LayerNorm or attention
+ * stage) go round robin to the WGs that the next resident stage `next` will
+ * not take, so that its owners, which wait only for the previous resident
+ * stage, start and load their weights during this one (p1_resident.c). */
+static void keep_clear(P1 *c, guint t0, const ProjStage *next) {
+  Ir *ir = c->ir;
+  if (c->pp->weights != WEIGHTS_RESIDENT) return;
+  LwP1Resident st = {.pj = next->pj, .N = next->N, .shards = c->pp->k_split[next->pj->proj],
+                     .multicast = c->pp->multicast[next->pj->proj]};
+  int taken = lw_p1_resident_owners(ir, &st);
+  for (guint k = t0; k < ir->tasks->len; k++) ir_task_at(ir, (int)k)->pin = lw_p1_free_wg(ir, &c->res, taken, (int)(k - t0));
+}
 
 /* The program size limit, after stage k (1..7) of layer l: layer 0 is
  * checked stage by stage (a layer grows with seqs, or rows when there is one
@@ -351,7 +366,8 @@ gboolean pass_lower_p1(Ir *ir, GError **err) {
           .R = pp->row_tile, .rows = pb->rows,
           .qkv = lw_proj(ir, PROJ_QKV), .wo = lw_proj(ir, PROJ_WO), .w1 = lw_proj(ir, PROJ_W1),
           .w2 = lw_proj(ir, PROJ_W2), .tile_prov = ir_prov(ir, "row_tile"),
-          .kv_prov = ir_prov(ir, "kv_writeback"), .spacing_prov = ir_prov(ir, "store_spacing"), .prev = -1};
+          .kv_prov = ir_prov(ir, "kv_writeback"), .spacing_prov = ir_prov(ir, "store_spacing"), .prev = -1,
+          .res = {.prev_after = -1}};
   /* x h q att x1 h2: N x d each; g: N x f; kv: N x 2d */
   int off = 0, *bufs[] = {&c.scr.x, &c.scr.h, &c.scr.q, &c.scr.att, &c.scr.x1, &c.scr.h2};
   for (unsigned k = 0; k < G_N_ELEMENTS(bufs); k++, off += N * d) *bufs[k] = off;
@@ -365,35 +381,45 @@ gboolean pass_lower_p1(Ir *ir, GError **err) {
     return FALSE;
   }
   /* the weights strategy of the projection stages (docs/plan.md, weights);
-   * with resident weights the row tile is the unit of the owners' loop, and
-   * LayerNorm (VEC-bound) gets every WG used: tasks of N / WGs rows */
+   * with resident weights LayerNorm (VEC-bound) gets half the WGs used (the
+   * owners of the next stage keep the others: keep_clear), tasks of N /
+   * (WGs / 2) rows that stream them in 4 pieces: all WGs loading their rows
+   * at once, then storing them at once, passed 20 W */
   gboolean resident = pp->weights == WEIGHTS_RESIDENT;
   ProjFn proj = resident ? stage_proj_resident : stage_proj;
   gboolean (*att)(P1 *, int, int, GError **) = pp->attn_query_tiles > 1 ? stage_att_grouped : stage_att;
   int wgs = (pp->sms_used > 0 ? pp->sms_used : ir->hw.sms) * ir->hw.wgs_per_sm;
   c.ln_rows = c.R;
-  while (resident && c.ln_rows > 1 && N / c.ln_rows < wgs && c.ln_rows % 2 == 0) c.ln_rows /= 2;
+  while (resident && c.ln_rows > 1 && N / c.ln_rows < wgs / 2 && c.ln_rows % 2 == 0) c.ln_rows /= 2;
+  c.ln_sub = resident ? MAX(1, c.ln_rows / 4) : 0;
   for (int l = 0; l < pb->layers; l++) {
     int s0 = 7 * l;
     g_autofree char *ksym = g_strdup_printf("k_out.l%d", l), *vsym = g_strdup_printf("v_out.l%d", l);
-    stage_ln(&c, l, s0, "ln1", in_sym(l), in_col(&c, l), c.scr.h);
-    if (!budget(&c, l, 1, err)) return FALSE;
+    gboolean last = l == pb->layers - 1;
     ProjStage qkv = {.name = "qkv", .kv_sym = {ksym, vsym}, .role = ROLE_QKV, .pj = &c.qkv,
                      .a_col = c.scr.h, .K = d, .N = 3 * d};
-    if (!proj(&c, l, s0 + 1, &qkv, err) || !budget(&c, l, 2, err)) return FALSE;
-    if (!att(&c, l, s0 + 2, err) || !budget(&c, l, 3, err)) return FALSE;
     ProjStage wo = {.name = "wo", .res_sym = in_sym(l), .dst_sym = "scratch", .role = ROLE_WO, .pj = &c.wo,
                     .a_col = c.scr.att, .K = d, .N = d, .res_col = in_col(&c, l), .dst_col = c.scr.x1};
-    if (!proj(&c, l, s0 + 3, &wo, err) || !budget(&c, l, 4, err)) return FALSE;
-    stage_ln(&c, l, s0 + 4, "ln2", "scratch", c.scr.x1, c.scr.h2);
-    if (!budget(&c, l, 5, err)) return FALSE;
     ProjStage w1 = {.name = "w1", .dst_sym = "scratch", .role = ROLE_W1, .pj = &c.w1, .a_col = c.scr.h2,
                     .K = d, .N = f, .dst_col = c.scr.g, .gelu = 1};
-    if (!proj(&c, l, s0 + 5, &w1, err) || !budget(&c, l, 6, err)) return FALSE;
-    gboolean last = l == pb->layers - 1;
     ProjStage w2 = {.name = "w2", .res_sym = "scratch", .dst_sym = last ? "out" : "scratch", .role = ROLE_W2,
                     .pj = &c.w2, .a_col = c.scr.g, .K = f, .N = d, .res_col = c.scr.x1,
                     .dst_col = last ? 0 : c.scr.x};
+    guint t0 = ir->tasks->len;
+    stage_ln(&c, l, s0, "ln1", in_sym(l), in_col(&c, l), c.scr.h);
+    keep_clear(&c, t0, &qkv);
+    if (!budget(&c, l, 1, err)) return FALSE;
+    if (!proj(&c, l, s0 + 1, &qkv, err) || !budget(&c, l, 2, err)) return FALSE;
+    t0 = ir->tasks->len;
+    if (!att(&c, l, s0 + 2, err)) return FALSE;
+    keep_clear(&c, t0, &wo);
+    if (!budget(&c, l, 3, err)) return FALSE;
+    if (!proj(&c, l, s0 + 3, &wo, err) || !budget(&c, l, 4, err)) return FALSE;
+    t0 = ir->tasks->len;
+    stage_ln(&c, l, s0 + 4, "ln2", "scratch", c.scr.x1, c.scr.h2);
+    keep_clear(&c, t0, &w1);
+    if (!budget(&c, l, 5, err)) return FALSE;
+    if (!proj(&c, l, s0 + 5, &w1, err) || !budget(&c, l, 6, err)) return FALSE;
     if (!proj(&c, l, s0 + 6, &w2, err) || !budget(&c, l, 7, err)) return FALSE;
     if (!lw_budget_units(ir, err, l + 1, pb->layers, "layer", ir_prov(ir, "problem.layers"),
                          "layers"))

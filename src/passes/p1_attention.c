@@ -4,7 +4,7 @@
  * are folded so that every group has about the same causal work (g = 2:
  * tiles i and T-1-i), and the task streams the K and V rows its longest tile
  * needs once, in blocks of B keys (double-buffered: block j+1 loads while
- * block j is used), each block serving every tile of the group that attends
+ * block j is used by the group's tiles after the first), each block serving every tile of the group that attends
  * to it; blocks above a tile's diagonal are skipped.  Per (tile, block), an
  * online softmax as in attention.c:
  *
@@ -110,6 +110,7 @@ static void causal_mask(Ir *ir, int task, IrView mask, IrProv pv) {
 void lw_p1_attention_stage(Ir *ir, const LwP1Attention *at) {
   int R = at->R, T = at->rows / R, g = at->group, G = T / g, B = key_block(ir, R, at->rows, g);
   IrProv pv = at->prov;
+  g_autofree char *go = g_strdup_printf("l%d_att_go", at->layer);
   for (int seq = 0; seq < at->seqs; seq++)
     for (int h = 0; h < at->heads; h++)
       for (int k = 0; k < G; k++) {
@@ -119,6 +120,14 @@ void lw_p1_attention_stage(Ir *ir, const LwP1Attention *at) {
         int task = lw_task(ir, tag, at->stage, at->group_prov, role);
         if (at->after >= 0) ir_task_waits(ir, task, at->after);
         ir_task_signals(ir, task, at->grp);
+        /* attention.waves: task n of the stage is in wave n * waves / tasks
+         * and starts once every task of the earlier waves is through its
+         * first key block, which loads every q (consecutive tasks go to
+         * different SMs, so each wave spreads over the machine) */
+        int n = (seq * at->heads + h) * G + k, ntasks = at->seqs * at->heads * G;
+        int wave = n * at->waves / ntasks, before = 0;
+        for (int x = 0; x < ntasks; x++) before += x * at->waves / ntasks < wave;
+        if (before > 0) lw_wait(ir, task, go, before, at->waves_prov);
         Tile tl[8];
         int nt = 0, keys = 0, kv_row = (seq * at->heads + h) * at->rows;
         for (int i = 0; i < T; i++) {
@@ -137,7 +146,6 @@ void lw_p1_attention_stage(Ir *ir, const LwP1Attention *at) {
             g_snprintf(what, sizeof what, "%s%d", nm[x], nt);
             *st[x] = ir_all(ir, lw_rf_sub(ir, task, tag, what, R, 1));
           }
-          lw_load(ir, task, t->q, at->qsym, seq * at->rows + i * R, at->q_col + h * WL_HEAD_DIM, at->stride, pv);
           nt++;
         }
         IrView kb[2], vb[2];
@@ -153,22 +161,32 @@ void lw_p1_attention_stage(Ir *ir, const LwP1Attention *at) {
         causal_mask(ir, task, mask, pv);
         /* blocks of B keys, each loaded once (the next one before this one
          * is used) for every tile of the group that attends to it */
+        /* the loads spread over the first block: each tile's q just before
+         * the tile before it is computed (a task's loads all at its start
+         * make the stage's first microseconds the hottest of P1) */
         for (int k0 = 0, j = 0; k0 < keys; k0 += B, j++) {
           int b = MIN(B, keys - k0);
           IrView kv = ir_win(kb[j % 2].t, 0, b, 0, WL_HEAD_DIM), vv = ir_win(vb[j % 2].t, 0, b, 0, WL_HEAD_DIM);
           if (j == 0) {
+            lw_load(ir, task, tl[0].q, at->qsym, seq * at->rows + tl[0].i * R, at->q_col + h * WL_HEAD_DIM,
+                    at->stride, pv);
             lw_load(ir, task, kv, at->ksym, kv_row, 0, WL_HEAD_DIM, pv);
             lw_load(ir, task, vv, at->vsym, kv_row, 0, WL_HEAD_DIM, pv);
           }
-          if (k0 + B < keys) {
-            int nb = MIN(B, keys - k0 - B);
-            lw_load(ir, task, ir_win(kb[(j + 1) % 2].t, 0, nb, 0, WL_HEAD_DIM), at->ksym, kv_row + k0 + B, 0,
-                    WL_HEAD_DIM, pv);
-            lw_load(ir, task, ir_win(vb[(j + 1) % 2].t, 0, nb, 0, WL_HEAD_DIM), at->vsym, kv_row + k0 + B, 0,
-                    WL_HEAD_DIM, pv);
-          }
-          for (int q = 0; q < nt; q++)
+          for (int q = 0; q < nt; q++) {
+            if (j == 0 && q + 1 < nt)
+              lw_load(ir, task, tl[q + 1].q, at->qsym, seq * at->rows + tl[q + 1].i * R,
+                      at->q_col + h * WL_HEAD_DIM, at->stride, pv);
             if (tl[q].n > k0) tile_block(ir, task, &tl[q], kv, vv, s, mask, k0, pv);
+            if (q == 0 && k0 + B < keys) { /* the next block, once this one is in use */
+              int nb = MIN(B, keys - k0 - B);
+              lw_load(ir, task, ir_win(kb[(j + 1) % 2].t, 0, nb, 0, WL_HEAD_DIM), at->ksym, kv_row + k0 + B,
+                      0, WL_HEAD_DIM, pv);
+              lw_load(ir, task, ir_win(vb[(j + 1) % 2].t, 0, nb, 0, WL_HEAD_DIM), at->vsym, kv_row + k0 + B,
+                      0, WL_HEAD_DIM, pv);
+            }
+          }
+          if (j == 0 && at->waves > 1) lw_sig(ir, task, go, at->waves_prov); /* its first block done */
         }
         for (int q = 0; q < nt; q++) {
           Tile *t = &tl[q];

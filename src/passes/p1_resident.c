@@ -37,6 +37,11 @@
 #include <string.h>
 
 enum { LW_P1R_BUFFERS = 4, LW_P1R_ISSUERS = 2 };
+/* The first resident stage's owners have no earlier stage to pace their
+ * weight pieces by and start at once, during the first LayerNorm: they space
+ * the pieces by this many cycles (24 qkv owners x 4 KiB per 800 cycles is
+ * about 2 HBM lines a cycle beside LayerNorm's; 400 passed 20 W). */
+enum { LW_P1R_FIRST_GAP = 800 };
 
 /* A stage being built: its shape and the tensors of each owner o = s*np+p. */
 typedef struct Res {
@@ -112,7 +117,7 @@ static void load_chunk(const Res *r, int task, IrView buf, int s, int c, IrProv 
 }
 
 /* The tensors of every owner; its task pinned to the WG after the cursor. */
-static void make_owners(Res *r, const GArray *order, int cursor) {
+static void make_owners(Res *r, const GArray *order, const LwP1State *state) {
   const LwP1Resident *st = r->st;
   Ir *ir = r->ir;
   for (int s = 0; s < r->S; s++)
@@ -123,8 +128,14 @@ static void make_owners(Res *r, const GArray *order, int cursor) {
       IrRole role = st->role;
       role.panel = p, role.kshard = s;
       int t = r->task[o] = lw_task(ir, tag, st->stage, st->pj->prov, role);
-      ir_task_at(ir, t)->pin = g_array_index(order, int, (cursor + o) % order->len);
-      if (st->after >= 0) ir_task_waits(ir, t, st->after);
+      ir_task_at(ir, t)->pin = g_array_index(order, int, (state->cursor + o) % order->len);
+      /* with multicast an owner reads the stage's input only after a WAIT
+       * for a chunk, which its issuer loaded after the previous stage: it
+       * need not wait for that stage, only for the start of the previous
+       * resident one, during which it loads its weights (paced: owner());
+       * the first one's owners start at once */
+      int dep = !st->multicast ? st->after : state->prev_stage[0] ? state->prev_after : -1;
+      if (dep >= 0) ir_task_waits(ir, t, dep);
       ir_task_signals(ir, t, st->grp);
       r->w[o] = lw_rf_sub(ir, t, tag, "w", r->KS, r->P);
       r->bias[o] = s == 0 ? lw_rf_sub(ir, t, tag, "bias", 1, r->P) : -1;
@@ -208,18 +219,35 @@ static void epilogue(Res *r, int o, int t, IrView av) {
   const LwP1Resident *st = r->st;
   Ir *ir = r->ir;
   int s = o / r->np, p = o % r->np, me = r->task[o];
+  gboolean mc = st->multicast;
   g_autofree char *tag = g_strdup_printf("l%d.%s.k%d.p%d", st->layer, st->name, s, p);
   if (s < r->S - 1) { /* add what shards > s have summed */
     g_autofree char *above = g_strdup_printf("l%d_%s_p%d_sum%d", st->layer, st->name, p, s + 1);
     IrView pv = ir_all(ir, r->pbuf[o]);
     lw_wait(ir, me, above, t + 1, st->prov);
-    lw_load(ir, me, pv, "scratch", t * r->R, st->part_col[s] + p * r->P, st->part_stride, st->prov);
+    if (!mc)
+      lw_load(ir, me, pv, "scratch", t * r->R, st->part_col[s] + p * r->P, st->part_stride, st->prov);
     IrOp *op = ir_emit(ir, me, IR_VADD);
     op->d = av, op->a = av, op->b = pv, op->prov = st->prov;
+    if (mc) { /* the part buffer may take the next tile's sum */
+      g_autofree char *took = g_strdup_printf("l%d_%s_p%d_took%d", st->layer, st->name, p, s);
+      lw_sig(ir, me, took, st->prov);
+    }
   }
   if (s > 0) { /* the sum of shards >= s, for shard s-1 */
     g_autofree char *mine = g_strdup_printf("l%d_%s_p%d_sum%d", st->layer, st->name, p, s);
-    lw_store(ir, me, av, "scratch", t * r->R, st->part_col[s - 1] + p * r->P, st->part_stride, st->prov);
+    if (!mc) {
+      lw_store(ir, me, av, "scratch", t * r->R, st->part_col[s - 1] + p * r->P, st->part_stride, st->prov);
+    } else { /* straight into shard s-1's part buffer, once it is free */
+      g_autofree char *took = g_strdup_printf("l%d_%s_p%d_took%d", st->layer, st->name, p, s - 1);
+      g_autofree char *ready = shard_event(r, s - 1, "ready", -1);
+      if (t == 0)
+        lw_wait(ir, me, ready, r->np, st->prov); /* its task has started */
+      else
+        lw_wait(ir, me, took, t, st->prov);
+      IrOp *op = ir_emit(ir, me, IR_ST);
+      op->a = av, op->mem = ir_all(ir, r->pbuf[o - r->np]), op->prov = st->prov;
+    }
     lw_sig(ir, me, mine, st->prov);
     return;
   }
@@ -228,13 +256,30 @@ static void epilogue(Res *r, int o, int t, IrView av) {
   st->finish(st->ctx, me, tag, t, p * r->P, av);
 }
 
-/* Owner o's program. */
-static void owner(Res *r, int o) {
+/* Owner o's program.  Weight piece k of owner o (of n) waits until the
+ * previous multicast stage has had chunk (k*n + o) * T / (nk*n) of its T
+ * delivered (its shard 0's `full` events), so that the owners of a stage,
+ * which start during the previous one, load their weights along with it,
+ * one piece at a time, rather than all at once (1 MiB of W2 at once passed
+ * 27 W).  The first stage's owners space their pieces by
+ * LW_P1R_FIRST_GAP cycles instead. */
+static void owner(Res *r, int o, const LwP1State *state) {
   const LwP1Resident *st = r->st;
   Ir *ir = r->ir;
   int s = o / r->np, p = o % r->np, me = r->task[o];
   gboolean mc = st->multicast;
-  lw_load(ir, me, ir_all(ir, r->w[o]), r->wsym, s * r->KS, p * r->P, st->N, st->prov);
+  gboolean paced = st->multicast && state->prev_stage[0];
+  for (int k = 0; k < r->nk; k++) {
+    if (paced) { /* owner o's pieces between the others': no bursts */
+      int n = r->np * r->S, c = (int)((int64_t)(k * n + o) * state->prev_total / (r->nk * n));
+      g_autofree char *ev = g_strdup_printf("%s_full%d", state->prev_stage, c % state->prev_nb);
+      lw_wait(ir, me, ev, c / state->prev_nb + 1, st->prov);
+    }
+    else if (st->multicast && k > 0) /* the first stage: nothing to pace by but time */
+      lw_waitt(ir, me, LW_P1R_FIRST_GAP, st->prov);
+    lw_load(ir, me, ir_win(r->w[o], k * r->kc, r->kc, 0, r->P), r->wsym, s * r->KS + k * r->kc, p * r->P,
+            st->N, st->prov);
+  }
   if (r->bias[o] >= 0) lw_load(ir, me, ir_all(ir, r->bias[o]), r->bsym, 0, p * r->P, st->N, st->prov);
   if (mc) {
     g_autofree char *ready = shard_event(r, s, "ready", -1);
@@ -264,7 +309,7 @@ static void owner(Res *r, int o) {
   release(ir, me, held, held->len);
 }
 
-gboolean lw_p1_resident_stage(Ir *ir, int *cursor, const LwP1Resident *st, GError **err) {
+gboolean lw_p1_resident_stage(Ir *ir, LwP1State *state, const LwP1Resident *st, GError **err) {
   Res r = {.ir = ir, .st = st, .P = st->pj->panel, .S = st->shards, .R = st->R};
   r.np = st->N / r.P;
   r.KS = st->K / r.S;
@@ -300,13 +345,30 @@ gboolean lw_p1_resident_stage(Ir *ir, int *cursor, const LwP1Resident *st, GErro
   r.buf = g_new(int, (gsize)owners * r.nb);
   r.w = g_new(int, owners), r.bias = g_new(int, owners), r.acc = g_new(int, 2 * owners);
   r.pbuf = g_new(int, owners);
-  make_owners(&r, order, *cursor);
-  for (int o = 0; o < owners; o++) owner(&r, o);
+  make_owners(&r, order, state);
+  for (int o = 0; o < owners; o++) owner(&r, o, state);
   for (int s = 0; s < r.S; s++)
     for (int i = 0; i < r.ni; i++)
-      issuer(&r, s, i, g_array_index(order, int, (*cursor + owners + s * r.ni + i) % order->len));
-  *cursor = (*cursor + owners + r.S * r.ni) % (int)order->len;
+      issuer(&r, s, i, g_array_index(order, int, (state->cursor + owners + s * r.ni + i) % order->len));
+  state->cursor = (state->cursor + owners + r.S * r.ni) % (int)order->len;
+  state->prev_stage[0] = '\0';
+  if (st->multicast) {
+    g_snprintf(state->prev_stage, sizeof state->prev_stage, "l%d_%s_k0", st->layer, st->name);
+    state->prev_nb = r.nb, state->prev_total = r.total, state->prev_after = st->after;
+  }
   g_free(r.task), g_free(r.buf), g_free(r.w), g_free(r.bias), g_free(r.acc), g_free(r.pbuf);
   g_free(r.wsym), g_free(r.bsym);
   return TRUE;
+}
+
+int lw_p1_resident_owners(const Ir *ir, const LwP1Resident *st) {
+  g_autoptr(GArray) order = wg_order(ir);
+  return MIN(st->N / st->pj->panel * st->shards, (int)order->len);
+}
+
+int lw_p1_free_wg(const Ir *ir, const LwP1State *state, int taken, int k) {
+  g_autoptr(GArray) order = wg_order(ir);
+  int n = (int)order->len, nfree = n - taken;
+  if (nfree <= 0) return g_array_index(order, int, k % n);
+  return g_array_index(order, int, (state->cursor + taken + k % nfree) % n);
 }

@@ -2,53 +2,24 @@
 .machine sms=4 wgs_per_sm=4 rf_kib=64 vl=16 mma_arrays=1 sfu=8 sh_kib=0 dma=2x1 hbm=8 noc=512 multicast=1 reduce=0
 .problem p1 d_model=64 heads=2 d_ff=128 layers=1 seqs=1 rows=64
 
-.wg 0   ; sm 0, tasks: l0.ln1.r0 l0.qkv.k0.p0 l0.att.s0.h0.r0 l0.ln2.r12 l0.w1.k0.mc0
-.rf l0_ln1_r0_g                 p0       1x64      ; l0.ln1.r0.g
-.rf l0_ln1_r0_b                 p0+256   1x64      ; l0.ln1.r0.b
-.rf l0_ln1_r0_x                 p0+512   4x64      ; l0.ln1.r0.x
-.rf l0_ln1_r0_mean              p0+1536  4x1       ; l0.ln1.r0.mean
-.rf l0_ln1_r0_tmp               p0+1536  4x64      ; l0.ln1.r0.tmp
-.rf l0_ln1_r0_var               p0+2560  4x1       ; l0.ln1.r0.var
-.rf l0_qkv_k0_a0                p0       32x32     ; l0.qkv.k0.a0
-.rf l0_qkv_k0_a1                p1       32x32     ; l0.qkv.k0.a1
-.rf l0_qkv_k0_a2                p2       32x32     ; l0.qkv.k0.a2
-.rf l0_qkv_k0_a3                p3       32x32     ; l0.qkv.k0.a3
-.rf l0_qkv_k0_p0_w              p4       64x32     ; l0.qkv.k0.p0.w
+.wg 0   ; sm 0, tasks: l0.qkv.k0.p0 l0.ln2.r0 l0.w1.k0.mc0
+.rf l0_qkv_k0_p0_w              p0       64x32     ; l0.qkv.k0.p0.w
+.rf l0_qkv_k0_a0                p2       32x32     ; l0.qkv.k0.a0
+.rf l0_qkv_k0_a1                p3       32x32     ; l0.qkv.k0.a1
+.rf l0_qkv_k0_a2                p4       32x32     ; l0.qkv.k0.a2
+.rf l0_qkv_k0_a3                p5       32x32     ; l0.qkv.k0.a3
 .rf l0_qkv_k0_p0_bias           p6       1x32      ; l0.qkv.k0.p0.bias
 .rf l0_qkv_k0_p0_acc0           p7       32x32     ; l0.qkv.k0.p0.acc0
-.rf l0_qkv_k0_p0_acc1           p0       32x32     ; l0.qkv.k0.p0.acc1
-.rf l0_att_s0_h0_r0_q           p0       32x32     ; l0.att.s0.h0.r0.q
-.rf l0_att_s0_h0_r0_kb          p1       32x32     ; l0.att.s0.h0.r0.kb
-.rf l0_att_s0_h0_r0_s           p2       32x32     ; l0.att.s0.h0.r0.s
-.rf l0_att_s0_h0_r0_mask        p0       32x32     ; l0.att.s0.h0.r0.mask
-.rf l0_att_s0_h0_r0_m           p0       32x1      ; l0.att.s0.h0.r0.m
-.rf l0_att_s0_h0_r0_z           p0       32x1      ; l0.att.s0.h0.r0.z
-.rf l0_att_s0_h0_r0_vb          p0       32x32     ; l0.att.s0.h0.r0.vb
-.rf l0_att_s0_h0_r0_o           p1       32x32     ; l0.att.s0.h0.r0.o
-.rf l0_ln2_r12_g                p0       1x64      ; l0.ln2.r12.g
-.rf l0_ln2_r12_b                p0+256   1x64      ; l0.ln2.r12.b
-.rf l0_ln2_r12_x                p0+512   4x64      ; l0.ln2.r12.x
-.rf l0_ln2_r12_mean             p0+1536  4x1       ; l0.ln2.r12.mean
-.rf l0_ln2_r12_tmp              p0+1536  4x64      ; l0.ln2.r12.tmp
-.rf l0_ln2_r12_var              p0+2560  4x1       ; l0.ln2.r12.var
-    LD        l0_ln1_r0_g, hbm[ln1_g.l0]                    ; p1.row_tile l0.ln1.r0
-    LD        l0_ln1_r0_b, hbm[ln1_b.l0]                    ; p1.row_tile l0.ln1.r0
-    LD        l0_ln1_r0_x, hbm[x_in]                        ; p1.row_tile l0.ln1.r0
-    VEC.rsum  l0_ln1_r0_mean, l0_ln1_r0_x                   ; p1.row_tile l0.ln1.r0
-    VEC.muli  l0_ln1_r0_mean, l0_ln1_r0_mean, 0.015625      ; p1.row_tile l0.ln1.r0
-    VEC.sub   l0_ln1_r0_x, l0_ln1_r0_x, l0_ln1_r0_mean      ; p1.row_tile l0.ln1.r0
-    VEC.mul   l0_ln1_r0_tmp, l0_ln1_r0_x, l0_ln1_r0_x       ; p1.row_tile l0.ln1.r0
-    VEC.rsum  l0_ln1_r0_var, l0_ln1_r0_tmp                  ; p1.row_tile l0.ln1.r0
-    VEC.muli  l0_ln1_r0_var, l0_ln1_r0_var, 0.015625        ; p1.row_tile l0.ln1.r0
-    VEC.addi  l0_ln1_r0_var, l0_ln1_r0_var, 1e-05           ; p1.row_tile l0.ln1.r0
-    SFU.rsqrt l0_ln1_r0_var, l0_ln1_r0_var                  ; p1.row_tile l0.ln1.r0
-    VEC.mul   l0_ln1_r0_x, l0_ln1_r0_x, l0_ln1_r0_var       ; p1.row_tile l0.ln1.r0
-    VEC.mul   l0_ln1_r0_x, l0_ln1_r0_x, l0_ln1_r0_g         ; p1.row_tile l0.ln1.r0
-    VEC.add   l0_ln1_r0_x, l0_ln1_r0_x, l0_ln1_r0_b         ; p1.row_tile l0.ln1.r0
-    ST        hbm[scratch + 16384], l0_ln1_r0_x             ; p1.row_tile l0.ln1.r0
-    SIG       ev.ln1_l0, 1                                  ; p1.row_tile l0.ln1.r0
-    WAIT      ev.ln1_l0, 16                                 ; p1.panels.qkv:10 l0.qkv.k0.p0
-    LD        l0_qkv_k0_p0_w, hbm[wqkv.l0], stride 192      ; p1.weights:9 l0.qkv.k0.p0
+.rf l0_qkv_k0_p0_acc1           p2       32x32     ; l0.qkv.k0.p0.acc1
+.rf l0_ln2_r0_g                 p0       1x64      ; l0.ln2.r0.g
+.rf l0_ln2_r0_b                 p0+256   1x64      ; l0.ln2.r0.b
+.rf l0_ln2_r0_x                 p0+512   2x64      ; l0.ln2.r0.x
+.rf l0_ln2_r0_mean              p0+1024  2x1       ; l0.ln2.r0.mean
+.rf l0_ln2_r0_tmp               p0+1088  2x64      ; l0.ln2.r0.tmp
+.rf l0_ln2_r0_var               p0+1600  2x1       ; l0.ln2.r0.var
+    LD        l0_qkv_k0_p0_w[0:32, :], hbm[wqkv.l0], stride 192 ; p1.weights:9 l0.qkv.k0.p0
+    WAITT     800                                           ; p1.weights:9 l0.qkv.k0.p0
+    LD        l0_qkv_k0_p0_w[32:64, :], hbm[wqkv.l0 + 24576], stride 192 ; p1.weights:9 l0.qkv.k0.p0
     LD        l0_qkv_k0_p0_bias, hbm[bqkv.l0], stride 192   ; p1.weights:9 l0.qkv.k0.p0
     SIG       ev.l0_qkv_k0_ready, 1                         ; p1.multicast.qkv:13 l0.qkv.k0.p0
     WAIT      ev.l0_qkv_k0_full0, 1                         ; p1.multicast.qkv:13 l0.qkv.k0.p0
@@ -68,73 +39,63 @@
     VEC.add   l0_qkv_k0_p0_acc1, l0_qkv_k0_p0_acc1, l0_qkv_k0_p0_bias ; p1.weights:9 l0.qkv.k0.p0
     ST        hbm[scratch + 40960], l0_qkv_k0_p0_acc1, stride 64 ; p1.panels.qkv:10 l0.qkv.k0.p0
     SIG       ev.qkv_l0, 1                                  ; p1.panels.qkv:10 l0.qkv.k0.p0
-    WAIT      ev.qkv_l0, 8                                  ; p1.row_tile l0.att.s0.h0.r0
-    LD        l0_att_s0_h0_r0_q, hbm[scratch + 32768], stride 64 ; p1.row_tile l0.att.s0.h0.r0
-    LD        l0_att_s0_h0_r0_kb, hbm[k_out.l0]             ; p1.row_tile l0.att.s0.h0.r0
-    MMA.z.t   l0_att_s0_h0_r0_s, l0_att_s0_h0_r0_q, l0_att_s0_h0_r0_kb ; p1.row_tile l0.att.s0.h0.r0
-    VEC.fill  l0_att_s0_h0_r0_mask, -1e+30                  ; p1.row_tile l0.att.s0.h0.r0
-    VEC.fill  l0_att_s0_h0_r0_mask[0:1, 0:1], 0             ; p1.row_tile l0.att.s0.h0.r0
-    VEC.fill  l0_att_s0_h0_r0_mask[1:2, 0:2], 0             ; p1.row_tile l0.att.s0.h0.r0
-    VEC.fill  l0_att_s0_h0_r0_mask[2:3, 0:3], 0             ; p1.row_tile l0.att.s0.h0.r0
-    VEC.fill  l0_att_s0_h0_r0_mask[3:4, 0:4], 0             ; p1.row_tile l0.att.s0.h0.r0
-    VEC.fill  l0_att_s0_h0_r0_mask[4:5, 0:5], 0             ; p1.row_tile l0.att.s0.h0.r0
-    VEC.fill  l0_att_s0_h0_r0_mask[5:6, 0:6], 0             ; p1.row_tile l0.att.s0.h0.r0
-    VEC.fill  l0_att_s0_h0_r0_mask[6:7, 0:7], 0             ; p1.row_tile l0.att.s0.h0.r0
-    VEC.fill  l0_att_s0_h0_r0_mask[7:8, 0:8], 0             ; p1.row_tile l0.att.s0.h0.r0
-    VEC.fill  l0_att_s0_h0_r0_mask[8:9, 0:9], 0             ; p1.row_tile l0.att.s0.h0.r0
-    VEC.fill  l0_att_s0_h0_r0_mask[9:10, 0:10], 0           ; p1.row_tile l0.att.s0.h0.r0
-    VEC.fill  l0_att_s0_h0_r0_mask[10:11, 0:11], 0          ; p1.row_tile l0.att.s0.h0.r0
-    VEC.fill  l0_att_s0_h0_r0_mask[11:12, 0:12], 0          ; p1.row_tile l0.att.s0.h0.r0
-    VEC.fill  l0_att_s0_h0_r0_mask[12:13, 0:13], 0          ; p1.row_tile l0.att.s0.h0.r0
-    VEC.fill  l0_att_s0_h0_r0_mask[13:14, 0:14], 0          ; p1.row_tile l0.att.s0.h0.r0
-    VEC.fill  l0_att_s0_h0_r0_mask[14:15, 0:15], 0          ; p1.row_tile l0.att.s0.h0.r0
-    VEC.fill  l0_att_s0_h0_r0_mask[15:16, 0:16], 0          ; p1.row_tile l0.att.s0.h0.r0
-    VEC.fill  l0_att_s0_h0_r0_mask[16:17, 0:17], 0          ; p1.row_tile l0.att.s0.h0.r0
-    VEC.fill  l0_att_s0_h0_r0_mask[17:18, 0:18], 0          ; p1.row_tile l0.att.s0.h0.r0
-    VEC.fill  l0_att_s0_h0_r0_mask[18:19, 0:19], 0          ; p1.row_tile l0.att.s0.h0.r0
-    VEC.fill  l0_att_s0_h0_r0_mask[19:20, 0:20], 0          ; p1.row_tile l0.att.s0.h0.r0
-    VEC.fill  l0_att_s0_h0_r0_mask[20:21, 0:21], 0          ; p1.row_tile l0.att.s0.h0.r0
-    VEC.fill  l0_att_s0_h0_r0_mask[21:22, 0:22], 0          ; p1.row_tile l0.att.s0.h0.r0
-    VEC.fill  l0_att_s0_h0_r0_mask[22:23, 0:23], 0          ; p1.row_tile l0.att.s0.h0.r0
-    VEC.fill  l0_att_s0_h0_r0_mask[23:24, 0:24], 0          ; p1.row_tile l0.att.s0.h0.r0
-    VEC.fill  l0_att_s0_h0_r0_mask[24:25, 0:25], 0          ; p1.row_tile l0.att.s0.h0.r0
-    VEC.fill  l0_att_s0_h0_r0_mask[25:26, 0:26], 0          ; p1.row_tile l0.att.s0.h0.r0
-    VEC.fill  l0_att_s0_h0_r0_mask[26:27, 0:27], 0          ; p1.row_tile l0.att.s0.h0.r0
-    VEC.fill  l0_att_s0_h0_r0_mask[27:28, 0:28], 0          ; p1.row_tile l0.att.s0.h0.r0
-    VEC.fill  l0_att_s0_h0_r0_mask[28:29, 0:29], 0          ; p1.row_tile l0.att.s0.h0.r0
-    VEC.fill  l0_att_s0_h0_r0_mask[29:30, 0:30], 0          ; p1.row_tile l0.att.s0.h0.r0
-    VEC.fill  l0_att_s0_h0_r0_mask[30:31, 0:31], 0          ; p1.row_tile l0.att.s0.h0.r0
-    VEC.fill  l0_att_s0_h0_r0_mask[31:32, :], 0             ; p1.row_tile l0.att.s0.h0.r0
-    VEC.muli  l0_att_s0_h0_r0_s, l0_att_s0_h0_r0_s, 0.17677669 ; p1.row_tile l0.att.s0.h0.r0
-    VEC.add   l0_att_s0_h0_r0_s, l0_att_s0_h0_r0_s, l0_att_s0_h0_r0_mask ; p1.row_tile l0.att.s0.h0.r0
-    VEC.rmax  l0_att_s0_h0_r0_m, l0_att_s0_h0_r0_s          ; p1.row_tile l0.att.s0.h0.r0
-    VEC.sub   l0_att_s0_h0_r0_s, l0_att_s0_h0_r0_s, l0_att_s0_h0_r0_m ; p1.row_tile l0.att.s0.h0.r0
-    SFU.exp   l0_att_s0_h0_r0_s, l0_att_s0_h0_r0_s          ; p1.row_tile l0.att.s0.h0.r0
-    VEC.rsum  l0_att_s0_h0_r0_z, l0_att_s0_h0_r0_s          ; p1.row_tile l0.att.s0.h0.r0
-    SFU.recip l0_att_s0_h0_r0_z, l0_att_s0_h0_r0_z          ; p1.row_tile l0.att.s0.h0.r0
-    VEC.mul   l0_att_s0_h0_r0_s, l0_att_s0_h0_r0_s, l0_att_s0_h0_r0_z ; p1.row_tile l0.att.s0.h0.r0
-    LD        l0_att_s0_h0_r0_vb, hbm[v_out.l0]             ; p1.row_tile l0.att.s0.h0.r0
-    MMA.z     l0_att_s0_h0_r0_o, l0_att_s0_h0_r0_s, l0_att_s0_h0_r0_vb ; p1.row_tile l0.att.s0.h0.r0
-    ST        hbm[scratch + 49152], l0_att_s0_h0_r0_o, stride 64 ; p1.row_tile l0.att.s0.h0.r0
-    SIG       ev.att_l0, 1                                  ; p1.row_tile l0.att.s0.h0.r0
-    WAIT      ev.wo_l0, 4                                   ; p1.row_tile l0.ln2.r12
-    LD        l0_ln2_r12_g, hbm[ln2_g.l0]                   ; p1.row_tile l0.ln2.r12
-    LD        l0_ln2_r12_b, hbm[ln2_b.l0]                   ; p1.row_tile l0.ln2.r12
-    LD        l0_ln2_r12_x, hbm[scratch + 77824]            ; p1.row_tile l0.ln2.r12
-    VEC.rsum  l0_ln2_r12_mean, l0_ln2_r12_x                 ; p1.row_tile l0.ln2.r12
-    VEC.muli  l0_ln2_r12_mean, l0_ln2_r12_mean, 0.015625    ; p1.row_tile l0.ln2.r12
-    VEC.sub   l0_ln2_r12_x, l0_ln2_r12_x, l0_ln2_r12_mean   ; p1.row_tile l0.ln2.r12
-    VEC.mul   l0_ln2_r12_tmp, l0_ln2_r12_x, l0_ln2_r12_x    ; p1.row_tile l0.ln2.r12
-    VEC.rsum  l0_ln2_r12_var, l0_ln2_r12_tmp                ; p1.row_tile l0.ln2.r12
-    VEC.muli  l0_ln2_r12_var, l0_ln2_r12_var, 0.015625      ; p1.row_tile l0.ln2.r12
-    VEC.addi  l0_ln2_r12_var, l0_ln2_r12_var, 1e-05         ; p1.row_tile l0.ln2.r12
-    SFU.rsqrt l0_ln2_r12_var, l0_ln2_r12_var                ; p1.row_tile l0.ln2.r12
-    VEC.mul   l0_ln2_r12_x, l0_ln2_r12_x, l0_ln2_r12_var    ; p1.row_tile l0.ln2.r12
-    VEC.mul   l0_ln2_r12_x, l0_ln2_r12_x, l0_ln2_r12_g      ; p1.row_tile l0.ln2.r12
-    VEC.add   l0_ln2_r12_x, l0_ln2_r12_x, l0_ln2_r12_b      ; p1.row_tile l0.ln2.r12
-    ST        hbm[scratch + 94208], l0_ln2_r12_x            ; p1.row_tile l0.ln2.r12
-    SIG       ev.ln2_l0, 1                                  ; p1.row_tile l0.ln2.r12
-    WAIT      ev.ln2_l0, 16                                 ; p1.multicast.w1:13 l0.w1.k0.mc0
+    WAIT      ev.wo_l0, 4                                   ; p1.row_tile l0.ln2.r0
+    LD        l0_ln2_r0_g, hbm[ln2_g.l0]                    ; p1.row_tile l0.ln2.r0
+    LD        l0_ln2_r0_b, hbm[ln2_b.l0]                    ; p1.row_tile l0.ln2.r0
+    LD        l0_ln2_r0_x, hbm[scratch + 65536]             ; p1.row_tile l0.ln2.r0
+    VEC.rsum  l0_ln2_r0_mean, l0_ln2_r0_x                   ; p1.row_tile l0.ln2.r0
+    VEC.muli  l0_ln2_r0_mean, l0_ln2_r0_mean, 0.015625      ; p1.row_tile l0.ln2.r0
+    VEC.sub   l0_ln2_r0_x, l0_ln2_r0_x, l0_ln2_r0_mean      ; p1.row_tile l0.ln2.r0
+    VEC.mul   l0_ln2_r0_tmp, l0_ln2_r0_x, l0_ln2_r0_x       ; p1.row_tile l0.ln2.r0
+    VEC.rsum  l0_ln2_r0_var, l0_ln2_r0_tmp                  ; p1.row_tile l0.ln2.r0
+    VEC.muli  l0_ln2_r0_var, l0_ln2_r0_var, 0.015625        ; p1.row_tile l0.ln2.r0
+    VEC.addi  l0_ln2_r0_var, l0_ln2_r0_var, 1e-05           ; p1.row_tile l0.ln2.r0
+    SFU.rsqrt l0_ln2_r0_var, l0_ln2_r0_var                  ; p1.row_tile l0.ln2.r0
+    VEC.mul   l0_ln2_r0_x, l0_ln2_r0_x, l0_ln2_r0_var       ; p1.row_tile l0.ln2.r0
+    VEC.mul   l0_ln2_r0_x, l0_ln2_r0_x, l0_ln2_r0_g         ; p1.row_tile l0.ln2.r0
+    VEC.add   l0_ln2_r0_x, l0_ln2_r0_x, l0_ln2_r0_b         ; p1.row_tile l0.ln2.r0
+    ST        hbm[scratch + 81920], l0_ln2_r0_x             ; p1.row_tile l0.ln2.r0
+    LD        l0_ln2_r0_x, hbm[scratch + 66048]             ; p1.row_tile l0.ln2.r0
+    VEC.rsum  l0_ln2_r0_mean, l0_ln2_r0_x                   ; p1.row_tile l0.ln2.r0
+    VEC.muli  l0_ln2_r0_mean, l0_ln2_r0_mean, 0.015625      ; p1.row_tile l0.ln2.r0
+    VEC.sub   l0_ln2_r0_x, l0_ln2_r0_x, l0_ln2_r0_mean      ; p1.row_tile l0.ln2.r0
+    VEC.mul   l0_ln2_r0_tmp, l0_ln2_r0_x, l0_ln2_r0_x       ; p1.row_tile l0.ln2.r0
+    VEC.rsum  l0_ln2_r0_var, l0_ln2_r0_tmp                  ; p1.row_tile l0.ln2.r0
+    VEC.muli  l0_ln2_r0_var, l0_ln2_r0_var, 0.015625        ; p1.row_tile l0.ln2.r0
+    VEC.addi  l0_ln2_r0_var, l0_ln2_r0_var, 1e-05           ; p1.row_tile l0.ln2.r0
+    SFU.rsqrt l0_ln2_r0_var, l0_ln2_r0_var                  ; p1.row_tile l0.ln2.r0
+    VEC.mul   l0_ln2_r0_x, l0_ln2_r0_x, l0_ln2_r0_var       ; p1.row_tile l0.ln2.r0
+    VEC.mul   l0_ln2_r0_x, l0_ln2_r0_x, l0_ln2_r0_g         ; p1.row_tile l0.ln2.r0
+    VEC.add   l0_ln2_r0_x, l0_ln2_r0_x, l0_ln2_r0_b         ; p1.row_tile l0.ln2.r0
+    ST        hbm[scratch + 82432], l0_ln2_r0_x             ; p1.row_tile l0.ln2.r0
+    LD        l0_ln2_r0_x, hbm[scratch + 66560]             ; p1.row_tile l0.ln2.r0
+    VEC.rsum  l0_ln2_r0_mean, l0_ln2_r0_x                   ; p1.row_tile l0.ln2.r0
+    VEC.muli  l0_ln2_r0_mean, l0_ln2_r0_mean, 0.015625      ; p1.row_tile l0.ln2.r0
+    VEC.sub   l0_ln2_r0_x, l0_ln2_r0_x, l0_ln2_r0_mean      ; p1.row_tile l0.ln2.r0
+    VEC.mul   l0_ln2_r0_tmp, l0_ln2_r0_x, l0_ln2_r0_x       ; p1.row_tile l0.ln2.r0
+    VEC.rsum  l0_ln2_r0_var, l0_ln2_r0_tmp                  ; p1.row_tile l0.ln2.r0
+    VEC.muli  l0_ln2_r0_var, l0_ln2_r0_var, 0.015625        ; p1.row_tile l0.ln2.r0
+    VEC.addi  l0_ln2_r0_var, l0_ln2_r0_var, 1e-05           ; p1.row_tile l0.ln2.r0
+    SFU.rsqrt l0_ln2_r0_var, l0_ln2_r0_var                  ; p1.row_tile l0.ln2.r0
+    VEC.mul   l0_ln2_r0_x, l0_ln2_r0_x, l0_ln2_r0_var       ; p1.row_tile l0.ln2.r0
+    VEC.mul   l0_ln2_r0_x, l0_ln2_r0_x, l0_ln2_r0_g         ; p1.row_tile l0.ln2.r0
+    VEC.add   l0_ln2_r0_x, l0_ln2_r0_x, l0_ln2_r0_b         ; p1.row_tile l0.ln2.r0
+    ST        hbm[scratch + 82944], l0_ln2_r0_x             ; p1.row_tile l0.ln2.r0
+    LD        l0_ln2_r0_x, hbm[scratch + 67072]             ; p1.row_tile l0.ln2.r0
+    VEC.rsum  l0_ln2_r0_mean, l0_ln2_r0_x                   ; p1.row_tile l0.ln2.r0
+    VEC.muli  l0_ln2_r0_mean, l0_ln2_r0_mean, 0.015625      ; p1.row_tile l0.ln2.r0
+    VEC.sub   l0_ln2_r0_x, l0_ln2_r0_x, l0_ln2_r0_mean      ; p1.row_tile l0.ln2.r0
+    VEC.mul   l0_ln2_r0_tmp, l0_ln2_r0_x, l0_ln2_r0_x       ; p1.row_tile l0.ln2.r0
+    VEC.rsum  l0_ln2_r0_var, l0_ln2_r0_tmp                  ; p1.row_tile l0.ln2.r0
+    VEC.muli  l0_ln2_r0_var, l0_ln2_r0_var, 0.015625        ; p1.row_tile l0.ln2.r0
+    VEC.addi  l0_ln2_r0_var, l0_ln2_r0_var, 1e-05           ; p1.row_tile l0.ln2.r0
+    SFU.rsqrt l0_ln2_r0_var, l0_ln2_r0_var                  ; p1.row_tile l0.ln2.r0
+    VEC.mul   l0_ln2_r0_x, l0_ln2_r0_x, l0_ln2_r0_var       ; p1.row_tile l0.ln2.r0
+    VEC.mul   l0_ln2_r0_x, l0_ln2_r0_x, l0_ln2_r0_g         ; p1.row_tile l0.ln2.r0
+    VEC.add   l0_ln2_r0_x, l0_ln2_r0_x, l0_ln2_r0_b         ; p1.row_tile l0.ln2.r0
+    ST        hbm[scratch + 83456], l0_ln2_r0_x             ; p1.row_tile l0.ln2.r0
+    SIG       ev.ln2_l0, 1                                  ; p1.row_tile l0.ln2.r0
+    WAIT      ev.ln2_l0, 8                                  ; p1.multicast.w1:13 l0.w1.k0.mc0
     WAIT      ev.l0_w1_k0_ready, 4                          ; p1.multicast.w1:13 l0.w1.k0.mc0
     LD.mc     l0_w1_k0_a0, hbm[scratch + 81920], stride 64, {3, 7, 11, 15} ; p1.multicast.w1:13 l0.w1.k0.mc0
     SIG       ev.l0_w1_k0_full0, 1                          ; p1.multicast.w1:13 l0.w1.k0.mc0
@@ -143,27 +104,21 @@
     SIG       ev.w1_l0, 1                                   ; p1.multicast.w1:13 l0.w1.k0.mc0
     END
 
-.wg 1   ; sm 0, tasks: l0.ln1.r4 l0.qkv.k0.p4 l0.ln2.r0 l0.w2.k1.p0
-.rf l0_ln1_r4_g                 p0       1x64      ; l0.ln1.r4.g
-.rf l0_ln1_r4_b                 p0+256   1x64      ; l0.ln1.r4.b
-.rf l0_ln1_r4_x                 p0+512   4x64      ; l0.ln1.r4.x
-.rf l0_ln1_r4_mean              p0+1536  4x1       ; l0.ln1.r4.mean
-.rf l0_ln1_r4_tmp               p0+1536  4x64      ; l0.ln1.r4.tmp
-.rf l0_ln1_r4_var               p0+2560  4x1       ; l0.ln1.r4.var
-.rf l0_qkv_k0_a0                p0       32x32     ; l0.qkv.k0.a0
-.rf l0_qkv_k0_a1                p1       32x32     ; l0.qkv.k0.a1
-.rf l0_qkv_k0_a2                p2       32x32     ; l0.qkv.k0.a2
-.rf l0_qkv_k0_a3                p3       32x32     ; l0.qkv.k0.a3
-.rf l0_qkv_k0_p4_w              p4       64x32     ; l0.qkv.k0.p4.w
+.wg 1   ; sm 0, tasks: l0.qkv.k0.p4 l0.ln2.r4 l0.w2.k1.p0
+.rf l0_qkv_k0_p4_w              p0       64x32     ; l0.qkv.k0.p4.w
+.rf l0_qkv_k0_a0                p2       32x32     ; l0.qkv.k0.a0
+.rf l0_qkv_k0_a1                p3       32x32     ; l0.qkv.k0.a1
+.rf l0_qkv_k0_a2                p4       32x32     ; l0.qkv.k0.a2
+.rf l0_qkv_k0_a3                p5       32x32     ; l0.qkv.k0.a3
 .rf l0_qkv_k0_p4_bias           p6       1x32      ; l0.qkv.k0.p4.bias
 .rf l0_qkv_k0_p4_acc0           p7       32x32     ; l0.qkv.k0.p4.acc0
-.rf l0_qkv_k0_p4_acc1           p0       32x32     ; l0.qkv.k0.p4.acc1
-.rf l0_ln2_r0_g                 p0       1x64      ; l0.ln2.r0.g
-.rf l0_ln2_r0_b                 p0+256   1x64      ; l0.ln2.r0.b
-.rf l0_ln2_r0_x                 p0+512   4x64      ; l0.ln2.r0.x
-.rf l0_ln2_r0_mean              p0+1536  4x1       ; l0.ln2.r0.mean
-.rf l0_ln2_r0_tmp               p0+1536  4x64      ; l0.ln2.r0.tmp
-.rf l0_ln2_r0_var               p0+2560  4x1       ; l0.ln2.r0.var
+.rf l0_qkv_k0_p4_acc1           p2       32x32     ; l0.qkv.k0.p4.acc1
+.rf l0_ln2_r4_g                 p0       1x64      ; l0.ln2.r4.g
+.rf l0_ln2_r4_b                 p0+256   1x64      ; l0.ln2.r4.b
+.rf l0_ln2_r4_x                 p0+512   2x64      ; l0.ln2.r4.x
+.rf l0_ln2_r4_mean              p0+1024  2x1       ; l0.ln2.r4.mean
+.rf l0_ln2_r4_tmp               p0+1088  2x64      ; l0.ln2.r4.tmp
+.rf l0_ln2_r4_var               p0+1600  2x1       ; l0.ln2.r4.var
 .rf l0_w2_k1_a0                 p0       32x32     ; l0.w2.k1.a0
 .rf l0_w2_k1_a1                 p1       32x32     ; l0.w2.k1.a1
 .rf l0_w2_k1_a2                 p2       32x32     ; l0.w2.k1.a2
@@ -171,24 +126,9 @@
 .rf l0_w2_k1_p0_w               p4       64x32     ; l0.w2.k1.p0.w
 .rf l0_w2_k1_p0_acc0            p6       32x32     ; l0.w2.k1.p0.acc0
 .rf l0_w2_k1_p0_acc1            p0       32x32     ; l0.w2.k1.p0.acc1
-    LD        l0_ln1_r4_g, hbm[ln1_g.l0]                    ; p1.row_tile l0.ln1.r4
-    LD        l0_ln1_r4_b, hbm[ln1_b.l0]                    ; p1.row_tile l0.ln1.r4
-    LD        l0_ln1_r4_x, hbm[x_in + 4096]                 ; p1.row_tile l0.ln1.r4
-    VEC.rsum  l0_ln1_r4_mean, l0_ln1_r4_x                   ; p1.row_tile l0.ln1.r4
-    VEC.muli  l0_ln1_r4_mean, l0_ln1_r4_mean, 0.015625      ; p1.row_tile l0.ln1.r4
-    VEC.sub   l0_ln1_r4_x, l0_ln1_r4_x, l0_ln1_r4_mean      ; p1.row_tile l0.ln1.r4
-    VEC.mul   l0_ln1_r4_tmp, l0_ln1_r4_x, l0_ln1_r4_x       ; p1.row_tile l0.ln1.r4
-    VEC.rsum  l0_ln1_r4_var, l0_ln1_r4_tmp                  ; p1.row_tile l0.ln1.r4
-    VEC.muli  l0_ln1_r4_var, l0_ln1_r4_var, 0.015625        ; p1.row_tile l0.ln1.r4
-    VEC.addi  l0_ln1_r4_var, l0_ln1_r4_var, 1e-05           ; p1.row_tile l0.ln1.r4
-    SFU.rsqrt l0_ln1_r4_var, l0_ln1_r4_var                  ; p1.row_tile l0.ln1.r4
-    VEC.mul   l0_ln1_r4_x, l0_ln1_r4_x, l0_ln1_r4_var       ; p1.row_tile l0.ln1.r4
-    VEC.mul   l0_ln1_r4_x, l0_ln1_r4_x, l0_ln1_r4_g         ; p1.row_tile l0.ln1.r4
-    VEC.add   l0_ln1_r4_x, l0_ln1_r4_x, l0_ln1_r4_b         ; p1.row_tile l0.ln1.r4
-    ST        hbm[scratch + 20480], l0_ln1_r4_x             ; p1.row_tile l0.ln1.r4
-    SIG       ev.ln1_l0, 1                                  ; p1.row_tile l0.ln1.r4
-    WAIT      ev.ln1_l0, 16                                 ; p1.panels.qkv:10 l0.qkv.k0.p4
-    LD        l0_qkv_k0_p4_w, hbm[wqkv.l0 + 512], stride 192 ; p1.weights:9 l0.qkv.k0.p4
+    LD        l0_qkv_k0_p4_w[0:32, :], hbm[wqkv.l0 + 512], stride 192 ; p1.weights:9 l0.qkv.k0.p4
+    WAITT     800                                           ; p1.weights:9 l0.qkv.k0.p4
+    LD        l0_qkv_k0_p4_w[32:64, :], hbm[wqkv.l0 + 25088], stride 192 ; p1.weights:9 l0.qkv.k0.p4
     LD        l0_qkv_k0_p4_bias, hbm[bqkv.l0 + 512], stride 192 ; p1.weights:9 l0.qkv.k0.p4
     SIG       ev.l0_qkv_k0_ready, 1                         ; p1.multicast.qkv:13 l0.qkv.k0.p4
     WAIT      ev.l0_qkv_k0_full0, 1                         ; p1.multicast.qkv:13 l0.qkv.k0.p4
@@ -208,25 +148,67 @@
     VEC.add   l0_qkv_k0_p4_acc1, l0_qkv_k0_p4_acc1, l0_qkv_k0_p4_bias ; p1.weights:9 l0.qkv.k0.p4
     ST        hbm[v_out.l0 + 4096], l0_qkv_k0_p4_acc1       ; p1.kv_writeback l0.qkv.k0.p4
     SIG       ev.qkv_l0, 1                                  ; p1.panels.qkv:10 l0.qkv.k0.p4
-    WAIT      ev.wo_l0, 4                                   ; p1.row_tile l0.ln2.r0
-    LD        l0_ln2_r0_g, hbm[ln2_g.l0]                    ; p1.row_tile l0.ln2.r0
-    LD        l0_ln2_r0_b, hbm[ln2_b.l0]                    ; p1.row_tile l0.ln2.r0
-    LD        l0_ln2_r0_x, hbm[scratch + 65536]             ; p1.row_tile l0.ln2.r0
-    VEC.rsum  l0_ln2_r0_mean, l0_ln2_r0_x                   ; p1.row_tile l0.ln2.r0
-    VEC.muli  l0_ln2_r0_mean, l0_ln2_r0_mean, 0.015625      ; p1.row_tile l0.ln2.r0
-    VEC.sub   l0_ln2_r0_x, l0_ln2_r0_x, l0_ln2_r0_mean      ; p1.row_tile l0.ln2.r0
-    VEC.mul   l0_ln2_r0_tmp, l0_ln2_r0_x, l0_ln2_r0_x       ; p1.row_tile l0.ln2.r0
-    VEC.rsum  l0_ln2_r0_var, l0_ln2_r0_tmp                  ; p1.row_tile l0.ln2.r0
-    VEC.muli  l0_ln2_r0_var, l0_ln2_r0_var, 0.015625        ; p1.row_tile l0.ln2.r0
-    VEC.addi  l0_ln2_r0_var, l0_ln2_r0_var, 1e-05           ; p1.row_tile l0.ln2.r0
-    SFU.rsqrt l0_ln2_r0_var, l0_ln2_r0_var                  ; p1.row_tile l0.ln2.r0
-    VEC.mul   l0_ln2_r0_x, l0_ln2_r0_x, l0_ln2_r0_var       ; p1.row_tile l0.ln2.r0
-    VEC.mul   l0_ln2_r0_x, l0_ln2_r0_x, l0_ln2_r0_g         ; p1.row_tile l0.ln2.r0
-    VEC.add   l0_ln2_r0_x, l0_ln2_r0_x, l0_ln2_r0_b         ; p1.row_tile l0.ln2.r0
-    ST        hbm[scratch + 81920], l0_ln2_r0_x             ; p1.row_tile l0.ln2.r0
-    SIG       ev.ln2_l0, 1                                  ; p1.row_tile l0.ln2.r0
-    WAIT      ev.w1_l0, 6                                   ; p1.panels.w2:10 l0.w2.k1.p0
-    LD        l0_w2_k1_p0_w, hbm[w2.l0 + 16384], stride 64  ; p1.weights:9 l0.w2.k1.p0
+    WAIT      ev.wo_l0, 4                                   ; p1.row_tile l0.ln2.r4
+    LD        l0_ln2_r4_g, hbm[ln2_g.l0]                    ; p1.row_tile l0.ln2.r4
+    LD        l0_ln2_r4_b, hbm[ln2_b.l0]                    ; p1.row_tile l0.ln2.r4
+    LD        l0_ln2_r4_x, hbm[scratch + 73728]             ; p1.row_tile l0.ln2.r4
+    VEC.rsum  l0_ln2_r4_mean, l0_ln2_r4_x                   ; p1.row_tile l0.ln2.r4
+    VEC.muli  l0_ln2_r4_mean, l0_ln2_r4_mean, 0.015625      ; p1.row_tile l0.ln2.r4
+    VEC.sub   l0_ln2_r4_x, l0_ln2_r4_x, l0_ln2_r4_mean      ; p1.row_tile l0.ln2.r4
+    VEC.mul   l0_ln2_r4_tmp, l0_ln2_r4_x, l0_ln2_r4_x       ; p1.row_tile l0.ln2.r4
+    VEC.rsum  l0_ln2_r4_var, l0_ln2_r4_tmp                  ; p1.row_tile l0.ln2.r4
+    VEC.muli  l0_ln2_r4_var, l0_ln2_r4_var, 0.015625        ; p1.row_tile l0.ln2.r4
+    VEC.addi  l0_ln2_r4_var, l0_ln2_r4_var, 1e-05           ; p1.row_tile l0.ln2.r4
+    SFU.rsqrt l0_ln2_r4_var, l0_ln2_r4_var                  ; p1.row_tile l0.ln2.r4
+    VEC.mul   l0_ln2_r4_x, l0_ln2_r4_x, l0_ln2_r4_var       ; p1.row_tile l0.ln2.r4
+    VEC.mul   l0_ln2_r4_x, l0_ln2_r4_x, l0_ln2_r4_g         ; p1.row_tile l0.ln2.r4
+    VEC.add   l0_ln2_r4_x, l0_ln2_r4_x, l0_ln2_r4_b         ; p1.row_tile l0.ln2.r4
+    ST        hbm[scratch + 90112], l0_ln2_r4_x             ; p1.row_tile l0.ln2.r4
+    LD        l0_ln2_r4_x, hbm[scratch + 74240]             ; p1.row_tile l0.ln2.r4
+    VEC.rsum  l0_ln2_r4_mean, l0_ln2_r4_x                   ; p1.row_tile l0.ln2.r4
+    VEC.muli  l0_ln2_r4_mean, l0_ln2_r4_mean, 0.015625      ; p1.row_tile l0.ln2.r4
+    VEC.sub   l0_ln2_r4_x, l0_ln2_r4_x, l0_ln2_r4_mean      ; p1.row_tile l0.ln2.r4
+    VEC.mul   l0_ln2_r4_tmp, l0_ln2_r4_x, l0_ln2_r4_x       ; p1.row_tile l0.ln2.r4
+    VEC.rsum  l0_ln2_r4_var, l0_ln2_r4_tmp                  ; p1.row_tile l0.ln2.r4
+    VEC.muli  l0_ln2_r4_var, l0_ln2_r4_var, 0.015625        ; p1.row_tile l0.ln2.r4
+    VEC.addi  l0_ln2_r4_var, l0_ln2_r4_var, 1e-05           ; p1.row_tile l0.ln2.r4
+    SFU.rsqrt l0_ln2_r4_var, l0_ln2_r4_var                  ; p1.row_tile l0.ln2.r4
+    VEC.mul   l0_ln2_r4_x, l0_ln2_r4_x, l0_ln2_r4_var       ; p1.row_tile l0.ln2.r4
+    VEC.mul   l0_ln2_r4_x, l0_ln2_r4_x, l0_ln2_r4_g         ; p1.row_tile l0.ln2.r4
+    VEC.add   l0_ln2_r4_x, l0_ln2_r4_x, l0_ln2_r4_b         ; p1.row_tile l0.ln2.r4
+    ST        hbm[scratch + 90624], l0_ln2_r4_x             ; p1.row_tile l0.ln2.r4
+    LD        l0_ln2_r4_x, hbm[scratch + 74752]             ; p1.row_tile l0.ln2.r4
+    VEC.rsum  l0_ln2_r4_mean, l0_ln2_r4_x                   ; p1.row_tile l0.ln2.r4
+    VEC.muli  l0_ln2_r4_mean, l0_ln2_r4_mean, 0.015625      ; p1.row_tile l0.ln2.r4
+    VEC.sub   l0_ln2_r4_x, l0_ln2_r4_x, l0_ln2_r4_mean      ; p1.row_tile l0.ln2.r4
+    VEC.mul   l0_ln2_r4_tmp, l0_ln2_r4_x, l0_ln2_r4_x       ; p1.row_tile l0.ln2.r4
+    VEC.rsum  l0_ln2_r4_var, l0_ln2_r4_tmp                  ; p1.row_tile l0.ln2.r4
+    VEC.muli  l0_ln2_r4_var, l0_ln2_r4_var, 0.015625        ; p1.row_tile l0.ln2.r4
+    VEC.addi  l0_ln2_r4_var, l0_ln2_r4_var, 1e-05           ; p1.row_tile l0.ln2.r4
+    SFU.rsqrt l0_ln2_r4_var, l0_ln2_r4_var                  ; p1.row_tile l0.ln2.r4
+    VEC.mul   l0_ln2_r4_x, l0_ln2_r4_x, l0_ln2_r4_var       ; p1.row_tile l0.ln2.r4
+    VEC.mul   l0_ln2_r4_x, l0_ln2_r4_x, l0_ln2_r4_g         ; p1.row_tile l0.ln2.r4
+    VEC.add   l0_ln2_r4_x, l0_ln2_r4_x, l0_ln2_r4_b         ; p1.row_tile l0.ln2.r4
+    ST        hbm[scratch + 91136], l0_ln2_r4_x             ; p1.row_tile l0.ln2.r4
+    LD        l0_ln2_r4_x, hbm[scratch + 75264]             ; p1.row_tile l0.ln2.r4
+    VEC.rsum  l0_ln2_r4_mean, l0_ln2_r4_x                   ; p1.row_tile l0.ln2.r4
+    VEC.muli  l0_ln2_r4_mean, l0_ln2_r4_mean, 0.015625      ; p1.row_tile l0.ln2.r4
+    VEC.sub   l0_ln2_r4_x, l0_ln2_r4_x, l0_ln2_r4_mean      ; p1.row_tile l0.ln2.r4
+    VEC.mul   l0_ln2_r4_tmp, l0_ln2_r4_x, l0_ln2_r4_x       ; p1.row_tile l0.ln2.r4
+    VEC.rsum  l0_ln2_r4_var, l0_ln2_r4_tmp                  ; p1.row_tile l0.ln2.r4
+    VEC.muli  l0_ln2_r4_var, l0_ln2_r4_var, 0.015625        ; p1.row_tile l0.ln2.r4
+    VEC.addi  l0_ln2_r4_var, l0_ln2_r4_var, 1e-05           ; p1.row_tile l0.ln2.r4
+    SFU.rsqrt l0_ln2_r4_var, l0_ln2_r4_var                  ; p1.row_tile l0.ln2.r4
+    VEC.mul   l0_ln2_r4_x, l0_ln2_r4_x, l0_ln2_r4_var       ; p1.row_tile l0.ln2.r4
+    VEC.mul   l0_ln2_r4_x, l0_ln2_r4_x, l0_ln2_r4_g         ; p1.row_tile l0.ln2.r4
+    VEC.add   l0_ln2_r4_x, l0_ln2_r4_x, l0_ln2_r4_b         ; p1.row_tile l0.ln2.r4
+    ST        hbm[scratch + 91648], l0_ln2_r4_x             ; p1.row_tile l0.ln2.r4
+    SIG       ev.ln2_l0, 1                                  ; p1.row_tile l0.ln2.r4
+    WAIT      ev.ln2_l0, 8                                  ; p1.panels.w2:10 l0.w2.k1.p0
+    WAIT      ev.l0_w1_k0_full1, 1                          ; p1.weights:9 l0.w2.k1.p0
+    LD        l0_w2_k1_p0_w[0:32, :], hbm[w2.l0 + 16384], stride 64 ; p1.weights:9 l0.w2.k1.p0
+    WAIT      ev.l0_w1_k0_full3, 1                          ; p1.weights:9 l0.w2.k1.p0
+    LD        l0_w2_k1_p0_w[32:64, :], hbm[w2.l0 + 24576], stride 64 ; p1.weights:9 l0.w2.k1.p0
     SIG       ev.l0_w2_k1_ready, 1                          ; p1.multicast.w2:13 l0.w2.k1.p0
     WAIT      ev.l0_w2_k1_full0, 1                          ; p1.multicast.w2:13 l0.w2.k1.p0
     MMA.z     l0_w2_k1_p0_acc0, l0_w2_k1_a0, l0_w2_k1_p0_w[0:32, :] ; p1.k_chunk.w2:11 l0.w2.k1.p0
@@ -237,23 +219,25 @@
     WAIT      ev.l0_w2_k1_full2, 1                          ; p1.multicast.w2:13 l0.w2.k1.p0
     MMA.z     l0_w2_k1_p0_acc1, l0_w2_k1_a2, l0_w2_k1_p0_w[0:32, :] ; p1.k_chunk.w2:11 l0.w2.k1.p0
     SIG       ev.l0_w2_k1_free2, 1                          ; p1.multicast.w2:13 l0.w2.k1.p0
-    ST        hbm[scratch + 16384], l0_w2_k1_p0_acc0, stride 64 ; p1.weights:9 l0.w2.k1.p0
+    WAIT      ev.l0_w2_k0_ready, 2                          ; p1.weights:9 l0.w2.k1.p0
+    ST        wg8.l0_w2_k0_p0_part, l0_w2_k1_p0_acc0        ; p1.weights:9 l0.w2.k1.p0
     WAIT      ev.l0_w2_k1_full3, 1                          ; p1.multicast.w2:13 l0.w2.k1.p0
     MMA       l0_w2_k1_p0_acc1, l0_w2_k1_a3, l0_w2_k1_p0_w[32:64, :] ; p1.k_chunk.w2:11 l0.w2.k1.p0
     SIG       ev.l0_w2_k1_free3, 1                          ; p1.multicast.w2:13 l0.w2.k1.p0
     SIG       ev.l0_w2_p0_sum1, 1                           ; p1.weights:9 l0.w2.k1.p0
-    ST        hbm[scratch + 24576], l0_w2_k1_p0_acc1, stride 64 ; p1.weights:9 l0.w2.k1.p0
+    WAIT      ev.l0_w2_p0_took0, 1                          ; p1.weights:9 l0.w2.k1.p0
+    ST        wg8.l0_w2_k0_p0_part, l0_w2_k1_p0_acc1        ; p1.weights:9 l0.w2.k1.p0
     SIG       ev.l0_w2_p0_sum1, 1                           ; p1.weights:9 l0.w2.k1.p0
     SIG       ev.w2_l0, 1                                   ; p1.panels.w2:10 l0.w2.k1.p0
     END
 
-.wg 2   ; sm 0, tasks: l0.ln1.r8 l0.wo.k0.p0 l0.ln2.r4 l0.w2.k1.mc0
-.rf l0_ln1_r8_g                 p0       1x64      ; l0.ln1.r8.g
-.rf l0_ln1_r8_b                 p0+256   1x64      ; l0.ln1.r8.b
-.rf l0_ln1_r8_x                 p0+512   4x64      ; l0.ln1.r8.x
-.rf l0_ln1_r8_mean              p0+1536  4x1       ; l0.ln1.r8.mean
-.rf l0_ln1_r8_tmp               p0+1536  4x64      ; l0.ln1.r8.tmp
-.rf l0_ln1_r8_var               p0+2560  4x1       ; l0.ln1.r8.var
+.wg 2   ; sm 0, tasks: l0.ln1.r2 l0.wo.k0.p0 l0.w2.k1.mc0
+.rf l0_ln1_r2_g                 p0       1x64      ; l0.ln1.r2.g
+.rf l0_ln1_r2_b                 p0+256   1x64      ; l0.ln1.r2.b
+.rf l0_ln1_r2_x                 p0+512   2x64      ; l0.ln1.r2.x
+.rf l0_ln1_r2_mean              p0+1024  2x1       ; l0.ln1.r2.mean
+.rf l0_ln1_r2_tmp               p0+1088  2x64      ; l0.ln1.r2.tmp
+.rf l0_ln1_r2_var               p0+1600  2x1       ; l0.ln1.r2.var
 .rf l0_wo_k0_a0                 p0       32x32     ; l0.wo.k0.a0
 .rf l0_wo_k0_a1                 p1       32x32     ; l0.wo.k0.a1
 .rf l0_wo_k0_a2                 p2       32x32     ; l0.wo.k0.a2
@@ -263,30 +247,66 @@
 .rf l0_wo_k0_p0_acc0            p7       32x32     ; l0.wo.k0.p0.acc0
 .rf l0_wo_k0_p0_acc1            p0       32x32     ; l0.wo.k0.p0.acc1
 .rf l0_wo_k0_p0_res             p1       32x32     ; l0.wo.k0.p0.res
-.rf l0_ln2_r4_g                 p0       1x64      ; l0.ln2.r4.g
-.rf l0_ln2_r4_b                 p0+256   1x64      ; l0.ln2.r4.b
-.rf l0_ln2_r4_x                 p0+512   4x64      ; l0.ln2.r4.x
-.rf l0_ln2_r4_mean              p0+1536  4x1       ; l0.ln2.r4.mean
-.rf l0_ln2_r4_tmp               p0+1536  4x64      ; l0.ln2.r4.tmp
-.rf l0_ln2_r4_var               p0+2560  4x1       ; l0.ln2.r4.var
-    LD        l0_ln1_r8_g, hbm[ln1_g.l0]                    ; p1.row_tile l0.ln1.r8
-    LD        l0_ln1_r8_b, hbm[ln1_b.l0]                    ; p1.row_tile l0.ln1.r8
-    LD        l0_ln1_r8_x, hbm[x_in + 8192]                 ; p1.row_tile l0.ln1.r8
-    VEC.rsum  l0_ln1_r8_mean, l0_ln1_r8_x                   ; p1.row_tile l0.ln1.r8
-    VEC.muli  l0_ln1_r8_mean, l0_ln1_r8_mean, 0.015625      ; p1.row_tile l0.ln1.r8
-    VEC.sub   l0_ln1_r8_x, l0_ln1_r8_x, l0_ln1_r8_mean      ; p1.row_tile l0.ln1.r8
-    VEC.mul   l0_ln1_r8_tmp, l0_ln1_r8_x, l0_ln1_r8_x       ; p1.row_tile l0.ln1.r8
-    VEC.rsum  l0_ln1_r8_var, l0_ln1_r8_tmp                  ; p1.row_tile l0.ln1.r8
-    VEC.muli  l0_ln1_r8_var, l0_ln1_r8_var, 0.015625        ; p1.row_tile l0.ln1.r8
-    VEC.addi  l0_ln1_r8_var, l0_ln1_r8_var, 1e-05           ; p1.row_tile l0.ln1.r8
-    SFU.rsqrt l0_ln1_r8_var, l0_ln1_r8_var                  ; p1.row_tile l0.ln1.r8
-    VEC.mul   l0_ln1_r8_x, l0_ln1_r8_x, l0_ln1_r8_var       ; p1.row_tile l0.ln1.r8
-    VEC.mul   l0_ln1_r8_x, l0_ln1_r8_x, l0_ln1_r8_g         ; p1.row_tile l0.ln1.r8
-    VEC.add   l0_ln1_r8_x, l0_ln1_r8_x, l0_ln1_r8_b         ; p1.row_tile l0.ln1.r8
-    ST        hbm[scratch + 24576], l0_ln1_r8_x             ; p1.row_tile l0.ln1.r8
-    SIG       ev.ln1_l0, 1                                  ; p1.row_tile l0.ln1.r8
-    WAIT      ev.att_l0, 4                                  ; p1.panels.wo:10 l0.wo.k0.p0
-    LD        l0_wo_k0_p0_w, hbm[wo.l0], stride 64          ; p1.weights:9 l0.wo.k0.p0
+    LD        l0_ln1_r2_g, hbm[ln1_g.l0]                    ; p1.row_tile l0.ln1.r2
+    LD        l0_ln1_r2_b, hbm[ln1_b.l0]                    ; p1.row_tile l0.ln1.r2
+    LD        l0_ln1_r2_x, hbm[x_in + 4096]                 ; p1.row_tile l0.ln1.r2
+    VEC.rsum  l0_ln1_r2_mean, l0_ln1_r2_x                   ; p1.row_tile l0.ln1.r2
+    VEC.muli  l0_ln1_r2_mean, l0_ln1_r2_mean, 0.015625      ; p1.row_tile l0.ln1.r2
+    VEC.sub   l0_ln1_r2_x, l0_ln1_r2_x, l0_ln1_r2_mean      ; p1.row_tile l0.ln1.r2
+    VEC.mul   l0_ln1_r2_tmp, l0_ln1_r2_x, l0_ln1_r2_x       ; p1.row_tile l0.ln1.r2
+    VEC.rsum  l0_ln1_r2_var, l0_ln1_r2_tmp                  ; p1.row_tile l0.ln1.r2
+    VEC.muli  l0_ln1_r2_var, l0_ln1_r2_var, 0.015625        ; p1.row_tile l0.ln1.r2
+    VEC.addi  l0_ln1_r2_var, l0_ln1_r2_var, 1e-05           ; p1.row_tile l0.ln1.r2
+    SFU.rsqrt l0_ln1_r2_var, l0_ln1_r2_var                  ; p1.row_tile l0.ln1.r2
+    VEC.mul   l0_ln1_r2_x, l0_ln1_r2_x, l0_ln1_r2_var       ; p1.row_tile l0.ln1.r2
+    VEC.mul   l0_ln1_r2_x, l0_ln1_r2_x, l0_ln1_r2_g         ; p1.row_tile l0.ln1.r2
+    VEC.add   l0_ln1_r2_x, l0_ln1_r2_x, l0_ln1_r2_b         ; p1.row_tile l0.ln1.r2
+    ST        hbm[scratch + 20480], l0_ln1_r2_x             ; p1.row_tile l0.ln1.r2
+    LD        l0_ln1_r2_x, hbm[x_in + 4608]                 ; p1.row_tile l0.ln1.r2
+    VEC.rsum  l0_ln1_r2_mean, l0_ln1_r2_x                   ; p1.row_tile l0.ln1.r2
+    VEC.muli  l0_ln1_r2_mean, l0_ln1_r2_mean, 0.015625      ; p1.row_tile l0.ln1.r2
+    VEC.sub   l0_ln1_r2_x, l0_ln1_r2_x, l0_ln1_r2_mean      ; p1.row_tile l0.ln1.r2
+    VEC.mul   l0_ln1_r2_tmp, l0_ln1_r2_x, l0_ln1_r2_x       ; p1.row_tile l0.ln1.r2
+    VEC.rsum  l0_ln1_r2_var, l0_ln1_r2_tmp                  ; p1.row_tile l0.ln1.r2
+    VEC.muli  l0_ln1_r2_var, l0_ln1_r2_var, 0.015625        ; p1.row_tile l0.ln1.r2
+    VEC.addi  l0_ln1_r2_var, l0_ln1_r2_var, 1e-05           ; p1.row_tile l0.ln1.r2
+    SFU.rsqrt l0_ln1_r2_var, l0_ln1_r2_var                  ; p1.row_tile l0.ln1.r2
+    VEC.mul   l0_ln1_r2_x, l0_ln1_r2_x, l0_ln1_r2_var       ; p1.row_tile l0.ln1.r2
+    VEC.mul   l0_ln1_r2_x, l0_ln1_r2_x, l0_ln1_r2_g         ; p1.row_tile l0.ln1.r2
+    VEC.add   l0_ln1_r2_x, l0_ln1_r2_x, l0_ln1_r2_b         ; p1.row_tile l0.ln1.r2
+    ST        hbm[scratch + 20992], l0_ln1_r2_x             ; p1.row_tile l0.ln1.r2
+    LD        l0_ln1_r2_x, hbm[x_in + 5120]                 ; p1.row_tile l0.ln1.r2
+    VEC.rsum  l0_ln1_r2_mean, l0_ln1_r2_x                   ; p1.row_tile l0.ln1.r2
+    VEC.muli  l0_ln1_r2_mean, l0_ln1_r2_mean, 0.015625      ; p1.row_tile l0.ln1.r2
+    VEC.sub   l0_ln1_r2_x, l0_ln1_r2_x, l0_ln1_r2_mean      ; p1.row_tile l0.ln1.r2
+    VEC.mul   l0_ln1_r2_tmp, l0_ln1_r2_x, l0_ln1_r2_x       ; p1.row_tile l0.ln1.r2
+    VEC.rsum  l0_ln1_r2_var, l0_ln1_r2_tmp                  ; p1.row_tile l0.ln1.r2
+    VEC.muli  l0_ln1_r2_var, l0_ln1_r2_var, 0.015625        ; p1.row_tile l0.ln1.r2
+    VEC.addi  l0_ln1_r2_var, l0_ln1_r2_var, 1e-05           ; p1.row_tile l0.ln1.r2
+    SFU.rsqrt l0_ln1_r2_var, l0_ln1_r2_var                  ; p1.row_tile l0.ln1.r2
+    VEC.mul   l0_ln1_r2_x, l0_ln1_r2_x, l0_ln1_r2_var       ; p1.row_tile l0.ln1.r2
+    VEC.mul   l0_ln1_r2_x, l0_ln1_r2_x, l0_ln1_r2_g         ; p1.row_tile l0.ln1.r2
+    VEC.add   l0_ln1_r2_x, l0_ln1_r2_x, l0_ln1_r2_b         ; p1.row_tile l0.ln1.r2
+    ST        hbm[scratch + 21504], l0_ln1_r2_x             ; p1.row_tile l0.ln1.r2
+    LD        l0_ln1_r2_x, hbm[x_in + 5632]                 ; p1.row_tile l0.ln1.r2
+    VEC.rsum  l0_ln1_r2_mean, l0_ln1_r2_x                   ; p1.row_tile l0.ln1.r2
+    VEC.muli  l0_ln1_r2_mean, l0_ln1_r2_mean, 0.015625      ; p1.row_tile l0.ln1.r2
+    VEC.sub   l0_ln1_r2_x, l0_ln1_r2_x, l0_ln1_r2_mean      ; p1.row_tile l0.ln1.r2
+    VEC.mul   l0_ln1_r2_tmp, l0_ln1_r2_x, l0_ln1_r2_x       ; p1.row_tile l0.ln1.r2
+    VEC.rsum  l0_ln1_r2_var, l0_ln1_r2_tmp                  ; p1.row_tile l0.ln1.r2
+    VEC.muli  l0_ln1_r2_var, l0_ln1_r2_var, 0.015625        ; p1.row_tile l0.ln1.r2
+    VEC.addi  l0_ln1_r2_var, l0_ln1_r2_var, 1e-05           ; p1.row_tile l0.ln1.r2
+    SFU.rsqrt l0_ln1_r2_var, l0_ln1_r2_var                  ; p1.row_tile l0.ln1.r2
+    VEC.mul   l0_ln1_r2_x, l0_ln1_r2_x, l0_ln1_r2_var       ; p1.row_tile l0.ln1.r2
+    VEC.mul   l0_ln1_r2_x, l0_ln1_r2_x, l0_ln1_r2_g         ; p1.row_tile l0.ln1.r2
+    VEC.add   l0_ln1_r2_x, l0_ln1_r2_x, l0_ln1_r2_b         ; p1.row_tile l0.ln1.r2
+    ST        hbm[scratch + 22016], l0_ln1_r2_x             ; p1.row_tile l0.ln1.r2
+    SIG       ev.ln1_l0, 1                                  ; p1.row_tile l0.ln1.r2
+    WAIT      ev.ln1_l0, 8                                  ; p1.panels.wo:10 l0.wo.k0.p0
+    WAIT      ev.l0_qkv_k0_full0, 1                         ; p1.weights:9 l0.wo.k0.p0
+    LD        l0_wo_k0_p0_w[0:32, :], hbm[wo.l0], stride 64 ; p1.weights:9 l0.wo.k0.p0
+    WAIT      ev.l0_qkv_k0_full2, 1                         ; p1.weights:9 l0.wo.k0.p0
+    LD        l0_wo_k0_p0_w[32:64, :], hbm[wo.l0 + 8192], stride 64 ; p1.weights:9 l0.wo.k0.p0
     LD        l0_wo_k0_p0_bias, hbm[bo.l0], stride 64       ; p1.weights:9 l0.wo.k0.p0
     SIG       ev.l0_wo_k0_ready, 1                          ; p1.multicast.wo:13 l0.wo.k0.p0
     WAIT      ev.l0_wo_k0_full0, 1                          ; p1.multicast.wo:13 l0.wo.k0.p0
@@ -310,23 +330,6 @@
     VEC.add   l0_wo_k0_p0_acc1, l0_wo_k0_p0_acc1, l0_wo_k0_p0_res ; p1.panels.wo:10 l0.wo.k0.p0
     ST        hbm[scratch + 73728], l0_wo_k0_p0_acc1, stride 64 ; p1.panels.wo:10 l0.wo.k0.p0
     SIG       ev.wo_l0, 1                                   ; p1.panels.wo:10 l0.wo.k0.p0
-    WAIT      ev.wo_l0, 4                                   ; p1.row_tile l0.ln2.r4
-    LD        l0_ln2_r4_g, hbm[ln2_g.l0]                    ; p1.row_tile l0.ln2.r4
-    LD        l0_ln2_r4_b, hbm[ln2_b.l0]                    ; p1.row_tile l0.ln2.r4
-    LD        l0_ln2_r4_x, hbm[scratch + 69632]             ; p1.row_tile l0.ln2.r4
-    VEC.rsum  l0_ln2_r4_mean, l0_ln2_r4_x                   ; p1.row_tile l0.ln2.r4
-    VEC.muli  l0_ln2_r4_mean, l0_ln2_r4_mean, 0.015625      ; p1.row_tile l0.ln2.r4
-    VEC.sub   l0_ln2_r4_x, l0_ln2_r4_x, l0_ln2_r4_mean      ; p1.row_tile l0.ln2.r4
-    VEC.mul   l0_ln2_r4_tmp, l0_ln2_r4_x, l0_ln2_r4_x       ; p1.row_tile l0.ln2.r4
-    VEC.rsum  l0_ln2_r4_var, l0_ln2_r4_tmp                  ; p1.row_tile l0.ln2.r4
-    VEC.muli  l0_ln2_r4_var, l0_ln2_r4_var, 0.015625        ; p1.row_tile l0.ln2.r4
-    VEC.addi  l0_ln2_r4_var, l0_ln2_r4_var, 1e-05           ; p1.row_tile l0.ln2.r4
-    SFU.rsqrt l0_ln2_r4_var, l0_ln2_r4_var                  ; p1.row_tile l0.ln2.r4
-    VEC.mul   l0_ln2_r4_x, l0_ln2_r4_x, l0_ln2_r4_var       ; p1.row_tile l0.ln2.r4
-    VEC.mul   l0_ln2_r4_x, l0_ln2_r4_x, l0_ln2_r4_g         ; p1.row_tile l0.ln2.r4
-    VEC.add   l0_ln2_r4_x, l0_ln2_r4_x, l0_ln2_r4_b         ; p1.row_tile l0.ln2.r4
-    ST        hbm[scratch + 86016], l0_ln2_r4_x             ; p1.row_tile l0.ln2.r4
-    SIG       ev.ln2_l0, 1                                  ; p1.row_tile l0.ln2.r4
     WAIT      ev.w1_l0, 6                                   ; p1.multicast.w2:13 l0.w2.k1.mc0
     WAIT      ev.l0_w2_k1_ready, 2                          ; p1.multicast.w2:13 l0.w2.k1.mc0
     LD.mc     l0_w2_k1_a0, hbm[scratch + 98560], stride 128, {1, 5} ; p1.multicast.w2:13 l0.w2.k1.mc0
@@ -336,19 +339,21 @@
     SIG       ev.w2_l0, 1                                   ; p1.multicast.w2:13 l0.w2.k1.mc0
     END
 
-.wg 3   ; sm 0, tasks: l0.ln1.r12 l0.ln2.r8 l0.w1.k0.p0
-.rf l0_ln1_r12_g                p0       1x64      ; l0.ln1.r12.g
-.rf l0_ln1_r12_b                p0+256   1x64      ; l0.ln1.r12.b
-.rf l0_ln1_r12_x                p0+512   4x64      ; l0.ln1.r12.x
-.rf l0_ln1_r12_mean             p0+1536  4x1       ; l0.ln1.r12.mean
-.rf l0_ln1_r12_tmp              p0+1536  4x64      ; l0.ln1.r12.tmp
-.rf l0_ln1_r12_var              p0+2560  4x1       ; l0.ln1.r12.var
-.rf l0_ln2_r8_g                 p0       1x64      ; l0.ln2.r8.g
-.rf l0_ln2_r8_b                 p0+256   1x64      ; l0.ln2.r8.b
-.rf l0_ln2_r8_x                 p0+512   4x64      ; l0.ln2.r8.x
-.rf l0_ln2_r8_mean              p0+1536  4x1       ; l0.ln2.r8.mean
-.rf l0_ln2_r8_tmp               p0+1536  4x64      ; l0.ln2.r8.tmp
-.rf l0_ln2_r8_var               p0+2560  4x1       ; l0.ln2.r8.var
+.wg 3   ; sm 0, tasks: l0.ln1.r6 l0.att.s0.h1.r0 l0.w1.k0.p0
+.rf l0_ln1_r6_g                 p0       1x64      ; l0.ln1.r6.g
+.rf l0_ln1_r6_b                 p0+256   1x64      ; l0.ln1.r6.b
+.rf l0_ln1_r6_x                 p0+512   2x64      ; l0.ln1.r6.x
+.rf l0_ln1_r6_mean              p0+1024  2x1       ; l0.ln1.r6.mean
+.rf l0_ln1_r6_tmp               p0+1088  2x64      ; l0.ln1.r6.tmp
+.rf l0_ln1_r6_var               p0+1600  2x1       ; l0.ln1.r6.var
+.rf l0_att_s0_h1_r0_q           p0       32x32     ; l0.att.s0.h1.r0.q
+.rf l0_att_s0_h1_r0_kb          p1       32x32     ; l0.att.s0.h1.r0.kb
+.rf l0_att_s0_h1_r0_s           p2       32x32     ; l0.att.s0.h1.r0.s
+.rf l0_att_s0_h1_r0_mask        p0       32x32     ; l0.att.s0.h1.r0.mask
+.rf l0_att_s0_h1_r0_m           p0       32x1      ; l0.att.s0.h1.r0.m
+.rf l0_att_s0_h1_r0_z           p0       32x1      ; l0.att.s0.h1.r0.z
+.rf l0_att_s0_h1_r0_vb          p0       32x32     ; l0.att.s0.h1.r0.vb
+.rf l0_att_s0_h1_r0_o           p1       32x32     ; l0.att.s0.h1.r0.o
 .rf l0_w1_k0_a0                 p0       32x32     ; l0.w1.k0.a0
 .rf l0_w1_k0_a1                 p1       32x32     ; l0.w1.k0.a1
 .rf l0_w1_k0_a2                 p2       32x32     ; l0.w1.k0.a2
@@ -358,590 +363,61 @@
 .rf l0_w1_k0_p0_acc0            p7       32x32     ; l0.w1.k0.p0.acc0
 .rf l0_w1_k0_p0_acc1            p0       32x32     ; l0.w1.k0.p0.acc1
 .rf l0_w1_k0_p0_gelu            p1       32x32     ; l0.w1.k0.p0.gelu
-    LD        l0_ln1_r12_g, hbm[ln1_g.l0]                   ; p1.row_tile l0.ln1.r12
-    LD        l0_ln1_r12_b, hbm[ln1_b.l0]                   ; p1.row_tile l0.ln1.r12
-    LD        l0_ln1_r12_x, hbm[x_in + 12288]               ; p1.row_tile l0.ln1.r12
-    VEC.rsum  l0_ln1_r12_mean, l0_ln1_r12_x                 ; p1.row_tile l0.ln1.r12
-    VEC.muli  l0_ln1_r12_mean, l0_ln1_r12_mean, 0.015625    ; p1.row_tile l0.ln1.r12
-    VEC.sub   l0_ln1_r12_x, l0_ln1_r12_x, l0_ln1_r12_mean   ; p1.row_tile l0.ln1.r12
-    VEC.mul   l0_ln1_r12_tmp, l0_ln1_r12_x, l0_ln1_r12_x    ; p1.row_tile l0.ln1.r12
-    VEC.rsum  l0_ln1_r12_var, l0_ln1_r12_tmp                ; p1.row_tile l0.ln1.r12
-    VEC.muli  l0_ln1_r12_var, l0_ln1_r12_var, 0.015625      ; p1.row_tile l0.ln1.r12
-    VEC.addi  l0_ln1_r12_var, l0_ln1_r12_var, 1e-05         ; p1.row_tile l0.ln1.r12
-    SFU.rsqrt l0_ln1_r12_var, l0_ln1_r12_var                ; p1.row_tile l0.ln1.r12
-    VEC.mul   l0_ln1_r12_x, l0_ln1_r12_x, l0_ln1_r12_var    ; p1.row_tile l0.ln1.r12
-    VEC.mul   l0_ln1_r12_x, l0_ln1_r12_x, l0_ln1_r12_g      ; p1.row_tile l0.ln1.r12
-    VEC.add   l0_ln1_r12_x, l0_ln1_r12_x, l0_ln1_r12_b      ; p1.row_tile l0.ln1.r12
-    ST        hbm[scratch + 28672], l0_ln1_r12_x            ; p1.row_tile l0.ln1.r12
-    SIG       ev.ln1_l0, 1                                  ; p1.row_tile l0.ln1.r12
-    WAIT      ev.wo_l0, 4                                   ; p1.row_tile l0.ln2.r8
-    LD        l0_ln2_r8_g, hbm[ln2_g.l0]                    ; p1.row_tile l0.ln2.r8
-    LD        l0_ln2_r8_b, hbm[ln2_b.l0]                    ; p1.row_tile l0.ln2.r8
-    LD        l0_ln2_r8_x, hbm[scratch + 73728]             ; p1.row_tile l0.ln2.r8
-    VEC.rsum  l0_ln2_r8_mean, l0_ln2_r8_x                   ; p1.row_tile l0.ln2.r8
-    VEC.muli  l0_ln2_r8_mean, l0_ln2_r8_mean, 0.015625      ; p1.row_tile l0.ln2.r8
-    VEC.sub   l0_ln2_r8_x, l0_ln2_r8_x, l0_ln2_r8_mean      ; p1.row_tile l0.ln2.r8
-    VEC.mul   l0_ln2_r8_tmp, l0_ln2_r8_x, l0_ln2_r8_x       ; p1.row_tile l0.ln2.r8
-    VEC.rsum  l0_ln2_r8_var, l0_ln2_r8_tmp                  ; p1.row_tile l0.ln2.r8
-    VEC.muli  l0_ln2_r8_var, l0_ln2_r8_var, 0.015625        ; p1.row_tile l0.ln2.r8
-    VEC.addi  l0_ln2_r8_var, l0_ln2_r8_var, 1e-05           ; p1.row_tile l0.ln2.r8
-    SFU.rsqrt l0_ln2_r8_var, l0_ln2_r8_var                  ; p1.row_tile l0.ln2.r8
-    VEC.mul   l0_ln2_r8_x, l0_ln2_r8_x, l0_ln2_r8_var       ; p1.row_tile l0.ln2.r8
-    VEC.mul   l0_ln2_r8_x, l0_ln2_r8_x, l0_ln2_r8_g         ; p1.row_tile l0.ln2.r8
-    VEC.add   l0_ln2_r8_x, l0_ln2_r8_x, l0_ln2_r8_b         ; p1.row_tile l0.ln2.r8
-    ST        hbm[scratch + 90112], l0_ln2_r8_x             ; p1.row_tile l0.ln2.r8
-    SIG       ev.ln2_l0, 1                                  ; p1.row_tile l0.ln2.r8
-    WAIT      ev.ln2_l0, 16                                 ; p1.panels.w1:10 l0.w1.k0.p0
-    LD        l0_w1_k0_p0_w, hbm[w1.l0], stride 128         ; p1.weights:9 l0.w1.k0.p0
-    LD        l0_w1_k0_p0_bias, hbm[b1.l0], stride 128      ; p1.weights:9 l0.w1.k0.p0
-    SIG       ev.l0_w1_k0_ready, 1                          ; p1.multicast.w1:13 l0.w1.k0.p0
-    WAIT      ev.l0_w1_k0_full0, 1                          ; p1.multicast.w1:13 l0.w1.k0.p0
-    MMA.z     l0_w1_k0_p0_acc0, l0_w1_k0_a0, l0_w1_k0_p0_w[0:32, :] ; p1.k_chunk.w1:11 l0.w1.k0.p0
-    SIG       ev.l0_w1_k0_free0, 1                          ; p1.multicast.w1:13 l0.w1.k0.p0
-    WAIT      ev.l0_w1_k0_full1, 1                          ; p1.multicast.w1:13 l0.w1.k0.p0
-    MMA       l0_w1_k0_p0_acc0, l0_w1_k0_a1, l0_w1_k0_p0_w[32:64, :] ; p1.k_chunk.w1:11 l0.w1.k0.p0
-    SIG       ev.l0_w1_k0_free1, 1                          ; p1.multicast.w1:13 l0.w1.k0.p0
-    WAIT      ev.l0_w1_k0_full2, 1                          ; p1.multicast.w1:13 l0.w1.k0.p0
-    MMA.z     l0_w1_k0_p0_acc1, l0_w1_k0_a2, l0_w1_k0_p0_w[0:32, :] ; p1.k_chunk.w1:11 l0.w1.k0.p0
-    SIG       ev.l0_w1_k0_free2, 1                          ; p1.multicast.w1:13 l0.w1.k0.p0
-    VEC.add   l0_w1_k0_p0_acc0, l0_w1_k0_p0_acc0, l0_w1_k0_p0_bias ; p1.weights:9 l0.w1.k0.p0
-    VEC.mul   l0_w1_k0_p0_gelu, l0_w1_k0_p0_acc0, l0_w1_k0_p0_acc0 ; p1.panels.w1:10 l0.w1.k0.p0
-    VEC.mul   l0_w1_k0_p0_gelu, l0_w1_k0_p0_gelu, l0_w1_k0_p0_acc0 ; p1.panels.w1:10 l0.w1.k0.p0
-    VEC.muli  l0_w1_k0_p0_gelu, l0_w1_k0_p0_gelu, 0.044715  ; p1.panels.w1:10 l0.w1.k0.p0
-    VEC.add   l0_w1_k0_p0_gelu, l0_w1_k0_p0_gelu, l0_w1_k0_p0_acc0 ; p1.panels.w1:10 l0.w1.k0.p0
-    VEC.muli  l0_w1_k0_p0_gelu, l0_w1_k0_p0_gelu, 0.7978846 ; p1.panels.w1:10 l0.w1.k0.p0
-    WAIT      ev.l0_w1_k0_full3, 1                          ; p1.multicast.w1:13 l0.w1.k0.p0
-    MMA       l0_w1_k0_p0_acc1, l0_w1_k0_a3, l0_w1_k0_p0_w[32:64, :] ; p1.k_chunk.w1:11 l0.w1.k0.p0
-    SIG       ev.l0_w1_k0_free3, 1                          ; p1.multicast.w1:13 l0.w1.k0.p0
-    SFU.tanh  l0_w1_k0_p0_gelu, l0_w1_k0_p0_gelu            ; p1.panels.w1:10 l0.w1.k0.p0
-    VEC.addi  l0_w1_k0_p0_gelu, l0_w1_k0_p0_gelu, 1         ; p1.panels.w1:10 l0.w1.k0.p0
-    VEC.mul   l0_w1_k0_p0_gelu, l0_w1_k0_p0_gelu, l0_w1_k0_p0_acc0 ; p1.panels.w1:10 l0.w1.k0.p0
-    VEC.muli  l0_w1_k0_p0_gelu, l0_w1_k0_p0_gelu, 0.5       ; p1.panels.w1:10 l0.w1.k0.p0
-    ST        hbm[scratch + 98304], l0_w1_k0_p0_gelu, stride 128 ; p1.panels.w1:10 l0.w1.k0.p0
-    VEC.add   l0_w1_k0_p0_acc1, l0_w1_k0_p0_acc1, l0_w1_k0_p0_bias ; p1.weights:9 l0.w1.k0.p0
-    VEC.mul   l0_w1_k0_p0_gelu, l0_w1_k0_p0_acc1, l0_w1_k0_p0_acc1 ; p1.panels.w1:10 l0.w1.k0.p0
-    VEC.mul   l0_w1_k0_p0_gelu, l0_w1_k0_p0_gelu, l0_w1_k0_p0_acc1 ; p1.panels.w1:10 l0.w1.k0.p0
-    VEC.muli  l0_w1_k0_p0_gelu, l0_w1_k0_p0_gelu, 0.044715  ; p1.panels.w1:10 l0.w1.k0.p0
-    VEC.add   l0_w1_k0_p0_gelu, l0_w1_k0_p0_gelu, l0_w1_k0_p0_acc1 ; p1.panels.w1:10 l0.w1.k0.p0
-    VEC.muli  l0_w1_k0_p0_gelu, l0_w1_k0_p0_gelu, 0.7978846 ; p1.panels.w1:10 l0.w1.k0.p0
-    SFU.tanh  l0_w1_k0_p0_gelu, l0_w1_k0_p0_gelu            ; p1.panels.w1:10 l0.w1.k0.p0
-    VEC.addi  l0_w1_k0_p0_gelu, l0_w1_k0_p0_gelu, 1         ; p1.panels.w1:10 l0.w1.k0.p0
-    VEC.mul   l0_w1_k0_p0_gelu, l0_w1_k0_p0_gelu, l0_w1_k0_p0_acc1 ; p1.panels.w1:10 l0.w1.k0.p0
-    VEC.muli  l0_w1_k0_p0_gelu, l0_w1_k0_p0_gelu, 0.5       ; p1.panels.w1:10 l0.w1.k0.p0
-    ST        hbm[scratch + 114688], l0_w1_k0_p0_gelu, stride 128 ; p1.panels.w1:10 l0.w1.k0.p0
-    SIG       ev.w1_l0, 1                                   ; p1.panels.w1:10 l0.w1.k0.p0
-    END
-
-.wg 4   ; sm 1, tasks: l0.ln1.r1 l0.qkv.k0.p1 l0.att.s0.h0.r1 l0.ln2.r13 l0.w1.k0.mc1
-.rf l0_ln1_r1_g                 p0       1x64      ; l0.ln1.r1.g
-.rf l0_ln1_r1_b                 p0+256   1x64      ; l0.ln1.r1.b
-.rf l0_ln1_r1_x                 p0+512   4x64      ; l0.ln1.r1.x
-.rf l0_ln1_r1_mean              p0+1536  4x1       ; l0.ln1.r1.mean
-.rf l0_ln1_r1_tmp               p0+1536  4x64      ; l0.ln1.r1.tmp
-.rf l0_ln1_r1_var               p0+2560  4x1       ; l0.ln1.r1.var
-.rf l0_qkv_k0_a0                p0       32x32     ; l0.qkv.k0.a0
-.rf l0_qkv_k0_a1                p1       32x32     ; l0.qkv.k0.a1
-.rf l0_qkv_k0_a2                p2       32x32     ; l0.qkv.k0.a2
-.rf l0_qkv_k0_a3                p3       32x32     ; l0.qkv.k0.a3
-.rf l0_qkv_k0_p1_w              p4       64x32     ; l0.qkv.k0.p1.w
-.rf l0_qkv_k0_p1_bias           p6       1x32      ; l0.qkv.k0.p1.bias
-.rf l0_qkv_k0_p1_acc0           p7       32x32     ; l0.qkv.k0.p1.acc0
-.rf l0_qkv_k0_p1_acc1           p0       32x32     ; l0.qkv.k0.p1.acc1
-.rf l0_att_s0_h0_r1_q           p0       32x32     ; l0.att.s0.h0.r1.q
-.rf l0_att_s0_h0_r1_kb          p1       32x32     ; l0.att.s0.h0.r1.kb
-.rf l0_att_s0_h0_r1_s           p2       32x64     ; l0.att.s0.h0.r1.s
-.rf l0_att_s0_h0_r1_mask        p0       32x32     ; l0.att.s0.h0.r1.mask
-.rf l0_att_s0_h0_r1_m           p0       32x1      ; l0.att.s0.h0.r1.m
-.rf l0_att_s0_h0_r1_z           p0       32x1      ; l0.att.s0.h0.r1.z
-.rf l0_att_s0_h0_r1_vb          p0       32x32     ; l0.att.s0.h0.r1.vb
-.rf l0_att_s0_h0_r1_o           p1       32x32     ; l0.att.s0.h0.r1.o
-.rf l0_ln2_r13_g                p0       1x64      ; l0.ln2.r13.g
-.rf l0_ln2_r13_b                p0+256   1x64      ; l0.ln2.r13.b
-.rf l0_ln2_r13_x                p0+512   4x64      ; l0.ln2.r13.x
-.rf l0_ln2_r13_mean             p0+1536  4x1       ; l0.ln2.r13.mean
-.rf l0_ln2_r13_tmp              p0+1536  4x64      ; l0.ln2.r13.tmp
-.rf l0_ln2_r13_var              p0+2560  4x1       ; l0.ln2.r13.var
-    LD        l0_ln1_r1_g, hbm[ln1_g.l0]                    ; p1.row_tile l0.ln1.r1
-    LD        l0_ln1_r1_b, hbm[ln1_b.l0]                    ; p1.row_tile l0.ln1.r1
-    LD        l0_ln1_r1_x, hbm[x_in + 1024]                 ; p1.row_tile l0.ln1.r1
-    VEC.rsum  l0_ln1_r1_mean, l0_ln1_r1_x                   ; p1.row_tile l0.ln1.r1
-    VEC.muli  l0_ln1_r1_mean, l0_ln1_r1_mean, 0.015625      ; p1.row_tile l0.ln1.r1
-    VEC.sub   l0_ln1_r1_x, l0_ln1_r1_x, l0_ln1_r1_mean      ; p1.row_tile l0.ln1.r1
-    VEC.mul   l0_ln1_r1_tmp, l0_ln1_r1_x, l0_ln1_r1_x       ; p1.row_tile l0.ln1.r1
-    VEC.rsum  l0_ln1_r1_var, l0_ln1_r1_tmp                  ; p1.row_tile l0.ln1.r1
-    VEC.muli  l0_ln1_r1_var, l0_ln1_r1_var, 0.015625        ; p1.row_tile l0.ln1.r1
-    VEC.addi  l0_ln1_r1_var, l0_ln1_r1_var, 1e-05           ; p1.row_tile l0.ln1.r1
-    SFU.rsqrt l0_ln1_r1_var, l0_ln1_r1_var                  ; p1.row_tile l0.ln1.r1
-    VEC.mul   l0_ln1_r1_x, l0_ln1_r1_x, l0_ln1_r1_var       ; p1.row_tile l0.ln1.r1
-    VEC.mul   l0_ln1_r1_x, l0_ln1_r1_x, l0_ln1_r1_g         ; p1.row_tile l0.ln1.r1
-    VEC.add   l0_ln1_r1_x, l0_ln1_r1_x, l0_ln1_r1_b         ; p1.row_tile l0.ln1.r1
-    ST        hbm[scratch + 17408], l0_ln1_r1_x             ; p1.row_tile l0.ln1.r1
-    SIG       ev.ln1_l0, 1                                  ; p1.row_tile l0.ln1.r1
-    WAIT      ev.ln1_l0, 16                                 ; p1.panels.qkv:10 l0.qkv.k0.p1
-    LD        l0_qkv_k0_p1_w, hbm[wqkv.l0 + 128], stride 192 ; p1.weights:9 l0.qkv.k0.p1
-    LD        l0_qkv_k0_p1_bias, hbm[bqkv.l0 + 128], stride 192 ; p1.weights:9 l0.qkv.k0.p1
-    SIG       ev.l0_qkv_k0_ready, 1                         ; p1.multicast.qkv:13 l0.qkv.k0.p1
-    WAIT      ev.l0_qkv_k0_full0, 1                         ; p1.multicast.qkv:13 l0.qkv.k0.p1
-    MMA.z     l0_qkv_k0_p1_acc0, l0_qkv_k0_a0, l0_qkv_k0_p1_w[0:32, :] ; p1.k_chunk.qkv:11 l0.qkv.k0.p1
-    SIG       ev.l0_qkv_k0_free0, 1                         ; p1.multicast.qkv:13 l0.qkv.k0.p1
-    WAIT      ev.l0_qkv_k0_full1, 1                         ; p1.multicast.qkv:13 l0.qkv.k0.p1
-    MMA       l0_qkv_k0_p1_acc0, l0_qkv_k0_a1, l0_qkv_k0_p1_w[32:64, :] ; p1.k_chunk.qkv:11 l0.qkv.k0.p1
-    SIG       ev.l0_qkv_k0_free1, 1                         ; p1.multicast.qkv:13 l0.qkv.k0.p1
-    WAIT      ev.l0_qkv_k0_full2, 1                         ; p1.multicast.qkv:13 l0.qkv.k0.p1
-    MMA.z     l0_qkv_k0_p1_acc1, l0_qkv_k0_a2, l0_qkv_k0_p1_w[0:32, :] ; p1.k_chunk.qkv:11 l0.qkv.k0.p1
-    SIG       ev.l0_qkv_k0_free2, 1                         ; p1.multicast.qkv:13 l0.qkv.k0.p1
-    VEC.add   l0_qkv_k0_p1_acc0, l0_qkv_k0_p1_acc0, l0_qkv_k0_p1_bias ; p1.weights:9 l0.qkv.k0.p1
-    WAIT      ev.l0_qkv_k0_full3, 1                         ; p1.multicast.qkv:13 l0.qkv.k0.p1
-    MMA       l0_qkv_k0_p1_acc1, l0_qkv_k0_a3, l0_qkv_k0_p1_w[32:64, :] ; p1.k_chunk.qkv:11 l0.qkv.k0.p1
-    SIG       ev.l0_qkv_k0_free3, 1                         ; p1.multicast.qkv:13 l0.qkv.k0.p1
-    ST        hbm[scratch + 32896], l0_qkv_k0_p1_acc0, stride 64 ; p1.panels.qkv:10 l0.qkv.k0.p1
-    VEC.add   l0_qkv_k0_p1_acc1, l0_qkv_k0_p1_acc1, l0_qkv_k0_p1_bias ; p1.weights:9 l0.qkv.k0.p1
-    ST        hbm[scratch + 41088], l0_qkv_k0_p1_acc1, stride 64 ; p1.panels.qkv:10 l0.qkv.k0.p1
-    SIG       ev.qkv_l0, 1                                  ; p1.panels.qkv:10 l0.qkv.k0.p1
-    WAIT      ev.qkv_l0, 8                                  ; p1.row_tile l0.att.s0.h0.r1
-    LD        l0_att_s0_h0_r1_q, hbm[scratch + 40960], stride 64 ; p1.row_tile l0.att.s0.h0.r1
-    LD        l0_att_s0_h0_r1_kb, hbm[k_out.l0]             ; p1.row_tile l0.att.s0.h0.r1
-    MMA.z.t   l0_att_s0_h0_r1_s[:, 0:32], l0_att_s0_h0_r1_q, l0_att_s0_h0_r1_kb ; p1.row_tile l0.att.s0.h0.r1
-    LD        l0_att_s0_h0_r1_kb, hbm[k_out.l0 + 4096]      ; p1.row_tile l0.att.s0.h0.r1
-    MMA.z.t   l0_att_s0_h0_r1_s[:, 32:64], l0_att_s0_h0_r1_q, l0_att_s0_h0_r1_kb ; p1.row_tile l0.att.s0.h0.r1
-    VEC.fill  l0_att_s0_h0_r1_mask, -1e+30                  ; p1.row_tile l0.att.s0.h0.r1
-    VEC.fill  l0_att_s0_h0_r1_mask[0:1, 0:1], 0             ; p1.row_tile l0.att.s0.h0.r1
-    VEC.fill  l0_att_s0_h0_r1_mask[1:2, 0:2], 0             ; p1.row_tile l0.att.s0.h0.r1
-    VEC.fill  l0_att_s0_h0_r1_mask[2:3, 0:3], 0             ; p1.row_tile l0.att.s0.h0.r1
-    VEC.fill  l0_att_s0_h0_r1_mask[3:4, 0:4], 0             ; p1.row_tile l0.att.s0.h0.r1
-    VEC.fill  l0_att_s0_h0_r1_mask[4:5, 0:5], 0             ; p1.row_tile l0.att.s0.h0.r1
-    VEC.fill  l0_att_s0_h0_r1_mask[5:6, 0:6], 0             ; p1.row_tile l0.att.s0.h0.r1
-    VEC.fill  l0_att_s0_h0_r1_mask[6:7, 0:7], 0             ; p1.row_tile l0.att.s0.h0.r1
-    VEC.fill  l0_att_s0_h0_r1_mask[7:8, 0:8], 0             ; p1.row_tile l0.att.s0.h0.r1
-    VEC.fill  l0_att_s0_h0_r1_mask[8:9, 0:9], 0             ; p1.row_tile l0.att.s0.h0.r1
-    VEC.fill  l0_att_s0_h0_r1_mask[9:10, 0:10], 0           ; p1.row_tile l0.att.s0.h0.r1
-    VEC.fill  l0_att_s0_h0_r1_mask[10:11, 0:11], 0          ; p1.row_tile l0.att.s0.h0.r1
-    VEC.fill  l0_att_s0_h0_r1_mask[11:12, 0:12], 0          ; p1.row_tile l0.att.s0.h0.r1
-    VEC.fill  l0_att_s0_h0_r1_mask[12:13, 0:13], 0          ; p1.row_tile l0.att.s0.h0.r1
-    VEC.fill  l0_att_s0_h0_r1_mask[13:14, 0:14], 0          ; p1.row_tile l0.att.s0.h0.r1
-    VEC.fill  l0_att_s0_h0_r1_mask[14:15, 0:15], 0          ; p1.row_tile l0.att.s0.h0.r1
-    VEC.fill  l0_att_s0_h0_r1_mask[15:16, 0:16], 0          ; p1.row_tile l0.att.s0.h0.r1
-    VEC.fill  l0_att_s0_h0_r1_mask[16:17, 0:17], 0          ; p1.row_tile l0.att.s0.h0.r1
-    VEC.fill  l0_att_s0_h0_r1_mask[17:18, 0:18], 0          ; p1.row_tile l0.att.s0.h0.r1
-    VEC.fill  l0_att_s0_h0_r1_mask[18:19, 0:19], 0          ; p1.row_tile l0.att.s0.h0.r1
-    VEC.fill  l0_att_s0_h0_r1_mask[19:20, 0:20], 0          ; p1.row_tile l0.att.s0.h0.r1
-    VEC.fill  l0_att_s0_h0_r1_mask[20:21, 0:21], 0          ; p1.row_tile l0.att.s0.h0.r1
-    VEC.fill  l0_att_s0_h0_r1_mask[21:22, 0:22], 0          ; p1.row_tile l0.att.s0.h0.r1
-    VEC.fill  l0_att_s0_h0_r1_mask[22:23, 0:23], 0          ; p1.row_tile l0.att.s0.h0.r1
-    VEC.fill  l0_att_s0_h0_r1_mask[23:24, 0:24], 0          ; p1.row_tile l0.att.s0.h0.r1
-    VEC.fill  l0_att_s0_h0_r1_mask[24:25, 0:25], 0          ; p1.row_tile l0.att.s0.h0.r1
-    VEC.fill  l0_att_s0_h0_r1_mask[25:26, 0:26], 0          ; p1.row_tile l0.att.s0.h0.r1
-    VEC.fill  l0_att_s0_h0_r1_mask[26:27, 0:27], 0          ; p1.row_tile l0.att.s0.h0.r1
-    VEC.fill  l0_att_s0_h0_r1_mask[27:28, 0:28], 0          ; p1.row_tile l0.att.s0.h0.r1
-    VEC.fill  l0_att_s0_h0_r1_mask[28:29, 0:29], 0          ; p1.row_tile l0.att.s0.h0.r1
-    VEC.fill  l0_att_s0_h0_r1_mask[29:30, 0:30], 0          ; p1.row_tile l0.att.s0.h0.r1
-    VEC.fill  l0_att_s0_h0_r1_mask[30:31, 0:31], 0          ; p1.row_tile l0.att.s0.h0.r1
-    VEC.fill  l0_att_s0_h0_r1_mask[31:32, :], 0             ; p1.row_tile l0.att.s0.h0.r1
-    VEC.muli  l0_att_s0_h0_r1_s, l0_att_s0_h0_r1_s, 0.17677669 ; p1.row_tile l0.att.s0.h0.r1
-    VEC.add   l0_att_s0_h0_r1_s[:, 32:64], l0_att_s0_h0_r1_s[:, 32:64], l0_att_s0_h0_r1_mask ; p1.row_tile l0.att.s0.h0.r1
-    VEC.rmax  l0_att_s0_h0_r1_m, l0_att_s0_h0_r1_s          ; p1.row_tile l0.att.s0.h0.r1
-    VEC.sub   l0_att_s0_h0_r1_s, l0_att_s0_h0_r1_s, l0_att_s0_h0_r1_m ; p1.row_tile l0.att.s0.h0.r1
-    SFU.exp   l0_att_s0_h0_r1_s, l0_att_s0_h0_r1_s          ; p1.row_tile l0.att.s0.h0.r1
-    VEC.rsum  l0_att_s0_h0_r1_z, l0_att_s0_h0_r1_s          ; p1.row_tile l0.att.s0.h0.r1
-    SFU.recip l0_att_s0_h0_r1_z, l0_att_s0_h0_r1_z          ; p1.row_tile l0.att.s0.h0.r1
-    VEC.mul   l0_att_s0_h0_r1_s, l0_att_s0_h0_r1_s, l0_att_s0_h0_r1_z ; p1.row_tile l0.att.s0.h0.r1
-    LD        l0_att_s0_h0_r1_vb, hbm[v_out.l0]             ; p1.row_tile l0.att.s0.h0.r1
-    MMA.z     l0_att_s0_h0_r1_o, l0_att_s0_h0_r1_s[:, 0:32], l0_att_s0_h0_r1_vb ; p1.row_tile l0.att.s0.h0.r1
-    LD        l0_att_s0_h0_r1_vb, hbm[v_out.l0 + 4096]      ; p1.row_tile l0.att.s0.h0.r1
-    MMA       l0_att_s0_h0_r1_o, l0_att_s0_h0_r1_s[:, 32:64], l0_att_s0_h0_r1_vb ; p1.row_tile l0.att.s0.h0.r1
-    ST        hbm[scratch + 57344], l0_att_s0_h0_r1_o, stride 64 ; p1.row_tile l0.att.s0.h0.r1
-    SIG       ev.att_l0, 1                                  ; p1.row_tile l0.att.s0.h0.r1
-    WAIT      ev.wo_l0, 4                                   ; p1.row_tile l0.ln2.r13
-    LD        l0_ln2_r13_g, hbm[ln2_g.l0]                   ; p1.row_tile l0.ln2.r13
-    LD        l0_ln2_r13_b, hbm[ln2_b.l0]                   ; p1.row_tile l0.ln2.r13
-    LD        l0_ln2_r13_x, hbm[scratch + 78848]            ; p1.row_tile l0.ln2.r13
-    VEC.rsum  l0_ln2_r13_mean, l0_ln2_r13_x                 ; p1.row_tile l0.ln2.r13
-    VEC.muli  l0_ln2_r13_mean, l0_ln2_r13_mean, 0.015625    ; p1.row_tile l0.ln2.r13
-    VEC.sub   l0_ln2_r13_x, l0_ln2_r13_x, l0_ln2_r13_mean   ; p1.row_tile l0.ln2.r13
-    VEC.mul   l0_ln2_r13_tmp, l0_ln2_r13_x, l0_ln2_r13_x    ; p1.row_tile l0.ln2.r13
-    VEC.rsum  l0_ln2_r13_var, l0_ln2_r13_tmp                ; p1.row_tile l0.ln2.r13
-    VEC.muli  l0_ln2_r13_var, l0_ln2_r13_var, 0.015625      ; p1.row_tile l0.ln2.r13
-    VEC.addi  l0_ln2_r13_var, l0_ln2_r13_var, 1e-05         ; p1.row_tile l0.ln2.r13
-    SFU.rsqrt l0_ln2_r13_var, l0_ln2_r13_var                ; p1.row_tile l0.ln2.r13
-    VEC.mul   l0_ln2_r13_x, l0_ln2_r13_x, l0_ln2_r13_var    ; p1.row_tile l0.ln2.r13
-    VEC.mul   l0_ln2_r13_x, l0_ln2_r13_x, l0_ln2_r13_g      ; p1.row_tile l0.ln2.r13
-    VEC.add   l0_ln2_r13_x, l0_ln2_r13_x, l0_ln2_r13_b      ; p1.row_tile l0.ln2.r13
-    ST        hbm[scratch + 95232], l0_ln2_r13_x            ; p1.row_tile l0.ln2.r13
-    SIG       ev.ln2_l0, 1                                  ; p1.row_tile l0.ln2.r13
-    WAIT      ev.ln2_l0, 16                                 ; p1.multicast.w1:13 l0.w1.k0.mc1
-    WAIT      ev.l0_w1_k0_ready, 4                          ; p1.multicast.w1:13 l0.w1.k0.mc1
-    LD.mc     l0_w1_k0_a1, hbm[scratch + 82048], stride 64, {3, 7, 11, 15} ; p1.multicast.w1:13 l0.w1.k0.mc1
-    SIG       ev.l0_w1_k0_full1, 1                          ; p1.multicast.w1:13 l0.w1.k0.mc1
-    LD.mc     l0_w1_k0_a3, hbm[scratch + 90240], stride 64, {3, 7, 11, 15} ; p1.multicast.w1:13 l0.w1.k0.mc1
-    SIG       ev.l0_w1_k0_full3, 1                          ; p1.multicast.w1:13 l0.w1.k0.mc1
-    SIG       ev.w1_l0, 1                                   ; p1.multicast.w1:13 l0.w1.k0.mc1
-    END
-
-.wg 5   ; sm 1, tasks: l0.ln1.r5 l0.qkv.k0.p5 l0.ln2.r1 l0.w2.k1.p1
-.rf l0_ln1_r5_g                 p0       1x64      ; l0.ln1.r5.g
-.rf l0_ln1_r5_b                 p0+256   1x64      ; l0.ln1.r5.b
-.rf l0_ln1_r5_x                 p0+512   4x64      ; l0.ln1.r5.x
-.rf l0_ln1_r5_mean              p0+1536  4x1       ; l0.ln1.r5.mean
-.rf l0_ln1_r5_tmp               p0+1536  4x64      ; l0.ln1.r5.tmp
-.rf l0_ln1_r5_var               p0+2560  4x1       ; l0.ln1.r5.var
-.rf l0_qkv_k0_a0                p0       32x32     ; l0.qkv.k0.a0
-.rf l0_qkv_k0_a1                p1       32x32     ; l0.qkv.k0.a1
-.rf l0_qkv_k0_a2                p2       32x32     ; l0.qkv.k0.a2
-.rf l0_qkv_k0_a3                p3       32x32     ; l0.qkv.k0.a3
-.rf l0_qkv_k0_p5_w              p4       64x32     ; l0.qkv.k0.p5.w
-.rf l0_qkv_k0_p5_bias           p6       1x32      ; l0.qkv.k0.p5.bias
-.rf l0_qkv_k0_p5_acc0           p7       32x32     ; l0.qkv.k0.p5.acc0
-.rf l0_qkv_k0_p5_acc1           p0       32x32     ; l0.qkv.k0.p5.acc1
-.rf l0_ln2_r1_g                 p0       1x64      ; l0.ln2.r1.g
-.rf l0_ln2_r1_b                 p0+256   1x64      ; l0.ln2.r1.b
-.rf l0_ln2_r1_x                 p0+512   4x64      ; l0.ln2.r1.x
-.rf l0_ln2_r1_mean              p0+1536  4x1       ; l0.ln2.r1.mean
-.rf l0_ln2_r1_tmp               p0+1536  4x64      ; l0.ln2.r1.tmp
-.rf l0_ln2_r1_var               p0+2560  4x1       ; l0.ln2.r1.var
-.rf l0_w2_k1_a0                 p0       32x32     ; l0.w2.k1.a0
-.rf l0_w2_k1_a1                 p1       32x32     ; l0.w2.k1.a1
-.rf l0_w2_k1_a2                 p2       32x32     ; l0.w2.k1.a2
-.rf l0_w2_k1_a3                 p3       32x32     ; l0.w2.k1.a3
-.rf l0_w2_k1_p1_w               p4       64x32     ; l0.w2.k1.p1.w
-.rf l0_w2_k1_p1_acc0            p6       32x32     ; l0.w2.k1.p1.acc0
-.rf l0_w2_k1_p1_acc1            p0       32x32     ; l0.w2.k1.p1.acc1
-    LD        l0_ln1_r5_g, hbm[ln1_g.l0]                    ; p1.row_tile l0.ln1.r5
-    LD        l0_ln1_r5_b, hbm[ln1_b.l0]                    ; p1.row_tile l0.ln1.r5
-    LD        l0_ln1_r5_x, hbm[x_in + 5120]                 ; p1.row_tile l0.ln1.r5
-    VEC.rsum  l0_ln1_r5_mean, l0_ln1_r5_x                   ; p1.row_tile l0.ln1.r5
-    VEC.muli  l0_ln1_r5_mean, l0_ln1_r5_mean, 0.015625      ; p1.row_tile l0.ln1.r5
-    VEC.sub   l0_ln1_r5_x, l0_ln1_r5_x, l0_ln1_r5_mean      ; p1.row_tile l0.ln1.r5
-    VEC.mul   l0_ln1_r5_tmp, l0_ln1_r5_x, l0_ln1_r5_x       ; p1.row_tile l0.ln1.r5
-    VEC.rsum  l0_ln1_r5_var, l0_ln1_r5_tmp                  ; p1.row_tile l0.ln1.r5
-    VEC.muli  l0_ln1_r5_var, l0_ln1_r5_var, 0.015625        ; p1.row_tile l0.ln1.r5
-    VEC.addi  l0_ln1_r5_var, l0_ln1_r5_var, 1e-05           ; p1.row_tile l0.ln1.r5
-    SFU.rsqrt l0_ln1_r5_var, l0_ln1_r5_var                  ; p1.row_tile l0.ln1.r5
-    VEC.mul   l0_ln1_r5_x, l0_ln1_r5_x, l0_ln1_r5_var       ; p1.row_tile l0.ln1.r5
-    VEC.mul   l0_ln1_r5_x, l0_ln1_r5_x, l0_ln1_r5_g         ; p1.row_tile l0.ln1.r5
-    VEC.add   l0_ln1_r5_x, l0_ln1_r5_x, l0_ln1_r5_b         ; p1.row_tile l0.ln1.r5
-    ST        hbm[scratch + 21504], l0_ln1_r5_x             ; p1.row_tile l0.ln1.r5
-    SIG       ev.ln1_l0, 1                                  ; p1.row_tile l0.ln1.r5
-    WAIT      ev.ln1_l0, 16                                 ; p1.panels.qkv:10 l0.qkv.k0.p5
-    LD        l0_qkv_k0_p5_w, hbm[wqkv.l0 + 640], stride 192 ; p1.weights:9 l0.qkv.k0.p5
-    LD        l0_qkv_k0_p5_bias, hbm[bqkv.l0 + 640], stride 192 ; p1.weights:9 l0.qkv.k0.p5
-    SIG       ev.l0_qkv_k0_ready, 1                         ; p1.multicast.qkv:13 l0.qkv.k0.p5
-    WAIT      ev.l0_qkv_k0_full0, 1                         ; p1.multicast.qkv:13 l0.qkv.k0.p5
-    MMA.z     l0_qkv_k0_p5_acc0, l0_qkv_k0_a0, l0_qkv_k0_p5_w[0:32, :] ; p1.k_chunk.qkv:11 l0.qkv.k0.p5
-    SIG       ev.l0_qkv_k0_free0, 1                         ; p1.multicast.qkv:13 l0.qkv.k0.p5
-    WAIT      ev.l0_qkv_k0_full1, 1                         ; p1.multicast.qkv:13 l0.qkv.k0.p5
-    MMA       l0_qkv_k0_p5_acc0, l0_qkv_k0_a1, l0_qkv_k0_p5_w[32:64, :] ; p1.k_chunk.qkv:11 l0.qkv.k0.p5
-    SIG       ev.l0_qkv_k0_free1, 1                         ; p1.multicast.qkv:13 l0.qkv.k0.p5
-    WAIT      ev.l0_qkv_k0_full2, 1                         ; p1.multicast.qkv:13 l0.qkv.k0.p5
-    MMA.z     l0_qkv_k0_p5_acc1, l0_qkv_k0_a2, l0_qkv_k0_p5_w[0:32, :] ; p1.k_chunk.qkv:11 l0.qkv.k0.p5
-    SIG       ev.l0_qkv_k0_free2, 1                         ; p1.multicast.qkv:13 l0.qkv.k0.p5
-    VEC.add   l0_qkv_k0_p5_acc0, l0_qkv_k0_p5_acc0, l0_qkv_k0_p5_bias ; p1.weights:9 l0.qkv.k0.p5
-    WAIT      ev.l0_qkv_k0_full3, 1                         ; p1.multicast.qkv:13 l0.qkv.k0.p5
-    MMA       l0_qkv_k0_p5_acc1, l0_qkv_k0_a3, l0_qkv_k0_p5_w[32:64, :] ; p1.k_chunk.qkv:11 l0.qkv.k0.p5
-    SIG       ev.l0_qkv_k0_free3, 1                         ; p1.multicast.qkv:13 l0.qkv.k0.p5
-    ST        hbm[v_out.l0 + 8192], l0_qkv_k0_p5_acc0       ; p1.kv_writeback l0.qkv.k0.p5
-    VEC.add   l0_qkv_k0_p5_acc1, l0_qkv_k0_p5_acc1, l0_qkv_k0_p5_bias ; p1.weights:9 l0.qkv.k0.p5
-    ST        hbm[v_out.l0 + 12288], l0_qkv_k0_p5_acc1      ; p1.kv_writeback l0.qkv.k0.p5
-    SIG       ev.qkv_l0, 1                                  ; p1.panels.qkv:10 l0.qkv.k0.p5
-    WAIT      ev.wo_l0, 4                                   ; p1.row_tile l0.ln2.r1
-    LD        l0_ln2_r1_g, hbm[ln2_g.l0]                    ; p1.row_tile l0.ln2.r1
-    LD        l0_ln2_r1_b, hbm[ln2_b.l0]                    ; p1.row_tile l0.ln2.r1
-    LD        l0_ln2_r1_x, hbm[scratch + 66560]             ; p1.row_tile l0.ln2.r1
-    VEC.rsum  l0_ln2_r1_mean, l0_ln2_r1_x                   ; p1.row_tile l0.ln2.r1
-    VEC.muli  l0_ln2_r1_mean, l0_ln2_r1_mean, 0.015625      ; p1.row_tile l0.ln2.r1
-    VEC.sub   l0_ln2_r1_x, l0_ln2_r1_x, l0_ln2_r1_mean      ; p1.row_tile l0.ln2.r1
-    VEC.mul   l0_ln2_r1_tmp, l0_ln2_r1_x, l0_ln2_r1_x       ; p1.row_tile l0.ln2.r1
-    VEC.rsum  l0_ln2_r1_var, l0_ln2_r1_tmp                  ; p1.row_tile l0.ln2.r1
-    VEC.muli  l0_ln2_r1_var, l0_ln2_r1_var, 0.015625        ; p1.row_tile l0.ln2.r1
-    VEC.addi  l0_ln2_r1_var, l0_ln2_r1_var, 1e-05           ; p1.row_tile l0.ln2.r1
-    SFU.rsqrt l0_ln2_r1_var, l0_ln2_r1_var                  ; p1.row_tile l0.ln2.r1
-    VEC.mul   l0_ln2_r1_x, l0_ln2_r1_x, l0_ln2_r1_var       ; p1.row_tile l0.ln2.r1
-    VEC.mul   l0_ln2_r1_x, l0_ln2_r1_x, l0_ln2_r1_g         ; p1.row_tile l0.ln2.r1
-    VEC.add   l0_ln2_r1_x, l0_ln2_r1_x, l0_ln2_r1_b         ; p1.row_tile l0.ln2.r1
-    ST        hbm[scratch + 82944], l0_ln2_r1_x             ; p1.row_tile l0.ln2.r1
-    SIG       ev.ln2_l0, 1                                  ; p1.row_tile l0.ln2.r1
-    WAIT      ev.w1_l0, 6                                   ; p1.panels.w2:10 l0.w2.k1.p1
-    LD        l0_w2_k1_p1_w, hbm[w2.l0 + 16512], stride 64  ; p1.weights:9 l0.w2.k1.p1
-    SIG       ev.l0_w2_k1_ready, 1                          ; p1.multicast.w2:13 l0.w2.k1.p1
-    WAIT      ev.l0_w2_k1_full0, 1                          ; p1.multicast.w2:13 l0.w2.k1.p1
-    MMA.z     l0_w2_k1_p1_acc0, l0_w2_k1_a0, l0_w2_k1_p1_w[0:32, :] ; p1.k_chunk.w2:11 l0.w2.k1.p1
-    SIG       ev.l0_w2_k1_free0, 1                          ; p1.multicast.w2:13 l0.w2.k1.p1
-    WAIT      ev.l0_w2_k1_full1, 1                          ; p1.multicast.w2:13 l0.w2.k1.p1
-    MMA       l0_w2_k1_p1_acc0, l0_w2_k1_a1, l0_w2_k1_p1_w[32:64, :] ; p1.k_chunk.w2:11 l0.w2.k1.p1
-    SIG       ev.l0_w2_k1_free1, 1                          ; p1.multicast.w2:13 l0.w2.k1.p1
-    WAIT      ev.l0_w2_k1_full2, 1                          ; p1.multicast.w2:13 l0.w2.k1.p1
-    MMA.z     l0_w2_k1_p1_acc1, l0_w2_k1_a2, l0_w2_k1_p1_w[0:32, :] ; p1.k_chunk.w2:11 l0.w2.k1.p1
-    SIG       ev.l0_w2_k1_free2, 1                          ; p1.multicast.w2:13 l0.w2.k1.p1
-    ST        hbm[scratch + 16512], l0_w2_k1_p1_acc0, stride 64 ; p1.weights:9 l0.w2.k1.p1
-    WAIT      ev.l0_w2_k1_full3, 1                          ; p1.multicast.w2:13 l0.w2.k1.p1
-    MMA       l0_w2_k1_p1_acc1, l0_w2_k1_a3, l0_w2_k1_p1_w[32:64, :] ; p1.k_chunk.w2:11 l0.w2.k1.p1
-    SIG       ev.l0_w2_k1_free3, 1                          ; p1.multicast.w2:13 l0.w2.k1.p1
-    SIG       ev.l0_w2_p1_sum1, 1                           ; p1.weights:9 l0.w2.k1.p1
-    ST        hbm[scratch + 24704], l0_w2_k1_p1_acc1, stride 64 ; p1.weights:9 l0.w2.k1.p1
-    SIG       ev.l0_w2_p1_sum1, 1                           ; p1.weights:9 l0.w2.k1.p1
-    SIG       ev.w2_l0, 1                                   ; p1.panels.w2:10 l0.w2.k1.p1
-    END
-
-.wg 6   ; sm 1, tasks: l0.ln1.r9 l0.wo.k0.p1 l0.ln2.r5 l0.w2.k1.mc1
-.rf l0_ln1_r9_g                 p0       1x64      ; l0.ln1.r9.g
-.rf l0_ln1_r9_b                 p0+256   1x64      ; l0.ln1.r9.b
-.rf l0_ln1_r9_x                 p0+512   4x64      ; l0.ln1.r9.x
-.rf l0_ln1_r9_mean              p0+1536  4x1       ; l0.ln1.r9.mean
-.rf l0_ln1_r9_tmp               p0+1536  4x64      ; l0.ln1.r9.tmp
-.rf l0_ln1_r9_var               p0+2560  4x1       ; l0.ln1.r9.var
-.rf l0_wo_k0_a0                 p0       32x32     ; l0.wo.k0.a0
-.rf l0_wo_k0_a1                 p1       32x32     ; l0.wo.k0.a1
-.rf l0_wo_k0_a2                 p2       32x32     ; l0.wo.k0.a2
-.rf l0_wo_k0_a3                 p3       32x32     ; l0.wo.k0.a3
-.rf l0_wo_k0_p1_w               p4       64x32     ; l0.wo.k0.p1.w
-.rf l0_wo_k0_p1_bias            p6       1x32      ; l0.wo.k0.p1.bias
-.rf l0_wo_k0_p1_acc0            p7       32x32     ; l0.wo.k0.p1.acc0
-.rf l0_wo_k0_p1_acc1            p0       32x32     ; l0.wo.k0.p1.acc1
-.rf l0_wo_k0_p1_res             p1       32x32     ; l0.wo.k0.p1.res
-.rf l0_ln2_r5_g                 p0       1x64      ; l0.ln2.r5.g
-.rf l0_ln2_r5_b                 p0+256   1x64      ; l0.ln2.r5.b
-.rf l0_ln2_r5_x                 p0+512   4x64      ; l0.ln2.r5.x
-.rf l0_ln2_r5_mean              p0+1536  4x1       ; l0.ln2.r5.mean
-.rf l0_ln2_r5_tmp               p0+1536  4x64      ; l0.ln2.r5.tmp
-.rf l0_ln2_r5_var               p0+2560  4x1       ; l0.ln2.r5.var
-    LD        l0_ln1_r9_g, hbm[ln1_g.l0]                    ; p1.row_tile l0.ln1.r9
-    LD        l0_ln1_r9_b, hbm[ln1_b.l0]                    ; p1.row_tile l0.ln1.r9
-    LD        l0_ln1_r9_x, hbm[x_in + 9216]                 ; p1.row_tile l0.ln1.r9
-    VEC.rsum  l0_ln1_r9_mean, l0_ln1_r9_x                   ; p1.row_tile l0.ln1.r9
-    VEC.muli  l0_ln1_r9_mean, l0_ln1_r9_mean, 0.015625      ; p1.row_tile l0.ln1.r9
-    VEC.sub   l0_ln1_r9_x, l0_ln1_r9_x, l0_ln1_r9_mean      ; p1.row_tile l0.ln1.r9
-    VEC.mul   l0_ln1_r9_tmp, l0_ln1_r9_x, l0_ln1_r9_x       ; p1.row_tile l0.ln1.r9
-    VEC.rsum  l0_ln1_r9_var, l0_ln1_r9_tmp                  ; p1.row_tile l0.ln1.r9
-    VEC.muli  l0_ln1_r9_var, l0_ln1_r9_var, 0.015625        ; p1.row_tile l0.ln1.r9
-    VEC.addi  l0_ln1_r9_var, l0_ln1_r9_var, 1e-05           ; p1.row_tile l0.ln1.r9
-    SFU.rsqrt l0_ln1_r9_var, l0_ln1_r9_var                  ; p1.row_tile l0.ln1.r9
-    VEC.mul   l0_ln1_r9_x, l0_ln1_r9_x, l0_ln1_r9_var       ; p1.row_tile l0.ln1.r9
-    VEC.mul   l0_ln1_r9_x, l0_ln1_r9_x, l0_ln1_r9_g         ; p1.row_tile l0.ln1.r9
-    VEC.add   l0_ln1_r9_x, l0_ln1_r9_x, l0_ln1_r9_b         ; p1.row_tile l0.ln1.r9
-    ST        hbm[scratch + 25600], l0_ln1_r9_x             ; p1.row_tile l0.ln1.r9
-    SIG       ev.ln1_l0, 1                                  ; p1.row_tile l0.ln1.r9
-    WAIT      ev.att_l0, 4                                  ; p1.panels.wo:10 l0.wo.k0.p1
-    LD        l0_wo_k0_p1_w, hbm[wo.l0 + 128], stride 64    ; p1.weights:9 l0.wo.k0.p1
-    LD        l0_wo_k0_p1_bias, hbm[bo.l0 + 128], stride 64 ; p1.weights:9 l0.wo.k0.p1
-    SIG       ev.l0_wo_k0_ready, 1                          ; p1.multicast.wo:13 l0.wo.k0.p1
-    WAIT      ev.l0_wo_k0_full0, 1                          ; p1.multicast.wo:13 l0.wo.k0.p1
-    MMA.z     l0_wo_k0_p1_acc0, l0_wo_k0_a0, l0_wo_k0_p1_w[0:32, :] ; p1.k_chunk.wo:11 l0.wo.k0.p1
-    SIG       ev.l0_wo_k0_free0, 1                          ; p1.multicast.wo:13 l0.wo.k0.p1
-    WAIT      ev.l0_wo_k0_full1, 1                          ; p1.multicast.wo:13 l0.wo.k0.p1
-    MMA       l0_wo_k0_p1_acc0, l0_wo_k0_a1, l0_wo_k0_p1_w[32:64, :] ; p1.k_chunk.wo:11 l0.wo.k0.p1
-    SIG       ev.l0_wo_k0_free1, 1                          ; p1.multicast.wo:13 l0.wo.k0.p1
-    WAIT      ev.l0_wo_k0_full2, 1                          ; p1.multicast.wo:13 l0.wo.k0.p1
-    MMA.z     l0_wo_k0_p1_acc1, l0_wo_k0_a2, l0_wo_k0_p1_w[0:32, :] ; p1.k_chunk.wo:11 l0.wo.k0.p1
-    SIG       ev.l0_wo_k0_free2, 1                          ; p1.multicast.wo:13 l0.wo.k0.p1
-    LD        l0_wo_k0_p1_res, hbm[x_in + 128], stride 64   ; p1.panels.wo:10 l0.wo.k0.p1
-    VEC.add   l0_wo_k0_p1_acc0, l0_wo_k0_p1_acc0, l0_wo_k0_p1_bias ; p1.weights:9 l0.wo.k0.p1
-    WAIT      ev.l0_wo_k0_full3, 1                          ; p1.multicast.wo:13 l0.wo.k0.p1
-    MMA       l0_wo_k0_p1_acc1, l0_wo_k0_a3, l0_wo_k0_p1_w[32:64, :] ; p1.k_chunk.wo:11 l0.wo.k0.p1
-    SIG       ev.l0_wo_k0_free3, 1                          ; p1.multicast.wo:13 l0.wo.k0.p1
-    VEC.add   l0_wo_k0_p1_acc0, l0_wo_k0_p1_acc0, l0_wo_k0_p1_res ; p1.panels.wo:10 l0.wo.k0.p1
-    ST        hbm[scratch + 65664], l0_wo_k0_p1_acc0, stride 64 ; p1.panels.wo:10 l0.wo.k0.p1
-    LD        l0_wo_k0_p1_res, hbm[x_in + 8320], stride 64  ; p1.panels.wo:10 l0.wo.k0.p1
-    VEC.add   l0_wo_k0_p1_acc1, l0_wo_k0_p1_acc1, l0_wo_k0_p1_bias ; p1.weights:9 l0.wo.k0.p1
-    VEC.add   l0_wo_k0_p1_acc1, l0_wo_k0_p1_acc1, l0_wo_k0_p1_res ; p1.panels.wo:10 l0.wo.k0.p1
-    ST        hbm[scratch + 73856], l0_wo_k0_p1_acc1, stride 64 ; p1.panels.wo:10 l0.wo.k0.p1
-    SIG       ev.wo_l0, 1                                   ; p1.panels.wo:10 l0.wo.k0.p1
-    WAIT      ev.wo_l0, 4                                   ; p1.row_tile l0.ln2.r5
-    LD        l0_ln2_r5_g, hbm[ln2_g.l0]                    ; p1.row_tile l0.ln2.r5
-    LD        l0_ln2_r5_b, hbm[ln2_b.l0]                    ; p1.row_tile l0.ln2.r5
-    LD        l0_ln2_r5_x, hbm[scratch + 70656]             ; p1.row_tile l0.ln2.r5
-    VEC.rsum  l0_ln2_r5_mean, l0_ln2_r5_x                   ; p1.row_tile l0.ln2.r5
-    VEC.muli  l0_ln2_r5_mean, l0_ln2_r5_mean, 0.015625      ; p1.row_tile l0.ln2.r5
-    VEC.sub   l0_ln2_r5_x, l0_ln2_r5_x, l0_ln2_r5_mean      ; p1.row_tile l0.ln2.r5
-    VEC.mul   l0_ln2_r5_tmp, l0_ln2_r5_x, l0_ln2_r5_x       ; p1.row_tile l0.ln2.r5
-    VEC.rsum  l0_ln2_r5_var, l0_ln2_r5_tmp                  ; p1.row_tile l0.ln2.r5
-    VEC.muli  l0_ln2_r5_var, l0_ln2_r5_var, 0.015625        ; p1.row_tile l0.ln2.r5
-    VEC.addi  l0_ln2_r5_var, l0_ln2_r5_var, 1e-05           ; p1.row_tile l0.ln2.r5
-    SFU.rsqrt l0_ln2_r5_var, l0_ln2_r5_var                  ; p1.row_tile l0.ln2.r5
-    VEC.mul   l0_ln2_r5_x, l0_ln2_r5_x, l0_ln2_r5_var       ; p1.row_tile l0.ln2.r5
-    VEC.mul   l0_ln2_r5_x, l0_ln2_r5_x, l0_ln2_r5_g         ; p1.row_tile l0.ln2.r5
-    VEC.add   l0_ln2_r5_x, l0_ln2_r5_x, l0_ln2_r5_b         ; p1.row_tile l0.ln2.r5
-    ST        hbm[scratch + 87040], l0_ln2_r5_x             ; p1.row_tile l0.ln2.r5
-    SIG       ev.ln2_l0, 1                                  ; p1.row_tile l0.ln2.r5
-    WAIT      ev.w1_l0, 6                                   ; p1.multicast.w2:13 l0.w2.k1.mc1
-    WAIT      ev.l0_w2_k1_ready, 2                          ; p1.multicast.w2:13 l0.w2.k1.mc1
-    LD.mc     l0_w2_k1_a1, hbm[scratch + 98688], stride 128, {1, 5} ; p1.multicast.w2:13 l0.w2.k1.mc1
-    SIG       ev.l0_w2_k1_full1, 1                          ; p1.multicast.w2:13 l0.w2.k1.mc1
-    LD.mc     l0_w2_k1_a3, hbm[scratch + 115072], stride 128, {1, 5} ; p1.multicast.w2:13 l0.w2.k1.mc1
-    SIG       ev.l0_w2_k1_full3, 1                          ; p1.multicast.w2:13 l0.w2.k1.mc1
-    SIG       ev.w2_l0, 1                                   ; p1.multicast.w2:13 l0.w2.k1.mc1
-    END
-
-.wg 7   ; sm 1, tasks: l0.ln1.r13 l0.ln2.r9 l0.w1.k0.p1
-.rf l0_ln1_r13_g                p0       1x64      ; l0.ln1.r13.g
-.rf l0_ln1_r13_b                p0+256   1x64      ; l0.ln1.r13.b
-.rf l0_ln1_r13_x                p0+512   4x64      ; l0.ln1.r13.x
-.rf l0_ln1_r13_mean             p0+1536  4x1       ; l0.ln1.r13.mean
-.rf l0_ln1_r13_tmp              p0+1536  4x64      ; l0.ln1.r13.tmp
-.rf l0_ln1_r13_var              p0+2560  4x1       ; l0.ln1.r13.var
-.rf l0_ln2_r9_g                 p0       1x64      ; l0.ln2.r9.g
-.rf l0_ln2_r9_b                 p0+256   1x64      ; l0.ln2.r9.b
-.rf l0_ln2_r9_x                 p0+512   4x64      ; l0.ln2.r9.x
-.rf l0_ln2_r9_mean              p0+1536  4x1       ; l0.ln2.r9.mean
-.rf l0_ln2_r9_tmp               p0+1536  4x64      ; l0.ln2.r9.tmp
-.rf l0_ln2_r9_var               p0+2560  4x1       ; l0.ln2.r9.var
-.rf l0_w1_k0_a0                 p0       32x32     ; l0.w1.k0.a0
-.rf l0_w1_k0_a1                 p1       32x32     ; l0.w1.k0.a1
-.rf l0_w1_k0_a2                 p2       32x32     ; l0.w1.k0.a2
-.rf l0_w1_k0_a3                 p3       32x32     ; l0.w1.k0.a3
-.rf l0_w1_k0_p1_w               p4       64x32     ; l0.w1.k0.p1.w
-.rf l0_w1_k0_p1_bias            p6       1x32      ; l0.w1.k0.p1.bias
-.rf l0_w1_k0_p1_acc0            p7       32x32     ; l0.w1.k0.p1.acc0
-.rf l0_w1_k0_p1_acc1            p0       32x32     ; l0.w1.k0.p1.acc1
-.rf l0_w1_k0_p1_gelu            p1       32x32     ; l0.w1.k0.p1.gelu
-    LD        l0_ln1_r13_g, hbm[ln1_g.l0]                   ; p1.row_tile l0.ln1.r13
-    LD        l0_ln1_r13_b, hbm[ln1_b.l0]                   ; p1.row_tile l0.ln1.r13
-    LD        l0_ln1_r13_x, hbm[x_in + 13312]               ; p1.row_tile l0.ln1.r13
-    VEC.rsum  l0_ln1_r13_mean, l0_ln1_r13_x                 ; p1.row_tile l0.ln1.r13
-    VEC.muli  l0_ln1_r13_mean, l0_ln1_r13_mean, 0.015625    ; p1.row_tile l0.ln1.r13
-    VEC.sub   l0_ln1_r13_x, l0_ln1_r13_x, l0_ln1_r13_mean   ; p1.row_tile l0.ln1.r13
-    VEC.mul   l0_ln1_r13_tmp, l0_ln1_r13_x, l0_ln1_r13_x    ; p1.row_tile l0.ln1.r13
-    VEC.rsum  l0_ln1_r13_var, l0_ln1_r13_tmp                ; p1.row_tile l0.ln1.r13
-    VEC.muli  l0_ln1_r13_var, l0_ln1_r13_var, 0.015625      ; p1.row_tile l0.ln1.r13
-    VEC.addi  l0_ln1_r13_var, l0_ln1_r13_var, 1e-05         ; p1.row_tile l0.ln1.r13
-    SFU.rsqrt l0_ln1_r13_var, l0_ln1_r13_var                ; p1.row_tile l0.ln1.r13
-    VEC.mul   l0_ln1_r13_x, l0_ln1_r13_x, l0_ln1_r13_var    ; p1.row_tile l0.ln1.r13
-    VEC.mul   l0_ln1_r13_x, l0_ln1_r13_x, l0_ln1_r13_g      ; p1.row_tile l0.ln1.r13
-    VEC.add   l0_ln1_r13_x, l0_ln1_r13_x, l0_ln1_r13_b      ; p1.row_tile l0.ln1.r13
-    ST        hbm[scratch + 29696], l0_ln1_r13_x            ; p1.row_tile l0.ln1.r13
-    SIG       ev.ln1_l0, 1                                  ; p1.row_tile l0.ln1.r13
-    WAIT      ev.wo_l0, 4                                   ; p1.row_tile l0.ln2.r9
-    LD        l0_ln2_r9_g, hbm[ln2_g.l0]                    ; p1.row_tile l0.ln2.r9
-    LD        l0_ln2_r9_b, hbm[ln2_b.l0]                    ; p1.row_tile l0.ln2.r9
-    LD        l0_ln2_r9_x, hbm[scratch + 74752]             ; p1.row_tile l0.ln2.r9
-    VEC.rsum  l0_ln2_r9_mean, l0_ln2_r9_x                   ; p1.row_tile l0.ln2.r9
-    VEC.muli  l0_ln2_r9_mean, l0_ln2_r9_mean, 0.015625      ; p1.row_tile l0.ln2.r9
-    VEC.sub   l0_ln2_r9_x, l0_ln2_r9_x, l0_ln2_r9_mean      ; p1.row_tile l0.ln2.r9
-    VEC.mul   l0_ln2_r9_tmp, l0_ln2_r9_x, l0_ln2_r9_x       ; p1.row_tile l0.ln2.r9
-    VEC.rsum  l0_ln2_r9_var, l0_ln2_r9_tmp                  ; p1.row_tile l0.ln2.r9
-    VEC.muli  l0_ln2_r9_var, l0_ln2_r9_var, 0.015625        ; p1.row_tile l0.ln2.r9
-    VEC.addi  l0_ln2_r9_var, l0_ln2_r9_var, 1e-05           ; p1.row_tile l0.ln2.r9
-    SFU.rsqrt l0_ln2_r9_var, l0_ln2_r9_var                  ; p1.row_tile l0.ln2.r9
-    VEC.mul   l0_ln2_r9_x, l0_ln2_r9_x, l0_ln2_r9_var       ; p1.row_tile l0.ln2.r9
-    VEC.mul   l0_ln2_r9_x, l0_ln2_r9_x, l0_ln2_r9_g         ; p1.row_tile l0.ln2.r9
-    VEC.add   l0_ln2_r9_x, l0_ln2_r9_x, l0_ln2_r9_b         ; p1.row_tile l0.ln2.r9
-    ST        hbm[scratch + 91136], l0_ln2_r9_x             ; p1.row_tile l0.ln2.r9
-    SIG       ev.ln2_l0, 1                                  ; p1.row_tile l0.ln2.r9
-    WAIT      ev.ln2_l0, 16                                 ; p1.panels.w1:10 l0.w1.k0.p1
-    LD        l0_w1_k0_p1_w, hbm[w1.l0 + 128], stride 128   ; p1.weights:9 l0.w1.k0.p1
-    LD        l0_w1_k0_p1_bias, hbm[b1.l0 + 128], stride 128 ; p1.weights:9 l0.w1.k0.p1
-    SIG       ev.l0_w1_k0_ready, 1                          ; p1.multicast.w1:13 l0.w1.k0.p1
-    WAIT      ev.l0_w1_k0_full0, 1                          ; p1.multicast.w1:13 l0.w1.k0.p1
-    MMA.z     l0_w1_k0_p1_acc0, l0_w1_k0_a0, l0_w1_k0_p1_w[0:32, :] ; p1.k_chunk.w1:11 l0.w1.k0.p1
-    SIG       ev.l0_w1_k0_free0, 1                          ; p1.multicast.w1:13 l0.w1.k0.p1
-    WAIT      ev.l0_w1_k0_full1, 1                          ; p1.multicast.w1:13 l0.w1.k0.p1
-    MMA       l0_w1_k0_p1_acc0, l0_w1_k0_a1, l0_w1_k0_p1_w[32:64, :] ; p1.k_chunk.w1:11 l0.w1.k0.p1
-    SIG       ev.l0_w1_k0_free1, 1                          ; p1.multicast.w1:13 l0.w1.k0.p1
-    WAIT      ev.l0_w1_k0_full2, 1                          ; p1.multicast.w1:13 l0.w1.k0.p1
-    MMA.z     l0_w1_k0_p1_acc1, l0_w1_k0_a2, l0_w1_k0_p1_w[0:32, :] ; p1.k_chunk.w1:11 l0.w1.k0.p1
-    SIG       ev.l0_w1_k0_free2, 1                          ; p1.multicast.w1:13 l0.w1.k0.p1
-    VEC.add   l0_w1_k0_p1_acc0, l0_w1_k0_p1_acc0, l0_w1_k0_p1_bias ; p1.weights:9 l0.w1.k0.p1
-    VEC.mul   l0_w1_k0_p1_gelu, l0_w1_k0_p1_acc0, l0_w1_k0_p1_acc0 ; p1.panels.w1:10 l0.w1.k0.p1
-    VEC.mul   l0_w1_k0_p1_gelu, l0_w1_k0_p1_gelu, l0_w1_k0_p1_acc0 ; p1.panels.w1:10 l0.w1.k0.p1
-    VEC.muli  l0_w1_k0_p1_gelu, l0_w1_k0_p1_gelu, 0.044715  ; p1.panels.w1:10 l0.w1.k0.p1
-    VEC.add   l0_w1_k0_p1_gelu, l0_w1_k0_p1_gelu, l0_w1_k0_p1_acc0 ; p1.panels.w1:10 l0.w1.k0.p1
-    VEC.muli  l0_w1_k0_p1_gelu, l0_w1_k0_p1_gelu, 0.7978846 ; p1.panels.w1:10 l0.w1.k0.p1
-    WAIT      ev.l0_w1_k0_full3, 1                          ; p1.multicast.w1:13 l0.w1.k0.p1
-    MMA       l0_w1_k0_p1_acc1, l0_w1_k0_a3, l0_w1_k0_p1_w[32:64, :] ; p1.k_chunk.w1:11 l0.w1.k0.p1
-    SIG       ev.l0_w1_k0_free3, 1                          ; p1.multicast.w1:13 l0.w1.k0.p1
-    SFU.tanh  l0_w1_k0_p1_gelu, l0_w1_k0_p1_gelu            ; p1.panels.w1:10 l0.w1.k0.p1
-    VEC.addi  l0_w1_k0_p1_gelu, l0_w1_k0_p1_gelu, 1         ; p1.panels.w1:10 l0.w1.k0.p1
-    VEC.mul   l0_w1_k0_p1_gelu, l0_w1_k0_p1_gelu, l0_w1_k0_p1_acc0 ; p1.panels.w1:10 l0.w1.k0.p1
-    VEC.muli  l0_w1_k0_p1_gelu, l0_w1_k0_p1_gelu, 0.5       ; p1.panels.w1:10 l0.w1.k0.p1
-    ST        hbm[scratch + 98432], l0_w1_k0_p1_gelu, stride 128 ; p1.panels.w1:10 l0.w1.k0.p1
-    VEC.add   l0_w1_k0_p1_acc1, l0_w1_k0_p1_acc1, l0_w1_k0_p1_bias ; p1.weights:9 l0.w1.k0.p1
-    VEC.mul   l0_w1_k0_p1_gelu, l0_w1_k0_p1_acc1, l0_w1_k0_p1_acc1 ; p1.panels.w1:10 l0.w1.k0.p1
-    VEC.mul   l0_w1_k0_p1_gelu, l0_w1_k0_p1_gelu, l0_w1_k0_p1_acc1 ; p1.panels.w1:10 l0.w1.k0.p1
-    VEC.muli  l0_w1_k0_p1_gelu, l0_w1_k0_p1_gelu, 0.044715  ; p1.panels.w1:10 l0.w1.k0.p1
-    VEC.add   l0_w1_k0_p1_gelu, l0_w1_k0_p1_gelu, l0_w1_k0_p1_acc1 ; p1.panels.w1:10 l0.w1.k0.p1
-    VEC.muli  l0_w1_k0_p1_gelu, l0_w1_k0_p1_gelu, 0.7978846 ; p1.panels.w1:10 l0.w1.k0.p1
-    SFU.tanh  l0_w1_k0_p1_gelu, l0_w1_k0_p1_gelu            ; p1.panels.w1:10 l0.w1.k0.p1
-    VEC.addi  l0_w1_k0_p1_gelu, l0_w1_k0_p1_gelu, 1         ; p1.panels.w1:10 l0.w1.k0.p1
-    VEC.mul   l0_w1_k0_p1_gelu, l0_w1_k0_p1_gelu, l0_w1_k0_p1_acc1 ; p1.panels.w1:10 l0.w1.k0.p1
-    VEC.muli  l0_w1_k0_p1_gelu, l0_w1_k0_p1_gelu, 0.5       ; p1.panels.w1:10 l0.w1.k0.p1
-    ST        hbm[scratch + 114816], l0_w1_k0_p1_gelu, stride 128 ; p1.panels.w1:10 l0.w1.k0.p1
-    SIG       ev.w1_l0, 1                                   ; p1.panels.w1:10 l0.w1.k0.p1
-    END
-
-.wg 8   ; sm 2, tasks: l0.ln1.r2 l0.qkv.k0.p2 l0.att.s0.h1.r0 l0.ln2.r14 l0.w2.k0.p0
-.rf l0_ln1_r2_g                 p0       1x64      ; l0.ln1.r2.g
-.rf l0_ln1_r2_b                 p0+256   1x64      ; l0.ln1.r2.b
-.rf l0_ln1_r2_x                 p0+512   4x64      ; l0.ln1.r2.x
-.rf l0_ln1_r2_mean              p0+1536  4x1       ; l0.ln1.r2.mean
-.rf l0_ln1_r2_tmp               p0+1536  4x64      ; l0.ln1.r2.tmp
-.rf l0_ln1_r2_var               p0+2560  4x1       ; l0.ln1.r2.var
-.rf l0_qkv_k0_a0                p0       32x32     ; l0.qkv.k0.a0
-.rf l0_qkv_k0_a1                p1       32x32     ; l0.qkv.k0.a1
-.rf l0_qkv_k0_a2                p2       32x32     ; l0.qkv.k0.a2
-.rf l0_qkv_k0_a3                p3       32x32     ; l0.qkv.k0.a3
-.rf l0_qkv_k0_p2_w              p4       64x32     ; l0.qkv.k0.p2.w
-.rf l0_qkv_k0_p2_bias           p6       1x32      ; l0.qkv.k0.p2.bias
-.rf l0_qkv_k0_p2_acc0           p7       32x32     ; l0.qkv.k0.p2.acc0
-.rf l0_qkv_k0_p2_acc1           p0       32x32     ; l0.qkv.k0.p2.acc1
-.rf l0_att_s0_h1_r0_q           p0       32x32     ; l0.att.s0.h1.r0.q
-.rf l0_att_s0_h1_r0_kb          p1       32x32     ; l0.att.s0.h1.r0.kb
-.rf l0_att_s0_h1_r0_s           p2       32x32     ; l0.att.s0.h1.r0.s
-.rf l0_att_s0_h1_r0_mask        p0       32x32     ; l0.att.s0.h1.r0.mask
-.rf l0_att_s0_h1_r0_m           p0       32x1      ; l0.att.s0.h1.r0.m
-.rf l0_att_s0_h1_r0_z           p0       32x1      ; l0.att.s0.h1.r0.z
-.rf l0_att_s0_h1_r0_vb          p0       32x32     ; l0.att.s0.h1.r0.vb
-.rf l0_att_s0_h1_r0_o           p1       32x32     ; l0.att.s0.h1.r0.o
-.rf l0_ln2_r14_g                p0       1x64      ; l0.ln2.r14.g
-.rf l0_ln2_r14_b                p0+256   1x64      ; l0.ln2.r14.b
-.rf l0_ln2_r14_x                p0+512   4x64      ; l0.ln2.r14.x
-.rf l0_ln2_r14_mean             p0+1536  4x1       ; l0.ln2.r14.mean
-.rf l0_ln2_r14_tmp              p0+1536  4x64      ; l0.ln2.r14.tmp
-.rf l0_ln2_r14_var              p0+2560  4x1       ; l0.ln2.r14.var
-.rf l0_w2_k0_a0                 p0       32x32     ; l0.w2.k0.a0
-.rf l0_w2_k0_a1                 p1       32x32     ; l0.w2.k0.a1
-.rf l0_w2_k0_a2                 p2       32x32     ; l0.w2.k0.a2
-.rf l0_w2_k0_a3                 p3       32x32     ; l0.w2.k0.a3
-.rf l0_w2_k0_p0_w               p4       64x32     ; l0.w2.k0.p0.w
-.rf l0_w2_k0_p0_bias            p6       1x32      ; l0.w2.k0.p0.bias
-.rf l0_w2_k0_p0_acc0            p7       32x32     ; l0.w2.k0.p0.acc0
-.rf l0_w2_k0_p0_acc1            p0       32x32     ; l0.w2.k0.p0.acc1
-.rf l0_w2_k0_p0_part            p1       32x32     ; l0.w2.k0.p0.part
-.rf l0_w2_k0_p0_res             p2       32x32     ; l0.w2.k0.p0.res
-    LD        l0_ln1_r2_g, hbm[ln1_g.l0]                    ; p1.row_tile l0.ln1.r2
-    LD        l0_ln1_r2_b, hbm[ln1_b.l0]                    ; p1.row_tile l0.ln1.r2
-    LD        l0_ln1_r2_x, hbm[x_in + 2048]                 ; p1.row_tile l0.ln1.r2
-    VEC.rsum  l0_ln1_r2_mean, l0_ln1_r2_x                   ; p1.row_tile l0.ln1.r2
-    VEC.muli  l0_ln1_r2_mean, l0_ln1_r2_mean, 0.015625      ; p1.row_tile l0.ln1.r2
-    VEC.sub   l0_ln1_r2_x, l0_ln1_r2_x, l0_ln1_r2_mean      ; p1.row_tile l0.ln1.r2
-    VEC.mul   l0_ln1_r2_tmp, l0_ln1_r2_x, l0_ln1_r2_x       ; p1.row_tile l0.ln1.r2
-    VEC.rsum  l0_ln1_r2_var, l0_ln1_r2_tmp                  ; p1.row_tile l0.ln1.r2
-    VEC.muli  l0_ln1_r2_var, l0_ln1_r2_var, 0.015625        ; p1.row_tile l0.ln1.r2
-    VEC.addi  l0_ln1_r2_var, l0_ln1_r2_var, 1e-05           ; p1.row_tile l0.ln1.r2
-    SFU.rsqrt l0_ln1_r2_var, l0_ln1_r2_var                  ; p1.row_tile l0.ln1.r2
-    VEC.mul   l0_ln1_r2_x, l0_ln1_r2_x, l0_ln1_r2_var       ; p1.row_tile l0.ln1.r2
-    VEC.mul   l0_ln1_r2_x, l0_ln1_r2_x, l0_ln1_r2_g         ; p1.row_tile l0.ln1.r2
-    VEC.add   l0_ln1_r2_x, l0_ln1_r2_x, l0_ln1_r2_b         ; p1.row_tile l0.ln1.r2
-    ST        hbm[scratch + 18432], l0_ln1_r2_x             ; p1.row_tile l0.ln1.r2
-    SIG       ev.ln1_l0, 1                                  ; p1.row_tile l0.ln1.r2
-    WAIT      ev.ln1_l0, 16                                 ; p1.panels.qkv:10 l0.qkv.k0.p2
-    LD        l0_qkv_k0_p2_w, hbm[wqkv.l0 + 256], stride 192 ; p1.weights:9 l0.qkv.k0.p2
-    LD        l0_qkv_k0_p2_bias, hbm[bqkv.l0 + 256], stride 192 ; p1.weights:9 l0.qkv.k0.p2
-    SIG       ev.l0_qkv_k0_ready, 1                         ; p1.multicast.qkv:13 l0.qkv.k0.p2
-    WAIT      ev.l0_qkv_k0_full0, 1                         ; p1.multicast.qkv:13 l0.qkv.k0.p2
-    MMA.z     l0_qkv_k0_p2_acc0, l0_qkv_k0_a0, l0_qkv_k0_p2_w[0:32, :] ; p1.k_chunk.qkv:11 l0.qkv.k0.p2
-    SIG       ev.l0_qkv_k0_free0, 1                         ; p1.multicast.qkv:13 l0.qkv.k0.p2
-    WAIT      ev.l0_qkv_k0_full1, 1                         ; p1.multicast.qkv:13 l0.qkv.k0.p2
-    MMA       l0_qkv_k0_p2_acc0, l0_qkv_k0_a1, l0_qkv_k0_p2_w[32:64, :] ; p1.k_chunk.qkv:11 l0.qkv.k0.p2
-    SIG       ev.l0_qkv_k0_free1, 1                         ; p1.multicast.qkv:13 l0.qkv.k0.p2
-    WAIT      ev.l0_qkv_k0_full2, 1                         ; p1.multicast.qkv:13 l0.qkv.k0.p2
-    MMA.z     l0_qkv_k0_p2_acc1, l0_qkv_k0_a2, l0_qkv_k0_p2_w[0:32, :] ; p1.k_chunk.qkv:11 l0.qkv.k0.p2
-    SIG       ev.l0_qkv_k0_free2, 1                         ; p1.multicast.qkv:13 l0.qkv.k0.p2
-    VEC.add   l0_qkv_k0_p2_acc0, l0_qkv_k0_p2_acc0, l0_qkv_k0_p2_bias ; p1.weights:9 l0.qkv.k0.p2
-    WAIT      ev.l0_qkv_k0_full3, 1                         ; p1.multicast.qkv:13 l0.qkv.k0.p2
-    MMA       l0_qkv_k0_p2_acc1, l0_qkv_k0_a3, l0_qkv_k0_p2_w[32:64, :] ; p1.k_chunk.qkv:11 l0.qkv.k0.p2
-    SIG       ev.l0_qkv_k0_free3, 1                         ; p1.multicast.qkv:13 l0.qkv.k0.p2
-    ST        hbm[k_out.l0], l0_qkv_k0_p2_acc0              ; p1.kv_writeback l0.qkv.k0.p2
-    VEC.add   l0_qkv_k0_p2_acc1, l0_qkv_k0_p2_acc1, l0_qkv_k0_p2_bias ; p1.weights:9 l0.qkv.k0.p2
-    ST        hbm[k_out.l0 + 4096], l0_qkv_k0_p2_acc1       ; p1.kv_writeback l0.qkv.k0.p2
-    SIG       ev.qkv_l0, 1                                  ; p1.panels.qkv:10 l0.qkv.k0.p2
+    LD        l0_ln1_r6_g, hbm[ln1_g.l0]                    ; p1.row_tile l0.ln1.r6
+    LD        l0_ln1_r6_b, hbm[ln1_b.l0]                    ; p1.row_tile l0.ln1.r6
+    LD        l0_ln1_r6_x, hbm[x_in + 12288]                ; p1.row_tile l0.ln1.r6
+    VEC.rsum  l0_ln1_r6_mean, l0_ln1_r6_x                   ; p1.row_tile l0.ln1.r6
+    VEC.muli  l0_ln1_r6_mean, l0_ln1_r6_mean, 0.015625      ; p1.row_tile l0.ln1.r6
+    VEC.sub   l0_ln1_r6_x, l0_ln1_r6_x, l0_ln1_r6_mean      ; p1.row_tile l0.ln1.r6
+    VEC.mul   l0_ln1_r6_tmp, l0_ln1_r6_x, l0_ln1_r6_x       ; p1.row_tile l0.ln1.r6
+    VEC.rsum  l0_ln1_r6_var, l0_ln1_r6_tmp                  ; p1.row_tile l0.ln1.r6
+    VEC.muli  l0_ln1_r6_var, l0_ln1_r6_var, 0.015625        ; p1.row_tile l0.ln1.r6
+    VEC.addi  l0_ln1_r6_var, l0_ln1_r6_var, 1e-05           ; p1.row_tile l0.ln1.r6
+    SFU.rsqrt l0_ln1_r6_var, l0_ln1_r6_var                  ; p1.row_tile l0.ln1.r6
+    VEC.mul   l0_ln1_r6_x, l0_ln1_r6_x, l0_ln1_r6_var       ; p1.row_tile l0.ln1.r6
+    VEC.mul   l0_ln1_r6_x, l0_ln1_r6_x, l0_ln1_r6_g         ; p1.row_tile l0.ln1.r6
+    VEC.add   l0_ln1_r6_x, l0_ln1_r6_x, l0_ln1_r6_b         ; p1.row_tile l0.ln1.r6
+    ST        hbm[scratch + 28672], l0_ln1_r6_x             ; p1.row_tile l0.ln1.r6
+    LD        l0_ln1_r6_x, hbm[x_in + 12800]                ; p1.row_tile l0.ln1.r6
+    VEC.rsum  l0_ln1_r6_mean, l0_ln1_r6_x                   ; p1.row_tile l0.ln1.r6
+    VEC.muli  l0_ln1_r6_mean, l0_ln1_r6_mean, 0.015625      ; p1.row_tile l0.ln1.r6
+    VEC.sub   l0_ln1_r6_x, l0_ln1_r6_x, l0_ln1_r6_mean      ; p1.row_tile l0.ln1.r6
+    VEC.mul   l0_ln1_r6_tmp, l0_ln1_r6_x, l0_ln1_r6_x       ; p1.row_tile l0.ln1.r6
+    VEC.rsum  l0_ln1_r6_var, l0_ln1_r6_tmp                  ; p1.row_tile l0.ln1.r6
+    VEC.muli  l0_ln1_r6_var, l0_ln1_r6_var, 0.015625        ; p1.row_tile l0.ln1.r6
+    VEC.addi  l0_ln1_r6_var, l0_ln1_r6_var, 1e-05           ; p1.row_tile l0.ln1.r6
+    SFU.rsqrt l0_ln1_r6_var, l0_ln1_r6_var                  ; p1.row_tile l0.ln1.r6
+    VEC.mul   l0_ln1_r6_x, l0_ln1_r6_x, l0_ln1_r6_var       ; p1.row_tile l0.ln1.r6
+    VEC.mul   l0_ln1_r6_x, l0_ln1_r6_x, l0_ln1_r6_g         ; p1.row_tile l0.ln1.r6
+    VEC.add   l0_ln1_r6_x, l0_ln1_r6_x, l0_ln1_r6_b         ; p1.row_tile l0.ln1.r6
+    ST        hbm[scratch + 29184], l0_ln1_r6_x             ; p1.row_tile l0.ln1.r6
+    LD        l0_ln1_r6_x, hbm[x_in + 13312]                ; p1.row_tile l0.ln1.r6
+    VEC.rsum  l0_ln1_r6_mean, l0_ln1_r6_x                   ; p1.row_tile l0.ln1.r6
+    VEC.muli  l0_ln1_r6_mean, l0_ln1_r6_mean, 0.015625      ; p1.row_tile l0.ln1.r6
+    VEC.sub   l0_ln1_r6_x, l0_ln1_r6_x, l0_ln1_r6_mean      ; p1.row_tile l0.ln1.r6
+    VEC.mul   l0_ln1_r6_tmp, l0_ln1_r6_x, l0_ln1_r6_x       ; p1.row_tile l0.ln1.r6
+    VEC.rsum  l0_ln1_r6_var, l0_ln1_r6_tmp                  ; p1.row_tile l0.ln1.r6
+    VEC.muli  l0_ln1_r6_var, l0_ln1_r6_var, 0.015625        ; p1.row_tile l0.ln1.r6
+    VEC.addi  l0_ln1_r6_var, l0_ln1_r6_var, 1e-05           ; p1.row_tile l0.ln1.r6
+    SFU.rsqrt l0_ln1_r6_var, l0_ln1_r6_var                  ; p1.row_tile l0.ln1.r6
+    VEC.mul   l0_ln1_r6_x, l0_ln1_r6_x, l0_ln1_r6_var       ; p1.row_tile l0.ln1.r6
+    VEC.mul   l0_ln1_r6_x, l0_ln1_r6_x, l0_ln1_r6_g         ; p1.row_tile l0.ln1.r6
+    VEC.add   l0_ln1_r6_x, l0_ln1_r6_x, l0_ln1_r6_b         ; p1.row_tile l0.ln1.r6
+    ST        hbm[scratch + 29696], l0_ln1_r6_x             ; p1.row_tile l0.ln1.r6
+    LD        l0_ln1_r6_x, hbm[x_in + 13824]                ; p1.row_tile l0.ln1.r6
+    VEC.rsum  l0_ln1_r6_mean, l0_ln1_r6_x                   ; p1.row_tile l0.ln1.r6
+    VEC.muli  l0_ln1_r6_mean, l0_ln1_r6_mean, 0.015625      ; p1.row_tile l0.ln1.r6
+    VEC.sub   l0_ln1_r6_x, l0_ln1_r6_x, l0_ln1_r6_mean      ; p1.row_tile l0.ln1.r6
+    VEC.mul   l0_ln1_r6_tmp, l0_ln1_r6_x, l0_ln1_r6_x       ; p1.row_tile l0.ln1.r6
+    VEC.rsum  l0_ln1_r6_var, l0_ln1_r6_tmp                  ; p1.row_tile l0.ln1.r6
+    VEC.muli  l0_ln1_r6_var, l0_ln1_r6_var, 0.015625        ; p1.row_tile l0.ln1.r6
+    VEC.addi  l0_ln1_r6_var, l0_ln1_r6_var, 1e-05           ; p1.row_tile l0.ln1.r6
+    SFU.rsqrt l0_ln1_r6_var, l0_ln1_r6_var                  ; p1.row_tile l0.ln1.r6
+    VEC.mul   l0_ln1_r6_x, l0_ln1_r6_x, l0_ln1_r6_var       ; p1.row_tile l0.ln1.r6
+    VEC.mul   l0_ln1_r6_x, l0_ln1_r6_x, l0_ln1_r6_g         ; p1.row_tile l0.ln1.r6
+    VEC.add   l0_ln1_r6_x, l0_ln1_r6_x, l0_ln1_r6_b         ; p1.row_tile l0.ln1.r6
+    ST        hbm[scratch + 30208], l0_ln1_r6_x             ; p1.row_tile l0.ln1.r6
+    SIG       ev.ln1_l0, 1                                  ; p1.row_tile l0.ln1.r6
     WAIT      ev.qkv_l0, 8                                  ; p1.row_tile l0.att.s0.h1.r0
     LD        l0_att_s0_h1_r0_q, hbm[scratch + 32896], stride 64 ; p1.row_tile l0.att.s0.h1.r0
     LD        l0_att_s0_h1_r0_kb, hbm[k_out.l0 + 8192]      ; p1.row_tile l0.att.s0.h1.r0
@@ -991,311 +467,298 @@
     MMA.z     l0_att_s0_h1_r0_o, l0_att_s0_h1_r0_s, l0_att_s0_h1_r0_vb ; p1.row_tile l0.att.s0.h1.r0
     ST        hbm[scratch + 49280], l0_att_s0_h1_r0_o, stride 64 ; p1.row_tile l0.att.s0.h1.r0
     SIG       ev.att_l0, 1                                  ; p1.row_tile l0.att.s0.h1.r0
-    WAIT      ev.wo_l0, 4                                   ; p1.row_tile l0.ln2.r14
-    LD        l0_ln2_r14_g, hbm[ln2_g.l0]                   ; p1.row_tile l0.ln2.r14
-    LD        l0_ln2_r14_b, hbm[ln2_b.l0]                   ; p1.row_tile l0.ln2.r14
-    LD        l0_ln2_r14_x, hbm[scratch + 79872]            ; p1.row_tile l0.ln2.r14
-    VEC.rsum  l0_ln2_r14_mean, l0_ln2_r14_x                 ; p1.row_tile l0.ln2.r14
-    VEC.muli  l0_ln2_r14_mean, l0_ln2_r14_mean, 0.015625    ; p1.row_tile l0.ln2.r14
-    VEC.sub   l0_ln2_r14_x, l0_ln2_r14_x, l0_ln2_r14_mean   ; p1.row_tile l0.ln2.r14
-    VEC.mul   l0_ln2_r14_tmp, l0_ln2_r14_x, l0_ln2_r14_x    ; p1.row_tile l0.ln2.r14
-    VEC.rsum  l0_ln2_r14_var, l0_ln2_r14_tmp                ; p1.row_tile l0.ln2.r14
-    VEC.muli  l0_ln2_r14_var, l0_ln2_r14_var, 0.015625      ; p1.row_tile l0.ln2.r14
-    VEC.addi  l0_ln2_r14_var, l0_ln2_r14_var, 1e-05         ; p1.row_tile l0.ln2.r14
-    SFU.rsqrt l0_ln2_r14_var, l0_ln2_r14_var                ; p1.row_tile l0.ln2.r14
-    VEC.mul   l0_ln2_r14_x, l0_ln2_r14_x, l0_ln2_r14_var    ; p1.row_tile l0.ln2.r14
-    VEC.mul   l0_ln2_r14_x, l0_ln2_r14_x, l0_ln2_r14_g      ; p1.row_tile l0.ln2.r14
-    VEC.add   l0_ln2_r14_x, l0_ln2_r14_x, l0_ln2_r14_b      ; p1.row_tile l0.ln2.r14
-    ST        hbm[scratch + 96256], l0_ln2_r14_x            ; p1.row_tile l0.ln2.r14
-    SIG       ev.ln2_l0, 1                                  ; p1.row_tile l0.ln2.r14
-    WAIT      ev.w1_l0, 6                                   ; p1.panels.w2:10 l0.w2.k0.p0
-    LD        l0_w2_k0_p0_w, hbm[w2.l0], stride 64          ; p1.weights:9 l0.w2.k0.p0
-    LD        l0_w2_k0_p0_bias, hbm[b2.l0], stride 64       ; p1.weights:9 l0.w2.k0.p0
-    SIG       ev.l0_w2_k0_ready, 1                          ; p1.multicast.w2:13 l0.w2.k0.p0
-    WAIT      ev.l0_w2_k0_full0, 1                          ; p1.multicast.w2:13 l0.w2.k0.p0
-    MMA.z     l0_w2_k0_p0_acc0, l0_w2_k0_a0, l0_w2_k0_p0_w[0:32, :] ; p1.k_chunk.w2:11 l0.w2.k0.p0
-    SIG       ev.l0_w2_k0_free0, 1                          ; p1.multicast.w2:13 l0.w2.k0.p0
-    WAIT      ev.l0_w2_k0_full1, 1                          ; p1.multicast.w2:13 l0.w2.k0.p0
-    MMA       l0_w2_k0_p0_acc0, l0_w2_k0_a1, l0_w2_k0_p0_w[32:64, :] ; p1.k_chunk.w2:11 l0.w2.k0.p0
-    SIG       ev.l0_w2_k0_free1, 1                          ; p1.multicast.w2:13 l0.w2.k0.p0
-    WAIT      ev.l0_w2_k0_full2, 1                          ; p1.multicast.w2:13 l0.w2.k0.p0
-    MMA.z     l0_w2_k0_p0_acc1, l0_w2_k0_a2, l0_w2_k0_p0_w[0:32, :] ; p1.k_chunk.w2:11 l0.w2.k0.p0
-    SIG       ev.l0_w2_k0_free2, 1                          ; p1.multicast.w2:13 l0.w2.k0.p0
-    WAIT      ev.l0_w2_p0_sum1, 1                           ; p1.weights:9 l0.w2.k0.p0
-    LD        l0_w2_k0_p0_part, hbm[scratch + 16384], stride 64 ; p1.weights:9 l0.w2.k0.p0
-    LD        l0_w2_k0_p0_res, hbm[scratch + 65536], stride 64 ; p1.panels.w2:10 l0.w2.k0.p0
-    VEC.add   l0_w2_k0_p0_acc0, l0_w2_k0_p0_acc0, l0_w2_k0_p0_part ; p1.weights:9 l0.w2.k0.p0
-    WAIT      ev.l0_w2_k0_full3, 1                          ; p1.multicast.w2:13 l0.w2.k0.p0
-    MMA       l0_w2_k0_p0_acc1, l0_w2_k0_a3, l0_w2_k0_p0_w[32:64, :] ; p1.k_chunk.w2:11 l0.w2.k0.p0
-    SIG       ev.l0_w2_k0_free3, 1                          ; p1.multicast.w2:13 l0.w2.k0.p0
-    VEC.add   l0_w2_k0_p0_acc0, l0_w2_k0_p0_acc0, l0_w2_k0_p0_bias ; p1.weights:9 l0.w2.k0.p0
-    VEC.add   l0_w2_k0_p0_acc0, l0_w2_k0_p0_acc0, l0_w2_k0_p0_res ; p1.panels.w2:10 l0.w2.k0.p0
-    ST        hbm[out], l0_w2_k0_p0_acc0, stride 64         ; p1.panels.w2:10 l0.w2.k0.p0
-    WAIT      ev.l0_w2_p0_sum1, 2                           ; p1.weights:9 l0.w2.k0.p0
-    LD        l0_w2_k0_p0_part, hbm[scratch + 24576], stride 64 ; p1.weights:9 l0.w2.k0.p0
-    LD        l0_w2_k0_p0_res, hbm[scratch + 73728], stride 64 ; p1.panels.w2:10 l0.w2.k0.p0
-    VEC.add   l0_w2_k0_p0_acc1, l0_w2_k0_p0_acc1, l0_w2_k0_p0_part ; p1.weights:9 l0.w2.k0.p0
-    VEC.add   l0_w2_k0_p0_acc1, l0_w2_k0_p0_acc1, l0_w2_k0_p0_bias ; p1.weights:9 l0.w2.k0.p0
-    VEC.add   l0_w2_k0_p0_acc1, l0_w2_k0_p0_acc1, l0_w2_k0_p0_res ; p1.panels.w2:10 l0.w2.k0.p0
-    ST        hbm[out + 8192], l0_w2_k0_p0_acc1, stride 64  ; p1.panels.w2:10 l0.w2.k0.p0
-    SIG       ev.w2_l0, 1                                   ; p1.panels.w2:10 l0.w2.k0.p0
+    WAIT      ev.att_l0, 4                                  ; p1.panels.w1:10 l0.w1.k0.p0
+    WAIT      ev.l0_wo_k0_full0, 1                          ; p1.weights:9 l0.w1.k0.p0
+    LD        l0_w1_k0_p0_w[0:32, :], hbm[w1.l0], stride 128 ; p1.weights:9 l0.w1.k0.p0
+    WAIT      ev.l0_wo_k0_full2, 1                          ; p1.weights:9 l0.w1.k0.p0
+    LD        l0_w1_k0_p0_w[32:64, :], hbm[w1.l0 + 16384], stride 128 ; p1.weights:9 l0.w1.k0.p0
+    LD        l0_w1_k0_p0_bias, hbm[b1.l0], stride 128      ; p1.weights:9 l0.w1.k0.p0
+    SIG       ev.l0_w1_k0_ready, 1                          ; p1.multicast.w1:13 l0.w1.k0.p0
+    WAIT      ev.l0_w1_k0_full0, 1                          ; p1.multicast.w1:13 l0.w1.k0.p0
+    MMA.z     l0_w1_k0_p0_acc0, l0_w1_k0_a0, l0_w1_k0_p0_w[0:32, :] ; p1.k_chunk.w1:11 l0.w1.k0.p0
+    SIG       ev.l0_w1_k0_free0, 1                          ; p1.multicast.w1:13 l0.w1.k0.p0
+    WAIT      ev.l0_w1_k0_full1, 1                          ; p1.multicast.w1:13 l0.w1.k0.p0
+    MMA       l0_w1_k0_p0_acc0, l0_w1_k0_a1, l0_w1_k0_p0_w[32:64, :] ; p1.k_chunk.w1:11 l0.w1.k0.p0
+    SIG       ev.l0_w1_k0_free1, 1                          ; p1.multicast.w1:13 l0.w1.k0.p0
+    WAIT      ev.l0_w1_k0_full2, 1                          ; p1.multicast.w1:13 l0.w1.k0.p0
+    MMA.z     l0_w1_k0_p0_acc1, l0_w1_k0_a2, l0_w1_k0_p0_w[0:32, :] ; p1.k_chunk.w1:11 l0.w1.k0.p0
+    SIG       ev.l0_w1_k0_free2, 1                          ; p1.multicast.w1:13 l0.w1.k0.p0
+    VEC.add   l0_w1_k0_p0_acc0, l0_w1_k0_p0_acc0, l0_w1_k0_p0_bias ; p1.weights:9 l0.w1.k0.p0
+    VEC.mul   l0_w1_k0_p0_gelu, l0_w1_k0_p0_acc0, l0_w1_k0_p0_acc0 ; p1.panels.w1:10 l0.w1.k0.p0
+    VEC.mul   l0_w1_k0_p0_gelu, l0_w1_k0_p0_gelu, l0_w1_k0_p0_acc0 ; p1.panels.w1:10 l0.w1.k0.p0
+    VEC.muli  l0_w1_k0_p0_gelu, l0_w1_k0_p0_gelu, 0.044715  ; p1.panels.w1:10 l0.w1.k0.p0
+    VEC.add   l0_w1_k0_p0_gelu, l0_w1_k0_p0_gelu, l0_w1_k0_p0_acc0 ; p1.panels.w1:10 l0.w1.k0.p0
+    VEC.muli  l0_w1_k0_p0_gelu, l0_w1_k0_p0_gelu, 0.7978846 ; p1.panels.w1:10 l0.w1.k0.p0
+    WAIT      ev.l0_w1_k0_full3, 1                          ; p1.multicast.w1:13 l0.w1.k0.p0
+    MMA       l0_w1_k0_p0_acc1, l0_w1_k0_a3, l0_w1_k0_p0_w[32:64, :] ; p1.k_chunk.w1:11 l0.w1.k0.p0
+    SIG       ev.l0_w1_k0_free3, 1                          ; p1.multicast.w1:13 l0.w1.k0.p0
+    SFU.tanh  l0_w1_k0_p0_gelu, l0_w1_k0_p0_gelu            ; p1.panels.w1:10 l0.w1.k0.p0
+    VEC.addi  l0_w1_k0_p0_gelu, l0_w1_k0_p0_gelu, 1         ; p1.panels.w1:10 l0.w1.k0.p0
+    VEC.mul   l0_w1_k0_p0_gelu, l0_w1_k0_p0_gelu, l0_w1_k0_p0_acc0 ; p1.panels.w1:10 l0.w1.k0.p0
+    VEC.muli  l0_w1_k0_p0_gelu, l0_w1_k0_p0_gelu, 0.5       ; p1.panels.w1:10 l0.w1.k0.p0
+    ST        hbm[scratch + 98304], l0_w1_k0_p0_gelu, stride 128 ; p1.panels.w1:10 l0.w1.k0.p0
+    VEC.add   l0_w1_k0_p0_acc1, l0_w1_k0_p0_acc1, l0_w1_k0_p0_bias ; p1.weights:9 l0.w1.k0.p0
+    VEC.mul   l0_w1_k0_p0_gelu, l0_w1_k0_p0_acc1, l0_w1_k0_p0_acc1 ; p1.panels.w1:10 l0.w1.k0.p0
+    VEC.mul   l0_w1_k0_p0_gelu, l0_w1_k0_p0_gelu, l0_w1_k0_p0_acc1 ; p1.panels.w1:10 l0.w1.k0.p0
+    VEC.muli  l0_w1_k0_p0_gelu, l0_w1_k0_p0_gelu, 0.044715  ; p1.panels.w1:10 l0.w1.k0.p0
+    VEC.add   l0_w1_k0_p0_gelu, l0_w1_k0_p0_gelu, l0_w1_k0_p0_acc1 ; p1.panels.w1:10 l0.w1.k0.p0
+    VEC.muli  l0_w1_k0_p0_gelu, l0_w1_k0_p0_gelu, 0.7978846 ; p1.panels.w1:10 l0.w1.k0.p0
+    SFU.tanh  l0_w1_k0_p0_gelu, l0_w1_k0_p0_gelu            ; p1.panels.w1:10 l0.w1.k0.p0
+    VEC.addi  l0_w1_k0_p0_gelu, l0_w1_k0_p0_gelu, 1         ; p1.panels.w1:10 l0.w1.k0.p0
+    VEC.mul   l0_w1_k0_p0_gelu, l0_w1_k0_p0_gelu, l0_w1_k0_p0_acc1 ; p1.panels.w1:10 l0.w1.k0.p0
+    VEC.muli  l0_w1_k0_p0_gelu, l0_w1_k0_p0_gelu, 0.5       ; p1.panels.w1:10 l0.w1.k0.p0
+    ST        hbm[scratch + 114688], l0_w1_k0_p0_gelu, stride 128 ; p1.panels.w1:10 l0.w1.k0.p0
+    SIG       ev.w1_l0, 1                                   ; p1.panels.w1:10 l0.w1.k0.p0
     END
 
-.wg 9   ; sm 2, tasks: l0.ln1.r6 l0.qkv.k0.mc0 l0.ln2.r2 l0.w2.k0.mc0
-.rf l0_ln1_r6_g                 p0       1x64      ; l0.ln1.r6.g
-.rf l0_ln1_r6_b                 p0+256   1x64      ; l0.ln1.r6.b
-.rf l0_ln1_r6_x                 p0+512   4x64      ; l0.ln1.r6.x
-.rf l0_ln1_r6_mean              p0+1536  4x1       ; l0.ln1.r6.mean
-.rf l0_ln1_r6_tmp               p0+1536  4x64      ; l0.ln1.r6.tmp
-.rf l0_ln1_r6_var               p0+2560  4x1       ; l0.ln1.r6.var
-.rf l0_ln2_r2_g                 p0       1x64      ; l0.ln2.r2.g
-.rf l0_ln2_r2_b                 p0+256   1x64      ; l0.ln2.r2.b
-.rf l0_ln2_r2_x                 p0+512   4x64      ; l0.ln2.r2.x
-.rf l0_ln2_r2_mean              p0+1536  4x1       ; l0.ln2.r2.mean
-.rf l0_ln2_r2_tmp               p0+1536  4x64      ; l0.ln2.r2.tmp
-.rf l0_ln2_r2_var               p0+2560  4x1       ; l0.ln2.r2.var
-    LD        l0_ln1_r6_g, hbm[ln1_g.l0]                    ; p1.row_tile l0.ln1.r6
-    LD        l0_ln1_r6_b, hbm[ln1_b.l0]                    ; p1.row_tile l0.ln1.r6
-    LD        l0_ln1_r6_x, hbm[x_in + 6144]                 ; p1.row_tile l0.ln1.r6
-    VEC.rsum  l0_ln1_r6_mean, l0_ln1_r6_x                   ; p1.row_tile l0.ln1.r6
-    VEC.muli  l0_ln1_r6_mean, l0_ln1_r6_mean, 0.015625      ; p1.row_tile l0.ln1.r6
-    VEC.sub   l0_ln1_r6_x, l0_ln1_r6_x, l0_ln1_r6_mean      ; p1.row_tile l0.ln1.r6
-    VEC.mul   l0_ln1_r6_tmp, l0_ln1_r6_x, l0_ln1_r6_x       ; p1.row_tile l0.ln1.r6
-    VEC.rsum  l0_ln1_r6_var, l0_ln1_r6_tmp                  ; p1.row_tile l0.ln1.r6
-    VEC.muli  l0_ln1_r6_var, l0_ln1_r6_var, 0.015625        ; p1.row_tile l0.ln1.r6
-    VEC.addi  l0_ln1_r6_var, l0_ln1_r6_var, 1e-05           ; p1.row_tile l0.ln1.r6
-    SFU.rsqrt l0_ln1_r6_var, l0_ln1_r6_var                  ; p1.row_tile l0.ln1.r6
-    VEC.mul   l0_ln1_r6_x, l0_ln1_r6_x, l0_ln1_r6_var       ; p1.row_tile l0.ln1.r6
-    VEC.mul   l0_ln1_r6_x, l0_ln1_r6_x, l0_ln1_r6_g         ; p1.row_tile l0.ln1.r6
-    VEC.add   l0_ln1_r6_x, l0_ln1_r6_x, l0_ln1_r6_b         ; p1.row_tile l0.ln1.r6
-    ST        hbm[scratch + 22528], l0_ln1_r6_x             ; p1.row_tile l0.ln1.r6
-    SIG       ev.ln1_l0, 1                                  ; p1.row_tile l0.ln1.r6
-    WAIT      ev.ln1_l0, 16                                 ; p1.multicast.qkv:13 l0.qkv.k0.mc0
-    WAIT      ev.l0_qkv_k0_ready, 6                         ; p1.multicast.qkv:13 l0.qkv.k0.mc0
-    LD.mc     l0_qkv_k0_a0, hbm[scratch + 16384], stride 64, {0, 1, 4, 5, 8, 12} ; p1.multicast.qkv:13 l0.qkv.k0.mc0
-    SIG       ev.l0_qkv_k0_full0, 1                         ; p1.multicast.qkv:13 l0.qkv.k0.mc0
-    LD.mc     l0_qkv_k0_a2, hbm[scratch + 24576], stride 64, {0, 1, 4, 5, 8, 12} ; p1.multicast.qkv:13 l0.qkv.k0.mc0
-    SIG       ev.l0_qkv_k0_full2, 1                         ; p1.multicast.qkv:13 l0.qkv.k0.mc0
-    SIG       ev.qkv_l0, 1                                  ; p1.multicast.qkv:13 l0.qkv.k0.mc0
-    WAIT      ev.wo_l0, 4                                   ; p1.row_tile l0.ln2.r2
-    LD        l0_ln2_r2_g, hbm[ln2_g.l0]                    ; p1.row_tile l0.ln2.r2
-    LD        l0_ln2_r2_b, hbm[ln2_b.l0]                    ; p1.row_tile l0.ln2.r2
-    LD        l0_ln2_r2_x, hbm[scratch + 67584]             ; p1.row_tile l0.ln2.r2
-    VEC.rsum  l0_ln2_r2_mean, l0_ln2_r2_x                   ; p1.row_tile l0.ln2.r2
-    VEC.muli  l0_ln2_r2_mean, l0_ln2_r2_mean, 0.015625      ; p1.row_tile l0.ln2.r2
-    VEC.sub   l0_ln2_r2_x, l0_ln2_r2_x, l0_ln2_r2_mean      ; p1.row_tile l0.ln2.r2
-    VEC.mul   l0_ln2_r2_tmp, l0_ln2_r2_x, l0_ln2_r2_x       ; p1.row_tile l0.ln2.r2
-    VEC.rsum  l0_ln2_r2_var, l0_ln2_r2_tmp                  ; p1.row_tile l0.ln2.r2
-    VEC.muli  l0_ln2_r2_var, l0_ln2_r2_var, 0.015625        ; p1.row_tile l0.ln2.r2
-    VEC.addi  l0_ln2_r2_var, l0_ln2_r2_var, 1e-05           ; p1.row_tile l0.ln2.r2
-    SFU.rsqrt l0_ln2_r2_var, l0_ln2_r2_var                  ; p1.row_tile l0.ln2.r2
-    VEC.mul   l0_ln2_r2_x, l0_ln2_r2_x, l0_ln2_r2_var       ; p1.row_tile l0.ln2.r2
-    VEC.mul   l0_ln2_r2_x, l0_ln2_r2_x, l0_ln2_r2_g         ; p1.row_tile l0.ln2.r2
-    VEC.add   l0_ln2_r2_x, l0_ln2_r2_x, l0_ln2_r2_b         ; p1.row_tile l0.ln2.r2
-    ST        hbm[scratch + 83968], l0_ln2_r2_x             ; p1.row_tile l0.ln2.r2
-    SIG       ev.ln2_l0, 1                                  ; p1.row_tile l0.ln2.r2
-    WAIT      ev.w1_l0, 6                                   ; p1.multicast.w2:13 l0.w2.k0.mc0
-    WAIT      ev.l0_w2_k0_ready, 2                          ; p1.multicast.w2:13 l0.w2.k0.mc0
-    LD.mc     l0_w2_k0_a0, hbm[scratch + 98304], stride 128, {8, 12} ; p1.multicast.w2:13 l0.w2.k0.mc0
-    SIG       ev.l0_w2_k0_full0, 1                          ; p1.multicast.w2:13 l0.w2.k0.mc0
-    LD.mc     l0_w2_k0_a2, hbm[scratch + 114688], stride 128, {8, 12} ; p1.multicast.w2:13 l0.w2.k0.mc0
-    SIG       ev.l0_w2_k0_full2, 1                          ; p1.multicast.w2:13 l0.w2.k0.mc0
-    SIG       ev.w2_l0, 1                                   ; p1.multicast.w2:13 l0.w2.k0.mc0
+.wg 4   ; sm 1, tasks: l0.qkv.k0.p1 l0.ln2.r1 l0.w1.k0.mc1
+.rf l0_qkv_k0_p1_w              p0       64x32     ; l0.qkv.k0.p1.w
+.rf l0_qkv_k0_a0                p2       32x32     ; l0.qkv.k0.a0
+.rf l0_qkv_k0_a1                p3       32x32     ; l0.qkv.k0.a1
+.rf l0_qkv_k0_a2                p4       32x32     ; l0.qkv.k0.a2
+.rf l0_qkv_k0_a3                p5       32x32     ; l0.qkv.k0.a3
+.rf l0_qkv_k0_p1_bias           p6       1x32      ; l0.qkv.k0.p1.bias
+.rf l0_qkv_k0_p1_acc0           p7       32x32     ; l0.qkv.k0.p1.acc0
+.rf l0_qkv_k0_p1_acc1           p2       32x32     ; l0.qkv.k0.p1.acc1
+.rf l0_ln2_r1_g                 p0       1x64      ; l0.ln2.r1.g
+.rf l0_ln2_r1_b                 p0+256   1x64      ; l0.ln2.r1.b
+.rf l0_ln2_r1_x                 p0+512   2x64      ; l0.ln2.r1.x
+.rf l0_ln2_r1_mean              p0+1024  2x1       ; l0.ln2.r1.mean
+.rf l0_ln2_r1_tmp               p0+1088  2x64      ; l0.ln2.r1.tmp
+.rf l0_ln2_r1_var               p0+1600  2x1       ; l0.ln2.r1.var
+    LD        l0_qkv_k0_p1_w[0:32, :], hbm[wqkv.l0 + 128], stride 192 ; p1.weights:9 l0.qkv.k0.p1
+    WAITT     800                                           ; p1.weights:9 l0.qkv.k0.p1
+    LD        l0_qkv_k0_p1_w[32:64, :], hbm[wqkv.l0 + 24704], stride 192 ; p1.weights:9 l0.qkv.k0.p1
+    LD        l0_qkv_k0_p1_bias, hbm[bqkv.l0 + 128], stride 192 ; p1.weights:9 l0.qkv.k0.p1
+    SIG       ev.l0_qkv_k0_ready, 1                         ; p1.multicast.qkv:13 l0.qkv.k0.p1
+    WAIT      ev.l0_qkv_k0_full0, 1                         ; p1.multicast.qkv:13 l0.qkv.k0.p1
+    MMA.z     l0_qkv_k0_p1_acc0, l0_qkv_k0_a0, l0_qkv_k0_p1_w[0:32, :] ; p1.k_chunk.qkv:11 l0.qkv.k0.p1
+    SIG       ev.l0_qkv_k0_free0, 1                         ; p1.multicast.qkv:13 l0.qkv.k0.p1
+    WAIT      ev.l0_qkv_k0_full1, 1                         ; p1.multicast.qkv:13 l0.qkv.k0.p1
+    MMA       l0_qkv_k0_p1_acc0, l0_qkv_k0_a1, l0_qkv_k0_p1_w[32:64, :] ; p1.k_chunk.qkv:11 l0.qkv.k0.p1
+    SIG       ev.l0_qkv_k0_free1, 1                         ; p1.multicast.qkv:13 l0.qkv.k0.p1
+    WAIT      ev.l0_qkv_k0_full2, 1                         ; p1.multicast.qkv:13 l0.qkv.k0.p1
+    MMA.z     l0_qkv_k0_p1_acc1, l0_qkv_k0_a2, l0_qkv_k0_p1_w[0:32, :] ; p1.k_chunk.qkv:11 l0.qkv.k0.p1
+    SIG       ev.l0_qkv_k0_free2, 1                         ; p1.multicast.qkv:13 l0.qkv.k0.p1
+    VEC.add   l0_qkv_k0_p1_acc0, l0_qkv_k0_p1_acc0, l0_qkv_k0_p1_bias ; p1.weights:9 l0.qkv.k0.p1
+    WAIT      ev.l0_qkv_k0_full3, 1                         ; p1.multicast.qkv:13 l0.qkv.k0.p1
+    MMA       l0_qkv_k0_p1_acc1, l0_qkv_k0_a3, l0_qkv_k0_p1_w[32:64, :] ; p1.k_chunk.qkv:11 l0.qkv.k0.p1
+    SIG       ev.l0_qkv_k0_free3, 1                         ; p1.multicast.qkv:13 l0.qkv.k0.p1
+    ST        hbm[scratch + 32896], l0_qkv_k0_p1_acc0, stride 64 ; p1.panels.qkv:10 l0.qkv.k0.p1
+    VEC.add   l0_qkv_k0_p1_acc1, l0_qkv_k0_p1_acc1, l0_qkv_k0_p1_bias ; p1.weights:9 l0.qkv.k0.p1
+    ST        hbm[scratch + 41088], l0_qkv_k0_p1_acc1, stride 64 ; p1.panels.qkv:10 l0.qkv.k0.p1
+    SIG       ev.qkv_l0, 1                                  ; p1.panels.qkv:10 l0.qkv.k0.p1
+    WAIT      ev.wo_l0, 4                                   ; p1.row_tile l0.ln2.r1
+    LD        l0_ln2_r1_g, hbm[ln2_g.l0]                    ; p1.row_tile l0.ln2.r1
+    LD        l0_ln2_r1_b, hbm[ln2_b.l0]                    ; p1.row_tile l0.ln2.r1
+    LD        l0_ln2_r1_x, hbm[scratch + 67584]             ; p1.row_tile l0.ln2.r1
+    VEC.rsum  l0_ln2_r1_mean, l0_ln2_r1_x                   ; p1.row_tile l0.ln2.r1
+    VEC.muli  l0_ln2_r1_mean, l0_ln2_r1_mean, 0.015625      ; p1.row_tile l0.ln2.r1
+    VEC.sub   l0_ln2_r1_x, l0_ln2_r1_x, l0_ln2_r1_mean      ; p1.row_tile l0.ln2.r1
+    VEC.mul   l0_ln2_r1_tmp, l0_ln2_r1_x, l0_ln2_r1_x       ; p1.row_tile l0.ln2.r1
+    VEC.rsum  l0_ln2_r1_var, l0_ln2_r1_tmp                  ; p1.row_tile l0.ln2.r1
+    VEC.muli  l0_ln2_r1_var, l0_ln2_r1_var, 0.015625        ; p1.row_tile l0.ln2.r1
+    VEC.addi  l0_ln2_r1_var, l0_ln2_r1_var, 1e-05           ; p1.row_tile l0.ln2.r1
+    SFU.rsqrt l0_ln2_r1_var, l0_ln2_r1_var                  ; p1.row_tile l0.ln2.r1
+    VEC.mul   l0_ln2_r1_x, l0_ln2_r1_x, l0_ln2_r1_var       ; p1.row_tile l0.ln2.r1
+    VEC.mul   l0_ln2_r1_x, l0_ln2_r1_x, l0_ln2_r1_g         ; p1.row_tile l0.ln2.r1
+    VEC.add   l0_ln2_r1_x, l0_ln2_r1_x, l0_ln2_r1_b         ; p1.row_tile l0.ln2.r1
+    ST        hbm[scratch + 83968], l0_ln2_r1_x             ; p1.row_tile l0.ln2.r1
+    LD        l0_ln2_r1_x, hbm[scratch + 68096]             ; p1.row_tile l0.ln2.r1
+    VEC.rsum  l0_ln2_r1_mean, l0_ln2_r1_x                   ; p1.row_tile l0.ln2.r1
+    VEC.muli  l0_ln2_r1_mean, l0_ln2_r1_mean, 0.015625      ; p1.row_tile l0.ln2.r1
+    VEC.sub   l0_ln2_r1_x, l0_ln2_r1_x, l0_ln2_r1_mean      ; p1.row_tile l0.ln2.r1
+    VEC.mul   l0_ln2_r1_tmp, l0_ln2_r1_x, l0_ln2_r1_x       ; p1.row_tile l0.ln2.r1
+    VEC.rsum  l0_ln2_r1_var, l0_ln2_r1_tmp                  ; p1.row_tile l0.ln2.r1
+    VEC.muli  l0_ln2_r1_var, l0_ln2_r1_var, 0.015625        ; p1.row_tile l0.ln2.r1
+    VEC.addi  l0_ln2_r1_var, l0_ln2_r1_var, 1e-05           ; p1.row_tile l0.ln2.r1
+    SFU.rsqrt l0_ln2_r1_var, l0_ln2_r1_var                  ; p1.row_tile l0.ln2.r1
+    VEC.mul   l0_ln2_r1_x, l0_ln2_r1_x, l0_ln2_r1_var       ; p1.row_tile l0.ln2.r1
+    VEC.mul   l0_ln2_r1_x, l0_ln2_r1_x, l0_ln2_r1_g         ; p1.row_tile l0.ln2.r1
+    VEC.add   l0_ln2_r1_x, l0_ln2_r1_x, l0_ln2_r1_b         ; p1.row_tile l0.ln2.r1
+    ST        hbm[scratch + 84480], l0_ln2_r1_x             ; p1.row_tile l0.ln2.r1
+    LD        l0_ln2_r1_x, hbm[scratch + 68608]             ; p1.row_tile l0.ln2.r1
+    VEC.rsum  l0_ln2_r1_mean, l0_ln2_r1_x                   ; p1.row_tile l0.ln2.r1
+    VEC.muli  l0_ln2_r1_mean, l0_ln2_r1_mean, 0.015625      ; p1.row_tile l0.ln2.r1
+    VEC.sub   l0_ln2_r1_x, l0_ln2_r1_x, l0_ln2_r1_mean      ; p1.row_tile l0.ln2.r1
+    VEC.mul   l0_ln2_r1_tmp, l0_ln2_r1_x, l0_ln2_r1_x       ; p1.row_tile l0.ln2.r1
+    VEC.rsum  l0_ln2_r1_var, l0_ln2_r1_tmp                  ; p1.row_tile l0.ln2.r1
+    VEC.muli  l0_ln2_r1_var, l0_ln2_r1_var, 0.015625        ; p1.row_tile l0.ln2.r1
+    VEC.addi  l0_ln2_r1_var, l0_ln2_r1_var, 1e-05           ; p1.row_tile l0.ln2.r1
+    SFU.rsqrt l0_ln2_r1_var, l0_ln2_r1_var                  ; p1.row_tile l0.ln2.r1
+    VEC.mul   l0_ln2_r1_x, l0_ln2_r1_x, l0_ln2_r1_var       ; p1.row_tile l0.ln2.r1
+    VEC.mul   l0_ln2_r1_x, l0_ln2_r1_x, l0_ln2_r1_g         ; p1.row_tile l0.ln2.r1
+    VEC.add   l0_ln2_r1_x, l0_ln2_r1_x, l0_ln2_r1_b         ; p1.row_tile l0.ln2.r1
+    ST        hbm[scratch + 84992], l0_ln2_r1_x             ; p1.row_tile l0.ln2.r1
+    LD        l0_ln2_r1_x, hbm[scratch + 69120]             ; p1.row_tile l0.ln2.r1
+    VEC.rsum  l0_ln2_r1_mean, l0_ln2_r1_x                   ; p1.row_tile l0.ln2.r1
+    VEC.muli  l0_ln2_r1_mean, l0_ln2_r1_mean, 0.015625      ; p1.row_tile l0.ln2.r1
+    VEC.sub   l0_ln2_r1_x, l0_ln2_r1_x, l0_ln2_r1_mean      ; p1.row_tile l0.ln2.r1
+    VEC.mul   l0_ln2_r1_tmp, l0_ln2_r1_x, l0_ln2_r1_x       ; p1.row_tile l0.ln2.r1
+    VEC.rsum  l0_ln2_r1_var, l0_ln2_r1_tmp                  ; p1.row_tile l0.ln2.r1
+    VEC.muli  l0_ln2_r1_var, l0_ln2_r1_var, 0.015625        ; p1.row_tile l0.ln2.r1
+    VEC.addi  l0_ln2_r1_var, l0_ln2_r1_var, 1e-05           ; p1.row_tile l0.ln2.r1
+    SFU.rsqrt l0_ln2_r1_var, l0_ln2_r1_var                  ; p1.row_tile l0.ln2.r1
+    VEC.mul   l0_ln2_r1_x, l0_ln2_r1_x, l0_ln2_r1_var       ; p1.row_tile l0.ln2.r1
+    VEC.mul   l0_ln2_r1_x, l0_ln2_r1_x, l0_ln2_r1_g         ; p1.row_tile l0.ln2.r1
+    VEC.add   l0_ln2_r1_x, l0_ln2_r1_x, l0_ln2_r1_b         ; p1.row_tile l0.ln2.r1
+    ST        hbm[scratch + 85504], l0_ln2_r1_x             ; p1.row_tile l0.ln2.r1
+    SIG       ev.ln2_l0, 1                                  ; p1.row_tile l0.ln2.r1
+    WAIT      ev.ln2_l0, 8                                  ; p1.multicast.w1:13 l0.w1.k0.mc1
+    WAIT      ev.l0_w1_k0_ready, 4                          ; p1.multicast.w1:13 l0.w1.k0.mc1
+    LD.mc     l0_w1_k0_a1, hbm[scratch + 82048], stride 64, {3, 7, 11, 15} ; p1.multicast.w1:13 l0.w1.k0.mc1
+    SIG       ev.l0_w1_k0_full1, 1                          ; p1.multicast.w1:13 l0.w1.k0.mc1
+    LD.mc     l0_w1_k0_a3, hbm[scratch + 90240], stride 64, {3, 7, 11, 15} ; p1.multicast.w1:13 l0.w1.k0.mc1
+    SIG       ev.l0_w1_k0_full3, 1                          ; p1.multicast.w1:13 l0.w1.k0.mc1
+    SIG       ev.w1_l0, 1                                   ; p1.multicast.w1:13 l0.w1.k0.mc1
     END
 
-.wg 10  ; sm 2, tasks: l0.ln1.r10 l0.wo.k0.mc0 l0.ln2.r6
-.rf l0_ln1_r10_g                p0       1x64      ; l0.ln1.r10.g
-.rf l0_ln1_r10_b                p0+256   1x64      ; l0.ln1.r10.b
-.rf l0_ln1_r10_x                p0+512   4x64      ; l0.ln1.r10.x
-.rf l0_ln1_r10_mean             p0+1536  4x1       ; l0.ln1.r10.mean
-.rf l0_ln1_r10_tmp              p0+1536  4x64      ; l0.ln1.r10.tmp
-.rf l0_ln1_r10_var              p0+2560  4x1       ; l0.ln1.r10.var
-.rf l0_ln2_r6_g                 p0       1x64      ; l0.ln2.r6.g
-.rf l0_ln2_r6_b                 p0+256   1x64      ; l0.ln2.r6.b
-.rf l0_ln2_r6_x                 p0+512   4x64      ; l0.ln2.r6.x
-.rf l0_ln2_r6_mean              p0+1536  4x1       ; l0.ln2.r6.mean
-.rf l0_ln2_r6_tmp               p0+1536  4x64      ; l0.ln2.r6.tmp
-.rf l0_ln2_r6_var               p0+2560  4x1       ; l0.ln2.r6.var
-    LD        l0_ln1_r10_g, hbm[ln1_g.l0]                   ; p1.row_tile l0.ln1.r10
-    LD        l0_ln1_r10_b, hbm[ln1_b.l0]                   ; p1.row_tile l0.ln1.r10
-    LD        l0_ln1_r10_x, hbm[x_in + 10240]               ; p1.row_tile l0.ln1.r10
-    VEC.rsum  l0_ln1_r10_mean, l0_ln1_r10_x                 ; p1.row_tile l0.ln1.r10
-    VEC.muli  l0_ln1_r10_mean, l0_ln1_r10_mean, 0.015625    ; p1.row_tile l0.ln1.r10
-    VEC.sub   l0_ln1_r10_x, l0_ln1_r10_x, l0_ln1_r10_mean   ; p1.row_tile l0.ln1.r10
-    VEC.mul   l0_ln1_r10_tmp, l0_ln1_r10_x, l0_ln1_r10_x    ; p1.row_tile l0.ln1.r10
-    VEC.rsum  l0_ln1_r10_var, l0_ln1_r10_tmp                ; p1.row_tile l0.ln1.r10
-    VEC.muli  l0_ln1_r10_var, l0_ln1_r10_var, 0.015625      ; p1.row_tile l0.ln1.r10
-    VEC.addi  l0_ln1_r10_var, l0_ln1_r10_var, 1e-05         ; p1.row_tile l0.ln1.r10
-    SFU.rsqrt l0_ln1_r10_var, l0_ln1_r10_var                ; p1.row_tile l0.ln1.r10
-    VEC.mul   l0_ln1_r10_x, l0_ln1_r10_x, l0_ln1_r10_var    ; p1.row_tile l0.ln1.r10
-    VEC.mul   l0_ln1_r10_x, l0_ln1_r10_x, l0_ln1_r10_g      ; p1.row_tile l0.ln1.r10
-    VEC.add   l0_ln1_r10_x, l0_ln1_r10_x, l0_ln1_r10_b      ; p1.row_tile l0.ln1.r10
-    ST        hbm[scratch + 26624], l0_ln1_r10_x            ; p1.row_tile l0.ln1.r10
-    SIG       ev.ln1_l0, 1                                  ; p1.row_tile l0.ln1.r10
-    WAIT      ev.att_l0, 4                                  ; p1.multicast.wo:13 l0.wo.k0.mc0
-    WAIT      ev.l0_wo_k0_ready, 2                          ; p1.multicast.wo:13 l0.wo.k0.mc0
-    LD.mc     l0_wo_k0_a0, hbm[scratch + 49152], stride 64, {2, 6} ; p1.multicast.wo:13 l0.wo.k0.mc0
-    SIG       ev.l0_wo_k0_full0, 1                          ; p1.multicast.wo:13 l0.wo.k0.mc0
-    LD.mc     l0_wo_k0_a2, hbm[scratch + 57344], stride 64, {2, 6} ; p1.multicast.wo:13 l0.wo.k0.mc0
-    SIG       ev.l0_wo_k0_full2, 1                          ; p1.multicast.wo:13 l0.wo.k0.mc0
-    SIG       ev.wo_l0, 1                                   ; p1.multicast.wo:13 l0.wo.k0.mc0
-    WAIT      ev.wo_l0, 4                                   ; p1.row_tile l0.ln2.r6
-    LD        l0_ln2_r6_g, hbm[ln2_g.l0]                    ; p1.row_tile l0.ln2.r6
-    LD        l0_ln2_r6_b, hbm[ln2_b.l0]                    ; p1.row_tile l0.ln2.r6
-    LD        l0_ln2_r6_x, hbm[scratch + 71680]             ; p1.row_tile l0.ln2.r6
-    VEC.rsum  l0_ln2_r6_mean, l0_ln2_r6_x                   ; p1.row_tile l0.ln2.r6
-    VEC.muli  l0_ln2_r6_mean, l0_ln2_r6_mean, 0.015625      ; p1.row_tile l0.ln2.r6
-    VEC.sub   l0_ln2_r6_x, l0_ln2_r6_x, l0_ln2_r6_mean      ; p1.row_tile l0.ln2.r6
-    VEC.mul   l0_ln2_r6_tmp, l0_ln2_r6_x, l0_ln2_r6_x       ; p1.row_tile l0.ln2.r6
-    VEC.rsum  l0_ln2_r6_var, l0_ln2_r6_tmp                  ; p1.row_tile l0.ln2.r6
-    VEC.muli  l0_ln2_r6_var, l0_ln2_r6_var, 0.015625        ; p1.row_tile l0.ln2.r6
-    VEC.addi  l0_ln2_r6_var, l0_ln2_r6_var, 1e-05           ; p1.row_tile l0.ln2.r6
-    SFU.rsqrt l0_ln2_r6_var, l0_ln2_r6_var                  ; p1.row_tile l0.ln2.r6
-    VEC.mul   l0_ln2_r6_x, l0_ln2_r6_x, l0_ln2_r6_var       ; p1.row_tile l0.ln2.r6
-    VEC.mul   l0_ln2_r6_x, l0_ln2_r6_x, l0_ln2_r6_g         ; p1.row_tile l0.ln2.r6
-    VEC.add   l0_ln2_r6_x, l0_ln2_r6_x, l0_ln2_r6_b         ; p1.row_tile l0.ln2.r6
-    ST        hbm[scratch + 88064], l0_ln2_r6_x             ; p1.row_tile l0.ln2.r6
-    SIG       ev.ln2_l0, 1                                  ; p1.row_tile l0.ln2.r6
+.wg 5   ; sm 1, tasks: l0.qkv.k0.p5 l0.ln2.r5 l0.w2.k1.p1
+.rf l0_qkv_k0_p5_w              p0       64x32     ; l0.qkv.k0.p5.w
+.rf l0_qkv_k0_a0                p2       32x32     ; l0.qkv.k0.a0
+.rf l0_qkv_k0_a1                p3       32x32     ; l0.qkv.k0.a1
+.rf l0_qkv_k0_a2                p4       32x32     ; l0.qkv.k0.a2
+.rf l0_qkv_k0_a3                p5       32x32     ; l0.qkv.k0.a3
+.rf l0_qkv_k0_p5_bias           p6       1x32      ; l0.qkv.k0.p5.bias
+.rf l0_qkv_k0_p5_acc0           p7       32x32     ; l0.qkv.k0.p5.acc0
+.rf l0_qkv_k0_p5_acc1           p2       32x32     ; l0.qkv.k0.p5.acc1
+.rf l0_ln2_r5_g                 p0       1x64      ; l0.ln2.r5.g
+.rf l0_ln2_r5_b                 p0+256   1x64      ; l0.ln2.r5.b
+.rf l0_ln2_r5_x                 p0+512   2x64      ; l0.ln2.r5.x
+.rf l0_ln2_r5_mean              p0+1024  2x1       ; l0.ln2.r5.mean
+.rf l0_ln2_r5_tmp               p0+1088  2x64      ; l0.ln2.r5.tmp
+.rf l0_ln2_r5_var               p0+1600  2x1       ; l0.ln2.r5.var
+.rf l0_w2_k1_a0                 p0       32x32     ; l0.w2.k1.a0
+.rf l0_w2_k1_a1                 p1       32x32     ; l0.w2.k1.a1
+.rf l0_w2_k1_a2                 p2       32x32     ; l0.w2.k1.a2
+.rf l0_w2_k1_a3                 p3       32x32     ; l0.w2.k1.a3
+.rf l0_w2_k1_p1_w               p4       64x32     ; l0.w2.k1.p1.w
+.rf l0_w2_k1_p1_acc0            p6       32x32     ; l0.w2.k1.p1.acc0
+.rf l0_w2_k1_p1_acc1            p0       32x32     ; l0.w2.k1.p1.acc1
+    LD        l0_qkv_k0_p5_w[0:32, :], hbm[wqkv.l0 + 640], stride 192 ; p1.weights:9 l0.qkv.k0.p5
+    WAITT     800                                           ; p1.weights:9 l0.qkv.k0.p5
+    LD        l0_qkv_k0_p5_w[32:64, :], hbm[wqkv.l0 + 25216], stride 192 ; p1.weights:9 l0.qkv.k0.p5
+    LD        l0_qkv_k0_p5_bias, hbm[bqkv.l0 + 640], stride 192 ; p1.weights:9 l0.qkv.k0.p5
+    SIG       ev.l0_qkv_k0_ready, 1                         ; p1.multicast.qkv:13 l0.qkv.k0.p5
+    WAIT      ev.l0_qkv_k0_full0, 1                         ; p1.multicast.qkv:13 l0.qkv.k0.p5
+    MMA.z     l0_qkv_k0_p5_acc0, l0_qkv_k0_a0, l0_qkv_k0_p5_w[0:32, :] ; p1.k_chunk.qkv:11 l0.qkv.k0.p5
+    SIG       ev.l0_qkv_k0_free0, 1                         ; p1.multicast.qkv:13 l0.qkv.k0.p5
+    WAIT      ev.l0_qkv_k0_full1, 1                         ; p1.multicast.qkv:13 l0.qkv.k0.p5
+    MMA       l0_qkv_k0_p5_acc0, l0_qkv_k0_a1, l0_qkv_k0_p5_w[32:64, :] ; p1.k_chunk.qkv:11 l0.qkv.k0.p5
+    SIG       ev.l0_qkv_k0_free1, 1                         ; p1.multicast.qkv:13 l0.qkv.k0.p5
+    WAIT      ev.l0_qkv_k0_full2, 1                         ; p1.multicast.qkv:13 l0.qkv.k0.p5
+    MMA.z     l0_qkv_k0_p5_acc1, l0_qkv_k0_a2, l0_qkv_k0_p5_w[0:32, :] ; p1.k_chunk.qkv:11 l0.qkv.k0.p5
+    SIG       ev.l0_qkv_k0_free2, 1                         ; p1.multicast.qkv:13 l0.qkv.k0.p5
+    VEC.add   l0_qkv_k0_p5_acc0, l0_qkv_k0_p5_acc0, l0_qkv_k0_p5_bias ; p1.weights:9 l0.qkv.k0.p5
+    WAIT      ev.l0_qkv_k0_full3, 1                         ; p1.multicast.qkv:13 l0.qkv.k0.p5
+    MMA       l0_qkv_k0_p5_acc1, l0_qkv_k0_a3, l0_qkv_k0_p5_w[32:64, :] ; p1.k_chunk.qkv:11 l0.qkv.k0.p5
+    SIG       ev.l0_qkv_k0_free3, 1                         ; p1.multicast.qkv:13 l0.qkv.k0.p5
+    ST        hbm[v_out.l0 + 8192], l0_qkv_k0_p5_acc0       ; p1.kv_writeback l0.qkv.k0.p5
+    VEC.add   l0_qkv_k0_p5_acc1, l0_qkv_k0_p5_acc1, l0_qkv_k0_p5_bias ; p1.weights:9 l0.qkv.k0.p5
+    ST        hbm[v_out.l0 + 12288], l0_qkv_k0_p5_acc1      ; p1.kv_writeback l0.qkv.k0.p5
+    SIG       ev.qkv_l0, 1                                  ; p1.panels.qkv:10 l0.qkv.k0.p5
+    WAIT      ev.wo_l0, 4                                   ; p1.row_tile l0.ln2.r5
+    LD        l0_ln2_r5_g, hbm[ln2_g.l0]                    ; p1.row_tile l0.ln2.r5
+    LD        l0_ln2_r5_b, hbm[ln2_b.l0]                    ; p1.row_tile l0.ln2.r5
+    LD        l0_ln2_r5_x, hbm[scratch + 75776]             ; p1.row_tile l0.ln2.r5
+    VEC.rsum  l0_ln2_r5_mean, l0_ln2_r5_x                   ; p1.row_tile l0.ln2.r5
+    VEC.muli  l0_ln2_r5_mean, l0_ln2_r5_mean, 0.015625      ; p1.row_tile l0.ln2.r5
+    VEC.sub   l0_ln2_r5_x, l0_ln2_r5_x, l0_ln2_r5_mean      ; p1.row_tile l0.ln2.r5
+    VEC.mul   l0_ln2_r5_tmp, l0_ln2_r5_x, l0_ln2_r5_x       ; p1.row_tile l0.ln2.r5
+    VEC.rsum  l0_ln2_r5_var, l0_ln2_r5_tmp                  ; p1.row_tile l0.ln2.r5
+    VEC.muli  l0_ln2_r5_var, l0_ln2_r5_var, 0.015625        ; p1.row_tile l0.ln2.r5
+    VEC.addi  l0_ln2_r5_var, l0_ln2_r5_var, 1e-05           ; p1.row_tile l0.ln2.r5
+    SFU.rsqrt l0_ln2_r5_var, l0_ln2_r5_var                  ; p1.row_tile l0.ln2.r5
+    VEC.mul   l0_ln2_r5_x, l0_ln2_r5_x, l0_ln2_r5_var       ; p1.row_tile l0.ln2.r5
+    VEC.mul   l0_ln2_r5_x, l0_ln2_r5_x, l0_ln2_r5_g         ; p1.row_tile l0.ln2.r5
+    VEC.add   l0_ln2_r5_x, l0_ln2_r5_x, l0_ln2_r5_b         ; p1.row_tile l0.ln2.r5
+    ST        hbm[scratch + 92160], l0_ln2_r5_x             ; p1.row_tile l0.ln2.r5
+    LD        l0_ln2_r5_x, hbm[scratch + 76288]             ; p1.row_tile l0.ln2.r5
+    VEC.rsum  l0_ln2_r5_mean, l0_ln2_r5_x                   ; p1.row_tile l0.ln2.r5
+    VEC.muli  l0_ln2_r5_mean, l0_ln2_r5_mean, 0.015625      ; p1.row_tile l0.ln2.r5
+    VEC.sub   l0_ln2_r5_x, l0_ln2_r5_x, l0_ln2_r5_mean      ; p1.row_tile l0.ln2.r5
+    VEC.mul   l0_ln2_r5_tmp, l0_ln2_r5_x, l0_ln2_r5_x       ; p1.row_tile l0.ln2.r5
+    VEC.rsum  l0_ln2_r5_var, l0_ln2_r5_tmp                  ; p1.row_tile l0.ln2.r5
+    VEC.muli  l0_ln2_r5_var, l0_ln2_r5_var, 0.015625        ; p1.row_tile l0.ln2.r5
+    VEC.addi  l0_ln2_r5_var, l0_ln2_r5_var, 1e-05           ; p1.row_tile l0.ln2.r5
+    SFU.rsqrt l0_ln2_r5_var, l0_ln2_r5_var                  ; p1.row_tile l0.ln2.r5
+    VEC.mul   l0_ln2_r5_x, l0_ln2_r5_x, l0_ln2_r5_var       ; p1.row_tile l0.ln2.r5
+    VEC.mul   l0_ln2_r5_x, l0_ln2_r5_x, l0_ln2_r5_g         ; p1.row_tile l0.ln2.r5
+    VEC.add   l0_ln2_r5_x, l0_ln2_r5_x, l0_ln2_r5_b         ; p1.row_tile l0.ln2.r5
+    ST        hbm[scratch + 92672], l0_ln2_r5_x             ; p1.row_tile l0.ln2.r5
+    LD        l0_ln2_r5_x, hbm[scratch + 76800]             ; p1.row_tile l0.ln2.r5
+    VEC.rsum  l0_ln2_r5_mean, l0_ln2_r5_x                   ; p1.row_tile l0.ln2.r5
+    VEC.muli  l0_ln2_r5_mean, l0_ln2_r5_mean, 0.015625      ; p1.row_tile l0.ln2.r5
+    VEC.sub   l0_ln2_r5_x, l0_ln2_r5_x, l0_ln2_r5_mean      ; p1.row_tile l0.ln2.r5
+    VEC.mul   l0_ln2_r5_tmp, l0_ln2_r5_x, l0_ln2_r5_x       ; p1.row_tile l0.ln2.r5
+    VEC.rsum  l0_ln2_r5_var, l0_ln2_r5_tmp                  ; p1.row_tile l0.ln2.r5
+    VEC.muli  l0_ln2_r5_var, l0_ln2_r5_var, 0.015625        ; p1.row_tile l0.ln2.r5
+    VEC.addi  l0_ln2_r5_var, l0_ln2_r5_var, 1e-05           ; p1.row_tile l0.ln2.r5
+    SFU.rsqrt l0_ln2_r5_var, l0_ln2_r5_var                  ; p1.row_tile l0.ln2.r5
+    VEC.mul   l0_ln2_r5_x, l0_ln2_r5_x, l0_ln2_r5_var       ; p1.row_tile l0.ln2.r5
+    VEC.mul   l0_ln2_r5_x, l0_ln2_r5_x, l0_ln2_r5_g         ; p1.row_tile l0.ln2.r5
+    VEC.add   l0_ln2_r5_x, l0_ln2_r5_x, l0_ln2_r5_b         ; p1.row_tile l0.ln2.r5
+    ST        hbm[scratch + 93184], l0_ln2_r5_x             ; p1.row_tile l0.ln2.r5
+    LD        l0_ln2_r5_x, hbm[scratch + 77312]             ; p1.row_tile l0.ln2.r5
+    VEC.rsum  l0_ln2_r5_mean, l0_ln2_r5_x                   ; p1.row_tile l0.ln2.r5
+    VEC.muli  l0_ln2_r5_mean, l0_ln2_r5_mean, 0.015625      ; p1.row_tile l0.ln2.r5
+    VEC.sub   l0_ln2_r5_x, l0_ln2_r5_x, l0_ln2_r5_mean      ; p1.row_tile l0.ln2.r5
+    VEC.mul   l0_ln2_r5_tmp, l0_ln2_r5_x, l0_ln2_r5_x       ; p1.row_tile l0.ln2.r5
+    VEC.rsum  l0_ln2_r5_var, l0_ln2_r5_tmp                  ; p1.row_tile l0.ln2.r5
+    VEC.muli  l0_ln2_r5_var, l0_ln2_r5_var, 0.015625        ; p1.row_tile l0.ln2.r5
+    VEC.addi  l0_ln2_r5_var, l0_ln2_r5_var, 1e-05           ; p1.row_tile l0.ln2.r5
+    SFU.rsqrt l0_ln2_r5_var, l0_ln2_r5_var                  ; p1.row_tile l0.ln2.r5
+    VEC.mul   l0_ln2_r5_x, l0_ln2_r5_x, l0_ln2_r5_var       ; p1.row_tile l0.ln2.r5
+    VEC.mul   l0_ln2_r5_x, l0_ln2_r5_x, l0_ln2_r5_g         ; p1.row_tile l0.ln2.r5
+    VEC.add   l0_ln2_r5_x, l0_ln2_r5_x, l0_ln2_r5_b         ; p1.row_tile l0.ln2.r5
+    ST        hbm[scratch + 93696], l0_ln2_r5_x             ; p1.row_tile l0.ln2.r5
+    SIG       ev.ln2_l0, 1                                  ; p1.row_tile l0.ln2.r5
+    WAIT      ev.ln2_l0, 8                                  ; p1.panels.w2:10 l0.w2.k1.p1
+    WAIT      ev.l0_w1_k0_full1, 1                          ; p1.weights:9 l0.w2.k1.p1
+    LD        l0_w2_k1_p1_w[0:32, :], hbm[w2.l0 + 16512], stride 64 ; p1.weights:9 l0.w2.k1.p1
+    WAIT      ev.l0_w1_k0_full3, 1                          ; p1.weights:9 l0.w2.k1.p1
+    LD        l0_w2_k1_p1_w[32:64, :], hbm[w2.l0 + 24704], stride 64 ; p1.weights:9 l0.w2.k1.p1
+    SIG       ev.l0_w2_k1_ready, 1                          ; p1.multicast.w2:13 l0.w2.k1.p1
+    WAIT      ev.l0_w2_k1_full0, 1                          ; p1.multicast.w2:13 l0.w2.k1.p1
+    MMA.z     l0_w2_k1_p1_acc0, l0_w2_k1_a0, l0_w2_k1_p1_w[0:32, :] ; p1.k_chunk.w2:11 l0.w2.k1.p1
+    SIG       ev.l0_w2_k1_free0, 1                          ; p1.multicast.w2:13 l0.w2.k1.p1
+    WAIT      ev.l0_w2_k1_full1, 1                          ; p1.multicast.w2:13 l0.w2.k1.p1
+    MMA       l0_w2_k1_p1_acc0, l0_w2_k1_a1, l0_w2_k1_p1_w[32:64, :] ; p1.k_chunk.w2:11 l0.w2.k1.p1
+    SIG       ev.l0_w2_k1_free1, 1                          ; p1.multicast.w2:13 l0.w2.k1.p1
+    WAIT      ev.l0_w2_k1_full2, 1                          ; p1.multicast.w2:13 l0.w2.k1.p1
+    MMA.z     l0_w2_k1_p1_acc1, l0_w2_k1_a2, l0_w2_k1_p1_w[0:32, :] ; p1.k_chunk.w2:11 l0.w2.k1.p1
+    SIG       ev.l0_w2_k1_free2, 1                          ; p1.multicast.w2:13 l0.w2.k1.p1
+    WAIT      ev.l0_w2_k0_ready, 2                          ; p1.weights:9 l0.w2.k1.p1
+    ST        wg12.l0_w2_k0_p1_part, l0_w2_k1_p1_acc0       ; p1.weights:9 l0.w2.k1.p1
+    WAIT      ev.l0_w2_k1_full3, 1                          ; p1.multicast.w2:13 l0.w2.k1.p1
+    MMA       l0_w2_k1_p1_acc1, l0_w2_k1_a3, l0_w2_k1_p1_w[32:64, :] ; p1.k_chunk.w2:11 l0.w2.k1.p1
+    SIG       ev.l0_w2_k1_free3, 1                          ; p1.multicast.w2:13 l0.w2.k1.p1
+    SIG       ev.l0_w2_p1_sum1, 1                           ; p1.weights:9 l0.w2.k1.p1
+    WAIT      ev.l0_w2_p1_took0, 1                          ; p1.weights:9 l0.w2.k1.p1
+    ST        wg12.l0_w2_k0_p1_part, l0_w2_k1_p1_acc1       ; p1.weights:9 l0.w2.k1.p1
+    SIG       ev.l0_w2_p1_sum1, 1                           ; p1.weights:9 l0.w2.k1.p1
+    SIG       ev.w2_l0, 1                                   ; p1.panels.w2:10 l0.w2.k1.p1
     END
 
-.wg 11  ; sm 2, tasks: l0.ln1.r14 l0.ln2.r10 l0.w1.k0.p2
-.rf l0_ln1_r14_g                p0       1x64      ; l0.ln1.r14.g
-.rf l0_ln1_r14_b                p0+256   1x64      ; l0.ln1.r14.b
-.rf l0_ln1_r14_x                p0+512   4x64      ; l0.ln1.r14.x
-.rf l0_ln1_r14_mean             p0+1536  4x1       ; l0.ln1.r14.mean
-.rf l0_ln1_r14_tmp              p0+1536  4x64      ; l0.ln1.r14.tmp
-.rf l0_ln1_r14_var              p0+2560  4x1       ; l0.ln1.r14.var
-.rf l0_ln2_r10_g                p0       1x64      ; l0.ln2.r10.g
-.rf l0_ln2_r10_b                p0+256   1x64      ; l0.ln2.r10.b
-.rf l0_ln2_r10_x                p0+512   4x64      ; l0.ln2.r10.x
-.rf l0_ln2_r10_mean             p0+1536  4x1       ; l0.ln2.r10.mean
-.rf l0_ln2_r10_tmp              p0+1536  4x64      ; l0.ln2.r10.tmp
-.rf l0_ln2_r10_var              p0+2560  4x1       ; l0.ln2.r10.var
-.rf l0_w1_k0_a0                 p0       32x32     ; l0.w1.k0.a0
-.rf l0_w1_k0_a1                 p1       32x32     ; l0.w1.k0.a1
-.rf l0_w1_k0_a2                 p2       32x32     ; l0.w1.k0.a2
-.rf l0_w1_k0_a3                 p3       32x32     ; l0.w1.k0.a3
-.rf l0_w1_k0_p2_w               p4       64x32     ; l0.w1.k0.p2.w
-.rf l0_w1_k0_p2_bias            p6       1x32      ; l0.w1.k0.p2.bias
-.rf l0_w1_k0_p2_acc0            p7       32x32     ; l0.w1.k0.p2.acc0
-.rf l0_w1_k0_p2_acc1            p0       32x32     ; l0.w1.k0.p2.acc1
-.rf l0_w1_k0_p2_gelu            p1       32x32     ; l0.w1.k0.p2.gelu
-    LD        l0_ln1_r14_g, hbm[ln1_g.l0]                   ; p1.row_tile l0.ln1.r14
-    LD        l0_ln1_r14_b, hbm[ln1_b.l0]                   ; p1.row_tile l0.ln1.r14
-    LD        l0_ln1_r14_x, hbm[x_in + 14336]               ; p1.row_tile l0.ln1.r14
-    VEC.rsum  l0_ln1_r14_mean, l0_ln1_r14_x                 ; p1.row_tile l0.ln1.r14
-    VEC.muli  l0_ln1_r14_mean, l0_ln1_r14_mean, 0.015625    ; p1.row_tile l0.ln1.r14
-    VEC.sub   l0_ln1_r14_x, l0_ln1_r14_x, l0_ln1_r14_mean   ; p1.row_tile l0.ln1.r14
-    VEC.mul   l0_ln1_r14_tmp, l0_ln1_r14_x, l0_ln1_r14_x    ; p1.row_tile l0.ln1.r14
-    VEC.rsum  l0_ln1_r14_var, l0_ln1_r14_tmp                ; p1.row_tile l0.ln1.r14
-    VEC.muli  l0_ln1_r14_var, l0_ln1_r14_var, 0.015625      ; p1.row_tile l0.ln1.r14
-    VEC.addi  l0_ln1_r14_var, l0_ln1_r14_var, 1e-05         ; p1.row_tile l0.ln1.r14
-    SFU.rsqrt l0_ln1_r14_var, l0_ln1_r14_var                ; p1.row_tile l0.ln1.r14
-    VEC.mul   l0_ln1_r14_x, l0_ln1_r14_x, l0_ln1_r14_var    ; p1.row_tile l0.ln1.r14
-    VEC.mul   l0_ln1_r14_x, l0_ln1_r14_x, l0_ln1_r14_g      ; p1.row_tile l0.ln1.r14
-    VEC.add   l0_ln1_r14_x, l0_ln1_r14_x, l0_ln1_r14_b      ; p1.row_tile l0.ln1.r14
-    ST        hbm[scratch + 30720], l0_ln1_r14_x            ; p1.row_tile l0.ln1.r14
-    SIG       ev.ln1_l0, 1                                  ; p1.row_tile l0.ln1.r14
-    WAIT      ev.wo_l0, 4                                   ; p1.row_tile l0.ln2.r10
-    LD        l0_ln2_r10_g, hbm[ln2_g.l0]                   ; p1.row_tile l0.ln2.r10
-    LD        l0_ln2_r10_b, hbm[ln2_b.l0]                   ; p1.row_tile l0.ln2.r10
-    LD        l0_ln2_r10_x, hbm[scratch + 75776]            ; p1.row_tile l0.ln2.r10
-    VEC.rsum  l0_ln2_r10_mean, l0_ln2_r10_x                 ; p1.row_tile l0.ln2.r10
-    VEC.muli  l0_ln2_r10_mean, l0_ln2_r10_mean, 0.015625    ; p1.row_tile l0.ln2.r10
-    VEC.sub   l0_ln2_r10_x, l0_ln2_r10_x, l0_ln2_r10_mean   ; p1.row_tile l0.ln2.r10
-    VEC.mul   l0_ln2_r10_tmp, l0_ln2_r10_x, l0_ln2_r10_x    ; p1.row_tile l0.ln2.r10
-    VEC.rsum  l0_ln2_r10_var, l0_ln2_r10_tmp                ; p1.row_tile l0.ln2.r10
-    VEC.muli  l0_ln2_r10_var, l0_ln2_r10_var, 0.015625      ; p1.row_tile l0.ln2.r10
-    VEC.addi  l0_ln2_r10_var, l0_ln2_r10_var, 1e-05         ; p1.row_tile l0.ln2.r10
-    SFU.rsqrt l0_ln2_r10_var, l0_ln2_r10_var                ; p1.row_tile l0.ln2.r10
-    VEC.mul   l0_ln2_r10_x, l0_ln2_r10_x, l0_ln2_r10_var    ; p1.row_tile l0.ln2.r10
-    VEC.mul   l0_ln2_r10_x, l0_ln2_r10_x, l0_ln2_r10_g      ; p1.row_tile l0.ln2.r10
-    VEC.add   l0_ln2_r10_x, l0_ln2_r10_x, l0_ln2_r10_b      ; p1.row_tile l0.ln2.r10
-    ST        hbm[scratch + 92160], l0_ln2_r10_x            ; p1.row_tile l0.ln2.r10
-    SIG       ev.ln2_l0, 1                                  ; p1.row_tile l0.ln2.r10
-    WAIT      ev.ln2_l0, 16                                 ; p1.panels.w1:10 l0.w1.k0.p2
-    LD        l0_w1_k0_p2_w, hbm[w1.l0 + 256], stride 128   ; p1.weights:9 l0.w1.k0.p2
-    LD        l0_w1_k0_p2_bias, hbm[b1.l0 + 256], stride 128 ; p1.weights:9 l0.w1.k0.p2
-    SIG       ev.l0_w1_k0_ready, 1                          ; p1.multicast.w1:13 l0.w1.k0.p2
-    WAIT      ev.l0_w1_k0_full0, 1                          ; p1.multicast.w1:13 l0.w1.k0.p2
-    MMA.z     l0_w1_k0_p2_acc0, l0_w1_k0_a0, l0_w1_k0_p2_w[0:32, :] ; p1.k_chunk.w1:11 l0.w1.k0.p2
-    SIG       ev.l0_w1_k0_free0, 1                          ; p1.multicast.w1:13 l0.w1.k0.p2
-    WAIT      ev.l0_w1_k0_full1, 1                          ; p1.multicast.w1:13 l0.w1.k0.p2
-    MMA       l0_w1_k0_p2_acc0, l0_w1_k0_a1, l0_w1_k0_p2_w[32:64, :] ; p1.k_chunk.w1:11 l0.w1.k0.p2
-    SIG       ev.l0_w1_k0_free1, 1                          ; p1.multicast.w1:13 l0.w1.k0.p2
-    WAIT      ev.l0_w1_k0_full2, 1                          ; p1.multicast.w1:13 l0.w1.k0.p2
-    MMA.z     l0_w1_k0_p2_acc1, l0_w1_k0_a2, l0_w1_k0_p2_w[0:32, :] ; p1.k_chunk.w1:11 l0.w1.k0.p2
-    SIG       ev.l0_w1_k0_free2, 1                          ; p1.multicast.w1:13 l0.w1.k0.p2
-    VEC.add   l0_w1_k0_p2_acc0, l0_w1_k0_p2_acc0, l0_w1_k0_p2_bias ; p1.weights:9 l0.w1.k0.p2
-    VEC.mul   l0_w1_k0_p2_gelu, l0_w1_k0_p2_acc0, l0_w1_k0_p2_acc0 ; p1.panels.w1:10 l0.w1.k0.p2
-    VEC.mul   l0_w1_k0_p2_gelu, l0_w1_k0_p2_gelu, l0_w1_k0_p2_acc0 ; p1.panels.w1:10 l0.w1.k0.p2
-    VEC.muli  l0_w1_k0_p2_gelu, l0_w1_k0_p2_gelu, 0.044715  ; p1.panels.w1:10 l0.w1.k0.p2
-    VEC.add   l0_w1_k0_p2_gelu, l0_w1_k0_p2_gelu, l0_w1_k0_p2_acc0 ; p1.panels.w1:10 l0.w1.k0.p2
-    VEC.muli  l0_w1_k0_p2_gelu, l0_w1_k0_p2_gelu, 0.7978846 ; p1.panels.w1:10 l0.w1.k0.p2
-    WAIT      ev.l0_w1_k0_full3, 1                          ; p1.multicast.w1:13 l0.w1.k0.p2
-    MMA       l0_w1_k0_p2_acc1, l0_w1_k0_a3, l0_w1_k0_p2_w[32:64, :] ; p1.k_chunk.w1:11 l0.w1.k0.p2
-    SIG       ev.l0_w1_k0_free3, 1                          ; p1.multicast.w1:13 l0.w1.k0.p2
-    SFU.tanh  l0_w1_k0_p2_gelu, l0_w1_k0_p2_gelu            ; p1.panels.w1:10 l0.w1.k0.p2
-    VEC.addi  l0_w1_k0_p2_gelu, l0_w1_k0_p2_gelu, 1         ; p1.panels.w1:10 l0.w1.k0.p2
-    VEC.mul   l0_w1_k0_p2_gelu, l0_w1_k0_p2_gelu, l0_w1_k0_p2_acc0 ; p1.panels.w1:10 l0.w1.k0.p2
-    VEC.muli  l0_w1_k0_p2_gelu, l0_w1_k0_p2_gelu, 0.5       ; p1.panels.w1:10 l0.w1.k0.p2
-    ST        hbm[scratch + 98560], l0_w1_k0_p2_gelu, stride 128 ; p1.panels.w1:10 l0.w1.k0.p2
-    VEC.add   l0_w1_k0_p2_acc1, l0_w1_k0_p2_acc1, l0_w1_k0_p2_bias ; p1.weights:9 l0.w1.k0.p2
-    VEC.mul   l0_w1_k0_p2_gelu, l0_w1_k0_p2_acc1, l0_w1_k0_p2_acc1 ; p1.panels.w1:10 l0.w1.k0.p2
-    VEC.mul   l0_w1_k0_p2_gelu, l0_w1_k0_p2_gelu, l0_w1_k0_p2_acc1 ; p1.panels.w1:10 l0.w1.k0.p2
-    VEC.muli  l0_w1_k0_p2_gelu, l0_w1_k0_p2_gelu, 0.044715  ; p1.panels.w1:10 l0.w1.k0.p2
-    VEC.add   l0_w1_k0_p2_gelu, l0_w1_k0_p2_gelu, l0_w1_k0_p2_acc1 ; p1.panels.w1:10 l0.w1.k0.p2
-    VEC.muli  l0_w1_k0_p2_gelu, l0_w1_k0_p2_gelu, 0.7978846 ; p1.panels.w1:10 l0.w1.k0.p2
-    SFU.tanh  l0_w1_k0_p2_gelu, l0_w1_k0_p2_gelu            ; p1.panels.w1:10 l0.w1.k0.p2
-    VEC.addi  l0_w1_k0_p2_gelu, l0_w1_k0_p2_gelu, 1         ; p1.panels.w1:10 l0.w1.k0.p2
-    VEC.mul   l0_w1_k0_p2_gelu, l0_w1_k0_p2_gelu, l0_w1_k0_p2_acc1 ; p1.panels.w1:10 l0.w1.k0.p2
-    VEC.muli  l0_w1_k0_p2_gelu, l0_w1_k0_p2_gelu, 0.5       ; p1.panels.w1:10 l0.w1.k0.p2
-    ST        hbm[scratch + 114944], l0_w1_k0_p2_gelu, stride 128 ; p1.panels.w1:10 l0.w1.k0.p2
-    SIG       ev.w1_l0, 1                                   ; p1.panels.w1:10 l0.w1.k0.p2
-    END
-
-.wg 12  ; sm 3, tasks: l0.ln1.r3 l0.qkv.k0.p3 l0.att.s0.h1.r1 l0.ln2.r15 l0.w2.k0.p1
+.wg 6   ; sm 1, tasks: l0.ln1.r3 l0.wo.k0.p1 l0.w2.k1.mc1
 .rf l0_ln1_r3_g                 p0       1x64      ; l0.ln1.r3.g
 .rf l0_ln1_r3_b                 p0+256   1x64      ; l0.ln1.r3.b
-.rf l0_ln1_r3_x                 p0+512   4x64      ; l0.ln1.r3.x
-.rf l0_ln1_r3_mean              p0+1536  4x1       ; l0.ln1.r3.mean
-.rf l0_ln1_r3_tmp               p0+1536  4x64      ; l0.ln1.r3.tmp
-.rf l0_ln1_r3_var               p0+2560  4x1       ; l0.ln1.r3.var
-.rf l0_qkv_k0_a0                p0       32x32     ; l0.qkv.k0.a0
-.rf l0_qkv_k0_a1                p1       32x32     ; l0.qkv.k0.a1
-.rf l0_qkv_k0_a2                p2       32x32     ; l0.qkv.k0.a2
-.rf l0_qkv_k0_a3                p3       32x32     ; l0.qkv.k0.a3
-.rf l0_qkv_k0_p3_w              p4       64x32     ; l0.qkv.k0.p3.w
-.rf l0_qkv_k0_p3_bias           p6       1x32      ; l0.qkv.k0.p3.bias
-.rf l0_qkv_k0_p3_acc0           p7       32x32     ; l0.qkv.k0.p3.acc0
-.rf l0_qkv_k0_p3_acc1           p0       32x32     ; l0.qkv.k0.p3.acc1
-.rf l0_att_s0_h1_r1_q           p0       32x32     ; l0.att.s0.h1.r1.q
-.rf l0_att_s0_h1_r1_kb          p1       32x32     ; l0.att.s0.h1.r1.kb
-.rf l0_att_s0_h1_r1_s           p2       32x64     ; l0.att.s0.h1.r1.s
-.rf l0_att_s0_h1_r1_mask        p0       32x32     ; l0.att.s0.h1.r1.mask
-.rf l0_att_s0_h1_r1_m           p0       32x1      ; l0.att.s0.h1.r1.m
-.rf l0_att_s0_h1_r1_z           p0       32x1      ; l0.att.s0.h1.r1.z
-.rf l0_att_s0_h1_r1_vb          p0       32x32     ; l0.att.s0.h1.r1.vb
-.rf l0_att_s0_h1_r1_o           p1       32x32     ; l0.att.s0.h1.r1.o
-.rf l0_ln2_r15_g                p0       1x64      ; l0.ln2.r15.g
-.rf l0_ln2_r15_b                p0+256   1x64      ; l0.ln2.r15.b
-.rf l0_ln2_r15_x                p0+512   4x64      ; l0.ln2.r15.x
-.rf l0_ln2_r15_mean             p0+1536  4x1       ; l0.ln2.r15.mean
-.rf l0_ln2_r15_tmp              p0+1536  4x64      ; l0.ln2.r15.tmp
-.rf l0_ln2_r15_var              p0+2560  4x1       ; l0.ln2.r15.var
-.rf l0_w2_k0_a0                 p0       32x32     ; l0.w2.k0.a0
-.rf l0_w2_k0_a1                 p1       32x32     ; l0.w2.k0.a1
-.rf l0_w2_k0_a2                 p2       32x32     ; l0.w2.k0.a2
-.rf l0_w2_k0_a3                 p3       32x32     ; l0.w2.k0.a3
-.rf l0_w2_k0_p1_w               p4       64x32     ; l0.w2.k0.p1.w
-.rf l0_w2_k0_p1_bias            p6       1x32      ; l0.w2.k0.p1.bias
-.rf l0_w2_k0_p1_acc0            p7       32x32     ; l0.w2.k0.p1.acc0
-.rf l0_w2_k0_p1_acc1            p0       32x32     ; l0.w2.k0.p1.acc1
-.rf l0_w2_k0_p1_part            p1       32x32     ; l0.w2.k0.p1.part
-.rf l0_w2_k0_p1_res             p2       32x32     ; l0.w2.k0.p1.res
+.rf l0_ln1_r3_x                 p0+512   2x64      ; l0.ln1.r3.x
+.rf l0_ln1_r3_mean              p0+1024  2x1       ; l0.ln1.r3.mean
+.rf l0_ln1_r3_tmp               p0+1088  2x64      ; l0.ln1.r3.tmp
+.rf l0_ln1_r3_var               p0+1600  2x1       ; l0.ln1.r3.var
+.rf l0_wo_k0_a0                 p0       32x32     ; l0.wo.k0.a0
+.rf l0_wo_k0_a1                 p1       32x32     ; l0.wo.k0.a1
+.rf l0_wo_k0_a2                 p2       32x32     ; l0.wo.k0.a2
+.rf l0_wo_k0_a3                 p3       32x32     ; l0.wo.k0.a3
+.rf l0_wo_k0_p1_w               p4       64x32     ; l0.wo.k0.p1.w
+.rf l0_wo_k0_p1_bias            p6       1x32      ; l0.wo.k0.p1.bias
+.rf l0_wo_k0_p1_acc0            p7       32x32     ; l0.wo.k0.p1.acc0
+.rf l0_wo_k0_p1_acc1            p0       32x32     ; l0.wo.k0.p1.acc1
+.rf l0_wo_k0_p1_res             p1       32x32     ; l0.wo.k0.p1.res
     LD        l0_ln1_r3_g, hbm[ln1_g.l0]                    ; p1.row_tile l0.ln1.r3
     LD        l0_ln1_r3_b, hbm[ln1_b.l0]                    ; p1.row_tile l0.ln1.r3
-    LD        l0_ln1_r3_x, hbm[x_in + 3072]                 ; p1.row_tile l0.ln1.r3
+    LD        l0_ln1_r3_x, hbm[x_in + 6144]                 ; p1.row_tile l0.ln1.r3
     VEC.rsum  l0_ln1_r3_mean, l0_ln1_r3_x                   ; p1.row_tile l0.ln1.r3
     VEC.muli  l0_ln1_r3_mean, l0_ln1_r3_mean, 0.015625      ; p1.row_tile l0.ln1.r3
     VEC.sub   l0_ln1_r3_x, l0_ln1_r3_x, l0_ln1_r3_mean      ; p1.row_tile l0.ln1.r3
@@ -1307,29 +770,163 @@
     VEC.mul   l0_ln1_r3_x, l0_ln1_r3_x, l0_ln1_r3_var       ; p1.row_tile l0.ln1.r3
     VEC.mul   l0_ln1_r3_x, l0_ln1_r3_x, l0_ln1_r3_g         ; p1.row_tile l0.ln1.r3
     VEC.add   l0_ln1_r3_x, l0_ln1_r3_x, l0_ln1_r3_b         ; p1.row_tile l0.ln1.r3
-    ST        hbm[scratch + 19456], l0_ln1_r3_x             ; p1.row_tile l0.ln1.r3
+    ST        hbm[scratch + 22528], l0_ln1_r3_x             ; p1.row_tile l0.ln1.r3
+    LD        l0_ln1_r3_x, hbm[x_in + 6656]                 ; p1.row_tile l0.ln1.r3
+    VEC.rsum  l0_ln1_r3_mean, l0_ln1_r3_x                   ; p1.row_tile l0.ln1.r3
+    VEC.muli  l0_ln1_r3_mean, l0_ln1_r3_mean, 0.015625      ; p1.row_tile l0.ln1.r3
+    VEC.sub   l0_ln1_r3_x, l0_ln1_r3_x, l0_ln1_r3_mean      ; p1.row_tile l0.ln1.r3
+    VEC.mul   l0_ln1_r3_tmp, l0_ln1_r3_x, l0_ln1_r3_x       ; p1.row_tile l0.ln1.r3
+    VEC.rsum  l0_ln1_r3_var, l0_ln1_r3_tmp                  ; p1.row_tile l0.ln1.r3
+    VEC.muli  l0_ln1_r3_var, l0_ln1_r3_var, 0.015625        ; p1.row_tile l0.ln1.r3
+    VEC.addi  l0_ln1_r3_var, l0_ln1_r3_var, 1e-05           ; p1.row_tile l0.ln1.r3
+    SFU.rsqrt l0_ln1_r3_var, l0_ln1_r3_var                  ; p1.row_tile l0.ln1.r3
+    VEC.mul   l0_ln1_r3_x, l0_ln1_r3_x, l0_ln1_r3_var       ; p1.row_tile l0.ln1.r3
+    VEC.mul   l0_ln1_r3_x, l0_ln1_r3_x, l0_ln1_r3_g         ; p1.row_tile l0.ln1.r3
+    VEC.add   l0_ln1_r3_x, l0_ln1_r3_x, l0_ln1_r3_b         ; p1.row_tile l0.ln1.r3
+    ST        hbm[scratch + 23040], l0_ln1_r3_x             ; p1.row_tile l0.ln1.r3
+    LD        l0_ln1_r3_x, hbm[x_in + 7168]                 ; p1.row_tile l0.ln1.r3
+    VEC.rsum  l0_ln1_r3_mean, l0_ln1_r3_x                   ; p1.row_tile l0.ln1.r3
+    VEC.muli  l0_ln1_r3_mean, l0_ln1_r3_mean, 0.015625      ; p1.row_tile l0.ln1.r3
+    VEC.sub   l0_ln1_r3_x, l0_ln1_r3_x, l0_ln1_r3_mean      ; p1.row_tile l0.ln1.r3
+    VEC.mul   l0_ln1_r3_tmp, l0_ln1_r3_x, l0_ln1_r3_x       ; p1.row_tile l0.ln1.r3
+    VEC.rsum  l0_ln1_r3_var, l0_ln1_r3_tmp                  ; p1.row_tile l0.ln1.r3
+    VEC.muli  l0_ln1_r3_var, l0_ln1_r3_var, 0.015625        ; p1.row_tile l0.ln1.r3
+    VEC.addi  l0_ln1_r3_var, l0_ln1_r3_var, 1e-05           ; p1.row_tile l0.ln1.r3
+    SFU.rsqrt l0_ln1_r3_var, l0_ln1_r3_var                  ; p1.row_tile l0.ln1.r3
+    VEC.mul   l0_ln1_r3_x, l0_ln1_r3_x, l0_ln1_r3_var       ; p1.row_tile l0.ln1.r3
+    VEC.mul   l0_ln1_r3_x, l0_ln1_r3_x, l0_ln1_r3_g         ; p1.row_tile l0.ln1.r3
+    VEC.add   l0_ln1_r3_x, l0_ln1_r3_x, l0_ln1_r3_b         ; p1.row_tile l0.ln1.r3
+    ST        hbm[scratch + 23552], l0_ln1_r3_x             ; p1.row_tile l0.ln1.r3
+    LD        l0_ln1_r3_x, hbm[x_in + 7680]                 ; p1.row_tile l0.ln1.r3
+    VEC.rsum  l0_ln1_r3_mean, l0_ln1_r3_x                   ; p1.row_tile l0.ln1.r3
+    VEC.muli  l0_ln1_r3_mean, l0_ln1_r3_mean, 0.015625      ; p1.row_tile l0.ln1.r3
+    VEC.sub   l0_ln1_r3_x, l0_ln1_r3_x, l0_ln1_r3_mean      ; p1.row_tile l0.ln1.r3
+    VEC.mul   l0_ln1_r3_tmp, l0_ln1_r3_x, l0_ln1_r3_x       ; p1.row_tile l0.ln1.r3
+    VEC.rsum  l0_ln1_r3_var, l0_ln1_r3_tmp                  ; p1.row_tile l0.ln1.r3
+    VEC.muli  l0_ln1_r3_var, l0_ln1_r3_var, 0.015625        ; p1.row_tile l0.ln1.r3
+    VEC.addi  l0_ln1_r3_var, l0_ln1_r3_var, 1e-05           ; p1.row_tile l0.ln1.r3
+    SFU.rsqrt l0_ln1_r3_var, l0_ln1_r3_var                  ; p1.row_tile l0.ln1.r3
+    VEC.mul   l0_ln1_r3_x, l0_ln1_r3_x, l0_ln1_r3_var       ; p1.row_tile l0.ln1.r3
+    VEC.mul   l0_ln1_r3_x, l0_ln1_r3_x, l0_ln1_r3_g         ; p1.row_tile l0.ln1.r3
+    VEC.add   l0_ln1_r3_x, l0_ln1_r3_x, l0_ln1_r3_b         ; p1.row_tile l0.ln1.r3
+    ST        hbm[scratch + 24064], l0_ln1_r3_x             ; p1.row_tile l0.ln1.r3
     SIG       ev.ln1_l0, 1                                  ; p1.row_tile l0.ln1.r3
-    WAIT      ev.ln1_l0, 16                                 ; p1.panels.qkv:10 l0.qkv.k0.p3
-    LD        l0_qkv_k0_p3_w, hbm[wqkv.l0 + 384], stride 192 ; p1.weights:9 l0.qkv.k0.p3
-    LD        l0_qkv_k0_p3_bias, hbm[bqkv.l0 + 384], stride 192 ; p1.weights:9 l0.qkv.k0.p3
-    SIG       ev.l0_qkv_k0_ready, 1                         ; p1.multicast.qkv:13 l0.qkv.k0.p3
-    WAIT      ev.l0_qkv_k0_full0, 1                         ; p1.multicast.qkv:13 l0.qkv.k0.p3
-    MMA.z     l0_qkv_k0_p3_acc0, l0_qkv_k0_a0, l0_qkv_k0_p3_w[0:32, :] ; p1.k_chunk.qkv:11 l0.qkv.k0.p3
-    SIG       ev.l0_qkv_k0_free0, 1                         ; p1.multicast.qkv:13 l0.qkv.k0.p3
-    WAIT      ev.l0_qkv_k0_full1, 1                         ; p1.multicast.qkv:13 l0.qkv.k0.p3
-    MMA       l0_qkv_k0_p3_acc0, l0_qkv_k0_a1, l0_qkv_k0_p3_w[32:64, :] ; p1.k_chunk.qkv:11 l0.qkv.k0.p3
-    SIG       ev.l0_qkv_k0_free1, 1                         ; p1.multicast.qkv:13 l0.qkv.k0.p3
-    WAIT      ev.l0_qkv_k0_full2, 1                         ; p1.multicast.qkv:13 l0.qkv.k0.p3
-    MMA.z     l0_qkv_k0_p3_acc1, l0_qkv_k0_a2, l0_qkv_k0_p3_w[0:32, :] ; p1.k_chunk.qkv:11 l0.qkv.k0.p3
-    SIG       ev.l0_qkv_k0_free2, 1                         ; p1.multicast.qkv:13 l0.qkv.k0.p3
-    VEC.add   l0_qkv_k0_p3_acc0, l0_qkv_k0_p3_acc0, l0_qkv_k0_p3_bias ; p1.weights:9 l0.qkv.k0.p3
-    WAIT      ev.l0_qkv_k0_full3, 1                         ; p1.multicast.qkv:13 l0.qkv.k0.p3
-    MMA       l0_qkv_k0_p3_acc1, l0_qkv_k0_a3, l0_qkv_k0_p3_w[32:64, :] ; p1.k_chunk.qkv:11 l0.qkv.k0.p3
-    SIG       ev.l0_qkv_k0_free3, 1                         ; p1.multicast.qkv:13 l0.qkv.k0.p3
-    ST        hbm[k_out.l0 + 8192], l0_qkv_k0_p3_acc0       ; p1.kv_writeback l0.qkv.k0.p3
-    VEC.add   l0_qkv_k0_p3_acc1, l0_qkv_k0_p3_acc1, l0_qkv_k0_p3_bias ; p1.weights:9 l0.qkv.k0.p3
-    ST        hbm[k_out.l0 + 12288], l0_qkv_k0_p3_acc1      ; p1.kv_writeback l0.qkv.k0.p3
-    SIG       ev.qkv_l0, 1                                  ; p1.panels.qkv:10 l0.qkv.k0.p3
+    WAIT      ev.ln1_l0, 8                                  ; p1.panels.wo:10 l0.wo.k0.p1
+    WAIT      ev.l0_qkv_k0_full1, 1                         ; p1.weights:9 l0.wo.k0.p1
+    LD        l0_wo_k0_p1_w[0:32, :], hbm[wo.l0 + 128], stride 64 ; p1.weights:9 l0.wo.k0.p1
+    WAIT      ev.l0_qkv_k0_full3, 1                         ; p1.weights:9 l0.wo.k0.p1
+    LD        l0_wo_k0_p1_w[32:64, :], hbm[wo.l0 + 8320], stride 64 ; p1.weights:9 l0.wo.k0.p1
+    LD        l0_wo_k0_p1_bias, hbm[bo.l0 + 128], stride 64 ; p1.weights:9 l0.wo.k0.p1
+    SIG       ev.l0_wo_k0_ready, 1                          ; p1.multicast.wo:13 l0.wo.k0.p1
+    WAIT      ev.l0_wo_k0_full0, 1                          ; p1.multicast.wo:13 l0.wo.k0.p1
+    MMA.z     l0_wo_k0_p1_acc0, l0_wo_k0_a0, l0_wo_k0_p1_w[0:32, :] ; p1.k_chunk.wo:11 l0.wo.k0.p1
+    SIG       ev.l0_wo_k0_free0, 1                          ; p1.multicast.wo:13 l0.wo.k0.p1
+    WAIT      ev.l0_wo_k0_full1, 1                          ; p1.multicast.wo:13 l0.wo.k0.p1
+    MMA       l0_wo_k0_p1_acc0, l0_wo_k0_a1, l0_wo_k0_p1_w[32:64, :] ; p1.k_chunk.wo:11 l0.wo.k0.p1
+    SIG       ev.l0_wo_k0_free1, 1                          ; p1.multicast.wo:13 l0.wo.k0.p1
+    WAIT      ev.l0_wo_k0_full2, 1                          ; p1.multicast.wo:13 l0.wo.k0.p1
+    MMA.z     l0_wo_k0_p1_acc1, l0_wo_k0_a2, l0_wo_k0_p1_w[0:32, :] ; p1.k_chunk.wo:11 l0.wo.k0.p1
+    SIG       ev.l0_wo_k0_free2, 1                          ; p1.multicast.wo:13 l0.wo.k0.p1
+    LD        l0_wo_k0_p1_res, hbm[x_in + 128], stride 64   ; p1.panels.wo:10 l0.wo.k0.p1
+    VEC.add   l0_wo_k0_p1_acc0, l0_wo_k0_p1_acc0, l0_wo_k0_p1_bias ; p1.weights:9 l0.wo.k0.p1
+    WAIT      ev.l0_wo_k0_full3, 1                          ; p1.multicast.wo:13 l0.wo.k0.p1
+    MMA       l0_wo_k0_p1_acc1, l0_wo_k0_a3, l0_wo_k0_p1_w[32:64, :] ; p1.k_chunk.wo:11 l0.wo.k0.p1
+    SIG       ev.l0_wo_k0_free3, 1                          ; p1.multicast.wo:13 l0.wo.k0.p1
+    VEC.add   l0_wo_k0_p1_acc0, l0_wo_k0_p1_acc0, l0_wo_k0_p1_res ; p1.panels.wo:10 l0.wo.k0.p1
+    ST        hbm[scratch + 65664], l0_wo_k0_p1_acc0, stride 64 ; p1.panels.wo:10 l0.wo.k0.p1
+    LD        l0_wo_k0_p1_res, hbm[x_in + 8320], stride 64  ; p1.panels.wo:10 l0.wo.k0.p1
+    VEC.add   l0_wo_k0_p1_acc1, l0_wo_k0_p1_acc1, l0_wo_k0_p1_bias ; p1.weights:9 l0.wo.k0.p1
+    VEC.add   l0_wo_k0_p1_acc1, l0_wo_k0_p1_acc1, l0_wo_k0_p1_res ; p1.panels.wo:10 l0.wo.k0.p1
+    ST        hbm[scratch + 73856], l0_wo_k0_p1_acc1, stride 64 ; p1.panels.wo:10 l0.wo.k0.p1
+    SIG       ev.wo_l0, 1                                   ; p1.panels.wo:10 l0.wo.k0.p1
+    WAIT      ev.w1_l0, 6                                   ; p1.multicast.w2:13 l0.w2.k1.mc1
+    WAIT      ev.l0_w2_k1_ready, 2                          ; p1.multicast.w2:13 l0.w2.k1.mc1
+    LD.mc     l0_w2_k1_a1, hbm[scratch + 98688], stride 128, {1, 5} ; p1.multicast.w2:13 l0.w2.k1.mc1
+    SIG       ev.l0_w2_k1_full1, 1                          ; p1.multicast.w2:13 l0.w2.k1.mc1
+    LD.mc     l0_w2_k1_a3, hbm[scratch + 115072], stride 128, {1, 5} ; p1.multicast.w2:13 l0.w2.k1.mc1
+    SIG       ev.l0_w2_k1_full3, 1                          ; p1.multicast.w2:13 l0.w2.k1.mc1
+    SIG       ev.w2_l0, 1                                   ; p1.multicast.w2:13 l0.w2.k1.mc1
+    END
+
+.wg 7   ; sm 1, tasks: l0.ln1.r7 l0.att.s0.h1.r1 l0.w1.k0.p1
+.rf l0_ln1_r7_g                 p0       1x64      ; l0.ln1.r7.g
+.rf l0_ln1_r7_b                 p0+256   1x64      ; l0.ln1.r7.b
+.rf l0_ln1_r7_x                 p0+512   2x64      ; l0.ln1.r7.x
+.rf l0_ln1_r7_mean              p0+1024  2x1       ; l0.ln1.r7.mean
+.rf l0_ln1_r7_tmp               p0+1088  2x64      ; l0.ln1.r7.tmp
+.rf l0_ln1_r7_var               p0+1600  2x1       ; l0.ln1.r7.var
+.rf l0_att_s0_h1_r1_q           p0       32x32     ; l0.att.s0.h1.r1.q
+.rf l0_att_s0_h1_r1_kb          p1       32x32     ; l0.att.s0.h1.r1.kb
+.rf l0_att_s0_h1_r1_s           p2       32x64     ; l0.att.s0.h1.r1.s
+.rf l0_att_s0_h1_r1_mask        p0       32x32     ; l0.att.s0.h1.r1.mask
+.rf l0_att_s0_h1_r1_m           p0       32x1      ; l0.att.s0.h1.r1.m
+.rf l0_att_s0_h1_r1_z           p0       32x1      ; l0.att.s0.h1.r1.z
+.rf l0_att_s0_h1_r1_vb          p0       32x32     ; l0.att.s0.h1.r1.vb
+.rf l0_att_s0_h1_r1_o           p1       32x32     ; l0.att.s0.h1.r1.o
+.rf l0_w1_k0_a0                 p0       32x32     ; l0.w1.k0.a0
+.rf l0_w1_k0_a1                 p1       32x32     ; l0.w1.k0.a1
+.rf l0_w1_k0_a2                 p2       32x32     ; l0.w1.k0.a2
+.rf l0_w1_k0_a3                 p3       32x32     ; l0.w1.k0.a3
+.rf l0_w1_k0_p1_w               p4       64x32     ; l0.w1.k0.p1.w
+.rf l0_w1_k0_p1_bias            p6       1x32      ; l0.w1.k0.p1.bias
+.rf l0_w1_k0_p1_acc0            p7       32x32     ; l0.w1.k0.p1.acc0
+.rf l0_w1_k0_p1_acc1            p0       32x32     ; l0.w1.k0.p1.acc1
+.rf l0_w1_k0_p1_gelu            p1       32x32     ; l0.w1.k0.p1.gelu
+    LD        l0_ln1_r7_g, hbm[ln1_g.l0]                    ; p1.row_tile l0.ln1.r7
+    LD        l0_ln1_r7_b, hbm[ln1_b.l0]                    ; p1.row_tile l0.ln1.r7
+    LD        l0_ln1_r7_x, hbm[x_in + 14336]                ; p1.row_tile l0.ln1.r7
+    VEC.rsum  l0_ln1_r7_mean, l0_ln1_r7_x                   ; p1.row_tile l0.ln1.r7
+    VEC.muli  l0_ln1_r7_mean, l0_ln1_r7_mean, 0.015625      ; p1.row_tile l0.ln1.r7
+    VEC.sub   l0_ln1_r7_x, l0_ln1_r7_x, l0_ln1_r7_mean      ; p1.row_tile l0.ln1.r7
+    VEC.mul   l0_ln1_r7_tmp, l0_ln1_r7_x, l0_ln1_r7_x       ; p1.row_tile l0.ln1.r7
+    VEC.rsum  l0_ln1_r7_var, l0_ln1_r7_tmp                  ; p1.row_tile l0.ln1.r7
+    VEC.muli  l0_ln1_r7_var, l0_ln1_r7_var, 0.015625        ; p1.row_tile l0.ln1.r7
+    VEC.addi  l0_ln1_r7_var, l0_ln1_r7_var, 1e-05           ; p1.row_tile l0.ln1.r7
+    SFU.rsqrt l0_ln1_r7_var, l0_ln1_r7_var                  ; p1.row_tile l0.ln1.r7
+    VEC.mul   l0_ln1_r7_x, l0_ln1_r7_x, l0_ln1_r7_var       ; p1.row_tile l0.ln1.r7
+    VEC.mul   l0_ln1_r7_x, l0_ln1_r7_x, l0_ln1_r7_g         ; p1.row_tile l0.ln1.r7
+    VEC.add   l0_ln1_r7_x, l0_ln1_r7_x, l0_ln1_r7_b         ; p1.row_tile l0.ln1.r7
+    ST        hbm[scratch + 30720], l0_ln1_r7_x             ; p1.row_tile l0.ln1.r7
+    LD        l0_ln1_r7_x, hbm[x_in + 14848]                ; p1.row_tile l0.ln1.r7
+    VEC.rsum  l0_ln1_r7_mean, l0_ln1_r7_x                   ; p1.row_tile l0.ln1.r7
+    VEC.muli  l0_ln1_r7_mean, l0_ln1_r7_mean, 0.015625      ; p1.row_tile l0.ln1.r7
+    VEC.sub   l0_ln1_r7_x, l0_ln1_r7_x, l0_ln1_r7_mean      ; p1.row_tile l0.ln1.r7
+    VEC.mul   l0_ln1_r7_tmp, l0_ln1_r7_x, l0_ln1_r7_x       ; p1.row_tile l0.ln1.r7
+    VEC.rsum  l0_ln1_r7_var, l0_ln1_r7_tmp                  ; p1.row_tile l0.ln1.r7
+    VEC.muli  l0_ln1_r7_var, l0_ln1_r7_var, 0.015625        ; p1.row_tile l0.ln1.r7
+    VEC.addi  l0_ln1_r7_var, l0_ln1_r7_var, 1e-05           ; p1.row_tile l0.ln1.r7
+    SFU.rsqrt l0_ln1_r7_var, l0_ln1_r7_var                  ; p1.row_tile l0.ln1.r7
+    VEC.mul   l0_ln1_r7_x, l0_ln1_r7_x, l0_ln1_r7_var       ; p1.row_tile l0.ln1.r7
+    VEC.mul   l0_ln1_r7_x, l0_ln1_r7_x, l0_ln1_r7_g         ; p1.row_tile l0.ln1.r7
+    VEC.add   l0_ln1_r7_x, l0_ln1_r7_x, l0_ln1_r7_b         ; p1.row_tile l0.ln1.r7
+    ST        hbm[scratch + 31232], l0_ln1_r7_x             ; p1.row_tile l0.ln1.r7
+    LD        l0_ln1_r7_x, hbm[x_in + 15360]                ; p1.row_tile l0.ln1.r7
+    VEC.rsum  l0_ln1_r7_mean, l0_ln1_r7_x                   ; p1.row_tile l0.ln1.r7
+    VEC.muli  l0_ln1_r7_mean, l0_ln1_r7_mean, 0.015625      ; p1.row_tile l0.ln1.r7
+    VEC.sub   l0_ln1_r7_x, l0_ln1_r7_x, l0_ln1_r7_mean      ; p1.row_tile l0.ln1.r7
+    VEC.mul   l0_ln1_r7_tmp, l0_ln1_r7_x, l0_ln1_r7_x       ; p1.row_tile l0.ln1.r7
+    VEC.rsum  l0_ln1_r7_var, l0_ln1_r7_tmp                  ; p1.row_tile l0.ln1.r7
+    VEC.muli  l0_ln1_r7_var, l0_ln1_r7_var, 0.015625        ; p1.row_tile l0.ln1.r7
+    VEC.addi  l0_ln1_r7_var, l0_ln1_r7_var, 1e-05           ; p1.row_tile l0.ln1.r7
+    SFU.rsqrt l0_ln1_r7_var, l0_ln1_r7_var                  ; p1.row_tile l0.ln1.r7
+    VEC.mul   l0_ln1_r7_x, l0_ln1_r7_x, l0_ln1_r7_var       ; p1.row_tile l0.ln1.r7
+    VEC.mul   l0_ln1_r7_x, l0_ln1_r7_x, l0_ln1_r7_g         ; p1.row_tile l0.ln1.r7
+    VEC.add   l0_ln1_r7_x, l0_ln1_r7_x, l0_ln1_r7_b         ; p1.row_tile l0.ln1.r7
+    ST        hbm[scratch + 31744], l0_ln1_r7_x             ; p1.row_tile l0.ln1.r7
+    LD        l0_ln1_r7_x, hbm[x_in + 15872]                ; p1.row_tile l0.ln1.r7
+    VEC.rsum  l0_ln1_r7_mean, l0_ln1_r7_x                   ; p1.row_tile l0.ln1.r7
+    VEC.muli  l0_ln1_r7_mean, l0_ln1_r7_mean, 0.015625      ; p1.row_tile l0.ln1.r7
+    VEC.sub   l0_ln1_r7_x, l0_ln1_r7_x, l0_ln1_r7_mean      ; p1.row_tile l0.ln1.r7
+    VEC.mul   l0_ln1_r7_tmp, l0_ln1_r7_x, l0_ln1_r7_x       ; p1.row_tile l0.ln1.r7
+    VEC.rsum  l0_ln1_r7_var, l0_ln1_r7_tmp                  ; p1.row_tile l0.ln1.r7
+    VEC.muli  l0_ln1_r7_var, l0_ln1_r7_var, 0.015625        ; p1.row_tile l0.ln1.r7
+    VEC.addi  l0_ln1_r7_var, l0_ln1_r7_var, 1e-05           ; p1.row_tile l0.ln1.r7
+    SFU.rsqrt l0_ln1_r7_var, l0_ln1_r7_var                  ; p1.row_tile l0.ln1.r7
+    VEC.mul   l0_ln1_r7_x, l0_ln1_r7_x, l0_ln1_r7_var       ; p1.row_tile l0.ln1.r7
+    VEC.mul   l0_ln1_r7_x, l0_ln1_r7_x, l0_ln1_r7_g         ; p1.row_tile l0.ln1.r7
+    VEC.add   l0_ln1_r7_x, l0_ln1_r7_x, l0_ln1_r7_b         ; p1.row_tile l0.ln1.r7
+    ST        hbm[scratch + 32256], l0_ln1_r7_x             ; p1.row_tile l0.ln1.r7
+    SIG       ev.ln1_l0, 1                                  ; p1.row_tile l0.ln1.r7
     WAIT      ev.qkv_l0, 8                                  ; p1.row_tile l0.att.s0.h1.r1
     LD        l0_att_s0_h1_r1_q, hbm[scratch + 41088], stride 64 ; p1.row_tile l0.att.s0.h1.r1
     LD        l0_att_s0_h1_r1_kb, hbm[k_out.l0 + 8192]      ; p1.row_tile l0.att.s0.h1.r1
@@ -1383,25 +980,619 @@
     MMA       l0_att_s0_h1_r1_o, l0_att_s0_h1_r1_s[:, 32:64], l0_att_s0_h1_r1_vb ; p1.row_tile l0.att.s0.h1.r1
     ST        hbm[scratch + 57472], l0_att_s0_h1_r1_o, stride 64 ; p1.row_tile l0.att.s0.h1.r1
     SIG       ev.att_l0, 1                                  ; p1.row_tile l0.att.s0.h1.r1
-    WAIT      ev.wo_l0, 4                                   ; p1.row_tile l0.ln2.r15
-    LD        l0_ln2_r15_g, hbm[ln2_g.l0]                   ; p1.row_tile l0.ln2.r15
-    LD        l0_ln2_r15_b, hbm[ln2_b.l0]                   ; p1.row_tile l0.ln2.r15
-    LD        l0_ln2_r15_x, hbm[scratch + 80896]            ; p1.row_tile l0.ln2.r15
-    VEC.rsum  l0_ln2_r15_mean, l0_ln2_r15_x                 ; p1.row_tile l0.ln2.r15
-    VEC.muli  l0_ln2_r15_mean, l0_ln2_r15_mean, 0.015625    ; p1.row_tile l0.ln2.r15
-    VEC.sub   l0_ln2_r15_x, l0_ln2_r15_x, l0_ln2_r15_mean   ; p1.row_tile l0.ln2.r15
-    VEC.mul   l0_ln2_r15_tmp, l0_ln2_r15_x, l0_ln2_r15_x    ; p1.row_tile l0.ln2.r15
-    VEC.rsum  l0_ln2_r15_var, l0_ln2_r15_tmp                ; p1.row_tile l0.ln2.r15
-    VEC.muli  l0_ln2_r15_var, l0_ln2_r15_var, 0.015625      ; p1.row_tile l0.ln2.r15
-    VEC.addi  l0_ln2_r15_var, l0_ln2_r15_var, 1e-05         ; p1.row_tile l0.ln2.r15
-    SFU.rsqrt l0_ln2_r15_var, l0_ln2_r15_var                ; p1.row_tile l0.ln2.r15
-    VEC.mul   l0_ln2_r15_x, l0_ln2_r15_x, l0_ln2_r15_var    ; p1.row_tile l0.ln2.r15
-    VEC.mul   l0_ln2_r15_x, l0_ln2_r15_x, l0_ln2_r15_g      ; p1.row_tile l0.ln2.r15
-    VEC.add   l0_ln2_r15_x, l0_ln2_r15_x, l0_ln2_r15_b      ; p1.row_tile l0.ln2.r15
-    ST        hbm[scratch + 97280], l0_ln2_r15_x            ; p1.row_tile l0.ln2.r15
-    SIG       ev.ln2_l0, 1                                  ; p1.row_tile l0.ln2.r15
-    WAIT      ev.w1_l0, 6                                   ; p1.panels.w2:10 l0.w2.k0.p1
-    LD        l0_w2_k0_p1_w, hbm[w2.l0 + 128], stride 64    ; p1.weights:9 l0.w2.k0.p1
+    WAIT      ev.att_l0, 4                                  ; p1.panels.w1:10 l0.w1.k0.p1
+    WAIT      ev.l0_wo_k0_full0, 1                          ; p1.weights:9 l0.w1.k0.p1
+    LD        l0_w1_k0_p1_w[0:32, :], hbm[w1.l0 + 128], stride 128 ; p1.weights:9 l0.w1.k0.p1
+    WAIT      ev.l0_wo_k0_full2, 1                          ; p1.weights:9 l0.w1.k0.p1
+    LD        l0_w1_k0_p1_w[32:64, :], hbm[w1.l0 + 16512], stride 128 ; p1.weights:9 l0.w1.k0.p1
+    LD        l0_w1_k0_p1_bias, hbm[b1.l0 + 128], stride 128 ; p1.weights:9 l0.w1.k0.p1
+    SIG       ev.l0_w1_k0_ready, 1                          ; p1.multicast.w1:13 l0.w1.k0.p1
+    WAIT      ev.l0_w1_k0_full0, 1                          ; p1.multicast.w1:13 l0.w1.k0.p1
+    MMA.z     l0_w1_k0_p1_acc0, l0_w1_k0_a0, l0_w1_k0_p1_w[0:32, :] ; p1.k_chunk.w1:11 l0.w1.k0.p1
+    SIG       ev.l0_w1_k0_free0, 1                          ; p1.multicast.w1:13 l0.w1.k0.p1
+    WAIT      ev.l0_w1_k0_full1, 1                          ; p1.multicast.w1:13 l0.w1.k0.p1
+    MMA       l0_w1_k0_p1_acc0, l0_w1_k0_a1, l0_w1_k0_p1_w[32:64, :] ; p1.k_chunk.w1:11 l0.w1.k0.p1
+    SIG       ev.l0_w1_k0_free1, 1                          ; p1.multicast.w1:13 l0.w1.k0.p1
+    WAIT      ev.l0_w1_k0_full2, 1                          ; p1.multicast.w1:13 l0.w1.k0.p1
+    MMA.z     l0_w1_k0_p1_acc1, l0_w1_k0_a2, l0_w1_k0_p1_w[0:32, :] ; p1.k_chunk.w1:11 l0.w1.k0.p1
+    SIG       ev.l0_w1_k0_free2, 1                          ; p1.multicast.w1:13 l0.w1.k0.p1
+    VEC.add   l0_w1_k0_p1_acc0, l0_w1_k0_p1_acc0, l0_w1_k0_p1_bias ; p1.weights:9 l0.w1.k0.p1
+    VEC.mul   l0_w1_k0_p1_gelu, l0_w1_k0_p1_acc0, l0_w1_k0_p1_acc0 ; p1.panels.w1:10 l0.w1.k0.p1
+    VEC.mul   l0_w1_k0_p1_gelu, l0_w1_k0_p1_gelu, l0_w1_k0_p1_acc0 ; p1.panels.w1:10 l0.w1.k0.p1
+    VEC.muli  l0_w1_k0_p1_gelu, l0_w1_k0_p1_gelu, 0.044715  ; p1.panels.w1:10 l0.w1.k0.p1
+    VEC.add   l0_w1_k0_p1_gelu, l0_w1_k0_p1_gelu, l0_w1_k0_p1_acc0 ; p1.panels.w1:10 l0.w1.k0.p1
+    VEC.muli  l0_w1_k0_p1_gelu, l0_w1_k0_p1_gelu, 0.7978846 ; p1.panels.w1:10 l0.w1.k0.p1
+    WAIT      ev.l0_w1_k0_full3, 1                          ; p1.multicast.w1:13 l0.w1.k0.p1
+    MMA       l0_w1_k0_p1_acc1, l0_w1_k0_a3, l0_w1_k0_p1_w[32:64, :] ; p1.k_chunk.w1:11 l0.w1.k0.p1
+    SIG       ev.l0_w1_k0_free3, 1                          ; p1.multicast.w1:13 l0.w1.k0.p1
+    SFU.tanh  l0_w1_k0_p1_gelu, l0_w1_k0_p1_gelu            ; p1.panels.w1:10 l0.w1.k0.p1
+    VEC.addi  l0_w1_k0_p1_gelu, l0_w1_k0_p1_gelu, 1         ; p1.panels.w1:10 l0.w1.k0.p1
+    VEC.mul   l0_w1_k0_p1_gelu, l0_w1_k0_p1_gelu, l0_w1_k0_p1_acc0 ; p1.panels.w1:10 l0.w1.k0.p1
+    VEC.muli  l0_w1_k0_p1_gelu, l0_w1_k0_p1_gelu, 0.5       ; p1.panels.w1:10 l0.w1.k0.p1
+    ST        hbm[scratch + 98432], l0_w1_k0_p1_gelu, stride 128 ; p1.panels.w1:10 l0.w1.k0.p1
+    VEC.add   l0_w1_k0_p1_acc1, l0_w1_k0_p1_acc1, l0_w1_k0_p1_bias ; p1.weights:9 l0.w1.k0.p1
+    VEC.mul   l0_w1_k0_p1_gelu, l0_w1_k0_p1_acc1, l0_w1_k0_p1_acc1 ; p1.panels.w1:10 l0.w1.k0.p1
+    VEC.mul   l0_w1_k0_p1_gelu, l0_w1_k0_p1_gelu, l0_w1_k0_p1_acc1 ; p1.panels.w1:10 l0.w1.k0.p1
+    VEC.muli  l0_w1_k0_p1_gelu, l0_w1_k0_p1_gelu, 0.044715  ; p1.panels.w1:10 l0.w1.k0.p1
+    VEC.add   l0_w1_k0_p1_gelu, l0_w1_k0_p1_gelu, l0_w1_k0_p1_acc1 ; p1.panels.w1:10 l0.w1.k0.p1
+    VEC.muli  l0_w1_k0_p1_gelu, l0_w1_k0_p1_gelu, 0.7978846 ; p1.panels.w1:10 l0.w1.k0.p1
+    SFU.tanh  l0_w1_k0_p1_gelu, l0_w1_k0_p1_gelu            ; p1.panels.w1:10 l0.w1.k0.p1
+    VEC.addi  l0_w1_k0_p1_gelu, l0_w1_k0_p1_gelu, 1         ; p1.panels.w1:10 l0.w1.k0.p1
+    VEC.mul   l0_w1_k0_p1_gelu, l0_w1_k0_p1_gelu, l0_w1_k0_p1_acc1 ; p1.panels.w1:10 l0.w1.k0.p1
+    VEC.muli  l0_w1_k0_p1_gelu, l0_w1_k0_p1_gelu, 0.5       ; p1.panels.w1:10 l0.w1.k0.p1
+    ST        hbm[scratch + 114816], l0_w1_k0_p1_gelu, stride 128 ; p1.panels.w1:10 l0.w1.k0.p1
+    SIG       ev.w1_l0, 1                                   ; p1.panels.w1:10 l0.w1.k0.p1
+    END
+
+.wg 8   ; sm 2, tasks: l0.qkv.k0.p2 l0.ln2.r2 l0.w2.k0.p0
+.rf l0_qkv_k0_p2_w              p0       64x32     ; l0.qkv.k0.p2.w
+.rf l0_qkv_k0_a0                p2       32x32     ; l0.qkv.k0.a0
+.rf l0_qkv_k0_a1                p3       32x32     ; l0.qkv.k0.a1
+.rf l0_qkv_k0_a2                p4       32x32     ; l0.qkv.k0.a2
+.rf l0_qkv_k0_a3                p5       32x32     ; l0.qkv.k0.a3
+.rf l0_qkv_k0_p2_bias           p6       1x32      ; l0.qkv.k0.p2.bias
+.rf l0_qkv_k0_p2_acc0           p7       32x32     ; l0.qkv.k0.p2.acc0
+.rf l0_qkv_k0_p2_acc1           p2       32x32     ; l0.qkv.k0.p2.acc1
+.rf l0_ln2_r2_g                 p0       1x64      ; l0.ln2.r2.g
+.rf l0_ln2_r2_b                 p0+256   1x64      ; l0.ln2.r2.b
+.rf l0_ln2_r2_x                 p0+512   2x64      ; l0.ln2.r2.x
+.rf l0_ln2_r2_mean              p0+1024  2x1       ; l0.ln2.r2.mean
+.rf l0_ln2_r2_tmp               p0+1088  2x64      ; l0.ln2.r2.tmp
+.rf l0_ln2_r2_var               p0+1600  2x1       ; l0.ln2.r2.var
+.rf l0_w2_k0_a0                 p0       32x32     ; l0.w2.k0.a0
+.rf l0_w2_k0_a1                 p1       32x32     ; l0.w2.k0.a1
+.rf l0_w2_k0_a2                 p2       32x32     ; l0.w2.k0.a2
+.rf l0_w2_k0_a3                 p3       32x32     ; l0.w2.k0.a3
+.rf l0_w2_k0_p0_part            p4       32x32     ; l0.w2.k0.p0.part
+.rf l0_w2_k0_p0_w               p5       64x32     ; l0.w2.k0.p0.w
+.rf l0_w2_k0_p0_bias            p7       1x32      ; l0.w2.k0.p0.bias
+.rf l0_w2_k0_p0_acc0            p8       32x32     ; l0.w2.k0.p0.acc0
+.rf l0_w2_k0_p0_acc1            p0       32x32     ; l0.w2.k0.p0.acc1
+.rf l0_w2_k0_p0_res             p1       32x32     ; l0.w2.k0.p0.res
+    LD        l0_qkv_k0_p2_w[0:32, :], hbm[wqkv.l0 + 256], stride 192 ; p1.weights:9 l0.qkv.k0.p2
+    WAITT     800                                           ; p1.weights:9 l0.qkv.k0.p2
+    LD        l0_qkv_k0_p2_w[32:64, :], hbm[wqkv.l0 + 24832], stride 192 ; p1.weights:9 l0.qkv.k0.p2
+    LD        l0_qkv_k0_p2_bias, hbm[bqkv.l0 + 256], stride 192 ; p1.weights:9 l0.qkv.k0.p2
+    SIG       ev.l0_qkv_k0_ready, 1                         ; p1.multicast.qkv:13 l0.qkv.k0.p2
+    WAIT      ev.l0_qkv_k0_full0, 1                         ; p1.multicast.qkv:13 l0.qkv.k0.p2
+    MMA.z     l0_qkv_k0_p2_acc0, l0_qkv_k0_a0, l0_qkv_k0_p2_w[0:32, :] ; p1.k_chunk.qkv:11 l0.qkv.k0.p2
+    SIG       ev.l0_qkv_k0_free0, 1                         ; p1.multicast.qkv:13 l0.qkv.k0.p2
+    WAIT      ev.l0_qkv_k0_full1, 1                         ; p1.multicast.qkv:13 l0.qkv.k0.p2
+    MMA       l0_qkv_k0_p2_acc0, l0_qkv_k0_a1, l0_qkv_k0_p2_w[32:64, :] ; p1.k_chunk.qkv:11 l0.qkv.k0.p2
+    SIG       ev.l0_qkv_k0_free1, 1                         ; p1.multicast.qkv:13 l0.qkv.k0.p2
+    WAIT      ev.l0_qkv_k0_full2, 1                         ; p1.multicast.qkv:13 l0.qkv.k0.p2
+    MMA.z     l0_qkv_k0_p2_acc1, l0_qkv_k0_a2, l0_qkv_k0_p2_w[0:32, :] ; p1.k_chunk.qkv:11 l0.qkv.k0.p2
+    SIG       ev.l0_qkv_k0_free2, 1                         ; p1.multicast.qkv:13 l0.qkv.k0.p2
+    VEC.add   l0_qkv_k0_p2_acc0, l0_qkv_k0_p2_acc0, l0_qkv_k0_p2_bias ; p1.weights:9 l0.qkv.k0.p2
+    WAIT      ev.l0_qkv_k0_full3, 1                         ; p1.multicast.qkv:13 l0.qkv.k0.p2
+    MMA       l0_qkv_k0_p2_acc1, l0_qkv_k0_a3, l0_qkv_k0_p2_w[32:64, :] ; p1.k_chunk.qkv:11 l0.qkv.k0.p2
+    SIG       ev.l0_qkv_k0_free3, 1                         ; p1.multicast.qkv:13 l0.qkv.k0.p2
+    ST        hbm[k_out.l0], l0_qkv_k0_p2_acc0              ; p1.kv_writeback l0.qkv.k0.p2
+    VEC.add   l0_qkv_k0_p2_acc1, l0_qkv_k0_p2_acc1, l0_qkv_k0_p2_bias ; p1.weights:9 l0.qkv.k0.p2
+    ST        hbm[k_out.l0 + 4096], l0_qkv_k0_p2_acc1       ; p1.kv_writeback l0.qkv.k0.p2
+    SIG       ev.qkv_l0, 1                                  ; p1.panels.qkv:10 l0.qkv.k0.p2
+    WAIT      ev.wo_l0, 4                                   ; p1.row_tile l0.ln2.r2
+    LD        l0_ln2_r2_g, hbm[ln2_g.l0]                    ; p1.row_tile l0.ln2.r2
+    LD        l0_ln2_r2_b, hbm[ln2_b.l0]                    ; p1.row_tile l0.ln2.r2
+    LD        l0_ln2_r2_x, hbm[scratch + 69632]             ; p1.row_tile l0.ln2.r2
+    VEC.rsum  l0_ln2_r2_mean, l0_ln2_r2_x                   ; p1.row_tile l0.ln2.r2
+    VEC.muli  l0_ln2_r2_mean, l0_ln2_r2_mean, 0.015625      ; p1.row_tile l0.ln2.r2
+    VEC.sub   l0_ln2_r2_x, l0_ln2_r2_x, l0_ln2_r2_mean      ; p1.row_tile l0.ln2.r2
+    VEC.mul   l0_ln2_r2_tmp, l0_ln2_r2_x, l0_ln2_r2_x       ; p1.row_tile l0.ln2.r2
+    VEC.rsum  l0_ln2_r2_var, l0_ln2_r2_tmp                  ; p1.row_tile l0.ln2.r2
+    VEC.muli  l0_ln2_r2_var, l0_ln2_r2_var, 0.015625        ; p1.row_tile l0.ln2.r2
+    VEC.addi  l0_ln2_r2_var, l0_ln2_r2_var, 1e-05           ; p1.row_tile l0.ln2.r2
+    SFU.rsqrt l0_ln2_r2_var, l0_ln2_r2_var                  ; p1.row_tile l0.ln2.r2
+    VEC.mul   l0_ln2_r2_x, l0_ln2_r2_x, l0_ln2_r2_var       ; p1.row_tile l0.ln2.r2
+    VEC.mul   l0_ln2_r2_x, l0_ln2_r2_x, l0_ln2_r2_g         ; p1.row_tile l0.ln2.r2
+    VEC.add   l0_ln2_r2_x, l0_ln2_r2_x, l0_ln2_r2_b         ; p1.row_tile l0.ln2.r2
+    ST        hbm[scratch + 86016], l0_ln2_r2_x             ; p1.row_tile l0.ln2.r2
+    LD        l0_ln2_r2_x, hbm[scratch + 70144]             ; p1.row_tile l0.ln2.r2
+    VEC.rsum  l0_ln2_r2_mean, l0_ln2_r2_x                   ; p1.row_tile l0.ln2.r2
+    VEC.muli  l0_ln2_r2_mean, l0_ln2_r2_mean, 0.015625      ; p1.row_tile l0.ln2.r2
+    VEC.sub   l0_ln2_r2_x, l0_ln2_r2_x, l0_ln2_r2_mean      ; p1.row_tile l0.ln2.r2
+    VEC.mul   l0_ln2_r2_tmp, l0_ln2_r2_x, l0_ln2_r2_x       ; p1.row_tile l0.ln2.r2
+    VEC.rsum  l0_ln2_r2_var, l0_ln2_r2_tmp                  ; p1.row_tile l0.ln2.r2
+    VEC.muli  l0_ln2_r2_var, l0_ln2_r2_var, 0.015625        ; p1.row_tile l0.ln2.r2
+    VEC.addi  l0_ln2_r2_var, l0_ln2_r2_var, 1e-05           ; p1.row_tile l0.ln2.r2
+    SFU.rsqrt l0_ln2_r2_var, l0_ln2_r2_var                  ; p1.row_tile l0.ln2.r2
+    VEC.mul   l0_ln2_r2_x, l0_ln2_r2_x, l0_ln2_r2_var       ; p1.row_tile l0.ln2.r2
+    VEC.mul   l0_ln2_r2_x, l0_ln2_r2_x, l0_ln2_r2_g         ; p1.row_tile l0.ln2.r2
+    VEC.add   l0_ln2_r2_x, l0_ln2_r2_x, l0_ln2_r2_b         ; p1.row_tile l0.ln2.r2
+    ST        hbm[scratch + 86528], l0_ln2_r2_x             ; p1.row_tile l0.ln2.r2
+    LD        l0_ln2_r2_x, hbm[scratch + 70656]             ; p1.row_tile l0.ln2.r2
+    VEC.rsum  l0_ln2_r2_mean, l0_ln2_r2_x                   ; p1.row_tile l0.ln2.r2
+    VEC.muli  l0_ln2_r2_mean, l0_ln2_r2_mean, 0.015625      ; p1.row_tile l0.ln2.r2
+    VEC.sub   l0_ln2_r2_x, l0_ln2_r2_x, l0_ln2_r2_mean      ; p1.row_tile l0.ln2.r2
+    VEC.mul   l0_ln2_r2_tmp, l0_ln2_r2_x, l0_ln2_r2_x       ; p1.row_tile l0.ln2.r2
+    VEC.rsum  l0_ln2_r2_var, l0_ln2_r2_tmp                  ; p1.row_tile l0.ln2.r2
+    VEC.muli  l0_ln2_r2_var, l0_ln2_r2_var, 0.015625        ; p1.row_tile l0.ln2.r2
+    VEC.addi  l0_ln2_r2_var, l0_ln2_r2_var, 1e-05           ; p1.row_tile l0.ln2.r2
+    SFU.rsqrt l0_ln2_r2_var, l0_ln2_r2_var                  ; p1.row_tile l0.ln2.r2
+    VEC.mul   l0_ln2_r2_x, l0_ln2_r2_x, l0_ln2_r2_var       ; p1.row_tile l0.ln2.r2
+    VEC.mul   l0_ln2_r2_x, l0_ln2_r2_x, l0_ln2_r2_g         ; p1.row_tile l0.ln2.r2
+    VEC.add   l0_ln2_r2_x, l0_ln2_r2_x, l0_ln2_r2_b         ; p1.row_tile l0.ln2.r2
+    ST        hbm[scratch + 87040], l0_ln2_r2_x             ; p1.row_tile l0.ln2.r2
+    LD        l0_ln2_r2_x, hbm[scratch + 71168]             ; p1.row_tile l0.ln2.r2
+    VEC.rsum  l0_ln2_r2_mean, l0_ln2_r2_x                   ; p1.row_tile l0.ln2.r2
+    VEC.muli  l0_ln2_r2_mean, l0_ln2_r2_mean, 0.015625      ; p1.row_tile l0.ln2.r2
+    VEC.sub   l0_ln2_r2_x, l0_ln2_r2_x, l0_ln2_r2_mean      ; p1.row_tile l0.ln2.r2
+    VEC.mul   l0_ln2_r2_tmp, l0_ln2_r2_x, l0_ln2_r2_x       ; p1.row_tile l0.ln2.r2
+    VEC.rsum  l0_ln2_r2_var, l0_ln2_r2_tmp                  ; p1.row_tile l0.ln2.r2
+    VEC.muli  l0_ln2_r2_var, l0_ln2_r2_var, 0.015625        ; p1.row_tile l0.ln2.r2
+    VEC.addi  l0_ln2_r2_var, l0_ln2_r2_var, 1e-05           ; p1.row_tile l0.ln2.r2
+    SFU.rsqrt l0_ln2_r2_var, l0_ln2_r2_var                  ; p1.row_tile l0.ln2.r2
+    VEC.mul   l0_ln2_r2_x, l0_ln2_r2_x, l0_ln2_r2_var       ; p1.row_tile l0.ln2.r2
+    VEC.mul   l0_ln2_r2_x, l0_ln2_r2_x, l0_ln2_r2_g         ; p1.row_tile l0.ln2.r2
+    VEC.add   l0_ln2_r2_x, l0_ln2_r2_x, l0_ln2_r2_b         ; p1.row_tile l0.ln2.r2
+    ST        hbm[scratch + 87552], l0_ln2_r2_x             ; p1.row_tile l0.ln2.r2
+    SIG       ev.ln2_l0, 1                                  ; p1.row_tile l0.ln2.r2
+    WAIT      ev.ln2_l0, 8                                  ; p1.panels.w2:10 l0.w2.k0.p0
+    WAIT      ev.l0_w1_k0_full0, 1                          ; p1.weights:9 l0.w2.k0.p0
+    LD        l0_w2_k0_p0_w[0:32, :], hbm[w2.l0], stride 64 ; p1.weights:9 l0.w2.k0.p0
+    WAIT      ev.l0_w1_k0_full2, 1                          ; p1.weights:9 l0.w2.k0.p0
+    LD        l0_w2_k0_p0_w[32:64, :], hbm[w2.l0 + 8192], stride 64 ; p1.weights:9 l0.w2.k0.p0
+    LD        l0_w2_k0_p0_bias, hbm[b2.l0], stride 64       ; p1.weights:9 l0.w2.k0.p0
+    SIG       ev.l0_w2_k0_ready, 1                          ; p1.multicast.w2:13 l0.w2.k0.p0
+    WAIT      ev.l0_w2_k0_full0, 1                          ; p1.multicast.w2:13 l0.w2.k0.p0
+    MMA.z     l0_w2_k0_p0_acc0, l0_w2_k0_a0, l0_w2_k0_p0_w[0:32, :] ; p1.k_chunk.w2:11 l0.w2.k0.p0
+    SIG       ev.l0_w2_k0_free0, 1                          ; p1.multicast.w2:13 l0.w2.k0.p0
+    WAIT      ev.l0_w2_k0_full1, 1                          ; p1.multicast.w2:13 l0.w2.k0.p0
+    MMA       l0_w2_k0_p0_acc0, l0_w2_k0_a1, l0_w2_k0_p0_w[32:64, :] ; p1.k_chunk.w2:11 l0.w2.k0.p0
+    SIG       ev.l0_w2_k0_free1, 1                          ; p1.multicast.w2:13 l0.w2.k0.p0
+    WAIT      ev.l0_w2_k0_full2, 1                          ; p1.multicast.w2:13 l0.w2.k0.p0
+    MMA.z     l0_w2_k0_p0_acc1, l0_w2_k0_a2, l0_w2_k0_p0_w[0:32, :] ; p1.k_chunk.w2:11 l0.w2.k0.p0
+    SIG       ev.l0_w2_k0_free2, 1                          ; p1.multicast.w2:13 l0.w2.k0.p0
+    WAIT      ev.l0_w2_p0_sum1, 1                           ; p1.weights:9 l0.w2.k0.p0
+    VEC.add   l0_w2_k0_p0_acc0, l0_w2_k0_p0_acc0, l0_w2_k0_p0_part ; p1.weights:9 l0.w2.k0.p0
+    SIG       ev.l0_w2_p0_took0, 1                          ; p1.weights:9 l0.w2.k0.p0
+    LD        l0_w2_k0_p0_res, hbm[scratch + 65536], stride 64 ; p1.panels.w2:10 l0.w2.k0.p0
+    WAIT      ev.l0_w2_k0_full3, 1                          ; p1.multicast.w2:13 l0.w2.k0.p0
+    MMA       l0_w2_k0_p0_acc1, l0_w2_k0_a3, l0_w2_k0_p0_w[32:64, :] ; p1.k_chunk.w2:11 l0.w2.k0.p0
+    SIG       ev.l0_w2_k0_free3, 1                          ; p1.multicast.w2:13 l0.w2.k0.p0
+    VEC.add   l0_w2_k0_p0_acc0, l0_w2_k0_p0_acc0, l0_w2_k0_p0_bias ; p1.weights:9 l0.w2.k0.p0
+    VEC.add   l0_w2_k0_p0_acc0, l0_w2_k0_p0_acc0, l0_w2_k0_p0_res ; p1.panels.w2:10 l0.w2.k0.p0
+    ST        hbm[out], l0_w2_k0_p0_acc0, stride 64         ; p1.panels.w2:10 l0.w2.k0.p0
+    WAIT      ev.l0_w2_p0_sum1, 2                           ; p1.weights:9 l0.w2.k0.p0
+    VEC.add   l0_w2_k0_p0_acc1, l0_w2_k0_p0_acc1, l0_w2_k0_p0_part ; p1.weights:9 l0.w2.k0.p0
+    SIG       ev.l0_w2_p0_took0, 1                          ; p1.weights:9 l0.w2.k0.p0
+    LD        l0_w2_k0_p0_res, hbm[scratch + 73728], stride 64 ; p1.panels.w2:10 l0.w2.k0.p0
+    VEC.add   l0_w2_k0_p0_acc1, l0_w2_k0_p0_acc1, l0_w2_k0_p0_bias ; p1.weights:9 l0.w2.k0.p0
+    VEC.add   l0_w2_k0_p0_acc1, l0_w2_k0_p0_acc1, l0_w2_k0_p0_res ; p1.panels.w2:10 l0.w2.k0.p0
+    ST        hbm[out + 8192], l0_w2_k0_p0_acc1, stride 64  ; p1.panels.w2:10 l0.w2.k0.p0
+    SIG       ev.w2_l0, 1                                   ; p1.panels.w2:10 l0.w2.k0.p0
+    END
+
+.wg 9   ; sm 2, tasks: l0.ln1.r0 l0.qkv.k0.mc0 l0.ln2.r6 l0.w2.k0.mc0
+.rf l0_ln1_r0_g                 p0       1x64      ; l0.ln1.r0.g
+.rf l0_ln1_r0_b                 p0+256   1x64      ; l0.ln1.r0.b
+.rf l0_ln1_r0_x                 p0+512   2x64      ; l0.ln1.r0.x
+.rf l0_ln1_r0_mean              p0+1024  2x1       ; l0.ln1.r0.mean
+.rf l0_ln1_r0_tmp               p0+1088  2x64      ; l0.ln1.r0.tmp
+.rf l0_ln1_r0_var               p0+1600  2x1       ; l0.ln1.r0.var
+.rf l0_ln2_r6_g                 p0       1x64      ; l0.ln2.r6.g
+.rf l0_ln2_r6_b                 p0+256   1x64      ; l0.ln2.r6.b
+.rf l0_ln2_r6_x                 p0+512   2x64      ; l0.ln2.r6.x
+.rf l0_ln2_r6_mean              p0+1024  2x1       ; l0.ln2.r6.mean
+.rf l0_ln2_r6_tmp               p0+1088  2x64      ; l0.ln2.r6.tmp
+.rf l0_ln2_r6_var               p0+1600  2x1       ; l0.ln2.r6.var
+    LD        l0_ln1_r0_g, hbm[ln1_g.l0]                    ; p1.row_tile l0.ln1.r0
+    LD        l0_ln1_r0_b, hbm[ln1_b.l0]                    ; p1.row_tile l0.ln1.r0
+    LD        l0_ln1_r0_x, hbm[x_in]                        ; p1.row_tile l0.ln1.r0
+    VEC.rsum  l0_ln1_r0_mean, l0_ln1_r0_x                   ; p1.row_tile l0.ln1.r0
+    VEC.muli  l0_ln1_r0_mean, l0_ln1_r0_mean, 0.015625      ; p1.row_tile l0.ln1.r0
+    VEC.sub   l0_ln1_r0_x, l0_ln1_r0_x, l0_ln1_r0_mean      ; p1.row_tile l0.ln1.r0
+    VEC.mul   l0_ln1_r0_tmp, l0_ln1_r0_x, l0_ln1_r0_x       ; p1.row_tile l0.ln1.r0
+    VEC.rsum  l0_ln1_r0_var, l0_ln1_r0_tmp                  ; p1.row_tile l0.ln1.r0
+    VEC.muli  l0_ln1_r0_var, l0_ln1_r0_var, 0.015625        ; p1.row_tile l0.ln1.r0
+    VEC.addi  l0_ln1_r0_var, l0_ln1_r0_var, 1e-05           ; p1.row_tile l0.ln1.r0
+    SFU.rsqrt l0_ln1_r0_var, l0_ln1_r0_var                  ; p1.row_tile l0.ln1.r0
+    VEC.mul   l0_ln1_r0_x, l0_ln1_r0_x, l0_ln1_r0_var       ; p1.row_tile l0.ln1.r0
+    VEC.mul   l0_ln1_r0_x, l0_ln1_r0_x, l0_ln1_r0_g         ; p1.row_tile l0.ln1.r0
+    VEC.add   l0_ln1_r0_x, l0_ln1_r0_x, l0_ln1_r0_b         ; p1.row_tile l0.ln1.r0
+    ST        hbm[scratch + 16384], l0_ln1_r0_x             ; p1.row_tile l0.ln1.r0
+    LD        l0_ln1_r0_x, hbm[x_in + 512]                  ; p1.row_tile l0.ln1.r0
+    VEC.rsum  l0_ln1_r0_mean, l0_ln1_r0_x                   ; p1.row_tile l0.ln1.r0
+    VEC.muli  l0_ln1_r0_mean, l0_ln1_r0_mean, 0.015625      ; p1.row_tile l0.ln1.r0
+    VEC.sub   l0_ln1_r0_x, l0_ln1_r0_x, l0_ln1_r0_mean      ; p1.row_tile l0.ln1.r0
+    VEC.mul   l0_ln1_r0_tmp, l0_ln1_r0_x, l0_ln1_r0_x       ; p1.row_tile l0.ln1.r0
+    VEC.rsum  l0_ln1_r0_var, l0_ln1_r0_tmp                  ; p1.row_tile l0.ln1.r0
+    VEC.muli  l0_ln1_r0_var, l0_ln1_r0_var, 0.015625        ; p1.row_tile l0.ln1.r0
+    VEC.addi  l0_ln1_r0_var, l0_ln1_r0_var, 1e-05           ; p1.row_tile l0.ln1.r0
+    SFU.rsqrt l0_ln1_r0_var, l0_ln1_r0_var                  ; p1.row_tile l0.ln1.r0
+    VEC.mul   l0_ln1_r0_x, l0_ln1_r0_x, l0_ln1_r0_var       ; p1.row_tile l0.ln1.r0
+    VEC.mul   l0_ln1_r0_x, l0_ln1_r0_x, l0_ln1_r0_g         ; p1.row_tile l0.ln1.r0
+    VEC.add   l0_ln1_r0_x, l0_ln1_r0_x, l0_ln1_r0_b         ; p1.row_tile l0.ln1.r0
+    ST        hbm[scratch + 16896], l0_ln1_r0_x             ; p1.row_tile l0.ln1.r0
+    LD        l0_ln1_r0_x, hbm[x_in + 1024]                 ; p1.row_tile l0.ln1.r0
+    VEC.rsum  l0_ln1_r0_mean, l0_ln1_r0_x                   ; p1.row_tile l0.ln1.r0
+    VEC.muli  l0_ln1_r0_mean, l0_ln1_r0_mean, 0.015625      ; p1.row_tile l0.ln1.r0
+    VEC.sub   l0_ln1_r0_x, l0_ln1_r0_x, l0_ln1_r0_mean      ; p1.row_tile l0.ln1.r0
+    VEC.mul   l0_ln1_r0_tmp, l0_ln1_r0_x, l0_ln1_r0_x       ; p1.row_tile l0.ln1.r0
+    VEC.rsum  l0_ln1_r0_var, l0_ln1_r0_tmp                  ; p1.row_tile l0.ln1.r0
+    VEC.muli  l0_ln1_r0_var, l0_ln1_r0_var, 0.015625        ; p1.row_tile l0.ln1.r0
+    VEC.addi  l0_ln1_r0_var, l0_ln1_r0_var, 1e-05           ; p1.row_tile l0.ln1.r0
+    SFU.rsqrt l0_ln1_r0_var, l0_ln1_r0_var                  ; p1.row_tile l0.ln1.r0
+    VEC.mul   l0_ln1_r0_x, l0_ln1_r0_x, l0_ln1_r0_var       ; p1.row_tile l0.ln1.r0
+    VEC.mul   l0_ln1_r0_x, l0_ln1_r0_x, l0_ln1_r0_g         ; p1.row_tile l0.ln1.r0
+    VEC.add   l0_ln1_r0_x, l0_ln1_r0_x, l0_ln1_r0_b         ; p1.row_tile l0.ln1.r0
+    ST        hbm[scratch + 17408], l0_ln1_r0_x             ; p1.row_tile l0.ln1.r0
+    LD        l0_ln1_r0_x, hbm[x_in + 1536]                 ; p1.row_tile l0.ln1.r0
+    VEC.rsum  l0_ln1_r0_mean, l0_ln1_r0_x                   ; p1.row_tile l0.ln1.r0
+    VEC.muli  l0_ln1_r0_mean, l0_ln1_r0_mean, 0.015625      ; p1.row_tile l0.ln1.r0
+    VEC.sub   l0_ln1_r0_x, l0_ln1_r0_x, l0_ln1_r0_mean      ; p1.row_tile l0.ln1.r0
+    VEC.mul   l0_ln1_r0_tmp, l0_ln1_r0_x, l0_ln1_r0_x       ; p1.row_tile l0.ln1.r0
+    VEC.rsum  l0_ln1_r0_var, l0_ln1_r0_tmp                  ; p1.row_tile l0.ln1.r0
+    VEC.muli  l0_ln1_r0_var, l0_ln1_r0_var, 0.015625        ; p1.row_tile l0.ln1.r0
+    VEC.addi  l0_ln1_r0_var, l0_ln1_r0_var, 1e-05           ; p1.row_tile l0.ln1.r0
+    SFU.rsqrt l0_ln1_r0_var, l0_ln1_r0_var                  ; p1.row_tile l0.ln1.r0
+    VEC.mul   l0_ln1_r0_x, l0_ln1_r0_x, l0_ln1_r0_var       ; p1.row_tile l0.ln1.r0
+    VEC.mul   l0_ln1_r0_x, l0_ln1_r0_x, l0_ln1_r0_g         ; p1.row_tile l0.ln1.r0
+    VEC.add   l0_ln1_r0_x, l0_ln1_r0_x, l0_ln1_r0_b         ; p1.row_tile l0.ln1.r0
+    ST        hbm[scratch + 17920], l0_ln1_r0_x             ; p1.row_tile l0.ln1.r0
+    SIG       ev.ln1_l0, 1                                  ; p1.row_tile l0.ln1.r0
+    WAIT      ev.ln1_l0, 8                                  ; p1.multicast.qkv:13 l0.qkv.k0.mc0
+    WAIT      ev.l0_qkv_k0_ready, 6                         ; p1.multicast.qkv:13 l0.qkv.k0.mc0
+    LD.mc     l0_qkv_k0_a0, hbm[scratch + 16384], stride 64, {0, 1, 4, 5, 8, 12} ; p1.multicast.qkv:13 l0.qkv.k0.mc0
+    SIG       ev.l0_qkv_k0_full0, 1                         ; p1.multicast.qkv:13 l0.qkv.k0.mc0
+    LD.mc     l0_qkv_k0_a2, hbm[scratch + 24576], stride 64, {0, 1, 4, 5, 8, 12} ; p1.multicast.qkv:13 l0.qkv.k0.mc0
+    SIG       ev.l0_qkv_k0_full2, 1                         ; p1.multicast.qkv:13 l0.qkv.k0.mc0
+    SIG       ev.qkv_l0, 1                                  ; p1.multicast.qkv:13 l0.qkv.k0.mc0
+    WAIT      ev.wo_l0, 4                                   ; p1.row_tile l0.ln2.r6
+    LD        l0_ln2_r6_g, hbm[ln2_g.l0]                    ; p1.row_tile l0.ln2.r6
+    LD        l0_ln2_r6_b, hbm[ln2_b.l0]                    ; p1.row_tile l0.ln2.r6
+    LD        l0_ln2_r6_x, hbm[scratch + 77824]             ; p1.row_tile l0.ln2.r6
+    VEC.rsum  l0_ln2_r6_mean, l0_ln2_r6_x                   ; p1.row_tile l0.ln2.r6
+    VEC.muli  l0_ln2_r6_mean, l0_ln2_r6_mean, 0.015625      ; p1.row_tile l0.ln2.r6
+    VEC.sub   l0_ln2_r6_x, l0_ln2_r6_x, l0_ln2_r6_mean      ; p1.row_tile l0.ln2.r6
+    VEC.mul   l0_ln2_r6_tmp, l0_ln2_r6_x, l0_ln2_r6_x       ; p1.row_tile l0.ln2.r6
+    VEC.rsum  l0_ln2_r6_var, l0_ln2_r6_tmp                  ; p1.row_tile l0.ln2.r6
+    VEC.muli  l0_ln2_r6_var, l0_ln2_r6_var, 0.015625        ; p1.row_tile l0.ln2.r6
+    VEC.addi  l0_ln2_r6_var, l0_ln2_r6_var, 1e-05           ; p1.row_tile l0.ln2.r6
+    SFU.rsqrt l0_ln2_r6_var, l0_ln2_r6_var                  ; p1.row_tile l0.ln2.r6
+    VEC.mul   l0_ln2_r6_x, l0_ln2_r6_x, l0_ln2_r6_var       ; p1.row_tile l0.ln2.r6
+    VEC.mul   l0_ln2_r6_x, l0_ln2_r6_x, l0_ln2_r6_g         ; p1.row_tile l0.ln2.r6
+    VEC.add   l0_ln2_r6_x, l0_ln2_r6_x, l0_ln2_r6_b         ; p1.row_tile l0.ln2.r6
+    ST        hbm[scratch + 94208], l0_ln2_r6_x             ; p1.row_tile l0.ln2.r6
+    LD        l0_ln2_r6_x, hbm[scratch + 78336]             ; p1.row_tile l0.ln2.r6
+    VEC.rsum  l0_ln2_r6_mean, l0_ln2_r6_x                   ; p1.row_tile l0.ln2.r6
+    VEC.muli  l0_ln2_r6_mean, l0_ln2_r6_mean, 0.015625      ; p1.row_tile l0.ln2.r6
+    VEC.sub   l0_ln2_r6_x, l0_ln2_r6_x, l0_ln2_r6_mean      ; p1.row_tile l0.ln2.r6
+    VEC.mul   l0_ln2_r6_tmp, l0_ln2_r6_x, l0_ln2_r6_x       ; p1.row_tile l0.ln2.r6
+    VEC.rsum  l0_ln2_r6_var, l0_ln2_r6_tmp                  ; p1.row_tile l0.ln2.r6
+    VEC.muli  l0_ln2_r6_var, l0_ln2_r6_var, 0.015625        ; p1.row_tile l0.ln2.r6
+    VEC.addi  l0_ln2_r6_var, l0_ln2_r6_var, 1e-05           ; p1.row_tile l0.ln2.r6
+    SFU.rsqrt l0_ln2_r6_var, l0_ln2_r6_var                  ; p1.row_tile l0.ln2.r6
+    VEC.mul   l0_ln2_r6_x, l0_ln2_r6_x, l0_ln2_r6_var       ; p1.row_tile l0.ln2.r6
+    VEC.mul   l0_ln2_r6_x, l0_ln2_r6_x, l0_ln2_r6_g         ; p1.row_tile l0.ln2.r6
+    VEC.add   l0_ln2_r6_x, l0_ln2_r6_x, l0_ln2_r6_b         ; p1.row_tile l0.ln2.r6
+    ST        hbm[scratch + 94720], l0_ln2_r6_x             ; p1.row_tile l0.ln2.r6
+    LD        l0_ln2_r6_x, hbm[scratch + 78848]             ; p1.row_tile l0.ln2.r6
+    VEC.rsum  l0_ln2_r6_mean, l0_ln2_r6_x                   ; p1.row_tile l0.ln2.r6
+    VEC.muli  l0_ln2_r6_mean, l0_ln2_r6_mean, 0.015625      ; p1.row_tile l0.ln2.r6
+    VEC.sub   l0_ln2_r6_x, l0_ln2_r6_x, l0_ln2_r6_mean      ; p1.row_tile l0.ln2.r6
+    VEC.mul   l0_ln2_r6_tmp, l0_ln2_r6_x, l0_ln2_r6_x       ; p1.row_tile l0.ln2.r6
+    VEC.rsum  l0_ln2_r6_var, l0_ln2_r6_tmp                  ; p1.row_tile l0.ln2.r6
+    VEC.muli  l0_ln2_r6_var, l0_ln2_r6_var, 0.015625        ; p1.row_tile l0.ln2.r6
+    VEC.addi  l0_ln2_r6_var, l0_ln2_r6_var, 1e-05           ; p1.row_tile l0.ln2.r6
+    SFU.rsqrt l0_ln2_r6_var, l0_ln2_r6_var                  ; p1.row_tile l0.ln2.r6
+    VEC.mul   l0_ln2_r6_x, l0_ln2_r6_x, l0_ln2_r6_var       ; p1.row_tile l0.ln2.r6
+    VEC.mul   l0_ln2_r6_x, l0_ln2_r6_x, l0_ln2_r6_g         ; p1.row_tile l0.ln2.r6
+    VEC.add   l0_ln2_r6_x, l0_ln2_r6_x, l0_ln2_r6_b         ; p1.row_tile l0.ln2.r6
+    ST        hbm[scratch + 95232], l0_ln2_r6_x             ; p1.row_tile l0.ln2.r6
+    LD        l0_ln2_r6_x, hbm[scratch + 79360]             ; p1.row_tile l0.ln2.r6
+    VEC.rsum  l0_ln2_r6_mean, l0_ln2_r6_x                   ; p1.row_tile l0.ln2.r6
+    VEC.muli  l0_ln2_r6_mean, l0_ln2_r6_mean, 0.015625      ; p1.row_tile l0.ln2.r6
+    VEC.sub   l0_ln2_r6_x, l0_ln2_r6_x, l0_ln2_r6_mean      ; p1.row_tile l0.ln2.r6
+    VEC.mul   l0_ln2_r6_tmp, l0_ln2_r6_x, l0_ln2_r6_x       ; p1.row_tile l0.ln2.r6
+    VEC.rsum  l0_ln2_r6_var, l0_ln2_r6_tmp                  ; p1.row_tile l0.ln2.r6
+    VEC.muli  l0_ln2_r6_var, l0_ln2_r6_var, 0.015625        ; p1.row_tile l0.ln2.r6
+    VEC.addi  l0_ln2_r6_var, l0_ln2_r6_var, 1e-05           ; p1.row_tile l0.ln2.r6
+    SFU.rsqrt l0_ln2_r6_var, l0_ln2_r6_var                  ; p1.row_tile l0.ln2.r6
+    VEC.mul   l0_ln2_r6_x, l0_ln2_r6_x, l0_ln2_r6_var       ; p1.row_tile l0.ln2.r6
+    VEC.mul   l0_ln2_r6_x, l0_ln2_r6_x, l0_ln2_r6_g         ; p1.row_tile l0.ln2.r6
+    VEC.add   l0_ln2_r6_x, l0_ln2_r6_x, l0_ln2_r6_b         ; p1.row_tile l0.ln2.r6
+    ST        hbm[scratch + 95744], l0_ln2_r6_x             ; p1.row_tile l0.ln2.r6
+    SIG       ev.ln2_l0, 1                                  ; p1.row_tile l0.ln2.r6
+    WAIT      ev.w1_l0, 6                                   ; p1.multicast.w2:13 l0.w2.k0.mc0
+    WAIT      ev.l0_w2_k0_ready, 2                          ; p1.multicast.w2:13 l0.w2.k0.mc0
+    LD.mc     l0_w2_k0_a0, hbm[scratch + 98304], stride 128, {8, 12} ; p1.multicast.w2:13 l0.w2.k0.mc0
+    SIG       ev.l0_w2_k0_full0, 1                          ; p1.multicast.w2:13 l0.w2.k0.mc0
+    LD.mc     l0_w2_k0_a2, hbm[scratch + 114688], stride 128, {8, 12} ; p1.multicast.w2:13 l0.w2.k0.mc0
+    SIG       ev.l0_w2_k0_full2, 1                          ; p1.multicast.w2:13 l0.w2.k0.mc0
+    SIG       ev.w2_l0, 1                                   ; p1.multicast.w2:13 l0.w2.k0.mc0
+    END
+
+.wg 10  ; sm 2, tasks: l0.ln1.r4 l0.att.s0.h0.r0 l0.wo.k0.mc0
+.rf l0_ln1_r4_g                 p0       1x64      ; l0.ln1.r4.g
+.rf l0_ln1_r4_b                 p0+256   1x64      ; l0.ln1.r4.b
+.rf l0_ln1_r4_x                 p0+512   2x64      ; l0.ln1.r4.x
+.rf l0_ln1_r4_mean              p0+1024  2x1       ; l0.ln1.r4.mean
+.rf l0_ln1_r4_tmp               p0+1088  2x64      ; l0.ln1.r4.tmp
+.rf l0_ln1_r4_var               p0+1600  2x1       ; l0.ln1.r4.var
+.rf l0_att_s0_h0_r0_q           p0       32x32     ; l0.att.s0.h0.r0.q
+.rf l0_att_s0_h0_r0_kb          p1       32x32     ; l0.att.s0.h0.r0.kb
+.rf l0_att_s0_h0_r0_s           p2       32x32     ; l0.att.s0.h0.r0.s
+.rf l0_att_s0_h0_r0_mask        p0       32x32     ; l0.att.s0.h0.r0.mask
+.rf l0_att_s0_h0_r0_m           p0       32x1      ; l0.att.s0.h0.r0.m
+.rf l0_att_s0_h0_r0_z           p0       32x1      ; l0.att.s0.h0.r0.z
+.rf l0_att_s0_h0_r0_vb          p0       32x32     ; l0.att.s0.h0.r0.vb
+.rf l0_att_s0_h0_r0_o           p1       32x32     ; l0.att.s0.h0.r0.o
+    LD        l0_ln1_r4_g, hbm[ln1_g.l0]                    ; p1.row_tile l0.ln1.r4
+    LD        l0_ln1_r4_b, hbm[ln1_b.l0]                    ; p1.row_tile l0.ln1.r4
+    LD        l0_ln1_r4_x, hbm[x_in + 8192]                 ; p1.row_tile l0.ln1.r4
+    VEC.rsum  l0_ln1_r4_mean, l0_ln1_r4_x                   ; p1.row_tile l0.ln1.r4
+    VEC.muli  l0_ln1_r4_mean, l0_ln1_r4_mean, 0.015625      ; p1.row_tile l0.ln1.r4
+    VEC.sub   l0_ln1_r4_x, l0_ln1_r4_x, l0_ln1_r4_mean      ; p1.row_tile l0.ln1.r4
+    VEC.mul   l0_ln1_r4_tmp, l0_ln1_r4_x, l0_ln1_r4_x       ; p1.row_tile l0.ln1.r4
+    VEC.rsum  l0_ln1_r4_var, l0_ln1_r4_tmp                  ; p1.row_tile l0.ln1.r4
+    VEC.muli  l0_ln1_r4_var, l0_ln1_r4_var, 0.015625        ; p1.row_tile l0.ln1.r4
+    VEC.addi  l0_ln1_r4_var, l0_ln1_r4_var, 1e-05           ; p1.row_tile l0.ln1.r4
+    SFU.rsqrt l0_ln1_r4_var, l0_ln1_r4_var                  ; p1.row_tile l0.ln1.r4
+    VEC.mul   l0_ln1_r4_x, l0_ln1_r4_x, l0_ln1_r4_var       ; p1.row_tile l0.ln1.r4
+    VEC.mul   l0_ln1_r4_x, l0_ln1_r4_x, l0_ln1_r4_g         ; p1.row_tile l0.ln1.r4
+    VEC.add   l0_ln1_r4_x, l0_ln1_r4_x, l0_ln1_r4_b         ; p1.row_tile l0.ln1.r4
+    ST        hbm[scratch + 24576], l0_ln1_r4_x             ; p1.row_tile l0.ln1.r4
+    LD        l0_ln1_r4_x, hbm[x_in + 8704]                 ; p1.row_tile l0.ln1.r4
+    VEC.rsum  l0_ln1_r4_mean, l0_ln1_r4_x                   ; p1.row_tile l0.ln1.r4
+    VEC.muli  l0_ln1_r4_mean, l0_ln1_r4_mean, 0.015625      ; p1.row_tile l0.ln1.r4
+    VEC.sub   l0_ln1_r4_x, l0_ln1_r4_x, l0_ln1_r4_mean      ; p1.row_tile l0.ln1.r4
+    VEC.mul   l0_ln1_r4_tmp, l0_ln1_r4_x, l0_ln1_r4_x       ; p1.row_tile l0.ln1.r4
+    VEC.rsum  l0_ln1_r4_var, l0_ln1_r4_tmp                  ; p1.row_tile l0.ln1.r4
+    VEC.muli  l0_ln1_r4_var, l0_ln1_r4_var, 0.015625        ; p1.row_tile l0.ln1.r4
+    VEC.addi  l0_ln1_r4_var, l0_ln1_r4_var, 1e-05           ; p1.row_tile l0.ln1.r4
+    SFU.rsqrt l0_ln1_r4_var, l0_ln1_r4_var                  ; p1.row_tile l0.ln1.r4
+    VEC.mul   l0_ln1_r4_x, l0_ln1_r4_x, l0_ln1_r4_var       ; p1.row_tile l0.ln1.r4
+    VEC.mul   l0_ln1_r4_x, l0_ln1_r4_x, l0_ln1_r4_g         ; p1.row_tile l0.ln1.r4
+    VEC.add   l0_ln1_r4_x, l0_ln1_r4_x, l0_ln1_r4_b         ; p1.row_tile l0.ln1.r4
+    ST        hbm[scratch + 25088], l0_ln1_r4_x             ; p1.row_tile l0.ln1.r4
+    LD        l0_ln1_r4_x, hbm[x_in + 9216]                 ; p1.row_tile l0.ln1.r4
+    VEC.rsum  l0_ln1_r4_mean, l0_ln1_r4_x                   ; p1.row_tile l0.ln1.r4
+    VEC.muli  l0_ln1_r4_mean, l0_ln1_r4_mean, 0.015625      ; p1.row_tile l0.ln1.r4
+    VEC.sub   l0_ln1_r4_x, l0_ln1_r4_x, l0_ln1_r4_mean      ; p1.row_tile l0.ln1.r4
+    VEC.mul   l0_ln1_r4_tmp, l0_ln1_r4_x, l0_ln1_r4_x       ; p1.row_tile l0.ln1.r4
+    VEC.rsum  l0_ln1_r4_var, l0_ln1_r4_tmp                  ; p1.row_tile l0.ln1.r4
+    VEC.muli  l0_ln1_r4_var, l0_ln1_r4_var, 0.015625        ; p1.row_tile l0.ln1.r4
+    VEC.addi  l0_ln1_r4_var, l0_ln1_r4_var, 1e-05           ; p1.row_tile l0.ln1.r4
+    SFU.rsqrt l0_ln1_r4_var, l0_ln1_r4_var                  ; p1.row_tile l0.ln1.r4
+    VEC.mul   l0_ln1_r4_x, l0_ln1_r4_x, l0_ln1_r4_var       ; p1.row_tile l0.ln1.r4
+    VEC.mul   l0_ln1_r4_x, l0_ln1_r4_x, l0_ln1_r4_g         ; p1.row_tile l0.ln1.r4
+    VEC.add   l0_ln1_r4_x, l0_ln1_r4_x, l0_ln1_r4_b         ; p1.row_tile l0.ln1.r4
+    ST        hbm[scratch + 25600], l0_ln1_r4_x             ; p1.row_tile l0.ln1.r4
+    LD        l0_ln1_r4_x, hbm[x_in + 9728]                 ; p1.row_tile l0.ln1.r4
+    VEC.rsum  l0_ln1_r4_mean, l0_ln1_r4_x                   ; p1.row_tile l0.ln1.r4
+    VEC.muli  l0_ln1_r4_mean, l0_ln1_r4_mean, 0.015625      ; p1.row_tile l0.ln1.r4
+    VEC.sub   l0_ln1_r4_x, l0_ln1_r4_x, l0_ln1_r4_mean      ; p1.row_tile l0.ln1.r4
+    VEC.mul   l0_ln1_r4_tmp, l0_ln1_r4_x, l0_ln1_r4_x       ; p1.row_tile l0.ln1.r4
+    VEC.rsum  l0_ln1_r4_var, l0_ln1_r4_tmp                  ; p1.row_tile l0.ln1.r4
+    VEC.muli  l0_ln1_r4_var, l0_ln1_r4_var, 0.015625        ; p1.row_tile l0.ln1.r4
+    VEC.addi  l0_ln1_r4_var, l0_ln1_r4_var, 1e-05           ; p1.row_tile l0.ln1.r4
+    SFU.rsqrt l0_ln1_r4_var, l0_ln1_r4_var                  ; p1.row_tile l0.ln1.r4
+    VEC.mul   l0_ln1_r4_x, l0_ln1_r4_x, l0_ln1_r4_var       ; p1.row_tile l0.ln1.r4
+    VEC.mul   l0_ln1_r4_x, l0_ln1_r4_x, l0_ln1_r4_g         ; p1.row_tile l0.ln1.r4
+    VEC.add   l0_ln1_r4_x, l0_ln1_r4_x, l0_ln1_r4_b         ; p1.row_tile l0.ln1.r4
+    ST        hbm[scratch + 26112], l0_ln1_r4_x             ; p1.row_tile l0.ln1.r4
+    SIG       ev.ln1_l0, 1                                  ; p1.row_tile l0.ln1.r4
+    WAIT      ev.qkv_l0, 8                                  ; p1.row_tile l0.att.s0.h0.r0
+    LD        l0_att_s0_h0_r0_q, hbm[scratch + 32768], stride 64 ; p1.row_tile l0.att.s0.h0.r0
+    LD        l0_att_s0_h0_r0_kb, hbm[k_out.l0]             ; p1.row_tile l0.att.s0.h0.r0
+    MMA.z.t   l0_att_s0_h0_r0_s, l0_att_s0_h0_r0_q, l0_att_s0_h0_r0_kb ; p1.row_tile l0.att.s0.h0.r0
+    VEC.fill  l0_att_s0_h0_r0_mask, -1e+30                  ; p1.row_tile l0.att.s0.h0.r0
+    VEC.fill  l0_att_s0_h0_r0_mask[0:1, 0:1], 0             ; p1.row_tile l0.att.s0.h0.r0
+    VEC.fill  l0_att_s0_h0_r0_mask[1:2, 0:2], 0             ; p1.row_tile l0.att.s0.h0.r0
+    VEC.fill  l0_att_s0_h0_r0_mask[2:3, 0:3], 0             ; p1.row_tile l0.att.s0.h0.r0
+    VEC.fill  l0_att_s0_h0_r0_mask[3:4, 0:4], 0             ; p1.row_tile l0.att.s0.h0.r0
+    VEC.fill  l0_att_s0_h0_r0_mask[4:5, 0:5], 0             ; p1.row_tile l0.att.s0.h0.r0
+    VEC.fill  l0_att_s0_h0_r0_mask[5:6, 0:6], 0             ; p1.row_tile l0.att.s0.h0.r0
+    VEC.fill  l0_att_s0_h0_r0_mask[6:7, 0:7], 0             ; p1.row_tile l0.att.s0.h0.r0
+    VEC.fill  l0_att_s0_h0_r0_mask[7:8, 0:8], 0             ; p1.row_tile l0.att.s0.h0.r0
+    VEC.fill  l0_att_s0_h0_r0_mask[8:9, 0:9], 0             ; p1.row_tile l0.att.s0.h0.r0
+    VEC.fill  l0_att_s0_h0_r0_mask[9:10, 0:10], 0           ; p1.row_tile l0.att.s0.h0.r0
+    VEC.fill  l0_att_s0_h0_r0_mask[10:11, 0:11], 0          ; p1.row_tile l0.att.s0.h0.r0
+    VEC.fill  l0_att_s0_h0_r0_mask[11:12, 0:12], 0          ; p1.row_tile l0.att.s0.h0.r0
+    VEC.fill  l0_att_s0_h0_r0_mask[12:13, 0:13], 0          ; p1.row_tile l0.att.s0.h0.r0
+    VEC.fill  l0_att_s0_h0_r0_mask[13:14, 0:14], 0          ; p1.row_tile l0.att.s0.h0.r0
+    VEC.fill  l0_att_s0_h0_r0_mask[14:15, 0:15], 0          ; p1.row_tile l0.att.s0.h0.r0
+    VEC.fill  l0_att_s0_h0_r0_mask[15:16, 0:16], 0          ; p1.row_tile l0.att.s0.h0.r0
+    VEC.fill  l0_att_s0_h0_r0_mask[16:17, 0:17], 0          ; p1.row_tile l0.att.s0.h0.r0
+    VEC.fill  l0_att_s0_h0_r0_mask[17:18, 0:18], 0          ; p1.row_tile l0.att.s0.h0.r0
+    VEC.fill  l0_att_s0_h0_r0_mask[18:19, 0:19], 0          ; p1.row_tile l0.att.s0.h0.r0
+    VEC.fill  l0_att_s0_h0_r0_mask[19:20, 0:20], 0          ; p1.row_tile l0.att.s0.h0.r0
+    VEC.fill  l0_att_s0_h0_r0_mask[20:21, 0:21], 0          ; p1.row_tile l0.att.s0.h0.r0
+    VEC.fill  l0_att_s0_h0_r0_mask[21:22, 0:22], 0          ; p1.row_tile l0.att.s0.h0.r0
+    VEC.fill  l0_att_s0_h0_r0_mask[22:23, 0:23], 0          ; p1.row_tile l0.att.s0.h0.r0
+    VEC.fill  l0_att_s0_h0_r0_mask[23:24, 0:24], 0          ; p1.row_tile l0.att.s0.h0.r0
+    VEC.fill  l0_att_s0_h0_r0_mask[24:25, 0:25], 0          ; p1.row_tile l0.att.s0.h0.r0
+    VEC.fill  l0_att_s0_h0_r0_mask[25:26, 0:26], 0          ; p1.row_tile l0.att.s0.h0.r0
+    VEC.fill  l0_att_s0_h0_r0_mask[26:27, 0:27], 0          ; p1.row_tile l0.att.s0.h0.r0
+    VEC.fill  l0_att_s0_h0_r0_mask[27:28, 0:28], 0          ; p1.row_tile l0.att.s0.h0.r0
+    VEC.fill  l0_att_s0_h0_r0_mask[28:29, 0:29], 0          ; p1.row_tile l0.att.s0.h0.r0
+    VEC.fill  l0_att_s0_h0_r0_mask[29:30, 0:30], 0          ; p1.row_tile l0.att.s0.h0.r0
+    VEC.fill  l0_att_s0_h0_r0_mask[30:31, 0:31], 0          ; p1.row_tile l0.att.s0.h0.r0
+    VEC.fill  l0_att_s0_h0_r0_mask[31:32, :], 0             ; p1.row_tile l0.att.s0.h0.r0
+    VEC.muli  l0_att_s0_h0_r0_s, l0_att_s0_h0_r0_s, 0.17677669 ; p1.row_tile l0.att.s0.h0.r0
+    VEC.add   l0_att_s0_h0_r0_s, l0_att_s0_h0_r0_s, l0_att_s0_h0_r0_mask ; p1.row_tile l0.att.s0.h0.r0
+    VEC.rmax  l0_att_s0_h0_r0_m, l0_att_s0_h0_r0_s          ; p1.row_tile l0.att.s0.h0.r0
+    VEC.sub   l0_att_s0_h0_r0_s, l0_att_s0_h0_r0_s, l0_att_s0_h0_r0_m ; p1.row_tile l0.att.s0.h0.r0
+    SFU.exp   l0_att_s0_h0_r0_s, l0_att_s0_h0_r0_s          ; p1.row_tile l0.att.s0.h0.r0
+    VEC.rsum  l0_att_s0_h0_r0_z, l0_att_s0_h0_r0_s          ; p1.row_tile l0.att.s0.h0.r0
+    SFU.recip l0_att_s0_h0_r0_z, l0_att_s0_h0_r0_z          ; p1.row_tile l0.att.s0.h0.r0
+    VEC.mul   l0_att_s0_h0_r0_s, l0_att_s0_h0_r0_s, l0_att_s0_h0_r0_z ; p1.row_tile l0.att.s0.h0.r0
+    LD        l0_att_s0_h0_r0_vb, hbm[v_out.l0]             ; p1.row_tile l0.att.s0.h0.r0
+    MMA.z     l0_att_s0_h0_r0_o, l0_att_s0_h0_r0_s, l0_att_s0_h0_r0_vb ; p1.row_tile l0.att.s0.h0.r0
+    ST        hbm[scratch + 49152], l0_att_s0_h0_r0_o, stride 64 ; p1.row_tile l0.att.s0.h0.r0
+    SIG       ev.att_l0, 1                                  ; p1.row_tile l0.att.s0.h0.r0
+    WAIT      ev.att_l0, 4                                  ; p1.multicast.wo:13 l0.wo.k0.mc0
+    WAIT      ev.l0_wo_k0_ready, 2                          ; p1.multicast.wo:13 l0.wo.k0.mc0
+    LD.mc     l0_wo_k0_a0, hbm[scratch + 49152], stride 64, {2, 6} ; p1.multicast.wo:13 l0.wo.k0.mc0
+    SIG       ev.l0_wo_k0_full0, 1                          ; p1.multicast.wo:13 l0.wo.k0.mc0
+    LD.mc     l0_wo_k0_a2, hbm[scratch + 57344], stride 64, {2, 6} ; p1.multicast.wo:13 l0.wo.k0.mc0
+    SIG       ev.l0_wo_k0_full2, 1                          ; p1.multicast.wo:13 l0.wo.k0.mc0
+    SIG       ev.wo_l0, 1                                   ; p1.multicast.wo:13 l0.wo.k0.mc0
+    END
+
+.wg 11  ; sm 2, tasks: l0.w1.k0.p2
+.rf l0_w1_k0_a0                 p0       32x32     ; l0.w1.k0.a0
+.rf l0_w1_k0_a1                 p1       32x32     ; l0.w1.k0.a1
+.rf l0_w1_k0_a2                 p2       32x32     ; l0.w1.k0.a2
+.rf l0_w1_k0_a3                 p3       32x32     ; l0.w1.k0.a3
+.rf l0_w1_k0_p2_w               p4       64x32     ; l0.w1.k0.p2.w
+.rf l0_w1_k0_p2_bias            p6       1x32      ; l0.w1.k0.p2.bias
+.rf l0_w1_k0_p2_acc0            p7       32x32     ; l0.w1.k0.p2.acc0
+.rf l0_w1_k0_p2_acc1            p0       32x32     ; l0.w1.k0.p2.acc1
+.rf l0_w1_k0_p2_gelu            p1       32x32     ; l0.w1.k0.p2.gelu
+    WAIT      ev.att_l0, 4                                  ; p1.panels.w1:10 l0.w1.k0.p2
+    WAIT      ev.l0_wo_k0_full1, 1                          ; p1.weights:9 l0.w1.k0.p2
+    LD        l0_w1_k0_p2_w[0:32, :], hbm[w1.l0 + 256], stride 128 ; p1.weights:9 l0.w1.k0.p2
+    WAIT      ev.l0_wo_k0_full3, 1                          ; p1.weights:9 l0.w1.k0.p2
+    LD        l0_w1_k0_p2_w[32:64, :], hbm[w1.l0 + 16640], stride 128 ; p1.weights:9 l0.w1.k0.p2
+    LD        l0_w1_k0_p2_bias, hbm[b1.l0 + 256], stride 128 ; p1.weights:9 l0.w1.k0.p2
+    SIG       ev.l0_w1_k0_ready, 1                          ; p1.multicast.w1:13 l0.w1.k0.p2
+    WAIT      ev.l0_w1_k0_full0, 1                          ; p1.multicast.w1:13 l0.w1.k0.p2
+    MMA.z     l0_w1_k0_p2_acc0, l0_w1_k0_a0, l0_w1_k0_p2_w[0:32, :] ; p1.k_chunk.w1:11 l0.w1.k0.p2
+    SIG       ev.l0_w1_k0_free0, 1                          ; p1.multicast.w1:13 l0.w1.k0.p2
+    WAIT      ev.l0_w1_k0_full1, 1                          ; p1.multicast.w1:13 l0.w1.k0.p2
+    MMA       l0_w1_k0_p2_acc0, l0_w1_k0_a1, l0_w1_k0_p2_w[32:64, :] ; p1.k_chunk.w1:11 l0.w1.k0.p2
+    SIG       ev.l0_w1_k0_free1, 1                          ; p1.multicast.w1:13 l0.w1.k0.p2
+    WAIT      ev.l0_w1_k0_full2, 1                          ; p1.multicast.w1:13 l0.w1.k0.p2
+    MMA.z     l0_w1_k0_p2_acc1, l0_w1_k0_a2, l0_w1_k0_p2_w[0:32, :] ; p1.k_chunk.w1:11 l0.w1.k0.p2
+    SIG       ev.l0_w1_k0_free2, 1                          ; p1.multicast.w1:13 l0.w1.k0.p2
+    VEC.add   l0_w1_k0_p2_acc0, l0_w1_k0_p2_acc0, l0_w1_k0_p2_bias ; p1.weights:9 l0.w1.k0.p2
+    VEC.mul   l0_w1_k0_p2_gelu, l0_w1_k0_p2_acc0, l0_w1_k0_p2_acc0 ; p1.panels.w1:10 l0.w1.k0.p2
+    VEC.mul   l0_w1_k0_p2_gelu, l0_w1_k0_p2_gelu, l0_w1_k0_p2_acc0 ; p1.panels.w1:10 l0.w1.k0.p2
+    VEC.muli  l0_w1_k0_p2_gelu, l0_w1_k0_p2_gelu, 0.044715  ; p1.panels.w1:10 l0.w1.k0.p2
+    VEC.add   l0_w1_k0_p2_gelu, l0_w1_k0_p2_gelu, l0_w1_k0_p2_acc0 ; p1.panels.w1:10 l0.w1.k0.p2
+    VEC.muli  l0_w1_k0_p2_gelu, l0_w1_k0_p2_gelu, 0.7978846 ; p1.panels.w1:10 l0.w1.k0.p2
+    WAIT      ev.l0_w1_k0_full3, 1                          ; p1.multicast.w1:13 l0.w1.k0.p2
+    MMA       l0_w1_k0_p2_acc1, l0_w1_k0_a3, l0_w1_k0_p2_w[32:64, :] ; p1.k_chunk.w1:11 l0.w1.k0.p2
+    SIG       ev.l0_w1_k0_free3, 1                          ; p1.multicast.w1:13 l0.w1.k0.p2
+    SFU.tanh  l0_w1_k0_p2_gelu, l0_w1_k0_p2_gelu            ; p1.panels.w1:10 l0.w1.k0.p2
+    VEC.addi  l0_w1_k0_p2_gelu, l0_w1_k0_p2_gelu, 1         ; p1.panels.w1:10 l0.w1.k0.p2
+    VEC.mul   l0_w1_k0_p2_gelu, l0_w1_k0_p2_gelu, l0_w1_k0_p2_acc0 ; p1.panels.w1:10 l0.w1.k0.p2
+    VEC.muli  l0_w1_k0_p2_gelu, l0_w1_k0_p2_gelu, 0.5       ; p1.panels.w1:10 l0.w1.k0.p2
+    ST        hbm[scratch + 98560], l0_w1_k0_p2_gelu, stride 128 ; p1.panels.w1:10 l0.w1.k0.p2
+    VEC.add   l0_w1_k0_p2_acc1, l0_w1_k0_p2_acc1, l0_w1_k0_p2_bias ; p1.weights:9 l0.w1.k0.p2
+    VEC.mul   l0_w1_k0_p2_gelu, l0_w1_k0_p2_acc1, l0_w1_k0_p2_acc1 ; p1.panels.w1:10 l0.w1.k0.p2
+    VEC.mul   l0_w1_k0_p2_gelu, l0_w1_k0_p2_gelu, l0_w1_k0_p2_acc1 ; p1.panels.w1:10 l0.w1.k0.p2
+    VEC.muli  l0_w1_k0_p2_gelu, l0_w1_k0_p2_gelu, 0.044715  ; p1.panels.w1:10 l0.w1.k0.p2
+    VEC.add   l0_w1_k0_p2_gelu, l0_w1_k0_p2_gelu, l0_w1_k0_p2_acc1 ; p1.panels.w1:10 l0.w1.k0.p2
+    VEC.muli  l0_w1_k0_p2_gelu, l0_w1_k0_p2_gelu, 0.7978846 ; p1.panels.w1:10 l0.w1.k0.p2
+    SFU.tanh  l0_w1_k0_p2_gelu, l0_w1_k0_p2_gelu            ; p1.panels.w1:10 l0.w1.k0.p2
+    VEC.addi  l0_w1_k0_p2_gelu, l0_w1_k0_p2_gelu, 1         ; p1.panels.w1:10 l0.w1.k0.p2
+    VEC.mul   l0_w1_k0_p2_gelu, l0_w1_k0_p2_gelu, l0_w1_k0_p2_acc1 ; p1.panels.w1:10 l0.w1.k0.p2
+    VEC.muli  l0_w1_k0_p2_gelu, l0_w1_k0_p2_gelu, 0.5       ; p1.panels.w1:10 l0.w1.k0.p2
+    ST        hbm[scratch + 114944], l0_w1_k0_p2_gelu, stride 128 ; p1.panels.w1:10 l0.w1.k0.p2
+    SIG       ev.w1_l0, 1                                   ; p1.panels.w1:10 l0.w1.k0.p2
+    END
+
+.wg 12  ; sm 3, tasks: l0.qkv.k0.p3 l0.ln2.r3 l0.w2.k0.p1
+.rf l0_qkv_k0_p3_w              p0       64x32     ; l0.qkv.k0.p3.w
+.rf l0_qkv_k0_a0                p2       32x32     ; l0.qkv.k0.a0
+.rf l0_qkv_k0_a1                p3       32x32     ; l0.qkv.k0.a1
+.rf l0_qkv_k0_a2                p4       32x32     ; l0.qkv.k0.a2
+.rf l0_qkv_k0_a3                p5       32x32     ; l0.qkv.k0.a3
+.rf l0_qkv_k0_p3_bias           p6       1x32      ; l0.qkv.k0.p3.bias
+.rf l0_qkv_k0_p3_acc0           p7       32x32     ; l0.qkv.k0.p3.acc0
+.rf l0_qkv_k0_p3_acc1           p2       32x32     ; l0.qkv.k0.p3.acc1
+.rf l0_ln2_r3_g                 p0       1x64      ; l0.ln2.r3.g
+.rf l0_ln2_r3_b                 p0+256   1x64      ; l0.ln2.r3.b
+.rf l0_ln2_r3_x                 p0+512   2x64      ; l0.ln2.r3.x
+.rf l0_ln2_r3_mean              p0+1024  2x1       ; l0.ln2.r3.mean
+.rf l0_ln2_r3_tmp               p0+1088  2x64      ; l0.ln2.r3.tmp
+.rf l0_ln2_r3_var               p0+1600  2x1       ; l0.ln2.r3.var
+.rf l0_w2_k0_a0                 p0       32x32     ; l0.w2.k0.a0
+.rf l0_w2_k0_a1                 p1       32x32     ; l0.w2.k0.a1
+.rf l0_w2_k0_a2                 p2       32x32     ; l0.w2.k0.a2
+.rf l0_w2_k0_a3                 p3       32x32     ; l0.w2.k0.a3
+.rf l0_w2_k0_p1_part            p4       32x32     ; l0.w2.k0.p1.part
+.rf l0_w2_k0_p1_w               p5       64x32     ; l0.w2.k0.p1.w
+.rf l0_w2_k0_p1_bias            p7       1x32      ; l0.w2.k0.p1.bias
+.rf l0_w2_k0_p1_acc0            p8       32x32     ; l0.w2.k0.p1.acc0
+.rf l0_w2_k0_p1_acc1            p0       32x32     ; l0.w2.k0.p1.acc1
+.rf l0_w2_k0_p1_res             p1       32x32     ; l0.w2.k0.p1.res
+    LD        l0_qkv_k0_p3_w[0:32, :], hbm[wqkv.l0 + 384], stride 192 ; p1.weights:9 l0.qkv.k0.p3
+    WAITT     800                                           ; p1.weights:9 l0.qkv.k0.p3
+    LD        l0_qkv_k0_p3_w[32:64, :], hbm[wqkv.l0 + 24960], stride 192 ; p1.weights:9 l0.qkv.k0.p3
+    LD        l0_qkv_k0_p3_bias, hbm[bqkv.l0 + 384], stride 192 ; p1.weights:9 l0.qkv.k0.p3
+    SIG       ev.l0_qkv_k0_ready, 1                         ; p1.multicast.qkv:13 l0.qkv.k0.p3
+    WAIT      ev.l0_qkv_k0_full0, 1                         ; p1.multicast.qkv:13 l0.qkv.k0.p3
+    MMA.z     l0_qkv_k0_p3_acc0, l0_qkv_k0_a0, l0_qkv_k0_p3_w[0:32, :] ; p1.k_chunk.qkv:11 l0.qkv.k0.p3
+    SIG       ev.l0_qkv_k0_free0, 1                         ; p1.multicast.qkv:13 l0.qkv.k0.p3
+    WAIT      ev.l0_qkv_k0_full1, 1                         ; p1.multicast.qkv:13 l0.qkv.k0.p3
+    MMA       l0_qkv_k0_p3_acc0, l0_qkv_k0_a1, l0_qkv_k0_p3_w[32:64, :] ; p1.k_chunk.qkv:11 l0.qkv.k0.p3
+    SIG       ev.l0_qkv_k0_free1, 1                         ; p1.multicast.qkv:13 l0.qkv.k0.p3
+    WAIT      ev.l0_qkv_k0_full2, 1                         ; p1.multicast.qkv:13 l0.qkv.k0.p3
+    MMA.z     l0_qkv_k0_p3_acc1, l0_qkv_k0_a2, l0_qkv_k0_p3_w[0:32, :] ; p1.k_chunk.qkv:11 l0.qkv.k0.p3
+    SIG       ev.l0_qkv_k0_free2, 1                         ; p1.multicast.qkv:13 l0.qkv.k0.p3
+    VEC.add   l0_qkv_k0_p3_acc0, l0_qkv_k0_p3_acc0, l0_qkv_k0_p3_bias ; p1.weights:9 l0.qkv.k0.p3
+    WAIT      ev.l0_qkv_k0_full3, 1                         ; p1.multicast.qkv:13 l0.qkv.k0.p3
+    MMA       l0_qkv_k0_p3_acc1, l0_qkv_k0_a3, l0_qkv_k0_p3_w[32:64, :] ; p1.k_chunk.qkv:11 l0.qkv.k0.p3
+    SIG       ev.l0_qkv_k0_free3, 1                         ; p1.multicast.qkv:13 l0.qkv.k0.p3
+    ST        hbm[k_out.l0 + 8192], l0_qkv_k0_p3_acc0       ; p1.kv_writeback l0.qkv.k0.p3
+    VEC.add   l0_qkv_k0_p3_acc1, l0_qkv_k0_p3_acc1, l0_qkv_k0_p3_bias ; p1.weights:9 l0.qkv.k0.p3
+    ST        hbm[k_out.l0 + 12288], l0_qkv_k0_p3_acc1      ; p1.kv_writeback l0.qkv.k0.p3
+    SIG       ev.qkv_l0, 1                                  ; p1.panels.qkv:10 l0.qkv.k0.p3
+    WAIT      ev.wo_l0, 4                                   ; p1.row_tile l0.ln2.r3
+    LD        l0_ln2_r3_g, hbm[ln2_g.l0]                    ; p1.row_tile l0.ln2.r3
+    LD        l0_ln2_r3_b, hbm[ln2_b.l0]                    ; p1.row_tile l0.ln2.r3
+    LD        l0_ln2_r3_x, hbm[scratch + 71680]             ; p1.row_tile l0.ln2.r3
+    VEC.rsum  l0_ln2_r3_mean, l0_ln2_r3_x                   ; p1.row_tile l0.ln2.r3
+    VEC.muli  l0_ln2_r3_mean, l0_ln2_r3_mean, 0.015625      ; p1.row_tile l0.ln2.r3
+    VEC.sub   l0_ln2_r3_x, l0_ln2_r3_x, l0_ln2_r3_mean      ; p1.row_tile l0.ln2.r3
+    VEC.mul   l0_ln2_r3_tmp, l0_ln2_r3_x, l0_ln2_r3_x       ; p1.row_tile l0.ln2.r3
+    VEC.rsum  l0_ln2_r3_var, l0_ln2_r3_tmp                  ; p1.row_tile l0.ln2.r3
+    VEC.muli  l0_ln2_r3_var, l0_ln2_r3_var, 0.015625        ; p1.row_tile l0.ln2.r3
+    VEC.addi  l0_ln2_r3_var, l0_ln2_r3_var, 1e-05           ; p1.row_tile l0.ln2.r3
+    SFU.rsqrt l0_ln2_r3_var, l0_ln2_r3_var                  ; p1.row_tile l0.ln2.r3
+    VEC.mul   l0_ln2_r3_x, l0_ln2_r3_x, l0_ln2_r3_var       ; p1.row_tile l0.ln2.r3
+    VEC.mul   l0_ln2_r3_x, l0_ln2_r3_x, l0_ln2_r3_g         ; p1.row_tile l0.ln2.r3
+    VEC.add   l0_ln2_r3_x, l0_ln2_r3_x, l0_ln2_r3_b         ; p1.row_tile l0.ln2.r3
+    ST        hbm[scratch + 88064], l0_ln2_r3_x             ; p1.row_tile l0.ln2.r3
+    LD        l0_ln2_r3_x, hbm[scratch + 72192]             ; p1.row_tile l0.ln2.r3
+    VEC.rsum  l0_ln2_r3_mean, l0_ln2_r3_x                   ; p1.row_tile l0.ln2.r3
+    VEC.muli  l0_ln2_r3_mean, l0_ln2_r3_mean, 0.015625      ; p1.row_tile l0.ln2.r3
+    VEC.sub   l0_ln2_r3_x, l0_ln2_r3_x, l0_ln2_r3_mean      ; p1.row_tile l0.ln2.r3
+    VEC.mul   l0_ln2_r3_tmp, l0_ln2_r3_x, l0_ln2_r3_x       ; p1.row_tile l0.ln2.r3
+    VEC.rsum  l0_ln2_r3_var, l0_ln2_r3_tmp                  ; p1.row_tile l0.ln2.r3
+    VEC.muli  l0_ln2_r3_var, l0_ln2_r3_var, 0.015625        ; p1.row_tile l0.ln2.r3
+    VEC.addi  l0_ln2_r3_var, l0_ln2_r3_var, 1e-05           ; p1.row_tile l0.ln2.r3
+    SFU.rsqrt l0_ln2_r3_var, l0_ln2_r3_var                  ; p1.row_tile l0.ln2.r3
+    VEC.mul   l0_ln2_r3_x, l0_ln2_r3_x, l0_ln2_r3_var       ; p1.row_tile l0.ln2.r3
+    VEC.mul   l0_ln2_r3_x, l0_ln2_r3_x, l0_ln2_r3_g         ; p1.row_tile l0.ln2.r3
+    VEC.add   l0_ln2_r3_x, l0_ln2_r3_x, l0_ln2_r3_b         ; p1.row_tile l0.ln2.r3
+    ST        hbm[scratch + 88576], l0_ln2_r3_x             ; p1.row_tile l0.ln2.r3
+    LD        l0_ln2_r3_x, hbm[scratch + 72704]             ; p1.row_tile l0.ln2.r3
+    VEC.rsum  l0_ln2_r3_mean, l0_ln2_r3_x                   ; p1.row_tile l0.ln2.r3
+    VEC.muli  l0_ln2_r3_mean, l0_ln2_r3_mean, 0.015625      ; p1.row_tile l0.ln2.r3
+    VEC.sub   l0_ln2_r3_x, l0_ln2_r3_x, l0_ln2_r3_mean      ; p1.row_tile l0.ln2.r3
+    VEC.mul   l0_ln2_r3_tmp, l0_ln2_r3_x, l0_ln2_r3_x       ; p1.row_tile l0.ln2.r3
+    VEC.rsum  l0_ln2_r3_var, l0_ln2_r3_tmp                  ; p1.row_tile l0.ln2.r3
+    VEC.muli  l0_ln2_r3_var, l0_ln2_r3_var, 0.015625        ; p1.row_tile l0.ln2.r3
+    VEC.addi  l0_ln2_r3_var, l0_ln2_r3_var, 1e-05           ; p1.row_tile l0.ln2.r3
+    SFU.rsqrt l0_ln2_r3_var, l0_ln2_r3_var                  ; p1.row_tile l0.ln2.r3
+    VEC.mul   l0_ln2_r3_x, l0_ln2_r3_x, l0_ln2_r3_var       ; p1.row_tile l0.ln2.r3
+    VEC.mul   l0_ln2_r3_x, l0_ln2_r3_x, l0_ln2_r3_g         ; p1.row_tile l0.ln2.r3
+    VEC.add   l0_ln2_r3_x, l0_ln2_r3_x, l0_ln2_r3_b         ; p1.row_tile l0.ln2.r3
+    ST        hbm[scratch + 89088], l0_ln2_r3_x             ; p1.row_tile l0.ln2.r3
+    LD        l0_ln2_r3_x, hbm[scratch + 73216]             ; p1.row_tile l0.ln2.r3
+    VEC.rsum  l0_ln2_r3_mean, l0_ln2_r3_x                   ; p1.row_tile l0.ln2.r3
+    VEC.muli  l0_ln2_r3_mean, l0_ln2_r3_mean, 0.015625      ; p1.row_tile l0.ln2.r3
+    VEC.sub   l0_ln2_r3_x, l0_ln2_r3_x, l0_ln2_r3_mean      ; p1.row_tile l0.ln2.r3
+    VEC.mul   l0_ln2_r3_tmp, l0_ln2_r3_x, l0_ln2_r3_x       ; p1.row_tile l0.ln2.r3
+    VEC.rsum  l0_ln2_r3_var, l0_ln2_r3_tmp                  ; p1.row_tile l0.ln2.r3
+    VEC.muli  l0_ln2_r3_var, l0_ln2_r3_var, 0.015625        ; p1.row_tile l0.ln2.r3
+    VEC.addi  l0_ln2_r3_var, l0_ln2_r3_var, 1e-05           ; p1.row_tile l0.ln2.r3
+    SFU.rsqrt l0_ln2_r3_var, l0_ln2_r3_var                  ; p1.row_tile l0.ln2.r3
+    VEC.mul   l0_ln2_r3_x, l0_ln2_r3_x, l0_ln2_r3_var       ; p1.row_tile l0.ln2.r3
+    VEC.mul   l0_ln2_r3_x, l0_ln2_r3_x, l0_ln2_r3_g         ; p1.row_tile l0.ln2.r3
+    VEC.add   l0_ln2_r3_x, l0_ln2_r3_x, l0_ln2_r3_b         ; p1.row_tile l0.ln2.r3
+    ST        hbm[scratch + 89600], l0_ln2_r3_x             ; p1.row_tile l0.ln2.r3
+    SIG       ev.ln2_l0, 1                                  ; p1.row_tile l0.ln2.r3
+    WAIT      ev.ln2_l0, 8                                  ; p1.panels.w2:10 l0.w2.k0.p1
+    WAIT      ev.l0_w1_k0_full0, 1                          ; p1.weights:9 l0.w2.k0.p1
+    LD        l0_w2_k0_p1_w[0:32, :], hbm[w2.l0 + 128], stride 64 ; p1.weights:9 l0.w2.k0.p1
+    WAIT      ev.l0_w1_k0_full2, 1                          ; p1.weights:9 l0.w2.k0.p1
+    LD        l0_w2_k0_p1_w[32:64, :], hbm[w2.l0 + 8320], stride 64 ; p1.weights:9 l0.w2.k0.p1
     LD        l0_w2_k0_p1_bias, hbm[b2.l0 + 128], stride 64 ; p1.weights:9 l0.w2.k0.p1
     SIG       ev.l0_w2_k0_ready, 1                          ; p1.multicast.w2:13 l0.w2.k0.p1
     WAIT      ev.l0_w2_k0_full0, 1                          ; p1.multicast.w2:13 l0.w2.k0.p1
@@ -1414,9 +1605,9 @@
     MMA.z     l0_w2_k0_p1_acc1, l0_w2_k0_a2, l0_w2_k0_p1_w[0:32, :] ; p1.k_chunk.w2:11 l0.w2.k0.p1
     SIG       ev.l0_w2_k0_free2, 1                          ; p1.multicast.w2:13 l0.w2.k0.p1
     WAIT      ev.l0_w2_p1_sum1, 1                           ; p1.weights:9 l0.w2.k0.p1
-    LD        l0_w2_k0_p1_part, hbm[scratch + 16512], stride 64 ; p1.weights:9 l0.w2.k0.p1
-    LD        l0_w2_k0_p1_res, hbm[scratch + 65664], stride 64 ; p1.panels.w2:10 l0.w2.k0.p1
     VEC.add   l0_w2_k0_p1_acc0, l0_w2_k0_p1_acc0, l0_w2_k0_p1_part ; p1.weights:9 l0.w2.k0.p1
+    SIG       ev.l0_w2_p1_took0, 1                          ; p1.weights:9 l0.w2.k0.p1
+    LD        l0_w2_k0_p1_res, hbm[scratch + 65664], stride 64 ; p1.panels.w2:10 l0.w2.k0.p1
     WAIT      ev.l0_w2_k0_full3, 1                          ; p1.multicast.w2:13 l0.w2.k0.p1
     MMA       l0_w2_k0_p1_acc1, l0_w2_k0_a3, l0_w2_k0_p1_w[32:64, :] ; p1.k_chunk.w2:11 l0.w2.k0.p1
     SIG       ev.l0_w2_k0_free3, 1                          ; p1.multicast.w2:13 l0.w2.k0.p1
@@ -1424,117 +1615,94 @@
     VEC.add   l0_w2_k0_p1_acc0, l0_w2_k0_p1_acc0, l0_w2_k0_p1_res ; p1.panels.w2:10 l0.w2.k0.p1
     ST        hbm[out + 128], l0_w2_k0_p1_acc0, stride 64   ; p1.panels.w2:10 l0.w2.k0.p1
     WAIT      ev.l0_w2_p1_sum1, 2                           ; p1.weights:9 l0.w2.k0.p1
-    LD        l0_w2_k0_p1_part, hbm[scratch + 24704], stride 64 ; p1.weights:9 l0.w2.k0.p1
-    LD        l0_w2_k0_p1_res, hbm[scratch + 73856], stride 64 ; p1.panels.w2:10 l0.w2.k0.p1
     VEC.add   l0_w2_k0_p1_acc1, l0_w2_k0_p1_acc1, l0_w2_k0_p1_part ; p1.weights:9 l0.w2.k0.p1
+    SIG       ev.l0_w2_p1_took0, 1                          ; p1.weights:9 l0.w2.k0.p1
+    LD        l0_w2_k0_p1_res, hbm[scratch + 73856], stride 64 ; p1.panels.w2:10 l0.w2.k0.p1
     VEC.add   l0_w2_k0_p1_acc1, l0_w2_k0_p1_acc1, l0_w2_k0_p1_bias ; p1.weights:9 l0.w2.k0.p1
     VEC.add   l0_w2_k0_p1_acc1, l0_w2_k0_p1_acc1, l0_w2_k0_p1_res ; p1.panels.w2:10 l0.w2.k0.p1
     ST        hbm[out + 8320], l0_w2_k0_p1_acc1, stride 64  ; p1.panels.w2:10 l0.w2.k0.p1
     SIG       ev.w2_l0, 1                                   ; p1.panels.w2:10 l0.w2.k0.p1
     END
 
-.wg 13  ; sm 3, tasks: l0.ln1.r7 l0.qkv.k0.mc1 l0.ln2.r3 l0.w2.k0.mc1
-.rf l0_ln1_r7_g                 p0       1x64      ; l0.ln1.r7.g
-.rf l0_ln1_r7_b                 p0+256   1x64      ; l0.ln1.r7.b
-.rf l0_ln1_r7_x                 p0+512   4x64      ; l0.ln1.r7.x
-.rf l0_ln1_r7_mean              p0+1536  4x1       ; l0.ln1.r7.mean
-.rf l0_ln1_r7_tmp               p0+1536  4x64      ; l0.ln1.r7.tmp
-.rf l0_ln1_r7_var               p0+2560  4x1       ; l0.ln1.r7.var
-.rf l0_ln2_r3_g                 p0       1x64      ; l0.ln2.r3.g
-.rf l0_ln2_r3_b                 p0+256   1x64      ; l0.ln2.r3.b
-.rf l0_ln2_r3_x                 p0+512   4x64      ; l0.ln2.r3.x
-.rf l0_ln2_r3_mean              p0+1536  4x1       ; l0.ln2.r3.mean
-.rf l0_ln2_r3_tmp               p0+1536  4x64      ; l0.ln2.r3.tmp
-.rf l0_ln2_r3_var               p0+2560  4x1       ; l0.ln2.r3.var
-    LD        l0_ln1_r7_g, hbm[ln1_g.l0]                    ; p1.row_tile l0.ln1.r7
-    LD        l0_ln1_r7_b, hbm[ln1_b.l0]                    ; p1.row_tile l0.ln1.r7
-    LD        l0_ln1_r7_x, hbm[x_in + 7168]                 ; p1.row_tile l0.ln1.r7
-    VEC.rsum  l0_ln1_r7_mean, l0_ln1_r7_x                   ; p1.row_tile l0.ln1.r7
-    VEC.muli  l0_ln1_r7_mean, l0_ln1_r7_mean, 0.015625      ; p1.row_tile l0.ln1.r7
-    VEC.sub   l0_ln1_r7_x, l0_ln1_r7_x, l0_ln1_r7_mean      ; p1.row_tile l0.ln1.r7
-    VEC.mul   l0_ln1_r7_tmp, l0_ln1_r7_x, l0_ln1_r7_x       ; p1.row_tile l0.ln1.r7
-    VEC.rsum  l0_ln1_r7_var, l0_ln1_r7_tmp                  ; p1.row_tile l0.ln1.r7
-    VEC.muli  l0_ln1_r7_var, l0_ln1_r7_var, 0.015625        ; p1.row_tile l0.ln1.r7
-    VEC.addi  l0_ln1_r7_var, l0_ln1_r7_var, 1e-05           ; p1.row_tile l0.ln1.r7
-    SFU.rsqrt l0_ln1_r7_var, l0_ln1_r7_var                  ; p1.row_tile l0.ln1.r7
-    VEC.mul   l0_ln1_r7_x, l0_ln1_r7_x, l0_ln1_r7_var       ; p1.row_tile l0.ln1.r7
-    VEC.mul   l0_ln1_r7_x, l0_ln1_r7_x, l0_ln1_r7_g         ; p1.row_tile l0.ln1.r7
-    VEC.add   l0_ln1_r7_x, l0_ln1_r7_x, l0_ln1_r7_b         ; p1.row_tile l0.ln1.r7
-    ST        hbm[scratch + 23552], l0_ln1_r7_x             ; p1.row_tile l0.ln1.r7
-    SIG       ev.ln1_l0, 1                                  ; p1.row_tile l0.ln1.r7
-    WAIT      ev.ln1_l0, 16                                 ; p1.multicast.qkv:13 l0.qkv.k0.mc1
+.wg 13  ; sm 3, tasks: l0.ln1.r1 l0.qkv.k0.mc1 l0.ln2.r7 l0.w2.k0.mc1
+.rf l0_ln1_r1_g                 p0       1x64      ; l0.ln1.r1.g
+.rf l0_ln1_r1_b                 p0+256   1x64      ; l0.ln1.r1.b
+.rf l0_ln1_r1_x                 p0+512   2x64      ; l0.ln1.r1.x
+.rf l0_ln1_r1_mean              p0+1024  2x1       ; l0.ln1.r1.mean
+.rf l0_ln1_r1_tmp               p0+1088  2x64      ; l0.ln1.r1.tmp
+.rf l0_ln1_r1_var               p0+1600  2x1       ; l0.ln1.r1.var
+.rf l0_ln2_r7_g                 p0       1x64      ; l0.ln2.r7.g
+.rf l0_ln2_r7_b                 p0+256   1x64      ; l0.ln2.r7.b
+.rf l0_ln2_r7_x                 p0+512   2x64      ; l0.ln2.r7.x
+.rf l0_ln2_r7_mean              p0+1024  2x1       ; l0.ln2.r7.mean
+.rf l0_ln2_r7_tmp               p0+1088  2x64      ; l0.ln2.r7.tmp
+.rf l0_ln2_r7_var               p0+1600  2x1       ; l0.ln2.r7.var
+    LD        l0_ln1_r1_g, hbm[ln1_g.l0]                    ; p1.row_tile l0.ln1.r1
+    LD        l0_ln1_r1_b, hbm[ln1_b.l0]                    ; p1.row_tile l0.ln1.r1
+    LD        l0_ln1_r1_x, hbm[x_in + 2048]                 ; p1.row_tile l0.ln1.r1
+    VEC.rsum  l0_ln1_r1_mean, l0_ln1_r1_x                   ; p1.row_tile l0.ln1.r1
+    VEC.muli  l0_ln1_r1_mean, l0_ln1_r1_mean, 0.015625      ; p1.row_tile l0.ln1.r1
+    VEC.sub   l0_ln1_r1_x, l0_ln1_r1_x, l0_ln1_r1_mean      ; p1.row_tile l0.ln1.r1
+    VEC.mul   l0_ln1_r1_tmp, l0_ln1_r1_x, l0_ln1_r1_x       ; p1.row_tile l0.ln1.r1
+    VEC.rsum  l0_ln1_r1_var, l0_ln1_r1_tmp                  ; p1.row_tile l0.ln1.r1
+    VEC.muli  l0_ln1_r1_var, l0_ln1_r1_var, 0.015625        ; p1.row_tile l0.ln1.r1
+    VEC.addi  l0_ln1_r1_var, l0_ln1_r1_var, 1e-05           ; p1.row_tile l0.ln1.r1
+    SFU.rsqrt l0_ln1_r1_var, l0_ln1_r1_var                  ; p1.row_tile l0.ln1.r1
+    VEC.mul   l0_ln1_r1_x, l0_ln1_r1_x, l0_ln1_r1_var       ; p1.row_tile l0.ln1.r1
+    VEC.mul   l0_ln1_r1_x, l0_ln1_r1_x, l0_ln1_r1_g         ; p1.row_tile l0.ln1.r1
+    VEC.add   l0_ln1_r1_x, l0_ln1_r1_x, l0_ln1_r1_b         ; p1.row_tile l0.ln1.r1
+    ST        hbm[scratch + 18432], l0_ln1_r1_x             ; p1.row_tile l0.ln1.r1
+    LD        l0_ln1_r1_x, hbm[x_in + 2560]                 ; p1.row_tile l0.ln1.r1
+    VEC.rsum  l0_ln1_r1_mean, l0_ln1_r1_x                   ; p1.row_tile l0.ln1.r1
+    VEC.muli  l0_ln1_r1_mean, l0_ln1_r1_mean, 0.015625      ; p1.row_tile l0.ln1.r1
+    VEC.sub   l0_ln1_r1_x, l0_ln1_r1_x, l0_ln1_r1_mean      ; p1.row_tile l0.ln1.r1
+    VEC.mul   l0_ln1_r1_tmp, l0_ln1_r1_x, l0_ln1_r1_x       ; p1.row_tile l0.ln1.r1
+    VEC.rsum  l0_ln1_r1_var, l0_ln1_r1_tmp                  ; p1.row_tile l0.ln1.r1
+    VEC.muli  l0_ln1_r1_var, l0_ln1_r1_var, 0.015625        ; p1.row_tile l0.ln1.r1
+    VEC.addi  l0_ln1_r1_var, l0_ln1_r1_var, 1e-05           ; p1.row_tile l0.ln1.r1
+    SFU.rsqrt l0_ln1_r1_var, l0_ln1_r1_var                  ; p1.row_tile l0.ln1.r1
+    VEC.mul   l0_ln1_r1_x, l0_ln1_r1_x, l0_ln1_r1_var       ; p1.row_tile l0.ln1.r1
+    VEC.mul   l0_ln1_r1_x, l0_ln1_r1_x, l0_ln1_r1_g         ; p1.row_tile l0.ln1.r1
+    VEC.add   l0_ln1_r1_x, l0_ln1_r1_x, l0_ln1_r1_b         ; p1.row_tile l0.ln1.r1
+    ST        hbm[scratch + 18944], l0_ln1_r1_x             ; p1.row_tile l0.ln1.r1
+    LD        l0_ln1_r1_x, hbm[x_in + 3072]                 ; p1.row_tile l0.ln1.r1
+    VEC.rsum  l0_ln1_r1_mean, l0_ln1_r1_x                   ; p1.row_tile l0.ln1.r1
+    VEC.muli  l0_ln1_r1_mean, l0_ln1_r1_mean, 0.015625      ; p1.row_tile l0.ln1.r1
+    VEC.sub   l0_ln1_r1_x, l0_ln1_r1_x, l0_ln1_r1_mean      ; p1.row_tile l0.ln1.r1
+    VEC.mul   l0_ln1_r1_tmp, l0_ln1_r1_x, l0_ln1_r1_x       ; p1.row_tile l0.ln1.r1
+    VEC.rsum  l0_ln1_r1_var, l0_ln1_r1_tmp                  ; p1.row_tile l0.ln1.r1
+    VEC.muli  l0_ln1_r1_var, l0_ln1_r1_var, 0.015625        ; p1.row_tile l0.ln1.r1
+    VEC.addi  l0_ln1_r1_var, l0_ln1_r1_var, 1e-05           ; p1.row_tile l0.ln1.r1
+    SFU.rsqrt l0_ln1_r1_var, l0_ln1_r1_var                  ; p1.row_tile l0.ln1.r1
+    VEC.mul   l0_ln1_r1_x, l0_ln1_r1_x, l0_ln1_r1_var       ; p1.row_tile l0.ln1.r1
+    VEC.mul   l0_ln1_r1_x, l0_ln1_r1_x, l0_ln1_r1_g         ; p1.row_tile l0.ln1.r1
+    VEC.add   l0_ln1_r1_x, l0_ln1_r1_x, l0_ln1_r1_b         ; p1.row_tile l0.ln1.r1
+    ST        hbm[scratch + 19456], l0_ln1_r1_x             ; p1.row_tile l0.ln1.r1
+    LD        l0_ln1_r1_x, hbm[x_in + 3584]                 ; p1.row_tile l0.ln1.r1
+    VEC.rsum  l0_ln1_r1_mean, l0_ln1_r1_x                   ; p1.row_tile l0.ln1.r1
+    VEC.muli  l0_ln1_r1_mean, l0_ln1_r1_mean, 0.015625      ; p1.row_tile l0.ln1.r1
+    VEC.sub   l0_ln1_r1_x, l0_ln1_r1_x, l0_ln1_r1_mean      ; p1.row_tile l0.ln1.r1
+    VEC.mul   l0_ln1_r1_tmp, l0_ln1_r1_x, l0_ln1_r1_x       ; p1.row_tile l0.ln1.r1
+    VEC.rsum  l0_ln1_r1_var, l0_ln1_r1_tmp                  ; p1.row_tile l0.ln1.r1
+    VEC.muli  l0_ln1_r1_var, l0_ln1_r1_var, 0.015625        ; p1.row_tile l0.ln1.r1
+    VEC.addi  l0_ln1_r1_var, l0_ln1_r1_var, 1e-05           ; p1.row_tile l0.ln1.r1
+    SFU.rsqrt l0_ln1_r1_var, l0_ln1_r1_var                  ; p1.row_tile l0.ln1.r1
+    VEC.mul   l0_ln1_r1_x, l0_ln1_r1_x, l0_ln1_r1_var       ; p1.row_tile l0.ln1.r1
+    VEC.mul   l0_ln1_r1_x, l0_ln1_r1_x, l0_ln1_r1_g         ; p1.row_tile l0.ln1.r1
+    VEC.add   l0_ln1_r1_x, l0_ln1_r1_x, l0_ln1_r1_b         ; p1.row_tile l0.ln1.r1
+    ST        hbm[scratch + 19968], l0_ln1_r1_x             ; p1.row_tile l0.ln1.r1
+    SIG       ev.ln1_l0, 1                                  ; p1.row_tile l0.ln1.r1
+    WAIT      ev.ln1_l0, 8                                  ; p1.multicast.qkv:13 l0.qkv.k0.mc1
     WAIT      ev.l0_qkv_k0_ready, 6                         ; p1.multicast.qkv:13 l0.qkv.k0.mc1
     LD.mc     l0_qkv_k0_a1, hbm[scratch + 16512], stride 64, {0, 1, 4, 5, 8, 12} ; p1.multicast.qkv:13 l0.qkv.k0.mc1
     SIG       ev.l0_qkv_k0_full1, 1                         ; p1.multicast.qkv:13 l0.qkv.k0.mc1
     LD.mc     l0_qkv_k0_a3, hbm[scratch + 24704], stride 64, {0, 1, 4, 5, 8, 12} ; p1.multicast.qkv:13 l0.qkv.k0.mc1
     SIG       ev.l0_qkv_k0_full3, 1                         ; p1.multicast.qkv:13 l0.qkv.k0.mc1
     SIG       ev.qkv_l0, 1                                  ; p1.multicast.qkv:13 l0.qkv.k0.mc1
-    WAIT      ev.wo_l0, 4                                   ; p1.row_tile l0.ln2.r3
-    LD        l0_ln2_r3_g, hbm[ln2_g.l0]                    ; p1.row_tile l0.ln2.r3
-    LD        l0_ln2_r3_b, hbm[ln2_b.l0]                    ; p1.row_tile l0.ln2.r3
-    LD        l0_ln2_r3_x, hbm[scratch + 68608]             ; p1.row_tile l0.ln2.r3
-    VEC.rsum  l0_ln2_r3_mean, l0_ln2_r3_x                   ; p1.row_tile l0.ln2.r3
-    VEC.muli  l0_ln2_r3_mean, l0_ln2_r3_mean, 0.015625      ; p1.row_tile l0.ln2.r3
-    VEC.sub   l0_ln2_r3_x, l0_ln2_r3_x, l0_ln2_r3_mean      ; p1.row_tile l0.ln2.r3
-    VEC.mul   l0_ln2_r3_tmp, l0_ln2_r3_x, l0_ln2_r3_x       ; p1.row_tile l0.ln2.r3
-    VEC.rsum  l0_ln2_r3_var, l0_ln2_r3_tmp                  ; p1.row_tile l0.ln2.r3
-    VEC.muli  l0_ln2_r3_var, l0_ln2_r3_var, 0.015625        ; p1.row_tile l0.ln2.r3
-    VEC.addi  l0_ln2_r3_var, l0_ln2_r3_var, 1e-05           ; p1.row_tile l0.ln2.r3
-    SFU.rsqrt l0_ln2_r3_var, l0_ln2_r3_var                  ; p1.row_tile l0.ln2.r3
-    VEC.mul   l0_ln2_r3_x, l0_ln2_r3_x, l0_ln2_r3_var       ; p1.row_tile l0.ln2.r3
-    VEC.mul   l0_ln2_r3_x, l0_ln2_r3_x, l0_ln2_r3_g         ; p1.row_tile l0.ln2.r3
-    VEC.add   l0_ln2_r3_x, l0_ln2_r3_x, l0_ln2_r3_b         ; p1.row_tile l0.ln2.r3
-    ST        hbm[scratch + 84992], l0_ln2_r3_x             ; p1.row_tile l0.ln2.r3
-    SIG       ev.ln2_l0, 1                                  ; p1.row_tile l0.ln2.r3
-    WAIT      ev.w1_l0, 6                                   ; p1.multicast.w2:13 l0.w2.k0.mc1
-    WAIT      ev.l0_w2_k0_ready, 2                          ; p1.multicast.w2:13 l0.w2.k0.mc1
-    LD.mc     l0_w2_k0_a1, hbm[scratch + 98432], stride 128, {8, 12} ; p1.multicast.w2:13 l0.w2.k0.mc1
-    SIG       ev.l0_w2_k0_full1, 1                          ; p1.multicast.w2:13 l0.w2.k0.mc1
-    LD.mc     l0_w2_k0_a3, hbm[scratch + 114816], stride 128, {8, 12} ; p1.multicast.w2:13 l0.w2.k0.mc1
-    SIG       ev.l0_w2_k0_full3, 1                          ; p1.multicast.w2:13 l0.w2.k0.mc1
-    SIG       ev.w2_l0, 1                                   ; p1.multicast.w2:13 l0.w2.k0.mc1
-    END
-
-.wg 14  ; sm 3, tasks: l0.ln1.r11 l0.wo.k0.mc1 l0.ln2.r7
-.rf l0_ln1_r11_g                p0       1x64      ; l0.ln1.r11.g
-.rf l0_ln1_r11_b                p0+256   1x64      ; l0.ln1.r11.b
-.rf l0_ln1_r11_x                p0+512   4x64      ; l0.ln1.r11.x
-.rf l0_ln1_r11_mean             p0+1536  4x1       ; l0.ln1.r11.mean
-.rf l0_ln1_r11_tmp              p0+1536  4x64      ; l0.ln1.r11.tmp
-.rf l0_ln1_r11_var              p0+2560  4x1       ; l0.ln1.r11.var
-.rf l0_ln2_r7_g                 p0       1x64      ; l0.ln2.r7.g
-.rf l0_ln2_r7_b                 p0+256   1x64      ; l0.ln2.r7.b
-.rf l0_ln2_r7_x                 p0+512   4x64      ; l0.ln2.r7.x
-.rf l0_ln2_r7_mean              p0+1536  4x1       ; l0.ln2.r7.mean
-.rf l0_ln2_r7_tmp               p0+1536  4x64      ; l0.ln2.r7.tmp
-.rf l0_ln2_r7_var               p0+2560  4x1       ; l0.ln2.r7.var
-    LD        l0_ln1_r11_g, hbm[ln1_g.l0]                   ; p1.row_tile l0.ln1.r11
-    LD        l0_ln1_r11_b, hbm[ln1_b.l0]                   ; p1.row_tile l0.ln1.r11
-    LD        l0_ln1_r11_x, hbm[x_in + 11264]               ; p1.row_tile l0.ln1.r11
-    VEC.rsum  l0_ln1_r11_mean, l0_ln1_r11_x                 ; p1.row_tile l0.ln1.r11
-    VEC.muli  l0_ln1_r11_mean, l0_ln1_r11_mean, 0.015625    ; p1.row_tile l0.ln1.r11
-    VEC.sub   l0_ln1_r11_x, l0_ln1_r11_x, l0_ln1_r11_mean   ; p1.row_tile l0.ln1.r11
-    VEC.mul   l0_ln1_r11_tmp, l0_ln1_r11_x, l0_ln1_r11_x    ; p1.row_tile l0.ln1.r11
-    VEC.rsum  l0_ln1_r11_var, l0_ln1_r11_tmp                ; p1.row_tile l0.ln1.r11
-    VEC.muli  l0_ln1_r11_var, l0_ln1_r11_var, 0.015625      ; p1.row_tile l0.ln1.r11
-    VEC.addi  l0_ln1_r11_var, l0_ln1_r11_var, 1e-05         ; p1.row_tile l0.ln1.r11
-    SFU.rsqrt l0_ln1_r11_var, l0_ln1_r11_var                ; p1.row_tile l0.ln1.r11
-    VEC.mul   l0_ln1_r11_x, l0_ln1_r11_x, l0_ln1_r11_var    ; p1.row_tile l0.ln1.r11
-    VEC.mul   l0_ln1_r11_x, l0_ln1_r11_x, l0_ln1_r11_g      ; p1.row_tile l0.ln1.r11
-    VEC.add   l0_ln1_r11_x, l0_ln1_r11_x, l0_ln1_r11_b      ; p1.row_tile l0.ln1.r11
-    ST        hbm[scratch + 27648], l0_ln1_r11_x            ; p1.row_tile l0.ln1.r11
-    SIG       ev.ln1_l0, 1                                  ; p1.row_tile l0.ln1.r11
-    WAIT      ev.att_l0, 4                                  ; p1.multicast.wo:13 l0.wo.k0.mc1
-    WAIT      ev.l0_wo_k0_ready, 2                          ; p1.multicast.wo:13 l0.wo.k0.mc1
-    LD.mc     l0_wo_k0_a1, hbm[scratch + 49280], stride 64, {2, 6} ; p1.multicast.wo:13 l0.wo.k0.mc1
-    SIG       ev.l0_wo_k0_full1, 1                          ; p1.multicast.wo:13 l0.wo.k0.mc1
-    LD.mc     l0_wo_k0_a3, hbm[scratch + 57472], stride 64, {2, 6} ; p1.multicast.wo:13 l0.wo.k0.mc1
-    SIG       ev.l0_wo_k0_full3, 1                          ; p1.multicast.wo:13 l0.wo.k0.mc1
-    SIG       ev.wo_l0, 1                                   ; p1.multicast.wo:13 l0.wo.k0.mc1
     WAIT      ev.wo_l0, 4                                   ; p1.row_tile l0.ln2.r7
     LD        l0_ln2_r7_g, hbm[ln2_g.l0]                    ; p1.row_tile l0.ln2.r7
     LD        l0_ln2_r7_b, hbm[ln2_b.l0]                    ; p1.row_tile l0.ln2.r7
-    LD        l0_ln2_r7_x, hbm[scratch + 72704]             ; p1.row_tile l0.ln2.r7
+    LD        l0_ln2_r7_x, hbm[scratch + 79872]             ; p1.row_tile l0.ln2.r7
     VEC.rsum  l0_ln2_r7_mean, l0_ln2_r7_x                   ; p1.row_tile l0.ln2.r7
     VEC.muli  l0_ln2_r7_mean, l0_ln2_r7_mean, 0.015625      ; p1.row_tile l0.ln2.r7
     VEC.sub   l0_ln2_r7_x, l0_ln2_r7_x, l0_ln2_r7_mean      ; p1.row_tile l0.ln2.r7
@@ -1546,23 +1714,189 @@
     VEC.mul   l0_ln2_r7_x, l0_ln2_r7_x, l0_ln2_r7_var       ; p1.row_tile l0.ln2.r7
     VEC.mul   l0_ln2_r7_x, l0_ln2_r7_x, l0_ln2_r7_g         ; p1.row_tile l0.ln2.r7
     VEC.add   l0_ln2_r7_x, l0_ln2_r7_x, l0_ln2_r7_b         ; p1.row_tile l0.ln2.r7
-    ST        hbm[scratch + 89088], l0_ln2_r7_x             ; p1.row_tile l0.ln2.r7
+    ST        hbm[scratch + 96256], l0_ln2_r7_x             ; p1.row_tile l0.ln2.r7
+    LD        l0_ln2_r7_x, hbm[scratch + 80384]             ; p1.row_tile l0.ln2.r7
+    VEC.rsum  l0_ln2_r7_mean, l0_ln2_r7_x                   ; p1.row_tile l0.ln2.r7
+    VEC.muli  l0_ln2_r7_mean, l0_ln2_r7_mean, 0.015625      ; p1.row_tile l0.ln2.r7
+    VEC.sub   l0_ln2_r7_x, l0_ln2_r7_x, l0_ln2_r7_mean      ; p1.row_tile l0.ln2.r7
+    VEC.mul   l0_ln2_r7_tmp, l0_ln2_r7_x, l0_ln2_r7_x       ; p1.row_tile l0.ln2.r7
+    VEC.rsum  l0_ln2_r7_var, l0_ln2_r7_tmp                  ; p1.row_tile l0.ln2.r7
+    VEC.muli  l0_ln2_r7_var, l0_ln2_r7_var, 0.015625        ; p1.row_tile l0.ln2.r7
+    VEC.addi  l0_ln2_r7_var, l0_ln2_r7_var, 1e-05           ; p1.row_tile l0.ln2.r7
+    SFU.rsqrt l0_ln2_r7_var, l0_ln2_r7_var                  ; p1.row_tile l0.ln2.r7
+    VEC.mul   l0_ln2_r7_x, l0_ln2_r7_x, l0_ln2_r7_var       ; p1.row_tile l0.ln2.r7
+    VEC.mul   l0_ln2_r7_x, l0_ln2_r7_x, l0_ln2_r7_g         ; p1.row_tile l0.ln2.r7
+    VEC.add   l0_ln2_r7_x, l0_ln2_r7_x, l0_ln2_r7_b         ; p1.row_tile l0.ln2.r7
+    ST        hbm[scratch + 96768], l0_ln2_r7_x             ; p1.row_tile l0.ln2.r7
+    LD        l0_ln2_r7_x, hbm[scratch + 80896]             ; p1.row_tile l0.ln2.r7
+    VEC.rsum  l0_ln2_r7_mean, l0_ln2_r7_x                   ; p1.row_tile l0.ln2.r7
+    VEC.muli  l0_ln2_r7_mean, l0_ln2_r7_mean, 0.015625      ; p1.row_tile l0.ln2.r7
+    VEC.sub   l0_ln2_r7_x, l0_ln2_r7_x, l0_ln2_r7_mean      ; p1.row_tile l0.ln2.r7
+    VEC.mul   l0_ln2_r7_tmp, l0_ln2_r7_x, l0_ln2_r7_x       ; p1.row_tile l0.ln2.r7
+    VEC.rsum  l0_ln2_r7_var, l0_ln2_r7_tmp                  ; p1.row_tile l0.ln2.r7
+    VEC.muli  l0_ln2_r7_var, l0_ln2_r7_var, 0.015625        ; p1.row_tile l0.ln2.r7
+    VEC.addi  l0_ln2_r7_var, l0_ln2_r7_var, 1e-05           ; p1.row_tile l0.ln2.r7
+    SFU.rsqrt l0_ln2_r7_var, l0_ln2_r7_var                  ; p1.row_tile l0.ln2.r7
+    VEC.mul   l0_ln2_r7_x, l0_ln2_r7_x, l0_ln2_r7_var       ; p1.row_tile l0.ln2.r7
+    VEC.mul   l0_ln2_r7_x, l0_ln2_r7_x, l0_ln2_r7_g         ; p1.row_tile l0.ln2.r7
+    VEC.add   l0_ln2_r7_x, l0_ln2_r7_x, l0_ln2_r7_b         ; p1.row_tile l0.ln2.r7
+    ST        hbm[scratch + 97280], l0_ln2_r7_x             ; p1.row_tile l0.ln2.r7
+    LD        l0_ln2_r7_x, hbm[scratch + 81408]             ; p1.row_tile l0.ln2.r7
+    VEC.rsum  l0_ln2_r7_mean, l0_ln2_r7_x                   ; p1.row_tile l0.ln2.r7
+    VEC.muli  l0_ln2_r7_mean, l0_ln2_r7_mean, 0.015625      ; p1.row_tile l0.ln2.r7
+    VEC.sub   l0_ln2_r7_x, l0_ln2_r7_x, l0_ln2_r7_mean      ; p1.row_tile l0.ln2.r7
+    VEC.mul   l0_ln2_r7_tmp, l0_ln2_r7_x, l0_ln2_r7_x       ; p1.row_tile l0.ln2.r7
+    VEC.rsum  l0_ln2_r7_var, l0_ln2_r7_tmp                  ; p1.row_tile l0.ln2.r7
+    VEC.muli  l0_ln2_r7_var, l0_ln2_r7_var, 0.015625        ; p1.row_tile l0.ln2.r7
+    VEC.addi  l0_ln2_r7_var, l0_ln2_r7_var, 1e-05           ; p1.row_tile l0.ln2.r7
+    SFU.rsqrt l0_ln2_r7_var, l0_ln2_r7_var                  ; p1.row_tile l0.ln2.r7
+    VEC.mul   l0_ln2_r7_x, l0_ln2_r7_x, l0_ln2_r7_var       ; p1.row_tile l0.ln2.r7
+    VEC.mul   l0_ln2_r7_x, l0_ln2_r7_x, l0_ln2_r7_g         ; p1.row_tile l0.ln2.r7
+    VEC.add   l0_ln2_r7_x, l0_ln2_r7_x, l0_ln2_r7_b         ; p1.row_tile l0.ln2.r7
+    ST        hbm[scratch + 97792], l0_ln2_r7_x             ; p1.row_tile l0.ln2.r7
     SIG       ev.ln2_l0, 1                                  ; p1.row_tile l0.ln2.r7
+    WAIT      ev.w1_l0, 6                                   ; p1.multicast.w2:13 l0.w2.k0.mc1
+    WAIT      ev.l0_w2_k0_ready, 2                          ; p1.multicast.w2:13 l0.w2.k0.mc1
+    LD.mc     l0_w2_k0_a1, hbm[scratch + 98432], stride 128, {8, 12} ; p1.multicast.w2:13 l0.w2.k0.mc1
+    SIG       ev.l0_w2_k0_full1, 1                          ; p1.multicast.w2:13 l0.w2.k0.mc1
+    LD.mc     l0_w2_k0_a3, hbm[scratch + 114816], stride 128, {8, 12} ; p1.multicast.w2:13 l0.w2.k0.mc1
+    SIG       ev.l0_w2_k0_full3, 1                          ; p1.multicast.w2:13 l0.w2.k0.mc1
+    SIG       ev.w2_l0, 1                                   ; p1.multicast.w2:13 l0.w2.k0.mc1
     END
 
-.wg 15  ; sm 3, tasks: l0.ln1.r15 l0.ln2.r11 l0.w1.k0.p3
-.rf l0_ln1_r15_g                p0       1x64      ; l0.ln1.r15.g
-.rf l0_ln1_r15_b                p0+256   1x64      ; l0.ln1.r15.b
-.rf l0_ln1_r15_x                p0+512   4x64      ; l0.ln1.r15.x
-.rf l0_ln1_r15_mean             p0+1536  4x1       ; l0.ln1.r15.mean
-.rf l0_ln1_r15_tmp              p0+1536  4x64      ; l0.ln1.r15.tmp
-.rf l0_ln1_r15_var              p0+2560  4x1       ; l0.ln1.r15.var
-.rf l0_ln2_r11_g                p0       1x64      ; l0.ln2.r11.g
-.rf l0_ln2_r11_b                p0+256   1x64      ; l0.ln2.r11.b
-.rf l0_ln2_r11_x                p0+512   4x64      ; l0.ln2.r11.x
-.rf l0_ln2_r11_mean             p0+1536  4x1       ; l0.ln2.r11.mean
-.rf l0_ln2_r11_tmp              p0+1536  4x64      ; l0.ln2.r11.tmp
-.rf l0_ln2_r11_var              p0+2560  4x1       ; l0.ln2.r11.var
+.wg 14  ; sm 3, tasks: l0.ln1.r5 l0.att.s0.h0.r1 l0.wo.k0.mc1
+.rf l0_ln1_r5_g                 p0       1x64      ; l0.ln1.r5.g
+.rf l0_ln1_r5_b                 p0+256   1x64      ; l0.ln1.r5.b
+.rf l0_ln1_r5_x                 p0+512   2x64      ; l0.ln1.r5.x
+.rf l0_ln1_r5_mean              p0+1024  2x1       ; l0.ln1.r5.mean
+.rf l0_ln1_r5_tmp               p0+1088  2x64      ; l0.ln1.r5.tmp
+.rf l0_ln1_r5_var               p0+1600  2x1       ; l0.ln1.r5.var
+.rf l0_att_s0_h0_r1_q           p0       32x32     ; l0.att.s0.h0.r1.q
+.rf l0_att_s0_h0_r1_kb          p1       32x32     ; l0.att.s0.h0.r1.kb
+.rf l0_att_s0_h0_r1_s           p2       32x64     ; l0.att.s0.h0.r1.s
+.rf l0_att_s0_h0_r1_mask        p0       32x32     ; l0.att.s0.h0.r1.mask
+.rf l0_att_s0_h0_r1_m           p0       32x1      ; l0.att.s0.h0.r1.m
+.rf l0_att_s0_h0_r1_z           p0       32x1      ; l0.att.s0.h0.r1.z
+.rf l0_att_s0_h0_r1_vb          p0       32x32     ; l0.att.s0.h0.r1.vb
+.rf l0_att_s0_h0_r1_o           p1       32x32     ; l0.att.s0.h0.r1.o
+    LD        l0_ln1_r5_g, hbm[ln1_g.l0]                    ; p1.row_tile l0.ln1.r5
+    LD        l0_ln1_r5_b, hbm[ln1_b.l0]                    ; p1.row_tile l0.ln1.r5
+    LD        l0_ln1_r5_x, hbm[x_in + 10240]                ; p1.row_tile l0.ln1.r5
+    VEC.rsum  l0_ln1_r5_mean, l0_ln1_r5_x                   ; p1.row_tile l0.ln1.r5
+    VEC.muli  l0_ln1_r5_mean, l0_ln1_r5_mean, 0.015625      ; p1.row_tile l0.ln1.r5
+    VEC.sub   l0_ln1_r5_x, l0_ln1_r5_x, l0_ln1_r5_mean      ; p1.row_tile l0.ln1.r5
+    VEC.mul   l0_ln1_r5_tmp, l0_ln1_r5_x, l0_ln1_r5_x       ; p1.row_tile l0.ln1.r5
+    VEC.rsum  l0_ln1_r5_var, l0_ln1_r5_tmp                  ; p1.row_tile l0.ln1.r5
+    VEC.muli  l0_ln1_r5_var, l0_ln1_r5_var, 0.015625        ; p1.row_tile l0.ln1.r5
+    VEC.addi  l0_ln1_r5_var, l0_ln1_r5_var, 1e-05           ; p1.row_tile l0.ln1.r5
+    SFU.rsqrt l0_ln1_r5_var, l0_ln1_r5_var                  ; p1.row_tile l0.ln1.r5
+    VEC.mul   l0_ln1_r5_x, l0_ln1_r5_x, l0_ln1_r5_var       ; p1.row_tile l0.ln1.r5
+    VEC.mul   l0_ln1_r5_x, l0_ln1_r5_x, l0_ln1_r5_g         ; p1.row_tile l0.ln1.r5
+    VEC.add   l0_ln1_r5_x, l0_ln1_r5_x, l0_ln1_r5_b         ; p1.row_tile l0.ln1.r5
+    ST        hbm[scratch + 26624], l0_ln1_r5_x             ; p1.row_tile l0.ln1.r5
+    LD        l0_ln1_r5_x, hbm[x_in + 10752]                ; p1.row_tile l0.ln1.r5
+    VEC.rsum  l0_ln1_r5_mean, l0_ln1_r5_x                   ; p1.row_tile l0.ln1.r5
+    VEC.muli  l0_ln1_r5_mean, l0_ln1_r5_mean, 0.015625      ; p1.row_tile l0.ln1.r5
+    VEC.sub   l0_ln1_r5_x, l0_ln1_r5_x, l0_ln1_r5_mean      ; p1.row_tile l0.ln1.r5
+    VEC.mul   l0_ln1_r5_tmp, l0_ln1_r5_x, l0_ln1_r5_x       ; p1.row_tile l0.ln1.r5
+    VEC.rsum  l0_ln1_r5_var, l0_ln1_r5_tmp                  ; p1.row_tile l0.ln1.r5
+    VEC.muli  l0_ln1_r5_var, l0_ln1_r5_var, 0.015625        ; p1.row_tile l0.ln1.r5
+    VEC.addi  l0_ln1_r5_var, l0_ln1_r5_var, 1e-05           ; p1.row_tile l0.ln1.r5
+    SFU.rsqrt l0_ln1_r5_var, l0_ln1_r5_var                  ; p1.row_tile l0.ln1.r5
+    VEC.mul   l0_ln1_r5_x, l0_ln1_r5_x, l0_ln1_r5_var       ; p1.row_tile l0.ln1.r5
+    VEC.mul   l0_ln1_r5_x, l0_ln1_r5_x, l0_ln1_r5_g         ; p1.row_tile l0.ln1.r5
+    VEC.add   l0_ln1_r5_x, l0_ln1_r5_x, l0_ln1_r5_b         ; p1.row_tile l0.ln1.r5
+    ST        hbm[scratch + 27136], l0_ln1_r5_x             ; p1.row_tile l0.ln1.r5
+    LD        l0_ln1_r5_x, hbm[x_in + 11264]                ; p1.row_tile l0.ln1.r5
+    VEC.rsum  l0_ln1_r5_mean, l0_ln1_r5_x                   ; p1.row_tile l0.ln1.r5
+    VEC.muli  l0_ln1_r5_mean, l0_ln1_r5_mean, 0.015625      ; p1.row_tile l0.ln1.r5
+    VEC.sub   l0_ln1_r5_x, l0_ln1_r5_x, l0_ln1_r5_mean      ; p1.row_tile l0.ln1.r5
+    VEC.mul   l0_ln1_r5_tmp, l0_ln1_r5_x, l0_ln1_r5_x       ; p1.row_tile l0.ln1.r5
+    VEC.rsum  l0_ln1_r5_var, l0_ln1_r5_tmp                  ; p1.row_tile l0.ln1.r5
+    VEC.muli  l0_ln1_r5_var, l0_ln1_r5_var, 0.015625        ; p1.row_tile l0.ln1.r5
+    VEC.addi  l0_ln1_r5_var, l0_ln1_r5_var, 1e-05           ; p1.row_tile l0.ln1.r5
+    SFU.rsqrt l0_ln1_r5_var, l0_ln1_r5_var                  ; p1.row_tile l0.ln1.r5
+    VEC.mul   l0_ln1_r5_x, l0_ln1_r5_x, l0_ln1_r5_var       ; p1.row_tile l0.ln1.r5
+    VEC.mul   l0_ln1_r5_x, l0_ln1_r5_x, l0_ln1_r5_g         ; p1.row_tile l0.ln1.r5
+    VEC.add   l0_ln1_r5_x, l0_ln1_r5_x, l0_ln1_r5_b         ; p1.row_tile l0.ln1.r5
+    ST        hbm[scratch + 27648], l0_ln1_r5_x             ; p1.row_tile l0.ln1.r5
+    LD        l0_ln1_r5_x, hbm[x_in + 11776]                ; p1.row_tile l0.ln1.r5
+    VEC.rsum  l0_ln1_r5_mean, l0_ln1_r5_x                   ; p1.row_tile l0.ln1.r5
+    VEC.muli  l0_ln1_r5_mean, l0_ln1_r5_mean, 0.015625      ; p1.row_tile l0.ln1.r5
+    VEC.sub   l0_ln1_r5_x, l0_ln1_r5_x, l0_ln1_r5_mean      ; p1.row_tile l0.ln1.r5
+    VEC.mul   l0_ln1_r5_tmp, l0_ln1_r5_x, l0_ln1_r5_x       ; p1.row_tile l0.ln1.r5
+    VEC.rsum  l0_ln1_r5_var, l0_ln1_r5_tmp                  ; p1.row_tile l0.ln1.r5
+    VEC.muli  l0_ln1_r5_var, l0_ln1_r5_var, 0.015625        ; p1.row_tile l0.ln1.r5
+    VEC.addi  l0_ln1_r5_var, l0_ln1_r5_var, 1e-05           ; p1.row_tile l0.ln1.r5
+    SFU.rsqrt l0_ln1_r5_var, l0_ln1_r5_var                  ; p1.row_tile l0.ln1.r5
+    VEC.mul   l0_ln1_r5_x, l0_ln1_r5_x, l0_ln1_r5_var       ; p1.row_tile l0.ln1.r5
+    VEC.mul   l0_ln1_r5_x, l0_ln1_r5_x, l0_ln1_r5_g         ; p1.row_tile l0.ln1.r5
+    VEC.add   l0_ln1_r5_x, l0_ln1_r5_x, l0_ln1_r5_b         ; p1.row_tile l0.ln1.r5
+    ST        hbm[scratch + 28160], l0_ln1_r5_x             ; p1.row_tile l0.ln1.r5
+    SIG       ev.ln1_l0, 1                                  ; p1.row_tile l0.ln1.r5
+    WAIT      ev.qkv_l0, 8                                  ; p1.row_tile l0.att.s0.h0.r1
+    LD        l0_att_s0_h0_r1_q, hbm[scratch + 40960], stride 64 ; p1.row_tile l0.att.s0.h0.r1
+    LD        l0_att_s0_h0_r1_kb, hbm[k_out.l0]             ; p1.row_tile l0.att.s0.h0.r1
+    MMA.z.t   l0_att_s0_h0_r1_s[:, 0:32], l0_att_s0_h0_r1_q, l0_att_s0_h0_r1_kb ; p1.row_tile l0.att.s0.h0.r1
+    LD        l0_att_s0_h0_r1_kb, hbm[k_out.l0 + 4096]      ; p1.row_tile l0.att.s0.h0.r1
+    MMA.z.t   l0_att_s0_h0_r1_s[:, 32:64], l0_att_s0_h0_r1_q, l0_att_s0_h0_r1_kb ; p1.row_tile l0.att.s0.h0.r1
+    VEC.fill  l0_att_s0_h0_r1_mask, -1e+30                  ; p1.row_tile l0.att.s0.h0.r1
+    VEC.fill  l0_att_s0_h0_r1_mask[0:1, 0:1], 0             ; p1.row_tile l0.att.s0.h0.r1
+    VEC.fill  l0_att_s0_h0_r1_mask[1:2, 0:2], 0             ; p1.row_tile l0.att.s0.h0.r1
+    VEC.fill  l0_att_s0_h0_r1_mask[2:3, 0:3], 0             ; p1.row_tile l0.att.s0.h0.r1
+    VEC.fill  l0_att_s0_h0_r1_mask[3:4, 0:4], 0             ; p1.row_tile l0.att.s0.h0.r1
+    VEC.fill  l0_att_s0_h0_r1_mask[4:5, 0:5], 0             ; p1.row_tile l0.att.s0.h0.r1
+    VEC.fill  l0_att_s0_h0_r1_mask[5:6, 0:6], 0             ; p1.row_tile l0.att.s0.h0.r1
+    VEC.fill  l0_att_s0_h0_r1_mask[6:7, 0:7], 0             ; p1.row_tile l0.att.s0.h0.r1
+    VEC.fill  l0_att_s0_h0_r1_mask[7:8, 0:8], 0             ; p1.row_tile l0.att.s0.h0.r1
+    VEC.fill  l0_att_s0_h0_r1_mask[8:9, 0:9], 0             ; p1.row_tile l0.att.s0.h0.r1
+    VEC.fill  l0_att_s0_h0_r1_mask[9:10, 0:10], 0           ; p1.row_tile l0.att.s0.h0.r1
+    VEC.fill  l0_att_s0_h0_r1_mask[10:11, 0:11], 0          ; p1.row_tile l0.att.s0.h0.r1
+    VEC.fill  l0_att_s0_h0_r1_mask[11:12, 0:12], 0          ; p1.row_tile l0.att.s0.h0.r1
+    VEC.fill  l0_att_s0_h0_r1_mask[12:13, 0:13], 0          ; p1.row_tile l0.att.s0.h0.r1
+    VEC.fill  l0_att_s0_h0_r1_mask[13:14, 0:14], 0          ; p1.row_tile l0.att.s0.h0.r1
+    VEC.fill  l0_att_s0_h0_r1_mask[14:15, 0:15], 0          ; p1.row_tile l0.att.s0.h0.r1
+    VEC.fill  l0_att_s0_h0_r1_mask[15:16, 0:16], 0          ; p1.row_tile l0.att.s0.h0.r1
+    VEC.fill  l0_att_s0_h0_r1_mask[16:17, 0:17], 0          ; p1.row_tile l0.att.s0.h0.r1
+    VEC.fill  l0_att_s0_h0_r1_mask[17:18, 0:18], 0          ; p1.row_tile l0.att.s0.h0.r1
+    VEC.fill  l0_att_s0_h0_r1_mask[18:19, 0:19], 0          ; p1.row_tile l0.att.s0.h0.r1
+    VEC.fill  l0_att_s0_h0_r1_mask[19:20, 0:20], 0          ; p1.row_tile l0.att.s0.h0.r1
+    VEC.fill  l0_att_s0_h0_r1_mask[20:21, 0:21], 0          ; p1.row_tile l0.att.s0.h0.r1
+    VEC.fill  l0_att_s0_h0_r1_mask[21:22, 0:22], 0          ; p1.row_tile l0.att.s0.h0.r1
+    VEC.fill  l0_att_s0_h0_r1_mask[22:23, 0:23], 0          ; p1.row_tile l0.att.s0.h0.r1
+    VEC.fill  l0_att_s0_h0_r1_mask[23:24, 0:24], 0          ; p1.row_tile l0.att.s0.h0.r1
+    VEC.fill  l0_att_s0_h0_r1_mask[24:25, 0:25], 0          ; p1.row_tile l0.att.s0.h0.r1
+    VEC.fill  l0_att_s0_h0_r1_mask[25:26, 0:26], 0          ; p1.row_tile l0.att.s0.h0.r1
+    VEC.fill  l0_att_s0_h0_r1_mask[26:27, 0:27], 0          ; p1.row_tile l0.att.s0.h0.r1
+    VEC.fill  l0_att_s0_h0_r1_mask[27:28, 0:28], 0          ; p1.row_tile l0.att.s0.h0.r1
+    VEC.fill  l0_att_s0_h0_r1_mask[28:29, 0:29], 0          ; p1.row_tile l0.att.s0.h0.r1
+    VEC.fill  l0_att_s0_h0_r1_mask[29:30, 0:30], 0          ; p1.row_tile l0.att.s0.h0.r1
+    VEC.fill  l0_att_s0_h0_r1_mask[30:31, 0:31], 0          ; p1.row_tile l0.att.s0.h0.r1
+    VEC.fill  l0_att_s0_h0_r1_mask[31:32, :], 0             ; p1.row_tile l0.att.s0.h0.r1
+    VEC.muli  l0_att_s0_h0_r1_s, l0_att_s0_h0_r1_s, 0.17677669 ; p1.row_tile l0.att.s0.h0.r1
+    VEC.add   l0_att_s0_h0_r1_s[:, 32:64], l0_att_s0_h0_r1_s[:, 32:64], l0_att_s0_h0_r1_mask ; p1.row_tile l0.att.s0.h0.r1
+    VEC.rmax  l0_att_s0_h0_r1_m, l0_att_s0_h0_r1_s          ; p1.row_tile l0.att.s0.h0.r1
+    VEC.sub   l0_att_s0_h0_r1_s, l0_att_s0_h0_r1_s, l0_att_s0_h0_r1_m ; p1.row_tile l0.att.s0.h0.r1
+    SFU.exp   l0_att_s0_h0_r1_s, l0_att_s0_h0_r1_s          ; p1.row_tile l0.att.s0.h0.r1
+    VEC.rsum  l0_att_s0_h0_r1_z, l0_att_s0_h0_r1_s          ; p1.row_tile l0.att.s0.h0.r1
+    SFU.recip l0_att_s0_h0_r1_z, l0_att_s0_h0_r1_z          ; p1.row_tile l0.att.s0.h0.r1
+    VEC.mul   l0_att_s0_h0_r1_s, l0_att_s0_h0_r1_s, l0_att_s0_h0_r1_z ; p1.row_tile l0.att.s0.h0.r1
+    LD        l0_att_s0_h0_r1_vb, hbm[v_out.l0]             ; p1.row_tile l0.att.s0.h0.r1
+    MMA.z     l0_att_s0_h0_r1_o, l0_att_s0_h0_r1_s[:, 0:32], l0_att_s0_h0_r1_vb ; p1.row_tile l0.att.s0.h0.r1
+    LD        l0_att_s0_h0_r1_vb, hbm[v_out.l0 + 4096]      ; p1.row_tile l0.att.s0.h0.r1
+    MMA       l0_att_s0_h0_r1_o, l0_att_s0_h0_r1_s[:, 32:64], l0_att_s0_h0_r1_vb ; p1.row_tile l0.att.s0.h0.r1
+    ST        hbm[scratch + 57344], l0_att_s0_h0_r1_o, stride 64 ; p1.row_tile l0.att.s0.h0.r1
+    SIG       ev.att_l0, 1                                  ; p1.row_tile l0.att.s0.h0.r1
+    WAIT      ev.att_l0, 4                                  ; p1.multicast.wo:13 l0.wo.k0.mc1
+    WAIT      ev.l0_wo_k0_ready, 2                          ; p1.multicast.wo:13 l0.wo.k0.mc1
+    LD.mc     l0_wo_k0_a1, hbm[scratch + 49280], stride 64, {2, 6} ; p1.multicast.wo:13 l0.wo.k0.mc1
+    SIG       ev.l0_wo_k0_full1, 1                          ; p1.multicast.wo:13 l0.wo.k0.mc1
+    LD.mc     l0_wo_k0_a3, hbm[scratch + 57472], stride 64, {2, 6} ; p1.multicast.wo:13 l0.wo.k0.mc1
+    SIG       ev.l0_wo_k0_full3, 1                          ; p1.multicast.wo:13 l0.wo.k0.mc1
+    SIG       ev.wo_l0, 1                                   ; p1.multicast.wo:13 l0.wo.k0.mc1
+    END
+
+.wg 15  ; sm 3, tasks: l0.w1.k0.p3
 .rf l0_w1_k0_a0                 p0       32x32     ; l0.w1.k0.a0
 .rf l0_w1_k0_a1                 p1       32x32     ; l0.w1.k0.a1
 .rf l0_w1_k0_a2                 p2       32x32     ; l0.w1.k0.a2
@@ -1572,41 +1906,11 @@
 .rf l0_w1_k0_p3_acc0            p7       32x32     ; l0.w1.k0.p3.acc0
 .rf l0_w1_k0_p3_acc1            p0       32x32     ; l0.w1.k0.p3.acc1
 .rf l0_w1_k0_p3_gelu            p1       32x32     ; l0.w1.k0.p3.gelu
-    LD        l0_ln1_r15_g, hbm[ln1_g.l0]                   ; p1.row_tile l0.ln1.r15
-    LD        l0_ln1_r15_b, hbm[ln1_b.l0]                   ; p1.row_tile l0.ln1.r15
-    LD        l0_ln1_r15_x, hbm[x_in + 15360]               ; p1.row_tile l0.ln1.r15
-    VEC.rsum  l0_ln1_r15_mean, l0_ln1_r15_x                 ; p1.row_tile l0.ln1.r15
-    VEC.muli  l0_ln1_r15_mean, l0_ln1_r15_mean, 0.015625    ; p1.row_tile l0.ln1.r15
-    VEC.sub   l0_ln1_r15_x, l0_ln1_r15_x, l0_ln1_r15_mean   ; p1.row_tile l0.ln1.r15
-    VEC.mul   l0_ln1_r15_tmp, l0_ln1_r15_x, l0_ln1_r15_x    ; p1.row_tile l0.ln1.r15
-    VEC.rsum  l0_ln1_r15_var, l0_ln1_r15_tmp                ; p1.row_tile l0.ln1.r15
-    VEC.muli  l0_ln1_r15_var, l0_ln1_r15_var, 0.015625      ; p1.row_tile l0.ln1.r15
-    VEC.addi  l0_ln1_r15_var, l0_ln1_r15_var, 1e-05         ; p1.row_tile l0.ln1.r15
-    SFU.rsqrt l0_ln1_r15_var, l0_ln1_r15_var                ; p1.row_tile l0.ln1.r15
-    VEC.mul   l0_ln1_r15_x, l0_ln1_r15_x, l0_ln1_r15_var    ; p1.row_tile l0.ln1.r15
-    VEC.mul   l0_ln1_r15_x, l0_ln1_r15_x, l0_ln1_r15_g      ; p1.row_tile l0.ln1.r15
-    VEC.add   l0_ln1_r15_x, l0_ln1_r15_x, l0_ln1_r15_b      ; p1.row_tile l0.ln1.r15
-    ST        hbm[scratch + 31744], l0_ln1_r15_x            ; p1.row_tile l0.ln1.r15
-    SIG       ev.ln1_l0, 1                                  ; p1.row_tile l0.ln1.r15
-    WAIT      ev.wo_l0, 4                                   ; p1.row_tile l0.ln2.r11
-    LD        l0_ln2_r11_g, hbm[ln2_g.l0]                   ; p1.row_tile l0.ln2.r11
-    LD        l0_ln2_r11_b, hbm[ln2_b.l0]                   ; p1.row_tile l0.ln2.r11
-    LD        l0_ln2_r11_x, hbm[scratch + 76800]            ; p1.row_tile l0.ln2.r11
-    VEC.rsum  l0_ln2_r11_mean, l0_ln2_r11_x                 ; p1.row_tile l0.ln2.r11
-    VEC.muli  l0_ln2_r11_mean, l0_ln2_r11_mean, 0.015625    ; p1.row_tile l0.ln2.r11
-    VEC.sub   l0_ln2_r11_x, l0_ln2_r11_x, l0_ln2_r11_mean   ; p1.row_tile l0.ln2.r11
-    VEC.mul   l0_ln2_r11_tmp, l0_ln2_r11_x, l0_ln2_r11_x    ; p1.row_tile l0.ln2.r11
-    VEC.rsum  l0_ln2_r11_var, l0_ln2_r11_tmp                ; p1.row_tile l0.ln2.r11
-    VEC.muli  l0_ln2_r11_var, l0_ln2_r11_var, 0.015625      ; p1.row_tile l0.ln2.r11
-    VEC.addi  l0_ln2_r11_var, l0_ln2_r11_var, 1e-05         ; p1.row_tile l0.ln2.r11
-    SFU.rsqrt l0_ln2_r11_var, l0_ln2_r11_var                ; p1.row_tile l0.ln2.r11
-    VEC.mul   l0_ln2_r11_x, l0_ln2_r11_x, l0_ln2_r11_var    ; p1.row_tile l0.ln2.r11
-    VEC.mul   l0_ln2_r11_x, l0_ln2_r11_x, l0_ln2_r11_g      ; p1.row_tile l0.ln2.r11
-    VEC.add   l0_ln2_r11_x, l0_ln2_r11_x, l0_ln2_r11_b      ; p1.row_tile l0.ln2.r11
-    ST        hbm[scratch + 93184], l0_ln2_r11_x            ; p1.row_tile l0.ln2.r11
-    SIG       ev.ln2_l0, 1                                  ; p1.row_tile l0.ln2.r11
-    WAIT      ev.ln2_l0, 16                                 ; p1.panels.w1:10 l0.w1.k0.p3
-    LD        l0_w1_k0_p3_w, hbm[w1.l0 + 384], stride 128   ; p1.weights:9 l0.w1.k0.p3
+    WAIT      ev.att_l0, 4                                  ; p1.panels.w1:10 l0.w1.k0.p3
+    WAIT      ev.l0_wo_k0_full1, 1                          ; p1.weights:9 l0.w1.k0.p3
+    LD        l0_w1_k0_p3_w[0:32, :], hbm[w1.l0 + 384], stride 128 ; p1.weights:9 l0.w1.k0.p3
+    WAIT      ev.l0_wo_k0_full3, 1                          ; p1.weights:9 l0.w1.k0.p3
+    LD        l0_w1_k0_p3_w[32:64, :], hbm[w1.l0 + 16768], stride 128 ; p1.weights:9 l0.w1.k0.p3
     LD        l0_w1_k0_p3_bias, hbm[b1.l0 + 384], stride 128 ; p1.weights:9 l0.w1.k0.p3
     SIG       ev.l0_w1_k0_ready, 1                          ; p1.multicast.w1:13 l0.w1.k0.p3
     WAIT      ev.l0_w1_k0_full0, 1                          ; p1.multicast.w1:13 l0.w1.k0.p3

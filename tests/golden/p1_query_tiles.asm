@@ -331,22 +331,22 @@
 .rf l0_qkv_r5_p2_w              p2       64x32     ; l0.qkv.r5.p2.w
 .rf l0_qkv_r5_p2_acc            p4       32x32     ; l0.qkv.r5.p2.acc
 .rf l0_qkv_r5_p2_bias           p0       1x32      ; l0.qkv.r5.p2.bias
-.rf l0_att_s0_h0_g0_q0          p0       32x32     ; l0.att.s0.h0.g0.q0
-.rf l0_att_s0_h0_g0_q1          p1       32x32     ; l0.att.s0.h0.g0.q1
-.rf l0_att_s0_h0_g0_mask        p2       32x32     ; l0.att.s0.h0.g0.mask
-.rf l0_att_s0_h0_g0_kb0         p3       64x32     ; l0.att.s0.h0.g0.kb0
-.rf l0_att_s0_h0_g0_vb0         p5       64x32     ; l0.att.s0.h0.g0.vb0
-.rf l0_att_s0_h0_g0_kb1         p7       64x32     ; l0.att.s0.h0.g0.kb1
-.rf l0_att_s0_h0_g0_vb1         p9       64x32     ; l0.att.s0.h0.g0.vb1
-.rf l0_att_s0_h0_g0_s           p11      32x64     ; l0.att.s0.h0.g0.s
-.rf l0_att_s0_h0_g0_m0          p0       32x1      ; l0.att.s0.h0.g0.m0
-.rf l0_att_s0_h0_g0_z0          p0       32x1      ; l0.att.s0.h0.g0.z0
-.rf l0_att_s0_h0_g0_o0          p13      32x32     ; l0.att.s0.h0.g0.o0
-.rf l0_att_s0_h0_g0_m1          p0+128   32x1      ; l0.att.s0.h0.g0.m1
-.rf l0_att_s0_h0_g0_z1          p0+256   32x1      ; l0.att.s0.h0.g0.z1
-.rf l0_att_s0_h0_g0_o1          p3       32x32     ; l0.att.s0.h0.g0.o1
-.rf l0_att_s0_h0_g0_mj1         p0+384   32x1      ; l0.att.s0.h0.g0.mj1
-.rf l0_att_s0_h0_g0_alpha1      p0+512   32x1      ; l0.att.s0.h0.g0.alpha1
+.rf l0_att_s0_h0_g0_mask        p0       32x32     ; l0.att.s0.h0.g0.mask
+.rf l0_att_s0_h0_g0_q0          p1       32x32     ; l0.att.s0.h0.g0.q0
+.rf l0_att_s0_h0_g0_kb0         p2       64x32     ; l0.att.s0.h0.g0.kb0
+.rf l0_att_s0_h0_g0_vb0         p4       64x32     ; l0.att.s0.h0.g0.vb0
+.rf l0_att_s0_h0_g0_q1          p6       32x32     ; l0.att.s0.h0.g0.q1
+.rf l0_att_s0_h0_g0_s           p7       32x64     ; l0.att.s0.h0.g0.s
+.rf l0_att_s0_h0_g0_m0          p1       32x1      ; l0.att.s0.h0.g0.m0
+.rf l0_att_s0_h0_g0_z0          p1       32x1      ; l0.att.s0.h0.g0.z0
+.rf l0_att_s0_h0_g0_o0          p9       32x32     ; l0.att.s0.h0.g0.o0
+.rf l0_att_s0_h0_g0_kb1         p10      64x32     ; l0.att.s0.h0.g0.kb1
+.rf l0_att_s0_h0_g0_vb1         p12      64x32     ; l0.att.s0.h0.g0.vb1
+.rf l0_att_s0_h0_g0_m1          p1+128   32x1      ; l0.att.s0.h0.g0.m1
+.rf l0_att_s0_h0_g0_z1          p1+256   32x1      ; l0.att.s0.h0.g0.z1
+.rf l0_att_s0_h0_g0_o1          p2       32x32     ; l0.att.s0.h0.g0.o1
+.rf l0_att_s0_h0_g0_mj1         p0       32x1      ; l0.att.s0.h0.g0.mj1
+.rf l0_att_s0_h0_g0_alpha1      p0+128   32x1      ; l0.att.s0.h0.g0.alpha1
 .rf l0_wo_r4_p0_a               p0       32x64     ; l0.wo.r4.p0.a
 .rf l0_wo_r4_p0_w               p2       64x32     ; l0.wo.r4.p0.w
 .rf l0_wo_r4_p0_acc             p4       32x32     ; l0.wo.r4.p0.acc
@@ -392,8 +392,6 @@
     ST        hbm[k_out.l0 + 36864], l0_qkv_r5_p2_acc       ; p1.kv_writeback l0.qkv.r5.p2
     SIG       ev.qkv_l0, 1                                  ; p1.panels.qkv l0.qkv.r5.p2
     WAIT      ev.qkv_l0, 48                                 ; p1.attention.query_tiles:9 l0.att.s0.h0.g0
-    LD        l0_att_s0_h0_g0_q0, hbm[scratch + 131072], stride 64 ; p1.attention.query_tiles:9 l0.att.s0.h0.g0
-    LD        l0_att_s0_h0_g0_q1, hbm[scratch + 155648], stride 64 ; p1.attention.query_tiles:9 l0.att.s0.h0.g0
     VEC.fill  l0_att_s0_h0_g0_mask, -1e+30                  ; p1.attention.query_tiles:9 l0.att.s0.h0.g0
     VEC.fill  l0_att_s0_h0_g0_mask[0:1, 0:1], 0             ; p1.attention.query_tiles:9 l0.att.s0.h0.g0
     VEC.fill  l0_att_s0_h0_g0_mask[1:2, 0:2], 0             ; p1.attention.query_tiles:9 l0.att.s0.h0.g0
@@ -427,10 +425,10 @@
     VEC.fill  l0_att_s0_h0_g0_mask[29:30, 0:30], 0          ; p1.attention.query_tiles:9 l0.att.s0.h0.g0
     VEC.fill  l0_att_s0_h0_g0_mask[30:31, 0:31], 0          ; p1.attention.query_tiles:9 l0.att.s0.h0.g0
     VEC.fill  l0_att_s0_h0_g0_mask[31:32, :], 0             ; p1.attention.query_tiles:9 l0.att.s0.h0.g0
+    LD        l0_att_s0_h0_g0_q0, hbm[scratch + 131072], stride 64 ; p1.attention.query_tiles:9 l0.att.s0.h0.g0
     LD        l0_att_s0_h0_g0_kb0, hbm[k_out.l0]            ; p1.attention.query_tiles:9 l0.att.s0.h0.g0
     LD        l0_att_s0_h0_g0_vb0, hbm[v_out.l0]            ; p1.attention.query_tiles:9 l0.att.s0.h0.g0
-    LD        l0_att_s0_h0_g0_kb1, hbm[k_out.l0 + 8192]     ; p1.attention.query_tiles:9 l0.att.s0.h0.g0
-    LD        l0_att_s0_h0_g0_vb1, hbm[v_out.l0 + 8192]     ; p1.attention.query_tiles:9 l0.att.s0.h0.g0
+    LD        l0_att_s0_h0_g0_q1, hbm[scratch + 155648], stride 64 ; p1.attention.query_tiles:9 l0.att.s0.h0.g0
     MMA.z.t   l0_att_s0_h0_g0_s[:, 0:32], l0_att_s0_h0_g0_q0, l0_att_s0_h0_g0_kb0[0:32, :] ; p1.attention.query_tiles:9 l0.att.s0.h0.g0
     VEC.muli  l0_att_s0_h0_g0_s[:, 0:32], l0_att_s0_h0_g0_s[:, 0:32], 0.17677669 ; p1.attention.query_tiles:9 l0.att.s0.h0.g0
     VEC.add   l0_att_s0_h0_g0_s[:, 0:32], l0_att_s0_h0_g0_s[:, 0:32], l0_att_s0_h0_g0_mask ; p1.attention.query_tiles:9 l0.att.s0.h0.g0
@@ -439,6 +437,8 @@
     SFU.exp   l0_att_s0_h0_g0_s[:, 0:32], l0_att_s0_h0_g0_s[:, 0:32] ; p1.attention.query_tiles:9 l0.att.s0.h0.g0
     VEC.rsum  l0_att_s0_h0_g0_z0, l0_att_s0_h0_g0_s[:, 0:32] ; p1.attention.query_tiles:9 l0.att.s0.h0.g0
     MMA.z     l0_att_s0_h0_g0_o0, l0_att_s0_h0_g0_s[:, 0:32], l0_att_s0_h0_g0_vb0[0:32, :] ; p1.attention.query_tiles:9 l0.att.s0.h0.g0
+    LD        l0_att_s0_h0_g0_kb1, hbm[k_out.l0 + 8192]     ; p1.attention.query_tiles:9 l0.att.s0.h0.g0
+    LD        l0_att_s0_h0_g0_vb1, hbm[v_out.l0 + 8192]     ; p1.attention.query_tiles:9 l0.att.s0.h0.g0
     MMA.z.t   l0_att_s0_h0_g0_s, l0_att_s0_h0_g0_q1, l0_att_s0_h0_g0_kb0 ; p1.attention.query_tiles:9 l0.att.s0.h0.g0
     VEC.muli  l0_att_s0_h0_g0_s, l0_att_s0_h0_g0_s, 0.17677669 ; p1.attention.query_tiles:9 l0.att.s0.h0.g0
     VEC.rmax  l0_att_s0_h0_g0_m1, l0_att_s0_h0_g0_s         ; p1.attention.query_tiles:9 l0.att.s0.h0.g0
@@ -446,6 +446,7 @@
     SFU.exp   l0_att_s0_h0_g0_s, l0_att_s0_h0_g0_s          ; p1.attention.query_tiles:9 l0.att.s0.h0.g0
     VEC.rsum  l0_att_s0_h0_g0_z1, l0_att_s0_h0_g0_s         ; p1.attention.query_tiles:9 l0.att.s0.h0.g0
     MMA.z     l0_att_s0_h0_g0_o1, l0_att_s0_h0_g0_s, l0_att_s0_h0_g0_vb0 ; p1.attention.query_tiles:9 l0.att.s0.h0.g0
+    SIG       ev.l0_att_go, 1                               ; p1.attention.waves:9 l0.att.s0.h0.g0
     MMA.z.t   l0_att_s0_h0_g0_s, l0_att_s0_h0_g0_q1, l0_att_s0_h0_g0_kb1 ; p1.attention.query_tiles:9 l0.att.s0.h0.g0
     VEC.muli  l0_att_s0_h0_g0_s, l0_att_s0_h0_g0_s, 0.17677669 ; p1.attention.query_tiles:9 l0.att.s0.h0.g0
     VEC.add   l0_att_s0_h0_g0_s[:, 32:64], l0_att_s0_h0_g0_s[:, 32:64], l0_att_s0_h0_g0_mask ; p1.attention.query_tiles:9 l0.att.s0.h0.g0
@@ -537,22 +538,22 @@
 .rf l0_qkv_r6_p0_w              p2       64x32     ; l0.qkv.r6.p0.w
 .rf l0_qkv_r6_p0_acc            p4       32x32     ; l0.qkv.r6.p0.acc
 .rf l0_qkv_r6_p0_bias           p0       1x32      ; l0.qkv.r6.p0.bias
-.rf l0_att_s1_h0_g0_q0          p0       32x32     ; l0.att.s1.h0.g0.q0
-.rf l0_att_s1_h0_g0_q1          p1       32x32     ; l0.att.s1.h0.g0.q1
-.rf l0_att_s1_h0_g0_mask        p2       32x32     ; l0.att.s1.h0.g0.mask
-.rf l0_att_s1_h0_g0_kb0         p3       64x32     ; l0.att.s1.h0.g0.kb0
-.rf l0_att_s1_h0_g0_vb0         p5       64x32     ; l0.att.s1.h0.g0.vb0
-.rf l0_att_s1_h0_g0_kb1         p7       64x32     ; l0.att.s1.h0.g0.kb1
-.rf l0_att_s1_h0_g0_vb1         p9       64x32     ; l0.att.s1.h0.g0.vb1
-.rf l0_att_s1_h0_g0_s           p11      32x64     ; l0.att.s1.h0.g0.s
-.rf l0_att_s1_h0_g0_m0          p0       32x1      ; l0.att.s1.h0.g0.m0
-.rf l0_att_s1_h0_g0_z0          p0       32x1      ; l0.att.s1.h0.g0.z0
-.rf l0_att_s1_h0_g0_o0          p13      32x32     ; l0.att.s1.h0.g0.o0
-.rf l0_att_s1_h0_g0_m1          p0+128   32x1      ; l0.att.s1.h0.g0.m1
-.rf l0_att_s1_h0_g0_z1          p0+256   32x1      ; l0.att.s1.h0.g0.z1
-.rf l0_att_s1_h0_g0_o1          p3       32x32     ; l0.att.s1.h0.g0.o1
-.rf l0_att_s1_h0_g0_mj1         p0+384   32x1      ; l0.att.s1.h0.g0.mj1
-.rf l0_att_s1_h0_g0_alpha1      p0+512   32x1      ; l0.att.s1.h0.g0.alpha1
+.rf l0_att_s1_h0_g0_mask        p0       32x32     ; l0.att.s1.h0.g0.mask
+.rf l0_att_s1_h0_g0_q0          p1       32x32     ; l0.att.s1.h0.g0.q0
+.rf l0_att_s1_h0_g0_kb0         p2       64x32     ; l0.att.s1.h0.g0.kb0
+.rf l0_att_s1_h0_g0_vb0         p4       64x32     ; l0.att.s1.h0.g0.vb0
+.rf l0_att_s1_h0_g0_q1          p6       32x32     ; l0.att.s1.h0.g0.q1
+.rf l0_att_s1_h0_g0_s           p7       32x64     ; l0.att.s1.h0.g0.s
+.rf l0_att_s1_h0_g0_m0          p1       32x1      ; l0.att.s1.h0.g0.m0
+.rf l0_att_s1_h0_g0_z0          p1       32x1      ; l0.att.s1.h0.g0.z0
+.rf l0_att_s1_h0_g0_o0          p9       32x32     ; l0.att.s1.h0.g0.o0
+.rf l0_att_s1_h0_g0_kb1         p10      64x32     ; l0.att.s1.h0.g0.kb1
+.rf l0_att_s1_h0_g0_vb1         p12      64x32     ; l0.att.s1.h0.g0.vb1
+.rf l0_att_s1_h0_g0_m1          p1+128   32x1      ; l0.att.s1.h0.g0.m1
+.rf l0_att_s1_h0_g0_z1          p1+256   32x1      ; l0.att.s1.h0.g0.z1
+.rf l0_att_s1_h0_g0_o1          p2       32x32     ; l0.att.s1.h0.g0.o1
+.rf l0_att_s1_h0_g0_mj1         p0       32x1      ; l0.att.s1.h0.g0.mj1
+.rf l0_att_s1_h0_g0_alpha1      p0+128   32x1      ; l0.att.s1.h0.g0.alpha1
 .rf l0_wo_r6_p0_a               p0       32x64     ; l0.wo.r6.p0.a
 .rf l0_wo_r6_p0_w               p2       64x32     ; l0.wo.r6.p0.w
 .rf l0_wo_r6_p0_acc             p4       32x32     ; l0.wo.r6.p0.acc
@@ -598,8 +599,7 @@
     ST        hbm[scratch + 180224], l0_qkv_r6_p0_acc, stride 64 ; p1.panels.qkv l0.qkv.r6.p0
     SIG       ev.qkv_l0, 1                                  ; p1.panels.qkv l0.qkv.r6.p0
     WAIT      ev.qkv_l0, 48                                 ; p1.attention.query_tiles:9 l0.att.s1.h0.g0
-    LD        l0_att_s1_h0_g0_q0, hbm[scratch + 163840], stride 64 ; p1.attention.query_tiles:9 l0.att.s1.h0.g0
-    LD        l0_att_s1_h0_g0_q1, hbm[scratch + 188416], stride 64 ; p1.attention.query_tiles:9 l0.att.s1.h0.g0
+    WAIT      ev.l0_att_go, 4                               ; p1.attention.waves:9 l0.att.s1.h0.g0
     VEC.fill  l0_att_s1_h0_g0_mask, -1e+30                  ; p1.attention.query_tiles:9 l0.att.s1.h0.g0
     VEC.fill  l0_att_s1_h0_g0_mask[0:1, 0:1], 0             ; p1.attention.query_tiles:9 l0.att.s1.h0.g0
     VEC.fill  l0_att_s1_h0_g0_mask[1:2, 0:2], 0             ; p1.attention.query_tiles:9 l0.att.s1.h0.g0
@@ -633,10 +633,10 @@
     VEC.fill  l0_att_s1_h0_g0_mask[29:30, 0:30], 0          ; p1.attention.query_tiles:9 l0.att.s1.h0.g0
     VEC.fill  l0_att_s1_h0_g0_mask[30:31, 0:31], 0          ; p1.attention.query_tiles:9 l0.att.s1.h0.g0
     VEC.fill  l0_att_s1_h0_g0_mask[31:32, :], 0             ; p1.attention.query_tiles:9 l0.att.s1.h0.g0
+    LD        l0_att_s1_h0_g0_q0, hbm[scratch + 163840], stride 64 ; p1.attention.query_tiles:9 l0.att.s1.h0.g0
     LD        l0_att_s1_h0_g0_kb0, hbm[k_out.l0 + 32768]    ; p1.attention.query_tiles:9 l0.att.s1.h0.g0
     LD        l0_att_s1_h0_g0_vb0, hbm[v_out.l0 + 32768]    ; p1.attention.query_tiles:9 l0.att.s1.h0.g0
-    LD        l0_att_s1_h0_g0_kb1, hbm[k_out.l0 + 40960]    ; p1.attention.query_tiles:9 l0.att.s1.h0.g0
-    LD        l0_att_s1_h0_g0_vb1, hbm[v_out.l0 + 40960]    ; p1.attention.query_tiles:9 l0.att.s1.h0.g0
+    LD        l0_att_s1_h0_g0_q1, hbm[scratch + 188416], stride 64 ; p1.attention.query_tiles:9 l0.att.s1.h0.g0
     MMA.z.t   l0_att_s1_h0_g0_s[:, 0:32], l0_att_s1_h0_g0_q0, l0_att_s1_h0_g0_kb0[0:32, :] ; p1.attention.query_tiles:9 l0.att.s1.h0.g0
     VEC.muli  l0_att_s1_h0_g0_s[:, 0:32], l0_att_s1_h0_g0_s[:, 0:32], 0.17677669 ; p1.attention.query_tiles:9 l0.att.s1.h0.g0
     VEC.add   l0_att_s1_h0_g0_s[:, 0:32], l0_att_s1_h0_g0_s[:, 0:32], l0_att_s1_h0_g0_mask ; p1.attention.query_tiles:9 l0.att.s1.h0.g0
@@ -645,6 +645,8 @@
     SFU.exp   l0_att_s1_h0_g0_s[:, 0:32], l0_att_s1_h0_g0_s[:, 0:32] ; p1.attention.query_tiles:9 l0.att.s1.h0.g0
     VEC.rsum  l0_att_s1_h0_g0_z0, l0_att_s1_h0_g0_s[:, 0:32] ; p1.attention.query_tiles:9 l0.att.s1.h0.g0
     MMA.z     l0_att_s1_h0_g0_o0, l0_att_s1_h0_g0_s[:, 0:32], l0_att_s1_h0_g0_vb0[0:32, :] ; p1.attention.query_tiles:9 l0.att.s1.h0.g0
+    LD        l0_att_s1_h0_g0_kb1, hbm[k_out.l0 + 40960]    ; p1.attention.query_tiles:9 l0.att.s1.h0.g0
+    LD        l0_att_s1_h0_g0_vb1, hbm[v_out.l0 + 40960]    ; p1.attention.query_tiles:9 l0.att.s1.h0.g0
     MMA.z.t   l0_att_s1_h0_g0_s, l0_att_s1_h0_g0_q1, l0_att_s1_h0_g0_kb0 ; p1.attention.query_tiles:9 l0.att.s1.h0.g0
     VEC.muli  l0_att_s1_h0_g0_s, l0_att_s1_h0_g0_s, 0.17677669 ; p1.attention.query_tiles:9 l0.att.s1.h0.g0
     VEC.rmax  l0_att_s1_h0_g0_m1, l0_att_s1_h0_g0_s         ; p1.attention.query_tiles:9 l0.att.s1.h0.g0
@@ -652,6 +654,7 @@
     SFU.exp   l0_att_s1_h0_g0_s, l0_att_s1_h0_g0_s          ; p1.attention.query_tiles:9 l0.att.s1.h0.g0
     VEC.rsum  l0_att_s1_h0_g0_z1, l0_att_s1_h0_g0_s         ; p1.attention.query_tiles:9 l0.att.s1.h0.g0
     MMA.z     l0_att_s1_h0_g0_o1, l0_att_s1_h0_g0_s, l0_att_s1_h0_g0_vb0 ; p1.attention.query_tiles:9 l0.att.s1.h0.g0
+    SIG       ev.l0_att_go, 1                               ; p1.attention.waves:9 l0.att.s1.h0.g0
     MMA.z.t   l0_att_s1_h0_g0_s, l0_att_s1_h0_g0_q1, l0_att_s1_h0_g0_kb1 ; p1.attention.query_tiles:9 l0.att.s1.h0.g0
     VEC.muli  l0_att_s1_h0_g0_s, l0_att_s1_h0_g0_s, 0.17677669 ; p1.attention.query_tiles:9 l0.att.s1.h0.g0
     VEC.add   l0_att_s1_h0_g0_s[:, 32:64], l0_att_s1_h0_g0_s[:, 32:64], l0_att_s1_h0_g0_mask ; p1.attention.query_tiles:9 l0.att.s1.h0.g0
@@ -1059,22 +1062,22 @@
 .rf l0_qkv_r5_p3_w              p2       64x32     ; l0.qkv.r5.p3.w
 .rf l0_qkv_r5_p3_acc            p4       32x32     ; l0.qkv.r5.p3.acc
 .rf l0_qkv_r5_p3_bias           p0       1x32      ; l0.qkv.r5.p3.bias
-.rf l0_att_s0_h0_g1_q0          p0       32x32     ; l0.att.s0.h0.g1.q0
-.rf l0_att_s0_h0_g1_q1          p1       32x32     ; l0.att.s0.h0.g1.q1
-.rf l0_att_s0_h0_g1_mask        p2       32x32     ; l0.att.s0.h0.g1.mask
-.rf l0_att_s0_h0_g1_kb0         p3       64x32     ; l0.att.s0.h0.g1.kb0
-.rf l0_att_s0_h0_g1_vb0         p5       64x32     ; l0.att.s0.h0.g1.vb0
-.rf l0_att_s0_h0_g1_kb1         p7       64x32     ; l0.att.s0.h0.g1.kb1
-.rf l0_att_s0_h0_g1_vb1         p9       64x32     ; l0.att.s0.h0.g1.vb1
-.rf l0_att_s0_h0_g1_s           p11      32x64     ; l0.att.s0.h0.g1.s
-.rf l0_att_s0_h0_g1_m0          p0       32x1      ; l0.att.s0.h0.g1.m0
-.rf l0_att_s0_h0_g1_z0          p0       32x1      ; l0.att.s0.h0.g1.z0
-.rf l0_att_s0_h0_g1_o0          p13      32x32     ; l0.att.s0.h0.g1.o0
-.rf l0_att_s0_h0_g1_m1          p0+128   32x1      ; l0.att.s0.h0.g1.m1
-.rf l0_att_s0_h0_g1_z1          p0+256   32x1      ; l0.att.s0.h0.g1.z1
-.rf l0_att_s0_h0_g1_o1          p3       32x32     ; l0.att.s0.h0.g1.o1
-.rf l0_att_s0_h0_g1_mj1         p0+384   32x1      ; l0.att.s0.h0.g1.mj1
-.rf l0_att_s0_h0_g1_alpha1      p0+512   32x1      ; l0.att.s0.h0.g1.alpha1
+.rf l0_att_s0_h0_g1_mask        p0       32x32     ; l0.att.s0.h0.g1.mask
+.rf l0_att_s0_h0_g1_q0          p1       32x32     ; l0.att.s0.h0.g1.q0
+.rf l0_att_s0_h0_g1_kb0         p2       64x32     ; l0.att.s0.h0.g1.kb0
+.rf l0_att_s0_h0_g1_vb0         p4       64x32     ; l0.att.s0.h0.g1.vb0
+.rf l0_att_s0_h0_g1_q1          p6       32x32     ; l0.att.s0.h0.g1.q1
+.rf l0_att_s0_h0_g1_s           p7       32x64     ; l0.att.s0.h0.g1.s
+.rf l0_att_s0_h0_g1_m0          p1       32x1      ; l0.att.s0.h0.g1.m0
+.rf l0_att_s0_h0_g1_z0          p1       32x1      ; l0.att.s0.h0.g1.z0
+.rf l0_att_s0_h0_g1_o0          p9       32x32     ; l0.att.s0.h0.g1.o0
+.rf l0_att_s0_h0_g1_kb1         p10      64x32     ; l0.att.s0.h0.g1.kb1
+.rf l0_att_s0_h0_g1_vb1         p12      64x32     ; l0.att.s0.h0.g1.vb1
+.rf l0_att_s0_h0_g1_m1          p1+128   32x1      ; l0.att.s0.h0.g1.m1
+.rf l0_att_s0_h0_g1_z1          p1+256   32x1      ; l0.att.s0.h0.g1.z1
+.rf l0_att_s0_h0_g1_o1          p2       32x32     ; l0.att.s0.h0.g1.o1
+.rf l0_att_s0_h0_g1_mj1         p0       32x1      ; l0.att.s0.h0.g1.mj1
+.rf l0_att_s0_h0_g1_alpha1      p0+128   32x1      ; l0.att.s0.h0.g1.alpha1
 .rf l0_wo_r4_p1_a               p0       32x64     ; l0.wo.r4.p1.a
 .rf l0_wo_r4_p1_w               p2       64x32     ; l0.wo.r4.p1.w
 .rf l0_wo_r4_p1_acc             p4       32x32     ; l0.wo.r4.p1.acc
@@ -1120,8 +1123,6 @@
     ST        hbm[k_out.l0 + 53248], l0_qkv_r5_p3_acc       ; p1.kv_writeback l0.qkv.r5.p3
     SIG       ev.qkv_l0, 1                                  ; p1.panels.qkv l0.qkv.r5.p3
     WAIT      ev.qkv_l0, 48                                 ; p1.attention.query_tiles:9 l0.att.s0.h0.g1
-    LD        l0_att_s0_h0_g1_q0, hbm[scratch + 139264], stride 64 ; p1.attention.query_tiles:9 l0.att.s0.h0.g1
-    LD        l0_att_s0_h0_g1_q1, hbm[scratch + 147456], stride 64 ; p1.attention.query_tiles:9 l0.att.s0.h0.g1
     VEC.fill  l0_att_s0_h0_g1_mask, -1e+30                  ; p1.attention.query_tiles:9 l0.att.s0.h0.g1
     VEC.fill  l0_att_s0_h0_g1_mask[0:1, 0:1], 0             ; p1.attention.query_tiles:9 l0.att.s0.h0.g1
     VEC.fill  l0_att_s0_h0_g1_mask[1:2, 0:2], 0             ; p1.attention.query_tiles:9 l0.att.s0.h0.g1
@@ -1155,10 +1156,10 @@
     VEC.fill  l0_att_s0_h0_g1_mask[29:30, 0:30], 0          ; p1.attention.query_tiles:9 l0.att.s0.h0.g1
     VEC.fill  l0_att_s0_h0_g1_mask[30:31, 0:31], 0          ; p1.attention.query_tiles:9 l0.att.s0.h0.g1
     VEC.fill  l0_att_s0_h0_g1_mask[31:32, :], 0             ; p1.attention.query_tiles:9 l0.att.s0.h0.g1
+    LD        l0_att_s0_h0_g1_q0, hbm[scratch + 139264], stride 64 ; p1.attention.query_tiles:9 l0.att.s0.h0.g1
     LD        l0_att_s0_h0_g1_kb0, hbm[k_out.l0]            ; p1.attention.query_tiles:9 l0.att.s0.h0.g1
     LD        l0_att_s0_h0_g1_vb0, hbm[v_out.l0]            ; p1.attention.query_tiles:9 l0.att.s0.h0.g1
-    LD        l0_att_s0_h0_g1_kb1[0:32, :], hbm[k_out.l0 + 8192] ; p1.attention.query_tiles:9 l0.att.s0.h0.g1
-    LD        l0_att_s0_h0_g1_vb1[0:32, :], hbm[v_out.l0 + 8192] ; p1.attention.query_tiles:9 l0.att.s0.h0.g1
+    LD        l0_att_s0_h0_g1_q1, hbm[scratch + 147456], stride 64 ; p1.attention.query_tiles:9 l0.att.s0.h0.g1
     MMA.z.t   l0_att_s0_h0_g1_s, l0_att_s0_h0_g1_q0, l0_att_s0_h0_g1_kb0 ; p1.attention.query_tiles:9 l0.att.s0.h0.g1
     VEC.muli  l0_att_s0_h0_g1_s, l0_att_s0_h0_g1_s, 0.17677669 ; p1.attention.query_tiles:9 l0.att.s0.h0.g1
     VEC.add   l0_att_s0_h0_g1_s[:, 32:64], l0_att_s0_h0_g1_s[:, 32:64], l0_att_s0_h0_g1_mask ; p1.attention.query_tiles:9 l0.att.s0.h0.g1
@@ -1167,6 +1168,8 @@
     SFU.exp   l0_att_s0_h0_g1_s, l0_att_s0_h0_g1_s          ; p1.attention.query_tiles:9 l0.att.s0.h0.g1
     VEC.rsum  l0_att_s0_h0_g1_z0, l0_att_s0_h0_g1_s         ; p1.attention.query_tiles:9 l0.att.s0.h0.g1
     MMA.z     l0_att_s0_h0_g1_o0, l0_att_s0_h0_g1_s, l0_att_s0_h0_g1_vb0 ; p1.attention.query_tiles:9 l0.att.s0.h0.g1
+    LD        l0_att_s0_h0_g1_kb1[0:32, :], hbm[k_out.l0 + 8192] ; p1.attention.query_tiles:9 l0.att.s0.h0.g1
+    LD        l0_att_s0_h0_g1_vb1[0:32, :], hbm[v_out.l0 + 8192] ; p1.attention.query_tiles:9 l0.att.s0.h0.g1
     MMA.z.t   l0_att_s0_h0_g1_s, l0_att_s0_h0_g1_q1, l0_att_s0_h0_g1_kb0 ; p1.attention.query_tiles:9 l0.att.s0.h0.g1
     VEC.muli  l0_att_s0_h0_g1_s, l0_att_s0_h0_g1_s, 0.17677669 ; p1.attention.query_tiles:9 l0.att.s0.h0.g1
     VEC.rmax  l0_att_s0_h0_g1_m1, l0_att_s0_h0_g1_s         ; p1.attention.query_tiles:9 l0.att.s0.h0.g1
@@ -1174,6 +1177,7 @@
     SFU.exp   l0_att_s0_h0_g1_s, l0_att_s0_h0_g1_s          ; p1.attention.query_tiles:9 l0.att.s0.h0.g1
     VEC.rsum  l0_att_s0_h0_g1_z1, l0_att_s0_h0_g1_s         ; p1.attention.query_tiles:9 l0.att.s0.h0.g1
     MMA.z     l0_att_s0_h0_g1_o1, l0_att_s0_h0_g1_s, l0_att_s0_h0_g1_vb0 ; p1.attention.query_tiles:9 l0.att.s0.h0.g1
+    SIG       ev.l0_att_go, 1                               ; p1.attention.waves:9 l0.att.s0.h0.g1
     MMA.z.t   l0_att_s0_h0_g1_s[:, 0:32], l0_att_s0_h0_g1_q1, l0_att_s0_h0_g1_kb1[0:32, :] ; p1.attention.query_tiles:9 l0.att.s0.h0.g1
     VEC.muli  l0_att_s0_h0_g1_s[:, 0:32], l0_att_s0_h0_g1_s[:, 0:32], 0.17677669 ; p1.attention.query_tiles:9 l0.att.s0.h0.g1
     VEC.add   l0_att_s0_h0_g1_s[:, 0:32], l0_att_s0_h0_g1_s[:, 0:32], l0_att_s0_h0_g1_mask ; p1.attention.query_tiles:9 l0.att.s0.h0.g1
@@ -1265,22 +1269,22 @@
 .rf l0_qkv_r6_p1_w              p2       64x32     ; l0.qkv.r6.p1.w
 .rf l0_qkv_r6_p1_acc            p4       32x32     ; l0.qkv.r6.p1.acc
 .rf l0_qkv_r6_p1_bias           p0       1x32      ; l0.qkv.r6.p1.bias
-.rf l0_att_s1_h0_g1_q0          p0       32x32     ; l0.att.s1.h0.g1.q0
-.rf l0_att_s1_h0_g1_q1          p1       32x32     ; l0.att.s1.h0.g1.q1
-.rf l0_att_s1_h0_g1_mask        p2       32x32     ; l0.att.s1.h0.g1.mask
-.rf l0_att_s1_h0_g1_kb0         p3       64x32     ; l0.att.s1.h0.g1.kb0
-.rf l0_att_s1_h0_g1_vb0         p5       64x32     ; l0.att.s1.h0.g1.vb0
-.rf l0_att_s1_h0_g1_kb1         p7       64x32     ; l0.att.s1.h0.g1.kb1
-.rf l0_att_s1_h0_g1_vb1         p9       64x32     ; l0.att.s1.h0.g1.vb1
-.rf l0_att_s1_h0_g1_s           p11      32x64     ; l0.att.s1.h0.g1.s
-.rf l0_att_s1_h0_g1_m0          p0       32x1      ; l0.att.s1.h0.g1.m0
-.rf l0_att_s1_h0_g1_z0          p0       32x1      ; l0.att.s1.h0.g1.z0
-.rf l0_att_s1_h0_g1_o0          p13      32x32     ; l0.att.s1.h0.g1.o0
-.rf l0_att_s1_h0_g1_m1          p0+128   32x1      ; l0.att.s1.h0.g1.m1
-.rf l0_att_s1_h0_g1_z1          p0+256   32x1      ; l0.att.s1.h0.g1.z1
-.rf l0_att_s1_h0_g1_o1          p3       32x32     ; l0.att.s1.h0.g1.o1
-.rf l0_att_s1_h0_g1_mj1         p0+384   32x1      ; l0.att.s1.h0.g1.mj1
-.rf l0_att_s1_h0_g1_alpha1      p0+512   32x1      ; l0.att.s1.h0.g1.alpha1
+.rf l0_att_s1_h0_g1_mask        p0       32x32     ; l0.att.s1.h0.g1.mask
+.rf l0_att_s1_h0_g1_q0          p1       32x32     ; l0.att.s1.h0.g1.q0
+.rf l0_att_s1_h0_g1_kb0         p2       64x32     ; l0.att.s1.h0.g1.kb0
+.rf l0_att_s1_h0_g1_vb0         p4       64x32     ; l0.att.s1.h0.g1.vb0
+.rf l0_att_s1_h0_g1_q1          p6       32x32     ; l0.att.s1.h0.g1.q1
+.rf l0_att_s1_h0_g1_s           p7       32x64     ; l0.att.s1.h0.g1.s
+.rf l0_att_s1_h0_g1_m0          p1       32x1      ; l0.att.s1.h0.g1.m0
+.rf l0_att_s1_h0_g1_z0          p1       32x1      ; l0.att.s1.h0.g1.z0
+.rf l0_att_s1_h0_g1_o0          p9       32x32     ; l0.att.s1.h0.g1.o0
+.rf l0_att_s1_h0_g1_kb1         p10      64x32     ; l0.att.s1.h0.g1.kb1
+.rf l0_att_s1_h0_g1_vb1         p12      64x32     ; l0.att.s1.h0.g1.vb1
+.rf l0_att_s1_h0_g1_m1          p1+128   32x1      ; l0.att.s1.h0.g1.m1
+.rf l0_att_s1_h0_g1_z1          p1+256   32x1      ; l0.att.s1.h0.g1.z1
+.rf l0_att_s1_h0_g1_o1          p2       32x32     ; l0.att.s1.h0.g1.o1
+.rf l0_att_s1_h0_g1_mj1         p0       32x1      ; l0.att.s1.h0.g1.mj1
+.rf l0_att_s1_h0_g1_alpha1      p0+128   32x1      ; l0.att.s1.h0.g1.alpha1
 .rf l0_wo_r6_p1_a               p0       32x64     ; l0.wo.r6.p1.a
 .rf l0_wo_r6_p1_w               p2       64x32     ; l0.wo.r6.p1.w
 .rf l0_wo_r6_p1_acc             p4       32x32     ; l0.wo.r6.p1.acc
@@ -1326,8 +1330,7 @@
     ST        hbm[scratch + 180352], l0_qkv_r6_p1_acc, stride 64 ; p1.panels.qkv l0.qkv.r6.p1
     SIG       ev.qkv_l0, 1                                  ; p1.panels.qkv l0.qkv.r6.p1
     WAIT      ev.qkv_l0, 48                                 ; p1.attention.query_tiles:9 l0.att.s1.h0.g1
-    LD        l0_att_s1_h0_g1_q0, hbm[scratch + 172032], stride 64 ; p1.attention.query_tiles:9 l0.att.s1.h0.g1
-    LD        l0_att_s1_h0_g1_q1, hbm[scratch + 180224], stride 64 ; p1.attention.query_tiles:9 l0.att.s1.h0.g1
+    WAIT      ev.l0_att_go, 4                               ; p1.attention.waves:9 l0.att.s1.h0.g1
     VEC.fill  l0_att_s1_h0_g1_mask, -1e+30                  ; p1.attention.query_tiles:9 l0.att.s1.h0.g1
     VEC.fill  l0_att_s1_h0_g1_mask[0:1, 0:1], 0             ; p1.attention.query_tiles:9 l0.att.s1.h0.g1
     VEC.fill  l0_att_s1_h0_g1_mask[1:2, 0:2], 0             ; p1.attention.query_tiles:9 l0.att.s1.h0.g1
@@ -1361,10 +1364,10 @@
     VEC.fill  l0_att_s1_h0_g1_mask[29:30, 0:30], 0          ; p1.attention.query_tiles:9 l0.att.s1.h0.g1
     VEC.fill  l0_att_s1_h0_g1_mask[30:31, 0:31], 0          ; p1.attention.query_tiles:9 l0.att.s1.h0.g1
     VEC.fill  l0_att_s1_h0_g1_mask[31:32, :], 0             ; p1.attention.query_tiles:9 l0.att.s1.h0.g1
+    LD        l0_att_s1_h0_g1_q0, hbm[scratch + 172032], stride 64 ; p1.attention.query_tiles:9 l0.att.s1.h0.g1
     LD        l0_att_s1_h0_g1_kb0, hbm[k_out.l0 + 32768]    ; p1.attention.query_tiles:9 l0.att.s1.h0.g1
     LD        l0_att_s1_h0_g1_vb0, hbm[v_out.l0 + 32768]    ; p1.attention.query_tiles:9 l0.att.s1.h0.g1
-    LD        l0_att_s1_h0_g1_kb1[0:32, :], hbm[k_out.l0 + 40960] ; p1.attention.query_tiles:9 l0.att.s1.h0.g1
-    LD        l0_att_s1_h0_g1_vb1[0:32, :], hbm[v_out.l0 + 40960] ; p1.attention.query_tiles:9 l0.att.s1.h0.g1
+    LD        l0_att_s1_h0_g1_q1, hbm[scratch + 180224], stride 64 ; p1.attention.query_tiles:9 l0.att.s1.h0.g1
     MMA.z.t   l0_att_s1_h0_g1_s, l0_att_s1_h0_g1_q0, l0_att_s1_h0_g1_kb0 ; p1.attention.query_tiles:9 l0.att.s1.h0.g1
     VEC.muli  l0_att_s1_h0_g1_s, l0_att_s1_h0_g1_s, 0.17677669 ; p1.attention.query_tiles:9 l0.att.s1.h0.g1
     VEC.add   l0_att_s1_h0_g1_s[:, 32:64], l0_att_s1_h0_g1_s[:, 32:64], l0_att_s1_h0_g1_mask ; p1.attention.query_tiles:9 l0.att.s1.h0.g1
@@ -1373,6 +1376,8 @@
     SFU.exp   l0_att_s1_h0_g1_s, l0_att_s1_h0_g1_s          ; p1.attention.query_tiles:9 l0.att.s1.h0.g1
     VEC.rsum  l0_att_s1_h0_g1_z0, l0_att_s1_h0_g1_s         ; p1.attention.query_tiles:9 l0.att.s1.h0.g1
     MMA.z     l0_att_s1_h0_g1_o0, l0_att_s1_h0_g1_s, l0_att_s1_h0_g1_vb0 ; p1.attention.query_tiles:9 l0.att.s1.h0.g1
+    LD        l0_att_s1_h0_g1_kb1[0:32, :], hbm[k_out.l0 + 40960] ; p1.attention.query_tiles:9 l0.att.s1.h0.g1
+    LD        l0_att_s1_h0_g1_vb1[0:32, :], hbm[v_out.l0 + 40960] ; p1.attention.query_tiles:9 l0.att.s1.h0.g1
     MMA.z.t   l0_att_s1_h0_g1_s, l0_att_s1_h0_g1_q1, l0_att_s1_h0_g1_kb0 ; p1.attention.query_tiles:9 l0.att.s1.h0.g1
     VEC.muli  l0_att_s1_h0_g1_s, l0_att_s1_h0_g1_s, 0.17677669 ; p1.attention.query_tiles:9 l0.att.s1.h0.g1
     VEC.rmax  l0_att_s1_h0_g1_m1, l0_att_s1_h0_g1_s         ; p1.attention.query_tiles:9 l0.att.s1.h0.g1
@@ -1380,6 +1385,7 @@
     SFU.exp   l0_att_s1_h0_g1_s, l0_att_s1_h0_g1_s          ; p1.attention.query_tiles:9 l0.att.s1.h0.g1
     VEC.rsum  l0_att_s1_h0_g1_z1, l0_att_s1_h0_g1_s         ; p1.attention.query_tiles:9 l0.att.s1.h0.g1
     MMA.z     l0_att_s1_h0_g1_o1, l0_att_s1_h0_g1_s, l0_att_s1_h0_g1_vb0 ; p1.attention.query_tiles:9 l0.att.s1.h0.g1
+    SIG       ev.l0_att_go, 1                               ; p1.attention.waves:9 l0.att.s1.h0.g1
     MMA.z.t   l0_att_s1_h0_g1_s[:, 0:32], l0_att_s1_h0_g1_q1, l0_att_s1_h0_g1_kb1[0:32, :] ; p1.attention.query_tiles:9 l0.att.s1.h0.g1
     VEC.muli  l0_att_s1_h0_g1_s[:, 0:32], l0_att_s1_h0_g1_s[:, 0:32], 0.17677669 ; p1.attention.query_tiles:9 l0.att.s1.h0.g1
     VEC.add   l0_att_s1_h0_g1_s[:, 0:32], l0_att_s1_h0_g1_s[:, 0:32], l0_att_s1_h0_g1_mask ; p1.attention.query_tiles:9 l0.att.s1.h0.g1
@@ -1787,22 +1793,22 @@
 .rf l0_qkv_r5_p4_w              p2       64x32     ; l0.qkv.r5.p4.w
 .rf l0_qkv_r5_p4_acc            p4       32x32     ; l0.qkv.r5.p4.acc
 .rf l0_qkv_r5_p4_bias           p0       1x32      ; l0.qkv.r5.p4.bias
-.rf l0_att_s0_h1_g0_q0          p0       32x32     ; l0.att.s0.h1.g0.q0
-.rf l0_att_s0_h1_g0_q1          p1       32x32     ; l0.att.s0.h1.g0.q1
-.rf l0_att_s0_h1_g0_mask        p2       32x32     ; l0.att.s0.h1.g0.mask
-.rf l0_att_s0_h1_g0_kb0         p3       64x32     ; l0.att.s0.h1.g0.kb0
-.rf l0_att_s0_h1_g0_vb0         p5       64x32     ; l0.att.s0.h1.g0.vb0
-.rf l0_att_s0_h1_g0_kb1         p7       64x32     ; l0.att.s0.h1.g0.kb1
-.rf l0_att_s0_h1_g0_vb1         p9       64x32     ; l0.att.s0.h1.g0.vb1
-.rf l0_att_s0_h1_g0_s           p11      32x64     ; l0.att.s0.h1.g0.s
-.rf l0_att_s0_h1_g0_m0          p0       32x1      ; l0.att.s0.h1.g0.m0
-.rf l0_att_s0_h1_g0_z0          p0       32x1      ; l0.att.s0.h1.g0.z0
-.rf l0_att_s0_h1_g0_o0          p13      32x32     ; l0.att.s0.h1.g0.o0
-.rf l0_att_s0_h1_g0_m1          p0+128   32x1      ; l0.att.s0.h1.g0.m1
-.rf l0_att_s0_h1_g0_z1          p0+256   32x1      ; l0.att.s0.h1.g0.z1
-.rf l0_att_s0_h1_g0_o1          p3       32x32     ; l0.att.s0.h1.g0.o1
-.rf l0_att_s0_h1_g0_mj1         p0+384   32x1      ; l0.att.s0.h1.g0.mj1
-.rf l0_att_s0_h1_g0_alpha1      p0+512   32x1      ; l0.att.s0.h1.g0.alpha1
+.rf l0_att_s0_h1_g0_mask        p0       32x32     ; l0.att.s0.h1.g0.mask
+.rf l0_att_s0_h1_g0_q0          p1       32x32     ; l0.att.s0.h1.g0.q0
+.rf l0_att_s0_h1_g0_kb0         p2       64x32     ; l0.att.s0.h1.g0.kb0
+.rf l0_att_s0_h1_g0_vb0         p4       64x32     ; l0.att.s0.h1.g0.vb0
+.rf l0_att_s0_h1_g0_q1          p6       32x32     ; l0.att.s0.h1.g0.q1
+.rf l0_att_s0_h1_g0_s           p7       32x64     ; l0.att.s0.h1.g0.s
+.rf l0_att_s0_h1_g0_m0          p1       32x1      ; l0.att.s0.h1.g0.m0
+.rf l0_att_s0_h1_g0_z0          p1       32x1      ; l0.att.s0.h1.g0.z0
+.rf l0_att_s0_h1_g0_o0          p9       32x32     ; l0.att.s0.h1.g0.o0
+.rf l0_att_s0_h1_g0_kb1         p10      64x32     ; l0.att.s0.h1.g0.kb1
+.rf l0_att_s0_h1_g0_vb1         p12      64x32     ; l0.att.s0.h1.g0.vb1
+.rf l0_att_s0_h1_g0_m1          p1+128   32x1      ; l0.att.s0.h1.g0.m1
+.rf l0_att_s0_h1_g0_z1          p1+256   32x1      ; l0.att.s0.h1.g0.z1
+.rf l0_att_s0_h1_g0_o1          p2       32x32     ; l0.att.s0.h1.g0.o1
+.rf l0_att_s0_h1_g0_mj1         p0       32x1      ; l0.att.s0.h1.g0.mj1
+.rf l0_att_s0_h1_g0_alpha1      p0+128   32x1      ; l0.att.s0.h1.g0.alpha1
 .rf l0_wo_r5_p0_a               p0       32x64     ; l0.wo.r5.p0.a
 .rf l0_wo_r5_p0_w               p2       64x32     ; l0.wo.r5.p0.w
 .rf l0_wo_r5_p0_acc             p4       32x32     ; l0.wo.r5.p0.acc
@@ -1848,8 +1854,6 @@
     ST        hbm[v_out.l0 + 36864], l0_qkv_r5_p4_acc       ; p1.kv_writeback l0.qkv.r5.p4
     SIG       ev.qkv_l0, 1                                  ; p1.panels.qkv l0.qkv.r5.p4
     WAIT      ev.qkv_l0, 48                                 ; p1.attention.query_tiles:9 l0.att.s0.h1.g0
-    LD        l0_att_s0_h1_g0_q0, hbm[scratch + 131200], stride 64 ; p1.attention.query_tiles:9 l0.att.s0.h1.g0
-    LD        l0_att_s0_h1_g0_q1, hbm[scratch + 155776], stride 64 ; p1.attention.query_tiles:9 l0.att.s0.h1.g0
     VEC.fill  l0_att_s0_h1_g0_mask, -1e+30                  ; p1.attention.query_tiles:9 l0.att.s0.h1.g0
     VEC.fill  l0_att_s0_h1_g0_mask[0:1, 0:1], 0             ; p1.attention.query_tiles:9 l0.att.s0.h1.g0
     VEC.fill  l0_att_s0_h1_g0_mask[1:2, 0:2], 0             ; p1.attention.query_tiles:9 l0.att.s0.h1.g0
@@ -1883,10 +1887,10 @@
     VEC.fill  l0_att_s0_h1_g0_mask[29:30, 0:30], 0          ; p1.attention.query_tiles:9 l0.att.s0.h1.g0
     VEC.fill  l0_att_s0_h1_g0_mask[30:31, 0:31], 0          ; p1.attention.query_tiles:9 l0.att.s0.h1.g0
     VEC.fill  l0_att_s0_h1_g0_mask[31:32, :], 0             ; p1.attention.query_tiles:9 l0.att.s0.h1.g0
+    LD        l0_att_s0_h1_g0_q0, hbm[scratch + 131200], stride 64 ; p1.attention.query_tiles:9 l0.att.s0.h1.g0
     LD        l0_att_s0_h1_g0_kb0, hbm[k_out.l0 + 16384]    ; p1.attention.query_tiles:9 l0.att.s0.h1.g0
     LD        l0_att_s0_h1_g0_vb0, hbm[v_out.l0 + 16384]    ; p1.attention.query_tiles:9 l0.att.s0.h1.g0
-    LD        l0_att_s0_h1_g0_kb1, hbm[k_out.l0 + 24576]    ; p1.attention.query_tiles:9 l0.att.s0.h1.g0
-    LD        l0_att_s0_h1_g0_vb1, hbm[v_out.l0 + 24576]    ; p1.attention.query_tiles:9 l0.att.s0.h1.g0
+    LD        l0_att_s0_h1_g0_q1, hbm[scratch + 155776], stride 64 ; p1.attention.query_tiles:9 l0.att.s0.h1.g0
     MMA.z.t   l0_att_s0_h1_g0_s[:, 0:32], l0_att_s0_h1_g0_q0, l0_att_s0_h1_g0_kb0[0:32, :] ; p1.attention.query_tiles:9 l0.att.s0.h1.g0
     VEC.muli  l0_att_s0_h1_g0_s[:, 0:32], l0_att_s0_h1_g0_s[:, 0:32], 0.17677669 ; p1.attention.query_tiles:9 l0.att.s0.h1.g0
     VEC.add   l0_att_s0_h1_g0_s[:, 0:32], l0_att_s0_h1_g0_s[:, 0:32], l0_att_s0_h1_g0_mask ; p1.attention.query_tiles:9 l0.att.s0.h1.g0
@@ -1895,6 +1899,8 @@
     SFU.exp   l0_att_s0_h1_g0_s[:, 0:32], l0_att_s0_h1_g0_s[:, 0:32] ; p1.attention.query_tiles:9 l0.att.s0.h1.g0
     VEC.rsum  l0_att_s0_h1_g0_z0, l0_att_s0_h1_g0_s[:, 0:32] ; p1.attention.query_tiles:9 l0.att.s0.h1.g0
     MMA.z     l0_att_s0_h1_g0_o0, l0_att_s0_h1_g0_s[:, 0:32], l0_att_s0_h1_g0_vb0[0:32, :] ; p1.attention.query_tiles:9 l0.att.s0.h1.g0
+    LD        l0_att_s0_h1_g0_kb1, hbm[k_out.l0 + 24576]    ; p1.attention.query_tiles:9 l0.att.s0.h1.g0
+    LD        l0_att_s0_h1_g0_vb1, hbm[v_out.l0 + 24576]    ; p1.attention.query_tiles:9 l0.att.s0.h1.g0
     MMA.z.t   l0_att_s0_h1_g0_s, l0_att_s0_h1_g0_q1, l0_att_s0_h1_g0_kb0 ; p1.attention.query_tiles:9 l0.att.s0.h1.g0
     VEC.muli  l0_att_s0_h1_g0_s, l0_att_s0_h1_g0_s, 0.17677669 ; p1.attention.query_tiles:9 l0.att.s0.h1.g0
     VEC.rmax  l0_att_s0_h1_g0_m1, l0_att_s0_h1_g0_s         ; p1.attention.query_tiles:9 l0.att.s0.h1.g0
@@ -1902,6 +1908,7 @@
     SFU.exp   l0_att_s0_h1_g0_s, l0_att_s0_h1_g0_s          ; p1.attention.query_tiles:9 l0.att.s0.h1.g0
     VEC.rsum  l0_att_s0_h1_g0_z1, l0_att_s0_h1_g0_s         ; p1.attention.query_tiles:9 l0.att.s0.h1.g0
     MMA.z     l0_att_s0_h1_g0_o1, l0_att_s0_h1_g0_s, l0_att_s0_h1_g0_vb0 ; p1.attention.query_tiles:9 l0.att.s0.h1.g0
+    SIG       ev.l0_att_go, 1                               ; p1.attention.waves:9 l0.att.s0.h1.g0
     MMA.z.t   l0_att_s0_h1_g0_s, l0_att_s0_h1_g0_q1, l0_att_s0_h1_g0_kb1 ; p1.attention.query_tiles:9 l0.att.s0.h1.g0
     VEC.muli  l0_att_s0_h1_g0_s, l0_att_s0_h1_g0_s, 0.17677669 ; p1.attention.query_tiles:9 l0.att.s0.h1.g0
     VEC.add   l0_att_s0_h1_g0_s[:, 32:64], l0_att_s0_h1_g0_s[:, 32:64], l0_att_s0_h1_g0_mask ; p1.attention.query_tiles:9 l0.att.s0.h1.g0
@@ -1993,22 +2000,22 @@
 .rf l0_qkv_r6_p2_w              p2       64x32     ; l0.qkv.r6.p2.w
 .rf l0_qkv_r6_p2_acc            p4       32x32     ; l0.qkv.r6.p2.acc
 .rf l0_qkv_r6_p2_bias           p0       1x32      ; l0.qkv.r6.p2.bias
-.rf l0_att_s1_h1_g0_q0          p0       32x32     ; l0.att.s1.h1.g0.q0
-.rf l0_att_s1_h1_g0_q1          p1       32x32     ; l0.att.s1.h1.g0.q1
-.rf l0_att_s1_h1_g0_mask        p2       32x32     ; l0.att.s1.h1.g0.mask
-.rf l0_att_s1_h1_g0_kb0         p3       64x32     ; l0.att.s1.h1.g0.kb0
-.rf l0_att_s1_h1_g0_vb0         p5       64x32     ; l0.att.s1.h1.g0.vb0
-.rf l0_att_s1_h1_g0_kb1         p7       64x32     ; l0.att.s1.h1.g0.kb1
-.rf l0_att_s1_h1_g0_vb1         p9       64x32     ; l0.att.s1.h1.g0.vb1
-.rf l0_att_s1_h1_g0_s           p11      32x64     ; l0.att.s1.h1.g0.s
-.rf l0_att_s1_h1_g0_m0          p0       32x1      ; l0.att.s1.h1.g0.m0
-.rf l0_att_s1_h1_g0_z0          p0       32x1      ; l0.att.s1.h1.g0.z0
-.rf l0_att_s1_h1_g0_o0          p13      32x32     ; l0.att.s1.h1.g0.o0
-.rf l0_att_s1_h1_g0_m1          p0+128   32x1      ; l0.att.s1.h1.g0.m1
-.rf l0_att_s1_h1_g0_z1          p0+256   32x1      ; l0.att.s1.h1.g0.z1
-.rf l0_att_s1_h1_g0_o1          p3       32x32     ; l0.att.s1.h1.g0.o1
-.rf l0_att_s1_h1_g0_mj1         p0+384   32x1      ; l0.att.s1.h1.g0.mj1
-.rf l0_att_s1_h1_g0_alpha1      p0+512   32x1      ; l0.att.s1.h1.g0.alpha1
+.rf l0_att_s1_h1_g0_mask        p0       32x32     ; l0.att.s1.h1.g0.mask
+.rf l0_att_s1_h1_g0_q0          p1       32x32     ; l0.att.s1.h1.g0.q0
+.rf l0_att_s1_h1_g0_kb0         p2       64x32     ; l0.att.s1.h1.g0.kb0
+.rf l0_att_s1_h1_g0_vb0         p4       64x32     ; l0.att.s1.h1.g0.vb0
+.rf l0_att_s1_h1_g0_q1          p6       32x32     ; l0.att.s1.h1.g0.q1
+.rf l0_att_s1_h1_g0_s           p7       32x64     ; l0.att.s1.h1.g0.s
+.rf l0_att_s1_h1_g0_m0          p1       32x1      ; l0.att.s1.h1.g0.m0
+.rf l0_att_s1_h1_g0_z0          p1       32x1      ; l0.att.s1.h1.g0.z0
+.rf l0_att_s1_h1_g0_o0          p9       32x32     ; l0.att.s1.h1.g0.o0
+.rf l0_att_s1_h1_g0_kb1         p10      64x32     ; l0.att.s1.h1.g0.kb1
+.rf l0_att_s1_h1_g0_vb1         p12      64x32     ; l0.att.s1.h1.g0.vb1
+.rf l0_att_s1_h1_g0_m1          p1+128   32x1      ; l0.att.s1.h1.g0.m1
+.rf l0_att_s1_h1_g0_z1          p1+256   32x1      ; l0.att.s1.h1.g0.z1
+.rf l0_att_s1_h1_g0_o1          p2       32x32     ; l0.att.s1.h1.g0.o1
+.rf l0_att_s1_h1_g0_mj1         p0       32x1      ; l0.att.s1.h1.g0.mj1
+.rf l0_att_s1_h1_g0_alpha1      p0+128   32x1      ; l0.att.s1.h1.g0.alpha1
 .rf l0_wo_r7_p0_a               p0       32x64     ; l0.wo.r7.p0.a
 .rf l0_wo_r7_p0_w               p2       64x32     ; l0.wo.r7.p0.w
 .rf l0_wo_r7_p0_acc             p4       32x32     ; l0.wo.r7.p0.acc
@@ -2054,8 +2061,7 @@
     ST        hbm[k_out.l0 + 40960], l0_qkv_r6_p2_acc       ; p1.kv_writeback l0.qkv.r6.p2
     SIG       ev.qkv_l0, 1                                  ; p1.panels.qkv l0.qkv.r6.p2
     WAIT      ev.qkv_l0, 48                                 ; p1.attention.query_tiles:9 l0.att.s1.h1.g0
-    LD        l0_att_s1_h1_g0_q0, hbm[scratch + 163968], stride 64 ; p1.attention.query_tiles:9 l0.att.s1.h1.g0
-    LD        l0_att_s1_h1_g0_q1, hbm[scratch + 188544], stride 64 ; p1.attention.query_tiles:9 l0.att.s1.h1.g0
+    WAIT      ev.l0_att_go, 4                               ; p1.attention.waves:9 l0.att.s1.h1.g0
     VEC.fill  l0_att_s1_h1_g0_mask, -1e+30                  ; p1.attention.query_tiles:9 l0.att.s1.h1.g0
     VEC.fill  l0_att_s1_h1_g0_mask[0:1, 0:1], 0             ; p1.attention.query_tiles:9 l0.att.s1.h1.g0
     VEC.fill  l0_att_s1_h1_g0_mask[1:2, 0:2], 0             ; p1.attention.query_tiles:9 l0.att.s1.h1.g0
@@ -2089,10 +2095,10 @@
     VEC.fill  l0_att_s1_h1_g0_mask[29:30, 0:30], 0          ; p1.attention.query_tiles:9 l0.att.s1.h1.g0
     VEC.fill  l0_att_s1_h1_g0_mask[30:31, 0:31], 0          ; p1.attention.query_tiles:9 l0.att.s1.h1.g0
     VEC.fill  l0_att_s1_h1_g0_mask[31:32, :], 0             ; p1.attention.query_tiles:9 l0.att.s1.h1.g0
+    LD        l0_att_s1_h1_g0_q0, hbm[scratch + 163968], stride 64 ; p1.attention.query_tiles:9 l0.att.s1.h1.g0
     LD        l0_att_s1_h1_g0_kb0, hbm[k_out.l0 + 49152]    ; p1.attention.query_tiles:9 l0.att.s1.h1.g0
     LD        l0_att_s1_h1_g0_vb0, hbm[v_out.l0 + 49152]    ; p1.attention.query_tiles:9 l0.att.s1.h1.g0
-    LD        l0_att_s1_h1_g0_kb1, hbm[k_out.l0 + 57344]    ; p1.attention.query_tiles:9 l0.att.s1.h1.g0
-    LD        l0_att_s1_h1_g0_vb1, hbm[v_out.l0 + 57344]    ; p1.attention.query_tiles:9 l0.att.s1.h1.g0
+    LD        l0_att_s1_h1_g0_q1, hbm[scratch + 188544], stride 64 ; p1.attention.query_tiles:9 l0.att.s1.h1.g0
     MMA.z.t   l0_att_s1_h1_g0_s[:, 0:32], l0_att_s1_h1_g0_q0, l0_att_s1_h1_g0_kb0[0:32, :] ; p1.attention.query_tiles:9 l0.att.s1.h1.g0
     VEC.muli  l0_att_s1_h1_g0_s[:, 0:32], l0_att_s1_h1_g0_s[:, 0:32], 0.17677669 ; p1.attention.query_tiles:9 l0.att.s1.h1.g0
     VEC.add   l0_att_s1_h1_g0_s[:, 0:32], l0_att_s1_h1_g0_s[:, 0:32], l0_att_s1_h1_g0_mask ; p1.attention.query_tiles:9 l0.att.s1.h1.g0
@@ -2101,6 +2107,8 @@
     SFU.exp   l0_att_s1_h1_g0_s[:, 0:32], l0_att_s1_h1_g0_s[:, 0:32] ; p1.attention.query_tiles:9 l0.att.s1.h1.g0
     VEC.rsum  l0_att_s1_h1_g0_z0, l0_att_s1_h1_g0_s[:, 0:32] ; p1.attention.query_tiles:9 l0.att.s1.h1.g0
     MMA.z     l0_att_s1_h1_g0_o0, l0_att_s1_h1_g0_s[:, 0:32], l0_att_s1_h1_g0_vb0[0:32, :] ; p1.attention.query_tiles:9 l0.att.s1.h1.g0
+    LD        l0_att_s1_h1_g0_kb1, hbm[k_out.l0 + 57344]    ; p1.attention.query_tiles:9 l0.att.s1.h1.g0
+    LD        l0_att_s1_h1_g0_vb1, hbm[v_out.l0 + 57344]    ; p1.attention.query_tiles:9 l0.att.s1.h1.g0
     MMA.z.t   l0_att_s1_h1_g0_s, l0_att_s1_h1_g0_q1, l0_att_s1_h1_g0_kb0 ; p1.attention.query_tiles:9 l0.att.s1.h1.g0
     VEC.muli  l0_att_s1_h1_g0_s, l0_att_s1_h1_g0_s, 0.17677669 ; p1.attention.query_tiles:9 l0.att.s1.h1.g0
     VEC.rmax  l0_att_s1_h1_g0_m1, l0_att_s1_h1_g0_s         ; p1.attention.query_tiles:9 l0.att.s1.h1.g0
@@ -2108,6 +2116,7 @@
     SFU.exp   l0_att_s1_h1_g0_s, l0_att_s1_h1_g0_s          ; p1.attention.query_tiles:9 l0.att.s1.h1.g0
     VEC.rsum  l0_att_s1_h1_g0_z1, l0_att_s1_h1_g0_s         ; p1.attention.query_tiles:9 l0.att.s1.h1.g0
     MMA.z     l0_att_s1_h1_g0_o1, l0_att_s1_h1_g0_s, l0_att_s1_h1_g0_vb0 ; p1.attention.query_tiles:9 l0.att.s1.h1.g0
+    SIG       ev.l0_att_go, 1                               ; p1.attention.waves:9 l0.att.s1.h1.g0
     MMA.z.t   l0_att_s1_h1_g0_s, l0_att_s1_h1_g0_q1, l0_att_s1_h1_g0_kb1 ; p1.attention.query_tiles:9 l0.att.s1.h1.g0
     VEC.muli  l0_att_s1_h1_g0_s, l0_att_s1_h1_g0_s, 0.17677669 ; p1.attention.query_tiles:9 l0.att.s1.h1.g0
     VEC.add   l0_att_s1_h1_g0_s[:, 32:64], l0_att_s1_h1_g0_s[:, 32:64], l0_att_s1_h1_g0_mask ; p1.attention.query_tiles:9 l0.att.s1.h1.g0
@@ -2515,22 +2524,22 @@
 .rf l0_qkv_r5_p5_w              p2       64x32     ; l0.qkv.r5.p5.w
 .rf l0_qkv_r5_p5_acc            p4       32x32     ; l0.qkv.r5.p5.acc
 .rf l0_qkv_r5_p5_bias           p0       1x32      ; l0.qkv.r5.p5.bias
-.rf l0_att_s0_h1_g1_q0          p0       32x32     ; l0.att.s0.h1.g1.q0
-.rf l0_att_s0_h1_g1_q1          p1       32x32     ; l0.att.s0.h1.g1.q1
-.rf l0_att_s0_h1_g1_mask        p2       32x32     ; l0.att.s0.h1.g1.mask
-.rf l0_att_s0_h1_g1_kb0         p3       64x32     ; l0.att.s0.h1.g1.kb0
-.rf l0_att_s0_h1_g1_vb0         p5       64x32     ; l0.att.s0.h1.g1.vb0
-.rf l0_att_s0_h1_g1_kb1         p7       64x32     ; l0.att.s0.h1.g1.kb1
-.rf l0_att_s0_h1_g1_vb1         p9       64x32     ; l0.att.s0.h1.g1.vb1
-.rf l0_att_s0_h1_g1_s           p11      32x64     ; l0.att.s0.h1.g1.s
-.rf l0_att_s0_h1_g1_m0          p0       32x1      ; l0.att.s0.h1.g1.m0
-.rf l0_att_s0_h1_g1_z0          p0       32x1      ; l0.att.s0.h1.g1.z0
-.rf l0_att_s0_h1_g1_o0          p13      32x32     ; l0.att.s0.h1.g1.o0
-.rf l0_att_s0_h1_g1_m1          p0+128   32x1      ; l0.att.s0.h1.g1.m1
-.rf l0_att_s0_h1_g1_z1          p0+256   32x1      ; l0.att.s0.h1.g1.z1
-.rf l0_att_s0_h1_g1_o1          p3       32x32     ; l0.att.s0.h1.g1.o1
-.rf l0_att_s0_h1_g1_mj1         p0+384   32x1      ; l0.att.s0.h1.g1.mj1
-.rf l0_att_s0_h1_g1_alpha1      p0+512   32x1      ; l0.att.s0.h1.g1.alpha1
+.rf l0_att_s0_h1_g1_mask        p0       32x32     ; l0.att.s0.h1.g1.mask
+.rf l0_att_s0_h1_g1_q0          p1       32x32     ; l0.att.s0.h1.g1.q0
+.rf l0_att_s0_h1_g1_kb0         p2       64x32     ; l0.att.s0.h1.g1.kb0
+.rf l0_att_s0_h1_g1_vb0         p4       64x32     ; l0.att.s0.h1.g1.vb0
+.rf l0_att_s0_h1_g1_q1          p6       32x32     ; l0.att.s0.h1.g1.q1
+.rf l0_att_s0_h1_g1_s           p7       32x64     ; l0.att.s0.h1.g1.s
+.rf l0_att_s0_h1_g1_m0          p1       32x1      ; l0.att.s0.h1.g1.m0
+.rf l0_att_s0_h1_g1_z0          p1       32x1      ; l0.att.s0.h1.g1.z0
+.rf l0_att_s0_h1_g1_o0          p9       32x32     ; l0.att.s0.h1.g1.o0
+.rf l0_att_s0_h1_g1_kb1         p10      64x32     ; l0.att.s0.h1.g1.kb1
+.rf l0_att_s0_h1_g1_vb1         p12      64x32     ; l0.att.s0.h1.g1.vb1
+.rf l0_att_s0_h1_g1_m1          p1+128   32x1      ; l0.att.s0.h1.g1.m1
+.rf l0_att_s0_h1_g1_z1          p1+256   32x1      ; l0.att.s0.h1.g1.z1
+.rf l0_att_s0_h1_g1_o1          p2       32x32     ; l0.att.s0.h1.g1.o1
+.rf l0_att_s0_h1_g1_mj1         p0       32x1      ; l0.att.s0.h1.g1.mj1
+.rf l0_att_s0_h1_g1_alpha1      p0+128   32x1      ; l0.att.s0.h1.g1.alpha1
 .rf l0_wo_r5_p1_a               p0       32x64     ; l0.wo.r5.p1.a
 .rf l0_wo_r5_p1_w               p2       64x32     ; l0.wo.r5.p1.w
 .rf l0_wo_r5_p1_acc             p4       32x32     ; l0.wo.r5.p1.acc
@@ -2576,8 +2585,6 @@
     ST        hbm[v_out.l0 + 53248], l0_qkv_r5_p5_acc       ; p1.kv_writeback l0.qkv.r5.p5
     SIG       ev.qkv_l0, 1                                  ; p1.panels.qkv l0.qkv.r5.p5
     WAIT      ev.qkv_l0, 48                                 ; p1.attention.query_tiles:9 l0.att.s0.h1.g1
-    LD        l0_att_s0_h1_g1_q0, hbm[scratch + 139392], stride 64 ; p1.attention.query_tiles:9 l0.att.s0.h1.g1
-    LD        l0_att_s0_h1_g1_q1, hbm[scratch + 147584], stride 64 ; p1.attention.query_tiles:9 l0.att.s0.h1.g1
     VEC.fill  l0_att_s0_h1_g1_mask, -1e+30                  ; p1.attention.query_tiles:9 l0.att.s0.h1.g1
     VEC.fill  l0_att_s0_h1_g1_mask[0:1, 0:1], 0             ; p1.attention.query_tiles:9 l0.att.s0.h1.g1
     VEC.fill  l0_att_s0_h1_g1_mask[1:2, 0:2], 0             ; p1.attention.query_tiles:9 l0.att.s0.h1.g1
@@ -2611,10 +2618,10 @@
     VEC.fill  l0_att_s0_h1_g1_mask[29:30, 0:30], 0          ; p1.attention.query_tiles:9 l0.att.s0.h1.g1
     VEC.fill  l0_att_s0_h1_g1_mask[30:31, 0:31], 0          ; p1.attention.query_tiles:9 l0.att.s0.h1.g1
     VEC.fill  l0_att_s0_h1_g1_mask[31:32, :], 0             ; p1.attention.query_tiles:9 l0.att.s0.h1.g1
+    LD        l0_att_s0_h1_g1_q0, hbm[scratch + 139392], stride 64 ; p1.attention.query_tiles:9 l0.att.s0.h1.g1
     LD        l0_att_s0_h1_g1_kb0, hbm[k_out.l0 + 16384]    ; p1.attention.query_tiles:9 l0.att.s0.h1.g1
     LD        l0_att_s0_h1_g1_vb0, hbm[v_out.l0 + 16384]    ; p1.attention.query_tiles:9 l0.att.s0.h1.g1
-    LD        l0_att_s0_h1_g1_kb1[0:32, :], hbm[k_out.l0 + 24576] ; p1.attention.query_tiles:9 l0.att.s0.h1.g1
-    LD        l0_att_s0_h1_g1_vb1[0:32, :], hbm[v_out.l0 + 24576] ; p1.attention.query_tiles:9 l0.att.s0.h1.g1
+    LD        l0_att_s0_h1_g1_q1, hbm[scratch + 147584], stride 64 ; p1.attention.query_tiles:9 l0.att.s0.h1.g1
     MMA.z.t   l0_att_s0_h1_g1_s, l0_att_s0_h1_g1_q0, l0_att_s0_h1_g1_kb0 ; p1.attention.query_tiles:9 l0.att.s0.h1.g1
     VEC.muli  l0_att_s0_h1_g1_s, l0_att_s0_h1_g1_s, 0.17677669 ; p1.attention.query_tiles:9 l0.att.s0.h1.g1
     VEC.add   l0_att_s0_h1_g1_s[:, 32:64], l0_att_s0_h1_g1_s[:, 32:64], l0_att_s0_h1_g1_mask ; p1.attention.query_tiles:9 l0.att.s0.h1.g1
@@ -2623,6 +2630,8 @@
     SFU.exp   l0_att_s0_h1_g1_s, l0_att_s0_h1_g1_s          ; p1.attention.query_tiles:9 l0.att.s0.h1.g1
     VEC.rsum  l0_att_s0_h1_g1_z0, l0_att_s0_h1_g1_s         ; p1.attention.query_tiles:9 l0.att.s0.h1.g1
     MMA.z     l0_att_s0_h1_g1_o0, l0_att_s0_h1_g1_s, l0_att_s0_h1_g1_vb0 ; p1.attention.query_tiles:9 l0.att.s0.h1.g1
+    LD        l0_att_s0_h1_g1_kb1[0:32, :], hbm[k_out.l0 + 24576] ; p1.attention.query_tiles:9 l0.att.s0.h1.g1
+    LD        l0_att_s0_h1_g1_vb1[0:32, :], hbm[v_out.l0 + 24576] ; p1.attention.query_tiles:9 l0.att.s0.h1.g1
     MMA.z.t   l0_att_s0_h1_g1_s, l0_att_s0_h1_g1_q1, l0_att_s0_h1_g1_kb0 ; p1.attention.query_tiles:9 l0.att.s0.h1.g1
     VEC.muli  l0_att_s0_h1_g1_s, l0_att_s0_h1_g1_s, 0.17677669 ; p1.attention.query_tiles:9 l0.att.s0.h1.g1
     VEC.rmax  l0_att_s0_h1_g1_m1, l0_att_s0_h1_g1_s         ; p1.attention.query_tiles:9 l0.att.s0.h1.g1
@@ -2630,6 +2639,7 @@
     SFU.exp   l0_att_s0_h1_g1_s, l0_att_s0_h1_g1_s          ; p1.attention.query_tiles:9 l0.att.s0.h1.g1
     VEC.rsum  l0_att_s0_h1_g1_z1, l0_att_s0_h1_g1_s         ; p1.attention.query_tiles:9 l0.att.s0.h1.g1
     MMA.z     l0_att_s0_h1_g1_o1, l0_att_s0_h1_g1_s, l0_att_s0_h1_g1_vb0 ; p1.attention.query_tiles:9 l0.att.s0.h1.g1
+    SIG       ev.l0_att_go, 1                               ; p1.attention.waves:9 l0.att.s0.h1.g1
     MMA.z.t   l0_att_s0_h1_g1_s[:, 0:32], l0_att_s0_h1_g1_q1, l0_att_s0_h1_g1_kb1[0:32, :] ; p1.attention.query_tiles:9 l0.att.s0.h1.g1
     VEC.muli  l0_att_s0_h1_g1_s[:, 0:32], l0_att_s0_h1_g1_s[:, 0:32], 0.17677669 ; p1.attention.query_tiles:9 l0.att.s0.h1.g1
     VEC.add   l0_att_s0_h1_g1_s[:, 0:32], l0_att_s0_h1_g1_s[:, 0:32], l0_att_s0_h1_g1_mask ; p1.attention.query_tiles:9 l0.att.s0.h1.g1
@@ -2721,22 +2731,22 @@
 .rf l0_qkv_r6_p3_w              p2       64x32     ; l0.qkv.r6.p3.w
 .rf l0_qkv_r6_p3_acc            p4       32x32     ; l0.qkv.r6.p3.acc
 .rf l0_qkv_r6_p3_bias           p0       1x32      ; l0.qkv.r6.p3.bias
-.rf l0_att_s1_h1_g1_q0          p0       32x32     ; l0.att.s1.h1.g1.q0
-.rf l0_att_s1_h1_g1_q1          p1       32x32     ; l0.att.s1.h1.g1.q1
-.rf l0_att_s1_h1_g1_mask        p2       32x32     ; l0.att.s1.h1.g1.mask
-.rf l0_att_s1_h1_g1_kb0         p3       64x32     ; l0.att.s1.h1.g1.kb0
-.rf l0_att_s1_h1_g1_vb0         p5       64x32     ; l0.att.s1.h1.g1.vb0
-.rf l0_att_s1_h1_g1_kb1         p7       64x32     ; l0.att.s1.h1.g1.kb1
-.rf l0_att_s1_h1_g1_vb1         p9       64x32     ; l0.att.s1.h1.g1.vb1
-.rf l0_att_s1_h1_g1_s           p11      32x64     ; l0.att.s1.h1.g1.s
-.rf l0_att_s1_h1_g1_m0          p0       32x1      ; l0.att.s1.h1.g1.m0
-.rf l0_att_s1_h1_g1_z0          p0       32x1      ; l0.att.s1.h1.g1.z0
-.rf l0_att_s1_h1_g1_o0          p13      32x32     ; l0.att.s1.h1.g1.o0
-.rf l0_att_s1_h1_g1_m1          p0+128   32x1      ; l0.att.s1.h1.g1.m1
-.rf l0_att_s1_h1_g1_z1          p0+256   32x1      ; l0.att.s1.h1.g1.z1
-.rf l0_att_s1_h1_g1_o1          p3       32x32     ; l0.att.s1.h1.g1.o1
-.rf l0_att_s1_h1_g1_mj1         p0+384   32x1      ; l0.att.s1.h1.g1.mj1
-.rf l0_att_s1_h1_g1_alpha1      p0+512   32x1      ; l0.att.s1.h1.g1.alpha1
+.rf l0_att_s1_h1_g1_mask        p0       32x32     ; l0.att.s1.h1.g1.mask
+.rf l0_att_s1_h1_g1_q0          p1       32x32     ; l0.att.s1.h1.g1.q0
+.rf l0_att_s1_h1_g1_kb0         p2       64x32     ; l0.att.s1.h1.g1.kb0
+.rf l0_att_s1_h1_g1_vb0         p4       64x32     ; l0.att.s1.h1.g1.vb0
+.rf l0_att_s1_h1_g1_q1          p6       32x32     ; l0.att.s1.h1.g1.q1
+.rf l0_att_s1_h1_g1_s           p7       32x64     ; l0.att.s1.h1.g1.s
+.rf l0_att_s1_h1_g1_m0          p1       32x1      ; l0.att.s1.h1.g1.m0
+.rf l0_att_s1_h1_g1_z0          p1       32x1      ; l0.att.s1.h1.g1.z0
+.rf l0_att_s1_h1_g1_o0          p9       32x32     ; l0.att.s1.h1.g1.o0
+.rf l0_att_s1_h1_g1_kb1         p10      64x32     ; l0.att.s1.h1.g1.kb1
+.rf l0_att_s1_h1_g1_vb1         p12      64x32     ; l0.att.s1.h1.g1.vb1
+.rf l0_att_s1_h1_g1_m1          p1+128   32x1      ; l0.att.s1.h1.g1.m1
+.rf l0_att_s1_h1_g1_z1          p1+256   32x1      ; l0.att.s1.h1.g1.z1
+.rf l0_att_s1_h1_g1_o1          p2       32x32     ; l0.att.s1.h1.g1.o1
+.rf l0_att_s1_h1_g1_mj1         p0       32x1      ; l0.att.s1.h1.g1.mj1
+.rf l0_att_s1_h1_g1_alpha1      p0+128   32x1      ; l0.att.s1.h1.g1.alpha1
 .rf l0_wo_r7_p1_a               p0       32x64     ; l0.wo.r7.p1.a
 .rf l0_wo_r7_p1_w               p2       64x32     ; l0.wo.r7.p1.w
 .rf l0_wo_r7_p1_acc             p4       32x32     ; l0.wo.r7.p1.acc
@@ -2782,8 +2792,7 @@
     ST        hbm[k_out.l0 + 57344], l0_qkv_r6_p3_acc       ; p1.kv_writeback l0.qkv.r6.p3
     SIG       ev.qkv_l0, 1                                  ; p1.panels.qkv l0.qkv.r6.p3
     WAIT      ev.qkv_l0, 48                                 ; p1.attention.query_tiles:9 l0.att.s1.h1.g1
-    LD        l0_att_s1_h1_g1_q0, hbm[scratch + 172160], stride 64 ; p1.attention.query_tiles:9 l0.att.s1.h1.g1
-    LD        l0_att_s1_h1_g1_q1, hbm[scratch + 180352], stride 64 ; p1.attention.query_tiles:9 l0.att.s1.h1.g1
+    WAIT      ev.l0_att_go, 4                               ; p1.attention.waves:9 l0.att.s1.h1.g1
     VEC.fill  l0_att_s1_h1_g1_mask, -1e+30                  ; p1.attention.query_tiles:9 l0.att.s1.h1.g1
     VEC.fill  l0_att_s1_h1_g1_mask[0:1, 0:1], 0             ; p1.attention.query_tiles:9 l0.att.s1.h1.g1
     VEC.fill  l0_att_s1_h1_g1_mask[1:2, 0:2], 0             ; p1.attention.query_tiles:9 l0.att.s1.h1.g1
@@ -2817,10 +2826,10 @@
     VEC.fill  l0_att_s1_h1_g1_mask[29:30, 0:30], 0          ; p1.attention.query_tiles:9 l0.att.s1.h1.g1
     VEC.fill  l0_att_s1_h1_g1_mask[30:31, 0:31], 0          ; p1.attention.query_tiles:9 l0.att.s1.h1.g1
     VEC.fill  l0_att_s1_h1_g1_mask[31:32, :], 0             ; p1.attention.query_tiles:9 l0.att.s1.h1.g1
+    LD        l0_att_s1_h1_g1_q0, hbm[scratch + 172160], stride 64 ; p1.attention.query_tiles:9 l0.att.s1.h1.g1
     LD        l0_att_s1_h1_g1_kb0, hbm[k_out.l0 + 49152]    ; p1.attention.query_tiles:9 l0.att.s1.h1.g1
     LD        l0_att_s1_h1_g1_vb0, hbm[v_out.l0 + 49152]    ; p1.attention.query_tiles:9 l0.att.s1.h1.g1
-    LD        l0_att_s1_h1_g1_kb1[0:32, :], hbm[k_out.l0 + 57344] ; p1.attention.query_tiles:9 l0.att.s1.h1.g1
-    LD        l0_att_s1_h1_g1_vb1[0:32, :], hbm[v_out.l0 + 57344] ; p1.attention.query_tiles:9 l0.att.s1.h1.g1
+    LD        l0_att_s1_h1_g1_q1, hbm[scratch + 180352], stride 64 ; p1.attention.query_tiles:9 l0.att.s1.h1.g1
     MMA.z.t   l0_att_s1_h1_g1_s, l0_att_s1_h1_g1_q0, l0_att_s1_h1_g1_kb0 ; p1.attention.query_tiles:9 l0.att.s1.h1.g1
     VEC.muli  l0_att_s1_h1_g1_s, l0_att_s1_h1_g1_s, 0.17677669 ; p1.attention.query_tiles:9 l0.att.s1.h1.g1
     VEC.add   l0_att_s1_h1_g1_s[:, 32:64], l0_att_s1_h1_g1_s[:, 32:64], l0_att_s1_h1_g1_mask ; p1.attention.query_tiles:9 l0.att.s1.h1.g1
@@ -2829,6 +2838,8 @@
     SFU.exp   l0_att_s1_h1_g1_s, l0_att_s1_h1_g1_s          ; p1.attention.query_tiles:9 l0.att.s1.h1.g1
     VEC.rsum  l0_att_s1_h1_g1_z0, l0_att_s1_h1_g1_s         ; p1.attention.query_tiles:9 l0.att.s1.h1.g1
     MMA.z     l0_att_s1_h1_g1_o0, l0_att_s1_h1_g1_s, l0_att_s1_h1_g1_vb0 ; p1.attention.query_tiles:9 l0.att.s1.h1.g1
+    LD        l0_att_s1_h1_g1_kb1[0:32, :], hbm[k_out.l0 + 57344] ; p1.attention.query_tiles:9 l0.att.s1.h1.g1
+    LD        l0_att_s1_h1_g1_vb1[0:32, :], hbm[v_out.l0 + 57344] ; p1.attention.query_tiles:9 l0.att.s1.h1.g1
     MMA.z.t   l0_att_s1_h1_g1_s, l0_att_s1_h1_g1_q1, l0_att_s1_h1_g1_kb0 ; p1.attention.query_tiles:9 l0.att.s1.h1.g1
     VEC.muli  l0_att_s1_h1_g1_s, l0_att_s1_h1_g1_s, 0.17677669 ; p1.attention.query_tiles:9 l0.att.s1.h1.g1
     VEC.rmax  l0_att_s1_h1_g1_m1, l0_att_s1_h1_g1_s         ; p1.attention.query_tiles:9 l0.att.s1.h1.g1
@@ -2836,6 +2847,7 @@
     SFU.exp   l0_att_s1_h1_g1_s, l0_att_s1_h1_g1_s          ; p1.attention.query_tiles:9 l0.att.s1.h1.g1
     VEC.rsum  l0_att_s1_h1_g1_z1, l0_att_s1_h1_g1_s         ; p1.attention.query_tiles:9 l0.att.s1.h1.g1
     MMA.z     l0_att_s1_h1_g1_o1, l0_att_s1_h1_g1_s, l0_att_s1_h1_g1_vb0 ; p1.attention.query_tiles:9 l0.att.s1.h1.g1
+    SIG       ev.l0_att_go, 1                               ; p1.attention.waves:9 l0.att.s1.h1.g1
     MMA.z.t   l0_att_s1_h1_g1_s[:, 0:32], l0_att_s1_h1_g1_q1, l0_att_s1_h1_g1_kb1[0:32, :] ; p1.attention.query_tiles:9 l0.att.s1.h1.g1
     VEC.muli  l0_att_s1_h1_g1_s[:, 0:32], l0_att_s1_h1_g1_s[:, 0:32], 0.17677669 ; p1.attention.query_tiles:9 l0.att.s1.h1.g1
     VEC.add   l0_att_s1_h1_g1_s[:, 0:32], l0_att_s1_h1_g1_s[:, 0:32], l0_att_s1_h1_g1_mask ; p1.attention.query_tiles:9 l0.att.s1.h1.g1
