@@ -97,6 +97,14 @@ else
   ko "tcc-grade best: passes, score 1512.31"
   cat "$tmp/best"
 fi
+# the best P1 (with best.yaml's D1) passes everywhere (README quotes it)
+if "$grade" plans/best-p1.yaml >"$tmp/bestp1" 2>&1 &&
+  sed -n 6p "$tmp/bestp1" | grep -q "^score 2732.82  = 1000 \* sqrt(802528 \* 124192 / (193844 \* 68846))$"; then
+  ok "tcc-grade best-p1: passes, score 2732.82"
+else
+  ko "tcc-grade best-p1: passes, score 2732.82"
+  cat "$tmp/bestp1"
+fi
 
 # the table alone: NAME CYCLES AREA W WINDOW_START ERR7 ERR13 ERR11 ERR23
 t() { # NAME ROW...
