@@ -305,12 +305,13 @@ static gboolean stage_proj_resident(P1 *c, int l, int stage, const ProjStage *ps
   for (unsigned k = 0; k < G_N_ELEMENTS(dead); k++)
     if (dead[k] != ps->a_col) part_col[nparts++] = dead[k];
   int shards = c->pp->k_split[ps->pj->proj];
-  if (shards - 1 > nparts || (shards > 1 && ps->N != c->d)) {
+  gboolean mcast = c->pp->multicast[ps->pj->proj]; /* partial sums RF to RF, no scratch */
+  if (!mcast && (shards - 1 > nparts || (shards > 1 && ps->N != c->d))) {
     char ks[32];
     g_snprintf(ks, sizeof ks, "k_split.%s", sched_proj_name[ps->pj->proj]);
     ir_error(ir, err, ir_prov(ir, ks),
-             "weights: resident: k_split.%s=%d: P1 has room in scratch for the partial sums of at "
-             "most %d K shards of a d_model-wide projection (wo, w2)",
+             "weights: resident: k_split.%s=%d: without multicast the partial sums go through "
+             "scratch, which has room for at most %d K shards of a d_model-wide projection (wo, w2)",
              sched_proj_name[ps->pj->proj], shards, nparts + 1);
     return FALSE;
   }
@@ -321,7 +322,7 @@ static gboolean stage_proj_resident(P1 *c, int l, int stage, const ProjStage *ps
   role.layer = l, role.proj = ps->pj->proj;
   LwP1Resident st = {.name = sched_proj_name[ps->pj->proj], .layer = l, .stage = stage, .role = role,
                      .pj = ps->pj, .K = ps->K, .N = ps->N, .shards = shards, .tiles = c->N / c->R,
-                     .R = c->R, .extra = (ps->gelu != 0) + (ps->res_sym != NULL), .multicast = c->pp->multicast[ps->pj->proj],
+                     .R = c->R, .extra = (ps->gelu != 0) + (ps->res_sym != NULL), .multicast = mcast,
                      .a = {.sym = "scratch", .col = ps->a_col, .stride = ps->K, .prov = c->base},
                      .part_col = part_col, .part_stride = c->d, .after = after, .grp = grp,
                      .finish = tail_cb, .ctx = &pt, .prov = ir_prov(ir, "weights"), .mc_prov = ir_prov(ir, mc)};
