@@ -1006,6 +1006,44 @@ START_TEST(test_p1_query_tiles) {
 }
 END_TEST
 
+/* attention.waves: 2 makes the second half of the attention tasks wait,
+ * before any load, until every first-half task has signalled that it is
+ * through its first key block; waves 1 has no such event. */
+START_TEST(test_p1_attention_waves) {
+  for (int waves = 1; waves <= 2; waves++) {
+    g_autofree char *knobs = g_strdup_printf("sms_used: 4\n  attention: {query_tiles: 2, waves: %d}", waves);
+    if (waves == 1) {
+      g_free(knobs);
+      knobs = g_strdup("sms_used: 4\n  attention: {query_tiles: 2}");
+    }
+    g_autoptr(Plan) plan = small_plan(PROB_P1, knobs);
+    g_autoptr(GError) err = NULL;
+    g_autoptr(Ir) ir = pass_pipeline(plan, PROB_P1, NULL, NULL, TRUE, &err);
+    ck_assert_msg(ir, "%s", err ? err->message : "?");
+    int tasks = 0, waiting = 0, signalling = 0;
+    for (guint k = 0; k < ir->tasks->len; k++) {
+      const IrTask *t = ir_task_at(ir, (int)k);
+      if (t->role.kind != ROLE_ATT) continue;
+      tasks++;
+      gboolean loaded = FALSE;
+      for (guint i = 0; i < t->ops->len; i++) {
+        const IrOp *op = &g_array_index(t->ops, IrOp, i);
+        const char *ev = op->event >= 0 ? g_ptr_array_index(ir->events, op->event) : "";
+        if (op->kind == IR_LD) loaded = TRUE;
+        if (strcmp(ev, "l0_att_go") != 0) continue;
+        if (op->kind == IR_WAIT) {
+          ck_assert_msg(!loaded, "task %s waits for its wave after a load", t->name);
+          waiting++;
+        }
+        if (op->kind == IR_SIG) signalling++;
+      }
+    }
+    ck_assert_int_eq(waiting, waves == 1 ? 0 : tasks / 2);
+    ck_assert_int_eq(signalling, waves == 1 ? 0 : tasks);
+  }
+}
+END_TEST
+
 /* A panel larger than a WG's RF after rf_temp_kib is refused at its knob. */
 START_TEST(test_resident_too_wide) {
   g_autoptr(Plan) p = plan_text("wide.yaml", "version: 1\nd1:\n  panels: {w2: 32}\n  weights: resident\n");
@@ -1147,6 +1185,7 @@ Suite *suite_gen(void) {
   tcase_add_test(tc, test_p1_resident_weights);
   tcase_add_test(tc, test_p1_multicast);
   tcase_add_test(tc, test_p1_query_tiles);
+  tcase_add_test(tc, test_p1_attention_waves);
   tcase_add_test(tc, test_knob_pacing_wg_alone);
   tcase_add_test(tc, test_knob_kv_temp_slower);
   tcase_add_test(tc, test_knob_power_directions);
