@@ -526,6 +526,7 @@ static void check_deterministic(const char *rel, ProblemKind kind) {
 START_TEST(test_determinism) {
   check_deterministic("plans/baseline.yaml", PROB_D1);
   check_deterministic("plans/baseline.yaml", PROB_P1);
+  check_deterministic("plans/best-p1.yaml", PROB_P1); /* owners, issuers, events */
   g_autoptr(GPtrArray) plans = golden_plans();
   for (guint i = 0; i < plans->len; i++) {
     const char *rel = g_ptr_array_index(plans, i);
