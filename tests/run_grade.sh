@@ -96,13 +96,21 @@ report "tcc-grade baseline: first lines, table aligned" "$tmp/base" plans/baseli
   { ko "tcc-grade baseline: the bound of each problem and the ratio"; cat "$tmp/base"; }
 # the best plan passes everywhere and beats the baseline (README quotes it)
 if "$grade" plans/best.yaml >"$tmp/best" 2>&1 &&
-  sed -n 6p "$tmp/best" | grep -q "^score 2282.40  = 1000 \* sqrt(802528 \* 124192 / (723947 \* 26428))$" &&
-  sed -n 7p "$tmp/best" | grep -q "^bound p1  55001 cycles (power); cycles / bound = 13.16$" &&
-  sed -n 8p "$tmp/best" | grep -q "^bound d1  8300 cycles (chain); cycles / bound = 3.18$"; then
-  ok "tcc-grade best: passes, score 2282.40"
+  sed -n 6p "$tmp/best" | grep -q "^score 3983.76  = 1000 \* sqrt(802528 \* 124192 / (185014 \* 33944))$" &&
+  sed -n 7p "$tmp/best" | grep -q "^bound p1  55001 cycles (power); cycles / bound = 3.36$" &&
+  sed -n 8p "$tmp/best" | grep -q "^bound d1  8300 cycles (chain); cycles / bound = 4.09$"; then
+  ok "tcc-grade best: passes, score 3983.76"
 else
-  ko "tcc-grade best: passes, score 2282.40"
+  ko "tcc-grade best: passes, score 3983.76"
   cat "$tmp/best"
+fi
+# the best P1 (with best.yaml's D1) passes everywhere (README quotes it)
+if "$grade" plans/best-p1.yaml >"$tmp/bestp1" 2>&1 &&
+  sed -n 6p "$tmp/bestp1" | grep -q "^score 2955.81  = 1000 \* sqrt(802528 \* 124192 / (185014 \* 61659))$"; then
+  ok "tcc-grade best-p1: passes, score 2955.81"
+else
+  ko "tcc-grade best-p1: passes, score 2955.81"
+  cat "$tmp/bestp1"
 fi
 
 # the table alone: NAME CYCLES AREA W WINDOW_START ERR7 ERR13 ERR11 ERR23

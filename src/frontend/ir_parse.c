@@ -775,6 +775,12 @@ static gboolean line_one(Pr *P) {
     return expect_end(P, "'schedule'");
   }
   P->p = at;
+  if (kw(P, "synced")) { /* the sync pass has run: the dependencies are kept */
+    end_task(P);
+    P->ir->synced = TRUE;
+    return expect_end(P, "'synced'");
+  }
+  P->p = at;
   if (kw(P, "event")) return P->p = at, parse_event(P);
   if (kw(P, "task")) return P->p = at, parse_task(P);
   if (kw(P, "hbm")) return P->p = at, parse_hbm(P);

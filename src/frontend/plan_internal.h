@@ -77,6 +77,7 @@ typedef struct PlanNeed {
   const char *path, *needs;
   int needs_min;
   const char *text; /* "attention.slices > 1" */
+  unsigned only;    /* the problems the rule applies to (bits 1 << ProblemKind); 0: both */
 } PlanNeed;
 extern const PlanNeed plan_needs[];
 extern const int plan_nneeds;

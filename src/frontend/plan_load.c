@@ -319,6 +319,7 @@ static gboolean check_needs(Ctx *c, const PlanProblem *pp, const GArray *leaves)
     for (int j = 0; j < plan_nneeds; j++) {
       const PlanNeed *n = &plan_needs[j];
       if (strcmp(n->path, plan_knobs[l->idx].path) != 0) continue;
+      if (n->only && !(n->only & (1u << pp->dims.kind))) continue;
       if (plan_knob_get(pp, &plan_knobs[l->idx]) == plan_knobs[l->idx].def) continue;
       int dep = plan_knob_index(n->needs);
       if (plan_knob_get(pp, &plan_knobs[dep]) >= n->needs_min) continue;

@@ -161,9 +161,9 @@ static int check_ffn_channels(const PlanKnobDef *k, const PlanProblem *pp, const
 #define PANEL(p, pr) INT(p, BOTH, panel[pr], 8, 128, 32, pr, check_panel, 0, 0)
 #define KCHUNK(p, pr) INT(p, BOTH, k_chunk[pr], 32, 4096, 128, pr, check_k_chunk, 0, 0)
 /* k_split: D1's wo and w2 now (resident weights, RF hand-offs); qkv and w1,
- * whose tasks also normalise their whole input row, later */
-#define KSPLIT(p, pr) INT(p, BOTH, k_split[pr], 1, 8, 1, pr, check_k_split, pr == PROJ_WO || pr == PROJ_W2 ? 0 : 3, 4)
-#define MCAST(p, pr) BOOL(p, BOTH, multicast[pr], 0, pr, check_multicast, 4, 4)
+ * whose tasks also normalise their whole input row, later; P1 now */
+#define KSPLIT(p, pr) INT(p, BOTH, k_split[pr], 1, 8, 1, pr, check_k_split, pr == PROJ_WO || pr == PROJ_W2 ? 0 : 3, 0)
+#define MCAST(p, pr) BOOL(p, BOTH, multicast[pr], 0, pr, check_multicast, 4, 0)
 
 /* ORDER-MATTERS: docs/plan.md lists the knobs in this order; `problem.*`
  * first (they are applied before every other knob).  Columns:
@@ -181,7 +181,7 @@ const PlanKnobDef plan_knobs[PLAN_NKNOBS] = {
     PER_PROJ(KCHUNK, "k_chunk"),
     PER_PROJ(KSPLIT, "k_split"),
     ENUM("layout", BOTH, layout, layout_names, LAYOUT_ROW, 4, 4),
-    ENUM("weights", BOTH, weights, weights_names, WEIGHTS_STREAMED, 0, 4),
+    ENUM("weights", BOTH, weights, weights_names, WEIGHTS_STREAMED, 0, 0),
     INT("rf_temp_kib", BOTH, rf_temp_kib, 0, 256, 16, -1, check_rf_temp, 0, 0),
     ENUM("kv_writeback", BOTH, kv_writeback, kv_names, KV_DIRECT, 0, 0),
     INT("store_spacing", BOTH, store_spacing, 0, 100000, 0, -1, NULL, 0, 0),
@@ -205,6 +205,8 @@ const PlanKnobDef plan_knobs[PLAN_NKNOBS] = {
     INT("placement.active_weight", BOTH, obj_active_weight, 0, 10000, 0, -1, NULL, 0, 0),
     INT("attention.slices", D1, attn_slices, 1, 8, 1, -1, check_slices, 0, 0),
     ENUM("attention.slice_map", D1, slice_map, slicemap_names, SLICEMAP_ROUND_ROBIN, 0, 0),
+    INT("attention.query_tiles", P1, attn_query_tiles, 1, 8, 1, -1, NULL, 0, 0),
+    INT("attention.waves", P1, attn_waves, 1, 8, 1, -1, NULL, 0, 0),
     BOOL("ffn.fused", D1, ffn_fused, 0, -1, NULL, 0, 0),
     BOOL("refinements.ln_fold", D1, ln_fold, 0, -1, NULL, 0, 0),
     BOOL("refinements.first_token", D1, first_token, 0, -1, NULL, 0, 0),
@@ -216,31 +218,38 @@ const PlanKnobDef plan_knobs[PLAN_NKNOBS] = {
 };
 
 const PlanNeed plan_needs[] = {
-    {"attention.slice_map", "attention.slices", 2, "attention.slices > 1"},
-    {"power.preload_waves", "weights", WEIGHTS_RESIDENT, "weights is resident"},
-    {"power.wave_order", "power.preload_waves", 2, "power.preload_waves > 1"},
-    {"refinements.ln_fold", "weights", WEIGHTS_RESIDENT, "weights is resident"},
-    {"refinements.first_token", "refinements.ln_fold", 1, "refinements.ln_fold is true"},
-    {"refinements.q_first", "attention.slices", 2, "attention.slices > 1"},
-    {"power.deferred_loads", "weights", WEIGHTS_RESIDENT, "weights is resident"},
-    {"k_split.wo", "weights", WEIGHTS_RESIDENT, "weights is resident"},
-    {"k_split.wo", "handoff", HANDOFF_RF, "handoff is rf"},
-    {"k_split.w2", "weights", WEIGHTS_RESIDENT, "weights is resident"},
-    {"k_split.w2", "handoff", HANDOFF_RF, "handoff is rf"},
-    {"ffn.fused", "weights", WEIGHTS_RESIDENT, "weights is resident"},
-    {"ffn.fused", "handoff", HANDOFF_RF, "handoff is rf"},
-    {"ffn.producers", "ffn.fused", 1, "ffn.fused is true"},
-    {"ffn.channels", "ffn.fused", 1, "ffn.fused is true"},
-    {"ffn.consumers", "ffn.fused", 1, "ffn.fused is true"},
-    {"placement.solver", "weights", WEIGHTS_RESIDENT, "weights is resident"},
-    {"placement.time_limit_s", "placement.solver", SOLVER_ILP, "placement.solver is ilp"},
-    {"placement.k_divisor", "placement.solver", SOLVER_ILP, "placement.solver is ilp"},
-    {"placement.partition_weight", "placement.solver", SOLVER_ILP, "placement.solver is ilp"},
-    {"placement.active_weight", "placement.solver", SOLVER_ILP, "placement.solver is ilp"},
-    {"power.bucket_bytes", "power.event_interval", 1, "power.event_interval > 0"},
-    {"power.event_interval", "power.bucket_bytes", 1, "power.bucket_bytes > 0"},
-    {"power.pacing_wg", "power.bucket_bytes", 1, "power.bucket_bytes > 0"},
-    {"power.in_flight", "power.pacing_wg", 0, "power.pacing_wg >= 0"},
+    {"attention.slice_map", "attention.slices", 2, "attention.slices > 1", BOTH},
+    {"attention.waves", "attention.query_tiles", 2, "attention.query_tiles > 1", BOTH},
+    {"power.preload_waves", "weights", WEIGHTS_RESIDENT, "weights is resident", BOTH},
+    {"power.wave_order", "power.preload_waves", 2, "power.preload_waves > 1", BOTH},
+    {"refinements.ln_fold", "weights", WEIGHTS_RESIDENT, "weights is resident", BOTH},
+    {"refinements.first_token", "refinements.ln_fold", 1, "refinements.ln_fold is true", BOTH},
+    {"refinements.q_first", "attention.slices", 2, "attention.slices > 1", BOTH},
+    {"power.deferred_loads", "weights", WEIGHTS_RESIDENT, "weights is resident", BOTH},
+    {"k_split.wo", "weights", WEIGHTS_RESIDENT, "weights is resident", BOTH},
+    {"k_split.wo", "handoff", HANDOFF_RF, "handoff is rf", D1},
+    {"k_split.w2", "weights", WEIGHTS_RESIDENT, "weights is resident", BOTH},
+    {"k_split.w2", "handoff", HANDOFF_RF, "handoff is rf", D1},
+    {"ffn.fused", "weights", WEIGHTS_RESIDENT, "weights is resident", BOTH},
+    {"ffn.fused", "handoff", HANDOFF_RF, "handoff is rf", D1},
+    {"k_split.qkv", "weights", WEIGHTS_RESIDENT, "weights is resident", BOTH},
+    {"k_split.w1", "weights", WEIGHTS_RESIDENT, "weights is resident", BOTH},
+    {"multicast.qkv", "weights", WEIGHTS_RESIDENT, "weights is resident", BOTH},
+    {"multicast.wo", "weights", WEIGHTS_RESIDENT, "weights is resident", BOTH},
+    {"multicast.w1", "weights", WEIGHTS_RESIDENT, "weights is resident", BOTH},
+    {"multicast.w2", "weights", WEIGHTS_RESIDENT, "weights is resident", BOTH},
+    {"ffn.producers", "ffn.fused", 1, "ffn.fused is true", BOTH},
+    {"ffn.channels", "ffn.fused", 1, "ffn.fused is true", BOTH},
+    {"ffn.consumers", "ffn.fused", 1, "ffn.fused is true", BOTH},
+    {"placement.solver", "weights", WEIGHTS_RESIDENT, "weights is resident", BOTH},
+    {"placement.time_limit_s", "placement.solver", SOLVER_ILP, "placement.solver is ilp", BOTH},
+    {"placement.k_divisor", "placement.solver", SOLVER_ILP, "placement.solver is ilp", BOTH},
+    {"placement.partition_weight", "placement.solver", SOLVER_ILP, "placement.solver is ilp", BOTH},
+    {"placement.active_weight", "placement.solver", SOLVER_ILP, "placement.solver is ilp", BOTH},
+    {"power.bucket_bytes", "power.event_interval", 1, "power.event_interval > 0", BOTH},
+    {"power.event_interval", "power.bucket_bytes", 1, "power.bucket_bytes > 0", BOTH},
+    {"power.pacing_wg", "power.bucket_bytes", 1, "power.bucket_bytes > 0", BOTH},
+    {"power.in_flight", "power.pacing_wg", 0, "power.pacing_wg >= 0", BOTH},
 };
 const int plan_nneeds = G_N_ELEMENTS(plan_needs);
 

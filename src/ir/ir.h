@@ -176,6 +176,9 @@ typedef struct Ir {
   GPtrArray *events;  /* char*: names without "ev."; "in" is index 0        */
   GPtrArray *groups;  /* IrGroup*, in creation order                        */
   int sms_used;
+  gboolean synced;    /* the sync pass has made the SIG/WAIT ops; the tasks */
+                      /* keep their dependencies, for the analyses after it */
+                      /* (ir_order.c); a second sync does nothing          */
   gsize nops;         /* ops made by ir_emit (the lowering's program size)  */
   gsize max_ops;      /* the lowering's limit on nops (ir_new: IR_MAX_OPS)   */
   IrProv section;     /* the problem section's key in the plan: where an     */

@@ -16,7 +16,13 @@
  * A remote write (ST wgN.x, an LD.mc target) into a tensor of WG w by task
  * P may land once P has started, so at any op of w from the first task of
  * w not known complete when P starts: that op is where the tensor's live
- * range must begin (rf_alloc), instead of op 0.
+ * range must begin (rf_alloc), instead of op 0.  That is the case when the
+ * tensor's task C waits (through groups) for P: a hand-off into a task that
+ * has not started.  When it does not, P must be ordered after C's start by
+ * events of its own (a lowering that streams into a running task makes the
+ * writer wait for an event the receiving task signals: p1_resident.c), and
+ * the tensor is live from C's first op; a write ordered by neither is a
+ * race, which the simulator reports.
  *
  * Cost: O(tasks + groups) vectors of `wgs` ints, O(ops) otherwise. */
 #include "ir.h"
@@ -37,11 +43,32 @@ static void vmax(int *a, const int *b, int n) {
     if (b[i] > a[i]) a[i] = b[i];
 }
 
+/* A remote write: by task P (at its position pos on its WG wp), into
+ * tensor t, landing no earlier than op `f` by P's dependencies. */
+typedef struct Write {
+  int p, wp, pos, t, f;
+} Write;
+
 int *ir_remote_first_op(const Ir *ir) {
   int W = sim_machine_wgs(&ir->hw);
   guint K = ir->tasks->len, T = ir->tensors->len, G = ir->groups->len;
   int *first = g_new(int, T + 1);
   for (guint t = 0; t < T; t++) first[t] = -1;
+  /* the tasks that own remotely written tensors: their vectors are kept */
+  g_autofree gboolean *owner = g_new0(gboolean, K + 1);
+  for (guint k = 0; k < K; k++) {
+    const IrTask *tk = ir_task_at(ir, (int)k);
+    const IrOp *ops = (const IrOp *)(const void *)tk->ops->data;
+    for (guint i = 0; i < tk->ops->len; i++) {
+      int n = ops[i].ntargets + (ops[i].kind == IR_ST), w;
+      for (int j = 0; j < n; j++) {
+        int t = j < ops[i].ntargets ? ops[i].targets[j] : ops[i].mem.t;
+        if (remote_rf(ir, t, tk->wg, &w)) owner[ir_tensor(ir, t)->task] = TRUE;
+      }
+    }
+  }
+  g_autoptr(GHashTable) saved = g_hash_table_new_full(NULL, NULL, NULL, g_free);
+  g_autoptr(GArray) writes = g_array_new(FALSE, FALSE, sizeof(Write));
   /* per WG: its tasks' first ops, in order (a task's op count may be 0) */
   g_autofree int *ntasks = g_new0(int, W), *nops = g_new0(int, W);
   g_autofree int *pos = g_new(int, K + 1), *start = g_new(int, K + 1);
@@ -78,15 +105,24 @@ int *ir_remote_first_op(const Ir *ir) {
       for (int j = 0; j < n; j++) {
         int t = j < op->ntargets ? op->targets[j] : op->mem.t, w;
         if (!remote_rf(ir, t, u, &w)) continue;
-        int f = cur[w] < ntasks[w] ? task_start[off[w] + cur[w]] : nops[w];
-        if (first[t] < 0 || f < first[t]) first[t] = f;
+        Write wr = {(int)k, u, pos[k], t, cur[w] < ntasks[w] ? task_start[off[w] + cur[w]] : nops[w]};
+        g_array_append_val(writes, wr);
       }
     }
+    if (owner[k]) g_hash_table_insert(saved, GINT_TO_POINTER((int)k), g_memdup2(cur, sizeof(int) * (gsize)W));
     memcpy(wgvec + (gsize)u * W, cur, sizeof(int) * (gsize)W);
     if (tk->signals >= 0 && (guint)tk->signals < G) {
       if (pos[k] + 1 > cur[u]) cur[u] = pos[k] + 1;
       vmax(grpvec + (gsize)tk->signals * W, cur, W);
     }
+  }
+  for (guint i = 0; i < writes->len; i++) {
+    const Write *wr = &g_array_index(writes, Write, i);
+    int c = ir_tensor(ir, wr->t)->task;
+    const int *vc = g_hash_table_lookup(saved, GINT_TO_POINTER(c));
+    /* C waits for P: wr->f; else from C's start (its own task) */
+    int f = vc && vc[wr->wp] > wr->pos ? wr->f : start[c];
+    if (first[wr->t] < 0 || f < first[wr->t]) first[wr->t] = f;
   }
   return first;
 }

@@ -320,6 +320,7 @@ static void put_header(GString *s, const Ir *ir) {
   if (rec->len) g_string_append_printf(s, "schedule\n%s\n", rec->str);
   for (guint e = 0; e < ir->events->len; e++)
     g_string_append_printf(s, "event %s\n", (const char *)g_ptr_array_index(ir->events, e));
+  if (ir->synced) g_string_append(s, "synced\n");
 }
 
 char *ir_print(const Ir *ir) {

@@ -255,6 +255,70 @@ void lw_project(Ir *ir, int task, const char *tag, const LwSource *a, int K, con
 void lw_add_bias(Ir *ir, int task, const char *tag, IrView acc, const char *bsym, int c0,
                  IrProv prov);
 
+/* P1 weight reuse by output-column split (p1_resident.c, p1 weights:
+ * resident): one projection stage of one layer as one owner task per (K
+ * shard, panel), pinned to its own WG, that loads its weights once and
+ * multiplies every row tile by them; A reaches the owners chunk by chunk,
+ * multicast or loaded by each.  `finish` gets each tile's R x P result (the
+ * bias and the K shards' partial sums added) to finish and store: it is the
+ * lowering's, as for streamed weights. */
+typedef void (*LwTileFinish)(void *ctx, int task, const char *tag, int tile, int c0, IrView acc);
+typedef struct LwP1Resident {
+  const char *name;       /* the projection: "qkv", "wo", "w1", "w2"        */
+  int layer, stage;
+  IrRole role;            /* kind and layer (panel, kshard set per owner)   */
+  const LwProj *pj;       /* panel width P, k_chunk = A chunk columns       */
+  int K, N, shards;       /* reduction, output columns, K shards (k_split)  */
+  int tiles, R;           /* row tiles of R rows                            */
+  int extra;              /* R x P tensors `finish` keeps (GELU, residual)  */
+  gboolean multicast;     /* A by LD.mc from one issuer per shard            */
+  LwSource a;             /* A: sym, col (of K's first column), stride, prov */
+  const int *part_col;    /* shards > 1: scratch columns of shard 1.. partials */
+  int part_stride;        /*   (matrices of part_stride floats a row)         */
+  int after, grp;         /* the group waited for (-1: none) and completed  */
+  LwTileFinish finish;
+  void *ctx;
+  IrProv prov, mc_prov;   /* "weights", "multicast.PROJ"                    */
+} LwP1Resident;
+/* What one resident stage leaves to the next (start it zeroed, prev_after
+ * -1): where its owners start in the placer's SM-interleaved order of WGs,
+ * so that stages spread over the SMs, and, after a multicast stage, what
+ * the next stage's owners pace their weight loads by: its shard 0 `full`
+ * events, buffers and chunks, and the group it waited for. */
+typedef struct LwP1State {
+  int cursor;
+  char prev_stage[32];    /* "l0_w1_k0" ("": no multicast stage before) */
+  int prev_nb, prev_total, prev_after;
+} LwP1State;
+/* Make the stage's owner (and issuer) tasks; FALSE with an error at the
+ * knob when an owner does not fit its WG or the stage has more owners than
+ * the SMs used have WGs. */
+gboolean lw_p1_resident_stage(Ir *ir, LwP1State *state, const LwP1Resident *st, GError **err);
+/* The WGs the owners of stage `st` will take, from state->cursor on; and
+ * the k-th (cyclically) of the others: where the tasks of the stage before
+ * it go, so that its owners can start during that stage (its issuers wait
+ * for that stage anyway). */
+int lw_p1_resident_owners(const Ir *ir, const LwP1Resident *st);
+int lw_p1_free_wg(const Ir *ir, const LwP1State *state, int taken, int k);
+
+/* P1 causal attention with K/V blocks shared by the query tiles of a group
+ * (p1_attention.c, attention.query_tiles > 1): one task per (sequence,
+ * head, group of `group` row tiles of R rows, folded for equal causal
+ * work) loads each K/V block once for all its tiles.  q of head h from
+ * qsym (rows of the sequence, columns q_col + 32h.., stride), K/V rows
+ * [seq][head][row][32] of ksym/vsym, the output to osym like q. */
+typedef struct LwP1Attention {
+  int layer, stage;
+  int seqs, heads, rows, R, group;
+  int waves;               /* the tasks start in waves (attention.waves)   */
+  const char *qsym, *osym, *ksym, *vsym;
+  int q_col, o_col, stride;
+  int after, grp;          /* the group waited for (-1: none) and completed */
+  int64_t spacing;         /* WAITT before each store (store_spacing)     */
+  IrProv prov, group_prov, spacing_prov, waves_prov;
+} LwP1Attention;
+void lw_p1_attention_stage(Ir *ir, const LwP1Attention *at);
+
 void lw_sig(Ir *ir, int task, const char *ev, IrProv prov);
 void lw_wait(Ir *ir, int task, const char *ev, int64_t n, IrProv prov);
 void lw_waitt(Ir *ir, int task, int64_t n, IrProv prov);

@@ -33,6 +33,9 @@ typedef struct P1 {
   P1Scratch scr;
   int fences;
   int prev;                 /* the group of the last stage made (-1: none) */
+  LwP1State res;            /* weights: resident: carried from stage to stage */
+  int ln_rows;              /* rows per LayerNorm task */
+  int ln_sub;               /* rows it loads, normalises and stores at a time (0: as many as fit) */
 } P1;
 
 /* The event of stage `ev` of layer l: "qkv_l0".  Made once per stage, not
@@ -58,19 +61,19 @@ static void spacing(P1 *c, int task) { lw_waitt(c->ir, task, c->pp->store_spacin
 static const char *in_sym(int l) { return l == 0 ? "x_in" : "scratch"; }
 static int in_col(P1 *c, int l) { return l == 0 ? 0 : c->scr.x; }
 
-/* LayerNorm of every row tile, a sub-tile of rows at a time (x and its
- * square must fit the RF together). */
+/* LayerNorm of every tile of c->ln_rows rows, a sub-tile of rows at a time
+ * (x and its square must fit the RF together). */
 static void stage_ln(P1 *c, int l, int stage, const char *name, const char *src, int src_col,
                      int dst_col) {
   Ir *ir = c->ir;
   /* x and tmp (sub x d floats each) take at most half the WG's RF; the other
    * half is left to g, b, mean, var and the tensors of the WG's other tasks */
-  int sub = c->R, rf = c->ir->hw.rf_kib * 1024;
+  int sub = c->ln_sub > 0 ? c->ln_sub : c->ln_rows, rf = c->ir->hw.rf_kib * 1024;
   while (sub > 1 && 2 * sub * c->d * 4 > rf / 2) sub /= 2;
   g_autofree char *gsym = g_strdup_printf("%s_g.l%d", name, l), *bsym = g_strdup_printf("%s_b.l%d", name, l);
   g_autofree char *done = stage_event(name, l);
   int after, grp = next_group(c, done, &after);
-  for (int tile = 0; tile < c->N / c->R; tile++) {
+  for (int tile = 0; tile < c->N / c->ln_rows; tile++) {
     g_autofree char *tag = g_strdup_printf("l%d.%s.r%d", l, name, tile);
     IrRole role = ir_role(strcmp(name, "ln1") == 0 ? ROLE_LN1 : ROLE_LN2);
     role.layer = l, role.tile = tile;
@@ -82,8 +85,8 @@ static void stage_ln(P1 *c, int l, int stage, const char *name, const char *src,
     lw_load(ir, task, b, bsym, 0, 0, c->d, c->base);
     int x = lw_rf_sub(ir, task, tag, "x", sub, c->d), tmp = lw_rf_sub(ir, task, tag, "tmp", sub, c->d);
     int mean = lw_rf_sub(ir, task, tag, "mean", sub, 1), var = lw_rf_sub(ir, task, tag, "var", sub, 1);
-    for (int r = 0; r < c->R; r += sub) {
-      int row = tile * c->R + r;
+    for (int r = 0; r < c->ln_rows; r += sub) {
+      int row = tile * c->ln_rows + r;
       IrView xv = ir_win(x, 0, sub, 0, c->d);
       lw_load(ir, task, xv, src, row, src_col, c->d, c->base);
       lw_layernorm(ir, task, xv, xv, g, b, ir_win(tmp, 0, sub, 0, c->d), ir_all(ir, mean),
@@ -106,30 +109,6 @@ static void store_qkv(P1 *c, int task, IrView acc, int c0, int tile, const char 
   lw_store_qkv(c->ir, task, acc, c0, &s);
 }
 
-static void stage_qkv(P1 *c, int l, int stage) {
-  Ir *ir = c->ir;
-  int np = 3 * c->d / c->qkv.panel;
-  g_autofree char *wsym = lw_weight_sym(PROJ_QKV, l), *bsym = lw_bias_sym(PROJ_QKV, l);
-  g_autofree char *ksym = g_strdup_printf("k_out.l%d", l), *vsym = g_strdup_printf("v_out.l%d", l);
-  g_autofree char *done = stage_event("qkv", l);
-  int after, grp = next_group(c, done, &after);
-  const char *const kv_sym[2] = {ksym, vsym};
-  for (int tile = 0; tile < c->N / c->R; tile++)
-    for (int p = 0; p < np; p++) {
-      g_autofree char *tag = g_strdup_printf("l%d.qkv.r%d.p%d", l, tile, p);
-      IrRole role = ir_role(ROLE_QKV);
-      role.layer = l, role.tile = tile, role.proj = PROJ_QKV, role.panel = p;
-      int task = lw_task(ir, tag, stage, c->qkv.prov, role);
-      c->fences = 0;
-      depend(c, task, grp, after);
-      IrView acc = ir_all(ir, lw_rf_sub(ir, task, tag, "acc", c->R, c->qkv.panel));
-      LwSource src = {.sym = "scratch", .row = tile * c->R, .col = c->scr.h, .stride = c->d, .prov = c->base};
-      lw_project(ir, task, tag, &src, c->d, wsym, 3 * c->d, p * c->qkv.panel, acc, &c->qkv);
-      lw_add_bias(ir, task, tag, acc, bsym, p * c->qkv.panel, c->qkv.prov);
-      store_qkv(c, task, acc, p * c->qkv.panel, tile, kv_sym);
-          }
-}
-
 /* mask (R x R) = 0 on and below the diagonal, LW_MASKED above: added to the
  * scores of a tile against its own keys. */
 static void causal_mask(P1 *c, int task, IrView mask) {
@@ -143,7 +122,8 @@ static void causal_mask(P1 *c, int task, IrView mask) {
 
 /* Causal attention of one (sequence, head, row tile): scores against the
  * key blocks 0..i (the diagonal block masked), softmax, then . V. */
-static void stage_att(P1 *c, int l, int stage) {
+static gboolean stage_att(P1 *c, int l, int stage, GError **err) {
+  (void)err;
   Ir *ir = c->ir;
   int R = c->R, tiles = c->rows / R;
   /* a row tile's scores against all keys of the sequence at once when they
@@ -203,16 +183,92 @@ static void stage_att(P1 *c, int l, int stage) {
         spacing(c, task);
         lw_store(ir, task, o, "scratch", row, c->scr.att + h * WL_HEAD_DIM, c->d, c->base);
               }
+  return TRUE;
 }
 
-/* acc = A . W panel + bias (+ residual panel) (-> GELU), stored to dst. */
+/* attention.query_tiles > 1 (p1_attention.c): one task per (sequence,
+ * head, group of row tiles) loads each K/V block once for the group. */
+static gboolean stage_att_grouped(P1 *c, int l, int stage, GError **err) {
+  Ir *ir = c->ir;
+  int g = c->pp->attn_query_tiles, T = c->rows / c->R;
+  if (T % g != 0) {
+    ir_error(ir, err, ir_prov(ir, "attention.query_tiles"),
+             "attention.query_tiles=%d does not divide the %d row tiles of a sequence (rows=%d / "
+             "row_tile=%d)",
+             g, T, c->rows, c->R);
+    return FALSE;
+  }
+  g_autofree char *ksym = g_strdup_printf("k_out.l%d", l), *vsym = g_strdup_printf("v_out.l%d", l);
+  g_autofree char *done = stage_event("att", l);
+  int after, grp = next_group(c, done, &after);
+  LwP1Attention at = {.layer = l, .stage = stage, .seqs = c->N / c->rows, .heads = c->H, .rows = c->rows,
+                      .R = c->R, .group = g, .waves = c->pp->attn_waves, .qsym = "scratch", .osym = "scratch", .ksym = ksym,
+                      .vsym = vsym, .q_col = c->scr.q, .o_col = c->scr.att, .stride = c->d, .after = after,
+                      .grp = grp, .spacing = c->pp->store_spacing, .prov = c->base,
+                      .group_prov = ir_prov(ir, "attention.query_tiles"), .spacing_prov = c->spacing_prov,
+                      .waves_prov = ir_prov(ir, "attention.waves")};
+  lw_p1_attention_stage(ir, &at);
+  return TRUE;
+}
+
+/* A projection stage: acc = A . W panel + bias, then either the q|k|v
+ * store (qkv: kv_sym set) or (-> GELU) (+ residual panel) stored to dst. */
 typedef struct ProjStage {
   const char *name, *res_sym, *dst_sym;
+  const char *kv_sym[2];  /* qkv: k_out.lL, v_out.lL; else NULL          */
+  IrRoleKind role;
   const LwProj *pj;
   int a_col, K, N, res_col, dst_col, gelu;
 } ProjStage;
 
-static void stage_proj(P1 *c, int l, int stage, const ProjStage *ps) {
+/* What a projection task does with acc (R x P, bias added: columns c0.. of
+ * row tile `tile`): the tail shared by both weight strategies.  Its
+ * tensors are made on first use, once per task (*gelu, *res: -1 at first). */
+typedef struct ProjTail {
+  P1 *c;
+  const ProjStage *ps;
+  int task, gelu, res;
+} ProjTail;
+
+static void proj_tail(ProjTail *pt, int task, const char *tag, int tile, int c0, IrView acc) {
+  P1 *c = pt->c;
+  const ProjStage *ps = pt->ps;
+  Ir *ir = c->ir;
+  if (ps->kv_sym[0]) {
+    store_qkv(c, task, acc, c0, tile, ps->kv_sym);
+    return;
+  }
+  int P = acc.cols;
+  IrView out = acc;
+  if (ps->gelu) {
+    if (pt->gelu < 0) pt->gelu = lw_rf_sub(ir, task, tag, "gelu", c->R, P);
+    out = ir_all(ir, pt->gelu);
+    lw_gelu(ir, task, acc, out, c->base);
+  }
+  if (ps->res_sym) {
+    if (pt->res < 0) pt->res = lw_rf_sub(ir, task, tag, "res", c->R, P);
+    IrView r = ir_all(ir, pt->res);
+    lw_load(ir, task, r, ps->res_sym, tile * c->R, ps->res_col + c0, c->d, c->base);
+    IrOp *op = ir_emit(ir, task, IR_VADD);
+    op->d = acc, op->a = acc, op->b = r, op->prov = c->base;
+  }
+  spacing(c, task);
+  lw_store(ir, task, out, ps->dst_sym, tile * c->R, ps->dst_col + c0, ps->gelu ? c->f : c->d, c->base);
+}
+
+static void tail_cb(void *ctx, int task, const char *tag, int tile, int c0, IrView acc) {
+  ProjTail *pt = ctx;
+  if (pt->task != task) { /* the next owner task: its own tensors and fences */
+    pt->task = task, pt->gelu = pt->res = -1;
+    pt->c->fences = 0;
+  }
+  proj_tail(pt, task, tag, tile, c0, acc);
+}
+
+/* Streamed weights (the baseline): one task per (row tile, panel) streams
+ * its A rows and W panel chunk by chunk (lw_project). */
+static gboolean stage_proj(P1 *c, int l, int stage, const ProjStage *ps, GError **err) {
+  (void)err;
   Ir *ir = c->ir;
   int np = ps->N / ps->pj->panel, P = ps->pj->panel;
   g_autofree char *wsym = lw_weight_sym(ps->pj->proj, l), *bsym = lw_bias_sym(ps->pj->proj, l);
@@ -221,28 +277,71 @@ static void stage_proj(P1 *c, int l, int stage, const ProjStage *ps) {
   for (int tile = 0; tile < c->N / c->R; tile++)
     for (int p = 0; p < np; p++) {
       g_autofree char *tag = g_strdup_printf("l%d.%s.r%d.p%d", l, ps->name, tile, p);
-      IrRole role = ir_role(ps->pj->proj == PROJ_WO ? ROLE_WO : ps->pj->proj == PROJ_W1 ? ROLE_W1 : ROLE_W2);
+      IrRole role = ir_role(ps->role);
       role.layer = l, role.tile = tile, role.proj = ps->pj->proj, role.panel = p;
       int task = lw_task(ir, tag, stage, ps->pj->prov, role);
+      c->fences = 0;
       depend(c, task, grp, after);
       IrView acc = ir_all(ir, lw_rf_sub(ir, task, tag, "acc", c->R, P));
       LwSource src = {.sym = "scratch", .row = tile * c->R, .col = ps->a_col, .stride = ps->K, .prov = c->base};
       lw_project(ir, task, tag, &src, ps->K, wsym, ps->N, p * P, acc, ps->pj);
       lw_add_bias(ir, task, tag, acc, bsym, p * P, ps->pj->prov);
-      IrView out = acc;
-      if (ps->gelu) {
-        out = ir_all(ir, lw_rf_sub(ir, task, tag, "gelu", c->R, P));
-        lw_gelu(ir, task, acc, out, c->base);
-      }
-      if (ps->res_sym) {
-        IrView r = ir_all(ir, lw_rf_sub(ir, task, tag, "res", c->R, P));
-        lw_load(ir, task, r, ps->res_sym, tile * c->R, ps->res_col + p * P, c->d, c->base);
-        IrOp *op = ir_emit(ir, task, IR_VADD);
-        op->d = acc, op->a = acc, op->b = r, op->prov = c->base;
-      }
-      spacing(c, task);
-      lw_store(ir, task, out, ps->dst_sym, tile * c->R, ps->dst_col + p * P, ps->gelu ? c->f : c->d, c->base);
-          }
+      ProjTail pt = {c, ps, task, -1, -1};
+      proj_tail(&pt, task, tag, tile, p * P, acc);
+    }
+  return TRUE;
+}
+
+/* Resident weights (p1_resident.c): one owner task per (K shard, panel)
+ * keeps its weights for every row tile.  K shards' partial sums go through
+ * scratch buffers that are dead in the stage (h, q, att, h2, kv). */
+static gboolean stage_proj_resident(P1 *c, int l, int stage, const ProjStage *ps, GError **err) {
+  Ir *ir = c->ir;
+  char mc[32];
+  g_snprintf(mc, sizeof mc, "multicast.%s", sched_proj_name[ps->pj->proj]);
+  /* the N x d buffers dead during wo and w2 (less wo's A, att) */
+  const int dead[] = {c->scr.h, c->scr.q, c->scr.att, c->scr.h2, c->scr.kv, c->scr.kv + c->N * c->d};
+  int part_col[G_N_ELEMENTS(dead)], nparts = 0;
+  for (unsigned k = 0; k < G_N_ELEMENTS(dead); k++)
+    if (dead[k] != ps->a_col) part_col[nparts++] = dead[k];
+  int shards = c->pp->k_split[ps->pj->proj];
+  gboolean mcast = c->pp->multicast[ps->pj->proj]; /* partial sums RF to RF, no scratch */
+  if (!mcast && (shards - 1 > nparts || (shards > 1 && ps->N != c->d))) {
+    char ks[32];
+    g_snprintf(ks, sizeof ks, "k_split.%s", sched_proj_name[ps->pj->proj]);
+    ir_error(ir, err, ir_prov(ir, ks),
+             "weights: resident: k_split.%s=%d: without multicast the partial sums go through "
+             "scratch, which has room for at most %d K shards of a d_model-wide projection (wo, w2)",
+             sched_proj_name[ps->pj->proj], shards, nparts + 1);
+    return FALSE;
+  }
+  g_autofree char *done = stage_event(ps->name, l);
+  int after, grp = next_group(c, done, &after);
+  ProjTail pt = {c, ps, -1, -1, -1};
+  IrRole role = ir_role(ps->role);
+  role.layer = l, role.proj = ps->pj->proj;
+  LwP1Resident st = {.name = sched_proj_name[ps->pj->proj], .layer = l, .stage = stage, .role = role,
+                     .pj = ps->pj, .K = ps->K, .N = ps->N, .shards = shards, .tiles = c->N / c->R,
+                     .R = c->R, .extra = (ps->gelu != 0) + (ps->res_sym != NULL), .multicast = mcast,
+                     .a = {.sym = "scratch", .col = ps->a_col, .stride = ps->K, .prov = c->base},
+                     .part_col = part_col, .part_stride = c->d, .after = after, .grp = grp,
+                     .finish = tail_cb, .ctx = &pt, .prov = ir_prov(ir, "weights"), .mc_prov = ir_prov(ir, mc)};
+  return lw_p1_resident_stage(ir, &c->res, &st, err);
+}
+
+typedef gboolean (*ProjFn)(P1 *c, int l, int stage, const ProjStage *ps, GError **err);
+
+/* weights: resident: the tasks made since task t0 (a LayerNorm or attention
+ * stage) go round robin to the WGs that the next resident stage `next` will
+ * not take, so that its owners, which wait only for the previous resident
+ * stage, start and load their weights during this one (p1_resident.c). */
+static void keep_clear(P1 *c, guint t0, const ProjStage *next) {
+  Ir *ir = c->ir;
+  if (c->pp->weights != WEIGHTS_RESIDENT) return;
+  LwP1Resident st = {.pj = next->pj, .N = next->N, .shards = c->pp->k_split[next->pj->proj],
+                     .multicast = c->pp->multicast[next->pj->proj]};
+  int taken = lw_p1_resident_owners(ir, &st);
+  for (guint k = t0; k < ir->tasks->len; k++) ir_task_at(ir, (int)k)->pin = lw_p1_free_wg(ir, &c->res, taken, (int)(k - t0));
 }
 
 /* The program size limit, after stage k (1..7) of layer l: layer 0 is
@@ -268,7 +367,8 @@ gboolean pass_lower_p1(Ir *ir, GError **err) {
           .R = pp->row_tile, .rows = pb->rows,
           .qkv = lw_proj(ir, PROJ_QKV), .wo = lw_proj(ir, PROJ_WO), .w1 = lw_proj(ir, PROJ_W1),
           .w2 = lw_proj(ir, PROJ_W2), .tile_prov = ir_prov(ir, "row_tile"),
-          .kv_prov = ir_prov(ir, "kv_writeback"), .spacing_prov = ir_prov(ir, "store_spacing"), .prev = -1};
+          .kv_prov = ir_prov(ir, "kv_writeback"), .spacing_prov = ir_prov(ir, "store_spacing"), .prev = -1,
+          .res = {.prev_after = -1}};
   /* x h q att x1 h2: N x d each; g: N x f; kv: N x 2d */
   int off = 0, *bufs[] = {&c.scr.x, &c.scr.h, &c.scr.q, &c.scr.att, &c.scr.x1, &c.scr.h2};
   for (unsigned k = 0; k < G_N_ELEMENTS(bufs); k++, off += N * d) *bufs[k] = off;
@@ -281,30 +381,47 @@ gboolean pass_lower_p1(Ir *ir, GError **err) {
              need, wl_scratch_bytes(pb));
     return FALSE;
   }
+  /* the weights strategy of the projection stages (docs/plan.md, weights);
+   * with resident weights LayerNorm (VEC-bound) gets half the WGs used (the
+   * owners of the next stage keep the others: keep_clear), tasks of N /
+   * (WGs / 2) rows that stream them in 4 pieces: all WGs loading their rows
+   * at once, then storing them at once, passed 20 W */
+  gboolean resident = pp->weights == WEIGHTS_RESIDENT;
+  ProjFn proj = resident ? stage_proj_resident : stage_proj;
+  gboolean (*att)(P1 *, int, int, GError **) = pp->attn_query_tiles > 1 ? stage_att_grouped : stage_att;
+  int wgs = (pp->sms_used > 0 ? pp->sms_used : ir->hw.sms) * ir->hw.wgs_per_sm;
+  c.ln_rows = c.R;
+  while (resident && c.ln_rows > 1 && N / c.ln_rows < wgs / 2 && c.ln_rows % 2 == 0) c.ln_rows /= 2;
+  c.ln_sub = resident ? MAX(1, c.ln_rows / 4) : 0;
   for (int l = 0; l < pb->layers; l++) {
     int s0 = 7 * l;
-    stage_ln(&c, l, s0, "ln1", in_sym(l), in_col(&c, l), c.scr.h);
-    if (!budget(&c, l, 1, err)) return FALSE;
-    stage_qkv(&c, l, s0 + 1);
-    if (!budget(&c, l, 2, err)) return FALSE;
-    stage_att(&c, l, s0 + 2);
-    if (!budget(&c, l, 3, err)) return FALSE;
-    ProjStage wo = {.name = "wo", .res_sym = in_sym(l), .dst_sym = "scratch", .pj = &c.wo,
-                    .a_col = c.scr.att, .K = d, .N = d, .res_col = in_col(&c, l), .dst_col = c.scr.x1};
-    stage_proj(&c, l, s0 + 3, &wo);
-    if (!budget(&c, l, 4, err)) return FALSE;
-    stage_ln(&c, l, s0 + 4, "ln2", "scratch", c.scr.x1, c.scr.h2);
-    if (!budget(&c, l, 5, err)) return FALSE;
-    ProjStage w1 = {.name = "w1", .dst_sym = "scratch", .pj = &c.w1, .a_col = c.scr.h2,
-                    .K = d, .N = f, .dst_col = c.scr.g, .gelu = 1};
-    stage_proj(&c, l, s0 + 5, &w1);
-    if (!budget(&c, l, 6, err)) return FALSE;
+    g_autofree char *ksym = g_strdup_printf("k_out.l%d", l), *vsym = g_strdup_printf("v_out.l%d", l);
     gboolean last = l == pb->layers - 1;
-    ProjStage w2 = {.name = "w2", .res_sym = "scratch", .dst_sym = last ? "out" : "scratch",
+    ProjStage qkv = {.name = "qkv", .kv_sym = {ksym, vsym}, .role = ROLE_QKV, .pj = &c.qkv,
+                     .a_col = c.scr.h, .K = d, .N = 3 * d};
+    ProjStage wo = {.name = "wo", .res_sym = in_sym(l), .dst_sym = "scratch", .role = ROLE_WO, .pj = &c.wo,
+                    .a_col = c.scr.att, .K = d, .N = d, .res_col = in_col(&c, l), .dst_col = c.scr.x1};
+    ProjStage w1 = {.name = "w1", .dst_sym = "scratch", .role = ROLE_W1, .pj = &c.w1, .a_col = c.scr.h2,
+                    .K = d, .N = f, .dst_col = c.scr.g, .gelu = 1};
+    ProjStage w2 = {.name = "w2", .res_sym = "scratch", .dst_sym = last ? "out" : "scratch", .role = ROLE_W2,
                     .pj = &c.w2, .a_col = c.scr.g, .K = f, .N = d, .res_col = c.scr.x1,
                     .dst_col = last ? 0 : c.scr.x};
-    stage_proj(&c, l, s0 + 6, &w2);
-    if (!budget(&c, l, 7, err)) return FALSE;
+    guint t0 = ir->tasks->len;
+    stage_ln(&c, l, s0, "ln1", in_sym(l), in_col(&c, l), c.scr.h);
+    keep_clear(&c, t0, &qkv);
+    if (!budget(&c, l, 1, err)) return FALSE;
+    if (!proj(&c, l, s0 + 1, &qkv, err) || !budget(&c, l, 2, err)) return FALSE;
+    t0 = ir->tasks->len;
+    if (!att(&c, l, s0 + 2, err)) return FALSE;
+    keep_clear(&c, t0, &wo);
+    if (!budget(&c, l, 3, err)) return FALSE;
+    if (!proj(&c, l, s0 + 3, &wo, err) || !budget(&c, l, 4, err)) return FALSE;
+    t0 = ir->tasks->len;
+    stage_ln(&c, l, s0 + 4, "ln2", "scratch", c.scr.x1, c.scr.h2);
+    keep_clear(&c, t0, &w1);
+    if (!budget(&c, l, 5, err)) return FALSE;
+    if (!proj(&c, l, s0 + 5, &w1, err) || !budget(&c, l, 6, err)) return FALSE;
+    if (!proj(&c, l, s0 + 6, &w2, err) || !budget(&c, l, 7, err)) return FALSE;
     if (!lw_budget_units(ir, err, l + 1, pb->layers, "layer", ir_prov(ir, "problem.layers"),
                          "layers"))
       return FALSE;

@@ -10,8 +10,9 @@
  *   output does not depend on when the lowering named them.
  *
  * So a strategy that changes how many tasks a stage has never touches the
- * stage's consumers.  The dependencies are consumed (a second run does
- * nothing).  A task may only wait for groups completed by earlier tasks: with
+ * stage's consumers.  The dependencies stay on the tasks (ir_order.c reads
+ * them: what is known to have completed when a task starts) and the IR is
+ * marked synced, so a second run does nothing.  A task may only wait for groups completed by earlier tasks: with
  * every WG running its tasks in creation order, no placement can then
  * deadlock; anything else is an error. */
 #include <string.h>
@@ -55,6 +56,7 @@ static void renumber_events(Ir *ir) {
 }
 
 gboolean pass_sync(Ir *ir, GError **err) {
+  if (ir->synced) return TRUE;
   guint G = ir->groups->len, T = ir->tasks->len;
   g_autofree int64_t *size = g_new0(int64_t, G + 1), *need = g_new0(int64_t, G + 1);
   g_autofree int *last = g_new(int, G + 1); /* the last task completing each group */
@@ -103,9 +105,8 @@ gboolean pass_sync(Ir *ir, GError **err) {
       IrOp op = sync_op(IR_SIG, ir_event(ir, grp->event), 1);
       g_array_append_val(t->ops, op);
     }
-    t->signals = -1;
-    if (t->waits) g_array_set_size(t->waits, 0);
   }
+  ir->synced = TRUE;
   renumber_events(ir);
   return TRUE;
 }

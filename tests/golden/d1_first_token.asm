@@ -584,20 +584,20 @@
 
 .wg 8   ; sm 2, tasks: preload.wg8 t0.l0.qkv.p2 t1.l0.qkv.p2 t1.l0.att.h0
 .rf l0_qkv_p2_w                 p0       64x32     ; l0.qkv.p2.w
-.rf t1_l0_att_h0_q              p2       1x32      ; t1.l0.att.h0.q
-.rf l0_qkv_p2_b                 p2+128   1x32      ; l0.qkv.p2.b
-.rf ln1_g_l0_wg8                p2+256   1x64      ; ln1_g.l0.wg8
-.rf ln1_b_l0_wg8                p2+512   1x64      ; ln1_b.l0.wg8
-.rf t0_l0_qkv_p2_x              p2+768   1x64      ; t0.l0.qkv.p2.x
+.rf l0_qkv_p2_b                 p2       1x32      ; l0.qkv.p2.b
+.rf ln1_g_l0_wg8                p2+128   1x64      ; ln1_g.l0.wg8
+.rf ln1_b_l0_wg8                p2+384   1x64      ; ln1_b.l0.wg8
+.rf t0_l0_qkv_p2_x              p2+640   1x64      ; t0.l0.qkv.p2.x
 .rf t0_l0_qkv_p2_xgb            p3       16x64     ; t0.l0.qkv.p2.xgb
 .rf t0_l0_qkv_p2_prod3          p4       32x32     ; t0.l0.qkv.p2.prod3
-.rf t0_l0_qkv_p2_mean           p2+512   1x1       ; t0.l0.qkv.p2.mean
-.rf t0_l0_qkv_p2_h              p2+1024  1x64      ; t0.l0.qkv.p2.h
-.rf t0_l0_qkv_p2_var            p2+576   1x1       ; t0.l0.qkv.p2.var
-.rf t0_l0_qkv_p2_fold           p2+640   2x32      ; t0.l0.qkv.p2.fold
-.rf t0_l0_qkv_p2_mugw           p2+128   1x32      ; t0.l0.qkv.p2.mugw
+.rf t0_l0_qkv_p2_mean           p2+384   1x1       ; t0.l0.qkv.p2.mean
+.rf t0_l0_qkv_p2_h              p2+896   1x64      ; t0.l0.qkv.p2.h
+.rf t0_l0_qkv_p2_var            p2+448   1x1       ; t0.l0.qkv.p2.var
+.rf t0_l0_qkv_p2_fold           p2+512   2x32      ; t0.l0.qkv.p2.fold
+.rf t0_l0_qkv_p2_mugw           p2       1x32      ; t0.l0.qkv.p2.mugw
 .rf t0_l0_qkv_p2_acc            p3       32x32     ; t0.l0.qkv.p2.acc
-.rf t1_l0_qkv_p2_x              p2+896   1x64      ; t1.l0.qkv.p2.x
+.rf t1_l0_att_h0_q              p2       1x32      ; t1.l0.att.h0.q
+.rf t1_l0_qkv_p2_x              p2+768   1x64      ; t1.l0.qkv.p2.x
 .rf t1_l0_qkv_p2_xg             p3       16x64     ; t1.l0.qkv.p2.xg
 .rf t1_l0_qkv_p2_acc            p4       32x32     ; t1.l0.qkv.p2.acc
 .rf t1_l0_qkv_p2_mean           p0       1x1       ; t1.l0.qkv.p2.mean
@@ -844,20 +844,20 @@
 
 .wg 12  ; sm 3, tasks: preload.wg12 t0.l0.qkv.p3 t1.l0.qkv.p3 t1.l0.att.h1
 .rf l0_qkv_p3_w                 p0       64x32     ; l0.qkv.p3.w
-.rf t1_l0_att_h1_q              p2       1x32      ; t1.l0.att.h1.q
-.rf l0_qkv_p3_b                 p2+128   1x32      ; l0.qkv.p3.b
-.rf ln1_g_l0_wg12               p2+256   1x64      ; ln1_g.l0.wg12
-.rf ln1_b_l0_wg12               p2+512   1x64      ; ln1_b.l0.wg12
-.rf t0_l0_qkv_p3_x              p2+768   1x64      ; t0.l0.qkv.p3.x
+.rf l0_qkv_p3_b                 p2       1x32      ; l0.qkv.p3.b
+.rf ln1_g_l0_wg12               p2+128   1x64      ; ln1_g.l0.wg12
+.rf ln1_b_l0_wg12               p2+384   1x64      ; ln1_b.l0.wg12
+.rf t0_l0_qkv_p3_x              p2+640   1x64      ; t0.l0.qkv.p3.x
 .rf t0_l0_qkv_p3_xgb            p3       16x64     ; t0.l0.qkv.p3.xgb
 .rf t0_l0_qkv_p3_prod3          p4       32x32     ; t0.l0.qkv.p3.prod3
-.rf t0_l0_qkv_p3_mean           p2+512   1x1       ; t0.l0.qkv.p3.mean
-.rf t0_l0_qkv_p3_h              p2+1024  1x64      ; t0.l0.qkv.p3.h
-.rf t0_l0_qkv_p3_var            p2+576   1x1       ; t0.l0.qkv.p3.var
-.rf t0_l0_qkv_p3_fold           p2+640   2x32      ; t0.l0.qkv.p3.fold
-.rf t0_l0_qkv_p3_mugw           p2+128   1x32      ; t0.l0.qkv.p3.mugw
+.rf t0_l0_qkv_p3_mean           p2+384   1x1       ; t0.l0.qkv.p3.mean
+.rf t0_l0_qkv_p3_h              p2+896   1x64      ; t0.l0.qkv.p3.h
+.rf t0_l0_qkv_p3_var            p2+448   1x1       ; t0.l0.qkv.p3.var
+.rf t0_l0_qkv_p3_fold           p2+512   2x32      ; t0.l0.qkv.p3.fold
+.rf t0_l0_qkv_p3_mugw           p2       1x32      ; t0.l0.qkv.p3.mugw
 .rf t0_l0_qkv_p3_acc            p3       32x32     ; t0.l0.qkv.p3.acc
-.rf t1_l0_qkv_p3_x              p2+896   1x64      ; t1.l0.qkv.p3.x
+.rf t1_l0_att_h1_q              p2       1x32      ; t1.l0.att.h1.q
+.rf t1_l0_qkv_p3_x              p2+768   1x64      ; t1.l0.qkv.p3.x
 .rf t1_l0_qkv_p3_xg             p3       16x64     ; t1.l0.qkv.p3.xg
 .rf t1_l0_qkv_p3_acc            p4       32x32     ; t1.l0.qkv.p3.acc
 .rf t1_l0_qkv_p3_mean           p0       1x1       ; t1.l0.qkv.p3.mean

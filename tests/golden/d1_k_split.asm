@@ -4,35 +4,35 @@
 
 .wg 0   ; sm 0, tasks: preload.wg0 t0.l0.qkv.p0 t0.l0.att.h0 t0.l0.w2.p0.k2 t1.l0.qkv.p0 t1.l0.w2.p0.k2
 .rf l0_qkv_p0_w                 p0       64x32     ; l0.qkv.p0.w
-.rf t0_l0_w2_p0_k2_a            p2       1x32      ; t0.l0.w2.p0.k2.a
-.rf t1_l0_w2_p0_k2_a            p2+128   1x32      ; t1.l0.w2.p0.k2.a
-.rf l0_qkv_p0_b                 p2+256   1x32      ; l0.qkv.p0.b
-.rf l0_w2_p0_k2_w               p2+384   32x16     ; l0.w2.p0.k2.w
-.rf ln1_g_l0_wg0                p2+2432  1x64      ; ln1_g.l0.wg0
-.rf ln1_b_l0_wg0                p2+2688  1x64      ; ln1_b.l0.wg0
-.rf t0_l0_qkv_p0_x              p2+2944  1x64      ; t0.l0.qkv.p0.x
-.rf t0_l0_qkv_p0_mean           p2+3200  1x1       ; t0.l0.qkv.p0.mean
-.rf t0_l0_qkv_p0_h              p2+3264  1x64      ; t0.l0.qkv.p0.h
-.rf t0_l0_qkv_p0_lntmp          p2+2944  1x64      ; t0.l0.qkv.p0.lntmp
-.rf t0_l0_qkv_p0_var            p2+3200  1x1       ; t0.l0.qkv.p0.var
-.rf t0_l0_qkv_p0_acc            p2+2944  1x32      ; t0.l0.qkv.p0.acc
-.rf t0_l0_att_h0_q              p2+3072  1x32      ; t0.l0.att.h0.q
+.rf l0_qkv_p0_b                 p2       1x32      ; l0.qkv.p0.b
+.rf l0_w2_p0_k2_w               p2+128   32x16     ; l0.w2.p0.k2.w
+.rf ln1_g_l0_wg0                p2+2176  1x64      ; ln1_g.l0.wg0
+.rf ln1_b_l0_wg0                p2+2432  1x64      ; ln1_b.l0.wg0
+.rf t0_l0_qkv_p0_x              p2+2688  1x64      ; t0.l0.qkv.p0.x
+.rf t0_l0_qkv_p0_mean           p2+2944  1x1       ; t0.l0.qkv.p0.mean
+.rf t0_l0_qkv_p0_h              p2+3008  1x64      ; t0.l0.qkv.p0.h
+.rf t0_l0_qkv_p0_lntmp          p2+2688  1x64      ; t0.l0.qkv.p0.lntmp
+.rf t0_l0_qkv_p0_var            p2+2944  1x1       ; t0.l0.qkv.p0.var
+.rf t0_l0_qkv_p0_acc            p2+2688  1x32      ; t0.l0.qkv.p0.acc
+.rf t0_l0_att_h0_q              p2+2816  1x32      ; t0.l0.att.h0.q
 .rf t0_l0_att_h0_kb             p3       32x32     ; t0.l0.att.h0.kb
-.rf t0_l0_att_h0_s              p2+2944  1x32      ; t0.l0.att.h0.s
-.rf t0_l0_att_h0_m              p2+3200  1x1       ; t0.l0.att.h0.m
-.rf t0_l0_att_h0_z              p2+3264  1x1       ; t0.l0.att.h0.z
+.rf t0_l0_att_h0_s              p2+2688  1x32      ; t0.l0.att.h0.s
+.rf t0_l0_att_h0_m              p2+2944  1x1       ; t0.l0.att.h0.m
+.rf t0_l0_att_h0_z              p2+3008  1x1       ; t0.l0.att.h0.z
 .rf t0_l0_att_h0_vb             p4       32x32     ; t0.l0.att.h0.vb
-.rf t0_l0_att_h0_o              p2+3328  1x32      ; t0.l0.att.h0.o
-.rf t0_l0_att_h0_mj             p2+3072  1x1       ; t0.l0.att.h0.mj
-.rf t0_l0_att_h0_alpha          p2+3136  1x1       ; t0.l0.att.h0.alpha
-.rf t0_l0_w2_p0_k2_acc          p2+2944  1x16      ; t0.l0.w2.p0.k2.acc
-.rf t1_l0_qkv_p0_x              p2+2944  1x64      ; t1.l0.qkv.p0.x
-.rf t1_l0_qkv_p0_mean           p2       1x1       ; t1.l0.qkv.p0.mean
-.rf t1_l0_qkv_p0_h              p2+3200  1x64      ; t1.l0.qkv.p0.h
-.rf t1_l0_qkv_p0_lntmp          p2+2944  1x64      ; t1.l0.qkv.p0.lntmp
-.rf t1_l0_qkv_p0_var            p2       1x1       ; t1.l0.qkv.p0.var
-.rf t1_l0_qkv_p0_acc            p2       1x32      ; t1.l0.qkv.p0.acc
-.rf t1_l0_w2_p0_k2_acc          p0       1x16      ; t1.l0.w2.p0.k2.acc
+.rf t0_l0_att_h0_o              p2+3072  1x32      ; t0.l0.att.h0.o
+.rf t0_l0_att_h0_mj             p2+2816  1x1       ; t0.l0.att.h0.mj
+.rf t0_l0_att_h0_alpha          p2+2880  1x1       ; t0.l0.att.h0.alpha
+.rf t0_l0_w2_p0_k2_a            p2+2688  1x32      ; t0.l0.w2.p0.k2.a
+.rf t0_l0_w2_p0_k2_acc          p2+2816  1x16      ; t0.l0.w2.p0.k2.acc
+.rf t1_l0_qkv_p0_x              p2+2688  1x64      ; t1.l0.qkv.p0.x
+.rf t1_l0_qkv_p0_mean           p2+2944  1x1       ; t1.l0.qkv.p0.mean
+.rf t1_l0_qkv_p0_h              p2+3008  1x64      ; t1.l0.qkv.p0.h
+.rf t1_l0_qkv_p0_lntmp          p2+2688  1x64      ; t1.l0.qkv.p0.lntmp
+.rf t1_l0_qkv_p0_var            p2+2944  1x1       ; t1.l0.qkv.p0.var
+.rf t1_l0_qkv_p0_acc            p2+2176  1x32      ; t1.l0.qkv.p0.acc
+.rf t1_l0_w2_p0_k2_a            p0       1x32      ; t1.l0.w2.p0.k2.a
+.rf t1_l0_w2_p0_k2_acc          p0+128   1x16      ; t1.l0.w2.p0.k2.acc
     LD        l0_qkv_p0_w, hbm[wqkv.l0], stride 192         ; d1.weights:11 preload.wg0
     LD        l0_qkv_p0_b, hbm[bqkv.l0], stride 192         ; d1.weights:11 preload.wg0
     LD        l0_w2_p0_k2_w, hbm[w2.l0 + 16384], stride 64  ; d1.weights:11 preload.wg0
@@ -115,26 +115,26 @@
 
 .wg 1   ; sm 0, tasks: preload.wg1 t0.l0.qkv.p4 t0.l0.w2.p1.k2 t1.l0.qkv.p4 t1.l0.w2.p1.k2
 .rf l0_qkv_p4_w                 p0       64x32     ; l0.qkv.p4.w
-.rf t0_l0_w2_p1_k2_a            p2       1x32      ; t0.l0.w2.p1.k2.a
-.rf t1_l0_w2_p1_k2_a            p2+128   1x32      ; t1.l0.w2.p1.k2.a
-.rf l0_qkv_p4_b                 p2+256   1x32      ; l0.qkv.p4.b
-.rf l0_w2_p1_k2_w               p2+384   32x16     ; l0.w2.p1.k2.w
-.rf ln1_g_l0_wg1                p2+2432  1x64      ; ln1_g.l0.wg1
-.rf ln1_b_l0_wg1                p2+2688  1x64      ; ln1_b.l0.wg1
-.rf t0_l0_qkv_p4_x              p2+2944  1x64      ; t0.l0.qkv.p4.x
-.rf t0_l0_qkv_p4_mean           p2+3200  1x1       ; t0.l0.qkv.p4.mean
-.rf t0_l0_qkv_p4_h              p2+3264  1x64      ; t0.l0.qkv.p4.h
-.rf t0_l0_qkv_p4_lntmp          p2+2944  1x64      ; t0.l0.qkv.p4.lntmp
-.rf t0_l0_qkv_p4_var            p2+3200  1x1       ; t0.l0.qkv.p4.var
-.rf t0_l0_qkv_p4_acc            p2+2944  1x32      ; t0.l0.qkv.p4.acc
-.rf t0_l0_w2_p1_k2_acc          p2+2944  1x16      ; t0.l0.w2.p1.k2.acc
-.rf t1_l0_qkv_p4_x              p2+2944  1x64      ; t1.l0.qkv.p4.x
-.rf t1_l0_qkv_p4_mean           p2       1x1       ; t1.l0.qkv.p4.mean
-.rf t1_l0_qkv_p4_h              p2+3200  1x64      ; t1.l0.qkv.p4.h
-.rf t1_l0_qkv_p4_lntmp          p2+2944  1x64      ; t1.l0.qkv.p4.lntmp
-.rf t1_l0_qkv_p4_var            p2       1x1       ; t1.l0.qkv.p4.var
-.rf t1_l0_qkv_p4_acc            p2       1x32      ; t1.l0.qkv.p4.acc
-.rf t1_l0_w2_p1_k2_acc          p0       1x16      ; t1.l0.w2.p1.k2.acc
+.rf l0_qkv_p4_b                 p2       1x32      ; l0.qkv.p4.b
+.rf l0_w2_p1_k2_w               p2+128   32x16     ; l0.w2.p1.k2.w
+.rf ln1_g_l0_wg1                p2+2176  1x64      ; ln1_g.l0.wg1
+.rf ln1_b_l0_wg1                p2+2432  1x64      ; ln1_b.l0.wg1
+.rf t0_l0_qkv_p4_x              p2+2688  1x64      ; t0.l0.qkv.p4.x
+.rf t0_l0_qkv_p4_mean           p2+2944  1x1       ; t0.l0.qkv.p4.mean
+.rf t0_l0_qkv_p4_h              p2+3008  1x64      ; t0.l0.qkv.p4.h
+.rf t0_l0_qkv_p4_lntmp          p2+2688  1x64      ; t0.l0.qkv.p4.lntmp
+.rf t0_l0_qkv_p4_var            p2+2944  1x1       ; t0.l0.qkv.p4.var
+.rf t0_l0_qkv_p4_acc            p2+2688  1x32      ; t0.l0.qkv.p4.acc
+.rf t0_l0_w2_p1_k2_a            p2+2688  1x32      ; t0.l0.w2.p1.k2.a
+.rf t0_l0_w2_p1_k2_acc          p2+2816  1x16      ; t0.l0.w2.p1.k2.acc
+.rf t1_l0_qkv_p4_x              p2+2688  1x64      ; t1.l0.qkv.p4.x
+.rf t1_l0_qkv_p4_mean           p2+2944  1x1       ; t1.l0.qkv.p4.mean
+.rf t1_l0_qkv_p4_h              p2+3008  1x64      ; t1.l0.qkv.p4.h
+.rf t1_l0_qkv_p4_lntmp          p2+2688  1x64      ; t1.l0.qkv.p4.lntmp
+.rf t1_l0_qkv_p4_var            p2+2944  1x1       ; t1.l0.qkv.p4.var
+.rf t1_l0_qkv_p4_acc            p2+2176  1x32      ; t1.l0.qkv.p4.acc
+.rf t1_l0_w2_p1_k2_a            p0       1x32      ; t1.l0.w2.p1.k2.a
+.rf t1_l0_w2_p1_k2_acc          p0+128   1x16      ; t1.l0.w2.p1.k2.acc
     LD        l0_qkv_p4_w, hbm[wqkv.l0 + 512], stride 192   ; d1.weights:11 preload.wg1
     LD        l0_qkv_p4_b, hbm[bqkv.l0 + 512], stride 192   ; d1.weights:11 preload.wg1
     LD        l0_w2_p1_k2_w, hbm[w2.l0 + 16448], stride 64  ; d1.weights:11 preload.wg1
@@ -187,23 +187,23 @@
 .wg 2   ; sm 0, tasks: preload.wg2 t0.l0.w1.p2 t0.l0.w2.p2.k2 t1.l0.w1.p2 t1.l0.w2.p2.k2
 .rf l0_w1_p2_w                  p0       64x32     ; l0.w1.p2.w
 .rf t0_l0_w1_p2_x               p2       1x64      ; t0.l0.w1.p2.x
-.rf t1_l0_w1_p2_x               p2+256   1x64      ; t1.l0.w1.p2.x
-.rf l0_w1_p2_b                  p2+512   1x32      ; l0.w1.p2.b
-.rf l0_w2_p2_k2_w               p2+640   32x16     ; l0.w2.p2.k2.w
-.rf ln2_g_l0_wg2                p2+2688  1x64      ; ln2_g.l0.wg2
-.rf ln2_b_l0_wg2                p2+2944  1x64      ; ln2_b.l0.wg2
-.rf t0_l0_w1_p2_mean            p2+3200  1x1       ; t0.l0.w1.p2.mean
-.rf t0_l0_w1_p2_h               p2+3264  1x64      ; t0.l0.w1.p2.h
+.rf l0_w1_p2_b                  p2+256   1x32      ; l0.w1.p2.b
+.rf l0_w2_p2_k2_w               p2+384   32x16     ; l0.w2.p2.k2.w
+.rf ln2_g_l0_wg2                p2+2432  1x64      ; ln2_g.l0.wg2
+.rf ln2_b_l0_wg2                p2+2688  1x64      ; ln2_b.l0.wg2
+.rf t0_l0_w1_p2_mean            p2+2944  1x1       ; t0.l0.w1.p2.mean
+.rf t0_l0_w1_p2_h               p2+3008  1x64      ; t0.l0.w1.p2.h
 .rf t0_l0_w1_p2_lntmp           p2       1x64      ; t0.l0.w1.p2.lntmp
-.rf t0_l0_w1_p2_var             p2+3200  1x1       ; t0.l0.w1.p2.var
+.rf t0_l0_w1_p2_var             p2+2944  1x1       ; t0.l0.w1.p2.var
 .rf t0_l0_w1_p2_acc             p2       1x32      ; t0.l0.w1.p2.acc
 .rf t0_l0_w1_p2_gelu            p2+128   1x32      ; t0.l0.w1.p2.gelu
 .rf t0_l0_w2_p2_k2_a            p2       1x32      ; t0.l0.w2.p2.k2.a
 .rf t0_l0_w2_p2_k2_acc          p2+128   1x16      ; t0.l0.w2.p2.k2.acc
-.rf t1_l0_w1_p2_mean            p2       1x1       ; t1.l0.w1.p2.mean
-.rf t1_l0_w1_p2_h               p2+3200  1x64      ; t1.l0.w1.p2.h
+.rf t1_l0_w1_p2_x               p2       1x64      ; t1.l0.w1.p2.x
+.rf t1_l0_w1_p2_mean            p2+2944  1x1       ; t1.l0.w1.p2.mean
+.rf t1_l0_w1_p2_h               p2+3008  1x64      ; t1.l0.w1.p2.h
 .rf t1_l0_w1_p2_lntmp           p2       1x64      ; t1.l0.w1.p2.lntmp
-.rf t1_l0_w1_p2_var             p2+256   1x1       ; t1.l0.w1.p2.var
+.rf t1_l0_w1_p2_var             p2+2944  1x1       ; t1.l0.w1.p2.var
 .rf t1_l0_w1_p2_acc             p2       1x32      ; t1.l0.w1.p2.acc
 .rf t1_l0_w1_p2_gelu            p0       1x32      ; t1.l0.w1.p2.gelu
 .rf t1_l0_w2_p2_k2_a            p0+128   1x32      ; t1.l0.w2.p2.k2.a
@@ -283,20 +283,20 @@
 .rf l0_wo_p1_k0_w               p0       32x32     ; l0.wo.p1.k0.w
 .rf t0_l0_wo_p1_k0_a            p1       1x32      ; t0.l0.wo.p1.k0.a
 .rf t0_l0_wo_p1_part            p1+128   2x32      ; t0.l0.wo.p1.part
-.rf t0_l0_w2_p3_k2_a            p1+384   1x32      ; t0.l0.w2.p3.k2.a
-.rf t1_l0_wo_p1_k0_a            p1+512   1x32      ; t1.l0.wo.p1.k0.a
-.rf t1_l0_wo_p1_part            p1+640   2x32      ; t1.l0.wo.p1.part
-.rf t1_l0_w2_p3_k2_a            p1+896   1x32      ; t1.l0.w2.p3.k2.a
-.rf l0_wo_p1_k0_b               p1+1024  1x32      ; l0.wo.p1.k0.b
-.rf l0_w2_p3_k2_w               p1+1152  32x16     ; l0.w2.p3.k2.w
-.rf t0_l0_wo_p1_k0_acc          p1+3200  1x32      ; t0.l0.wo.p1.k0.acc
+.rf l0_wo_p1_k0_b               p1+384   1x32      ; l0.wo.p1.k0.b
+.rf l0_w2_p3_k2_w               p1+512   32x16     ; l0.w2.p3.k2.w
+.rf t0_l0_wo_p1_k0_acc          p1+2560  1x32      ; t0.l0.wo.p1.k0.acc
 .rf t0_l0_wo_p1_res             p1       1x32      ; t0.l0.wo.p1.res
-.rf t0_l0_wo_p1_acc             p1+3200  1x32      ; t0.l0.wo.p1.acc
-.rf t0_l0_w2_p3_k2_acc          p1       1x16      ; t0.l0.w2.p3.k2.acc
-.rf t1_l0_wo_p1_k0_acc          p1       1x32      ; t1.l0.wo.p1.k0.acc
+.rf t0_l0_wo_p1_acc             p1+2560  1x32      ; t0.l0.wo.p1.acc
+.rf t0_l0_w2_p3_k2_a            p1       1x32      ; t0.l0.w2.p3.k2.a
+.rf t0_l0_w2_p3_k2_acc          p1+128   1x16      ; t0.l0.w2.p3.k2.acc
+.rf t1_l0_wo_p1_k0_a            p1       1x32      ; t1.l0.wo.p1.k0.a
+.rf t1_l0_wo_p1_part            p1+128   2x32      ; t1.l0.wo.p1.part
+.rf t1_l0_wo_p1_k0_acc          p1+2560  1x32      ; t1.l0.wo.p1.k0.acc
 .rf t1_l0_wo_p1_res             p0       1x32      ; t1.l0.wo.p1.res
 .rf t1_l0_wo_p1_acc             p0+128   1x32      ; t1.l0.wo.p1.acc
-.rf t1_l0_w2_p3_k2_acc          p0       1x16      ; t1.l0.w2.p3.k2.acc
+.rf t1_l0_w2_p3_k2_a            p0       1x32      ; t1.l0.w2.p3.k2.a
+.rf t1_l0_w2_p3_k2_acc          p0+128   1x16      ; t1.l0.w2.p3.k2.acc
     LD        l0_wo_p1_k0_w, hbm[wo.l0 + 128], stride 64    ; d1.weights:11 preload.wg3
     LD        l0_wo_p1_k0_b, hbm[bo.l0 + 128], stride 64    ; d1.weights:11 preload.wg3
     LD        l0_w2_p3_k2_w, hbm[w2.l0 + 16576], stride 64  ; d1.weights:11 preload.wg3
@@ -344,35 +344,35 @@
 
 .wg 4   ; sm 1, tasks: preload.wg4 t0.l0.qkv.p1 t0.l0.att.h1 t0.l0.w2.p0.k3 t1.l0.qkv.p1 t1.l0.w2.p0.k3
 .rf l0_qkv_p1_w                 p0       64x32     ; l0.qkv.p1.w
-.rf t0_l0_w2_p0_k3_a            p2       1x32      ; t0.l0.w2.p0.k3.a
-.rf t1_l0_w2_p0_k3_a            p2+128   1x32      ; t1.l0.w2.p0.k3.a
-.rf l0_qkv_p1_b                 p2+256   1x32      ; l0.qkv.p1.b
-.rf l0_w2_p0_k3_w               p2+384   32x16     ; l0.w2.p0.k3.w
-.rf ln1_g_l0_wg4                p2+2432  1x64      ; ln1_g.l0.wg4
-.rf ln1_b_l0_wg4                p2+2688  1x64      ; ln1_b.l0.wg4
-.rf t0_l0_qkv_p1_x              p2+2944  1x64      ; t0.l0.qkv.p1.x
-.rf t0_l0_qkv_p1_mean           p2+3200  1x1       ; t0.l0.qkv.p1.mean
-.rf t0_l0_qkv_p1_h              p2+3264  1x64      ; t0.l0.qkv.p1.h
-.rf t0_l0_qkv_p1_lntmp          p2+2944  1x64      ; t0.l0.qkv.p1.lntmp
-.rf t0_l0_qkv_p1_var            p2+3200  1x1       ; t0.l0.qkv.p1.var
-.rf t0_l0_qkv_p1_acc            p2+2944  1x32      ; t0.l0.qkv.p1.acc
-.rf t0_l0_att_h1_q              p2+3072  1x32      ; t0.l0.att.h1.q
+.rf l0_qkv_p1_b                 p2       1x32      ; l0.qkv.p1.b
+.rf l0_w2_p0_k3_w               p2+128   32x16     ; l0.w2.p0.k3.w
+.rf ln1_g_l0_wg4                p2+2176  1x64      ; ln1_g.l0.wg4
+.rf ln1_b_l0_wg4                p2+2432  1x64      ; ln1_b.l0.wg4
+.rf t0_l0_qkv_p1_x              p2+2688  1x64      ; t0.l0.qkv.p1.x
+.rf t0_l0_qkv_p1_mean           p2+2944  1x1       ; t0.l0.qkv.p1.mean
+.rf t0_l0_qkv_p1_h              p2+3008  1x64      ; t0.l0.qkv.p1.h
+.rf t0_l0_qkv_p1_lntmp          p2+2688  1x64      ; t0.l0.qkv.p1.lntmp
+.rf t0_l0_qkv_p1_var            p2+2944  1x1       ; t0.l0.qkv.p1.var
+.rf t0_l0_qkv_p1_acc            p2+2688  1x32      ; t0.l0.qkv.p1.acc
+.rf t0_l0_att_h1_q              p2+2816  1x32      ; t0.l0.att.h1.q
 .rf t0_l0_att_h1_kb             p3       32x32     ; t0.l0.att.h1.kb
-.rf t0_l0_att_h1_s              p2+2944  1x32      ; t0.l0.att.h1.s
-.rf t0_l0_att_h1_m              p2+3200  1x1       ; t0.l0.att.h1.m
-.rf t0_l0_att_h1_z              p2+3264  1x1       ; t0.l0.att.h1.z
+.rf t0_l0_att_h1_s              p2+2688  1x32      ; t0.l0.att.h1.s
+.rf t0_l0_att_h1_m              p2+2944  1x1       ; t0.l0.att.h1.m
+.rf t0_l0_att_h1_z              p2+3008  1x1       ; t0.l0.att.h1.z
 .rf t0_l0_att_h1_vb             p4       32x32     ; t0.l0.att.h1.vb
-.rf t0_l0_att_h1_o              p2+3328  1x32      ; t0.l0.att.h1.o
-.rf t0_l0_att_h1_mj             p2+3072  1x1       ; t0.l0.att.h1.mj
-.rf t0_l0_att_h1_alpha          p2+3136  1x1       ; t0.l0.att.h1.alpha
-.rf t0_l0_w2_p0_k3_acc          p2+2944  1x16      ; t0.l0.w2.p0.k3.acc
-.rf t1_l0_qkv_p1_x              p2+2944  1x64      ; t1.l0.qkv.p1.x
-.rf t1_l0_qkv_p1_mean           p2       1x1       ; t1.l0.qkv.p1.mean
-.rf t1_l0_qkv_p1_h              p2+3200  1x64      ; t1.l0.qkv.p1.h
-.rf t1_l0_qkv_p1_lntmp          p2+2944  1x64      ; t1.l0.qkv.p1.lntmp
-.rf t1_l0_qkv_p1_var            p2       1x1       ; t1.l0.qkv.p1.var
-.rf t1_l0_qkv_p1_acc            p2       1x32      ; t1.l0.qkv.p1.acc
-.rf t1_l0_w2_p0_k3_acc          p0       1x16      ; t1.l0.w2.p0.k3.acc
+.rf t0_l0_att_h1_o              p2+3072  1x32      ; t0.l0.att.h1.o
+.rf t0_l0_att_h1_mj             p2+2816  1x1       ; t0.l0.att.h1.mj
+.rf t0_l0_att_h1_alpha          p2+2880  1x1       ; t0.l0.att.h1.alpha
+.rf t0_l0_w2_p0_k3_a            p2+2688  1x32      ; t0.l0.w2.p0.k3.a
+.rf t0_l0_w2_p0_k3_acc          p2+2816  1x16      ; t0.l0.w2.p0.k3.acc
+.rf t1_l0_qkv_p1_x              p2+2688  1x64      ; t1.l0.qkv.p1.x
+.rf t1_l0_qkv_p1_mean           p2+2944  1x1       ; t1.l0.qkv.p1.mean
+.rf t1_l0_qkv_p1_h              p2+3008  1x64      ; t1.l0.qkv.p1.h
+.rf t1_l0_qkv_p1_lntmp          p2+2688  1x64      ; t1.l0.qkv.p1.lntmp
+.rf t1_l0_qkv_p1_var            p2+2944  1x1       ; t1.l0.qkv.p1.var
+.rf t1_l0_qkv_p1_acc            p2+2176  1x32      ; t1.l0.qkv.p1.acc
+.rf t1_l0_w2_p0_k3_a            p0       1x32      ; t1.l0.w2.p0.k3.a
+.rf t1_l0_w2_p0_k3_acc          p0+128   1x16      ; t1.l0.w2.p0.k3.acc
     LD        l0_qkv_p1_w, hbm[wqkv.l0 + 128], stride 192   ; d1.weights:11 preload.wg4
     LD        l0_qkv_p1_b, hbm[bqkv.l0 + 128], stride 192   ; d1.weights:11 preload.wg4
     LD        l0_w2_p0_k3_w, hbm[w2.l0 + 24576], stride 64  ; d1.weights:11 preload.wg4
@@ -455,26 +455,26 @@
 
 .wg 5   ; sm 1, tasks: preload.wg5 t0.l0.qkv.p5 t0.l0.w2.p1.k3 t1.l0.qkv.p5 t1.l0.w2.p1.k3
 .rf l0_qkv_p5_w                 p0       64x32     ; l0.qkv.p5.w
-.rf t0_l0_w2_p1_k3_a            p2       1x32      ; t0.l0.w2.p1.k3.a
-.rf t1_l0_w2_p1_k3_a            p2+128   1x32      ; t1.l0.w2.p1.k3.a
-.rf l0_qkv_p5_b                 p2+256   1x32      ; l0.qkv.p5.b
-.rf l0_w2_p1_k3_w               p2+384   32x16     ; l0.w2.p1.k3.w
-.rf ln1_g_l0_wg5                p2+2432  1x64      ; ln1_g.l0.wg5
-.rf ln1_b_l0_wg5                p2+2688  1x64      ; ln1_b.l0.wg5
-.rf t0_l0_qkv_p5_x              p2+2944  1x64      ; t0.l0.qkv.p5.x
-.rf t0_l0_qkv_p5_mean           p2+3200  1x1       ; t0.l0.qkv.p5.mean
-.rf t0_l0_qkv_p5_h              p2+3264  1x64      ; t0.l0.qkv.p5.h
-.rf t0_l0_qkv_p5_lntmp          p2+2944  1x64      ; t0.l0.qkv.p5.lntmp
-.rf t0_l0_qkv_p5_var            p2+3200  1x1       ; t0.l0.qkv.p5.var
-.rf t0_l0_qkv_p5_acc            p2+2944  1x32      ; t0.l0.qkv.p5.acc
-.rf t0_l0_w2_p1_k3_acc          p2+2944  1x16      ; t0.l0.w2.p1.k3.acc
-.rf t1_l0_qkv_p5_x              p2+2944  1x64      ; t1.l0.qkv.p5.x
-.rf t1_l0_qkv_p5_mean           p2       1x1       ; t1.l0.qkv.p5.mean
-.rf t1_l0_qkv_p5_h              p2+3200  1x64      ; t1.l0.qkv.p5.h
-.rf t1_l0_qkv_p5_lntmp          p2+2944  1x64      ; t1.l0.qkv.p5.lntmp
-.rf t1_l0_qkv_p5_var            p2       1x1       ; t1.l0.qkv.p5.var
-.rf t1_l0_qkv_p5_acc            p2       1x32      ; t1.l0.qkv.p5.acc
-.rf t1_l0_w2_p1_k3_acc          p0       1x16      ; t1.l0.w2.p1.k3.acc
+.rf l0_qkv_p5_b                 p2       1x32      ; l0.qkv.p5.b
+.rf l0_w2_p1_k3_w               p2+128   32x16     ; l0.w2.p1.k3.w
+.rf ln1_g_l0_wg5                p2+2176  1x64      ; ln1_g.l0.wg5
+.rf ln1_b_l0_wg5                p2+2432  1x64      ; ln1_b.l0.wg5
+.rf t0_l0_qkv_p5_x              p2+2688  1x64      ; t0.l0.qkv.p5.x
+.rf t0_l0_qkv_p5_mean           p2+2944  1x1       ; t0.l0.qkv.p5.mean
+.rf t0_l0_qkv_p5_h              p2+3008  1x64      ; t0.l0.qkv.p5.h
+.rf t0_l0_qkv_p5_lntmp          p2+2688  1x64      ; t0.l0.qkv.p5.lntmp
+.rf t0_l0_qkv_p5_var            p2+2944  1x1       ; t0.l0.qkv.p5.var
+.rf t0_l0_qkv_p5_acc            p2+2688  1x32      ; t0.l0.qkv.p5.acc
+.rf t0_l0_w2_p1_k3_a            p2+2688  1x32      ; t0.l0.w2.p1.k3.a
+.rf t0_l0_w2_p1_k3_acc          p2+2816  1x16      ; t0.l0.w2.p1.k3.acc
+.rf t1_l0_qkv_p5_x              p2+2688  1x64      ; t1.l0.qkv.p5.x
+.rf t1_l0_qkv_p5_mean           p2+2944  1x1       ; t1.l0.qkv.p5.mean
+.rf t1_l0_qkv_p5_h              p2+3008  1x64      ; t1.l0.qkv.p5.h
+.rf t1_l0_qkv_p5_lntmp          p2+2688  1x64      ; t1.l0.qkv.p5.lntmp
+.rf t1_l0_qkv_p5_var            p2+2944  1x1       ; t1.l0.qkv.p5.var
+.rf t1_l0_qkv_p5_acc            p2+2176  1x32      ; t1.l0.qkv.p5.acc
+.rf t1_l0_w2_p1_k3_a            p0       1x32      ; t1.l0.w2.p1.k3.a
+.rf t1_l0_w2_p1_k3_acc          p0+128   1x16      ; t1.l0.w2.p1.k3.acc
     LD        l0_qkv_p5_w, hbm[wqkv.l0 + 640], stride 192   ; d1.weights:11 preload.wg5
     LD        l0_qkv_p5_b, hbm[bqkv.l0 + 640], stride 192   ; d1.weights:11 preload.wg5
     LD        l0_w2_p1_k3_w, hbm[w2.l0 + 24640], stride 64  ; d1.weights:11 preload.wg5
@@ -527,23 +527,23 @@
 .wg 6   ; sm 1, tasks: preload.wg6 t0.l0.w1.p3 t0.l0.w2.p2.k3 t1.l0.w1.p3 t1.l0.w2.p2.k3
 .rf l0_w1_p3_w                  p0       64x32     ; l0.w1.p3.w
 .rf t0_l0_w1_p3_x               p2       1x64      ; t0.l0.w1.p3.x
-.rf t1_l0_w1_p3_x               p2+256   1x64      ; t1.l0.w1.p3.x
-.rf l0_w1_p3_b                  p2+512   1x32      ; l0.w1.p3.b
-.rf l0_w2_p2_k3_w               p2+640   32x16     ; l0.w2.p2.k3.w
-.rf ln2_g_l0_wg6                p2+2688  1x64      ; ln2_g.l0.wg6
-.rf ln2_b_l0_wg6                p2+2944  1x64      ; ln2_b.l0.wg6
-.rf t0_l0_w1_p3_mean            p2+3200  1x1       ; t0.l0.w1.p3.mean
-.rf t0_l0_w1_p3_h               p2+3264  1x64      ; t0.l0.w1.p3.h
+.rf l0_w1_p3_b                  p2+256   1x32      ; l0.w1.p3.b
+.rf l0_w2_p2_k3_w               p2+384   32x16     ; l0.w2.p2.k3.w
+.rf ln2_g_l0_wg6                p2+2432  1x64      ; ln2_g.l0.wg6
+.rf ln2_b_l0_wg6                p2+2688  1x64      ; ln2_b.l0.wg6
+.rf t0_l0_w1_p3_mean            p2+2944  1x1       ; t0.l0.w1.p3.mean
+.rf t0_l0_w1_p3_h               p2+3008  1x64      ; t0.l0.w1.p3.h
 .rf t0_l0_w1_p3_lntmp           p2       1x64      ; t0.l0.w1.p3.lntmp
-.rf t0_l0_w1_p3_var             p2+3200  1x1       ; t0.l0.w1.p3.var
+.rf t0_l0_w1_p3_var             p2+2944  1x1       ; t0.l0.w1.p3.var
 .rf t0_l0_w1_p3_acc             p2       1x32      ; t0.l0.w1.p3.acc
 .rf t0_l0_w1_p3_gelu            p2+128   1x32      ; t0.l0.w1.p3.gelu
 .rf t0_l0_w2_p2_k3_a            p2       1x32      ; t0.l0.w2.p2.k3.a
 .rf t0_l0_w2_p2_k3_acc          p2+128   1x16      ; t0.l0.w2.p2.k3.acc
-.rf t1_l0_w1_p3_mean            p2       1x1       ; t1.l0.w1.p3.mean
-.rf t1_l0_w1_p3_h               p2+3200  1x64      ; t1.l0.w1.p3.h
+.rf t1_l0_w1_p3_x               p2       1x64      ; t1.l0.w1.p3.x
+.rf t1_l0_w1_p3_mean            p2+2944  1x1       ; t1.l0.w1.p3.mean
+.rf t1_l0_w1_p3_h               p2+3008  1x64      ; t1.l0.w1.p3.h
 .rf t1_l0_w1_p3_lntmp           p2       1x64      ; t1.l0.w1.p3.lntmp
-.rf t1_l0_w1_p3_var             p2+256   1x1       ; t1.l0.w1.p3.var
+.rf t1_l0_w1_p3_var             p2+2944  1x1       ; t1.l0.w1.p3.var
 .rf t1_l0_w1_p3_acc             p2       1x32      ; t1.l0.w1.p3.acc
 .rf t1_l0_w1_p3_gelu            p0       1x32      ; t1.l0.w1.p3.gelu
 .rf t1_l0_w2_p2_k3_a            p0+128   1x32      ; t1.l0.w2.p2.k3.a
@@ -622,14 +622,14 @@
 .wg 7   ; sm 1, tasks: preload.wg7 t0.l0.wo.p1.k1 t0.l0.w2.p3.k3 t1.l0.wo.p1.k1 t1.l0.w2.p3.k3
 .rf l0_wo_p1_k1_w               p0       32x32     ; l0.wo.p1.k1.w
 .rf t0_l0_wo_p1_k1_a            p1       1x32      ; t0.l0.wo.p1.k1.a
-.rf t0_l0_w2_p3_k3_a            p1+128   1x32      ; t0.l0.w2.p3.k3.a
-.rf t1_l0_wo_p1_k1_a            p1+256   1x32      ; t1.l0.wo.p1.k1.a
-.rf t1_l0_w2_p3_k3_a            p1+384   1x32      ; t1.l0.w2.p3.k3.a
-.rf l0_w2_p3_k3_w               p1+512   32x16     ; l0.w2.p3.k3.w
-.rf t0_l0_wo_p1_k1_acc          p1+2560  1x32      ; t0.l0.wo.p1.k1.acc
-.rf t0_l0_w2_p3_k3_acc          p1       1x16      ; t0.l0.w2.p3.k3.acc
-.rf t1_l0_wo_p1_k1_acc          p1       1x32      ; t1.l0.wo.p1.k1.acc
-.rf t1_l0_w2_p3_k3_acc          p0       1x16      ; t1.l0.w2.p3.k3.acc
+.rf l0_w2_p3_k3_w               p1+128   32x16     ; l0.w2.p3.k3.w
+.rf t0_l0_wo_p1_k1_acc          p1+2176  1x32      ; t0.l0.wo.p1.k1.acc
+.rf t0_l0_w2_p3_k3_a            p1       1x32      ; t0.l0.w2.p3.k3.a
+.rf t0_l0_w2_p3_k3_acc          p1+2176  1x16      ; t0.l0.w2.p3.k3.acc
+.rf t1_l0_wo_p1_k1_a            p1       1x32      ; t1.l0.wo.p1.k1.a
+.rf t1_l0_wo_p1_k1_acc          p1+2176  1x32      ; t1.l0.wo.p1.k1.acc
+.rf t1_l0_w2_p3_k3_a            p0       1x32      ; t1.l0.w2.p3.k3.a
+.rf t1_l0_w2_p3_k3_acc          p0+128   1x16      ; t1.l0.w2.p3.k3.acc
     LD        l0_wo_p1_k1_w, hbm[wo.l0 + 8320], stride 64   ; d1.weights:11 preload.wg7
     LD        l0_w2_p3_k3_w, hbm[w2.l0 + 24768], stride 64  ; d1.weights:11 preload.wg7
     WAIT      ev.att_l0, 2                                  ; d1.panels.wo:9 t0.l0.wo.p1.k1
@@ -652,32 +652,29 @@
 
 .wg 8   ; sm 2, tasks: preload.wg8 t0.l0.qkv.p2 t0.l0.w2.p1.k0 t0.l0.w2.p1 t1.l0.qkv.p2 t1.l0.att.h0 t1.l0.w2.p1.k0 t1.l0.w2.p1
 .rf l0_qkv_p2_w                 p0       64x32     ; l0.qkv.p2.w
-.rf t0_l0_w2_p1_k0_a            p2       1x32      ; t0.l0.w2.p1.k0.a
-.rf t0_l0_w2_p1_res             p2+128   1x16      ; t0.l0.w2.p1.res
-.rf t0_l0_w2_p1_part            p2+192   4x16      ; t0.l0.w2.p1.part
-.rf t1_l0_att_h0_q              p2+448   1x32      ; t1.l0.att.h0.q
-.rf t1_l0_w2_p1_k0_a            p2+576   1x32      ; t1.l0.w2.p1.k0.a
-.rf t1_l0_w2_p1_res             p2+704   1x16      ; t1.l0.w2.p1.res
-.rf t1_l0_w2_p1_part            p2+768   4x16      ; t1.l0.w2.p1.part
-.rf l0_qkv_p2_b                 p2+1024  1x32      ; l0.qkv.p2.b
-.rf l0_w2_p1_k0_w               p2+1152  32x16     ; l0.w2.p1.k0.w
-.rf l0_w2_p1_k0_b               p2+3200  1x16      ; l0.w2.p1.k0.b
-.rf ln1_g_l0_wg8                p2+3264  1x64      ; ln1_g.l0.wg8
-.rf ln1_b_l0_wg8                p2+3520  1x64      ; ln1_b.l0.wg8
-.rf t0_l0_qkv_p2_x              p2+3776  1x64      ; t0.l0.qkv.p2.x
-.rf t0_l0_qkv_p2_mean           p2+4032  1x1       ; t0.l0.qkv.p2.mean
-.rf t0_l0_qkv_p2_h              p3       1x64      ; t0.l0.qkv.p2.h
-.rf t0_l0_qkv_p2_lntmp          p2+3776  1x64      ; t0.l0.qkv.p2.lntmp
-.rf t0_l0_qkv_p2_var            p2+4032  1x1       ; t0.l0.qkv.p2.var
-.rf t0_l0_qkv_p2_acc            p2+3776  1x32      ; t0.l0.qkv.p2.acc
-.rf t0_l0_w2_p1_k0_acc          p2+3776  1x16      ; t0.l0.w2.p1.k0.acc
-.rf t0_l0_w2_p1_acc             p2       1x16      ; t0.l0.w2.p1.acc
-.rf t1_l0_qkv_p2_x              p2       1x64      ; t1.l0.qkv.p2.x
-.rf t1_l0_qkv_p2_mean           p2+256   1x1       ; t1.l0.qkv.p2.mean
-.rf t1_l0_qkv_p2_h              p2+3776  1x64      ; t1.l0.qkv.p2.h
-.rf t1_l0_qkv_p2_lntmp          p2       1x64      ; t1.l0.qkv.p2.lntmp
-.rf t1_l0_qkv_p2_var            p2+256   1x1       ; t1.l0.qkv.p2.var
-.rf t1_l0_qkv_p2_acc            p2       1x32      ; t1.l0.qkv.p2.acc
+.rf l0_qkv_p2_b                 p2       1x32      ; l0.qkv.p2.b
+.rf l0_w2_p1_k0_w               p2+128   32x16     ; l0.w2.p1.k0.w
+.rf l0_w2_p1_k0_b               p2+2176  1x16      ; l0.w2.p1.k0.b
+.rf ln1_g_l0_wg8                p2+2240  1x64      ; ln1_g.l0.wg8
+.rf ln1_b_l0_wg8                p2+2496  1x64      ; ln1_b.l0.wg8
+.rf t0_l0_qkv_p2_x              p2+2752  1x64      ; t0.l0.qkv.p2.x
+.rf t0_l0_qkv_p2_mean           p2+3008  1x1       ; t0.l0.qkv.p2.mean
+.rf t0_l0_qkv_p2_h              p2+3072  1x64      ; t0.l0.qkv.p2.h
+.rf t0_l0_qkv_p2_lntmp          p2+2752  1x64      ; t0.l0.qkv.p2.lntmp
+.rf t0_l0_qkv_p2_var            p2+3008  1x1       ; t0.l0.qkv.p2.var
+.rf t0_l0_qkv_p2_acc            p2+2752  1x32      ; t0.l0.qkv.p2.acc
+.rf t0_l0_w2_p1_k0_a            p2+2752  1x32      ; t0.l0.w2.p1.k0.a
+.rf t0_l0_w2_p1_res             p2+2880  1x16      ; t0.l0.w2.p1.res
+.rf t0_l0_w2_p1_part            p2+2944  4x16      ; t0.l0.w2.p1.part
+.rf t1_l0_att_h0_q              p2+3200  1x32      ; t1.l0.att.h0.q
+.rf t0_l0_w2_p1_k0_acc          p2+3328  1x16      ; t0.l0.w2.p1.k0.acc
+.rf t0_l0_w2_p1_acc             p2+2752  1x16      ; t0.l0.w2.p1.acc
+.rf t1_l0_qkv_p2_x              p2+2752  1x64      ; t1.l0.qkv.p2.x
+.rf t1_l0_qkv_p2_mean           p2+3008  1x1       ; t1.l0.qkv.p2.mean
+.rf t1_l0_qkv_p2_h              p2+3328  1x64      ; t1.l0.qkv.p2.h
+.rf t1_l0_qkv_p2_lntmp          p2+2752  1x64      ; t1.l0.qkv.p2.lntmp
+.rf t1_l0_qkv_p2_var            p2+3008  1x1       ; t1.l0.qkv.p2.var
+.rf t1_l0_qkv_p2_acc            p2+2240  1x32      ; t1.l0.qkv.p2.acc
 .rf t1_l0_att_h0_kb             p0       32x32     ; t1.l0.att.h0.kb
 .rf t1_l0_att_h0_s              p1       1x32      ; t1.l0.att.h0.s
 .rf t1_l0_att_h0_m              p1+128   1x1       ; t1.l0.att.h0.m
@@ -686,7 +683,10 @@
 .rf t1_l0_att_h0_o              p1+256   1x32      ; t1.l0.att.h0.o
 .rf t1_l0_att_h0_mj             p0       1x1       ; t1.l0.att.h0.mj
 .rf t1_l0_att_h0_alpha          p0+64    1x1       ; t1.l0.att.h0.alpha
-.rf t1_l0_w2_p1_k0_acc          p0       1x16      ; t1.l0.w2.p1.k0.acc
+.rf t1_l0_w2_p1_k0_a            p0       1x32      ; t1.l0.w2.p1.k0.a
+.rf t1_l0_w2_p1_res             p0+128   1x16      ; t1.l0.w2.p1.res
+.rf t1_l0_w2_p1_part            p0+192   4x16      ; t1.l0.w2.p1.part
+.rf t1_l0_w2_p1_k0_acc          p0+448   1x16      ; t1.l0.w2.p1.k0.acc
 .rf t1_l0_w2_p1_acc             p0       1x16      ; t1.l0.w2.p1.acc
     LD        l0_qkv_p2_w, hbm[wqkv.l0 + 256], stride 192   ; d1.weights:11 preload.wg8
     LD        l0_qkv_p2_b, hbm[bqkv.l0 + 256], stride 192   ; d1.weights:11 preload.wg8
@@ -789,31 +789,31 @@
 .rf l0_w1_p0_w                  p0       64x32     ; l0.w1.p0.w
 .rf t0_l0_w1_p0_x               p2       1x64      ; t0.l0.w1.p0.x
 .rf t0_l0_w2_p2_res             p2+256   1x16      ; t0.l0.w2.p2.res
-.rf t0_l0_w2_p2_part            p2+320   4x16      ; t0.l0.w2.p2.part
-.rf t1_l0_w1_p0_x               p2+576   1x64      ; t1.l0.w1.p0.x
-.rf t1_l0_w2_p2_res             p2+832   1x16      ; t1.l0.w2.p2.res
-.rf t1_l0_w2_p2_part            p2+896   4x16      ; t1.l0.w2.p2.part
-.rf l0_w1_p0_b                  p2+1152  1x32      ; l0.w1.p0.b
-.rf l0_w2_p2_k0_w               p2+1280  32x16     ; l0.w2.p2.k0.w
-.rf l0_w2_p2_k0_b               p2+3328  1x16      ; l0.w2.p2.k0.b
-.rf ln2_g_l0_wg9                p2+3392  1x64      ; ln2_g.l0.wg9
-.rf ln2_b_l0_wg9                p2+3648  1x64      ; ln2_b.l0.wg9
-.rf t0_l0_w1_p0_mean            p2+3904  1x1       ; t0.l0.w1.p0.mean
-.rf t0_l0_w1_p0_h               p3       1x64      ; t0.l0.w1.p0.h
+.rf l0_w1_p0_b                  p2+320   1x32      ; l0.w1.p0.b
+.rf l0_w2_p2_k0_w               p2+448   32x16     ; l0.w2.p2.k0.w
+.rf l0_w2_p2_k0_b               p2+2496  1x16      ; l0.w2.p2.k0.b
+.rf ln2_g_l0_wg9                p2+2560  1x64      ; ln2_g.l0.wg9
+.rf ln2_b_l0_wg9                p2+2816  1x64      ; ln2_b.l0.wg9
+.rf t0_l0_w1_p0_mean            p2+3072  1x1       ; t0.l0.w1.p0.mean
+.rf t0_l0_w1_p0_h               p2+3136  1x64      ; t0.l0.w1.p0.h
 .rf t0_l0_w1_p0_lntmp           p2       1x64      ; t0.l0.w1.p0.lntmp
-.rf t0_l0_w1_p0_var             p2+3904  1x1       ; t0.l0.w1.p0.var
+.rf t0_l0_w1_p0_var             p2+3072  1x1       ; t0.l0.w1.p0.var
 .rf t0_l0_w1_p0_acc             p2       1x32      ; t0.l0.w1.p0.acc
 .rf t0_l0_w1_p0_gelu            p2+128   1x32      ; t0.l0.w1.p0.gelu
 .rf t0_l0_w2_p2_k0_a            p2       1x32      ; t0.l0.w2.p2.k0.a
+.rf t0_l0_w2_p2_part            p2+3072  4x16      ; t0.l0.w2.p2.part
 .rf t0_l0_w2_p2_k0_acc          p2+128   1x16      ; t0.l0.w2.p2.k0.acc
-.rf t0_l0_w2_p2_acc             p2       1x16      ; t0.l0.w2.p2.acc
-.rf t1_l0_w1_p0_mean            p2       1x1       ; t1.l0.w1.p0.mean
-.rf t1_l0_w1_p0_h               p2+64    1x64      ; t1.l0.w1.p0.h
-.rf t1_l0_w1_p0_lntmp           p2+320   1x64      ; t1.l0.w1.p0.lntmp
-.rf t1_l0_w1_p0_var             p2       1x1       ; t1.l0.w1.p0.var
-.rf t1_l0_w1_p0_acc             p2+320   1x32      ; t1.l0.w1.p0.acc
+.rf t1_l0_w1_p0_x               p2       1x64      ; t1.l0.w1.p0.x
+.rf t1_l0_w2_p2_res             p2+3328  1x16      ; t1.l0.w2.p2.res
+.rf t0_l0_w2_p2_acc             p2+3392  1x16      ; t0.l0.w2.p2.acc
+.rf t1_l0_w1_p0_mean            p2+256   1x1       ; t1.l0.w1.p0.mean
+.rf t1_l0_w1_p0_h               p2+3072  1x64      ; t1.l0.w1.p0.h
+.rf t1_l0_w1_p0_lntmp           p2       1x64      ; t1.l0.w1.p0.lntmp
+.rf t1_l0_w1_p0_var             p2+256   1x1       ; t1.l0.w1.p0.var
+.rf t1_l0_w1_p0_acc             p2       1x32      ; t1.l0.w1.p0.acc
 .rf t1_l0_w1_p0_gelu            p0       1x32      ; t1.l0.w1.p0.gelu
 .rf t1_l0_w2_p2_k0_a            p0+128   1x32      ; t1.l0.w2.p2.k0.a
+.rf t1_l0_w2_p2_part            p0+256   4x16      ; t1.l0.w2.p2.part
 .rf t1_l0_w2_p2_k0_acc          p0       1x16      ; t1.l0.w2.p2.k0.acc
 .rf t1_l0_w2_p2_acc             p0       1x16      ; t1.l0.w2.p2.acc
     LD        l0_w1_p0_w, hbm[w1.l0], stride 128            ; d1.weights:11 preload.wg9
@@ -908,27 +908,27 @@
 .rf l0_wo_p0_k0_w               p0       32x32     ; l0.wo.p0.k0.w
 .rf t0_l0_wo_p0_k0_a            p1       1x32      ; t0.l0.wo.p0.k0.a
 .rf t0_l0_wo_p0_part            p1+128   2x32      ; t0.l0.wo.p0.part
-.rf t0_l0_w2_p3_k0_a            p1+384   1x32      ; t0.l0.w2.p3.k0.a
-.rf t0_l0_w2_p3_res             p1+512   1x16      ; t0.l0.w2.p3.res
-.rf t0_l0_w2_p3_part            p1+576   4x16      ; t0.l0.w2.p3.part
-.rf t1_l0_wo_p0_k0_a            p1+832   1x32      ; t1.l0.wo.p0.k0.a
-.rf t1_l0_wo_p0_part            p1+960   2x32      ; t1.l0.wo.p0.part
-.rf t1_l0_w2_p3_k0_a            p1+1216  1x32      ; t1.l0.w2.p3.k0.a
-.rf t1_l0_w2_p3_res             p1+1344  1x16      ; t1.l0.w2.p3.res
-.rf t1_l0_w2_p3_part            p1+1408  4x16      ; t1.l0.w2.p3.part
-.rf l0_wo_p0_k0_b               p1+1664  1x32      ; l0.wo.p0.k0.b
-.rf l0_w2_p3_k0_w               p1+1792  32x16     ; l0.w2.p3.k0.w
-.rf l0_w2_p3_k0_b               p1+3840  1x16      ; l0.w2.p3.k0.b
-.rf t0_l0_wo_p0_k0_acc          p1+3904  1x32      ; t0.l0.wo.p0.k0.acc
-.rf t0_l0_wo_p0_res             p1       1x32      ; t0.l0.wo.p0.res
-.rf t0_l0_wo_p0_acc             p1+3904  1x32      ; t0.l0.wo.p0.acc
-.rf t0_l0_w2_p3_k0_acc          p1       1x16      ; t0.l0.w2.p3.k0.acc
-.rf t0_l0_w2_p3_acc             p1       1x16      ; t0.l0.w2.p3.acc
-.rf t1_l0_wo_p0_k0_acc          p1       1x32      ; t1.l0.wo.p0.k0.acc
-.rf t1_l0_wo_p0_res             p0       1x32      ; t1.l0.wo.p0.res
-.rf t1_l0_wo_p0_acc             p0+128   1x32      ; t1.l0.wo.p0.acc
-.rf t1_l0_w2_p3_k0_acc          p0       1x16      ; t1.l0.w2.p3.k0.acc
-.rf t1_l0_w2_p3_acc             p0       1x16      ; t1.l0.w2.p3.acc
+.rf l0_wo_p0_k0_b               p1+384   1x32      ; l0.wo.p0.k0.b
+.rf l0_w2_p3_k0_w               p1+512   32x16     ; l0.w2.p3.k0.w
+.rf l0_w2_p3_k0_b               p1+2560  1x16      ; l0.w2.p3.k0.b
+.rf t0_l0_wo_p0_k0_acc          p1+2624  1x32      ; t0.l0.wo.p0.k0.acc
+.rf t0_l0_w2_p3_res             p1       1x16      ; t0.l0.w2.p3.res
+.rf t0_l0_wo_p0_res             p1+2624  1x32      ; t0.l0.wo.p0.res
+.rf t0_l0_wo_p0_acc             p1+2752  1x32      ; t0.l0.wo.p0.acc
+.rf t0_l0_w2_p3_k0_a            p1+64    1x32      ; t0.l0.w2.p3.k0.a
+.rf t0_l0_w2_p3_part            p1+2624  4x16      ; t0.l0.w2.p3.part
+.rf t0_l0_w2_p3_k0_acc          p1+192   1x16      ; t0.l0.w2.p3.k0.acc
+.rf t1_l0_wo_p0_k0_a            p1+64    1x32      ; t1.l0.wo.p0.k0.a
+.rf t1_l0_wo_p0_part            p1+2880  2x32      ; t1.l0.wo.p0.part
+.rf t0_l0_w2_p3_acc             p1+192   1x16      ; t0.l0.w2.p3.acc
+.rf t1_l0_wo_p0_k0_acc          p1+192   1x32      ; t1.l0.wo.p0.k0.acc
+.rf t1_l0_w2_p3_res             p0       1x16      ; t1.l0.w2.p3.res
+.rf t1_l0_wo_p0_res             p0+64    1x32      ; t1.l0.wo.p0.res
+.rf t1_l0_wo_p0_acc             p0+192   1x32      ; t1.l0.wo.p0.acc
+.rf t1_l0_w2_p3_k0_a            p0+64    1x32      ; t1.l0.w2.p3.k0.a
+.rf t1_l0_w2_p3_part            p0+192   4x16      ; t1.l0.w2.p3.part
+.rf t1_l0_w2_p3_k0_acc          p0+448   1x16      ; t1.l0.w2.p3.k0.acc
+.rf t1_l0_w2_p3_acc             p0+64    1x16      ; t1.l0.w2.p3.acc
     LD        l0_wo_p0_k0_w, hbm[wo.l0], stride 64          ; d1.weights:11 preload.wg10
     LD        l0_wo_p0_k0_b, hbm[bo.l0], stride 64          ; d1.weights:11 preload.wg10
     LD        l0_w2_p3_k0_w, hbm[w2.l0 + 192], stride 64    ; d1.weights:11 preload.wg10
@@ -996,13 +996,13 @@
 .rf t0_l0_w2_p0_k0_a            p0+2048  1x32      ; t0.l0.w2.p0.k0.a
 .rf t0_l0_w2_p0_res             p0+2176  1x16      ; t0.l0.w2.p0.res
 .rf t0_l0_w2_p0_part            p0+2240  4x16      ; t0.l0.w2.p0.part
-.rf t1_l0_w2_p0_k0_a            p0+2496  1x32      ; t1.l0.w2.p0.k0.a
-.rf t1_l0_w2_p0_res             p0+2624  1x16      ; t1.l0.w2.p0.res
-.rf t1_l0_w2_p0_part            p0+2688  4x16      ; t1.l0.w2.p0.part
-.rf l0_w2_p0_k0_b               p0+2944  1x16      ; l0.w2.p0.k0.b
-.rf t0_l0_w2_p0_k0_acc          p0+3008  1x16      ; t0.l0.w2.p0.k0.acc
-.rf t0_l0_w2_p0_acc             p0+2048  1x16      ; t0.l0.w2.p0.acc
-.rf t1_l0_w2_p0_k0_acc          p0+2048  1x16      ; t1.l0.w2.p0.k0.acc
+.rf l0_w2_p0_k0_b               p0+2496  1x16      ; l0.w2.p0.k0.b
+.rf t0_l0_w2_p0_k0_acc          p0+2560  1x16      ; t0.l0.w2.p0.k0.acc
+.rf t1_l0_w2_p0_k0_a            p0+2048  1x32      ; t1.l0.w2.p0.k0.a
+.rf t1_l0_w2_p0_res             p0+2560  1x16      ; t1.l0.w2.p0.res
+.rf t1_l0_w2_p0_part            p0+2624  4x16      ; t1.l0.w2.p0.part
+.rf t0_l0_w2_p0_acc             p0+2880  1x16      ; t0.l0.w2.p0.acc
+.rf t1_l0_w2_p0_k0_acc          p0+2176  1x16      ; t1.l0.w2.p0.k0.acc
 .rf t1_l0_w2_p0_acc             p0       1x16      ; t1.l0.w2.p0.acc
     LD        l0_w2_p0_k0_w, hbm[w2.l0], stride 64          ; d1.weights:11 preload.wg11
     LD        l0_w2_p0_k0_b, hbm[b2.l0], stride 64          ; d1.weights:11 preload.wg11
@@ -1034,26 +1034,25 @@
 
 .wg 12  ; sm 3, tasks: preload.wg12 t0.l0.qkv.p3 t0.l0.w2.p1.k1 t1.l0.qkv.p3 t1.l0.att.h1 t1.l0.w2.p1.k1
 .rf l0_qkv_p3_w                 p0       64x32     ; l0.qkv.p3.w
-.rf t0_l0_w2_p1_k1_a            p2       1x32      ; t0.l0.w2.p1.k1.a
-.rf t1_l0_att_h1_q              p2+128   1x32      ; t1.l0.att.h1.q
-.rf t1_l0_w2_p1_k1_a            p2+256   1x32      ; t1.l0.w2.p1.k1.a
-.rf l0_qkv_p3_b                 p2+384   1x32      ; l0.qkv.p3.b
-.rf l0_w2_p1_k1_w               p2+512   32x16     ; l0.w2.p1.k1.w
-.rf ln1_g_l0_wg12               p2+2560  1x64      ; ln1_g.l0.wg12
-.rf ln1_b_l0_wg12               p2+2816  1x64      ; ln1_b.l0.wg12
-.rf t0_l0_qkv_p3_x              p2+3072  1x64      ; t0.l0.qkv.p3.x
-.rf t0_l0_qkv_p3_mean           p2+3328  1x1       ; t0.l0.qkv.p3.mean
-.rf t0_l0_qkv_p3_h              p2+3392  1x64      ; t0.l0.qkv.p3.h
-.rf t0_l0_qkv_p3_lntmp          p2+3072  1x64      ; t0.l0.qkv.p3.lntmp
-.rf t0_l0_qkv_p3_var            p2+3328  1x1       ; t0.l0.qkv.p3.var
-.rf t0_l0_qkv_p3_acc            p2+3072  1x32      ; t0.l0.qkv.p3.acc
-.rf t0_l0_w2_p1_k1_acc          p2+3072  1x16      ; t0.l0.w2.p1.k1.acc
-.rf t1_l0_qkv_p3_x              p2+3072  1x64      ; t1.l0.qkv.p3.x
-.rf t1_l0_qkv_p3_mean           p2       1x1       ; t1.l0.qkv.p3.mean
-.rf t1_l0_qkv_p3_h              p2+3328  1x64      ; t1.l0.qkv.p3.h
-.rf t1_l0_qkv_p3_lntmp          p2+3072  1x64      ; t1.l0.qkv.p3.lntmp
-.rf t1_l0_qkv_p3_var            p2       1x1       ; t1.l0.qkv.p3.var
-.rf t1_l0_qkv_p3_acc            p2       1x32      ; t1.l0.qkv.p3.acc
+.rf l0_qkv_p3_b                 p2       1x32      ; l0.qkv.p3.b
+.rf l0_w2_p1_k1_w               p2+128   32x16     ; l0.w2.p1.k1.w
+.rf ln1_g_l0_wg12               p2+2176  1x64      ; ln1_g.l0.wg12
+.rf ln1_b_l0_wg12               p2+2432  1x64      ; ln1_b.l0.wg12
+.rf t0_l0_qkv_p3_x              p2+2688  1x64      ; t0.l0.qkv.p3.x
+.rf t0_l0_qkv_p3_mean           p2+2944  1x1       ; t0.l0.qkv.p3.mean
+.rf t0_l0_qkv_p3_h              p2+3008  1x64      ; t0.l0.qkv.p3.h
+.rf t0_l0_qkv_p3_lntmp          p2+2688  1x64      ; t0.l0.qkv.p3.lntmp
+.rf t0_l0_qkv_p3_var            p2+2944  1x1       ; t0.l0.qkv.p3.var
+.rf t0_l0_qkv_p3_acc            p2+2688  1x32      ; t0.l0.qkv.p3.acc
+.rf t0_l0_w2_p1_k1_a            p2+2688  1x32      ; t0.l0.w2.p1.k1.a
+.rf t1_l0_att_h1_q              p2+2816  1x32      ; t1.l0.att.h1.q
+.rf t0_l0_w2_p1_k1_acc          p2+2944  1x16      ; t0.l0.w2.p1.k1.acc
+.rf t1_l0_qkv_p3_x              p2+2944  1x64      ; t1.l0.qkv.p3.x
+.rf t1_l0_qkv_p3_mean           p2+2688  1x1       ; t1.l0.qkv.p3.mean
+.rf t1_l0_qkv_p3_h              p2+3200  1x64      ; t1.l0.qkv.p3.h
+.rf t1_l0_qkv_p3_lntmp          p2+2944  1x64      ; t1.l0.qkv.p3.lntmp
+.rf t1_l0_qkv_p3_var            p2+2688  1x1       ; t1.l0.qkv.p3.var
+.rf t1_l0_qkv_p3_acc            p2+2176  1x32      ; t1.l0.qkv.p3.acc
 .rf t1_l0_att_h1_kb             p0       32x32     ; t1.l0.att.h1.kb
 .rf t1_l0_att_h1_s              p1       1x32      ; t1.l0.att.h1.s
 .rf t1_l0_att_h1_m              p1+128   1x1       ; t1.l0.att.h1.m
@@ -1062,7 +1061,8 @@
 .rf t1_l0_att_h1_o              p1+256   1x32      ; t1.l0.att.h1.o
 .rf t1_l0_att_h1_mj             p0       1x1       ; t1.l0.att.h1.mj
 .rf t1_l0_att_h1_alpha          p0+64    1x1       ; t1.l0.att.h1.alpha
-.rf t1_l0_w2_p1_k1_acc          p0       1x16      ; t1.l0.w2.p1.k1.acc
+.rf t1_l0_w2_p1_k1_a            p0       1x32      ; t1.l0.w2.p1.k1.a
+.rf t1_l0_w2_p1_k1_acc          p0+128   1x16      ; t1.l0.w2.p1.k1.acc
     LD        l0_qkv_p3_w, hbm[wqkv.l0 + 384], stride 192   ; d1.weights:11 preload.wg12
     LD        l0_qkv_p3_b, hbm[bqkv.l0 + 384], stride 192   ; d1.weights:11 preload.wg12
     LD        l0_w2_p1_k1_w, hbm[w2.l0 + 8256], stride 64   ; d1.weights:11 preload.wg12
@@ -1146,23 +1146,23 @@
 .wg 13  ; sm 3, tasks: preload.wg13 t0.l0.w1.p1 t0.l0.w2.p2.k1 t1.l0.w1.p1 t1.l0.w2.p2.k1
 .rf l0_w1_p1_w                  p0       64x32     ; l0.w1.p1.w
 .rf t0_l0_w1_p1_x               p2       1x64      ; t0.l0.w1.p1.x
-.rf t1_l0_w1_p1_x               p2+256   1x64      ; t1.l0.w1.p1.x
-.rf l0_w1_p1_b                  p2+512   1x32      ; l0.w1.p1.b
-.rf l0_w2_p2_k1_w               p2+640   32x16     ; l0.w2.p2.k1.w
-.rf ln2_g_l0_wg13               p2+2688  1x64      ; ln2_g.l0.wg13
-.rf ln2_b_l0_wg13               p2+2944  1x64      ; ln2_b.l0.wg13
-.rf t0_l0_w1_p1_mean            p2+3200  1x1       ; t0.l0.w1.p1.mean
-.rf t0_l0_w1_p1_h               p2+3264  1x64      ; t0.l0.w1.p1.h
+.rf l0_w1_p1_b                  p2+256   1x32      ; l0.w1.p1.b
+.rf l0_w2_p2_k1_w               p2+384   32x16     ; l0.w2.p2.k1.w
+.rf ln2_g_l0_wg13               p2+2432  1x64      ; ln2_g.l0.wg13
+.rf ln2_b_l0_wg13               p2+2688  1x64      ; ln2_b.l0.wg13
+.rf t0_l0_w1_p1_mean            p2+2944  1x1       ; t0.l0.w1.p1.mean
+.rf t0_l0_w1_p1_h               p2+3008  1x64      ; t0.l0.w1.p1.h
 .rf t0_l0_w1_p1_lntmp           p2       1x64      ; t0.l0.w1.p1.lntmp
-.rf t0_l0_w1_p1_var             p2+3200  1x1       ; t0.l0.w1.p1.var
+.rf t0_l0_w1_p1_var             p2+2944  1x1       ; t0.l0.w1.p1.var
 .rf t0_l0_w1_p1_acc             p2       1x32      ; t0.l0.w1.p1.acc
 .rf t0_l0_w1_p1_gelu            p2+128   1x32      ; t0.l0.w1.p1.gelu
 .rf t0_l0_w2_p2_k1_a            p2       1x32      ; t0.l0.w2.p2.k1.a
 .rf t0_l0_w2_p2_k1_acc          p2+128   1x16      ; t0.l0.w2.p2.k1.acc
-.rf t1_l0_w1_p1_mean            p2       1x1       ; t1.l0.w1.p1.mean
-.rf t1_l0_w1_p1_h               p2+3200  1x64      ; t1.l0.w1.p1.h
+.rf t1_l0_w1_p1_x               p2       1x64      ; t1.l0.w1.p1.x
+.rf t1_l0_w1_p1_mean            p2+2944  1x1       ; t1.l0.w1.p1.mean
+.rf t1_l0_w1_p1_h               p2+3008  1x64      ; t1.l0.w1.p1.h
 .rf t1_l0_w1_p1_lntmp           p2       1x64      ; t1.l0.w1.p1.lntmp
-.rf t1_l0_w1_p1_var             p2+256   1x1       ; t1.l0.w1.p1.var
+.rf t1_l0_w1_p1_var             p2+2944  1x1       ; t1.l0.w1.p1.var
 .rf t1_l0_w1_p1_acc             p2       1x32      ; t1.l0.w1.p1.acc
 .rf t1_l0_w1_p1_gelu            p0       1x32      ; t1.l0.w1.p1.gelu
 .rf t1_l0_w2_p2_k1_a            p0+128   1x32      ; t1.l0.w2.p2.k1.a
@@ -1241,14 +1241,14 @@
 .wg 14  ; sm 3, tasks: preload.wg14 t0.l0.wo.p0.k1 t0.l0.w2.p3.k1 t1.l0.wo.p0.k1 t1.l0.w2.p3.k1
 .rf l0_wo_p0_k1_w               p0       32x32     ; l0.wo.p0.k1.w
 .rf t0_l0_wo_p0_k1_a            p1       1x32      ; t0.l0.wo.p0.k1.a
-.rf t0_l0_w2_p3_k1_a            p1+128   1x32      ; t0.l0.w2.p3.k1.a
-.rf t1_l0_wo_p0_k1_a            p1+256   1x32      ; t1.l0.wo.p0.k1.a
-.rf t1_l0_w2_p3_k1_a            p1+384   1x32      ; t1.l0.w2.p3.k1.a
-.rf l0_w2_p3_k1_w               p1+512   32x16     ; l0.w2.p3.k1.w
-.rf t0_l0_wo_p0_k1_acc          p1+2560  1x32      ; t0.l0.wo.p0.k1.acc
-.rf t0_l0_w2_p3_k1_acc          p1       1x16      ; t0.l0.w2.p3.k1.acc
-.rf t1_l0_wo_p0_k1_acc          p1       1x32      ; t1.l0.wo.p0.k1.acc
-.rf t1_l0_w2_p3_k1_acc          p0       1x16      ; t1.l0.w2.p3.k1.acc
+.rf l0_w2_p3_k1_w               p1+128   32x16     ; l0.w2.p3.k1.w
+.rf t0_l0_wo_p0_k1_acc          p1+2176  1x32      ; t0.l0.wo.p0.k1.acc
+.rf t0_l0_w2_p3_k1_a            p1       1x32      ; t0.l0.w2.p3.k1.a
+.rf t0_l0_w2_p3_k1_acc          p1+2176  1x16      ; t0.l0.w2.p3.k1.acc
+.rf t1_l0_wo_p0_k1_a            p1       1x32      ; t1.l0.wo.p0.k1.a
+.rf t1_l0_wo_p0_k1_acc          p1+2176  1x32      ; t1.l0.wo.p0.k1.acc
+.rf t1_l0_w2_p3_k1_a            p0       1x32      ; t1.l0.w2.p3.k1.a
+.rf t1_l0_w2_p3_k1_acc          p0+128   1x16      ; t1.l0.w2.p3.k1.acc
     LD        l0_wo_p0_k1_w, hbm[wo.l0 + 8192], stride 64   ; d1.weights:11 preload.wg14
     LD        l0_w2_p3_k1_w, hbm[w2.l0 + 8384], stride 64   ; d1.weights:11 preload.wg14
     WAIT      ev.att_l0, 2                                  ; d1.panels.wo:9 t0.l0.wo.p0.k1
@@ -1272,9 +1272,9 @@
 .wg 15  ; sm 3, tasks: preload.wg15 t0.l0.w2.p0.k1 t1.l0.w2.p0.k1
 .rf l0_w2_p0_k1_w               p0       32x16     ; l0.w2.p0.k1.w
 .rf t0_l0_w2_p0_k1_a            p0+2048  1x32      ; t0.l0.w2.p0.k1.a
-.rf t1_l0_w2_p0_k1_a            p0+2176  1x32      ; t1.l0.w2.p0.k1.a
-.rf t0_l0_w2_p0_k1_acc          p0+2304  1x16      ; t0.l0.w2.p0.k1.acc
-.rf t1_l0_w2_p0_k1_acc          p0+2048  1x16      ; t1.l0.w2.p0.k1.acc
+.rf t0_l0_w2_p0_k1_acc          p0+2176  1x16      ; t0.l0.w2.p0.k1.acc
+.rf t1_l0_w2_p0_k1_a            p0+2048  1x32      ; t1.l0.w2.p0.k1.a
+.rf t1_l0_w2_p0_k1_acc          p0+2176  1x16      ; t1.l0.w2.p0.k1.acc
     LD        l0_w2_p0_k1_w, hbm[w2.l0 + 8192], stride 64   ; d1.weights:11 preload.wg15
     WAIT      ev.w1_l0, 4                                   ; d1.panels.w2:9 t0.l0.w2.p0.k1
     MMA.z     t0_l0_w2_p0_k1_acc, t0_l0_w2_p0_k1_a, l0_w2_p0_k1_w ; d1.k_split.w2:10 t0.l0.w2.p0.k1

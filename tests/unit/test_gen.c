@@ -113,6 +113,7 @@ static void assert_passes(const char *what, const Program *p, const SimResult *r
 typedef struct Run {
   int64_t cycles;
   double energy_uj, peak_w;
+  int64_t hbm_lines;
 } Run;
 
 /* Compile, run on seed 7, require a correct run within budgets; *asm_out
@@ -122,7 +123,7 @@ static Run compile_run(const Plan *plan, ProblemKind kind, const char *what, cha
   SimResult r;
   g_autoptr(Program) p = simulate(what, text, 7, &r);
   assert_passes(what, p, &r, 7);
-  Run run = {r.cycles, r.energy_uj, r.peak_w};
+  Run run = {r.cycles, r.energy_uj, r.peak_w, r.hbm_lines};
   sim_result_clear(&r);
   if (asm_out)
     *asm_out = text;
@@ -526,6 +527,7 @@ static void check_deterministic(const char *rel, ProblemKind kind) {
 START_TEST(test_determinism) {
   check_deterministic("plans/baseline.yaml", PROB_D1);
   check_deterministic("plans/baseline.yaml", PROB_P1);
+  check_deterministic("plans/best-p1.yaml", PROB_P1); /* owners, issuers, events */
   g_autoptr(GPtrArray) plans = golden_plans();
   for (guint i = 0; i < plans->len; i++) {
     const char *rel = g_ptr_array_index(plans, i);
@@ -1431,6 +1433,121 @@ START_TEST(test_ilp_infeasible) {
 }
 END_TEST
 
+/* Whether an HBM load reads a weight or bias symbol. */
+static gboolean weight_sym(const char *sym) {
+  static const char *const w[] = {"wqkv", "wo.", "w1.", "w2.", "bqkv", "bo.", "b1.", "b2."};
+  for (unsigned i = 0; i < G_N_ELEMENTS(w); i++)
+    if (g_str_has_prefix(sym, w[i])) return TRUE;
+  return FALSE;
+}
+
+/* Bytes of weights and biases the program's HBM loads read. */
+static int64_t weight_bytes(const Ir *ir) {
+  int64_t n = 0;
+  for (guint k = 0; k < ir->tasks->len; k++) {
+    const IrTask *t = ir_task_at(ir, (int)k);
+    for (guint i = 0; i < t->ops->len; i++) {
+      const IrOp *op = &g_array_index(t->ops, IrOp, i);
+      if (op->kind == IR_LD && weight_sym(ir_tensor(ir, op->mem.t)->sym))
+        n += 4 * (int64_t)op->mem.rows * op->mem.cols;
+    }
+  }
+  return n;
+}
+
+/* p1 weights: resident (p1_resident.c): every weight and bias byte is read
+ * from HBM exactly once per layer (streamed weights read them once per row
+ * tile), every projection task is pinned, and the program is correct and
+ * needs fewer HBM lines (on 2 row tiles it is not faster: the owners load
+ * their panels before the first MMA; docs/techniques.md measures the
+ * default P1).  Fails when the owners reload their panel per tile or are
+ * not pinned. */
+#define P1_RES "weights: resident\n  k_chunk: {qkv: 32, wo: 32, w1: 32, w2: 32}\n  k_split: {w2: 2}"
+START_TEST(test_p1_resident_weights) {
+  g_autoptr(Plan) st = small_plan(PROB_P1, "k_chunk: {qkv: 32, wo: 32, w1: 32, w2: 32}");
+  g_autoptr(Plan) re = small_plan(PROB_P1, P1_RES);
+  g_autoptr(GError) err = NULL;
+  g_autoptr(Ir) a = pass_pipeline(st, PROB_P1, NULL, NULL, TRUE, &err);
+  g_autoptr(Ir) b = pass_pipeline(re, PROB_P1, NULL, NULL, TRUE, &err);
+  ck_assert_msg(a && b, "%s", err ? err->message : "?");
+  const Problem *d = &b->prob;
+  int64_t once = 4 * (int64_t)d->layers *
+                 (4 * d->d_model * d->d_model + 2 * d->d_model * d->d_ff + 3 * d->d_model + d->d_model + d->d_ff + d->d_model);
+  ck_assert_int_eq(weight_bytes(b), once);
+  ck_assert_int_gt(weight_bytes(a), once);
+  for (guint k = 0; k < b->tasks->len; k++) {
+    const IrTask *t = ir_task_at(b, (int)k);
+    if (t->role.proj >= 0) ck_assert_msg(t->pin >= 0 && t->wg == t->pin, "task %s not pinned", t->name);
+  }
+  Run x = compile_run(st, PROB_P1, "streamed", NULL), y = compile_run(re, PROB_P1, "resident", NULL);
+  ck_assert_msg(y.hbm_lines < x.hbm_lines, "resident %" G_GINT64_FORMAT " lines, streamed %" G_GINT64_FORMAT,
+                y.hbm_lines, x.hbm_lines);
+}
+END_TEST
+
+/* multicast.*: one LD.mc per A chunk feeds every owner of the K shard, so
+ * the program reads fewer HBM lines than when each owner loads its own
+ * chunks, and stays correct. */
+START_TEST(test_p1_multicast) {
+  g_autoptr(Plan) own = small_plan(PROB_P1, P1_RES);
+  g_autoptr(Plan) mc = small_plan(PROB_P1, P1_RES "\n  multicast: {qkv: true, wo: true, w1: true, w2: true}");
+  g_autofree char *text = NULL;
+  Run x = compile_run(own, PROB_P1, "own loads", NULL), y = compile_run(mc, PROB_P1, "multicast", &text);
+  ck_assert_ptr_nonnull(strstr(text, "LD.mc"));
+  ck_assert_msg(y.hbm_lines < x.hbm_lines, "multicast %" G_GINT64_FORMAT " lines, own loads %" G_GINT64_FORMAT,
+                y.hbm_lines, x.hbm_lines);
+}
+END_TEST
+
+/* attention.query_tiles: 2 loads each K/V block once for two query tiles,
+ * so attention reads fewer HBM lines; the result stays correct. */
+START_TEST(test_p1_query_tiles) {
+  g_autoptr(Plan) one = small_plan(PROB_P1, "sms_used: 4");
+  g_autoptr(Plan) two = small_plan(PROB_P1, "sms_used: 4\n  attention: {query_tiles: 2}");
+  Run x = compile_run(one, PROB_P1, "query_tiles 1", NULL), y = compile_run(two, PROB_P1, "query_tiles 2", NULL);
+  ck_assert_msg(y.hbm_lines < x.hbm_lines, "query_tiles 2: %" G_GINT64_FORMAT " lines, 1: %" G_GINT64_FORMAT,
+                y.hbm_lines, x.hbm_lines);
+}
+END_TEST
+
+/* attention.waves: 2 makes the second half of the attention tasks wait,
+ * before any load, until every first-half task has signalled that it is
+ * through its first key block; waves 1 has no such event. */
+START_TEST(test_p1_attention_waves) {
+  for (int waves = 1; waves <= 2; waves++) {
+    g_autofree char *knobs = g_strdup_printf("sms_used: 4\n  attention: {query_tiles: 2, waves: %d}", waves);
+    if (waves == 1) {
+      g_free(knobs);
+      knobs = g_strdup("sms_used: 4\n  attention: {query_tiles: 2}");
+    }
+    g_autoptr(Plan) plan = small_plan(PROB_P1, knobs);
+    g_autoptr(GError) err = NULL;
+    g_autoptr(Ir) ir = pass_pipeline(plan, PROB_P1, NULL, NULL, TRUE, &err);
+    ck_assert_msg(ir, "%s", err ? err->message : "?");
+    int tasks = 0, waiting = 0, signalling = 0;
+    for (guint k = 0; k < ir->tasks->len; k++) {
+      const IrTask *t = ir_task_at(ir, (int)k);
+      if (t->role.kind != ROLE_ATT) continue;
+      tasks++;
+      gboolean loaded = FALSE;
+      for (guint i = 0; i < t->ops->len; i++) {
+        const IrOp *op = &g_array_index(t->ops, IrOp, i);
+        const char *ev = op->event >= 0 ? g_ptr_array_index(ir->events, op->event) : "";
+        if (op->kind == IR_LD) loaded = TRUE;
+        if (strcmp(ev, "l0_att_go") != 0) continue;
+        if (op->kind == IR_WAIT) {
+          ck_assert_msg(!loaded, "task %s waits for its wave after a load", t->name);
+          waiting++;
+        }
+        if (op->kind == IR_SIG) signalling++;
+      }
+    }
+    ck_assert_int_eq(waiting, waves == 1 ? 0 : tasks / 2);
+    ck_assert_int_eq(signalling, waves == 1 ? 0 : tasks);
+  }
+}
+END_TEST
+
 /* A panel larger than a WG's RF after rf_temp_kib is refused at its knob. */
 START_TEST(test_resident_too_wide) {
   g_autoptr(Plan) p = plan_text("wide.yaml", "version: 1\nd1:\n  panels: {w2: 32}\n  weights: resident\n");
@@ -1569,6 +1686,10 @@ Suite *suite_gen(void) {
   tcase_add_test(tc, test_knob_slice_map);
   tcase_add_test(tc, test_resident_weights);
   tcase_add_test(tc, test_resident_too_wide);
+  tcase_add_test(tc, test_p1_resident_weights);
+  tcase_add_test(tc, test_p1_multicast);
+  tcase_add_test(tc, test_p1_query_tiles);
+  tcase_add_test(tc, test_p1_attention_waves);
   tcase_add_test(tc, test_ilp_placement);
   tcase_add_test(tc, test_ilp_infeasible);
   tcase_add_test(tc, test_handoff_rf);

@@ -1,0 +1,393 @@
+/* p1_resident.c - P1 weight reuse by output-column split (weights: resident
+ * in the p1 section; lower.h, lw_p1_resident_stage).  A projection stage of
+ * one layer becomes one *owner* task per (K shard s, panel p), each pinned to
+ * its own WG, that keeps its weights for every row tile:
+ *
+ *   LD   w      <- W[s*K/S .., p*P ..]    once: every weight byte is read
+ *   LD   bias   <- b[p*P ..]   (shard 0)  from HBM once per layer
+ *   per row tile t, per A chunk c (R x k_chunk, in buffer c % B):
+ *     (multicast) WAIT full_b;  else LD the chunk itself
+ *     MMA  acc[t%2] (+)= chunk . w[its K rows]
+ *     (multicast) SIG free_b
+ *     ... a share of tile t-1's epilogue (below)
+ *
+ * With multicast.PROJ each shard has LW_P1R_ISSUERS issuer tasks on WGs of
+ * their own, taking turns by chunk: WAIT until every owner is done with the
+ * chunk B places back (free_b), LD.mc the chunk into buffer b of every owner
+ * of the shard (one HBM read), SIG full_b (it fires once the LD.mc has
+ * completed).  Issuers first WAIT for every owner's `ready` (SIG once its
+ * weights are in): the owners' tasks have started, so the buffers may be
+ * written (rf_alloc makes a remotely written tensor live from its task's
+ * first op).  Events count per buffer, whose rounds cannot overtake each
+ * other.  The issuers are not owners: an owner's SIG fires only once all its
+ * earlier instructions have completed, so an owner that issued would free
+ * its buffers an LD.mc late.
+ *
+ * Epilogue of tile t (bias, the caller's `finish`: GELU, residual, store)
+ * is deferred into tile t+1's chunks, a few ops after each MMA, with its
+ * loads hoisted: a chain of dependent VEC ops would otherwise stall the
+ * owner's in-order issue, and with it the MMAs every owner of the shard is
+ * waiting for.  K shards (k_split) are summed by a chain through scratch:
+ * shard S-1 stores its partial of the tile, shard s adds the stored sum of
+ * shards > s to its own and stores that, shard 0 adds it and finishes
+ * (events l<L>_<proj>_p<P>_sum<s>, one per panel and shard). */
+#include "lower.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+/* Up to 4 A buffers per owner (8 gained 2% and passed 20 W); 4 issuers per
+ * K shard (1: +19% cycles, 2: +2%, 8: no better). */
+enum { LW_P1R_BUFFERS = 4, LW_P1R_ISSUERS = 4 };
+/* The first resident stage's owners have no earlier stage to pace their
+ * weight pieces by and start at once, during the first LayerNorm: they space
+ * the pieces by this many cycles (24 qkv owners x 4 KiB per 800 cycles is
+ * about 2 HBM lines a cycle beside LayerNorm's; 400 passed 20 W). */
+enum { LW_P1R_FIRST_GAP = 800 };
+
+/* A stage being built: its shape and the tensors of each owner o = s*np+p. */
+typedef struct Res {
+  Ir *ir;
+  const LwP1Resident *st;
+  int P, np, S, KS, R, kc, nk, total, nb, ni;
+  int *task, *buf, *w, *bias, *acc, *pbuf; /* per owner (buf: nb each, acc: 2) */
+  int *full, *freed;                       /* event of buffer b of shard s: [s*nb + b] */
+  char *wsym, *bsym;
+} Res;
+
+/* An event of shard s: "l0_w1_k0_full2". */
+static char *shard_event(const Res *r, int s, const char *what, int i) {
+  char *ev = i >= 0 ? g_strdup_printf("l%d_%s_k%d_%s%d", r->st->layer, r->st->name, s, what, i)
+                    : g_strdup_printf("l%d_%s_k%d_%s", r->st->layer, r->st->name, s, what);
+  return ev;
+}
+
+/* SIG / WAIT on event index ev (resolved once: ir_event searches the
+ * events by name, and the owners' loops make a few per chunk). */
+static void sig_ev(Ir *ir, int task, int ev, IrProv prov) {
+  IrOp *op = ir_emit(ir, task, IR_SIG);
+  op->event = ev, op->n = 1, op->prov = prov;
+}
+
+static void wait_ev(Ir *ir, int task, int ev, int64_t n, IrProv prov) {
+  IrOp *op = ir_emit(ir, task, IR_WAIT);
+  op->event = ev, op->n = n, op->prov = prov;
+}
+
+/* The WGs of the SMs used in the placer's SM-interleaved order, less the
+ * pacing WG. */
+static GArray *wg_order(const Ir *ir) {
+  const Schedule *s = &ir->sched;
+  int S = s->sms_used > 0 ? s->sms_used : ir->hw.sms, W = ir->hw.wgs_per_sm;
+  GArray *order = g_array_new(FALSE, FALSE, sizeof(int));
+  for (int k = 0; k < S * W; k++) {
+    int wg = (k % S) * W + k / S;
+    if (wg != s->pacing_wg) g_array_append_val(order, wg);
+  }
+  return order;
+}
+
+static void knob_error(Ir *ir, GError **err, const char *group, const char *name, const char *fmt, ...)
+    G_GNUC_PRINTF(5, 6);
+static void knob_error(Ir *ir, GError **err, const char *group, const char *name, const char *fmt, ...) {
+  char knob[32];
+  g_snprintf(knob, sizeof knob, "%s.%s", group, name);
+  va_list ap;
+  va_start(ap, fmt);
+  g_autofree char *msg = g_strdup_vprintf(fmt, ap);
+  va_end(ap);
+  ir_error(ir, err, ir_prov(ir, knob), "weights: resident: %s", msg);
+}
+
+/* The A buffers an owner can have: the most, up to LW_P1R_BUFFERS (at
+ * least 2, so that a chunk lands while the previous one is multiplied),
+ * beside what it keeps live at once: w, bias, two accumulators, the partial
+ * sum of the shard above and the finish's R x P tensors; 0 with an error at
+ * the panel knob when not even 2 fit its WG's RF. */
+static int buffers(Res *r, GError **err) {
+  const LwP1Resident *st = r->st;
+  for (int nb = MIN(LW_P1R_BUFFERS, MAX(2, r->total)); nb >= 2; nb--) {
+    int shape[5 + LW_P1R_BUFFERS + 4][2], n = 0;
+    shape[n][0] = r->KS, shape[n++][1] = r->P; /* w */
+    shape[n][0] = 1, shape[n++][1] = r->P;     /* bias */
+    for (int b = 0; b < nb; b++) shape[n][0] = r->R, shape[n++][1] = r->kc;
+    for (int k = 0; k < 2 + st->extra + (r->S > 1); k++) shape[n][0] = r->R, shape[n++][1] = r->P;
+    if (lw_attention_fits(r->ir, (const int(*)[2])shape, n, r->ir->hw.vl)) return nb;
+  }
+  knob_error(r->ir, err, "panels", st->name,
+             "a %s panel shard is %d x %d = %d KiB and, with 2 buffers of %d x %d for A and the "
+             "%d x %d results, does not fit a WG's %d partitions: narrow the panel, raise "
+             "k_split.%s or lower k_chunk.%s",
+             st->name, r->KS, r->P, 4 * r->KS * r->P / 1024, r->R, r->kc, r->R, r->P, r->ir->hw.vl,
+             st->name, st->name);
+  return 0;
+}
+
+/* Chunk c (tile c / nk, chunk c % nk) of shard s's A into `buf`: rows
+ * t*R.., the shard's columns. */
+static void load_chunk(const Res *r, int task, IrView buf, int s, int c, IrProv prov) {
+  int t = c / r->nk, k = c % r->nk;
+  lw_load(r->ir, task, buf, r->st->a.sym, t * r->R, r->st->a.col + s * r->KS + k * r->kc, r->st->a.stride,
+          prov);
+}
+
+/* The tensors of every owner; its task pinned to the WG after the cursor. */
+static void make_owners(Res *r, const GArray *order, const LwP1State *state) {
+  const LwP1Resident *st = r->st;
+  Ir *ir = r->ir;
+  for (int s = 0; s < r->S; s++)
+    for (int p = 0; p < r->np; p++) {
+      int o = s * r->np + p;
+      g_autofree char *tag = g_strdup_printf("l%d.%s.k%d.p%d", st->layer, st->name, s, p);
+      g_autofree char *shard = g_strdup_printf("l%d.%s.k%d", st->layer, st->name, s);
+      IrRole role = st->role;
+      role.panel = p, role.kshard = s;
+      int t = r->task[o] = lw_task(ir, tag, st->stage, st->pj->prov, role);
+      ir_task_at(ir, t)->pin = g_array_index(order, int, (state->cursor + o) % order->len);
+      /* with multicast an owner reads the stage's input only after a WAIT
+       * for a chunk, which its issuer loaded after the previous stage: it
+       * need not wait for that stage, only for the start of the previous
+       * resident one, during which it loads its weights (paced: owner());
+       * the first one's owners start at once */
+      int dep = !st->multicast ? st->after : state->prev_stage[0] ? state->prev_after : -1;
+      if (dep >= 0) ir_task_waits(ir, t, dep);
+      ir_task_signals(ir, t, st->grp);
+      r->w[o] = lw_rf_sub(ir, t, tag, "w", r->KS, r->P);
+      r->bias[o] = s == 0 ? lw_rf_sub(ir, t, tag, "bias", 1, r->P) : -1;
+      for (int b = 0; b < r->nb; b++) { /* named alike on every owner: LD.mc targets */
+        char what[8];
+        g_snprintf(what, sizeof what, "a%d", b);
+        r->buf[o * r->nb + b] = lw_rf_sub(ir, t, shard, what, r->R, r->kc);
+      }
+      r->acc[2 * o] = lw_rf_sub(ir, t, tag, "acc0", r->R, r->P);
+      r->acc[2 * o + 1] = lw_rf_sub(ir, t, tag, "acc1", r->R, r->P);
+      r->pbuf[o] = s < r->S - 1 ? lw_rf_sub(ir, t, tag, "part", r->R, r->P) : -1;
+    }
+}
+
+/* Issuer i of shard s: chunks i, i+ni, ... into every owner's buffers. */
+static void issuer(Res *r, int s, int i, int wg) {
+  const LwP1Resident *st = r->st;
+  Ir *ir = r->ir;
+  g_autofree char *tag = g_strdup_printf("l%d.%s.k%d.mc%d", st->layer, st->name, s, i);
+  g_autofree char *ready = shard_event(r, s, "ready", -1);
+  IrRole role = st->role;
+  role.kshard = s;
+  int me = lw_task(ir, tag, st->stage, st->mc_prov, role);
+  ir_task_at(ir, me)->pin = wg;
+  if (st->after >= 0) ir_task_waits(ir, me, st->after);
+  ir_task_signals(ir, me, st->grp);
+  lw_wait(ir, me, ready, r->np, st->mc_prov);
+  for (int c = i; c < r->total; c += r->ni) {
+    int b = c % r->nb, o0 = s * r->np;
+    if (c >= r->nb) wait_ev(ir, me, r->freed[s * r->nb + b], (int64_t)r->np * (c / r->nb), st->mc_prov);
+    load_chunk(r, me, ir_all(ir, r->buf[o0 * r->nb + b]), s, c, st->mc_prov);
+    GArray *ops = ir_task_at(ir, me)->ops;
+    IrOp *op = &g_array_index(ops, IrOp, ops->len - 1);
+    op->mods |= IR_MOD_MC;
+    op->ntargets = r->np;
+    op->targets = g_new(int, r->np);
+    for (int q = 0; q < r->np; q++) op->targets[q] = r->buf[(o0 + q) * r->nb + b];
+    sig_ev(ir, me, r->full[s * r->nb + b], st->mc_prov);
+  }
+}
+
+/* Does op touch RF tensor t (any view)? */
+static gboolean touches(const IrOp *op, int t) {
+  return op->d.t == t || op->a.t == t || op->b.t == t || op->c.t == t || op->mem.t == t;
+}
+
+/* Move the ops emitted into `task` since op n into `held`, loads first where
+ * that keeps the order that matters: an LD moves ahead of ops that do not
+ * touch its destination, never across a SIG/WAIT/WAITT (an event may be
+ * what makes its source valid). */
+static void hold_tail(Ir *ir, int task, guint n, GArray *held) {
+  GArray *ops = ir_task_at(ir, task)->ops;
+  guint base = held->len;
+  for (guint i = n; i < ops->len; i++) {
+    IrOp op = g_array_index(ops, IrOp, i);
+    guint at = held->len;
+    if (op.kind == IR_LD && op.mem.t >= 0 && ir_tensor(ir, op.mem.t)->home == HOME_HBM)
+      for (; at > base; at--) {
+        const IrOp *q = &g_array_index(held, IrOp, at - 1);
+        if (q->kind == IR_SIG || q->kind == IR_WAIT || q->kind == IR_WAITT || q->kind == IR_LD ||
+            touches(q, op.d.t))
+          break;
+      }
+    g_array_insert_val(held, at, op);
+  }
+  g_array_set_size(ops, n);
+}
+
+/* Append the first k held ops to the task. */
+static void release(Ir *ir, int task, GArray *held, guint k) {
+  k = MIN(k, held->len);
+  if (k == 0) return;
+  g_array_append_vals(ir_task_at(ir, task)->ops, held->data, k);
+  g_array_remove_range(held, 0, k);
+}
+
+/* Tile t's epilogue on owner o: the chain over K shards, then (shard 0) the
+ * bias and the caller's finish. */
+static void epilogue(Res *r, int o, int t, IrView av) {
+  const LwP1Resident *st = r->st;
+  Ir *ir = r->ir;
+  int s = o / r->np, p = o % r->np, me = r->task[o];
+  gboolean mc = st->multicast;
+  g_autofree char *tag = g_strdup_printf("l%d.%s.k%d.p%d", st->layer, st->name, s, p);
+  if (s < r->S - 1) { /* add what shards > s have summed */
+    g_autofree char *above = g_strdup_printf("l%d_%s_p%d_sum%d", st->layer, st->name, p, s + 1);
+    IrView pv = ir_all(ir, r->pbuf[o]);
+    lw_wait(ir, me, above, t + 1, st->prov);
+    if (!mc)
+      lw_load(ir, me, pv, "scratch", t * r->R, st->part_col[s] + p * r->P, st->part_stride, st->prov);
+    IrOp *op = ir_emit(ir, me, IR_VADD);
+    op->d = av, op->a = av, op->b = pv, op->prov = st->prov;
+    if (mc) { /* the part buffer may take the next tile's sum */
+      g_autofree char *took = g_strdup_printf("l%d_%s_p%d_took%d", st->layer, st->name, p, s);
+      lw_sig(ir, me, took, st->prov);
+    }
+  }
+  if (s > 0) { /* the sum of shards >= s, for shard s-1 */
+    g_autofree char *mine = g_strdup_printf("l%d_%s_p%d_sum%d", st->layer, st->name, p, s);
+    if (!mc) {
+      lw_store(ir, me, av, "scratch", t * r->R, st->part_col[s - 1] + p * r->P, st->part_stride, st->prov);
+    } else { /* straight into shard s-1's part buffer, once it is free */
+      g_autofree char *took = g_strdup_printf("l%d_%s_p%d_took%d", st->layer, st->name, p, s - 1);
+      g_autofree char *ready = shard_event(r, s - 1, "ready", -1);
+      if (t == 0)
+        lw_wait(ir, me, ready, r->np, st->prov); /* its task has started */
+      else
+        lw_wait(ir, me, took, t, st->prov);
+      IrOp *op = ir_emit(ir, me, IR_ST);
+      op->a = av, op->mem = ir_all(ir, r->pbuf[o - r->np]), op->prov = st->prov;
+    }
+    lw_sig(ir, me, mine, st->prov);
+    return;
+  }
+  IrOp *op = ir_emit(ir, me, IR_VADD);
+  op->d = av, op->a = av, op->b = ir_all(ir, r->bias[o]), op->prov = st->prov;
+  st->finish(st->ctx, me, tag, t, p * r->P, av);
+}
+
+/* Owner o's program.  Weight piece k of owner o (of n) waits until the
+ * previous multicast stage has had chunk (k*n + o) * T / (nk*n) of its T
+ * delivered (its shard 0's `full` events), so that the owners of a stage,
+ * which start during the previous one, load their weights along with it,
+ * one piece at a time, rather than all at once (1 MiB of W2 at once passed
+ * 27 W).  The first stage's owners space their pieces by
+ * LW_P1R_FIRST_GAP cycles instead. */
+static void owner(Res *r, int o, const LwP1State *state) {
+  const LwP1Resident *st = r->st;
+  Ir *ir = r->ir;
+  int s = o / r->np, p = o % r->np, me = r->task[o];
+  gboolean mc = st->multicast;
+  gboolean paced = st->multicast && state->prev_stage[0];
+  for (int k = 0; k < r->nk; k++) {
+    if (paced) { /* owner o's pieces between the others': no bursts */
+      int n = r->np * r->S, c = (int)((int64_t)(k * n + o) * state->prev_total / (r->nk * n));
+      g_autofree char *ev = g_strdup_printf("%s_full%d", state->prev_stage, c % state->prev_nb);
+      lw_wait(ir, me, ev, c / state->prev_nb + 1, st->prov);
+    }
+    else if (st->multicast && k > 0) /* the first stage: nothing to pace by but time */
+      lw_waitt(ir, me, LW_P1R_FIRST_GAP, st->prov);
+    lw_load(ir, me, ir_win(r->w[o], k * r->kc, r->kc, 0, r->P), r->wsym, s * r->KS + k * r->kc, p * r->P,
+            st->N, st->prov);
+  }
+  if (r->bias[o] >= 0) lw_load(ir, me, ir_all(ir, r->bias[o]), r->bsym, 0, p * r->P, st->N, st->prov);
+  if (mc) {
+    g_autofree char *ready = shard_event(r, s, "ready", -1);
+    lw_sig(ir, me, ready, st->mc_prov);
+  }
+  g_autoptr(GArray) held = g_array_new(FALSE, FALSE, sizeof(IrOp));
+  for (int c = 0; c < r->total; c++) {
+    int t = c / r->nk, k = c % r->nk, b = c % r->nb;
+    IrView a = ir_all(ir, r->buf[o * r->nb + b]), av = ir_all(ir, r->acc[2 * o + t % 2]);
+    if (mc)
+      wait_ev(ir, me, r->full[s * r->nb + b], c / r->nb + 1, st->mc_prov);
+    else
+      load_chunk(r, me, a, s, c, st->a.prov);
+    IrOp *op = ir_emit(ir, me, IR_MMA);
+    op->mods = k == 0 ? IR_MOD_Z : 0, op->d = av, op->a = a;
+    op->b = ir_win(r->w[o], k * r->kc, r->kc, 0, r->P), op->prov = st->pj->kprov;
+    if (mc) sig_ev(ir, me, r->freed[s * r->nb + b], st->mc_prov);
+    /* spread the previous tile's epilogue over this tile's chunks */
+    release(ir, me, held, (held->len + (guint)(r->nk - k) - 1) / (guint)(r->nk - k));
+    if (k < r->nk - 1) continue;
+    release(ir, me, held, held->len);
+    guint n = ir_task_at(ir, me)->ops->len;
+    epilogue(r, o, t, av);
+    hold_tail(ir, me, n, held);
+  }
+  release(ir, me, held, held->len);
+}
+
+gboolean lw_p1_resident_stage(Ir *ir, LwP1State *state, const LwP1Resident *st, GError **err) {
+  Res r = {.ir = ir, .st = st, .P = st->pj->panel, .S = st->shards, .R = st->R};
+  r.np = st->N / r.P;
+  r.KS = st->K / r.S;
+  r.kc = MIN(st->pj->k_chunk, r.KS);
+  if (r.KS % r.kc != 0) {
+    knob_error(ir, err, "k_chunk", st->name, "k_chunk.%s=%d does not divide a K shard of %d rows (K=%d / k_split %d)",
+               st->name, st->pj->k_chunk, r.KS, st->K, r.S);
+    return FALSE;
+  }
+  r.nk = r.KS / r.kc;
+  r.total = st->tiles * r.nk;
+  if ((r.nb = buffers(&r, err)) == 0) return FALSE;
+  g_autoptr(GArray) order = wg_order(ir);
+  int owners = r.np * r.S, spare = (int)order->len - owners;
+  if (spare < 0) {
+    knob_error(ir, err, "panels", st->name,
+               "%s has %d panels x %d K shards = %d owners, but the SMs used have %u WGs: widen "
+               "the panel or use more SMs",
+               st->name, r.np, r.S, owners, order->len);
+    return FALSE;
+  }
+  r.ni = st->multicast ? MIN(LW_P1R_ISSUERS, spare / r.S) : 0;
+  if (st->multicast && r.ni < 1) {
+    knob_error(ir, err, "multicast", st->name,
+               "multicast.%s needs a WG per K shard besides the %d owners to issue the loads, but "
+               "the SMs used have %u WGs: use more SMs, wider panels or no multicast",
+               st->name, owners, order->len);
+    return FALSE;
+  }
+  r.wsym = lw_weight_sym(st->pj->proj, st->layer);
+  r.bsym = lw_bias_sym(st->pj->proj, st->layer);
+  r.task = g_new(int, owners);
+  r.buf = g_new(int, (gsize)owners * r.nb);
+  r.w = g_new(int, owners), r.bias = g_new(int, owners), r.acc = g_new(int, 2 * owners);
+  r.pbuf = g_new(int, owners);
+  r.full = g_new(int, r.S * r.nb), r.freed = g_new(int, r.S * r.nb);
+  for (int s = 0; s < r.S; s++)
+    for (int b = 0; b < r.nb; b++) {
+      g_autofree char *full = shard_event(&r, s, "full", b), *freed = shard_event(&r, s, "free", b);
+      r.full[s * r.nb + b] = ir_event(ir, full), r.freed[s * r.nb + b] = ir_event(ir, freed);
+    }
+  make_owners(&r, order, state);
+  for (int o = 0; o < owners; o++) owner(&r, o, state);
+  for (int s = 0; s < r.S; s++)
+    for (int i = 0; i < r.ni; i++)
+      issuer(&r, s, i, g_array_index(order, int, (state->cursor + owners + s * r.ni + i) % order->len));
+  state->cursor = (state->cursor + owners + r.S * r.ni) % (int)order->len;
+  state->prev_stage[0] = '\0';
+  if (st->multicast) {
+    g_snprintf(state->prev_stage, sizeof state->prev_stage, "l%d_%s_k0", st->layer, st->name);
+    state->prev_nb = r.nb, state->prev_total = r.total, state->prev_after = st->after;
+  }
+  g_free(r.task), g_free(r.buf), g_free(r.w), g_free(r.bias), g_free(r.acc), g_free(r.pbuf);
+  g_free(r.wsym), g_free(r.bsym), g_free(r.full), g_free(r.freed);
+  return TRUE;
+}
+
+int lw_p1_resident_owners(const Ir *ir, const LwP1Resident *st) {
+  g_autoptr(GArray) order = wg_order(ir);
+  return MIN(st->N / st->pj->panel * st->shards, (int)order->len);
+}
+
+int lw_p1_free_wg(const Ir *ir, const LwP1State *state, int taken, int k) {
+  g_autoptr(GArray) order = wg_order(ir);
+  int n = (int)order->len, nfree = n - taken;
+  if (nfree <= 0) return g_array_index(order, int, k % n);
+  return g_array_index(order, int, (state->cursor + taken + k % nfree) % n);
+}
