@@ -12,9 +12,20 @@ void cal_free(Cal *c) {
   memset(c, 0, sizeof *c);
 }
 
-/* Index of the first live interval whose end is > t. */
+/* Index of the first live interval whose end is > t.  Requests land near
+ * the end of the calendar (the booking horizon is short, the pruned past
+ * long), so gallop back from the last interval, then bisect the last step:
+ * O(log distance from the end), on cache lines just touched. */
 static int first_after(const Cal *c, int64_t t) {
-  int lo = c->lo, hi = c->n;
+  int hi = c->n, lo = c->lo;
+  for (int step = 1; hi > c->lo; step *= 2) {
+    int probe = c->n - step < c->lo ? c->lo : c->n - step;
+    if (c->e[probe] <= t) {
+      lo = probe + 1;
+      break;
+    }
+    hi = probe;
+  }
   while (lo < hi) {
     int mid = lo + (hi - lo) / 2;
     if (c->e[mid] <= t)
