@@ -306,6 +306,47 @@ static gboolean remote_races(Sim *s, Wg *w, const Insn *in, int pc, int64_t now)
   return FALSE;
 }
 
+/* ---- the functional side ------------------------------------------- */
+
+/* Apply one functional action to the data (FALSE after sim_fail). */
+static void red_apply(Sim *s, int g);
+static gboolean fn_apply(Sim *s, FnKind kind, int a, int pc) {
+  if (kind == FN_RED_DONE) {
+    red_apply(s, a);
+    return TRUE;
+  }
+  if (kind == FN_HOST) {
+    wl_release_input(&s->p->prob, &s->p->abi, s->o->seed, a, s->hbm);
+    return TRUE;
+  }
+  Wg *w = &s->wg[a];
+  const Insn *in = &w->code->insns[pc];
+  switch (kind) {
+  case FN_STORE_SRC: return exec_check_read(s, w, pc, &in->a, "store source");
+  case FN_COMPUTE: return exec_compute(s, w, pc);
+  case FN_RED_SRC: {
+    if (!exec_check_read(s, w, pc, &in->a, "RED source")) return FALSE;
+    RedContrib c = {w->id, pc, exec_gather(s, w, &in->a)};
+    g_array_append_val(s->red[in->event].fcontrib, c);
+    return TRUE;
+  }
+  case FN_XFER: exec_transfer(s, a, pc); return TRUE;
+  default: return TRUE;
+  }
+}
+
+/* A functional action at the point the timing reaches it: applied now in
+ * a full run, logged in a recording run (sim_time), skipped in a
+ * timing-only run.  FALSE after sim_fail. */
+static gboolean fn(Sim *s, FnKind kind, int a, int pc) {
+  if (s->fnlog) {
+    FnAct act = {kind, a, pc};
+    g_array_append_val(s->fnlog, act);
+    return TRUE;
+  }
+  return s->o->timing_only || fn_apply(s, kind, a, pc);
+}
+
 /* ---- events ---------------------------------------------------------- */
 
 static void wake(Sim *s, int ev, int64_t t) {
@@ -327,7 +368,7 @@ static void signal_event(Sim *s, int ev, int64_t n, int64_t t) {
 /* D1 host: write input row `step` and bump ev.in. */
 static void host_release(Sim *s, int step) {
   s->release_t[step] = s->now;
-  if (!s->o->timing_only) wl_release_input(&s->p->prob, &s->p->abi, s->o->seed, step, s->hbm);
+  fn(s, FN_HOST, step, 0);
   signal_event(s, 0, 1, s->now);
 }
 
@@ -370,17 +411,42 @@ static gboolean early_input(Sim *s, Wg *w, const Insn *in, int pc) {
 
 /* ---- RED ------------------------------------------------------------- */
 
-static void red_complete(Sim *s, int g) {
-  RedGroup *rg = &s->red[g];
-  int n = (int)rg->contrib->len;
-  /* ascending WG order: fixed summation order */
-  RedContrib *c = (RedContrib *)rg->contrib->data;
-  for (int i = 1; i < n; i++)
-    for (int j = i; j > 0 && c[j - 1].wg > c[j].wg; j--) {
+/* Contributions in ascending WG order: the fixed summation order. */
+static void red_sort(GArray *contrib) {
+  RedContrib *c = (RedContrib *)contrib->data;
+  for (guint i = 1; i < contrib->len; i++)
+    for (guint j = i; j > 0 && c[j - 1].wg > c[j].wg; j--) {
       RedContrib t = c[j];
       c[j] = c[j - 1];
       c[j - 1] = t;
     }
+}
+
+/* FN_RED_DONE: every contributor's d receives the sum of the round's
+ * contributions, added in ascending WG order. */
+static void red_apply(Sim *s, int g) {
+  GArray *fc = s->red[g].fcontrib;
+  red_sort(fc);
+  RedContrib *c = (RedContrib *)fc->data;
+  int n = (int)fc->len;
+  const Insn *in0 = &s->p->wgs[c[0].wg].insns[c[0].pc];
+  long elems = (long)in0->a.rows * in0->a.cols;
+  float *sum = g_new0(float, elems);
+  for (int i = 0; i < n; i++)
+    for (long e = 0; e < elems; e++) sum[e] = sum[e] + c[i].data[e];
+  for (int i = 0; i < n; i++) {
+    exec_scatter(s, &s->wg[c[i].wg], &s->p->wgs[c[i].wg].insns[c[i].pc].d, sum);
+    g_free(c[i].data);
+  }
+  g_free(sum);
+  g_array_set_size(fc, 0);
+}
+
+static void red_complete(Sim *s, int g) {
+  RedGroup *rg = &s->red[g];
+  int n = (int)rg->contrib->len;
+  red_sort(rg->contrib);
+  RedContrib *c = (RedContrib *)rg->contrib->data;
   const Insn *in0 = &s->p->wgs[c[0].wg].insns[c[0].pc];
   long elems = (long)in0->a.rows * in0->a.cols;
   /* the sum leaves the unit and crosses each contributor's NoC in-link */
@@ -389,25 +455,16 @@ static void red_complete(Sim *s, int g) {
     Wg *w = &s->wg[c[i].wg];
     done = maxi(done, dma_noc(s, &s->noc_in[w->sm], 4 * (uint64_t)elems, ready, c[i].wg, c[i].pc) + 1);
   }
-  float *sum = NULL;
-  if (!s->o->timing_only) {
-    sum = g_new0(float, elems);
-    for (int i = 0; i < n; i++)
-      for (long e = 0; e < elems; e++) sum[e] = sum[e] + c[i].data[e];
-  }
+  fn(s, FN_RED_DONE, g, 0);
   for (int i = 0; i < n; i++) {
     Wg *w = &s->wg[c[i].wg];
-    const Insn *in = &w->code->insns[c[i].pc];
-    if (sum) exec_scatter(s, w, &in->d, sum);
     for (guint k = 0; k < w->inflight->len; k++) {
       Rec *r = &g_array_index(w->inflight, Rec, k);
       if (r->red == g && r->done == T_INF) r->done = done;
     }
     w->pending_red--;
     w->last_done = maxi(w->last_done, done);
-    g_free(c[i].data);
   }
-  g_free(sum);
   g_array_set_size(rg->contrib, 0);
   rg->n = 0;
   /* results are written now (functional) but usable from `done` on */
@@ -451,7 +508,7 @@ static gboolean red_issue(Sim *s, Wg *w, const Insn *in, int pc, int64_t t) {
         return FALSE;
       }
   }
-  if (!s->o->timing_only && !exec_check_read(s, w, pc, &in->a, "RED source")) return FALSE;
+  if (!fn(s, FN_RED_SRC, w->id, pc)) return FALSE;
   /* the contribution crosses this SM's NoC out-link; the round's unit (the
    * earliest free when the round starts) adds it as it arrives */
   long elems = (long)in->a.rows * in->a.cols;
@@ -468,7 +525,7 @@ static gboolean red_issue(Sim *s, Wg *w, const Insn *in, int pc, int64_t t) {
   rg->unit_done = maxi(rg->unit_done, st + dur);
   s->uc_busy[UC_RED] += (double)dur;
   sim_energy(s, UC_RED, st, dur, E_RED_ELEM * (double)elems, w->id, pc);
-  RedContrib c = {w->id, pc, s->o->timing_only ? NULL : exec_gather(s, w, &in->a)};
+  RedContrib c = {w->id, pc, NULL};
   g_array_append_val(rg->contrib, c);
   Range r = sim_range(s, &in->a);
   track(w->inflight, &r, FALSE, arrive, -1, -1, pc);
@@ -672,14 +729,13 @@ static int64_t issue_one(Sim *s, Wg *w, int64_t t) {
   case OP_LD:
   case OP_ST:
     if (early_input(s, w, in, pc) || remote_races(s, w, in, pc, t)) return -1;
-    if (!s->o->timing_only && in->op == OP_ST && !exec_check_read(s, w, pc, &in->a, "store source"))
-      return -1;
+    if (in->op == OP_ST && !fn(s, FN_STORE_SRC, w->id, pc)) return -1;
     done = dma_issue(s, w, in, pc, t);
     if (done < 0) return -done; /* every DMA slot busy: stall issue */
     break;
   default: {
     done = compute_issue(s, w, in, pc, t);
-    if (!s->o->timing_only && !exec_compute(s, w, pc)) return -1;
+    if (!fn(s, FN_COMPUTE, w->id, pc)) return -1;
     for (int k = 0; k < acc.n; k++) track(w->inflight, &acc.rg[k], acc.wr[k], done, -1, -1, pc);
     break;
   }
@@ -766,7 +822,10 @@ static void sim_init(Sim *s, const Program *p, const SimOptions *o) {
   s->nevents = (int)p->events->len;
   s->ev_count = g_new0(int64_t, s->nevents);
   s->red = g_new0(RedGroup, s->nevents);
-  for (int i = 0; i < s->nevents; i++) s->red[i].contrib = g_array_new(FALSE, FALSE, sizeof(RedContrib));
+  for (int i = 0; i < s->nevents; i++) {
+    s->red[i].contrib = g_array_new(FALSE, FALSE, sizeof(RedContrib));
+    s->red[i].fcontrib = g_array_new(FALSE, FALSE, sizeof(RedContrib));
+  }
   s->xfers = g_array_new(FALSE, FALSE, sizeof(Xfer));
   s->xfer_free = g_array_new(FALSE, FALSE, sizeof(int));
   s->dp_cap = 4096;
@@ -829,8 +888,9 @@ static void sim_destroy(Sim *s) {
   g_free(s->req_free);
   for (int i = 0; i < s->nevents; i++) {
     RedGroup *rg = &s->red[i];
-    for (guint k = 0; k < rg->contrib->len; k++) g_free(g_array_index(rg->contrib, RedContrib, k).data);
+    for (guint k = 0; k < rg->fcontrib->len; k++) g_free(g_array_index(rg->fcontrib, RedContrib, k).data);
     g_array_free(rg->contrib, TRUE);
+    g_array_free(rg->fcontrib, TRUE);
   }
   g_free(s->red);
   g_free(s->ev_count);
@@ -957,40 +1017,52 @@ static void finish(Sim *s, SimResult *res) {
   }
 }
 
-gboolean sim_run(const Program *prog, const SimOptions *options, SimResult *res, GError **err) {
-  Sim s;
-  /* the cycle limit within 1..TCC_MAX_COUNT (tcc-sim rejects others) */
-  SimOptions o = *options;
-  o.max_cycles = CLAMP(o.max_cycles, 1, TCC_MAX_COUNT);
-  const SimOptions *opt = &o;
-  memset(res, 0, sizeof *res);
-  sim_init(&s, prog, opt);
-  for (uint64_t pops = 1; s.nheap > 0 && !s.err; pops++) {
-    Event e = pop(&s);
-    s.now = e.t;
-    if ((pops & 0xffff) == 0) prune_calendars(&s);
+/* Run the event loop to its end; the run's error (a run-time error, a
+ * deadlock, the cycle limit) is left in s->err. */
+static void run(Sim *s) {
+  const SimOptions *opt = s->o;
+  for (uint64_t pops = 1; s->nheap > 0 && !s->err; pops++) {
+    Event e = pop(s);
+    s->now = e.t;
+    if ((pops & 0xffff) == 0) prune_calendars(s);
     switch (e.type) {
     case EV_XFER: {
-      Xfer x = g_array_index(s.xfers, Xfer, e.a);
-      if (!opt->timing_only) exec_transfer(&s, x.wg, x.pc);
-      host_observe(&s, &prog->wgs[x.wg].insns[x.pc]);
-      g_array_append_val(s.xfer_free, e.a);
+      Xfer x = g_array_index(s->xfers, Xfer, e.a);
+      fn(s, FN_XFER, x.wg, x.pc);
+      host_observe(s, &s->p->wgs[x.wg].insns[x.pc]);
+      g_array_append_val(s->xfer_free, e.a);
       break;
     }
-    case EV_SIG: signal_event(&s, e.a, e.n, e.t); break;
-    case EV_HOST: host_release(&s, e.a); break;
+    case EV_SIG: signal_event(s, e.a, e.n, e.t); break;
+    case EV_HOST: host_release(s, e.a); break;
     case EV_WG:
-      if (s.wg[e.a].state == WG_RUN) run_wg(&s, &s.wg[e.a]);
+      if (s->wg[e.a].state == WG_RUN) run_wg(s, &s->wg[e.a]);
       break;
     }
   }
-  if (!s.err) deadlock(&s);
+  if (!s->err) deadlock(s);
   /* work that completes past the limit (a long transfer before END) */
-  for (int i = 0; i < s.nwgs && !s.err; i++)
-    if (s.wg[i].state == WG_DONE && s.wg[i].end > opt->max_cycles)
-      sim_fail(&s, i, s.wg[i].pc, "cycle limit of %" G_GINT64_FORMAT " cycles exceeded (the WG's "
+  for (int i = 0; i < s->nwgs && !s->err; i++)
+    if (s->wg[i].state == WG_DONE && s->wg[i].end > opt->max_cycles)
+      sim_fail(s, i, s->wg[i].pc, "cycle limit of %" G_GINT64_FORMAT " cycles exceeded (the WG's "
                "work completes at cycle %" G_GINT64_FORMAT "; see --max-cycles)",
-               opt->max_cycles, s.wg[i].end);
+               opt->max_cycles, s->wg[i].end);
+}
+
+/* The options as a run takes them: the cycle limit within 1..TCC_MAX_COUNT
+ * (tcc-sim rejects others). */
+static SimOptions clamp_options(const SimOptions *options) {
+  SimOptions o = *options;
+  o.max_cycles = CLAMP(o.max_cycles, 1, TCC_MAX_COUNT);
+  return o;
+}
+
+gboolean sim_run(const Program *prog, const SimOptions *options, SimResult *res, GError **err) {
+  Sim s;
+  SimOptions o = clamp_options(options);
+  memset(res, 0, sizeof *res);
+  sim_init(&s, prog, &o);
+  run(&s);
   if (s.err) {
     g_propagate_error(err, s.err);
     s.err = NULL;
@@ -1000,6 +1072,75 @@ gboolean sim_run(const Program *prog, const SimOptions *options, SimResult *res,
   finish(&s, res);
   sim_destroy(&s);
   return TRUE;
+}
+
+/* ---- grade once, check many ------------------------------------------ */
+
+struct SimTiming {
+  const Program *p;
+  SimOptions o;     /* as run: timing only, no profile                    */
+  GArray *fnlog;    /* FnAct: the functional actions in the timing's order */
+  SimResult res;    /* the timing's result (no numerics), if no error      */
+  GError *err;      /* the timing's error (after the last logged action)  */
+};
+
+SimTiming *sim_time(const Program *prog, const SimOptions *options) {
+  SimTiming *t = g_new0(SimTiming, 1);
+  t->p = prog;
+  t->o = clamp_options(options);
+  t->o.timing_only = TRUE;
+  t->o.profile = FALSE;
+  t->o.keep_hbm = FALSE;
+  t->fnlog = g_array_new(FALSE, FALSE, sizeof(FnAct));
+  Sim s;
+  sim_init(&s, prog, &t->o);
+  s.fnlog = t->fnlog;
+  run(&s);
+  if (s.err) {
+    t->err = s.err;
+    s.err = NULL;
+  } else {
+    finish(&s, &t->res);
+  }
+  sim_destroy(&s);
+  return t;
+}
+
+gboolean sim_check(const SimTiming *t, uint64_t seed, SimResult *res, GError **err) {
+  SimOptions o = t->o;
+  o.seed = seed;
+  o.timing_only = FALSE;
+  Sim s;
+  memset(res, 0, sizeof *res);
+  sim_init(&s, t->p, &o);
+  for (guint i = 0; i < t->fnlog->len && !s.err; i++) {
+    const FnAct *a = &g_array_index(t->fnlog, FnAct, i);
+    fn_apply(&s, (FnKind)a->kind, a->a, a->pc);
+  }
+  /* the first error in the full run's order: the data's, else the timing's */
+  if (s.err || t->err) {
+    if (s.err) {
+      g_propagate_error(err, s.err);
+      s.err = NULL;
+    } else {
+      g_propagate_error(err, g_error_copy(t->err));
+    }
+    sim_destroy(&s);
+    return FALSE;
+  }
+  *res = t->res;
+  wl_check(&t->p->prob, &t->p->abi, seed, s.hbm, &res->check);
+  res->checked = TRUE;
+  sim_destroy(&s);
+  return TRUE;
+}
+
+void sim_timing_free(SimTiming *t) {
+  if (!t) return;
+  g_array_free(t->fnlog, TRUE);
+  sim_result_clear(&t->res);
+  if (t->err) g_error_free(t->err);
+  g_free(t);
 }
 
 void sim_result_clear(SimResult *res) {

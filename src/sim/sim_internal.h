@@ -62,8 +62,26 @@ typedef struct RedGroup {
   int64_t n;          /* contributions expected this round (0: no round)   */
   int unit;           /* REDUCE unit of the round                          */
   int64_t unit_done;  /* when the unit has added every contribution so far */
-  GArray *contrib;    /* RedContrib                                         */
+  GArray *contrib;    /* RedContrib: the timing's (data NULL)               */
+  GArray *fcontrib;   /* RedContrib: the data, gathered by FN_RED_SRC       */
 } RedGroup;
+
+/* The functional side of a run (docs/machine.md §5, "Timing does not
+ * depend on the data"): every point where the data is read, checked or
+ * written, in the order the timing reaches it.  A full run applies each at
+ * once (fn_apply); a recording run logs it, and sim_check replays the log
+ * on a seed's data with the same fn_apply. */
+typedef enum {
+  FN_STORE_SRC, /* wg, pc: a store's source must have been written        */
+  FN_COMPUTE,   /* wg, pc: a compute instruction (checks, then computes)   */
+  FN_RED_SRC,   /* wg, pc: a RED contribution (check, gather)              */
+  FN_RED_DONE,  /* a = group: the sum into every contributor's d           */
+  FN_XFER,      /* wg, pc: a completed transfer copies its data            */
+  FN_HOST       /* a = step: the D1 host writes input row `step`           */
+} FnKind;
+typedef struct FnAct {
+  int kind, a, pc;    /* FnKind; a = wg (or group, step); pc               */
+} FnAct;
 
 typedef enum { EV_XFER, EV_SIG, EV_HOST, EV_WG } EvType;
 typedef struct Event {
@@ -126,6 +144,8 @@ typedef struct Sim {
   /* exec.c's scratch buffer */
   float *tmp;
   long tmp_cap;
+  /* recording run (sim_time): the functional actions, in order          */
+  GArray *fnlog;       /* FnAct, or NULL                                   */
   /* results */
   GError *err;
   int64_t insns, mma_blocks, hbm_lines, max_t;
