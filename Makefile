@@ -109,6 +109,9 @@ $(BUILD)/unit-tests: $(TEST_OBJ) $(BUILD)/libtccgen.a $(BUILD)/libtccsim.a
 $(BUILD)/bench/gen_bench: bench/gen_bench.c | $(BUILD)/bench
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LDLIBS)
 
+$(BUILD)/bench/bench_json: bench/bench_json.c | $(BUILD)/bench
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(LDLIBS)
+
 unit-check: $(BUILD)/unit-tests $(BUILD)/tcc-sim
 	CK_FORK=no $(BUILD)/unit-tests
 
@@ -200,7 +203,7 @@ install-check: all
 # pkg-config flags are computed after the install.
 bench: deps
 	$(MAKE) bench-run
-bench-run: $(BUILD)/tcc-gen $(BUILD)/tcc-sim $(BUILD)/bench/gen_bench
+bench-run: $(BUILD)/tcc-gen $(BUILD)/tcc-sim $(BUILD)/tcc-grade $(BUILD)/bench/gen_bench $(BUILD)/bench/bench_json
 	sh bench/run.sh $(BUILD)
 
 demo: deps
