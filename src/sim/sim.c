@@ -1185,7 +1185,7 @@ static void run(Sim *s) {
   for (uint64_t pops = 1; s->nheap > 0 && !s->err; pops++) {
     Event e = pop(s);
     s->now = e.t;
-    if ((pops & 0xffff) == 0) prune_calendars(s);
+    if ((pops & 0xfff) == 0) prune_calendars(s);
     switch (e.type) {
     case EV_XFER: {
       Xfer x = g_array_index(s->xfers, Xfer, e.a);
