@@ -94,57 +94,117 @@ static void print_table(const char *const names[], const Outcome *const outs[], 
 /* Grading, as tasks on a thread pool.  Timing, power and area do not depend
  * on the data, so each problem is timed once (sim_time) and each seed only
  * checks the numerics (sim_check): the same results and errors as a full
- * sim_run per seed (tests/run_grade.sh compares them).  Results land in
- * fixed slots and are printed in a fixed order, whatever thread ran what. */
+ * sim_run per seed (tests/run_grade.sh compares them).  A seed's reference
+ * does not depend on the program at all: it is computed from the start,
+ * while the plan compiles and the timing runs.  The pool runs timings
+ * first (they gate the checks), then checks, then references; a check whose
+ * reference nobody has started computes it itself, so no task waits for a
+ * task still queued.  Results land in fixed slots and are printed in a
+ * fixed order, whatever thread ran what. */
 typedef struct Grade {
   GThreadPool *pool;
   GMutex lock;
-  GCond cond;
+  GCond cond;              /* a task finished, or a reference is ready */
   int pending;             /* tasks pushed and not finished */
+  unsigned seq;            /* tasks pushed so far (FIFO among equals) */
+  gboolean cancel;         /* a compile failed: skip the references not started */
 } Grade;
+
+typedef enum { REF_QUEUED, REF_RUNNING, REF_DONE } RefState;
 
 typedef struct Job {
   Grade *g;
-  const Program *prog;
+  Problem prob;            /* the plan's dims, and their ABI: the references' */
+  Abi abi;
+  const Program *prog;     /* set before the timing task is pushed */
+  gboolean refs_apply;     /* prog's problem is prob (else checks compute their own) */
   SimTiming *timing;       /* set by the timing task, then read by the checks */
+  WlRef *ref[NSEEDS];
+  RefState ref_state[NSEEDS]; /* under g->lock */
   SimResult res[NSEEDS];
   GError *err[NSEEDS];
 } Job;
 
+typedef enum { T_TIME, T_CHECK, T_REF } TaskKind; /* in the order the pool runs them */
+
 typedef struct Task {
+  TaskKind kind;
+  unsigned seq;
   Job *job;
-  int seed;                /* index into seeds[], or -1: the timing run */
+  int seed;                /* index into seeds[] (T_CHECK, T_REF) */
 } Task;
 
-static void push(Grade *g, Job *job, int seed) {
+static gint task_order(gconstpointer a, gconstpointer b, gpointer user) {
+  const Task *x = a, *y = b;
+  (void)user;
+  if (x->kind != y->kind) return x->kind < y->kind ? -1 : 1;
+  return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static void push(Grade *g, Job *job, TaskKind kind, int seed) {
   Task *t = g_new(Task, 1);
-  *t = (Task){job, seed};
   g_mutex_lock(&g->lock);
+  *t = (Task){kind, g->seq++, job, seed};
   g->pending++;
   g_mutex_unlock(&g->lock);
   g_thread_pool_push(g->pool, t, NULL);
 }
 
-/* The timing run pushes one check per seed; a check replays its seed. */
+/* The reference of seed i of job j, computed here unless another thread
+ * has started it (then wait for it).  With need = FALSE (a T_REF task),
+ * only if nobody has started it. */
+static const WlRef *reference(Job *j, int i, gboolean need) {
+  Grade *g = j->g;
+  g_mutex_lock(&g->lock);
+  if (j->ref_state[i] == REF_QUEUED) {
+    j->ref_state[i] = REF_RUNNING;
+    g_mutex_unlock(&g->lock);
+    WlRef *r = wl_reference(&j->prob, &j->abi, seeds[i]);
+    g_mutex_lock(&g->lock);
+    j->ref[i] = r;
+    j->ref_state[i] = REF_DONE;
+    g_cond_broadcast(&g->cond);
+  }
+  while (need && j->ref_state[i] != REF_DONE) g_cond_wait(&g->cond, &g->lock);
+  g_mutex_unlock(&g->lock);
+  return j->ref[i];
+}
+
 static void run_task(gpointer data, gpointer user) {
   Task *t = data;
   Job *j = t->job;
   Grade *g = user;
-  if (t->seed < 0) {
+  switch (t->kind) {
+  case T_TIME: {
     SimOptions opt;
     sim_options_default(&opt);
     j->timing = sim_time(j->prog, &opt);
-    for (int i = 0; i < NSEEDS; i++) push(g, j, i);
-  } else {
-    sim_check(j->timing, seeds[t->seed], &j->res[t->seed], &j->err[t->seed]);
+    for (int i = 0; i < NSEEDS; i++) push(g, j, T_CHECK, i);
+    break;
+  }
+  case T_CHECK:
+    sim_check(j->timing, seeds[t->seed], j->refs_apply ? reference(j, t->seed, TRUE) : NULL,
+              &j->res[t->seed], &j->err[t->seed]);
+    break;
+  case T_REF:
+    if (!g_atomic_int_get(&g->cancel)) reference(j, t->seed, FALSE);
+    break;
   }
   g_free(t);
   g_mutex_lock(&g->lock);
-  if (--g->pending == 0) g_cond_signal(&g->cond);
+  if (--g->pending == 0) g_cond_broadcast(&g->cond);
   g_mutex_unlock(&g->lock);
 }
 
-/* Compile one problem and start grading it; FALSE on a compile error. */
+/* Start computing the references of a problem, from the plan's dims. */
+static void start_refs(Grade *g, const Problem *dims, Job *j) {
+  j->g = g;
+  j->prob = *dims;
+  wl_abi_build(&j->prob, &j->abi);
+  for (int i = 0; i < NSEEDS; i++) push(g, j, T_REF, i);
+}
+
+/* Compile one problem and start its timing; FALSE on a compile error. */
 static gboolean start_one(Grade *g, const Plan *plan, ProblemKind kind, Job *j, Program **prog,
                           GError **err) {
   g_autoptr(Ir) ir = pass_pipeline(plan, kind, NULL, NULL, FALSE, err);
@@ -153,9 +213,12 @@ static gboolean start_one(Grade *g, const Plan *plan, ProblemKind kind, Job *j, 
   g_autofree char *name = g_strdup_printf("%s[%s].asm", plan->file, wl_problem_name(kind));
   *prog = sim_asm_parse(name, text, strlen(text), err);
   if (!*prog) return FALSE;
-  j->g = g;
+  /* the references were computed from the plan's dims: of use when the
+   * program's problem is the same (tcc-gen writes the plan's) */
+  g_autofree char *want = wl_problem_canonical(&j->prob), *got = wl_problem_canonical(&(*prog)->prob);
+  j->refs_apply = strcmp(want, got) == 0;
   j->prog = *prog;
-  push(g, j, -1);
+  push(g, j, T_TIME, -1);
   return TRUE;
 }
 
@@ -177,7 +240,11 @@ static gboolean finish_one(Job *j, Outcome *o, GError **err) {
 
 static void job_clear(Job *j) {
   sim_timing_free(j->timing);
-  for (int i = 0; i < NSEEDS; i++) g_clear_error(&j->err[i]);
+  for (int i = 0; i < NSEEDS; i++) {
+    g_clear_error(&j->err[i]);
+    wl_reference_free(j->ref[i]);
+  }
+  wl_abi_clear(&j->abi);
 }
 
 /* Compile both problems and grade them: P1's compile, then D1's compile
@@ -189,11 +256,15 @@ static gboolean grade(const Plan *plan, Outcome *p1, Outcome *d1, GError **err) 
   g_cond_init(&g.cond);
   int nthreads = CLAMP((int)g_get_num_processors(), 1, 2 * NSEEDS);
   g.pool = g_thread_pool_new(run_task, &g, nthreads, FALSE, NULL);
+  g_thread_pool_set_sort_function(g.pool, task_order, NULL);
   Job jp = {0}, jd = {0};
   g_autoptr(Program) pp = NULL, pd = NULL;
   g_autoptr(GError) derr = NULL;
+  start_refs(&g, &plan->p1.dims, &jp);
+  start_refs(&g, &plan->d1.dims, &jd);
   gboolean ok = start_one(&g, plan, PROB_P1, &jp, &pp, err);
   gboolean dok = ok && start_one(&g, plan, PROB_D1, &jd, &pd, &derr);
+  if (!ok || !dok) g_atomic_int_set(&g.cancel, TRUE);
   g_mutex_lock(&g.lock);
   while (g.pending > 0) g_cond_wait(&g.cond, &g.lock);
   g_mutex_unlock(&g.lock);

@@ -1270,7 +1270,8 @@ SimTiming *sim_time(const Program *prog, const SimOptions *options) {
   return t;
 }
 
-gboolean sim_check(const SimTiming *t, uint64_t seed, SimResult *res, GError **err) {
+gboolean sim_check(const SimTiming *t, uint64_t seed, const WlRef *ref, SimResult *res,
+                   GError **err) {
   SimOptions o = t->o;
   o.seed = seed;
   o.timing_only = FALSE;
@@ -1293,7 +1294,10 @@ gboolean sim_check(const SimTiming *t, uint64_t seed, SimResult *res, GError **e
     return FALSE;
   }
   *res = t->res;
-  wl_check(&t->p->prob, &t->p->abi, seed, s.hbm, &res->check);
+  if (ref)
+    wl_check_ref(&t->p->prob, &t->p->abi, ref, s.hbm, &res->check);
+  else
+    wl_check(&t->p->prob, &t->p->abi, seed, s.hbm, &res->check);
   res->checked = TRUE;
   sim_destroy(&s);
   return TRUE;
