@@ -96,7 +96,9 @@ static void print_table(const char *const names[], const Outcome *const outs[], 
  * checks the numerics (sim_check): the same results and errors as a full
  * sim_run per seed (tests/run_grade.sh compares them).  A seed's reference
  * does not depend on the program at all: it is computed from the start,
- * while the plan compiles and the timing runs.  The pool runs timings
+ * while the plan compiles and the timing runs (up to EAGER_REF_HBM bytes of
+ * problem data: past that, a reference takes seconds and gigabytes, and a
+ * check computes it only when the outputs are all written, as wl_check).  The pool runs timings
  * first (they gate the checks), then checks, then references; a check whose
  * reference nobody has started computes it itself, so no task waits for a
  * task still queued.  Results land in fixed slots and are printed in a
@@ -110,6 +112,8 @@ typedef struct Grade {
   gboolean cancel;         /* a compile failed: skip the references not started */
 } Grade;
 
+#define EAGER_REF_HBM (64u << 20)
+
 typedef enum { REF_QUEUED, REF_RUNNING, REF_DONE } RefState;
 
 typedef struct Job {
@@ -117,7 +121,8 @@ typedef struct Job {
   Problem prob;            /* the plan's dims, and their ABI: the references' */
   Abi abi;
   const Program *prog;     /* set before the timing task is pushed */
-  gboolean refs_apply;     /* prog's problem is prob (else checks compute their own) */
+  gboolean refs_eager;     /* references computed from the start (small problems) */
+  gboolean refs_apply;     /* ... and of use: prog's problem is prob (else checks compute their own) */
   SimTiming *timing;       /* set by the timing task, then read by the checks */
   WlRef *ref[NSEEDS];
   RefState ref_state[NSEEDS]; /* under g->lock */
@@ -201,6 +206,8 @@ static void start_refs(Grade *g, const Problem *dims, Job *j) {
   j->g = g;
   j->prob = *dims;
   wl_abi_build(&j->prob, &j->abi);
+  if (j->abi.hbm_bytes > EAGER_REF_HBM) return;
+  j->refs_eager = TRUE;
   for (int i = 0; i < NSEEDS; i++) push(g, j, T_REF, i);
 }
 
@@ -216,7 +223,7 @@ static gboolean start_one(Grade *g, const Plan *plan, ProblemKind kind, Job *j, 
   /* the references were computed from the plan's dims: of use when the
    * program's problem is the same (tcc-gen writes the plan's) */
   g_autofree char *want = wl_problem_canonical(&j->prob), *got = wl_problem_canonical(&(*prog)->prob);
-  j->refs_apply = strcmp(want, got) == 0;
+  j->refs_apply = j->refs_eager && strcmp(want, got) == 0;
   j->prog = *prog;
   push(g, j, T_TIME, -1);
   return TRUE;
