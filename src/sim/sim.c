@@ -332,8 +332,7 @@ static const char *op_name(const Insn *in) {
 static gboolean remote_race(Sim *s, Wg *w, const Insn *in, int pc, Wg *tw, const Range *rg,
                             int64_t now) {
   const Region *g = g_ptr_array_index(s->p->regions, rg->region);
-  int64_t known = clock_of(s, w->id)[tw->id];
-  const int64_t *mine = clock_of(s, w->id);
+  const int64_t *mine = clock_of(s, w->id); /* what the writer is ordered after */
   for (guint i = 0; i < tw->incoming->len; i++) {
     const Rec *r = &g_array_index(tw->incoming, Rec, i);
     if (!overlap(&r->rg, rg)) continue;
@@ -372,7 +371,7 @@ static gboolean remote_race(Sim *s, Wg *w, const Insn *in, int pc, Wg *tw, const
   }
   for (guint i = 0; i < tw->accesses->len; i++) {
     const Access1 *a = &g_array_index(tw->accesses, Access1, i);
-    if (a->epoch <= known || !overlap(&a->rg, rg)) continue;
+    if (a->epoch <= mine[tw->id] || !overlap(&a->rg, rg)) continue;
     const Insn *o = &tw->code->insns[a->pc];
     sim_fail(s, w->id, pc,
              "race: %s writes into wg%d's region '%s' that wg%d's %s (line %d, issued at cycle "

@@ -61,7 +61,8 @@ void sim_result_clear(SimResult *res);
  * seed) gives what sim_run(p, o with that seed) gives: the same SimResult
  * (profile and keep_hbm aside), or the same error.  `ref` is the seed's
  * wl_reference, or NULL to compute it.  sim_check only reads the SimTiming
- * and the WlRef: several threads may check seeds of one timing at once. */
+ * and the WlRef: several threads may check seeds of one timing at once.
+ * The Program must outlive its SimTiming. */
 typedef struct SimTiming SimTiming;
 SimTiming *sim_time(const Program *prog, const SimOptions *opt);
 gboolean sim_check(const SimTiming *t, uint64_t seed, const WlRef *ref, SimResult *res,
