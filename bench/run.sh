@@ -8,7 +8,8 @@
 #     larger problem; /usr/bin/time, from Debian's `time`)
 #   - tcc-sim --timing-only on the synthetic P1-sized bench program
 #     (bench/gen_bench.c): instructions per second  >= 10 M/s
-# and, without targets, the same program with numerics and power (s,
+# and, without targets, the CPU time (user + system) of the grades and the
+# timing-only rate per CPU second, the same program with numerics and power (s,
 # instructions/s, MMA GFLOP/s) and tcc-gen on plans/baseline.yaml for P1 and
 # D1 (ms).  bench/bench_json prints the table (with the previous run's
 # medians) and writes BUILD/bench/bench.json (the previous one is kept as
@@ -25,17 +26,19 @@ TIME=/usr/bin/time
 fig=$out/figures.tsv
 : >"$fig"
 
-# runs CMD...: CMD N times; prints one "WALL_S MAXRSS_KB" line per run.
+# runs CMD...: CMD N times; prints one "WALL_S MAXRSS_KB CPU_S" line per
+# run (CPU = user + system, of every thread: steadier than the wall time on
+# a shared machine).
 # Exit status 1 (a constraint fails) is a result, not an error.
 runs() {
   i=0
   while [ $i -lt "$N" ]; do
     i=$((i + 1))
     s=$(date +%s.%N)
-    "$TIME" -f %M -o "$out/rss" "$@" >"$out/stdout" 2>"$out/stderr" || [ $? -eq 1 ] ||
+    "$TIME" -f '%M %U %S' -o "$out/rss" "$@" >"$out/stdout" 2>"$out/stderr" || [ $? -eq 1 ] ||
       { cat "$out/stderr"; exit 2; }
     e=$(date +%s.%N)
-    echo "$(awk "BEGIN { print $e - $s }") $(tail -n 1 "$out/rss")"
+    echo "$(awk "BEGIN { print $e - $s }") $(tail -n 1 "$out/rss" | awk '{ print $1, $2 + $3 }')"
   done
 }
 # figure NAME WHAT UNIT BETTER TARGET < values (one per line): a line of $fig
@@ -52,6 +55,9 @@ for plan in baseline best; do
   awk '{ print $1 }' "$out/grade-$plan" | figure "grade_${plan}_wall" "tcc-grade plans/$plan.yaml" s lower "$(target $plan)"
 done
 awk '{ print $2 / 1024 }' "$out/grade-baseline" | figure grade_baseline_rss "tcc-grade plans/baseline.yaml, peak RSS" MiB lower 256
+for plan in baseline best; do
+  awk '{ print $3 }' "$out/grade-$plan" | figure "grade_${plan}_cpu" "tcc-grade plans/$plan.yaml, CPU" s lower -
+done
 
 # the synthetic program: timing only (instructions/s), then everything
 "$B/tcc-sim" --json "$prog" >"$out/out.json" || [ $? -eq 1 ]
@@ -60,6 +66,8 @@ blocks=$(sed -n 's/.*"mma_blocks": \([0-9]*\).*/\1/p' "$out/out.json")
 runs "$B/tcc-sim" --timing-only "$prog" >"$out/timing"
 awk -v n="$insns" '{ print n / $1 / 1e6 }' "$out/timing" |
   figure sim_timing_minstr "tcc-sim --timing-only bench ($insns insns)" Minstr/s higher 10
+awk -v n="$insns" '{ print n / $3 / 1e6 }' "$out/timing" |
+  figure sim_timing_minstr_cpu "tcc-sim --timing-only bench, per CPU second" Minstr/s higher -
 runs "$B/tcc-sim" "$prog" >"$out/full"
 awk '{ print $1 }' "$out/full" | figure sim_full_wall "tcc-sim bench, numerics and power" s lower -
 awk -v n="$insns" '{ print n / $1 / 1e6 }' "$out/full" | figure sim_full_minstr "tcc-sim bench, numerics and power" Minstr/s higher -
