@@ -268,10 +268,13 @@ static gboolean grade(const Plan *plan, Outcome *p1, Outcome *d1, GError **err) 
   Job jp = {0}, jd = {0};
   g_autoptr(Program) pp = NULL, pd = NULL;
   g_autoptr(GError) derr = NULL;
+  /* while this thread compiles, the pool leaves it a processor */
+  if (nthreads > 1) g_thread_pool_set_max_threads(g.pool, nthreads - 1, NULL);
   start_refs(&g, &plan->p1.dims, &jp);
   start_refs(&g, &plan->d1.dims, &jd);
   gboolean ok = start_one(&g, plan, PROB_P1, &jp, &pp, err);
   gboolean dok = ok && start_one(&g, plan, PROB_D1, &jd, &pd, &derr);
+  g_thread_pool_set_max_threads(g.pool, nthreads, NULL);
   if (!ok || !dok) g_atomic_int_set(&g.cancel, TRUE);
   g_mutex_lock(&g.lock);
   while (g.pending > 0) g_cond_wait(&g.cond, &g.lock);

@@ -769,11 +769,12 @@ static void ref_history(const Problem *p, const Abi *abi, uint64_t seed, int l,
 
 /* Run the whole model for a seed.  D1's steps form one sequence whose first
  * `history` positions are the given cache; P1's sequences are independent
- * and run on up to one thread per processor (each value is computed the
- * same way whatever thread runs it, so the result is deterministic).  dev
- * is WL_DEV_NONE except for wl_write_deviant. */
+ * and run on up to one thread per processor, or on the calling thread alone
+ * with `alone` (each value is computed the same way whatever thread runs
+ * it, so the result is deterministic).  dev is WL_DEV_NONE except for
+ * wl_write_deviant. */
 static void ref_run(const Problem *p, const Abi *abi, uint64_t seed, WlDeviation dev,
-                    Ref *r) {
+                    gboolean alone, Ref *r) {
   RefJob j = {.p = p, .r = r, .dev = dev};
   j.nseq = p->kind == PROB_D1 ? 1 : p->seqs;
   j.n = p->kind == PROB_D1 ? p->steps : p->rows;
@@ -797,7 +798,7 @@ static void ref_run(const Problem *p, const Abi *abi, uint64_t seed, WlDeviation
     if (j.hist > 0) ref_history(p, abi, seed, l, r->k[l], r->v[l]);
   }
   j.L = L;
-  j.nthreads = MIN(j.nseq, (int)g_get_num_processors());
+  j.nthreads = alone ? 1 : MIN(j.nseq, (int)g_get_num_processors());
   if (j.nthreads < 1) j.nthreads = 1;
   RefTask *tasks = g_new(RefTask, j.nthreads);
   GThread **th = g_new0(GThread *, j.nthreads);
@@ -915,7 +916,7 @@ void wl_check(const Problem *p, const Abi *abi, uint64_t seed, const float *hbm,
               WlCheck *out) {
   if (check_cheap(p, abi, hbm, out)) return;
   Ref r;
-  ref_run(p, abi, seed, WL_DEV_NONE, &r);
+  ref_run(p, abi, seed, WL_DEV_NONE, FALSE, &r);
   walk(p, abi, &r, hbm, NULL, out);
   ref_free(&r);
   out->pass = out->max_abs_err <= WL_TOLERANCE && out->unwritten == 0;
@@ -927,7 +928,7 @@ struct WlRef {
 
 WlRef *wl_reference(const Problem *p, const Abi *abi, uint64_t seed) {
   WlRef *w = g_new0(WlRef, 1);
-  ref_run(p, abi, seed, WL_DEV_NONE, &w->r);
+  ref_run(p, abi, seed, WL_DEV_NONE, TRUE, &w->r);
   return w;
 }
 
@@ -956,7 +957,7 @@ void wl_write_reference(const Problem *p, const Abi *abi, uint64_t seed, float *
 void wl_write_deviant(const Problem *p, const Abi *abi, uint64_t seed, WlDeviation dev,
                       float *hbm) {
   Ref r;
-  ref_run(p, abi, seed, dev, &r);
+  ref_run(p, abi, seed, dev, FALSE, &r);
   walk(p, abi, &r, NULL, hbm, NULL);
   ref_free(&r);
 }

@@ -89,8 +89,9 @@ void wl_check(const Problem *p, const Abi *abi, uint64_t seed, const float *hbm,
               WlCheck *out);
 /* The same in two steps, so that a seed's reference can be computed once
  * and early (tcc-grade computes it while the timing runs): wl_check(.., seed,
- * hbm, out) is wl_check_ref(.., wl_reference(.., seed), hbm, out).  A WlRef
- * is only read by wl_check_ref (threads may share it). */
+ * hbm, out) is wl_check_ref(.., wl_reference(.., seed), hbm, out).
+ * wl_reference computes on the calling thread alone (callers run seeds in
+ * parallel); a WlRef is only read by wl_check_ref (threads may share it). */
 typedef struct WlRef WlRef;
 WlRef *wl_reference(const Problem *p, const Abi *abi, uint64_t seed);
 void wl_check_ref(const Problem *p, const Abi *abi, const WlRef *ref, const float *hbm,
