@@ -38,6 +38,9 @@ INSTALL   ?= install
 # The clang build of clang-check (make check).
 CLANG     ?= clang
 CLANG_BUILD ?= build-clang
+# The builds of determinism-check: compiler and optimisation level each.
+GCC       ?= gcc
+DET_BUILDS := build-det-gcc-O0 build-det-gcc-O2 build-det-clang-O2
 
 SIM_SRC   := $(filter-out src/sim/tcc_sim.c,$(wildcard src/sim/*.c))
 SIM_OBJ   := $(patsubst src/sim/%.c,$(BUILD)/sim/%.o,$(SIM_SRC)) $(BUILD)/sim/asm_lexer.o
@@ -58,6 +61,7 @@ DOCFILES  := $(wildcard docs/*.md)
 EXAMPLES  := plans/baseline.yaml
 
 .PHONY: all check unit-check asm-check golden-check pass-check grade-check install-check clang-check corner-check \
+        determinism-check \
         update-golden bench bench-run demo demo-run install uninstall clean deps
 all: $(BUILD)/tcc-sim $(BUILD)/tcc-gen $(BUILD)/tcc-grade
 
@@ -103,6 +107,9 @@ $(BUILD)/unit-tests: $(TEST_OBJ) $(BUILD)/libtccgen.a $(BUILD)/libtccsim.a
 	  $(CHECK_LIBS) $(LDLIBS)
 
 $(BUILD)/bench/gen_bench: bench/gen_bench.c | $(BUILD)/bench
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(LDLIBS)
+
+$(BUILD)/bench/bench_json: bench/bench_json.c | $(BUILD)/bench
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LDLIBS)
 
 unit-check: $(BUILD)/unit-tests $(BUILD)/tcc-sim
@@ -154,12 +161,22 @@ check: deps
 	  SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
 	  unit-check asm-check golden-check corner-check
 	$(MAKE) clang-check
+	$(MAKE) determinism-check
 
 # The compiler, the unit tests (built, not run) and the CLI tests built with
 # clang as well, so that a warning only clang raises (-Werror) fails CI; in
 # $(CLANG_BUILD), beside the gcc build.
 clang-check:
 	$(MAKE) BUILD=$(CLANG_BUILD) CC=$(CLANG) all $(CLANG_BUILD)/unit-tests golden-check asm-check grade-check
+
+# tcc-gen's asm and IR of every golden plan (and of plans/), and tcc-sim
+# --json at seed 7, byte-identical from gcc -O0, gcc -O2 and clang -O2
+# builds (tests/run_determinism.sh), each in its own build-det-* directory.
+determinism-check:
+	$(MAKE) BUILD=build-det-gcc-O0 CC=$(GCC) OPT=-O0 build-det-gcc-O0/tcc-gen build-det-gcc-O0/tcc-sim
+	$(MAKE) BUILD=build-det-gcc-O2 CC=$(GCC) OPT=-O2 build-det-gcc-O2/tcc-gen build-det-gcc-O2/tcc-sim
+	$(MAKE) BUILD=build-det-clang-O2 CC=$(CLANG) OPT=-O2 build-det-clang-O2/tcc-gen build-det-clang-O2/tcc-sim
+	sh tests/run_determinism.sh $(DET_BUILDS)
 
 # make install [PREFIX=/usr/local] [DESTDIR=]: the commands into BINDIR, their
 # man pages into MANDIR/man1, the docs and the baseline plan (an example)
@@ -186,7 +203,7 @@ install-check: all
 # pkg-config flags are computed after the install.
 bench: deps
 	$(MAKE) bench-run
-bench-run: $(BUILD)/tcc-gen $(BUILD)/tcc-sim $(BUILD)/bench/gen_bench
+bench-run: $(BUILD)/tcc-gen $(BUILD)/tcc-sim $(BUILD)/tcc-grade $(BUILD)/bench/gen_bench $(BUILD)/bench/bench_json
 	sh bench/run.sh $(BUILD)
 
 demo: deps
@@ -208,4 +225,4 @@ deps:
 	@sh tools/deps.sh
 
 clean:
-	rm -rf build build-asan $(CLANG_BUILD)
+	rm -rf build build-asan $(CLANG_BUILD) $(DET_BUILDS)

@@ -5,6 +5,7 @@
 #    windows differ in width): the first line is "tcc-grade X.Y.Z  PLAN", the
 #    second "simulator: " and tcc-sim --version, then the table, then the
 #    score line, then the lower bound of each problem and the ratio to it;
+#  - tcc-grade against four full tcc-sim runs per problem (the tiny plan);
 #  - the table code alone (BUILD_DIR/tests/grade-table, built from
 #    src/driver/tcc_grade.c with -DTCC_GRADE_TABLE_TEST) on extreme cells:
 #    9-digit cycles and windows, hundreds of mm^2 and thousands of W, inf
@@ -111,6 +112,36 @@ if "$grade" plans/best-p1.yaml >"$tmp/bestp1" 2>&1 &&
 else
   ko "tcc-grade best-p1: passes, score 2955.81"
   cat "$tmp/bestp1"
+fi
+
+# tcc-grade times each problem once and checks the numerics per seed: its
+# table is the one that four full tcc-sim runs per problem give (the same
+# cycles, area and power on every seed; each seed's own error)
+same=1
+for prob in p1 d1; do
+  "$build/tcc-gen" "$tmp/two.yaml" --problem $prob -o "$tmp/$prob.asm" || same=0
+  row=$prob
+  for s in 7 13 11 23; do
+    "$sim" --json --seed $s "$tmp/$prob.asm" >"$tmp/$prob.$s.json"
+    # one field of a tcc-sim --json report
+    f() { sed -n "s/^  \"$1\": \[*\([^],]*\).*/\1/p" "$tmp/$prob.$s.json"; }
+    timing="$(f cycles) $(f area_mm2) $(f peak_w) $(f peak_window)"
+    [ $s -eq 7 ] && { first=$timing; row="$row $timing"; }
+    [ "$timing" = "$first" ] || { same=0; echo "$prob seed $s: $timing, seed 7: $first"; }
+    row="$row $(f max_abs_error)"
+  done
+  rows="$rows|$row"
+done
+IFS='|'
+# shellcheck disable=SC2086 # the rows, split at |
+set -- ${rows#|}
+unset IFS
+"$table" "$@" | sed -n '3,$p' >"$tmp/want"
+"$grade" "$tmp/two.yaml" | sed -n '3,5p' >"$tmp/got"
+if [ $same -eq 1 ] && diff -u "$tmp/want" "$tmp/got" && [ "$(awk '{print $7, $8, $9, $10}' "$tmp/got" | tr ' ' '\n' | sort -u | wc -l)" -gt 2 ]; then
+  ok "tcc-grade: the table of four tcc-sim runs per problem, per-seed errors"
+else
+  ko "tcc-grade: the table of four tcc-sim runs per problem, per-seed errors"
 fi
 
 # the table alone: NAME CYCLES AREA W WINDOW_START ERR7 ERR13 ERR11 ERR23

@@ -18,6 +18,8 @@ else
   need="$need libglib2.0-dev libyaml-dev check libjson-glib-dev"
 fi
 [ -f /usr/include/glpk.h ] || need="$need libglpk-dev"
+# make bench measures peak RSS with GNU time
+[ -x /usr/bin/time ] || need="$need time"
 [ -z "$need" ] && exit 0
 if [ "$(id -u)" != 0 ]; then
   echo "deps: missing:$need (run: apt-get install$need)" >&2

@@ -5,6 +5,7 @@
  * Exit codes: 0 = both problems correct and within budgets on every seed,
  * 1 = a constraint fails, 2 = bad input (plan, compile or a faulty program). */
 #include <inttypes.h>
+#include <malloc.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -94,7 +95,171 @@ static void print_table(const char *const names[], const Outcome *const outs[], 
 }
 
 #ifndef TCC_GRADE_TABLE_TEST
-/* Compile and run one problem on every seed. */
+/* Grading, as tasks on a thread pool.  Timing, power and area do not depend
+ * on the data, so each problem is timed once (sim_time) and each seed only
+ * checks the numerics (sim_check): the same results and errors as a full
+ * sim_run per seed (tests/run_grade.sh compares them).  A seed's reference
+ * does not depend on the program at all: it is computed from the start,
+ * while the plan compiles and the timing runs (up to EAGER_REF_HBM bytes of
+ * problem data: past that, a reference takes seconds and gigabytes, and a
+ * check computes it only when the outputs are all written, as wl_check).  The pool runs timings
+ * first (they gate the checks), then checks, then references; a check whose
+ * reference nobody has started computes it itself, so no task waits for a
+ * task still queued.  Results land in fixed slots and are printed in a
+ * fixed order, whatever thread ran what. */
+typedef struct Grade {
+  GThreadPool *pool;
+  GMutex lock;
+  GCond cond;              /* a task finished, or a reference is ready */
+  int pending;             /* tasks pushed and not finished */
+  unsigned seq;            /* tasks pushed so far (FIFO among equals) */
+  gboolean cancel;         /* a compile failed: skip the references not started */
+} Grade;
+
+#define EAGER_REF_HBM (64u << 20)
+
+typedef enum { REF_QUEUED, REF_RUNNING, REF_DONE } RefState;
+
+typedef struct Job {
+  Grade *g;
+  Problem prob;            /* the plan's dims, and their ABI: the references' */
+  Abi abi;
+  const Program *prog;     /* set before the timing task is pushed */
+  gboolean refs_eager;     /* references computed from the start (small problems) */
+  gboolean refs_apply;     /* ... and of use: prog's problem is prob (else checks compute their own) */
+  SimTiming *timing;       /* set by the timing task, then read by the checks */
+  WlRef *ref[NSEEDS];
+  RefState ref_state[NSEEDS]; /* under g->lock */
+  SimResult res[NSEEDS];
+  GError *err[NSEEDS];
+} Job;
+
+typedef enum { T_TIME, T_CHECK, T_REF } TaskKind; /* in the order the pool runs them */
+
+typedef struct Task {
+  TaskKind kind;
+  unsigned seq;
+  Job *job;
+  int seed;                /* index into seeds[] (T_CHECK, T_REF) */
+} Task;
+
+static gint task_order(gconstpointer a, gconstpointer b, gpointer user) {
+  const Task *x = a, *y = b;
+  (void)user;
+  if (x->kind != y->kind) return x->kind < y->kind ? -1 : 1;
+  return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static void push(Grade *g, Job *job, TaskKind kind, int seed) {
+  Task *t = g_new(Task, 1);
+  g_mutex_lock(&g->lock);
+  *t = (Task){kind, g->seq++, job, seed};
+  g->pending++;
+  g_mutex_unlock(&g->lock);
+  g_thread_pool_push(g->pool, t, NULL);
+}
+
+/* The reference of seed i of job j, computed here unless another thread
+ * has started it (then wait for it).  With need = FALSE (a T_REF task),
+ * only if nobody has started it. */
+static const WlRef *reference(Job *j, int i, gboolean need) {
+  Grade *g = j->g;
+  g_mutex_lock(&g->lock);
+  if (j->ref_state[i] == REF_QUEUED) {
+    j->ref_state[i] = REF_RUNNING;
+    g_mutex_unlock(&g->lock);
+    WlRef *r = wl_reference(&j->prob, &j->abi, seeds[i]);
+    g_mutex_lock(&g->lock);
+    j->ref[i] = r;
+    j->ref_state[i] = REF_DONE;
+    g_cond_broadcast(&g->cond);
+  }
+  while (need && j->ref_state[i] != REF_DONE) g_cond_wait(&g->cond, &g->lock);
+  g_mutex_unlock(&g->lock);
+  return j->ref[i];
+}
+
+static void run_task(gpointer data, gpointer user) {
+  Task *t = data;
+  Job *j = t->job;
+  Grade *g = user;
+  switch (t->kind) {
+  case T_TIME: {
+    SimOptions opt;
+    sim_options_default(&opt);
+    j->timing = sim_time(j->prog, &opt);
+    for (int i = 0; i < NSEEDS; i++) push(g, j, T_CHECK, i);
+    break;
+  }
+  case T_CHECK:
+    sim_check(j->timing, seeds[t->seed], j->refs_apply ? reference(j, t->seed, TRUE) : NULL,
+              &j->res[t->seed], &j->err[t->seed]);
+    break;
+  case T_REF:
+    if (!g_atomic_int_get(&g->cancel)) reference(j, t->seed, FALSE);
+    break;
+  }
+  g_free(t);
+  g_mutex_lock(&g->lock);
+  if (--g->pending == 0) g_cond_broadcast(&g->cond);
+  g_mutex_unlock(&g->lock);
+}
+
+/* Start computing the references of a problem, from the plan's dims. */
+static void start_refs(Grade *g, const Problem *dims, Job *j) {
+  j->g = g;
+  j->prob = *dims;
+  wl_abi_build(&j->prob, &j->abi);
+  if (j->abi.hbm_bytes > EAGER_REF_HBM) return;
+  j->refs_eager = TRUE;
+  for (int i = 0; i < NSEEDS; i++) push(g, j, T_REF, i);
+}
+
+/* Compile one problem and start its timing; FALSE on a compile error. */
+static gboolean start_one(Grade *g, const Plan *plan, ProblemKind kind, Job *j, Program **prog,
+                          GError **err) {
+  g_autoptr(Ir) ir = pass_pipeline(plan, kind, NULL, NULL, FALSE, err);
+  if (!ir) return FALSE;
+  g_autofree char *text = be_emit(ir);
+  g_autofree char *name = g_strdup_printf("%s[%s].asm", plan->file, wl_problem_name(kind));
+  *prog = sim_asm_parse(name, text, strlen(text), err);
+  if (!*prog) return FALSE;
+  /* the references were computed from the plan's dims: of use when the
+   * program's problem is the same (tcc-gen writes the plan's) */
+  g_autofree char *want = wl_problem_canonical(&j->prob), *got = wl_problem_canonical(&(*prog)->prob);
+  j->refs_apply = j->refs_eager && strcmp(want, got) == 0;
+  j->prog = *prog;
+  push(g, j, T_TIME, -1);
+  return TRUE;
+}
+
+/* A started problem's outcome: FALSE with the first seed's error, as a run
+ * of the seeds in order would stop at it. */
+static gboolean finish_one(Job *j, Outcome *o, GError **err) {
+  o->pass = TRUE;
+  o->hw = j->prog->hw;
+  o->prob = j->prog->prob;
+  for (int i = 0; i < NSEEDS; i++) {
+    if (j->err[i]) {
+      g_propagate_error(err, j->err[i]);
+      j->err[i] = NULL;
+      return FALSE;
+    }
+    o->res[i] = j->res[i];
+    o->pass &= sim_verdict_exit(j->prog, &o->res[i]) == 0;
+  }
+  return TRUE;
+}
+
+static void job_clear(Job *j) {
+  sim_timing_free(j->timing);
+  for (int i = 0; i < NSEEDS; i++) {
+    g_clear_error(&j->err[i]);
+    wl_reference_free(j->ref[i]);
+  }
+  wl_abi_clear(&j->abi);
+}
+
 /* "bound p1  55001 cycles (power); cycles / bound = 11.51" (docs/bounds.md):
  * the problem's lower bound on the plan's hardware and the graded run's
  * distance from it. */
@@ -105,27 +270,53 @@ static void print_bound(const char *name, const Outcome *o) {
          sim_bound_name[b.binding], (double)o->res[0].cycles / (double)b.bound);
 }
 
-static gboolean grade_one(const Plan *plan, ProblemKind kind, Outcome *o, GError **err) {
-  g_autoptr(Ir) ir = pass_pipeline(plan, kind, NULL, NULL, FALSE, err);
-  if (!ir) return FALSE;
-  g_autofree char *text = be_emit(ir);
-  g_autofree char *name = g_strdup_printf("%s[%s].asm", plan->file, wl_problem_name(kind));
-  g_autoptr(Program) prog = sim_asm_parse(name, text, strlen(text), err);
-  if (!prog) return FALSE;
-  o->hw = prog->hw;
-  o->prob = prog->prob;
-  o->pass = TRUE;
-  for (int i = 0; i < NSEEDS; i++) {
-    SimOptions opt;
-    sim_options_default(&opt);
-    opt.seed = seeds[i];
-    if (!sim_run(prog, &opt, &o->res[i], err)) return FALSE;
-    o->pass &= sim_verdict_exit(prog, &o->res[i]) == 0;
+/* Compile both problems and grade them: P1's compile, then D1's compile
+ * while P1 runs; then the outcomes, P1's first (its error wins, as when
+ * each problem ran to its end before the next was compiled). */
+static gboolean grade(const Plan *plan, Outcome *p1, Outcome *d1, GError **err) {
+  Grade g = {0};
+  g_mutex_init(&g.lock);
+  g_cond_init(&g.cond);
+  int nthreads = CLAMP((int)g_get_num_processors(), 1, 2 * NSEEDS);
+  g.pool = g_thread_pool_new(run_task, &g, nthreads, FALSE, NULL);
+  g_thread_pool_set_sort_function(g.pool, task_order, NULL);
+  Job jp = {0}, jd = {0};
+  g_autoptr(Program) pp = NULL, pd = NULL;
+  g_autoptr(GError) derr = NULL;
+  /* while this thread compiles, the pool leaves it a processor */
+  if (nthreads > 1) g_thread_pool_set_max_threads(g.pool, nthreads - 1, NULL);
+  start_refs(&g, &plan->p1.dims, &jp);
+  start_refs(&g, &plan->d1.dims, &jd);
+  gboolean ok = start_one(&g, plan, PROB_P1, &jp, &pp, err);
+  gboolean dok = ok && start_one(&g, plan, PROB_D1, &jd, &pd, &derr);
+  g_thread_pool_set_max_threads(g.pool, nthreads, NULL);
+  if (!ok || !dok) g_atomic_int_set(&g.cancel, TRUE);
+  g_mutex_lock(&g.lock);
+  while (g.pending > 0) g_cond_wait(&g.cond, &g.lock);
+  g_mutex_unlock(&g.lock);
+  g_thread_pool_free(g.pool, FALSE, TRUE);
+  if (ok) ok = finish_one(&jp, p1, err);
+  if (ok && !dok) {
+    g_propagate_error(err, derr);
+    derr = NULL;
+    ok = FALSE;
   }
-  return TRUE;
+  if (ok) ok = finish_one(&jd, d1, err);
+  job_clear(&jp);
+  job_clear(&jd);
+  g_mutex_clear(&g.lock);
+  g_cond_clear(&g.cond);
+  return ok;
 }
 
 int main(int argc, char **argv) {
+#ifdef M_MMAP_THRESHOLD
+  /* Each check allocates and frees tens of MB (an HBM image, RFs, a
+   * reference): keep them in malloc's arenas for the next check instead of
+   * mapping fresh pages that the kernel must zero (sys time halves). */
+  mallopt(M_MMAP_THRESHOLD, 256 << 20);
+  mallopt(M_TRIM_THRESHOLD, 512 << 20);
+#endif
   gboolean version = FALSE;
   GOptionEntry entries[] = {{"version", 0, 0, G_OPTION_ARG_NONE, &version, "print the version", NULL},
                             {NULL, 0, 0, 0, NULL, NULL, NULL}};
@@ -149,7 +340,7 @@ int main(int argc, char **argv) {
     return 2;
   }
   Outcome p1 = {0}, d1 = {0};
-  if (!grade_one(plan, PROB_P1, &p1, &err) || !grade_one(plan, PROB_D1, &d1, &err)) {
+  if (!grade(plan, &p1, &d1, &err)) {
     fprintf(stderr, "%s\n", err->message);
     return 2;
   }

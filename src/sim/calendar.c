@@ -12,9 +12,20 @@ void cal_free(Cal *c) {
   memset(c, 0, sizeof *c);
 }
 
-/* Index of the first live interval whose end is > t. */
+/* Index of the first live interval whose end is > t.  Requests land near
+ * the end of the calendar (the booking horizon is short, the pruned past
+ * long), so gallop back from the last interval, then bisect the last step:
+ * O(log distance from the end), on cache lines just touched. */
 static int first_after(const Cal *c, int64_t t) {
-  int lo = c->lo, hi = c->n;
+  int hi = c->n, lo = c->lo;
+  for (int step = 1; hi > c->lo; step *= 2) {
+    int probe = c->n - step < c->lo ? c->lo : c->n - step;
+    if (c->e[probe] <= t) {
+      lo = probe + 1;
+      break;
+    }
+    hi = probe;
+  }
   while (lo < hi) {
     int mid = lo + (hi - lo) / 2;
     if (c->e[mid] <= t)
@@ -85,10 +96,42 @@ void cal_take(Cal *c, int64_t s, int64_t d) {
   }
 }
 
+/* cal_fit then cal_take, with one search: the scan that finds the gap
+ * also finds where the interval goes. */
 int64_t cal_book_slow(Cal *c, int64_t t, int64_t d) {
-  int64_t s = cal_fit(c, t, d);
-  cal_take(c, s, d);
-  return s;
+  if (d <= 0) return cal_fit(c, t, d);
+  int i = c->n;
+  if (c->n > c->lo && t < c->e[c->n - 1])
+    for (i = first_after(c, t); i < c->n; i++) {
+      if (c->s[i] >= t + d) break;
+      if (c->e[i] > t) t = c->e[i];
+    }
+  /* [t, t+d) is free, after interval i-1 (which ends at or before t) and
+   * before interval i (which starts at or after t+d) */
+  int64_t e = t + d;
+  gboolean join_prev = i > c->lo && c->e[i - 1] == t, join_next = i < c->n && c->s[i] == e;
+  if (join_prev && join_next) {
+    c->e[i - 1] = c->e[i];
+    memmove(c->s + i, c->s + i + 1, (size_t)(c->n - i - 1) * sizeof *c->s);
+    memmove(c->e + i, c->e + i + 1, (size_t)(c->n - i - 1) * sizeof *c->e);
+    c->n--;
+  } else if (join_prev) {
+    c->e[i - 1] = e;
+  } else if (join_next) {
+    c->s[i] = t;
+  } else {
+    if (c->n == c->cap) {
+      int off = c->lo;
+      grow(c);
+      i -= off - c->lo;
+    }
+    memmove(c->s + i + 1, c->s + i, (size_t)(c->n - i) * sizeof *c->s);
+    memmove(c->e + i + 1, c->e + i, (size_t)(c->n - i) * sizeof *c->e);
+    c->s[i] = t;
+    c->e[i] = e;
+    c->n++;
+  }
+  return t;
 }
 
 void cal_prune(Cal *c, int64_t now) {

@@ -48,18 +48,23 @@ static gboolean before(const Event *a, const Event *b) {
   return a->seq < b->seq;
 }
 
-void sim_push(Sim *s, int64_t t, EvType type, int a, int64_t n) {
+static void push_event(Sim *s, Event e) {
   if (s->nheap == s->capheap) {
     s->capheap = s->capheap ? s->capheap * 2 : 256;
     s->heap = g_renew(Event, s->heap, s->capheap);
   }
-  Event e = {t, s->seq++, type, a, n};
+  e.seq = s->seq++;
   int i = s->nheap++;
   while (i > 0 && before(&e, &s->heap[(i - 1) / 2])) {
     s->heap[i] = s->heap[(i - 1) / 2];
     i = (i - 1) / 2;
   }
   s->heap[i] = e;
+}
+
+void sim_push(Sim *s, int64_t t, EvType type, int a, int64_t n) {
+  Event e = {t, 0, type, a, n, -1};
+  push_event(s, e);
 }
 
 static Event pop(Sim *s) {
@@ -132,6 +137,39 @@ void sim_energy_insn(Sim *s, int64_t start, int64_t end, double pj, int wg, int 
   s->ie[k] += pj;
   if (start < s->istart[k]) s->istart[k] = start;
   if (end > s->iend[k]) s->iend[k] = end;
+}
+
+/* ---- happens-before (vector clocks, Sim.vc) -------------------------- */
+
+static int64_t *clock_of(const Sim *s, int w) { return s->vc + (size_t)w * (size_t)s->nwgs; }
+
+static void clock_join(const Sim *s, int64_t *dst, const int64_t *src) {
+  for (int i = 0; i < s->nwgs; i++)
+    if (src[i] > dst[i]) dst[i] = src[i];
+}
+
+static int64_t *snap_at(const Sim *s, int i) {
+  return (int64_t *)(void *)(s->snaps->data + (size_t)i * g_array_get_element_size(s->snaps));
+}
+
+/* A copy of a clock, carried by an EV_SIG until it is delivered. */
+static int snap_take(Sim *s, const int64_t *clock) {
+  int i;
+  if (s->snap_free->len) {
+    i = g_array_index(s->snap_free, int, s->snap_free->len - 1);
+    g_array_set_size(s->snap_free, s->snap_free->len - 1);
+  } else {
+    i = (int)s->snaps->len;
+    g_array_set_size(s->snaps, s->snaps->len + 1);
+  }
+  memcpy(snap_at(s, i), clock, sizeof(int64_t) * (size_t)s->nwgs);
+  return i;
+}
+
+/* An EV_SIG of `n` on event `ev` at t, carrying a copy of `clock`. */
+static void push_sig(Sim *s, int64_t t, int ev, int64_t n, const int64_t *clock) {
+  Event e = {t, 0, EV_SIG, ev, n, snap_take(s, clock)};
+  push_event(s, e);
 }
 
 /* ---- RF ranges and hazards ------------------------------------------ */
@@ -220,28 +258,64 @@ static int64_t hazard(const Wg *w, const Access *a, int64_t now) {
   return t;
 }
 
-/* Another WG's transfer into this RF still in flight: a race. */
+/* Forget the incoming transfers that have landed and that WG w is ordered
+ * after (an event from the sender since). */
+static void prune_incoming(const Sim *s, Wg *w, int64_t now) {
+  const int64_t *clock = clock_of(s, w->id);
+  guint k = 0;
+  for (guint i = 0; i < w->incoming->len; i++) {
+    Rec *r = &g_array_index(w->incoming, Rec, i);
+    if (r->done > now || clock[r->src_wg] < r->epoch) g_array_index(w->incoming, Rec, k++) = *r;
+  }
+  g_array_set_size(w->incoming, k);
+}
+
+/* Another WG's transfer into this RF still in flight, or landed with no
+ * event from its sender since: a race. */
 static gboolean race(Sim *s, Wg *w, const Insn *in, int pc, const Access *a, int64_t now) {
   if (w->incoming->len == 0) return FALSE;
-  prune(w->incoming, now);
+  prune_incoming(s, w, now);
   for (guint i = 0; i < w->incoming->len; i++) {
     const Rec *r = &g_array_index(w->incoming, Rec, i);
     for (int k = 0; k < a->n; k++)
       if (overlap(&r->rg, &a->rg[k])) {
         const Region *g = g_ptr_array_index(s->p->regions, r->rg.region);
-        sim_fail(s, w->id, pc,
-                 "race: %s accesses region '%s' while a transfer from wg%d into it is in "
-                 "flight until cycle %" G_GINT64_FORMAT " (wait for an event first)",
-                 sim_op_mnemonic[in->op], g->name, r->src_wg, r->done);
+        if (r->done > now)
+          sim_fail(s, w->id, pc,
+                   "race: %s accesses region '%s' while a transfer from wg%d into it is in "
+                   "flight until cycle %" G_GINT64_FORMAT " (wait for an event first)",
+                   sim_op_mnemonic[in->op], g->name, r->src_wg, r->done);
+        else
+          sim_fail(s, w->id, pc,
+                   "race: %s accesses region '%s' that a transfer from wg%d (line %d) wrote at "
+                   "cycle %" G_GINT64_FORMAT " with no event from wg%d since (wait for an event "
+                   "first)", sim_op_mnemonic[in->op], g->name, r->src_wg,
+                   s->p->wgs[r->src_wg].insns[r->pc].line, r->done, r->src_wg);
         return TRUE;
       }
   }
   return FALSE;
 }
 
-static void track(GArray *recs, const Range *rg, gboolean write, int64_t done, int red, int src,
-                  int pc) {
-  Rec r = {*rg, write, done, red, src, pc};
+/* Remember WG w's access to `rg` (a window of a remote region) at its
+ * current epoch: the last access to each window is enough, epochs only
+ * grow. */
+static void note_access(Sim *s, Wg *w, const Range *rg, gboolean write, int pc, int64_t t) {
+  Access1 a = {*rg, write, pc, t, clock_of(s, w->id)[w->id]};
+  for (guint i = 0; i < w->accesses->len; i++) {
+    Access1 *o = &g_array_index(w->accesses, Access1, i);
+    if (o->rg.region == rg->region && o->rg.r0 == rg->r0 && o->rg.rows == rg->rows &&
+        o->rg.c0 == rg->c0 && o->rg.cols == rg->cols) {
+      *o = a;
+      return;
+    }
+  }
+  g_array_append_val(w->accesses, a);
+}
+
+static void track(const Sim *s, GArray *recs, const Range *rg, gboolean write, int64_t done, int red,
+                  int src, int pc) {
+  Rec r = {*rg, write, done, red, src, pc, src >= 0 ? clock_of(s, src)[src] : 0};
   g_array_append_val(recs, r);
 }
 
@@ -252,14 +326,25 @@ static const char *op_name(const Insn *in) {
 
 /* A transfer that writes range `rg` of another WG's RF (tw) while an earlier
  * write into it is in flight (another transfer, or tw's own instruction) or
- * tw's own instruction still reads it: the result would depend on timing,
- * so it is a race (WAW / WAR across WGs), like a read of an incoming range. */
+ * tw's own instruction still reads it, or after tw read or wrote it with no
+ * event from tw to the writer since: the result would depend on timing, so
+ * it is a race (WAW / WAR across WGs), like a read of an incoming range. */
 static gboolean remote_race(Sim *s, Wg *w, const Insn *in, int pc, Wg *tw, const Range *rg,
                             int64_t now) {
   const Region *g = g_ptr_array_index(s->p->regions, rg->region);
+  const int64_t *mine = clock_of(s, w->id); /* what the writer is ordered after */
   for (guint i = 0; i < tw->incoming->len; i++) {
     const Rec *r = &g_array_index(tw->incoming, Rec, i);
-    if (r->done <= now || !overlap(&r->rg, rg)) continue;
+    if (!overlap(&r->rg, rg)) continue;
+    if (r->done <= now) {
+      if (r->src_wg == w->id || mine[r->src_wg] >= r->epoch) continue;
+      sim_fail(s, w->id, pc,
+               "race: %s writes into wg%d's region '%s' that a transfer from wg%d (line %d) wrote "
+               "at cycle %" G_GINT64_FORMAT " with no event from wg%d since (wait for its signal first)",
+               op_name(in), tw->id, g->name, r->src_wg, s->p->wgs[r->src_wg].insns[r->pc].line,
+               r->done, r->src_wg);
+      return TRUE;
+    }
     sim_fail(s, w->id, pc,
              "race: %s writes into wg%d's region '%s' while a transfer from wg%d (line %d) into "
              "it is in flight until cycle %" G_GINT64_FORMAT " (wait for an event first)",
@@ -284,6 +369,17 @@ static gboolean remote_race(Sim *s, Wg *w, const Insn *in, int pc, Wg *tw, const
                r->write ? "writes" : "reads", r->done);
     return TRUE;
   }
+  for (guint i = 0; i < tw->accesses->len; i++) {
+    const Access1 *a = &g_array_index(tw->accesses, Access1, i);
+    if (a->epoch <= mine[tw->id] || !overlap(&a->rg, rg)) continue;
+    const Insn *o = &tw->code->insns[a->pc];
+    sim_fail(s, w->id, pc,
+             "race: %s writes into wg%d's region '%s' that wg%d's %s (line %d, issued at cycle "
+             "%" G_GINT64_FORMAT ") %s with no event from wg%d since (wait for its signal first)",
+             op_name(in), tw->id, g->name, tw->id, op_name(o), o->line, a->t,
+             a->write ? "wrote" : "read", tw->id);
+    return TRUE;
+  }
   return FALSE;
 }
 
@@ -306,6 +402,47 @@ static gboolean remote_races(Sim *s, Wg *w, const Insn *in, int pc, int64_t now)
   return FALSE;
 }
 
+/* ---- the functional side ------------------------------------------- */
+
+/* Apply one functional action to the data (FALSE after sim_fail). */
+static void red_apply(Sim *s, int g);
+static gboolean fn_apply(Sim *s, FnKind kind, int a, int pc) {
+  if (kind == FN_RED_DONE) {
+    red_apply(s, a);
+    return TRUE;
+  }
+  if (kind == FN_HOST) {
+    wl_release_input(&s->p->prob, &s->p->abi, s->o->seed, a, s->hbm);
+    return TRUE;
+  }
+  Wg *w = &s->wg[a];
+  const Insn *in = &w->code->insns[pc];
+  switch (kind) {
+  case FN_STORE_SRC: return exec_check_read(s, w, pc, &in->a, "store source");
+  case FN_COMPUTE: return exec_compute(s, w, pc);
+  case FN_RED_SRC: {
+    if (!exec_check_read(s, w, pc, &in->a, "RED source")) return FALSE;
+    RedContrib c = {w->id, pc, exec_gather(s, w, &in->a)};
+    g_array_append_val(s->red[in->event].fcontrib, c);
+    return TRUE;
+  }
+  case FN_XFER: exec_transfer(s, a, pc); return TRUE;
+  default: return TRUE;
+  }
+}
+
+/* A functional action at the point the timing reaches it: applied now in
+ * a full run, logged in a recording run (sim_time), skipped in a
+ * timing-only run.  FALSE after sim_fail. */
+static gboolean fn(Sim *s, FnKind kind, int a, int pc) {
+  if (s->fnlog) {
+    FnAct act = {kind, a, pc};
+    g_array_append_val(s->fnlog, act);
+    return TRUE;
+  }
+  return s->o->timing_only || fn_apply(s, kind, a, pc);
+}
+
 /* ---- events ---------------------------------------------------------- */
 
 static void wake(Sim *s, int ev, int64_t t) {
@@ -319,22 +456,28 @@ static void wake(Sim *s, int ev, int64_t t) {
   }
 }
 
-static void signal_event(Sim *s, int ev, int64_t n, int64_t t) {
+/* Event `ev` counts n more at t; `clock` (or NULL) joins the event's clock
+ * before any waiter wakes. */
+static void signal_event(Sim *s, int ev, int64_t n, int64_t t, const int64_t *clock) {
   s->ev_count[ev] = add_sat(s->ev_count[ev], n); /* many SIGs may add up past int64 */
+  if (clock) clock_join(s, s->ev_vc + (size_t)ev * (size_t)s->nwgs, clock);
   wake(s, ev, t);
 }
 
 /* D1 host: write input row `step` and bump ev.in. */
 static void host_release(Sim *s, int step) {
   s->release_t[step] = s->now;
-  if (!s->o->timing_only) wl_release_input(&s->p->prob, &s->p->abi, s->o->seed, step, s->hbm);
-  signal_event(s, 0, 1, s->now);
+  fn(s, FN_HOST, step, 0);
+  signal_event(s, 0, 1, s->now, s->host_vc);
 }
 
-/* D1 host: count the output words a completed ST wrote; a completed row t
- * releases input row t+1 T_HOST_LATENCY cycles later (docs/machine.md §3). */
-static void host_observe(Sim *s, const Insn *in) {
+/* D1 host: count the output words a completed ST (of WG wg) wrote; a
+ * completed row t releases input row t+1 T_HOST_LATENCY cycles later
+ * (docs/machine.md §3).  The host's ev.in is ordered after the stores it
+ * saw (their WGs' clocks). */
+static void host_observe(Sim *s, int wg, const Insn *in) {
   if (!s->out_mark || in->op != OP_ST || in->mem.space != MEM_HBM) return;
+  clock_join(s, s->host_vc, clock_of(s, wg));
   uint64_t words = s->row_bytes / 4, out_end = s->out_addr + s->row_bytes * (uint64_t)s->steps;
   for (int i = 0; i < in->a.rows; i++) {
     uint64_t a = in->mem.addr + 4ull * (uint64_t)i * (uint64_t)in->mem.stride;
@@ -370,17 +513,42 @@ static gboolean early_input(Sim *s, Wg *w, const Insn *in, int pc) {
 
 /* ---- RED ------------------------------------------------------------- */
 
-static void red_complete(Sim *s, int g) {
-  RedGroup *rg = &s->red[g];
-  int n = (int)rg->contrib->len;
-  /* ascending WG order: fixed summation order */
-  RedContrib *c = (RedContrib *)rg->contrib->data;
-  for (int i = 1; i < n; i++)
-    for (int j = i; j > 0 && c[j - 1].wg > c[j].wg; j--) {
+/* Contributions in ascending WG order: the fixed summation order. */
+static void red_sort(GArray *contrib) {
+  RedContrib *c = (RedContrib *)contrib->data;
+  for (guint i = 1; i < contrib->len; i++)
+    for (guint j = i; j > 0 && c[j - 1].wg > c[j].wg; j--) {
       RedContrib t = c[j];
       c[j] = c[j - 1];
       c[j - 1] = t;
     }
+}
+
+/* FN_RED_DONE: every contributor's d receives the sum of the round's
+ * contributions, added in ascending WG order. */
+static void red_apply(Sim *s, int g) {
+  GArray *fc = s->red[g].fcontrib;
+  red_sort(fc);
+  RedContrib *c = (RedContrib *)fc->data;
+  int n = (int)fc->len;
+  const Insn *in0 = &s->p->wgs[c[0].wg].insns[c[0].pc];
+  long elems = (long)in0->a.rows * in0->a.cols;
+  float *sum = g_new0(float, elems);
+  for (int i = 0; i < n; i++)
+    for (long e = 0; e < elems; e++) sum[e] = sum[e] + c[i].data[e];
+  for (int i = 0; i < n; i++) {
+    exec_scatter(s, &s->wg[c[i].wg], &s->p->wgs[c[i].wg].insns[c[i].pc].d, sum);
+    g_free(c[i].data);
+  }
+  g_free(sum);
+  g_array_set_size(fc, 0);
+}
+
+static void red_complete(Sim *s, int g) {
+  RedGroup *rg = &s->red[g];
+  int n = (int)rg->contrib->len;
+  red_sort(rg->contrib);
+  RedContrib *c = (RedContrib *)rg->contrib->data;
   const Insn *in0 = &s->p->wgs[c[0].wg].insns[c[0].pc];
   long elems = (long)in0->a.rows * in0->a.cols;
   /* the sum leaves the unit and crosses each contributor's NoC in-link */
@@ -389,29 +557,25 @@ static void red_complete(Sim *s, int g) {
     Wg *w = &s->wg[c[i].wg];
     done = maxi(done, dma_noc(s, &s->noc_in[w->sm], 4 * (uint64_t)elems, ready, c[i].wg, c[i].pc) + 1);
   }
-  float *sum = NULL;
-  if (!s->o->timing_only) {
-    sum = g_new0(float, elems);
-    for (int i = 0; i < n; i++)
-      for (long e = 0; e < elems; e++) sum[e] = sum[e] + c[i].data[e];
-  }
+  fn(s, FN_RED_DONE, g, 0);
+  /* a round orders its contributors after one another */
+  int64_t *joint = g_new0(int64_t, s->nwgs);
+  for (int i = 0; i < n; i++) clock_join(s, joint, clock_of(s, c[i].wg));
+  for (int i = 0; i < n; i++) clock_join(s, clock_of(s, c[i].wg), joint);
   for (int i = 0; i < n; i++) {
     Wg *w = &s->wg[c[i].wg];
-    const Insn *in = &w->code->insns[c[i].pc];
-    if (sum) exec_scatter(s, w, &in->d, sum);
     for (guint k = 0; k < w->inflight->len; k++) {
       Rec *r = &g_array_index(w->inflight, Rec, k);
       if (r->red == g && r->done == T_INF) r->done = done;
     }
     w->pending_red--;
     w->last_done = maxi(w->last_done, done);
-    g_free(c[i].data);
   }
-  g_free(sum);
   g_array_set_size(rg->contrib, 0);
   rg->n = 0;
   /* results are written now (functional) but usable from `done` on */
-  sim_push(s, done, EV_SIG, g, 1);
+  push_sig(s, done, g, 1, joint);
+  g_free(joint);
   for (int i = 0; i < s->nwgs; i++)
     if (s->wg[i].state == WG_BLOCK_RED) {
       s->wg[i].state = WG_RUN;
@@ -451,7 +615,7 @@ static gboolean red_issue(Sim *s, Wg *w, const Insn *in, int pc, int64_t t) {
         return FALSE;
       }
   }
-  if (!s->o->timing_only && !exec_check_read(s, w, pc, &in->a, "RED source")) return FALSE;
+  if (!fn(s, FN_RED_SRC, w->id, pc)) return FALSE;
   /* the contribution crosses this SM's NoC out-link; the round's unit (the
    * earliest free when the round starts) adds it as it arrives */
   long elems = (long)in->a.rows * in->a.cols;
@@ -468,12 +632,12 @@ static gboolean red_issue(Sim *s, Wg *w, const Insn *in, int pc, int64_t t) {
   rg->unit_done = maxi(rg->unit_done, st + dur);
   s->uc_busy[UC_RED] += (double)dur;
   sim_energy(s, UC_RED, st, dur, E_RED_ELEM * (double)elems, w->id, pc);
-  RedContrib c = {w->id, pc, s->o->timing_only ? NULL : exec_gather(s, w, &in->a)};
+  RedContrib c = {w->id, pc, NULL};
   g_array_append_val(rg->contrib, c);
   Range r = sim_range(s, &in->a);
-  track(w->inflight, &r, FALSE, arrive, -1, -1, pc);
+  track(s, w->inflight, &r, FALSE, arrive, -1, -1, pc);
   r = sim_range(s, &in->d);
-  track(w->inflight, &r, TRUE, T_INF, in->event, -1, pc);
+  track(s, w->inflight, &r, TRUE, T_INF, in->event, -1, pc);
   w->pending_red++;
   if ((int64_t)rg->contrib->len == rg->n) red_complete(s, in->event);
   return TRUE;
@@ -607,20 +771,20 @@ static int64_t dma_issue(Sim *s, Wg *w, const Insn *in, int pc, int64_t t) {
         r.region = in->tregions[i];
         Range rg = sim_range(s, &r);
         Wg *tw = &s->wg[in->targets[i]];
-        track(tw == w ? w->inflight : tw->incoming, &rg, TRUE, done, -1, w->id, pc);
+        track(s, tw == w ? w->inflight : tw->incoming, &rg, TRUE, done, -1, w->id, pc);
       }
     } else {
       Range rg = sim_range(s, &in->d);
-      track(w->inflight, &rg, TRUE, done, -1, -1, pc);
+      track(s, w->inflight, &rg, TRUE, done, -1, -1, pc);
     }
   } else {
     Range rg = sim_range(s, &in->a);
-    track(w->inflight, &rg, FALSE, done, -1, -1, pc);
+    track(s, w->inflight, &rg, FALSE, done, -1, -1, pc);
     if (in->mem.space == MEM_RF) {
       rg = sim_range(s, &in->mem.rf);
       const Region *g = g_ptr_array_index(s->p->regions, in->mem.rf.region);
       Wg *tw = &s->wg[g->wg];
-      track(tw == w ? w->inflight : tw->incoming, &rg, TRUE, done, -1, w->id, pc);
+      track(s, tw == w ? w->inflight : tw->incoming, &rg, TRUE, done, -1, w->id, pc);
     }
   }
   return done;
@@ -653,12 +817,14 @@ static int64_t issue_one(Sim *s, Wg *w, int64_t t) {
       w->wait_n = in->n;
       return -1;
     }
+    clock_join(s, clock_of(s, w->id), s->ev_vc + (size_t)in->event * (size_t)s->nwgs);
     break;
   case OP_WAITT:
     next = add_sat(t, in->n > 1 ? in->n : 1);
     break;
   case OP_SIG:
-    sim_push(s, maxi(t, w->last_done) + T_SIG_LATENCY, EV_SIG, in->event, in->n);
+    push_sig(s, maxi(t, w->last_done) + T_SIG_LATENCY, in->event, in->n, clock_of(s, w->id));
+    clock_of(s, w->id)[w->id]++; /* a new epoch: what follows is not ordered by this SIG */
     break;
   case OP_END:
     w->state = WG_DONE;
@@ -674,18 +840,19 @@ static int64_t issue_one(Sim *s, Wg *w, int64_t t) {
   case OP_LD:
   case OP_ST:
     if (early_input(s, w, in, pc) || remote_races(s, w, in, pc, t)) return -1;
-    if (!s->o->timing_only && in->op == OP_ST && !exec_check_read(s, w, pc, &in->a, "store source"))
-      return -1;
+    if (in->op == OP_ST && !fn(s, FN_STORE_SRC, w->id, pc)) return -1;
     done = dma_issue(s, w, in, pc, t);
     if (done < 0) return -done; /* every DMA slot busy: stall issue */
     break;
   default: {
     done = compute_issue(s, w, in, pc, t);
-    if (!s->o->timing_only && !exec_compute(s, w, pc)) return -1;
-    for (int k = 0; k < acc.n; k++) track(w->inflight, &acc.rg[k], acc.wr[k], done, -1, -1, pc);
+    if (!fn(s, FN_COMPUTE, w->id, pc)) return -1;
+    for (int k = 0; k < acc.n; k++) track(s, w->inflight, &acc.rg[k], acc.wr[k], done, -1, -1, pc);
     break;
   }
   }
+  for (int k = 0; k < acc.n; k++)
+    if (s->remote[acc.rg[k].region]) note_access(s, w, &acc.rg[k], acc.wr[k], pc, t);
   w->last_done = maxi(w->last_done, done);
   if (s->tr) trace_insn(s->tr, w->id, pc, t, done);
   w->pc++;
@@ -717,6 +884,46 @@ static void run_wg(Sim *s, Wg *w) {
 /* ---- set-up and tear-down -------------------------------------------- */
 
 
+/* Which regions other WGs write into (ST wgN.d, LD.mc targets), with the
+ * regions of the same WG that share bytes with them. */
+static void find_remote(Sim *s) {
+  const Program *p = s->p;
+  guint nreg = p->regions->len;
+  s->remote = g_new0(uint8_t, nreg);
+  for (int w = 0; w < s->nwgs; w++)
+    for (int pc = 0; pc < p->wgs[w].n; pc++) {
+      const Insn *in = &p->wgs[w].insns[pc];
+      if (in->op == OP_ST && in->mem.space == MEM_RF &&
+          ((const Region *)g_ptr_array_index(p->regions, in->mem.rf.region))->wg != w)
+        s->remote[in->mem.rf.region] = 1;
+      if (in->op == OP_LD && (in->mods & MOD_MC))
+        for (int k = 0; k < in->ntargets; k++)
+          if (in->targets[k] != w) s->remote[in->tregions[k]] = 1;
+    }
+  for (guint i = 0; i < nreg; i++) {
+    if (s->remote[i] != 1) continue;
+    const Region *a = g_ptr_array_index(p->regions, i);
+    uint32_t alo = a->byte, ahi = a->byte + 4u * (uint32_t)(a->rows * a->cols);
+    for (guint j = 0; j < nreg; j++) {
+      const Region *b = g_ptr_array_index(p->regions, j);
+      uint32_t blo = b->byte, bhi = b->byte + 4u * (uint32_t)(b->rows * b->cols);
+      if (b->wg == a->wg && !s->remote[j] && blo < ahi && alo < bhi) s->remote[j] = 2;
+    }
+  }
+}
+
+/* Every WG at epoch 1, ordered after nothing. */
+static void init_clocks(Sim *s) {
+  size_t n = (size_t)s->nwgs;
+  s->vc = g_new0(int64_t, n * n);
+  for (size_t w = 0; w < n; w++) s->vc[w * n + w] = 1;
+  s->ev_vc = g_new0(int64_t, (size_t)s->nevents * n);
+  s->host_vc = g_new0(int64_t, n);
+  s->snaps = g_array_new(FALSE, FALSE, (guint)(sizeof(int64_t) * n));
+  s->snap_free = g_array_new(FALSE, FALSE, sizeof(int));
+  find_remote(s);
+}
+
 static void sim_init(Sim *s, const Program *p, const SimOptions *o) {
   memset(s, 0, sizeof *s);
   s->p = p;
@@ -747,6 +954,7 @@ static void sim_init(Sim *s, const Program *p, const SimOptions *o) {
     w->state = w->code->n > 0 ? WG_RUN : WG_IDLE;
     w->inflight = g_array_new(FALSE, FALSE, sizeof(Rec));
     w->incoming = g_array_new(FALSE, FALSE, sizeof(Rec));
+    w->accesses = g_array_new(FALSE, FALSE, sizeof(Access1));
     if (w->code->n > 0 && !o->timing_only) {
       w->rf = g_new0(float, s->rf_words);
       w->valid = g_new0(uint8_t, s->rf_words);
@@ -769,9 +977,13 @@ static void sim_init(Sim *s, const Program *p, const SimOptions *o) {
   s->nevents = (int)p->events->len;
   s->ev_count = g_new0(int64_t, s->nevents);
   s->red = g_new0(RedGroup, s->nevents);
-  for (int i = 0; i < s->nevents; i++) s->red[i].contrib = g_array_new(FALSE, FALSE, sizeof(RedContrib));
+  for (int i = 0; i < s->nevents; i++) {
+    s->red[i].contrib = g_array_new(FALSE, FALSE, sizeof(RedContrib));
+    s->red[i].fcontrib = g_array_new(FALSE, FALSE, sizeof(RedContrib));
+  }
   s->xfers = g_array_new(FALSE, FALSE, sizeof(Xfer));
   s->xfer_free = g_array_new(FALSE, FALSE, sizeof(int));
+  init_clocks(s);
   s->dp_cap = 4096;
   s->dp = g_new0(double, s->dp_cap);
   s->pw_cap = 256;
@@ -815,6 +1027,7 @@ static void sim_destroy(Sim *s) {
   for (int i = 0; i < s->nwgs; i++) {
     g_array_free(s->wg[i].inflight, TRUE);
     g_array_free(s->wg[i].incoming, TRUE);
+    g_array_free(s->wg[i].accesses, TRUE);
     g_free(s->wg[i].rf);
     g_free(s->wg[i].valid);
   }
@@ -833,13 +1046,20 @@ static void sim_destroy(Sim *s) {
   g_free(s->req_free);
   for (int i = 0; i < s->nevents; i++) {
     RedGroup *rg = &s->red[i];
-    for (guint k = 0; k < rg->contrib->len; k++) g_free(g_array_index(rg->contrib, RedContrib, k).data);
+    for (guint k = 0; k < rg->fcontrib->len; k++) g_free(g_array_index(rg->fcontrib, RedContrib, k).data);
     g_array_free(rg->contrib, TRUE);
+    g_array_free(rg->fcontrib, TRUE);
   }
   g_free(s->red);
   g_free(s->ev_count);
   g_array_free(s->xfers, TRUE);
   g_array_free(s->xfer_free, TRUE);
+  g_free(s->vc);
+  g_free(s->ev_vc);
+  g_free(s->host_vc);
+  g_array_free(s->snaps, TRUE);
+  g_array_free(s->snap_free, TRUE);
+  g_free(s->remote);
   g_free(s->heap);
   g_free(s->dp);
   g_free(s->pw_t);
@@ -983,40 +1203,55 @@ static void finish(Sim *s, SimResult *res) {
   }
 }
 
-gboolean sim_run(const Program *prog, const SimOptions *options, SimResult *res, GError **err) {
-  Sim s;
-  /* the cycle limit within 1..TCC_MAX_COUNT (tcc-sim rejects others) */
-  SimOptions o = *options;
-  o.max_cycles = CLAMP(o.max_cycles, 1, TCC_MAX_COUNT);
-  const SimOptions *opt = &o;
-  memset(res, 0, sizeof *res);
-  sim_init(&s, prog, opt);
-  for (uint64_t pops = 1; s.nheap > 0 && !s.err; pops++) {
-    Event e = pop(&s);
-    s.now = e.t;
-    if ((pops & 0xffff) == 0) prune_calendars(&s);
+/* Run the event loop to its end; the run's error (a run-time error, a
+ * deadlock, the cycle limit) is left in s->err. */
+static void run(Sim *s) {
+  const SimOptions *opt = s->o;
+  for (uint64_t pops = 1; s->nheap > 0 && !s->err; pops++) {
+    Event e = pop(s);
+    s->now = e.t;
+    if ((pops & 0xfff) == 0) prune_calendars(s);
     switch (e.type) {
     case EV_XFER: {
-      Xfer x = g_array_index(s.xfers, Xfer, e.a);
-      if (!opt->timing_only) exec_transfer(&s, x.wg, x.pc);
-      host_observe(&s, &prog->wgs[x.wg].insns[x.pc]);
-      g_array_append_val(s.xfer_free, e.a);
+      Xfer x = g_array_index(s->xfers, Xfer, e.a);
+      fn(s, FN_XFER, x.wg, x.pc);
+      host_observe(s, x.wg, &s->p->wgs[x.wg].insns[x.pc]);
+      g_array_append_val(s->xfer_free, e.a);
       break;
     }
-    case EV_SIG: signal_event(&s, e.a, e.n, e.t); break;
-    case EV_HOST: host_release(&s, e.a); break;
+    case EV_SIG:
+      signal_event(s, e.a, e.n, e.t, e.snap >= 0 ? snap_at(s, e.snap) : NULL);
+      if (e.snap >= 0) g_array_append_val(s->snap_free, e.snap);
+      break;
+    case EV_HOST: host_release(s, e.a); break;
     case EV_WG:
-      if (s.wg[e.a].state == WG_RUN) run_wg(&s, &s.wg[e.a]);
+      if (s->wg[e.a].state == WG_RUN) run_wg(s, &s->wg[e.a]);
       break;
     }
   }
-  if (!s.err) deadlock(&s);
+  if (!s->err) deadlock(s);
   /* work that completes past the limit (a long transfer before END) */
-  for (int i = 0; i < s.nwgs && !s.err; i++)
-    if (s.wg[i].state == WG_DONE && s.wg[i].end > opt->max_cycles)
-      sim_fail(&s, i, s.wg[i].pc, "cycle limit of %" G_GINT64_FORMAT " cycles exceeded (the WG's "
+  for (int i = 0; i < s->nwgs && !s->err; i++)
+    if (s->wg[i].state == WG_DONE && s->wg[i].end > opt->max_cycles)
+      sim_fail(s, i, s->wg[i].pc, "cycle limit of %" G_GINT64_FORMAT " cycles exceeded (the WG's "
                "work completes at cycle %" G_GINT64_FORMAT "; see --max-cycles)",
-               opt->max_cycles, s.wg[i].end);
+               opt->max_cycles, s->wg[i].end);
+}
+
+/* The options as a run takes them: the cycle limit within 1..TCC_MAX_COUNT
+ * (tcc-sim rejects others). */
+static SimOptions clamp_options(const SimOptions *options) {
+  SimOptions o = *options;
+  o.max_cycles = CLAMP(o.max_cycles, 1, TCC_MAX_COUNT);
+  return o;
+}
+
+gboolean sim_run(const Program *prog, const SimOptions *options, SimResult *res, GError **err) {
+  Sim s;
+  SimOptions o = clamp_options(options);
+  memset(res, 0, sizeof *res);
+  sim_init(&s, prog, &o);
+  run(&s);
   if (s.err) {
     g_propagate_error(err, s.err);
     s.err = NULL;
@@ -1026,6 +1261,79 @@ gboolean sim_run(const Program *prog, const SimOptions *options, SimResult *res,
   finish(&s, res);
   sim_destroy(&s);
   return TRUE;
+}
+
+/* ---- grade once, check many ------------------------------------------ */
+
+struct SimTiming {
+  const Program *p;
+  SimOptions o;     /* as run: timing only, no profile                    */
+  GArray *fnlog;    /* FnAct: the functional actions in the timing's order */
+  SimResult res;    /* the timing's result (no numerics), if no error      */
+  GError *err;      /* the timing's error (after the last logged action)  */
+};
+
+SimTiming *sim_time(const Program *prog, const SimOptions *options) {
+  SimTiming *t = g_new0(SimTiming, 1);
+  t->p = prog;
+  t->o = clamp_options(options);
+  t->o.timing_only = TRUE;
+  t->o.profile = FALSE;
+  t->o.keep_hbm = FALSE;
+  t->fnlog = g_array_new(FALSE, FALSE, sizeof(FnAct));
+  Sim s;
+  sim_init(&s, prog, &t->o);
+  s.fnlog = t->fnlog;
+  run(&s);
+  if (s.err) {
+    t->err = s.err;
+    s.err = NULL;
+  } else {
+    finish(&s, &t->res);
+  }
+  sim_destroy(&s);
+  return t;
+}
+
+gboolean sim_check(const SimTiming *t, uint64_t seed, const WlRef *ref, SimResult *res,
+                   GError **err) {
+  SimOptions o = t->o;
+  o.seed = seed;
+  o.timing_only = FALSE;
+  Sim s;
+  memset(res, 0, sizeof *res);
+  sim_init(&s, t->p, &o);
+  for (guint i = 0; i < t->fnlog->len && !s.err; i++) {
+    const FnAct *a = &g_array_index(t->fnlog, FnAct, i);
+    fn_apply(&s, (FnKind)a->kind, a->a, a->pc);
+  }
+  /* the first error in the full run's order: the data's, else the timing's */
+  if (s.err || t->err) {
+    if (s.err) {
+      g_propagate_error(err, s.err);
+      s.err = NULL;
+    } else {
+      g_propagate_error(err, g_error_copy(t->err));
+    }
+    sim_destroy(&s);
+    return FALSE;
+  }
+  *res = t->res;
+  if (ref)
+    wl_check_ref(&t->p->prob, &t->p->abi, ref, s.hbm, &res->check);
+  else
+    wl_check(&t->p->prob, &t->p->abi, seed, s.hbm, &res->check);
+  res->checked = TRUE;
+  sim_destroy(&s);
+  return TRUE;
+}
+
+void sim_timing_free(SimTiming *t) {
+  if (!t) return;
+  g_array_free(t->fnlog, TRUE);
+  sim_result_clear(&t->res);
+  if (t->err) g_error_free(t->err);
+  g_free(t);
 }
 
 void sim_result_clear(SimResult *res) {

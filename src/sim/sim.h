@@ -58,6 +58,22 @@ gboolean sim_run(const Program *prog, const SimOptions *opt, SimResult *res,
                  GError **err);
 void sim_result_clear(SimResult *res);
 
+/* Grade once, check many (tcc-grade).  Timing, energy, power and area do
+ * not depend on the data (docs/machine.md §8), so sim_time runs the timing
+ * once and records where the data is read, checked and written, in order;
+ * sim_check replays that on one seed's data.  sim_check(sim_time(p, o),
+ * seed) gives what sim_run(p, o with that seed) gives: the same SimResult
+ * (profile and keep_hbm aside), or the same error.  `ref` is the seed's
+ * wl_reference, or NULL to compute it.  sim_check only reads the SimTiming
+ * and the WlRef: several threads may check seeds of one timing at once.
+ * The Program must outlive its SimTiming. */
+typedef struct SimTiming SimTiming;
+SimTiming *sim_time(const Program *prog, const SimOptions *opt);
+gboolean sim_check(const SimTiming *t, uint64_t seed, const WlRef *ref, SimResult *res,
+                   GError **err);
+void sim_timing_free(SimTiming *t);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(SimTiming, sim_timing_free)
+
 /* Peak power: highest average over windows of `window` cycles of a per-cycle
  * dynamic energy trace `pj[0..n)` plus static power; O(n).  (power.c) */
 double sim_peak_window(const double *pj, int64_t n, int64_t window, double static_w,

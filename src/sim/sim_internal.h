@@ -27,7 +27,18 @@ typedef struct Rec {
   int red;     /* event id of the pending RED group, or -1 */
   int src_wg;  /* for incoming remote writes: the sender */
   int pc;      /* the instruction (of src_wg for incoming writes) */
+  int64_t epoch; /* incoming: the sender's epoch at issue (see Sim.vc) */
 } Rec;
+
+/* A WG's access to a range of its own RF that other WGs write into (a
+ * `remote` region), with its epoch: a remote write into the range must be
+ * ordered after it by events (docs/machine.md §3, races). */
+typedef struct Access1 {
+  Range rg;
+  gboolean write;
+  int pc;
+  int64_t t, epoch;
+} Access1;
 
 typedef enum { WG_IDLE, WG_RUN, WG_WAIT_EV, WG_BLOCK_RED, WG_DONE } WgState;
 
@@ -43,7 +54,10 @@ typedef struct Wg {
   int64_t wait_n;     /* WG_WAIT_EV: count awaited                         */
   int wait_ev;
   GArray *inflight;   /* Rec: own instructions in flight                   */
-  GArray *incoming;   /* Rec: other WGs' transfers into this RF            */
+  GArray *incoming;   /* Rec: other WGs' transfers into this RF, in flight,
+                         or landed and not yet ordered by an event         */
+  GArray *accesses;   /* Access1: the last access to each window of a
+                         remote region                                      */
   float *rf;          /* rf_kib*256 words                                  */
   uint8_t *valid;     /* one byte per RF word: written at least once       */
 } Wg;
@@ -63,8 +77,26 @@ typedef struct RedGroup {
   int64_t n;          /* contributions expected this round (0: no round)   */
   int unit;           /* REDUCE unit of the round                          */
   int64_t unit_done;  /* when the unit has added every contribution so far */
-  GArray *contrib;    /* RedContrib                                         */
+  GArray *contrib;    /* RedContrib: the timing's (data NULL)               */
+  GArray *fcontrib;   /* RedContrib: the data, gathered by FN_RED_SRC       */
 } RedGroup;
+
+/* The functional side of a run (docs/machine.md §5, "Timing does not
+ * depend on the data"): every point where the data is read, checked or
+ * written, in the order the timing reaches it.  A full run applies each at
+ * once (fn_apply); a recording run logs it, and sim_check replays the log
+ * on a seed's data with the same fn_apply. */
+typedef enum {
+  FN_STORE_SRC, /* wg, pc: a store's source must have been written        */
+  FN_COMPUTE,   /* wg, pc: a compute instruction (checks, then computes)   */
+  FN_RED_SRC,   /* wg, pc: a RED contribution (check, gather)              */
+  FN_RED_DONE,  /* a = group: the sum into every contributor's d           */
+  FN_XFER,      /* wg, pc: a completed transfer copies its data            */
+  FN_HOST       /* a = step: the D1 host writes input row `step`           */
+} FnKind;
+typedef struct FnAct {
+  int kind, a, pc;    /* FnKind; a = wg (or group, step); pc               */
+} FnAct;
 
 typedef enum { EV_XFER, EV_SIG, EV_HOST, EV_WG } EvType;
 typedef struct Event {
@@ -73,6 +105,7 @@ typedef struct Event {
   EvType type;
   int a;              /* xfer index / event id / step / wg                 */
   int64_t n;
+  int snap;           /* EV_SIG: the signaller's clock (Sim.snaps), or -1  */
 } Event;
 
 typedef struct Sim {
@@ -97,6 +130,17 @@ typedef struct Sim {
   /* events and RED */
   int nevents;
   int64_t *ev_count;
+  /* happens-before, for races across WGs: vector clocks.  vc[w*nwgs + v]
+   * is the last epoch of WG v that WG w is ordered after (its own epoch at
+   * v == w: 1 + the SIGs it has issued).  A SIG carries its WG's clock
+   * (a snapshot in snaps) to the event's clock ev_vc; a WAIT that passes
+   * joins the event's clock into its WG's; RED rounds join their
+   * contributors; the D1 host's ev.in carries the clocks of the stores it
+   * saw.  remote[region]: some other WG writes into the region. */
+  int64_t *vc, *ev_vc, *host_vc;
+  GArray *snaps;       /* int64_t[nwgs] each                               */
+  GArray *snap_free;   /* int: free snapshot indices                       */
+  uint8_t *remote;
   RedGroup *red;
   /* transfers */
   GArray *xfers;       /* Xfer                                             */
@@ -128,6 +172,8 @@ typedef struct Sim {
   /* exec.c's scratch buffer */
   float *tmp;
   long tmp_cap;
+  /* recording run (sim_time): the functional actions, in order          */
+  GArray *fnlog;       /* FnAct, or NULL                                   */
   /* results */
   GError *err;
   int64_t insns, mma_blocks, hbm_lines, max_t;

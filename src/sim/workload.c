@@ -406,8 +406,8 @@ static void ref_layer_free(RefLayer *L) {
  * carry at once, so they give bit-identical results.  Rows go in blocks of
  * 4; a short last block repeats its last real row and stores the real ones. */
 
-/* Store a 4-row block of sums plus bias. */
-static inline void gemm_store(const double acc[4][8], int mr, const double *bias,
+/* Store a block of mr rows of sums plus bias. */
+static inline void gemm_store(const double (*acc)[8], int mr, const double *bias,
                               double *C, int ldc) {
   for (int r = 0; r < mr; r++)
     for (int c = 0; c < 8; c++)
@@ -518,10 +518,54 @@ gemm_avx2(const double *A, int lda, int m, int k, const double *Bp, int kb,
 }
 #endif
 
+#ifdef WL_HAVE_AVX2
+typedef double wl_v8d __attribute__((vector_size(64)));
+
+/* AVX-512 kernel (chosen at run time): 8 rows x 8 columns, one zmm sum per
+ * row, the rows of a short last block repeated as in gemm_rows.  No FMA
+ * (-ffp-contract=off), so the arithmetic is that of the others. */
+__attribute__((target("avx512f"))) static void
+gemm_avx512(const double *A, int lda, int m, int k, const double *Bp, int kb,
+            const double *bias, int n, double *C, int ldc) {
+  for (int i0 = 0; i0 < m; i0 += 8) {
+    const double *a[8];
+    for (int r = 0; r < 8; r++) a[r] = A + (size_t)(i0 + r < m ? i0 + r : m - 1) * lda;
+    for (int j0 = 0; j0 < n; j0 += 8) {
+      const double *b = Bp + (size_t)j0 * kb;
+      wl_v8d c0 = {0}, c1 = {0}, c2 = {0}, c3 = {0}, c4 = {0}, c5 = {0}, c6 = {0}, c7 = {0};
+      for (int kk = 0; kk < k; kk++, b += 8) {
+        wl_v8d b0;
+        memcpy(&b0, b, sizeof b0);
+        c0 += a[0][kk] * b0;
+        c1 += a[1][kk] * b0;
+        c2 += a[2][kk] * b0;
+        c3 += a[3][kk] * b0;
+        c4 += a[4][kk] * b0;
+        c5 += a[5][kk] * b0;
+        c6 += a[6][kk] * b0;
+        c7 += a[7][kk] * b0;
+      }
+      double acc[8][8];
+      memcpy(acc[0], &c0, 64); memcpy(acc[1], &c1, 64);
+      memcpy(acc[2], &c2, 64); memcpy(acc[3], &c3, 64);
+      memcpy(acc[4], &c4, 64); memcpy(acc[5], &c5, 64);
+      memcpy(acc[6], &c6, 64); memcpy(acc[7], &c7, 64);
+      gemm_store((const double(*)[8])acc, m - i0 < 8 ? m - i0 : 8,
+                 bias ? bias + j0 : NULL, C + (size_t)i0 * ldc + j0, ldc);
+    }
+  }
+  __builtin_ia32_vzeroupper(); /* as in gemm_avx2 */
+}
+#endif
+
 /* The GEMM of the reference: the fastest kernel this CPU runs. */
 static void ref_gemm(const double *A, int lda, int m, int k, const double *Bp,
                      int kb, const double *bias, int n, double *C, int ldc) {
 #ifdef WL_HAVE_AVX2
+  if (__builtin_cpu_supports("avx512f")) {
+    gemm_avx512(A, lda, m, k, Bp, kb, bias, n, C, ldc);
+    return;
+  }
   if (__builtin_cpu_supports("avx2")) {
     gemm_avx2(A, lda, m, k, Bp, kb, bias, n, C, ldc);
     return;
@@ -725,11 +769,12 @@ static void ref_history(const Problem *p, const Abi *abi, uint64_t seed, int l,
 
 /* Run the whole model for a seed.  D1's steps form one sequence whose first
  * `history` positions are the given cache; P1's sequences are independent
- * and run on up to one thread per processor (each value is computed the
- * same way whatever thread runs it, so the result is deterministic).  dev
- * is WL_DEV_NONE except for wl_write_deviant. */
+ * and run on up to one thread per processor, or on the calling thread alone
+ * with `alone` (each value is computed the same way whatever thread runs
+ * it, so the result is deterministic).  dev is WL_DEV_NONE except for
+ * wl_write_deviant. */
 static void ref_run(const Problem *p, const Abi *abi, uint64_t seed, WlDeviation dev,
-                    Ref *r) {
+                    gboolean alone, Ref *r) {
   RefJob j = {.p = p, .r = r, .dev = dev};
   j.nseq = p->kind == PROB_D1 ? 1 : p->seqs;
   j.n = p->kind == PROB_D1 ? p->steps : p->rows;
@@ -753,7 +798,7 @@ static void ref_run(const Problem *p, const Abi *abi, uint64_t seed, WlDeviation
     if (j.hist > 0) ref_history(p, abi, seed, l, r->k[l], r->v[l]);
   }
   j.L = L;
-  j.nthreads = MIN(j.nseq, (int)g_get_num_processors());
+  j.nthreads = alone ? 1 : MIN(j.nseq, (int)g_get_num_processors());
   if (j.nthreads < 1) j.nthreads = 1;
   RefTask *tasks = g_new(RefTask, j.nthreads);
   GThread **th = g_new0(GThread *, j.nthreads);
@@ -847,27 +892,56 @@ static void walk(const Problem *p, const Abi *abi, const Ref *r, const float *hb
     }
 }
 
+/* The cheap pass of a check: a value that is NaN (never written) or
+ * infinite has an infinite error against any finite reference, so if there
+ * is one, max_abs_err is infinite, `worst` is the first such value and the
+ * counts are those of the full comparison: the result is the same without
+ * the reference (which takes seconds and gigabytes at the largest dims).
+ * TRUE when that settles the check. */
+static gboolean check_cheap(const Problem *p, const Abi *abi, const float *hbm, WlCheck *out) {
+  memset(out, 0, sizeof *out);
+  walk(p, abi, NULL, hbm, NULL, out);
+  if (isinf(out->max_abs_err)) {
+    out->pass = FALSE;
+    return TRUE;
+  }
+  memset(out, 0, sizeof *out);
+  return FALSE;
+}
+
 /* Max abs error of the program's outputs against the reference of the seed;
  * NaN (never written) counts as an infinite error.  `worst` names the first
  * location with the largest error ("" when every value is exact). */
 void wl_check(const Problem *p, const Abi *abi, uint64_t seed, const float *hbm,
               WlCheck *out) {
+  if (check_cheap(p, abi, hbm, out)) return;
   Ref r;
-  /* Cheap failures first: a value that is NaN (never written) or infinite
-   * has an infinite error against any finite reference, so if there is one,
-   * max_abs_err is infinite, `worst` is the first such value and the counts
-   * are those of the full comparison: the result is the same without the
-   * reference (which takes seconds and gigabytes at the largest dims). */
-  memset(out, 0, sizeof *out);
-  walk(p, abi, NULL, hbm, NULL, out);
-  if (isinf(out->max_abs_err)) {
-    out->pass = FALSE;
-    return;
-  }
-  memset(out, 0, sizeof *out);
-  ref_run(p, abi, seed, WL_DEV_NONE, &r);
+  ref_run(p, abi, seed, WL_DEV_NONE, FALSE, &r);
   walk(p, abi, &r, hbm, NULL, out);
   ref_free(&r);
+  out->pass = out->max_abs_err <= WL_TOLERANCE && out->unwritten == 0;
+}
+
+struct WlRef {
+  Ref r;
+};
+
+WlRef *wl_reference(const Problem *p, const Abi *abi, uint64_t seed) {
+  WlRef *w = g_new0(WlRef, 1);
+  ref_run(p, abi, seed, WL_DEV_NONE, TRUE, &w->r);
+  return w;
+}
+
+void wl_reference_free(WlRef *w) {
+  if (!w) return;
+  ref_free(&w->r);
+  g_free(w);
+}
+
+void wl_check_ref(const Problem *p, const Abi *abi, const WlRef *ref, const float *hbm,
+                  WlCheck *out) {
+  if (check_cheap(p, abi, hbm, out)) return;
+  walk(p, abi, &ref->r, hbm, NULL, out);
   out->pass = out->max_abs_err <= WL_TOLERANCE && out->unwritten == 0;
 }
 
@@ -883,7 +957,7 @@ void wl_write_reference(const Problem *p, const Abi *abi, uint64_t seed, float *
 void wl_write_deviant(const Problem *p, const Abi *abi, uint64_t seed, WlDeviation dev,
                       float *hbm) {
   Ref r;
-  ref_run(p, abi, seed, dev, &r);
+  ref_run(p, abi, seed, dev, FALSE, &r);
   walk(p, abi, &r, NULL, hbm, NULL);
   ref_free(&r);
 }

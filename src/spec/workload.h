@@ -87,6 +87,16 @@ typedef struct WlCheck {
  * double-precision reference for this seed. */
 void wl_check(const Problem *p, const Abi *abi, uint64_t seed, const float *hbm,
               WlCheck *out);
+/* The same in two steps, so that a seed's reference can be computed once
+ * and early (tcc-grade computes it while the timing runs): wl_check(.., seed,
+ * hbm, out) is wl_check_ref(.., wl_reference(.., seed), hbm, out).
+ * wl_reference computes on the calling thread alone (callers run seeds in
+ * parallel); a WlRef is only read by wl_check_ref (threads may share it). */
+typedef struct WlRef WlRef;
+WlRef *wl_reference(const Problem *p, const Abi *abi, uint64_t seed);
+void wl_check_ref(const Problem *p, const Abi *abi, const WlRef *ref, const float *hbm,
+                  WlCheck *out);
+void wl_reference_free(WlRef *ref);
 /* Write the reference outputs (rounded to float) where the program must write
  * them (out and the new K/V): a correct HBM image for tests. */
 void wl_write_reference(const Problem *p, const Abi *abi, uint64_t seed, float *hbm);

@@ -96,6 +96,100 @@ START_TEST(test_timing_only_same_timing) {
 }
 END_TEST
 
+/* Grade once, check many: sim_check(sim_time(p), seed) against sim_run(p,
+ * seed), on every seed, for programs that pass, programs whose numerics fail
+ * and programs that stop on a run-time error: the same figures and check,
+ * or the same error message. */
+static void same_result(const char *what, uint64_t seed, const SimResult *a, const SimResult *b) {
+  g_autofree char *ctx = g_strdup_printf("%s seed %" G_GUINT64_FORMAT, what, seed);
+  ck_assert_msg(a->cycles == b->cycles && a->peak_start == b->peak_start && a->insns == b->insns &&
+                    a->mma_blocks == b->mma_blocks && a->hbm_lines == b->hbm_lines,
+                "%s: timing differs", ctx);
+  ck_assert_msg(memcmp(&a->area_mm2, &b->area_mm2, sizeof(double)) == 0 &&
+                    memcmp(&a->static_w, &b->static_w, sizeof(double)) == 0 &&
+                    memcmp(&a->peak_w, &b->peak_w, sizeof(double)) == 0 &&
+                    memcmp(&a->energy_uj, &b->energy_uj, sizeof(double)) == 0 &&
+                    memcmp(a->unit_energy_uj, b->unit_energy_uj, sizeof a->unit_energy_uj) == 0 &&
+                    memcmp(a->unit_busy, b->unit_busy, sizeof a->unit_busy) == 0,
+                "%s: area, power or energy differs", ctx);
+  ck_assert_msg(a->checked && b->checked, "%s: not checked", ctx);
+  ck_assert_msg(memcmp(&a->check.max_abs_err, &b->check.max_abs_err, sizeof(double)) == 0 &&
+                    strcmp(a->check.worst, b->check.worst) == 0 && a->check.checked == b->check.checked &&
+                    a->check.unwritten == b->check.unwritten && a->check.pass == b->check.pass,
+                "%s: numerics differ: %g at %s vs %g at %s", ctx, a->check.max_abs_err, a->check.worst,
+                b->check.max_abs_err, b->check.worst);
+}
+
+static void time_once_check_each(const char *rel) {
+  g_autoptr(GError) err = NULL;
+  g_autofree char *path = g_strconcat(TCC_TOP "/", rel, NULL);
+  g_autoptr(Program) p = sim_asm_load(path, &err);
+  /* an assembler error: nothing runs; the largest dims (run_max_dims_*):
+   * gigabytes of data per run, too slow for eight runs here */
+  if (!p || p->abi.hbm_bytes > (64u << 20)) return;
+  SimOptions o;
+  sim_options_default(&o);
+  g_autoptr(SimTiming) t = sim_time(p, &o);
+  for (unsigned i = 0; i < G_N_ELEMENTS(seeds); i++) {
+    SimResult full, once;
+    g_autoptr(GError) e1 = NULL;
+    g_autoptr(GError) e2 = NULL;
+    o.seed = seeds[i];
+    /* the reference computed by sim_check, or beforehand (as tcc-grade does) */
+    WlRef *ref = i % 2 ? wl_reference(&p->prob, &p->abi, seeds[i]) : NULL;
+    gboolean ok1 = sim_run(p, &o, &full, &e1), ok2 = sim_check(t, seeds[i], ref, &once, &e2);
+    wl_reference_free(ref);
+    ck_assert_msg(ok1 == ok2, "%s seed %" G_GUINT64_FORMAT ": sim_run %s, sim_check %s", rel, seeds[i],
+                  ok1 ? "ok" : e1->message, ok2 ? "ok" : e2->message);
+    if (ok1) {
+      same_result(rel, seeds[i], &full, &once);
+      ck_assert_int_eq(sim_verdict_exit(p, &full), sim_verdict_exit(p, &once));
+      sim_result_clear(&full);
+      sim_result_clear(&once);
+    } else {
+      ck_assert_str_eq(e1->message, e2->message);
+    }
+  }
+}
+
+START_TEST(test_time_once) {
+  g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func(g_free);
+  const char *dirs[] = {"tests/asm", "tests/bad"};
+  for (unsigned d = 0; d < G_N_ELEMENTS(dirs); d++) {
+    g_autofree char *path = g_strconcat(TCC_TOP "/", dirs[d], NULL);
+    g_autoptr(GDir) dir = g_dir_open(path, 0, NULL);
+    ck_assert(dir);
+    for (const char *n; (n = g_dir_read_name(dir));)
+      if (g_str_has_suffix(n, ".asm") && (d == 0 || g_str_has_prefix(n, "run_")))
+        g_ptr_array_add(files, g_strconcat(dirs[d], "/", n, NULL));
+  }
+  ck_assert_uint_ge(files->len, 20);
+  for (guint i = 0; i < files->len; i++) time_once_check_each(g_ptr_array_index(files, i));
+}
+END_TEST
+
+/* The figures a seed's check adds are its own: the data, hence the errors,
+ * differ from seed to seed. */
+START_TEST(test_time_once_per_seed) {
+  g_autoptr(GError) err = NULL;
+  g_autoptr(Program) p = sim_asm_load(TOP_PATH("tests/asm/tiny_p1.asm"), &err);
+  ck_assert(p);
+  SimOptions o;
+  sim_options_default(&o);
+  g_autoptr(SimTiming) t = sim_time(p, &o);
+  SimResult r[2];
+  /* with the reference computed beforehand, or by sim_check */
+  WlRef *ref = wl_reference(&p->prob, &p->abi, 7);
+  ck_assert(sim_check(t, 7, ref, &r[0], NULL) && sim_check(t, 13, NULL, &r[1], NULL));
+  wl_reference_free(ref);
+  ck_assert(r[0].check.pass && r[1].check.pass);
+  ck_assert(r[0].check.max_abs_err != r[1].check.max_abs_err);
+  ck_assert_int_eq(r[0].cycles, r[1].cycles);
+  sim_result_clear(&r[0]);
+  sim_result_clear(&r[1]);
+}
+END_TEST
+
 Suite *suite_e2e(void) {
   Suite *s = suite_create("e2e");
   TCase *tc = tcase_create("tiny");
@@ -105,6 +199,8 @@ Suite *suite_e2e(void) {
   tcase_add_test(tc, test_d1_host_paces);
   tcase_add_test(tc, test_determinism);
   tcase_add_test(tc, test_timing_only_same_timing);
+  tcase_add_test(tc, test_time_once);
+  tcase_add_test(tc, test_time_once_per_seed);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -318,6 +318,71 @@ START_TEST(test_host_latency) {
 }
 END_TEST
 
+/* Races across WGs are decided by the events between the accesses (happens
+ * before), not only by overlap in time (docs/machine.md §3): ordered
+ * programs pass, through a chain of WGs too; disjoint windows of one region
+ * do not conflict; an event from a WG that is not itself ordered after the
+ * writer orders nothing. */
+static const char *race_msg(const char *body) {
+  static char msg[512];
+  g_autofree char *t = g_strdup_printf("%s\n.problem p1\n%s", t_machine("reduce=1"), body);
+  SimOptions o;
+  sim_options_default(&o);
+  o.timing_only = TRUE;
+  SimResult r;
+  g_autoptr(GError) err = NULL;
+  if (t_run(t, &o, &r, &err)) {
+    sim_result_clear(&r);
+    return "";
+  }
+  g_strlcpy(msg, err->message, sizeof msg);
+  return msg;
+}
+
+START_TEST(test_race_order) {
+  /* write after read, ordered by wg5's signal */
+  ck_assert_str_eq(race_msg(".wg 0\n.rf a p0 32x32\n VEC.fill a, 1.0\n WAIT ev.free, 1\n ST wg5.x, a\n END\n"
+                            ".wg 5\n.rf x p0 32x32\n VEC.fill x, 3.0\n ST hbm[scratch], x\n SIG ev.free, 1\n END\n"),
+                   "");
+  /* read after write, ordered by wg0's signal */
+  const char *raw = ".wg 0\n.rf a p0 32x32\n VEC.fill a, 1.0\n ST wg5.x, a\n SIG ev.ready, 1\n END\n"
+                    ".wg 5\n.rf x p0 32x32\n.rf y p1 32x32\n WAIT ev.ready, 1\n VEC.copy y, x\n END\n";
+  ck_assert_str_eq(race_msg(raw), "");
+  /* ... through wg1, which waits for wg0 and signals wg5 */
+  ck_assert_str_eq(race_msg(".wg 0\n.rf a p0 32x32\n VEC.fill a, 1.0\n ST wg5.x, a\n SIG ev.a, 1\n END\n"
+                            ".wg 1\n WAIT ev.a, 1\n SIG ev.b, 1\n END\n"
+                            ".wg 5\n.rf x p0 32x32\n.rf y p1 32x32\n WAIT ev.b, 1\n VEC.copy y, x\n END\n"),
+                   "");
+  /* ... but not by wg1 when wg1 does not wait for wg0 */
+  ck_assert_str_eq(race_msg(".wg 0\n.rf a p0 32x32\n VEC.fill a, 1.0\n ST wg5.x, a\n END\n"
+                            ".wg 1\n WAITT 1000\n SIG ev.b, 1\n END\n"
+                            ".wg 5\n.rf x p0 32x32\n.rf y p1 32x32\n WAIT ev.b, 1\n VEC.copy y, x\n END\n"),
+                   "test.asm:16:2: error: wg5: race: VEC.copy accesses region 'x' that a transfer from wg0 "
+                   "(line 6) wrote at cycle 156 with no event from wg0 since (wait for an event first)");
+  /* disjoint windows of one region: wg0 writes rows 16..31 while wg5 reads rows 0..15 */
+  ck_assert_str_eq(race_msg(".wg 0\n.rf a p0 16x32\n VEC.fill a, 1.0\n WAITT 300\n ST wg5.x[16:32, 0:32], a\n END\n"
+                            ".wg 5\n.rf x p0 32x32\n.rf y p1 16x32\n VEC.fill x[0:16, 0:32], 2.0\n"
+                            " VEC.copy y, x[0:16, 0:32]\n END\n"),
+                   "");
+  /* write after write from two WGs: wg1's copy must be ordered after wg0's */
+  ck_assert_str_eq(race_msg(".wg 0\n.rf a p0 32x32\n VEC.fill a, 1.0\n ST wg5.x, a\n SIG ev.a, 1\n END\n"
+                            ".wg 1\n.rf b p0 32x32\n VEC.fill b, 2.0\n WAIT ev.a, 1\n ST wg5.x, b\n END\n"
+                            ".wg 5\n.rf x p0 32x32\n END\n"),
+                   "");
+  ck_assert_str_eq(race_msg(".wg 0\n.rf a p0 32x32\n VEC.fill a, 1.0\n ST wg5.x, a\n END\n"
+                            ".wg 1\n.rf b p0 32x32\n VEC.fill b, 2.0\n WAITT 1000\n ST wg5.x, b\n END\n"
+                            ".wg 5\n.rf x p0 32x32\n END\n"),
+                   "test.asm:12:2: error: wg1: race: ST writes into wg5's region 'x' that a transfer from wg0 "
+                   "(line 6) wrote at cycle 156 with no event from wg0 since (wait for its signal first)");
+  /* a RED round orders its contributors: wg1 writes into wg0's x after the round */
+  ck_assert_str_eq(race_msg(".wg 0\n.rf x p0 1x16\n.rf s p1 1x16\n VEC.fill x, 1.0\n VEC.copy s, x\n"
+                            " RED s, s, ev.r, 2\n END\n"
+                            ".wg 1\n.rf a p0 1x16\n.rf t p1 1x16\n VEC.fill a, 2.0\n RED t, a, ev.r, 2\n"
+                            " WAIT ev.r, 1\n ST wg0.x, a\n END\n"),
+                   "");
+}
+END_TEST
+
 Suite *suite_timing(void) {
   Suite *s = suite_create("timing");
   TCase *tc = tcase_create("timing");
@@ -339,6 +404,7 @@ Suite *suite_timing(void) {
   tcase_add_test(tc, test_mc_one_crossing_per_sm);
   tcase_add_test(tc, test_red_three_ascending);
   tcase_add_test(tc, test_host_latency);
+  tcase_add_test(tc, test_race_order);
   suite_add_tcase(s, tc);
   return s;
 }
