@@ -45,16 +45,6 @@ int lw_attention_block(const Ir *ir, int rows, int keys, int max_block, int part
   return LW_KEY_BLOCK;
 }
 
-static void op2(Ir *ir, int task, IrOpKind k, IrView d, IrView a, IrView b, IrProv prov) {
-  IrOp *op = ir_emit(ir, task, k);
-  op->d = d, op->a = a, op->b = b, op->prov = prov;
-}
-
-static void op1(Ir *ir, int task, IrOpKind k, IrView d, IrView a, float imm, IrProv prov) {
-  IrOp *op = ir_emit(ir, task, k);
-  op->d = d, op->a = a, op->imm = imm, op->prov = prov;
-}
-
 /* kres.t >= 0: keys and values in the RF already (lw_attention_resident). */
 static void attend(Ir *ir, int task, const char *tag, const LwAttention *at, IrView kres, IrView vres,
                    LwPartial *partial) {
@@ -83,26 +73,26 @@ static void attend(Ir *ir, int task, const char *tag, const LwAttention *at, IrV
     }
     IrOp *op = ir_emit(ir, task, IR_MMA);
     op->mods = IR_MOD_Z | IR_MOD_T, op->d = sv, op->a = at->q, op->b = kv, op->prov = pv;
-    op1(ir, task, IR_VMULI, sv, sv, at->scale, pv);
-    if (at->mask.t >= 0 && k0 + b == at->keys) op2(ir, task, IR_VADD, sv, sv, at->mask, pv);
+    lw_opi(ir, task, IR_VMULI, sv, sv, at->scale, pv);
+    if (at->mask.t >= 0 && k0 + b == at->keys) lw_op(ir, task, IR_VADD, sv, sv, at->mask, pv);
     if (j == 0) {
-      op2(ir, task, IR_VRMAX, m, sv, none, pv);
+      lw_op(ir, task, IR_VRMAX, m, sv, none, pv);
     } else {
-      op2(ir, task, IR_VRMAX, mj, sv, none, pv);
-      op2(ir, task, IR_VMAX, mj, mj, m, pv); /* mj = the new max */
-      op2(ir, task, IR_VSUB, a, m, mj, pv);
-      op1(ir, task, IR_SEXP, a, a, 0, pv);
-      op1(ir, task, IR_VCOPY, m, mj, 0, pv);
+      lw_op(ir, task, IR_VRMAX, mj, sv, none, pv);
+      lw_op(ir, task, IR_VMAX, mj, mj, m, pv); /* mj = the new max */
+      lw_op(ir, task, IR_VSUB, a, m, mj, pv);
+      lw_opi(ir, task, IR_SEXP, a, a, 0, pv);
+      lw_opi(ir, task, IR_VCOPY, m, mj, 0, pv);
     }
-    op2(ir, task, IR_VSUB, sv, sv, m, pv);
-    op1(ir, task, IR_SEXP, sv, sv, 0, pv);
+    lw_op(ir, task, IR_VSUB, sv, sv, m, pv);
+    lw_opi(ir, task, IR_SEXP, sv, sv, 0, pv);
     if (j == 0) {
-      op2(ir, task, IR_VRSUM, z, sv, none, pv);
+      lw_op(ir, task, IR_VRSUM, z, sv, none, pv);
     } else {
-      op2(ir, task, IR_VRSUM, mj, sv, none, pv);
-      op2(ir, task, IR_VMUL, z, z, a, pv);
-      op2(ir, task, IR_VADD, z, z, mj, pv);
-      op2(ir, task, IR_VMUL, at->o, at->o, a, pv);
+      lw_op(ir, task, IR_VRSUM, mj, sv, none, pv);
+      lw_op(ir, task, IR_VMUL, z, z, a, pv);
+      lw_op(ir, task, IR_VADD, z, z, mj, pv);
+      lw_op(ir, task, IR_VMUL, at->o, at->o, a, pv);
     }
     if (!in_rf) lw_load(ir, task, vv, at->vsym, at->row0 + k0, 0, WL_HEAD_DIM, pv);
     op = ir_emit(ir, task, IR_MMA);
@@ -112,8 +102,8 @@ static void attend(Ir *ir, int task, const char *tag, const LwAttention *at, IrV
     partial->m = m, partial->z = z;
     return;
   }
-  op1(ir, task, IR_SRECIP, z, z, 0, pv);
-  op2(ir, task, IR_VMUL, at->o, at->o, z, pv);
+  lw_opi(ir, task, IR_SRECIP, z, z, 0, pv);
+  lw_op(ir, task, IR_VMUL, at->o, at->o, z, pv);
 }
 
 void lw_attention_blocked(Ir *ir, int task, const char *tag, const LwAttention *at, LwPartial *partial) {
@@ -131,13 +121,13 @@ void lw_attention_merge(Ir *ir, int task, const char *tag, IrView m, IrView z, I
   IrView none = ir_win(-1, 0, 0, 0, 0);
   IrView M = ir_all(ir, lw_rf_sub(ir, task, tag, "mmax", 1, 1));
   IrView Z = ir_all(ir, lw_rf_sub(ir, task, tag, "zsum", 1, 1));
-  op2(ir, task, IR_VRMAX, M, m, none, prov);
-  op2(ir, task, IR_VSUB, m, m, M, prov);  /* m_k - M */
-  op1(ir, task, IR_SEXP, m, m, 0, prov); /* a_k = exp(m_k - M) */
-  op2(ir, task, IR_VMUL, z, z, m, prov);  /* a_k z_k */
-  op2(ir, task, IR_VRSUM, Z, z, none, prov);
+  lw_op(ir, task, IR_VRMAX, M, m, none, prov);
+  lw_op(ir, task, IR_VSUB, m, m, M, prov);  /* m_k - M */
+  lw_opi(ir, task, IR_SEXP, m, m, 0, prov); /* a_k = exp(m_k - M) */
+  lw_op(ir, task, IR_VMUL, z, z, m, prov);  /* a_k z_k */
+  lw_op(ir, task, IR_VRSUM, Z, z, none, prov);
   IrOp *op = ir_emit(ir, task, IR_MMA); /* o = sum_k a_k u_k */
   op->mods = IR_MOD_Z, op->d = o, op->a = m, op->b = u, op->prov = prov;
-  op1(ir, task, IR_SRECIP, Z, Z, 0, prov);
-  op2(ir, task, IR_VMUL, o, o, Z, prov);
+  lw_opi(ir, task, IR_SRECIP, Z, Z, 0, prov);
+  lw_op(ir, task, IR_VMUL, o, o, Z, prov);
 }

@@ -20,18 +20,6 @@
  * delays the preload. */
 #include "lower.h"
 
-static IrOp *op3(Ir *ir, int task, IrOpKind k, IrView d, IrView a, IrView b, IrProv prov) {
-  IrOp *op = ir_emit(ir, task, k);
-  op->d = d, op->a = a, op->b = b, op->prov = prov;
-  return op;
-}
-
-static IrOp *opi(Ir *ir, int task, IrOpKind k, IrView d, IrView a, float imm, IrProv prov) {
-  IrOp *op = ir_emit(ir, task, k);
-  op->d = d, op->a = a, op->imm = imm, op->prov = prov;
-  return op;
-}
-
 /* gW and bW + c of a panel (rows 0 and 1 of one 2 x P tensor: one MMA of
  * the 2 x K rows [g; b] by W), made by its WG's preload task of the layer
  * the first time (kept in LwResident's table of constants). */
@@ -47,10 +35,10 @@ static IrView folded(Ir *ir, LwResident *r, int l, SchedProj j, int p, const cha
   int gb = lw_rf_sub(ir, pre, tag, "gb", 2, K), fw = lw_rf_sub(ir, pre, tag, "fold", 2, P);
   lw_load(ir, pre, ir_win(gb, 0, 1, 0, K), gsym, 0, 0, K, prov);
   lw_load(ir, pre, ir_win(gb, 1, 1, 0, K), bsym, 0, 0, K, prov);
-  IrOp *op = op3(ir, pre, IR_MMA, ir_all(ir, fw), ir_all(ir, gb), lw_resident_weights(ir, r, l, j, p), prov);
+  IrOp *op = lw_op(ir, pre, IR_MMA, ir_all(ir, fw), ir_all(ir, gb), lw_resident_weights(ir, r, l, j, p), prov);
   op->mods = IR_MOD_Z;
   IrView bw = ir_win(fw, 1, 1, 0, P);
-  op3(ir, pre, IR_VADD, bw, bw, lw_resident_bias(ir, r, l, j, p), prov);
+  lw_op(ir, pre, IR_VADD, bw, bw, lw_resident_bias(ir, r, l, j, p), prov);
   g_hash_table_insert(r->consts, g_steal_pointer(&key), GINT_TO_POINTER(fw));
   return ir_all(ir, fw);
 }
@@ -68,10 +56,10 @@ static IrView first_token(Ir *ir, int task, const char *tag, IrView x, LwResiden
   int xgb = lw_rf_sub(ir, task, tag, "xgb", MAX(3, pb / (4 * d)), d);
   int prod = lw_rf_sub(ir, task, tag, "prod3", MAX(3, pb / (4 * P)), P);
   int f = lw_rf_sub(ir, task, tag, "fold", 2, P);
-  op3(ir, task, IR_VMUL, ir_win(xgb, 0, 1, 0, d), x, g, prov);
-  opi(ir, task, IR_VCOPY, ir_win(xgb, 1, 1, 0, d), g, 0, prov);
-  opi(ir, task, IR_VCOPY, ir_win(xgb, 2, 1, 0, d), b, 0, prov);
-  IrOp *op = op3(ir, task, IR_MMA, ir_win(prod, 0, 3, 0, P), ir_win(xgb, 0, 3, 0, d),
+  lw_op(ir, task, IR_VMUL, ir_win(xgb, 0, 1, 0, d), x, g, prov);
+  lw_opi(ir, task, IR_VCOPY, ir_win(xgb, 1, 1, 0, d), g, 0, prov);
+  lw_opi(ir, task, IR_VCOPY, ir_win(xgb, 2, 1, 0, d), b, 0, prov);
+  IrOp *op = lw_op(ir, task, IR_MMA, ir_win(prod, 0, 3, 0, P), ir_win(xgb, 0, 3, 0, d),
                  lw_resident_weights(ir, r, l, j, p), prov);
   op->mods = IR_MOD_Z;
   *gw = ir_win(f, 0, 1, 0, P);
@@ -105,26 +93,26 @@ void lw_ln_project_folded(Ir *ir, int task, const char *tag, IrView x, LwResiden
   IrView t = ir_all(ir, lw_rf_sub(ir, task, tag, "mugw", 1, P));
   float inv = 1.0f / (float)d;
   if (!first) {
-    op3(ir, task, IR_VMUL, xg, x, g, prov);
-    IrOp *op = op3(ir, task, IR_MMA, acc, xg, lw_resident_weights(ir, r, l, j, p), prov);
+    lw_op(ir, task, IR_VMUL, xg, x, g, prov);
+    IrOp *op = lw_op(ir, task, IR_MMA, acc, xg, lw_resident_weights(ir, r, l, j, p), prov);
     op->mods = IR_MOD_Z;
   }
   /* the statistics, while the array multiplies */
-  op3(ir, task, IR_VRSUM, mean, x, none, prov);
-  opi(ir, task, IR_VMULI, mean, mean, inv, prov);
-  op3(ir, task, IR_VSUB, h, x, mean, prov);
-  op3(ir, task, IR_VMUL, h, h, h, prov);
-  op3(ir, task, IR_VRSUM, var, h, none, prov);
-  opi(ir, task, IR_VMULI, var, var, inv, prov);
-  opi(ir, task, IR_VADDI, var, var, (float)WL_LN_EPS, prov);
-  opi(ir, task, IR_SRSQRT, var, var, 0, prov);
+  lw_op(ir, task, IR_VRSUM, mean, x, none, prov);
+  lw_opi(ir, task, IR_VMULI, mean, mean, inv, prov);
+  lw_op(ir, task, IR_VSUB, h, x, mean, prov);
+  lw_op(ir, task, IR_VMUL, h, h, h, prov);
+  lw_op(ir, task, IR_VRSUM, var, h, none, prov);
+  lw_opi(ir, task, IR_VMULI, var, var, inv, prov);
+  lw_opi(ir, task, IR_VADDI, var, var, (float)WL_LN_EPS, prov);
+  lw_opi(ir, task, IR_SRSQRT, var, var, 0, prov);
   if (first) { /* the kept constants, from the product's rows 1 and 2 */
-    opi(ir, task, IR_VCOPY, gw, ir_win(prod.t, 1, 1, 0, P), 0, prov);
-    op3(ir, task, IR_VADD, bw, ir_win(prod.t, 2, 1, 0, P), lw_resident_bias(ir, r, l, j, p), prov);
+    lw_opi(ir, task, IR_VCOPY, gw, ir_win(prod.t, 1, 1, 0, P), 0, prov);
+    lw_op(ir, task, IR_VADD, bw, ir_win(prod.t, 2, 1, 0, P), lw_resident_bias(ir, r, l, j, p), prov);
   }
-  op3(ir, task, IR_VMUL, t, gw, mean, prov);
+  lw_op(ir, task, IR_VMUL, t, gw, mean, prov);
   /* acc = (acc - mu gW) / sigma + (bW + c) */
-  op3(ir, task, IR_VSUB, acc, first ? prod : acc, t, prov);
-  op3(ir, task, IR_VMUL, acc, acc, var, prov);
-  op3(ir, task, IR_VADD, acc, acc, bw, prov);
+  lw_op(ir, task, IR_VSUB, acc, first ? prod : acc, t, prov);
+  lw_op(ir, task, IR_VMUL, acc, acc, var, prov);
+  lw_op(ir, task, IR_VADD, acc, acc, bw, prov);
 }

@@ -93,7 +93,7 @@ void lw_store(Ir *ir, int task, IrView rf, const char *sym, int r0, int c0, int 
   op->prov = prov;
 }
 
-static IrOp *op3(Ir *ir, int task, IrOpKind k, IrView d, IrView a, IrView b, IrProv prov) {
+IrOp *lw_op(Ir *ir, int task, IrOpKind k, IrView d, IrView a, IrView b, IrProv prov) {
   IrOp *op = ir_emit(ir, task, k);
   op->d = d;
   op->a = a;
@@ -102,7 +102,7 @@ static IrOp *op3(Ir *ir, int task, IrOpKind k, IrView d, IrView a, IrView b, IrP
   return op;
 }
 
-static IrOp *opi(Ir *ir, int task, IrOpKind k, IrView d, IrView a, float imm, IrProv prov) {
+IrOp *lw_opi(Ir *ir, int task, IrOpKind k, IrView d, IrView a, float imm, IrProv prov) {
   IrOp *op = ir_emit(ir, task, k);
   op->d = d;
   op->a = a;
@@ -118,56 +118,56 @@ static IrView none(void) { return ir_win(-1, 0, 0, 0, 0); }
 void lw_layernorm(Ir *ir, int task, IrView x, IrView h, IrView g, IrView b, IrView tmp,
                   IrView mean, IrView var, IrProv prov) {
   float inv = 1.0f / (float)x.cols;
-  op3(ir, task, IR_VRSUM, mean, x, none(), prov);
-  opi(ir, task, IR_VMULI, mean, mean, inv, prov);
-  op3(ir, task, IR_VSUB, h, x, mean, prov);
-  op3(ir, task, IR_VMUL, tmp, h, h, prov);
-  op3(ir, task, IR_VRSUM, var, tmp, none(), prov);
-  opi(ir, task, IR_VMULI, var, var, inv, prov);
-  opi(ir, task, IR_VADDI, var, var, (float)WL_LN_EPS, prov);
-  opi(ir, task, IR_SRSQRT, var, var, 0, prov);
-  op3(ir, task, IR_VMUL, h, h, var, prov);
-  op3(ir, task, IR_VMUL, h, h, g, prov);
-  op3(ir, task, IR_VADD, h, h, b, prov);
+  lw_op(ir, task, IR_VRSUM, mean, x, none(), prov);
+  lw_opi(ir, task, IR_VMULI, mean, mean, inv, prov);
+  lw_op(ir, task, IR_VSUB, h, x, mean, prov);
+  lw_op(ir, task, IR_VMUL, tmp, h, h, prov);
+  lw_op(ir, task, IR_VRSUM, var, tmp, none(), prov);
+  lw_opi(ir, task, IR_VMULI, var, var, inv, prov);
+  lw_opi(ir, task, IR_VADDI, var, var, (float)WL_LN_EPS, prov);
+  lw_opi(ir, task, IR_SRSQRT, var, var, 0, prov);
+  lw_op(ir, task, IR_VMUL, h, h, var, prov);
+  lw_op(ir, task, IR_VMUL, h, h, g, prov);
+  lw_op(ir, task, IR_VADD, h, h, b, prov);
 }
 
 float lw_att_scale(void) { return (float)(1.0 / sqrt((double)WL_HEAD_DIM)); }
 
 void lw_softmax(Ir *ir, int task, IrView s, IrView m, IrView z, IrProv prov) {
   IrView none = ir_win(-1, 0, 0, 0, 0);
-  op3(ir, task, IR_VRMAX, m, s, none, prov);
-  op3(ir, task, IR_VSUB, s, s, m, prov);
-  opi(ir, task, IR_SEXP, s, s, 0, prov);
-  op3(ir, task, IR_VRSUM, z, s, none, prov);
-  opi(ir, task, IR_SRECIP, z, z, 0, prov);
-  op3(ir, task, IR_VMUL, s, s, z, prov);
+  lw_op(ir, task, IR_VRMAX, m, s, none, prov);
+  lw_op(ir, task, IR_VSUB, s, s, m, prov);
+  lw_opi(ir, task, IR_SEXP, s, s, 0, prov);
+  lw_op(ir, task, IR_VRSUM, z, s, none, prov);
+  lw_opi(ir, task, IR_SRECIP, z, z, 0, prov);
+  lw_op(ir, task, IR_VMUL, s, s, z, prov);
 }
 
 /* g = 0.5 f (1 + tanh(sqrt(2/pi) (f + 0.044715 f^3))) */
 void lw_gelu(Ir *ir, int task, IrView f, IrView g, IrProv prov) {
-  op3(ir, task, IR_VMUL, g, f, f, prov);
-  op3(ir, task, IR_VMUL, g, g, f, prov);
-  opi(ir, task, IR_VMULI, g, g, 0.044715f, prov);
-  op3(ir, task, IR_VADD, g, g, f, prov);
-  opi(ir, task, IR_VMULI, g, g, (float)sqrt(2.0 / G_PI), prov);
-  opi(ir, task, IR_STANH, g, g, 0, prov);
-  opi(ir, task, IR_VADDI, g, g, 1.0f, prov);
-  op3(ir, task, IR_VMUL, g, g, f, prov);
-  opi(ir, task, IR_VMULI, g, g, 0.5f, prov);
+  lw_op(ir, task, IR_VMUL, g, f, f, prov);
+  lw_op(ir, task, IR_VMUL, g, g, f, prov);
+  lw_opi(ir, task, IR_VMULI, g, g, 0.044715f, prov);
+  lw_op(ir, task, IR_VADD, g, g, f, prov);
+  lw_opi(ir, task, IR_VMULI, g, g, (float)sqrt(2.0 / G_PI), prov);
+  lw_opi(ir, task, IR_STANH, g, g, 0, prov);
+  lw_opi(ir, task, IR_VADDI, g, g, 1.0f, prov);
+  lw_op(ir, task, IR_VMUL, g, g, f, prov);
+  lw_opi(ir, task, IR_VMULI, g, g, 0.5f, prov);
 }
 
 /* The same, factored (refinements.gelu_factor): c (f + a f^3) =
  * f (c + (a c) f^2), one VEC op fewer (8 instead of 9). */
 void lw_gelu_factored(Ir *ir, int task, IrView f, IrView g, IrProv prov) {
   float c = (float)sqrt(2.0 / G_PI);
-  op3(ir, task, IR_VMUL, g, f, f, prov);
-  opi(ir, task, IR_VMULI, g, g, 0.044715f * c, prov);
-  opi(ir, task, IR_VADDI, g, g, c, prov);
-  op3(ir, task, IR_VMUL, g, g, f, prov);
-  opi(ir, task, IR_STANH, g, g, 0, prov);
-  opi(ir, task, IR_VADDI, g, g, 1.0f, prov);
-  op3(ir, task, IR_VMUL, g, g, f, prov);
-  opi(ir, task, IR_VMULI, g, g, 0.5f, prov);
+  lw_op(ir, task, IR_VMUL, g, f, f, prov);
+  lw_opi(ir, task, IR_VMULI, g, g, 0.044715f * c, prov);
+  lw_opi(ir, task, IR_VADDI, g, g, c, prov);
+  lw_op(ir, task, IR_VMUL, g, g, f, prov);
+  lw_opi(ir, task, IR_STANH, g, g, 0, prov);
+  lw_opi(ir, task, IR_VADDI, g, g, 1.0f, prov);
+  lw_op(ir, task, IR_VMUL, g, g, f, prov);
+  lw_opi(ir, task, IR_VMULI, g, g, 0.5f, prov);
 }
 
 void lw_sig(Ir *ir, int task, const char *ev, IrProv prov) {

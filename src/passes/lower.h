@@ -36,6 +36,11 @@ char *lw_bias_sym(SchedProj j, int l);
 /* A new task with its role (what it computes; ir.h). */
 int lw_task(Ir *ir, const char *tag, int stage, IrProv prov, IrRole role);
 
+/* An op d = k(a, b) (b absent: ir_win(-1, ...)), or d = k(a, imm), citing
+ * `prov`; returns it for its modifiers. */
+IrOp *lw_op(Ir *ir, int task, IrOpKind k, IrView d, IrView a, IrView b, IrProv prov);
+IrOp *lw_opi(Ir *ir, int task, IrOpKind k, IrView d, IrView a, float imm, IrProv prov);
+
 /* LD `rf` (rows x cols) from HBM symbol `sym` at element (r0, c0) of a
  * matrix with `stride` floats per row. */
 void lw_load(Ir *ir, int task, IrView rf, const char *sym, int r0, int c0, int stride, IrProv prov);

@@ -18,16 +18,6 @@
  * instead of 128 of unequal work fill the machine. */
 #include "lower.h"
 
-static void op2(Ir *ir, int task, IrOpKind k, IrView d, IrView a, IrView b, IrProv prov) {
-  IrOp *op = ir_emit(ir, task, k);
-  op->d = d, op->a = a, op->b = b, op->prov = prov;
-}
-
-static void op1(Ir *ir, int task, IrOpKind k, IrView d, IrView a, float imm, IrProv prov) {
-  IrOp *op = ir_emit(ir, task, k);
-  op->d = d, op->a = a, op->imm = imm, op->prov = prov;
-}
-
 /* The group of tile t among T tiles in groups of g: snake order, so group k
  * takes tiles k and 2G-1-k of every 2G (G = T/g groups). */
 static int group_of(int t, int T, int g) {
@@ -72,26 +62,26 @@ static void tile_block(Ir *ir, int task, Tile *t, IrView kv, IrView vv, IrView s
   IrView sv = ir_win(s.t, 0, R, 0, b);
   IrOp *op = ir_emit(ir, task, IR_MMA);
   op->mods = IR_MOD_Z | IR_MOD_T, op->d = sv, op->a = t->q, op->b = kb, op->prov = pv;
-  op1(ir, task, IR_VMULI, sv, sv, lw_att_scale(), pv);
-  if (k0 + b == t->n) op2(ir, task, IR_VADD, ir_win(s.t, 0, R, b - R, R), ir_win(s.t, 0, R, b - R, R), mask, pv);
+  lw_opi(ir, task, IR_VMULI, sv, sv, lw_att_scale(), pv);
+  if (k0 + b == t->n) lw_op(ir, task, IR_VADD, ir_win(s.t, 0, R, b - R, R), ir_win(s.t, 0, R, b - R, R), mask, pv);
   if (k0 == 0) {
-    op2(ir, task, IR_VRMAX, t->m, sv, none, pv);
+    lw_op(ir, task, IR_VRMAX, t->m, sv, none, pv);
   } else {
-    op2(ir, task, IR_VRMAX, t->mj, sv, none, pv);
-    op2(ir, task, IR_VMAX, t->mj, t->mj, t->m, pv);
-    op2(ir, task, IR_VSUB, t->a, t->m, t->mj, pv);
-    op1(ir, task, IR_SEXP, t->a, t->a, 0, pv);
-    op1(ir, task, IR_VCOPY, t->m, t->mj, 0, pv);
+    lw_op(ir, task, IR_VRMAX, t->mj, sv, none, pv);
+    lw_op(ir, task, IR_VMAX, t->mj, t->mj, t->m, pv);
+    lw_op(ir, task, IR_VSUB, t->a, t->m, t->mj, pv);
+    lw_opi(ir, task, IR_SEXP, t->a, t->a, 0, pv);
+    lw_opi(ir, task, IR_VCOPY, t->m, t->mj, 0, pv);
   }
-  op2(ir, task, IR_VSUB, sv, sv, t->m, pv);
-  op1(ir, task, IR_SEXP, sv, sv, 0, pv);
+  lw_op(ir, task, IR_VSUB, sv, sv, t->m, pv);
+  lw_opi(ir, task, IR_SEXP, sv, sv, 0, pv);
   if (k0 == 0) {
-    op2(ir, task, IR_VRSUM, t->z, sv, none, pv);
+    lw_op(ir, task, IR_VRSUM, t->z, sv, none, pv);
   } else {
-    op2(ir, task, IR_VRSUM, t->mj, sv, none, pv);
-    op2(ir, task, IR_VMUL, t->z, t->z, t->a, pv);
-    op2(ir, task, IR_VADD, t->z, t->z, t->mj, pv);
-    op2(ir, task, IR_VMUL, t->o, t->o, t->a, pv);
+    lw_op(ir, task, IR_VRSUM, t->mj, sv, none, pv);
+    lw_op(ir, task, IR_VMUL, t->z, t->z, t->a, pv);
+    lw_op(ir, task, IR_VADD, t->z, t->z, t->mj, pv);
+    lw_op(ir, task, IR_VMUL, t->o, t->o, t->a, pv);
   }
   op = ir_emit(ir, task, IR_MMA);
   op->mods = k0 == 0 ? IR_MOD_Z : 0, op->d = t->o, op->a = sv, op->b = vb, op->prov = pv;
@@ -190,8 +180,8 @@ void lw_p1_attention_stage(Ir *ir, const LwP1Attention *at) {
         }
         for (int q = 0; q < nt; q++) {
           Tile *t = &tl[q];
-          op1(ir, task, IR_SRECIP, t->z, t->z, 0, pv);
-          op2(ir, task, IR_VMUL, t->o, t->o, t->z, pv);
+          lw_opi(ir, task, IR_SRECIP, t->z, t->z, 0, pv);
+          lw_op(ir, task, IR_VMUL, t->o, t->o, t->z, pv);
           lw_waitt(ir, task, at->spacing, at->spacing_prov);
           lw_store(ir, task, t->o, at->osym, seq * at->rows + t->i * R, at->o_col + h * WL_HEAD_DIM, at->stride, pv);
         }

@@ -4,12 +4,6 @@
  * streamed from HBM chunk by chunk beside W; then the bias. */
 #include "lower.h"
 
-static IrOp *op3(Ir *ir, int task, IrOpKind k, IrView d, IrView a, IrView b, IrProv prov) {
-  IrOp *op = ir_emit(ir, task, k);
-  op->d = d, op->a = a, op->b = b, op->prov = prov;
-  return op;
-}
-
 void lw_project(Ir *ir, int task, const char *tag, const LwSource *a, int K, const char *wsym,
                 int wstride, int c0, IrView acc, const LwProj *p) {
   int kc = MIN(p->k_chunk, K), P = acc.cols, R = acc.rows;
@@ -21,7 +15,7 @@ void lw_project(Ir *ir, int task, const char *tag, const LwSource *a, int K, con
     IrView wv = ir_win(w, 0, n, 0, P);
     if (a->sym) lw_load(ir, task, av, a->sym, a->row, a->col + k0, a->stride, a->prov);
     lw_load(ir, task, wv, wsym, k0, c0, wstride, p->kprov);
-    IrOp *op = op3(ir, task, IR_MMA, acc, av, wv, p->kprov);
+    IrOp *op = lw_op(ir, task, IR_MMA, acc, av, wv, p->kprov);
     if (k0 == 0) op->mods = IR_MOD_Z;
   }
 }
@@ -30,6 +24,6 @@ void lw_add_bias(Ir *ir, int task, const char *tag, IrView acc, const char *bsym
   int b = lw_rf_sub(ir, task, tag, "bias", 1, acc.cols);
   IrView bv = ir_all(ir, b);
   lw_load(ir, task, bv, bsym, 0, c0, acc.cols, prov);
-  op3(ir, task, IR_VADD, acc, acc, bv, prov);
+  lw_op(ir, task, IR_VADD, acc, acc, bv, prov);
 }
 

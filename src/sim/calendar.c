@@ -58,21 +58,10 @@ static void grow(Cal *c) {
   c->e = g_renew(int64_t, c->e, c->cap);
 }
 
-void cal_take(Cal *c, int64_t s, int64_t d) {
-  int64_t e = s + d;
-  if (d <= 0) return;
-  if (c->n > c->lo && s == c->e[c->n - 1]) { /* the common case: extend the tail */
-    c->e[c->n - 1] = e;
-    return;
-  }
-  int i = first_after(c, s - 1); /* first interval ending at >= s */
-  gboolean join_prev = i > c->lo && c->e[i - 1] == s;
-  gboolean join_next = i < c->n && c->s[i] == e;
-  if (i < c->n && c->e[i] == s) { /* interval i ends exactly at s */
-    join_prev = TRUE;
-    i++;
-    join_next = i < c->n && c->s[i] == e;
-  }
+/* Book [s, e) at index i: interval i-1 ends at or before s, interval i
+ * starts at or after e; joined to a neighbour it touches. */
+static void put(Cal *c, int i, int64_t s, int64_t e) {
+  gboolean join_prev = i > c->lo && c->e[i - 1] == s, join_next = i < c->n && c->s[i] == e;
   if (join_prev && join_next) {
     c->e[i - 1] = c->e[i];
     memmove(c->s + i, c->s + i + 1, (size_t)(c->n - i - 1) * sizeof *c->s);
@@ -96,6 +85,17 @@ void cal_take(Cal *c, int64_t s, int64_t d) {
   }
 }
 
+void cal_take(Cal *c, int64_t s, int64_t d) {
+  if (d <= 0) return;
+  if (c->n > c->lo && s == c->e[c->n - 1]) { /* the common case: extend the tail */
+    c->e[c->n - 1] = s + d;
+    return;
+  }
+  int i = first_after(c, s - 1); /* first interval ending at >= s */
+  if (i < c->n && c->e[i] == s) i++; /* interval i ends exactly at s: after it */
+  put(c, i, s, s + d);
+}
+
 /* cal_fit then cal_take, with one search: the scan that finds the gap
  * also finds where the interval goes. */
 int64_t cal_book_slow(Cal *c, int64_t t, int64_t d) {
@@ -108,29 +108,7 @@ int64_t cal_book_slow(Cal *c, int64_t t, int64_t d) {
     }
   /* [t, t+d) is free, after interval i-1 (which ends at or before t) and
    * before interval i (which starts at or after t+d) */
-  int64_t e = t + d;
-  gboolean join_prev = i > c->lo && c->e[i - 1] == t, join_next = i < c->n && c->s[i] == e;
-  if (join_prev && join_next) {
-    c->e[i - 1] = c->e[i];
-    memmove(c->s + i, c->s + i + 1, (size_t)(c->n - i - 1) * sizeof *c->s);
-    memmove(c->e + i, c->e + i + 1, (size_t)(c->n - i - 1) * sizeof *c->e);
-    c->n--;
-  } else if (join_prev) {
-    c->e[i - 1] = e;
-  } else if (join_next) {
-    c->s[i] = t;
-  } else {
-    if (c->n == c->cap) {
-      int off = c->lo;
-      grow(c);
-      i -= off - c->lo;
-    }
-    memmove(c->s + i + 1, c->s + i, (size_t)(c->n - i) * sizeof *c->s);
-    memmove(c->e + i + 1, c->e + i, (size_t)(c->n - i) * sizeof *c->e);
-    c->s[i] = t;
-    c->e[i] = e;
-    c->n++;
-  }
+  put(c, i, t, t + d);
   return t;
 }
 
