@@ -59,6 +59,14 @@ gboolean pass_waves(Ir *ir, GError **err) {
   int W = ir->hw.wgs_per_sm, S = s->sms_used > 0 ? s->sms_used : ir->hw.sms;
   gboolean by_need = s->wave_order == WAVES_BY_NEED;
   g_autofree int *tensor_rank = by_need ? reader_rank(ir) : NULL;
+  /* each task's rank: the lowest of its tensors' (one pass over them) */
+  g_autofree int *task_rank = g_new(int, ir->tasks->len + 1);
+  for (guint k = 0; k < ir->tasks->len; k++) task_rank[k] = 5;
+  for (guint t = 0; by_need && t < ir->tensors->len; t++) {
+    const IrTensor *x = ir_tensor(ir, (int)t);
+    if (x->home == HOME_RF && x->task >= 0 && (guint)x->task < ir->tasks->len)
+      task_rank[x->task] = MIN(task_rank[x->task], tensor_rank[t]);
+  }
   /* each preload task's wave */
   g_autofree int *wave = g_new(int, ir->tasks->len + 1);
   int max_layer = -1;
@@ -72,12 +80,7 @@ gboolean pass_waves(Ir *ir, GError **err) {
       wave[k] = MIN(waves - 1, MAX(0, (wg / W) * waves / S));
       continue;
     }
-    int rank = 5;
-    for (guint t = 0; t < ir->tensors->len; t++) {
-      const IrTensor *x = ir_tensor(ir, (int)t);
-      if (x->home == HOME_RF && x->task == (int)k && tensor_rank[t] < rank) rank = tensor_rank[t];
-    }
-    wave[k] = MIN(waves - 1, rank * waves / 5);
+    wave[k] = MIN(waves - 1, task_rank[k] * waves / 5);
   }
   /* A wave's tasks must come before the next wave's in program order (a
    * group's members before its waiters): stably reorder each run of
