@@ -1260,6 +1260,12 @@ START_TEST(test_ffn_fused) {
   g_autoptr(Ir) none = pass_pipeline(bad, PROB_D1, NULL, NULL, TRUE, &e2);
   ck_assert(!none);
   ck_assert_msg(strstr(e2->message, "error: ffn.fused: producers (3) x channels (32) must be d_ff (128)"), "%s", e2->message);
+  /* the ILP does not model the fused units: refused at ffn.fused */
+  g_autoptr(Plan) ilp = small_plan(PROB_D1, "weights: resident\n  handoff: rf\n  placement: {solver: ilp}\n  ffn: {fused: true, producers: 4, channels: 32, consumers: 2}");
+  g_autoptr(GError) e3 = NULL;
+  g_autoptr(Ir) none3 = pass_pipeline(ilp, PROB_D1, NULL, NULL, TRUE, &e3);
+  ck_assert(!none3);
+  ck_assert_msg(g_str_has_prefix(e3->message, "small.yaml:") && strstr(e3->message, ": error: ffn.fused: the ILP placement does not model the fused units"), "%s", e3->message);
 }
 END_TEST
 
