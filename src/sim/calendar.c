@@ -1,4 +1,7 @@
-/* calendar.c - earliest-fit busy-interval calendars (see calendar.h). */
+/* calendar.c - "earliest free" calendars as bitmaps of busy cycles (see
+ * calendar.h).  The answers are those of the plain definition, which
+ * tests/unit/test_calendar.c checks against a brute-force model on random
+ * request streams. */
 #include "calendar.h"
 
 #include <glib.h>
@@ -7,112 +10,94 @@
 void cal_init(Cal *c) { memset(c, 0, sizeof *c); }
 
 void cal_free(Cal *c) {
-  g_free(c->s);
-  g_free(c->e);
+  g_free(c->w);
   memset(c, 0, sizeof *c);
 }
 
-/* Index of the first live interval whose end is > t.  Requests land near
- * the end of the calendar (the booking horizon is short, the pruned past
- * long), so gallop back from the last interval, then bisect the last step:
- * O(log distance from the end), on cache lines just touched. */
-static int first_after(const Cal *c, int64_t t) {
-  int hi = c->n, lo = c->lo;
-  for (int step = 1; hi > c->lo; step *= 2) {
-    int probe = c->n - step < c->lo ? c->lo : c->n - step;
-    if (c->e[probe] <= t) {
-      lo = probe + 1;
-      break;
+/* Bits [b, 64) of a word. */
+static inline uint64_t from_bit(int64_t b) { return ~0ull << (b & 63); }
+
+/* First free cycle >= t. */
+static int64_t next_free(const Cal *c, int64_t t) {
+  int64_t i = t - c->base;
+  if (i < 0) return t;
+  for (int64_t k = i >> 6; k < c->nw; k++) {
+    uint64_t x = ~c->w[k] & (k == i >> 6 ? from_bit(i) : ~0ull);
+    if (x) return c->base + 64 * k + __builtin_ctzll(x);
+  }
+  return t > c->base + 64 * c->nw ? t : c->base + 64 * c->nw;
+}
+
+/* First busy cycle in [t, lim), or lim if there is none. */
+static int64_t next_busy(const Cal *c, int64_t t, int64_t lim) {
+  int64_t i = t - c->base;
+  if (i < 0) i = 0;
+  for (int64_t k = i >> 6; k < c->nw && c->base + 64 * k < lim; k++) {
+    uint64_t x = c->w[k] & (k == i >> 6 ? from_bit(i) : ~0ull);
+    if (x) {
+      int64_t b = c->base + 64 * k + __builtin_ctzll(x);
+      return b < lim ? b : lim;
     }
-    hi = probe;
   }
-  while (lo < hi) {
-    int mid = lo + (hi - lo) / 2;
-    if (c->e[mid] <= t)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo;
+  return lim;
 }
 
 int64_t cal_fit(const Cal *c, int64_t t, int64_t d) {
-  if (c->n == c->lo || t >= c->e[c->n - 1]) return t; /* past the last booking */
-  for (int i = first_after(c, t); i < c->n; i++) {
-    if (c->s[i] >= t + d) return t;
-    if (c->e[i] > t) t = c->e[i];
+  if (d <= 0 || t >= c->end) return t;
+  for (;;) {
+    t = next_free(c, t);
+    int64_t b = next_busy(c, t, t + d);
+    if (b == t + d) return t;
+    t = b;
   }
-  return t;
 }
 
-static void grow(Cal *c) {
-  if (c->lo > 0 && c->lo >= c->n / 2) { /* compact instead of growing */
-    memmove(c->s, c->s + c->lo, (size_t)(c->n - c->lo) * sizeof *c->s);
-    memmove(c->e, c->e + c->lo, (size_t)(c->n - c->lo) * sizeof *c->e);
-    c->n -= c->lo;
-    c->lo = 0;
-    if (c->n < c->cap) return;
+/* Make the window reach cycle e - 1. */
+static void reach(Cal *c, int64_t e) {
+  int64_t need = (e - 1 - c->base) / 64 + 1;
+  if (need <= c->nw) return;
+  if (need > c->cap) {
+    int64_t cap = c->cap ? c->cap : 4;
+    while (cap < need) cap *= 2;
+    c->w = g_renew(uint64_t, c->w, cap);
+    c->cap = cap;
   }
-  c->cap = c->cap ? c->cap * 2 : 16;
-  c->s = g_renew(int64_t, c->s, c->cap);
-  c->e = g_renew(int64_t, c->e, c->cap);
-}
-
-/* Book [s, e) at index i: interval i-1 ends at or before s, interval i
- * starts at or after e; joined to a neighbour it touches. */
-static void put(Cal *c, int i, int64_t s, int64_t e) {
-  gboolean join_prev = i > c->lo && c->e[i - 1] == s, join_next = i < c->n && c->s[i] == e;
-  if (join_prev && join_next) {
-    c->e[i - 1] = c->e[i];
-    memmove(c->s + i, c->s + i + 1, (size_t)(c->n - i - 1) * sizeof *c->s);
-    memmove(c->e + i, c->e + i + 1, (size_t)(c->n - i - 1) * sizeof *c->e);
-    c->n--;
-  } else if (join_prev) {
-    c->e[i - 1] = e;
-  } else if (join_next) {
-    c->s[i] = s;
-  } else {
-    if (c->n == c->cap) {
-      int off = c->lo;
-      grow(c);
-      i -= off - c->lo;
-    }
-    memmove(c->s + i + 1, c->s + i, (size_t)(c->n - i) * sizeof *c->s);
-    memmove(c->e + i + 1, c->e + i, (size_t)(c->n - i) * sizeof *c->e);
-    c->s[i] = s;
-    c->e[i] = e;
-    c->n++;
-  }
+  memset(c->w + c->nw, 0, sizeof(uint64_t) * (size_t)(need - c->nw));
+  c->nw = need;
 }
 
 void cal_take(Cal *c, int64_t s, int64_t d) {
-  if (d <= 0) return;
-  if (c->n > c->lo && s == c->e[c->n - 1]) { /* the common case: extend the tail */
-    c->e[c->n - 1] = s + d;
-    return;
+  int64_t e = s + d;
+  if (s < c->base) s = c->base;
+  if (e <= s) return;
+  reach(c, e);
+  int64_t i = s - c->base, j = e - c->base; /* bits [i, j) */
+  int64_t k = i >> 6, kl = (j - 1) >> 6;
+  uint64_t hi = (j & 63) ? ~from_bit(j) : ~0ull; /* bits below j in word kl */
+  if (k == kl) {
+    c->w[k] |= from_bit(i) & hi;
+  } else {
+    c->w[k] |= from_bit(i);
+    for (int64_t m = k + 1; m < kl; m++) c->w[m] = ~0ull;
+    c->w[kl] |= hi;
   }
-  int i = first_after(c, s - 1); /* first interval ending at >= s */
-  if (i < c->n && c->e[i] == s) i++; /* interval i ends exactly at s: after it */
-  put(c, i, s, s + d);
+  if (e > c->end) c->end = e;
 }
 
-/* cal_fit then cal_take, with one search: the scan that finds the gap
- * also finds where the interval goes. */
 int64_t cal_book_slow(Cal *c, int64_t t, int64_t d) {
-  if (d <= 0) return cal_fit(c, t, d);
-  int i = c->n;
-  if (c->n > c->lo && t < c->e[c->n - 1])
-    for (i = first_after(c, t); i < c->n; i++) {
-      if (c->s[i] >= t + d) break;
-      if (c->e[i] > t) t = c->e[i];
-    }
-  /* [t, t+d) is free, after interval i-1 (which ends at or before t) and
-   * before interval i (which starts at or after t+d) */
-  put(c, i, t, t + d);
-  return t;
+  int64_t s = cal_fit(c, t, d);
+  cal_take(c, s, d);
+  return s;
 }
 
 void cal_prune(Cal *c, int64_t now) {
-  while (c->lo < c->n && c->e[c->lo] <= now) c->lo++;
-  if (c->lo == c->n) c->lo = c->n = 0;
+  int64_t shift = (now - c->base) >> 6; /* whole words behind the clock */
+  if (shift <= 0) return;
+  if (shift >= c->nw) {
+    c->nw = 0;
+  } else {
+    memmove(c->w, c->w + shift, sizeof(uint64_t) * (size_t)(c->nw - shift));
+    c->nw -= shift;
+  }
+  c->base += 64 * shift;
 }

@@ -1,10 +1,15 @@
-/* calendar.h - busy-interval calendars for "earliest free" resources (HBM
- * channels, NoC links, SH ports, RF partition ports; docs/machine.md §4).
+/* calendar.h - "earliest free" resource calendars (HBM channels, NoC links,
+ * SH ports, RF partition ports; docs/machine.md §4).
  *
- * A calendar is a sorted list of disjoint busy intervals [s, e).  A request
- * that arrives at t for d cycles takes the first gap at or after t; so a late
- * small request can fill a hole left by earlier traffic.  Intervals that end
- * before the simulator's clock are pruned: no request can start before it.
+ * A request that arrives at t for d cycles takes the first d free cycles in
+ * a row at or after t; so a late small request can fill a hole left by
+ * earlier traffic.  The calendar is a bitmap of busy cycles over a window
+ * that slides with the simulator's clock: finding a hole is a few word
+ * operations (count trailing zeros) wherever the hole lies, where a sorted
+ * list of busy intervals had to search and shift its tail to fill one (the
+ * HBM channels and NoC links of a saturated P1 fill holes on almost every
+ * line).  Cycles before the window (pruned: behind the clock, where no
+ * request can start) count as free.
  */
 #ifndef TCC_CALENDAR_H
 #define TCC_CALENDAR_H
@@ -12,30 +17,34 @@
 #include <stdint.h>
 
 typedef struct Cal {
-  int64_t *s, *e; /* busy intervals, sorted, disjoint, not touching */
-  int lo;         /* first live interval (earlier ones are pruned)  */
-  int n, cap;     /* intervals [lo, n) are live                      */
+  uint64_t *w;   /* bit i of w[k]: cycle base + 64k + i is busy          */
+  int64_t base;  /* first cycle of the window, a multiple of 64          */
+  int64_t nw;    /* words in use: cycles >= base + 64 nw are free        */
+  int64_t cap;   /* words allocated                                      */
+  int64_t end;   /* every cycle >= end is free (1 + the last busy cycle) */
 } Cal;
 
 void cal_init(Cal *c);
 void cal_free(Cal *c);
-/* Earliest start >= t such that [start, start+d) is free. */
+/* Earliest start >= t such that [start, start+d) is free (t for d <= 0). */
 int64_t cal_fit(const Cal *c, int64_t t, int64_t d);
-/* Mark [s, s+d) busy; it must be free (a result of cal_fit). */
+/* Mark [s, s+d) busy (nothing for d <= 0); it should be free (a result of
+ * cal_fit).  Cycles before the window are dropped. */
 void cal_take(Cal *c, int64_t s, int64_t d);
 /* cal_fit then cal_take; returns the start. */
 int64_t cal_book_slow(Cal *c, int64_t t, int64_t d);
 static inline int64_t cal_book(Cal *c, int64_t t, int64_t d) {
-  /* the common case: at or past the last booking */
-  if (c->n > c->lo && t >= c->e[c->n - 1]) {
-    if (t == c->e[c->n - 1] && d > 0) {
-      c->e[c->n - 1] = t + d;
-      return t;
-    }
+  /* the common case of a one-cycle request (a line on a channel, a piece
+   * on an RF port) whose cycle is free and inside the window */
+  int64_t i = t - c->base;
+  if (d == 1 && i >= 0 && (i >> 6) < c->nw && !(c->w[i >> 6] >> (i & 63) & 1)) {
+    c->w[i >> 6] |= 1ull << (i & 63);
+    if (t >= c->end) c->end = t + 1;
+    return t;
   }
   return cal_book_slow(c, t, d);
 }
-/* Forget intervals that end at or before `now`. */
+/* Forget the cycles before `now` (no request starts before the clock). */
 void cal_prune(Cal *c, int64_t now);
 
 #endif

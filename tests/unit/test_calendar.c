@@ -1,0 +1,111 @@
+/* test_calendar.c - the bitmap calendars (calendar.c) against the plain
+ * definition of "earliest free": a brute-force model that keeps one flag
+ * per cycle and tries every start in turn.  Random request streams of the
+ * shapes the simulator makes (one-cycle lines and ports, short NoC and SH
+ * bookings, long compute spans crossing many words, requests that fill
+ * holes behind the last booking, the clock moving and pruning) must get
+ * the same start from both, request by request. */
+#include "calendar.h"
+#include "tests.h"
+
+#define HORIZON 20000 /* cycles the model tracks; requests stay below */
+
+typedef struct Model {
+  uint8_t busy[HORIZON];
+} Model;
+
+static int64_t model_fit(const Model *m, int64_t t, int64_t d) {
+  for (int64_t s = t;; s++) {
+    int64_t i = s;
+    while (i < s + d && !m->busy[i]) i++;
+    if (i == s + d) return s;
+  }
+}
+
+static void model_take(Model *m, int64_t s, int64_t d) {
+  for (int64_t i = s; i < s + d; i++) m->busy[i] = 1;
+}
+
+/* One random stream: `maxd` bounds a request's length, `spread` how far
+ * after the clock it may arrive (small: a crowded calendar full of holes). */
+static void stream(guint32 seed, int64_t maxd, int64_t spread) {
+  Model *m = g_new0(Model, 1);
+  Cal c;
+  cal_init(&c);
+  GRand *r = g_rand_new_with_seed(seed);
+  int64_t now = 0;
+  for (int op = 0; op < 6000; op++) {
+    int64_t d = g_rand_int_range(r, 0, 4) ? 1 : g_rand_int_range(r, 1, (gint32)maxd + 1);
+    int64_t t = now + g_rand_int_range(r, 0, (gint32)spread);
+    int kind = g_rand_int_range(r, 0, 10);
+    if (model_fit(m, t, d) + d >= HORIZON) break; /* the model's end */
+    if (kind == 0) { /* the clock moves on */
+      now += g_rand_int_range(r, 0, 40);
+      cal_prune(&c, now);
+      continue;
+    }
+    int64_t want = model_fit(m, t, d);
+    if (kind < 4) { /* fit alone, then take it (compute_issue's way) */
+      int64_t got = cal_fit(&c, t, d);
+      ck_assert_msg(got == want, "seed %u op %d: fit(%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT
+                    ") = %" G_GINT64_FORMAT ", want %" G_GINT64_FORMAT, seed, op, t, d, got, want);
+      cal_take(&c, got, d);
+    } else { /* book (the transfers' way) */
+      int64_t got = cal_book(&c, t, d);
+      ck_assert_msg(got == want, "seed %u op %d: book(%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT
+                    ") = %" G_GINT64_FORMAT ", want %" G_GINT64_FORMAT, seed, op, t, d, got, want);
+    }
+    model_take(m, want, d);
+  }
+  /* every cycle from the clock on agrees */
+  for (int64_t t = now; t < HORIZON - 1; t++)
+    ck_assert_msg(cal_fit(&c, t, 1) == model_fit(m, t, 1), "seed %u: cycle %" G_GINT64_FORMAT, seed, t);
+  g_rand_free(r);
+  cal_free(&c);
+  g_free(m);
+}
+
+START_TEST(test_calendar_random) {
+  for (guint32 seed = 1; seed <= 12; seed++) {
+    stream(seed, 3, 8);      /* one-cycle traffic on a saturated channel */
+    stream(seed, 12, 300);   /* NoC and SH bookings, holes far behind */
+    stream(seed, 300, 1000); /* compute spans over several words */
+  }
+}
+END_TEST
+
+/* The edges of the bitmap: a span that ends on a word boundary, one that
+ * covers whole words, a request before the window after a prune. */
+START_TEST(test_calendar_words) {
+  Cal c;
+  cal_init(&c);
+  cal_take(&c, 60, 68); /* [60, 128): the end of word 0, all of word 1 */
+  ck_assert_int_eq(cal_fit(&c, 0, 61), 128);
+  ck_assert_int_eq(cal_fit(&c, 0, 60), 0);
+  ck_assert_int_eq(cal_fit(&c, 100, 1), 128);
+  ck_assert_int_eq(cal_book(&c, 127, 1), 128);
+  ck_assert_int_eq(cal_book(&c, 0, 200), 129);
+  cal_take(&c, 1000, 640); /* ten whole words */
+  ck_assert_int_eq(cal_fit(&c, 999, 2), 1640);
+  ck_assert_int_eq(cal_fit(&c, 999, 1), 999);
+  cal_prune(&c, 1100);
+  ck_assert_int_eq(c.base, 1088);
+  ck_assert_int_eq(cal_fit(&c, 1100, 1), 1640); /* pruning keeps what is ahead */
+  ck_assert_int_eq(cal_fit(&c, 10, 5), 10);     /* behind the window: free */
+  cal_prune(&c, 5000); /* everything behind the clock */
+  ck_assert_int_eq(c.nw, 0);
+  ck_assert_int_eq(cal_book(&c, 5000, 3), 5000);
+  ck_assert_int_eq(cal_book(&c, 5000, 1), 5003);
+  cal_free(&c);
+}
+END_TEST
+
+Suite *suite_calendar(void) {
+  Suite *s = suite_create("calendar");
+  TCase *tc = tcase_create("calendar");
+  tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, test_calendar_random);
+  tcase_add_test(tc, test_calendar_words);
+  suite_add_tcase(s, tc);
+  return s;
+}
