@@ -84,7 +84,26 @@ void cal_take(Cal *c, int64_t s, int64_t d) {
   if (e > c->end) c->end = e;
 }
 
+/* A one-cycle request: the first clear bit at or after t, set. */
+static int64_t book1(Cal *c, int64_t t) {
+  int64_t i = t - c->base;
+  if (i >= 0)
+    for (int64_t k = i >> 6; k < c->nw; k++) {
+      uint64_t x = ~c->w[k] & (k == i >> 6 ? from_bit(i) : ~0ull);
+      if (x) {
+        int64_t s = c->base + 64 * k + __builtin_ctzll(x);
+        c->w[k] |= x & -x;
+        if (s >= c->end) c->end = s + 1;
+        return s;
+      }
+    }
+  int64_t s = next_free(c, t); /* before or past the window */
+  cal_take(c, s, 1);
+  return s;
+}
+
 int64_t cal_book_slow(Cal *c, int64_t t, int64_t d) {
+  if (d == 1) return book1(c, t);
   int64_t s = cal_fit(c, t, d);
   cal_take(c, s, d);
   return s;

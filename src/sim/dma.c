@@ -28,13 +28,18 @@ static Side mem_side(const MemRef *m) {
 
 static int64_t maxi(int64_t a, int64_t b) { return a > b ? a : b; }
 
+/* The RF partition of a byte. */
+static inline uint64_t part_of(const Sim *s, uint64_t byte) {
+  return s->part_shift >= 0 ? byte >> s->part_shift : byte / (uint64_t)s->part_bytes;
+}
+
 /* Book the RF ports of WG `wg` for the piece [byte, byte+len): one cycle per
  * partition touched.  Returns when the last one is done. */
 static int64_t rf_ports(Sim *s, Cal *ports, int wg, uint64_t byte, uint64_t len, int64_t t,
                         int w_issuer, int pc) {
   int64_t done = t;
   uint64_t pb = (uint64_t)s->part_bytes;
-  for (uint64_t p = byte / pb; p * pb < byte + len; p++) {
+  for (uint64_t p = part_of(s, byte); p * pb < byte + len; p++) {
     int64_t at = cal_book(&ports[(long)wg * s->vl + (long)p], t, 1);
     uint64_t lo = MAX(byte, p * pb), hi = MIN(byte + len, (p + 1) * pb);
     sim_energy(s, UC_RF, at, 1, E_RF_BYTE * (double)(hi - lo), w_issuer, pc);
@@ -57,18 +62,27 @@ static int link_counter(const Sim *s, const Cal *link) {
  * wider than a piece carries several pieces in one cycle.  Returns the cycle
  * the piece is on the far side, latency included. */
 int64_t dma_noc(Sim *s, Cal *link, uint64_t len, int64_t t, int wg, int pc) {
-  int64_t bpc = s->m->noc_bits / 8, k = bpc > HBM_LINE ? bpc / HBM_LINE : 1;
-  int64_t slot = bpc / k, units = ((int64_t)len + slot - 1) / slot;
-  int64_t at = cal_book(link, t * k, units);
-  int64_t first = at / k, end = (at + units + k - 1) / k;
+  int64_t k = s->noc_k, slot = s->noc_slot;
+  int64_t units = (int64_t)len <= slot ? 1 : ((int64_t)len + slot - 1) / slot;
+  int64_t at, first, end;
+  if (k == 1) { /* a link at most one piece wide: slots are cycles */
+    at = first = cal_book(link, t, units);
+    end = at + units;
+    s->uc_busy[UC_NOC] += (double)units;
+  } else {
+    at = cal_book(link, t * k, units);
+    first = at / k;
+    end = (at + units + k - 1) / k;
+    s->uc_busy[UC_NOC] += (double)units / (double)k;
+  }
   sim_energy(s, UC_NOC, first, end - first, E_NOC_BYTE * (double)len, wg, pc);
   if (s->tr) trace_count(s->tr, link_counter(s, link), first, (double)len);
-  s->uc_busy[UC_NOC] += (double)units / (double)k;
   return end + T_NOC_LATENCY;
 }
 
 static int64_t hbm_line(Sim *s, uint64_t addr, int64_t t, int wg, int pc) {
-  int c = (int)((addr / HBM_LINE) % (uint64_t)s->m->hbm_channels);
+  uint64_t line = addr / HBM_LINE;
+  int c = (int)(s->chan_mask >= 0 ? line & (uint64_t)s->chan_mask : line % (uint64_t)s->m->hbm_channels);
   int64_t at = cal_book(&s->chan[c], t, 1);
   if (s->tr) trace_count(s->tr, c, at, 1.0);
   sim_energy(s, UC_HBM, at, 1, E_HBM_LINE, wg, pc);

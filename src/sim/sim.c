@@ -175,7 +175,7 @@ static void push_sig(Sim *s, int64_t t, int ev, int64_t n, const int64_t *clock)
 /* ---- RF ranges and hazards ------------------------------------------ */
 
 Range sim_range(const Sim *s, const RfRef *r) {
-  const Region *g = g_ptr_array_index(s->p->regions, r->region);
+  const Geo *g = &s->geo[r->region];
   uint32_t lo = g->byte + 4u * (uint32_t)(r->r0 * g->cols + r->c0);
   uint32_t hi = g->byte + 4u * (uint32_t)((r->r0 + r->rows - 1) * g->cols + r->c0 + r->cols);
   Range x = {r->region, r->r0, r->rows, r->c0, r->cols, lo, hi};
@@ -183,7 +183,8 @@ Range sim_range(const Sim *s, const RfRef *r) {
 }
 
 uint64_t sim_parts(const Sim *s, const RfRef *r) {
-  const Region *g = g_ptr_array_index(s->p->regions, r->region);
+  const Geo *g = &s->geo[r->region];
+  if (g->parts) return g->parts; /* the region lies inside one partition */
   uint64_t mask = 0;
   for (int i = 0; i < r->rows; i++) {
     uint32_t lo = g->byte + 4u * (uint32_t)((r->r0 + i) * g->cols + r->c0);
@@ -200,15 +201,6 @@ static gboolean overlap(const Range *a, const Range *b) {
   return a->r0 < b->r0 + b->rows && b->r0 < a->r0 + a->rows && a->c0 < b->c0 + b->cols &&
          b->c0 < a->c0 + a->cols;
 }
-
-/* The RF ranges an instruction reads (up to 3, plus MMA's accumulator) and
- * writes (at most 1; for LD.mc, the issuer's own target region if listed;
- * for ST wgN.d, d if N is the issuer). */
-typedef struct Access {
-  Range rg[4];
-  gboolean wr[4];
-  int n;
-} Access;
 
 static void access_of(const Sim *s, const Wg *w, const Insn *in, Access *a) {
   const RfRef *reads[3] = {&in->a, &in->b, &in->c};
@@ -231,8 +223,7 @@ static void access_of(const Sim *s, const Wg *w, const Insn *in, Access *a) {
     a->wr[a->n++] = TRUE;
   }
   /* `ST wgN.d, a` with N the issuer itself writes its own RF */
-  if (in->op == OP_ST && in->mem.space == MEM_RF &&
-      ((const Region *)g_ptr_array_index(s->p->regions, in->mem.rf.region))->wg == w->id) {
+  if (in->op == OP_ST && in->mem.space == MEM_RF && s->geo[in->mem.rf.region].wg == w->id) {
     a->rg[a->n] = sim_range(s, &in->mem.rf);
     a->wr[a->n++] = TRUE;
   }
@@ -655,7 +646,7 @@ static int64_t unit_cycles(const Sim *s, const Insn *in) {
   case UNIT_VEC: {
     const RfRef *r = sim_op_form[in->op] == F_ROW ? &in->a : &in->d;
     int64_t e = (int64_t)r->rows * r->cols, c = (e + m->vl - 1) / m->vl;
-    if (sim_op_form[in->op] == F_ROW) c += (int64_t)log2(m->vl);
+    if (sim_op_form[in->op] == F_ROW) c += s->log2_vl;
     return c > 0 ? c : 1;
   }
   case UNIT_SFU: {
@@ -688,9 +679,11 @@ static int64_t compute_issue(Sim *s, Wg *w, const Insn *in, int pc, int64_t t) {
   if (in->op == OP_MMA && !(in->mods & MOD_Z)) rd |= wr;
   Cal *rp = &s->rf_rd[(long)w->id * s->vl], *wp = &s->rf_wr[(long)w->id * s->vl];
   int64_t st = maxi(t, *unit);
+  /* the ports touched, in ascending partition order (set bits only) */
   for (gboolean moved = TRUE; moved;) {
     moved = FALSE;
-    for (int p = 0; p < s->vl; p++) {
+    for (uint64_t m = rd | wr; m; m &= m - 1) {
+      int p = __builtin_ctzll(m);
       int64_t a = st;
       if (rd >> p & 1) a = cal_fit(&rp[p], a, dur);
       if (wr >> p & 1) a = cal_fit(&wp[p], a, dur);
@@ -700,10 +693,11 @@ static int64_t compute_issue(Sim *s, Wg *w, const Insn *in, int pc, int64_t t) {
       }
     }
   }
-  int nports = 0;
-  for (int p = 0; p < s->vl; p++) {
-    if (rd >> p & 1) cal_take(&rp[p], st, dur), nports++;
-    if (wr >> p & 1) cal_take(&wp[p], st, dur), nports++;
+  int nports = __builtin_popcountll(rd) + __builtin_popcountll(wr);
+  for (uint64_t m = rd | wr; m; m &= m - 1) {
+    int p = __builtin_ctzll(m);
+    if (rd >> p & 1) cal_take(&rp[p], st, dur);
+    if (wr >> p & 1) cal_take(&wp[p], st, dur);
   }
   *unit = st + dur;
   /* energy: the unit's work plus every RF byte it moves */
@@ -799,15 +793,18 @@ static int64_t issue_one(Sim *s, Wg *w, int64_t t) {
   const Insn *in = &w->code->insns[pc];
   if (pc + 2 < w->code->n) __builtin_prefetch(&w->code->insns[pc + 2]);
   prune(w->inflight, t);
-  Access acc;
-  access_of(s, w, in, &acc);
-  int64_t h = hazard(w, &acc, t);
+  if (w->acc_pc != pc) {
+    access_of(s, w, in, &w->acc);
+    w->acc_pc = pc;
+  }
+  const Access *acc = &w->acc;
+  int64_t h = hazard(w, acc, t);
   if (h == T_INF || ((in->op == OP_SIG || in->op == OP_END) && w->pending_red > 0)) {
     w->state = WG_BLOCK_RED;
     return -1;
   }
   if (h > t) return h;
-  if (race(s, w, in, pc, &acc, t)) return -1;
+  if (race(s, w, in, pc, acc, t)) return -1;
   int64_t done = t + 1, next = t + T_ISSUE;
   switch (in->op) {
   case OP_WAIT:
@@ -847,12 +844,12 @@ static int64_t issue_one(Sim *s, Wg *w, int64_t t) {
   default: {
     done = compute_issue(s, w, in, pc, t);
     if (!fn(s, FN_COMPUTE, w->id, pc)) return -1;
-    for (int k = 0; k < acc.n; k++) track(s, w->inflight, &acc.rg[k], acc.wr[k], done, -1, -1, pc);
+    for (int k = 0; k < acc->n; k++) track(s, w->inflight, &acc->rg[k], acc->wr[k], done, -1, -1, pc);
     break;
   }
   }
-  for (int k = 0; k < acc.n; k++)
-    if (s->remote[acc.rg[k].region]) note_access(s, w, &acc.rg[k], acc.wr[k], pc, t);
+  for (int k = 0; k < acc->n; k++)
+    if (s->remote[acc->rg[k].region]) note_access(s, w, &acc->rg[k], acc->wr[k], pc, t);
   w->last_done = maxi(w->last_done, done);
   if (s->tr) trace_insn(s->tr, w->id, pc, t, done);
   w->pc++;
@@ -934,6 +931,20 @@ static void sim_init(Sim *s, const Program *p, const SimOptions *o) {
   s->vl = m->vl;
   s->part_bytes = sim_machine_part_bytes(m);
   s->rf_words = m->rf_kib * 256;
+  s->log2_vl = (int64_t)log2(m->vl);
+  s->part_shift = s->part_bytes & (s->part_bytes - 1) ? -1 : __builtin_ctz((unsigned)s->part_bytes);
+  s->chan_mask = m->hbm_channels & (m->hbm_channels - 1) ? -1 : m->hbm_channels - 1;
+  int64_t bpc = m->noc_bits / 8;
+  s->noc_k = bpc > HBM_LINE ? bpc / HBM_LINE : 1;
+  s->noc_slot = bpc / s->noc_k;
+  s->geo = g_new0(Geo, p->regions->len);
+  for (guint i = 0; i < p->regions->len; i++) {
+    const Region *g = g_ptr_array_index(p->regions, i);
+    uint32_t pb = (uint32_t)s->part_bytes, end = g->byte + 4u * (uint32_t)(g->rows * g->cols);
+    gboolean one = g->byte / pb == (end - 1) / pb; /* inside one partition */
+    Geo x = {g->byte, g->cols, g->wg, 0, one ? 1ull << (g->byte / pb) : 0};
+    s->geo[i] = x;
+  }
   s->hbm_words = p->abi.hbm_bytes / 4;
   if (!o->timing_only) {
     s->hbm = g_new(float, s->hbm_words);
@@ -951,6 +962,7 @@ static void sim_init(Sim *s, const Program *p, const SimOptions *o) {
     w->id = i;
     w->sm = i / m->wgs_per_sm;
     w->code = &p->wgs[i];
+    w->acc_pc = -1;
     w->state = w->code->n > 0 ? WG_RUN : WG_IDLE;
     w->inflight = g_array_new(FALSE, FALSE, sizeof(Rec));
     w->incoming = g_array_new(FALSE, FALSE, sizeof(Rec));
@@ -1032,6 +1044,7 @@ static void sim_destroy(Sim *s) {
     g_free(s->wg[i].valid);
   }
   g_free(s->wg);
+  g_free(s->geo);
   Cal *cals[] = {s->chan, s->noc_in, s->noc_out, s->sh_port, s->rf_rd, s->rf_wr};
   int ncal[] = {m->hbm_channels, m->sms, m->sms, m->sms, s->nwgs * s->vl, s->nwgs * s->vl};
   for (int k = 0; k < 6; k++) {

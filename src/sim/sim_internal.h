@@ -40,6 +40,26 @@ typedef struct Access1 {
   int64_t t, epoch;
 } Access1;
 
+/* The RF ranges an instruction reads (up to 3, plus MMA's accumulator) and
+ * writes (at most 1; for LD.mc, the issuer's own target region if listed;
+ * for ST wgN.d, d if N is the issuer). */
+typedef struct Access {
+  Range rg[4];
+  gboolean wr[4];
+  int n;
+} Access;
+
+/* What the hot paths need of a region (Program.regions holds pointers to
+ * the full records, one cache miss each): its place, and the partitions it
+ * covers as a mask when it lies inside one partition (0: compute per
+ * window). */
+typedef struct Geo {
+  uint32_t byte;
+  int cols, wg;
+  uint32_t pad;
+  uint64_t parts;
+} Geo;
+
 typedef enum { WG_IDLE, WG_RUN, WG_WAIT_EV, WG_BLOCK_RED, WG_DONE } WgState;
 
 typedef struct Wg {
@@ -51,6 +71,8 @@ typedef struct Wg {
   int64_t last_done;  /* latest completion of issued work (finite part)    */
   int pending_red;    /* issued REDs whose round is incomplete             */
   int64_t end;        /* completion of the WG (valid in WG_DONE)           */
+  int acc_pc;         /* the pc whose ranges `acc` holds (-1: none): an    */
+  Access acc;         /* instruction that stalls is tried again, unchanged */
   int64_t wait_n;     /* WG_WAIT_EV: count awaited                         */
   int wait_ev;
   GArray *inflight;   /* Rec: own instructions in flight                   */
@@ -113,6 +135,13 @@ typedef struct Sim {
   const SimOptions *o;
   const Machine *m;
   int nwgs, vl, part_bytes, rf_words;
+  int64_t log2_vl;     /* a row reduction's extra cycles (machine.md §4)   */
+  /* dma.c's per-piece arithmetic without divisions: part_bytes and the
+   * channel count as shift and mask when powers of two (-1 otherwise); a
+   * NoC link's slots per cycle and bytes per slot */
+  int part_shift, chan_mask;
+  int64_t noc_k, noc_slot;
+  Geo *geo;            /* per region (Program.regions)                     */
   Wg *wg;
   float *hbm;
   uint64_t hbm_words;
@@ -191,7 +220,7 @@ static inline void sim_energy(Sim *s, UnitClass uc, int64_t start, int64_t dur, 
                               int wg, int pc) {
   int64_t end = start + dur;
   if (start < s->dp_base || end - s->dp_base >= s->dp_cap) sim_trace_grow(s, start, end);
-  double rate = pj / (double)dur;
+  double rate = dur == 1 ? pj : pj / (double)dur; /* the same bits, without a division */
   s->dp[start - s->dp_base] += rate;
   s->dp[end - s->dp_base] -= rate;
   s->uc_energy[uc] += pj;
