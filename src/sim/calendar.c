@@ -7,7 +7,10 @@
 #include <glib.h>
 #include <string.h>
 
-void cal_init(Cal *c) { memset(c, 0, sizeof *c); }
+void cal_init(Cal *c, const int64_t *clock) {
+  memset(c, 0, sizeof *c);
+  c->clock = clock;
+}
 
 void cal_free(Cal *c) {
   g_free(c->w);
@@ -52,10 +55,15 @@ int64_t cal_fit(const Cal *c, int64_t t, int64_t d) {
   }
 }
 
-/* Make the window reach cycle e - 1. */
+/* Make the window reach cycle e - 1 (e > the clock). */
 static void reach(Cal *c, int64_t e) {
   int64_t need = (e - 1 - c->base) / 64 + 1;
   if (need <= c->nw) return;
+  if (need > c->cap && c->clock) { /* first drop the words behind the clock */
+    cal_prune(c, *c->clock);
+    need = (e - 1 - c->base) / 64 + 1;
+    if (need <= c->nw) return;
+  }
   if (need > c->cap) {
     int64_t cap = c->cap ? c->cap : 4;
     while (cap < need) cap *= 2;

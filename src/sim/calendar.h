@@ -22,9 +22,14 @@ typedef struct Cal {
   int64_t nw;    /* words in use: cycles >= base + 64 nw are free        */
   int64_t cap;   /* words allocated                                      */
   int64_t end;   /* every cycle >= end is free (1 + the last busy cycle) */
+  const int64_t *clock; /* the simulator's clock, or NULL: before the    */
+                 /* window grows, it drops what lies behind the clock, so */
+                 /* that a jump in time (a long WAITT) costs no memory    */
 } Cal;
 
-void cal_init(Cal *c);
+/* An empty calendar; `clock` may be NULL (then only cal_prune slides the
+ * window). */
+void cal_init(Cal *c, const int64_t *clock);
 void cal_free(Cal *c);
 /* Earliest start >= t such that [start, start+d) is free (t for d <= 0). */
 int64_t cal_fit(const Cal *c, int64_t t, int64_t d);

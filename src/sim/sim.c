@@ -693,11 +693,11 @@ static int64_t compute_issue(Sim *s, Wg *w, const Insn *in, int pc, int64_t t) {
       }
     }
   }
-  int nports = __builtin_popcountll(rd) + __builtin_popcountll(wr);
+  int nports = 0;
   for (uint64_t m = rd | wr; m; m &= m - 1) {
     int p = __builtin_ctzll(m);
-    if (rd >> p & 1) cal_take(&rp[p], st, dur);
-    if (wr >> p & 1) cal_take(&wp[p], st, dur);
+    if (rd >> p & 1) cal_take(&rp[p], st, dur), nports++;
+    if (wr >> p & 1) cal_take(&wp[p], st, dur), nports++;
   }
   *unit = st + dur;
   /* energy: the unit's work plus every RF byte it moves */
@@ -897,16 +897,27 @@ static void find_remote(Sim *s) {
         for (int k = 0; k < in->ntargets; k++)
           if (in->targets[k] != w) s->remote[in->tregions[k]] = 1;
     }
+  /* each WG's regions (counting sort by WG): a remote region is compared
+   * with its own WG's regions only, not with every region of the program */
+  int *first = g_new0(int, s->nwgs + 1), *fill = g_new(int, s->nwgs), *byw = g_new(int, nreg);
+  for (guint i = 0; i < nreg; i++) first[s->geo[i].wg + 1]++;
+  for (int w = 0; w < s->nwgs; w++) first[w + 1] += first[w];
+  memcpy(fill, first, sizeof(int) * (size_t)s->nwgs);
+  for (guint i = 0; i < nreg; i++) byw[fill[s->geo[i].wg]++] = (int)i;
   for (guint i = 0; i < nreg; i++) {
     if (s->remote[i] != 1) continue;
     const Region *a = g_ptr_array_index(p->regions, i);
     uint32_t alo = a->byte, ahi = a->byte + 4u * (uint32_t)(a->rows * a->cols);
-    for (guint j = 0; j < nreg; j++) {
+    for (int k = first[a->wg]; k < first[a->wg + 1]; k++) {
+      int j = byw[k];
       const Region *b = g_ptr_array_index(p->regions, j);
       uint32_t blo = b->byte, bhi = b->byte + 4u * (uint32_t)(b->rows * b->cols);
-      if (b->wg == a->wg && !s->remote[j] && blo < ahi && alo < bhi) s->remote[j] = 2;
+      if (!s->remote[j] && blo < ahi && alo < bhi) s->remote[j] = 2;
     }
   }
+  g_free(first);
+  g_free(fill);
+  g_free(byw);
 }
 
 /* Every WG at epoch 1, ordered after nothing. */
@@ -980,6 +991,10 @@ static void sim_init(Sim *s, const Program *p, const SimOptions *o) {
   s->sh_port = g_new0(Cal, m->sms);
   s->rf_rd = g_new0(Cal, nports);
   s->rf_wr = g_new0(Cal, nports);
+  Cal *cals[] = {s->chan, s->noc_in, s->noc_out, s->sh_port, s->rf_rd, s->rf_wr};
+  int ncal[] = {nch, m->sms, m->sms, m->sms, nports, nports};
+  for (int k = 0; k < 6; k++)
+    for (int i = 0; i < ncal[k]; i++) cal_init(&cals[k][i], &s->now);
   s->mma_free = g_new0(int64_t, m->sms * m->mma_arrays);
   s->vec_free = g_new0(int64_t, s->nwgs);
   s->sfu_free = g_new0(int64_t, m->sms);

@@ -31,7 +31,7 @@ static void model_take(Model *m, int64_t s, int64_t d) {
 static void stream(guint32 seed, int64_t maxd, int64_t spread) {
   Model *m = g_new0(Model, 1);
   Cal c;
-  cal_init(&c);
+  cal_init(&c, NULL);
   GRand *r = g_rand_new_with_seed(seed);
   int64_t now = 0;
   for (int op = 0; op < 6000; op++) {
@@ -78,7 +78,7 @@ END_TEST
  * covers whole words, a request before the window after a prune. */
 START_TEST(test_calendar_words) {
   Cal c;
-  cal_init(&c);
+  cal_init(&c, NULL);
   cal_take(&c, 60, 68); /* [60, 128): the end of word 0, all of word 1 */
   ck_assert_int_eq(cal_fit(&c, 0, 61), 128);
   ck_assert_int_eq(cal_fit(&c, 0, 60), 0);
@@ -100,12 +100,31 @@ START_TEST(test_calendar_words) {
 }
 END_TEST
 
+/* A jump of the clock (a WAITT of 10^15 cycles) moves the window instead
+ * of stretching it: the bitmap stays a few words long. */
+START_TEST(test_calendar_clock_jump) {
+  int64_t now = 0;
+  Cal c;
+  cal_init(&c, &now);
+  ck_assert_int_eq(cal_book(&c, 0, 100), 0);
+  now = 50;
+  ck_assert_int_eq(cal_book(&c, 50, 1), 100);
+  now = 1000000000000000;
+  ck_assert_int_eq(cal_book(&c, now, 3), now);
+  ck_assert_int_eq(cal_book(&c, now, 1), now + 3);
+  ck_assert_int_le(c.cap, 8);
+  ck_assert_int_eq(cal_fit(&c, now, 2), now + 4);
+  cal_free(&c);
+}
+END_TEST
+
 Suite *suite_calendar(void) {
   Suite *s = suite_create("calendar");
   TCase *tc = tcase_create("calendar");
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, test_calendar_random);
   tcase_add_test(tc, test_calendar_words);
+  tcase_add_test(tc, test_calendar_clock_jump);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -8,7 +8,7 @@
 
 START_TEST(test_calendar_fit) {
   Cal c;
-  cal_init(&c);
+  cal_init(&c, NULL);
   ck_assert_int_eq(cal_book(&c, 10, 5), 10);  /* [10,15) */
   ck_assert_int_eq(cal_book(&c, 12, 1), 15);  /* after it */
   ck_assert_int_eq(cal_book(&c, 0, 10), 0);   /* the hole before fits exactly */
