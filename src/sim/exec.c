@@ -21,14 +21,9 @@ static const Region *region(const Sim *s, const RfRef *r) {
   return g_ptr_array_index(s->p->regions, r->region);
 }
 
-static long base_word(const Sim *s, const RfRef *r) {
-  const Region *g = region(s, r);
-  return (long)g->byte / 4 + (long)r->r0 * g->cols + r->c0;
-}
-
 static View view(Sim *s, Wg *w, const RfRef *r) {
-  const Region *g = region(s, r);
-  long b = base_word(s, r);
+  const Geo *g = &s->geo[r->region]; /* not the Region record: one cache miss less */
+  long b = (long)g->byte / 4 + (long)r->r0 * g->cols + r->c0;
   View v = {w->rf + b, w->valid + b, g->cols, 1, r->rows, r->cols};
   return v;
 }
@@ -65,14 +60,16 @@ static void mark(View v) {
   for (int i = 0; i < v.rows; i++) memset(v.v + (long)i * v.rs, 1, (size_t)v.cols);
 }
 
-/* A scratch buffer of at least n floats, kept by the simulator between ops. */
-static float *scratch(Sim *s, long n) {
-  if (n > s->tmp_cap) {
-    s->tmp_cap = MAX(n, 2 * s->tmp_cap);
-    s->tmp = g_renew(float, s->tmp, s->tmp_cap);
+/* A scratch buffer of at least n floats, kept by the simulator between ops
+ * (`k` = 0 or 1: two buffers, for an op that needs both). */
+static float *scratch_k(Sim *s, int k, long n) {
+  if (n > s->tmp_cap[k]) {
+    s->tmp_cap[k] = MAX(n, 2 * s->tmp_cap[k]);
+    s->tmp[k] = g_renew(float, s->tmp[k], s->tmp_cap[k]);
   }
-  return s->tmp;
+  return s->tmp[k];
 }
+static float *scratch(Sim *s, long n) { return scratch_k(s, 0, n); }
 
 /* The MMA kernel for one row of c: t[j] += a[k] * b[k][j] for k ascending,
  * 32 columns at a time held in registers.  Every t[j] sees one rounded
@@ -100,27 +97,31 @@ static void mma_row(float *restrict t, const float *restrict a, const float *res
 }
 
 /* c (+)= a . b  (b transposed with MOD_T); computed into a temporary so that
- * c may alias a or b; k ascending, one rounding per product and per add. */
+ * c may alias a or b; k ascending, one rounding per product and per add.
+ * MOD_T copies b (N x K) into K x N first and runs the same row kernel: each
+ * c[i][j] still adds a[i][k] * b[j][k] for k ascending, the same bits as a
+ * dot product per element, at the speed of the vector kernel (attention's
+ * q . k^T). */
 static void mma(Sim *s, Wg *w, const Insn *in) {
   View c = view(s, w, &in->d), a = view(s, w, &in->a), b = view(s, w, &in->b);
   int M = c.rows, N = c.cols, K = a.cols;
   float *t = scratch(s, (long)M * N);
+  const float *bp = b.p;
+  long brs = b.rs;
+  if (in->mods & MOD_T) {
+    float *bt = scratch_k(s, 1, (long)K * N);
+    for (int j = 0; j < N; j++)
+      for (int k = 0; k < K; k++) bt[(long)k * N + j] = b.p[(long)j * b.rs + k];
+    bp = bt;
+    brs = N;
+  }
   for (int i = 0; i < M; i++) {
     float *restrict ti = t + (long)i * N;
     if (in->mods & MOD_Z)
       memset(ti, 0, sizeof(float) * (size_t)N);
     else
       for (int j = 0; j < N; j++) ti[j] = AT(c, i, j);
-    if (in->mods & MOD_T) {
-      for (int j = 0; j < N; j++) {
-        float acc = ti[j];
-        const float *ai = a.p + (long)i * a.rs, *bj = b.p + (long)j * b.rs;
-        for (int k = 0; k < K; k++) acc = acc + ai[k] * bj[k];
-        ti[j] = acc;
-      }
-    } else {
-      mma_row(ti, a.p + (long)i * a.rs, b.p, b.rs, K, N);
-    }
+    mma_row(ti, a.p + (long)i * a.rs, bp, brs, K, N);
   }
   for (int i = 0; i < M; i++) memcpy(c.p + (long)i * c.rs, t + (long)i * N, sizeof(float) * (size_t)N);
   mark(c);

@@ -1099,7 +1099,8 @@ static void sim_destroy(Sim *s) {
   g_free(s->release_t);
   g_free(s->out_mark);
   g_free(s->out_count);
-  g_free(s->tmp);
+  g_free(s->tmp[0]);
+  g_free(s->tmp[1]);
   trace_free(s->tr);
   if (s->err) g_error_free(s->err);
 }

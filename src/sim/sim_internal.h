@@ -198,9 +198,9 @@ typedef struct Sim {
   uint8_t *out_mark;   /* steps * d_model                                  */
   int *out_count;
   uint64_t x_in_addr, out_addr, row_bytes;
-  /* exec.c's scratch buffer */
-  float *tmp;
-  long tmp_cap;
+  /* exec.c's scratch buffers */
+  float *tmp[2];
+  long tmp_cap[2];
   /* recording run (sim_time): the functional actions, in order          */
   GArray *fnlog;       /* FnAct, or NULL                                   */
   /* results */

@@ -103,6 +103,13 @@ static float r_mmv(int i, int j) {
   for (int k = 0; k < 32; k++) acc = acc + V(k) * B(k, j);
   return acc;
 }
+/* MMA.t accumulating over a window: 8 x 24 (the kernel's tail columns),
+ * K = 20, a dot product per element in k order */
+static float r_mmt_win(int i, int j) {
+  float acc = A(i, j);
+  for (int k = 0; k < 20; k++) acc = acc + A(i, k) * B(j, k);
+  return acc;
+}
 static float r_inplace(int i, int j) { float x = A(i, j) + B(i, j); return x * 2.0f; }
 
 START_TEST(test_vec_binary) {
@@ -146,6 +153,7 @@ START_TEST(test_mma) {
   expect(" MMA.z r, a, b", 32, 32, r_mmz);
   expect(" VEC.copy r, a\n MMA r, a, b", 32, 32, r_mmacc);
   expect(" MMA.z.t r, a, b", 32, 32, r_mmt);
+  expect(" VEC.copy r, a[0:8, 0:24]\n MMA.t r, a[0:8, 0:20], b[0:24, 0:20]", 8, 24, r_mmt_win);
   expect(" MMA.z r, v, b", 1, 32, r_mmv);
 }
 END_TEST
