@@ -2,9 +2,10 @@
  * ranges, unit scheduling, events, RED rounds, the D1 host, and the run-time
  * errors (docs/machine.md §3-§4).
  *
- * One heap orders everything by (time, insertion).  A WG pops when its next
- * instruction may issue; it issues as many instructions as it can without
- * passing the next event in the heap, so idle time is never stepped. */
+ * One queue (evq.h) orders everything by (time, insertion).  A WG pops when
+ * its next instruction may issue; it issues as many instructions as it can
+ * without passing the next event in the queue, so idle time is never
+ * stepped. */
 #include <math.h>
 #include <stdarg.h>
 #include <string.h>
@@ -40,46 +41,11 @@ void sim_fail(Sim *s, int wg, int pc, const char *fmt, ...) {
               in->line, in->col, wg, msg);
 }
 
-/* ---- event heap ------------------------------------------------------ */
-
-static gboolean before(const Event *a, const Event *b) {
-  if (a->t != b->t) return a->t < b->t;
-  if ((a->type == EV_WG) != (b->type == EV_WG)) return b->type == EV_WG;
-  return a->seq < b->seq;
-}
-
-static void push_event(Sim *s, Event e) {
-  if (s->nheap == s->capheap) {
-    s->capheap = s->capheap ? s->capheap * 2 : 256;
-    s->heap = g_renew(Event, s->heap, s->capheap);
-  }
-  e.seq = s->seq++;
-  int i = s->nheap++;
-  while (i > 0 && before(&e, &s->heap[(i - 1) / 2])) {
-    s->heap[i] = s->heap[(i - 1) / 2];
-    i = (i - 1) / 2;
-  }
-  s->heap[i] = e;
-}
+/* ---- events ---------------------------------------------------------- */
 
 void sim_push(Sim *s, int64_t t, EvType type, int a, int64_t n) {
   Event e = {t, 0, type, a, n, -1};
-  push_event(s, e);
-}
-
-static Event pop(Sim *s) {
-  Event top = s->heap[0], last = s->heap[--s->nheap];
-  int i = 0;
-  for (;;) {
-    int c = 2 * i + 1;
-    if (c >= s->nheap) break;
-    if (c + 1 < s->nheap && before(&s->heap[c + 1], &s->heap[c])) c++;
-    if (!before(&s->heap[c], &last)) break;
-    s->heap[i] = s->heap[c];
-    i = c;
-  }
-  if (s->nheap > 0) s->heap[i] = last;
-  return top;
+  evq_push(&s->q, e);
 }
 
 /* ---- energy ---------------------------------------------------------- */
@@ -169,7 +135,7 @@ static int snap_take(Sim *s, const int64_t *clock) {
 /* An EV_SIG of `n` on event `ev` at t, carrying a copy of `clock`. */
 static void push_sig(Sim *s, int64_t t, int ev, int64_t n, const int64_t *clock) {
   Event e = {t, 0, EV_SIG, ev, n, snap_take(s, clock)};
-  push_event(s, e);
+  evq_push(&s->q, e);
 }
 
 /* ---- RF ranges and hazards ------------------------------------------ */
@@ -857,7 +823,7 @@ static int64_t issue_one(Sim *s, Wg *w, int64_t t) {
   return next;
 }
 
-/* Issue from WG w until it parks, stalls past the next heap event, or fails. */
+/* Issue from WG w until it parks, stalls past the next queued event, or fails. */
 static void run_wg(Sim *s, Wg *w) {
   int64_t t = s->now;
   for (;;) {
@@ -870,7 +836,7 @@ static void run_wg(Sim *s, Wg *w) {
                "at cycle %" G_GINT64_FORMAT "; see --max-cycles)", s->o->max_cycles, next);
       return;
     }
-    if (s->nheap > 0 && s->heap[0].t <= next) {
+    if (evq_min_t(&s->q) <= next) {
       sim_push(s, next, EV_WG, w->id, 0);
       return;
     }
@@ -938,6 +904,7 @@ static void sim_init(Sim *s, const Program *p, const SimOptions *o) {
   s->o = o;
   s->m = &p->hw;
   const Machine *m = s->m;
+  evq_init(&s->q);
   s->nwgs = sim_machine_wgs(m);
   s->vl = m->vl;
   s->part_bytes = sim_machine_part_bytes(m);
@@ -1088,7 +1055,7 @@ static void sim_destroy(Sim *s) {
   g_array_free(s->snaps, TRUE);
   g_array_free(s->snap_free, TRUE);
   g_free(s->remote);
-  g_free(s->heap);
+  evq_free(&s->q);
   g_free(s->dp);
   g_free(s->pw_t);
   g_free(s->pw_v);
@@ -1236,8 +1203,8 @@ static void finish(Sim *s, SimResult *res) {
  * deadlock, the cycle limit) is left in s->err. */
 static void run(Sim *s) {
   const SimOptions *opt = s->o;
-  for (uint64_t pops = 1; s->nheap > 0 && !s->err; pops++) {
-    Event e = pop(s);
+  for (uint64_t pops = 1; !evq_empty(&s->q) && !s->err; pops++) {
+    Event e = evq_pop(&s->q);
     s->now = e.t;
     if ((pops & 0xfff) == 0) prune_calendars(s);
     switch (e.type) {

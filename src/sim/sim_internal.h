@@ -5,6 +5,7 @@
 #define TCC_SIM_INTERNAL_H
 
 #include "calendar.h"
+#include "evq.h"
 #include "sim.h"
 #include "trace.h"
 
@@ -120,15 +121,6 @@ typedef struct FnAct {
   int kind, a, pc;    /* FnKind; a = wg (or group, step); pc               */
 } FnAct;
 
-typedef enum { EV_XFER, EV_SIG, EV_HOST, EV_WG } EvType;
-typedef struct Event {
-  int64_t t;
-  uint64_t seq;       /* ties: insertion order (kind folded in: WG last)   */
-  EvType type;
-  int a;              /* xfer index / event id / step / wg                 */
-  int64_t n;
-  int snap;           /* EV_SIG: the signaller's clock (Sim.snaps), or -1  */
-} Event;
 
 typedef struct Sim {
   const Program *p;
@@ -147,10 +139,7 @@ typedef struct Sim {
   uint64_t hbm_words;
   float **sh;          /* per SM (NULL when sh_kib = 0)                    */
   int64_t now;
-  /* event queue: binary heap */
-  Event *heap;
-  int nheap, capheap;
-  uint64_t seq;
+  EvQueue q;           /* every event, in the engine's order (evq.h)       */
   /* resources */
   Cal *chan, *noc_in, *noc_out, *sh_port, *rf_rd, *rf_wr;
   int64_t *mma_free, *vec_free, *sfu_free, *red_free;

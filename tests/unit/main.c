@@ -11,6 +11,7 @@ int main(void) {
   srunner_add_suite(sr, suite_timing());
   srunner_add_suite(sr, suite_power());
   srunner_add_suite(sr, suite_calendar());
+  srunner_add_suite(sr, suite_evq());
   srunner_add_suite(sr, suite_energy());
   srunner_add_suite(sr, suite_phenomena());
   srunner_add_suite(sr, suite_e2e());

@@ -14,6 +14,7 @@ Suite *suite_exec(void);
 Suite *suite_timing(void);
 Suite *suite_power(void);
 Suite *suite_calendar(void);
+Suite *suite_evq(void);
 Suite *suite_energy(void);
 Suite *suite_phenomena(void);
 Suite *suite_e2e(void);

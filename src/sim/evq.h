@@ -1,0 +1,66 @@
+/* evq.h - the simulator's event queue.  Events leave in the order of
+ * (time, WG wake-ups after every other kind, insertion): the engine's one
+ * order of everything (sim.c).
+ *
+ * Most events land a few cycles after the clock (a WG's next issue, a SIG,
+ * a transfer's completion), so the queue is a timing wheel: one slot per
+ * cycle of a window [cur, cur + EVQ_SLOTS) after the last event popped,
+ * each slot a FIFO per kind (insertion order is the order), and a bitmap of
+ * the slots in use; pushing and popping cost a few word operations instead
+ * of a heap's log n compares and moves.  Events beyond the window wait in a
+ * binary heap; a pop takes the smaller of the two candidates by the full
+ * order, so the order never depends on where an event waited.
+ */
+#ifndef TCC_EVQ_H
+#define TCC_EVQ_H
+
+#include <glib.h>
+#include <stdint.h>
+
+typedef enum { EV_XFER, EV_SIG, EV_HOST, EV_WG } EvType;
+typedef struct Event {
+  int64_t t;
+  uint64_t seq;       /* ties: insertion order (kind folded in: WG last)   */
+  EvType type;
+  int a;              /* xfer index / event id / step / wg                 */
+  int64_t n;
+  int snap;           /* EV_SIG: the signaller's clock (Sim.snaps), or -1  */
+} Event;
+
+enum { EVQ_SLOTS = 4096 }; /* a power of two */
+
+typedef struct EvNode {
+  Event e;
+  int next;           /* the next node of the slot's FIFO, or -1           */
+} EvNode;
+
+/* One cycle of the wheel: per kind (0: not a WG wake-up, 1: a WG wake-up)
+ * the FIFO of its events as first and last node (-1: empty). */
+typedef struct EvSlot {
+  int head[2], tail[2];
+} EvSlot;
+
+typedef struct EvQueue {
+  int64_t cur;        /* the wheel's window: [cur, cur + EVQ_SLOTS)        */
+  EvSlot *slot;       /* EVQ_SLOTS, cycle t in slot t % EVQ_SLOTS          */
+  uint64_t *busy;     /* bit per slot: holds an event                      */
+  int nwheel;         /* events in the wheel                               */
+  EvNode *node;       /* the wheel's nodes, with a free list               */
+  int nnode, capnode, free;
+  Event *heap;        /* events past the window: binary heap               */
+  int nheap, capheap;
+  uint64_t seq;
+} EvQueue;
+
+void evq_init(EvQueue *q);
+void evq_free(EvQueue *q);
+/* Add `e` (its seq is assigned here).  e.t may be any time at or after the
+ * last event popped. */
+void evq_push(EvQueue *q, Event e);
+static inline gboolean evq_empty(const EvQueue *q) { return q->nwheel == 0 && q->nheap == 0; }
+/* The time of the first event (INT64_MAX when empty). */
+int64_t evq_min_t(const EvQueue *q);
+/* Remove and return the first event; the queue must not be empty. */
+Event evq_pop(EvQueue *q);
+
+#endif
