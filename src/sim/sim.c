@@ -757,7 +757,10 @@ static int64_t dma_issue(Sim *s, Wg *w, const Insn *in, int pc, int64_t t) {
 static int64_t issue_one(Sim *s, Wg *w, int64_t t) {
   int pc = w->pc;
   const Insn *in = &w->code->insns[pc];
-  if (pc + 2 < w->code->n) __builtin_prefetch(&w->code->insns[pc + 2]);
+  if (pc + 1 < w->code->n) { /* the WG's next instruction, all its cache lines */
+    const char *nx = (const char *)&w->code->insns[pc + 1];
+    for (size_t b = 0; b < sizeof(Insn) + 63; b += 64) __builtin_prefetch(nx + b);
+  }
   prune(w->inflight, t);
   if (w->acc_pc != pc) {
     access_of(s, w, in, &w->acc);
