@@ -145,6 +145,69 @@ static int64_t piece(Sim *s, Wg *w, const Insn *in, int pc, uint64_t m, uint64_t
   return rf_ports(s, s->rf_wr, g->wg, m, len, at, w->id, pc);
 }
 
+/* ---- the fast path of a plain HBM load ------------------------------ */
+
+gboolean sim_dma_fast_path = TRUE;
+
+/* The simulator's sums that a load's pieces add to, held in locals for the
+ * length of one descriptor: the calendars' stores in between would
+ * otherwise force the compiler to reload every one of them per piece.
+ * Each sum sees the same additions in the same order as through
+ * sim_energy (or, for the counts, integers, exact in any order), and is
+ * written back at the end. */
+typedef struct Sums {
+  double *dp;               /* Sim.dp, dp_base, dp_cap, max_t            */
+  int64_t base, cap, max_t;
+  double e_hbm, e_noc, e_rf; /* Sim.uc_energy of HBM, NoC, RF            */
+  int64_t lines, noc, rf;   /* HBM lines, NoC slot-cycles, RF port cycles */
+} Sums;
+
+/* sim_energy on the locals (no --profile, no --trace on this path). */
+static inline void sums_energy(Sim *s, Sums *u, double *acc, int64_t start, int64_t dur,
+                               double pj) {
+  int64_t end = start + dur;
+  if (start < u->base || end - u->base >= u->cap) {
+    s->max_t = u->max_t; /* sim_trace_grow folds up to it */
+    sim_trace_grow(s, start, end);
+    u->dp = s->dp;
+    u->base = s->dp_base;
+    u->cap = s->dp_cap;
+  }
+  double rate = dur == 1 ? pj : pj / (double)dur;
+  u->dp[start - u->base] += rate;
+  u->dp[end - u->base] -= rate;
+  *acc += pj;
+  if (end > u->max_t) u->max_t = end;
+}
+
+/* piece() of a load from HBM into the issuer's RF, on a NoC link at most
+ * one piece wide: the same bookings and energy in the same order as
+ * hbm_line, dma_noc and rf_ports. */
+static int64_t piece_ld_hbm(Sim *s, Sums *u, Cal *link, Cal *ports, uint64_t m, uint64_t r,
+                            uint64_t len, int64_t t) {
+  uint64_t line = m / HBM_LINE;
+  int c = (int)(s->chan_mask >= 0 ? line & (uint64_t)s->chan_mask : line % (uint64_t)s->m->hbm_channels);
+  int64_t at = cal_book(&s->chan[c], t, 1);
+  sums_energy(s, u, &u->e_hbm, at, 1, E_HBM_LINE);
+  u->lines++;
+  at += T_HBM_LATENCY;
+  int64_t units = (int64_t)len <= s->noc_slot ? 1 : ((int64_t)len + s->noc_slot - 1) / s->noc_slot;
+  at = cal_book(link, at, units);
+  sums_energy(s, u, &u->e_noc, at, units, E_NOC_BYTE * (double)len);
+  u->noc += units;
+  at += units + T_NOC_LATENCY;
+  int64_t done = at;
+  uint64_t pb = (uint64_t)s->part_bytes;
+  for (uint64_t p = part_of(s, r); p * pb < r + len; p++) {
+    int64_t a = cal_book(&ports[p], at, 1);
+    uint64_t lo = MAX(r, p * pb), hi = MIN(r + len, (p + 1) * pb);
+    sums_energy(s, u, &u->e_rf, a, 1, E_RF_BYTE * (double)(hi - lo));
+    u->rf++;
+    done = maxi(done, a + 1);
+  }
+  return done;
+}
+
 int64_t dma_schedule(Sim *s, Wg *w, const Insn *in, int64_t start, int engine) {
   int pc = (int)(in - w->code->insns);
   const RfRef *rf = in->op == OP_LD ? &in->d : &in->a;
@@ -154,6 +217,13 @@ int64_t dma_schedule(Sim *s, Wg *w, const Insn *in, int64_t start, int engine) {
   int64_t *req = &s->req_free[(long)w->sm * s->m->dma_engines + engine];
   int64_t t = maxi(start + T_DMA_SETUP, *req), done = start + 1;
   sim_energy(s, UC_DMA, start, 1, E_DMA_DESC, w->id, pc);
+  /* the commonest descriptor, a plain load from HBM, takes the fast path
+   * when no per-instruction record (--profile, --trace) is kept */
+  gboolean fast = sim_dma_fast_path && in->op == OP_LD && in->mem.space == MEM_HBM &&
+                  !(in->mods & MOD_MC) && !s->tr && !s->ie && s->noc_k == 1;
+  Sums u = {s->dp, s->dp_base, s->dp_cap, s->max_t, s->uc_energy[UC_HBM], s->uc_energy[UC_NOC],
+            s->uc_energy[UC_RF], 0, 0, 0};
+  Cal *link = &s->noc_in[w->sm], *ports = &s->rf_wr[(long)w->id * s->vl];
   for (int i = 0; i < rf->rows;) {
     /* a segment: rows contiguous on both sides merge */
     int j = i + 1;
@@ -165,11 +235,22 @@ int64_t dma_schedule(Sim *s, Wg *w, const Insn *in, int64_t start, int engine) {
       /* a piece ends at the next 64-byte boundary of the memory side */
       uint64_t n = HBM_LINE - (m0 + off) % HBM_LINE;
       if (n > len - off) n = len - off;
-      done = maxi(done, piece(s, w, in, pc, m0 + off, r0 + off, n, t));
+      done = maxi(done, fast ? piece_ld_hbm(s, &u, link, ports, m0 + off, r0 + off, n, t)
+                             : piece(s, w, in, pc, m0 + off, r0 + off, n, t));
       t++;
       off += n;
     }
     i = j;
+  }
+  if (fast) { /* the sums back into the simulator */
+    s->max_t = u.max_t;
+    s->uc_energy[UC_HBM] = u.e_hbm;
+    s->uc_energy[UC_NOC] = u.e_noc;
+    s->uc_energy[UC_RF] = u.e_rf;
+    s->uc_busy[UC_HBM] += (double)u.lines;
+    s->uc_busy[UC_NOC] += (double)u.noc;
+    s->uc_busy[UC_RF] += (double)u.rf;
+    s->hbm_lines += u.lines;
   }
   int64_t t0 = maxi(start + T_DMA_SETUP, *req);
   s->uc_busy[UC_DMA] += (double)(t - t0);

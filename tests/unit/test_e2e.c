@@ -190,6 +190,63 @@ START_TEST(test_time_once_per_seed) {
 }
 END_TEST
 
+/* The fast path of plain HBM loads (dma.c, sim_dma_fast_path) gives the
+ * general path's timing, power and energy to the last bit: every program
+ * of tests/asm and tests/golden, and a stress program of many loads at odd
+ * addresses into regions that span partitions, long enough that the power
+ * array grows inside a descriptor, run both ways. */
+static void timing_both_ways(const char *what, const Program *p) {
+  SimOptions o;
+  sim_options_default(&o);
+  o.timing_only = TRUE;
+  SimResult r[2];
+  for (int k = 0; k < 2; k++) {
+    g_autoptr(GError) err = NULL;
+    sim_dma_fast_path = k == 0;
+    gboolean ok = sim_run(p, &o, &r[k], &err);
+    sim_dma_fast_path = TRUE;
+    ck_assert_msg(ok, "%s: %s", what, err ? err->message : "");
+  }
+  r[0].checked = r[1].checked = TRUE; /* timing only: nothing to compare in the check */
+  same_result(what, 0, &r[0], &r[1]);
+  sim_result_clear(&r[0]);
+  sim_result_clear(&r[1]);
+}
+
+START_TEST(test_dma_fast_path) {
+  const char *dirs[] = {"tests/asm", "tests/golden"};
+  int n = 0;
+  for (unsigned d = 0; d < G_N_ELEMENTS(dirs); d++) {
+    g_autofree char *path = g_strconcat(TCC_TOP "/", dirs[d], NULL);
+    g_autoptr(GDir) dir = g_dir_open(path, 0, NULL);
+    ck_assert(dir);
+    for (const char *name; (name = g_dir_read_name(dir));) {
+      if (!g_str_has_suffix(name, ".asm")) continue;
+      g_autofree char *file = g_strconcat(path, "/", name, NULL);
+      g_autoptr(GError) err = NULL;
+      g_autoptr(Program) p = sim_asm_load(file, &err);
+      ck_assert_msg(p, "%s", err ? err->message : "");
+      timing_both_ways(name, p);
+      n++;
+    }
+  }
+  ck_assert_int_ge(n, 20);
+  g_autoptr(GString) g = g_string_new(t_machine(""));
+  g_string_append(g, "\n.problem p1\n");
+  for (int w = 0; w < 8; w++) {
+    g_string_append_printf(g, ".wg %d\n.rf big p0 64x96\n.rf odd p8+20 7x33\n", w);
+    for (int i = 0; i < 12; i++)
+      g_string_append_printf(g, " LD big, hbm[x_in + %d], stride 256\n LD odd, hbm[x_in + %d], stride %d\n",
+                             4 * ((w * 37 + i * 11) % 64), 4 * (w + 3 * i), 40 + i);
+    g_string_append(g, " END\n");
+  }
+  g_autoptr(GError) err = NULL;
+  g_autoptr(Program) p = sim_asm_parse("stress.asm", g->str, g->len, &err);
+  ck_assert_msg(p, "%s", err ? err->message : "");
+  timing_both_ways("stress.asm", p);
+}
+END_TEST
+
 Suite *suite_e2e(void) {
   Suite *s = suite_create("e2e");
   TCase *tc = tcase_create("tiny");
@@ -201,6 +258,7 @@ Suite *suite_e2e(void) {
   tcase_add_test(tc, test_timing_only_same_timing);
   tcase_add_test(tc, test_time_once);
   tcase_add_test(tc, test_time_once_per_seed);
+  tcase_add_test(tc, test_dma_fast_path);
   suite_add_tcase(s, tc);
   return s;
 }
