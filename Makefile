@@ -12,6 +12,9 @@ BUILD     ?= build
 OPT       ?= -O3
 SAN       ?=
 CFLAGS    ?=
+# The program hash (SHA-256, src/sim/asm_parser.c) comes from OpenSSL's
+# libcrypto, which uses the CPU's SHA instructions.
+PKGS      += libcrypto
 # Our flags, then the user's CFLAGS (never modified, so sub-makes see the
 # user's value).  Include paths by component: src/spec holds the public
 # tables of the machine, its instructions and the workloads (machine.h,

@@ -18,6 +18,8 @@ else
   need="$need libglib2.0-dev libyaml-dev check libjson-glib-dev"
 fi
 [ -f /usr/include/glpk.h ] || need="$need libglpk-dev"
+# the program hash (SHA-256) comes from OpenSSL's libcrypto
+{ command -v pkg-config >/dev/null 2>&1 && pkg-config --exists libcrypto; } || need="$need libssl-dev"
 # make bench measures peak RSS with GNU time
 [ -x /usr/bin/time ] || need="$need time"
 [ -z "$need" ] && exit 0

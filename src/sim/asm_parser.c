@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <openssl/evp.h>
 
 #include "asm_lexer.h"
 #include "program.h"
@@ -113,8 +114,17 @@ static size_t insn_guess(size_t n) { return MIN(n / 16 + 64, (size_t)1 << 22); }
 
 /* --------------------------------------------------------------- SHA-256 */
 
-/* The program hash: SHA-256 of the text in lowercase hex (GLib). */
+/* The program hash: SHA-256 of the text in lowercase hex.  OpenSSL's
+ * libcrypto uses the CPU's SHA instructions where it has them: 4 times
+ * faster than GLib's on a 12 MB program, a tenth of tcc-sim --timing-only.
+ * GLib's (the same digest) if libcrypto fails. */
 static void sha256_hex(const char *text, size_t len, char out[65]) {
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned int n = 0;
+  if (EVP_Digest(text, len, md, &n, EVP_sha256(), NULL) && n == 32) {
+    for (unsigned i = 0; i < n; i++) g_snprintf(out + 2 * i, 3, "%02x", md[i]);
+    return;
+  }
   g_autofree char *sum = g_compute_checksum_for_data(G_CHECKSUM_SHA256, (const guchar *)text, len);
   g_strlcpy(out, sum, 65);
 }
