@@ -11,6 +11,8 @@ void evq_init(EvQueue *q) {
   memset(q->slot, -1, sizeof(EvSlot) * EVQ_SLOTS);
   q->busy = g_new0(uint64_t, EVQ_SLOTS / 64);
   q->free = -1;
+  q->first = INT64_MAX;
+  q->first_ok = TRUE;
 }
 
 void evq_free(EvQueue *q) {
@@ -83,6 +85,7 @@ void evq_push(EvQueue *q, Event e) {
   sl->tail[kind] = n;
   q->busy[i >> 6] |= 1ull << (i & 63);
   q->nwheel++;
+  if (q->first_ok && e.t < q->first) q->first = e.t;
 }
 
 /* The wheel's first slot in use, in time order from cur (-1 if none).  Every
@@ -103,16 +106,20 @@ static int first_slot(const EvQueue *q) {
 /* The wheel's first event: the slot's first non-WG event, else its first
  * WG event (node index, or -1). */
 static int wheel_first(const EvQueue *q, int *slot, int *kind) {
-  int s = first_slot(q);
+  int s = !q->first_ok ? first_slot(q) : q->first == INT64_MAX ? -1 : (int)(q->first & MASK);
   if (s < 0) return -1;
   *slot = s;
   *kind = q->slot[s].head[0] < 0;
   return q->slot[s].head[*kind];
 }
 
-int64_t evq_min_t(const EvQueue *q) {
-  int slot, kind, n = wheel_first(q, &slot, &kind);
-  int64_t t = n >= 0 ? q->node[n].e.t : INT64_MAX;
+int64_t evq_min_t(EvQueue *q) {
+  if (!q->first_ok) {
+    int slot, kind, n = wheel_first(q, &slot, &kind);
+    q->first = n >= 0 ? q->node[n].e.t : INT64_MAX;
+    q->first_ok = TRUE;
+  }
+  int64_t t = q->first;
   if (q->nheap > 0 && q->heap[0].t < t) t = q->heap[0].t;
   return t;
 }
@@ -129,7 +136,10 @@ Event evq_pop(EvQueue *q) {
     q->node[n].next = q->free;
     q->free = n;
     q->nwheel--;
-    if (sl->head[0] < 0 && sl->head[1] < 0) q->busy[slot >> 6] &= ~(1ull << (slot & 63));
+    if (sl->head[0] < 0 && sl->head[1] < 0) {
+      q->busy[slot >> 6] &= ~(1ull << (slot & 63));
+      q->first_ok = FALSE; /* the earliest slot emptied: find the next one when asked */
+    }
   }
   q->cur = e.t;
   return e;

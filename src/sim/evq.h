@@ -45,6 +45,8 @@ typedef struct EvQueue {
   EvSlot *slot;       /* EVQ_SLOTS, cycle t in slot t % EVQ_SLOTS          */
   uint64_t *busy;     /* bit per slot: holds an event                      */
   int nwheel;         /* events in the wheel                               */
+  int64_t first;      /* the wheel's earliest event time (INT64_MAX: none), */
+  gboolean first_ok;  /* valid when first_ok: a WG asks after every issue  */
   EvNode *node;       /* the wheel's nodes, with a free list               */
   int nnode, capnode, free;
   Event *heap;        /* events past the window: binary heap               */
@@ -59,7 +61,7 @@ void evq_free(EvQueue *q);
 void evq_push(EvQueue *q, Event e);
 static inline gboolean evq_empty(const EvQueue *q) { return q->nwheel == 0 && q->nheap == 0; }
 /* The time of the first event (INT64_MAX when empty). */
-int64_t evq_min_t(const EvQueue *q);
+int64_t evq_min_t(EvQueue *q);
 /* Remove and return the first event; the queue must not be empty. */
 Event evq_pop(EvQueue *q);
 
