@@ -14,12 +14,14 @@ typedef struct Model {
   uint8_t busy[HORIZON];
 } Model;
 
+/* The earliest start >= t of d free cycles, or HORIZON if none is tracked. */
 static int64_t model_fit(const Model *m, int64_t t, int64_t d) {
-  for (int64_t s = t;; s++) {
+  for (int64_t s = t; s + d <= HORIZON; s++) {
     int64_t i = s;
     while (i < s + d && !m->busy[i]) i++;
     if (i == s + d) return s;
   }
+  return HORIZON;
 }
 
 static void model_take(Model *m, int64_t s, int64_t d) {
@@ -38,7 +40,7 @@ static void stream(guint32 seed, int64_t maxd, int64_t spread) {
     int64_t d = g_rand_int_range(r, 0, 4) ? 1 : g_rand_int_range(r, 1, (gint32)maxd + 1);
     int64_t t = now + g_rand_int_range(r, 0, (gint32)spread);
     int kind = g_rand_int_range(r, 0, 10);
-    if (model_fit(m, t, d) + d >= HORIZON) break; /* the model's end */
+    if (model_fit(m, t, d) + d >= HORIZON) break; /* the end of the model's cycles */
     if (kind == 0) { /* the clock moves on */
       now += g_rand_int_range(r, 0, 40);
       cal_prune(&c, now);
