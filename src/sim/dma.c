@@ -145,7 +145,7 @@ static int64_t piece(Sim *s, Wg *w, const Insn *in, int pc, uint64_t m, uint64_t
   return rf_ports(s, s->rf_wr, g->wg, m, len, at, w->id, pc);
 }
 
-/* ---- the fast path of a plain HBM load ------------------------------ */
+/* ---- the fast path of plain HBM loads and stores ---------------------- */
 
 gboolean sim_dma_fast_path = TRUE;
 
@@ -180,32 +180,45 @@ static inline void sums_energy(Sim *s, Sums *u, double *acc, int64_t start, int6
   if (end > u->max_t) u->max_t = end;
 }
 
-/* piece() of a load from HBM into the issuer's RF, on a NoC link at most
- * one piece wide: the same bookings and energy in the same order as
- * hbm_line, dma_noc and rf_ports. */
-static int64_t piece_ld_hbm(Sim *s, Sums *u, Cal *link, Cal *ports, uint64_t m, uint64_t r,
-                            uint64_t len, int64_t t) {
+/* hbm_line, dma_noc (a link at most one piece wide) and rf_ports on the
+ * locals: the same bookings and energy in the same order. */
+static inline int64_t sums_hbm(Sim *s, Sums *u, uint64_t m, int64_t t) {
   uint64_t line = m / HBM_LINE;
   int c = (int)(s->chan_mask >= 0 ? line & (uint64_t)s->chan_mask : line % (uint64_t)s->m->hbm_channels);
   int64_t at = cal_book(&s->chan[c], t, 1);
   sums_energy(s, u, &u->e_hbm, at, 1, E_HBM_LINE);
   u->lines++;
-  at += T_HBM_LATENCY;
+  return at + T_HBM_LATENCY;
+}
+
+static inline int64_t sums_noc(Sim *s, Sums *u, Cal *link, uint64_t len, int64_t t) {
   int64_t units = (int64_t)len <= s->noc_slot ? 1 : ((int64_t)len + s->noc_slot - 1) / s->noc_slot;
-  at = cal_book(link, at, units);
+  int64_t at = cal_book(link, t, units);
   sums_energy(s, u, &u->e_noc, at, units, E_NOC_BYTE * (double)len);
   u->noc += units;
-  at += units + T_NOC_LATENCY;
-  int64_t done = at;
+  return at + units + T_NOC_LATENCY;
+}
+
+static inline int64_t sums_rf(Sim *s, Sums *u, Cal *ports, uint64_t r, uint64_t len, int64_t t) {
+  int64_t done = t;
   uint64_t pb = (uint64_t)s->part_bytes;
   for (uint64_t p = part_of(s, r); p * pb < r + len; p++) {
-    int64_t a = cal_book(&ports[p], at, 1);
+    int64_t a = cal_book(&ports[p], t, 1);
     uint64_t lo = MAX(r, p * pb), hi = MIN(r + len, (p + 1) * pb);
     sums_energy(s, u, &u->e_rf, a, 1, E_RF_BYTE * (double)(hi - lo));
     u->rf++;
     done = maxi(done, a + 1);
   }
   return done;
+}
+
+/* piece() of a load from HBM into the issuer's RF (`ports` its write
+ * ports, `link` its SM's in-link) or of a store from its RF to HBM (read
+ * ports, out-link). */
+static int64_t piece_hbm(Sim *s, Sums *u, gboolean load, Cal *link, Cal *ports, uint64_t m,
+                         uint64_t r, uint64_t len, int64_t t) {
+  if (load) return sums_rf(s, u, ports, r, len, sums_noc(s, u, link, len, sums_hbm(s, u, m, t)));
+  return sums_hbm(s, u, m, sums_noc(s, u, link, len, sums_rf(s, u, ports, r, len, t)));
 }
 
 int64_t dma_schedule(Sim *s, Wg *w, const Insn *in, int64_t start, int engine) {
@@ -217,13 +230,16 @@ int64_t dma_schedule(Sim *s, Wg *w, const Insn *in, int64_t start, int engine) {
   int64_t *req = &s->req_free[(long)w->sm * s->m->dma_engines + engine];
   int64_t t = maxi(start + T_DMA_SETUP, *req), done = start + 1;
   sim_energy(s, UC_DMA, start, 1, E_DMA_DESC, w->id, pc);
-  /* the commonest descriptor, a plain load from HBM, takes the fast path
-   * when no per-instruction record (--profile, --trace) is kept */
-  gboolean fast = sim_dma_fast_path && in->op == OP_LD && in->mem.space == MEM_HBM &&
-                  !(in->mods & MOD_MC) && !s->tr && !s->ie && s->noc_k == 1;
+  /* the commonest descriptors, a plain load from HBM and a store to HBM,
+   * take the fast path when no per-instruction record (--profile, --trace)
+   * is kept */
+  gboolean load = in->op == OP_LD;
+  gboolean fast = sim_dma_fast_path && in->mem.space == MEM_HBM && !(in->mods & MOD_MC) &&
+                  !s->tr && !s->ie && s->noc_k == 1;
   Sums u = {s->dp, s->dp_base, s->dp_cap, s->max_t, s->uc_energy[UC_HBM], s->uc_energy[UC_NOC],
             s->uc_energy[UC_RF], 0, 0, 0};
-  Cal *link = &s->noc_in[w->sm], *ports = &s->rf_wr[(long)w->id * s->vl];
+  Cal *link = load ? &s->noc_in[w->sm] : &s->noc_out[w->sm];
+  Cal *ports = (load ? s->rf_wr : s->rf_rd) + (long)w->id * s->vl;
   for (int i = 0; i < rf->rows;) {
     /* a segment: rows contiguous on both sides merge */
     int j = i + 1;
@@ -235,7 +251,7 @@ int64_t dma_schedule(Sim *s, Wg *w, const Insn *in, int64_t start, int engine) {
       /* a piece ends at the next 64-byte boundary of the memory side */
       uint64_t n = HBM_LINE - (m0 + off) % HBM_LINE;
       if (n > len - off) n = len - off;
-      done = maxi(done, fast ? piece_ld_hbm(s, &u, link, ports, m0 + off, r0 + off, n, t)
+      done = maxi(done, fast ? piece_hbm(s, &u, load, link, ports, m0 + off, r0 + off, n, t)
                              : piece(s, w, in, pc, m0 + off, r0 + off, n, t));
       t++;
       off += n;

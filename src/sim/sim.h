@@ -52,9 +52,9 @@ typedef struct SimResult {
 } SimResult;
 
 void sim_options_default(SimOptions *o);
-/* TRUE (default): a plain load from HBM books its pieces on a fast path
- * with the same result (dma.c); tests set FALSE to compare against the
- * general one. */
+/* TRUE (default): a plain load from HBM and a store to HBM book their
+ * pieces on a fast path with the same result (dma.c); tests set FALSE to
+ * compare against the general one. */
 extern gboolean sim_dma_fast_path;
 /* Run `prog`.  FALSE with *err = "file:line:col: error: ..." on a run-time
  * error, deadlock or cycle limit (exit code 2 class).  On success fills *res. */

@@ -190,11 +190,12 @@ START_TEST(test_time_once_per_seed) {
 }
 END_TEST
 
-/* The fast path of plain HBM loads (dma.c, sim_dma_fast_path) gives the
- * general path's timing, power and energy to the last bit: every program
- * of tests/asm and tests/golden, and a stress program of many loads at odd
- * addresses into regions that span partitions, long enough that the power
- * array grows inside a descriptor, run both ways. */
+/* The fast path of plain HBM loads and stores (dma.c, sim_dma_fast_path)
+ * gives the general path's timing, power and energy to the last bit: every
+ * program of tests/asm and tests/golden, and a stress program of many loads
+ * and stores at odd addresses from and to regions that span partitions,
+ * long enough that the power array grows inside a descriptor, run both
+ * ways. */
 static void timing_both_ways(const char *what, const Program *p) {
   SimOptions o;
   sim_options_default(&o);
@@ -235,9 +236,11 @@ START_TEST(test_dma_fast_path) {
   g_string_append(g, "\n.problem p1\n");
   for (int w = 0; w < 8; w++) {
     g_string_append_printf(g, ".wg %d\n.rf big p0 64x96\n.rf odd p8+20 7x33\n", w);
-    for (int i = 0; i < 12; i++)
+    for (int i = 0; i < 12; i++) {
       g_string_append_printf(g, " LD big, hbm[x_in + %d], stride 256\n LD odd, hbm[x_in + %d], stride %d\n",
                              4 * ((w * 37 + i * 11) % 64), 4 * (w + 3 * i), 40 + i);
+      g_string_append_printf(g, " ST hbm[scratch + %d], odd, stride %d\n", 4 * (w * 997 + i * 5), 35 + i);
+    }
     g_string_append(g, " END\n");
   }
   g_autoptr(GError) err = NULL;
