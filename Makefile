@@ -60,6 +60,7 @@ MANPAGES  := $(PROGRAMS:%=man/%.1)
 DOCFILES  := $(wildcard docs/*.md)
 EXAMPLES  := plans/baseline.yaml
 
+.PHONY: census-check
 .PHONY: all check unit-check asm-check golden-check pass-check grade-check install-check clang-check corner-check \
         determinism-check \
         update-golden bench bench-run demo demo-run install uninstall clean deps
@@ -103,7 +104,7 @@ $(BUILD)/tests/%.o: tests/unit/%.c $(HDRS) $(GEN_HDRS) tests/unit/tests.h | $(BU
 
 # libtccgen.a before libtccsim.a: the compiler uses the machine/workload tables.
 $(BUILD)/unit-tests: $(TEST_OBJ) $(BUILD)/libtccgen.a $(BUILD)/libtccsim.a
-	$(CC) $(ALL_CFLAGS) -o $@ $(TEST_OBJ) $(BUILD)/libtccgen.a $(BUILD)/libtccsim.a \
+	$(CC) $(ALL_CFLAGS) -o $@ $(TEST_OBJ) $(BUILD)/libtccexplore.a $(BUILD)/libtccgen.a $(BUILD)/libtccsim.a \
 	  $(CHECK_LIBS) $(LDLIBS)
 
 $(BUILD)/bench/gen_bench: bench/gen_bench.c | $(BUILD)/bench
@@ -157,6 +158,7 @@ update-golden: $(BUILD)/tcc-gen $(BUILD)/tcc-sim
 
 check: deps
 	$(MAKE) unit-check asm-check golden-check pass-check corner-check grade-check install-check
+	$(MAKE) census-check
 	$(MAKE) BUILD=build-asan OPT=-O1 \
 	  SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
 	  unit-check asm-check golden-check corner-check
@@ -219,6 +221,38 @@ demo-run: $(BUILD)/tcc-sim $(BUILD)/tcc-gen $(BUILD)/tcc-grade
 	$(BUILD)/tcc-sim $(BUILD)/demo/p1.asm --profile
 	$(BUILD)/tcc-grade plans/baseline.yaml
 	$(BUILD)/tcc-grade plans/best.yaml
+
+# ---- research tools: tcc-census and tcc-sweep (docs/tools.md) ----
+# Their logic lives in src/explore/ (libtccexplore.a, reachable from the unit
+# tests); it reads the compiler's tables (plans, the capacity report) and the
+# simulator's bounds, so it is built with every include path.
+EXPLORE_SRC := $(wildcard src/explore/*.c)
+EXPLORE_OBJ := $(patsubst src/%.c,$(BUILD)/%.o,$(EXPLORE_SRC))
+EXPLORE_HDRS := $(wildcard src/explore/*.h)
+ALL_CFLAGS += -Isrc/explore
+PROGRAMS  += tcc-census
+MANPAGES  += man/tcc-census.1
+all: $(BUILD)/tcc-census
+$(BUILD)/unit-tests: $(BUILD)/libtccexplore.a
+$(TEST_OBJ): $(EXPLORE_HDRS)
+
+$(BUILD)/explore/%.o: src/explore/%.c $(HDRS) $(GEN_HDRS) $(EXPLORE_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(BUILD)/libtccexplore.a: $(EXPLORE_OBJ)
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/tcc-census: $(BUILD)/tcc-%: src/driver/tcc_%.c $(BUILD)/libtccexplore.a \
+    $(BUILD)/libtccgen.a $(BUILD)/libtccsim.a $(HDRS) $(GEN_HDRS) $(EXPLORE_HDRS)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libtccexplore.a $(BUILD)/libtccgen.a $(BUILD)/libtccsim.a $(LDLIBS)
+
+# tcc-census on plans/census-seeds.yaml (its count of area-legal points), its
+# formats and diagnostics (tests/run_census.sh).
+bench-run: $(BUILD)/tcc-census
+
+census-check: $(BUILD)/tcc-census
+	sh tests/run_census.sh $(BUILD)
 
 # Install what a fresh Debian 12 machine lacks (as root; no-op when present).
 deps:

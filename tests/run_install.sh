@@ -29,6 +29,8 @@ ok() { pass=$((pass + 1)); echo "[PASS] $1"; }
 ko() { fail=$((fail + 1)); echo "[FAIL] $1"; }
 
 progs="tcc-gen tcc-sim tcc-grade"
+# the research tools (docs/tools.md)
+progs="$progs tcc-census"
 
 # expected PREFIX: the files make install should write under DESTDIR, sorted
 expected() {
