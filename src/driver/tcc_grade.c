@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <json-glib/json-glib.h>
+
 #include "bounds.h"
 #include "pipeline.h"
 #include "sim.h"
@@ -270,6 +272,97 @@ static void print_bound(const char *name, const Outcome *o) {
          sim_bound_name[b.binding], (double)o->res[0].cycles / (double)b.bound);
 }
 
+/* ---- --json: the same report for tools (tcc-sweep), through json-glib ---- */
+
+static void json_problem(JsonBuilder *j, const char *name, const Outcome *o) {
+  const SimResult *r = &o->res[0];
+  json_builder_set_member_name(j, name);
+  json_builder_begin_object(j);
+  json_builder_set_member_name(j, "pass");
+  json_builder_add_boolean_value(j, o->pass);
+  json_builder_set_member_name(j, "failures");
+  g_autofree char *why = failures(o);
+  json_builder_add_string_value(j, why);
+  json_builder_set_member_name(j, "cycles");
+  json_builder_add_int_value(j, r->cycles);
+  json_builder_set_member_name(j, "area_mm2");
+  json_builder_add_double_value(j, r->area_mm2);
+  json_builder_set_member_name(j, "peak_w");
+  json_builder_add_double_value(j, r->peak_w);
+  json_builder_set_member_name(j, "window");
+  json_builder_begin_array(j);
+  json_builder_add_int_value(j, r->peak_start);
+  json_builder_add_int_value(j, r->peak_start + POWER_WINDOW);
+  json_builder_end_array(j);
+  json_builder_set_member_name(j, "max_abs_err"); /* per seed; null when not finite */
+  json_builder_begin_object(j);
+  for (int i = 0; i < NSEEDS; i++) {
+    char seed[24];
+    g_snprintf(seed, sizeof seed, "%" G_GUINT64_FORMAT, seeds[i]);
+    json_builder_set_member_name(j, seed);
+    double e = o->res[i].check.max_abs_err;
+    if (isfinite(e))
+      json_builder_add_double_value(j, e);
+    else
+      json_builder_add_null_value(j);
+  }
+  json_builder_end_object(j);
+  Bounds b;
+  sim_bounds(&o->hw, &o->prob, &b);
+  json_builder_set_member_name(j, "bound");
+  json_builder_begin_object(j);
+  json_builder_set_member_name(j, "cycles");
+  json_builder_add_int_value(j, b.bound);
+  json_builder_set_member_name(j, "binding");
+  json_builder_add_string_value(j, sim_bound_name[b.binding]);
+  json_builder_set_member_name(j, "ratio");
+  json_builder_add_double_value(j, (double)r->cycles / (double)b.bound);
+  json_builder_end_object(j);
+  json_builder_end_object(j);
+}
+
+/* The report as one JSON object: versions, plan, pass, the score (null with
+ * score_note saying why when there is none) and per problem its verdict,
+ * cycles, area, peak power and window, errors per seed and bound. */
+static void print_json(const Plan *plan, const Outcome *p1, const Outcome *d1, gboolean graded_dims) {
+  g_autoptr(JsonBuilder) j = json_builder_new();
+  json_builder_begin_object(j);
+  json_builder_set_member_name(j, "grader");
+  json_builder_add_string_value(j, TCC_GRADE_VERSION);
+  json_builder_set_member_name(j, "simulator");
+  json_builder_add_string_value(j, TCC_SIM_VERSION);
+  json_builder_set_member_name(j, "plan");
+  json_builder_add_string_value(j, plan->file);
+  json_builder_set_member_name(j, "pass");
+  json_builder_add_boolean_value(j, p1->pass && d1->pass);
+  json_builder_set_member_name(j, "score");
+  double c1 = (double)p1->res[0].cycles, c2 = (double)d1->res[0].cycles;
+  const char *note = !(p1->pass && d1->pass) ? "a constraint fails"
+                     : !graded_dims          ? "problem dims differ from the graded defaults"
+                                             : NULL;
+  if (note)
+    json_builder_add_null_value(j);
+  else
+    json_builder_add_double_value(j, 1000.0 * sqrt(SCORE_P1_REF * SCORE_D1_REF / (c1 * c2)));
+  json_builder_set_member_name(j, "score_note");
+  if (note)
+    json_builder_add_string_value(j, note);
+  else
+    json_builder_add_null_value(j);
+  json_builder_set_member_name(j, "problems");
+  json_builder_begin_object(j);
+  json_problem(j, "p1", p1);
+  json_problem(j, "d1", d1);
+  json_builder_end_object(j);
+  json_builder_end_object(j);
+  g_autoptr(JsonGenerator) gen = json_generator_new();
+  g_autoptr(JsonNode) root = json_builder_get_root(j);
+  json_generator_set_root(gen, root);
+  json_generator_set_pretty(gen, TRUE);
+  g_autofree char *text = json_generator_to_data(gen, NULL);
+  printf("%s\n", text);
+}
+
 /* Compile both problems and grade them: P1's compile, then D1's compile
  * while P1 runs; then the outcomes, P1's first (its error wins, as when
  * each problem ran to its end before the next was compiled). */
@@ -317,8 +410,10 @@ int main(int argc, char **argv) {
   mallopt(M_MMAP_THRESHOLD, 256 << 20);
   mallopt(M_TRIM_THRESHOLD, 512 << 20);
 #endif
-  gboolean version = FALSE;
+  gboolean version = FALSE, json = FALSE;
   GOptionEntry entries[] = {{"version", 0, 0, G_OPTION_ARG_NONE, &version, "print the version", NULL},
+                            {"json", 0, 0, G_OPTION_ARG_NONE, &json,
+                             "print the report as one JSON object (for tools: tcc-sweep)", NULL},
                             {NULL, 0, 0, 0, NULL, NULL, NULL}};
   g_autoptr(GOptionContext) ctx = g_option_context_new("PLAN.yaml - grade a plan on P1 and D1");
   g_option_context_add_main_entries(ctx, entries, NULL);
@@ -344,16 +439,21 @@ int main(int argc, char **argv) {
     fprintf(stderr, "%s\n", err->message);
     return 2;
   }
-  /* who graded it, with which simulator, then the table */
-  printf("%s  %s\n", TCC_GRADE_VERSION, plan->file);
-  printf("simulator: %s\n", TCC_SIM_VERSION);
-  print_table((const char *const[]){"p1", "d1"}, (const Outcome *const[]){&p1, &d1}, 2);
   double c1 = (double)p1.res[0].cycles, c2 = (double)d1.res[0].cycles;
   Problem dp1, dd1;
   wl_problem_default(&dp1, PROB_P1);
   wl_problem_default(&dd1, PROB_D1);
   gboolean graded_dims = memcmp(&dp1, &plan->p1.dims, sizeof dp1) == 0 &&
                          memcmp(&dd1, &plan->d1.dims, sizeof dd1) == 0;
+  if (json) {
+    print_json(plan, &p1, &d1, graded_dims);
+    for (int i = 0; i < NSEEDS; i++) sim_result_clear(&p1.res[i]), sim_result_clear(&d1.res[i]);
+    return p1.pass && d1.pass ? 0 : 1;
+  }
+  /* who graded it, with which simulator, then the table */
+  printf("%s  %s\n", TCC_GRADE_VERSION, plan->file);
+  printf("simulator: %s\n", TCC_SIM_VERSION);
+  print_table((const char *const[]){"p1", "d1"}, (const Outcome *const[]){&p1, &d1}, 2);
   if (!(p1.pass && d1.pass))
     printf("score -  (a constraint fails)\n");
   else if (!graded_dims)
