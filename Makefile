@@ -60,7 +60,7 @@ MANPAGES  := $(PROGRAMS:%=man/%.1)
 DOCFILES  := $(wildcard docs/*.md)
 EXAMPLES  := plans/baseline.yaml
 
-.PHONY: census-check
+.PHONY: census-check sweep-check
 .PHONY: all check unit-check asm-check golden-check pass-check grade-check install-check clang-check corner-check \
         determinism-check \
         update-golden bench bench-run demo demo-run install uninstall clean deps
@@ -158,7 +158,7 @@ update-golden: $(BUILD)/tcc-gen $(BUILD)/tcc-sim
 
 check: deps
 	$(MAKE) unit-check asm-check golden-check pass-check corner-check grade-check install-check
-	$(MAKE) census-check
+	$(MAKE) census-check sweep-check
 	$(MAKE) BUILD=build-asan OPT=-O1 \
 	  SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
 	  unit-check asm-check golden-check corner-check
@@ -230,9 +230,9 @@ EXPLORE_SRC := $(wildcard src/explore/*.c)
 EXPLORE_OBJ := $(patsubst src/%.c,$(BUILD)/%.o,$(EXPLORE_SRC))
 EXPLORE_HDRS := $(wildcard src/explore/*.h)
 ALL_CFLAGS += -Isrc/explore
-PROGRAMS  += tcc-census
-MANPAGES  += man/tcc-census.1
-all: $(BUILD)/tcc-census
+PROGRAMS  += tcc-census tcc-sweep
+MANPAGES  += man/tcc-census.1 man/tcc-sweep.1
+all: $(BUILD)/tcc-census $(BUILD)/tcc-sweep
 $(BUILD)/unit-tests: $(BUILD)/libtccexplore.a
 $(TEST_OBJ): $(EXPLORE_HDRS)
 
@@ -243,7 +243,7 @@ $(BUILD)/explore/%.o: src/explore/%.c $(HDRS) $(GEN_HDRS) $(EXPLORE_HDRS)
 $(BUILD)/libtccexplore.a: $(EXPLORE_OBJ)
 	rm -f $@ && ar rcs $@ $^
 
-$(BUILD)/tcc-census: $(BUILD)/tcc-%: src/driver/tcc_%.c $(BUILD)/libtccexplore.a \
+$(BUILD)/tcc-census $(BUILD)/tcc-sweep: $(BUILD)/tcc-%: src/driver/tcc_%.c $(BUILD)/libtccexplore.a \
     $(BUILD)/libtccgen.a $(BUILD)/libtccsim.a $(HDRS) $(GEN_HDRS) $(EXPLORE_HDRS)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libtccexplore.a $(BUILD)/libtccgen.a $(BUILD)/libtccsim.a $(LDLIBS)
 
@@ -253,6 +253,12 @@ bench-run: $(BUILD)/tcc-census
 
 census-check: $(BUILD)/tcc-census
 	sh tests/run_census.sh $(BUILD)
+
+# tcc-sweep: a small sweep of plans/baseline.yaml through real GNU parallel
+# and the local thread pool, the Slurm script's job selection, --collect and
+# a re-run that skips finished jobs; its diagnostics (tests/run_sweep.sh).
+sweep-check: $(BUILD)/tcc-sweep $(BUILD)/tcc-grade
+	sh tests/run_sweep.sh $(BUILD)
 
 # Install what a fresh Debian 12 machine lacks (as root; no-op when present).
 deps:

@@ -70,6 +70,15 @@ else
   echo "[SKIP] a TTY gets the progress bar: script(1) is missing"
 fi
 
+# -o onto a FIFO (or /dev/null) writes through it and leaves it a FIFO
+mkfifo "$tmp/fifo"
+cat "$tmp/fifo" >"$tmp/fromfifo" &
+"$census" "$seeds" -o "$tmp/fifo" >/dev/null 2>&1
+code=$?
+wait
+[ $code -eq 0 ] && [ -p "$tmp/fifo" ] && cmp -s "$tmp/a.csv" "$tmp/fromfifo" &&
+  ok "-o FIFO: written through, not replaced" || ko "-o FIFO (exit $code)"
+
 # JSON: the same counts and rows
 "$census" "$seeds" --format json -o "$tmp/a.json" >/dev/null 2>&1
 if grep -q '"points" : 7776,' "$tmp/a.json" && grep -q '"area_legal" : 1786,' "$tmp/a.json" &&

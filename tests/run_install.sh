@@ -30,7 +30,7 @@ ko() { fail=$((fail + 1)); echo "[FAIL] $1"; }
 
 progs="tcc-gen tcc-sim tcc-grade"
 # the research tools (docs/tools.md)
-progs="$progs tcc-census"
+progs="$progs tcc-census tcc-sweep"
 
 # expected PREFIX: the files make install should write under DESTDIR, sorted
 expected() {

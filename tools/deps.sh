@@ -20,6 +20,9 @@ fi
 [ -f /usr/include/glpk.h ] || need="$need libglpk-dev"
 # make bench measures peak RSS with GNU time
 [ -x /usr/bin/time ] || need="$need time"
+# make check runs a tcc-sweep through GNU parallel (tests/run_sweep.sh);
+# moreutils ships another `parallel`, so ask for GNU's by its --version
+parallel --version 2>/dev/null | grep -q '^GNU parallel' || need="$need parallel"
 [ -z "$need" ] && exit 0
 if [ "$(id -u)" != 0 ]; then
   echo "deps: missing:$need (run: apt-get install$need)" >&2

@@ -4,9 +4,13 @@
  *
  * Exit codes: 0 = written, 2 = bad input (options, the space file) or an
  * I/O error. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <glib/gstdio.h>
 
 #include "census.h"
 
@@ -24,6 +28,21 @@ static void bar(guint64 done, guint64 total, gpointer data) {
   fprintf(stderr, "\rtcc-census [%s] %" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT, cells, done, total);
   if (done == total) fputs("\r\033[K", stderr); /* the bar goes when done */
   fflush(stderr);
+}
+
+/* -o FILE: a regular FILE (or a new one) is replaced whole through a
+ * temporary file; anything else that exists (/dev/null, a FIFO) is written
+ * through, never replaced. */
+static gboolean write_output(const char *file, const char *text, GError **err) {
+  GStatBuf st;
+  if (g_stat(file, &st) != 0 || S_ISREG(st.st_mode)) return g_file_set_contents(file, text, -1, err);
+  FILE *f = fopen(file, "w");
+  gboolean ok = f && fputs(text, f) >= 0;
+  int e = errno;
+  if (f && fclose(f) != 0 && ok) ok = FALSE, e = errno;
+  if (!ok)
+    g_set_error(err, G_FILE_ERROR, g_file_error_from_errno(e), "cannot write '%s': %s", file, g_strerror(e));
+  return ok;
 }
 
 int main(int argc, char **argv) {
@@ -80,7 +99,7 @@ int main(int argc, char **argv) {
   g_autofree char *text = json ? census_json(c) : census_csv(c);
   g_autofree char *summary = census_summary(c);
   if (out && strcmp(out, "-") != 0) {
-    if (!g_file_set_contents(out, text, -1, &err)) {
+    if (!write_output(out, text, &err)) {
       fprintf(stderr, "tcc-census: error: %s\n", err->message);
       return 2;
     }

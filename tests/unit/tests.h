@@ -24,6 +24,7 @@ Suite *suite_explain(void);
 Suite *suite_bounds(void);
 Suite *suite_trace(void);
 Suite *suite_census(void);
+Suite *suite_sweep(void);
 
 #include "sim.h"
 
