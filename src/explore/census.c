@@ -24,6 +24,14 @@ static char *column(int i) {
   return c;
 }
 
+static void bound(const Machine *m, const Problem *p, CensusBound *out) {
+  Bounds b;
+  sim_bounds(m, p, &b);
+  memcpy(out->cycles, b.cycles, sizeof out->cycles);
+  out->bound = b.bound;
+  out->binding = b.binding;
+}
+
 static void evaluate(CensusRow *r) {
   r->area_mm2 = sim_machine_area(&r->hw);
   r->static_w = sim_machine_static_w(&r->hw);
@@ -32,8 +40,8 @@ static void evaluate(CensusRow *r) {
   explain_rf(&r->hw, &d1, &r->rf);
   Problem p1;
   wl_problem_default(&p1, PROB_P1);
-  sim_bounds(&r->hw, &p1, &r->p1);
-  sim_bounds(&r->hw, &d1.dims, &r->d1);
+  bound(&r->hw, &p1, &r->p1);
+  bound(&r->hw, &d1.dims, &r->d1);
   r->geo_bound = sqrt((double)r->p1.bound * (double)r->d1.bound);
 }
 
@@ -128,7 +136,7 @@ static double rounded(double v, int digits) {
   return round(v * f) / f;
 }
 
-static void bound_json(JsonBuilder *j, const char *name, const Bounds *b) {
+static void bound_json(JsonBuilder *j, const char *name, const CensusBound *b) {
   json_builder_set_member_name(j, name);
   json_builder_begin_object(j);
   json_builder_set_member_name(j, "bound");

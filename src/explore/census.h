@@ -10,12 +10,20 @@
 #include "census_space.h"
 #include "explain.h"
 
+/* A problem's bounds, as much of sim_bounds' record as the table shows (a
+ * row stays small: a space may keep millions of points). */
+typedef struct CensusBound {
+  int64_t cycles[BOUND__COUNT];
+  int64_t bound;
+  BoundKind binding;
+} CensusBound;
+
 typedef struct CensusRow {
   guint64 index;          /* the point's number in the space (census_space.h) */
   Machine hw;
   double area_mm2, static_w;
   ExplainRf rf;           /* D1 at its defaults on this machine              */
-  Bounds p1, d1;          /* the default problems' lower bounds              */
+  CensusBound p1, d1;     /* the default problems' lower bounds              */
   double geo_bound;       /* sqrt(p1.bound * d1.bound): the sort key         */
 } CensusRow;
 

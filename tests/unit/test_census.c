@@ -102,7 +102,7 @@ START_TEST(test_bad_spaces) {
   space_bad("version: 1\nhardware: [1]\n", "space.yaml:2:11: error: 'hardware' must be a mapping, got a sequence");
   space_bad("version: 1\nhardware:\n  sms: {from: 1, to: 64}\n  sfu: {from: 1, to: 64}\n"
             "  sh_kib: {from: 0, to: 1024}\n  hbm_channels: {from: 1, to: 32}\n",
-            "space.yaml:2:1: error: the space has more than 100000000 points");
+            "space.yaml:2:1: error: the space has more than 10000000 points");
   space_bad("version: 1\nhardware:\n  sms: [8\n", "space.yaml:4:1: error: did not find expected ',' or ']' "
                                                   "(while parsing a flow sequence at line 3)");
 }
