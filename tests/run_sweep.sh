@@ -7,6 +7,7 @@
 #    pool in another directory: --collect gives the same table from both;
 #  - a re-run skips every finished job (and parallel --resume runs none);
 #    a deleted result is graded again, alone;
+#  - GNU parallel --sshlogin 2/: (this machine named as an sshlogin; no ssh);
 #  - the Slurm array script runs the job line of its task;
 #  - a failing variant (over the area), a variant that does not compile
 #    (status error, the grader's message), --collect --format json;
@@ -90,6 +91,20 @@ fi
 eval "$cmd" </dev/null >"$tmp/plog" 2>&1
 [ $? -eq 0 ] && [ "$(grep -c 'run-job' "$par/joblog")" -eq 4 ] && [ ! -s "$tmp/plog" ] &&
   ok "parallel --resume runs no finished job" || { ko "parallel --resume"; cat "$tmp/plog"; }
+
+# --sshlogin, as several machines would use it: ":" is this machine
+ssh=$tmp/ssh
+"$sweep" "$tiny" --set hardware.sms=8,16 -o "$ssh" --emit-parallel >"$tmp/out" 2>&1
+cmd2=$(grep '^parallel ' "$tmp/out")
+eval "$cmd2 --sshlogin 2/:" </dev/null >"$tmp/plog" 2>&1
+code=$?
+if [ $code -eq 0 ] && [ "$(awk 'NR > 1 && $2 == ":" && $7 == 0' "$ssh/joblog" | wc -l)" -eq 2 ] &&
+  "$sweep" --collect "$ssh" >/dev/null 2>&1; then
+  ok "GNU parallel --sshlogin 2/: (this machine named as an sshlogin) runs the job lines"
+else
+  ko "GNU parallel --sshlogin (exit $code)"
+  cat "$tmp/plog" "$ssh/joblog"
+fi
 
 # ---- the local thread pool: the same table
 loc=$tmp/loc
