@@ -152,7 +152,8 @@ static int to_gstring(void *data, unsigned char *buf, size_t size) {
   return 1;
 }
 
-/* The template text with the variant's settings, as YAML text. */
+/* The template text with the variant's settings, as YAML text (without a
+ * header comment). */
 static char *variant_text(const char *template_path, const char *text, gsize len, GPtrArray *keys,
                           GPtrArray *values, GError **err) {
   yaml_parser_t p;
@@ -176,12 +177,7 @@ static char *variant_text(const char *template_path, const char *text, gsize len
     yaml_document_delete(&d);
     return NULL;
   }
-  GString *out = g_string_new("# tcc-sweep job: ");
-  g_string_append(out, template_path);
-  for (guint i = 0; i < keys->len; i++)
-    g_string_append_printf(out, "%s%s=%s", i ? ", " : " with ", (const char *)g_ptr_array_index(keys, i),
-                           (const char *)g_ptr_array_index(values, i));
-  g_string_append(out, "\n# (comments of the template are not kept)\n");
+  GString *out = g_string_new(NULL);
   yaml_emitter_t e;
   yaml_emitter_initialize(&e);
   yaml_emitter_set_output(&e, to_gstring, out);
@@ -194,6 +190,17 @@ static char *variant_text(const char *template_path, const char *text, gsize len
     g_string_free(out, TRUE);
     return NULL;
   }
+  return g_string_free(out, FALSE);
+}
+
+/* The job plan's first lines: what it is. */
+static char *variant_header(const char *template_path, GPtrArray *keys, GPtrArray *values) {
+  GString *out = g_string_new("# tcc-sweep job: ");
+  g_string_append(out, template_path);
+  for (guint i = 0; i < keys->len; i++)
+    g_string_append_printf(out, "%s%s=%s", i ? ", " : " with ", (const char *)g_ptr_array_index(keys, i),
+                           (const char *)g_ptr_array_index(values, i));
+  g_string_append(out, "\n# (comments of the template are not kept)\n");
   return g_string_free(out, FALSE);
 }
 
@@ -339,9 +346,11 @@ Sweep *sweep_expand(const char *template_path, GPtrArray *sets, const char *dir,
       const SweepSet *a = g_ptr_array_index(sets, i);
       g_ptr_array_add(x->values, g_strdup(g_ptr_array_index(a->values, pick[i])));
     }
-    g_autofree char *vt = variant_text(template_path, text, len, s->keys, x->values, err);
-    if (!vt) return NULL;
-    x->name = variant_name(s->keys, x->values, vt);
+    g_autofree char *body = variant_text(template_path, text, len, s->keys, x->values, err);
+    if (!body) return NULL;
+    x->name = variant_name(s->keys, x->values, body); /* the plan's text, not how the template was named */
+    g_autofree char *head = variant_header(template_path, s->keys, x->values);
+    g_autofree char *vt = g_strconcat(head, body, NULL);
     for (guint k = 0; k < v; k++)
       if (strcmp(((SweepVariant *)g_ptr_array_index(s->variants, k))->name, x->name) == 0) {
         g_set_error(err, SWEEP_ERROR, 1, "variants %u and %u have the same plan text (job %s)", (guint)k + 1,

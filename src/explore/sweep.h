@@ -13,7 +13,8 @@
  *   results/NAME.json   each job's result (sweep_run_job)
  *
  * NAME is readable and stable: the swept keys' last components and values,
- * then 8 hex digits of the SHA-256 of the variant's plan text, so that the
+ * then 8 hex digits of the SHA-256 of the variant's plan text (without the
+ * header comment, which names the template as given), so that the
  * same template and settings give the same name and a changed template a
  * new one (its old results are not taken for the new plan). */
 #ifndef TCC_SWEEP_H

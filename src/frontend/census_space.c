@@ -56,8 +56,10 @@ static gboolean scalar_value(Ctx *c, int key, const PNode *v, long *out) {
   }
   const char *t = v->kind == PN_SCALAR && v->plain ? v->text : "";
   const char *d = t + (t[0] == '-');
-  if (!*d || strspn(d, "0123456789") != strlen(d) || (d[0] == '0' && d[1]) || strlen(d) > 9)
+  if (!*d || strspn(d, "0123456789") != strlen(d) || (d[0] == '0' && d[1]))
     return fail(c, PLAN_ERROR_TYPE, v, "'%s' values must be decimal integers, got %s", path, got);
+  if (strlen(d) > 18) /* far out of every key's range; strtol cannot overflow below this */
+    return fail(c, PLAN_ERROR_RANGE, v, "hardware.%s: %s is out of range", path, t);
   *out = strtol(t, NULL, 10);
   return TRUE;
 }
@@ -150,9 +152,11 @@ static gboolean range_values(Ctx *c, int key, const PNode *key_node, const PNode
   if (from < 1 && r[R_FACTOR])
     return fail(c, PLAN_ERROR_RANGE, r[R_FROM], "hardware.%s: a factor range starts at 1 or more", path);
   /* each value is checked (range, power of two) where the range starts */
-  for (long v = from; v <= to; v = r[R_FACTOR] ? v * by : v + by)
+  for (long v = from;;) {
     if (!add_value(c, key, r[R_FROM], v)) return FALSE;
-  return TRUE;
+    if (r[R_FACTOR] ? v > to / by : v > to - by) return TRUE; /* the next would pass `to` (no overflow) */
+    v = r[R_FACTOR] ? v * by : v + by;
+  }
 }
 
 static gboolean key_values(Ctx *c, int key, const PNode *k, const PNode *v) {

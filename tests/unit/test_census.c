@@ -80,6 +80,10 @@ START_TEST(test_bad_spaces) {
             "space.yaml:3:12: error: hardware.sms: sms=65 out of range 1..64 (streaming multiprocessors)");
   space_bad("version: 1\nhardware:\n  rf_kib: {from: 16, to: 64, step: 16}\n",
             "space.yaml:3:18: error: hardware.rf_kib: rf_kib=48 must be a power of two (register file per WG, KiB)");
+  space_bad("version: 1\nhardware:\n  sms: [1234567890123456789]\n",
+            "space.yaml:3:9: error: hardware.sms: 1234567890123456789 is out of range");
+  space_bad("version: 1\nhardware:\n  sms: {from: 8, to: 99, factor: 999999999999999999}\n  vl: 3\n",
+            "space.yaml:4:7: error: hardware.vl: vl=3 out of range 4..32 (vector lanes per WG (RF partitions))");
   space_bad("version: 1\nhardware:\n  sms: [8, 8]\n",
             "space.yaml:3:12: error: hardware.sms: value 8 is listed twice");
   space_bad("version: 1\nhardware:\n  sms: [8, x]\n",
@@ -110,6 +114,19 @@ END_TEST
 
 static const char *small =
     "version: 1\nhardware:\n  sms: [4, 8, 16, 24, 32]\n  mma_arrays: [1, 2]\n  rf_kib: [32, 64]\n";
+
+/* A factor or step far past `to` ends the range (no overflow). */
+START_TEST(test_range_ends) {
+  g_autoptr(CensusSpace) s = space_ok("version: 1\nhardware:\n  sms: {from: 8, to: 64, factor: 999999999999999999}\n"
+                                      "  sfu: {from: 1, to: 64, step: 999999999999999999}\n"
+                                      "  noc_bits: {from: 64, to: 2048, factor: 4}\n");
+  ck_assert_uint_eq(s->values[0]->len, 1);
+  ck_assert_uint_eq(s->values[5]->len, 1);
+  ck_assert_uint_eq(s->values[10]->len, 3); /* 64, 256, 1024 */
+  ck_assert_int_eq(g_array_index(s->values[10], int, 2), 1024);
+  ck_assert_uint_eq(s->points, 3);
+}
+END_TEST
 
 START_TEST(test_area_and_rows) {
   g_autoptr(CensusSpace) s = space_ok(small);
@@ -225,6 +242,7 @@ Suite *suite_census(void) {
   TCase *t = tcase_create("census");
   tcase_add_test(t, test_points_order);
   tcase_add_test(t, test_bad_spaces);
+  tcase_add_test(t, test_range_ends);
   tcase_add_test(t, test_area_and_rows);
   tcase_add_test(t, test_rf_budget);
   tcase_add_test(t, test_formats);
