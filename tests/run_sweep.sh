@@ -6,6 +6,7 @@
 #    printed command line (--joblog, --resume), then by the local thread
 #    pool in another directory: --collect gives the same table from both;
 #  - a re-run skips every finished job (and parallel --resume runs none);
+#    a progress bar on a terminal only;
 #    a deleted result is graded again, alone;
 #  - GNU parallel --sshlogin 2/: (this machine named as an sshlogin; no ssh);
 #  - the Slurm array script runs the job line of its task;
@@ -132,6 +133,12 @@ grep -q ': 1 graded, 3 skipped (result exists); 4 passing, 0 not$' "$tmp/out" &&
   ok "re-run after a lost result: 1 graded, 3 skipped" || { ko "re-run after a lost result"; cat "$tmp/out"; }
 "$sweep" --collect "$loc" >"$tmp/loc2.csv" 2>/dev/null
 cmp -s "$tmp/par.csv" "$tmp/loc2.csv" && ok "the regraded result is the same" || ko "the regraded result is the same"
+
+# a progress bar on a terminal (script(1) gives a pseudo-terminal), none when piped
+script -qec "$sweep $tiny --set hardware.sms=8,12 -o $tmp/tty" /dev/null >"$tmp/tty.out" 2>&1 </dev/null
+"$sweep" "$tiny" --set hardware.sms=8,12 -o "$tmp/pipe" >"$tmp/out" 2>"$tmp/err"
+grep -q 'tcc-sweep \[#*' "$tmp/tty.out" && [ ! -s "$tmp/err" ] && ! grep -q 'tcc-sweep \[' "$tmp/out" &&
+  ok "a progress bar on a TTY, none when piped" || { ko "the progress bar"; cat "$tmp/tty.out" "$tmp/err"; }
 
 # ---- Slurm: the array script runs the job line of its task
 slu=$tmp/slu
