@@ -257,7 +257,7 @@ bench-run: $(BUILD)/tcc-census
 census-check: $(BUILD)/tcc-census
 	sh tests/run_census.sh $(BUILD)
 
-# tcc-sweep: a small sweep of plans/baseline.yaml through real GNU parallel
+# tcc-sweep: a small sweep of tests/sweep/tiny.yaml through real GNU parallel
 # and the local thread pool, the Slurm script's job selection, --collect and
 # a re-run that skips finished jobs; its diagnostics (tests/run_sweep.sh).
 sweep-check: $(BUILD)/tcc-sweep $(BUILD)/tcc-grade

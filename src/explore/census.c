@@ -19,7 +19,7 @@ static int hw_value(const Machine *m, int i) {
 
 /* "dma.engines" -> "dma_engines": a column name. */
 static char *column(int i) {
-  char *c = g_strdup(plan_hw_path(i));
+  char *c = g_strdup(plan_hw_key(i));
   g_strdelimit(c, ".", '_');
   return c;
 }
@@ -115,7 +115,7 @@ char *census_csv(const Census *c) {
     const CensusRow *x = &g_array_index(c->rows, CensusRow, r);
     for (int i = 0; i < PLAN_NHW; i++) {
       int v = hw_value(&x->hw, i);
-      if (strcmp(plan_hw_path(i), "multicast") == 0)
+      if (strcmp(plan_hw_key(i), "multicast") == 0)
         g_string_append_printf(o, "%s,", v ? "true" : "false");
       else
         g_string_append_printf(o, "%d,", v);
@@ -177,7 +177,7 @@ char *census_json(const Census *c) {
     for (int i = 0; i < PLAN_NHW; i++) {
       g_autofree char *col = column(i);
       json_builder_set_member_name(j, col);
-      if (strcmp(plan_hw_path(i), "multicast") == 0)
+      if (strcmp(plan_hw_key(i), "multicast") == 0)
         json_builder_add_boolean_value(j, hw_value(&x->hw, i) != 0);
       else
         json_builder_add_int_value(j, hw_value(&x->hw, i));

@@ -46,7 +46,7 @@ static int find(const char *key, const char *const *names, int n) {
  * multicast. */
 static gboolean scalar_value(Ctx *c, int key, const PNode *v, long *out) {
   g_autofree char *got = plan_describe_node(v);
-  const char *path = plan_hw_path(key);
+  const char *path = plan_hw_key(key);
   if (strcmp(path, "multicast") == 0) {
     if (v->kind == PN_SCALAR && v->plain && (!strcmp(v->text, "true") || !strcmp(v->text, "false"))) {
       *out = v->text[0] == 't';
@@ -70,14 +70,14 @@ static gboolean add_value(Ctx *c, int key, const PNode *at, long v) {
   sim_machine_default(&m);
   g_autoptr(GError) e = NULL;
   if (!sim_machine_set(&m, plan_hw_sim_key(key), v, &e))
-    return fail(c, PLAN_ERROR_RANGE, at, "hardware.%s: %s", plan_hw_path(key), e->message);
+    return fail(c, PLAN_ERROR_RANGE, at, "hardware.%s: %s", plan_hw_key(key), e->message);
   GArray *a = c->s->values[key];
   for (guint i = 0; i < a->len; i++)
     if (g_array_index(a, int, i) == v)
       return fail(c, PLAN_ERROR_DUPLICATE, at, "hardware.%s: value %ld is listed twice",
-                  plan_hw_path(key), v);
+                  plan_hw_key(key), v);
   if (a->len >= CENSUS_MAX_VALUES)
-    return fail(c, PLAN_ERROR_LIMIT, at, "hardware.%s: more than %d values", plan_hw_path(key),
+    return fail(c, PLAN_ERROR_LIMIT, at, "hardware.%s: more than %d values", plan_hw_key(key),
                 CENSUS_MAX_VALUES);
   int iv = (int)v;
   g_array_append_val(a, iv);
@@ -86,7 +86,7 @@ static gboolean add_value(Ctx *c, int key, const PNode *at, long v) {
 
 static gboolean seq_values(Ctx *c, int key, const PNode *seq) {
   if (seq->kids->len == 0)
-    return fail(c, PLAN_ERROR_TYPE, seq, "hardware.%s: an empty list", plan_hw_path(key));
+    return fail(c, PLAN_ERROR_TYPE, seq, "hardware.%s: an empty list", plan_hw_key(key));
   for (guint i = 0; i < seq->kids->len; i++) {
     const PNode *v = g_ptr_array_index(seq->kids, i);
     long x;
@@ -101,7 +101,7 @@ enum { R_FROM, R_TO, R_STEP, R_FACTOR, R_VALUES, R_SAME_AS, R__COUNT };
 
 static gboolean range_values(Ctx *c, int key, const PNode *key_node, const PNode *map) {
   const PNode *r[R__COUNT] = {NULL};
-  const char *path = plan_hw_path(key);
+  const char *path = plan_hw_key(key);
   g_autofree char *where = g_strdup_printf("in hardware.%s", path);
   for (int i = 0; i < plan_map_len(map); i++) {
     const PNode *k = plan_map_key(map, i);
@@ -114,7 +114,7 @@ static gboolean range_values(Ctx *c, int key, const PNode *key_node, const PNode
       return fail(c, PLAN_ERROR_CONFLICT, map, "hardware.%s: same_as goes alone", path);
     const PNode *v = r[R_SAME_AS];
     const char *names[PLAN_NHW];
-    for (int i = 0; i < PLAN_NHW; i++) names[i] = plan_hw_path(i);
+    for (int i = 0; i < PLAN_NHW; i++) names[i] = plan_hw_key(i);
     int other = v->kind == PN_SCALAR ? find(v->text, names, PLAN_NHW) : -1;
     if (other < 0) {
       if (v->kind != PN_SCALAR)
@@ -161,7 +161,7 @@ static gboolean range_values(Ctx *c, int key, const PNode *key_node, const PNode
 
 static gboolean key_values(Ctx *c, int key, const PNode *k, const PNode *v) {
   if (c->s->values[key]->len || c->s->same_as[key] >= 0)
-    return fail(c, PLAN_ERROR_DUPLICATE, k, "hardware.%s is given twice", plan_hw_path(key));
+    return fail(c, PLAN_ERROR_DUPLICATE, k, "hardware.%s is given twice", plan_hw_key(key));
   if (v->kind == PN_SEQ) return seq_values(c, key, v);
   if (v->kind == PN_MAP) return range_values(c, key, k, v);
   long x;
@@ -171,7 +171,7 @@ static gboolean key_values(Ctx *c, int key, const PNode *k, const PNode *v) {
 /* hardware: {KEY: VALUES, ..., dma: {engines: VALUES, depth: VALUES}} */
 static gboolean load_hardware(Ctx *c, const PNode *map) {
   const char *names[PLAN_NHW + 1];
-  for (int i = 0; i < PLAN_NHW; i++) names[i] = plan_hw_path(i);
+  for (int i = 0; i < PLAN_NHW; i++) names[i] = plan_hw_key(i);
   names[PLAN_NHW] = "dma";
   for (int i = 0; i < plan_map_len(map); i++) {
     const PNode *k = plan_map_key(map, i), *v = plan_map_val(map, i);
@@ -216,13 +216,13 @@ static gboolean finish(Ctx *c, const PNode *hw) {
     if (o >= 0) {
       if (c->s->same_as[o] >= 0)
         return fail(c, PLAN_ERROR_CONFLICT, hw, "hardware.%s: same_as %s, which is itself same_as",
-                    plan_hw_path(i), plan_hw_path(o));
+                    plan_hw_key(i), plan_hw_key(o));
       Machine m = def;
       for (guint j = 0; j < c->s->values[o]->len; j++) {
         g_autoptr(GError) e = NULL;
         if (!sim_machine_set(&m, plan_hw_sim_key(i), g_array_index(c->s->values[o], int, j), &e))
-          return fail(c, PLAN_ERROR_RANGE, hw, "hardware.%s (same_as %s): %s", plan_hw_path(i),
-                      plan_hw_path(o), e->message);
+          return fail(c, PLAN_ERROR_RANGE, hw, "hardware.%s (same_as %s): %s", plan_hw_key(i),
+                      plan_hw_key(o), e->message);
       }
       continue;
     }

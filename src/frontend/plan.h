@@ -82,7 +82,7 @@ void plan_default_problem(PlanProblem *pp, ProblemKind kind, const Machine *hw);
 /* The i-th hardware key (0 <= i < PLAN_NHW) as a plan writes it ("sms",
  * "dma.engines"), and as sim_machine_set names it ("sms", "dma_engines");
  * NULL out of range.  ORDER-MATTERS: the order of Plan.hw_loc. */
-const char *plan_hw_path(int i);
+const char *plan_hw_key(int i);
 const char *plan_hw_sim_key(int i);
 /* The name of names[0..n) closest to `key` within edit distance 2 (the
  * plan loader's did-you-mean), or NULL. */

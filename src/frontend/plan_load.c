@@ -256,7 +256,7 @@ static gboolean load_hardware(Ctx *c, const PNode *key, const PNode *val) {
   return TRUE;
 }
 
-const char *plan_hw_path(int i) { return i >= 0 && i < PLAN_NHW ? hw_paths[i] : NULL; }
+const char *plan_hw_key(int i) { return i >= 0 && i < PLAN_NHW ? hw_paths[i] : NULL; }
 
 const char *plan_hw_sim_key(int i) { return i >= 0 && i < PLAN_NHW ? hw_sim[i] : NULL; }
 
