@@ -56,7 +56,8 @@ typedef struct D1 {
   /* the rows handed between the stages of the current step and layer: x
    * (the layer's input), q, the attention row, x1, g */
   gboolean rf_hand;
-  IrProv hand_prov;
+  IrProv hand_prov, relay_prov;
+  int relays;               /* handoff_relays (0: producers store to each consumer) */
   LwHand x, q, att, x1, g;
 } D1;
 
@@ -340,6 +341,15 @@ typedef struct D1Proj {
   LwHand *out;                /* the output row                            */
 } D1Proj;
 
+/* A 1 x cols row alone in its RF partition(s): an MMA holds the write port
+ * of its destination's partitions while it runs (docs/machine.md §4), so a
+ * load landing beside its accumulator (the residual row's) would hold the
+ * MMA back until it has landed. */
+static IrView own_partition(Ir *ir, int task, const char *tag, const char *what, int cols) {
+  int pb = sim_machine_part_bytes(&ir->hw), rows = MAX(1, pb / (4 * cols));
+  return ir_win(lw_rf_sub(ir, task, tag, what, rows, cols), 0, 1, 0, cols);
+}
+
 /* acc (1 x cols) = the sum of the n rows of ps, in row order (VEC adds). */
 static void sum_rows(Ir *ir, int task, IrView acc, IrView ps, int n, IrProv prov) {
   IrOp *op = ir_emit(ir, task, IR_VADD);
@@ -445,7 +455,10 @@ static int stage_proj(D1 *c, int t, int l, int stage, const D1Proj *s) {
     ir_task_waits(ir, task, after);
     IrView a = ir_all(ir, lw_rf_sub(ir, task, tag, "a", 1, a_cols));
     lw_hand_get(ir, s->a, task, a, 0, 0);
-    IrView acc = ir_all(ir, lw_rf_sub(ir, task, tag, "acc", 1, pj->panel));
+    /* with RF hand-offs the residual row's load overlaps the MMA: acc in
+     * a partition of its own; the baseline keeps its packing */
+    IrView acc = c->rf_hand ? own_partition(ir, task, tag, "acc", pj->panel)
+                            : ir_all(ir, lw_rf_sub(ir, task, tag, "acc", 1, pj->panel));
     /* with RF hand-offs the residual row's load (x_in's, from HBM) goes
      * first, to overlap the MMA; the baseline's order is kept otherwise */
     IrView r = ir_win(-1, 0, 0, 0, 0);
@@ -465,6 +478,23 @@ static int stage_proj(D1 *c, int t, int l, int stage, const D1Proj *s) {
     ir_task_signals(ir, task, grp);
   }
   return grp;
+}
+
+/* The relays of row h after the tasks of group `after` (lw_hand_relay):
+ * "t0.l1.wo.relay2", group wo_relay_l1. */
+static int relay_row(D1 *c, int t, int l, int stage, const char *name, LwHand *h, int after,
+                     const int *host, int R) {
+  g_autofree char *tag = g_strdup_printf("t%d.l%d.%s.relay", t, l, name);
+  g_autofree char *done = g_strdup_printf("%s_relay_l%d", name, l);
+  IrRole role = ir_role(ROLE_NONE);
+  role.step = t, role.layer = l;
+  return lw_hand_relay(c->ir, h, c->d, after, host, R, tag, done, stage, role, c->relay_prov);
+}
+
+/* The WGs of R relays among the n panels of projection j of layer l: one
+ * panel in n / R. */
+static void relay_hosts(D1 *c, int l, SchedProj j, int n, int R, int *host) {
+  for (int r = 0; r < R; r++) host[r] = lw_resident_wg(&c->res, l, j, r * n / R);
 }
 
 static void stage_w1(D1 *c, int t, int l, int stage) {
@@ -561,7 +591,8 @@ gboolean pass_lower_d1(Ir *ir, GError **err) {
           .spacing_prov = ir_prov(ir, "store_spacing"), .att_prov = ir_prov(ir, "attention.slices"),
           .g_qkv = -1, .g_att = -1, .g_wo = -1, .g_w1 = -1, .g_w2 = -1, .g_kv = -1,
           .rf_hand = pp->handoff == HANDOFF_RF, .hand_prov = ir_prov(ir, "handoff"),
-          .res_prov = ir_prov(ir, "weights"), .fold_prov = ir_prov(ir, "refinements.ln_fold")};
+          .res_prov = ir_prov(ir, "weights"), .fold_prov = ir_prov(ir, "refinements.ln_fold"),
+          .relay_prov = ir_prov(ir, "handoff_relays"), .relays = pp->handoff_relays};
   int L = ir->prob.layers, off = 0;
   if (pp->ffn_fused) { /* the producers' W1 panels: ffn.channels columns */
     const Problem *d = &ir->prob;
@@ -626,6 +657,11 @@ gboolean pass_lower_d1(Ir *ir, GError **err) {
       D1Proj wo = {.name = "wo", .pj = &c.wo, .after = c.g_att, .a = &c.att, .a_cols = c.d,
                    .res = &c.x, .out = &c.x1};
       c.g_wo = stage_proj(&c, t, l, s0 + 2, &wo);
+      if (c.relays > 0) {
+        int host[8];
+        relay_hosts(&c, l, PROJ_W1, ntasks(c.f, c.w1.panel), c.relays, host);
+        c.g_wo = relay_row(&c, t, l, s0 + 3, "wo", &c.x1, c.g_wo, host, c.relays);
+      }
       lw_hand_clear(&c.att);
       gboolean last = l == L - 1;
       LwHand next; /* the next layer's input, or the step's output row */
@@ -640,6 +676,11 @@ gboolean pass_lower_d1(Ir *ir, GError **err) {
         D1Proj w2 = {.name = "w2", .pj = &c.w2, .after = c.g_w1, .a = &c.g, .a_cols = c.f,
                      .res = &c.x1, .out = &next};
         c.g_w2 = stage_proj(&c, t, l, s0 + 4, &w2);
+      }
+      if (c.relays > 0 && !last) {
+        int host[8];
+        relay_hosts(&c, l + 1, PROJ_QKV, ntasks(3 * c.d, c.qkv.panel), c.relays, host);
+        c.g_w2 = relay_row(&c, t, l, s0 + 5, "w2", &next, c.g_w2, host, c.relays);
       }
       /* power.deferred_loads: the next layer's preload after this layer's
        * first-step tasks, in each WG's program */
