@@ -40,7 +40,7 @@ int sched_proj_k(const Problem *dims, SchedProj proj);
 
 /* Number of knobs (the frontend's table, plan_schema.c), problem dims
  * included. */
-#define SCHED_NKNOBS 60
+#define SCHED_NKNOBS 61
 /* Longest value text of a knob ("round_robin", "-1", "1073741824"). */
 #define SCHED_VALUE_MAX 16
 
@@ -89,6 +89,7 @@ typedef struct Schedule {
   gboolean first_token;     /* D1, with ln_fold: step 0 makes the folded constants */
   gboolean q_first;         /* D1, with slices: history slices wait for q only */
   gboolean gelu_factor;     /* D1: GELU's polynomial factored (one op fewer) */
+  gboolean split_stats;     /* D1: LN statistics merged from the producers' pieces */
   int ffn_producers, ffn_channels, ffn_consumers; /* only with fused    */
   /* The record, by knob index (the frontend's table order): where each knob
    * came from (path NULL: the knob does not apply to this problem) and its

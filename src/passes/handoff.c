@@ -38,6 +38,17 @@ void lw_hand_clear(LwHand *h) {
   g_free(h->rep_of);
   h->rep_of = NULL;
   h->nrep = 0;
+  if (h->stats) {
+    lw_hand_clear(h->stats);
+    g_free(h->stats);
+    h->stats = NULL;
+  }
+}
+
+void lw_hand_add_stats(LwHand *h, int np, IrProv prov) {
+  h->stats = g_new0(LwHand, 1);
+  lw_hand_init(h->stats, TRUE, NULL, 0, 0, 0, prov);
+  h->stats_np = np;
 }
 
 void lw_hand_replicate(Ir *ir, LwHand *h, int nrep, const int *host) {
@@ -105,6 +116,10 @@ int lw_hand_relay(Ir *ir, LwHand *h, int cols, int after, const int *host, int R
   LwHand nh;
   lw_hand_init(&nh, TRUE, NULL, 0, 0, 0, prov);
   lw_hand_replicate(ir, &nh, R, host);
+  if (h->stats) { /* the statistics go through the same relays */
+    lw_hand_add_stats(&nh, h->stats_np, h->stats->prov);
+    lw_hand_replicate(ir, nh.stats, R, host);
+  }
   for (int r = 0; r < R; r++) {
     g_autofree char *name = g_strdup_printf("%s%d", tag, r);
     int task = lw_task(ir, name, stage, prov, role);
@@ -113,6 +128,11 @@ int lw_hand_relay(Ir *ir, LwHand *h, int cols, int after, const int *host, int R
     IrView x = ir_all(ir, lw_rf_sub(ir, task, name, "x", 1, cols));
     lw_hand_get(ir, h, task, x, 0, 0);
     lw_hand_put_rep(ir, &nh, task, x, 0, 0, r);
+    if (h->stats) {
+      IrView st = ir_all(ir, lw_rf_sub(ir, task, name, "stats", 2, h->stats_np));
+      lw_hand_get(ir, h->stats, task, st, 0, 0);
+      lw_hand_put_rep(ir, nh.stats, task, st, 0, 0, r);
+    }
     ir_task_signals(ir, task, grp);
   }
   lw_hand_clear(h);

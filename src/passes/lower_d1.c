@@ -56,7 +56,8 @@ typedef struct D1 {
   /* the rows handed between the stages of the current step and layer: x
    * (the layer's input), q, the attention row, x1, g */
   gboolean rf_hand;
-  IrProv hand_prov, relay_prov;
+  IrProv hand_prov, relay_prov, stats_prov;
+  gboolean split_stats;     /* refinements.split_stats                        */
   int relays;               /* handoff_relays (0: producers store to each consumer) */
   LwHand x, q, att, x1, g;
 } D1;
@@ -154,7 +155,12 @@ static IrView ln_project(D1 *c, int task, const char *tag, LwHand *in, const cha
     int pb = sim_machine_part_bytes(&ir->hw), rows = MAX(1, pb / (4 * pj->panel));
     IrView acc = ir_win(lw_rf_sub(ir, task, tag, "acc", rows, pj->panel), 0, 1, 0, pj->panel);
     gboolean first = c->pp->first_token && ir_task_at(ir, task)->role.step == 0;
-    lw_ln_project_folded(ir, task, tag, x, &c->res, l, pj->proj, p, gsym, lbsym, acc, first,
+    IrView st = ir_win(-1, 0, 0, 0, 0); /* split_stats: the pieces' statistics */
+    if (in->stats) {
+      st = ir_all(ir, lw_rf_sub(ir, task, tag, "stats", 2, in->stats_np));
+      lw_hand_get(ir, in->stats, task, st, 0, 0);
+    }
+    lw_ln_project_folded(ir, task, tag, x, &c->res, l, pj->proj, p, gsym, lbsym, acc, first, st,
                          c->fold_prov);
     return acc;
   }
@@ -361,6 +367,19 @@ static void sum_rows(Ir *ir, int task, IrView acc, IrView ps, int n, IrProv prov
   }
 }
 
+/* Hand acc (1 x P) on as columns c0.. of `out`, with its statistics when
+ * the consumers merge them (refinements.split_stats). */
+static void put_row(D1 *c, int task, LwHand *out, IrView acc, int c0) {
+  Ir *ir = c->ir;
+  if (out->stats) {
+    const char *tag = ir_task_at(ir, task)->name;
+    IrView st = ir_all(ir, lw_rf_sub(ir, task, tag, "stats", 2, 1));
+    lw_row_stats(ir, task, tag, acc, st, c->stats_prov);
+    lw_hand_put(ir, out->stats, task, st, 0, c0 / acc.cols);
+  }
+  lw_hand_put(ir, out, task, acc, 0, c0);
+}
+
 /* The end of a task that completes a row's columns c0..: acc += bias +
  * residual r, store spacing, hand acc on as columns c0.. of `out`, and
  * complete group grp. */
@@ -372,7 +391,7 @@ static void finish_row(D1 *c, int task, IrView acc, IrView bias, IrView r, IrPro
   op = ir_emit(ir, task, IR_VADD);
   op->d = acc, op->a = acc, op->b = r, op->prov = c->base;
   spacing(c, task);
-  lw_hand_put(ir, out, task, acc, 0, c0);
+  put_row(c, task, out, acc, c0);
   ir_task_signals(ir, task, grp);
 }
 
@@ -474,7 +493,7 @@ static int stage_proj(D1 *c, int t, int l, int stage, const D1Proj *s) {
     IrOp *op = ir_emit(ir, task, IR_VADD);
     op->d = acc, op->a = acc, op->b = r, op->prov = c->base;
     spacing(c, task);
-    lw_hand_put(ir, s->out, task, acc, 0, p * pj->panel);
+    put_row(c, task, s->out, acc, p * pj->panel);
     ir_task_signals(ir, task, grp);
   }
   return grp;
@@ -592,7 +611,8 @@ gboolean pass_lower_d1(Ir *ir, GError **err) {
           .g_qkv = -1, .g_att = -1, .g_wo = -1, .g_w1 = -1, .g_w2 = -1, .g_kv = -1,
           .rf_hand = pp->handoff == HANDOFF_RF, .hand_prov = ir_prov(ir, "handoff"),
           .res_prov = ir_prov(ir, "weights"), .fold_prov = ir_prov(ir, "refinements.ln_fold"),
-          .relay_prov = ir_prov(ir, "handoff_relays"), .relays = pp->handoff_relays};
+          .relay_prov = ir_prov(ir, "handoff_relays"), .relays = pp->handoff_relays,
+          .stats_prov = ir_prov(ir, "refinements.split_stats"), .split_stats = pp->split_stats};
   int L = ir->prob.layers, off = 0;
   if (pp->ffn_fused) { /* the producers' W1 panels: ffn.channels columns */
     const Problem *d = &ir->prob;
@@ -654,6 +674,7 @@ gboolean pass_lower_d1(Ir *ir, GError **err) {
       stage_att(&c, t, l, s0 + 1);
       lw_hand_clear(&c.q);
       hand(&c, &c.x1, c.scr[l].x1, c.d);
+      if (c.split_stats) lw_hand_add_stats(&c.x1, c.d / c.wo.panel, c.stats_prov);
       D1Proj wo = {.name = "wo", .pj = &c.wo, .after = c.g_att, .a = &c.att, .a_cols = c.d,
                    .res = &c.x, .out = &c.x1};
       c.g_wo = stage_proj(&c, t, l, s0 + 2, &wo);
@@ -669,6 +690,8 @@ gboolean pass_lower_d1(Ir *ir, GError **err) {
         lw_hand_init(&next, FALSE, "out", t, 0, c.d, c.base);
       else
         hand(&c, &next, c.scr[l + 1].x, c.d);
+      if (c.split_stats && !last) /* W2's panels, or the fused FFN's consumers */
+        lw_hand_add_stats(&next, pp->ffn_fused ? pp->ffn_consumers : c.d / c.w2.panel, c.stats_prov);
       if (pp->ffn_fused) {
         c.g_w2 = stage_ffn_fused(&c, t, l, s0 + 3, &next);
       } else {

@@ -1251,6 +1251,57 @@ START_TEST(test_handoff_relays) {
 }
 END_TEST
 
+/* refinements.split_stats: on a 2-layer plan with RF hand-offs and folded
+ * LayerNorm, no W1 task and no layer-1 q|k|v task reduces its whole input
+ * row (every VEC.rsum reads at most a piece: the merge reads the 2 x np
+ * statistics), layer 0's q|k|v tasks (x_in from HBM) still do, every wo
+ * task computes its piece's statistics, and the program is correct with
+ * and without relays (the merge is exact up to FP32 rounding). */
+static int whole_row_rsums(const IrTask *t, int d) {
+  int n = 0;
+  for (guint i = 0; i < t->ops->len; i++) {
+    const IrOp *op = &g_array_index(t->ops, IrOp, i);
+    n += op->kind == IR_VRSUM && op->a.cols == d;
+  }
+  return n;
+}
+
+START_TEST(test_split_stats) {
+  const char *base = "problem: {d_model: 64, heads: 2, d_ff: 128, layers: 2, history: 32, steps: 2}\n"
+                     "  panels: {qkv: 32, wo: 16, w1: 32, w2: 16}\n  weights: resident\n  handoff: rf\n"
+                     "  attention: {slices: 2}";
+  for (int relays = 0; relays <= 2; relays += 2) {
+    g_autofree char *knobs =
+        g_strdup_printf("%s\n  handoff_relays: %d\n  refinements: {ln_fold: true, split_stats: true}", base, relays);
+    g_autofree char *text = g_strdup_printf("version: 1\nd1:\n  %s\n", knobs);
+    g_autoptr(Plan) p = plan_text("split.yaml", text);
+    g_autoptr(GError) err = NULL;
+    g_autoptr(Ir) ir = pass_pipeline(p, PROB_D1, NULL, NULL, TRUE, &err);
+    ck_assert_msg(ir, "%s", err ? err->message : "?");
+    int merged = 0, local = 0, pieces = 0;
+    for (guint k = 0; k < ir->tasks->len; k++) {
+      const IrTask *t = ir_task_at(ir, (int)k);
+      gboolean consumer = t->role.kind == ROLE_W1 || (t->role.kind == ROLE_QKV && t->role.layer == 1);
+      if (consumer) {
+        ck_assert_msg(whole_row_rsums(t, 64) == 0, "%s reduces its whole row", t->name);
+        merged++;
+      }
+      if (t->role.kind == ROLE_QKV && t->role.layer == 0) /* and their K/V stores' tasks */
+        local += whole_row_rsums(t, 64);
+      if (t->role.kind == ROLE_WO)
+        for (guint i = 0; i < t->ops->len; i++) {
+          const IrOp *op = &g_array_index(t->ops, IrOp, i);
+          pieces += op->kind == IR_VRSUM && op->a.cols == 16;
+        }
+    }
+    ck_assert_int_gt(merged, 0);
+    ck_assert_int_eq(local, 2 * 6 * 2); /* 6 q|k|v panels, 2 steps: mean and variance */
+    ck_assert_int_eq(pieces, 2 * 4 * 2 * 2); /* sum and M2, 4 pieces, 2 layers, 2 steps */
+    compile_run(p, PROB_D1, relays ? "split_stats, relays" : "split_stats", NULL);
+  }
+}
+END_TEST
+
 /* A pacing WG releases buckets in the order their data is needed: the
  * buckets of preload tasks whose WGs keep qkv panels (stage 0) come before
  * those of WGs keeping only W2 panels, though the WGs' program order says
@@ -1778,6 +1829,7 @@ Suite *suite_gen(void) {
   tcase_add_test(tc, test_pacing_by_need);
   tcase_add_test(tc, test_ffn_fused);
   tcase_add_test(tc, test_handoff_relays);
+  tcase_add_test(tc, test_split_stats);
   tcase_add_test(tc, test_knob_pacing_wg_alone);
   tcase_add_test(tc, test_knob_kv_temp_slower);
   tcase_add_test(tc, test_knob_power_directions);
