@@ -92,21 +92,35 @@ static gint64 myers(const guint *a, gsize n, const guint *b, gsize m, gsize max_
   return -1;
 }
 
+/* The common prefix and suffix of a[0..*na) and b[0..*nb): *a and *b move
+ * past the prefix, *na and *nb shrink by both (they are in some longest
+ * common subsequence). */
+static void trim(const guint **a, gsize *na, const guint **b, gsize *nb) {
+  gsize p = 0, n = *na, m = *nb;
+  while (p < n && p < m && (*a)[p] == (*b)[p]) p++;
+  while (n > p && m > p && (*a)[n - 1] == (*b)[m - 1]) n--, m--;
+  *a += p;
+  *b += p;
+  *na = n - p;
+  *nb = m - p;
+}
+
 DiffCount diff_ids(const guint *a, gsize na, const guint *b, gsize nb, gsize max_d) {
   DiffCount r = {0, 0, TRUE};
+  trim(&a, &na, &b, &nb); /* first on the ids: an unchanged task costs O(N) */
+  if (na == 0 || nb == 0) {
+    r.removed = (gint64)na;
+    r.added = (gint64)nb;
+    return r;
+  }
   Dense d;
   densify(a, na, b, nb, &d);
   /* a line that the other side lacks is removed (added) wherever it is */
   gsize n = keep_common(d.a, na, d.nb), m = keep_common(d.b, nb, d.na);
   r.removed = (gint64)(na - n);
   r.added = (gint64)(nb - m);
-  /* a common prefix and suffix are in some longest common subsequence */
-  gsize p = 0;
-  while (p < n && p < m && d.a[p] == d.b[p]) p++;
-  while (n > p && m > p && d.a[n - 1] == d.b[m - 1]) n--, m--;
-  const guint *x = d.a + p, *y = d.b + p;
-  n -= p;
-  m -= p;
+  const guint *x = d.a, *y = d.b;
+  trim(&x, &n, &y, &m);
   gint64 dist = n == 0 || m == 0 ? (gint64)(n + m) : myers(x, n, y, m, max_d ? max_d : DIFF_MAX_D);
   if (dist >= 0) {
     gint64 lcs = ((gint64)(n + m) - dist) / 2;
