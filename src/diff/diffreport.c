@@ -182,8 +182,8 @@ static void text_units(GString *g, const GArray *units, gboolean wg, guint limit
     text_unit(g, &rest, namew, wg);
   }
   if (same)
-    g_string_append_printf(g, "  %" G_GINT64_FORMAT " %s%s unchanged (%" G_GINT64_FORMAT " instructions)\n", same,
-                           what, same == 1 ? "" : "s", same_lines);
+    g_string_append_printf(g, "  %" G_GINT64_FORMAT " %s%s unchanged (%" G_GINT64_FORMAT " instruction%s)\n", same,
+                           what, same == 1 ? "" : "s", same_lines, same_lines == 1 ? "" : "s");
   if (wg) {
     all.name = "total";
     text_unit(g, &all, namew, wg);

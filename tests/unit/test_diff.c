@@ -4,7 +4,10 @@
  * code summary of two small programs. */
 #include <string.h>
 
+#include <json-glib/json-glib.h>
+
 #include "codediff.h"
+#include "diffreport.h"
 #include "knobdiff.h"
 #include "linediff.h"
 #include "tests.h"
@@ -263,6 +266,88 @@ START_TEST(test_diff_classes) {
 }
 END_TEST
 
+/* ---- reports ---- */
+
+/* A report of the two small programs with made-up runs: b is slower, over
+ * the power budget, and its numerics fail. */
+static void fake_report(DiffReport *r, Program *a, Program *b, GArray *knobs) {
+  *r = (DiffReport){.file = {"a.yaml", "b.yaml"}, .seed = 13, .knobs = knobs, .limit = 0};
+  ProblemDiff *p = &r->prob[PROB_D1];
+  p->on = TRUE;
+  p->code = diff_code(a, b);
+  for (int s = 0; s < 2; s++) {
+    SimResult *x = &p->res[s];
+    x->cycles = s ? 1500 : 1000;
+    x->area_mm2 = 22.7192;
+    x->peak_w = s ? 21.5 : 19.25;
+    x->peak_start = s ? 300 : 200;
+    x->hbm_lines = 640;
+    x->unit_busy[UC_MMA] = s ? 0.25 : 0.5;
+    x->checked = TRUE;
+    x->check.max_abs_err = s ? 0.5 : 1e-6;
+    x->check.pass = !s;
+  }
+}
+
+static JsonObject *member(JsonObject *o, const char *name) {
+  ck_assert_msg(json_object_has_member(o, name), "no member %s", name);
+  return json_object_get_object_member(o, name);
+}
+
+START_TEST(test_diff_json) {
+  g_autoptr(Program) a = assemble("a.asm", prog_a), b = assemble("b.asm", prog_b);
+  g_autoptr(GArray) knobs = g_array_new(FALSE, TRUE, sizeof(KnobDiff));
+  KnobDiff k = {.path = "d1.store_spacing", .a = "0", .b = "32", .b_loc = {7, 3, "d1.store_spacing"}};
+  g_array_append_val(knobs, k);
+  DiffReport r;
+  fake_report(&r, a, b, knobs);
+  g_autofree char *text = diff_report_json(&r);
+  g_autoptr(JsonParser) jp = json_parser_new();
+  g_autoptr(GError) err = NULL;
+  ck_assert_msg(json_parser_load_from_data(jp, text, -1, &err), "%s", err ? err->message : "?");
+  JsonObject *root = json_node_get_object(json_parser_get_root(jp));
+  ck_assert_str_eq(json_object_get_string_member(root, "version"), TCC_DIFF_VERSION);
+  ck_assert_str_eq(json_object_get_string_member(root, "b"), "b.yaml");
+  ck_assert_int_eq(json_object_get_int_member(root, "seed"), 13);
+  JsonObject *k0 = json_array_get_object_element(json_object_get_array_member(root, "knobs"), 0);
+  ck_assert_str_eq(json_object_get_string_member(k0, "path"), "d1.store_spacing");
+  ck_assert(json_object_get_null_member(k0, "a_line"));
+  ck_assert_int_eq(json_object_get_int_member(k0, "b_line"), 7);
+  JsonArray *probs = json_object_get_array_member(root, "problems");
+  ck_assert_uint_eq(json_array_get_length(probs), 1);
+  JsonObject *p = json_array_get_object_element(probs, 0);
+  ck_assert_str_eq(json_object_get_string_member(p, "problem"), "d1");
+  JsonObject *code = member(p, "code"), *tasks = member(code, "tasks");
+  ck_assert_int_eq(json_object_get_int_member(member(code, "lines"), "added"), 5);
+  ck_assert_int_eq(json_object_get_int_member(tasks, "unchanged"), 1);
+  JsonArray *changed = json_object_get_array_member(tasks, "changed");
+  ck_assert_uint_eq(json_array_get_length(changed), 3);
+  JsonObject *td = json_array_get_object_element(changed, 2);
+  ck_assert_str_eq(json_object_get_string_member(td, "task"), "t.d");
+  ck_assert(json_object_get_null_member(td, "wg_a"));
+  ck_assert_int_eq(json_object_get_int_member(member(member(td, "counts"), "sfu"), "delta"), 1);
+  JsonArray *wgs = json_object_get_array_member(member(code, "wgs"), "changed");
+  ck_assert_int_eq(json_object_get_int_member(member(json_array_get_object_element(wgs, 0), "rf"), "added"), 1);
+  JsonObject *m = member(p, "metrics"), *cyc = member(m, "cycles");
+  ck_assert_int_eq(json_object_get_int_member(cyc, "delta"), 500);
+  ck_assert(json_object_get_double_member(cyc, "ratio") == 1.5);
+  ck_assert(json_object_get_double_member(member(m, "peak_w"), "delta") == 2.25);
+  ck_assert(json_object_get_double_member(member(member(m, "busy_pct"), "MMA"), "b") == 25.0);
+  ck_assert(json_object_get_null_member(member(member(m, "busy_pct"), "REDUCE"), "ratio"));
+  ck_assert_int_eq(json_object_get_int_member(member(m, "peak_window"), "delta"), 100);
+  ck_assert_str_eq(json_object_get_string_member(member(m, "verdict"), "a"), "PASS");
+  ck_assert_str_eq(json_object_get_string_member(member(m, "verdict"), "b"), "FAIL: numerics, power");
+  ck_assert(json_object_get_double_member(member(m, "max_abs_error"), "b") == 0.5);
+
+  g_autofree char *t = diff_report_text(&r);
+  ck_assert_msg(strstr(t, "\n  d1.store_spacing: 0 (default) -> 32 (line 7)\n"), "%s", t);
+  ck_assert_msg(strstr(t, "\nd1 code: 3 of 4 tasks changed, 3 of 64 WGs changed; instructions 8 -> 9 (+5 -4)\n"), "%s", t);
+  ck_assert_msg(strstr(t, "\nd1 metrics (seed 13) "), "%s", t);
+  ck_assert_msg(strstr(t, "  1 task unchanged (1 instruction)\n"), "%s", t);
+  diff_code_free(r.prob[PROB_D1].code);
+}
+END_TEST
+
 Suite *suite_diff(void) {
   Suite *s = suite_create("diff");
   TCase *tc = tcase_create("diff");
@@ -273,6 +358,7 @@ Suite *suite_diff(void) {
   tcase_add_test(tc, test_diff_knobs);
   tcase_add_test(tc, test_diff_code);
   tcase_add_test(tc, test_diff_classes);
+  tcase_add_test(tc, test_diff_json);
   suite_add_tcase(s, tc);
   return s;
 }
