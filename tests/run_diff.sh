@@ -12,7 +12,8 @@
 #  - plans/best.yaml against tests/diff/best_explicit.yaml (the same plan
 #    written another way, defaults spelled out): no knob, no code
 #    difference, every delta zero;
-#  - a side over the area budget: the report, then exit 1;
+#  - a side over the area budget (24 SMs: tasks move to other WGs): the
+#    report, then exit 1;
 #  - the same run twice gives the same bytes; --seed reaches the runs.
 # Prints [PASS]/[FAIL] per test and a summary; exits 1 on any failure.
 . "$(dirname "$0")/lib.sh"
@@ -77,6 +78,11 @@ printf 'version: 1\np1:\n  problem: {d_model: 32, heads: 1, d_ff: 64, layers: 1,
 "$diff" "$tmp/p1.yaml" "$tmp/p1.yaml" --problem d1 >"$tmp/out" 2>"$tmp/err"
 code=$?
 expect "--problem d1 without a d1 section -> 2" 2 "$tmp/p1.yaml:1:1: error: the plan has no d1 section"
+
+printf 'version: 1\n' >"$tmp/empty.yaml"
+"$diff" "$tmp/empty.yaml" "$tmp/empty.yaml" >"$tmp/out" 2>"$tmp/err"
+code=$?
+expect "no section in either plan -> 2" 2 "$tmp/empty.yaml:1:1: error: neither plan has a p1 or d1 section"
 
 # ---------------------------------------------------------------- one knob
 
@@ -164,7 +170,9 @@ fi
 code=$?
 if [ $code -eq 1 ] && [ ! -s "$tmp/err" ] && [ "$(grep -c '^  verdict  *PASS  *FAIL: area$' "$tmp/out")" -eq 2 ] &&
   grep -q '^  hardware.sms: 16 (default) -> 24 (line 4)$' "$tmp/out" &&
-  grep -q '^  d1.sms_used: 16 (default) -> 24 (default)$' "$tmp/out"; then
+  grep -q '^  d1.sms_used: 16 (default) -> 24 (default)$' "$tmp/out" &&
+  grep -q '^  l0.w1.r1.p0  *1>64  *17  *17  *+0  *-0  *\.  *\.  *\.  *\.  *\.  *\.  *\.$' "$tmp/out" &&
+  grep -q '^  wg64  *0  *18  *+18  *-0  *+5  *-0 ' "$tmp/out"; then
   ok "b over the area budget: the report, exit 1"
 else
   ko "b over the area budget: the report, exit 1 (exit $code)"
