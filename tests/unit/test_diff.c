@@ -125,15 +125,17 @@ static Plan *parse(const char *name, const char *text) {
 
 START_TEST(test_diff_knobs) {
   /* b writes sms_used and store_spacing at their defaults (no difference),
-   * changes a hardware key and a knob, and a panel whose change moves the
-   * default k_chunk of a (which depends on the panel) */
+   * changes two hardware keys (listed in the schema's order, not the
+   * file's), a knob, and a panel whose change moves the default k_chunk
+   * (which depends on the panel) */
   g_autoptr(Plan) a = parse("a.yaml", "version: 1\nd1:\n  panels: {w1: 32}\n");
-  g_autoptr(Plan) b = parse("b.yaml", "version: 1\nhardware: {dma: {depth: 2}}\n"
+  g_autoptr(Plan) b = parse("b.yaml", "version: 1\nhardware: {multicast: false, dma: {depth: 2}}\n"
                                       "d1:\n  sms_used: 16\n  store_spacing: 0\n  panels: {w1: 128}\n"
                                       "  attention: {slices: 2}\n");
   gboolean on[2] = {[PROB_D1] = TRUE, [PROB_P1] = TRUE};
   g_autoptr(GArray) k = diff_knobs(a, b, on);
   static const char *const want[][3] = {{"hardware.dma.depth", "1", "2"},
+                                        {"hardware.multicast", "true", "false"},
                                         {"d1.panels.w1", "32", "128"},
                                         {"d1.k_chunk.w1", "128", "64"},
                                         {"d1.attention.slices", "1", "2"}};
@@ -150,10 +152,10 @@ START_TEST(test_diff_knobs) {
   g_autofree char *sa = diff_knob_side(d->a, d->a_loc), *sb = diff_knob_side(d->b, d->b_loc);
   ck_assert_str_eq(sa, "1 (default)");
   ck_assert_str_eq(sb, "2 (line 2)");
-  /* p1 alone: the hardware key only */
+  /* p1 alone: the hardware keys only */
   gboolean p1[2] = {[PROB_P1] = TRUE};
   g_autoptr(GArray) kp = diff_knobs(a, b, p1);
-  ck_assert_uint_eq(kp->len, 1);
+  ck_assert_uint_eq(kp->len, 2);
   /* a plan against itself: nothing */
   g_autoptr(GArray) k0 = diff_knobs(b, b, on);
   ck_assert_uint_eq(k0->len, 0);
