@@ -55,16 +55,16 @@ GEN_SRC   := $(foreach d,$(GEN_DIRS),$(wildcard src/$(d)/*.c))
 GEN_OBJ   := $(patsubst src/%.c,$(BUILD)/gen/%.o,$(GEN_SRC))
 GEN_HDRS  := $(foreach d,$(GEN_DIRS),$(wildcard src/$(d)/*.h src/$(d)/*.def))
 
-PROGRAMS  := tcc-gen tcc-sim tcc-grade
+PROGRAMS  := tcc-gen tcc-sim tcc-grade tcc-diff
 MANPAGES  := $(PROGRAMS:%=man/%.1)
 DOCFILES  := $(wildcard docs/*.md)
 EXAMPLES  := plans/baseline.yaml
 
 .PHONY: census-check sweep-check
 .PHONY: all check unit-check asm-check golden-check pass-check grade-check install-check clang-check corner-check \
-        determinism-check \
+        determinism-check diff-check \
         update-golden bench bench-run demo demo-run install uninstall clean deps
-all: $(BUILD)/tcc-sim $(BUILD)/tcc-gen $(BUILD)/tcc-grade
+all: $(BUILD)/tcc-sim $(BUILD)/tcc-gen $(BUILD)/tcc-grade $(BUILD)/tcc-diff
 
 $(BUILD)/sim $(BUILD)/tests $(BUILD)/bench:
 	mkdir -p $@
@@ -99,12 +99,37 @@ $(BUILD)/tcc-gen $(BUILD)/tcc-grade: $(BUILD)/tcc-%: src/driver/tcc_%.c $(BUILD)
     $(BUILD)/libtccsim.a $(HDRS) $(GEN_HDRS)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libtccgen.a $(BUILD)/libtccsim.a $(LDLIBS)
 
-$(BUILD)/tests/%.o: tests/unit/%.c $(HDRS) $(GEN_HDRS) tests/unit/tests.h | $(BUILD)/tests
+# ---- tcc-diff (issue 10 item 4): plan-to-plan comparison ----
+# src/diff/ (line diff, knob diff, code diff, report) sees both the compiler's
+# and the simulator's headers, so it is a library of its own, libtccdiff.a,
+# linked by tcc-diff and the unit tests before libtccgen.a and libtccsim.a.
+DIFF_SRC  := $(wildcard src/diff/*.c)
+DIFF_OBJ  := $(patsubst src/diff/%.c,$(BUILD)/diff/%.o,$(DIFF_SRC))
+DIFF_HDRS := $(wildcard src/diff/*.h)
+ALL_CFLAGS += -Isrc/diff
+
+$(BUILD)/diff/%.o: src/diff/%.c $(HDRS) $(GEN_HDRS) $(DIFF_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(BUILD)/libtccdiff.a: $(DIFF_OBJ)
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/tcc-diff: src/driver/tcc_diff.c $(BUILD)/libtccdiff.a $(BUILD)/libtccgen.a $(BUILD)/libtccsim.a \
+    $(HDRS) $(GEN_HDRS) $(DIFF_HDRS)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libtccdiff.a $(BUILD)/libtccgen.a $(BUILD)/libtccsim.a $(LDLIBS)
+
+# tcc-diff's command-line tests (tests/run_diff.sh, plans in tests/diff/).
+diff-check: $(BUILD)/tcc-diff $(BUILD)/tcc-gen $(BUILD)/tcc-sim
+	sh tests/run_diff.sh $(BUILD)
+# ---- end tcc-diff ----
+
+$(BUILD)/tests/%.o: tests/unit/%.c $(HDRS) $(GEN_HDRS) $(DIFF_HDRS) tests/unit/tests.h | $(BUILD)/tests
 	$(CC) $(ALL_CFLAGS) $(CHECK_CFLAGS) -DTCC_TOP='"$(CURDIR)"' -c -o $@ $<
 
 # libtccgen.a before libtccsim.a: the compiler uses the machine/workload tables.
-$(BUILD)/unit-tests: $(TEST_OBJ) $(BUILD)/libtccgen.a $(BUILD)/libtccsim.a
-	$(CC) $(ALL_CFLAGS) -o $@ $(TEST_OBJ) $(BUILD)/libtccexplore.a $(BUILD)/libtccgen.a $(BUILD)/libtccsim.a \
+$(BUILD)/unit-tests: $(TEST_OBJ) $(BUILD)/libtccdiff.a $(BUILD)/libtccgen.a $(BUILD)/libtccsim.a
+	$(CC) $(ALL_CFLAGS) -o $@ $(TEST_OBJ) $(BUILD)/libtccexplore.a $(BUILD)/libtccdiff.a $(BUILD)/libtccgen.a $(BUILD)/libtccsim.a \
 	  $(CHECK_LIBS) $(LDLIBS)
 
 $(BUILD)/bench/gen_bench: bench/gen_bench.c | $(BUILD)/bench
@@ -158,6 +183,7 @@ update-golden: $(BUILD)/tcc-gen $(BUILD)/tcc-sim
 
 check: deps
 	$(MAKE) unit-check asm-check golden-check pass-check corner-check grade-check install-check
+	$(MAKE) diff-check
 	$(MAKE) census-check sweep-check
 	$(MAKE) BUILD=build-asan OPT=-O1 \
 	  SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \

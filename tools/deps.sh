@@ -18,6 +18,8 @@ else
   need="$need libglib2.0-dev libyaml-dev check libjson-glib-dev"
 fi
 [ -f /usr/include/glpk.h ] || need="$need libglpk-dev"
+# tcc-diff's command-line tests (make diff-check) read its JSON with jq
+command -v jq >/dev/null 2>&1 || need="$need jq"
 # make bench measures peak RSS with GNU time
 [ -x /usr/bin/time ] || need="$need time"
 # make check runs a tcc-sweep through GNU parallel (tests/run_sweep.sh);

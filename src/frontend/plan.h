@@ -76,6 +76,11 @@ const PlanProblem *plan_problem(const Plan *p, ProblemKind kind);
 PlanLoc plan_knob_loc(const PlanProblem *pp, const char *path);
 /* Location of a hardware key: "sms", "dma.engines", or "hardware.sms". */
 PlanLoc plan_hw_loc(const Plan *p, const char *key);
+/* The i-th hardware key (0 <= i < PLAN_NHW, the schema's order, as in
+ * Plan.hw_loc): its full path ("hardware.dma.engines") and its value as a
+ * plan writes it ("2", "true"); g_free the value. */
+const char *plan_hw_path(int i);
+char *plan_hw_value_text(const Plan *p, int i);
 /* A problem section as a plan that does not write it gets it on machine
  * `hw`: the default dims and every knob at its default (present FALSE). */
 void plan_default_problem(PlanProblem *pp, ProblemKind kind, const Machine *hw);

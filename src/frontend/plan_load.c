@@ -280,6 +280,20 @@ PlanLoc plan_hw_loc(const Plan *p, const char *key) {
   return (PlanLoc){0, 0, NULL};
 }
 
+const char *plan_hw_path(int i) { return i >= 0 && i < PLAN_NHW ? hw_full[i] : NULL; }
+
+char *plan_hw_value_text(const Plan *p, int i) {
+  g_return_val_if_fail(i >= 0 && i < PLAN_NHW, NULL);
+  for (int k = 0; k < sim_machine_nparams; k++) {
+    const MachineParam *mp = &sim_machine_params[k];
+    if (strcmp(mp->key, hw_sim[i]) != 0) continue;
+    int v = *(const int *)((const char *)&p->hw + mp->offset);
+    if (strcmp(hw_paths[i], "multicast") == 0) return g_strdup(v ? "true" : "false");
+    return g_strdup_printf("%d", v);
+  }
+  return NULL; /* not reached: every hw_sim key is a parameter */
+}
+
 /* ---- problem sections ---- */
 
 /* problem: {d_model: 128, heads: 4, d_ff: 512, layers: 2, history: 128, steps: 8}  (d1)

@@ -40,7 +40,7 @@ int sched_proj_k(const Problem *dims, SchedProj proj);
 
 /* Number of knobs (the frontend's table, plan_schema.c), problem dims
  * included. */
-#define SCHED_NKNOBS 59
+#define SCHED_NKNOBS 61
 /* Longest value text of a knob ("round_robin", "-1", "1073741824"). */
 #define SCHED_VALUE_MAX 16
 
@@ -65,6 +65,7 @@ typedef struct Schedule {
   SchedKv kv_writeback;     /* direct (default) or via a temp round trip */
   int store_spacing;        /* cycles of WAITT between a stage's output stores */
   SchedHandoff handoff;     /* D1: stage -> stage through HBM scratch or RF */
+  int handoff_relays;       /* D1: relays of the wide RF hand-offs (0: none) */
   gboolean multicast[PROJ__COUNT]; /* planned: true                     */
   int rf_grid_rows, rf_grid_cols, rf_grid_k; /* P1, planned: not all 1   */
   int preload_waves;        /* preload waves (resident weights)         */
@@ -88,6 +89,7 @@ typedef struct Schedule {
   gboolean first_token;     /* D1, with ln_fold: step 0 makes the folded constants */
   gboolean q_first;         /* D1, with slices: history slices wait for q only */
   gboolean gelu_factor;     /* D1: GELU's polynomial factored (one op fewer) */
+  gboolean split_stats;     /* D1: LN statistics merged from the producers' pieces */
   int ffn_producers, ffn_channels, ffn_consumers; /* only with fused    */
   /* The record, by knob index (the frontend's table order): where each knob
    * came from (path NULL: the knob does not apply to this problem) and its

@@ -67,6 +67,15 @@ typedef struct LwHand {
   int row, col, stride;
   IrProv prov;
   GArray *pieces;   /* rf: the parts put so far */
+  /* replicated (lw_hand_replicate): nrep copies of the matrix, each put with
+   * its replica number; a consumer gets from one, by its WG (rep_of) */
+  int nrep, cursor;
+  int *rep_of;      /* per WG: its replica, -1 until its first get          */
+  /* refinements.split_stats: the companion hand-off of the row's partial
+   * LayerNorm statistics, a 2 x np matrix (sums; M2s) whose column k comes
+   * from the producer of columns [k d/np, (k+1) d/np); owned (lw_hand_clear) */
+  struct LwHand *stats;
+  int stats_np;
 } LwHand;
 void lw_hand_init(LwHand *h, gboolean rf, const char *sym, int row, int col, int stride, IrProv prov);
 /* The producer `task` made v, elements (r0.., c0..) of the matrix. */
@@ -75,6 +84,21 @@ void lw_hand_put(Ir *ir, LwHand *h, int task, IrView v, int r0, int c0);
  * must have been put before). */
 void lw_hand_get(Ir *ir, LwHand *h, int task, IrView dst, int r0, int c0);
 void lw_hand_clear(LwHand *h);
+/* Give rf hand-off h (a 1 x d row) a companion hand-off of the partial
+ * statistics of its np equal pieces (refinements.split_stats). */
+void lw_hand_add_stats(LwHand *h, int np, IrProv prov);
+/* Make h a replicated hand-off of nrep copies; host[r] is the WG holding
+ * replica r (a consumer on that WG takes it; the others take turns). */
+void lw_hand_replicate(Ir *ir, LwHand *h, int nrep, const int *host);
+/* lw_hand_put of replica rep of a replicated hand-off. */
+void lw_hand_put_rep(Ir *ir, LwHand *h, int task, IrView v, int r0, int c0, int rep);
+/* Relay the 1 x cols row of rf hand-off h (every part put) through R tasks
+ * "<tag>0".."<tag>R-1" pinned to host[0..R-1], which wait for group
+ * `after`: each takes the whole row and hands on a copy; h becomes the
+ * replicated hand-off of the copies.  Returns the relays' group (event
+ * `event`), for the consumers to wait for. */
+int lw_hand_relay(Ir *ir, LwHand *h, int cols, int after, const int *host, int R, const char *tag,
+                  const char *event, int stage, IrRole role, IrProv prov);
 
 /* Where a q|k|v projection's output goes (kv_writeback.c): q to scratch
  * (row q_row, columns q_col.., row stride d_model), K and V of head h to
@@ -165,7 +189,11 @@ IrView lw_resident_weights(const Ir *ir, const LwResident *r, int l, SchedProj j
  * bW + c itself, in one MMA with x*g, and keeps them for the later steps. */
 void lw_ln_project_folded(Ir *ir, int task, const char *tag, IrView x, LwResident *r, int l,
                           SchedProj j, int p, const char *gsym, const char *bsym, IrView acc,
-                          gboolean first, IrProv prov);
+                          gboolean first, IrView stats, IrProv prov);
+/* refinements.split_stats: st (2 x 1) = the sum and M2 (sum of squared
+ * deviations from its own mean) of the row piece v (1 x n), for the
+ * consumers to merge (lw_ln_project_folded's `stats`). */
+void lw_row_stats(Ir *ir, int task, const char *tag, IrView v, IrView st, IrProv prov);
 /* The partitions a task may fill beside resident weights: rf_temp_kib's. */
 int lw_resident_task_parts(const Ir *ir);
 /* acc (1 x P) = a . W + b with the panel's resident tensors; the task must

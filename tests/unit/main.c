@@ -20,6 +20,7 @@ int main(void) {
   srunner_add_suite(sr, suite_explain());
   srunner_add_suite(sr, suite_bounds());
   srunner_add_suite(sr, suite_trace());
+  srunner_add_suite(sr, suite_diff());
   srunner_add_suite(sr, suite_census());
   srunner_add_suite(sr, suite_sweep());
   srunner_run_all(sr, CK_NORMAL);

@@ -1183,6 +1183,125 @@ START_TEST(test_gelu_factor) {
 }
 END_TEST
 
+/* handoff_relays: on plans/best.yaml's D1 (16 W1 panels, 12 q|k|v panels,
+ * RF hand-offs), every wo panel task stores its part of the row to the 4
+ * relays only (not to the 16 W1 WGs and W2's residual), each relay task is
+ * pinned and hands the whole row on, every W1 task is written by exactly
+ * one relay; and the plan is faster than with direct hand-offs (the
+ * producers' 2 DMA slots per SM no longer queue 17 stores). */
+/* text with its first `from` replaced by `to` (which must be there). */
+static char *replace_once(const char *text, const char *from, const char *to) {
+  const char *at = strstr(text, from);
+  ck_assert_msg(at, "'%s' not in the text", from);
+  return g_strdup_printf("%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
+}
+
+static int remote_stores(const IrTask *t) {
+  int n = 0;
+  for (guint i = 0; i < t->ops->len; i++) {
+    const IrOp *op = &g_array_index(t->ops, IrOp, i);
+    n += op->kind == IR_ST && op->mem.t >= 0 && op->mem.t != op->a.t;
+  }
+  return n;
+}
+
+START_TEST(test_handoff_relays) {
+  g_autoptr(Plan) relayed = plan_file("plans/best.yaml");
+  ck_assert_int_eq(relayed->d1.handoff_relays, 4);
+  g_autoptr(GError) err = NULL;
+  g_autoptr(Ir) ir = pass_pipeline(relayed, PROB_D1, NULL, NULL, TRUE, &err);
+  ck_assert_msg(ir, "%s", err ? err->message : "?");
+  int relays = 0, w1 = 0;
+  for (guint k = 0; k < ir->tasks->len; k++) {
+    const IrTask *t = ir_task_at(ir, (int)k);
+    if (strstr(t->name, ".relay")) {
+      ck_assert_int_ge(t->pin, 0);
+      ck_assert_int_ge(remote_stores(t), 1);
+      relays++;
+    }
+    if (t->role.kind == ROLE_WO && t->role.kshard < 0)
+      ck_assert_msg(remote_stores(t) == 4, "%s stores %d rows", t->name, remote_stores(t));
+    if (t->role.kind != ROLE_W1) continue;
+    w1++;
+    /* who writes this task's input row x: one relay task */
+    int writers = 0;
+    for (guint j = 0; j < ir->tasks->len; j++) {
+      const IrTask *u = ir_task_at(ir, (int)j);
+      for (guint i = 0; i < u->ops->len; i++) {
+        const IrOp *op = &g_array_index(u->ops, IrOp, i);
+        if (op->kind != IR_ST || op->mem.t < 0 || ir_tensor(ir, op->mem.t)->task != (int)k) continue;
+        if (!g_str_has_suffix(ir_tensor(ir, op->mem.t)->name, ".x")) continue;
+        ck_assert_msg(strstr(u->name, ".relay") != NULL, "%s writes %s's x", u->name, t->name);
+        writers++;
+      }
+    }
+    ck_assert_int_eq(writers, 1);
+  }
+  /* 8 steps x 2 layers of wo relays, 8 x 1 of w2 relays (not after the last layer) */
+  ck_assert_int_eq(relays, 4 * (8 * 2 + 8 * 1));
+  ck_assert_int_eq(w1, 16 * 8 * 2);
+  g_autofree char *text = NULL;
+  gsize len = 0;
+  ck_assert(g_file_get_contents(TCC_TOP "/plans/best.yaml", &text, &len, NULL));
+  g_autofree char *direct_text = replace_once(text, "handoff_relays: 4", "handoff_relays: 0");
+  g_autoptr(Plan) direct = plan_text("best-direct.yaml", direct_text);
+  Run a = compile_run(direct, PROB_D1, "direct hand-offs", NULL);
+  Run b = compile_run(relayed, PROB_D1, "4 relays", NULL);
+  ck_assert_msg(b.cycles < a.cycles, "relays %" G_GINT64_FORMAT " vs direct %" G_GINT64_FORMAT, b.cycles, a.cycles);
+}
+END_TEST
+
+/* refinements.split_stats: on a 2-layer plan with RF hand-offs and folded
+ * LayerNorm, no W1 task and no layer-1 q|k|v task reduces its whole input
+ * row (every VEC.rsum reads at most a piece: the merge reads the 2 x np
+ * statistics), layer 0's q|k|v tasks (x_in from HBM) still do, every wo
+ * task computes its piece's statistics, and the program is correct with
+ * and without relays (the merge is exact up to FP32 rounding). */
+static int whole_row_rsums(const IrTask *t, int d) {
+  int n = 0;
+  for (guint i = 0; i < t->ops->len; i++) {
+    const IrOp *op = &g_array_index(t->ops, IrOp, i);
+    n += op->kind == IR_VRSUM && op->a.cols == d;
+  }
+  return n;
+}
+
+START_TEST(test_split_stats) {
+  const char *base = "problem: {d_model: 64, heads: 2, d_ff: 128, layers: 2, history: 32, steps: 2}\n"
+                     "  panels: {qkv: 32, wo: 16, w1: 32, w2: 16}\n  weights: resident\n  handoff: rf\n"
+                     "  attention: {slices: 2}";
+  for (int relays = 0; relays <= 2; relays += 2) {
+    g_autofree char *knobs =
+        g_strdup_printf("%s\n  handoff_relays: %d\n  refinements: {ln_fold: true, split_stats: true}", base, relays);
+    g_autofree char *text = g_strdup_printf("version: 1\nd1:\n  %s\n", knobs);
+    g_autoptr(Plan) p = plan_text("split.yaml", text);
+    g_autoptr(GError) err = NULL;
+    g_autoptr(Ir) ir = pass_pipeline(p, PROB_D1, NULL, NULL, TRUE, &err);
+    ck_assert_msg(ir, "%s", err ? err->message : "?");
+    int merged = 0, local = 0, pieces = 0;
+    for (guint k = 0; k < ir->tasks->len; k++) {
+      const IrTask *t = ir_task_at(ir, (int)k);
+      gboolean consumer = t->role.kind == ROLE_W1 || (t->role.kind == ROLE_QKV && t->role.layer == 1);
+      if (consumer) {
+        ck_assert_msg(whole_row_rsums(t, 64) == 0, "%s reduces its whole row", t->name);
+        merged++;
+      }
+      if (t->role.kind == ROLE_QKV && t->role.layer == 0) /* and their K/V stores' tasks */
+        local += whole_row_rsums(t, 64);
+      if (t->role.kind == ROLE_WO)
+        for (guint i = 0; i < t->ops->len; i++) {
+          const IrOp *op = &g_array_index(t->ops, IrOp, i);
+          pieces += op->kind == IR_VRSUM && op->a.cols == 16;
+        }
+    }
+    ck_assert_int_gt(merged, 0);
+    ck_assert_int_eq(local, 2 * 6 * 2); /* 6 q|k|v panels, 2 steps: mean and variance */
+    ck_assert_int_eq(pieces, 2 * 4 * 2 * 2); /* sum and M2, 4 pieces, 2 layers, 2 steps */
+    compile_run(p, PROB_D1, relays ? "split_stats, relays" : "split_stats", NULL);
+  }
+}
+END_TEST
+
 /* A pacing WG releases buckets in the order their data is needed: the
  * buckets of preload tasks whose WGs keep qkv panels (stage 0) come before
  * those of WGs keeping only W2 panels, though the WGs' program order says
@@ -1709,6 +1828,8 @@ Suite *suite_gen(void) {
   tcase_add_test(tc, test_gelu_factor);
   tcase_add_test(tc, test_pacing_by_need);
   tcase_add_test(tc, test_ffn_fused);
+  tcase_add_test(tc, test_handoff_relays);
+  tcase_add_test(tc, test_split_stats);
   tcase_add_test(tc, test_knob_pacing_wg_alone);
   tcase_add_test(tc, test_knob_kv_temp_slower);
   tcase_add_test(tc, test_knob_power_directions);
