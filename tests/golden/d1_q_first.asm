@@ -79,7 +79,8 @@
     SFU.exp   t0_l0_att_h0_merge_m, t0_l0_att_h0_merge_m    ; d1.attention.slices:11 t0.l0.att.h0.merge
     VEC.mul   t0_l0_att_h0_merge_z, t0_l0_att_h0_merge_z, t0_l0_att_h0_merge_m ; d1.attention.slices:11 t0.l0.att.h0.merge
     VEC.rsum  t0_l0_att_h0_merge_zsum, t0_l0_att_h0_merge_z ; d1.attention.slices:11 t0.l0.att.h0.merge
-    MMA.z     t0_l0_att_h0_merge_o, t0_l0_att_h0_merge_m, t0_l0_att_h0_merge_u ; d1.attention.slices:11 t0.l0.att.h0.merge
+    VEC.mul   t0_l0_att_h0_merge_o, t0_l0_att_h0_merge_u[0:1, :], t0_l0_att_h0_merge_m[:, 0:1] ; d1.attention.slices:11 t0.l0.att.h0.merge
+    VEC.fma   t0_l0_att_h0_merge_o, t0_l0_att_h0_merge_u[1:2, :], t0_l0_att_h0_merge_m[:, 1:2], t0_l0_att_h0_merge_o ; d1.attention.slices:11 t0.l0.att.h0.merge
     SFU.recip t0_l0_att_h0_merge_zsum, t0_l0_att_h0_merge_zsum ; d1.attention.slices:11 t0.l0.att.h0.merge
     VEC.mul   t0_l0_att_h0_merge_o, t0_l0_att_h0_merge_o, t0_l0_att_h0_merge_zsum ; d1.attention.slices:11 t0.l0.att.h0.merge
     ST        wg9.t0_l0_wo_p0_a[:, 0:32], t0_l0_att_h0_merge_o ; d1.handoff:10 t0.l0.att.h0.merge
@@ -360,7 +361,8 @@
     SFU.exp   t0_l0_att_h1_merge_m, t0_l0_att_h1_merge_m    ; d1.attention.slices:11 t0.l0.att.h1.merge
     VEC.mul   t0_l0_att_h1_merge_z, t0_l0_att_h1_merge_z, t0_l0_att_h1_merge_m ; d1.attention.slices:11 t0.l0.att.h1.merge
     VEC.rsum  t0_l0_att_h1_merge_zsum, t0_l0_att_h1_merge_z ; d1.attention.slices:11 t0.l0.att.h1.merge
-    MMA.z     t0_l0_att_h1_merge_o, t0_l0_att_h1_merge_m, t0_l0_att_h1_merge_u ; d1.attention.slices:11 t0.l0.att.h1.merge
+    VEC.mul   t0_l0_att_h1_merge_o, t0_l0_att_h1_merge_u[0:1, :], t0_l0_att_h1_merge_m[:, 0:1] ; d1.attention.slices:11 t0.l0.att.h1.merge
+    VEC.fma   t0_l0_att_h1_merge_o, t0_l0_att_h1_merge_u[1:2, :], t0_l0_att_h1_merge_m[:, 1:2], t0_l0_att_h1_merge_o ; d1.attention.slices:11 t0.l0.att.h1.merge
     SFU.recip t0_l0_att_h1_merge_zsum, t0_l0_att_h1_merge_zsum ; d1.attention.slices:11 t0.l0.att.h1.merge
     VEC.mul   t0_l0_att_h1_merge_o, t0_l0_att_h1_merge_o, t0_l0_att_h1_merge_zsum ; d1.attention.slices:11 t0.l0.att.h1.merge
     ST        wg9.t0_l0_wo_p0_a[:, 32:64], t0_l0_att_h1_merge_o ; d1.handoff:10 t0.l0.att.h1.merge
@@ -671,7 +673,8 @@
     SFU.exp   t1_l0_att_h0_merge_m, t1_l0_att_h0_merge_m    ; d1.attention.slices:11 t1.l0.att.h0.merge
     VEC.mul   t1_l0_att_h0_merge_z, t1_l0_att_h0_merge_z, t1_l0_att_h0_merge_m ; d1.attention.slices:11 t1.l0.att.h0.merge
     VEC.rsum  t1_l0_att_h0_merge_zsum, t1_l0_att_h0_merge_z ; d1.attention.slices:11 t1.l0.att.h0.merge
-    MMA.z     t1_l0_att_h0_merge_o, t1_l0_att_h0_merge_m, t1_l0_att_h0_merge_u ; d1.attention.slices:11 t1.l0.att.h0.merge
+    VEC.mul   t1_l0_att_h0_merge_o, t1_l0_att_h0_merge_u[0:1, :], t1_l0_att_h0_merge_m[:, 0:1] ; d1.attention.slices:11 t1.l0.att.h0.merge
+    VEC.fma   t1_l0_att_h0_merge_o, t1_l0_att_h0_merge_u[1:2, :], t1_l0_att_h0_merge_m[:, 1:2], t1_l0_att_h0_merge_o ; d1.attention.slices:11 t1.l0.att.h0.merge
     SFU.recip t1_l0_att_h0_merge_zsum, t1_l0_att_h0_merge_zsum ; d1.attention.slices:11 t1.l0.att.h0.merge
     VEC.mul   t1_l0_att_h0_merge_o, t1_l0_att_h0_merge_o, t1_l0_att_h0_merge_zsum ; d1.attention.slices:11 t1.l0.att.h0.merge
     ST        wg9.t1_l0_wo_p0_a[:, 0:32], t1_l0_att_h0_merge_o ; d1.handoff:10 t1.l0.att.h0.merge
@@ -931,7 +934,8 @@
     SFU.exp   t1_l0_att_h1_merge_m, t1_l0_att_h1_merge_m    ; d1.attention.slices:11 t1.l0.att.h1.merge
     VEC.mul   t1_l0_att_h1_merge_z, t1_l0_att_h1_merge_z, t1_l0_att_h1_merge_m ; d1.attention.slices:11 t1.l0.att.h1.merge
     VEC.rsum  t1_l0_att_h1_merge_zsum, t1_l0_att_h1_merge_z ; d1.attention.slices:11 t1.l0.att.h1.merge
-    MMA.z     t1_l0_att_h1_merge_o, t1_l0_att_h1_merge_m, t1_l0_att_h1_merge_u ; d1.attention.slices:11 t1.l0.att.h1.merge
+    VEC.mul   t1_l0_att_h1_merge_o, t1_l0_att_h1_merge_u[0:1, :], t1_l0_att_h1_merge_m[:, 0:1] ; d1.attention.slices:11 t1.l0.att.h1.merge
+    VEC.fma   t1_l0_att_h1_merge_o, t1_l0_att_h1_merge_u[1:2, :], t1_l0_att_h1_merge_m[:, 1:2], t1_l0_att_h1_merge_o ; d1.attention.slices:11 t1.l0.att.h1.merge
     SFU.recip t1_l0_att_h1_merge_zsum, t1_l0_att_h1_merge_zsum ; d1.attention.slices:11 t1.l0.att.h1.merge
     VEC.mul   t1_l0_att_h1_merge_o, t1_l0_att_h1_merge_o, t1_l0_att_h1_merge_zsum ; d1.attention.slices:11 t1.l0.att.h1.merge
     ST        wg9.t1_l0_wo_p0_a[:, 32:64], t1_l0_att_h1_merge_o ; d1.handoff:10 t1.l0.att.h1.merge

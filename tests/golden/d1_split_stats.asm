@@ -106,7 +106,8 @@
     SFU.exp   t0_l0_att_h0_merge_m, t0_l0_att_h0_merge_m    ; d1.attention.slices:12 t0.l0.att.h0.merge
     VEC.mul   t0_l0_att_h0_merge_z, t0_l0_att_h0_merge_z, t0_l0_att_h0_merge_m ; d1.attention.slices:12 t0.l0.att.h0.merge
     VEC.rsum  t0_l0_att_h0_merge_zsum, t0_l0_att_h0_merge_z ; d1.attention.slices:12 t0.l0.att.h0.merge
-    MMA.z     t0_l0_att_h0_merge_o, t0_l0_att_h0_merge_m, t0_l0_att_h0_merge_u ; d1.attention.slices:12 t0.l0.att.h0.merge
+    VEC.mul   t0_l0_att_h0_merge_o, t0_l0_att_h0_merge_u[0:1, :], t0_l0_att_h0_merge_m[:, 0:1] ; d1.attention.slices:12 t0.l0.att.h0.merge
+    VEC.fma   t0_l0_att_h0_merge_o, t0_l0_att_h0_merge_u[1:2, :], t0_l0_att_h0_merge_m[:, 1:2], t0_l0_att_h0_merge_o ; d1.attention.slices:12 t0.l0.att.h0.merge
     SFU.recip t0_l0_att_h0_merge_zsum, t0_l0_att_h0_merge_zsum ; d1.attention.slices:12 t0.l0.att.h0.merge
     VEC.mul   t0_l0_att_h0_merge_o, t0_l0_att_h0_merge_o, t0_l0_att_h0_merge_zsum ; d1.attention.slices:12 t0.l0.att.h0.merge
     ST        wg3.t0_l0_wo_p0_a[:, 0:32], t0_l0_att_h0_merge_o ; d1.handoff:13 t0.l0.att.h0.merge
@@ -397,7 +398,8 @@
     SFU.exp   t1_l0_att_h0_merge_m, t1_l0_att_h0_merge_m    ; d1.attention.slices:12 t1.l0.att.h0.merge
     VEC.mul   t1_l0_att_h0_merge_z, t1_l0_att_h0_merge_z, t1_l0_att_h0_merge_m ; d1.attention.slices:12 t1.l0.att.h0.merge
     VEC.rsum  t1_l0_att_h0_merge_zsum, t1_l0_att_h0_merge_z ; d1.attention.slices:12 t1.l0.att.h0.merge
-    MMA.z     t1_l0_att_h0_merge_o, t1_l0_att_h0_merge_m, t1_l0_att_h0_merge_u ; d1.attention.slices:12 t1.l0.att.h0.merge
+    VEC.mul   t1_l0_att_h0_merge_o, t1_l0_att_h0_merge_u[0:1, :], t1_l0_att_h0_merge_m[:, 0:1] ; d1.attention.slices:12 t1.l0.att.h0.merge
+    VEC.fma   t1_l0_att_h0_merge_o, t1_l0_att_h0_merge_u[1:2, :], t1_l0_att_h0_merge_m[:, 1:2], t1_l0_att_h0_merge_o ; d1.attention.slices:12 t1.l0.att.h0.merge
     SFU.recip t1_l0_att_h0_merge_zsum, t1_l0_att_h0_merge_zsum ; d1.attention.slices:12 t1.l0.att.h0.merge
     VEC.mul   t1_l0_att_h0_merge_o, t1_l0_att_h0_merge_o, t1_l0_att_h0_merge_zsum ; d1.attention.slices:12 t1.l0.att.h0.merge
     ST        wg3.t1_l0_wo_p0_a[:, 0:32], t1_l0_att_h0_merge_o ; d1.handoff:13 t1.l0.att.h0.merge
@@ -826,7 +828,8 @@
     SFU.exp   t0_l0_att_h1_merge_m, t0_l0_att_h1_merge_m    ; d1.attention.slices:12 t0.l0.att.h1.merge
     VEC.mul   t0_l0_att_h1_merge_z, t0_l0_att_h1_merge_z, t0_l0_att_h1_merge_m ; d1.attention.slices:12 t0.l0.att.h1.merge
     VEC.rsum  t0_l0_att_h1_merge_zsum, t0_l0_att_h1_merge_z ; d1.attention.slices:12 t0.l0.att.h1.merge
-    MMA.z     t0_l0_att_h1_merge_o, t0_l0_att_h1_merge_m, t0_l0_att_h1_merge_u ; d1.attention.slices:12 t0.l0.att.h1.merge
+    VEC.mul   t0_l0_att_h1_merge_o, t0_l0_att_h1_merge_u[0:1, :], t0_l0_att_h1_merge_m[:, 0:1] ; d1.attention.slices:12 t0.l0.att.h1.merge
+    VEC.fma   t0_l0_att_h1_merge_o, t0_l0_att_h1_merge_u[1:2, :], t0_l0_att_h1_merge_m[:, 1:2], t0_l0_att_h1_merge_o ; d1.attention.slices:12 t0.l0.att.h1.merge
     SFU.recip t0_l0_att_h1_merge_zsum, t0_l0_att_h1_merge_zsum ; d1.attention.slices:12 t0.l0.att.h1.merge
     VEC.mul   t0_l0_att_h1_merge_o, t0_l0_att_h1_merge_o, t0_l0_att_h1_merge_zsum ; d1.attention.slices:12 t0.l0.att.h1.merge
     ST        wg3.t0_l0_wo_p0_a[:, 32:64], t0_l0_att_h1_merge_o ; d1.handoff:13 t0.l0.att.h1.merge
@@ -1117,7 +1120,8 @@
     SFU.exp   t1_l0_att_h1_merge_m, t1_l0_att_h1_merge_m    ; d1.attention.slices:12 t1.l0.att.h1.merge
     VEC.mul   t1_l0_att_h1_merge_z, t1_l0_att_h1_merge_z, t1_l0_att_h1_merge_m ; d1.attention.slices:12 t1.l0.att.h1.merge
     VEC.rsum  t1_l0_att_h1_merge_zsum, t1_l0_att_h1_merge_z ; d1.attention.slices:12 t1.l0.att.h1.merge
-    MMA.z     t1_l0_att_h1_merge_o, t1_l0_att_h1_merge_m, t1_l0_att_h1_merge_u ; d1.attention.slices:12 t1.l0.att.h1.merge
+    VEC.mul   t1_l0_att_h1_merge_o, t1_l0_att_h1_merge_u[0:1, :], t1_l0_att_h1_merge_m[:, 0:1] ; d1.attention.slices:12 t1.l0.att.h1.merge
+    VEC.fma   t1_l0_att_h1_merge_o, t1_l0_att_h1_merge_u[1:2, :], t1_l0_att_h1_merge_m[:, 1:2], t1_l0_att_h1_merge_o ; d1.attention.slices:12 t1.l0.att.h1.merge
     SFU.recip t1_l0_att_h1_merge_zsum, t1_l0_att_h1_merge_zsum ; d1.attention.slices:12 t1.l0.att.h1.merge
     VEC.mul   t1_l0_att_h1_merge_o, t1_l0_att_h1_merge_o, t1_l0_att_h1_merge_zsum ; d1.attention.slices:12 t1.l0.att.h1.merge
     ST        wg3.t1_l0_wo_p0_a[:, 32:64], t1_l0_att_h1_merge_o ; d1.handoff:13 t1.l0.att.h1.merge
@@ -1568,7 +1572,8 @@
     SFU.exp   t0_l1_att_h0_merge_m, t0_l1_att_h0_merge_m    ; d1.attention.slices:12 t0.l1.att.h0.merge
     VEC.mul   t0_l1_att_h0_merge_z, t0_l1_att_h0_merge_z, t0_l1_att_h0_merge_m ; d1.attention.slices:12 t0.l1.att.h0.merge
     VEC.rsum  t0_l1_att_h0_merge_zsum, t0_l1_att_h0_merge_z ; d1.attention.slices:12 t0.l1.att.h0.merge
-    MMA.z     t0_l1_att_h0_merge_o, t0_l1_att_h0_merge_m, t0_l1_att_h0_merge_u ; d1.attention.slices:12 t0.l1.att.h0.merge
+    VEC.mul   t0_l1_att_h0_merge_o, t0_l1_att_h0_merge_u[0:1, :], t0_l1_att_h0_merge_m[:, 0:1] ; d1.attention.slices:12 t0.l1.att.h0.merge
+    VEC.fma   t0_l1_att_h0_merge_o, t0_l1_att_h0_merge_u[1:2, :], t0_l1_att_h0_merge_m[:, 1:2], t0_l1_att_h0_merge_o ; d1.attention.slices:12 t0.l1.att.h0.merge
     SFU.recip t0_l1_att_h0_merge_zsum, t0_l1_att_h0_merge_zsum ; d1.attention.slices:12 t0.l1.att.h0.merge
     VEC.mul   t0_l1_att_h0_merge_o, t0_l1_att_h0_merge_o, t0_l1_att_h0_merge_zsum ; d1.attention.slices:12 t0.l1.att.h0.merge
     ST        wg0.t0_l1_wo_p0_a[:, 0:32], t0_l1_att_h0_merge_o ; d1.handoff:13 t0.l1.att.h0.merge
@@ -1871,7 +1876,8 @@
     SFU.exp   t1_l1_att_h0_merge_m, t1_l1_att_h0_merge_m    ; d1.attention.slices:12 t1.l1.att.h0.merge
     VEC.mul   t1_l1_att_h0_merge_z, t1_l1_att_h0_merge_z, t1_l1_att_h0_merge_m ; d1.attention.slices:12 t1.l1.att.h0.merge
     VEC.rsum  t1_l1_att_h0_merge_zsum, t1_l1_att_h0_merge_z ; d1.attention.slices:12 t1.l1.att.h0.merge
-    MMA.z     t1_l1_att_h0_merge_o, t1_l1_att_h0_merge_m, t1_l1_att_h0_merge_u ; d1.attention.slices:12 t1.l1.att.h0.merge
+    VEC.mul   t1_l1_att_h0_merge_o, t1_l1_att_h0_merge_u[0:1, :], t1_l1_att_h0_merge_m[:, 0:1] ; d1.attention.slices:12 t1.l1.att.h0.merge
+    VEC.fma   t1_l1_att_h0_merge_o, t1_l1_att_h0_merge_u[1:2, :], t1_l1_att_h0_merge_m[:, 1:2], t1_l1_att_h0_merge_o ; d1.attention.slices:12 t1.l1.att.h0.merge
     SFU.recip t1_l1_att_h0_merge_zsum, t1_l1_att_h0_merge_zsum ; d1.attention.slices:12 t1.l1.att.h0.merge
     VEC.mul   t1_l1_att_h0_merge_o, t1_l1_att_h0_merge_o, t1_l1_att_h0_merge_zsum ; d1.attention.slices:12 t1.l1.att.h0.merge
     ST        wg0.t1_l1_wo_p0_a[:, 0:32], t1_l1_att_h0_merge_o ; d1.handoff:13 t1.l1.att.h0.merge
@@ -2298,7 +2304,8 @@
     SFU.exp   t0_l1_att_h1_merge_m, t0_l1_att_h1_merge_m    ; d1.attention.slices:12 t0.l1.att.h1.merge
     VEC.mul   t0_l1_att_h1_merge_z, t0_l1_att_h1_merge_z, t0_l1_att_h1_merge_m ; d1.attention.slices:12 t0.l1.att.h1.merge
     VEC.rsum  t0_l1_att_h1_merge_zsum, t0_l1_att_h1_merge_z ; d1.attention.slices:12 t0.l1.att.h1.merge
-    MMA.z     t0_l1_att_h1_merge_o, t0_l1_att_h1_merge_m, t0_l1_att_h1_merge_u ; d1.attention.slices:12 t0.l1.att.h1.merge
+    VEC.mul   t0_l1_att_h1_merge_o, t0_l1_att_h1_merge_u[0:1, :], t0_l1_att_h1_merge_m[:, 0:1] ; d1.attention.slices:12 t0.l1.att.h1.merge
+    VEC.fma   t0_l1_att_h1_merge_o, t0_l1_att_h1_merge_u[1:2, :], t0_l1_att_h1_merge_m[:, 1:2], t0_l1_att_h1_merge_o ; d1.attention.slices:12 t0.l1.att.h1.merge
     SFU.recip t0_l1_att_h1_merge_zsum, t0_l1_att_h1_merge_zsum ; d1.attention.slices:12 t0.l1.att.h1.merge
     VEC.mul   t0_l1_att_h1_merge_o, t0_l1_att_h1_merge_o, t0_l1_att_h1_merge_zsum ; d1.attention.slices:12 t0.l1.att.h1.merge
     ST        wg0.t0_l1_wo_p0_a[:, 32:64], t0_l1_att_h1_merge_o ; d1.handoff:13 t0.l1.att.h1.merge
@@ -2601,7 +2608,8 @@
     SFU.exp   t1_l1_att_h1_merge_m, t1_l1_att_h1_merge_m    ; d1.attention.slices:12 t1.l1.att.h1.merge
     VEC.mul   t1_l1_att_h1_merge_z, t1_l1_att_h1_merge_z, t1_l1_att_h1_merge_m ; d1.attention.slices:12 t1.l1.att.h1.merge
     VEC.rsum  t1_l1_att_h1_merge_zsum, t1_l1_att_h1_merge_z ; d1.attention.slices:12 t1.l1.att.h1.merge
-    MMA.z     t1_l1_att_h1_merge_o, t1_l1_att_h1_merge_m, t1_l1_att_h1_merge_u ; d1.attention.slices:12 t1.l1.att.h1.merge
+    VEC.mul   t1_l1_att_h1_merge_o, t1_l1_att_h1_merge_u[0:1, :], t1_l1_att_h1_merge_m[:, 0:1] ; d1.attention.slices:12 t1.l1.att.h1.merge
+    VEC.fma   t1_l1_att_h1_merge_o, t1_l1_att_h1_merge_u[1:2, :], t1_l1_att_h1_merge_m[:, 1:2], t1_l1_att_h1_merge_o ; d1.attention.slices:12 t1.l1.att.h1.merge
     SFU.recip t1_l1_att_h1_merge_zsum, t1_l1_att_h1_merge_zsum ; d1.attention.slices:12 t1.l1.att.h1.merge
     VEC.mul   t1_l1_att_h1_merge_o, t1_l1_att_h1_merge_o, t1_l1_att_h1_merge_zsum ; d1.attention.slices:12 t1.l1.att.h1.merge
     ST        wg0.t1_l1_wo_p0_a[:, 32:64], t1_l1_att_h1_merge_o ; d1.handoff:13 t1.l1.att.h1.merge
