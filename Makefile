@@ -60,7 +60,7 @@ MANPAGES  := $(PROGRAMS:%=man/%.1)
 DOCFILES  := $(wildcard docs/*.md)
 EXAMPLES  := plans/baseline.yaml
 
-.PHONY: census-check sweep-check
+.PHONY: census-check sweep-check census-determinism-check
 .PHONY: all check unit-check asm-check golden-check pass-check grade-check install-check clang-check corner-check \
         determinism-check diff-check \
         update-golden bench bench-run demo demo-run install uninstall clean deps
@@ -288,6 +288,20 @@ census-check: $(BUILD)/tcc-census
 # a re-run that skips finished jobs; its diagnostics (tests/run_sweep.sh).
 sweep-check: $(BUILD)/tcc-sweep $(BUILD)/tcc-grade
 	sh tests/run_sweep.sh $(BUILD)
+
+# tcc-census's table byte-identical from the determinism builds (gcc -O0,
+# gcc -O2, clang -O2): its area sums, square roots and rounding; part of
+# determinism-check.
+determinism-check: census-determinism-check
+census-determinism-check:
+	$(MAKE) BUILD=build-det-gcc-O0 CC=$(GCC) OPT=-O0 build-det-gcc-O0/tcc-census
+	$(MAKE) BUILD=build-det-gcc-O2 CC=$(GCC) OPT=-O2 build-det-gcc-O2/tcc-census
+	$(MAKE) BUILD=build-det-clang-O2 CC=$(CLANG) OPT=-O2 build-det-clang-O2/tcc-census
+	for b in $(DET_BUILDS); do \
+	  $$b/tcc-census plans/census-seeds.yaml --format json -o $$b/census-seeds.json >/dev/null || exit 1; \
+	done
+	for b in $(DET_BUILDS); do cmp $(firstword $(DET_BUILDS))/census-seeds.json $$b/census-seeds.json || exit 1; done
+	@echo "census determinism: plans/census-seeds.yaml gives the same JSON from $(DET_BUILDS)"
 
 # Install what a fresh Debian 12 machine lacks (as root; no-op when present).
 deps:
