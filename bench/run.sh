@@ -99,7 +99,7 @@ done
 
 # tcc-census on the seeds' space, 7,776 points (issue 10: well under a second)
 runs "$B/tcc-census" plans/census-seeds.yaml -o "$out/census.csv" >"$out/census"
-awk '{ print $1 * 1000 }' "$out/census" | figure census_seeds_ms "tcc-census plans/census-seeds.yaml (7776 points)" ms lower 250
+awk '{ print $1 * 1000 }' "$out/census" | figure census_seeds_ms "tcc-census plans/census-seeds.yaml" ms lower 250
 
 [ -e "$out/bench.json" ] && mv "$out/bench.json" "$out/bench.prev.json"
 echo "bench: median [min .. max] of $N runs ($(nproc) processors; load $(cut -d' ' -f1-3 /proc/loadavg))"

@@ -148,7 +148,7 @@ grep -q "^sbatch '$slu/sweep.slurm'$" "$tmp/out" && grep -q '^#SBATCH --array=0-
 SLURM_ARRAY_TASK_ID=2 sh "$slu/sweep.slurm" >"$tmp/out" 2>&1
 code=$?
 third=$(sed -n 3p "$slu/jobs.txt" | sed "s/.*--run-job '\([^']*\)'.*/\1/")
-if [ $code -eq 0 ] && [ "$(ls "$slu/results")" = "$third.json" ] && grep -q "^$third: done$" "$tmp/out"; then
+if [ $code -eq 0 ] && [ "$(ls "$slu/results")" = "$third.json" ] && grep -q "^$third: pass$" "$tmp/out"; then
   ok "task 2 runs job line 3 ($third)"
 else
   ko "the Slurm task (exit $code)"

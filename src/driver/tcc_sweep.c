@@ -76,8 +76,12 @@ static int run_job(const char *name, const char *dir, const char *grade_opt) {
   g_autofree char *grade = find_grade(grade_opt);
   if (!grade) return usage("cannot find tcc-grade (beside tcc-sweep or on PATH; or give --grade)");
   SweepJobState st;
-  if (!sweep_run_job(s, name, grade, &st, &err)) return fail(err);
-  printf("%s: %s\n", name, st == SWEEP_SKIPPED ? "skipped (its result exists)" : "done");
+  const char *status = NULL;
+  if (!sweep_run_job(s, name, grade, &st, &status, &err)) return fail(err);
+  if (st == SWEEP_SKIPPED)
+    printf("%s: skipped (its result exists)\n", name);
+  else
+    printf("%s: %s\n", name, status);
   return 0;
 }
 

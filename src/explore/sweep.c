@@ -438,7 +438,7 @@ static char *first_line(const char *text, const char *dflt) {
 }
 
 gboolean sweep_run_job(const Sweep *s, const char *name, const char *grade, SweepJobState *state,
-                       GError **err) {
+                       const char **status, GError **err) {
   const SweepVariant *x = variant_of(s, name);
   if (!x) {
     g_set_error(err, SWEEP_ERROR, 1, "%s: no job '%s' in this sweep", s->dir, name);
@@ -455,18 +455,18 @@ gboolean sweep_run_job(const Sweep *s, const char *name, const char *grade, Swee
   g_autofree char *rel = g_strconcat("jobs/", name, ".yaml", NULL);
   char *argv[] = {(char *)grade, "--json", rel, NULL};
   g_autofree char *out = NULL, *errs = NULL;
-  int status = 0;
+  int wait = 0;
   g_autoptr(GError) spawn = NULL;
-  gboolean spawned = g_spawn_sync(s->dir, argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &errs, &status, &spawn);
-  int code = spawned && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  gboolean spawned = g_spawn_sync(s->dir, argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &errs, &wait, &spawn);
+  int code = spawned && WIFEXITED(wait) ? WEXITSTATUS(wait) : -1;
   g_autoptr(JsonParser) p = json_parser_new();
   gboolean parsed = (code == 0 || code == 1) && json_parser_load_from_data(p, out, -1, NULL) &&
                     JSON_NODE_HOLDS_OBJECT(json_parser_get_root(p));
   g_autofree char *why = NULL;
   if (!spawned)
     why = g_strdup_printf("cannot run %s: %s", grade, spawn->message);
-  else if (!WIFEXITED(status))
-    why = g_strdup_printf("%s died (signal %d)", grade, WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+  else if (!WIFEXITED(wait))
+    why = g_strdup_printf("%s died (signal %d)", grade, WIFSIGNALED(wait) ? WTERMSIG(wait) : 0);
   else if (code == 2)
     why = first_line(errs, "tcc-grade exited 2 without a message");
   else if (!parsed)
@@ -485,8 +485,10 @@ gboolean sweep_run_job(const Sweep *s, const char *name, const char *grade, Swee
     json_builder_add_string_value(b, g_ptr_array_index(x->values, i));
   }
   json_builder_end_object(b);
+  const char *st = why ? "error" : code == 0 ? "pass" : "fail";
+  if (status) *status = st;
   json_builder_set_member_name(b, "status");
-  json_builder_add_string_value(b, why ? "error" : code == 0 ? "pass" : "fail");
+  json_builder_add_string_value(b, st);
   json_builder_set_member_name(b, "exit");
   json_builder_add_int_value(b, code);
   json_builder_set_member_name(b, "error");
@@ -519,7 +521,7 @@ static void pool_job(gpointer item, gpointer data) {
   const SweepVariant *x = item;
   SweepJobState st = SWEEP_RAN;
   GError *e = NULL;
-  gboolean ok = sweep_run_job(p->s, x->name, p->grade, &st, &e);
+  gboolean ok = sweep_run_job(p->s, x->name, p->grade, &st, NULL, &e);
   g_mutex_lock(&p->lock);
   p->done++;
   if (!ok && !p->err)

@@ -71,10 +71,11 @@ Sweep *sweep_load(const char *dir, GError **err);
 typedef enum { SWEEP_RAN, SWEEP_SKIPPED } SweepJobState;
 /* Run job NAME of DIR: skip it when DIR/results/NAME.json exists, else
  * grade DIR/jobs/NAME.yaml with `grade --json` (tcc-grade) and write the
- * result (atomically).  FALSE only when the result cannot be written or
- * NAME is not a job of DIR; a failing grade is a result. */
+ * result (atomically); *status (when not NULL) is then the result's status,
+ * "pass", "fail" or "error".  FALSE only when the result cannot be written
+ * or NAME is not a job of DIR; a failing grade is a result. */
 gboolean sweep_run_job(const Sweep *s, const char *name, const char *grade, SweepJobState *state,
-                       GError **err);
+                       const char **status, GError **err);
 /* Run every job on `threads` threads (GThreadPool); counts of jobs run and
  * skipped; `progress` is called (from one thread at a time) after each. */
 typedef void (*SweepProgress)(guint done, guint total, gpointer data);
