@@ -331,6 +331,7 @@ Sweep *sweep_expand(const char *template_path, GPtrArray *sets, const char *dir,
   g_autofree char *jobs = g_build_filename(s->dir, "jobs", NULL);
   g_autofree char *results = g_build_filename(s->dir, "results", NULL);
   if (!make_dir(jobs, err) || !make_dir(results, err)) return NULL;
+  g_autoptr(GHashTable) seen = g_hash_table_new(g_str_hash, g_str_equal); /* name -> variant number */
   for (guint64 v = 0; v < n; v++) {
     SweepVariant *x = g_new0(SweepVariant, 1);
     x->values = g_ptr_array_new_with_free_func(g_free);
@@ -351,12 +352,13 @@ Sweep *sweep_expand(const char *template_path, GPtrArray *sets, const char *dir,
     x->name = variant_name(s->keys, x->values, body); /* the plan's text, not how the template was named */
     g_autofree char *head = variant_header(template_path, s->keys, x->values);
     g_autofree char *vt = g_strconcat(head, body, NULL);
-    for (guint k = 0; k < v; k++)
-      if (strcmp(((SweepVariant *)g_ptr_array_index(s->variants, k))->name, x->name) == 0) {
-        g_set_error(err, SWEEP_ERROR, 1, "variants %u and %u have the same plan text (job %s)", (guint)k + 1,
-                    (guint)v + 1, x->name);
-        return NULL;
-      }
+    gpointer k;
+    if (g_hash_table_lookup_extended(seen, x->name, NULL, &k)) {
+      g_set_error(err, SWEEP_ERROR, 1, "variants %u and %u have the same plan text (job %s)",
+                  GPOINTER_TO_UINT(k) + 1, (guint)v + 1, x->name);
+      return NULL;
+    }
+    g_hash_table_insert(seen, x->name, GUINT_TO_POINTER((guint)v));
     g_autofree char *jp = job_path(s, x->name);
     if (!write_file(jp, vt, err)) return NULL;
     g_autoptr(Plan) vp = plan_load(jp, err); /* each variant is a valid plan */
