@@ -112,7 +112,7 @@ int ir_tensor_rf(Ir *ir, int task, const char *name, int rows, int cols) {
 }
 
 const char *const ir_role_name[ROLE__COUNT + 1] = {"none", "ln1", "qkv",   "att",     "wo", "ln2",
-                                                   "w1",   "w2",  "pacer", "preload", NULL};
+                                                   "w1",   "w2",  "pacer", "preload", "relay", NULL};
 
 IrRole ir_role(IrRoleKind kind) {
   IrRole r = {.kind = kind, .step = -1, .layer = -1, .proj = -1, .panel = -1, .tile = -1,

@@ -101,7 +101,7 @@ typedef struct IrOp {
  * parsing names).  ORDER-MATTERS: ir_role_name. */
 typedef enum {
   ROLE_NONE, ROLE_LN1, ROLE_QKV, ROLE_ATT, ROLE_WO, ROLE_LN2, ROLE_W1, ROLE_W2, ROLE_PACER,
-  ROLE_PRELOAD, ROLE__COUNT
+  ROLE_PRELOAD, ROLE_RELAY, ROLE__COUNT
 } IrRoleKind;
 extern const char *const ir_role_name[ROLE__COUNT + 1]; /* "none", "ln1", "qkv", ..., NULL */
 

@@ -505,7 +505,7 @@ static int relay_row(D1 *c, int t, int l, int stage, const char *name, LwHand *h
                      const int *host, int R) {
   g_autofree char *tag = g_strdup_printf("t%d.l%d.%s.relay", t, l, name);
   g_autofree char *done = g_strdup_printf("%s_relay_l%d", name, l);
-  IrRole role = ir_role(ROLE_NONE);
+  IrRole role = ir_role(ROLE_RELAY);
   role.step = t, role.layer = l;
   return lw_hand_relay(c->ir, h, c->d, after, host, R, tag, done, stage, role, c->relay_prov);
 }
