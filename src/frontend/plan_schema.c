@@ -210,6 +210,7 @@ const PlanKnobDef plan_knobs[PLAN_NKNOBS] = {
     ENUM("attention.slice_map", D1, slice_map, slicemap_names, SLICEMAP_ROUND_ROBIN, 0, 0),
     INT("attention.query_tiles", P1, attn_query_tiles, 1, 8, 1, -1, NULL, 0, 0),
     INT("attention.waves", P1, attn_waves, 1, 8, 1, -1, NULL, 0, 0),
+    INT("attention.stagger", P1, attn_stagger, 0, 100000, 0, -1, NULL, 0, 0),
     BOOL("ffn.fused", D1, ffn_fused, 0, -1, NULL, 0, 0),
     BOOL("refinements.ln_fold", D1, ln_fold, 0, -1, NULL, 0, 0),
     BOOL("refinements.first_token", D1, first_token, 0, -1, NULL, 0, 0),
@@ -223,6 +224,7 @@ const PlanKnobDef plan_knobs[PLAN_NKNOBS] = {
 const PlanNeed plan_needs[] = {
     {"attention.slice_map", "attention.slices", 2, "attention.slices > 1", BOTH},
     {"attention.waves", "attention.query_tiles", 2, "attention.query_tiles > 1", BOTH},
+    {"attention.stagger", "attention.query_tiles", 2, "attention.query_tiles > 1", BOTH},
     {"power.preload_waves", "weights", WEIGHTS_RESIDENT, "weights is resident", BOTH},
     {"power.wave_order", "power.preload_waves", 2, "power.preload_waves > 1", BOTH},
     {"refinements.ln_fold", "weights", WEIGHTS_RESIDENT, "weights is resident", BOTH},

@@ -40,7 +40,7 @@ int sched_proj_k(const Problem *dims, SchedProj proj);
 
 /* Number of knobs (the frontend's table, plan_schema.c), problem dims
  * included. */
-#define SCHED_NKNOBS 64
+#define SCHED_NKNOBS 65
 /* Longest value text of a knob ("round_robin", "-1", "1073741824"). */
 #define SCHED_VALUE_MAX 16
 
@@ -86,6 +86,7 @@ typedef struct Schedule {
   SchedSliceMap slice_map;  /* D1: slice -> WG mapping (only with slices > 1) */
   int attn_query_tiles;     /* P1: row tiles per attention task sharing K/V blocks */
   int attn_waves;           /* P1 (query_tiles > 1): attention tasks start in waves */
+  int attn_stagger;         /* P1 (query_tiles > 1): cycles between a wave's task starts */
   gboolean ffn_fused;       /* D1, planned: true                        */
   gboolean ln_fold;         /* D1: LayerNorm folded into the projection (resident) */
   gboolean first_token;     /* D1, with ln_fold: step 0 makes the folded constants */

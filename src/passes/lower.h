@@ -396,12 +396,13 @@ typedef struct LwP1Attention {
   int layer, stage;
   int seqs, heads, rows, R, group;
   int waves;               /* the tasks start in waves (attention.waves)   */
+  int64_t stagger;         /* and, in a wave, this many cycles apart        */
   const char *qsym, *osym, *ksym, *vsym;
   int q_col, o_col, stride;
   gboolean packed;         /* q and the output packed (LwMat)             */
   int after, grp;          /* the group waited for (-1: none) and completed */
   int64_t spacing;         /* WAITT before each store (store_spacing)     */
-  IrProv prov, group_prov, spacing_prov, waves_prov;
+  IrProv prov, group_prov, spacing_prov, waves_prov, stagger_prov;
 } LwP1Attention;
 void lw_p1_attention_stage(Ir *ir, const LwP1Attention *at);
 

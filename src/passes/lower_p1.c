@@ -222,7 +222,8 @@ static gboolean stage_att_grouped(P1 *c, int l, int stage, GError **err) {
                       .packed = c->packed, .after = after,
                       .grp = grp, .spacing = c->pp->store_spacing, .prov = c->base,
                       .group_prov = ir_prov(ir, "attention.query_tiles"), .spacing_prov = c->spacing_prov,
-                      .waves_prov = ir_prov(ir, "attention.waves")};
+                      .waves_prov = ir_prov(ir, "attention.waves"), .stagger = c->pp->attn_stagger,
+                      .stagger_prov = ir_prov(ir, "attention.stagger")};
   lw_p1_attention_stage(ir, &at);
   return TRUE;
 }

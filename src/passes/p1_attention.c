@@ -119,6 +119,10 @@ void lw_p1_attention_stage(Ir *ir, const LwP1Attention *at) {
         int wave = n * at->waves / ntasks, before = 0;
         for (int x = 0; x < ntasks; x++) before += x * at->waves / ntasks < wave;
         if (before > 0) lw_wait(ir, task, go, before, at->waves_prov);
+        /* attention.stagger: the tasks of a wave start `stagger` cycles
+         * apart, before their first load (their first key blocks and q
+         * tiles, all at once, make the stage's start its hottest window) */
+        if (at->stagger > 0 && n > before) lw_waitt(ir, task, (int64_t)(n - before) * at->stagger, at->stagger_prov);
         Tile tl[8];
         int nt = 0, keys = 0, kv_row = (seq * at->heads + h) * at->rows;
         for (int i = 0; i < T; i++) {

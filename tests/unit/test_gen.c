@@ -1709,6 +1709,37 @@ START_TEST(test_p1_handoff_rf) {
 }
 END_TEST
 
+/* attention.stagger: 100 makes attention task n (of one wave) wait n * 100
+ * cycles (WAITT) before its first load; without it no attention task has a
+ * WAITT before its first load; both programs are correct. */
+START_TEST(test_p1_attention_stagger) {
+  for (int stagger = 0; stagger <= 100; stagger += 100) {
+    g_autofree char *knobs = g_strdup_printf("sms_used: 4\n  attention: {query_tiles: 2%s}",
+                                             stagger ? ", stagger: 100" : "");
+    g_autoptr(Plan) plan = small_plan(PROB_P1, knobs);
+    g_autoptr(GError) err = NULL;
+    g_autoptr(Ir) ir = pass_pipeline(plan, PROB_P1, NULL, NULL, TRUE, &err);
+    ck_assert_msg(ir, "%s", err ? err->message : "?");
+    int n = 0;
+    for (guint k = 0; k < ir->tasks->len; k++) {
+      const IrTask *t = ir_task_at(ir, (int)k);
+      if (t->role.kind != ROLE_ATT) continue;
+      int64_t waited = 0;
+      for (guint i = 0; i < t->ops->len; i++) {
+        const IrOp *op = &g_array_index(t->ops, IrOp, i);
+        if (op->kind == IR_LD) break;
+        if (op->kind == IR_WAITT) waited += op->n;
+      }
+      ck_assert_msg(waited == (int64_t)n * stagger, "task %s waits %" G_GINT64_FORMAT " cycles before its first load",
+                    t->name, waited);
+      n++;
+    }
+    ck_assert_int_gt(n, 1);
+    compile_run(plan, PROB_P1, stagger ? "stagger 100" : "no stagger", NULL);
+  }
+}
+END_TEST
+
 /* A panel larger than a WG's RF after rf_temp_kib is refused at its knob. */
 START_TEST(test_resident_too_wide) {
   g_autoptr(Plan) p = plan_text("wide.yaml", "version: 1\nd1:\n  panels: {w2: 32}\n  weights: resident\n");
@@ -1854,6 +1885,7 @@ Suite *suite_gen(void) {
   tcase_add_test(tc, test_p1_packed);
   tcase_add_test(tc, test_p1_k_split_last);
   tcase_add_test(tc, test_p1_handoff_rf);
+  tcase_add_test(tc, test_p1_attention_stagger);
   tcase_add_test(tc, test_ilp_placement);
   tcase_add_test(tc, test_ilp_infeasible);
   tcase_add_test(tc, test_handoff_rf);
