@@ -133,11 +133,10 @@ static void knob_error(Ir *ir, GError **err, const char *group, const char *name
   ir_error(ir, err, ir_prov(ir, knob), "weights: resident: %s", msg);
 }
 
-/* The A buffers an owner can have: the most, up to LW_P1R_BUFFERS (at
- * least 2, so that a chunk lands while the previous one is multiplied),
- * beside what it keeps live at once: w, bias, two accumulators, the partial
- * sum of the shard above and the finish's R x P tensors; 0 with an error at
- * the panel knob when not even 2 fit its WG's RF. */
+/* Do an owner of shard s's tensors fit its WG with nb A buffers?  Every
+ * owner keeps w, its accumulators and the finish's R x P tensors (shard
+ * 0); the shard that adds the bias keeps it (and, chain_last, the
+ * residual); shards below the last the partial sum of the shards above. */
 static gboolean shard_fits(const Res *r, int s, int nb) {
   const LwP1Resident *st = r->st;
   int shape[5 + LW_P1R_BUFFERS + 4][2], n = 0;
@@ -150,6 +149,10 @@ static gboolean shard_fits(const Res *r, int s, int nb) {
   return lw_attention_fits(r->ir, (const int(*)[2])shape, n, r->ir->hw.vl);
 }
 
+/* The A buffers an owner can have: the most, up to LW_P1R_BUFFERS (at
+ * least 2, so that a chunk lands while the previous one is multiplied),
+ * beside what it keeps live at once (shard_fits, on every shard); 0 with
+ * an error at the panel knob when not even 2 fit its WG's RF. */
 static int buffers(Res *r, GError **err) {
   const LwP1Resident *st = r->st;
   for (int nb = MIN(LW_P1R_BUFFERS, MAX(2, r->total)); nb >= 2; nb--) {
