@@ -1678,6 +1678,17 @@ START_TEST(test_p1_k_split_last) {
   /* the last shard loads the residual (x1) itself: an LD in its task */
   g_autofree char *k1_lines = task_lines(b, "l0.w2.k1.p0", "    END");
   ck_assert_ptr_nonnull(strstr(k1_lines, "LD        l0_w2_k1_p0_res"));
+  /* shard 0 (of 2; 2 chunks a tile) takes tile 0's sum from shard 1 after
+   * the second MMA of tile 1 (staggered: (S-1-s)*nk/S = 1 chunk in), not
+   * after its first */
+  for (int knob = 0; knob < 2; knob++) {
+    g_autofree char *k0_lines = task_lines(knob ? b : a, "l0.w2.k0.p0", "    END");
+    const char *w = strstr(k0_lines, "WAIT      ev.l0_w2_p0_sum1,");
+    ck_assert_ptr_nonnull(w);
+    int mmas = 0;
+    for (const char *q = k0_lines; (q = strstr(q, "    MMA")) && q < w; q++) mmas++;
+    ck_assert_int_eq(mmas, (knob ? 4 : 3));
+  }
 }
 END_TEST
 
