@@ -164,6 +164,7 @@ static int check_ffn_channels(const PlanKnobDef *k, const PlanProblem *pp, const
  * whose tasks also normalise their whole input row, later; P1 now */
 #define KSPLIT(p, pr) INT(p, BOTH, k_split[pr], 1, 8, 1, pr, check_k_split, pr == PROJ_WO || pr == PROJ_W2 ? 0 : 3, 0)
 #define MCAST(p, pr) BOOL(p, BOTH, multicast[pr], 0, pr, check_multicast, 4, 0)
+#define KLAST(p, pr) BOOL(p, P1, k_split_last[pr], 0, pr, NULL, 0, 0)
 
 /* ORDER-MATTERS: docs/plan.md lists the knobs in this order; `problem.*`
  * first (they are applied before every other knob).  Columns:
@@ -180,12 +181,13 @@ const PlanKnobDef plan_knobs[PLAN_NKNOBS] = {
     PER_PROJ(PANEL, "panels"),
     PER_PROJ(KCHUNK, "k_chunk"),
     PER_PROJ(KSPLIT, "k_split"),
-    ENUM("layout", BOTH, layout, layout_names, LAYOUT_ROW, 4, 4),
+    PER_PROJ(KLAST, "k_split_last"),
+    ENUM("layout", BOTH, layout, layout_names, LAYOUT_ROW, 4, 0),
     ENUM("weights", BOTH, weights, weights_names, WEIGHTS_STREAMED, 0, 0),
     INT("rf_temp_kib", BOTH, rf_temp_kib, 0, 256, 16, -1, check_rf_temp, 0, 0),
     ENUM("kv_writeback", BOTH, kv_writeback, kv_names, KV_DIRECT, 0, 0),
     INT("store_spacing", BOTH, store_spacing, 0, 100000, 0, -1, NULL, 0, 0),
-    ENUM("handoff", BOTH, handoff, handoff_names, HANDOFF_HBM, 0, 4),
+    ENUM("handoff", BOTH, handoff, handoff_names, HANDOFF_HBM, 0, 0),
     INT("handoff_relays", D1, handoff_relays, 0, 8, 0, -1, NULL, 0, 0),
     PER_PROJ(MCAST, "multicast"),
     INT("rf_grid.rows", P1, rf_grid_rows, 1, 8, 1, -1, NULL, 0, 4),
@@ -208,6 +210,7 @@ const PlanKnobDef plan_knobs[PLAN_NKNOBS] = {
     ENUM("attention.slice_map", D1, slice_map, slicemap_names, SLICEMAP_ROUND_ROBIN, 0, 0),
     INT("attention.query_tiles", P1, attn_query_tiles, 1, 8, 1, -1, NULL, 0, 0),
     INT("attention.waves", P1, attn_waves, 1, 8, 1, -1, NULL, 0, 0),
+    INT("attention.stagger", P1, attn_stagger, 0, 100000, 0, -1, NULL, 0, 0),
     BOOL("ffn.fused", D1, ffn_fused, 0, -1, NULL, 0, 0),
     BOOL("refinements.ln_fold", D1, ln_fold, 0, -1, NULL, 0, 0),
     BOOL("refinements.first_token", D1, first_token, 0, -1, NULL, 0, 0),
@@ -222,6 +225,7 @@ const PlanKnobDef plan_knobs[PLAN_NKNOBS] = {
 const PlanNeed plan_needs[] = {
     {"attention.slice_map", "attention.slices", 2, "attention.slices > 1", BOTH},
     {"attention.waves", "attention.query_tiles", 2, "attention.query_tiles > 1", BOTH},
+    {"attention.stagger", "attention.query_tiles", 2, "attention.query_tiles > 1", BOTH},
     {"power.preload_waves", "weights", WEIGHTS_RESIDENT, "weights is resident", BOTH},
     {"power.wave_order", "power.preload_waves", 2, "power.preload_waves > 1", BOTH},
     {"refinements.ln_fold", "weights", WEIGHTS_RESIDENT, "weights is resident", BOTH},
@@ -239,6 +243,17 @@ const PlanNeed plan_needs[] = {
     {"handoff_relays", "handoff", HANDOFF_RF, "handoff is rf", D1},
     {"ffn.fused", "handoff", HANDOFF_RF, "handoff is rf", D1},
     {"k_split.qkv", "weights", WEIGHTS_RESIDENT, "weights is resident", BOTH},
+    {"layout", "weights", WEIGHTS_RESIDENT, "weights is resident", P1},
+    {"handoff", "weights", WEIGHTS_RESIDENT, "weights is resident", P1},
+    {"handoff", "multicast.w1", 1, "multicast.w1 is true", P1},
+    {"k_split_last.qkv", "k_split.qkv", 2, "k_split.qkv > 1", P1},
+    {"k_split_last.wo", "k_split.wo", 2, "k_split.wo > 1", P1},
+    {"k_split_last.w1", "k_split.w1", 2, "k_split.w1 > 1", P1},
+    {"k_split_last.w2", "k_split.w2", 2, "k_split.w2 > 1", P1},
+    {"k_split_last.qkv", "multicast.qkv", 1, "multicast.qkv is true", P1},
+    {"k_split_last.wo", "multicast.wo", 1, "multicast.wo is true", P1},
+    {"k_split_last.w1", "multicast.w1", 1, "multicast.w1 is true", P1},
+    {"k_split_last.w2", "multicast.w2", 1, "multicast.w2 is true", P1},
     {"k_split.w1", "weights", WEIGHTS_RESIDENT, "weights is resident", BOTH},
     {"multicast.qkv", "weights", WEIGHTS_RESIDENT, "weights is resident", BOTH},
     {"multicast.wo", "weights", WEIGHTS_RESIDENT, "weights is resident", BOTH},

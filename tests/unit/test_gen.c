@@ -1673,6 +1673,135 @@ START_TEST(test_p1_attention_waves) {
 }
 END_TEST
 
+#define P1_MC P1_RES "\n  multicast: {qkv: true, wo: true, w1: true, w2: true}"
+
+/* The LD.mc lines of `text` that load an A chunk of projection `proj`
+ * ("_wo_"), and how many of them are strided (row-major rows). */
+static void mc_loads(const char *text, const char *proj, int *n, int *strided) {
+  *n = *strided = 0;
+  g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+  for (char **l = lines; *l; l++) {
+    if (!strstr(*l, "LD.mc") || !strstr(*l, proj)) continue;
+    (*n)++;
+    *strided += strstr(*l, ", stride") != NULL;
+  }
+}
+
+/* layout: packed: wo's and w2's A (att, g) are written in 32 x 32 blocks,
+ * so each multicast A chunk is one contiguous LD.mc (no stride) where the
+ * row-major layout strides over 32 rows; both are correct. */
+START_TEST(test_p1_packed) {
+  g_autoptr(Plan) row = small_plan(PROB_P1, P1_MC);
+  g_autoptr(Plan) packed = small_plan(PROB_P1, P1_MC "\n  layout: packed");
+  g_autofree char *a = NULL, *b = NULL;
+  compile_run(row, PROB_P1, "row", &a);
+  compile_run(packed, PROB_P1, "packed", &b);
+  const char *proj[] = {"_wo_", "_w2_"};
+  for (int k = 0; k < 2; k++) {
+    int n, strided;
+    mc_loads(a, proj[k], &n, &strided);
+    ck_assert_msg(n > 0 && strided == n, "row %s: %d of %d LD.mc strided", proj[k], strided, n);
+    mc_loads(b, proj[k], &n, &strided);
+    ck_assert_msg(n > 0 && strided == 0, "packed %s: %d of %d LD.mc strided", proj[k], strided, n);
+  }
+  /* h (LayerNorm's output, qkv's A) stays row-major */
+  int n, strided;
+  mc_loads(b, "_qkv_", &n, &strided);
+  ck_assert_msg(n > 0 && strided == n, "packed qkv: %d of %d LD.mc strided", strided, n);
+}
+END_TEST
+
+/* k_split_last.w2: the last K shard's owners keep the bias and residual and
+ * start the chain with them; shard 0's keep neither (without the knob it is
+ * the other way round); both programs are correct. */
+START_TEST(test_p1_k_split_last) {
+  g_autoptr(Plan) first = small_plan(PROB_P1, P1_MC);
+  g_autoptr(Plan) last = small_plan(PROB_P1, P1_MC "\n  k_split_last: {w2: true}");
+  g_autofree char *a = NULL, *b = NULL;
+  compile_run(first, PROB_P1, "shard 0 finishes", &a);
+  compile_run(last, PROB_P1, "last shard starts", &b);
+  const char *k0[] = {".rf l0_w2_k0_p0_bias ", ".rf l0_w2_k0_p0_res "};
+  const char *k1[] = {".rf l0_w2_k1_p0_bias ", ".rf l0_w2_k1_p0_res "};
+  for (int i = 0; i < 2; i++) {
+    ck_assert_msg(strstr(a, k0[i]) && !strstr(a, k1[i]), "default: %s", k0[i]);
+    ck_assert_msg(!strstr(b, k0[i]) && strstr(b, k1[i]), "k_split_last: %s", k1[i]);
+  }
+  /* the last shard loads the residual (x1) itself: an LD in its task */
+  g_autofree char *k1_lines = task_lines(b, "l0.w2.k1.p0", "    END");
+  ck_assert_ptr_nonnull(strstr(k1_lines, "LD        l0_w2_k1_p0_res"));
+  /* shard 0 (of 2; 2 chunks a tile) takes tile 0's sum from shard 1 after
+   * the second MMA of tile 1 (staggered: (S-1-s)*nk/S = 1 chunk in), not
+   * after its first */
+  for (int knob = 0; knob < 2; knob++) {
+    g_autofree char *k0_lines = task_lines(knob ? b : a, "l0.w2.k0.p0", "    END");
+    const char *w = strstr(k0_lines, "WAIT      ev.l0_w2_p0_sum1,");
+    ck_assert_ptr_nonnull(w);
+    int mmas = 0;
+    for (const char *q = k0_lines; (q = strstr(q, "    MMA")) && q < w; q++) mmas++;
+    ck_assert_int_eq(mmas, (knob ? 4 : 3));
+  }
+}
+END_TEST
+
+/* handoff: rf: W1's owners put their GELU blocks into W2's owners' A
+ * buffers (ST wgN.x) and issue h2's chunks themselves: no W1 or W2 issuer
+ * tasks, g never stored, fewer HBM lines (2 x N x d_ff floats less); correct. */
+START_TEST(test_p1_handoff_rf) {
+  g_autoptr(Plan) hbm = small_plan(PROB_P1, P1_MC);
+  g_autoptr(Plan) rf = small_plan(PROB_P1, P1_MC "\n  handoff: rf");
+  Run x = compile_run(hbm, PROB_P1, "g via HBM", NULL), y = compile_run(rf, PROB_P1, "g RF to RF", NULL);
+  const Problem d = rf->p1.dims;
+  int64_t g_lines = 2 * (int64_t)d.layers * d.seqs * d.rows * d.d_ff * 4 / 64;
+  ck_assert_int_eq(x.hbm_lines - y.hbm_lines, g_lines);
+  g_autoptr(GError) err = NULL;
+  g_autoptr(Ir) ir = pass_pipeline(rf, PROB_P1, NULL, NULL, TRUE, &err);
+  ck_assert_msg(ir, "%s", err ? err->message : "?");
+  int w1 = 0, sends = 0;
+  for (guint k = 0; k < ir->tasks->len; k++) {
+    const IrTask *t = ir_task_at(ir, (int)k);
+    ck_assert_msg(!(strstr(t->name, ".mc") && (strstr(t->name, ".w1.") || strstr(t->name, ".w2."))),
+                  "issuer task %s", t->name);
+    if (t->role.proj != PROJ_W1) continue;
+    w1++;
+    sends += remote_stores(t);
+  }
+  /* each W1 owner, each row tile, to every W2 owner of its K shard */
+  int w2_panels = d.d_model / 32, tiles = d.seqs * d.rows / 32;
+  ck_assert_int_eq(sends, w1 * tiles * w2_panels);
+}
+END_TEST
+
+/* attention.stagger: 100 makes attention task n (of one wave) wait n * 100
+ * cycles (WAITT) before its first load; without it no attention task has a
+ * WAITT before its first load; both programs are correct. */
+START_TEST(test_p1_attention_stagger) {
+  for (int stagger = 0; stagger <= 100; stagger += 100) {
+    g_autofree char *knobs = g_strdup_printf("sms_used: 4\n  attention: {query_tiles: 2%s}",
+                                             stagger ? ", stagger: 100" : "");
+    g_autoptr(Plan) plan = small_plan(PROB_P1, knobs);
+    g_autoptr(GError) err = NULL;
+    g_autoptr(Ir) ir = pass_pipeline(plan, PROB_P1, NULL, NULL, TRUE, &err);
+    ck_assert_msg(ir, "%s", err ? err->message : "?");
+    int n = 0;
+    for (guint k = 0; k < ir->tasks->len; k++) {
+      const IrTask *t = ir_task_at(ir, (int)k);
+      if (t->role.kind != ROLE_ATT) continue;
+      int64_t waited = 0;
+      for (guint i = 0; i < t->ops->len; i++) {
+        const IrOp *op = &g_array_index(t->ops, IrOp, i);
+        if (op->kind == IR_LD) break;
+        if (op->kind == IR_WAITT) waited += op->n;
+      }
+      ck_assert_msg(waited == (int64_t)n * stagger, "task %s waits %" G_GINT64_FORMAT " cycles before its first load",
+                    t->name, waited);
+      n++;
+    }
+    ck_assert_int_gt(n, 1);
+    compile_run(plan, PROB_P1, stagger ? "stagger 100" : "no stagger", NULL);
+  }
+}
+END_TEST
+
 /* A panel larger than a WG's RF after rf_temp_kib is refused at its knob. */
 START_TEST(test_resident_too_wide) {
   g_autoptr(Plan) p = plan_text("wide.yaml", "version: 1\nd1:\n  panels: {w2: 32}\n  weights: resident\n");
@@ -1815,6 +1944,10 @@ Suite *suite_gen(void) {
   tcase_add_test(tc, test_p1_multicast);
   tcase_add_test(tc, test_p1_query_tiles);
   tcase_add_test(tc, test_p1_attention_waves);
+  tcase_add_test(tc, test_p1_packed);
+  tcase_add_test(tc, test_p1_k_split_last);
+  tcase_add_test(tc, test_p1_handoff_rf);
+  tcase_add_test(tc, test_p1_attention_stagger);
   tcase_add_test(tc, test_ilp_placement);
   tcase_add_test(tc, test_ilp_infeasible);
   tcase_add_test(tc, test_handoff_rf);
