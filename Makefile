@@ -7,6 +7,8 @@
 # the lexer; GLPK has no .pc file on Debian and is linked with -lglpk.
 
 PKGS      := glib-2.0 yaml-0.1 json-glib-1.0
+# cairo draws tcc-sim --plot (src/sim/plot.c)
+PKGS      += cairo
 CC        ?= cc
 BUILD     ?= build
 OPT       ?= -O3
@@ -61,7 +63,7 @@ DOCFILES  := $(wildcard docs/*.md)
 EXAMPLES  := plans/baseline.yaml
 
 .PHONY: all check unit-check asm-check golden-check pass-check grade-check install-check clang-check corner-check \
-        determinism-check \
+        determinism-check plot-check \
         update-golden bench bench-run demo demo-run install uninstall clean deps
 all: $(BUILD)/tcc-sim $(BUILD)/tcc-gen $(BUILD)/tcc-grade
 
@@ -131,6 +133,14 @@ $(BUILD)/tests/grade-table: src/driver/tcc_grade.c $(BUILD)/libtccgen.a $(BUILD)
     $(HDRS) $(GEN_HDRS) | $(BUILD)/tests
 	$(CC) $(ALL_CFLAGS) -DTCC_GRADE_TABLE_TEST -o $@ $< $(BUILD)/libtccgen.a $(BUILD)/libtccsim.a $(LDLIBS)
 
+# tcc-sim --plot from the command line: files, bytes, diagnostics, and the
+# SVG opened in headless Chromium (skipped when chromium is absent).
+plot-check: $(BUILD)/tcc-sim $(BUILD)/tests/png-stats
+	sh tests/run_plot.sh $(BUILD)
+
+$(BUILD)/tests/png-stats: tests/png_stats.c | $(BUILD)/tests
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(LDLIBS)
+
 # Golden tests of tcc-gen: tests/golden/NAME.yaml against NAME.asm, NAME.ir,
 # NAME.after-PASS.ir, bad_NAME.err; each .asm also passes in tcc-sim.
 golden-check: $(BUILD)/tcc-gen $(BUILD)/tcc-sim
@@ -157,6 +167,7 @@ update-golden: $(BUILD)/tcc-gen $(BUILD)/tcc-sim
 
 check: deps
 	$(MAKE) unit-check asm-check golden-check pass-check corner-check grade-check install-check
+	$(MAKE) plot-check
 	$(MAKE) BUILD=build-asan OPT=-O1 \
 	  SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
 	  unit-check asm-check golden-check corner-check

@@ -14,9 +14,13 @@ if command -v pkg-config >/dev/null 2>&1; then
   pkg-config --exists yaml-0.1 || need="$need libyaml-dev"
   pkg-config --exists check || need="$need check"
   pkg-config --exists json-glib-1.0 || need="$need libjson-glib-dev"
+  # tcc-sim --plot draws with cairo
+  pkg-config --exists cairo || need="$need libcairo2-dev"
 else
-  need="$need libglib2.0-dev libyaml-dev check libjson-glib-dev"
+  need="$need libglib2.0-dev libyaml-dev check libjson-glib-dev libcairo2-dev"
 fi
+# make check opens a power plot in headless Chromium (tests/run_plot.sh)
+command -v chromium >/dev/null 2>&1 || need="$need chromium"
 [ -f /usr/include/glpk.h ] || need="$need libglpk-dev"
 # make bench measures peak RSS with GNU time
 [ -x /usr/bin/time ] || need="$need time"

@@ -23,6 +23,7 @@ Suite *suite_parse(void);
 Suite *suite_explain(void);
 Suite *suite_bounds(void);
 Suite *suite_trace(void);
+Suite *suite_plot(void);
 
 #include "sim.h"
 
