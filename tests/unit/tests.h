@@ -24,6 +24,7 @@ Suite *suite_explain(void);
 Suite *suite_bounds(void);
 Suite *suite_trace(void);
 Suite *suite_plot(void);
+Suite *suite_record(void);
 
 #include "sim.h"
 
