@@ -64,7 +64,7 @@ EXAMPLES  := plans/baseline.yaml
 
 .PHONY: all check unit-check asm-check golden-check pass-check grade-check install-check clang-check corner-check \
         determinism-check plot-check \
-        update-golden bench bench-run demo demo-run install uninstall clean deps
+        update-golden bench bench-run demo demo-run demo-best-p1 install uninstall clean deps
 all: $(BUILD)/tcc-sim $(BUILD)/tcc-gen $(BUILD)/tcc-grade
 
 $(BUILD)/sim $(BUILD)/tests $(BUILD)/bench:
@@ -230,6 +230,17 @@ demo-run: $(BUILD)/tcc-sim $(BUILD)/tcc-gen $(BUILD)/tcc-grade
 	$(BUILD)/tcc-sim $(BUILD)/demo/p1.asm --profile
 	$(BUILD)/tcc-grade plans/baseline.yaml
 	$(BUILD)/tcc-grade plans/best.yaml
+	$(MAKE) demo-best-p1
+# The best plan's P1: its timeline (Perfetto) and its power plot, with
+# where they are (docs/tools.md "Trace", "Power plot").
+DEMO_P1 := $(BUILD)/demo/best-p1
+demo-best-p1: $(BUILD)/tcc-sim $(BUILD)/tcc-gen
+	@mkdir -p $(BUILD)/demo
+	$(BUILD)/tcc-gen plans/best.yaml --problem p1 -o $(DEMO_P1).asm
+	$(BUILD)/tcc-sim $(DEMO_P1).asm --trace=$(DEMO_P1).trace.json --plot=$(DEMO_P1).power.svg \
+	  --plot=$(DEMO_P1).power.png
+	@echo "demo: plans/best.yaml's P1: timeline $(DEMO_P1).trace.json (open it in https://ui.perfetto.dev)"
+	@echo "demo: power plot $(DEMO_P1).power.svg (and .png)"
 
 # Install what a fresh Debian 12 machine lacks (as root; no-op when present).
 deps:
