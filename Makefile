@@ -7,8 +7,9 @@
 # the lexer; GLPK has no .pc file on Debian and is linked with -lglpk.
 
 PKGS      := glib-2.0 yaml-0.1 json-glib-1.0
-# cairo draws tcc-sim --plot (src/sim/plot.c)
-PKGS      += cairo
+# cairo draws tcc-sim --plot (src/sim/plot.c); fontconfig frees its font
+# caches at the end (plot_release_fonts, for ASan's leak check)
+PKGS      += cairo fontconfig
 CC        ?= cc
 BUILD     ?= build
 OPT       ?= -O3

@@ -16,8 +16,9 @@ if command -v pkg-config >/dev/null 2>&1; then
   pkg-config --exists json-glib-1.0 || need="$need libjson-glib-dev"
   # tcc-sim --plot draws with cairo
   pkg-config --exists cairo || need="$need libcairo2-dev"
+  pkg-config --exists fontconfig || need="$need libfontconfig-dev"
 else
-  need="$need libglib2.0-dev libyaml-dev check libjson-glib-dev libcairo2-dev"
+  need="$need libglib2.0-dev libyaml-dev check libjson-glib-dev libcairo2-dev libfontconfig-dev"
 fi
 # make check opens a power plot in headless Chromium (tests/run_plot.sh)
 command -v chromium >/dev/null 2>&1 || need="$need chromium"

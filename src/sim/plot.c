@@ -16,6 +16,7 @@
 #include <cairo-svg.h>
 #include <cairo.h>
 #include <errno.h>
+#include <fontconfig/fontconfig.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -178,12 +179,14 @@ static void layer(cairo_t *cr, const Frame *f, const PlotSeries *s, int top) {
   cairo_fill(cr);
 }
 
-/* The hottest window's span on the x axis, at least 3 units wide so that
- * it stays visible on a long run. */
+/* The hottest window's span on the x axis, inside the plot area and at
+ * least 3 units wide so that it stays visible on a long run. */
 static void hot_span(const Frame *f, const PlotSeries *s, double *a, double *b) {
   *a = fx(f, (double)s->peak_start);
   *b = fx(f, (double)(s->peak_start + POWER_WINDOW));
+  *b = MIN(*b, f->x1); /* a run shorter than the window: [0, 1000) */
   if (*b - *a < 3) *a = (*a + *b) / 2 - 1.5, *b = *a + 3;
+  if (*b > f->x1) *a -= *b - f->x1, *b = f->x1;
 }
 
 static void curves(cairo_t *cr, const Frame *f, const PlotSeries *s) {
@@ -389,4 +392,9 @@ gboolean plot_write(const Program *p, const SimTrace *t, const char *file, GErro
   if (fclose(fp) != 0 && !k.err) k.err = errno ? errno : EIO;
   if (!k.err && st != CAIRO_STATUS_SUCCESS) k.err = st == CAIRO_STATUS_NO_MEMORY ? ENOMEM : EIO;
   return k.err ? fail(err, file, k.err) : TRUE;
+}
+
+void plot_release_fonts(void) {
+  cairo_debug_reset_static_data();
+  FcFini();
 }

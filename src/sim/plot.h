@@ -42,4 +42,10 @@ enum { PLOT_WIDTH = 1200, PLOT_HEIGHT = 600, PLOT_MAX_BUCKETS = 1024 };
  * error: ..." for a name that is neither .svg nor .png). */
 gboolean plot_write(const Program *p, const SimTrace *t, const char *file, GError **err);
 
+/* Free the font caches that drawing text leaves in cairo and fontconfig
+ * (reachable only from memory a leak checker does not scan), once no cairo
+ * object is alive: the end of a process that plotted, under ASan's leak
+ * detection.  Drawing again afterwards works (the caches are rebuilt). */
+void plot_release_fonts(void);
+
 #endif

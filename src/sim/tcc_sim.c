@@ -148,8 +148,10 @@ int main(int argc, char **argv) {
     if (!plot_write(prog, res.trace, plots[i], &err)) {
       fprintf(stderr, "%s\n", err->message);
       sim_result_clear(&res);
+      plot_release_fonts();
       return 2;
     }
+  if (plots) plot_release_fonts();
   ReportOptions ro = {json, profile, opt.seed};
   g_autofree char *rep = sim_report(prog, &res, &ro);
   fputs(rep, stdout);

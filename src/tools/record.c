@@ -286,20 +286,24 @@ char *rec_json(const RecRun *r, RecClass cls, JsonObject *best) {
   return json_to_string(root, FALSE);
 }
 
-gboolean rec_prepare(const char *dir, GError **err) {
+/* DIR and its parents, and the records already there. */
+static gboolean open_dir(const char *dir, GPtrArray **recs, GError **err) {
   if (g_mkdir_with_parents(dir, 0755) != 0) {
     int e = errno;
     g_set_error(err, G_FILE_ERROR, g_file_error_from_errno(e), "%s: error: cannot create: %s", dir, g_strerror(e));
     return FALSE;
   }
+  return rec_load(dir, TRUE, recs, err);
+}
+
+gboolean rec_prepare(const char *dir, GError **err) {
   g_autoptr(GPtrArray) recs = NULL;
-  return rec_load(dir, TRUE, &recs, err);
+  return open_dir(dir, &recs, err);
 }
 
 gboolean rec_append(const char *dir, const RecRun *r, RecClass *cls, int *line, GError **err) {
-  if (!rec_prepare(dir, err)) return FALSE;
   g_autoptr(GPtrArray) recs = NULL;
-  if (!rec_load(dir, TRUE, &recs, err)) return FALSE;
+  if (!open_dir(dir, &recs, err)) return FALSE;
   JsonObject *best;
   *cls = rec_classify(r, recs, &best);
   *line = (int)recs->len + 1;
