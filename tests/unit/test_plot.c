@@ -57,6 +57,7 @@ START_TEST(test_plot_series_sums) {
   for (guint i = 0; i < G_N_ELEMENTS(progs); i++) {
     SimResult r;
     g_autoptr(Program) p = run_traced(progs[i], &r);
+    (void)p; /* freed at the end of the block, after the result */
     check_series(&r, PLOT_MAX_BUCKETS);
     check_series(&r, 16);
     check_series(&r, 1);
