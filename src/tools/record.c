@@ -10,6 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "machine.h" /* POWER_WINDOW */
+
 const char *const rec_class_name[REC__COUNT] = {"pass", "slower", "numerics", "area", "power", "tool-error"};
 
 char *rec_now(void) {
@@ -213,7 +215,7 @@ static void put_problem(JsonBuilder *b, const RecRun *r, const RecProblem *p) {
   json_builder_set_member_name(b, "peak_window");
   json_builder_begin_array(b);
   json_builder_add_int_value(b, p->peak_start);
-  json_builder_add_int_value(b, p->peak_start + 1000);
+  json_builder_add_int_value(b, p->peak_start + POWER_WINDOW);
   json_builder_end_array(b);
   gboolean num = TRUE;
   json_builder_set_member_name(b, "seeds");

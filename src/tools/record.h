@@ -34,7 +34,7 @@ typedef struct RecProblem {
   char *problem;               /* its `.problem` line without the keyword */
   char *program_sha256;        /* of the generated assembly text */
   char *hardware_sha256;       /* of the canonical `.machine` line (tcc-sim's) */
-  int64_t cycles, peak_start;  /* the hottest window [peak_start, +1000) */
+  int64_t cycles, peak_start;  /* the hottest window [peak_start, +POWER_WINDOW) */
   double area_mm2, peak_w;
   double max_abs_err[REC_MAX_SEEDS];
   gboolean numerics_ok[REC_MAX_SEEDS];
