@@ -7,6 +7,9 @@
 # the lexer; GLPK has no .pc file on Debian and is linked with -lglpk.
 
 PKGS      := glib-2.0 yaml-0.1 json-glib-1.0
+# cairo draws tcc-sim --plot (src/sim/plot.c); fontconfig frees its font
+# caches at the end (plot_release_fonts, for ASan's leak check)
+PKGS      += cairo fontconfig
 CC        ?= cc
 BUILD     ?= build
 OPT       ?= -O3
@@ -21,7 +24,7 @@ CFLAGS    ?=
 BASE_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror $(OPT) -g \
              -ffp-contract=off $(SAN) $(shell pkg-config --cflags $(PKGS))
 SIM_INC   := -Isrc/spec -Isrc/sim -I$(BUILD)
-GEN_INC   := -Isrc/spec -Isrc/frontend -Isrc/ir -Isrc/passes -Isrc/backend -Isrc/report
+GEN_INC   := -Isrc/spec -Isrc/frontend -Isrc/ir -Isrc/passes -Isrc/backend -Isrc/report -Isrc/tools
 SIM_CFLAGS := $(BASE_CFLAGS) $(SIM_INC) $(CFLAGS)
 GEN_CFLAGS := $(BASE_CFLAGS) $(GEN_INC) $(CFLAGS)
 ALL_CFLAGS := $(BASE_CFLAGS) $(SIM_INC) $(GEN_INC) $(CFLAGS)
@@ -50,7 +53,7 @@ HDRS      := $(wildcard src/spec/*.h src/sim/*.h) src/spec/ops.def
 # The compiler: every .c of these directories goes into libtccgen.a (wildcards:
 # new passes are picked up without editing this file).  Commands with a main()
 # live in src/driver, outside the library.
-GEN_DIRS  := frontend ir passes backend report
+GEN_DIRS  := frontend ir passes backend report tools
 GEN_SRC   := $(foreach d,$(GEN_DIRS),$(wildcard src/$(d)/*.c))
 GEN_OBJ   := $(patsubst src/%.c,$(BUILD)/gen/%.o,$(GEN_SRC))
 GEN_HDRS  := $(foreach d,$(GEN_DIRS),$(wildcard src/$(d)/*.h src/$(d)/*.def))
@@ -62,8 +65,8 @@ EXAMPLES  := plans/baseline.yaml
 
 .PHONY: census-check sweep-check census-determinism-check
 .PHONY: all check unit-check asm-check golden-check pass-check grade-check install-check clang-check corner-check \
-        determinism-check diff-check \
-        update-golden bench bench-run demo demo-run install uninstall clean deps
+        determinism-check diff-check plot-check \
+        update-golden bench bench-run demo demo-run demo-best-p1 install uninstall clean deps
 all: $(BUILD)/tcc-sim $(BUILD)/tcc-gen $(BUILD)/tcc-grade $(BUILD)/tcc-diff
 
 $(BUILD)/sim $(BUILD)/tests $(BUILD)/bench:
@@ -157,6 +160,14 @@ $(BUILD)/tests/grade-table: src/driver/tcc_grade.c $(BUILD)/libtccgen.a $(BUILD)
     $(HDRS) $(GEN_HDRS) | $(BUILD)/tests
 	$(CC) $(ALL_CFLAGS) -DTCC_GRADE_TABLE_TEST -o $@ $< $(BUILD)/libtccgen.a $(BUILD)/libtccsim.a $(LDLIBS)
 
+# tcc-sim --plot from the command line: files, bytes, diagnostics, and the
+# SVG opened in headless Chromium (skipped when chromium is absent).
+plot-check: $(BUILD)/tcc-sim $(BUILD)/tests/png-stats
+	sh tests/run_plot.sh $(BUILD)
+
+$(BUILD)/tests/png-stats: tests/png_stats.c | $(BUILD)/tests
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(LDLIBS)
+
 # Golden tests of tcc-gen: tests/golden/NAME.yaml against NAME.asm, NAME.ir,
 # NAME.after-PASS.ir, bad_NAME.err; each .asm also passes in tcc-sim.
 golden-check: $(BUILD)/tcc-gen $(BUILD)/tcc-sim
@@ -185,6 +196,7 @@ check: deps
 	$(MAKE) unit-check asm-check golden-check pass-check corner-check grade-check install-check
 	$(MAKE) diff-check
 	$(MAKE) census-check sweep-check
+	$(MAKE) plot-check
 	$(MAKE) BUILD=build-asan OPT=-O1 \
 	  SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
 	  unit-check asm-check golden-check corner-check
@@ -250,6 +262,17 @@ demo-run: $(BUILD)/tcc-sim $(BUILD)/tcc-gen $(BUILD)/tcc-grade
 	$(BUILD)/tcc-sim $(BUILD)/demo/p1.asm --profile
 	$(BUILD)/tcc-grade plans/baseline.yaml
 	$(BUILD)/tcc-grade plans/best.yaml
+	$(MAKE) demo-best-p1
+# The best plan's P1: its timeline (Perfetto) and its power plot, with
+# where they are (docs/tools.md "Trace", "Power plot").
+DEMO_P1 := $(BUILD)/demo/best-p1
+demo-best-p1: $(BUILD)/tcc-sim $(BUILD)/tcc-gen
+	@mkdir -p $(BUILD)/demo
+	$(BUILD)/tcc-gen plans/best.yaml --problem p1 -o $(DEMO_P1).asm
+	$(BUILD)/tcc-sim $(DEMO_P1).asm --trace=$(DEMO_P1).trace.json --plot=$(DEMO_P1).power.svg \
+	  --plot=$(DEMO_P1).power.png
+	@echo "demo: plans/best.yaml's P1: timeline $(DEMO_P1).trace.json (open it in https://ui.perfetto.dev)"
+	@echo "demo: power plot $(DEMO_P1).power.svg (and .png)"
 
 # ---- research tools: tcc-census and tcc-sweep (docs/tools.md) ----
 # Their logic lives in src/explore/ (libtccexplore.a, reachable from the unit

@@ -14,9 +14,14 @@ if command -v pkg-config >/dev/null 2>&1; then
   pkg-config --exists yaml-0.1 || need="$need libyaml-dev"
   pkg-config --exists check || need="$need check"
   pkg-config --exists json-glib-1.0 || need="$need libjson-glib-dev"
+  # tcc-sim --plot draws with cairo
+  pkg-config --exists cairo || need="$need libcairo2-dev"
+  pkg-config --exists fontconfig || need="$need libfontconfig-dev"
 else
-  need="$need libglib2.0-dev libyaml-dev check libjson-glib-dev"
+  need="$need libglib2.0-dev libyaml-dev check libjson-glib-dev libcairo2-dev libfontconfig-dev"
 fi
+# make check opens a power plot in headless Chromium (tests/run_plot.sh)
+command -v chromium >/dev/null 2>&1 || need="$need chromium"
 [ -f /usr/include/glpk.h ] || need="$need libglpk-dev"
 # tcc-diff's command-line tests (make diff-check) read its JSON with jq
 command -v jq >/dev/null 2>&1 || need="$need jq"

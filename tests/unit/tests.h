@@ -26,6 +26,8 @@ Suite *suite_trace(void);
 Suite *suite_diff(void);
 Suite *suite_census(void);
 Suite *suite_sweep(void);
+Suite *suite_plot(void);
+Suite *suite_record(void);
 
 #include "sim.h"
 
