@@ -7,6 +7,9 @@
 # the lexer; GLPK has no .pc file on Debian and is linked with -lglpk.
 
 PKGS      := glib-2.0 yaml-0.1 json-glib-1.0
+# cairo draws tcc-sim --plot (src/sim/plot.c); fontconfig frees its font
+# caches at the end (plot_release_fonts, for ASan's leak check)
+PKGS      += cairo fontconfig
 CC        ?= cc
 BUILD     ?= build
 OPT       ?= -O3
@@ -24,7 +27,7 @@ PKGS      += libcrypto
 BASE_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror $(OPT) -g \
              -ffp-contract=off $(SAN) $(shell pkg-config --cflags $(PKGS))
 SIM_INC   := -Isrc/spec -Isrc/sim -I$(BUILD)
-GEN_INC   := -Isrc/spec -Isrc/frontend -Isrc/ir -Isrc/passes -Isrc/backend -Isrc/report
+GEN_INC   := -Isrc/spec -Isrc/frontend -Isrc/ir -Isrc/passes -Isrc/backend -Isrc/report -Isrc/tools
 SIM_CFLAGS := $(BASE_CFLAGS) $(SIM_INC) $(CFLAGS)
 GEN_CFLAGS := $(BASE_CFLAGS) $(GEN_INC) $(CFLAGS)
 ALL_CFLAGS := $(BASE_CFLAGS) $(SIM_INC) $(GEN_INC) $(CFLAGS)
@@ -53,20 +56,21 @@ HDRS      := $(wildcard src/spec/*.h src/sim/*.h) src/spec/ops.def
 # The compiler: every .c of these directories goes into libtccgen.a (wildcards:
 # new passes are picked up without editing this file).  Commands with a main()
 # live in src/driver, outside the library.
-GEN_DIRS  := frontend ir passes backend report
+GEN_DIRS  := frontend ir passes backend report tools
 GEN_SRC   := $(foreach d,$(GEN_DIRS),$(wildcard src/$(d)/*.c))
 GEN_OBJ   := $(patsubst src/%.c,$(BUILD)/gen/%.o,$(GEN_SRC))
 GEN_HDRS  := $(foreach d,$(GEN_DIRS),$(wildcard src/$(d)/*.h src/$(d)/*.def))
 
-PROGRAMS  := tcc-gen tcc-sim tcc-grade
+PROGRAMS  := tcc-gen tcc-sim tcc-grade tcc-diff
 MANPAGES  := $(PROGRAMS:%=man/%.1)
 DOCFILES  := $(wildcard docs/*.md)
 EXAMPLES  := plans/baseline.yaml
 
+.PHONY: census-check sweep-check census-determinism-check
 .PHONY: all check unit-check asm-check golden-check pass-check grade-check install-check clang-check corner-check \
-        determinism-check \
-        update-golden bench bench-run demo demo-run install uninstall clean deps
-all: $(BUILD)/tcc-sim $(BUILD)/tcc-gen $(BUILD)/tcc-grade
+        determinism-check diff-check plot-check \
+        update-golden bench bench-run demo demo-run demo-best-p1 install uninstall clean deps
+all: $(BUILD)/tcc-sim $(BUILD)/tcc-gen $(BUILD)/tcc-grade $(BUILD)/tcc-diff
 
 $(BUILD)/sim $(BUILD)/tests $(BUILD)/bench:
 	mkdir -p $@
@@ -101,12 +105,37 @@ $(BUILD)/tcc-gen $(BUILD)/tcc-grade: $(BUILD)/tcc-%: src/driver/tcc_%.c $(BUILD)
     $(BUILD)/libtccsim.a $(HDRS) $(GEN_HDRS)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libtccgen.a $(BUILD)/libtccsim.a $(LDLIBS)
 
-$(BUILD)/tests/%.o: tests/unit/%.c $(HDRS) $(GEN_HDRS) tests/unit/tests.h | $(BUILD)/tests
+# ---- tcc-diff (issue 10 item 4): plan-to-plan comparison ----
+# src/diff/ (line diff, knob diff, code diff, report) sees both the compiler's
+# and the simulator's headers, so it is a library of its own, libtccdiff.a,
+# linked by tcc-diff and the unit tests before libtccgen.a and libtccsim.a.
+DIFF_SRC  := $(wildcard src/diff/*.c)
+DIFF_OBJ  := $(patsubst src/diff/%.c,$(BUILD)/diff/%.o,$(DIFF_SRC))
+DIFF_HDRS := $(wildcard src/diff/*.h)
+ALL_CFLAGS += -Isrc/diff
+
+$(BUILD)/diff/%.o: src/diff/%.c $(HDRS) $(GEN_HDRS) $(DIFF_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(BUILD)/libtccdiff.a: $(DIFF_OBJ)
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/tcc-diff: src/driver/tcc_diff.c $(BUILD)/libtccdiff.a $(BUILD)/libtccgen.a $(BUILD)/libtccsim.a \
+    $(HDRS) $(GEN_HDRS) $(DIFF_HDRS)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libtccdiff.a $(BUILD)/libtccgen.a $(BUILD)/libtccsim.a $(LDLIBS)
+
+# tcc-diff's command-line tests (tests/run_diff.sh, plans in tests/diff/).
+diff-check: $(BUILD)/tcc-diff $(BUILD)/tcc-gen $(BUILD)/tcc-sim
+	sh tests/run_diff.sh $(BUILD)
+# ---- end tcc-diff ----
+
+$(BUILD)/tests/%.o: tests/unit/%.c $(HDRS) $(GEN_HDRS) $(DIFF_HDRS) tests/unit/tests.h | $(BUILD)/tests
 	$(CC) $(ALL_CFLAGS) $(CHECK_CFLAGS) -DTCC_TOP='"$(CURDIR)"' -c -o $@ $<
 
 # libtccgen.a before libtccsim.a: the compiler uses the machine/workload tables.
-$(BUILD)/unit-tests: $(TEST_OBJ) $(BUILD)/libtccgen.a $(BUILD)/libtccsim.a
-	$(CC) $(ALL_CFLAGS) -o $@ $(TEST_OBJ) $(BUILD)/libtccgen.a $(BUILD)/libtccsim.a \
+$(BUILD)/unit-tests: $(TEST_OBJ) $(BUILD)/libtccdiff.a $(BUILD)/libtccgen.a $(BUILD)/libtccsim.a
+	$(CC) $(ALL_CFLAGS) -o $@ $(TEST_OBJ) $(BUILD)/libtccexplore.a $(BUILD)/libtccdiff.a $(BUILD)/libtccgen.a $(BUILD)/libtccsim.a \
 	  $(CHECK_LIBS) $(LDLIBS)
 
 $(BUILD)/bench/gen_bench: bench/gen_bench.c | $(BUILD)/bench
@@ -134,6 +163,14 @@ $(BUILD)/tests/grade-table: src/driver/tcc_grade.c $(BUILD)/libtccgen.a $(BUILD)
     $(HDRS) $(GEN_HDRS) | $(BUILD)/tests
 	$(CC) $(ALL_CFLAGS) -DTCC_GRADE_TABLE_TEST -o $@ $< $(BUILD)/libtccgen.a $(BUILD)/libtccsim.a $(LDLIBS)
 
+# tcc-sim --plot from the command line: files, bytes, diagnostics, and the
+# SVG opened in headless Chromium (skipped when chromium is absent).
+plot-check: $(BUILD)/tcc-sim $(BUILD)/tests/png-stats
+	sh tests/run_plot.sh $(BUILD)
+
+$(BUILD)/tests/png-stats: tests/png_stats.c | $(BUILD)/tests
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(LDLIBS)
+
 # Golden tests of tcc-gen: tests/golden/NAME.yaml against NAME.asm, NAME.ir,
 # NAME.after-PASS.ir, bad_NAME.err; each .asm also passes in tcc-sim.
 golden-check: $(BUILD)/tcc-gen $(BUILD)/tcc-sim
@@ -160,9 +197,15 @@ update-golden: $(BUILD)/tcc-gen $(BUILD)/tcc-sim
 
 check: deps
 	$(MAKE) unit-check asm-check golden-check pass-check corner-check grade-check install-check
+	$(MAKE) diff-check
+	$(MAKE) census-check sweep-check
+	$(MAKE) plot-check
 	$(MAKE) BUILD=build-asan OPT=-O1 \
 	  SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
 	  unit-check asm-check golden-check corner-check
+	$(MAKE) BUILD=build-asan OPT=-O1 \
+	  SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
+	  census-check sweep-check
 	$(MAKE) clang-check
 	$(MAKE) determinism-check
 
@@ -222,6 +265,69 @@ demo-run: $(BUILD)/tcc-sim $(BUILD)/tcc-gen $(BUILD)/tcc-grade
 	$(BUILD)/tcc-sim $(BUILD)/demo/p1.asm --profile
 	$(BUILD)/tcc-grade plans/baseline.yaml
 	$(BUILD)/tcc-grade plans/best.yaml
+	$(MAKE) demo-best-p1
+# The best plan's P1: its timeline (Perfetto) and its power plot, with
+# where they are (docs/tools.md "Trace", "Power plot").
+DEMO_P1 := $(BUILD)/demo/best-p1
+demo-best-p1: $(BUILD)/tcc-sim $(BUILD)/tcc-gen
+	@mkdir -p $(BUILD)/demo
+	$(BUILD)/tcc-gen plans/best.yaml --problem p1 -o $(DEMO_P1).asm
+	$(BUILD)/tcc-sim $(DEMO_P1).asm --trace=$(DEMO_P1).trace.json --plot=$(DEMO_P1).power.svg \
+	  --plot=$(DEMO_P1).power.png
+	@echo "demo: plans/best.yaml's P1: timeline $(DEMO_P1).trace.json (open it in https://ui.perfetto.dev)"
+	@echo "demo: power plot $(DEMO_P1).power.svg (and .png)"
+
+# ---- research tools: tcc-census and tcc-sweep (docs/tools.md) ----
+# Their logic lives in src/explore/ (libtccexplore.a, reachable from the unit
+# tests); it reads the compiler's tables (plans, the capacity report) and the
+# simulator's bounds, so it is built with every include path.
+EXPLORE_SRC := $(wildcard src/explore/*.c)
+EXPLORE_OBJ := $(patsubst src/%.c,$(BUILD)/%.o,$(EXPLORE_SRC))
+EXPLORE_HDRS := $(wildcard src/explore/*.h)
+ALL_CFLAGS += -Isrc/explore
+PROGRAMS  += tcc-census tcc-sweep
+MANPAGES  += man/tcc-census.1 man/tcc-sweep.1
+all: $(BUILD)/tcc-census $(BUILD)/tcc-sweep
+$(BUILD)/unit-tests: $(BUILD)/libtccexplore.a
+$(TEST_OBJ): $(EXPLORE_HDRS)
+
+$(BUILD)/explore/%.o: src/explore/%.c $(HDRS) $(GEN_HDRS) $(EXPLORE_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(BUILD)/libtccexplore.a: $(EXPLORE_OBJ)
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/tcc-census $(BUILD)/tcc-sweep: $(BUILD)/tcc-%: src/driver/tcc_%.c $(BUILD)/libtccexplore.a \
+    $(BUILD)/libtccgen.a $(BUILD)/libtccsim.a $(HDRS) $(GEN_HDRS) $(EXPLORE_HDRS)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libtccexplore.a $(BUILD)/libtccgen.a $(BUILD)/libtccsim.a $(LDLIBS)
+
+# tcc-census on plans/census-seeds.yaml (its count of area-legal points), its
+# formats and diagnostics (tests/run_census.sh).
+bench-run: $(BUILD)/tcc-census
+
+census-check: $(BUILD)/tcc-census
+	sh tests/run_census.sh $(BUILD)
+
+# tcc-sweep: a small sweep of tests/sweep/tiny.yaml through real GNU parallel
+# and the local thread pool, the Slurm script's job selection, --collect and
+# a re-run that skips finished jobs; its diagnostics (tests/run_sweep.sh).
+sweep-check: $(BUILD)/tcc-sweep $(BUILD)/tcc-grade
+	sh tests/run_sweep.sh $(BUILD)
+
+# tcc-census's table byte-identical from the determinism builds (gcc -O0,
+# gcc -O2, clang -O2): its area sums, square roots and rounding; part of
+# determinism-check.
+determinism-check: census-determinism-check
+census-determinism-check:
+	$(MAKE) BUILD=build-det-gcc-O0 CC=$(GCC) OPT=-O0 build-det-gcc-O0/tcc-census
+	$(MAKE) BUILD=build-det-gcc-O2 CC=$(GCC) OPT=-O2 build-det-gcc-O2/tcc-census
+	$(MAKE) BUILD=build-det-clang-O2 CC=$(CLANG) OPT=-O2 build-det-clang-O2/tcc-census
+	for b in $(DET_BUILDS); do \
+	  $$b/tcc-census plans/census-seeds.yaml --format json -o $$b/census-seeds.json >/dev/null || exit 1; \
+	done
+	for b in $(DET_BUILDS); do cmp $(firstword $(DET_BUILDS))/census-seeds.json $$b/census-seeds.json || exit 1; done
+	@echo "census determinism: plans/census-seeds.yaml gives the same JSON from $(DET_BUILDS)"
 
 # Install what a fresh Debian 12 machine lacks (as root; no-op when present).
 deps:

@@ -329,5 +329,32 @@ printf 'version: 1\nhardware: {sms: 14, hbm_channels: 16, noc_bits: 1024}\np1:\n
   '  problem: {d_model: 64, heads: 2, d_ff: 256, layers: 1, seqs: 1, rows: 256}' "$small_d1" >"$tmp/power.yaml"
 grade_fail "tcc-grade: over the power budget" "$tmp/power.yaml" power "p1"
 
+# tcc-grade --json (what tcc-sweep reads): the tiny plan passes without a
+# score and says why; the area plan exits 1 naming the constraint; the
+# cycles are the text report's
+"$grade" --json "$tmp/two.yaml" >"$tmp/out" 2>"$tmp/err"
+code=$?
+"$grade" "$tmp/two.yaml" >"$tmp/text" 2>&1
+cyc=$(awk '$1 == "d1" { print $2 }' "$tmp/text")
+if [ $code -eq 0 ] && [ ! -s "$tmp/err" ] && grep -q '^  "pass" : true,$' "$tmp/out" &&
+  grep -q '^  "score" : null,$' "$tmp/out" &&
+  grep -q '^  "score_note" : "problem dims differ from the graded defaults",$' "$tmp/out" &&
+  grep -q "^      \"cycles\" : $cyc,\$" "$tmp/out"; then
+  ok "tcc-grade --json: tiny plan -> 0, no score and why, the report's cycles"
+else
+  ko "tcc-grade --json: tiny plan (exit $code)"
+  cat "$tmp/out" "$tmp/err"
+fi
+"$grade" --json "$tmp/area.yaml" >"$tmp/out" 2>"$tmp/err"
+code=$?
+[ $code -eq 1 ] && [ ! -s "$tmp/err" ] && grep -q '^  "pass" : false,$' "$tmp/out" &&
+  [ "$(grep -c '^      "failures" : "area",$' "$tmp/out")" -eq 2 ] &&
+  grep -q '^  "score_note" : "a constraint fails",$' "$tmp/out" &&
+  ok "tcc-grade --json: over the area budget -> 1, 'area' named" ||
+  { ko "tcc-grade --json: over the area budget (exit $code)"; cat "$tmp/out" "$tmp/err"; }
+"$grade" --json "$tmp/d1.yaml" >"$tmp/out" 2>"$tmp/err"
+code=$?
+expect "tcc-grade --json: bad input -> 2, the error on stderr" 2 "$tmp/d1.yaml:1:1: error: the plan has no p1 section"
+
 echo "cli: $pass passed, $fail failed, $xfail known gaps"
 [ $fail -eq 0 ]

@@ -14,14 +14,24 @@ if command -v pkg-config >/dev/null 2>&1; then
   pkg-config --exists yaml-0.1 || need="$need libyaml-dev"
   pkg-config --exists check || need="$need check"
   pkg-config --exists json-glib-1.0 || need="$need libjson-glib-dev"
+  # tcc-sim --plot draws with cairo
+  pkg-config --exists cairo || need="$need libcairo2-dev"
+  pkg-config --exists fontconfig || need="$need libfontconfig-dev"
 else
-  need="$need libglib2.0-dev libyaml-dev check libjson-glib-dev"
+  need="$need libglib2.0-dev libyaml-dev check libjson-glib-dev libcairo2-dev libfontconfig-dev"
 fi
+# make check opens a power plot in headless Chromium (tests/run_plot.sh)
+command -v chromium >/dev/null 2>&1 || need="$need chromium"
 [ -f /usr/include/glpk.h ] || need="$need libglpk-dev"
+# tcc-diff's command-line tests (make diff-check) read its JSON with jq
+command -v jq >/dev/null 2>&1 || need="$need jq"
 # the program hash (SHA-256) comes from OpenSSL's libcrypto
 { command -v pkg-config >/dev/null 2>&1 && pkg-config --exists libcrypto; } || need="$need libssl-dev"
 # make bench measures peak RSS with GNU time
 [ -x /usr/bin/time ] || need="$need time"
+# make check runs a tcc-sweep through GNU parallel (tests/run_sweep.sh);
+# moreutils ships another `parallel`, so ask for GNU's by its --version
+parallel --version 2>/dev/null | grep -q '^GNU parallel' || need="$need parallel"
 [ -z "$need" ] && exit 0
 if [ "$(id -u)" != 0 ]; then
   echo "deps: missing:$need (run: apt-get install$need)" >&2

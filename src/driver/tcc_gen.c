@@ -13,6 +13,7 @@
 #include <glib/gstdio.h>
 
 #include "explain.h"
+#include "heap.h"
 #include "pipeline.h"
 
 static gboolean pick_problem(const Plan *plan, const char *name, ProblemKind *kind, GError **err) {
@@ -108,6 +109,7 @@ static gboolean close_output(Sink *sink, const char *tmp, const char *file, GErr
 }
 
 int main(int argc, char **argv) {
+  heap_in_one_step();
   g_autofree char *out = NULL, *problem = NULL, *emit = NULL, *dump_after = NULL;
   gboolean version = FALSE, verify = FALSE, explain = FALSE, json = FALSE;
   /* the pass names for --dump-after, and what each does for --help */

@@ -2,6 +2,9 @@
  * simulate each on the grading seed and the check seeds, print the verdicts
  * and the score (docs/workloads.md "Score").
  *
+ * With --record DIR, the run (failures too) is appended to DIR's experiment
+ * records; --log DIR lists them (src/tools/record.c).
+ *
  * Exit codes: 0 = both problems correct and within budgets on every seed,
  * 1 = a constraint fails, 2 = bad input (plan, compile or a faulty program). */
 #include <inttypes.h>
@@ -10,8 +13,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <json-glib/json-glib.h>
+
 #include "bounds.h"
 #include "pipeline.h"
+#include "record.h"
 #include "sim.h"
 
 /* Frozen reference cycles: plans/baseline.yaml on the default machine at
@@ -29,6 +35,7 @@ typedef struct Outcome {
   gboolean pass;  /* numerics on every seed, area, power */
   Machine hw;     /* the program's hardware and problem (for the bound) */
   Problem prob;
+  char prog_sha256[65], hw_sha256[65]; /* the report's hashes (--record) */
 } Outcome;
 
 /* Which constraints failed, e.g. "numerics (seed 13), power". */
@@ -239,6 +246,9 @@ static gboolean finish_one(Job *j, Outcome *o, GError **err) {
   o->pass = TRUE;
   o->hw = j->prog->hw;
   o->prob = j->prog->prob;
+  g_strlcpy(o->prog_sha256, j->prog->sha256, sizeof o->prog_sha256);
+  g_autofree char *hh = sim_hardware_sha256(j->prog);
+  g_strlcpy(o->hw_sha256, hh, sizeof o->hw_sha256);
   for (int i = 0; i < NSEEDS; i++) {
     if (j->err[i]) {
       g_propagate_error(err, j->err[i]);
@@ -268,6 +278,97 @@ static void print_bound(const char *name, const Outcome *o) {
   sim_bounds(&o->hw, &o->prob, &b);
   printf("bound %s  %" G_GINT64_FORMAT " cycles (%s); cycles / bound = %.2f\n", name, b.bound,
          sim_bound_name[b.binding], (double)o->res[0].cycles / (double)b.bound);
+}
+
+/* ---- --json: the same report for tools (tcc-sweep), through json-glib ---- */
+
+static void json_problem(JsonBuilder *j, const char *name, const Outcome *o) {
+  const SimResult *r = &o->res[0];
+  json_builder_set_member_name(j, name);
+  json_builder_begin_object(j);
+  json_builder_set_member_name(j, "pass");
+  json_builder_add_boolean_value(j, o->pass);
+  json_builder_set_member_name(j, "failures");
+  g_autofree char *why = failures(o);
+  json_builder_add_string_value(j, why);
+  json_builder_set_member_name(j, "cycles");
+  json_builder_add_int_value(j, r->cycles);
+  json_builder_set_member_name(j, "area_mm2");
+  json_builder_add_double_value(j, r->area_mm2);
+  json_builder_set_member_name(j, "peak_w");
+  json_builder_add_double_value(j, r->peak_w);
+  json_builder_set_member_name(j, "window");
+  json_builder_begin_array(j);
+  json_builder_add_int_value(j, r->peak_start);
+  json_builder_add_int_value(j, r->peak_start + POWER_WINDOW);
+  json_builder_end_array(j);
+  json_builder_set_member_name(j, "max_abs_err"); /* per seed; null when not finite */
+  json_builder_begin_object(j);
+  for (int i = 0; i < NSEEDS; i++) {
+    char seed[24];
+    g_snprintf(seed, sizeof seed, "%" G_GUINT64_FORMAT, seeds[i]);
+    json_builder_set_member_name(j, seed);
+    double e = o->res[i].check.max_abs_err;
+    if (isfinite(e))
+      json_builder_add_double_value(j, e);
+    else
+      json_builder_add_null_value(j);
+  }
+  json_builder_end_object(j);
+  Bounds b;
+  sim_bounds(&o->hw, &o->prob, &b);
+  json_builder_set_member_name(j, "bound");
+  json_builder_begin_object(j);
+  json_builder_set_member_name(j, "cycles");
+  json_builder_add_int_value(j, b.bound);
+  json_builder_set_member_name(j, "binding");
+  json_builder_add_string_value(j, sim_bound_name[b.binding]);
+  json_builder_set_member_name(j, "ratio");
+  json_builder_add_double_value(j, (double)r->cycles / (double)b.bound);
+  json_builder_end_object(j);
+  json_builder_end_object(j);
+}
+
+/* The report as one JSON object: versions, plan, pass, the score (null with
+ * score_note saying why when there is none) and per problem its verdict,
+ * cycles, area, peak power and window, errors per seed and bound. */
+static void print_json(const Plan *plan, const Outcome *p1, const Outcome *d1, gboolean graded_dims) {
+  g_autoptr(JsonBuilder) j = json_builder_new();
+  json_builder_begin_object(j);
+  json_builder_set_member_name(j, "grader");
+  json_builder_add_string_value(j, TCC_GRADE_VERSION);
+  json_builder_set_member_name(j, "simulator");
+  json_builder_add_string_value(j, TCC_SIM_VERSION);
+  json_builder_set_member_name(j, "plan");
+  json_builder_add_string_value(j, plan->file);
+  json_builder_set_member_name(j, "pass");
+  json_builder_add_boolean_value(j, p1->pass && d1->pass);
+  json_builder_set_member_name(j, "score");
+  double c1 = (double)p1->res[0].cycles, c2 = (double)d1->res[0].cycles;
+  const char *note = !(p1->pass && d1->pass) ? "a constraint fails"
+                     : !graded_dims          ? "problem dims differ from the graded defaults"
+                                             : NULL;
+  if (note)
+    json_builder_add_null_value(j);
+  else
+    json_builder_add_double_value(j, 1000.0 * sqrt(SCORE_P1_REF * SCORE_D1_REF / (c1 * c2)));
+  json_builder_set_member_name(j, "score_note");
+  if (note)
+    json_builder_add_string_value(j, note);
+  else
+    json_builder_add_null_value(j);
+  json_builder_set_member_name(j, "problems");
+  json_builder_begin_object(j);
+  json_problem(j, "p1", p1);
+  json_problem(j, "d1", d1);
+  json_builder_end_object(j);
+  json_builder_end_object(j);
+  g_autoptr(JsonGenerator) gen = json_generator_new();
+  g_autoptr(JsonNode) root = json_builder_get_root(j);
+  json_generator_set_root(gen, root);
+  json_generator_set_pretty(gen, TRUE);
+  g_autofree char *text = json_generator_to_data(gen, NULL);
+  printf("%s\n", text);
 }
 
 /* Compile both problems and grade them: P1's compile, then D1's compile
@@ -309,6 +410,68 @@ static gboolean grade(const Plan *plan, Outcome *p1, Outcome *d1, GError **err) 
   return ok;
 }
 
+/* --record: one problem of a graded run as the record keeps it. */
+static void record_problem(RecProblem *rp, const char *name, const Outcome *o) {
+  const SimResult *r = &o->res[0];
+  g_autofree char *prob = wl_problem_canonical(&o->prob);
+  rp->name = name;
+  rp->problem = g_strdup(prob + strlen(".problem "));
+  rp->program_sha256 = g_strdup(o->prog_sha256);
+  rp->hardware_sha256 = g_strdup(o->hw_sha256);
+  rp->cycles = r->cycles;
+  rp->peak_start = r->peak_start;
+  rp->area_mm2 = r->area_mm2;
+  rp->peak_w = r->peak_w;
+  for (int i = 0; i < NSEEDS; i++) {
+    rp->max_abs_err[i] = o->res[i].check.max_abs_err;
+    rp->numerics_ok[i] = o->res[i].check.pass;
+  }
+  rp->area_ok = r->area_mm2 <= AREA_LIMIT_MM2;
+  rp->power_ok = r->peak_w <= POWER_LIMIT_W;
+}
+
+/* --record DIR: append the run to DIR's records (a note on stderr says
+ * where and its class); FALSE, with the diagnostic printed, when that
+ * fails. */
+static gboolean record(const char *dir, RecRun *r) {
+  G_STATIC_ASSERT((int)NSEEDS <= (int)REC_MAX_SEEDS);
+  r->time = rec_now();
+  r->plan_sha256 = rec_file_sha256(r->plan);
+  r->grader = TCC_GRADE_VERSION;
+  r->simulator = TCC_SIM_VERSION;
+  r->spec = TCC_SPEC_VERSION;
+  r->seeds = seeds;
+  r->nseeds = NSEEDS;
+  RecClass cls;
+  int line;
+  g_autoptr(GError) err = NULL;
+  gboolean ok = rec_append(dir, r, &cls, &line, &err);
+  g_autofree char *file = g_build_filename(dir, REC_FILE, NULL);
+  if (ok)
+    fprintf(stderr, "tcc-grade: note: recorded in %s, line %d: %s\n", file, line, rec_class_name[cls]);
+  else
+    fprintf(stderr, "%s\n", err->message);
+  g_free(r->time);
+  g_free(r->plan_sha256);
+  for (int i = 0; i < 2; i++) {
+    g_free(r->prob[i].problem);
+    g_free(r->prob[i].program_sha256);
+    g_free(r->prob[i].hardware_sha256);
+  }
+  return ok;
+}
+
+/* A run that fails with a diagnostic (exit 2): printed, and recorded as a
+ * tool error with --record. */
+static int tool_error(const char *dir, const char *plan, const char *note, const char *msg) {
+  fprintf(stderr, "%s\n", msg);
+  if (dir) {
+    RecRun r = {.plan = plan, .note = note, .error = msg};
+    record(dir, &r);
+  }
+  return 2;
+}
+
 int main(int argc, char **argv) {
 #ifdef M_MMAP_THRESHOLD
   /* Each check allocates and frees tens of MB (an HBM image, RFs, a
@@ -317,54 +480,96 @@ int main(int argc, char **argv) {
   mallopt(M_MMAP_THRESHOLD, 256 << 20);
   mallopt(M_TRIM_THRESHOLD, 512 << 20);
 #endif
-  gboolean version = FALSE;
-  GOptionEntry entries[] = {{"version", 0, 0, G_OPTION_ARG_NONE, &version, "print the version", NULL},
-                            {NULL, 0, 0, 0, NULL, NULL, NULL}};
+  gboolean version = FALSE, json = FALSE;
+  g_autofree char *rec_dir = NULL, *note = NULL, *log_dir = NULL;
+  GOptionEntry entries[] = {
+      {"json", 0, 0, G_OPTION_ARG_NONE, &json, "print the report as one JSON object (for tools: tcc-sweep)", NULL},
+      {"record", 0, 0, G_OPTION_ARG_FILENAME, &rec_dir,
+       "append this run (failures too) to DIR/records.jsonl, one JSON line", "DIR"},
+      {"note", 0, 0, G_OPTION_ARG_STRING, &note, "why this run: kept in its record (with --record)", "TEXT"},
+      {"log", 0, 0, G_OPTION_ARG_FILENAME, &log_dir, "list the records of DIR as a table, oldest first", "DIR"},
+      {"version", 0, 0, G_OPTION_ARG_NONE, &version, "print the version", NULL},
+      {NULL, 0, 0, 0, NULL, NULL, NULL}};
   g_autoptr(GOptionContext) ctx = g_option_context_new("PLAN.yaml - grade a plan on P1 and D1");
   g_option_context_add_main_entries(ctx, entries, NULL);
   g_option_context_set_summary(ctx, "Compiles both problems of a plan, simulates seeds 7 (graded),\n"
                                     "13, 11 and 23 (checks), prints the verdicts and the score.\n"
+                                    "tcc-grade --log DIR lists the runs recorded with --record DIR.\n"
                                     "Exit: 0 all pass, 1 a constraint fails, 2 bad input.");
   g_autoptr(GError) err = NULL;
   if (g_option_context_parse(ctx, &argc, &argv, &err) && version) {
     printf("%s\nsimulator: %s\n", TCC_GRADE_VERSION, TCC_SIM_VERSION);
     return 0;
   }
+  if (!err && log_dir) {
+    if (argc != 1 || rec_dir || note) {
+      fprintf(stderr, "tcc-grade: error: --log DIR takes no plan, --record or --note\n");
+      return 2;
+    }
+    g_autofree char *table = rec_log(log_dir, &err);
+    if (!table) {
+      fprintf(stderr, "%s\n", err->message);
+      return 2;
+    }
+    fputs(table, stdout);
+    return 0;
+  }
   if (err || argc != 2) {
     fprintf(stderr, "tcc-grade: error: %s\n", err ? err->message : "expected one plan file (see --help)");
     return 2;
   }
+  if (note && !rec_dir) {
+    fprintf(stderr, "tcc-grade: error: --note needs --record DIR\n");
+    return 2;
+  }
+  if (rec_dir && !*rec_dir) {
+    fprintf(stderr, "tcc-grade: error: --record needs a directory name\n");
+    return 2;
+  }
+  /* a records directory that cannot be made or read fails before the run */
+  if (rec_dir && !rec_prepare(rec_dir, &err)) {
+    fprintf(stderr, "%s\n", err->message);
+    return 2;
+  }
   g_autoptr(Plan) plan = plan_load(argv[1], &err);
-  if (!plan) {
-    fprintf(stderr, "%s\n", err->message);
-    return 2;
-  }
+  if (!plan) return tool_error(rec_dir, argv[1], note, err->message);
   Outcome p1 = {0}, d1 = {0};
-  if (!grade(plan, &p1, &d1, &err)) {
-    fprintf(stderr, "%s\n", err->message);
-    return 2;
-  }
-  /* who graded it, with which simulator, then the table */
-  printf("%s  %s\n", TCC_GRADE_VERSION, plan->file);
-  printf("simulator: %s\n", TCC_SIM_VERSION);
-  print_table((const char *const[]){"p1", "d1"}, (const Outcome *const[]){&p1, &d1}, 2);
+  if (!grade(plan, &p1, &d1, &err)) return tool_error(rec_dir, argv[1], note, err->message);
   double c1 = (double)p1.res[0].cycles, c2 = (double)d1.res[0].cycles;
   Problem dp1, dd1;
   wl_problem_default(&dp1, PROB_P1);
   wl_problem_default(&dd1, PROB_D1);
   gboolean graded_dims = memcmp(&dp1, &plan->p1.dims, sizeof dp1) == 0 &&
                          memcmp(&dd1, &plan->d1.dims, sizeof dd1) == 0;
-  if (!(p1.pass && d1.pass))
-    printf("score -  (a constraint fails)\n");
-  else if (!graded_dims)
-    printf("score -  (problem dims differ from the graded defaults: no score)\n");
-  else
-    printf("score %.2f  = 1000 * sqrt(%.0f * %.0f / (%.0f * %.0f))\n",
-           1000.0 * sqrt(SCORE_P1_REF * SCORE_D1_REF / (c1 * c2)), SCORE_P1_REF, SCORE_D1_REF, c1, c2);
-  print_bound("p1", &p1);
-  print_bound("d1", &d1);
+  double score = 1000.0 * sqrt(SCORE_P1_REF * SCORE_D1_REF / (c1 * c2));
+  int code = p1.pass && d1.pass ? 0 : 1;
+  if (json) {
+    print_json(plan, &p1, &d1, graded_dims);
+  } else {
+    /* who graded it, with which simulator, then the table */
+    printf("%s  %s\n", TCC_GRADE_VERSION, plan->file);
+    printf("simulator: %s\n", TCC_SIM_VERSION);
+    print_table((const char *const[]){"p1", "d1"}, (const Outcome *const[]){&p1, &d1}, 2);
+    if (!(p1.pass && d1.pass))
+      printf("score -  (a constraint fails)\n");
+    else if (!graded_dims)
+      printf("score -  (problem dims differ from the graded defaults: no score)\n");
+    else
+      printf("score %.2f  = 1000 * sqrt(%.0f * %.0f / (%.0f * %.0f))\n", score, SCORE_P1_REF, SCORE_D1_REF, c1,
+             c2);
+    print_bound("p1", &p1);
+    print_bound("d1", &d1);
+  }
+  if (rec_dir) {
+    fflush(stdout); /* the report, then the note */
+    RecRun r = {.plan = argv[1], .note = note, .graded = TRUE, .has_score = p1.pass && d1.pass && graded_dims,
+                .score = score};
+    record_problem(&r.prob[0], "p1", &p1);
+    record_problem(&r.prob[1], "d1", &d1);
+    if (!record(rec_dir, &r)) code = 2;
+  }
   for (int i = 0; i < NSEEDS; i++) sim_result_clear(&p1.res[i]), sim_result_clear(&d1.res[i]);
-  return p1.pass && d1.pass ? 0 : 1;
+  return code;
 }
 #else
 /* A driver of the table alone, for tests/run_grade.sh (built as

@@ -691,6 +691,7 @@ static gboolean parse_event(Pr *P) {
   if (g_hash_table_lookup(P->events, name))
     return fail_at(P, at, "event '%s' is declared twice", name);
   g_ptr_array_add(P->ir->events, g_strdup(name));
+  ir_events_changed(P->ir);
   g_hash_table_insert(P->events, g_steal_pointer(&name), GINT_TO_POINTER(P->ir->events->len));
   return TRUE;
 }

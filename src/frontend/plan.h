@@ -76,6 +76,22 @@ const PlanProblem *plan_problem(const Plan *p, ProblemKind kind);
 PlanLoc plan_knob_loc(const PlanProblem *pp, const char *path);
 /* Location of a hardware key: "sms", "dma.engines", or "hardware.sms". */
 PlanLoc plan_hw_loc(const Plan *p, const char *key);
+/* The i-th hardware key (0 <= i < PLAN_NHW, the schema's order, as in
+ * Plan.hw_loc): its full path ("hardware.dma.engines") and its value as a
+ * plan writes it ("2", "true"); g_free the value. */
+const char *plan_hw_path(int i);
+char *plan_hw_value_text(const Plan *p, int i);
+/* A problem section as a plan that does not write it gets it on machine
+ * `hw`: the default dims and every knob at its default (present FALSE). */
+void plan_default_problem(PlanProblem *pp, ProblemKind kind, const Machine *hw);
+/* The i-th hardware key (0 <= i < PLAN_NHW) as a plan writes it ("sms",
+ * "dma.engines"), and as sim_machine_set names it ("sms", "dma_engines");
+ * NULL out of range.  ORDER-MATTERS: the order of Plan.hw_loc. */
+const char *plan_hw_key(int i);
+const char *plan_hw_sim_key(int i);
+/* The name of names[0..n) closest to `key` within edit distance 2 (the
+ * plan loader's did-you-mean), or NULL. */
+const char *plan_did_you_mean(const char *key, const char *const *names, int n);
 /* "d1.panels.w1=32 (line 14)" or "d1.panels.w1=32 (default)": the value as
  * written in a plan (enum names, true/false) and where it came from, for
  * provenance comments and reports.  NULL for an unknown path.  g_free it. */

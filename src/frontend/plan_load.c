@@ -256,11 +256,42 @@ static gboolean load_hardware(Ctx *c, const PNode *key, const PNode *val) {
   return TRUE;
 }
 
+const char *plan_hw_key(int i) { return i >= 0 && i < PLAN_NHW ? hw_paths[i] : NULL; }
+
+const char *plan_hw_sim_key(int i) { return i >= 0 && i < PLAN_NHW ? hw_sim[i] : NULL; }
+
+const char *plan_did_you_mean(const char *key, const char *const *names, int n) {
+  int best = 3;
+  const char *out = NULL;
+  for (int i = 0; i < n; i++) {
+    int d = edit_distance(key, names[i]);
+    if (d < best && d < (int)strlen(names[i])) {
+      best = d;
+      out = names[i];
+    }
+  }
+  return out;
+}
+
 PlanLoc plan_hw_loc(const Plan *p, const char *key) {
   if (key && g_str_has_prefix(key, "hardware.")) key += strlen("hardware.");
   for (int i = 0; key && i < PLAN_NHW; i++)
     if (strcmp(hw_paths[i], key) == 0) return p->hw_loc[i];
   return (PlanLoc){0, 0, NULL};
+}
+
+const char *plan_hw_path(int i) { return i >= 0 && i < PLAN_NHW ? hw_full[i] : NULL; }
+
+char *plan_hw_value_text(const Plan *p, int i) {
+  g_return_val_if_fail(i >= 0 && i < PLAN_NHW, NULL);
+  for (int k = 0; k < sim_machine_nparams; k++) {
+    const MachineParam *mp = &sim_machine_params[k];
+    if (strcmp(mp->key, hw_sim[i]) != 0) continue;
+    int v = *(const int *)((const char *)&p->hw + mp->offset);
+    if (strcmp(hw_paths[i], "multicast") == 0) return g_strdup(v ? "true" : "false");
+    return g_strdup_printf("%d", v);
+  }
+  return NULL; /* not reached: every hw_sim key is a parameter */
 }
 
 /* ---- problem sections ---- */
@@ -335,6 +366,14 @@ static void problem_defaults(Ctx *c, PlanProblem *pp, ProblemKind kind) {
   wl_problem_default(&pp->dims, kind);
   pp->where = (PlanLoc){0, 0, wl_problem_name(kind)};
   plan_problem_defaults(pp, &c->plan->hw);
+}
+
+void plan_default_problem(PlanProblem *pp, ProblemKind kind, const Machine *hw) {
+  memset(pp, 0, sizeof *pp);
+  wl_problem_default(&pp->dims, kind);
+  pp->where = (PlanLoc){0, 0, wl_problem_name(kind)};
+  plan_problem_defaults(pp, hw);
+  plan_problem_record(pp);
 }
 
 /* d1:                          (or p1:)

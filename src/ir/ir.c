@@ -65,6 +65,7 @@ void ir_free(Ir *ir) {
   g_ptr_array_free(ir->tensors, TRUE);
   g_ptr_array_free(ir->tensor_mem, TRUE);
   g_ptr_array_free(ir->tasks, TRUE);
+  ir_events_changed(ir);
   g_ptr_array_free(ir->events, TRUE);
   g_ptr_array_free(ir->groups, TRUE);
   if (ir->ilp) {
@@ -111,7 +112,7 @@ int ir_tensor_rf(Ir *ir, int task, const char *name, int rows, int cols) {
 }
 
 const char *const ir_role_name[ROLE__COUNT + 1] = {"none", "ln1", "qkv",   "att",     "wo", "ln2",
-                                                   "w1",   "w2",  "pacer", "preload", NULL};
+                                                   "w1",   "w2",  "pacer", "preload", "relay", NULL};
 
 IrRole ir_role(IrRoleKind kind) {
   IrRole r = {.kind = kind, .step = -1, .layer = -1, .proj = -1, .panel = -1, .tile = -1,
@@ -134,11 +135,25 @@ int ir_task(Ir *ir, const char *name, int stage, IrProv prov) {
   return (int)ir->tasks->len - 1;
 }
 
+/* The lowerings name an event per SIG/WAIT they make (P1's owners: a few
+ * per chunk): by a hash index, not a search of the list. */
 int ir_event(Ir *ir, const char *name) {
-  for (guint i = 0; i < ir->events->len; i++)
-    if (strcmp(g_ptr_array_index(ir->events, i), name) == 0) return (int)i;
-  g_ptr_array_add(ir->events, g_strdup(name));
+  if (!ir->event_index) {
+    ir->event_index = g_hash_table_new(g_str_hash, g_str_equal);
+    for (guint i = 0; i < ir->events->len; i++)
+      g_hash_table_insert(ir->event_index, g_ptr_array_index(ir->events, i), GUINT_TO_POINTER(i + 1));
+  }
+  guint at = GPOINTER_TO_UINT(g_hash_table_lookup(ir->event_index, name));
+  if (at) return (int)at - 1;
+  char *copy = g_strdup(name);
+  g_ptr_array_add(ir->events, copy);
+  g_hash_table_insert(ir->event_index, copy, GUINT_TO_POINTER(ir->events->len));
   return (int)ir->events->len - 1;
+}
+
+void ir_events_changed(Ir *ir) {
+  if (ir->event_index) g_hash_table_destroy(ir->event_index);
+  ir->event_index = NULL;
 }
 
 int ir_group(Ir *ir, const char *event) {

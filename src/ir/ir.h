@@ -101,7 +101,7 @@ typedef struct IrOp {
  * parsing names).  ORDER-MATTERS: ir_role_name. */
 typedef enum {
   ROLE_NONE, ROLE_LN1, ROLE_QKV, ROLE_ATT, ROLE_WO, ROLE_LN2, ROLE_W1, ROLE_W2, ROLE_PACER,
-  ROLE_PRELOAD, ROLE__COUNT
+  ROLE_PRELOAD, ROLE_RELAY, ROLE__COUNT
 } IrRoleKind;
 extern const char *const ir_role_name[ROLE__COUNT + 1]; /* "none", "ln1", "qkv", ..., NULL */
 
@@ -174,6 +174,8 @@ typedef struct Ir {
   GPtrArray *tensors; /* IrTensor*                                          */
   GPtrArray *tasks;   /* IrTask*, in program order                          */
   GPtrArray *events;  /* char*: names without "ev."; "in" is index 0        */
+  GHashTable *event_index; /* ir_event's name -> index + 1 (not owning the  */
+                      /* names); NULL when events changed (ir_events_changed) */
   GPtrArray *groups;  /* IrGroup*, in creation order                        */
   int sms_used;
   gboolean synced;    /* the sync pass has made the SIG/WAIT ops; the tasks */
@@ -211,6 +213,9 @@ int ir_tensor_hbm(Ir *ir, const char *name, const char *sym, uint64_t offset, in
 int ir_tensor_rf(Ir *ir, int task, const char *name, int rows, int cols);
 int ir_task(Ir *ir, const char *name, int stage, IrProv prov);
 int ir_event(Ir *ir, const char *name); /* find or add */
+/* Say that Ir.events was changed other than by ir_event (renumbered,
+ * parsed): ir_event rebuilds its index. */
+void ir_events_changed(Ir *ir);
 IrOp *ir_emit(Ir *ir, int task, IrOpKind kind); /* appends a zeroed op (views absent) */
 /* A new group of the family `event`; task completes it / waits for it. */
 int ir_group(Ir *ir, const char *event);

@@ -40,7 +40,7 @@ int sched_proj_k(const Problem *dims, SchedProj proj);
 
 /* Number of knobs (the frontend's table, plan_schema.c), problem dims
  * included. */
-#define SCHED_NKNOBS 59
+#define SCHED_NKNOBS 66
 /* Longest value text of a knob ("round_robin", "-1", "1073741824"). */
 #define SCHED_VALUE_MAX 16
 
@@ -58,13 +58,16 @@ typedef struct Schedule {
   int panel[PROJ__COUNT];   /* output columns per panel (8..128, mult. 8, | N) */
   int k_chunk[PROJ__COUNT]; /* K rows per loaded chunk (mult. 32, | K)   */
   int k_split[PROJ__COUNT]; /* planned (> 1): partial sums over K shards */
-  SchedLayout layout;       /* planned: packed                          */
+  gboolean k_split_last[PROJ__COUNT]; /* P1: the last K shard starts the sum
+                                       * (bias, residual), shards staggered */
+  SchedLayout layout;       /* P1: packed (q, att, g in 32x32 blocks); D1 planned */
   SchedWeights weights;     /* planned: resident                        */
   int rf_temp_kib;          /* KiB of each WG's RF kept for activations, */
                             /* not weights (the capacity report)         */
   SchedKv kv_writeback;     /* direct (default) or via a temp round trip */
   int store_spacing;        /* cycles of WAITT between a stage's output stores */
-  SchedHandoff handoff;     /* D1: stage -> stage through HBM scratch or RF */
+  SchedHandoff handoff;     /* stage -> stage through HBM scratch or RF (P1: W1 -> W2) */
+  int handoff_relays;       /* D1: relays of the wide RF hand-offs (0: none) */
   gboolean multicast[PROJ__COUNT]; /* planned: true                     */
   int rf_grid_rows, rf_grid_cols, rf_grid_k; /* P1, planned: not all 1   */
   int preload_waves;        /* preload waves (resident weights)         */
@@ -83,11 +86,13 @@ typedef struct Schedule {
   SchedSliceMap slice_map;  /* D1: slice -> WG mapping (only with slices > 1) */
   int attn_query_tiles;     /* P1: row tiles per attention task sharing K/V blocks */
   int attn_waves;           /* P1 (query_tiles > 1): attention tasks start in waves */
+  int attn_stagger;         /* P1 (query_tiles > 1): cycles between a wave's task starts */
   gboolean ffn_fused;       /* D1, planned: true                        */
   gboolean ln_fold;         /* D1: LayerNorm folded into the projection (resident) */
   gboolean first_token;     /* D1, with ln_fold: step 0 makes the folded constants */
   gboolean q_first;         /* D1, with slices: history slices wait for q only */
   gboolean gelu_factor;     /* D1: GELU's polynomial factored (one op fewer) */
+  gboolean split_stats;     /* D1: LN statistics merged from the producers' pieces */
   int ffn_producers, ffn_channels, ffn_consumers; /* only with fused    */
   /* The record, by knob index (the frontend's table order): where each knob
    * came from (path NULL: the knob does not apply to this problem) and its

@@ -126,8 +126,20 @@ void lw_attention_merge(Ir *ir, int task, const char *tag, IrView m, IrView z, I
   lw_opi(ir, task, IR_SEXP, m, m, 0, prov); /* a_k = exp(m_k - M) */
   lw_op(ir, task, IR_VMUL, z, z, m, prov);  /* a_k z_k */
   lw_op(ir, task, IR_VRSUM, Z, z, none, prov);
-  IrOp *op = ir_emit(ir, task, IR_MMA); /* o = sum_k a_k u_k */
-  op->mods = IR_MOD_Z, op->d = o, op->a = m, op->b = u, op->prov = prov;
+  /* o = sum_k a_k u_k: an MMA costs a whole block (T_MMA_BLOCK cycles)
+   * however few the slices; S vector FMAs of a row each are cheaper while
+   * S * ceil(32 / vl) < T_MMA_BLOCK (4 slices: 8 cycles against 32) */
+  int S = m.cols, per_row = (u.cols + ir->hw.vl - 1) / ir->hw.vl;
+  if (S * per_row < T_MMA_BLOCK) {
+    for (int k = 0; k < S; k++) {
+      IrView uk = ir_win(u.t, u.r0 + k, 1, u.c0, u.cols), ak = ir_win(m.t, m.r0, 1, m.c0 + k, 1);
+      IrOp *op = lw_op(ir, task, k ? IR_VFMA : IR_VMUL, o, uk, ak, prov);
+      if (k) op->c = o;
+    }
+  } else {
+    IrOp *op = ir_emit(ir, task, IR_MMA);
+    op->mods = IR_MOD_Z, op->d = o, op->a = m, op->b = u, op->prov = prov;
+  }
   lw_opi(ir, task, IR_SRECIP, Z, Z, 0, prov);
   lw_op(ir, task, IR_VMUL, o, o, Z, prov);
 }

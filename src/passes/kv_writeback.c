@@ -17,8 +17,10 @@ void lw_store_qkv(Ir *ir, int task, IrView acc, int c0, const LwQkvStore *s) {
       IrView q = ir_win(acc.t, acc.r0, R, acc.c0 + x - c0, n);
       if (s->q)
         lw_hand_put(ir, s->q, task, q, 0, col);
-      else
-        lw_store(ir, task, q, "scratch", s->q_row, s->q_col + col, d, s->prov);
+      else {
+        LwMat m = {s->q_col, d, s->q_packed};
+        lw_store_mat(ir, task, q, "scratch", &m, s->q_row, col, s->prov);
+      }
       x += n;
       continue;
     }

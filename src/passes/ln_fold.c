@@ -69,9 +69,47 @@ static IrView first_token(Ir *ir, int task, const char *tag, IrView x, LwResiden
   return ir_win(prod, 0, 1, 0, P);
 }
 
+/* refinements.split_stats (the seeds' "statistics split over 8 WGs"): the
+ * producers of a row's np pieces of n = d / np columns each hand on their
+ * piece's sum s_k and M2_k = sum (x - s_k / n)^2 (lw_row_stats); the
+ * consumer merges them (Chan et al.'s pairwise update, all at once):
+ *
+ *   mean = (sum_k s_k) / d,   M2 = sum_k M2_k + n sum_k (s_k / n - mean)^2
+ *
+ * instead of reducing its whole row twice; var = M2 / d as before. */
+void lw_row_stats(Ir *ir, int task, const char *tag, IrView v, IrView st, IrProv prov) {
+  IrView none = ir_win(-1, 0, 0, 0, 0), s = ir_win(st.t, st.r0, 1, st.c0, 1), m2 = ir_win(st.t, st.r0 + 1, 1, st.c0, 1);
+  IrView m = ir_all(ir, lw_rf_sub(ir, task, tag, "smean", 1, 1));
+  IrView h = ir_all(ir, lw_rf_sub(ir, task, tag, "sdev", 1, v.cols));
+  lw_op(ir, task, IR_VRSUM, s, v, none, prov);
+  lw_opi(ir, task, IR_VMULI, m, s, 1.0f / (float)v.cols, prov);
+  lw_op(ir, task, IR_VSUB, h, v, m, prov);
+  lw_op(ir, task, IR_VMUL, h, h, h, prov);
+  lw_op(ir, task, IR_VRSUM, m2, h, none, prov);
+}
+
+/* mean and M2 of a d-wide row from its pieces' statistics (2 x np). */
+static void merge_stats(Ir *ir, int task, const char *tag, IrView st, int d, IrView mean, IrView m2,
+                        IrProv prov) {
+  int np = st.cols, n = d / np;
+  IrView none = ir_win(-1, 0, 0, 0, 0), sums = ir_win(st.t, st.r0, 1, st.c0, np),
+         m2s = ir_win(st.t, st.r0 + 1, 1, st.c0, np);
+  IrView dm = ir_all(ir, lw_rf_sub(ir, task, tag, "dmean", 1, np));
+  IrView w = ir_all(ir, lw_rf_sub(ir, task, tag, "m2w", 1, 1));
+  lw_op(ir, task, IR_VRSUM, mean, sums, none, prov);
+  lw_opi(ir, task, IR_VMULI, mean, mean, 1.0f / (float)d, prov);
+  lw_opi(ir, task, IR_VMULI, dm, sums, 1.0f / (float)n, prov);
+  lw_op(ir, task, IR_VSUB, dm, dm, mean, prov);
+  lw_op(ir, task, IR_VMUL, dm, dm, dm, prov);
+  lw_op(ir, task, IR_VRSUM, m2, dm, none, prov);
+  lw_opi(ir, task, IR_VMULI, m2, m2, (float)n, prov);
+  lw_op(ir, task, IR_VRSUM, w, m2s, none, prov);
+  lw_op(ir, task, IR_VADD, m2, m2, w, prov);
+}
+
 void lw_ln_project_folded(Ir *ir, int task, const char *tag, IrView x, LwResident *r, int l,
                           SchedProj j, int p, const char *gsym, const char *bsym, IrView acc,
-                          gboolean first, IrProv prov) {
+                          gboolean first, IrView stats, IrProv prov) {
   int wg = lw_resident_wg(r, l, j, p), d = x.cols, P = acc.cols;
   IrView g = lw_resident_const(ir, r, wg, l, gsym, d, prov), none = ir_win(-1, 0, 0, 0, 0);
   IrView gw, bw, prod = ir_win(-1, 0, 0, 0, 0);
@@ -98,11 +136,15 @@ void lw_ln_project_folded(Ir *ir, int task, const char *tag, IrView x, LwResiden
     op->mods = IR_MOD_Z;
   }
   /* the statistics, while the array multiplies */
-  lw_op(ir, task, IR_VRSUM, mean, x, none, prov);
-  lw_opi(ir, task, IR_VMULI, mean, mean, inv, prov);
-  lw_op(ir, task, IR_VSUB, h, x, mean, prov);
-  lw_op(ir, task, IR_VMUL, h, h, h, prov);
-  lw_op(ir, task, IR_VRSUM, var, h, none, prov);
+  if (stats.t >= 0) {
+    merge_stats(ir, task, tag, stats, d, mean, var, prov);
+  } else {
+    lw_op(ir, task, IR_VRSUM, mean, x, none, prov);
+    lw_opi(ir, task, IR_VMULI, mean, mean, inv, prov);
+    lw_op(ir, task, IR_VSUB, h, x, mean, prov);
+    lw_op(ir, task, IR_VMUL, h, h, h, prov);
+    lw_op(ir, task, IR_VRSUM, var, h, none, prov);
+  }
   lw_opi(ir, task, IR_VMULI, var, var, inv, prov);
   lw_opi(ir, task, IR_VADDI, var, var, (float)WL_LN_EPS, prov);
   lw_opi(ir, task, IR_SRSQRT, var, var, 0, prov);

@@ -85,6 +85,42 @@ void lw_load(Ir *ir, int task, IrView rf, const char *sym, int r0, int c0, int s
   op->prov = prov;
 }
 
+void lw_mat_at(const LwMat *m, int r, int c, int *r0, int *c0, int *stride) {
+  if (!m->packed) {
+    *r0 = r, *c0 = m->base + c, *stride = m->width;
+    return;
+  }
+  int blocks = m->width / LW_BLOCK;
+  *r0 = ((r / LW_BLOCK) * blocks + c / LW_BLOCK) * LW_BLOCK + r % LW_BLOCK;
+  *c0 = m->base + c % LW_BLOCK;
+  *stride = LW_BLOCK;
+}
+
+/* The window of rf at (r, c) of m, one transfer per block it touches. */
+static void move_mat(Ir *ir, int task, IrView rf, const char *sym, const LwMat *m, int r, int c, IrProv prov,
+                     gboolean store) {
+  int rn = 0;
+  for (int i = 0; i < rf.rows; i += rn) {
+    rn = m->packed ? MIN(rf.rows - i, LW_BLOCK - (r + i) % LW_BLOCK) : rf.rows;
+    int cn = 0;
+    for (int j = 0; j < rf.cols; j += cn) {
+      cn = m->packed ? MIN(rf.cols - j, LW_BLOCK - (c + j) % LW_BLOCK) : rf.cols;
+      IrView w = ir_win(rf.t, rf.r0 + i, rn, rf.c0 + j, cn);
+      int r0, c0, stride;
+      lw_mat_at(m, r + i, c + j, &r0, &c0, &stride);
+      (store ? lw_store : lw_load)(ir, task, w, sym, r0, c0, stride, prov);
+    }
+  }
+}
+
+void lw_load_mat(Ir *ir, int task, IrView rf, const char *sym, const LwMat *m, int r, int c, IrProv prov) {
+  move_mat(ir, task, rf, sym, m, r, c, prov, FALSE);
+}
+
+void lw_store_mat(Ir *ir, int task, IrView rf, const char *sym, const LwMat *m, int r, int c, IrProv prov) {
+  move_mat(ir, task, rf, sym, m, r, c, prov, TRUE);
+}
+
 void lw_store(Ir *ir, int task, IrView rf, const char *sym, int r0, int c0, int stride, IrProv prov) {
   int m = hbm(ir, sym, r0, c0, rf.rows, rf.cols, stride);
   IrOp *op = ir_emit(ir, task, IR_ST);
@@ -154,6 +190,18 @@ void lw_gelu(Ir *ir, int task, IrView f, IrView g, IrProv prov) {
   lw_opi(ir, task, IR_VADDI, g, g, 1.0f, prov);
   lw_op(ir, task, IR_VMUL, g, g, f, prov);
   lw_opi(ir, task, IR_VMULI, g, g, 0.5f, prov);
+}
+
+void lw_gelu_into(Ir *ir, int task, IrView f, IrView g, IrProv prov) {
+  lw_op(ir, task, IR_VMUL, g, f, f, prov);
+  lw_op(ir, task, IR_VMUL, g, g, f, prov);
+  lw_opi(ir, task, IR_VMULI, g, g, 0.044715f, prov);
+  lw_op(ir, task, IR_VADD, g, g, f, prov);
+  lw_opi(ir, task, IR_VMULI, g, g, (float)sqrt(2.0 / G_PI), prov);
+  lw_opi(ir, task, IR_STANH, g, g, 0, prov);
+  lw_opi(ir, task, IR_VADDI, g, g, 1.0f, prov);
+  lw_op(ir, task, IR_VMUL, f, g, f, prov);
+  lw_opi(ir, task, IR_VMULI, f, f, 0.5f, prov);
 }
 
 /* The same, factored (refinements.gelu_factor): c (f + a f^3) =

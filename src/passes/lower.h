@@ -44,6 +44,22 @@ IrOp *lw_opi(Ir *ir, int task, IrOpKind k, IrView d, IrView a, float imm, IrProv
 /* LD `rf` (rows x cols) from HBM symbol `sym` at element (r0, c0) of a
  * matrix with `stride` floats per row. */
 void lw_load(Ir *ir, int task, IrView rf, const char *sym, int r0, int c0, int stride, IrProv prov);
+
+/* A matrix of `width` floats a row at float offset `base` of an HBM symbol,
+ * row-major or (layout: packed) in LW_BLOCK x LW_BLOCK blocks, each block
+ * contiguous and row-major inside, the blocks of a block row in column
+ * order: a block is one DMA segment.  lw_mat_at gives the lw_load/lw_store
+ * (r0, c0, stride) of element (r, c); a packed window must lie inside one
+ * block.  lw_load_mat / lw_store_mat move any window, one transfer per
+ * block it touches when packed. */
+#define LW_BLOCK 32
+typedef struct LwMat {
+  int base, width;
+  gboolean packed;
+} LwMat;
+void lw_mat_at(const LwMat *m, int r, int c, int *r0, int *c0, int *stride);
+void lw_load_mat(Ir *ir, int task, IrView rf, const char *sym, const LwMat *m, int r, int c, IrProv prov);
+void lw_store_mat(Ir *ir, int task, IrView rf, const char *sym, const LwMat *m, int r, int c, IrProv prov);
 /* ST `rf` to HBM symbol `sym` at element (r0, c0). */
 void lw_store(Ir *ir, int task, IrView rf, const char *sym, int r0, int c0, int stride, IrProv prov);
 
@@ -67,6 +83,15 @@ typedef struct LwHand {
   int row, col, stride;
   IrProv prov;
   GArray *pieces;   /* rf: the parts put so far */
+  /* replicated (lw_hand_replicate): nrep copies of the matrix, each put with
+   * its replica number; a consumer gets from one, by its WG (rep_of) */
+  int nrep, cursor;
+  int *rep_of;      /* per WG: its replica, -1 until its first get          */
+  /* refinements.split_stats: the companion hand-off of the row's partial
+   * LayerNorm statistics, a 2 x np matrix (sums; M2s) whose column k comes
+   * from the producer of columns [k d/np, (k+1) d/np); owned (lw_hand_clear) */
+  struct LwHand *stats;
+  int stats_np;
 } LwHand;
 void lw_hand_init(LwHand *h, gboolean rf, const char *sym, int row, int col, int stride, IrProv prov);
 /* The producer `task` made v, elements (r0.., c0..) of the matrix. */
@@ -75,6 +100,21 @@ void lw_hand_put(Ir *ir, LwHand *h, int task, IrView v, int r0, int c0);
  * must have been put before). */
 void lw_hand_get(Ir *ir, LwHand *h, int task, IrView dst, int r0, int c0);
 void lw_hand_clear(LwHand *h);
+/* Give rf hand-off h (a 1 x d row) a companion hand-off of the partial
+ * statistics of its np equal pieces (refinements.split_stats). */
+void lw_hand_add_stats(LwHand *h, int np, IrProv prov);
+/* Make h a replicated hand-off of nrep copies; host[r] is the WG holding
+ * replica r (a consumer on that WG takes it; the others take turns). */
+void lw_hand_replicate(Ir *ir, LwHand *h, int nrep, const int *host);
+/* lw_hand_put of replica rep of a replicated hand-off. */
+void lw_hand_put_rep(Ir *ir, LwHand *h, int task, IrView v, int r0, int c0, int rep);
+/* Relay the 1 x cols row of rf hand-off h (every part put) through R tasks
+ * "<tag>0".."<tag>R-1" pinned to host[0..R-1], which wait for group
+ * `after`: each takes the whole row and hands on a copy; h becomes the
+ * replicated hand-off of the copies.  Returns the relays' group (event
+ * `event`), for the consumers to wait for. */
+int lw_hand_relay(Ir *ir, LwHand *h, int cols, int after, const int *host, int R, const char *tag,
+                  const char *event, int stage, IrRole role, IrProv prov);
 
 /* Where a q|k|v projection's output goes (kv_writeback.c): q to scratch
  * (row q_row, columns q_col.., row stride d_model), K and V of head h to
@@ -84,6 +124,7 @@ void lw_hand_clear(LwHand *h);
 typedef struct LwQkvStore {
   int d_model;
   int q_row, q_col;
+  gboolean q_packed; /* q's scratch matrix packed (LwMat)                    */
   LwHand *q;        /* q goes here (columns 0..d of its matrix) when set     */
   const char *kv_sym[2];
   int kv_row, head_rows;
@@ -165,7 +206,11 @@ IrView lw_resident_weights(const Ir *ir, const LwResident *r, int l, SchedProj j
  * bW + c itself, in one MMA with x*g, and keeps them for the later steps. */
 void lw_ln_project_folded(Ir *ir, int task, const char *tag, IrView x, LwResident *r, int l,
                           SchedProj j, int p, const char *gsym, const char *bsym, IrView acc,
-                          gboolean first, IrProv prov);
+                          gboolean first, IrView stats, IrProv prov);
+/* refinements.split_stats: st (2 x 1) = the sum and M2 (sum of squared
+ * deviations from its own mean) of the row piece v (1 x n), for the
+ * consumers to merge (lw_ln_project_folded's `stats`). */
+void lw_row_stats(Ir *ir, int task, const char *tag, IrView v, IrView st, IrProv prov);
 /* The partitions a task may fill beside resident weights: rf_temp_kib's. */
 int lw_resident_task_parts(const Ir *ir);
 /* acc (1 x P) = a . W + b with the panel's resident tensors; the task must
@@ -236,6 +281,9 @@ int lw_attention_block(const Ir *ir, int rows, int keys, int max_block, int part
 
 /* g = GELU_tanh(f), elementwise; g must not alias f. */
 void lw_gelu(Ir *ir, int task, IrView f, IrView g, IrProv prov);
+/* f = GELU_tanh(f) through the temporary g: the same operations and
+ * rounding as lw_gelu, its last two writing f. */
+void lw_gelu_into(Ir *ir, int task, IrView f, IrView g, IrProv prov);
 /* The same with the polynomial factored, one VEC op fewer
  * (refinements.gelu_factor; equal up to FP32 rounding). */
 void lw_gelu_factored(Ir *ir, int task, IrView f, IrView g, IrProv prov);
@@ -249,6 +297,7 @@ typedef struct LwSource {
   const char *sym;
   int row, col, stride;
   IrProv prov;
+  gboolean packed;  /* p1_resident.c: A packed (LwMat: base col, width stride) */
 } LwSource;
 /* acc (R x P) = A (R x K) . W[0..K rows, cols c0..c0+P) of HBM symbol `wsym`
  * (row stride `wstride`), loading W in chunks of p->k_chunk rows into one RF
@@ -268,6 +317,12 @@ void lw_add_bias(Ir *ir, int task, const char *tag, IrView acc, const char *bsym
  * bias and the K shards' partial sums added) to finish and store: it is the
  * lowering's, as for streamed weights. */
 typedef void (*LwTileFinish)(void *ctx, int task, const char *tag, int tile, int c0, IrView acc);
+/* Where a multicast stage's A chunks come from: issuer tasks on WGs of
+ * their own (the default); the owners themselves, taking turns by chunk
+ * (LD.mc; for a stage that leaves no WG spare); or another stage's owners,
+ * which put their results straight into the owners' buffers
+ * (lw_p1_resident_feed: P1 `handoff: rf`, p1_handoff.c). */
+typedef enum { LW_P1_FROM_ISSUERS = 0, LW_P1_FROM_OWNERS, LW_P1_FROM_STAGE } LwP1Source;
 typedef struct LwP1Resident {
   const char *name;       /* the projection: "qkv", "wo", "w1", "w2"        */
   int layer, stage;
@@ -277,11 +332,22 @@ typedef struct LwP1Resident {
   int tiles, R;           /* row tiles of R rows                            */
   int extra;              /* R x P tensors `finish` keeps (GELU, residual)  */
   gboolean multicast;     /* A by LD.mc from one issuer per shard            */
+  LwP1Source from;        /* with multicast: who issues A's chunks          */
   LwSource a;             /* A: sym, col (of K's first column), stride, prov */
   const int *part_col;    /* shards > 1: scratch columns of shard 1.. partials */
   int part_stride;        /*   (matrices of part_stride floats a row)         */
   int after, grp;         /* the group waited for (-1: none) and completed  */
+  /* chain_last: with K shards (and multicast), the last shard starts the
+   * sum with the bias and `res` (R x P of res.sym at rows t*R.., columns
+   * res.col + p*P.., when res.sym is set), which `finish` then leaves out,
+   * and shard s takes its part of the sum (S-1-s)/S of the way into the
+   * next tile, after the shard above has sent it */
+  gboolean chain_last;
+  LwSource res;
   LwTileFinish finish;
+  LwTileFinish post;      /* or NULL: tile t's hand-off (acc: its finished  */
+                          /* result), emitted whole in tile t+2 after chunk */
+  int (*post_at)(void *ctx, int c0, int nk); /* post_at(c0) of its nk      */
   void *ctx;
   IrProv prov, mc_prov;   /* "weights", "multicast.PROJ"                    */
 } LwP1Resident;
@@ -305,6 +371,32 @@ gboolean lw_p1_resident_stage(Ir *ir, LwP1State *state, const LwP1Resident *st, 
  * for that stage anyway). */
 int lw_p1_resident_owners(const Ir *ir, const LwP1Resident *st);
 int lw_p1_free_wg(const Ir *ir, const LwP1State *state, int taken, int k);
+/* The same in three steps, for stages built together (p1_handoff.c): open
+ * makes the owner tasks and their tensors on the WGs `skip` places after
+ * state->cursor (NULL with an error when they do not fit); build writes
+ * the owners' (and issuers') programs; close advances the state past the
+ * stage and frees it.  Open every stage of a group, then build them, then
+ * close them in order: build reads the state the group started from. */
+typedef struct LwP1Res LwP1Res;
+LwP1Res *lw_p1_resident_open(Ir *ir, const LwP1State *state, const LwP1Resident *st, int skip, GError **err);
+void lw_p1_resident_build(LwP1Res *r, const LwP1State *state);
+void lw_p1_resident_close(LwP1Res *r, LwP1State *state);
+/* The WGs a stage's owners and issuers take. */
+int lw_p1_resident_wgs(const LwP1Res *r);
+/* In `task` (an owner of another stage), put v (R x k_chunk of the open
+ * stage `to`, whose A comes LW_P1_FROM_STAGE) into the buffers of the
+ * owners that multiply A's columns col.. of row tile `tile`: wait until
+ * they have started (the first round) or freed the buffer, ST it to each,
+ * SIG the buffer full.  Each chunk of `to`'s A must be put exactly once. */
+void lw_p1_resident_feed(Ir *ir, const LwP1Res *to, int task, int tile, int col, IrView v, IrProv prov);
+/* Which of its K shard's nk chunks of a row tile column col of `r`'s A is. */
+int lw_p1_resident_chunk(const LwP1Res *r, int col, int *nk);
+/* P1 handoff: rf (p1_handoff.c): W1 and W2 of one layer (their resident
+ * descriptions, as for lw_p1_resident_stage) as a pair of stages on
+ * disjoint WGs, W1's GELU rows RF to RF into W2's A buffers; FALSE with an
+ * error at the knob (prov: `handoff`) that the pair cannot satisfy. */
+gboolean lw_p1_ffn_rf(Ir *ir, LwP1State *state, const LwP1Resident *w1, const LwP1Resident *w2, IrProv prov,
+                      GError **err);
 
 /* P1 causal attention with K/V blocks shared by the query tiles of a group
  * (p1_attention.c, attention.query_tiles > 1): one task per (sequence,
@@ -316,11 +408,13 @@ typedef struct LwP1Attention {
   int layer, stage;
   int seqs, heads, rows, R, group;
   int waves;               /* the tasks start in waves (attention.waves)   */
+  int64_t stagger;         /* and, in a wave, this many cycles apart        */
   const char *qsym, *osym, *ksym, *vsym;
   int q_col, o_col, stride;
+  gboolean packed;         /* q and the output packed (LwMat)             */
   int after, grp;          /* the group waited for (-1: none) and completed */
   int64_t spacing;         /* WAITT before each store (store_spacing)     */
-  IrProv prov, group_prov, spacing_prov, waves_prov;
+  IrProv prov, group_prov, spacing_prov, waves_prov, stagger_prov;
 } LwP1Attention;
 void lw_p1_attention_stage(Ir *ir, const LwP1Attention *at);
 

@@ -56,7 +56,9 @@ typedef struct D1 {
   /* the rows handed between the stages of the current step and layer: x
    * (the layer's input), q, the attention row, x1, g */
   gboolean rf_hand;
-  IrProv hand_prov;
+  IrProv hand_prov, relay_prov, stats_prov;
+  gboolean split_stats;     /* refinements.split_stats                        */
+  int relays;               /* handoff_relays (0: producers store to each consumer) */
   LwHand x, q, att, x1, g;
 } D1;
 
@@ -153,7 +155,12 @@ static IrView ln_project(D1 *c, int task, const char *tag, LwHand *in, const cha
     int pb = sim_machine_part_bytes(&ir->hw), rows = MAX(1, pb / (4 * pj->panel));
     IrView acc = ir_win(lw_rf_sub(ir, task, tag, "acc", rows, pj->panel), 0, 1, 0, pj->panel);
     gboolean first = c->pp->first_token && ir_task_at(ir, task)->role.step == 0;
-    lw_ln_project_folded(ir, task, tag, x, &c->res, l, pj->proj, p, gsym, lbsym, acc, first,
+    IrView st = ir_win(-1, 0, 0, 0, 0); /* split_stats: the pieces' statistics */
+    if (in->stats) {
+      st = ir_all(ir, lw_rf_sub(ir, task, tag, "stats", 2, in->stats_np));
+      lw_hand_get(ir, in->stats, task, st, 0, 0);
+    }
+    lw_ln_project_folded(ir, task, tag, x, &c->res, l, pj->proj, p, gsym, lbsym, acc, first, st,
                          c->fold_prov);
     return acc;
   }
@@ -340,6 +347,15 @@ typedef struct D1Proj {
   LwHand *out;                /* the output row                            */
 } D1Proj;
 
+/* A 1 x cols row alone in its RF partition(s): an MMA holds the write port
+ * of its destination's partitions while it runs (docs/machine.md §4), so a
+ * load landing beside its accumulator (the residual row's) would hold the
+ * MMA back until it has landed. */
+static IrView own_partition(Ir *ir, int task, const char *tag, const char *what, int cols) {
+  int pb = sim_machine_part_bytes(&ir->hw), rows = MAX(1, pb / (4 * cols));
+  return ir_win(lw_rf_sub(ir, task, tag, what, rows, cols), 0, 1, 0, cols);
+}
+
 /* acc (1 x cols) = the sum of the n rows of ps, in row order (VEC adds). */
 static void sum_rows(Ir *ir, int task, IrView acc, IrView ps, int n, IrProv prov) {
   IrOp *op = ir_emit(ir, task, IR_VADD);
@@ -349,6 +365,19 @@ static void sum_rows(Ir *ir, int task, IrView acc, IrView ps, int n, IrProv prov
     op = ir_emit(ir, task, IR_VADD);
     op->d = acc, op->a = acc, op->b = ir_win(ps.t, ps.r0 + k, 1, ps.c0, acc.cols), op->prov = prov;
   }
+}
+
+/* Hand acc (1 x P) on as columns c0.. of `out`, with its statistics when
+ * the consumers merge them (refinements.split_stats). */
+static void put_row(D1 *c, int task, LwHand *out, IrView acc, int c0) {
+  Ir *ir = c->ir;
+  if (out->stats) {
+    const char *tag = ir_task_at(ir, task)->name;
+    IrView st = ir_all(ir, lw_rf_sub(ir, task, tag, "stats", 2, 1));
+    lw_row_stats(ir, task, tag, acc, st, c->stats_prov);
+    lw_hand_put(ir, out->stats, task, st, 0, c0 / acc.cols);
+  }
+  lw_hand_put(ir, out, task, acc, 0, c0);
 }
 
 /* The end of a task that completes a row's columns c0..: acc += bias +
@@ -362,7 +391,7 @@ static void finish_row(D1 *c, int task, IrView acc, IrView bias, IrView r, IrPro
   op = ir_emit(ir, task, IR_VADD);
   op->d = acc, op->a = acc, op->b = r, op->prov = c->base;
   spacing(c, task);
-  lw_hand_put(ir, out, task, acc, 0, c0);
+  put_row(c, task, out, acc, c0);
   ir_task_signals(ir, task, grp);
 }
 
@@ -445,7 +474,10 @@ static int stage_proj(D1 *c, int t, int l, int stage, const D1Proj *s) {
     ir_task_waits(ir, task, after);
     IrView a = ir_all(ir, lw_rf_sub(ir, task, tag, "a", 1, a_cols));
     lw_hand_get(ir, s->a, task, a, 0, 0);
-    IrView acc = ir_all(ir, lw_rf_sub(ir, task, tag, "acc", 1, pj->panel));
+    /* with RF hand-offs the residual row's load overlaps the MMA: acc in
+     * a partition of its own; the baseline keeps its packing */
+    IrView acc = c->rf_hand ? own_partition(ir, task, tag, "acc", pj->panel)
+                            : ir_all(ir, lw_rf_sub(ir, task, tag, "acc", 1, pj->panel));
     /* with RF hand-offs the residual row's load (x_in's, from HBM) goes
      * first, to overlap the MMA; the baseline's order is kept otherwise */
     IrView r = ir_win(-1, 0, 0, 0, 0);
@@ -461,10 +493,27 @@ static int stage_proj(D1 *c, int t, int l, int stage, const D1Proj *s) {
     IrOp *op = ir_emit(ir, task, IR_VADD);
     op->d = acc, op->a = acc, op->b = r, op->prov = c->base;
     spacing(c, task);
-    lw_hand_put(ir, s->out, task, acc, 0, p * pj->panel);
+    put_row(c, task, s->out, acc, p * pj->panel);
     ir_task_signals(ir, task, grp);
   }
   return grp;
+}
+
+/* The relays of row h after the tasks of group `after` (lw_hand_relay):
+ * "t0.l1.wo.relay2", group wo_relay_l1. */
+static int relay_row(D1 *c, int t, int l, int stage, const char *name, LwHand *h, int after,
+                     const int *host, int R) {
+  g_autofree char *tag = g_strdup_printf("t%d.l%d.%s.relay", t, l, name);
+  g_autofree char *done = g_strdup_printf("%s_relay_l%d", name, l);
+  IrRole role = ir_role(ROLE_RELAY);
+  role.step = t, role.layer = l;
+  return lw_hand_relay(c->ir, h, c->d, after, host, R, tag, done, stage, role, c->relay_prov);
+}
+
+/* The WGs of R relays among the n panels of projection j of layer l: one
+ * panel in n / R. */
+static void relay_hosts(D1 *c, int l, SchedProj j, int n, int R, int *host) {
+  for (int r = 0; r < R; r++) host[r] = lw_resident_wg(&c->res, l, j, r * n / R);
 }
 
 static void stage_w1(D1 *c, int t, int l, int stage) {
@@ -561,7 +610,9 @@ gboolean pass_lower_d1(Ir *ir, GError **err) {
           .spacing_prov = ir_prov(ir, "store_spacing"), .att_prov = ir_prov(ir, "attention.slices"),
           .g_qkv = -1, .g_att = -1, .g_wo = -1, .g_w1 = -1, .g_w2 = -1, .g_kv = -1,
           .rf_hand = pp->handoff == HANDOFF_RF, .hand_prov = ir_prov(ir, "handoff"),
-          .res_prov = ir_prov(ir, "weights"), .fold_prov = ir_prov(ir, "refinements.ln_fold")};
+          .res_prov = ir_prov(ir, "weights"), .fold_prov = ir_prov(ir, "refinements.ln_fold"),
+          .relay_prov = ir_prov(ir, "handoff_relays"), .relays = pp->handoff_relays,
+          .stats_prov = ir_prov(ir, "refinements.split_stats"), .split_stats = pp->split_stats};
   int L = ir->prob.layers, off = 0;
   if (pp->ffn_fused) { /* the producers' W1 panels: ffn.channels columns */
     const Problem *d = &ir->prob;
@@ -623,9 +674,15 @@ gboolean pass_lower_d1(Ir *ir, GError **err) {
       stage_att(&c, t, l, s0 + 1);
       lw_hand_clear(&c.q);
       hand(&c, &c.x1, c.scr[l].x1, c.d);
+      if (c.split_stats) lw_hand_add_stats(&c.x1, c.d / c.wo.panel, c.stats_prov);
       D1Proj wo = {.name = "wo", .pj = &c.wo, .after = c.g_att, .a = &c.att, .a_cols = c.d,
                    .res = &c.x, .out = &c.x1};
       c.g_wo = stage_proj(&c, t, l, s0 + 2, &wo);
+      if (c.relays > 0) {
+        int host[8];
+        relay_hosts(&c, l, PROJ_W1, ntasks(c.f, c.w1.panel), c.relays, host);
+        c.g_wo = relay_row(&c, t, l, s0 + 3, "wo", &c.x1, c.g_wo, host, c.relays);
+      }
       lw_hand_clear(&c.att);
       gboolean last = l == L - 1;
       LwHand next; /* the next layer's input, or the step's output row */
@@ -633,6 +690,8 @@ gboolean pass_lower_d1(Ir *ir, GError **err) {
         lw_hand_init(&next, FALSE, "out", t, 0, c.d, c.base);
       else
         hand(&c, &next, c.scr[l + 1].x, c.d);
+      if (c.split_stats && !last) /* W2's panels, or the fused FFN's consumers */
+        lw_hand_add_stats(&next, pp->ffn_fused ? pp->ffn_consumers : c.d / c.w2.panel, c.stats_prov);
       if (pp->ffn_fused) {
         c.g_w2 = stage_ffn_fused(&c, t, l, s0 + 3, &next);
       } else {
@@ -640,6 +699,11 @@ gboolean pass_lower_d1(Ir *ir, GError **err) {
         D1Proj w2 = {.name = "w2", .pj = &c.w2, .after = c.g_w1, .a = &c.g, .a_cols = c.f,
                      .res = &c.x1, .out = &next};
         c.g_w2 = stage_proj(&c, t, l, s0 + 4, &w2);
+      }
+      if (c.relays > 0 && !last) {
+        int host[8];
+        relay_hosts(&c, l + 1, PROJ_QKV, ntasks(3 * c.d, c.qkv.panel), c.relays, host);
+        c.g_w2 = relay_row(&c, t, l, s0 + 5, "w2", &next, c.g_w2, host, c.relays);
       }
       /* power.deferred_loads: the next layer's preload after this layer's
        * first-step tasks, in each WG's program */

@@ -36,7 +36,20 @@ typedef struct P1 {
   LwP1State res;            /* weights: resident: carried from stage to stage */
   int ln_rows;              /* rows per LayerNorm task */
   int ln_sub;               /* rows it loads, normalises and stores at a time (0: as many as fit) */
+  gboolean packed;          /* layout: packed: q, att and g in 32 x 32 blocks (mat(), LwMat) */
 } P1;
+
+/* Scratch matrix `base` (a P1Scratch offset) of `width` columns: packed
+ * when the layout is and its producer writes it in 32 x 32 blocks: q (qkv's
+ * panels), att (attention's head tiles), g (W1's panels).  x, x1, the
+ * partial sums and LayerNorm's h and h2 stay row-major: LayerNorm and the
+ * residuals read whole rows, and LayerNorm stores a few rows at a time,
+ * which packed would cut into 8 stores each (measured: P1 +8,053 cycles,
+ * docs/techniques.md). */
+static LwMat mat(const P1 *c, int base, int width) {
+  gboolean p = c->packed && (base == c->scr.q || base == c->scr.att || base == c->scr.g);
+  return (LwMat){base, width, p};
+}
 
 /* The event of stage `ev` of layer l: "qkv_l0".  Made once per stage, not
  * per task. */
@@ -92,7 +105,8 @@ static void stage_ln(P1 *c, int l, int stage, const char *name, const char *src,
       lw_layernorm(ir, task, xv, xv, g, b, ir_win(tmp, 0, sub, 0, c->d), ir_all(ir, mean),
                    ir_all(ir, var), c->base);
       spacing(c, task);
-      lw_store(ir, task, xv, "scratch", row, dst_col, c->d, c->base);
+      LwMat m = mat(c, dst_col, c->d);
+      lw_store_mat(ir, task, xv, "scratch", &m, row, 0, c->base);
     }
       }
 }
@@ -101,7 +115,7 @@ static void stage_ln(P1 *c, int l, int stage, const char *name, const char *src,
  * `tile`: q to scratch, K/V to k_out/v_out ([seq][head][row][32]) (kv_writeback.c). */
 static void store_qkv(P1 *c, int task, IrView acc, int c0, int tile, const char *const kv_sym[2]) {
   int row = tile * c->R, seq = row / c->rows, i = row % c->rows;
-  LwQkvStore s = {.d_model = c->d, .q_row = row, .q_col = c->scr.q, .kv_sym = {kv_sym[0], kv_sym[1]},
+  LwQkvStore s = {.d_model = c->d, .q_row = row, .q_col = c->scr.q, .q_packed = mat(c, c->scr.q, c->d).packed, .kv_sym = {kv_sym[0], kv_sym[1]},
                   .kv_row = seq * c->H * c->rows + i, .head_rows = c->rows, .mode = c->pp->kv_writeback,
                   .temp_row = row, .temp_col = c->scr.kv, .temp_stride = 2 * c->d, .fences = &c->fences,
                   .spacing = c->pp->store_spacing, .prov = c->base, .kv_prov = c->kv_prov,
@@ -143,15 +157,16 @@ static gboolean stage_att(P1 *c, int l, int stage, GError **err) {
         depend(c, task, grp, after);
         int n = (i + 1) * R, kv_row = (seq * c->H + h) * c->rows, row = seq * c->rows + i * R;
         IrView q = ir_all(ir, lw_rf_sub(ir, task, tag, "q", R, WL_HEAD_DIM));
+        LwMat qm = mat(c, c->scr.q, c->d), om = mat(c, c->scr.att, c->d);
         if (blocked) {
           IrView mask = ir_all(ir, lw_rf_sub(ir, task, tag, "mask", R, R));
           IrView o = ir_all(ir, lw_rf_sub(ir, task, tag, "o", R, WL_HEAD_DIM));
-          lw_load(ir, task, q, "scratch", row, c->scr.q + h * WL_HEAD_DIM, c->d, c->base);
+          lw_load_mat(ir, task, q, "scratch", &qm, row, h * WL_HEAD_DIM, c->base);
           causal_mask(c, task, mask);
           LwAttention at = {q, o, mask, ksym, vsym, kv_row, n, R, lw_att_scale(), c->base};
           lw_attention_blocked(ir, task, tag, &at, NULL);
           spacing(c, task);
-          lw_store(ir, task, o, "scratch", row, c->scr.att + h * WL_HEAD_DIM, c->d, c->base);
+          lw_store_mat(ir, task, o, "scratch", &om, row, h * WL_HEAD_DIM, c->base);
                     continue;
         }
         IrView s = lw_view(ir, lw_rf_sub(ir, task, tag, "s", R, n), R, n);
@@ -159,7 +174,7 @@ static gboolean stage_att(P1 *c, int l, int stage, GError **err) {
         IrView mask = ir_all(ir, lw_rf_sub(ir, task, tag, "mask", R, R));
         IrView o = ir_all(ir, lw_rf_sub(ir, task, tag, "o", R, WL_HEAD_DIM));
         IrView m = ir_all(ir, lw_rf_sub(ir, task, tag, "m", R, 1)), z = ir_all(ir, lw_rf_sub(ir, task, tag, "z", R, 1));
-        lw_load(ir, task, q, "scratch", row, c->scr.q + h * WL_HEAD_DIM, c->d, c->base);
+        lw_load_mat(ir, task, q, "scratch", &qm, row, h * WL_HEAD_DIM, c->base);
         for (int j = 0; j <= i; j++) {
           lw_load(ir, task, ir_all(ir, kb), ksym, kv_row + j * R, 0, WL_HEAD_DIM, c->base);
           IrOp *op = ir_emit(ir, task, IR_MMA);
@@ -181,7 +196,7 @@ static gboolean stage_att(P1 *c, int l, int stage, GError **err) {
           op->b = ir_all(ir, vb), op->prov = c->base;
         }
         spacing(c, task);
-        lw_store(ir, task, o, "scratch", row, c->scr.att + h * WL_HEAD_DIM, c->d, c->base);
+        lw_store_mat(ir, task, o, "scratch", &om, row, h * WL_HEAD_DIM, c->base);
               }
   return TRUE;
 }
@@ -203,10 +218,12 @@ static gboolean stage_att_grouped(P1 *c, int l, int stage, GError **err) {
   int after, grp = next_group(c, done, &after);
   LwP1Attention at = {.layer = l, .stage = stage, .seqs = c->N / c->rows, .heads = c->H, .rows = c->rows,
                       .R = c->R, .group = g, .waves = c->pp->attn_waves, .qsym = "scratch", .osym = "scratch", .ksym = ksym,
-                      .vsym = vsym, .q_col = c->scr.q, .o_col = c->scr.att, .stride = c->d, .after = after,
+                      .vsym = vsym, .q_col = c->scr.q, .o_col = c->scr.att, .stride = c->d,
+                      .packed = c->packed, .after = after,
                       .grp = grp, .spacing = c->pp->store_spacing, .prov = c->base,
                       .group_prov = ir_prov(ir, "attention.query_tiles"), .spacing_prov = c->spacing_prov,
-                      .waves_prov = ir_prov(ir, "attention.waves")};
+                      .waves_prov = ir_prov(ir, "attention.waves"), .stagger = c->pp->attn_stagger,
+                      .stagger_prov = ir_prov(ir, "attention.stagger")};
   lw_p1_attention_stage(ir, &at);
   return TRUE;
 }
@@ -228,6 +245,7 @@ typedef struct ProjTail {
   P1 *c;
   const ProjStage *ps;
   int task, gelu, res;
+  gboolean no_res; /* the residual is added by the last K shard (chain_last) */
 } ProjTail;
 
 static void proj_tail(ProjTail *pt, int task, const char *tag, int tile, int c0, IrView acc) {
@@ -245,7 +263,7 @@ static void proj_tail(ProjTail *pt, int task, const char *tag, int tile, int c0,
     out = ir_all(ir, pt->gelu);
     lw_gelu(ir, task, acc, out, c->base);
   }
-  if (ps->res_sym) {
+  if (ps->res_sym && !pt->no_res) {
     if (pt->res < 0) pt->res = lw_rf_sub(ir, task, tag, "res", c->R, P);
     IrView r = ir_all(ir, pt->res);
     lw_load(ir, task, r, ps->res_sym, tile * c->R, ps->res_col + c0, c->d, c->base);
@@ -253,7 +271,9 @@ static void proj_tail(ProjTail *pt, int task, const char *tag, int tile, int c0,
     op->d = acc, op->a = acc, op->b = r, op->prov = c->base;
   }
   spacing(c, task);
-  lw_store(ir, task, out, ps->dst_sym, tile * c->R, ps->dst_col + c0, ps->gelu ? c->f : c->d, c->base);
+  LwMat m = mat(c, ps->dst_col, ps->gelu ? c->f : c->d);
+  if (strcmp(ps->dst_sym, "scratch") != 0) m.packed = FALSE; /* out: the ABI's */
+  lw_store_mat(ir, task, out, ps->dst_sym, &m, tile * c->R, c0, c->base);
 }
 
 static void tail_cb(void *ctx, int task, const char *tag, int tile, int c0, IrView acc) {
@@ -286,7 +306,7 @@ static gboolean stage_proj(P1 *c, int l, int stage, const ProjStage *ps, GError 
       LwSource src = {.sym = "scratch", .row = tile * c->R, .col = ps->a_col, .stride = ps->K, .prov = c->base};
       lw_project(ir, task, tag, &src, ps->K, wsym, ps->N, p * P, acc, ps->pj);
       lw_add_bias(ir, task, tag, acc, bsym, p * P, ps->pj->prov);
-      ProjTail pt = {c, ps, task, -1, -1};
+      ProjTail pt = {c, ps, task, -1, -1, FALSE};
       proj_tail(&pt, task, tag, tile, p * P, acc);
     }
   return TRUE;
@@ -294,14 +314,17 @@ static gboolean stage_proj(P1 *c, int l, int stage, const ProjStage *ps, GError 
 
 /* Resident weights (p1_resident.c): one owner task per (K shard, panel)
  * keeps its weights for every row tile.  K shards' partial sums go through
- * scratch buffers that are dead in the stage (h, q, att, h2, kv). */
-static gboolean stage_proj_resident(P1 *c, int l, int stage, const ProjStage *ps, GError **err) {
+ * scratch buffers that are dead in the stage (h, q, att, h2, kv).  The
+ * stage's description into *st (its finish: pt; part_col: P1_DEAD ints). */
+enum { P1_DEAD = 6 };
+static gboolean resident_desc(P1 *c, int l, int stage, const ProjStage *ps, LwP1Resident *st, ProjTail *pt,
+                              int *part_col, GError **err) {
   Ir *ir = c->ir;
   char mc[32];
   g_snprintf(mc, sizeof mc, "multicast.%s", sched_proj_name[ps->pj->proj]);
   /* the N x d buffers dead during wo and w2 (less wo's A, att) */
-  const int dead[] = {c->scr.h, c->scr.q, c->scr.att, c->scr.h2, c->scr.kv, c->scr.kv + c->N * c->d};
-  int part_col[G_N_ELEMENTS(dead)], nparts = 0;
+  const int dead[P1_DEAD] = {c->scr.h, c->scr.q, c->scr.att, c->scr.h2, c->scr.kv, c->scr.kv + c->N * c->d};
+  int nparts = 0;
   for (unsigned k = 0; k < G_N_ELEMENTS(dead); k++)
     if (dead[k] != ps->a_col) part_col[nparts++] = dead[k];
   int shards = c->pp->k_split[ps->pj->proj];
@@ -317,19 +340,69 @@ static gboolean stage_proj_resident(P1 *c, int l, int stage, const ProjStage *ps
   }
   g_autofree char *done = stage_event(ps->name, l);
   int after, grp = next_group(c, done, &after);
-  ProjTail pt = {c, ps, -1, -1, -1};
+  *pt = (ProjTail){c, ps, -1, -1, -1, FALSE};
   IrRole role = ir_role(ps->role);
   role.layer = l, role.proj = ps->pj->proj;
-  LwP1Resident st = {.name = sched_proj_name[ps->pj->proj], .layer = l, .stage = stage, .role = role,
+  *st = (LwP1Resident){.name = sched_proj_name[ps->pj->proj], .layer = l, .stage = stage, .role = role,
                      .pj = ps->pj, .K = ps->K, .N = ps->N, .shards = shards, .tiles = c->N / c->R,
                      .R = c->R, .extra = (ps->gelu != 0) + (ps->res_sym != NULL), .multicast = mcast,
-                     .a = {.sym = "scratch", .col = ps->a_col, .stride = ps->K, .prov = c->base},
+                     .a = {.sym = "scratch", .col = ps->a_col, .stride = ps->K, .prov = c->base,
+                           .packed = mat(c, ps->a_col, ps->K).packed},
                      .part_col = part_col, .part_stride = c->d, .after = after, .grp = grp,
-                     .finish = tail_cb, .ctx = &pt, .prov = ir_prov(ir, "weights"), .mc_prov = ir_prov(ir, mc)};
-  return lw_p1_resident_stage(ir, &c->res, &st, err);
+                     .finish = tail_cb, .ctx = pt, .prov = ir_prov(ir, "weights"), .mc_prov = ir_prov(ir, mc)};
+  if (c->pp->k_split_last[ps->pj->proj] && shards > 1 && mcast) { /* p1_resident.c: chain_last */
+    st->chain_last = TRUE;
+    if (ps->res_sym) {
+      st->res = (LwSource){.sym = ps->res_sym, .col = ps->res_col, .stride = c->d, .prov = c->base};
+      st->extra--;
+      pt->no_res = TRUE;
+    }
+  }
+  return TRUE;
+}
+
+static gboolean stage_proj_resident(P1 *c, int l, int stage, const ProjStage *ps, GError **err) {
+  LwP1Resident st;
+  ProjTail pt;
+  int part_col[P1_DEAD];
+  return resident_desc(c, l, stage, ps, &st, &pt, part_col, err) && lw_p1_resident_stage(c->ir, &c->res, &st, err);
+}
+
+/* handoff: rf (p1_handoff.c): W1 and W2 as one stage pair, GELU(h2 . W1)
+ * RF to RF from W1's owners into W2's. */
+static gboolean stage_ffn_rf(P1 *c, int l, int stage, const ProjStage *w1, const ProjStage *w2, GError **err) {
+  LwP1Resident s1, s2;
+  ProjTail t1, t2;
+  int part1[P1_DEAD], part2[P1_DEAD];
+  return resident_desc(c, l, stage, w1, &s1, &t1, part1, err) &&
+         resident_desc(c, l, stage + 1, w2, &s2, &t2, part2, err) &&
+         lw_p1_ffn_rf(c->ir, &c->res, &s1, &s2, ir_prov(c->ir, "handoff"), err);
 }
 
 typedef gboolean (*ProjFn)(P1 *c, int l, int stage, const ProjStage *ps, GError **err);
+
+/* layout: packed: a resident stage's A chunk (row_tile x k_chunk) must be
+ * one 32 x 32 block, one LD (or LD.mc) of one segment. */
+static gboolean packed_fits(P1 *c, GError **err) {
+  Ir *ir = c->ir;
+  if (c->R != LW_BLOCK) {
+    ir_error(ir, err, c->tile_prov, "layout: packed stores 32 x 32 blocks: row_tile must be 32, got %d", c->R);
+    return FALSE;
+  }
+  const LwProj *pj[] = {&c->qkv, &c->wo, &c->w1, &c->w2};
+  const int K[] = {c->d, c->d, c->d, c->f};
+  for (unsigned k = 0; k < G_N_ELEMENTS(pj); k++) {
+    int ks = K[k] / MAX(1, c->pp->k_split[pj[k]->proj]);
+    if (MIN(pj[k]->k_chunk, ks) != LW_BLOCK) {
+      char knob[32];
+      g_snprintf(knob, sizeof knob, "k_chunk.%s", sched_proj_name[pj[k]->proj]);
+      ir_error(ir, err, ir_prov(ir, knob), "layout: packed loads A in 32 x 32 blocks: k_chunk.%s must be 32, got %d",
+               sched_proj_name[pj[k]->proj], pj[k]->k_chunk);
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
 
 /* weights: resident: the tasks made since task t0 (a LayerNorm or attention
  * stage) go round robin to the WGs that the next resident stage `next` will
@@ -387,6 +460,8 @@ gboolean pass_lower_p1(Ir *ir, GError **err) {
    * (WGs / 2) rows that stream them in 4 pieces: all WGs loading their rows
    * at once, then storing them at once, passed 20 W */
   gboolean resident = pp->weights == WEIGHTS_RESIDENT;
+  c.packed = pp->layout == LAYOUT_PACKED;
+  if (c.packed && !packed_fits(&c, err)) return FALSE;
   ProjFn proj = resident ? stage_proj_resident : stage_proj;
   gboolean (*att)(P1 *, int, int, GError **) = pp->attn_query_tiles > 1 ? stage_att_grouped : stage_att;
   int wgs = (pp->sms_used > 0 ? pp->sms_used : ir->hw.sms) * ir->hw.wgs_per_sm;
@@ -420,8 +495,12 @@ gboolean pass_lower_p1(Ir *ir, GError **err) {
     stage_ln(&c, l, s0 + 4, "ln2", "scratch", c.scr.x1, c.scr.h2);
     keep_clear(&c, t0, &w1);
     if (!budget(&c, l, 5, err)) return FALSE;
-    if (!proj(&c, l, s0 + 5, &w1, err) || !budget(&c, l, 6, err)) return FALSE;
-    if (!proj(&c, l, s0 + 6, &w2, err) || !budget(&c, l, 7, err)) return FALSE;
+    if (resident && pp->handoff == HANDOFF_RF) { /* p1_handoff.c */
+      if (!stage_ffn_rf(&c, l, s0 + 5, &w1, &w2, err) || !budget(&c, l, 7, err)) return FALSE;
+    } else {
+      if (!proj(&c, l, s0 + 5, &w1, err) || !budget(&c, l, 6, err)) return FALSE;
+      if (!proj(&c, l, s0 + 6, &w2, err) || !budget(&c, l, 7, err)) return FALSE;
+    }
     if (!lw_budget_units(ir, err, l + 1, pb->layers, "layer", ir_prov(ir, "problem.layers"),
                          "layers"))
       return FALSE;

@@ -100,6 +100,7 @@ static void causal_mask(Ir *ir, int task, IrView mask, IrProv pv) {
 void lw_p1_attention_stage(Ir *ir, const LwP1Attention *at) {
   int R = at->R, T = at->rows / R, g = at->group, G = T / g, B = key_block(ir, R, at->rows, g);
   IrProv pv = at->prov;
+  LwMat qm = {at->q_col, at->stride, at->packed}, om = {at->o_col, at->stride, at->packed};
   g_autofree char *go = g_strdup_printf("l%d_att_go", at->layer);
   for (int seq = 0; seq < at->seqs; seq++)
     for (int h = 0; h < at->heads; h++)
@@ -118,6 +119,10 @@ void lw_p1_attention_stage(Ir *ir, const LwP1Attention *at) {
         int wave = n * at->waves / ntasks, before = 0;
         for (int x = 0; x < ntasks; x++) before += x * at->waves / ntasks < wave;
         if (before > 0) lw_wait(ir, task, go, before, at->waves_prov);
+        /* attention.stagger: the tasks of a wave start `stagger` cycles
+         * apart, before their first load (their first key blocks and q
+         * tiles, all at once, make the stage's start its hottest window) */
+        if (at->stagger > 0 && n > before) lw_waitt(ir, task, (int64_t)(n - before) * at->stagger, at->stagger_prov);
         Tile tl[8];
         int nt = 0, keys = 0, kv_row = (seq * at->heads + h) * at->rows;
         for (int i = 0; i < T; i++) {
@@ -158,15 +163,14 @@ void lw_p1_attention_stage(Ir *ir, const LwP1Attention *at) {
           int b = MIN(B, keys - k0);
           IrView kv = ir_win(kb[j % 2].t, 0, b, 0, WL_HEAD_DIM), vv = ir_win(vb[j % 2].t, 0, b, 0, WL_HEAD_DIM);
           if (j == 0) {
-            lw_load(ir, task, tl[0].q, at->qsym, seq * at->rows + tl[0].i * R, at->q_col + h * WL_HEAD_DIM,
-                    at->stride, pv);
+            lw_load_mat(ir, task, tl[0].q, at->qsym, &qm, seq * at->rows + tl[0].i * R, h * WL_HEAD_DIM, pv);
             lw_load(ir, task, kv, at->ksym, kv_row, 0, WL_HEAD_DIM, pv);
             lw_load(ir, task, vv, at->vsym, kv_row, 0, WL_HEAD_DIM, pv);
           }
           for (int q = 0; q < nt; q++) {
             if (j == 0 && q + 1 < nt)
-              lw_load(ir, task, tl[q + 1].q, at->qsym, seq * at->rows + tl[q + 1].i * R,
-                      at->q_col + h * WL_HEAD_DIM, at->stride, pv);
+              lw_load_mat(ir, task, tl[q + 1].q, at->qsym, &qm, seq * at->rows + tl[q + 1].i * R,
+                          h * WL_HEAD_DIM, pv);
             if (tl[q].n > k0) tile_block(ir, task, &tl[q], kv, vv, s, mask, k0, pv);
             if (q == 0 && k0 + B < keys) { /* the next block, once this one is in use */
               int nb = MIN(B, keys - k0 - B);
@@ -183,7 +187,7 @@ void lw_p1_attention_stage(Ir *ir, const LwP1Attention *at) {
           lw_opi(ir, task, IR_SRECIP, t->z, t->z, 0, pv);
           lw_op(ir, task, IR_VMUL, t->o, t->o, t->z, pv);
           lw_waitt(ir, task, at->spacing, at->spacing_prov);
-          lw_store(ir, task, t->o, at->osym, seq * at->rows + t->i * R, at->o_col + h * WL_HEAD_DIM, at->stride, pv);
+          lw_store_mat(ir, task, t->o, at->osym, &om, seq * at->rows + t->i * R, h * WL_HEAD_DIM, pv);
         }
       }
 }

@@ -30,7 +30,21 @@
  * waiting for.  K shards (k_split) are summed by a chain through scratch:
  * shard S-1 stores its partial of the tile, shard s adds the stored sum of
  * shards > s to its own and stores that, shard 0 adds it and finishes
- * (events l<L>_<proj>_p<P>_sum<s>, one per panel and shard). */
+ * (events l<L>_<proj>_p<P>_sum<s>, one per panel and shard); with
+ * multicast each sum goes RF to RF into the next shard's part buffer.
+ *
+ * Variants (LwP1Resident):
+ * - chain_last (k_split_last.PROJ): the last shard starts the chain with the
+ *   bias and the residual, which it keeps and loads, and shard s releases
+ *   its deferred epilogue only from chunk (S-1-s)*nk/S of the next tile on,
+ *   after the shard above has sent its sum;
+ * - from = LW_P1_FROM_OWNERS: no issuer tasks, the owners issue the LD.mc
+ *   of the chunks in turn (p1_handoff.c's W1, which leaves no WG spare);
+ * - from = LW_P1_FROM_STAGE: no issuers, another stage's owners put the
+ *   chunks into the buffers (lw_p1_resident_feed: p1_handoff.c's W2);
+ * - post: the owner hands tile t off after chunk post_at of tile t+2, with
+ *   three accumulators (p1_handoff.c's W1);
+ * - open / build / close: stages built together (p1_handoff.c). */
 #include "lower.h"
 
 #include <stdarg.h>
@@ -46,14 +60,34 @@ enum { LW_P1R_BUFFERS = 4, LW_P1R_ISSUERS = 4 };
 enum { LW_P1R_FIRST_GAP = 800 };
 
 /* A stage being built: its shape and the tensors of each owner o = s*np+p. */
-typedef struct Res {
+typedef struct LwP1Res {
   Ir *ir;
   const LwP1Resident *st;
   int P, np, S, KS, R, kc, nk, total, nb, ni;
+  int base;                                /* the first owner's place in the WG order */
+  int nacc;                                /* accumulators per owner: 2, 3 with st->post */
+  int bshard;                              /* the K shard that adds the bias */
+  int64_t after_n;                         /* LW_P1_FROM_OWNERS: st->after's count */
+  gboolean prev_stage;                     /* a multicast stage before (LwP1State) */
+  int prev_after;
   int *task, *buf, *w, *bias, *acc, *pbuf; /* per owner (buf: nb each, acc: 2) */
+  int *res;                                /* chain_last: the last shard's residual */
   int *full, *freed;                       /* event of buffer b of shard s: [s*nb + b] */
   char *wsym, *bsym;
 } Res;
+
+/* The count of group g's family event once g has completed: its tasks
+ * and those of the family's earlier groups (as pass_sync counts it). */
+static int64_t group_need(const Ir *ir, int g) {
+  const IrGroup *grp = g_ptr_array_index(ir->groups, g);
+  int64_t n = 0;
+  for (guint k = 0; k < ir->tasks->len; k++) {
+    int sg = ir_task_at(ir, (int)k)->signals;
+    if (sg >= 0 && sg <= g && strcmp(((const IrGroup *)g_ptr_array_index(ir->groups, sg))->event, grp->event) == 0)
+      n++;
+  }
+  return n;
+}
 
 /* An event of shard s: "l0_w1_k0_full2". */
 static char *shard_event(const Res *r, int s, const char *what, int i) {
@@ -99,20 +133,32 @@ static void knob_error(Ir *ir, GError **err, const char *group, const char *name
   ir_error(ir, err, ir_prov(ir, knob), "weights: resident: %s", msg);
 }
 
+/* Do an owner of shard s's tensors fit its WG with nb A buffers?  Every
+ * owner keeps w, its accumulators and the finish's R x P tensors (shard
+ * 0); the shard that adds the bias keeps it (and, chain_last, the
+ * residual); shards below the last the partial sum of the shards above. */
+static gboolean shard_fits(const Res *r, int s, int nb) {
+  const LwP1Resident *st = r->st;
+  int shape[5 + LW_P1R_BUFFERS + 4][2], n = 0;
+  shape[n][0] = r->KS, shape[n++][1] = r->P; /* w */
+  if (s == r->bshard) shape[n][0] = 1, shape[n++][1] = r->P; /* bias */
+  if (s == r->bshard && s > 0 && st->res.sym) shape[n][0] = r->R, shape[n++][1] = r->P; /* res */
+  for (int b = 0; b < nb; b++) shape[n][0] = r->R, shape[n++][1] = r->kc;
+  int rp = r->nacc + (s == 0 ? st->extra : 0) + (s < r->S - 1);
+  for (int k = 0; k < rp; k++) shape[n][0] = r->R, shape[n++][1] = r->P;
+  return lw_attention_fits(r->ir, (const int(*)[2])shape, n, r->ir->hw.vl);
+}
+
 /* The A buffers an owner can have: the most, up to LW_P1R_BUFFERS (at
  * least 2, so that a chunk lands while the previous one is multiplied),
- * beside what it keeps live at once: w, bias, two accumulators, the partial
- * sum of the shard above and the finish's R x P tensors; 0 with an error at
- * the panel knob when not even 2 fit its WG's RF. */
+ * beside what it keeps live at once (shard_fits, on every shard); 0 with
+ * an error at the panel knob when not even 2 fit its WG's RF. */
 static int buffers(Res *r, GError **err) {
   const LwP1Resident *st = r->st;
   for (int nb = MIN(LW_P1R_BUFFERS, MAX(2, r->total)); nb >= 2; nb--) {
-    int shape[5 + LW_P1R_BUFFERS + 4][2], n = 0;
-    shape[n][0] = r->KS, shape[n++][1] = r->P; /* w */
-    shape[n][0] = 1, shape[n++][1] = r->P;     /* bias */
-    for (int b = 0; b < nb; b++) shape[n][0] = r->R, shape[n++][1] = r->kc;
-    for (int k = 0; k < 2 + st->extra + (r->S > 1); k++) shape[n][0] = r->R, shape[n++][1] = r->P;
-    if (lw_attention_fits(r->ir, (const int(*)[2])shape, n, r->ir->hw.vl)) return nb;
+    gboolean all = TRUE;
+    for (int s = 0; s < r->S && all; s++) all = shard_fits(r, s, nb);
+    if (all) return nb;
   }
   knob_error(r->ir, err, "panels", st->name,
              "a %s panel shard is %d x %d = %d KiB and, with 2 buffers of %d x %d for A and the "
@@ -127,12 +173,13 @@ static int buffers(Res *r, GError **err) {
  * t*R.., the shard's columns. */
 static void load_chunk(const Res *r, int task, IrView buf, int s, int c, IrProv prov) {
   int t = c / r->nk, k = c % r->nk;
-  lw_load(r->ir, task, buf, r->st->a.sym, t * r->R, r->st->a.col + s * r->KS + k * r->kc, r->st->a.stride,
-          prov);
+  const LwSource *a = &r->st->a;
+  LwMat m = {a->col, a->stride, a->packed};
+  lw_load_mat(r->ir, task, buf, a->sym, &m, t * r->R, s * r->KS + k * r->kc, prov); /* one LD: one block */
 }
 
 /* The tensors of every owner; its task pinned to the WG after the cursor. */
-static void make_owners(Res *r, const GArray *order, const LwP1State *state) {
+static void make_owners(Res *r, const GArray *order) {
   const LwP1Resident *st = r->st;
   Ir *ir = r->ir;
   for (int s = 0; s < r->S; s++)
@@ -143,26 +190,48 @@ static void make_owners(Res *r, const GArray *order, const LwP1State *state) {
       IrRole role = st->role;
       role.panel = p, role.kshard = s;
       int t = r->task[o] = lw_task(ir, tag, st->stage, st->pj->prov, role);
-      ir_task_at(ir, t)->pin = g_array_index(order, int, (state->cursor + o) % order->len);
+      ir_task_at(ir, t)->pin = g_array_index(order, int, (r->base + o) % order->len);
       /* with multicast an owner reads the stage's input only after a WAIT
        * for a chunk, which its issuer loaded after the previous stage: it
        * need not wait for that stage, only for the start of the previous
        * resident one, during which it loads its weights (paced: owner());
        * the first one's owners start at once */
-      int dep = !st->multicast ? st->after : state->prev_stage[0] ? state->prev_after : -1;
+      int dep = !st->multicast ? st->after : r->prev_stage ? r->prev_after : -1;
       if (dep >= 0) ir_task_waits(ir, t, dep);
       ir_task_signals(ir, t, st->grp);
       r->w[o] = lw_rf_sub(ir, t, tag, "w", r->KS, r->P);
-      r->bias[o] = s == 0 ? lw_rf_sub(ir, t, tag, "bias", 1, r->P) : -1;
+      r->bias[o] = s == r->bshard ? lw_rf_sub(ir, t, tag, "bias", 1, r->P) : -1;
+      r->res[o] = s == r->bshard && s > 0 && st->res.sym ? lw_rf_sub(ir, t, tag, "res", r->R, r->P) : -1;
       for (int b = 0; b < r->nb; b++) { /* named alike on every owner: LD.mc targets */
         char what[8];
         g_snprintf(what, sizeof what, "a%d", b);
         r->buf[o * r->nb + b] = lw_rf_sub(ir, t, shard, what, r->R, r->kc);
       }
-      r->acc[2 * o] = lw_rf_sub(ir, t, tag, "acc0", r->R, r->P);
-      r->acc[2 * o + 1] = lw_rf_sub(ir, t, tag, "acc1", r->R, r->P);
+      for (int a = 0; a < r->nacc; a++) {
+        char what[8];
+        g_snprintf(what, sizeof what, "acc%d", a);
+        r->acc[r->nacc * o + a] = lw_rf_sub(ir, t, tag, what, r->R, r->P);
+      }
       r->pbuf[o] = s < r->S - 1 ? lw_rf_sub(ir, t, tag, "part", r->R, r->P) : -1;
     }
+}
+
+/* In task `me`: wait until every owner of shard s is done with the chunk
+ * that buffer c % nb held before, LD.mc chunk c into that buffer of each,
+ * SIG it full (once the LD.mc has completed). */
+static void issue_chunk(Res *r, int me, int s, int c) {
+  const LwP1Resident *st = r->st;
+  Ir *ir = r->ir;
+  int b = c % r->nb, o0 = s * r->np;
+  if (c >= r->nb) wait_ev(ir, me, r->freed[s * r->nb + b], (int64_t)r->np * (c / r->nb), st->mc_prov);
+  load_chunk(r, me, ir_all(ir, r->buf[o0 * r->nb + b]), s, c, st->mc_prov);
+  GArray *ops = ir_task_at(ir, me)->ops;
+  IrOp *op = &g_array_index(ops, IrOp, ops->len - 1);
+  op->mods |= IR_MOD_MC;
+  op->ntargets = r->np;
+  op->targets = g_new(int, r->np);
+  for (int q = 0; q < r->np; q++) op->targets[q] = r->buf[(o0 + q) * r->nb + b];
+  sig_ev(ir, me, r->full[s * r->nb + b], st->mc_prov);
 }
 
 /* Issuer i of shard s: chunks i, i+ni, ... into every owner's buffers. */
@@ -178,18 +247,7 @@ static void issuer(Res *r, int s, int i, int wg) {
   if (st->after >= 0) ir_task_waits(ir, me, st->after);
   ir_task_signals(ir, me, st->grp);
   lw_wait(ir, me, ready, r->np, st->mc_prov);
-  for (int c = i; c < r->total; c += r->ni) {
-    int b = c % r->nb, o0 = s * r->np;
-    if (c >= r->nb) wait_ev(ir, me, r->freed[s * r->nb + b], (int64_t)r->np * (c / r->nb), st->mc_prov);
-    load_chunk(r, me, ir_all(ir, r->buf[o0 * r->nb + b]), s, c, st->mc_prov);
-    GArray *ops = ir_task_at(ir, me)->ops;
-    IrOp *op = &g_array_index(ops, IrOp, ops->len - 1);
-    op->mods |= IR_MOD_MC;
-    op->ntargets = r->np;
-    op->targets = g_new(int, r->np);
-    for (int q = 0; q < r->np; q++) op->targets[q] = r->buf[(o0 + q) * r->nb + b];
-    sig_ev(ir, me, r->full[s * r->nb + b], st->mc_prov);
-  }
+  for (int c = i; c < r->total; c += r->ni) issue_chunk(r, me, s, c);
 }
 
 /* Does op touch RF tensor t (any view)? */
@@ -235,6 +293,16 @@ static void epilogue(Res *r, int o, int t, IrView av) {
   int s = o / r->np, p = o % r->np, me = r->task[o];
   gboolean mc = st->multicast;
   g_autofree char *tag = g_strdup_printf("l%d.%s.k%d.p%d", st->layer, st->name, s, p);
+  if (s == r->bshard && s > 0) { /* the last shard starts the sum with the bias (and residual) */
+    IrOp *op = ir_emit(ir, me, IR_VADD);
+    op->d = av, op->a = av, op->b = ir_all(ir, r->bias[o]), op->prov = st->prov;
+    if (r->res[o] >= 0) {
+      IrView rv = ir_all(ir, r->res[o]);
+      lw_load(ir, me, rv, st->res.sym, t * r->R, st->res.col + p * r->P, st->res.stride, st->res.prov);
+      op = ir_emit(ir, me, IR_VADD);
+      op->d = av, op->a = av, op->b = rv, op->prov = st->res.prov;
+    }
+  }
   if (s < r->S - 1) { /* add what shards > s have summed */
     g_autofree char *above = g_strdup_printf("l%d_%s_p%d_sum%d", st->layer, st->name, p, s + 1);
     IrView pv = ir_all(ir, r->pbuf[o]);
@@ -265,9 +333,17 @@ static void epilogue(Res *r, int o, int t, IrView av) {
     lw_sig(ir, me, mine, st->prov);
     return;
   }
-  IrOp *op = ir_emit(ir, me, IR_VADD);
-  op->d = av, op->a = av, op->b = ir_all(ir, r->bias[o]), op->prov = st->prov;
+  if (r->bshard == 0) {
+    IrOp *op = ir_emit(ir, me, IR_VADD);
+    op->d = av, op->a = av, op->b = ir_all(ir, r->bias[o]), op->prov = st->prov;
+  }
   st->finish(st->ctx, me, tag, t, p * r->P, av);
+}
+
+/* Owner o's hand-off of tile t (st->post), its finished accumulator. */
+static void post_tile(Res *r, int o, const char *tag, int t) {
+  const LwP1Resident *st = r->st;
+  st->post(st->ctx, r->task[o], tag, t, (o % r->np) * r->P, ir_all(r->ir, r->acc[r->nacc * o + t % r->nacc]));
 }
 
 /* Owner o's program.  Weight piece k of owner o (of n) waits until the
@@ -283,6 +359,18 @@ static void owner(Res *r, int o, const LwP1State *state) {
   int s = o / r->np, p = o % r->np, me = r->task[o];
   gboolean mc = st->multicast;
   gboolean paced = st->multicast && state->prev_stage[0];
+  /* LW_P1_FROM_OWNERS: owner p of the shard issues the chunks c = p mod np,
+   * right after its own MMA of chunk c - L, L = nb - 1: the buffer c takes
+   * held chunk c - nb, which the issuer is done with; the others may be at
+   * most one chunk behind it before it waits */
+  gboolean self = mc && st->from == LW_P1_FROM_OWNERS;
+  /* chain_last: shard s's part of the sum after the shards above have sent theirs */
+  int from = r->bshard > 0 ? (r->S - 1 - s) * r->nk / r->S : 0;
+  int L = r->nb - 1;
+  /* st->post: tile t's hand-off after chunk `at` of tile t+2 (its epilogue
+   * is done by then, and acc[t % 3] still holds it) */
+  gboolean post = st->post && s == 0;
+  int at = post ? st->post_at(st->ctx, p * r->P, r->nk) : 0;
   for (int k = 0; k < r->nk; k++) {
     if (paced) { /* owner o's pieces between the others': no bursts */
       int n = r->np * r->S, c = (int)((int64_t)(k * n + o) * state->prev_total / (r->nk * n));
@@ -298,11 +386,20 @@ static void owner(Res *r, int o, const LwP1State *state) {
   if (mc) {
     g_autofree char *ready = shard_event(r, s, "ready", -1);
     lw_sig(ir, me, ready, st->mc_prov);
+    if (self) { /* every owner has started (its buffers may be written), A is complete */
+      lw_wait(ir, me, ready, r->np, st->mc_prov);
+      if (st->after >= 0) {
+        const IrGroup *g = g_ptr_array_index(ir->groups, st->after);
+        lw_wait(ir, me, g->event, r->after_n, st->mc_prov);
+      }
+      for (int c = p; c < MIN(L, r->total); c += r->np) issue_chunk(r, me, s, c);
+    }
   }
+  g_autofree char *tag = g_strdup_printf("l%d.%s.k%d.p%d", st->layer, st->name, s, p);
   g_autoptr(GArray) held = g_array_new(FALSE, FALSE, sizeof(IrOp));
   for (int c = 0; c < r->total; c++) {
     int t = c / r->nk, k = c % r->nk, b = c % r->nb;
-    IrView a = ir_all(ir, r->buf[o * r->nb + b]), av = ir_all(ir, r->acc[2 * o + t % 2]);
+    IrView a = ir_all(ir, r->buf[o * r->nb + b]), av = ir_all(ir, r->acc[r->nacc * o + t % r->nacc]);
     if (mc)
       wait_ev(ir, me, r->full[s * r->nb + b], c / r->nb + 1, st->mc_prov);
     else
@@ -311,8 +408,10 @@ static void owner(Res *r, int o, const LwP1State *state) {
     op->mods = k == 0 ? IR_MOD_Z : 0, op->d = av, op->a = a;
     op->b = ir_win(r->w[o], k * r->kc, r->kc, 0, r->P), op->prov = st->pj->kprov;
     if (mc) sig_ev(ir, me, r->freed[s * r->nb + b], st->mc_prov);
+    if (self && c + L < r->total && (c + L) % r->np == p) issue_chunk(r, me, s, c + L);
+    if (post && t >= 2 && k == at) post_tile(r, o, tag, t - 2);
     /* spread the previous tile's epilogue over this tile's chunks */
-    release(ir, me, held, (held->len + (guint)(r->nk - k) - 1) / (guint)(r->nk - k));
+    if (k >= from) release(ir, me, held, (held->len + (guint)(r->nk - k) - 1) / (guint)(r->nk - k));
     if (k < r->nk - 1) continue;
     release(ir, me, held, held->len);
     guint n = ir_task_at(ir, me)->ops->len;
@@ -320,63 +419,129 @@ static void owner(Res *r, int o, const LwP1State *state) {
     hold_tail(ir, me, n, held);
   }
   release(ir, me, held, held->len);
+  for (int t = MAX(0, st->tiles - 2); post && t < st->tiles; t++) post_tile(r, o, tag, t);
 }
 
-gboolean lw_p1_resident_stage(Ir *ir, LwP1State *state, const LwP1Resident *st, GError **err) {
-  Res r = {.ir = ir, .st = st, .P = st->pj->panel, .S = st->shards, .R = st->R};
-  r.np = st->N / r.P;
-  r.KS = st->K / r.S;
-  r.kc = MIN(st->pj->k_chunk, r.KS);
-  if (r.KS % r.kc != 0) {
+static void res_free(Res *r) {
+  g_free(r->res), g_free(r->task), g_free(r->buf), g_free(r->w), g_free(r->bias), g_free(r->acc), g_free(r->pbuf);
+  g_free(r->wsym), g_free(r->bsym), g_free(r->full), g_free(r->freed);
+  g_free(r);
+}
+
+LwP1Res *lw_p1_resident_open(Ir *ir, const LwP1State *state, const LwP1Resident *st, int skip, GError **err) {
+  Res *r = g_new0(Res, 1);
+  *r = (Res){.ir = ir, .st = st, .P = st->pj->panel, .S = st->shards, .R = st->R};
+  r->np = st->N / r->P;
+  r->KS = st->K / r->S;
+  r->kc = MIN(st->pj->k_chunk, r->KS);
+  r->nacc = st->post ? 3 : 2;
+  r->bshard = st->chain_last && st->multicast ? r->S - 1 : 0;
+  if (r->KS % r->kc != 0) {
     knob_error(ir, err, "k_chunk", st->name, "k_chunk.%s=%d does not divide a K shard of %d rows (K=%d / k_split %d)",
-               st->name, st->pj->k_chunk, r.KS, st->K, r.S);
-    return FALSE;
+               st->name, st->pj->k_chunk, r->KS, st->K, r->S);
+    g_free(r);
+    return NULL;
   }
-  r.nk = r.KS / r.kc;
-  r.total = st->tiles * r.nk;
-  if ((r.nb = buffers(&r, err)) == 0) return FALSE;
+  r->nk = r->KS / r->kc;
+  r->total = st->tiles * r->nk;
+  if ((r->nb = buffers(r, err)) == 0) {
+    g_free(r);
+    return NULL;
+  }
   g_autoptr(GArray) order = wg_order(ir);
-  int owners = r.np * r.S, spare = (int)order->len - owners;
+  int owners = r->np * r->S, spare = (int)order->len - skip - owners;
   if (spare < 0) {
-    knob_error(ir, err, "panels", st->name,
-               "%s has %d panels x %d K shards = %d owners, but the SMs used have %u WGs: widen "
-               "the panel or use more SMs",
-               st->name, r.np, r.S, owners, order->len);
-    return FALSE;
+    if (skip)
+      knob_error(ir, err, "panels", st->name,
+                 "%s has %d panels x %d K shards = %d owners, but the SMs used have %u WGs and the stage "
+                 "it runs with takes %d of them: widen the panel or use more SMs",
+                 st->name, r->np, r->S, owners, order->len, skip);
+    else
+      knob_error(ir, err, "panels", st->name,
+                 "%s has %d panels x %d K shards = %d owners, but the SMs used have %u WGs: widen "
+                 "the panel or use more SMs",
+                 st->name, r->np, r->S, owners, order->len);
+    g_free(r);
+    return NULL;
   }
-  r.ni = st->multicast ? MIN(LW_P1R_ISSUERS, spare / r.S) : 0;
-  if (st->multicast && r.ni < 1) {
+  r->ni = st->multicast && st->from == LW_P1_FROM_ISSUERS ? MIN(LW_P1R_ISSUERS, spare / r->S) : 0;
+  if (st->multicast && st->from == LW_P1_FROM_ISSUERS && r->ni < 1) {
     knob_error(ir, err, "multicast", st->name,
                "multicast.%s needs a WG per K shard besides the %d owners to issue the loads, but "
                "the SMs used have %u WGs: use more SMs, wider panels or no multicast",
                st->name, owners, order->len);
-    return FALSE;
+    g_free(r);
+    return NULL;
   }
-  r.wsym = lw_weight_sym(st->pj->proj, st->layer);
-  r.bsym = lw_bias_sym(st->pj->proj, st->layer);
-  r.task = g_new(int, owners);
-  r.buf = g_new(int, (gsize)owners * r.nb);
-  r.w = g_new(int, owners), r.bias = g_new(int, owners), r.acc = g_new(int, 2 * owners);
-  r.pbuf = g_new(int, owners);
-  r.full = g_new(int, r.S * r.nb), r.freed = g_new(int, r.S * r.nb);
-  for (int s = 0; s < r.S; s++)
-    for (int b = 0; b < r.nb; b++) {
-      g_autofree char *full = shard_event(&r, s, "full", b), *freed = shard_event(&r, s, "free", b);
-      r.full[s * r.nb + b] = ir_event(ir, full), r.freed[s * r.nb + b] = ir_event(ir, freed);
+  r->base = state->cursor + skip;
+  r->prev_stage = state->prev_stage[0] != '\0';
+  r->prev_after = state->prev_after;
+  r->after_n = st->from == LW_P1_FROM_OWNERS && st->after >= 0 ? group_need(ir, st->after) : 0;
+  r->wsym = lw_weight_sym(st->pj->proj, st->layer);
+  r->bsym = lw_bias_sym(st->pj->proj, st->layer);
+  r->task = g_new(int, owners);
+  r->buf = g_new(int, (gsize)owners * r->nb);
+  r->w = g_new(int, owners), r->bias = g_new(int, owners), r->acc = g_new(int, r->nacc * owners);
+  r->pbuf = g_new(int, owners);
+  r->res = g_new(int, owners);
+  r->full = g_new(int, r->S * r->nb), r->freed = g_new(int, r->S * r->nb);
+  for (int s = 0; s < r->S; s++)
+    for (int b = 0; b < r->nb; b++) {
+      g_autofree char *full = shard_event(r, s, "full", b), *freed = shard_event(r, s, "free", b);
+      r->full[s * r->nb + b] = ir_event(ir, full), r->freed[s * r->nb + b] = ir_event(ir, freed);
     }
-  make_owners(&r, order, state);
-  for (int o = 0; o < owners; o++) owner(&r, o, state);
-  for (int s = 0; s < r.S; s++)
-    for (int i = 0; i < r.ni; i++)
-      issuer(&r, s, i, g_array_index(order, int, (state->cursor + owners + s * r.ni + i) % order->len));
-  state->cursor = (state->cursor + owners + r.S * r.ni) % (int)order->len;
+  make_owners(r, order);
+  return r;
+}
+
+void lw_p1_resident_build(LwP1Res *r, const LwP1State *state) {
+  int owners = r->np * r->S;
+  g_autoptr(GArray) order = wg_order(r->ir);
+  for (int o = 0; o < owners; o++) owner(r, o, state);
+  for (int s = 0; s < r->S; s++)
+    for (int i = 0; i < r->ni; i++)
+      issuer(r, s, i, g_array_index(order, int, (r->base + owners + s * r->ni + i) % order->len));
+}
+
+int lw_p1_resident_wgs(const LwP1Res *r) { return r->np * r->S + r->S * r->ni; }
+
+void lw_p1_resident_close(LwP1Res *r, LwP1State *state) {
+  const LwP1Resident *st = r->st;
+  g_autoptr(GArray) order = wg_order(r->ir);
+  state->cursor = (state->cursor + lw_p1_resident_wgs(r)) % (int)order->len;
   state->prev_stage[0] = '\0';
   if (st->multicast) {
     g_snprintf(state->prev_stage, sizeof state->prev_stage, "l%d_%s_k0", st->layer, st->name);
-    state->prev_nb = r.nb, state->prev_total = r.total, state->prev_after = st->after;
+    state->prev_nb = r->nb, state->prev_total = r->total, state->prev_after = st->after;
   }
-  g_free(r.task), g_free(r.buf), g_free(r.w), g_free(r.bias), g_free(r.acc), g_free(r.pbuf);
-  g_free(r.wsym), g_free(r.bsym), g_free(r.full), g_free(r.freed);
+  res_free(r);
+}
+
+int lw_p1_resident_chunk(const LwP1Res *r, int col, int *nk) {
+  *nk = r->nk;
+  return (col % r->KS) / r->kc;
+}
+
+void lw_p1_resident_feed(Ir *ir, const LwP1Res *r, int task, int tile, int col, IrView v, IrProv prov) {
+  int s = col / r->KS, k = (col % r->KS) / r->kc, c = tile * r->nk + k, b = c % r->nb, o0 = s * r->np;
+  if (c < r->nb) { /* the first round: once the owners have started */
+    g_autofree char *ready = shard_event(r, s, "ready", -1);
+    lw_wait(ir, task, ready, r->np, prov);
+  } else {
+    wait_ev(ir, task, r->freed[s * r->nb + b], (int64_t)r->np * (c / r->nb), prov);
+  }
+  for (int q = 0; q < r->np; q++) {
+    IrOp *op = ir_emit(ir, task, IR_ST);
+    op->a = v, op->mem = ir_all(ir, r->buf[(o0 + q) * r->nb + b]), op->prov = prov;
+  }
+  sig_ev(ir, task, r->full[s * r->nb + b], prov);
+}
+
+gboolean lw_p1_resident_stage(Ir *ir, LwP1State *state, const LwP1Resident *st, GError **err) {
+  LwP1Res *r = lw_p1_resident_open(ir, state, st, 0, err);
+  if (!r) return FALSE;
+  lw_p1_resident_build(r, state);
+  lw_p1_resident_close(r, state);
   return TRUE;
 }
 

@@ -51,6 +51,7 @@ static void renumber_events(Ir *ir) {
       op->event = map[op->event];
     }
   }
+  ir_events_changed(ir);
   g_ptr_array_free(ir->events, TRUE);
   ir->events = order;
 }

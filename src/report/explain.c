@@ -146,6 +146,14 @@ static void cap_compute(Cap *c, const Machine *hw, const Schedule *s, const Ir *
   c->wg = ir ? wg_caps(ir) : NULL;
 }
 
+void explain_rf(const Machine *hw, const Schedule *s, ExplainRf *out) {
+  Cap c = {0};
+  cap_compute(&c, hw, s, NULL);
+  *out = (ExplainRf){.rf = c.rf, .temp = c.temp, .history = c.history_bytes, .left = c.left,
+                     .weights = c.weights, .short_bytes = MAX(c.weights - c.left, 0),
+                     .fits = c.left >= c.weights};
+}
+
 /* "0.75 MiB", "48 KiB", "100 B": the largest unit that keeps it readable. */
 static char *size(int64_t b) {
   int64_t a = b < 0 ? -b : b;

@@ -73,11 +73,16 @@ typedef struct Lines {
   int64_t lines, bytes;
 } Lines;
 
+/* Lines first..last go round the channels: each channel gets n / nch of
+ * them and the rem = n % nch channels from first's on get one more, counted
+ * per channel rather than per line (tcc-census evaluates thousands of
+ * machines). */
 static void add_range(Lines *l, uint64_t addr, uint64_t len) {
-  for (uint64_t a = addr / HBM_LINE; a <= (addr + len - 1) / HBM_LINE; a++) {
-    l->chan[a % (uint64_t)l->nch]++;
-    l->lines++;
-  }
+  uint64_t first = addr / HBM_LINE, n = (addr + len - 1) / HBM_LINE - first + 1;
+  uint64_t nch = (uint64_t)l->nch, each = n / nch, rem = n % nch;
+  for (uint64_t c = 0; c < nch; c++) l->chan[c] += (int64_t)each;
+  for (uint64_t k = 0; k < rem; k++) l->chan[(first + k) % nch]++;
+  l->lines += (int64_t)n;
   l->bytes += (int64_t)len;
 }
 

@@ -5,7 +5,7 @@
 #include "bounds.h"
 #include "sim.h"
 
-static char *hw_hash(const Program *p) {
+char *sim_hardware_sha256(const Program *p) {
   g_autofree char *canon = sim_machine_canonical(&p->hw);
   return g_compute_checksum_for_string(G_CHECKSUM_SHA256, canon, -1);
 }
@@ -56,7 +56,7 @@ static void bound_lines(GString *g, const Program *p, const SimResult *r) {
 static void text_report(GString *g, const Program *p, const SimResult *r, const ReportOptions *ro) {
   g_autofree char *prob = wl_problem_canonical(&p->prob);
   g_autofree char *mach = sim_machine_canonical(&p->hw);
-  g_autofree char *hh = hw_hash(p);
+  g_autofree char *hh = sim_hardware_sha256(p);
   gboolean num = r->checked && r->check.pass;
   gboolean area = r->area_mm2 <= AREA_LIMIT_MM2, pw = r->peak_w <= POWER_LIMIT_W;
   g_string_append_printf(g, "%s  %s\n", TCC_SIM_VERSION, p->file);
@@ -157,7 +157,7 @@ static void json_bounds(GString *g, const Program *p, const SimResult *r) {
 static void json_report(GString *g, const Program *p, const SimResult *r, const ReportOptions *ro) {
   g_autofree char *prob = wl_problem_canonical(&p->prob);
   g_autofree char *mach = sim_machine_canonical(&p->hw);
-  g_autofree char *hh = hw_hash(p);
+  g_autofree char *hh = sim_hardware_sha256(p);
   g_string_append(g, "{\n  \"version\": ");
   jstr(g, TCC_SIM_VERSION);
   g_string_append(g, ",\n  \"file\": ");

@@ -94,6 +94,8 @@ typedef struct ReportOptions {
   uint64_t seed;
 } ReportOptions;
 char *sim_report(const Program *prog, const SimResult *res, const ReportOptions *ro);
+/* SHA-256 of the canonical `.machine` line: the report's hardware hash. */
+char *sim_hardware_sha256(const Program *prog);
 /* 0 = correct and within budgets, 1 = a constraint fails. */
 int sim_verdict_exit(const Program *prog, const SimResult *res);
 

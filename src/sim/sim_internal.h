@@ -203,7 +203,8 @@ void sim_energy_insn(Sim *s, int64_t start, int64_t end, double pj, int wg, int 
 
 /* Spread `pj` evenly over [start, start+dur) of the power trace (a
  * difference array of pJ per cycle), and account it to its unit class and,
- * with --profile, to its instruction.  Inline: every HBM line, NoC crossing
+ * with --profile, to its instruction (with --trace or --plot, to its unit
+ * class's buckets too).  Inline: every HBM line, NoC crossing
  * and RF port cycle of every transfer comes here.  start >= the clock. */
 static inline void sim_energy(Sim *s, UnitClass uc, int64_t start, int64_t dur, double pj,
                               int wg, int pc) {
@@ -215,6 +216,7 @@ static inline void sim_energy(Sim *s, UnitClass uc, int64_t start, int64_t dur, 
   s->uc_energy[uc] += pj;
   if (end > s->max_t) s->max_t = end;
   if (s->ie) sim_energy_insn(s, start, end, pj, wg, pc);
+  if (s->tr) trace_energy(s->tr, uc, start, dur, pj);
 }
 void sim_fail(Sim *s, int wg, int pc, const char *fmt, ...) G_GNUC_PRINTF(4, 5);
 void sim_push(Sim *s, int64_t t, EvType type, int a, int64_t n);

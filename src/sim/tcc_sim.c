@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "plot.h"
 #include "sim.h"
 #include "trace.h"
 
@@ -50,6 +51,7 @@ static gboolean can_write(const char *file) {
 
 int main(int argc, char **argv) {
   g_autofree char *seed_arg = NULL, *max_arg = NULL, *trace_file = NULL;
+  g_auto(GStrv) plots = NULL;
   gboolean json = FALSE, profile = FALSE, timing_only = FALSE, version = FALSE;
   GOptionEntry entries[] = {
       {"seed", 0, 0, G_OPTION_ARG_STRING, &seed_arg,
@@ -63,6 +65,8 @@ int main(int argc, char **argv) {
        "cycle limit, 1..10^18 (default 100000000)", "N"},
       {"trace", 0, 0, G_OPTION_ARG_FILENAME, &trace_file,
        "write a Chrome trace-event timeline (Perfetto, chrome://tracing) to FILE", "FILE"},
+      {"plot", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &plots,
+       "draw power over time, stacked by unit, into FILE.svg or FILE.png (repeatable)", "FILE"},
       {"version", 0, 0, G_OPTION_ARG_NONE, &version, "print the simulator version", NULL},
       {NULL, 0, 0, 0, NULL, NULL, NULL}};
   g_autoptr(GOptionContext) ctx = g_option_context_new("PROG.asm - simulate a TCC program");
@@ -102,7 +106,17 @@ int main(int argc, char **argv) {
   }
   opt.timing_only = timing_only;
   opt.profile = profile;
-  opt.trace = trace_file != NULL;
+  for (int i = 0; plots && plots[i]; i++) {
+    if (!*plots[i]) {
+      fprintf(stderr, "tcc-sim: error: --plot needs a file name\n");
+      return 2;
+    }
+    if (plot_format_of(plots[i]) == PLOT_NONE) {
+      fprintf(stderr, "%s: error: a plot file name ends in .svg or .png\n", plots[i]);
+      return 2;
+    }
+  }
+  opt.trace = trace_file != NULL || plots != NULL; /* the plot draws the recorded timeline */
   g_autoptr(Program) prog = sim_asm_load(argv[1], &err);
   if (!prog) {
     fprintf(stderr, "%s\n", err->message);
@@ -110,10 +124,13 @@ int main(int argc, char **argv) {
   }
   /* a trace file that cannot be written fails before the run, not after */
   if (trace_file && !can_write(trace_file)) return 2;
+  for (int i = 0; plots && plots[i]; i++)
+    if (!can_write(plots[i])) return 2;
   SimResult res;
   if (!sim_run(prog, &opt, &res, &err)) {
     fprintf(stderr, "%s\n", err->message);
     if (trace_file) g_remove(trace_file); /* no run, no timeline */
+    for (int i = 0; plots && plots[i]; i++) g_remove(plots[i]);
     return 2;
   }
   if (trace_file) {
@@ -127,6 +144,14 @@ int main(int argc, char **argv) {
     }
     if (note) fprintf(stderr, "tcc-sim: note: %s: %s\n", trace_file, note);
   }
+  for (int i = 0; plots && plots[i]; i++)
+    if (!plot_write(prog, res.trace, plots[i], &err)) {
+      fprintf(stderr, "%s\n", err->message);
+      sim_result_clear(&res);
+      plot_release_fonts();
+      return 2;
+    }
+  if (plots) plot_release_fonts();
   ReportOptions ro = {json, profile, opt.seed};
   g_autofree char *rep = sim_report(prog, &res, &ro);
   fputs(rep, stdout);

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "program.h"
+#include "sim.h"
 
 /* One busy interval of an MMA array or a DMA engine's request port. */
 typedef struct TraceSlice {
@@ -36,6 +37,9 @@ typedef struct SimTrace {
   int ncounters, hbm, sms;
   int64_t bucket;     /* cycles per bucket (a power of two)                */
   double *count;      /* ncounters x TRACE_BUCKET_CAP                      */
+  /* dynamic energy (pJ) per unit class (sim.h UnitClass) per bucket, from
+   * the same sim_energy calls that build the power runs (--plot) */
+  double *unit_pj;    /* UC__COUNT x TRACE_BUCKET_CAP                      */
   /* filled when the run ends (trace_finish) */
   int64_t cycles;
   double static_w, peak_w;
@@ -53,6 +57,25 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(SimTrace, trace_free)
 void trace_insn(SimTrace *t, int wg, int pc, int64_t issue, int64_t done);
 void trace_unit(GArray *slices, int track, int64_t t0, int64_t t1, int wg, int pc);
 void trace_count(SimTrace *t, int counter, int64_t cycle, double amount);
+/* `pj` of unit class `uc` spread evenly over [start, start + dur), as
+ * sim_energy spreads it over the power trace. */
+void trace_energy(SimTrace *t, int uc, int64_t start, int64_t dur, double pj);
+
+/* The power runs of a finished run (pw_t, pw_v) with their prefix energy,
+ * for averages over any span in O(log runs): trace_json.c's counters and
+ * plot.c's curves. */
+typedef struct TraceRuns {
+  const int64_t *t0;
+  const double *v;
+  size_t n;
+  double *pre;        /* pre[i] = pJ before cycle t0[i]                    */
+} TraceRuns;
+void trace_runs_init(TraceRuns *r, const SimTrace *t);
+void trace_runs_clear(TraceRuns *r);
+/* Dynamic pJ over [0, x). */
+double trace_runs_energy_before(const TraceRuns *r, int64_t x);
+/* Average power in W over [a, b) (a < b), static_w included. */
+double trace_runs_avg_w(const TraceRuns *r, double static_w, int64_t a, int64_t b);
 
 /* Limits of the JSON (docs/tools.md "Trace"): past them instructions and
  * unit slices are aggregated, counters coarsened. */

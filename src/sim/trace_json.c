@@ -375,34 +375,9 @@ static void unit_section(Out *o, const Program *p, const UnitPlan *u) {
 
 /* ---- counters --------------------------------------------------------- */
 
-/* The power runs with their prefix energy: pre[i] = pJ before cycle t0[i]. */
-typedef struct Runs {
-  const int64_t *t0;
-  const double *v;
-  size_t n;
-  double *pre;
-} Runs;
-
-static Runs runs_of(const SimTrace *t) {
-  Runs r = {t->pw_t, t->pw_v, t->pw_n, g_new(double, t->pw_n)};
-  for (size_t i = 0; i < r.n; i++) r.pre[i] = i == 0 ? 0 : r.pre[i - 1] + r.v[i - 1] * (double)(r.t0[i] - r.t0[i - 1]);
-  return r;
-}
-
-/* pJ over [0, x): the last run starting at or before x, by bisection. */
-static double energy_before(const Runs *r, int64_t x) {
-  size_t lo = 0, hi = r->n; /* t0[lo] <= x < t0[hi] (t0[0] = 0) */
-  while (hi - lo > 1) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (r->t0[mid] <= x) lo = mid; else hi = mid;
-  }
-  return r->pre[lo] + r->v[lo] * (double)(x - r->t0[lo]);
-}
-
 /* Average power in mW over [a, b), static included. */
-static int64_t avg_mw(const Runs *r, const SimTrace *t, int64_t a, int64_t b) {
-  double pj = energy_before(r, b) - energy_before(r, a);
-  return llround((pj / (double)(b - a) * 1e-3 + t->static_w) * 1e3);
+static int64_t avg_mw(const TraceRuns *r, const SimTrace *t, int64_t a, int64_t b) {
+  return llround(trace_runs_avg_w(r, t->static_w, a, b) * 1e3);
 }
 
 /* Cycles per bucket in the file: the recorded size, doubled until the run
@@ -440,7 +415,8 @@ static void counters(Out *o, const Program *p, const SimTrace *t, int64_t B) {
 static void power(Out *o, const SimTrace *t, int64_t B) {
   int64_t nb = MAX((t->cycles + B - 1) / B, 1);
   meta(o, "process_name", PID_POWER, 0, "power", PID_POWER);
-  Runs r = runs_of(t);
+  TraceRuns r;
+  trace_runs_init(&r, t);
   int64_t prev = -1;
   g_autofree char *bucket = g_strdup_printf("power per %" G_GINT64_FORMAT "-cycle bucket", B);
   for (int64_t k = 0; k < nb; k++) {
@@ -457,7 +433,7 @@ static void power(Out *o, const SimTrace *t, int64_t B) {
     if (mw != prev) counter(o, "power, 1000-cycle window from here", PID_POWER, s, "mW", mw);
     prev = mw;
   }
-  g_free(r.pre);
+  trace_runs_clear(&r);
   /* the hottest window: a slice on its own track and a global instant */
   meta(o, "thread_name", PID_POWER, 1, "hottest window", 1);
   g_autofree char *name = g_strdup_printf("hottest window %.4f W", t->peak_w);

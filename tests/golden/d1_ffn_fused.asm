@@ -711,33 +711,33 @@
 .rf t0_l0_wo_p0_a               p2       1x64      ; t0.l0.wo.p0.a
 .rf l0_wo_p0_b                  p2+256   1x32      ; l0.wo.p0.b
 .rf t0_l0_wo_p0_res             p2+384   1x32      ; t0.l0.wo.p0.res
-.rf t0_l0_wo_p0_acc             p2+512   1x32      ; t0.l0.wo.p0.acc
+.rf t0_l0_wo_p0_acc             p3       32x32     ; t0.l0.wo.p0.acc
 .rf t1_l0_wo_p0_a               p2       1x64      ; t1.l0.wo.p0.a
 .rf t1_l0_wo_p0_res             p2+384   1x32      ; t1.l0.wo.p0.res
-.rf t1_l0_wo_p0_acc             p2+512   1x32      ; t1.l0.wo.p0.acc
+.rf t1_l0_wo_p0_acc             p3       32x32     ; t1.l0.wo.p0.acc
     LD        l0_wo_p0_w, hbm[wo.l0], stride 64             ; d1.weights:9 preload.wg10
     LD        l0_wo_p0_b, hbm[bo.l0], stride 64             ; d1.weights:9 preload.wg10
     WAIT      ev.att_l0, 2                                  ; d1.panels.wo:8 t0.l0.wo.p0
     LD        t0_l0_wo_p0_res, hbm[x_in], stride 64         ; d1.panels.wo:8 t0.l0.wo.p0
-    MMA.z     t0_l0_wo_p0_acc, t0_l0_wo_p0_a, l0_wo_p0_w    ; d1.k_chunk.wo t0.l0.wo.p0
-    VEC.add   t0_l0_wo_p0_acc, t0_l0_wo_p0_acc, l0_wo_p0_b  ; d1.k_chunk.wo t0.l0.wo.p0
-    VEC.add   t0_l0_wo_p0_acc, t0_l0_wo_p0_acc, t0_l0_wo_p0_res ; d1.panels.wo:8 t0.l0.wo.p0
-    ST        wg0.t0_l0_ffn_p0_x[:, 0:32], t0_l0_wo_p0_acc  ; d1.handoff:10 t0.l0.wo.p0
-    ST        wg4.t0_l0_ffn_p1_x[:, 0:32], t0_l0_wo_p0_acc  ; d1.handoff:10 t0.l0.wo.p0
-    ST        wg8.t0_l0_ffn_p2_x[:, 0:32], t0_l0_wo_p0_acc  ; d1.handoff:10 t0.l0.wo.p0
-    ST        wg12.t0_l0_ffn_p3_x[:, 0:32], t0_l0_wo_p0_acc ; d1.handoff:10 t0.l0.wo.p0
-    ST        wg0.t0_l0_ffn_c0_res, t0_l0_wo_p0_acc         ; d1.handoff:10 t0.l0.wo.p0
+    MMA.z     t0_l0_wo_p0_acc[0:1, :], t0_l0_wo_p0_a, l0_wo_p0_w ; d1.k_chunk.wo t0.l0.wo.p0
+    VEC.add   t0_l0_wo_p0_acc[0:1, :], t0_l0_wo_p0_acc[0:1, :], l0_wo_p0_b ; d1.k_chunk.wo t0.l0.wo.p0
+    VEC.add   t0_l0_wo_p0_acc[0:1, :], t0_l0_wo_p0_acc[0:1, :], t0_l0_wo_p0_res ; d1.panels.wo:8 t0.l0.wo.p0
+    ST        wg0.t0_l0_ffn_p0_x[:, 0:32], t0_l0_wo_p0_acc[0:1, :] ; d1.handoff:10 t0.l0.wo.p0
+    ST        wg4.t0_l0_ffn_p1_x[:, 0:32], t0_l0_wo_p0_acc[0:1, :] ; d1.handoff:10 t0.l0.wo.p0
+    ST        wg8.t0_l0_ffn_p2_x[:, 0:32], t0_l0_wo_p0_acc[0:1, :] ; d1.handoff:10 t0.l0.wo.p0
+    ST        wg12.t0_l0_ffn_p3_x[:, 0:32], t0_l0_wo_p0_acc[0:1, :] ; d1.handoff:10 t0.l0.wo.p0
+    ST        wg0.t0_l0_ffn_c0_res, t0_l0_wo_p0_acc[0:1, :] ; d1.handoff:10 t0.l0.wo.p0
     SIG       ev.wo_l0, 1                                   ; d1.panels.wo:8 t0.l0.wo.p0
     WAIT      ev.att_l0, 4                                  ; d1.panels.wo:8 t1.l0.wo.p0
     LD        t1_l0_wo_p0_res, hbm[x_in + 256], stride 64   ; d1.panels.wo:8 t1.l0.wo.p0
-    MMA.z     t1_l0_wo_p0_acc, t1_l0_wo_p0_a, l0_wo_p0_w    ; d1.k_chunk.wo t1.l0.wo.p0
-    VEC.add   t1_l0_wo_p0_acc, t1_l0_wo_p0_acc, l0_wo_p0_b  ; d1.k_chunk.wo t1.l0.wo.p0
-    VEC.add   t1_l0_wo_p0_acc, t1_l0_wo_p0_acc, t1_l0_wo_p0_res ; d1.panels.wo:8 t1.l0.wo.p0
-    ST        wg0.t1_l0_ffn_p0_x[:, 0:32], t1_l0_wo_p0_acc  ; d1.handoff:10 t1.l0.wo.p0
-    ST        wg4.t1_l0_ffn_p1_x[:, 0:32], t1_l0_wo_p0_acc  ; d1.handoff:10 t1.l0.wo.p0
-    ST        wg8.t1_l0_ffn_p2_x[:, 0:32], t1_l0_wo_p0_acc  ; d1.handoff:10 t1.l0.wo.p0
-    ST        wg12.t1_l0_ffn_p3_x[:, 0:32], t1_l0_wo_p0_acc ; d1.handoff:10 t1.l0.wo.p0
-    ST        wg0.t1_l0_ffn_c0_res, t1_l0_wo_p0_acc         ; d1.handoff:10 t1.l0.wo.p0
+    MMA.z     t1_l0_wo_p0_acc[0:1, :], t1_l0_wo_p0_a, l0_wo_p0_w ; d1.k_chunk.wo t1.l0.wo.p0
+    VEC.add   t1_l0_wo_p0_acc[0:1, :], t1_l0_wo_p0_acc[0:1, :], l0_wo_p0_b ; d1.k_chunk.wo t1.l0.wo.p0
+    VEC.add   t1_l0_wo_p0_acc[0:1, :], t1_l0_wo_p0_acc[0:1, :], t1_l0_wo_p0_res ; d1.panels.wo:8 t1.l0.wo.p0
+    ST        wg0.t1_l0_ffn_p0_x[:, 0:32], t1_l0_wo_p0_acc[0:1, :] ; d1.handoff:10 t1.l0.wo.p0
+    ST        wg4.t1_l0_ffn_p1_x[:, 0:32], t1_l0_wo_p0_acc[0:1, :] ; d1.handoff:10 t1.l0.wo.p0
+    ST        wg8.t1_l0_ffn_p2_x[:, 0:32], t1_l0_wo_p0_acc[0:1, :] ; d1.handoff:10 t1.l0.wo.p0
+    ST        wg12.t1_l0_ffn_p3_x[:, 0:32], t1_l0_wo_p0_acc[0:1, :] ; d1.handoff:10 t1.l0.wo.p0
+    ST        wg0.t1_l0_ffn_c0_res, t1_l0_wo_p0_acc[0:1, :] ; d1.handoff:10 t1.l0.wo.p0
     SIG       ev.wo_l0, 1                                   ; d1.panels.wo:8 t1.l0.wo.p0
     END
 
@@ -926,32 +926,32 @@
 .rf t0_l0_wo_p1_a               p2       1x64      ; t0.l0.wo.p1.a
 .rf l0_wo_p1_b                  p2+256   1x32      ; l0.wo.p1.b
 .rf t0_l0_wo_p1_res             p2+384   1x32      ; t0.l0.wo.p1.res
-.rf t0_l0_wo_p1_acc             p2+512   1x32      ; t0.l0.wo.p1.acc
+.rf t0_l0_wo_p1_acc             p3       32x32     ; t0.l0.wo.p1.acc
 .rf t1_l0_wo_p1_a               p2       1x64      ; t1.l0.wo.p1.a
 .rf t1_l0_wo_p1_res             p2+384   1x32      ; t1.l0.wo.p1.res
-.rf t1_l0_wo_p1_acc             p2+512   1x32      ; t1.l0.wo.p1.acc
+.rf t1_l0_wo_p1_acc             p3       32x32     ; t1.l0.wo.p1.acc
     LD        l0_wo_p1_w, hbm[wo.l0 + 128], stride 64       ; d1.weights:9 preload.wg14
     LD        l0_wo_p1_b, hbm[bo.l0 + 128], stride 64       ; d1.weights:9 preload.wg14
     WAIT      ev.att_l0, 2                                  ; d1.panels.wo:8 t0.l0.wo.p1
     LD        t0_l0_wo_p1_res, hbm[x_in + 128], stride 64   ; d1.panels.wo:8 t0.l0.wo.p1
-    MMA.z     t0_l0_wo_p1_acc, t0_l0_wo_p1_a, l0_wo_p1_w    ; d1.k_chunk.wo t0.l0.wo.p1
-    VEC.add   t0_l0_wo_p1_acc, t0_l0_wo_p1_acc, l0_wo_p1_b  ; d1.k_chunk.wo t0.l0.wo.p1
-    VEC.add   t0_l0_wo_p1_acc, t0_l0_wo_p1_acc, t0_l0_wo_p1_res ; d1.panels.wo:8 t0.l0.wo.p1
-    ST        wg0.t0_l0_ffn_p0_x[:, 32:64], t0_l0_wo_p1_acc ; d1.handoff:10 t0.l0.wo.p1
-    ST        wg4.t0_l0_ffn_p1_x[:, 32:64], t0_l0_wo_p1_acc ; d1.handoff:10 t0.l0.wo.p1
-    ST        wg8.t0_l0_ffn_p2_x[:, 32:64], t0_l0_wo_p1_acc ; d1.handoff:10 t0.l0.wo.p1
-    ST        wg12.t0_l0_ffn_p3_x[:, 32:64], t0_l0_wo_p1_acc ; d1.handoff:10 t0.l0.wo.p1
-    ST        wg4.t0_l0_ffn_c1_res, t0_l0_wo_p1_acc         ; d1.handoff:10 t0.l0.wo.p1
+    MMA.z     t0_l0_wo_p1_acc[0:1, :], t0_l0_wo_p1_a, l0_wo_p1_w ; d1.k_chunk.wo t0.l0.wo.p1
+    VEC.add   t0_l0_wo_p1_acc[0:1, :], t0_l0_wo_p1_acc[0:1, :], l0_wo_p1_b ; d1.k_chunk.wo t0.l0.wo.p1
+    VEC.add   t0_l0_wo_p1_acc[0:1, :], t0_l0_wo_p1_acc[0:1, :], t0_l0_wo_p1_res ; d1.panels.wo:8 t0.l0.wo.p1
+    ST        wg0.t0_l0_ffn_p0_x[:, 32:64], t0_l0_wo_p1_acc[0:1, :] ; d1.handoff:10 t0.l0.wo.p1
+    ST        wg4.t0_l0_ffn_p1_x[:, 32:64], t0_l0_wo_p1_acc[0:1, :] ; d1.handoff:10 t0.l0.wo.p1
+    ST        wg8.t0_l0_ffn_p2_x[:, 32:64], t0_l0_wo_p1_acc[0:1, :] ; d1.handoff:10 t0.l0.wo.p1
+    ST        wg12.t0_l0_ffn_p3_x[:, 32:64], t0_l0_wo_p1_acc[0:1, :] ; d1.handoff:10 t0.l0.wo.p1
+    ST        wg4.t0_l0_ffn_c1_res, t0_l0_wo_p1_acc[0:1, :] ; d1.handoff:10 t0.l0.wo.p1
     SIG       ev.wo_l0, 1                                   ; d1.panels.wo:8 t0.l0.wo.p1
     WAIT      ev.att_l0, 4                                  ; d1.panels.wo:8 t1.l0.wo.p1
     LD        t1_l0_wo_p1_res, hbm[x_in + 384], stride 64   ; d1.panels.wo:8 t1.l0.wo.p1
-    MMA.z     t1_l0_wo_p1_acc, t1_l0_wo_p1_a, l0_wo_p1_w    ; d1.k_chunk.wo t1.l0.wo.p1
-    VEC.add   t1_l0_wo_p1_acc, t1_l0_wo_p1_acc, l0_wo_p1_b  ; d1.k_chunk.wo t1.l0.wo.p1
-    VEC.add   t1_l0_wo_p1_acc, t1_l0_wo_p1_acc, t1_l0_wo_p1_res ; d1.panels.wo:8 t1.l0.wo.p1
-    ST        wg0.t1_l0_ffn_p0_x[:, 32:64], t1_l0_wo_p1_acc ; d1.handoff:10 t1.l0.wo.p1
-    ST        wg4.t1_l0_ffn_p1_x[:, 32:64], t1_l0_wo_p1_acc ; d1.handoff:10 t1.l0.wo.p1
-    ST        wg8.t1_l0_ffn_p2_x[:, 32:64], t1_l0_wo_p1_acc ; d1.handoff:10 t1.l0.wo.p1
-    ST        wg12.t1_l0_ffn_p3_x[:, 32:64], t1_l0_wo_p1_acc ; d1.handoff:10 t1.l0.wo.p1
-    ST        wg4.t1_l0_ffn_c1_res, t1_l0_wo_p1_acc         ; d1.handoff:10 t1.l0.wo.p1
+    MMA.z     t1_l0_wo_p1_acc[0:1, :], t1_l0_wo_p1_a, l0_wo_p1_w ; d1.k_chunk.wo t1.l0.wo.p1
+    VEC.add   t1_l0_wo_p1_acc[0:1, :], t1_l0_wo_p1_acc[0:1, :], l0_wo_p1_b ; d1.k_chunk.wo t1.l0.wo.p1
+    VEC.add   t1_l0_wo_p1_acc[0:1, :], t1_l0_wo_p1_acc[0:1, :], t1_l0_wo_p1_res ; d1.panels.wo:8 t1.l0.wo.p1
+    ST        wg0.t1_l0_ffn_p0_x[:, 32:64], t1_l0_wo_p1_acc[0:1, :] ; d1.handoff:10 t1.l0.wo.p1
+    ST        wg4.t1_l0_ffn_p1_x[:, 32:64], t1_l0_wo_p1_acc[0:1, :] ; d1.handoff:10 t1.l0.wo.p1
+    ST        wg8.t1_l0_ffn_p2_x[:, 32:64], t1_l0_wo_p1_acc[0:1, :] ; d1.handoff:10 t1.l0.wo.p1
+    ST        wg12.t1_l0_ffn_p3_x[:, 32:64], t1_l0_wo_p1_acc[0:1, :] ; d1.handoff:10 t1.l0.wo.p1
+    ST        wg4.t1_l0_ffn_c1_res, t1_l0_wo_p1_acc[0:1, :] ; d1.handoff:10 t1.l0.wo.p1
     SIG       ev.wo_l0, 1                                   ; d1.panels.wo:8 t1.l0.wo.p1
     END

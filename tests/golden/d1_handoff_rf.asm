@@ -99,7 +99,8 @@
     SFU.exp   t0_l0_att_h0_merge_m, t0_l0_att_h0_merge_m    ; d1.attention.slices:12 t0.l0.att.h0.merge
     VEC.mul   t0_l0_att_h0_merge_z, t0_l0_att_h0_merge_z, t0_l0_att_h0_merge_m ; d1.attention.slices:12 t0.l0.att.h0.merge
     VEC.rsum  t0_l0_att_h0_merge_zsum, t0_l0_att_h0_merge_z ; d1.attention.slices:12 t0.l0.att.h0.merge
-    MMA.z     t0_l0_att_h0_merge_o, t0_l0_att_h0_merge_m, t0_l0_att_h0_merge_u ; d1.attention.slices:12 t0.l0.att.h0.merge
+    VEC.mul   t0_l0_att_h0_merge_o, t0_l0_att_h0_merge_u[0:1, :], t0_l0_att_h0_merge_m[:, 0:1] ; d1.attention.slices:12 t0.l0.att.h0.merge
+    VEC.fma   t0_l0_att_h0_merge_o, t0_l0_att_h0_merge_u[1:2, :], t0_l0_att_h0_merge_m[:, 1:2], t0_l0_att_h0_merge_o ; d1.attention.slices:12 t0.l0.att.h0.merge
     SFU.recip t0_l0_att_h0_merge_zsum, t0_l0_att_h0_merge_zsum ; d1.attention.slices:12 t0.l0.att.h0.merge
     VEC.mul   t0_l0_att_h0_merge_o, t0_l0_att_h0_merge_o, t0_l0_att_h0_merge_zsum ; d1.attention.slices:12 t0.l0.att.h0.merge
     ST        wg9.t0_l0_wo_p0_a[:, 0:32], t0_l0_att_h0_merge_o ; d1.handoff:13 t0.l0.att.h0.merge
@@ -303,7 +304,8 @@
     SFU.exp   t1_l0_att_h0_merge_m, t1_l0_att_h0_merge_m    ; d1.attention.slices:12 t1.l0.att.h0.merge
     VEC.mul   t1_l0_att_h0_merge_z, t1_l0_att_h0_merge_z, t1_l0_att_h0_merge_m ; d1.attention.slices:12 t1.l0.att.h0.merge
     VEC.rsum  t1_l0_att_h0_merge_zsum, t1_l0_att_h0_merge_z ; d1.attention.slices:12 t1.l0.att.h0.merge
-    MMA.z     t1_l0_att_h0_merge_o, t1_l0_att_h0_merge_m, t1_l0_att_h0_merge_u ; d1.attention.slices:12 t1.l0.att.h0.merge
+    VEC.mul   t1_l0_att_h0_merge_o, t1_l0_att_h0_merge_u[0:1, :], t1_l0_att_h0_merge_m[:, 0:1] ; d1.attention.slices:12 t1.l0.att.h0.merge
+    VEC.fma   t1_l0_att_h0_merge_o, t1_l0_att_h0_merge_u[1:2, :], t1_l0_att_h0_merge_m[:, 1:2], t1_l0_att_h0_merge_o ; d1.attention.slices:12 t1.l0.att.h0.merge
     SFU.recip t1_l0_att_h0_merge_zsum, t1_l0_att_h0_merge_zsum ; d1.attention.slices:12 t1.l0.att.h0.merge
     VEC.mul   t1_l0_att_h0_merge_o, t1_l0_att_h0_merge_o, t1_l0_att_h0_merge_zsum ; d1.attention.slices:12 t1.l0.att.h0.merge
     ST        wg9.t1_l0_wo_p0_a[:, 0:32], t1_l0_att_h0_merge_o ; d1.handoff:13 t1.l0.att.h0.merge
@@ -506,55 +508,55 @@
 .rf l0_w2_p0_b                  p2+576   1x16      ; l0.w2.p0.b
 .rf l1_w2_p0_w                  p3       128x16    ; l1.w2.p0.w
 .rf l1_w2_p0_b                  p2+640   1x16      ; l1.w2.p0.b
-.rf t0_l0_w2_p0_acc             p2+704   1x16      ; t0.l0.w2.p0.acc
+.rf t0_l0_w2_p0_acc             p5       64x16     ; t0.l0.w2.p0.acc
 .rf t0_l1_w2_p0_a               p2       1x128     ; t0.l1.w2.p0.a
 .rf t0_l1_w2_p0_res             p2+512   1x16      ; t0.l1.w2.p0.res
 .rf t1_l0_w2_p0_a               p2+704   1x128     ; t1.l0.w2.p0.a
 .rf t1_l0_w2_p0_res             p2+1216  1x16      ; t1.l0.w2.p0.res
-.rf t0_l1_w2_p0_acc             p2+1280  1x16      ; t0.l1.w2.p0.acc
-.rf t1_l0_w2_p0_acc             p2       1x16      ; t1.l0.w2.p0.acc
+.rf t0_l1_w2_p0_acc             p5       64x16     ; t0.l1.w2.p0.acc
+.rf t1_l0_w2_p0_acc             p5       64x16     ; t1.l0.w2.p0.acc
 .rf t1_l1_w2_p0_a               p0       1x128     ; t1.l1.w2.p0.a
 .rf t1_l1_w2_p0_res             p0+512   1x16      ; t1.l1.w2.p0.res
-.rf t1_l1_w2_p0_acc             p0+576   1x16      ; t1.l1.w2.p0.acc
+.rf t1_l1_w2_p0_acc             p1       64x16     ; t1.l1.w2.p0.acc
     LD        l0_w2_p0_w, hbm[w2.l0], stride 64             ; d1.weights:11 preload.wg3
     LD        l0_w2_p0_b, hbm[b2.l0], stride 64             ; d1.weights:11 preload.wg3
     LD        l1_w2_p0_w, hbm[w2.l1], stride 64             ; d1.weights:11 preload.wg3
     LD        l1_w2_p0_b, hbm[b2.l1], stride 64             ; d1.weights:11 preload.wg3
     WAIT      ev.w1_l0, 4                                   ; d1.panels.w2:10 t0.l0.w2.p0
-    MMA.z     t0_l0_w2_p0_acc, t0_l0_w2_p0_a, l0_w2_p0_w    ; d1.k_chunk.w2 t0.l0.w2.p0
-    VEC.add   t0_l0_w2_p0_acc, t0_l0_w2_p0_acc, l0_w2_p0_b  ; d1.k_chunk.w2 t0.l0.w2.p0
-    VEC.add   t0_l0_w2_p0_acc, t0_l0_w2_p0_acc, t0_l0_w2_p0_res ; d1.panels.w2:10 t0.l0.w2.p0
-    ST        wg0.t0_l1_qkv_p0_x[:, 0:16], t0_l0_w2_p0_acc  ; d1.handoff:13 t0.l0.w2.p0
-    ST        wg4.t0_l1_qkv_p1_x[:, 0:16], t0_l0_w2_p0_acc  ; d1.handoff:13 t0.l0.w2.p0
-    ST        wg8.t0_l1_qkv_p2_x[:, 0:16], t0_l0_w2_p0_acc  ; d1.handoff:13 t0.l0.w2.p0
-    ST        wg12.t0_l1_qkv_p3_x[:, 0:16], t0_l0_w2_p0_acc ; d1.handoff:13 t0.l0.w2.p0
-    ST        wg1.t0_l1_qkv_p4_x[:, 0:16], t0_l0_w2_p0_acc  ; d1.handoff:13 t0.l0.w2.p0
-    ST        wg5.t0_l1_qkv_p5_x[:, 0:16], t0_l0_w2_p0_acc  ; d1.handoff:13 t0.l0.w2.p0
-    ST        wg9.t0_l1_wo_p0_res[:, 0:16], t0_l0_w2_p0_acc ; d1.handoff:13 t0.l0.w2.p0
+    MMA.z     t0_l0_w2_p0_acc[0:1, :], t0_l0_w2_p0_a, l0_w2_p0_w ; d1.k_chunk.w2 t0.l0.w2.p0
+    VEC.add   t0_l0_w2_p0_acc[0:1, :], t0_l0_w2_p0_acc[0:1, :], l0_w2_p0_b ; d1.k_chunk.w2 t0.l0.w2.p0
+    VEC.add   t0_l0_w2_p0_acc[0:1, :], t0_l0_w2_p0_acc[0:1, :], t0_l0_w2_p0_res ; d1.panels.w2:10 t0.l0.w2.p0
+    ST        wg0.t0_l1_qkv_p0_x[:, 0:16], t0_l0_w2_p0_acc[0:1, :] ; d1.handoff:13 t0.l0.w2.p0
+    ST        wg4.t0_l1_qkv_p1_x[:, 0:16], t0_l0_w2_p0_acc[0:1, :] ; d1.handoff:13 t0.l0.w2.p0
+    ST        wg8.t0_l1_qkv_p2_x[:, 0:16], t0_l0_w2_p0_acc[0:1, :] ; d1.handoff:13 t0.l0.w2.p0
+    ST        wg12.t0_l1_qkv_p3_x[:, 0:16], t0_l0_w2_p0_acc[0:1, :] ; d1.handoff:13 t0.l0.w2.p0
+    ST        wg1.t0_l1_qkv_p4_x[:, 0:16], t0_l0_w2_p0_acc[0:1, :] ; d1.handoff:13 t0.l0.w2.p0
+    ST        wg5.t0_l1_qkv_p5_x[:, 0:16], t0_l0_w2_p0_acc[0:1, :] ; d1.handoff:13 t0.l0.w2.p0
+    ST        wg9.t0_l1_wo_p0_res[:, 0:16], t0_l0_w2_p0_acc[0:1, :] ; d1.handoff:13 t0.l0.w2.p0
     SIG       ev.w2_l0, 1                                   ; d1.panels.w2:10 t0.l0.w2.p0
     WAIT      ev.w1_l1, 4                                   ; d1.panels.w2:10 t0.l1.w2.p0
-    MMA.z     t0_l1_w2_p0_acc, t0_l1_w2_p0_a, l1_w2_p0_w    ; d1.k_chunk.w2 t0.l1.w2.p0
-    VEC.add   t0_l1_w2_p0_acc, t0_l1_w2_p0_acc, l1_w2_p0_b  ; d1.k_chunk.w2 t0.l1.w2.p0
-    VEC.add   t0_l1_w2_p0_acc, t0_l1_w2_p0_acc, t0_l1_w2_p0_res ; d1.panels.w2:10 t0.l1.w2.p0
-    ST        hbm[out], t0_l1_w2_p0_acc, stride 64          ; d1.panels.w2:10 t0.l1.w2.p0
+    MMA.z     t0_l1_w2_p0_acc[0:1, :], t0_l1_w2_p0_a, l1_w2_p0_w ; d1.k_chunk.w2 t0.l1.w2.p0
+    VEC.add   t0_l1_w2_p0_acc[0:1, :], t0_l1_w2_p0_acc[0:1, :], l1_w2_p0_b ; d1.k_chunk.w2 t0.l1.w2.p0
+    VEC.add   t0_l1_w2_p0_acc[0:1, :], t0_l1_w2_p0_acc[0:1, :], t0_l1_w2_p0_res ; d1.panels.w2:10 t0.l1.w2.p0
+    ST        hbm[out], t0_l1_w2_p0_acc[0:1, :], stride 64  ; d1.panels.w2:10 t0.l1.w2.p0
     SIG       ev.w2_l1, 1                                   ; d1.panels.w2:10 t0.l1.w2.p0
     WAIT      ev.w1_l0, 8                                   ; d1.panels.w2:10 t1.l0.w2.p0
-    MMA.z     t1_l0_w2_p0_acc, t1_l0_w2_p0_a, l0_w2_p0_w    ; d1.k_chunk.w2 t1.l0.w2.p0
-    VEC.add   t1_l0_w2_p0_acc, t1_l0_w2_p0_acc, l0_w2_p0_b  ; d1.k_chunk.w2 t1.l0.w2.p0
-    VEC.add   t1_l0_w2_p0_acc, t1_l0_w2_p0_acc, t1_l0_w2_p0_res ; d1.panels.w2:10 t1.l0.w2.p0
-    ST        wg0.t1_l1_qkv_p0_x[:, 0:16], t1_l0_w2_p0_acc  ; d1.handoff:13 t1.l0.w2.p0
-    ST        wg4.t1_l1_qkv_p1_x[:, 0:16], t1_l0_w2_p0_acc  ; d1.handoff:13 t1.l0.w2.p0
-    ST        wg8.t1_l1_qkv_p2_x[:, 0:16], t1_l0_w2_p0_acc  ; d1.handoff:13 t1.l0.w2.p0
-    ST        wg12.t1_l1_qkv_p3_x[:, 0:16], t1_l0_w2_p0_acc ; d1.handoff:13 t1.l0.w2.p0
-    ST        wg1.t1_l1_qkv_p4_x[:, 0:16], t1_l0_w2_p0_acc  ; d1.handoff:13 t1.l0.w2.p0
-    ST        wg5.t1_l1_qkv_p5_x[:, 0:16], t1_l0_w2_p0_acc  ; d1.handoff:13 t1.l0.w2.p0
-    ST        wg9.t1_l1_wo_p0_res[:, 0:16], t1_l0_w2_p0_acc ; d1.handoff:13 t1.l0.w2.p0
+    MMA.z     t1_l0_w2_p0_acc[0:1, :], t1_l0_w2_p0_a, l0_w2_p0_w ; d1.k_chunk.w2 t1.l0.w2.p0
+    VEC.add   t1_l0_w2_p0_acc[0:1, :], t1_l0_w2_p0_acc[0:1, :], l0_w2_p0_b ; d1.k_chunk.w2 t1.l0.w2.p0
+    VEC.add   t1_l0_w2_p0_acc[0:1, :], t1_l0_w2_p0_acc[0:1, :], t1_l0_w2_p0_res ; d1.panels.w2:10 t1.l0.w2.p0
+    ST        wg0.t1_l1_qkv_p0_x[:, 0:16], t1_l0_w2_p0_acc[0:1, :] ; d1.handoff:13 t1.l0.w2.p0
+    ST        wg4.t1_l1_qkv_p1_x[:, 0:16], t1_l0_w2_p0_acc[0:1, :] ; d1.handoff:13 t1.l0.w2.p0
+    ST        wg8.t1_l1_qkv_p2_x[:, 0:16], t1_l0_w2_p0_acc[0:1, :] ; d1.handoff:13 t1.l0.w2.p0
+    ST        wg12.t1_l1_qkv_p3_x[:, 0:16], t1_l0_w2_p0_acc[0:1, :] ; d1.handoff:13 t1.l0.w2.p0
+    ST        wg1.t1_l1_qkv_p4_x[:, 0:16], t1_l0_w2_p0_acc[0:1, :] ; d1.handoff:13 t1.l0.w2.p0
+    ST        wg5.t1_l1_qkv_p5_x[:, 0:16], t1_l0_w2_p0_acc[0:1, :] ; d1.handoff:13 t1.l0.w2.p0
+    ST        wg9.t1_l1_wo_p0_res[:, 0:16], t1_l0_w2_p0_acc[0:1, :] ; d1.handoff:13 t1.l0.w2.p0
     SIG       ev.w2_l0, 1                                   ; d1.panels.w2:10 t1.l0.w2.p0
     WAIT      ev.w1_l1, 8                                   ; d1.panels.w2:10 t1.l1.w2.p0
-    MMA.z     t1_l1_w2_p0_acc, t1_l1_w2_p0_a, l1_w2_p0_w    ; d1.k_chunk.w2 t1.l1.w2.p0
-    VEC.add   t1_l1_w2_p0_acc, t1_l1_w2_p0_acc, l1_w2_p0_b  ; d1.k_chunk.w2 t1.l1.w2.p0
-    VEC.add   t1_l1_w2_p0_acc, t1_l1_w2_p0_acc, t1_l1_w2_p0_res ; d1.panels.w2:10 t1.l1.w2.p0
-    ST        hbm[out + 256], t1_l1_w2_p0_acc, stride 64    ; d1.panels.w2:10 t1.l1.w2.p0
+    MMA.z     t1_l1_w2_p0_acc[0:1, :], t1_l1_w2_p0_a, l1_w2_p0_w ; d1.k_chunk.w2 t1.l1.w2.p0
+    VEC.add   t1_l1_w2_p0_acc[0:1, :], t1_l1_w2_p0_acc[0:1, :], l1_w2_p0_b ; d1.k_chunk.w2 t1.l1.w2.p0
+    VEC.add   t1_l1_w2_p0_acc[0:1, :], t1_l1_w2_p0_acc[0:1, :], t1_l1_w2_p0_res ; d1.panels.w2:10 t1.l1.w2.p0
+    ST        hbm[out + 256], t1_l1_w2_p0_acc[0:1, :], stride 64 ; d1.panels.w2:10 t1.l1.w2.p0
     SIG       ev.w2_l1, 1                                   ; d1.panels.w2:10 t1.l1.w2.p0
     END
 
@@ -655,7 +657,8 @@
     SFU.exp   t0_l0_att_h1_merge_m, t0_l0_att_h1_merge_m    ; d1.attention.slices:12 t0.l0.att.h1.merge
     VEC.mul   t0_l0_att_h1_merge_z, t0_l0_att_h1_merge_z, t0_l0_att_h1_merge_m ; d1.attention.slices:12 t0.l0.att.h1.merge
     VEC.rsum  t0_l0_att_h1_merge_zsum, t0_l0_att_h1_merge_z ; d1.attention.slices:12 t0.l0.att.h1.merge
-    MMA.z     t0_l0_att_h1_merge_o, t0_l0_att_h1_merge_m, t0_l0_att_h1_merge_u ; d1.attention.slices:12 t0.l0.att.h1.merge
+    VEC.mul   t0_l0_att_h1_merge_o, t0_l0_att_h1_merge_u[0:1, :], t0_l0_att_h1_merge_m[:, 0:1] ; d1.attention.slices:12 t0.l0.att.h1.merge
+    VEC.fma   t0_l0_att_h1_merge_o, t0_l0_att_h1_merge_u[1:2, :], t0_l0_att_h1_merge_m[:, 1:2], t0_l0_att_h1_merge_o ; d1.attention.slices:12 t0.l0.att.h1.merge
     SFU.recip t0_l0_att_h1_merge_zsum, t0_l0_att_h1_merge_zsum ; d1.attention.slices:12 t0.l0.att.h1.merge
     VEC.mul   t0_l0_att_h1_merge_o, t0_l0_att_h1_merge_o, t0_l0_att_h1_merge_zsum ; d1.attention.slices:12 t0.l0.att.h1.merge
     ST        wg9.t0_l0_wo_p0_a[:, 32:64], t0_l0_att_h1_merge_o ; d1.handoff:13 t0.l0.att.h1.merge
@@ -859,7 +862,8 @@
     SFU.exp   t1_l0_att_h1_merge_m, t1_l0_att_h1_merge_m    ; d1.attention.slices:12 t1.l0.att.h1.merge
     VEC.mul   t1_l0_att_h1_merge_z, t1_l0_att_h1_merge_z, t1_l0_att_h1_merge_m ; d1.attention.slices:12 t1.l0.att.h1.merge
     VEC.rsum  t1_l0_att_h1_merge_zsum, t1_l0_att_h1_merge_z ; d1.attention.slices:12 t1.l0.att.h1.merge
-    MMA.z     t1_l0_att_h1_merge_o, t1_l0_att_h1_merge_m, t1_l0_att_h1_merge_u ; d1.attention.slices:12 t1.l0.att.h1.merge
+    VEC.mul   t1_l0_att_h1_merge_o, t1_l0_att_h1_merge_u[0:1, :], t1_l0_att_h1_merge_m[:, 0:1] ; d1.attention.slices:12 t1.l0.att.h1.merge
+    VEC.fma   t1_l0_att_h1_merge_o, t1_l0_att_h1_merge_u[1:2, :], t1_l0_att_h1_merge_m[:, 1:2], t1_l0_att_h1_merge_o ; d1.attention.slices:12 t1.l0.att.h1.merge
     SFU.recip t1_l0_att_h1_merge_zsum, t1_l0_att_h1_merge_zsum ; d1.attention.slices:12 t1.l0.att.h1.merge
     VEC.mul   t1_l0_att_h1_merge_o, t1_l0_att_h1_merge_o, t1_l0_att_h1_merge_zsum ; d1.attention.slices:12 t1.l0.att.h1.merge
     ST        wg9.t1_l0_wo_p0_a[:, 32:64], t1_l0_att_h1_merge_o ; d1.handoff:13 t1.l0.att.h1.merge
@@ -1062,55 +1066,55 @@
 .rf l0_w2_p1_b                  p2+576   1x16      ; l0.w2.p1.b
 .rf l1_w2_p1_w                  p3       128x16    ; l1.w2.p1.w
 .rf l1_w2_p1_b                  p2+640   1x16      ; l1.w2.p1.b
-.rf t0_l0_w2_p1_acc             p2+704   1x16      ; t0.l0.w2.p1.acc
+.rf t0_l0_w2_p1_acc             p5       64x16     ; t0.l0.w2.p1.acc
 .rf t0_l1_w2_p1_a               p2       1x128     ; t0.l1.w2.p1.a
 .rf t0_l1_w2_p1_res             p2+512   1x16      ; t0.l1.w2.p1.res
 .rf t1_l0_w2_p1_a               p2+704   1x128     ; t1.l0.w2.p1.a
 .rf t1_l0_w2_p1_res             p2+1216  1x16      ; t1.l0.w2.p1.res
-.rf t0_l1_w2_p1_acc             p2+1280  1x16      ; t0.l1.w2.p1.acc
-.rf t1_l0_w2_p1_acc             p2       1x16      ; t1.l0.w2.p1.acc
+.rf t0_l1_w2_p1_acc             p5       64x16     ; t0.l1.w2.p1.acc
+.rf t1_l0_w2_p1_acc             p5       64x16     ; t1.l0.w2.p1.acc
 .rf t1_l1_w2_p1_a               p0       1x128     ; t1.l1.w2.p1.a
 .rf t1_l1_w2_p1_res             p0+512   1x16      ; t1.l1.w2.p1.res
-.rf t1_l1_w2_p1_acc             p0+576   1x16      ; t1.l1.w2.p1.acc
+.rf t1_l1_w2_p1_acc             p1       64x16     ; t1.l1.w2.p1.acc
     LD        l0_w2_p1_w, hbm[w2.l0 + 64], stride 64        ; d1.weights:11 preload.wg7
     LD        l0_w2_p1_b, hbm[b2.l0 + 64], stride 64        ; d1.weights:11 preload.wg7
     LD        l1_w2_p1_w, hbm[w2.l1 + 64], stride 64        ; d1.weights:11 preload.wg7
     LD        l1_w2_p1_b, hbm[b2.l1 + 64], stride 64        ; d1.weights:11 preload.wg7
     WAIT      ev.w1_l0, 4                                   ; d1.panels.w2:10 t0.l0.w2.p1
-    MMA.z     t0_l0_w2_p1_acc, t0_l0_w2_p1_a, l0_w2_p1_w    ; d1.k_chunk.w2 t0.l0.w2.p1
-    VEC.add   t0_l0_w2_p1_acc, t0_l0_w2_p1_acc, l0_w2_p1_b  ; d1.k_chunk.w2 t0.l0.w2.p1
-    VEC.add   t0_l0_w2_p1_acc, t0_l0_w2_p1_acc, t0_l0_w2_p1_res ; d1.panels.w2:10 t0.l0.w2.p1
-    ST        wg0.t0_l1_qkv_p0_x[:, 16:32], t0_l0_w2_p1_acc ; d1.handoff:13 t0.l0.w2.p1
-    ST        wg4.t0_l1_qkv_p1_x[:, 16:32], t0_l0_w2_p1_acc ; d1.handoff:13 t0.l0.w2.p1
-    ST        wg8.t0_l1_qkv_p2_x[:, 16:32], t0_l0_w2_p1_acc ; d1.handoff:13 t0.l0.w2.p1
-    ST        wg12.t0_l1_qkv_p3_x[:, 16:32], t0_l0_w2_p1_acc ; d1.handoff:13 t0.l0.w2.p1
-    ST        wg1.t0_l1_qkv_p4_x[:, 16:32], t0_l0_w2_p1_acc ; d1.handoff:13 t0.l0.w2.p1
-    ST        wg5.t0_l1_qkv_p5_x[:, 16:32], t0_l0_w2_p1_acc ; d1.handoff:13 t0.l0.w2.p1
-    ST        wg9.t0_l1_wo_p0_res[:, 16:32], t0_l0_w2_p1_acc ; d1.handoff:13 t0.l0.w2.p1
+    MMA.z     t0_l0_w2_p1_acc[0:1, :], t0_l0_w2_p1_a, l0_w2_p1_w ; d1.k_chunk.w2 t0.l0.w2.p1
+    VEC.add   t0_l0_w2_p1_acc[0:1, :], t0_l0_w2_p1_acc[0:1, :], l0_w2_p1_b ; d1.k_chunk.w2 t0.l0.w2.p1
+    VEC.add   t0_l0_w2_p1_acc[0:1, :], t0_l0_w2_p1_acc[0:1, :], t0_l0_w2_p1_res ; d1.panels.w2:10 t0.l0.w2.p1
+    ST        wg0.t0_l1_qkv_p0_x[:, 16:32], t0_l0_w2_p1_acc[0:1, :] ; d1.handoff:13 t0.l0.w2.p1
+    ST        wg4.t0_l1_qkv_p1_x[:, 16:32], t0_l0_w2_p1_acc[0:1, :] ; d1.handoff:13 t0.l0.w2.p1
+    ST        wg8.t0_l1_qkv_p2_x[:, 16:32], t0_l0_w2_p1_acc[0:1, :] ; d1.handoff:13 t0.l0.w2.p1
+    ST        wg12.t0_l1_qkv_p3_x[:, 16:32], t0_l0_w2_p1_acc[0:1, :] ; d1.handoff:13 t0.l0.w2.p1
+    ST        wg1.t0_l1_qkv_p4_x[:, 16:32], t0_l0_w2_p1_acc[0:1, :] ; d1.handoff:13 t0.l0.w2.p1
+    ST        wg5.t0_l1_qkv_p5_x[:, 16:32], t0_l0_w2_p1_acc[0:1, :] ; d1.handoff:13 t0.l0.w2.p1
+    ST        wg9.t0_l1_wo_p0_res[:, 16:32], t0_l0_w2_p1_acc[0:1, :] ; d1.handoff:13 t0.l0.w2.p1
     SIG       ev.w2_l0, 1                                   ; d1.panels.w2:10 t0.l0.w2.p1
     WAIT      ev.w1_l1, 4                                   ; d1.panels.w2:10 t0.l1.w2.p1
-    MMA.z     t0_l1_w2_p1_acc, t0_l1_w2_p1_a, l1_w2_p1_w    ; d1.k_chunk.w2 t0.l1.w2.p1
-    VEC.add   t0_l1_w2_p1_acc, t0_l1_w2_p1_acc, l1_w2_p1_b  ; d1.k_chunk.w2 t0.l1.w2.p1
-    VEC.add   t0_l1_w2_p1_acc, t0_l1_w2_p1_acc, t0_l1_w2_p1_res ; d1.panels.w2:10 t0.l1.w2.p1
-    ST        hbm[out + 64], t0_l1_w2_p1_acc, stride 64     ; d1.panels.w2:10 t0.l1.w2.p1
+    MMA.z     t0_l1_w2_p1_acc[0:1, :], t0_l1_w2_p1_a, l1_w2_p1_w ; d1.k_chunk.w2 t0.l1.w2.p1
+    VEC.add   t0_l1_w2_p1_acc[0:1, :], t0_l1_w2_p1_acc[0:1, :], l1_w2_p1_b ; d1.k_chunk.w2 t0.l1.w2.p1
+    VEC.add   t0_l1_w2_p1_acc[0:1, :], t0_l1_w2_p1_acc[0:1, :], t0_l1_w2_p1_res ; d1.panels.w2:10 t0.l1.w2.p1
+    ST        hbm[out + 64], t0_l1_w2_p1_acc[0:1, :], stride 64 ; d1.panels.w2:10 t0.l1.w2.p1
     SIG       ev.w2_l1, 1                                   ; d1.panels.w2:10 t0.l1.w2.p1
     WAIT      ev.w1_l0, 8                                   ; d1.panels.w2:10 t1.l0.w2.p1
-    MMA.z     t1_l0_w2_p1_acc, t1_l0_w2_p1_a, l0_w2_p1_w    ; d1.k_chunk.w2 t1.l0.w2.p1
-    VEC.add   t1_l0_w2_p1_acc, t1_l0_w2_p1_acc, l0_w2_p1_b  ; d1.k_chunk.w2 t1.l0.w2.p1
-    VEC.add   t1_l0_w2_p1_acc, t1_l0_w2_p1_acc, t1_l0_w2_p1_res ; d1.panels.w2:10 t1.l0.w2.p1
-    ST        wg0.t1_l1_qkv_p0_x[:, 16:32], t1_l0_w2_p1_acc ; d1.handoff:13 t1.l0.w2.p1
-    ST        wg4.t1_l1_qkv_p1_x[:, 16:32], t1_l0_w2_p1_acc ; d1.handoff:13 t1.l0.w2.p1
-    ST        wg8.t1_l1_qkv_p2_x[:, 16:32], t1_l0_w2_p1_acc ; d1.handoff:13 t1.l0.w2.p1
-    ST        wg12.t1_l1_qkv_p3_x[:, 16:32], t1_l0_w2_p1_acc ; d1.handoff:13 t1.l0.w2.p1
-    ST        wg1.t1_l1_qkv_p4_x[:, 16:32], t1_l0_w2_p1_acc ; d1.handoff:13 t1.l0.w2.p1
-    ST        wg5.t1_l1_qkv_p5_x[:, 16:32], t1_l0_w2_p1_acc ; d1.handoff:13 t1.l0.w2.p1
-    ST        wg9.t1_l1_wo_p0_res[:, 16:32], t1_l0_w2_p1_acc ; d1.handoff:13 t1.l0.w2.p1
+    MMA.z     t1_l0_w2_p1_acc[0:1, :], t1_l0_w2_p1_a, l0_w2_p1_w ; d1.k_chunk.w2 t1.l0.w2.p1
+    VEC.add   t1_l0_w2_p1_acc[0:1, :], t1_l0_w2_p1_acc[0:1, :], l0_w2_p1_b ; d1.k_chunk.w2 t1.l0.w2.p1
+    VEC.add   t1_l0_w2_p1_acc[0:1, :], t1_l0_w2_p1_acc[0:1, :], t1_l0_w2_p1_res ; d1.panels.w2:10 t1.l0.w2.p1
+    ST        wg0.t1_l1_qkv_p0_x[:, 16:32], t1_l0_w2_p1_acc[0:1, :] ; d1.handoff:13 t1.l0.w2.p1
+    ST        wg4.t1_l1_qkv_p1_x[:, 16:32], t1_l0_w2_p1_acc[0:1, :] ; d1.handoff:13 t1.l0.w2.p1
+    ST        wg8.t1_l1_qkv_p2_x[:, 16:32], t1_l0_w2_p1_acc[0:1, :] ; d1.handoff:13 t1.l0.w2.p1
+    ST        wg12.t1_l1_qkv_p3_x[:, 16:32], t1_l0_w2_p1_acc[0:1, :] ; d1.handoff:13 t1.l0.w2.p1
+    ST        wg1.t1_l1_qkv_p4_x[:, 16:32], t1_l0_w2_p1_acc[0:1, :] ; d1.handoff:13 t1.l0.w2.p1
+    ST        wg5.t1_l1_qkv_p5_x[:, 16:32], t1_l0_w2_p1_acc[0:1, :] ; d1.handoff:13 t1.l0.w2.p1
+    ST        wg9.t1_l1_wo_p0_res[:, 16:32], t1_l0_w2_p1_acc[0:1, :] ; d1.handoff:13 t1.l0.w2.p1
     SIG       ev.w2_l0, 1                                   ; d1.panels.w2:10 t1.l0.w2.p1
     WAIT      ev.w1_l1, 8                                   ; d1.panels.w2:10 t1.l1.w2.p1
-    MMA.z     t1_l1_w2_p1_acc, t1_l1_w2_p1_a, l1_w2_p1_w    ; d1.k_chunk.w2 t1.l1.w2.p1
-    VEC.add   t1_l1_w2_p1_acc, t1_l1_w2_p1_acc, l1_w2_p1_b  ; d1.k_chunk.w2 t1.l1.w2.p1
-    VEC.add   t1_l1_w2_p1_acc, t1_l1_w2_p1_acc, t1_l1_w2_p1_res ; d1.panels.w2:10 t1.l1.w2.p1
-    ST        hbm[out + 320], t1_l1_w2_p1_acc, stride 64    ; d1.panels.w2:10 t1.l1.w2.p1
+    MMA.z     t1_l1_w2_p1_acc[0:1, :], t1_l1_w2_p1_a, l1_w2_p1_w ; d1.k_chunk.w2 t1.l1.w2.p1
+    VEC.add   t1_l1_w2_p1_acc[0:1, :], t1_l1_w2_p1_acc[0:1, :], l1_w2_p1_b ; d1.k_chunk.w2 t1.l1.w2.p1
+    VEC.add   t1_l1_w2_p1_acc[0:1, :], t1_l1_w2_p1_acc[0:1, :], t1_l1_w2_p1_res ; d1.panels.w2:10 t1.l1.w2.p1
+    ST        hbm[out + 320], t1_l1_w2_p1_acc[0:1, :], stride 64 ; d1.panels.w2:10 t1.l1.w2.p1
     SIG       ev.w2_l1, 1                                   ; d1.panels.w2:10 t1.l1.w2.p1
     END
 
@@ -1228,7 +1232,8 @@
     SFU.exp   t0_l1_att_h0_merge_m, t0_l1_att_h0_merge_m    ; d1.attention.slices:12 t0.l1.att.h0.merge
     VEC.mul   t0_l1_att_h0_merge_z, t0_l1_att_h0_merge_z, t0_l1_att_h0_merge_m ; d1.attention.slices:12 t0.l1.att.h0.merge
     VEC.rsum  t0_l1_att_h0_merge_zsum, t0_l1_att_h0_merge_z ; d1.attention.slices:12 t0.l1.att.h0.merge
-    MMA.z     t0_l1_att_h0_merge_o, t0_l1_att_h0_merge_m, t0_l1_att_h0_merge_u ; d1.attention.slices:12 t0.l1.att.h0.merge
+    VEC.mul   t0_l1_att_h0_merge_o, t0_l1_att_h0_merge_u[0:1, :], t0_l1_att_h0_merge_m[:, 0:1] ; d1.attention.slices:12 t0.l1.att.h0.merge
+    VEC.fma   t0_l1_att_h0_merge_o, t0_l1_att_h0_merge_u[1:2, :], t0_l1_att_h0_merge_m[:, 1:2], t0_l1_att_h0_merge_o ; d1.attention.slices:12 t0.l1.att.h0.merge
     SFU.recip t0_l1_att_h0_merge_zsum, t0_l1_att_h0_merge_zsum ; d1.attention.slices:12 t0.l1.att.h0.merge
     VEC.mul   t0_l1_att_h0_merge_o, t0_l1_att_h0_merge_o, t0_l1_att_h0_merge_zsum ; d1.attention.slices:12 t0.l1.att.h0.merge
     ST        wg9.t0_l1_wo_p0_a[:, 0:32], t0_l1_att_h0_merge_o ; d1.handoff:13 t0.l1.att.h0.merge
@@ -1292,7 +1297,7 @@
 .rf l1_kv_h1_s0_k               p2+512   16x32     ; l1.kv.h1.s0.k
 .rf l1_kv_h1_s0_v               p5       16x32     ; l1.kv.h1.s0.v
 .rf t0_l0_wo_p0_res             p2+2560  1x32      ; t0.l0.wo.p0.res
-.rf t0_l0_wo_p0_acc             p2+2688  1x32      ; t0.l0.wo.p0.acc
+.rf t0_l0_wo_p0_acc             p6       32x32     ; t0.l0.wo.p0.acc
 .rf t0_l1_att_h1_s0_q           p2       1x32      ; t0.l1.att.h1.s0.q
 .rf t0_l1_wo_p0_res             p2+128   1x32      ; t0.l1.wo.p0.res
 .rf t0_l1_att_h1_s0_s           p2+2560  1x16      ; t0.l1.att.h1.s0.s
@@ -1301,9 +1306,9 @@
 .rf t0_l1_att_h1_s0_u           p2+2624  1x32      ; t0.l1.att.h1.s0.u
 .rf t0_l1_wo_p0_a               p2+2560  1x64      ; t0.l1.wo.p0.a
 .rf t1_l0_wo_p0_a               p2+2816  1x64      ; t1.l0.wo.p0.a
-.rf t0_l1_wo_p0_acc             p2       1x32      ; t0.l1.wo.p0.acc
+.rf t0_l1_wo_p0_acc             p6       32x32     ; t0.l1.wo.p0.acc
 .rf t1_l0_wo_p0_res             p2       1x32      ; t1.l0.wo.p0.res
-.rf t1_l0_wo_p0_acc             p2+128   1x32      ; t1.l0.wo.p0.acc
+.rf t1_l0_wo_p0_acc             p6       32x32     ; t1.l0.wo.p0.acc
 .rf t1_l1_att_h1_s0_q           p0       1x32      ; t1.l1.att.h1.s0.q
 .rf t1_l1_att_h0_merge_m        p0+128   1x2       ; t1.l1.att.h0.merge.m
 .rf t1_l1_att_h0_merge_z        p0+192   1x2       ; t1.l1.att.h0.merge.z
@@ -1317,7 +1322,7 @@
 .rf t1_l1_att_h0_merge_mmax     p0       1x1       ; t1.l1.att.h0.merge.mmax
 .rf t1_l1_att_h0_merge_zsum     p0       1x1       ; t1.l1.att.h0.merge.zsum
 .rf t1_l1_att_h0_merge_o        p0+896   1x32      ; t1.l1.att.h0.merge.o
-.rf t1_l1_wo_p0_acc             p0       1x32      ; t1.l1.wo.p0.acc
+.rf t1_l1_wo_p0_acc             p1       32x32     ; t1.l1.wo.p0.acc
     LD        l0_wo_p0_w, hbm[wo.l0], stride 64             ; d1.weights:11 preload.wg9
     LD        l0_wo_p0_b, hbm[bo.l0], stride 64             ; d1.weights:11 preload.wg9
     LD        l1_wo_p0_w, hbm[wo.l1], stride 64             ; d1.weights:11 preload.wg9
@@ -1326,15 +1331,15 @@
     LD        l1_kv_h1_s0_v, hbm[v_cache.l1 + 4352]         ; d1.weights:11 preload.wg9
     WAIT      ev.att_l0, 2                                  ; d1.panels.wo:10 t0.l0.wo.p0
     LD        t0_l0_wo_p0_res, hbm[x_in], stride 64         ; d1.panels.wo:10 t0.l0.wo.p0
-    MMA.z     t0_l0_wo_p0_acc, t0_l0_wo_p0_a, l0_wo_p0_w    ; d1.k_chunk.wo t0.l0.wo.p0
-    VEC.add   t0_l0_wo_p0_acc, t0_l0_wo_p0_acc, l0_wo_p0_b  ; d1.k_chunk.wo t0.l0.wo.p0
-    VEC.add   t0_l0_wo_p0_acc, t0_l0_wo_p0_acc, t0_l0_wo_p0_res ; d1.panels.wo:10 t0.l0.wo.p0
-    ST        wg2.t0_l0_w1_p0_x[:, 0:32], t0_l0_wo_p0_acc   ; d1.handoff:13 t0.l0.wo.p0
-    ST        wg6.t0_l0_w1_p1_x[:, 0:32], t0_l0_wo_p0_acc   ; d1.handoff:13 t0.l0.wo.p0
-    ST        wg10.t0_l0_w1_p2_x[:, 0:32], t0_l0_wo_p0_acc  ; d1.handoff:13 t0.l0.wo.p0
-    ST        wg14.t0_l0_w1_p3_x[:, 0:32], t0_l0_wo_p0_acc  ; d1.handoff:13 t0.l0.wo.p0
-    ST        wg3.t0_l0_w2_p0_res, t0_l0_wo_p0_acc[:, 0:16] ; d1.handoff:13 t0.l0.wo.p0
-    ST        wg7.t0_l0_w2_p1_res, t0_l0_wo_p0_acc[:, 16:32] ; d1.handoff:13 t0.l0.wo.p0
+    MMA.z     t0_l0_wo_p0_acc[0:1, :], t0_l0_wo_p0_a, l0_wo_p0_w ; d1.k_chunk.wo t0.l0.wo.p0
+    VEC.add   t0_l0_wo_p0_acc[0:1, :], t0_l0_wo_p0_acc[0:1, :], l0_wo_p0_b ; d1.k_chunk.wo t0.l0.wo.p0
+    VEC.add   t0_l0_wo_p0_acc[0:1, :], t0_l0_wo_p0_acc[0:1, :], t0_l0_wo_p0_res ; d1.panels.wo:10 t0.l0.wo.p0
+    ST        wg2.t0_l0_w1_p0_x[:, 0:32], t0_l0_wo_p0_acc[0:1, :] ; d1.handoff:13 t0.l0.wo.p0
+    ST        wg6.t0_l0_w1_p1_x[:, 0:32], t0_l0_wo_p0_acc[0:1, :] ; d1.handoff:13 t0.l0.wo.p0
+    ST        wg10.t0_l0_w1_p2_x[:, 0:32], t0_l0_wo_p0_acc[0:1, :] ; d1.handoff:13 t0.l0.wo.p0
+    ST        wg14.t0_l0_w1_p3_x[:, 0:32], t0_l0_wo_p0_acc[0:1, :] ; d1.handoff:13 t0.l0.wo.p0
+    ST        wg3.t0_l0_w2_p0_res, t0_l0_wo_p0_acc[0:1, 0:16] ; d1.handoff:13 t0.l0.wo.p0
+    ST        wg7.t0_l0_w2_p1_res, t0_l0_wo_p0_acc[0:1, 16:32] ; d1.handoff:13 t0.l0.wo.p0
     SIG       ev.wo_l0, 1                                   ; d1.panels.wo:10 t0.l0.wo.p0
     WAIT      ev.qkv_l1, 6                                  ; d1.attention.slices:12 t0.l1.att.h1.s0
     MMA.z.t   t0_l1_att_h1_s0_s, t0_l1_att_h1_s0_q, l1_kv_h1_s0_k ; d1.attention.slices:12 t0.l1.att.h1.s0
@@ -1349,27 +1354,27 @@
     ST        wg12.t0_l1_att_h1_merge_u[0:1, :], t0_l1_att_h1_s0_u ; d1.handoff:13 t0.l1.att.h1.s0
     SIG       ev.attp_l1, 1                                 ; d1.attention.slices:12 t0.l1.att.h1.s0
     WAIT      ev.att_l1, 2                                  ; d1.panels.wo:10 t0.l1.wo.p0
-    MMA.z     t0_l1_wo_p0_acc, t0_l1_wo_p0_a, l1_wo_p0_w    ; d1.k_chunk.wo t0.l1.wo.p0
-    VEC.add   t0_l1_wo_p0_acc, t0_l1_wo_p0_acc, l1_wo_p0_b  ; d1.k_chunk.wo t0.l1.wo.p0
-    VEC.add   t0_l1_wo_p0_acc, t0_l1_wo_p0_acc, t0_l1_wo_p0_res ; d1.panels.wo:10 t0.l1.wo.p0
-    ST        wg2.t0_l1_w1_p0_x[:, 0:32], t0_l1_wo_p0_acc   ; d1.handoff:13 t0.l1.wo.p0
-    ST        wg6.t0_l1_w1_p1_x[:, 0:32], t0_l1_wo_p0_acc   ; d1.handoff:13 t0.l1.wo.p0
-    ST        wg10.t0_l1_w1_p2_x[:, 0:32], t0_l1_wo_p0_acc  ; d1.handoff:13 t0.l1.wo.p0
-    ST        wg14.t0_l1_w1_p3_x[:, 0:32], t0_l1_wo_p0_acc  ; d1.handoff:13 t0.l1.wo.p0
-    ST        wg3.t0_l1_w2_p0_res, t0_l1_wo_p0_acc[:, 0:16] ; d1.handoff:13 t0.l1.wo.p0
-    ST        wg7.t0_l1_w2_p1_res, t0_l1_wo_p0_acc[:, 16:32] ; d1.handoff:13 t0.l1.wo.p0
+    MMA.z     t0_l1_wo_p0_acc[0:1, :], t0_l1_wo_p0_a, l1_wo_p0_w ; d1.k_chunk.wo t0.l1.wo.p0
+    VEC.add   t0_l1_wo_p0_acc[0:1, :], t0_l1_wo_p0_acc[0:1, :], l1_wo_p0_b ; d1.k_chunk.wo t0.l1.wo.p0
+    VEC.add   t0_l1_wo_p0_acc[0:1, :], t0_l1_wo_p0_acc[0:1, :], t0_l1_wo_p0_res ; d1.panels.wo:10 t0.l1.wo.p0
+    ST        wg2.t0_l1_w1_p0_x[:, 0:32], t0_l1_wo_p0_acc[0:1, :] ; d1.handoff:13 t0.l1.wo.p0
+    ST        wg6.t0_l1_w1_p1_x[:, 0:32], t0_l1_wo_p0_acc[0:1, :] ; d1.handoff:13 t0.l1.wo.p0
+    ST        wg10.t0_l1_w1_p2_x[:, 0:32], t0_l1_wo_p0_acc[0:1, :] ; d1.handoff:13 t0.l1.wo.p0
+    ST        wg14.t0_l1_w1_p3_x[:, 0:32], t0_l1_wo_p0_acc[0:1, :] ; d1.handoff:13 t0.l1.wo.p0
+    ST        wg3.t0_l1_w2_p0_res, t0_l1_wo_p0_acc[0:1, 0:16] ; d1.handoff:13 t0.l1.wo.p0
+    ST        wg7.t0_l1_w2_p1_res, t0_l1_wo_p0_acc[0:1, 16:32] ; d1.handoff:13 t0.l1.wo.p0
     SIG       ev.wo_l1, 1                                   ; d1.panels.wo:10 t0.l1.wo.p0
     WAIT      ev.att_l0, 4                                  ; d1.panels.wo:10 t1.l0.wo.p0
     LD        t1_l0_wo_p0_res, hbm[x_in + 256], stride 64   ; d1.panels.wo:10 t1.l0.wo.p0
-    MMA.z     t1_l0_wo_p0_acc, t1_l0_wo_p0_a, l0_wo_p0_w    ; d1.k_chunk.wo t1.l0.wo.p0
-    VEC.add   t1_l0_wo_p0_acc, t1_l0_wo_p0_acc, l0_wo_p0_b  ; d1.k_chunk.wo t1.l0.wo.p0
-    VEC.add   t1_l0_wo_p0_acc, t1_l0_wo_p0_acc, t1_l0_wo_p0_res ; d1.panels.wo:10 t1.l0.wo.p0
-    ST        wg2.t1_l0_w1_p0_x[:, 0:32], t1_l0_wo_p0_acc   ; d1.handoff:13 t1.l0.wo.p0
-    ST        wg6.t1_l0_w1_p1_x[:, 0:32], t1_l0_wo_p0_acc   ; d1.handoff:13 t1.l0.wo.p0
-    ST        wg10.t1_l0_w1_p2_x[:, 0:32], t1_l0_wo_p0_acc  ; d1.handoff:13 t1.l0.wo.p0
-    ST        wg14.t1_l0_w1_p3_x[:, 0:32], t1_l0_wo_p0_acc  ; d1.handoff:13 t1.l0.wo.p0
-    ST        wg3.t1_l0_w2_p0_res, t1_l0_wo_p0_acc[:, 0:16] ; d1.handoff:13 t1.l0.wo.p0
-    ST        wg7.t1_l0_w2_p1_res, t1_l0_wo_p0_acc[:, 16:32] ; d1.handoff:13 t1.l0.wo.p0
+    MMA.z     t1_l0_wo_p0_acc[0:1, :], t1_l0_wo_p0_a, l0_wo_p0_w ; d1.k_chunk.wo t1.l0.wo.p0
+    VEC.add   t1_l0_wo_p0_acc[0:1, :], t1_l0_wo_p0_acc[0:1, :], l0_wo_p0_b ; d1.k_chunk.wo t1.l0.wo.p0
+    VEC.add   t1_l0_wo_p0_acc[0:1, :], t1_l0_wo_p0_acc[0:1, :], t1_l0_wo_p0_res ; d1.panels.wo:10 t1.l0.wo.p0
+    ST        wg2.t1_l0_w1_p0_x[:, 0:32], t1_l0_wo_p0_acc[0:1, :] ; d1.handoff:13 t1.l0.wo.p0
+    ST        wg6.t1_l0_w1_p1_x[:, 0:32], t1_l0_wo_p0_acc[0:1, :] ; d1.handoff:13 t1.l0.wo.p0
+    ST        wg10.t1_l0_w1_p2_x[:, 0:32], t1_l0_wo_p0_acc[0:1, :] ; d1.handoff:13 t1.l0.wo.p0
+    ST        wg14.t1_l0_w1_p3_x[:, 0:32], t1_l0_wo_p0_acc[0:1, :] ; d1.handoff:13 t1.l0.wo.p0
+    ST        wg3.t1_l0_w2_p0_res, t1_l0_wo_p0_acc[0:1, 0:16] ; d1.handoff:13 t1.l0.wo.p0
+    ST        wg7.t1_l0_w2_p1_res, t1_l0_wo_p0_acc[0:1, 16:32] ; d1.handoff:13 t1.l0.wo.p0
     SIG       ev.wo_l0, 1                                   ; d1.panels.wo:10 t1.l0.wo.p0
     WAIT      ev.qkv_l1, 12                                 ; d1.attention.slices:12 t1.l1.att.h1.s0
     MMA.z.t   t1_l1_att_h1_s0_s, t1_l1_att_h1_s0_q, l1_kv_h1_s0_k ; d1.attention.slices:12 t1.l1.att.h1.s0
@@ -1389,22 +1394,23 @@
     SFU.exp   t1_l1_att_h0_merge_m, t1_l1_att_h0_merge_m    ; d1.attention.slices:12 t1.l1.att.h0.merge
     VEC.mul   t1_l1_att_h0_merge_z, t1_l1_att_h0_merge_z, t1_l1_att_h0_merge_m ; d1.attention.slices:12 t1.l1.att.h0.merge
     VEC.rsum  t1_l1_att_h0_merge_zsum, t1_l1_att_h0_merge_z ; d1.attention.slices:12 t1.l1.att.h0.merge
-    MMA.z     t1_l1_att_h0_merge_o, t1_l1_att_h0_merge_m, t1_l1_att_h0_merge_u ; d1.attention.slices:12 t1.l1.att.h0.merge
+    VEC.mul   t1_l1_att_h0_merge_o, t1_l1_att_h0_merge_u[0:1, :], t1_l1_att_h0_merge_m[:, 0:1] ; d1.attention.slices:12 t1.l1.att.h0.merge
+    VEC.fma   t1_l1_att_h0_merge_o, t1_l1_att_h0_merge_u[1:2, :], t1_l1_att_h0_merge_m[:, 1:2], t1_l1_att_h0_merge_o ; d1.attention.slices:12 t1.l1.att.h0.merge
     SFU.recip t1_l1_att_h0_merge_zsum, t1_l1_att_h0_merge_zsum ; d1.attention.slices:12 t1.l1.att.h0.merge
     VEC.mul   t1_l1_att_h0_merge_o, t1_l1_att_h0_merge_o, t1_l1_att_h0_merge_zsum ; d1.attention.slices:12 t1.l1.att.h0.merge
     ST        wg9.t1_l1_wo_p0_a[:, 0:32], t1_l1_att_h0_merge_o ; d1.handoff:13 t1.l1.att.h0.merge
     ST        wg13.t1_l1_wo_p1_a[:, 0:32], t1_l1_att_h0_merge_o ; d1.handoff:13 t1.l1.att.h0.merge
     SIG       ev.att_l1, 1                                  ; d1.attention.slices:12 t1.l1.att.h0.merge
     WAIT      ev.att_l1, 4                                  ; d1.panels.wo:10 t1.l1.wo.p0
-    MMA.z     t1_l1_wo_p0_acc, t1_l1_wo_p0_a, l1_wo_p0_w    ; d1.k_chunk.wo t1.l1.wo.p0
-    VEC.add   t1_l1_wo_p0_acc, t1_l1_wo_p0_acc, l1_wo_p0_b  ; d1.k_chunk.wo t1.l1.wo.p0
-    VEC.add   t1_l1_wo_p0_acc, t1_l1_wo_p0_acc, t1_l1_wo_p0_res ; d1.panels.wo:10 t1.l1.wo.p0
-    ST        wg2.t1_l1_w1_p0_x[:, 0:32], t1_l1_wo_p0_acc   ; d1.handoff:13 t1.l1.wo.p0
-    ST        wg6.t1_l1_w1_p1_x[:, 0:32], t1_l1_wo_p0_acc   ; d1.handoff:13 t1.l1.wo.p0
-    ST        wg10.t1_l1_w1_p2_x[:, 0:32], t1_l1_wo_p0_acc  ; d1.handoff:13 t1.l1.wo.p0
-    ST        wg14.t1_l1_w1_p3_x[:, 0:32], t1_l1_wo_p0_acc  ; d1.handoff:13 t1.l1.wo.p0
-    ST        wg3.t1_l1_w2_p0_res, t1_l1_wo_p0_acc[:, 0:16] ; d1.handoff:13 t1.l1.wo.p0
-    ST        wg7.t1_l1_w2_p1_res, t1_l1_wo_p0_acc[:, 16:32] ; d1.handoff:13 t1.l1.wo.p0
+    MMA.z     t1_l1_wo_p0_acc[0:1, :], t1_l1_wo_p0_a, l1_wo_p0_w ; d1.k_chunk.wo t1.l1.wo.p0
+    VEC.add   t1_l1_wo_p0_acc[0:1, :], t1_l1_wo_p0_acc[0:1, :], l1_wo_p0_b ; d1.k_chunk.wo t1.l1.wo.p0
+    VEC.add   t1_l1_wo_p0_acc[0:1, :], t1_l1_wo_p0_acc[0:1, :], t1_l1_wo_p0_res ; d1.panels.wo:10 t1.l1.wo.p0
+    ST        wg2.t1_l1_w1_p0_x[:, 0:32], t1_l1_wo_p0_acc[0:1, :] ; d1.handoff:13 t1.l1.wo.p0
+    ST        wg6.t1_l1_w1_p1_x[:, 0:32], t1_l1_wo_p0_acc[0:1, :] ; d1.handoff:13 t1.l1.wo.p0
+    ST        wg10.t1_l1_w1_p2_x[:, 0:32], t1_l1_wo_p0_acc[0:1, :] ; d1.handoff:13 t1.l1.wo.p0
+    ST        wg14.t1_l1_w1_p3_x[:, 0:32], t1_l1_wo_p0_acc[0:1, :] ; d1.handoff:13 t1.l1.wo.p0
+    ST        wg3.t1_l1_w2_p0_res, t1_l1_wo_p0_acc[0:1, 0:16] ; d1.handoff:13 t1.l1.wo.p0
+    ST        wg7.t1_l1_w2_p1_res, t1_l1_wo_p0_acc[0:1, 16:32] ; d1.handoff:13 t1.l1.wo.p0
     SIG       ev.wo_l1, 1                                   ; d1.panels.wo:10 t1.l1.wo.p0
     END
 
@@ -1574,55 +1580,55 @@
 .rf l0_w2_p2_b                  p2+576   1x16      ; l0.w2.p2.b
 .rf l1_w2_p2_w                  p3       128x16    ; l1.w2.p2.w
 .rf l1_w2_p2_b                  p2+640   1x16      ; l1.w2.p2.b
-.rf t0_l0_w2_p2_acc             p2+704   1x16      ; t0.l0.w2.p2.acc
+.rf t0_l0_w2_p2_acc             p5       64x16     ; t0.l0.w2.p2.acc
 .rf t0_l1_w2_p2_a               p2       1x128     ; t0.l1.w2.p2.a
 .rf t0_l1_w2_p2_res             p2+512   1x16      ; t0.l1.w2.p2.res
 .rf t1_l0_w2_p2_a               p2+704   1x128     ; t1.l0.w2.p2.a
 .rf t1_l0_w2_p2_res             p2+1216  1x16      ; t1.l0.w2.p2.res
-.rf t0_l1_w2_p2_acc             p2+1280  1x16      ; t0.l1.w2.p2.acc
-.rf t1_l0_w2_p2_acc             p2       1x16      ; t1.l0.w2.p2.acc
+.rf t0_l1_w2_p2_acc             p5       64x16     ; t0.l1.w2.p2.acc
+.rf t1_l0_w2_p2_acc             p5       64x16     ; t1.l0.w2.p2.acc
 .rf t1_l1_w2_p2_a               p0       1x128     ; t1.l1.w2.p2.a
 .rf t1_l1_w2_p2_res             p0+512   1x16      ; t1.l1.w2.p2.res
-.rf t1_l1_w2_p2_acc             p0+576   1x16      ; t1.l1.w2.p2.acc
+.rf t1_l1_w2_p2_acc             p1       64x16     ; t1.l1.w2.p2.acc
     LD        l0_w2_p2_w, hbm[w2.l0 + 128], stride 64       ; d1.weights:11 preload.wg11
     LD        l0_w2_p2_b, hbm[b2.l0 + 128], stride 64       ; d1.weights:11 preload.wg11
     LD        l1_w2_p2_w, hbm[w2.l1 + 128], stride 64       ; d1.weights:11 preload.wg11
     LD        l1_w2_p2_b, hbm[b2.l1 + 128], stride 64       ; d1.weights:11 preload.wg11
     WAIT      ev.w1_l0, 4                                   ; d1.panels.w2:10 t0.l0.w2.p2
-    MMA.z     t0_l0_w2_p2_acc, t0_l0_w2_p2_a, l0_w2_p2_w    ; d1.k_chunk.w2 t0.l0.w2.p2
-    VEC.add   t0_l0_w2_p2_acc, t0_l0_w2_p2_acc, l0_w2_p2_b  ; d1.k_chunk.w2 t0.l0.w2.p2
-    VEC.add   t0_l0_w2_p2_acc, t0_l0_w2_p2_acc, t0_l0_w2_p2_res ; d1.panels.w2:10 t0.l0.w2.p2
-    ST        wg0.t0_l1_qkv_p0_x[:, 32:48], t0_l0_w2_p2_acc ; d1.handoff:13 t0.l0.w2.p2
-    ST        wg4.t0_l1_qkv_p1_x[:, 32:48], t0_l0_w2_p2_acc ; d1.handoff:13 t0.l0.w2.p2
-    ST        wg8.t0_l1_qkv_p2_x[:, 32:48], t0_l0_w2_p2_acc ; d1.handoff:13 t0.l0.w2.p2
-    ST        wg12.t0_l1_qkv_p3_x[:, 32:48], t0_l0_w2_p2_acc ; d1.handoff:13 t0.l0.w2.p2
-    ST        wg1.t0_l1_qkv_p4_x[:, 32:48], t0_l0_w2_p2_acc ; d1.handoff:13 t0.l0.w2.p2
-    ST        wg5.t0_l1_qkv_p5_x[:, 32:48], t0_l0_w2_p2_acc ; d1.handoff:13 t0.l0.w2.p2
-    ST        wg13.t0_l1_wo_p1_res[:, 0:16], t0_l0_w2_p2_acc ; d1.handoff:13 t0.l0.w2.p2
+    MMA.z     t0_l0_w2_p2_acc[0:1, :], t0_l0_w2_p2_a, l0_w2_p2_w ; d1.k_chunk.w2 t0.l0.w2.p2
+    VEC.add   t0_l0_w2_p2_acc[0:1, :], t0_l0_w2_p2_acc[0:1, :], l0_w2_p2_b ; d1.k_chunk.w2 t0.l0.w2.p2
+    VEC.add   t0_l0_w2_p2_acc[0:1, :], t0_l0_w2_p2_acc[0:1, :], t0_l0_w2_p2_res ; d1.panels.w2:10 t0.l0.w2.p2
+    ST        wg0.t0_l1_qkv_p0_x[:, 32:48], t0_l0_w2_p2_acc[0:1, :] ; d1.handoff:13 t0.l0.w2.p2
+    ST        wg4.t0_l1_qkv_p1_x[:, 32:48], t0_l0_w2_p2_acc[0:1, :] ; d1.handoff:13 t0.l0.w2.p2
+    ST        wg8.t0_l1_qkv_p2_x[:, 32:48], t0_l0_w2_p2_acc[0:1, :] ; d1.handoff:13 t0.l0.w2.p2
+    ST        wg12.t0_l1_qkv_p3_x[:, 32:48], t0_l0_w2_p2_acc[0:1, :] ; d1.handoff:13 t0.l0.w2.p2
+    ST        wg1.t0_l1_qkv_p4_x[:, 32:48], t0_l0_w2_p2_acc[0:1, :] ; d1.handoff:13 t0.l0.w2.p2
+    ST        wg5.t0_l1_qkv_p5_x[:, 32:48], t0_l0_w2_p2_acc[0:1, :] ; d1.handoff:13 t0.l0.w2.p2
+    ST        wg13.t0_l1_wo_p1_res[:, 0:16], t0_l0_w2_p2_acc[0:1, :] ; d1.handoff:13 t0.l0.w2.p2
     SIG       ev.w2_l0, 1                                   ; d1.panels.w2:10 t0.l0.w2.p2
     WAIT      ev.w1_l1, 4                                   ; d1.panels.w2:10 t0.l1.w2.p2
-    MMA.z     t0_l1_w2_p2_acc, t0_l1_w2_p2_a, l1_w2_p2_w    ; d1.k_chunk.w2 t0.l1.w2.p2
-    VEC.add   t0_l1_w2_p2_acc, t0_l1_w2_p2_acc, l1_w2_p2_b  ; d1.k_chunk.w2 t0.l1.w2.p2
-    VEC.add   t0_l1_w2_p2_acc, t0_l1_w2_p2_acc, t0_l1_w2_p2_res ; d1.panels.w2:10 t0.l1.w2.p2
-    ST        hbm[out + 128], t0_l1_w2_p2_acc, stride 64    ; d1.panels.w2:10 t0.l1.w2.p2
+    MMA.z     t0_l1_w2_p2_acc[0:1, :], t0_l1_w2_p2_a, l1_w2_p2_w ; d1.k_chunk.w2 t0.l1.w2.p2
+    VEC.add   t0_l1_w2_p2_acc[0:1, :], t0_l1_w2_p2_acc[0:1, :], l1_w2_p2_b ; d1.k_chunk.w2 t0.l1.w2.p2
+    VEC.add   t0_l1_w2_p2_acc[0:1, :], t0_l1_w2_p2_acc[0:1, :], t0_l1_w2_p2_res ; d1.panels.w2:10 t0.l1.w2.p2
+    ST        hbm[out + 128], t0_l1_w2_p2_acc[0:1, :], stride 64 ; d1.panels.w2:10 t0.l1.w2.p2
     SIG       ev.w2_l1, 1                                   ; d1.panels.w2:10 t0.l1.w2.p2
     WAIT      ev.w1_l0, 8                                   ; d1.panels.w2:10 t1.l0.w2.p2
-    MMA.z     t1_l0_w2_p2_acc, t1_l0_w2_p2_a, l0_w2_p2_w    ; d1.k_chunk.w2 t1.l0.w2.p2
-    VEC.add   t1_l0_w2_p2_acc, t1_l0_w2_p2_acc, l0_w2_p2_b  ; d1.k_chunk.w2 t1.l0.w2.p2
-    VEC.add   t1_l0_w2_p2_acc, t1_l0_w2_p2_acc, t1_l0_w2_p2_res ; d1.panels.w2:10 t1.l0.w2.p2
-    ST        wg0.t1_l1_qkv_p0_x[:, 32:48], t1_l0_w2_p2_acc ; d1.handoff:13 t1.l0.w2.p2
-    ST        wg4.t1_l1_qkv_p1_x[:, 32:48], t1_l0_w2_p2_acc ; d1.handoff:13 t1.l0.w2.p2
-    ST        wg8.t1_l1_qkv_p2_x[:, 32:48], t1_l0_w2_p2_acc ; d1.handoff:13 t1.l0.w2.p2
-    ST        wg12.t1_l1_qkv_p3_x[:, 32:48], t1_l0_w2_p2_acc ; d1.handoff:13 t1.l0.w2.p2
-    ST        wg1.t1_l1_qkv_p4_x[:, 32:48], t1_l0_w2_p2_acc ; d1.handoff:13 t1.l0.w2.p2
-    ST        wg5.t1_l1_qkv_p5_x[:, 32:48], t1_l0_w2_p2_acc ; d1.handoff:13 t1.l0.w2.p2
-    ST        wg13.t1_l1_wo_p1_res[:, 0:16], t1_l0_w2_p2_acc ; d1.handoff:13 t1.l0.w2.p2
+    MMA.z     t1_l0_w2_p2_acc[0:1, :], t1_l0_w2_p2_a, l0_w2_p2_w ; d1.k_chunk.w2 t1.l0.w2.p2
+    VEC.add   t1_l0_w2_p2_acc[0:1, :], t1_l0_w2_p2_acc[0:1, :], l0_w2_p2_b ; d1.k_chunk.w2 t1.l0.w2.p2
+    VEC.add   t1_l0_w2_p2_acc[0:1, :], t1_l0_w2_p2_acc[0:1, :], t1_l0_w2_p2_res ; d1.panels.w2:10 t1.l0.w2.p2
+    ST        wg0.t1_l1_qkv_p0_x[:, 32:48], t1_l0_w2_p2_acc[0:1, :] ; d1.handoff:13 t1.l0.w2.p2
+    ST        wg4.t1_l1_qkv_p1_x[:, 32:48], t1_l0_w2_p2_acc[0:1, :] ; d1.handoff:13 t1.l0.w2.p2
+    ST        wg8.t1_l1_qkv_p2_x[:, 32:48], t1_l0_w2_p2_acc[0:1, :] ; d1.handoff:13 t1.l0.w2.p2
+    ST        wg12.t1_l1_qkv_p3_x[:, 32:48], t1_l0_w2_p2_acc[0:1, :] ; d1.handoff:13 t1.l0.w2.p2
+    ST        wg1.t1_l1_qkv_p4_x[:, 32:48], t1_l0_w2_p2_acc[0:1, :] ; d1.handoff:13 t1.l0.w2.p2
+    ST        wg5.t1_l1_qkv_p5_x[:, 32:48], t1_l0_w2_p2_acc[0:1, :] ; d1.handoff:13 t1.l0.w2.p2
+    ST        wg13.t1_l1_wo_p1_res[:, 0:16], t1_l0_w2_p2_acc[0:1, :] ; d1.handoff:13 t1.l0.w2.p2
     SIG       ev.w2_l0, 1                                   ; d1.panels.w2:10 t1.l0.w2.p2
     WAIT      ev.w1_l1, 8                                   ; d1.panels.w2:10 t1.l1.w2.p2
-    MMA.z     t1_l1_w2_p2_acc, t1_l1_w2_p2_a, l1_w2_p2_w    ; d1.k_chunk.w2 t1.l1.w2.p2
-    VEC.add   t1_l1_w2_p2_acc, t1_l1_w2_p2_acc, l1_w2_p2_b  ; d1.k_chunk.w2 t1.l1.w2.p2
-    VEC.add   t1_l1_w2_p2_acc, t1_l1_w2_p2_acc, t1_l1_w2_p2_res ; d1.panels.w2:10 t1.l1.w2.p2
-    ST        hbm[out + 384], t1_l1_w2_p2_acc, stride 64    ; d1.panels.w2:10 t1.l1.w2.p2
+    MMA.z     t1_l1_w2_p2_acc[0:1, :], t1_l1_w2_p2_a, l1_w2_p2_w ; d1.k_chunk.w2 t1.l1.w2.p2
+    VEC.add   t1_l1_w2_p2_acc[0:1, :], t1_l1_w2_p2_acc[0:1, :], l1_w2_p2_b ; d1.k_chunk.w2 t1.l1.w2.p2
+    VEC.add   t1_l1_w2_p2_acc[0:1, :], t1_l1_w2_p2_acc[0:1, :], t1_l1_w2_p2_res ; d1.panels.w2:10 t1.l1.w2.p2
+    ST        hbm[out + 384], t1_l1_w2_p2_acc[0:1, :], stride 64 ; d1.panels.w2:10 t1.l1.w2.p2
     SIG       ev.w2_l1, 1                                   ; d1.panels.w2:10 t1.l1.w2.p2
     END
 
@@ -1740,7 +1746,8 @@
     SFU.exp   t0_l1_att_h1_merge_m, t0_l1_att_h1_merge_m    ; d1.attention.slices:12 t0.l1.att.h1.merge
     VEC.mul   t0_l1_att_h1_merge_z, t0_l1_att_h1_merge_z, t0_l1_att_h1_merge_m ; d1.attention.slices:12 t0.l1.att.h1.merge
     VEC.rsum  t0_l1_att_h1_merge_zsum, t0_l1_att_h1_merge_z ; d1.attention.slices:12 t0.l1.att.h1.merge
-    MMA.z     t0_l1_att_h1_merge_o, t0_l1_att_h1_merge_m, t0_l1_att_h1_merge_u ; d1.attention.slices:12 t0.l1.att.h1.merge
+    VEC.mul   t0_l1_att_h1_merge_o, t0_l1_att_h1_merge_u[0:1, :], t0_l1_att_h1_merge_m[:, 0:1] ; d1.attention.slices:12 t0.l1.att.h1.merge
+    VEC.fma   t0_l1_att_h1_merge_o, t0_l1_att_h1_merge_u[1:2, :], t0_l1_att_h1_merge_m[:, 1:2], t0_l1_att_h1_merge_o ; d1.attention.slices:12 t0.l1.att.h1.merge
     SFU.recip t0_l1_att_h1_merge_zsum, t0_l1_att_h1_merge_zsum ; d1.attention.slices:12 t0.l1.att.h1.merge
     VEC.mul   t0_l1_att_h1_merge_o, t0_l1_att_h1_merge_o, t0_l1_att_h1_merge_zsum ; d1.attention.slices:12 t0.l1.att.h1.merge
     ST        wg9.t0_l1_wo_p0_a[:, 32:64], t0_l1_att_h1_merge_o ; d1.handoff:13 t0.l1.att.h1.merge
@@ -1804,7 +1811,7 @@
 .rf l1_wo_p1_w                  p4       64x32     ; l1.wo.p1.w
 .rf l1_wo_p1_b                  p2+2688  1x32      ; l1.wo.p1.b
 .rf t0_l0_wo_p1_res             p2+2816  1x32      ; t0.l0.wo.p1.res
-.rf t0_l0_wo_p1_acc             p2+2944  1x32      ; t0.l0.wo.p1.acc
+.rf t0_l0_wo_p1_acc             p6       32x32     ; t0.l0.wo.p1.acc
 .rf t0_l1_att_h1_s1_q           p2+2304  1x32      ; t0.l1.att.h1.s1.q
 .rf t0_l1_wo_p1_res             p2+2432  1x32      ; t0.l1.wo.p1.res
 .rf t0_l1_att_h1_s1_s           p2+2816  1x17      ; t0.l1.att.h1.s1.s
@@ -1813,9 +1820,9 @@
 .rf t0_l1_att_h1_s1_u           p2+2944  1x32      ; t0.l1.att.h1.s1.u
 .rf t0_l1_wo_p1_a               p2+2816  1x64      ; t0.l1.wo.p1.a
 .rf t1_l0_wo_p1_a               p2+3072  1x64      ; t1.l0.wo.p1.a
-.rf t0_l1_wo_p1_acc             p2+2304  1x32      ; t0.l1.wo.p1.acc
+.rf t0_l1_wo_p1_acc             p6       32x32     ; t0.l1.wo.p1.acc
 .rf t1_l0_wo_p1_res             p2+2304  1x32      ; t1.l0.wo.p1.res
-.rf t1_l0_wo_p1_acc             p2+2432  1x32      ; t1.l0.wo.p1.acc
+.rf t1_l0_wo_p1_acc             p6       32x32     ; t1.l0.wo.p1.acc
 .rf t1_l1_att_h1_s1_q           p0       1x32      ; t1.l1.att.h1.s1.q
 .rf t1_l1_att_h1_merge_m        p0+128   1x2       ; t1.l1.att.h1.merge.m
 .rf t1_l1_att_h1_merge_z        p0+192   1x2       ; t1.l1.att.h1.merge.z
@@ -1829,7 +1836,7 @@
 .rf t1_l1_att_h1_merge_mmax     p0       1x1       ; t1.l1.att.h1.merge.mmax
 .rf t1_l1_att_h1_merge_zsum     p0       1x1       ; t1.l1.att.h1.merge.zsum
 .rf t1_l1_att_h1_merge_o        p0+896   1x32      ; t1.l1.att.h1.merge.o
-.rf t1_l1_wo_p1_acc             p0       1x32      ; t1.l1.wo.p1.acc
+.rf t1_l1_wo_p1_acc             p1       32x32     ; t1.l1.wo.p1.acc
     LD        l0_wo_p1_w, hbm[wo.l0 + 128], stride 64       ; d1.weights:11 preload.wg13
     LD        l0_wo_p1_b, hbm[bo.l0 + 128], stride 64       ; d1.weights:11 preload.wg13
     LD        l1_wo_p1_w, hbm[wo.l1 + 128], stride 64       ; d1.weights:11 preload.wg13
@@ -1838,15 +1845,15 @@
     LD        l1_kv_h1_s1_v[0:16, :], hbm[v_cache.l1 + 6400] ; d1.weights:11 preload.wg13
     WAIT      ev.att_l0, 2                                  ; d1.panels.wo:10 t0.l0.wo.p1
     LD        t0_l0_wo_p1_res, hbm[x_in + 128], stride 64   ; d1.panels.wo:10 t0.l0.wo.p1
-    MMA.z     t0_l0_wo_p1_acc, t0_l0_wo_p1_a, l0_wo_p1_w    ; d1.k_chunk.wo t0.l0.wo.p1
-    VEC.add   t0_l0_wo_p1_acc, t0_l0_wo_p1_acc, l0_wo_p1_b  ; d1.k_chunk.wo t0.l0.wo.p1
-    VEC.add   t0_l0_wo_p1_acc, t0_l0_wo_p1_acc, t0_l0_wo_p1_res ; d1.panels.wo:10 t0.l0.wo.p1
-    ST        wg2.t0_l0_w1_p0_x[:, 32:64], t0_l0_wo_p1_acc  ; d1.handoff:13 t0.l0.wo.p1
-    ST        wg6.t0_l0_w1_p1_x[:, 32:64], t0_l0_wo_p1_acc  ; d1.handoff:13 t0.l0.wo.p1
-    ST        wg10.t0_l0_w1_p2_x[:, 32:64], t0_l0_wo_p1_acc ; d1.handoff:13 t0.l0.wo.p1
-    ST        wg14.t0_l0_w1_p3_x[:, 32:64], t0_l0_wo_p1_acc ; d1.handoff:13 t0.l0.wo.p1
-    ST        wg11.t0_l0_w2_p2_res, t0_l0_wo_p1_acc[:, 0:16] ; d1.handoff:13 t0.l0.wo.p1
-    ST        wg15.t0_l0_w2_p3_res, t0_l0_wo_p1_acc[:, 16:32] ; d1.handoff:13 t0.l0.wo.p1
+    MMA.z     t0_l0_wo_p1_acc[0:1, :], t0_l0_wo_p1_a, l0_wo_p1_w ; d1.k_chunk.wo t0.l0.wo.p1
+    VEC.add   t0_l0_wo_p1_acc[0:1, :], t0_l0_wo_p1_acc[0:1, :], l0_wo_p1_b ; d1.k_chunk.wo t0.l0.wo.p1
+    VEC.add   t0_l0_wo_p1_acc[0:1, :], t0_l0_wo_p1_acc[0:1, :], t0_l0_wo_p1_res ; d1.panels.wo:10 t0.l0.wo.p1
+    ST        wg2.t0_l0_w1_p0_x[:, 32:64], t0_l0_wo_p1_acc[0:1, :] ; d1.handoff:13 t0.l0.wo.p1
+    ST        wg6.t0_l0_w1_p1_x[:, 32:64], t0_l0_wo_p1_acc[0:1, :] ; d1.handoff:13 t0.l0.wo.p1
+    ST        wg10.t0_l0_w1_p2_x[:, 32:64], t0_l0_wo_p1_acc[0:1, :] ; d1.handoff:13 t0.l0.wo.p1
+    ST        wg14.t0_l0_w1_p3_x[:, 32:64], t0_l0_wo_p1_acc[0:1, :] ; d1.handoff:13 t0.l0.wo.p1
+    ST        wg11.t0_l0_w2_p2_res, t0_l0_wo_p1_acc[0:1, 0:16] ; d1.handoff:13 t0.l0.wo.p1
+    ST        wg15.t0_l0_w2_p3_res, t0_l0_wo_p1_acc[0:1, 16:32] ; d1.handoff:13 t0.l0.wo.p1
     SIG       ev.wo_l0, 1                                   ; d1.panels.wo:10 t0.l0.wo.p1
     WAIT      ev.qkv_l1, 6                                  ; d1.attention.slices:12 t0.l1.att.h1.s1
     MMA.z.t   t0_l1_att_h1_s1_s, t0_l1_att_h1_s1_q, l1_kv_h1_s1_k[0:17, :] ; d1.attention.slices:12 t0.l1.att.h1.s1
@@ -1861,27 +1868,27 @@
     ST        wg12.t0_l1_att_h1_merge_u[1:2, :], t0_l1_att_h1_s1_u ; d1.handoff:13 t0.l1.att.h1.s1
     SIG       ev.attp_l1, 1                                 ; d1.attention.slices:12 t0.l1.att.h1.s1
     WAIT      ev.att_l1, 2                                  ; d1.panels.wo:10 t0.l1.wo.p1
-    MMA.z     t0_l1_wo_p1_acc, t0_l1_wo_p1_a, l1_wo_p1_w    ; d1.k_chunk.wo t0.l1.wo.p1
-    VEC.add   t0_l1_wo_p1_acc, t0_l1_wo_p1_acc, l1_wo_p1_b  ; d1.k_chunk.wo t0.l1.wo.p1
-    VEC.add   t0_l1_wo_p1_acc, t0_l1_wo_p1_acc, t0_l1_wo_p1_res ; d1.panels.wo:10 t0.l1.wo.p1
-    ST        wg2.t0_l1_w1_p0_x[:, 32:64], t0_l1_wo_p1_acc  ; d1.handoff:13 t0.l1.wo.p1
-    ST        wg6.t0_l1_w1_p1_x[:, 32:64], t0_l1_wo_p1_acc  ; d1.handoff:13 t0.l1.wo.p1
-    ST        wg10.t0_l1_w1_p2_x[:, 32:64], t0_l1_wo_p1_acc ; d1.handoff:13 t0.l1.wo.p1
-    ST        wg14.t0_l1_w1_p3_x[:, 32:64], t0_l1_wo_p1_acc ; d1.handoff:13 t0.l1.wo.p1
-    ST        wg11.t0_l1_w2_p2_res, t0_l1_wo_p1_acc[:, 0:16] ; d1.handoff:13 t0.l1.wo.p1
-    ST        wg15.t0_l1_w2_p3_res, t0_l1_wo_p1_acc[:, 16:32] ; d1.handoff:13 t0.l1.wo.p1
+    MMA.z     t0_l1_wo_p1_acc[0:1, :], t0_l1_wo_p1_a, l1_wo_p1_w ; d1.k_chunk.wo t0.l1.wo.p1
+    VEC.add   t0_l1_wo_p1_acc[0:1, :], t0_l1_wo_p1_acc[0:1, :], l1_wo_p1_b ; d1.k_chunk.wo t0.l1.wo.p1
+    VEC.add   t0_l1_wo_p1_acc[0:1, :], t0_l1_wo_p1_acc[0:1, :], t0_l1_wo_p1_res ; d1.panels.wo:10 t0.l1.wo.p1
+    ST        wg2.t0_l1_w1_p0_x[:, 32:64], t0_l1_wo_p1_acc[0:1, :] ; d1.handoff:13 t0.l1.wo.p1
+    ST        wg6.t0_l1_w1_p1_x[:, 32:64], t0_l1_wo_p1_acc[0:1, :] ; d1.handoff:13 t0.l1.wo.p1
+    ST        wg10.t0_l1_w1_p2_x[:, 32:64], t0_l1_wo_p1_acc[0:1, :] ; d1.handoff:13 t0.l1.wo.p1
+    ST        wg14.t0_l1_w1_p3_x[:, 32:64], t0_l1_wo_p1_acc[0:1, :] ; d1.handoff:13 t0.l1.wo.p1
+    ST        wg11.t0_l1_w2_p2_res, t0_l1_wo_p1_acc[0:1, 0:16] ; d1.handoff:13 t0.l1.wo.p1
+    ST        wg15.t0_l1_w2_p3_res, t0_l1_wo_p1_acc[0:1, 16:32] ; d1.handoff:13 t0.l1.wo.p1
     SIG       ev.wo_l1, 1                                   ; d1.panels.wo:10 t0.l1.wo.p1
     WAIT      ev.att_l0, 4                                  ; d1.panels.wo:10 t1.l0.wo.p1
     LD        t1_l0_wo_p1_res, hbm[x_in + 384], stride 64   ; d1.panels.wo:10 t1.l0.wo.p1
-    MMA.z     t1_l0_wo_p1_acc, t1_l0_wo_p1_a, l0_wo_p1_w    ; d1.k_chunk.wo t1.l0.wo.p1
-    VEC.add   t1_l0_wo_p1_acc, t1_l0_wo_p1_acc, l0_wo_p1_b  ; d1.k_chunk.wo t1.l0.wo.p1
-    VEC.add   t1_l0_wo_p1_acc, t1_l0_wo_p1_acc, t1_l0_wo_p1_res ; d1.panels.wo:10 t1.l0.wo.p1
-    ST        wg2.t1_l0_w1_p0_x[:, 32:64], t1_l0_wo_p1_acc  ; d1.handoff:13 t1.l0.wo.p1
-    ST        wg6.t1_l0_w1_p1_x[:, 32:64], t1_l0_wo_p1_acc  ; d1.handoff:13 t1.l0.wo.p1
-    ST        wg10.t1_l0_w1_p2_x[:, 32:64], t1_l0_wo_p1_acc ; d1.handoff:13 t1.l0.wo.p1
-    ST        wg14.t1_l0_w1_p3_x[:, 32:64], t1_l0_wo_p1_acc ; d1.handoff:13 t1.l0.wo.p1
-    ST        wg11.t1_l0_w2_p2_res, t1_l0_wo_p1_acc[:, 0:16] ; d1.handoff:13 t1.l0.wo.p1
-    ST        wg15.t1_l0_w2_p3_res, t1_l0_wo_p1_acc[:, 16:32] ; d1.handoff:13 t1.l0.wo.p1
+    MMA.z     t1_l0_wo_p1_acc[0:1, :], t1_l0_wo_p1_a, l0_wo_p1_w ; d1.k_chunk.wo t1.l0.wo.p1
+    VEC.add   t1_l0_wo_p1_acc[0:1, :], t1_l0_wo_p1_acc[0:1, :], l0_wo_p1_b ; d1.k_chunk.wo t1.l0.wo.p1
+    VEC.add   t1_l0_wo_p1_acc[0:1, :], t1_l0_wo_p1_acc[0:1, :], t1_l0_wo_p1_res ; d1.panels.wo:10 t1.l0.wo.p1
+    ST        wg2.t1_l0_w1_p0_x[:, 32:64], t1_l0_wo_p1_acc[0:1, :] ; d1.handoff:13 t1.l0.wo.p1
+    ST        wg6.t1_l0_w1_p1_x[:, 32:64], t1_l0_wo_p1_acc[0:1, :] ; d1.handoff:13 t1.l0.wo.p1
+    ST        wg10.t1_l0_w1_p2_x[:, 32:64], t1_l0_wo_p1_acc[0:1, :] ; d1.handoff:13 t1.l0.wo.p1
+    ST        wg14.t1_l0_w1_p3_x[:, 32:64], t1_l0_wo_p1_acc[0:1, :] ; d1.handoff:13 t1.l0.wo.p1
+    ST        wg11.t1_l0_w2_p2_res, t1_l0_wo_p1_acc[0:1, 0:16] ; d1.handoff:13 t1.l0.wo.p1
+    ST        wg15.t1_l0_w2_p3_res, t1_l0_wo_p1_acc[0:1, 16:32] ; d1.handoff:13 t1.l0.wo.p1
     SIG       ev.wo_l0, 1                                   ; d1.panels.wo:10 t1.l0.wo.p1
     WAIT      ev.qkv_l1, 12                                 ; d1.attention.slices:12 t1.l1.att.h1.s1
     MMA.z.t   t1_l1_att_h1_s1_s, t1_l1_att_h1_s1_q, l1_kv_h1_s1_k ; d1.attention.slices:12 t1.l1.att.h1.s1
@@ -1901,22 +1908,23 @@
     SFU.exp   t1_l1_att_h1_merge_m, t1_l1_att_h1_merge_m    ; d1.attention.slices:12 t1.l1.att.h1.merge
     VEC.mul   t1_l1_att_h1_merge_z, t1_l1_att_h1_merge_z, t1_l1_att_h1_merge_m ; d1.attention.slices:12 t1.l1.att.h1.merge
     VEC.rsum  t1_l1_att_h1_merge_zsum, t1_l1_att_h1_merge_z ; d1.attention.slices:12 t1.l1.att.h1.merge
-    MMA.z     t1_l1_att_h1_merge_o, t1_l1_att_h1_merge_m, t1_l1_att_h1_merge_u ; d1.attention.slices:12 t1.l1.att.h1.merge
+    VEC.mul   t1_l1_att_h1_merge_o, t1_l1_att_h1_merge_u[0:1, :], t1_l1_att_h1_merge_m[:, 0:1] ; d1.attention.slices:12 t1.l1.att.h1.merge
+    VEC.fma   t1_l1_att_h1_merge_o, t1_l1_att_h1_merge_u[1:2, :], t1_l1_att_h1_merge_m[:, 1:2], t1_l1_att_h1_merge_o ; d1.attention.slices:12 t1.l1.att.h1.merge
     SFU.recip t1_l1_att_h1_merge_zsum, t1_l1_att_h1_merge_zsum ; d1.attention.slices:12 t1.l1.att.h1.merge
     VEC.mul   t1_l1_att_h1_merge_o, t1_l1_att_h1_merge_o, t1_l1_att_h1_merge_zsum ; d1.attention.slices:12 t1.l1.att.h1.merge
     ST        wg9.t1_l1_wo_p0_a[:, 32:64], t1_l1_att_h1_merge_o ; d1.handoff:13 t1.l1.att.h1.merge
     ST        wg13.t1_l1_wo_p1_a[:, 32:64], t1_l1_att_h1_merge_o ; d1.handoff:13 t1.l1.att.h1.merge
     SIG       ev.att_l1, 1                                  ; d1.attention.slices:12 t1.l1.att.h1.merge
     WAIT      ev.att_l1, 4                                  ; d1.panels.wo:10 t1.l1.wo.p1
-    MMA.z     t1_l1_wo_p1_acc, t1_l1_wo_p1_a, l1_wo_p1_w    ; d1.k_chunk.wo t1.l1.wo.p1
-    VEC.add   t1_l1_wo_p1_acc, t1_l1_wo_p1_acc, l1_wo_p1_b  ; d1.k_chunk.wo t1.l1.wo.p1
-    VEC.add   t1_l1_wo_p1_acc, t1_l1_wo_p1_acc, t1_l1_wo_p1_res ; d1.panels.wo:10 t1.l1.wo.p1
-    ST        wg2.t1_l1_w1_p0_x[:, 32:64], t1_l1_wo_p1_acc  ; d1.handoff:13 t1.l1.wo.p1
-    ST        wg6.t1_l1_w1_p1_x[:, 32:64], t1_l1_wo_p1_acc  ; d1.handoff:13 t1.l1.wo.p1
-    ST        wg10.t1_l1_w1_p2_x[:, 32:64], t1_l1_wo_p1_acc ; d1.handoff:13 t1.l1.wo.p1
-    ST        wg14.t1_l1_w1_p3_x[:, 32:64], t1_l1_wo_p1_acc ; d1.handoff:13 t1.l1.wo.p1
-    ST        wg11.t1_l1_w2_p2_res, t1_l1_wo_p1_acc[:, 0:16] ; d1.handoff:13 t1.l1.wo.p1
-    ST        wg15.t1_l1_w2_p3_res, t1_l1_wo_p1_acc[:, 16:32] ; d1.handoff:13 t1.l1.wo.p1
+    MMA.z     t1_l1_wo_p1_acc[0:1, :], t1_l1_wo_p1_a, l1_wo_p1_w ; d1.k_chunk.wo t1.l1.wo.p1
+    VEC.add   t1_l1_wo_p1_acc[0:1, :], t1_l1_wo_p1_acc[0:1, :], l1_wo_p1_b ; d1.k_chunk.wo t1.l1.wo.p1
+    VEC.add   t1_l1_wo_p1_acc[0:1, :], t1_l1_wo_p1_acc[0:1, :], t1_l1_wo_p1_res ; d1.panels.wo:10 t1.l1.wo.p1
+    ST        wg2.t1_l1_w1_p0_x[:, 32:64], t1_l1_wo_p1_acc[0:1, :] ; d1.handoff:13 t1.l1.wo.p1
+    ST        wg6.t1_l1_w1_p1_x[:, 32:64], t1_l1_wo_p1_acc[0:1, :] ; d1.handoff:13 t1.l1.wo.p1
+    ST        wg10.t1_l1_w1_p2_x[:, 32:64], t1_l1_wo_p1_acc[0:1, :] ; d1.handoff:13 t1.l1.wo.p1
+    ST        wg14.t1_l1_w1_p3_x[:, 32:64], t1_l1_wo_p1_acc[0:1, :] ; d1.handoff:13 t1.l1.wo.p1
+    ST        wg11.t1_l1_w2_p2_res, t1_l1_wo_p1_acc[0:1, 0:16] ; d1.handoff:13 t1.l1.wo.p1
+    ST        wg15.t1_l1_w2_p3_res, t1_l1_wo_p1_acc[0:1, 16:32] ; d1.handoff:13 t1.l1.wo.p1
     SIG       ev.wo_l1, 1                                   ; d1.panels.wo:10 t1.l1.wo.p1
     END
 
@@ -2086,54 +2094,54 @@
 .rf l0_w2_p3_b                  p2+576   1x16      ; l0.w2.p3.b
 .rf l1_w2_p3_w                  p3       128x16    ; l1.w2.p3.w
 .rf l1_w2_p3_b                  p2+640   1x16      ; l1.w2.p3.b
-.rf t0_l0_w2_p3_acc             p2+704   1x16      ; t0.l0.w2.p3.acc
+.rf t0_l0_w2_p3_acc             p5       64x16     ; t0.l0.w2.p3.acc
 .rf t0_l1_w2_p3_a               p2       1x128     ; t0.l1.w2.p3.a
 .rf t0_l1_w2_p3_res             p2+512   1x16      ; t0.l1.w2.p3.res
 .rf t1_l0_w2_p3_a               p2+704   1x128     ; t1.l0.w2.p3.a
 .rf t1_l0_w2_p3_res             p2+1216  1x16      ; t1.l0.w2.p3.res
-.rf t0_l1_w2_p3_acc             p2+1280  1x16      ; t0.l1.w2.p3.acc
-.rf t1_l0_w2_p3_acc             p2       1x16      ; t1.l0.w2.p3.acc
+.rf t0_l1_w2_p3_acc             p5       64x16     ; t0.l1.w2.p3.acc
+.rf t1_l0_w2_p3_acc             p5       64x16     ; t1.l0.w2.p3.acc
 .rf t1_l1_w2_p3_a               p0       1x128     ; t1.l1.w2.p3.a
 .rf t1_l1_w2_p3_res             p0+512   1x16      ; t1.l1.w2.p3.res
-.rf t1_l1_w2_p3_acc             p0+576   1x16      ; t1.l1.w2.p3.acc
+.rf t1_l1_w2_p3_acc             p1       64x16     ; t1.l1.w2.p3.acc
     LD        l0_w2_p3_w, hbm[w2.l0 + 192], stride 64       ; d1.weights:11 preload.wg15
     LD        l0_w2_p3_b, hbm[b2.l0 + 192], stride 64       ; d1.weights:11 preload.wg15
     LD        l1_w2_p3_w, hbm[w2.l1 + 192], stride 64       ; d1.weights:11 preload.wg15
     LD        l1_w2_p3_b, hbm[b2.l1 + 192], stride 64       ; d1.weights:11 preload.wg15
     WAIT      ev.w1_l0, 4                                   ; d1.panels.w2:10 t0.l0.w2.p3
-    MMA.z     t0_l0_w2_p3_acc, t0_l0_w2_p3_a, l0_w2_p3_w    ; d1.k_chunk.w2 t0.l0.w2.p3
-    VEC.add   t0_l0_w2_p3_acc, t0_l0_w2_p3_acc, l0_w2_p3_b  ; d1.k_chunk.w2 t0.l0.w2.p3
-    VEC.add   t0_l0_w2_p3_acc, t0_l0_w2_p3_acc, t0_l0_w2_p3_res ; d1.panels.w2:10 t0.l0.w2.p3
-    ST        wg0.t0_l1_qkv_p0_x[:, 48:64], t0_l0_w2_p3_acc ; d1.handoff:13 t0.l0.w2.p3
-    ST        wg4.t0_l1_qkv_p1_x[:, 48:64], t0_l0_w2_p3_acc ; d1.handoff:13 t0.l0.w2.p3
-    ST        wg8.t0_l1_qkv_p2_x[:, 48:64], t0_l0_w2_p3_acc ; d1.handoff:13 t0.l0.w2.p3
-    ST        wg12.t0_l1_qkv_p3_x[:, 48:64], t0_l0_w2_p3_acc ; d1.handoff:13 t0.l0.w2.p3
-    ST        wg1.t0_l1_qkv_p4_x[:, 48:64], t0_l0_w2_p3_acc ; d1.handoff:13 t0.l0.w2.p3
-    ST        wg5.t0_l1_qkv_p5_x[:, 48:64], t0_l0_w2_p3_acc ; d1.handoff:13 t0.l0.w2.p3
-    ST        wg13.t0_l1_wo_p1_res[:, 16:32], t0_l0_w2_p3_acc ; d1.handoff:13 t0.l0.w2.p3
+    MMA.z     t0_l0_w2_p3_acc[0:1, :], t0_l0_w2_p3_a, l0_w2_p3_w ; d1.k_chunk.w2 t0.l0.w2.p3
+    VEC.add   t0_l0_w2_p3_acc[0:1, :], t0_l0_w2_p3_acc[0:1, :], l0_w2_p3_b ; d1.k_chunk.w2 t0.l0.w2.p3
+    VEC.add   t0_l0_w2_p3_acc[0:1, :], t0_l0_w2_p3_acc[0:1, :], t0_l0_w2_p3_res ; d1.panels.w2:10 t0.l0.w2.p3
+    ST        wg0.t0_l1_qkv_p0_x[:, 48:64], t0_l0_w2_p3_acc[0:1, :] ; d1.handoff:13 t0.l0.w2.p3
+    ST        wg4.t0_l1_qkv_p1_x[:, 48:64], t0_l0_w2_p3_acc[0:1, :] ; d1.handoff:13 t0.l0.w2.p3
+    ST        wg8.t0_l1_qkv_p2_x[:, 48:64], t0_l0_w2_p3_acc[0:1, :] ; d1.handoff:13 t0.l0.w2.p3
+    ST        wg12.t0_l1_qkv_p3_x[:, 48:64], t0_l0_w2_p3_acc[0:1, :] ; d1.handoff:13 t0.l0.w2.p3
+    ST        wg1.t0_l1_qkv_p4_x[:, 48:64], t0_l0_w2_p3_acc[0:1, :] ; d1.handoff:13 t0.l0.w2.p3
+    ST        wg5.t0_l1_qkv_p5_x[:, 48:64], t0_l0_w2_p3_acc[0:1, :] ; d1.handoff:13 t0.l0.w2.p3
+    ST        wg13.t0_l1_wo_p1_res[:, 16:32], t0_l0_w2_p3_acc[0:1, :] ; d1.handoff:13 t0.l0.w2.p3
     SIG       ev.w2_l0, 1                                   ; d1.panels.w2:10 t0.l0.w2.p3
     WAIT      ev.w1_l1, 4                                   ; d1.panels.w2:10 t0.l1.w2.p3
-    MMA.z     t0_l1_w2_p3_acc, t0_l1_w2_p3_a, l1_w2_p3_w    ; d1.k_chunk.w2 t0.l1.w2.p3
-    VEC.add   t0_l1_w2_p3_acc, t0_l1_w2_p3_acc, l1_w2_p3_b  ; d1.k_chunk.w2 t0.l1.w2.p3
-    VEC.add   t0_l1_w2_p3_acc, t0_l1_w2_p3_acc, t0_l1_w2_p3_res ; d1.panels.w2:10 t0.l1.w2.p3
-    ST        hbm[out + 192], t0_l1_w2_p3_acc, stride 64    ; d1.panels.w2:10 t0.l1.w2.p3
+    MMA.z     t0_l1_w2_p3_acc[0:1, :], t0_l1_w2_p3_a, l1_w2_p3_w ; d1.k_chunk.w2 t0.l1.w2.p3
+    VEC.add   t0_l1_w2_p3_acc[0:1, :], t0_l1_w2_p3_acc[0:1, :], l1_w2_p3_b ; d1.k_chunk.w2 t0.l1.w2.p3
+    VEC.add   t0_l1_w2_p3_acc[0:1, :], t0_l1_w2_p3_acc[0:1, :], t0_l1_w2_p3_res ; d1.panels.w2:10 t0.l1.w2.p3
+    ST        hbm[out + 192], t0_l1_w2_p3_acc[0:1, :], stride 64 ; d1.panels.w2:10 t0.l1.w2.p3
     SIG       ev.w2_l1, 1                                   ; d1.panels.w2:10 t0.l1.w2.p3
     WAIT      ev.w1_l0, 8                                   ; d1.panels.w2:10 t1.l0.w2.p3
-    MMA.z     t1_l0_w2_p3_acc, t1_l0_w2_p3_a, l0_w2_p3_w    ; d1.k_chunk.w2 t1.l0.w2.p3
-    VEC.add   t1_l0_w2_p3_acc, t1_l0_w2_p3_acc, l0_w2_p3_b  ; d1.k_chunk.w2 t1.l0.w2.p3
-    VEC.add   t1_l0_w2_p3_acc, t1_l0_w2_p3_acc, t1_l0_w2_p3_res ; d1.panels.w2:10 t1.l0.w2.p3
-    ST        wg0.t1_l1_qkv_p0_x[:, 48:64], t1_l0_w2_p3_acc ; d1.handoff:13 t1.l0.w2.p3
-    ST        wg4.t1_l1_qkv_p1_x[:, 48:64], t1_l0_w2_p3_acc ; d1.handoff:13 t1.l0.w2.p3
-    ST        wg8.t1_l1_qkv_p2_x[:, 48:64], t1_l0_w2_p3_acc ; d1.handoff:13 t1.l0.w2.p3
-    ST        wg12.t1_l1_qkv_p3_x[:, 48:64], t1_l0_w2_p3_acc ; d1.handoff:13 t1.l0.w2.p3
-    ST        wg1.t1_l1_qkv_p4_x[:, 48:64], t1_l0_w2_p3_acc ; d1.handoff:13 t1.l0.w2.p3
-    ST        wg5.t1_l1_qkv_p5_x[:, 48:64], t1_l0_w2_p3_acc ; d1.handoff:13 t1.l0.w2.p3
-    ST        wg13.t1_l1_wo_p1_res[:, 16:32], t1_l0_w2_p3_acc ; d1.handoff:13 t1.l0.w2.p3
+    MMA.z     t1_l0_w2_p3_acc[0:1, :], t1_l0_w2_p3_a, l0_w2_p3_w ; d1.k_chunk.w2 t1.l0.w2.p3
+    VEC.add   t1_l0_w2_p3_acc[0:1, :], t1_l0_w2_p3_acc[0:1, :], l0_w2_p3_b ; d1.k_chunk.w2 t1.l0.w2.p3
+    VEC.add   t1_l0_w2_p3_acc[0:1, :], t1_l0_w2_p3_acc[0:1, :], t1_l0_w2_p3_res ; d1.panels.w2:10 t1.l0.w2.p3
+    ST        wg0.t1_l1_qkv_p0_x[:, 48:64], t1_l0_w2_p3_acc[0:1, :] ; d1.handoff:13 t1.l0.w2.p3
+    ST        wg4.t1_l1_qkv_p1_x[:, 48:64], t1_l0_w2_p3_acc[0:1, :] ; d1.handoff:13 t1.l0.w2.p3
+    ST        wg8.t1_l1_qkv_p2_x[:, 48:64], t1_l0_w2_p3_acc[0:1, :] ; d1.handoff:13 t1.l0.w2.p3
+    ST        wg12.t1_l1_qkv_p3_x[:, 48:64], t1_l0_w2_p3_acc[0:1, :] ; d1.handoff:13 t1.l0.w2.p3
+    ST        wg1.t1_l1_qkv_p4_x[:, 48:64], t1_l0_w2_p3_acc[0:1, :] ; d1.handoff:13 t1.l0.w2.p3
+    ST        wg5.t1_l1_qkv_p5_x[:, 48:64], t1_l0_w2_p3_acc[0:1, :] ; d1.handoff:13 t1.l0.w2.p3
+    ST        wg13.t1_l1_wo_p1_res[:, 16:32], t1_l0_w2_p3_acc[0:1, :] ; d1.handoff:13 t1.l0.w2.p3
     SIG       ev.w2_l0, 1                                   ; d1.panels.w2:10 t1.l0.w2.p3
     WAIT      ev.w1_l1, 8                                   ; d1.panels.w2:10 t1.l1.w2.p3
-    MMA.z     t1_l1_w2_p3_acc, t1_l1_w2_p3_a, l1_w2_p3_w    ; d1.k_chunk.w2 t1.l1.w2.p3
-    VEC.add   t1_l1_w2_p3_acc, t1_l1_w2_p3_acc, l1_w2_p3_b  ; d1.k_chunk.w2 t1.l1.w2.p3
-    VEC.add   t1_l1_w2_p3_acc, t1_l1_w2_p3_acc, t1_l1_w2_p3_res ; d1.panels.w2:10 t1.l1.w2.p3
-    ST        hbm[out + 448], t1_l1_w2_p3_acc, stride 64    ; d1.panels.w2:10 t1.l1.w2.p3
+    MMA.z     t1_l1_w2_p3_acc[0:1, :], t1_l1_w2_p3_a, l1_w2_p3_w ; d1.k_chunk.w2 t1.l1.w2.p3
+    VEC.add   t1_l1_w2_p3_acc[0:1, :], t1_l1_w2_p3_acc[0:1, :], l1_w2_p3_b ; d1.k_chunk.w2 t1.l1.w2.p3
+    VEC.add   t1_l1_w2_p3_acc[0:1, :], t1_l1_w2_p3_acc[0:1, :], t1_l1_w2_p3_res ; d1.panels.w2:10 t1.l1.w2.p3
+    ST        hbm[out + 448], t1_l1_w2_p3_acc[0:1, :], stride 64 ; d1.panels.w2:10 t1.l1.w2.p3
     SIG       ev.w2_l1, 1                                   ; d1.panels.w2:10 t1.l1.w2.p3
     END

@@ -31,7 +31,7 @@
 .rf t0_l0_w2_p2_res             p2       1x16      ; t0.l0.w2.p2.res
 .rf t0_l0_w2_p3_res             p2+64    1x16      ; t0.l0.w2.p3.res
 .rf t0_l0_wo_p0_res             p2+128   1x32      ; t0.l0.wo.p0.res
-.rf t0_l0_wo_p0_acc             p2+256   1x32      ; t0.l0.wo.p0.acc
+.rf t0_l0_wo_p0_acc             p8       32x32     ; t0.l0.wo.p0.acc
 .rf t0_l0_w2_p0_res             p2+128   1x16      ; t0.l0.w2.p0.res
 .rf t0_l0_w2_p1_res             p2+192   1x16      ; t0.l0.w2.p1.res
 .rf t0_l0_w2_p0_k0_a            p2+256   1x64      ; t0.l0.w2.p0.k0.a
@@ -58,7 +58,7 @@
 .rf t1_l0_w2_p2_res             p2+256   1x16      ; t1.l0.w2.p2.res
 .rf t1_l0_w2_p3_res             p2+320   1x16      ; t1.l0.w2.p3.res
 .rf t1_l0_wo_p0_res             p2+384   1x32      ; t1.l0.wo.p0.res
-.rf t1_l0_wo_p0_acc             p2+512   1x32      ; t1.l0.wo.p0.acc
+.rf t1_l0_wo_p0_acc             p7       32x32     ; t1.l0.wo.p0.acc
 .rf t1_l0_w2_p0_res             p0       1x16      ; t1.l0.w2.p0.res
 .rf t1_l0_w2_p1_res             p0+64    1x16      ; t1.l0.w2.p1.res
 .rf t1_l0_w2_p0_k0_a            p0+128   1x64      ; t1.l0.w2.p0.k0.a
@@ -107,7 +107,8 @@
     SFU.exp   t0_l0_att_h0_merge_m, t0_l0_att_h0_merge_m    ; d1.attention.slices:16 t0.l0.att.h0.merge
     VEC.mul   t0_l0_att_h0_merge_z, t0_l0_att_h0_merge_z, t0_l0_att_h0_merge_m ; d1.attention.slices:16 t0.l0.att.h0.merge
     VEC.rsum  t0_l0_att_h0_merge_zsum, t0_l0_att_h0_merge_z ; d1.attention.slices:16 t0.l0.att.h0.merge
-    MMA.z     t0_l0_att_h0_merge_o, t0_l0_att_h0_merge_m, t0_l0_att_h0_merge_u ; d1.attention.slices:16 t0.l0.att.h0.merge
+    VEC.mul   t0_l0_att_h0_merge_o, t0_l0_att_h0_merge_u[0:1, :], t0_l0_att_h0_merge_m[:, 0:1] ; d1.attention.slices:16 t0.l0.att.h0.merge
+    VEC.fma   t0_l0_att_h0_merge_o, t0_l0_att_h0_merge_u[1:2, :], t0_l0_att_h0_merge_m[:, 1:2], t0_l0_att_h0_merge_o ; d1.attention.slices:16 t0.l0.att.h0.merge
     SFU.recip t0_l0_att_h0_merge_zsum, t0_l0_att_h0_merge_zsum ; d1.attention.slices:16 t0.l0.att.h0.merge
     VEC.mul   t0_l0_att_h0_merge_o, t0_l0_att_h0_merge_o, t0_l0_att_h0_merge_zsum ; d1.attention.slices:16 t0.l0.att.h0.merge
     ST        wg0.t0_l0_wo_p0_a[:, 0:32], t0_l0_att_h0_merge_o ; d1.handoff:15 t0.l0.att.h0.merge
@@ -115,15 +116,15 @@
     SIG       ev.att_l0, 1                                  ; d1.attention.slices:16 t0.l0.att.h0.merge
     WAIT      ev.att_l0, 2                                  ; d1.panels.wo:12 t0.l0.wo.p0
     LD        t0_l0_wo_p0_res, hbm[x_in], stride 64         ; d1.panels.wo:12 t0.l0.wo.p0
-    MMA.z     t0_l0_wo_p0_acc, t0_l0_wo_p0_a, l0_wo_p0_w    ; d1.k_chunk.wo t0.l0.wo.p0
-    VEC.add   t0_l0_wo_p0_acc, t0_l0_wo_p0_acc, l0_wo_p0_b  ; d1.k_chunk.wo t0.l0.wo.p0
-    VEC.add   t0_l0_wo_p0_acc, t0_l0_wo_p0_acc, t0_l0_wo_p0_res ; d1.panels.wo:12 t0.l0.wo.p0
-    ST        wg2.t0_l0_w1_p0_x[:, 0:32], t0_l0_wo_p0_acc   ; d1.handoff:15 t0.l0.wo.p0
-    ST        wg2.t0_l0_w1_p1_x[:, 0:32], t0_l0_wo_p0_acc   ; d1.handoff:15 t0.l0.wo.p0
-    ST        wg6.t0_l0_w1_p2_x[:, 0:32], t0_l0_wo_p0_acc   ; d1.handoff:15 t0.l0.wo.p0
-    ST        wg6.t0_l0_w1_p3_x[:, 0:32], t0_l0_wo_p0_acc   ; d1.handoff:15 t0.l0.wo.p0
-    ST        wg0.t0_l0_w2_p0_res, t0_l0_wo_p0_acc[:, 0:16] ; d1.handoff:15 t0.l0.wo.p0
-    ST        wg0.t0_l0_w2_p1_res, t0_l0_wo_p0_acc[:, 16:32] ; d1.handoff:15 t0.l0.wo.p0
+    MMA.z     t0_l0_wo_p0_acc[0:1, :], t0_l0_wo_p0_a, l0_wo_p0_w ; d1.k_chunk.wo t0.l0.wo.p0
+    VEC.add   t0_l0_wo_p0_acc[0:1, :], t0_l0_wo_p0_acc[0:1, :], l0_wo_p0_b ; d1.k_chunk.wo t0.l0.wo.p0
+    VEC.add   t0_l0_wo_p0_acc[0:1, :], t0_l0_wo_p0_acc[0:1, :], t0_l0_wo_p0_res ; d1.panels.wo:12 t0.l0.wo.p0
+    ST        wg2.t0_l0_w1_p0_x[:, 0:32], t0_l0_wo_p0_acc[0:1, :] ; d1.handoff:15 t0.l0.wo.p0
+    ST        wg2.t0_l0_w1_p1_x[:, 0:32], t0_l0_wo_p0_acc[0:1, :] ; d1.handoff:15 t0.l0.wo.p0
+    ST        wg6.t0_l0_w1_p2_x[:, 0:32], t0_l0_wo_p0_acc[0:1, :] ; d1.handoff:15 t0.l0.wo.p0
+    ST        wg6.t0_l0_w1_p3_x[:, 0:32], t0_l0_wo_p0_acc[0:1, :] ; d1.handoff:15 t0.l0.wo.p0
+    ST        wg0.t0_l0_w2_p0_res, t0_l0_wo_p0_acc[0:1, 0:16] ; d1.handoff:15 t0.l0.wo.p0
+    ST        wg0.t0_l0_w2_p1_res, t0_l0_wo_p0_acc[0:1, 16:32] ; d1.handoff:15 t0.l0.wo.p0
     SIG       ev.wo_l0, 1                                   ; d1.panels.wo:12 t0.l0.wo.p0
     WAIT      ev.w1_l0, 4                                   ; d1.panels.w2:12 t0.l0.w2.p0.k0
     MMA.z     t0_l0_w2_p0_k0_acc, t0_l0_w2_p0_k0_a, l0_w2_p0_k0_w ; d1.k_split.w2:13 t0.l0.w2.p0.k0
@@ -179,15 +180,15 @@
     SIG       ev.attp_l0, 1                                 ; d1.attention.slices:16 t1.l0.att.h0.s0
     WAIT      ev.att_l0, 4                                  ; d1.panels.wo:12 t1.l0.wo.p0
     LD        t1_l0_wo_p0_res, hbm[x_in + 256], stride 64   ; d1.panels.wo:12 t1.l0.wo.p0
-    MMA.z     t1_l0_wo_p0_acc, t1_l0_wo_p0_a, l0_wo_p0_w    ; d1.k_chunk.wo t1.l0.wo.p0
-    VEC.add   t1_l0_wo_p0_acc, t1_l0_wo_p0_acc, l0_wo_p0_b  ; d1.k_chunk.wo t1.l0.wo.p0
-    VEC.add   t1_l0_wo_p0_acc, t1_l0_wo_p0_acc, t1_l0_wo_p0_res ; d1.panels.wo:12 t1.l0.wo.p0
-    ST        wg2.t1_l0_w1_p0_x[:, 0:32], t1_l0_wo_p0_acc   ; d1.handoff:15 t1.l0.wo.p0
-    ST        wg2.t1_l0_w1_p1_x[:, 0:32], t1_l0_wo_p0_acc   ; d1.handoff:15 t1.l0.wo.p0
-    ST        wg6.t1_l0_w1_p2_x[:, 0:32], t1_l0_wo_p0_acc   ; d1.handoff:15 t1.l0.wo.p0
-    ST        wg6.t1_l0_w1_p3_x[:, 0:32], t1_l0_wo_p0_acc   ; d1.handoff:15 t1.l0.wo.p0
-    ST        wg0.t1_l0_w2_p0_res, t1_l0_wo_p0_acc[:, 0:16] ; d1.handoff:15 t1.l0.wo.p0
-    ST        wg0.t1_l0_w2_p1_res, t1_l0_wo_p0_acc[:, 16:32] ; d1.handoff:15 t1.l0.wo.p0
+    MMA.z     t1_l0_wo_p0_acc[0:1, :], t1_l0_wo_p0_a, l0_wo_p0_w ; d1.k_chunk.wo t1.l0.wo.p0
+    VEC.add   t1_l0_wo_p0_acc[0:1, :], t1_l0_wo_p0_acc[0:1, :], l0_wo_p0_b ; d1.k_chunk.wo t1.l0.wo.p0
+    VEC.add   t1_l0_wo_p0_acc[0:1, :], t1_l0_wo_p0_acc[0:1, :], t1_l0_wo_p0_res ; d1.panels.wo:12 t1.l0.wo.p0
+    ST        wg2.t1_l0_w1_p0_x[:, 0:32], t1_l0_wo_p0_acc[0:1, :] ; d1.handoff:15 t1.l0.wo.p0
+    ST        wg2.t1_l0_w1_p1_x[:, 0:32], t1_l0_wo_p0_acc[0:1, :] ; d1.handoff:15 t1.l0.wo.p0
+    ST        wg6.t1_l0_w1_p2_x[:, 0:32], t1_l0_wo_p0_acc[0:1, :] ; d1.handoff:15 t1.l0.wo.p0
+    ST        wg6.t1_l0_w1_p3_x[:, 0:32], t1_l0_wo_p0_acc[0:1, :] ; d1.handoff:15 t1.l0.wo.p0
+    ST        wg0.t1_l0_w2_p0_res, t1_l0_wo_p0_acc[0:1, 0:16] ; d1.handoff:15 t1.l0.wo.p0
+    ST        wg0.t1_l0_w2_p1_res, t1_l0_wo_p0_acc[0:1, 16:32] ; d1.handoff:15 t1.l0.wo.p0
     SIG       ev.wo_l0, 1                                   ; d1.panels.wo:12 t1.l0.wo.p0
     WAIT      ev.w1_l0, 8                                   ; d1.panels.w2:12 t1.l0.w2.p0.k0
     MMA.z     t1_l0_w2_p0_k0_acc, t1_l0_w2_p0_k0_a, l0_w2_p0_k0_w ; d1.k_split.w2:13 t1.l0.w2.p0.k0
@@ -442,7 +443,8 @@
     SFU.exp   t1_l0_att_h0_merge_m, t1_l0_att_h0_merge_m    ; d1.attention.slices:16 t1.l0.att.h0.merge
     VEC.mul   t1_l0_att_h0_merge_z, t1_l0_att_h0_merge_z, t1_l0_att_h0_merge_m ; d1.attention.slices:16 t1.l0.att.h0.merge
     VEC.rsum  t1_l0_att_h0_merge_zsum, t1_l0_att_h0_merge_z ; d1.attention.slices:16 t1.l0.att.h0.merge
-    MMA.z     t1_l0_att_h0_merge_o, t1_l0_att_h0_merge_m, t1_l0_att_h0_merge_u ; d1.attention.slices:16 t1.l0.att.h0.merge
+    VEC.mul   t1_l0_att_h0_merge_o, t1_l0_att_h0_merge_u[0:1, :], t1_l0_att_h0_merge_m[:, 0:1] ; d1.attention.slices:16 t1.l0.att.h0.merge
+    VEC.fma   t1_l0_att_h0_merge_o, t1_l0_att_h0_merge_u[1:2, :], t1_l0_att_h0_merge_m[:, 1:2], t1_l0_att_h0_merge_o ; d1.attention.slices:16 t1.l0.att.h0.merge
     SFU.recip t1_l0_att_h0_merge_zsum, t1_l0_att_h0_merge_zsum ; d1.attention.slices:16 t1.l0.att.h0.merge
     VEC.mul   t1_l0_att_h0_merge_o, t1_l0_att_h0_merge_o, t1_l0_att_h0_merge_zsum ; d1.attention.slices:16 t1.l0.att.h0.merge
     ST        wg0.t1_l0_wo_p0_a[:, 0:32], t1_l0_att_h0_merge_o ; d1.handoff:15 t1.l0.att.h0.merge
@@ -628,7 +630,7 @@
 .rf t0_l0_att_h1_merge_zsum     p2+2304  1x1       ; t0.l0.att.h1.merge.zsum
 .rf t0_l0_att_h1_merge_o        p2+3328  1x32      ; t0.l0.att.h1.merge.o
 .rf t0_l0_wo_p1_res             p2+2304  1x32      ; t0.l0.wo.p1.res
-.rf t0_l0_wo_p1_acc             p2+2432  1x32      ; t0.l0.wo.p1.acc
+.rf t0_l0_wo_p1_acc             p8       32x32     ; t0.l0.wo.p1.acc
 .rf t0_l0_w2_p0_k1_a            p2+2304  1x64      ; t0.l0.w2.p0.k1.a
 .rf t0_l0_w2_p1_k1_a            p2+2560  1x64      ; t0.l0.w2.p1.k1.a
 .rf t0_l0_w2_p2_k1_a            p2+3072  1x64      ; t0.l0.w2.p2.k1.a
@@ -643,7 +645,7 @@
 .rf t1_l0_att_h0_s1_u           p2+128   1x32      ; t1.l0.att.h0.s1.u
 .rf t1_l0_wo_p1_a               p2       1x64      ; t1.l0.wo.p1.a
 .rf t1_l0_wo_p1_res             p2+256   1x32      ; t1.l0.wo.p1.res
-.rf t1_l0_wo_p1_acc             p2+384   1x32      ; t1.l0.wo.p1.acc
+.rf t1_l0_wo_p1_acc             p3       32x32     ; t1.l0.wo.p1.acc
 .rf t1_l0_w2_p0_k1_a            p0       1x64      ; t1.l0.w2.p0.k1.a
 .rf t1_l0_w2_p1_k1_a            p0+256   1x64      ; t1.l0.w2.p1.k1.a
 .rf t1_l0_w2_p2_k1_a            p0+512   1x64      ; t1.l0.w2.p2.k1.a
@@ -678,7 +680,8 @@
     SFU.exp   t0_l0_att_h1_merge_m, t0_l0_att_h1_merge_m    ; d1.attention.slices:16 t0.l0.att.h1.merge
     VEC.mul   t0_l0_att_h1_merge_z, t0_l0_att_h1_merge_z, t0_l0_att_h1_merge_m ; d1.attention.slices:16 t0.l0.att.h1.merge
     VEC.rsum  t0_l0_att_h1_merge_zsum, t0_l0_att_h1_merge_z ; d1.attention.slices:16 t0.l0.att.h1.merge
-    MMA.z     t0_l0_att_h1_merge_o, t0_l0_att_h1_merge_m, t0_l0_att_h1_merge_u ; d1.attention.slices:16 t0.l0.att.h1.merge
+    VEC.mul   t0_l0_att_h1_merge_o, t0_l0_att_h1_merge_u[0:1, :], t0_l0_att_h1_merge_m[:, 0:1] ; d1.attention.slices:16 t0.l0.att.h1.merge
+    VEC.fma   t0_l0_att_h1_merge_o, t0_l0_att_h1_merge_u[1:2, :], t0_l0_att_h1_merge_m[:, 1:2], t0_l0_att_h1_merge_o ; d1.attention.slices:16 t0.l0.att.h1.merge
     SFU.recip t0_l0_att_h1_merge_zsum, t0_l0_att_h1_merge_zsum ; d1.attention.slices:16 t0.l0.att.h1.merge
     VEC.mul   t0_l0_att_h1_merge_o, t0_l0_att_h1_merge_o, t0_l0_att_h1_merge_zsum ; d1.attention.slices:16 t0.l0.att.h1.merge
     ST        wg0.t0_l0_wo_p0_a[:, 32:64], t0_l0_att_h1_merge_o ; d1.handoff:15 t0.l0.att.h1.merge
@@ -686,15 +689,15 @@
     SIG       ev.att_l0, 1                                  ; d1.attention.slices:16 t0.l0.att.h1.merge
     WAIT      ev.att_l0, 2                                  ; d1.panels.wo:12 t0.l0.wo.p1
     LD        t0_l0_wo_p1_res, hbm[x_in + 128], stride 64   ; d1.panels.wo:12 t0.l0.wo.p1
-    MMA.z     t0_l0_wo_p1_acc, t0_l0_wo_p1_a, l0_wo_p1_w    ; d1.k_chunk.wo t0.l0.wo.p1
-    VEC.add   t0_l0_wo_p1_acc, t0_l0_wo_p1_acc, l0_wo_p1_b  ; d1.k_chunk.wo t0.l0.wo.p1
-    VEC.add   t0_l0_wo_p1_acc, t0_l0_wo_p1_acc, t0_l0_wo_p1_res ; d1.panels.wo:12 t0.l0.wo.p1
-    ST        wg2.t0_l0_w1_p0_x[:, 32:64], t0_l0_wo_p1_acc  ; d1.handoff:15 t0.l0.wo.p1
-    ST        wg2.t0_l0_w1_p1_x[:, 32:64], t0_l0_wo_p1_acc  ; d1.handoff:15 t0.l0.wo.p1
-    ST        wg6.t0_l0_w1_p2_x[:, 32:64], t0_l0_wo_p1_acc  ; d1.handoff:15 t0.l0.wo.p1
-    ST        wg6.t0_l0_w1_p3_x[:, 32:64], t0_l0_wo_p1_acc  ; d1.handoff:15 t0.l0.wo.p1
-    ST        wg0.t0_l0_w2_p2_res, t0_l0_wo_p1_acc[:, 0:16] ; d1.handoff:15 t0.l0.wo.p1
-    ST        wg0.t0_l0_w2_p3_res, t0_l0_wo_p1_acc[:, 16:32] ; d1.handoff:15 t0.l0.wo.p1
+    MMA.z     t0_l0_wo_p1_acc[0:1, :], t0_l0_wo_p1_a, l0_wo_p1_w ; d1.k_chunk.wo t0.l0.wo.p1
+    VEC.add   t0_l0_wo_p1_acc[0:1, :], t0_l0_wo_p1_acc[0:1, :], l0_wo_p1_b ; d1.k_chunk.wo t0.l0.wo.p1
+    VEC.add   t0_l0_wo_p1_acc[0:1, :], t0_l0_wo_p1_acc[0:1, :], t0_l0_wo_p1_res ; d1.panels.wo:12 t0.l0.wo.p1
+    ST        wg2.t0_l0_w1_p0_x[:, 32:64], t0_l0_wo_p1_acc[0:1, :] ; d1.handoff:15 t0.l0.wo.p1
+    ST        wg2.t0_l0_w1_p1_x[:, 32:64], t0_l0_wo_p1_acc[0:1, :] ; d1.handoff:15 t0.l0.wo.p1
+    ST        wg6.t0_l0_w1_p2_x[:, 32:64], t0_l0_wo_p1_acc[0:1, :] ; d1.handoff:15 t0.l0.wo.p1
+    ST        wg6.t0_l0_w1_p3_x[:, 32:64], t0_l0_wo_p1_acc[0:1, :] ; d1.handoff:15 t0.l0.wo.p1
+    ST        wg0.t0_l0_w2_p2_res, t0_l0_wo_p1_acc[0:1, 0:16] ; d1.handoff:15 t0.l0.wo.p1
+    ST        wg0.t0_l0_w2_p3_res, t0_l0_wo_p1_acc[0:1, 16:32] ; d1.handoff:15 t0.l0.wo.p1
     SIG       ev.wo_l0, 1                                   ; d1.panels.wo:12 t0.l0.wo.p1
     WAIT      ev.w1_l0, 4                                   ; d1.panels.w2:12 t0.l0.w2.p0.k1
     MMA.z     t0_l0_w2_p0_k1_acc, t0_l0_w2_p0_k1_a, l0_w2_p0_k1_w ; d1.k_split.w2:13 t0.l0.w2.p0.k1
@@ -726,15 +729,15 @@
     SIG       ev.attp_l0, 1                                 ; d1.attention.slices:16 t1.l0.att.h0.s1
     WAIT      ev.att_l0, 4                                  ; d1.panels.wo:12 t1.l0.wo.p1
     LD        t1_l0_wo_p1_res, hbm[x_in + 384], stride 64   ; d1.panels.wo:12 t1.l0.wo.p1
-    MMA.z     t1_l0_wo_p1_acc, t1_l0_wo_p1_a, l0_wo_p1_w    ; d1.k_chunk.wo t1.l0.wo.p1
-    VEC.add   t1_l0_wo_p1_acc, t1_l0_wo_p1_acc, l0_wo_p1_b  ; d1.k_chunk.wo t1.l0.wo.p1
-    VEC.add   t1_l0_wo_p1_acc, t1_l0_wo_p1_acc, t1_l0_wo_p1_res ; d1.panels.wo:12 t1.l0.wo.p1
-    ST        wg2.t1_l0_w1_p0_x[:, 32:64], t1_l0_wo_p1_acc  ; d1.handoff:15 t1.l0.wo.p1
-    ST        wg2.t1_l0_w1_p1_x[:, 32:64], t1_l0_wo_p1_acc  ; d1.handoff:15 t1.l0.wo.p1
-    ST        wg6.t1_l0_w1_p2_x[:, 32:64], t1_l0_wo_p1_acc  ; d1.handoff:15 t1.l0.wo.p1
-    ST        wg6.t1_l0_w1_p3_x[:, 32:64], t1_l0_wo_p1_acc  ; d1.handoff:15 t1.l0.wo.p1
-    ST        wg0.t1_l0_w2_p2_res, t1_l0_wo_p1_acc[:, 0:16] ; d1.handoff:15 t1.l0.wo.p1
-    ST        wg0.t1_l0_w2_p3_res, t1_l0_wo_p1_acc[:, 16:32] ; d1.handoff:15 t1.l0.wo.p1
+    MMA.z     t1_l0_wo_p1_acc[0:1, :], t1_l0_wo_p1_a, l0_wo_p1_w ; d1.k_chunk.wo t1.l0.wo.p1
+    VEC.add   t1_l0_wo_p1_acc[0:1, :], t1_l0_wo_p1_acc[0:1, :], l0_wo_p1_b ; d1.k_chunk.wo t1.l0.wo.p1
+    VEC.add   t1_l0_wo_p1_acc[0:1, :], t1_l0_wo_p1_acc[0:1, :], t1_l0_wo_p1_res ; d1.panels.wo:12 t1.l0.wo.p1
+    ST        wg2.t1_l0_w1_p0_x[:, 32:64], t1_l0_wo_p1_acc[0:1, :] ; d1.handoff:15 t1.l0.wo.p1
+    ST        wg2.t1_l0_w1_p1_x[:, 32:64], t1_l0_wo_p1_acc[0:1, :] ; d1.handoff:15 t1.l0.wo.p1
+    ST        wg6.t1_l0_w1_p2_x[:, 32:64], t1_l0_wo_p1_acc[0:1, :] ; d1.handoff:15 t1.l0.wo.p1
+    ST        wg6.t1_l0_w1_p3_x[:, 32:64], t1_l0_wo_p1_acc[0:1, :] ; d1.handoff:15 t1.l0.wo.p1
+    ST        wg0.t1_l0_w2_p2_res, t1_l0_wo_p1_acc[0:1, 0:16] ; d1.handoff:15 t1.l0.wo.p1
+    ST        wg0.t1_l0_w2_p3_res, t1_l0_wo_p1_acc[0:1, 16:32] ; d1.handoff:15 t1.l0.wo.p1
     SIG       ev.wo_l0, 1                                   ; d1.panels.wo:12 t1.l0.wo.p1
     WAIT      ev.w1_l0, 8                                   ; d1.panels.w2:12 t1.l0.w2.p0.k1
     MMA.z     t1_l0_w2_p0_k1_acc, t1_l0_w2_p0_k1_a, l0_w2_p0_k1_w ; d1.k_split.w2:13 t1.l0.w2.p0.k1
@@ -965,7 +968,8 @@
     SFU.exp   t1_l0_att_h1_merge_m, t1_l0_att_h1_merge_m    ; d1.attention.slices:16 t1.l0.att.h1.merge
     VEC.mul   t1_l0_att_h1_merge_z, t1_l0_att_h1_merge_z, t1_l0_att_h1_merge_m ; d1.attention.slices:16 t1.l0.att.h1.merge
     VEC.rsum  t1_l0_att_h1_merge_zsum, t1_l0_att_h1_merge_z ; d1.attention.slices:16 t1.l0.att.h1.merge
-    MMA.z     t1_l0_att_h1_merge_o, t1_l0_att_h1_merge_m, t1_l0_att_h1_merge_u ; d1.attention.slices:16 t1.l0.att.h1.merge
+    VEC.mul   t1_l0_att_h1_merge_o, t1_l0_att_h1_merge_u[0:1, :], t1_l0_att_h1_merge_m[:, 0:1] ; d1.attention.slices:16 t1.l0.att.h1.merge
+    VEC.fma   t1_l0_att_h1_merge_o, t1_l0_att_h1_merge_u[1:2, :], t1_l0_att_h1_merge_m[:, 1:2], t1_l0_att_h1_merge_o ; d1.attention.slices:16 t1.l0.att.h1.merge
     SFU.recip t1_l0_att_h1_merge_zsum, t1_l0_att_h1_merge_zsum ; d1.attention.slices:16 t1.l0.att.h1.merge
     VEC.mul   t1_l0_att_h1_merge_o, t1_l0_att_h1_merge_o, t1_l0_att_h1_merge_zsum ; d1.attention.slices:16 t1.l0.att.h1.merge
     ST        wg0.t1_l0_wo_p0_a[:, 32:64], t1_l0_att_h1_merge_o ; d1.handoff:15 t1.l0.att.h1.merge

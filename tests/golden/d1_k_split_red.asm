@@ -755,13 +755,13 @@
 .rf l0_wo_p0_b                  p2+256   1x32      ; l0.wo.p0.b
 .rf l0_w2_p2_k2_w               p2+384   32x16     ; l0.w2.p2.k2.w
 .rf t0_l0_wo_p0_res             p2+2432  1x32      ; t0.l0.wo.p0.res
-.rf t0_l0_wo_p0_acc             p2+2560  1x32      ; t0.l0.wo.p0.acc
+.rf t0_l0_wo_p0_acc             p3       32x32     ; t0.l0.wo.p0.acc
 .rf t0_l0_w2_p2_k2_a            p2       1x32      ; t0.l0.w2.p2.k2.a
 .rf t1_l0_wo_p0_a               p2+2432  1x64      ; t1.l0.wo.p0.a
 .rf t0_l0_w2_p2_k2_acc          p2+128   1x16      ; t0.l0.w2.p2.k2.acc
 .rf t0_l0_w2_p2_k2_sum          p2       1x16      ; t0.l0.w2.p2.k2.sum
 .rf t1_l0_wo_p0_res             p2       1x32      ; t1.l0.wo.p0.res
-.rf t1_l0_wo_p0_acc             p2+128   1x32      ; t1.l0.wo.p0.acc
+.rf t1_l0_wo_p0_acc             p3       32x32     ; t1.l0.wo.p0.acc
 .rf t1_l0_w2_p2_k2_a            p0       1x32      ; t1.l0.w2.p2.k2.a
 .rf t1_l0_w2_p2_k2_acc          p0+128   1x16      ; t1.l0.w2.p2.k2.acc
 .rf t1_l0_w2_p2_k2_sum          p0       1x16      ; t1.l0.w2.p2.k2.sum
@@ -770,30 +770,30 @@
     LD        l0_w2_p2_k2_w, hbm[w2.l0 + 16512], stride 64  ; d1.weights:10 preload.wg9
     WAIT      ev.att_l0, 2                                  ; d1.panels.wo:8 t0.l0.wo.p0
     LD        t0_l0_wo_p0_res, hbm[x_in], stride 64         ; d1.panels.wo:8 t0.l0.wo.p0
-    MMA.z     t0_l0_wo_p0_acc, t0_l0_wo_p0_a, l0_wo_p0_w    ; d1.k_chunk.wo t0.l0.wo.p0
-    VEC.add   t0_l0_wo_p0_acc, t0_l0_wo_p0_acc, l0_wo_p0_b  ; d1.k_chunk.wo t0.l0.wo.p0
-    VEC.add   t0_l0_wo_p0_acc, t0_l0_wo_p0_acc, t0_l0_wo_p0_res ; d1.panels.wo:8 t0.l0.wo.p0
-    ST        wg2.t0_l0_w1_p0_x[:, 0:32], t0_l0_wo_p0_acc   ; d1.handoff:11 t0.l0.wo.p0
-    ST        wg6.t0_l0_w1_p1_x[:, 0:32], t0_l0_wo_p0_acc   ; d1.handoff:11 t0.l0.wo.p0
-    ST        wg10.t0_l0_w1_p2_x[:, 0:32], t0_l0_wo_p0_acc  ; d1.handoff:11 t0.l0.wo.p0
-    ST        wg14.t0_l0_w1_p3_x[:, 0:32], t0_l0_wo_p0_acc  ; d1.handoff:11 t0.l0.wo.p0
-    ST        wg3.t0_l0_w2_p0_k0_res, t0_l0_wo_p0_acc[:, 0:16] ; d1.handoff:11 t0.l0.wo.p0
-    ST        wg0.t0_l0_w2_p1_k0_res, t0_l0_wo_p0_acc[:, 16:32] ; d1.handoff:11 t0.l0.wo.p0
+    MMA.z     t0_l0_wo_p0_acc[0:1, :], t0_l0_wo_p0_a, l0_wo_p0_w ; d1.k_chunk.wo t0.l0.wo.p0
+    VEC.add   t0_l0_wo_p0_acc[0:1, :], t0_l0_wo_p0_acc[0:1, :], l0_wo_p0_b ; d1.k_chunk.wo t0.l0.wo.p0
+    VEC.add   t0_l0_wo_p0_acc[0:1, :], t0_l0_wo_p0_acc[0:1, :], t0_l0_wo_p0_res ; d1.panels.wo:8 t0.l0.wo.p0
+    ST        wg2.t0_l0_w1_p0_x[:, 0:32], t0_l0_wo_p0_acc[0:1, :] ; d1.handoff:11 t0.l0.wo.p0
+    ST        wg6.t0_l0_w1_p1_x[:, 0:32], t0_l0_wo_p0_acc[0:1, :] ; d1.handoff:11 t0.l0.wo.p0
+    ST        wg10.t0_l0_w1_p2_x[:, 0:32], t0_l0_wo_p0_acc[0:1, :] ; d1.handoff:11 t0.l0.wo.p0
+    ST        wg14.t0_l0_w1_p3_x[:, 0:32], t0_l0_wo_p0_acc[0:1, :] ; d1.handoff:11 t0.l0.wo.p0
+    ST        wg3.t0_l0_w2_p0_k0_res, t0_l0_wo_p0_acc[0:1, 0:16] ; d1.handoff:11 t0.l0.wo.p0
+    ST        wg0.t0_l0_w2_p1_k0_res, t0_l0_wo_p0_acc[0:1, 16:32] ; d1.handoff:11 t0.l0.wo.p0
     SIG       ev.wo_l0, 1                                   ; d1.panels.wo:8 t0.l0.wo.p0
     WAIT      ev.w1_l0, 4                                   ; d1.panels.w2:8 t0.l0.w2.p2.k2
     MMA.z     t0_l0_w2_p2_k2_acc, t0_l0_w2_p2_k2_a, l0_w2_p2_k2_w ; d1.k_split.w2:9 t0.l0.w2.p2.k2
     RED       t0_l0_w2_p2_k2_sum, t0_l0_w2_p2_k2_acc, ev.red_w2_l0_p2, 4 ; d1.k_split.w2:9 t0.l0.w2.p2.k2
     WAIT      ev.att_l0, 4                                  ; d1.panels.wo:8 t1.l0.wo.p0
     LD        t1_l0_wo_p0_res, hbm[x_in + 256], stride 64   ; d1.panels.wo:8 t1.l0.wo.p0
-    MMA.z     t1_l0_wo_p0_acc, t1_l0_wo_p0_a, l0_wo_p0_w    ; d1.k_chunk.wo t1.l0.wo.p0
-    VEC.add   t1_l0_wo_p0_acc, t1_l0_wo_p0_acc, l0_wo_p0_b  ; d1.k_chunk.wo t1.l0.wo.p0
-    VEC.add   t1_l0_wo_p0_acc, t1_l0_wo_p0_acc, t1_l0_wo_p0_res ; d1.panels.wo:8 t1.l0.wo.p0
-    ST        wg2.t1_l0_w1_p0_x[:, 0:32], t1_l0_wo_p0_acc   ; d1.handoff:11 t1.l0.wo.p0
-    ST        wg6.t1_l0_w1_p1_x[:, 0:32], t1_l0_wo_p0_acc   ; d1.handoff:11 t1.l0.wo.p0
-    ST        wg10.t1_l0_w1_p2_x[:, 0:32], t1_l0_wo_p0_acc  ; d1.handoff:11 t1.l0.wo.p0
-    ST        wg14.t1_l0_w1_p3_x[:, 0:32], t1_l0_wo_p0_acc  ; d1.handoff:11 t1.l0.wo.p0
-    ST        wg3.t1_l0_w2_p0_k0_res, t1_l0_wo_p0_acc[:, 0:16] ; d1.handoff:11 t1.l0.wo.p0
-    ST        wg0.t1_l0_w2_p1_k0_res, t1_l0_wo_p0_acc[:, 16:32] ; d1.handoff:11 t1.l0.wo.p0
+    MMA.z     t1_l0_wo_p0_acc[0:1, :], t1_l0_wo_p0_a, l0_wo_p0_w ; d1.k_chunk.wo t1.l0.wo.p0
+    VEC.add   t1_l0_wo_p0_acc[0:1, :], t1_l0_wo_p0_acc[0:1, :], l0_wo_p0_b ; d1.k_chunk.wo t1.l0.wo.p0
+    VEC.add   t1_l0_wo_p0_acc[0:1, :], t1_l0_wo_p0_acc[0:1, :], t1_l0_wo_p0_res ; d1.panels.wo:8 t1.l0.wo.p0
+    ST        wg2.t1_l0_w1_p0_x[:, 0:32], t1_l0_wo_p0_acc[0:1, :] ; d1.handoff:11 t1.l0.wo.p0
+    ST        wg6.t1_l0_w1_p1_x[:, 0:32], t1_l0_wo_p0_acc[0:1, :] ; d1.handoff:11 t1.l0.wo.p0
+    ST        wg10.t1_l0_w1_p2_x[:, 0:32], t1_l0_wo_p0_acc[0:1, :] ; d1.handoff:11 t1.l0.wo.p0
+    ST        wg14.t1_l0_w1_p3_x[:, 0:32], t1_l0_wo_p0_acc[0:1, :] ; d1.handoff:11 t1.l0.wo.p0
+    ST        wg3.t1_l0_w2_p0_k0_res, t1_l0_wo_p0_acc[0:1, 0:16] ; d1.handoff:11 t1.l0.wo.p0
+    ST        wg0.t1_l0_w2_p1_k0_res, t1_l0_wo_p0_acc[0:1, 16:32] ; d1.handoff:11 t1.l0.wo.p0
     SIG       ev.wo_l0, 1                                   ; d1.panels.wo:8 t1.l0.wo.p0
     WAIT      ev.w1_l0, 8                                   ; d1.panels.w2:8 t1.l0.w2.p2.k2
     MMA.z     t1_l0_w2_p2_k2_acc, t1_l0_w2_p2_k2_a, l0_w2_p2_k2_w ; d1.k_split.w2:9 t1.l0.w2.p2.k2
@@ -1029,13 +1029,13 @@
 .rf l0_wo_p1_b                  p2+256   1x32      ; l0.wo.p1.b
 .rf l0_w2_p2_k3_w               p2+384   32x16     ; l0.w2.p2.k3.w
 .rf t0_l0_wo_p1_res             p2+2432  1x32      ; t0.l0.wo.p1.res
-.rf t0_l0_wo_p1_acc             p2+2560  1x32      ; t0.l0.wo.p1.acc
+.rf t0_l0_wo_p1_acc             p3       32x32     ; t0.l0.wo.p1.acc
 .rf t0_l0_w2_p2_k3_a            p2       1x32      ; t0.l0.w2.p2.k3.a
 .rf t1_l0_wo_p1_a               p2+2432  1x64      ; t1.l0.wo.p1.a
 .rf t0_l0_w2_p2_k3_acc          p2+128   1x16      ; t0.l0.w2.p2.k3.acc
 .rf t0_l0_w2_p2_k3_sum          p2       1x16      ; t0.l0.w2.p2.k3.sum
 .rf t1_l0_wo_p1_res             p2       1x32      ; t1.l0.wo.p1.res
-.rf t1_l0_wo_p1_acc             p2+128   1x32      ; t1.l0.wo.p1.acc
+.rf t1_l0_wo_p1_acc             p3       32x32     ; t1.l0.wo.p1.acc
 .rf t1_l0_w2_p2_k3_a            p0       1x32      ; t1.l0.w2.p2.k3.a
 .rf t1_l0_w2_p2_k3_acc          p0+128   1x16      ; t1.l0.w2.p2.k3.acc
 .rf t1_l0_w2_p2_k3_sum          p0       1x16      ; t1.l0.w2.p2.k3.sum
@@ -1044,30 +1044,30 @@
     LD        l0_w2_p2_k3_w, hbm[w2.l0 + 24704], stride 64  ; d1.weights:10 preload.wg13
     WAIT      ev.att_l0, 2                                  ; d1.panels.wo:8 t0.l0.wo.p1
     LD        t0_l0_wo_p1_res, hbm[x_in + 128], stride 64   ; d1.panels.wo:8 t0.l0.wo.p1
-    MMA.z     t0_l0_wo_p1_acc, t0_l0_wo_p1_a, l0_wo_p1_w    ; d1.k_chunk.wo t0.l0.wo.p1
-    VEC.add   t0_l0_wo_p1_acc, t0_l0_wo_p1_acc, l0_wo_p1_b  ; d1.k_chunk.wo t0.l0.wo.p1
-    VEC.add   t0_l0_wo_p1_acc, t0_l0_wo_p1_acc, t0_l0_wo_p1_res ; d1.panels.wo:8 t0.l0.wo.p1
-    ST        wg2.t0_l0_w1_p0_x[:, 32:64], t0_l0_wo_p1_acc  ; d1.handoff:11 t0.l0.wo.p1
-    ST        wg6.t0_l0_w1_p1_x[:, 32:64], t0_l0_wo_p1_acc  ; d1.handoff:11 t0.l0.wo.p1
-    ST        wg10.t0_l0_w1_p2_x[:, 32:64], t0_l0_wo_p1_acc ; d1.handoff:11 t0.l0.wo.p1
-    ST        wg14.t0_l0_w1_p3_x[:, 32:64], t0_l0_wo_p1_acc ; d1.handoff:11 t0.l0.wo.p1
-    ST        wg1.t0_l0_w2_p2_k0_res, t0_l0_wo_p1_acc[:, 0:16] ; d1.handoff:11 t0.l0.wo.p1
-    ST        wg2.t0_l0_w2_p3_k0_res, t0_l0_wo_p1_acc[:, 16:32] ; d1.handoff:11 t0.l0.wo.p1
+    MMA.z     t0_l0_wo_p1_acc[0:1, :], t0_l0_wo_p1_a, l0_wo_p1_w ; d1.k_chunk.wo t0.l0.wo.p1
+    VEC.add   t0_l0_wo_p1_acc[0:1, :], t0_l0_wo_p1_acc[0:1, :], l0_wo_p1_b ; d1.k_chunk.wo t0.l0.wo.p1
+    VEC.add   t0_l0_wo_p1_acc[0:1, :], t0_l0_wo_p1_acc[0:1, :], t0_l0_wo_p1_res ; d1.panels.wo:8 t0.l0.wo.p1
+    ST        wg2.t0_l0_w1_p0_x[:, 32:64], t0_l0_wo_p1_acc[0:1, :] ; d1.handoff:11 t0.l0.wo.p1
+    ST        wg6.t0_l0_w1_p1_x[:, 32:64], t0_l0_wo_p1_acc[0:1, :] ; d1.handoff:11 t0.l0.wo.p1
+    ST        wg10.t0_l0_w1_p2_x[:, 32:64], t0_l0_wo_p1_acc[0:1, :] ; d1.handoff:11 t0.l0.wo.p1
+    ST        wg14.t0_l0_w1_p3_x[:, 32:64], t0_l0_wo_p1_acc[0:1, :] ; d1.handoff:11 t0.l0.wo.p1
+    ST        wg1.t0_l0_w2_p2_k0_res, t0_l0_wo_p1_acc[0:1, 0:16] ; d1.handoff:11 t0.l0.wo.p1
+    ST        wg2.t0_l0_w2_p3_k0_res, t0_l0_wo_p1_acc[0:1, 16:32] ; d1.handoff:11 t0.l0.wo.p1
     SIG       ev.wo_l0, 1                                   ; d1.panels.wo:8 t0.l0.wo.p1
     WAIT      ev.w1_l0, 4                                   ; d1.panels.w2:8 t0.l0.w2.p2.k3
     MMA.z     t0_l0_w2_p2_k3_acc, t0_l0_w2_p2_k3_a, l0_w2_p2_k3_w ; d1.k_split.w2:9 t0.l0.w2.p2.k3
     RED       t0_l0_w2_p2_k3_sum, t0_l0_w2_p2_k3_acc, ev.red_w2_l0_p2, 4 ; d1.k_split.w2:9 t0.l0.w2.p2.k3
     WAIT      ev.att_l0, 4                                  ; d1.panels.wo:8 t1.l0.wo.p1
     LD        t1_l0_wo_p1_res, hbm[x_in + 384], stride 64   ; d1.panels.wo:8 t1.l0.wo.p1
-    MMA.z     t1_l0_wo_p1_acc, t1_l0_wo_p1_a, l0_wo_p1_w    ; d1.k_chunk.wo t1.l0.wo.p1
-    VEC.add   t1_l0_wo_p1_acc, t1_l0_wo_p1_acc, l0_wo_p1_b  ; d1.k_chunk.wo t1.l0.wo.p1
-    VEC.add   t1_l0_wo_p1_acc, t1_l0_wo_p1_acc, t1_l0_wo_p1_res ; d1.panels.wo:8 t1.l0.wo.p1
-    ST        wg2.t1_l0_w1_p0_x[:, 32:64], t1_l0_wo_p1_acc  ; d1.handoff:11 t1.l0.wo.p1
-    ST        wg6.t1_l0_w1_p1_x[:, 32:64], t1_l0_wo_p1_acc  ; d1.handoff:11 t1.l0.wo.p1
-    ST        wg10.t1_l0_w1_p2_x[:, 32:64], t1_l0_wo_p1_acc ; d1.handoff:11 t1.l0.wo.p1
-    ST        wg14.t1_l0_w1_p3_x[:, 32:64], t1_l0_wo_p1_acc ; d1.handoff:11 t1.l0.wo.p1
-    ST        wg1.t1_l0_w2_p2_k0_res, t1_l0_wo_p1_acc[:, 0:16] ; d1.handoff:11 t1.l0.wo.p1
-    ST        wg2.t1_l0_w2_p3_k0_res, t1_l0_wo_p1_acc[:, 16:32] ; d1.handoff:11 t1.l0.wo.p1
+    MMA.z     t1_l0_wo_p1_acc[0:1, :], t1_l0_wo_p1_a, l0_wo_p1_w ; d1.k_chunk.wo t1.l0.wo.p1
+    VEC.add   t1_l0_wo_p1_acc[0:1, :], t1_l0_wo_p1_acc[0:1, :], l0_wo_p1_b ; d1.k_chunk.wo t1.l0.wo.p1
+    VEC.add   t1_l0_wo_p1_acc[0:1, :], t1_l0_wo_p1_acc[0:1, :], t1_l0_wo_p1_res ; d1.panels.wo:8 t1.l0.wo.p1
+    ST        wg2.t1_l0_w1_p0_x[:, 32:64], t1_l0_wo_p1_acc[0:1, :] ; d1.handoff:11 t1.l0.wo.p1
+    ST        wg6.t1_l0_w1_p1_x[:, 32:64], t1_l0_wo_p1_acc[0:1, :] ; d1.handoff:11 t1.l0.wo.p1
+    ST        wg10.t1_l0_w1_p2_x[:, 32:64], t1_l0_wo_p1_acc[0:1, :] ; d1.handoff:11 t1.l0.wo.p1
+    ST        wg14.t1_l0_w1_p3_x[:, 32:64], t1_l0_wo_p1_acc[0:1, :] ; d1.handoff:11 t1.l0.wo.p1
+    ST        wg1.t1_l0_w2_p2_k0_res, t1_l0_wo_p1_acc[0:1, 0:16] ; d1.handoff:11 t1.l0.wo.p1
+    ST        wg2.t1_l0_w2_p3_k0_res, t1_l0_wo_p1_acc[0:1, 16:32] ; d1.handoff:11 t1.l0.wo.p1
     SIG       ev.wo_l0, 1                                   ; d1.panels.wo:8 t1.l0.wo.p1
     WAIT      ev.w1_l0, 8                                   ; d1.panels.w2:8 t1.l0.w2.p2.k3
     MMA.z     t1_l0_w2_p2_k3_acc, t1_l0_w2_p2_k3_a, l0_w2_p2_k3_w ; d1.k_split.w2:9 t1.l0.w2.p2.k3

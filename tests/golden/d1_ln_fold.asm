@@ -512,57 +512,57 @@
 .rf t0_l0_w2_p0_a               p2       1x128     ; t0.l0.w2.p0.a
 .rf t0_l0_w2_p0_res             p2+512   1x16      ; t0.l0.w2.p0.res
 .rf l0_w2_p0_b                  p2+576   1x16      ; l0.w2.p0.b
-.rf t0_l0_w2_p0_acc             p2+640   1x16      ; t0.l0.w2.p0.acc
+.rf t0_l0_w2_p0_acc             p3       64x16     ; t0.l0.w2.p0.acc
 .rf l1_w2_p0_w                  p3       128x16    ; l1.w2.p0.w
 .rf t0_l1_w2_p0_a               p2       1x128     ; t0.l1.w2.p0.a
 .rf t0_l1_w2_p0_res             p2+512   1x16      ; t0.l1.w2.p0.res
 .rf t1_l0_w2_p0_a               p2+640   1x128     ; t1.l0.w2.p0.a
 .rf t1_l0_w2_p0_res             p2+1152  1x16      ; t1.l0.w2.p0.res
 .rf l1_w2_p0_b                  p2+1216  1x16      ; l1.w2.p0.b
-.rf t0_l1_w2_p0_acc             p2+1280  1x16      ; t0.l1.w2.p0.acc
-.rf t1_l0_w2_p0_acc             p2       1x16      ; t1.l0.w2.p0.acc
+.rf t0_l1_w2_p0_acc             p5       64x16     ; t0.l1.w2.p0.acc
+.rf t1_l0_w2_p0_acc             p5       64x16     ; t1.l0.w2.p0.acc
 .rf t1_l1_w2_p0_a               p0       1x128     ; t1.l1.w2.p0.a
 .rf t1_l1_w2_p0_res             p0+512   1x16      ; t1.l1.w2.p0.res
-.rf t1_l1_w2_p0_acc             p0+576   1x16      ; t1.l1.w2.p0.acc
+.rf t1_l1_w2_p0_acc             p1       64x16     ; t1.l1.w2.p0.acc
     LD        l0_w2_p0_w, hbm[w2.l0], stride 64             ; d1.weights:10 preload.l0.wg3
     LD        l0_w2_p0_b, hbm[b2.l0], stride 64             ; d1.weights:10 preload.l0.wg3
     WAIT      ev.w1_l0, 4                                   ; d1.panels.w2:9 t0.l0.w2.p0
-    MMA.z     t0_l0_w2_p0_acc, t0_l0_w2_p0_a, l0_w2_p0_w    ; d1.k_chunk.w2 t0.l0.w2.p0
-    VEC.add   t0_l0_w2_p0_acc, t0_l0_w2_p0_acc, l0_w2_p0_b  ; d1.k_chunk.w2 t0.l0.w2.p0
-    VEC.add   t0_l0_w2_p0_acc, t0_l0_w2_p0_acc, t0_l0_w2_p0_res ; d1.panels.w2:9 t0.l0.w2.p0
-    ST        wg0.t0_l1_qkv_p0_x[:, 0:16], t0_l0_w2_p0_acc  ; d1.handoff:11 t0.l0.w2.p0
-    ST        wg4.t0_l1_qkv_p1_x[:, 0:16], t0_l0_w2_p0_acc  ; d1.handoff:11 t0.l0.w2.p0
-    ST        wg8.t0_l1_qkv_p2_x[:, 0:16], t0_l0_w2_p0_acc  ; d1.handoff:11 t0.l0.w2.p0
-    ST        wg12.t0_l1_qkv_p3_x[:, 0:16], t0_l0_w2_p0_acc ; d1.handoff:11 t0.l0.w2.p0
-    ST        wg1.t0_l1_qkv_p4_x[:, 0:16], t0_l0_w2_p0_acc  ; d1.handoff:11 t0.l0.w2.p0
-    ST        wg5.t0_l1_qkv_p5_x[:, 0:16], t0_l0_w2_p0_acc  ; d1.handoff:11 t0.l0.w2.p0
-    ST        wg9.t0_l1_wo_p0_res[:, 0:16], t0_l0_w2_p0_acc ; d1.handoff:11 t0.l0.w2.p0
+    MMA.z     t0_l0_w2_p0_acc[0:1, :], t0_l0_w2_p0_a, l0_w2_p0_w ; d1.k_chunk.w2 t0.l0.w2.p0
+    VEC.add   t0_l0_w2_p0_acc[0:1, :], t0_l0_w2_p0_acc[0:1, :], l0_w2_p0_b ; d1.k_chunk.w2 t0.l0.w2.p0
+    VEC.add   t0_l0_w2_p0_acc[0:1, :], t0_l0_w2_p0_acc[0:1, :], t0_l0_w2_p0_res ; d1.panels.w2:9 t0.l0.w2.p0
+    ST        wg0.t0_l1_qkv_p0_x[:, 0:16], t0_l0_w2_p0_acc[0:1, :] ; d1.handoff:11 t0.l0.w2.p0
+    ST        wg4.t0_l1_qkv_p1_x[:, 0:16], t0_l0_w2_p0_acc[0:1, :] ; d1.handoff:11 t0.l0.w2.p0
+    ST        wg8.t0_l1_qkv_p2_x[:, 0:16], t0_l0_w2_p0_acc[0:1, :] ; d1.handoff:11 t0.l0.w2.p0
+    ST        wg12.t0_l1_qkv_p3_x[:, 0:16], t0_l0_w2_p0_acc[0:1, :] ; d1.handoff:11 t0.l0.w2.p0
+    ST        wg1.t0_l1_qkv_p4_x[:, 0:16], t0_l0_w2_p0_acc[0:1, :] ; d1.handoff:11 t0.l0.w2.p0
+    ST        wg5.t0_l1_qkv_p5_x[:, 0:16], t0_l0_w2_p0_acc[0:1, :] ; d1.handoff:11 t0.l0.w2.p0
+    ST        wg9.t0_l1_wo_p0_res[:, 0:16], t0_l0_w2_p0_acc[0:1, :] ; d1.handoff:11 t0.l0.w2.p0
     SIG       ev.w2_l0, 1                                   ; d1.panels.w2:9 t0.l0.w2.p0
     LD        l1_w2_p0_w, hbm[w2.l1], stride 64             ; d1.weights:10 preload.l1.wg3
     LD        l1_w2_p0_b, hbm[b2.l1], stride 64             ; d1.weights:10 preload.l1.wg3
     WAIT      ev.w1_l1, 4                                   ; d1.panels.w2:9 t0.l1.w2.p0
-    MMA.z     t0_l1_w2_p0_acc, t0_l1_w2_p0_a, l1_w2_p0_w    ; d1.k_chunk.w2 t0.l1.w2.p0
-    VEC.add   t0_l1_w2_p0_acc, t0_l1_w2_p0_acc, l1_w2_p0_b  ; d1.k_chunk.w2 t0.l1.w2.p0
-    VEC.add   t0_l1_w2_p0_acc, t0_l1_w2_p0_acc, t0_l1_w2_p0_res ; d1.panels.w2:9 t0.l1.w2.p0
-    ST        hbm[out], t0_l1_w2_p0_acc, stride 64          ; d1.panels.w2:9 t0.l1.w2.p0
+    MMA.z     t0_l1_w2_p0_acc[0:1, :], t0_l1_w2_p0_a, l1_w2_p0_w ; d1.k_chunk.w2 t0.l1.w2.p0
+    VEC.add   t0_l1_w2_p0_acc[0:1, :], t0_l1_w2_p0_acc[0:1, :], l1_w2_p0_b ; d1.k_chunk.w2 t0.l1.w2.p0
+    VEC.add   t0_l1_w2_p0_acc[0:1, :], t0_l1_w2_p0_acc[0:1, :], t0_l1_w2_p0_res ; d1.panels.w2:9 t0.l1.w2.p0
+    ST        hbm[out], t0_l1_w2_p0_acc[0:1, :], stride 64  ; d1.panels.w2:9 t0.l1.w2.p0
     SIG       ev.w2_l1, 1                                   ; d1.panels.w2:9 t0.l1.w2.p0
     WAIT      ev.w1_l0, 8                                   ; d1.panels.w2:9 t1.l0.w2.p0
-    MMA.z     t1_l0_w2_p0_acc, t1_l0_w2_p0_a, l0_w2_p0_w    ; d1.k_chunk.w2 t1.l0.w2.p0
-    VEC.add   t1_l0_w2_p0_acc, t1_l0_w2_p0_acc, l0_w2_p0_b  ; d1.k_chunk.w2 t1.l0.w2.p0
-    VEC.add   t1_l0_w2_p0_acc, t1_l0_w2_p0_acc, t1_l0_w2_p0_res ; d1.panels.w2:9 t1.l0.w2.p0
-    ST        wg0.t1_l1_qkv_p0_x[:, 0:16], t1_l0_w2_p0_acc  ; d1.handoff:11 t1.l0.w2.p0
-    ST        wg4.t1_l1_qkv_p1_x[:, 0:16], t1_l0_w2_p0_acc  ; d1.handoff:11 t1.l0.w2.p0
-    ST        wg8.t1_l1_qkv_p2_x[:, 0:16], t1_l0_w2_p0_acc  ; d1.handoff:11 t1.l0.w2.p0
-    ST        wg12.t1_l1_qkv_p3_x[:, 0:16], t1_l0_w2_p0_acc ; d1.handoff:11 t1.l0.w2.p0
-    ST        wg1.t1_l1_qkv_p4_x[:, 0:16], t1_l0_w2_p0_acc  ; d1.handoff:11 t1.l0.w2.p0
-    ST        wg5.t1_l1_qkv_p5_x[:, 0:16], t1_l0_w2_p0_acc  ; d1.handoff:11 t1.l0.w2.p0
-    ST        wg9.t1_l1_wo_p0_res[:, 0:16], t1_l0_w2_p0_acc ; d1.handoff:11 t1.l0.w2.p0
+    MMA.z     t1_l0_w2_p0_acc[0:1, :], t1_l0_w2_p0_a, l0_w2_p0_w ; d1.k_chunk.w2 t1.l0.w2.p0
+    VEC.add   t1_l0_w2_p0_acc[0:1, :], t1_l0_w2_p0_acc[0:1, :], l0_w2_p0_b ; d1.k_chunk.w2 t1.l0.w2.p0
+    VEC.add   t1_l0_w2_p0_acc[0:1, :], t1_l0_w2_p0_acc[0:1, :], t1_l0_w2_p0_res ; d1.panels.w2:9 t1.l0.w2.p0
+    ST        wg0.t1_l1_qkv_p0_x[:, 0:16], t1_l0_w2_p0_acc[0:1, :] ; d1.handoff:11 t1.l0.w2.p0
+    ST        wg4.t1_l1_qkv_p1_x[:, 0:16], t1_l0_w2_p0_acc[0:1, :] ; d1.handoff:11 t1.l0.w2.p0
+    ST        wg8.t1_l1_qkv_p2_x[:, 0:16], t1_l0_w2_p0_acc[0:1, :] ; d1.handoff:11 t1.l0.w2.p0
+    ST        wg12.t1_l1_qkv_p3_x[:, 0:16], t1_l0_w2_p0_acc[0:1, :] ; d1.handoff:11 t1.l0.w2.p0
+    ST        wg1.t1_l1_qkv_p4_x[:, 0:16], t1_l0_w2_p0_acc[0:1, :] ; d1.handoff:11 t1.l0.w2.p0
+    ST        wg5.t1_l1_qkv_p5_x[:, 0:16], t1_l0_w2_p0_acc[0:1, :] ; d1.handoff:11 t1.l0.w2.p0
+    ST        wg9.t1_l1_wo_p0_res[:, 0:16], t1_l0_w2_p0_acc[0:1, :] ; d1.handoff:11 t1.l0.w2.p0
     SIG       ev.w2_l0, 1                                   ; d1.panels.w2:9 t1.l0.w2.p0
     WAIT      ev.w1_l1, 8                                   ; d1.panels.w2:9 t1.l1.w2.p0
-    MMA.z     t1_l1_w2_p0_acc, t1_l1_w2_p0_a, l1_w2_p0_w    ; d1.k_chunk.w2 t1.l1.w2.p0
-    VEC.add   t1_l1_w2_p0_acc, t1_l1_w2_p0_acc, l1_w2_p0_b  ; d1.k_chunk.w2 t1.l1.w2.p0
-    VEC.add   t1_l1_w2_p0_acc, t1_l1_w2_p0_acc, t1_l1_w2_p0_res ; d1.panels.w2:9 t1.l1.w2.p0
-    ST        hbm[out + 256], t1_l1_w2_p0_acc, stride 64    ; d1.panels.w2:9 t1.l1.w2.p0
+    MMA.z     t1_l1_w2_p0_acc[0:1, :], t1_l1_w2_p0_a, l1_w2_p0_w ; d1.k_chunk.w2 t1.l1.w2.p0
+    VEC.add   t1_l1_w2_p0_acc[0:1, :], t1_l1_w2_p0_acc[0:1, :], l1_w2_p0_b ; d1.k_chunk.w2 t1.l1.w2.p0
+    VEC.add   t1_l1_w2_p0_acc[0:1, :], t1_l1_w2_p0_acc[0:1, :], t1_l1_w2_p0_res ; d1.panels.w2:9 t1.l1.w2.p0
+    ST        hbm[out + 256], t1_l1_w2_p0_acc[0:1, :], stride 64 ; d1.panels.w2:9 t1.l1.w2.p0
     SIG       ev.w2_l1, 1                                   ; d1.panels.w2:9 t1.l1.w2.p0
     END
 
@@ -1076,57 +1076,57 @@
 .rf t0_l0_w2_p1_a               p2       1x128     ; t0.l0.w2.p1.a
 .rf t0_l0_w2_p1_res             p2+512   1x16      ; t0.l0.w2.p1.res
 .rf l0_w2_p1_b                  p2+576   1x16      ; l0.w2.p1.b
-.rf t0_l0_w2_p1_acc             p2+640   1x16      ; t0.l0.w2.p1.acc
+.rf t0_l0_w2_p1_acc             p3       64x16     ; t0.l0.w2.p1.acc
 .rf l1_w2_p1_w                  p3       128x16    ; l1.w2.p1.w
 .rf t0_l1_w2_p1_a               p2       1x128     ; t0.l1.w2.p1.a
 .rf t0_l1_w2_p1_res             p2+512   1x16      ; t0.l1.w2.p1.res
 .rf t1_l0_w2_p1_a               p2+640   1x128     ; t1.l0.w2.p1.a
 .rf t1_l0_w2_p1_res             p2+1152  1x16      ; t1.l0.w2.p1.res
 .rf l1_w2_p1_b                  p2+1216  1x16      ; l1.w2.p1.b
-.rf t0_l1_w2_p1_acc             p2+1280  1x16      ; t0.l1.w2.p1.acc
-.rf t1_l0_w2_p1_acc             p2       1x16      ; t1.l0.w2.p1.acc
+.rf t0_l1_w2_p1_acc             p5       64x16     ; t0.l1.w2.p1.acc
+.rf t1_l0_w2_p1_acc             p5       64x16     ; t1.l0.w2.p1.acc
 .rf t1_l1_w2_p1_a               p0       1x128     ; t1.l1.w2.p1.a
 .rf t1_l1_w2_p1_res             p0+512   1x16      ; t1.l1.w2.p1.res
-.rf t1_l1_w2_p1_acc             p0+576   1x16      ; t1.l1.w2.p1.acc
+.rf t1_l1_w2_p1_acc             p1       64x16     ; t1.l1.w2.p1.acc
     LD        l0_w2_p1_w, hbm[w2.l0 + 64], stride 64        ; d1.weights:10 preload.l0.wg7
     LD        l0_w2_p1_b, hbm[b2.l0 + 64], stride 64        ; d1.weights:10 preload.l0.wg7
     WAIT      ev.w1_l0, 4                                   ; d1.panels.w2:9 t0.l0.w2.p1
-    MMA.z     t0_l0_w2_p1_acc, t0_l0_w2_p1_a, l0_w2_p1_w    ; d1.k_chunk.w2 t0.l0.w2.p1
-    VEC.add   t0_l0_w2_p1_acc, t0_l0_w2_p1_acc, l0_w2_p1_b  ; d1.k_chunk.w2 t0.l0.w2.p1
-    VEC.add   t0_l0_w2_p1_acc, t0_l0_w2_p1_acc, t0_l0_w2_p1_res ; d1.panels.w2:9 t0.l0.w2.p1
-    ST        wg0.t0_l1_qkv_p0_x[:, 16:32], t0_l0_w2_p1_acc ; d1.handoff:11 t0.l0.w2.p1
-    ST        wg4.t0_l1_qkv_p1_x[:, 16:32], t0_l0_w2_p1_acc ; d1.handoff:11 t0.l0.w2.p1
-    ST        wg8.t0_l1_qkv_p2_x[:, 16:32], t0_l0_w2_p1_acc ; d1.handoff:11 t0.l0.w2.p1
-    ST        wg12.t0_l1_qkv_p3_x[:, 16:32], t0_l0_w2_p1_acc ; d1.handoff:11 t0.l0.w2.p1
-    ST        wg1.t0_l1_qkv_p4_x[:, 16:32], t0_l0_w2_p1_acc ; d1.handoff:11 t0.l0.w2.p1
-    ST        wg5.t0_l1_qkv_p5_x[:, 16:32], t0_l0_w2_p1_acc ; d1.handoff:11 t0.l0.w2.p1
-    ST        wg9.t0_l1_wo_p0_res[:, 16:32], t0_l0_w2_p1_acc ; d1.handoff:11 t0.l0.w2.p1
+    MMA.z     t0_l0_w2_p1_acc[0:1, :], t0_l0_w2_p1_a, l0_w2_p1_w ; d1.k_chunk.w2 t0.l0.w2.p1
+    VEC.add   t0_l0_w2_p1_acc[0:1, :], t0_l0_w2_p1_acc[0:1, :], l0_w2_p1_b ; d1.k_chunk.w2 t0.l0.w2.p1
+    VEC.add   t0_l0_w2_p1_acc[0:1, :], t0_l0_w2_p1_acc[0:1, :], t0_l0_w2_p1_res ; d1.panels.w2:9 t0.l0.w2.p1
+    ST        wg0.t0_l1_qkv_p0_x[:, 16:32], t0_l0_w2_p1_acc[0:1, :] ; d1.handoff:11 t0.l0.w2.p1
+    ST        wg4.t0_l1_qkv_p1_x[:, 16:32], t0_l0_w2_p1_acc[0:1, :] ; d1.handoff:11 t0.l0.w2.p1
+    ST        wg8.t0_l1_qkv_p2_x[:, 16:32], t0_l0_w2_p1_acc[0:1, :] ; d1.handoff:11 t0.l0.w2.p1
+    ST        wg12.t0_l1_qkv_p3_x[:, 16:32], t0_l0_w2_p1_acc[0:1, :] ; d1.handoff:11 t0.l0.w2.p1
+    ST        wg1.t0_l1_qkv_p4_x[:, 16:32], t0_l0_w2_p1_acc[0:1, :] ; d1.handoff:11 t0.l0.w2.p1
+    ST        wg5.t0_l1_qkv_p5_x[:, 16:32], t0_l0_w2_p1_acc[0:1, :] ; d1.handoff:11 t0.l0.w2.p1
+    ST        wg9.t0_l1_wo_p0_res[:, 16:32], t0_l0_w2_p1_acc[0:1, :] ; d1.handoff:11 t0.l0.w2.p1
     SIG       ev.w2_l0, 1                                   ; d1.panels.w2:9 t0.l0.w2.p1
     LD        l1_w2_p1_w, hbm[w2.l1 + 64], stride 64        ; d1.weights:10 preload.l1.wg7
     LD        l1_w2_p1_b, hbm[b2.l1 + 64], stride 64        ; d1.weights:10 preload.l1.wg7
     WAIT      ev.w1_l1, 4                                   ; d1.panels.w2:9 t0.l1.w2.p1
-    MMA.z     t0_l1_w2_p1_acc, t0_l1_w2_p1_a, l1_w2_p1_w    ; d1.k_chunk.w2 t0.l1.w2.p1
-    VEC.add   t0_l1_w2_p1_acc, t0_l1_w2_p1_acc, l1_w2_p1_b  ; d1.k_chunk.w2 t0.l1.w2.p1
-    VEC.add   t0_l1_w2_p1_acc, t0_l1_w2_p1_acc, t0_l1_w2_p1_res ; d1.panels.w2:9 t0.l1.w2.p1
-    ST        hbm[out + 64], t0_l1_w2_p1_acc, stride 64     ; d1.panels.w2:9 t0.l1.w2.p1
+    MMA.z     t0_l1_w2_p1_acc[0:1, :], t0_l1_w2_p1_a, l1_w2_p1_w ; d1.k_chunk.w2 t0.l1.w2.p1
+    VEC.add   t0_l1_w2_p1_acc[0:1, :], t0_l1_w2_p1_acc[0:1, :], l1_w2_p1_b ; d1.k_chunk.w2 t0.l1.w2.p1
+    VEC.add   t0_l1_w2_p1_acc[0:1, :], t0_l1_w2_p1_acc[0:1, :], t0_l1_w2_p1_res ; d1.panels.w2:9 t0.l1.w2.p1
+    ST        hbm[out + 64], t0_l1_w2_p1_acc[0:1, :], stride 64 ; d1.panels.w2:9 t0.l1.w2.p1
     SIG       ev.w2_l1, 1                                   ; d1.panels.w2:9 t0.l1.w2.p1
     WAIT      ev.w1_l0, 8                                   ; d1.panels.w2:9 t1.l0.w2.p1
-    MMA.z     t1_l0_w2_p1_acc, t1_l0_w2_p1_a, l0_w2_p1_w    ; d1.k_chunk.w2 t1.l0.w2.p1
-    VEC.add   t1_l0_w2_p1_acc, t1_l0_w2_p1_acc, l0_w2_p1_b  ; d1.k_chunk.w2 t1.l0.w2.p1
-    VEC.add   t1_l0_w2_p1_acc, t1_l0_w2_p1_acc, t1_l0_w2_p1_res ; d1.panels.w2:9 t1.l0.w2.p1
-    ST        wg0.t1_l1_qkv_p0_x[:, 16:32], t1_l0_w2_p1_acc ; d1.handoff:11 t1.l0.w2.p1
-    ST        wg4.t1_l1_qkv_p1_x[:, 16:32], t1_l0_w2_p1_acc ; d1.handoff:11 t1.l0.w2.p1
-    ST        wg8.t1_l1_qkv_p2_x[:, 16:32], t1_l0_w2_p1_acc ; d1.handoff:11 t1.l0.w2.p1
-    ST        wg12.t1_l1_qkv_p3_x[:, 16:32], t1_l0_w2_p1_acc ; d1.handoff:11 t1.l0.w2.p1
-    ST        wg1.t1_l1_qkv_p4_x[:, 16:32], t1_l0_w2_p1_acc ; d1.handoff:11 t1.l0.w2.p1
-    ST        wg5.t1_l1_qkv_p5_x[:, 16:32], t1_l0_w2_p1_acc ; d1.handoff:11 t1.l0.w2.p1
-    ST        wg9.t1_l1_wo_p0_res[:, 16:32], t1_l0_w2_p1_acc ; d1.handoff:11 t1.l0.w2.p1
+    MMA.z     t1_l0_w2_p1_acc[0:1, :], t1_l0_w2_p1_a, l0_w2_p1_w ; d1.k_chunk.w2 t1.l0.w2.p1
+    VEC.add   t1_l0_w2_p1_acc[0:1, :], t1_l0_w2_p1_acc[0:1, :], l0_w2_p1_b ; d1.k_chunk.w2 t1.l0.w2.p1
+    VEC.add   t1_l0_w2_p1_acc[0:1, :], t1_l0_w2_p1_acc[0:1, :], t1_l0_w2_p1_res ; d1.panels.w2:9 t1.l0.w2.p1
+    ST        wg0.t1_l1_qkv_p0_x[:, 16:32], t1_l0_w2_p1_acc[0:1, :] ; d1.handoff:11 t1.l0.w2.p1
+    ST        wg4.t1_l1_qkv_p1_x[:, 16:32], t1_l0_w2_p1_acc[0:1, :] ; d1.handoff:11 t1.l0.w2.p1
+    ST        wg8.t1_l1_qkv_p2_x[:, 16:32], t1_l0_w2_p1_acc[0:1, :] ; d1.handoff:11 t1.l0.w2.p1
+    ST        wg12.t1_l1_qkv_p3_x[:, 16:32], t1_l0_w2_p1_acc[0:1, :] ; d1.handoff:11 t1.l0.w2.p1
+    ST        wg1.t1_l1_qkv_p4_x[:, 16:32], t1_l0_w2_p1_acc[0:1, :] ; d1.handoff:11 t1.l0.w2.p1
+    ST        wg5.t1_l1_qkv_p5_x[:, 16:32], t1_l0_w2_p1_acc[0:1, :] ; d1.handoff:11 t1.l0.w2.p1
+    ST        wg9.t1_l1_wo_p0_res[:, 16:32], t1_l0_w2_p1_acc[0:1, :] ; d1.handoff:11 t1.l0.w2.p1
     SIG       ev.w2_l0, 1                                   ; d1.panels.w2:9 t1.l0.w2.p1
     WAIT      ev.w1_l1, 8                                   ; d1.panels.w2:9 t1.l1.w2.p1
-    MMA.z     t1_l1_w2_p1_acc, t1_l1_w2_p1_a, l1_w2_p1_w    ; d1.k_chunk.w2 t1.l1.w2.p1
-    VEC.add   t1_l1_w2_p1_acc, t1_l1_w2_p1_acc, l1_w2_p1_b  ; d1.k_chunk.w2 t1.l1.w2.p1
-    VEC.add   t1_l1_w2_p1_acc, t1_l1_w2_p1_acc, t1_l1_w2_p1_res ; d1.panels.w2:9 t1.l1.w2.p1
-    ST        hbm[out + 320], t1_l1_w2_p1_acc, stride 64    ; d1.panels.w2:9 t1.l1.w2.p1
+    MMA.z     t1_l1_w2_p1_acc[0:1, :], t1_l1_w2_p1_a, l1_w2_p1_w ; d1.k_chunk.w2 t1.l1.w2.p1
+    VEC.add   t1_l1_w2_p1_acc[0:1, :], t1_l1_w2_p1_acc[0:1, :], l1_w2_p1_b ; d1.k_chunk.w2 t1.l1.w2.p1
+    VEC.add   t1_l1_w2_p1_acc[0:1, :], t1_l1_w2_p1_acc[0:1, :], t1_l1_w2_p1_res ; d1.panels.w2:9 t1.l1.w2.p1
+    ST        hbm[out + 320], t1_l1_w2_p1_acc[0:1, :], stride 64 ; d1.panels.w2:9 t1.l1.w2.p1
     SIG       ev.w2_l1, 1                                   ; d1.panels.w2:9 t1.l1.w2.p1
     END
 
@@ -1300,15 +1300,15 @@
 .rf t0_l0_wo_p0_a               p2       1x64      ; t0.l0.wo.p0.a
 .rf l0_wo_p0_b                  p2+256   1x32      ; l0.wo.p0.b
 .rf t0_l0_wo_p0_res             p2+384   1x32      ; t0.l0.wo.p0.res
-.rf t0_l0_wo_p0_acc             p2+512   1x32      ; t0.l0.wo.p0.acc
+.rf t0_l0_wo_p0_acc             p3       32x32     ; t0.l0.wo.p0.acc
 .rf l1_wo_p0_w                  p3       64x32     ; l1.wo.p0.w
 .rf t0_l1_wo_p0_a               p2       1x64      ; t0.l1.wo.p0.a
 .rf t0_l1_wo_p0_res             p2+384   1x32      ; t0.l1.wo.p0.res
 .rf t1_l0_wo_p0_a               p2+512   1x64      ; t1.l0.wo.p0.a
 .rf l1_wo_p0_b                  p2+768   1x32      ; l1.wo.p0.b
-.rf t0_l1_wo_p0_acc             p2+896   1x32      ; t0.l1.wo.p0.acc
+.rf t0_l1_wo_p0_acc             p5       32x32     ; t0.l1.wo.p0.acc
 .rf t1_l0_wo_p0_res             p2       1x32      ; t1.l0.wo.p0.res
-.rf t1_l0_wo_p0_acc             p2+128   1x32      ; t1.l0.wo.p0.acc
+.rf t1_l0_wo_p0_acc             p5       32x32     ; t1.l0.wo.p0.acc
 .rf t1_l1_att_h0_q              p0       1x32      ; t1.l1.att.h0.q
 .rf t1_l1_wo_p0_a               p0+128   1x64      ; t1.l1.wo.p0.a
 .rf t1_l1_wo_p0_res             p0+384   1x32      ; t1.l1.wo.p0.res
@@ -1320,45 +1320,45 @@
 .rf t1_l1_att_h0_o              p0+768   1x32      ; t1.l1.att.h0.o
 .rf t1_l1_att_h0_mj             p0       1x1       ; t1.l1.att.h0.mj
 .rf t1_l1_att_h0_alpha          p0+64    1x1       ; t1.l1.att.h0.alpha
-.rf t1_l1_wo_p0_acc             p0       1x32      ; t1.l1.wo.p0.acc
+.rf t1_l1_wo_p0_acc             p1       32x32     ; t1.l1.wo.p0.acc
     LD        l0_wo_p0_w, hbm[wo.l0], stride 64             ; d1.weights:10 preload.l0.wg9
     LD        l0_wo_p0_b, hbm[bo.l0], stride 64             ; d1.weights:10 preload.l0.wg9
     WAIT      ev.att_l0, 2                                  ; d1.panels.wo:9 t0.l0.wo.p0
     LD        t0_l0_wo_p0_res, hbm[x_in], stride 64         ; d1.panels.wo:9 t0.l0.wo.p0
-    MMA.z     t0_l0_wo_p0_acc, t0_l0_wo_p0_a, l0_wo_p0_w    ; d1.k_chunk.wo t0.l0.wo.p0
-    VEC.add   t0_l0_wo_p0_acc, t0_l0_wo_p0_acc, l0_wo_p0_b  ; d1.k_chunk.wo t0.l0.wo.p0
-    VEC.add   t0_l0_wo_p0_acc, t0_l0_wo_p0_acc, t0_l0_wo_p0_res ; d1.panels.wo:9 t0.l0.wo.p0
-    ST        wg2.t0_l0_w1_p0_x[:, 0:32], t0_l0_wo_p0_acc   ; d1.handoff:11 t0.l0.wo.p0
-    ST        wg6.t0_l0_w1_p1_x[:, 0:32], t0_l0_wo_p0_acc   ; d1.handoff:11 t0.l0.wo.p0
-    ST        wg10.t0_l0_w1_p2_x[:, 0:32], t0_l0_wo_p0_acc  ; d1.handoff:11 t0.l0.wo.p0
-    ST        wg14.t0_l0_w1_p3_x[:, 0:32], t0_l0_wo_p0_acc  ; d1.handoff:11 t0.l0.wo.p0
-    ST        wg3.t0_l0_w2_p0_res, t0_l0_wo_p0_acc[:, 0:16] ; d1.handoff:11 t0.l0.wo.p0
-    ST        wg7.t0_l0_w2_p1_res, t0_l0_wo_p0_acc[:, 16:32] ; d1.handoff:11 t0.l0.wo.p0
+    MMA.z     t0_l0_wo_p0_acc[0:1, :], t0_l0_wo_p0_a, l0_wo_p0_w ; d1.k_chunk.wo t0.l0.wo.p0
+    VEC.add   t0_l0_wo_p0_acc[0:1, :], t0_l0_wo_p0_acc[0:1, :], l0_wo_p0_b ; d1.k_chunk.wo t0.l0.wo.p0
+    VEC.add   t0_l0_wo_p0_acc[0:1, :], t0_l0_wo_p0_acc[0:1, :], t0_l0_wo_p0_res ; d1.panels.wo:9 t0.l0.wo.p0
+    ST        wg2.t0_l0_w1_p0_x[:, 0:32], t0_l0_wo_p0_acc[0:1, :] ; d1.handoff:11 t0.l0.wo.p0
+    ST        wg6.t0_l0_w1_p1_x[:, 0:32], t0_l0_wo_p0_acc[0:1, :] ; d1.handoff:11 t0.l0.wo.p0
+    ST        wg10.t0_l0_w1_p2_x[:, 0:32], t0_l0_wo_p0_acc[0:1, :] ; d1.handoff:11 t0.l0.wo.p0
+    ST        wg14.t0_l0_w1_p3_x[:, 0:32], t0_l0_wo_p0_acc[0:1, :] ; d1.handoff:11 t0.l0.wo.p0
+    ST        wg3.t0_l0_w2_p0_res, t0_l0_wo_p0_acc[0:1, 0:16] ; d1.handoff:11 t0.l0.wo.p0
+    ST        wg7.t0_l0_w2_p1_res, t0_l0_wo_p0_acc[0:1, 16:32] ; d1.handoff:11 t0.l0.wo.p0
     SIG       ev.wo_l0, 1                                   ; d1.panels.wo:9 t0.l0.wo.p0
     LD        l1_wo_p0_w, hbm[wo.l1], stride 64             ; d1.weights:10 preload.l1.wg9
     LD        l1_wo_p0_b, hbm[bo.l1], stride 64             ; d1.weights:10 preload.l1.wg9
     WAIT      ev.att_l1, 2                                  ; d1.panels.wo:9 t0.l1.wo.p0
-    MMA.z     t0_l1_wo_p0_acc, t0_l1_wo_p0_a, l1_wo_p0_w    ; d1.k_chunk.wo t0.l1.wo.p0
-    VEC.add   t0_l1_wo_p0_acc, t0_l1_wo_p0_acc, l1_wo_p0_b  ; d1.k_chunk.wo t0.l1.wo.p0
-    VEC.add   t0_l1_wo_p0_acc, t0_l1_wo_p0_acc, t0_l1_wo_p0_res ; d1.panels.wo:9 t0.l1.wo.p0
-    ST        wg2.t0_l1_w1_p0_x[:, 0:32], t0_l1_wo_p0_acc   ; d1.handoff:11 t0.l1.wo.p0
-    ST        wg6.t0_l1_w1_p1_x[:, 0:32], t0_l1_wo_p0_acc   ; d1.handoff:11 t0.l1.wo.p0
-    ST        wg10.t0_l1_w1_p2_x[:, 0:32], t0_l1_wo_p0_acc  ; d1.handoff:11 t0.l1.wo.p0
-    ST        wg14.t0_l1_w1_p3_x[:, 0:32], t0_l1_wo_p0_acc  ; d1.handoff:11 t0.l1.wo.p0
-    ST        wg3.t0_l1_w2_p0_res, t0_l1_wo_p0_acc[:, 0:16] ; d1.handoff:11 t0.l1.wo.p0
-    ST        wg7.t0_l1_w2_p1_res, t0_l1_wo_p0_acc[:, 16:32] ; d1.handoff:11 t0.l1.wo.p0
+    MMA.z     t0_l1_wo_p0_acc[0:1, :], t0_l1_wo_p0_a, l1_wo_p0_w ; d1.k_chunk.wo t0.l1.wo.p0
+    VEC.add   t0_l1_wo_p0_acc[0:1, :], t0_l1_wo_p0_acc[0:1, :], l1_wo_p0_b ; d1.k_chunk.wo t0.l1.wo.p0
+    VEC.add   t0_l1_wo_p0_acc[0:1, :], t0_l1_wo_p0_acc[0:1, :], t0_l1_wo_p0_res ; d1.panels.wo:9 t0.l1.wo.p0
+    ST        wg2.t0_l1_w1_p0_x[:, 0:32], t0_l1_wo_p0_acc[0:1, :] ; d1.handoff:11 t0.l1.wo.p0
+    ST        wg6.t0_l1_w1_p1_x[:, 0:32], t0_l1_wo_p0_acc[0:1, :] ; d1.handoff:11 t0.l1.wo.p0
+    ST        wg10.t0_l1_w1_p2_x[:, 0:32], t0_l1_wo_p0_acc[0:1, :] ; d1.handoff:11 t0.l1.wo.p0
+    ST        wg14.t0_l1_w1_p3_x[:, 0:32], t0_l1_wo_p0_acc[0:1, :] ; d1.handoff:11 t0.l1.wo.p0
+    ST        wg3.t0_l1_w2_p0_res, t0_l1_wo_p0_acc[0:1, 0:16] ; d1.handoff:11 t0.l1.wo.p0
+    ST        wg7.t0_l1_w2_p1_res, t0_l1_wo_p0_acc[0:1, 16:32] ; d1.handoff:11 t0.l1.wo.p0
     SIG       ev.wo_l1, 1                                   ; d1.panels.wo:9 t0.l1.wo.p0
     WAIT      ev.att_l0, 4                                  ; d1.panels.wo:9 t1.l0.wo.p0
     LD        t1_l0_wo_p0_res, hbm[x_in + 256], stride 64   ; d1.panels.wo:9 t1.l0.wo.p0
-    MMA.z     t1_l0_wo_p0_acc, t1_l0_wo_p0_a, l0_wo_p0_w    ; d1.k_chunk.wo t1.l0.wo.p0
-    VEC.add   t1_l0_wo_p0_acc, t1_l0_wo_p0_acc, l0_wo_p0_b  ; d1.k_chunk.wo t1.l0.wo.p0
-    VEC.add   t1_l0_wo_p0_acc, t1_l0_wo_p0_acc, t1_l0_wo_p0_res ; d1.panels.wo:9 t1.l0.wo.p0
-    ST        wg2.t1_l0_w1_p0_x[:, 0:32], t1_l0_wo_p0_acc   ; d1.handoff:11 t1.l0.wo.p0
-    ST        wg6.t1_l0_w1_p1_x[:, 0:32], t1_l0_wo_p0_acc   ; d1.handoff:11 t1.l0.wo.p0
-    ST        wg10.t1_l0_w1_p2_x[:, 0:32], t1_l0_wo_p0_acc  ; d1.handoff:11 t1.l0.wo.p0
-    ST        wg14.t1_l0_w1_p3_x[:, 0:32], t1_l0_wo_p0_acc  ; d1.handoff:11 t1.l0.wo.p0
-    ST        wg3.t1_l0_w2_p0_res, t1_l0_wo_p0_acc[:, 0:16] ; d1.handoff:11 t1.l0.wo.p0
-    ST        wg7.t1_l0_w2_p1_res, t1_l0_wo_p0_acc[:, 16:32] ; d1.handoff:11 t1.l0.wo.p0
+    MMA.z     t1_l0_wo_p0_acc[0:1, :], t1_l0_wo_p0_a, l0_wo_p0_w ; d1.k_chunk.wo t1.l0.wo.p0
+    VEC.add   t1_l0_wo_p0_acc[0:1, :], t1_l0_wo_p0_acc[0:1, :], l0_wo_p0_b ; d1.k_chunk.wo t1.l0.wo.p0
+    VEC.add   t1_l0_wo_p0_acc[0:1, :], t1_l0_wo_p0_acc[0:1, :], t1_l0_wo_p0_res ; d1.panels.wo:9 t1.l0.wo.p0
+    ST        wg2.t1_l0_w1_p0_x[:, 0:32], t1_l0_wo_p0_acc[0:1, :] ; d1.handoff:11 t1.l0.wo.p0
+    ST        wg6.t1_l0_w1_p1_x[:, 0:32], t1_l0_wo_p0_acc[0:1, :] ; d1.handoff:11 t1.l0.wo.p0
+    ST        wg10.t1_l0_w1_p2_x[:, 0:32], t1_l0_wo_p0_acc[0:1, :] ; d1.handoff:11 t1.l0.wo.p0
+    ST        wg14.t1_l0_w1_p3_x[:, 0:32], t1_l0_wo_p0_acc[0:1, :] ; d1.handoff:11 t1.l0.wo.p0
+    ST        wg3.t1_l0_w2_p0_res, t1_l0_wo_p0_acc[0:1, 0:16] ; d1.handoff:11 t1.l0.wo.p0
+    ST        wg7.t1_l0_w2_p1_res, t1_l0_wo_p0_acc[0:1, 16:32] ; d1.handoff:11 t1.l0.wo.p0
     SIG       ev.wo_l0, 1                                   ; d1.panels.wo:9 t1.l0.wo.p0
     WAIT      ev.qkv_l1, 12                                 ; d1.attention.slices t1.l1.att.h0
     LD        t1_l1_att_h0_kb, hbm[k_cache.l1]              ; d1.attention.slices t1.l1.att.h0
@@ -1392,15 +1392,15 @@
     ST        wg13.t1_l1_wo_p1_a[:, 0:32], t1_l1_att_h0_o   ; d1.handoff:11 t1.l1.att.h0
     SIG       ev.att_l1, 1                                  ; d1.attention.slices t1.l1.att.h0
     WAIT      ev.att_l1, 4                                  ; d1.panels.wo:9 t1.l1.wo.p0
-    MMA.z     t1_l1_wo_p0_acc, t1_l1_wo_p0_a, l1_wo_p0_w    ; d1.k_chunk.wo t1.l1.wo.p0
-    VEC.add   t1_l1_wo_p0_acc, t1_l1_wo_p0_acc, l1_wo_p0_b  ; d1.k_chunk.wo t1.l1.wo.p0
-    VEC.add   t1_l1_wo_p0_acc, t1_l1_wo_p0_acc, t1_l1_wo_p0_res ; d1.panels.wo:9 t1.l1.wo.p0
-    ST        wg2.t1_l1_w1_p0_x[:, 0:32], t1_l1_wo_p0_acc   ; d1.handoff:11 t1.l1.wo.p0
-    ST        wg6.t1_l1_w1_p1_x[:, 0:32], t1_l1_wo_p0_acc   ; d1.handoff:11 t1.l1.wo.p0
-    ST        wg10.t1_l1_w1_p2_x[:, 0:32], t1_l1_wo_p0_acc  ; d1.handoff:11 t1.l1.wo.p0
-    ST        wg14.t1_l1_w1_p3_x[:, 0:32], t1_l1_wo_p0_acc  ; d1.handoff:11 t1.l1.wo.p0
-    ST        wg3.t1_l1_w2_p0_res, t1_l1_wo_p0_acc[:, 0:16] ; d1.handoff:11 t1.l1.wo.p0
-    ST        wg7.t1_l1_w2_p1_res, t1_l1_wo_p0_acc[:, 16:32] ; d1.handoff:11 t1.l1.wo.p0
+    MMA.z     t1_l1_wo_p0_acc[0:1, :], t1_l1_wo_p0_a, l1_wo_p0_w ; d1.k_chunk.wo t1.l1.wo.p0
+    VEC.add   t1_l1_wo_p0_acc[0:1, :], t1_l1_wo_p0_acc[0:1, :], l1_wo_p0_b ; d1.k_chunk.wo t1.l1.wo.p0
+    VEC.add   t1_l1_wo_p0_acc[0:1, :], t1_l1_wo_p0_acc[0:1, :], t1_l1_wo_p0_res ; d1.panels.wo:9 t1.l1.wo.p0
+    ST        wg2.t1_l1_w1_p0_x[:, 0:32], t1_l1_wo_p0_acc[0:1, :] ; d1.handoff:11 t1.l1.wo.p0
+    ST        wg6.t1_l1_w1_p1_x[:, 0:32], t1_l1_wo_p0_acc[0:1, :] ; d1.handoff:11 t1.l1.wo.p0
+    ST        wg10.t1_l1_w1_p2_x[:, 0:32], t1_l1_wo_p0_acc[0:1, :] ; d1.handoff:11 t1.l1.wo.p0
+    ST        wg14.t1_l1_w1_p3_x[:, 0:32], t1_l1_wo_p0_acc[0:1, :] ; d1.handoff:11 t1.l1.wo.p0
+    ST        wg3.t1_l1_w2_p0_res, t1_l1_wo_p0_acc[0:1, 0:16] ; d1.handoff:11 t1.l1.wo.p0
+    ST        wg7.t1_l1_w2_p1_res, t1_l1_wo_p0_acc[0:1, 16:32] ; d1.handoff:11 t1.l1.wo.p0
     SIG       ev.wo_l1, 1                                   ; d1.panels.wo:9 t1.l1.wo.p0
     END
 
@@ -1584,57 +1584,57 @@
 .rf t0_l0_w2_p2_a               p2       1x128     ; t0.l0.w2.p2.a
 .rf t0_l0_w2_p2_res             p2+512   1x16      ; t0.l0.w2.p2.res
 .rf l0_w2_p2_b                  p2+576   1x16      ; l0.w2.p2.b
-.rf t0_l0_w2_p2_acc             p2+640   1x16      ; t0.l0.w2.p2.acc
+.rf t0_l0_w2_p2_acc             p3       64x16     ; t0.l0.w2.p2.acc
 .rf l1_w2_p2_w                  p3       128x16    ; l1.w2.p2.w
 .rf t0_l1_w2_p2_a               p2       1x128     ; t0.l1.w2.p2.a
 .rf t0_l1_w2_p2_res             p2+512   1x16      ; t0.l1.w2.p2.res
 .rf t1_l0_w2_p2_a               p2+640   1x128     ; t1.l0.w2.p2.a
 .rf t1_l0_w2_p2_res             p2+1152  1x16      ; t1.l0.w2.p2.res
 .rf l1_w2_p2_b                  p2+1216  1x16      ; l1.w2.p2.b
-.rf t0_l1_w2_p2_acc             p2+1280  1x16      ; t0.l1.w2.p2.acc
-.rf t1_l0_w2_p2_acc             p2       1x16      ; t1.l0.w2.p2.acc
+.rf t0_l1_w2_p2_acc             p5       64x16     ; t0.l1.w2.p2.acc
+.rf t1_l0_w2_p2_acc             p5       64x16     ; t1.l0.w2.p2.acc
 .rf t1_l1_w2_p2_a               p0       1x128     ; t1.l1.w2.p2.a
 .rf t1_l1_w2_p2_res             p0+512   1x16      ; t1.l1.w2.p2.res
-.rf t1_l1_w2_p2_acc             p0+576   1x16      ; t1.l1.w2.p2.acc
+.rf t1_l1_w2_p2_acc             p1       64x16     ; t1.l1.w2.p2.acc
     LD        l0_w2_p2_w, hbm[w2.l0 + 128], stride 64       ; d1.weights:10 preload.l0.wg11
     LD        l0_w2_p2_b, hbm[b2.l0 + 128], stride 64       ; d1.weights:10 preload.l0.wg11
     WAIT      ev.w1_l0, 4                                   ; d1.panels.w2:9 t0.l0.w2.p2
-    MMA.z     t0_l0_w2_p2_acc, t0_l0_w2_p2_a, l0_w2_p2_w    ; d1.k_chunk.w2 t0.l0.w2.p2
-    VEC.add   t0_l0_w2_p2_acc, t0_l0_w2_p2_acc, l0_w2_p2_b  ; d1.k_chunk.w2 t0.l0.w2.p2
-    VEC.add   t0_l0_w2_p2_acc, t0_l0_w2_p2_acc, t0_l0_w2_p2_res ; d1.panels.w2:9 t0.l0.w2.p2
-    ST        wg0.t0_l1_qkv_p0_x[:, 32:48], t0_l0_w2_p2_acc ; d1.handoff:11 t0.l0.w2.p2
-    ST        wg4.t0_l1_qkv_p1_x[:, 32:48], t0_l0_w2_p2_acc ; d1.handoff:11 t0.l0.w2.p2
-    ST        wg8.t0_l1_qkv_p2_x[:, 32:48], t0_l0_w2_p2_acc ; d1.handoff:11 t0.l0.w2.p2
-    ST        wg12.t0_l1_qkv_p3_x[:, 32:48], t0_l0_w2_p2_acc ; d1.handoff:11 t0.l0.w2.p2
-    ST        wg1.t0_l1_qkv_p4_x[:, 32:48], t0_l0_w2_p2_acc ; d1.handoff:11 t0.l0.w2.p2
-    ST        wg5.t0_l1_qkv_p5_x[:, 32:48], t0_l0_w2_p2_acc ; d1.handoff:11 t0.l0.w2.p2
-    ST        wg13.t0_l1_wo_p1_res[:, 0:16], t0_l0_w2_p2_acc ; d1.handoff:11 t0.l0.w2.p2
+    MMA.z     t0_l0_w2_p2_acc[0:1, :], t0_l0_w2_p2_a, l0_w2_p2_w ; d1.k_chunk.w2 t0.l0.w2.p2
+    VEC.add   t0_l0_w2_p2_acc[0:1, :], t0_l0_w2_p2_acc[0:1, :], l0_w2_p2_b ; d1.k_chunk.w2 t0.l0.w2.p2
+    VEC.add   t0_l0_w2_p2_acc[0:1, :], t0_l0_w2_p2_acc[0:1, :], t0_l0_w2_p2_res ; d1.panels.w2:9 t0.l0.w2.p2
+    ST        wg0.t0_l1_qkv_p0_x[:, 32:48], t0_l0_w2_p2_acc[0:1, :] ; d1.handoff:11 t0.l0.w2.p2
+    ST        wg4.t0_l1_qkv_p1_x[:, 32:48], t0_l0_w2_p2_acc[0:1, :] ; d1.handoff:11 t0.l0.w2.p2
+    ST        wg8.t0_l1_qkv_p2_x[:, 32:48], t0_l0_w2_p2_acc[0:1, :] ; d1.handoff:11 t0.l0.w2.p2
+    ST        wg12.t0_l1_qkv_p3_x[:, 32:48], t0_l0_w2_p2_acc[0:1, :] ; d1.handoff:11 t0.l0.w2.p2
+    ST        wg1.t0_l1_qkv_p4_x[:, 32:48], t0_l0_w2_p2_acc[0:1, :] ; d1.handoff:11 t0.l0.w2.p2
+    ST        wg5.t0_l1_qkv_p5_x[:, 32:48], t0_l0_w2_p2_acc[0:1, :] ; d1.handoff:11 t0.l0.w2.p2
+    ST        wg13.t0_l1_wo_p1_res[:, 0:16], t0_l0_w2_p2_acc[0:1, :] ; d1.handoff:11 t0.l0.w2.p2
     SIG       ev.w2_l0, 1                                   ; d1.panels.w2:9 t0.l0.w2.p2
     LD        l1_w2_p2_w, hbm[w2.l1 + 128], stride 64       ; d1.weights:10 preload.l1.wg11
     LD        l1_w2_p2_b, hbm[b2.l1 + 128], stride 64       ; d1.weights:10 preload.l1.wg11
     WAIT      ev.w1_l1, 4                                   ; d1.panels.w2:9 t0.l1.w2.p2
-    MMA.z     t0_l1_w2_p2_acc, t0_l1_w2_p2_a, l1_w2_p2_w    ; d1.k_chunk.w2 t0.l1.w2.p2
-    VEC.add   t0_l1_w2_p2_acc, t0_l1_w2_p2_acc, l1_w2_p2_b  ; d1.k_chunk.w2 t0.l1.w2.p2
-    VEC.add   t0_l1_w2_p2_acc, t0_l1_w2_p2_acc, t0_l1_w2_p2_res ; d1.panels.w2:9 t0.l1.w2.p2
-    ST        hbm[out + 128], t0_l1_w2_p2_acc, stride 64    ; d1.panels.w2:9 t0.l1.w2.p2
+    MMA.z     t0_l1_w2_p2_acc[0:1, :], t0_l1_w2_p2_a, l1_w2_p2_w ; d1.k_chunk.w2 t0.l1.w2.p2
+    VEC.add   t0_l1_w2_p2_acc[0:1, :], t0_l1_w2_p2_acc[0:1, :], l1_w2_p2_b ; d1.k_chunk.w2 t0.l1.w2.p2
+    VEC.add   t0_l1_w2_p2_acc[0:1, :], t0_l1_w2_p2_acc[0:1, :], t0_l1_w2_p2_res ; d1.panels.w2:9 t0.l1.w2.p2
+    ST        hbm[out + 128], t0_l1_w2_p2_acc[0:1, :], stride 64 ; d1.panels.w2:9 t0.l1.w2.p2
     SIG       ev.w2_l1, 1                                   ; d1.panels.w2:9 t0.l1.w2.p2
     WAIT      ev.w1_l0, 8                                   ; d1.panels.w2:9 t1.l0.w2.p2
-    MMA.z     t1_l0_w2_p2_acc, t1_l0_w2_p2_a, l0_w2_p2_w    ; d1.k_chunk.w2 t1.l0.w2.p2
-    VEC.add   t1_l0_w2_p2_acc, t1_l0_w2_p2_acc, l0_w2_p2_b  ; d1.k_chunk.w2 t1.l0.w2.p2
-    VEC.add   t1_l0_w2_p2_acc, t1_l0_w2_p2_acc, t1_l0_w2_p2_res ; d1.panels.w2:9 t1.l0.w2.p2
-    ST        wg0.t1_l1_qkv_p0_x[:, 32:48], t1_l0_w2_p2_acc ; d1.handoff:11 t1.l0.w2.p2
-    ST        wg4.t1_l1_qkv_p1_x[:, 32:48], t1_l0_w2_p2_acc ; d1.handoff:11 t1.l0.w2.p2
-    ST        wg8.t1_l1_qkv_p2_x[:, 32:48], t1_l0_w2_p2_acc ; d1.handoff:11 t1.l0.w2.p2
-    ST        wg12.t1_l1_qkv_p3_x[:, 32:48], t1_l0_w2_p2_acc ; d1.handoff:11 t1.l0.w2.p2
-    ST        wg1.t1_l1_qkv_p4_x[:, 32:48], t1_l0_w2_p2_acc ; d1.handoff:11 t1.l0.w2.p2
-    ST        wg5.t1_l1_qkv_p5_x[:, 32:48], t1_l0_w2_p2_acc ; d1.handoff:11 t1.l0.w2.p2
-    ST        wg13.t1_l1_wo_p1_res[:, 0:16], t1_l0_w2_p2_acc ; d1.handoff:11 t1.l0.w2.p2
+    MMA.z     t1_l0_w2_p2_acc[0:1, :], t1_l0_w2_p2_a, l0_w2_p2_w ; d1.k_chunk.w2 t1.l0.w2.p2
+    VEC.add   t1_l0_w2_p2_acc[0:1, :], t1_l0_w2_p2_acc[0:1, :], l0_w2_p2_b ; d1.k_chunk.w2 t1.l0.w2.p2
+    VEC.add   t1_l0_w2_p2_acc[0:1, :], t1_l0_w2_p2_acc[0:1, :], t1_l0_w2_p2_res ; d1.panels.w2:9 t1.l0.w2.p2
+    ST        wg0.t1_l1_qkv_p0_x[:, 32:48], t1_l0_w2_p2_acc[0:1, :] ; d1.handoff:11 t1.l0.w2.p2
+    ST        wg4.t1_l1_qkv_p1_x[:, 32:48], t1_l0_w2_p2_acc[0:1, :] ; d1.handoff:11 t1.l0.w2.p2
+    ST        wg8.t1_l1_qkv_p2_x[:, 32:48], t1_l0_w2_p2_acc[0:1, :] ; d1.handoff:11 t1.l0.w2.p2
+    ST        wg12.t1_l1_qkv_p3_x[:, 32:48], t1_l0_w2_p2_acc[0:1, :] ; d1.handoff:11 t1.l0.w2.p2
+    ST        wg1.t1_l1_qkv_p4_x[:, 32:48], t1_l0_w2_p2_acc[0:1, :] ; d1.handoff:11 t1.l0.w2.p2
+    ST        wg5.t1_l1_qkv_p5_x[:, 32:48], t1_l0_w2_p2_acc[0:1, :] ; d1.handoff:11 t1.l0.w2.p2
+    ST        wg13.t1_l1_wo_p1_res[:, 0:16], t1_l0_w2_p2_acc[0:1, :] ; d1.handoff:11 t1.l0.w2.p2
     SIG       ev.w2_l0, 1                                   ; d1.panels.w2:9 t1.l0.w2.p2
     WAIT      ev.w1_l1, 8                                   ; d1.panels.w2:9 t1.l1.w2.p2
-    MMA.z     t1_l1_w2_p2_acc, t1_l1_w2_p2_a, l1_w2_p2_w    ; d1.k_chunk.w2 t1.l1.w2.p2
-    VEC.add   t1_l1_w2_p2_acc, t1_l1_w2_p2_acc, l1_w2_p2_b  ; d1.k_chunk.w2 t1.l1.w2.p2
-    VEC.add   t1_l1_w2_p2_acc, t1_l1_w2_p2_acc, t1_l1_w2_p2_res ; d1.panels.w2:9 t1.l1.w2.p2
-    ST        hbm[out + 384], t1_l1_w2_p2_acc, stride 64    ; d1.panels.w2:9 t1.l1.w2.p2
+    MMA.z     t1_l1_w2_p2_acc[0:1, :], t1_l1_w2_p2_a, l1_w2_p2_w ; d1.k_chunk.w2 t1.l1.w2.p2
+    VEC.add   t1_l1_w2_p2_acc[0:1, :], t1_l1_w2_p2_acc[0:1, :], l1_w2_p2_b ; d1.k_chunk.w2 t1.l1.w2.p2
+    VEC.add   t1_l1_w2_p2_acc[0:1, :], t1_l1_w2_p2_acc[0:1, :], t1_l1_w2_p2_res ; d1.panels.w2:9 t1.l1.w2.p2
+    ST        hbm[out + 384], t1_l1_w2_p2_acc[0:1, :], stride 64 ; d1.panels.w2:9 t1.l1.w2.p2
     SIG       ev.w2_l1, 1                                   ; d1.panels.w2:9 t1.l1.w2.p2
     END
 
@@ -1808,15 +1808,15 @@
 .rf t0_l0_wo_p1_a               p2       1x64      ; t0.l0.wo.p1.a
 .rf l0_wo_p1_b                  p2+256   1x32      ; l0.wo.p1.b
 .rf t0_l0_wo_p1_res             p2+384   1x32      ; t0.l0.wo.p1.res
-.rf t0_l0_wo_p1_acc             p2+512   1x32      ; t0.l0.wo.p1.acc
+.rf t0_l0_wo_p1_acc             p3       32x32     ; t0.l0.wo.p1.acc
 .rf l1_wo_p1_w                  p3       64x32     ; l1.wo.p1.w
 .rf t0_l1_wo_p1_a               p2       1x64      ; t0.l1.wo.p1.a
 .rf t0_l1_wo_p1_res             p2+384   1x32      ; t0.l1.wo.p1.res
 .rf t1_l0_wo_p1_a               p2+512   1x64      ; t1.l0.wo.p1.a
 .rf l1_wo_p1_b                  p2+768   1x32      ; l1.wo.p1.b
-.rf t0_l1_wo_p1_acc             p2+896   1x32      ; t0.l1.wo.p1.acc
+.rf t0_l1_wo_p1_acc             p5       32x32     ; t0.l1.wo.p1.acc
 .rf t1_l0_wo_p1_res             p2       1x32      ; t1.l0.wo.p1.res
-.rf t1_l0_wo_p1_acc             p2+128   1x32      ; t1.l0.wo.p1.acc
+.rf t1_l0_wo_p1_acc             p5       32x32     ; t1.l0.wo.p1.acc
 .rf t1_l1_att_h1_q              p0       1x32      ; t1.l1.att.h1.q
 .rf t1_l1_wo_p1_a               p0+128   1x64      ; t1.l1.wo.p1.a
 .rf t1_l1_wo_p1_res             p0+384   1x32      ; t1.l1.wo.p1.res
@@ -1828,45 +1828,45 @@
 .rf t1_l1_att_h1_o              p0+768   1x32      ; t1.l1.att.h1.o
 .rf t1_l1_att_h1_mj             p0       1x1       ; t1.l1.att.h1.mj
 .rf t1_l1_att_h1_alpha          p0+64    1x1       ; t1.l1.att.h1.alpha
-.rf t1_l1_wo_p1_acc             p0       1x32      ; t1.l1.wo.p1.acc
+.rf t1_l1_wo_p1_acc             p1       32x32     ; t1.l1.wo.p1.acc
     LD        l0_wo_p1_w, hbm[wo.l0 + 128], stride 64       ; d1.weights:10 preload.l0.wg13
     LD        l0_wo_p1_b, hbm[bo.l0 + 128], stride 64       ; d1.weights:10 preload.l0.wg13
     WAIT      ev.att_l0, 2                                  ; d1.panels.wo:9 t0.l0.wo.p1
     LD        t0_l0_wo_p1_res, hbm[x_in + 128], stride 64   ; d1.panels.wo:9 t0.l0.wo.p1
-    MMA.z     t0_l0_wo_p1_acc, t0_l0_wo_p1_a, l0_wo_p1_w    ; d1.k_chunk.wo t0.l0.wo.p1
-    VEC.add   t0_l0_wo_p1_acc, t0_l0_wo_p1_acc, l0_wo_p1_b  ; d1.k_chunk.wo t0.l0.wo.p1
-    VEC.add   t0_l0_wo_p1_acc, t0_l0_wo_p1_acc, t0_l0_wo_p1_res ; d1.panels.wo:9 t0.l0.wo.p1
-    ST        wg2.t0_l0_w1_p0_x[:, 32:64], t0_l0_wo_p1_acc  ; d1.handoff:11 t0.l0.wo.p1
-    ST        wg6.t0_l0_w1_p1_x[:, 32:64], t0_l0_wo_p1_acc  ; d1.handoff:11 t0.l0.wo.p1
-    ST        wg10.t0_l0_w1_p2_x[:, 32:64], t0_l0_wo_p1_acc ; d1.handoff:11 t0.l0.wo.p1
-    ST        wg14.t0_l0_w1_p3_x[:, 32:64], t0_l0_wo_p1_acc ; d1.handoff:11 t0.l0.wo.p1
-    ST        wg11.t0_l0_w2_p2_res, t0_l0_wo_p1_acc[:, 0:16] ; d1.handoff:11 t0.l0.wo.p1
-    ST        wg15.t0_l0_w2_p3_res, t0_l0_wo_p1_acc[:, 16:32] ; d1.handoff:11 t0.l0.wo.p1
+    MMA.z     t0_l0_wo_p1_acc[0:1, :], t0_l0_wo_p1_a, l0_wo_p1_w ; d1.k_chunk.wo t0.l0.wo.p1
+    VEC.add   t0_l0_wo_p1_acc[0:1, :], t0_l0_wo_p1_acc[0:1, :], l0_wo_p1_b ; d1.k_chunk.wo t0.l0.wo.p1
+    VEC.add   t0_l0_wo_p1_acc[0:1, :], t0_l0_wo_p1_acc[0:1, :], t0_l0_wo_p1_res ; d1.panels.wo:9 t0.l0.wo.p1
+    ST        wg2.t0_l0_w1_p0_x[:, 32:64], t0_l0_wo_p1_acc[0:1, :] ; d1.handoff:11 t0.l0.wo.p1
+    ST        wg6.t0_l0_w1_p1_x[:, 32:64], t0_l0_wo_p1_acc[0:1, :] ; d1.handoff:11 t0.l0.wo.p1
+    ST        wg10.t0_l0_w1_p2_x[:, 32:64], t0_l0_wo_p1_acc[0:1, :] ; d1.handoff:11 t0.l0.wo.p1
+    ST        wg14.t0_l0_w1_p3_x[:, 32:64], t0_l0_wo_p1_acc[0:1, :] ; d1.handoff:11 t0.l0.wo.p1
+    ST        wg11.t0_l0_w2_p2_res, t0_l0_wo_p1_acc[0:1, 0:16] ; d1.handoff:11 t0.l0.wo.p1
+    ST        wg15.t0_l0_w2_p3_res, t0_l0_wo_p1_acc[0:1, 16:32] ; d1.handoff:11 t0.l0.wo.p1
     SIG       ev.wo_l0, 1                                   ; d1.panels.wo:9 t0.l0.wo.p1
     LD        l1_wo_p1_w, hbm[wo.l1 + 128], stride 64       ; d1.weights:10 preload.l1.wg13
     LD        l1_wo_p1_b, hbm[bo.l1 + 128], stride 64       ; d1.weights:10 preload.l1.wg13
     WAIT      ev.att_l1, 2                                  ; d1.panels.wo:9 t0.l1.wo.p1
-    MMA.z     t0_l1_wo_p1_acc, t0_l1_wo_p1_a, l1_wo_p1_w    ; d1.k_chunk.wo t0.l1.wo.p1
-    VEC.add   t0_l1_wo_p1_acc, t0_l1_wo_p1_acc, l1_wo_p1_b  ; d1.k_chunk.wo t0.l1.wo.p1
-    VEC.add   t0_l1_wo_p1_acc, t0_l1_wo_p1_acc, t0_l1_wo_p1_res ; d1.panels.wo:9 t0.l1.wo.p1
-    ST        wg2.t0_l1_w1_p0_x[:, 32:64], t0_l1_wo_p1_acc  ; d1.handoff:11 t0.l1.wo.p1
-    ST        wg6.t0_l1_w1_p1_x[:, 32:64], t0_l1_wo_p1_acc  ; d1.handoff:11 t0.l1.wo.p1
-    ST        wg10.t0_l1_w1_p2_x[:, 32:64], t0_l1_wo_p1_acc ; d1.handoff:11 t0.l1.wo.p1
-    ST        wg14.t0_l1_w1_p3_x[:, 32:64], t0_l1_wo_p1_acc ; d1.handoff:11 t0.l1.wo.p1
-    ST        wg11.t0_l1_w2_p2_res, t0_l1_wo_p1_acc[:, 0:16] ; d1.handoff:11 t0.l1.wo.p1
-    ST        wg15.t0_l1_w2_p3_res, t0_l1_wo_p1_acc[:, 16:32] ; d1.handoff:11 t0.l1.wo.p1
+    MMA.z     t0_l1_wo_p1_acc[0:1, :], t0_l1_wo_p1_a, l1_wo_p1_w ; d1.k_chunk.wo t0.l1.wo.p1
+    VEC.add   t0_l1_wo_p1_acc[0:1, :], t0_l1_wo_p1_acc[0:1, :], l1_wo_p1_b ; d1.k_chunk.wo t0.l1.wo.p1
+    VEC.add   t0_l1_wo_p1_acc[0:1, :], t0_l1_wo_p1_acc[0:1, :], t0_l1_wo_p1_res ; d1.panels.wo:9 t0.l1.wo.p1
+    ST        wg2.t0_l1_w1_p0_x[:, 32:64], t0_l1_wo_p1_acc[0:1, :] ; d1.handoff:11 t0.l1.wo.p1
+    ST        wg6.t0_l1_w1_p1_x[:, 32:64], t0_l1_wo_p1_acc[0:1, :] ; d1.handoff:11 t0.l1.wo.p1
+    ST        wg10.t0_l1_w1_p2_x[:, 32:64], t0_l1_wo_p1_acc[0:1, :] ; d1.handoff:11 t0.l1.wo.p1
+    ST        wg14.t0_l1_w1_p3_x[:, 32:64], t0_l1_wo_p1_acc[0:1, :] ; d1.handoff:11 t0.l1.wo.p1
+    ST        wg11.t0_l1_w2_p2_res, t0_l1_wo_p1_acc[0:1, 0:16] ; d1.handoff:11 t0.l1.wo.p1
+    ST        wg15.t0_l1_w2_p3_res, t0_l1_wo_p1_acc[0:1, 16:32] ; d1.handoff:11 t0.l1.wo.p1
     SIG       ev.wo_l1, 1                                   ; d1.panels.wo:9 t0.l1.wo.p1
     WAIT      ev.att_l0, 4                                  ; d1.panels.wo:9 t1.l0.wo.p1
     LD        t1_l0_wo_p1_res, hbm[x_in + 384], stride 64   ; d1.panels.wo:9 t1.l0.wo.p1
-    MMA.z     t1_l0_wo_p1_acc, t1_l0_wo_p1_a, l0_wo_p1_w    ; d1.k_chunk.wo t1.l0.wo.p1
-    VEC.add   t1_l0_wo_p1_acc, t1_l0_wo_p1_acc, l0_wo_p1_b  ; d1.k_chunk.wo t1.l0.wo.p1
-    VEC.add   t1_l0_wo_p1_acc, t1_l0_wo_p1_acc, t1_l0_wo_p1_res ; d1.panels.wo:9 t1.l0.wo.p1
-    ST        wg2.t1_l0_w1_p0_x[:, 32:64], t1_l0_wo_p1_acc  ; d1.handoff:11 t1.l0.wo.p1
-    ST        wg6.t1_l0_w1_p1_x[:, 32:64], t1_l0_wo_p1_acc  ; d1.handoff:11 t1.l0.wo.p1
-    ST        wg10.t1_l0_w1_p2_x[:, 32:64], t1_l0_wo_p1_acc ; d1.handoff:11 t1.l0.wo.p1
-    ST        wg14.t1_l0_w1_p3_x[:, 32:64], t1_l0_wo_p1_acc ; d1.handoff:11 t1.l0.wo.p1
-    ST        wg11.t1_l0_w2_p2_res, t1_l0_wo_p1_acc[:, 0:16] ; d1.handoff:11 t1.l0.wo.p1
-    ST        wg15.t1_l0_w2_p3_res, t1_l0_wo_p1_acc[:, 16:32] ; d1.handoff:11 t1.l0.wo.p1
+    MMA.z     t1_l0_wo_p1_acc[0:1, :], t1_l0_wo_p1_a, l0_wo_p1_w ; d1.k_chunk.wo t1.l0.wo.p1
+    VEC.add   t1_l0_wo_p1_acc[0:1, :], t1_l0_wo_p1_acc[0:1, :], l0_wo_p1_b ; d1.k_chunk.wo t1.l0.wo.p1
+    VEC.add   t1_l0_wo_p1_acc[0:1, :], t1_l0_wo_p1_acc[0:1, :], t1_l0_wo_p1_res ; d1.panels.wo:9 t1.l0.wo.p1
+    ST        wg2.t1_l0_w1_p0_x[:, 32:64], t1_l0_wo_p1_acc[0:1, :] ; d1.handoff:11 t1.l0.wo.p1
+    ST        wg6.t1_l0_w1_p1_x[:, 32:64], t1_l0_wo_p1_acc[0:1, :] ; d1.handoff:11 t1.l0.wo.p1
+    ST        wg10.t1_l0_w1_p2_x[:, 32:64], t1_l0_wo_p1_acc[0:1, :] ; d1.handoff:11 t1.l0.wo.p1
+    ST        wg14.t1_l0_w1_p3_x[:, 32:64], t1_l0_wo_p1_acc[0:1, :] ; d1.handoff:11 t1.l0.wo.p1
+    ST        wg11.t1_l0_w2_p2_res, t1_l0_wo_p1_acc[0:1, 0:16] ; d1.handoff:11 t1.l0.wo.p1
+    ST        wg15.t1_l0_w2_p3_res, t1_l0_wo_p1_acc[0:1, 16:32] ; d1.handoff:11 t1.l0.wo.p1
     SIG       ev.wo_l0, 1                                   ; d1.panels.wo:9 t1.l0.wo.p1
     WAIT      ev.qkv_l1, 12                                 ; d1.attention.slices t1.l1.att.h1
     LD        t1_l1_att_h1_kb, hbm[k_cache.l1 + 4352]       ; d1.attention.slices t1.l1.att.h1
@@ -1900,15 +1900,15 @@
     ST        wg13.t1_l1_wo_p1_a[:, 32:64], t1_l1_att_h1_o  ; d1.handoff:11 t1.l1.att.h1
     SIG       ev.att_l1, 1                                  ; d1.attention.slices t1.l1.att.h1
     WAIT      ev.att_l1, 4                                  ; d1.panels.wo:9 t1.l1.wo.p1
-    MMA.z     t1_l1_wo_p1_acc, t1_l1_wo_p1_a, l1_wo_p1_w    ; d1.k_chunk.wo t1.l1.wo.p1
-    VEC.add   t1_l1_wo_p1_acc, t1_l1_wo_p1_acc, l1_wo_p1_b  ; d1.k_chunk.wo t1.l1.wo.p1
-    VEC.add   t1_l1_wo_p1_acc, t1_l1_wo_p1_acc, t1_l1_wo_p1_res ; d1.panels.wo:9 t1.l1.wo.p1
-    ST        wg2.t1_l1_w1_p0_x[:, 32:64], t1_l1_wo_p1_acc  ; d1.handoff:11 t1.l1.wo.p1
-    ST        wg6.t1_l1_w1_p1_x[:, 32:64], t1_l1_wo_p1_acc  ; d1.handoff:11 t1.l1.wo.p1
-    ST        wg10.t1_l1_w1_p2_x[:, 32:64], t1_l1_wo_p1_acc ; d1.handoff:11 t1.l1.wo.p1
-    ST        wg14.t1_l1_w1_p3_x[:, 32:64], t1_l1_wo_p1_acc ; d1.handoff:11 t1.l1.wo.p1
-    ST        wg11.t1_l1_w2_p2_res, t1_l1_wo_p1_acc[:, 0:16] ; d1.handoff:11 t1.l1.wo.p1
-    ST        wg15.t1_l1_w2_p3_res, t1_l1_wo_p1_acc[:, 16:32] ; d1.handoff:11 t1.l1.wo.p1
+    MMA.z     t1_l1_wo_p1_acc[0:1, :], t1_l1_wo_p1_a, l1_wo_p1_w ; d1.k_chunk.wo t1.l1.wo.p1
+    VEC.add   t1_l1_wo_p1_acc[0:1, :], t1_l1_wo_p1_acc[0:1, :], l1_wo_p1_b ; d1.k_chunk.wo t1.l1.wo.p1
+    VEC.add   t1_l1_wo_p1_acc[0:1, :], t1_l1_wo_p1_acc[0:1, :], t1_l1_wo_p1_res ; d1.panels.wo:9 t1.l1.wo.p1
+    ST        wg2.t1_l1_w1_p0_x[:, 32:64], t1_l1_wo_p1_acc[0:1, :] ; d1.handoff:11 t1.l1.wo.p1
+    ST        wg6.t1_l1_w1_p1_x[:, 32:64], t1_l1_wo_p1_acc[0:1, :] ; d1.handoff:11 t1.l1.wo.p1
+    ST        wg10.t1_l1_w1_p2_x[:, 32:64], t1_l1_wo_p1_acc[0:1, :] ; d1.handoff:11 t1.l1.wo.p1
+    ST        wg14.t1_l1_w1_p3_x[:, 32:64], t1_l1_wo_p1_acc[0:1, :] ; d1.handoff:11 t1.l1.wo.p1
+    ST        wg11.t1_l1_w2_p2_res, t1_l1_wo_p1_acc[0:1, 0:16] ; d1.handoff:11 t1.l1.wo.p1
+    ST        wg15.t1_l1_w2_p3_res, t1_l1_wo_p1_acc[0:1, 16:32] ; d1.handoff:11 t1.l1.wo.p1
     SIG       ev.wo_l1, 1                                   ; d1.panels.wo:9 t1.l1.wo.p1
     END
 
@@ -2092,56 +2092,56 @@
 .rf t0_l0_w2_p3_a               p2       1x128     ; t0.l0.w2.p3.a
 .rf t0_l0_w2_p3_res             p2+512   1x16      ; t0.l0.w2.p3.res
 .rf l0_w2_p3_b                  p2+576   1x16      ; l0.w2.p3.b
-.rf t0_l0_w2_p3_acc             p2+640   1x16      ; t0.l0.w2.p3.acc
+.rf t0_l0_w2_p3_acc             p3       64x16     ; t0.l0.w2.p3.acc
 .rf l1_w2_p3_w                  p3       128x16    ; l1.w2.p3.w
 .rf t0_l1_w2_p3_a               p2       1x128     ; t0.l1.w2.p3.a
 .rf t0_l1_w2_p3_res             p2+512   1x16      ; t0.l1.w2.p3.res
 .rf t1_l0_w2_p3_a               p2+640   1x128     ; t1.l0.w2.p3.a
 .rf t1_l0_w2_p3_res             p2+1152  1x16      ; t1.l0.w2.p3.res
 .rf l1_w2_p3_b                  p2+1216  1x16      ; l1.w2.p3.b
-.rf t0_l1_w2_p3_acc             p2+1280  1x16      ; t0.l1.w2.p3.acc
-.rf t1_l0_w2_p3_acc             p2       1x16      ; t1.l0.w2.p3.acc
+.rf t0_l1_w2_p3_acc             p5       64x16     ; t0.l1.w2.p3.acc
+.rf t1_l0_w2_p3_acc             p5       64x16     ; t1.l0.w2.p3.acc
 .rf t1_l1_w2_p3_a               p0       1x128     ; t1.l1.w2.p3.a
 .rf t1_l1_w2_p3_res             p0+512   1x16      ; t1.l1.w2.p3.res
-.rf t1_l1_w2_p3_acc             p0+576   1x16      ; t1.l1.w2.p3.acc
+.rf t1_l1_w2_p3_acc             p1       64x16     ; t1.l1.w2.p3.acc
     LD        l0_w2_p3_w, hbm[w2.l0 + 192], stride 64       ; d1.weights:10 preload.l0.wg15
     LD        l0_w2_p3_b, hbm[b2.l0 + 192], stride 64       ; d1.weights:10 preload.l0.wg15
     WAIT      ev.w1_l0, 4                                   ; d1.panels.w2:9 t0.l0.w2.p3
-    MMA.z     t0_l0_w2_p3_acc, t0_l0_w2_p3_a, l0_w2_p3_w    ; d1.k_chunk.w2 t0.l0.w2.p3
-    VEC.add   t0_l0_w2_p3_acc, t0_l0_w2_p3_acc, l0_w2_p3_b  ; d1.k_chunk.w2 t0.l0.w2.p3
-    VEC.add   t0_l0_w2_p3_acc, t0_l0_w2_p3_acc, t0_l0_w2_p3_res ; d1.panels.w2:9 t0.l0.w2.p3
-    ST        wg0.t0_l1_qkv_p0_x[:, 48:64], t0_l0_w2_p3_acc ; d1.handoff:11 t0.l0.w2.p3
-    ST        wg4.t0_l1_qkv_p1_x[:, 48:64], t0_l0_w2_p3_acc ; d1.handoff:11 t0.l0.w2.p3
-    ST        wg8.t0_l1_qkv_p2_x[:, 48:64], t0_l0_w2_p3_acc ; d1.handoff:11 t0.l0.w2.p3
-    ST        wg12.t0_l1_qkv_p3_x[:, 48:64], t0_l0_w2_p3_acc ; d1.handoff:11 t0.l0.w2.p3
-    ST        wg1.t0_l1_qkv_p4_x[:, 48:64], t0_l0_w2_p3_acc ; d1.handoff:11 t0.l0.w2.p3
-    ST        wg5.t0_l1_qkv_p5_x[:, 48:64], t0_l0_w2_p3_acc ; d1.handoff:11 t0.l0.w2.p3
-    ST        wg13.t0_l1_wo_p1_res[:, 16:32], t0_l0_w2_p3_acc ; d1.handoff:11 t0.l0.w2.p3
+    MMA.z     t0_l0_w2_p3_acc[0:1, :], t0_l0_w2_p3_a, l0_w2_p3_w ; d1.k_chunk.w2 t0.l0.w2.p3
+    VEC.add   t0_l0_w2_p3_acc[0:1, :], t0_l0_w2_p3_acc[0:1, :], l0_w2_p3_b ; d1.k_chunk.w2 t0.l0.w2.p3
+    VEC.add   t0_l0_w2_p3_acc[0:1, :], t0_l0_w2_p3_acc[0:1, :], t0_l0_w2_p3_res ; d1.panels.w2:9 t0.l0.w2.p3
+    ST        wg0.t0_l1_qkv_p0_x[:, 48:64], t0_l0_w2_p3_acc[0:1, :] ; d1.handoff:11 t0.l0.w2.p3
+    ST        wg4.t0_l1_qkv_p1_x[:, 48:64], t0_l0_w2_p3_acc[0:1, :] ; d1.handoff:11 t0.l0.w2.p3
+    ST        wg8.t0_l1_qkv_p2_x[:, 48:64], t0_l0_w2_p3_acc[0:1, :] ; d1.handoff:11 t0.l0.w2.p3
+    ST        wg12.t0_l1_qkv_p3_x[:, 48:64], t0_l0_w2_p3_acc[0:1, :] ; d1.handoff:11 t0.l0.w2.p3
+    ST        wg1.t0_l1_qkv_p4_x[:, 48:64], t0_l0_w2_p3_acc[0:1, :] ; d1.handoff:11 t0.l0.w2.p3
+    ST        wg5.t0_l1_qkv_p5_x[:, 48:64], t0_l0_w2_p3_acc[0:1, :] ; d1.handoff:11 t0.l0.w2.p3
+    ST        wg13.t0_l1_wo_p1_res[:, 16:32], t0_l0_w2_p3_acc[0:1, :] ; d1.handoff:11 t0.l0.w2.p3
     SIG       ev.w2_l0, 1                                   ; d1.panels.w2:9 t0.l0.w2.p3
     LD        l1_w2_p3_w, hbm[w2.l1 + 192], stride 64       ; d1.weights:10 preload.l1.wg15
     LD        l1_w2_p3_b, hbm[b2.l1 + 192], stride 64       ; d1.weights:10 preload.l1.wg15
     WAIT      ev.w1_l1, 4                                   ; d1.panels.w2:9 t0.l1.w2.p3
-    MMA.z     t0_l1_w2_p3_acc, t0_l1_w2_p3_a, l1_w2_p3_w    ; d1.k_chunk.w2 t0.l1.w2.p3
-    VEC.add   t0_l1_w2_p3_acc, t0_l1_w2_p3_acc, l1_w2_p3_b  ; d1.k_chunk.w2 t0.l1.w2.p3
-    VEC.add   t0_l1_w2_p3_acc, t0_l1_w2_p3_acc, t0_l1_w2_p3_res ; d1.panels.w2:9 t0.l1.w2.p3
-    ST        hbm[out + 192], t0_l1_w2_p3_acc, stride 64    ; d1.panels.w2:9 t0.l1.w2.p3
+    MMA.z     t0_l1_w2_p3_acc[0:1, :], t0_l1_w2_p3_a, l1_w2_p3_w ; d1.k_chunk.w2 t0.l1.w2.p3
+    VEC.add   t0_l1_w2_p3_acc[0:1, :], t0_l1_w2_p3_acc[0:1, :], l1_w2_p3_b ; d1.k_chunk.w2 t0.l1.w2.p3
+    VEC.add   t0_l1_w2_p3_acc[0:1, :], t0_l1_w2_p3_acc[0:1, :], t0_l1_w2_p3_res ; d1.panels.w2:9 t0.l1.w2.p3
+    ST        hbm[out + 192], t0_l1_w2_p3_acc[0:1, :], stride 64 ; d1.panels.w2:9 t0.l1.w2.p3
     SIG       ev.w2_l1, 1                                   ; d1.panels.w2:9 t0.l1.w2.p3
     WAIT      ev.w1_l0, 8                                   ; d1.panels.w2:9 t1.l0.w2.p3
-    MMA.z     t1_l0_w2_p3_acc, t1_l0_w2_p3_a, l0_w2_p3_w    ; d1.k_chunk.w2 t1.l0.w2.p3
-    VEC.add   t1_l0_w2_p3_acc, t1_l0_w2_p3_acc, l0_w2_p3_b  ; d1.k_chunk.w2 t1.l0.w2.p3
-    VEC.add   t1_l0_w2_p3_acc, t1_l0_w2_p3_acc, t1_l0_w2_p3_res ; d1.panels.w2:9 t1.l0.w2.p3
-    ST        wg0.t1_l1_qkv_p0_x[:, 48:64], t1_l0_w2_p3_acc ; d1.handoff:11 t1.l0.w2.p3
-    ST        wg4.t1_l1_qkv_p1_x[:, 48:64], t1_l0_w2_p3_acc ; d1.handoff:11 t1.l0.w2.p3
-    ST        wg8.t1_l1_qkv_p2_x[:, 48:64], t1_l0_w2_p3_acc ; d1.handoff:11 t1.l0.w2.p3
-    ST        wg12.t1_l1_qkv_p3_x[:, 48:64], t1_l0_w2_p3_acc ; d1.handoff:11 t1.l0.w2.p3
-    ST        wg1.t1_l1_qkv_p4_x[:, 48:64], t1_l0_w2_p3_acc ; d1.handoff:11 t1.l0.w2.p3
-    ST        wg5.t1_l1_qkv_p5_x[:, 48:64], t1_l0_w2_p3_acc ; d1.handoff:11 t1.l0.w2.p3
-    ST        wg13.t1_l1_wo_p1_res[:, 16:32], t1_l0_w2_p3_acc ; d1.handoff:11 t1.l0.w2.p3
+    MMA.z     t1_l0_w2_p3_acc[0:1, :], t1_l0_w2_p3_a, l0_w2_p3_w ; d1.k_chunk.w2 t1.l0.w2.p3
+    VEC.add   t1_l0_w2_p3_acc[0:1, :], t1_l0_w2_p3_acc[0:1, :], l0_w2_p3_b ; d1.k_chunk.w2 t1.l0.w2.p3
+    VEC.add   t1_l0_w2_p3_acc[0:1, :], t1_l0_w2_p3_acc[0:1, :], t1_l0_w2_p3_res ; d1.panels.w2:9 t1.l0.w2.p3
+    ST        wg0.t1_l1_qkv_p0_x[:, 48:64], t1_l0_w2_p3_acc[0:1, :] ; d1.handoff:11 t1.l0.w2.p3
+    ST        wg4.t1_l1_qkv_p1_x[:, 48:64], t1_l0_w2_p3_acc[0:1, :] ; d1.handoff:11 t1.l0.w2.p3
+    ST        wg8.t1_l1_qkv_p2_x[:, 48:64], t1_l0_w2_p3_acc[0:1, :] ; d1.handoff:11 t1.l0.w2.p3
+    ST        wg12.t1_l1_qkv_p3_x[:, 48:64], t1_l0_w2_p3_acc[0:1, :] ; d1.handoff:11 t1.l0.w2.p3
+    ST        wg1.t1_l1_qkv_p4_x[:, 48:64], t1_l0_w2_p3_acc[0:1, :] ; d1.handoff:11 t1.l0.w2.p3
+    ST        wg5.t1_l1_qkv_p5_x[:, 48:64], t1_l0_w2_p3_acc[0:1, :] ; d1.handoff:11 t1.l0.w2.p3
+    ST        wg13.t1_l1_wo_p1_res[:, 16:32], t1_l0_w2_p3_acc[0:1, :] ; d1.handoff:11 t1.l0.w2.p3
     SIG       ev.w2_l0, 1                                   ; d1.panels.w2:9 t1.l0.w2.p3
     WAIT      ev.w1_l1, 8                                   ; d1.panels.w2:9 t1.l1.w2.p3
-    MMA.z     t1_l1_w2_p3_acc, t1_l1_w2_p3_a, l1_w2_p3_w    ; d1.k_chunk.w2 t1.l1.w2.p3
-    VEC.add   t1_l1_w2_p3_acc, t1_l1_w2_p3_acc, l1_w2_p3_b  ; d1.k_chunk.w2 t1.l1.w2.p3
-    VEC.add   t1_l1_w2_p3_acc, t1_l1_w2_p3_acc, t1_l1_w2_p3_res ; d1.panels.w2:9 t1.l1.w2.p3
-    ST        hbm[out + 448], t1_l1_w2_p3_acc, stride 64    ; d1.panels.w2:9 t1.l1.w2.p3
+    MMA.z     t1_l1_w2_p3_acc[0:1, :], t1_l1_w2_p3_a, l1_w2_p3_w ; d1.k_chunk.w2 t1.l1.w2.p3
+    VEC.add   t1_l1_w2_p3_acc[0:1, :], t1_l1_w2_p3_acc[0:1, :], l1_w2_p3_b ; d1.k_chunk.w2 t1.l1.w2.p3
+    VEC.add   t1_l1_w2_p3_acc[0:1, :], t1_l1_w2_p3_acc[0:1, :], t1_l1_w2_p3_res ; d1.panels.w2:9 t1.l1.w2.p3
+    ST        hbm[out + 448], t1_l1_w2_p3_acc[0:1, :], stride 64 ; d1.panels.w2:9 t1.l1.w2.p3
     SIG       ev.w2_l1, 1                                   ; d1.panels.w2:9 t1.l1.w2.p3
     END

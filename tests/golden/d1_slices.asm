@@ -748,7 +748,8 @@
     SFU.exp   t0_l0_att_h0_merge_m, t0_l0_att_h0_merge_m    ; d1.attention.slices:9 t0.l0.att.h0.merge
     VEC.mul   t0_l0_att_h0_merge_z, t0_l0_att_h0_merge_z, t0_l0_att_h0_merge_m ; d1.attention.slices:9 t0.l0.att.h0.merge
     VEC.rsum  t0_l0_att_h0_merge_zsum, t0_l0_att_h0_merge_z ; d1.attention.slices:9 t0.l0.att.h0.merge
-    MMA.z     t0_l0_att_h0_merge_o, t0_l0_att_h0_merge_m, t0_l0_att_h0_merge_u ; d1.attention.slices:9 t0.l0.att.h0.merge
+    VEC.mul   t0_l0_att_h0_merge_o, t0_l0_att_h0_merge_u[0:1, :], t0_l0_att_h0_merge_m[:, 0:1] ; d1.attention.slices:9 t0.l0.att.h0.merge
+    VEC.fma   t0_l0_att_h0_merge_o, t0_l0_att_h0_merge_u[1:2, :], t0_l0_att_h0_merge_m[:, 1:2], t0_l0_att_h0_merge_o ; d1.attention.slices:9 t0.l0.att.h0.merge
     SFU.recip t0_l0_att_h0_merge_zsum, t0_l0_att_h0_merge_zsum ; d1.attention.slices:9 t0.l0.att.h0.merge
     VEC.mul   t0_l0_att_h0_merge_o, t0_l0_att_h0_merge_o, t0_l0_att_h0_merge_zsum ; d1.attention.slices:9 t0.l0.att.h0.merge
     ST        hbm[scratch + 512], t0_l0_att_h0_merge_o, stride 64 ; d1.attention.slices:9 t0.l0.att.h0.merge
@@ -849,7 +850,8 @@
     SFU.exp   t1_l0_att_h0_merge_m, t1_l0_att_h0_merge_m    ; d1.attention.slices:9 t1.l0.att.h0.merge
     VEC.mul   t1_l0_att_h0_merge_z, t1_l0_att_h0_merge_z, t1_l0_att_h0_merge_m ; d1.attention.slices:9 t1.l0.att.h0.merge
     VEC.rsum  t1_l0_att_h0_merge_zsum, t1_l0_att_h0_merge_z ; d1.attention.slices:9 t1.l0.att.h0.merge
-    MMA.z     t1_l0_att_h0_merge_o, t1_l0_att_h0_merge_m, t1_l0_att_h0_merge_u ; d1.attention.slices:9 t1.l0.att.h0.merge
+    VEC.mul   t1_l0_att_h0_merge_o, t1_l0_att_h0_merge_u[0:1, :], t1_l0_att_h0_merge_m[:, 0:1] ; d1.attention.slices:9 t1.l0.att.h0.merge
+    VEC.fma   t1_l0_att_h0_merge_o, t1_l0_att_h0_merge_u[1:2, :], t1_l0_att_h0_merge_m[:, 1:2], t1_l0_att_h0_merge_o ; d1.attention.slices:9 t1.l0.att.h0.merge
     SFU.recip t1_l0_att_h0_merge_zsum, t1_l0_att_h0_merge_zsum ; d1.attention.slices:9 t1.l0.att.h0.merge
     VEC.mul   t1_l0_att_h0_merge_o, t1_l0_att_h0_merge_o, t1_l0_att_h0_merge_zsum ; d1.attention.slices:9 t1.l0.att.h0.merge
     ST        hbm[scratch + 512], t1_l0_att_h0_merge_o, stride 64 ; d1.attention.slices:9 t1.l0.att.h0.merge
@@ -1055,7 +1057,8 @@
     SFU.exp   t0_l0_att_h1_merge_m, t0_l0_att_h1_merge_m    ; d1.attention.slices:9 t0.l0.att.h1.merge
     VEC.mul   t0_l0_att_h1_merge_z, t0_l0_att_h1_merge_z, t0_l0_att_h1_merge_m ; d1.attention.slices:9 t0.l0.att.h1.merge
     VEC.rsum  t0_l0_att_h1_merge_zsum, t0_l0_att_h1_merge_z ; d1.attention.slices:9 t0.l0.att.h1.merge
-    MMA.z     t0_l0_att_h1_merge_o, t0_l0_att_h1_merge_m, t0_l0_att_h1_merge_u ; d1.attention.slices:9 t0.l0.att.h1.merge
+    VEC.mul   t0_l0_att_h1_merge_o, t0_l0_att_h1_merge_u[0:1, :], t0_l0_att_h1_merge_m[:, 0:1] ; d1.attention.slices:9 t0.l0.att.h1.merge
+    VEC.fma   t0_l0_att_h1_merge_o, t0_l0_att_h1_merge_u[1:2, :], t0_l0_att_h1_merge_m[:, 1:2], t0_l0_att_h1_merge_o ; d1.attention.slices:9 t0.l0.att.h1.merge
     SFU.recip t0_l0_att_h1_merge_zsum, t0_l0_att_h1_merge_zsum ; d1.attention.slices:9 t0.l0.att.h1.merge
     VEC.mul   t0_l0_att_h1_merge_o, t0_l0_att_h1_merge_o, t0_l0_att_h1_merge_zsum ; d1.attention.slices:9 t0.l0.att.h1.merge
     ST        hbm[scratch + 640], t0_l0_att_h1_merge_o, stride 64 ; d1.attention.slices:9 t0.l0.att.h1.merge
@@ -1119,7 +1122,8 @@
     SFU.exp   t1_l0_att_h1_merge_m, t1_l0_att_h1_merge_m    ; d1.attention.slices:9 t1.l0.att.h1.merge
     VEC.mul   t1_l0_att_h1_merge_z, t1_l0_att_h1_merge_z, t1_l0_att_h1_merge_m ; d1.attention.slices:9 t1.l0.att.h1.merge
     VEC.rsum  t1_l0_att_h1_merge_zsum, t1_l0_att_h1_merge_z ; d1.attention.slices:9 t1.l0.att.h1.merge
-    MMA.z     t1_l0_att_h1_merge_o, t1_l0_att_h1_merge_m, t1_l0_att_h1_merge_u ; d1.attention.slices:9 t1.l0.att.h1.merge
+    VEC.mul   t1_l0_att_h1_merge_o, t1_l0_att_h1_merge_u[0:1, :], t1_l0_att_h1_merge_m[:, 0:1] ; d1.attention.slices:9 t1.l0.att.h1.merge
+    VEC.fma   t1_l0_att_h1_merge_o, t1_l0_att_h1_merge_u[1:2, :], t1_l0_att_h1_merge_m[:, 1:2], t1_l0_att_h1_merge_o ; d1.attention.slices:9 t1.l0.att.h1.merge
     SFU.recip t1_l0_att_h1_merge_zsum, t1_l0_att_h1_merge_zsum ; d1.attention.slices:9 t1.l0.att.h1.merge
     VEC.mul   t1_l0_att_h1_merge_o, t1_l0_att_h1_merge_o, t1_l0_att_h1_merge_zsum ; d1.attention.slices:9 t1.l0.att.h1.merge
     ST        hbm[scratch + 640], t1_l0_att_h1_merge_o, stride 64 ; d1.attention.slices:9 t1.l0.att.h1.merge

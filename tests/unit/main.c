@@ -22,6 +22,11 @@ int main(void) {
   srunner_add_suite(sr, suite_explain());
   srunner_add_suite(sr, suite_bounds());
   srunner_add_suite(sr, suite_trace());
+  srunner_add_suite(sr, suite_diff());
+  srunner_add_suite(sr, suite_census());
+  srunner_add_suite(sr, suite_sweep());
+  srunner_add_suite(sr, suite_plot());
+  srunner_add_suite(sr, suite_record());
   srunner_run_all(sr, CK_NORMAL);
   int failed = srunner_ntests_failed(sr);
   srunner_free(sr);

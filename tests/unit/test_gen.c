@@ -1183,6 +1183,125 @@ START_TEST(test_gelu_factor) {
 }
 END_TEST
 
+/* handoff_relays: on plans/best.yaml's D1 (16 W1 panels, 12 q|k|v panels,
+ * RF hand-offs), every wo panel task stores its part of the row to the 4
+ * relays only (not to the 16 W1 WGs and W2's residual), each relay task is
+ * pinned and hands the whole row on, every W1 task is written by exactly
+ * one relay; and the plan is faster than with direct hand-offs (the
+ * producers' 2 DMA slots per SM no longer queue 17 stores). */
+/* text with its first `from` replaced by `to` (which must be there). */
+static char *replace_once(const char *text, const char *from, const char *to) {
+  const char *at = strstr(text, from);
+  ck_assert_msg(at, "'%s' not in the text", from);
+  return g_strdup_printf("%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
+}
+
+static int remote_stores(const IrTask *t) {
+  int n = 0;
+  for (guint i = 0; i < t->ops->len; i++) {
+    const IrOp *op = &g_array_index(t->ops, IrOp, i);
+    n += op->kind == IR_ST && op->mem.t >= 0 && op->mem.t != op->a.t;
+  }
+  return n;
+}
+
+START_TEST(test_handoff_relays) {
+  g_autoptr(Plan) relayed = plan_file("plans/best.yaml");
+  ck_assert_int_eq(relayed->d1.handoff_relays, 4);
+  g_autoptr(GError) err = NULL;
+  g_autoptr(Ir) ir = pass_pipeline(relayed, PROB_D1, NULL, NULL, TRUE, &err);
+  ck_assert_msg(ir, "%s", err ? err->message : "?");
+  int relays = 0, w1 = 0;
+  for (guint k = 0; k < ir->tasks->len; k++) {
+    const IrTask *t = ir_task_at(ir, (int)k);
+    if (strstr(t->name, ".relay")) {
+      ck_assert_int_ge(t->pin, 0);
+      ck_assert_int_ge(remote_stores(t), 1);
+      relays++;
+    }
+    if (t->role.kind == ROLE_WO && t->role.kshard < 0)
+      ck_assert_msg(remote_stores(t) == 4, "%s stores %d rows", t->name, remote_stores(t));
+    if (t->role.kind != ROLE_W1) continue;
+    w1++;
+    /* who writes this task's input row x: one relay task */
+    int writers = 0;
+    for (guint j = 0; j < ir->tasks->len; j++) {
+      const IrTask *u = ir_task_at(ir, (int)j);
+      for (guint i = 0; i < u->ops->len; i++) {
+        const IrOp *op = &g_array_index(u->ops, IrOp, i);
+        if (op->kind != IR_ST || op->mem.t < 0 || ir_tensor(ir, op->mem.t)->task != (int)k) continue;
+        if (!g_str_has_suffix(ir_tensor(ir, op->mem.t)->name, ".x")) continue;
+        ck_assert_msg(strstr(u->name, ".relay") != NULL, "%s writes %s's x", u->name, t->name);
+        writers++;
+      }
+    }
+    ck_assert_int_eq(writers, 1);
+  }
+  /* 8 steps x 2 layers of wo relays, 8 x 1 of w2 relays (not after the last layer) */
+  ck_assert_int_eq(relays, 4 * (8 * 2 + 8 * 1));
+  ck_assert_int_eq(w1, 16 * 8 * 2);
+  g_autofree char *text = NULL;
+  gsize len = 0;
+  ck_assert(g_file_get_contents(TCC_TOP "/plans/best.yaml", &text, &len, NULL));
+  g_autofree char *direct_text = replace_once(text, "handoff_relays: 4", "handoff_relays: 0");
+  g_autoptr(Plan) direct = plan_text("best-direct.yaml", direct_text);
+  Run a = compile_run(direct, PROB_D1, "direct hand-offs", NULL);
+  Run b = compile_run(relayed, PROB_D1, "4 relays", NULL);
+  ck_assert_msg(b.cycles < a.cycles, "relays %" G_GINT64_FORMAT " vs direct %" G_GINT64_FORMAT, b.cycles, a.cycles);
+}
+END_TEST
+
+/* refinements.split_stats: on a 2-layer plan with RF hand-offs and folded
+ * LayerNorm, no W1 task and no layer-1 q|k|v task reduces its whole input
+ * row (every VEC.rsum reads at most a piece: the merge reads the 2 x np
+ * statistics), layer 0's q|k|v tasks (x_in from HBM) still do, every wo
+ * task computes its piece's statistics, and the program is correct with
+ * and without relays (the merge is exact up to FP32 rounding). */
+static int whole_row_rsums(const IrTask *t, int d) {
+  int n = 0;
+  for (guint i = 0; i < t->ops->len; i++) {
+    const IrOp *op = &g_array_index(t->ops, IrOp, i);
+    n += op->kind == IR_VRSUM && op->a.cols == d;
+  }
+  return n;
+}
+
+START_TEST(test_split_stats) {
+  const char *base = "problem: {d_model: 64, heads: 2, d_ff: 128, layers: 2, history: 32, steps: 2}\n"
+                     "  panels: {qkv: 32, wo: 16, w1: 32, w2: 16}\n  weights: resident\n  handoff: rf\n"
+                     "  attention: {slices: 2}";
+  for (int relays = 0; relays <= 2; relays += 2) {
+    g_autofree char *knobs =
+        g_strdup_printf("%s\n  handoff_relays: %d\n  refinements: {ln_fold: true, split_stats: true}", base, relays);
+    g_autofree char *text = g_strdup_printf("version: 1\nd1:\n  %s\n", knobs);
+    g_autoptr(Plan) p = plan_text("split.yaml", text);
+    g_autoptr(GError) err = NULL;
+    g_autoptr(Ir) ir = pass_pipeline(p, PROB_D1, NULL, NULL, TRUE, &err);
+    ck_assert_msg(ir, "%s", err ? err->message : "?");
+    int merged = 0, local = 0, pieces = 0;
+    for (guint k = 0; k < ir->tasks->len; k++) {
+      const IrTask *t = ir_task_at(ir, (int)k);
+      gboolean consumer = t->role.kind == ROLE_W1 || (t->role.kind == ROLE_QKV && t->role.layer == 1);
+      if (consumer) {
+        ck_assert_msg(whole_row_rsums(t, 64) == 0, "%s reduces its whole row", t->name);
+        merged++;
+      }
+      if (t->role.kind == ROLE_QKV && t->role.layer == 0) /* and their K/V stores' tasks */
+        local += whole_row_rsums(t, 64);
+      if (t->role.kind == ROLE_WO)
+        for (guint i = 0; i < t->ops->len; i++) {
+          const IrOp *op = &g_array_index(t->ops, IrOp, i);
+          pieces += op->kind == IR_VRSUM && op->a.cols == 16;
+        }
+    }
+    ck_assert_int_gt(merged, 0);
+    ck_assert_int_eq(local, 2 * 6 * 2); /* 6 q|k|v panels, 2 steps: mean and variance */
+    ck_assert_int_eq(pieces, 2 * 4 * 2 * 2); /* sum and M2, 4 pieces, 2 layers, 2 steps */
+    compile_run(p, PROB_D1, relays ? "split_stats, relays" : "split_stats", NULL);
+  }
+}
+END_TEST
+
 /* A pacing WG releases buckets in the order their data is needed: the
  * buckets of preload tasks whose WGs keep qkv panels (stage 0) come before
  * those of WGs keeping only W2 panels, though the WGs' program order says
@@ -1554,6 +1673,135 @@ START_TEST(test_p1_attention_waves) {
 }
 END_TEST
 
+#define P1_MC P1_RES "\n  multicast: {qkv: true, wo: true, w1: true, w2: true}"
+
+/* The LD.mc lines of `text` that load an A chunk of projection `proj`
+ * ("_wo_"), and how many of them are strided (row-major rows). */
+static void mc_loads(const char *text, const char *proj, int *n, int *strided) {
+  *n = *strided = 0;
+  g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+  for (char **l = lines; *l; l++) {
+    if (!strstr(*l, "LD.mc") || !strstr(*l, proj)) continue;
+    (*n)++;
+    *strided += strstr(*l, ", stride") != NULL;
+  }
+}
+
+/* layout: packed: wo's and w2's A (att, g) are written in 32 x 32 blocks,
+ * so each multicast A chunk is one contiguous LD.mc (no stride) where the
+ * row-major layout strides over 32 rows; both are correct. */
+START_TEST(test_p1_packed) {
+  g_autoptr(Plan) row = small_plan(PROB_P1, P1_MC);
+  g_autoptr(Plan) packed = small_plan(PROB_P1, P1_MC "\n  layout: packed");
+  g_autofree char *a = NULL, *b = NULL;
+  compile_run(row, PROB_P1, "row", &a);
+  compile_run(packed, PROB_P1, "packed", &b);
+  const char *proj[] = {"_wo_", "_w2_"};
+  for (int k = 0; k < 2; k++) {
+    int n, strided;
+    mc_loads(a, proj[k], &n, &strided);
+    ck_assert_msg(n > 0 && strided == n, "row %s: %d of %d LD.mc strided", proj[k], strided, n);
+    mc_loads(b, proj[k], &n, &strided);
+    ck_assert_msg(n > 0 && strided == 0, "packed %s: %d of %d LD.mc strided", proj[k], strided, n);
+  }
+  /* h (LayerNorm's output, qkv's A) stays row-major */
+  int n, strided;
+  mc_loads(b, "_qkv_", &n, &strided);
+  ck_assert_msg(n > 0 && strided == n, "packed qkv: %d of %d LD.mc strided", strided, n);
+}
+END_TEST
+
+/* k_split_last.w2: the last K shard's owners keep the bias and residual and
+ * start the chain with them; shard 0's keep neither (without the knob it is
+ * the other way round); both programs are correct. */
+START_TEST(test_p1_k_split_last) {
+  g_autoptr(Plan) first = small_plan(PROB_P1, P1_MC);
+  g_autoptr(Plan) last = small_plan(PROB_P1, P1_MC "\n  k_split_last: {w2: true}");
+  g_autofree char *a = NULL, *b = NULL;
+  compile_run(first, PROB_P1, "shard 0 finishes", &a);
+  compile_run(last, PROB_P1, "last shard starts", &b);
+  const char *k0[] = {".rf l0_w2_k0_p0_bias ", ".rf l0_w2_k0_p0_res "};
+  const char *k1[] = {".rf l0_w2_k1_p0_bias ", ".rf l0_w2_k1_p0_res "};
+  for (int i = 0; i < 2; i++) {
+    ck_assert_msg(strstr(a, k0[i]) && !strstr(a, k1[i]), "default: %s", k0[i]);
+    ck_assert_msg(!strstr(b, k0[i]) && strstr(b, k1[i]), "k_split_last: %s", k1[i]);
+  }
+  /* the last shard loads the residual (x1) itself: an LD in its task */
+  g_autofree char *k1_lines = task_lines(b, "l0.w2.k1.p0", "    END");
+  ck_assert_ptr_nonnull(strstr(k1_lines, "LD        l0_w2_k1_p0_res"));
+  /* shard 0 (of 2; 2 chunks a tile) takes tile 0's sum from shard 1 after
+   * the second MMA of tile 1 (staggered: (S-1-s)*nk/S = 1 chunk in), not
+   * after its first */
+  for (int knob = 0; knob < 2; knob++) {
+    g_autofree char *k0_lines = task_lines(knob ? b : a, "l0.w2.k0.p0", "    END");
+    const char *w = strstr(k0_lines, "WAIT      ev.l0_w2_p0_sum1,");
+    ck_assert_ptr_nonnull(w);
+    int mmas = 0;
+    for (const char *q = k0_lines; (q = strstr(q, "    MMA")) && q < w; q++) mmas++;
+    ck_assert_int_eq(mmas, (knob ? 4 : 3));
+  }
+}
+END_TEST
+
+/* handoff: rf: W1's owners put their GELU blocks into W2's owners' A
+ * buffers (ST wgN.x) and issue h2's chunks themselves: no W1 or W2 issuer
+ * tasks, g never stored, fewer HBM lines (2 x N x d_ff floats less); correct. */
+START_TEST(test_p1_handoff_rf) {
+  g_autoptr(Plan) hbm = small_plan(PROB_P1, P1_MC);
+  g_autoptr(Plan) rf = small_plan(PROB_P1, P1_MC "\n  handoff: rf");
+  Run x = compile_run(hbm, PROB_P1, "g via HBM", NULL), y = compile_run(rf, PROB_P1, "g RF to RF", NULL);
+  const Problem d = rf->p1.dims;
+  int64_t g_lines = 2 * (int64_t)d.layers * d.seqs * d.rows * d.d_ff * 4 / 64;
+  ck_assert_int_eq(x.hbm_lines - y.hbm_lines, g_lines);
+  g_autoptr(GError) err = NULL;
+  g_autoptr(Ir) ir = pass_pipeline(rf, PROB_P1, NULL, NULL, TRUE, &err);
+  ck_assert_msg(ir, "%s", err ? err->message : "?");
+  int w1 = 0, sends = 0;
+  for (guint k = 0; k < ir->tasks->len; k++) {
+    const IrTask *t = ir_task_at(ir, (int)k);
+    ck_assert_msg(!(strstr(t->name, ".mc") && (strstr(t->name, ".w1.") || strstr(t->name, ".w2."))),
+                  "issuer task %s", t->name);
+    if (t->role.proj != PROJ_W1) continue;
+    w1++;
+    sends += remote_stores(t);
+  }
+  /* each W1 owner, each row tile, to every W2 owner of its K shard */
+  int w2_panels = d.d_model / 32, tiles = d.seqs * d.rows / 32;
+  ck_assert_int_eq(sends, w1 * tiles * w2_panels);
+}
+END_TEST
+
+/* attention.stagger: 100 makes attention task n (of one wave) wait n * 100
+ * cycles (WAITT) before its first load; without it no attention task has a
+ * WAITT before its first load; both programs are correct. */
+START_TEST(test_p1_attention_stagger) {
+  for (int stagger = 0; stagger <= 100; stagger += 100) {
+    g_autofree char *knobs = g_strdup_printf("sms_used: 4\n  attention: {query_tiles: 2%s}",
+                                             stagger ? ", stagger: 100" : "");
+    g_autoptr(Plan) plan = small_plan(PROB_P1, knobs);
+    g_autoptr(GError) err = NULL;
+    g_autoptr(Ir) ir = pass_pipeline(plan, PROB_P1, NULL, NULL, TRUE, &err);
+    ck_assert_msg(ir, "%s", err ? err->message : "?");
+    int n = 0;
+    for (guint k = 0; k < ir->tasks->len; k++) {
+      const IrTask *t = ir_task_at(ir, (int)k);
+      if (t->role.kind != ROLE_ATT) continue;
+      int64_t waited = 0;
+      for (guint i = 0; i < t->ops->len; i++) {
+        const IrOp *op = &g_array_index(t->ops, IrOp, i);
+        if (op->kind == IR_LD) break;
+        if (op->kind == IR_WAITT) waited += op->n;
+      }
+      ck_assert_msg(waited == (int64_t)n * stagger, "task %s waits %" G_GINT64_FORMAT " cycles before its first load",
+                    t->name, waited);
+      n++;
+    }
+    ck_assert_int_gt(n, 1);
+    compile_run(plan, PROB_P1, stagger ? "stagger 100" : "no stagger", NULL);
+  }
+}
+END_TEST
+
 /* A panel larger than a WG's RF after rf_temp_kib is refused at its knob. */
 START_TEST(test_resident_too_wide) {
   g_autoptr(Plan) p = plan_text("wide.yaml", "version: 1\nd1:\n  panels: {w2: 32}\n  weights: resident\n");
@@ -1696,6 +1944,10 @@ Suite *suite_gen(void) {
   tcase_add_test(tc, test_p1_multicast);
   tcase_add_test(tc, test_p1_query_tiles);
   tcase_add_test(tc, test_p1_attention_waves);
+  tcase_add_test(tc, test_p1_packed);
+  tcase_add_test(tc, test_p1_k_split_last);
+  tcase_add_test(tc, test_p1_handoff_rf);
+  tcase_add_test(tc, test_p1_attention_stagger);
   tcase_add_test(tc, test_ilp_placement);
   tcase_add_test(tc, test_ilp_infeasible);
   tcase_add_test(tc, test_handoff_rf);
@@ -1709,6 +1961,8 @@ Suite *suite_gen(void) {
   tcase_add_test(tc, test_gelu_factor);
   tcase_add_test(tc, test_pacing_by_need);
   tcase_add_test(tc, test_ffn_fused);
+  tcase_add_test(tc, test_handoff_relays);
+  tcase_add_test(tc, test_split_stats);
   tcase_add_test(tc, test_knob_pacing_wg_alone);
   tcase_add_test(tc, test_knob_kv_temp_slower);
   tcase_add_test(tc, test_knob_power_directions);

@@ -593,7 +593,7 @@ static const Bad bad[] = {
      "t.ir:4:6: error: task 't' is defined twice"},
     {"task wg", HDR "task t wg x stage 0\n", "t.ir:3:11: error: expected a WG number or '-', got 'x'"},
     {"role", HDR "task t wg 0 stage 0 role boss\n",
-     "t.ir:3:26: error: unknown role 'boss' (one of none, ln1, qkv, att, wo, ln2, w1, w2, pacer, preload)"},
+     "t.ir:3:26: error: unknown role 'boss' (one of none, ln1, qkv, att, wo, ln2, w1, w2, pacer, preload, relay)"},
     {"role coordinate", HDR "task t wg 0 stage 0 role qkv row=1\n",
      "t.ir:3:30: error: unknown role coordinate 'row' (proj, step, layer, panel, tile, seq, head, "
      "slice, kshard)"},

@@ -203,6 +203,118 @@ START_TEST(test_trace_write_error) {
 }
 END_TEST
 
+/* The rules of the Chrome trace-event format (JSON Object Format) that
+ * Perfetto's and chrome://tracing's JSON importers rely on, checked on a
+ * file written by trace_write and read back by json-glib: a top-level
+ * object with a traceEvents array (and otherData); every event an object
+ * with a string name and ph, integer pid, tid and ts >= 0; ph one of X
+ * (complete: integer dur >= 0), C (counter: args of numbers only, one
+ * series per name), M (metadata: process_name / thread_name with a string
+ * args.name, process_sort_index / thread_sort_index with an integer
+ * args.sort_index) and i (instant: scope s in g, p, t); and every process
+ * and every thread with slices named by an M event, so that no track shows
+ * as a bare number. */
+static gboolean is_int(JsonObject *o, const char *k) {
+  JsonNode *n = json_object_get_member(o, k);
+  return n && JSON_NODE_HOLDS_VALUE(n) && json_node_get_value_type(n) == G_TYPE_INT64;
+}
+
+static gboolean is_str(JsonObject *o, const char *k) {
+  JsonNode *n = json_object_get_member(o, k);
+  return n && JSON_NODE_HOLDS_VALUE(n) && json_node_get_value_type(n) == G_TYPE_STRING;
+}
+
+static void check_format_rules(const char *file) {
+  g_autoptr(JsonParser) parser = json_parser_new();
+  g_autoptr(GError) err = NULL;
+  ck_assert_msg(json_parser_load_from_file(parser, file, &err), "%s", err ? err->message : "");
+  JsonNode *root = json_parser_get_root(parser);
+  ck_assert(JSON_NODE_HOLDS_OBJECT(root));
+  JsonObject *top = json_node_get_object(root);
+  JsonNode *evn = json_object_get_member(top, "traceEvents");
+  ck_assert(evn && JSON_NODE_HOLDS_ARRAY(evn));
+  ck_assert(JSON_NODE_HOLDS_OBJECT(json_object_get_member(top, "otherData")));
+  JsonArray *ev = json_node_get_array(evn);
+  ck_assert(json_array_get_length(ev) > 0);
+  g_autoptr(GHashTable) named = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr(GHashTable) used = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  int phases[4] = {0};
+  for (guint k = 0; k < json_array_get_length(ev); k++) {
+    JsonNode *en = json_array_get_element(ev, k);
+    ck_assert(JSON_NODE_HOLDS_OBJECT(en));
+    JsonObject *e = json_node_get_object(en);
+    ck_assert_msg(is_str(e, "name") && is_str(e, "ph") && is_int(e, "pid") && is_int(e, "tid") && is_int(e, "ts"),
+                  "event %u lacks name, ph, pid, tid or ts", k);
+    ck_assert(json_object_get_int_member(e, "ts") >= 0);
+    const char *ph = json_object_get_string_member(e, "ph"), *name = json_object_get_string_member(e, "name");
+    int64_t pid = json_object_get_int_member(e, "pid"), tid = json_object_get_int_member(e, "tid");
+    JsonNode *an = json_object_get_member(e, "args");
+    JsonObject *args = an && JSON_NODE_HOLDS_OBJECT(an) ? json_node_get_object(an) : NULL;
+    if (strcmp(ph, "X") == 0) {
+      phases[0]++;
+      ck_assert(is_int(e, "dur") && json_object_get_int_member(e, "dur") >= 0);
+      g_hash_table_add(used, g_strdup_printf("t %" G_GINT64_FORMAT "/%" G_GINT64_FORMAT, pid, tid));
+      g_hash_table_add(used, g_strdup_printf("p %" G_GINT64_FORMAT, pid));
+    } else if (strcmp(ph, "C") == 0) {
+      phases[1]++;
+      ck_assert(args && json_object_get_size(args) >= 1);
+      g_autoptr(GList) ms = json_object_get_members(args);
+      for (GList *m = ms; m; m = m->next) {
+        JsonNode *v = json_object_get_member(args, m->data);
+        ck_assert_msg(JSON_NODE_HOLDS_VALUE(v) && (json_node_get_value_type(v) == G_TYPE_INT64 ||
+                                                   json_node_get_value_type(v) == G_TYPE_DOUBLE),
+                      "counter %s: %s is not a number", name, (const char *)m->data);
+      }
+      g_hash_table_add(used, g_strdup_printf("p %" G_GINT64_FORMAT, pid));
+    } else if (strcmp(ph, "M") == 0) {
+      phases[2]++;
+      ck_assert(args != NULL);
+      if (strcmp(name, "process_name") == 0 || strcmp(name, "thread_name") == 0) {
+        ck_assert(is_str(args, "name") && *json_object_get_string_member(args, "name"));
+        g_hash_table_add(named, name[0] == 'p' ? g_strdup_printf("p %" G_GINT64_FORMAT, pid)
+                                               : g_strdup_printf("t %" G_GINT64_FORMAT "/%" G_GINT64_FORMAT, pid, tid));
+      } else {
+        ck_assert_msg(strcmp(name, "process_sort_index") == 0 || strcmp(name, "thread_sort_index") == 0,
+                      "metadata event %s", name);
+        ck_assert(is_int(args, "sort_index"));
+      }
+    } else {
+      ck_assert_str_eq(ph, "i");
+      phases[3]++;
+      const char *sc = is_str(e, "s") ? json_object_get_string_member(e, "s") : "t";
+      ck_assert(strcmp(sc, "g") == 0 || strcmp(sc, "p") == 0 || strcmp(sc, "t") == 0);
+    }
+  }
+  for (int i = 0; i < 4; i++) ck_assert_msg(phases[i] > 0, "no event of phase %d", i);
+  GHashTableIter it;
+  gpointer key;
+  g_hash_table_iter_init(&it, used);
+  while (g_hash_table_iter_next(&it, &key, NULL))
+    ck_assert_msg(g_hash_table_contains(named, key), "track %s has no name", (const char *)key);
+}
+
+START_TEST(test_trace_format_rules) {
+  static const char *const progs[] = {"tests/golden/d1_small.asm", "tests/asm/tiny_p1.asm"};
+  g_autofree char *dir = g_dir_make_tmp("tcc-trace-XXXXXX", NULL);
+  g_autofree char *file = g_build_filename(dir, "t.json", NULL);
+  for (guint i = 0; i < G_N_ELEMENTS(progs); i++) {
+    SimResult r;
+    g_autoptr(Program) p = run_traced(progs[i], TRUE, FALSE, &r);
+    TraceLimits lims[2];
+    trace_limits_default(&lims[0]);
+    lims[1] = (TraceLimits){.max_insn_slices = 5, .max_unit_slices = 5, .max_buckets = 3}; /* aggregated */
+    for (int l = 0; l < 2; l++) {
+      g_autofree char *note = NULL;
+      ck_assert(trace_write(p, r.trace, &lims[l], file, &note, NULL));
+      check_format_rules(file);
+    }
+    sim_result_clear(&r);
+  }
+  g_remove(file);
+  g_rmdir(dir);
+}
+END_TEST
+
 Suite *suite_trace(void) {
   Suite *s = suite_create("trace");
   TCase *tc = tcase_create("trace_json");
@@ -211,6 +323,7 @@ Suite *suite_trace(void) {
   tcase_add_test(tc, test_trace_deterministic_and_silent);
   tcase_add_test(tc, test_trace_aggregates);
   tcase_add_test(tc, test_trace_write_error);
+  tcase_add_test(tc, test_trace_format_rules);
   suite_add_tcase(s, tc);
   return s;
 }

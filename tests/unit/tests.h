@@ -25,6 +25,11 @@ Suite *suite_parse(void);
 Suite *suite_explain(void);
 Suite *suite_bounds(void);
 Suite *suite_trace(void);
+Suite *suite_diff(void);
+Suite *suite_census(void);
+Suite *suite_sweep(void);
+Suite *suite_plot(void);
+Suite *suite_record(void);
 
 #include "sim.h"
 

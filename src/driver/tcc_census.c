@@ -1,0 +1,116 @@
+/* tcc_census.c - the tcc-census command: enumerate a hardware space
+ * (census_space.h), keep the area-legal points and rank them by their lower
+ * bounds (census.h); docs/tools.md, "tcc-census".
+ *
+ * Exit codes: 0 = written, 2 = bad input (options, the space file) or an
+ * I/O error. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <glib/gstdio.h>
+
+#include "census.h"
+
+#define TCC_CENSUS_VERSION "tcc-census 0.1.0"
+
+/* A bar on stderr, rewritten in place: "[#####     ]  3840/7776". */
+static void bar(guint64 done, guint64 total, gpointer data) {
+  (void)data;
+  enum { WIDTH = 40 };
+  int fill = total ? (int)(done * WIDTH / total) : WIDTH;
+  char cells[WIDTH + 1];
+  memset(cells, '#', (size_t)fill);
+  memset(cells + fill, ' ', (size_t)(WIDTH - fill));
+  cells[WIDTH] = '\0';
+  fprintf(stderr, "\rtcc-census [%s] %" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT, cells, done, total);
+  if (done == total) fputs("\r\033[K", stderr); /* the bar goes when done */
+  fflush(stderr);
+}
+
+/* -o FILE: a regular FILE (or a new one) is replaced whole through a
+ * temporary file; anything else that exists (/dev/null, a FIFO) is written
+ * through, never replaced. */
+static gboolean write_output(const char *file, const char *text, GError **err) {
+  GStatBuf st;
+  if (g_stat(file, &st) != 0 || S_ISREG(st.st_mode)) return g_file_set_contents(file, text, -1, err);
+  FILE *f = fopen(file, "w");
+  gboolean ok = f && fputs(text, f) >= 0;
+  int e = errno;
+  if (f && fclose(f) != 0 && ok) ok = FALSE, e = errno;
+  if (!ok)
+    g_set_error(err, G_FILE_ERROR, g_file_error_from_errno(e), "cannot write '%s': %s", file, g_strerror(e));
+  return ok;
+}
+
+int main(int argc, char **argv) {
+  g_autofree char *out = NULL, *format = NULL;
+  gboolean version = FALSE, progress = FALSE, no_progress = FALSE;
+  GOptionEntry entries[] = {
+      {"output", 'o', 0, G_OPTION_ARG_FILENAME, &out, "write the table to FILE (default: standard output)",
+       "FILE"},
+      {"format", 0, 0, G_OPTION_ARG_STRING, &format, "csv (default) or json", "FORMAT"},
+      {"progress", 0, 0, G_OPTION_ARG_NONE, &progress,
+       "draw the progress bar on stderr even when it is not a terminal", NULL},
+      {"no-progress", 0, 0, G_OPTION_ARG_NONE, &no_progress, "never draw the progress bar", NULL},
+      {"version", 0, 0, G_OPTION_ARG_NONE, &version, "print the version", NULL},
+      {NULL, 0, 0, 0, NULL, NULL, NULL}};
+  g_autoptr(GOptionContext) ctx = g_option_context_new("SPACE.yaml - rank the area-legal points of a hardware space");
+  g_option_context_add_main_entries(ctx, entries, NULL);
+  g_option_context_set_summary(
+      ctx, "Enumerates the cartesian product of the hardware values in SPACE.yaml, keeps\n"
+           "the points within 24 mm^2 and gives each its area, static power, D1's RF\n"
+           "budget for resident weights and the lower bounds of P1 and D1, sorted by\n"
+           "sqrt(P1 bound x D1 bound) (docs/tools.md, \"tcc-census\").  The summary line\n"
+           "goes to stdout with -o, else to stderr.  A progress bar is drawn on stderr\n"
+           "when it is a terminal.\n"
+           "Exit: 0 written, 2 bad input.");
+  g_autoptr(GError) err = NULL;
+  if (!g_option_context_parse(ctx, &argc, &argv, &err)) {
+    fprintf(stderr, "tcc-census: error: %s\n", err->message);
+    return 2;
+  }
+  if (version) {
+    printf("%s (census v%d, spec v%d)\n", TCC_CENSUS_VERSION, CENSUS_VERSION, TCC_SPEC_VERSION);
+    return 0;
+  }
+  if (argc != 2) {
+    fprintf(stderr, "tcc-census: error: expected one space file (see --help)\n");
+    return 2;
+  }
+  gboolean json = format && strcmp(format, "json") == 0;
+  if (format && !json && strcmp(format, "csv") != 0) {
+    fprintf(stderr, "tcc-census: error: --format must be csv or json, got '%s'\n", format);
+    return 2;
+  }
+  if (progress && no_progress) {
+    fprintf(stderr, "tcc-census: error: --progress and --no-progress together\n");
+    return 2;
+  }
+  g_autoptr(CensusSpace) space = census_space_load(argv[1], &err);
+  if (!space) {
+    fprintf(stderr, "%s\n", err->message);
+    return 2;
+  }
+  gboolean draw = !no_progress && (progress || isatty(STDERR_FILENO));
+  g_autoptr(Census) c = census_run(space, draw ? bar : NULL, NULL);
+  g_autofree char *text = json ? census_json(c) : census_csv(c);
+  g_autofree char *summary = census_summary(c);
+  if (out && strcmp(out, "-") != 0) {
+    if (!write_output(out, text, &err)) {
+      fprintf(stderr, "tcc-census: error: %s\n", err->message);
+      return 2;
+    }
+    printf("%s: %s\n", argv[1], summary);
+  } else {
+    fputs(text, stdout);
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+      fprintf(stderr, "tcc-census: error: cannot write the table to standard output\n");
+      return 2;
+    }
+    fprintf(stderr, "%s: %s\n", argv[1], summary);
+  }
+  return 0;
+}

@@ -1,0 +1,52 @@
+/* census.h - tcc-census: every point of a hardware space (census_space.h),
+ * the area-legal ones evaluated: area, static power, the RF budget of D1's
+ * resident weights (explain_rf, as tcc-gen --explain computes it) and the
+ * lower bounds of P1 and D1 (sim_bounds, docs/bounds.md); sorted by bound,
+ * written as CSV or JSON (json-glib).  docs/tools.md, "tcc-census". */
+#ifndef TCC_CENSUS_H
+#define TCC_CENSUS_H
+
+#include "bounds.h"
+#include "census_space.h"
+#include "explain.h"
+
+/* A problem's bounds, as much of sim_bounds' record as the table shows (a
+ * row stays small: a space may keep millions of points). */
+typedef struct CensusBound {
+  int64_t cycles[BOUND__COUNT];
+  int64_t bound;
+  BoundKind binding;
+} CensusBound;
+
+typedef struct CensusRow {
+  guint64 index;          /* the point's number in the space (census_space.h) */
+  Machine hw;
+  double area_mm2, static_w;
+  ExplainRf rf;           /* D1 at its defaults on this machine              */
+  CensusBound p1, d1;     /* the default problems' lower bounds              */
+  double geo_bound;       /* sqrt(p1.bound * d1.bound): the sort key         */
+} CensusRow;
+
+typedef struct Census {
+  char *space;            /* the space file's name                           */
+  guint64 points, invalid, legal;
+  GArray *rows;           /* CensusRow of the area-legal points, sorted      */
+} Census;
+
+/* Called every `every` points with the points done so far (a progress bar). */
+typedef void (*CensusProgress)(guint64 done, guint64 total, gpointer data);
+
+/* Enumerate and evaluate the space; rows sorted by the product of the two
+ * bounds (the same order as geo_bound), ties by index. */
+Census *census_run(const CensusSpace *s, CensusProgress progress, gpointer data);
+void census_free(Census *c);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(Census, census_free)
+
+/* The table: a header and one line per row; or a JSON document with the
+ * counts and the rows.  g_free it. */
+char *census_csv(const Census *c);
+char *census_json(const Census *c);
+/* "7776 points, 0 invalid, 2480 area-legal (<= 24 mm^2)" */
+char *census_summary(const Census *c);
+
+#endif

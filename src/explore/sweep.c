@@ -1,0 +1,741 @@
+/* sweep.c - plan variants, their jobs, results and table (sweep.h). */
+#include "sweep.h"
+
+#include <errno.h>
+#include <json-glib/json-glib.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <yaml.h>
+
+#include <glib/gstdio.h>
+
+#include "plan.h"
+
+G_DEFINE_QUARK(tcc-sweep-error-quark, sweep_error)
+
+/* ---- --set ------------------------------------------------------------ */
+
+static gboolean path_ok(const char *path) {
+  if (!*path || path[0] == '.' || path[strlen(path) - 1] == '.' || strstr(path, "..")) return FALSE;
+  for (const char *p = path; *p; p++)
+    if (!g_ascii_isalnum(*p) && *p != '_' && *p != '.') return FALSE;
+  return TRUE;
+}
+
+SweepSet *sweep_set_parse(const char *arg, GError **err) {
+  const char *eq = strchr(arg, '=');
+  if (!eq) {
+    g_set_error(err, SWEEP_ERROR, 1, "--set %s: expected KEY.PATH=V1,V2,...", arg);
+    return NULL;
+  }
+  g_autoptr(SweepSet) s = g_new0(SweepSet, 1);
+  s->path = g_strndup(arg, (gsize)(eq - arg));
+  s->values = g_ptr_array_new_with_free_func(g_free);
+  if (!path_ok(s->path)) {
+    g_set_error(err, SWEEP_ERROR, 1, "--set %s: '%s' is not a plan path (keys of letters, digits and _, "
+                "joined by dots: d1.panels.w1)", arg, s->path);
+    return NULL;
+  }
+  g_auto(GStrv) vals = g_strsplit(eq + 1, ",", -1);
+  for (int i = 0; vals[i]; i++) {
+    g_strstrip(vals[i]);
+    if (!*vals[i] || strpbrk(vals[i], "\n\r\t#:{}[]&*!|>'\"%@`")) {
+      g_set_error(err, SWEEP_ERROR, 1, "--set %s: value %d ('%s') is not a plain YAML scalar", arg, i + 1,
+                  vals[i]);
+      return NULL;
+    }
+    for (guint k = 0; k < s->values->len; k++)
+      if (strcmp(g_ptr_array_index(s->values, k), vals[i]) == 0) {
+        g_set_error(err, SWEEP_ERROR, 1, "--set %s: value '%s' is given twice", arg, vals[i]);
+        return NULL;
+      }
+    g_ptr_array_add(s->values, g_strdup(vals[i]));
+  }
+  return g_steal_pointer(&s);
+}
+
+void sweep_set_free(SweepSet *s) {
+  if (!s) return;
+  g_free(s->path);
+  if (s->values) g_ptr_array_unref(s->values);
+  g_free(s);
+}
+
+static void variant_free(gpointer p) {
+  SweepVariant *v = p;
+  g_free(v->name);
+  g_ptr_array_unref(v->values);
+  g_free(v);
+}
+
+void sweep_free(Sweep *s) {
+  if (!s) return;
+  g_free(s->dir);
+  g_free(s->template_path);
+  if (s->keys) g_ptr_array_unref(s->keys);
+  if (s->variants) g_ptr_array_unref(s->variants);
+  g_free(s);
+}
+
+static Sweep *sweep_new(const char *dir) {
+  Sweep *s = g_new0(Sweep, 1);
+  s->dir = g_canonicalize_filename(dir, NULL);
+  s->keys = g_ptr_array_new_with_free_func(g_free);
+  s->variants = g_ptr_array_new_with_free_func(variant_free);
+  return s;
+}
+
+/* ---- editing the template: libyaml's document API ------------------- */
+
+/* The value node of `key` in mapping node `map`, or 0. */
+static int map_find(yaml_document_t *d, int map, const char *key) {
+  yaml_node_t *m = yaml_document_get_node(d, map);
+  size_t n = strlen(key);
+  for (yaml_node_pair_t *p = m->data.mapping.pairs.start; p < m->data.mapping.pairs.top; p++) {
+    yaml_node_t *k = yaml_document_get_node(d, p->key);
+    if (k && k->type == YAML_SCALAR_NODE && k->data.scalar.length == n &&
+        memcmp(k->data.scalar.value, key, n) == 0)
+      return p->value;
+  }
+  return 0;
+}
+
+/* Set the scalar at `path` (mappings down from the root) to `value`:
+ * replaced in place, or added with the mappings it needs. */
+static gboolean set_path(yaml_document_t *d, const char *path, const char *value, GError **err) {
+  g_auto(GStrv) parts = g_strsplit(path, ".", -1);
+  int node = 1; /* the root */
+  for (int i = 0; parts[i]; i++) {
+    yaml_node_t *n = yaml_document_get_node(d, node);
+    if (!n || n->type != YAML_MAPPING_NODE) {
+      g_autoptr(GString) at = g_string_new(NULL); /* parts[0..i) */
+      for (int k = 0; k < i; k++) g_string_append_printf(at, "%s%s", k ? "." : "", parts[k]);
+      g_set_error(err, SWEEP_ERROR, 1, "--set %s: '%s' is not a mapping in the template", path, at->str);
+      return FALSE;
+    }
+    gboolean last = parts[i + 1] == NULL;
+    int v = map_find(d, node, parts[i]);
+    if (!v) {
+      int k = yaml_document_add_scalar(d, NULL, (yaml_char_t *)parts[i], -1, YAML_PLAIN_SCALAR_STYLE);
+      v = last ? yaml_document_add_scalar(d, NULL, (yaml_char_t *)value, -1, YAML_PLAIN_SCALAR_STYLE)
+               : yaml_document_add_mapping(d, NULL, YAML_BLOCK_MAPPING_STYLE);
+      if (!k || !v || !yaml_document_append_mapping_pair(d, node, k, v)) {
+        g_set_error(err, SWEEP_ERROR, 1, "--set %s: out of memory", path);
+        return FALSE;
+      }
+    } else if (last) {
+      yaml_node_t *x = yaml_document_get_node(d, v);
+      if (x->type != YAML_SCALAR_NODE) {
+        g_set_error(err, SWEEP_ERROR, 1, "--set %s: the template has a %s there, not a value (set its keys)",
+                    path, x->type == YAML_MAPPING_NODE ? "mapping" : "sequence");
+        return FALSE;
+      }
+      char *copy = strdup(value); /* libyaml frees its nodes with free() */
+      if (!copy) {
+        g_set_error(err, SWEEP_ERROR, 1, "--set %s: out of memory", path);
+        return FALSE;
+      }
+      free(x->data.scalar.value);
+      x->data.scalar.value = (yaml_char_t *)copy;
+      x->data.scalar.length = strlen(copy);
+      x->data.scalar.style = YAML_PLAIN_SCALAR_STYLE;
+    }
+    node = v;
+  }
+  return TRUE;
+}
+
+static int to_gstring(void *data, unsigned char *buf, size_t size) {
+  g_string_append_len(data, (const char *)buf, (gssize)size);
+  return 1;
+}
+
+/* The template text with the variant's settings, as YAML text (without a
+ * header comment). */
+static char *variant_text(const char *template_path, const char *text, gsize len, GPtrArray *keys,
+                          GPtrArray *values, GError **err) {
+  yaml_parser_t p;
+  yaml_document_t d;
+  if (!yaml_parser_initialize(&p)) {
+    g_set_error(err, SWEEP_ERROR, 1, "%s: out of memory", template_path);
+    return NULL;
+  }
+  yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
+  gboolean ok = yaml_parser_load(&p, &d);
+  if (!ok) {
+    g_set_error(err, SWEEP_ERROR, SWEEP_ERROR_PLACED, "%s:%d:%d: error: %s", template_path, (int)p.problem_mark.line + 1,
+                (int)p.problem_mark.column + 1, p.problem ? p.problem : "invalid YAML");
+    yaml_parser_delete(&p);
+    return NULL;
+  }
+  yaml_parser_delete(&p);
+  for (guint i = 0; ok && i < keys->len; i++)
+    ok = set_path(&d, g_ptr_array_index(keys, i), g_ptr_array_index(values, i), err);
+  if (!ok) {
+    yaml_document_delete(&d);
+    return NULL;
+  }
+  GString *out = g_string_new(NULL);
+  yaml_emitter_t e;
+  yaml_emitter_initialize(&e);
+  yaml_emitter_set_output(&e, to_gstring, out);
+  yaml_emitter_set_width(&e, -1);
+  yaml_emitter_set_unicode(&e, 1);
+  ok = yaml_emitter_open(&e) && yaml_emitter_dump(&e, &d) && yaml_emitter_close(&e); /* dump frees d */
+  yaml_emitter_delete(&e);
+  if (!ok) {
+    g_set_error(err, SWEEP_ERROR, 1, "%s: cannot write the variant's YAML", template_path);
+    g_string_free(out, TRUE);
+    return NULL;
+  }
+  return g_string_free(out, FALSE);
+}
+
+/* The job plan's first lines: what it is. */
+static char *variant_header(const char *template_path, GPtrArray *keys, GPtrArray *values) {
+  GString *out = g_string_new("# tcc-sweep job: ");
+  g_string_append(out, template_path);
+  for (guint i = 0; i < keys->len; i++)
+    g_string_append_printf(out, "%s%s=%s", i ? ", " : " with ", (const char *)g_ptr_array_index(keys, i),
+                           (const char *)g_ptr_array_index(values, i));
+  g_string_append(out, "\n# (comments of the template are not kept)\n");
+  return g_string_free(out, FALSE);
+}
+
+/* "sms_used-8_w1-16-1a2b3c4d": each key's last component and its value
+ * (characters other than [A-Za-z0-9._-] as _), at most 64 bytes, then 8
+ * hex digits of the plan text's SHA-256. */
+static char *variant_name(GPtrArray *keys, GPtrArray *values, const char *text) {
+  GString *n = g_string_new(NULL);
+  for (guint i = 0; i < keys->len; i++) {
+    const char *k = g_ptr_array_index(keys, i), *dot = strrchr(k, '.');
+    g_string_append_printf(n, "%s%s-%s", i ? "_" : "", dot ? dot + 1 : k, (const char *)g_ptr_array_index(values, i));
+  }
+  for (gsize i = 0; i < n->len; i++)
+    if (!g_ascii_isalnum(n->str[i]) && !strchr("._-", n->str[i])) n->str[i] = '_';
+  if (n->len > 64) g_string_truncate(n, 64);
+  g_autofree char *sha = g_compute_checksum_for_string(G_CHECKSUM_SHA256, text, -1);
+  g_string_append_printf(n, "%s%.8s", n->len ? "-" : "", sha);
+  return g_string_free(n, FALSE);
+}
+
+/* ---- files ------------------------------------------------------------ */
+
+static char *json_text(JsonBuilder *b) {
+  g_autoptr(JsonGenerator) gen = json_generator_new();
+  g_autoptr(JsonNode) root = json_builder_get_root(b);
+  json_generator_set_root(gen, root);
+  json_generator_set_pretty(gen, TRUE);
+  g_autofree char *t = json_generator_to_data(gen, NULL);
+  return g_strconcat(t, "\n", NULL);
+}
+
+static gboolean write_file(const char *path, const char *text, GError **err) {
+  g_autoptr(GError) e = NULL;
+  if (g_file_set_contents(path, text, -1, &e)) return TRUE;
+  g_set_error(err, SWEEP_ERROR, SWEEP_ERROR_IO, "cannot write '%s': %s", path, e->message);
+  return FALSE;
+}
+
+static gboolean make_dir(const char *path, GError **err) {
+  if (g_mkdir_with_parents(path, 0777) == 0) return TRUE;
+  int e = errno;
+  g_set_error(err, SWEEP_ERROR, SWEEP_ERROR_IO, "cannot create '%s': %s", path, g_strerror(e));
+  return FALSE;
+}
+
+static char *job_path(const Sweep *s, const char *name) {
+  g_autofree char *f = g_strconcat(name, ".yaml", NULL);
+  return g_build_filename(s->dir, "jobs", f, NULL);
+}
+
+static char *result_path(const Sweep *s, const char *name) {
+  g_autofree char *f = g_strconcat(name, ".json", NULL);
+  return g_build_filename(s->dir, "results", f, NULL);
+}
+
+static gboolean write_manifest(const Sweep *s, GError **err) {
+  g_autoptr(JsonBuilder) b = json_builder_new();
+  json_builder_begin_object(b);
+  json_builder_set_member_name(b, "template");
+  json_builder_add_string_value(b, s->template_path);
+  json_builder_set_member_name(b, "keys");
+  json_builder_begin_array(b);
+  for (guint i = 0; i < s->keys->len; i++) json_builder_add_string_value(b, g_ptr_array_index(s->keys, i));
+  json_builder_end_array(b);
+  json_builder_set_member_name(b, "variants");
+  json_builder_begin_array(b);
+  for (guint v = 0; v < s->variants->len; v++) {
+    const SweepVariant *x = g_ptr_array_index(s->variants, v);
+    json_builder_begin_object(b);
+    json_builder_set_member_name(b, "name");
+    json_builder_add_string_value(b, x->name);
+    json_builder_set_member_name(b, "values");
+    json_builder_begin_array(b);
+    for (guint i = 0; i < x->values->len; i++) json_builder_add_string_value(b, g_ptr_array_index(x->values, i));
+    json_builder_end_array(b);
+    json_builder_end_object(b);
+  }
+  json_builder_end_array(b);
+  json_builder_end_object(b);
+  g_autofree char *text = json_text(b);
+  g_autofree char *path = g_build_filename(s->dir, "sweep.json", NULL);
+  return write_file(path, text, err);
+}
+
+/* jobs.txt: per job, `sweep_cmd --run-job NAME DIR`, quoted for sh. */
+static gboolean write_jobs(const Sweep *s, const char *sweep_cmd, GError **err) {
+  g_autoptr(GString) t = g_string_new(NULL);
+  g_autofree char *qdir = g_shell_quote(s->dir);
+  for (guint v = 0; v < s->variants->len; v++) {
+    const SweepVariant *x = g_ptr_array_index(s->variants, v);
+    g_autofree char *qname = g_shell_quote(x->name);
+    g_string_append_printf(t, "%s --run-job %s %s\n", sweep_cmd, qname, qdir);
+  }
+  g_autofree char *path = g_build_filename(s->dir, "jobs.txt", NULL);
+  return write_file(path, t->str, err);
+}
+
+Sweep *sweep_expand(const char *template_path, GPtrArray *sets, const char *dir, const char *sweep_cmd,
+                    const char *grade, GError **err) {
+  g_autoptr(Plan) plan = plan_load(template_path, err);
+  if (!plan) return NULL;
+  g_autofree char *text = NULL;
+  gsize len = 0;
+  g_autoptr(GError) rd = NULL;
+  if (!g_file_get_contents(template_path, &text, &len, &rd)) {
+    g_set_error(err, SWEEP_ERROR, SWEEP_ERROR_PLACED, "%s:1:1: error: cannot read plan: %s", template_path,
+                rd->message);
+    return NULL;
+  }
+  guint64 n = 1;
+  for (guint i = 0; i < sets->len; i++) {
+    const SweepSet *a = g_ptr_array_index(sets, i);
+    for (guint k = 0; k < i; k++)
+      if (strcmp(a->path, ((const SweepSet *)g_ptr_array_index(sets, k))->path) == 0) {
+        g_set_error(err, SWEEP_ERROR, 1, "--set %s: the key is set twice", a->path);
+        return NULL;
+      }
+    n *= a->values->len;
+    if (n > SWEEP_MAX_VARIANTS) {
+      g_set_error(err, SWEEP_ERROR, 1, "more than %d variants", SWEEP_MAX_VARIANTS);
+      return NULL;
+    }
+  }
+  g_autoptr(Sweep) s = sweep_new(dir);
+  s->template_path = g_strdup(template_path);
+  for (guint i = 0; i < sets->len; i++)
+    g_ptr_array_add(s->keys, g_strdup(((const SweepSet *)g_ptr_array_index(sets, i))->path));
+  g_autofree char *jobs = g_build_filename(s->dir, "jobs", NULL);
+  g_autofree char *results = g_build_filename(s->dir, "results", NULL);
+  if (!make_dir(jobs, err) || !make_dir(results, err)) return NULL;
+  g_autoptr(GHashTable) seen = g_hash_table_new(g_str_hash, g_str_equal); /* name -> variant number */
+  for (guint64 v = 0; v < n; v++) {
+    SweepVariant *x = g_new0(SweepVariant, 1);
+    x->values = g_ptr_array_new_with_free_func(g_free);
+    g_ptr_array_add(s->variants, x);
+    guint64 rest = v;
+    g_autofree guint *pick = g_new0(guint, sets->len + 1);
+    for (guint i = sets->len; i-- > 0;) { /* the last set varies fastest */
+      const SweepSet *a = g_ptr_array_index(sets, i);
+      pick[i] = (guint)(rest % a->values->len);
+      rest /= a->values->len;
+    }
+    for (guint i = 0; i < sets->len; i++) {
+      const SweepSet *a = g_ptr_array_index(sets, i);
+      g_ptr_array_add(x->values, g_strdup(g_ptr_array_index(a->values, pick[i])));
+    }
+    g_autofree char *body = variant_text(template_path, text, len, s->keys, x->values, err);
+    if (!body) return NULL;
+    x->name = variant_name(s->keys, x->values, body); /* the plan's text, not how the template was named */
+    g_autofree char *head = variant_header(template_path, s->keys, x->values);
+    g_autofree char *vt = g_strconcat(head, body, NULL);
+    gpointer k;
+    if (g_hash_table_lookup_extended(seen, x->name, NULL, &k)) {
+      g_set_error(err, SWEEP_ERROR, 1, "variants %u and %u have the same plan text (job %s)",
+                  GPOINTER_TO_UINT(k) + 1, (guint)v + 1, x->name);
+      return NULL;
+    }
+    g_hash_table_insert(seen, x->name, GUINT_TO_POINTER((guint)v));
+    g_autofree char *jp = job_path(s, x->name);
+    if (!write_file(jp, vt, err)) return NULL;
+    g_autoptr(Plan) vp = plan_load(jp, err); /* each variant is a valid plan */
+    if (!vp) return NULL;
+  }
+  g_autofree char *cmd = grade ? g_strdup_printf("%s --grade %s", sweep_cmd, grade) : g_strdup(sweep_cmd);
+  if (!write_jobs(s, cmd, err) || !write_manifest(s, err)) return NULL;
+  return g_steal_pointer(&s);
+}
+
+Sweep *sweep_load(const char *dir, GError **err) {
+  g_autoptr(Sweep) s = sweep_new(dir);
+  g_autofree char *path = g_build_filename(s->dir, "sweep.json", NULL);
+  g_autoptr(JsonParser) p = json_parser_new();
+  g_autoptr(GError) e = NULL;
+  if (!json_parser_load_from_file(p, path, &e)) {
+    g_set_error(err, SWEEP_ERROR, SWEEP_ERROR_PLACED, "%s: error: %s (not a tcc-sweep directory?)", path,
+                e->message);
+    return NULL;
+  }
+  JsonNode *root = json_parser_get_root(p);
+  JsonObject *o = root && JSON_NODE_HOLDS_OBJECT(root) ? json_node_get_object(root) : NULL;
+  JsonNode *t = o ? json_object_get_member(o, "template") : NULL;
+  JsonNode *k = o ? json_object_get_member(o, "keys") : NULL;
+  JsonNode *v = o ? json_object_get_member(o, "variants") : NULL;
+  gboolean ok = t && JSON_NODE_HOLDS_VALUE(t) && json_node_get_value_type(t) == G_TYPE_STRING && k &&
+                JSON_NODE_HOLDS_ARRAY(k) && v && JSON_NODE_HOLDS_ARRAY(v);
+  if (ok) {
+    s->template_path = g_strdup(json_node_get_string(t));
+    JsonArray *ka = json_node_get_array(k), *va = json_node_get_array(v);
+    for (guint i = 0; ok && i < json_array_get_length(ka); i++) {
+      const char *key = json_array_get_string_element(ka, i);
+      ok = key != NULL;
+      if (ok) g_ptr_array_add(s->keys, g_strdup(key));
+    }
+    for (guint i = 0; ok && i < json_array_get_length(va); i++) {
+      JsonNode *xn = json_array_get_element(va, i);
+      JsonObject *xo = JSON_NODE_HOLDS_OBJECT(xn) ? json_node_get_object(xn) : NULL;
+      JsonNode *nn = xo ? json_object_get_member(xo, "name") : NULL;
+      JsonNode *vn = xo ? json_object_get_member(xo, "values") : NULL;
+      ok = nn && JSON_NODE_HOLDS_VALUE(nn) && json_node_get_value_type(nn) == G_TYPE_STRING && vn &&
+           JSON_NODE_HOLDS_ARRAY(vn) && json_array_get_length(json_node_get_array(vn)) == s->keys->len;
+      if (!ok) break;
+      SweepVariant *x = g_new0(SweepVariant, 1);
+      x->name = g_strdup(json_node_get_string(nn));
+      x->values = g_ptr_array_new_with_free_func(g_free);
+      g_ptr_array_add(s->variants, x);
+      JsonArray *vals = json_node_get_array(vn);
+      for (guint j = 0; ok && j < json_array_get_length(vals); j++) {
+        const char *val = json_array_get_string_element(vals, j);
+        ok = val != NULL;
+        if (ok) g_ptr_array_add(x->values, g_strdup(val));
+      }
+      ok = ok && *x->name && !strchr(x->name, '/') && strcmp(x->name, "..") != 0;
+    }
+  }
+  if (!ok) {
+    g_set_error(err, SWEEP_ERROR, SWEEP_ERROR_PLACED, "%s: error: not a tcc-sweep manifest", path);
+    return NULL;
+  }
+  return g_steal_pointer(&s);
+}
+
+/* ---- jobs ------------------------------------------------------------- */
+
+static const SweepVariant *variant_of(const Sweep *s, const char *name) {
+  for (guint v = 0; v < s->variants->len; v++) {
+    const SweepVariant *x = g_ptr_array_index(s->variants, v);
+    if (strcmp(x->name, name) == 0) return x;
+  }
+  return NULL;
+}
+
+/* The first line of `text` (stderr), or `dflt`. */
+static char *first_line(const char *text, const char *dflt) {
+  if (!text || !*text) return g_strdup(dflt);
+  const char *nl = strchr(text, '\n');
+  return g_strndup(text, nl ? (gsize)(nl - text) : strlen(text));
+}
+
+gboolean sweep_run_job(const Sweep *s, const char *name, const char *grade, SweepJobState *state,
+                       const char **status, GError **err) {
+  const SweepVariant *x = variant_of(s, name);
+  if (!x) {
+    g_set_error(err, SWEEP_ERROR, 1, "%s: no job '%s' in this sweep", s->dir, name);
+    return FALSE;
+  }
+  g_autofree char *rp = result_path(s, name);
+  if (g_file_test(rp, G_FILE_TEST_EXISTS)) {
+    *state = SWEEP_SKIPPED;
+    return TRUE;
+  }
+  *state = SWEEP_RAN;
+  /* the plan relative to DIR, so that the result does not depend on where
+   * DIR is */
+  g_autofree char *rel = g_strconcat("jobs/", name, ".yaml", NULL);
+  char *argv[] = {(char *)grade, "--json", rel, NULL};
+  g_autofree char *out = NULL, *errs = NULL;
+  int wait = 0;
+  g_autoptr(GError) spawn = NULL;
+  gboolean spawned = g_spawn_sync(s->dir, argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &errs, &wait, &spawn);
+  int code = spawned && WIFEXITED(wait) ? WEXITSTATUS(wait) : -1;
+  g_autoptr(JsonParser) p = json_parser_new();
+  gboolean parsed = (code == 0 || code == 1) && json_parser_load_from_data(p, out, -1, NULL) &&
+                    JSON_NODE_HOLDS_OBJECT(json_parser_get_root(p));
+  g_autofree char *why = NULL;
+  if (!spawned)
+    why = g_strdup_printf("cannot run %s: %s", grade, spawn->message);
+  else if (!WIFEXITED(wait))
+    why = g_strdup_printf("%s died (signal %d)", grade, WIFSIGNALED(wait) ? WTERMSIG(wait) : 0);
+  else if (code == 2)
+    why = first_line(errs, "tcc-grade exited 2 without a message");
+  else if (!parsed)
+    why = g_strdup_printf("%s exited %d without a JSON report", grade, code);
+
+  g_autoptr(JsonBuilder) b = json_builder_new();
+  json_builder_begin_object(b);
+  json_builder_set_member_name(b, "name");
+  json_builder_add_string_value(b, name);
+  json_builder_set_member_name(b, "plan");
+  json_builder_add_string_value(b, rel);
+  json_builder_set_member_name(b, "settings");
+  json_builder_begin_object(b);
+  for (guint i = 0; i < s->keys->len; i++) {
+    json_builder_set_member_name(b, g_ptr_array_index(s->keys, i));
+    json_builder_add_string_value(b, g_ptr_array_index(x->values, i));
+  }
+  json_builder_end_object(b);
+  const char *st = why ? "error" : code == 0 ? "pass" : "fail";
+  if (status) *status = st;
+  json_builder_set_member_name(b, "status");
+  json_builder_add_string_value(b, st);
+  json_builder_set_member_name(b, "exit");
+  json_builder_add_int_value(b, code);
+  json_builder_set_member_name(b, "error");
+  if (why)
+    json_builder_add_string_value(b, why);
+  else
+    json_builder_add_null_value(b);
+  json_builder_set_member_name(b, "grade");
+  if (why)
+    json_builder_add_null_value(b);
+  else
+    json_builder_add_value(b, json_node_copy(json_parser_get_root(p)));
+  json_builder_end_object(b);
+  g_autofree char *text = json_text(b);
+  return write_file(rp, text, err); /* a temporary file renamed: whole or absent */
+}
+
+typedef struct Pool {
+  const Sweep *s;
+  const char *grade;
+  GMutex lock;
+  guint done, ran, skipped;
+  GError *err; /* the first */
+  SweepProgress progress;
+  gpointer data;
+} Pool;
+
+static void pool_job(gpointer item, gpointer data) {
+  Pool *p = data;
+  const SweepVariant *x = item;
+  SweepJobState st = SWEEP_RAN;
+  GError *e = NULL;
+  gboolean ok = sweep_run_job(p->s, x->name, p->grade, &st, NULL, &e);
+  g_mutex_lock(&p->lock);
+  p->done++;
+  if (!ok && !p->err)
+    p->err = e;
+  else
+    g_clear_error(&e);
+  if (ok && st == SWEEP_SKIPPED) p->skipped++;
+  if (ok && st == SWEEP_RAN) p->ran++;
+  if (p->progress) p->progress(p->done, p->s->variants->len, p->data);
+  g_mutex_unlock(&p->lock);
+}
+
+gboolean sweep_run_all(const Sweep *s, const char *grade, int threads, SweepProgress progress,
+                       gpointer data, guint *ran, guint *skipped, GError **err) {
+  Pool p = {.s = s, .grade = grade, .progress = progress, .data = data};
+  g_mutex_init(&p.lock);
+  GThreadPool *pool = g_thread_pool_new(pool_job, &p, MAX(threads, 1), TRUE, err);
+  if (!pool) {
+    g_mutex_clear(&p.lock);
+    return FALSE;
+  }
+  for (guint v = 0; v < s->variants->len; v++) g_thread_pool_push(pool, g_ptr_array_index(s->variants, v), NULL);
+  g_thread_pool_free(pool, FALSE, TRUE); /* waits for every job */
+  g_mutex_clear(&p.lock);
+  *ran = p.ran;
+  *skipped = p.skipped;
+  if (p.err) {
+    g_propagate_error(err, p.err);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+gboolean sweep_write_slurm(const Sweep *s, GError **err) {
+  g_autofree char *logs = g_build_filename(s->dir, "slurm", NULL);
+  if (!make_dir(logs, err)) return FALSE;
+  g_autofree char *jobs = g_build_filename(s->dir, "jobs.txt", NULL);
+  g_autofree char *qjobs = g_shell_quote(jobs);
+  g_autofree char *out = g_build_filename(logs, "%A_%a.out", NULL);
+  g_autofree char *text = g_strdup_printf(
+      "#!/bin/sh\n"
+      "# tcc-sweep: a Slurm job array over the %u jobs of %s (sbatch this file).\n"
+      "# Task N runs line N+1 of jobs.txt; a job whose result exists is skipped.\n"
+      "#SBATCH --job-name=tcc-sweep\n"
+      "#SBATCH --array=0-%u\n"
+      "#SBATCH --output=%s\n"
+      "line=$(sed -n \"$((${SLURM_ARRAY_TASK_ID:?not run as a Slurm array task} + 1))p\" %s)\n"
+      "[ -n \"$line\" ] || { echo \"tcc-sweep: no job line for task $SLURM_ARRAY_TASK_ID\" >&2; exit 2; }\n"
+      "eval \"exec $line\"\n",
+      s->variants->len, s->dir, s->variants->len - 1, out, qjobs);
+  g_autofree char *path = g_build_filename(s->dir, "sweep.slurm", NULL);
+  return write_file(path, text, err);
+}
+
+/* ---- the table -------------------------------------------------------- */
+
+typedef struct Row {
+  const char *status;   /* pass, fail, error, missing */
+  JsonObject *grade;    /* NULL unless pass/fail */
+  const char *error;
+} Row;
+
+static JsonObject *obj(JsonObject *o, const char *m) {
+  JsonNode *n = o ? json_object_get_member(o, m) : NULL;
+  return n && JSON_NODE_HOLDS_OBJECT(n) ? json_node_get_object(n) : NULL;
+}
+
+static JsonNode *val(JsonObject *o, const char *m) {
+  JsonNode *n = o ? json_object_get_member(o, m) : NULL;
+  return n && JSON_NODE_HOLDS_VALUE(n) ? n : NULL;
+}
+
+/* The metric columns after the swept keys. */
+static const char *const metric_cols[] = {"name",     "status",      "p1_cycles", "p1_peak_w", "p1_verdict",
+                                          "d1_cycles", "d1_peak_w", "d1_verdict", "score",     "error"};
+enum { M_NAME, M_STATUS, M_P1_CYCLES, M_P1_W, M_P1_VERDICT, M_D1_CYCLES, M_D1_W, M_D1_VERDICT, M_SCORE, M_ERROR, M__COUNT };
+
+/* A metric's text ("" when absent), and whether it is a number (1 an
+ * integer, 2 a real). */
+static char *metric(const Row *r, const SweepVariant *x, int m, int *number) {
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+  *number = 0;
+  JsonObject *pr = obj(obj(r->grade, "problems"), m < M_D1_CYCLES ? "p1" : "d1");
+  switch (m) {
+  case M_NAME: return g_strdup(x->name);
+  case M_STATUS: return g_strdup(r->status);
+  case M_P1_CYCLES:
+  case M_D1_CYCLES: {
+    JsonNode *n = val(pr, "cycles");
+    *number = n ? 1 : 0;
+    return n ? g_strdup_printf("%" G_GINT64_FORMAT, json_node_get_int(n)) : g_strdup("");
+  }
+  case M_P1_W:
+  case M_D1_W: {
+    JsonNode *n = val(pr, "peak_w");
+    *number = n ? 2 : 0;
+    return n ? g_strdup(g_ascii_formatd(buf, sizeof buf, "%.4f", json_node_get_double(n))) : g_strdup("");
+  }
+  case M_P1_VERDICT:
+  case M_D1_VERDICT: {
+    JsonNode *p = val(pr, "pass"), *f = val(pr, "failures");
+    if (!p) return g_strdup("");
+    const char *why = f ? json_node_get_string(f) : NULL;
+    return json_node_get_boolean(p) ? g_strdup("PASS") : g_strdup_printf("FAIL: %s", why ? why : "");
+  }
+  case M_SCORE: {
+    JsonNode *n = val(r->grade, "score");
+    if (!n || json_node_is_null(n)) return g_strdup("");
+    *number = 2;
+    return g_strdup(g_ascii_formatd(buf, sizeof buf, "%.2f", json_node_get_double(n)));
+  }
+  default: return g_strdup(r->error ? r->error : "");
+  }
+}
+
+/* RFC 4180: quoted when it holds a comma, a quote or a line break. */
+static void csv_field(GString *o, const char *f) {
+  if (!strpbrk(f, ",\"\r\n")) {
+    g_string_append(o, f);
+    return;
+  }
+  g_string_append_c(o, '"');
+  for (const char *p = f; *p; p++) {
+    if (*p == '"') g_string_append_c(o, '"');
+    g_string_append_c(o, *p);
+  }
+  g_string_append_c(o, '"');
+}
+
+char *sweep_collect(const Sweep *s, gboolean json, guint *bad, GError **err) {
+  (void)err;
+  *bad = 0;
+  guint n = s->variants->len;
+  g_autofree Row *rows = g_new0(Row, n);
+  g_autoptr(GPtrArray) parsers = g_ptr_array_new_with_free_func(g_object_unref);
+  for (guint v = 0; v < n; v++) {
+    const SweepVariant *x = g_ptr_array_index(s->variants, v);
+    g_autofree char *rp = result_path(s, x->name);
+    Row *r = &rows[v];
+    r->status = "missing";
+    JsonParser *p = json_parser_new();
+    g_ptr_array_add(parsers, p);
+    if (!g_file_test(rp, G_FILE_TEST_EXISTS)) {
+      r->error = "no result yet";
+    } else if (!json_parser_load_from_file(p, rp, NULL) || !JSON_NODE_HOLDS_OBJECT(json_parser_get_root(p))) {
+      r->status = "error";
+      r->error = "the result file is not JSON";
+    } else {
+      JsonObject *o = json_node_get_object(json_parser_get_root(p));
+      JsonNode *st = val(o, "status"), *e = val(o, "error");
+      const char *stt = st ? json_node_get_string(st) : NULL;
+      r->status = stt && (!strcmp(stt, "pass") || !strcmp(stt, "fail") || !strcmp(stt, "error")) ? stt : "error";
+      r->error = e && !json_node_is_null(e) ? json_node_get_string(e) : NULL;
+      r->grade = obj(o, "grade");
+    }
+    if (strcmp(r->status, "pass") != 0) (*bad)++;
+  }
+  if (!json) {
+    GString *o = g_string_new(NULL);
+    for (guint i = 0; i < s->keys->len; i++) {
+      csv_field(o, g_ptr_array_index(s->keys, i));
+      g_string_append_c(o, ',');
+    }
+    for (int m = 0; m < M__COUNT; m++) g_string_append_printf(o, "%s%s", metric_cols[m], m + 1 < M__COUNT ? "," : "\n");
+    for (guint v = 0; v < n; v++) {
+      const SweepVariant *x = g_ptr_array_index(s->variants, v);
+      for (guint i = 0; i < s->keys->len; i++) {
+        csv_field(o, g_ptr_array_index(x->values, i));
+        g_string_append_c(o, ',');
+      }
+      for (int m = 0; m < M__COUNT; m++) {
+        int num;
+        g_autofree char *t = metric(&rows[v], x, m, &num);
+        csv_field(o, t);
+        g_string_append_c(o, m + 1 < M__COUNT ? ',' : '\n');
+      }
+    }
+    return g_string_free(o, FALSE);
+  }
+  g_autoptr(JsonBuilder) b = json_builder_new();
+  json_builder_begin_object(b);
+  json_builder_set_member_name(b, "template");
+  json_builder_add_string_value(b, s->template_path);
+  json_builder_set_member_name(b, "keys");
+  json_builder_begin_array(b);
+  for (guint i = 0; i < s->keys->len; i++) json_builder_add_string_value(b, g_ptr_array_index(s->keys, i));
+  json_builder_end_array(b);
+  json_builder_set_member_name(b, "rows");
+  json_builder_begin_array(b);
+  for (guint v = 0; v < n; v++) {
+    const SweepVariant *x = g_ptr_array_index(s->variants, v);
+    json_builder_begin_object(b);
+    for (guint i = 0; i < s->keys->len; i++) {
+      json_builder_set_member_name(b, g_ptr_array_index(s->keys, i));
+      json_builder_add_string_value(b, g_ptr_array_index(x->values, i));
+    }
+    for (int m = 0; m < M__COUNT; m++) {
+      int num;
+      g_autofree char *t = metric(&rows[v], x, m, &num);
+      json_builder_set_member_name(b, metric_cols[m]);
+      if (num == 1)
+        json_builder_add_int_value(b, g_ascii_strtoll(t, NULL, 10));
+      else if (num == 2)
+        json_builder_add_double_value(b, g_ascii_strtod(t, NULL));
+      else if (!*t)
+        json_builder_add_null_value(b);
+      else
+        json_builder_add_string_value(b, t);
+    }
+    json_builder_end_object(b);
+  }
+  json_builder_end_array(b);
+  json_builder_end_object(b);
+  return json_text(b);
+}

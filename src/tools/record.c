@@ -1,0 +1,387 @@
+/* record.c - experiment records of tcc-grade (record.h; docs/tools.md
+ * "Experiment records"): the JSON line of a run (json-glib), its class
+ * against the earlier records, appending, and the --log table. */
+#include "record.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <glib/gstdio.h>
+#include <math.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "machine.h" /* POWER_WINDOW */
+
+const char *const rec_class_name[REC__COUNT] = {"pass", "slower", "numerics", "area", "power", "tool-error"};
+
+char *rec_now(void) {
+  g_autoptr(GDateTime) t = g_date_time_new_now_utc();
+  return g_date_time_format(t, "%Y-%m-%dT%H:%M:%SZ");
+}
+
+char *rec_file_sha256(const char *file) {
+  g_autofree char *text = NULL;
+  gsize len;
+  if (!g_file_get_contents(file, &text, &len, NULL)) return NULL;
+  return g_compute_checksum_for_data(G_CHECKSUM_SHA256, (const guchar *)text, len);
+}
+
+/* ---- reading ------------------------------------------------------------ */
+
+/* A member of `o` of a given value type, or NULL. */
+static JsonNode *member(JsonObject *o, const char *k, GType type) {
+  JsonNode *n = o ? json_object_get_member(o, k) : NULL;
+  if (!n || !JSON_NODE_HOLDS_VALUE(n)) return NULL;
+  GType t = json_node_get_value_type(n);
+  if (type == G_TYPE_DOUBLE) return t == G_TYPE_DOUBLE || t == G_TYPE_INT64 ? n : NULL;
+  return t == type ? n : NULL;
+}
+
+static const char *get_str(JsonObject *o, const char *k) {
+  JsonNode *n = member(o, k, G_TYPE_STRING);
+  return n ? json_node_get_string(n) : NULL;
+}
+
+static JsonObject *get_obj(JsonObject *o, const char *k) {
+  JsonNode *n = o ? json_object_get_member(o, k) : NULL;
+  return n && JSON_NODE_HOLDS_OBJECT(n) ? json_node_get_object(n) : NULL;
+}
+
+static RecClass class_of(JsonObject *o) {
+  const char *c = get_str(o, "class");
+  for (int k = 0; c && k < REC__COUNT; k++)
+    if (strcmp(c, rec_class_name[k]) == 0) return (RecClass)k;
+  return REC__COUNT;
+}
+
+/* What is wrong with a record, or NULL: the fields --log and the
+ * classification read. */
+static const char *invalid(JsonObject *o) {
+  if (!get_str(o, "time")) return "no \"time\" string";
+  if (!get_str(o, "plan")) return "no \"plan\" string";
+  RecClass c = class_of(o);
+  if (c == REC__COUNT) return "no \"class\" among pass, slower, numerics, area, power, tool-error";
+  JsonNode *note = json_object_get_member(o, "note");
+  if (note && !JSON_NODE_HOLDS_NULL(note) && !member(o, "note", G_TYPE_STRING)) return "\"note\" is not a string";
+  JsonNode *score = json_object_get_member(o, "score");
+  if (score && !JSON_NODE_HOLDS_NULL(score) && !member(o, "score", G_TYPE_DOUBLE)) return "\"score\" is not a number";
+  if (c == REC_TOOL_ERROR) return NULL;
+  JsonObject *ps = get_obj(o, "problems");
+  static const char *const names[] = {"p1", "d1"};
+  for (int i = 0; i < 2; i++) {
+    JsonObject *p = get_obj(ps, names[i]);
+    if (!p) return i == 0 ? "no \"problems\" object with \"p1\"" : "no \"problems\" object with \"d1\"";
+    if (!member(p, "cycles", G_TYPE_INT64) || !member(p, "peak_w", G_TYPE_DOUBLE) || !get_str(p, "problem"))
+      return i == 0 ? "\"p1\" lacks \"cycles\", \"peak_w\" or \"problem\"" : "\"d1\" lacks \"cycles\", \"peak_w\" or \"problem\"";
+  }
+  return NULL;
+}
+
+/* "malformed JSON: " and json-glib's reason, without its "<data>:1:6:
+ * Parse error: " prefix. */
+static char *parse_reason(const char *msg) {
+  const char *p = strstr(msg, "Parse error: ");
+  return g_strconcat("malformed JSON: ", p ? p + strlen("Parse error: ") : msg, NULL);
+}
+
+/* The errno behind a GFileError, for the usual strerror text. */
+static int errno_of(const GError *e) {
+  switch (e->code) {
+  case G_FILE_ERROR_NOENT: return ENOENT;
+  case G_FILE_ERROR_NOTDIR: return ENOTDIR;
+  case G_FILE_ERROR_ISDIR: return EISDIR;
+  case G_FILE_ERROR_ACCES: return EACCES;
+  case G_FILE_ERROR_NOMEM: return ENOMEM;
+  default: return EIO;
+  }
+}
+
+gboolean rec_load(const char *dir, gboolean missing_ok, GPtrArray **records, GError **err) {
+  g_autofree char *file = g_build_filename(dir, REC_FILE, NULL);
+  g_autofree char *text = NULL;
+  gsize len;
+  g_autoptr(GError) e = NULL;
+  *records = g_ptr_array_new_with_free_func((GDestroyNotify)json_object_unref);
+  if (!g_file_get_contents(file, &text, &len, &e)) {
+    if (missing_ok && g_error_matches(e, G_FILE_ERROR, G_FILE_ERROR_NOENT)) return TRUE;
+    g_set_error(err, G_FILE_ERROR, e->code, "%s: error: cannot read: %s", file, g_strerror(errno_of(e)));
+    g_clear_pointer(records, g_ptr_array_unref);
+    return FALSE;
+  }
+  g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+  for (int i = 0; lines[i]; i++) {
+    if (!lines[i + 1] && !*lines[i]) break; /* after the last newline */
+    g_autoptr(JsonParser) parser = json_parser_new();
+    g_autoptr(GError) pe = NULL;
+    const char *why = NULL;
+    g_autofree char *reason = NULL;
+    if (!json_parser_load_from_data(parser, lines[i], -1, &pe))
+      why = reason = parse_reason(pe->message);
+    else if (!json_parser_get_root(parser) || !JSON_NODE_HOLDS_OBJECT(json_parser_get_root(parser)))
+      why = "expected one JSON object on the line";
+    else
+      why = invalid(json_node_get_object(json_parser_get_root(parser)));
+    if (why) {
+      g_set_error(err, G_FILE_ERROR, G_FILE_ERROR_INVAL, "%s:%d:1: error: %s", file, i + 1, why);
+      g_clear_pointer(records, g_ptr_array_unref);
+      return FALSE;
+    }
+    g_ptr_array_add(*records, json_object_ref(json_node_get_object(json_parser_get_root(parser))));
+  }
+  return TRUE;
+}
+
+/* ---- classifying -------------------------------------------------------- */
+
+/* P1 cycles x D1 cycles of a record (the score orders runs the same way). */
+static double cost_of(JsonObject *o) {
+  JsonObject *ps = get_obj(o, "problems");
+  return (double)json_object_get_int_member(get_obj(ps, "p1"), "cycles") *
+         (double)json_object_get_int_member(get_obj(ps, "d1"), "cycles");
+}
+
+static gboolean same_problems(JsonObject *o, const RecRun *r) {
+  JsonObject *ps = get_obj(o, "problems");
+  return strcmp(get_str(get_obj(ps, "p1"), "problem"), r->prob[0].problem) == 0 &&
+         strcmp(get_str(get_obj(ps, "d1"), "problem"), r->prob[1].problem) == 0;
+}
+
+/* The constraints a graded run fails, in the order of tcc-grade's verdicts:
+ * numerics, area, power. */
+static void failures(const RecRun *r, gboolean fail[REC__COUNT]) {
+  memset(fail, 0, sizeof(gboolean) * REC__COUNT);
+  for (int i = 0; i < 2; i++) {
+    for (int s = 0; s < r->nseeds; s++) fail[REC_NUMERICS] |= !r->prob[i].numerics_ok[s];
+    fail[REC_AREA] |= !r->prob[i].area_ok;
+    fail[REC_POWER] |= !r->prob[i].power_ok;
+  }
+}
+
+RecClass rec_classify(const RecRun *r, const GPtrArray *earlier, JsonObject **best) {
+  *best = NULL;
+  if (!r->graded) return REC_TOOL_ERROR;
+  gboolean fail[REC__COUNT];
+  failures(r, fail);
+  for (int c = REC_NUMERICS; c <= REC_POWER; c++)
+    if (fail[c]) return (RecClass)c;
+  double best_cost = INFINITY;
+  for (guint i = 0; i < earlier->len; i++) {
+    JsonObject *o = g_ptr_array_index(earlier, i);
+    RecClass c = class_of(o);
+    if ((c == REC_PASS || c == REC_SLOWER) && same_problems(o, r) && cost_of(o) < best_cost) {
+      best_cost = cost_of(o);
+      *best = o;
+    }
+  }
+  double cost = (double)r->prob[0].cycles * (double)r->prob[1].cycles;
+  return *best && cost > best_cost ? REC_SLOWER : REC_PASS;
+}
+
+/* ---- writing ------------------------------------------------------------ */
+
+static void put_str(JsonBuilder *b, const char *k, const char *v) {
+  json_builder_set_member_name(b, k);
+  if (v)
+    json_builder_add_string_value(b, v);
+  else
+    json_builder_add_null_value(b);
+}
+
+static void put_int(JsonBuilder *b, const char *k, int64_t v) {
+  json_builder_set_member_name(b, k);
+  json_builder_add_int_value(b, v);
+}
+
+/* A number; JSON has no inf or nan: null. */
+static void put_num(JsonBuilder *b, const char *k, double v) {
+  json_builder_set_member_name(b, k);
+  if (isfinite(v))
+    json_builder_add_double_value(b, v);
+  else
+    json_builder_add_null_value(b);
+}
+
+static const char *pf(gboolean ok) { return ok ? "PASS" : "FAIL"; }
+
+static void put_problem(JsonBuilder *b, const RecRun *r, const RecProblem *p) {
+  json_builder_set_member_name(b, p->name);
+  json_builder_begin_object(b);
+  put_str(b, "problem", p->problem);
+  put_str(b, "program_sha256", p->program_sha256);
+  put_str(b, "hardware_sha256", p->hardware_sha256);
+  put_int(b, "cycles", p->cycles);
+  put_num(b, "area_mm2", p->area_mm2);
+  put_num(b, "peak_w", p->peak_w);
+  json_builder_set_member_name(b, "peak_window");
+  json_builder_begin_array(b);
+  json_builder_add_int_value(b, p->peak_start);
+  json_builder_add_int_value(b, p->peak_start + POWER_WINDOW);
+  json_builder_end_array(b);
+  gboolean num = TRUE;
+  json_builder_set_member_name(b, "seeds");
+  json_builder_begin_array(b);
+  for (int s = 0; s < r->nseeds; s++) {
+    json_builder_begin_object(b);
+    put_int(b, "seed", (int64_t)r->seeds[s]);
+    put_num(b, "max_abs_err", p->max_abs_err[s]);
+    put_str(b, "numerics", pf(p->numerics_ok[s]));
+    json_builder_end_object(b);
+    num &= p->numerics_ok[s];
+  }
+  json_builder_end_array(b);
+  put_str(b, "area", pf(p->area_ok));
+  put_str(b, "power", pf(p->power_ok));
+  put_str(b, "verdict", pf(num && p->area_ok && p->power_ok));
+  json_builder_end_object(b);
+}
+
+char *rec_json(const RecRun *r, RecClass cls, JsonObject *best) {
+  g_autoptr(JsonBuilder) b = json_builder_new();
+  json_builder_begin_object(b);
+  put_str(b, "time", r->time);
+  put_str(b, "plan", r->plan);
+  put_str(b, "plan_sha256", r->plan_sha256);
+  put_str(b, "note", r->note);
+  put_str(b, "grader", r->grader);
+  put_str(b, "simulator", r->simulator);
+  put_int(b, "spec", r->spec);
+  json_builder_set_member_name(b, "seeds");
+  json_builder_begin_array(b);
+  for (int s = 0; s < r->nseeds; s++) json_builder_add_int_value(b, (int64_t)r->seeds[s]);
+  json_builder_end_array(b);
+  put_str(b, "class", rec_class_name[cls]);
+  json_builder_set_member_name(b, "failures");
+  json_builder_begin_array(b);
+  if (r->graded) {
+    gboolean fail[REC__COUNT];
+    failures(r, fail);
+    for (int c = REC_NUMERICS; c <= REC_POWER; c++)
+      if (fail[c]) json_builder_add_string_value(b, rec_class_name[c]);
+  } else {
+    json_builder_add_string_value(b, rec_class_name[REC_TOOL_ERROR]);
+  }
+  json_builder_end_array(b);
+  if (r->has_score)
+    put_num(b, "score", r->score);
+  else
+    put_str(b, "score", NULL);
+  if (r->graded) {
+    json_builder_set_member_name(b, "problems");
+    json_builder_begin_object(b);
+    for (int i = 0; i < 2; i++) put_problem(b, r, &r->prob[i]);
+    json_builder_end_object(b);
+  } else {
+    put_str(b, "error", r->error);
+  }
+  if (best) { /* what "slower" (or not) was measured against */
+    json_builder_set_member_name(b, "best_before");
+    json_builder_begin_object(b);
+    put_str(b, "time", get_str(best, "time"));
+    put_str(b, "plan", get_str(best, "plan"));
+    JsonObject *ps = get_obj(best, "problems");
+    put_int(b, "p1_cycles", json_object_get_int_member(get_obj(ps, "p1"), "cycles"));
+    put_int(b, "d1_cycles", json_object_get_int_member(get_obj(ps, "d1"), "cycles"));
+    json_builder_end_object(b);
+  }
+  json_builder_end_object(b);
+  g_autoptr(JsonNode) root = json_builder_get_root(b);
+  return json_to_string(root, FALSE);
+}
+
+/* DIR and its parents, and the records already there. */
+static gboolean open_dir(const char *dir, GPtrArray **recs, GError **err) {
+  if (g_mkdir_with_parents(dir, 0755) != 0) {
+    int e = errno;
+    g_set_error(err, G_FILE_ERROR, g_file_error_from_errno(e), "%s: error: cannot create: %s", dir, g_strerror(e));
+    return FALSE;
+  }
+  return rec_load(dir, TRUE, recs, err);
+}
+
+gboolean rec_prepare(const char *dir, GError **err) {
+  g_autoptr(GPtrArray) recs = NULL;
+  return open_dir(dir, &recs, err);
+}
+
+gboolean rec_append(const char *dir, const RecRun *r, RecClass *cls, int *line, GError **err) {
+  g_autoptr(GPtrArray) recs = NULL;
+  if (!open_dir(dir, &recs, err)) return FALSE;
+  JsonObject *best;
+  *cls = rec_classify(r, recs, &best);
+  *line = (int)recs->len + 1;
+  g_autofree char *json = rec_json(r, *cls, best);
+  g_autofree char *text = g_strconcat(json, "\n", NULL);
+  g_autofree char *file = g_build_filename(dir, REC_FILE, NULL);
+  /* one write with O_APPEND: concurrent graders append whole lines */
+  int fd = open(file, O_WRONLY | O_APPEND | O_CREAT, 0644);
+  size_t n = strlen(text);
+  ssize_t w = fd < 0 ? -1 : write(fd, text, n);
+  int e = w < 0 ? errno : (size_t)w != n ? ENOSPC : 0;
+  if (fd >= 0 && close(fd) != 0 && !e) e = errno;
+  if (e) {
+    g_set_error(err, G_FILE_ERROR, g_file_error_from_errno(e), "%s: error: cannot write: %s", file, g_strerror(e));
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* ---- the log ------------------------------------------------------------ */
+
+enum { L_TIME, L_PLAN, L_NOTE, L_P1, L_D1, L_PEAK, L_SCORE, L_CLASS, L_NCOLS };
+
+/* A string for one cell: control characters (a note's newline) as spaces. */
+static char *cell_text(const char *s) {
+  char *c = g_strdup(s && *s ? s : "-");
+  for (char *p = c; *p; p++)
+    if ((unsigned char)*p < 0x20 || *p == 0x7f) *p = ' ';
+  return c;
+}
+
+static void row_of(JsonObject *o, char *row[L_NCOLS]) {
+  row[L_TIME] = cell_text(get_str(o, "time"));
+  row[L_PLAN] = cell_text(get_str(o, "plan"));
+  row[L_NOTE] = cell_text(get_str(o, "note"));
+  row[L_CLASS] = cell_text(get_str(o, "class"));
+  JsonNode *sc = member(o, "score", G_TYPE_DOUBLE);
+  row[L_SCORE] = sc ? g_strdup_printf("%.2f", json_node_get_double(sc)) : g_strdup("-");
+  if (class_of(o) == REC_TOOL_ERROR) {
+    row[L_P1] = g_strdup("-"), row[L_D1] = g_strdup("-"), row[L_PEAK] = g_strdup("-");
+    return;
+  }
+  JsonObject *ps = get_obj(o, "problems"), *p1 = get_obj(ps, "p1"), *d1 = get_obj(ps, "d1");
+  row[L_P1] = g_strdup_printf("%" G_GINT64_FORMAT, json_object_get_int_member(p1, "cycles"));
+  row[L_D1] = g_strdup_printf("%" G_GINT64_FORMAT, json_object_get_int_member(d1, "cycles"));
+  row[L_PEAK] = g_strdup_printf("%.2f", MAX(json_node_get_double(member(p1, "peak_w", G_TYPE_DOUBLE)),
+                                            json_node_get_double(member(d1, "peak_w", G_TYPE_DOUBLE))));
+}
+
+char *rec_log(const char *dir, GError **err) {
+  g_autoptr(GPtrArray) recs = NULL;
+  if (!rec_load(dir, FALSE, &recs, err)) return NULL;
+  static const char *const head[L_NCOLS] = {"time", "plan", "note", "P1", "D1", "peak W", "score", "class"};
+  guint n = recs->len + 1;
+  char *(*t)[L_NCOLS] = g_malloc0_n(n, sizeof *t);
+  for (int c = 0; c < L_NCOLS; c++) t[0][c] = g_strdup(head[c]);
+  for (guint i = 1; i < n; i++) row_of(g_ptr_array_index(recs, i - 1), t[i]);
+  int width[L_NCOLS] = {0};
+  for (guint i = 0; i < n; i++)
+    for (int c = 0; c < L_NCOLS; c++) width[c] = MAX(width[c], (int)g_utf8_strlen(t[i][c], -1));
+  GString *g = g_string_new(NULL);
+  for (guint i = 0; i < n; i++) {
+    for (int c = 0; c < L_NCOLS; c++) {
+      gboolean right = c == L_P1 || c == L_D1 || c == L_PEAK || c == L_SCORE;
+      int pad = width[c] - (int)g_utf8_strlen(t[i][c], -1);
+      if (c == L_CLASS) {
+        g_string_append(g, t[i][c]);
+      } else {
+        if (right) g_string_append_printf(g, "%*s", pad, "");
+        g_string_append(g, t[i][c]);
+        g_string_append_printf(g, "%*s", (right ? 0 : pad) + 2, "");
+      }
+      g_free(t[i][c]);
+    }
+    g_string_append_c(g, '\n');
+  }
+  g_free(t);
+  return g_string_free(g, FALSE);
+}

@@ -1,0 +1,91 @@
+/* record.h - experiment records: `tcc-grade PLAN --record DIR [--note
+ * TEXT]` appends one JSON object per run, on one line, to DIR/records.jsonl;
+ * `tcc-grade --log DIR` lists them as a table (docs/tools.md "Experiment
+ * records").  Every run is kept, failures included, with a class:
+ *
+ *   pass        legal (numerics on every seed, area, power) and not slower
+ *   slower      legal, but P1 cycles x D1 cycles above the best earlier
+ *               legal record in DIR for the same problems
+ *   numerics    a wrong answer on some seed
+ *   area        over the area budget
+ *   power       over the power budget
+ *   tool-error  the plan, the compiler or the simulator failed (the
+ *               diagnostic is kept)
+ *
+ * The module knows JSON (json-glib) and files, not the simulator: the
+ * grader fills a RecRun. */
+#ifndef TCC_RECORD_H
+#define TCC_RECORD_H
+
+#include <glib.h>
+#include <json-glib/json-glib.h>
+#include <stdint.h>
+
+#define REC_FILE "records.jsonl"
+
+enum { REC_MAX_SEEDS = 8 };
+
+typedef enum { REC_PASS, REC_SLOWER, REC_NUMERICS, REC_AREA, REC_POWER, REC_TOOL_ERROR, REC__COUNT } RecClass;
+extern const char *const rec_class_name[REC__COUNT];
+
+/* One problem of a graded run. */
+typedef struct RecProblem {
+  const char *name;            /* "p1", "d1" */
+  char *problem;               /* its `.problem` line without the keyword */
+  char *program_sha256;        /* of the generated assembly text */
+  char *hardware_sha256;       /* of the canonical `.machine` line (tcc-sim's) */
+  int64_t cycles, peak_start;  /* the hottest window [peak_start, +POWER_WINDOW) */
+  double area_mm2, peak_w;
+  double max_abs_err[REC_MAX_SEEDS];
+  gboolean numerics_ok[REC_MAX_SEEDS];
+  gboolean area_ok, power_ok;
+} RecProblem;
+
+/* A run of tcc-grade, as the grader saw it. */
+typedef struct RecRun {
+  char *time;                  /* UTC, ISO-8601 to the second (rec_now) */
+  const char *plan;            /* the path as given */
+  char *plan_sha256;           /* of the file's bytes; NULL if unreadable */
+  const char *grader, *simulator;
+  int spec;                    /* machine spec version */
+  const uint64_t *seeds;
+  int nseeds;                  /* <= REC_MAX_SEEDS */
+  gboolean graded;             /* FALSE: a tool error, in `error` */
+  RecProblem prob[2];          /* p1, d1 (when graded) */
+  gboolean has_score;          /* legal, on the graded problem dims */
+  double score;
+  const char *error;           /* the diagnostic of a tool error */
+  const char *note;            /* --note, or NULL */
+} RecRun;
+
+/* "2026-12-01T07:30:00Z", the current time (g_free). */
+char *rec_now(void);
+/* SHA-256 of a file's bytes, or NULL when it cannot be read (g_free). */
+char *rec_file_sha256(const char *file);
+
+/* The records of DIR/records.jsonl, oldest first (JsonObject, owned); a
+ * missing file is no records when `missing_ok`.  FALSE with
+ * "DIR/records.jsonl:LINE:1: error: ..." on a malformed line, or
+ * "DIR/records.jsonl: error: cannot read: REASON". */
+gboolean rec_load(const char *dir, gboolean missing_ok, GPtrArray **records, GError **err);
+
+/* The class of a run given the earlier records; *best: the best earlier
+ * legal record for the same problems, or NULL (borrowed from `earlier`). */
+RecClass rec_classify(const RecRun *run, const GPtrArray *earlier, JsonObject **best);
+
+/* The record of a run as one line of JSON (no newline). */
+char *rec_json(const RecRun *run, RecClass cls, JsonObject *best);
+
+/* Make DIR (and its parents) and check its records, before a run:
+ * FALSE with "DIR: error: cannot create: REASON" or rec_load's error. */
+gboolean rec_prepare(const char *dir, GError **err);
+
+/* Classify the run against DIR's records and append its line (one
+ * write(2) with O_APPEND).  *cls and *line: its class and line number. */
+gboolean rec_append(const char *dir, const RecRun *run, RecClass *cls, int *line, GError **err);
+
+/* The table of `tcc-grade --log DIR`: time, plan, note, P1, D1, peak W,
+ * score, class; oldest first, columns aligned. */
+char *rec_log(const char *dir, GError **err);
+
+#endif
