@@ -17,6 +17,11 @@ if command -v pkg-config >/dev/null 2>&1; then
 else
   need="$need libglib2.0-dev libyaml-dev check libjson-glib-dev"
 fi
+# make fuzz links libFuzzer's runtime (clang -fsanitize=fuzzer)
+if command -v "${CLANG:-clang}" >/dev/null 2>&1; then
+  [ -f "$("${CLANG:-clang}" -print-file-name=libclang_rt.fuzzer-"$(uname -m)".a)" ] ||
+    need="$need libclang-rt-14-dev"
+fi
 [ -f /usr/include/glpk.h ] || need="$need libglpk-dev"
 # make bench measures peak RSS with GNU time
 [ -x /usr/bin/time ] || need="$need time"
