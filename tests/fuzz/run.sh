@@ -12,7 +12,10 @@
 # 10) or a memory blowup (-rss_limit_mb=FUZZ_RSS_MB, default 2048) is saved
 # in BUILD/fuzz/artifacts-TARGET/ and fails the run.  The log of each target
 # is BUILD/fuzz/TARGET.log; its final lines (cov:, ft:, corp:, the number of
-# executions) are printed.  Exit 0 when no target found anything, else 1.
+# executions) are printed.  FUZZ_FLAGS adds libFuzzer options (the long runs
+# of docs/testing.md use "-fork=1 -ignore_crashes=1 -ignore_timeouts=1
+# -ignore_ooms=1" to go on after a finding).  Exit 0 when no target found
+# anything, else 1.
 LC_ALL=C
 export LC_ALL
 [ $# -ge 3 ] || { echo "usage: tests/fuzz/run.sh BUILD SECONDS TARGET..." >&2; exit 2; }
@@ -63,11 +66,12 @@ for t in "$@"; do
   esac
   [ -d "tests/fuzz/repro/$t" ] && find "tests/fuzz/repro/$t" -type f ! -name '*.out' -exec cp {} "$seeds/" \;
   echo "fuzz: $t for ${secs}s ($(ls "$seeds" | wc -l) seeds, corpus $corpus)"
-  "$bin" -max_total_time="$secs" -print_final_stats=1 -timeout="$timeout" -rss_limit_mb="$rss" \
+  # shellcheck disable=SC2086 # FUZZ_FLAGS is a list of options
+  "$bin" $FUZZ_FLAGS -max_total_time="$secs" -print_final_stats=1 -timeout="$timeout" -rss_limit_mb="$rss" \
     -max_len="$maxlen" -dict="$build/fuzz/$t.dict" -artifact_prefix="$art/" \
     "$corpus" "$seeds" >"$build/fuzz/$t.log" 2>&1
   code=$?
-  grep -E '^#[0-9]+.*(DONE|pulse)|^stat::(number_of_executed_units|peak_rss_mb|new_units_added)' \
+  grep -E '^#[0-9]+.*(DONE|pulse|cov:)|^stat::(number_of_executed_units|peak_rss_mb|new_units_added)' \
     "$build/fuzz/$t.log" | tail -4
   if [ $code -ne 0 ] || [ -n "$(ls "$art")" ]; then
     echo "fuzz: $t: FOUND (exit $code): $(ls "$art" | tr '\n' ' ')"
