@@ -226,7 +226,7 @@ demo-run: $(BUILD)/tcc-sim $(BUILD)/tcc-gen $(BUILD)/tcc-grade
 
 # ---- fuzzing (docs/testing.md) ----
 # make fuzz [FUZZ_SECONDS=60]: the libFuzzer targets of tests/fuzz (the plan
-# loader, the assembler, assemble-and-simulate), built with clang
+# loader, the assembler, assemble-and-simulate, the generator), built with clang
 # -fsanitize=fuzzer,address,undefined in FUZZ_BUILD against the library
 # objects built with the same sanitizers, each run for FUZZ_SECONDS on its
 # seed corpus from tests/ (tests/fuzz/run.sh); fails when a target finds a
@@ -235,7 +235,7 @@ demo-run: $(BUILD)/tcc-sim $(BUILD)/tcc-gen $(BUILD)/tcc-grade
 # the same entry points built without libFuzzer (gcc, then ASan+UBSan).
 FUZZ_BUILD   ?= build-fuzz
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS := plan asm sim
+FUZZ_TARGETS := plan asm sim gen
 FUZZ_SAN     := -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all \
                 -fno-omit-frame-pointer
 .PHONY: fuzz fuzz-run fuzz-build fuzz-check fuzz-clean

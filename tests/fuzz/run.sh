@@ -2,7 +2,7 @@
 # tests/fuzz/run.sh BUILD SECONDS TARGET... - `make fuzz`: runs each libFuzzer
 # target BUILD/fuzz/fuzz-TARGET for SECONDS seconds (-max_total_time), one
 # after the other, on its seed corpus (docs/testing.md):
-#   plan: every .yaml under tests/ and plans/;
+#   plan, gen: every .yaml under tests/ and plans/;
 #   asm, sim: every .asm under tests/ (hand-written, bad inputs, and the
 #   compiler's output for the golden plans);
 # plus the reproducers of tests/fuzz/repro/TARGET/ and a dictionary made
@@ -46,7 +46,7 @@ for t in "$@"; do
   rm -rf "$seeds" "$art"
   mkdir -p "$seeds" "$corpus" "$art"
   case $t in
-    plan)
+    plan | gen)
       find tests plans -name '*.yaml' -exec cp {} "$seeds/" \;
       dict "$build/fuzz/$t.dict" src/frontend/plan_schema.c src/frontend/plan_load.c
       printf '"true"\n"false"\n": "\n"\\x0a  "\n' >>"$build/fuzz/$t.dict"
