@@ -208,6 +208,10 @@ check: deps
 	  census-check sweep-check
 	$(MAKE) clang-check
 	$(MAKE) determinism-check
+	$(MAKE) fuzz-check
+	$(MAKE) BUILD=build-asan OPT=-O1 \
+	  SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
+	  fuzz-check
 
 # The compiler, the unit tests (built, not run) and the CLI tests built with
 # clang as well, so that a warning only clang raises (-Werror) fails CI; in
@@ -328,6 +332,46 @@ census-determinism-check:
 	done
 	for b in $(DET_BUILDS); do cmp $(firstword $(DET_BUILDS))/census-seeds.json $$b/census-seeds.json || exit 1; done
 	@echo "census determinism: plans/census-seeds.yaml gives the same JSON from $(DET_BUILDS)"
+
+# ---- fuzzing (docs/testing.md) ----
+# make fuzz [FUZZ_SECONDS=60]: the libFuzzer targets of tests/fuzz (the plan
+# loader, the assembler, assemble-and-simulate, the generator), built with clang
+# -fsanitize=fuzzer,address,undefined in FUZZ_BUILD against the library
+# objects built with the same sanitizers, each run for FUZZ_SECONDS on its
+# seed corpus from tests/ (tests/fuzz/run.sh); fails when a target finds a
+# crash, a timeout or a memory blowup.  Not part of make check (too long);
+# make check runs fuzz-check: every reproducer of tests/fuzz/repro through
+# the same entry points built without libFuzzer (gcc, then ASan+UBSan).
+FUZZ_BUILD   ?= build-fuzz
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS := plan asm sim gen
+FUZZ_SAN     := -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all \
+                -fno-omit-frame-pointer
+.PHONY: fuzz fuzz-run fuzz-build fuzz-check fuzz-clean
+
+fuzz: deps
+	$(MAKE) BUILD=$(FUZZ_BUILD) CC=$(CLANG) OPT=-O1 SAN="$(FUZZ_SAN)" fuzz-run
+fuzz-run: fuzz-build
+	sh tests/fuzz/run.sh $(BUILD) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+fuzz-build: $(FUZZ_TARGETS:%=$(BUILD)/fuzz/fuzz-%)
+
+$(BUILD)/fuzz/fuzz-%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(BUILD)/libtccgen.a \
+    $(BUILD)/libtccsim.a $(HDRS) $(GEN_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -fsanitize=fuzzer -o $@ $< $(BUILD)/libtccgen.a $(BUILD)/libtccsim.a \
+	  $(LDLIBS)
+
+$(BUILD)/tests/replay-%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c tests/fuzz/fuzz.h \
+    $(BUILD)/libtccgen.a $(BUILD)/libtccsim.a $(HDRS) $(GEN_HDRS) | $(BUILD)/tests
+	$(CC) $(ALL_CFLAGS) -DFUZZ_REPLAY -o $@ tests/fuzz/replay.c $< $(BUILD)/libtccgen.a \
+	  $(BUILD)/libtccsim.a $(LDLIBS)
+
+fuzz-check: $(FUZZ_TARGETS:%=$(BUILD)/tests/replay-%)
+	sh tests/fuzz/run_replay.sh $(BUILD) $(FUZZ_TARGETS)
+
+clean: fuzz-clean
+fuzz-clean:
+	rm -rf $(FUZZ_BUILD)
 
 # Install what a fresh Debian 12 machine lacks (as root; no-op when present).
 deps:

@@ -22,6 +22,11 @@ else
 fi
 # make check opens a power plot in headless Chromium (tests/run_plot.sh)
 command -v chromium >/dev/null 2>&1 || need="$need chromium"
+# make fuzz links libFuzzer's runtime (clang -fsanitize=fuzzer)
+if command -v "${CLANG:-clang}" >/dev/null 2>&1; then
+  [ -f "$("${CLANG:-clang}" -print-file-name=libclang_rt.fuzzer-"$(uname -m)".a)" ] ||
+    need="$need libclang-rt-14-dev"
+fi
 [ -f /usr/include/glpk.h ] || need="$need libglpk-dev"
 # tcc-diff's command-line tests (make diff-check) read its JSON with jq
 command -v jq >/dev/null 2>&1 || need="$need jq"

@@ -21,6 +21,10 @@ static const char *pf(gboolean ok) { return ok ? "PASS" : "FAIL"; }
 /* JSON string body: the only strings we print are file names and source
  * lines, so escape quotes, backslashes and control characters. */
 static void jstr(GString *g, const char *s) {
+  /* JSON text is UTF-8: bytes that are not (a source line's comment, a file
+   * name may hold any) become U+FFFD */
+  g_autofree char *valid = g_utf8_validate(s, -1, NULL) ? NULL : g_utf8_make_valid(s, -1);
+  if (valid) s = valid;
   g_string_append_c(g, '"');
   for (; *s; s++) {
     unsigned char c = (unsigned char)*s;

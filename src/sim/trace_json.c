@@ -51,9 +51,16 @@ static void emit(Out *o) {
   json_builder_reset(o->b);
 }
 
+/* JSON text is UTF-8: a byte that is not (a comment may hold any) becomes
+ * U+FFFD, so the file stays JSON whatever the program's source holds. */
 static void mem_str(JsonBuilder *b, const char *k, const char *v) {
   json_builder_set_member_name(b, k);
-  json_builder_add_string_value(b, v);
+  if (g_utf8_validate(v, -1, NULL)) {
+    json_builder_add_string_value(b, v);
+    return;
+  }
+  g_autofree char *valid = g_utf8_make_valid(v, -1);
+  json_builder_add_string_value(b, valid);
 }
 
 static void mem_int(JsonBuilder *b, const char *k, int64_t v) {
