@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "diffreport.h"
+#include "json_text.h"
 
 static const ProblemKind order[] = {PROB_P1, PROB_D1}; /* reports list p1 first */
 
@@ -446,12 +447,5 @@ char *diff_report_json(const DiffReport *r) {
   }
   json_builder_end_array(j);
   json_builder_end_object(j);
-  g_autoptr(JsonNode) root = json_builder_get_root(j);
-  g_autoptr(JsonGenerator) gen = json_generator_new();
-  json_generator_set_root(gen, root);
-  json_generator_set_pretty(gen, TRUE);
-  char *text = json_generator_to_data(gen, NULL);
-  char *out = g_strconcat(text, "\n", NULL);
-  g_free(text);
-  return out;
+  return json_pretty_text(j);
 }

@@ -16,6 +16,7 @@
 #include <json-glib/json-glib.h>
 
 #include "bounds.h"
+#include "json_text.h"
 #include "pipeline.h"
 #include "record.h"
 #include "sim.h"
@@ -363,12 +364,8 @@ static void print_json(const Plan *plan, const Outcome *p1, const Outcome *d1, g
   json_problem(j, "d1", d1);
   json_builder_end_object(j);
   json_builder_end_object(j);
-  g_autoptr(JsonGenerator) gen = json_generator_new();
-  g_autoptr(JsonNode) root = json_builder_get_root(j);
-  json_generator_set_root(gen, root);
-  json_generator_set_pretty(gen, TRUE);
-  g_autofree char *text = json_generator_to_data(gen, NULL);
-  printf("%s\n", text);
+  g_autofree char *text = json_pretty_text(j);
+  fputs(text, stdout);
 }
 
 /* Compile both problems and grade them: P1's compile, then D1's compile

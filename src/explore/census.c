@@ -1,5 +1,6 @@
 /* census.c - the census of a hardware space (census.h). */
 #include "census.h"
+#include "json_text.h"
 
 #include <json-glib/json-glib.h>
 #include <math.h>
@@ -212,10 +213,5 @@ char *census_json(const Census *c) {
   }
   json_builder_end_array(j);
   json_builder_end_object(j);
-  g_autoptr(JsonGenerator) gen = json_generator_new();
-  g_autoptr(JsonNode) root = json_builder_get_root(j);
-  json_generator_set_root(gen, root);
-  json_generator_set_pretty(gen, TRUE);
-  g_autofree char *text = json_generator_to_data(gen, NULL);
-  return g_strconcat(text, "\n", NULL);
+  return json_pretty_text(j);
 }

@@ -1,5 +1,6 @@
 /* sweep.c - plan variants, their jobs, results and table (sweep.h). */
 #include "sweep.h"
+#include "json_text.h"
 
 #include <errno.h>
 #include <json-glib/json-glib.h>
@@ -223,15 +224,6 @@ static char *variant_name(GPtrArray *keys, GPtrArray *values, const char *text) 
 
 /* ---- files ------------------------------------------------------------ */
 
-static char *json_text(JsonBuilder *b) {
-  g_autoptr(JsonGenerator) gen = json_generator_new();
-  g_autoptr(JsonNode) root = json_builder_get_root(b);
-  json_generator_set_root(gen, root);
-  json_generator_set_pretty(gen, TRUE);
-  g_autofree char *t = json_generator_to_data(gen, NULL);
-  return g_strconcat(t, "\n", NULL);
-}
-
 static gboolean write_file(const char *path, const char *text, GError **err) {
   g_autoptr(GError) e = NULL;
   if (g_file_set_contents(path, text, -1, &e)) return TRUE;
@@ -280,7 +272,7 @@ static gboolean write_manifest(const Sweep *s, GError **err) {
   }
   json_builder_end_array(b);
   json_builder_end_object(b);
-  g_autofree char *text = json_text(b);
+  g_autofree char *text = json_pretty_text(b);
   g_autofree char *path = g_build_filename(s->dir, "sweep.json", NULL);
   return write_file(path, text, err);
 }
@@ -504,7 +496,7 @@ gboolean sweep_run_job(const Sweep *s, const char *name, const char *grade, Swee
   else
     json_builder_add_value(b, json_node_copy(json_parser_get_root(p)));
   json_builder_end_object(b);
-  g_autofree char *text = json_text(b);
+  g_autofree char *text = json_pretty_text(b);
   return write_file(rp, text, err); /* a temporary file renamed: whole or absent */
 }
 
@@ -737,5 +729,5 @@ char *sweep_collect(const Sweep *s, gboolean json, guint *bad, GError **err) {
   }
   json_builder_end_array(b);
   json_builder_end_object(b);
-  return json_text(b);
+  return json_pretty_text(b);
 }

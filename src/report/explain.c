@@ -15,6 +15,7 @@
  *
  * One computation (Cap), printed as text or as JSON (json-glib). */
 #include "explain.h"
+#include "json_text.h"
 
 #include <json-glib/json-glib.h>
 #include <string.h>
@@ -395,12 +396,5 @@ char *explain_json(const Machine *hw, const Schedule *s, const char *file, const
   }
 #undef INT
   json_builder_end_object(j);
-  g_autoptr(JsonGenerator) gen = json_generator_new();
-  g_autoptr(JsonNode) root = json_builder_get_root(j);
-  json_generator_set_root(gen, root);
-  json_generator_set_pretty(gen, TRUE);
-  char *text = json_generator_to_data(gen, NULL);
-  char *out = g_strconcat(text, "\n", NULL);
-  g_free(text);
-  return out;
+  return json_pretty_text(j);
 }
