@@ -300,7 +300,7 @@ void exec_transfer(Sim *s, int wgi, int pc) {
     if (in->mods & MOD_MC) {
       for (int k = 0; k < in->ntargets; k++) {
         RfRef r = *d;
-        r.region = in->tregions[k];
+        r.region = sim_insn_tregion(in, k);
         exec_scatter(s, &s->wg[in->targets[k]], &r, t);
       }
     } else {

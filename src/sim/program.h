@@ -53,22 +53,40 @@ typedef struct MemRef {
   RfRef rf;
 } MemRef;
 
-/* Fields ordered to leave no padding (152 bytes): a large program holds
- * hundreds of thousands of these. */
+/* 112 bytes, no padding: a large program holds hundreds of thousands of
+ * these, and the kernel clears every page of them before the assembler
+ * writes it (the bench's biggest single cost), then the simulator streams
+ * through them.  Fields that no instruction uses together share bytes: n
+ * (the sync forms) with imm (F_IMM, F_FILL), c (F_FMA only) with mem (LD,
+ * ST only).  Code reads a union member only for an op whose form has it.
+ * An instruction's source text is Program.texts[its index in insn_block]
+ * (sim_insn_text). */
 typedef struct Insn {
-  Op op;
-  int mods;        /* MOD_* */
+  union {
+    int64_t n;     /* SIG/WAIT count, WAITT cycles, RED contributors */
+    float imm;     /* F_IMM, F_FILL                                 */
+  };
+  int *targets;    /* LD.mc: ntargets destination WGs (ascending, */
+                   /* unique), then the region named like d in each */
+                   /* (sim_insn_tregion)                             */
   int line, col;   /* source position of the mnemonic              */
-  int text;        /* index into Program.texts: the source line, trimmed */
-  float imm;       /* F_IMM, F_FILL                                 */
   int event;       /* index into Program.events (F_EV, F_RED)      */
-  int ntargets;
-  RfRef d, a, b, c;/* F_MMA: d=c(acc), a, b.  F_LD: d=dst. F_ST: a=src. */
-  MemRef mem;
-  int64_t n;       /* SIG/WAIT count, WAITT cycles, RED contributors */
-  int *targets;    /* LD.mc: destination WGs (ascending, unique)   */
-  int *tregions;   /* LD.mc: the region named like d in each target */
+  uint8_t op;      /* Op                                            */
+  uint8_t mods;    /* MOD_*                                         */
+  uint16_t ntargets;
+  RfRef d, a, b;   /* F_MMA: d=c(acc), a, b.  F_LD: d=dst. F_ST: a=src. */
+  union {
+    RfRef c;       /* F_FMA                                         */
+    MemRef mem;    /* F_LD, F_ST                                    */
+  };
 } Insn;
+
+#if UINTPTR_MAX == UINT64_MAX
+_Static_assert(sizeof(Insn) == 112, "Insn grew: see the comment above it");
+#endif
+
+/* LD.mc: the region of target k (the one named like d in that WG). */
+static inline int sim_insn_tregion(const Insn *in, int k) { return in->targets[in->ntargets + k]; }
 
 typedef struct WgCode {
   int wg;          /* WG id: sm = wg / wgs_per_sm                  */
@@ -84,7 +102,8 @@ typedef struct Program {
   Abi abi;
   GPtrArray *regions;  /* Region*, in declaration order             */
   GPtrArray *events;   /* char* names without "ev.", first-use order; "in" is index 0 */
-  GPtrArray *texts;    /* char*: source line text (trimmed), for reports; */
+  GPtrArray *texts;    /* char*: source line text (trimmed), for reports, */
+                       /* one per instruction in insn_block order;     */
                        /* the strings live in `source`                 */
   WgCode *wgs;         /* one per WG of the machine, indexed by WG id; */
                        /* n == 0 for a WG without a section (idle)     */
@@ -96,7 +115,7 @@ typedef struct Program {
   Insn *insn_block;    /* every section's instructions: wgs[w].insns  */
                        /* point into this one array                    */
   GPtrArray *lists;    /* LD.mc target lists: one block each, holding */
-                       /* targets then tregions                        */
+                       /* targets then their regions                   */
 } Program;
 
 /* Assemble `text` (`len` bytes; the Program keeps a copy) read from `file`.
@@ -113,6 +132,11 @@ void sim_program_free(Program *p);
  * alone. */
 void sim_huge_hint(void *p, size_t n);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(Program, sim_program_free)
+
+/* The instruction's source line, trimmed (reports, traces). */
+static inline const char *sim_insn_text(const Program *p, const Insn *in) {
+  return (const char *)g_ptr_array_index(p->texts, (guint)(in - p->insn_block));
+}
 
 /* Pretty region/operand names for diagnostics ("wg5.x[0:1,0:128]"). */
 char *sim_rfref_str(const Program *p, const RfRef *r);

@@ -237,8 +237,8 @@ START_TEST(test_valid_transfers) {
   ck_assert_int_eq(in[3].ntargets, 2);
   ck_assert_int_eq(in[3].targets[0], 0);
   ck_assert_int_eq(in[3].targets[1], 2);
-  ck_assert_int_eq(in[3].tregions[0], 5);
-  ck_assert_int_eq(in[3].tregions[1], 6);
+  ck_assert_int_eq(sim_insn_tregion(&in[3], 0), 5);
+  ck_assert_int_eq(sim_insn_tregion(&in[3], 1), 6);
   /* ST hbm[scratch + 64], acc[0:1, :], stride 32 */
   ck_assert_int_eq(in[11].op, OP_ST);
   check_ref(p, &in[11].a, "wg3.acc[0:1,0:32]");
@@ -258,7 +258,7 @@ START_TEST(test_valid_transfers) {
   const Insn *mc = &p->wgs[0].insns[0];
   check_ref(p, &mc->d, "wg2.q");
   ck_assert_int_eq(mc->ntargets, 1);
-  ck_assert_int_eq(mc->tregions[0], 7);
+  ck_assert_int_eq(sim_insn_tregion(mc, 0), 7);
   ck_assert_int_eq(mc->mem.stride, 64);
 }
 END_TEST
@@ -302,9 +302,9 @@ START_TEST(test_valid_compute) {
   ck_assert_int_eq(in[17].n, 0);
   ck_assert_int_eq(in[17].event, -1);
   /* texts: the trimmed source line, comment included */
-  ck_assert_str_eq(g_ptr_array_index(p->texts, in[12].text), "ST   sh[128], s         ; to SH");
-  ck_assert_str_eq(g_ptr_array_index(p->texts, in[19].text), "END");
-  ck_assert_str_eq(g_ptr_array_index(p->texts, p->wgs[1].insns[0].text), "END");
+  ck_assert_str_eq(sim_insn_text(p, &in[12]), "ST   sh[128], s         ; to SH");
+  ck_assert_str_eq(sim_insn_text(p, &in[19]), "END");
+  ck_assert_str_eq(sim_insn_text(p, &p->wgs[1].insns[0]), "END");
 }
 END_TEST
 
@@ -853,7 +853,7 @@ static void same_insn(const Program *p, const Insn *x, const Program *q, const I
   ck_assert_int_eq(x->mods, y->mods);
   ck_assert_int_eq(x->line, y->line);
   ck_assert_int_eq(x->col, y->col);
-  ck_assert_str_eq(g_ptr_array_index(p->texts, x->text), g_ptr_array_index(q->texts, y->text));
+  ck_assert_str_eq(sim_insn_text(p, x), sim_insn_text(q, y));
   ck_assert(memcmp(&x->imm, &y->imm, sizeof x->imm) == 0);
   ck_assert_int_eq(x->event, y->event);
   ck_assert_int_eq(x->n, y->n);
@@ -866,7 +866,7 @@ static void same_insn(const Program *p, const Insn *x, const Program *q, const I
   same_ref(&x->mem.rf, &y->mem.rf);
   ck_assert_int_eq(x->ntargets, y->ntargets);
   for (int i = 0; i < x->ntargets; i++)
-    ck_assert(x->targets[i] == y->targets[i] && x->tregions[i] == y->tregions[i]);
+    ck_assert(x->targets[i] == y->targets[i] && sim_insn_tregion(x, i) == sim_insn_tregion(y, i));
 }
 
 /* The shortcut for common lines (sim_asm_fast_path) against the general
