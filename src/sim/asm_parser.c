@@ -1422,11 +1422,8 @@ static gboolean parse_insn(Parser *P) {
   const char *start = P->tok.s;
   if (sim_asm_fast_path && fast_insn(P, in)) goto done;
   if (!parse_mnemonic(P, in)) return FALSE;
-  /* c and mem share bytes: one or the other, by the form */
-  if (sim_op_form[in->op] == F_LD || sim_op_form[in->op] == F_ST)
-    in->mem.rf.region = -1;
-  else
-    in->c.region = -1;
+  /* c and mem share bytes: c for the compute forms (dst, b's bytes, is -1) */
+  if (sim_op_form[in->op] != F_LD && sim_op_form[in->op] != F_ST) in->c.region = -1;
   if (in->op == OP_RED && P->prog->hw.reduce_units == 0)
     return fail(P, in->line, in->col, "RED needs reduce units (this machine has reduce=0)");
   gboolean ok;
@@ -1485,9 +1482,9 @@ static gboolean parse_header(Parser *P) {
 
 /* Resolve an `ST wgN.d` destination: region of WG N, same shape as a. */
 static gboolean fix_st(Parser *P, const Fixup *f, Insn *in) {
-  if (!resolve(P, &f->op, f->op.wg, &in->mem.rf)) return FALSE;
-  if (same_shape(&in->mem.rf, &in->a)) return TRUE;
-  return mismatch(P, &f->op.tok, "destination", &in->mem.rf, "a", &in->a,
+  if (!resolve(P, &f->op, f->op.wg, &in->dst)) return FALSE;
+  if (same_shape(&in->dst, &in->a)) return TRUE;
+  return mismatch(P, &f->op.tok, "destination", &in->dst, "a", &in->a,
                   "the destination must have the shape of a");
 }
 
@@ -1603,6 +1600,13 @@ Program *sim_asm_parse(const char *file, const char *text, size_t len, GError **
   memcpy(copy, text, len);
   memset(copy + len, 0, 1 + SRC_PAD);
   return parse_owned(file, copy, len, err);
+}
+
+Program *sim_asm_parse_take(const char *file, char *text, size_t len, GError **err) {
+  g_return_val_if_fail(err == NULL || *err == NULL, NULL);
+  char *buf = g_realloc(text, len + 1 + SRC_PAD); /* in place, mostly: room for the padding */
+  memset(buf + len, 0, 1 + SRC_PAD);
+  return parse_owned(file, buf, len, err);
 }
 
 /* The whole file, NUL-terminated and padded (SRC_PAD), in a buffer hinted

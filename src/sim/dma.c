@@ -136,7 +136,7 @@ static int64_t piece(Sim *s, Wg *w, const Insn *in, int pc, uint64_t m, uint64_t
   }
   if (in->mem.space == MEM_SH) return sh_port(s, sm, len, at, w->id, pc);
   /* RF -> another WG's RF */
-  const Region *g = g_ptr_array_index(s->p->regions, in->mem.rf.region);
+  const Region *g = g_ptr_array_index(s->p->regions, in->dst.region);
   int tsm = g->wg / s->m->wgs_per_sm;
   if (tsm != sm) { /* two crossings: out of this SM, into the other */
     at = dma_noc(s, &s->noc_out[sm], len, at, w->id, pc);
@@ -232,7 +232,7 @@ int64_t dma_schedule(Sim *s, Wg *w, const Insn *in, int64_t start, int engine) {
   int pc = (int)(in - w->code->insns);
   const RfRef *rf = in->op == OP_LD ? &in->d : &in->a;
   Side rs = rf_side(s, rf);
-  Side ms = in->mem.space == MEM_RF ? rf_side(s, &in->mem.rf) : mem_side(&in->mem);
+  Side ms = in->mem.space == MEM_RF ? rf_side(s, &in->dst) : mem_side(&in->mem);
   uint64_t rowb = 4ull * (uint64_t)rf->cols;
   int64_t *req = &s->req_free[(long)w->sm * s->m->dma_engines + engine];
   int64_t t = maxi(start + T_DMA_SETUP, *req), done = start + 1;

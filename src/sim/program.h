@@ -44,21 +44,22 @@ typedef struct RfRef {
 typedef enum { MEM_NONE, MEM_HBM, MEM_SH, MEM_RF } MemSpace;
 
 /* The memory side of LD/ST. For HBM/SH, element (r,c) of the transfer lies at
- * addr + 4*(r*stride + c).  For MEM_RF (ST to another WG's region), `rf`
- * names the destination window (its region belongs to that WG). */
+ * addr + 4*(r*stride + c).  For MEM_RF (ST to another WG's region), the
+ * instruction's `dst` names the destination window (its region belongs to
+ * that WG). */
 typedef struct MemRef {
   MemSpace space;
   int stride;      /* floats between rows (defaults to the RF side's cols) */
   uint64_t addr;   /* bytes; HBM: absolute, SH: offset in the SM's SH */
-  RfRef rf;
 } MemRef;
 
-/* 112 bytes, no padding: a large program holds hundreds of thousands of
+/* 96 bytes, no padding: a large program holds hundreds of thousands of
  * these, and the kernel clears every page of them before the assembler
  * writes it (the bench's biggest single cost), then the simulator streams
  * through them.  Fields that no instruction uses together share bytes: n
  * (the sync forms) with imm (F_IMM, F_FILL), c (F_FMA only) with mem (LD,
- * ST only).  Code reads a union member only for an op whose form has it.
+ * ST only), b (compute forms) with dst (ST wgN.d).  Code reads a union
+ * member only for an op whose form has it.
  * An instruction's source text is Program.texts[its index in insn_block]
  * (sim_insn_text). */
 typedef struct Insn {
@@ -74,7 +75,11 @@ typedef struct Insn {
   uint8_t op;      /* Op                                            */
   uint8_t mods;    /* MOD_*                                         */
   uint16_t ntargets;
-  RfRef d, a, b;   /* F_MMA: d=c(acc), a, b.  F_LD: d=dst. F_ST: a=src. */
+  RfRef d, a;      /* F_MMA: d=c(acc), a, b.  F_LD: d=dst. F_ST: a=src. */
+  union {
+    RfRef b;
+    RfRef dst;     /* ST wgN.d (mem.space MEM_RF): the destination  */
+  };
   union {
     RfRef c;       /* F_FMA                                         */
     MemRef mem;    /* F_LD, F_ST                                    */
@@ -82,7 +87,7 @@ typedef struct Insn {
 } Insn;
 
 #if UINTPTR_MAX == UINT64_MAX
-_Static_assert(sizeof(Insn) == 112, "Insn grew: see the comment above it");
+_Static_assert(sizeof(Insn) == 96, "Insn grew: see the comment above it");
 #endif
 
 /* LD.mc: the region of target k (the one named like d in that WG). */
@@ -122,6 +127,10 @@ typedef struct Program {
  * On error returns NULL and sets *err to "file:line:col: error: message". */
 Program *sim_asm_parse(const char *file, const char *text, size_t len, GError **err);
 Program *sim_asm_load(const char *file, GError **err); /* reads the file */
+/* sim_asm_parse of a text the caller gives away (g_malloc'd, `len` bytes;
+ * NULL when len is 0): it becomes the Program's source without a copy (tcc-grade's
+ * generated programs: 13 MB for plans/best.yaml's P1); freed on error. */
+Program *sim_asm_parse_take(const char *file, char *text, size_t len, GError **err);
 /* TRUE (default): common instruction lines take a shortcut with the same
  * result; tests set FALSE to compare against the general parser. */
 extern gboolean sim_asm_fast_path;

@@ -171,8 +171,9 @@ static gboolean overlap(const Range *a, const Range *b) {
 static void access_of(const Sim *s, const Wg *w, const Insn *in, Access *a) {
   const RfRef *reads[3] = {&in->a, &in->b, &in->c};
   a->n = 0;
-  /* c shares its bytes with LD/ST's mem (program.h) */
-  int nreads = in->op == OP_LD || in->op == OP_ST ? 2 : 3;
+  /* LD and ST read a at most: their b and c bytes hold dst and mem
+   * (program.h) */
+  int nreads = in->op == OP_LD || in->op == OP_ST ? 1 : 3;
   for (int k = 0; k < nreads; k++)
     if (reads[k]->region >= 0) {
       a->rg[a->n] = sim_range(s, reads[k]);
@@ -191,8 +192,8 @@ static void access_of(const Sim *s, const Wg *w, const Insn *in, Access *a) {
     a->wr[a->n++] = TRUE;
   }
   /* `ST wgN.d, a` with N the issuer itself writes its own RF */
-  if (in->op == OP_ST && in->mem.space == MEM_RF && s->geo[in->mem.rf.region].wg == w->id) {
-    a->rg[a->n] = sim_range(s, &in->mem.rf);
+  if (in->op == OP_ST && in->mem.space == MEM_RF && s->geo[in->dst.region].wg == w->id) {
+    a->rg[a->n] = sim_range(s, &in->dst);
     a->wr[a->n++] = TRUE;
   }
 }
@@ -346,8 +347,8 @@ static gboolean remote_race(Sim *s, Wg *w, const Insn *in, int pc, Wg *tw, const
  * than the issuer), each checked by remote_race. */
 static gboolean remote_races(Sim *s, Wg *w, const Insn *in, int pc, int64_t now) {
   if (in->op == OP_ST && in->mem.space == MEM_RF) {
-    const Region *g = g_ptr_array_index(s->p->regions, in->mem.rf.region);
-    Range rg = sim_range(s, &in->mem.rf);
+    const Region *g = g_ptr_array_index(s->p->regions, in->dst.region);
+    Range rg = sim_range(s, &in->dst);
     return g->wg != w->id && remote_race(s, w, in, pc, &s->wg[g->wg], &rg, now);
   }
   if (in->op == OP_LD && (in->mods & MOD_MC))
@@ -743,8 +744,8 @@ static int64_t dma_issue(Sim *s, Wg *w, const Insn *in, int pc, int64_t t) {
     Range rg = sim_range(s, &in->a);
     track(s, &w->inflight, &rg, FALSE, done, -1, -1, pc);
     if (in->mem.space == MEM_RF) {
-      rg = sim_range(s, &in->mem.rf);
-      const Region *g = g_ptr_array_index(s->p->regions, in->mem.rf.region);
+      rg = sim_range(s, &in->dst);
+      const Region *g = g_ptr_array_index(s->p->regions, in->dst.region);
       Wg *tw = &s->wg[g->wg];
       track(s, tw == w ? &w->inflight : &tw->incoming, &rg, TRUE, done, -1, w->id, pc);
     }
@@ -862,8 +863,8 @@ static void find_remote(Sim *s) {
     for (int pc = 0; pc < p->wgs[w].n; pc++) {
       const Insn *in = &p->wgs[w].insns[pc];
       if (in->op == OP_ST && in->mem.space == MEM_RF &&
-          ((const Region *)g_ptr_array_index(p->regions, in->mem.rf.region))->wg != w)
-        s->remote[in->mem.rf.region] = 1;
+          ((const Region *)g_ptr_array_index(p->regions, in->dst.region))->wg != w)
+        s->remote[in->dst.region] = 1;
       if (in->op == OP_LD && (in->mods & MOD_MC))
         for (int k = 0; k < in->ntargets; k++)
           if (in->targets[k] != w) s->remote[sim_insn_tregion(in, k)] = 1;

@@ -45,7 +45,7 @@ static void same_insn(const Program *p, const Insn *x, const Program *q, const I
                    same_ref(&x->c, &y->c),
                "line %d", x->line);
   FUZZ_REQUIRE(x->mem.space == y->mem.space && x->mem.addr == y->mem.addr &&
-                   x->mem.stride == y->mem.stride && same_ref(&x->mem.rf, &y->mem.rf),
+                   x->mem.stride == y->mem.stride && same_ref(&x->dst, &y->dst),
                "line %d", x->line);
   FUZZ_REQUIRE(x->ntargets == y->ntargets, "line %d", x->line);
   for (int i = 0; i < x->ntargets; i++)
