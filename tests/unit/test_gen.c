@@ -25,6 +25,7 @@
 #include "lower.h"
 #include "pipeline.h"
 #include "tests.h"
+#include "trace.h" /* the MMA arrays test: TraceSlice */
 
 static const uint64_t seeds[] = {7, 13, 11, 23};
 enum { NSEEDS = G_N_ELEMENTS(seeds) };
@@ -1932,6 +1933,64 @@ START_TEST(test_p1_rf_grid_refused) {
 }
 END_TEST
 
+/* ---- hardware.mma_arrays > 1: the arrays of an SM busy at once ---- */
+
+/* Run P1 of `plan` traced (seed 7, correct within budgets); per SM, the
+ * cycles during which at least two of its arrays are busy, summed into
+ * *both; *same gets those where the two MMAs come from one WG. */
+static void array_overlap(const Plan *plan, int64_t *both, int64_t *same) {
+  g_autofree char *text = compile(plan, PROB_P1, NULL);
+  g_autoptr(GError) err = NULL;
+  g_autoptr(Program) p = sim_asm_parse("arrays.asm", text, strlen(text), &err);
+  ck_assert_msg(p, "%s", err ? err->message : "?");
+  SimOptions o;
+  sim_options_default(&o);
+  o.seed = 7, o.trace = TRUE;
+  SimResult r;
+  ck_assert_msg(sim_run(p, &o, &r, &err), "%s", err ? err->message : "?");
+  assert_passes("mma_arrays", p, &r, 7);
+  int A = p->hw.mma_arrays;
+  *both = *same = 0;
+  const GArray *sl = r.trace->mma;
+  /* slices of one array never overlap; two of different arrays of one SM
+   * overlap by max(0, min(ends) - max(starts)) (at most 4 arrays: pairs
+   * count each cycle once per pair; fine for a > 0 test) */
+  for (guint i = 0; i < sl->len; i++)
+    for (guint j = i + 1; j < sl->len; j++) {
+      const TraceSlice *x = &g_array_index(sl, TraceSlice, i), *y = &g_array_index(sl, TraceSlice, j);
+      if (x->track / A != y->track / A || x->track == y->track) continue;
+      int64_t ov = MIN(x->t1, y->t1) - MAX(x->t0, y->t0);
+      if (ov <= 0) continue;
+      *both += ov;
+      if (x->wg == y->wg) *same += ov;
+    }
+  sim_result_clear(&r);
+}
+
+/* mma_arrays 2: P1's MMAs use both arrays of an SM at once: the resident
+ * owners of an SM (one accumulator chain each) side by side, and a
+ * streamed rf_grid task's independent accumulators even from one WG; on
+ * one array nothing overlaps.  Fails if the simulator put every MMA on
+ * one array, or the lowering left one MMA-issuing WG per SM. */
+START_TEST(test_p1_mma_arrays) {
+  const char *const knobs[] = {P1_MC, "k_chunk: {qkv: 32, wo: 32, w1: 32, w2: 32}\n  rf_grid: {rows: 2, cols: 2}"};
+  for (int k = 0; k < 2; k++)
+    for (int arrays = 1; arrays <= 2; arrays++) {
+      g_autofree char *text = g_strdup_printf("version: 1\nhardware: {sms: 2, mma_arrays: %d}\np1:\n  problem: %s\n  %s\n",
+                                              arrays, P1_DIMS, knobs[k]);
+      g_autoptr(Plan) plan = plan_text("arrays.yaml", text);
+      int64_t both, same;
+      array_overlap(plan, &both, &same);
+      if (arrays == 1) {
+        ck_assert_int_eq(both, 0);
+        continue;
+      }
+      ck_assert_msg(both > 0, "%s: no two MMAs of an SM at once", text);
+      if (k == 1) ck_assert_msg(same > 0, "%s: no WG with two MMAs at once", text);
+    }
+}
+END_TEST
+
 /* A panel larger than a WG's RF after rf_temp_kib is refused at its knob. */
 START_TEST(test_resident_too_wide) {
   g_autoptr(Plan) p = plan_text("wide.yaml", "version: 1\nd1:\n  panels: {w2: 32}\n  weights: resident\n");
@@ -2067,6 +2126,7 @@ Suite *suite_gen(void) {
   tcase_add_test(tc, test_p1_rf_grid_loads);
   tcase_add_test(tc, test_p1_rf_grid_k_split);
   tcase_add_test(tc, test_p1_rf_grid_refused);
+  tcase_add_test(tc, test_p1_mma_arrays);
   suite_add_tcase(s, tc);
   tc = tcase_create("knobs");
   tcase_set_timeout(tc, 600);
