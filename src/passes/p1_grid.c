@@ -115,16 +115,27 @@ typedef struct GridTask {
   int a[2][8], w[2][8];
 } GridTask;
 
-/* K round k's loads (rows A chunks, cols W chunks) into buffer set k % nb. */
+/* K round k's loads (rows A chunks, cols W chunks) into buffer set k % nb,
+ * in the order the previous round's MMAs (row by row) are done with the
+ * buffers: A_i after MMA (i, cols-1), W_j after MMA (rows-1, j), ties A
+ * first.  Single-buffered, a load waits for the last MMA that reads its
+ * buffer and the WG issues in order, so a load freed early is not held
+ * behind one freed late (2 x 4: A0, W0, W1, W2, A1, W3 instead of A1
+ * before any W). */
 static void round_loads(const GridTask *gt, int k) {
   const LwP1Grid *g = gt->g;
   Ir *ir = gt->ir;
-  int k0 = gt->s * gt->KS + k * gt->kc, b = k % gt->nb, P = g->pj->panel;
+  int k0 = gt->s * gt->KS + k * gt->kc, b = k % gt->nb, P = g->pj->panel, R = g->rows, C = g->cols;
   LwMat am = {g->a.col, g->a.stride, g->a.packed};
-  for (int i = 0; i < g->rows; i++)
-    lw_load_mat(ir, gt->task, ir_all(ir, gt->a[b][i]), g->a.sym, &am, (gt->t0 + i) * g->R, k0, g->a.prov);
-  for (int j = 0; j < g->cols; j++)
-    lw_load(ir, gt->task, ir_all(ir, gt->w[b][j]), g->wsym, k0, (gt->p0 + j) * P, g->N, g->kprov);
+  for (int i = 0, j = 0; i < R || j < C;) {
+    if (i < R && (j >= C || i * C + C - 1 <= (R - 1) * C + j)) {
+      lw_load_mat(ir, gt->task, ir_all(ir, gt->a[b][i]), g->a.sym, &am, (gt->t0 + i) * g->R, k0, g->a.prov);
+      i++;
+    } else {
+      lw_load(ir, gt->task, ir_all(ir, gt->w[b][j]), g->wsym, k0, (gt->p0 + j) * P, g->N, g->kprov);
+      j++;
+    }
+  }
 }
 
 /* One task: grid (tiles t0.., panels p0..), K shard s. */

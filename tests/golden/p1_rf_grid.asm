@@ -18,13 +18,13 @@
 .rf l0_att_s0_h0_r0_vb          p0       32x32     ; l0.att.s0.h0.r0.vb
 .rf l0_att_s0_h0_r0_o           p1       32x32     ; l0.att.s0.h0.r0.o
 .rf l0_w1_r0_p0_k1_a00          p0       32x32     ; l0.w1.r0.p0.k1.a00
-.rf l0_w1_r0_p0_k1_a01          p1       32x32     ; l0.w1.r0.p0.k1.a01
-.rf l0_w1_r0_p0_k1_w00          p2       32x32     ; l0.w1.r0.p0.k1.w00
+.rf l0_w1_r0_p0_k1_w00          p1       32x32     ; l0.w1.r0.p0.k1.w00
+.rf l0_w1_r0_p0_k1_a01          p2       32x32     ; l0.w1.r0.p0.k1.a01
 .rf l0_w1_r0_p0_k1_w01          p3       32x32     ; l0.w1.r0.p0.k1.w01
 .rf l0_w1_r0_p0_k1_acc00        p4       32x32     ; l0.w1.r0.p0.k1.acc00
 .rf l0_w1_r0_p0_k1_acc01        p5       32x32     ; l0.w1.r0.p0.k1.acc01
 .rf l0_w1_r0_p0_k1_acc10        p0       32x32     ; l0.w1.r0.p0.k1.acc10
-.rf l0_w1_r0_p0_k1_acc11        p2       32x32     ; l0.w1.r0.p0.k1.acc11
+.rf l0_w1_r0_p0_k1_acc11        p1       32x32     ; l0.w1.r0.p0.k1.acc11
     LD        l0_ln1_r0_g, hbm[ln1_g.l0]                    ; p1.row_tile l0.ln1.r0
     LD        l0_ln1_r0_b, hbm[ln1_b.l0]                    ; p1.row_tile l0.ln1.r0
     LD        l0_ln1_r0_x, hbm[x_in]                        ; p1.row_tile l0.ln1.r0
@@ -92,8 +92,8 @@
     SIG       ev.att_l0, 1                                  ; p1.row_tile l0.att.s0.h0.r0
     WAIT      ev.ln2_l0, 2                                  ; p1.rf_grid.rows:12 l0.w1.r0.p0.k1
     LD        l0_w1_r0_p0_k1_a00, hbm[scratch + 82048], stride 64 ; p1.rf_grid.rows:12 l0.w1.r0.p0.k1
-    LD        l0_w1_r0_p0_k1_a01, hbm[scratch + 90240], stride 64 ; p1.rf_grid.rows:12 l0.w1.r0.p0.k1
     LD        l0_w1_r0_p0_k1_w00, hbm[w1.l0 + 16384], stride 128 ; p1.k_chunk.w1:11 l0.w1.r0.p0.k1
+    LD        l0_w1_r0_p0_k1_a01, hbm[scratch + 90240], stride 64 ; p1.rf_grid.rows:12 l0.w1.r0.p0.k1
     LD        l0_w1_r0_p0_k1_w01, hbm[w1.l0 + 16512], stride 128 ; p1.k_chunk.w1:11 l0.w1.r0.p0.k1
     MMA.z     l0_w1_r0_p0_k1_acc00, l0_w1_r0_p0_k1_a00, l0_w1_r0_p0_k1_w00 ; p1.k_chunk.w1:11 l0.w1.r0.p0.k1
     MMA.z     l0_w1_r0_p0_k1_acc01, l0_w1_r0_p0_k1_a00, l0_w1_r0_p0_k1_w01 ; p1.k_chunk.w1:11 l0.w1.r0.p0.k1
@@ -109,13 +109,13 @@
 
 .wg 1   ; sm 0, tasks: l0.qkv.r0.p0.k1 l0.att.s0.h1.r0 l0.w1.r0.p0.k0
 .rf l0_qkv_r0_p0_k1_a00         p0       32x32     ; l0.qkv.r0.p0.k1.a00
-.rf l0_qkv_r0_p0_k1_a01         p1       32x32     ; l0.qkv.r0.p0.k1.a01
-.rf l0_qkv_r0_p0_k1_w00         p2       32x32     ; l0.qkv.r0.p0.k1.w00
+.rf l0_qkv_r0_p0_k1_w00         p1       32x32     ; l0.qkv.r0.p0.k1.w00
+.rf l0_qkv_r0_p0_k1_a01         p2       32x32     ; l0.qkv.r0.p0.k1.a01
 .rf l0_qkv_r0_p0_k1_w01         p3       32x32     ; l0.qkv.r0.p0.k1.w01
 .rf l0_qkv_r0_p0_k1_acc00       p4       32x32     ; l0.qkv.r0.p0.k1.acc00
 .rf l0_qkv_r0_p0_k1_acc01       p5       32x32     ; l0.qkv.r0.p0.k1.acc01
 .rf l0_qkv_r0_p0_k1_acc10       p0       32x32     ; l0.qkv.r0.p0.k1.acc10
-.rf l0_qkv_r0_p0_k1_acc11       p2       32x32     ; l0.qkv.r0.p0.k1.acc11
+.rf l0_qkv_r0_p0_k1_acc11       p1       32x32     ; l0.qkv.r0.p0.k1.acc11
 .rf l0_att_s0_h1_r0_q           p0       32x32     ; l0.att.s0.h1.r0.q
 .rf l0_att_s0_h1_r0_kb          p1       32x32     ; l0.att.s0.h1.r0.kb
 .rf l0_att_s0_h1_r0_s           p2       32x32     ; l0.att.s0.h1.r0.s
@@ -125,20 +125,20 @@
 .rf l0_att_s0_h1_r0_vb          p0       32x32     ; l0.att.s0.h1.r0.vb
 .rf l0_att_s0_h1_r0_o           p1       32x32     ; l0.att.s0.h1.r0.o
 .rf l0_w1_r0_p0_k0_a00          p0       32x32     ; l0.w1.r0.p0.k0.a00
-.rf l0_w1_r0_p0_k0_a01          p1       32x32     ; l0.w1.r0.p0.k0.a01
-.rf l0_w1_r0_p0_k0_w00          p2       32x32     ; l0.w1.r0.p0.k0.w00
+.rf l0_w1_r0_p0_k0_w00          p1       32x32     ; l0.w1.r0.p0.k0.w00
+.rf l0_w1_r0_p0_k0_a01          p2       32x32     ; l0.w1.r0.p0.k0.a01
 .rf l0_w1_r0_p0_k0_w01          p3       32x32     ; l0.w1.r0.p0.k0.w01
 .rf l0_w1_r0_p0_k0_acc00        p4       32x32     ; l0.w1.r0.p0.k0.acc00
 .rf l0_w1_r0_p0_k0_acc01        p5       32x32     ; l0.w1.r0.p0.k0.acc01
 .rf l0_w1_r0_p0_k0_acc10        p0       32x32     ; l0.w1.r0.p0.k0.acc10
-.rf l0_w1_r0_p0_k0_acc11        p2       32x32     ; l0.w1.r0.p0.k0.acc11
-.rf l0_w1_r0_p0_k0_part         p1       32x32     ; l0.w1.r0.p0.k0.part
-.rf l0_w1_r0_p0_k0_bias         p1       1x64      ; l0.w1.r0.p0.k0.bias
+.rf l0_w1_r0_p0_k0_acc11        p1       32x32     ; l0.w1.r0.p0.k0.acc11
+.rf l0_w1_r0_p0_k0_part         p2       32x32     ; l0.w1.r0.p0.k0.part
+.rf l0_w1_r0_p0_k0_bias         p2       1x64      ; l0.w1.r0.p0.k0.bias
 .rf l0_w1_r0_p0_k0_gelu         p3       32x32     ; l0.w1.r0.p0.k0.gelu
     WAIT      ev.ln1_l0, 2                                  ; p1.rf_grid.rows:12 l0.qkv.r0.p0.k1
     LD        l0_qkv_r0_p0_k1_a00, hbm[scratch + 16512], stride 64 ; p1.rf_grid.rows:12 l0.qkv.r0.p0.k1
-    LD        l0_qkv_r0_p0_k1_a01, hbm[scratch + 24704], stride 64 ; p1.rf_grid.rows:12 l0.qkv.r0.p0.k1
     LD        l0_qkv_r0_p0_k1_w00, hbm[wqkv.l0 + 24576], stride 192 ; p1.k_chunk.qkv:11 l0.qkv.r0.p0.k1
+    LD        l0_qkv_r0_p0_k1_a01, hbm[scratch + 24704], stride 64 ; p1.rf_grid.rows:12 l0.qkv.r0.p0.k1
     LD        l0_qkv_r0_p0_k1_w01, hbm[wqkv.l0 + 24704], stride 192 ; p1.k_chunk.qkv:11 l0.qkv.r0.p0.k1
     MMA.z     l0_qkv_r0_p0_k1_acc00, l0_qkv_r0_p0_k1_a00, l0_qkv_r0_p0_k1_w00 ; p1.k_chunk.qkv:11 l0.qkv.r0.p0.k1
     MMA.z     l0_qkv_r0_p0_k1_acc01, l0_qkv_r0_p0_k1_a00, l0_qkv_r0_p0_k1_w01 ; p1.k_chunk.qkv:11 l0.qkv.r0.p0.k1
@@ -201,8 +201,8 @@
     SIG       ev.att_l0, 1                                  ; p1.row_tile l0.att.s0.h1.r0
     WAIT      ev.ln2_l0, 2                                  ; p1.rf_grid.rows:12 l0.w1.r0.p0.k0
     LD        l0_w1_r0_p0_k0_a00, hbm[scratch + 81920], stride 64 ; p1.rf_grid.rows:12 l0.w1.r0.p0.k0
-    LD        l0_w1_r0_p0_k0_a01, hbm[scratch + 90112], stride 64 ; p1.rf_grid.rows:12 l0.w1.r0.p0.k0
     LD        l0_w1_r0_p0_k0_w00, hbm[w1.l0], stride 128    ; p1.k_chunk.w1:11 l0.w1.r0.p0.k0
+    LD        l0_w1_r0_p0_k0_a01, hbm[scratch + 90112], stride 64 ; p1.rf_grid.rows:12 l0.w1.r0.p0.k0
     LD        l0_w1_r0_p0_k0_w01, hbm[w1.l0 + 128], stride 128 ; p1.k_chunk.w1:11 l0.w1.r0.p0.k0
     MMA.z     l0_w1_r0_p0_k0_acc00, l0_w1_r0_p0_k0_a00, l0_w1_r0_p0_k0_w00 ; p1.k_chunk.w1:11 l0.w1.r0.p0.k0
     MMA.z     l0_w1_r0_p0_k0_acc01, l0_w1_r0_p0_k0_a00, l0_w1_r0_p0_k0_w01 ; p1.k_chunk.w1:11 l0.w1.r0.p0.k0
@@ -267,37 +267,37 @@
 
 .wg 2   ; sm 0, tasks: l0.qkv.r0.p4.k1 l0.wo.r0.p0.k1 l0.w2.r0.p0.k1
 .rf l0_qkv_r0_p4_k1_a00         p0       32x32     ; l0.qkv.r0.p4.k1.a00
-.rf l0_qkv_r0_p4_k1_a01         p1       32x32     ; l0.qkv.r0.p4.k1.a01
-.rf l0_qkv_r0_p4_k1_w00         p2       32x32     ; l0.qkv.r0.p4.k1.w00
+.rf l0_qkv_r0_p4_k1_w00         p1       32x32     ; l0.qkv.r0.p4.k1.w00
+.rf l0_qkv_r0_p4_k1_a01         p2       32x32     ; l0.qkv.r0.p4.k1.a01
 .rf l0_qkv_r0_p4_k1_w01         p3       32x32     ; l0.qkv.r0.p4.k1.w01
 .rf l0_qkv_r0_p4_k1_acc00       p4       32x32     ; l0.qkv.r0.p4.k1.acc00
 .rf l0_qkv_r0_p4_k1_acc01       p5       32x32     ; l0.qkv.r0.p4.k1.acc01
 .rf l0_qkv_r0_p4_k1_acc10       p0       32x32     ; l0.qkv.r0.p4.k1.acc10
-.rf l0_qkv_r0_p4_k1_acc11       p2       32x32     ; l0.qkv.r0.p4.k1.acc11
+.rf l0_qkv_r0_p4_k1_acc11       p1       32x32     ; l0.qkv.r0.p4.k1.acc11
 .rf l0_wo_r0_p0_k1_a00          p0       32x32     ; l0.wo.r0.p0.k1.a00
-.rf l0_wo_r0_p0_k1_a01          p1       32x32     ; l0.wo.r0.p0.k1.a01
-.rf l0_wo_r0_p0_k1_w00          p2       32x32     ; l0.wo.r0.p0.k1.w00
+.rf l0_wo_r0_p0_k1_w00          p1       32x32     ; l0.wo.r0.p0.k1.w00
+.rf l0_wo_r0_p0_k1_a01          p2       32x32     ; l0.wo.r0.p0.k1.a01
 .rf l0_wo_r0_p0_k1_w01          p3       32x32     ; l0.wo.r0.p0.k1.w01
 .rf l0_wo_r0_p0_k1_acc00        p4       32x32     ; l0.wo.r0.p0.k1.acc00
 .rf l0_wo_r0_p0_k1_acc01        p5       32x32     ; l0.wo.r0.p0.k1.acc01
 .rf l0_wo_r0_p0_k1_acc10        p0       32x32     ; l0.wo.r0.p0.k1.acc10
-.rf l0_wo_r0_p0_k1_acc11        p2       32x32     ; l0.wo.r0.p0.k1.acc11
+.rf l0_wo_r0_p0_k1_acc11        p1       32x32     ; l0.wo.r0.p0.k1.acc11
 .rf l0_w2_r0_p0_k1_a00          p0       32x32     ; l0.w2.r0.p0.k1.a00
-.rf l0_w2_r0_p0_k1_a01          p1       32x32     ; l0.w2.r0.p0.k1.a01
-.rf l0_w2_r0_p0_k1_w00          p2       32x32     ; l0.w2.r0.p0.k1.w00
+.rf l0_w2_r0_p0_k1_w00          p1       32x32     ; l0.w2.r0.p0.k1.w00
+.rf l0_w2_r0_p0_k1_a01          p2       32x32     ; l0.w2.r0.p0.k1.a01
 .rf l0_w2_r0_p0_k1_w01          p3       32x32     ; l0.w2.r0.p0.k1.w01
 .rf l0_w2_r0_p0_k1_a10          p4       32x32     ; l0.w2.r0.p0.k1.a10
-.rf l0_w2_r0_p0_k1_a11          p5       32x32     ; l0.w2.r0.p0.k1.a11
-.rf l0_w2_r0_p0_k1_w10          p6       32x32     ; l0.w2.r0.p0.k1.w10
+.rf l0_w2_r0_p0_k1_w10          p5       32x32     ; l0.w2.r0.p0.k1.w10
+.rf l0_w2_r0_p0_k1_a11          p6       32x32     ; l0.w2.r0.p0.k1.a11
 .rf l0_w2_r0_p0_k1_w11          p7       32x32     ; l0.w2.r0.p0.k1.w11
 .rf l0_w2_r0_p0_k1_acc00        p8       32x32     ; l0.w2.r0.p0.k1.acc00
 .rf l0_w2_r0_p0_k1_acc01        p9       32x32     ; l0.w2.r0.p0.k1.acc01
 .rf l0_w2_r0_p0_k1_acc10        p0       32x32     ; l0.w2.r0.p0.k1.acc10
-.rf l0_w2_r0_p0_k1_acc11        p2       32x32     ; l0.w2.r0.p0.k1.acc11
+.rf l0_w2_r0_p0_k1_acc11        p1       32x32     ; l0.w2.r0.p0.k1.acc11
     WAIT      ev.ln1_l0, 2                                  ; p1.rf_grid.rows:12 l0.qkv.r0.p4.k1
     LD        l0_qkv_r0_p4_k1_a00, hbm[scratch + 16512], stride 64 ; p1.rf_grid.rows:12 l0.qkv.r0.p4.k1
-    LD        l0_qkv_r0_p4_k1_a01, hbm[scratch + 24704], stride 64 ; p1.rf_grid.rows:12 l0.qkv.r0.p4.k1
     LD        l0_qkv_r0_p4_k1_w00, hbm[wqkv.l0 + 25088], stride 192 ; p1.k_chunk.qkv:11 l0.qkv.r0.p4.k1
+    LD        l0_qkv_r0_p4_k1_a01, hbm[scratch + 24704], stride 64 ; p1.rf_grid.rows:12 l0.qkv.r0.p4.k1
     LD        l0_qkv_r0_p4_k1_w01, hbm[wqkv.l0 + 25216], stride 192 ; p1.k_chunk.qkv:11 l0.qkv.r0.p4.k1
     MMA.z     l0_qkv_r0_p4_k1_acc00, l0_qkv_r0_p4_k1_a00, l0_qkv_r0_p4_k1_w00 ; p1.k_chunk.qkv:11 l0.qkv.r0.p4.k1
     MMA.z     l0_qkv_r0_p4_k1_acc01, l0_qkv_r0_p4_k1_a00, l0_qkv_r0_p4_k1_w01 ; p1.k_chunk.qkv:11 l0.qkv.r0.p4.k1
@@ -311,8 +311,8 @@
     SIG       ev.qkv_l0, 1                                  ; p1.rf_grid.rows:12 l0.qkv.r0.p4.k1
     WAIT      ev.att_l0, 4                                  ; p1.rf_grid.rows:12 l0.wo.r0.p0.k1
     LD        l0_wo_r0_p0_k1_a00, hbm[scratch + 49280], stride 64 ; p1.rf_grid.rows:12 l0.wo.r0.p0.k1
-    LD        l0_wo_r0_p0_k1_a01, hbm[scratch + 57472], stride 64 ; p1.rf_grid.rows:12 l0.wo.r0.p0.k1
     LD        l0_wo_r0_p0_k1_w00, hbm[wo.l0 + 8192], stride 64 ; p1.k_chunk.wo:11 l0.wo.r0.p0.k1
+    LD        l0_wo_r0_p0_k1_a01, hbm[scratch + 57472], stride 64 ; p1.rf_grid.rows:12 l0.wo.r0.p0.k1
     LD        l0_wo_r0_p0_k1_w01, hbm[wo.l0 + 8320], stride 64 ; p1.k_chunk.wo:11 l0.wo.r0.p0.k1
     MMA.z     l0_wo_r0_p0_k1_acc00, l0_wo_r0_p0_k1_a00, l0_wo_r0_p0_k1_w00 ; p1.k_chunk.wo:11 l0.wo.r0.p0.k1
     MMA.z     l0_wo_r0_p0_k1_acc01, l0_wo_r0_p0_k1_a00, l0_wo_r0_p0_k1_w01 ; p1.k_chunk.wo:11 l0.wo.r0.p0.k1
@@ -326,12 +326,12 @@
     SIG       ev.wo_l0, 1                                   ; p1.rf_grid.rows:12 l0.wo.r0.p0.k1
     WAIT      ev.w1_l0, 4                                   ; p1.rf_grid.rows:12 l0.w2.r0.p0.k1
     LD        l0_w2_r0_p0_k1_a00, hbm[scratch + 98560], stride 128 ; p1.rf_grid.rows:12 l0.w2.r0.p0.k1
-    LD        l0_w2_r0_p0_k1_a01, hbm[scratch + 114944], stride 128 ; p1.rf_grid.rows:12 l0.w2.r0.p0.k1
     LD        l0_w2_r0_p0_k1_w00, hbm[w2.l0 + 16384], stride 64 ; p1.k_chunk.w2:11 l0.w2.r0.p0.k1
+    LD        l0_w2_r0_p0_k1_a01, hbm[scratch + 114944], stride 128 ; p1.rf_grid.rows:12 l0.w2.r0.p0.k1
     LD        l0_w2_r0_p0_k1_w01, hbm[w2.l0 + 16512], stride 64 ; p1.k_chunk.w2:11 l0.w2.r0.p0.k1
     LD        l0_w2_r0_p0_k1_a10, hbm[scratch + 98688], stride 128 ; p1.rf_grid.rows:12 l0.w2.r0.p0.k1
-    LD        l0_w2_r0_p0_k1_a11, hbm[scratch + 115072], stride 128 ; p1.rf_grid.rows:12 l0.w2.r0.p0.k1
     LD        l0_w2_r0_p0_k1_w10, hbm[w2.l0 + 24576], stride 64 ; p1.k_chunk.w2:11 l0.w2.r0.p0.k1
+    LD        l0_w2_r0_p0_k1_a11, hbm[scratch + 115072], stride 128 ; p1.rf_grid.rows:12 l0.w2.r0.p0.k1
     LD        l0_w2_r0_p0_k1_w11, hbm[w2.l0 + 24704], stride 64 ; p1.k_chunk.w2:11 l0.w2.r0.p0.k1
     MMA.z     l0_w2_r0_p0_k1_acc00, l0_w2_r0_p0_k1_a00, l0_w2_r0_p0_k1_w00 ; p1.k_chunk.w2:11 l0.w2.r0.p0.k1
     MMA.z     l0_w2_r0_p0_k1_acc01, l0_w2_r0_p0_k1_a00, l0_w2_r0_p0_k1_w01 ; p1.k_chunk.w2:11 l0.w2.r0.p0.k1
@@ -351,15 +351,15 @@
 
 .wg 3   ; sm 0, tasks: l0.qkv.r0.p2.k0 l0.ln2.r0
 .rf l0_qkv_r0_p2_k0_a00         p0       32x32     ; l0.qkv.r0.p2.k0.a00
-.rf l0_qkv_r0_p2_k0_a01         p1       32x32     ; l0.qkv.r0.p2.k0.a01
-.rf l0_qkv_r0_p2_k0_w00         p2       32x32     ; l0.qkv.r0.p2.k0.w00
+.rf l0_qkv_r0_p2_k0_w00         p1       32x32     ; l0.qkv.r0.p2.k0.w00
+.rf l0_qkv_r0_p2_k0_a01         p2       32x32     ; l0.qkv.r0.p2.k0.a01
 .rf l0_qkv_r0_p2_k0_w01         p3       32x32     ; l0.qkv.r0.p2.k0.w01
 .rf l0_qkv_r0_p2_k0_acc00       p4       32x32     ; l0.qkv.r0.p2.k0.acc00
 .rf l0_qkv_r0_p2_k0_acc01       p5       32x32     ; l0.qkv.r0.p2.k0.acc01
 .rf l0_qkv_r0_p2_k0_acc10       p0       32x32     ; l0.qkv.r0.p2.k0.acc10
-.rf l0_qkv_r0_p2_k0_acc11       p2       32x32     ; l0.qkv.r0.p2.k0.acc11
-.rf l0_qkv_r0_p2_k0_part        p1       32x32     ; l0.qkv.r0.p2.k0.part
-.rf l0_qkv_r0_p2_k0_bias        p1       1x64      ; l0.qkv.r0.p2.k0.bias
+.rf l0_qkv_r0_p2_k0_acc11       p1       32x32     ; l0.qkv.r0.p2.k0.acc11
+.rf l0_qkv_r0_p2_k0_part        p2       32x32     ; l0.qkv.r0.p2.k0.part
+.rf l0_qkv_r0_p2_k0_bias        p2       1x64      ; l0.qkv.r0.p2.k0.bias
 .rf l0_ln2_r0_g                 p0       1x64      ; l0.ln2.r0.g
 .rf l0_ln2_r0_b                 p0+256   1x64      ; l0.ln2.r0.b
 .rf l0_ln2_r0_x                 p1       32x64     ; l0.ln2.r0.x
@@ -368,8 +368,8 @@
 .rf l0_ln2_r0_var               p0+512   32x1      ; l0.ln2.r0.var
     WAIT      ev.ln1_l0, 2                                  ; p1.rf_grid.rows:12 l0.qkv.r0.p2.k0
     LD        l0_qkv_r0_p2_k0_a00, hbm[scratch + 16384], stride 64 ; p1.rf_grid.rows:12 l0.qkv.r0.p2.k0
-    LD        l0_qkv_r0_p2_k0_a01, hbm[scratch + 24576], stride 64 ; p1.rf_grid.rows:12 l0.qkv.r0.p2.k0
     LD        l0_qkv_r0_p2_k0_w00, hbm[wqkv.l0 + 256], stride 192 ; p1.k_chunk.qkv:11 l0.qkv.r0.p2.k0
+    LD        l0_qkv_r0_p2_k0_a01, hbm[scratch + 24576], stride 64 ; p1.rf_grid.rows:12 l0.qkv.r0.p2.k0
     LD        l0_qkv_r0_p2_k0_w01, hbm[wqkv.l0 + 384], stride 192 ; p1.k_chunk.qkv:11 l0.qkv.r0.p2.k0
     MMA.z     l0_qkv_r0_p2_k0_acc00, l0_qkv_r0_p2_k0_a00, l0_qkv_r0_p2_k0_w00 ; p1.k_chunk.qkv:11 l0.qkv.r0.p2.k0
     MMA.z     l0_qkv_r0_p2_k0_acc01, l0_qkv_r0_p2_k0_a00, l0_qkv_r0_p2_k0_w01 ; p1.k_chunk.qkv:11 l0.qkv.r0.p2.k0
@@ -429,13 +429,13 @@
 .rf l0_att_s0_h0_r1_vb          p0       32x32     ; l0.att.s0.h0.r1.vb
 .rf l0_att_s0_h0_r1_o           p1       32x32     ; l0.att.s0.h0.r1.o
 .rf l0_w1_r0_p2_k1_a00          p0       32x32     ; l0.w1.r0.p2.k1.a00
-.rf l0_w1_r0_p2_k1_a01          p1       32x32     ; l0.w1.r0.p2.k1.a01
-.rf l0_w1_r0_p2_k1_w00          p2       32x32     ; l0.w1.r0.p2.k1.w00
+.rf l0_w1_r0_p2_k1_w00          p1       32x32     ; l0.w1.r0.p2.k1.w00
+.rf l0_w1_r0_p2_k1_a01          p2       32x32     ; l0.w1.r0.p2.k1.a01
 .rf l0_w1_r0_p2_k1_w01          p3       32x32     ; l0.w1.r0.p2.k1.w01
 .rf l0_w1_r0_p2_k1_acc00        p4       32x32     ; l0.w1.r0.p2.k1.acc00
 .rf l0_w1_r0_p2_k1_acc01        p5       32x32     ; l0.w1.r0.p2.k1.acc01
 .rf l0_w1_r0_p2_k1_acc10        p0       32x32     ; l0.w1.r0.p2.k1.acc10
-.rf l0_w1_r0_p2_k1_acc11        p2       32x32     ; l0.w1.r0.p2.k1.acc11
+.rf l0_w1_r0_p2_k1_acc11        p1       32x32     ; l0.w1.r0.p2.k1.acc11
     LD        l0_ln1_r1_g, hbm[ln1_g.l0]                    ; p1.row_tile l0.ln1.r1
     LD        l0_ln1_r1_b, hbm[ln1_b.l0]                    ; p1.row_tile l0.ln1.r1
     LD        l0_ln1_r1_x, hbm[x_in + 8192]                 ; p1.row_tile l0.ln1.r1
@@ -507,8 +507,8 @@
     SIG       ev.att_l0, 1                                  ; p1.row_tile l0.att.s0.h0.r1
     WAIT      ev.ln2_l0, 2                                  ; p1.rf_grid.rows:12 l0.w1.r0.p2.k1
     LD        l0_w1_r0_p2_k1_a00, hbm[scratch + 82048], stride 64 ; p1.rf_grid.rows:12 l0.w1.r0.p2.k1
-    LD        l0_w1_r0_p2_k1_a01, hbm[scratch + 90240], stride 64 ; p1.rf_grid.rows:12 l0.w1.r0.p2.k1
     LD        l0_w1_r0_p2_k1_w00, hbm[w1.l0 + 16640], stride 128 ; p1.k_chunk.w1:11 l0.w1.r0.p2.k1
+    LD        l0_w1_r0_p2_k1_a01, hbm[scratch + 90240], stride 64 ; p1.rf_grid.rows:12 l0.w1.r0.p2.k1
     LD        l0_w1_r0_p2_k1_w01, hbm[w1.l0 + 16768], stride 128 ; p1.k_chunk.w1:11 l0.w1.r0.p2.k1
     MMA.z     l0_w1_r0_p2_k1_acc00, l0_w1_r0_p2_k1_a00, l0_w1_r0_p2_k1_w00 ; p1.k_chunk.w1:11 l0.w1.r0.p2.k1
     MMA.z     l0_w1_r0_p2_k1_acc01, l0_w1_r0_p2_k1_a00, l0_w1_r0_p2_k1_w01 ; p1.k_chunk.w1:11 l0.w1.r0.p2.k1
@@ -524,13 +524,13 @@
 
 .wg 5   ; sm 1, tasks: l0.qkv.r0.p2.k1 l0.att.s0.h1.r1 l0.w1.r0.p2.k0
 .rf l0_qkv_r0_p2_k1_a00         p0       32x32     ; l0.qkv.r0.p2.k1.a00
-.rf l0_qkv_r0_p2_k1_a01         p1       32x32     ; l0.qkv.r0.p2.k1.a01
-.rf l0_qkv_r0_p2_k1_w00         p2       32x32     ; l0.qkv.r0.p2.k1.w00
+.rf l0_qkv_r0_p2_k1_w00         p1       32x32     ; l0.qkv.r0.p2.k1.w00
+.rf l0_qkv_r0_p2_k1_a01         p2       32x32     ; l0.qkv.r0.p2.k1.a01
 .rf l0_qkv_r0_p2_k1_w01         p3       32x32     ; l0.qkv.r0.p2.k1.w01
 .rf l0_qkv_r0_p2_k1_acc00       p4       32x32     ; l0.qkv.r0.p2.k1.acc00
 .rf l0_qkv_r0_p2_k1_acc01       p5       32x32     ; l0.qkv.r0.p2.k1.acc01
 .rf l0_qkv_r0_p2_k1_acc10       p0       32x32     ; l0.qkv.r0.p2.k1.acc10
-.rf l0_qkv_r0_p2_k1_acc11       p2       32x32     ; l0.qkv.r0.p2.k1.acc11
+.rf l0_qkv_r0_p2_k1_acc11       p1       32x32     ; l0.qkv.r0.p2.k1.acc11
 .rf l0_att_s0_h1_r1_q           p0       32x32     ; l0.att.s0.h1.r1.q
 .rf l0_att_s0_h1_r1_kb          p1       32x32     ; l0.att.s0.h1.r1.kb
 .rf l0_att_s0_h1_r1_s           p2       32x64     ; l0.att.s0.h1.r1.s
@@ -540,20 +540,20 @@
 .rf l0_att_s0_h1_r1_vb          p0       32x32     ; l0.att.s0.h1.r1.vb
 .rf l0_att_s0_h1_r1_o           p1       32x32     ; l0.att.s0.h1.r1.o
 .rf l0_w1_r0_p2_k0_a00          p0       32x32     ; l0.w1.r0.p2.k0.a00
-.rf l0_w1_r0_p2_k0_a01          p1       32x32     ; l0.w1.r0.p2.k0.a01
-.rf l0_w1_r0_p2_k0_w00          p2       32x32     ; l0.w1.r0.p2.k0.w00
+.rf l0_w1_r0_p2_k0_w00          p1       32x32     ; l0.w1.r0.p2.k0.w00
+.rf l0_w1_r0_p2_k0_a01          p2       32x32     ; l0.w1.r0.p2.k0.a01
 .rf l0_w1_r0_p2_k0_w01          p3       32x32     ; l0.w1.r0.p2.k0.w01
 .rf l0_w1_r0_p2_k0_acc00        p4       32x32     ; l0.w1.r0.p2.k0.acc00
 .rf l0_w1_r0_p2_k0_acc01        p5       32x32     ; l0.w1.r0.p2.k0.acc01
 .rf l0_w1_r0_p2_k0_acc10        p0       32x32     ; l0.w1.r0.p2.k0.acc10
-.rf l0_w1_r0_p2_k0_acc11        p2       32x32     ; l0.w1.r0.p2.k0.acc11
-.rf l0_w1_r0_p2_k0_part         p1       32x32     ; l0.w1.r0.p2.k0.part
-.rf l0_w1_r0_p2_k0_bias         p1       1x64      ; l0.w1.r0.p2.k0.bias
+.rf l0_w1_r0_p2_k0_acc11        p1       32x32     ; l0.w1.r0.p2.k0.acc11
+.rf l0_w1_r0_p2_k0_part         p2       32x32     ; l0.w1.r0.p2.k0.part
+.rf l0_w1_r0_p2_k0_bias         p2       1x64      ; l0.w1.r0.p2.k0.bias
 .rf l0_w1_r0_p2_k0_gelu         p3       32x32     ; l0.w1.r0.p2.k0.gelu
     WAIT      ev.ln1_l0, 2                                  ; p1.rf_grid.rows:12 l0.qkv.r0.p2.k1
     LD        l0_qkv_r0_p2_k1_a00, hbm[scratch + 16512], stride 64 ; p1.rf_grid.rows:12 l0.qkv.r0.p2.k1
-    LD        l0_qkv_r0_p2_k1_a01, hbm[scratch + 24704], stride 64 ; p1.rf_grid.rows:12 l0.qkv.r0.p2.k1
     LD        l0_qkv_r0_p2_k1_w00, hbm[wqkv.l0 + 24832], stride 192 ; p1.k_chunk.qkv:11 l0.qkv.r0.p2.k1
+    LD        l0_qkv_r0_p2_k1_a01, hbm[scratch + 24704], stride 64 ; p1.rf_grid.rows:12 l0.qkv.r0.p2.k1
     LD        l0_qkv_r0_p2_k1_w01, hbm[wqkv.l0 + 24960], stride 192 ; p1.k_chunk.qkv:11 l0.qkv.r0.p2.k1
     MMA.z     l0_qkv_r0_p2_k1_acc00, l0_qkv_r0_p2_k1_a00, l0_qkv_r0_p2_k1_w00 ; p1.k_chunk.qkv:11 l0.qkv.r0.p2.k1
     MMA.z     l0_qkv_r0_p2_k1_acc01, l0_qkv_r0_p2_k1_a00, l0_qkv_r0_p2_k1_w01 ; p1.k_chunk.qkv:11 l0.qkv.r0.p2.k1
@@ -620,8 +620,8 @@
     SIG       ev.att_l0, 1                                  ; p1.row_tile l0.att.s0.h1.r1
     WAIT      ev.ln2_l0, 2                                  ; p1.rf_grid.rows:12 l0.w1.r0.p2.k0
     LD        l0_w1_r0_p2_k0_a00, hbm[scratch + 81920], stride 64 ; p1.rf_grid.rows:12 l0.w1.r0.p2.k0
-    LD        l0_w1_r0_p2_k0_a01, hbm[scratch + 90112], stride 64 ; p1.rf_grid.rows:12 l0.w1.r0.p2.k0
     LD        l0_w1_r0_p2_k0_w00, hbm[w1.l0 + 256], stride 128 ; p1.k_chunk.w1:11 l0.w1.r0.p2.k0
+    LD        l0_w1_r0_p2_k0_a01, hbm[scratch + 90112], stride 64 ; p1.rf_grid.rows:12 l0.w1.r0.p2.k0
     LD        l0_w1_r0_p2_k0_w01, hbm[w1.l0 + 384], stride 128 ; p1.k_chunk.w1:11 l0.w1.r0.p2.k0
     MMA.z     l0_w1_r0_p2_k0_acc00, l0_w1_r0_p2_k0_a00, l0_w1_r0_p2_k0_w00 ; p1.k_chunk.w1:11 l0.w1.r0.p2.k0
     MMA.z     l0_w1_r0_p2_k0_acc01, l0_w1_r0_p2_k0_a00, l0_w1_r0_p2_k0_w01 ; p1.k_chunk.w1:11 l0.w1.r0.p2.k0
@@ -686,45 +686,45 @@
 
 .wg 6   ; sm 1, tasks: l0.qkv.r0.p0.k0 l0.wo.r0.p0.k0 l0.w2.r0.p0.k0
 .rf l0_qkv_r0_p0_k0_a00         p0       32x32     ; l0.qkv.r0.p0.k0.a00
-.rf l0_qkv_r0_p0_k0_a01         p1       32x32     ; l0.qkv.r0.p0.k0.a01
-.rf l0_qkv_r0_p0_k0_w00         p2       32x32     ; l0.qkv.r0.p0.k0.w00
+.rf l0_qkv_r0_p0_k0_w00         p1       32x32     ; l0.qkv.r0.p0.k0.w00
+.rf l0_qkv_r0_p0_k0_a01         p2       32x32     ; l0.qkv.r0.p0.k0.a01
 .rf l0_qkv_r0_p0_k0_w01         p3       32x32     ; l0.qkv.r0.p0.k0.w01
 .rf l0_qkv_r0_p0_k0_acc00       p4       32x32     ; l0.qkv.r0.p0.k0.acc00
 .rf l0_qkv_r0_p0_k0_acc01       p5       32x32     ; l0.qkv.r0.p0.k0.acc01
 .rf l0_qkv_r0_p0_k0_acc10       p0       32x32     ; l0.qkv.r0.p0.k0.acc10
-.rf l0_qkv_r0_p0_k0_acc11       p2       32x32     ; l0.qkv.r0.p0.k0.acc11
-.rf l0_qkv_r0_p0_k0_part        p1       32x32     ; l0.qkv.r0.p0.k0.part
-.rf l0_qkv_r0_p0_k0_bias        p1       1x64      ; l0.qkv.r0.p0.k0.bias
+.rf l0_qkv_r0_p0_k0_acc11       p1       32x32     ; l0.qkv.r0.p0.k0.acc11
+.rf l0_qkv_r0_p0_k0_part        p2       32x32     ; l0.qkv.r0.p0.k0.part
+.rf l0_qkv_r0_p0_k0_bias        p2       1x64      ; l0.qkv.r0.p0.k0.bias
 .rf l0_wo_r0_p0_k0_a00          p0       32x32     ; l0.wo.r0.p0.k0.a00
-.rf l0_wo_r0_p0_k0_a01          p1       32x32     ; l0.wo.r0.p0.k0.a01
-.rf l0_wo_r0_p0_k0_w00          p2       32x32     ; l0.wo.r0.p0.k0.w00
+.rf l0_wo_r0_p0_k0_w00          p1       32x32     ; l0.wo.r0.p0.k0.w00
+.rf l0_wo_r0_p0_k0_a01          p2       32x32     ; l0.wo.r0.p0.k0.a01
 .rf l0_wo_r0_p0_k0_w01          p3       32x32     ; l0.wo.r0.p0.k0.w01
 .rf l0_wo_r0_p0_k0_acc00        p4       32x32     ; l0.wo.r0.p0.k0.acc00
 .rf l0_wo_r0_p0_k0_acc01        p5       32x32     ; l0.wo.r0.p0.k0.acc01
 .rf l0_wo_r0_p0_k0_acc10        p0       32x32     ; l0.wo.r0.p0.k0.acc10
-.rf l0_wo_r0_p0_k0_acc11        p2       32x32     ; l0.wo.r0.p0.k0.acc11
-.rf l0_wo_r0_p0_k0_part         p1       32x32     ; l0.wo.r0.p0.k0.part
-.rf l0_wo_r0_p0_k0_bias         p1       1x64      ; l0.wo.r0.p0.k0.bias
+.rf l0_wo_r0_p0_k0_acc11        p1       32x32     ; l0.wo.r0.p0.k0.acc11
+.rf l0_wo_r0_p0_k0_part         p2       32x32     ; l0.wo.r0.p0.k0.part
+.rf l0_wo_r0_p0_k0_bias         p2       1x64      ; l0.wo.r0.p0.k0.bias
 .rf l0_wo_r0_p0_k0_res          p3       32x32     ; l0.wo.r0.p0.k0.res
 .rf l0_w2_r0_p0_k0_a00          p0       32x32     ; l0.w2.r0.p0.k0.a00
-.rf l0_w2_r0_p0_k0_a01          p1       32x32     ; l0.w2.r0.p0.k0.a01
-.rf l0_w2_r0_p0_k0_w00          p2       32x32     ; l0.w2.r0.p0.k0.w00
+.rf l0_w2_r0_p0_k0_w00          p1       32x32     ; l0.w2.r0.p0.k0.w00
+.rf l0_w2_r0_p0_k0_a01          p2       32x32     ; l0.w2.r0.p0.k0.a01
 .rf l0_w2_r0_p0_k0_w01          p3       32x32     ; l0.w2.r0.p0.k0.w01
 .rf l0_w2_r0_p0_k0_a10          p4       32x32     ; l0.w2.r0.p0.k0.a10
-.rf l0_w2_r0_p0_k0_a11          p5       32x32     ; l0.w2.r0.p0.k0.a11
-.rf l0_w2_r0_p0_k0_w10          p6       32x32     ; l0.w2.r0.p0.k0.w10
+.rf l0_w2_r0_p0_k0_w10          p5       32x32     ; l0.w2.r0.p0.k0.w10
+.rf l0_w2_r0_p0_k0_a11          p6       32x32     ; l0.w2.r0.p0.k0.a11
 .rf l0_w2_r0_p0_k0_w11          p7       32x32     ; l0.w2.r0.p0.k0.w11
 .rf l0_w2_r0_p0_k0_acc00        p8       32x32     ; l0.w2.r0.p0.k0.acc00
 .rf l0_w2_r0_p0_k0_acc01        p9       32x32     ; l0.w2.r0.p0.k0.acc01
 .rf l0_w2_r0_p0_k0_acc10        p0       32x32     ; l0.w2.r0.p0.k0.acc10
-.rf l0_w2_r0_p0_k0_acc11        p2       32x32     ; l0.w2.r0.p0.k0.acc11
-.rf l0_w2_r0_p0_k0_part         p1       32x32     ; l0.w2.r0.p0.k0.part
-.rf l0_w2_r0_p0_k0_bias         p1       1x64      ; l0.w2.r0.p0.k0.bias
+.rf l0_w2_r0_p0_k0_acc11        p1       32x32     ; l0.w2.r0.p0.k0.acc11
+.rf l0_w2_r0_p0_k0_part         p2       32x32     ; l0.w2.r0.p0.k0.part
+.rf l0_w2_r0_p0_k0_bias         p2       1x64      ; l0.w2.r0.p0.k0.bias
 .rf l0_w2_r0_p0_k0_res          p3       32x32     ; l0.w2.r0.p0.k0.res
     WAIT      ev.ln1_l0, 2                                  ; p1.rf_grid.rows:12 l0.qkv.r0.p0.k0
     LD        l0_qkv_r0_p0_k0_a00, hbm[scratch + 16384], stride 64 ; p1.rf_grid.rows:12 l0.qkv.r0.p0.k0
-    LD        l0_qkv_r0_p0_k0_a01, hbm[scratch + 24576], stride 64 ; p1.rf_grid.rows:12 l0.qkv.r0.p0.k0
     LD        l0_qkv_r0_p0_k0_w00, hbm[wqkv.l0], stride 192 ; p1.k_chunk.qkv:11 l0.qkv.r0.p0.k0
+    LD        l0_qkv_r0_p0_k0_a01, hbm[scratch + 24576], stride 64 ; p1.rf_grid.rows:12 l0.qkv.r0.p0.k0
     LD        l0_qkv_r0_p0_k0_w01, hbm[wqkv.l0 + 128], stride 192 ; p1.k_chunk.qkv:11 l0.qkv.r0.p0.k0
     MMA.z     l0_qkv_r0_p0_k0_acc00, l0_qkv_r0_p0_k0_a00, l0_qkv_r0_p0_k0_w00 ; p1.k_chunk.qkv:11 l0.qkv.r0.p0.k0
     MMA.z     l0_qkv_r0_p0_k0_acc01, l0_qkv_r0_p0_k0_a00, l0_qkv_r0_p0_k0_w01 ; p1.k_chunk.qkv:11 l0.qkv.r0.p0.k0
@@ -751,8 +751,8 @@
     SIG       ev.qkv_l0, 1                                  ; p1.rf_grid.rows:12 l0.qkv.r0.p0.k0
     WAIT      ev.att_l0, 4                                  ; p1.rf_grid.rows:12 l0.wo.r0.p0.k0
     LD        l0_wo_r0_p0_k0_a00, hbm[scratch + 49152], stride 64 ; p1.rf_grid.rows:12 l0.wo.r0.p0.k0
-    LD        l0_wo_r0_p0_k0_a01, hbm[scratch + 57344], stride 64 ; p1.rf_grid.rows:12 l0.wo.r0.p0.k0
     LD        l0_wo_r0_p0_k0_w00, hbm[wo.l0], stride 64     ; p1.k_chunk.wo:11 l0.wo.r0.p0.k0
+    LD        l0_wo_r0_p0_k0_a01, hbm[scratch + 57344], stride 64 ; p1.rf_grid.rows:12 l0.wo.r0.p0.k0
     LD        l0_wo_r0_p0_k0_w01, hbm[wo.l0 + 128], stride 64 ; p1.k_chunk.wo:11 l0.wo.r0.p0.k0
     MMA.z     l0_wo_r0_p0_k0_acc00, l0_wo_r0_p0_k0_a00, l0_wo_r0_p0_k0_w00 ; p1.k_chunk.wo:11 l0.wo.r0.p0.k0
     MMA.z     l0_wo_r0_p0_k0_acc01, l0_wo_r0_p0_k0_a00, l0_wo_r0_p0_k0_w01 ; p1.k_chunk.wo:11 l0.wo.r0.p0.k0
@@ -787,12 +787,12 @@
     SIG       ev.wo_l0, 1                                   ; p1.rf_grid.rows:12 l0.wo.r0.p0.k0
     WAIT      ev.w1_l0, 4                                   ; p1.rf_grid.rows:12 l0.w2.r0.p0.k0
     LD        l0_w2_r0_p0_k0_a00, hbm[scratch + 98304], stride 128 ; p1.rf_grid.rows:12 l0.w2.r0.p0.k0
-    LD        l0_w2_r0_p0_k0_a01, hbm[scratch + 114688], stride 128 ; p1.rf_grid.rows:12 l0.w2.r0.p0.k0
     LD        l0_w2_r0_p0_k0_w00, hbm[w2.l0], stride 64     ; p1.k_chunk.w2:11 l0.w2.r0.p0.k0
+    LD        l0_w2_r0_p0_k0_a01, hbm[scratch + 114688], stride 128 ; p1.rf_grid.rows:12 l0.w2.r0.p0.k0
     LD        l0_w2_r0_p0_k0_w01, hbm[w2.l0 + 128], stride 64 ; p1.k_chunk.w2:11 l0.w2.r0.p0.k0
     LD        l0_w2_r0_p0_k0_a10, hbm[scratch + 98432], stride 128 ; p1.rf_grid.rows:12 l0.w2.r0.p0.k0
-    LD        l0_w2_r0_p0_k0_a11, hbm[scratch + 114816], stride 128 ; p1.rf_grid.rows:12 l0.w2.r0.p0.k0
     LD        l0_w2_r0_p0_k0_w10, hbm[w2.l0 + 8192], stride 64 ; p1.k_chunk.w2:11 l0.w2.r0.p0.k0
+    LD        l0_w2_r0_p0_k0_a11, hbm[scratch + 114816], stride 128 ; p1.rf_grid.rows:12 l0.w2.r0.p0.k0
     LD        l0_w2_r0_p0_k0_w11, hbm[w2.l0 + 8320], stride 64 ; p1.k_chunk.w2:11 l0.w2.r0.p0.k0
     MMA.z     l0_w2_r0_p0_k0_acc00, l0_w2_r0_p0_k0_a00, l0_w2_r0_p0_k0_w00 ; p1.k_chunk.w2:11 l0.w2.r0.p0.k0
     MMA.z     l0_w2_r0_p0_k0_acc01, l0_w2_r0_p0_k0_a00, l0_w2_r0_p0_k0_w01 ; p1.k_chunk.w2:11 l0.w2.r0.p0.k0
@@ -833,15 +833,15 @@
 
 .wg 7   ; sm 1, tasks: l0.qkv.r0.p4.k0 l0.ln2.r1
 .rf l0_qkv_r0_p4_k0_a00         p0       32x32     ; l0.qkv.r0.p4.k0.a00
-.rf l0_qkv_r0_p4_k0_a01         p1       32x32     ; l0.qkv.r0.p4.k0.a01
-.rf l0_qkv_r0_p4_k0_w00         p2       32x32     ; l0.qkv.r0.p4.k0.w00
+.rf l0_qkv_r0_p4_k0_w00         p1       32x32     ; l0.qkv.r0.p4.k0.w00
+.rf l0_qkv_r0_p4_k0_a01         p2       32x32     ; l0.qkv.r0.p4.k0.a01
 .rf l0_qkv_r0_p4_k0_w01         p3       32x32     ; l0.qkv.r0.p4.k0.w01
 .rf l0_qkv_r0_p4_k0_acc00       p4       32x32     ; l0.qkv.r0.p4.k0.acc00
 .rf l0_qkv_r0_p4_k0_acc01       p5       32x32     ; l0.qkv.r0.p4.k0.acc01
 .rf l0_qkv_r0_p4_k0_acc10       p0       32x32     ; l0.qkv.r0.p4.k0.acc10
-.rf l0_qkv_r0_p4_k0_acc11       p2       32x32     ; l0.qkv.r0.p4.k0.acc11
-.rf l0_qkv_r0_p4_k0_part        p1       32x32     ; l0.qkv.r0.p4.k0.part
-.rf l0_qkv_r0_p4_k0_bias        p1       1x64      ; l0.qkv.r0.p4.k0.bias
+.rf l0_qkv_r0_p4_k0_acc11       p1       32x32     ; l0.qkv.r0.p4.k0.acc11
+.rf l0_qkv_r0_p4_k0_part        p2       32x32     ; l0.qkv.r0.p4.k0.part
+.rf l0_qkv_r0_p4_k0_bias        p2       1x64      ; l0.qkv.r0.p4.k0.bias
 .rf l0_ln2_r1_g                 p0       1x64      ; l0.ln2.r1.g
 .rf l0_ln2_r1_b                 p0+256   1x64      ; l0.ln2.r1.b
 .rf l0_ln2_r1_x                 p1       32x64     ; l0.ln2.r1.x
@@ -850,8 +850,8 @@
 .rf l0_ln2_r1_var               p0+512   32x1      ; l0.ln2.r1.var
     WAIT      ev.ln1_l0, 2                                  ; p1.rf_grid.rows:12 l0.qkv.r0.p4.k0
     LD        l0_qkv_r0_p4_k0_a00, hbm[scratch + 16384], stride 64 ; p1.rf_grid.rows:12 l0.qkv.r0.p4.k0
-    LD        l0_qkv_r0_p4_k0_a01, hbm[scratch + 24576], stride 64 ; p1.rf_grid.rows:12 l0.qkv.r0.p4.k0
     LD        l0_qkv_r0_p4_k0_w00, hbm[wqkv.l0 + 512], stride 192 ; p1.k_chunk.qkv:11 l0.qkv.r0.p4.k0
+    LD        l0_qkv_r0_p4_k0_a01, hbm[scratch + 24576], stride 64 ; p1.rf_grid.rows:12 l0.qkv.r0.p4.k0
     LD        l0_qkv_r0_p4_k0_w01, hbm[wqkv.l0 + 640], stride 192 ; p1.k_chunk.qkv:11 l0.qkv.r0.p4.k0
     MMA.z     l0_qkv_r0_p4_k0_acc00, l0_qkv_r0_p4_k0_a00, l0_qkv_r0_p4_k0_w00 ; p1.k_chunk.qkv:11 l0.qkv.r0.p4.k0
     MMA.z     l0_qkv_r0_p4_k0_acc01, l0_qkv_r0_p4_k0_a00, l0_qkv_r0_p4_k0_w01 ; p1.k_chunk.qkv:11 l0.qkv.r0.p4.k0
