@@ -136,6 +136,9 @@ typedef struct LwQkvStore {
   const IrView *kv_rf[2];
   int kv_task;
   int temp_row, temp_col, temp_stride;
+  const char *back_tag; /* temp mode: names the read-back tensors (NULL: the
+                           task's name; a task storing several blocks sets
+                           one per block)                                   */
   int *fences;      /* the task's fence count (lw_fence)                    */
   int64_t spacing;
   IrProv prov, kv_prov, spacing_prov;

@@ -113,11 +113,14 @@ static void stage_ln(P1 *c, int l, int stage, const char *name, const char *src,
 
 /* Store a q|k|v panel (R x P at columns c0.. of the 3d-wide row) of row tile
  * `tile`: q to scratch, K/V to k_out/v_out ([seq][head][row][32]) (kv_writeback.c). */
-static void store_qkv(P1 *c, int task, IrView acc, int c0, int tile, const char *const kv_sym[2]) {
+static void store_qkv(P1 *c, int task, IrView acc, int c0, int tile, const char *const kv_sym[2], gboolean blocks) {
   int row = tile * c->R, seq = row / c->rows, i = row % c->rows;
+  /* a task storing several blocks (resident owners, rf_grid) names each
+   * block's read-back tensors apart */
+  g_autofree char *back = blocks ? g_strdup_printf("%s.t%dc%d", ir_task_at(c->ir, task)->name, tile, c0) : NULL;
   LwQkvStore s = {.d_model = c->d, .q_row = row, .q_col = c->scr.q, .q_packed = mat(c, c->scr.q, c->d).packed, .kv_sym = {kv_sym[0], kv_sym[1]},
                   .kv_row = seq * c->H * c->rows + i, .head_rows = c->rows, .mode = c->pp->kv_writeback,
-                  .temp_row = row, .temp_col = c->scr.kv, .temp_stride = 2 * c->d, .fences = &c->fences,
+                  .temp_row = row, .temp_col = c->scr.kv, .temp_stride = 2 * c->d, .back_tag = back, .fences = &c->fences,
                   .spacing = c->pp->store_spacing, .prov = c->base, .kv_prov = c->kv_prov,
                   .spacing_prov = c->spacing_prov};
   lw_store_qkv(c->ir, task, acc, c0, &s);
@@ -246,6 +249,7 @@ typedef struct ProjTail {
   const ProjStage *ps;
   int task, gelu, res;
   gboolean no_res; /* the residual is added by the last K shard (chain_last) */
+  gboolean blocks; /* the task finishes several blocks (store_qkv)          */
 } ProjTail;
 
 static void proj_tail(ProjTail *pt, int task, const char *tag, int tile, int c0, IrView acc) {
@@ -253,7 +257,7 @@ static void proj_tail(ProjTail *pt, int task, const char *tag, int tile, int c0,
   const ProjStage *ps = pt->ps;
   Ir *ir = c->ir;
   if (ps->kv_sym[0]) {
-    store_qkv(c, task, acc, c0, tile, ps->kv_sym);
+    store_qkv(c, task, acc, c0, tile, ps->kv_sym, pt->blocks);
     return;
   }
   int P = acc.cols;
@@ -306,7 +310,7 @@ static gboolean stage_proj(P1 *c, int l, int stage, const ProjStage *ps, GError 
       LwSource src = {.sym = "scratch", .row = tile * c->R, .col = ps->a_col, .stride = ps->K, .prov = c->base};
       lw_project(ir, task, tag, &src, ps->K, wsym, ps->N, p * P, acc, ps->pj);
       lw_add_bias(ir, task, tag, acc, bsym, p * P, ps->pj->prov);
-      ProjTail pt = {c, ps, task, -1, -1, FALSE};
+      ProjTail pt = {c, ps, task, -1, -1, FALSE, FALSE};
       proj_tail(&pt, task, tag, tile, p * P, acc);
     }
   return TRUE;
@@ -349,7 +353,7 @@ static gboolean stage_proj_grid(P1 *c, int l, int stage, const ProjStage *ps, GE
   g_autofree char *wsym = lw_weight_sym(ps->pj->proj, l), *bsym = lw_bias_sym(ps->pj->proj, l);
   g_autofree char *done = stage_event(ps->name, l);
   int after, grp = next_group(c, done, &after);
-  ProjTail pt = {c, ps, -1, -1, -1, FALSE};
+  ProjTail pt = {c, ps, -1, -1, -1, FALSE, c->pp->rf_grid_rows * c->pp->rf_grid_cols > 1};
   IrRole role = ir_role(ps->role);
   role.layer = l, role.proj = ps->pj->proj;
   LwP1Grid g = {.name = sched_proj_name[ps->pj->proj], .layer = l, .stage = stage, .role = role, .pj = ps->pj,
@@ -391,7 +395,7 @@ static gboolean resident_desc(P1 *c, int l, int stage, const ProjStage *ps, LwP1
   }
   g_autofree char *done = stage_event(ps->name, l);
   int after, grp = next_group(c, done, &after);
-  *pt = (ProjTail){c, ps, -1, -1, -1, FALSE};
+  *pt = (ProjTail){c, ps, -1, -1, -1, FALSE, TRUE};
   IrRole role = ir_role(ps->role);
   role.layer = l, role.proj = ps->pj->proj;
   *st = (LwP1Resident){.name = sched_proj_name[ps->pj->proj], .layer = l, .stage = stage, .role = role,

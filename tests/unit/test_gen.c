@@ -1933,6 +1933,21 @@ START_TEST(test_p1_rf_grid_refused) {
 }
 END_TEST
 
+/* kv_writeback: temp in a task that stores several q|k|v blocks (a
+ * resident owner, one per row tile; an rf_grid task, rows x cols) names
+ * each block's read-back tensors apart: the program assembles (no region
+ * declared twice) and is correct.  Before, both made 'TASK.kvbackX' once
+ * per block. */
+START_TEST(test_p1_kv_temp_blocks) {
+  const char *const knobs[] = {"sms_used: 4\n  " P1_RES "\n  kv_writeback: temp",
+                               "k_chunk: {qkv: 32, wo: 32, w1: 32, w2: 32}\n  rf_grid: {rows: 2, cols: 2}\n  kv_writeback: temp"};
+  for (unsigned k = 0; k < G_N_ELEMENTS(knobs); k++) {
+    g_autoptr(Plan) plan = small_plan(PROB_P1, knobs[k]);
+    compile_run(plan, PROB_P1, knobs[k], NULL);
+  }
+}
+END_TEST
+
 /* ---- hardware.mma_arrays > 1: the arrays of an SM busy at once ---- */
 
 /* Run P1 of `plan` traced (seed 7, correct within budgets); per SM, the
@@ -2127,6 +2142,7 @@ Suite *suite_gen(void) {
   tcase_add_test(tc, test_p1_rf_grid_k_split);
   tcase_add_test(tc, test_p1_rf_grid_refused);
   tcase_add_test(tc, test_p1_mma_arrays);
+  tcase_add_test(tc, test_p1_kv_temp_blocks);
   suite_add_tcase(s, tc);
   tc = tcase_create("knobs");
   tcase_set_timeout(tc, 600);
