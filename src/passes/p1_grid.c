@@ -8,10 +8,10 @@
  * rows of K) loads the rows A chunks and the cols W chunks once each and
  * issues rows x cols MMAs, one per accumulator:
  *
- *   per K round k (of the task's K shard):
- *     LD a[k%2][i] <- A[tile t0+i, k ..]      i < rows
- *     LD w[k%2][j] <- W[k .., panel p0+j]     j < cols
- *     MMA acc[i][j] (+)= a[k%2][i] . w[k%2][j]
+ *   per K round k (of the task's K shard), b = k % (buffer sets):
+ *     LD a[b][i] <- A[tile t0+i, k ..]      i < rows
+ *     LD w[b][j] <- W[k .., panel p0+j]     j < cols
+ *     MMA acc[i][j] (+)= a[b][i] . w[b][j]
  *
  * so rows + cols loads feed rows x cols MMAs (2 x 4: 6 loads for 8 MMAs,
  * 16 in the baseline).  The accumulators are independent chains: with
@@ -35,7 +35,7 @@
  * Resident weights (p1_resident.c) keep every W block in its owner's RF:
  * there a grid would save no W loads, and an owner's panel (panels.*) is
  * already its grid's columns fed by one A chunk; lower_p1.c refuses
- * rf_grid there (lw_p1_grid_check). */
+ * rf_grid there (docs/techniques.md measures the resident equivalents). */
 #include <string.h>
 
 #include "lower.h"
