@@ -42,7 +42,7 @@ void lw_store_qkv(Ir *ir, int task, IrView acc, int c0, const LwQkvStore *s) {
       int tmp = s->temp_col + (part - 1) * d + col;
       lw_store(ir, task, piece, "scratch", s->temp_row, tmp, s->temp_stride, s->kv_prov);
       lw_fence(ir, task, ++*s->fences, s->kv_prov);
-      g_autofree char *bn = g_strdup_printf("%s.kvback%d", ir_task_at(ir, task)->name, x);
+      g_autofree char *bn = g_strdup_printf("%s.kvback%d", s->back_tag ? s->back_tag : ir_task_at(ir, task)->name, x);
       int back = lw_rf(ir, task, bn, R, hn);
       lw_load(ir, task, ir_all(ir, back), "scratch", s->temp_row, tmp, s->temp_stride, s->kv_prov);
       piece = ir_all(ir, back);

@@ -113,11 +113,14 @@ static void stage_ln(P1 *c, int l, int stage, const char *name, const char *src,
 
 /* Store a q|k|v panel (R x P at columns c0.. of the 3d-wide row) of row tile
  * `tile`: q to scratch, K/V to k_out/v_out ([seq][head][row][32]) (kv_writeback.c). */
-static void store_qkv(P1 *c, int task, IrView acc, int c0, int tile, const char *const kv_sym[2]) {
+static void store_qkv(P1 *c, int task, IrView acc, int c0, int tile, const char *const kv_sym[2], gboolean blocks) {
   int row = tile * c->R, seq = row / c->rows, i = row % c->rows;
+  /* a task storing several blocks (resident owners, rf_grid) names each
+   * block's read-back tensors apart */
+  g_autofree char *back = blocks ? g_strdup_printf("%s.t%dc%d", ir_task_at(c->ir, task)->name, tile, c0) : NULL;
   LwQkvStore s = {.d_model = c->d, .q_row = row, .q_col = c->scr.q, .q_packed = mat(c, c->scr.q, c->d).packed, .kv_sym = {kv_sym[0], kv_sym[1]},
                   .kv_row = seq * c->H * c->rows + i, .head_rows = c->rows, .mode = c->pp->kv_writeback,
-                  .temp_row = row, .temp_col = c->scr.kv, .temp_stride = 2 * c->d, .fences = &c->fences,
+                  .temp_row = row, .temp_col = c->scr.kv, .temp_stride = 2 * c->d, .back_tag = back, .fences = &c->fences,
                   .spacing = c->pp->store_spacing, .prov = c->base, .kv_prov = c->kv_prov,
                   .spacing_prov = c->spacing_prov};
   lw_store_qkv(c->ir, task, acc, c0, &s);
@@ -246,6 +249,7 @@ typedef struct ProjTail {
   const ProjStage *ps;
   int task, gelu, res;
   gboolean no_res; /* the residual is added by the last K shard (chain_last) */
+  gboolean blocks; /* the task finishes several blocks (store_qkv)          */
 } ProjTail;
 
 static void proj_tail(ProjTail *pt, int task, const char *tag, int tile, int c0, IrView acc) {
@@ -253,7 +257,7 @@ static void proj_tail(ProjTail *pt, int task, const char *tag, int tile, int c0,
   const ProjStage *ps = pt->ps;
   Ir *ir = c->ir;
   if (ps->kv_sym[0]) {
-    store_qkv(c, task, acc, c0, tile, ps->kv_sym);
+    store_qkv(c, task, acc, c0, tile, ps->kv_sym, pt->blocks);
     return;
   }
   int P = acc.cols;
@@ -306,10 +310,61 @@ static gboolean stage_proj(P1 *c, int l, int stage, const ProjStage *ps, GError 
       LwSource src = {.sym = "scratch", .row = tile * c->R, .col = ps->a_col, .stride = ps->K, .prov = c->base};
       lw_project(ir, task, tag, &src, ps->K, wsym, ps->N, p * P, acc, ps->pj);
       lw_add_bias(ir, task, tag, acc, bsym, p * P, ps->pj->prov);
-      ProjTail pt = {c, ps, task, -1, -1, FALSE};
+      ProjTail pt = {c, ps, task, -1, -1, FALSE, FALSE};
       proj_tail(&pt, task, tag, tile, p * P, acc);
     }
   return TRUE;
+}
+
+/* rf_grid.k_split's partial sums: the longest run of scratch buffers (in
+ * layout order) dead during the stage: not its A, residual or output, not
+ * x while wo has still to read it (qkv, wo), not x1 while w2 has (w1, w2),
+ * not kv in temp mode (qkv).  Its float offset in *col; returns its floats. */
+static int64_t dead_run(const P1 *c, const ProjStage *ps, int *col) {
+  const P1Scratch *b = &c->scr;
+  int64_t Nd = (int64_t)c->N * c->d;
+  const struct { int off; int64_t n; } buf[] = {{b->x, Nd},  {b->h, Nd},  {b->q, Nd},          {b->att, Nd},
+                                                {b->x1, Nd}, {b->h2, Nd}, {b->g, Nd / c->d * c->f}, {b->kv, 2 * Nd}};
+  gboolean qkv = ps->kv_sym[0] != NULL, wo = ps->pj->proj == PROJ_WO;
+  int64_t best = 0, run = 0;
+  int start = 0;
+  *col = 0;
+  for (unsigned k = 0; k < G_N_ELEMENTS(buf); k++) {
+    int o = buf[k].off;
+    gboolean live = o == ps->a_col || (ps->res_sym && strcmp(ps->res_sym, "scratch") == 0 && o == ps->res_col) ||
+                    (ps->dst_sym && strcmp(ps->dst_sym, "scratch") == 0 && o == ps->dst_col) ||
+                    (qkv && (o == b->q || o == b->x || (o == b->kv && c->pp->kv_writeback == KV_TEMP))) ||
+                    (wo && o == b->x) || (!qkv && !wo && o == b->x1);
+    if (live) {
+      run = 0;
+      continue;
+    }
+    if (run == 0) start = o;
+    run += buf[k].n;
+    if (run > best) best = run, *col = start;
+  }
+  return best;
+}
+
+/* rf_grid.* (p1_grid.c): streamed weights, a rows x cols grid of
+ * accumulators per task, K split over rf_grid.k_split tasks. */
+static gboolean stage_proj_grid(P1 *c, int l, int stage, const ProjStage *ps, GError **err) {
+  Ir *ir = c->ir;
+  g_autofree char *wsym = lw_weight_sym(ps->pj->proj, l), *bsym = lw_bias_sym(ps->pj->proj, l);
+  g_autofree char *done = stage_event(ps->name, l);
+  int after, grp = next_group(c, done, &after);
+  ProjTail pt = {c, ps, -1, -1, -1, FALSE, c->pp->rf_grid_rows * c->pp->rf_grid_cols > 1};
+  IrRole role = ir_role(ps->role);
+  role.layer = l, role.proj = ps->pj->proj;
+  LwP1Grid g = {.name = sched_proj_name[ps->pj->proj], .layer = l, .stage = stage, .role = role, .pj = ps->pj,
+                .K = ps->K, .N = ps->N, .tiles = c->N / c->R, .R = c->R, .rows = c->pp->rf_grid_rows,
+                .cols = c->pp->rf_grid_cols, .shards = c->pp->rf_grid_k,
+                .a = {.sym = "scratch", .col = ps->a_col, .stride = ps->K, .prov = c->base},
+                .wsym = wsym, .bsym = bsym, .extra = (ps->gelu != 0) + (ps->res_sym != NULL),
+                .after = after, .grp = grp, .finish = tail_cb, .ctx = &pt,
+                .prov = ir_prov(ir, "rf_grid.rows"), .kprov = ps->pj->kprov};
+  g.part_room = dead_run(c, ps, &g.part_col);
+  return lw_p1_grid_stage(ir, &g, err);
 }
 
 /* Resident weights (p1_resident.c): one owner task per (K shard, panel)
@@ -340,7 +395,7 @@ static gboolean resident_desc(P1 *c, int l, int stage, const ProjStage *ps, LwP1
   }
   g_autofree char *done = stage_event(ps->name, l);
   int after, grp = next_group(c, done, &after);
-  *pt = (ProjTail){c, ps, -1, -1, -1, FALSE};
+  *pt = (ProjTail){c, ps, -1, -1, -1, FALSE, TRUE};
   IrRole role = ir_role(ps->role);
   role.layer = l, role.proj = ps->pj->proj;
   *st = (LwP1Resident){.name = sched_proj_name[ps->pj->proj], .layer = l, .stage = stage, .role = role,
@@ -462,7 +517,16 @@ gboolean pass_lower_p1(Ir *ir, GError **err) {
   gboolean resident = pp->weights == WEIGHTS_RESIDENT;
   c.packed = pp->layout == LAYOUT_PACKED;
   if (c.packed && !packed_fits(&c, err)) return FALSE;
-  ProjFn proj = resident ? stage_proj_resident : stage_proj;
+  gboolean grid = pp->rf_grid_rows * pp->rf_grid_cols * pp->rf_grid_k > 1;
+  if (grid && resident) {
+    const char *knob = pp->rf_grid_rows > 1 ? "rf_grid.rows" : pp->rf_grid_cols > 1 ? "rf_grid.cols" : "rf_grid.k_split";
+    ir_error(ir, err, ir_prov(ir, knob),
+             "%s needs weights: streamed: resident owners keep their W blocks in RF, so a grid saves no W "
+             "loads; their grid is panels.* (the columns one A chunk feeds) and their K split k_split.*",
+             knob);
+    return FALSE;
+  }
+  ProjFn proj = resident ? stage_proj_resident : grid ? stage_proj_grid : stage_proj;
   gboolean (*att)(P1 *, int, int, GError **) = pp->attn_query_tiles > 1 ? stage_att_grouped : stage_att;
   int wgs = (pp->sms_used > 0 ? pp->sms_used : ir->hw.sms) * ir->hw.wgs_per_sm;
   c.ln_rows = c.R;
