@@ -165,6 +165,7 @@ static int check_ffn_channels(const PlanKnobDef *k, const PlanProblem *pp, const
 #define KSPLIT(p, pr) INT(p, BOTH, k_split[pr], 1, 8, 1, pr, check_k_split, pr == PROJ_WO || pr == PROJ_W2 ? 0 : 3, 0)
 #define MCAST(p, pr) BOOL(p, BOTH, multicast[pr], 0, pr, check_multicast, 4, 0)
 #define KLAST(p, pr) BOOL(p, P1, k_split_last[pr], 0, pr, NULL, 0, 0)
+#define TSYNC(p, pr) BOOL(p, P1, tile_sync[pr], 0, pr, NULL, 0, 0)
 
 /* ORDER-MATTERS: docs/plan.md lists the knobs in this order; `problem.*`
  * first (they are applied before every other knob).  Columns:
@@ -182,6 +183,7 @@ const PlanKnobDef plan_knobs[PLAN_NKNOBS] = {
     PER_PROJ(KCHUNK, "k_chunk"),
     PER_PROJ(KSPLIT, "k_split"),
     PER_PROJ(KLAST, "k_split_last"),
+    PER_PROJ(TSYNC, "tile_sync"),
     ENUM("layout", BOTH, layout, layout_names, LAYOUT_ROW, 4, 0),
     ENUM("weights", BOTH, weights, weights_names, WEIGHTS_STREAMED, 0, 0),
     INT("rf_temp_kib", BOTH, rf_temp_kib, 0, 256, 16, -1, check_rf_temp, 0, 0),
@@ -254,6 +256,10 @@ const PlanNeed plan_needs[] = {
     {"k_split_last.wo", "multicast.wo", 1, "multicast.wo is true", P1},
     {"k_split_last.w1", "multicast.w1", 1, "multicast.w1 is true", P1},
     {"k_split_last.w2", "multicast.w2", 1, "multicast.w2 is true", P1},
+    {"tile_sync.qkv", "multicast.qkv", 1, "multicast.qkv is true", P1},
+    {"tile_sync.wo", "multicast.wo", 1, "multicast.wo is true", P1},
+    {"tile_sync.w1", "multicast.w1", 1, "multicast.w1 is true", P1},
+    {"tile_sync.w2", "multicast.w2", 1, "multicast.w2 is true", P1},
     {"k_split.w1", "weights", WEIGHTS_RESIDENT, "weights is resident", BOTH},
     {"multicast.qkv", "weights", WEIGHTS_RESIDENT, "weights is resident", BOTH},
     {"multicast.wo", "weights", WEIGHTS_RESIDENT, "weights is resident", BOTH},

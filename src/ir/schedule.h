@@ -40,7 +40,7 @@ int sched_proj_k(const Problem *dims, SchedProj proj);
 
 /* Number of knobs (the frontend's table, plan_schema.c), problem dims
  * included. */
-#define SCHED_NKNOBS 66
+#define SCHED_NKNOBS 70
 /* Longest value text of a knob ("round_robin", "-1", "1073741824"). */
 #define SCHED_VALUE_MAX 16
 
@@ -60,6 +60,8 @@ typedef struct Schedule {
   int k_split[PROJ__COUNT]; /* planned (> 1): partial sums over K shards */
   gboolean k_split_last[PROJ__COUNT]; /* P1: the last K shard starts the sum
                                        * (bias, residual), shards staggered */
+  gboolean tile_sync[PROJ__COUNT];    /* P1: the issuers wait for the previous
+                                       * stage's row tiles, not the whole stage */
   SchedLayout layout;       /* P1: packed (q, att, g in 32x32 blocks); D1 planned */
   SchedWeights weights;     /* planned: resident                        */
   int rf_temp_kib;          /* KiB of each WG's RF kept for activations, */

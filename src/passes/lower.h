@@ -326,6 +326,17 @@ typedef void (*LwTileFinish)(void *ctx, int task, const char *tag, int tile, int
  * which put their results straight into the owners' buffers
  * (lw_p1_resident_feed: P1 `handoff: rf`, p1_handoff.c). */
 typedef enum { LW_P1_FROM_ISSUERS = 0, LW_P1_FROM_OWNERS, LW_P1_FROM_STAGE } LwP1Source;
+/* P1 stages synchronised per row tile (p1_tile_sync.c, tile_sync.PROJ):
+ * the tile events of a stage, `lL_<stage>_t<t>`, each complete after
+ * per_tile signals (stage NULL: none, wait for the stage's group). */
+typedef struct LwP1TileSync {
+  const char *stage;
+  int layer, per_tile;
+} LwP1TileSync;
+char *lw_p1_tile_event(int layer, const char *stage, int tile);
+void lw_p1_tile_signal(Ir *ir, int task, int layer, const char *stage, int tile, IrProv prov);
+void lw_p1_tile_wait(Ir *ir, int task, const LwP1TileSync *ts, int tile, IrProv prov);
+
 typedef struct LwP1Resident {
   const char *name;       /* the projection: "qkv", "wo", "w1", "w2"        */
   int layer, stage;
@@ -353,6 +364,12 @@ typedef struct LwP1Resident {
   int (*post_at)(void *ctx, int c0, int nk); /* post_at(c0) of its nk      */
   void *ctx;
   IrProv prov, mc_prov;   /* "weights", "multicast.PROJ"                    */
+  /* tile_sync (p1_tile_sync.c): the issuers wait for these tile events of
+   * the previous stage instead of its group `after` (stage NULL: the group);
+   * publish: the finishing owners signal this stage's tile events */
+  LwP1TileSync wait_tiles;
+  gboolean publish_tiles;
+  IrProv sync_prov;       /* "tile_sync.PROJ"                               */
 } LwP1Resident;
 /* What one resident stage leaves to the next (start it zeroed, prev_after
  * -1): where its owners start in the placer's SM-interleaved order of WGs,

@@ -37,6 +37,7 @@ typedef struct P1 {
   int ln_rows;              /* rows per LayerNorm task */
   int ln_sub;               /* rows it loads, normalises and stores at a time (0: as many as fit) */
   gboolean packed;          /* layout: packed: q, att and g in 32 x 32 blocks (mat(), LwMat) */
+  IrProv sync_prov[PROJ__COUNT]; /* tile_sync.PROJ (p1_tile_sync.c) */
 } P1;
 
 /* Scratch matrix `base` (a P1Scratch offset) of `width` columns: packed
@@ -77,7 +78,7 @@ static int in_col(P1 *c, int l) { return l == 0 ? 0 : c->scr.x; }
 /* LayerNorm of every tile of c->ln_rows rows, a sub-tile of rows at a time
  * (x and its square must fit the RF together). */
 static void stage_ln(P1 *c, int l, int stage, const char *name, const char *src, int src_col,
-                     int dst_col) {
+                     int dst_col, SchedProj next) {
   Ir *ir = c->ir;
   /* x and tmp (sub x d floats each) take at most half the WG's RF; the other
    * half is left to g, b, mean, var and the tensors of the WG's other tasks */
@@ -108,7 +109,10 @@ static void stage_ln(P1 *c, int l, int stage, const char *name, const char *src,
       LwMat m = mat(c, dst_col, c->d);
       lw_store_mat(ir, task, xv, "scratch", &m, row, 0, c->base);
     }
-      }
+    /* tile_sync of the next stage: its row tile, once these rows are stored */
+    if (c->pp->tile_sync[next])
+      lw_p1_tile_signal(ir, task, l, name, tile * c->ln_rows / c->R, c->sync_prov[next]);
+  }
 }
 
 /* Store a q|k|v panel (R x P at columns c0.. of the 3d-wide row) of row tile
@@ -367,6 +371,31 @@ static gboolean stage_proj_grid(P1 *c, int l, int stage, const ProjStage *ps, GE
   return lw_p1_grid_stage(ir, &g, err);
 }
 
+/* tile_sync.PROJ (p1_tile_sync.c): the stage's issuers wait per row tile
+ * for the stage before it, a LayerNorm (qkv, w1) or W1 (w2), which signals
+ * its tiles; W1 signals its own when tile_sync.w2 is set. */
+static gboolean tile_sync_desc(P1 *c, int l, const ProjStage *ps, LwP1Resident *st, GError **err) {
+  SchedProj k = ps->pj->proj;
+  st->sync_prov = c->sync_prov[k];
+  st->publish_tiles = k == PROJ_W1 && c->pp->tile_sync[PROJ_W2];
+  if (!c->pp->tile_sync[k]) return TRUE;
+  if (k == PROJ_WO) {
+    ir_error(c->ir, err, c->sync_prov[k], "tile_sync.wo: the attention tasks do not signal their row tiles "
+             "(they finish them out of order, folded for equal causal work); tile_sync applies to qkv, w1 and w2");
+    return FALSE;
+  }
+  if (c->pp->handoff == HANDOFF_RF && (k == PROJ_W1 || k == PROJ_W2)) {
+    ir_error(c->ir, err, c->sync_prov[k], "tile_sync.%s: with handoff: rf W1's owners feed W2 themselves, "
+             "chunk by chunk: there is no stage barrier to replace", sched_proj_name[k]);
+    return FALSE;
+  }
+  if (k == PROJ_W2)
+    st->wait_tiles = (LwP1TileSync){"w1", l, c->w1.panel > 0 ? c->f / c->w1.panel : 1};
+  else
+    st->wait_tiles = (LwP1TileSync){k == PROJ_QKV ? "ln1" : "ln2", l, c->R / c->ln_rows};
+  return TRUE;
+}
+
 /* Resident weights (p1_resident.c): one owner task per (K shard, panel)
  * keeps its weights for every row tile.  K shards' partial sums go through
  * scratch buffers that are dead in the stage (h, q, att, h2, kv).  The
@@ -405,6 +434,7 @@ static gboolean resident_desc(P1 *c, int l, int stage, const ProjStage *ps, LwP1
                            .packed = mat(c, ps->a_col, ps->K).packed},
                      .part_col = part_col, .part_stride = c->d, .after = after, .grp = grp,
                      .finish = tail_cb, .ctx = pt, .prov = ir_prov(ir, "weights"), .mc_prov = ir_prov(ir, mc)};
+  if (!tile_sync_desc(c, l, ps, st, err)) return FALSE;
   if (c->pp->k_split_last[ps->pj->proj] && shards > 1 && mcast) { /* p1_resident.c: chain_last */
     st->chain_last = TRUE;
     if (ps->res_sym) {
@@ -497,6 +527,11 @@ gboolean pass_lower_p1(Ir *ir, GError **err) {
           .w2 = lw_proj(ir, PROJ_W2), .tile_prov = ir_prov(ir, "row_tile"),
           .kv_prov = ir_prov(ir, "kv_writeback"), .spacing_prov = ir_prov(ir, "store_spacing"), .prev = -1,
           .res = {.prev_after = -1}};
+  for (int k = 0; k < PROJ__COUNT; k++) {
+    char knob[32];
+    g_snprintf(knob, sizeof knob, "tile_sync.%s", sched_proj_name[k]);
+    c.sync_prov[k] = ir_prov(ir, knob);
+  }
   /* x h q att x1 h2: N x d each; g: N x f; kv: N x 2d */
   int off = 0, *bufs[] = {&c.scr.x, &c.scr.h, &c.scr.q, &c.scr.att, &c.scr.x1, &c.scr.h2};
   for (unsigned k = 0; k < G_N_ELEMENTS(bufs); k++, off += N * d) *bufs[k] = off;
@@ -546,7 +581,7 @@ gboolean pass_lower_p1(Ir *ir, GError **err) {
                     .pj = &c.w2, .a_col = c.scr.g, .K = f, .N = d, .res_col = c.scr.x1,
                     .dst_col = last ? 0 : c.scr.x};
     guint t0 = ir->tasks->len;
-    stage_ln(&c, l, s0, "ln1", in_sym(l), in_col(&c, l), c.scr.h);
+    stage_ln(&c, l, s0, "ln1", in_sym(l), in_col(&c, l), c.scr.h, PROJ_QKV);
     keep_clear(&c, t0, &qkv);
     if (!budget(&c, l, 1, err)) return FALSE;
     if (!proj(&c, l, s0 + 1, &qkv, err) || !budget(&c, l, 2, err)) return FALSE;
@@ -556,7 +591,7 @@ gboolean pass_lower_p1(Ir *ir, GError **err) {
     if (!budget(&c, l, 3, err)) return FALSE;
     if (!proj(&c, l, s0 + 3, &wo, err) || !budget(&c, l, 4, err)) return FALSE;
     t0 = ir->tasks->len;
-    stage_ln(&c, l, s0 + 4, "ln2", "scratch", c.scr.x1, c.scr.h2);
+    stage_ln(&c, l, s0 + 4, "ln2", "scratch", c.scr.x1, c.scr.h2, PROJ_W1);
     keep_clear(&c, t0, &w1);
     if (!budget(&c, l, 5, err)) return FALSE;
     if (resident && pp->handoff == HANDOFF_RF) { /* p1_handoff.c */

@@ -1712,6 +1712,37 @@ START_TEST(test_p1_packed) {
 }
 END_TEST
 
+/* tile_sync (p1_tile_sync.c): W1's and W2's issuers wait per row tile for
+ * the tile events of LN2 and W1, which those stages signal once per tile
+ * (each LN2 task after its rows, each W1 finishing owner after its store),
+ * instead of for the whole previous stage; without the knob there are no
+ * tile events and the issuers wait for the stage's group.  Both programs
+ * are correct (numerics on seed 7, no race). */
+START_TEST(test_p1_tile_sync) {
+  g_autoptr(Plan) stage = small_plan(PROB_P1, P1_MC);
+  g_autoptr(Plan) tile = small_plan(PROB_P1, P1_MC "\n  tile_sync: {w1: true, w2: true}");
+  g_autofree char *a = NULL, *b = NULL;
+  compile_run(stage, PROB_P1, "stage barrier", &a);
+  compile_run(tile, PROB_P1, "tile sync", &b);
+  ck_assert_ptr_null(strstr(a, "_t0,"));
+  /* W2's issuers: one WAIT for W1's tile t before their chunks of tile t */
+  g_autofree char *w2 = task_lines(b, "l0.w2.k0.mc0", "    END");
+  g_autofree char *w2_stage = task_lines(a, "l0.w2.k0.mc0", "    END");
+  ck_assert_msg(strstr(w2, "WAIT      ev.l0_w1_t0, 4"), "%s", w2); /* 4 W1 panels */
+  ck_assert_ptr_nonnull(strstr(b, "WAIT      ev.l0_w1_t1, 4")); /* tile 1's chunks: another issuer */
+  ck_assert_ptr_null(strstr(w2_stage, "ev.l0_w1_t"));
+  ck_assert_ptr_nonnull(strstr(w2_stage, "WAIT      ev.w1_l0,")); /* the stage's group */
+  ck_assert_ptr_null(strstr(w2, "WAIT      ev.w1_l0,"));
+  /* W1's first issuer waits for LN2's tiles; the W1 owners and LN2 tasks signal */
+  g_autofree char *w1 = task_lines(b, "l0.w1.k0.mc0", "    END");
+  ck_assert_ptr_nonnull(strstr(w1, "WAIT      ev.l0_ln2_t0, 16")); /* LN2 tasks of 2 rows */
+  g_autofree char *own = task_lines(b, "l0.w1.k0.p0", "    END");
+  ck_assert_ptr_nonnull(strstr(own, "SIG       ev.l0_w1_t1, 1"));
+  g_autofree char *ln = task_lines(b, "l0.ln2.r0", "    END");
+  ck_assert_ptr_nonnull(strstr(ln, "SIG       ev.l0_ln2_t0, 1"));
+}
+END_TEST
+
 /* k_split_last.w2: the last K shard's owners keep the bias and residual and
  * start the chain with them; shard 0's keep neither (without the knob it is
  * the other way round); both programs are correct. */
@@ -2158,6 +2189,7 @@ Suite *suite_gen(void) {
   tcase_add_test(tc, test_p1_attention_waves);
   tcase_add_test(tc, test_p1_packed);
   tcase_add_test(tc, test_p1_k_split_last);
+  tcase_add_test(tc, test_p1_tile_sync);
   tcase_add_test(tc, test_p1_handoff_rf);
   tcase_add_test(tc, test_p1_attention_stagger);
   tcase_add_test(tc, test_ilp_placement);
