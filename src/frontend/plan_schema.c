@@ -165,6 +165,10 @@ static int check_ffn_channels(const PlanKnobDef *k, const PlanProblem *pp, const
 #define KSPLIT(p, pr) INT(p, BOTH, k_split[pr], 1, 8, 1, pr, check_k_split, pr == PROJ_WO || pr == PROJ_W2 ? 0 : 3, 0)
 #define MCAST(p, pr) BOOL(p, BOTH, multicast[pr], 0, pr, check_multicast, 4, 0)
 #define KLAST(p, pr) BOOL(p, P1, k_split_last[pr], 0, pr, NULL, 0, 0)
+/* store_spacing.STAGE: a stage's own spacing; not written, it takes
+ * store_spacing's value (plan_problem_fit_defaults).  D1 has no LayerNorm
+ * tasks (its projections normalise their input row). */
+#define SPACING(p, app, st) INT(p, app, stage_spacing[st], 0, 100000, 0, -1, NULL, 0, 0)
 
 /* ORDER-MATTERS: docs/plan.md lists the knobs in this order; `problem.*`
  * first (they are applied before every other knob).  Columns:
@@ -187,6 +191,9 @@ const PlanKnobDef plan_knobs[PLAN_NKNOBS] = {
     INT("rf_temp_kib", BOTH, rf_temp_kib, 0, 256, 16, -1, check_rf_temp, 0, 0),
     ENUM("kv_writeback", BOTH, kv_writeback, kv_names, KV_DIRECT, 0, 0),
     INT("store_spacing", BOTH, store_spacing, 0, 100000, 0, -1, NULL, 0, 0),
+    SPACING("store_spacing.ln", P1, SPACE_LN), SPACING("store_spacing.qkv", BOTH, SPACE_QKV),
+    SPACING("store_spacing.att", BOTH, SPACE_ATT), SPACING("store_spacing.wo", BOTH, SPACE_WO),
+    SPACING("store_spacing.w1", BOTH, SPACE_W1), SPACING("store_spacing.w2", BOTH, SPACE_W2),
     ENUM("handoff", BOTH, handoff, handoff_names, HANDOFF_HBM, 0, 0),
     INT("handoff_relays", D1, handoff_relays, 0, 8, 0, -1, NULL, 0, 0),
     PER_PROJ(MCAST, "multicast"),
@@ -310,6 +317,12 @@ static int default_k_chunk(int k, int panel, const Machine *hw) {
 }
 
 void plan_problem_fit_defaults(PlanProblem *pp, const Machine *hw) {
+  for (int st = 0; st < SPACE__COUNT; st++) { /* store_spacing.STAGE not written */
+    char path[32];
+    g_snprintf(path, sizeof path, "store_spacing.%s", sched_space_name[st]);
+    int i = plan_knob_index(path);
+    if (i >= 0 && pp->loc[i].line == 0) pp->stage_spacing[st] = pp->store_spacing;
+  }
   for (int p = 0; p < PROJ__COUNT; p++) {
     char path[32];
     g_snprintf(path, sizeof path, "k_chunk.%s", sched_proj_name[p]);
