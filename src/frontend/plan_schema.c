@@ -168,7 +168,10 @@ static int check_ffn_channels(const PlanKnobDef *k, const PlanProblem *pp, const
 /* store_spacing.STAGE: a stage's own spacing; not written, it takes
  * store_spacing's value (plan_problem_fit_defaults).  D1 has no LayerNorm
  * tasks (its projections normalise their input row). */
-#define SPACING(p, app, st) INT(p, app, stage_spacing[st], 0, 100000, 0, -1, NULL, 0, 0)
+#define SPACING(p, app, st)                                                                \
+  {.path = p, .full = FULL(p), .type = KT_INT, .applies = app,                             \
+   .offset = offsetof(PlanProblem, stage_spacing[st]), .min = 0, .max = 100000, .def = 0,  \
+   .proj = -1, .follows = "store_spacing"}
 
 /* ORDER-MATTERS: docs/plan.md lists the knobs in this order; `problem.*`
  * first (they are applied before every other knob).  Columns:
@@ -316,13 +319,15 @@ static int default_k_chunk(int k, int panel, const Machine *hw) {
   return 32;
 }
 
+const char *plan_knob_follows(const char *path) {
+  int i = plan_knob_index(path);
+  return i < 0 ? NULL : plan_knobs[i].follows;
+}
+
 void plan_problem_fit_defaults(PlanProblem *pp, const Machine *hw) {
-  for (int st = 0; st < SPACE__COUNT; st++) { /* store_spacing.STAGE not written */
-    char path[32];
-    g_snprintf(path, sizeof path, "store_spacing.%s", sched_space_name[st]);
-    int i = plan_knob_index(path);
-    if (i >= 0 && pp->loc[i].line == 0) pp->stage_spacing[st] = pp->store_spacing;
-  }
+  for (int i = 0; i < PLAN_NKNOBS; i++) /* store_spacing.STAGE: store_spacing's */
+    if (plan_knobs[i].follows && pp->loc[i].line == 0)
+      *plan_knob_field(pp, &plan_knobs[i]) = plan_knob_get(pp, &plan_knobs[plan_knob_index(plan_knobs[i].follows)]);
   for (int p = 0; p < PROJ__COUNT; p++) {
     char path[32];
     g_snprintf(path, sizeof path, "k_chunk.%s", sched_proj_name[p]);

@@ -4,7 +4,8 @@
  *               form gives every stage its value, the mapping form's
  *               `default` the same, a stage key its own; the WAITT before a
  *               stage's output stores has the stage's value and cites the
- *               knob that set it; `ln` does not apply to D1;
+ *               knob that set it; `ln` does not apply to D1; tcc-diff
+ *               lists a stage knob only when a plan writes it;
  *   hot groups  tcc-sim --profile groups the hottest window's energy by
  *               the comment's knob, the task's stage and the task
  *               (src/sim/hot_groups.c): on a program whose hottest
@@ -13,6 +14,7 @@
 #include <json-glib/json-glib.h>
 #include <string.h>
 
+#include "knobdiff.h"
 #include "lower.h"
 #include "pipeline.h"
 #include "tests.h"
@@ -102,6 +104,26 @@ START_TEST(test_spacing_stages) {
     for (guint i = 0; i < t->ops->len && t->role.kind == ROLE_ATT; i++)
       ck_assert(g_array_index(t->ops, IrOp, i).kind != IR_WAITT);
   }
+}
+END_TEST
+
+/* tcc-diff's knob list: a stage knob written in neither plan follows
+ * store_spacing and is not listed; written in one, it is. */
+START_TEST(test_spacing_diff) {
+  g_autoptr(Plan) a = p1_plan("16");
+  g_autoptr(Plan) b = p1_plan("32");
+  g_autoptr(Plan) c = p1_plan("{default: 32, w1: 8}");
+  const gboolean p1[2] = {[PROB_P1] = TRUE};
+  g_autoptr(GArray) ab = diff_knobs(a, b, p1);
+  ck_assert_int_eq(ab->len, 1);
+  ck_assert_str_eq(g_array_index(ab, KnobDiff, 0).path, "p1.store_spacing");
+  g_autoptr(GArray) bc = diff_knobs(b, c, p1);
+  ck_assert_int_eq(bc->len, 1);
+  ck_assert_str_eq(g_array_index(bc, KnobDiff, 0).path, "p1.store_spacing.w1");
+  ck_assert_str_eq(g_array_index(bc, KnobDiff, 0).a, "32");
+  ck_assert_str_eq(g_array_index(bc, KnobDiff, 0).b, "8");
+  ck_assert_str_eq(plan_knob_follows("p1.store_spacing.qkv"), "store_spacing");
+  ck_assert(plan_knob_follows("store_spacing") == NULL);
 }
 END_TEST
 
@@ -213,6 +235,7 @@ Suite *suite_shaping(void) {
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, test_spacing_forms);
   tcase_add_test(tc, test_spacing_stages);
+  tcase_add_test(tc, test_spacing_diff);
   tcase_add_test(tc, test_hot_key);
   tcase_add_test(tc, test_hot_groups);
   suite_add_tcase(s, tc);
