@@ -429,6 +429,7 @@ void lw_waitt(Ir *ir, int task, int64_t n, IrProv prov);
 int lw_space_stage(IrRoleKind kind);
 int64_t lw_spacing_of(const Ir *ir, IrRoleKind kind, IrProv *prov);
 void lw_space(Ir *ir, int task);
+
 /* Order memory within a task: SIG a task-private event (it fires when every
  * earlier instruction has completed) and WAIT for its n-th firing.  Memory is
  * not hazard-tracked, so a read-back of a store needs this. */
