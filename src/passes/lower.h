@@ -120,7 +120,8 @@ int lw_hand_relay(Ir *ir, LwHand *h, int cols, int after, const int *host, int R
  * (row q_row, columns q_col.., row stride d_model), K and V of head h to
  * rows kv_row + h * head_rows of kv_sym[0] / kv_sym[1] (32 floats a row),
  * (or put into the hand-off `q`), directly or through the temp area of scratch (row temp_row, columns
- * temp_col.., stride temp_stride), with `spacing` cycles before each store. */
+ * temp_col.., stride temp_stride), with the stage's store spacing before
+ * each store (lw_space: the store task's and kv_task's roles). */
 typedef struct LwQkvStore {
   int d_model;
   int q_row, q_col;
@@ -140,8 +141,7 @@ typedef struct LwQkvStore {
                            task's name; a task storing several blocks sets
                            one per block)                                   */
   int *fences;      /* the task's fence count (lw_fence)                    */
-  int64_t spacing;
-  IrProv prov, kv_prov, spacing_prov;
+  IrProv prov, kv_prov;
 } LwQkvStore;
 /* Store the panel acc (R x P: columns c0.. of the 3d-wide q|k|v row). */
 void lw_store_qkv(Ir *ir, int task, IrView acc, int c0, const LwQkvStore *s);
@@ -462,14 +462,23 @@ typedef struct LwP1Attention {
   int q_col, o_col, stride;
   gboolean packed;         /* q and the output packed (LwMat)             */
   int after, grp;          /* the group waited for (-1: none) and completed */
-  int64_t spacing;         /* WAITT before each store (store_spacing)     */
-  IrProv prov, group_prov, spacing_prov, waves_prov, stagger_prov;
+  IrProv prov, group_prov, waves_prov, stagger_prov; /* (stores: lw_space) */
 } LwP1Attention;
 void lw_p1_attention_stage(Ir *ir, const LwP1Attention *at);
 
 void lw_sig(Ir *ir, int task, const char *ev, IrProv prov);
 void lw_wait(Ir *ir, int task, const char *ev, int64_t n, IrProv prov);
 void lw_waitt(Ir *ir, int task, int64_t n, IrProv prov);
+
+/* spacing.c: write-back spacing per stage (store_spacing.STAGE).  The
+ * stage (SchedSpace) of a task role, -1 for none (those use
+ * store_spacing); the spacing of a role's stage and, into *prov (may be
+ * NULL), the knob that set it; lw_space: WAITT that many cycles in task
+ * (nothing when 0), before one of its stage's output stores. */
+int lw_space_stage(IrRoleKind kind);
+int64_t lw_spacing_of(const Ir *ir, IrRoleKind kind, IrProv *prov);
+void lw_space(Ir *ir, int task);
+
 /* Order memory within a task: SIG a task-private event (it fires when every
  * earlier instruction has completed) and WAIT for its n-th firing.  Memory is
  * not hazard-tracked, so a read-back of a store needs this. */

@@ -29,7 +29,7 @@ typedef struct P1 {
   const Schedule *pp;       /* the decisions: ir->sched */
   int d, f, H, N, R, rows;  /* N = all rows, R = tile rows, rows per sequence */
   LwProj qkv, wo, w1, w2;
-  IrProv base, tile_prov, kv_prov, spacing_prov;
+  IrProv base, tile_prov, kv_prov;
   P1Scratch scr;
   int fences;
   int prev;                 /* the group of the last stage made (-1: none) */
@@ -69,7 +69,7 @@ static void depend(P1 *c, int task, int grp, int after) {
   ir_task_signals(c->ir, task, grp);
 }
 
-static void spacing(P1 *c, int task) { lw_waitt(c->ir, task, c->pp->store_spacing, c->spacing_prov); }
+static void spacing(P1 *c, int task) { lw_space(c->ir, task); }
 
 /* The layer input: x_in for layer 0, else scratch. */
 static const char *in_sym(int l) { return l == 0 ? "x_in" : "scratch"; }
@@ -125,8 +125,7 @@ static void store_qkv(P1 *c, int task, IrView acc, int c0, int tile, const char 
   LwQkvStore s = {.d_model = c->d, .q_row = row, .q_col = c->scr.q, .q_packed = mat(c, c->scr.q, c->d).packed, .kv_sym = {kv_sym[0], kv_sym[1]},
                   .kv_row = seq * c->H * c->rows + i, .head_rows = c->rows, .mode = c->pp->kv_writeback,
                   .temp_row = row, .temp_col = c->scr.kv, .temp_stride = 2 * c->d, .back_tag = back, .fences = &c->fences,
-                  .spacing = c->pp->store_spacing, .prov = c->base, .kv_prov = c->kv_prov,
-                  .spacing_prov = c->spacing_prov};
+                  .prov = c->base, .kv_prov = c->kv_prov};
   lw_store_qkv(c->ir, task, acc, c0, &s);
 }
 
@@ -227,8 +226,7 @@ static gboolean stage_att_grouped(P1 *c, int l, int stage, GError **err) {
                       .R = c->R, .group = g, .waves = c->pp->attn_waves, .qsym = "scratch", .osym = "scratch", .ksym = ksym,
                       .vsym = vsym, .q_col = c->scr.q, .o_col = c->scr.att, .stride = c->d,
                       .packed = c->packed, .after = after,
-                      .grp = grp, .spacing = c->pp->store_spacing, .prov = c->base,
-                      .group_prov = ir_prov(ir, "attention.query_tiles"), .spacing_prov = c->spacing_prov,
+                      .grp = grp, .prov = c->base, .group_prov = ir_prov(ir, "attention.query_tiles"),
                       .waves_prov = ir_prov(ir, "attention.waves"), .stagger = c->pp->attn_stagger,
                       .stagger_prov = ir_prov(ir, "attention.stagger")};
   lw_p1_attention_stage(ir, &at);
@@ -525,7 +523,7 @@ gboolean pass_lower_p1(Ir *ir, GError **err) {
           .R = pp->row_tile, .rows = pb->rows,
           .qkv = lw_proj(ir, PROJ_QKV), .wo = lw_proj(ir, PROJ_WO), .w1 = lw_proj(ir, PROJ_W1),
           .w2 = lw_proj(ir, PROJ_W2), .tile_prov = ir_prov(ir, "row_tile"),
-          .kv_prov = ir_prov(ir, "kv_writeback"), .spacing_prov = ir_prov(ir, "store_spacing"), .prev = -1,
+          .kv_prov = ir_prov(ir, "kv_writeback"), .prev = -1,
           .res = {.prev_after = -1}};
   for (int k = 0; k < PROJ__COUNT; k++) {
     char knob[32];
