@@ -17,20 +17,24 @@
  * from T(T+1)/2 tile blocks to about that over g, and 64 tasks of equal work
  * instead of 128 of unequal work fill the machine.
  *
- * attention.interleave = I > 1: the chains of I tiles (each its own score
- * buffer) are issued instruction by instruction in turn, so that one tile's
+ * attention.interleave: 2: a task's chains (one per tile and key block)
+ * are issued as a software pipeline (pipeline() below), so that one chain's
  * exp (the SM's SFU) and MMAs run while the WG's vector unit works on the
- * other's; each tile's q is scaled once (s = (q*scale) . K^T) instead of
- * every score block.  The WG issues in order and stalls on a dependency:
- * one tile's chain alone leaves the vector unit idle during its exp and MMAs.
+ * next one's scores; two score buffers; each tile's q is scaled once
+ * (s = (q*scale) . K^T) instead of every score block.
+ *
+ * attention.kv: shared: the tasks of one (sequence, head) share its K/V
+ * blocks: the one with the most keys loads each once by LD.mc into every
+ * task's buffer (Share below): K/V read from HBM once per head.
  *
  * attention.kv: resident: the task loads every K and V block its tiles
  * need once, each in its own partition (block j just before the first tile
  * that needs it), and keeps them for all its tiles, which it computes one
- * after the other (I at a time, interleaved): no double buffer, no block
- * loaded twice.  attention.softmax: staged (resident only): a tile's scores
- * against all its blocks first (s: R x n), one row max, one exp pass and one
- * row sum, then P . V block by block: no rescaling, n/B times the RF for s. */
+ * after the other (two at a time with interleave: 2): no double buffer, no
+ * block loaded twice.  attention.softmax: staged (resident only): a tile's
+ * scores against all its blocks first (s: R x n), one row max, one exp pass
+ * and one row sum, then P . V block by block: no rescaling, n/R times the
+ * RF for s. */
 #include "lower.h"
 
 /* The group of tile t among T tiles in groups of g: snake order, so group k
@@ -136,9 +140,10 @@ static void tile_staged(Ir *ir, int task, Tile *t, const IrView *kb, const IrVie
  * the max, up to s - m), E (exp(s - m) on the SM's SFU), Q (the row sum and
  * the rescaling) and M (the P . V MMAs).  The WG issues in order and stalls
  * on a dependency, so chain by chain leaves the vector unit idle during E
- * and M; the pipeline issues P0 E0, then for each next chain P(i) Q(i-1)
- * E(i) M(i-1): chain i's scores and max on the vector unit while chain
- * i-1's exp runs.  Chains alternate between two score buffers; when P(i)
+ * and M; the pipeline issues P0 E0, then for each next chain P(i) E(i)
+ * Q(i-1) M(i-1): chain i's scores and max on the vector unit while chain
+ * i-1's exp runs, then chain i-1's row sum and rescaling while chain i's
+ * exp runs.  Chains alternate between two score buffers; when P(i)
  * touches what Q(i-1) or M(i-1) writes (or the reverse: the same tile, a
  * store of its o) the two are kept in order. */
 typedef struct Chain {
@@ -521,7 +526,7 @@ gboolean lw_p1_attention_stage(Ir *ir, const LwP1Attention *at, GError **err) {
   gboolean shared = at->kv_shared && G > 1;
   if (at->kv_resident && !resident_fits(ir, at, err)) return FALSE;
   g_autofree char *go = g_strdup_printf("l%d_att_go", at->layer);
-  AttTask all[8];
+  g_autofree AttTask *all = g_new0(AttTask, MAX(G, 1));
   for (int seq = 0; seq < at->seqs; seq++)
     for (int h = 0; h < at->heads; h++) {
       if (!shared) {
