@@ -26,7 +26,8 @@ typedef enum { SOLVER_CONSTRUCTIVE, SOLVER_ILP } SchedSolver;
 typedef enum { SLICEMAP_ROUND_ROBIN, SLICEMAP_BLOCKED } SchedSliceMap;
 /* P1 attention (p1_attention.c): K/V streamed in blocks, resident or shared
  * by a head's tasks (multicast); softmax. */
-typedef enum { ATTKV_STREAMED, ATTKV_RESIDENT, ATTKV_SHARED } SchedAttKv;
+/* ORDER-MATTERS: plan_needs compares (softmax: staged needs kv >= RESIDENT). */
+typedef enum { ATTKV_STREAMED, ATTKV_SHARED, ATTKV_RESIDENT } SchedAttKv;
 typedef enum { SOFTMAX_ONLINE, SOFTMAX_STAGED } SchedSoftmax;
 typedef enum { HANDOFF_HBM, HANDOFF_RF } SchedHandoff;
 typedef enum { WAVES_BY_SM, WAVES_BY_NEED } SchedWaveOrder;
