@@ -2034,6 +2034,8 @@ START_TEST(test_p1_mma_arrays) {
       ck_assert_msg(both > 0, "%s: no two MMAs of an SM at once", text);
       if (k == 1) ck_assert_msg(same > 0, "%s: no WG with two MMAs at once", text);
     }
+}
+END_TEST
 
 /* P1 attention knobs on 2 sequences of 128 rows (4 row tiles, query_tiles 2:
  * two tasks per head, one with 4 key blocks, one with 3). */
