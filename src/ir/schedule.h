@@ -24,6 +24,11 @@ typedef enum { WEIGHTS_STREAMED, WEIGHTS_RESIDENT } SchedWeights;
 typedef enum { KV_DIRECT, KV_TEMP } SchedKv;
 typedef enum { SOLVER_CONSTRUCTIVE, SOLVER_ILP } SchedSolver;
 typedef enum { SLICEMAP_ROUND_ROBIN, SLICEMAP_BLOCKED } SchedSliceMap;
+/* P1 attention (p1_attention.c): K/V streamed in blocks, resident or shared
+ * by a head's tasks (multicast); softmax. */
+/* ORDER-MATTERS: plan_needs compares (softmax: staged needs kv >= RESIDENT). */
+typedef enum { ATTKV_STREAMED, ATTKV_SHARED, ATTKV_RESIDENT } SchedAttKv;
+typedef enum { SOFTMAX_ONLINE, SOFTMAX_STAGED } SchedSoftmax;
 typedef enum { HANDOFF_HBM, HANDOFF_RF } SchedHandoff;
 typedef enum { WAVES_BY_SM, WAVES_BY_NEED } SchedWaveOrder;
 
@@ -38,9 +43,15 @@ extern const char *const sched_proj_name[PROJ__COUNT]; /* "qkv", "wo", "w1", "w2
 int sched_proj_n(const Problem *dims, SchedProj proj);
 int sched_proj_k(const Problem *dims, SchedProj proj);
 
+/* The stages with a store spacing of their own (store_spacing.STAGE,
+ * spacing.c): LayerNorm (ln1 and ln2), the projections and attention.
+ * ORDER-MATTERS: indexes Schedule.stage_spacing and sched_space_name. */
+typedef enum { SPACE_LN, SPACE_QKV, SPACE_ATT, SPACE_WO, SPACE_W1, SPACE_W2, SPACE__COUNT } SchedSpace;
+extern const char *const sched_space_name[SPACE__COUNT]; /* "ln", "qkv", "att", "wo", "w1", "w2" */
+
 /* Number of knobs (the frontend's table, plan_schema.c), problem dims
  * included. */
-#define SCHED_NKNOBS 66
+#define SCHED_NKNOBS 79
 /* Longest value text of a knob ("round_robin", "-1", "1073741824"). */
 #define SCHED_VALUE_MAX 16
 
@@ -60,12 +71,16 @@ typedef struct Schedule {
   int k_split[PROJ__COUNT]; /* planned (> 1): partial sums over K shards */
   gboolean k_split_last[PROJ__COUNT]; /* P1: the last K shard starts the sum
                                        * (bias, residual), shards staggered */
+  gboolean tile_sync[PROJ__COUNT];    /* P1: the issuers wait for the previous
+                                       * stage's row tiles, not the whole stage */
   SchedLayout layout;       /* P1: packed (q, att, g in 32x32 blocks); D1 planned */
   SchedWeights weights;     /* planned: resident                        */
   int rf_temp_kib;          /* KiB of each WG's RF kept for activations, */
                             /* not weights (the capacity report)         */
   SchedKv kv_writeback;     /* direct (default) or via a temp round trip */
   int store_spacing;        /* cycles of WAITT between a stage's output stores */
+  int stage_spacing[SPACE__COUNT]; /* store_spacing.STAGE: a stage's own (not */
+                            /* written: store_spacing's value)             */
   SchedHandoff handoff;     /* stage -> stage through HBM scratch or RF (P1: W1 -> W2) */
   int handoff_relays;       /* D1: relays of the wide RF hand-offs (0: none) */
   gboolean multicast[PROJ__COUNT]; /* planned: true                     */
@@ -87,6 +102,9 @@ typedef struct Schedule {
   int attn_query_tiles;     /* P1: row tiles per attention task sharing K/V blocks */
   int attn_waves;           /* P1 (query_tiles > 1): attention tasks start in waves */
   int attn_stagger;         /* P1 (query_tiles > 1): cycles between a wave's task starts */
+  SchedAttKv attn_kv;       /* P1: K/V streamed in blocks or resident per task */
+  SchedSoftmax attn_softmax; /* P1 (kv resident): online or staged softmax     */
+  int attn_interleave;      /* P1 (query_tiles > 1): tiles whose chains interleave */
   gboolean ffn_fused;       /* D1, planned: true                        */
   gboolean ln_fold;         /* D1: LayerNorm folded into the projection (resident) */
   gboolean first_token;     /* D1, with ln_fold: step 0 makes the folded constants */
