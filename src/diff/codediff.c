@@ -93,7 +93,7 @@ static void read_side(Reader *r, const Program *p, int k) {
     const WgCode *wc = &p->wgs[w];
     for (int pc = 0; pc < wc->n; pc++) {
       const Insn *in = &wc->insns[pc];
-      const char *text = g_ptr_array_index(p->texts, in->text);
+      const char *text = sim_insn_text(p, in);
       const char *semi = strchr(text, ';');
       gsize n = semi ? (gsize)(semi - text) : strlen(text);
       while (n > 0 && g_ascii_isspace(text[n - 1])) n--;

@@ -34,9 +34,9 @@ static void run_sim(gpointer data, gpointer user) {
 static Program *build(const Plan *plan, ProblemKind kind, GError **err) {
   g_autoptr(Ir) ir = pass_pipeline(plan, kind, NULL, NULL, FALSE, err);
   if (!ir) return NULL;
-  g_autofree char *text = be_emit(ir);
+  char *text = be_emit(ir);
   g_autofree char *name = g_strdup_printf("%s[%s].asm", plan->file, wl_problem_name(kind));
-  return sim_asm_parse(name, text, strlen(text), err);
+  return sim_asm_parse_take(name, text, strlen(text), err); /* takes the text */
 }
 
 /* The problems to compare: --problem's, or those with a section in either

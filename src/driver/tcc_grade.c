@@ -228,9 +228,9 @@ static gboolean start_one(Grade *g, const Plan *plan, ProblemKind kind, Job *j, 
                           GError **err) {
   g_autoptr(Ir) ir = pass_pipeline(plan, kind, NULL, NULL, FALSE, err);
   if (!ir) return FALSE;
-  g_autofree char *text = be_emit(ir);
+  char *text = be_emit(ir);
   g_autofree char *name = g_strdup_printf("%s[%s].asm", plan->file, wl_problem_name(kind));
-  *prog = sim_asm_parse(name, text, strlen(text), err);
+  *prog = sim_asm_parse_take(name, text, strlen(text), err); /* takes the text */
   if (!*prog) return FALSE;
   /* the references were computed from the plan's dims: of use when the
    * program's problem is the same (tcc-gen writes the plan's) */

@@ -48,18 +48,23 @@ typedef struct MemOp {
   gboolean stride_given;
 } MemOp;
 
-/* A name table keyed by (pointer, length), so that lookups need no copy: a
- * GHashTable whose keys and values are the entries themselves.  The stored
- * names must outlive the table (region, event and ABI names). */
+/* A name table keyed by (pointer, length), so that lookups need no copy:
+ * open addressing with linear probing over entries stored in place (a
+ * lookup per operand of every line: GHashTable's calls through function
+ * pointers and its separate entries cost the assembler ~7% of the bench).
+ * The stored names must outlive the table (region, event and ABI names). */
 typedef struct NameEnt {
-  const char *s;
+  const char *s;        /* NULL: an empty slot                          */
   size_t n;
   int value;            /* > 0                                          */
   int rows, cols;       /* region tables: the region's shape            */
+  guint hash;
+  uint64_t w;           /* name_word: the first 8 bytes, compared whole  */
 } NameEnt;
 
 typedef struct Names {
-  GHashTable *t;        /* NameEnt* -> itself; NULL while empty          */
+  NameEnt *e;           /* cap slots, at most half of them used; NULL   */
+  size_t cap, used;     /* while empty                                  */
 } Names;
 
 /* A WG's section while it is being parsed.  Sections are contiguous in the
@@ -266,47 +271,81 @@ static inline size_t ident_run(const char *p, gboolean dot) {
   return n;
 }
 
-/* g_str_hash's function (djb2) over s[0..n). */
-static guint name_hash(gconstpointer p) {
-  const NameEnt *e = p;
-  guint h = 5381;
-  for (size_t i = 0; i < e->n; i++) h = (h << 5) + h + (guchar)e->s[i];
-  return h;
+/* The first min(n, 8) bytes of s[0..n) as a number, the others zero (the
+ * same for every s with those bytes). */
+static inline uint64_t name_word_safe(const char *s, size_t n) {
+  uint64_t w = 0;
+  for (size_t i = 0; i < n && i < 8; i++) w |= (uint64_t)(guchar)s[i] << (8 * i);
+  return w;
 }
 
-static gboolean name_equal(gconstpointer a, gconstpointer b) {
-  const NameEnt *x = a, *y = b;
-  return x->n == y->n && memcmp(x->s, y->s, x->n) == 0;
+/* name_word_safe with one 8-byte load, for a name inside the program text,
+ * which is followed by SRC_PAD readable bytes (every lookup's name). */
+static inline uint64_t name_word_text(const char *s, size_t n) {
+#if G_BYTE_ORDER == G_LITTLE_ENDIAN
+  uint64_t w;
+  memcpy(&w, s, 8);
+  return n >= 8 ? w : w & ((1ull << (8 * n)) - 1);
+#else
+  return name_word_safe(s, n);
+#endif
 }
 
-/* names[s[0..n)] = value (> 0); s must outlive the table.  Returns the
- * entry. */
+/* The hash of s[0..n), whose name word is w. */
+static inline guint name_hash(const char *s, size_t n, uint64_t w) {
+  uint64_t h = (w ^ n) * 0x9E3779B97F4A7C15ull;
+  for (size_t i = 8; i < n; i++) h = (h ^ (guchar)s[i]) * 0x100000001B3ull;
+  return (guint)(h >> 32);
+}
+
+/* The slot of s[0..n) (word w, hash h): its entry, or the empty slot where
+ * it would go.  t->cap > 0. */
+static inline NameEnt *names_slot(const Names *t, const char *s, size_t n, uint64_t w, guint h) {
+  size_t mask = t->cap - 1;
+  for (size_t i = h & mask;; i = (i + 1) & mask) {
+    NameEnt *e = &t->e[i];
+    if (!e->s || (e->w == w && e->n == n && (n <= 8 || memcmp(e->s + 8, s + 8, n - 8) == 0)))
+      return e;
+  }
+}
+
+/* names[s[0..n)] = value (> 0), replacing an entry of the same name; s
+ * must outlive the table.  Returns the entry (valid until the next put). */
 static NameEnt *names_put_n(Names *t, const char *s, size_t n, int value) {
-  if (!t->t) t->t = g_hash_table_new_full(name_hash, name_equal, g_free, NULL);
-  NameEnt *e = g_new0(NameEnt, 1);
-  *e = (NameEnt){.s = s, .n = n, .value = value};
-  g_hash_table_replace(t->t, e, e);
+  if (2 * (t->used + 1) > t->cap) { /* grow: rehash into twice the slots */
+    Names g = {g_new0(NameEnt, MAX(t->cap * 2, 16)), MAX(t->cap * 2, 16), t->used};
+    for (size_t i = 0; i < t->cap; i++)
+      if (t->e[i].s) *names_slot(&g, t->e[i].s, t->e[i].n, t->e[i].w, t->e[i].hash) = t->e[i];
+    g_free(t->e);
+    *t = g;
+  }
+  uint64_t w = name_word_safe(s, n);
+  guint h = name_hash(s, n, w);
+  NameEnt *e = names_slot(t, s, n, w, h);
+  if (!e->s) t->used++;
+  *e = (NameEnt){.s = s, .n = n, .value = value, .hash = h, .w = w};
   return e;
 }
 
 static void names_put(Names *t, const char *s, int value) { names_put_n(t, s, strlen(s), value); }
 
-/* The entry of s[0..n) (NULL when absent). */
-static const NameEnt *names_find(const Names *t, const char *s, size_t n) {
-  if (!t->t) return NULL;
-  NameEnt probe = {.s = s, .n = n};
-  return g_hash_table_lookup(t->t, &probe);
+/* The entry of s[0..n) (NULL when absent); s lies in the program text. */
+static inline const NameEnt *names_find(const Names *t, const char *s, size_t n) {
+  if (!t->cap) return NULL;
+  uint64_t w = name_word_text(s, n);
+  const NameEnt *e = names_slot(t, s, n, w, name_hash(s, n, w));
+  return e->s ? e : NULL;
 }
 
-/* names[s[0..n)], 0 when absent. */
+/* names[s[0..n)], 0 when absent; s lies in the program text. */
 static int names_get(const Names *t, const char *s, size_t n) {
   const NameEnt *e = names_find(t, s, n);
   return e ? e->value : 0;
 }
 
 static void names_clear(Names *t) {
-  if (t->t) g_hash_table_destroy(t->t);
-  t->t = NULL;
+  g_free(t->e);
+  *t = (Names){0};
 }
 
 /* Decimal digits -> value; FALSE when it does not fit in int64. */
@@ -1094,7 +1133,6 @@ static gboolean parse_targets(Parser *P, Insn *in) {
     int w = g_array_index(ws, int, i);
     if (in->ntargets == 0 || in->targets[in->ntargets - 1] != w) in->targets[in->ntargets++] = w;
   }
-  in->tregions = block + in->ntargets;
   return TRUE;
 }
 
@@ -1221,7 +1259,7 @@ static gboolean parse_mnemonic(Parser *P, Insn *in) {
  * the byte after it (a blank, the newline or the final NUL) becomes its NUL
  * when the next instruction is read or the file ends, once the lexer is past
  * it. */
-static int line_text(Parser *P, const char *s) {
+static void line_text(Parser *P, const char *s) {
   char *b = P->src + (s - P->src), *e = P->src + (P->tok.s - P->src);
   while (e > b && g_ascii_isspace(e[-1])) e--;
   if (P->text_end) *P->text_end = '\0';
@@ -1229,7 +1267,7 @@ static int line_text(Parser *P, const char *s) {
   GPtrArray *tx = P->prog->texts; /* its length runs ahead; see finish_sections */
   if (P->ntexts == tx->len) g_ptr_array_set_size(tx, tx->len + CLAMP(tx->len, 256, 65536));
   tx->pdata[P->ntexts] = b;
-  return (int)P->ntexts++;
+  P->ntexts++;
 }
 
 /* Room for one more instruction at P->code[P->ncode], all zero (the array
@@ -1380,10 +1418,12 @@ static gboolean parse_insn(Parser *P) {
   in->line = P->tok.line;
   in->col = P->tok.col;
   in->event = -1;
-  in->d.region = in->a.region = in->b.region = in->c.region = in->mem.rf.region = -1;
+  in->d.region = in->a.region = in->b.region = -1;
   const char *start = P->tok.s;
   if (sim_asm_fast_path && fast_insn(P, in)) goto done;
   if (!parse_mnemonic(P, in)) return FALSE;
+  /* c and mem share bytes: c for the compute forms (dst, b's bytes, is -1) */
+  if (sim_op_form[in->op] != F_LD && sim_op_form[in->op] != F_ST) in->c.region = -1;
   if (in->op == OP_RED && P->prog->hw.reduce_units == 0)
     return fail(P, in->line, in->col, "RED needs reduce units (this machine has reduce=0)");
   gboolean ok;
@@ -1398,7 +1438,7 @@ static gboolean parse_insn(Parser *P) {
   if (ok) ok = no_more(P, in);
   if (!ok) return FALSE; /* an LD.mc target list is in prog->lists */
 done:
-  in->text = line_text(P, start);
+  line_text(P, start); /* texts[i] is code[i]'s (sim_insn_text) */
   s->ended = in->op == OP_END;
   P->ncode++;
   s->n++;
@@ -1442,9 +1482,9 @@ static gboolean parse_header(Parser *P) {
 
 /* Resolve an `ST wgN.d` destination: region of WG N, same shape as a. */
 static gboolean fix_st(Parser *P, const Fixup *f, Insn *in) {
-  if (!resolve(P, &f->op, f->op.wg, &in->mem.rf)) return FALSE;
-  if (same_shape(&in->mem.rf, &in->a)) return TRUE;
-  return mismatch(P, &f->op.tok, "destination", &in->mem.rf, "a", &in->a,
+  if (!resolve(P, &f->op, f->op.wg, &in->dst)) return FALSE;
+  if (same_shape(&in->dst, &in->a)) return TRUE;
+  return mismatch(P, &f->op.tok, "destination", &in->dst, "a", &in->a,
                   "the destination must have the shape of a");
 }
 
@@ -1465,7 +1505,7 @@ static gboolean fix_mc(Parser *P, Fixup *f, Insn *in) {
       return mismatch(P, &f->op.tok, "target", &a, "d", &b,
                       "every LD.mc target must declare the region with the same shape");
     }
-    in->tregions[i] = idx;
+    in->targets[in->ntargets + i] = idx; /* sim_insn_tregion */
   }
   return TRUE;
 }
@@ -1560,6 +1600,13 @@ Program *sim_asm_parse(const char *file, const char *text, size_t len, GError **
   memcpy(copy, text, len);
   memset(copy + len, 0, 1 + SRC_PAD);
   return parse_owned(file, copy, len, err);
+}
+
+Program *sim_asm_parse_take(const char *file, char *text, size_t len, GError **err) {
+  g_return_val_if_fail(err == NULL || *err == NULL, NULL);
+  char *buf = g_realloc(text, len + 1 + SRC_PAD); /* in place, mostly: room for the padding */
+  memset(buf + len, 0, 1 + SRC_PAD);
+  return parse_owned(file, buf, len, err);
 }
 
 /* The whole file, NUL-terminated and padded (SRC_PAD), in a buffer hinted

@@ -74,7 +74,7 @@ static void reach(Cal *c, int64_t e) {
   c->nw = need;
 }
 
-void cal_take(Cal *c, int64_t s, int64_t d) {
+void cal_take_slow(Cal *c, int64_t s, int64_t d) {
   int64_t e = s + d;
   if (s < c->base) s = c->base;
   if (e <= s) return;

@@ -35,7 +35,19 @@ void cal_free(Cal *c);
 int64_t cal_fit(const Cal *c, int64_t t, int64_t d);
 /* Mark [s, s+d) busy (nothing for d <= 0); it should be free (a result of
  * cal_fit).  Cycles before the window are dropped. */
-void cal_take(Cal *c, int64_t s, int64_t d);
+void cal_take_slow(Cal *c, int64_t s, int64_t d);
+static inline void cal_take(Cal *c, int64_t s, int64_t d) {
+  /* the common case of a compute instruction's RF ports: the cycles lie
+   * inside the window, in one word (cal_take_slow's bits, without its
+   * window arithmetic) */
+  int64_t i = s - c->base, j = i + d;
+  if (d > 0 && i >= 0 && j <= 64 * c->nw && (i >> 6) == ((j - 1) >> 6)) {
+    c->w[i >> 6] |= (~0ull << (i & 63)) & (~0ull >> (63 - ((j - 1) & 63)));
+    if (s + d > c->end) c->end = s + d;
+    return;
+  }
+  cal_take_slow(c, s, d);
+}
 /* cal_fit then cal_take; returns the start. */
 int64_t cal_book_slow(Cal *c, int64_t t, int64_t d);
 static inline int64_t cal_book(Cal *c, int64_t t, int64_t d) {

@@ -117,7 +117,7 @@ static int64_t piece(Sim *s, Wg *w, const Insn *in, int pc, uint64_t m, uint64_t
       int tw = in->targets[k], tsm = tw / s->m->wgs_per_sm;
       if (tsm != last_sm) sm_at = dma_noc(s, &s->noc_in[tsm], len, at, w->id, pc);
       last_sm = tsm;
-      const Region *g = g_ptr_array_index(s->p->regions, in->tregions[k]);
+      const Region *g = g_ptr_array_index(s->p->regions, sim_insn_tregion(in, k));
       const Region *g0 = g_ptr_array_index(s->p->regions, in->d.region);
       uint64_t rb = r - g0->byte + g->byte; /* same window in the target's region */
       done = maxi(done, rf_ports(s, s->rf_wr, tw, rb, len, sm_at, w->id, pc));
@@ -136,7 +136,7 @@ static int64_t piece(Sim *s, Wg *w, const Insn *in, int pc, uint64_t m, uint64_t
   }
   if (in->mem.space == MEM_SH) return sh_port(s, sm, len, at, w->id, pc);
   /* RF -> another WG's RF */
-  const Region *g = g_ptr_array_index(s->p->regions, in->mem.rf.region);
+  const Region *g = g_ptr_array_index(s->p->regions, in->dst.region);
   int tsm = g->wg / s->m->wgs_per_sm;
   if (tsm != sm) { /* two crossings: out of this SM, into the other */
     at = dma_noc(s, &s->noc_out[sm], len, at, w->id, pc);
@@ -200,6 +200,13 @@ static inline int64_t sums_noc(Sim *s, Sums *u, Cal *link, uint64_t len, int64_t
 }
 
 static inline int64_t sums_rf(Sim *s, Sums *u, Cal *ports, uint64_t r, uint64_t len, int64_t t) {
+  uint64_t p0 = part_of(s, r);
+  if (p0 == part_of(s, r + len - 1)) { /* the loop below, for a piece inside one partition */
+    int64_t a = cal_book(&ports[p0], t, 1);
+    sums_energy(s, u, &u->e_rf, a, 1, E_RF_BYTE * (double)len);
+    u->rf++;
+    return maxi(t, a + 1);
+  }
   int64_t done = t;
   uint64_t pb = (uint64_t)s->part_bytes;
   for (uint64_t p = part_of(s, r); p * pb < r + len; p++) {
@@ -225,7 +232,7 @@ int64_t dma_schedule(Sim *s, Wg *w, const Insn *in, int64_t start, int engine) {
   int pc = (int)(in - w->code->insns);
   const RfRef *rf = in->op == OP_LD ? &in->d : &in->a;
   Side rs = rf_side(s, rf);
-  Side ms = in->mem.space == MEM_RF ? rf_side(s, &in->mem.rf) : mem_side(&in->mem);
+  Side ms = in->mem.space == MEM_RF ? rf_side(s, &in->dst) : mem_side(&in->mem);
   uint64_t rowb = 4ull * (uint64_t)rf->cols;
   int64_t *req = &s->req_free[(long)w->sm * s->m->dma_engines + engine];
   int64_t t = maxi(start + T_DMA_SETUP, *req), done = start + 1;

@@ -300,7 +300,7 @@ void exec_transfer(Sim *s, int wgi, int pc) {
     if (in->mods & MOD_MC) {
       for (int k = 0; k < in->ntargets; k++) {
         RfRef r = *d;
-        r.region = in->tregions[k];
+        r.region = sim_insn_tregion(in, k);
         exec_scatter(s, &s->wg[in->targets[k]], &r, t);
       }
     } else {
@@ -312,8 +312,8 @@ void exec_transfer(Sim *s, int wgi, int pc) {
   /* OP_ST */
   g_autofree float *t = exec_gather(s, w, &in->a);
   if (in->mem.space == MEM_RF) {
-    const Region *g = region(s, &in->mem.rf);
-    exec_scatter(s, &s->wg[g->wg], &in->mem.rf, t);
+    const Region *g = region(s, &in->dst);
+    exec_scatter(s, &s->wg[g->wg], &in->dst, t);
     return;
   }
   float *dst = mem_base(s, w, &in->mem);

@@ -74,7 +74,7 @@ GArray *sim_hot_groups(const Program *p, const SimResult *r, HotBy by) {
   for (int i = 0; i < r->nhot; i++) { /* in r->hot's order: a fixed summation order */
     const HotInsn *h = &r->hot[i];
     const Insn *in = &p->wgs[h->wg].insns[h->pc];
-    char *key = sim_hot_key(g_ptr_array_index(p->texts, in->text), by);
+    char *key = sim_hot_key(sim_insn_text(p, in), by);
     guint k = GPOINTER_TO_UINT(g_hash_table_lookup(at, key));
     if (!k) {
       HotGroup g = {key, 0.0, 0};

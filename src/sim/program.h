@@ -44,31 +44,54 @@ typedef struct RfRef {
 typedef enum { MEM_NONE, MEM_HBM, MEM_SH, MEM_RF } MemSpace;
 
 /* The memory side of LD/ST. For HBM/SH, element (r,c) of the transfer lies at
- * addr + 4*(r*stride + c).  For MEM_RF (ST to another WG's region), `rf`
- * names the destination window (its region belongs to that WG). */
+ * addr + 4*(r*stride + c).  For MEM_RF (ST to another WG's region), the
+ * instruction's `dst` names the destination window (its region belongs to
+ * that WG). */
 typedef struct MemRef {
   MemSpace space;
   int stride;      /* floats between rows (defaults to the RF side's cols) */
   uint64_t addr;   /* bytes; HBM: absolute, SH: offset in the SM's SH */
-  RfRef rf;
 } MemRef;
 
-/* Fields ordered to leave no padding (152 bytes): a large program holds
- * hundreds of thousands of these. */
+/* 96 bytes, no padding: a large program holds hundreds of thousands of
+ * these, and the kernel clears every page of them before the assembler
+ * writes it (the bench's biggest single cost), then the simulator streams
+ * through them.  Fields that no instruction uses together share bytes: n
+ * (the sync forms) with imm (F_IMM, F_FILL), c (F_FMA only) with mem (LD,
+ * ST only), b (compute forms) with dst (ST wgN.d).  Code reads a union
+ * member only for an op whose form has it.
+ * An instruction's source text is Program.texts[its index in insn_block]
+ * (sim_insn_text). */
 typedef struct Insn {
-  Op op;
-  int mods;        /* MOD_* */
+  union {
+    int64_t n;     /* SIG/WAIT count, WAITT cycles, RED contributors */
+    float imm;     /* F_IMM, F_FILL                                 */
+  };
+  int *targets;    /* LD.mc: ntargets destination WGs (ascending, */
+                   /* unique), then the region named like d in each */
+                   /* (sim_insn_tregion)                             */
   int line, col;   /* source position of the mnemonic              */
-  int text;        /* index into Program.texts: the source line, trimmed */
-  float imm;       /* F_IMM, F_FILL                                 */
   int event;       /* index into Program.events (F_EV, F_RED)      */
-  int ntargets;
-  RfRef d, a, b, c;/* F_MMA: d=c(acc), a, b.  F_LD: d=dst. F_ST: a=src. */
-  MemRef mem;
-  int64_t n;       /* SIG/WAIT count, WAITT cycles, RED contributors */
-  int *targets;    /* LD.mc: destination WGs (ascending, unique)   */
-  int *tregions;   /* LD.mc: the region named like d in each target */
+  uint8_t op;      /* Op                                            */
+  uint8_t mods;    /* MOD_*                                         */
+  uint16_t ntargets;
+  RfRef d, a;      /* F_MMA: d=c(acc), a, b.  F_LD: d=dst. F_ST: a=src. */
+  union {
+    RfRef b;
+    RfRef dst;     /* ST wgN.d (mem.space MEM_RF): the destination  */
+  };
+  union {
+    RfRef c;       /* F_FMA                                         */
+    MemRef mem;    /* F_LD, F_ST                                    */
+  };
 } Insn;
+
+#if UINTPTR_MAX == UINT64_MAX
+_Static_assert(sizeof(Insn) == 96, "Insn grew: see the comment above it");
+#endif
+
+/* LD.mc: the region of target k (the one named like d in that WG). */
+static inline int sim_insn_tregion(const Insn *in, int k) { return in->targets[in->ntargets + k]; }
 
 typedef struct WgCode {
   int wg;          /* WG id: sm = wg / wgs_per_sm                  */
@@ -84,7 +107,8 @@ typedef struct Program {
   Abi abi;
   GPtrArray *regions;  /* Region*, in declaration order             */
   GPtrArray *events;   /* char* names without "ev.", first-use order; "in" is index 0 */
-  GPtrArray *texts;    /* char*: source line text (trimmed), for reports; */
+  GPtrArray *texts;    /* char*: source line text (trimmed), for reports, */
+                       /* one per instruction in insn_block order;     */
                        /* the strings live in `source`                 */
   WgCode *wgs;         /* one per WG of the machine, indexed by WG id; */
                        /* n == 0 for a WG without a section (idle)     */
@@ -96,13 +120,17 @@ typedef struct Program {
   Insn *insn_block;    /* every section's instructions: wgs[w].insns  */
                        /* point into this one array                    */
   GPtrArray *lists;    /* LD.mc target lists: one block each, holding */
-                       /* targets then tregions                        */
+                       /* targets then their regions                   */
 } Program;
 
 /* Assemble `text` (`len` bytes; the Program keeps a copy) read from `file`.
  * On error returns NULL and sets *err to "file:line:col: error: message". */
 Program *sim_asm_parse(const char *file, const char *text, size_t len, GError **err);
 Program *sim_asm_load(const char *file, GError **err); /* reads the file */
+/* sim_asm_parse of a text the caller gives away (g_malloc'd, `len` bytes;
+ * NULL when len is 0): it becomes the Program's source without a copy (tcc-grade's
+ * generated programs: 13 MB for plans/best.yaml's P1); freed on error. */
+Program *sim_asm_parse_take(const char *file, char *text, size_t len, GError **err);
 /* TRUE (default): common instruction lines take a shortcut with the same
  * result; tests set FALSE to compare against the general parser. */
 extern gboolean sim_asm_fast_path;
@@ -113,6 +141,11 @@ void sim_program_free(Program *p);
  * alone. */
 void sim_huge_hint(void *p, size_t n);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(Program, sim_program_free)
+
+/* The instruction's source line, trimmed (reports, traces). */
+static inline const char *sim_insn_text(const Program *p, const Insn *in) {
+  return (const char *)g_ptr_array_index(p->texts, (guint)(in - p->insn_block));
+}
 
 /* Pretty region/operand names for diagnostics ("wg5.x[0:1,0:128]"). */
 char *sim_rfref_str(const Program *p, const RfRef *r);

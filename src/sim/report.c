@@ -155,7 +155,7 @@ static void profile_report(GString *g, const Program *p, const SimResult *r) {
     const HotInsn *h = &r->hot[i];
     const Insn *in = &p->wgs[h->wg].insns[h->pc];
     g_string_append_printf(g, "  %9.1f nJ  wg%-3d line %-5d %s\n", h->energy_pj * 1e-3, h->wg, in->line,
-                           (const char *)g_ptr_array_index(p->texts, in->text));
+                           sim_insn_text(p, in));
   }
   if (r->nhot > shown) g_string_append_printf(g, "  ... and %d more\n", r->nhot - shown);
   hot_group_report(g, p, r);
@@ -247,7 +247,7 @@ static void json_report(GString *g, const Program *p, const SimResult *r, const 
       const Insn *in = &p->wgs[r->hot[i].wg].insns[r->hot[i].pc];
       g_string_append_printf(g, "%s\n    {\"wg\": %d, \"line\": %d, \"energy_nj\": %.3f, \"text\": ", i ? "," : "",
                              r->hot[i].wg, in->line, r->hot[i].energy_pj * 1e-3);
-      jstr(g, g_ptr_array_index(p->texts, in->text));
+      jstr(g, sim_insn_text(p, in));
       g_string_append(g, "}");
     }
     g_string_append(g, "]");

@@ -171,7 +171,10 @@ static gboolean overlap(const Range *a, const Range *b) {
 static void access_of(const Sim *s, const Wg *w, const Insn *in, Access *a) {
   const RfRef *reads[3] = {&in->a, &in->b, &in->c};
   a->n = 0;
-  for (int k = 0; k < 3; k++)
+  /* LD and ST read a at most: their b and c bytes hold dst and mem
+   * (program.h) */
+  int nreads = in->op == OP_LD || in->op == OP_ST ? 1 : 3;
+  for (int k = 0; k < nreads; k++)
     if (reads[k]->region >= 0) {
       a->rg[a->n] = sim_range(s, reads[k]);
       a->wr[a->n++] = FALSE;
@@ -180,7 +183,7 @@ static void access_of(const Sim *s, const Wg *w, const Insn *in, Access *a) {
     for (int k = 0; k < in->ntargets; k++)
       if (in->targets[k] == w->id) {
         RfRef r = in->d;
-        r.region = in->tregions[k];
+        r.region = sim_insn_tregion(in, k);
         a->rg[a->n] = sim_range(s, &r);
         a->wr[a->n++] = TRUE;
       }
@@ -189,26 +192,26 @@ static void access_of(const Sim *s, const Wg *w, const Insn *in, Access *a) {
     a->wr[a->n++] = TRUE;
   }
   /* `ST wgN.d, a` with N the issuer itself writes its own RF */
-  if (in->op == OP_ST && in->mem.space == MEM_RF && s->geo[in->mem.rf.region].wg == w->id) {
-    a->rg[a->n] = sim_range(s, &in->mem.rf);
+  if (in->op == OP_ST && in->mem.space == MEM_RF && s->geo[in->dst.region].wg == w->id) {
+    a->rg[a->n] = sim_range(s, &in->dst);
     a->wr[a->n++] = TRUE;
   }
 }
 
-static void prune(GArray *recs, int64_t now) {
+static void prune(RecVec *recs, int64_t now) {
   guint k = 0;
   for (guint i = 0; i < recs->len; i++) {
-    Rec *r = &g_array_index(recs, Rec, i);
-    if (r->done > now) g_array_index(recs, Rec, k++) = *r;
+    Rec *r = &recs->v[i];
+    if (r->done > now) recs->v[k++] = *r;
   }
-  g_array_set_size(recs, k);
+  recs->len = k;
 }
 
 /* Earliest time the instruction's hazards clear (T_INF: waits on a RED). */
 static int64_t hazard(const Wg *w, const Access *a, int64_t now) {
   int64_t t = now;
-  for (guint i = 0; i < w->inflight->len; i++) {
-    const Rec *r = &g_array_index(w->inflight, Rec, i);
+  for (guint i = 0; i < w->inflight.len; i++) {
+    const Rec *r = &w->inflight.v[i];
     for (int k = 0; k < a->n; k++)
       if ((r->write || a->wr[k]) && overlap(&r->rg, &a->rg[k])) t = maxi(t, r->done);
   }
@@ -220,20 +223,20 @@ static int64_t hazard(const Wg *w, const Access *a, int64_t now) {
 static void prune_incoming(const Sim *s, Wg *w, int64_t now) {
   const int64_t *clock = clock_of(s, w->id);
   guint k = 0;
-  for (guint i = 0; i < w->incoming->len; i++) {
-    Rec *r = &g_array_index(w->incoming, Rec, i);
-    if (r->done > now || clock[r->src_wg] < r->epoch) g_array_index(w->incoming, Rec, k++) = *r;
+  for (guint i = 0; i < w->incoming.len; i++) {
+    Rec *r = &w->incoming.v[i];
+    if (r->done > now || clock[r->src_wg] < r->epoch) w->incoming.v[k++] = *r;
   }
-  g_array_set_size(w->incoming, k);
+  w->incoming.len = k;
 }
 
 /* Another WG's transfer into this RF still in flight, or landed with no
  * event from its sender since: a race. */
 static gboolean race(Sim *s, Wg *w, const Insn *in, int pc, const Access *a, int64_t now) {
-  if (w->incoming->len == 0) return FALSE;
+  if (w->incoming.len == 0) return FALSE;
   prune_incoming(s, w, now);
-  for (guint i = 0; i < w->incoming->len; i++) {
-    const Rec *r = &g_array_index(w->incoming, Rec, i);
+  for (guint i = 0; i < w->incoming.len; i++) {
+    const Rec *r = &w->incoming.v[i];
     for (int k = 0; k < a->n; k++)
       if (overlap(&r->rg, &a->rg[k])) {
         const Region *g = g_ptr_array_index(s->p->regions, r->rg.region);
@@ -270,10 +273,10 @@ static void note_access(Sim *s, Wg *w, const Range *rg, gboolean write, int pc, 
   g_array_append_val(w->accesses, a);
 }
 
-static void track(const Sim *s, GArray *recs, const Range *rg, gboolean write, int64_t done, int red,
+static void track(const Sim *s, RecVec *recs, const Range *rg, gboolean write, int64_t done, int red,
                   int src, int pc) {
   Rec r = {*rg, write, done, red, src, pc, src >= 0 ? clock_of(s, src)[src] : 0};
-  g_array_append_val(recs, r);
+  recvec_push(recs, &r);
 }
 
 /* The mnemonic as written, with LD.mc's modifier (diagnostics). */
@@ -290,8 +293,8 @@ static gboolean remote_race(Sim *s, Wg *w, const Insn *in, int pc, Wg *tw, const
                             int64_t now) {
   const Region *g = g_ptr_array_index(s->p->regions, rg->region);
   const int64_t *mine = clock_of(s, w->id); /* what the writer is ordered after */
-  for (guint i = 0; i < tw->incoming->len; i++) {
-    const Rec *r = &g_array_index(tw->incoming, Rec, i);
+  for (guint i = 0; i < tw->incoming.len; i++) {
+    const Rec *r = &tw->incoming.v[i];
     if (!overlap(&r->rg, rg)) continue;
     if (r->done <= now) {
       if (r->src_wg == w->id || mine[r->src_wg] >= r->epoch) continue;
@@ -309,8 +312,8 @@ static gboolean remote_race(Sim *s, Wg *w, const Insn *in, int pc, Wg *tw, const
              s->p->wgs[r->src_wg].insns[r->pc].line, r->done);
     return TRUE;
   }
-  for (guint i = 0; i < tw->inflight->len; i++) {
-    const Rec *r = &g_array_index(tw->inflight, Rec, i);
+  for (guint i = 0; i < tw->inflight.len; i++) {
+    const Rec *r = &tw->inflight.v[i];
     if (r->done <= now || !overlap(&r->rg, rg)) continue;
     const Insn *o = &tw->code->insns[r->pc];
     if (r->done == T_INF)
@@ -344,15 +347,15 @@ static gboolean remote_race(Sim *s, Wg *w, const Insn *in, int pc, Wg *tw, const
  * than the issuer), each checked by remote_race. */
 static gboolean remote_races(Sim *s, Wg *w, const Insn *in, int pc, int64_t now) {
   if (in->op == OP_ST && in->mem.space == MEM_RF) {
-    const Region *g = g_ptr_array_index(s->p->regions, in->mem.rf.region);
-    Range rg = sim_range(s, &in->mem.rf);
+    const Region *g = g_ptr_array_index(s->p->regions, in->dst.region);
+    Range rg = sim_range(s, &in->dst);
     return g->wg != w->id && remote_race(s, w, in, pc, &s->wg[g->wg], &rg, now);
   }
   if (in->op == OP_LD && (in->mods & MOD_MC))
     for (int k = 0; k < in->ntargets; k++) {
       if (in->targets[k] == w->id) continue;
       RfRef r = in->d;
-      r.region = in->tregions[k];
+      r.region = sim_insn_tregion(in, k);
       Range rg = sim_range(s, &r);
       if (remote_race(s, w, in, pc, &s->wg[in->targets[k]], &rg, now)) return TRUE;
     }
@@ -521,8 +524,8 @@ static void red_complete(Sim *s, int g) {
   for (int i = 0; i < n; i++) clock_join(s, clock_of(s, c[i].wg), joint);
   for (int i = 0; i < n; i++) {
     Wg *w = &s->wg[c[i].wg];
-    for (guint k = 0; k < w->inflight->len; k++) {
-      Rec *r = &g_array_index(w->inflight, Rec, k);
+    for (guint k = 0; k < w->inflight.len; k++) {
+      Rec *r = &w->inflight.v[k];
       if (r->red == g && r->done == T_INF) r->done = done;
     }
     w->pending_red--;
@@ -592,9 +595,9 @@ static gboolean red_issue(Sim *s, Wg *w, const Insn *in, int pc, int64_t t) {
   RedContrib c = {w->id, pc, NULL};
   g_array_append_val(rg->contrib, c);
   Range r = sim_range(s, &in->a);
-  track(s, w->inflight, &r, FALSE, arrive, -1, -1, pc);
+  track(s, &w->inflight, &r, FALSE, arrive, -1, -1, pc);
   r = sim_range(s, &in->d);
-  track(s, w->inflight, &r, TRUE, T_INF, in->event, -1, pc);
+  track(s, &w->inflight, &r, TRUE, T_INF, in->event, -1, pc);
   w->pending_red++;
   if ((int64_t)rg->contrib->len == rg->n) red_complete(s, in->event);
   return TRUE;
@@ -728,23 +731,23 @@ static int64_t dma_issue(Sim *s, Wg *w, const Insn *in, int pc, int64_t t) {
     if (in->mods & MOD_MC) {
       for (int i = 0; i < in->ntargets; i++) {
         RfRef r = in->d;
-        r.region = in->tregions[i];
+        r.region = sim_insn_tregion(in, i);
         Range rg = sim_range(s, &r);
         Wg *tw = &s->wg[in->targets[i]];
-        track(s, tw == w ? w->inflight : tw->incoming, &rg, TRUE, done, -1, w->id, pc);
+        track(s, tw == w ? &w->inflight : &tw->incoming, &rg, TRUE, done, -1, w->id, pc);
       }
     } else {
       Range rg = sim_range(s, &in->d);
-      track(s, w->inflight, &rg, TRUE, done, -1, -1, pc);
+      track(s, &w->inflight, &rg, TRUE, done, -1, -1, pc);
     }
   } else {
     Range rg = sim_range(s, &in->a);
-    track(s, w->inflight, &rg, FALSE, done, -1, -1, pc);
+    track(s, &w->inflight, &rg, FALSE, done, -1, -1, pc);
     if (in->mem.space == MEM_RF) {
-      rg = sim_range(s, &in->mem.rf);
-      const Region *g = g_ptr_array_index(s->p->regions, in->mem.rf.region);
+      rg = sim_range(s, &in->dst);
+      const Region *g = g_ptr_array_index(s->p->regions, in->dst.region);
       Wg *tw = &s->wg[g->wg];
-      track(s, tw == w ? w->inflight : tw->incoming, &rg, TRUE, done, -1, w->id, pc);
+      track(s, tw == w ? &w->inflight : &tw->incoming, &rg, TRUE, done, -1, w->id, pc);
     }
   }
   return done;
@@ -761,7 +764,7 @@ static int64_t issue_one(Sim *s, Wg *w, int64_t t) {
     const char *nx = (const char *)&w->code->insns[pc + 1];
     for (size_t b = 0; b < sizeof(Insn) + 63; b += 64) __builtin_prefetch(nx + b);
   }
-  prune(w->inflight, t);
+  prune(&w->inflight, t);
   if (w->acc_pc != pc) {
     access_of(s, w, in, &w->acc);
     w->acc_pc = pc;
@@ -813,7 +816,7 @@ static int64_t issue_one(Sim *s, Wg *w, int64_t t) {
   default: {
     done = compute_issue(s, w, in, pc, t);
     if (!fn(s, FN_COMPUTE, w->id, pc)) return -1;
-    for (int k = 0; k < acc->n; k++) track(s, w->inflight, &acc->rg[k], acc->wr[k], done, -1, -1, pc);
+    for (int k = 0; k < acc->n; k++) track(s, &w->inflight, &acc->rg[k], acc->wr[k], done, -1, -1, pc);
     break;
   }
   }
@@ -860,11 +863,11 @@ static void find_remote(Sim *s) {
     for (int pc = 0; pc < p->wgs[w].n; pc++) {
       const Insn *in = &p->wgs[w].insns[pc];
       if (in->op == OP_ST && in->mem.space == MEM_RF &&
-          ((const Region *)g_ptr_array_index(p->regions, in->mem.rf.region))->wg != w)
-        s->remote[in->mem.rf.region] = 1;
+          ((const Region *)g_ptr_array_index(p->regions, in->dst.region))->wg != w)
+        s->remote[in->dst.region] = 1;
       if (in->op == OP_LD && (in->mods & MOD_MC))
         for (int k = 0; k < in->ntargets; k++)
-          if (in->targets[k] != w) s->remote[in->tregions[k]] = 1;
+          if (in->targets[k] != w) s->remote[sim_insn_tregion(in, k)] = 1;
     }
   /* each WG's regions (counting sort by WG): a remote region is compared
    * with its own WG's regions only, not with every region of the program */
@@ -945,8 +948,6 @@ static void sim_init(Sim *s, const Program *p, const SimOptions *o) {
     w->code = &p->wgs[i];
     w->acc_pc = -1;
     w->state = w->code->n > 0 ? WG_RUN : WG_IDLE;
-    w->inflight = g_array_new(FALSE, FALSE, sizeof(Rec));
-    w->incoming = g_array_new(FALSE, FALSE, sizeof(Rec));
     w->accesses = g_array_new(FALSE, FALSE, sizeof(Access1));
     if (w->code->n > 0 && !o->timing_only) {
       w->rf = g_new0(float, s->rf_words);
@@ -1022,8 +1023,8 @@ static void sim_destroy(Sim *s) {
     for (int i = 0; i < m->sms; i++) g_free(s->sh[i]);
   g_free(s->sh);
   for (int i = 0; i < s->nwgs; i++) {
-    g_array_free(s->wg[i].inflight, TRUE);
-    g_array_free(s->wg[i].incoming, TRUE);
+    g_free(s->wg[i].inflight.v);
+    g_free(s->wg[i].incoming.v);
     g_array_free(s->wg[i].accesses, TRUE);
     g_free(s->wg[i].rf);
     g_free(s->wg[i].valid);
@@ -1099,7 +1100,7 @@ static void deadlock(Sim *s) {
                              s->ev_count[w->wait_ev], in->line);
     else {
       int g = -1;
-      for (guint k = 0; k < w->inflight->len && g < 0; k++) g = g_array_index(w->inflight, Rec, k).red;
+      for (guint k = 0; k < w->inflight.len && g < 0; k++) g = w->inflight.v[k].red;
       if (g < 0) g = 0;
       g_string_append_printf(msg, " wg%d waits for RED round ev.%s (%u of %" G_GINT64_FORMAT
                              " contributions) at line %d;", i, (char *)g_ptr_array_index(s->p->events, g),

@@ -172,7 +172,7 @@ static void wg_slice(Out *o, const Program *p, const SimTrace *t, int wg, const 
                      GArray *ends) {
   const WgCode *c = &p->wgs[wg];
   const Insn *in = &c->insns[g->pc0], *last = &c->insns[g->pc1 - 1];
-  const char *text = g_ptr_array_index(p->texts, in->text);
+  const char *text = sim_insn_text(p, in);
   char knob[128], task[128];
   knob_task(text, knob, task);
   double pj = 0;
@@ -218,7 +218,7 @@ static GArray *groups(const Program *p, const SimTrace *t, int wg, int level, in
     if (t->issue[k] < 0) break; /* never issued (cannot happen after a good run) */
     int64_t t0, t1;
     span(t, &c->insns[pc], k, pc, &t0, &t1);
-    const char *text = g_ptr_array_index(p->texts, c->insns[pc].text);
+    const char *text = sim_insn_text(p, &c->insns[pc]);
     const char *cm = strchr(text, ';');
     gboolean same = g.pc1 > g.pc0 && (level == 1 ? strcmp(prev, cm ? cm : "") == 0
                                       : level == 2 ? g.pc1 - g.pc0 < chunk : FALSE);

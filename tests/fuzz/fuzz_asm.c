@@ -37,8 +37,7 @@ static gboolean same_ref(const RfRef *x, const RfRef *y) {
 static void same_insn(const Program *p, const Insn *x, const Program *q, const Insn *y) {
   FUZZ_REQUIRE(x->op == y->op && x->mods == y->mods && x->line == y->line && x->col == y->col,
                "line %d", x->line);
-  FUZZ_REQUIRE(strcmp(g_ptr_array_index(p->texts, x->text),
-                      g_ptr_array_index(q->texts, y->text)) == 0,
+  FUZZ_REQUIRE(strcmp(sim_insn_text(p, x), sim_insn_text(q, y)) == 0,
                "line %d", x->line);
   FUZZ_REQUIRE(memcmp(&x->imm, &y->imm, sizeof x->imm) == 0, "line %d", x->line);
   FUZZ_REQUIRE(x->event == y->event && x->n == y->n, "line %d", x->line);
@@ -46,11 +45,11 @@ static void same_insn(const Program *p, const Insn *x, const Program *q, const I
                    same_ref(&x->c, &y->c),
                "line %d", x->line);
   FUZZ_REQUIRE(x->mem.space == y->mem.space && x->mem.addr == y->mem.addr &&
-                   x->mem.stride == y->mem.stride && same_ref(&x->mem.rf, &y->mem.rf),
+                   x->mem.stride == y->mem.stride && same_ref(&x->dst, &y->dst),
                "line %d", x->line);
   FUZZ_REQUIRE(x->ntargets == y->ntargets, "line %d", x->line);
   for (int i = 0; i < x->ntargets; i++)
-    FUZZ_REQUIRE(x->targets[i] == y->targets[i] && x->tregions[i] == y->tregions[i],
+    FUZZ_REQUIRE(x->targets[i] == y->targets[i] && sim_insn_tregion(x, i) == sim_insn_tregion(y, i),
                  "line %d", x->line);
 }
 

@@ -120,6 +120,43 @@ START_TEST(test_calendar_clock_jump) {
 }
 END_TEST
 
+/* cal_take's inline path (inside the window, one word) against
+ * cal_take_slow: the same random takes on two calendars leave the same
+ * words, window and end, take by take; lengths from 1 to 130 cycles at
+ * any offset, so both one-word takes and takes across words and past the
+ * window's end occur. */
+START_TEST(test_calendar_take_fast) {
+  for (guint32 seed = 1; seed <= 20; seed++) {
+    Cal a, b;
+    int64_t now = 0;
+    cal_init(&a, &now);
+    cal_init(&b, &now);
+    GRand *r = g_rand_new_with_seed(seed);
+    int fast = 0;
+    for (int op = 0; op < 3000; op++) {
+      if (g_rand_int_range(r, 0, 50) == 0) { /* the clock moves on */
+        now += g_rand_int_range(r, 0, 200);
+        cal_prune(&a, now);
+        cal_prune(&b, now);
+      }
+      int64_t s = now + g_rand_int_range(r, -8, 400);
+      int64_t d = g_rand_int_range(r, 0, 4) ? g_rand_int_range(r, 1, 9) : g_rand_int_range(r, 1, 131);
+      int64_t i = s - a.base;
+      fast += d > 0 && i >= 0 && i + d <= 64 * a.nw && (i >> 6) == ((i + d - 1) >> 6);
+      cal_take(&a, s, d);
+      cal_take_slow(&b, s, d);
+      ck_assert_msg(a.base == b.base && a.nw == b.nw && a.end == b.end, "seed %u op %d", seed, op);
+      for (int64_t k = 0; k < a.nw; k++)
+        ck_assert_msg(a.w[k] == b.w[k], "seed %u op %d word %" G_GINT64_FORMAT, seed, op, k);
+    }
+    ck_assert_int_gt(fast, 1000); /* the inline path was taken */
+    g_rand_free(r);
+    cal_free(&a);
+    cal_free(&b);
+  }
+}
+END_TEST
+
 Suite *suite_calendar(void) {
   Suite *s = suite_create("calendar");
   TCase *tc = tcase_create("calendar");
@@ -127,6 +164,7 @@ Suite *suite_calendar(void) {
   tcase_add_test(tc, test_calendar_random);
   tcase_add_test(tc, test_calendar_words);
   tcase_add_test(tc, test_calendar_clock_jump);
+  tcase_add_test(tc, test_calendar_take_fast);
   suite_add_tcase(s, tc);
   return s;
 }
