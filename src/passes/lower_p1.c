@@ -346,6 +346,7 @@ static gboolean resident_desc(P1 *c, int l, int stage, const ProjStage *ps, LwP1
   *st = (LwP1Resident){.name = sched_proj_name[ps->pj->proj], .layer = l, .stage = stage, .role = role,
                      .pj = ps->pj, .K = ps->K, .N = ps->N, .shards = shards, .tiles = c->N / c->R,
                      .R = c->R, .extra = (ps->gelu != 0) + (ps->res_sym != NULL), .multicast = mcast,
+                     .from = mcast && c->pp->multicast_pass ? LW_P1_FROM_PASS : LW_P1_FROM_ISSUERS,
                      .a = {.sym = "scratch", .col = ps->a_col, .stride = ps->K, .prov = c->base,
                            .packed = mat(c, ps->a_col, ps->K).packed},
                      .part_col = part_col, .part_stride = c->d, .after = after, .grp = grp,
