@@ -74,7 +74,8 @@ typedef enum {
 /* IR_MOD_CAND (LD only): a multicast candidate, a load of a WG's own that
  * the lowering leaves for the multicast pass (multicast.c) to merge with
  * the same load of other WGs into one LD.mc; the pass clears it on every
- * load, merged or not, and the printers never show it. */
+ * load, merged or not.  The IR's text shows it (`LD.cand`, as after
+ * `--dump-after=lower`); the backend never prints it. */
 enum { IR_MOD_Z = 1, IR_MOD_T = 2, IR_MOD_MC = 4, IR_MOD_CAND = 8 };
 
 /* Provenance: the plan knob that decided this op and the IR node. */

@@ -64,6 +64,7 @@ static char *op_where(const Ir *ir, int k, int i, const IrOp *op) {
   if (op->mods & IR_MOD_Z) g_string_append(m, ".z");
   if (op->mods & IR_MOD_T) g_string_append(m, ".t");
   if (op->mods & IR_MOD_MC) g_string_append(m, ".mc");
+  if (op->mods & IR_MOD_CAND) g_string_append(m, ".cand");
   g_string_append_c(m, ')');
   return g_string_free(m, FALSE);
 }

@@ -9,36 +9,50 @@
  *          the k-th such load of each task: the window of the schedule is
  *          "the same place in the tasks' order".  Its tasks (members) must
  *          be on different WGs; a group of one is left alone.
- *   set    the groups with the same members; they are numbered in the
- *          first member's order, and group i is issued by member i mod n.
+ *   set    the groups with the same members, numbered in the first
+ *          member's order (group ord of a set).
  *   class  the groups of a set into one tensor (a buffer): its rounds.
  *          Every member must load the class's groups in the same order,
  *          else the class stays plain loads.
  *
- * Round k of a class with n members (events NAME_free, NAME_full, NAME the
- * buffer's name with '_' for '.'):
+ * Who issues (multicast.issuers = I): I issuer tasks per set, group ord by
+ * issuer ord mod I, each on a WG with no task of the set's stage (the one
+ * whose next task is of the latest stage first: an issuer delays what
+ * follows it on its WG; then spread over the SMs, whose DMA slots they
+ * use), placed right after the set's last member in program order (the
+ * tasks are renumbered); or, with I = 0 or no such WG, the members in turn
+ * (group ord by member ord mod n).  Round k of a class with n members,
+ * events NAME_free and NAME_full (NAME: the buffer's name, '_' for '.'):
  *
- *   issuer   WAIT NAME_free, (n-1)(k+1)  every other member is done with
- *            LD.mc d, hbm[...], {all}    the buffer's previous round
- *            SIG  NAME_full, 1           fires once the LD.mc has landed
- *   others   SIG  NAME_free, 1           (at the same point)
- *            WAIT NAME_full, k+1         where its own load was
+ *   issuer task  WAIT stage events       what the first member waited for
+ *                                        before its load (group events)
+ *                WAIT NAME_free, n(k+1)  every member is done with the
+ *                LD.mc d, hbm[..], {all} buffer's previous round
+ *                SIG  NAME_full, 1       fires once the LD.mc has landed
+ *   member       SIG  NAME_free, 1       at its point (below)
+ *                WAIT NAME_full, k+1     where its own load was
  *
- * The point is as early as the buffer allows: just after the member's last
- * access to the buffer before the load, but never above a SIG, WAIT or
- * WAITT of the task (one may be what makes the source valid).  So the
- * issuer loads a buffer as soon as every member has freed it, and a
- * member's first SIG (round 0) fires only once every earlier instruction of
- * its WG has completed: its task has started, the write may land (the
- * machine's race rules, docs/machine.md section 3; the tensor is live from
- * its task's first op, ir_order.c).  Counts are cumulative: no member frees
- * round k+1 before it has waited for round k, which needed every free of
- * round k.  When the members' programs would not order these points alike
- * (a deadlock could follow), the set keeps each point at the load's place.
+ * with the members issuing, the issuing member WAITs for the others'
+ * (n-1)(k+1) frees at its point, LD.mc, SIGs full, and does not wait.
  *
- * The account (ir->mc, tcc-gen --explain): per stage (the issuer's role
- * and layer), groups, loads replaced and the HBM lines they would have read
- * beyond one read per group. */
+ * A member's point is as early as the buffer allows: just after its last
+ * access to the buffer before the load (with the members issuing, not
+ * above a SIG, WAIT or WAITT of the task either: one may be what makes
+ * the source valid); the first round's not before its own earlier loads
+ * from HBM (its set-up: a resident stage's weights), so that the stream
+ * starts when the members are ready rather than on top of their set-up.
+ * A member's SIG fires only once every earlier instruction of its WG has
+ * completed: for the first round, its task has started and the write may
+ * land (the machine's race rules, docs/machine.md section 3; the tensor
+ * is live from its task's first op, ir_order.c); later, it is done with
+ * the buffer.  Counts are cumulative: no member frees round k+1 before it
+ * has waited for round k, which needed every free of round k.  When the
+ * members' programs would not order these points alike (or, with issuer
+ * tasks, not in the groups' order), the set keeps each point at its load.
+ *
+ * The account (ir->mc, tcc-gen --explain): per stage (the first member's
+ * role and layer), groups, loads replaced and the HBM lines they would
+ * have read beyond one read per group. */
 #include "ir.h"
 
 #include <inttypes.h>
@@ -371,8 +385,9 @@ static void rewrite(Ir *ir, GPtrArray *groups, const GArray *cls, int t, const G
  * stage.  An issuer runs after the tasks made before it on its WG and
  * delays those after it (it runs to the set's end), so the best WG is the
  * one whose next task (after the set's last member, `last[set]`) is of
- * the latest stage, or none; then the fewest ops of the stage before; then
- * the lowest number. */
+ * the latest stage, or none; then one on an SM with fewer of the set's
+ * issuers (they share its DMA slots); then the fewest ops of the stage
+ * before; then the lowest number. */
 static int *issuer_wgs(const Ir *ir, GPtrArray *groups, int nsets, int per, const int *last) {
   int W = MIN(ir->sms_used, ir->hw.sms) * ir->hw.wgs_per_sm;
   int *wg = g_new(int, (gsize)nsets * per + 1);
@@ -399,18 +414,24 @@ static int *issuer_wgs(const Ir *ir, GPtrArray *groups, int nsets, int per, cons
         before[tk->wg] += tk->ops->len;
       if ((int)k > last[s] && next[tk->wg] == G_MAXINT) next[tk->wg] = tk->stage;
     }
+    int S = ir->hw.wgs_per_sm;
+    g_autofree int *on_sm = g_new0(int, W / S + 1); /* the set's issuers per SM */
     for (int i = 0; i < per; i++) {
       int best = -1;
       for (int w = 0; w < W; w++) {
         gint64 key = (gint64)stage[s] * W + w;
         if (before[w] < 0 || g_hash_table_contains(taken, &key)) continue;
-        if (best < 0 || next[w] > next[best] || (next[w] == next[best] && before[w] < before[best])) best = w;
+        if (best < 0 || next[w] > next[best] ||
+            (next[w] == next[best] && (on_sm[w / S] < on_sm[best / S] ||
+                                       (on_sm[w / S] == on_sm[best / S] && before[w] < before[best]))))
+          best = w;
       }
       if (best < 0) break;
       gint64 *key = &g_array_index(keys, gint64, s * per + i);
       *key = (gint64)stage[s] * W + best;
       g_hash_table_add(taken, key);
       wg[s * per + i] = best;
+      on_sm[best / S]++;
     }
   }
   return wg;

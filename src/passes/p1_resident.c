@@ -479,7 +479,11 @@ LwP1Res *lw_p1_resident_open(Ir *ir, const LwP1State *state, const LwP1Resident 
     g_free(r);
     return NULL;
   }
-  r->ni = st->multicast && st->from == LW_P1_FROM_ISSUERS ? MIN(LW_P1R_ISSUERS, spare / r->S) : 0;
+  /* LW_P1_FROM_PASS: the WGs are kept free for the pass's issuer tasks
+   * (multicast.c takes WGs with no task of the stage), no task made */
+  r->ni = st->multicast && (st->from == LW_P1_FROM_ISSUERS || st->from == LW_P1_FROM_PASS)
+              ? MIN(LW_P1R_ISSUERS, spare / r->S)
+              : 0;
   if (st->multicast && st->from == LW_P1_FROM_ISSUERS && r->ni < 1) {
     knob_error(ir, err, "multicast", st->name,
                "multicast.%s needs a WG per K shard besides the %d owners to issue the loads, but "
@@ -515,7 +519,7 @@ void lw_p1_resident_build(LwP1Res *r, const LwP1State *state) {
   int owners = r->np * r->S;
   g_autoptr(GArray) order = wg_order(r->ir);
   for (int o = 0; o < owners; o++) owner(r, o, state);
-  for (int s = 0; s < r->S; s++)
+  for (int s = 0; s < r->S && r->st->from == LW_P1_FROM_ISSUERS; s++)
     for (int i = 0; i < r->ni; i++)
       issuer(r, s, i, g_array_index(order, int, (r->base + owners + s * r->ni + i) % order->len));
 }

@@ -2,7 +2,7 @@
 .machine sms=4 wgs_per_sm=4 rf_kib=64 vl=16 mma_arrays=1 sfu=8 sh_kib=0 dma=2x1 hbm=8 noc=512 multicast=1 reduce=0
 .problem p1 d_model=64 heads=2 d_ff=128 layers=1 seqs=1 rows=64
 
-.wg 0   ; sm 0, tasks: l0.qkv.k0.p0 l0.ln2.r4 l0.w2.k0.p0.mc0
+.wg 0   ; sm 0, tasks: l0.qkv.k0.p0 l0.w1.k0.p0
 .rf l0_qkv_k0_p0_w              p0       64x32     ; l0.qkv.k0.p0.w
 .rf l0_qkv_k0_a0                p2       32x32     ; l0.qkv.k0.a0
 .rf l0_qkv_k0_a1                p3       32x32     ; l0.qkv.k0.a1
@@ -11,12 +11,15 @@
 .rf l0_qkv_k0_p0_bias           p6       1x32      ; l0.qkv.k0.p0.bias
 .rf l0_qkv_k0_p0_acc0           p7       32x32     ; l0.qkv.k0.p0.acc0
 .rf l0_qkv_k0_p0_acc1           p2       32x32     ; l0.qkv.k0.p0.acc1
-.rf l0_ln2_r4_g                 p0       1x64      ; l0.ln2.r4.g
-.rf l0_ln2_r4_b                 p0+256   1x64      ; l0.ln2.r4.b
-.rf l0_ln2_r4_x                 p0+512   2x64      ; l0.ln2.r4.x
-.rf l0_ln2_r4_mean              p0+1024  2x1       ; l0.ln2.r4.mean
-.rf l0_ln2_r4_tmp               p0+1088  2x64      ; l0.ln2.r4.tmp
-.rf l0_ln2_r4_var               p0+1600  2x1       ; l0.ln2.r4.var
+.rf l0_w1_k0_a0                 p0       32x32     ; l0.w1.k0.a0
+.rf l0_w1_k0_a1                 p1       32x32     ; l0.w1.k0.a1
+.rf l0_w1_k0_a2                 p2       32x32     ; l0.w1.k0.a2
+.rf l0_w1_k0_a3                 p3       32x32     ; l0.w1.k0.a3
+.rf l0_w1_k0_p0_w               p4       64x32     ; l0.w1.k0.p0.w
+.rf l0_w1_k0_p0_bias            p6       1x32      ; l0.w1.k0.p0.bias
+.rf l0_w1_k0_p0_acc0            p7       32x32     ; l0.w1.k0.p0.acc0
+.rf l0_w1_k0_p0_acc1            p0       32x32     ; l0.w1.k0.p0.acc1
+.rf l0_w1_k0_p0_gelu            p1       32x32     ; l0.w1.k0.p0.gelu
     LD        l0_qkv_k0_p0_w[0:32, :], hbm[wqkv.l0], stride 192 ; p1.weights:11 l0.qkv.k0.p0
     WAITT     800                                           ; p1.weights:11 l0.qkv.k0.p0
     LD        l0_qkv_k0_p0_w[32:64, :], hbm[wqkv.l0 + 24576], stride 192 ; p1.weights:11 l0.qkv.k0.p0
@@ -40,251 +43,6 @@
     VEC.add   l0_qkv_k0_p0_acc1, l0_qkv_k0_p0_acc1, l0_qkv_k0_p0_bias ; p1.weights:11 l0.qkv.k0.p0
     ST        hbm[scratch + 40960], l0_qkv_k0_p0_acc1, stride 64 ; p1.panels.qkv:12 l0.qkv.k0.p0
     SIG       ev.qkv_l0, 1                                  ; p1.panels.qkv:12 l0.qkv.k0.p0
-    WAIT      ev.wo_l0, 2                                   ; p1.row_tile l0.ln2.r4
-    LD        l0_ln2_r4_g, hbm[ln2_g.l0]                    ; p1.row_tile l0.ln2.r4
-    LD        l0_ln2_r4_b, hbm[ln2_b.l0]                    ; p1.row_tile l0.ln2.r4
-    LD        l0_ln2_r4_x, hbm[scratch + 73728]             ; p1.row_tile l0.ln2.r4
-    VEC.rsum  l0_ln2_r4_mean, l0_ln2_r4_x                   ; p1.row_tile l0.ln2.r4
-    VEC.muli  l0_ln2_r4_mean, l0_ln2_r4_mean, 0.015625      ; p1.row_tile l0.ln2.r4
-    VEC.sub   l0_ln2_r4_x, l0_ln2_r4_x, l0_ln2_r4_mean      ; p1.row_tile l0.ln2.r4
-    VEC.mul   l0_ln2_r4_tmp, l0_ln2_r4_x, l0_ln2_r4_x       ; p1.row_tile l0.ln2.r4
-    VEC.rsum  l0_ln2_r4_var, l0_ln2_r4_tmp                  ; p1.row_tile l0.ln2.r4
-    VEC.muli  l0_ln2_r4_var, l0_ln2_r4_var, 0.015625        ; p1.row_tile l0.ln2.r4
-    VEC.addi  l0_ln2_r4_var, l0_ln2_r4_var, 1e-05           ; p1.row_tile l0.ln2.r4
-    SFU.rsqrt l0_ln2_r4_var, l0_ln2_r4_var                  ; p1.row_tile l0.ln2.r4
-    VEC.mul   l0_ln2_r4_x, l0_ln2_r4_x, l0_ln2_r4_var       ; p1.row_tile l0.ln2.r4
-    VEC.mul   l0_ln2_r4_x, l0_ln2_r4_x, l0_ln2_r4_g         ; p1.row_tile l0.ln2.r4
-    VEC.add   l0_ln2_r4_x, l0_ln2_r4_x, l0_ln2_r4_b         ; p1.row_tile l0.ln2.r4
-    ST        hbm[scratch + 90112], l0_ln2_r4_x             ; p1.row_tile l0.ln2.r4
-    LD        l0_ln2_r4_x, hbm[scratch + 74240]             ; p1.row_tile l0.ln2.r4
-    VEC.rsum  l0_ln2_r4_mean, l0_ln2_r4_x                   ; p1.row_tile l0.ln2.r4
-    VEC.muli  l0_ln2_r4_mean, l0_ln2_r4_mean, 0.015625      ; p1.row_tile l0.ln2.r4
-    VEC.sub   l0_ln2_r4_x, l0_ln2_r4_x, l0_ln2_r4_mean      ; p1.row_tile l0.ln2.r4
-    VEC.mul   l0_ln2_r4_tmp, l0_ln2_r4_x, l0_ln2_r4_x       ; p1.row_tile l0.ln2.r4
-    VEC.rsum  l0_ln2_r4_var, l0_ln2_r4_tmp                  ; p1.row_tile l0.ln2.r4
-    VEC.muli  l0_ln2_r4_var, l0_ln2_r4_var, 0.015625        ; p1.row_tile l0.ln2.r4
-    VEC.addi  l0_ln2_r4_var, l0_ln2_r4_var, 1e-05           ; p1.row_tile l0.ln2.r4
-    SFU.rsqrt l0_ln2_r4_var, l0_ln2_r4_var                  ; p1.row_tile l0.ln2.r4
-    VEC.mul   l0_ln2_r4_x, l0_ln2_r4_x, l0_ln2_r4_var       ; p1.row_tile l0.ln2.r4
-    VEC.mul   l0_ln2_r4_x, l0_ln2_r4_x, l0_ln2_r4_g         ; p1.row_tile l0.ln2.r4
-    VEC.add   l0_ln2_r4_x, l0_ln2_r4_x, l0_ln2_r4_b         ; p1.row_tile l0.ln2.r4
-    ST        hbm[scratch + 90624], l0_ln2_r4_x             ; p1.row_tile l0.ln2.r4
-    LD        l0_ln2_r4_x, hbm[scratch + 74752]             ; p1.row_tile l0.ln2.r4
-    VEC.rsum  l0_ln2_r4_mean, l0_ln2_r4_x                   ; p1.row_tile l0.ln2.r4
-    VEC.muli  l0_ln2_r4_mean, l0_ln2_r4_mean, 0.015625      ; p1.row_tile l0.ln2.r4
-    VEC.sub   l0_ln2_r4_x, l0_ln2_r4_x, l0_ln2_r4_mean      ; p1.row_tile l0.ln2.r4
-    VEC.mul   l0_ln2_r4_tmp, l0_ln2_r4_x, l0_ln2_r4_x       ; p1.row_tile l0.ln2.r4
-    VEC.rsum  l0_ln2_r4_var, l0_ln2_r4_tmp                  ; p1.row_tile l0.ln2.r4
-    VEC.muli  l0_ln2_r4_var, l0_ln2_r4_var, 0.015625        ; p1.row_tile l0.ln2.r4
-    VEC.addi  l0_ln2_r4_var, l0_ln2_r4_var, 1e-05           ; p1.row_tile l0.ln2.r4
-    SFU.rsqrt l0_ln2_r4_var, l0_ln2_r4_var                  ; p1.row_tile l0.ln2.r4
-    VEC.mul   l0_ln2_r4_x, l0_ln2_r4_x, l0_ln2_r4_var       ; p1.row_tile l0.ln2.r4
-    VEC.mul   l0_ln2_r4_x, l0_ln2_r4_x, l0_ln2_r4_g         ; p1.row_tile l0.ln2.r4
-    VEC.add   l0_ln2_r4_x, l0_ln2_r4_x, l0_ln2_r4_b         ; p1.row_tile l0.ln2.r4
-    ST        hbm[scratch + 91136], l0_ln2_r4_x             ; p1.row_tile l0.ln2.r4
-    LD        l0_ln2_r4_x, hbm[scratch + 75264]             ; p1.row_tile l0.ln2.r4
-    VEC.rsum  l0_ln2_r4_mean, l0_ln2_r4_x                   ; p1.row_tile l0.ln2.r4
-    VEC.muli  l0_ln2_r4_mean, l0_ln2_r4_mean, 0.015625      ; p1.row_tile l0.ln2.r4
-    VEC.sub   l0_ln2_r4_x, l0_ln2_r4_x, l0_ln2_r4_mean      ; p1.row_tile l0.ln2.r4
-    VEC.mul   l0_ln2_r4_tmp, l0_ln2_r4_x, l0_ln2_r4_x       ; p1.row_tile l0.ln2.r4
-    VEC.rsum  l0_ln2_r4_var, l0_ln2_r4_tmp                  ; p1.row_tile l0.ln2.r4
-    VEC.muli  l0_ln2_r4_var, l0_ln2_r4_var, 0.015625        ; p1.row_tile l0.ln2.r4
-    VEC.addi  l0_ln2_r4_var, l0_ln2_r4_var, 1e-05           ; p1.row_tile l0.ln2.r4
-    SFU.rsqrt l0_ln2_r4_var, l0_ln2_r4_var                  ; p1.row_tile l0.ln2.r4
-    VEC.mul   l0_ln2_r4_x, l0_ln2_r4_x, l0_ln2_r4_var       ; p1.row_tile l0.ln2.r4
-    VEC.mul   l0_ln2_r4_x, l0_ln2_r4_x, l0_ln2_r4_g         ; p1.row_tile l0.ln2.r4
-    VEC.add   l0_ln2_r4_x, l0_ln2_r4_x, l0_ln2_r4_b         ; p1.row_tile l0.ln2.r4
-    ST        hbm[scratch + 91648], l0_ln2_r4_x             ; p1.row_tile l0.ln2.r4
-    SIG       ev.ln2_l0, 1                                  ; p1.row_tile l0.ln2.r4
-    WAIT      ev.ln2_l0, 8                                  ; p1.panels.w2:12 l0.w2.k0.p0.mc0
-    WAIT      ev.w1_l0, 4                                   ; p1.multicast.w2:15 l0.w2.k0.p0.mc0
-    WAIT      ev.l0_w2_k0_a0_free, 2                        ; p1.multicast.w2:15 l0.w2.k0.p0.mc0
-    LD.mc     l0_w2_k0_a0, hbm[scratch + 98304], stride 128, {3, 7} ; p1.multicast.w2:15 l0.w2.k0.p0.mc0
-    SIG       ev.l0_w2_k0_a0_full, 1                        ; p1.multicast.w2:15 l0.w2.k0.p0.mc0
-    END
-
-.wg 1   ; sm 0, tasks: l0.qkv.k0.p4 l0.wo.k0.p0.mc0 l0.w1.k0.p0.mc0 l0.w2.k0.p0.mc1
-.rf l0_qkv_k0_p4_w              p0       64x32     ; l0.qkv.k0.p4.w
-.rf l0_qkv_k0_a0                p2       32x32     ; l0.qkv.k0.a0
-.rf l0_qkv_k0_a1                p3       32x32     ; l0.qkv.k0.a1
-.rf l0_qkv_k0_a2                p4       32x32     ; l0.qkv.k0.a2
-.rf l0_qkv_k0_a3                p5       32x32     ; l0.qkv.k0.a3
-.rf l0_qkv_k0_p4_bias           p6       1x32      ; l0.qkv.k0.p4.bias
-.rf l0_qkv_k0_p4_acc0           p7       32x32     ; l0.qkv.k0.p4.acc0
-.rf l0_qkv_k0_p4_acc1           p2       32x32     ; l0.qkv.k0.p4.acc1
-    LD        l0_qkv_k0_p4_w[0:32, :], hbm[wqkv.l0 + 512], stride 192 ; p1.weights:11 l0.qkv.k0.p4
-    WAITT     800                                           ; p1.weights:11 l0.qkv.k0.p4
-    LD        l0_qkv_k0_p4_w[32:64, :], hbm[wqkv.l0 + 25088], stride 192 ; p1.weights:11 l0.qkv.k0.p4
-    LD        l0_qkv_k0_p4_bias, hbm[bqkv.l0 + 512], stride 192 ; p1.weights:11 l0.qkv.k0.p4
-    SIG       ev.l0_qkv_k0_a0_free, 1                       ; p1.multicast.qkv:15 l0.qkv.k0.p4
-    SIG       ev.l0_qkv_k0_a1_free, 1                       ; p1.multicast.qkv:15 l0.qkv.k0.p4
-    SIG       ev.l0_qkv_k0_a2_free, 1                       ; p1.multicast.qkv:15 l0.qkv.k0.p4
-    SIG       ev.l0_qkv_k0_a3_free, 1                       ; p1.multicast.qkv:15 l0.qkv.k0.p4
-    SIG       ev.l0_qkv_k0_ready, 1                         ; p1.multicast.qkv:15 l0.qkv.k0.p4
-    WAIT      ev.ln1_l0, 8                                  ; p1.multicast.qkv:15 l0.qkv.k0.p4
-    WAIT      ev.l0_qkv_k0_a0_full, 1                       ; p1.multicast.qkv:15 l0.qkv.k0.p4
-    MMA.z     l0_qkv_k0_p4_acc0, l0_qkv_k0_a0, l0_qkv_k0_p4_w[0:32, :] ; p1.k_chunk.qkv:13 l0.qkv.k0.p4
-    WAIT      ev.l0_qkv_k0_a1_full, 1                       ; p1.multicast.qkv:15 l0.qkv.k0.p4
-    MMA       l0_qkv_k0_p4_acc0, l0_qkv_k0_a1, l0_qkv_k0_p4_w[32:64, :] ; p1.k_chunk.qkv:13 l0.qkv.k0.p4
-    WAIT      ev.l0_qkv_k0_a2_full, 1                       ; p1.multicast.qkv:15 l0.qkv.k0.p4
-    MMA.z     l0_qkv_k0_p4_acc1, l0_qkv_k0_a2, l0_qkv_k0_p4_w[0:32, :] ; p1.k_chunk.qkv:13 l0.qkv.k0.p4
-    VEC.add   l0_qkv_k0_p4_acc0, l0_qkv_k0_p4_acc0, l0_qkv_k0_p4_bias ; p1.weights:11 l0.qkv.k0.p4
-    WAIT      ev.l0_qkv_k0_a3_full, 1                       ; p1.multicast.qkv:15 l0.qkv.k0.p4
-    MMA       l0_qkv_k0_p4_acc1, l0_qkv_k0_a3, l0_qkv_k0_p4_w[32:64, :] ; p1.k_chunk.qkv:13 l0.qkv.k0.p4
-    ST        hbm[v_out.l0], l0_qkv_k0_p4_acc0              ; p1.kv_writeback l0.qkv.k0.p4
-    VEC.add   l0_qkv_k0_p4_acc1, l0_qkv_k0_p4_acc1, l0_qkv_k0_p4_bias ; p1.weights:11 l0.qkv.k0.p4
-    ST        hbm[v_out.l0 + 4096], l0_qkv_k0_p4_acc1       ; p1.kv_writeback l0.qkv.k0.p4
-    SIG       ev.qkv_l0, 1                                  ; p1.panels.qkv:12 l0.qkv.k0.p4
-    WAIT      ev.ln1_l0, 8                                  ; p1.panels.wo:12 l0.wo.k0.p0.mc0
-    WAIT      ev.att_l0, 4                                  ; p1.multicast.wo:15 l0.wo.k0.p0.mc0
-    WAIT      ev.l0_wo_k0_a0_free, 2                        ; p1.multicast.wo:15 l0.wo.k0.p0.mc0
-    LD.mc     l0_wo_k0_a0, hbm[scratch + 49152], stride 64, {9, 13} ; p1.multicast.wo:15 l0.wo.k0.p0.mc0
-    SIG       ev.l0_wo_k0_a0_full, 1                        ; p1.multicast.wo:15 l0.wo.k0.p0.mc0
-    WAIT      ev.att_l0, 4                                  ; p1.panels.w1:12 l0.w1.k0.p0.mc0
-    WAIT      ev.ln2_l0, 8                                  ; p1.multicast.w1:15 l0.w1.k0.p0.mc0
-    WAIT      ev.l0_w1_k0_a0_free, 4                        ; p1.multicast.w1:15 l0.w1.k0.p0.mc0
-    LD.mc     l0_w1_k0_a0, hbm[scratch + 81920], stride 64, {2, 6, 10, 14} ; p1.multicast.w1:15 l0.w1.k0.p0.mc0
-    SIG       ev.l0_w1_k0_a0_full, 1                        ; p1.multicast.w1:15 l0.w1.k0.p0.mc0
-    WAIT      ev.ln2_l0, 8                                  ; p1.panels.w2:12 l0.w2.k0.p0.mc1
-    WAIT      ev.w1_l0, 4                                   ; p1.multicast.w2:15 l0.w2.k0.p0.mc1
-    WAIT      ev.l0_w2_k0_a1_free, 2                        ; p1.multicast.w2:15 l0.w2.k0.p0.mc1
-    LD.mc     l0_w2_k0_a1, hbm[scratch + 98432], stride 128, {3, 7} ; p1.multicast.w2:15 l0.w2.k0.p0.mc1
-    SIG       ev.l0_w2_k0_a1_full, 1                        ; p1.multicast.w2:15 l0.w2.k0.p0.mc1
-    END
-
-.wg 2   ; sm 0, tasks: l0.ln1.r2 l0.att.s0.h0.r0 l0.wo.k0.p0.mc2 l0.w1.k0.p0
-.rf l0_ln1_r2_g                 p0       1x64      ; l0.ln1.r2.g
-.rf l0_ln1_r2_b                 p0+256   1x64      ; l0.ln1.r2.b
-.rf l0_ln1_r2_x                 p0+512   2x64      ; l0.ln1.r2.x
-.rf l0_ln1_r2_mean              p0+1024  2x1       ; l0.ln1.r2.mean
-.rf l0_ln1_r2_tmp               p0+1088  2x64      ; l0.ln1.r2.tmp
-.rf l0_ln1_r2_var               p0+1600  2x1       ; l0.ln1.r2.var
-.rf l0_att_s0_h0_r0_q           p0       32x32     ; l0.att.s0.h0.r0.q
-.rf l0_att_s0_h0_r0_kb          p1       32x32     ; l0.att.s0.h0.r0.kb
-.rf l0_att_s0_h0_r0_s           p2       32x32     ; l0.att.s0.h0.r0.s
-.rf l0_att_s0_h0_r0_mask        p0       32x32     ; l0.att.s0.h0.r0.mask
-.rf l0_att_s0_h0_r0_m           p0       32x1      ; l0.att.s0.h0.r0.m
-.rf l0_att_s0_h0_r0_z           p0       32x1      ; l0.att.s0.h0.r0.z
-.rf l0_att_s0_h0_r0_vb          p0       32x32     ; l0.att.s0.h0.r0.vb
-.rf l0_att_s0_h0_r0_o           p1       32x32     ; l0.att.s0.h0.r0.o
-.rf l0_w1_k0_a0                 p0       32x32     ; l0.w1.k0.a0
-.rf l0_w1_k0_a1                 p1       32x32     ; l0.w1.k0.a1
-.rf l0_w1_k0_a2                 p2       32x32     ; l0.w1.k0.a2
-.rf l0_w1_k0_a3                 p3       32x32     ; l0.w1.k0.a3
-.rf l0_w1_k0_p0_w               p4       64x32     ; l0.w1.k0.p0.w
-.rf l0_w1_k0_p0_bias            p6       1x32      ; l0.w1.k0.p0.bias
-.rf l0_w1_k0_p0_acc0            p7       32x32     ; l0.w1.k0.p0.acc0
-.rf l0_w1_k0_p0_acc1            p0       32x32     ; l0.w1.k0.p0.acc1
-.rf l0_w1_k0_p0_gelu            p1       32x32     ; l0.w1.k0.p0.gelu
-    LD        l0_ln1_r2_g, hbm[ln1_g.l0]                    ; p1.row_tile l0.ln1.r2
-    LD        l0_ln1_r2_b, hbm[ln1_b.l0]                    ; p1.row_tile l0.ln1.r2
-    LD        l0_ln1_r2_x, hbm[x_in + 4096]                 ; p1.row_tile l0.ln1.r2
-    VEC.rsum  l0_ln1_r2_mean, l0_ln1_r2_x                   ; p1.row_tile l0.ln1.r2
-    VEC.muli  l0_ln1_r2_mean, l0_ln1_r2_mean, 0.015625      ; p1.row_tile l0.ln1.r2
-    VEC.sub   l0_ln1_r2_x, l0_ln1_r2_x, l0_ln1_r2_mean      ; p1.row_tile l0.ln1.r2
-    VEC.mul   l0_ln1_r2_tmp, l0_ln1_r2_x, l0_ln1_r2_x       ; p1.row_tile l0.ln1.r2
-    VEC.rsum  l0_ln1_r2_var, l0_ln1_r2_tmp                  ; p1.row_tile l0.ln1.r2
-    VEC.muli  l0_ln1_r2_var, l0_ln1_r2_var, 0.015625        ; p1.row_tile l0.ln1.r2
-    VEC.addi  l0_ln1_r2_var, l0_ln1_r2_var, 1e-05           ; p1.row_tile l0.ln1.r2
-    SFU.rsqrt l0_ln1_r2_var, l0_ln1_r2_var                  ; p1.row_tile l0.ln1.r2
-    VEC.mul   l0_ln1_r2_x, l0_ln1_r2_x, l0_ln1_r2_var       ; p1.row_tile l0.ln1.r2
-    VEC.mul   l0_ln1_r2_x, l0_ln1_r2_x, l0_ln1_r2_g         ; p1.row_tile l0.ln1.r2
-    VEC.add   l0_ln1_r2_x, l0_ln1_r2_x, l0_ln1_r2_b         ; p1.row_tile l0.ln1.r2
-    ST        hbm[scratch + 20480], l0_ln1_r2_x             ; p1.row_tile l0.ln1.r2
-    LD        l0_ln1_r2_x, hbm[x_in + 4608]                 ; p1.row_tile l0.ln1.r2
-    VEC.rsum  l0_ln1_r2_mean, l0_ln1_r2_x                   ; p1.row_tile l0.ln1.r2
-    VEC.muli  l0_ln1_r2_mean, l0_ln1_r2_mean, 0.015625      ; p1.row_tile l0.ln1.r2
-    VEC.sub   l0_ln1_r2_x, l0_ln1_r2_x, l0_ln1_r2_mean      ; p1.row_tile l0.ln1.r2
-    VEC.mul   l0_ln1_r2_tmp, l0_ln1_r2_x, l0_ln1_r2_x       ; p1.row_tile l0.ln1.r2
-    VEC.rsum  l0_ln1_r2_var, l0_ln1_r2_tmp                  ; p1.row_tile l0.ln1.r2
-    VEC.muli  l0_ln1_r2_var, l0_ln1_r2_var, 0.015625        ; p1.row_tile l0.ln1.r2
-    VEC.addi  l0_ln1_r2_var, l0_ln1_r2_var, 1e-05           ; p1.row_tile l0.ln1.r2
-    SFU.rsqrt l0_ln1_r2_var, l0_ln1_r2_var                  ; p1.row_tile l0.ln1.r2
-    VEC.mul   l0_ln1_r2_x, l0_ln1_r2_x, l0_ln1_r2_var       ; p1.row_tile l0.ln1.r2
-    VEC.mul   l0_ln1_r2_x, l0_ln1_r2_x, l0_ln1_r2_g         ; p1.row_tile l0.ln1.r2
-    VEC.add   l0_ln1_r2_x, l0_ln1_r2_x, l0_ln1_r2_b         ; p1.row_tile l0.ln1.r2
-    ST        hbm[scratch + 20992], l0_ln1_r2_x             ; p1.row_tile l0.ln1.r2
-    LD        l0_ln1_r2_x, hbm[x_in + 5120]                 ; p1.row_tile l0.ln1.r2
-    VEC.rsum  l0_ln1_r2_mean, l0_ln1_r2_x                   ; p1.row_tile l0.ln1.r2
-    VEC.muli  l0_ln1_r2_mean, l0_ln1_r2_mean, 0.015625      ; p1.row_tile l0.ln1.r2
-    VEC.sub   l0_ln1_r2_x, l0_ln1_r2_x, l0_ln1_r2_mean      ; p1.row_tile l0.ln1.r2
-    VEC.mul   l0_ln1_r2_tmp, l0_ln1_r2_x, l0_ln1_r2_x       ; p1.row_tile l0.ln1.r2
-    VEC.rsum  l0_ln1_r2_var, l0_ln1_r2_tmp                  ; p1.row_tile l0.ln1.r2
-    VEC.muli  l0_ln1_r2_var, l0_ln1_r2_var, 0.015625        ; p1.row_tile l0.ln1.r2
-    VEC.addi  l0_ln1_r2_var, l0_ln1_r2_var, 1e-05           ; p1.row_tile l0.ln1.r2
-    SFU.rsqrt l0_ln1_r2_var, l0_ln1_r2_var                  ; p1.row_tile l0.ln1.r2
-    VEC.mul   l0_ln1_r2_x, l0_ln1_r2_x, l0_ln1_r2_var       ; p1.row_tile l0.ln1.r2
-    VEC.mul   l0_ln1_r2_x, l0_ln1_r2_x, l0_ln1_r2_g         ; p1.row_tile l0.ln1.r2
-    VEC.add   l0_ln1_r2_x, l0_ln1_r2_x, l0_ln1_r2_b         ; p1.row_tile l0.ln1.r2
-    ST        hbm[scratch + 21504], l0_ln1_r2_x             ; p1.row_tile l0.ln1.r2
-    LD        l0_ln1_r2_x, hbm[x_in + 5632]                 ; p1.row_tile l0.ln1.r2
-    VEC.rsum  l0_ln1_r2_mean, l0_ln1_r2_x                   ; p1.row_tile l0.ln1.r2
-    VEC.muli  l0_ln1_r2_mean, l0_ln1_r2_mean, 0.015625      ; p1.row_tile l0.ln1.r2
-    VEC.sub   l0_ln1_r2_x, l0_ln1_r2_x, l0_ln1_r2_mean      ; p1.row_tile l0.ln1.r2
-    VEC.mul   l0_ln1_r2_tmp, l0_ln1_r2_x, l0_ln1_r2_x       ; p1.row_tile l0.ln1.r2
-    VEC.rsum  l0_ln1_r2_var, l0_ln1_r2_tmp                  ; p1.row_tile l0.ln1.r2
-    VEC.muli  l0_ln1_r2_var, l0_ln1_r2_var, 0.015625        ; p1.row_tile l0.ln1.r2
-    VEC.addi  l0_ln1_r2_var, l0_ln1_r2_var, 1e-05           ; p1.row_tile l0.ln1.r2
-    SFU.rsqrt l0_ln1_r2_var, l0_ln1_r2_var                  ; p1.row_tile l0.ln1.r2
-    VEC.mul   l0_ln1_r2_x, l0_ln1_r2_x, l0_ln1_r2_var       ; p1.row_tile l0.ln1.r2
-    VEC.mul   l0_ln1_r2_x, l0_ln1_r2_x, l0_ln1_r2_g         ; p1.row_tile l0.ln1.r2
-    VEC.add   l0_ln1_r2_x, l0_ln1_r2_x, l0_ln1_r2_b         ; p1.row_tile l0.ln1.r2
-    ST        hbm[scratch + 22016], l0_ln1_r2_x             ; p1.row_tile l0.ln1.r2
-    SIG       ev.ln1_l0, 1                                  ; p1.row_tile l0.ln1.r2
-    WAIT      ev.qkv_l0, 6                                  ; p1.row_tile l0.att.s0.h0.r0
-    LD        l0_att_s0_h0_r0_q, hbm[scratch + 32768], stride 64 ; p1.row_tile l0.att.s0.h0.r0
-    LD        l0_att_s0_h0_r0_kb, hbm[k_out.l0]             ; p1.row_tile l0.att.s0.h0.r0
-    MMA.z.t   l0_att_s0_h0_r0_s, l0_att_s0_h0_r0_q, l0_att_s0_h0_r0_kb ; p1.row_tile l0.att.s0.h0.r0
-    VEC.fill  l0_att_s0_h0_r0_mask, -1e+30                  ; p1.row_tile l0.att.s0.h0.r0
-    VEC.fill  l0_att_s0_h0_r0_mask[0:1, 0:1], 0             ; p1.row_tile l0.att.s0.h0.r0
-    VEC.fill  l0_att_s0_h0_r0_mask[1:2, 0:2], 0             ; p1.row_tile l0.att.s0.h0.r0
-    VEC.fill  l0_att_s0_h0_r0_mask[2:3, 0:3], 0             ; p1.row_tile l0.att.s0.h0.r0
-    VEC.fill  l0_att_s0_h0_r0_mask[3:4, 0:4], 0             ; p1.row_tile l0.att.s0.h0.r0
-    VEC.fill  l0_att_s0_h0_r0_mask[4:5, 0:5], 0             ; p1.row_tile l0.att.s0.h0.r0
-    VEC.fill  l0_att_s0_h0_r0_mask[5:6, 0:6], 0             ; p1.row_tile l0.att.s0.h0.r0
-    VEC.fill  l0_att_s0_h0_r0_mask[6:7, 0:7], 0             ; p1.row_tile l0.att.s0.h0.r0
-    VEC.fill  l0_att_s0_h0_r0_mask[7:8, 0:8], 0             ; p1.row_tile l0.att.s0.h0.r0
-    VEC.fill  l0_att_s0_h0_r0_mask[8:9, 0:9], 0             ; p1.row_tile l0.att.s0.h0.r0
-    VEC.fill  l0_att_s0_h0_r0_mask[9:10, 0:10], 0           ; p1.row_tile l0.att.s0.h0.r0
-    VEC.fill  l0_att_s0_h0_r0_mask[10:11, 0:11], 0          ; p1.row_tile l0.att.s0.h0.r0
-    VEC.fill  l0_att_s0_h0_r0_mask[11:12, 0:12], 0          ; p1.row_tile l0.att.s0.h0.r0
-    VEC.fill  l0_att_s0_h0_r0_mask[12:13, 0:13], 0          ; p1.row_tile l0.att.s0.h0.r0
-    VEC.fill  l0_att_s0_h0_r0_mask[13:14, 0:14], 0          ; p1.row_tile l0.att.s0.h0.r0
-    VEC.fill  l0_att_s0_h0_r0_mask[14:15, 0:15], 0          ; p1.row_tile l0.att.s0.h0.r0
-    VEC.fill  l0_att_s0_h0_r0_mask[15:16, 0:16], 0          ; p1.row_tile l0.att.s0.h0.r0
-    VEC.fill  l0_att_s0_h0_r0_mask[16:17, 0:17], 0          ; p1.row_tile l0.att.s0.h0.r0
-    VEC.fill  l0_att_s0_h0_r0_mask[17:18, 0:18], 0          ; p1.row_tile l0.att.s0.h0.r0
-    VEC.fill  l0_att_s0_h0_r0_mask[18:19, 0:19], 0          ; p1.row_tile l0.att.s0.h0.r0
-    VEC.fill  l0_att_s0_h0_r0_mask[19:20, 0:20], 0          ; p1.row_tile l0.att.s0.h0.r0
-    VEC.fill  l0_att_s0_h0_r0_mask[20:21, 0:21], 0          ; p1.row_tile l0.att.s0.h0.r0
-    VEC.fill  l0_att_s0_h0_r0_mask[21:22, 0:22], 0          ; p1.row_tile l0.att.s0.h0.r0
-    VEC.fill  l0_att_s0_h0_r0_mask[22:23, 0:23], 0          ; p1.row_tile l0.att.s0.h0.r0
-    VEC.fill  l0_att_s0_h0_r0_mask[23:24, 0:24], 0          ; p1.row_tile l0.att.s0.h0.r0
-    VEC.fill  l0_att_s0_h0_r0_mask[24:25, 0:25], 0          ; p1.row_tile l0.att.s0.h0.r0
-    VEC.fill  l0_att_s0_h0_r0_mask[25:26, 0:26], 0          ; p1.row_tile l0.att.s0.h0.r0
-    VEC.fill  l0_att_s0_h0_r0_mask[26:27, 0:27], 0          ; p1.row_tile l0.att.s0.h0.r0
-    VEC.fill  l0_att_s0_h0_r0_mask[27:28, 0:28], 0          ; p1.row_tile l0.att.s0.h0.r0
-    VEC.fill  l0_att_s0_h0_r0_mask[28:29, 0:29], 0          ; p1.row_tile l0.att.s0.h0.r0
-    VEC.fill  l0_att_s0_h0_r0_mask[29:30, 0:30], 0          ; p1.row_tile l0.att.s0.h0.r0
-    VEC.fill  l0_att_s0_h0_r0_mask[30:31, 0:31], 0          ; p1.row_tile l0.att.s0.h0.r0
-    VEC.fill  l0_att_s0_h0_r0_mask[31:32, :], 0             ; p1.row_tile l0.att.s0.h0.r0
-    VEC.muli  l0_att_s0_h0_r0_s, l0_att_s0_h0_r0_s, 0.17677669 ; p1.row_tile l0.att.s0.h0.r0
-    VEC.add   l0_att_s0_h0_r0_s, l0_att_s0_h0_r0_s, l0_att_s0_h0_r0_mask ; p1.row_tile l0.att.s0.h0.r0
-    VEC.rmax  l0_att_s0_h0_r0_m, l0_att_s0_h0_r0_s          ; p1.row_tile l0.att.s0.h0.r0
-    VEC.sub   l0_att_s0_h0_r0_s, l0_att_s0_h0_r0_s, l0_att_s0_h0_r0_m ; p1.row_tile l0.att.s0.h0.r0
-    SFU.exp   l0_att_s0_h0_r0_s, l0_att_s0_h0_r0_s          ; p1.row_tile l0.att.s0.h0.r0
-    VEC.rsum  l0_att_s0_h0_r0_z, l0_att_s0_h0_r0_s          ; p1.row_tile l0.att.s0.h0.r0
-    SFU.recip l0_att_s0_h0_r0_z, l0_att_s0_h0_r0_z          ; p1.row_tile l0.att.s0.h0.r0
-    VEC.mul   l0_att_s0_h0_r0_s, l0_att_s0_h0_r0_s, l0_att_s0_h0_r0_z ; p1.row_tile l0.att.s0.h0.r0
-    LD        l0_att_s0_h0_r0_vb, hbm[v_out.l0]             ; p1.row_tile l0.att.s0.h0.r0
-    MMA.z     l0_att_s0_h0_r0_o, l0_att_s0_h0_r0_s, l0_att_s0_h0_r0_vb ; p1.row_tile l0.att.s0.h0.r0
-    ST        hbm[scratch + 49152], l0_att_s0_h0_r0_o, stride 64 ; p1.row_tile l0.att.s0.h0.r0
-    SIG       ev.att_l0, 1                                  ; p1.row_tile l0.att.s0.h0.r0
-    WAIT      ev.ln1_l0, 8                                  ; p1.panels.wo:12 l0.wo.k0.p0.mc2
-    WAIT      ev.att_l0, 4                                  ; p1.multicast.wo:15 l0.wo.k0.p0.mc2
-    WAIT      ev.l0_wo_k0_a2_free, 2                        ; p1.multicast.wo:15 l0.wo.k0.p0.mc2
-    LD.mc     l0_wo_k0_a2, hbm[scratch + 57344], stride 64, {9, 13} ; p1.multicast.wo:15 l0.wo.k0.p0.mc2
-    SIG       ev.l0_wo_k0_a2_full, 1                        ; p1.multicast.wo:15 l0.wo.k0.p0.mc2
     WAIT      ev.att_l0, 4                                  ; p1.panels.w1:12 l0.w1.k0.p0
     WAIT      ev.l0_wo_k0_a0_full, 1                        ; p1.weights:11 l0.w1.k0.p0
     LD        l0_w1_k0_p0_w[0:32, :], hbm[w1.l0], stride 128 ; p1.weights:11 l0.w1.k0.p0
@@ -330,88 +88,44 @@
     SIG       ev.w1_l0, 1                                   ; p1.panels.w1:12 l0.w1.k0.p0
     END
 
-.wg 3   ; sm 0, tasks: l0.ln1.r6 l0.qkv.k0.p0.mc2 l0.ln2.r0 l0.w2.k0.p0
-.rf l0_ln1_r6_g                 p0       1x64      ; l0.ln1.r6.g
-.rf l0_ln1_r6_b                 p0+256   1x64      ; l0.ln1.r6.b
-.rf l0_ln1_r6_x                 p0+512   2x64      ; l0.ln1.r6.x
-.rf l0_ln1_r6_mean              p0+1024  2x1       ; l0.ln1.r6.mean
-.rf l0_ln1_r6_tmp               p0+1088  2x64      ; l0.ln1.r6.tmp
-.rf l0_ln1_r6_var               p0+1600  2x1       ; l0.ln1.r6.var
+.wg 1   ; sm 0, tasks: l0.qkv.k0.p4 l0.ln2.r0 l0.w2.k0.p0.mc0
+.rf l0_qkv_k0_p4_w              p0       64x32     ; l0.qkv.k0.p4.w
+.rf l0_qkv_k0_a0                p2       32x32     ; l0.qkv.k0.a0
+.rf l0_qkv_k0_a1                p3       32x32     ; l0.qkv.k0.a1
+.rf l0_qkv_k0_a2                p4       32x32     ; l0.qkv.k0.a2
+.rf l0_qkv_k0_a3                p5       32x32     ; l0.qkv.k0.a3
+.rf l0_qkv_k0_p4_bias           p6       1x32      ; l0.qkv.k0.p4.bias
+.rf l0_qkv_k0_p4_acc0           p7       32x32     ; l0.qkv.k0.p4.acc0
+.rf l0_qkv_k0_p4_acc1           p2       32x32     ; l0.qkv.k0.p4.acc1
 .rf l0_ln2_r0_g                 p0       1x64      ; l0.ln2.r0.g
 .rf l0_ln2_r0_b                 p0+256   1x64      ; l0.ln2.r0.b
 .rf l0_ln2_r0_x                 p0+512   2x64      ; l0.ln2.r0.x
 .rf l0_ln2_r0_mean              p0+1024  2x1       ; l0.ln2.r0.mean
 .rf l0_ln2_r0_tmp               p0+1088  2x64      ; l0.ln2.r0.tmp
 .rf l0_ln2_r0_var               p0+1600  2x1       ; l0.ln2.r0.var
-.rf l0_w2_k0_a0                 p0       32x32     ; l0.w2.k0.a0
-.rf l0_w2_k0_a1                 p1       32x32     ; l0.w2.k0.a1
-.rf l0_w2_k0_a2                 p2       32x32     ; l0.w2.k0.a2
-.rf l0_w2_k0_a3                 p3       32x32     ; l0.w2.k0.a3
-.rf l0_w2_k0_p0_part            p4       32x32     ; l0.w2.k0.p0.part
-.rf l0_w2_k0_p0_w               p5       64x32     ; l0.w2.k0.p0.w
-.rf l0_w2_k0_p0_bias            p7       1x32      ; l0.w2.k0.p0.bias
-.rf l0_w2_k0_p0_acc0            p8       32x32     ; l0.w2.k0.p0.acc0
-.rf l0_w2_k0_p0_acc1            p0       32x32     ; l0.w2.k0.p0.acc1
-.rf l0_w2_k0_p0_res             p1       32x32     ; l0.w2.k0.p0.res
-    LD        l0_ln1_r6_g, hbm[ln1_g.l0]                    ; p1.row_tile l0.ln1.r6
-    LD        l0_ln1_r6_b, hbm[ln1_b.l0]                    ; p1.row_tile l0.ln1.r6
-    LD        l0_ln1_r6_x, hbm[x_in + 12288]                ; p1.row_tile l0.ln1.r6
-    VEC.rsum  l0_ln1_r6_mean, l0_ln1_r6_x                   ; p1.row_tile l0.ln1.r6
-    VEC.muli  l0_ln1_r6_mean, l0_ln1_r6_mean, 0.015625      ; p1.row_tile l0.ln1.r6
-    VEC.sub   l0_ln1_r6_x, l0_ln1_r6_x, l0_ln1_r6_mean      ; p1.row_tile l0.ln1.r6
-    VEC.mul   l0_ln1_r6_tmp, l0_ln1_r6_x, l0_ln1_r6_x       ; p1.row_tile l0.ln1.r6
-    VEC.rsum  l0_ln1_r6_var, l0_ln1_r6_tmp                  ; p1.row_tile l0.ln1.r6
-    VEC.muli  l0_ln1_r6_var, l0_ln1_r6_var, 0.015625        ; p1.row_tile l0.ln1.r6
-    VEC.addi  l0_ln1_r6_var, l0_ln1_r6_var, 1e-05           ; p1.row_tile l0.ln1.r6
-    SFU.rsqrt l0_ln1_r6_var, l0_ln1_r6_var                  ; p1.row_tile l0.ln1.r6
-    VEC.mul   l0_ln1_r6_x, l0_ln1_r6_x, l0_ln1_r6_var       ; p1.row_tile l0.ln1.r6
-    VEC.mul   l0_ln1_r6_x, l0_ln1_r6_x, l0_ln1_r6_g         ; p1.row_tile l0.ln1.r6
-    VEC.add   l0_ln1_r6_x, l0_ln1_r6_x, l0_ln1_r6_b         ; p1.row_tile l0.ln1.r6
-    ST        hbm[scratch + 28672], l0_ln1_r6_x             ; p1.row_tile l0.ln1.r6
-    LD        l0_ln1_r6_x, hbm[x_in + 12800]                ; p1.row_tile l0.ln1.r6
-    VEC.rsum  l0_ln1_r6_mean, l0_ln1_r6_x                   ; p1.row_tile l0.ln1.r6
-    VEC.muli  l0_ln1_r6_mean, l0_ln1_r6_mean, 0.015625      ; p1.row_tile l0.ln1.r6
-    VEC.sub   l0_ln1_r6_x, l0_ln1_r6_x, l0_ln1_r6_mean      ; p1.row_tile l0.ln1.r6
-    VEC.mul   l0_ln1_r6_tmp, l0_ln1_r6_x, l0_ln1_r6_x       ; p1.row_tile l0.ln1.r6
-    VEC.rsum  l0_ln1_r6_var, l0_ln1_r6_tmp                  ; p1.row_tile l0.ln1.r6
-    VEC.muli  l0_ln1_r6_var, l0_ln1_r6_var, 0.015625        ; p1.row_tile l0.ln1.r6
-    VEC.addi  l0_ln1_r6_var, l0_ln1_r6_var, 1e-05           ; p1.row_tile l0.ln1.r6
-    SFU.rsqrt l0_ln1_r6_var, l0_ln1_r6_var                  ; p1.row_tile l0.ln1.r6
-    VEC.mul   l0_ln1_r6_x, l0_ln1_r6_x, l0_ln1_r6_var       ; p1.row_tile l0.ln1.r6
-    VEC.mul   l0_ln1_r6_x, l0_ln1_r6_x, l0_ln1_r6_g         ; p1.row_tile l0.ln1.r6
-    VEC.add   l0_ln1_r6_x, l0_ln1_r6_x, l0_ln1_r6_b         ; p1.row_tile l0.ln1.r6
-    ST        hbm[scratch + 29184], l0_ln1_r6_x             ; p1.row_tile l0.ln1.r6
-    LD        l0_ln1_r6_x, hbm[x_in + 13312]                ; p1.row_tile l0.ln1.r6
-    VEC.rsum  l0_ln1_r6_mean, l0_ln1_r6_x                   ; p1.row_tile l0.ln1.r6
-    VEC.muli  l0_ln1_r6_mean, l0_ln1_r6_mean, 0.015625      ; p1.row_tile l0.ln1.r6
-    VEC.sub   l0_ln1_r6_x, l0_ln1_r6_x, l0_ln1_r6_mean      ; p1.row_tile l0.ln1.r6
-    VEC.mul   l0_ln1_r6_tmp, l0_ln1_r6_x, l0_ln1_r6_x       ; p1.row_tile l0.ln1.r6
-    VEC.rsum  l0_ln1_r6_var, l0_ln1_r6_tmp                  ; p1.row_tile l0.ln1.r6
-    VEC.muli  l0_ln1_r6_var, l0_ln1_r6_var, 0.015625        ; p1.row_tile l0.ln1.r6
-    VEC.addi  l0_ln1_r6_var, l0_ln1_r6_var, 1e-05           ; p1.row_tile l0.ln1.r6
-    SFU.rsqrt l0_ln1_r6_var, l0_ln1_r6_var                  ; p1.row_tile l0.ln1.r6
-    VEC.mul   l0_ln1_r6_x, l0_ln1_r6_x, l0_ln1_r6_var       ; p1.row_tile l0.ln1.r6
-    VEC.mul   l0_ln1_r6_x, l0_ln1_r6_x, l0_ln1_r6_g         ; p1.row_tile l0.ln1.r6
-    VEC.add   l0_ln1_r6_x, l0_ln1_r6_x, l0_ln1_r6_b         ; p1.row_tile l0.ln1.r6
-    ST        hbm[scratch + 29696], l0_ln1_r6_x             ; p1.row_tile l0.ln1.r6
-    LD        l0_ln1_r6_x, hbm[x_in + 13824]                ; p1.row_tile l0.ln1.r6
-    VEC.rsum  l0_ln1_r6_mean, l0_ln1_r6_x                   ; p1.row_tile l0.ln1.r6
-    VEC.muli  l0_ln1_r6_mean, l0_ln1_r6_mean, 0.015625      ; p1.row_tile l0.ln1.r6
-    VEC.sub   l0_ln1_r6_x, l0_ln1_r6_x, l0_ln1_r6_mean      ; p1.row_tile l0.ln1.r6
-    VEC.mul   l0_ln1_r6_tmp, l0_ln1_r6_x, l0_ln1_r6_x       ; p1.row_tile l0.ln1.r6
-    VEC.rsum  l0_ln1_r6_var, l0_ln1_r6_tmp                  ; p1.row_tile l0.ln1.r6
-    VEC.muli  l0_ln1_r6_var, l0_ln1_r6_var, 0.015625        ; p1.row_tile l0.ln1.r6
-    VEC.addi  l0_ln1_r6_var, l0_ln1_r6_var, 1e-05           ; p1.row_tile l0.ln1.r6
-    SFU.rsqrt l0_ln1_r6_var, l0_ln1_r6_var                  ; p1.row_tile l0.ln1.r6
-    VEC.mul   l0_ln1_r6_x, l0_ln1_r6_x, l0_ln1_r6_var       ; p1.row_tile l0.ln1.r6
-    VEC.mul   l0_ln1_r6_x, l0_ln1_r6_x, l0_ln1_r6_g         ; p1.row_tile l0.ln1.r6
-    VEC.add   l0_ln1_r6_x, l0_ln1_r6_x, l0_ln1_r6_b         ; p1.row_tile l0.ln1.r6
-    ST        hbm[scratch + 30208], l0_ln1_r6_x             ; p1.row_tile l0.ln1.r6
-    SIG       ev.ln1_l0, 1                                  ; p1.row_tile l0.ln1.r6
-    WAIT      ev.ln1_l0, 8                                  ; p1.multicast.qkv:15 l0.qkv.k0.p0.mc2
-    WAIT      ev.l0_qkv_k0_a2_free, 6                       ; p1.multicast.qkv:15 l0.qkv.k0.p0.mc2
-    LD.mc     l0_qkv_k0_a2, hbm[scratch + 24576], stride 64, {0, 1, 4, 5, 8, 12} ; p1.multicast.qkv:15 l0.qkv.k0.p0.mc2
-    SIG       ev.l0_qkv_k0_a2_full, 1                       ; p1.multicast.qkv:15 l0.qkv.k0.p0.mc2
+    LD        l0_qkv_k0_p4_w[0:32, :], hbm[wqkv.l0 + 512], stride 192 ; p1.weights:11 l0.qkv.k0.p4
+    WAITT     800                                           ; p1.weights:11 l0.qkv.k0.p4
+    LD        l0_qkv_k0_p4_w[32:64, :], hbm[wqkv.l0 + 25088], stride 192 ; p1.weights:11 l0.qkv.k0.p4
+    LD        l0_qkv_k0_p4_bias, hbm[bqkv.l0 + 512], stride 192 ; p1.weights:11 l0.qkv.k0.p4
+    SIG       ev.l0_qkv_k0_a0_free, 1                       ; p1.multicast.qkv:15 l0.qkv.k0.p4
+    SIG       ev.l0_qkv_k0_a1_free, 1                       ; p1.multicast.qkv:15 l0.qkv.k0.p4
+    SIG       ev.l0_qkv_k0_a2_free, 1                       ; p1.multicast.qkv:15 l0.qkv.k0.p4
+    SIG       ev.l0_qkv_k0_a3_free, 1                       ; p1.multicast.qkv:15 l0.qkv.k0.p4
+    SIG       ev.l0_qkv_k0_ready, 1                         ; p1.multicast.qkv:15 l0.qkv.k0.p4
+    WAIT      ev.ln1_l0, 8                                  ; p1.multicast.qkv:15 l0.qkv.k0.p4
+    WAIT      ev.l0_qkv_k0_a0_full, 1                       ; p1.multicast.qkv:15 l0.qkv.k0.p4
+    MMA.z     l0_qkv_k0_p4_acc0, l0_qkv_k0_a0, l0_qkv_k0_p4_w[0:32, :] ; p1.k_chunk.qkv:13 l0.qkv.k0.p4
+    WAIT      ev.l0_qkv_k0_a1_full, 1                       ; p1.multicast.qkv:15 l0.qkv.k0.p4
+    MMA       l0_qkv_k0_p4_acc0, l0_qkv_k0_a1, l0_qkv_k0_p4_w[32:64, :] ; p1.k_chunk.qkv:13 l0.qkv.k0.p4
+    WAIT      ev.l0_qkv_k0_a2_full, 1                       ; p1.multicast.qkv:15 l0.qkv.k0.p4
+    MMA.z     l0_qkv_k0_p4_acc1, l0_qkv_k0_a2, l0_qkv_k0_p4_w[0:32, :] ; p1.k_chunk.qkv:13 l0.qkv.k0.p4
+    VEC.add   l0_qkv_k0_p4_acc0, l0_qkv_k0_p4_acc0, l0_qkv_k0_p4_bias ; p1.weights:11 l0.qkv.k0.p4
+    WAIT      ev.l0_qkv_k0_a3_full, 1                       ; p1.multicast.qkv:15 l0.qkv.k0.p4
+    MMA       l0_qkv_k0_p4_acc1, l0_qkv_k0_a3, l0_qkv_k0_p4_w[32:64, :] ; p1.k_chunk.qkv:13 l0.qkv.k0.p4
+    ST        hbm[v_out.l0], l0_qkv_k0_p4_acc0              ; p1.kv_writeback l0.qkv.k0.p4
+    VEC.add   l0_qkv_k0_p4_acc1, l0_qkv_k0_p4_acc1, l0_qkv_k0_p4_bias ; p1.weights:11 l0.qkv.k0.p4
+    ST        hbm[v_out.l0 + 4096], l0_qkv_k0_p4_acc1       ; p1.kv_writeback l0.qkv.k0.p4
+    SIG       ev.qkv_l0, 1                                  ; p1.panels.qkv:12 l0.qkv.k0.p4
     WAIT      ev.wo_l0, 2                                   ; p1.row_tile l0.ln2.r0
     LD        l0_ln2_r0_g, hbm[ln2_g.l0]                    ; p1.row_tile l0.ln2.r0
     LD        l0_ln2_r0_b, hbm[ln2_b.l0]                    ; p1.row_tile l0.ln2.r0
@@ -468,6 +182,151 @@
     VEC.add   l0_ln2_r0_x, l0_ln2_r0_x, l0_ln2_r0_b         ; p1.row_tile l0.ln2.r0
     ST        hbm[scratch + 83456], l0_ln2_r0_x             ; p1.row_tile l0.ln2.r0
     SIG       ev.ln2_l0, 1                                  ; p1.row_tile l0.ln2.r0
+    WAIT      ev.ln2_l0, 8                                  ; p1.panels.w2:12 l0.w2.k0.p0.mc0
+    WAIT      ev.w1_l0, 4                                   ; p1.multicast.w2:15 l0.w2.k0.p0.mc0
+    WAIT      ev.l0_w2_k0_a0_free, 2                        ; p1.multicast.w2:15 l0.w2.k0.p0.mc0
+    LD.mc     l0_w2_k0_a0, hbm[scratch + 98304], stride 128, {2, 6} ; p1.multicast.w2:15 l0.w2.k0.p0.mc0
+    SIG       ev.l0_w2_k0_a0_full, 1                        ; p1.multicast.w2:15 l0.w2.k0.p0.mc0
+    END
+
+.wg 2   ; sm 0, tasks: l0.ln1.r2 l0.qkv.k0.p0.mc0 l0.ln2.r4 l0.w2.k0.p0
+.rf l0_ln1_r2_g                 p0       1x64      ; l0.ln1.r2.g
+.rf l0_ln1_r2_b                 p0+256   1x64      ; l0.ln1.r2.b
+.rf l0_ln1_r2_x                 p0+512   2x64      ; l0.ln1.r2.x
+.rf l0_ln1_r2_mean              p0+1024  2x1       ; l0.ln1.r2.mean
+.rf l0_ln1_r2_tmp               p0+1088  2x64      ; l0.ln1.r2.tmp
+.rf l0_ln1_r2_var               p0+1600  2x1       ; l0.ln1.r2.var
+.rf l0_ln2_r4_g                 p0       1x64      ; l0.ln2.r4.g
+.rf l0_ln2_r4_b                 p0+256   1x64      ; l0.ln2.r4.b
+.rf l0_ln2_r4_x                 p0+512   2x64      ; l0.ln2.r4.x
+.rf l0_ln2_r4_mean              p0+1024  2x1       ; l0.ln2.r4.mean
+.rf l0_ln2_r4_tmp               p0+1088  2x64      ; l0.ln2.r4.tmp
+.rf l0_ln2_r4_var               p0+1600  2x1       ; l0.ln2.r4.var
+.rf l0_w2_k0_a0                 p0       32x32     ; l0.w2.k0.a0
+.rf l0_w2_k0_a1                 p1       32x32     ; l0.w2.k0.a1
+.rf l0_w2_k0_a2                 p2       32x32     ; l0.w2.k0.a2
+.rf l0_w2_k0_a3                 p3       32x32     ; l0.w2.k0.a3
+.rf l0_w2_k0_p0_part            p4       32x32     ; l0.w2.k0.p0.part
+.rf l0_w2_k0_p0_w               p5       64x32     ; l0.w2.k0.p0.w
+.rf l0_w2_k0_p0_bias            p7       1x32      ; l0.w2.k0.p0.bias
+.rf l0_w2_k0_p0_acc0            p8       32x32     ; l0.w2.k0.p0.acc0
+.rf l0_w2_k0_p0_acc1            p0       32x32     ; l0.w2.k0.p0.acc1
+.rf l0_w2_k0_p0_res             p1       32x32     ; l0.w2.k0.p0.res
+    LD        l0_ln1_r2_g, hbm[ln1_g.l0]                    ; p1.row_tile l0.ln1.r2
+    LD        l0_ln1_r2_b, hbm[ln1_b.l0]                    ; p1.row_tile l0.ln1.r2
+    LD        l0_ln1_r2_x, hbm[x_in + 4096]                 ; p1.row_tile l0.ln1.r2
+    VEC.rsum  l0_ln1_r2_mean, l0_ln1_r2_x                   ; p1.row_tile l0.ln1.r2
+    VEC.muli  l0_ln1_r2_mean, l0_ln1_r2_mean, 0.015625      ; p1.row_tile l0.ln1.r2
+    VEC.sub   l0_ln1_r2_x, l0_ln1_r2_x, l0_ln1_r2_mean      ; p1.row_tile l0.ln1.r2
+    VEC.mul   l0_ln1_r2_tmp, l0_ln1_r2_x, l0_ln1_r2_x       ; p1.row_tile l0.ln1.r2
+    VEC.rsum  l0_ln1_r2_var, l0_ln1_r2_tmp                  ; p1.row_tile l0.ln1.r2
+    VEC.muli  l0_ln1_r2_var, l0_ln1_r2_var, 0.015625        ; p1.row_tile l0.ln1.r2
+    VEC.addi  l0_ln1_r2_var, l0_ln1_r2_var, 1e-05           ; p1.row_tile l0.ln1.r2
+    SFU.rsqrt l0_ln1_r2_var, l0_ln1_r2_var                  ; p1.row_tile l0.ln1.r2
+    VEC.mul   l0_ln1_r2_x, l0_ln1_r2_x, l0_ln1_r2_var       ; p1.row_tile l0.ln1.r2
+    VEC.mul   l0_ln1_r2_x, l0_ln1_r2_x, l0_ln1_r2_g         ; p1.row_tile l0.ln1.r2
+    VEC.add   l0_ln1_r2_x, l0_ln1_r2_x, l0_ln1_r2_b         ; p1.row_tile l0.ln1.r2
+    ST        hbm[scratch + 20480], l0_ln1_r2_x             ; p1.row_tile l0.ln1.r2
+    LD        l0_ln1_r2_x, hbm[x_in + 4608]                 ; p1.row_tile l0.ln1.r2
+    VEC.rsum  l0_ln1_r2_mean, l0_ln1_r2_x                   ; p1.row_tile l0.ln1.r2
+    VEC.muli  l0_ln1_r2_mean, l0_ln1_r2_mean, 0.015625      ; p1.row_tile l0.ln1.r2
+    VEC.sub   l0_ln1_r2_x, l0_ln1_r2_x, l0_ln1_r2_mean      ; p1.row_tile l0.ln1.r2
+    VEC.mul   l0_ln1_r2_tmp, l0_ln1_r2_x, l0_ln1_r2_x       ; p1.row_tile l0.ln1.r2
+    VEC.rsum  l0_ln1_r2_var, l0_ln1_r2_tmp                  ; p1.row_tile l0.ln1.r2
+    VEC.muli  l0_ln1_r2_var, l0_ln1_r2_var, 0.015625        ; p1.row_tile l0.ln1.r2
+    VEC.addi  l0_ln1_r2_var, l0_ln1_r2_var, 1e-05           ; p1.row_tile l0.ln1.r2
+    SFU.rsqrt l0_ln1_r2_var, l0_ln1_r2_var                  ; p1.row_tile l0.ln1.r2
+    VEC.mul   l0_ln1_r2_x, l0_ln1_r2_x, l0_ln1_r2_var       ; p1.row_tile l0.ln1.r2
+    VEC.mul   l0_ln1_r2_x, l0_ln1_r2_x, l0_ln1_r2_g         ; p1.row_tile l0.ln1.r2
+    VEC.add   l0_ln1_r2_x, l0_ln1_r2_x, l0_ln1_r2_b         ; p1.row_tile l0.ln1.r2
+    ST        hbm[scratch + 20992], l0_ln1_r2_x             ; p1.row_tile l0.ln1.r2
+    LD        l0_ln1_r2_x, hbm[x_in + 5120]                 ; p1.row_tile l0.ln1.r2
+    VEC.rsum  l0_ln1_r2_mean, l0_ln1_r2_x                   ; p1.row_tile l0.ln1.r2
+    VEC.muli  l0_ln1_r2_mean, l0_ln1_r2_mean, 0.015625      ; p1.row_tile l0.ln1.r2
+    VEC.sub   l0_ln1_r2_x, l0_ln1_r2_x, l0_ln1_r2_mean      ; p1.row_tile l0.ln1.r2
+    VEC.mul   l0_ln1_r2_tmp, l0_ln1_r2_x, l0_ln1_r2_x       ; p1.row_tile l0.ln1.r2
+    VEC.rsum  l0_ln1_r2_var, l0_ln1_r2_tmp                  ; p1.row_tile l0.ln1.r2
+    VEC.muli  l0_ln1_r2_var, l0_ln1_r2_var, 0.015625        ; p1.row_tile l0.ln1.r2
+    VEC.addi  l0_ln1_r2_var, l0_ln1_r2_var, 1e-05           ; p1.row_tile l0.ln1.r2
+    SFU.rsqrt l0_ln1_r2_var, l0_ln1_r2_var                  ; p1.row_tile l0.ln1.r2
+    VEC.mul   l0_ln1_r2_x, l0_ln1_r2_x, l0_ln1_r2_var       ; p1.row_tile l0.ln1.r2
+    VEC.mul   l0_ln1_r2_x, l0_ln1_r2_x, l0_ln1_r2_g         ; p1.row_tile l0.ln1.r2
+    VEC.add   l0_ln1_r2_x, l0_ln1_r2_x, l0_ln1_r2_b         ; p1.row_tile l0.ln1.r2
+    ST        hbm[scratch + 21504], l0_ln1_r2_x             ; p1.row_tile l0.ln1.r2
+    LD        l0_ln1_r2_x, hbm[x_in + 5632]                 ; p1.row_tile l0.ln1.r2
+    VEC.rsum  l0_ln1_r2_mean, l0_ln1_r2_x                   ; p1.row_tile l0.ln1.r2
+    VEC.muli  l0_ln1_r2_mean, l0_ln1_r2_mean, 0.015625      ; p1.row_tile l0.ln1.r2
+    VEC.sub   l0_ln1_r2_x, l0_ln1_r2_x, l0_ln1_r2_mean      ; p1.row_tile l0.ln1.r2
+    VEC.mul   l0_ln1_r2_tmp, l0_ln1_r2_x, l0_ln1_r2_x       ; p1.row_tile l0.ln1.r2
+    VEC.rsum  l0_ln1_r2_var, l0_ln1_r2_tmp                  ; p1.row_tile l0.ln1.r2
+    VEC.muli  l0_ln1_r2_var, l0_ln1_r2_var, 0.015625        ; p1.row_tile l0.ln1.r2
+    VEC.addi  l0_ln1_r2_var, l0_ln1_r2_var, 1e-05           ; p1.row_tile l0.ln1.r2
+    SFU.rsqrt l0_ln1_r2_var, l0_ln1_r2_var                  ; p1.row_tile l0.ln1.r2
+    VEC.mul   l0_ln1_r2_x, l0_ln1_r2_x, l0_ln1_r2_var       ; p1.row_tile l0.ln1.r2
+    VEC.mul   l0_ln1_r2_x, l0_ln1_r2_x, l0_ln1_r2_g         ; p1.row_tile l0.ln1.r2
+    VEC.add   l0_ln1_r2_x, l0_ln1_r2_x, l0_ln1_r2_b         ; p1.row_tile l0.ln1.r2
+    ST        hbm[scratch + 22016], l0_ln1_r2_x             ; p1.row_tile l0.ln1.r2
+    SIG       ev.ln1_l0, 1                                  ; p1.row_tile l0.ln1.r2
+    WAIT      ev.ln1_l0, 8                                  ; p1.multicast.qkv:15 l0.qkv.k0.p0.mc0
+    WAIT      ev.l0_qkv_k0_a0_free, 6                       ; p1.multicast.qkv:15 l0.qkv.k0.p0.mc0
+    LD.mc     l0_qkv_k0_a0, hbm[scratch + 16384], stride 64, {0, 1, 4, 5, 8, 12} ; p1.multicast.qkv:15 l0.qkv.k0.p0.mc0
+    SIG       ev.l0_qkv_k0_a0_full, 1                       ; p1.multicast.qkv:15 l0.qkv.k0.p0.mc0
+    WAIT      ev.wo_l0, 2                                   ; p1.row_tile l0.ln2.r4
+    LD        l0_ln2_r4_g, hbm[ln2_g.l0]                    ; p1.row_tile l0.ln2.r4
+    LD        l0_ln2_r4_b, hbm[ln2_b.l0]                    ; p1.row_tile l0.ln2.r4
+    LD        l0_ln2_r4_x, hbm[scratch + 73728]             ; p1.row_tile l0.ln2.r4
+    VEC.rsum  l0_ln2_r4_mean, l0_ln2_r4_x                   ; p1.row_tile l0.ln2.r4
+    VEC.muli  l0_ln2_r4_mean, l0_ln2_r4_mean, 0.015625      ; p1.row_tile l0.ln2.r4
+    VEC.sub   l0_ln2_r4_x, l0_ln2_r4_x, l0_ln2_r4_mean      ; p1.row_tile l0.ln2.r4
+    VEC.mul   l0_ln2_r4_tmp, l0_ln2_r4_x, l0_ln2_r4_x       ; p1.row_tile l0.ln2.r4
+    VEC.rsum  l0_ln2_r4_var, l0_ln2_r4_tmp                  ; p1.row_tile l0.ln2.r4
+    VEC.muli  l0_ln2_r4_var, l0_ln2_r4_var, 0.015625        ; p1.row_tile l0.ln2.r4
+    VEC.addi  l0_ln2_r4_var, l0_ln2_r4_var, 1e-05           ; p1.row_tile l0.ln2.r4
+    SFU.rsqrt l0_ln2_r4_var, l0_ln2_r4_var                  ; p1.row_tile l0.ln2.r4
+    VEC.mul   l0_ln2_r4_x, l0_ln2_r4_x, l0_ln2_r4_var       ; p1.row_tile l0.ln2.r4
+    VEC.mul   l0_ln2_r4_x, l0_ln2_r4_x, l0_ln2_r4_g         ; p1.row_tile l0.ln2.r4
+    VEC.add   l0_ln2_r4_x, l0_ln2_r4_x, l0_ln2_r4_b         ; p1.row_tile l0.ln2.r4
+    ST        hbm[scratch + 90112], l0_ln2_r4_x             ; p1.row_tile l0.ln2.r4
+    LD        l0_ln2_r4_x, hbm[scratch + 74240]             ; p1.row_tile l0.ln2.r4
+    VEC.rsum  l0_ln2_r4_mean, l0_ln2_r4_x                   ; p1.row_tile l0.ln2.r4
+    VEC.muli  l0_ln2_r4_mean, l0_ln2_r4_mean, 0.015625      ; p1.row_tile l0.ln2.r4
+    VEC.sub   l0_ln2_r4_x, l0_ln2_r4_x, l0_ln2_r4_mean      ; p1.row_tile l0.ln2.r4
+    VEC.mul   l0_ln2_r4_tmp, l0_ln2_r4_x, l0_ln2_r4_x       ; p1.row_tile l0.ln2.r4
+    VEC.rsum  l0_ln2_r4_var, l0_ln2_r4_tmp                  ; p1.row_tile l0.ln2.r4
+    VEC.muli  l0_ln2_r4_var, l0_ln2_r4_var, 0.015625        ; p1.row_tile l0.ln2.r4
+    VEC.addi  l0_ln2_r4_var, l0_ln2_r4_var, 1e-05           ; p1.row_tile l0.ln2.r4
+    SFU.rsqrt l0_ln2_r4_var, l0_ln2_r4_var                  ; p1.row_tile l0.ln2.r4
+    VEC.mul   l0_ln2_r4_x, l0_ln2_r4_x, l0_ln2_r4_var       ; p1.row_tile l0.ln2.r4
+    VEC.mul   l0_ln2_r4_x, l0_ln2_r4_x, l0_ln2_r4_g         ; p1.row_tile l0.ln2.r4
+    VEC.add   l0_ln2_r4_x, l0_ln2_r4_x, l0_ln2_r4_b         ; p1.row_tile l0.ln2.r4
+    ST        hbm[scratch + 90624], l0_ln2_r4_x             ; p1.row_tile l0.ln2.r4
+    LD        l0_ln2_r4_x, hbm[scratch + 74752]             ; p1.row_tile l0.ln2.r4
+    VEC.rsum  l0_ln2_r4_mean, l0_ln2_r4_x                   ; p1.row_tile l0.ln2.r4
+    VEC.muli  l0_ln2_r4_mean, l0_ln2_r4_mean, 0.015625      ; p1.row_tile l0.ln2.r4
+    VEC.sub   l0_ln2_r4_x, l0_ln2_r4_x, l0_ln2_r4_mean      ; p1.row_tile l0.ln2.r4
+    VEC.mul   l0_ln2_r4_tmp, l0_ln2_r4_x, l0_ln2_r4_x       ; p1.row_tile l0.ln2.r4
+    VEC.rsum  l0_ln2_r4_var, l0_ln2_r4_tmp                  ; p1.row_tile l0.ln2.r4
+    VEC.muli  l0_ln2_r4_var, l0_ln2_r4_var, 0.015625        ; p1.row_tile l0.ln2.r4
+    VEC.addi  l0_ln2_r4_var, l0_ln2_r4_var, 1e-05           ; p1.row_tile l0.ln2.r4
+    SFU.rsqrt l0_ln2_r4_var, l0_ln2_r4_var                  ; p1.row_tile l0.ln2.r4
+    VEC.mul   l0_ln2_r4_x, l0_ln2_r4_x, l0_ln2_r4_var       ; p1.row_tile l0.ln2.r4
+    VEC.mul   l0_ln2_r4_x, l0_ln2_r4_x, l0_ln2_r4_g         ; p1.row_tile l0.ln2.r4
+    VEC.add   l0_ln2_r4_x, l0_ln2_r4_x, l0_ln2_r4_b         ; p1.row_tile l0.ln2.r4
+    ST        hbm[scratch + 91136], l0_ln2_r4_x             ; p1.row_tile l0.ln2.r4
+    LD        l0_ln2_r4_x, hbm[scratch + 75264]             ; p1.row_tile l0.ln2.r4
+    VEC.rsum  l0_ln2_r4_mean, l0_ln2_r4_x                   ; p1.row_tile l0.ln2.r4
+    VEC.muli  l0_ln2_r4_mean, l0_ln2_r4_mean, 0.015625      ; p1.row_tile l0.ln2.r4
+    VEC.sub   l0_ln2_r4_x, l0_ln2_r4_x, l0_ln2_r4_mean      ; p1.row_tile l0.ln2.r4
+    VEC.mul   l0_ln2_r4_tmp, l0_ln2_r4_x, l0_ln2_r4_x       ; p1.row_tile l0.ln2.r4
+    VEC.rsum  l0_ln2_r4_var, l0_ln2_r4_tmp                  ; p1.row_tile l0.ln2.r4
+    VEC.muli  l0_ln2_r4_var, l0_ln2_r4_var, 0.015625        ; p1.row_tile l0.ln2.r4
+    VEC.addi  l0_ln2_r4_var, l0_ln2_r4_var, 1e-05           ; p1.row_tile l0.ln2.r4
+    SFU.rsqrt l0_ln2_r4_var, l0_ln2_r4_var                  ; p1.row_tile l0.ln2.r4
+    VEC.mul   l0_ln2_r4_x, l0_ln2_r4_x, l0_ln2_r4_var       ; p1.row_tile l0.ln2.r4
+    VEC.mul   l0_ln2_r4_x, l0_ln2_r4_x, l0_ln2_r4_g         ; p1.row_tile l0.ln2.r4
+    VEC.add   l0_ln2_r4_x, l0_ln2_r4_x, l0_ln2_r4_b         ; p1.row_tile l0.ln2.r4
+    ST        hbm[scratch + 91648], l0_ln2_r4_x             ; p1.row_tile l0.ln2.r4
+    SIG       ev.ln2_l0, 1                                  ; p1.row_tile l0.ln2.r4
     WAIT      ev.ln2_l0, 8                                  ; p1.panels.w2:12 l0.w2.k0.p0
     WAIT      ev.l0_w1_k0_a0_full, 1                        ; p1.weights:11 l0.w2.k0.p0
     LD        l0_w2_k0_p0_w[0:32, :], hbm[w2.l0], stride 64 ; p1.weights:11 l0.w2.k0.p0
@@ -505,7 +364,143 @@
     SIG       ev.w2_l0, 1                                   ; p1.panels.w2:12 l0.w2.k0.p0
     END
 
-.wg 4   ; sm 1, tasks: l0.qkv.k0.p1 l0.ln2.r5 l0.w2.k0.p0.mc2
+.wg 3   ; sm 0, tasks: l0.ln1.r6 l0.att.s0.h0.r0 l0.wo.k0.p0.mc0 l0.w1.k0.p0.mc0 l0.w2.k1.p0.mc0
+.rf l0_ln1_r6_g                 p0       1x64      ; l0.ln1.r6.g
+.rf l0_ln1_r6_b                 p0+256   1x64      ; l0.ln1.r6.b
+.rf l0_ln1_r6_x                 p0+512   2x64      ; l0.ln1.r6.x
+.rf l0_ln1_r6_mean              p0+1024  2x1       ; l0.ln1.r6.mean
+.rf l0_ln1_r6_tmp               p0+1088  2x64      ; l0.ln1.r6.tmp
+.rf l0_ln1_r6_var               p0+1600  2x1       ; l0.ln1.r6.var
+.rf l0_att_s0_h0_r0_q           p0       32x32     ; l0.att.s0.h0.r0.q
+.rf l0_att_s0_h0_r0_kb          p1       32x32     ; l0.att.s0.h0.r0.kb
+.rf l0_att_s0_h0_r0_s           p2       32x32     ; l0.att.s0.h0.r0.s
+.rf l0_att_s0_h0_r0_mask        p0       32x32     ; l0.att.s0.h0.r0.mask
+.rf l0_att_s0_h0_r0_m           p0       32x1      ; l0.att.s0.h0.r0.m
+.rf l0_att_s0_h0_r0_z           p0       32x1      ; l0.att.s0.h0.r0.z
+.rf l0_att_s0_h0_r0_vb          p0       32x32     ; l0.att.s0.h0.r0.vb
+.rf l0_att_s0_h0_r0_o           p1       32x32     ; l0.att.s0.h0.r0.o
+    LD        l0_ln1_r6_g, hbm[ln1_g.l0]                    ; p1.row_tile l0.ln1.r6
+    LD        l0_ln1_r6_b, hbm[ln1_b.l0]                    ; p1.row_tile l0.ln1.r6
+    LD        l0_ln1_r6_x, hbm[x_in + 12288]                ; p1.row_tile l0.ln1.r6
+    VEC.rsum  l0_ln1_r6_mean, l0_ln1_r6_x                   ; p1.row_tile l0.ln1.r6
+    VEC.muli  l0_ln1_r6_mean, l0_ln1_r6_mean, 0.015625      ; p1.row_tile l0.ln1.r6
+    VEC.sub   l0_ln1_r6_x, l0_ln1_r6_x, l0_ln1_r6_mean      ; p1.row_tile l0.ln1.r6
+    VEC.mul   l0_ln1_r6_tmp, l0_ln1_r6_x, l0_ln1_r6_x       ; p1.row_tile l0.ln1.r6
+    VEC.rsum  l0_ln1_r6_var, l0_ln1_r6_tmp                  ; p1.row_tile l0.ln1.r6
+    VEC.muli  l0_ln1_r6_var, l0_ln1_r6_var, 0.015625        ; p1.row_tile l0.ln1.r6
+    VEC.addi  l0_ln1_r6_var, l0_ln1_r6_var, 1e-05           ; p1.row_tile l0.ln1.r6
+    SFU.rsqrt l0_ln1_r6_var, l0_ln1_r6_var                  ; p1.row_tile l0.ln1.r6
+    VEC.mul   l0_ln1_r6_x, l0_ln1_r6_x, l0_ln1_r6_var       ; p1.row_tile l0.ln1.r6
+    VEC.mul   l0_ln1_r6_x, l0_ln1_r6_x, l0_ln1_r6_g         ; p1.row_tile l0.ln1.r6
+    VEC.add   l0_ln1_r6_x, l0_ln1_r6_x, l0_ln1_r6_b         ; p1.row_tile l0.ln1.r6
+    ST        hbm[scratch + 28672], l0_ln1_r6_x             ; p1.row_tile l0.ln1.r6
+    LD        l0_ln1_r6_x, hbm[x_in + 12800]                ; p1.row_tile l0.ln1.r6
+    VEC.rsum  l0_ln1_r6_mean, l0_ln1_r6_x                   ; p1.row_tile l0.ln1.r6
+    VEC.muli  l0_ln1_r6_mean, l0_ln1_r6_mean, 0.015625      ; p1.row_tile l0.ln1.r6
+    VEC.sub   l0_ln1_r6_x, l0_ln1_r6_x, l0_ln1_r6_mean      ; p1.row_tile l0.ln1.r6
+    VEC.mul   l0_ln1_r6_tmp, l0_ln1_r6_x, l0_ln1_r6_x       ; p1.row_tile l0.ln1.r6
+    VEC.rsum  l0_ln1_r6_var, l0_ln1_r6_tmp                  ; p1.row_tile l0.ln1.r6
+    VEC.muli  l0_ln1_r6_var, l0_ln1_r6_var, 0.015625        ; p1.row_tile l0.ln1.r6
+    VEC.addi  l0_ln1_r6_var, l0_ln1_r6_var, 1e-05           ; p1.row_tile l0.ln1.r6
+    SFU.rsqrt l0_ln1_r6_var, l0_ln1_r6_var                  ; p1.row_tile l0.ln1.r6
+    VEC.mul   l0_ln1_r6_x, l0_ln1_r6_x, l0_ln1_r6_var       ; p1.row_tile l0.ln1.r6
+    VEC.mul   l0_ln1_r6_x, l0_ln1_r6_x, l0_ln1_r6_g         ; p1.row_tile l0.ln1.r6
+    VEC.add   l0_ln1_r6_x, l0_ln1_r6_x, l0_ln1_r6_b         ; p1.row_tile l0.ln1.r6
+    ST        hbm[scratch + 29184], l0_ln1_r6_x             ; p1.row_tile l0.ln1.r6
+    LD        l0_ln1_r6_x, hbm[x_in + 13312]                ; p1.row_tile l0.ln1.r6
+    VEC.rsum  l0_ln1_r6_mean, l0_ln1_r6_x                   ; p1.row_tile l0.ln1.r6
+    VEC.muli  l0_ln1_r6_mean, l0_ln1_r6_mean, 0.015625      ; p1.row_tile l0.ln1.r6
+    VEC.sub   l0_ln1_r6_x, l0_ln1_r6_x, l0_ln1_r6_mean      ; p1.row_tile l0.ln1.r6
+    VEC.mul   l0_ln1_r6_tmp, l0_ln1_r6_x, l0_ln1_r6_x       ; p1.row_tile l0.ln1.r6
+    VEC.rsum  l0_ln1_r6_var, l0_ln1_r6_tmp                  ; p1.row_tile l0.ln1.r6
+    VEC.muli  l0_ln1_r6_var, l0_ln1_r6_var, 0.015625        ; p1.row_tile l0.ln1.r6
+    VEC.addi  l0_ln1_r6_var, l0_ln1_r6_var, 1e-05           ; p1.row_tile l0.ln1.r6
+    SFU.rsqrt l0_ln1_r6_var, l0_ln1_r6_var                  ; p1.row_tile l0.ln1.r6
+    VEC.mul   l0_ln1_r6_x, l0_ln1_r6_x, l0_ln1_r6_var       ; p1.row_tile l0.ln1.r6
+    VEC.mul   l0_ln1_r6_x, l0_ln1_r6_x, l0_ln1_r6_g         ; p1.row_tile l0.ln1.r6
+    VEC.add   l0_ln1_r6_x, l0_ln1_r6_x, l0_ln1_r6_b         ; p1.row_tile l0.ln1.r6
+    ST        hbm[scratch + 29696], l0_ln1_r6_x             ; p1.row_tile l0.ln1.r6
+    LD        l0_ln1_r6_x, hbm[x_in + 13824]                ; p1.row_tile l0.ln1.r6
+    VEC.rsum  l0_ln1_r6_mean, l0_ln1_r6_x                   ; p1.row_tile l0.ln1.r6
+    VEC.muli  l0_ln1_r6_mean, l0_ln1_r6_mean, 0.015625      ; p1.row_tile l0.ln1.r6
+    VEC.sub   l0_ln1_r6_x, l0_ln1_r6_x, l0_ln1_r6_mean      ; p1.row_tile l0.ln1.r6
+    VEC.mul   l0_ln1_r6_tmp, l0_ln1_r6_x, l0_ln1_r6_x       ; p1.row_tile l0.ln1.r6
+    VEC.rsum  l0_ln1_r6_var, l0_ln1_r6_tmp                  ; p1.row_tile l0.ln1.r6
+    VEC.muli  l0_ln1_r6_var, l0_ln1_r6_var, 0.015625        ; p1.row_tile l0.ln1.r6
+    VEC.addi  l0_ln1_r6_var, l0_ln1_r6_var, 1e-05           ; p1.row_tile l0.ln1.r6
+    SFU.rsqrt l0_ln1_r6_var, l0_ln1_r6_var                  ; p1.row_tile l0.ln1.r6
+    VEC.mul   l0_ln1_r6_x, l0_ln1_r6_x, l0_ln1_r6_var       ; p1.row_tile l0.ln1.r6
+    VEC.mul   l0_ln1_r6_x, l0_ln1_r6_x, l0_ln1_r6_g         ; p1.row_tile l0.ln1.r6
+    VEC.add   l0_ln1_r6_x, l0_ln1_r6_x, l0_ln1_r6_b         ; p1.row_tile l0.ln1.r6
+    ST        hbm[scratch + 30208], l0_ln1_r6_x             ; p1.row_tile l0.ln1.r6
+    SIG       ev.ln1_l0, 1                                  ; p1.row_tile l0.ln1.r6
+    WAIT      ev.qkv_l0, 6                                  ; p1.row_tile l0.att.s0.h0.r0
+    LD        l0_att_s0_h0_r0_q, hbm[scratch + 32768], stride 64 ; p1.row_tile l0.att.s0.h0.r0
+    LD        l0_att_s0_h0_r0_kb, hbm[k_out.l0]             ; p1.row_tile l0.att.s0.h0.r0
+    MMA.z.t   l0_att_s0_h0_r0_s, l0_att_s0_h0_r0_q, l0_att_s0_h0_r0_kb ; p1.row_tile l0.att.s0.h0.r0
+    VEC.fill  l0_att_s0_h0_r0_mask, -1e+30                  ; p1.row_tile l0.att.s0.h0.r0
+    VEC.fill  l0_att_s0_h0_r0_mask[0:1, 0:1], 0             ; p1.row_tile l0.att.s0.h0.r0
+    VEC.fill  l0_att_s0_h0_r0_mask[1:2, 0:2], 0             ; p1.row_tile l0.att.s0.h0.r0
+    VEC.fill  l0_att_s0_h0_r0_mask[2:3, 0:3], 0             ; p1.row_tile l0.att.s0.h0.r0
+    VEC.fill  l0_att_s0_h0_r0_mask[3:4, 0:4], 0             ; p1.row_tile l0.att.s0.h0.r0
+    VEC.fill  l0_att_s0_h0_r0_mask[4:5, 0:5], 0             ; p1.row_tile l0.att.s0.h0.r0
+    VEC.fill  l0_att_s0_h0_r0_mask[5:6, 0:6], 0             ; p1.row_tile l0.att.s0.h0.r0
+    VEC.fill  l0_att_s0_h0_r0_mask[6:7, 0:7], 0             ; p1.row_tile l0.att.s0.h0.r0
+    VEC.fill  l0_att_s0_h0_r0_mask[7:8, 0:8], 0             ; p1.row_tile l0.att.s0.h0.r0
+    VEC.fill  l0_att_s0_h0_r0_mask[8:9, 0:9], 0             ; p1.row_tile l0.att.s0.h0.r0
+    VEC.fill  l0_att_s0_h0_r0_mask[9:10, 0:10], 0           ; p1.row_tile l0.att.s0.h0.r0
+    VEC.fill  l0_att_s0_h0_r0_mask[10:11, 0:11], 0          ; p1.row_tile l0.att.s0.h0.r0
+    VEC.fill  l0_att_s0_h0_r0_mask[11:12, 0:12], 0          ; p1.row_tile l0.att.s0.h0.r0
+    VEC.fill  l0_att_s0_h0_r0_mask[12:13, 0:13], 0          ; p1.row_tile l0.att.s0.h0.r0
+    VEC.fill  l0_att_s0_h0_r0_mask[13:14, 0:14], 0          ; p1.row_tile l0.att.s0.h0.r0
+    VEC.fill  l0_att_s0_h0_r0_mask[14:15, 0:15], 0          ; p1.row_tile l0.att.s0.h0.r0
+    VEC.fill  l0_att_s0_h0_r0_mask[15:16, 0:16], 0          ; p1.row_tile l0.att.s0.h0.r0
+    VEC.fill  l0_att_s0_h0_r0_mask[16:17, 0:17], 0          ; p1.row_tile l0.att.s0.h0.r0
+    VEC.fill  l0_att_s0_h0_r0_mask[17:18, 0:18], 0          ; p1.row_tile l0.att.s0.h0.r0
+    VEC.fill  l0_att_s0_h0_r0_mask[18:19, 0:19], 0          ; p1.row_tile l0.att.s0.h0.r0
+    VEC.fill  l0_att_s0_h0_r0_mask[19:20, 0:20], 0          ; p1.row_tile l0.att.s0.h0.r0
+    VEC.fill  l0_att_s0_h0_r0_mask[20:21, 0:21], 0          ; p1.row_tile l0.att.s0.h0.r0
+    VEC.fill  l0_att_s0_h0_r0_mask[21:22, 0:22], 0          ; p1.row_tile l0.att.s0.h0.r0
+    VEC.fill  l0_att_s0_h0_r0_mask[22:23, 0:23], 0          ; p1.row_tile l0.att.s0.h0.r0
+    VEC.fill  l0_att_s0_h0_r0_mask[23:24, 0:24], 0          ; p1.row_tile l0.att.s0.h0.r0
+    VEC.fill  l0_att_s0_h0_r0_mask[24:25, 0:25], 0          ; p1.row_tile l0.att.s0.h0.r0
+    VEC.fill  l0_att_s0_h0_r0_mask[25:26, 0:26], 0          ; p1.row_tile l0.att.s0.h0.r0
+    VEC.fill  l0_att_s0_h0_r0_mask[26:27, 0:27], 0          ; p1.row_tile l0.att.s0.h0.r0
+    VEC.fill  l0_att_s0_h0_r0_mask[27:28, 0:28], 0          ; p1.row_tile l0.att.s0.h0.r0
+    VEC.fill  l0_att_s0_h0_r0_mask[28:29, 0:29], 0          ; p1.row_tile l0.att.s0.h0.r0
+    VEC.fill  l0_att_s0_h0_r0_mask[29:30, 0:30], 0          ; p1.row_tile l0.att.s0.h0.r0
+    VEC.fill  l0_att_s0_h0_r0_mask[30:31, 0:31], 0          ; p1.row_tile l0.att.s0.h0.r0
+    VEC.fill  l0_att_s0_h0_r0_mask[31:32, :], 0             ; p1.row_tile l0.att.s0.h0.r0
+    VEC.muli  l0_att_s0_h0_r0_s, l0_att_s0_h0_r0_s, 0.17677669 ; p1.row_tile l0.att.s0.h0.r0
+    VEC.add   l0_att_s0_h0_r0_s, l0_att_s0_h0_r0_s, l0_att_s0_h0_r0_mask ; p1.row_tile l0.att.s0.h0.r0
+    VEC.rmax  l0_att_s0_h0_r0_m, l0_att_s0_h0_r0_s          ; p1.row_tile l0.att.s0.h0.r0
+    VEC.sub   l0_att_s0_h0_r0_s, l0_att_s0_h0_r0_s, l0_att_s0_h0_r0_m ; p1.row_tile l0.att.s0.h0.r0
+    SFU.exp   l0_att_s0_h0_r0_s, l0_att_s0_h0_r0_s          ; p1.row_tile l0.att.s0.h0.r0
+    VEC.rsum  l0_att_s0_h0_r0_z, l0_att_s0_h0_r0_s          ; p1.row_tile l0.att.s0.h0.r0
+    SFU.recip l0_att_s0_h0_r0_z, l0_att_s0_h0_r0_z          ; p1.row_tile l0.att.s0.h0.r0
+    VEC.mul   l0_att_s0_h0_r0_s, l0_att_s0_h0_r0_s, l0_att_s0_h0_r0_z ; p1.row_tile l0.att.s0.h0.r0
+    LD        l0_att_s0_h0_r0_vb, hbm[v_out.l0]             ; p1.row_tile l0.att.s0.h0.r0
+    MMA.z     l0_att_s0_h0_r0_o, l0_att_s0_h0_r0_s, l0_att_s0_h0_r0_vb ; p1.row_tile l0.att.s0.h0.r0
+    ST        hbm[scratch + 49152], l0_att_s0_h0_r0_o, stride 64 ; p1.row_tile l0.att.s0.h0.r0
+    SIG       ev.att_l0, 1                                  ; p1.row_tile l0.att.s0.h0.r0
+    WAIT      ev.ln1_l0, 8                                  ; p1.panels.wo:12 l0.wo.k0.p0.mc0
+    WAIT      ev.att_l0, 4                                  ; p1.multicast.wo:15 l0.wo.k0.p0.mc0
+    WAIT      ev.l0_wo_k0_a0_free, 2                        ; p1.multicast.wo:15 l0.wo.k0.p0.mc0
+    LD.mc     l0_wo_k0_a0, hbm[scratch + 49152], stride 64, {10, 14} ; p1.multicast.wo:15 l0.wo.k0.p0.mc0
+    SIG       ev.l0_wo_k0_a0_full, 1                        ; p1.multicast.wo:15 l0.wo.k0.p0.mc0
+    WAIT      ev.att_l0, 4                                  ; p1.panels.w1:12 l0.w1.k0.p0.mc0
+    WAIT      ev.ln2_l0, 8                                  ; p1.multicast.w1:15 l0.w1.k0.p0.mc0
+    WAIT      ev.l0_w1_k0_a0_free, 4                        ; p1.multicast.w1:15 l0.w1.k0.p0.mc0
+    LD.mc     l0_w1_k0_a0, hbm[scratch + 81920], stride 64, {0, 4, 8, 12} ; p1.multicast.w1:15 l0.w1.k0.p0.mc0
+    SIG       ev.l0_w1_k0_a0_full, 1                        ; p1.multicast.w1:15 l0.w1.k0.p0.mc0
+    WAIT      ev.ln2_l0, 8                                  ; p1.panels.w2:12 l0.w2.k1.p0.mc0
+    WAIT      ev.w1_l0, 4                                   ; p1.multicast.w2:15 l0.w2.k1.p0.mc0
+    WAIT      ev.l0_w2_k1_a0_free, 2                        ; p1.multicast.w2:15 l0.w2.k1.p0.mc0
+    LD.mc     l0_w2_k1_a0, hbm[scratch + 98560], stride 128, {10, 14} ; p1.multicast.w2:15 l0.w2.k1.p0.mc0
+    SIG       ev.l0_w2_k1_a0_full, 1                        ; p1.multicast.w2:15 l0.w2.k1.p0.mc0
+    END
+
+.wg 4   ; sm 1, tasks: l0.qkv.k0.p1 l0.w1.k0.p1
 .rf l0_qkv_k0_p1_w              p0       64x32     ; l0.qkv.k0.p1.w
 .rf l0_qkv_k0_a0                p2       32x32     ; l0.qkv.k0.a0
 .rf l0_qkv_k0_a1                p3       32x32     ; l0.qkv.k0.a1
@@ -514,12 +509,15 @@
 .rf l0_qkv_k0_p1_bias           p6       1x32      ; l0.qkv.k0.p1.bias
 .rf l0_qkv_k0_p1_acc0           p7       32x32     ; l0.qkv.k0.p1.acc0
 .rf l0_qkv_k0_p1_acc1           p2       32x32     ; l0.qkv.k0.p1.acc1
-.rf l0_ln2_r5_g                 p0       1x64      ; l0.ln2.r5.g
-.rf l0_ln2_r5_b                 p0+256   1x64      ; l0.ln2.r5.b
-.rf l0_ln2_r5_x                 p0+512   2x64      ; l0.ln2.r5.x
-.rf l0_ln2_r5_mean              p0+1024  2x1       ; l0.ln2.r5.mean
-.rf l0_ln2_r5_tmp               p0+1088  2x64      ; l0.ln2.r5.tmp
-.rf l0_ln2_r5_var               p0+1600  2x1       ; l0.ln2.r5.var
+.rf l0_w1_k0_a0                 p0       32x32     ; l0.w1.k0.a0
+.rf l0_w1_k0_a1                 p1       32x32     ; l0.w1.k0.a1
+.rf l0_w1_k0_a2                 p2       32x32     ; l0.w1.k0.a2
+.rf l0_w1_k0_a3                 p3       32x32     ; l0.w1.k0.a3
+.rf l0_w1_k0_p1_w               p4       64x32     ; l0.w1.k0.p1.w
+.rf l0_w1_k0_p1_bias            p6       1x32      ; l0.w1.k0.p1.bias
+.rf l0_w1_k0_p1_acc0            p7       32x32     ; l0.w1.k0.p1.acc0
+.rf l0_w1_k0_p1_acc1            p0       32x32     ; l0.w1.k0.p1.acc1
+.rf l0_w1_k0_p1_gelu            p1       32x32     ; l0.w1.k0.p1.gelu
     LD        l0_qkv_k0_p1_w[0:32, :], hbm[wqkv.l0 + 128], stride 192 ; p1.weights:11 l0.qkv.k0.p1
     WAITT     800                                           ; p1.weights:11 l0.qkv.k0.p1
     LD        l0_qkv_k0_p1_w[32:64, :], hbm[wqkv.l0 + 24704], stride 192 ; p1.weights:11 l0.qkv.k0.p1
@@ -543,250 +541,6 @@
     VEC.add   l0_qkv_k0_p1_acc1, l0_qkv_k0_p1_acc1, l0_qkv_k0_p1_bias ; p1.weights:11 l0.qkv.k0.p1
     ST        hbm[scratch + 41088], l0_qkv_k0_p1_acc1, stride 64 ; p1.panels.qkv:12 l0.qkv.k0.p1
     SIG       ev.qkv_l0, 1                                  ; p1.panels.qkv:12 l0.qkv.k0.p1
-    WAIT      ev.wo_l0, 2                                   ; p1.row_tile l0.ln2.r5
-    LD        l0_ln2_r5_g, hbm[ln2_g.l0]                    ; p1.row_tile l0.ln2.r5
-    LD        l0_ln2_r5_b, hbm[ln2_b.l0]                    ; p1.row_tile l0.ln2.r5
-    LD        l0_ln2_r5_x, hbm[scratch + 75776]             ; p1.row_tile l0.ln2.r5
-    VEC.rsum  l0_ln2_r5_mean, l0_ln2_r5_x                   ; p1.row_tile l0.ln2.r5
-    VEC.muli  l0_ln2_r5_mean, l0_ln2_r5_mean, 0.015625      ; p1.row_tile l0.ln2.r5
-    VEC.sub   l0_ln2_r5_x, l0_ln2_r5_x, l0_ln2_r5_mean      ; p1.row_tile l0.ln2.r5
-    VEC.mul   l0_ln2_r5_tmp, l0_ln2_r5_x, l0_ln2_r5_x       ; p1.row_tile l0.ln2.r5
-    VEC.rsum  l0_ln2_r5_var, l0_ln2_r5_tmp                  ; p1.row_tile l0.ln2.r5
-    VEC.muli  l0_ln2_r5_var, l0_ln2_r5_var, 0.015625        ; p1.row_tile l0.ln2.r5
-    VEC.addi  l0_ln2_r5_var, l0_ln2_r5_var, 1e-05           ; p1.row_tile l0.ln2.r5
-    SFU.rsqrt l0_ln2_r5_var, l0_ln2_r5_var                  ; p1.row_tile l0.ln2.r5
-    VEC.mul   l0_ln2_r5_x, l0_ln2_r5_x, l0_ln2_r5_var       ; p1.row_tile l0.ln2.r5
-    VEC.mul   l0_ln2_r5_x, l0_ln2_r5_x, l0_ln2_r5_g         ; p1.row_tile l0.ln2.r5
-    VEC.add   l0_ln2_r5_x, l0_ln2_r5_x, l0_ln2_r5_b         ; p1.row_tile l0.ln2.r5
-    ST        hbm[scratch + 92160], l0_ln2_r5_x             ; p1.row_tile l0.ln2.r5
-    LD        l0_ln2_r5_x, hbm[scratch + 76288]             ; p1.row_tile l0.ln2.r5
-    VEC.rsum  l0_ln2_r5_mean, l0_ln2_r5_x                   ; p1.row_tile l0.ln2.r5
-    VEC.muli  l0_ln2_r5_mean, l0_ln2_r5_mean, 0.015625      ; p1.row_tile l0.ln2.r5
-    VEC.sub   l0_ln2_r5_x, l0_ln2_r5_x, l0_ln2_r5_mean      ; p1.row_tile l0.ln2.r5
-    VEC.mul   l0_ln2_r5_tmp, l0_ln2_r5_x, l0_ln2_r5_x       ; p1.row_tile l0.ln2.r5
-    VEC.rsum  l0_ln2_r5_var, l0_ln2_r5_tmp                  ; p1.row_tile l0.ln2.r5
-    VEC.muli  l0_ln2_r5_var, l0_ln2_r5_var, 0.015625        ; p1.row_tile l0.ln2.r5
-    VEC.addi  l0_ln2_r5_var, l0_ln2_r5_var, 1e-05           ; p1.row_tile l0.ln2.r5
-    SFU.rsqrt l0_ln2_r5_var, l0_ln2_r5_var                  ; p1.row_tile l0.ln2.r5
-    VEC.mul   l0_ln2_r5_x, l0_ln2_r5_x, l0_ln2_r5_var       ; p1.row_tile l0.ln2.r5
-    VEC.mul   l0_ln2_r5_x, l0_ln2_r5_x, l0_ln2_r5_g         ; p1.row_tile l0.ln2.r5
-    VEC.add   l0_ln2_r5_x, l0_ln2_r5_x, l0_ln2_r5_b         ; p1.row_tile l0.ln2.r5
-    ST        hbm[scratch + 92672], l0_ln2_r5_x             ; p1.row_tile l0.ln2.r5
-    LD        l0_ln2_r5_x, hbm[scratch + 76800]             ; p1.row_tile l0.ln2.r5
-    VEC.rsum  l0_ln2_r5_mean, l0_ln2_r5_x                   ; p1.row_tile l0.ln2.r5
-    VEC.muli  l0_ln2_r5_mean, l0_ln2_r5_mean, 0.015625      ; p1.row_tile l0.ln2.r5
-    VEC.sub   l0_ln2_r5_x, l0_ln2_r5_x, l0_ln2_r5_mean      ; p1.row_tile l0.ln2.r5
-    VEC.mul   l0_ln2_r5_tmp, l0_ln2_r5_x, l0_ln2_r5_x       ; p1.row_tile l0.ln2.r5
-    VEC.rsum  l0_ln2_r5_var, l0_ln2_r5_tmp                  ; p1.row_tile l0.ln2.r5
-    VEC.muli  l0_ln2_r5_var, l0_ln2_r5_var, 0.015625        ; p1.row_tile l0.ln2.r5
-    VEC.addi  l0_ln2_r5_var, l0_ln2_r5_var, 1e-05           ; p1.row_tile l0.ln2.r5
-    SFU.rsqrt l0_ln2_r5_var, l0_ln2_r5_var                  ; p1.row_tile l0.ln2.r5
-    VEC.mul   l0_ln2_r5_x, l0_ln2_r5_x, l0_ln2_r5_var       ; p1.row_tile l0.ln2.r5
-    VEC.mul   l0_ln2_r5_x, l0_ln2_r5_x, l0_ln2_r5_g         ; p1.row_tile l0.ln2.r5
-    VEC.add   l0_ln2_r5_x, l0_ln2_r5_x, l0_ln2_r5_b         ; p1.row_tile l0.ln2.r5
-    ST        hbm[scratch + 93184], l0_ln2_r5_x             ; p1.row_tile l0.ln2.r5
-    LD        l0_ln2_r5_x, hbm[scratch + 77312]             ; p1.row_tile l0.ln2.r5
-    VEC.rsum  l0_ln2_r5_mean, l0_ln2_r5_x                   ; p1.row_tile l0.ln2.r5
-    VEC.muli  l0_ln2_r5_mean, l0_ln2_r5_mean, 0.015625      ; p1.row_tile l0.ln2.r5
-    VEC.sub   l0_ln2_r5_x, l0_ln2_r5_x, l0_ln2_r5_mean      ; p1.row_tile l0.ln2.r5
-    VEC.mul   l0_ln2_r5_tmp, l0_ln2_r5_x, l0_ln2_r5_x       ; p1.row_tile l0.ln2.r5
-    VEC.rsum  l0_ln2_r5_var, l0_ln2_r5_tmp                  ; p1.row_tile l0.ln2.r5
-    VEC.muli  l0_ln2_r5_var, l0_ln2_r5_var, 0.015625        ; p1.row_tile l0.ln2.r5
-    VEC.addi  l0_ln2_r5_var, l0_ln2_r5_var, 1e-05           ; p1.row_tile l0.ln2.r5
-    SFU.rsqrt l0_ln2_r5_var, l0_ln2_r5_var                  ; p1.row_tile l0.ln2.r5
-    VEC.mul   l0_ln2_r5_x, l0_ln2_r5_x, l0_ln2_r5_var       ; p1.row_tile l0.ln2.r5
-    VEC.mul   l0_ln2_r5_x, l0_ln2_r5_x, l0_ln2_r5_g         ; p1.row_tile l0.ln2.r5
-    VEC.add   l0_ln2_r5_x, l0_ln2_r5_x, l0_ln2_r5_b         ; p1.row_tile l0.ln2.r5
-    ST        hbm[scratch + 93696], l0_ln2_r5_x             ; p1.row_tile l0.ln2.r5
-    SIG       ev.ln2_l0, 1                                  ; p1.row_tile l0.ln2.r5
-    WAIT      ev.ln2_l0, 8                                  ; p1.panels.w2:12 l0.w2.k0.p0.mc2
-    WAIT      ev.w1_l0, 4                                   ; p1.multicast.w2:15 l0.w2.k0.p0.mc2
-    WAIT      ev.l0_w2_k0_a2_free, 2                        ; p1.multicast.w2:15 l0.w2.k0.p0.mc2
-    LD.mc     l0_w2_k0_a2, hbm[scratch + 114688], stride 128, {3, 7} ; p1.multicast.w2:15 l0.w2.k0.p0.mc2
-    SIG       ev.l0_w2_k0_a2_full, 1                        ; p1.multicast.w2:15 l0.w2.k0.p0.mc2
-    END
-
-.wg 5   ; sm 1, tasks: l0.qkv.k0.p5 l0.wo.k0.p0.mc1 l0.w1.k0.p0.mc1 l0.w2.k0.p0.mc3
-.rf l0_qkv_k0_p5_w              p0       64x32     ; l0.qkv.k0.p5.w
-.rf l0_qkv_k0_a0                p2       32x32     ; l0.qkv.k0.a0
-.rf l0_qkv_k0_a1                p3       32x32     ; l0.qkv.k0.a1
-.rf l0_qkv_k0_a2                p4       32x32     ; l0.qkv.k0.a2
-.rf l0_qkv_k0_a3                p5       32x32     ; l0.qkv.k0.a3
-.rf l0_qkv_k0_p5_bias           p6       1x32      ; l0.qkv.k0.p5.bias
-.rf l0_qkv_k0_p5_acc0           p7       32x32     ; l0.qkv.k0.p5.acc0
-.rf l0_qkv_k0_p5_acc1           p2       32x32     ; l0.qkv.k0.p5.acc1
-    LD        l0_qkv_k0_p5_w[0:32, :], hbm[wqkv.l0 + 640], stride 192 ; p1.weights:11 l0.qkv.k0.p5
-    WAITT     800                                           ; p1.weights:11 l0.qkv.k0.p5
-    LD        l0_qkv_k0_p5_w[32:64, :], hbm[wqkv.l0 + 25216], stride 192 ; p1.weights:11 l0.qkv.k0.p5
-    LD        l0_qkv_k0_p5_bias, hbm[bqkv.l0 + 640], stride 192 ; p1.weights:11 l0.qkv.k0.p5
-    SIG       ev.l0_qkv_k0_a0_free, 1                       ; p1.multicast.qkv:15 l0.qkv.k0.p5
-    SIG       ev.l0_qkv_k0_a1_free, 1                       ; p1.multicast.qkv:15 l0.qkv.k0.p5
-    SIG       ev.l0_qkv_k0_a2_free, 1                       ; p1.multicast.qkv:15 l0.qkv.k0.p5
-    SIG       ev.l0_qkv_k0_a3_free, 1                       ; p1.multicast.qkv:15 l0.qkv.k0.p5
-    SIG       ev.l0_qkv_k0_ready, 1                         ; p1.multicast.qkv:15 l0.qkv.k0.p5
-    WAIT      ev.ln1_l0, 8                                  ; p1.multicast.qkv:15 l0.qkv.k0.p5
-    WAIT      ev.l0_qkv_k0_a0_full, 1                       ; p1.multicast.qkv:15 l0.qkv.k0.p5
-    MMA.z     l0_qkv_k0_p5_acc0, l0_qkv_k0_a0, l0_qkv_k0_p5_w[0:32, :] ; p1.k_chunk.qkv:13 l0.qkv.k0.p5
-    WAIT      ev.l0_qkv_k0_a1_full, 1                       ; p1.multicast.qkv:15 l0.qkv.k0.p5
-    MMA       l0_qkv_k0_p5_acc0, l0_qkv_k0_a1, l0_qkv_k0_p5_w[32:64, :] ; p1.k_chunk.qkv:13 l0.qkv.k0.p5
-    WAIT      ev.l0_qkv_k0_a2_full, 1                       ; p1.multicast.qkv:15 l0.qkv.k0.p5
-    MMA.z     l0_qkv_k0_p5_acc1, l0_qkv_k0_a2, l0_qkv_k0_p5_w[0:32, :] ; p1.k_chunk.qkv:13 l0.qkv.k0.p5
-    VEC.add   l0_qkv_k0_p5_acc0, l0_qkv_k0_p5_acc0, l0_qkv_k0_p5_bias ; p1.weights:11 l0.qkv.k0.p5
-    WAIT      ev.l0_qkv_k0_a3_full, 1                       ; p1.multicast.qkv:15 l0.qkv.k0.p5
-    MMA       l0_qkv_k0_p5_acc1, l0_qkv_k0_a3, l0_qkv_k0_p5_w[32:64, :] ; p1.k_chunk.qkv:13 l0.qkv.k0.p5
-    ST        hbm[v_out.l0 + 8192], l0_qkv_k0_p5_acc0       ; p1.kv_writeback l0.qkv.k0.p5
-    VEC.add   l0_qkv_k0_p5_acc1, l0_qkv_k0_p5_acc1, l0_qkv_k0_p5_bias ; p1.weights:11 l0.qkv.k0.p5
-    ST        hbm[v_out.l0 + 12288], l0_qkv_k0_p5_acc1      ; p1.kv_writeback l0.qkv.k0.p5
-    SIG       ev.qkv_l0, 1                                  ; p1.panels.qkv:12 l0.qkv.k0.p5
-    WAIT      ev.ln1_l0, 8                                  ; p1.panels.wo:12 l0.wo.k0.p0.mc1
-    WAIT      ev.att_l0, 4                                  ; p1.multicast.wo:15 l0.wo.k0.p0.mc1
-    WAIT      ev.l0_wo_k0_a1_free, 2                        ; p1.multicast.wo:15 l0.wo.k0.p0.mc1
-    LD.mc     l0_wo_k0_a1, hbm[scratch + 49280], stride 64, {9, 13} ; p1.multicast.wo:15 l0.wo.k0.p0.mc1
-    SIG       ev.l0_wo_k0_a1_full, 1                        ; p1.multicast.wo:15 l0.wo.k0.p0.mc1
-    WAIT      ev.att_l0, 4                                  ; p1.panels.w1:12 l0.w1.k0.p0.mc1
-    WAIT      ev.ln2_l0, 8                                  ; p1.multicast.w1:15 l0.w1.k0.p0.mc1
-    WAIT      ev.l0_w1_k0_a1_free, 4                        ; p1.multicast.w1:15 l0.w1.k0.p0.mc1
-    LD.mc     l0_w1_k0_a1, hbm[scratch + 82048], stride 64, {2, 6, 10, 14} ; p1.multicast.w1:15 l0.w1.k0.p0.mc1
-    SIG       ev.l0_w1_k0_a1_full, 1                        ; p1.multicast.w1:15 l0.w1.k0.p0.mc1
-    WAIT      ev.ln2_l0, 8                                  ; p1.panels.w2:12 l0.w2.k0.p0.mc3
-    WAIT      ev.w1_l0, 4                                   ; p1.multicast.w2:15 l0.w2.k0.p0.mc3
-    WAIT      ev.l0_w2_k0_a3_free, 2                        ; p1.multicast.w2:15 l0.w2.k0.p0.mc3
-    LD.mc     l0_w2_k0_a3, hbm[scratch + 114816], stride 128, {3, 7} ; p1.multicast.w2:15 l0.w2.k0.p0.mc3
-    SIG       ev.l0_w2_k0_a3_full, 1                        ; p1.multicast.w2:15 l0.w2.k0.p0.mc3
-    END
-
-.wg 6   ; sm 1, tasks: l0.ln1.r3 l0.att.s0.h0.r1 l0.w1.k0.p1
-.rf l0_ln1_r3_g                 p0       1x64      ; l0.ln1.r3.g
-.rf l0_ln1_r3_b                 p0+256   1x64      ; l0.ln1.r3.b
-.rf l0_ln1_r3_x                 p0+512   2x64      ; l0.ln1.r3.x
-.rf l0_ln1_r3_mean              p0+1024  2x1       ; l0.ln1.r3.mean
-.rf l0_ln1_r3_tmp               p0+1088  2x64      ; l0.ln1.r3.tmp
-.rf l0_ln1_r3_var               p0+1600  2x1       ; l0.ln1.r3.var
-.rf l0_att_s0_h0_r1_q           p0       32x32     ; l0.att.s0.h0.r1.q
-.rf l0_att_s0_h0_r1_kb          p1       32x32     ; l0.att.s0.h0.r1.kb
-.rf l0_att_s0_h0_r1_s           p2       32x64     ; l0.att.s0.h0.r1.s
-.rf l0_att_s0_h0_r1_mask        p0       32x32     ; l0.att.s0.h0.r1.mask
-.rf l0_att_s0_h0_r1_m           p0       32x1      ; l0.att.s0.h0.r1.m
-.rf l0_att_s0_h0_r1_z           p0       32x1      ; l0.att.s0.h0.r1.z
-.rf l0_att_s0_h0_r1_vb          p0       32x32     ; l0.att.s0.h0.r1.vb
-.rf l0_att_s0_h0_r1_o           p1       32x32     ; l0.att.s0.h0.r1.o
-.rf l0_w1_k0_a0                 p0       32x32     ; l0.w1.k0.a0
-.rf l0_w1_k0_a1                 p1       32x32     ; l0.w1.k0.a1
-.rf l0_w1_k0_a2                 p2       32x32     ; l0.w1.k0.a2
-.rf l0_w1_k0_a3                 p3       32x32     ; l0.w1.k0.a3
-.rf l0_w1_k0_p1_w               p4       64x32     ; l0.w1.k0.p1.w
-.rf l0_w1_k0_p1_bias            p6       1x32      ; l0.w1.k0.p1.bias
-.rf l0_w1_k0_p1_acc0            p7       32x32     ; l0.w1.k0.p1.acc0
-.rf l0_w1_k0_p1_acc1            p0       32x32     ; l0.w1.k0.p1.acc1
-.rf l0_w1_k0_p1_gelu            p1       32x32     ; l0.w1.k0.p1.gelu
-    LD        l0_ln1_r3_g, hbm[ln1_g.l0]                    ; p1.row_tile l0.ln1.r3
-    LD        l0_ln1_r3_b, hbm[ln1_b.l0]                    ; p1.row_tile l0.ln1.r3
-    LD        l0_ln1_r3_x, hbm[x_in + 6144]                 ; p1.row_tile l0.ln1.r3
-    VEC.rsum  l0_ln1_r3_mean, l0_ln1_r3_x                   ; p1.row_tile l0.ln1.r3
-    VEC.muli  l0_ln1_r3_mean, l0_ln1_r3_mean, 0.015625      ; p1.row_tile l0.ln1.r3
-    VEC.sub   l0_ln1_r3_x, l0_ln1_r3_x, l0_ln1_r3_mean      ; p1.row_tile l0.ln1.r3
-    VEC.mul   l0_ln1_r3_tmp, l0_ln1_r3_x, l0_ln1_r3_x       ; p1.row_tile l0.ln1.r3
-    VEC.rsum  l0_ln1_r3_var, l0_ln1_r3_tmp                  ; p1.row_tile l0.ln1.r3
-    VEC.muli  l0_ln1_r3_var, l0_ln1_r3_var, 0.015625        ; p1.row_tile l0.ln1.r3
-    VEC.addi  l0_ln1_r3_var, l0_ln1_r3_var, 1e-05           ; p1.row_tile l0.ln1.r3
-    SFU.rsqrt l0_ln1_r3_var, l0_ln1_r3_var                  ; p1.row_tile l0.ln1.r3
-    VEC.mul   l0_ln1_r3_x, l0_ln1_r3_x, l0_ln1_r3_var       ; p1.row_tile l0.ln1.r3
-    VEC.mul   l0_ln1_r3_x, l0_ln1_r3_x, l0_ln1_r3_g         ; p1.row_tile l0.ln1.r3
-    VEC.add   l0_ln1_r3_x, l0_ln1_r3_x, l0_ln1_r3_b         ; p1.row_tile l0.ln1.r3
-    ST        hbm[scratch + 22528], l0_ln1_r3_x             ; p1.row_tile l0.ln1.r3
-    LD        l0_ln1_r3_x, hbm[x_in + 6656]                 ; p1.row_tile l0.ln1.r3
-    VEC.rsum  l0_ln1_r3_mean, l0_ln1_r3_x                   ; p1.row_tile l0.ln1.r3
-    VEC.muli  l0_ln1_r3_mean, l0_ln1_r3_mean, 0.015625      ; p1.row_tile l0.ln1.r3
-    VEC.sub   l0_ln1_r3_x, l0_ln1_r3_x, l0_ln1_r3_mean      ; p1.row_tile l0.ln1.r3
-    VEC.mul   l0_ln1_r3_tmp, l0_ln1_r3_x, l0_ln1_r3_x       ; p1.row_tile l0.ln1.r3
-    VEC.rsum  l0_ln1_r3_var, l0_ln1_r3_tmp                  ; p1.row_tile l0.ln1.r3
-    VEC.muli  l0_ln1_r3_var, l0_ln1_r3_var, 0.015625        ; p1.row_tile l0.ln1.r3
-    VEC.addi  l0_ln1_r3_var, l0_ln1_r3_var, 1e-05           ; p1.row_tile l0.ln1.r3
-    SFU.rsqrt l0_ln1_r3_var, l0_ln1_r3_var                  ; p1.row_tile l0.ln1.r3
-    VEC.mul   l0_ln1_r3_x, l0_ln1_r3_x, l0_ln1_r3_var       ; p1.row_tile l0.ln1.r3
-    VEC.mul   l0_ln1_r3_x, l0_ln1_r3_x, l0_ln1_r3_g         ; p1.row_tile l0.ln1.r3
-    VEC.add   l0_ln1_r3_x, l0_ln1_r3_x, l0_ln1_r3_b         ; p1.row_tile l0.ln1.r3
-    ST        hbm[scratch + 23040], l0_ln1_r3_x             ; p1.row_tile l0.ln1.r3
-    LD        l0_ln1_r3_x, hbm[x_in + 7168]                 ; p1.row_tile l0.ln1.r3
-    VEC.rsum  l0_ln1_r3_mean, l0_ln1_r3_x                   ; p1.row_tile l0.ln1.r3
-    VEC.muli  l0_ln1_r3_mean, l0_ln1_r3_mean, 0.015625      ; p1.row_tile l0.ln1.r3
-    VEC.sub   l0_ln1_r3_x, l0_ln1_r3_x, l0_ln1_r3_mean      ; p1.row_tile l0.ln1.r3
-    VEC.mul   l0_ln1_r3_tmp, l0_ln1_r3_x, l0_ln1_r3_x       ; p1.row_tile l0.ln1.r3
-    VEC.rsum  l0_ln1_r3_var, l0_ln1_r3_tmp                  ; p1.row_tile l0.ln1.r3
-    VEC.muli  l0_ln1_r3_var, l0_ln1_r3_var, 0.015625        ; p1.row_tile l0.ln1.r3
-    VEC.addi  l0_ln1_r3_var, l0_ln1_r3_var, 1e-05           ; p1.row_tile l0.ln1.r3
-    SFU.rsqrt l0_ln1_r3_var, l0_ln1_r3_var                  ; p1.row_tile l0.ln1.r3
-    VEC.mul   l0_ln1_r3_x, l0_ln1_r3_x, l0_ln1_r3_var       ; p1.row_tile l0.ln1.r3
-    VEC.mul   l0_ln1_r3_x, l0_ln1_r3_x, l0_ln1_r3_g         ; p1.row_tile l0.ln1.r3
-    VEC.add   l0_ln1_r3_x, l0_ln1_r3_x, l0_ln1_r3_b         ; p1.row_tile l0.ln1.r3
-    ST        hbm[scratch + 23552], l0_ln1_r3_x             ; p1.row_tile l0.ln1.r3
-    LD        l0_ln1_r3_x, hbm[x_in + 7680]                 ; p1.row_tile l0.ln1.r3
-    VEC.rsum  l0_ln1_r3_mean, l0_ln1_r3_x                   ; p1.row_tile l0.ln1.r3
-    VEC.muli  l0_ln1_r3_mean, l0_ln1_r3_mean, 0.015625      ; p1.row_tile l0.ln1.r3
-    VEC.sub   l0_ln1_r3_x, l0_ln1_r3_x, l0_ln1_r3_mean      ; p1.row_tile l0.ln1.r3
-    VEC.mul   l0_ln1_r3_tmp, l0_ln1_r3_x, l0_ln1_r3_x       ; p1.row_tile l0.ln1.r3
-    VEC.rsum  l0_ln1_r3_var, l0_ln1_r3_tmp                  ; p1.row_tile l0.ln1.r3
-    VEC.muli  l0_ln1_r3_var, l0_ln1_r3_var, 0.015625        ; p1.row_tile l0.ln1.r3
-    VEC.addi  l0_ln1_r3_var, l0_ln1_r3_var, 1e-05           ; p1.row_tile l0.ln1.r3
-    SFU.rsqrt l0_ln1_r3_var, l0_ln1_r3_var                  ; p1.row_tile l0.ln1.r3
-    VEC.mul   l0_ln1_r3_x, l0_ln1_r3_x, l0_ln1_r3_var       ; p1.row_tile l0.ln1.r3
-    VEC.mul   l0_ln1_r3_x, l0_ln1_r3_x, l0_ln1_r3_g         ; p1.row_tile l0.ln1.r3
-    VEC.add   l0_ln1_r3_x, l0_ln1_r3_x, l0_ln1_r3_b         ; p1.row_tile l0.ln1.r3
-    ST        hbm[scratch + 24064], l0_ln1_r3_x             ; p1.row_tile l0.ln1.r3
-    SIG       ev.ln1_l0, 1                                  ; p1.row_tile l0.ln1.r3
-    WAIT      ev.qkv_l0, 6                                  ; p1.row_tile l0.att.s0.h0.r1
-    LD        l0_att_s0_h0_r1_q, hbm[scratch + 40960], stride 64 ; p1.row_tile l0.att.s0.h0.r1
-    LD        l0_att_s0_h0_r1_kb, hbm[k_out.l0]             ; p1.row_tile l0.att.s0.h0.r1
-    MMA.z.t   l0_att_s0_h0_r1_s[:, 0:32], l0_att_s0_h0_r1_q, l0_att_s0_h0_r1_kb ; p1.row_tile l0.att.s0.h0.r1
-    LD        l0_att_s0_h0_r1_kb, hbm[k_out.l0 + 4096]      ; p1.row_tile l0.att.s0.h0.r1
-    MMA.z.t   l0_att_s0_h0_r1_s[:, 32:64], l0_att_s0_h0_r1_q, l0_att_s0_h0_r1_kb ; p1.row_tile l0.att.s0.h0.r1
-    VEC.fill  l0_att_s0_h0_r1_mask, -1e+30                  ; p1.row_tile l0.att.s0.h0.r1
-    VEC.fill  l0_att_s0_h0_r1_mask[0:1, 0:1], 0             ; p1.row_tile l0.att.s0.h0.r1
-    VEC.fill  l0_att_s0_h0_r1_mask[1:2, 0:2], 0             ; p1.row_tile l0.att.s0.h0.r1
-    VEC.fill  l0_att_s0_h0_r1_mask[2:3, 0:3], 0             ; p1.row_tile l0.att.s0.h0.r1
-    VEC.fill  l0_att_s0_h0_r1_mask[3:4, 0:4], 0             ; p1.row_tile l0.att.s0.h0.r1
-    VEC.fill  l0_att_s0_h0_r1_mask[4:5, 0:5], 0             ; p1.row_tile l0.att.s0.h0.r1
-    VEC.fill  l0_att_s0_h0_r1_mask[5:6, 0:6], 0             ; p1.row_tile l0.att.s0.h0.r1
-    VEC.fill  l0_att_s0_h0_r1_mask[6:7, 0:7], 0             ; p1.row_tile l0.att.s0.h0.r1
-    VEC.fill  l0_att_s0_h0_r1_mask[7:8, 0:8], 0             ; p1.row_tile l0.att.s0.h0.r1
-    VEC.fill  l0_att_s0_h0_r1_mask[8:9, 0:9], 0             ; p1.row_tile l0.att.s0.h0.r1
-    VEC.fill  l0_att_s0_h0_r1_mask[9:10, 0:10], 0           ; p1.row_tile l0.att.s0.h0.r1
-    VEC.fill  l0_att_s0_h0_r1_mask[10:11, 0:11], 0          ; p1.row_tile l0.att.s0.h0.r1
-    VEC.fill  l0_att_s0_h0_r1_mask[11:12, 0:12], 0          ; p1.row_tile l0.att.s0.h0.r1
-    VEC.fill  l0_att_s0_h0_r1_mask[12:13, 0:13], 0          ; p1.row_tile l0.att.s0.h0.r1
-    VEC.fill  l0_att_s0_h0_r1_mask[13:14, 0:14], 0          ; p1.row_tile l0.att.s0.h0.r1
-    VEC.fill  l0_att_s0_h0_r1_mask[14:15, 0:15], 0          ; p1.row_tile l0.att.s0.h0.r1
-    VEC.fill  l0_att_s0_h0_r1_mask[15:16, 0:16], 0          ; p1.row_tile l0.att.s0.h0.r1
-    VEC.fill  l0_att_s0_h0_r1_mask[16:17, 0:17], 0          ; p1.row_tile l0.att.s0.h0.r1
-    VEC.fill  l0_att_s0_h0_r1_mask[17:18, 0:18], 0          ; p1.row_tile l0.att.s0.h0.r1
-    VEC.fill  l0_att_s0_h0_r1_mask[18:19, 0:19], 0          ; p1.row_tile l0.att.s0.h0.r1
-    VEC.fill  l0_att_s0_h0_r1_mask[19:20, 0:20], 0          ; p1.row_tile l0.att.s0.h0.r1
-    VEC.fill  l0_att_s0_h0_r1_mask[20:21, 0:21], 0          ; p1.row_tile l0.att.s0.h0.r1
-    VEC.fill  l0_att_s0_h0_r1_mask[21:22, 0:22], 0          ; p1.row_tile l0.att.s0.h0.r1
-    VEC.fill  l0_att_s0_h0_r1_mask[22:23, 0:23], 0          ; p1.row_tile l0.att.s0.h0.r1
-    VEC.fill  l0_att_s0_h0_r1_mask[23:24, 0:24], 0          ; p1.row_tile l0.att.s0.h0.r1
-    VEC.fill  l0_att_s0_h0_r1_mask[24:25, 0:25], 0          ; p1.row_tile l0.att.s0.h0.r1
-    VEC.fill  l0_att_s0_h0_r1_mask[25:26, 0:26], 0          ; p1.row_tile l0.att.s0.h0.r1
-    VEC.fill  l0_att_s0_h0_r1_mask[26:27, 0:27], 0          ; p1.row_tile l0.att.s0.h0.r1
-    VEC.fill  l0_att_s0_h0_r1_mask[27:28, 0:28], 0          ; p1.row_tile l0.att.s0.h0.r1
-    VEC.fill  l0_att_s0_h0_r1_mask[28:29, 0:29], 0          ; p1.row_tile l0.att.s0.h0.r1
-    VEC.fill  l0_att_s0_h0_r1_mask[29:30, 0:30], 0          ; p1.row_tile l0.att.s0.h0.r1
-    VEC.fill  l0_att_s0_h0_r1_mask[30:31, 0:31], 0          ; p1.row_tile l0.att.s0.h0.r1
-    VEC.fill  l0_att_s0_h0_r1_mask[31:32, :], 0             ; p1.row_tile l0.att.s0.h0.r1
-    VEC.muli  l0_att_s0_h0_r1_s, l0_att_s0_h0_r1_s, 0.17677669 ; p1.row_tile l0.att.s0.h0.r1
-    VEC.add   l0_att_s0_h0_r1_s[:, 32:64], l0_att_s0_h0_r1_s[:, 32:64], l0_att_s0_h0_r1_mask ; p1.row_tile l0.att.s0.h0.r1
-    VEC.rmax  l0_att_s0_h0_r1_m, l0_att_s0_h0_r1_s          ; p1.row_tile l0.att.s0.h0.r1
-    VEC.sub   l0_att_s0_h0_r1_s, l0_att_s0_h0_r1_s, l0_att_s0_h0_r1_m ; p1.row_tile l0.att.s0.h0.r1
-    SFU.exp   l0_att_s0_h0_r1_s, l0_att_s0_h0_r1_s          ; p1.row_tile l0.att.s0.h0.r1
-    VEC.rsum  l0_att_s0_h0_r1_z, l0_att_s0_h0_r1_s          ; p1.row_tile l0.att.s0.h0.r1
-    SFU.recip l0_att_s0_h0_r1_z, l0_att_s0_h0_r1_z          ; p1.row_tile l0.att.s0.h0.r1
-    VEC.mul   l0_att_s0_h0_r1_s, l0_att_s0_h0_r1_s, l0_att_s0_h0_r1_z ; p1.row_tile l0.att.s0.h0.r1
-    LD        l0_att_s0_h0_r1_vb, hbm[v_out.l0]             ; p1.row_tile l0.att.s0.h0.r1
-    MMA.z     l0_att_s0_h0_r1_o, l0_att_s0_h0_r1_s[:, 0:32], l0_att_s0_h0_r1_vb ; p1.row_tile l0.att.s0.h0.r1
-    LD        l0_att_s0_h0_r1_vb, hbm[v_out.l0 + 4096]      ; p1.row_tile l0.att.s0.h0.r1
-    MMA       l0_att_s0_h0_r1_o, l0_att_s0_h0_r1_s[:, 32:64], l0_att_s0_h0_r1_vb ; p1.row_tile l0.att.s0.h0.r1
-    ST        hbm[scratch + 57344], l0_att_s0_h0_r1_o, stride 64 ; p1.row_tile l0.att.s0.h0.r1
-    SIG       ev.att_l0, 1                                  ; p1.row_tile l0.att.s0.h0.r1
     WAIT      ev.att_l0, 4                                  ; p1.panels.w1:12 l0.w1.k0.p1
     WAIT      ev.l0_wo_k0_a0_full, 1                        ; p1.weights:11 l0.w1.k0.p1
     LD        l0_w1_k0_p1_w[0:32, :], hbm[w1.l0 + 128], stride 128 ; p1.weights:11 l0.w1.k0.p1
@@ -832,88 +586,44 @@
     SIG       ev.w1_l0, 1                                   ; p1.panels.w1:12 l0.w1.k0.p1
     END
 
-.wg 7   ; sm 1, tasks: l0.ln1.r7 l0.qkv.k0.p0.mc3 l0.ln2.r1 l0.w2.k0.p1
-.rf l0_ln1_r7_g                 p0       1x64      ; l0.ln1.r7.g
-.rf l0_ln1_r7_b                 p0+256   1x64      ; l0.ln1.r7.b
-.rf l0_ln1_r7_x                 p0+512   2x64      ; l0.ln1.r7.x
-.rf l0_ln1_r7_mean              p0+1024  2x1       ; l0.ln1.r7.mean
-.rf l0_ln1_r7_tmp               p0+1088  2x64      ; l0.ln1.r7.tmp
-.rf l0_ln1_r7_var               p0+1600  2x1       ; l0.ln1.r7.var
+.wg 5   ; sm 1, tasks: l0.qkv.k0.p5 l0.ln2.r1 l0.w2.k0.p0.mc1
+.rf l0_qkv_k0_p5_w              p0       64x32     ; l0.qkv.k0.p5.w
+.rf l0_qkv_k0_a0                p2       32x32     ; l0.qkv.k0.a0
+.rf l0_qkv_k0_a1                p3       32x32     ; l0.qkv.k0.a1
+.rf l0_qkv_k0_a2                p4       32x32     ; l0.qkv.k0.a2
+.rf l0_qkv_k0_a3                p5       32x32     ; l0.qkv.k0.a3
+.rf l0_qkv_k0_p5_bias           p6       1x32      ; l0.qkv.k0.p5.bias
+.rf l0_qkv_k0_p5_acc0           p7       32x32     ; l0.qkv.k0.p5.acc0
+.rf l0_qkv_k0_p5_acc1           p2       32x32     ; l0.qkv.k0.p5.acc1
 .rf l0_ln2_r1_g                 p0       1x64      ; l0.ln2.r1.g
 .rf l0_ln2_r1_b                 p0+256   1x64      ; l0.ln2.r1.b
 .rf l0_ln2_r1_x                 p0+512   2x64      ; l0.ln2.r1.x
 .rf l0_ln2_r1_mean              p0+1024  2x1       ; l0.ln2.r1.mean
 .rf l0_ln2_r1_tmp               p0+1088  2x64      ; l0.ln2.r1.tmp
 .rf l0_ln2_r1_var               p0+1600  2x1       ; l0.ln2.r1.var
-.rf l0_w2_k0_a0                 p0       32x32     ; l0.w2.k0.a0
-.rf l0_w2_k0_a1                 p1       32x32     ; l0.w2.k0.a1
-.rf l0_w2_k0_a2                 p2       32x32     ; l0.w2.k0.a2
-.rf l0_w2_k0_a3                 p3       32x32     ; l0.w2.k0.a3
-.rf l0_w2_k0_p1_part            p4       32x32     ; l0.w2.k0.p1.part
-.rf l0_w2_k0_p1_w               p5       64x32     ; l0.w2.k0.p1.w
-.rf l0_w2_k0_p1_bias            p7       1x32      ; l0.w2.k0.p1.bias
-.rf l0_w2_k0_p1_acc0            p8       32x32     ; l0.w2.k0.p1.acc0
-.rf l0_w2_k0_p1_acc1            p0       32x32     ; l0.w2.k0.p1.acc1
-.rf l0_w2_k0_p1_res             p1       32x32     ; l0.w2.k0.p1.res
-    LD        l0_ln1_r7_g, hbm[ln1_g.l0]                    ; p1.row_tile l0.ln1.r7
-    LD        l0_ln1_r7_b, hbm[ln1_b.l0]                    ; p1.row_tile l0.ln1.r7
-    LD        l0_ln1_r7_x, hbm[x_in + 14336]                ; p1.row_tile l0.ln1.r7
-    VEC.rsum  l0_ln1_r7_mean, l0_ln1_r7_x                   ; p1.row_tile l0.ln1.r7
-    VEC.muli  l0_ln1_r7_mean, l0_ln1_r7_mean, 0.015625      ; p1.row_tile l0.ln1.r7
-    VEC.sub   l0_ln1_r7_x, l0_ln1_r7_x, l0_ln1_r7_mean      ; p1.row_tile l0.ln1.r7
-    VEC.mul   l0_ln1_r7_tmp, l0_ln1_r7_x, l0_ln1_r7_x       ; p1.row_tile l0.ln1.r7
-    VEC.rsum  l0_ln1_r7_var, l0_ln1_r7_tmp                  ; p1.row_tile l0.ln1.r7
-    VEC.muli  l0_ln1_r7_var, l0_ln1_r7_var, 0.015625        ; p1.row_tile l0.ln1.r7
-    VEC.addi  l0_ln1_r7_var, l0_ln1_r7_var, 1e-05           ; p1.row_tile l0.ln1.r7
-    SFU.rsqrt l0_ln1_r7_var, l0_ln1_r7_var                  ; p1.row_tile l0.ln1.r7
-    VEC.mul   l0_ln1_r7_x, l0_ln1_r7_x, l0_ln1_r7_var       ; p1.row_tile l0.ln1.r7
-    VEC.mul   l0_ln1_r7_x, l0_ln1_r7_x, l0_ln1_r7_g         ; p1.row_tile l0.ln1.r7
-    VEC.add   l0_ln1_r7_x, l0_ln1_r7_x, l0_ln1_r7_b         ; p1.row_tile l0.ln1.r7
-    ST        hbm[scratch + 30720], l0_ln1_r7_x             ; p1.row_tile l0.ln1.r7
-    LD        l0_ln1_r7_x, hbm[x_in + 14848]                ; p1.row_tile l0.ln1.r7
-    VEC.rsum  l0_ln1_r7_mean, l0_ln1_r7_x                   ; p1.row_tile l0.ln1.r7
-    VEC.muli  l0_ln1_r7_mean, l0_ln1_r7_mean, 0.015625      ; p1.row_tile l0.ln1.r7
-    VEC.sub   l0_ln1_r7_x, l0_ln1_r7_x, l0_ln1_r7_mean      ; p1.row_tile l0.ln1.r7
-    VEC.mul   l0_ln1_r7_tmp, l0_ln1_r7_x, l0_ln1_r7_x       ; p1.row_tile l0.ln1.r7
-    VEC.rsum  l0_ln1_r7_var, l0_ln1_r7_tmp                  ; p1.row_tile l0.ln1.r7
-    VEC.muli  l0_ln1_r7_var, l0_ln1_r7_var, 0.015625        ; p1.row_tile l0.ln1.r7
-    VEC.addi  l0_ln1_r7_var, l0_ln1_r7_var, 1e-05           ; p1.row_tile l0.ln1.r7
-    SFU.rsqrt l0_ln1_r7_var, l0_ln1_r7_var                  ; p1.row_tile l0.ln1.r7
-    VEC.mul   l0_ln1_r7_x, l0_ln1_r7_x, l0_ln1_r7_var       ; p1.row_tile l0.ln1.r7
-    VEC.mul   l0_ln1_r7_x, l0_ln1_r7_x, l0_ln1_r7_g         ; p1.row_tile l0.ln1.r7
-    VEC.add   l0_ln1_r7_x, l0_ln1_r7_x, l0_ln1_r7_b         ; p1.row_tile l0.ln1.r7
-    ST        hbm[scratch + 31232], l0_ln1_r7_x             ; p1.row_tile l0.ln1.r7
-    LD        l0_ln1_r7_x, hbm[x_in + 15360]                ; p1.row_tile l0.ln1.r7
-    VEC.rsum  l0_ln1_r7_mean, l0_ln1_r7_x                   ; p1.row_tile l0.ln1.r7
-    VEC.muli  l0_ln1_r7_mean, l0_ln1_r7_mean, 0.015625      ; p1.row_tile l0.ln1.r7
-    VEC.sub   l0_ln1_r7_x, l0_ln1_r7_x, l0_ln1_r7_mean      ; p1.row_tile l0.ln1.r7
-    VEC.mul   l0_ln1_r7_tmp, l0_ln1_r7_x, l0_ln1_r7_x       ; p1.row_tile l0.ln1.r7
-    VEC.rsum  l0_ln1_r7_var, l0_ln1_r7_tmp                  ; p1.row_tile l0.ln1.r7
-    VEC.muli  l0_ln1_r7_var, l0_ln1_r7_var, 0.015625        ; p1.row_tile l0.ln1.r7
-    VEC.addi  l0_ln1_r7_var, l0_ln1_r7_var, 1e-05           ; p1.row_tile l0.ln1.r7
-    SFU.rsqrt l0_ln1_r7_var, l0_ln1_r7_var                  ; p1.row_tile l0.ln1.r7
-    VEC.mul   l0_ln1_r7_x, l0_ln1_r7_x, l0_ln1_r7_var       ; p1.row_tile l0.ln1.r7
-    VEC.mul   l0_ln1_r7_x, l0_ln1_r7_x, l0_ln1_r7_g         ; p1.row_tile l0.ln1.r7
-    VEC.add   l0_ln1_r7_x, l0_ln1_r7_x, l0_ln1_r7_b         ; p1.row_tile l0.ln1.r7
-    ST        hbm[scratch + 31744], l0_ln1_r7_x             ; p1.row_tile l0.ln1.r7
-    LD        l0_ln1_r7_x, hbm[x_in + 15872]                ; p1.row_tile l0.ln1.r7
-    VEC.rsum  l0_ln1_r7_mean, l0_ln1_r7_x                   ; p1.row_tile l0.ln1.r7
-    VEC.muli  l0_ln1_r7_mean, l0_ln1_r7_mean, 0.015625      ; p1.row_tile l0.ln1.r7
-    VEC.sub   l0_ln1_r7_x, l0_ln1_r7_x, l0_ln1_r7_mean      ; p1.row_tile l0.ln1.r7
-    VEC.mul   l0_ln1_r7_tmp, l0_ln1_r7_x, l0_ln1_r7_x       ; p1.row_tile l0.ln1.r7
-    VEC.rsum  l0_ln1_r7_var, l0_ln1_r7_tmp                  ; p1.row_tile l0.ln1.r7
-    VEC.muli  l0_ln1_r7_var, l0_ln1_r7_var, 0.015625        ; p1.row_tile l0.ln1.r7
-    VEC.addi  l0_ln1_r7_var, l0_ln1_r7_var, 1e-05           ; p1.row_tile l0.ln1.r7
-    SFU.rsqrt l0_ln1_r7_var, l0_ln1_r7_var                  ; p1.row_tile l0.ln1.r7
-    VEC.mul   l0_ln1_r7_x, l0_ln1_r7_x, l0_ln1_r7_var       ; p1.row_tile l0.ln1.r7
-    VEC.mul   l0_ln1_r7_x, l0_ln1_r7_x, l0_ln1_r7_g         ; p1.row_tile l0.ln1.r7
-    VEC.add   l0_ln1_r7_x, l0_ln1_r7_x, l0_ln1_r7_b         ; p1.row_tile l0.ln1.r7
-    ST        hbm[scratch + 32256], l0_ln1_r7_x             ; p1.row_tile l0.ln1.r7
-    SIG       ev.ln1_l0, 1                                  ; p1.row_tile l0.ln1.r7
-    WAIT      ev.ln1_l0, 8                                  ; p1.multicast.qkv:15 l0.qkv.k0.p0.mc3
-    WAIT      ev.l0_qkv_k0_a3_free, 6                       ; p1.multicast.qkv:15 l0.qkv.k0.p0.mc3
-    LD.mc     l0_qkv_k0_a3, hbm[scratch + 24704], stride 64, {0, 1, 4, 5, 8, 12} ; p1.multicast.qkv:15 l0.qkv.k0.p0.mc3
-    SIG       ev.l0_qkv_k0_a3_full, 1                       ; p1.multicast.qkv:15 l0.qkv.k0.p0.mc3
+    LD        l0_qkv_k0_p5_w[0:32, :], hbm[wqkv.l0 + 640], stride 192 ; p1.weights:11 l0.qkv.k0.p5
+    WAITT     800                                           ; p1.weights:11 l0.qkv.k0.p5
+    LD        l0_qkv_k0_p5_w[32:64, :], hbm[wqkv.l0 + 25216], stride 192 ; p1.weights:11 l0.qkv.k0.p5
+    LD        l0_qkv_k0_p5_bias, hbm[bqkv.l0 + 640], stride 192 ; p1.weights:11 l0.qkv.k0.p5
+    SIG       ev.l0_qkv_k0_a0_free, 1                       ; p1.multicast.qkv:15 l0.qkv.k0.p5
+    SIG       ev.l0_qkv_k0_a1_free, 1                       ; p1.multicast.qkv:15 l0.qkv.k0.p5
+    SIG       ev.l0_qkv_k0_a2_free, 1                       ; p1.multicast.qkv:15 l0.qkv.k0.p5
+    SIG       ev.l0_qkv_k0_a3_free, 1                       ; p1.multicast.qkv:15 l0.qkv.k0.p5
+    SIG       ev.l0_qkv_k0_ready, 1                         ; p1.multicast.qkv:15 l0.qkv.k0.p5
+    WAIT      ev.ln1_l0, 8                                  ; p1.multicast.qkv:15 l0.qkv.k0.p5
+    WAIT      ev.l0_qkv_k0_a0_full, 1                       ; p1.multicast.qkv:15 l0.qkv.k0.p5
+    MMA.z     l0_qkv_k0_p5_acc0, l0_qkv_k0_a0, l0_qkv_k0_p5_w[0:32, :] ; p1.k_chunk.qkv:13 l0.qkv.k0.p5
+    WAIT      ev.l0_qkv_k0_a1_full, 1                       ; p1.multicast.qkv:15 l0.qkv.k0.p5
+    MMA       l0_qkv_k0_p5_acc0, l0_qkv_k0_a1, l0_qkv_k0_p5_w[32:64, :] ; p1.k_chunk.qkv:13 l0.qkv.k0.p5
+    WAIT      ev.l0_qkv_k0_a2_full, 1                       ; p1.multicast.qkv:15 l0.qkv.k0.p5
+    MMA.z     l0_qkv_k0_p5_acc1, l0_qkv_k0_a2, l0_qkv_k0_p5_w[0:32, :] ; p1.k_chunk.qkv:13 l0.qkv.k0.p5
+    VEC.add   l0_qkv_k0_p5_acc0, l0_qkv_k0_p5_acc0, l0_qkv_k0_p5_bias ; p1.weights:11 l0.qkv.k0.p5
+    WAIT      ev.l0_qkv_k0_a3_full, 1                       ; p1.multicast.qkv:15 l0.qkv.k0.p5
+    MMA       l0_qkv_k0_p5_acc1, l0_qkv_k0_a3, l0_qkv_k0_p5_w[32:64, :] ; p1.k_chunk.qkv:13 l0.qkv.k0.p5
+    ST        hbm[v_out.l0 + 8192], l0_qkv_k0_p5_acc0       ; p1.kv_writeback l0.qkv.k0.p5
+    VEC.add   l0_qkv_k0_p5_acc1, l0_qkv_k0_p5_acc1, l0_qkv_k0_p5_bias ; p1.weights:11 l0.qkv.k0.p5
+    ST        hbm[v_out.l0 + 12288], l0_qkv_k0_p5_acc1      ; p1.kv_writeback l0.qkv.k0.p5
+    SIG       ev.qkv_l0, 1                                  ; p1.panels.qkv:12 l0.qkv.k0.p5
     WAIT      ev.wo_l0, 2                                   ; p1.row_tile l0.ln2.r1
     LD        l0_ln2_r1_g, hbm[ln2_g.l0]                    ; p1.row_tile l0.ln2.r1
     LD        l0_ln2_r1_b, hbm[ln2_b.l0]                    ; p1.row_tile l0.ln2.r1
@@ -970,6 +680,151 @@
     VEC.add   l0_ln2_r1_x, l0_ln2_r1_x, l0_ln2_r1_b         ; p1.row_tile l0.ln2.r1
     ST        hbm[scratch + 85504], l0_ln2_r1_x             ; p1.row_tile l0.ln2.r1
     SIG       ev.ln2_l0, 1                                  ; p1.row_tile l0.ln2.r1
+    WAIT      ev.ln2_l0, 8                                  ; p1.panels.w2:12 l0.w2.k0.p0.mc1
+    WAIT      ev.w1_l0, 4                                   ; p1.multicast.w2:15 l0.w2.k0.p0.mc1
+    WAIT      ev.l0_w2_k0_a1_free, 2                        ; p1.multicast.w2:15 l0.w2.k0.p0.mc1
+    LD.mc     l0_w2_k0_a1, hbm[scratch + 98432], stride 128, {2, 6} ; p1.multicast.w2:15 l0.w2.k0.p0.mc1
+    SIG       ev.l0_w2_k0_a1_full, 1                        ; p1.multicast.w2:15 l0.w2.k0.p0.mc1
+    END
+
+.wg 6   ; sm 1, tasks: l0.ln1.r3 l0.qkv.k0.p0.mc1 l0.ln2.r5 l0.w2.k0.p1
+.rf l0_ln1_r3_g                 p0       1x64      ; l0.ln1.r3.g
+.rf l0_ln1_r3_b                 p0+256   1x64      ; l0.ln1.r3.b
+.rf l0_ln1_r3_x                 p0+512   2x64      ; l0.ln1.r3.x
+.rf l0_ln1_r3_mean              p0+1024  2x1       ; l0.ln1.r3.mean
+.rf l0_ln1_r3_tmp               p0+1088  2x64      ; l0.ln1.r3.tmp
+.rf l0_ln1_r3_var               p0+1600  2x1       ; l0.ln1.r3.var
+.rf l0_ln2_r5_g                 p0       1x64      ; l0.ln2.r5.g
+.rf l0_ln2_r5_b                 p0+256   1x64      ; l0.ln2.r5.b
+.rf l0_ln2_r5_x                 p0+512   2x64      ; l0.ln2.r5.x
+.rf l0_ln2_r5_mean              p0+1024  2x1       ; l0.ln2.r5.mean
+.rf l0_ln2_r5_tmp               p0+1088  2x64      ; l0.ln2.r5.tmp
+.rf l0_ln2_r5_var               p0+1600  2x1       ; l0.ln2.r5.var
+.rf l0_w2_k0_a0                 p0       32x32     ; l0.w2.k0.a0
+.rf l0_w2_k0_a1                 p1       32x32     ; l0.w2.k0.a1
+.rf l0_w2_k0_a2                 p2       32x32     ; l0.w2.k0.a2
+.rf l0_w2_k0_a3                 p3       32x32     ; l0.w2.k0.a3
+.rf l0_w2_k0_p1_part            p4       32x32     ; l0.w2.k0.p1.part
+.rf l0_w2_k0_p1_w               p5       64x32     ; l0.w2.k0.p1.w
+.rf l0_w2_k0_p1_bias            p7       1x32      ; l0.w2.k0.p1.bias
+.rf l0_w2_k0_p1_acc0            p8       32x32     ; l0.w2.k0.p1.acc0
+.rf l0_w2_k0_p1_acc1            p0       32x32     ; l0.w2.k0.p1.acc1
+.rf l0_w2_k0_p1_res             p1       32x32     ; l0.w2.k0.p1.res
+    LD        l0_ln1_r3_g, hbm[ln1_g.l0]                    ; p1.row_tile l0.ln1.r3
+    LD        l0_ln1_r3_b, hbm[ln1_b.l0]                    ; p1.row_tile l0.ln1.r3
+    LD        l0_ln1_r3_x, hbm[x_in + 6144]                 ; p1.row_tile l0.ln1.r3
+    VEC.rsum  l0_ln1_r3_mean, l0_ln1_r3_x                   ; p1.row_tile l0.ln1.r3
+    VEC.muli  l0_ln1_r3_mean, l0_ln1_r3_mean, 0.015625      ; p1.row_tile l0.ln1.r3
+    VEC.sub   l0_ln1_r3_x, l0_ln1_r3_x, l0_ln1_r3_mean      ; p1.row_tile l0.ln1.r3
+    VEC.mul   l0_ln1_r3_tmp, l0_ln1_r3_x, l0_ln1_r3_x       ; p1.row_tile l0.ln1.r3
+    VEC.rsum  l0_ln1_r3_var, l0_ln1_r3_tmp                  ; p1.row_tile l0.ln1.r3
+    VEC.muli  l0_ln1_r3_var, l0_ln1_r3_var, 0.015625        ; p1.row_tile l0.ln1.r3
+    VEC.addi  l0_ln1_r3_var, l0_ln1_r3_var, 1e-05           ; p1.row_tile l0.ln1.r3
+    SFU.rsqrt l0_ln1_r3_var, l0_ln1_r3_var                  ; p1.row_tile l0.ln1.r3
+    VEC.mul   l0_ln1_r3_x, l0_ln1_r3_x, l0_ln1_r3_var       ; p1.row_tile l0.ln1.r3
+    VEC.mul   l0_ln1_r3_x, l0_ln1_r3_x, l0_ln1_r3_g         ; p1.row_tile l0.ln1.r3
+    VEC.add   l0_ln1_r3_x, l0_ln1_r3_x, l0_ln1_r3_b         ; p1.row_tile l0.ln1.r3
+    ST        hbm[scratch + 22528], l0_ln1_r3_x             ; p1.row_tile l0.ln1.r3
+    LD        l0_ln1_r3_x, hbm[x_in + 6656]                 ; p1.row_tile l0.ln1.r3
+    VEC.rsum  l0_ln1_r3_mean, l0_ln1_r3_x                   ; p1.row_tile l0.ln1.r3
+    VEC.muli  l0_ln1_r3_mean, l0_ln1_r3_mean, 0.015625      ; p1.row_tile l0.ln1.r3
+    VEC.sub   l0_ln1_r3_x, l0_ln1_r3_x, l0_ln1_r3_mean      ; p1.row_tile l0.ln1.r3
+    VEC.mul   l0_ln1_r3_tmp, l0_ln1_r3_x, l0_ln1_r3_x       ; p1.row_tile l0.ln1.r3
+    VEC.rsum  l0_ln1_r3_var, l0_ln1_r3_tmp                  ; p1.row_tile l0.ln1.r3
+    VEC.muli  l0_ln1_r3_var, l0_ln1_r3_var, 0.015625        ; p1.row_tile l0.ln1.r3
+    VEC.addi  l0_ln1_r3_var, l0_ln1_r3_var, 1e-05           ; p1.row_tile l0.ln1.r3
+    SFU.rsqrt l0_ln1_r3_var, l0_ln1_r3_var                  ; p1.row_tile l0.ln1.r3
+    VEC.mul   l0_ln1_r3_x, l0_ln1_r3_x, l0_ln1_r3_var       ; p1.row_tile l0.ln1.r3
+    VEC.mul   l0_ln1_r3_x, l0_ln1_r3_x, l0_ln1_r3_g         ; p1.row_tile l0.ln1.r3
+    VEC.add   l0_ln1_r3_x, l0_ln1_r3_x, l0_ln1_r3_b         ; p1.row_tile l0.ln1.r3
+    ST        hbm[scratch + 23040], l0_ln1_r3_x             ; p1.row_tile l0.ln1.r3
+    LD        l0_ln1_r3_x, hbm[x_in + 7168]                 ; p1.row_tile l0.ln1.r3
+    VEC.rsum  l0_ln1_r3_mean, l0_ln1_r3_x                   ; p1.row_tile l0.ln1.r3
+    VEC.muli  l0_ln1_r3_mean, l0_ln1_r3_mean, 0.015625      ; p1.row_tile l0.ln1.r3
+    VEC.sub   l0_ln1_r3_x, l0_ln1_r3_x, l0_ln1_r3_mean      ; p1.row_tile l0.ln1.r3
+    VEC.mul   l0_ln1_r3_tmp, l0_ln1_r3_x, l0_ln1_r3_x       ; p1.row_tile l0.ln1.r3
+    VEC.rsum  l0_ln1_r3_var, l0_ln1_r3_tmp                  ; p1.row_tile l0.ln1.r3
+    VEC.muli  l0_ln1_r3_var, l0_ln1_r3_var, 0.015625        ; p1.row_tile l0.ln1.r3
+    VEC.addi  l0_ln1_r3_var, l0_ln1_r3_var, 1e-05           ; p1.row_tile l0.ln1.r3
+    SFU.rsqrt l0_ln1_r3_var, l0_ln1_r3_var                  ; p1.row_tile l0.ln1.r3
+    VEC.mul   l0_ln1_r3_x, l0_ln1_r3_x, l0_ln1_r3_var       ; p1.row_tile l0.ln1.r3
+    VEC.mul   l0_ln1_r3_x, l0_ln1_r3_x, l0_ln1_r3_g         ; p1.row_tile l0.ln1.r3
+    VEC.add   l0_ln1_r3_x, l0_ln1_r3_x, l0_ln1_r3_b         ; p1.row_tile l0.ln1.r3
+    ST        hbm[scratch + 23552], l0_ln1_r3_x             ; p1.row_tile l0.ln1.r3
+    LD        l0_ln1_r3_x, hbm[x_in + 7680]                 ; p1.row_tile l0.ln1.r3
+    VEC.rsum  l0_ln1_r3_mean, l0_ln1_r3_x                   ; p1.row_tile l0.ln1.r3
+    VEC.muli  l0_ln1_r3_mean, l0_ln1_r3_mean, 0.015625      ; p1.row_tile l0.ln1.r3
+    VEC.sub   l0_ln1_r3_x, l0_ln1_r3_x, l0_ln1_r3_mean      ; p1.row_tile l0.ln1.r3
+    VEC.mul   l0_ln1_r3_tmp, l0_ln1_r3_x, l0_ln1_r3_x       ; p1.row_tile l0.ln1.r3
+    VEC.rsum  l0_ln1_r3_var, l0_ln1_r3_tmp                  ; p1.row_tile l0.ln1.r3
+    VEC.muli  l0_ln1_r3_var, l0_ln1_r3_var, 0.015625        ; p1.row_tile l0.ln1.r3
+    VEC.addi  l0_ln1_r3_var, l0_ln1_r3_var, 1e-05           ; p1.row_tile l0.ln1.r3
+    SFU.rsqrt l0_ln1_r3_var, l0_ln1_r3_var                  ; p1.row_tile l0.ln1.r3
+    VEC.mul   l0_ln1_r3_x, l0_ln1_r3_x, l0_ln1_r3_var       ; p1.row_tile l0.ln1.r3
+    VEC.mul   l0_ln1_r3_x, l0_ln1_r3_x, l0_ln1_r3_g         ; p1.row_tile l0.ln1.r3
+    VEC.add   l0_ln1_r3_x, l0_ln1_r3_x, l0_ln1_r3_b         ; p1.row_tile l0.ln1.r3
+    ST        hbm[scratch + 24064], l0_ln1_r3_x             ; p1.row_tile l0.ln1.r3
+    SIG       ev.ln1_l0, 1                                  ; p1.row_tile l0.ln1.r3
+    WAIT      ev.ln1_l0, 8                                  ; p1.multicast.qkv:15 l0.qkv.k0.p0.mc1
+    WAIT      ev.l0_qkv_k0_a1_free, 6                       ; p1.multicast.qkv:15 l0.qkv.k0.p0.mc1
+    LD.mc     l0_qkv_k0_a1, hbm[scratch + 16512], stride 64, {0, 1, 4, 5, 8, 12} ; p1.multicast.qkv:15 l0.qkv.k0.p0.mc1
+    SIG       ev.l0_qkv_k0_a1_full, 1                       ; p1.multicast.qkv:15 l0.qkv.k0.p0.mc1
+    WAIT      ev.wo_l0, 2                                   ; p1.row_tile l0.ln2.r5
+    LD        l0_ln2_r5_g, hbm[ln2_g.l0]                    ; p1.row_tile l0.ln2.r5
+    LD        l0_ln2_r5_b, hbm[ln2_b.l0]                    ; p1.row_tile l0.ln2.r5
+    LD        l0_ln2_r5_x, hbm[scratch + 75776]             ; p1.row_tile l0.ln2.r5
+    VEC.rsum  l0_ln2_r5_mean, l0_ln2_r5_x                   ; p1.row_tile l0.ln2.r5
+    VEC.muli  l0_ln2_r5_mean, l0_ln2_r5_mean, 0.015625      ; p1.row_tile l0.ln2.r5
+    VEC.sub   l0_ln2_r5_x, l0_ln2_r5_x, l0_ln2_r5_mean      ; p1.row_tile l0.ln2.r5
+    VEC.mul   l0_ln2_r5_tmp, l0_ln2_r5_x, l0_ln2_r5_x       ; p1.row_tile l0.ln2.r5
+    VEC.rsum  l0_ln2_r5_var, l0_ln2_r5_tmp                  ; p1.row_tile l0.ln2.r5
+    VEC.muli  l0_ln2_r5_var, l0_ln2_r5_var, 0.015625        ; p1.row_tile l0.ln2.r5
+    VEC.addi  l0_ln2_r5_var, l0_ln2_r5_var, 1e-05           ; p1.row_tile l0.ln2.r5
+    SFU.rsqrt l0_ln2_r5_var, l0_ln2_r5_var                  ; p1.row_tile l0.ln2.r5
+    VEC.mul   l0_ln2_r5_x, l0_ln2_r5_x, l0_ln2_r5_var       ; p1.row_tile l0.ln2.r5
+    VEC.mul   l0_ln2_r5_x, l0_ln2_r5_x, l0_ln2_r5_g         ; p1.row_tile l0.ln2.r5
+    VEC.add   l0_ln2_r5_x, l0_ln2_r5_x, l0_ln2_r5_b         ; p1.row_tile l0.ln2.r5
+    ST        hbm[scratch + 92160], l0_ln2_r5_x             ; p1.row_tile l0.ln2.r5
+    LD        l0_ln2_r5_x, hbm[scratch + 76288]             ; p1.row_tile l0.ln2.r5
+    VEC.rsum  l0_ln2_r5_mean, l0_ln2_r5_x                   ; p1.row_tile l0.ln2.r5
+    VEC.muli  l0_ln2_r5_mean, l0_ln2_r5_mean, 0.015625      ; p1.row_tile l0.ln2.r5
+    VEC.sub   l0_ln2_r5_x, l0_ln2_r5_x, l0_ln2_r5_mean      ; p1.row_tile l0.ln2.r5
+    VEC.mul   l0_ln2_r5_tmp, l0_ln2_r5_x, l0_ln2_r5_x       ; p1.row_tile l0.ln2.r5
+    VEC.rsum  l0_ln2_r5_var, l0_ln2_r5_tmp                  ; p1.row_tile l0.ln2.r5
+    VEC.muli  l0_ln2_r5_var, l0_ln2_r5_var, 0.015625        ; p1.row_tile l0.ln2.r5
+    VEC.addi  l0_ln2_r5_var, l0_ln2_r5_var, 1e-05           ; p1.row_tile l0.ln2.r5
+    SFU.rsqrt l0_ln2_r5_var, l0_ln2_r5_var                  ; p1.row_tile l0.ln2.r5
+    VEC.mul   l0_ln2_r5_x, l0_ln2_r5_x, l0_ln2_r5_var       ; p1.row_tile l0.ln2.r5
+    VEC.mul   l0_ln2_r5_x, l0_ln2_r5_x, l0_ln2_r5_g         ; p1.row_tile l0.ln2.r5
+    VEC.add   l0_ln2_r5_x, l0_ln2_r5_x, l0_ln2_r5_b         ; p1.row_tile l0.ln2.r5
+    ST        hbm[scratch + 92672], l0_ln2_r5_x             ; p1.row_tile l0.ln2.r5
+    LD        l0_ln2_r5_x, hbm[scratch + 76800]             ; p1.row_tile l0.ln2.r5
+    VEC.rsum  l0_ln2_r5_mean, l0_ln2_r5_x                   ; p1.row_tile l0.ln2.r5
+    VEC.muli  l0_ln2_r5_mean, l0_ln2_r5_mean, 0.015625      ; p1.row_tile l0.ln2.r5
+    VEC.sub   l0_ln2_r5_x, l0_ln2_r5_x, l0_ln2_r5_mean      ; p1.row_tile l0.ln2.r5
+    VEC.mul   l0_ln2_r5_tmp, l0_ln2_r5_x, l0_ln2_r5_x       ; p1.row_tile l0.ln2.r5
+    VEC.rsum  l0_ln2_r5_var, l0_ln2_r5_tmp                  ; p1.row_tile l0.ln2.r5
+    VEC.muli  l0_ln2_r5_var, l0_ln2_r5_var, 0.015625        ; p1.row_tile l0.ln2.r5
+    VEC.addi  l0_ln2_r5_var, l0_ln2_r5_var, 1e-05           ; p1.row_tile l0.ln2.r5
+    SFU.rsqrt l0_ln2_r5_var, l0_ln2_r5_var                  ; p1.row_tile l0.ln2.r5
+    VEC.mul   l0_ln2_r5_x, l0_ln2_r5_x, l0_ln2_r5_var       ; p1.row_tile l0.ln2.r5
+    VEC.mul   l0_ln2_r5_x, l0_ln2_r5_x, l0_ln2_r5_g         ; p1.row_tile l0.ln2.r5
+    VEC.add   l0_ln2_r5_x, l0_ln2_r5_x, l0_ln2_r5_b         ; p1.row_tile l0.ln2.r5
+    ST        hbm[scratch + 93184], l0_ln2_r5_x             ; p1.row_tile l0.ln2.r5
+    LD        l0_ln2_r5_x, hbm[scratch + 77312]             ; p1.row_tile l0.ln2.r5
+    VEC.rsum  l0_ln2_r5_mean, l0_ln2_r5_x                   ; p1.row_tile l0.ln2.r5
+    VEC.muli  l0_ln2_r5_mean, l0_ln2_r5_mean, 0.015625      ; p1.row_tile l0.ln2.r5
+    VEC.sub   l0_ln2_r5_x, l0_ln2_r5_x, l0_ln2_r5_mean      ; p1.row_tile l0.ln2.r5
+    VEC.mul   l0_ln2_r5_tmp, l0_ln2_r5_x, l0_ln2_r5_x       ; p1.row_tile l0.ln2.r5
+    VEC.rsum  l0_ln2_r5_var, l0_ln2_r5_tmp                  ; p1.row_tile l0.ln2.r5
+    VEC.muli  l0_ln2_r5_var, l0_ln2_r5_var, 0.015625        ; p1.row_tile l0.ln2.r5
+    VEC.addi  l0_ln2_r5_var, l0_ln2_r5_var, 1e-05           ; p1.row_tile l0.ln2.r5
+    SFU.rsqrt l0_ln2_r5_var, l0_ln2_r5_var                  ; p1.row_tile l0.ln2.r5
+    VEC.mul   l0_ln2_r5_x, l0_ln2_r5_x, l0_ln2_r5_var       ; p1.row_tile l0.ln2.r5
+    VEC.mul   l0_ln2_r5_x, l0_ln2_r5_x, l0_ln2_r5_g         ; p1.row_tile l0.ln2.r5
+    VEC.add   l0_ln2_r5_x, l0_ln2_r5_x, l0_ln2_r5_b         ; p1.row_tile l0.ln2.r5
+    ST        hbm[scratch + 93696], l0_ln2_r5_x             ; p1.row_tile l0.ln2.r5
+    SIG       ev.ln2_l0, 1                                  ; p1.row_tile l0.ln2.r5
     WAIT      ev.ln2_l0, 8                                  ; p1.panels.w2:12 l0.w2.k0.p1
     WAIT      ev.l0_w1_k0_a0_full, 1                        ; p1.weights:11 l0.w2.k0.p1
     LD        l0_w2_k0_p1_w[0:32, :], hbm[w2.l0 + 128], stride 64 ; p1.weights:11 l0.w2.k0.p1
@@ -1007,7 +862,147 @@
     SIG       ev.w2_l0, 1                                   ; p1.panels.w2:12 l0.w2.k0.p1
     END
 
-.wg 8   ; sm 2, tasks: l0.qkv.k0.p2 l0.ln2.r6 l0.w2.k1.p0.mc0
+.wg 7   ; sm 1, tasks: l0.ln1.r7 l0.att.s0.h0.r1 l0.wo.k0.p0.mc2 l0.w1.k0.p0.mc1 l0.w2.k1.p0.mc1
+.rf l0_ln1_r7_g                 p0       1x64      ; l0.ln1.r7.g
+.rf l0_ln1_r7_b                 p0+256   1x64      ; l0.ln1.r7.b
+.rf l0_ln1_r7_x                 p0+512   2x64      ; l0.ln1.r7.x
+.rf l0_ln1_r7_mean              p0+1024  2x1       ; l0.ln1.r7.mean
+.rf l0_ln1_r7_tmp               p0+1088  2x64      ; l0.ln1.r7.tmp
+.rf l0_ln1_r7_var               p0+1600  2x1       ; l0.ln1.r7.var
+.rf l0_att_s0_h0_r1_q           p0       32x32     ; l0.att.s0.h0.r1.q
+.rf l0_att_s0_h0_r1_kb          p1       32x32     ; l0.att.s0.h0.r1.kb
+.rf l0_att_s0_h0_r1_s           p2       32x64     ; l0.att.s0.h0.r1.s
+.rf l0_att_s0_h0_r1_mask        p0       32x32     ; l0.att.s0.h0.r1.mask
+.rf l0_att_s0_h0_r1_m           p0       32x1      ; l0.att.s0.h0.r1.m
+.rf l0_att_s0_h0_r1_z           p0       32x1      ; l0.att.s0.h0.r1.z
+.rf l0_att_s0_h0_r1_vb          p0       32x32     ; l0.att.s0.h0.r1.vb
+.rf l0_att_s0_h0_r1_o           p1       32x32     ; l0.att.s0.h0.r1.o
+    LD        l0_ln1_r7_g, hbm[ln1_g.l0]                    ; p1.row_tile l0.ln1.r7
+    LD        l0_ln1_r7_b, hbm[ln1_b.l0]                    ; p1.row_tile l0.ln1.r7
+    LD        l0_ln1_r7_x, hbm[x_in + 14336]                ; p1.row_tile l0.ln1.r7
+    VEC.rsum  l0_ln1_r7_mean, l0_ln1_r7_x                   ; p1.row_tile l0.ln1.r7
+    VEC.muli  l0_ln1_r7_mean, l0_ln1_r7_mean, 0.015625      ; p1.row_tile l0.ln1.r7
+    VEC.sub   l0_ln1_r7_x, l0_ln1_r7_x, l0_ln1_r7_mean      ; p1.row_tile l0.ln1.r7
+    VEC.mul   l0_ln1_r7_tmp, l0_ln1_r7_x, l0_ln1_r7_x       ; p1.row_tile l0.ln1.r7
+    VEC.rsum  l0_ln1_r7_var, l0_ln1_r7_tmp                  ; p1.row_tile l0.ln1.r7
+    VEC.muli  l0_ln1_r7_var, l0_ln1_r7_var, 0.015625        ; p1.row_tile l0.ln1.r7
+    VEC.addi  l0_ln1_r7_var, l0_ln1_r7_var, 1e-05           ; p1.row_tile l0.ln1.r7
+    SFU.rsqrt l0_ln1_r7_var, l0_ln1_r7_var                  ; p1.row_tile l0.ln1.r7
+    VEC.mul   l0_ln1_r7_x, l0_ln1_r7_x, l0_ln1_r7_var       ; p1.row_tile l0.ln1.r7
+    VEC.mul   l0_ln1_r7_x, l0_ln1_r7_x, l0_ln1_r7_g         ; p1.row_tile l0.ln1.r7
+    VEC.add   l0_ln1_r7_x, l0_ln1_r7_x, l0_ln1_r7_b         ; p1.row_tile l0.ln1.r7
+    ST        hbm[scratch + 30720], l0_ln1_r7_x             ; p1.row_tile l0.ln1.r7
+    LD        l0_ln1_r7_x, hbm[x_in + 14848]                ; p1.row_tile l0.ln1.r7
+    VEC.rsum  l0_ln1_r7_mean, l0_ln1_r7_x                   ; p1.row_tile l0.ln1.r7
+    VEC.muli  l0_ln1_r7_mean, l0_ln1_r7_mean, 0.015625      ; p1.row_tile l0.ln1.r7
+    VEC.sub   l0_ln1_r7_x, l0_ln1_r7_x, l0_ln1_r7_mean      ; p1.row_tile l0.ln1.r7
+    VEC.mul   l0_ln1_r7_tmp, l0_ln1_r7_x, l0_ln1_r7_x       ; p1.row_tile l0.ln1.r7
+    VEC.rsum  l0_ln1_r7_var, l0_ln1_r7_tmp                  ; p1.row_tile l0.ln1.r7
+    VEC.muli  l0_ln1_r7_var, l0_ln1_r7_var, 0.015625        ; p1.row_tile l0.ln1.r7
+    VEC.addi  l0_ln1_r7_var, l0_ln1_r7_var, 1e-05           ; p1.row_tile l0.ln1.r7
+    SFU.rsqrt l0_ln1_r7_var, l0_ln1_r7_var                  ; p1.row_tile l0.ln1.r7
+    VEC.mul   l0_ln1_r7_x, l0_ln1_r7_x, l0_ln1_r7_var       ; p1.row_tile l0.ln1.r7
+    VEC.mul   l0_ln1_r7_x, l0_ln1_r7_x, l0_ln1_r7_g         ; p1.row_tile l0.ln1.r7
+    VEC.add   l0_ln1_r7_x, l0_ln1_r7_x, l0_ln1_r7_b         ; p1.row_tile l0.ln1.r7
+    ST        hbm[scratch + 31232], l0_ln1_r7_x             ; p1.row_tile l0.ln1.r7
+    LD        l0_ln1_r7_x, hbm[x_in + 15360]                ; p1.row_tile l0.ln1.r7
+    VEC.rsum  l0_ln1_r7_mean, l0_ln1_r7_x                   ; p1.row_tile l0.ln1.r7
+    VEC.muli  l0_ln1_r7_mean, l0_ln1_r7_mean, 0.015625      ; p1.row_tile l0.ln1.r7
+    VEC.sub   l0_ln1_r7_x, l0_ln1_r7_x, l0_ln1_r7_mean      ; p1.row_tile l0.ln1.r7
+    VEC.mul   l0_ln1_r7_tmp, l0_ln1_r7_x, l0_ln1_r7_x       ; p1.row_tile l0.ln1.r7
+    VEC.rsum  l0_ln1_r7_var, l0_ln1_r7_tmp                  ; p1.row_tile l0.ln1.r7
+    VEC.muli  l0_ln1_r7_var, l0_ln1_r7_var, 0.015625        ; p1.row_tile l0.ln1.r7
+    VEC.addi  l0_ln1_r7_var, l0_ln1_r7_var, 1e-05           ; p1.row_tile l0.ln1.r7
+    SFU.rsqrt l0_ln1_r7_var, l0_ln1_r7_var                  ; p1.row_tile l0.ln1.r7
+    VEC.mul   l0_ln1_r7_x, l0_ln1_r7_x, l0_ln1_r7_var       ; p1.row_tile l0.ln1.r7
+    VEC.mul   l0_ln1_r7_x, l0_ln1_r7_x, l0_ln1_r7_g         ; p1.row_tile l0.ln1.r7
+    VEC.add   l0_ln1_r7_x, l0_ln1_r7_x, l0_ln1_r7_b         ; p1.row_tile l0.ln1.r7
+    ST        hbm[scratch + 31744], l0_ln1_r7_x             ; p1.row_tile l0.ln1.r7
+    LD        l0_ln1_r7_x, hbm[x_in + 15872]                ; p1.row_tile l0.ln1.r7
+    VEC.rsum  l0_ln1_r7_mean, l0_ln1_r7_x                   ; p1.row_tile l0.ln1.r7
+    VEC.muli  l0_ln1_r7_mean, l0_ln1_r7_mean, 0.015625      ; p1.row_tile l0.ln1.r7
+    VEC.sub   l0_ln1_r7_x, l0_ln1_r7_x, l0_ln1_r7_mean      ; p1.row_tile l0.ln1.r7
+    VEC.mul   l0_ln1_r7_tmp, l0_ln1_r7_x, l0_ln1_r7_x       ; p1.row_tile l0.ln1.r7
+    VEC.rsum  l0_ln1_r7_var, l0_ln1_r7_tmp                  ; p1.row_tile l0.ln1.r7
+    VEC.muli  l0_ln1_r7_var, l0_ln1_r7_var, 0.015625        ; p1.row_tile l0.ln1.r7
+    VEC.addi  l0_ln1_r7_var, l0_ln1_r7_var, 1e-05           ; p1.row_tile l0.ln1.r7
+    SFU.rsqrt l0_ln1_r7_var, l0_ln1_r7_var                  ; p1.row_tile l0.ln1.r7
+    VEC.mul   l0_ln1_r7_x, l0_ln1_r7_x, l0_ln1_r7_var       ; p1.row_tile l0.ln1.r7
+    VEC.mul   l0_ln1_r7_x, l0_ln1_r7_x, l0_ln1_r7_g         ; p1.row_tile l0.ln1.r7
+    VEC.add   l0_ln1_r7_x, l0_ln1_r7_x, l0_ln1_r7_b         ; p1.row_tile l0.ln1.r7
+    ST        hbm[scratch + 32256], l0_ln1_r7_x             ; p1.row_tile l0.ln1.r7
+    SIG       ev.ln1_l0, 1                                  ; p1.row_tile l0.ln1.r7
+    WAIT      ev.qkv_l0, 6                                  ; p1.row_tile l0.att.s0.h0.r1
+    LD        l0_att_s0_h0_r1_q, hbm[scratch + 40960], stride 64 ; p1.row_tile l0.att.s0.h0.r1
+    LD        l0_att_s0_h0_r1_kb, hbm[k_out.l0]             ; p1.row_tile l0.att.s0.h0.r1
+    MMA.z.t   l0_att_s0_h0_r1_s[:, 0:32], l0_att_s0_h0_r1_q, l0_att_s0_h0_r1_kb ; p1.row_tile l0.att.s0.h0.r1
+    LD        l0_att_s0_h0_r1_kb, hbm[k_out.l0 + 4096]      ; p1.row_tile l0.att.s0.h0.r1
+    MMA.z.t   l0_att_s0_h0_r1_s[:, 32:64], l0_att_s0_h0_r1_q, l0_att_s0_h0_r1_kb ; p1.row_tile l0.att.s0.h0.r1
+    VEC.fill  l0_att_s0_h0_r1_mask, -1e+30                  ; p1.row_tile l0.att.s0.h0.r1
+    VEC.fill  l0_att_s0_h0_r1_mask[0:1, 0:1], 0             ; p1.row_tile l0.att.s0.h0.r1
+    VEC.fill  l0_att_s0_h0_r1_mask[1:2, 0:2], 0             ; p1.row_tile l0.att.s0.h0.r1
+    VEC.fill  l0_att_s0_h0_r1_mask[2:3, 0:3], 0             ; p1.row_tile l0.att.s0.h0.r1
+    VEC.fill  l0_att_s0_h0_r1_mask[3:4, 0:4], 0             ; p1.row_tile l0.att.s0.h0.r1
+    VEC.fill  l0_att_s0_h0_r1_mask[4:5, 0:5], 0             ; p1.row_tile l0.att.s0.h0.r1
+    VEC.fill  l0_att_s0_h0_r1_mask[5:6, 0:6], 0             ; p1.row_tile l0.att.s0.h0.r1
+    VEC.fill  l0_att_s0_h0_r1_mask[6:7, 0:7], 0             ; p1.row_tile l0.att.s0.h0.r1
+    VEC.fill  l0_att_s0_h0_r1_mask[7:8, 0:8], 0             ; p1.row_tile l0.att.s0.h0.r1
+    VEC.fill  l0_att_s0_h0_r1_mask[8:9, 0:9], 0             ; p1.row_tile l0.att.s0.h0.r1
+    VEC.fill  l0_att_s0_h0_r1_mask[9:10, 0:10], 0           ; p1.row_tile l0.att.s0.h0.r1
+    VEC.fill  l0_att_s0_h0_r1_mask[10:11, 0:11], 0          ; p1.row_tile l0.att.s0.h0.r1
+    VEC.fill  l0_att_s0_h0_r1_mask[11:12, 0:12], 0          ; p1.row_tile l0.att.s0.h0.r1
+    VEC.fill  l0_att_s0_h0_r1_mask[12:13, 0:13], 0          ; p1.row_tile l0.att.s0.h0.r1
+    VEC.fill  l0_att_s0_h0_r1_mask[13:14, 0:14], 0          ; p1.row_tile l0.att.s0.h0.r1
+    VEC.fill  l0_att_s0_h0_r1_mask[14:15, 0:15], 0          ; p1.row_tile l0.att.s0.h0.r1
+    VEC.fill  l0_att_s0_h0_r1_mask[15:16, 0:16], 0          ; p1.row_tile l0.att.s0.h0.r1
+    VEC.fill  l0_att_s0_h0_r1_mask[16:17, 0:17], 0          ; p1.row_tile l0.att.s0.h0.r1
+    VEC.fill  l0_att_s0_h0_r1_mask[17:18, 0:18], 0          ; p1.row_tile l0.att.s0.h0.r1
+    VEC.fill  l0_att_s0_h0_r1_mask[18:19, 0:19], 0          ; p1.row_tile l0.att.s0.h0.r1
+    VEC.fill  l0_att_s0_h0_r1_mask[19:20, 0:20], 0          ; p1.row_tile l0.att.s0.h0.r1
+    VEC.fill  l0_att_s0_h0_r1_mask[20:21, 0:21], 0          ; p1.row_tile l0.att.s0.h0.r1
+    VEC.fill  l0_att_s0_h0_r1_mask[21:22, 0:22], 0          ; p1.row_tile l0.att.s0.h0.r1
+    VEC.fill  l0_att_s0_h0_r1_mask[22:23, 0:23], 0          ; p1.row_tile l0.att.s0.h0.r1
+    VEC.fill  l0_att_s0_h0_r1_mask[23:24, 0:24], 0          ; p1.row_tile l0.att.s0.h0.r1
+    VEC.fill  l0_att_s0_h0_r1_mask[24:25, 0:25], 0          ; p1.row_tile l0.att.s0.h0.r1
+    VEC.fill  l0_att_s0_h0_r1_mask[25:26, 0:26], 0          ; p1.row_tile l0.att.s0.h0.r1
+    VEC.fill  l0_att_s0_h0_r1_mask[26:27, 0:27], 0          ; p1.row_tile l0.att.s0.h0.r1
+    VEC.fill  l0_att_s0_h0_r1_mask[27:28, 0:28], 0          ; p1.row_tile l0.att.s0.h0.r1
+    VEC.fill  l0_att_s0_h0_r1_mask[28:29, 0:29], 0          ; p1.row_tile l0.att.s0.h0.r1
+    VEC.fill  l0_att_s0_h0_r1_mask[29:30, 0:30], 0          ; p1.row_tile l0.att.s0.h0.r1
+    VEC.fill  l0_att_s0_h0_r1_mask[30:31, 0:31], 0          ; p1.row_tile l0.att.s0.h0.r1
+    VEC.fill  l0_att_s0_h0_r1_mask[31:32, :], 0             ; p1.row_tile l0.att.s0.h0.r1
+    VEC.muli  l0_att_s0_h0_r1_s, l0_att_s0_h0_r1_s, 0.17677669 ; p1.row_tile l0.att.s0.h0.r1
+    VEC.add   l0_att_s0_h0_r1_s[:, 32:64], l0_att_s0_h0_r1_s[:, 32:64], l0_att_s0_h0_r1_mask ; p1.row_tile l0.att.s0.h0.r1
+    VEC.rmax  l0_att_s0_h0_r1_m, l0_att_s0_h0_r1_s          ; p1.row_tile l0.att.s0.h0.r1
+    VEC.sub   l0_att_s0_h0_r1_s, l0_att_s0_h0_r1_s, l0_att_s0_h0_r1_m ; p1.row_tile l0.att.s0.h0.r1
+    SFU.exp   l0_att_s0_h0_r1_s, l0_att_s0_h0_r1_s          ; p1.row_tile l0.att.s0.h0.r1
+    VEC.rsum  l0_att_s0_h0_r1_z, l0_att_s0_h0_r1_s          ; p1.row_tile l0.att.s0.h0.r1
+    SFU.recip l0_att_s0_h0_r1_z, l0_att_s0_h0_r1_z          ; p1.row_tile l0.att.s0.h0.r1
+    VEC.mul   l0_att_s0_h0_r1_s, l0_att_s0_h0_r1_s, l0_att_s0_h0_r1_z ; p1.row_tile l0.att.s0.h0.r1
+    LD        l0_att_s0_h0_r1_vb, hbm[v_out.l0]             ; p1.row_tile l0.att.s0.h0.r1
+    MMA.z     l0_att_s0_h0_r1_o, l0_att_s0_h0_r1_s[:, 0:32], l0_att_s0_h0_r1_vb ; p1.row_tile l0.att.s0.h0.r1
+    LD        l0_att_s0_h0_r1_vb, hbm[v_out.l0 + 4096]      ; p1.row_tile l0.att.s0.h0.r1
+    MMA       l0_att_s0_h0_r1_o, l0_att_s0_h0_r1_s[:, 32:64], l0_att_s0_h0_r1_vb ; p1.row_tile l0.att.s0.h0.r1
+    ST        hbm[scratch + 57344], l0_att_s0_h0_r1_o, stride 64 ; p1.row_tile l0.att.s0.h0.r1
+    SIG       ev.att_l0, 1                                  ; p1.row_tile l0.att.s0.h0.r1
+    WAIT      ev.ln1_l0, 8                                  ; p1.panels.wo:12 l0.wo.k0.p0.mc2
+    WAIT      ev.att_l0, 4                                  ; p1.multicast.wo:15 l0.wo.k0.p0.mc2
+    WAIT      ev.l0_wo_k0_a2_free, 2                        ; p1.multicast.wo:15 l0.wo.k0.p0.mc2
+    LD.mc     l0_wo_k0_a2, hbm[scratch + 57344], stride 64, {10, 14} ; p1.multicast.wo:15 l0.wo.k0.p0.mc2
+    SIG       ev.l0_wo_k0_a2_full, 1                        ; p1.multicast.wo:15 l0.wo.k0.p0.mc2
+    WAIT      ev.att_l0, 4                                  ; p1.panels.w1:12 l0.w1.k0.p0.mc1
+    WAIT      ev.ln2_l0, 8                                  ; p1.multicast.w1:15 l0.w1.k0.p0.mc1
+    WAIT      ev.l0_w1_k0_a1_free, 4                        ; p1.multicast.w1:15 l0.w1.k0.p0.mc1
+    LD.mc     l0_w1_k0_a1, hbm[scratch + 82048], stride 64, {0, 4, 8, 12} ; p1.multicast.w1:15 l0.w1.k0.p0.mc1
+    SIG       ev.l0_w1_k0_a1_full, 1                        ; p1.multicast.w1:15 l0.w1.k0.p0.mc1
+    WAIT      ev.ln2_l0, 8                                  ; p1.panels.w2:12 l0.w2.k1.p0.mc1
+    WAIT      ev.w1_l0, 4                                   ; p1.multicast.w2:15 l0.w2.k1.p0.mc1
+    WAIT      ev.l0_w2_k1_a1_free, 2                        ; p1.multicast.w2:15 l0.w2.k1.p0.mc1
+    LD.mc     l0_w2_k1_a1, hbm[scratch + 98688], stride 128, {10, 14} ; p1.multicast.w2:15 l0.w2.k1.p0.mc1
+    SIG       ev.l0_w2_k1_a1_full, 1                        ; p1.multicast.w2:15 l0.w2.k1.p0.mc1
+    END
+
+.wg 8   ; sm 2, tasks: l0.qkv.k0.p2 l0.w1.k0.p2
 .rf l0_qkv_k0_p2_w              p0       64x32     ; l0.qkv.k0.p2.w
 .rf l0_qkv_k0_a0                p2       32x32     ; l0.qkv.k0.a0
 .rf l0_qkv_k0_a1                p3       32x32     ; l0.qkv.k0.a1
@@ -1016,12 +1011,15 @@
 .rf l0_qkv_k0_p2_bias           p6       1x32      ; l0.qkv.k0.p2.bias
 .rf l0_qkv_k0_p2_acc0           p7       32x32     ; l0.qkv.k0.p2.acc0
 .rf l0_qkv_k0_p2_acc1           p2       32x32     ; l0.qkv.k0.p2.acc1
-.rf l0_ln2_r6_g                 p0       1x64      ; l0.ln2.r6.g
-.rf l0_ln2_r6_b                 p0+256   1x64      ; l0.ln2.r6.b
-.rf l0_ln2_r6_x                 p0+512   2x64      ; l0.ln2.r6.x
-.rf l0_ln2_r6_mean              p0+1024  2x1       ; l0.ln2.r6.mean
-.rf l0_ln2_r6_tmp               p0+1088  2x64      ; l0.ln2.r6.tmp
-.rf l0_ln2_r6_var               p0+1600  2x1       ; l0.ln2.r6.var
+.rf l0_w1_k0_a0                 p0       32x32     ; l0.w1.k0.a0
+.rf l0_w1_k0_a1                 p1       32x32     ; l0.w1.k0.a1
+.rf l0_w1_k0_a2                 p2       32x32     ; l0.w1.k0.a2
+.rf l0_w1_k0_a3                 p3       32x32     ; l0.w1.k0.a3
+.rf l0_w1_k0_p2_w               p4       64x32     ; l0.w1.k0.p2.w
+.rf l0_w1_k0_p2_bias            p6       1x32      ; l0.w1.k0.p2.bias
+.rf l0_w1_k0_p2_acc0            p7       32x32     ; l0.w1.k0.p2.acc0
+.rf l0_w1_k0_p2_acc1            p0       32x32     ; l0.w1.k0.p2.acc1
+.rf l0_w1_k0_p2_gelu            p1       32x32     ; l0.w1.k0.p2.gelu
     LD        l0_qkv_k0_p2_w[0:32, :], hbm[wqkv.l0 + 256], stride 192 ; p1.weights:11 l0.qkv.k0.p2
     WAITT     800                                           ; p1.weights:11 l0.qkv.k0.p2
     LD        l0_qkv_k0_p2_w[32:64, :], hbm[wqkv.l0 + 24832], stride 192 ; p1.weights:11 l0.qkv.k0.p2
@@ -1045,85 +1043,64 @@
     VEC.add   l0_qkv_k0_p2_acc1, l0_qkv_k0_p2_acc1, l0_qkv_k0_p2_bias ; p1.weights:11 l0.qkv.k0.p2
     ST        hbm[k_out.l0 + 4096], l0_qkv_k0_p2_acc1       ; p1.kv_writeback l0.qkv.k0.p2
     SIG       ev.qkv_l0, 1                                  ; p1.panels.qkv:12 l0.qkv.k0.p2
-    WAIT      ev.wo_l0, 2                                   ; p1.row_tile l0.ln2.r6
-    LD        l0_ln2_r6_g, hbm[ln2_g.l0]                    ; p1.row_tile l0.ln2.r6
-    LD        l0_ln2_r6_b, hbm[ln2_b.l0]                    ; p1.row_tile l0.ln2.r6
-    LD        l0_ln2_r6_x, hbm[scratch + 77824]             ; p1.row_tile l0.ln2.r6
-    VEC.rsum  l0_ln2_r6_mean, l0_ln2_r6_x                   ; p1.row_tile l0.ln2.r6
-    VEC.muli  l0_ln2_r6_mean, l0_ln2_r6_mean, 0.015625      ; p1.row_tile l0.ln2.r6
-    VEC.sub   l0_ln2_r6_x, l0_ln2_r6_x, l0_ln2_r6_mean      ; p1.row_tile l0.ln2.r6
-    VEC.mul   l0_ln2_r6_tmp, l0_ln2_r6_x, l0_ln2_r6_x       ; p1.row_tile l0.ln2.r6
-    VEC.rsum  l0_ln2_r6_var, l0_ln2_r6_tmp                  ; p1.row_tile l0.ln2.r6
-    VEC.muli  l0_ln2_r6_var, l0_ln2_r6_var, 0.015625        ; p1.row_tile l0.ln2.r6
-    VEC.addi  l0_ln2_r6_var, l0_ln2_r6_var, 1e-05           ; p1.row_tile l0.ln2.r6
-    SFU.rsqrt l0_ln2_r6_var, l0_ln2_r6_var                  ; p1.row_tile l0.ln2.r6
-    VEC.mul   l0_ln2_r6_x, l0_ln2_r6_x, l0_ln2_r6_var       ; p1.row_tile l0.ln2.r6
-    VEC.mul   l0_ln2_r6_x, l0_ln2_r6_x, l0_ln2_r6_g         ; p1.row_tile l0.ln2.r6
-    VEC.add   l0_ln2_r6_x, l0_ln2_r6_x, l0_ln2_r6_b         ; p1.row_tile l0.ln2.r6
-    ST        hbm[scratch + 94208], l0_ln2_r6_x             ; p1.row_tile l0.ln2.r6
-    LD        l0_ln2_r6_x, hbm[scratch + 78336]             ; p1.row_tile l0.ln2.r6
-    VEC.rsum  l0_ln2_r6_mean, l0_ln2_r6_x                   ; p1.row_tile l0.ln2.r6
-    VEC.muli  l0_ln2_r6_mean, l0_ln2_r6_mean, 0.015625      ; p1.row_tile l0.ln2.r6
-    VEC.sub   l0_ln2_r6_x, l0_ln2_r6_x, l0_ln2_r6_mean      ; p1.row_tile l0.ln2.r6
-    VEC.mul   l0_ln2_r6_tmp, l0_ln2_r6_x, l0_ln2_r6_x       ; p1.row_tile l0.ln2.r6
-    VEC.rsum  l0_ln2_r6_var, l0_ln2_r6_tmp                  ; p1.row_tile l0.ln2.r6
-    VEC.muli  l0_ln2_r6_var, l0_ln2_r6_var, 0.015625        ; p1.row_tile l0.ln2.r6
-    VEC.addi  l0_ln2_r6_var, l0_ln2_r6_var, 1e-05           ; p1.row_tile l0.ln2.r6
-    SFU.rsqrt l0_ln2_r6_var, l0_ln2_r6_var                  ; p1.row_tile l0.ln2.r6
-    VEC.mul   l0_ln2_r6_x, l0_ln2_r6_x, l0_ln2_r6_var       ; p1.row_tile l0.ln2.r6
-    VEC.mul   l0_ln2_r6_x, l0_ln2_r6_x, l0_ln2_r6_g         ; p1.row_tile l0.ln2.r6
-    VEC.add   l0_ln2_r6_x, l0_ln2_r6_x, l0_ln2_r6_b         ; p1.row_tile l0.ln2.r6
-    ST        hbm[scratch + 94720], l0_ln2_r6_x             ; p1.row_tile l0.ln2.r6
-    LD        l0_ln2_r6_x, hbm[scratch + 78848]             ; p1.row_tile l0.ln2.r6
-    VEC.rsum  l0_ln2_r6_mean, l0_ln2_r6_x                   ; p1.row_tile l0.ln2.r6
-    VEC.muli  l0_ln2_r6_mean, l0_ln2_r6_mean, 0.015625      ; p1.row_tile l0.ln2.r6
-    VEC.sub   l0_ln2_r6_x, l0_ln2_r6_x, l0_ln2_r6_mean      ; p1.row_tile l0.ln2.r6
-    VEC.mul   l0_ln2_r6_tmp, l0_ln2_r6_x, l0_ln2_r6_x       ; p1.row_tile l0.ln2.r6
-    VEC.rsum  l0_ln2_r6_var, l0_ln2_r6_tmp                  ; p1.row_tile l0.ln2.r6
-    VEC.muli  l0_ln2_r6_var, l0_ln2_r6_var, 0.015625        ; p1.row_tile l0.ln2.r6
-    VEC.addi  l0_ln2_r6_var, l0_ln2_r6_var, 1e-05           ; p1.row_tile l0.ln2.r6
-    SFU.rsqrt l0_ln2_r6_var, l0_ln2_r6_var                  ; p1.row_tile l0.ln2.r6
-    VEC.mul   l0_ln2_r6_x, l0_ln2_r6_x, l0_ln2_r6_var       ; p1.row_tile l0.ln2.r6
-    VEC.mul   l0_ln2_r6_x, l0_ln2_r6_x, l0_ln2_r6_g         ; p1.row_tile l0.ln2.r6
-    VEC.add   l0_ln2_r6_x, l0_ln2_r6_x, l0_ln2_r6_b         ; p1.row_tile l0.ln2.r6
-    ST        hbm[scratch + 95232], l0_ln2_r6_x             ; p1.row_tile l0.ln2.r6
-    LD        l0_ln2_r6_x, hbm[scratch + 79360]             ; p1.row_tile l0.ln2.r6
-    VEC.rsum  l0_ln2_r6_mean, l0_ln2_r6_x                   ; p1.row_tile l0.ln2.r6
-    VEC.muli  l0_ln2_r6_mean, l0_ln2_r6_mean, 0.015625      ; p1.row_tile l0.ln2.r6
-    VEC.sub   l0_ln2_r6_x, l0_ln2_r6_x, l0_ln2_r6_mean      ; p1.row_tile l0.ln2.r6
-    VEC.mul   l0_ln2_r6_tmp, l0_ln2_r6_x, l0_ln2_r6_x       ; p1.row_tile l0.ln2.r6
-    VEC.rsum  l0_ln2_r6_var, l0_ln2_r6_tmp                  ; p1.row_tile l0.ln2.r6
-    VEC.muli  l0_ln2_r6_var, l0_ln2_r6_var, 0.015625        ; p1.row_tile l0.ln2.r6
-    VEC.addi  l0_ln2_r6_var, l0_ln2_r6_var, 1e-05           ; p1.row_tile l0.ln2.r6
-    SFU.rsqrt l0_ln2_r6_var, l0_ln2_r6_var                  ; p1.row_tile l0.ln2.r6
-    VEC.mul   l0_ln2_r6_x, l0_ln2_r6_x, l0_ln2_r6_var       ; p1.row_tile l0.ln2.r6
-    VEC.mul   l0_ln2_r6_x, l0_ln2_r6_x, l0_ln2_r6_g         ; p1.row_tile l0.ln2.r6
-    VEC.add   l0_ln2_r6_x, l0_ln2_r6_x, l0_ln2_r6_b         ; p1.row_tile l0.ln2.r6
-    ST        hbm[scratch + 95744], l0_ln2_r6_x             ; p1.row_tile l0.ln2.r6
-    SIG       ev.ln2_l0, 1                                  ; p1.row_tile l0.ln2.r6
-    WAIT      ev.ln2_l0, 8                                  ; p1.panels.w2:12 l0.w2.k1.p0.mc0
-    WAIT      ev.w1_l0, 4                                   ; p1.multicast.w2:15 l0.w2.k1.p0.mc0
-    WAIT      ev.l0_w2_k1_a0_free, 2                        ; p1.multicast.w2:15 l0.w2.k1.p0.mc0
-    LD.mc     l0_w2_k1_a0, hbm[scratch + 98560], stride 128, {11, 15} ; p1.multicast.w2:15 l0.w2.k1.p0.mc0
-    SIG       ev.l0_w2_k1_a0_full, 1                        ; p1.multicast.w2:15 l0.w2.k1.p0.mc0
+    WAIT      ev.att_l0, 4                                  ; p1.panels.w1:12 l0.w1.k0.p2
+    WAIT      ev.l0_wo_k0_a1_full, 1                        ; p1.weights:11 l0.w1.k0.p2
+    LD        l0_w1_k0_p2_w[0:32, :], hbm[w1.l0 + 256], stride 128 ; p1.weights:11 l0.w1.k0.p2
+    WAIT      ev.l0_wo_k0_a3_full, 1                        ; p1.weights:11 l0.w1.k0.p2
+    LD        l0_w1_k0_p2_w[32:64, :], hbm[w1.l0 + 16640], stride 128 ; p1.weights:11 l0.w1.k0.p2
+    LD        l0_w1_k0_p2_bias, hbm[b1.l0 + 256], stride 128 ; p1.weights:11 l0.w1.k0.p2
+    SIG       ev.l0_w1_k0_a0_free, 1                        ; p1.multicast.w1:15 l0.w1.k0.p2
+    SIG       ev.l0_w1_k0_a1_free, 1                        ; p1.multicast.w1:15 l0.w1.k0.p2
+    SIG       ev.l0_w1_k0_a2_free, 1                        ; p1.multicast.w1:15 l0.w1.k0.p2
+    SIG       ev.l0_w1_k0_a3_free, 1                        ; p1.multicast.w1:15 l0.w1.k0.p2
+    SIG       ev.l0_w1_k0_ready, 1                          ; p1.multicast.w1:15 l0.w1.k0.p2
+    WAIT      ev.ln2_l0, 8                                  ; p1.multicast.w1:15 l0.w1.k0.p2
+    WAIT      ev.l0_w1_k0_a0_full, 1                        ; p1.multicast.w1:15 l0.w1.k0.p2
+    MMA.z     l0_w1_k0_p2_acc0, l0_w1_k0_a0, l0_w1_k0_p2_w[0:32, :] ; p1.k_chunk.w1:13 l0.w1.k0.p2
+    WAIT      ev.l0_w1_k0_a1_full, 1                        ; p1.multicast.w1:15 l0.w1.k0.p2
+    MMA       l0_w1_k0_p2_acc0, l0_w1_k0_a1, l0_w1_k0_p2_w[32:64, :] ; p1.k_chunk.w1:13 l0.w1.k0.p2
+    WAIT      ev.l0_w1_k0_a2_full, 1                        ; p1.multicast.w1:15 l0.w1.k0.p2
+    MMA.z     l0_w1_k0_p2_acc1, l0_w1_k0_a2, l0_w1_k0_p2_w[0:32, :] ; p1.k_chunk.w1:13 l0.w1.k0.p2
+    VEC.add   l0_w1_k0_p2_acc0, l0_w1_k0_p2_acc0, l0_w1_k0_p2_bias ; p1.weights:11 l0.w1.k0.p2
+    VEC.mul   l0_w1_k0_p2_gelu, l0_w1_k0_p2_acc0, l0_w1_k0_p2_acc0 ; p1.panels.w1:12 l0.w1.k0.p2
+    VEC.mul   l0_w1_k0_p2_gelu, l0_w1_k0_p2_gelu, l0_w1_k0_p2_acc0 ; p1.panels.w1:12 l0.w1.k0.p2
+    VEC.muli  l0_w1_k0_p2_gelu, l0_w1_k0_p2_gelu, 0.044715  ; p1.panels.w1:12 l0.w1.k0.p2
+    VEC.add   l0_w1_k0_p2_gelu, l0_w1_k0_p2_gelu, l0_w1_k0_p2_acc0 ; p1.panels.w1:12 l0.w1.k0.p2
+    VEC.muli  l0_w1_k0_p2_gelu, l0_w1_k0_p2_gelu, 0.7978846 ; p1.panels.w1:12 l0.w1.k0.p2
+    WAIT      ev.l0_w1_k0_a3_full, 1                        ; p1.multicast.w1:15 l0.w1.k0.p2
+    MMA       l0_w1_k0_p2_acc1, l0_w1_k0_a3, l0_w1_k0_p2_w[32:64, :] ; p1.k_chunk.w1:13 l0.w1.k0.p2
+    SFU.tanh  l0_w1_k0_p2_gelu, l0_w1_k0_p2_gelu            ; p1.panels.w1:12 l0.w1.k0.p2
+    VEC.addi  l0_w1_k0_p2_gelu, l0_w1_k0_p2_gelu, 1         ; p1.panels.w1:12 l0.w1.k0.p2
+    VEC.mul   l0_w1_k0_p2_gelu, l0_w1_k0_p2_gelu, l0_w1_k0_p2_acc0 ; p1.panels.w1:12 l0.w1.k0.p2
+    VEC.muli  l0_w1_k0_p2_gelu, l0_w1_k0_p2_gelu, 0.5       ; p1.panels.w1:12 l0.w1.k0.p2
+    ST        hbm[scratch + 98560], l0_w1_k0_p2_gelu, stride 128 ; p1.panels.w1:12 l0.w1.k0.p2
+    VEC.add   l0_w1_k0_p2_acc1, l0_w1_k0_p2_acc1, l0_w1_k0_p2_bias ; p1.weights:11 l0.w1.k0.p2
+    VEC.mul   l0_w1_k0_p2_gelu, l0_w1_k0_p2_acc1, l0_w1_k0_p2_acc1 ; p1.panels.w1:12 l0.w1.k0.p2
+    VEC.mul   l0_w1_k0_p2_gelu, l0_w1_k0_p2_gelu, l0_w1_k0_p2_acc1 ; p1.panels.w1:12 l0.w1.k0.p2
+    VEC.muli  l0_w1_k0_p2_gelu, l0_w1_k0_p2_gelu, 0.044715  ; p1.panels.w1:12 l0.w1.k0.p2
+    VEC.add   l0_w1_k0_p2_gelu, l0_w1_k0_p2_gelu, l0_w1_k0_p2_acc1 ; p1.panels.w1:12 l0.w1.k0.p2
+    VEC.muli  l0_w1_k0_p2_gelu, l0_w1_k0_p2_gelu, 0.7978846 ; p1.panels.w1:12 l0.w1.k0.p2
+    SFU.tanh  l0_w1_k0_p2_gelu, l0_w1_k0_p2_gelu            ; p1.panels.w1:12 l0.w1.k0.p2
+    VEC.addi  l0_w1_k0_p2_gelu, l0_w1_k0_p2_gelu, 1         ; p1.panels.w1:12 l0.w1.k0.p2
+    VEC.mul   l0_w1_k0_p2_gelu, l0_w1_k0_p2_gelu, l0_w1_k0_p2_acc1 ; p1.panels.w1:12 l0.w1.k0.p2
+    VEC.muli  l0_w1_k0_p2_gelu, l0_w1_k0_p2_gelu, 0.5       ; p1.panels.w1:12 l0.w1.k0.p2
+    ST        hbm[scratch + 114944], l0_w1_k0_p2_gelu, stride 128 ; p1.panels.w1:12 l0.w1.k0.p2
+    SIG       ev.w1_l0, 1                                   ; p1.panels.w1:12 l0.w1.k0.p2
     END
 
-.wg 9   ; sm 2, tasks: l0.ln1.r0 l0.wo.k0.p0 l0.w1.k0.p0.mc2 l0.w2.k1.p0.mc1
+.wg 9   ; sm 2, tasks: l0.ln1.r0 l0.qkv.k0.p0.mc2 l0.ln2.r2 l0.w2.k0.p0.mc2
 .rf l0_ln1_r0_g                 p0       1x64      ; l0.ln1.r0.g
 .rf l0_ln1_r0_b                 p0+256   1x64      ; l0.ln1.r0.b
 .rf l0_ln1_r0_x                 p0+512   2x64      ; l0.ln1.r0.x
 .rf l0_ln1_r0_mean              p0+1024  2x1       ; l0.ln1.r0.mean
 .rf l0_ln1_r0_tmp               p0+1088  2x64      ; l0.ln1.r0.tmp
 .rf l0_ln1_r0_var               p0+1600  2x1       ; l0.ln1.r0.var
-.rf l0_wo_k0_a0                 p0       32x32     ; l0.wo.k0.a0
-.rf l0_wo_k0_a1                 p1       32x32     ; l0.wo.k0.a1
-.rf l0_wo_k0_a2                 p2       32x32     ; l0.wo.k0.a2
-.rf l0_wo_k0_a3                 p3       32x32     ; l0.wo.k0.a3
-.rf l0_wo_k0_p0_w               p4       64x32     ; l0.wo.k0.p0.w
-.rf l0_wo_k0_p0_bias            p6       1x32      ; l0.wo.k0.p0.bias
-.rf l0_wo_k0_p0_acc0            p7       32x32     ; l0.wo.k0.p0.acc0
-.rf l0_wo_k0_p0_acc1            p0       32x32     ; l0.wo.k0.p0.acc1
-.rf l0_wo_k0_p0_res             p1       32x32     ; l0.wo.k0.p0.res
+.rf l0_ln2_r2_g                 p0       1x64      ; l0.ln2.r2.g
+.rf l0_ln2_r2_b                 p0+256   1x64      ; l0.ln2.r2.b
+.rf l0_ln2_r2_x                 p0+512   2x64      ; l0.ln2.r2.x
+.rf l0_ln2_r2_mean              p0+1024  2x1       ; l0.ln2.r2.mean
+.rf l0_ln2_r2_tmp               p0+1088  2x64      ; l0.ln2.r2.tmp
+.rf l0_ln2_r2_var               p0+1600  2x1       ; l0.ln2.r2.var
     LD        l0_ln1_r0_g, hbm[ln1_g.l0]                    ; p1.row_tile l0.ln1.r0
     LD        l0_ln1_r0_b, hbm[ln1_b.l0]                    ; p1.row_tile l0.ln1.r0
     LD        l0_ln1_r0_x, hbm[x_in]                        ; p1.row_tile l0.ln1.r0
@@ -1179,243 +1156,10 @@
     VEC.add   l0_ln1_r0_x, l0_ln1_r0_x, l0_ln1_r0_b         ; p1.row_tile l0.ln1.r0
     ST        hbm[scratch + 17920], l0_ln1_r0_x             ; p1.row_tile l0.ln1.r0
     SIG       ev.ln1_l0, 1                                  ; p1.row_tile l0.ln1.r0
-    WAIT      ev.ln1_l0, 8                                  ; p1.panels.wo:12 l0.wo.k0.p0
-    WAIT      ev.l0_qkv_k0_a0_full, 1                       ; p1.weights:11 l0.wo.k0.p0
-    LD        l0_wo_k0_p0_w[0:32, :], hbm[wo.l0], stride 64 ; p1.weights:11 l0.wo.k0.p0
-    WAIT      ev.l0_qkv_k0_a2_full, 1                       ; p1.weights:11 l0.wo.k0.p0
-    LD        l0_wo_k0_p0_w[32:64, :], hbm[wo.l0 + 8192], stride 64 ; p1.weights:11 l0.wo.k0.p0
-    LD        l0_wo_k0_p0_bias, hbm[bo.l0], stride 64       ; p1.weights:11 l0.wo.k0.p0
-    SIG       ev.l0_wo_k0_a0_free, 1                        ; p1.multicast.wo:15 l0.wo.k0.p0
-    SIG       ev.l0_wo_k0_a1_free, 1                        ; p1.multicast.wo:15 l0.wo.k0.p0
-    SIG       ev.l0_wo_k0_a2_free, 1                        ; p1.multicast.wo:15 l0.wo.k0.p0
-    SIG       ev.l0_wo_k0_ready, 1                          ; p1.multicast.wo:15 l0.wo.k0.p0
-    WAIT      ev.att_l0, 4                                  ; p1.multicast.wo:15 l0.wo.k0.p0
-    WAIT      ev.l0_wo_k0_a0_full, 1                        ; p1.multicast.wo:15 l0.wo.k0.p0
-    MMA.z     l0_wo_k0_p0_acc0, l0_wo_k0_a0, l0_wo_k0_p0_w[0:32, :] ; p1.k_chunk.wo:13 l0.wo.k0.p0
-    WAIT      ev.l0_wo_k0_a1_full, 1                        ; p1.multicast.wo:15 l0.wo.k0.p0
-    MMA       l0_wo_k0_p0_acc0, l0_wo_k0_a1, l0_wo_k0_p0_w[32:64, :] ; p1.k_chunk.wo:13 l0.wo.k0.p0
-    WAIT      ev.l0_wo_k0_a2_full, 1                        ; p1.multicast.wo:15 l0.wo.k0.p0
-    MMA.z     l0_wo_k0_p0_acc1, l0_wo_k0_a2, l0_wo_k0_p0_w[0:32, :] ; p1.k_chunk.wo:13 l0.wo.k0.p0
-    LD        l0_wo_k0_p0_res, hbm[x_in], stride 64         ; p1.panels.wo:12 l0.wo.k0.p0
-    SIG       ev.l0_wo_k0_a3_free, 1                        ; p1.multicast.wo:15 l0.wo.k0.p0
-    VEC.add   l0_wo_k0_p0_acc0, l0_wo_k0_p0_acc0, l0_wo_k0_p0_bias ; p1.weights:11 l0.wo.k0.p0
-    WAIT      ev.l0_wo_k0_a3_full, 1                        ; p1.multicast.wo:15 l0.wo.k0.p0
-    MMA       l0_wo_k0_p0_acc1, l0_wo_k0_a3, l0_wo_k0_p0_w[32:64, :] ; p1.k_chunk.wo:13 l0.wo.k0.p0
-    VEC.add   l0_wo_k0_p0_acc0, l0_wo_k0_p0_acc0, l0_wo_k0_p0_res ; p1.panels.wo:12 l0.wo.k0.p0
-    ST        hbm[scratch + 65536], l0_wo_k0_p0_acc0, stride 64 ; p1.panels.wo:12 l0.wo.k0.p0
-    LD        l0_wo_k0_p0_res, hbm[x_in + 8192], stride 64  ; p1.panels.wo:12 l0.wo.k0.p0
-    VEC.add   l0_wo_k0_p0_acc1, l0_wo_k0_p0_acc1, l0_wo_k0_p0_bias ; p1.weights:11 l0.wo.k0.p0
-    VEC.add   l0_wo_k0_p0_acc1, l0_wo_k0_p0_acc1, l0_wo_k0_p0_res ; p1.panels.wo:12 l0.wo.k0.p0
-    ST        hbm[scratch + 73728], l0_wo_k0_p0_acc1, stride 64 ; p1.panels.wo:12 l0.wo.k0.p0
-    SIG       ev.wo_l0, 1                                   ; p1.panels.wo:12 l0.wo.k0.p0
-    WAIT      ev.att_l0, 4                                  ; p1.panels.w1:12 l0.w1.k0.p0.mc2
-    WAIT      ev.ln2_l0, 8                                  ; p1.multicast.w1:15 l0.w1.k0.p0.mc2
-    WAIT      ev.l0_w1_k0_a2_free, 4                        ; p1.multicast.w1:15 l0.w1.k0.p0.mc2
-    LD.mc     l0_w1_k0_a2, hbm[scratch + 90112], stride 64, {2, 6, 10, 14} ; p1.multicast.w1:15 l0.w1.k0.p0.mc2
-    SIG       ev.l0_w1_k0_a2_full, 1                        ; p1.multicast.w1:15 l0.w1.k0.p0.mc2
-    WAIT      ev.ln2_l0, 8                                  ; p1.panels.w2:12 l0.w2.k1.p0.mc1
-    WAIT      ev.w1_l0, 4                                   ; p1.multicast.w2:15 l0.w2.k1.p0.mc1
-    WAIT      ev.l0_w2_k1_a1_free, 2                        ; p1.multicast.w2:15 l0.w2.k1.p0.mc1
-    LD.mc     l0_w2_k1_a1, hbm[scratch + 98688], stride 128, {11, 15} ; p1.multicast.w2:15 l0.w2.k1.p0.mc1
-    SIG       ev.l0_w2_k1_a1_full, 1                        ; p1.multicast.w2:15 l0.w2.k1.p0.mc1
-    END
-
-.wg 10  ; sm 2, tasks: l0.ln1.r4 l0.att.s0.h1.r0 l0.wo.k0.p0.mc3 l0.w1.k0.p2
-.rf l0_ln1_r4_g                 p0       1x64      ; l0.ln1.r4.g
-.rf l0_ln1_r4_b                 p0+256   1x64      ; l0.ln1.r4.b
-.rf l0_ln1_r4_x                 p0+512   2x64      ; l0.ln1.r4.x
-.rf l0_ln1_r4_mean              p0+1024  2x1       ; l0.ln1.r4.mean
-.rf l0_ln1_r4_tmp               p0+1088  2x64      ; l0.ln1.r4.tmp
-.rf l0_ln1_r4_var               p0+1600  2x1       ; l0.ln1.r4.var
-.rf l0_att_s0_h1_r0_q           p0       32x32     ; l0.att.s0.h1.r0.q
-.rf l0_att_s0_h1_r0_kb          p1       32x32     ; l0.att.s0.h1.r0.kb
-.rf l0_att_s0_h1_r0_s           p2       32x32     ; l0.att.s0.h1.r0.s
-.rf l0_att_s0_h1_r0_mask        p0       32x32     ; l0.att.s0.h1.r0.mask
-.rf l0_att_s0_h1_r0_m           p0       32x1      ; l0.att.s0.h1.r0.m
-.rf l0_att_s0_h1_r0_z           p0       32x1      ; l0.att.s0.h1.r0.z
-.rf l0_att_s0_h1_r0_vb          p0       32x32     ; l0.att.s0.h1.r0.vb
-.rf l0_att_s0_h1_r0_o           p1       32x32     ; l0.att.s0.h1.r0.o
-.rf l0_w1_k0_a0                 p0       32x32     ; l0.w1.k0.a0
-.rf l0_w1_k0_a1                 p1       32x32     ; l0.w1.k0.a1
-.rf l0_w1_k0_a2                 p2       32x32     ; l0.w1.k0.a2
-.rf l0_w1_k0_a3                 p3       32x32     ; l0.w1.k0.a3
-.rf l0_w1_k0_p2_w               p4       64x32     ; l0.w1.k0.p2.w
-.rf l0_w1_k0_p2_bias            p6       1x32      ; l0.w1.k0.p2.bias
-.rf l0_w1_k0_p2_acc0            p7       32x32     ; l0.w1.k0.p2.acc0
-.rf l0_w1_k0_p2_acc1            p0       32x32     ; l0.w1.k0.p2.acc1
-.rf l0_w1_k0_p2_gelu            p1       32x32     ; l0.w1.k0.p2.gelu
-    LD        l0_ln1_r4_g, hbm[ln1_g.l0]                    ; p1.row_tile l0.ln1.r4
-    LD        l0_ln1_r4_b, hbm[ln1_b.l0]                    ; p1.row_tile l0.ln1.r4
-    LD        l0_ln1_r4_x, hbm[x_in + 8192]                 ; p1.row_tile l0.ln1.r4
-    VEC.rsum  l0_ln1_r4_mean, l0_ln1_r4_x                   ; p1.row_tile l0.ln1.r4
-    VEC.muli  l0_ln1_r4_mean, l0_ln1_r4_mean, 0.015625      ; p1.row_tile l0.ln1.r4
-    VEC.sub   l0_ln1_r4_x, l0_ln1_r4_x, l0_ln1_r4_mean      ; p1.row_tile l0.ln1.r4
-    VEC.mul   l0_ln1_r4_tmp, l0_ln1_r4_x, l0_ln1_r4_x       ; p1.row_tile l0.ln1.r4
-    VEC.rsum  l0_ln1_r4_var, l0_ln1_r4_tmp                  ; p1.row_tile l0.ln1.r4
-    VEC.muli  l0_ln1_r4_var, l0_ln1_r4_var, 0.015625        ; p1.row_tile l0.ln1.r4
-    VEC.addi  l0_ln1_r4_var, l0_ln1_r4_var, 1e-05           ; p1.row_tile l0.ln1.r4
-    SFU.rsqrt l0_ln1_r4_var, l0_ln1_r4_var                  ; p1.row_tile l0.ln1.r4
-    VEC.mul   l0_ln1_r4_x, l0_ln1_r4_x, l0_ln1_r4_var       ; p1.row_tile l0.ln1.r4
-    VEC.mul   l0_ln1_r4_x, l0_ln1_r4_x, l0_ln1_r4_g         ; p1.row_tile l0.ln1.r4
-    VEC.add   l0_ln1_r4_x, l0_ln1_r4_x, l0_ln1_r4_b         ; p1.row_tile l0.ln1.r4
-    ST        hbm[scratch + 24576], l0_ln1_r4_x             ; p1.row_tile l0.ln1.r4
-    LD        l0_ln1_r4_x, hbm[x_in + 8704]                 ; p1.row_tile l0.ln1.r4
-    VEC.rsum  l0_ln1_r4_mean, l0_ln1_r4_x                   ; p1.row_tile l0.ln1.r4
-    VEC.muli  l0_ln1_r4_mean, l0_ln1_r4_mean, 0.015625      ; p1.row_tile l0.ln1.r4
-    VEC.sub   l0_ln1_r4_x, l0_ln1_r4_x, l0_ln1_r4_mean      ; p1.row_tile l0.ln1.r4
-    VEC.mul   l0_ln1_r4_tmp, l0_ln1_r4_x, l0_ln1_r4_x       ; p1.row_tile l0.ln1.r4
-    VEC.rsum  l0_ln1_r4_var, l0_ln1_r4_tmp                  ; p1.row_tile l0.ln1.r4
-    VEC.muli  l0_ln1_r4_var, l0_ln1_r4_var, 0.015625        ; p1.row_tile l0.ln1.r4
-    VEC.addi  l0_ln1_r4_var, l0_ln1_r4_var, 1e-05           ; p1.row_tile l0.ln1.r4
-    SFU.rsqrt l0_ln1_r4_var, l0_ln1_r4_var                  ; p1.row_tile l0.ln1.r4
-    VEC.mul   l0_ln1_r4_x, l0_ln1_r4_x, l0_ln1_r4_var       ; p1.row_tile l0.ln1.r4
-    VEC.mul   l0_ln1_r4_x, l0_ln1_r4_x, l0_ln1_r4_g         ; p1.row_tile l0.ln1.r4
-    VEC.add   l0_ln1_r4_x, l0_ln1_r4_x, l0_ln1_r4_b         ; p1.row_tile l0.ln1.r4
-    ST        hbm[scratch + 25088], l0_ln1_r4_x             ; p1.row_tile l0.ln1.r4
-    LD        l0_ln1_r4_x, hbm[x_in + 9216]                 ; p1.row_tile l0.ln1.r4
-    VEC.rsum  l0_ln1_r4_mean, l0_ln1_r4_x                   ; p1.row_tile l0.ln1.r4
-    VEC.muli  l0_ln1_r4_mean, l0_ln1_r4_mean, 0.015625      ; p1.row_tile l0.ln1.r4
-    VEC.sub   l0_ln1_r4_x, l0_ln1_r4_x, l0_ln1_r4_mean      ; p1.row_tile l0.ln1.r4
-    VEC.mul   l0_ln1_r4_tmp, l0_ln1_r4_x, l0_ln1_r4_x       ; p1.row_tile l0.ln1.r4
-    VEC.rsum  l0_ln1_r4_var, l0_ln1_r4_tmp                  ; p1.row_tile l0.ln1.r4
-    VEC.muli  l0_ln1_r4_var, l0_ln1_r4_var, 0.015625        ; p1.row_tile l0.ln1.r4
-    VEC.addi  l0_ln1_r4_var, l0_ln1_r4_var, 1e-05           ; p1.row_tile l0.ln1.r4
-    SFU.rsqrt l0_ln1_r4_var, l0_ln1_r4_var                  ; p1.row_tile l0.ln1.r4
-    VEC.mul   l0_ln1_r4_x, l0_ln1_r4_x, l0_ln1_r4_var       ; p1.row_tile l0.ln1.r4
-    VEC.mul   l0_ln1_r4_x, l0_ln1_r4_x, l0_ln1_r4_g         ; p1.row_tile l0.ln1.r4
-    VEC.add   l0_ln1_r4_x, l0_ln1_r4_x, l0_ln1_r4_b         ; p1.row_tile l0.ln1.r4
-    ST        hbm[scratch + 25600], l0_ln1_r4_x             ; p1.row_tile l0.ln1.r4
-    LD        l0_ln1_r4_x, hbm[x_in + 9728]                 ; p1.row_tile l0.ln1.r4
-    VEC.rsum  l0_ln1_r4_mean, l0_ln1_r4_x                   ; p1.row_tile l0.ln1.r4
-    VEC.muli  l0_ln1_r4_mean, l0_ln1_r4_mean, 0.015625      ; p1.row_tile l0.ln1.r4
-    VEC.sub   l0_ln1_r4_x, l0_ln1_r4_x, l0_ln1_r4_mean      ; p1.row_tile l0.ln1.r4
-    VEC.mul   l0_ln1_r4_tmp, l0_ln1_r4_x, l0_ln1_r4_x       ; p1.row_tile l0.ln1.r4
-    VEC.rsum  l0_ln1_r4_var, l0_ln1_r4_tmp                  ; p1.row_tile l0.ln1.r4
-    VEC.muli  l0_ln1_r4_var, l0_ln1_r4_var, 0.015625        ; p1.row_tile l0.ln1.r4
-    VEC.addi  l0_ln1_r4_var, l0_ln1_r4_var, 1e-05           ; p1.row_tile l0.ln1.r4
-    SFU.rsqrt l0_ln1_r4_var, l0_ln1_r4_var                  ; p1.row_tile l0.ln1.r4
-    VEC.mul   l0_ln1_r4_x, l0_ln1_r4_x, l0_ln1_r4_var       ; p1.row_tile l0.ln1.r4
-    VEC.mul   l0_ln1_r4_x, l0_ln1_r4_x, l0_ln1_r4_g         ; p1.row_tile l0.ln1.r4
-    VEC.add   l0_ln1_r4_x, l0_ln1_r4_x, l0_ln1_r4_b         ; p1.row_tile l0.ln1.r4
-    ST        hbm[scratch + 26112], l0_ln1_r4_x             ; p1.row_tile l0.ln1.r4
-    SIG       ev.ln1_l0, 1                                  ; p1.row_tile l0.ln1.r4
-    WAIT      ev.qkv_l0, 6                                  ; p1.row_tile l0.att.s0.h1.r0
-    LD        l0_att_s0_h1_r0_q, hbm[scratch + 32896], stride 64 ; p1.row_tile l0.att.s0.h1.r0
-    LD        l0_att_s0_h1_r0_kb, hbm[k_out.l0 + 8192]      ; p1.row_tile l0.att.s0.h1.r0
-    MMA.z.t   l0_att_s0_h1_r0_s, l0_att_s0_h1_r0_q, l0_att_s0_h1_r0_kb ; p1.row_tile l0.att.s0.h1.r0
-    VEC.fill  l0_att_s0_h1_r0_mask, -1e+30                  ; p1.row_tile l0.att.s0.h1.r0
-    VEC.fill  l0_att_s0_h1_r0_mask[0:1, 0:1], 0             ; p1.row_tile l0.att.s0.h1.r0
-    VEC.fill  l0_att_s0_h1_r0_mask[1:2, 0:2], 0             ; p1.row_tile l0.att.s0.h1.r0
-    VEC.fill  l0_att_s0_h1_r0_mask[2:3, 0:3], 0             ; p1.row_tile l0.att.s0.h1.r0
-    VEC.fill  l0_att_s0_h1_r0_mask[3:4, 0:4], 0             ; p1.row_tile l0.att.s0.h1.r0
-    VEC.fill  l0_att_s0_h1_r0_mask[4:5, 0:5], 0             ; p1.row_tile l0.att.s0.h1.r0
-    VEC.fill  l0_att_s0_h1_r0_mask[5:6, 0:6], 0             ; p1.row_tile l0.att.s0.h1.r0
-    VEC.fill  l0_att_s0_h1_r0_mask[6:7, 0:7], 0             ; p1.row_tile l0.att.s0.h1.r0
-    VEC.fill  l0_att_s0_h1_r0_mask[7:8, 0:8], 0             ; p1.row_tile l0.att.s0.h1.r0
-    VEC.fill  l0_att_s0_h1_r0_mask[8:9, 0:9], 0             ; p1.row_tile l0.att.s0.h1.r0
-    VEC.fill  l0_att_s0_h1_r0_mask[9:10, 0:10], 0           ; p1.row_tile l0.att.s0.h1.r0
-    VEC.fill  l0_att_s0_h1_r0_mask[10:11, 0:11], 0          ; p1.row_tile l0.att.s0.h1.r0
-    VEC.fill  l0_att_s0_h1_r0_mask[11:12, 0:12], 0          ; p1.row_tile l0.att.s0.h1.r0
-    VEC.fill  l0_att_s0_h1_r0_mask[12:13, 0:13], 0          ; p1.row_tile l0.att.s0.h1.r0
-    VEC.fill  l0_att_s0_h1_r0_mask[13:14, 0:14], 0          ; p1.row_tile l0.att.s0.h1.r0
-    VEC.fill  l0_att_s0_h1_r0_mask[14:15, 0:15], 0          ; p1.row_tile l0.att.s0.h1.r0
-    VEC.fill  l0_att_s0_h1_r0_mask[15:16, 0:16], 0          ; p1.row_tile l0.att.s0.h1.r0
-    VEC.fill  l0_att_s0_h1_r0_mask[16:17, 0:17], 0          ; p1.row_tile l0.att.s0.h1.r0
-    VEC.fill  l0_att_s0_h1_r0_mask[17:18, 0:18], 0          ; p1.row_tile l0.att.s0.h1.r0
-    VEC.fill  l0_att_s0_h1_r0_mask[18:19, 0:19], 0          ; p1.row_tile l0.att.s0.h1.r0
-    VEC.fill  l0_att_s0_h1_r0_mask[19:20, 0:20], 0          ; p1.row_tile l0.att.s0.h1.r0
-    VEC.fill  l0_att_s0_h1_r0_mask[20:21, 0:21], 0          ; p1.row_tile l0.att.s0.h1.r0
-    VEC.fill  l0_att_s0_h1_r0_mask[21:22, 0:22], 0          ; p1.row_tile l0.att.s0.h1.r0
-    VEC.fill  l0_att_s0_h1_r0_mask[22:23, 0:23], 0          ; p1.row_tile l0.att.s0.h1.r0
-    VEC.fill  l0_att_s0_h1_r0_mask[23:24, 0:24], 0          ; p1.row_tile l0.att.s0.h1.r0
-    VEC.fill  l0_att_s0_h1_r0_mask[24:25, 0:25], 0          ; p1.row_tile l0.att.s0.h1.r0
-    VEC.fill  l0_att_s0_h1_r0_mask[25:26, 0:26], 0          ; p1.row_tile l0.att.s0.h1.r0
-    VEC.fill  l0_att_s0_h1_r0_mask[26:27, 0:27], 0          ; p1.row_tile l0.att.s0.h1.r0
-    VEC.fill  l0_att_s0_h1_r0_mask[27:28, 0:28], 0          ; p1.row_tile l0.att.s0.h1.r0
-    VEC.fill  l0_att_s0_h1_r0_mask[28:29, 0:29], 0          ; p1.row_tile l0.att.s0.h1.r0
-    VEC.fill  l0_att_s0_h1_r0_mask[29:30, 0:30], 0          ; p1.row_tile l0.att.s0.h1.r0
-    VEC.fill  l0_att_s0_h1_r0_mask[30:31, 0:31], 0          ; p1.row_tile l0.att.s0.h1.r0
-    VEC.fill  l0_att_s0_h1_r0_mask[31:32, :], 0             ; p1.row_tile l0.att.s0.h1.r0
-    VEC.muli  l0_att_s0_h1_r0_s, l0_att_s0_h1_r0_s, 0.17677669 ; p1.row_tile l0.att.s0.h1.r0
-    VEC.add   l0_att_s0_h1_r0_s, l0_att_s0_h1_r0_s, l0_att_s0_h1_r0_mask ; p1.row_tile l0.att.s0.h1.r0
-    VEC.rmax  l0_att_s0_h1_r0_m, l0_att_s0_h1_r0_s          ; p1.row_tile l0.att.s0.h1.r0
-    VEC.sub   l0_att_s0_h1_r0_s, l0_att_s0_h1_r0_s, l0_att_s0_h1_r0_m ; p1.row_tile l0.att.s0.h1.r0
-    SFU.exp   l0_att_s0_h1_r0_s, l0_att_s0_h1_r0_s          ; p1.row_tile l0.att.s0.h1.r0
-    VEC.rsum  l0_att_s0_h1_r0_z, l0_att_s0_h1_r0_s          ; p1.row_tile l0.att.s0.h1.r0
-    SFU.recip l0_att_s0_h1_r0_z, l0_att_s0_h1_r0_z          ; p1.row_tile l0.att.s0.h1.r0
-    VEC.mul   l0_att_s0_h1_r0_s, l0_att_s0_h1_r0_s, l0_att_s0_h1_r0_z ; p1.row_tile l0.att.s0.h1.r0
-    LD        l0_att_s0_h1_r0_vb, hbm[v_out.l0 + 8192]      ; p1.row_tile l0.att.s0.h1.r0
-    MMA.z     l0_att_s0_h1_r0_o, l0_att_s0_h1_r0_s, l0_att_s0_h1_r0_vb ; p1.row_tile l0.att.s0.h1.r0
-    ST        hbm[scratch + 49280], l0_att_s0_h1_r0_o, stride 64 ; p1.row_tile l0.att.s0.h1.r0
-    SIG       ev.att_l0, 1                                  ; p1.row_tile l0.att.s0.h1.r0
-    WAIT      ev.ln1_l0, 8                                  ; p1.panels.wo:12 l0.wo.k0.p0.mc3
-    WAIT      ev.att_l0, 4                                  ; p1.multicast.wo:15 l0.wo.k0.p0.mc3
-    WAIT      ev.l0_wo_k0_a3_free, 2                        ; p1.multicast.wo:15 l0.wo.k0.p0.mc3
-    LD.mc     l0_wo_k0_a3, hbm[scratch + 57472], stride 64, {9, 13} ; p1.multicast.wo:15 l0.wo.k0.p0.mc3
-    SIG       ev.l0_wo_k0_a3_full, 1                        ; p1.multicast.wo:15 l0.wo.k0.p0.mc3
-    WAIT      ev.att_l0, 4                                  ; p1.panels.w1:12 l0.w1.k0.p2
-    WAIT      ev.l0_wo_k0_a1_full, 1                        ; p1.weights:11 l0.w1.k0.p2
-    LD        l0_w1_k0_p2_w[0:32, :], hbm[w1.l0 + 256], stride 128 ; p1.weights:11 l0.w1.k0.p2
-    WAIT      ev.l0_wo_k0_a3_full, 1                        ; p1.weights:11 l0.w1.k0.p2
-    LD        l0_w1_k0_p2_w[32:64, :], hbm[w1.l0 + 16640], stride 128 ; p1.weights:11 l0.w1.k0.p2
-    LD        l0_w1_k0_p2_bias, hbm[b1.l0 + 256], stride 128 ; p1.weights:11 l0.w1.k0.p2
-    SIG       ev.l0_w1_k0_a0_free, 1                        ; p1.multicast.w1:15 l0.w1.k0.p2
-    SIG       ev.l0_w1_k0_a1_free, 1                        ; p1.multicast.w1:15 l0.w1.k0.p2
-    SIG       ev.l0_w1_k0_a2_free, 1                        ; p1.multicast.w1:15 l0.w1.k0.p2
-    SIG       ev.l0_w1_k0_a3_free, 1                        ; p1.multicast.w1:15 l0.w1.k0.p2
-    SIG       ev.l0_w1_k0_ready, 1                          ; p1.multicast.w1:15 l0.w1.k0.p2
-    WAIT      ev.ln2_l0, 8                                  ; p1.multicast.w1:15 l0.w1.k0.p2
-    WAIT      ev.l0_w1_k0_a0_full, 1                        ; p1.multicast.w1:15 l0.w1.k0.p2
-    MMA.z     l0_w1_k0_p2_acc0, l0_w1_k0_a0, l0_w1_k0_p2_w[0:32, :] ; p1.k_chunk.w1:13 l0.w1.k0.p2
-    WAIT      ev.l0_w1_k0_a1_full, 1                        ; p1.multicast.w1:15 l0.w1.k0.p2
-    MMA       l0_w1_k0_p2_acc0, l0_w1_k0_a1, l0_w1_k0_p2_w[32:64, :] ; p1.k_chunk.w1:13 l0.w1.k0.p2
-    WAIT      ev.l0_w1_k0_a2_full, 1                        ; p1.multicast.w1:15 l0.w1.k0.p2
-    MMA.z     l0_w1_k0_p2_acc1, l0_w1_k0_a2, l0_w1_k0_p2_w[0:32, :] ; p1.k_chunk.w1:13 l0.w1.k0.p2
-    VEC.add   l0_w1_k0_p2_acc0, l0_w1_k0_p2_acc0, l0_w1_k0_p2_bias ; p1.weights:11 l0.w1.k0.p2
-    VEC.mul   l0_w1_k0_p2_gelu, l0_w1_k0_p2_acc0, l0_w1_k0_p2_acc0 ; p1.panels.w1:12 l0.w1.k0.p2
-    VEC.mul   l0_w1_k0_p2_gelu, l0_w1_k0_p2_gelu, l0_w1_k0_p2_acc0 ; p1.panels.w1:12 l0.w1.k0.p2
-    VEC.muli  l0_w1_k0_p2_gelu, l0_w1_k0_p2_gelu, 0.044715  ; p1.panels.w1:12 l0.w1.k0.p2
-    VEC.add   l0_w1_k0_p2_gelu, l0_w1_k0_p2_gelu, l0_w1_k0_p2_acc0 ; p1.panels.w1:12 l0.w1.k0.p2
-    VEC.muli  l0_w1_k0_p2_gelu, l0_w1_k0_p2_gelu, 0.7978846 ; p1.panels.w1:12 l0.w1.k0.p2
-    WAIT      ev.l0_w1_k0_a3_full, 1                        ; p1.multicast.w1:15 l0.w1.k0.p2
-    MMA       l0_w1_k0_p2_acc1, l0_w1_k0_a3, l0_w1_k0_p2_w[32:64, :] ; p1.k_chunk.w1:13 l0.w1.k0.p2
-    SFU.tanh  l0_w1_k0_p2_gelu, l0_w1_k0_p2_gelu            ; p1.panels.w1:12 l0.w1.k0.p2
-    VEC.addi  l0_w1_k0_p2_gelu, l0_w1_k0_p2_gelu, 1         ; p1.panels.w1:12 l0.w1.k0.p2
-    VEC.mul   l0_w1_k0_p2_gelu, l0_w1_k0_p2_gelu, l0_w1_k0_p2_acc0 ; p1.panels.w1:12 l0.w1.k0.p2
-    VEC.muli  l0_w1_k0_p2_gelu, l0_w1_k0_p2_gelu, 0.5       ; p1.panels.w1:12 l0.w1.k0.p2
-    ST        hbm[scratch + 98560], l0_w1_k0_p2_gelu, stride 128 ; p1.panels.w1:12 l0.w1.k0.p2
-    VEC.add   l0_w1_k0_p2_acc1, l0_w1_k0_p2_acc1, l0_w1_k0_p2_bias ; p1.weights:11 l0.w1.k0.p2
-    VEC.mul   l0_w1_k0_p2_gelu, l0_w1_k0_p2_acc1, l0_w1_k0_p2_acc1 ; p1.panels.w1:12 l0.w1.k0.p2
-    VEC.mul   l0_w1_k0_p2_gelu, l0_w1_k0_p2_gelu, l0_w1_k0_p2_acc1 ; p1.panels.w1:12 l0.w1.k0.p2
-    VEC.muli  l0_w1_k0_p2_gelu, l0_w1_k0_p2_gelu, 0.044715  ; p1.panels.w1:12 l0.w1.k0.p2
-    VEC.add   l0_w1_k0_p2_gelu, l0_w1_k0_p2_gelu, l0_w1_k0_p2_acc1 ; p1.panels.w1:12 l0.w1.k0.p2
-    VEC.muli  l0_w1_k0_p2_gelu, l0_w1_k0_p2_gelu, 0.7978846 ; p1.panels.w1:12 l0.w1.k0.p2
-    SFU.tanh  l0_w1_k0_p2_gelu, l0_w1_k0_p2_gelu            ; p1.panels.w1:12 l0.w1.k0.p2
-    VEC.addi  l0_w1_k0_p2_gelu, l0_w1_k0_p2_gelu, 1         ; p1.panels.w1:12 l0.w1.k0.p2
-    VEC.mul   l0_w1_k0_p2_gelu, l0_w1_k0_p2_gelu, l0_w1_k0_p2_acc1 ; p1.panels.w1:12 l0.w1.k0.p2
-    VEC.muli  l0_w1_k0_p2_gelu, l0_w1_k0_p2_gelu, 0.5       ; p1.panels.w1:12 l0.w1.k0.p2
-    ST        hbm[scratch + 114944], l0_w1_k0_p2_gelu, stride 128 ; p1.panels.w1:12 l0.w1.k0.p2
-    SIG       ev.w1_l0, 1                                   ; p1.panels.w1:12 l0.w1.k0.p2
-    END
-
-.wg 11  ; sm 2, tasks: l0.qkv.k0.p0.mc0 l0.ln2.r2 l0.w2.k1.p0
-.rf l0_ln2_r2_g                 p0       1x64      ; l0.ln2.r2.g
-.rf l0_ln2_r2_b                 p0+256   1x64      ; l0.ln2.r2.b
-.rf l0_ln2_r2_x                 p0+512   2x64      ; l0.ln2.r2.x
-.rf l0_ln2_r2_mean              p0+1024  2x1       ; l0.ln2.r2.mean
-.rf l0_ln2_r2_tmp               p0+1088  2x64      ; l0.ln2.r2.tmp
-.rf l0_ln2_r2_var               p0+1600  2x1       ; l0.ln2.r2.var
-.rf l0_w2_k1_a0                 p0       32x32     ; l0.w2.k1.a0
-.rf l0_w2_k1_a1                 p1       32x32     ; l0.w2.k1.a1
-.rf l0_w2_k1_a2                 p2       32x32     ; l0.w2.k1.a2
-.rf l0_w2_k1_a3                 p3       32x32     ; l0.w2.k1.a3
-.rf l0_w2_k1_p0_w               p4       64x32     ; l0.w2.k1.p0.w
-.rf l0_w2_k1_p0_acc0            p6       32x32     ; l0.w2.k1.p0.acc0
-.rf l0_w2_k1_p0_acc1            p0       32x32     ; l0.w2.k1.p0.acc1
-    WAIT      ev.ln1_l0, 8                                  ; p1.multicast.qkv:15 l0.qkv.k0.p0.mc0
-    WAIT      ev.l0_qkv_k0_a0_free, 6                       ; p1.multicast.qkv:15 l0.qkv.k0.p0.mc0
-    LD.mc     l0_qkv_k0_a0, hbm[scratch + 16384], stride 64, {0, 1, 4, 5, 8, 12} ; p1.multicast.qkv:15 l0.qkv.k0.p0.mc0
-    SIG       ev.l0_qkv_k0_a0_full, 1                       ; p1.multicast.qkv:15 l0.qkv.k0.p0.mc0
+    WAIT      ev.ln1_l0, 8                                  ; p1.multicast.qkv:15 l0.qkv.k0.p0.mc2
+    WAIT      ev.l0_qkv_k0_a2_free, 6                       ; p1.multicast.qkv:15 l0.qkv.k0.p0.mc2
+    LD.mc     l0_qkv_k0_a2, hbm[scratch + 24576], stride 64, {0, 1, 4, 5, 8, 12} ; p1.multicast.qkv:15 l0.qkv.k0.p0.mc2
+    SIG       ev.l0_qkv_k0_a2_full, 1                       ; p1.multicast.qkv:15 l0.qkv.k0.p0.mc2
     WAIT      ev.wo_l0, 2                                   ; p1.row_tile l0.ln2.r2
     LD        l0_ln2_r2_g, hbm[ln2_g.l0]                    ; p1.row_tile l0.ln2.r2
     LD        l0_ln2_r2_b, hbm[ln2_b.l0]                    ; p1.row_tile l0.ln2.r2
@@ -1472,6 +1216,182 @@
     VEC.add   l0_ln2_r2_x, l0_ln2_r2_x, l0_ln2_r2_b         ; p1.row_tile l0.ln2.r2
     ST        hbm[scratch + 87552], l0_ln2_r2_x             ; p1.row_tile l0.ln2.r2
     SIG       ev.ln2_l0, 1                                  ; p1.row_tile l0.ln2.r2
+    WAIT      ev.ln2_l0, 8                                  ; p1.panels.w2:12 l0.w2.k0.p0.mc2
+    WAIT      ev.w1_l0, 4                                   ; p1.multicast.w2:15 l0.w2.k0.p0.mc2
+    WAIT      ev.l0_w2_k0_a2_free, 2                        ; p1.multicast.w2:15 l0.w2.k0.p0.mc2
+    LD.mc     l0_w2_k0_a2, hbm[scratch + 114688], stride 128, {2, 6} ; p1.multicast.w2:15 l0.w2.k0.p0.mc2
+    SIG       ev.l0_w2_k0_a2_full, 1                        ; p1.multicast.w2:15 l0.w2.k0.p0.mc2
+    END
+
+.wg 10  ; sm 2, tasks: l0.ln1.r4 l0.wo.k0.p0 l0.ln2.r6 l0.w2.k1.p0
+.rf l0_ln1_r4_g                 p0       1x64      ; l0.ln1.r4.g
+.rf l0_ln1_r4_b                 p0+256   1x64      ; l0.ln1.r4.b
+.rf l0_ln1_r4_x                 p0+512   2x64      ; l0.ln1.r4.x
+.rf l0_ln1_r4_mean              p0+1024  2x1       ; l0.ln1.r4.mean
+.rf l0_ln1_r4_tmp               p0+1088  2x64      ; l0.ln1.r4.tmp
+.rf l0_ln1_r4_var               p0+1600  2x1       ; l0.ln1.r4.var
+.rf l0_wo_k0_a0                 p0       32x32     ; l0.wo.k0.a0
+.rf l0_wo_k0_a1                 p1       32x32     ; l0.wo.k0.a1
+.rf l0_wo_k0_a2                 p2       32x32     ; l0.wo.k0.a2
+.rf l0_wo_k0_a3                 p3       32x32     ; l0.wo.k0.a3
+.rf l0_wo_k0_p0_w               p4       64x32     ; l0.wo.k0.p0.w
+.rf l0_wo_k0_p0_bias            p6       1x32      ; l0.wo.k0.p0.bias
+.rf l0_wo_k0_p0_acc0            p7       32x32     ; l0.wo.k0.p0.acc0
+.rf l0_wo_k0_p0_acc1            p0       32x32     ; l0.wo.k0.p0.acc1
+.rf l0_wo_k0_p0_res             p1       32x32     ; l0.wo.k0.p0.res
+.rf l0_ln2_r6_g                 p0       1x64      ; l0.ln2.r6.g
+.rf l0_ln2_r6_b                 p0+256   1x64      ; l0.ln2.r6.b
+.rf l0_ln2_r6_x                 p0+512   2x64      ; l0.ln2.r6.x
+.rf l0_ln2_r6_mean              p0+1024  2x1       ; l0.ln2.r6.mean
+.rf l0_ln2_r6_tmp               p0+1088  2x64      ; l0.ln2.r6.tmp
+.rf l0_ln2_r6_var               p0+1600  2x1       ; l0.ln2.r6.var
+.rf l0_w2_k1_a0                 p0       32x32     ; l0.w2.k1.a0
+.rf l0_w2_k1_a1                 p1       32x32     ; l0.w2.k1.a1
+.rf l0_w2_k1_a2                 p2       32x32     ; l0.w2.k1.a2
+.rf l0_w2_k1_a3                 p3       32x32     ; l0.w2.k1.a3
+.rf l0_w2_k1_p0_w               p4       64x32     ; l0.w2.k1.p0.w
+.rf l0_w2_k1_p0_acc0            p6       32x32     ; l0.w2.k1.p0.acc0
+.rf l0_w2_k1_p0_acc1            p0       32x32     ; l0.w2.k1.p0.acc1
+    LD        l0_ln1_r4_g, hbm[ln1_g.l0]                    ; p1.row_tile l0.ln1.r4
+    LD        l0_ln1_r4_b, hbm[ln1_b.l0]                    ; p1.row_tile l0.ln1.r4
+    LD        l0_ln1_r4_x, hbm[x_in + 8192]                 ; p1.row_tile l0.ln1.r4
+    VEC.rsum  l0_ln1_r4_mean, l0_ln1_r4_x                   ; p1.row_tile l0.ln1.r4
+    VEC.muli  l0_ln1_r4_mean, l0_ln1_r4_mean, 0.015625      ; p1.row_tile l0.ln1.r4
+    VEC.sub   l0_ln1_r4_x, l0_ln1_r4_x, l0_ln1_r4_mean      ; p1.row_tile l0.ln1.r4
+    VEC.mul   l0_ln1_r4_tmp, l0_ln1_r4_x, l0_ln1_r4_x       ; p1.row_tile l0.ln1.r4
+    VEC.rsum  l0_ln1_r4_var, l0_ln1_r4_tmp                  ; p1.row_tile l0.ln1.r4
+    VEC.muli  l0_ln1_r4_var, l0_ln1_r4_var, 0.015625        ; p1.row_tile l0.ln1.r4
+    VEC.addi  l0_ln1_r4_var, l0_ln1_r4_var, 1e-05           ; p1.row_tile l0.ln1.r4
+    SFU.rsqrt l0_ln1_r4_var, l0_ln1_r4_var                  ; p1.row_tile l0.ln1.r4
+    VEC.mul   l0_ln1_r4_x, l0_ln1_r4_x, l0_ln1_r4_var       ; p1.row_tile l0.ln1.r4
+    VEC.mul   l0_ln1_r4_x, l0_ln1_r4_x, l0_ln1_r4_g         ; p1.row_tile l0.ln1.r4
+    VEC.add   l0_ln1_r4_x, l0_ln1_r4_x, l0_ln1_r4_b         ; p1.row_tile l0.ln1.r4
+    ST        hbm[scratch + 24576], l0_ln1_r4_x             ; p1.row_tile l0.ln1.r4
+    LD        l0_ln1_r4_x, hbm[x_in + 8704]                 ; p1.row_tile l0.ln1.r4
+    VEC.rsum  l0_ln1_r4_mean, l0_ln1_r4_x                   ; p1.row_tile l0.ln1.r4
+    VEC.muli  l0_ln1_r4_mean, l0_ln1_r4_mean, 0.015625      ; p1.row_tile l0.ln1.r4
+    VEC.sub   l0_ln1_r4_x, l0_ln1_r4_x, l0_ln1_r4_mean      ; p1.row_tile l0.ln1.r4
+    VEC.mul   l0_ln1_r4_tmp, l0_ln1_r4_x, l0_ln1_r4_x       ; p1.row_tile l0.ln1.r4
+    VEC.rsum  l0_ln1_r4_var, l0_ln1_r4_tmp                  ; p1.row_tile l0.ln1.r4
+    VEC.muli  l0_ln1_r4_var, l0_ln1_r4_var, 0.015625        ; p1.row_tile l0.ln1.r4
+    VEC.addi  l0_ln1_r4_var, l0_ln1_r4_var, 1e-05           ; p1.row_tile l0.ln1.r4
+    SFU.rsqrt l0_ln1_r4_var, l0_ln1_r4_var                  ; p1.row_tile l0.ln1.r4
+    VEC.mul   l0_ln1_r4_x, l0_ln1_r4_x, l0_ln1_r4_var       ; p1.row_tile l0.ln1.r4
+    VEC.mul   l0_ln1_r4_x, l0_ln1_r4_x, l0_ln1_r4_g         ; p1.row_tile l0.ln1.r4
+    VEC.add   l0_ln1_r4_x, l0_ln1_r4_x, l0_ln1_r4_b         ; p1.row_tile l0.ln1.r4
+    ST        hbm[scratch + 25088], l0_ln1_r4_x             ; p1.row_tile l0.ln1.r4
+    LD        l0_ln1_r4_x, hbm[x_in + 9216]                 ; p1.row_tile l0.ln1.r4
+    VEC.rsum  l0_ln1_r4_mean, l0_ln1_r4_x                   ; p1.row_tile l0.ln1.r4
+    VEC.muli  l0_ln1_r4_mean, l0_ln1_r4_mean, 0.015625      ; p1.row_tile l0.ln1.r4
+    VEC.sub   l0_ln1_r4_x, l0_ln1_r4_x, l0_ln1_r4_mean      ; p1.row_tile l0.ln1.r4
+    VEC.mul   l0_ln1_r4_tmp, l0_ln1_r4_x, l0_ln1_r4_x       ; p1.row_tile l0.ln1.r4
+    VEC.rsum  l0_ln1_r4_var, l0_ln1_r4_tmp                  ; p1.row_tile l0.ln1.r4
+    VEC.muli  l0_ln1_r4_var, l0_ln1_r4_var, 0.015625        ; p1.row_tile l0.ln1.r4
+    VEC.addi  l0_ln1_r4_var, l0_ln1_r4_var, 1e-05           ; p1.row_tile l0.ln1.r4
+    SFU.rsqrt l0_ln1_r4_var, l0_ln1_r4_var                  ; p1.row_tile l0.ln1.r4
+    VEC.mul   l0_ln1_r4_x, l0_ln1_r4_x, l0_ln1_r4_var       ; p1.row_tile l0.ln1.r4
+    VEC.mul   l0_ln1_r4_x, l0_ln1_r4_x, l0_ln1_r4_g         ; p1.row_tile l0.ln1.r4
+    VEC.add   l0_ln1_r4_x, l0_ln1_r4_x, l0_ln1_r4_b         ; p1.row_tile l0.ln1.r4
+    ST        hbm[scratch + 25600], l0_ln1_r4_x             ; p1.row_tile l0.ln1.r4
+    LD        l0_ln1_r4_x, hbm[x_in + 9728]                 ; p1.row_tile l0.ln1.r4
+    VEC.rsum  l0_ln1_r4_mean, l0_ln1_r4_x                   ; p1.row_tile l0.ln1.r4
+    VEC.muli  l0_ln1_r4_mean, l0_ln1_r4_mean, 0.015625      ; p1.row_tile l0.ln1.r4
+    VEC.sub   l0_ln1_r4_x, l0_ln1_r4_x, l0_ln1_r4_mean      ; p1.row_tile l0.ln1.r4
+    VEC.mul   l0_ln1_r4_tmp, l0_ln1_r4_x, l0_ln1_r4_x       ; p1.row_tile l0.ln1.r4
+    VEC.rsum  l0_ln1_r4_var, l0_ln1_r4_tmp                  ; p1.row_tile l0.ln1.r4
+    VEC.muli  l0_ln1_r4_var, l0_ln1_r4_var, 0.015625        ; p1.row_tile l0.ln1.r4
+    VEC.addi  l0_ln1_r4_var, l0_ln1_r4_var, 1e-05           ; p1.row_tile l0.ln1.r4
+    SFU.rsqrt l0_ln1_r4_var, l0_ln1_r4_var                  ; p1.row_tile l0.ln1.r4
+    VEC.mul   l0_ln1_r4_x, l0_ln1_r4_x, l0_ln1_r4_var       ; p1.row_tile l0.ln1.r4
+    VEC.mul   l0_ln1_r4_x, l0_ln1_r4_x, l0_ln1_r4_g         ; p1.row_tile l0.ln1.r4
+    VEC.add   l0_ln1_r4_x, l0_ln1_r4_x, l0_ln1_r4_b         ; p1.row_tile l0.ln1.r4
+    ST        hbm[scratch + 26112], l0_ln1_r4_x             ; p1.row_tile l0.ln1.r4
+    SIG       ev.ln1_l0, 1                                  ; p1.row_tile l0.ln1.r4
+    WAIT      ev.ln1_l0, 8                                  ; p1.panels.wo:12 l0.wo.k0.p0
+    WAIT      ev.l0_qkv_k0_a0_full, 1                       ; p1.weights:11 l0.wo.k0.p0
+    LD        l0_wo_k0_p0_w[0:32, :], hbm[wo.l0], stride 64 ; p1.weights:11 l0.wo.k0.p0
+    WAIT      ev.l0_qkv_k0_a2_full, 1                       ; p1.weights:11 l0.wo.k0.p0
+    LD        l0_wo_k0_p0_w[32:64, :], hbm[wo.l0 + 8192], stride 64 ; p1.weights:11 l0.wo.k0.p0
+    LD        l0_wo_k0_p0_bias, hbm[bo.l0], stride 64       ; p1.weights:11 l0.wo.k0.p0
+    SIG       ev.l0_wo_k0_a0_free, 1                        ; p1.multicast.wo:15 l0.wo.k0.p0
+    SIG       ev.l0_wo_k0_a1_free, 1                        ; p1.multicast.wo:15 l0.wo.k0.p0
+    SIG       ev.l0_wo_k0_a2_free, 1                        ; p1.multicast.wo:15 l0.wo.k0.p0
+    SIG       ev.l0_wo_k0_ready, 1                          ; p1.multicast.wo:15 l0.wo.k0.p0
+    WAIT      ev.att_l0, 4                                  ; p1.multicast.wo:15 l0.wo.k0.p0
+    WAIT      ev.l0_wo_k0_a0_full, 1                        ; p1.multicast.wo:15 l0.wo.k0.p0
+    MMA.z     l0_wo_k0_p0_acc0, l0_wo_k0_a0, l0_wo_k0_p0_w[0:32, :] ; p1.k_chunk.wo:13 l0.wo.k0.p0
+    WAIT      ev.l0_wo_k0_a1_full, 1                        ; p1.multicast.wo:15 l0.wo.k0.p0
+    MMA       l0_wo_k0_p0_acc0, l0_wo_k0_a1, l0_wo_k0_p0_w[32:64, :] ; p1.k_chunk.wo:13 l0.wo.k0.p0
+    WAIT      ev.l0_wo_k0_a2_full, 1                        ; p1.multicast.wo:15 l0.wo.k0.p0
+    MMA.z     l0_wo_k0_p0_acc1, l0_wo_k0_a2, l0_wo_k0_p0_w[0:32, :] ; p1.k_chunk.wo:13 l0.wo.k0.p0
+    LD        l0_wo_k0_p0_res, hbm[x_in], stride 64         ; p1.panels.wo:12 l0.wo.k0.p0
+    SIG       ev.l0_wo_k0_a3_free, 1                        ; p1.multicast.wo:15 l0.wo.k0.p0
+    VEC.add   l0_wo_k0_p0_acc0, l0_wo_k0_p0_acc0, l0_wo_k0_p0_bias ; p1.weights:11 l0.wo.k0.p0
+    WAIT      ev.l0_wo_k0_a3_full, 1                        ; p1.multicast.wo:15 l0.wo.k0.p0
+    MMA       l0_wo_k0_p0_acc1, l0_wo_k0_a3, l0_wo_k0_p0_w[32:64, :] ; p1.k_chunk.wo:13 l0.wo.k0.p0
+    VEC.add   l0_wo_k0_p0_acc0, l0_wo_k0_p0_acc0, l0_wo_k0_p0_res ; p1.panels.wo:12 l0.wo.k0.p0
+    ST        hbm[scratch + 65536], l0_wo_k0_p0_acc0, stride 64 ; p1.panels.wo:12 l0.wo.k0.p0
+    LD        l0_wo_k0_p0_res, hbm[x_in + 8192], stride 64  ; p1.panels.wo:12 l0.wo.k0.p0
+    VEC.add   l0_wo_k0_p0_acc1, l0_wo_k0_p0_acc1, l0_wo_k0_p0_bias ; p1.weights:11 l0.wo.k0.p0
+    VEC.add   l0_wo_k0_p0_acc1, l0_wo_k0_p0_acc1, l0_wo_k0_p0_res ; p1.panels.wo:12 l0.wo.k0.p0
+    ST        hbm[scratch + 73728], l0_wo_k0_p0_acc1, stride 64 ; p1.panels.wo:12 l0.wo.k0.p0
+    SIG       ev.wo_l0, 1                                   ; p1.panels.wo:12 l0.wo.k0.p0
+    WAIT      ev.wo_l0, 2                                   ; p1.row_tile l0.ln2.r6
+    LD        l0_ln2_r6_g, hbm[ln2_g.l0]                    ; p1.row_tile l0.ln2.r6
+    LD        l0_ln2_r6_b, hbm[ln2_b.l0]                    ; p1.row_tile l0.ln2.r6
+    LD        l0_ln2_r6_x, hbm[scratch + 77824]             ; p1.row_tile l0.ln2.r6
+    VEC.rsum  l0_ln2_r6_mean, l0_ln2_r6_x                   ; p1.row_tile l0.ln2.r6
+    VEC.muli  l0_ln2_r6_mean, l0_ln2_r6_mean, 0.015625      ; p1.row_tile l0.ln2.r6
+    VEC.sub   l0_ln2_r6_x, l0_ln2_r6_x, l0_ln2_r6_mean      ; p1.row_tile l0.ln2.r6
+    VEC.mul   l0_ln2_r6_tmp, l0_ln2_r6_x, l0_ln2_r6_x       ; p1.row_tile l0.ln2.r6
+    VEC.rsum  l0_ln2_r6_var, l0_ln2_r6_tmp                  ; p1.row_tile l0.ln2.r6
+    VEC.muli  l0_ln2_r6_var, l0_ln2_r6_var, 0.015625        ; p1.row_tile l0.ln2.r6
+    VEC.addi  l0_ln2_r6_var, l0_ln2_r6_var, 1e-05           ; p1.row_tile l0.ln2.r6
+    SFU.rsqrt l0_ln2_r6_var, l0_ln2_r6_var                  ; p1.row_tile l0.ln2.r6
+    VEC.mul   l0_ln2_r6_x, l0_ln2_r6_x, l0_ln2_r6_var       ; p1.row_tile l0.ln2.r6
+    VEC.mul   l0_ln2_r6_x, l0_ln2_r6_x, l0_ln2_r6_g         ; p1.row_tile l0.ln2.r6
+    VEC.add   l0_ln2_r6_x, l0_ln2_r6_x, l0_ln2_r6_b         ; p1.row_tile l0.ln2.r6
+    ST        hbm[scratch + 94208], l0_ln2_r6_x             ; p1.row_tile l0.ln2.r6
+    LD        l0_ln2_r6_x, hbm[scratch + 78336]             ; p1.row_tile l0.ln2.r6
+    VEC.rsum  l0_ln2_r6_mean, l0_ln2_r6_x                   ; p1.row_tile l0.ln2.r6
+    VEC.muli  l0_ln2_r6_mean, l0_ln2_r6_mean, 0.015625      ; p1.row_tile l0.ln2.r6
+    VEC.sub   l0_ln2_r6_x, l0_ln2_r6_x, l0_ln2_r6_mean      ; p1.row_tile l0.ln2.r6
+    VEC.mul   l0_ln2_r6_tmp, l0_ln2_r6_x, l0_ln2_r6_x       ; p1.row_tile l0.ln2.r6
+    VEC.rsum  l0_ln2_r6_var, l0_ln2_r6_tmp                  ; p1.row_tile l0.ln2.r6
+    VEC.muli  l0_ln2_r6_var, l0_ln2_r6_var, 0.015625        ; p1.row_tile l0.ln2.r6
+    VEC.addi  l0_ln2_r6_var, l0_ln2_r6_var, 1e-05           ; p1.row_tile l0.ln2.r6
+    SFU.rsqrt l0_ln2_r6_var, l0_ln2_r6_var                  ; p1.row_tile l0.ln2.r6
+    VEC.mul   l0_ln2_r6_x, l0_ln2_r6_x, l0_ln2_r6_var       ; p1.row_tile l0.ln2.r6
+    VEC.mul   l0_ln2_r6_x, l0_ln2_r6_x, l0_ln2_r6_g         ; p1.row_tile l0.ln2.r6
+    VEC.add   l0_ln2_r6_x, l0_ln2_r6_x, l0_ln2_r6_b         ; p1.row_tile l0.ln2.r6
+    ST        hbm[scratch + 94720], l0_ln2_r6_x             ; p1.row_tile l0.ln2.r6
+    LD        l0_ln2_r6_x, hbm[scratch + 78848]             ; p1.row_tile l0.ln2.r6
+    VEC.rsum  l0_ln2_r6_mean, l0_ln2_r6_x                   ; p1.row_tile l0.ln2.r6
+    VEC.muli  l0_ln2_r6_mean, l0_ln2_r6_mean, 0.015625      ; p1.row_tile l0.ln2.r6
+    VEC.sub   l0_ln2_r6_x, l0_ln2_r6_x, l0_ln2_r6_mean      ; p1.row_tile l0.ln2.r6
+    VEC.mul   l0_ln2_r6_tmp, l0_ln2_r6_x, l0_ln2_r6_x       ; p1.row_tile l0.ln2.r6
+    VEC.rsum  l0_ln2_r6_var, l0_ln2_r6_tmp                  ; p1.row_tile l0.ln2.r6
+    VEC.muli  l0_ln2_r6_var, l0_ln2_r6_var, 0.015625        ; p1.row_tile l0.ln2.r6
+    VEC.addi  l0_ln2_r6_var, l0_ln2_r6_var, 1e-05           ; p1.row_tile l0.ln2.r6
+    SFU.rsqrt l0_ln2_r6_var, l0_ln2_r6_var                  ; p1.row_tile l0.ln2.r6
+    VEC.mul   l0_ln2_r6_x, l0_ln2_r6_x, l0_ln2_r6_var       ; p1.row_tile l0.ln2.r6
+    VEC.mul   l0_ln2_r6_x, l0_ln2_r6_x, l0_ln2_r6_g         ; p1.row_tile l0.ln2.r6
+    VEC.add   l0_ln2_r6_x, l0_ln2_r6_x, l0_ln2_r6_b         ; p1.row_tile l0.ln2.r6
+    ST        hbm[scratch + 95232], l0_ln2_r6_x             ; p1.row_tile l0.ln2.r6
+    LD        l0_ln2_r6_x, hbm[scratch + 79360]             ; p1.row_tile l0.ln2.r6
+    VEC.rsum  l0_ln2_r6_mean, l0_ln2_r6_x                   ; p1.row_tile l0.ln2.r6
+    VEC.muli  l0_ln2_r6_mean, l0_ln2_r6_mean, 0.015625      ; p1.row_tile l0.ln2.r6
+    VEC.sub   l0_ln2_r6_x, l0_ln2_r6_x, l0_ln2_r6_mean      ; p1.row_tile l0.ln2.r6
+    VEC.mul   l0_ln2_r6_tmp, l0_ln2_r6_x, l0_ln2_r6_x       ; p1.row_tile l0.ln2.r6
+    VEC.rsum  l0_ln2_r6_var, l0_ln2_r6_tmp                  ; p1.row_tile l0.ln2.r6
+    VEC.muli  l0_ln2_r6_var, l0_ln2_r6_var, 0.015625        ; p1.row_tile l0.ln2.r6
+    VEC.addi  l0_ln2_r6_var, l0_ln2_r6_var, 1e-05           ; p1.row_tile l0.ln2.r6
+    SFU.rsqrt l0_ln2_r6_var, l0_ln2_r6_var                  ; p1.row_tile l0.ln2.r6
+    VEC.mul   l0_ln2_r6_x, l0_ln2_r6_x, l0_ln2_r6_var       ; p1.row_tile l0.ln2.r6
+    VEC.mul   l0_ln2_r6_x, l0_ln2_r6_x, l0_ln2_r6_g         ; p1.row_tile l0.ln2.r6
+    VEC.add   l0_ln2_r6_x, l0_ln2_r6_x, l0_ln2_r6_b         ; p1.row_tile l0.ln2.r6
+    ST        hbm[scratch + 95744], l0_ln2_r6_x             ; p1.row_tile l0.ln2.r6
+    SIG       ev.ln2_l0, 1                                  ; p1.row_tile l0.ln2.r6
     WAIT      ev.ln2_l0, 8                                  ; p1.panels.w2:12 l0.w2.k1.p0
     WAIT      ev.l0_w1_k0_a1_full, 1                        ; p1.weights:11 l0.w2.k1.p0
     LD        l0_w2_k1_p0_w[0:32, :], hbm[w2.l0 + 16384], stride 64 ; p1.weights:11 l0.w2.k1.p0
@@ -1490,17 +1410,92 @@
     WAIT      ev.l0_w2_k1_a2_full, 1                        ; p1.multicast.w2:15 l0.w2.k1.p0
     MMA.z     l0_w2_k1_p0_acc1, l0_w2_k1_a2, l0_w2_k1_p0_w[0:32, :] ; p1.k_chunk.w2:13 l0.w2.k1.p0
     WAIT      ev.l0_w2_k0_ready, 2                          ; p1.weights:11 l0.w2.k1.p0
-    ST        wg3.l0_w2_k0_p0_part, l0_w2_k1_p0_acc0        ; p1.weights:11 l0.w2.k1.p0
+    ST        wg2.l0_w2_k0_p0_part, l0_w2_k1_p0_acc0        ; p1.weights:11 l0.w2.k1.p0
     WAIT      ev.l0_w2_k1_a3_full, 1                        ; p1.multicast.w2:15 l0.w2.k1.p0
     MMA       l0_w2_k1_p0_acc1, l0_w2_k1_a3, l0_w2_k1_p0_w[32:64, :] ; p1.k_chunk.w2:13 l0.w2.k1.p0
     SIG       ev.l0_w2_p0_sum1, 1                           ; p1.weights:11 l0.w2.k1.p0
     WAIT      ev.l0_w2_p0_took0, 1                          ; p1.weights:11 l0.w2.k1.p0
-    ST        wg3.l0_w2_k0_p0_part, l0_w2_k1_p0_acc1        ; p1.weights:11 l0.w2.k1.p0
+    ST        wg2.l0_w2_k0_p0_part, l0_w2_k1_p0_acc1        ; p1.weights:11 l0.w2.k1.p0
     SIG       ev.l0_w2_p0_sum1, 1                           ; p1.weights:11 l0.w2.k1.p0
     SIG       ev.w2_l0, 1                                   ; p1.panels.w2:12 l0.w2.k1.p0
     END
 
-.wg 12  ; sm 3, tasks: l0.qkv.k0.p3 l0.ln2.r7 l0.w2.k1.p0.mc2
+.wg 11  ; sm 2, tasks: l0.att.s0.h1.r0 l0.wo.k0.p0.mc1 l0.w1.k0.p0.mc2 l0.w2.k1.p0.mc2
+.rf l0_att_s0_h1_r0_q           p0       32x32     ; l0.att.s0.h1.r0.q
+.rf l0_att_s0_h1_r0_kb          p1       32x32     ; l0.att.s0.h1.r0.kb
+.rf l0_att_s0_h1_r0_s           p2       32x32     ; l0.att.s0.h1.r0.s
+.rf l0_att_s0_h1_r0_mask        p0       32x32     ; l0.att.s0.h1.r0.mask
+.rf l0_att_s0_h1_r0_m           p0       32x1      ; l0.att.s0.h1.r0.m
+.rf l0_att_s0_h1_r0_z           p0       32x1      ; l0.att.s0.h1.r0.z
+.rf l0_att_s0_h1_r0_vb          p0       32x32     ; l0.att.s0.h1.r0.vb
+.rf l0_att_s0_h1_r0_o           p1       32x32     ; l0.att.s0.h1.r0.o
+    WAIT      ev.qkv_l0, 6                                  ; p1.row_tile l0.att.s0.h1.r0
+    LD        l0_att_s0_h1_r0_q, hbm[scratch + 32896], stride 64 ; p1.row_tile l0.att.s0.h1.r0
+    LD        l0_att_s0_h1_r0_kb, hbm[k_out.l0 + 8192]      ; p1.row_tile l0.att.s0.h1.r0
+    MMA.z.t   l0_att_s0_h1_r0_s, l0_att_s0_h1_r0_q, l0_att_s0_h1_r0_kb ; p1.row_tile l0.att.s0.h1.r0
+    VEC.fill  l0_att_s0_h1_r0_mask, -1e+30                  ; p1.row_tile l0.att.s0.h1.r0
+    VEC.fill  l0_att_s0_h1_r0_mask[0:1, 0:1], 0             ; p1.row_tile l0.att.s0.h1.r0
+    VEC.fill  l0_att_s0_h1_r0_mask[1:2, 0:2], 0             ; p1.row_tile l0.att.s0.h1.r0
+    VEC.fill  l0_att_s0_h1_r0_mask[2:3, 0:3], 0             ; p1.row_tile l0.att.s0.h1.r0
+    VEC.fill  l0_att_s0_h1_r0_mask[3:4, 0:4], 0             ; p1.row_tile l0.att.s0.h1.r0
+    VEC.fill  l0_att_s0_h1_r0_mask[4:5, 0:5], 0             ; p1.row_tile l0.att.s0.h1.r0
+    VEC.fill  l0_att_s0_h1_r0_mask[5:6, 0:6], 0             ; p1.row_tile l0.att.s0.h1.r0
+    VEC.fill  l0_att_s0_h1_r0_mask[6:7, 0:7], 0             ; p1.row_tile l0.att.s0.h1.r0
+    VEC.fill  l0_att_s0_h1_r0_mask[7:8, 0:8], 0             ; p1.row_tile l0.att.s0.h1.r0
+    VEC.fill  l0_att_s0_h1_r0_mask[8:9, 0:9], 0             ; p1.row_tile l0.att.s0.h1.r0
+    VEC.fill  l0_att_s0_h1_r0_mask[9:10, 0:10], 0           ; p1.row_tile l0.att.s0.h1.r0
+    VEC.fill  l0_att_s0_h1_r0_mask[10:11, 0:11], 0          ; p1.row_tile l0.att.s0.h1.r0
+    VEC.fill  l0_att_s0_h1_r0_mask[11:12, 0:12], 0          ; p1.row_tile l0.att.s0.h1.r0
+    VEC.fill  l0_att_s0_h1_r0_mask[12:13, 0:13], 0          ; p1.row_tile l0.att.s0.h1.r0
+    VEC.fill  l0_att_s0_h1_r0_mask[13:14, 0:14], 0          ; p1.row_tile l0.att.s0.h1.r0
+    VEC.fill  l0_att_s0_h1_r0_mask[14:15, 0:15], 0          ; p1.row_tile l0.att.s0.h1.r0
+    VEC.fill  l0_att_s0_h1_r0_mask[15:16, 0:16], 0          ; p1.row_tile l0.att.s0.h1.r0
+    VEC.fill  l0_att_s0_h1_r0_mask[16:17, 0:17], 0          ; p1.row_tile l0.att.s0.h1.r0
+    VEC.fill  l0_att_s0_h1_r0_mask[17:18, 0:18], 0          ; p1.row_tile l0.att.s0.h1.r0
+    VEC.fill  l0_att_s0_h1_r0_mask[18:19, 0:19], 0          ; p1.row_tile l0.att.s0.h1.r0
+    VEC.fill  l0_att_s0_h1_r0_mask[19:20, 0:20], 0          ; p1.row_tile l0.att.s0.h1.r0
+    VEC.fill  l0_att_s0_h1_r0_mask[20:21, 0:21], 0          ; p1.row_tile l0.att.s0.h1.r0
+    VEC.fill  l0_att_s0_h1_r0_mask[21:22, 0:22], 0          ; p1.row_tile l0.att.s0.h1.r0
+    VEC.fill  l0_att_s0_h1_r0_mask[22:23, 0:23], 0          ; p1.row_tile l0.att.s0.h1.r0
+    VEC.fill  l0_att_s0_h1_r0_mask[23:24, 0:24], 0          ; p1.row_tile l0.att.s0.h1.r0
+    VEC.fill  l0_att_s0_h1_r0_mask[24:25, 0:25], 0          ; p1.row_tile l0.att.s0.h1.r0
+    VEC.fill  l0_att_s0_h1_r0_mask[25:26, 0:26], 0          ; p1.row_tile l0.att.s0.h1.r0
+    VEC.fill  l0_att_s0_h1_r0_mask[26:27, 0:27], 0          ; p1.row_tile l0.att.s0.h1.r0
+    VEC.fill  l0_att_s0_h1_r0_mask[27:28, 0:28], 0          ; p1.row_tile l0.att.s0.h1.r0
+    VEC.fill  l0_att_s0_h1_r0_mask[28:29, 0:29], 0          ; p1.row_tile l0.att.s0.h1.r0
+    VEC.fill  l0_att_s0_h1_r0_mask[29:30, 0:30], 0          ; p1.row_tile l0.att.s0.h1.r0
+    VEC.fill  l0_att_s0_h1_r0_mask[30:31, 0:31], 0          ; p1.row_tile l0.att.s0.h1.r0
+    VEC.fill  l0_att_s0_h1_r0_mask[31:32, :], 0             ; p1.row_tile l0.att.s0.h1.r0
+    VEC.muli  l0_att_s0_h1_r0_s, l0_att_s0_h1_r0_s, 0.17677669 ; p1.row_tile l0.att.s0.h1.r0
+    VEC.add   l0_att_s0_h1_r0_s, l0_att_s0_h1_r0_s, l0_att_s0_h1_r0_mask ; p1.row_tile l0.att.s0.h1.r0
+    VEC.rmax  l0_att_s0_h1_r0_m, l0_att_s0_h1_r0_s          ; p1.row_tile l0.att.s0.h1.r0
+    VEC.sub   l0_att_s0_h1_r0_s, l0_att_s0_h1_r0_s, l0_att_s0_h1_r0_m ; p1.row_tile l0.att.s0.h1.r0
+    SFU.exp   l0_att_s0_h1_r0_s, l0_att_s0_h1_r0_s          ; p1.row_tile l0.att.s0.h1.r0
+    VEC.rsum  l0_att_s0_h1_r0_z, l0_att_s0_h1_r0_s          ; p1.row_tile l0.att.s0.h1.r0
+    SFU.recip l0_att_s0_h1_r0_z, l0_att_s0_h1_r0_z          ; p1.row_tile l0.att.s0.h1.r0
+    VEC.mul   l0_att_s0_h1_r0_s, l0_att_s0_h1_r0_s, l0_att_s0_h1_r0_z ; p1.row_tile l0.att.s0.h1.r0
+    LD        l0_att_s0_h1_r0_vb, hbm[v_out.l0 + 8192]      ; p1.row_tile l0.att.s0.h1.r0
+    MMA.z     l0_att_s0_h1_r0_o, l0_att_s0_h1_r0_s, l0_att_s0_h1_r0_vb ; p1.row_tile l0.att.s0.h1.r0
+    ST        hbm[scratch + 49280], l0_att_s0_h1_r0_o, stride 64 ; p1.row_tile l0.att.s0.h1.r0
+    SIG       ev.att_l0, 1                                  ; p1.row_tile l0.att.s0.h1.r0
+    WAIT      ev.ln1_l0, 8                                  ; p1.panels.wo:12 l0.wo.k0.p0.mc1
+    WAIT      ev.att_l0, 4                                  ; p1.multicast.wo:15 l0.wo.k0.p0.mc1
+    WAIT      ev.l0_wo_k0_a1_free, 2                        ; p1.multicast.wo:15 l0.wo.k0.p0.mc1
+    LD.mc     l0_wo_k0_a1, hbm[scratch + 49280], stride 64, {10, 14} ; p1.multicast.wo:15 l0.wo.k0.p0.mc1
+    SIG       ev.l0_wo_k0_a1_full, 1                        ; p1.multicast.wo:15 l0.wo.k0.p0.mc1
+    WAIT      ev.att_l0, 4                                  ; p1.panels.w1:12 l0.w1.k0.p0.mc2
+    WAIT      ev.ln2_l0, 8                                  ; p1.multicast.w1:15 l0.w1.k0.p0.mc2
+    WAIT      ev.l0_w1_k0_a2_free, 4                        ; p1.multicast.w1:15 l0.w1.k0.p0.mc2
+    LD.mc     l0_w1_k0_a2, hbm[scratch + 90112], stride 64, {0, 4, 8, 12} ; p1.multicast.w1:15 l0.w1.k0.p0.mc2
+    SIG       ev.l0_w1_k0_a2_full, 1                        ; p1.multicast.w1:15 l0.w1.k0.p0.mc2
+    WAIT      ev.ln2_l0, 8                                  ; p1.panels.w2:12 l0.w2.k1.p0.mc2
+    WAIT      ev.w1_l0, 4                                   ; p1.multicast.w2:15 l0.w2.k1.p0.mc2
+    WAIT      ev.l0_w2_k1_a2_free, 2                        ; p1.multicast.w2:15 l0.w2.k1.p0.mc2
+    LD.mc     l0_w2_k1_a2, hbm[scratch + 114944], stride 128, {10, 14} ; p1.multicast.w2:15 l0.w2.k1.p0.mc2
+    SIG       ev.l0_w2_k1_a2_full, 1                        ; p1.multicast.w2:15 l0.w2.k1.p0.mc2
+    END
+
+.wg 12  ; sm 3, tasks: l0.qkv.k0.p3 l0.w1.k0.p3
 .rf l0_qkv_k0_p3_w              p0       64x32     ; l0.qkv.k0.p3.w
 .rf l0_qkv_k0_a0                p2       32x32     ; l0.qkv.k0.a0
 .rf l0_qkv_k0_a1                p3       32x32     ; l0.qkv.k0.a1
@@ -1509,12 +1504,15 @@
 .rf l0_qkv_k0_p3_bias           p6       1x32      ; l0.qkv.k0.p3.bias
 .rf l0_qkv_k0_p3_acc0           p7       32x32     ; l0.qkv.k0.p3.acc0
 .rf l0_qkv_k0_p3_acc1           p2       32x32     ; l0.qkv.k0.p3.acc1
-.rf l0_ln2_r7_g                 p0       1x64      ; l0.ln2.r7.g
-.rf l0_ln2_r7_b                 p0+256   1x64      ; l0.ln2.r7.b
-.rf l0_ln2_r7_x                 p0+512   2x64      ; l0.ln2.r7.x
-.rf l0_ln2_r7_mean              p0+1024  2x1       ; l0.ln2.r7.mean
-.rf l0_ln2_r7_tmp               p0+1088  2x64      ; l0.ln2.r7.tmp
-.rf l0_ln2_r7_var               p0+1600  2x1       ; l0.ln2.r7.var
+.rf l0_w1_k0_a0                 p0       32x32     ; l0.w1.k0.a0
+.rf l0_w1_k0_a1                 p1       32x32     ; l0.w1.k0.a1
+.rf l0_w1_k0_a2                 p2       32x32     ; l0.w1.k0.a2
+.rf l0_w1_k0_a3                 p3       32x32     ; l0.w1.k0.a3
+.rf l0_w1_k0_p3_w               p4       64x32     ; l0.w1.k0.p3.w
+.rf l0_w1_k0_p3_bias            p6       1x32      ; l0.w1.k0.p3.bias
+.rf l0_w1_k0_p3_acc0            p7       32x32     ; l0.w1.k0.p3.acc0
+.rf l0_w1_k0_p3_acc1            p0       32x32     ; l0.w1.k0.p3.acc1
+.rf l0_w1_k0_p3_gelu            p1       32x32     ; l0.w1.k0.p3.gelu
     LD        l0_qkv_k0_p3_w[0:32, :], hbm[wqkv.l0 + 384], stride 192 ; p1.weights:11 l0.qkv.k0.p3
     WAITT     800                                           ; p1.weights:11 l0.qkv.k0.p3
     LD        l0_qkv_k0_p3_w[32:64, :], hbm[wqkv.l0 + 24960], stride 192 ; p1.weights:11 l0.qkv.k0.p3
@@ -1538,85 +1536,64 @@
     VEC.add   l0_qkv_k0_p3_acc1, l0_qkv_k0_p3_acc1, l0_qkv_k0_p3_bias ; p1.weights:11 l0.qkv.k0.p3
     ST        hbm[k_out.l0 + 12288], l0_qkv_k0_p3_acc1      ; p1.kv_writeback l0.qkv.k0.p3
     SIG       ev.qkv_l0, 1                                  ; p1.panels.qkv:12 l0.qkv.k0.p3
-    WAIT      ev.wo_l0, 2                                   ; p1.row_tile l0.ln2.r7
-    LD        l0_ln2_r7_g, hbm[ln2_g.l0]                    ; p1.row_tile l0.ln2.r7
-    LD        l0_ln2_r7_b, hbm[ln2_b.l0]                    ; p1.row_tile l0.ln2.r7
-    LD        l0_ln2_r7_x, hbm[scratch + 79872]             ; p1.row_tile l0.ln2.r7
-    VEC.rsum  l0_ln2_r7_mean, l0_ln2_r7_x                   ; p1.row_tile l0.ln2.r7
-    VEC.muli  l0_ln2_r7_mean, l0_ln2_r7_mean, 0.015625      ; p1.row_tile l0.ln2.r7
-    VEC.sub   l0_ln2_r7_x, l0_ln2_r7_x, l0_ln2_r7_mean      ; p1.row_tile l0.ln2.r7
-    VEC.mul   l0_ln2_r7_tmp, l0_ln2_r7_x, l0_ln2_r7_x       ; p1.row_tile l0.ln2.r7
-    VEC.rsum  l0_ln2_r7_var, l0_ln2_r7_tmp                  ; p1.row_tile l0.ln2.r7
-    VEC.muli  l0_ln2_r7_var, l0_ln2_r7_var, 0.015625        ; p1.row_tile l0.ln2.r7
-    VEC.addi  l0_ln2_r7_var, l0_ln2_r7_var, 1e-05           ; p1.row_tile l0.ln2.r7
-    SFU.rsqrt l0_ln2_r7_var, l0_ln2_r7_var                  ; p1.row_tile l0.ln2.r7
-    VEC.mul   l0_ln2_r7_x, l0_ln2_r7_x, l0_ln2_r7_var       ; p1.row_tile l0.ln2.r7
-    VEC.mul   l0_ln2_r7_x, l0_ln2_r7_x, l0_ln2_r7_g         ; p1.row_tile l0.ln2.r7
-    VEC.add   l0_ln2_r7_x, l0_ln2_r7_x, l0_ln2_r7_b         ; p1.row_tile l0.ln2.r7
-    ST        hbm[scratch + 96256], l0_ln2_r7_x             ; p1.row_tile l0.ln2.r7
-    LD        l0_ln2_r7_x, hbm[scratch + 80384]             ; p1.row_tile l0.ln2.r7
-    VEC.rsum  l0_ln2_r7_mean, l0_ln2_r7_x                   ; p1.row_tile l0.ln2.r7
-    VEC.muli  l0_ln2_r7_mean, l0_ln2_r7_mean, 0.015625      ; p1.row_tile l0.ln2.r7
-    VEC.sub   l0_ln2_r7_x, l0_ln2_r7_x, l0_ln2_r7_mean      ; p1.row_tile l0.ln2.r7
-    VEC.mul   l0_ln2_r7_tmp, l0_ln2_r7_x, l0_ln2_r7_x       ; p1.row_tile l0.ln2.r7
-    VEC.rsum  l0_ln2_r7_var, l0_ln2_r7_tmp                  ; p1.row_tile l0.ln2.r7
-    VEC.muli  l0_ln2_r7_var, l0_ln2_r7_var, 0.015625        ; p1.row_tile l0.ln2.r7
-    VEC.addi  l0_ln2_r7_var, l0_ln2_r7_var, 1e-05           ; p1.row_tile l0.ln2.r7
-    SFU.rsqrt l0_ln2_r7_var, l0_ln2_r7_var                  ; p1.row_tile l0.ln2.r7
-    VEC.mul   l0_ln2_r7_x, l0_ln2_r7_x, l0_ln2_r7_var       ; p1.row_tile l0.ln2.r7
-    VEC.mul   l0_ln2_r7_x, l0_ln2_r7_x, l0_ln2_r7_g         ; p1.row_tile l0.ln2.r7
-    VEC.add   l0_ln2_r7_x, l0_ln2_r7_x, l0_ln2_r7_b         ; p1.row_tile l0.ln2.r7
-    ST        hbm[scratch + 96768], l0_ln2_r7_x             ; p1.row_tile l0.ln2.r7
-    LD        l0_ln2_r7_x, hbm[scratch + 80896]             ; p1.row_tile l0.ln2.r7
-    VEC.rsum  l0_ln2_r7_mean, l0_ln2_r7_x                   ; p1.row_tile l0.ln2.r7
-    VEC.muli  l0_ln2_r7_mean, l0_ln2_r7_mean, 0.015625      ; p1.row_tile l0.ln2.r7
-    VEC.sub   l0_ln2_r7_x, l0_ln2_r7_x, l0_ln2_r7_mean      ; p1.row_tile l0.ln2.r7
-    VEC.mul   l0_ln2_r7_tmp, l0_ln2_r7_x, l0_ln2_r7_x       ; p1.row_tile l0.ln2.r7
-    VEC.rsum  l0_ln2_r7_var, l0_ln2_r7_tmp                  ; p1.row_tile l0.ln2.r7
-    VEC.muli  l0_ln2_r7_var, l0_ln2_r7_var, 0.015625        ; p1.row_tile l0.ln2.r7
-    VEC.addi  l0_ln2_r7_var, l0_ln2_r7_var, 1e-05           ; p1.row_tile l0.ln2.r7
-    SFU.rsqrt l0_ln2_r7_var, l0_ln2_r7_var                  ; p1.row_tile l0.ln2.r7
-    VEC.mul   l0_ln2_r7_x, l0_ln2_r7_x, l0_ln2_r7_var       ; p1.row_tile l0.ln2.r7
-    VEC.mul   l0_ln2_r7_x, l0_ln2_r7_x, l0_ln2_r7_g         ; p1.row_tile l0.ln2.r7
-    VEC.add   l0_ln2_r7_x, l0_ln2_r7_x, l0_ln2_r7_b         ; p1.row_tile l0.ln2.r7
-    ST        hbm[scratch + 97280], l0_ln2_r7_x             ; p1.row_tile l0.ln2.r7
-    LD        l0_ln2_r7_x, hbm[scratch + 81408]             ; p1.row_tile l0.ln2.r7
-    VEC.rsum  l0_ln2_r7_mean, l0_ln2_r7_x                   ; p1.row_tile l0.ln2.r7
-    VEC.muli  l0_ln2_r7_mean, l0_ln2_r7_mean, 0.015625      ; p1.row_tile l0.ln2.r7
-    VEC.sub   l0_ln2_r7_x, l0_ln2_r7_x, l0_ln2_r7_mean      ; p1.row_tile l0.ln2.r7
-    VEC.mul   l0_ln2_r7_tmp, l0_ln2_r7_x, l0_ln2_r7_x       ; p1.row_tile l0.ln2.r7
-    VEC.rsum  l0_ln2_r7_var, l0_ln2_r7_tmp                  ; p1.row_tile l0.ln2.r7
-    VEC.muli  l0_ln2_r7_var, l0_ln2_r7_var, 0.015625        ; p1.row_tile l0.ln2.r7
-    VEC.addi  l0_ln2_r7_var, l0_ln2_r7_var, 1e-05           ; p1.row_tile l0.ln2.r7
-    SFU.rsqrt l0_ln2_r7_var, l0_ln2_r7_var                  ; p1.row_tile l0.ln2.r7
-    VEC.mul   l0_ln2_r7_x, l0_ln2_r7_x, l0_ln2_r7_var       ; p1.row_tile l0.ln2.r7
-    VEC.mul   l0_ln2_r7_x, l0_ln2_r7_x, l0_ln2_r7_g         ; p1.row_tile l0.ln2.r7
-    VEC.add   l0_ln2_r7_x, l0_ln2_r7_x, l0_ln2_r7_b         ; p1.row_tile l0.ln2.r7
-    ST        hbm[scratch + 97792], l0_ln2_r7_x             ; p1.row_tile l0.ln2.r7
-    SIG       ev.ln2_l0, 1                                  ; p1.row_tile l0.ln2.r7
-    WAIT      ev.ln2_l0, 8                                  ; p1.panels.w2:12 l0.w2.k1.p0.mc2
-    WAIT      ev.w1_l0, 4                                   ; p1.multicast.w2:15 l0.w2.k1.p0.mc2
-    WAIT      ev.l0_w2_k1_a2_free, 2                        ; p1.multicast.w2:15 l0.w2.k1.p0.mc2
-    LD.mc     l0_w2_k1_a2, hbm[scratch + 114944], stride 128, {11, 15} ; p1.multicast.w2:15 l0.w2.k1.p0.mc2
-    SIG       ev.l0_w2_k1_a2_full, 1                        ; p1.multicast.w2:15 l0.w2.k1.p0.mc2
+    WAIT      ev.att_l0, 4                                  ; p1.panels.w1:12 l0.w1.k0.p3
+    WAIT      ev.l0_wo_k0_a1_full, 1                        ; p1.weights:11 l0.w1.k0.p3
+    LD        l0_w1_k0_p3_w[0:32, :], hbm[w1.l0 + 384], stride 128 ; p1.weights:11 l0.w1.k0.p3
+    WAIT      ev.l0_wo_k0_a3_full, 1                        ; p1.weights:11 l0.w1.k0.p3
+    LD        l0_w1_k0_p3_w[32:64, :], hbm[w1.l0 + 16768], stride 128 ; p1.weights:11 l0.w1.k0.p3
+    LD        l0_w1_k0_p3_bias, hbm[b1.l0 + 384], stride 128 ; p1.weights:11 l0.w1.k0.p3
+    SIG       ev.l0_w1_k0_a0_free, 1                        ; p1.multicast.w1:15 l0.w1.k0.p3
+    SIG       ev.l0_w1_k0_a1_free, 1                        ; p1.multicast.w1:15 l0.w1.k0.p3
+    SIG       ev.l0_w1_k0_a2_free, 1                        ; p1.multicast.w1:15 l0.w1.k0.p3
+    SIG       ev.l0_w1_k0_a3_free, 1                        ; p1.multicast.w1:15 l0.w1.k0.p3
+    SIG       ev.l0_w1_k0_ready, 1                          ; p1.multicast.w1:15 l0.w1.k0.p3
+    WAIT      ev.ln2_l0, 8                                  ; p1.multicast.w1:15 l0.w1.k0.p3
+    WAIT      ev.l0_w1_k0_a0_full, 1                        ; p1.multicast.w1:15 l0.w1.k0.p3
+    MMA.z     l0_w1_k0_p3_acc0, l0_w1_k0_a0, l0_w1_k0_p3_w[0:32, :] ; p1.k_chunk.w1:13 l0.w1.k0.p3
+    WAIT      ev.l0_w1_k0_a1_full, 1                        ; p1.multicast.w1:15 l0.w1.k0.p3
+    MMA       l0_w1_k0_p3_acc0, l0_w1_k0_a1, l0_w1_k0_p3_w[32:64, :] ; p1.k_chunk.w1:13 l0.w1.k0.p3
+    WAIT      ev.l0_w1_k0_a2_full, 1                        ; p1.multicast.w1:15 l0.w1.k0.p3
+    MMA.z     l0_w1_k0_p3_acc1, l0_w1_k0_a2, l0_w1_k0_p3_w[0:32, :] ; p1.k_chunk.w1:13 l0.w1.k0.p3
+    VEC.add   l0_w1_k0_p3_acc0, l0_w1_k0_p3_acc0, l0_w1_k0_p3_bias ; p1.weights:11 l0.w1.k0.p3
+    VEC.mul   l0_w1_k0_p3_gelu, l0_w1_k0_p3_acc0, l0_w1_k0_p3_acc0 ; p1.panels.w1:12 l0.w1.k0.p3
+    VEC.mul   l0_w1_k0_p3_gelu, l0_w1_k0_p3_gelu, l0_w1_k0_p3_acc0 ; p1.panels.w1:12 l0.w1.k0.p3
+    VEC.muli  l0_w1_k0_p3_gelu, l0_w1_k0_p3_gelu, 0.044715  ; p1.panels.w1:12 l0.w1.k0.p3
+    VEC.add   l0_w1_k0_p3_gelu, l0_w1_k0_p3_gelu, l0_w1_k0_p3_acc0 ; p1.panels.w1:12 l0.w1.k0.p3
+    VEC.muli  l0_w1_k0_p3_gelu, l0_w1_k0_p3_gelu, 0.7978846 ; p1.panels.w1:12 l0.w1.k0.p3
+    WAIT      ev.l0_w1_k0_a3_full, 1                        ; p1.multicast.w1:15 l0.w1.k0.p3
+    MMA       l0_w1_k0_p3_acc1, l0_w1_k0_a3, l0_w1_k0_p3_w[32:64, :] ; p1.k_chunk.w1:13 l0.w1.k0.p3
+    SFU.tanh  l0_w1_k0_p3_gelu, l0_w1_k0_p3_gelu            ; p1.panels.w1:12 l0.w1.k0.p3
+    VEC.addi  l0_w1_k0_p3_gelu, l0_w1_k0_p3_gelu, 1         ; p1.panels.w1:12 l0.w1.k0.p3
+    VEC.mul   l0_w1_k0_p3_gelu, l0_w1_k0_p3_gelu, l0_w1_k0_p3_acc0 ; p1.panels.w1:12 l0.w1.k0.p3
+    VEC.muli  l0_w1_k0_p3_gelu, l0_w1_k0_p3_gelu, 0.5       ; p1.panels.w1:12 l0.w1.k0.p3
+    ST        hbm[scratch + 98688], l0_w1_k0_p3_gelu, stride 128 ; p1.panels.w1:12 l0.w1.k0.p3
+    VEC.add   l0_w1_k0_p3_acc1, l0_w1_k0_p3_acc1, l0_w1_k0_p3_bias ; p1.weights:11 l0.w1.k0.p3
+    VEC.mul   l0_w1_k0_p3_gelu, l0_w1_k0_p3_acc1, l0_w1_k0_p3_acc1 ; p1.panels.w1:12 l0.w1.k0.p3
+    VEC.mul   l0_w1_k0_p3_gelu, l0_w1_k0_p3_gelu, l0_w1_k0_p3_acc1 ; p1.panels.w1:12 l0.w1.k0.p3
+    VEC.muli  l0_w1_k0_p3_gelu, l0_w1_k0_p3_gelu, 0.044715  ; p1.panels.w1:12 l0.w1.k0.p3
+    VEC.add   l0_w1_k0_p3_gelu, l0_w1_k0_p3_gelu, l0_w1_k0_p3_acc1 ; p1.panels.w1:12 l0.w1.k0.p3
+    VEC.muli  l0_w1_k0_p3_gelu, l0_w1_k0_p3_gelu, 0.7978846 ; p1.panels.w1:12 l0.w1.k0.p3
+    SFU.tanh  l0_w1_k0_p3_gelu, l0_w1_k0_p3_gelu            ; p1.panels.w1:12 l0.w1.k0.p3
+    VEC.addi  l0_w1_k0_p3_gelu, l0_w1_k0_p3_gelu, 1         ; p1.panels.w1:12 l0.w1.k0.p3
+    VEC.mul   l0_w1_k0_p3_gelu, l0_w1_k0_p3_gelu, l0_w1_k0_p3_acc1 ; p1.panels.w1:12 l0.w1.k0.p3
+    VEC.muli  l0_w1_k0_p3_gelu, l0_w1_k0_p3_gelu, 0.5       ; p1.panels.w1:12 l0.w1.k0.p3
+    ST        hbm[scratch + 115072], l0_w1_k0_p3_gelu, stride 128 ; p1.panels.w1:12 l0.w1.k0.p3
+    SIG       ev.w1_l0, 1                                   ; p1.panels.w1:12 l0.w1.k0.p3
     END
 
-.wg 13  ; sm 3, tasks: l0.ln1.r1 l0.wo.k0.p1 l0.w1.k0.p0.mc3 l0.w2.k1.p0.mc3
+.wg 13  ; sm 3, tasks: l0.ln1.r1 l0.qkv.k0.p0.mc3 l0.ln2.r3 l0.w2.k0.p0.mc3
 .rf l0_ln1_r1_g                 p0       1x64      ; l0.ln1.r1.g
 .rf l0_ln1_r1_b                 p0+256   1x64      ; l0.ln1.r1.b
 .rf l0_ln1_r1_x                 p0+512   2x64      ; l0.ln1.r1.x
 .rf l0_ln1_r1_mean              p0+1024  2x1       ; l0.ln1.r1.mean
 .rf l0_ln1_r1_tmp               p0+1088  2x64      ; l0.ln1.r1.tmp
 .rf l0_ln1_r1_var               p0+1600  2x1       ; l0.ln1.r1.var
-.rf l0_wo_k0_a0                 p0       32x32     ; l0.wo.k0.a0
-.rf l0_wo_k0_a1                 p1       32x32     ; l0.wo.k0.a1
-.rf l0_wo_k0_a2                 p2       32x32     ; l0.wo.k0.a2
-.rf l0_wo_k0_a3                 p3       32x32     ; l0.wo.k0.a3
-.rf l0_wo_k0_p1_w               p4       64x32     ; l0.wo.k0.p1.w
-.rf l0_wo_k0_p1_bias            p6       1x32      ; l0.wo.k0.p1.bias
-.rf l0_wo_k0_p1_acc0            p7       32x32     ; l0.wo.k0.p1.acc0
-.rf l0_wo_k0_p1_acc1            p0       32x32     ; l0.wo.k0.p1.acc1
-.rf l0_wo_k0_p1_res             p1       32x32     ; l0.wo.k0.p1.res
+.rf l0_ln2_r3_g                 p0       1x64      ; l0.ln2.r3.g
+.rf l0_ln2_r3_b                 p0+256   1x64      ; l0.ln2.r3.b
+.rf l0_ln2_r3_x                 p0+512   2x64      ; l0.ln2.r3.x
+.rf l0_ln2_r3_mean              p0+1024  2x1       ; l0.ln2.r3.mean
+.rf l0_ln2_r3_tmp               p0+1088  2x64      ; l0.ln2.r3.tmp
+.rf l0_ln2_r3_var               p0+1600  2x1       ; l0.ln2.r3.var
     LD        l0_ln1_r1_g, hbm[ln1_g.l0]                    ; p1.row_tile l0.ln1.r1
     LD        l0_ln1_r1_b, hbm[ln1_b.l0]                    ; p1.row_tile l0.ln1.r1
     LD        l0_ln1_r1_x, hbm[x_in + 2048]                 ; p1.row_tile l0.ln1.r1
@@ -1672,242 +1649,10 @@
     VEC.add   l0_ln1_r1_x, l0_ln1_r1_x, l0_ln1_r1_b         ; p1.row_tile l0.ln1.r1
     ST        hbm[scratch + 19968], l0_ln1_r1_x             ; p1.row_tile l0.ln1.r1
     SIG       ev.ln1_l0, 1                                  ; p1.row_tile l0.ln1.r1
-    WAIT      ev.ln1_l0, 8                                  ; p1.panels.wo:12 l0.wo.k0.p1
-    WAIT      ev.l0_qkv_k0_a1_full, 1                       ; p1.weights:11 l0.wo.k0.p1
-    LD        l0_wo_k0_p1_w[0:32, :], hbm[wo.l0 + 128], stride 64 ; p1.weights:11 l0.wo.k0.p1
-    WAIT      ev.l0_qkv_k0_a3_full, 1                       ; p1.weights:11 l0.wo.k0.p1
-    LD        l0_wo_k0_p1_w[32:64, :], hbm[wo.l0 + 8320], stride 64 ; p1.weights:11 l0.wo.k0.p1
-    LD        l0_wo_k0_p1_bias, hbm[bo.l0 + 128], stride 64 ; p1.weights:11 l0.wo.k0.p1
-    SIG       ev.l0_wo_k0_a0_free, 1                        ; p1.multicast.wo:15 l0.wo.k0.p1
-    SIG       ev.l0_wo_k0_a1_free, 1                        ; p1.multicast.wo:15 l0.wo.k0.p1
-    SIG       ev.l0_wo_k0_a2_free, 1                        ; p1.multicast.wo:15 l0.wo.k0.p1
-    SIG       ev.l0_wo_k0_ready, 1                          ; p1.multicast.wo:15 l0.wo.k0.p1
-    WAIT      ev.att_l0, 4                                  ; p1.multicast.wo:15 l0.wo.k0.p1
-    WAIT      ev.l0_wo_k0_a0_full, 1                        ; p1.multicast.wo:15 l0.wo.k0.p1
-    MMA.z     l0_wo_k0_p1_acc0, l0_wo_k0_a0, l0_wo_k0_p1_w[0:32, :] ; p1.k_chunk.wo:13 l0.wo.k0.p1
-    WAIT      ev.l0_wo_k0_a1_full, 1                        ; p1.multicast.wo:15 l0.wo.k0.p1
-    MMA       l0_wo_k0_p1_acc0, l0_wo_k0_a1, l0_wo_k0_p1_w[32:64, :] ; p1.k_chunk.wo:13 l0.wo.k0.p1
-    WAIT      ev.l0_wo_k0_a2_full, 1                        ; p1.multicast.wo:15 l0.wo.k0.p1
-    MMA.z     l0_wo_k0_p1_acc1, l0_wo_k0_a2, l0_wo_k0_p1_w[0:32, :] ; p1.k_chunk.wo:13 l0.wo.k0.p1
-    LD        l0_wo_k0_p1_res, hbm[x_in + 128], stride 64   ; p1.panels.wo:12 l0.wo.k0.p1
-    SIG       ev.l0_wo_k0_a3_free, 1                        ; p1.multicast.wo:15 l0.wo.k0.p1
-    VEC.add   l0_wo_k0_p1_acc0, l0_wo_k0_p1_acc0, l0_wo_k0_p1_bias ; p1.weights:11 l0.wo.k0.p1
-    WAIT      ev.l0_wo_k0_a3_full, 1                        ; p1.multicast.wo:15 l0.wo.k0.p1
-    MMA       l0_wo_k0_p1_acc1, l0_wo_k0_a3, l0_wo_k0_p1_w[32:64, :] ; p1.k_chunk.wo:13 l0.wo.k0.p1
-    VEC.add   l0_wo_k0_p1_acc0, l0_wo_k0_p1_acc0, l0_wo_k0_p1_res ; p1.panels.wo:12 l0.wo.k0.p1
-    ST        hbm[scratch + 65664], l0_wo_k0_p1_acc0, stride 64 ; p1.panels.wo:12 l0.wo.k0.p1
-    LD        l0_wo_k0_p1_res, hbm[x_in + 8320], stride 64  ; p1.panels.wo:12 l0.wo.k0.p1
-    VEC.add   l0_wo_k0_p1_acc1, l0_wo_k0_p1_acc1, l0_wo_k0_p1_bias ; p1.weights:11 l0.wo.k0.p1
-    VEC.add   l0_wo_k0_p1_acc1, l0_wo_k0_p1_acc1, l0_wo_k0_p1_res ; p1.panels.wo:12 l0.wo.k0.p1
-    ST        hbm[scratch + 73856], l0_wo_k0_p1_acc1, stride 64 ; p1.panels.wo:12 l0.wo.k0.p1
-    SIG       ev.wo_l0, 1                                   ; p1.panels.wo:12 l0.wo.k0.p1
-    WAIT      ev.att_l0, 4                                  ; p1.panels.w1:12 l0.w1.k0.p0.mc3
-    WAIT      ev.ln2_l0, 8                                  ; p1.multicast.w1:15 l0.w1.k0.p0.mc3
-    WAIT      ev.l0_w1_k0_a3_free, 4                        ; p1.multicast.w1:15 l0.w1.k0.p0.mc3
-    LD.mc     l0_w1_k0_a3, hbm[scratch + 90240], stride 64, {2, 6, 10, 14} ; p1.multicast.w1:15 l0.w1.k0.p0.mc3
-    SIG       ev.l0_w1_k0_a3_full, 1                        ; p1.multicast.w1:15 l0.w1.k0.p0.mc3
-    WAIT      ev.ln2_l0, 8                                  ; p1.panels.w2:12 l0.w2.k1.p0.mc3
-    WAIT      ev.w1_l0, 4                                   ; p1.multicast.w2:15 l0.w2.k1.p0.mc3
-    WAIT      ev.l0_w2_k1_a3_free, 2                        ; p1.multicast.w2:15 l0.w2.k1.p0.mc3
-    LD.mc     l0_w2_k1_a3, hbm[scratch + 115072], stride 128, {11, 15} ; p1.multicast.w2:15 l0.w2.k1.p0.mc3
-    SIG       ev.l0_w2_k1_a3_full, 1                        ; p1.multicast.w2:15 l0.w2.k1.p0.mc3
-    END
-
-.wg 14  ; sm 3, tasks: l0.ln1.r5 l0.att.s0.h1.r1 l0.w1.k0.p3
-.rf l0_ln1_r5_g                 p0       1x64      ; l0.ln1.r5.g
-.rf l0_ln1_r5_b                 p0+256   1x64      ; l0.ln1.r5.b
-.rf l0_ln1_r5_x                 p0+512   2x64      ; l0.ln1.r5.x
-.rf l0_ln1_r5_mean              p0+1024  2x1       ; l0.ln1.r5.mean
-.rf l0_ln1_r5_tmp               p0+1088  2x64      ; l0.ln1.r5.tmp
-.rf l0_ln1_r5_var               p0+1600  2x1       ; l0.ln1.r5.var
-.rf l0_att_s0_h1_r1_q           p0       32x32     ; l0.att.s0.h1.r1.q
-.rf l0_att_s0_h1_r1_kb          p1       32x32     ; l0.att.s0.h1.r1.kb
-.rf l0_att_s0_h1_r1_s           p2       32x64     ; l0.att.s0.h1.r1.s
-.rf l0_att_s0_h1_r1_mask        p0       32x32     ; l0.att.s0.h1.r1.mask
-.rf l0_att_s0_h1_r1_m           p0       32x1      ; l0.att.s0.h1.r1.m
-.rf l0_att_s0_h1_r1_z           p0       32x1      ; l0.att.s0.h1.r1.z
-.rf l0_att_s0_h1_r1_vb          p0       32x32     ; l0.att.s0.h1.r1.vb
-.rf l0_att_s0_h1_r1_o           p1       32x32     ; l0.att.s0.h1.r1.o
-.rf l0_w1_k0_a0                 p0       32x32     ; l0.w1.k0.a0
-.rf l0_w1_k0_a1                 p1       32x32     ; l0.w1.k0.a1
-.rf l0_w1_k0_a2                 p2       32x32     ; l0.w1.k0.a2
-.rf l0_w1_k0_a3                 p3       32x32     ; l0.w1.k0.a3
-.rf l0_w1_k0_p3_w               p4       64x32     ; l0.w1.k0.p3.w
-.rf l0_w1_k0_p3_bias            p6       1x32      ; l0.w1.k0.p3.bias
-.rf l0_w1_k0_p3_acc0            p7       32x32     ; l0.w1.k0.p3.acc0
-.rf l0_w1_k0_p3_acc1            p0       32x32     ; l0.w1.k0.p3.acc1
-.rf l0_w1_k0_p3_gelu            p1       32x32     ; l0.w1.k0.p3.gelu
-    LD        l0_ln1_r5_g, hbm[ln1_g.l0]                    ; p1.row_tile l0.ln1.r5
-    LD        l0_ln1_r5_b, hbm[ln1_b.l0]                    ; p1.row_tile l0.ln1.r5
-    LD        l0_ln1_r5_x, hbm[x_in + 10240]                ; p1.row_tile l0.ln1.r5
-    VEC.rsum  l0_ln1_r5_mean, l0_ln1_r5_x                   ; p1.row_tile l0.ln1.r5
-    VEC.muli  l0_ln1_r5_mean, l0_ln1_r5_mean, 0.015625      ; p1.row_tile l0.ln1.r5
-    VEC.sub   l0_ln1_r5_x, l0_ln1_r5_x, l0_ln1_r5_mean      ; p1.row_tile l0.ln1.r5
-    VEC.mul   l0_ln1_r5_tmp, l0_ln1_r5_x, l0_ln1_r5_x       ; p1.row_tile l0.ln1.r5
-    VEC.rsum  l0_ln1_r5_var, l0_ln1_r5_tmp                  ; p1.row_tile l0.ln1.r5
-    VEC.muli  l0_ln1_r5_var, l0_ln1_r5_var, 0.015625        ; p1.row_tile l0.ln1.r5
-    VEC.addi  l0_ln1_r5_var, l0_ln1_r5_var, 1e-05           ; p1.row_tile l0.ln1.r5
-    SFU.rsqrt l0_ln1_r5_var, l0_ln1_r5_var                  ; p1.row_tile l0.ln1.r5
-    VEC.mul   l0_ln1_r5_x, l0_ln1_r5_x, l0_ln1_r5_var       ; p1.row_tile l0.ln1.r5
-    VEC.mul   l0_ln1_r5_x, l0_ln1_r5_x, l0_ln1_r5_g         ; p1.row_tile l0.ln1.r5
-    VEC.add   l0_ln1_r5_x, l0_ln1_r5_x, l0_ln1_r5_b         ; p1.row_tile l0.ln1.r5
-    ST        hbm[scratch + 26624], l0_ln1_r5_x             ; p1.row_tile l0.ln1.r5
-    LD        l0_ln1_r5_x, hbm[x_in + 10752]                ; p1.row_tile l0.ln1.r5
-    VEC.rsum  l0_ln1_r5_mean, l0_ln1_r5_x                   ; p1.row_tile l0.ln1.r5
-    VEC.muli  l0_ln1_r5_mean, l0_ln1_r5_mean, 0.015625      ; p1.row_tile l0.ln1.r5
-    VEC.sub   l0_ln1_r5_x, l0_ln1_r5_x, l0_ln1_r5_mean      ; p1.row_tile l0.ln1.r5
-    VEC.mul   l0_ln1_r5_tmp, l0_ln1_r5_x, l0_ln1_r5_x       ; p1.row_tile l0.ln1.r5
-    VEC.rsum  l0_ln1_r5_var, l0_ln1_r5_tmp                  ; p1.row_tile l0.ln1.r5
-    VEC.muli  l0_ln1_r5_var, l0_ln1_r5_var, 0.015625        ; p1.row_tile l0.ln1.r5
-    VEC.addi  l0_ln1_r5_var, l0_ln1_r5_var, 1e-05           ; p1.row_tile l0.ln1.r5
-    SFU.rsqrt l0_ln1_r5_var, l0_ln1_r5_var                  ; p1.row_tile l0.ln1.r5
-    VEC.mul   l0_ln1_r5_x, l0_ln1_r5_x, l0_ln1_r5_var       ; p1.row_tile l0.ln1.r5
-    VEC.mul   l0_ln1_r5_x, l0_ln1_r5_x, l0_ln1_r5_g         ; p1.row_tile l0.ln1.r5
-    VEC.add   l0_ln1_r5_x, l0_ln1_r5_x, l0_ln1_r5_b         ; p1.row_tile l0.ln1.r5
-    ST        hbm[scratch + 27136], l0_ln1_r5_x             ; p1.row_tile l0.ln1.r5
-    LD        l0_ln1_r5_x, hbm[x_in + 11264]                ; p1.row_tile l0.ln1.r5
-    VEC.rsum  l0_ln1_r5_mean, l0_ln1_r5_x                   ; p1.row_tile l0.ln1.r5
-    VEC.muli  l0_ln1_r5_mean, l0_ln1_r5_mean, 0.015625      ; p1.row_tile l0.ln1.r5
-    VEC.sub   l0_ln1_r5_x, l0_ln1_r5_x, l0_ln1_r5_mean      ; p1.row_tile l0.ln1.r5
-    VEC.mul   l0_ln1_r5_tmp, l0_ln1_r5_x, l0_ln1_r5_x       ; p1.row_tile l0.ln1.r5
-    VEC.rsum  l0_ln1_r5_var, l0_ln1_r5_tmp                  ; p1.row_tile l0.ln1.r5
-    VEC.muli  l0_ln1_r5_var, l0_ln1_r5_var, 0.015625        ; p1.row_tile l0.ln1.r5
-    VEC.addi  l0_ln1_r5_var, l0_ln1_r5_var, 1e-05           ; p1.row_tile l0.ln1.r5
-    SFU.rsqrt l0_ln1_r5_var, l0_ln1_r5_var                  ; p1.row_tile l0.ln1.r5
-    VEC.mul   l0_ln1_r5_x, l0_ln1_r5_x, l0_ln1_r5_var       ; p1.row_tile l0.ln1.r5
-    VEC.mul   l0_ln1_r5_x, l0_ln1_r5_x, l0_ln1_r5_g         ; p1.row_tile l0.ln1.r5
-    VEC.add   l0_ln1_r5_x, l0_ln1_r5_x, l0_ln1_r5_b         ; p1.row_tile l0.ln1.r5
-    ST        hbm[scratch + 27648], l0_ln1_r5_x             ; p1.row_tile l0.ln1.r5
-    LD        l0_ln1_r5_x, hbm[x_in + 11776]                ; p1.row_tile l0.ln1.r5
-    VEC.rsum  l0_ln1_r5_mean, l0_ln1_r5_x                   ; p1.row_tile l0.ln1.r5
-    VEC.muli  l0_ln1_r5_mean, l0_ln1_r5_mean, 0.015625      ; p1.row_tile l0.ln1.r5
-    VEC.sub   l0_ln1_r5_x, l0_ln1_r5_x, l0_ln1_r5_mean      ; p1.row_tile l0.ln1.r5
-    VEC.mul   l0_ln1_r5_tmp, l0_ln1_r5_x, l0_ln1_r5_x       ; p1.row_tile l0.ln1.r5
-    VEC.rsum  l0_ln1_r5_var, l0_ln1_r5_tmp                  ; p1.row_tile l0.ln1.r5
-    VEC.muli  l0_ln1_r5_var, l0_ln1_r5_var, 0.015625        ; p1.row_tile l0.ln1.r5
-    VEC.addi  l0_ln1_r5_var, l0_ln1_r5_var, 1e-05           ; p1.row_tile l0.ln1.r5
-    SFU.rsqrt l0_ln1_r5_var, l0_ln1_r5_var                  ; p1.row_tile l0.ln1.r5
-    VEC.mul   l0_ln1_r5_x, l0_ln1_r5_x, l0_ln1_r5_var       ; p1.row_tile l0.ln1.r5
-    VEC.mul   l0_ln1_r5_x, l0_ln1_r5_x, l0_ln1_r5_g         ; p1.row_tile l0.ln1.r5
-    VEC.add   l0_ln1_r5_x, l0_ln1_r5_x, l0_ln1_r5_b         ; p1.row_tile l0.ln1.r5
-    ST        hbm[scratch + 28160], l0_ln1_r5_x             ; p1.row_tile l0.ln1.r5
-    SIG       ev.ln1_l0, 1                                  ; p1.row_tile l0.ln1.r5
-    WAIT      ev.qkv_l0, 6                                  ; p1.row_tile l0.att.s0.h1.r1
-    LD        l0_att_s0_h1_r1_q, hbm[scratch + 41088], stride 64 ; p1.row_tile l0.att.s0.h1.r1
-    LD        l0_att_s0_h1_r1_kb, hbm[k_out.l0 + 8192]      ; p1.row_tile l0.att.s0.h1.r1
-    MMA.z.t   l0_att_s0_h1_r1_s[:, 0:32], l0_att_s0_h1_r1_q, l0_att_s0_h1_r1_kb ; p1.row_tile l0.att.s0.h1.r1
-    LD        l0_att_s0_h1_r1_kb, hbm[k_out.l0 + 12288]     ; p1.row_tile l0.att.s0.h1.r1
-    MMA.z.t   l0_att_s0_h1_r1_s[:, 32:64], l0_att_s0_h1_r1_q, l0_att_s0_h1_r1_kb ; p1.row_tile l0.att.s0.h1.r1
-    VEC.fill  l0_att_s0_h1_r1_mask, -1e+30                  ; p1.row_tile l0.att.s0.h1.r1
-    VEC.fill  l0_att_s0_h1_r1_mask[0:1, 0:1], 0             ; p1.row_tile l0.att.s0.h1.r1
-    VEC.fill  l0_att_s0_h1_r1_mask[1:2, 0:2], 0             ; p1.row_tile l0.att.s0.h1.r1
-    VEC.fill  l0_att_s0_h1_r1_mask[2:3, 0:3], 0             ; p1.row_tile l0.att.s0.h1.r1
-    VEC.fill  l0_att_s0_h1_r1_mask[3:4, 0:4], 0             ; p1.row_tile l0.att.s0.h1.r1
-    VEC.fill  l0_att_s0_h1_r1_mask[4:5, 0:5], 0             ; p1.row_tile l0.att.s0.h1.r1
-    VEC.fill  l0_att_s0_h1_r1_mask[5:6, 0:6], 0             ; p1.row_tile l0.att.s0.h1.r1
-    VEC.fill  l0_att_s0_h1_r1_mask[6:7, 0:7], 0             ; p1.row_tile l0.att.s0.h1.r1
-    VEC.fill  l0_att_s0_h1_r1_mask[7:8, 0:8], 0             ; p1.row_tile l0.att.s0.h1.r1
-    VEC.fill  l0_att_s0_h1_r1_mask[8:9, 0:9], 0             ; p1.row_tile l0.att.s0.h1.r1
-    VEC.fill  l0_att_s0_h1_r1_mask[9:10, 0:10], 0           ; p1.row_tile l0.att.s0.h1.r1
-    VEC.fill  l0_att_s0_h1_r1_mask[10:11, 0:11], 0          ; p1.row_tile l0.att.s0.h1.r1
-    VEC.fill  l0_att_s0_h1_r1_mask[11:12, 0:12], 0          ; p1.row_tile l0.att.s0.h1.r1
-    VEC.fill  l0_att_s0_h1_r1_mask[12:13, 0:13], 0          ; p1.row_tile l0.att.s0.h1.r1
-    VEC.fill  l0_att_s0_h1_r1_mask[13:14, 0:14], 0          ; p1.row_tile l0.att.s0.h1.r1
-    VEC.fill  l0_att_s0_h1_r1_mask[14:15, 0:15], 0          ; p1.row_tile l0.att.s0.h1.r1
-    VEC.fill  l0_att_s0_h1_r1_mask[15:16, 0:16], 0          ; p1.row_tile l0.att.s0.h1.r1
-    VEC.fill  l0_att_s0_h1_r1_mask[16:17, 0:17], 0          ; p1.row_tile l0.att.s0.h1.r1
-    VEC.fill  l0_att_s0_h1_r1_mask[17:18, 0:18], 0          ; p1.row_tile l0.att.s0.h1.r1
-    VEC.fill  l0_att_s0_h1_r1_mask[18:19, 0:19], 0          ; p1.row_tile l0.att.s0.h1.r1
-    VEC.fill  l0_att_s0_h1_r1_mask[19:20, 0:20], 0          ; p1.row_tile l0.att.s0.h1.r1
-    VEC.fill  l0_att_s0_h1_r1_mask[20:21, 0:21], 0          ; p1.row_tile l0.att.s0.h1.r1
-    VEC.fill  l0_att_s0_h1_r1_mask[21:22, 0:22], 0          ; p1.row_tile l0.att.s0.h1.r1
-    VEC.fill  l0_att_s0_h1_r1_mask[22:23, 0:23], 0          ; p1.row_tile l0.att.s0.h1.r1
-    VEC.fill  l0_att_s0_h1_r1_mask[23:24, 0:24], 0          ; p1.row_tile l0.att.s0.h1.r1
-    VEC.fill  l0_att_s0_h1_r1_mask[24:25, 0:25], 0          ; p1.row_tile l0.att.s0.h1.r1
-    VEC.fill  l0_att_s0_h1_r1_mask[25:26, 0:26], 0          ; p1.row_tile l0.att.s0.h1.r1
-    VEC.fill  l0_att_s0_h1_r1_mask[26:27, 0:27], 0          ; p1.row_tile l0.att.s0.h1.r1
-    VEC.fill  l0_att_s0_h1_r1_mask[27:28, 0:28], 0          ; p1.row_tile l0.att.s0.h1.r1
-    VEC.fill  l0_att_s0_h1_r1_mask[28:29, 0:29], 0          ; p1.row_tile l0.att.s0.h1.r1
-    VEC.fill  l0_att_s0_h1_r1_mask[29:30, 0:30], 0          ; p1.row_tile l0.att.s0.h1.r1
-    VEC.fill  l0_att_s0_h1_r1_mask[30:31, 0:31], 0          ; p1.row_tile l0.att.s0.h1.r1
-    VEC.fill  l0_att_s0_h1_r1_mask[31:32, :], 0             ; p1.row_tile l0.att.s0.h1.r1
-    VEC.muli  l0_att_s0_h1_r1_s, l0_att_s0_h1_r1_s, 0.17677669 ; p1.row_tile l0.att.s0.h1.r1
-    VEC.add   l0_att_s0_h1_r1_s[:, 32:64], l0_att_s0_h1_r1_s[:, 32:64], l0_att_s0_h1_r1_mask ; p1.row_tile l0.att.s0.h1.r1
-    VEC.rmax  l0_att_s0_h1_r1_m, l0_att_s0_h1_r1_s          ; p1.row_tile l0.att.s0.h1.r1
-    VEC.sub   l0_att_s0_h1_r1_s, l0_att_s0_h1_r1_s, l0_att_s0_h1_r1_m ; p1.row_tile l0.att.s0.h1.r1
-    SFU.exp   l0_att_s0_h1_r1_s, l0_att_s0_h1_r1_s          ; p1.row_tile l0.att.s0.h1.r1
-    VEC.rsum  l0_att_s0_h1_r1_z, l0_att_s0_h1_r1_s          ; p1.row_tile l0.att.s0.h1.r1
-    SFU.recip l0_att_s0_h1_r1_z, l0_att_s0_h1_r1_z          ; p1.row_tile l0.att.s0.h1.r1
-    VEC.mul   l0_att_s0_h1_r1_s, l0_att_s0_h1_r1_s, l0_att_s0_h1_r1_z ; p1.row_tile l0.att.s0.h1.r1
-    LD        l0_att_s0_h1_r1_vb, hbm[v_out.l0 + 8192]      ; p1.row_tile l0.att.s0.h1.r1
-    MMA.z     l0_att_s0_h1_r1_o, l0_att_s0_h1_r1_s[:, 0:32], l0_att_s0_h1_r1_vb ; p1.row_tile l0.att.s0.h1.r1
-    LD        l0_att_s0_h1_r1_vb, hbm[v_out.l0 + 12288]     ; p1.row_tile l0.att.s0.h1.r1
-    MMA       l0_att_s0_h1_r1_o, l0_att_s0_h1_r1_s[:, 32:64], l0_att_s0_h1_r1_vb ; p1.row_tile l0.att.s0.h1.r1
-    ST        hbm[scratch + 57472], l0_att_s0_h1_r1_o, stride 64 ; p1.row_tile l0.att.s0.h1.r1
-    SIG       ev.att_l0, 1                                  ; p1.row_tile l0.att.s0.h1.r1
-    WAIT      ev.att_l0, 4                                  ; p1.panels.w1:12 l0.w1.k0.p3
-    WAIT      ev.l0_wo_k0_a1_full, 1                        ; p1.weights:11 l0.w1.k0.p3
-    LD        l0_w1_k0_p3_w[0:32, :], hbm[w1.l0 + 384], stride 128 ; p1.weights:11 l0.w1.k0.p3
-    WAIT      ev.l0_wo_k0_a3_full, 1                        ; p1.weights:11 l0.w1.k0.p3
-    LD        l0_w1_k0_p3_w[32:64, :], hbm[w1.l0 + 16768], stride 128 ; p1.weights:11 l0.w1.k0.p3
-    LD        l0_w1_k0_p3_bias, hbm[b1.l0 + 384], stride 128 ; p1.weights:11 l0.w1.k0.p3
-    SIG       ev.l0_w1_k0_a0_free, 1                        ; p1.multicast.w1:15 l0.w1.k0.p3
-    SIG       ev.l0_w1_k0_a1_free, 1                        ; p1.multicast.w1:15 l0.w1.k0.p3
-    SIG       ev.l0_w1_k0_a2_free, 1                        ; p1.multicast.w1:15 l0.w1.k0.p3
-    SIG       ev.l0_w1_k0_a3_free, 1                        ; p1.multicast.w1:15 l0.w1.k0.p3
-    SIG       ev.l0_w1_k0_ready, 1                          ; p1.multicast.w1:15 l0.w1.k0.p3
-    WAIT      ev.ln2_l0, 8                                  ; p1.multicast.w1:15 l0.w1.k0.p3
-    WAIT      ev.l0_w1_k0_a0_full, 1                        ; p1.multicast.w1:15 l0.w1.k0.p3
-    MMA.z     l0_w1_k0_p3_acc0, l0_w1_k0_a0, l0_w1_k0_p3_w[0:32, :] ; p1.k_chunk.w1:13 l0.w1.k0.p3
-    WAIT      ev.l0_w1_k0_a1_full, 1                        ; p1.multicast.w1:15 l0.w1.k0.p3
-    MMA       l0_w1_k0_p3_acc0, l0_w1_k0_a1, l0_w1_k0_p3_w[32:64, :] ; p1.k_chunk.w1:13 l0.w1.k0.p3
-    WAIT      ev.l0_w1_k0_a2_full, 1                        ; p1.multicast.w1:15 l0.w1.k0.p3
-    MMA.z     l0_w1_k0_p3_acc1, l0_w1_k0_a2, l0_w1_k0_p3_w[0:32, :] ; p1.k_chunk.w1:13 l0.w1.k0.p3
-    VEC.add   l0_w1_k0_p3_acc0, l0_w1_k0_p3_acc0, l0_w1_k0_p3_bias ; p1.weights:11 l0.w1.k0.p3
-    VEC.mul   l0_w1_k0_p3_gelu, l0_w1_k0_p3_acc0, l0_w1_k0_p3_acc0 ; p1.panels.w1:12 l0.w1.k0.p3
-    VEC.mul   l0_w1_k0_p3_gelu, l0_w1_k0_p3_gelu, l0_w1_k0_p3_acc0 ; p1.panels.w1:12 l0.w1.k0.p3
-    VEC.muli  l0_w1_k0_p3_gelu, l0_w1_k0_p3_gelu, 0.044715  ; p1.panels.w1:12 l0.w1.k0.p3
-    VEC.add   l0_w1_k0_p3_gelu, l0_w1_k0_p3_gelu, l0_w1_k0_p3_acc0 ; p1.panels.w1:12 l0.w1.k0.p3
-    VEC.muli  l0_w1_k0_p3_gelu, l0_w1_k0_p3_gelu, 0.7978846 ; p1.panels.w1:12 l0.w1.k0.p3
-    WAIT      ev.l0_w1_k0_a3_full, 1                        ; p1.multicast.w1:15 l0.w1.k0.p3
-    MMA       l0_w1_k0_p3_acc1, l0_w1_k0_a3, l0_w1_k0_p3_w[32:64, :] ; p1.k_chunk.w1:13 l0.w1.k0.p3
-    SFU.tanh  l0_w1_k0_p3_gelu, l0_w1_k0_p3_gelu            ; p1.panels.w1:12 l0.w1.k0.p3
-    VEC.addi  l0_w1_k0_p3_gelu, l0_w1_k0_p3_gelu, 1         ; p1.panels.w1:12 l0.w1.k0.p3
-    VEC.mul   l0_w1_k0_p3_gelu, l0_w1_k0_p3_gelu, l0_w1_k0_p3_acc0 ; p1.panels.w1:12 l0.w1.k0.p3
-    VEC.muli  l0_w1_k0_p3_gelu, l0_w1_k0_p3_gelu, 0.5       ; p1.panels.w1:12 l0.w1.k0.p3
-    ST        hbm[scratch + 98688], l0_w1_k0_p3_gelu, stride 128 ; p1.panels.w1:12 l0.w1.k0.p3
-    VEC.add   l0_w1_k0_p3_acc1, l0_w1_k0_p3_acc1, l0_w1_k0_p3_bias ; p1.weights:11 l0.w1.k0.p3
-    VEC.mul   l0_w1_k0_p3_gelu, l0_w1_k0_p3_acc1, l0_w1_k0_p3_acc1 ; p1.panels.w1:12 l0.w1.k0.p3
-    VEC.mul   l0_w1_k0_p3_gelu, l0_w1_k0_p3_gelu, l0_w1_k0_p3_acc1 ; p1.panels.w1:12 l0.w1.k0.p3
-    VEC.muli  l0_w1_k0_p3_gelu, l0_w1_k0_p3_gelu, 0.044715  ; p1.panels.w1:12 l0.w1.k0.p3
-    VEC.add   l0_w1_k0_p3_gelu, l0_w1_k0_p3_gelu, l0_w1_k0_p3_acc1 ; p1.panels.w1:12 l0.w1.k0.p3
-    VEC.muli  l0_w1_k0_p3_gelu, l0_w1_k0_p3_gelu, 0.7978846 ; p1.panels.w1:12 l0.w1.k0.p3
-    SFU.tanh  l0_w1_k0_p3_gelu, l0_w1_k0_p3_gelu            ; p1.panels.w1:12 l0.w1.k0.p3
-    VEC.addi  l0_w1_k0_p3_gelu, l0_w1_k0_p3_gelu, 1         ; p1.panels.w1:12 l0.w1.k0.p3
-    VEC.mul   l0_w1_k0_p3_gelu, l0_w1_k0_p3_gelu, l0_w1_k0_p3_acc1 ; p1.panels.w1:12 l0.w1.k0.p3
-    VEC.muli  l0_w1_k0_p3_gelu, l0_w1_k0_p3_gelu, 0.5       ; p1.panels.w1:12 l0.w1.k0.p3
-    ST        hbm[scratch + 115072], l0_w1_k0_p3_gelu, stride 128 ; p1.panels.w1:12 l0.w1.k0.p3
-    SIG       ev.w1_l0, 1                                   ; p1.panels.w1:12 l0.w1.k0.p3
-    END
-
-.wg 15  ; sm 3, tasks: l0.qkv.k0.p0.mc1 l0.ln2.r3 l0.w2.k1.p1
-.rf l0_ln2_r3_g                 p0       1x64      ; l0.ln2.r3.g
-.rf l0_ln2_r3_b                 p0+256   1x64      ; l0.ln2.r3.b
-.rf l0_ln2_r3_x                 p0+512   2x64      ; l0.ln2.r3.x
-.rf l0_ln2_r3_mean              p0+1024  2x1       ; l0.ln2.r3.mean
-.rf l0_ln2_r3_tmp               p0+1088  2x64      ; l0.ln2.r3.tmp
-.rf l0_ln2_r3_var               p0+1600  2x1       ; l0.ln2.r3.var
-.rf l0_w2_k1_a0                 p0       32x32     ; l0.w2.k1.a0
-.rf l0_w2_k1_a1                 p1       32x32     ; l0.w2.k1.a1
-.rf l0_w2_k1_a2                 p2       32x32     ; l0.w2.k1.a2
-.rf l0_w2_k1_a3                 p3       32x32     ; l0.w2.k1.a3
-.rf l0_w2_k1_p1_w               p4       64x32     ; l0.w2.k1.p1.w
-.rf l0_w2_k1_p1_acc0            p6       32x32     ; l0.w2.k1.p1.acc0
-.rf l0_w2_k1_p1_acc1            p0       32x32     ; l0.w2.k1.p1.acc1
-    WAIT      ev.ln1_l0, 8                                  ; p1.multicast.qkv:15 l0.qkv.k0.p0.mc1
-    WAIT      ev.l0_qkv_k0_a1_free, 6                       ; p1.multicast.qkv:15 l0.qkv.k0.p0.mc1
-    LD.mc     l0_qkv_k0_a1, hbm[scratch + 16512], stride 64, {0, 1, 4, 5, 8, 12} ; p1.multicast.qkv:15 l0.qkv.k0.p0.mc1
-    SIG       ev.l0_qkv_k0_a1_full, 1                       ; p1.multicast.qkv:15 l0.qkv.k0.p0.mc1
+    WAIT      ev.ln1_l0, 8                                  ; p1.multicast.qkv:15 l0.qkv.k0.p0.mc3
+    WAIT      ev.l0_qkv_k0_a3_free, 6                       ; p1.multicast.qkv:15 l0.qkv.k0.p0.mc3
+    LD.mc     l0_qkv_k0_a3, hbm[scratch + 24704], stride 64, {0, 1, 4, 5, 8, 12} ; p1.multicast.qkv:15 l0.qkv.k0.p0.mc3
+    SIG       ev.l0_qkv_k0_a3_full, 1                       ; p1.multicast.qkv:15 l0.qkv.k0.p0.mc3
     WAIT      ev.wo_l0, 2                                   ; p1.row_tile l0.ln2.r3
     LD        l0_ln2_r3_g, hbm[ln2_g.l0]                    ; p1.row_tile l0.ln2.r3
     LD        l0_ln2_r3_b, hbm[ln2_b.l0]                    ; p1.row_tile l0.ln2.r3
@@ -1964,6 +1709,182 @@
     VEC.add   l0_ln2_r3_x, l0_ln2_r3_x, l0_ln2_r3_b         ; p1.row_tile l0.ln2.r3
     ST        hbm[scratch + 89600], l0_ln2_r3_x             ; p1.row_tile l0.ln2.r3
     SIG       ev.ln2_l0, 1                                  ; p1.row_tile l0.ln2.r3
+    WAIT      ev.ln2_l0, 8                                  ; p1.panels.w2:12 l0.w2.k0.p0.mc3
+    WAIT      ev.w1_l0, 4                                   ; p1.multicast.w2:15 l0.w2.k0.p0.mc3
+    WAIT      ev.l0_w2_k0_a3_free, 2                        ; p1.multicast.w2:15 l0.w2.k0.p0.mc3
+    LD.mc     l0_w2_k0_a3, hbm[scratch + 114816], stride 128, {2, 6} ; p1.multicast.w2:15 l0.w2.k0.p0.mc3
+    SIG       ev.l0_w2_k0_a3_full, 1                        ; p1.multicast.w2:15 l0.w2.k0.p0.mc3
+    END
+
+.wg 14  ; sm 3, tasks: l0.ln1.r5 l0.wo.k0.p1 l0.ln2.r7 l0.w2.k1.p1
+.rf l0_ln1_r5_g                 p0       1x64      ; l0.ln1.r5.g
+.rf l0_ln1_r5_b                 p0+256   1x64      ; l0.ln1.r5.b
+.rf l0_ln1_r5_x                 p0+512   2x64      ; l0.ln1.r5.x
+.rf l0_ln1_r5_mean              p0+1024  2x1       ; l0.ln1.r5.mean
+.rf l0_ln1_r5_tmp               p0+1088  2x64      ; l0.ln1.r5.tmp
+.rf l0_ln1_r5_var               p0+1600  2x1       ; l0.ln1.r5.var
+.rf l0_wo_k0_a0                 p0       32x32     ; l0.wo.k0.a0
+.rf l0_wo_k0_a1                 p1       32x32     ; l0.wo.k0.a1
+.rf l0_wo_k0_a2                 p2       32x32     ; l0.wo.k0.a2
+.rf l0_wo_k0_a3                 p3       32x32     ; l0.wo.k0.a3
+.rf l0_wo_k0_p1_w               p4       64x32     ; l0.wo.k0.p1.w
+.rf l0_wo_k0_p1_bias            p6       1x32      ; l0.wo.k0.p1.bias
+.rf l0_wo_k0_p1_acc0            p7       32x32     ; l0.wo.k0.p1.acc0
+.rf l0_wo_k0_p1_acc1            p0       32x32     ; l0.wo.k0.p1.acc1
+.rf l0_wo_k0_p1_res             p1       32x32     ; l0.wo.k0.p1.res
+.rf l0_ln2_r7_g                 p0       1x64      ; l0.ln2.r7.g
+.rf l0_ln2_r7_b                 p0+256   1x64      ; l0.ln2.r7.b
+.rf l0_ln2_r7_x                 p0+512   2x64      ; l0.ln2.r7.x
+.rf l0_ln2_r7_mean              p0+1024  2x1       ; l0.ln2.r7.mean
+.rf l0_ln2_r7_tmp               p0+1088  2x64      ; l0.ln2.r7.tmp
+.rf l0_ln2_r7_var               p0+1600  2x1       ; l0.ln2.r7.var
+.rf l0_w2_k1_a0                 p0       32x32     ; l0.w2.k1.a0
+.rf l0_w2_k1_a1                 p1       32x32     ; l0.w2.k1.a1
+.rf l0_w2_k1_a2                 p2       32x32     ; l0.w2.k1.a2
+.rf l0_w2_k1_a3                 p3       32x32     ; l0.w2.k1.a3
+.rf l0_w2_k1_p1_w               p4       64x32     ; l0.w2.k1.p1.w
+.rf l0_w2_k1_p1_acc0            p6       32x32     ; l0.w2.k1.p1.acc0
+.rf l0_w2_k1_p1_acc1            p0       32x32     ; l0.w2.k1.p1.acc1
+    LD        l0_ln1_r5_g, hbm[ln1_g.l0]                    ; p1.row_tile l0.ln1.r5
+    LD        l0_ln1_r5_b, hbm[ln1_b.l0]                    ; p1.row_tile l0.ln1.r5
+    LD        l0_ln1_r5_x, hbm[x_in + 10240]                ; p1.row_tile l0.ln1.r5
+    VEC.rsum  l0_ln1_r5_mean, l0_ln1_r5_x                   ; p1.row_tile l0.ln1.r5
+    VEC.muli  l0_ln1_r5_mean, l0_ln1_r5_mean, 0.015625      ; p1.row_tile l0.ln1.r5
+    VEC.sub   l0_ln1_r5_x, l0_ln1_r5_x, l0_ln1_r5_mean      ; p1.row_tile l0.ln1.r5
+    VEC.mul   l0_ln1_r5_tmp, l0_ln1_r5_x, l0_ln1_r5_x       ; p1.row_tile l0.ln1.r5
+    VEC.rsum  l0_ln1_r5_var, l0_ln1_r5_tmp                  ; p1.row_tile l0.ln1.r5
+    VEC.muli  l0_ln1_r5_var, l0_ln1_r5_var, 0.015625        ; p1.row_tile l0.ln1.r5
+    VEC.addi  l0_ln1_r5_var, l0_ln1_r5_var, 1e-05           ; p1.row_tile l0.ln1.r5
+    SFU.rsqrt l0_ln1_r5_var, l0_ln1_r5_var                  ; p1.row_tile l0.ln1.r5
+    VEC.mul   l0_ln1_r5_x, l0_ln1_r5_x, l0_ln1_r5_var       ; p1.row_tile l0.ln1.r5
+    VEC.mul   l0_ln1_r5_x, l0_ln1_r5_x, l0_ln1_r5_g         ; p1.row_tile l0.ln1.r5
+    VEC.add   l0_ln1_r5_x, l0_ln1_r5_x, l0_ln1_r5_b         ; p1.row_tile l0.ln1.r5
+    ST        hbm[scratch + 26624], l0_ln1_r5_x             ; p1.row_tile l0.ln1.r5
+    LD        l0_ln1_r5_x, hbm[x_in + 10752]                ; p1.row_tile l0.ln1.r5
+    VEC.rsum  l0_ln1_r5_mean, l0_ln1_r5_x                   ; p1.row_tile l0.ln1.r5
+    VEC.muli  l0_ln1_r5_mean, l0_ln1_r5_mean, 0.015625      ; p1.row_tile l0.ln1.r5
+    VEC.sub   l0_ln1_r5_x, l0_ln1_r5_x, l0_ln1_r5_mean      ; p1.row_tile l0.ln1.r5
+    VEC.mul   l0_ln1_r5_tmp, l0_ln1_r5_x, l0_ln1_r5_x       ; p1.row_tile l0.ln1.r5
+    VEC.rsum  l0_ln1_r5_var, l0_ln1_r5_tmp                  ; p1.row_tile l0.ln1.r5
+    VEC.muli  l0_ln1_r5_var, l0_ln1_r5_var, 0.015625        ; p1.row_tile l0.ln1.r5
+    VEC.addi  l0_ln1_r5_var, l0_ln1_r5_var, 1e-05           ; p1.row_tile l0.ln1.r5
+    SFU.rsqrt l0_ln1_r5_var, l0_ln1_r5_var                  ; p1.row_tile l0.ln1.r5
+    VEC.mul   l0_ln1_r5_x, l0_ln1_r5_x, l0_ln1_r5_var       ; p1.row_tile l0.ln1.r5
+    VEC.mul   l0_ln1_r5_x, l0_ln1_r5_x, l0_ln1_r5_g         ; p1.row_tile l0.ln1.r5
+    VEC.add   l0_ln1_r5_x, l0_ln1_r5_x, l0_ln1_r5_b         ; p1.row_tile l0.ln1.r5
+    ST        hbm[scratch + 27136], l0_ln1_r5_x             ; p1.row_tile l0.ln1.r5
+    LD        l0_ln1_r5_x, hbm[x_in + 11264]                ; p1.row_tile l0.ln1.r5
+    VEC.rsum  l0_ln1_r5_mean, l0_ln1_r5_x                   ; p1.row_tile l0.ln1.r5
+    VEC.muli  l0_ln1_r5_mean, l0_ln1_r5_mean, 0.015625      ; p1.row_tile l0.ln1.r5
+    VEC.sub   l0_ln1_r5_x, l0_ln1_r5_x, l0_ln1_r5_mean      ; p1.row_tile l0.ln1.r5
+    VEC.mul   l0_ln1_r5_tmp, l0_ln1_r5_x, l0_ln1_r5_x       ; p1.row_tile l0.ln1.r5
+    VEC.rsum  l0_ln1_r5_var, l0_ln1_r5_tmp                  ; p1.row_tile l0.ln1.r5
+    VEC.muli  l0_ln1_r5_var, l0_ln1_r5_var, 0.015625        ; p1.row_tile l0.ln1.r5
+    VEC.addi  l0_ln1_r5_var, l0_ln1_r5_var, 1e-05           ; p1.row_tile l0.ln1.r5
+    SFU.rsqrt l0_ln1_r5_var, l0_ln1_r5_var                  ; p1.row_tile l0.ln1.r5
+    VEC.mul   l0_ln1_r5_x, l0_ln1_r5_x, l0_ln1_r5_var       ; p1.row_tile l0.ln1.r5
+    VEC.mul   l0_ln1_r5_x, l0_ln1_r5_x, l0_ln1_r5_g         ; p1.row_tile l0.ln1.r5
+    VEC.add   l0_ln1_r5_x, l0_ln1_r5_x, l0_ln1_r5_b         ; p1.row_tile l0.ln1.r5
+    ST        hbm[scratch + 27648], l0_ln1_r5_x             ; p1.row_tile l0.ln1.r5
+    LD        l0_ln1_r5_x, hbm[x_in + 11776]                ; p1.row_tile l0.ln1.r5
+    VEC.rsum  l0_ln1_r5_mean, l0_ln1_r5_x                   ; p1.row_tile l0.ln1.r5
+    VEC.muli  l0_ln1_r5_mean, l0_ln1_r5_mean, 0.015625      ; p1.row_tile l0.ln1.r5
+    VEC.sub   l0_ln1_r5_x, l0_ln1_r5_x, l0_ln1_r5_mean      ; p1.row_tile l0.ln1.r5
+    VEC.mul   l0_ln1_r5_tmp, l0_ln1_r5_x, l0_ln1_r5_x       ; p1.row_tile l0.ln1.r5
+    VEC.rsum  l0_ln1_r5_var, l0_ln1_r5_tmp                  ; p1.row_tile l0.ln1.r5
+    VEC.muli  l0_ln1_r5_var, l0_ln1_r5_var, 0.015625        ; p1.row_tile l0.ln1.r5
+    VEC.addi  l0_ln1_r5_var, l0_ln1_r5_var, 1e-05           ; p1.row_tile l0.ln1.r5
+    SFU.rsqrt l0_ln1_r5_var, l0_ln1_r5_var                  ; p1.row_tile l0.ln1.r5
+    VEC.mul   l0_ln1_r5_x, l0_ln1_r5_x, l0_ln1_r5_var       ; p1.row_tile l0.ln1.r5
+    VEC.mul   l0_ln1_r5_x, l0_ln1_r5_x, l0_ln1_r5_g         ; p1.row_tile l0.ln1.r5
+    VEC.add   l0_ln1_r5_x, l0_ln1_r5_x, l0_ln1_r5_b         ; p1.row_tile l0.ln1.r5
+    ST        hbm[scratch + 28160], l0_ln1_r5_x             ; p1.row_tile l0.ln1.r5
+    SIG       ev.ln1_l0, 1                                  ; p1.row_tile l0.ln1.r5
+    WAIT      ev.ln1_l0, 8                                  ; p1.panels.wo:12 l0.wo.k0.p1
+    WAIT      ev.l0_qkv_k0_a1_full, 1                       ; p1.weights:11 l0.wo.k0.p1
+    LD        l0_wo_k0_p1_w[0:32, :], hbm[wo.l0 + 128], stride 64 ; p1.weights:11 l0.wo.k0.p1
+    WAIT      ev.l0_qkv_k0_a3_full, 1                       ; p1.weights:11 l0.wo.k0.p1
+    LD        l0_wo_k0_p1_w[32:64, :], hbm[wo.l0 + 8320], stride 64 ; p1.weights:11 l0.wo.k0.p1
+    LD        l0_wo_k0_p1_bias, hbm[bo.l0 + 128], stride 64 ; p1.weights:11 l0.wo.k0.p1
+    SIG       ev.l0_wo_k0_a0_free, 1                        ; p1.multicast.wo:15 l0.wo.k0.p1
+    SIG       ev.l0_wo_k0_a1_free, 1                        ; p1.multicast.wo:15 l0.wo.k0.p1
+    SIG       ev.l0_wo_k0_a2_free, 1                        ; p1.multicast.wo:15 l0.wo.k0.p1
+    SIG       ev.l0_wo_k0_ready, 1                          ; p1.multicast.wo:15 l0.wo.k0.p1
+    WAIT      ev.att_l0, 4                                  ; p1.multicast.wo:15 l0.wo.k0.p1
+    WAIT      ev.l0_wo_k0_a0_full, 1                        ; p1.multicast.wo:15 l0.wo.k0.p1
+    MMA.z     l0_wo_k0_p1_acc0, l0_wo_k0_a0, l0_wo_k0_p1_w[0:32, :] ; p1.k_chunk.wo:13 l0.wo.k0.p1
+    WAIT      ev.l0_wo_k0_a1_full, 1                        ; p1.multicast.wo:15 l0.wo.k0.p1
+    MMA       l0_wo_k0_p1_acc0, l0_wo_k0_a1, l0_wo_k0_p1_w[32:64, :] ; p1.k_chunk.wo:13 l0.wo.k0.p1
+    WAIT      ev.l0_wo_k0_a2_full, 1                        ; p1.multicast.wo:15 l0.wo.k0.p1
+    MMA.z     l0_wo_k0_p1_acc1, l0_wo_k0_a2, l0_wo_k0_p1_w[0:32, :] ; p1.k_chunk.wo:13 l0.wo.k0.p1
+    LD        l0_wo_k0_p1_res, hbm[x_in + 128], stride 64   ; p1.panels.wo:12 l0.wo.k0.p1
+    SIG       ev.l0_wo_k0_a3_free, 1                        ; p1.multicast.wo:15 l0.wo.k0.p1
+    VEC.add   l0_wo_k0_p1_acc0, l0_wo_k0_p1_acc0, l0_wo_k0_p1_bias ; p1.weights:11 l0.wo.k0.p1
+    WAIT      ev.l0_wo_k0_a3_full, 1                        ; p1.multicast.wo:15 l0.wo.k0.p1
+    MMA       l0_wo_k0_p1_acc1, l0_wo_k0_a3, l0_wo_k0_p1_w[32:64, :] ; p1.k_chunk.wo:13 l0.wo.k0.p1
+    VEC.add   l0_wo_k0_p1_acc0, l0_wo_k0_p1_acc0, l0_wo_k0_p1_res ; p1.panels.wo:12 l0.wo.k0.p1
+    ST        hbm[scratch + 65664], l0_wo_k0_p1_acc0, stride 64 ; p1.panels.wo:12 l0.wo.k0.p1
+    LD        l0_wo_k0_p1_res, hbm[x_in + 8320], stride 64  ; p1.panels.wo:12 l0.wo.k0.p1
+    VEC.add   l0_wo_k0_p1_acc1, l0_wo_k0_p1_acc1, l0_wo_k0_p1_bias ; p1.weights:11 l0.wo.k0.p1
+    VEC.add   l0_wo_k0_p1_acc1, l0_wo_k0_p1_acc1, l0_wo_k0_p1_res ; p1.panels.wo:12 l0.wo.k0.p1
+    ST        hbm[scratch + 73856], l0_wo_k0_p1_acc1, stride 64 ; p1.panels.wo:12 l0.wo.k0.p1
+    SIG       ev.wo_l0, 1                                   ; p1.panels.wo:12 l0.wo.k0.p1
+    WAIT      ev.wo_l0, 2                                   ; p1.row_tile l0.ln2.r7
+    LD        l0_ln2_r7_g, hbm[ln2_g.l0]                    ; p1.row_tile l0.ln2.r7
+    LD        l0_ln2_r7_b, hbm[ln2_b.l0]                    ; p1.row_tile l0.ln2.r7
+    LD        l0_ln2_r7_x, hbm[scratch + 79872]             ; p1.row_tile l0.ln2.r7
+    VEC.rsum  l0_ln2_r7_mean, l0_ln2_r7_x                   ; p1.row_tile l0.ln2.r7
+    VEC.muli  l0_ln2_r7_mean, l0_ln2_r7_mean, 0.015625      ; p1.row_tile l0.ln2.r7
+    VEC.sub   l0_ln2_r7_x, l0_ln2_r7_x, l0_ln2_r7_mean      ; p1.row_tile l0.ln2.r7
+    VEC.mul   l0_ln2_r7_tmp, l0_ln2_r7_x, l0_ln2_r7_x       ; p1.row_tile l0.ln2.r7
+    VEC.rsum  l0_ln2_r7_var, l0_ln2_r7_tmp                  ; p1.row_tile l0.ln2.r7
+    VEC.muli  l0_ln2_r7_var, l0_ln2_r7_var, 0.015625        ; p1.row_tile l0.ln2.r7
+    VEC.addi  l0_ln2_r7_var, l0_ln2_r7_var, 1e-05           ; p1.row_tile l0.ln2.r7
+    SFU.rsqrt l0_ln2_r7_var, l0_ln2_r7_var                  ; p1.row_tile l0.ln2.r7
+    VEC.mul   l0_ln2_r7_x, l0_ln2_r7_x, l0_ln2_r7_var       ; p1.row_tile l0.ln2.r7
+    VEC.mul   l0_ln2_r7_x, l0_ln2_r7_x, l0_ln2_r7_g         ; p1.row_tile l0.ln2.r7
+    VEC.add   l0_ln2_r7_x, l0_ln2_r7_x, l0_ln2_r7_b         ; p1.row_tile l0.ln2.r7
+    ST        hbm[scratch + 96256], l0_ln2_r7_x             ; p1.row_tile l0.ln2.r7
+    LD        l0_ln2_r7_x, hbm[scratch + 80384]             ; p1.row_tile l0.ln2.r7
+    VEC.rsum  l0_ln2_r7_mean, l0_ln2_r7_x                   ; p1.row_tile l0.ln2.r7
+    VEC.muli  l0_ln2_r7_mean, l0_ln2_r7_mean, 0.015625      ; p1.row_tile l0.ln2.r7
+    VEC.sub   l0_ln2_r7_x, l0_ln2_r7_x, l0_ln2_r7_mean      ; p1.row_tile l0.ln2.r7
+    VEC.mul   l0_ln2_r7_tmp, l0_ln2_r7_x, l0_ln2_r7_x       ; p1.row_tile l0.ln2.r7
+    VEC.rsum  l0_ln2_r7_var, l0_ln2_r7_tmp                  ; p1.row_tile l0.ln2.r7
+    VEC.muli  l0_ln2_r7_var, l0_ln2_r7_var, 0.015625        ; p1.row_tile l0.ln2.r7
+    VEC.addi  l0_ln2_r7_var, l0_ln2_r7_var, 1e-05           ; p1.row_tile l0.ln2.r7
+    SFU.rsqrt l0_ln2_r7_var, l0_ln2_r7_var                  ; p1.row_tile l0.ln2.r7
+    VEC.mul   l0_ln2_r7_x, l0_ln2_r7_x, l0_ln2_r7_var       ; p1.row_tile l0.ln2.r7
+    VEC.mul   l0_ln2_r7_x, l0_ln2_r7_x, l0_ln2_r7_g         ; p1.row_tile l0.ln2.r7
+    VEC.add   l0_ln2_r7_x, l0_ln2_r7_x, l0_ln2_r7_b         ; p1.row_tile l0.ln2.r7
+    ST        hbm[scratch + 96768], l0_ln2_r7_x             ; p1.row_tile l0.ln2.r7
+    LD        l0_ln2_r7_x, hbm[scratch + 80896]             ; p1.row_tile l0.ln2.r7
+    VEC.rsum  l0_ln2_r7_mean, l0_ln2_r7_x                   ; p1.row_tile l0.ln2.r7
+    VEC.muli  l0_ln2_r7_mean, l0_ln2_r7_mean, 0.015625      ; p1.row_tile l0.ln2.r7
+    VEC.sub   l0_ln2_r7_x, l0_ln2_r7_x, l0_ln2_r7_mean      ; p1.row_tile l0.ln2.r7
+    VEC.mul   l0_ln2_r7_tmp, l0_ln2_r7_x, l0_ln2_r7_x       ; p1.row_tile l0.ln2.r7
+    VEC.rsum  l0_ln2_r7_var, l0_ln2_r7_tmp                  ; p1.row_tile l0.ln2.r7
+    VEC.muli  l0_ln2_r7_var, l0_ln2_r7_var, 0.015625        ; p1.row_tile l0.ln2.r7
+    VEC.addi  l0_ln2_r7_var, l0_ln2_r7_var, 1e-05           ; p1.row_tile l0.ln2.r7
+    SFU.rsqrt l0_ln2_r7_var, l0_ln2_r7_var                  ; p1.row_tile l0.ln2.r7
+    VEC.mul   l0_ln2_r7_x, l0_ln2_r7_x, l0_ln2_r7_var       ; p1.row_tile l0.ln2.r7
+    VEC.mul   l0_ln2_r7_x, l0_ln2_r7_x, l0_ln2_r7_g         ; p1.row_tile l0.ln2.r7
+    VEC.add   l0_ln2_r7_x, l0_ln2_r7_x, l0_ln2_r7_b         ; p1.row_tile l0.ln2.r7
+    ST        hbm[scratch + 97280], l0_ln2_r7_x             ; p1.row_tile l0.ln2.r7
+    LD        l0_ln2_r7_x, hbm[scratch + 81408]             ; p1.row_tile l0.ln2.r7
+    VEC.rsum  l0_ln2_r7_mean, l0_ln2_r7_x                   ; p1.row_tile l0.ln2.r7
+    VEC.muli  l0_ln2_r7_mean, l0_ln2_r7_mean, 0.015625      ; p1.row_tile l0.ln2.r7
+    VEC.sub   l0_ln2_r7_x, l0_ln2_r7_x, l0_ln2_r7_mean      ; p1.row_tile l0.ln2.r7
+    VEC.mul   l0_ln2_r7_tmp, l0_ln2_r7_x, l0_ln2_r7_x       ; p1.row_tile l0.ln2.r7
+    VEC.rsum  l0_ln2_r7_var, l0_ln2_r7_tmp                  ; p1.row_tile l0.ln2.r7
+    VEC.muli  l0_ln2_r7_var, l0_ln2_r7_var, 0.015625        ; p1.row_tile l0.ln2.r7
+    VEC.addi  l0_ln2_r7_var, l0_ln2_r7_var, 1e-05           ; p1.row_tile l0.ln2.r7
+    SFU.rsqrt l0_ln2_r7_var, l0_ln2_r7_var                  ; p1.row_tile l0.ln2.r7
+    VEC.mul   l0_ln2_r7_x, l0_ln2_r7_x, l0_ln2_r7_var       ; p1.row_tile l0.ln2.r7
+    VEC.mul   l0_ln2_r7_x, l0_ln2_r7_x, l0_ln2_r7_g         ; p1.row_tile l0.ln2.r7
+    VEC.add   l0_ln2_r7_x, l0_ln2_r7_x, l0_ln2_r7_b         ; p1.row_tile l0.ln2.r7
+    ST        hbm[scratch + 97792], l0_ln2_r7_x             ; p1.row_tile l0.ln2.r7
+    SIG       ev.ln2_l0, 1                                  ; p1.row_tile l0.ln2.r7
     WAIT      ev.ln2_l0, 8                                  ; p1.panels.w2:12 l0.w2.k1.p1
     WAIT      ev.l0_w1_k0_a1_full, 1                        ; p1.weights:11 l0.w2.k1.p1
     LD        l0_w2_k1_p1_w[0:32, :], hbm[w2.l0 + 16512], stride 64 ; p1.weights:11 l0.w2.k1.p1
@@ -1982,12 +1903,91 @@
     WAIT      ev.l0_w2_k1_a2_full, 1                        ; p1.multicast.w2:15 l0.w2.k1.p1
     MMA.z     l0_w2_k1_p1_acc1, l0_w2_k1_a2, l0_w2_k1_p1_w[0:32, :] ; p1.k_chunk.w2:13 l0.w2.k1.p1
     WAIT      ev.l0_w2_k0_ready, 2                          ; p1.weights:11 l0.w2.k1.p1
-    ST        wg7.l0_w2_k0_p1_part, l0_w2_k1_p1_acc0        ; p1.weights:11 l0.w2.k1.p1
+    ST        wg6.l0_w2_k0_p1_part, l0_w2_k1_p1_acc0        ; p1.weights:11 l0.w2.k1.p1
     WAIT      ev.l0_w2_k1_a3_full, 1                        ; p1.multicast.w2:15 l0.w2.k1.p1
     MMA       l0_w2_k1_p1_acc1, l0_w2_k1_a3, l0_w2_k1_p1_w[32:64, :] ; p1.k_chunk.w2:13 l0.w2.k1.p1
     SIG       ev.l0_w2_p1_sum1, 1                           ; p1.weights:11 l0.w2.k1.p1
     WAIT      ev.l0_w2_p1_took0, 1                          ; p1.weights:11 l0.w2.k1.p1
-    ST        wg7.l0_w2_k0_p1_part, l0_w2_k1_p1_acc1        ; p1.weights:11 l0.w2.k1.p1
+    ST        wg6.l0_w2_k0_p1_part, l0_w2_k1_p1_acc1        ; p1.weights:11 l0.w2.k1.p1
     SIG       ev.l0_w2_p1_sum1, 1                           ; p1.weights:11 l0.w2.k1.p1
     SIG       ev.w2_l0, 1                                   ; p1.panels.w2:12 l0.w2.k1.p1
+    END
+
+.wg 15  ; sm 3, tasks: l0.att.s0.h1.r1 l0.wo.k0.p0.mc3 l0.w1.k0.p0.mc3 l0.w2.k1.p0.mc3
+.rf l0_att_s0_h1_r1_q           p0       32x32     ; l0.att.s0.h1.r1.q
+.rf l0_att_s0_h1_r1_kb          p1       32x32     ; l0.att.s0.h1.r1.kb
+.rf l0_att_s0_h1_r1_s           p2       32x64     ; l0.att.s0.h1.r1.s
+.rf l0_att_s0_h1_r1_mask        p0       32x32     ; l0.att.s0.h1.r1.mask
+.rf l0_att_s0_h1_r1_m           p0       32x1      ; l0.att.s0.h1.r1.m
+.rf l0_att_s0_h1_r1_z           p0       32x1      ; l0.att.s0.h1.r1.z
+.rf l0_att_s0_h1_r1_vb          p0       32x32     ; l0.att.s0.h1.r1.vb
+.rf l0_att_s0_h1_r1_o           p1       32x32     ; l0.att.s0.h1.r1.o
+    WAIT      ev.qkv_l0, 6                                  ; p1.row_tile l0.att.s0.h1.r1
+    LD        l0_att_s0_h1_r1_q, hbm[scratch + 41088], stride 64 ; p1.row_tile l0.att.s0.h1.r1
+    LD        l0_att_s0_h1_r1_kb, hbm[k_out.l0 + 8192]      ; p1.row_tile l0.att.s0.h1.r1
+    MMA.z.t   l0_att_s0_h1_r1_s[:, 0:32], l0_att_s0_h1_r1_q, l0_att_s0_h1_r1_kb ; p1.row_tile l0.att.s0.h1.r1
+    LD        l0_att_s0_h1_r1_kb, hbm[k_out.l0 + 12288]     ; p1.row_tile l0.att.s0.h1.r1
+    MMA.z.t   l0_att_s0_h1_r1_s[:, 32:64], l0_att_s0_h1_r1_q, l0_att_s0_h1_r1_kb ; p1.row_tile l0.att.s0.h1.r1
+    VEC.fill  l0_att_s0_h1_r1_mask, -1e+30                  ; p1.row_tile l0.att.s0.h1.r1
+    VEC.fill  l0_att_s0_h1_r1_mask[0:1, 0:1], 0             ; p1.row_tile l0.att.s0.h1.r1
+    VEC.fill  l0_att_s0_h1_r1_mask[1:2, 0:2], 0             ; p1.row_tile l0.att.s0.h1.r1
+    VEC.fill  l0_att_s0_h1_r1_mask[2:3, 0:3], 0             ; p1.row_tile l0.att.s0.h1.r1
+    VEC.fill  l0_att_s0_h1_r1_mask[3:4, 0:4], 0             ; p1.row_tile l0.att.s0.h1.r1
+    VEC.fill  l0_att_s0_h1_r1_mask[4:5, 0:5], 0             ; p1.row_tile l0.att.s0.h1.r1
+    VEC.fill  l0_att_s0_h1_r1_mask[5:6, 0:6], 0             ; p1.row_tile l0.att.s0.h1.r1
+    VEC.fill  l0_att_s0_h1_r1_mask[6:7, 0:7], 0             ; p1.row_tile l0.att.s0.h1.r1
+    VEC.fill  l0_att_s0_h1_r1_mask[7:8, 0:8], 0             ; p1.row_tile l0.att.s0.h1.r1
+    VEC.fill  l0_att_s0_h1_r1_mask[8:9, 0:9], 0             ; p1.row_tile l0.att.s0.h1.r1
+    VEC.fill  l0_att_s0_h1_r1_mask[9:10, 0:10], 0           ; p1.row_tile l0.att.s0.h1.r1
+    VEC.fill  l0_att_s0_h1_r1_mask[10:11, 0:11], 0          ; p1.row_tile l0.att.s0.h1.r1
+    VEC.fill  l0_att_s0_h1_r1_mask[11:12, 0:12], 0          ; p1.row_tile l0.att.s0.h1.r1
+    VEC.fill  l0_att_s0_h1_r1_mask[12:13, 0:13], 0          ; p1.row_tile l0.att.s0.h1.r1
+    VEC.fill  l0_att_s0_h1_r1_mask[13:14, 0:14], 0          ; p1.row_tile l0.att.s0.h1.r1
+    VEC.fill  l0_att_s0_h1_r1_mask[14:15, 0:15], 0          ; p1.row_tile l0.att.s0.h1.r1
+    VEC.fill  l0_att_s0_h1_r1_mask[15:16, 0:16], 0          ; p1.row_tile l0.att.s0.h1.r1
+    VEC.fill  l0_att_s0_h1_r1_mask[16:17, 0:17], 0          ; p1.row_tile l0.att.s0.h1.r1
+    VEC.fill  l0_att_s0_h1_r1_mask[17:18, 0:18], 0          ; p1.row_tile l0.att.s0.h1.r1
+    VEC.fill  l0_att_s0_h1_r1_mask[18:19, 0:19], 0          ; p1.row_tile l0.att.s0.h1.r1
+    VEC.fill  l0_att_s0_h1_r1_mask[19:20, 0:20], 0          ; p1.row_tile l0.att.s0.h1.r1
+    VEC.fill  l0_att_s0_h1_r1_mask[20:21, 0:21], 0          ; p1.row_tile l0.att.s0.h1.r1
+    VEC.fill  l0_att_s0_h1_r1_mask[21:22, 0:22], 0          ; p1.row_tile l0.att.s0.h1.r1
+    VEC.fill  l0_att_s0_h1_r1_mask[22:23, 0:23], 0          ; p1.row_tile l0.att.s0.h1.r1
+    VEC.fill  l0_att_s0_h1_r1_mask[23:24, 0:24], 0          ; p1.row_tile l0.att.s0.h1.r1
+    VEC.fill  l0_att_s0_h1_r1_mask[24:25, 0:25], 0          ; p1.row_tile l0.att.s0.h1.r1
+    VEC.fill  l0_att_s0_h1_r1_mask[25:26, 0:26], 0          ; p1.row_tile l0.att.s0.h1.r1
+    VEC.fill  l0_att_s0_h1_r1_mask[26:27, 0:27], 0          ; p1.row_tile l0.att.s0.h1.r1
+    VEC.fill  l0_att_s0_h1_r1_mask[27:28, 0:28], 0          ; p1.row_tile l0.att.s0.h1.r1
+    VEC.fill  l0_att_s0_h1_r1_mask[28:29, 0:29], 0          ; p1.row_tile l0.att.s0.h1.r1
+    VEC.fill  l0_att_s0_h1_r1_mask[29:30, 0:30], 0          ; p1.row_tile l0.att.s0.h1.r1
+    VEC.fill  l0_att_s0_h1_r1_mask[30:31, 0:31], 0          ; p1.row_tile l0.att.s0.h1.r1
+    VEC.fill  l0_att_s0_h1_r1_mask[31:32, :], 0             ; p1.row_tile l0.att.s0.h1.r1
+    VEC.muli  l0_att_s0_h1_r1_s, l0_att_s0_h1_r1_s, 0.17677669 ; p1.row_tile l0.att.s0.h1.r1
+    VEC.add   l0_att_s0_h1_r1_s[:, 32:64], l0_att_s0_h1_r1_s[:, 32:64], l0_att_s0_h1_r1_mask ; p1.row_tile l0.att.s0.h1.r1
+    VEC.rmax  l0_att_s0_h1_r1_m, l0_att_s0_h1_r1_s          ; p1.row_tile l0.att.s0.h1.r1
+    VEC.sub   l0_att_s0_h1_r1_s, l0_att_s0_h1_r1_s, l0_att_s0_h1_r1_m ; p1.row_tile l0.att.s0.h1.r1
+    SFU.exp   l0_att_s0_h1_r1_s, l0_att_s0_h1_r1_s          ; p1.row_tile l0.att.s0.h1.r1
+    VEC.rsum  l0_att_s0_h1_r1_z, l0_att_s0_h1_r1_s          ; p1.row_tile l0.att.s0.h1.r1
+    SFU.recip l0_att_s0_h1_r1_z, l0_att_s0_h1_r1_z          ; p1.row_tile l0.att.s0.h1.r1
+    VEC.mul   l0_att_s0_h1_r1_s, l0_att_s0_h1_r1_s, l0_att_s0_h1_r1_z ; p1.row_tile l0.att.s0.h1.r1
+    LD        l0_att_s0_h1_r1_vb, hbm[v_out.l0 + 8192]      ; p1.row_tile l0.att.s0.h1.r1
+    MMA.z     l0_att_s0_h1_r1_o, l0_att_s0_h1_r1_s[:, 0:32], l0_att_s0_h1_r1_vb ; p1.row_tile l0.att.s0.h1.r1
+    LD        l0_att_s0_h1_r1_vb, hbm[v_out.l0 + 12288]     ; p1.row_tile l0.att.s0.h1.r1
+    MMA       l0_att_s0_h1_r1_o, l0_att_s0_h1_r1_s[:, 32:64], l0_att_s0_h1_r1_vb ; p1.row_tile l0.att.s0.h1.r1
+    ST        hbm[scratch + 57472], l0_att_s0_h1_r1_o, stride 64 ; p1.row_tile l0.att.s0.h1.r1
+    SIG       ev.att_l0, 1                                  ; p1.row_tile l0.att.s0.h1.r1
+    WAIT      ev.ln1_l0, 8                                  ; p1.panels.wo:12 l0.wo.k0.p0.mc3
+    WAIT      ev.att_l0, 4                                  ; p1.multicast.wo:15 l0.wo.k0.p0.mc3
+    WAIT      ev.l0_wo_k0_a3_free, 2                        ; p1.multicast.wo:15 l0.wo.k0.p0.mc3
+    LD.mc     l0_wo_k0_a3, hbm[scratch + 57472], stride 64, {10, 14} ; p1.multicast.wo:15 l0.wo.k0.p0.mc3
+    SIG       ev.l0_wo_k0_a3_full, 1                        ; p1.multicast.wo:15 l0.wo.k0.p0.mc3
+    WAIT      ev.att_l0, 4                                  ; p1.panels.w1:12 l0.w1.k0.p0.mc3
+    WAIT      ev.ln2_l0, 8                                  ; p1.multicast.w1:15 l0.w1.k0.p0.mc3
+    WAIT      ev.l0_w1_k0_a3_free, 4                        ; p1.multicast.w1:15 l0.w1.k0.p0.mc3
+    LD.mc     l0_w1_k0_a3, hbm[scratch + 90240], stride 64, {0, 4, 8, 12} ; p1.multicast.w1:15 l0.w1.k0.p0.mc3
+    SIG       ev.l0_w1_k0_a3_full, 1                        ; p1.multicast.w1:15 l0.w1.k0.p0.mc3
+    WAIT      ev.ln2_l0, 8                                  ; p1.panels.w2:12 l0.w2.k1.p0.mc3
+    WAIT      ev.w1_l0, 4                                   ; p1.multicast.w2:15 l0.w2.k1.p0.mc3
+    WAIT      ev.l0_w2_k1_a3_free, 2                        ; p1.multicast.w2:15 l0.w2.k1.p0.mc3
+    LD.mc     l0_w2_k1_a3, hbm[scratch + 115072], stride 128, {10, 14} ; p1.multicast.w2:15 l0.w2.k1.p0.mc3
+    SIG       ev.l0_w2_k1_a3_full, 1                        ; p1.multicast.w2:15 l0.w2.k1.p0.mc3
     END

@@ -14,10 +14,15 @@
  *              tensors still belong to their tasks after the renumbering;
  *   apart      loads of different windows, or members sharing a WG, stay
  *              plain loads (and lose the candidate mark);
- *   none       no candidates: the IR is left as it is, no account. */
+ *   none       no candidates: the IR is left as it is, no account;
+ *   explain    a small P1 plan with multicast.pass through the pipeline:
+ *              LD.mc in the program and the account in tcc-gen --explain's
+ *              text and JSON (without the knob: no LD.mc, no section). */
 #include <string.h>
 
+#include "explain.h"
 #include "ir.h"
+#include "pipeline.h"
 #include "tests.h"
 
 enum { NM = 3 };
@@ -205,6 +210,57 @@ START_TEST(test_mc_none) {
 }
 END_TEST
 
+/* The small resident P1 of tests/golden/p1_multicast_pass.yaml. */
+static Ir *small_p1(gboolean pass, Plan **plan) {
+  g_autofree char *text = g_strdup_printf(
+      "version: 1\nhardware: {sms: 4}\np1:\n"
+      "  problem: {d_model: 64, heads: 2, d_ff: 128, layers: 1, seqs: 1, rows: 64}\n"
+      "  weights: resident\n  panels: {qkv: 32, wo: 32, w1: 32, w2: 32}\n"
+      "  k_chunk: {qkv: 32, wo: 32, w1: 32, w2: 32}\n  k_split: {w2: 2}\n"
+      "  multicast: {qkv: true, wo: true, w1: true, w2: true, pass: %s}\n",
+      pass ? "true" : "false");
+  g_autoptr(GError) err = NULL;
+  *plan = plan_parse("mc.yaml", text, strlen(text), &err);
+  ck_assert_msg(*plan, "%s", err ? err->message : "?");
+  Ir *ir = pass_pipeline(*plan, PROB_P1, NULL, NULL, TRUE, &err);
+  ck_assert_msg(ir, "%s", err ? err->message : "?");
+  return ir;
+}
+
+static int count_mc(const Ir *ir) {
+  int n = 0;
+  for (guint k = 0; k < ir->tasks->len; k++) {
+    const GArray *ops = ir_task_at(ir, (int)k)->ops;
+    for (guint i = 0; i < ops->len; i++) n += (g_array_index(ops, IrOp, i).mods & IR_MOD_MC) != 0;
+  }
+  return n;
+}
+
+START_TEST(test_mc_explain) {
+  Plan *plan = NULL;
+  g_autoptr(Ir) ir = small_p1(TRUE, &plan);
+  /* 4 stages, each 2 row tiles x 2 chunks of K=64 (w2: 2 shards of 64 rows each) */
+  ck_assert_ptr_nonnull(ir->mc);
+  ck_assert_int_eq(count_mc(ir), ir->mc->groups);
+  ck_assert_int_eq(ir->mc->groups, 4 + 4 + 4 + 2 * 4);
+  ck_assert_int_eq(ir->mc->unmerged, 0);
+  ck_assert_int_eq(ir->mc->stages->len, 4);
+  g_autofree char *t = explain_text(&plan->hw, &plan->p1, plan->file, ir, NULL);
+  ck_assert_msg(strstr(t, "\nmulticast (pass") && strstr(t, "  l0.qkv ") && strstr(t, "  total "), "%.300s", strstr(t, "multicast") ? strstr(t, "multicast") : t);
+  g_autofree char *j = explain_json(&plan->hw, &plan->p1, plan->file, ir, NULL);
+  g_autofree char *groups = g_strdup_printf("\"groups\" : %d", ir->mc->groups);
+  ck_assert_msg(strstr(j, "\"multicast\"") && strstr(j, groups) && strstr(j, "\"hbm_lines_saved\""), "%.300s", strstr(j, "multicast") ? strstr(j, "multicast") : j);
+  plan_free(plan);
+  /* the lowering's issuers: LD.mc too, but no candidates and no section */
+  g_autoptr(Ir) hand = small_p1(FALSE, &plan);
+  ck_assert_ptr_null(hand->mc);
+  ck_assert_int_gt(count_mc(hand), 0);
+  g_autofree char *t2 = explain_text(&plan->hw, &plan->p1, plan->file, hand, NULL);
+  ck_assert_ptr_null(strstr(t2, "multicast (pass"));
+  plan_free(plan);
+}
+END_TEST
+
 Suite *suite_multicast(void) {
   Suite *s = suite_create("multicast");
   TCase *tc = tcase_create("pass_multicast");
@@ -212,6 +268,7 @@ Suite *suite_multicast(void) {
   tcase_add_test(tc, test_mc_issuers);
   tcase_add_test(tc, test_mc_apart);
   tcase_add_test(tc, test_mc_none);
+  tcase_add_test(tc, test_mc_explain);
   suite_add_tcase(s, tc);
   return s;
 }
