@@ -42,11 +42,14 @@
  *   of the chunks in turn (p1_handoff.c's W1, which leaves no WG spare);
  * - from = LW_P1_FROM_STAGE: no issuers, another stage's owners put the
  *   chunks into the buffers (lw_p1_resident_feed: p1_handoff.c's W2);
- * - from = LW_P1_FROM_PASS (multicast.pass): no issuers, each owner loads
- *   its chunks itself, as candidates (IR_MOD_CAND) that the multicast pass
- *   merges into LD.mc issued by the owners in turn, with its own full/free
- *   events (multicast.c); the owner waits inline for the stage before its
- *   first chunk, so that its weights still load during that stage;
+ * - from = LW_P1_FROM_PASS (multicast.pass): no issuer tasks (their WGs are
+ *   kept free, so that everything else is placed as with them), each owner
+ *   loads its chunks itself, as candidates (IR_MOD_CAND) that the multicast
+ *   pass merges into LD.mc from issuer tasks of its own, with its own
+ *   events (multicast.c: the buffer l0.w1.k0.aB's are l0_w1_k0_aB_free and
+ *   _full, which the next stage's owners pace their weights by); the owner
+ *   waits inline for the stage before its first chunk, so that its weights
+ *   still load during that stage;
  * - post: the owner hands tile t off after chunk post_at of tile t+2, with
  *   three accumulators (p1_handoff.c's W1);
  * - open / build / close: stages built together (p1_handoff.c). */
