@@ -8,7 +8,8 @@
 #    reports, never timed);
 #  - the hand-written tiny programs pass on the four seeds (exit 0);
 #  - usage errors exit 2, --help and --version exit 0;
-#  - the lower bounds in the report, --json and --profile; --trace=FILE:
+#  - the lower bounds in the report, --json and --profile; --profile's
+#    hottest window by knob, stage and task (jq on --json); --trace=FILE:
 #    the timeline file, the report unchanged by it, its diagnostics;
 #  - tcc-gen: options, one-line diagnostics, exit codes (the compiler's
 #    output itself is pinned by tests/run_golden.sh);
@@ -140,6 +141,44 @@ grep -q '"bound": {"cycles": 1092, "binding": "chain", "ratio": 2.73' "$tmp/out"
 "$sim" tests/asm/tiny_d1.asm --profile --timing-only >"$tmp/out" 2>"$tmp/err"
 grep -q '^lower bounds (docs/bounds.md)$' "$tmp/out" && grep -q '^  chain        1092  step 0 ends' "$tmp/out" &&
   ok "--profile: the arithmetic of the bounds" || { ko "--profile: the arithmetic of the bounds"; cat "$tmp/out"; }
+
+# --profile by knob, stage and task (docs/tools.md "Which knob to turn"): a
+# program whose hottest instructions are wg0's 16 MMAs, whose comments name
+# knob p1.multicast.w1:39 and task l0.w1.k0.p0; the JSON parsed back by jq
+{
+  echo ".machine sms=16 wgs_per_sm=4 rf_kib=64 vl=16 mma_arrays=1 sfu=8 sh_kib=0 dma=2x1 hbm=8 noc=512 multicast=1 reduce=0"
+  echo ".problem p1"
+  echo ".wg 0"
+  echo ".rf a p0 32x32"
+  echo ".rf b p1 32x32"
+  echo ".rf c p2 32x32"
+  echo "    LD a, hbm[x_in] ; p1.k_chunk.w1:12 l0.w1.k0.p0"
+  echo "    LD b, hbm[x_in + 4096] ; p1.k_chunk.w1:12 l0.w1.k0.p0"
+  echo "    VEC.fill c, 0.0 ; p1.panels.w1:11 l0.w1.k0.p0"
+  for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16; do echo "    MMA c, a, b ; p1.multicast.w1:39 l0.w1.k0.p0"; done
+  echo "    END"
+  echo ".wg 4"
+  echo ".rf x p0 32x32"
+  echo ".rf y p1 32x32"
+  echo "    LD x, hbm[x_in + 8192] ; l0.ln1.r0"
+  for i in 1 2 3 4; do echo "    VEC.add y, x, x ; p1.row_tile l0.ln1.r0"; done
+  echo "    END"
+} >"$tmp/hot.asm"
+"$sim" "$tmp/hot.asm" --timing-only --profile >"$tmp/out" 2>"$tmp/err"
+grep -q "^  by knob:$" "$tmp/out" && sed -n '/^  by knob:$/{n;p;}' "$tmp/out" | grep -q '%  p1.multicast.w1:39 .* 16 instructions$' &&
+  sed -n '/^  by stage:$/{n;p;}' "$tmp/out" | grep -q '%  l0.w1  .* 19 instructions$' &&
+  ok "--profile: the hottest window by knob and stage" || { ko "--profile: the hottest window by knob and stage"; cat "$tmp/out" "$tmp/err"; }
+if command -v jq >/dev/null 2>&1; then
+  "$sim" "$tmp/hot.asm" --timing-only --profile --json >"$tmp/out" 2>"$tmp/err"
+  got=$(jq -r '[.hot_groups.knob.groups, .hot_groups.knob.top[0].name, .hot_groups.knob.top[0].insns,
+               .hot_groups.stage.top[0].name, .hot_groups.task.top[0].name, .hot_groups.task.groups,
+               (.hot_groups.knob.top | map(.name) | index("(none)") != null),
+               ((.hot_groups.knob.top[0].share - .hot_groups.knob.top[0].energy_uj / .hot_groups.window_energy_uj) | fabs < 1e-5),
+               ((.hot_groups.knob.top | map(.energy_uj) | add) + .hot_groups.static_uj - .hot_groups.window_energy_uj | fabs < 1e-3)]
+              | map(tostring) | join(" ")' "$tmp/out")
+  want="5 p1.multicast.w1:39 16 l0.w1 l0.w1.k0.p0 2 true true true"
+  [ "$got" = "$want" ] && ok "--profile --json: hot_groups (jq)" || { ko "--profile --json: hot_groups (jq)"; echo " got  $got"; echo " want $want"; }
+fi
 
 # --trace=FILE (docs/tools.md "Trace"): Chrome trace-event JSON; the report is
 # the same bytes with and without it; the same run gives the same file

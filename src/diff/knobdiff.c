@@ -22,9 +22,13 @@ GArray *diff_knobs(const Plan *a, const Plan *b, const gboolean problems[2]) {
   for (guint p = 0; p < G_N_ELEMENTS(order); p++) {
     if (!problems[order[p]]) continue;
     const PlanProblem *pa = plan_problem(a, order[p]), *pb = plan_problem(b, order[p]);
-    for (int i = 0; i < PLAN_NKNOBS; i++)
-      if (pa->loc[i].path) /* the knob applies to this problem (and so in b) */
-        add(out, pa->loc[i].path, pa->value[i], pa->loc[i], pb->value[i], pb->loc[i]);
+    for (int i = 0; i < PLAN_NKNOBS; i++) {
+      if (!pa->loc[i].path) continue; /* the knob does not apply to this problem (nor in b) */
+      /* written on neither side, a knob that follows another differs
+       * exactly when that one does, which is listed */
+      if (pa->loc[i].line == 0 && pb->loc[i].line == 0 && plan_knob_follows(pa->loc[i].path)) continue;
+      add(out, pa->loc[i].path, pa->value[i], pa->loc[i], pb->value[i], pb->loc[i]);
+    }
   }
   return out;
 }

@@ -3,8 +3,10 @@
  * Plans are compared after the frontend has loaded them, on effective
  * values: a knob left out of one plan and written at its default value in
  * the other is no difference; a default that depends on other knobs (an
- * unwritten k_chunk, sms_used) is compared at the value it takes.  Each
- * side says where its value came from: a plan line, or the default. */
+ * unwritten k_chunk, sms_used) is compared at the value it takes, but a
+ * knob that follows another (store_spacing.STAGE: store_spacing's value)
+ * written on neither side is left out: its difference is the other's.
+ * Each side says where its value came from: a plan line, or the default. */
 #ifndef TCC_KNOBDIFF_H
 #define TCC_KNOBDIFF_H
 

@@ -74,6 +74,9 @@ const PlanProblem *plan_problem(const Plan *p, ProblemKind kind);
  * path that names no knob of this problem (unknown, or not applicable, like
  * "row_tile" in d1), path == NULL. */
 PlanLoc plan_knob_loc(const PlanProblem *pp, const char *path);
+/* The knob whose value knob `path` takes when not written
+ * ("store_spacing" for "p1.store_spacing.w1"), or NULL. */
+const char *plan_knob_follows(const char *path);
 /* Location of a hardware key: "sms", "dma.engines", or "hardware.sms". */
 PlanLoc plan_hw_loc(const Plan *p, const char *key);
 /* The i-th hardware key (0 <= i < PLAN_NHW, the schema's order, as in

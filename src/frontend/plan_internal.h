@@ -67,6 +67,8 @@ struct PlanKnobDef {
   PlanCheckFn check;        /* replaces the static range check when set   */
   int step[2];              /* by ProblemKind: roadmap step that implements
                                non-default values; 0 = implemented        */
+  const char *follows;      /* not written, the knob takes this knob's value
+                               (a path of the section; NULL: its `def`)   */
 };
 
 extern const PlanKnobDef plan_knobs[PLAN_NKNOBS];
@@ -98,7 +100,8 @@ char *plan_knob_value_text(const PlanKnobDef *k, long v);
  * once the section is loaded. */
 void plan_problem_record(PlanProblem *pp);
 /* Defaults that depend on other knobs, once the section's knobs are loaded:
- * an unwritten k_chunk fits its panel width and the RF. */
+ * an unwritten k_chunk fits its panel width and the RF; an unwritten knob
+ * that follows another takes its value. */
 void plan_problem_fit_defaults(PlanProblem *pp, const Machine *hw);
 
 #endif

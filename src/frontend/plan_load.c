@@ -184,7 +184,19 @@ static int find_path(const Level *lvl, const char *path, gboolean *group, gboole
   return -1;
 }
 
-/* Every key of `map` (and of its groups) -> a Leaf, in file order. */
+/* Does `path` prefix a path of the level ("store_spacing" of
+ * "store_spacing.qkv")? */
+static gboolean has_group(const Level *lvl, const char *path) {
+  size_t n = strlen(path);
+  for (int i = 0; i < lvl->n; i++)
+    if (strncmp(lvl->paths[i], path, n) == 0 && lvl->paths[i][n] == '.') return TRUE;
+  return FALSE;
+}
+
+/* Every key of `map` (and of its groups) -> a Leaf, in file order.  A knob
+ * that is also a group (`store_spacing: 32`, `store_spacing: {qkv: 16}`)
+ * takes a scalar or a mapping, in which `default` is the knob itself
+ * (`store_spacing: {default: 32, qkv: 16}`). */
 static gboolean resolve(Ctx *c, const Level *lvl, const PNode *map, const char *group,
                         const PNode *gkey, GArray *out) {
   for (int i = 0; i < plan_map_len(map); i++) {
@@ -192,6 +204,14 @@ static gboolean resolve(Ctx *c, const Level *lvl, const PNode *map, const char *
     g_autofree char *path = group ? g_strconcat(group, ".", k->text, NULL) : g_strdup(k->text);
     gboolean is_group, any;
     int idx = find_path(lvl, path, &is_group, &any);
+    if (idx >= 0 && v->kind == PN_MAP && has_group(lvl, path)) { /* the mapping form */
+      idx = -1;
+      is_group = TRUE;
+    } else if (idx < 0 && group && strcmp(k->text, "default") == 0) { /* {default: 32} */
+      gboolean g2, any2;
+      int self = find_path(lvl, group, &g2, &any2);
+      if (self >= 0) idx = self, any = any2, is_group = FALSE;
+    }
     if (strchr(k->text, '.')) { /* `panels.w1: 32` is not a key */
       idx = -1;
       is_group = FALSE;

@@ -165,6 +165,14 @@ static int check_ffn_channels(const PlanKnobDef *k, const PlanProblem *pp, const
 #define KSPLIT(p, pr) INT(p, BOTH, k_split[pr], 1, 8, 1, pr, check_k_split, pr == PROJ_WO || pr == PROJ_W2 ? 0 : 3, 0)
 #define MCAST(p, pr) BOOL(p, BOTH, multicast[pr], 0, pr, check_multicast, 4, 0)
 #define KLAST(p, pr) BOOL(p, P1, k_split_last[pr], 0, pr, NULL, 0, 0)
+#define TSYNC(p, pr) BOOL(p, P1, tile_sync[pr], 0, pr, NULL, 0, 0)
+/* store_spacing.STAGE: a stage's own spacing; not written, it takes
+ * store_spacing's value (plan_problem_fit_defaults).  D1 has no LayerNorm
+ * tasks (its projections normalise their input row). */
+#define SPACING(p, app, st)                                                                \
+  {.path = p, .full = FULL(p), .type = KT_INT, .applies = app,                             \
+   .offset = offsetof(PlanProblem, stage_spacing[st]), .min = 0, .max = 100000, .def = 0,  \
+   .proj = -1, .follows = "store_spacing"}
 
 /* ORDER-MATTERS: docs/plan.md lists the knobs in this order; `problem.*`
  * first (they are applied before every other knob).  Columns:
@@ -182,19 +190,23 @@ const PlanKnobDef plan_knobs[PLAN_NKNOBS] = {
     PER_PROJ(KCHUNK, "k_chunk"),
     PER_PROJ(KSPLIT, "k_split"),
     PER_PROJ(KLAST, "k_split_last"),
+    PER_PROJ(TSYNC, "tile_sync"),
     ENUM("layout", BOTH, layout, layout_names, LAYOUT_ROW, 4, 0),
     ENUM("weights", BOTH, weights, weights_names, WEIGHTS_STREAMED, 0, 0),
     INT("rf_temp_kib", BOTH, rf_temp_kib, 0, 256, 16, -1, check_rf_temp, 0, 0),
     ENUM("kv_writeback", BOTH, kv_writeback, kv_names, KV_DIRECT, 0, 0),
     INT("store_spacing", BOTH, store_spacing, 0, 100000, 0, -1, NULL, 0, 0),
+    SPACING("store_spacing.ln", P1, SPACE_LN), SPACING("store_spacing.qkv", BOTH, SPACE_QKV),
+    SPACING("store_spacing.att", BOTH, SPACE_ATT), SPACING("store_spacing.wo", BOTH, SPACE_WO),
+    SPACING("store_spacing.w1", BOTH, SPACE_W1), SPACING("store_spacing.w2", BOTH, SPACE_W2),
     ENUM("handoff", BOTH, handoff, handoff_names, HANDOFF_HBM, 0, 0),
     INT("handoff_relays", D1, handoff_relays, 0, 8, 0, -1, NULL, 0, 0),
     PER_PROJ(MCAST, "multicast"),
     BOOL("multicast.pass", P1, multicast_pass, 0, -1, NULL, 0, 0),
     INT("multicast.issuers", P1, multicast_issuers, 0, 8, 4, -1, NULL, 0, 0),
-    INT("rf_grid.rows", P1, rf_grid_rows, 1, 8, 1, -1, NULL, 0, 4),
-    INT("rf_grid.cols", P1, rf_grid_cols, 1, 8, 1, -1, NULL, 0, 4),
-    INT("rf_grid.k_split", P1, rf_grid_k, 1, 8, 1, -1, NULL, 0, 4),
+    INT("rf_grid.rows", P1, rf_grid_rows, 1, 8, 1, -1, NULL, 0, 0),
+    INT("rf_grid.cols", P1, rf_grid_cols, 1, 8, 1, -1, NULL, 0, 0),
+    INT("rf_grid.k_split", P1, rf_grid_k, 1, 8, 1, -1, NULL, 0, 0),
     INT("power.preload_waves", BOTH, preload_waves, 1, 64, 1, -1, NULL, 0, 4),
     ENUM("power.wave_order", BOTH, wave_order, wave_order_names, WAVES_BY_SM, 0, 4),
     INT("power.bucket_bytes", BOTH, bucket_bytes, 0, 1 << 30, 0, -1, NULL, 0, 0),
@@ -256,6 +268,10 @@ const PlanNeed plan_needs[] = {
     {"k_split_last.wo", "multicast.wo", 1, "multicast.wo is true", P1},
     {"k_split_last.w1", "multicast.w1", 1, "multicast.w1 is true", P1},
     {"k_split_last.w2", "multicast.w2", 1, "multicast.w2 is true", P1},
+    {"tile_sync.qkv", "multicast.qkv", 1, "multicast.qkv is true", P1},
+    {"tile_sync.wo", "multicast.wo", 1, "multicast.wo is true", P1},
+    {"tile_sync.w1", "multicast.w1", 1, "multicast.w1 is true", P1},
+    {"tile_sync.w2", "multicast.w2", 1, "multicast.w2 is true", P1},
     {"k_split.w1", "weights", WEIGHTS_RESIDENT, "weights is resident", BOTH},
     {"multicast.qkv", "weights", WEIGHTS_RESIDENT, "weights is resident", BOTH},
     {"multicast.wo", "weights", WEIGHTS_RESIDENT, "weights is resident", BOTH},
@@ -313,7 +329,15 @@ static int default_k_chunk(int k, int panel, const Machine *hw) {
   return 32;
 }
 
+const char *plan_knob_follows(const char *path) {
+  int i = plan_knob_index(path);
+  return i < 0 ? NULL : plan_knobs[i].follows;
+}
+
 void plan_problem_fit_defaults(PlanProblem *pp, const Machine *hw) {
+  for (int i = 0; i < PLAN_NKNOBS; i++) /* store_spacing.STAGE: store_spacing's */
+    if (plan_knobs[i].follows && pp->loc[i].line == 0)
+      *plan_knob_field(pp, &plan_knobs[i]) = plan_knob_get(pp, &plan_knobs[plan_knob_index(plan_knobs[i].follows)]);
   for (int p = 0; p < PROJ__COUNT; p++) {
     char path[32];
     g_snprintf(path, sizeof path, "k_chunk.%s", sched_proj_name[p]);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 const char *const sched_proj_name[PROJ__COUNT] = {"qkv", "wo", "w1", "w2"};
+const char *const sched_space_name[SPACE__COUNT] = {"ln", "qkv", "att", "wo", "w1", "w2"};
 
 int sched_proj_n(const Problem *d, SchedProj proj) {
   switch (proj) {

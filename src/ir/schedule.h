@@ -38,9 +38,15 @@ extern const char *const sched_proj_name[PROJ__COUNT]; /* "qkv", "wo", "w1", "w2
 int sched_proj_n(const Problem *dims, SchedProj proj);
 int sched_proj_k(const Problem *dims, SchedProj proj);
 
+/* The stages with a store spacing of their own (store_spacing.STAGE,
+ * spacing.c): LayerNorm (ln1 and ln2), the projections and attention.
+ * ORDER-MATTERS: indexes Schedule.stage_spacing and sched_space_name. */
+typedef enum { SPACE_LN, SPACE_QKV, SPACE_ATT, SPACE_WO, SPACE_W1, SPACE_W2, SPACE__COUNT } SchedSpace;
+extern const char *const sched_space_name[SPACE__COUNT]; /* "ln", "qkv", "att", "wo", "w1", "w2" */
+
 /* Number of knobs (the frontend's table, plan_schema.c), problem dims
  * included. */
-#define SCHED_NKNOBS 68
+#define SCHED_NKNOBS 78
 /* Longest value text of a knob ("round_robin", "-1", "1073741824"). */
 #define SCHED_VALUE_MAX 16
 
@@ -60,12 +66,16 @@ typedef struct Schedule {
   int k_split[PROJ__COUNT]; /* planned (> 1): partial sums over K shards */
   gboolean k_split_last[PROJ__COUNT]; /* P1: the last K shard starts the sum
                                        * (bias, residual), shards staggered */
+  gboolean tile_sync[PROJ__COUNT];    /* P1: the issuers wait for the previous
+                                       * stage's row tiles, not the whole stage */
   SchedLayout layout;       /* P1: packed (q, att, g in 32x32 blocks); D1 planned */
   SchedWeights weights;     /* planned: resident                        */
   int rf_temp_kib;          /* KiB of each WG's RF kept for activations, */
                             /* not weights (the capacity report)         */
   SchedKv kv_writeback;     /* direct (default) or via a temp round trip */
   int store_spacing;        /* cycles of WAITT between a stage's output stores */
+  int stage_spacing[SPACE__COUNT]; /* store_spacing.STAGE: a stage's own (not */
+                            /* written: store_spacing's value)             */
   SchedHandoff handoff;     /* stage -> stage through HBM scratch or RF (P1: W1 -> W2) */
   int handoff_relays;       /* D1: relays of the wide RF hand-offs (0: none) */
   gboolean multicast[PROJ__COUNT]; /* planned: true                     */

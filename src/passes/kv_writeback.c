@@ -5,14 +5,15 @@
  * direct` each piece is stored once; with `temp` it takes the seeds' round
  * trip: stored to a scratch temp, fenced (memory is not hazard-tracked: the
  * task's own SIG fires when the store has completed), read back, stored to
- * its final place.  Every piece is preceded by the stage's store spacing. */
+ * its final place.  Every piece is preceded by the stage's store spacing
+ * (spacing.c). */
 #include "lower.h"
 
 void lw_store_qkv(Ir *ir, int task, IrView acc, int c0, const LwQkvStore *s) {
   int d = s->d_model, R = acc.rows;
   for (int x = c0; x < c0 + acc.cols;) {
     int part = x / d, col = x % d, n = MIN(acc.cols - (x - c0), d - col);
-    lw_waitt(ir, task, s->spacing, s->spacing_prov);
+    lw_space(ir, task);
     if (part == 0) {
       IrView q = ir_win(acc.t, acc.r0, R, acc.c0 + x - c0, n);
       if (s->q)
@@ -32,7 +33,7 @@ void lw_store_qkv(Ir *ir, int task, IrView acc, int c0, const LwQkvStore *s) {
       op->a = piece;
       op->mem = ir_win(to.t, to.r0, R, to.c0 + col % WL_HEAD_DIM, hn);
       op->prov = s->kv_prov;
-      lw_waitt(ir, s->kv_task, s->spacing, s->spacing_prov);
+      lw_space(ir, s->kv_task);
       lw_store(ir, s->kv_task, piece, s->kv_sym[part - 1], s->kv_row + h * s->head_rows,
                col % WL_HEAD_DIM, WL_HEAD_DIM, s->kv_prov);
       x += hn;
@@ -42,7 +43,7 @@ void lw_store_qkv(Ir *ir, int task, IrView acc, int c0, const LwQkvStore *s) {
       int tmp = s->temp_col + (part - 1) * d + col;
       lw_store(ir, task, piece, "scratch", s->temp_row, tmp, s->temp_stride, s->kv_prov);
       lw_fence(ir, task, ++*s->fences, s->kv_prov);
-      g_autofree char *bn = g_strdup_printf("%s.kvback%d", ir_task_at(ir, task)->name, x);
+      g_autofree char *bn = g_strdup_printf("%s.kvback%d", s->back_tag ? s->back_tag : ir_task_at(ir, task)->name, x);
       int back = lw_rf(ir, task, bn, R, hn);
       lw_load(ir, task, ir_all(ir, back), "scratch", s->temp_row, tmp, s->temp_stride, s->kv_prov);
       piece = ir_all(ir, back);

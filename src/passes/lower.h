@@ -120,7 +120,8 @@ int lw_hand_relay(Ir *ir, LwHand *h, int cols, int after, const int *host, int R
  * (row q_row, columns q_col.., row stride d_model), K and V of head h to
  * rows kv_row + h * head_rows of kv_sym[0] / kv_sym[1] (32 floats a row),
  * (or put into the hand-off `q`), directly or through the temp area of scratch (row temp_row, columns
- * temp_col.., stride temp_stride), with `spacing` cycles before each store. */
+ * temp_col.., stride temp_stride), with the stage's store spacing before
+ * each store (lw_space: the store task's and kv_task's roles). */
 typedef struct LwQkvStore {
   int d_model;
   int q_row, q_col;
@@ -136,9 +137,11 @@ typedef struct LwQkvStore {
   const IrView *kv_rf[2];
   int kv_task;
   int temp_row, temp_col, temp_stride;
+  const char *back_tag; /* temp mode: names the read-back tensors (NULL: the
+                           task's name; a task storing several blocks sets
+                           one per block)                                   */
   int *fences;      /* the task's fence count (lw_fence)                    */
-  int64_t spacing;
-  IrProv prov, kv_prov, spacing_prov;
+  IrProv prov, kv_prov;
 } LwQkvStore;
 /* Store the panel acc (R x P: columns c0.. of the 3d-wide q|k|v row). */
 void lw_store_qkv(Ir *ir, int task, IrView acc, int c0, const LwQkvStore *s);
@@ -324,8 +327,19 @@ typedef void (*LwTileFinish)(void *ctx, int task, const char *tag, int tile, int
  * (lw_p1_resident_feed: P1 `handoff: rf`, p1_handoff.c). */
 /* LW_P1_FROM_PASS (multicast.pass): each owner loads its own chunks as
  * multicast candidates (IR_MOD_CAND), which the multicast pass merges into
- * LD.mc issued by the owners in turn (multicast.c). */
+ * LD.mc from issuer tasks of its own (multicast.c). */
 typedef enum { LW_P1_FROM_ISSUERS = 0, LW_P1_FROM_OWNERS, LW_P1_FROM_STAGE, LW_P1_FROM_PASS } LwP1Source;
+/* P1 stages synchronised per row tile (p1_tile_sync.c, tile_sync.PROJ):
+ * the tile events of a stage, `lL_<stage>_t<t>`, each complete after
+ * per_tile signals (stage NULL: none, wait for the stage's group). */
+typedef struct LwP1TileSync {
+  const char *stage;
+  int layer, per_tile;
+} LwP1TileSync;
+char *lw_p1_tile_event(int layer, const char *stage, int tile);
+void lw_p1_tile_signal(Ir *ir, int task, int layer, const char *stage, int tile, IrProv prov);
+void lw_p1_tile_wait(Ir *ir, int task, const LwP1TileSync *ts, int tile, IrProv prov);
+
 typedef struct LwP1Resident {
   const char *name;       /* the projection: "qkv", "wo", "w1", "w2"        */
   int layer, stage;
@@ -353,6 +367,12 @@ typedef struct LwP1Resident {
   int (*post_at)(void *ctx, int c0, int nk); /* post_at(c0) of its nk      */
   void *ctx;
   IrProv prov, mc_prov;   /* "weights", "multicast.PROJ"                    */
+  /* tile_sync (p1_tile_sync.c): the issuers wait for these tile events of
+   * the previous stage instead of its group `after` (stage NULL: the group);
+   * publish: the finishing owners signal this stage's tile events */
+  LwP1TileSync wait_tiles;
+  gboolean publish_tiles;
+  IrProv sync_prov;       /* "tile_sync.PROJ"                               */
 } LwP1Resident;
 /* What one resident stage leaves to the next (start it zeroed, prev_after
  * -1): where its owners start in the placer's SM-interleaved order of WGs,
@@ -403,6 +423,35 @@ int lw_p1_resident_chunk(const LwP1Res *r, int col, int *nk);
 gboolean lw_p1_ffn_rf(Ir *ir, LwP1State *state, const LwP1Resident *w1, const LwP1Resident *w2, IrProv prov,
                       GError **err);
 
+/* P1 rf_grid.* with streamed weights (p1_grid.c): each task computes a
+ * rows x cols grid of (row tile x panel) accumulators, per K round loading
+ * rows A chunks and cols W chunks for rows x cols MMAs (double-buffered when
+ * two sets fit the RF), K split over k_split tasks whose partial sums go
+ * through scratch (part_col, part_room floats dead in the stage) to shard
+ * 0, which adds the bias and calls `finish` per accumulator. */
+typedef struct LwP1Grid {
+  const char *name;       /* the projection: "qkv", "wo", "w1", "w2"        */
+  int layer, stage;
+  IrRole role;            /* kind, layer and proj (tile, panel set per task) */
+  const LwProj *pj;       /* panel width P, k_chunk                         */
+  int K, N, tiles, R;     /* reduction, output columns, row tiles of R rows */
+  int rows, cols, shards; /* rf_grid.rows, rf_grid.cols, rf_grid.k_split   */
+  LwSource a;             /* A: sym, col, stride (packed: LwMat)            */
+  const char *wsym, *bsym;
+  int part_col;           /* scratch float offset of the partial sums       */
+  int64_t part_room;      /* floats of scratch free from part_col on        */
+  int extra;              /* R x P tensors `finish` keeps (GELU, residual)  */
+  int after, grp;         /* the group waited for (-1: none) and completed  */
+  LwTileFinish finish;
+  void *ctx;
+  IrProv prov, kprov;     /* the tasks' knob (rf_grid.rows), k_chunk's      */
+} LwP1Grid;
+/* FALSE with an error at the rf_grid knob the stage cannot satisfy. */
+gboolean lw_p1_grid_check(Ir *ir, const LwP1Grid *g, GError **err);
+/* The buffer sets a task gets: 2 when they fit the RF, else 1. */
+int lw_p1_grid_buffers(const Ir *ir, const LwP1Grid *g);
+gboolean lw_p1_grid_stage(Ir *ir, const LwP1Grid *g, GError **err);
+
 /* P1 causal attention with K/V blocks shared by the query tiles of a group
  * (p1_attention.c, attention.query_tiles > 1): one task per (sequence,
  * head, group of `group` row tiles of R rows, folded for equal causal
@@ -418,14 +467,23 @@ typedef struct LwP1Attention {
   int q_col, o_col, stride;
   gboolean packed;         /* q and the output packed (LwMat)             */
   int after, grp;          /* the group waited for (-1: none) and completed */
-  int64_t spacing;         /* WAITT before each store (store_spacing)     */
-  IrProv prov, group_prov, spacing_prov, waves_prov, stagger_prov;
+  IrProv prov, group_prov, waves_prov, stagger_prov; /* (stores: lw_space) */
 } LwP1Attention;
 void lw_p1_attention_stage(Ir *ir, const LwP1Attention *at);
 
 void lw_sig(Ir *ir, int task, const char *ev, IrProv prov);
 void lw_wait(Ir *ir, int task, const char *ev, int64_t n, IrProv prov);
 void lw_waitt(Ir *ir, int task, int64_t n, IrProv prov);
+
+/* spacing.c: write-back spacing per stage (store_spacing.STAGE).  The
+ * stage (SchedSpace) of a task role, -1 for none (those use
+ * store_spacing); the spacing of a role's stage and, into *prov (may be
+ * NULL), the knob that set it; lw_space: WAITT that many cycles in task
+ * (nothing when 0), before one of its stage's output stores. */
+int lw_space_stage(IrRoleKind kind);
+int64_t lw_spacing_of(const Ir *ir, IrRoleKind kind, IrProv *prov);
+void lw_space(Ir *ir, int task);
+
 /* Order memory within a task: SIG a task-private event (it fires when every
  * earlier instruction has completed) and WAIT for its n-th firing.  Memory is
  * not hazard-tracked, so a read-back of a store needs this. */

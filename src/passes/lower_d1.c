@@ -34,7 +34,7 @@ typedef struct D1 {
   const Problem *pb;
   int d, f, heads, pos;   /* pos = history + steps: cache rows per head */
   LwProj qkv, wo, w1, w2;
-  IrProv kv_prov, spacing_prov, base, att_prov;
+  IrProv kv_prov, base, att_prov;
   D1Scratch *scr;         /* per layer */
   int *part;              /* per layer, with attention slices: where the     */
                           /* slices' (m, z, u) go (floats from scratch)     */
@@ -74,7 +74,7 @@ static void hand(D1 *c, LwHand *h, int col, int stride) {
 static char *stage_event(const char *ev, int l) { return g_strdup_printf("%s_l%d", ev, l); }
 
 
-static void spacing(D1 *c, int task) { lw_waitt(c->ir, task, c->pp->store_spacing, c->spacing_prov); }
+static void spacing(D1 *c, int task) { lw_space(c->ir, task); }
 
 /* LN of one row into h (1 x d); g and b loaded by the task, or kept by
  * its WG with resident weights (the task is pinned there). */
@@ -122,8 +122,7 @@ static void store_qkv(D1 *c, int task, IrView acc, int c0, int t, int l,
                   .kv_task = kv_task,.d_model = c->d, .q_row = 0, .q_col = c->scr[l].q, .q = &c->q, .kv_sym = {kv_sym[0], kv_sym[1]},
                   .kv_row = c->pb->history + t, .head_rows = c->pos, .mode = c->pp->kv_writeback,
                   .temp_row = 0, .temp_col = c->scr[l].kv, .temp_stride = c->d, .fences = &c->fences,
-                  .spacing = c->pp->store_spacing, .prov = c->base, .kv_prov = c->kv_prov,
-                  .spacing_prov = c->spacing_prov};
+                  .prov = c->base, .kv_prov = c->kv_prov};
   lw_store_qkv(c->ir, task, acc, c0, &s);
 }
 
@@ -607,7 +606,7 @@ gboolean pass_lower_d1(Ir *ir, GError **err) {
           .heads = ir->prob.heads, .pos = ir->prob.history + ir->prob.steps,
           .qkv = lw_proj(ir, PROJ_QKV), .wo = lw_proj(ir, PROJ_WO), .w1 = lw_proj(ir, PROJ_W1),
           .w2 = lw_proj(ir, PROJ_W2), .kv_prov = ir_prov(ir, "kv_writeback"),
-          .spacing_prov = ir_prov(ir, "store_spacing"), .att_prov = ir_prov(ir, "attention.slices"),
+          .att_prov = ir_prov(ir, "attention.slices"),
           .g_qkv = -1, .g_att = -1, .g_wo = -1, .g_w1 = -1, .g_w2 = -1, .g_kv = -1,
           .rf_hand = pp->handoff == HANDOFF_RF, .hand_prov = ir_prov(ir, "handoff"),
           .res_prov = ir_prov(ir, "weights"), .fold_prov = ir_prov(ir, "refinements.ln_fold"),

@@ -29,7 +29,7 @@ typedef struct P1 {
   const Schedule *pp;       /* the decisions: ir->sched */
   int d, f, H, N, R, rows;  /* N = all rows, R = tile rows, rows per sequence */
   LwProj qkv, wo, w1, w2;
-  IrProv base, tile_prov, kv_prov, spacing_prov;
+  IrProv base, tile_prov, kv_prov;
   P1Scratch scr;
   int fences;
   int prev;                 /* the group of the last stage made (-1: none) */
@@ -37,6 +37,7 @@ typedef struct P1 {
   int ln_rows;              /* rows per LayerNorm task */
   int ln_sub;               /* rows it loads, normalises and stores at a time (0: as many as fit) */
   gboolean packed;          /* layout: packed: q, att and g in 32 x 32 blocks (mat(), LwMat) */
+  IrProv sync_prov[PROJ__COUNT]; /* tile_sync.PROJ (p1_tile_sync.c) */
 } P1;
 
 /* Scratch matrix `base` (a P1Scratch offset) of `width` columns: packed
@@ -68,7 +69,7 @@ static void depend(P1 *c, int task, int grp, int after) {
   ir_task_signals(c->ir, task, grp);
 }
 
-static void spacing(P1 *c, int task) { lw_waitt(c->ir, task, c->pp->store_spacing, c->spacing_prov); }
+static void spacing(P1 *c, int task) { lw_space(c->ir, task); }
 
 /* The layer input: x_in for layer 0, else scratch. */
 static const char *in_sym(int l) { return l == 0 ? "x_in" : "scratch"; }
@@ -77,7 +78,7 @@ static int in_col(P1 *c, int l) { return l == 0 ? 0 : c->scr.x; }
 /* LayerNorm of every tile of c->ln_rows rows, a sub-tile of rows at a time
  * (x and its square must fit the RF together). */
 static void stage_ln(P1 *c, int l, int stage, const char *name, const char *src, int src_col,
-                     int dst_col) {
+                     int dst_col, SchedProj next) {
   Ir *ir = c->ir;
   /* x and tmp (sub x d floats each) take at most half the WG's RF; the other
    * half is left to g, b, mean, var and the tensors of the WG's other tasks */
@@ -108,18 +109,23 @@ static void stage_ln(P1 *c, int l, int stage, const char *name, const char *src,
       LwMat m = mat(c, dst_col, c->d);
       lw_store_mat(ir, task, xv, "scratch", &m, row, 0, c->base);
     }
-      }
+    /* tile_sync of the next stage: its row tile, once these rows are stored */
+    if (c->pp->tile_sync[next])
+      lw_p1_tile_signal(ir, task, l, name, tile * c->ln_rows / c->R, c->sync_prov[next]);
+  }
 }
 
 /* Store a q|k|v panel (R x P at columns c0.. of the 3d-wide row) of row tile
  * `tile`: q to scratch, K/V to k_out/v_out ([seq][head][row][32]) (kv_writeback.c). */
-static void store_qkv(P1 *c, int task, IrView acc, int c0, int tile, const char *const kv_sym[2]) {
+static void store_qkv(P1 *c, int task, IrView acc, int c0, int tile, const char *const kv_sym[2], gboolean blocks) {
   int row = tile * c->R, seq = row / c->rows, i = row % c->rows;
+  /* a task storing several blocks (resident owners, rf_grid) names each
+   * block's read-back tensors apart */
+  g_autofree char *back = blocks ? g_strdup_printf("%s.t%dc%d", ir_task_at(c->ir, task)->name, tile, c0) : NULL;
   LwQkvStore s = {.d_model = c->d, .q_row = row, .q_col = c->scr.q, .q_packed = mat(c, c->scr.q, c->d).packed, .kv_sym = {kv_sym[0], kv_sym[1]},
                   .kv_row = seq * c->H * c->rows + i, .head_rows = c->rows, .mode = c->pp->kv_writeback,
-                  .temp_row = row, .temp_col = c->scr.kv, .temp_stride = 2 * c->d, .fences = &c->fences,
-                  .spacing = c->pp->store_spacing, .prov = c->base, .kv_prov = c->kv_prov,
-                  .spacing_prov = c->spacing_prov};
+                  .temp_row = row, .temp_col = c->scr.kv, .temp_stride = 2 * c->d, .back_tag = back, .fences = &c->fences,
+                  .prov = c->base, .kv_prov = c->kv_prov};
   lw_store_qkv(c->ir, task, acc, c0, &s);
 }
 
@@ -220,8 +226,7 @@ static gboolean stage_att_grouped(P1 *c, int l, int stage, GError **err) {
                       .R = c->R, .group = g, .waves = c->pp->attn_waves, .qsym = "scratch", .osym = "scratch", .ksym = ksym,
                       .vsym = vsym, .q_col = c->scr.q, .o_col = c->scr.att, .stride = c->d,
                       .packed = c->packed, .after = after,
-                      .grp = grp, .spacing = c->pp->store_spacing, .prov = c->base,
-                      .group_prov = ir_prov(ir, "attention.query_tiles"), .spacing_prov = c->spacing_prov,
+                      .grp = grp, .prov = c->base, .group_prov = ir_prov(ir, "attention.query_tiles"),
                       .waves_prov = ir_prov(ir, "attention.waves"), .stagger = c->pp->attn_stagger,
                       .stagger_prov = ir_prov(ir, "attention.stagger")};
   lw_p1_attention_stage(ir, &at);
@@ -246,6 +251,7 @@ typedef struct ProjTail {
   const ProjStage *ps;
   int task, gelu, res;
   gboolean no_res; /* the residual is added by the last K shard (chain_last) */
+  gboolean blocks; /* the task finishes several blocks (store_qkv)          */
 } ProjTail;
 
 static void proj_tail(ProjTail *pt, int task, const char *tag, int tile, int c0, IrView acc) {
@@ -253,7 +259,7 @@ static void proj_tail(ProjTail *pt, int task, const char *tag, int tile, int c0,
   const ProjStage *ps = pt->ps;
   Ir *ir = c->ir;
   if (ps->kv_sym[0]) {
-    store_qkv(c, task, acc, c0, tile, ps->kv_sym);
+    store_qkv(c, task, acc, c0, tile, ps->kv_sym, pt->blocks);
     return;
   }
   int P = acc.cols;
@@ -306,9 +312,85 @@ static gboolean stage_proj(P1 *c, int l, int stage, const ProjStage *ps, GError 
       LwSource src = {.sym = "scratch", .row = tile * c->R, .col = ps->a_col, .stride = ps->K, .prov = c->base};
       lw_project(ir, task, tag, &src, ps->K, wsym, ps->N, p * P, acc, ps->pj);
       lw_add_bias(ir, task, tag, acc, bsym, p * P, ps->pj->prov);
-      ProjTail pt = {c, ps, task, -1, -1, FALSE};
+      ProjTail pt = {c, ps, task, -1, -1, FALSE, FALSE};
       proj_tail(&pt, task, tag, tile, p * P, acc);
     }
+  return TRUE;
+}
+
+/* rf_grid.k_split's partial sums: the longest run of scratch buffers (in
+ * layout order) dead during the stage: not its A, residual or output, not
+ * x while wo has still to read it (qkv, wo), not x1 while w2 has (w1, w2),
+ * not kv in temp mode (qkv).  Its float offset in *col; returns its floats. */
+static int64_t dead_run(const P1 *c, const ProjStage *ps, int *col) {
+  const P1Scratch *b = &c->scr;
+  int64_t Nd = (int64_t)c->N * c->d;
+  const struct { int off; int64_t n; } buf[] = {{b->x, Nd},  {b->h, Nd},  {b->q, Nd},          {b->att, Nd},
+                                                {b->x1, Nd}, {b->h2, Nd}, {b->g, Nd / c->d * c->f}, {b->kv, 2 * Nd}};
+  gboolean qkv = ps->kv_sym[0] != NULL, wo = ps->pj->proj == PROJ_WO;
+  int64_t best = 0, run = 0;
+  int start = 0;
+  *col = 0;
+  for (unsigned k = 0; k < G_N_ELEMENTS(buf); k++) {
+    int o = buf[k].off;
+    gboolean live = o == ps->a_col || (ps->res_sym && strcmp(ps->res_sym, "scratch") == 0 && o == ps->res_col) ||
+                    (ps->dst_sym && strcmp(ps->dst_sym, "scratch") == 0 && o == ps->dst_col) ||
+                    (qkv && (o == b->q || o == b->x || (o == b->kv && c->pp->kv_writeback == KV_TEMP))) ||
+                    (wo && o == b->x) || (!qkv && !wo && o == b->x1);
+    if (live) {
+      run = 0;
+      continue;
+    }
+    if (run == 0) start = o;
+    run += buf[k].n;
+    if (run > best) best = run, *col = start;
+  }
+  return best;
+}
+
+/* rf_grid.* (p1_grid.c): streamed weights, a rows x cols grid of
+ * accumulators per task, K split over rf_grid.k_split tasks. */
+static gboolean stage_proj_grid(P1 *c, int l, int stage, const ProjStage *ps, GError **err) {
+  Ir *ir = c->ir;
+  g_autofree char *wsym = lw_weight_sym(ps->pj->proj, l), *bsym = lw_bias_sym(ps->pj->proj, l);
+  g_autofree char *done = stage_event(ps->name, l);
+  int after, grp = next_group(c, done, &after);
+  ProjTail pt = {c, ps, -1, -1, -1, FALSE, c->pp->rf_grid_rows * c->pp->rf_grid_cols > 1};
+  IrRole role = ir_role(ps->role);
+  role.layer = l, role.proj = ps->pj->proj;
+  LwP1Grid g = {.name = sched_proj_name[ps->pj->proj], .layer = l, .stage = stage, .role = role, .pj = ps->pj,
+                .K = ps->K, .N = ps->N, .tiles = c->N / c->R, .R = c->R, .rows = c->pp->rf_grid_rows,
+                .cols = c->pp->rf_grid_cols, .shards = c->pp->rf_grid_k,
+                .a = {.sym = "scratch", .col = ps->a_col, .stride = ps->K, .prov = c->base},
+                .wsym = wsym, .bsym = bsym, .extra = (ps->gelu != 0) + (ps->res_sym != NULL),
+                .after = after, .grp = grp, .finish = tail_cb, .ctx = &pt,
+                .prov = ir_prov(ir, "rf_grid.rows"), .kprov = ps->pj->kprov};
+  g.part_room = dead_run(c, ps, &g.part_col);
+  return lw_p1_grid_stage(ir, &g, err);
+}
+
+/* tile_sync.PROJ (p1_tile_sync.c): the stage's issuers wait per row tile
+ * for the stage before it, a LayerNorm (qkv, w1) or W1 (w2), which signals
+ * its tiles; W1 signals its own when tile_sync.w2 is set. */
+static gboolean tile_sync_desc(P1 *c, int l, const ProjStage *ps, LwP1Resident *st, GError **err) {
+  SchedProj k = ps->pj->proj;
+  st->sync_prov = c->sync_prov[k];
+  st->publish_tiles = k == PROJ_W1 && c->pp->tile_sync[PROJ_W2];
+  if (!c->pp->tile_sync[k]) return TRUE;
+  if (k == PROJ_WO) {
+    ir_error(c->ir, err, c->sync_prov[k], "tile_sync.wo: the attention tasks do not signal their row tiles "
+             "(they finish them out of order, folded for equal causal work); tile_sync applies to qkv, w1 and w2");
+    return FALSE;
+  }
+  if (c->pp->handoff == HANDOFF_RF && (k == PROJ_W1 || k == PROJ_W2)) {
+    ir_error(c->ir, err, c->sync_prov[k], "tile_sync.%s: with handoff: rf W1's owners feed W2 themselves, "
+             "chunk by chunk: there is no stage barrier to replace", sched_proj_name[k]);
+    return FALSE;
+  }
+  if (k == PROJ_W2)
+    st->wait_tiles = (LwP1TileSync){"w1", l, c->w1.panel > 0 ? c->f / c->w1.panel : 1};
+  else
+    st->wait_tiles = (LwP1TileSync){k == PROJ_QKV ? "ln1" : "ln2", l, c->R / c->ln_rows};
   return TRUE;
 }
 
@@ -340,7 +422,7 @@ static gboolean resident_desc(P1 *c, int l, int stage, const ProjStage *ps, LwP1
   }
   g_autofree char *done = stage_event(ps->name, l);
   int after, grp = next_group(c, done, &after);
-  *pt = (ProjTail){c, ps, -1, -1, -1, FALSE};
+  *pt = (ProjTail){c, ps, -1, -1, -1, FALSE, TRUE};
   IrRole role = ir_role(ps->role);
   role.layer = l, role.proj = ps->pj->proj;
   *st = (LwP1Resident){.name = sched_proj_name[ps->pj->proj], .layer = l, .stage = stage, .role = role,
@@ -351,6 +433,7 @@ static gboolean resident_desc(P1 *c, int l, int stage, const ProjStage *ps, LwP1
                            .packed = mat(c, ps->a_col, ps->K).packed},
                      .part_col = part_col, .part_stride = c->d, .after = after, .grp = grp,
                      .finish = tail_cb, .ctx = pt, .prov = ir_prov(ir, "weights"), .mc_prov = ir_prov(ir, mc)};
+  if (!tile_sync_desc(c, l, ps, st, err)) return FALSE;
   if (c->pp->k_split_last[ps->pj->proj] && shards > 1 && mcast) { /* p1_resident.c: chain_last */
     st->chain_last = TRUE;
     if (ps->res_sym) {
@@ -441,8 +524,13 @@ gboolean pass_lower_p1(Ir *ir, GError **err) {
           .R = pp->row_tile, .rows = pb->rows,
           .qkv = lw_proj(ir, PROJ_QKV), .wo = lw_proj(ir, PROJ_WO), .w1 = lw_proj(ir, PROJ_W1),
           .w2 = lw_proj(ir, PROJ_W2), .tile_prov = ir_prov(ir, "row_tile"),
-          .kv_prov = ir_prov(ir, "kv_writeback"), .spacing_prov = ir_prov(ir, "store_spacing"), .prev = -1,
+          .kv_prov = ir_prov(ir, "kv_writeback"), .prev = -1,
           .res = {.prev_after = -1}};
+  for (int k = 0; k < PROJ__COUNT; k++) {
+    char knob[32];
+    g_snprintf(knob, sizeof knob, "tile_sync.%s", sched_proj_name[k]);
+    c.sync_prov[k] = ir_prov(ir, knob);
+  }
   /* x h q att x1 h2: N x d each; g: N x f; kv: N x 2d */
   int off = 0, *bufs[] = {&c.scr.x, &c.scr.h, &c.scr.q, &c.scr.att, &c.scr.x1, &c.scr.h2};
   for (unsigned k = 0; k < G_N_ELEMENTS(bufs); k++, off += N * d) *bufs[k] = off;
@@ -463,7 +551,16 @@ gboolean pass_lower_p1(Ir *ir, GError **err) {
   gboolean resident = pp->weights == WEIGHTS_RESIDENT;
   c.packed = pp->layout == LAYOUT_PACKED;
   if (c.packed && !packed_fits(&c, err)) return FALSE;
-  ProjFn proj = resident ? stage_proj_resident : stage_proj;
+  gboolean grid = pp->rf_grid_rows * pp->rf_grid_cols * pp->rf_grid_k > 1;
+  if (grid && resident) {
+    const char *knob = pp->rf_grid_rows > 1 ? "rf_grid.rows" : pp->rf_grid_cols > 1 ? "rf_grid.cols" : "rf_grid.k_split";
+    ir_error(ir, err, ir_prov(ir, knob),
+             "%s needs weights: streamed: resident owners keep their W blocks in RF, so a grid saves no W "
+             "loads; their grid is panels.* (the columns one A chunk feeds) and their K split k_split.*",
+             knob);
+    return FALSE;
+  }
+  ProjFn proj = resident ? stage_proj_resident : grid ? stage_proj_grid : stage_proj;
   gboolean (*att)(P1 *, int, int, GError **) = pp->attn_query_tiles > 1 ? stage_att_grouped : stage_att;
   int wgs = (pp->sms_used > 0 ? pp->sms_used : ir->hw.sms) * ir->hw.wgs_per_sm;
   c.ln_rows = c.R;
@@ -483,7 +580,7 @@ gboolean pass_lower_p1(Ir *ir, GError **err) {
                     .pj = &c.w2, .a_col = c.scr.g, .K = f, .N = d, .res_col = c.scr.x1,
                     .dst_col = last ? 0 : c.scr.x};
     guint t0 = ir->tasks->len;
-    stage_ln(&c, l, s0, "ln1", in_sym(l), in_col(&c, l), c.scr.h);
+    stage_ln(&c, l, s0, "ln1", in_sym(l), in_col(&c, l), c.scr.h, PROJ_QKV);
     keep_clear(&c, t0, &qkv);
     if (!budget(&c, l, 1, err)) return FALSE;
     if (!proj(&c, l, s0 + 1, &qkv, err) || !budget(&c, l, 2, err)) return FALSE;
@@ -493,7 +590,7 @@ gboolean pass_lower_p1(Ir *ir, GError **err) {
     if (!budget(&c, l, 3, err)) return FALSE;
     if (!proj(&c, l, s0 + 3, &wo, err) || !budget(&c, l, 4, err)) return FALSE;
     t0 = ir->tasks->len;
-    stage_ln(&c, l, s0 + 4, "ln2", "scratch", c.scr.x1, c.scr.h2);
+    stage_ln(&c, l, s0 + 4, "ln2", "scratch", c.scr.x1, c.scr.h2, PROJ_W1);
     keep_clear(&c, t0, &w1);
     if (!budget(&c, l, 5, err)) return FALSE;
     if (resident && pp->handoff == HANDOFF_RF) { /* p1_handoff.c */

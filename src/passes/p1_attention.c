@@ -186,7 +186,7 @@ void lw_p1_attention_stage(Ir *ir, const LwP1Attention *at) {
           Tile *t = &tl[q];
           lw_opi(ir, task, IR_SRECIP, t->z, t->z, 0, pv);
           lw_op(ir, task, IR_VMUL, t->o, t->o, t->z, pv);
-          lw_waitt(ir, task, at->spacing, at->spacing_prov);
+          lw_space(ir, task);
           lw_store_mat(ir, task, t->o, at->osym, &om, seq * at->rows + t->i * R, h * WL_HEAD_DIM, pv);
         }
       }

@@ -242,6 +242,16 @@ static void issue_chunk(Res *r, int me, int s, int c) {
   sig_ev(ir, me, r->full[s * r->nb + b], st->mc_prov);
 }
 
+/* issue_chunk, after the previous stage's tile event of chunk c's row tile
+ * when the stage is tile-synchronised (p1_tile_sync.c); *waited: the last
+ * tile this task waited for. */
+static void issue_synced(Res *r, int me, int s, int c, int *waited) {
+  const LwP1Resident *st = r->st;
+  if (st->wait_tiles.stage && c / r->nk > *waited)
+    lw_p1_tile_wait(r->ir, me, &st->wait_tiles, *waited = c / r->nk, st->sync_prov);
+  issue_chunk(r, me, s, c);
+}
+
 /* Issuer i of shard s: chunks i, i+ni, ... into every owner's buffers. */
 static void issuer(Res *r, int s, int i, int wg) {
   const LwP1Resident *st = r->st;
@@ -252,10 +262,12 @@ static void issuer(Res *r, int s, int i, int wg) {
   role.kshard = s;
   int me = lw_task(ir, tag, st->stage, st->mc_prov, role);
   ir_task_at(ir, me)->pin = wg;
-  if (st->after >= 0) ir_task_waits(ir, me, st->after);
+  gboolean tiles = st->wait_tiles.stage != NULL;
+  if (st->after >= 0 && !tiles) ir_task_waits(ir, me, st->after);
   ir_task_signals(ir, me, st->grp);
   lw_wait(ir, me, ready, r->np, st->mc_prov);
-  for (int c = i; c < r->total; c += r->ni) issue_chunk(r, me, s, c);
+  int waited = -1; /* tile_sync: the rows of each tile, not the whole stage */
+  for (int c = i; c < r->total; c += r->ni) issue_synced(r, me, s, c, &waited);
 }
 
 /* Does op touch RF tensor t (any view)? */
@@ -346,6 +358,7 @@ static void epilogue(Res *r, int o, int t, IrView av) {
     op->d = av, op->a = av, op->b = ir_all(ir, r->bias[o]), op->prov = st->prov;
   }
   st->finish(st->ctx, me, tag, t, p * r->P, av);
+  if (st->publish_tiles) lw_p1_tile_signal(ir, me, st->layer, st->name, t, st->sync_prov);
 }
 
 /* Owner o's hand-off of tile t (st->post), its finished accumulator. */
@@ -374,6 +387,7 @@ static void owner(Res *r, int o, const LwP1State *state) {
   gboolean self = mc && st->from == LW_P1_FROM_OWNERS;
   /* LW_P1_FROM_PASS: candidate loads of its own (multicast.c merges them) */
   gboolean cand = mc && st->from == LW_P1_FROM_PASS;
+  int waited = -1; /* self: the last tile_sync tile waited for */
   /* chain_last: shard s's part of the sum after the shards above have sent theirs */
   int from = r->bshard > 0 ? (r->S - 1 - s) * r->nk / r->S : 0;
   int L = r->nb - 1;
@@ -399,11 +413,11 @@ static void owner(Res *r, int o, const LwP1State *state) {
     lw_sig(ir, me, ready, st->mc_prov);
     if (self) { /* every owner has started (its buffers may be written), A is complete */
       lw_wait(ir, me, ready, r->np, st->mc_prov);
-      if (st->after >= 0) {
+      if (st->after >= 0 && !st->wait_tiles.stage) {
         const IrGroup *g = g_ptr_array_index(ir->groups, st->after);
         lw_wait(ir, me, g->event, r->after_n, st->mc_prov);
       }
-      for (int c = p; c < MIN(L, r->total); c += r->np) issue_chunk(r, me, s, c);
+      for (int c = p; c < MIN(L, r->total); c += r->np) issue_synced(r, me, s, c, &waited);
     }
     if (cand && st->after >= 0) { /* A is complete (the weights came before) */
       const IrGroup *g = g_ptr_array_index(ir->groups, st->after);
@@ -426,7 +440,7 @@ static void owner(Res *r, int o, const LwP1State *state) {
     op->mods = k == 0 ? IR_MOD_Z : 0, op->d = av, op->a = a;
     op->b = ir_win(r->w[o], k * r->kc, r->kc, 0, r->P), op->prov = st->pj->kprov;
     if (mc && !cand) sig_ev(ir, me, r->freed[s * r->nb + b], st->mc_prov);
-    if (self && c + L < r->total && (c + L) % r->np == p) issue_chunk(r, me, s, c + L);
+    if (self && c + L < r->total && (c + L) % r->np == p) issue_synced(r, me, s, c + L, &waited);
     if (post && t >= 2 && k == at) post_tile(r, o, tag, t - 2);
     /* spread the previous tile's epilogue over this tile's chunks */
     if (k >= from) release(ir, me, held, (held->len + (guint)(r->nk - k) - 1) / (guint)(r->nk - k));

@@ -202,6 +202,13 @@ static IrProv task_prov(const Alloc *A, int t) { return ir_task_at(A->ir, tensor
 
 static const char *plural(int64_t n) { return n == 1 ? "" : "s"; }
 
+/* rf_grid.* shapes its tasks' tensors (p1_grid.c: buffers, rows x cols
+ * accumulators): a task made by it that does not fit says so, naming the
+ * knobs to lower. */
+static const char *shaped_by(const IrProv *pv) {
+  return pv->knob && strstr(pv->knob, "rf_grid.") ? "; the task is an rf_grid.rows x rf_grid.cols grid: lower them (or k_chunk)" : "";
+}
+
 /* A tensor inside one partition: the lowest (partition, offset) that fits. */
 static gboolean place_small(Alloc *A, Use *u, GError **err) {
   int64_t gap = 0;
@@ -215,11 +222,12 @@ static gboolean place_small(Alloc *A, Use *u, GError **err) {
     u->part_off = (int)off;
     return TRUE;
   }
-  ir_error(A->ir, err, task_prov(A, u->t),
+  IrProv pv = task_prov(A, u->t);
+  ir_error(A->ir, err, pv,
               "rf_alloc: wg%d has no room for '%s' (%" G_GINT64_FORMAT
               " bytes, live at ops %d..%d): "
-              "the largest free gap in a partition is %" G_GINT64_FORMAT " bytes",
-              A->wg, tensor(A->ir, u->t)->name, u->bytes, u->first, u->last, gap);
+              "the largest free gap in a partition is %" G_GINT64_FORMAT " bytes%s",
+              A->wg, tensor(A->ir, u->t)->name, u->bytes, u->first, u->last, gap, shaped_by(&pv));
   return FALSE;
 }
 
@@ -249,12 +257,13 @@ static gboolean place_run(Alloc *A, Use *u, GError **err) {
       return TRUE;
     }
   }
+  IrProv tp = task_prov(A, u->t);
   ir_error(
-      A->ir, err, task_prov(A, u->t),
+      A->ir, err, tp,
       "rf_alloc: wg%d has no room for '%s' (%" G_GINT64_FORMAT " bytes = %d partitions, live at "
-      "ops %d..%d): %d partition%s free, the largest free run is %d partition%s",
+      "ops %d..%d): %d partition%s free, the largest free run is %d partition%s%s",
       A->wg, tensor(A->ir, u->t)->name, u->bytes, k, u->first, u->last, nfree, plural(nfree), best,
-      plural(best));
+      plural(best), shaped_by(&tp));
   return FALSE;
 }
 

@@ -262,7 +262,7 @@ char *explain_text(const Machine *hw, const Schedule *s, const char *file, const
                               "(each WG still needs an allocation)\n",
                            left, aw, spare);
   } else {
-    g_autofree char *shortb = mib(c.weights - MAX(c.left, 0));
+    g_autofree char *shortb = mib(c.weights - c.left); /* as the JSON's short_bytes */
     g_string_append_printf(o, "  left for weights %s: %s short of %s\n", left, shortb, aw);
   }
   g_string_append_printf(o, "\npanels (a WG has %s after temp; load = K/%d + %d x partitions):\n",

@@ -114,6 +114,32 @@ static void bound_detail(GString *g, const Program *p) {
                            b.io_latency, b.step_compute, b.io_latency);
 }
 
+/* The window's energy (W x 1 us = uJ), static included, and its static part. */
+static double window_uj(const SimResult *r) { return r->peak_w * POWER_WINDOW * 1e-3; }
+static double window_static_uj(const SimResult *r) { return r->static_w * POWER_WINDOW * 1e-3; }
+
+enum { HOT_GROUPS_SHOWN = 12 };
+
+/* The hottest window by plan knob, by stage and by task (hot_groups.c),
+ * largest first, each with its share of the window's energy: which knob to
+ * turn. */
+static void hot_group_report(GString *g, const Program *p, const SimResult *r) {
+  double win = window_uj(r);
+  g_string_append_printf(g, "\nhottest window's %.3f uJ (static %.3f) by what made its instructions:\n", win,
+                         window_static_uj(r));
+  for (int by = 0; by < HOT_BY__COUNT; by++) {
+    g_autoptr(GArray) gr = sim_hot_groups(p, r, (HotBy)by);
+    g_string_append_printf(g, "  by %s:\n", sim_hot_by_name[by]);
+    int shown = MIN((int)gr->len, HOT_GROUPS_SHOWN);
+    for (int i = 0; i < shown; i++) {
+      const HotGroup *h = &g_array_index(gr, HotGroup, i);
+      g_string_append_printf(g, "  %9.3f uJ %5.1f%%  %-32s %d instructions\n", h->energy_pj * 1e-6,
+                             win > 0 ? 100.0 * h->energy_pj * 1e-6 / win : 0.0, h->name, h->insns);
+    }
+    if ((int)gr->len > shown) g_string_append_printf(g, "  ... and %d more\n", (int)gr->len - shown);
+  }
+}
+
 static void profile_report(GString *g, const Program *p, const SimResult *r) {
   g_string_append(g, "\nunit      busy    energy uJ\n");
   for (int u = 0; u < UC__COUNT; u++)
@@ -132,6 +158,7 @@ static void profile_report(GString *g, const Program *p, const SimResult *r) {
                            (const char *)g_ptr_array_index(p->texts, in->text));
   }
   if (r->nhot > shown) g_string_append_printf(g, "  ... and %d more\n", r->nhot - shown);
+  hot_group_report(g, p, r);
 }
 
 /* "bound": the binding bound, the ratio, each bound and its inputs. */
@@ -156,6 +183,28 @@ static void json_bounds(GString *g, const Program *p, const SimResult *r) {
                               ", \"host_latency\": %d}",
                            b.cycles[BOUND_CHAIN], b.load_ready, b.io_latency, b.step_compute, T_HOST_LATENCY);
   g_string_append(g, "},\n");
+}
+
+/* ",\n  "hot_groups": {...}": the window's energy and, per grouping, its
+ * first HOT_GROUPS_SHOWN groups with their share of it (--profile). */
+static void json_hot_groups(GString *g, const Program *p, const SimResult *r) {
+  double win = window_uj(r);
+  g_string_append_printf(g, ",\n  \"hot_groups\": {\"window_energy_uj\": %.6f, \"static_uj\": %.6f", win,
+                         window_static_uj(r));
+  for (int by = 0; by < HOT_BY__COUNT; by++) {
+    g_autoptr(GArray) gr = sim_hot_groups(p, r, (HotBy)by);
+    int shown = MIN((int)gr->len, HOT_GROUPS_SHOWN);
+    g_string_append_printf(g, ",\n    \"%s\": {\"groups\": %u, \"top\": [", sim_hot_by_name[by], gr->len);
+    for (int i = 0; i < shown; i++) {
+      const HotGroup *h = &g_array_index(gr, HotGroup, i);
+      g_string_append_printf(g, "%s\n      {\"name\": ", i ? "," : "");
+      jstr(g, h->name);
+      g_string_append_printf(g, ", \"energy_uj\": %.6f, \"share\": %.6f, \"insns\": %d}", h->energy_pj * 1e-6,
+                             win > 0 ? h->energy_pj * 1e-6 / win : 0.0, h->insns);
+    }
+    g_string_append(g, "]}");
+  }
+  g_string_append(g, "}");
 }
 
 static void json_report(GString *g, const Program *p, const SimResult *r, const ReportOptions *ro) {
@@ -202,6 +251,7 @@ static void json_report(GString *g, const Program *p, const SimResult *r, const 
       g_string_append(g, "}");
     }
     g_string_append(g, "]");
+    json_hot_groups(g, p, r);
   }
   g_string_append(g, "\n}\n");
 }

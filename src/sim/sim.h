@@ -51,6 +51,23 @@ typedef struct SimResult {
   SimTrace *trace;        /* SimOptions.trace: the timeline (trace.h)      */
 } SimResult;
 
+/* The hottest window's energy by what made each instruction (--profile;
+ * hot_groups.c): the comment's plan knob ("p1.multicast.w1:39"), the
+ * task's stage ("l0.w1") or the task ("l0.w1.k0.mc0"); "(none)" when the
+ * comment does not say.  ORDER-MATTERS: sim_hot_by_name. */
+typedef enum { HOT_BY_KNOB, HOT_BY_STAGE, HOT_BY_TASK, HOT_BY__COUNT } HotBy;
+extern const char *const sim_hot_by_name[HOT_BY__COUNT]; /* "knob", "stage", "task" */
+typedef struct HotGroup {
+  char *name;            /* owned (the array's clear function frees it)  */
+  double energy_pj;      /* its instructions' energy inside the window   */
+  int insns;             /* instructions of the group in r->hot          */
+} HotGroup;
+/* The key of a source line (an Insn's text) under `by` (g_free it). */
+char *sim_hot_key(const char *text, HotBy by);
+/* Every group of r->hot (all of it, not only the 20 shown), largest
+ * energy first, ties by name: a GArray of HotGroup (g_array_unref). */
+GArray *sim_hot_groups(const Program *p, const SimResult *r, HotBy by);
+
 void sim_options_default(SimOptions *o);
 /* TRUE (default): a plain load from HBM and a store to HBM book their
  * pieces on a fast path with the same result (dma.c); tests set FALSE to

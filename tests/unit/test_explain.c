@@ -104,6 +104,30 @@ START_TEST(test_resident_keeps) {
 }
 END_TEST
 
+/* Temp and history over the RF: the space left for weights is negative,
+ * and the text's "short" is what the JSON's short_bytes says, the weights
+ * plus the overdraft (both said the weights alone before). */
+START_TEST(test_short_when_overdrawn) {
+  const char *text = "version: 1\nhardware: {sms: 1}\nd1:\n  rf_temp_kib: 64\n";
+  g_autoptr(GError) err = NULL;
+  g_autoptr(Plan) plan = plan_parse("over.yaml", text, strlen(text), &err);
+  ck_assert_msg(plan, "%s", err ? err->message : "?");
+  g_autoptr(Ir) ir = pass_pipeline(plan, PROB_D1, NULL, NULL, FALSE, &err);
+  const char *why = ir ? NULL : err->message;
+  g_autofree char *t = explain_text(&plan->hw, &plan->d1, plan->file, ir, why);
+  g_autofree char *j = explain_json(&plan->hw, &plan->d1, plan->file, ir, why);
+  g_autoptr(JsonParser) p = json_parser_new();
+  ck_assert(json_parser_load_from_data(p, j, -1, NULL));
+  JsonObject *o = json_node_get_object(json_parser_get_root(p));
+  gint64 left = json_object_get_int_member(o, "left_for_weights_bytes");
+  gint64 weights = json_object_get_int_member(o, "weights_bytes");
+  ck_assert_int_lt(left, 0);
+  ck_assert_int_eq(json_object_get_int_member(o, "short_bytes"), weights - left);
+  /* 1 SM: 4 WGs x 64 KiB, all temp; the history K/V 0.25 MiB more */
+  HAS(t, "  left for weights -0.25 MiB: 1.75 MiB short of 1.5 MiB\n");
+}
+END_TEST
+
 /* A plan that does not compile still gets the arithmetic, and the error. */
 /* placement.solver: ilp: the report says what GLPK proved (D1's default
  * machine: optimal at the pigeonhole bound, which the constructive
@@ -149,6 +173,7 @@ Suite *suite_explain(void) {
   tcase_add_test(tc, test_seeds_12_sms);
   tcase_add_test(tc, test_json);
   tcase_add_test(tc, test_temp_knob);
+  tcase_add_test(tc, test_short_when_overdrawn);
   tcase_add_test(tc, test_failure);
   tcase_add_test(tc, test_ilp_report);
   tcase_add_test(tc, test_resident_keeps);

@@ -25,6 +25,7 @@
 #include "lower.h"
 #include "pipeline.h"
 #include "tests.h"
+#include "trace.h" /* the MMA arrays test: TraceSlice */
 
 static const uint64_t seeds[] = {7, 13, 11, 23};
 enum { NSEEDS = G_N_ELEMENTS(seeds) };
@@ -1711,6 +1712,37 @@ START_TEST(test_p1_packed) {
 }
 END_TEST
 
+/* tile_sync (p1_tile_sync.c): W1's and W2's issuers wait per row tile for
+ * the tile events of LN2 and W1, which those stages signal once per tile
+ * (each LN2 task after its rows, each W1 finishing owner after its store),
+ * instead of for the whole previous stage; without the knob there are no
+ * tile events and the issuers wait for the stage's group.  Both programs
+ * are correct (numerics on seed 7, no race). */
+START_TEST(test_p1_tile_sync) {
+  g_autoptr(Plan) stage = small_plan(PROB_P1, P1_MC);
+  g_autoptr(Plan) tile = small_plan(PROB_P1, P1_MC "\n  tile_sync: {w1: true, w2: true}");
+  g_autofree char *a = NULL, *b = NULL;
+  compile_run(stage, PROB_P1, "stage barrier", &a);
+  compile_run(tile, PROB_P1, "tile sync", &b);
+  ck_assert_ptr_null(strstr(a, "_t0,"));
+  /* W2's issuers: one WAIT for W1's tile t before their chunks of tile t */
+  g_autofree char *w2 = task_lines(b, "l0.w2.k0.mc0", "    END");
+  g_autofree char *w2_stage = task_lines(a, "l0.w2.k0.mc0", "    END");
+  ck_assert_msg(strstr(w2, "WAIT      ev.l0_w1_t0, 4"), "%s", w2); /* 4 W1 panels */
+  ck_assert_ptr_nonnull(strstr(b, "WAIT      ev.l0_w1_t1, 4")); /* tile 1's chunks: another issuer */
+  ck_assert_ptr_null(strstr(w2_stage, "ev.l0_w1_t"));
+  ck_assert_ptr_nonnull(strstr(w2_stage, "WAIT      ev.w1_l0,")); /* the stage's group */
+  ck_assert_ptr_null(strstr(w2, "WAIT      ev.w1_l0,"));
+  /* W1's first issuer waits for LN2's tiles; the W1 owners and LN2 tasks signal */
+  g_autofree char *w1 = task_lines(b, "l0.w1.k0.mc0", "    END");
+  ck_assert_ptr_nonnull(strstr(w1, "WAIT      ev.l0_ln2_t0, 16")); /* LN2 tasks of 2 rows */
+  g_autofree char *own = task_lines(b, "l0.w1.k0.p0", "    END");
+  ck_assert_ptr_nonnull(strstr(own, "SIG       ev.l0_w1_t1, 1"));
+  g_autofree char *ln = task_lines(b, "l0.ln2.r0", "    END");
+  ck_assert_ptr_nonnull(strstr(ln, "SIG       ev.l0_ln2_t0, 1"));
+}
+END_TEST
+
 /* k_split_last.w2: the last K shard's owners keep the bias and residual and
  * start the chain with them; shard 0's keep neither (without the knob it is
  * the other way round); both programs are correct. */
@@ -1799,6 +1831,209 @@ START_TEST(test_p1_attention_stagger) {
     ck_assert_int_gt(n, 1);
     compile_run(plan, PROB_P1, stagger ? "stagger 100" : "no stagger", NULL);
   }
+}
+END_TEST
+
+/* ---- rf_grid.* (p1_grid.c) ---- */
+
+/* Is RF tensor t a grid task's A or W chunk buffer ("TAG.a01", "TAG.w10"),
+ * or the baseline's ("TAG.a", "TAG.w")? */
+static gboolean grid_buffer(const Ir *ir, int t, char which) {
+  const char *n = strrchr(ir_tensor(ir, t)->name, '.');
+  if (!n || n[1] != which) return FALSE;
+  for (const char *c = n + 2; *c; c++)
+    if (!g_ascii_isdigit(*c)) return FALSE;
+  return TRUE;
+}
+
+/* The projection `proj` tasks of a compiled plan: loads into A and W chunk
+ * buffers and MMAs, summed; *tasks gets how many; *sets the buffer sets
+ * (2: a1x tensors exist). */
+static void grid_counts(const Plan *plan, SchedProj proj, int *tasks, int *a_lds, int *w_lds, int *mmas, int *sets) {
+  g_autoptr(GError) err = NULL;
+  g_autoptr(Ir) ir = pass_pipeline(plan, PROB_P1, NULL, NULL, TRUE, &err);
+  ck_assert_msg(ir, "%s", err ? err->message : "?");
+  *tasks = *a_lds = *w_lds = *mmas = 0, *sets = 1;
+  for (guint k = 0; k < ir->tasks->len; k++) {
+    const IrTask *t = ir_task_at(ir, (int)k);
+    if (t->role.proj != (int)proj || (t->role.kind != ROLE_QKV && t->role.kind != ROLE_WO && t->role.kind != ROLE_W1 &&
+                                 t->role.kind != ROLE_W2))
+      continue;
+    (*tasks)++;
+    for (guint i = 0; i < t->ops->len; i++) {
+      const IrOp *op = &g_array_index(t->ops, IrOp, i);
+      if (op->kind == IR_MMA) (*mmas)++;
+      if (op->kind != IR_LD || op->d.t < 0) continue;
+      if (grid_buffer(ir, op->d.t, 'a')) (*a_lds)++;
+      if (grid_buffer(ir, op->d.t, 'w')) (*w_lds)++;
+      if (grid_buffer(ir, op->d.t, 'a') && strlen(strrchr(ir_tensor(ir, op->d.t)->name, '.')) == 4 &&
+          strrchr(ir_tensor(ir, op->d.t)->name, '.')[2] == '1')
+        *sets = 2;
+    }
+  }
+}
+
+/* rf_grid rows x cols (streamed weights): per K round of 32 a task loads
+ * rows A chunks and cols W chunks and issues rows x cols MMAs: R + C loads
+ * per round, not the baseline's 2 per MMA (2 R C); the MMAs are as many;
+ * fewer HBM lines; correct.  2 x 2 double-buffers (a1x buffers), 2 x 4 on
+ * a 32 KiB RF cannot and is single-buffered. */
+START_TEST(test_p1_rf_grid_loads) {
+  g_autoptr(Plan) base = small_plan(PROB_P1, "k_chunk: {qkv: 32, wo: 32, w1: 32, w2: 32}");
+  Run rb = compile_run(base, PROB_P1, "rf_grid 1 x 1", NULL);
+  const int shapes[][3] = {{2, 2, 64}, {2, 1, 64}, {1, 2, 64}, {2, 2, 32}};
+  int tasks0, a0, w0, m0, sets0;
+  grid_counts(base, PROJ_W2, &tasks0, &a0, &w0, &m0, &sets0);
+  ck_assert_int_eq(a0 + w0, 2 * m0); /* the baseline: an A and a W chunk per MMA */
+  for (unsigned v = 0; v < G_N_ELEMENTS(shapes); v++) {
+    int R = shapes[v][0], C = shapes[v][1];
+    g_autofree char *knobs = g_strdup_printf("k_chunk: {qkv: 32, wo: 32, w1: 32, w2: 32}\n  rf_grid: {rows: %d, cols: %d}",
+                                             R, C);
+    g_autofree char *text = g_strdup_printf("version: 1\nhardware: {rf_kib: %d}\np1:\n  problem: %s\n  %s\n",
+                                            shapes[v][2], P1_DIMS, knobs);
+    g_autoptr(Plan) plan = plan_text("grid.yaml", text);
+    int tasks, a, w, mmas, sets;
+    grid_counts(plan, PROJ_W2, &tasks, &a, &w, &mmas, &sets);
+    /* W2: K = d_ff = 128, 4 rounds of 32 per task */
+    int rounds = 128 / 32;
+    ck_assert_int_eq(tasks * R * C, tasks0);
+    ck_assert_int_eq(mmas, m0);
+    ck_assert_int_eq(a, tasks * rounds * R);
+    ck_assert_int_eq(w, tasks * rounds * C);
+    ck_assert_int_eq(a + w, tasks * rounds * (R + C));
+    ck_assert_int_eq(sets, shapes[v][2] == 64 ? 2 : 1);
+    Run rg = compile_run(plan, PROB_P1, text, NULL);
+    if (shapes[v][2] == 64) ck_assert_int_lt(rg.hbm_lines, rb.hbm_lines);
+  }
+}
+END_TEST
+
+/* rf_grid.k_split 2: each grid is two tasks, shard 1 stores its partial
+ * sums and SIGs, shard 0 WAITs for 1 of them and adds them; every shard 1
+ * task comes before every shard 0 task (no WG holds a shard 0 task ahead
+ * of the shard it waits for); correct. */
+START_TEST(test_p1_rf_grid_k_split) {
+  g_autoptr(Plan) plan =
+      small_plan(PROB_P1, "k_chunk: {qkv: 32, wo: 32, w1: 32, w2: 32}\n  rf_grid: {rows: 2, cols: 2, k_split: 2}");
+  g_autoptr(GError) err = NULL;
+  g_autoptr(Ir) ir = pass_pipeline(plan, PROB_P1, NULL, NULL, TRUE, &err);
+  ck_assert_msg(ir, "%s", err ? err->message : "?");
+  int shard0 = 0, shard1 = 0;
+  for (guint k = 0; k < ir->tasks->len; k++) {
+    const IrTask *t = ir_task_at(ir, (int)k);
+    if (t->role.kind != ROLE_W2) continue;
+    gboolean waits = FALSE, sigs = FALSE;
+    for (guint i = 0; i < t->ops->len; i++) {
+      const IrOp *op = &g_array_index(t->ops, IrOp, i);
+      const char *ev = op->event >= 0 && (op->kind == IR_WAIT || op->kind == IR_SIG) ? (const char *)g_ptr_array_index(ir->events, op->event) : "";
+      if (op->kind == IR_WAIT && g_str_has_suffix(ev, "_part")) {
+        waits = TRUE;
+        ck_assert_int_eq(op->n, 1);
+      }
+      if (op->kind == IR_SIG && g_str_has_suffix(ev, "_part")) sigs = TRUE;
+    }
+    if (t->role.kshard == 0) {
+      ck_assert_msg(waits && !sigs, "%s", t->name);
+      shard0++;
+    } else {
+      ck_assert_msg(sigs && !waits && shard0 == 0, "%s", t->name);
+      shard1++;
+    }
+  }
+  ck_assert_int_eq(shard0, 1); /* 2 row tiles x 2 panels: one grid */
+  ck_assert_int_eq(shard1, 1);
+  compile_run(plan, PROB_P1, "rf_grid k_split 2", NULL);
+}
+END_TEST
+
+/* rf_grid is refused with weights: resident (at the knob), and a grid
+ * that does not fit the RF at all is refused by rf_alloc naming rf_grid. */
+START_TEST(test_p1_rf_grid_refused) {
+  g_autoptr(Plan) res = small_plan(PROB_P1, "weights: resident\n  rf_grid: {cols: 2}");
+  g_autoptr(GError) err = NULL;
+  g_autoptr(Ir) ir = pass_pipeline(res, PROB_P1, NULL, NULL, TRUE, &err);
+  ck_assert_ptr_null(ir);
+  ck_assert_msg(err && strstr(err->message, "rf_grid.cols needs weights: streamed"), "%s", err ? err->message : "?");
+  g_autoptr(Plan) big = plan_text("big.yaml", "version: 1\nhardware: {rf_kib: 32}\np1:\n  problem: " P1_DIMS
+                                                "\n  k_chunk: {qkv: 64, wo: 64, w1: 64, w2: 64}\n  rf_grid: {rows: 2, cols: 2}\n");
+  g_autoptr(GError) err2 = NULL;
+  g_autoptr(Ir) ir2 = pass_pipeline(big, PROB_P1, NULL, NULL, TRUE, &err2);
+  ck_assert_ptr_null(ir2);
+  ck_assert_msg(err2 && strstr(err2->message, "rf_alloc:") && strstr(err2->message, "rf_grid.rows x rf_grid.cols"), "%s",
+                err2 ? err2->message : "?");
+}
+END_TEST
+
+/* kv_writeback: temp in a task that stores several q|k|v blocks (a
+ * resident owner, one per row tile; an rf_grid task, rows x cols) names
+ * each block's read-back tensors apart: the program assembles (no region
+ * declared twice) and is correct.  Before, both made 'TASK.kvbackX' once
+ * per block. */
+START_TEST(test_p1_kv_temp_blocks) {
+  const char *const knobs[] = {"sms_used: 4\n  " P1_RES "\n  kv_writeback: temp",
+                               "k_chunk: {qkv: 32, wo: 32, w1: 32, w2: 32}\n  rf_grid: {rows: 2, cols: 2}\n  kv_writeback: temp"};
+  for (unsigned k = 0; k < G_N_ELEMENTS(knobs); k++) {
+    g_autoptr(Plan) plan = small_plan(PROB_P1, knobs[k]);
+    compile_run(plan, PROB_P1, knobs[k], NULL);
+  }
+}
+END_TEST
+
+/* ---- hardware.mma_arrays > 1: the arrays of an SM busy at once ---- */
+
+/* Run P1 of `plan` traced (seed 7, correct within budgets); per SM, the
+ * cycles during which at least two of its arrays are busy, summed into
+ * *both; *same gets those where the two MMAs come from one WG. */
+static void array_overlap(const Plan *plan, int64_t *both, int64_t *same) {
+  g_autofree char *text = compile(plan, PROB_P1, NULL);
+  g_autoptr(GError) err = NULL;
+  g_autoptr(Program) p = sim_asm_parse("arrays.asm", text, strlen(text), &err);
+  ck_assert_msg(p, "%s", err ? err->message : "?");
+  SimOptions o;
+  sim_options_default(&o);
+  o.seed = 7, o.trace = TRUE;
+  SimResult r;
+  ck_assert_msg(sim_run(p, &o, &r, &err), "%s", err ? err->message : "?");
+  assert_passes("mma_arrays", p, &r, 7);
+  int A = p->hw.mma_arrays;
+  *both = *same = 0;
+  const GArray *sl = r.trace->mma;
+  /* slices of one array never overlap; two of different arrays of one SM
+   * overlap by max(0, min(ends) - max(starts)) (at most 4 arrays: pairs
+   * count each cycle once per pair; fine for a > 0 test) */
+  for (guint i = 0; i < sl->len; i++)
+    for (guint j = i + 1; j < sl->len; j++) {
+      const TraceSlice *x = &g_array_index(sl, TraceSlice, i), *y = &g_array_index(sl, TraceSlice, j);
+      if (x->track / A != y->track / A || x->track == y->track) continue;
+      int64_t ov = MIN(x->t1, y->t1) - MAX(x->t0, y->t0);
+      if (ov <= 0) continue;
+      *both += ov;
+      if (x->wg == y->wg) *same += ov;
+    }
+  sim_result_clear(&r);
+}
+
+/* mma_arrays 2: P1's MMAs use both arrays of an SM at once: the resident
+ * owners of an SM (one accumulator chain each) side by side, and a
+ * streamed rf_grid task's independent accumulators even from one WG; on
+ * one array nothing overlaps.  Fails if the simulator put every MMA on
+ * one array, or the lowering left one MMA-issuing WG per SM. */
+START_TEST(test_p1_mma_arrays) {
+  const char *const knobs[] = {P1_MC, "k_chunk: {qkv: 32, wo: 32, w1: 32, w2: 32}\n  rf_grid: {rows: 2, cols: 2}"};
+  for (int k = 0; k < 2; k++)
+    for (int arrays = 1; arrays <= 2; arrays++) {
+      g_autofree char *text = g_strdup_printf("version: 1\nhardware: {sms: 2, mma_arrays: %d}\np1:\n  problem: %s\n  %s\n",
+                                              arrays, P1_DIMS, knobs[k]);
+      g_autoptr(Plan) plan = plan_text("arrays.yaml", text);
+      int64_t both, same;
+      array_overlap(plan, &both, &same);
+      if (arrays == 1) {
+        ck_assert_int_eq(both, 0);
+        continue;
+      }
+      ck_assert_msg(both > 0, "%s: no two MMAs of an SM at once", text);
+      if (k == 1) ck_assert_msg(same > 0, "%s: no WG with two MMAs at once", text);
+    }
 }
 END_TEST
 
@@ -1932,6 +2167,14 @@ Suite *suite_gen(void) {
   tcase_add_test(tc, test_diff_store_spacing);
   tcase_add_test(tc, test_diff_self_paced);
   suite_add_tcase(s, tc);
+  tc = tcase_create("rf_grid"); /* p1_grid.c */
+  tcase_set_timeout(tc, 600);
+  tcase_add_test(tc, test_p1_rf_grid_loads);
+  tcase_add_test(tc, test_p1_rf_grid_k_split);
+  tcase_add_test(tc, test_p1_rf_grid_refused);
+  tcase_add_test(tc, test_p1_mma_arrays);
+  tcase_add_test(tc, test_p1_kv_temp_blocks);
+  suite_add_tcase(s, tc);
   tc = tcase_create("knobs");
   tcase_set_timeout(tc, 600);
   tcase_add_loop_test(tc, test_knob_changes_output, 0, G_N_ELEMENTS(knobs));
@@ -1946,6 +2189,7 @@ Suite *suite_gen(void) {
   tcase_add_test(tc, test_p1_attention_waves);
   tcase_add_test(tc, test_p1_packed);
   tcase_add_test(tc, test_p1_k_split_last);
+  tcase_add_test(tc, test_p1_tile_sync);
   tcase_add_test(tc, test_p1_handoff_rf);
   tcase_add_test(tc, test_p1_attention_stagger);
   tcase_add_test(tc, test_ilp_placement);

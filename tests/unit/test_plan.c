@@ -280,8 +280,11 @@ START_TEST(test_plan_integers) {
   }
   expect_error("version: 1\nd1: {store_spacing: null}\n", PLAN_ERROR_TYPE,
                "test.yaml:2:21: error: 'store_spacing' must be an integer, got 'null'");
-  expect_error("version: 1\nd1: {store_spacing: {a: 1}}\n", PLAN_ERROR_TYPE,
-               "test.yaml:2:21: error: 'store_spacing' must be an integer, got a mapping");
+  expect_error("version: 1\nd1: {rf_temp_kib: {a: 1}}\n", PLAN_ERROR_TYPE,
+               "test.yaml:2:19: error: 'rf_temp_kib' must be an integer, got a mapping");
+  /* store_spacing also takes a mapping of stages (docs/plan.md) */
+  expect_error("version: 1\nd1: {store_spacing: {a: 1}}\n", PLAN_ERROR_UNKNOWN_KEY,
+               "test.yaml:2:22: error: unknown key 'a' in d1.store_spacing; did you mean 'att'?");
 }
 END_TEST
 
