@@ -382,6 +382,12 @@ static gboolean tile_sync_desc(P1 *c, int l, const ProjStage *ps, LwP1Resident *
              "(they finish them out of order, folded for equal causal work); tile_sync applies to qkv, w1 and w2");
     return FALSE;
   }
+  if (c->pp->multicast_pass && c->pp->multicast[k]) {
+    ir_error(c->ir, err, c->sync_prov[k], "tile_sync.%s: with multicast.pass the stage has no issuers of its own "
+             "to wait per row tile (the multicast pass makes them; its owners wait for the whole stage)",
+             sched_proj_name[k]);
+    return FALSE;
+  }
   if (c->pp->handoff == HANDOFF_RF && (k == PROJ_W1 || k == PROJ_W2)) {
     ir_error(c->ir, err, c->sync_prov[k], "tile_sync.%s: with handoff: rf W1's owners feed W2 themselves, "
              "chunk by chunk: there is no stage barrier to replace", sched_proj_name[k]);
