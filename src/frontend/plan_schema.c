@@ -15,6 +15,8 @@ static const char *const weights_names[] = {"streamed", "resident", NULL};
 static const char *const kv_names[] = {"direct", "temp", NULL};
 static const char *const solver_names[] = {"constructive", "ilp", NULL};
 static const char *const slicemap_names[] = {"round_robin", "blocked", NULL};
+static const char *const attkv_names[] = {"streamed", "shared", "resident", NULL};
+static const char *const softmax_names[] = {"online", "staged", NULL};
 static const char *const handoff_names[] = {"hbm", "rf", NULL};
 static const char *const wave_order_names[] = {"sm", "need", NULL};
 
@@ -225,6 +227,9 @@ const PlanKnobDef plan_knobs[PLAN_NKNOBS] = {
     INT("attention.query_tiles", P1, attn_query_tiles, 1, 8, 1, -1, NULL, 0, 0),
     INT("attention.waves", P1, attn_waves, 1, 8, 1, -1, NULL, 0, 0),
     INT("attention.stagger", P1, attn_stagger, 0, 100000, 0, -1, NULL, 0, 0),
+    ENUM("attention.kv", P1, attn_kv, attkv_names, ATTKV_STREAMED, 0, 0),
+    ENUM("attention.softmax", P1, attn_softmax, softmax_names, SOFTMAX_ONLINE, 0, 0),
+    INT("attention.interleave", P1, attn_interleave, 1, 2, 1, -1, NULL, 0, 0),
     BOOL("ffn.fused", D1, ffn_fused, 0, -1, NULL, 0, 0),
     BOOL("refinements.ln_fold", D1, ln_fold, 0, -1, NULL, 0, 0),
     BOOL("refinements.first_token", D1, first_token, 0, -1, NULL, 0, 0),
@@ -240,6 +245,9 @@ const PlanNeed plan_needs[] = {
     {"attention.slice_map", "attention.slices", 2, "attention.slices > 1", BOTH},
     {"attention.waves", "attention.query_tiles", 2, "attention.query_tiles > 1", BOTH},
     {"attention.stagger", "attention.query_tiles", 2, "attention.query_tiles > 1", BOTH},
+    {"attention.kv", "attention.query_tiles", 2, "attention.query_tiles > 1", BOTH},
+    {"attention.interleave", "attention.query_tiles", 2, "attention.query_tiles > 1", BOTH},
+    {"attention.softmax", "attention.kv", ATTKV_RESIDENT, "attention.kv is resident", BOTH},
     {"power.preload_waves", "weights", WEIGHTS_RESIDENT, "weights is resident", BOTH},
     {"power.wave_order", "power.preload_waves", 2, "power.preload_waves > 1", BOTH},
     {"refinements.ln_fold", "weights", WEIGHTS_RESIDENT, "weights is resident", BOTH},

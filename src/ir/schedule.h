@@ -24,6 +24,11 @@ typedef enum { WEIGHTS_STREAMED, WEIGHTS_RESIDENT } SchedWeights;
 typedef enum { KV_DIRECT, KV_TEMP } SchedKv;
 typedef enum { SOLVER_CONSTRUCTIVE, SOLVER_ILP } SchedSolver;
 typedef enum { SLICEMAP_ROUND_ROBIN, SLICEMAP_BLOCKED } SchedSliceMap;
+/* P1 attention (p1_attention.c): K/V streamed in blocks, resident or shared
+ * by a head's tasks (multicast); softmax. */
+/* ORDER-MATTERS: plan_needs compares (softmax: staged needs kv >= RESIDENT). */
+typedef enum { ATTKV_STREAMED, ATTKV_SHARED, ATTKV_RESIDENT } SchedAttKv;
+typedef enum { SOFTMAX_ONLINE, SOFTMAX_STAGED } SchedSoftmax;
 typedef enum { HANDOFF_HBM, HANDOFF_RF } SchedHandoff;
 typedef enum { WAVES_BY_SM, WAVES_BY_NEED } SchedWaveOrder;
 
@@ -46,7 +51,7 @@ extern const char *const sched_space_name[SPACE__COUNT]; /* "ln", "qkv", "att", 
 
 /* Number of knobs (the frontend's table, plan_schema.c), problem dims
  * included. */
-#define SCHED_NKNOBS 78
+#define SCHED_NKNOBS 81
 /* Longest value text of a knob ("round_robin", "-1", "1073741824"). */
 #define SCHED_VALUE_MAX 16
 
@@ -101,6 +106,9 @@ typedef struct Schedule {
   int attn_query_tiles;     /* P1: row tiles per attention task sharing K/V blocks */
   int attn_waves;           /* P1 (query_tiles > 1): attention tasks start in waves */
   int attn_stagger;         /* P1 (query_tiles > 1): cycles between a wave's task starts */
+  SchedAttKv attn_kv;       /* P1: K/V streamed in blocks or resident per task */
+  SchedSoftmax attn_softmax; /* P1 (kv resident): online or staged softmax     */
+  int attn_interleave;      /* P1 (query_tiles > 1): tiles whose chains interleave */
   gboolean ffn_fused;       /* D1, planned: true                        */
   gboolean ln_fold;         /* D1: LayerNorm folded into the projection (resident) */
   gboolean first_token;     /* D1, with ln_fold: step 0 makes the folded constants */

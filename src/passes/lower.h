@@ -467,9 +467,16 @@ typedef struct LwP1Attention {
   int q_col, o_col, stride;
   gboolean packed;         /* q and the output packed (LwMat)             */
   int after, grp;          /* the group waited for (-1: none) and completed */
+  int interleave;          /* tiles whose op chains interleave (attention.interleave) */
+  gboolean kv_resident;    /* K/V loaded once, whole (attention.kv: resident) */
+  gboolean kv_shared;      /* K/V blocks multicast to a head's tasks (attention.kv: shared) */
+  gboolean staged;         /* with kv_resident: staged softmax (attention.softmax) */
   IrProv prov, group_prov, waves_prov, stagger_prov; /* (stores: lw_space) */
+  IrProv interleave_prov, kv_prov, softmax_prov;
 } LwP1Attention;
-void lw_p1_attention_stage(Ir *ir, const LwP1Attention *at);
+/* FALSE with an error at attention.kv when the resident K/V and the
+ * tiles' state do not fit a WG's RF. */
+gboolean lw_p1_attention_stage(Ir *ir, const LwP1Attention *at, GError **err);
 
 void lw_sig(Ir *ir, int task, const char *ev, IrProv prov);
 void lw_wait(Ir *ir, int task, const char *ev, int64_t n, IrProv prov);

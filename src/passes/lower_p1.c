@@ -228,9 +228,13 @@ static gboolean stage_att_grouped(P1 *c, int l, int stage, GError **err) {
                       .packed = c->packed, .after = after,
                       .grp = grp, .prov = c->base, .group_prov = ir_prov(ir, "attention.query_tiles"),
                       .waves_prov = ir_prov(ir, "attention.waves"), .stagger = c->pp->attn_stagger,
-                      .stagger_prov = ir_prov(ir, "attention.stagger")};
-  lw_p1_attention_stage(ir, &at);
-  return TRUE;
+                      .stagger_prov = ir_prov(ir, "attention.stagger"),
+                      .interleave = c->pp->attn_interleave, .kv_resident = c->pp->attn_kv == ATTKV_RESIDENT,
+                      .kv_shared = c->pp->attn_kv == ATTKV_SHARED,
+                      .staged = c->pp->attn_softmax == SOFTMAX_STAGED,
+                      .interleave_prov = ir_prov(ir, "attention.interleave"), .kv_prov = ir_prov(ir, "attention.kv"),
+                      .softmax_prov = ir_prov(ir, "attention.softmax")};
+  return lw_p1_attention_stage(ir, &at, err);
 }
 
 /* A projection stage: acc = A . W panel + bias, then either the q|k|v

@@ -2037,6 +2037,162 @@ START_TEST(test_p1_mma_arrays) {
 }
 END_TEST
 
+/* P1 attention knobs on 2 sequences of 128 rows (4 row tiles, query_tiles 2:
+ * two tasks per head, one with 4 key blocks, one with 3). */
+#define ATT_DIMS "{d_model: 64, heads: 2, d_ff: 128, layers: 1, seqs: 2, rows: 128}"
+static Ir *att_ir(const char *att, char **asm_out, Run *run) {
+  g_autofree char *text =
+      g_strdup_printf("version: 1\np1:\n  problem: " ATT_DIMS "\n  sms_used: 4\n  attention: {query_tiles: 2%s}\n", att);
+  g_autoptr(Plan) plan = plan_text("att.yaml", text);
+  g_autoptr(GError) err = NULL;
+  Ir *ir = pass_pipeline(plan, PROB_P1, NULL, NULL, TRUE, &err);
+  ck_assert_msg(ir, "%s: %s", att, err ? err->message : "?");
+  if (run) *run = compile_run(plan, PROB_P1, att, asm_out);
+  return ir;
+}
+
+/* In a task: the number of ops of `kind` (reading tensor `sym` through mem
+ * when sym is set). */
+static int count_ops(const Ir *ir, const IrTask *t, IrOpKind kind, const char *sym) {
+  int n = 0;
+  for (guint i = 0; i < t->ops->len; i++) {
+    const IrOp *op = &g_array_index(t->ops, IrOp, i);
+    if (op->kind != kind) continue;
+    const char *from = op->mem.t >= 0 ? ir_tensor(ir, op->mem.t)->sym : NULL;
+    if (sym && (!from || !g_str_has_prefix(from, sym))) continue;
+    n++;
+  }
+  return n;
+}
+
+/* attention.interleave: 2 issues a second tile's QK^T MMA before the first
+ * tile's row sum (one tile's chain no longer runs alone), scales each q once
+ * instead of every score block (fewer VEC.muli), and the program is faster
+ * and correct; with interleave 1 every row sum comes before the next MMA.t. */
+START_TEST(test_p1_attention_interleave) {
+  Run x, y;
+  g_autoptr(Ir) a = att_ir("", NULL, &x), b = att_ir(", interleave: 2", NULL, &y);
+  for (int pass = 0; pass < 2; pass++) {
+    const Ir *ir = pass ? b : a;
+    int overlapped = 0, muli = 0;
+    for (guint k = 0; k < ir->tasks->len; k++) {
+      const IrTask *t = ir_task_at(ir, (int)k);
+      if (t->role.kind != ROLE_ATT) continue;
+      int open = 0; /* score MMAs issued whose row sum has not come yet */
+      for (guint i = 0; i < t->ops->len; i++) {
+        const IrOp *op = &g_array_index(t->ops, IrOp, i);
+        if (op->kind == IR_MMA && (op->mods & IR_MOD_T)) overlapped += open++ > 0;
+        if (op->kind == IR_VRSUM && open > 0) open--;
+        muli += op->kind == IR_VMULI;
+      }
+    }
+    if (pass == 0) {
+      ck_assert_int_eq(overlapped, 0);
+      ck_assert_int_gt(muli, 0);
+      x.hbm_lines = muli; /* kept: interleave must issue fewer */
+    } else {
+      ck_assert_msg(overlapped > 0, "interleave 2: no MMA.t issued before the previous tile's row sum");
+      ck_assert_msg(muli < x.hbm_lines, "interleave 2: %d VEC.muli, interleave 1: %" G_GINT64_FORMAT, muli, x.hbm_lines);
+    }
+  }
+  ck_assert_msg(y.cycles < x.cycles, "interleave 2: %" G_GINT64_FORMAT " cycles, 1: %" G_GINT64_FORMAT, y.cycles,
+                x.cycles);
+}
+END_TEST
+
+/* attention.kv: shared: one task per head loads every K/V block (LD.mc into
+ * both tasks' buffers) and the other loads none; fewer HBM lines than each
+ * task loading its own blocks; correct (a missing freed/ready event is a
+ * race the simulator reports, failing compile_run). */
+START_TEST(test_p1_attention_kv_shared) {
+  Run x, y;
+  g_autofree char *text = NULL;
+  g_autoptr(Ir) a = att_ir(", interleave: 2", NULL, &x), b = att_ir(", interleave: 2, kv: shared", &text, &y);
+  ck_assert_ptr_nonnull(a);
+  ck_assert_ptr_nonnull(strstr(text, "LD.mc"));
+  int leaders = 0, followers = 0;
+  for (guint k = 0; k < b->tasks->len; k++) {
+    const IrTask *t = ir_task_at(b, (int)k);
+    if (t->role.kind != ROLE_ATT) continue;
+    int kv = count_ops(b, t, IR_LD, "k_out") + count_ops(b, t, IR_LD, "v_out");
+    if (kv > 0) {
+      leaders++;
+      ck_assert_int_eq(kv, 2 * 4); /* 4 blocks of 32 keys, K and V */
+    } else {
+      followers++;
+    }
+  }
+  ck_assert_int_eq(leaders, 4); /* 2 sequences x 2 heads */
+  ck_assert_int_eq(followers, 4);
+  ck_assert_msg(y.hbm_lines < x.hbm_lines, "shared: %" G_GINT64_FORMAT " lines, streamed: %" G_GINT64_FORMAT,
+                y.hbm_lines, x.hbm_lines);
+}
+END_TEST
+
+/* attention.kv: resident: each task loads each K/V block it needs exactly
+ * once, into a buffer of its own per block (k0..k3, v0..v3), and none into
+ * the streamed double buffers; attention.softmax: staged then computes a
+ * tile's scores against all its blocks in one tensor (s0 of R x keys) with
+ * one exp per tile, and no rescaling (no VEC.mul of o by alpha); both
+ * correct.  Where the K/V do not fit, the error is at attention.kv. */
+START_TEST(test_p1_attention_kv_resident) {
+  g_autoptr(Ir) on = att_ir(", kv: resident", NULL, NULL), st = att_ir(", kv: resident, softmax: staged", NULL, NULL);
+  for (int pass = 0; pass < 2; pass++) {
+    const Ir *ir = pass ? st : on;
+    int tasks = 0;
+    for (guint k = 0; k < ir->tasks->len; k++) {
+      const IrTask *t = ir_task_at(ir, (int)k);
+      if (t->role.kind != ROLE_ATT) continue;
+      int keys = 0, kl = count_ops(ir, t, IR_LD, "k_out"), exps = 0, sexp = 0, rescale = 0, tiles = 0;
+      for (guint i = 0; i < t->ops->len; i++) {
+        const IrOp *op = &g_array_index(t->ops, IrOp, i);
+        const char *d = op->d.t >= 0 ? ir_tensor(ir, op->d.t)->name : "";
+        const char *from = op->mem.t >= 0 ? ir_tensor(ir, op->mem.t)->sym : NULL;
+        if (op->kind == IR_LD && from && g_str_has_prefix(from, "k_out"))
+          ck_assert_msg(strstr(d, ".k") && !strstr(d, ".kb"), "%s loads K into %s", t->name, d);
+        if (op->kind == IR_MMA && (op->mods & IR_MOD_T)) keys += 32;
+        if (op->kind == IR_SEXP) exps++, sexp += op->d.rows * op->d.cols > 32;
+        if (op->kind == IR_VMUL && op->a.t >= 0 && strstr(ir_tensor(ir, op->a.t)->name, ".o")) rescale++;
+        if (op->kind == IR_ST) tiles++;
+      }
+      ck_assert_int_gt(kl, 0);
+      ck_assert_int_le(kl * 32, 128);
+      if (pass == 1) {
+        ck_assert_msg(sexp == tiles, "%s: %d score exps for %d tiles", t->name, sexp, tiles);
+        ck_assert_int_eq(exps, tiles);
+        ck_assert_int_eq(rescale, tiles); /* only o /= z */
+      } else {
+        ck_assert_int_eq(sexp, keys / 32); /* one per tile and block */
+        ck_assert_int_gt(rescale, tiles);
+      }
+      tasks++;
+    }
+    ck_assert_int_eq(tasks, 8);
+  }
+  /* both run correctly (compile_run asserts the numerics and budgets) */
+  Run x, y;
+  g_autoptr(Ir) a = att_ir(", kv: resident", NULL, &x), b = att_ir(", kv: resident, softmax: staged", NULL, &y);
+  ck_assert_ptr_nonnull(a);
+  ck_assert_ptr_nonnull(b);
+  ck_assert_int_gt(x.cycles, 0);
+  ck_assert_int_gt(y.cycles, 0);
+}
+END_TEST
+
+/* attention.kv: resident with keys that do not fit a WG's RF (256 keys:
+ * 64 KiB of K and V) fails at attention.kv's line and column. */
+START_TEST(test_p1_attention_kv_resident_fit) {
+  g_autoptr(Plan) plan = plan_text(
+      "fit.yaml", "version: 1\np1:\n  problem: {d_model: 64, heads: 2, d_ff: 128, layers: 1, seqs: 1, rows: 256}\n"
+                  "  attention: {query_tiles: 2, kv: resident}\n");
+  g_autoptr(GError) err = NULL;
+  g_autoptr(Ir) ir = pass_pipeline(plan, PROB_P1, NULL, NULL, TRUE, &err);
+  ck_assert(ir == NULL);
+  ck_assert_msg(g_str_has_prefix(err->message, "fit.yaml:4:31: error: attention.kv=resident: the K and V of 256 keys"),
+                "%s", err->message);
+}
+END_TEST
+
 /* A panel larger than a WG's RF after rf_temp_kib is refused at its knob. */
 START_TEST(test_resident_too_wide) {
   g_autoptr(Plan) p = plan_text("wide.yaml", "version: 1\nd1:\n  panels: {w2: 32}\n  weights: resident\n");
@@ -2145,6 +2301,13 @@ Suite *suite_gen(void) {
   TCase *tc = tcase_create("baseline");
   tcase_set_timeout(tc, 1800); /* full-size runs: minutes under ASan */
   tcase_add_loop_test(tc, test_baseline, 0, 2 * NSEEDS);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("attention"); /* P1 attention.kv, softmax, interleave */
+  tcase_set_timeout(tc, 600);
+  tcase_add_test(tc, test_p1_attention_interleave);
+  tcase_add_test(tc, test_p1_attention_kv_shared);
+  tcase_add_test(tc, test_p1_attention_kv_resident);
+  tcase_add_test(tc, test_p1_attention_kv_resident_fit);
   suite_add_tcase(s, tc);
   tc = tcase_create("passes");
   tcase_set_timeout(tc, 600);
