@@ -116,6 +116,15 @@ else
   ko "tcc-grade best-p1: passes, score 2961.96"
   cat "$tmp/bestp1"
 fi
+# the multicast pass on best.yaml's P1 (plans/best-mcpass.yaml): race-free,
+# correct on every seed, within budgets, at the score docs/techniques.md quotes
+if "$grade" plans/best-mcpass.yaml >"$tmp/mcpass" 2>&1 &&
+  sed -n 6p "$tmp/mcpass" | grep -q "^score 4450.58  = 1000 \* sqrt(802528 \* 124192 / (171032 \* 29420))$"; then
+  ok "tcc-grade best-mcpass: passes, score 4450.58"
+else
+  ko "tcc-grade best-mcpass: passes, score 4450.58"
+  cat "$tmp/mcpass"
+fi
 
 # tcc-grade times each problem once and checks the numerics per seed: its
 # table is the one that four full tcc-sim runs per problem give (the same

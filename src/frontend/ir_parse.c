@@ -1048,7 +1048,7 @@ static gboolean mnemonic(Pr *P, IrOpKind *kind, int *mods) {
     static const struct {
       const char *text;
       int bit;
-    } mod[] = {{".z", IR_MOD_Z}, {".t", IR_MOD_T}, {".mc", IR_MOD_MC}};
+    } mod[] = {{".z", IR_MOD_Z}, {".t", IR_MOD_T}, {".mc", IR_MOD_MC}, {".cand", IR_MOD_CAND}};
     gboolean ok = FALSE;
     for (unsigned j = 0; j < G_N_ELEMENTS(mod) && !ok; j++) {
       gsize m = strlen(mod[j].text);

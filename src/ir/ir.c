@@ -68,6 +68,10 @@ void ir_free(Ir *ir) {
   ir_events_changed(ir);
   g_ptr_array_free(ir->events, TRUE);
   g_ptr_array_free(ir->groups, TRUE);
+  if (ir->mc) {
+    g_array_free(ir->mc->stages, TRUE);
+    g_free(ir->mc);
+  }
   if (ir->ilp) {
     g_array_free(ir->ilp->stages, TRUE);
     g_free(ir->ilp);

@@ -71,7 +71,12 @@ typedef enum {
 } IrOpKind;
 #define ir_op_mnemonic sim_op_mnemonic /* "LD", "VEC.add", ... (ops.h) */
 
-enum { IR_MOD_Z = 1, IR_MOD_T = 2, IR_MOD_MC = 4 };
+/* IR_MOD_CAND (LD only): a multicast candidate, a load of a WG's own that
+ * the lowering leaves for the multicast pass (multicast.c) to merge with
+ * the same load of other WGs into one LD.mc; the pass clears it on every
+ * load, merged or not.  The IR's text shows it (`LD.cand`, as after
+ * `--dump-after=lower`); the backend never prints it. */
+enum { IR_MOD_Z = 1, IR_MOD_T = 2, IR_MOD_MC = 4, IR_MOD_CAND = 8 };
 
 /* Provenance: the plan knob that decided this op and the IR node. */
 typedef struct IrProv {
@@ -165,6 +170,23 @@ typedef struct IrIlp {
   GArray *stages;            /* IrIlpStage, in (layer, projection) order    */
 } IrIlp;
 
+/* The multicast pass's account (multicast.c, multicast.pass), for tcc-gen
+ * --explain: per stage (the role and layer of the loads' tasks), the
+ * groups of same-window loads it merged into one LD.mc each, the loads they
+ * replaced and the HBM lines those loads would have read beyond the one
+ * read each group makes; and the candidates it left as plain loads. */
+typedef struct IrMcStage {
+  char name[24];    /* "l0.w1"                                             */
+  int groups;       /* LD.mc made                                          */
+  int loads;        /* candidate loads they replace (>= 2 per group)       */
+  int64_t lines_saved; /* HBM lines the replaced loads read beyond one per group */
+} IrMcStage;
+typedef struct IrMulticast {
+  GArray *stages;   /* IrMcStage, in order of the first task of each stage */
+  int groups, loads, unmerged;
+  int64_t lines_saved;
+} IrMulticast;
+
 typedef struct Ir {
   Machine hw;
   Problem prob;
@@ -186,6 +208,7 @@ typedef struct Ir {
   IrProv section;     /* the problem section's key in the plan: where an     */
                       /* error that no written knob explains points (ir_error) */
   IrIlp *ilp;         /* the ILP placement's account (NULL: not used); owned */
+  IrMulticast *mc;    /* the multicast pass's account (NULL: no candidates); owned */
   /* ir.c's storage of the tensors: `tensors` points into these blocks of
    * IrTensor (owned), filled in creation order; fewer and denser allocations
    * than one per tensor (a P1 program has ~34k tensors). */
@@ -301,6 +324,15 @@ gboolean pass_sync(Ir *ir, GError **err);
 gboolean pass_pacer(Ir *ir, GError **err);
 /* place.c: bind every task to a WG (constructive: spread over the SMs used). */
 gboolean pass_place(Ir *ir, GError **err);
+/* multicast.c: multicast insertion (multicast.pass): candidate loads
+ * (IR_MOD_CAND) of the same HBM window into same-named, same-shaped RF
+ * tensors of tasks on different WGs, the k-th such load of each, become
+ * one LD.mc issued by the members in turn, with the events that make it
+ * race-free: each member SIGs `NAME_free` once done with its copy of the
+ * buffer, the issuer WAITs for the others' before the LD.mc and SIGs
+ * `NAME_full` after it, the others WAIT for it where their load was.
+ * Records its account in ir->mc. */
+gboolean pass_multicast(Ir *ir, GError **err);
 /* pace.c: byte-bucket load pacing (power.bucket_bytes, power.event_interval):
  * a WG waits event_interval cycles after every bucket of HBM loads. */
 gboolean pass_pace(Ir *ir, GError **err);

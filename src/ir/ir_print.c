@@ -149,6 +149,7 @@ static void put_mnemonic(GString *s, const IrOp *op) {
   if (op->mods & IR_MOD_Z) g_string_append(s, ".z");
   if (op->mods & IR_MOD_T) g_string_append(s, ".t");
   if (op->mods & IR_MOD_MC) g_string_append(s, ".mc");
+  if (op->mods & IR_MOD_CAND) g_string_append(s, ".cand");
 }
 
 /* ", {x@s1, x}": the LD.mc destination tensors (@task unless the op's). */

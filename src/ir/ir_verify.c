@@ -64,6 +64,7 @@ static char *op_where(const Ir *ir, int k, int i, const IrOp *op) {
   if (op->mods & IR_MOD_Z) g_string_append(m, ".z");
   if (op->mods & IR_MOD_T) g_string_append(m, ".t");
   if (op->mods & IR_MOD_MC) g_string_append(m, ".mc");
+  if (op->mods & IR_MOD_CAND) g_string_append(m, ".cand");
   g_string_append_c(m, ')');
   return g_string_free(m, FALSE);
 }
@@ -270,7 +271,7 @@ static const IrView *op_view(const IrOp *op, int i) {
 static gboolean check_form(Ver *V, const Where *w, const IrOp *op) {
   if (op->kind < 0 || op->kind >= IR__COUNT) return failw(V, w, "unknown op kind");
   if (op->kind == IR_END) return failw(V, w, "END in a task (the backend ends each WG's program)");
-  int allowed = op->kind == IR_MMA ? IR_MOD_Z | IR_MOD_T : op->kind == IR_LD ? IR_MOD_MC : 0;
+  int allowed = op->kind == IR_MMA ? IR_MOD_Z | IR_MOD_T : op->kind == IR_LD ? IR_MOD_MC | IR_MOD_CAND : 0;
   if (op->mods & ~allowed)
     return failw(V, w, "modifier not allowed on %s", ir_op_mnemonic[op->kind]);
   int uses = kind_uses(op->kind);

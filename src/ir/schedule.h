@@ -51,7 +51,7 @@ extern const char *const sched_space_name[SPACE__COUNT]; /* "ln", "qkv", "att", 
 
 /* Number of knobs (the frontend's table, plan_schema.c), problem dims
  * included. */
-#define SCHED_NKNOBS 79
+#define SCHED_NKNOBS 81
 /* Longest value text of a knob ("round_robin", "-1", "1073741824"). */
 #define SCHED_VALUE_MAX 16
 
@@ -84,6 +84,10 @@ typedef struct Schedule {
   SchedHandoff handoff;     /* stage -> stage through HBM scratch or RF (P1: W1 -> W2) */
   int handoff_relays;       /* D1: relays of the wide RF hand-offs (0: none) */
   gboolean multicast[PROJ__COUNT]; /* planned: true                     */
+  gboolean multicast_pass;  /* P1: the multicast pass merges the owners'  */
+                            /* loads (multicast.c), no issuer tasks       */
+  int multicast_issuers;    /* P1, with multicast_pass: the pass's issuer */
+                            /* tasks per merged set (0: members in turn)  */
   int rf_grid_rows, rf_grid_cols, rf_grid_k; /* P1, planned: not all 1   */
   int preload_waves;        /* preload waves (resident weights)         */
   SchedWaveOrder wave_order; /* which WGs make up each wave             */

@@ -325,7 +325,10 @@ typedef void (*LwTileFinish)(void *ctx, int task, const char *tag, int tile, int
  * (LD.mc; for a stage that leaves no WG spare); or another stage's owners,
  * which put their results straight into the owners' buffers
  * (lw_p1_resident_feed: P1 `handoff: rf`, p1_handoff.c). */
-typedef enum { LW_P1_FROM_ISSUERS = 0, LW_P1_FROM_OWNERS, LW_P1_FROM_STAGE } LwP1Source;
+/* LW_P1_FROM_PASS (multicast.pass): each owner loads its own chunks as
+ * multicast candidates (IR_MOD_CAND), which the multicast pass merges into
+ * LD.mc from issuer tasks of its own (multicast.c). */
+typedef enum { LW_P1_FROM_ISSUERS = 0, LW_P1_FROM_OWNERS, LW_P1_FROM_STAGE, LW_P1_FROM_PASS } LwP1Source;
 /* P1 stages synchronised per row tile (p1_tile_sync.c, tile_sync.PROJ):
  * the tile events of a stage, `lL_<stage>_t<t>`, each complete after
  * per_tile signals (stage NULL: none, wait for the stage's group). */
@@ -380,6 +383,8 @@ typedef struct LwP1State {
   int cursor;
   char prev_stage[32];    /* "l0_w1_k0" ("": no multicast stage before) */
   int prev_nb, prev_total, prev_after;
+  gboolean prev_pass;     /* its chunks merged by the multicast pass: its */
+                          /* shard 0 events are the pass's l0_w1_k0_aB_full */
 } LwP1State;
 /* Make the stage's owner (and issuer) tasks; FALSE with an error at the
  * knob when an owner does not fit its WG or the stage has more owners than

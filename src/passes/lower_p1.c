@@ -386,6 +386,12 @@ static gboolean tile_sync_desc(P1 *c, int l, const ProjStage *ps, LwP1Resident *
              "(they finish them out of order, folded for equal causal work); tile_sync applies to qkv, w1 and w2");
     return FALSE;
   }
+  if (c->pp->multicast_pass && c->pp->multicast[k]) {
+    ir_error(c->ir, err, c->sync_prov[k], "tile_sync.%s: with multicast.pass the stage has no issuers of its own "
+             "to wait per row tile (the multicast pass makes them; its owners wait for the whole stage)",
+             sched_proj_name[k]);
+    return FALSE;
+  }
   if (c->pp->handoff == HANDOFF_RF && (k == PROJ_W1 || k == PROJ_W2)) {
     ir_error(c->ir, err, c->sync_prov[k], "tile_sync.%s: with handoff: rf W1's owners feed W2 themselves, "
              "chunk by chunk: there is no stage barrier to replace", sched_proj_name[k]);
@@ -432,6 +438,7 @@ static gboolean resident_desc(P1 *c, int l, int stage, const ProjStage *ps, LwP1
   *st = (LwP1Resident){.name = sched_proj_name[ps->pj->proj], .layer = l, .stage = stage, .role = role,
                      .pj = ps->pj, .K = ps->K, .N = ps->N, .shards = shards, .tiles = c->N / c->R,
                      .R = c->R, .extra = (ps->gelu != 0) + (ps->res_sym != NULL), .multicast = mcast,
+                     .from = mcast && c->pp->multicast_pass ? LW_P1_FROM_PASS : LW_P1_FROM_ISSUERS,
                      .a = {.sym = "scratch", .col = ps->a_col, .stride = ps->K, .prov = c->base,
                            .packed = mat(c, ps->a_col, ps->K).packed},
                      .part_col = part_col, .part_stride = c->d, .after = after, .grp = grp,

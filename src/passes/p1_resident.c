@@ -42,6 +42,14 @@
  *   of the chunks in turn (p1_handoff.c's W1, which leaves no WG spare);
  * - from = LW_P1_FROM_STAGE: no issuers, another stage's owners put the
  *   chunks into the buffers (lw_p1_resident_feed: p1_handoff.c's W2);
+ * - from = LW_P1_FROM_PASS (multicast.pass): no issuer tasks (their WGs are
+ *   kept free, so that everything else is placed as with them), each owner
+ *   loads its chunks itself, as candidates (IR_MOD_CAND) that the multicast
+ *   pass merges into LD.mc from issuer tasks of its own, with its own
+ *   events (multicast.c: the buffer l0.w1.k0.aB's are l0_w1_k0_aB_free and
+ *   _full, which the next stage's owners pace their weights by); the owner
+ *   waits inline for the stage before its first chunk, so that its weights
+ *   still load during that stage;
  * - post: the owner hands tile t off after chunk post_at of tile t+2, with
  *   three accumulators (p1_handoff.c's W1);
  * - open / build / close: stages built together (p1_handoff.c). */
@@ -377,6 +385,8 @@ static void owner(Res *r, int o, const LwP1State *state) {
    * held chunk c - nb, which the issuer is done with; the others may be at
    * most one chunk behind it before it waits */
   gboolean self = mc && st->from == LW_P1_FROM_OWNERS;
+  /* LW_P1_FROM_PASS: candidate loads of its own (multicast.c merges them) */
+  gboolean cand = mc && st->from == LW_P1_FROM_PASS;
   int waited = -1; /* self: the last tile_sync tile waited for */
   /* chain_last: shard s's part of the sum after the shards above have sent theirs */
   int from = r->bshard > 0 ? (r->S - 1 - s) * r->nk / r->S : 0;
@@ -388,7 +398,8 @@ static void owner(Res *r, int o, const LwP1State *state) {
   for (int k = 0; k < r->nk; k++) {
     if (paced) { /* owner o's pieces between the others': no bursts */
       int n = r->np * r->S, c = (int)((int64_t)(k * n + o) * state->prev_total / (r->nk * n));
-      g_autofree char *ev = g_strdup_printf("%s_full%d", state->prev_stage, c % state->prev_nb);
+      g_autofree char *ev = state->prev_pass ? g_strdup_printf("%s_a%d_full", state->prev_stage, c % state->prev_nb)
+                                             : g_strdup_printf("%s_full%d", state->prev_stage, c % state->prev_nb);
       lw_wait(ir, me, ev, c / state->prev_nb + 1, st->prov);
     }
     else if (st->multicast && k > 0) /* the first stage: nothing to pace by but time */
@@ -408,20 +419,27 @@ static void owner(Res *r, int o, const LwP1State *state) {
       }
       for (int c = p; c < MIN(L, r->total); c += r->np) issue_synced(r, me, s, c, &waited);
     }
+    if (cand && st->after >= 0) { /* A is complete (the weights came before) */
+      const IrGroup *g = g_ptr_array_index(ir->groups, st->after);
+      lw_wait(ir, me, g->event, r->after_n, st->mc_prov);
+    }
   }
   g_autofree char *tag = g_strdup_printf("l%d.%s.k%d.p%d", st->layer, st->name, s, p);
   g_autoptr(GArray) held = g_array_new(FALSE, FALSE, sizeof(IrOp));
   for (int c = 0; c < r->total; c++) {
     int t = c / r->nk, k = c % r->nk, b = c % r->nb;
     IrView a = ir_all(ir, r->buf[o * r->nb + b]), av = ir_all(ir, r->acc[r->nacc * o + t % r->nacc]);
-    if (mc)
+    if (mc && !cand) {
       wait_ev(ir, me, r->full[s * r->nb + b], c / r->nb + 1, st->mc_prov);
-    else
-      load_chunk(r, me, a, s, c, st->a.prov);
+    } else {
+      load_chunk(r, me, a, s, c, cand ? st->mc_prov : st->a.prov);
+      GArray *ops = ir_task_at(ir, me)->ops;
+      if (cand) g_array_index(ops, IrOp, ops->len - 1).mods |= IR_MOD_CAND;
+    }
     IrOp *op = ir_emit(ir, me, IR_MMA);
     op->mods = k == 0 ? IR_MOD_Z : 0, op->d = av, op->a = a;
     op->b = ir_win(r->w[o], k * r->kc, r->kc, 0, r->P), op->prov = st->pj->kprov;
-    if (mc) sig_ev(ir, me, r->freed[s * r->nb + b], st->mc_prov);
+    if (mc && !cand) sig_ev(ir, me, r->freed[s * r->nb + b], st->mc_prov);
     if (self && c + L < r->total && (c + L) % r->np == p) issue_synced(r, me, s, c + L, &waited);
     if (post && t >= 2 && k == at) post_tile(r, o, tag, t - 2);
     /* spread the previous tile's epilogue over this tile's chunks */
@@ -478,7 +496,11 @@ LwP1Res *lw_p1_resident_open(Ir *ir, const LwP1State *state, const LwP1Resident 
     g_free(r);
     return NULL;
   }
-  r->ni = st->multicast && st->from == LW_P1_FROM_ISSUERS ? MIN(LW_P1R_ISSUERS, spare / r->S) : 0;
+  /* LW_P1_FROM_PASS: the WGs are kept free for the pass's issuer tasks
+   * (multicast.c takes WGs with no task of the stage), no task made */
+  r->ni = st->multicast && (st->from == LW_P1_FROM_ISSUERS || st->from == LW_P1_FROM_PASS)
+              ? MIN(LW_P1R_ISSUERS, spare / r->S)
+              : 0;
   if (st->multicast && st->from == LW_P1_FROM_ISSUERS && r->ni < 1) {
     knob_error(ir, err, "multicast", st->name,
                "multicast.%s needs a WG per K shard besides the %d owners to issue the loads, but "
@@ -490,7 +512,9 @@ LwP1Res *lw_p1_resident_open(Ir *ir, const LwP1State *state, const LwP1Resident 
   r->base = state->cursor + skip;
   r->prev_stage = state->prev_stage[0] != '\0';
   r->prev_after = state->prev_after;
-  r->after_n = st->from == LW_P1_FROM_OWNERS && st->after >= 0 ? group_need(ir, st->after) : 0;
+  r->after_n = (st->from == LW_P1_FROM_OWNERS || st->from == LW_P1_FROM_PASS) && st->after >= 0
+                   ? group_need(ir, st->after)
+                   : 0;
   r->wsym = lw_weight_sym(st->pj->proj, st->layer);
   r->bsym = lw_bias_sym(st->pj->proj, st->layer);
   r->task = g_new(int, owners);
@@ -512,7 +536,7 @@ void lw_p1_resident_build(LwP1Res *r, const LwP1State *state) {
   int owners = r->np * r->S;
   g_autoptr(GArray) order = wg_order(r->ir);
   for (int o = 0; o < owners; o++) owner(r, o, state);
-  for (int s = 0; s < r->S; s++)
+  for (int s = 0; s < r->S && r->st->from == LW_P1_FROM_ISSUERS; s++)
     for (int i = 0; i < r->ni; i++)
       issuer(r, s, i, g_array_index(order, int, (r->base + owners + s * r->ni + i) % order->len));
 }
@@ -527,6 +551,7 @@ void lw_p1_resident_close(LwP1Res *r, LwP1State *state) {
   if (st->multicast) {
     g_snprintf(state->prev_stage, sizeof state->prev_stage, "l%d_%s_k0", st->layer, st->name);
     state->prev_nb = r->nb, state->prev_total = r->total, state->prev_after = st->after;
+    state->prev_pass = st->from == LW_P1_FROM_PASS;
   }
   res_free(r);
 }

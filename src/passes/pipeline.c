@@ -14,6 +14,7 @@ const PassDef pass_table[] = {
     {"sync", "events, SIG and WAIT from the tasks' dependencies", pass_sync},
     {"pacer", "the pacing WG's task, when power.pacing_wg paces the buckets", pass_pacer},
     {"place", "bind tasks to WGs (the pacer to power.pacing_wg)", pass_place},
+    {"multicast", "merge candidate loads of one HBM window by several WGs into LD.mc (multicast.pass)", pass_multicast},
     {"pace", "byte-bucket load pacing per WG, or by the pacer (power knobs)", pass_pace},
     {"rf_alloc", "partitions and offsets for every RF tensor", pass_rf_alloc},
     {NULL, NULL, NULL},

@@ -209,6 +209,26 @@ static void placement_text(GString *o, const Ir *ir, const Schedule *s) {
   }
 }
 
+/* multicast.pass: what the multicast pass merged (ir->mc; multicast.c),
+ * per stage: groups (one LD.mc each), the candidate loads they replace and
+ * the HBM lines those would have read beyond one read per group. */
+static void multicast_text(GString *o, const Ir *ir) {
+  g_string_append(o, "\nmulticast (pass; tcc-sim --json hbm_lines counts what is read):\n");
+  if (!ir || !ir->mc) {
+    g_string_append(o, ir ? "  no candidate loads\n" : "  none: the plan did not compile (below)\n");
+    return;
+  }
+  const IrMulticast *a = ir->mc;
+  g_string_append(o, "  stage      groups   loads  HBM lines saved\n");
+  for (guint i = 0; i < a->stages->len; i++) {
+    const IrMcStage *e = &g_array_index(a->stages, IrMcStage, i);
+    g_string_append_printf(o, "  %-8s %8d %7d %16" G_GINT64_FORMAT "\n", e->name, e->groups, e->loads, e->lines_saved);
+  }
+  g_string_append_printf(o, "  %-8s %8d %7d %16" G_GINT64_FORMAT "\n", "total", a->groups, a->loads, a->lines_saved);
+  g_string_append_printf(o, "  %d candidate load%s left as %s own\n", a->unmerged, a->unmerged == 1 ? "" : "s",
+                         a->unmerged == 1 ? "its" : "their");
+}
+
 char *explain_text(const Machine *hw, const Schedule *s, const char *file, const Ir *ir,
                    const char *failure) {
   Cap c = {0};
@@ -260,6 +280,7 @@ char *explain_text(const Machine *hw, const Schedule *s, const char *file, const
       g_string_append_printf(o, "fits in no WG (%s after temp)\n", room);
   }
   if (s->solver == SOLVER_ILP) placement_text(o, ir, s);
+  if (s->multicast_pass) multicast_text(o, ir);
   g_string_append(o, "\nallocation (rf_alloc, the plan's strategy):\n");
   if (!c.wg) {
     g_string_append_printf(o, "  none: %s\n", failure ? failure : "the plan did not compile");
@@ -360,6 +381,33 @@ char *explain_json(const Machine *hw, const Schedule *s, const char *file, const
         json_builder_add_string_value(j, e->name);
         INT("max_load", e->max_load);
         INT("constructive_max_load", e->constructive_max_load);
+        json_builder_end_object(j);
+      }
+      json_builder_end_array(j);
+      json_builder_end_object(j);
+    }
+  }
+  if (s->multicast_pass) {
+    json_builder_set_member_name(j, "multicast");
+    const IrMulticast *a = ir ? ir->mc : NULL;
+    if (!ir) {
+      json_builder_add_null_value(j);
+    } else {
+      json_builder_begin_object(j);
+      INT("groups", a ? a->groups : 0);
+      INT("loads_merged", a ? a->loads : 0);
+      INT("hbm_lines_saved", a ? a->lines_saved : 0);
+      INT("unmerged", a ? a->unmerged : 0);
+      json_builder_set_member_name(j, "stages");
+      json_builder_begin_array(j);
+      for (guint i = 0; a && i < a->stages->len; i++) {
+        const IrMcStage *e = &g_array_index(a->stages, IrMcStage, i);
+        json_builder_begin_object(j);
+        json_builder_set_member_name(j, "name");
+        json_builder_add_string_value(j, e->name);
+        INT("groups", e->groups);
+        INT("loads_merged", e->loads);
+        INT("hbm_lines_saved", e->lines_saved);
         json_builder_end_object(j);
       }
       json_builder_end_array(j);

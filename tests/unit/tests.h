@@ -30,6 +30,7 @@ Suite *suite_census(void);
 Suite *suite_sweep(void);
 Suite *suite_plot(void);
 Suite *suite_record(void);
+Suite *suite_multicast(void);
 Suite *suite_shaping(void);
 
 #include "sim.h"
