@@ -1184,12 +1184,14 @@ START_TEST(test_gelu_factor) {
 }
 END_TEST
 
-/* handoff_relays: on plans/best.yaml's D1 (16 W1 panels, 12 q|k|v panels,
- * RF hand-offs), every wo panel task stores its part of the row to the 4
- * relays only (not to the 16 W1 WGs and W2's residual), each relay task is
- * pinned and hands the whole row on, every W1 task is written by exactly
- * one relay; and the plan is faster than with direct hand-offs (the
- * producers' 2 DMA slots per SM no longer queue 17 stores). */
+/* handoff_relays: on plans/best-mcpass.yaml's D1 (16 W1 panels, 12 q|k|v
+ * panels, RF hand-offs, the default machine's 2 DMA slots per SM;
+ * plans/best.yaml's machine has 8 and no relays), every wo panel task
+ * stores its part of the row to the 4 relays only (not to the 16 W1 WGs
+ * and W2's residual), each relay task is pinned and hands the whole row
+ * on, every W1 task is written by exactly one relay; and the plan is
+ * faster than with direct hand-offs (the producers' 2 DMA slots per SM no
+ * longer queue 17 stores). */
 /* text with its first `from` replaced by `to` (which must be there). */
 static char *replace_once(const char *text, const char *from, const char *to) {
   const char *at = strstr(text, from);
@@ -1207,7 +1209,7 @@ static int remote_stores(const IrTask *t) {
 }
 
 START_TEST(test_handoff_relays) {
-  g_autoptr(Plan) relayed = plan_file("plans/best.yaml");
+  g_autoptr(Plan) relayed = plan_file("plans/best-mcpass.yaml");
   ck_assert_int_eq(relayed->d1.handoff_relays, 4);
   g_autoptr(GError) err = NULL;
   g_autoptr(Ir) ir = pass_pipeline(relayed, PROB_D1, NULL, NULL, TRUE, &err);
@@ -1243,7 +1245,7 @@ START_TEST(test_handoff_relays) {
   ck_assert_int_eq(w1, 16 * 8 * 2);
   g_autofree char *text = NULL;
   gsize len = 0;
-  ck_assert(g_file_get_contents(TCC_TOP "/plans/best.yaml", &text, &len, NULL));
+  ck_assert(g_file_get_contents(TCC_TOP "/plans/best-mcpass.yaml", &text, &len, NULL));
   g_autofree char *direct_text = replace_once(text, "handoff_relays: 4", "handoff_relays: 0");
   g_autoptr(Plan) direct = plan_text("best-direct.yaml", direct_text);
   Run a = compile_run(direct, PROB_D1, "direct hand-offs", NULL);
