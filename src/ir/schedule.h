@@ -51,7 +51,7 @@ extern const char *const sched_space_name[SPACE__COUNT]; /* "ln", "qkv", "att", 
 
 /* Number of knobs (the frontend's table, plan_schema.c), problem dims
  * included. */
-#define SCHED_NKNOBS 81
+#define SCHED_NKNOBS 82
 /* Longest value text of a knob ("round_robin", "-1", "1073741824"). */
 #define SCHED_VALUE_MAX 16
 
@@ -96,6 +96,7 @@ typedef struct Schedule {
   int pacing_wg;            /* WG that paces buckets (-1 = self-paced)  */
   int in_flight;            /* with pacing_wg: buckets in flight (0 = no cap) */
   gboolean deferred_loads;  /* planned: true                            */
+  int preload_window;       /* D1: preload tasks in flight (0 = no window) */
   SchedSolver solver;       /* planned: ilp                             */
   int solver_time_limit_s;  /* seconds; only with ilp                   */
   int obj_k_divisor;        /* ILP objective: load = K/k_divisor        */
