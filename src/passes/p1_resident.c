@@ -80,6 +80,7 @@ typedef struct LwP1Res {
   int prev_after;
   int *task, *buf, *w, *bias, *acc, *pbuf; /* per owner (buf: nb each, acc: 2) */
   int *res;                                /* chain_last: the last shard's residual */
+  int *rstd;                               /* ln_fold: shard 0's R x 1 rstd of a tile */
   int *full, *freed;                       /* event of buffer b of shard s: [s*nb + b] */
   char *wsym, *bsym;
 } Res;
@@ -147,8 +148,9 @@ static void knob_error(Ir *ir, GError **err, const char *group, const char *name
  * residual); shards below the last the partial sum of the shards above. */
 static gboolean shard_fits(const Res *r, int s, int nb) {
   const LwP1Resident *st = r->st;
-  int shape[5 + LW_P1R_BUFFERS + 4][2], n = 0;
+  int shape[5 + LW_P1R_BUFFERS + 5][2], n = 0;
   shape[n][0] = r->KS, shape[n++][1] = r->P; /* w */
+  if (st->fold) shape[n][0] = r->R, shape[n++][1] = 1; /* rstd (p1_ln_fold.c) */
   if (s == r->bshard) shape[n][0] = 1, shape[n++][1] = r->P; /* bias */
   if (s == r->bshard && s > 0 && st->res.sym) shape[n][0] = r->R, shape[n++][1] = r->P; /* res */
   for (int b = 0; b < nb; b++) shape[n][0] = r->R, shape[n++][1] = r->kc;
@@ -221,6 +223,7 @@ static void make_owners(Res *r, const GArray *order) {
         r->acc[r->nacc * o + a] = lw_rf_sub(ir, t, tag, what, r->R, r->P);
       }
       r->pbuf[o] = s < r->S - 1 ? lw_rf_sub(ir, t, tag, "part", r->R, r->P) : -1;
+      r->rstd[o] = st->fold ? lw_rf_sub(ir, t, tag, "rstd", r->R, 1) : -1; /* p1_ln_fold.c */
     }
 }
 
@@ -353,7 +356,9 @@ static void epilogue(Res *r, int o, int t, IrView av) {
     lw_sig(ir, me, mine, st->prov);
     return;
   }
-  if (r->bshard == 0) {
+  if (st->fold) { /* p1_ln_fold.c: acc * rstd + (bW + c) */
+    lw_p1_ln_fold_finish(ir, me, av, ir_all(ir, r->rstd[o]), ir_all(ir, r->bias[o]), t, st->fold);
+  } else if (r->bshard == 0) {
     IrOp *op = ir_emit(ir, me, IR_VADD);
     op->d = av, op->a = av, op->b = ir_all(ir, r->bias[o]), op->prov = st->prov;
   }
@@ -424,6 +429,15 @@ static void owner(Res *r, int o, const LwP1State *state) {
       lw_wait(ir, me, g->event, r->after_n, st->mc_prov);
     }
   }
+  /* p1_ln_fold.c: the panel folded after `ready` (the issuers need not wait
+   * for it); piece by piece during the loads, each MMA beside the previous
+   * stage's, was 2% slower */
+  if (st->fold) {
+    g_autofree char *ftag = g_strdup_printf("l%d.%s.k%d.p%d", st->layer, st->name, s, p);
+    LwP1Folding fd = lw_p1_ln_fold_start(ir, me, ftag, ir_all(ir, r->w[o]), st->fold);
+    lw_p1_ln_fold_piece(ir, me, &fd, ir_all(ir, r->w[o]), 0, r->KS, st->fold);
+    lw_p1_ln_fold_end(ir, me, &fd, ir_all(ir, r->w[o]), ir_all(ir, r->bias[o]), st->fold);
+  }
   g_autofree char *tag = g_strdup_printf("l%d.%s.k%d.p%d", st->layer, st->name, s, p);
   g_autoptr(GArray) held = g_array_new(FALSE, FALSE, sizeof(IrOp));
   for (int c = 0; c < r->total; c++) {
@@ -455,7 +469,7 @@ static void owner(Res *r, int o, const LwP1State *state) {
 }
 
 static void res_free(Res *r) {
-  g_free(r->res), g_free(r->task), g_free(r->buf), g_free(r->w), g_free(r->bias), g_free(r->acc), g_free(r->pbuf);
+  g_free(r->res), g_free(r->rstd), g_free(r->task), g_free(r->buf), g_free(r->w), g_free(r->bias), g_free(r->acc), g_free(r->pbuf);
   g_free(r->wsym), g_free(r->bsym), g_free(r->full), g_free(r->freed);
   g_free(r);
 }
@@ -522,6 +536,7 @@ LwP1Res *lw_p1_resident_open(Ir *ir, const LwP1State *state, const LwP1Resident 
   r->w = g_new(int, owners), r->bias = g_new(int, owners), r->acc = g_new(int, r->nacc * owners);
   r->pbuf = g_new(int, owners);
   r->res = g_new(int, owners);
+  r->rstd = g_new(int, owners);
   r->full = g_new(int, r->S * r->nb), r->freed = g_new(int, r->S * r->nb);
   for (int s = 0; s < r->S; s++)
     for (int b = 0; b < r->nb; b++) {
