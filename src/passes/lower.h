@@ -354,12 +354,13 @@ typedef struct LwP1LnFold {
   IrProv prov;            /* "refinements.ln_fold"                          */
 } LwP1LnFold;
 /* Owner `task`'s panel w (K x P, unsplit) and bias (1 x P) folded in place
- * (bias += b.W, w = centred diag(g) W): start (before its pieces: loads
- * g and b), then each piece of rows k0.. once loaded, then end. */
+ * (bias += b.W, w = centred diag(g) W): start (owner: its index in the
+ * stage, which staggers the folds; loads g and b), then piece (the MMA of
+ * [b; g] by rows k0.. of w), then end. */
 typedef struct LwP1Folding {
   IrView gcol, bg, bgw;   /* g as a column (K x 1), [b; g], [b W; g W]       */
 } LwP1Folding;
-LwP1Folding lw_p1_ln_fold_start(Ir *ir, int task, const char *tag, IrView w, const LwP1LnFold *f);
+LwP1Folding lw_p1_ln_fold_start(Ir *ir, int task, const char *tag, IrView w, int owner, const LwP1LnFold *f);
 void lw_p1_ln_fold_piece(Ir *ir, int task, const LwP1Folding *fd, IrView w, int k0, int rows, const LwP1LnFold *f);
 void lw_p1_ln_fold_end(Ir *ir, int task, const LwP1Folding *fd, IrView w, IrView bias, const LwP1LnFold *f);
 /* acc = acc * rstd + bias for row tile t of R rows (rstd: an R x 1 tensor

@@ -81,6 +81,16 @@ static void spacing(P1 *c, int task) { lw_space(c->ir, task); }
 static const char *in_sym(int l) { return l == 0 ? "x_in" : "scratch"; }
 static int in_col(P1 *c, int l) { return l == 0 ? 0 : c->scr.x; }
 
+/* refinements.ln_fold with tile_sync.PROJ (qkv, w1): the tile events of the
+ * stage that stores the rows PROJ reads (x of layer l: w2 of layer l - 1,
+ * none for layer 0's x_in; x1: wo of layer l), whose finishing owners (one
+ * per panel) publish them; stage NULL: nothing to wait for. */
+static LwP1TileSync fold_sync(const P1 *c, SchedProj k, int l) {
+  if (k == PROJ_QKV)
+    return l == 0 ? (LwP1TileSync){NULL, 0, 0} : (LwP1TileSync){"w2", l - 1, c->d / c->w2.panel};
+  return (LwP1TileSync){"wo", l, c->d / c->wo.panel};
+}
+
 /* refinements.ln_fold (p1_ln_fold.c): each LayerNorm task computes its
  * rows' rstd (sub rows at a time), stores it (1 float a row) at dst_col +
  * row of scratch and signals its row tile; `next`'s owners read it there.
@@ -90,12 +100,19 @@ static void stage_ln_stats(P1 *c, int l, int stage, const char *name, const char
                            SchedProj next, int grp, int after, int sub) {
   Ir *ir = c->ir;
   IrProv fp = ir_prov(ir, "refinements.ln_fold");
+  LwP1TileSync sync = {NULL, 0, 0};
+  if (c->pp->tile_sync[next]) sync = fold_sync(c, next, l);
   for (int tile = 0; tile < c->N / c->ln_rows; tile++) {
     g_autofree char *tag = g_strdup_printf("l%d.%s.r%d", l, name, tile);
     IrRole role = ir_role(strcmp(name, "ln1") == 0 ? ROLE_LN1 : ROLE_LN2);
     role.layer = l, role.tile = tile;
     int task = lw_task(ir, tag, stage, c->tile_prov, role);
-    depend(c, task, grp, after);
+    if (sync.stage) { /* tile_sync.NEXT: only the rows' own tile of the producer */
+      ir_task_signals(ir, task, grp);
+      lw_p1_tile_wait(ir, task, &sync, tile * c->ln_rows / c->R, c->sync_prov[next]);
+    } else {
+      depend(c, task, grp, after);
+    }
     int x = lw_rf_sub(ir, task, tag, "x", sub, c->d), tmp = lw_rf_sub(ir, task, tag, "tmp", sub, c->d);
     int mean = lw_rf_sub(ir, task, tag, "mean", sub, 1), rstd = lw_rf_sub(ir, task, tag, "rstd", sub, 1);
     for (int r = 0; r < c->ln_rows; r += sub) {
@@ -425,17 +442,13 @@ static gboolean stage_proj_grid(P1 *c, int l, int stage, const ProjStage *ps, GE
 static gboolean tile_sync_desc(P1 *c, int l, const ProjStage *ps, LwP1Resident *st, GError **err) {
   SchedProj k = ps->pj->proj;
   st->sync_prov = c->sync_prov[k];
-  st->publish_tiles = k == PROJ_W1 && c->pp->tile_sync[PROJ_W2];
+  st->publish_tiles = (k == PROJ_W1 && c->pp->tile_sync[PROJ_W2]) ||
+                      (c->pp->ln_fold && k == PROJ_WO && c->pp->tile_sync[PROJ_W1]) ||
+                      (c->pp->ln_fold && k == PROJ_W2 && c->pp->tile_sync[PROJ_QKV] && l < c->ir->prob.layers - 1);
   if (!c->pp->tile_sync[k]) return TRUE;
   if (k == PROJ_WO) {
     ir_error(c->ir, err, c->sync_prov[k], "tile_sync.wo: the attention tasks do not signal their row tiles "
              "(they finish them out of order, folded for equal causal work); tile_sync applies to qkv, w1 and w2");
-    return FALSE;
-  }
-  if (ps->fold) { /* p1_ln_fold.c */
-    ir_error(c->ir, err, c->sync_prov[k], "tile_sync.%s: with refinements.ln_fold there is no LayerNorm stage "
-             "before %s to wait for per row tile (its issuers start on x at once, its owners wait per tile "
-             "for the row statistics): set one of the two", sched_proj_name[k], sched_proj_name[k]);
     return FALSE;
   }
   if (c->pp->multicast_pass && c->pp->multicast[k]) {
@@ -443,6 +456,10 @@ static gboolean tile_sync_desc(P1 *c, int l, const ProjStage *ps, LwP1Resident *
              "to wait per row tile (the multicast pass makes them; its owners wait for the whole stage)",
              sched_proj_name[k]);
     return FALSE;
+  }
+  if (ps->fold) { /* p1_ln_fold.c: the rows' producer, wo (w1) or the last layer's w2 (qkv) */
+    st->wait_tiles = fold_sync(c, k, l);
+    return TRUE;
   }
   if (c->pp->handoff == HANDOFF_RF && (k == PROJ_W1 || k == PROJ_W2)) {
     ir_error(c->ir, err, c->sync_prov[k], "tile_sync.%s: with handoff: rf W1's owners feed W2 themselves, "

@@ -34,8 +34,17 @@
  * seeds' max abs error, docs/techniques.md). */
 #include "lower.h"
 
-LwP1Folding lw_p1_ln_fold_start(Ir *ir, int task, const char *tag, IrView w, const LwP1LnFold *f) {
+/* A stage's owners get their last weight piece within about 1,000 cycles
+ * of each other (paced by the end of the stage before), so their folds
+ * (8 MMA blocks and 48 HBM lines each) would all fall into one window:
+ * owner o starts its fold (o mod 4) x 100 cycles late (P1 on best.yaml
+ * with ln_fold: 20.33 W -> 19.79 W, +0.07% cycles; 150 cycles: slower,
+ * 125: 20.68 W elsewhere). */
+enum { LW_P1_FOLD_SLOTS = 4, LW_P1_FOLD_GAP = 100 };
+
+LwP1Folding lw_p1_ln_fold_start(Ir *ir, int task, const char *tag, IrView w, int owner, const LwP1LnFold *f) {
   int K = w.rows;
+  if (owner % LW_P1_FOLD_SLOTS > 0) lw_waitt(ir, task, (owner % LW_P1_FOLD_SLOTS) * LW_P1_FOLD_GAP, f->prov);
   LwP1Folding fd = {ir_all(ir, lw_rf_sub(ir, task, tag, "lng", K, 1)), ir_all(ir, lw_rf_sub(ir, task, tag, "lnbg", 2, K)),
                     ir_all(ir, lw_rf_sub(ir, task, tag, "lnbgw", 2, w.cols))};
   lw_load(ir, task, fd.gcol, f->gsym, 0, 0, 1, f->prov); /* g as a column: K rows of 1 */

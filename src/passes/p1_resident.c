@@ -66,6 +66,10 @@ enum { LW_P1R_BUFFERS = 4, LW_P1R_ISSUERS = 4 };
  * the pieces by this many cycles (24 qkv owners x 4 KiB per 800 cycles is
  * about 2 HBM lines a cycle beside LayerNorm's; 400 passed 20 W). */
 enum { LW_P1R_FIRST_GAP = 800 };
+/* With refinements.ln_fold (p1_ln_fold.c) the first stage is qkv beside
+ * only the statistics tasks, which store no h: 400 cycles (P1 -2,500
+ * cycles, the peak elsewhere; 200 passed 20 W at the start). */
+enum { LW_P1R_FIRST_GAP_FOLD = 400 };
 
 /* A stage being built: its shape and the tensors of each owner o = s*np+p. */
 typedef struct LwP1Res {
@@ -408,7 +412,7 @@ static void owner(Res *r, int o, const LwP1State *state) {
       lw_wait(ir, me, ev, c / state->prev_nb + 1, st->prov);
     }
     else if (st->multicast && k > 0) /* the first stage: nothing to pace by but time */
-      lw_waitt(ir, me, LW_P1R_FIRST_GAP, st->prov);
+      lw_waitt(ir, me, st->fold ? LW_P1R_FIRST_GAP_FOLD : LW_P1R_FIRST_GAP, st->prov);
     lw_load(ir, me, ir_win(r->w[o], k * r->kc, r->kc, 0, r->P), r->wsym, s * r->KS + k * r->kc, p * r->P,
             st->N, st->prov);
   }
@@ -434,7 +438,7 @@ static void owner(Res *r, int o, const LwP1State *state) {
    * stage's, was 2% slower */
   if (st->fold) {
     g_autofree char *ftag = g_strdup_printf("l%d.%s.k%d.p%d", st->layer, st->name, s, p);
-    LwP1Folding fd = lw_p1_ln_fold_start(ir, me, ftag, ir_all(ir, r->w[o]), st->fold);
+    LwP1Folding fd = lw_p1_ln_fold_start(ir, me, ftag, ir_all(ir, r->w[o]), o, st->fold);
     lw_p1_ln_fold_piece(ir, me, &fd, ir_all(ir, r->w[o]), 0, r->KS, st->fold);
     lw_p1_ln_fold_end(ir, me, &fd, ir_all(ir, r->w[o]), ir_all(ir, r->bias[o]), st->fold);
   }
