@@ -442,9 +442,11 @@ static gboolean stage_proj_grid(P1 *c, int l, int stage, const ProjStage *ps, GE
 static gboolean tile_sync_desc(P1 *c, int l, const ProjStage *ps, LwP1Resident *st, GError **err) {
   SchedProj k = ps->pj->proj;
   st->sync_prov = c->sync_prov[k];
-  st->publish_tiles = (k == PROJ_W1 && c->pp->tile_sync[PROJ_W2]) ||
-                      (c->pp->ln_fold && k == PROJ_WO && c->pp->tile_sync[PROJ_W1]) ||
-                      (c->pp->ln_fold && k == PROJ_W2 && c->pp->tile_sync[PROJ_QKV] && l < c->ir->prob.layers - 1);
+  /* with ln_fold, Wo and W2 publish their tiles for W1 and the next qkv */
+  gboolean for_fold = c->pp->ln_fold && ((k == PROJ_WO && c->pp->tile_sync[PROJ_W1]) ||
+                                         (k == PROJ_W2 && c->pp->tile_sync[PROJ_QKV] && l < c->ir->prob.layers - 1));
+  st->publish_tiles = (k == PROJ_W1 && c->pp->tile_sync[PROJ_W2]) || for_fold;
+  if (for_fold && !c->pp->tile_sync[k]) st->sync_prov = c->sync_prov[k == PROJ_WO ? PROJ_W1 : PROJ_QKV];
   if (!c->pp->tile_sync[k]) return TRUE;
   if (k == PROJ_WO) {
     ir_error(c->ir, err, c->sync_prov[k], "tile_sync.wo: the attention tasks do not signal their row tiles "

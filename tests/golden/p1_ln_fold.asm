@@ -1282,12 +1282,12 @@
     MMA       l0_wo_k0_p0_acc1, l0_wo_k0_a3, l0_wo_k0_p0_w[32:64, :] ; p1.k_chunk.wo:13 l0.wo.k0.p0
     SIG       ev.l0_wo_k0_free3, 1                          ; p1.multicast.wo:15 l0.wo.k0.p0
     ST        hbm[scratch + 65536], l0_wo_k0_p0_acc0, stride 64 ; p1.panels.wo:12 l0.wo.k0.p0
-    SIG       ev.l0_wo_t0, 1                                ; p1.tile_sync.wo l0.wo.k0.p0
+    SIG       ev.l0_wo_t0, 1                                ; p1.tile_sync.w1:16 l0.wo.k0.p0
     LD        l0_wo_k0_p0_res, hbm[x_in + 8192], stride 64  ; p1.panels.wo:12 l0.wo.k0.p0
     VEC.add   l0_wo_k0_p0_acc1, l0_wo_k0_p0_acc1, l0_wo_k0_p0_bias ; p1.weights:11 l0.wo.k0.p0
     VEC.add   l0_wo_k0_p0_acc1, l0_wo_k0_p0_acc1, l0_wo_k0_p0_res ; p1.panels.wo:12 l0.wo.k0.p0
     ST        hbm[scratch + 73728], l0_wo_k0_p0_acc1, stride 64 ; p1.panels.wo:12 l0.wo.k0.p0
-    SIG       ev.l0_wo_t1, 1                                ; p1.tile_sync.wo l0.wo.k0.p0
+    SIG       ev.l0_wo_t1, 1                                ; p1.tile_sync.w1:16 l0.wo.k0.p0
     SIG       ev.wo_l0, 1                                   ; p1.panels.wo:12 l0.wo.k0.p0
     WAIT      ev.l0_wo_t1, 2                                ; p1.tile_sync.w1:16 l0.ln2.r6
     LD        l0_ln2_r6_x, hbm[scratch + 77824]             ; p1.row_tile l0.ln2.r6
@@ -1744,12 +1744,12 @@
     MMA       l0_wo_k0_p1_acc1, l0_wo_k0_a3, l0_wo_k0_p1_w[32:64, :] ; p1.k_chunk.wo:13 l0.wo.k0.p1
     SIG       ev.l0_wo_k0_free3, 1                          ; p1.multicast.wo:15 l0.wo.k0.p1
     ST        hbm[scratch + 65664], l0_wo_k0_p1_acc0, stride 64 ; p1.panels.wo:12 l0.wo.k0.p1
-    SIG       ev.l0_wo_t0, 1                                ; p1.tile_sync.wo l0.wo.k0.p1
+    SIG       ev.l0_wo_t0, 1                                ; p1.tile_sync.w1:16 l0.wo.k0.p1
     LD        l0_wo_k0_p1_res, hbm[x_in + 8320], stride 64  ; p1.panels.wo:12 l0.wo.k0.p1
     VEC.add   l0_wo_k0_p1_acc1, l0_wo_k0_p1_acc1, l0_wo_k0_p1_bias ; p1.weights:11 l0.wo.k0.p1
     VEC.add   l0_wo_k0_p1_acc1, l0_wo_k0_p1_acc1, l0_wo_k0_p1_res ; p1.panels.wo:12 l0.wo.k0.p1
     ST        hbm[scratch + 73856], l0_wo_k0_p1_acc1, stride 64 ; p1.panels.wo:12 l0.wo.k0.p1
-    SIG       ev.l0_wo_t1, 1                                ; p1.tile_sync.wo l0.wo.k0.p1
+    SIG       ev.l0_wo_t1, 1                                ; p1.tile_sync.w1:16 l0.wo.k0.p1
     SIG       ev.wo_l0, 1                                   ; p1.panels.wo:12 l0.wo.k0.p1
     WAIT      ev.l0_wo_t1, 2                                ; p1.tile_sync.w1:16 l0.ln2.r7
     LD        l0_ln2_r7_x, hbm[scratch + 79872]             ; p1.row_tile l0.ln2.r7
