@@ -13,9 +13,9 @@
  * mean needs no correction of its own.  Each owner folds its resident panel
  * once per layer, after its weights are in (lw_p1_ln_fold_piece: [b W; g W]
  * = [b; g] . W, one MMA; lw_p1_ln_fold_end: W'' = W * g (a column) - g W / K
- * (a row), one VEC.fma); its A chunks are
- * the raw rows x that the stage before stored (or x_in), and each finished
- * tile takes one VEC.fma instead of the bias add (lw_p1_ln_fold_finish).
+ * (a row), one VEC.fma); its A chunks are the raw rows x that the stage
+ * before stored (or x_in), and each finished tile takes one VEC.fma
+ * instead of the bias add (lw_p1_ln_fold_finish).
  *
  * The per-row rstd comes from the statistics tasks that replace the
  * LayerNorm stage (lower_p1.c): they read x as LayerNorm did but store only
@@ -25,7 +25,9 @@
  * producer is done, and each owner waits for tile t's event only in tile
  * t's epilogue, just before it loads that tile's rstd.  h, h2, their stores
  * and loads, and the LayerNorm barriers are gone; the statistics run beside
- * the projection's MMAs.
+ * the projection's MMAs.  With tile_sync.qkv / .w1 (lower_p1.c) the issuers
+ * and the statistics tasks wait per row tile for x's producer instead (the
+ * previous layer's W2, Wo), whose finishing owners then signal their tiles.
  *
  * Precision: the statistics are the reference's two-pass ones (mean, then
  * the mean of squared deviations), not E[x^2] - mu^2.  x W'' sums
