@@ -168,6 +168,9 @@ static int check_ffn_channels(const PlanKnobDef *k, const PlanProblem *pp, const
 #define MCAST(p, pr) BOOL(p, BOTH, multicast[pr], 0, pr, check_multicast, 4, 0)
 #define KLAST(p, pr) BOOL(p, P1, k_split_last[pr], 0, pr, NULL, 0, 0)
 #define TSYNC(p, pr) BOOL(p, P1, tile_sync[pr], 0, pr, NULL, 0, 0)
+/* weight_spacing.PROJ: piece_spacing.c */
+#define WSPACE(p, pr) INT(p, P1, weight_spacing[pr], 0, 100000, 0, pr, NULL, 0, 0)
+#define WSTAGGER(p, pr) INT(p, P1, weight_stagger[pr], 0, 100000, 0, pr, NULL, 0, 0)
 /* store_spacing.STAGE: a stage's own spacing; not written, it takes
  * store_spacing's value (plan_problem_fit_defaults).  D1 has no LayerNorm
  * tasks (its projections normalise their input row). */
@@ -193,6 +196,8 @@ const PlanKnobDef plan_knobs[PLAN_NKNOBS] = {
     PER_PROJ(KSPLIT, "k_split"),
     PER_PROJ(KLAST, "k_split_last"),
     PER_PROJ(TSYNC, "tile_sync"),
+    PER_PROJ(WSPACE, "weight_spacing"),
+    PER_PROJ(WSTAGGER, "weight_stagger"),
     ENUM("layout", BOTH, layout, layout_names, LAYOUT_ROW, 4, 0),
     ENUM("weights", BOTH, weights, weights_names, WEIGHTS_STREAMED, 0, 0),
     INT("rf_temp_kib", BOTH, rf_temp_kib, 0, 256, 16, -1, check_rf_temp, 0, 0),
@@ -280,6 +285,14 @@ const PlanNeed plan_needs[] = {
     {"tile_sync.wo", "multicast.wo", 1, "multicast.wo is true", P1},
     {"tile_sync.w1", "multicast.w1", 1, "multicast.w1 is true", P1},
     {"tile_sync.w2", "multicast.w2", 1, "multicast.w2 is true", P1},
+    {"weight_spacing.qkv", "multicast.qkv", 1, "multicast.qkv is true", P1},
+    {"weight_spacing.wo", "multicast.wo", 1, "multicast.wo is true", P1},
+    {"weight_spacing.w1", "multicast.w1", 1, "multicast.w1 is true", P1},
+    {"weight_spacing.w2", "multicast.w2", 1, "multicast.w2 is true", P1},
+    {"weight_stagger.qkv", "multicast.qkv", 1, "multicast.qkv is true", P1},
+    {"weight_stagger.wo", "multicast.wo", 1, "multicast.wo is true", P1},
+    {"weight_stagger.w1", "multicast.w1", 1, "multicast.w1 is true", P1},
+    {"weight_stagger.w2", "multicast.w2", 1, "multicast.w2 is true", P1},
     {"k_split.w1", "weights", WEIGHTS_RESIDENT, "weights is resident", BOTH},
     {"multicast.qkv", "weights", WEIGHTS_RESIDENT, "weights is resident", BOTH},
     {"multicast.wo", "weights", WEIGHTS_RESIDENT, "weights is resident", BOTH},

@@ -51,7 +51,7 @@ extern const char *const sched_space_name[SPACE__COUNT]; /* "ln", "qkv", "att", 
 
 /* Number of knobs (the frontend's table, plan_schema.c), problem dims
  * included. */
-#define SCHED_NKNOBS 81
+#define SCHED_NKNOBS 89
 /* Longest value text of a knob ("round_robin", "-1", "1073741824"). */
 #define SCHED_VALUE_MAX 16
 
@@ -73,6 +73,10 @@ typedef struct Schedule {
                                        * (bias, residual), shards staggered */
   gboolean tile_sync[PROJ__COUNT];    /* P1: the issuers wait for the previous
                                        * stage's row tiles, not the whole stage */
+  int weight_spacing[PROJ__COUNT];    /* P1: cycles of WAITT between a paced
+                                       * resident owner's weight pieces */
+  int weight_stagger[PROJ__COUNT];    /* P1: cycles between consecutive resident
+                                       * owners' first weight pieces */
   SchedLayout layout;       /* P1: packed (q, att, g in 32x32 blocks); D1 planned */
   SchedWeights weights;     /* planned: resident                        */
   int rf_temp_kib;          /* KiB of each WG's RF kept for activations, */

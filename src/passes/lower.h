@@ -523,6 +523,17 @@ int lw_space_stage(IrRoleKind kind);
 int64_t lw_spacing_of(const Ir *ir, IrRoleKind kind, IrProv *prov);
 void lw_space(Ir *ir, int task);
 
+/* piece_spacing.c: weight_spacing.PROJ, the cycles between a paced resident
+ * owner's weight pieces and, into *prov (may be NULL), the knob; lw_piece_space:
+ * WAITT that many cycles in task (nothing when 0), before one of its pieces
+ * after the first. */
+int64_t lw_piece_spacing_of(const Ir *ir, SchedProj proj, IrProv *prov);
+void lw_piece_space(Ir *ir, int task, SchedProj proj);
+/* piece_spacing.c: weight_stagger.PROJ: lw_piece_stagger WAITTs owner * N
+ * cycles (weight_stagger.PROJ = N; nothing when 0) in task, before the
+ * first weight piece of the stage's owner-th owner. */
+void lw_piece_stagger(Ir *ir, int task, SchedProj proj, int owner);
+
 /* Order memory within a task: SIG a task-private event (it fires when every
  * earlier instruction has completed) and WAIT for its n-th firing.  Memory is
  * not hazard-tracked, so a read-back of a store needs this. */

@@ -410,9 +410,11 @@ static void owner(Res *r, int o, const LwP1State *state) {
       g_autofree char *ev = state->prev_pass ? g_strdup_printf("%s_a%d_full", state->prev_stage, c % state->prev_nb)
                                              : g_strdup_printf("%s_full%d", state->prev_stage, c % state->prev_nb);
       lw_wait(ir, me, ev, c / state->prev_nb + 1, st->prov);
+      if (k > 0) lw_piece_space(ir, me, st->role.proj); /* a late owner's pieces: spaced */
     }
     else if (st->multicast && k > 0) /* the first stage: nothing to pace by but time */
       lw_waitt(ir, me, st->fold ? LW_P1R_FIRST_GAP_FOLD : LW_P1R_FIRST_GAP, st->prov);
+    if (st->multicast && k == 0) lw_piece_stagger(ir, me, st->role.proj, o); /* weight_stagger */
     lw_load(ir, me, ir_win(r->w[o], k * r->kc, r->kc, 0, r->P), r->wsym, s * r->KS + k * r->kc, p * r->P,
             st->N, st->prov);
   }

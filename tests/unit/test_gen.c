@@ -1184,12 +1184,14 @@ START_TEST(test_gelu_factor) {
 }
 END_TEST
 
-/* handoff_relays: on plans/best.yaml's D1 (16 W1 panels, 12 q|k|v panels,
- * RF hand-offs), every wo panel task stores its part of the row to the 4
- * relays only (not to the 16 W1 WGs and W2's residual), each relay task is
- * pinned and hands the whole row on, every W1 task is written by exactly
- * one relay; and the plan is faster than with direct hand-offs (the
- * producers' 2 DMA slots per SM no longer queue 17 stores). */
+/* handoff_relays: on plans/best-mcpass.yaml's D1 (16 W1 panels, 12 q|k|v
+ * panels, RF hand-offs, the default machine's 2 DMA slots per SM;
+ * plans/best.yaml's machine has 8 and no relays), every wo panel task
+ * stores its part of the row to the 4 relays only (not to the 16 W1 WGs
+ * and W2's residual), each relay task is pinned and hands the whole row
+ * on, every W1 task is written by exactly one relay; and the plan is
+ * faster than with direct hand-offs (the producers' 2 DMA slots per SM no
+ * longer queue 17 stores). */
 /* text with its first `from` replaced by `to` (which must be there). */
 static char *replace_once(const char *text, const char *from, const char *to) {
   const char *at = strstr(text, from);
@@ -1207,7 +1209,7 @@ static int remote_stores(const IrTask *t) {
 }
 
 START_TEST(test_handoff_relays) {
-  g_autoptr(Plan) relayed = plan_file("plans/best.yaml");
+  g_autoptr(Plan) relayed = plan_file("plans/best-mcpass.yaml");
   ck_assert_int_eq(relayed->d1.handoff_relays, 4);
   g_autoptr(GError) err = NULL;
   g_autoptr(Ir) ir = pass_pipeline(relayed, PROB_D1, NULL, NULL, TRUE, &err);
@@ -1243,7 +1245,7 @@ START_TEST(test_handoff_relays) {
   ck_assert_int_eq(w1, 16 * 8 * 2);
   g_autofree char *text = NULL;
   gsize len = 0;
-  ck_assert(g_file_get_contents(TCC_TOP "/plans/best.yaml", &text, &len, NULL));
+  ck_assert(g_file_get_contents(TCC_TOP "/plans/best-mcpass.yaml", &text, &len, NULL));
   g_autofree char *direct_text = replace_once(text, "handoff_relays: 4", "handoff_relays: 0");
   g_autoptr(Plan) direct = plan_text("best-direct.yaml", direct_text);
   Run a = compile_run(direct, PROB_D1, "direct hand-offs", NULL);
@@ -1786,6 +1788,56 @@ START_TEST(test_p1_ln_fold) {
   ck_assert_ptr_nonnull(strstr(w1_c, "WAIT      ev.l0_wo_t0, 2")); /* d_model 64: 2 Wo panels */
   g_autofree char *wo_c = task_lines(c, "l0.wo.k0.p1", "    END");
   ck_assert_ptr_nonnull(strstr(wo_c, "SIG       ev.l0_wo_t1, 1"));
+/* weight_spacing.PROJ and weight_stagger.PROJ (piece_spacing.c): WAITTs
+ * before resident owners' weight pieces, nothing else.  weight_spacing.w1:
+ * each W1 owner (paced by wo's chunks) waits 50 cycles before each of its
+ * pieces but the first (4 owners x 1); weight_stagger.qkv: qkv owner p (the
+ * first stage: 6 owners) waits 7 * p cycles before its first piece (owner 0
+ * nothing).  Each WAITT sits right before a weight LD of its own task; the
+ * program stays correct.  The RF declarations are not compared: inserted
+ * ops may move rf_alloc's partitions. */
+START_TEST(test_p1_weight_pacing) {
+  g_autoptr(Plan) base = small_plan(PROB_P1, P1_MC);
+  g_autoptr(Plan) paced = small_plan(PROB_P1, P1_MC "\n  weight_spacing: {w1: 50}\n  weight_stagger: {qkv: 7}");
+  g_autofree char *a = compile(base, PROB_P1, NULL), *b = NULL;
+  compile_run(paced, PROB_P1, "weight pacing", &b);
+  static const char *const sp[] = {"    WAITT     50 ", "; p1.weight_spacing.w1:", NULL};
+  static const char *const sg[] = {"    WAITT ", "; p1.weight_stagger.qkv:", NULL};
+  int n_sp = 0, n_sg = 0;
+  g_autofree char *b1 = drop_lines(b, sp, &n_sp);
+  g_autofree char *b2 = drop_lines(b1, sg, &n_sg);
+  ck_assert_int_eq(n_sp, 4);
+  ck_assert_int_eq(n_sg, 5);
+  /* the instructions; RF partitions may move (rf_alloc's intervals are op indices) */
+  static const char *const rf[] = {".rf ", NULL};
+  int n_rf = 0;
+  g_autofree char *a_ops = drop_lines(a, rf, &n_rf), *b_ops = drop_lines(b2, rf, &n_rf);
+  g_autofree char *d = first_diff(a_ops, b_ops);
+  ck_assert_msg(strcmp(a_ops, b_ops) == 0, "more than the WAITTs changed, %s", d);
+  /* each before its task's weight piece: W1 owner p's second, qkv owner p's first */
+  for (int p = 0; p < 6; p++) {
+    char task[32], want[96];
+    if (p < 4) {
+      g_snprintf(task, sizeof task, "l0.w1.k0.p%d", p);
+      g_autofree char *w1 = task_lines(b, task, "    END");
+      g_snprintf(want, sizeof want, "WAITT     50 ");
+      const char *at = strstr(w1, want);
+      ck_assert_msg(at, "%s: no spacing\n%s", task, w1);
+      g_snprintf(want, sizeof want, "\n    LD        l0_w1_k0_p%d_w[32:64, :]", p);
+      ck_assert_msg(g_str_has_prefix(strchr(at, '\n'), want), "%s: spacing not before piece 1", task);
+    }
+    g_snprintf(task, sizeof task, "l0.qkv.k0.p%d", p);
+    g_autofree char *qkv = task_lines(b, task, "    END");
+    g_snprintf(want, sizeof want, "    WAITT     %d ", 7 * p);
+    const char *at = strstr(qkv, want);
+    if (p == 0) {
+      ck_assert_msg(!strstr(qkv, "weight_stagger"), "owner 0 staggered:\n%s", qkv);
+      continue;
+    }
+    ck_assert_msg(at == qkv, "%s: the stagger is not its first instruction\n%s", task, qkv);
+    g_snprintf(want, sizeof want, "\n    LD        l0_qkv_k0_p%d_w[0:32, :]", p);
+    ck_assert_msg(g_str_has_prefix(strchr(at, '\n'), want), "%s: stagger not before piece 0", task);
+  }
 }
 END_TEST
 
@@ -2400,6 +2452,7 @@ Suite *suite_gen(void) {
   tcase_add_test(tc, test_p1_k_split_last);
   tcase_add_test(tc, test_p1_tile_sync);
   tcase_add_test(tc, test_p1_ln_fold);
+  tcase_add_test(tc, test_p1_weight_pacing);
   tcase_add_test(tc, test_p1_handoff_rf);
   tcase_add_test(tc, test_p1_attention_stagger);
   tcase_add_test(tc, test_ilp_placement);

@@ -1,0 +1,48 @@
+/* piece_spacing.c - power shaping of the resident owners' weight loads
+ * (weight_spacing.PROJ, P1).
+ *
+ * A resident projection's owners (p1_resident.c) load their weights in
+ * pieces during the stage before theirs, piece k of owner o waiting for
+ * that stage's chunk (k*n + o) * T / (nk*n): the owners' pieces interleave
+ * and follow the previous stage instead of coming at once.  An owner whose
+ * WG is still busy with an earlier task when the previous stage is near its
+ * end finds those events already fired and issues all its pieces back to
+ * back (layer 1's qkv owners on layer 0's W2 WGs: 8 x 4 KiB each, beside
+ * LayerNorm's load burst, passed 20 W with DMA depth 2).  With
+ * weight_spacing.PROJ = N every piece but an owner's first also waits N
+ * cycles after the one before it (a WAITT), so a late owner spreads its
+ * pieces over (pieces - 1) * N cycles; an owner paced by the events
+ * (thousands of cycles apart) loses N cycles a piece, which its stage does
+ * not wait for.  The first resident stage, which has no stage to pace by,
+ * keeps its own gap (LW_P1R_FIRST_GAP).
+ *
+ * The first stage's owners (layer 0's qkv) all load their first piece at
+ * cycle 0, beside the first LayerNorm's loads and copies of x (24 x 4 KiB
+ * at once: 20.55 W with DMA depth 2).  With weight_stagger.PROJ = N owner o
+ * (of the stage's K shards x panels, in that order) first waits o * N
+ * cycles, so the owners' pieces come one after another; in a paced stage
+ * the WAITT follows the event its first piece waits for.
+ *
+ * The lowering only says where a piece is (lw_piece_space, lw_piece_stagger);
+ * this module, how long to wait. */
+#include "lower.h"
+
+int64_t lw_piece_spacing_of(const Ir *ir, SchedProj proj, IrProv *prov) {
+  char path[32];
+  g_snprintf(path, sizeof path, "weight_spacing.%s", sched_proj_name[proj]);
+  if (prov) *prov = ir_prov(ir, path);
+  return ir->sched.weight_spacing[proj];
+}
+
+void lw_piece_space(Ir *ir, int task, SchedProj proj) {
+  IrProv prov;
+  int64_t n = lw_piece_spacing_of(ir, proj, &prov);
+  if (n > 0) lw_waitt(ir, task, n, prov);
+}
+
+void lw_piece_stagger(Ir *ir, int task, SchedProj proj, int owner) {
+  char path[32];
+  g_snprintf(path, sizeof path, "weight_stagger.%s", sched_proj_name[proj]);
+  int64_t n = (int64_t)owner * ir->sched.weight_stagger[proj];
+  if (n > 0) lw_waitt(ir, task, n, ir_prov(ir, path));
+}
