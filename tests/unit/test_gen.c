@@ -1788,6 +1788,9 @@ START_TEST(test_p1_ln_fold) {
   ck_assert_ptr_nonnull(strstr(w1_c, "WAIT      ev.l0_wo_t0, 2")); /* d_model 64: 2 Wo panels */
   g_autofree char *wo_c = task_lines(c, "l0.wo.k0.p1", "    END");
   ck_assert_ptr_nonnull(strstr(wo_c, "SIG       ev.l0_wo_t1, 1"));
+}
+END_TEST
+
 /* weight_spacing.PROJ and weight_stagger.PROJ (piece_spacing.c): WAITTs
  * before resident owners' weight pieces, nothing else.  weight_spacing.w1:
  * each W1 owner (paced by wo's chunks) waits 50 cycles before each of its
