@@ -19,6 +19,7 @@ static const char *const attkv_names[] = {"streamed", "shared", "resident", NULL
 static const char *const softmax_names[] = {"online", "staged", NULL};
 static const char *const handoff_names[] = {"hbm", "rf", NULL};
 static const char *const wave_order_names[] = {"sm", "need", NULL};
+static const char *const defer_after_names[] = {"layer", "qkv", "att", "wo", "w1", NULL};
 
 G_STATIC_ASSERT(sizeof(PlanLayout) == sizeof(int) && sizeof(PlanWeights) == sizeof(int) &&
                 sizeof(PlanKv) == sizeof(int) && sizeof(PlanSolver) == sizeof(int) &&
@@ -221,6 +222,8 @@ const PlanKnobDef plan_knobs[PLAN_NKNOBS] = {
     INT("power.pacing_wg", BOTH, pacing_wg, -1, 511, -1, -1, check_pacing_wg, 0, 0),
     INT("power.in_flight", BOTH, in_flight, 0, 512, 0, -1, NULL, 0, 0),
     BOOL("power.deferred_loads", BOTH, deferred_loads, 0, -1, NULL, 0, 4),
+    INT("power.preload_window", D1, preload_window, 0, 512, 0, -1, NULL, 0, 0),
+    ENUM("power.deferred_after", D1, deferred_after, defer_after_names, DEFER_AFTER_LAYER, 0, 0),
     ENUM("placement.solver", BOTH, solver, solver_names, SOLVER_CONSTRUCTIVE, 0, 4),
     INT("placement.time_limit_s", BOTH, solver_time_limit_s, 1, 3600, 10, -1, NULL, 0, 0),
     INT("placement.k_divisor", BOTH, obj_k_divisor, 1, 1024, 4, -1, NULL, 0, 0),
@@ -261,6 +264,8 @@ const PlanNeed plan_needs[] = {
     {"refinements.split_stats", "refinements.ln_fold", 1, "refinements.ln_fold is true", BOTH},
     {"refinements.split_stats", "handoff", HANDOFF_RF, "handoff is rf", D1},
     {"power.deferred_loads", "weights", WEIGHTS_RESIDENT, "weights is resident", BOTH},
+    {"power.preload_window", "weights", WEIGHTS_RESIDENT, "weights is resident", BOTH},
+    {"power.deferred_after", "power.deferred_loads", 1, "power.deferred_loads is true", BOTH},
     {"k_split.wo", "weights", WEIGHTS_RESIDENT, "weights is resident", BOTH},
     {"k_split.wo", "handoff", HANDOFF_RF, "handoff is rf", D1},
     {"k_split.w2", "weights", WEIGHTS_RESIDENT, "weights is resident", BOTH},

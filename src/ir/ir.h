@@ -315,6 +315,15 @@ gboolean pass_lower_p1(Ir *ir, GError **err);
  * the first stage that reads what they load), each waiting for the previous
  * wave's group. */
 gboolean pass_waves(Ir *ir, GError **err);
+/* waves.c: per task, the first stage (qkv 0 .. w2 4; 5: none) that reads
+ * what it keeps in RF (g_free it). */
+int *ir_preload_rank(const Ir *ir);
+/* defer.c: power.deferred_after - layer l's deferred preload tasks moved
+ * before the first task of step 0's layer l-1 after that stage. */
+gboolean pass_defer(Ir *ir, GError **err);
+/* preload_window.c: power.preload_window K - the preload tasks in need
+ * order, each waiting until all but K - 1 of the earlier ones completed. */
+gboolean pass_preload_window(Ir *ir, GError **err);
 /* sync.c: the tasks' dependencies (signals / waits of groups) -> events,
  * a SIG at the end of each producer, a WAIT at the start of each consumer
  * with the cumulative count of its family. */

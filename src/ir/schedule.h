@@ -31,6 +31,10 @@ typedef enum { ATTKV_STREAMED, ATTKV_SHARED, ATTKV_RESIDENT } SchedAttKv;
 typedef enum { SOFTMAX_ONLINE, SOFTMAX_STAGED } SchedSoftmax;
 typedef enum { HANDOFF_HBM, HANDOFF_RF } SchedHandoff;
 typedef enum { WAVES_BY_SM, WAVES_BY_NEED } SchedWaveOrder;
+/* D1, deferred loads (defer.c): the next layer's preload after step 0's
+ * whole layer, or after its STAGE.  ORDER-MATTERS: defer.c (stage rank =
+ * value - 1). */
+typedef enum { DEFER_AFTER_LAYER, DEFER_AFTER_QKV, DEFER_AFTER_ATT, DEFER_AFTER_WO, DEFER_AFTER_W1 } SchedDeferAfter;
 
 /* The projections that have panel widths and splits.  ORDER-MATTERS: indexes
  * Schedule's per-projection arrays and sched_proj_name. */
@@ -51,7 +55,7 @@ extern const char *const sched_space_name[SPACE__COUNT]; /* "ln", "qkv", "att", 
 
 /* Number of knobs (the frontend's table, plan_schema.c), problem dims
  * included. */
-#define SCHED_NKNOBS 89
+#define SCHED_NKNOBS 91
 /* Longest value text of a knob ("round_robin", "-1", "1073741824"). */
 #define SCHED_VALUE_MAX 16
 
@@ -100,6 +104,8 @@ typedef struct Schedule {
   int pacing_wg;            /* WG that paces buckets (-1 = self-paced)  */
   int in_flight;            /* with pacing_wg: buckets in flight (0 = no cap) */
   gboolean deferred_loads;  /* planned: true                            */
+  int preload_window;       /* D1: preload tasks in flight (0 = no window) */
+  SchedDeferAfter deferred_after; /* D1: where the next layer's preload goes */
   SchedSolver solver;       /* planned: ilp                             */
   int solver_time_limit_s;  /* seconds; only with ilp                   */
   int obj_k_divisor;        /* ILP objective: load = K/k_divisor        */

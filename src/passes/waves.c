@@ -51,6 +51,20 @@ static int *reader_rank(const Ir *ir) {
   return rank;
 }
 
+/* Per task, the lowest rank of what it keeps (5: none, or not a resident
+ * tensor); preload_window.c orders the preload tasks by it too. */
+int *ir_preload_rank(const Ir *ir) {
+  g_autofree int *tensor_rank = reader_rank(ir);
+  int *task_rank = g_new(int, ir->tasks->len + 1);
+  for (guint k = 0; k < ir->tasks->len; k++) task_rank[k] = 5;
+  for (guint t = 0; t < ir->tensors->len; t++) {
+    const IrTensor *x = ir_tensor(ir, (int)t);
+    if (x->home == HOME_RF && x->task >= 0 && (guint)x->task < ir->tasks->len)
+      task_rank[x->task] = MIN(task_rank[x->task], tensor_rank[t]);
+  }
+  return task_rank;
+}
+
 gboolean pass_waves(Ir *ir, GError **err) {
   (void)err;
   const Schedule *s = &ir->sched;
