@@ -239,7 +239,7 @@ const PlanKnobDef plan_knobs[PLAN_NKNOBS] = {
     ENUM("attention.softmax", P1, attn_softmax, softmax_names, SOFTMAX_ONLINE, 0, 0),
     INT("attention.interleave", P1, attn_interleave, 1, 2, 1, -1, NULL, 0, 0),
     BOOL("ffn.fused", D1, ffn_fused, 0, -1, NULL, 0, 0),
-    BOOL("refinements.ln_fold", D1, ln_fold, 0, -1, NULL, 0, 0),
+    BOOL("refinements.ln_fold", BOTH, ln_fold, 0, -1, NULL, 0, 0), /* P1: p1_ln_fold.c */
     BOOL("refinements.first_token", D1, first_token, 0, -1, NULL, 0, 0),
     BOOL("refinements.q_first", D1, q_first, 0, -1, NULL, 0, 0),
     BOOL("refinements.gelu_factor", D1, gelu_factor, 0, -1, NULL, 0, 0),

@@ -120,7 +120,7 @@ typedef struct Schedule {
   SchedSoftmax attn_softmax; /* P1 (kv resident): online or staged softmax     */
   int attn_interleave;      /* P1 (query_tiles > 1): tiles whose chains interleave */
   gboolean ffn_fused;       /* D1, planned: true                        */
-  gboolean ln_fold;         /* D1: LayerNorm folded into the projection (resident) */
+  gboolean ln_fold;         /* D1, P1: LayerNorm folded into the projection (resident) */
   gboolean first_token;     /* D1, with ln_fold: step 0 makes the folded constants */
   gboolean q_first;         /* D1, with slices: history slices wait for q only */
   gboolean gelu_factor;     /* D1: GELU's polynomial factored (one op fewer) */

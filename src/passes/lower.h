@@ -340,6 +340,37 @@ char *lw_p1_tile_event(int layer, const char *stage, int tile);
 void lw_p1_tile_signal(Ir *ir, int task, int layer, const char *stage, int tile, IrProv prov);
 void lw_p1_tile_wait(Ir *ir, int task, const LwP1TileSync *ts, int tile, IrProv prov);
 
+/* P1 refinements.ln_fold (p1_ln_fold.c): LayerNorm folded into the
+ * resident projection that follows it (qkv, w1).  The owners multiply the
+ * raw rows x by W'' = (I - 11^T/K) diag(g) W, folded once per layer from
+ * the LN gain g (gsym) and bias b (bsym), and finish a tile with
+ * acc * rstd + (bW + c), rstd (R x 1) loaded from rstd_sym at rstd_col +
+ * row (stride 1) once the statistics tasks have signalled the tile
+ * (stats: their tile events). */
+typedef struct LwP1LnFold {
+  const char *gsym, *bsym, *rstd_sym;
+  int rstd_col;
+  LwP1TileSync stats;
+  IrProv prov;            /* "refinements.ln_fold"                          */
+} LwP1LnFold;
+/* Owner `task`'s panel w (K x P, unsplit) and bias (1 x P) folded in place
+ * (bias += b.W, w = centred diag(g) W): start (owner: its index in the
+ * stage, which staggers the folds; loads g and b), then piece (the MMA of
+ * [b; g] by rows k0.. of w), then end. */
+typedef struct LwP1Folding {
+  IrView gcol, bg, bgw;   /* g as a column (K x 1), [b; g], [b W; g W]       */
+} LwP1Folding;
+LwP1Folding lw_p1_ln_fold_start(Ir *ir, int task, const char *tag, IrView w, int owner, const LwP1LnFold *f);
+void lw_p1_ln_fold_piece(Ir *ir, int task, const LwP1Folding *fd, IrView w, int k0, int rows, const LwP1LnFold *f);
+void lw_p1_ln_fold_end(Ir *ir, int task, const LwP1Folding *fd, IrView w, IrView bias, const LwP1LnFold *f);
+/* acc = acc * rstd + bias for row tile t of R rows (rstd: an R x 1 tensor
+ * of the task), after the statistics of the tile. */
+void lw_p1_ln_fold_finish(Ir *ir, int task, IrView acc, IrView rstd, IrView bias, int t, const LwP1LnFold *f);
+/* The statistics of sub-tile x (rows x K): rstd (rows x 1) = 1 / sqrt(var +
+ * eps), var = mean((x - mean)^2), two-pass as the reference; tmp (rows x K)
+ * and mean (rows x 1) are temporaries. */
+void lw_p1_ln_rstd(Ir *ir, int task, IrView x, IrView tmp, IrView mean, IrView rstd, IrProv prov);
+
 typedef struct LwP1Resident {
   const char *name;       /* the projection: "qkv", "wo", "w1", "w2"        */
   int layer, stage;
@@ -373,6 +404,7 @@ typedef struct LwP1Resident {
   LwP1TileSync wait_tiles;
   gboolean publish_tiles;
   IrProv sync_prov;       /* "tile_sync.PROJ"                               */
+  const LwP1LnFold *fold; /* refinements.ln_fold (p1_ln_fold.c), or NULL   */
 } LwP1Resident;
 /* What one resident stage leaves to the next (start it zeroed, prev_after
  * -1): where its owners start in the placer's SM-interleaved order of WGs,

@@ -38,6 +38,12 @@ typedef struct P1 {
   int ln_sub;               /* rows it loads, normalises and stores at a time (0: as many as fit) */
   gboolean packed;          /* layout: packed: q, att and g in 32 x 32 blocks (mat(), LwMat) */
   IrProv sync_prov[PROJ__COUNT]; /* tile_sync.PROJ (p1_tile_sync.c) */
+  /* refinements.ln_fold (p1_ln_fold.c): the LayerNorm stage is statistics
+   * only; fold[next] tells the next projection's owners where its rstd is,
+   * fold_after: the group before the statistics, which its issuers wait for */
+  LwP1LnFold fold[PROJ__COUNT];
+  char fold_sym[PROJ__COUNT][2][32]; /* their gsym and bsym */
+  int fold_after;
 } P1;
 
 /* Scratch matrix `base` (a P1Scratch offset) of `width` columns: packed
@@ -75,6 +81,57 @@ static void spacing(P1 *c, int task) { lw_space(c->ir, task); }
 static const char *in_sym(int l) { return l == 0 ? "x_in" : "scratch"; }
 static int in_col(P1 *c, int l) { return l == 0 ? 0 : c->scr.x; }
 
+/* refinements.ln_fold with tile_sync.PROJ (qkv, w1): the tile events of the
+ * stage that stores the rows PROJ reads (x of layer l: w2 of layer l - 1,
+ * none for layer 0's x_in; x1: wo of layer l), whose finishing owners (one
+ * per panel) publish them; stage NULL: nothing to wait for. */
+static LwP1TileSync fold_sync(const P1 *c, SchedProj k, int l) {
+  if (k == PROJ_QKV)
+    return l == 0 ? (LwP1TileSync){NULL, 0, 0} : (LwP1TileSync){"w2", l - 1, c->d / c->w2.panel};
+  return (LwP1TileSync){"wo", l, c->d / c->wo.panel};
+}
+
+/* refinements.ln_fold (p1_ln_fold.c): each LayerNorm task computes its
+ * rows' rstd (sub rows at a time), stores it (1 float a row) at dst_col +
+ * row of scratch and signals its row tile; `next`'s owners read it there.
+ * Its stage's group is waited for by nobody: the projection's issuers wait
+ * for `after` (c->fold_after), its owners for each tile's event. */
+static void stage_ln_stats(P1 *c, int l, int stage, const char *name, const char *src, int src_col, int dst_col,
+                           SchedProj next, int grp, int after, int sub) {
+  Ir *ir = c->ir;
+  IrProv fp = ir_prov(ir, "refinements.ln_fold");
+  LwP1TileSync sync = {NULL, 0, 0};
+  if (c->pp->tile_sync[next]) sync = fold_sync(c, next, l);
+  for (int tile = 0; tile < c->N / c->ln_rows; tile++) {
+    g_autofree char *tag = g_strdup_printf("l%d.%s.r%d", l, name, tile);
+    IrRole role = ir_role(strcmp(name, "ln1") == 0 ? ROLE_LN1 : ROLE_LN2);
+    role.layer = l, role.tile = tile;
+    int task = lw_task(ir, tag, stage, c->tile_prov, role);
+    if (sync.stage) { /* tile_sync.NEXT: only the rows' own tile of the producer */
+      ir_task_signals(ir, task, grp);
+      lw_p1_tile_wait(ir, task, &sync, tile * c->ln_rows / c->R, c->sync_prov[next]);
+    } else {
+      depend(c, task, grp, after);
+    }
+    int x = lw_rf_sub(ir, task, tag, "x", sub, c->d), tmp = lw_rf_sub(ir, task, tag, "tmp", sub, c->d);
+    int mean = lw_rf_sub(ir, task, tag, "mean", sub, 1), rstd = lw_rf_sub(ir, task, tag, "rstd", sub, 1);
+    for (int r = 0; r < c->ln_rows; r += sub) {
+      int row = tile * c->ln_rows + r;
+      lw_load(ir, task, ir_win(x, 0, sub, 0, c->d), src, row, src_col, c->d, c->base);
+      lw_p1_ln_rstd(ir, task, ir_win(x, 0, sub, 0, c->d), ir_win(tmp, 0, sub, 0, c->d), ir_all(ir, mean),
+                    ir_all(ir, rstd), fp);
+      spacing(c, task);
+      lw_store(ir, task, ir_all(ir, rstd), "scratch", 0, dst_col + row, 1, fp);
+    }
+    lw_p1_tile_signal(ir, task, l, name, tile * c->ln_rows / c->R, fp);
+  }
+  g_snprintf(c->fold_sym[next][0], sizeof c->fold_sym[next][0], "%s_g.l%d", name, l);
+  g_snprintf(c->fold_sym[next][1], sizeof c->fold_sym[next][1], "%s_b.l%d", name, l);
+  c->fold[next] = (LwP1LnFold){.gsym = c->fold_sym[next][0], .bsym = c->fold_sym[next][1], .rstd_sym = "scratch",
+                    .rstd_col = dst_col, .stats = {name, l, c->R / c->ln_rows}, .prov = fp};
+  c->fold_after = after;
+}
+
 /* LayerNorm of every tile of c->ln_rows rows, a sub-tile of rows at a time
  * (x and its square must fit the RF together). */
 static void stage_ln(P1 *c, int l, int stage, const char *name, const char *src, int src_col,
@@ -87,6 +144,10 @@ static void stage_ln(P1 *c, int l, int stage, const char *name, const char *src,
   g_autofree char *gsym = g_strdup_printf("%s_g.l%d", name, l), *bsym = g_strdup_printf("%s_b.l%d", name, l);
   g_autofree char *done = stage_event(name, l);
   int after, grp = next_group(c, done, &after);
+  if (c->pp->ln_fold) { /* p1_ln_fold.c: the statistics only, for `next`'s owners */
+    stage_ln_stats(c, l, stage, name, src, src_col, dst_col, next, grp, after, sub);
+    return;
+  }
   for (int tile = 0; tile < c->N / c->ln_rows; tile++) {
     g_autofree char *tag = g_strdup_printf("l%d.%s.r%d", l, name, tile);
     IrRole role = ir_role(strcmp(name, "ln1") == 0 ? ROLE_LN1 : ROLE_LN2);
@@ -241,6 +302,8 @@ static gboolean stage_att_grouped(P1 *c, int l, int stage, GError **err) {
  * store (qkv: kv_sym set) or (-> GELU) (+ residual panel) stored to dst. */
 typedef struct ProjStage {
   const char *name, *res_sym, *dst_sym;
+  const char *a_sym;      /* A's symbol (NULL: scratch); ln_fold: x_in for layer 0's qkv */
+  const LwP1LnFold *fold; /* refinements.ln_fold (p1_ln_fold.c), or NULL */
   const char *kv_sym[2];  /* qkv: k_out.lL, v_out.lL; else NULL          */
   IrRoleKind role;
   const LwProj *pj;
@@ -379,7 +442,11 @@ static gboolean stage_proj_grid(P1 *c, int l, int stage, const ProjStage *ps, GE
 static gboolean tile_sync_desc(P1 *c, int l, const ProjStage *ps, LwP1Resident *st, GError **err) {
   SchedProj k = ps->pj->proj;
   st->sync_prov = c->sync_prov[k];
-  st->publish_tiles = k == PROJ_W1 && c->pp->tile_sync[PROJ_W2];
+  /* with ln_fold, Wo and W2 publish their tiles for W1 and the next qkv */
+  gboolean for_fold = c->pp->ln_fold && ((k == PROJ_WO && c->pp->tile_sync[PROJ_W1]) ||
+                                         (k == PROJ_W2 && c->pp->tile_sync[PROJ_QKV] && l < c->ir->prob.layers - 1));
+  st->publish_tiles = (k == PROJ_W1 && c->pp->tile_sync[PROJ_W2]) || for_fold;
+  if (for_fold && !c->pp->tile_sync[k]) st->sync_prov = c->sync_prov[k == PROJ_WO ? PROJ_W1 : PROJ_QKV];
   if (!c->pp->tile_sync[k]) return TRUE;
   if (k == PROJ_WO) {
     ir_error(c->ir, err, c->sync_prov[k], "tile_sync.wo: the attention tasks do not signal their row tiles "
@@ -391,6 +458,10 @@ static gboolean tile_sync_desc(P1 *c, int l, const ProjStage *ps, LwP1Resident *
              "to wait per row tile (the multicast pass makes them; its owners wait for the whole stage)",
              sched_proj_name[k]);
     return FALSE;
+  }
+  if (ps->fold) { /* p1_ln_fold.c: the rows' producer, wo (w1) or the last layer's w2 (qkv) */
+    st->wait_tiles = fold_sync(c, k, l);
+    return TRUE;
   }
   if (c->pp->handoff == HANDOFF_RF && (k == PROJ_W1 || k == PROJ_W2)) {
     ir_error(c->ir, err, c->sync_prov[k], "tile_sync.%s: with handoff: rf W1's owners feed W2 themselves, "
@@ -430,8 +501,18 @@ static gboolean resident_desc(P1 *c, int l, int stage, const ProjStage *ps, LwP1
              sched_proj_name[ps->pj->proj], shards, nparts + 1);
     return FALSE;
   }
+  if (ps->fold && shards > 1) { /* p1_ln_fold.c folds whole columns of W */
+    char ks[32];
+    g_snprintf(ks, sizeof ks, "k_split.%s", sched_proj_name[ps->pj->proj]);
+    ir_error(ir, err, ir_prov(ir, ks),
+             "k_split.%s=%d: refinements.ln_fold folds the LayerNorm into whole panels (a column's mean "
+             "over all K rows): k_split.%s must be 1", sched_proj_name[ps->pj->proj], shards,
+             sched_proj_name[ps->pj->proj]);
+    return FALSE;
+  }
   g_autofree char *done = stage_event(ps->name, l);
   int after, grp = next_group(c, done, &after);
+  if (ps->fold) after = c->fold_after; /* x, not the statistics (p1_ln_fold.c) */
   *pt = (ProjTail){c, ps, -1, -1, -1, FALSE, TRUE};
   IrRole role = ir_role(ps->role);
   role.layer = l, role.proj = ps->pj->proj;
@@ -439,8 +520,9 @@ static gboolean resident_desc(P1 *c, int l, int stage, const ProjStage *ps, LwP1
                      .pj = ps->pj, .K = ps->K, .N = ps->N, .shards = shards, .tiles = c->N / c->R,
                      .R = c->R, .extra = (ps->gelu != 0) + (ps->res_sym != NULL), .multicast = mcast,
                      .from = mcast && c->pp->multicast_pass ? LW_P1_FROM_PASS : LW_P1_FROM_ISSUERS,
-                     .a = {.sym = "scratch", .col = ps->a_col, .stride = ps->K, .prov = c->base,
-                           .packed = mat(c, ps->a_col, ps->K).packed},
+                     .a = {.sym = ps->a_sym ? ps->a_sym : "scratch", .col = ps->a_col, .stride = ps->K,
+                           .prov = c->base, .packed = mat(c, ps->a_col, ps->K).packed},
+                     .fold = ps->fold,
                      .part_col = part_col, .part_stride = c->d, .after = after, .grp = grp,
                      .finish = tail_cb, .ctx = pt, .prov = ir_prov(ir, "weights"), .mc_prov = ir_prov(ir, mc)};
   if (!tile_sync_desc(c, l, ps, st, err)) return FALSE;
@@ -582,10 +664,13 @@ gboolean pass_lower_p1(Ir *ir, GError **err) {
     gboolean last = l == pb->layers - 1;
     ProjStage qkv = {.name = "qkv", .kv_sym = {ksym, vsym}, .role = ROLE_QKV, .pj = &c.qkv,
                      .a_col = c.scr.h, .K = d, .N = 3 * d};
+    if (pp->ln_fold) /* p1_ln_fold.c: x itself, normalised by the owners */
+      qkv.a_sym = in_sym(l), qkv.a_col = in_col(&c, l), qkv.fold = &c.fold[PROJ_QKV];
     ProjStage wo = {.name = "wo", .res_sym = in_sym(l), .dst_sym = "scratch", .role = ROLE_WO, .pj = &c.wo,
                     .a_col = c.scr.att, .K = d, .N = d, .res_col = in_col(&c, l), .dst_col = c.scr.x1};
     ProjStage w1 = {.name = "w1", .dst_sym = "scratch", .role = ROLE_W1, .pj = &c.w1, .a_col = c.scr.h2,
                     .K = d, .N = f, .dst_col = c.scr.g, .gelu = 1};
+    if (pp->ln_fold) w1.a_col = c.scr.x1, w1.fold = &c.fold[PROJ_W1];
     ProjStage w2 = {.name = "w2", .res_sym = "scratch", .dst_sym = last ? "out" : "scratch", .role = ROLE_W2,
                     .pj = &c.w2, .a_col = c.scr.g, .K = f, .N = d, .res_col = c.scr.x1,
                     .dst_col = last ? 0 : c.scr.x};

@@ -66,6 +66,10 @@ enum { LW_P1R_BUFFERS = 4, LW_P1R_ISSUERS = 4 };
  * the pieces by this many cycles (24 qkv owners x 4 KiB per 800 cycles is
  * about 2 HBM lines a cycle beside LayerNorm's; 400 passed 20 W). */
 enum { LW_P1R_FIRST_GAP = 800 };
+/* With refinements.ln_fold (p1_ln_fold.c) the first stage is qkv beside
+ * only the statistics tasks, which store no h: 400 cycles (P1 -2,500
+ * cycles, the peak elsewhere; 200 passed 20 W at the start). */
+enum { LW_P1R_FIRST_GAP_FOLD = 400 };
 
 /* A stage being built: its shape and the tensors of each owner o = s*np+p. */
 typedef struct LwP1Res {
@@ -80,6 +84,7 @@ typedef struct LwP1Res {
   int prev_after;
   int *task, *buf, *w, *bias, *acc, *pbuf; /* per owner (buf: nb each, acc: 2) */
   int *res;                                /* chain_last: the last shard's residual */
+  int *rstd;                               /* ln_fold: shard 0's R x 1 rstd of a tile */
   int *full, *freed;                       /* event of buffer b of shard s: [s*nb + b] */
   char *wsym, *bsym;
 } Res;
@@ -147,8 +152,9 @@ static void knob_error(Ir *ir, GError **err, const char *group, const char *name
  * residual); shards below the last the partial sum of the shards above. */
 static gboolean shard_fits(const Res *r, int s, int nb) {
   const LwP1Resident *st = r->st;
-  int shape[5 + LW_P1R_BUFFERS + 4][2], n = 0;
+  int shape[5 + LW_P1R_BUFFERS + 5][2], n = 0;
   shape[n][0] = r->KS, shape[n++][1] = r->P; /* w */
+  if (st->fold) shape[n][0] = r->R, shape[n++][1] = 1; /* rstd (p1_ln_fold.c) */
   if (s == r->bshard) shape[n][0] = 1, shape[n++][1] = r->P; /* bias */
   if (s == r->bshard && s > 0 && st->res.sym) shape[n][0] = r->R, shape[n++][1] = r->P; /* res */
   for (int b = 0; b < nb; b++) shape[n][0] = r->R, shape[n++][1] = r->kc;
@@ -221,6 +227,7 @@ static void make_owners(Res *r, const GArray *order) {
         r->acc[r->nacc * o + a] = lw_rf_sub(ir, t, tag, what, r->R, r->P);
       }
       r->pbuf[o] = s < r->S - 1 ? lw_rf_sub(ir, t, tag, "part", r->R, r->P) : -1;
+      r->rstd[o] = st->fold ? lw_rf_sub(ir, t, tag, "rstd", r->R, 1) : -1; /* p1_ln_fold.c */
     }
 }
 
@@ -353,7 +360,9 @@ static void epilogue(Res *r, int o, int t, IrView av) {
     lw_sig(ir, me, mine, st->prov);
     return;
   }
-  if (r->bshard == 0) {
+  if (st->fold) { /* p1_ln_fold.c: acc * rstd + (bW + c) */
+    lw_p1_ln_fold_finish(ir, me, av, ir_all(ir, r->rstd[o]), ir_all(ir, r->bias[o]), t, st->fold);
+  } else if (r->bshard == 0) {
     IrOp *op = ir_emit(ir, me, IR_VADD);
     op->d = av, op->a = av, op->b = ir_all(ir, r->bias[o]), op->prov = st->prov;
   }
@@ -404,7 +413,7 @@ static void owner(Res *r, int o, const LwP1State *state) {
       if (k > 0) lw_piece_space(ir, me, st->role.proj); /* a late owner's pieces: spaced */
     }
     else if (st->multicast && k > 0) /* the first stage: nothing to pace by but time */
-      lw_waitt(ir, me, LW_P1R_FIRST_GAP, st->prov);
+      lw_waitt(ir, me, st->fold ? LW_P1R_FIRST_GAP_FOLD : LW_P1R_FIRST_GAP, st->prov);
     if (st->multicast && k == 0) lw_piece_stagger(ir, me, st->role.proj, o); /* weight_stagger */
     lw_load(ir, me, ir_win(r->w[o], k * r->kc, r->kc, 0, r->P), r->wsym, s * r->KS + k * r->kc, p * r->P,
             st->N, st->prov);
@@ -425,6 +434,15 @@ static void owner(Res *r, int o, const LwP1State *state) {
       const IrGroup *g = g_ptr_array_index(ir->groups, st->after);
       lw_wait(ir, me, g->event, r->after_n, st->mc_prov);
     }
+  }
+  /* p1_ln_fold.c: the panel folded after `ready` (the issuers need not wait
+   * for it); piece by piece during the loads, each MMA beside the previous
+   * stage's, was 2% slower */
+  if (st->fold) {
+    g_autofree char *ftag = g_strdup_printf("l%d.%s.k%d.p%d", st->layer, st->name, s, p);
+    LwP1Folding fd = lw_p1_ln_fold_start(ir, me, ftag, ir_all(ir, r->w[o]), o, st->fold);
+    lw_p1_ln_fold_piece(ir, me, &fd, ir_all(ir, r->w[o]), 0, r->KS, st->fold);
+    lw_p1_ln_fold_end(ir, me, &fd, ir_all(ir, r->w[o]), ir_all(ir, r->bias[o]), st->fold);
   }
   g_autofree char *tag = g_strdup_printf("l%d.%s.k%d.p%d", st->layer, st->name, s, p);
   g_autoptr(GArray) held = g_array_new(FALSE, FALSE, sizeof(IrOp));
@@ -457,7 +475,7 @@ static void owner(Res *r, int o, const LwP1State *state) {
 }
 
 static void res_free(Res *r) {
-  g_free(r->res), g_free(r->task), g_free(r->buf), g_free(r->w), g_free(r->bias), g_free(r->acc), g_free(r->pbuf);
+  g_free(r->res), g_free(r->rstd), g_free(r->task), g_free(r->buf), g_free(r->w), g_free(r->bias), g_free(r->acc), g_free(r->pbuf);
   g_free(r->wsym), g_free(r->bsym), g_free(r->full), g_free(r->freed);
   g_free(r);
 }
@@ -524,6 +542,7 @@ LwP1Res *lw_p1_resident_open(Ir *ir, const LwP1State *state, const LwP1Resident 
   r->w = g_new(int, owners), r->bias = g_new(int, owners), r->acc = g_new(int, r->nacc * owners);
   r->pbuf = g_new(int, owners);
   r->res = g_new(int, owners);
+  r->rstd = g_new(int, owners);
   r->full = g_new(int, r->S * r->nb), r->freed = g_new(int, r->S * r->nb);
   for (int s = 0; s < r->S; s++)
     for (int b = 0; b < r->nb; b++) {

@@ -1745,6 +1745,52 @@ START_TEST(test_p1_tile_sync) {
 }
 END_TEST
 
+/* refinements.ln_fold on P1 (p1_ln_fold.c): the LayerNorm tasks only
+ * compute rstd (no gain, no h stored: fewer HBM lines), the qkv and W1
+ * owners fold g and b into their panel (one MMA of [b; g] by W, one
+ * VEC.fma) and finish each tile with acc * rstd + (bW + c) after that
+ * tile's statistics; qkv's issuers read x_in at once (no wait for LN1).
+ * With tile_sync.w1, W1's issuers wait for Wo's tiles (its owners signal
+ * them).  Every program is correct. */
+START_TEST(test_p1_ln_fold) {
+  g_autoptr(Plan) ln = small_plan(PROB_P1, P1_MC);
+  g_autoptr(Plan) fold = small_plan(PROB_P1, P1_MC "\n  refinements: {ln_fold: true}");
+  g_autoptr(Plan) sync = small_plan(PROB_P1, P1_MC "\n  refinements: {ln_fold: true}\n  tile_sync: {qkv: true, w1: true}");
+  g_autofree char *a = NULL, *b = NULL, *c = NULL;
+  Run x = compile_run(ln, PROB_P1, "LayerNorm stages", &a);
+  Run y = compile_run(fold, PROB_P1, "LayerNorm folded", &b);
+  compile_run(sync, PROB_P1, "folded, W1 synced on Wo's tiles", &c);
+  /* h and h2 (N x d each) no longer stored; rstd (N floats per LayerNorm)
+   * stored instead and loaded by every owner, g and b by every owner */
+  const Problem d = fold->p1.dims;
+  int64_t h_lines = 2 * (int64_t)d.layers * d.seqs * d.rows * d.d_model * 4 / 64;
+  ck_assert_msg(x.hbm_lines - y.hbm_lines > h_lines / 2, "%" G_GINT64_FORMAT " -> %" G_GINT64_FORMAT, x.hbm_lines,
+                y.hbm_lines);
+  g_autofree char *ln_a = task_lines(a, "l0.ln1.r0", "    END"), *ln_b = task_lines(b, "l0.ln1.r0", "    END");
+  ck_assert_ptr_nonnull(strstr(ln_a, "hbm[ln1_g.l0]"));
+  ck_assert_ptr_null(strstr(ln_b, "ln1_g"));
+  ck_assert_ptr_nonnull(strstr(ln_b, "SIG       ev.l0_ln1_t0, 1"));
+  ck_assert_ptr_nonnull(strstr(ln_b, "SFU.rsqrt"));
+  g_autofree char *own = task_lines(b, "l0.qkv.k0.p0", "    END"), *own_a = task_lines(a, "l0.qkv.k0.p0", "    END");
+  ck_assert_ptr_nonnull(strstr(own, "LD        l0_qkv_k0_p0_lng, hbm[ln1_g.l0]"));
+  ck_assert_ptr_nonnull(strstr(own, "MMA.z     l0_qkv_k0_p0_lnbgw"));
+  ck_assert_ptr_nonnull(strstr(own, "VEC.fma   l0_qkv_k0_p0_w, l0_qkv_k0_p0_w, l0_qkv_k0_p0_lng"));
+  ck_assert_ptr_nonnull(strstr(own, "WAIT      ev.l0_ln1_t1, 16")); /* 16 LN tasks of 2 rows a tile */
+  ck_assert_ptr_nonnull(strstr(own, "VEC.fma   l0_qkv_k0_p0_acc1, l0_qkv_k0_p0_acc1, l0_qkv_k0_p0_rstd"));
+  ck_assert_ptr_null(strstr(own_a, "VEC.fma"));
+  g_autofree char *iss_a = task_lines(a, "l0.qkv.k0.mc0", "    END"), *iss_b = task_lines(b, "l0.qkv.k0.mc0", "    END");
+  ck_assert_ptr_nonnull(strstr(iss_a, "hbm[scratch"));
+  ck_assert_ptr_null(strstr(iss_b, "hbm[scratch"));
+  ck_assert_ptr_nonnull(strstr(iss_b, "hbm[x_in"));
+  /* with tile_sync.w1 W1 waits per Wo tile (its 2 finishing owners), not for LN2 */
+  g_autofree char *w1_b = task_lines(b, "l0.w1.k0.mc0", "    END"), *w1_c = task_lines(c, "l0.w1.k0.mc0", "    END");
+  ck_assert_ptr_null(strstr(w1_b, "ev.l0_wo_t"));
+  ck_assert_ptr_nonnull(strstr(w1_c, "WAIT      ev.l0_wo_t0, 2")); /* d_model 64: 2 Wo panels */
+  g_autofree char *wo_c = task_lines(c, "l0.wo.k0.p1", "    END");
+  ck_assert_ptr_nonnull(strstr(wo_c, "SIG       ev.l0_wo_t1, 1"));
+}
+END_TEST
+
 /* weight_spacing.PROJ and weight_stagger.PROJ (piece_spacing.c): WAITTs
  * before resident owners' weight pieces, nothing else.  weight_spacing.w1:
  * each W1 owner (paced by wo's chunks) waits 50 cycles before each of its
@@ -2408,6 +2454,7 @@ Suite *suite_gen(void) {
   tcase_add_test(tc, test_p1_packed);
   tcase_add_test(tc, test_p1_k_split_last);
   tcase_add_test(tc, test_p1_tile_sync);
+  tcase_add_test(tc, test_p1_ln_fold);
   tcase_add_test(tc, test_p1_weight_pacing);
   tcase_add_test(tc, test_p1_handoff_rf);
   tcase_add_test(tc, test_p1_attention_stagger);

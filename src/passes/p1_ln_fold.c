@@ -1,0 +1,94 @@
+/* p1_ln_fold.c - P1's LayerNorms folded into the resident projections that
+ * read them (refinements.ln_fold in the p1 section; lower.h, LwP1LnFold).
+ *
+ * Without it, LN1 and LN2 are stages of their own: they read x (x1), store
+ * h = (x - mu) * rstd * g + b (h2) to scratch, and qkv (W1) waits for them
+ * and reads h back.  With it, for a row x of K values, gain g and bias b,
+ * and a panel W with bias c:
+ *
+ *   LN(x) W + c = (x - mu 1) diag(g) W * rstd + (b W + c)
+ *               = (x W'') * rstd + (b W + c),  W'' = (I - 11^T / K) diag(g) W
+ *
+ * since every column of W'' sums to zero, x W'' = (x - mu 1) diag(g) W: the
+ * mean needs no correction of its own.  Each owner folds its resident panel
+ * once per layer, after its weights are in (lw_p1_ln_fold_piece: [b W; g W]
+ * = [b; g] . W, one MMA; lw_p1_ln_fold_end: W'' = W * g (a column) - g W / K
+ * (a row), one VEC.fma); its A chunks are the raw rows x that the stage
+ * before stored (or x_in), and each finished tile takes one VEC.fma
+ * instead of the bias add (lw_p1_ln_fold_finish).
+ *
+ * The per-row rstd comes from the statistics tasks that replace the
+ * LayerNorm stage (lower_p1.c): they read x as LayerNorm did but store only
+ * rstd (R x 1 per tile, into the h / h2 scratch buffer, which nothing else
+ * uses then) and signal each row tile's event lL_ln1_tT (ln2).  Nothing
+ * waits for them as a stage: the projection's issuers start on x once x's
+ * producer is done, and each owner waits for tile t's event only in tile
+ * t's epilogue, just before it loads that tile's rstd.  h, h2, their stores
+ * and loads, and the LayerNorm barriers are gone; the statistics run beside
+ * the projection's MMAs.  With tile_sync.qkv / .w1 (lower_p1.c) the issuers
+ * and the statistics tasks wait per row tile for x's producer instead (the
+ * previous layer's W2, Wo), whose finishing owners then signal their tiles.
+ *
+ * Precision: the statistics are the reference's two-pass ones (mean, then
+ * the mean of squared deviations), not E[x^2] - mu^2.  x W'' sums
+ * uncentred products whose total is centred: the rounding error grows with
+ * |mu| / sigma of a row, small for the residual stream (measured: all four
+ * seeds' max abs error, docs/techniques.md). */
+#include "lower.h"
+
+/* A stage's owners get their last weight piece within about 1,000 cycles
+ * of each other (paced by the end of the stage before), so their folds
+ * (8 MMA blocks and 48 HBM lines each) would all fall into one window:
+ * owner o starts its fold (o mod 4) x 100 cycles late (P1 on best.yaml
+ * with ln_fold: 20.33 W -> 19.79 W, +0.07% cycles; 150 cycles: slower,
+ * 125: 20.68 W elsewhere). */
+enum { LW_P1_FOLD_SLOTS = 4, LW_P1_FOLD_GAP = 100 };
+
+LwP1Folding lw_p1_ln_fold_start(Ir *ir, int task, const char *tag, IrView w, int owner, const LwP1LnFold *f) {
+  int K = w.rows;
+  if (owner % LW_P1_FOLD_SLOTS > 0) lw_waitt(ir, task, (owner % LW_P1_FOLD_SLOTS) * LW_P1_FOLD_GAP, f->prov);
+  LwP1Folding fd = {ir_all(ir, lw_rf_sub(ir, task, tag, "lng", K, 1)), ir_all(ir, lw_rf_sub(ir, task, tag, "lnbg", 2, K)),
+                    ir_all(ir, lw_rf_sub(ir, task, tag, "lnbgw", 2, w.cols))};
+  lw_load(ir, task, fd.gcol, f->gsym, 0, 0, 1, f->prov); /* g as a column: K rows of 1 */
+  lw_load(ir, task, ir_win(fd.bg.t, 0, 1, 0, K), f->bsym, 0, 0, K, f->prov);
+  lw_load(ir, task, ir_win(fd.bg.t, 1, 1, 0, K), f->gsym, 0, 0, K, f->prov);
+  return fd;
+}
+
+void lw_p1_ln_fold_piece(Ir *ir, int task, const LwP1Folding *fd, IrView w, int k0, int rows, const LwP1LnFold *f) {
+  /* [b W; g W] += [b; g] (its columns k0..) . W (its rows k0..); g W =
+   * 1^T diag(g) W, the column sums of W' = diag(g) W */
+  IrOp *op = lw_op(ir, task, IR_MMA, fd->bgw, ir_win(fd->bg.t, 0, 2, k0, rows), ir_win(w.t, w.r0 + k0, rows, w.c0, w.cols),
+                   f->prov);
+  op->mods = k0 == 0 ? IR_MOD_Z : 0;
+}
+
+void lw_p1_ln_fold_end(Ir *ir, int task, const LwP1Folding *fd, IrView w, IrView bias, const LwP1LnFold *f) {
+  int K = w.rows, P = w.cols;
+  IrView bw = ir_win(fd->bgw.t, 0, 1, 0, P), gw = ir_win(fd->bgw.t, 1, 1, 0, P);
+  lw_op(ir, task, IR_VADD, bias, bias, bw, f->prov);
+  /* W'' = diag(g) W - (1/K) 1 (g W): row k times g_k, every column's mean out */
+  lw_opi(ir, task, IR_VMULI, gw, gw, -1.0f / (float)K, f->prov);
+  IrOp *op = ir_emit(ir, task, IR_VFMA);
+  op->d = w, op->a = w, op->b = fd->gcol, op->c = gw, op->prov = f->prov;
+}
+
+void lw_p1_ln_fold_finish(Ir *ir, int task, IrView acc, IrView rstd, IrView bias, int t, const LwP1LnFold *f) {
+  lw_p1_tile_wait(ir, task, &f->stats, t, f->prov);
+  lw_load(ir, task, rstd, f->rstd_sym, 0, f->rstd_col + t * acc.rows, 1, f->prov);
+  IrOp *op = ir_emit(ir, task, IR_VFMA);
+  op->d = acc, op->a = acc, op->b = rstd, op->c = bias, op->prov = f->prov;
+}
+
+void lw_p1_ln_rstd(Ir *ir, int task, IrView x, IrView tmp, IrView mean, IrView rstd, IrProv prov) {
+  IrView none = ir_win(-1, 0, 0, 0, 0);
+  float inv = 1.0f / (float)x.cols;
+  lw_op(ir, task, IR_VRSUM, mean, x, none, prov);
+  lw_opi(ir, task, IR_VMULI, mean, mean, inv, prov);
+  lw_op(ir, task, IR_VSUB, tmp, x, mean, prov);
+  lw_op(ir, task, IR_VMUL, tmp, tmp, tmp, prov);
+  lw_op(ir, task, IR_VRSUM, rstd, tmp, none, prov);
+  lw_opi(ir, task, IR_VMULI, rstd, rstd, inv, prov);
+  lw_opi(ir, task, IR_VADDI, rstd, rstd, (float)WL_LN_EPS, prov);
+  lw_opi(ir, task, IR_SRSQRT, rstd, rstd, 0, prov);
+}
