@@ -11,6 +11,7 @@
  * callers just propagate FALSE; P->tok is the current token and never a
  * comment.  The grammar rule each function accepts is in the comment above it.
  */
+#define _DEFAULT_SOURCE 1 /* MAP_POPULATE */
 #include <errno.h>
 #include <fcntl.h>
 #include <float.h>
@@ -18,6 +19,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <openssl/evp.h>
@@ -97,10 +99,7 @@ typedef struct Parser {
   int cur;              /* WG of the current section; -1 before any    */
   Insn *code;           /* every section's instructions, in file order */
   size_t ncode, capcode;
-  guint ntexts;         /* prog->texts used so far                     */
-  char *text_end;       /* end of the last instruction's text: becomes */
-                        /* its NUL once the lexer is past that line    */
-  char *src;            /* the text (prog->source), writable           */
+  const char *src;      /* the text (prog->source)                     */
   Names events;         /* name -> index in prog->events + 1           */
   Names abi;            /* ABI symbol name -> index in abi.syms + 1    */
   Names ops;            /* mnemonic -> op + 1                           */
@@ -1253,21 +1252,16 @@ static gboolean parse_mnemonic(Parser *P, Insn *in) {
   return TRUE;
 }
 
-/* The instruction's source line, trimmed, into prog->texts: from its
- * mnemonic at `s` (the first token of the line) to the current token, the
- * NEWLINE or EOF that ends the line.  The text stays in the source buffer;
- * the byte after it (a blank, the newline or the final NUL) becomes its NUL
- * when the next instruction is read or the file ends, once the lexer is past
- * it. */
-static void line_text(Parser *P, const char *s) {
-  char *b = P->src + (s - P->src), *e = P->src + (P->tok.s - P->src);
-  while (e > b && g_ascii_isspace(e[-1])) e--;
-  if (P->text_end) *P->text_end = '\0';
-  P->text_end = e;
-  GPtrArray *tx = P->prog->texts; /* its length runs ahead; see finish_sections */
-  if (P->ntexts == tx->len) g_ptr_array_set_size(tx, tx->len + CLAMP(tx->len, 256, 65536));
-  tx->pdata[P->ntexts] = b;
-  P->ntexts++;
+/* The texts are found again from the instructions' positions
+ * (sim_program_texts), but for an instruction whose line or column
+ * saturated (a text of more than INT_MAX lines, or a line of more than
+ * INT_MAX bytes): its mnemonic's offset is kept aside. */
+static void note_text(Parser *P, const Insn *in, const char *s) {
+  if (in->line < INT_MAX && in->col < INT_MAX) return;
+  Program *prog = P->prog;
+  if (!prog->text_at) prog->text_at = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+  uint64_t pair[2] = {P->ncode, (uint64_t)(s - P->src)};
+  g_array_append_vals(prog->text_at, pair, 2);
 }
 
 /* Room for one more instruction at P->code[P->ncode], all zero (the array
@@ -1438,7 +1432,7 @@ static gboolean parse_insn(Parser *P) {
   if (ok) ok = no_more(P, in);
   if (!ok) return FALSE; /* an LD.mc target list is in prog->lists */
 done:
-  line_text(P, start); /* texts[i] is code[i]'s (sim_insn_text) */
+  note_text(P, in, start); /* texts[i] is code[i]'s (sim_program_texts) */
   s->ended = in->op == OP_END;
   P->ncode++;
   s->n++;
@@ -1527,7 +1521,6 @@ static gboolean parse_file(Parser *P) {
     if (accept(P, TK_NEWLINE)) continue;
     if (!parse_stmt(P) || !end_line(P)) return FALSE;
   }
-  if (P->text_end) *P->text_end = '\0'; /* the last text */
   return close_section(P) && fix_all(P);
 }
 
@@ -1537,7 +1530,7 @@ static void finish_sections(Parser *P) {
   Program *prog = P->prog;
   if (P->ncode < P->capcode) P->code = g_renew(Insn, P->code, P->ncode); /* NULL if 0 */
   prog->insn_block = P->code;
-  g_ptr_array_set_size(prog->texts, P->ntexts);
+  prog->ninsns = P->ncode;
   for (int w = 0; P->secs && w < prog->nwgs; w++) {
     Section *s = &P->secs[w];
     names_clear(&s->regions);
@@ -1556,17 +1549,19 @@ static void free_region(gpointer p) {
 }
 
 /* Assemble buf[0..len) (buf[len] is NUL, then SRC_PAD more), taking
- * ownership of buf: it becomes prog->source, and the texts point into it. */
-static Program *parse_owned(const char *file, char *buf, size_t len, GError **err) {
+ * ownership of buf: it becomes prog->source (`mapped` bytes of a mapping,
+ * or g_malloc'd when 0). */
+static Program *parse_owned(const char *file, const char *buf, size_t len, size_t mapped,
+                            GError **err) {
   size_t cap = insn_guess(len);
   Program *prog = g_new0(Program, 1);
   prog->file = g_strdup(file);
   prog->source = buf;
-  sha256_hex(buf, len, prog->sha256); /* before the texts get their NULs */
+  prog->source_len = len;
+  prog->source_map = mapped;
+  sha256_hex(buf, len, prog->sha256);
   prog->regions = g_ptr_array_new_with_free_func(free_region);
   prog->events = g_ptr_array_new_with_free_func(g_free);
-  prog->texts = g_ptr_array_sized_new((guint)cap);
-  sim_huge_hint(prog->texts->pdata, cap * sizeof(gpointer));
   prog->lists = g_ptr_array_new_with_free_func(g_free);
   g_ptr_array_add(prog->events, g_strdup("in")); /* event 0 */
   Parser P = {.file = file, .prog = prog, .cur = -1, .src = buf, .capcode = cap};
@@ -1599,14 +1594,14 @@ Program *sim_asm_parse(const char *file, const char *text, size_t len, GError **
   sim_huge_hint(copy, len + 1 + SRC_PAD);
   memcpy(copy, text, len);
   memset(copy + len, 0, 1 + SRC_PAD);
-  return parse_owned(file, copy, len, err);
+  return parse_owned(file, copy, len, 0, err);
 }
 
 Program *sim_asm_parse_take(const char *file, char *text, size_t len, GError **err) {
   g_return_val_if_fail(err == NULL || *err == NULL, NULL);
   char *buf = g_realloc(text, len + 1 + SRC_PAD); /* in place, mostly: room for the padding */
   memset(buf + len, 0, 1 + SRC_PAD);
-  return parse_owned(file, buf, len, err);
+  return parse_owned(file, buf, len, 0, err);
 }
 
 /* The whole file, NUL-terminated and padded (SRC_PAD), in a buffer hinted
@@ -1671,11 +1666,44 @@ fail:
   return NULL;
 }
 
+/* A regular file mapped read-only (its pages from the page cache: no
+ * copy, and no fresh pages for the kernel to clear, which the bench program's
+ * 12 MB cost as much as assembling it), when the bytes after its end in the
+ * last page are the NUL sentinel and the padding the lexer needs.  NULL when
+ * it cannot be mapped so (read_file then reads it, or reports why not). */
+static const char *map_file(const char *file, size_t *len, size_t *mapped) {
+#ifdef MAP_POPULATE
+  int fd = open(file, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return NULL;
+  struct stat st;
+  const char *text = NULL;
+  size_t page = (size_t)sysconf(_SC_PAGESIZE);
+  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+      (uintmax_t)st.st_size < SIZE_MAX / 2 && (size_t)st.st_size % page != 0 &&
+      page - (size_t)st.st_size % page >= 1 + SRC_PAD) { /* zeros after the end, same page */
+    void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+    if (m != MAP_FAILED) {
+      text = m;
+      *len = *mapped = (size_t)st.st_size;
+    }
+  }
+  close(fd);
+  return text;
+#else
+  (void)file;
+  (void)len;
+  (void)mapped;
+  return NULL;
+#endif
+}
+
 /* A file that cannot be read has no place in it: its error is
  * "FILE:1:1: error: cannot read: REASON" (docs/machine.md, "Diagnostics"). */
 Program *sim_asm_load(const char *file, GError **err) {
   g_return_val_if_fail(err == NULL || *err == NULL, NULL);
-  size_t len = 0;
+  size_t len = 0, mapped = 0;
+  const char *m = map_file(file, &len, &mapped);
+  if (m) return parse_owned(file, m, len, mapped, err);
   int errnum = 0;
   char *text = read_file(file, &len, &errnum);
   if (!text) {
@@ -1683,5 +1711,5 @@ Program *sim_asm_load(const char *file, GError **err) {
                 g_strerror(errnum));
     return NULL;
   }
-  return parse_owned(file, text, len, err);
+  return parse_owned(file, text, len, 0, err);
 }

@@ -108,17 +108,25 @@ typedef struct Program {
   GPtrArray *regions;  /* Region*, in declaration order             */
   GPtrArray *events;   /* char* names without "ev.", first-use order; "in" is index 0 */
   GPtrArray *texts;    /* char*: source line text (trimmed), for reports, */
-                       /* one per instruction in insn_block order;     */
-                       /* the strings live in `source`                 */
+                       /* one per instruction in insn_block order; built */
+                       /* on first use (sim_program_texts), NULL before */
   WgCode *wgs;         /* one per WG of the machine, indexed by WG id; */
                        /* n == 0 for a WG without a section (idle)     */
   int nwgs;
   char sha256[65];     /* of the program text                        */
   /* Storage behind the fields above, owned by the Program: */
-  char *source;        /* a copy of the program text in which each    */
-                       /* instruction's trimmed line is NUL-terminated */
+  const char *source;  /* the program text (source_len bytes, then a NUL */
+  size_t source_len;   /* and padding): mapped from the file, or the    */
+  size_t source_map;   /* caller's buffer; source_map: bytes mapped (0: */
+                       /* g_malloc'd)                                  */
   Insn *insn_block;    /* every section's instructions: wgs[w].insns  */
                        /* point into this one array                    */
+  size_t ninsns;       /* in insn_block                               */
+  GArray *text_at;     /* uint64_t pairs (instruction, source offset) */
+                       /* of the rare instructions whose line or column */
+                       /* saturated at INT_MAX (sim_program_texts)     */
+  char *text_buf;      /* the texts, NUL-terminated (sim_program_texts) */
+  gsize texts_once;    /* g_once_init_enter: texts built                */
   GPtrArray *lists;    /* LD.mc target lists: one block each, holding */
                        /* targets then their regions                   */
 } Program;
@@ -142,9 +150,16 @@ void sim_program_free(Program *p);
 void sim_huge_hint(void *p, size_t n);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(Program, sim_program_free)
 
+/* Every instruction's source line, trimmed, in insn_block order: built from
+ * the source and the instructions' positions on the first call (the
+ * assembler does not keep them: most runs never print one, and the bench
+ * program's 542k would cost 4 MB of pointers and a writable copy of the
+ * text).  Thread-safe. */
+const GPtrArray *sim_program_texts(const Program *p);
+
 /* The instruction's source line, trimmed (reports, traces). */
 static inline const char *sim_insn_text(const Program *p, const Insn *in) {
-  return (const char *)g_ptr_array_index(p->texts, (guint)(in - p->insn_block));
+  return (const char *)g_ptr_array_index(sim_program_texts(p), (guint)(in - p->insn_block));
 }
 
 /* Pretty region/operand names for diagnostics ("wg5.x[0:1,0:128]"). */

@@ -55,7 +55,7 @@ static void same_insn(const Program *p, const Insn *x, const Program *q, const I
 
 static void same_program(const Program *p, const Program *q) {
   FUZZ_REQUIRE(strcmp(p->sha256, q->sha256) == 0, "sha256");
-  FUZZ_REQUIRE(p->texts->len == q->texts->len && p->regions->len == q->regions->len &&
+  FUZZ_REQUIRE(sim_program_texts(p)->len == sim_program_texts(q)->len && p->regions->len == q->regions->len &&
                    p->events->len == q->events->len && p->nwgs == q->nwgs,
                "sizes");
   FUZZ_REQUIRE(memcmp(&p->hw, &q->hw, sizeof p->hw) == 0, ".machine");

@@ -1,8 +1,10 @@
 /* test_asm.c - the assembler (asm_lexer.re, asm_parser.c, program.c): the
  * lexer's tokens, the Program a valid file assembles into, and the exact text
  * of every diagnostic (table-driven: input -> the one-line message). */
+#include <glib/gstdio.h>
 #include <math.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "asm_lexer.h"
 #include "tests.h"
@@ -207,7 +209,7 @@ START_TEST(test_valid_wgs) {
   ck_assert_str_eq(g_ptr_array_index(p->events, 0), "in");
   ck_assert_str_eq(g_ptr_array_index(p->events, 1), "sum");
   ck_assert_str_eq(g_ptr_array_index(p->events, 2), "done");
-  ck_assert_int_eq(p->texts->len, 24);
+  ck_assert_int_eq(sim_program_texts(p)->len, 24);
 }
 END_TEST
 
@@ -330,7 +332,7 @@ START_TEST(test_valid_variants) {
   const char *crlf = ".machine ; hw\r\n\r\n.problem d1 ; pb\r\n.wg 0\r\n END ; done\r\n";
   g_autoptr(Program) p = parse_ok(crlf);
   ck_assert_int_eq(p->wgs[0].n, 1);
-  ck_assert_str_eq(g_ptr_array_index(p->texts, 0), "END ; done");
+  ck_assert_str_eq(g_ptr_array_index(sim_program_texts(p), 0), "END ; done");
   const char *full = ".machine\n.problem d1\n.wg 0\n END\ngarbage";
   g_autoptr(GError) err = NULL;
   g_autoptr(Program) q = sim_asm_parse("t.asm", full, strlen(full) - strlen("garbage"), &err);
@@ -879,7 +881,7 @@ static void same_program(const char *text, const Program *p, const GError *e1, c
     return;
   }
   ck_assert_str_eq(p->sha256, q->sha256);
-  ck_assert_int_eq(p->texts->len, q->texts->len);
+  ck_assert_int_eq(sim_program_texts(p)->len, sim_program_texts(q)->len);
   ck_assert_int_eq(p->regions->len, q->regions->len);
   ck_assert_int_eq(p->events->len, q->events->len);
   ck_assert_int_eq(p->nwgs, q->nwgs);
@@ -1081,6 +1083,49 @@ START_TEST(test_load) {
 }
 END_TEST
 
+/* sim_asm_load maps a regular file when the bytes after its end in its
+ * last page can serve as the lexer's NUL sentinel and padding, and reads it
+ * otherwise (a file ending at or a few bytes before a page boundary): either
+ * way the same program as sim_asm_parse of its text, texts included (built
+ * from the positions, sim_program_texts). */
+START_TEST(test_load_mapped) {
+  const char *head = ".machine sms=1 wgs_per_sm=2\n.problem d1\n.wg 0\n.rf x p0 1x16\n"
+                     "  VEC.fill x, 1.5   ; a comment\n\n\tVEC.add x, x, x\t \n END\n.wg 1\nEND";
+  long page = sysconf(_SC_PAGESIZE);
+  int mapped = 0, read = 0;
+  for (long size = page - 12; size <= 2 * page + 1; size++) {
+    if (size > page + 2 && size < 2 * page - 12) size = 2 * page - 12;
+    g_autoptr(GString) t = g_string_new(head);
+    g_string_append(t, " ; pad ");
+    while ((long)t->len < size - 1) g_string_append_c(t, 'p');
+    g_string_append_c(t, '\n');
+    ck_assert_int_eq((long)t->len, size);
+    g_autofree char *path = NULL;
+    int fd = g_file_open_tmp("tcc-map-XXXXXX.asm", &path, NULL);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    ck_assert(g_file_set_contents(path, t->str, (gssize)t->len, NULL));
+    g_autoptr(GError) e1 = NULL, e2 = NULL;
+    g_autoptr(Program) p = sim_asm_load(path, &e1);
+    g_autoptr(Program) q = sim_asm_parse(path, t->str, t->len, &e2);
+    ck_assert_ptr_nonnull(p);
+    same_program(t->str, p, e1, q, e2);
+    ck_assert_str_eq(sim_insn_text(p, &p->wgs[0].insns[0]), "VEC.fill x, 1.5   ; a comment");
+    ck_assert_str_eq(sim_insn_text(p, &p->wgs[0].insns[1]), "VEC.add x, x, x");
+    const char *end = strstr(t->str, "\nEND") + 1; /* to the last newline */
+    g_autofree char *last = g_strndup(end, (gsize)(t->str + t->len - 1 - end));
+    ck_assert_str_eq(sim_insn_text(p, &p->wgs[1].insns[0]), last);
+    /* mapped exactly when 9 bytes (NUL and padding) fit after the end */
+    gboolean fits = size % page != 0 && page - size % page >= 9;
+    ck_assert_int_eq(p->source_map != 0, fits);
+    mapped += fits;
+    read += !fits;
+    g_unlink(path);
+  }
+  ck_assert(mapped > 0 && read > 0);
+}
+END_TEST
+
 /* tests/bad/NAME.asm + NAME.err: what tests/run_cli.sh checks through tcc-sim.
  * The assembler's own cases must fail to assemble with exactly the .err line;
  * any other file there that fails to assemble (the run-time cases assemble)
@@ -1158,6 +1203,7 @@ Suite *suite_asm(void) {
   tcase_add_test(tc, test_sha256);
   tcase_add_test(tc, test_rfref_extremes);
   tcase_add_test(tc, test_load);
+  tcase_add_test(tc, test_load_mapped);
   tcase_add_loop_test(tc, test_bad_files, 0, G_N_ELEMENTS(bad_asm));
   tcase_add_test(tc, test_bad_files_others);
   suite_add_tcase(s, tc);
