@@ -44,8 +44,7 @@ void sim_fail(Sim *s, int wg, int pc, const char *fmt, ...) {
 /* ---- events ---------------------------------------------------------- */
 
 void sim_push(Sim *s, int64_t t, EvType type, int a, int64_t n) {
-  Event e = {t, 0, type, a, n, -1};
-  evq_push(&s->q, e);
+  evq_add(&s->q, t, type, a, n, -1);
 }
 
 /* ---- energy ---------------------------------------------------------- */
@@ -134,8 +133,7 @@ static int snap_take(Sim *s, const int64_t *clock) {
 
 /* An EV_SIG of `n` on event `ev` at t, carrying a copy of `clock`. */
 static void push_sig(Sim *s, int64_t t, int ev, int64_t n, const int64_t *clock) {
-  Event e = {t, 0, EV_SIG, ev, n, snap_take(s, clock)};
-  evq_push(&s->q, e);
+  evq_add(&s->q, t, EV_SIG, ev, n, snap_take(s, clock));
 }
 
 /* ---- RF ranges and hazards ------------------------------------------ */
