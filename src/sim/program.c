@@ -42,6 +42,7 @@ void sim_huge_hint(void *p, size_t n) {
 void sim_program_free(Program *p) {
   if (!p) return;
   g_free(p->insn_block); /* wgs[w].insns point into it */
+  g_free(p->refs);
   if (p->lists) g_ptr_array_unref(p->lists);
   g_free(p->wgs);
   if (p->regions) g_ptr_array_unref(p->regions);
