@@ -1637,6 +1637,12 @@ static gboolean fix_mc(Parser *P, Fixup *f, PInsn *in) {
 }
 
 static gboolean fix_all(Parser *P) {
+  GArray *x = P->prog->xwg = g_array_sized_new(FALSE, FALSE, sizeof(SimXwg), P->fixups->len);
+  for (guint i = 0; i < P->fixups->len; i++) {
+    const Fixup *f = &g_array_index(P->fixups, Fixup, i);
+    SimXwg e = {f->at, f->wg};
+    g_array_append_val(x, e);
+  }
   for (guint i = 0; i < P->fixups->len; i++) {
     Fixup *f = &g_array_index(P->fixups, Fixup, i);
     PInsn in;

@@ -43,6 +43,7 @@ void sim_program_free(Program *p) {
   if (!p) return;
   g_free(p->insn_block); /* wgs[w].insns point into it */
   g_free(p->refs);
+  if (p->xwg) g_array_unref(p->xwg);
   if (p->lists) g_ptr_array_unref(p->lists);
   g_free(p->wgs);
   if (p->regions) g_ptr_array_unref(p->regions);

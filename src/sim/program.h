@@ -111,6 +111,13 @@ static inline MemRef sim_insn_mem(const Insn *in) {
   return m;
 }
 
+/* An instruction that may write into another WG's RF: insn_block[at], of
+ * WG wg. */
+typedef struct SimXwg {
+  size_t at;
+  int wg;
+} SimXwg;
+
 typedef struct WgCode {
   int wg;          /* WG id: sm = wg / wgs_per_sm                  */
   int line;        /* line of `.wg`                                 */
@@ -147,6 +154,9 @@ typedef struct Program {
                        /* saturated at INT_MAX (sim_program_texts)     */
   char *text_buf;      /* the texts, NUL-terminated (sim_program_texts) */
   gsize texts_once;    /* g_once_init_enter: texts built                */
+  GArray *xwg;         /* SimXwg: the instructions that may write into */
+                       /* another WG's RF (ST wgN.d, LD.mc), in file   */
+                       /* order (the simulator's find_remote)          */
   GPtrArray *lists;    /* LD.mc target lists: one block each, holding */
                        /* targets then their regions                   */
 } Program;

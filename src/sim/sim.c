@@ -857,16 +857,19 @@ static void find_remote(Sim *s) {
   const Program *p = s->p;
   guint nreg = p->regions->len;
   s->remote = g_new0(uint8_t, nreg);
-  for (int w = 0; w < s->nwgs; w++)
-    for (int pc = 0; pc < p->wgs[w].n; pc++) {
-      const Insn *in = &p->wgs[w].insns[pc];
-      if (in->op == OP_ST && in->space == MEM_RF &&
-          ((const Region *)g_ptr_array_index(p->regions, REF(s, in->dst)->region))->wg != w)
-        s->remote[REF(s, in->dst)->region] = 1;
-      if (in->op == OP_LD && (in->mods & MOD_MC))
-        for (int k = 0; k < sim_insn_ntargets(in); k++)
-          if (in->targets[k] != w) s->remote[sim_insn_tregion(in, k)] = 1;
-    }
+  /* the assembler's list of the instructions that may (its fixups), not
+   * every instruction of the program */
+  for (guint i = 0; i < p->xwg->len; i++) {
+    const SimXwg *x = &g_array_index(p->xwg, SimXwg, i);
+    const Insn *in = &p->insn_block[x->at];
+    int w = x->wg;
+    if (in->op == OP_ST && in->space == MEM_RF &&
+        ((const Region *)g_ptr_array_index(p->regions, REF(s, in->dst)->region))->wg != w)
+      s->remote[REF(s, in->dst)->region] = 1;
+    if (in->op == OP_LD && (in->mods & MOD_MC))
+      for (int k = 0; k < sim_insn_ntargets(in); k++)
+        if (in->targets[k] != w) s->remote[sim_insn_tregion(in, k)] = 1;
+  }
   /* each WG's regions (counting sort by WG): a remote region is compared
    * with its own WG's regions only, not with every region of the program */
   int *first = g_new0(int, s->nwgs + 1), *fill = g_new(int, s->nwgs), *byw = g_new(int, nreg);
