@@ -87,12 +87,14 @@ typedef struct PInsn {
 } PInsn;
 
 /* The interned RF operands: Program.refs, with an open-addressing index
- * (slot: ref id + 1, 0 empty) and, per region, the id of its whole-region
- * operand (0: not yet), which most operands are. */
+ * (slot: ref id + 1, 0 empty) and, per region, the id of the last operand
+ * interned in it (0: none), which is most often the next one (a whole
+ * region). */
 typedef struct Refs {
   uint32_t *slot;
   size_t cap;           /* a power of two, at most half used           */
-  GArray *whole;        /* uint32_t per region                          */
+  uint32_t *last;       /* per region (nlast of them): the id of its    */
+  size_t nlast;         /* last operand                                */
   guint capref;         /* Program.refs allocated                       */
 } Refs;
 
@@ -1316,20 +1318,20 @@ static guint ref_hash(const RfRef *r) {
   return (guint)(h >> 32);
 }
 
-static gboolean ref_eq(const RfRef *a, const RfRef *b) {
-  return a->region == b->region && a->r0 == b->r0 && a->c0 == b->c0 && a->rows == b->rows &&
-         a->cols == b->cols;
-}
+/* RfRef has no padding: 16 bytes compared as two words */
+static inline gboolean ref_eq(const RfRef *a, const RfRef *b) { return memcmp(a, b, sizeof *a) == 0; }
 
-/* The id of operand r in prog->refs, added if new (0: absent).  The last
- * operand of each region is tried first (a whole region, mostly). */
-static uint32_t intern(Parser *P, const RfRef *r) {
-  if (r->region < 0) return 0;
+/* intern's slow path: the hash table (and the per-region cache's growth). */
+static uint32_t intern_slow(Parser *P, const RfRef *r) {
   Program *prog = P->prog;
   Refs *t = &P->refs;
-  if ((guint)r->region >= t->whole->len) g_array_set_size(t->whole, (guint)r->region + 1);
-  uint32_t *last = &g_array_index(t->whole, uint32_t, r->region);
-  if (ref_eq(&prog->refs[*last], r)) return *last;
+  if ((size_t)r->region >= t->nlast) {
+    size_t n = MAX(2 * t->nlast, (size_t)r->region + 1);
+    t->last = g_renew(uint32_t, t->last, n);
+    memset(t->last + t->nlast, 0, sizeof(uint32_t) * (n - t->nlast));
+    t->nlast = n;
+  }
+  uint32_t *last = &t->last[r->region];
   if (2 * (size_t)prog->nrefs >= t->cap) { /* rehash into twice the slots */
     size_t cap = 2 * t->cap;
     uint32_t *slot = g_new0(uint32_t, cap);
@@ -1355,6 +1357,17 @@ static uint32_t intern(Parser *P, const RfRef *r) {
   return *last = id;
 }
 
+/* The id of operand r in prog->refs, added if new (0: absent).  The last
+ * operand of each region is tried first (a whole region, mostly). */
+static inline uint32_t intern(Parser *P, const RfRef *r) {
+  if (r->region < 0) return 0;
+  if ((size_t)r->region < P->refs.nlast) {
+    uint32_t id = P->refs.last[r->region];
+    if (ref_eq(&P->prog->refs[id], r)) return id;
+  }
+  return intern_slow(P, r);
+}
+
 static void refs_init(Parser *P) {
   Program *prog = P->prog;
   P->refs.capref = 64;
@@ -1363,12 +1376,12 @@ static void refs_init(Parser *P) {
   prog->nrefs = 1;
   P->refs.cap = 256;
   P->refs.slot = g_new0(uint32_t, P->refs.cap);
-  P->refs.whole = g_array_new(FALSE, TRUE, sizeof(uint32_t));
+
 }
 
 static void refs_clear(Parser *P) {
   g_free(P->refs.slot);
-  if (P->refs.whole) g_array_free(P->refs.whole, TRUE);
+  g_free(P->refs.last);
   memset(&P->refs, 0, sizeof P->refs);
 }
 
