@@ -39,6 +39,18 @@ void sim_huge_hint(void *p, size_t n) {
 #endif
 }
 
+void sim_prefault(void *p, size_t n) {
+#ifdef MADV_POPULATE_WRITE
+  if (n < (256u << 10)) return;
+  uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+  uintptr_t a = ((uintptr_t)p + page - 1) & ~(page - 1), e = ((uintptr_t)p + n) & ~(page - 1);
+  if (e > a) (void)madvise((void *)a, e - a, MADV_POPULATE_WRITE); /* EINVAL on old kernels */
+#else
+  (void)p;
+  (void)n;
+#endif
+}
+
 void sim_program_free(Program *p) {
   if (!p) return;
   g_free(p->insn_block); /* wgs[w].insns point into it */

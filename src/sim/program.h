@@ -178,6 +178,11 @@ void sim_program_free(Program *p);
  * page costs more than filling it.  Only a hint; blocks under 4 MiB are left
  * alone. */
 void sim_huge_hint(void *p, size_t n);
+/* Fault in the pages of a block about to be written in order (a growing
+ * array's new half): one call instead of a page fault per 4 KiB page, which
+ * costs more than clearing the page on a virtual machine.  Only a hint;
+ * blocks under 256 KiB are left alone. */
+void sim_prefault(void *p, size_t n);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(Program, sim_program_free)
 
 /* Every instruction's source line, trimmed, in insn_block order: built from

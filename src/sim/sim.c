@@ -65,6 +65,9 @@ static void trace_fold(Sim *s, int64_t upto) {
         s->pw_cap *= 2;
         s->pw_t = g_renew(int64_t, s->pw_t, s->pw_cap);
         s->pw_v = g_renew(double, s->pw_v, s->pw_cap);
+        /* the new halves, written next, in order: their pages in one call each */
+        sim_prefault(s->pw_t + s->pw_n, sizeof(int64_t) * (s->pw_cap - s->pw_n));
+        sim_prefault(s->pw_v + s->pw_n, sizeof(double) * (s->pw_cap - s->pw_n));
       }
       s->pw_t[s->pw_n] = s->dp_base + i;
       s->pw_v[s->pw_n++] = rate;
