@@ -11,6 +11,7 @@
  * callers just propagate FALSE; P->tok is the current token and never a
  * comment.  The grammar rule each function accepts is in the comment above it.
  */
+#define _DEFAULT_SOURCE 1 /* MAP_POPULATE */
 #include <errno.h>
 #include <fcntl.h>
 #include <float.h>
@@ -18,6 +19,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <openssl/evp.h>
@@ -67,6 +69,35 @@ typedef struct Names {
   size_t cap, used;     /* while empty                                  */
 } Names;
 
+/* An instruction while it is parsed: its operands in full (Insn holds
+ * them as indices into Program.refs), the memory side as a MemRef, the
+ * target count apart.  Committed to the compact Insn (commit) once it is
+ * complete; a fixup expands it again (expand). */
+typedef struct PInsn {
+  int64_t n;       /* Insn.n                                        */
+  float imm;       /* Insn.imm                                      */
+  int *targets;    /* LD.mc: the list block's targets (Insn.targets) */
+  int ntargets;
+  int line, col;
+  int event;
+  Op op;
+  int mods;
+  RfRef d, a, b, c, dst;
+  MemRef mem;      /* LD, ST                                        */
+} PInsn;
+
+/* The interned RF operands: Program.refs, with an open-addressing index
+ * (slot: ref id + 1, 0 empty) and, per region, the id of the last operand
+ * interned in it (0: none), which is most often the next one (a whole
+ * region). */
+typedef struct Refs {
+  uint32_t *slot;
+  size_t cap;           /* a power of two, at most half used           */
+  uint32_t *last;       /* per region (nlast of them): the id of its    */
+  size_t nlast;         /* last operand                                */
+  guint capref;         /* Program.refs allocated                       */
+} Refs;
+
 /* A WG's section while it is being parsed.  Sections are contiguous in the
  * file, so a section's instructions are a contiguous run of Parser.code. */
 typedef struct Section {
@@ -96,11 +127,9 @@ typedef struct Parser {
   Section *secs;        /* prog->nwgs of them, after `.machine`        */
   int cur;              /* WG of the current section; -1 before any    */
   Insn *code;           /* every section's instructions, in file order */
+  Refs refs;            /* the operands in prog->refs                  */
   size_t ncode, capcode;
-  guint ntexts;         /* prog->texts used so far                     */
-  char *text_end;       /* end of the last instruction's text: becomes */
-                        /* its NUL once the lexer is past that line    */
-  char *src;            /* the text (prog->source), writable           */
+  const char *src;      /* the text (prog->source)                     */
   Names events;         /* name -> index in prog->events + 1           */
   Names abi;            /* ABI symbol name -> index in abi.syms + 1    */
   Names ops;            /* mnemonic -> op + 1                           */
@@ -745,7 +774,7 @@ static gboolean broadcast(Parser *P, const Token *t, const char *bn, const RfRef
 }
 
 /* c[MxN] (+)= a[MxK] * b[KxN]  (b[NxK] with .t) */
-static gboolean mma_shapes(Parser *P, const Token *tk, const Insn *in) {
+static gboolean mma_shapes(Parser *P, const Token *tk, const PInsn *in) {
   gboolean t = (in->mods & MOD_T) != 0;
   int bk = t ? in->b.cols : in->b.rows, bn = t ? in->b.rows : in->b.cols;
   if (in->d.rows != in->a.rows)
@@ -762,7 +791,7 @@ static gboolean mma_shapes(Parser *P, const Token *tk, const Insn *in) {
 }
 
 /* Shape rules of the compute forms; tk[i] is the token of operand i. */
-static gboolean check_shapes(Parser *P, const Insn *in, const Token *tk) {
+static gboolean check_shapes(Parser *P, const PInsn *in, const Token *tk) {
   switch (sim_op_form[in->op]) {
   case F_MMA: return mma_shapes(P, tk, in);
   case F_FMA:
@@ -924,26 +953,26 @@ static const char *const form_usage[] = {
 };
 
 /* "usage: LD.mc d, hbm[ADDR] [, stride S], {WG, ...}" etc. */
-static char *usage(const Insn *in) {
+static char *usage(const PInsn *in) {
   if (in->mods & MOD_MC) return g_strdup("usage: LD.mc d, hbm[ADDR] [, stride S], {WG, ...}");
   const char *u = form_usage[sim_op_form[in->op]];
   return g_strdup_printf("usage: %s%s%s", sim_op_mnemonic[in->op], *u ? " " : "", u);
 }
 
 /* Before operand `name`: the line must not have ended. */
-static gboolean operand(Parser *P, const Insn *in, const char *name) {
+static gboolean operand(Parser *P, const PInsn *in, const char *name) {
   if (!at_eol(P)) return TRUE;
   g_autofree char *u = usage(in);
   return FAIL_AT(&P->tok, "missing operand %s (%s)", name, u);
 }
 
 /* ',' before operand `name`. */
-static gboolean comma(Parser *P, const Insn *in, const char *name) {
+static gboolean comma(Parser *P, const PInsn *in, const char *name) {
   return operand(P, in, name) && expect(P, TK_COMMA, "','");
 }
 
 /* The instruction must end here. */
-static gboolean no_more(Parser *P, const Insn *in) {
+static gboolean no_more(Parser *P, const PInsn *in) {
   if (at_eol(P)) return TRUE;
   TokKind k = P->tok.kind;
   if (k != TK_NUL && k != TK_ERROR && k != TK_BADDIR &&
@@ -1045,7 +1074,7 @@ static gboolean parse_event(Parser *P, int *idx) {
 
 /* The compute forms: MMA, BIN, FMA, IMM, UN, FILL, ROW, RED (d, a, b, c
  * then IMM or event and count as the form says). */
-static gboolean compute_operands(Parser *P, Insn *in) {
+static gboolean compute_operands(Parser *P, PInsn *in) {
   OpForm f = sim_op_form[in->op];
   static const char *const mma[] = {"c", "a", "b"}, *const std[] = {"d", "a", "b", "c"},
                            *const red[] = {"d", "s"};
@@ -1076,7 +1105,7 @@ static gboolean compute_operands(Parser *P, Insn *in) {
 }
 
 /* ev := ('SIG' | 'WAIT') event ',' sint  |  'WAITT' sint */
-static gboolean sync_operands(Parser *P, Insn *in) {
+static gboolean sync_operands(Parser *P, PInsn *in) {
   Token ev = P->tok;
   if (in->op != OP_WAITT &&
       !(operand(P, in, "ev.E") && parse_event(P, &in->event) && comma(P, in, "N")))
@@ -1109,7 +1138,7 @@ static int cmp_int(gconstpointer a, gconstpointer b) {
 }
 
 /* targets := '{' INT {',' INT} '}'    (stored sorted, duplicates dropped) */
-static gboolean parse_targets(Parser *P, Insn *in) {
+static gboolean parse_targets(Parser *P, PInsn *in) {
   Token open = P->tok;
   if (!expect(P, TK_LBRACE, "target list {WG, ...}")) return FALSE;
   if (at(P, TK_RBRACE)) return FAIL_AT(&open, "LD.mc target list is empty");
@@ -1126,18 +1155,19 @@ static gboolean parse_targets(Parser *P, Insn *in) {
   } while (accept(P, TK_COMMA));
   if (!expect(P, TK_RBRACE, "',' or '}'")) return FALSE;
   g_array_sort(ws, cmp_int);
-  int *block = g_new0(int, 2 * (gsize)ws->len); /* targets, then tregions */
+  int *block = g_new0(int, 2 * (gsize)ws->len + 1); /* count, targets, then tregions */
   g_ptr_array_add(P->prog->lists, block);
-  in->targets = block;
+  in->targets = block + 1;
   for (guint i = 0; i < ws->len; i++) {
     int w = g_array_index(ws, int, i);
     if (in->ntargets == 0 || in->targets[in->ntargets - 1] != w) in->targets[in->ntargets++] = w;
   }
+  block[0] = in->ntargets; /* sim_insn_ntargets */
   return TRUE;
 }
 
 /* ld_tail := [',' stride] [',' targets]     (targets with .mc only, required) */
-static gboolean ld_tail(Parser *P, Insn *in, MemOp *mo) {
+static gboolean ld_tail(Parser *P, PInsn *in, MemOp *mo) {
   gboolean mc = (in->mods & MOD_MC) != 0, sep = accept(P, TK_COMMA);
   if (sep && is_word(&P->tok, "stride")) {
     if (!parse_stride(P, &in->mem, mo)) return FALSE;
@@ -1158,7 +1188,7 @@ static gboolean has_region(Parser *P, const Operand *o, int wg) {
 /* ld := 'LD' ['.mc'] operand ',' mem ld_tail
  * LD.mc's d is resolved on the issuer when it declares the region, else on
  * the first target after the whole file is read. */
-static gboolean ld_operands(Parser *P, Insn *in) {
+static gboolean ld_operands(Parser *P, PInsn *in) {
   gboolean mc = (in->mods & MOD_MC) != 0;
   if (mc && !P->prog->hw.multicast)
     return fail(P, in->line, in->col, "LD.mc needs multicast=1 (this machine has multicast=0)");
@@ -1176,7 +1206,7 @@ static gboolean ld_operands(Parser *P, Insn *in) {
 }
 
 /* st := 'ST' (mem | 'wg'N'.'NAME [window]) ',' operand [',' stride] */
-static gboolean st_operands(Parser *P, Insn *in) {
+static gboolean st_operands(Parser *P, PInsn *in) {
   MemOp mo = {0};
   Operand dst;
   const char *nm;
@@ -1208,7 +1238,7 @@ static int modifier(Op op, const char *s, size_t n) {
 }
 
 /* The modifiers after the mnemonic: {'.' MOD} */
-static gboolean parse_mods(Parser *P, const Token *t, size_t from, Insn *in) {
+static gboolean parse_mods(Parser *P, const Token *t, size_t from, PInsn *in) {
   static const char *const takes[OP__COUNT] = {[OP_LD] = "expected .mc",
                                                [OP_MMA] = "expected .z or .t"};
   for (size_t i = from; i < t->len;) {
@@ -1229,7 +1259,7 @@ static gboolean parse_mods(Parser *P, const Token *t, size_t from, Insn *in) {
 
 /* mnemonic := NAME {'.' MOD}    (the longest table name that is a prefix
  * ending at a '.' or at the end) */
-static gboolean parse_mnemonic(Parser *P, Insn *in) {
+static gboolean parse_mnemonic(Parser *P, PInsn *in) {
   const Token *t = &P->tok;
   size_t best = 0;
   int op = -1;
@@ -1253,21 +1283,16 @@ static gboolean parse_mnemonic(Parser *P, Insn *in) {
   return TRUE;
 }
 
-/* The instruction's source line, trimmed, into prog->texts: from its
- * mnemonic at `s` (the first token of the line) to the current token, the
- * NEWLINE or EOF that ends the line.  The text stays in the source buffer;
- * the byte after it (a blank, the newline or the final NUL) becomes its NUL
- * when the next instruction is read or the file ends, once the lexer is past
- * it. */
-static void line_text(Parser *P, const char *s) {
-  char *b = P->src + (s - P->src), *e = P->src + (P->tok.s - P->src);
-  while (e > b && g_ascii_isspace(e[-1])) e--;
-  if (P->text_end) *P->text_end = '\0';
-  P->text_end = e;
-  GPtrArray *tx = P->prog->texts; /* its length runs ahead; see finish_sections */
-  if (P->ntexts == tx->len) g_ptr_array_set_size(tx, tx->len + CLAMP(tx->len, 256, 65536));
-  tx->pdata[P->ntexts] = b;
-  P->ntexts++;
+/* The texts are found again from the instructions' positions
+ * (sim_program_texts), but for an instruction whose line or column
+ * saturated (a text of more than INT_MAX lines, or a line of more than
+ * INT_MAX bytes): its mnemonic's offset is kept aside. */
+static void note_text(Parser *P, const Insn *in, const char *s) {
+  if (in->line < INT_MAX && in->col < INT_MAX) return;
+  Program *prog = P->prog;
+  if (!prog->text_at) prog->text_at = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+  uint64_t pair[2] = {P->ncode, (uint64_t)(s - P->src)};
+  g_array_append_vals(prog->text_at, pair, 2);
 }
 
 /* Room for one more instruction at P->code[P->ncode], all zero (the array
@@ -1282,6 +1307,122 @@ static Insn *new_insn(Parser *P) {
     P->capcode = cap;
   }
   return &P->code[P->ncode];
+}
+
+/* ------------------------------------------------------------- operands */
+
+static guint ref_hash(const RfRef *r) {
+  uint64_t h = ((uint64_t)(uint32_t)r->region << 32 | (uint64_t)r->r0 << 16 | r->c0) *
+               0x9E3779B97F4A7C15ull;
+  h = (h ^ ((uint64_t)(uint32_t)r->rows << 32 | (uint32_t)r->cols)) * 0x9E3779B97F4A7C15ull;
+  return (guint)(h >> 32);
+}
+
+/* RfRef has no padding: 16 bytes compared as two words */
+static inline gboolean ref_eq(const RfRef *a, const RfRef *b) { return memcmp(a, b, sizeof *a) == 0; }
+
+/* intern's slow path: the hash table (and the per-region cache's growth). */
+static uint32_t intern_slow(Parser *P, const RfRef *r) {
+  Program *prog = P->prog;
+  Refs *t = &P->refs;
+  if ((size_t)r->region >= t->nlast) {
+    size_t n = MAX(2 * t->nlast, (size_t)r->region + 1);
+    t->last = g_renew(uint32_t, t->last, n);
+    memset(t->last + t->nlast, 0, sizeof(uint32_t) * (n - t->nlast));
+    t->nlast = n;
+  }
+  uint32_t *last = &t->last[r->region];
+  if (2 * (size_t)prog->nrefs >= t->cap) { /* rehash into twice the slots */
+    size_t cap = 2 * t->cap;
+    uint32_t *slot = g_new0(uint32_t, cap);
+    for (uint32_t id = 1; id < prog->nrefs; id++) {
+      size_t h = ref_hash(&prog->refs[id]) & (cap - 1);
+      while (slot[h]) h = (h + 1) & (cap - 1);
+      slot[h] = id + 1;
+    }
+    g_free(t->slot);
+    t->slot = slot;
+    t->cap = cap;
+  }
+  size_t h = ref_hash(r) & (t->cap - 1);
+  for (; t->slot[h]; h = (h + 1) & (t->cap - 1))
+    if (ref_eq(&prog->refs[t->slot[h] - 1], r)) return *last = t->slot[h] - 1;
+  if (prog->nrefs == t->capref) {
+    t->capref *= 2;
+    prog->refs = g_renew(RfRef, prog->refs, t->capref);
+  }
+  uint32_t id = prog->nrefs++;
+  prog->refs[id] = *r;
+  t->slot[h] = id + 1;
+  return *last = id;
+}
+
+/* The id of operand r in prog->refs, added if new (0: absent).  The last
+ * operand of each region is tried first (a whole region, mostly). */
+static inline uint32_t intern(Parser *P, const RfRef *r) {
+  if (r->region < 0) return 0;
+  if ((size_t)r->region < P->refs.nlast) {
+    uint32_t id = P->refs.last[r->region];
+    if (ref_eq(&P->prog->refs[id], r)) return id;
+  }
+  return intern_slow(P, r);
+}
+
+static void refs_init(Parser *P) {
+  Program *prog = P->prog;
+  P->refs.capref = 64;
+  prog->refs = g_new0(RfRef, P->refs.capref);
+  prog->refs[0].region = -1; /* the absent operand */
+  prog->nrefs = 1;
+  P->refs.cap = 256;
+  P->refs.slot = g_new0(uint32_t, P->refs.cap);
+
+}
+
+static void refs_clear(Parser *P) {
+  g_free(P->refs.slot);
+  g_free(P->refs.last);
+  memset(&P->refs, 0, sizeof P->refs);
+}
+
+/* The parsed instruction into its compact form (every field written). */
+static void commit(Parser *P, const PInsn *in, Insn *out) {
+  OpForm f = sim_op_form[in->op];
+  Insn x = {.n = 0};
+  x.line = in->line;
+  x.col = in->col;
+  x.op = (uint8_t)in->op;
+  x.mods = (uint8_t)in->mods;
+  x.d = intern(P, &in->d);
+  x.a = intern(P, &in->a);
+  if (f == F_LD || f == F_ST) {
+    x.addr = in->mem.addr;
+    x.stride = in->mem.stride;
+    x.space = (uint8_t)in->mem.space;
+    x.dst = intern(P, &in->dst);
+    x.targets = in->targets;
+  } else {
+    x.n = in->n;
+    if (f == F_IMM || f == F_FILL) x.imm = in->imm; /* n is 0 in these forms */
+    x.event = in->event;
+    x.b = intern(P, &in->b);
+    x.c = intern(P, &in->c);
+  }
+  *out = x;
+}
+
+/* A committed LD/ST back into its parse form (fixups). */
+static void expand(const Parser *P, const Insn *in, PInsn *out) {
+  const Program *prog = P->prog;
+  PInsn x = {.line = in->line, .col = in->col, .event = -1, .op = (Op)in->op, .mods = in->mods};
+  x.d = prog->refs[in->d];
+  x.a = prog->refs[in->a];
+  x.b = x.c = prog->refs[0];
+  x.dst = prog->refs[in->dst];
+  x.mem = sim_insn_mem(in);
+  x.targets = in->targets;
+  x.ntargets = sim_insn_ntargets(in);
+  *out = x;
 }
 
 /* ------------------------------------------------------------ fast path */
@@ -1316,7 +1457,7 @@ static gboolean fast_shapes(OpForm f, const RfRef *r) {
 #undef BCAST
 }
 
-static gboolean fast_insn(Parser *P, Insn *in) {
+static gboolean fast_insn(Parser *P, PInsn *in) {
   const Token mn = P->tok;
   /* the whole token: no modifiers */
   int v = names_get(&P->ops, mn.s, mn.len);
@@ -1413,17 +1554,14 @@ static gboolean parse_insn(Parser *P) {
   Section *s = &P->secs[P->cur];
   if (s->ended)
     return FAIL_AT(&P->tok, "instruction after END in the section of WG %d", P->cur);
-  /* Built in place; committed (P->ncode++) only when complete. */
-  Insn *in = new_insn(P); /* zero but for: */
-  in->line = P->tok.line;
-  in->col = P->tok.col;
-  in->event = -1;
-  in->d.region = in->a.region = in->b.region = -1;
+  /* Parsed in pi; committed to P->code (P->ncode++) only when complete. */
+  Insn *slot = new_insn(P);
+  PInsn pi = {.line = P->tok.line, .col = P->tok.col, .event = -1, .d.region = -1,
+              .a.region = -1, .b.region = -1, .c.region = -1, .dst.region = -1};
+  PInsn *in = &pi;
   const char *start = P->tok.s;
   if (sim_asm_fast_path && fast_insn(P, in)) goto done;
   if (!parse_mnemonic(P, in)) return FALSE;
-  /* c and mem share bytes: c for the compute forms (dst, b's bytes, is -1) */
-  if (sim_op_form[in->op] != F_LD && sim_op_form[in->op] != F_ST) in->c.region = -1;
   if (in->op == OP_RED && P->prog->hw.reduce_units == 0)
     return fail(P, in->line, in->col, "RED needs reduce units (this machine has reduce=0)");
   gboolean ok;
@@ -1438,7 +1576,8 @@ static gboolean parse_insn(Parser *P) {
   if (ok) ok = no_more(P, in);
   if (!ok) return FALSE; /* an LD.mc target list is in prog->lists */
 done:
-  line_text(P, start); /* texts[i] is code[i]'s (sim_insn_text) */
+  commit(P, in, slot);
+  note_text(P, slot, start); /* texts[i] is code[i]'s (sim_program_texts) */
   s->ended = in->op == OP_END;
   P->ncode++;
   s->n++;
@@ -1481,7 +1620,7 @@ static gboolean parse_header(Parser *P) {
 }
 
 /* Resolve an `ST wgN.d` destination: region of WG N, same shape as a. */
-static gboolean fix_st(Parser *P, const Fixup *f, Insn *in) {
+static gboolean fix_st(Parser *P, const Fixup *f, PInsn *in) {
   if (!resolve(P, &f->op, f->op.wg, &in->dst)) return FALSE;
   if (same_shape(&in->dst, &in->a)) return TRUE;
   return mismatch(P, &f->op.tok, "destination", &in->dst, "a", &in->a,
@@ -1490,7 +1629,7 @@ static gboolean fix_st(Parser *P, const Fixup *f, Insn *in) {
 
 /* LD.mc: d (on the first target unless the issuer declares it), bounds,
  * and a region of the same name and shape in every target. */
-static gboolean fix_mc(Parser *P, Fixup *f, Insn *in) {
+static gboolean fix_mc(Parser *P, Fixup *f, PInsn *in) {
   if (!f->resolved && (!resolve(P, &f->op, in->targets[0], &in->d) ||
                        !check_transfer(P, &in->mem, &f->mem, &in->d, FALSE)))
     return FALSE;
@@ -1511,10 +1650,18 @@ static gboolean fix_mc(Parser *P, Fixup *f, Insn *in) {
 }
 
 static gboolean fix_all(Parser *P) {
+  GArray *x = P->prog->xwg = g_array_sized_new(FALSE, FALSE, sizeof(SimXwg), P->fixups->len);
+  for (guint i = 0; i < P->fixups->len; i++) {
+    const Fixup *f = &g_array_index(P->fixups, Fixup, i);
+    SimXwg e = {f->at, f->wg};
+    g_array_append_val(x, e);
+  }
   for (guint i = 0; i < P->fixups->len; i++) {
     Fixup *f = &g_array_index(P->fixups, Fixup, i);
-    Insn *in = &P->code[f->at];
-    if (!(in->op == OP_ST ? fix_st(P, f, in) : fix_mc(P, f, in))) return FALSE;
+    PInsn in;
+    expand(P, &P->code[f->at], &in);
+    if (!(in.op == OP_ST ? fix_st(P, f, &in) : fix_mc(P, f, &in))) return FALSE;
+    commit(P, &in, &P->code[f->at]);
   }
   return TRUE;
 }
@@ -1527,7 +1674,6 @@ static gboolean parse_file(Parser *P) {
     if (accept(P, TK_NEWLINE)) continue;
     if (!parse_stmt(P) || !end_line(P)) return FALSE;
   }
-  if (P->text_end) *P->text_end = '\0'; /* the last text */
   return close_section(P) && fix_all(P);
 }
 
@@ -1537,7 +1683,7 @@ static void finish_sections(Parser *P) {
   Program *prog = P->prog;
   if (P->ncode < P->capcode) P->code = g_renew(Insn, P->code, P->ncode); /* NULL if 0 */
   prog->insn_block = P->code;
-  g_ptr_array_set_size(prog->texts, P->ntexts);
+  prog->ninsns = P->ncode;
   for (int w = 0; P->secs && w < prog->nwgs; w++) {
     Section *s = &P->secs[w];
     names_clear(&s->regions);
@@ -1556,23 +1702,26 @@ static void free_region(gpointer p) {
 }
 
 /* Assemble buf[0..len) (buf[len] is NUL, then SRC_PAD more), taking
- * ownership of buf: it becomes prog->source, and the texts point into it. */
-static Program *parse_owned(const char *file, char *buf, size_t len, GError **err) {
+ * ownership of buf: it becomes prog->source (`mapped` bytes of a mapping,
+ * or g_malloc'd when 0). */
+static Program *parse_owned(const char *file, const char *buf, size_t len, size_t mapped,
+                            GError **err) {
   size_t cap = insn_guess(len);
   Program *prog = g_new0(Program, 1);
   prog->file = g_strdup(file);
   prog->source = buf;
-  sha256_hex(buf, len, prog->sha256); /* before the texts get their NULs */
+  prog->source_len = len;
+  prog->source_map = mapped;
+  sha256_hex(buf, len, prog->sha256);
   prog->regions = g_ptr_array_new_with_free_func(free_region);
   prog->events = g_ptr_array_new_with_free_func(g_free);
-  prog->texts = g_ptr_array_sized_new((guint)cap);
-  sim_huge_hint(prog->texts->pdata, cap * sizeof(gpointer));
   prog->lists = g_ptr_array_new_with_free_func(g_free);
   g_ptr_array_add(prog->events, g_strdup("in")); /* event 0 */
   Parser P = {.file = file, .prog = prog, .cur = -1, .src = buf, .capcode = cap};
   P.code = g_new0(Insn, cap); /* fresh pages: calloc need not clear them */
   sim_huge_hint(P.code, cap * sizeof(Insn));
   P.fixups = g_array_new(FALSE, FALSE, sizeof(Fixup));
+  refs_init(&P);
   names_put(&P.events, g_ptr_array_index(prog->events, 0), 1);
   for (int i = 0; i < OP__COUNT; i++) {
     names_put(&P.ops, sim_op_mnemonic[i], i + 1);
@@ -1585,6 +1734,7 @@ static Program *parse_owned(const char *file, char *buf, size_t len, GError **er
   names_clear(&P.abi);
   names_clear(&P.ops);
   g_array_free(P.fixups, TRUE);
+  refs_clear(&P);
   if (!ok) {
     g_propagate_error(err, P.error);
     sim_program_free(prog);
@@ -1599,14 +1749,14 @@ Program *sim_asm_parse(const char *file, const char *text, size_t len, GError **
   sim_huge_hint(copy, len + 1 + SRC_PAD);
   memcpy(copy, text, len);
   memset(copy + len, 0, 1 + SRC_PAD);
-  return parse_owned(file, copy, len, err);
+  return parse_owned(file, copy, len, 0, err);
 }
 
 Program *sim_asm_parse_take(const char *file, char *text, size_t len, GError **err) {
   g_return_val_if_fail(err == NULL || *err == NULL, NULL);
   char *buf = g_realloc(text, len + 1 + SRC_PAD); /* in place, mostly: room for the padding */
   memset(buf + len, 0, 1 + SRC_PAD);
-  return parse_owned(file, buf, len, err);
+  return parse_owned(file, buf, len, 0, err);
 }
 
 /* The whole file, NUL-terminated and padded (SRC_PAD), in a buffer hinted
@@ -1671,11 +1821,44 @@ fail:
   return NULL;
 }
 
+/* A regular file mapped read-only (its pages from the page cache: no
+ * copy, and no fresh pages for the kernel to clear, which the bench program's
+ * 12 MB cost as much as assembling it), when the bytes after its end in the
+ * last page are the NUL sentinel and the padding the lexer needs.  NULL when
+ * it cannot be mapped so (read_file then reads it, or reports why not). */
+static const char *map_file(const char *file, size_t *len, size_t *mapped) {
+#ifdef MAP_POPULATE
+  int fd = open(file, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return NULL;
+  struct stat st;
+  const char *text = NULL;
+  size_t page = (size_t)sysconf(_SC_PAGESIZE);
+  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+      (uintmax_t)st.st_size < SIZE_MAX / 2 && (size_t)st.st_size % page != 0 &&
+      page - (size_t)st.st_size % page >= 1 + SRC_PAD) { /* zeros after the end, same page */
+    void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+    if (m != MAP_FAILED) {
+      text = m;
+      *len = *mapped = (size_t)st.st_size;
+    }
+  }
+  close(fd);
+  return text;
+#else
+  (void)file;
+  (void)len;
+  (void)mapped;
+  return NULL;
+#endif
+}
+
 /* A file that cannot be read has no place in it: its error is
  * "FILE:1:1: error: cannot read: REASON" (docs/machine.md, "Diagnostics"). */
 Program *sim_asm_load(const char *file, GError **err) {
   g_return_val_if_fail(err == NULL || *err == NULL, NULL);
-  size_t len = 0;
+  size_t len = 0, mapped = 0;
+  const char *m = map_file(file, &len, &mapped);
+  if (m) return parse_owned(file, m, len, mapped, err);
   int errnum = 0;
   char *text = read_file(file, &len, &errnum);
   if (!text) {
@@ -1683,5 +1866,5 @@ Program *sim_asm_load(const char *file, GError **err) {
                 g_strerror(errnum));
     return NULL;
   }
-  return parse_owned(file, text, len, err);
+  return parse_owned(file, text, len, 0, err);
 }

@@ -21,8 +21,8 @@ static Side rf_side(const Sim *s, const RfRef *r) {
   return d;
 }
 
-static Side mem_side(const MemRef *m) {
-  Side d = {m->space, -1, m->addr, 4ull * (uint64_t)m->stride};
+static Side mem_side(const Insn *in) {
+  Side d = {(MemSpace)in->space, -1, in->addr, 4ull * (uint64_t)in->stride};
   return d;
 }
 
@@ -104,7 +104,7 @@ static int64_t sh_port(Sim *s, int sm, uint64_t len, int64_t t, int wg, int pc) 
 static int64_t piece(Sim *s, Wg *w, const Insn *in, int pc, uint64_t m, uint64_t r,
                      uint64_t len, int64_t t) {
   int sm = w->sm;
-  if (in->op == OP_LD && in->mem.space == MEM_HBM) {
+  if (in->op == OP_LD && in->space == MEM_HBM) {
     int64_t at = hbm_line(s, m, t, w->id, pc) + T_HBM_LATENCY - 1;
     if (!(in->mods & MOD_MC)) {
       at = dma_noc(s, &s->noc_in[sm], len, at, w->id, pc);
@@ -113,12 +113,12 @@ static int64_t piece(Sim *s, Wg *w, const Insn *in, int pc, uint64_t m, uint64_t
     /* multicast: one read, one crossing per destination SM, then each WG */
     int64_t done = at, sm_at = at;
     int last_sm = -1;
-    for (int k = 0; k < in->ntargets; k++) {
+    for (int k = 0; k < sim_insn_ntargets(in); k++) {
       int tw = in->targets[k], tsm = tw / s->m->wgs_per_sm;
       if (tsm != last_sm) sm_at = dma_noc(s, &s->noc_in[tsm], len, at, w->id, pc);
       last_sm = tsm;
       const Region *g = g_ptr_array_index(s->p->regions, sim_insn_tregion(in, k));
-      const Region *g0 = g_ptr_array_index(s->p->regions, in->d.region);
+      const Region *g0 = g_ptr_array_index(s->p->regions, REF(s, in->d)->region);
       uint64_t rb = r - g0->byte + g->byte; /* same window in the target's region */
       done = maxi(done, rf_ports(s, s->rf_wr, tw, rb, len, sm_at, w->id, pc));
     }
@@ -130,13 +130,13 @@ static int64_t piece(Sim *s, Wg *w, const Insn *in, int pc, uint64_t m, uint64_t
   }
   /* stores: read the source partitions first */
   int64_t at = rf_ports(s, s->rf_rd, w->id, r, len, t, w->id, pc);
-  if (in->mem.space == MEM_HBM) {
+  if (in->space == MEM_HBM) {
     at = dma_noc(s, &s->noc_out[sm], len, at, w->id, pc);
     return hbm_line(s, m, at, w->id, pc) + T_HBM_LATENCY - 1;
   }
-  if (in->mem.space == MEM_SH) return sh_port(s, sm, len, at, w->id, pc);
+  if (in->space == MEM_SH) return sh_port(s, sm, len, at, w->id, pc);
   /* RF -> another WG's RF */
-  const Region *g = g_ptr_array_index(s->p->regions, in->dst.region);
+  const Region *g = g_ptr_array_index(s->p->regions, REF(s, in->dst)->region);
   int tsm = g->wg / s->m->wgs_per_sm;
   if (tsm != sm) { /* two crossings: out of this SM, into the other */
     at = dma_noc(s, &s->noc_out[sm], len, at, w->id, pc);
@@ -230,9 +230,9 @@ static int64_t piece_hbm(Sim *s, Sums *u, gboolean load, Cal *link, Cal *ports, 
 
 int64_t dma_schedule(Sim *s, Wg *w, const Insn *in, int64_t start, int engine) {
   int pc = (int)(in - w->code->insns);
-  const RfRef *rf = in->op == OP_LD ? &in->d : &in->a;
+  const RfRef *rf = in->op == OP_LD ? REF(s, in->d) : REF(s, in->a);
   Side rs = rf_side(s, rf);
-  Side ms = in->mem.space == MEM_RF ? rf_side(s, &in->dst) : mem_side(&in->mem);
+  Side ms = in->space == MEM_RF ? rf_side(s, REF(s, in->dst)) : mem_side(in);
   uint64_t rowb = 4ull * (uint64_t)rf->cols;
   int64_t *req = &s->req_free[(long)w->sm * s->m->dma_engines + engine];
   int64_t t = maxi(start + T_DMA_SETUP, *req), done = start + 1;
@@ -241,7 +241,7 @@ int64_t dma_schedule(Sim *s, Wg *w, const Insn *in, int64_t start, int engine) {
    * take the fast path when no per-instruction record (--profile, --trace)
    * is kept */
   gboolean load = in->op == OP_LD;
-  gboolean fast = sim_dma_fast_path && in->mem.space == MEM_HBM && !(in->mods & MOD_MC) &&
+  gboolean fast = sim_dma_fast_path && in->space == MEM_HBM && !(in->mods & MOD_MC) &&
                   !s->tr && !s->ie && s->noc_k == 1;
   Sums u = {s->dp, s->dp_base, s->dp_cap, s->max_t, s->uc_energy[UC_HBM], s->uc_energy[UC_NOC],
             s->uc_energy[UC_RF], 0, 0, 0};

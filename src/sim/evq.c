@@ -58,9 +58,10 @@ static Event heap_pop(EvQueue *q) {
   return top;
 }
 
-void evq_push(EvQueue *q, Event e) {
-  e.seq = q->seq++;
-  if (e.t < q->cur || e.t - q->cur >= EVQ_SLOTS) { /* outside the window */
+void evq_add(EvQueue *q, int64_t t, EvType type, int a, int64_t cnt, int snap) {
+  uint64_t seq = q->seq++;
+  if (t < q->cur || t - q->cur >= EVQ_SLOTS) { /* outside the window */
+    Event e = {t, seq, type, a, cnt, snap};
     heap_push(q, e);
     return;
   }
@@ -74,9 +75,17 @@ void evq_push(EvQueue *q, Event e) {
     }
     n = q->nnode++;
   }
-  q->node[n].e = e;
-  q->node[n].next = -1;
-  int i = (int)(e.t & MASK), kind = e.type == EV_WG;
+  /* the fields one by one: an Event built on the caller's stack and
+   * copied whole cost the engine a store-forwarding stall per event */
+  EvNode *nd = &q->node[n];
+  nd->e.t = t;
+  nd->e.seq = seq;
+  nd->e.type = type;
+  nd->e.a = a;
+  nd->e.n = cnt;
+  nd->e.snap = snap;
+  nd->next = -1;
+  int i = (int)(t & MASK), kind = type == EV_WG;
   EvSlot *sl = &q->slot[i];
   if (sl->head[kind] < 0)
     sl->head[kind] = n;
@@ -85,8 +94,10 @@ void evq_push(EvQueue *q, Event e) {
   sl->tail[kind] = n;
   q->busy[i >> 6] |= 1ull << (i & 63);
   q->nwheel++;
-  if (q->first_ok && e.t < q->first) q->first = e.t;
+  if (q->first_ok && t < q->first) q->first = t;
 }
+
+void evq_push(EvQueue *q, Event e) { evq_add(q, e.t, e.type, e.a, e.n, e.snap); }
 
 /* The wheel's first slot in use, in time order from cur (-1 if none).  Every
  * event of the wheel lies in [cur, cur + EVQ_SLOTS): pushed inside the

@@ -59,6 +59,8 @@ void evq_free(EvQueue *q);
 /* Add `e` (its seq is assigned here).  e.t may be any time at or after the
  * last event popped. */
 void evq_push(EvQueue *q, Event e);
+/* evq_push of the event with these fields (the engine's: no Event copied). */
+void evq_add(EvQueue *q, int64_t t, EvType type, int a, int64_t n, int snap);
 static inline gboolean evq_empty(const EvQueue *q) { return q->nwheel == 0 && q->nheap == 0; }
 /* The time of the first event (INT64_MAX when empty). */
 int64_t evq_min_t(EvQueue *q);

@@ -133,7 +133,7 @@ static void mma_row4(float *restrict t, long ts, const float *restrict a, long a
  * dot product per element, at the speed of the vector kernel (attention's
  * q . k^T). */
 static void mma(Sim *s, Wg *w, const Insn *in) {
-  View c = view(s, w, &in->d), a = view(s, w, &in->a), b = view(s, w, &in->b);
+  View c = view(s, w, REF(s, in->d)), a = view(s, w, REF(s, in->a)), b = view(s, w, REF(s, in->b));
   int M = c.rows, N = c.cols, K = a.cols;
   float *t = scratch(s, (long)M * N);
   const float *bp = b.p;
@@ -205,14 +205,14 @@ static gboolean apart(const Sim *s, const RfRef *d, const RfRef *r) {
 /* Elementwise ops compute straight into d when it shares no byte with a
  * source, else into a temporary first (d may alias a source, even shifted). */
 static void elementwise(Sim *s, Wg *w, const Insn *in) {
-  View d = view(s, w, &in->d);
+  View d = view(s, w, REF(s, in->d));
   int R = d.rows, C = d.cols;
-  gboolean direct = apart(s, &in->d, &in->a) && apart(s, &in->d, &in->b) && apart(s, &in->d, &in->c);
+  gboolean direct = apart(s, REF(s, in->d), REF(s, in->a)) && apart(s, REF(s, in->d), REF(s, in->b)) && apart(s, REF(s, in->d), REF(s, in->c));
   float *t = direct ? d.p : scratch(s, (long)R * C), imm = in->imm;
   long ts = direct ? d.rs : C;
-  View a = in->a.region >= 0 ? bview(s, w, &in->a, R, C) : d;
-  View b = in->b.region >= 0 ? bview(s, w, &in->b, R, C) : d;
-  View c = in->c.region >= 0 ? bview(s, w, &in->c, R, C) : d;
+  View a = REF(s, in->a)->region >= 0 ? bview(s, w, REF(s, in->a), R, C) : d;
+  View b = REF(s, in->b)->region >= 0 ? bview(s, w, REF(s, in->b), R, C) : d;
+  View c = REF(s, in->c)->region >= 0 ? bview(s, w, REF(s, in->c), R, C) : d;
   switch (in->op) {
   case OP_VADD: ROWS(A_ + B_); break;
   case OP_VSUB: ROWS(A_ - B_); break;
@@ -237,7 +237,7 @@ static void elementwise(Sim *s, Wg *w, const Insn *in) {
 
 /* d[i] = sum (left to right) or max of row i of a. */
 static void rowwise(Sim *s, Wg *w, const Insn *in) {
-  View d = view(s, w, &in->d), a = view(s, w, &in->a);
+  View d = view(s, w, REF(s, in->d)), a = view(s, w, REF(s, in->a));
   float *t = scratch(s, a.rows);
   for (int i = 0; i < a.rows; i++) {
     float r = AT(a, i, 0);
@@ -251,12 +251,12 @@ static void rowwise(Sim *s, Wg *w, const Insn *in) {
 
 gboolean exec_compute(Sim *s, Wg *w, int pc) {
   const Insn *in = &w->code->insns[pc];
-  const RfRef *src[3] = {&in->a, &in->b, &in->c};
+  const RfRef *src[3] = {REF(s, in->a), REF(s, in->b), REF(s, in->c)};
   static const char *const names[3] = {"operand a", "operand b", "operand c"};
   for (int k = 0; k < 3; k++)
     if (src[k]->region >= 0 && !exec_check_read(s, w, pc, src[k], names[k])) return FALSE;
   if (in->op == OP_MMA && !(in->mods & MOD_Z) &&
-      !exec_check_read(s, w, pc, &in->d, "accumulator"))
+      !exec_check_read(s, w, pc, REF(s, in->d), "accumulator"))
     return FALSE;
   switch (sim_op_form[in->op]) {
   case F_MMA: mma(s, w, in); break;
@@ -282,9 +282,9 @@ void exec_scatter(Sim *s, Wg *w, const RfRef *r, const float *data) {
 }
 
 /* Memory side of a transfer as a float pointer (HBM or the SM's SH). */
-static float *mem_base(Sim *s, const Wg *w, const MemRef *m) {
-  if (m->space == MEM_HBM) return s->hbm + m->addr / 4;
-  return s->sh[w->sm] + m->addr / 4;
+static float *mem_base(Sim *s, const Wg *w, const Insn *in) {
+  if (in->space == MEM_HBM) return s->hbm + in->addr / 4;
+  return s->sh[w->sm] + in->addr / 4;
 }
 
 /* Copy a completed transfer's data (docs/machine.md §3: at completion). */
@@ -292,13 +292,13 @@ void exec_transfer(Sim *s, int wgi, int pc) {
   Wg *w = &s->wg[wgi];
   const Insn *in = &w->code->insns[pc];
   if (in->op == OP_LD) {
-    const RfRef *d = &in->d;
-    float *src = mem_base(s, w, &in->mem);
+    const RfRef *d = REF(s, in->d);
+    float *src = mem_base(s, w, in);
     float *t = g_new(float, (size_t)d->rows * d->cols);
     for (int i = 0; i < d->rows; i++)
-      memcpy(t + (long)i * d->cols, src + (long)i * in->mem.stride, sizeof(float) * (size_t)d->cols);
+      memcpy(t + (long)i * d->cols, src + (long)i * in->stride, sizeof(float) * (size_t)d->cols);
     if (in->mods & MOD_MC) {
-      for (int k = 0; k < in->ntargets; k++) {
+      for (int k = 0; k < sim_insn_ntargets(in); k++) {
         RfRef r = *d;
         r.region = sim_insn_tregion(in, k);
         exec_scatter(s, &s->wg[in->targets[k]], &r, t);
@@ -310,13 +310,13 @@ void exec_transfer(Sim *s, int wgi, int pc) {
     return;
   }
   /* OP_ST */
-  g_autofree float *t = exec_gather(s, w, &in->a);
-  if (in->mem.space == MEM_RF) {
-    const Region *g = region(s, &in->dst);
-    exec_scatter(s, &s->wg[g->wg], &in->dst, t);
+  g_autofree float *t = exec_gather(s, w, REF(s, in->a));
+  if (in->space == MEM_RF) {
+    const Region *g = region(s, REF(s, in->dst));
+    exec_scatter(s, &s->wg[g->wg], REF(s, in->dst), t);
     return;
   }
-  float *dst = mem_base(s, w, &in->mem);
-  for (int i = 0; i < in->a.rows; i++)
-    memcpy(dst + (long)i * in->mem.stride, t + (long)i * in->a.cols, sizeof(float) * (size_t)in->a.cols);
+  float *dst = mem_base(s, w, in);
+  for (int i = 0; i < REF(s, in->a)->rows; i++)
+    memcpy(dst + (long)i * in->stride, t + (long)i * REF(s, in->a)->cols, sizeof(float) * (size_t)REF(s, in->a)->cols);
 }

@@ -53,45 +53,70 @@ typedef struct MemRef {
   uint64_t addr;   /* bytes; HBM: absolute, SH: offset in the SM's SH */
 } MemRef;
 
-/* 96 bytes, no padding: a large program holds hundreds of thousands of
- * these, and the kernel clears every page of them before the assembler
- * writes it (the bench's biggest single cost), then the simulator streams
- * through them.  Fields that no instruction uses together share bytes: n
- * (the sync forms) with imm (F_IMM, F_FILL), c (F_FMA only) with mem (LD,
- * ST only), b (compute forms) with dst (ST wgN.d).  Code reads a union
- * member only for an op whose form has it.
- * An instruction's source text is Program.texts[its index in insn_block]
- * (sim_insn_text). */
+/* 48 bytes: a large program holds hundreds of thousands of these, and the
+ * kernel clears every page of them before the assembler writes it (the
+ * bench's biggest single cost after the engine), then the simulator streams
+ * through them.  The RF operands are indices into Program.refs (sim_ref):
+ * a program names few distinct windows (interned by the assembler; index 0
+ * is the absent operand, region -1).  Fields that no instruction uses
+ * together share bytes: n (the sync forms, RED) with imm (F_IMM, F_FILL)
+ * and addr (LD, ST), b (compute forms) with dst (ST wgN.d), event (sync
+ * forms, RED) with stride (LD, ST).  Code reads a union member only for an
+ * op whose form has it; c is 0 (absent) outside the compute forms.
+ * An instruction's source text is sim_program_texts(p)[its index in
+ * insn_block] (sim_insn_text). */
 typedef struct Insn {
   union {
     int64_t n;     /* SIG/WAIT count, WAITT cycles, RED contributors */
     float imm;     /* F_IMM, F_FILL                                 */
+    uint64_t addr; /* LD, ST: bytes; HBM: absolute, SH: offset in   */
+                   /* the SM's SH (space MEM_HBM, MEM_SH)           */
   };
   int *targets;    /* LD.mc: ntargets destination WGs (ascending, */
                    /* unique), then the region named like d in each */
-                   /* (sim_insn_tregion)                             */
+                   /* (sim_insn_tregion); targets[-1] is ntargets   */
+                   /* (sim_insn_ntargets); NULL for other insns      */
+  uint32_t d, a;   /* F_MMA: d=c(acc), a, b.  F_LD: d=dst. F_ST: a=src. */
+  union {
+    uint32_t b;
+    uint32_t dst;  /* ST wgN.d (space MEM_RF): the destination      */
+  };
+  uint32_t c;      /* F_FMA                                         */
   int line, col;   /* source position of the mnemonic              */
-  int event;       /* index into Program.events (F_EV, F_RED)      */
+  union {
+    int event;     /* index into Program.events (F_EV, F_RED)       */
+    int stride;    /* LD, ST: floats between rows of the memory side */
+  };
   uint8_t op;      /* Op                                            */
   uint8_t mods;    /* MOD_*                                         */
-  uint16_t ntargets;
-  RfRef d, a;      /* F_MMA: d=c(acc), a, b.  F_LD: d=dst. F_ST: a=src. */
-  union {
-    RfRef b;
-    RfRef dst;     /* ST wgN.d (mem.space MEM_RF): the destination  */
-  };
-  union {
-    RfRef c;       /* F_FMA                                         */
-    MemRef mem;    /* F_LD, F_ST                                    */
-  };
+  uint8_t space;   /* LD, ST: MemSpace of the memory side; for HBM/SH */
+                   /* element (r,c) lies at addr + 4*(r*stride + c); */
+                   /* MEM_RF: ST to another WG's region, dst        */
+  uint8_t pad_;
 } Insn;
 
 #if UINTPTR_MAX == UINT64_MAX
-_Static_assert(sizeof(Insn) == 96, "Insn grew: see the comment above it");
+_Static_assert(sizeof(Insn) == 48, "Insn grew: see the comment above it");
 #endif
 
+/* LD.mc: the number of targets (0 for any other instruction). */
+static inline int sim_insn_ntargets(const Insn *in) { return in->targets ? in->targets[-1] : 0; }
 /* LD.mc: the region of target k (the one named like d in that WG). */
-static inline int sim_insn_tregion(const Insn *in, int k) { return in->targets[in->ntargets + k]; }
+static inline int sim_insn_tregion(const Insn *in, int k) {
+  return in->targets[sim_insn_ntargets(in) + k];
+}
+/* The memory side of LD/ST as a MemRef. */
+static inline MemRef sim_insn_mem(const Insn *in) {
+  MemRef m = {(MemSpace)in->space, in->stride, in->addr};
+  return m;
+}
+
+/* An instruction that may write into another WG's RF: insn_block[at], of
+ * WG wg. */
+typedef struct SimXwg {
+  size_t at;
+  int wg;
+} SimXwg;
 
 typedef struct WgCode {
   int wg;          /* WG id: sm = wg / wgs_per_sm                  */
@@ -108,17 +133,30 @@ typedef struct Program {
   GPtrArray *regions;  /* Region*, in declaration order             */
   GPtrArray *events;   /* char* names without "ev.", first-use order; "in" is index 0 */
   GPtrArray *texts;    /* char*: source line text (trimmed), for reports, */
-                       /* one per instruction in insn_block order;     */
-                       /* the strings live in `source`                 */
+                       /* one per instruction in insn_block order; built */
+                       /* on first use (sim_program_texts), NULL before */
   WgCode *wgs;         /* one per WG of the machine, indexed by WG id; */
                        /* n == 0 for a WG without a section (idle)     */
   int nwgs;
   char sha256[65];     /* of the program text                        */
   /* Storage behind the fields above, owned by the Program: */
-  char *source;        /* a copy of the program text in which each    */
-                       /* instruction's trimmed line is NUL-terminated */
+  const char *source;  /* the program text (source_len bytes, then a NUL */
+  size_t source_len;   /* and padding): mapped from the file, or the    */
+  size_t source_map;   /* caller's buffer; source_map: bytes mapped (0: */
+                       /* g_malloc'd)                                  */
+  RfRef *refs;         /* the RF operands of the instructions (Insn.d, */
+  uint32_t nrefs;      /* a, b, c): refs[0] is the absent one         */
   Insn *insn_block;    /* every section's instructions: wgs[w].insns  */
                        /* point into this one array                    */
+  size_t ninsns;       /* in insn_block                               */
+  GArray *text_at;     /* uint64_t pairs (instruction, source offset) */
+                       /* of the rare instructions whose line or column */
+                       /* saturated at INT_MAX (sim_program_texts)     */
+  char *text_buf;      /* the texts, NUL-terminated (sim_program_texts) */
+  gsize texts_once;    /* g_once_init_enter: texts built                */
+  GArray *xwg;         /* SimXwg: the instructions that may write into */
+                       /* another WG's RF (ST wgN.d, LD.mc), in file   */
+                       /* order (the simulator's find_remote)          */
   GPtrArray *lists;    /* LD.mc target lists: one block each, holding */
                        /* targets then their regions                   */
 } Program;
@@ -140,12 +178,27 @@ void sim_program_free(Program *p);
  * page costs more than filling it.  Only a hint; blocks under 4 MiB are left
  * alone. */
 void sim_huge_hint(void *p, size_t n);
+/* Fault in the pages of a block about to be written in order (a growing
+ * array's new half): one call instead of a page fault per 4 KiB page, which
+ * costs more than clearing the page on a virtual machine.  Only a hint;
+ * blocks under 256 KiB are left alone. */
+void sim_prefault(void *p, size_t n);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(Program, sim_program_free)
+
+/* Every instruction's source line, trimmed, in insn_block order: built from
+ * the source and the instructions' positions on the first call (the
+ * assembler does not keep them: most runs never print one, and the bench
+ * program's 542k would cost 4 MB of pointers and a writable copy of the
+ * text).  Thread-safe. */
+const GPtrArray *sim_program_texts(const Program *p);
 
 /* The instruction's source line, trimmed (reports, traces). */
 static inline const char *sim_insn_text(const Program *p, const Insn *in) {
-  return (const char *)g_ptr_array_index(p->texts, (guint)(in - p->insn_block));
+  return (const char *)g_ptr_array_index(sim_program_texts(p), (guint)(in - p->insn_block));
 }
+
+/* An instruction's RF operand (Insn.d, a, b, c, dst). */
+static inline const RfRef *sim_ref(const Program *p, uint32_t id) { return &p->refs[id]; }
 
 /* Pretty region/operand names for diagnostics ("wg5.x[0:1,0:128]"). */
 char *sim_rfref_str(const Program *p, const RfRef *r);

@@ -44,8 +44,7 @@ void sim_fail(Sim *s, int wg, int pc, const char *fmt, ...) {
 /* ---- events ---------------------------------------------------------- */
 
 void sim_push(Sim *s, int64_t t, EvType type, int a, int64_t n) {
-  Event e = {t, 0, type, a, n, -1};
-  evq_push(&s->q, e);
+  evq_add(&s->q, t, type, a, n, -1);
 }
 
 /* ---- energy ---------------------------------------------------------- */
@@ -66,6 +65,9 @@ static void trace_fold(Sim *s, int64_t upto) {
         s->pw_cap *= 2;
         s->pw_t = g_renew(int64_t, s->pw_t, s->pw_cap);
         s->pw_v = g_renew(double, s->pw_v, s->pw_cap);
+        /* the new halves, written next, in order: their pages in one call each */
+        sim_prefault(s->pw_t + s->pw_n, sizeof(int64_t) * (s->pw_cap - s->pw_n));
+        sim_prefault(s->pw_v + s->pw_n, sizeof(double) * (s->pw_cap - s->pw_n));
       }
       s->pw_t[s->pw_n] = s->dp_base + i;
       s->pw_v[s->pw_n++] = rate;
@@ -134,8 +136,7 @@ static int snap_take(Sim *s, const int64_t *clock) {
 
 /* An EV_SIG of `n` on event `ev` at t, carrying a copy of `clock`. */
 static void push_sig(Sim *s, int64_t t, int ev, int64_t n, const int64_t *clock) {
-  Event e = {t, 0, EV_SIG, ev, n, snap_take(s, clock)};
-  evq_push(&s->q, e);
+  evq_add(&s->q, t, EV_SIG, ev, n, snap_take(s, clock));
 }
 
 /* ---- RF ranges and hazards ------------------------------------------ */
@@ -169,7 +170,7 @@ static gboolean overlap(const Range *a, const Range *b) {
 }
 
 static void access_of(const Sim *s, const Wg *w, const Insn *in, Access *a) {
-  const RfRef *reads[3] = {&in->a, &in->b, &in->c};
+  const RfRef *reads[3] = {REF(s, in->a), REF(s, in->b), REF(s, in->c)};
   a->n = 0;
   /* LD and ST read a at most: their b and c bytes hold dst and mem
    * (program.h) */
@@ -180,20 +181,20 @@ static void access_of(const Sim *s, const Wg *w, const Insn *in, Access *a) {
       a->wr[a->n++] = FALSE;
     }
   if (in->op == OP_LD && (in->mods & MOD_MC)) {
-    for (int k = 0; k < in->ntargets; k++)
+    for (int k = 0; k < sim_insn_ntargets(in); k++)
       if (in->targets[k] == w->id) {
-        RfRef r = in->d;
+        RfRef r = *REF(s, in->d);
         r.region = sim_insn_tregion(in, k);
         a->rg[a->n] = sim_range(s, &r);
         a->wr[a->n++] = TRUE;
       }
-  } else if (in->d.region >= 0) {
-    a->rg[a->n] = sim_range(s, &in->d);
+  } else if (REF(s, in->d)->region >= 0) {
+    a->rg[a->n] = sim_range(s, REF(s, in->d));
     a->wr[a->n++] = TRUE;
   }
   /* `ST wgN.d, a` with N the issuer itself writes its own RF */
-  if (in->op == OP_ST && in->mem.space == MEM_RF && s->geo[in->dst.region].wg == w->id) {
-    a->rg[a->n] = sim_range(s, &in->dst);
+  if (in->op == OP_ST && in->space == MEM_RF && s->geo[REF(s, in->dst)->region].wg == w->id) {
+    a->rg[a->n] = sim_range(s, REF(s, in->dst));
     a->wr[a->n++] = TRUE;
   }
 }
@@ -346,15 +347,15 @@ static gboolean remote_race(Sim *s, Wg *w, const Insn *in, int pc, Wg *tw, const
 /* The remote destinations of a transfer (ST wgN.d; LD.mc's targets other
  * than the issuer), each checked by remote_race. */
 static gboolean remote_races(Sim *s, Wg *w, const Insn *in, int pc, int64_t now) {
-  if (in->op == OP_ST && in->mem.space == MEM_RF) {
-    const Region *g = g_ptr_array_index(s->p->regions, in->dst.region);
-    Range rg = sim_range(s, &in->dst);
+  if (in->op == OP_ST && in->space == MEM_RF) {
+    const Region *g = g_ptr_array_index(s->p->regions, REF(s, in->dst)->region);
+    Range rg = sim_range(s, REF(s, in->dst));
     return g->wg != w->id && remote_race(s, w, in, pc, &s->wg[g->wg], &rg, now);
   }
   if (in->op == OP_LD && (in->mods & MOD_MC))
-    for (int k = 0; k < in->ntargets; k++) {
+    for (int k = 0; k < sim_insn_ntargets(in); k++) {
       if (in->targets[k] == w->id) continue;
-      RfRef r = in->d;
+      RfRef r = *REF(s, in->d);
       r.region = sim_insn_tregion(in, k);
       Range rg = sim_range(s, &r);
       if (remote_race(s, w, in, pc, &s->wg[in->targets[k]], &rg, now)) return TRUE;
@@ -378,11 +379,11 @@ static gboolean fn_apply(Sim *s, FnKind kind, int a, int pc) {
   Wg *w = &s->wg[a];
   const Insn *in = &w->code->insns[pc];
   switch (kind) {
-  case FN_STORE_SRC: return exec_check_read(s, w, pc, &in->a, "store source");
+  case FN_STORE_SRC: return exec_check_read(s, w, pc, REF(s, in->a), "store source");
   case FN_COMPUTE: return exec_compute(s, w, pc);
   case FN_RED_SRC: {
-    if (!exec_check_read(s, w, pc, &in->a, "RED source")) return FALSE;
-    RedContrib c = {w->id, pc, exec_gather(s, w, &in->a)};
+    if (!exec_check_read(s, w, pc, REF(s, in->a), "RED source")) return FALSE;
+    RedContrib c = {w->id, pc, exec_gather(s, w, REF(s, in->a))};
     g_array_append_val(s->red[in->event].fcontrib, c);
     return TRUE;
   }
@@ -436,12 +437,12 @@ static void host_release(Sim *s, int step) {
  * (docs/machine.md §3).  The host's ev.in is ordered after the stores it
  * saw (their WGs' clocks). */
 static void host_observe(Sim *s, int wg, const Insn *in) {
-  if (!s->out_mark || in->op != OP_ST || in->mem.space != MEM_HBM) return;
+  if (!s->out_mark || in->op != OP_ST || in->space != MEM_HBM) return;
   clock_join(s, s->host_vc, clock_of(s, wg));
   uint64_t words = s->row_bytes / 4, out_end = s->out_addr + s->row_bytes * (uint64_t)s->steps;
-  for (int i = 0; i < in->a.rows; i++) {
-    uint64_t a = in->mem.addr + 4ull * (uint64_t)i * (uint64_t)in->mem.stride;
-    uint64_t lo = MAX(a, s->out_addr), hi = MIN(a + 4ull * (uint64_t)in->a.cols, out_end);
+  for (int i = 0; i < REF(s, in->a)->rows; i++) {
+    uint64_t a = in->addr + 4ull * (uint64_t)i * (uint64_t)in->stride;
+    uint64_t lo = MAX(a, s->out_addr), hi = MIN(a + 4ull * (uint64_t)REF(s, in->a)->cols, out_end);
     for (uint64_t x = lo; x < hi; x += 4) {
       uint64_t k = (x - s->out_addr) / 4;
       if (s->out_mark[k]) continue;
@@ -455,11 +456,11 @@ static void host_observe(Sim *s, int wg, const Insn *in) {
 
 /* A transfer reading D1 input rows not yet released. */
 static gboolean early_input(Sim *s, Wg *w, const Insn *in, int pc) {
-  if (!s->release_t || in->op != OP_LD || in->mem.space != MEM_HBM) return FALSE;
+  if (!s->release_t || in->op != OP_LD || in->space != MEM_HBM) return FALSE;
   uint64_t lo = s->x_in_addr, hi = lo + s->row_bytes * (uint64_t)s->steps;
-  for (int i = 0; i < in->d.rows; i++) {
-    uint64_t a = in->mem.addr + 4ull * (uint64_t)i * (uint64_t)in->mem.stride;
-    uint64_t b = a + 4ull * (uint64_t)in->d.cols;
+  for (int i = 0; i < REF(s, in->d)->rows; i++) {
+    uint64_t a = in->addr + 4ull * (uint64_t)i * (uint64_t)in->stride;
+    uint64_t b = a + 4ull * (uint64_t)REF(s, in->d)->cols;
     if (b <= lo || a >= hi) continue;
     for (uint64_t row = (MAX(a, lo) - lo) / s->row_bytes; row * s->row_bytes + lo < MIN(b, hi); row++)
       if (s->release_t[row] > s->now) {
@@ -492,12 +493,12 @@ static void red_apply(Sim *s, int g) {
   RedContrib *c = (RedContrib *)fc->data;
   int n = (int)fc->len;
   const Insn *in0 = &s->p->wgs[c[0].wg].insns[c[0].pc];
-  long elems = (long)in0->a.rows * in0->a.cols;
+  long elems = (long)REF(s, in0->a)->rows * REF(s, in0->a)->cols;
   float *sum = g_new0(float, elems);
   for (int i = 0; i < n; i++)
     for (long e = 0; e < elems; e++) sum[e] = sum[e] + c[i].data[e];
   for (int i = 0; i < n; i++) {
-    exec_scatter(s, &s->wg[c[i].wg], &s->p->wgs[c[i].wg].insns[c[i].pc].d, sum);
+    exec_scatter(s, &s->wg[c[i].wg], REF(s, s->p->wgs[c[i].wg].insns[c[i].pc].d), sum);
     g_free(c[i].data);
   }
   g_free(sum);
@@ -510,7 +511,7 @@ static void red_complete(Sim *s, int g) {
   red_sort(rg->contrib);
   RedContrib *c = (RedContrib *)rg->contrib->data;
   const Insn *in0 = &s->p->wgs[c[0].wg].insns[c[0].pc];
-  long elems = (long)in0->a.rows * in0->a.cols;
+  long elems = (long)REF(s, in0->a)->rows * REF(s, in0->a)->cols;
   /* the sum leaves the unit and crosses each contributor's NoC in-link */
   int64_t ready = rg->unit_done + T_RED_LATENCY, done = ready;
   for (int i = 0; i < n; i++) {
@@ -563,7 +564,7 @@ static gboolean red_issue(Sim *s, Wg *w, const Insn *in, int pc, int64_t t) {
   if (rg->contrib->len > 0) {
     const RedContrib *c0 = &g_array_index(rg->contrib, RedContrib, 0);
     const Insn *in0 = &s->p->wgs[c0->wg].insns[c0->pc];
-    const RfRef *mine[2] = {&in->a, &in->d}, *first[2] = {&in0->a, &in0->d};
+    const RfRef *mine[2] = {REF(s, in->a), REF(s, in->d)}, *first[2] = {REF(s, in0->a), REF(s, in0->d)};
     static const char *const what[2] = {"s", "d"};
     for (int k = 0; k < 2; k++)
       if (mine[k]->rows != first[k]->rows || mine[k]->cols != first[k]->cols) {
@@ -578,7 +579,7 @@ static gboolean red_issue(Sim *s, Wg *w, const Insn *in, int pc, int64_t t) {
   if (!fn(s, FN_RED_SRC, w->id, pc)) return FALSE;
   /* the contribution crosses this SM's NoC out-link; the round's unit (the
    * earliest free when the round starts) adds it as it arrives */
-  long elems = (long)in->a.rows * in->a.cols;
+  long elems = (long)REF(s, in->a)->rows * REF(s, in->a)->cols;
   int64_t arrive = dma_noc(s, &s->noc_out[w->sm], 4 * (uint64_t)elems, t, w->id, pc);
   if (rg->contrib->len == 0) {
     rg->unit = 0;
@@ -594,9 +595,9 @@ static gboolean red_issue(Sim *s, Wg *w, const Insn *in, int pc, int64_t t) {
   sim_energy(s, UC_RED, st, dur, E_RED_ELEM * (double)elems, w->id, pc);
   RedContrib c = {w->id, pc, NULL};
   g_array_append_val(rg->contrib, c);
-  Range r = sim_range(s, &in->a);
+  Range r = sim_range(s, REF(s, in->a));
   track(s, &w->inflight, &r, FALSE, arrive, -1, -1, pc);
-  r = sim_range(s, &in->d);
+  r = sim_range(s, REF(s, in->d));
   track(s, &w->inflight, &r, TRUE, T_INF, in->event, -1, pc);
   w->pending_red++;
   if ((int64_t)rg->contrib->len == rg->n) red_complete(s, in->event);
@@ -609,17 +610,17 @@ static int64_t unit_cycles(const Sim *s, const Insn *in) {
   const Machine *m = s->m;
   switch (sim_op_unit[in->op]) {
   case UNIT_MMA: {
-    int64_t M = in->d.rows, N = in->d.cols, K = in->a.cols;
+    int64_t M = REF(s, in->d)->rows, N = REF(s, in->d)->cols, K = REF(s, in->a)->cols;
     return T_MMA_BLOCK * ((M + 31) / 32) * ((N + 31) / 32) * ((K + 31) / 32);
   }
   case UNIT_VEC: {
-    const RfRef *r = sim_op_form[in->op] == F_ROW ? &in->a : &in->d;
+    const RfRef *r = sim_op_form[in->op] == F_ROW ? REF(s, in->a) : REF(s, in->d);
     int64_t e = (int64_t)r->rows * r->cols, c = (e + m->vl - 1) / m->vl;
     if (sim_op_form[in->op] == F_ROW) c += s->log2_vl;
     return c > 0 ? c : 1;
   }
   case UNIT_SFU: {
-    int64_t e = (int64_t)in->d.rows * in->d.cols, c = (e + m->sfu - 1) / m->sfu;
+    int64_t e = (int64_t)REF(s, in->d)->rows * REF(s, in->d)->cols, c = (e + m->sfu - 1) / m->sfu;
     return c > 0 ? c : 1;
   }
   default: return 1;
@@ -641,8 +642,8 @@ static int64_t compute_issue(Sim *s, Wg *w, const Insn *in, int pc, int64_t t) {
   } else {
     unit = &s->sfu_free[w->sm];
   }
-  uint64_t rd = 0, wr = sim_parts(s, &in->d);
-  const RfRef *src[3] = {&in->a, &in->b, &in->c};
+  uint64_t rd = 0, wr = sim_parts(s, REF(s, in->d));
+  const RfRef *src[3] = {REF(s, in->a), REF(s, in->b), REF(s, in->c)};
   for (int k = 0; k < 3; k++)
     if (src[k]->region >= 0) rd |= sim_parts(s, src[k]);
   if (in->op == OP_MMA && !(in->mods & MOD_Z)) rd |= wr;
@@ -670,26 +671,26 @@ static int64_t compute_issue(Sim *s, Wg *w, const Insn *in, int pc, int64_t t) {
   }
   *unit = st + dur;
   /* energy: the unit's work plus every RF byte it moves */
-  double rf_bytes = 4.0 * in->d.rows * in->d.cols;
+  double rf_bytes = 4.0 * REF(s, in->d)->rows * REF(s, in->d)->cols;
   for (int k = 0; k < 3; k++)
     if (src[k]->region >= 0) rf_bytes += 4.0 * src[k]->rows * src[k]->cols;
   switch (sim_op_unit[in->op]) {
   case UNIT_MMA:
     if (s->tr) trace_unit(s->tr->mma, w->sm * s->m->mma_arrays + u, st, st + dur, w->id, pc);
     s->mma_blocks += dur / T_MMA_BLOCK;
-    if (!(in->mods & MOD_Z)) rf_bytes += 4.0 * in->d.rows * in->d.cols;
+    if (!(in->mods & MOD_Z)) rf_bytes += 4.0 * REF(s, in->d)->rows * REF(s, in->d)->cols;
     sim_energy(s, UC_MMA, st, dur, E_MMA_BLOCK * (double)(dur / T_MMA_BLOCK), w->id, pc);
     s->uc_busy[UC_MMA] += (double)dur;
     break;
   case UNIT_VEC:
     sim_energy(s, UC_VEC, st, dur,
-               E_VEC_ELEM * (double)(sim_op_form[in->op] == F_ROW ? in->a.rows * in->a.cols
-                                                                  : in->d.rows * in->d.cols),
+               E_VEC_ELEM * (double)(sim_op_form[in->op] == F_ROW ? REF(s, in->a)->rows * REF(s, in->a)->cols
+                                                                  : REF(s, in->d)->rows * REF(s, in->d)->cols),
                w->id, pc);
     s->uc_busy[UC_VEC] += (double)dur;
     break;
   default:
-    sim_energy(s, UC_SFU, st, dur, E_SFU_ELEM * (double)(in->d.rows * in->d.cols), w->id, pc);
+    sim_energy(s, UC_SFU, st, dur, E_SFU_ELEM * (double)(REF(s, in->d)->rows * REF(s, in->d)->cols), w->id, pc);
     s->uc_busy[UC_SFU] += (double)dur;
     break;
   }
@@ -729,23 +730,23 @@ static int64_t dma_issue(Sim *s, Wg *w, const Insn *in, int pc, int64_t t) {
   /* hazards: own ranges; remote destinations become incoming records */
   if (in->op == OP_LD) {
     if (in->mods & MOD_MC) {
-      for (int i = 0; i < in->ntargets; i++) {
-        RfRef r = in->d;
+      for (int i = 0; i < sim_insn_ntargets(in); i++) {
+        RfRef r = *REF(s, in->d);
         r.region = sim_insn_tregion(in, i);
         Range rg = sim_range(s, &r);
         Wg *tw = &s->wg[in->targets[i]];
         track(s, tw == w ? &w->inflight : &tw->incoming, &rg, TRUE, done, -1, w->id, pc);
       }
     } else {
-      Range rg = sim_range(s, &in->d);
+      Range rg = sim_range(s, REF(s, in->d));
       track(s, &w->inflight, &rg, TRUE, done, -1, -1, pc);
     }
   } else {
-    Range rg = sim_range(s, &in->a);
+    Range rg = sim_range(s, REF(s, in->a));
     track(s, &w->inflight, &rg, FALSE, done, -1, -1, pc);
-    if (in->mem.space == MEM_RF) {
-      rg = sim_range(s, &in->dst);
-      const Region *g = g_ptr_array_index(s->p->regions, in->dst.region);
+    if (in->space == MEM_RF) {
+      rg = sim_range(s, REF(s, in->dst));
+      const Region *g = g_ptr_array_index(s->p->regions, REF(s, in->dst)->region);
       Wg *tw = &s->wg[g->wg];
       track(s, tw == w ? &w->inflight : &tw->incoming, &rg, TRUE, done, -1, w->id, pc);
     }
@@ -859,16 +860,19 @@ static void find_remote(Sim *s) {
   const Program *p = s->p;
   guint nreg = p->regions->len;
   s->remote = g_new0(uint8_t, nreg);
-  for (int w = 0; w < s->nwgs; w++)
-    for (int pc = 0; pc < p->wgs[w].n; pc++) {
-      const Insn *in = &p->wgs[w].insns[pc];
-      if (in->op == OP_ST && in->mem.space == MEM_RF &&
-          ((const Region *)g_ptr_array_index(p->regions, in->dst.region))->wg != w)
-        s->remote[in->dst.region] = 1;
-      if (in->op == OP_LD && (in->mods & MOD_MC))
-        for (int k = 0; k < in->ntargets; k++)
-          if (in->targets[k] != w) s->remote[sim_insn_tregion(in, k)] = 1;
-    }
+  /* the assembler's list of the instructions that may (its fixups), not
+   * every instruction of the program */
+  for (guint i = 0; i < p->xwg->len; i++) {
+    const SimXwg *x = &g_array_index(p->xwg, SimXwg, i);
+    const Insn *in = &p->insn_block[x->at];
+    int w = x->wg;
+    if (in->op == OP_ST && in->space == MEM_RF &&
+        ((const Region *)g_ptr_array_index(p->regions, REF(s, in->dst)->region))->wg != w)
+      s->remote[REF(s, in->dst)->region] = 1;
+    if (in->op == OP_LD && (in->mods & MOD_MC))
+      for (int k = 0; k < sim_insn_ntargets(in); k++)
+        if (in->targets[k] != w) s->remote[sim_insn_tregion(in, k)] = 1;
+  }
   /* each WG's regions (counting sort by WG): a remote region is compared
    * with its own WG's regions only, not with every region of the program */
   int *first = g_new0(int, s->nwgs + 1), *fill = g_new(int, s->nwgs), *byw = g_new(int, nreg);
@@ -909,6 +913,7 @@ static void sim_init(Sim *s, const Program *p, const SimOptions *o) {
   s->p = p;
   s->o = o;
   s->m = &p->hw;
+  s->refs = p->refs;
   const Machine *m = s->m;
   evq_init(&s->q);
   s->nwgs = sim_machine_wgs(m);

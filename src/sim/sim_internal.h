@@ -151,6 +151,7 @@ typedef struct Sim {
   int part_shift, chan_mask;
   int64_t noc_k, noc_slot;
   Geo *geo;            /* per region (Program.regions)                     */
+  const RfRef *refs;   /* Program.refs: the instructions' operands (REF)   */
   Wg *wg;
   float *hbm;
   uint64_t hbm_words;
@@ -213,6 +214,9 @@ typedef struct Sim {
   GError *err;
   int64_t insns, mma_blocks, hbm_lines, max_t;
 } Sim;
+
+/* An instruction's RF operand (Insn.d, a, b, c, dst). */
+static inline const RfRef *REF(const Sim *s, uint32_t id) { return &s->refs[id]; }
 
 /* sim.c */
 void sim_trace_grow(Sim *s, int64_t start, int64_t end);

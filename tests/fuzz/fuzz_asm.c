@@ -41,21 +41,23 @@ static void same_insn(const Program *p, const Insn *x, const Program *q, const I
                "line %d", x->line);
   FUZZ_REQUIRE(memcmp(&x->imm, &y->imm, sizeof x->imm) == 0, "line %d", x->line);
   FUZZ_REQUIRE(x->event == y->event && x->n == y->n, "line %d", x->line);
-  FUZZ_REQUIRE(same_ref(&x->d, &y->d) && same_ref(&x->a, &y->a) && same_ref(&x->b, &y->b) &&
-                   same_ref(&x->c, &y->c),
+  FUZZ_REQUIRE(same_ref(sim_ref(p, x->d), sim_ref(q, y->d)) &&
+                   same_ref(sim_ref(p, x->a), sim_ref(q, y->a)) &&
+                   same_ref(sim_ref(p, x->b), sim_ref(q, y->b)) &&
+                   same_ref(sim_ref(p, x->c), sim_ref(q, y->c)),
                "line %d", x->line);
-  FUZZ_REQUIRE(x->mem.space == y->mem.space && x->mem.addr == y->mem.addr &&
-                   x->mem.stride == y->mem.stride && same_ref(&x->dst, &y->dst),
+  FUZZ_REQUIRE(x->space == y->space && x->addr == y->addr && x->stride == y->stride &&
+                   same_ref(sim_ref(p, x->dst), sim_ref(q, y->dst)),
                "line %d", x->line);
-  FUZZ_REQUIRE(x->ntargets == y->ntargets, "line %d", x->line);
-  for (int i = 0; i < x->ntargets; i++)
+  FUZZ_REQUIRE(sim_insn_ntargets(x) == sim_insn_ntargets(y), "line %d", x->line);
+  for (int i = 0; i < sim_insn_ntargets(x); i++)
     FUZZ_REQUIRE(x->targets[i] == y->targets[i] && sim_insn_tregion(x, i) == sim_insn_tregion(y, i),
                  "line %d", x->line);
 }
 
 static void same_program(const Program *p, const Program *q) {
   FUZZ_REQUIRE(strcmp(p->sha256, q->sha256) == 0, "sha256");
-  FUZZ_REQUIRE(p->texts->len == q->texts->len && p->regions->len == q->regions->len &&
+  FUZZ_REQUIRE(sim_program_texts(p)->len == sim_program_texts(q)->len && p->regions->len == q->regions->len &&
                    p->events->len == q->events->len && p->nwgs == q->nwgs,
                "sizes");
   FUZZ_REQUIRE(memcmp(&p->hw, &q->hw, sizeof p->hw) == 0, ".machine");

@@ -1,8 +1,10 @@
 /* test_asm.c - the assembler (asm_lexer.re, asm_parser.c, program.c): the
  * lexer's tokens, the Program a valid file assembles into, and the exact text
  * of every diagnostic (table-driven: input -> the one-line message). */
+#include <glib/gstdio.h>
 #include <math.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "asm_lexer.h"
 #include "tests.h"
@@ -207,7 +209,7 @@ START_TEST(test_valid_wgs) {
   ck_assert_str_eq(g_ptr_array_index(p->events, 0), "in");
   ck_assert_str_eq(g_ptr_array_index(p->events, 1), "sum");
   ck_assert_str_eq(g_ptr_array_index(p->events, 2), "done");
-  ck_assert_int_eq(p->texts->len, 24);
+  ck_assert_int_eq(sim_program_texts(p)->len, 24);
 }
 END_TEST
 
@@ -220,46 +222,46 @@ START_TEST(test_valid_transfers) {
   /* LD k, hbm[x_in], stride 64 */
   ck_assert_int_eq(in[1].op, OP_LD);
   ck_assert_int_eq(in[1].mods, 0);
-  check_ref(p, &in[1].d, "wg3.k");
-  ck_assert_int_eq(in[1].mem.space, MEM_HBM);
-  ck_assert_uint_eq(in[1].mem.addr, x_in->addr);
-  ck_assert_int_eq(in[1].mem.stride, 64);
-  ck_assert_int_eq(in[1].a.region, -1);
+  check_ref(p, sim_ref(p, in[1].d), "wg3.k");
+  ck_assert_int_eq(in[1].space, MEM_HBM);
+  ck_assert_uint_eq(in[1].addr, x_in->addr);
+  ck_assert_int_eq(in[1].stride, 64);
+  ck_assert_int_eq(sim_ref(p, in[1].a)->region, -1);
   /* LD w[0:32, :], hbm[wqkv.l0 + 128], stride 192 */
-  check_ref(p, &in[2].d, "wg3.w[0:32,0:32]");
-  ck_assert_uint_eq(in[2].mem.addr, wqkv->addr + 128);
-  ck_assert_int_eq(in[2].mem.stride, 192);
+  check_ref(p, sim_ref(p, in[2].d), "wg3.w[0:32,0:32]");
+  ck_assert_uint_eq(in[2].addr, wqkv->addr + 128);
+  ck_assert_int_eq(in[2].stride, 192);
   /* LD.mc v, hbm[bqkv.l0], {2, 0, 2}: targets sorted and unique; default stride */
   ck_assert_int_eq(in[3].mods, MOD_MC);
-  check_ref(p, &in[3].d, "wg3.v");
-  ck_assert_uint_eq(in[3].mem.addr, bqkv->addr);
-  ck_assert_int_eq(in[3].mem.stride, 64);
-  ck_assert_int_eq(in[3].ntargets, 2);
+  check_ref(p, sim_ref(p, in[3].d), "wg3.v");
+  ck_assert_uint_eq(in[3].addr, bqkv->addr);
+  ck_assert_int_eq(in[3].stride, 64);
+  ck_assert_int_eq(sim_insn_ntargets(&in[3]), 2);
   ck_assert_int_eq(in[3].targets[0], 0);
   ck_assert_int_eq(in[3].targets[1], 2);
   ck_assert_int_eq(sim_insn_tregion(&in[3], 0), 5);
   ck_assert_int_eq(sim_insn_tregion(&in[3], 1), 6);
   /* ST hbm[scratch + 64], acc[0:1, :], stride 32 */
   ck_assert_int_eq(in[11].op, OP_ST);
-  check_ref(p, &in[11].a, "wg3.acc[0:1,0:32]");
-  ck_assert_uint_eq(in[11].mem.addr, scratch->addr + 64);
-  ck_assert_int_eq(in[11].mem.stride, 32);
-  ck_assert_int_eq(in[11].d.region, -1);
+  check_ref(p, sim_ref(p, in[11].a), "wg3.acc[0:1,0:32]");
+  ck_assert_uint_eq(in[11].addr, scratch->addr + 64);
+  ck_assert_int_eq(in[11].stride, 32);
+  ck_assert_int_eq(sim_ref(p, in[11].d)->region, -1);
   /* ST sh[128], s */
-  ck_assert_int_eq(in[12].mem.space, MEM_SH);
-  ck_assert_uint_eq(in[12].mem.addr, 128);
-  ck_assert_int_eq(in[12].mem.stride, 1);
+  ck_assert_int_eq(in[12].space, MEM_SH);
+  ck_assert_uint_eq(in[12].addr, 128);
+  ck_assert_int_eq(in[12].stride, 1);
   /* ST wg1.t[0:1, :], acc[1:2, :]: resolved after WG 1's section */
-  ck_assert_int_eq(in[13].mem.space, MEM_RF);
-  check_ref(p, &in[13].dst, "wg1.t[0:1,0:32]");
-  ck_assert_int_eq(in[13].dst.region, 8);
-  check_ref(p, &in[13].a, "wg3.acc[1:2,0:32]");
+  ck_assert_int_eq(in[13].space, MEM_RF);
+  check_ref(p, sim_ref(p, in[13].dst), "wg1.t[0:1,0:32]");
+  ck_assert_int_eq(sim_ref(p, in[13].dst)->region, 8);
+  check_ref(p, sim_ref(p, in[13].a), "wg3.acc[1:2,0:32]");
   /* WG 0: LD.mc q ... {2}: WG 0 has no q, so d is WG 2's */
   const Insn *mc = &p->wgs[0].insns[0];
-  check_ref(p, &mc->d, "wg2.q");
-  ck_assert_int_eq(mc->ntargets, 1);
+  check_ref(p, sim_ref(p, mc->d), "wg2.q");
+  ck_assert_int_eq(sim_insn_ntargets(mc), 1);
   ck_assert_int_eq(sim_insn_tregion(mc, 0), 7);
-  ck_assert_int_eq(mc->mem.stride, 64);
+  ck_assert_int_eq(mc->stride, 64);
 }
 END_TEST
 
@@ -275,25 +277,30 @@ START_TEST(test_valid_compute) {
   /* MMA.z.t acc, k, w[0:32, :] */
   ck_assert_int_eq(in[4].op, OP_MMA);
   ck_assert_int_eq(in[4].mods, MOD_Z | MOD_T);
-  check_ref(p, &in[4].d, "wg3.acc");
-  check_ref(p, &in[4].a, "wg3.k");
-  check_ref(p, &in[4].b, "wg3.w[0:32,0:32]");
+  check_ref(p, sim_ref(p, in[4].d), "wg3.acc");
+  check_ref(p, sim_ref(p, in[4].a), "wg3.k");
+  check_ref(p, sim_ref(p, in[4].b), "wg3.w[0:32,0:32]");
   /* VEC.add acc, acc, v[:, 0:32]: row broadcast */
   ck_assert_int_eq(in[5].op, OP_VADD);
-  check_ref(p, &in[5].b, "wg3.v[0:1,0:32]");
-  ck_assert_int_eq(in[5].c.region, -1);
+  check_ref(p, sim_ref(p, in[5].b), "wg3.v[0:1,0:32]");
+  /* one operand, one entry of p->refs: acc is in[4]'s d and in[5]'s d */
+  ck_assert_uint_eq(in[4].d, in[5].d);
+  ck_assert_uint_ne(in[4].d, 0);
+  ck_assert_uint_eq(in[5].c, 0); /* absent */
+  ck_assert_uint_lt(p->nrefs, 64);
+  ck_assert_int_eq(sim_ref(p, in[5].c)->region, -1);
   /* VEC.fma acc, acc, s, v[0:1, 32:64] */
-  check_ref(p, &in[6].b, "wg3.s");
-  check_ref(p, &in[6].c, "wg3.v[0:1,32:64]");
+  check_ref(p, sim_ref(p, in[6].b), "wg3.s");
+  check_ref(p, sim_ref(p, in[6].c), "wg3.v[0:1,32:64]");
   ck_assert(in[7].imm == 0.125f);
   ck_assert(in[8].imm == -1.5f);
-  check_ref(p, &in[8].d, "wg3.s");
+  check_ref(p, sim_ref(p, in[8].d), "wg3.s");
   ck_assert_int_eq(in[9].op, OP_VRSUM);
   ck_assert_int_eq(in[10].op, OP_SEXP);
   /* RED s, s, ev.sum, 2 */
   ck_assert_int_eq(in[14].op, OP_RED);
-  check_ref(p, &in[14].d, "wg3.s");
-  check_ref(p, &in[14].a, "wg3.s");
+  check_ref(p, sim_ref(p, in[14].d), "wg3.s");
+  check_ref(p, sim_ref(p, in[14].a), "wg3.s");
   ck_assert_int_eq(in[14].event, 1);
   ck_assert_int_eq(in[14].n, 2);
   ck_assert_int_eq(in[15].event, 2);
@@ -330,7 +337,7 @@ START_TEST(test_valid_variants) {
   const char *crlf = ".machine ; hw\r\n\r\n.problem d1 ; pb\r\n.wg 0\r\n END ; done\r\n";
   g_autoptr(Program) p = parse_ok(crlf);
   ck_assert_int_eq(p->wgs[0].n, 1);
-  ck_assert_str_eq(g_ptr_array_index(p->texts, 0), "END ; done");
+  ck_assert_str_eq(g_ptr_array_index(sim_program_texts(p), 0), "END ; done");
   const char *full = ".machine\n.problem d1\n.wg 0\n END\ngarbage";
   g_autoptr(GError) err = NULL;
   g_autoptr(Program) q = sim_asm_parse("t.asm", full, strlen(full) - strlen("garbage"), &err);
@@ -857,15 +864,14 @@ static void same_insn(const Program *p, const Insn *x, const Program *q, const I
   ck_assert(memcmp(&x->imm, &y->imm, sizeof x->imm) == 0);
   ck_assert_int_eq(x->event, y->event);
   ck_assert_int_eq(x->n, y->n);
-  same_ref(&x->d, &y->d);
-  same_ref(&x->a, &y->a);
-  same_ref(&x->b, &y->b);
-  same_ref(&x->c, &y->c);
-  ck_assert(x->mem.space == y->mem.space && x->mem.addr == y->mem.addr &&
-            x->mem.stride == y->mem.stride);
-  same_ref(&x->dst, &y->dst);
-  ck_assert_int_eq(x->ntargets, y->ntargets);
-  for (int i = 0; i < x->ntargets; i++)
+  same_ref(sim_ref(p, x->d), sim_ref(q, y->d));
+  same_ref(sim_ref(p, x->a), sim_ref(q, y->a));
+  same_ref(sim_ref(p, x->b), sim_ref(q, y->b));
+  same_ref(sim_ref(p, x->c), sim_ref(q, y->c));
+  ck_assert(x->space == y->space && x->addr == y->addr && x->stride == y->stride);
+  same_ref(sim_ref(p, x->dst), sim_ref(q, y->dst));
+  ck_assert_int_eq(sim_insn_ntargets(x), sim_insn_ntargets(y));
+  for (int i = 0; i < sim_insn_ntargets(x); i++)
     ck_assert(x->targets[i] == y->targets[i] && sim_insn_tregion(x, i) == sim_insn_tregion(y, i));
 }
 
@@ -879,7 +885,7 @@ static void same_program(const char *text, const Program *p, const GError *e1, c
     return;
   }
   ck_assert_str_eq(p->sha256, q->sha256);
-  ck_assert_int_eq(p->texts->len, q->texts->len);
+  ck_assert_int_eq(sim_program_texts(p)->len, sim_program_texts(q)->len);
   ck_assert_int_eq(p->regions->len, q->regions->len);
   ck_assert_int_eq(p->events->len, q->events->len);
   ck_assert_int_eq(p->nwgs, q->nwgs);
@@ -1034,13 +1040,13 @@ START_TEST(test_rfref_extremes) {
                                   "VEC.copy row[:, 65535:65536], row[:, 0:1]\n"
                                   "END\n.wg 2\nEND");
   const Insn *in = p->wgs[0].insns;
-  ck_assert_int_eq(in[0].d.r0, 65535);
-  ck_assert_int_eq(in[0].d.rows, 1);
-  ck_assert_int_eq(in[1].d.rows, 65536);
-  ck_assert_int_eq(in[1].d.cols, 1);
+  ck_assert_int_eq(sim_ref(p, in[0].d)->r0, 65535);
+  ck_assert_int_eq(sim_ref(p, in[0].d)->rows, 1);
+  ck_assert_int_eq(sim_ref(p, in[1].d)->rows, 65536);
+  ck_assert_int_eq(sim_ref(p, in[1].d)->cols, 1);
   in = p->wgs[1].insns;
-  ck_assert_int_eq(in[0].d.c0, 65535);
-  ck_assert_int_eq(in[0].a.cols, 1);
+  ck_assert_int_eq(sim_ref(p, in[0].d)->c0, 65535);
+  ck_assert_int_eq(sim_ref(p, in[0].a)->cols, 1);
 }
 END_TEST
 
@@ -1078,6 +1084,49 @@ START_TEST(test_load) {
   ck_assert_ptr_nonnull(q);
   ck_assert_str_eq(q->file, TOP_PATH("tests/asm/tiny_d1.asm"));
   ck_assert_int_gt(q->wgs[0].n, 1);
+}
+END_TEST
+
+/* sim_asm_load maps a regular file when the bytes after its end in its
+ * last page can serve as the lexer's NUL sentinel and padding, and reads it
+ * otherwise (a file ending at or a few bytes before a page boundary): either
+ * way the same program as sim_asm_parse of its text, texts included (built
+ * from the positions, sim_program_texts). */
+START_TEST(test_load_mapped) {
+  const char *head = ".machine sms=1 wgs_per_sm=2\n.problem d1\n.wg 0\n.rf x p0 1x16\n"
+                     "  VEC.fill x, 1.5   ; a comment\n\n\tVEC.add x, x, x\t \n END\n.wg 1\nEND";
+  long page = sysconf(_SC_PAGESIZE);
+  int mapped = 0, read = 0;
+  for (long size = page - 12; size <= 2 * page + 1; size++) {
+    if (size > page + 2 && size < 2 * page - 12) size = 2 * page - 12;
+    g_autoptr(GString) t = g_string_new(head);
+    g_string_append(t, " ; pad ");
+    while ((long)t->len < size - 1) g_string_append_c(t, 'p');
+    g_string_append_c(t, '\n');
+    ck_assert_int_eq((long)t->len, size);
+    g_autofree char *path = NULL;
+    int fd = g_file_open_tmp("tcc-map-XXXXXX.asm", &path, NULL);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    ck_assert(g_file_set_contents(path, t->str, (gssize)t->len, NULL));
+    g_autoptr(GError) e1 = NULL, e2 = NULL;
+    g_autoptr(Program) p = sim_asm_load(path, &e1);
+    g_autoptr(Program) q = sim_asm_parse(path, t->str, t->len, &e2);
+    ck_assert_ptr_nonnull(p);
+    same_program(t->str, p, e1, q, e2);
+    ck_assert_str_eq(sim_insn_text(p, &p->wgs[0].insns[0]), "VEC.fill x, 1.5   ; a comment");
+    ck_assert_str_eq(sim_insn_text(p, &p->wgs[0].insns[1]), "VEC.add x, x, x");
+    const char *end = strstr(t->str, "\nEND") + 1; /* to the last newline */
+    g_autofree char *last = g_strndup(end, (gsize)(t->str + t->len - 1 - end));
+    ck_assert_str_eq(sim_insn_text(p, &p->wgs[1].insns[0]), last);
+    /* mapped exactly when 9 bytes (NUL and padding) fit after the end */
+    gboolean fits = size % page != 0 && page - size % page >= 9;
+    ck_assert_int_eq(p->source_map != 0, fits);
+    mapped += fits;
+    read += !fits;
+    g_unlink(path);
+  }
+  ck_assert(mapped > 0 && read > 0);
 }
 END_TEST
 
@@ -1158,6 +1207,7 @@ Suite *suite_asm(void) {
   tcase_add_test(tc, test_sha256);
   tcase_add_test(tc, test_rfref_extremes);
   tcase_add_test(tc, test_load);
+  tcase_add_test(tc, test_load_mapped);
   tcase_add_loop_test(tc, test_bad_files, 0, G_N_ELEMENTS(bad_asm));
   tcase_add_test(tc, test_bad_files_others);
   suite_add_tcase(s, tc);
