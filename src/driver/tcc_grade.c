@@ -8,7 +8,6 @@
  * Exit codes: 0 = both problems correct and within budgets on every seed,
  * 1 = a constraint fails, 2 = bad input (plan, compile or a faulty program). */
 #include <inttypes.h>
-#include <malloc.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -16,6 +15,7 @@
 #include <json-glib/json-glib.h>
 
 #include "bounds.h"
+#include "heap.h"
 #include "json_text.h"
 #include "pipeline.h"
 #include "record.h"
@@ -470,13 +470,12 @@ static int tool_error(const char *dir, const char *plan, const char *note, const
 }
 
 int main(int argc, char **argv) {
-#ifdef M_MMAP_THRESHOLD
   /* Each check allocates and frees tens of MB (an HBM image, RFs, a
-   * reference): keep them in malloc's arenas for the next check instead of
-   * mapping fresh pages that the kernel must zero (sys time halves). */
-  mallopt(M_MMAP_THRESHOLD, 256 << 20);
-  mallopt(M_TRIM_THRESHOLD, 512 << 20);
-#endif
+   * reference) on whichever pool thread runs it: one heap for every thread,
+   * grown in 256 MiB steps marked for huge pages, keeps them for the next
+   * check instead of mapping fresh pages that the kernel must zero
+   * (heap.c). */
+  heap_setup(256u << 20, TRUE);
   gboolean version = FALSE, json = FALSE;
   g_autofree char *rec_dir = NULL, *note = NULL, *log_dir = NULL;
   GOptionEntry entries[] = {
