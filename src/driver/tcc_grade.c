@@ -18,6 +18,7 @@
 #include "heap.h"
 #include "json_text.h"
 #include "pipeline.h"
+#include "program.h"
 #include "record.h"
 #include "sim.h"
 
@@ -137,6 +138,8 @@ typedef struct Job {
   gboolean refs_apply;     /* ... and of use: prog's problem is prob (else checks compute their own) */
   SimTiming *timing;       /* set by the timing task, then read by the checks */
   WlRef *ref[NSEEDS];
+  float *image[NSEEDS];    /* the seed's initial HBM, made for its reference and
+                            * taken by its check (under g->lock) */
   RefState ref_state[NSEEDS]; /* under g->lock */
   SimResult res[NSEEDS];
   GError *err[NSEEDS];
@@ -169,16 +172,22 @@ static void push(Grade *g, Job *job, TaskKind kind, int seed) {
 
 /* The reference of seed i of job j, computed here unless another thread
  * has started it (then wait for it).  With need = FALSE (a T_REF task),
- * only if nobody has started it. */
+ * only if nobody has started it.  It leaves the seed's initial HBM image in
+ * j->image[i] for the check. */
 static const WlRef *reference(Job *j, int i, gboolean need) {
   Grade *g = j->g;
   g_mutex_lock(&g->lock);
   if (j->ref_state[i] == REF_QUEUED) {
     j->ref_state[i] = REF_RUNNING;
     g_mutex_unlock(&g->lock);
-    WlRef *r = wl_reference(&j->prob, &j->abi, seeds[i]);
+    /* the seed's data, made once: the reference reads it, the check runs on it */
+    float *image = g_new(float, j->abi.hbm_bytes / 4);
+    sim_huge_hint(image, j->abi.hbm_bytes);
+    wl_init_hbm(&j->prob, &j->abi, seeds[i], image);
+    WlRef *r = wl_reference_image(&j->prob, &j->abi, seeds[i], image);
     g_mutex_lock(&g->lock);
     j->ref[i] = r;
+    j->image[i] = image;
     j->ref_state[i] = REF_DONE;
     g_cond_broadcast(&g->cond);
   }
@@ -199,10 +208,15 @@ static void run_task(gpointer data, gpointer user) {
     for (int i = 0; i < NSEEDS; i++) push(g, j, T_CHECK, i);
     break;
   }
-  case T_CHECK:
-    sim_check(j->timing, seeds[t->seed], j->refs_apply ? reference(j, t->seed, TRUE) : NULL,
-              &j->res[t->seed], &j->err[t->seed]);
+  case T_CHECK: {
+    const WlRef *ref = j->refs_apply ? reference(j, t->seed, TRUE) : NULL;
+    float *image = NULL; /* the reference's data: no second generation */
+    g_mutex_lock(&g->lock);
+    if (ref) image = j->image[t->seed], j->image[t->seed] = NULL;
+    g_mutex_unlock(&g->lock);
+    sim_check_take(j->timing, seeds[t->seed], image, ref, &j->res[t->seed], &j->err[t->seed]);
     break;
+  }
   case T_REF:
     if (!g_atomic_int_get(&g->cancel)) reference(j, t->seed, FALSE);
     break;
@@ -267,6 +281,7 @@ static void job_clear(Job *j) {
   for (int i = 0; i < NSEEDS; i++) {
     g_clear_error(&j->err[i]);
     wl_reference_free(j->ref[i]);
+    g_free(j->image[i]);
   }
   wl_abi_clear(&j->abi);
 }
@@ -371,18 +386,18 @@ static void print_json(const Plan *plan, const Outcome *p1, const Outcome *d1, g
 /* Compile both problems and grade them: P1's compile, then D1's compile
  * while P1 runs; then the outcomes, P1's first (its error wins, as when
  * each problem ran to its end before the next was compiled). */
-static gboolean grade(const Plan *plan, Outcome *p1, Outcome *d1, GError **err) {
+static gboolean grade(const Plan *plan, int nthreads, Outcome *p1, Outcome *d1, GError **err) {
   Grade g = {0};
   g_mutex_init(&g.lock);
   g_cond_init(&g.cond);
-  int nthreads = CLAMP((int)g_get_num_processors(), 1, 2 * NSEEDS);
   g.pool = g_thread_pool_new(run_task, &g, nthreads, FALSE, NULL);
   g_thread_pool_set_sort_function(g.pool, task_order, NULL);
   Job jp = {0}, jd = {0};
   g_autoptr(Program) pp = NULL, pd = NULL;
   g_autoptr(GError) derr = NULL;
-  /* while this thread compiles, the pool leaves it a processor */
-  if (nthreads > 1) g_thread_pool_set_max_threads(g.pool, nthreads - 1, NULL);
+  /* while this thread compiles, the pool leaves it a processor (with one
+   * thread, the pool waits: one task at a time) */
+  g_thread_pool_set_max_threads(g.pool, nthreads - 1, NULL);
   start_refs(&g, &plan->p1.dims, &jp);
   start_refs(&g, &plan->d1.dims, &jd);
   gboolean ok = start_one(&g, plan, PROB_P1, &jp, &pp, err);
@@ -527,10 +542,22 @@ int main(int argc, char **argv) {
     fprintf(stderr, "%s\n", err->message);
     return 2;
   }
+  /* the pool's threads: one per processor (up to one per task), or
+   * TCC_GRADE_THREADS (docs/tools.md; the report is the same whatever it is) */
+  int nthreads = CLAMP((int)g_get_num_processors(), 1, 2 * NSEEDS);
+  const char *env = g_getenv("TCC_GRADE_THREADS");
+  if (env) {
+    guint64 v;
+    if (!g_ascii_string_to_unsigned(env, 10, 1, 64, &v, NULL)) {
+      fprintf(stderr, "tcc-grade: error: TCC_GRADE_THREADS='%s': expected a thread count from 1 to 64\n", env);
+      return 2;
+    }
+    nthreads = (int)v;
+  }
   g_autoptr(Plan) plan = plan_load(argv[1], &err);
   if (!plan) return tool_error(rec_dir, argv[1], note, err->message);
   Outcome p1 = {0}, d1 = {0};
-  if (!grade(plan, &p1, &d1, &err)) return tool_error(rec_dir, argv[1], note, err->message);
+  if (!grade(plan, nthreads, &p1, &d1, &err)) return tool_error(rec_dir, argv[1], note, err->message);
   double c1 = (double)p1.res[0].cycles, c2 = (double)d1.res[0].cycles;
   Problem dp1, dd1;
   wl_problem_default(&dp1, PROB_P1);
