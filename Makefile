@@ -35,7 +35,8 @@ ALL_CFLAGS := $(BASE_CFLAGS) $(SIM_INC) $(GEN_INC) $(CFLAGS)
 # GLPK (placement.solver: ilp) is linked statically when the C library
 # directory has libglpk.a (Debian's libglpk-dev ships it): tcc-gen then
 # loads 17 shared libraries instead of 22 (no libglpk, amd, colamd,
-# suitesparseconfig, gmp) and starts ~1.5 ms sooner (docs/dependencies.md).
+# suitesparseconfig, gmp) and starts ~1 ms sooner (docs/dependencies.md):
+# on this VM each library costs page-table work (relocation, RELRO).
 # The archive's own needs follow it: amd, colamd, gmp and zlib (libglpk-dev
 # depends on their -dev packages) and libltdl (libglpk40 depends on
 # libltdl7, which has no -dev link).  --as-needed: each command records only
@@ -46,7 +47,13 @@ GLPK_LIBS := -lglpk
 else
 GLPK_LIBS := -Wl,-Bstatic -lglpk -Wl,-Bdynamic -lamd -lcolamd -lgmp -lz -l:libltdl.so.7
 endif
-LDLIBS    := -Wl,--as-needed $(shell pkg-config --libs $(PKGS)) -lm $(GLPK_LIBS)
+# libyaml likewise (libyaml-dev ships libyaml.a; it needs nothing else): its
+# objects are taken before pkg-config's -lyaml, which then adds nothing.
+YAML_A    := $(shell $(CC) -print-file-name=libyaml.a 2>/dev/null)
+ifneq ($(YAML_A),libyaml.a)
+YAML_LIBS := -Wl,-Bstatic -lyaml -Wl,-Bdynamic
+endif
+LDLIBS    := -Wl,--as-needed $(YAML_LIBS) $(shell pkg-config --libs $(PKGS)) -lm $(GLPK_LIBS)
 CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null)
 RE2C      ?= re2c
