@@ -18,7 +18,6 @@
 #include "heap.h"
 #include "json_text.h"
 #include "pipeline.h"
-#include "program.h"
 #include "record.h"
 #include "sim.h"
 
@@ -138,8 +137,6 @@ typedef struct Job {
   gboolean refs_apply;     /* ... and of use: prog's problem is prob (else checks compute their own) */
   SimTiming *timing;       /* set by the timing task, then read by the checks */
   WlRef *ref[NSEEDS];
-  float *image[NSEEDS];    /* the seed's initial HBM, made for its reference and
-                            * taken by its check (under g->lock) */
   RefState ref_state[NSEEDS]; /* under g->lock */
   SimResult res[NSEEDS];
   GError *err[NSEEDS];
@@ -172,22 +169,16 @@ static void push(Grade *g, Job *job, TaskKind kind, int seed) {
 
 /* The reference of seed i of job j, computed here unless another thread
  * has started it (then wait for it).  With need = FALSE (a T_REF task),
- * only if nobody has started it.  It leaves the seed's initial HBM image in
- * j->image[i] for the check. */
+ * only if nobody has started it. */
 static const WlRef *reference(Job *j, int i, gboolean need) {
   Grade *g = j->g;
   g_mutex_lock(&g->lock);
   if (j->ref_state[i] == REF_QUEUED) {
     j->ref_state[i] = REF_RUNNING;
     g_mutex_unlock(&g->lock);
-    /* the seed's data, made once: the reference reads it, the check runs on it */
-    float *image = g_new(float, j->abi.hbm_bytes / 4);
-    sim_huge_hint(image, j->abi.hbm_bytes);
-    wl_init_hbm(&j->prob, &j->abi, seeds[i], image);
-    WlRef *r = wl_reference_image(&j->prob, &j->abi, seeds[i], image);
+    WlRef *r = wl_reference(&j->prob, &j->abi, seeds[i]);
     g_mutex_lock(&g->lock);
     j->ref[i] = r;
-    j->image[i] = image;
     j->ref_state[i] = REF_DONE;
     g_cond_broadcast(&g->cond);
   }
@@ -208,15 +199,10 @@ static void run_task(gpointer data, gpointer user) {
     for (int i = 0; i < NSEEDS; i++) push(g, j, T_CHECK, i);
     break;
   }
-  case T_CHECK: {
-    const WlRef *ref = j->refs_apply ? reference(j, t->seed, TRUE) : NULL;
-    float *image = NULL; /* the reference's data: no second generation */
-    g_mutex_lock(&g->lock);
-    if (ref) image = j->image[t->seed], j->image[t->seed] = NULL;
-    g_mutex_unlock(&g->lock);
-    sim_check_take(j->timing, seeds[t->seed], image, ref, &j->res[t->seed], &j->err[t->seed]);
+  case T_CHECK:
+    sim_check(j->timing, seeds[t->seed], j->refs_apply ? reference(j, t->seed, TRUE) : NULL,
+              &j->res[t->seed], &j->err[t->seed]);
     break;
-  }
   case T_REF:
     if (!g_atomic_int_get(&g->cancel)) reference(j, t->seed, FALSE);
     break;
@@ -281,7 +267,6 @@ static void job_clear(Job *j) {
   for (int i = 0; i < NSEEDS; i++) {
     g_clear_error(&j->err[i]);
     wl_reference_free(j->ref[i]);
-    g_free(j->image[i]);
   }
   wl_abi_clear(&j->abi);
 }

@@ -904,8 +904,7 @@ static void init_clocks(Sim *s) {
   find_remote(s);
 }
 
-/* hbm0: the initial HBM image, taken (sim_check_take), or NULL to make it. */
-static void sim_init(Sim *s, const Program *p, const SimOptions *o, float *hbm0) {
+static void sim_init(Sim *s, const Program *p, const SimOptions *o) {
   memset(s, 0, sizeof *s);
   s->p = p;
   s->o = o;
@@ -931,14 +930,10 @@ static void sim_init(Sim *s, const Program *p, const SimOptions *o, float *hbm0)
     s->geo[i] = x;
   }
   s->hbm_words = p->abi.hbm_bytes / 4;
-  if (!o->timing_only && hbm0) {
-    s->hbm = hbm0;
-  } else if (!o->timing_only) {
+  if (!o->timing_only) {
     s->hbm = g_new(float, s->hbm_words);
     sim_huge_hint(s->hbm, s->hbm_words * sizeof(float));
     wl_init_hbm(&p->prob, &p->abi, o->seed, s->hbm);
-  } else {
-    g_free(hbm0);
   }
   if (m->sh_kib > 0) {
     s->sh = g_new0(float *, m->sms);
@@ -1255,7 +1250,7 @@ gboolean sim_run(const Program *prog, const SimOptions *options, SimResult *res,
   Sim s;
   SimOptions o = clamp_options(options);
   memset(res, 0, sizeof *res);
-  sim_init(&s, prog, &o, NULL);
+  sim_init(&s, prog, &o);
   run(&s);
   if (s.err) {
     g_propagate_error(err, s.err);
@@ -1287,7 +1282,7 @@ SimTiming *sim_time(const Program *prog, const SimOptions *options) {
   t->o.keep_hbm = FALSE;
   t->fnlog = g_array_new(FALSE, FALSE, sizeof(FnAct));
   Sim s;
-  sim_init(&s, prog, &t->o, NULL);
+  sim_init(&s, prog, &t->o);
   s.fnlog = t->fnlog;
   run(&s);
   if (s.err) {
@@ -1302,17 +1297,12 @@ SimTiming *sim_time(const Program *prog, const SimOptions *options) {
 
 gboolean sim_check(const SimTiming *t, uint64_t seed, const WlRef *ref, SimResult *res,
                    GError **err) {
-  return sim_check_take(t, seed, NULL, ref, res, err);
-}
-
-gboolean sim_check_take(const SimTiming *t, uint64_t seed, float *hbm0, const WlRef *ref,
-                        SimResult *res, GError **err) {
   SimOptions o = t->o;
   o.seed = seed;
   o.timing_only = FALSE;
   Sim s;
   memset(res, 0, sizeof *res);
-  sim_init(&s, t->p, &o, hbm0);
+  sim_init(&s, t->p, &o);
   for (guint i = 0; i < t->fnlog->len && !s.err; i++) {
     const FnAct *a = &g_array_index(t->fnlog, FnAct, i);
     fn_apply(&s, (FnKind)a->kind, a->a, a->pc);

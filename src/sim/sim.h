@@ -92,12 +92,6 @@ typedef struct SimTiming SimTiming;
 SimTiming *sim_time(const Program *prog, const SimOptions *opt);
 gboolean sim_check(const SimTiming *t, uint64_t seed, const WlRef *ref, SimResult *res,
                    GError **err);
-/* sim_check on `hbm0`, the seed's initial HBM image (wl_init_hbm's for the
- * program's problem and that seed), which the call takes and frees: the
- * check runs on it instead of generating the data again (tcc-grade makes
- * it once for the reference and the check).  NULL hbm0: sim_check. */
-gboolean sim_check_take(const SimTiming *t, uint64_t seed, float *hbm0, const WlRef *ref,
-                        SimResult *res, GError **err);
 void sim_timing_free(SimTiming *t);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(SimTiming, sim_timing_free)
 

@@ -363,16 +363,6 @@ static float *gen_sym(const Abi *abi, int sym, uint64_t seed) {
   return f;
 }
 
-/* The floats of a whole symbol: read from `hbm0`, the seed's initial HBM
- * image as wl_init_hbm writes it, or generated when there is none (*own
- * then holds them, for the caller to free).  Either way the same values. */
-static const float *sym_data(const Abi *abi, int sym, uint64_t seed, const float *hbm0,
-                             float **own) {
-  *own = NULL;
-  if (hbm0) return hbm0 + abi->syms[sym].addr / 4;
-  return *own = gen_sym(abi, sym, seed);
-}
-
 /* A k x n matrix (n a multiple of 8) repacked as n/8 panels of k x 8: panel
  * j holds columns 8j..8j+7, row after row, so the GEMM reads it contiguously. */
 static double *pack_panels(const float *b, int k, int n) {
@@ -385,14 +375,13 @@ static double *pack_panels(const float *b, int k, int n) {
 }
 
 /* Load and convert the weights of layer l. */
-static void ref_layer_load(const Abi *abi, uint64_t seed, const float *hbm0, int l, RefLayer *L) {
+static void ref_layer_load(const Abi *abi, uint64_t seed, int l, RefLayer *L) {
   for (int w = 0; w < W_COUNT; w++) {
     char name[32];
     snprintf(name, sizeof name, "%s.l%d", wl_wnames[w], l);
     int i = abi_index(abi, name);
     const AbiSym *s = &abi->syms[i];
-    float *own;
-    const float *f = sym_data(abi, i, seed, hbm0, &own);
+    float *f = gen_sym(abi, i, seed);
     size_t n = (size_t)s->rows * s->cols;
     if (s->rows > 1) {
       L->w[w] = pack_panels(f, s->rows, s->cols);
@@ -400,7 +389,7 @@ static void ref_layer_load(const Abi *abi, uint64_t seed, const float *hbm0, int
       L->w[w] = g_new(double, n);
       for (size_t e = 0; e < n; e++) L->w[w][e] = f[e];
     }
-    g_free(own);
+    g_free(f);
   }
 }
 
@@ -760,8 +749,8 @@ static gpointer ref_seq_worker(gpointer data) {
 }
 
 /* History K/V of layer l (rows 0..hist-1 of each head) into k, v. */
-static void ref_history(const Problem *p, const Abi *abi, uint64_t seed, const float *hbm0,
-                        int l, double *k, double *v) {
+static void ref_history(const Problem *p, const Abi *abi, uint64_t seed, int l,
+                        double *k, double *v) {
   int hist = p->history, hs = p->history + p->steps;
   float *cf = g_new(float, (size_t)hist * HEAD_DIM);
   for (int which = 0; which < 2; which++) {
@@ -770,13 +759,9 @@ static void ref_history(const Problem *p, const Abi *abi, uint64_t seed, const f
     int ic = abi_index(abi, name);
     double *dst = which ? v : k;
     for (int h = 0; h < p->heads; h++) {
-      const float *src = cf;
-      if (hbm0)
-        src = hbm0 + abi->syms[ic].addr / 4 + (size_t)h * hs * HEAD_DIM;
-      else
-        gen_rows(abi, ic, seed, h * hs, h * hs + hist, cf);
+      gen_rows(abi, ic, seed, h * hs, h * hs + hist, cf);
       for (size_t e = 0; e < (size_t)hist * HEAD_DIM; e++)
-        dst[(size_t)h * hs * HEAD_DIM + e] = src[e];
+        dst[(size_t)h * hs * HEAD_DIM + e] = cf[e];
     }
   }
   g_free(cf);
@@ -788,8 +773,8 @@ static void ref_history(const Problem *p, const Abi *abi, uint64_t seed, const f
  * with `alone` (each value is computed the same way whatever thread runs
  * it, so the result is deterministic).  dev is WL_DEV_NONE except for
  * wl_write_deviant. */
-static void ref_run(const Problem *p, const Abi *abi, uint64_t seed, const float *hbm0,
-                    WlDeviation dev, gboolean alone, Ref *r) {
+static void ref_run(const Problem *p, const Abi *abi, uint64_t seed, WlDeviation dev,
+                    gboolean alone, Ref *r) {
   RefJob j = {.p = p, .r = r, .dev = dev};
   j.nseq = p->kind == PROB_D1 ? 1 : p->seqs;
   j.n = p->kind == PROB_D1 ? p->steps : p->rows;
@@ -797,21 +782,20 @@ static void ref_run(const Problem *p, const Abi *abi, uint64_t seed, const float
   j.hs = j.hist + j.n;
   size_t kv = (size_t)j.nseq * p->heads * j.hs * HEAD_DIM;
   int ix = abi_index(abi, "x_in");
-  float *own; /* D1's image has no inputs yet: the host releases them */
-  const float *xf = sym_data(abi, ix, seed, p->kind == PROB_P1 ? hbm0 : NULL, &own);
+  float *xf = gen_sym(abi, ix, seed);
   size_t nx = (size_t)abi->syms[ix].rows * p->d_model;
   r->layers = p->layers;
   r->out = g_new(double, nx);
   for (size_t e = 0; e < nx; e++) r->out[e] = xf[e];
-  g_free(own);
+  g_free(xf);
   r->k = g_new0(double *, p->layers);
   r->v = g_new0(double *, p->layers);
   RefLayer *L = g_new0(RefLayer, p->layers);
   for (int l = 0; l < p->layers; l++) {
-    ref_layer_load(abi, seed, hbm0, l, &L[l]);
+    ref_layer_load(abi, seed, l, &L[l]);
     r->k[l] = g_new0(double, kv);
     r->v[l] = g_new0(double, kv);
-    if (j.hist > 0) ref_history(p, abi, seed, hbm0, l, r->k[l], r->v[l]);
+    if (j.hist > 0) ref_history(p, abi, seed, l, r->k[l], r->v[l]);
   }
   j.L = L;
   j.nthreads = alone ? 1 : MIN(j.nseq, (int)g_get_num_processors());
@@ -932,7 +916,7 @@ void wl_check(const Problem *p, const Abi *abi, uint64_t seed, const float *hbm,
               WlCheck *out) {
   if (check_cheap(p, abi, hbm, out)) return;
   Ref r;
-  ref_run(p, abi, seed, NULL, WL_DEV_NONE, FALSE, &r);
+  ref_run(p, abi, seed, WL_DEV_NONE, FALSE, &r);
   walk(p, abi, &r, hbm, NULL, out);
   ref_free(&r);
   out->pass = out->max_abs_err <= WL_TOLERANCE && out->unwritten == 0;
@@ -943,12 +927,8 @@ struct WlRef {
 };
 
 WlRef *wl_reference(const Problem *p, const Abi *abi, uint64_t seed) {
-  return wl_reference_image(p, abi, seed, NULL);
-}
-
-WlRef *wl_reference_image(const Problem *p, const Abi *abi, uint64_t seed, const float *hbm0) {
   WlRef *w = g_new0(WlRef, 1);
-  ref_run(p, abi, seed, hbm0, WL_DEV_NONE, TRUE, &w->r);
+  ref_run(p, abi, seed, WL_DEV_NONE, TRUE, &w->r);
   return w;
 }
 
@@ -977,7 +957,7 @@ void wl_write_reference(const Problem *p, const Abi *abi, uint64_t seed, float *
 void wl_write_deviant(const Problem *p, const Abi *abi, uint64_t seed, WlDeviation dev,
                       float *hbm) {
   Ref r;
-  ref_run(p, abi, seed, NULL, dev, FALSE, &r);
+  ref_run(p, abi, seed, dev, FALSE, &r);
   walk(p, abi, &r, NULL, hbm, NULL);
   ref_free(&r);
 }

@@ -97,10 +97,6 @@ WlRef *wl_reference(const Problem *p, const Abi *abi, uint64_t seed);
 void wl_check_ref(const Problem *p, const Abi *abi, const WlRef *ref, const float *hbm,
                   WlCheck *out);
 void wl_reference_free(WlRef *ref);
-/* wl_reference read from the seed's initial HBM image `hbm0` (as
- * wl_init_hbm writes it for that seed) instead of generating the data
- * again: the same reference.  NULL hbm0: wl_reference. */
-WlRef *wl_reference_image(const Problem *p, const Abi *abi, uint64_t seed, const float *hbm0);
 /* Write the reference outputs (rounded to float) where the program must write
  * them (out and the new K/V): a correct HBM image for tests. */
 void wl_write_reference(const Problem *p, const Abi *abi, uint64_t seed, float *hbm);
