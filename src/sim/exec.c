@@ -314,21 +314,20 @@ void exec_transfer(Sim *s, int wgi, int pc) {
   Wg *w = &s->wg[wgi];
   const Insn *in = &w->code->insns[pc];
   if (in->op == OP_LD) {
+    /* straight from memory into each destination window (HBM and SH never
+     * overlap an RF): the bytes a copy through a temporary would give */
     const RfRef *d = &in->d;
-    float *src = mem_base(s, w, &in->mem);
-    float *t = g_new(float, (size_t)d->rows * d->cols);
-    for (int i = 0; i < d->rows; i++)
-      memcpy(t + (long)i * d->cols, src + (long)i * in->mem.stride, sizeof(float) * (size_t)d->cols);
-    if (in->mods & MOD_MC) {
-      for (int k = 0; k < in->ntargets; k++) {
-        RfRef r = *d;
-        r.region = sim_insn_tregion(in, k);
-        exec_scatter(s, &s->wg[in->targets[k]], &r, t);
-      }
-    } else {
-      exec_scatter(s, w, d, t);
+    const float *src = mem_base(s, w, &in->mem);
+    int n = in->mods & MOD_MC ? in->ntargets : 1;
+    for (int k = 0; k < n; k++) {
+      RfRef r = *d;
+      Wg *tw = w;
+      if (in->mods & MOD_MC) r.region = sim_insn_tregion(in, k), tw = &s->wg[in->targets[k]];
+      View v = view(s, tw, &r);
+      for (int i = 0; i < v.rows; i++)
+        memcpy(v.p + (long)i * v.rs, src + (long)i * in->mem.stride, sizeof(float) * (size_t)v.cols);
+      mark(v);
     }
-    g_free(t);
     return;
   }
   /* OP_ST */
