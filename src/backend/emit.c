@@ -127,12 +127,19 @@ static inline void pad_to(Emit *e, int col) {
   e->n += n;
 }
 
-/* A decimal integer. */
+/* A decimal integer.  Most have at most 8 characters: those are moved as
+ * one 8-byte block (buf has 8 spare bytes after the digits, and the buffer
+ * room for IR_INT_CHARS; bytes past the number are overwritten next). */
 static void put_int(Emit *e, int64_t v) {
-  char buf[IR_INT_CHARS];
+  char buf[IR_INT_CHARS + 8] = {0};
   gsize n;
   const char *q = ir_int_text(buf, v, &n);
-  put_len(e, q, n);
+  char *dst = room(e, IR_INT_CHARS);
+  if (n <= 8)
+    memcpy(dst, q, 8);
+  else
+    memcpy(dst, q, n);
+  e->n += n;
 }
 
 /* ------------------------------------------------------------ operands */
