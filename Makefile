@@ -4,7 +4,8 @@
 # the golden and CLI tests; `make install` (PREFIX, DESTDIR) installs the
 # commands, their man pages and the docs.
 # Dependencies come from pkg-config (glib-2.0, yaml-0.1, check); re2c generates
-# the lexer; GLPK has no .pc file on Debian and is linked with -lglpk.
+# the lexer; GLPK has no .pc file on Debian and is linked with -lglpk
+# (statically when libglpk.a is there: GLPK_LIBS below).
 
 PKGS      := glib-2.0 yaml-0.1 json-glib-1.0
 # cairo draws tcc-sim --plot (src/sim/plot.c); fontconfig frees its font
@@ -31,7 +32,28 @@ GEN_INC   := -Isrc/spec -Isrc/frontend -Isrc/ir -Isrc/passes -Isrc/backend -Isrc
 SIM_CFLAGS := $(BASE_CFLAGS) $(SIM_INC) $(CFLAGS)
 GEN_CFLAGS := $(BASE_CFLAGS) $(GEN_INC) $(CFLAGS)
 ALL_CFLAGS := $(BASE_CFLAGS) $(SIM_INC) $(GEN_INC) $(CFLAGS)
-LDLIBS    := $(shell pkg-config --libs $(PKGS)) -lm -lglpk
+# GLPK (placement.solver: ilp) is linked statically when the C library
+# directory has libglpk.a (Debian's libglpk-dev ships it): tcc-gen then
+# loads 17 shared libraries instead of 22 (no libglpk, amd, colamd,
+# suitesparseconfig, gmp) and starts ~1 ms sooner (docs/dependencies.md):
+# on this VM each library costs page-table work (relocation, RELRO).
+# The archive's own needs follow it: amd, colamd, gmp and zlib (libglpk-dev
+# depends on their -dev packages) and libltdl (libglpk40 depends on
+# libltdl7, which has no -dev link).  --as-needed: each command records only
+# the libraries it calls (tcc-sim: no GLPK, no YAML).
+GLPK_A    := $(shell $(CC) -print-file-name=libglpk.a 2>/dev/null)
+ifeq ($(GLPK_A),libglpk.a)
+GLPK_LIBS := -lglpk
+else
+GLPK_LIBS := -Wl,-Bstatic -lglpk -Wl,-Bdynamic -lamd -lcolamd -lgmp -lz -l:libltdl.so.7
+endif
+# libyaml likewise (libyaml-dev ships libyaml.a; it needs nothing else): its
+# objects are taken before pkg-config's -lyaml, which then adds nothing.
+YAML_A    := $(shell $(CC) -print-file-name=libyaml.a 2>/dev/null)
+ifneq ($(YAML_A),libyaml.a)
+YAML_LIBS := -Wl,-Bstatic -lyaml -Wl,-Bdynamic
+endif
+LDLIBS    := -Wl,--as-needed $(YAML_LIBS) $(shell pkg-config --libs $(PKGS)) -lm $(GLPK_LIBS)
 CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null)
 RE2C      ?= re2c

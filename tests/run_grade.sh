@@ -108,6 +108,27 @@ else
   ko "tcc-grade best: passes, score 5055.92"
   cat "$tmp/best"
 fi
+# the same report whatever the number of threads (TCC_GRADE_THREADS,
+# docs/tools.md): one task at a time, or more threads than tasks; and a
+# count out of range is refused
+if TCC_GRADE_THREADS=1 "$grade" plans/best.yaml >"$tmp/best.t1" 2>&1 && cmp -s "$tmp/best" "$tmp/best.t1" &&
+  TCC_GRADE_THREADS=12 "$grade" plans/best.yaml >"$tmp/best.t12" 2>&1 && cmp -s "$tmp/best" "$tmp/best.t12" &&
+  TCC_GRADE_THREADS=1 "$grade" --json "$tmp/two.yaml" >"$tmp/two.t1.json" 2>&1 &&
+  TCC_GRADE_THREADS=3 "$grade" --json "$tmp/two.yaml" >"$tmp/two.t3.json" 2>&1 &&
+  cmp -s "$tmp/two.t1.json" "$tmp/two.t3.json"; then
+  ok "tcc-grade: the same report on 1, 3, 12 threads and the default"
+else
+  ko "tcc-grade: the same report on 1, 3, 12 threads and the default"
+  diff "$tmp/best" "$tmp/best.t1"; diff "$tmp/best" "$tmp/best.t12"; diff "$tmp/two.t1.json" "$tmp/two.t3.json"
+fi
+TCC_GRADE_THREADS=0 "$grade" plans/best.yaml >"$tmp/t0.out" 2>"$tmp/t0.err"
+if [ $? -eq 2 ] && [ ! -s "$tmp/t0.out" ] &&
+  [ "$(cat "$tmp/t0.err")" = "tcc-grade: error: TCC_GRADE_THREADS='0': expected a thread count from 1 to 64" ]; then
+  ok "tcc-grade: TCC_GRADE_THREADS=0 refused (exit 2, one line)"
+else
+  ko "tcc-grade: TCC_GRADE_THREADS=0 refused (exit 2, one line)"
+  cat "$tmp/t0.err"
+fi
 # the best P1 (with best.yaml's D1) passes everywhere (README quotes it)
 if "$grade" plans/best-p1.yaml >"$tmp/bestp1" 2>&1 &&
   sed -n 6p "$tmp/bestp1" | grep -q "^score 2961.96  = 1000 \* sqrt(802528 \* 124192 / (185014 \* 61403))$"; then

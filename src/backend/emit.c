@@ -60,6 +60,9 @@ typedef struct Emit {
   gsize mnemonic_len[IR__COUNT];
   const char *knob;  /* the last knob cited, and its length             */
   gsize knob_len;
+  char **region;     /* per RF tensor: its region name, made on first use */
+  guint16 *region_len; /* ... and its length (names past OUT_BUF / 2 are  */
+                       /* never cached: put_region's slow way)            */
   char buf[OUT_BUF];
 } Emit;
 
@@ -124,12 +127,19 @@ static inline void pad_to(Emit *e, int col) {
   e->n += n;
 }
 
-/* A decimal integer. */
+/* A decimal integer.  Most have at most 8 characters: those are moved as
+ * one 8-byte block (buf has 8 spare bytes after the digits, and the buffer
+ * room for IR_INT_CHARS; bytes past the number are overwritten next). */
 static void put_int(Emit *e, int64_t v) {
-  char buf[IR_INT_CHARS];
+  char buf[IR_INT_CHARS + 8] = {0};
   gsize n;
   const char *q = ir_int_text(buf, v, &n);
-  put_len(e, q, n);
+  char *dst = room(e, IR_INT_CHARS);
+  if (n <= 8)
+    memcpy(dst, q, 8);
+  else
+    memcpy(dst, q, n);
+  e->n += n;
 }
 
 /* ------------------------------------------------------------ operands */
@@ -140,8 +150,13 @@ static inline const IrTensor *tensor(const Ir *ir, int t) {
 
 static inline const IrTask *task_at(const Ir *ir, int k) { return g_ptr_array_index(ir->tasks, k); }
 
-/* The region name of RF tensor t: its name with '.' -> '_'. */
+/* The region name of RF tensor t: its name with '.' -> '_' (an op names
+ * two or three regions: each name is made once per call). */
 static void put_region(Emit *e, int t) {
+  if (e->region[t]) {
+    put_len(e, e->region[t], e->region_len[t]);
+    return;
+  }
   const char *name = tensor(e->ir, t)->name;
   gsize len = name ? strlen(name) : 0;
   if (len > OUT_BUF / 2) { /* never in practice: the slow way */
@@ -150,9 +165,12 @@ static void put_region(Emit *e, int t) {
     put_long(e, region, len);
     return;
   }
-  char *q = room(e, len);
+  char *q = g_new(char, len + 1);
   for (gsize i = 0; i < len; i++) q[i] = name[i] == '.' ? '_' : name[i];
-  e->n += len;
+  q[len] = '\0';
+  e->region[t] = q;
+  e->region_len[t] = (guint16)len;
+  put_len(e, q, len);
 }
 
 /* One side of a window: ":" for the whole dimension, else "lo:hi". */
@@ -454,10 +472,15 @@ gboolean be_emit_to(const Ir *ir, BeWrite write, gpointer data) {
   for (int k = 0; k < IR__COUNT; k++) e->mnemonic_len[k] = strlen(ir_op_mnemonic[k]);
   e->knob = NULL;
   e->knob_len = 0;
+  e->region = g_new0(char *, ir->tensors->len + 1);
+  e->region_len = g_new0(guint16, ir->tensors->len + 1);
   put_header(e);
   put_wgs(e);
   flush(e);
   gboolean ok = !e->failed;
+  for (guint t = 0; t < ir->tensors->len; t++) g_free(e->region[t]);
+  g_free(e->region);
+  g_free(e->region_len);
   g_hash_table_destroy(e->imms);
   g_free(e);
   return ok;

@@ -20,8 +20,11 @@ SchedLoc sched_loc(const Schedule *s, const char *path) {
   for (int i = 0; path && i < SCHED_NKNOBS; i++) {
     const char *full = s->loc[i].path;
     if (!full) continue;
-    /* full paths are "d1.KNOB" / "p1.KNOB" */
-    if (strcmp(full, path) == 0 || strcmp(full + 3, path) == 0) return s->loc[i];
+    /* full paths are "d1.KNOB" / "p1.KNOB"; the first bytes rule most out
+     * (the lowerings ask for a knob's provenance per op) */
+    if ((full[0] == path[0] && strcmp(full, path) == 0) ||
+        (full[3] == path[0] && strcmp(full + 3, path) == 0))
+      return s->loc[i];
   }
   return (SchedLoc){0, 0, NULL};
 }

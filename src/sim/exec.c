@@ -42,6 +42,9 @@ static View bview(Sim *s, Wg *w, const RfRef *r, int rows, int cols) {
 
 gboolean exec_check_read(Sim *s, Wg *w, int pc, const RfRef *r, const char *what) {
   View v = view(s, w, r);
+  /* a window as wide as its region is one run of bytes: one search (the
+   * row loop below still names the first unwritten element) */
+  if (v.rs == v.cols && !memchr(v.v, 0, (size_t)v.rows * (size_t)v.cols)) return TRUE;
   for (int i = 0; i < v.rows; i++) {
     const uint8_t *row = v.v + (long)i * v.rs;
     if (!memchr(row, 0, (size_t)v.cols)) continue;
@@ -57,6 +60,10 @@ gboolean exec_check_read(Sim *s, Wg *w, int pc, const RfRef *r, const char *what
 }
 
 static void mark(View v) {
+  if (v.rs == v.cols) { /* as wide as its region: one run of bytes */
+    memset(v.v, 1, (size_t)v.rows * (size_t)v.cols);
+    return;
+  }
   for (int i = 0; i < v.rows; i++) memset(v.v + (long)i * v.rs, 1, (size_t)v.cols);
 }
 
@@ -132,10 +139,16 @@ static void mma_row4(float *restrict t, long ts, const float *restrict a, long a
  * c[i][j] still adds a[i][k] * b[j][k] for k ascending, the same bits as a
  * dot product per element, at the speed of the vector kernel (attention's
  * q . k^T). */
+static gboolean apart(const Sim *s, const RfRef *d, const RfRef *r);
+
 static void mma(Sim *s, Wg *w, const Insn *in) {
   View c = view(s, w, REF(s, in->d)), a = view(s, w, REF(s, in->a)), b = view(s, w, REF(s, in->b));
   int M = c.rows, N = c.cols, K = a.cols;
-  float *t = scratch(s, (long)M * N);
+  /* straight into c when it shares no byte with a or b (the same sums in
+   * the same order: only the copies in and out are saved) */
+  gboolean direct = apart(s, REF(s, in->d), REF(s, in->a)) && apart(s, REF(s, in->d), REF(s, in->b));
+  float *t = direct ? c.p : scratch(s, (long)M * N);
+  long ts = direct ? c.rs : N;
   const float *bp = b.p;
   long brs = b.rs;
   if (in->mods & MOD_T) {
@@ -146,16 +159,17 @@ static void mma(Sim *s, Wg *w, const Insn *in) {
     brs = N;
   }
   for (int i = 0; i < M; i++) {
-    float *restrict ti = t + (long)i * N;
+    float *restrict ti = t + (long)i * ts;
     if (in->mods & MOD_Z)
       memset(ti, 0, sizeof(float) * (size_t)N);
-    else
+    else if (!direct)
       for (int j = 0; j < N; j++) ti[j] = AT(c, i, j);
   }
   int i = 0;
-  for (; i + 4 <= M; i += 4) mma_row4(t + (long)i * N, N, a.p + (long)i * a.rs, a.rs, bp, brs, K, N);
-  for (; i < M; i++) mma_row(t + (long)i * N, a.p + (long)i * a.rs, bp, brs, K, N);
-  for (int i = 0; i < M; i++) memcpy(c.p + (long)i * c.rs, t + (long)i * N, sizeof(float) * (size_t)N);
+  for (; i + 4 <= M; i += 4) mma_row4(t + (long)i * ts, ts, a.p + (long)i * a.rs, a.rs, bp, brs, K, N);
+  for (; i < M; i++) mma_row(t + (long)i * ts, a.p + (long)i * a.rs, bp, brs, K, N);
+  if (!direct)
+    for (int i = 0; i < M; i++) memcpy(c.p + (long)i * c.rs, t + (long)i * N, sizeof(float) * (size_t)N);
   mark(c);
 }
 
@@ -224,7 +238,12 @@ static void elementwise(Sim *s, Wg *w, const Insn *in) {
   case OP_VADDI: ROWS(A_ + imm); break;
   case OP_VFILL: ROWS(imm); break;
   case OP_VCOPY: ROWS(A_); break;
-  default: ROWS(un(in->op, A_)); break; /* SFU */
+  /* SFU: one loop per function (the same expressions as un) */
+  case OP_SEXP: ROWS((float)exp((double)A_)); break;
+  case OP_STANH: ROWS((float)tanh((double)A_)); break;
+  case OP_SRSQRT: ROWS((float)(1.0 / sqrt((double)A_))); break;
+  case OP_SRECIP: ROWS((float)(1.0 / (double)A_)); break;
+  default: ROWS(un(in->op, A_)); break;
   }
   if (!direct)
     for (int i = 0; i < R; i++) memcpy(d.p + (long)i * d.rs, t + (long)i * C, sizeof(float) * (size_t)C);
@@ -239,10 +258,13 @@ static void elementwise(Sim *s, Wg *w, const Insn *in) {
 static void rowwise(Sim *s, Wg *w, const Insn *in) {
   View d = view(s, w, REF(s, in->d)), a = view(s, w, REF(s, in->a));
   float *t = scratch(s, a.rows);
+  gboolean sum = in->op == OP_VRSUM;
   for (int i = 0; i < a.rows; i++) {
     float r = AT(a, i, 0);
-    for (int j = 1; j < a.cols; j++)
-      r = in->op == OP_VRSUM ? r + AT(a, i, j) : bin(OP_VMAX, r, AT(a, i, j));
+    if (sum)
+      for (int j = 1; j < a.cols; j++) r = r + AT(a, i, j);
+    else
+      for (int j = 1; j < a.cols; j++) r = bin(OP_VMAX, r, AT(a, i, j));
     t[i] = r;
   }
   for (int i = 0; i < a.rows; i++) AT(d, i, 0) = t[i];
@@ -292,21 +314,20 @@ void exec_transfer(Sim *s, int wgi, int pc) {
   Wg *w = &s->wg[wgi];
   const Insn *in = &w->code->insns[pc];
   if (in->op == OP_LD) {
+    /* straight from memory into each destination window (HBM and SH never
+     * overlap an RF): the bytes a copy through a temporary would give */
     const RfRef *d = REF(s, in->d);
-    float *src = mem_base(s, w, in);
-    float *t = g_new(float, (size_t)d->rows * d->cols);
-    for (int i = 0; i < d->rows; i++)
-      memcpy(t + (long)i * d->cols, src + (long)i * in->stride, sizeof(float) * (size_t)d->cols);
-    if (in->mods & MOD_MC) {
-      for (int k = 0; k < sim_insn_ntargets(in); k++) {
-        RfRef r = *d;
-        r.region = sim_insn_tregion(in, k);
-        exec_scatter(s, &s->wg[in->targets[k]], &r, t);
-      }
-    } else {
-      exec_scatter(s, w, d, t);
+    const float *src = mem_base(s, w, in);
+    int n = in->mods & MOD_MC ? sim_insn_ntargets(in) : 1;
+    for (int k = 0; k < n; k++) {
+      RfRef r = *d;
+      Wg *tw = w;
+      if (in->mods & MOD_MC) r.region = sim_insn_tregion(in, k), tw = &s->wg[in->targets[k]];
+      View v = view(s, tw, &r);
+      for (int i = 0; i < v.rows; i++)
+        memcpy(v.p + (long)i * v.rs, src + (long)i * in->stride, sizeof(float) * (size_t)v.cols);
+      mark(v);
     }
-    g_free(t);
     return;
   }
   /* OP_ST */

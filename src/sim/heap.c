@@ -20,16 +20,29 @@
 #include <malloc.h>
 #endif
 
-void heap_in_one_step(void) {
+void heap_in_one_step(void) { heap_setup(64u << 20, FALSE); }
+
+/* The heap as heap_in_one_step sets it up, in steps of `step` bytes (a
+ * multiple of 2 MiB); with `one_arena`, every thread allocates from it
+ * (M_ARENA_MAX 1: glibc otherwise gives each thread an arena of its own,
+ * mapped 4 KiB page by page and never marked for huge pages, so memory that
+ * one thread frees is faulted in afresh by the next).  tcc-grade's threads
+ * allocate tens of MiB per check: one arena took its page faults from
+ * ~25,000 to ~1,000 per grade of plans/best.yaml. */
+void heap_setup(size_t step, gboolean one_arena) {
 #if defined(M_TOP_PAD) && defined(M_MMAP_THRESHOLD) && defined(M_TRIM_THRESHOLD) && defined(MADV_HUGEPAGE)
-  enum { HEAP_STEP = 64 << 20, HUGE_PAGE = 2 << 20 };
-  mallopt(M_MMAP_THRESHOLD, HEAP_STEP);
-  mallopt(M_TRIM_THRESHOLD, HEAP_STEP);
-  mallopt(M_TOP_PAD, HEAP_STEP);
-  void *p = malloc(HUGE_PAGE); /* the heap grows by HEAP_STEP */
+  enum { HUGE_PAGE = 2 << 20 };
+  if (one_arena) mallopt(M_ARENA_MAX, 1);
+  mallopt(M_MMAP_THRESHOLD, (int)step);
+  mallopt(M_TRIM_THRESHOLD, (int)step);
+  mallopt(M_TOP_PAD, (int)step);
+  void *p = malloc(HUGE_PAGE); /* the heap grows by step */
   if (!p) return;
   uintptr_t lo = ((uintptr_t)p + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
-  (void)madvise((void *)lo, HEAP_STEP - 2 * HUGE_PAGE, MADV_HUGEPAGE);
+  (void)madvise((void *)lo, step - 2 * HUGE_PAGE, MADV_HUGEPAGE);
   free(p);
+#else
+  (void)step;
+  (void)one_arena;
 #endif
 }

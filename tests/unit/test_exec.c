@@ -110,6 +110,15 @@ static float r_mmt_win(int i, int j) {
   for (int k = 0; k < 20; k++) acc = acc + A(i, k) * B(j, k);
   return acc;
 }
+/* MMA into its own operand a (computed into a temporary), and into a
+ * window narrower than its region (rows written in place, 32 apart) */
+static float r_mm_alias(int i, int j) { return mm(i, j, A(i, j), FALSE); }
+static float r_mm_strided(int i, int j) {
+  if (i >= 8 || j < 4 || j >= 28) return 3.25f;
+  float acc = 0.0f;
+  for (int k = 0; k < 32; k++) acc = acc + A(i, k) * B(k, j - 4);
+  return acc;
+}
 static float r_inplace(int i, int j) { float x = A(i, j) + B(i, j); return x * 2.0f; }
 
 START_TEST(test_vec_binary) {
@@ -155,6 +164,8 @@ START_TEST(test_mma) {
   expect(" MMA.z.t r, a, b", 32, 32, r_mmt);
   expect(" VEC.copy r, a[0:8, 0:24]\n MMA.t r, a[0:8, 0:20], b[0:24, 0:20]", 8, 24, r_mmt_win);
   expect(" MMA.z r, v, b", 1, 32, r_mmv);
+  expect(" MMA a, a, b\n VEC.copy r, a", 32, 32, r_mm_alias);
+  expect(" VEC.fill r, 3.25\n MMA.z r[0:8, 4:28], a[0:8, :], b[:, 0:24]", 32, 32, r_mm_strided);
 }
 END_TEST
 
