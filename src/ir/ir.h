@@ -324,6 +324,9 @@ gboolean pass_defer(Ir *ir, GError **err);
 /* preload_window.c: power.preload_window K - the preload tasks in need
  * order, each waiting until all but K - 1 of the earlier ones completed. */
 gboolean pass_preload_window(Ir *ir, GError **err);
+/* forward.c: handoff_forward - a producer's store of a window to a later
+ * consumer moved to an earlier consumer that received the same window. */
+gboolean pass_forward(Ir *ir, GError **err);
 /* sync.c: the tasks' dependencies (signals / waits of groups) -> events,
  * a SIG at the end of each producer, a WAIT at the start of each consumer
  * with the cumulative count of its family. */

@@ -55,7 +55,7 @@ extern const char *const sched_space_name[SPACE__COUNT]; /* "ln", "qkv", "att", 
 
 /* Number of knobs (the frontend's table, plan_schema.c), problem dims
  * included. */
-#define SCHED_NKNOBS 91
+#define SCHED_NKNOBS 92
 /* Longest value text of a knob ("round_robin", "-1", "1073741824"). */
 #define SCHED_VALUE_MAX 16
 
@@ -125,6 +125,7 @@ typedef struct Schedule {
   gboolean q_first;         /* D1, with slices: history slices wait for q only */
   gboolean gelu_factor;     /* D1: GELU's polynomial factored (one op fewer) */
   gboolean split_stats;     /* D1: LN statistics merged from the producers' pieces */
+  gboolean handoff_forward; /* D1: a copy a consumer already holds is forwarded by it (forward.c) */
   int ffn_producers, ffn_channels, ffn_consumers; /* only with fused    */
   /* The record, by knob index (the frontend's table order): where each knob
    * came from (path NULL: the knob does not apply to this problem) and its

@@ -13,6 +13,7 @@ const PassDef pass_table[] = {
     {"defer", "deferred preload: layer l's preload tasks after step 0's given stage of layer l-1 (power.deferred_after)", pass_defer},
     {"waves", "preload waves: the preload tasks wait for earlier waves (power.preload_waves)", pass_waves},
     {"preload_window", "preload window: each preload task waits until all but K-1 earlier ones completed (power.preload_window)", pass_preload_window},
+    {"forward", "handoff forward: a store of a window to a later consumer moved to an earlier consumer holding it (handoff_forward)", pass_forward},
     {"sync", "events, SIG and WAIT from the tasks' dependencies", pass_sync},
     {"pacer", "the pacing WG's task, when power.pacing_wg paces the buckets", pass_pacer},
     {"place", "bind tasks to WGs (the pacer to power.pacing_wg)", pass_place},
