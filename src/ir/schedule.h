@@ -55,7 +55,7 @@ extern const char *const sched_space_name[SPACE__COUNT]; /* "ln", "qkv", "att", 
 
 /* Number of knobs (the frontend's table, plan_schema.c), problem dims
  * included. */
-#define SCHED_NKNOBS 92
+#define SCHED_NKNOBS 97
 /* Longest value text of a knob ("round_robin", "-1", "1073741824"). */
 #define SCHED_VALUE_MAX 16
 
@@ -81,6 +81,12 @@ typedef struct Schedule {
                                        * resident owner's weight pieces */
   int weight_stagger[PROJ__COUNT];    /* P1: cycles between consecutive resident
                                        * owners' first weight pieces */
+  int ln_fold_stagger[PROJ__COUNT];   /* P1, ln_fold (qkv, w1): cycles between
+                                       * consecutive owners' folds (p1_ln_fold.c) */
+  int ln_fold_slots[PROJ__COUNT];     /* P1, ln_fold (qkv, w1): owner o folds
+                                       * (o mod slots) * stagger cycles late */
+  int ln_fold_first_gap;              /* P1, ln_fold: cycles between the first
+                                       * stage's (layer 0's qkv) weight pieces */
   SchedLayout layout;       /* P1: packed (q, att, g in 32x32 blocks); D1 planned */
   SchedWeights weights;     /* planned: resident                        */
   int rf_temp_kib;          /* KiB of each WG's RF kept for activations, */

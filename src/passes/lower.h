@@ -352,6 +352,8 @@ typedef struct LwP1LnFold {
   int rstd_col;
   LwP1TileSync stats;
   IrProv prov;            /* "refinements.ln_fold"                          */
+  SchedProj proj;         /* the projection folded into (qkv, w1): its
+                           * ln_fold_stagger / ln_fold_slots pace the folds */
 } LwP1LnFold;
 /* Owner `task`'s panel w (K x P, unsplit) and bias (1 x P) folded in place
  * (bias += b.W, w = centred diag(g) W): start (owner: its index in the
@@ -365,6 +367,10 @@ void lw_p1_ln_fold_piece(Ir *ir, int task, const LwP1Folding *fd, IrView w, int 
 void lw_p1_ln_fold_end(Ir *ir, int task, const LwP1Folding *fd, IrView w, IrView bias, const LwP1LnFold *f);
 /* acc = acc * rstd + bias for row tile t of R rows (rstd: an R x 1 tensor
  * of the task), after the statistics of the tile. */
+/* ln_fold_first_gap: cycles between the first resident stage's weight
+ * pieces when it folds (p1_resident.c's owners, which have no stage before
+ * to pace them); *prov cites the knob. */
+int64_t lw_p1_ln_fold_first_gap(const Ir *ir, IrProv *prov);
 void lw_p1_ln_fold_finish(Ir *ir, int task, IrView acc, IrView rstd, IrView bias, int t, const LwP1LnFold *f);
 /* The statistics of sub-tile x (rows x K): rstd (rows x 1) = 1 / sqrt(var +
  * eps), var = mean((x - mean)^2), two-pass as the reference; tmp (rows x K)

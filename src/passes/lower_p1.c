@@ -128,7 +128,7 @@ static void stage_ln_stats(P1 *c, int l, int stage, const char *name, const char
   g_snprintf(c->fold_sym[next][0], sizeof c->fold_sym[next][0], "%s_g.l%d", name, l);
   g_snprintf(c->fold_sym[next][1], sizeof c->fold_sym[next][1], "%s_b.l%d", name, l);
   c->fold[next] = (LwP1LnFold){.gsym = c->fold_sym[next][0], .bsym = c->fold_sym[next][1], .rstd_sym = "scratch",
-                    .rstd_col = dst_col, .stats = {name, l, c->R / c->ln_rows}, .prov = fp};
+                    .rstd_col = dst_col, .stats = {name, l, c->R / c->ln_rows}, .prov = fp, .proj = next};
   c->fold_after = after;
 }
 

@@ -36,17 +36,36 @@
  * seeds' max abs error, docs/techniques.md). */
 #include "lower.h"
 
-/* A stage's owners get their last weight piece within about 1,000 cycles
- * of each other (paced by the end of the stage before), so their folds
- * (8 MMA blocks and 48 HBM lines each) would all fall into one window:
- * owner o starts its fold (o mod 4) x 100 cycles late (P1 on best.yaml
- * with ln_fold: 20.33 W -> 19.79 W, +0.07% cycles; 150 cycles: slower,
- * 125: 20.68 W elsewhere). */
-enum { LW_P1_FOLD_SLOTS = 4, LW_P1_FOLD_GAP = 100 };
+/* The folds' pacing (plan knobs, their defaults the constants measured on
+ * best.yaml of the default machine).  A stage's owners get their last
+ * weight piece within about 1,000 cycles of each other (paced by the end
+ * of the stage before), so their folds (8 MMA blocks and 48 HBM lines
+ * each) would all fall into one window: owner o starts its fold
+ * (o mod ln_fold_slots.PROJ) x ln_fold_stagger.PROJ cycles late (4 x 100:
+ * P1 on that best.yaml with ln_fold 20.33 W -> 19.79 W, +0.07% cycles; 150
+ * cycles: slower, 125: 20.68 W elsewhere).  The first stage (layer 0's
+ * qkv), which has no stage before to pace its weight pieces, spaces them
+ * ln_fold_first_gap cycles apart (400: beside only the statistics tasks,
+ * which store no h; without the fold p1_resident.c's 800).  The WAITTs cite
+ * their knob. */
+static int64_t fold_delay(const Ir *ir, const LwP1LnFold *f, int owner, IrProv *prov) {
+  char path[40];
+  g_snprintf(path, sizeof path, "ln_fold_stagger.%s", sched_proj_name[f->proj]);
+  *prov = ir_prov(ir, path);
+  int slots = ir->sched.ln_fold_slots[f->proj];
+  return slots > 0 ? (int64_t)(owner % slots) * ir->sched.ln_fold_stagger[f->proj] : 0;
+}
+
+int64_t lw_p1_ln_fold_first_gap(const Ir *ir, IrProv *prov) {
+  *prov = ir_prov(ir, "ln_fold_first_gap");
+  return ir->sched.ln_fold_first_gap;
+}
 
 LwP1Folding lw_p1_ln_fold_start(Ir *ir, int task, const char *tag, IrView w, int owner, const LwP1LnFold *f) {
   int K = w.rows;
-  if (owner % LW_P1_FOLD_SLOTS > 0) lw_waitt(ir, task, (owner % LW_P1_FOLD_SLOTS) * LW_P1_FOLD_GAP, f->prov);
+  IrProv dp;
+  int64_t delay = fold_delay(ir, f, owner, &dp);
+  if (delay > 0) lw_waitt(ir, task, delay, dp);
   LwP1Folding fd = {ir_all(ir, lw_rf_sub(ir, task, tag, "lng", K, 1)), ir_all(ir, lw_rf_sub(ir, task, tag, "lnbg", 2, K)),
                     ir_all(ir, lw_rf_sub(ir, task, tag, "lnbgw", 2, w.cols))};
   lw_load(ir, task, fd.gcol, f->gsym, 0, 0, 1, f->prov); /* g as a column: K rows of 1 */

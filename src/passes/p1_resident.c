@@ -66,10 +66,8 @@ enum { LW_P1R_BUFFERS = 4, LW_P1R_ISSUERS = 4 };
  * the pieces by this many cycles (24 qkv owners x 4 KiB per 800 cycles is
  * about 2 HBM lines a cycle beside LayerNorm's; 400 passed 20 W). */
 enum { LW_P1R_FIRST_GAP = 800 };
-/* With refinements.ln_fold (p1_ln_fold.c) the first stage is qkv beside
- * only the statistics tasks, which store no h: 400 cycles (P1 -2,500
- * cycles, the peak elsewhere; 200 passed 20 W at the start). */
-enum { LW_P1R_FIRST_GAP_FOLD = 400 };
+/* With refinements.ln_fold the gap is the plan's ln_fold_first_gap
+ * (p1_ln_fold.c, lw_p1_ln_fold_first_gap). */
 
 /* A stage being built: its shape and the tensors of each owner o = s*np+p. */
 typedef struct LwP1Res {
@@ -430,8 +428,11 @@ static void owner(Res *r, int o, const LwP1State *state) {
       lw_wait(ir, me, ev, c / state->prev_nb + 1, st->prov);
       if (k > 0) lw_piece_space(ir, me, st->role.proj); /* a late owner's pieces: spaced */
     }
-    else if (st->multicast && k > 0) /* the first stage: nothing to pace by but time */
-      lw_waitt(ir, me, st->fold ? LW_P1R_FIRST_GAP_FOLD : LW_P1R_FIRST_GAP, st->prov);
+    else if (st->multicast && k > 0) { /* the first stage: nothing to pace by but time */
+      IrProv gp = st->prov;
+      int64_t gap = st->fold ? lw_p1_ln_fold_first_gap(ir, &gp) : LW_P1R_FIRST_GAP;
+      if (gap > 0) lw_waitt(ir, me, gap, gp);
+    }
     if (st->multicast && k == 0) lw_piece_stagger(ir, me, st->role.proj, o); /* weight_stagger */
     lw_load(ir, me, ir_win(r->w[o], k * r->kc, r->kc, 0, r->P), r->wsym, s * r->KS + k * r->kc, p * r->P,
             st->N, st->prov);

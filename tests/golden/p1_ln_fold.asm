@@ -29,7 +29,7 @@
 .rf l0_w1_k0_p0_rstd            p1       32x1      ; l0.w1.k0.p0.rstd
 .rf l0_w1_k0_p0_gelu            p2       32x32     ; l0.w1.k0.p0.gelu
     LD        l0_qkv_k0_p0_w[0:32, :], hbm[wqkv.l0], stride 192 ; p1.weights:11 l0.qkv.k0.p0
-    WAITT     400                                           ; p1.weights:11 l0.qkv.k0.p0
+    WAITT     400                                           ; p1.ln_fold_first_gap l0.qkv.k0.p0
     LD        l0_qkv_k0_p0_w[32:64, :], hbm[wqkv.l0 + 24576], stride 192 ; p1.weights:11 l0.qkv.k0.p0
     LD        l0_qkv_k0_p0_bias, hbm[bqkv.l0], stride 192   ; p1.weights:11 l0.qkv.k0.p0
     SIG       ev.l0_qkv_k0_ready, 1                         ; p1.multicast.qkv:15 l0.qkv.k0.p0
@@ -139,7 +139,7 @@
 .rf l0_ln2_r0_tmp               p0+576   2x64      ; l0.ln2.r0.tmp
 .rf l0_ln2_r0_rstd              p0+1088  2x1       ; l0.ln2.r0.rstd
     LD        l0_qkv_k0_p4_w[0:32, :], hbm[wqkv.l0 + 512], stride 192 ; p1.weights:11 l0.qkv.k0.p4
-    WAITT     400                                           ; p1.weights:11 l0.qkv.k0.p4
+    WAITT     400                                           ; p1.ln_fold_first_gap l0.qkv.k0.p4
     LD        l0_qkv_k0_p4_w[32:64, :], hbm[wqkv.l0 + 25088], stride 192 ; p1.weights:11 l0.qkv.k0.p4
     LD        l0_qkv_k0_p4_bias, hbm[bqkv.l0 + 512], stride 192 ; p1.weights:11 l0.qkv.k0.p4
     SIG       ev.l0_qkv_k0_ready, 1                         ; p1.multicast.qkv:15 l0.qkv.k0.p4
@@ -508,11 +508,11 @@
 .rf l0_w1_k0_p1_rstd            p1       32x1      ; l0.w1.k0.p1.rstd
 .rf l0_w1_k0_p1_gelu            p2       32x32     ; l0.w1.k0.p1.gelu
     LD        l0_qkv_k0_p1_w[0:32, :], hbm[wqkv.l0 + 128], stride 192 ; p1.weights:11 l0.qkv.k0.p1
-    WAITT     400                                           ; p1.weights:11 l0.qkv.k0.p1
+    WAITT     400                                           ; p1.ln_fold_first_gap l0.qkv.k0.p1
     LD        l0_qkv_k0_p1_w[32:64, :], hbm[wqkv.l0 + 24704], stride 192 ; p1.weights:11 l0.qkv.k0.p1
     LD        l0_qkv_k0_p1_bias, hbm[bqkv.l0 + 128], stride 192 ; p1.weights:11 l0.qkv.k0.p1
     SIG       ev.l0_qkv_k0_ready, 1                         ; p1.multicast.qkv:15 l0.qkv.k0.p1
-    WAITT     100                                           ; p1.refinements.ln_fold:17 l0.qkv.k0.p1
+    WAITT     100                                           ; p1.ln_fold_stagger.qkv l0.qkv.k0.p1
     LD        l0_qkv_k0_p1_lng, hbm[ln1_g.l0]               ; p1.refinements.ln_fold:17 l0.qkv.k0.p1
     LD        l0_qkv_k0_p1_lnbg[0:1, :], hbm[ln1_b.l0]      ; p1.refinements.ln_fold:17 l0.qkv.k0.p1
     LD        l0_qkv_k0_p1_lnbg[1:2, :], hbm[ln1_g.l0]      ; p1.refinements.ln_fold:17 l0.qkv.k0.p1
@@ -548,7 +548,7 @@
     LD        l0_w1_k0_p1_w[32:64, :], hbm[w1.l0 + 16512], stride 128 ; p1.weights:11 l0.w1.k0.p1
     LD        l0_w1_k0_p1_bias, hbm[b1.l0 + 128], stride 128 ; p1.weights:11 l0.w1.k0.p1
     SIG       ev.l0_w1_k0_ready, 1                          ; p1.multicast.w1:15 l0.w1.k0.p1
-    WAITT     100                                           ; p1.refinements.ln_fold:17 l0.w1.k0.p1
+    WAITT     100                                           ; p1.ln_fold_stagger.w1 l0.w1.k0.p1
     LD        l0_w1_k0_p1_lng, hbm[ln2_g.l0]                ; p1.refinements.ln_fold:17 l0.w1.k0.p1
     LD        l0_w1_k0_p1_lnbg[0:1, :], hbm[ln2_b.l0]       ; p1.refinements.ln_fold:17 l0.w1.k0.p1
     LD        l0_w1_k0_p1_lnbg[1:2, :], hbm[ln2_g.l0]       ; p1.refinements.ln_fold:17 l0.w1.k0.p1
@@ -620,11 +620,11 @@
 .rf l0_ln2_r1_tmp               p0+576   2x64      ; l0.ln2.r1.tmp
 .rf l0_ln2_r1_rstd              p0+1088  2x1       ; l0.ln2.r1.rstd
     LD        l0_qkv_k0_p5_w[0:32, :], hbm[wqkv.l0 + 640], stride 192 ; p1.weights:11 l0.qkv.k0.p5
-    WAITT     400                                           ; p1.weights:11 l0.qkv.k0.p5
+    WAITT     400                                           ; p1.ln_fold_first_gap l0.qkv.k0.p5
     LD        l0_qkv_k0_p5_w[32:64, :], hbm[wqkv.l0 + 25216], stride 192 ; p1.weights:11 l0.qkv.k0.p5
     LD        l0_qkv_k0_p5_bias, hbm[bqkv.l0 + 640], stride 192 ; p1.weights:11 l0.qkv.k0.p5
     SIG       ev.l0_qkv_k0_ready, 1                         ; p1.multicast.qkv:15 l0.qkv.k0.p5
-    WAITT     100                                           ; p1.refinements.ln_fold:17 l0.qkv.k0.p5
+    WAITT     100                                           ; p1.ln_fold_stagger.qkv l0.qkv.k0.p5
     LD        l0_qkv_k0_p5_lng, hbm[ln1_g.l0]               ; p1.refinements.ln_fold:17 l0.qkv.k0.p5
     LD        l0_qkv_k0_p5_lnbg[0:1, :], hbm[ln1_b.l0]      ; p1.refinements.ln_fold:17 l0.qkv.k0.p5
     LD        l0_qkv_k0_p5_lnbg[1:2, :], hbm[ln1_g.l0]      ; p1.refinements.ln_fold:17 l0.qkv.k0.p5
@@ -994,11 +994,11 @@
 .rf l0_w1_k0_p2_rstd            p1       32x1      ; l0.w1.k0.p2.rstd
 .rf l0_w1_k0_p2_gelu            p2       32x32     ; l0.w1.k0.p2.gelu
     LD        l0_qkv_k0_p2_w[0:32, :], hbm[wqkv.l0 + 256], stride 192 ; p1.weights:11 l0.qkv.k0.p2
-    WAITT     400                                           ; p1.weights:11 l0.qkv.k0.p2
+    WAITT     400                                           ; p1.ln_fold_first_gap l0.qkv.k0.p2
     LD        l0_qkv_k0_p2_w[32:64, :], hbm[wqkv.l0 + 24832], stride 192 ; p1.weights:11 l0.qkv.k0.p2
     LD        l0_qkv_k0_p2_bias, hbm[bqkv.l0 + 256], stride 192 ; p1.weights:11 l0.qkv.k0.p2
     SIG       ev.l0_qkv_k0_ready, 1                         ; p1.multicast.qkv:15 l0.qkv.k0.p2
-    WAITT     200                                           ; p1.refinements.ln_fold:17 l0.qkv.k0.p2
+    WAITT     200                                           ; p1.ln_fold_stagger.qkv l0.qkv.k0.p2
     LD        l0_qkv_k0_p2_lng, hbm[ln1_g.l0]               ; p1.refinements.ln_fold:17 l0.qkv.k0.p2
     LD        l0_qkv_k0_p2_lnbg[0:1, :], hbm[ln1_b.l0]      ; p1.refinements.ln_fold:17 l0.qkv.k0.p2
     LD        l0_qkv_k0_p2_lnbg[1:2, :], hbm[ln1_g.l0]      ; p1.refinements.ln_fold:17 l0.qkv.k0.p2
@@ -1034,7 +1034,7 @@
     LD        l0_w1_k0_p2_w[32:64, :], hbm[w1.l0 + 16640], stride 128 ; p1.weights:11 l0.w1.k0.p2
     LD        l0_w1_k0_p2_bias, hbm[b1.l0 + 256], stride 128 ; p1.weights:11 l0.w1.k0.p2
     SIG       ev.l0_w1_k0_ready, 1                          ; p1.multicast.w1:15 l0.w1.k0.p2
-    WAITT     200                                           ; p1.refinements.ln_fold:17 l0.w1.k0.p2
+    WAITT     200                                           ; p1.ln_fold_stagger.w1 l0.w1.k0.p2
     LD        l0_w1_k0_p2_lng, hbm[ln2_g.l0]                ; p1.refinements.ln_fold:17 l0.w1.k0.p2
     LD        l0_w1_k0_p2_lnbg[0:1, :], hbm[ln2_b.l0]       ; p1.refinements.ln_fold:17 l0.w1.k0.p2
     LD        l0_w1_k0_p2_lnbg[1:2, :], hbm[ln2_g.l0]       ; p1.refinements.ln_fold:17 l0.w1.k0.p2
@@ -1456,11 +1456,11 @@
 .rf l0_w1_k0_p3_rstd            p1       32x1      ; l0.w1.k0.p3.rstd
 .rf l0_w1_k0_p3_gelu            p2       32x32     ; l0.w1.k0.p3.gelu
     LD        l0_qkv_k0_p3_w[0:32, :], hbm[wqkv.l0 + 384], stride 192 ; p1.weights:11 l0.qkv.k0.p3
-    WAITT     400                                           ; p1.weights:11 l0.qkv.k0.p3
+    WAITT     400                                           ; p1.ln_fold_first_gap l0.qkv.k0.p3
     LD        l0_qkv_k0_p3_w[32:64, :], hbm[wqkv.l0 + 24960], stride 192 ; p1.weights:11 l0.qkv.k0.p3
     LD        l0_qkv_k0_p3_bias, hbm[bqkv.l0 + 384], stride 192 ; p1.weights:11 l0.qkv.k0.p3
     SIG       ev.l0_qkv_k0_ready, 1                         ; p1.multicast.qkv:15 l0.qkv.k0.p3
-    WAITT     300                                           ; p1.refinements.ln_fold:17 l0.qkv.k0.p3
+    WAITT     300                                           ; p1.ln_fold_stagger.qkv l0.qkv.k0.p3
     LD        l0_qkv_k0_p3_lng, hbm[ln1_g.l0]               ; p1.refinements.ln_fold:17 l0.qkv.k0.p3
     LD        l0_qkv_k0_p3_lnbg[0:1, :], hbm[ln1_b.l0]      ; p1.refinements.ln_fold:17 l0.qkv.k0.p3
     LD        l0_qkv_k0_p3_lnbg[1:2, :], hbm[ln1_g.l0]      ; p1.refinements.ln_fold:17 l0.qkv.k0.p3
@@ -1496,7 +1496,7 @@
     LD        l0_w1_k0_p3_w[32:64, :], hbm[w1.l0 + 16768], stride 128 ; p1.weights:11 l0.w1.k0.p3
     LD        l0_w1_k0_p3_bias, hbm[b1.l0 + 384], stride 128 ; p1.weights:11 l0.w1.k0.p3
     SIG       ev.l0_w1_k0_ready, 1                          ; p1.multicast.w1:15 l0.w1.k0.p3
-    WAITT     300                                           ; p1.refinements.ln_fold:17 l0.w1.k0.p3
+    WAITT     300                                           ; p1.ln_fold_stagger.w1 l0.w1.k0.p3
     LD        l0_w1_k0_p3_lng, hbm[ln2_g.l0]                ; p1.refinements.ln_fold:17 l0.w1.k0.p3
     LD        l0_w1_k0_p3_lnbg[0:1, :], hbm[ln2_b.l0]       ; p1.refinements.ln_fold:17 l0.w1.k0.p3
     LD        l0_w1_k0_p3_lnbg[1:2, :], hbm[ln2_g.l0]       ; p1.refinements.ln_fold:17 l0.w1.k0.p3

@@ -1844,6 +1844,71 @@ START_TEST(test_p1_weight_pacing) {
 }
 END_TEST
 
+/* ln_fold_stagger.PROJ, ln_fold_slots.PROJ, ln_fold_first_gap (p1_ln_fold.c):
+ * the folds' pacing.  By default qkv owner p (6 owners) and W1 owner p (4)
+ * wait (p mod 4) x 100 cycles before their fold and the first stage's (layer
+ * 0's qkv) weight pieces are 400 cycles apart; with ln_fold_stagger {qkv: 30,
+ * w1: 70}, ln_fold_slots {qkv: 2, w1: 3} and ln_fold_first_gap 150 they wait
+ * (p mod 2) x 30, (p mod 3) x 70 and 150.  Each WAITT cites its knob; nothing
+ * else changes, and both programs are correct. */
+START_TEST(test_p1_ln_fold_pacing) {
+  g_autoptr(Plan) def = small_plan(PROB_P1, P1_MC "\n  refinements: {ln_fold: true}");
+  g_autoptr(Plan) paced = small_plan(PROB_P1, P1_MC "\n  refinements: {ln_fold: true}\n"
+                                                  "  ln_fold_stagger: {qkv: 30, w1: 70}\n"
+                                                  "  ln_fold_slots: {qkv: 2, w1: 3}\n  ln_fold_first_gap: 150");
+  g_autofree char *a = NULL, *b = NULL;
+  compile_run(def, PROB_P1, "folds paced by default", &a);
+  compile_run(paced, PROB_P1, "folds paced by the knobs", &b);
+  const char *text[2] = {a, b};
+  const int gap[2] = {400, 150}, qkv_slots[2] = {4, 2}, qkv_st[2] = {100, 30}, w1_slots[2] = {4, 3}, w1_st[2] = {100, 70};
+  for (int v = 0; v < 2; v++) {
+    for (int p = 0; p < 6; p++) { /* the small problem's one layer */
+      char task[32], want[96];
+      g_snprintf(task, sizeof task, "l0.qkv.k0.p%d", p);
+      g_autofree char *own = task_lines(text[v], task, "    END");
+      int d = (p % qkv_slots[v]) * qkv_st[v];
+      g_snprintf(want, sizeof want, "    WAITT     %d ", d);
+      const char *at = strstr(own, want);
+      ck_assert_msg((d > 0) == (at != NULL && strstr(at, "; p1.ln_fold_stagger.qkv") == strchr(at, ';')),
+                    "%s (%d): fold delay %d\n%s", task, v, d, own);
+      if (d == 0) ck_assert_msg(!strstr(own, "ln_fold_stagger"), "%s (%d): delayed\n%s", task, v, own);
+      /* the first stage's 2 pieces: one gap, citing ln_fold_first_gap */
+      g_snprintf(want, sizeof want, "    WAITT     %d ", gap[v]);
+      at = strstr(own, want);
+      ck_assert_msg(at != NULL && strstr(at, "; p1.ln_fold_first_gap") == strchr(at, ';'),
+                    "%s (%d): first gap\n%s", task, v, own);
+      if (p >= 4) continue;
+      g_snprintf(task, sizeof task, "l0.w1.k0.p%d", p);
+      g_autofree char *w1 = task_lines(text[v], task, "    END");
+      d = (p % w1_slots[v]) * w1_st[v];
+      g_snprintf(want, sizeof want, "    WAITT     %d ", d);
+      at = strstr(w1, want);
+      ck_assert_msg((d > 0) == (at != NULL && strstr(at, "; p1.ln_fold_stagger.w1") == strchr(at, ';')),
+                    "%s (%d): fold delay %d\n%s", task, v, d, w1);
+    }
+  }
+  /* nothing but those WAITTs (and RF partitions, which inserted ops may move) */
+  static const char *const st[] = {"    WAITT ", "; p1.ln_fold_stagger.", NULL};
+  static const char *const fg[] = {"    WAITT ", "; p1.ln_fold_first_gap", NULL};
+  static const char *const rf[] = {".rf ", NULL};
+  int n_st[2], n_fg[2], n_rf;
+  char *ops[2];
+  for (int v = 0; v < 2; v++) {
+    g_autofree char *t1 = drop_lines(text[v], st, &n_st[v]);
+    g_autofree char *t2 = drop_lines(t1, fg, &n_fg[v]);
+    ops[v] = drop_lines(t2, rf, &n_rf);
+  }
+  ck_assert_int_eq(n_fg[0], 6);     /* 6 qkv owners x 1 gap */
+  ck_assert_int_eq(n_fg[1], 6);
+  ck_assert_int_eq(n_st[0], 7);     /* qkv p1-3, p5; w1 p1-3 */
+  ck_assert_int_eq(n_st[1], 5);     /* qkv p1, p3, p5; w1 p1, p2 */
+  g_autofree char *d = first_diff(ops[0], ops[1]);
+  ck_assert_msg(strcmp(ops[0], ops[1]) == 0, "more than the WAITTs changed, %s", d);
+  g_free(ops[0]);
+  g_free(ops[1]);
+}
+END_TEST
+
 /* k_split_last.w2: the last K shard's owners keep the bias and residual and
  * start the chain with them; shard 0's keep neither (without the knob it is
  * the other way round); both programs are correct. */
@@ -2456,6 +2521,7 @@ Suite *suite_gen(void) {
   tcase_add_test(tc, test_p1_tile_sync);
   tcase_add_test(tc, test_p1_ln_fold);
   tcase_add_test(tc, test_p1_weight_pacing);
+  tcase_add_test(tc, test_p1_ln_fold_pacing);
   tcase_add_test(tc, test_p1_handoff_rf);
   tcase_add_test(tc, test_p1_attention_stagger);
   tcase_add_test(tc, test_ilp_placement);
