@@ -315,6 +315,10 @@ gboolean pass_lower_p1(Ir *ir, GError **err);
  * the first stage that reads what they load), each waiting for the previous
  * wave's group. */
 gboolean pass_waves(Ir *ir, GError **err);
+/* waves.c: the stage a task of D1's chain belongs to by its role: qkv 0
+ * (LayerNorm 1 too), attention 1, wo 2, w1 3 (LayerNorm 2 too), w2 4; 5
+ * for the others (relays, preload, pacer). */
+int ir_stage_rank(IrRoleKind k);
 /* waves.c: per task, the first stage (qkv 0 .. w2 4; 5: none) that reads
  * what it keeps in RF (g_free it). */
 int *ir_preload_rank(const Ir *ir);

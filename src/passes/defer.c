@@ -17,21 +17,6 @@
  * order the preload tasks and make them wait for each other). */
 #include "ir.h"
 
-/* The stage a task of the chain belongs to: qkv 0, attention 1, wo 2, w1 3,
- * w2 4; -1 for the others (relays, preload, pacer). */
-static int stage_rank(IrRoleKind k) {
-  switch (k) {
-  case ROLE_LN1:
-  case ROLE_QKV: return 0;
-  case ROLE_ATT: return 1;
-  case ROLE_WO: return 2;
-  case ROLE_LN2:
-  case ROLE_W1: return 3;
-  case ROLE_W2: return 4;
-  default: return -1;
-  }
-}
-
 gboolean pass_defer(Ir *ir, GError **err) {
   const Schedule *s = &ir->sched;
   if (s->deferred_after == DEFER_AFTER_LAYER || !s->deferred_loads) return TRUE;
@@ -58,7 +43,7 @@ gboolean pass_defer(Ir *ir, GError **err) {
         }
         b = (int)k + 1;
       } else if (target < 0 && t->role.step == 0 && t->role.layer == l - 1 &&
-                 stage_rank(t->role.kind) > after) {
+                 ir_stage_rank(t->role.kind) < 5 && ir_stage_rank(t->role.kind) > after) {
         target = (int)k;
       }
     }

@@ -18,8 +18,8 @@
  * no-op with preload_waves <= 1. */
 #include "ir.h"
 
-/* The rank of a reader by its role: the order of D1's stages. */
-static int role_rank(IrRoleKind k) {
+/* The rank of a reader by its role: the order of D1's stages (ir.h). */
+int ir_stage_rank(IrRoleKind k) {
   switch (k) {
   case ROLE_LN1:
   case ROLE_QKV: return 0;
@@ -40,7 +40,7 @@ static int *reader_rank(const Ir *ir) {
   for (guint k = 0; k < ir->tasks->len; k++) {
     const IrTask *task = ir_task_at(ir, (int)k);
     if (task->role.kind == ROLE_PRELOAD) continue;
-    int r = role_rank(task->role.kind);
+    int r = ir_stage_rank(task->role.kind);
     for (guint i = 0; i < task->ops->len; i++) {
       const IrOp *op = &g_array_index(task->ops, IrOp, i);
       const IrView *src[] = {&op->a, &op->b, &op->c};
