@@ -27,6 +27,8 @@
  * Runs after lower (and the preload passes), before sync: it moves ops
  * between tasks and reads the tasks' groups and pins only.  A no-op with
  * handoff_forward false. */
+#include <stdlib.h>
+
 #include "ir.h"
 
 /* How many group hops the ordering search follows back from a consumer:
@@ -43,6 +45,8 @@ typedef struct Reach {
   int *seen;            /* per group: the query stamp that reached it        */
   int stamp;
   GArray *cur, *next;   /* the groups of this hop and of the next            */
+  GArray **from;        /* per task: the tasks it is ordered after within
+                         * FORWARD_DEPTH hops, sorted; NULL until asked */
 } Reach;
 
 static void push_waits(Reach *r, GArray *to, int task) {
@@ -55,9 +59,18 @@ static void push_waits(Reach *r, GArray *to, int task) {
   }
 }
 
-/* Is task `later` ordered after task `earlier` within FORWARD_DEPTH hops
- * (a chain of waits from `later` to a group `earlier` signals)? */
-static gboolean ordered_after(Reach *r, int later, int earlier) {
+static int cmp_int(const void *a, const void *b) {
+  int x = *(const int *)a, y = *(const int *)b;
+  return (x > y) - (x < y);
+}
+
+/* The tasks `later` is ordered after within FORWARD_DEPTH hops (chains of
+ * waits from `later` to a group they signal), found once per task: the
+ * groups do not change while the pass moves stores, and each consumer is
+ * asked about for every pair of its producer's stores. */
+static const GArray *reach_of(Reach *r, int later) {
+  if (r->from[later]) return r->from[later];
+  GArray *out = g_array_new(FALSE, FALSE, sizeof(int));
   r->stamp++;
   g_array_set_size(r->cur, 0);
   push_waits(r, r->cur, later);
@@ -67,14 +80,21 @@ static gboolean ordered_after(Reach *r, int later, int earlier) {
       GArray *sig = g_ptr_array_index(r->signalers, g_array_index(r->cur, int, i));
       for (guint k = 0; k < sig->len; k++) {
         int s = g_array_index(sig, int, k);
-        if (s == earlier) return TRUE;
+        g_array_append_val(out, s);
         push_waits(r, r->next, s);
       }
     }
     GArray *x = r->cur;
     r->cur = r->next, r->next = x;
   }
-  return FALSE;
+  g_array_sort(out, cmp_int);
+  return r->from[later] = out;
+}
+
+/* Is task `later` ordered after task `earlier` within FORWARD_DEPTH hops? */
+static gboolean ordered_after(Reach *r, int later, int earlier) {
+  const GArray *a = reach_of(r, later);
+  return a->len > 0 && bsearch(&earlier, a->data, a->len, sizeof(int), cmp_int) != NULL;
 }
 
 /* Does window `outer` hold window `in` (same tensor)? */
@@ -120,7 +140,7 @@ gboolean pass_forward(Ir *ir, GError **err) {
   guint T = ir->tasks->len, G = ir->groups->len;
   Reach r = {.ir = ir, .signalers = g_ptr_array_new_with_free_func((GDestroyNotify)g_array_unref),
              .seen = g_new0(int, G + 1), .stamp = 0, .cur = g_array_new(FALSE, FALSE, sizeof(int)),
-             .next = g_array_new(FALSE, FALSE, sizeof(int))};
+             .next = g_array_new(FALSE, FALSE, sizeof(int)), .from = g_new0(GArray *, T + 1)};
   for (guint g = 0; g < G; g++) g_ptr_array_add(r.signalers, g_array_new(FALSE, FALSE, sizeof(int)));
   for (guint k = 0; k < T; k++) {
     int g = ir_task_at(ir, (int)k)->signals;
@@ -170,5 +190,8 @@ gboolean pass_forward(Ir *ir, GError **err) {
   g_free(r.seen);
   g_array_unref(r.cur);
   g_array_unref(r.next);
+  for (guint k = 0; k < T; k++)
+    if (r.from[k]) g_array_unref(r.from[k]);
+  g_free(r.from);
   return TRUE;
 }
