@@ -111,7 +111,7 @@ void lw_ln_project_folded(Ir *ir, int task, const char *tag, IrView x, LwResiden
                           SchedProj j, int p, const char *gsym, const char *bsym, IrView acc,
                           gboolean first, IrView stats, IrProv prov) {
   int wg = lw_resident_wg(r, l, j, p), d = x.cols, P = acc.cols;
-  IrView g = lw_resident_const(ir, r, wg, l, gsym, d, prov), none = ir_win(-1, 0, 0, 0, 0);
+  IrView g = lw_resident_const(ir, r, wg, l, gsym, d, prov);
   IrView gw, bw, prod = ir_win(-1, 0, 0, 0, 0);
   if (first) {
     prod = first_token(ir, task, tag, x, r, l, j, p, gsym, bsym, &gw, &bw, prov);
@@ -129,7 +129,6 @@ void lw_ln_project_folded(Ir *ir, int task, const char *tag, IrView x, LwResiden
   IrView mean = ir_all(ir, lw_rf_sub(ir, task, tag, "mean", 1, 1));
   IrView var = ir_all(ir, lw_rf_sub(ir, task, tag, "var", 1, 1));
   IrView t = ir_all(ir, lw_rf_sub(ir, task, tag, "mugw", 1, P));
-  float inv = 1.0f / (float)d;
   if (!first) {
     lw_op(ir, task, IR_VMUL, xg, x, g, prov);
     IrOp *op = lw_op(ir, task, IR_MMA, acc, xg, lw_resident_weights(ir, r, l, j, p), prov);
@@ -138,16 +137,10 @@ void lw_ln_project_folded(Ir *ir, int task, const char *tag, IrView x, LwResiden
   /* the statistics, while the array multiplies */
   if (stats.t >= 0) {
     merge_stats(ir, task, tag, stats, d, mean, var, prov);
+    lw_ln_rstd_tail(ir, task, var, d, prov);
   } else {
-    lw_op(ir, task, IR_VRSUM, mean, x, none, prov);
-    lw_opi(ir, task, IR_VMULI, mean, mean, inv, prov);
-    lw_op(ir, task, IR_VSUB, h, x, mean, prov);
-    lw_op(ir, task, IR_VMUL, h, h, h, prov);
-    lw_op(ir, task, IR_VRSUM, var, h, none, prov);
+    lw_ln_rstd(ir, task, x, h, h, mean, var, prov);
   }
-  lw_opi(ir, task, IR_VMULI, var, var, inv, prov);
-  lw_opi(ir, task, IR_VADDI, var, var, (float)WL_LN_EPS, prov);
-  lw_opi(ir, task, IR_SRSQRT, var, var, 0, prov);
   if (first) { /* the kept constants, from the product's rows 1 and 2 */
     lw_opi(ir, task, IR_VCOPY, gw, ir_win(prod.t, 1, 1, 0, P), 0, prov);
     lw_op(ir, task, IR_VADD, bw, ir_win(prod.t, 2, 1, 0, P), lw_resident_bias(ir, r, l, j, p), prov);

@@ -149,19 +149,30 @@ IrOp *lw_opi(Ir *ir, int task, IrOpKind k, IrView d, IrView a, float imm, IrProv
 
 static IrView none(void) { return ir_win(-1, 0, 0, 0, 0); }
 
-/* mean = sum(x)/d; h = x - mean; var = sum(h*h)/d + eps; h *= rsqrt(var);
- * h = h * g + b.  Same order as the reference up to FP32 rounding. */
-void lw_layernorm(Ir *ir, int task, IrView x, IrView h, IrView g, IrView b, IrView tmp,
-                  IrView mean, IrView var, IrProv prov) {
+/* mean = sum(x)/d; c = x - mean; sq = c*c; rstd = rsqrt(sum(sq)/d + eps):
+ * two-pass, in the reference's order. */
+void lw_ln_rstd(Ir *ir, int task, IrView x, IrView c, IrView sq, IrView mean, IrView rstd,
+                IrProv prov) {
   float inv = 1.0f / (float)x.cols;
   lw_op(ir, task, IR_VRSUM, mean, x, none(), prov);
   lw_opi(ir, task, IR_VMULI, mean, mean, inv, prov);
-  lw_op(ir, task, IR_VSUB, h, x, mean, prov);
-  lw_op(ir, task, IR_VMUL, tmp, h, h, prov);
-  lw_op(ir, task, IR_VRSUM, var, tmp, none(), prov);
-  lw_opi(ir, task, IR_VMULI, var, var, inv, prov);
+  lw_op(ir, task, IR_VSUB, c, x, mean, prov);
+  lw_op(ir, task, IR_VMUL, sq, c, c, prov);
+  lw_op(ir, task, IR_VRSUM, rstd, sq, none(), prov);
+  lw_ln_rstd_tail(ir, task, rstd, x.cols, prov);
+}
+
+void lw_ln_rstd_tail(Ir *ir, int task, IrView var, int d, IrProv prov) {
+  lw_opi(ir, task, IR_VMULI, var, var, 1.0f / (float)d, prov);
   lw_opi(ir, task, IR_VADDI, var, var, (float)WL_LN_EPS, prov);
   lw_opi(ir, task, IR_SRSQRT, var, var, 0, prov);
+}
+
+/* h = (x - mean) * rstd * g + b.  Same order as the reference up to FP32
+ * rounding. */
+void lw_layernorm(Ir *ir, int task, IrView x, IrView h, IrView g, IrView b, IrView tmp,
+                  IrView mean, IrView var, IrProv prov) {
+  lw_ln_rstd(ir, task, x, h, tmp, mean, var, prov);
   lw_op(ir, task, IR_VMUL, h, h, var, prov);
   lw_op(ir, task, IR_VMUL, h, h, g, prov);
   lw_op(ir, task, IR_VADD, h, h, b, prov);

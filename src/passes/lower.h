@@ -63,6 +63,13 @@ void lw_store_mat(Ir *ir, int task, IrView rf, const char *sym, const LwMat *m, 
 /* ST `rf` to HBM symbol `sym` at element (r0, c0). */
 void lw_store(Ir *ir, int task, IrView rf, const char *sym, int r0, int c0, int stride, IrProv prov);
 
+/* LayerNorm's statistics of the rows of x (R x d), two-pass as the
+ * reference: mean (R x 1) = sum(x) / d, c = x - mean, sq = c * c (R x d; sq
+ * may be c), rstd (R x 1) = 1 / sqrt(sum(sq) / d + eps).  lw_ln_rstd_tail:
+ * its last step, var (R x 1, the row sums of squares) -> rstd in place. */
+void lw_ln_rstd(Ir *ir, int task, IrView x, IrView c, IrView sq, IrView mean, IrView rstd,
+                IrProv prov);
+void lw_ln_rstd_tail(Ir *ir, int task, IrView var, int d, IrProv prov);
 /* h = LayerNorm(x) * g + b over the rows of x (R x d); g, b are 1 x d RF
  * views; `tmp` is R x d scratch, `mean`/`var` R x 1. */
 void lw_layernorm(Ir *ir, int task, IrView x, IrView h, IrView g, IrView b, IrView tmp,
@@ -372,10 +379,6 @@ void lw_p1_ln_fold_end(Ir *ir, int task, const LwP1Folding *fd, IrView w, IrView
  * to pace them); *prov cites the knob. */
 int64_t lw_p1_ln_fold_first_gap(const Ir *ir, IrProv *prov);
 void lw_p1_ln_fold_finish(Ir *ir, int task, IrView acc, IrView rstd, IrView bias, int t, const LwP1LnFold *f);
-/* The statistics of sub-tile x (rows x K): rstd (rows x 1) = 1 / sqrt(var +
- * eps), var = mean((x - mean)^2), two-pass as the reference; tmp (rows x K)
- * and mean (rows x 1) are temporaries. */
-void lw_p1_ln_rstd(Ir *ir, int task, IrView x, IrView tmp, IrView mean, IrView rstd, IrProv prov);
 
 typedef struct LwP1Resident {
   const char *name;       /* the projection: "qkv", "wo", "w1", "w2"        */

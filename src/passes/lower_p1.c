@@ -118,8 +118,8 @@ static void stage_ln_stats(P1 *c, int l, int stage, const char *name, const char
     for (int r = 0; r < c->ln_rows; r += sub) {
       int row = tile * c->ln_rows + r;
       lw_load(ir, task, ir_win(x, 0, sub, 0, c->d), src, row, src_col, c->d, c->base);
-      lw_p1_ln_rstd(ir, task, ir_win(x, 0, sub, 0, c->d), ir_win(tmp, 0, sub, 0, c->d), ir_all(ir, mean),
-                    ir_all(ir, rstd), fp);
+      IrView t = ir_win(tmp, 0, sub, 0, c->d);
+      lw_ln_rstd(ir, task, ir_win(x, 0, sub, 0, c->d), t, t, ir_all(ir, mean), ir_all(ir, rstd), fp);
       spacing(c, task);
       lw_store(ir, task, ir_all(ir, rstd), "scratch", 0, dst_col + row, 1, fp);
     }

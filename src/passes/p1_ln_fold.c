@@ -98,16 +98,3 @@ void lw_p1_ln_fold_finish(Ir *ir, int task, IrView acc, IrView rstd, IrView bias
   IrOp *op = ir_emit(ir, task, IR_VFMA);
   op->d = acc, op->a = acc, op->b = rstd, op->c = bias, op->prov = f->prov;
 }
-
-void lw_p1_ln_rstd(Ir *ir, int task, IrView x, IrView tmp, IrView mean, IrView rstd, IrProv prov) {
-  IrView none = ir_win(-1, 0, 0, 0, 0);
-  float inv = 1.0f / (float)x.cols;
-  lw_op(ir, task, IR_VRSUM, mean, x, none, prov);
-  lw_opi(ir, task, IR_VMULI, mean, mean, inv, prov);
-  lw_op(ir, task, IR_VSUB, tmp, x, mean, prov);
-  lw_op(ir, task, IR_VMUL, tmp, tmp, tmp, prov);
-  lw_op(ir, task, IR_VRSUM, rstd, tmp, none, prov);
-  lw_opi(ir, task, IR_VMULI, rstd, rstd, inv, prov);
-  lw_opi(ir, task, IR_VADDI, rstd, rstd, (float)WL_LN_EPS, prov);
-  lw_opi(ir, task, IR_SRSQRT, rstd, rstd, 0, prov);
-}
