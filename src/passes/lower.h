@@ -362,6 +362,16 @@ typedef struct LwP1LnFold {
   SchedProj proj;         /* the projection folded into (qkv, w1): its
                            * ln_fold_stagger / ln_fold_slots pace the folds */
 } LwP1LnFold;
+/* A statistics task's rows (the LayerNorm stage with ln_fold): rows
+ * row0 .. row0 + rows of src (width d, from column src_col; base cites the
+ * load), sub at a time: each sub-tile's rstd (1 float a row) stored at
+ * scratch column dst_col + row. */
+typedef struct LwP1LnStatsRows {
+  const char *src;
+  int src_col, row0, rows, sub, d, dst_col;
+  IrProv base;
+} LwP1LnStatsRows;
+void lw_p1_ln_stats_rows(Ir *ir, int task, const char *tag, const LwP1LnStatsRows *r, IrProv prov);
 /* Owner `task`'s panel w (K x P, unsplit) and bias (1 x P) folded in place
  * (bias += b.W, w = centred diag(g) W): start (owner: its index in the
  * stage, which staggers the folds; loads g and b), then piece (the MMA of

@@ -113,16 +113,8 @@ static void stage_ln_stats(P1 *c, int l, int stage, const char *name, const char
     } else {
       depend(c, task, grp, after);
     }
-    int x = lw_rf_sub(ir, task, tag, "x", sub, c->d), tmp = lw_rf_sub(ir, task, tag, "tmp", sub, c->d);
-    int mean = lw_rf_sub(ir, task, tag, "mean", sub, 1), rstd = lw_rf_sub(ir, task, tag, "rstd", sub, 1);
-    for (int r = 0; r < c->ln_rows; r += sub) {
-      int row = tile * c->ln_rows + r;
-      lw_load(ir, task, ir_win(x, 0, sub, 0, c->d), src, row, src_col, c->d, c->base);
-      IrView t = ir_win(tmp, 0, sub, 0, c->d);
-      lw_ln_rstd(ir, task, ir_win(x, 0, sub, 0, c->d), t, t, ir_all(ir, mean), ir_all(ir, rstd), fp);
-      spacing(c, task);
-      lw_store(ir, task, ir_all(ir, rstd), "scratch", 0, dst_col + row, 1, fp);
-    }
+    LwP1LnStatsRows rows = {src, src_col, tile * c->ln_rows, c->ln_rows, sub, c->d, dst_col, c->base};
+    lw_p1_ln_stats_rows(ir, task, tag, &rows, fp);
     lw_p1_tile_signal(ir, task, l, name, tile * c->ln_rows / c->R, fp);
   }
   g_snprintf(c->fold_sym[next][0], sizeof c->fold_sym[next][0], "%s_g.l%d", name, l);

@@ -98,3 +98,17 @@ void lw_p1_ln_fold_finish(Ir *ir, int task, IrView acc, IrView rstd, IrView bias
   IrOp *op = ir_emit(ir, task, IR_VFMA);
   op->d = acc, op->a = acc, op->b = rstd, op->c = bias, op->prov = f->prov;
 }
+
+void lw_p1_ln_stats_rows(Ir *ir, int task, const char *tag, const LwP1LnStatsRows *r, IrProv prov) {
+  int d = r->d, sub = r->sub;
+  int x = lw_rf_sub(ir, task, tag, "x", sub, d), tmp = lw_rf_sub(ir, task, tag, "tmp", sub, d);
+  int mean = lw_rf_sub(ir, task, tag, "mean", sub, 1), rstd = lw_rf_sub(ir, task, tag, "rstd", sub, 1);
+  IrView xv = ir_win(x, 0, sub, 0, d), t = ir_win(tmp, 0, sub, 0, d);
+  for (int k = 0; k < r->rows; k += sub) {
+    int row = r->row0 + k;
+    lw_load(ir, task, xv, r->src, row, r->src_col, d, r->base);
+    lw_ln_rstd(ir, task, xv, t, t, ir_all(ir, mean), ir_all(ir, rstd), prov);
+    lw_space(ir, task);
+    lw_store(ir, task, ir_all(ir, rstd), "scratch", 0, r->dst_col + row, 1, prov);
+  }
+}
