@@ -180,6 +180,46 @@ if command -v jq >/dev/null 2>&1; then
   [ "$got" = "$want" ] && ok "--profile --json: hot_groups (jq)" || { ko "--profile --json: hot_groups (jq)"; echo " got  $got"; echo " want $want"; }
 fi
 
+# --profile's stages (docs/tools.md "Per-stage cycles"), worked out by hand:
+# wg0: VEC.fill a (issue 0, 1024 / vl 16 = 64 cycles), VEC.add b, a, a (waits
+# for a: issue 64, stall 63, done 128); WAITT 100 (issue 65), SIG (165: pace
+# 99 charged to the WAITT's stage), MMA (166, one block: done 198), END (167).
+# wg4: WAIT (the SIG at 165 + T_SIG_LATENCY 4 = 169: wait 169 from cycle -1),
+# VEC.fill (170, done 234), END.  ENDs count with the instruction before.
+{
+  echo ".machine sms=16 wgs_per_sm=4 rf_kib=64 vl=16 mma_arrays=1 sfu=8 sh_kib=0 dma=2x1 hbm=8 noc=512 multicast=1 reduce=0"
+  echo ".problem p1"
+  echo ".wg 0"
+  echo ".rf a p0 32x32"
+  echo ".rf b p1 32x32"
+  echo ".rf c p2 32x32"
+  echo "    VEC.fill a, 0.0 ; p1.k1:1 l0.x.p0"
+  echo "    VEC.add b, a, a ; p1.k1:1 l0.x.p0"
+  echo "    WAITT 100 ; p1.k2:2 l0.y.p0"
+  echo "    SIG ev.e, 1 ; p1.k2:2 l0.y.p0"
+  echo "    MMA c, a, b ; p1.k2:2 l0.y.p0"
+  echo "    END"
+  echo ".wg 4"
+  echo ".rf d p0 32x32"
+  echo "    WAIT ev.e, 1 ; p1.k3:3 l0.z.p0"
+  echo "    VEC.fill d, 1.0 ; p1.k3:3 l0.z.p1"
+  echo "    END"
+} >"$tmp/stages.asm"
+"$sim" "$tmp/stages.asm" --timing-only --profile >"$tmp/out" 2>"$tmp/err"
+got=$(sed -n '/^stages, by first issue/,$p' "$tmp/out" | awk 'NR > 2 { $NF = ""; $(NF-1) = ""; print }' | tr -s ' ' | sed 's/ *$//')
+want="$(printf '%s\n' 'l0.x 0 128 128 1 2 0 0 0 63' 'l0.y 65 198 133 1 4 1 0 99 0' 'l0.z 169 234 65 1 3 0 169 0 0')"
+[ "$got" = "$want" ] && ok "--profile: stages (spans, WGs, MMA blocks, wait / pace / stall)" ||
+  { ko "--profile: stages (spans, WGs, MMA blocks, wait / pace / stall)"; echo " got:"; echo "$got"; echo " want:"; echo "$want"; }
+if command -v jq >/dev/null 2>&1; then
+  "$sim" "$tmp/stages.asm" --timing-only --profile --json >"$tmp/out" 2>"$tmp/err"
+  got=$(jq -r '[(.stages | length), (.stages[] | [.name, .start, .end, .wgs, .insns, .mma_blocks, .wait, .pace, .stall] | map(tostring) | join(",")),
+               ((.stages | map(.energy_uj) | add) - (.units | to_entries | map(.value.energy_uj) | add) | fabs < 1e-6)]
+              | map(tostring) | join(" ")' "$tmp/out")
+  want="3 l0.x,0,128,1,2,0,0,0,63 l0.y,65,198,1,4,1,0,99,0 l0.z,169,234,1,3,0,169,0,0 true"
+  [ "$got" = "$want" ] && ok "--profile --json: stages (jq), their energy the units' sum" ||
+    { ko "--profile --json: stages (jq), their energy the units' sum"; echo " got  $got"; echo " want $want"; }
+fi
+
 # --trace=FILE (docs/tools.md "Trace"): Chrome trace-event JSON; the report is
 # the same bytes with and without it; the same run gives the same file
 "$sim" --help | grep -q -- "--trace=FILE" && ok "--help: --trace" || ko "--help: --trace"

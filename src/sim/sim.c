@@ -801,6 +801,7 @@ static int64_t issue_one(Sim *s, Wg *w, int64_t t) {
     w->end = maxi(t + 1, w->last_done);
     s->max_t = maxi(s->max_t, w->end);
     s->insns++;
+    if (s->iissue) s->iissue[s->insn_base[w->id] + pc] = t;
     if (s->tr) trace_insn(s->tr, w->id, pc, t, w->end);
     return -1;
   case OP_RED:
@@ -824,6 +825,7 @@ static int64_t issue_one(Sim *s, Wg *w, int64_t t) {
   for (int k = 0; k < acc->n; k++)
     if (s->remote[acc->rg[k].region]) note_access(s, w, &acc->rg[k], acc->wr[k], pc, t);
   w->last_done = maxi(w->last_done, done);
+  if (s->iissue) s->iissue[s->insn_base[w->id] + pc] = t;
   if (s->tr) trace_insn(s->tr, w->id, pc, t, done);
   w->pc++;
   s->insns++;
@@ -1003,6 +1005,11 @@ static void sim_init(Sim *s, const Program *p, const SimOptions *o) {
     s->iend = g_new0(int64_t, n);
     for (int i = 0; i < n; i++) s->istart[i] = T_INF;
   }
+  if (o->profile) { /* per-instruction issue cycle: the stages (stages.c) */
+    int n = s->insn_base[s->nwgs];
+    s->iissue = g_new(int64_t, n);
+    for (int i = 0; i < n; i++) s->iissue[i] = -1;
+  }
   if (p->prob.kind == PROB_D1) {
     const AbiSym *x = wl_abi_lookup(&p->abi, "x_in"), *out = wl_abi_lookup(&p->abi, "out");
     s->steps = p->prob.steps;
@@ -1072,6 +1079,7 @@ static void sim_destroy(Sim *s) {
   g_free(s->ie);
   g_free(s->istart);
   g_free(s->iend);
+  g_free(s->iissue);
   g_free(s->release_t);
   g_free(s->out_mark);
   g_free(s->out_count);
@@ -1201,6 +1209,7 @@ static void finish(Sim *s, SimResult *res) {
     res->checked = TRUE;
   }
   if (s->ie) hot_window(s, res);
+  if (s->iissue) res->stages = sim_stages(s->p, s->insn_base, s->iissue, s->ie, s->iend, &res->nstages);
   if (s->tr) trace_end(s, res);
   if (s->o->keep_hbm && s->hbm) {
     res->hbm = s->hbm;
@@ -1343,6 +1352,7 @@ void sim_timing_free(SimTiming *t) {
 
 void sim_result_clear(SimResult *res) {
   g_free(res->hot);
+  sim_stages_free(res->stages, res->nstages);
   trace_free(res->trace);
   g_free(res->hbm);
   memset(res, 0, sizeof *res);

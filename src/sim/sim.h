@@ -31,6 +31,22 @@ typedef struct HotInsn {
   double energy_pj;      /* its dynamic energy inside the hottest window */
 } HotInsn;
 
+/* One stage of the program (--profile; stages.c): the instructions whose
+ * comments name a task of that stage (hot_groups.c's stage key), where
+ * they ran and what their WGs waited for.  The WG-cycles between a WG's
+ * consecutive issues (from cycle 0 for its first) count where the WG spent
+ * them: `wait` before a WAIT (its event), `pace` after a WAITT (the plan's
+ * spacing), `stall` before any other instruction (an operand still in
+ * flight, a busy unit or DMA slot, an RF port). */
+typedef struct SimStage {
+  char *name;             /* "l0.w1", "t3.l1.wo"; "(none)" without a comment */
+  int64_t start, end;     /* first issue; last cycle any of its work is active */
+  int wgs;                /* WGs that ran its instructions                 */
+  int64_t insns, mma_blocks;
+  int64_t wait, pace, stall; /* WG-cycles, as above                        */
+  double energy_pj;       /* its instructions' dynamic energy              */
+} SimStage;
+
 typedef struct SimResult {
   int64_t cycles;
   double area_mm2;
@@ -47,6 +63,8 @@ typedef struct SimResult {
   gboolean checked;
   HotInsn *hot;           /* profile: instructions overlapping the window */
   int nhot;               /* sorted by energy, largest first              */
+  SimStage *stages;       /* profile: every stage, by start, then name     */
+  int nstages;
   float *hbm;             /* keep_hbm: final HBM (abi.hbm_bytes / 4 floats) */
   SimTrace *trace;        /* SimOptions.trace: the timeline (trace.h)      */
 } SimResult;
@@ -67,6 +85,13 @@ char *sim_hot_key(const char *text, HotBy by);
 /* Every group of r->hot (all of it, not only the 20 shown), largest
  * energy first, ties by name: a GArray of HotGroup (g_array_unref). */
 GArray *sim_hot_groups(const Program *p, const SimResult *r, HotBy by);
+
+/* The stages of a run (stages.c; sim.c's finish, with --profile): from
+ * each instruction's issue cycle (-1: never issued), its energy and the
+ * last cycle of its work (global index insn_base[wg] + pc). */
+SimStage *sim_stages(const Program *p, const int *insn_base, const int64_t *issue, const double *energy_pj,
+                     const int64_t *end, int *nstages);
+void sim_stages_free(SimStage *st, int n);
 
 void sim_options_default(SimOptions *o);
 /* TRUE (default): a plain load from HBM and a store to HBM book their

@@ -198,6 +198,7 @@ typedef struct Sim {
   int *insn_base;
   double *ie;
   int64_t *istart, *iend;
+  int64_t *iissue;     /* --profile: the cycle it issued, or -1 (stages.c) */
   SimTrace *tr;        /* --trace: the timeline being recorded, or NULL   */
   /* D1 host */
   int steps;
