@@ -172,6 +172,9 @@ static int check_ffn_channels(const PlanKnobDef *k, const PlanProblem *pp, const
 /* weight_spacing.PROJ: piece_spacing.c */
 #define WSPACE(p, pr) INT(p, P1, weight_spacing[pr], 0, 100000, 0, pr, NULL, 0, 0)
 #define WSTAGGER(p, pr) INT(p, P1, weight_stagger[pr], 0, 100000, 0, pr, NULL, 0, 0)
+/* shard_group.PROJ: shard_group.c; issue_spacing.PROJ: piece_spacing.c */
+#define SGROUP(p, pr) BOOL(p, P1, shard_group[pr], 0, pr, NULL, 0, 0)
+#define ISPACE(p, pr) INT(p, P1, issue_spacing[pr], 0, 100000, 0, pr, NULL, 0, 0)
 /* store_spacing.STAGE: a stage's own spacing; not written, it takes
  * store_spacing's value (plan_problem_fit_defaults).  D1 has no LayerNorm
  * tasks (its projections normalise their input row). */
@@ -199,6 +202,8 @@ const PlanKnobDef plan_knobs[PLAN_NKNOBS] = {
     PER_PROJ(TSYNC, "tile_sync"),
     PER_PROJ(WSPACE, "weight_spacing"),
     PER_PROJ(WSTAGGER, "weight_stagger"),
+    PER_PROJ(SGROUP, "shard_group"),
+    PER_PROJ(ISPACE, "issue_spacing"),
     /* ln_fold_stagger.PROJ, ln_fold_slots.PROJ, ln_fold_first_gap: p1_ln_fold.c's
      * pacing of the folds (qkv and w1 fold; the defaults are its old constants) */
     INT("ln_fold_stagger.qkv", P1, ln_fold_stagger[PROJ_QKV], 0, 100000, 100, PROJ_QKV, NULL, 0, 0),
@@ -312,6 +317,18 @@ const PlanNeed plan_needs[] = {
     {"weight_stagger.wo", "multicast.wo", 1, "multicast.wo is true", P1},
     {"weight_stagger.w1", "multicast.w1", 1, "multicast.w1 is true", P1},
     {"weight_stagger.w2", "multicast.w2", 1, "multicast.w2 is true", P1},
+    {"shard_group.qkv", "k_split.qkv", 2, "k_split.qkv > 1", P1},
+    {"shard_group.wo", "k_split.wo", 2, "k_split.wo > 1", P1},
+    {"shard_group.w1", "k_split.w1", 2, "k_split.w1 > 1", P1},
+    {"shard_group.w2", "k_split.w2", 2, "k_split.w2 > 1", P1},
+    {"shard_group.qkv", "multicast.qkv", 1, "multicast.qkv is true", P1},
+    {"shard_group.wo", "multicast.wo", 1, "multicast.wo is true", P1},
+    {"shard_group.w1", "multicast.w1", 1, "multicast.w1 is true", P1},
+    {"shard_group.w2", "multicast.w2", 1, "multicast.w2 is true", P1},
+    {"issue_spacing.qkv", "multicast.qkv", 1, "multicast.qkv is true", P1},
+    {"issue_spacing.wo", "multicast.wo", 1, "multicast.wo is true", P1},
+    {"issue_spacing.w1", "multicast.w1", 1, "multicast.w1 is true", P1},
+    {"issue_spacing.w2", "multicast.w2", 1, "multicast.w2 is true", P1},
     {"k_split.w1", "weights", WEIGHTS_RESIDENT, "weights is resident", BOTH},
     {"multicast.qkv", "weights", WEIGHTS_RESIDENT, "weights is resident", BOTH},
     {"multicast.wo", "weights", WEIGHTS_RESIDENT, "weights is resident", BOTH},

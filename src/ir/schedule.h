@@ -55,7 +55,7 @@ extern const char *const sched_space_name[SPACE__COUNT]; /* "ln", "qkv", "att", 
 
 /* Number of knobs (the frontend's table, plan_schema.c), problem dims
  * included. */
-#define SCHED_NKNOBS 97
+#define SCHED_NKNOBS 105
 /* Longest value text of a knob ("round_robin", "-1", "1073741824"). */
 #define SCHED_VALUE_MAX 16
 
@@ -81,6 +81,10 @@ typedef struct Schedule {
                                        * resident owner's weight pieces */
   int weight_stagger[PROJ__COUNT];    /* P1: cycles between consecutive resident
                                        * owners' first weight pieces */
+  gboolean shard_group[PROJ__COUNT];  /* P1: a resident stage's owners given its
+                                       * WGs by SM, a K shard's together (shard_group.c) */
+  int issue_spacing[PROJ__COUNT];     /* P1: cycles of WAITT between a multicast
+                                       * issuer's LD.mc's (piece_spacing.c) */
   int ln_fold_stagger[PROJ__COUNT];   /* P1, ln_fold (qkv, w1): cycles between
                                        * consecutive owners' folds (p1_ln_fold.c) */
   int ln_fold_slots[PROJ__COUNT];     /* P1, ln_fold (qkv, w1): owner o folds

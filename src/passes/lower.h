@@ -552,6 +552,14 @@ void lw_piece_space(Ir *ir, int task, SchedProj proj);
  * cycles (weight_stagger.PROJ = N; nothing when 0) in task, before the
  * first weight piece of the stage's owner-th owner. */
 void lw_piece_stagger(Ir *ir, int task, SchedProj proj, int owner);
+/* piece_spacing.c: issue_spacing.PROJ: lw_issue_space WAITTs N cycles in an
+ * issuer task (issue_spacing.PROJ = N; nothing when 0), between one of its
+ * LD.mc's of the stage's A chunks and the next. */
+void lw_issue_space(Ir *ir, int task, SchedProj proj);
+/* shard_group.c: with shard_group.PROJ, give a resident stage's owners
+ * (o = shard * panels + panel) the WGs `wgs` sorted by SM, so that a K
+ * shard's owners share SMs; nothing otherwise. */
+void lw_shard_group(const Ir *ir, SchedProj proj, int *wgs, int owners);
 
 /* Order memory within a task: SIG a task-private event (it fires when every
  * earlier instruction has completed) and WAIT for its n-th firing.  Memory is

@@ -194,6 +194,10 @@ static void load_chunk(const Res *r, int task, IrView buf, int s, int c, IrProv 
 static void make_owners(Res *r, const GArray *order) {
   const LwP1Resident *st = r->st;
   Ir *ir = r->ir;
+  int owners = r->np * r->S;
+  int *wgs = g_new(int, owners); /* owner o's WG: the order's, or shard_group.c's */
+  for (int o = 0; o < owners; o++) wgs[o] = g_array_index(order, int, (r->base + o) % order->len);
+  lw_shard_group(ir, st->role.proj, wgs, owners);
   for (int s = 0; s < r->S; s++)
     for (int p = 0; p < r->np; p++) {
       int o = s * r->np + p;
@@ -202,7 +206,7 @@ static void make_owners(Res *r, const GArray *order) {
       IrRole role = st->role;
       role.panel = p, role.kshard = s;
       int t = r->task[o] = lw_task(ir, tag, st->stage, st->pj->prov, role);
-      ir_task_at(ir, t)->pin = g_array_index(order, int, (r->base + o) % order->len);
+      ir_task_at(ir, t)->pin = wgs[o];
       /* with multicast an owner reads the stage's input only after a WAIT
        * for a chunk, which its issuer loaded after the previous stage: it
        * need not wait for that stage, only for the start of the previous
@@ -227,6 +231,7 @@ static void make_owners(Res *r, const GArray *order) {
       r->pbuf[o] = s < r->S - 1 ? lw_rf_sub(ir, t, tag, "part", r->R, r->P) : -1;
       r->rstd[o] = st->fold ? lw_rf_sub(ir, t, tag, "rstd", r->R, 1) : -1; /* p1_ln_fold.c */
     }
+  g_free(wgs);
 }
 
 /* In task `me`: wait until every owner of shard s is done with the chunk
@@ -272,7 +277,10 @@ static void issuer(Res *r, int s, int i, int wg) {
   ir_task_signals(ir, me, st->grp);
   lw_wait(ir, me, ready, r->np, st->mc_prov);
   int waited = -1; /* tile_sync: the rows of each tile, not the whole stage */
-  for (int c = i; c < r->total; c += r->ni) issue_synced(r, me, s, c, &waited);
+  for (int c = i; c < r->total; c += r->ni) {
+    if (c > i) lw_issue_space(ir, me, st->role.proj); /* issue_spacing.PROJ */
+    issue_synced(r, me, s, c, &waited);
+  }
 }
 
 /* Does op touch RF tensor t (any view)? */

@@ -23,8 +23,16 @@
  * cycles, so the owners' pieces come one after another; in a paced stage
  * the WAITT follows the event its first piece waits for.
  *
- * The lowering only says where a piece is (lw_piece_space, lw_piece_stagger);
- * this module, how long to wait. */
+ * A multicast stage's issuer tasks (p1_resident.c, issuer()) take turns by
+ * chunk and issue the next LD.mc as soon as its buffer is free, so a stage
+ * whose owners are fed faster (shard_group.c) runs its MMAs and HBM reads
+ * at their full rate: W2 grouped passed 24 W.  With issue_spacing.PROJ = N
+ * each issuer waits N cycles (a WAITT) after one LD.mc before the WAIT for
+ * the next one's buffer: a shard's i issuers start at most i chunks per N
+ * cycles.  The issuers of multicast.pass (multicast.c) are not spaced.
+ *
+ * The lowering only says where a piece or chunk is (lw_piece_space,
+ * lw_piece_stagger, lw_issue_space); this module, how long to wait. */
 #include "lower.h"
 
 int64_t lw_piece_spacing_of(const Ir *ir, SchedProj proj, IrProv *prov) {
@@ -44,5 +52,12 @@ void lw_piece_stagger(Ir *ir, int task, SchedProj proj, int owner) {
   char path[32];
   g_snprintf(path, sizeof path, "weight_stagger.%s", sched_proj_name[proj]);
   int64_t n = (int64_t)owner * ir->sched.weight_stagger[proj];
+  if (n > 0) lw_waitt(ir, task, n, ir_prov(ir, path));
+}
+
+void lw_issue_space(Ir *ir, int task, SchedProj proj) {
+  char path[32];
+  g_snprintf(path, sizeof path, "issue_spacing.%s", sched_proj_name[proj]);
+  int64_t n = ir->sched.issue_spacing[proj];
   if (n > 0) lw_waitt(ir, task, n, ir_prov(ir, path));
 }

@@ -1844,6 +1844,66 @@ START_TEST(test_p1_weight_pacing) {
 }
 END_TEST
 
+/* shard_group.w2 (shard_group.c) and issue_spacing.w2 (piece_spacing.c) on
+ * 2 SMs, where W2's 4 owners (2 K shards x 2 panels) take the interleaved
+ * order's WGs sm0, sm1, sm0, sm1: every SM holds both shards.  Grouped, the
+ * same 4 WGs go by SM, so each SM holds the owners of one shard; the
+ * spacing puts a WAITT 40 in W2's issuers between one LD.mc and the WAIT
+ * for the next chunk's buffer (or, in the first round, the next LD.mc), and
+ * nowhere else.  Both run correctly. */
+#define P1_SG P1_MC "\n  sms_used: 2"
+static void w2_owner_wgs(const Plan *plan, int wg[2][2]) {
+  g_autoptr(GError) err = NULL;
+  g_autoptr(Ir) ir = pass_pipeline(plan, PROB_P1, NULL, NULL, TRUE, &err);
+  ck_assert_msg(ir, "%s", err ? err->message : "?");
+  int n = 0;
+  for (guint k = 0; k < ir->tasks->len; k++) {
+    const IrTask *t = ir_task_at(ir, (int)k);
+    int s, p;
+    if (sscanf(t->name, "l0.w2.k%d.p%d", &s, &p) == 2 && !strstr(t->name, "mc")) {
+      ck_assert(s >= 0 && s < 2 && p >= 0 && p < 2);
+      wg[s][p] = t->wg, n++;
+    }
+  }
+  ck_assert_int_eq(n, 4);
+}
+START_TEST(test_p1_shard_group) {
+  g_autoptr(Plan) base = small_plan(PROB_P1, P1_SG);
+  g_autoptr(Plan) grp = small_plan(PROB_P1, P1_SG "\n  shard_group: {w2: true}\n  issue_spacing: {w2: 40}");
+  int a[2][2], b[2][2], W = 4; /* the default machine's WGs per SM */
+  w2_owner_wgs(base, a);
+  w2_owner_wgs(grp, b);
+  /* the same WGs: sorted, they are equal */
+  int sa[4] = {a[0][0], a[0][1], a[1][0], a[1][1]}, sb[4] = {b[0][0], b[0][1], b[1][0], b[1][1]};
+  for (int i = 1; i < 4; i++)
+    for (int j = i; j > 0 && sa[j - 1] > sa[j]; j--) { int x = sa[j]; sa[j] = sa[j - 1], sa[j - 1] = x; }
+  for (int i = 1; i < 4; i++)
+    for (int j = i; j > 0 && sb[j - 1] > sb[j]; j--) { int x = sb[j]; sb[j] = sb[j - 1], sb[j - 1] = x; }
+  for (int i = 0; i < 4; i++) ck_assert_int_eq(sa[i], sb[i]);
+  /* before: a shard's panels on different SMs; after: on one SM, the two shards on different ones */
+  for (int s = 0; s < 2; s++) ck_assert_int_ne(a[s][0] / W, a[s][1] / W);
+  for (int s = 0; s < 2; s++) ck_assert_int_eq(b[s][0] / W, b[s][1] / W);
+  ck_assert_int_ne(b[0][0] / W, b[1][0] / W);
+  /* the spacing: only WAITT 40s, each in a W2 issuer, each before a WAIT */
+  g_autofree char *x = NULL, *y = NULL;
+  compile_run(base, PROB_P1, "sms_used 2", &x);
+  compile_run(grp, PROB_P1, "shard_group + issue_spacing", &y);
+  ck_assert(!strstr(x, "issue_spacing"));
+  g_auto(GStrv) lines = g_strsplit(y, "\n", -1);
+  int n = 0;
+  for (int i = 0; lines[i]; i++) {
+    if (!strstr(lines[i], "; p1.issue_spacing.w2:")) continue;
+    n++;
+    ck_assert_msg(g_str_has_prefix(lines[i], "    WAITT     40 "), "%s", lines[i]);
+    ck_assert_msg(strstr(lines[i], " l0.w2.k") && strstr(lines[i], ".mc"), "not an issuer: %s", lines[i]);
+    ck_assert_msg(lines[i + 1] && (g_str_has_prefix(lines[i + 1], "    WAIT      ev.l0_w2_k") ||
+                                   g_str_has_prefix(lines[i + 1], "    LD.mc     l0_w2_k")),
+                  "%s\n%s", lines[i], lines[i + 1]);
+  }
+  ck_assert_msg(n > 0, "no issue_spacing WAITT");
+}
+END_TEST
+
 /* ln_fold_stagger.PROJ, ln_fold_slots.PROJ, ln_fold_first_gap (p1_ln_fold.c):
  * the folds' pacing.  By default qkv owner p (6 owners) and W1 owner p (4)
  * wait (p mod 4) x 100 cycles before their fold and the first stage's (layer
@@ -2521,6 +2581,7 @@ Suite *suite_gen(void) {
   tcase_add_test(tc, test_p1_tile_sync);
   tcase_add_test(tc, test_p1_ln_fold);
   tcase_add_test(tc, test_p1_weight_pacing);
+  tcase_add_test(tc, test_p1_shard_group);
   tcase_add_test(tc, test_p1_ln_fold_pacing);
   tcase_add_test(tc, test_p1_handoff_rf);
   tcase_add_test(tc, test_p1_attention_stagger);
