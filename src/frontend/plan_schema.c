@@ -251,6 +251,9 @@ const PlanKnobDef plan_knobs[PLAN_NKNOBS] = {
     ENUM("attention.kv", P1, attn_kv, attkv_names, ATTKV_STREAMED, 0, 0),
     ENUM("attention.softmax", P1, attn_softmax, softmax_names, SOFTMAX_ONLINE, 0, 0),
     INT("attention.interleave", P1, attn_interleave, 1, 2, 1, -1, NULL, 0, 0),
+    /* attention.tile_sync: the attention tasks wait per row tile for the
+     * q|k|v rows they read, not for the whole qkv stage (p1_att_sync.c) */
+    BOOL("attention.tile_sync", P1, attn_tile_sync, 0, -1, NULL, 0, 0),
     BOOL("ffn.fused", D1, ffn_fused, 0, -1, NULL, 0, 0),
     BOOL("refinements.ln_fold", BOTH, ln_fold, 0, -1, NULL, 0, 0), /* P1: p1_ln_fold.c */
     BOOL("refinements.first_token", D1, first_token, 0, -1, NULL, 0, 0),
@@ -268,6 +271,8 @@ const PlanNeed plan_needs[] = {
     {"attention.stagger", "attention.query_tiles", 2, "attention.query_tiles > 1", BOTH},
     {"attention.kv", "attention.query_tiles", 2, "attention.query_tiles > 1", BOTH},
     {"attention.interleave", "attention.query_tiles", 2, "attention.query_tiles > 1", BOTH},
+    {"attention.tile_sync", "attention.query_tiles", 2, "attention.query_tiles > 1", BOTH},
+    {"attention.tile_sync", "weights", WEIGHTS_RESIDENT, "weights is resident", BOTH},
     {"attention.softmax", "attention.kv", ATTKV_RESIDENT, "attention.kv is resident", BOTH},
     {"power.preload_waves", "weights", WEIGHTS_RESIDENT, "weights is resident", BOTH},
     {"power.wave_order", "power.preload_waves", 2, "power.preload_waves > 1", BOTH},

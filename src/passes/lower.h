@@ -503,6 +503,23 @@ gboolean lw_p1_grid_check(Ir *ir, const LwP1Grid *g, GError **err);
 int lw_p1_grid_buffers(const Ir *ir, const LwP1Grid *g);
 gboolean lw_p1_grid_stage(Ir *ir, const LwP1Grid *g, GError **err);
 
+/* attention.tile_sync (p1_att_sync.c): an attention task waits per q|k|v
+ * row tile (the qkv owners' tile events, per_tile signals each: one per
+ * qkv panel) instead of for the qkv stage.  lw_p1_att_sync_wait: in task,
+ * before its first load of row last_row (0-based in the sequence) of
+ * sequence seq: wait for that row's tile unless *waited (the last tile
+ * waited for, -1 at first) is already as far.  lw_p1_att_place: pin the
+ * tasks made since t0: those of sequence last_seq to the WGs of lowering
+ * stage qkv_stage, the others to WGs with no task of it, not among the next
+ * stage's `taken` owners' WGs; FALSE (no pins) when either set is empty. */
+typedef struct LwP1AttSync {
+  gboolean on;
+  int layer, rows, R, per_tile;
+  IrProv prov;             /* "attention.tile_sync"                        */
+} LwP1AttSync;
+void lw_p1_att_sync_wait(Ir *ir, const LwP1AttSync *as, int task, int seq, int last_row, int *waited);
+gboolean lw_p1_att_place(Ir *ir, const LwP1State *res, guint t0, int qkv_stage, int taken, int last_seq);
+
 /* P1 causal attention with K/V blocks shared by the query tiles of a group
  * (p1_attention.c, attention.query_tiles > 1): one task per (sequence,
  * head, group of `group` row tiles of R rows, folded for equal causal
@@ -524,6 +541,9 @@ typedef struct LwP1Attention {
   gboolean staged;         /* with kv_resident: staged softmax (attention.softmax) */
   IrProv prov, group_prov, waves_prov, stagger_prov; /* (stores: lw_space) */
   IrProv interleave_prov, kv_prov, softmax_prov;
+  LwP1AttSync sync;        /* attention.tile_sync (p1_att_sync.c)          */
+  gboolean publish_tiles;  /* tile_sync.wo: each stored row tile signals   */
+  IrProv publish_prov;     /* its event lL_att_t<t> ("tile_sync.wo")       */
 } LwP1Attention;
 /* FALSE with an error at attention.kv when the resident K/V and the
  * tiles' state do not fit a WG's RF. */

@@ -287,6 +287,10 @@ static gboolean stage_att_grouped(P1 *c, int l, int stage, GError **err) {
                       .staged = c->pp->attn_softmax == SOFTMAX_STAGED,
                       .interleave_prov = ir_prov(ir, "attention.interleave"), .kv_prov = ir_prov(ir, "attention.kv"),
                       .softmax_prov = ir_prov(ir, "attention.softmax")};
+  at.publish_tiles = c->pp->tile_sync[PROJ_WO], at.publish_prov = c->sync_prov[PROJ_WO]; /* p1_tile_sync.c */
+  if (c->pp->attn_tile_sync) /* p1_att_sync.c: the qkv owners' tile events, one per panel */
+    at.sync = (LwP1AttSync){.on = TRUE, .layer = l, .rows = c->rows, .R = c->R,
+                            .per_tile = 3 * c->d / c->qkv.panel, .prov = ir_prov(ir, "attention.tile_sync")};
   return lw_p1_attention_stage(ir, &at, err);
 }
 
@@ -439,10 +443,14 @@ static gboolean tile_sync_desc(P1 *c, int l, const ProjStage *ps, LwP1Resident *
                                          (k == PROJ_W2 && c->pp->tile_sync[PROJ_QKV] && l < c->ir->prob.layers - 1));
   st->publish_tiles = (k == PROJ_W1 && c->pp->tile_sync[PROJ_W2]) || for_fold;
   if (for_fold && !c->pp->tile_sync[k]) st->sync_prov = c->sync_prov[k == PROJ_WO ? PROJ_W1 : PROJ_QKV];
+  if (k == PROJ_QKV && c->pp->attn_tile_sync) { /* p1_att_sync.c: attention waits per qkv tile */
+    st->publish_tiles = TRUE;
+    if (!c->pp->tile_sync[k]) st->sync_prov = ir_prov(c->ir, "attention.tile_sync");
+  }
   if (!c->pp->tile_sync[k]) return TRUE;
-  if (k == PROJ_WO) {
-    ir_error(c->ir, err, c->sync_prov[k], "tile_sync.wo: the attention tasks do not signal their row tiles "
-             "(they finish them out of order, folded for equal causal work); tile_sync applies to qkv, w1 and w2");
+  if (k == PROJ_WO && c->pp->attn_query_tiles < 2) {
+    ir_error(c->ir, err, c->sync_prov[k], "tile_sync.wo: with attention.query_tiles 1 the attention tasks do not "
+             "signal their row tiles; tile_sync.wo needs attention.query_tiles > 1 (p1_attention.c signals them)");
     return FALSE;
   }
   if (c->pp->multicast_pass && c->pp->multicast[k]) {
@@ -460,7 +468,9 @@ static gboolean tile_sync_desc(P1 *c, int l, const ProjStage *ps, LwP1Resident *
              "chunk by chunk: there is no stage barrier to replace", sched_proj_name[k]);
     return FALSE;
   }
-  if (k == PROJ_W2)
+  if (k == PROJ_WO) /* every head's attention task stores its part of a row tile */
+    st->wait_tiles = (LwP1TileSync){"att", l, c->H};
+  else if (k == PROJ_W2)
     st->wait_tiles = (LwP1TileSync){"w1", l, c->w1.panel > 0 ? c->f / c->w1.panel : 1};
   else
     st->wait_tiles = (LwP1TileSync){k == PROJ_QKV ? "ln1" : "ln2", l, c->R / c->ln_rows};
@@ -585,6 +595,21 @@ static void keep_clear(P1 *c, guint t0, const ProjStage *next) {
   for (guint k = t0; k < ir->tasks->len; k++) ir_task_at(ir, (int)k)->pin = lw_p1_free_wg(ir, &c->res, taken, (int)(k - t0));
 }
 
+/* attention.tile_sync (p1_att_sync.c): the attention tasks made since t0
+ * of every sequence but the last on WGs with no task of the layer's qkv
+ * stage (lowering stage qkv_stage) that the next stage's owners leave free,
+ * the last sequence's on qkv's WGs; as keep_clear when either is empty. */
+static void keep_clear_att(P1 *c, guint t0, int qkv_stage, const ProjStage *next) {
+  Ir *ir = c->ir;
+  int taken = 0;
+  if (c->pp->weights == WEIGHTS_RESIDENT) {
+    LwP1Resident st = {.pj = next->pj, .N = next->N, .shards = c->pp->k_split[next->pj->proj],
+                       .multicast = c->pp->multicast[next->pj->proj]};
+    taken = lw_p1_resident_owners(ir, &st);
+  }
+  if (!lw_p1_att_place(ir, &c->res, t0, qkv_stage, taken, c->N / c->rows - 1)) keep_clear(c, t0, next);
+}
+
 /* The program size limit, after stage k (1..7) of layer l: layer 0 is
  * checked stage by stage (a layer grows with seqs, or rows when there is one
  * sequence), so that a plan far over the limit stops early. */
@@ -673,7 +698,10 @@ gboolean pass_lower_p1(Ir *ir, GError **err) {
     if (!proj(&c, l, s0 + 1, &qkv, err) || !budget(&c, l, 2, err)) return FALSE;
     t0 = ir->tasks->len;
     if (!att(&c, l, s0 + 2, err)) return FALSE;
-    keep_clear(&c, t0, &wo);
+    if (pp->attn_tile_sync)
+      keep_clear_att(&c, t0, s0 + 1, &wo);
+    else
+      keep_clear(&c, t0, &wo);
     if (!budget(&c, l, 3, err)) return FALSE;
     if (!proj(&c, l, s0 + 3, &wo, err) || !budget(&c, l, 4, err)) return FALSE;
     t0 = ir->tasks->len;

@@ -256,6 +256,10 @@ static void tile_store(Ir *ir, int task, const LwP1Attention *at, const LwMat *o
   lw_op(ir, task, IR_VMUL, t->o, t->o, t->z, at->prov);
   lw_space(ir, task);
   lw_store_mat(ir, task, t->o, at->osym, om, seq * at->rows + t->i * at->R, h * WL_HEAD_DIM, at->prov);
+  /* tile_sync.wo (p1_tile_sync.c): wo's issuers wait for this row tile's
+   * event, complete once every head's task has stored its part */
+  if (at->publish_tiles)
+    lw_p1_tile_signal(ir, task, at->layer, "att", (seq * at->rows + t->i * at->R) / at->R, at->publish_prov);
 }
 
 /* The first tile of tl that attends to key k0. */
@@ -268,6 +272,9 @@ static int first_active(const Tile *tl, int nt, int k0) {
 /* One attention task: its tiles and its key block buffers. */
 typedef struct AttTask {
   int task, k, nt, keys;
+  int waited;        /* attention.tile_sync: the last qkv tile waited for */
+  int64_t delay;     /* ... and its stagger, once its last q tile is in   */
+  gboolean staggered;
   char *tag;
   Tile tl[8];
   IrView kb[2], vb[2];
@@ -321,6 +328,26 @@ static void share_load(Ir *ir, const LwP1Attention *at, const Share *sh, int kv_
   lw_sig(ir, me->task, sh->full[j % 2], at->kv_prov);
 }
 
+/* attention.tile_sync: wait for the qkv tile of row last_row of sequence
+ * seq (p1_att_sync.c), then, once the task's last q tile is in, its
+ * stagger: a sequence's tasks all wait for its last tiles, so a stagger at
+ * their start would be spent before the data lands and they would run,
+ * and store, together. */
+static void sync_wait(Ir *ir, const LwP1Attention *at, AttTask *me, int seq, int last_row) {
+  lw_p1_att_sync_wait(ir, &at->sync, me->task, seq, last_row, &me->waited);
+  int need = (seq * at->rows + me->tl[me->nt - 1].i * at->R + at->R - 1) / at->R;
+  if (at->sync.on && !me->staggered && me->waited >= need) {
+    me->staggered = TRUE;
+    if (me->delay > 0) lw_waitt(ir, me->task, me->delay, at->stagger_prov);
+  }
+}
+
+/* attention.tile_sync: is tile q of task me beyond the qkv tiles it has
+ * waited for (its q then loaded late, after its wait)? */
+static gboolean late_q(const LwP1Attention *at, const AttTask *me, int seq, int q) {
+  return at->sync.on && (seq * at->rows + me->tl[q].i * at->R + at->R - 1) / at->R > me->waited;
+}
+
 /* attention.kv: streamed: blocks of B keys, each loaded once (the next one
  * before this one is used) for every tile of the group that attends to it
  * (shared: once for every task of the sequence and head, by the leader).
@@ -338,6 +365,7 @@ static void streamed_task(Ir *ir, const LwP1Attention *at, int seq, int h, AttTa
   LwMat qm = {at->q_col, at->stride, at->packed}, om = {at->o_col, at->stride, at->packed};
   IrView *kb = me->kb, *vb = me->vb, s[2];
   g_autoptr(GArray) chains = g_array_new(FALSE, FALSE, sizeof(Chain));
+  gboolean qlate[8] = {FALSE}; /* attention.tile_sync: q tiles loaded late (late_q) */
   if (sh && !leader) lw_sig(ir, task, sh->ready, at->kv_prov);
   if (!sh)
     for (int x = 0; x < 2; x++) {
@@ -363,7 +391,9 @@ static void streamed_task(Ir *ir, const LwP1Attention *at, int seq, int h, AttTa
     for (int q = 0; q < nt; q++)
       if (tl[q].n > k0) last = q;
     if (j == 0) {
+      sync_wait(ir, at, me, seq, tl[0].i * R + R - 1);
       lw_load_mat(ir, task, tl[0].q, at->qsym, &qm, seq * at->rows + tl[0].i * R, h * WL_HEAD_DIM, pv);
+      if (!sh || leader) sync_wait(ir, at, me, seq, b - 1);
       if (!sh) {
         lw_load(ir, task, kv, at->ksym, kv_row, 0, WL_HEAD_DIM, pv);
         lw_load(ir, task, vv, at->vsym, kv_row, 0, WL_HEAD_DIM, pv);
@@ -373,7 +403,13 @@ static void streamed_task(Ir *ir, const LwP1Attention *at, int seq, int h, AttTa
     }
     if (sh && !leader) lw_wait(ir, task, sh->full[j % 2], j / 2 + 1, at->kv_prov);
     for (int q = 0; q < nt; q++) {
-      if (j == 0 && q + 1 < nt)
+      /* attention.tile_sync: a q tile whose rows are not yet waited for is
+       * loaded (after its wait) just before its own chain, not one ahead */
+      if (j == 0 && q > 0 && qlate[q]) {
+        sync_wait(ir, at, me, seq, tl[q].i * R + R - 1);
+        lw_load_mat(ir, task, tl[q].q, at->qsym, &qm, seq * at->rows + tl[q].i * R, h * WL_HEAD_DIM, pv);
+      }
+      if (j == 0 && q + 1 < nt && !(qlate[q + 1] = late_q(at, me, seq, q + 1)))
         lw_load_mat(ir, task, tl[q + 1].q, at->qsym, &qm, seq * at->rows + tl[q + 1].i * R, h * WL_HEAD_DIM, pv);
       gboolean first = FALSE;
       if (tl[q].n > k0) {
@@ -387,6 +423,7 @@ static void streamed_task(Ir *ir, const LwP1Attention *at, int seq, int h, AttTa
       /* the next block, once this one is in use (piped: by its first chain) */
       if ((piped ? first : q == 0) && k0 + B < keys && (!sh || leader)) {
         int nb = MIN(B, keys - k0 - B);
+        sync_wait(ir, at, me, seq, k0 + B + nb - 1);
         if (sh) {
           share_load(ir, at, sh, kv_row, j + 1, k0 + B, nb);
         } else {
@@ -436,6 +473,7 @@ static void resident_task(Ir *ir, const LwP1Attention *at, int seq, int h, AttTa
     g_autoptr(GArray) chains = g_array_new(FALSE, FALSE, sizeof(Chain));
     /* this set's q and the blocks it needs that are not in yet */
     for (int q = q0; q < q0 + n; q++) {
+      sync_wait(ir, at, me, seq, tl[q].i * R + R - 1);
       lw_load_mat(ir, task, tl[q].q, at->qsym, &qm, seq * at->rows + tl[q].i * R, h * WL_HEAD_DIM, pv);
       for (; loaded < tl[q].n / R; loaded++) {
         lw_load(ir, task, kb[loaded], at->ksym, kv_row + loaded * R, 0, WL_HEAD_DIM, pv);
@@ -492,7 +530,8 @@ static void task_open(Ir *ir, const LwP1Attention *at, int seq, int h, int k, At
   IrRole role = ir_role(ROLE_ATT);
   role.layer = at->layer, role.seq = seq, role.head = h;
   int task = me->task = lw_task(ir, me->tag, at->stage, at->kv_resident ? at->kv_prov : at->group_prov, role);
-  if (at->after >= 0) ir_task_waits(ir, task, at->after);
+  me->waited = -1;
+  if (at->after >= 0 && !at->sync.on) ir_task_waits(ir, task, at->after); /* tile_sync: per tile instead */
   ir_task_signals(ir, task, at->grp);
   /* attention.waves: task n of the stage is in wave n * waves / tasks
    * and starts once every task of the earlier waves is through its
@@ -506,7 +545,14 @@ static void task_open(Ir *ir, const LwP1Attention *at, int seq, int h, int k, At
   /* attention.stagger: the tasks of a wave start `stagger` cycles
    * apart, before their first load (their first key blocks and q
    * tiles, all at once, make the stage's start its hottest window) */
-  if (at->stagger > 0 && n > before) lw_waitt(ir, task, (int64_t)(n - before) * at->stagger, at->stagger_prov);
+  /* attention.tile_sync: a sequence's tasks start together as its q|k|v
+   * tiles land (p1_att_sync.c): staggered within it, once their last q
+   * tile is in (sync_wait) */
+  me->staggered = FALSE, me->delay = 0;
+  if (at->sync.on)
+    me->delay = (int64_t)(n - seq * at->heads * G) * at->stagger;
+  else if (at->stagger > 0 && n > before)
+    lw_waitt(ir, task, (int64_t)(n - before) * at->stagger, at->stagger_prov);
   me->nt = group_tiles(ir, task, me->tag, at, k, me->tl, &me->keys);
   if (shared) {
     int B = key_block(ir, R, at->rows, at->group, at->interleave > 1 ? 2 : 1);

@@ -14,7 +14,10 @@
  *
  * Who signals: a resident projection's finishing owners (K shard 0, one per
  * panel: lw_p1_resident's epilogue, after its `finish` stored the tile) and
- * a LayerNorm task after each tile's rows it stored.  `per_tile` is how many
+ * a LayerNorm task after each tile's rows it stored; for tile_sync.wo each
+ * attention task (query_tiles > 1: p1_attention.c) after its part (one
+ * head) of each tile it stored, in its folded order, and for
+ * attention.tile_sync qkv's owners (p1_att_sync.c).  `per_tile` is how many
  * signals complete a tile, so one WAIT per tile suffices: the events are
  * per tile, never cumulative across tiles, because tiles finish out of
  * order across tasks. */

@@ -1791,6 +1791,83 @@ START_TEST(test_p1_ln_fold) {
 }
 END_TEST
 
+/* attention.tile_sync (p1_att_sync.c) and tile_sync.wo (p1_tile_sync.c)
+ * on two sequences of 4 row tiles (query_tiles 2: 2 tasks per sequence and
+ * head, K/V shared).  Without the knobs every attention task waits for the
+ * qkv stage's group and wo's issuers for attention's.  With
+ * attention.tile_sync the qkv owners signal their tiles, the attention
+ * tasks wait for the tiles they read (6 qkv panels a tile) instead of the
+ * stage, a task of sequence 1 for global tiles 4.. only, and the tasks of
+ * sequence 0 sit on WGs without a qkv task (those of sequence 1 on qkv's
+ * WGs); the stagger comes after a task's last q tile's wait.  With
+ * tile_sync.wo each attention task signals the row tiles it stored and wo's
+ * issuers wait per tile for the 2 heads' tasks.  Every program is correct
+ * on seed 7. */
+#define P1_ATT_DIMS "{d_model: 64, heads: 2, d_ff: 128, layers: 1, seqs: 2, rows: 128}"
+#define P1_ATT P1_MC "\n  attention: {query_tiles: 2, kv: shared, interleave: 2, stagger: 40"
+static Plan *att_plan(const char *att, const char *more) {
+  g_autofree char *text = g_strdup_printf("version: 1\np1:\n  problem: " P1_ATT_DIMS "\n  " P1_ATT "%s}\n%s", att,
+                                          more);
+  return plan_text("att.yaml", text);
+}
+
+/* Is there a `.wg` line of text naming both task a and a task starting b? */
+static gboolean wg_with(const char *text, const char *a, const char *b) {
+  g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+  g_autofree char *ta = g_strdup_printf(" %s ", a);
+  for (char **l = lines; *l; l++) {
+    if (!g_str_has_prefix(*l, ".wg ")) continue;
+    g_autofree char *line = g_strdup_printf("%s ", *l);
+    if (strstr(line, ta) && strstr(line, b)) return TRUE;
+  }
+  return FALSE;
+}
+
+START_TEST(test_p1_att_tile_sync) {
+  g_autoptr(Plan) stage = att_plan("", "");
+  g_autoptr(Plan) sync = att_plan(", tile_sync: true", "");
+  g_autoptr(Plan) wo = att_plan("", "  tile_sync: {wo: true}\n");
+  g_autofree char *a = NULL, *b = NULL, *c = NULL;
+  compile_run(stage, PROB_P1, "attention after qkv", &a);
+  compile_run(sync, PROB_P1, "attention per qkv tile", &b);
+  compile_run(wo, PROB_P1, "wo per attention tile", &c);
+  g_autofree char *s0a = task_lines(a, "l0.att.s0.h0.g0", "    END"), *s0b = task_lines(b, "l0.att.s0.h0.g0", "    END");
+  g_autofree char *s1b = task_lines(b, "l0.att.s1.h1.g1", "    END");
+  ck_assert_ptr_nonnull(strstr(s0a, "WAIT      ev.qkv_l0,"));
+  ck_assert_ptr_null(strstr(s0a, "ev.l0_qkv_t"));
+  ck_assert_ptr_null(strstr(s0b, "ev.qkv_l0"));
+  ck_assert_msg(strstr(s0b, "WAIT      ev.l0_qkv_t0, 6"), "%s", s0b); /* 6 qkv panels of 32 */
+  ck_assert_ptr_nonnull(strstr(s0b, "WAIT      ev.l0_qkv_t3, 6"));
+  ck_assert_ptr_null(strstr(s1b, "ev.l0_qkv_t3,"));                   /* sequence 1: tiles 4..7 */
+  ck_assert_ptr_nonnull(strstr(s1b, "WAIT      ev.l0_qkv_t6, 6"));  /* its group: tiles 1 and 2 */
+  g_autofree char *own = task_lines(b, "l0.qkv.k0.p5", "    END"), *own_a = task_lines(a, "l0.qkv.k0.p5", "    END");
+  ck_assert_ptr_nonnull(strstr(own, "SIG       ev.l0_qkv_t7, 1"));
+  ck_assert_ptr_null(strstr(own_a, "ev.l0_qkv_t"));
+  /* the stagger (task 1 of its sequence: 40) after the wait for its last q tile */
+  g_autofree char *g1 = task_lines(b, "l0.att.s0.h0.g1", "    END");
+  const char *w = strstr(g1, "WAIT      ev.l0_qkv_t2, 6"), *st = strstr(g1, "WAITT     40 ");
+  ck_assert_msg(w && st && w < st, "%s", g1);
+  /* placement: sequence 0 off qkv's WGs, sequence 1 on them */
+  ck_assert(!wg_with(a, "l0.att.s1.h0.g0", "l0.qkv.")); /* without the knob: keep_clear's WGs */
+  const char *s0[] = {"l0.att.s0.h0.g0", "l0.att.s0.h0.g1", "l0.att.s0.h1.g0", "l0.att.s0.h1.g1"};
+  const char *s1[] = {"l0.att.s1.h0.g0", "l0.att.s1.h0.g1", "l0.att.s1.h1.g0", "l0.att.s1.h1.g1"};
+  for (int k = 0; k < 4; k++) {
+    ck_assert_msg(!wg_with(b, s0[k], "l0.qkv."), "%s shares a WG with qkv", s0[k]);
+    ck_assert_msg(wg_with(b, s1[k], "l0.qkv."), "%s not on a qkv WG", s1[k]);
+  }
+  /* tile_sync.wo: attention signals its stored tiles, wo's issuers wait per tile */
+  g_autofree char *wo_a = task_lines(a, "l0.wo.k0.mc0", "    END"), *wo_c = task_lines(c, "l0.wo.k0.mc0", "    END");
+  g_autofree char *att_c = task_lines(c, "l0.att.s1.h0.g0", "    END");
+  ck_assert_ptr_nonnull(strstr(wo_a, "WAIT      ev.att_l0,"));
+  ck_assert_ptr_null(strstr(wo_c, "ev.att_l0"));
+  ck_assert_msg(strstr(c, "WAIT      ev.l0_att_t0, 2"), "no per-tile wait"); /* 2 heads */
+  ck_assert_ptr_nonnull(strstr(c, "WAIT      ev.l0_att_t7, 2"));
+  ck_assert_ptr_nonnull(strstr(att_c, "SIG       ev.l0_att_t4, 1")); /* group 0: tiles 0 and 3 of sequence 1 */
+  ck_assert_ptr_nonnull(strstr(att_c, "SIG       ev.l0_att_t7, 1"));
+  ck_assert_ptr_null(strstr(a, "ev.l0_att_t"));
+}
+END_TEST
+
 /* weight_spacing.PROJ and weight_stagger.PROJ (piece_spacing.c): WAITTs
  * before resident owners' weight pieces, nothing else.  weight_spacing.w1:
  * each W1 owner (paced by wo's chunks) waits 50 cycles before each of its
@@ -2582,6 +2659,7 @@ Suite *suite_gen(void) {
   tcase_add_test(tc, test_p1_ln_fold);
   tcase_add_test(tc, test_p1_weight_pacing);
   tcase_add_test(tc, test_p1_shard_group);
+  tcase_add_test(tc, test_p1_att_tile_sync);
   tcase_add_test(tc, test_p1_ln_fold_pacing);
   tcase_add_test(tc, test_p1_handoff_rf);
   tcase_add_test(tc, test_p1_attention_stagger);
