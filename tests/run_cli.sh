@@ -186,6 +186,7 @@ fi
 # 99 charged to the WAITT's stage), MMA (166, one block: done 198), END (167).
 # wg4: WAIT (the SIG at 165 + T_SIG_LATENCY 4 = 169: wait 169 from cycle -1),
 # VEC.fill (170, done 234), END.  ENDs count with the instruction before.
+# wg8: one LD of 4 KiB contiguous: 64 HBM lines (its end is the simulator's).
 {
   echo ".machine sms=16 wgs_per_sm=4 rf_kib=64 vl=16 mma_arrays=1 sfu=8 sh_kib=0 dma=2x1 hbm=8 noc=512 multicast=1 reduce=0"
   echo ".problem p1"
@@ -204,18 +205,23 @@ fi
   echo "    WAIT ev.e, 1 ; p1.k3:3 l0.z.p0"
   echo "    VEC.fill d, 1.0 ; p1.k3:3 l0.z.p1"
   echo "    END"
+  echo ".wg 8"
+  echo ".rf e p0 32x32"
+  echo "    LD e, hbm[x_in] ; p1.k4:4 l0.q.p0"
+  echo "    END"
 } >"$tmp/stages.asm"
 "$sim" "$tmp/stages.asm" --timing-only --profile >"$tmp/out" 2>"$tmp/err"
-got=$(sed -n '/^stages, by first issue/,$p' "$tmp/out" | awk 'NR > 2 { $NF = ""; $(NF-1) = ""; print }' | tr -s ' ' | sed 's/ *$//')
-want="$(printf '%s\n' 'l0.x 0 128 128 1 2 0 0 0 63' 'l0.y 65 198 133 1 4 1 0 99 0' 'l0.z 169 234 65 1 3 0 169 0 0')"
+got=$(sed -n '/^stages, by first issue/,$p' "$tmp/out" | awk 'NR > 2 { $NF = ""; $(NF-1) = ""; if ($1 == "l0.q" && $3 > 64 && $4 == $3) { $3 = "END"; $4 = "SPAN" } print }' | tr -s ' ' | sed 's/ *$//')
+want="$(printf '%s\n' 'l0.q 0 END SPAN 1 2 0 64 0 0 0' 'l0.x 0 128 128 1 2 0 0 0 0 63' 'l0.y 65 198 133 1 4 1 0 0 99 0' 'l0.z 169 234 65 1 3 0 0 169 0 0')"
 [ "$got" = "$want" ] && ok "--profile: stages (spans, WGs, MMA blocks, wait / pace / stall)" ||
   { ko "--profile: stages (spans, WGs, MMA blocks, wait / pace / stall)"; echo " got:"; echo "$got"; echo " want:"; echo "$want"; }
 if command -v jq >/dev/null 2>&1; then
   "$sim" "$tmp/stages.asm" --timing-only --profile --json >"$tmp/out" 2>"$tmp/err"
-  got=$(jq -r '[(.stages | length), (.stages[] | [.name, .start, .end, .wgs, .insns, .mma_blocks, .wait, .pace, .stall] | map(tostring) | join(",")),
+  got=$(jq -r '[(.stages | length), (.stages[1:][] | [.name, .start, .end, .wgs, .insns, .mma_blocks, .hbm_lines, .wait, .pace, .stall] | map(tostring) | join(",")),
+               (.stages[0] | [.name, .hbm_lines] | map(tostring) | join(",")), ((.stages | map(.hbm_lines) | add) == .hbm_lines),
                ((.stages | map(.energy_uj) | add) - (.units | to_entries | map(.value.energy_uj) | add) | fabs < 1e-6)]
               | map(tostring) | join(" ")' "$tmp/out")
-  want="3 l0.x,0,128,1,2,0,0,0,63 l0.y,65,198,1,4,1,0,99,0 l0.z,169,234,1,3,0,169,0,0 true"
+  want="4 l0.x,0,128,1,2,0,0,0,0,63 l0.y,65,198,1,4,1,0,0,99,0 l0.z,169,234,1,3,0,0,169,0,0 l0.q,64 true true"
   [ "$got" = "$want" ] && ok "--profile --json: stages (jq), their energy the units' sum" ||
     { ko "--profile --json: stages (jq), their energy the units' sum"; echo " got  $got"; echo " want $want"; }
 fi

@@ -88,6 +88,7 @@ static int64_t hbm_line(Sim *s, uint64_t addr, int64_t t, int wg, int pc) {
   sim_energy(s, UC_HBM, at, 1, E_HBM_LINE, wg, pc);
   s->uc_busy[UC_HBM] += 1;
   s->hbm_lines++;
+  if (s->ilines) s->ilines[s->insn_base[wg] + pc]++;
   return at + 1;
 }
 

@@ -144,15 +144,16 @@ static void hot_group_report(GString *g, const Program *p, const SimResult *r) {
 static void stage_report(GString *g, const SimResult *r) {
   g_string_append(g, "\nstages, by first issue (wait / pace / stall: WG-cycles before a WAIT, after a WAITT, "
                      "before any other issue):\n");
-  g_string_append_printf(g, "  %-16s %9s %9s %9s %4s %8s %8s %10s %10s %10s %10s %7s\n", "stage", "start", "end",
-                         "span", "WGs", "insns", "MMA blk", "wait", "pace", "stall", "energy uJ", "dyn W");
+  g_string_append_printf(g, "  %-16s %9s %9s %9s %4s %8s %8s %9s %10s %10s %10s %10s %7s\n", "stage", "start",
+                         "end", "span", "WGs", "insns", "MMA blk", "HBM lines", "wait", "pace", "stall", "energy uJ",
+                         "dyn W");
   for (int i = 0; i < r->nstages; i++) {
     const SimStage *st = &r->stages[i];
     int64_t span = st->end - st->start;
     g_string_append_printf(g, "  %-16s %9" G_GINT64_FORMAT " %9" G_GINT64_FORMAT " %9" G_GINT64_FORMAT
-                              " %4d %8" G_GINT64_FORMAT " %8" G_GINT64_FORMAT " %10" G_GINT64_FORMAT
+                              " %4d %8" G_GINT64_FORMAT " %8" G_GINT64_FORMAT " %9" G_GINT64_FORMAT " %10" G_GINT64_FORMAT
                               " %10" G_GINT64_FORMAT " %10" G_GINT64_FORMAT " %10.3f %7.3f\n",
-                           st->name, st->start, st->end, span, st->wgs, st->insns, st->mma_blocks, st->wait,
+                           st->name, st->start, st->end, span, st->wgs, st->insns, st->mma_blocks, st->hbm_lines, st->wait,
                            st->pace, st->stall, st->energy_pj * 1e-6,
                            span > 0 ? st->energy_pj / (double)span * 1e-3 : 0.0);
   }
@@ -235,9 +236,10 @@ static void json_stages(GString *g, const SimResult *r) {
     jstr(g, st->name);
     g_string_append_printf(g, ", \"start\": %" G_GINT64_FORMAT ", \"end\": %" G_GINT64_FORMAT
                               ", \"wgs\": %d, \"insns\": %" G_GINT64_FORMAT ", \"mma_blocks\": %" G_GINT64_FORMAT
-                              ", \"wait\": %" G_GINT64_FORMAT ", \"pace\": %" G_GINT64_FORMAT
+                              ", \"hbm_lines\": %" G_GINT64_FORMAT ", \"wait\": %" G_GINT64_FORMAT ", \"pace\": %" G_GINT64_FORMAT
                               ", \"stall\": %" G_GINT64_FORMAT ", \"energy_uj\": %.6f}",
-                           st->start, st->end, st->wgs, st->insns, st->mma_blocks, st->wait, st->pace, st->stall,
+                           st->start, st->end, st->wgs, st->insns, st->mma_blocks, st->hbm_lines, st->wait, st->pace,
+                           st->stall,
                            st->energy_pj * 1e-6);
   }
   g_string_append(g, "]");

@@ -1009,6 +1009,7 @@ static void sim_init(Sim *s, const Program *p, const SimOptions *o) {
     int n = s->insn_base[s->nwgs];
     s->iissue = g_new(int64_t, n);
     for (int i = 0; i < n; i++) s->iissue[i] = -1;
+    s->ilines = g_new0(int64_t, n);
   }
   if (p->prob.kind == PROB_D1) {
     const AbiSym *x = wl_abi_lookup(&p->abi, "x_in"), *out = wl_abi_lookup(&p->abi, "out");
@@ -1080,6 +1081,7 @@ static void sim_destroy(Sim *s) {
   g_free(s->istart);
   g_free(s->iend);
   g_free(s->iissue);
+  g_free(s->ilines);
   g_free(s->release_t);
   g_free(s->out_mark);
   g_free(s->out_count);
@@ -1209,7 +1211,10 @@ static void finish(Sim *s, SimResult *res) {
     res->checked = TRUE;
   }
   if (s->ie) hot_window(s, res);
-  if (s->iissue) res->stages = sim_stages(s->p, s->insn_base, s->iissue, s->ie, s->iend, &res->nstages);
+  if (s->iissue) {
+    SimInsnRecords rec = {s->insn_base, s->iissue, s->iend, s->ie, s->ilines};
+    res->stages = sim_stages(s->p, &rec, &res->nstages);
+  }
   if (s->tr) trace_end(s, res);
   if (s->o->keep_hbm && s->hbm) {
     res->hbm = s->hbm;

@@ -42,7 +42,7 @@ typedef struct SimStage {
   char *name;             /* "l0.w1", "t3.l1.wo"; "(none)" without a comment */
   int64_t start, end;     /* first issue; last cycle any of its work is active */
   int wgs;                /* WGs that ran its instructions                 */
-  int64_t insns, mma_blocks;
+  int64_t insns, mma_blocks, hbm_lines;
   int64_t wait, pace, stall; /* WG-cycles, as above                        */
   double energy_pj;       /* its instructions' dynamic energy              */
 } SimStage;
@@ -86,11 +86,17 @@ char *sim_hot_key(const char *text, HotBy by);
  * energy first, ties by name: a GArray of HotGroup (g_array_unref). */
 GArray *sim_hot_groups(const Program *p, const SimResult *r, HotBy by);
 
-/* The stages of a run (stages.c; sim.c's finish, with --profile): from
- * each instruction's issue cycle (-1: never issued), its energy and the
- * last cycle of its work (global index insn_base[wg] + pc). */
-SimStage *sim_stages(const Program *p, const int *insn_base, const int64_t *issue, const double *energy_pj,
-                     const int64_t *end, int *nstages);
+/* What a --profile run records per instruction (global index
+ * insn_base[wg] + pc): the cycle it issued (-1: never), the last cycle of
+ * its work, its dynamic energy and the HBM lines it moved. */
+typedef struct SimInsnRecords {
+  const int *insn_base;
+  const int64_t *issue, *end;
+  const double *energy_pj;
+  const int64_t *hbm_lines;
+} SimInsnRecords;
+/* The stages of a run (stages.c; sim.c's finish, with --profile). */
+SimStage *sim_stages(const Program *p, const SimInsnRecords *rec, int *nstages);
 void sim_stages_free(SimStage *st, int n);
 
 void sim_options_default(SimOptions *o);

@@ -199,6 +199,7 @@ typedef struct Sim {
   double *ie;
   int64_t *istart, *iend;
   int64_t *iissue;     /* --profile: the cycle it issued, or -1 (stages.c) */
+  int64_t *ilines;     /* --profile: the HBM lines it moved (stages.c)     */
   SimTrace *tr;        /* --trace: the timeline being recorded, or NULL   */
   /* D1 host */
   int steps;

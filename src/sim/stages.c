@@ -23,8 +23,9 @@ static int stage_cmp(const void *x, const void *y) {
   return strcmp(a->name, b->name);
 }
 
-SimStage *sim_stages(const Program *p, const int *insn_base, const int64_t *issue, const double *energy_pj,
-                     const int64_t *end, int *nstages) {
+SimStage *sim_stages(const Program *p, const SimInsnRecords *rec, int *nstages) {
+  const int *insn_base = rec->insn_base;
+  const int64_t *issue = rec->issue, *end = rec->end;
   GArray *st = g_array_new(FALSE, TRUE, sizeof(SimStage));
   GArray *last_wg = g_array_new(FALSE, FALSE, sizeof(int));
   g_autoptr(GHashTable) at = g_hash_table_new(g_str_hash, g_str_equal); /* name -> index + 1 */
@@ -61,7 +62,8 @@ SimStage *sim_stages(const Program *p, const int *insn_base, const int64_t *issu
       s->start = MIN(s->start, issue[k]);
       s->end = MAX(s->end, MAX(issue[k] + 1, end[k]));
       s->insns++;
-      s->energy_pj += energy_pj[k];
+      s->energy_pj += rec->energy_pj[k];
+      s->hbm_lines += rec->hbm_lines[k];
       if (in->op == OP_MMA) s->mma_blocks += mma_blocks(p, in);
       int64_t gap = issue[k] - prev - 1;
       if (in->op == OP_WAIT)
