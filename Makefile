@@ -11,8 +11,9 @@ PKGS      := glib-2.0 yaml-0.1 json-glib-1.0
 # cairo draws tcc-sim --plot (src/sim/plot.c); fontconfig frees its font
 # caches at the end (plot_release_fonts, for ASan's leak check)
 PKGS      += cairo fontconfig
-# gmodule loads the plot module (tcc-sim-plot.so, below) for --plot only
-PKGS      += gmodule-2.0
+# gmodule loads the plot module (tcc-sim-plot.so, below) for --plot only;
+# the no-export variant: the commands need not export their symbols to it
+PKGS      += gmodule-no-export-2.0
 CC        ?= cc
 BUILD     ?= build
 OPT       ?= -O3
