@@ -22,6 +22,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <openssl/crypto.h>
 #include <openssl/evp.h>
 
 #include "asm_lexer.h"
@@ -151,11 +152,15 @@ static size_t insn_guess(size_t n) { return MIN(n / 16 + 64, (size_t)1 << 22); }
 /* The program hash: SHA-256 of the text in lowercase hex.  OpenSSL's
  * libcrypto uses the CPU's SHA instructions where it has them: 4 times
  * faster than GLib's on a 12 MB program, a tenth of tcc-sim --timing-only.
- * GLib's (the same digest) if libcrypto fails. */
+ * Its configuration file (openssl.cnf: providers, engines, policies) is
+ * not read: it cannot change a SHA-256, and reading it cost ~3 ms of every
+ * run's first hash on this VM.  GLib's (the same digest) if libcrypto
+ * fails. */
 static void sha256_hex(const char *text, size_t len, char out[65]) {
   unsigned char md[EVP_MAX_MD_SIZE];
   unsigned int n = 0;
-  if (EVP_Digest(text, len, md, &n, EVP_sha256(), NULL) && n == 32) {
+  if (OPENSSL_init_crypto(OPENSSL_INIT_NO_LOAD_CONFIG, NULL) &&
+      EVP_Digest(text, len, md, &n, EVP_sha256(), NULL) && n == 32) {
     for (unsigned i = 0; i < n; i++) g_snprintf(out + 2 * i, 3, "%02x", md[i]);
     return;
   }
