@@ -11,6 +11,9 @@ PKGS      := glib-2.0 yaml-0.1 json-glib-1.0
 # cairo draws tcc-sim --plot (src/sim/plot.c); fontconfig frees its font
 # caches at the end (plot_release_fonts, for ASan's leak check)
 PKGS      += cairo fontconfig
+# gmodule loads the plot module (tcc-sim-plot.so, below) for --plot only;
+# the no-export variant: the commands need not export their symbols to it
+PKGS      += gmodule-no-export-2.0
 CC        ?= cc
 BUILD     ?= build
 OPT       ?= -O3
@@ -60,6 +63,8 @@ RE2C      ?= re2c
 # Installation directories (GNU conventions; DESTDIR stages a package).
 PREFIX    ?= /usr/local
 BINDIR    ?= $(PREFIX)/bin
+# the plot module (tcc-sim-plot.so): tcc-sim finds it in ../lib/tcc from BINDIR
+PLOTDIR   ?= $(PREFIX)/lib/tcc
 MANDIR    ?= $(PREFIX)/share/man
 DOCDIR    ?= $(PREFIX)/share/doc/tcc
 INSTALL   ?= install
@@ -111,8 +116,26 @@ $(BUILD)/sim/%.o: src/sim/%.c $(HDRS) | $(BUILD)/sim
 $(BUILD)/libtccsim.a: $(SIM_OBJ)
 	rm -f $@ && ar rcs $@ $^
 
-$(BUILD)/tcc-sim: src/sim/tcc_sim.c $(BUILD)/libtccsim.a $(HDRS)
+$(BUILD)/tcc-sim: src/sim/tcc_sim.c $(BUILD)/libtccsim.a $(HDRS) $(BUILD)/tcc-sim-plot.so
 	$(CC) $(SIM_CFLAGS) -o $@ $< $(BUILD)/libtccsim.a $(LDLIBS)
+
+# ---- the plot module (tcc-sim --plot) ----
+# The drawing (src/sim/plot/plot_draw.c) is a shared module that plot.c
+# loads on the first plot, from beside the executable (or PLOTDIR when
+# installed): tcc-sim itself then links no cairo (--as-needed), and a run
+# without --plot does not load cairo, fontconfig and their ~19 libraries
+# (about 7 ms of CPU at every start on this VM; docs/testing.md).  It calls
+# nothing of the simulator, so it links only its own libraries.
+PLOT_LIBS := $(shell pkg-config --libs cairo fontconfig glib-2.0)
+$(BUILD)/plot/plot_draw.o: src/sim/plot/plot_draw.c $(HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(SIM_CFLAGS) -fPIC -c -o $@ $<
+
+$(BUILD)/tcc-sim-plot.so: $(BUILD)/plot/plot_draw.o
+	$(CC) $(SIM_CFLAGS) -shared -o $@ $< -Wl,--as-needed $(PLOT_LIBS) -lm
+# the unit tests plot through it too (test_plot.c)
+$(BUILD)/unit-tests: $(BUILD)/tcc-sim-plot.so
+# ---- end plot module ----
 
 # Compiler objects under $(BUILD)/gen/<dir>/.
 $(BUILD)/gen/%.o: src/%.c $(HDRS) $(GEN_HDRS)
@@ -259,11 +282,15 @@ install: all
 	$(INSTALL) -m 644 $(MANPAGES) $(DESTDIR)$(MANDIR)/man1
 	$(INSTALL) -m 644 $(DOCFILES) $(DESTDIR)$(DOCDIR)
 	$(INSTALL) -m 644 $(EXAMPLES) $(DESTDIR)$(DOCDIR)/examples
+	$(INSTALL) -d $(DESTDIR)$(PLOTDIR)
+	$(INSTALL) -m 644 $(BUILD)/tcc-sim-plot.so $(DESTDIR)$(PLOTDIR)
 
 uninstall:
 	rm -f $(PROGRAMS:%=$(DESTDIR)$(BINDIR)/%) $(MANPAGES:man/%=$(DESTDIR)$(MANDIR)/man1/%) \
 	  $(DOCFILES:docs/%=$(DESTDIR)$(DOCDIR)/%) $(EXAMPLES:plans/%=$(DESTDIR)$(DOCDIR)/examples/%)
 	rmdir $(DESTDIR)$(DOCDIR)/examples $(DESTDIR)$(DOCDIR) 2>/dev/null || true
+	rm -f $(DESTDIR)$(PLOTDIR)/tcc-sim-plot.so
+	rmdir $(DESTDIR)$(PLOTDIR) 2>/dev/null || true
 
 # Install into a temporary DESTDIR (the default PREFIX, then PREFIX=/usr),
 # check every file and run the installed commands, uninstall, check that

@@ -6,6 +6,8 @@
 #    size (BUILD_DIR/tests/png-stats), the same bytes from a second run;
 #  - its diagnostics: no name, a name that is neither .svg nor .png, a
 #    directory that does not exist; a faulty program leaves no plot;
+#  - the plot module: tcc-sim needs no cairo, tcc-sim-plot.so does; a
+#    tcc-sim without its module runs, and refuses --plot in one line;
 #  - headless Chromium opens the SVG and its screenshot is not blank (ink
 #    and colours counted by png-stats), while the screenshot of a blank SVG
 #    is judged blank; skipped, with a message, when chromium is absent
@@ -66,6 +68,25 @@ expect "--plot into a missing directory -> 2" 2 "$tmp/no/such/dir/p.svg:1:1: err
 code=$?
 [ $code -eq 2 ] && [ ! -e "$tmp/dead.svg" ] && [ -s "$tmp/err" ] &&
   ok "--plot on a faulty program -> 2, no file" || ko "--plot on a faulty program -> 2, no file (exit $code)"
+
+# the plot module (plot.h): tcc-sim itself needs no cairo; a tcc-sim with no
+# module beside it (nor in ../lib/tcc) runs without --plot and refuses
+# --plot before the run, in one line, leaving no file
+if command -v readelf >/dev/null 2>&1; then
+  readelf -d "$sim" | grep NEEDED >"$tmp/needed"
+  ! grep -q "cairo\|fontconfig" "$tmp/needed" && readelf -d "$build/tcc-sim-plot.so" | grep -q "NEEDED.*libcairo" &&
+    ok "tcc-sim loads no cairo; its plot module does" || { ko "tcc-sim loads no cairo; its plot module does"; cat "$tmp/needed"; }
+fi
+mkdir "$tmp/lone"
+cp "$sim" "$tmp/lone/tcc-sim"
+"$tmp/lone/tcc-sim" $prog --timing-only >"$tmp/out" 2>"$tmp/err"
+code=$?
+[ $code -eq 0 ] && [ ! -s "$tmp/err" ] && grep -q "^cycles" "$tmp/out" &&
+  ok "no plot module: a run without --plot" || ko "no plot module: a run without --plot (exit $code)"
+"$tmp/lone/tcc-sim" $prog --plot="$tmp/lone.svg" >"$tmp/out" 2>"$tmp/err"
+code=$?
+expect "no plot module: --plot -> 2" 2 "tcc-sim: error: --plot: cannot load the plot module: $tmp/lone/../lib/tcc/tcc-sim-plot.so: cannot open shared object file: No such file or directory"
+[ ! -e "$tmp/lone.svg" ] && ok "no plot module: no file" || ko "no plot module: no file"
 
 # shot SVG PNG: a screenshot of SVG by headless Chromium at the plot's size
 # (--no-sandbox: root in a container has no user namespace for the sandbox)

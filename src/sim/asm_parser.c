@@ -22,6 +22,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <openssl/crypto.h>
 #include <openssl/evp.h>
 
 #include "asm_lexer.h"
@@ -151,16 +152,55 @@ static size_t insn_guess(size_t n) { return MIN(n / 16 + 64, (size_t)1 << 22); }
 /* The program hash: SHA-256 of the text in lowercase hex.  OpenSSL's
  * libcrypto uses the CPU's SHA instructions where it has them: 4 times
  * faster than GLib's on a 12 MB program, a tenth of tcc-sim --timing-only.
- * GLib's (the same digest) if libcrypto fails. */
+ * Its configuration file (openssl.cnf: providers, engines, policies) is
+ * not read: it cannot change a SHA-256, and reading it cost ~3 ms of every
+ * run's first hash on this VM.  GLib's (the same digest) if libcrypto
+ * fails. */
 static void sha256_hex(const char *text, size_t len, char out[65]) {
   unsigned char md[EVP_MAX_MD_SIZE];
   unsigned int n = 0;
-  if (EVP_Digest(text, len, md, &n, EVP_sha256(), NULL) && n == 32) {
+  if (OPENSSL_init_crypto(OPENSSL_INIT_NO_LOAD_CONFIG, NULL) &&
+      EVP_Digest(text, len, md, &n, EVP_sha256(), NULL) && n == 32) {
     for (unsigned i = 0; i < n; i++) g_snprintf(out + 2 * i, 3, "%02x", md[i]);
     return;
   }
   g_autofree char *sum = g_compute_checksum_for_data(G_CHECKSUM_SHA256, (const guchar *)text, len);
   g_strlcpy(out, sum, 65);
+}
+
+/* The hash of a large text is computed on a thread of its own while the
+ * text is parsed (the parse only reads the text too), and joined before
+ * the Program is returned: the same digest, and the hash (~7 ms of CPU on
+ * the 12 MB bench program, plus libcrypto's set-up) off the critical path
+ * when a second core is free.  A smaller text is hashed in line (a thread
+ * costs more than hashing it); tests lower the threshold to run the thread
+ * on small programs. */
+size_t sim_asm_hash_thread_min = (size_t)1 << 20;
+
+typedef struct HashJob {
+  const char *text;
+  size_t len;
+  char *out;           /* 65 bytes: Program.sha256 */
+} HashJob;
+
+static gpointer hash_main(gpointer data) {
+  HashJob *j = data;
+  sha256_hex(j->text, j->len, j->out);
+  return NULL;
+}
+
+/* Start hashing text into out[65]: on a thread (returned, for hash_join)
+ * when the text is large enough and a thread can be made, else at once
+ * (NULL). */
+static GThread *hash_start(HashJob *j, const char *text, size_t len, char out[65]) {
+  *j = (HashJob){text, len, out};
+  GThread *t = len >= sim_asm_hash_thread_min ? g_thread_try_new("tcc-sha256", hash_main, j, NULL) : NULL;
+  if (!t) hash_main(j);
+  return t;
+}
+
+static void hash_join(GThread *t) {
+  if (t) g_thread_join(t);
 }
 
 /* ------------------------------------------------------------ diagnostics */
@@ -1712,7 +1752,8 @@ static Program *parse_owned(const char *file, const char *buf, size_t len, size_
   prog->source = buf;
   prog->source_len = len;
   prog->source_map = mapped;
-  sha256_hex(buf, len, prog->sha256);
+  HashJob job;
+  GThread *hashing = hash_start(&job, buf, len, prog->sha256); /* joined below */
   prog->regions = g_ptr_array_new_with_free_func(free_region);
   prog->events = g_ptr_array_new_with_free_func(g_free);
   prog->lists = g_ptr_array_new_with_free_func(g_free);
@@ -1729,6 +1770,7 @@ static Program *parse_owned(const char *file, const char *buf, size_t len, size_
   }
   sim_asm_lex_init(&P.lx, buf, len);
   gboolean ok = parse_file(&P);
+  hash_join(hashing); /* before the source can be freed, and before anyone reads the digest */
   finish_sections(&P);
   names_clear(&P.events);
   names_clear(&P.abi);

@@ -1,5 +1,7 @@
 /* plot.c - the power plot of `tcc-sim --plot` (plot.h, docs/tools.md
- * "Power plot"), drawn with cairo:
+ * "Power plot"): the curves and the titles here, the drawing with cairo in
+ * the plot module (plot/plot_draw.c, BUILD/tcc-sim-plot.so), loaded on the
+ * first plot:
  *
  *   title          the program, its problem, cycles, peak and bucket size
  *   plot area      power per bucket stacked by unit class (static at the
@@ -13,12 +15,7 @@
  * peak.  Text uses cairo's toy font API with a fixed family; nothing in
  * the file depends on the time or on pointers, so the same run gives the
  * same bytes. */
-#include <cairo-svg.h>
-#include <cairo.h>
-#include <errno.h>
-#include <fontconfig/fontconfig.h>
-#include <math.h>
-#include <stdio.h>
+#include <gmodule.h>
 #include <string.h>
 
 #include "plot.h"
@@ -77,282 +74,50 @@ void plot_series_clear(PlotSeries *s) {
   memset(s, 0, sizeof *s);
 }
 
-/* ---- drawing ----------------------------------------------------------- */
 
-/* The stack, bottom to top: static, then the unit classes in sim.h order. */
-static const double class_rgb[UC__COUNT][3] = {
-    [UC_MMA] = {0.12, 0.47, 0.71}, [UC_VEC] = {1.00, 0.50, 0.05}, [UC_SFU] = {0.17, 0.63, 0.17},
-    [UC_RED] = {0.58, 0.40, 0.74}, [UC_DMA] = {0.55, 0.34, 0.29}, [UC_HBM] = {0.89, 0.47, 0.76},
-    [UC_NOC] = {0.74, 0.74, 0.13}, [UC_SH] = {0.09, 0.75, 0.81},  [UC_RF] = {0.68, 0.78, 0.91}};
-static const double static_rgb[3] = {0.82, 0.82, 0.82};
+/* ---- the plot module --------------------------------------------------- */
 
-#define FONT "DejaVu Sans"
-
-/* The plot area in device units, and the data ranges it shows. */
-typedef struct Frame {
-  double x0, x1, y0, y1; /* left, right, top, bottom */
-  double cmax, wmax;     /* cycles and W at the right and top edges */
-} Frame;
-
-static double fx(const Frame *f, double cyc) { return f->x0 + (f->x1 - f->x0) * cyc / f->cmax; }
-static double fy(const Frame *f, double w) { return f->y1 - (f->y1 - f->y0) * w / f->wmax; }
-
-/* A 1-2-5 step giving at most `n` intervals over [0, span]. */
-static double nice_step(double span, int n) {
-  double raw = span / n, mag = pow(10.0, floor(log10(raw)));
-  static const double m[] = {1, 2, 5, 10};
-  for (int i = 0; i < 4; i++)
-    if (m[i] * mag >= raw) return m[i] * mag;
-  return 10 * mag;
+/* The module's file: beside the executable (the build directory: tcc-sim,
+ * unit-tests), else in ../lib/tcc from it (make install: BINDIR and
+ * PLOTDIR are PREFIX/bin and PREFIX/lib/tcc). */
+static char *module_path(void) {
+  g_autofree char *exe = g_file_read_link("/proc/self/exe", NULL);
+  if (!exe) return g_strdup(PLOT_MODULE); /* the dynamic linker's search */
+  g_autofree char *dir = g_path_get_dirname(exe);
+  char *p = g_build_filename(dir, PLOT_MODULE, NULL);
+  if (g_file_test(p, G_FILE_TEST_EXISTS)) return p;
+  g_free(p);
+  return g_build_filename(dir, "..", "lib", "tcc", PLOT_MODULE, NULL);
 }
 
-static void text_at(cairo_t *cr, double x, double y, double align, const char *s) {
-  cairo_text_extents_t e;
-  cairo_text_extents(cr, s, &e);
-  cairo_move_to(cr, x - align * e.x_advance, y);
-  cairo_show_text(cr, s);
-}
+typedef gboolean (*DrawFn)(const PlotPage *pg, const char *file, PlotFormat fmt, GError **err);
+typedef void (*ReleaseFn)(void);
 
-/* "250k", "1.5M", "800": a cycle count on the axis. */
-static char *cycles_label(double c) {
-  if (c >= 1e6 && fmod(c, 1e5) == 0) return g_strdup_printf("%gM", c / 1e6);
-  if (c >= 1e3 && fmod(c, 1e2) == 0) return g_strdup_printf("%gk", c / 1e3);
-  return g_strdup_printf("%.0f", c);
-}
+/* The module's entry points, once loaded (never unloaded: cairo keeps
+ * state); guarded by plot_lock. */
+static GMutex plot_lock;
+static DrawFn draw_fn;
+static ReleaseFn release_fn;
 
-static void axes(cairo_t *cr, const Frame *f) {
-  cairo_select_font_face(cr, FONT, CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
-  cairo_set_font_size(cr, 12);
-  double ws = nice_step(f->wmax, 6);
-  for (double w = 0; w <= f->wmax + 1e-9; w += ws) { /* grid, ticks, labels: W */
-    cairo_set_source_rgb(cr, 0.90, 0.90, 0.90);
-    cairo_set_line_width(cr, 1);
-    cairo_move_to(cr, f->x0, fy(f, w));
-    cairo_line_to(cr, f->x1, fy(f, w));
-    cairo_stroke(cr);
-    cairo_set_source_rgb(cr, 0, 0, 0);
-    cairo_move_to(cr, f->x0 - 5, fy(f, w));
-    cairo_line_to(cr, f->x0, fy(f, w));
-    cairo_stroke(cr);
-    g_autofree char *l = g_strdup_printf("%g", w);
-    text_at(cr, f->x0 - 8, fy(f, w) + 4, 1.0, l);
+gboolean plot_load(GError **err) {
+  g_mutex_lock(&plot_lock);
+  if (!draw_fn) {
+    g_autofree char *path = module_path();
+    GModule *m = g_module_open(path, G_MODULE_BIND_LOCAL);
+    gpointer d = NULL, r = NULL;
+    if (!m || !g_module_symbol(m, "plot_draw_file", &d) || !g_module_symbol(m, "plot_draw_release_fonts", &r)) {
+      g_set_error(err, G_FILE_ERROR, G_FILE_ERROR_NOENT, "tcc-sim: error: --plot: cannot load the plot module: %s",
+                  g_module_error());
+      if (m) g_module_close(m);
+      g_mutex_unlock(&plot_lock);
+      return FALSE;
+    }
+    g_module_make_resident(m);
+    draw_fn = (DrawFn)d;
+    release_fn = (ReleaseFn)r;
   }
-  double cs = nice_step(f->cmax, 8);
-  for (double c = 0; c <= f->cmax + 1e-9; c += cs) { /* ticks, labels: cycles */
-    cairo_move_to(cr, fx(f, c), f->y1);
-    cairo_line_to(cr, fx(f, c), f->y1 + 5);
-    cairo_stroke(cr);
-    g_autofree char *l = cycles_label(c);
-    text_at(cr, fx(f, c), f->y1 + 19, 0.5, l);
-  }
-  cairo_set_line_width(cr, 1.2);
-  cairo_move_to(cr, f->x0, f->y0);
-  cairo_line_to(cr, f->x0, f->y1);
-  cairo_line_to(cr, f->x1, f->y1);
-  cairo_stroke(cr);
-  cairo_set_font_size(cr, 13);
-  text_at(cr, (f->x0 + f->x1) / 2, f->y1 + 40, 0.5, "cycles");
-  cairo_save(cr);
-  cairo_translate(cr, f->x0 - 42, (f->y0 + f->y1) / 2);
-  cairo_rotate(cr, -G_PI / 2);
-  text_at(cr, 0, 0, 0.5, "power (W)");
-  cairo_restore(cr);
-}
-
-/* Layer `top` of the stack filled from 0 up to the cumulative power of the
- * layers 0..top (0 = static, 1 + u = unit class u), as steps per bucket;
- * drawn from the top layer down, each covering the ones above it below
- * its edge. */
-static void layer(cairo_t *cr, const Frame *f, const PlotSeries *s, int top) {
-  cairo_move_to(cr, fx(f, 0), fy(f, 0));
-  for (int64_t k = 0; k < s->nb; k++) {
-    double w = s->static_w;
-    for (int u = 0; u < top; u++) w += s->unit_w[(size_t)u * (size_t)s->nb + (size_t)k];
-    double a = (double)(k * s->bucket), b = (double)MIN((k + 1) * s->bucket, s->cycles);
-    cairo_line_to(cr, fx(f, a), fy(f, w));
-    cairo_line_to(cr, fx(f, b), fy(f, w));
-  }
-  cairo_line_to(cr, fx(f, (double)s->cycles), fy(f, 0));
-  cairo_close_path(cr);
-  const double *rgb = top == 0 ? static_rgb : class_rgb[top - 1];
-  cairo_set_source_rgb(cr, rgb[0], rgb[1], rgb[2]);
-  cairo_fill(cr);
-}
-
-/* The hottest window's span on the x axis, inside the plot area and at
- * least 3 units wide so that it stays visible on a long run. */
-static void hot_span(const Frame *f, const PlotSeries *s, double *a, double *b) {
-  *a = fx(f, (double)s->peak_start);
-  *b = fx(f, (double)(s->peak_start + POWER_WINDOW));
-  *b = MIN(*b, f->x1); /* a run shorter than the window: [0, 1000) */
-  if (*b - *a < 3) *a = (*a + *b) / 2 - 1.5, *b = *a + 3;
-  if (*b > f->x1) *a -= *b - f->x1, *b = f->x1;
-}
-
-static void curves(cairo_t *cr, const Frame *f, const PlotSeries *s) {
-  /* the hottest window: a band behind the stack, its edges over it */
-  double a, b;
-  hot_span(f, s, &a, &b);
-  cairo_set_source_rgba(cr, 1.0, 0.80, 0.0, 0.40);
-  cairo_rectangle(cr, a, f->y0, b - a, f->y1 - f->y0);
-  cairo_fill(cr);
-  for (int top = UC__COUNT; top >= 0; top--)
-    if (top == 0 || s->unit_uj[top - 1] > 0) layer(cr, f, s, top);
-  cairo_set_source_rgb(cr, 0.85, 0.60, 0.0);
-  cairo_set_line_width(cr, 1);
-  cairo_rectangle(cr, a, f->y0, b - a, f->y1 - f->y0);
-  cairo_stroke(cr);
-  cairo_select_font_face(cr, FONT, CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
-  cairo_set_font_size(cr, 11);
-  g_autofree char *hot = g_strdup_printf("hottest 1000 cycles: %.2f W", s->peak_w);
-  cairo_text_extents_t e;
-  cairo_text_extents(cr, hot, &e);
-  double tx = CLAMP((a + b) / 2 - e.x_advance / 2, f->x0, f->x1 - e.x_advance);
-  cairo_set_source_rgb(cr, 0.55, 0.40, 0.0);
-  text_at(cr, tx, f->y0 - 4, 0, hot);
-  /* the 1000-cycle window average, at bucket centres */
-  cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
-  cairo_set_line_width(cr, 1.3);
-  for (int64_t k = 0; k < s->nb; k++) {
-    double c = ((double)(k * s->bucket) + (double)MIN((k + 1) * s->bucket, s->cycles)) / 2;
-    if (k == 0) cairo_move_to(cr, fx(f, c), fy(f, s->window_w[k]));
-    else cairo_line_to(cr, fx(f, c), fy(f, s->window_w[k]));
-  }
-  cairo_stroke(cr);
-  /* the limit */
-  static const double dash[] = {8, 4};
-  cairo_set_source_rgb(cr, 0.85, 0.10, 0.10);
-  cairo_set_line_width(cr, 1.6);
-  cairo_set_dash(cr, dash, 2, 0);
-  cairo_move_to(cr, f->x0, fy(f, POWER_LIMIT_W));
-  cairo_line_to(cr, f->x1, fy(f, POWER_LIMIT_W));
-  cairo_stroke(cr);
-  cairo_set_dash(cr, NULL, 0, 0);
-  g_autofree char *lim = g_strdup_printf("limit %g W", POWER_LIMIT_W);
-  text_at(cr, f->x1 - 4, fy(f, POWER_LIMIT_W) - 5, 1.0, lim);
-}
-
-/* One legend row: a swatch (or a line) and its text. */
-static void legend_row(cairo_t *cr, double x, double y, const double rgb[3], gboolean line, const char *s) {
-  cairo_set_source_rgb(cr, rgb[0], rgb[1], rgb[2]);
-  if (line) {
-    cairo_set_line_width(cr, 2);
-    cairo_move_to(cr, x, y - 4);
-    cairo_line_to(cr, x + 14, y - 4);
-    cairo_stroke(cr);
-  } else {
-    cairo_rectangle(cr, x, y - 10, 14, 12);
-    cairo_fill(cr);
-  }
-  cairo_set_source_rgb(cr, 0, 0, 0);
-  text_at(cr, x + 20, y, 0, s);
-}
-
-static void legend(cairo_t *cr, const Frame *f, const PlotSeries *s) {
-  double x = f->x1 + 18, y = f->y0 + 12;
-  cairo_select_font_face(cr, FONT, CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_BOLD);
-  cairo_set_font_size(cr, 12);
-  cairo_set_source_rgb(cr, 0, 0, 0);
-  text_at(cr, x, y, 0, "energy (uJ)");
-  cairo_select_font_face(cr, FONT, CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
-  y += 22;
-  for (int u = UC__COUNT - 1; u >= 0; u--) { /* top of the stack first */
-    if (s->unit_uj[u] <= 0) continue;
-    g_autofree char *l = g_strdup_printf("%s %.3f", sim_unit_class_name[u], s->unit_uj[u]);
-    legend_row(cr, x, y, class_rgb[u], FALSE, l);
-    y += 20;
-  }
-  g_autofree char *st = g_strdup_printf("static %.3f", s->static_w * (double)s->cycles * 1e-3);
-  legend_row(cr, x, y, static_rgb, FALSE, st);
-  y += 32;
-  static const double black[3] = {0.1, 0.1, 0.1}, red[3] = {0.85, 0.10, 0.10}, gold[3] = {1.0, 0.80, 0.0};
-  legend_row(cr, x, y, black, TRUE, "1000-cycle window");
-  y += 20;
-  legend_row(cr, x, y, red, TRUE, "limit");
-  y += 20;
-  legend_row(cr, x, y, gold, FALSE, "hottest window");
-}
-
-static void title(cairo_t *cr, const Program *p, const PlotSeries *s) {
-  g_autofree char *prob = wl_problem_canonical(&p->prob);
-  cairo_set_source_rgb(cr, 0, 0, 0);
-  cairo_select_font_face(cr, FONT, CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_BOLD);
-  cairo_set_font_size(cr, 15);
-  g_autofree char *t1 = g_strdup_printf("power of %s (%s)", p->file, wl_problem_name(p->prob.kind));
-  text_at(cr, 20, 22, 0, t1);
-  cairo_select_font_face(cr, FONT, CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
-  cairo_set_font_size(cr, 11);
-  g_autofree char *t2 = g_strdup_printf("%s; %" G_GINT64_FORMAT " cycles; peak %.4f W in [%" G_GINT64_FORMAT
-                                        ", %" G_GINT64_FORMAT "); %" G_GINT64_FORMAT "-cycle buckets",
-                                        prob + strlen(".problem "), s->cycles, s->peak_w, s->peak_start,
-                                        s->peak_start + POWER_WINDOW, s->bucket);
-  text_at(cr, 20, 40, 0, t2);
-}
-
-static void draw(cairo_t *cr, const Program *p, const PlotSeries *s) {
-  /* the same glyphs on every surface: no hinting, whatever the surface's
-   * defaults (else a PNG drawn after an SVG in one process could differ) */
-  cairo_font_options_t *fo = cairo_font_options_create();
-  cairo_font_options_set_hint_style(fo, CAIRO_HINT_STYLE_NONE);
-  cairo_font_options_set_hint_metrics(fo, CAIRO_HINT_METRICS_OFF);
-  cairo_font_options_set_antialias(fo, CAIRO_ANTIALIAS_GRAY);
-  cairo_set_font_options(cr, fo);
-  cairo_font_options_destroy(fo);
-  cairo_set_source_rgb(cr, 1, 1, 1);
-  cairo_paint(cr);
-  double top = s->peak_w;
-  for (int64_t k = 0; k < s->nb; k++) top = MAX(top, s->total_w[k]);
-  top = MAX(top * 1.05, POWER_LIMIT_W * 1.25);
-  double ws = nice_step(top, 6);
-  Frame f = {75, PLOT_WIDTH - 190, 70, PLOT_HEIGHT - 60, (double)s->cycles, ceil(top / ws) * ws};
-  title(cr, p, s);
-  curves(cr, &f, s);
-  axes(cr, &f);
-  legend(cr, &f, s);
-}
-
-/* ---- the file ---------------------------------------------------------- */
-
-/* Where cairo's output goes: a file (PNG) or a string (SVG). */
-typedef struct Sink {
-  FILE *f;
-  GString *g;
-  int err; /* errno of the first failed write */
-} Sink;
-
-static cairo_status_t sink_write(void *closure, const unsigned char *data, unsigned int len) {
-  Sink *k = closure;
-  if (k->g) {
-    g_string_append_len(k->g, (const char *)data, len);
-    return CAIRO_STATUS_SUCCESS;
-  }
-  if (k->err) return CAIRO_STATUS_WRITE_ERROR;
-  errno = 0;
-  if (fwrite(data, 1, len, k->f) != len) {
-    k->err = errno ? errno : EIO;
-    return CAIRO_STATUS_WRITE_ERROR;
-  }
-  return CAIRO_STATUS_SUCCESS;
-}
-
-/* cairo names the SVG's top group after the surface's serial number in the
- * process (`<g id="surface6">` when five surfaces came before): renamed
- * `surface1`, so that the bytes depend on the run alone, not on what the
- * process drew before (a PNG first, a second plot, the unit tests). */
-static void svg_stable_ids(GString *g) {
-  static const char tag[] = "<g id=\"surface";
-  char *at = strstr(g->str, tag);
-  if (!at) return;
-  gsize pos = (gsize)(at - g->str) + strlen(tag), end = pos;
-  while (g_ascii_isdigit(g->str[end])) end++;
-  g_string_erase(g, (gssize)pos, (gssize)(end - pos));
-  g_string_insert_c(g, (gssize)pos, '1');
-}
-
-static gboolean fail(GError **err, const char *file, int e) {
-  g_set_error(err, G_FILE_ERROR, g_file_error_from_errno(e), "%s:1:1: error: cannot write: %s", file,
-              g_strerror(e));
-  return FALSE;
+  g_mutex_unlock(&plot_lock);
+  return TRUE;
 }
 
 gboolean plot_write(const Program *p, const SimTrace *t, const char *file, GError **err) {
@@ -361,40 +126,24 @@ gboolean plot_write(const Program *p, const SimTrace *t, const char *file, GErro
     g_set_error(err, G_FILE_ERROR, G_FILE_ERROR_INVAL, "%s: error: a plot file name ends in .svg or .png", file);
     return FALSE;
   }
-  FILE *fp = fopen(file, "wb");
-  if (!fp) return fail(err, file, errno);
-  Sink k = {fp, fmt == PLOT_SVG ? g_string_new(NULL) : NULL, 0};
+  if (!plot_load(err)) return FALSE;
   PlotSeries s;
   plot_series(t, PLOT_MAX_BUCKETS, &s);
-  cairo_surface_t *sf;
-  if (fmt == PLOT_SVG) {
-    sf = cairo_svg_surface_create_for_stream(sink_write, &k, PLOT_WIDTH, PLOT_HEIGHT);
-    cairo_svg_surface_set_document_unit(sf, CAIRO_SVG_UNIT_PX);
-  } else {
-    sf = cairo_image_surface_create(CAIRO_FORMAT_RGB24, PLOT_WIDTH, PLOT_HEIGHT);
-  }
-  cairo_t *cr = cairo_create(sf);
-  draw(cr, p, &s);
-  cairo_destroy(cr);
+  g_autofree char *prob = wl_problem_canonical(&p->prob);
+  g_autofree char *title = g_strdup_printf("power of %s (%s)", p->file, wl_problem_name(p->prob.kind));
+  g_autofree char *sub = g_strdup_printf("%s; %" G_GINT64_FORMAT " cycles; peak %.4f W in [%" G_GINT64_FORMAT
+                                         ", %" G_GINT64_FORMAT "); %" G_GINT64_FORMAT "-cycle buckets",
+                                         prob + strlen(".problem "), s.cycles, s.peak_w, s.peak_start,
+                                         s.peak_start + POWER_WINDOW, s.bucket);
+  PlotPage pg = {&s, title, sub, sim_unit_class_name};
+  gboolean ok = draw_fn(&pg, file, fmt, err);
   plot_series_clear(&s);
-  cairo_status_t st = CAIRO_STATUS_SUCCESS;
-  if (fmt == PLOT_PNG) st = cairo_surface_write_to_png_stream(sf, sink_write, &k);
-  cairo_surface_finish(sf); /* an SVG is written out here */
-  if (st == CAIRO_STATUS_SUCCESS) st = cairo_surface_status(sf);
-  cairo_surface_destroy(sf);
-  errno = 0;
-  if (k.g) {
-    svg_stable_ids(k.g);
-    if (fwrite(k.g->str, 1, k.g->len, fp) != k.g->len) k.err = errno ? errno : EIO;
-    g_string_free(k.g, TRUE);
-  }
-  if (!k.err && fflush(fp) != 0) k.err = errno ? errno : EIO;
-  if (fclose(fp) != 0 && !k.err) k.err = errno ? errno : EIO;
-  if (!k.err && st != CAIRO_STATUS_SUCCESS) k.err = st == CAIRO_STATUS_NO_MEMORY ? ENOMEM : EIO;
-  return k.err ? fail(err, file, k.err) : TRUE;
+  return ok;
 }
 
 void plot_release_fonts(void) {
-  cairo_debug_reset_static_data();
-  FcFini();
+  g_mutex_lock(&plot_lock);
+  ReleaseFn r = release_fn;
+  g_mutex_unlock(&plot_lock);
+  if (r) r(); /* nothing was drawn (no font cached) when the module is not loaded */
 }

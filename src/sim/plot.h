@@ -39,13 +39,40 @@ enum { PLOT_WIDTH = 1200, PLOT_HEIGHT = 600, PLOT_MAX_BUCKETS = 1024 };
 
 /* Draw the plot of a finished run into `file` (format by plot_format_of).
  * FALSE with *err = "FILE:1:1: error: cannot write: REASON" (or "FILE:
- * error: ..." for a name that is neither .svg nor .png). */
+ * error: ..." for a name that is neither .svg nor .png, or plot_load's
+ * error). */
 gboolean plot_write(const Program *p, const SimTrace *t, const char *file, GError **err);
+
+/* The drawing is a module of its own, PLOT_MODULE, linked with cairo and
+ * fontconfig (src/sim/plot/plot_draw.c): a run without --plot does not
+ * load those libraries.  plot_write loads it on its first call; tcc-sim
+ * calls plot_load before the run, so that a missing module fails early.
+ * It is looked for beside the executable, then in ../lib/tcc from it (make
+ * install).  FALSE with *err = "tcc-sim: error: --plot: cannot load the
+ * plot module: REASON".  Thread-safe. */
+#define PLOT_MODULE "tcc-sim-plot.so"
+gboolean plot_load(GError **err);
+
+/* What the module draws: the curves and the two title lines (the program
+ * and its problem; the problem's shape, cycles, peak and bucket size), with
+ * the unit classes' names (UC__COUNT of them, sim.h order). */
+typedef struct PlotPage {
+  const PlotSeries *s;
+  const char *title, *subtitle;
+  const char *const *class_names;
+} PlotPage;
+
+/* The module's entry points (plot_draw.c), looked up by name: draw pg into
+ * `file` in `fmt` (FALSE with *err as plot_write's), and release the font
+ * caches (plot_release_fonts). */
+gboolean plot_draw_file(const PlotPage *pg, const char *file, PlotFormat fmt, GError **err);
+void plot_draw_release_fonts(void);
 
 /* Free the font caches that drawing text leaves in cairo and fontconfig
  * (reachable only from memory a leak checker does not scan), once no cairo
  * object is alive: the end of a process that plotted, under ASan's leak
- * detection.  Drawing again afterwards works (the caches are rebuilt). */
+ * detection.  Drawing again afterwards works (the caches are rebuilt).
+ * Nothing to do when the plot module was never loaded. */
 void plot_release_fonts(void);
 
 #endif

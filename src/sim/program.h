@@ -172,6 +172,10 @@ Program *sim_asm_parse_take(const char *file, char *text, size_t len, GError **e
 /* TRUE (default): common instruction lines take a shortcut with the same
  * result; tests set FALSE to compare against the general parser. */
 extern gboolean sim_asm_fast_path;
+/* Texts of at least this many bytes (default 1 MiB) are hashed on a thread
+ * while they are parsed (the same digest); tests set 0 to take that path
+ * on small programs. */
+extern size_t sim_asm_hash_thread_min;
 void sim_program_free(Program *p);
 /* Ask for transparent huge pages on a large block that will be written from
  * end to end (HBM, the instructions, the source): one 4 KiB page fault per

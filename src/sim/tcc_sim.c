@@ -116,6 +116,11 @@ int main(int argc, char **argv) {
       return 2;
     }
   }
+  /* cairo is loaded only now, and only for --plot (plot.h) */
+  if (plots && !plot_load(&err)) {
+    fprintf(stderr, "%s\n", err->message);
+    return 2;
+  }
   opt.trace = trace_file != NULL || plots != NULL; /* the plot draws the recorded timeline */
   g_autoptr(Program) prog = sim_asm_load(argv[1], &err);
   if (!prog) {

@@ -1051,18 +1051,31 @@ START_TEST(test_rfref_extremes) {
 END_TEST
 
 /* The program hash is SHA-256 of the text, for every length of the last
- * block. */
+ * block; hashed in line (the default for small texts) and on the hashing
+ * thread (sim_asm_hash_thread_min 0), also when the parse fails while the
+ * thread runs (joined before the text is freed: ASan's build checks). */
 START_TEST(test_sha256) {
-  GString *g = g_string_new(valid);
-  g_string_append(g, "\n;");
-  for (int k = 0; k < 140; k++) {
-    g_autoptr(Program) p = parse_ok(g->str);
-    g_autofree char *want =
-        g_compute_checksum_for_data(G_CHECKSUM_SHA256, (const guchar *)g->str, g->len);
-    ck_assert_str_eq(p->sha256, want);
-    g_string_append_c(g, (char)('a' + k % 26));
+  size_t min = sim_asm_hash_thread_min;
+  for (int threaded = 0; threaded < 2; threaded++) {
+    sim_asm_hash_thread_min = threaded ? 0 : min;
+    GString *g = g_string_new(valid);
+    g_string_append(g, "\n;");
+    for (int k = 0; k < 140; k++) {
+      g_autoptr(Program) p = parse_ok(g->str);
+      g_autofree char *want =
+          g_compute_checksum_for_data(G_CHECKSUM_SHA256, (const guchar *)g->str, g->len);
+      ck_assert_msg(strcmp(p->sha256, want) == 0, "threaded %d, length %zu: %s, want %s", threaded,
+                    g->len, p->sha256, want);
+      g_string_append_c(g, (char)('a' + k % 26));
+    }
+    g_string_free(g, TRUE);
+    g_autoptr(GError) err = NULL;
+    const char *bad = ".machine\n.problem d1\n.wg 0\n NOP\n";
+    ck_assert_ptr_null(sim_asm_parse("t.asm", bad, strlen(bad), &err));
+    ck_assert_ptr_nonnull(err);
   }
-  g_string_free(g, TRUE);
+  sim_asm_hash_thread_min = min;
+  ck_assert_uint_eq(min, (size_t)1 << 20); /* the documented default */
 }
 END_TEST
 
