@@ -55,7 +55,7 @@ extern const char *const sched_space_name[SPACE__COUNT]; /* "ln", "qkv", "att", 
 
 /* Number of knobs (the frontend's table, plan_schema.c), problem dims
  * included. */
-#define SCHED_NKNOBS 106
+#define SCHED_NKNOBS 107
 /* Longest value text of a knob ("round_robin", "-1", "1073741824"). */
 #define SCHED_VALUE_MAX 16
 
@@ -130,6 +130,7 @@ typedef struct Schedule {
   SchedSoftmax attn_softmax; /* P1 (kv resident): online or staged softmax     */
   int attn_interleave;      /* P1 (query_tiles > 1): tiles whose chains interleave */
   gboolean attn_tile_sync;  /* P1 (query_tiles > 1, resident): attention waits per q|k|v row tile */
+  SchedHandoff attn_handoff; /* P1: attention -> wo through HBM scratch or RF (p1_att_wo.c) */
   gboolean ffn_fused;       /* D1, planned: true                        */
   gboolean ln_fold;         /* D1, P1: LayerNorm folded into the projection (resident) */
   gboolean first_token;     /* D1, with ln_fold: step 0 makes the folded constants */
