@@ -18,6 +18,7 @@ static const char *const slicemap_names[] = {"round_robin", "blocked", NULL};
 static const char *const attkv_names[] = {"streamed", "shared", "resident", NULL};
 static const char *const softmax_names[] = {"online", "staged", NULL};
 static const char *const handoff_names[] = {"hbm", "rf", NULL};
+static const char *const atthandoff_names[] = {"hbm", "rf", "relay", NULL}; /* p1_att_wo.c */
 static const char *const wave_order_names[] = {"sm", "need", NULL};
 static const char *const defer_after_names[] = {"layer", "qkv", "att", "wo", "w1", NULL};
 
@@ -256,7 +257,7 @@ const PlanKnobDef plan_knobs[PLAN_NKNOBS] = {
     BOOL("attention.tile_sync", P1, attn_tile_sync, 0, -1, NULL, 0, 0),
     /* attention.handoff: rf: each attention task puts its output tiles
      * into wo's owners' A buffers RF to RF instead of HBM (p1_att_wo.c) */
-    ENUM("attention.handoff", P1, attn_handoff, handoff_names, HANDOFF_HBM, 0, 0),
+    ENUM("attention.handoff", P1, attn_handoff, atthandoff_names, ATTHANDOFF_HBM, 0, 0),
     BOOL("ffn.fused", D1, ffn_fused, 0, -1, NULL, 0, 0),
     BOOL("refinements.ln_fold", BOTH, ln_fold, 0, -1, NULL, 0, 0), /* P1: p1_ln_fold.c */
     BOOL("refinements.first_token", D1, first_token, 0, -1, NULL, 0, 0),

@@ -562,13 +562,14 @@ gboolean lw_p1_attention_stage(Ir *ir, const LwP1Attention *at, GError **err);
  * group by group), then every task's second, ...: seqs x rows / R tiles
  * (global row tile indices) into order. */
 void lw_p1_attention_tile_order(const LwP1Attention *at, int *order);
-/* attention.handoff: rf (p1_att_wo.c): attention `at` and the resident
- * wo stage `wo` (multicast) built together, each attention task putting
- * its o tiles into wo's owners' A buffers (wo's A comes LW_P1_FROM_STAGE);
- * place(ctx, t0) pins the attention tasks made from task t0 on (wo's owners
- * exist by then).  FALSE with an error at the knob that prevents it. */
-gboolean lw_p1_att_wo_rf(Ir *ir, LwP1State *state, LwP1Attention *at, const LwP1Resident *wo,
-                         void (*place)(void *ctx, guint t0), void *place_ctx, IrProv prov, GError **err);
+/* attention.handoff: rf | relay (p1_att_wo.c): attention `at` and the
+ * resident wo stage `wo` (multicast) built together, each attention task
+ * putting its o tiles into wo's owners' A buffers (wo's A comes
+ * LW_P1_FROM_STAGE), itself or (relays) through relay tasks of wo; the
+ * attention tasks are pinned to WGs the owners and relays leave free.
+ * FALSE with an error at the knob that prevents it. */
+gboolean lw_p1_att_wo_rf(Ir *ir, LwP1State *state, LwP1Attention *at, const LwP1Resident *wo, gboolean relays,
+                         IrProv prov, GError **err);
 
 void lw_sig(Ir *ir, int task, const char *ev, IrProv prov);
 void lw_wait(Ir *ir, int task, const char *ev, int64_t n, IrProv prov);

@@ -566,32 +566,15 @@ static gboolean stage_ffn_rf(P1 *c, int l, int stage, const ProjStage *w1, const
          lw_p1_ffn_rf(c->ir, &c->res, &s1, &s2, ir_prov(c->ir, "handoff"), err);
 }
 
-/* attention.handoff: rf (p1_att_wo.c): the attention tasks pinned as
- * before wo (keep_clear, or keep_clear_att), wo's owners already made. */
-typedef struct AttPlace {
-  P1 *c;
-  int qkv_stage;
-  const ProjStage *wo;
-} AttPlace;
-
-static void keep_clear(P1 *c, guint t0, const ProjStage *next);
-static void keep_clear_att(P1 *c, guint t0, int qkv_stage, const ProjStage *next);
-
-static void att_place(void *ctx, guint t0) {
-  AttPlace *ap = ctx;
-  if (ap->c->pp->attn_tile_sync)
-    keep_clear_att(ap->c, t0, ap->qkv_stage, ap->wo);
-  else
-    keep_clear(ap->c, t0, ap->wo);
-}
-
+/* attention.handoff: rf | relay (p1_att_wo.c): wo (stage + 1) built with
+ * attention, which it places. */
 static gboolean att_wo_rf(P1 *c, int l, int stage, LwP1Attention *at, const ProjStage *wo, GError **err) {
   LwP1Resident st;
   ProjTail pt;
   int part_col[P1_DEAD];
-  AttPlace ap = {c, stage - 1, wo};
   return resident_desc(c, l, stage + 1, wo, &st, &pt, part_col, err) &&
-         lw_p1_att_wo_rf(c->ir, &c->res, at, &st, att_place, &ap, ir_prov(c->ir, "attention.handoff"), err);
+         lw_p1_att_wo_rf(c->ir, &c->res, at, &st, c->pp->attn_handoff == ATTHANDOFF_RELAY,
+                         ir_prov(c->ir, "attention.handoff"), err);
 }
 
 typedef gboolean (*ProjFn)(P1 *c, int l, int stage, const ProjStage *ps, GError **err);
@@ -733,7 +716,7 @@ gboolean pass_lower_p1(Ir *ir, GError **err) {
     keep_clear(&c, t0, &qkv);
     if (!budget(&c, l, 1, err)) return FALSE;
     if (!proj(&c, l, s0 + 1, &qkv, err) || !budget(&c, l, 2, err)) return FALSE;
-    if (resident && pp->attn_handoff == HANDOFF_RF && pp->attn_query_tiles > 1) { /* p1_att_wo.c */
+    if (resident && pp->attn_handoff != ATTHANDOFF_HBM && pp->attn_query_tiles > 1) { /* p1_att_wo.c */
       if (!stage_att_with(&c, l, s0 + 2, &wo, err) || !budget(&c, l, 4, err)) return FALSE;
     } else {
       t0 = ir->tasks->len;
