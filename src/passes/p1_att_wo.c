@@ -87,8 +87,8 @@ static void deliver(void *ctx, int task, int tile, int col, IrView o) {
   sig_ev(ir, task, aw->full[x], aw->prov);
 }
 
-/* The relays' tasks and tensors on the WGs after wo's owners; FALSE when a
- * relay has no room for even one slot (it never does: 2 would be ~8 KiB). */
+/* The relays' tasks and tensors on the WGs after wo's owners: as many
+ * slots as fit a relay's RF (it keeps nothing else), up to its chunks. */
 static void make_relays(AttWo *aw, const LwP1State *state, int owners) {
   Ir *ir = aw->ir;
   const LwP1Resident *st = aw->st;
