@@ -18,6 +18,7 @@ static const char *const slicemap_names[] = {"round_robin", "blocked", NULL};
 static const char *const attkv_names[] = {"streamed", "shared", "resident", NULL};
 static const char *const softmax_names[] = {"online", "staged", NULL};
 static const char *const handoff_names[] = {"hbm", "rf", NULL};
+static const char *const atthandoff_names[] = {"hbm", "rf", "relay", NULL}; /* p1_att_wo.c */
 static const char *const wave_order_names[] = {"sm", "need", NULL};
 static const char *const defer_after_names[] = {"layer", "qkv", "att", "wo", "w1", NULL};
 
@@ -254,6 +255,9 @@ const PlanKnobDef plan_knobs[PLAN_NKNOBS] = {
     /* attention.tile_sync: the attention tasks wait per row tile for the
      * q|k|v rows they read, not for the whole qkv stage (p1_att_sync.c) */
     BOOL("attention.tile_sync", P1, attn_tile_sync, 0, -1, NULL, 0, 0),
+    /* attention.handoff: rf: each attention task puts its output tiles
+     * into wo's owners' A buffers RF to RF instead of HBM (p1_att_wo.c) */
+    ENUM("attention.handoff", P1, attn_handoff, atthandoff_names, ATTHANDOFF_HBM, 0, 0),
     BOOL("ffn.fused", D1, ffn_fused, 0, -1, NULL, 0, 0),
     BOOL("refinements.ln_fold", BOTH, ln_fold, 0, -1, NULL, 0, 0), /* P1: p1_ln_fold.c */
     BOOL("refinements.first_token", D1, first_token, 0, -1, NULL, 0, 0),
@@ -273,6 +277,9 @@ const PlanNeed plan_needs[] = {
     {"attention.interleave", "attention.query_tiles", 2, "attention.query_tiles > 1", BOTH},
     {"attention.tile_sync", "attention.query_tiles", 2, "attention.query_tiles > 1", BOTH},
     {"attention.tile_sync", "weights", WEIGHTS_RESIDENT, "weights is resident", BOTH},
+    {"attention.handoff", "attention.query_tiles", 2, "attention.query_tiles > 1", BOTH},
+    {"attention.handoff", "weights", WEIGHTS_RESIDENT, "weights is resident", BOTH},
+    {"attention.handoff", "multicast.wo", 1, "multicast.wo is true", P1},
     {"attention.softmax", "attention.kv", ATTKV_RESIDENT, "attention.kv is resident", BOTH},
     {"power.preload_waves", "weights", WEIGHTS_RESIDENT, "weights is resident", BOTH},
     {"power.wave_order", "power.preload_waves", 2, "power.preload_waves > 1", BOTH},

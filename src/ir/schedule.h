@@ -30,6 +30,9 @@ typedef enum { SLICEMAP_ROUND_ROBIN, SLICEMAP_BLOCKED } SchedSliceMap;
 typedef enum { ATTKV_STREAMED, ATTKV_SHARED, ATTKV_RESIDENT } SchedAttKv;
 typedef enum { SOFTMAX_ONLINE, SOFTMAX_STAGED } SchedSoftmax;
 typedef enum { HANDOFF_HBM, HANDOFF_RF } SchedHandoff;
+/* P1 attention.handoff: att through HBM, RF to RF into wo's owners by the
+ * attention tasks, or through relay tasks of wo (p1_att_wo.c) */
+typedef enum { ATTHANDOFF_HBM, ATTHANDOFF_RF, ATTHANDOFF_RELAY } SchedAttHandoff;
 typedef enum { WAVES_BY_SM, WAVES_BY_NEED } SchedWaveOrder;
 /* D1, deferred loads (defer.c): the next layer's preload after step 0's
  * whole layer, or after its STAGE.  ORDER-MATTERS: defer.c (stage rank =
@@ -55,7 +58,7 @@ extern const char *const sched_space_name[SPACE__COUNT]; /* "ln", "qkv", "att", 
 
 /* Number of knobs (the frontend's table, plan_schema.c), problem dims
  * included. */
-#define SCHED_NKNOBS 106
+#define SCHED_NKNOBS 107
 /* Longest value text of a knob ("round_robin", "-1", "1073741824"). */
 #define SCHED_VALUE_MAX 16
 
@@ -130,6 +133,7 @@ typedef struct Schedule {
   SchedSoftmax attn_softmax; /* P1 (kv resident): online or staged softmax     */
   int attn_interleave;      /* P1 (query_tiles > 1): tiles whose chains interleave */
   gboolean attn_tile_sync;  /* P1 (query_tiles > 1, resident): attention waits per q|k|v row tile */
+  SchedAttHandoff attn_handoff; /* P1: attention -> wo through HBM, RF, or RF via relays (p1_att_wo.c) */
   gboolean ffn_fused;       /* D1, planned: true                        */
   gboolean ln_fold;         /* D1, P1: LayerNorm folded into the projection (resident) */
   gboolean first_token;     /* D1, with ln_fold: step 0 makes the folded constants */

@@ -424,6 +424,10 @@ typedef struct LwP1Resident {
   gboolean publish_tiles;
   IrProv sync_prov;       /* "tile_sync.PROJ"                               */
   const LwP1LnFold *fold; /* refinements.ln_fold (p1_ln_fold.c), or NULL   */
+  /* LW_P1_FROM_STAGE: the owners' order of the row tiles (round i is tile
+   * tile_order[i]; NULL: 0, 1, ..), that in which the feeding stage
+   * finishes them (p1_att_wo.c) */
+  const int *tile_order;
 } LwP1Resident;
 /* What one resident stage leaves to the next (start it zeroed, prev_after
  * -1): where its owners start in the placer's SM-interleaved order of WGs,
@@ -544,10 +548,28 @@ typedef struct LwP1Attention {
   LwP1AttSync sync;        /* attention.tile_sync (p1_att_sync.c)          */
   gboolean publish_tiles;  /* tile_sync.wo: each stored row tile signals   */
   IrProv publish_prov;     /* its event lL_att_t<t> ("tile_sync.wo")       */
+  /* attention.handoff: rf (p1_att_wo.c): when set, each finished tile o
+   * (R x 32 of head h, row tile `tile` of all N rows) goes to deliver
+   * instead of HBM */
+  void (*deliver)(void *ctx, int task, int tile, int col, IrView o);
+  void *deliver_ctx;
 } LwP1Attention;
 /* FALSE with an error at attention.kv when the resident K/V and the
  * tiles' state do not fit a WG's RF. */
 gboolean lw_p1_attention_stage(Ir *ir, const LwP1Attention *at, GError **err);
+/* The order in which the tasks of `at` (query_tiles > 1) finish their row
+ * tiles, round by round: every task's first tile (sequence by sequence,
+ * group by group), then every task's second, ...: seqs x rows / R tiles
+ * (global row tile indices) into order. */
+void lw_p1_attention_tile_order(const LwP1Attention *at, int *order);
+/* attention.handoff: rf | relay (p1_att_wo.c): attention `at` and the
+ * resident wo stage `wo` (multicast) built together, each attention task
+ * putting its o tiles into wo's owners' A buffers (wo's A comes
+ * LW_P1_FROM_STAGE), itself or (relays) through relay tasks of wo; the
+ * attention tasks are pinned to WGs the owners and relays leave free.
+ * FALSE with an error at the knob that prevents it. */
+gboolean lw_p1_att_wo_rf(Ir *ir, LwP1State *state, LwP1Attention *at, const LwP1Resident *wo, gboolean relays,
+                         IrProv prov, GError **err);
 
 void lw_sig(Ir *ir, int task, const char *ev, IrProv prov);
 void lw_wait(Ir *ir, int task, const char *ev, int64_t n, IrProv prov);

@@ -260,9 +260,13 @@ static gboolean stage_att(P1 *c, int l, int stage, GError **err) {
   return TRUE;
 }
 
+typedef struct ProjStage ProjStage;
+static gboolean att_wo_rf(P1 *c, int l, int stage, LwP1Attention *at, const ProjStage *wo, GError **err);
+
 /* attention.query_tiles > 1 (p1_attention.c): one task per (sequence,
- * head, group of row tiles) loads each K/V block once for the group. */
-static gboolean stage_att_grouped(P1 *c, int l, int stage, GError **err) {
+ * head, group of row tiles) loads each K/V block once for the group.
+ * wo_rf: attention.handoff: rf, wo (stage + 1) built with it (p1_att_wo.c). */
+static gboolean stage_att_with(P1 *c, int l, int stage, const ProjStage *wo_rf, GError **err) {
   Ir *ir = c->ir;
   int g = c->pp->attn_query_tiles, T = c->rows / c->R;
   if (T % g != 0) {
@@ -291,12 +295,17 @@ static gboolean stage_att_grouped(P1 *c, int l, int stage, GError **err) {
   if (c->pp->attn_tile_sync) /* p1_att_sync.c: the qkv owners' tile events, one per panel */
     at.sync = (LwP1AttSync){.on = TRUE, .layer = l, .rows = c->rows, .R = c->R,
                             .per_tile = 3 * c->d / c->qkv.panel, .prov = ir_prov(ir, "attention.tile_sync")};
+  if (wo_rf) return att_wo_rf(c, l, stage, &at, wo_rf, err);
   return lw_p1_attention_stage(ir, &at, err);
+}
+
+static gboolean stage_att_grouped(P1 *c, int l, int stage, GError **err) {
+  return stage_att_with(c, l, stage, NULL, err);
 }
 
 /* A projection stage: acc = A . W panel + bias, then either the q|k|v
  * store (qkv: kv_sym set) or (-> GELU) (+ residual panel) stored to dst. */
-typedef struct ProjStage {
+struct ProjStage {
   const char *name, *res_sym, *dst_sym;
   const char *a_sym;      /* A's symbol (NULL: scratch); ln_fold: x_in for layer 0's qkv */
   const LwP1LnFold *fold; /* refinements.ln_fold (p1_ln_fold.c), or NULL */
@@ -304,7 +313,7 @@ typedef struct ProjStage {
   IrRoleKind role;
   const LwProj *pj;
   int a_col, K, N, res_col, dst_col, gelu;
-} ProjStage;
+};
 
 /* What a projection task does with acc (R x P, bias added: columns c0.. of
  * row tile `tile`): the tail shared by both weight strategies.  Its
@@ -557,6 +566,17 @@ static gboolean stage_ffn_rf(P1 *c, int l, int stage, const ProjStage *w1, const
          lw_p1_ffn_rf(c->ir, &c->res, &s1, &s2, ir_prov(c->ir, "handoff"), err);
 }
 
+/* attention.handoff: rf | relay (p1_att_wo.c): wo (stage + 1) built with
+ * attention, which it places. */
+static gboolean att_wo_rf(P1 *c, int l, int stage, LwP1Attention *at, const ProjStage *wo, GError **err) {
+  LwP1Resident st;
+  ProjTail pt;
+  int part_col[P1_DEAD];
+  return resident_desc(c, l, stage + 1, wo, &st, &pt, part_col, err) &&
+         lw_p1_att_wo_rf(c->ir, &c->res, at, &st, c->pp->attn_handoff == ATTHANDOFF_RELAY,
+                         ir_prov(c->ir, "attention.handoff"), err);
+}
+
 typedef gboolean (*ProjFn)(P1 *c, int l, int stage, const ProjStage *ps, GError **err);
 
 /* layout: packed: a resident stage's A chunk (row_tile x k_chunk) must be
@@ -696,14 +716,18 @@ gboolean pass_lower_p1(Ir *ir, GError **err) {
     keep_clear(&c, t0, &qkv);
     if (!budget(&c, l, 1, err)) return FALSE;
     if (!proj(&c, l, s0 + 1, &qkv, err) || !budget(&c, l, 2, err)) return FALSE;
-    t0 = ir->tasks->len;
-    if (!att(&c, l, s0 + 2, err)) return FALSE;
-    if (pp->attn_tile_sync)
-      keep_clear_att(&c, t0, s0 + 1, &wo);
-    else
-      keep_clear(&c, t0, &wo);
-    if (!budget(&c, l, 3, err)) return FALSE;
-    if (!proj(&c, l, s0 + 3, &wo, err) || !budget(&c, l, 4, err)) return FALSE;
+    if (resident && pp->attn_handoff != ATTHANDOFF_HBM && pp->attn_query_tiles > 1) { /* p1_att_wo.c */
+      if (!stage_att_with(&c, l, s0 + 2, &wo, err) || !budget(&c, l, 4, err)) return FALSE;
+    } else {
+      t0 = ir->tasks->len;
+      if (!att(&c, l, s0 + 2, err)) return FALSE;
+      if (pp->attn_tile_sync)
+        keep_clear_att(&c, t0, s0 + 1, &wo);
+      else
+        keep_clear(&c, t0, &wo);
+      if (!budget(&c, l, 3, err)) return FALSE;
+      if (!proj(&c, l, s0 + 3, &wo, err) || !budget(&c, l, 4, err)) return FALSE;
+    }
     t0 = ir->tasks->len;
     stage_ln(&c, l, s0 + 4, "ln2", "scratch", c.scr.x1, c.scr.h2, PROJ_W1);
     keep_clear(&c, t0, &w1);

@@ -44,6 +44,15 @@ static int group_of(int t, int T, int g) {
   return m < G ? m : 2 * G - 1 - m;
 }
 
+void lw_p1_attention_tile_order(const LwP1Attention *at, int *order) {
+  int T = at->rows / at->R, G = T / at->group, n = 0;
+  for (int q = 0; q < at->group; q++)
+    for (int seq = 0; seq < at->seqs; seq++)
+      for (int k = 0; k < G; k++) /* the q-th tile (ascending) of group k */
+        for (int i = 0, m = 0; i < T; i++)
+          if (group_of(i, T, at->group) == k && m++ == q) order[n++] = seq * T + i;
+}
+
 /* The key block: the largest multiple of R, up to the sequence, whose two
  * K and two V buffers fit the RF beside the group's q, o, I score buffers,
  * mask and softmax state. */
@@ -255,6 +264,10 @@ static void tile_store(Ir *ir, int task, const LwP1Attention *at, const LwMat *o
   lw_opi(ir, task, IR_SRECIP, t->z, t->z, 0, at->prov);
   lw_op(ir, task, IR_VMUL, t->o, t->o, t->z, at->prov);
   lw_space(ir, task);
+  if (at->deliver) { /* attention.handoff: rf (p1_att_wo.c): into wo's owners, not HBM */
+    at->deliver(at->deliver_ctx, task, (seq * at->rows + t->i * at->R) / at->R, h * WL_HEAD_DIM, t->o);
+    return;
+  }
   lw_store_mat(ir, task, t->o, at->osym, om, seq * at->rows + t->i * at->R, h * WL_HEAD_DIM, at->prov);
   /* tile_sync.wo (p1_tile_sync.c): wo's issuers wait for this row tile's
    * event, complete once every head's task has stored its part */
@@ -419,6 +432,8 @@ static void streamed_task(Ir *ir, const LwP1Attention *at, int seq, int h, AttTa
         if (sh && !leader && q == last) lw_sig(ir, task, sh->freed[j % 2], at->kv_prov); /* done with it */
         if (piped) chain_close(ir, task, chains, tl[q].s.t);
         first = piped && q == first_active(tl, nt, k0);
+        /* attention.handoff: rf: a tile goes to wo once its last block is in */
+        if (at->deliver && k0 + B >= tl[q].n) tile_store(ir, task, at, &om, seq, h, &tl[q]);
       }
       /* the next block, once this one is in use (piped: by its first chain) */
       if ((piped ? first : q == 0) && k0 + B < keys && (!sh || leader)) {
@@ -437,7 +452,7 @@ static void streamed_task(Ir *ir, const LwP1Attention *at, int seq, int h, AttTa
     if (j == 0 && at->waves > 1) lw_sig(ir, task, go, at->waves_prov); /* its first block done */
   }
   pipeline(ir, task, chains);
-  for (int q = 0; q < nt; q++) tile_store(ir, task, at, &om, seq, h, &tl[q]);
+  for (int q = 0; q < nt && !at->deliver; q++) tile_store(ir, task, at, &om, seq, h, &tl[q]);
 }
 
 /* attention.kv: resident: K and V block j (R keys each, one partition at

@@ -339,7 +339,7 @@ static int epi_event(Res *r, int *ev, const char *what, int p, int n) {
   return *ev;
 }
 
-static void epilogue(Res *r, int o, int t, IrView av, const char *tag, EpiEvents *ev) {
+static void epilogue(Res *r, int o, int i, int t, IrView av, const char *tag, EpiEvents *ev) {
   const LwP1Resident *st = r->st;
   Ir *ir = r->ir;
   int s = o / r->np, p = o % r->np, me = r->task[o];
@@ -356,7 +356,7 @@ static void epilogue(Res *r, int o, int t, IrView av, const char *tag, EpiEvents
   }
   if (s < r->S - 1) { /* add what shards > s have summed */
     IrView pv = ir_all(ir, r->pbuf[o]);
-    wait_ev(ir, me, epi_event(r, &ev->above, "sum", p, s + 1), t + 1, st->prov);
+    wait_ev(ir, me, epi_event(r, &ev->above, "sum", p, s + 1), i + 1, st->prov);
     if (!mc)
       lw_load(ir, me, pv, "scratch", t * r->R, st->part_col[s] + p * r->P, st->part_stride, st->prov);
     IrOp *op = ir_emit(ir, me, IR_VADD);
@@ -369,14 +369,14 @@ static void epilogue(Res *r, int o, int t, IrView av, const char *tag, EpiEvents
     if (!mc) {
       lw_store(ir, me, av, "scratch", t * r->R, st->part_col[s - 1] + p * r->P, st->part_stride, st->prov);
     } else { /* straight into shard s-1's part buffer, once it is free */
-      if (t == 0) { /* its task has started */
+      if (i == 0) { /* its task has started */
         if (ev->ready_prev < 0) {
           g_autofree char *ready = shard_event(r, s - 1, "ready", -1);
           ev->ready_prev = ir_event(ir, ready);
         }
         wait_ev(ir, me, ev->ready_prev, r->np, st->prov);
       } else {
-        wait_ev(ir, me, epi_event(r, &ev->took_prev, "took", p, s - 1), t, st->prov);
+        wait_ev(ir, me, epi_event(r, &ev->took_prev, "took", p, s - 1), i, st->prov);
       }
       IrOp *op = ir_emit(ir, me, IR_ST);
       op->a = av, op->mem = ir_all(ir, r->pbuf[o - r->np]), op->prov = st->prov;
@@ -475,8 +475,9 @@ static void owner(Res *r, int o, const LwP1State *state) {
   EpiEvents epi = {-1, -1, -1, -1, -1};
   g_autoptr(GArray) held = g_array_new(FALSE, FALSE, sizeof(IrOp));
   for (int c = 0; c < r->total; c++) {
-    int t = c / r->nk, k = c % r->nk, b = c % r->nb;
-    IrView a = ir_all(ir, r->buf[o * r->nb + b]), av = ir_all(ir, r->acc[r->nacc * o + t % r->nacc]);
+    /* round i of the tiles is tile t (st->tile_order: attention.handoff) */
+    int i = c / r->nk, t = st->tile_order ? st->tile_order[i] : i, k = c % r->nk, b = c % r->nb;
+    IrView a = ir_all(ir, r->buf[o * r->nb + b]), av = ir_all(ir, r->acc[r->nacc * o + i % r->nacc]);
     if (mc && !cand) {
       wait_ev(ir, me, r->full[s * r->nb + b], c / r->nb + 1, st->mc_prov);
     } else {
@@ -495,7 +496,7 @@ static void owner(Res *r, int o, const LwP1State *state) {
     if (k < r->nk - 1) continue;
     release(ir, me, held, held->len);
     guint n = ir_task_at(ir, me)->ops->len;
-    epilogue(r, o, t, av, tag, &epi);
+    epilogue(r, o, i, t, av, tag, &epi);
     hold_tail(ir, me, n, held);
   }
   release(ir, me, held, held->len);
@@ -611,7 +612,10 @@ int lw_p1_resident_chunk(const LwP1Res *r, int col, int *nk) {
 }
 
 void lw_p1_resident_feed(Ir *ir, const LwP1Res *r, int task, int tile, int col, IrView v, IrProv prov) {
-  int s = col / r->KS, k = (col % r->KS) / r->kc, c = tile * r->nk + k, b = c % r->nb, o0 = s * r->np;
+  int round = tile;
+  for (int i = 0; r->st->tile_order && i < r->st->tiles; i++)
+    if (r->st->tile_order[i] == tile) round = i;
+  int s = col / r->KS, k = (col % r->KS) / r->kc, c = round * r->nk + k, b = c % r->nb, o0 = s * r->np;
   if (c < r->nb) { /* the first round: once the owners have started */
     g_autofree char *ready = shard_event(r, s, "ready", -1);
     lw_wait(ir, task, ready, r->np, prov);
