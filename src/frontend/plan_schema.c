@@ -20,7 +20,7 @@ static const char *const softmax_names[] = {"online", "staged", NULL};
 static const char *const handoff_names[] = {"hbm", "rf", NULL};
 static const char *const wave_order_names[] = {"sm", "need", NULL};
 static const char *const defer_after_names[] = {"layer", "qkv", "att", "wo", "w1", NULL};
-static const char *const ln_stats_names[] = {"rows", "producer", NULL};
+static const char *const ln_stats_names[] = {"rows", "producer", "producer_ln1", "producer_ln2", NULL};
 
 G_STATIC_ASSERT(sizeof(PlanLayout) == sizeof(int) && sizeof(PlanWeights) == sizeof(int) &&
                 sizeof(PlanKv) == sizeof(int) && sizeof(PlanSolver) == sizeof(int) &&

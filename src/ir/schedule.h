@@ -32,8 +32,9 @@ typedef enum { SOFTMAX_ONLINE, SOFTMAX_STAGED } SchedSoftmax;
 typedef enum { HANDOFF_HBM, HANDOFF_RF } SchedHandoff;
 typedef enum { WAVES_BY_SM, WAVES_BY_NEED } SchedWaveOrder;
 /* P1, with ln_fold: where the LayerNorm statistics tasks get a row's
- * statistics: its rows, or the producers' partials (p1_ln_stats.c). */
-typedef enum { LN_STATS_ROWS, LN_STATS_PRODUCER } SchedLnStats;
+ * statistics: its rows, or the producers' partials (p1_ln_stats.c) for
+ * both LayerNorms, LN1's only (W2's) or LN2's only (Wo's). */
+typedef enum { LN_STATS_ROWS, LN_STATS_PRODUCER, LN_STATS_PRODUCER_LN1, LN_STATS_PRODUCER_LN2 } SchedLnStats;
 /* D1, deferred loads (defer.c): the next layer's preload after step 0's
  * whole layer, or after its STAGE.  ORDER-MATTERS: defer.c (stage rank =
  * value - 1). */

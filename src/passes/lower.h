@@ -412,6 +412,9 @@ void lw_p1_ln_stats_merge(Ir *ir, int task, const char *tag, const LwP1LnStatsMe
  * `used` (projection proj's n + 1 K shards' partial sums) is buf, the
  * buffer the statistics go to. */
 gboolean lw_p1_ln_stats_room(Ir *ir, const char *proj, const int *used, int n, int buf, GError **err);
+/* Does the LayerNorm before `next` (qkv: LN1, w1: LN2) take its statistics
+ * from the producers (refinements.ln_stats)? */
+gboolean lw_p1_ln_stats_producer(const Schedule *pp, SchedProj next);
 
 typedef struct LwP1Resident {
   const char *name;       /* the projection: "qkv", "wo", "w1", "w2"        */

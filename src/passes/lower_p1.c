@@ -108,7 +108,7 @@ static void stage_ln_stats(P1 *c, int l, int stage, const char *name, const char
   if (c->pp->tile_sync[next]) sync = fold_sync(c, next, l);
   /* refinements.ln_stats: producer: x of layer l > 0 (W2's) and x1 (Wo's) */
   const LwP1LnStatsOut *merged = NULL;
-  if (c->pp->ln_stats == LN_STATS_PRODUCER && (next == PROJ_W1 || l > 0)) merged = &c->stats_out[next == PROJ_W1];
+  if (lw_p1_ln_stats_producer(c->pp, next) && (next == PROJ_W1 || l > 0)) merged = &c->stats_out[next == PROJ_W1];
   for (int tile = 0; tile < c->N / c->ln_rows; tile++) {
     g_autofree char *tag = g_strdup_printf("l%d.%s.r%d", l, name, tile);
     IrRole role = ir_role(strcmp(name, "ln1") == 0 ? ROLE_LN1 : ROLE_LN2);
@@ -713,8 +713,8 @@ gboolean pass_lower_p1(Ir *ir, GError **err) {
     ProjStage w2 = {.name = "w2", .res_sym = "scratch", .dst_sym = last ? "out" : "scratch", .role = ROLE_W2,
                     .pj = &c.w2, .a_col = c.scr.g, .K = f, .N = d, .res_col = c.scr.x1,
                     .dst_col = last ? 0 : c.scr.x};
-    if (pp->ln_stats == LN_STATS_PRODUCER) /* p1_ln_stats.c: x1's and the next x's producers */
-      wo.stats = &c.stats_out[1], w2.stats = last ? NULL : &c.stats_out[0];
+    if (lw_p1_ln_stats_producer(pp, PROJ_W1)) wo.stats = &c.stats_out[1]; /* p1_ln_stats.c: x1's producers */
+    if (lw_p1_ln_stats_producer(pp, PROJ_QKV) && !last) w2.stats = &c.stats_out[0]; /* the next x's */
     guint t0 = ir->tasks->len;
     stage_ln(&c, l, s0, "ln1", in_sym(l), in_col(&c, l), c.scr.h, PROJ_QKV);
     keep_clear(&c, t0, &qkv);

@@ -119,3 +119,12 @@ gboolean lw_p1_ln_stats_room(Ir *ir, const char *proj, const int *used, int n, i
     }
   return TRUE;
 }
+
+gboolean lw_p1_ln_stats_producer(const Schedule *pp, SchedProj next) {
+  switch (pp->ln_stats) {
+  case LN_STATS_PRODUCER: return next == PROJ_QKV || next == PROJ_W1;
+  case LN_STATS_PRODUCER_LN1: return next == PROJ_QKV;
+  case LN_STATS_PRODUCER_LN2: return next == PROJ_W1;
+  default: return FALSE;
+  }
+}

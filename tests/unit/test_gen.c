@@ -1797,7 +1797,8 @@ END_TEST
  * LD), layer 0's LN1 still reduces x_in's rows, every finishing Wo owner
  * and layer 0's W2 owners store their blocks' [sums; M2s] and layer 1's W2
  * owners (out) none; fewer HBM lines; correct with and without tile_sync
- * {qkv, w1} (the tile events wait for the partials). */
+ * {qkv, w1} (the tile events wait for the partials).  producer_ln1: only
+ * W2's partials, for layer 1's LN1. */
 static int ops_of(const IrTask *t, IrOpKind k, int cols) {
   int n = 0;
   for (guint i = 0; i < t->ops->len; i++) {
@@ -1844,6 +1845,25 @@ START_TEST(test_p1_ln_stats) {
   ck_assert_int_eq(emits[0][1], 3 * 2 * 2);
   ck_assert_int_eq(emits[1][0], 3 * 2 * 2);
   ck_assert_int_eq(emits[1][1], 0);
+  /* producer_ln1: W2's partials for layer 1's LN1 only; Wo stores none, LN2 reads x1's rows */
+  g_autofree char *ln1_t = g_strdup_printf("%s, ln_stats: producer_ln1}\n", head);
+  g_autoptr(Plan) ln1 = plan_text("ln1.yaml", ln1_t);
+  Run c = compile_run(ln1, PROB_P1, "LN1's statistics from W2", NULL);
+  ck_assert_msg(c.hbm_lines < a.hbm_lines && c.hbm_lines > b.hbm_lines, "%" G_GINT64_FORMAT, c.hbm_lines);
+  g_autoptr(Ir) ir1 = pass_pipeline(ln1, PROB_P1, NULL, NULL, TRUE, &err);
+  ck_assert_msg(ir1, "%s", err ? err->message : "?");
+  int wo_emits = 0, w2_emits = 0, ln2_rows = 0, ln1_merged = 0;
+  for (guint k = 0; k < ir1->tasks->len; k++) {
+    const IrTask *t = ir_task_at(ir1, (int)k);
+    if (t->role.kind == ROLE_WO) wo_emits += ops_of(t, IR_VRSUM, 32);
+    if (t->role.kind == ROLE_W2) w2_emits += ops_of(t, IR_VRSUM, 32);
+    if (t->role.kind == ROLE_LN2) ln2_rows += ops_of(t, IR_VRSUM, 64);
+    if (t->role.kind == ROLE_LN1 && t->role.layer == 1) ln1_merged += ops_of(t, IR_VRSUM, 64) == 0;
+  }
+  ck_assert_int_eq(wo_emits, 0);
+  ck_assert_int_eq(w2_emits, 3 * 2 * 2);
+  ck_assert_int_gt(ln2_rows, 0);
+  ck_assert_int_gt(ln1_merged, 0);
 #undef P1_LNS_DIMS
 }
 END_TEST
