@@ -21,10 +21,12 @@ static const char *const handoff_names[] = {"hbm", "rf", NULL};
 static const char *const atthandoff_names[] = {"hbm", "rf", "relay", NULL}; /* p1_att_wo.c */
 static const char *const wave_order_names[] = {"sm", "need", NULL};
 static const char *const defer_after_names[] = {"layer", "qkv", "att", "wo", "w1", NULL};
+static const char *const ln_stats_names[] = {"rows", "producer", "producer_ln1", "producer_ln2", NULL};
 
 G_STATIC_ASSERT(sizeof(PlanLayout) == sizeof(int) && sizeof(PlanWeights) == sizeof(int) &&
                 sizeof(PlanKv) == sizeof(int) && sizeof(PlanSolver) == sizeof(int) &&
                 sizeof(PlanSliceMap) == sizeof(int) && sizeof(PlanHandoff) == sizeof(int) && sizeof(PlanWaveOrder) == sizeof(int) && sizeof(gboolean) == sizeof(int));
+G_STATIC_ASSERT(sizeof(SchedLnStats) == sizeof(int));
 
 /* How a message names a projection's N and K. */
 static const char *const n_name[PROJ__COUNT] = {"3*d_model", "d_model", "d_ff", "d_model"};
@@ -264,6 +266,8 @@ const PlanKnobDef plan_knobs[PLAN_NKNOBS] = {
     BOOL("refinements.q_first", D1, q_first, 0, -1, NULL, 0, 0),
     BOOL("refinements.gelu_factor", D1, gelu_factor, 0, -1, NULL, 0, 0),
     BOOL("refinements.split_stats", D1, split_stats, 0, -1, NULL, 0, 0),
+    /* refinements.ln_stats: P1 LayerNorm statistics from the producers (p1_ln_stats.c) */
+    ENUM("refinements.ln_stats", P1, ln_stats, ln_stats_names, LN_STATS_ROWS, 0, 0),
     INT("ffn.producers", D1, ffn_producers, 1, 512, 32, -1, NULL, 0, 0),
     INT("ffn.channels", D1, ffn_channels, 1, 4096, 16, -1, check_ffn_channels, 0, 0),
     INT("ffn.consumers", D1, ffn_consumers, 1, 512, 16, -1, NULL, 0, 0),
@@ -287,6 +291,7 @@ const PlanNeed plan_needs[] = {
     {"refinements.first_token", "refinements.ln_fold", 1, "refinements.ln_fold is true", BOTH},
     {"refinements.q_first", "attention.slices", 2, "attention.slices > 1", BOTH},
     {"refinements.split_stats", "refinements.ln_fold", 1, "refinements.ln_fold is true", BOTH},
+    {"refinements.ln_stats", "refinements.ln_fold", 1, "refinements.ln_fold is true", P1},
     {"ln_fold_stagger.qkv", "refinements.ln_fold", 1, "refinements.ln_fold is true", P1},
     {"ln_fold_stagger.w1", "refinements.ln_fold", 1, "refinements.ln_fold is true", P1},
     {"ln_fold_slots.qkv", "refinements.ln_fold", 1, "refinements.ln_fold is true", P1},

@@ -34,6 +34,10 @@ typedef enum { HANDOFF_HBM, HANDOFF_RF } SchedHandoff;
  * attention tasks, or through relay tasks of wo (p1_att_wo.c) */
 typedef enum { ATTHANDOFF_HBM, ATTHANDOFF_RF, ATTHANDOFF_RELAY } SchedAttHandoff;
 typedef enum { WAVES_BY_SM, WAVES_BY_NEED } SchedWaveOrder;
+/* P1, with ln_fold: where the LayerNorm statistics tasks get a row's
+ * statistics: its rows, or the producers' partials (p1_ln_stats.c) for
+ * both LayerNorms, LN1's only (W2's) or LN2's only (Wo's). */
+typedef enum { LN_STATS_ROWS, LN_STATS_PRODUCER, LN_STATS_PRODUCER_LN1, LN_STATS_PRODUCER_LN2 } SchedLnStats;
 /* D1, deferred loads (defer.c): the next layer's preload after step 0's
  * whole layer, or after its STAGE.  ORDER-MATTERS: defer.c (stage rank =
  * value - 1). */
@@ -58,7 +62,7 @@ extern const char *const sched_space_name[SPACE__COUNT]; /* "ln", "qkv", "att", 
 
 /* Number of knobs (the frontend's table, plan_schema.c), problem dims
  * included. */
-#define SCHED_NKNOBS 107
+#define SCHED_NKNOBS 108
 /* Longest value text of a knob ("round_robin", "-1", "1073741824"). */
 #define SCHED_VALUE_MAX 16
 
@@ -140,6 +144,7 @@ typedef struct Schedule {
   gboolean q_first;         /* D1, with slices: history slices wait for q only */
   gboolean gelu_factor;     /* D1: GELU's polynomial factored (one op fewer) */
   gboolean split_stats;     /* D1: LN statistics merged from the producers' pieces */
+  SchedLnStats ln_stats;    /* P1, with ln_fold: statistics from the rows or the producers (p1_ln_stats.c) */
   gboolean handoff_forward; /* D1: a copy a consumer already holds is forwarded by it (forward.c) */
   int ffn_producers, ffn_channels, ffn_consumers; /* only with fused    */
   /* The record, by knob index (the frontend's table order): where each knob

@@ -390,6 +390,32 @@ void lw_p1_ln_fold_end(Ir *ir, int task, const LwP1Folding *fd, IrView w, IrView
 int64_t lw_p1_ln_fold_first_gap(const Ir *ir, IrProv *prov);
 void lw_p1_ln_fold_finish(Ir *ir, int task, IrView acc, IrView rstd, IrView bias, int t, const LwP1LnFold *f);
 
+/* P1 refinements.ln_stats: producer (p1_ln_stats.c): the LayerNorm
+ * statistics from the producers' finished blocks.  Out: what a finishing
+ * owner (wo, w2) stores per R x P block: its rows' sums and M2s, R floats
+ * each, from scratch column col (task and the tensors: made once per owner
+ * task; start task at -1). */
+typedef struct LwP1LnStatsOut {
+  int col, d;
+  IrProv prov;            /* "refinements.ln_stats"                         */
+  int task, dev, sm, mean;
+} LwP1LnStatsOut;
+void lw_p1_ln_stats_emit(Ir *ir, int task, const char *tag, IrView acc, int tile, int c0, LwP1LnStatsOut *s);
+/* A statistics task's rows row0 .. row0 + rows (inside one row tile of R
+ * rows): its np blocks' partials from src_col (as Out stored them), merged
+ * into rstd, stored at scratch column dst_col + row0 (1 float a row). */
+typedef struct LwP1LnStatsMerge {
+  int src_col, row0, rows, R, np, d, dst_col;
+} LwP1LnStatsMerge;
+void lw_p1_ln_stats_merge(Ir *ir, int task, const char *tag, const LwP1LnStatsMerge *m, IrProv prov);
+/* FALSE (an error at k_split.PROJ) when one of the n scratch buffers
+ * `used` (projection proj's n + 1 K shards' partial sums) is buf, the
+ * buffer the statistics go to. */
+gboolean lw_p1_ln_stats_room(Ir *ir, const char *proj, const int *used, int n, int buf, GError **err);
+/* Does the LayerNorm before `next` (qkv: LN1, w1: LN2) take its statistics
+ * from the producers (refinements.ln_stats)? */
+gboolean lw_p1_ln_stats_producer(const Schedule *pp, SchedProj next);
+
 typedef struct LwP1Resident {
   const char *name;       /* the projection: "qkv", "wo", "w1", "w2"        */
   int layer, stage;

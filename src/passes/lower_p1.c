@@ -44,6 +44,10 @@ typedef struct P1 {
   LwP1LnFold fold[PROJ__COUNT];
   char fold_sym[PROJ__COUNT][2][32]; /* their gsym and bsym */
   int fold_after;
+  /* refinements.ln_stats: producer (p1_ln_stats.c): the partial statistics
+   * W2 stores for the next layer's LN1 (0, after rstd in h) and Wo for LN2
+   * (1, in h2) */
+  LwP1LnStatsOut stats_out[2];
 } P1;
 
 /* Scratch matrix `base` (a P1Scratch offset) of `width` columns: packed
@@ -102,6 +106,9 @@ static void stage_ln_stats(P1 *c, int l, int stage, const char *name, const char
   IrProv fp = ir_prov(ir, "refinements.ln_fold");
   LwP1TileSync sync = {NULL, 0, 0};
   if (c->pp->tile_sync[next]) sync = fold_sync(c, next, l);
+  /* refinements.ln_stats: producer: x of layer l > 0 (W2's) and x1 (Wo's) */
+  const LwP1LnStatsOut *merged = NULL;
+  if (lw_p1_ln_stats_producer(c->pp, next) && (next == PROJ_W1 || l > 0)) merged = &c->stats_out[next == PROJ_W1];
   for (int tile = 0; tile < c->N / c->ln_rows; tile++) {
     g_autofree char *tag = g_strdup_printf("l%d.%s.r%d", l, name, tile);
     IrRole role = ir_role(strcmp(name, "ln1") == 0 ? ROLE_LN1 : ROLE_LN2);
@@ -113,8 +120,14 @@ static void stage_ln_stats(P1 *c, int l, int stage, const char *name, const char
     } else {
       depend(c, task, grp, after);
     }
-    LwP1LnStatsRows rows = {src, src_col, tile * c->ln_rows, c->ln_rows, sub, c->d, dst_col, c->base};
-    lw_p1_ln_stats_rows(ir, task, tag, &rows, fp);
+    if (merged) { /* p1_ln_stats.c: the producers' partials, not the rows */
+      LwP1LnStatsMerge m = {merged->col, tile * c->ln_rows, c->ln_rows, c->R, c->d / (next == PROJ_QKV ? c->w2.panel : c->wo.panel),
+                            c->d, dst_col};
+      lw_p1_ln_stats_merge(ir, task, tag, &m, merged->prov);
+    } else {
+      LwP1LnStatsRows rows = {src, src_col, tile * c->ln_rows, c->ln_rows, sub, c->d, dst_col, c->base};
+      lw_p1_ln_stats_rows(ir, task, tag, &rows, fp);
+    }
     lw_p1_tile_signal(ir, task, l, name, tile * c->ln_rows / c->R, fp);
   }
   g_snprintf(c->fold_sym[next][0], sizeof c->fold_sym[next][0], "%s_g.l%d", name, l);
@@ -309,6 +322,7 @@ struct ProjStage {
   const char *name, *res_sym, *dst_sym;
   const char *a_sym;      /* A's symbol (NULL: scratch); ln_fold: x_in for layer 0's qkv */
   const LwP1LnFold *fold; /* refinements.ln_fold (p1_ln_fold.c), or NULL */
+  LwP1LnStatsOut *stats;  /* refinements.ln_stats: producer (p1_ln_stats.c), or NULL */
   const char *kv_sym[2];  /* qkv: k_out.lL, v_out.lL; else NULL          */
   IrRoleKind role;
   const LwProj *pj;
@@ -352,6 +366,7 @@ static void proj_tail(ProjTail *pt, int task, const char *tag, int tile, int c0,
   LwMat m = mat(c, ps->dst_col, ps->gelu ? c->f : c->d);
   if (strcmp(ps->dst_sym, "scratch") != 0) m.packed = FALSE; /* out: the ABI's */
   lw_store_mat(ir, task, out, ps->dst_sym, &m, tile * c->R, c0, c->base);
+  if (ps->stats) lw_p1_ln_stats_emit(ir, task, tag, out, tile, c0, ps->stats); /* p1_ln_stats.c */
 }
 
 static void tail_cb(void *ctx, int task, const char *tag, int tile, int c0, IrView acc) {
@@ -521,6 +536,9 @@ static gboolean resident_desc(P1 *c, int l, int stage, const ProjStage *ps, LwP1
              sched_proj_name[ps->pj->proj]);
     return FALSE;
   }
+  if (ps->stats && !mcast && /* p1_ln_stats.c: its partials' buffer is not a partial sums' */
+      !lw_p1_ln_stats_room(ir, sched_proj_name[ps->pj->proj], part_col, shards - 1, ps->pj->proj == PROJ_WO ? c->scr.h2 : c->scr.h, err))
+    return FALSE;
   g_autofree char *done = stage_event(ps->name, l);
   int after, grp = next_group(c, done, &after);
   if (ps->fold) after = c->fold_after; /* x, not the statistics (p1_ln_fold.c) */
@@ -665,6 +683,10 @@ gboolean pass_lower_p1(Ir *ir, GError **err) {
   for (unsigned k = 0; k < G_N_ELEMENTS(bufs); k++, off += N * d) *bufs[k] = off;
   c.scr.g = off;
   c.scr.kv = off + N * f;
+  /* refinements.ln_stats: producer: 2 N (d / panel) floats each, after rstd */
+  IrProv sp = ir_prov(ir, "refinements.ln_stats");
+  c.stats_out[0] = (LwP1LnStatsOut){.col = c.scr.h + N, .d = d, .prov = sp, .task = -1};
+  c.stats_out[1] = (LwP1LnStatsOut){.col = c.scr.h2 + N, .d = d, .prov = sp, .task = -1};
   /* the ABI sizes scratch for exactly this layout (wl_scratch_bytes) */
   uint64_t need = 4u * ((uint64_t)c.scr.kv + 2u * (uint64_t)N * (uint64_t)d);
   if (need > wl_scratch_bytes(pb)) {
@@ -711,6 +733,8 @@ gboolean pass_lower_p1(Ir *ir, GError **err) {
     ProjStage w2 = {.name = "w2", .res_sym = "scratch", .dst_sym = last ? "out" : "scratch", .role = ROLE_W2,
                     .pj = &c.w2, .a_col = c.scr.g, .K = f, .N = d, .res_col = c.scr.x1,
                     .dst_col = last ? 0 : c.scr.x};
+    if (lw_p1_ln_stats_producer(pp, PROJ_W1)) wo.stats = &c.stats_out[1]; /* p1_ln_stats.c: x1's producers */
+    if (lw_p1_ln_stats_producer(pp, PROJ_QKV) && !last) w2.stats = &c.stats_out[0]; /* the next x's */
     guint t0 = ir->tasks->len;
     stage_ln(&c, l, s0, "ln1", in_sym(l), in_col(&c, l), c.scr.h, PROJ_QKV);
     keep_clear(&c, t0, &qkv);

@@ -1791,6 +1791,83 @@ START_TEST(test_p1_ln_fold) {
 }
 END_TEST
 
+/* refinements.ln_stats: producer (p1_ln_stats.c) on 2 layers: the
+ * statistics tasks of LN2 and of layer 1's LN1 load no row (no VEC.rsum
+ * over d_model columns: they merge the 2 x 2 partials of their rows, one
+ * LD), layer 0's LN1 still reduces x_in's rows, every finishing Wo owner
+ * and layer 0's W2 owners store their blocks' [sums; M2s] and layer 1's W2
+ * owners (out) none; fewer HBM lines; correct with and without tile_sync
+ * {qkv, w1} (the tile events wait for the partials).  producer_ln1: only
+ * W2's partials, for layer 1's LN1. */
+static int ops_of(const IrTask *t, IrOpKind k, int cols) {
+  int n = 0;
+  for (guint i = 0; i < t->ops->len; i++) {
+    const IrOp *op = &g_array_index(t->ops, IrOp, i);
+    n += op->kind == k && (cols < 0 || op->a.cols == cols);
+  }
+  return n;
+}
+
+START_TEST(test_p1_ln_stats) {
+#define P1_LNS_DIMS "{d_model: 64, heads: 2, d_ff: 128, layers: 2, seqs: 1, rows: 64}"
+  const char *head = "version: 1\np1:\n  problem: " P1_LNS_DIMS "\n  " P1_MC "\n  refinements: {ln_fold: true";
+  g_autofree char *rows_t = g_strdup_printf("%s}\n", head), *prod_t = g_strdup_printf("%s, ln_stats: producer}\n", head);
+  g_autofree char *sync_t = g_strdup_printf("%s, ln_stats: producer}\n  tile_sync: {qkv: true, w1: true}\n", head);
+  g_autoptr(Plan) rows = plan_text("rows.yaml", rows_t);
+  g_autoptr(Plan) prod = plan_text("producer.yaml", prod_t);
+  g_autoptr(Plan) sync = plan_text("sync.yaml", sync_t);
+  Run a = compile_run(rows, PROB_P1, "statistics from the rows", NULL);
+  Run b = compile_run(prod, PROB_P1, "statistics from the producers", NULL);
+  compile_run(sync, PROB_P1, "producers' statistics, tile_sync {qkv, w1}", NULL);
+  /* 3 LayerNorms' rows (64 x 64 floats, 256 lines each) no longer loaded */
+  ck_assert_msg(a.hbm_lines - b.hbm_lines > 3 * 256 / 2, "%" G_GINT64_FORMAT " -> %" G_GINT64_FORMAT, a.hbm_lines,
+                b.hbm_lines);
+  g_autoptr(GError) err = NULL;
+  g_autoptr(Ir) ir = pass_pipeline(prod, PROB_P1, NULL, NULL, TRUE, &err);
+  ck_assert_msg(ir, "%s", err ? err->message : "?");
+  int merged = 0, local = 0, emits[2][2] = {{0}};
+  for (guint k = 0; k < ir->tasks->len; k++) {
+    const IrTask *t = ir_task_at(ir, (int)k);
+    IrRoleKind kind = t->role.kind;
+    if (kind == ROLE_LN2 || (kind == ROLE_LN1 && t->role.layer == 1)) {
+      ck_assert_msg(ops_of(t, IR_VRSUM, 64) == 0, "%s reduces its rows", t->name);
+      ck_assert_int_eq(ops_of(t, IR_LD, -1), 1);
+      merged++;
+    }
+    if (kind == ROLE_LN1 && t->role.layer == 0) local += ops_of(t, IR_VRSUM, 64);
+    if ((kind == ROLE_WO || kind == ROLE_W2) && ops_of(t, IR_VRSUM, 32) > 0) /* 32-column panels */
+      emits[kind == ROLE_W2][t->role.layer] += ops_of(t, IR_VRSUM, 32);
+  }
+  ck_assert_int_gt(merged, 0);
+  ck_assert_int_gt(local, 0);
+  /* a block's sum and its M2 in 2 halves of 16 rows: 3 VEC.rsum; 2 tiles x 2 panels */
+  ck_assert_int_eq(emits[0][0], 3 * 2 * 2);
+  ck_assert_int_eq(emits[0][1], 3 * 2 * 2);
+  ck_assert_int_eq(emits[1][0], 3 * 2 * 2);
+  ck_assert_int_eq(emits[1][1], 0);
+  /* producer_ln1: W2's partials for layer 1's LN1 only; Wo stores none, LN2 reads x1's rows */
+  g_autofree char *ln1_t = g_strdup_printf("%s, ln_stats: producer_ln1}\n", head);
+  g_autoptr(Plan) ln1 = plan_text("ln1.yaml", ln1_t);
+  Run c = compile_run(ln1, PROB_P1, "LN1's statistics from W2", NULL);
+  ck_assert_msg(c.hbm_lines < a.hbm_lines && c.hbm_lines > b.hbm_lines, "%" G_GINT64_FORMAT, c.hbm_lines);
+  g_autoptr(Ir) ir1 = pass_pipeline(ln1, PROB_P1, NULL, NULL, TRUE, &err);
+  ck_assert_msg(ir1, "%s", err ? err->message : "?");
+  int wo_emits = 0, w2_emits = 0, ln2_rows = 0, ln1_merged = 0;
+  for (guint k = 0; k < ir1->tasks->len; k++) {
+    const IrTask *t = ir_task_at(ir1, (int)k);
+    if (t->role.kind == ROLE_WO) wo_emits += ops_of(t, IR_VRSUM, 32);
+    if (t->role.kind == ROLE_W2) w2_emits += ops_of(t, IR_VRSUM, 32);
+    if (t->role.kind == ROLE_LN2) ln2_rows += ops_of(t, IR_VRSUM, 64);
+    if (t->role.kind == ROLE_LN1 && t->role.layer == 1) ln1_merged += ops_of(t, IR_VRSUM, 64) == 0;
+  }
+  ck_assert_int_eq(wo_emits, 0);
+  ck_assert_int_eq(w2_emits, 3 * 2 * 2);
+  ck_assert_int_gt(ln2_rows, 0);
+  ck_assert_int_gt(ln1_merged, 0);
+#undef P1_LNS_DIMS
+}
+END_TEST
+
 /* attention.tile_sync (p1_att_sync.c) and tile_sync.wo (p1_tile_sync.c)
  * on two sequences of 4 row tiles (query_tiles 2: 2 tasks per sequence and
  * head, K/V shared).  Without the knobs every attention task waits for the
@@ -2657,6 +2734,7 @@ Suite *suite_gen(void) {
   tcase_add_test(tc, test_p1_k_split_last);
   tcase_add_test(tc, test_p1_tile_sync);
   tcase_add_test(tc, test_p1_ln_fold);
+  tcase_add_test(tc, test_p1_ln_stats);
   tcase_add_test(tc, test_p1_weight_pacing);
   tcase_add_test(tc, test_p1_shard_group);
   tcase_add_test(tc, test_p1_att_tile_sync);
