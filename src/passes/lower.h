@@ -424,6 +424,10 @@ typedef struct LwP1Resident {
   gboolean publish_tiles;
   IrProv sync_prov;       /* "tile_sync.PROJ"                               */
   const LwP1LnFold *fold; /* refinements.ln_fold (p1_ln_fold.c), or NULL   */
+  /* LW_P1_FROM_STAGE: a feed stores into `fanout` owners of the shard,
+   * which forward along chains (p1_fanout.c); 0: into every owner */
+  int fanout;
+  IrProv fanout_prov;     /* "handoff_fanout"                               */
 } LwP1Resident;
 /* What one resident stage leaves to the next (start it zeroed, prev_after
  * -1): where its owners start in the placer's SM-interleaved order of WGs,
@@ -580,6 +584,12 @@ void lw_issue_space(Ir *ir, int task, SchedProj proj);
  * (o = shard * panels + panel) the WGs `wgs` sorted by SM, so that a K
  * shard's owners share SMs; nothing otherwise. */
 void lw_shard_group(const Ir *ir, SchedProj proj, int *wgs, int owners);
+/* p1_fanout.c (handoff_fanout): the forwarding chains of a resident stage's
+ * n owners of one K shard whose A comes LW_P1_FROM_STAGE (wgs[i]: owner i's
+ * WG): fanout (0 or more than n: n) chains of owners by SM; next[i] is the
+ * owner i forwards to (-1: none), head[0 .. F-1] the chains' first owners.
+ * Returns F. */
+int lw_p1_fanout_chains(const Ir *ir, int fanout, const int *wgs, int n, int *next, int *head);
 
 /* Order memory within a task: SIG a task-private event (it fires when every
  * earlier instruction has completed) and WAIT for its n-th firing.  Memory is

@@ -83,6 +83,16 @@ gboolean lw_p1_ffn_rf(Ir *ir, LwP1State *state, const LwP1Resident *w1, const Lw
   LwP1Resident a = *w1, b = *w2;
   a.from = LW_P1_FROM_OWNERS, a.finish = w1_finish, a.post = w1_post, a.post_at = w1_post_at, a.ctx = &f, a.extra = 1;
   b.multicast = TRUE, b.from = LW_P1_FROM_STAGE;
+  /* handoff_fanout (p1_fanout.c): W1 stores into that many W2 owners of a
+   * shard, which forward along chains */
+  b.fanout = ir->sched.handoff_fanout, b.fanout_prov = ir_prov(ir, "handoff_fanout");
+  if (b.fanout > w2->N / w2->pj->panel) {
+    ir_error(ir, err, b.fanout_prov,
+             "handoff_fanout=%d: a W1 block goes to the %d W2 owners of its K shard (d_model / panels.w2), "
+             "so at most %d chains",
+             b.fanout, w2->N / w2->pj->panel, w2->N / w2->pj->panel);
+    return FALSE;
+  }
   LwP1Res *r1 = lw_p1_resident_open(ir, state, &a, 0, err);
   if (!r1) return FALSE;
   LwP1Res *r2 = lw_p1_resident_open(ir, state, &b, lw_p1_resident_wgs(r1), err);
