@@ -398,6 +398,7 @@ typedef struct LwP1Resident {
   int K, N, shards;       /* reduction, output columns, K shards (k_split)  */
   int tiles, R;           /* row tiles of R rows                            */
   int extra;              /* R x P tensors `finish` keeps (GELU, residual)  */
+  int extra_rows;         /* their rows, when fewer than R (0: R)           */
   gboolean multicast;     /* A by LD.mc from one issuer per shard            */
   LwP1Source from;        /* with multicast: who issues A's chunks          */
   LwSource a;             /* A: sym, col (of K's first column), stride, prov */

@@ -160,8 +160,9 @@ static gboolean shard_fits(const Res *r, int s, int nb) {
   if (s == r->bshard) shape[n][0] = 1, shape[n++][1] = r->P; /* bias */
   if (s == r->bshard && s > 0 && st->res.sym) shape[n][0] = r->R, shape[n++][1] = r->P; /* res */
   for (int b = 0; b < nb; b++) shape[n][0] = r->R, shape[n++][1] = r->kc;
-  int rp = r->nacc + (s == 0 ? st->extra : 0) + (s < r->S - 1);
+  int rp = r->nacc + (s == 0 && !st->extra_rows ? st->extra : 0) + (s < r->S - 1);
   for (int k = 0; k < rp; k++) shape[n][0] = r->R, shape[n++][1] = r->P;
+  for (int k = 0; s == 0 && st->extra_rows && k < st->extra; k++) shape[n][0] = st->extra_rows, shape[n++][1] = r->P;
   return lw_attention_fits(r->ir, (const int(*)[2])shape, n, r->ir->hw.vl);
 }
 

@@ -2165,6 +2165,36 @@ START_TEST(test_p1_handoff_fanout) {
 }
 END_TEST
 
+/* handoff: rf on P1's default shape (p1_handoff.c): W1's owners keep three
+ * accumulators and their GELU temporary is half a tile (16 x 32, made in
+ * two halves), so that it shares a partition with the bias and rstd and a
+ * 4th A buffer fits beside the 256 x 32 weights: h2's ring runs 3 chunks
+ * ahead, not 2.  A whole-tile temporary leaves 3 buffers. */
+START_TEST(test_p1_handoff_rf_buffers) {
+  g_autoptr(Plan) plan = plan_text("rf.yaml", "version: 1\np1:\n  weights: resident\n"
+                                              "  k_chunk: {qkv: 32, wo: 32, w1: 32, w2: 32}\n"
+                                              "  k_split: {w2: 4}\n  multicast: {w1: true}\n  handoff: rf\n");
+  g_autoptr(GError) err = NULL;
+  g_autoptr(Ir) ir = pass_pipeline(plan, PROB_P1, NULL, NULL, TRUE, &err);
+  ck_assert_msg(ir, "%s", err ? err->message : "?");
+  int bufs = 0, gelu = 0;
+  for (guint k = 0; k < ir->tensors->len; k++) {
+    const IrTensor *t = g_ptr_array_index(ir->tensors, k);
+    if (g_str_has_prefix(t->name, "l0.w1.k0.a")) bufs++;
+    if (g_str_has_prefix(t->name, "l0.w1.k0.p0.gelu")) {
+      gelu++;
+      ck_assert_int_eq(t->used_rows, 16);
+    }
+  }
+  ck_assert_int_eq(gelu, 1);
+  int owners = 0; /* every W1 owner has its own buffers, named alike (LD.mc targets) */
+  for (guint k = 0; k < ir->tasks->len; k++) owners += ir_task_at(ir, (int)k)->role.proj == PROJ_W1 &&
+                                                       g_str_has_prefix(ir_task_at(ir, (int)k)->name, "l0.w1.");
+  ck_assert_int_eq(owners, 32);
+  ck_assert_int_eq(bufs, 4 * owners);
+}
+END_TEST
+
 /* attention.stagger: 100 makes attention task n (of one wave) wait n * 100
  * cycles (WAITT) before its first load; without it no attention task has a
  * WAITT before its first load; both programs are correct. */
@@ -2723,6 +2753,7 @@ Suite *suite_gen(void) {
   tcase_add_test(tc, test_p1_handoff_rf);
   tcase_add_test(tc, test_p1_fanout_chains);
   tcase_add_test(tc, test_p1_handoff_fanout);
+  tcase_add_test(tc, test_p1_handoff_rf_buffers);
   tcase_add_test(tc, test_p1_attention_stagger);
   tcase_add_test(tc, test_ilp_placement);
   tcase_add_test(tc, test_ilp_infeasible);
