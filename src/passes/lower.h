@@ -424,6 +424,7 @@ typedef struct LwP1Resident {
   int K, N, shards;       /* reduction, output columns, K shards (k_split)  */
   int tiles, R;           /* row tiles of R rows                            */
   int extra;              /* R x P tensors `finish` keeps (GELU, residual)  */
+  int extra_rows;         /* their rows, when fewer than R (0: R)           */
   gboolean multicast;     /* A by LD.mc from one issuer per shard            */
   LwP1Source from;        /* with multicast: who issues A's chunks          */
   LwSource a;             /* A: sym, col (of K's first column), stride, prov */
@@ -454,6 +455,10 @@ typedef struct LwP1Resident {
    * tile_order[i]; NULL: 0, 1, ..), that in which the feeding stage
    * finishes them (p1_att_wo.c) */
   const int *tile_order;
+  /* LW_P1_FROM_STAGE: a feed stores into `fanout` owners of the shard,
+   * which forward along chains (p1_fanout.c); 0: into every owner */
+  int fanout;
+  IrProv fanout_prov;     /* "handoff_fanout"                               */
 } LwP1Resident;
 /* What one resident stage leaves to the next (start it zeroed, prev_after
  * -1): where its owners start in the placer's SM-interleaved order of WGs,
@@ -628,6 +633,12 @@ void lw_issue_space(Ir *ir, int task, SchedProj proj);
  * (o = shard * panels + panel) the WGs `wgs` sorted by SM, so that a K
  * shard's owners share SMs; nothing otherwise. */
 void lw_shard_group(const Ir *ir, SchedProj proj, int *wgs, int owners);
+/* p1_fanout.c (handoff_fanout): the forwarding chains of a resident stage's
+ * n owners of one K shard whose A comes LW_P1_FROM_STAGE (wgs[i]: owner i's
+ * WG): fanout (0 or more than n: n) chains of owners by SM; next[i] is the
+ * owner i forwards to (-1: none), head[0 .. F-1] the chains' first owners.
+ * Returns F. */
+int lw_p1_fanout_chains(const Ir *ir, int fanout, const int *wgs, int n, int *next, int *head);
 
 /* Order memory within a task: SIG a task-private event (it fires when every
  * earlier instruction has completed) and WAIT for its n-th firing.  Memory is

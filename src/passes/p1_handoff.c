@@ -33,14 +33,23 @@ typedef struct Ffn {
 
 /* W1's finish: acc = GELU(acc), the same operations as lw_gelu into a
  * temporary but the last two into acc, which stays unchanged until tile
- * t+2 (the STs read it after tile t+1). */
+ * t+2 (the STs read it after tile t+1).  In two halves of R/2 rows: the
+ * temporary (16 x 32 on P1's default shape) then shares a partition with
+ * the bias and rstd, and a 4th A buffer fits beside three accumulators and
+ * the 256 x 32 weights (a whole-tile one left 3: h2's ring 2 chunks ahead
+ * instead of 3; best.yaml with handoff: rf, handoff_fanout: 2: 146,954 ->
+ * 142,178 cycles). */
 static void w1_finish(void *ctx, int task, const char *tag, int tile, int c0, IrView acc) {
   (void)tile, (void)c0;
   Ffn *f = ctx;
   Ir *ir = f->ir;
-  if (f->task != task) f->task = task, f->tmp = lw_rf_sub(ir, task, tag, "gelu", f->R, f->P);
+  int h = f->R % 2 ? f->R : f->R / 2; /* in two halves: the temporary shares a partition */
+  if (f->task != task) f->task = task, f->tmp = lw_rf_sub(ir, task, tag, "gelu", h, f->P);
   IrView g = ir_all(ir, f->tmp);
-  lw_gelu_into(ir, task, acc, g, f->gelu_prov);
+  for (int r0 = 0; r0 < f->R; r0 += h) {
+    IrView part = ir_win(acc.t, acc.r0 + r0, h, acc.c0, acc.cols);
+    lw_gelu_into(ir, task, part, g, f->gelu_prov);
+  }
 }
 
 /* W1's hand-off of tile `tile` (acc: its GELU) to W2's owners. */
@@ -81,8 +90,18 @@ gboolean lw_p1_ffn_rf(Ir *ir, LwP1State *state, const LwP1Resident *w1, const Lw
   Ffn f = {.ir = ir, .R = w1->R, .P = w1->pj->panel, .task = -1, .tmp = -1, .prov = prov,
            .gelu_prov = w1->a.prov};
   LwP1Resident a = *w1, b = *w2;
-  a.from = LW_P1_FROM_OWNERS, a.finish = w1_finish, a.post = w1_post, a.post_at = w1_post_at, a.ctx = &f, a.extra = 1;
+  a.from = LW_P1_FROM_OWNERS, a.finish = w1_finish, a.post = w1_post, a.post_at = w1_post_at, a.ctx = &f, a.extra = 1, a.extra_rows = w1->R % 2 ? 0 : w1->R / 2;
   b.multicast = TRUE, b.from = LW_P1_FROM_STAGE;
+  /* handoff_fanout (p1_fanout.c): W1 stores into that many W2 owners of a
+   * shard, which forward along chains */
+  b.fanout = ir->sched.handoff_fanout, b.fanout_prov = ir_prov(ir, "handoff_fanout");
+  if (b.fanout > w2->N / w2->pj->panel) {
+    ir_error(ir, err, b.fanout_prov,
+             "handoff_fanout=%d: a W1 block goes to the %d W2 owners of its K shard (d_model / panels.w2), "
+             "so at most %d chains",
+             b.fanout, w2->N / w2->pj->panel, w2->N / w2->pj->panel);
+    return FALSE;
+  }
   LwP1Res *r1 = lw_p1_resident_open(ir, state, &a, 0, err);
   if (!r1) return FALSE;
   LwP1Res *r2 = lw_p1_resident_open(ir, state, &b, lw_p1_resident_wgs(r1), err);

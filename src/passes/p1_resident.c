@@ -84,6 +84,10 @@ typedef struct LwP1Res {
   int *res;                                /* chain_last: the last shard's residual */
   int *rstd;                               /* ln_fold: shard 0's R x 1 rstd of a tile */
   int *full, *freed;                       /* event of buffer b of shard s: [s*nb + b] */
+  /* handoff_fanout (p1_fanout.c), F chains per shard (F 0: none): owner o
+   * forwards to next[o] (-1: none); head[s*np + c] heads chain c of shard
+   * s; ofull[o*nb + b]: owner o's own `full` event of buffer b */
+  int F, *next, *head, *ofull;
   char *wsym, *bsym;
 } Res;
 
@@ -156,8 +160,9 @@ static gboolean shard_fits(const Res *r, int s, int nb) {
   if (s == r->bshard) shape[n][0] = 1, shape[n++][1] = r->P; /* bias */
   if (s == r->bshard && s > 0 && st->res.sym) shape[n][0] = r->R, shape[n++][1] = r->P; /* res */
   for (int b = 0; b < nb; b++) shape[n][0] = r->R, shape[n++][1] = r->kc;
-  int rp = r->nacc + (s == 0 ? st->extra : 0) + (s < r->S - 1);
+  int rp = r->nacc + (s == 0 && !st->extra_rows ? st->extra : 0) + (s < r->S - 1);
   for (int k = 0; k < rp; k++) shape[n][0] = r->R, shape[n++][1] = r->P;
+  for (int k = 0; s == 0 && st->extra_rows && k < st->extra; k++) shape[n][0] = st->extra_rows, shape[n++][1] = r->P;
   return lw_attention_fits(r->ir, (const int(*)[2])shape, n, r->ir->hw.vl);
 }
 
@@ -198,6 +203,16 @@ static void make_owners(Res *r, const GArray *order) {
   int *wgs = g_new(int, owners); /* owner o's WG: the order's, or shard_group.c's */
   for (int o = 0; o < owners; o++) wgs[o] = g_array_index(order, int, (r->base + o) % order->len);
   lw_shard_group(ir, st->role.proj, wgs, owners);
+  if (r->F) { /* p1_fanout.c: the chains of each shard, by its owners' SMs */
+    int *nx = g_new(int, r->np), *hd = g_new(int, r->np);
+    for (int s = 0; s < r->S; s++) {
+      int o0 = s * r->np;
+      lw_p1_fanout_chains(ir, r->F, wgs + o0, r->np, nx, hd);
+      for (int q = 0; q < r->np; q++) r->next[o0 + q] = nx[q] < 0 ? -1 : o0 + nx[q];
+      for (int c = 0; c < r->F; c++) r->head[o0 + c] = o0 + hd[c];
+    }
+    g_free(nx), g_free(hd);
+  }
   for (int s = 0; s < r->S; s++)
     for (int p = 0; p < r->np; p++) {
       int o = s * r->np + p;
@@ -478,7 +493,14 @@ static void owner(Res *r, int o, const LwP1State *state) {
     /* round i of the tiles is tile t (st->tile_order: attention.handoff) */
     int i = c / r->nk, t = st->tile_order ? st->tile_order[i] : i, k = c % r->nk, b = c % r->nb;
     IrView a = ir_all(ir, r->buf[o * r->nb + b]), av = ir_all(ir, r->acc[r->nacc * o + i % r->nacc]);
-    if (mc && !cand) {
+    if (mc && !cand && r->F) { /* p1_fanout.c: its own event, then pass the chunk on */
+      wait_ev(ir, me, r->ofull[o * r->nb + b], c / r->nb + 1, st->fanout_prov);
+      if (r->next[o] >= 0) {
+        IrOp *op = ir_emit(ir, me, IR_ST);
+        op->a = a, op->mem = ir_all(ir, r->buf[r->next[o] * r->nb + b]), op->prov = st->fanout_prov;
+        sig_ev(ir, me, r->ofull[r->next[o] * r->nb + b], st->fanout_prov);
+      }
+    } else if (mc && !cand) {
       wait_ev(ir, me, r->full[s * r->nb + b], c / r->nb + 1, st->mc_prov);
     } else {
       load_chunk(r, me, a, s, c, cand ? st->mc_prov : st->a.prov);
@@ -506,6 +528,7 @@ static void owner(Res *r, int o, const LwP1State *state) {
 static void res_free(Res *r) {
   g_free(r->res), g_free(r->rstd), g_free(r->task), g_free(r->buf), g_free(r->w), g_free(r->bias), g_free(r->acc), g_free(r->pbuf);
   g_free(r->wsym), g_free(r->bsym), g_free(r->full), g_free(r->freed);
+  g_free(r->next), g_free(r->head), g_free(r->ofull);
   g_free(r);
 }
 
@@ -578,6 +601,16 @@ LwP1Res *lw_p1_resident_open(Ir *ir, const LwP1State *state, const LwP1Resident 
       g_autofree char *full = shard_event(r, s, "full", b), *freed = shard_event(r, s, "free", b);
       r->full[s * r->nb + b] = ir_event(ir, full), r->freed[s * r->nb + b] = ir_event(ir, freed);
     }
+  /* handoff_fanout (p1_fanout.c): fewer chains than owners, or none */
+  r->F = st->from == LW_P1_FROM_STAGE && st->fanout > 0 && st->fanout < r->np ? st->fanout : 0;
+  if (r->F) {
+    r->next = g_new(int, owners), r->head = g_new(int, owners), r->ofull = g_new(int, (gsize)owners * r->nb);
+    for (int o = 0; o < owners; o++)
+      for (int b = 0; b < r->nb; b++) {
+        g_autofree char *ev = g_strdup_printf("l%d_%s_k%d_p%d_full%d", st->layer, st->name, o / r->np, o % r->np, b);
+        r->ofull[o * r->nb + b] = ir_event(ir, ev);
+      }
+  }
   make_owners(r, order);
   return r;
 }
@@ -621,6 +654,16 @@ void lw_p1_resident_feed(Ir *ir, const LwP1Res *r, int task, int tile, int col, 
     lw_wait(ir, task, ready, r->np, prov);
   } else {
     wait_ev(ir, task, r->freed[s * r->nb + b], (int64_t)r->np * (c / r->nb), prov);
+  }
+  if (r->F) { /* p1_fanout.c: into the chains' heads, each with its own event */
+    for (int h = 0; h < r->F; h++) {
+      IrOp *op = ir_emit(ir, task, IR_ST);
+      op->a = v, op->mem = ir_all(ir, r->buf[r->head[o0 + h] * r->nb + b]), op->prov = r->st->fanout_prov;
+    }
+    for (int h = 0; h < r->F; h++) sig_ev(ir, task, r->ofull[r->head[o0 + h] * r->nb + b], r->st->fanout_prov);
+    /* the shard's own: the next stage's owners pace their weights by it */
+    sig_ev(ir, task, r->full[s * r->nb + b], prov);
+    return;
   }
   for (int q = 0; q < r->np; q++) {
     IrOp *op = ir_emit(ir, task, IR_ST);

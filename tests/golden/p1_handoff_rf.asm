@@ -19,7 +19,7 @@
 .rf l0_w1_k0_a0                 p6       32x32     ; l0.w1.k0.a0
 .rf l0_w1_k0_p0_acc0            p7       32x32     ; l0.w1.k0.p0.acc0
 .rf l0_w1_k0_p0_acc1            p0       32x32     ; l0.w1.k0.p0.acc1
-.rf l0_w1_k0_p0_gelu            p1       32x32     ; l0.w1.k0.p0.gelu
+.rf l0_w1_k0_p0_gelu            p1       16x32     ; l0.w1.k0.p0.gelu
     LD        l0_qkv_k0_p0_w[0:32, :], hbm[wqkv.l0], stride 192 ; p1.weights:10 l0.qkv.k0.p0
     WAITT     800                                           ; p1.weights:10 l0.qkv.k0.p0
     LD        l0_qkv_k0_p0_w[32:64, :], hbm[wqkv.l0 + 24576], stride 192 ; p1.weights:10 l0.qkv.k0.p0
@@ -63,28 +63,46 @@
     MMA.z     l0_w1_k0_p0_acc1, l0_w1_k0_a2, l0_w1_k0_p0_w[0:32, :] ; p1.k_chunk.w1:13 l0.w1.k0.p0
     SIG       ev.l0_w1_k0_free2, 1                          ; p1.multicast.w1:15 l0.w1.k0.p0
     VEC.add   l0_w1_k0_p0_acc0, l0_w1_k0_p0_acc0, l0_w1_k0_p0_bias ; p1.weights:10 l0.w1.k0.p0
-    VEC.mul   l0_w1_k0_p0_gelu, l0_w1_k0_p0_acc0, l0_w1_k0_p0_acc0 ; p1.panels.w1:12 l0.w1.k0.p0
-    VEC.mul   l0_w1_k0_p0_gelu, l0_w1_k0_p0_gelu, l0_w1_k0_p0_acc0 ; p1.panels.w1:12 l0.w1.k0.p0
+    VEC.mul   l0_w1_k0_p0_gelu, l0_w1_k0_p0_acc0[0:16, :], l0_w1_k0_p0_acc0[0:16, :] ; p1.panels.w1:12 l0.w1.k0.p0
+    VEC.mul   l0_w1_k0_p0_gelu, l0_w1_k0_p0_gelu, l0_w1_k0_p0_acc0[0:16, :] ; p1.panels.w1:12 l0.w1.k0.p0
     VEC.muli  l0_w1_k0_p0_gelu, l0_w1_k0_p0_gelu, 0.044715  ; p1.panels.w1:12 l0.w1.k0.p0
-    VEC.add   l0_w1_k0_p0_gelu, l0_w1_k0_p0_gelu, l0_w1_k0_p0_acc0 ; p1.panels.w1:12 l0.w1.k0.p0
+    VEC.add   l0_w1_k0_p0_gelu, l0_w1_k0_p0_gelu, l0_w1_k0_p0_acc0[0:16, :] ; p1.panels.w1:12 l0.w1.k0.p0
+    VEC.muli  l0_w1_k0_p0_gelu, l0_w1_k0_p0_gelu, 0.7978846 ; p1.panels.w1:12 l0.w1.k0.p0
+    SFU.tanh  l0_w1_k0_p0_gelu, l0_w1_k0_p0_gelu            ; p1.panels.w1:12 l0.w1.k0.p0
+    VEC.addi  l0_w1_k0_p0_gelu, l0_w1_k0_p0_gelu, 1         ; p1.panels.w1:12 l0.w1.k0.p0
+    VEC.mul   l0_w1_k0_p0_acc0[0:16, :], l0_w1_k0_p0_gelu, l0_w1_k0_p0_acc0[0:16, :] ; p1.panels.w1:12 l0.w1.k0.p0
+    VEC.muli  l0_w1_k0_p0_acc0[0:16, :], l0_w1_k0_p0_acc0[0:16, :], 0.5 ; p1.panels.w1:12 l0.w1.k0.p0
     WAIT      ev.l0_w1_k0_full3, 1                          ; p1.multicast.w1:15 l0.w1.k0.p0
     MMA       l0_w1_k0_p0_acc1, l0_w1_k0_a3, l0_w1_k0_p0_w[32:64, :] ; p1.k_chunk.w1:13 l0.w1.k0.p0
     SIG       ev.l0_w1_k0_free3, 1                          ; p1.multicast.w1:15 l0.w1.k0.p0
-    VEC.muli  l0_w1_k0_p0_gelu, l0_w1_k0_p0_gelu, 0.7978846 ; p1.panels.w1:12 l0.w1.k0.p0
-    SFU.tanh  l0_w1_k0_p0_gelu, l0_w1_k0_p0_gelu            ; p1.panels.w1:12 l0.w1.k0.p0
-    VEC.addi  l0_w1_k0_p0_gelu, l0_w1_k0_p0_gelu, 1         ; p1.panels.w1:12 l0.w1.k0.p0
-    VEC.mul   l0_w1_k0_p0_acc0, l0_w1_k0_p0_gelu, l0_w1_k0_p0_acc0 ; p1.panels.w1:12 l0.w1.k0.p0
-    VEC.muli  l0_w1_k0_p0_acc0, l0_w1_k0_p0_acc0, 0.5       ; p1.panels.w1:12 l0.w1.k0.p0
-    VEC.add   l0_w1_k0_p0_acc1, l0_w1_k0_p0_acc1, l0_w1_k0_p0_bias ; p1.weights:10 l0.w1.k0.p0
-    VEC.mul   l0_w1_k0_p0_gelu, l0_w1_k0_p0_acc1, l0_w1_k0_p0_acc1 ; p1.panels.w1:12 l0.w1.k0.p0
-    VEC.mul   l0_w1_k0_p0_gelu, l0_w1_k0_p0_gelu, l0_w1_k0_p0_acc1 ; p1.panels.w1:12 l0.w1.k0.p0
+    VEC.mul   l0_w1_k0_p0_gelu, l0_w1_k0_p0_acc0[16:32, :], l0_w1_k0_p0_acc0[16:32, :] ; p1.panels.w1:12 l0.w1.k0.p0
+    VEC.mul   l0_w1_k0_p0_gelu, l0_w1_k0_p0_gelu, l0_w1_k0_p0_acc0[16:32, :] ; p1.panels.w1:12 l0.w1.k0.p0
     VEC.muli  l0_w1_k0_p0_gelu, l0_w1_k0_p0_gelu, 0.044715  ; p1.panels.w1:12 l0.w1.k0.p0
-    VEC.add   l0_w1_k0_p0_gelu, l0_w1_k0_p0_gelu, l0_w1_k0_p0_acc1 ; p1.panels.w1:12 l0.w1.k0.p0
+    VEC.add   l0_w1_k0_p0_gelu, l0_w1_k0_p0_gelu, l0_w1_k0_p0_acc0[16:32, :] ; p1.panels.w1:12 l0.w1.k0.p0
     VEC.muli  l0_w1_k0_p0_gelu, l0_w1_k0_p0_gelu, 0.7978846 ; p1.panels.w1:12 l0.w1.k0.p0
     SFU.tanh  l0_w1_k0_p0_gelu, l0_w1_k0_p0_gelu            ; p1.panels.w1:12 l0.w1.k0.p0
     VEC.addi  l0_w1_k0_p0_gelu, l0_w1_k0_p0_gelu, 1         ; p1.panels.w1:12 l0.w1.k0.p0
-    VEC.mul   l0_w1_k0_p0_acc1, l0_w1_k0_p0_gelu, l0_w1_k0_p0_acc1 ; p1.panels.w1:12 l0.w1.k0.p0
-    VEC.muli  l0_w1_k0_p0_acc1, l0_w1_k0_p0_acc1, 0.5       ; p1.panels.w1:12 l0.w1.k0.p0
+    VEC.mul   l0_w1_k0_p0_acc0[16:32, :], l0_w1_k0_p0_gelu, l0_w1_k0_p0_acc0[16:32, :] ; p1.panels.w1:12 l0.w1.k0.p0
+    VEC.muli  l0_w1_k0_p0_acc0[16:32, :], l0_w1_k0_p0_acc0[16:32, :], 0.5 ; p1.panels.w1:12 l0.w1.k0.p0
+    VEC.add   l0_w1_k0_p0_acc1, l0_w1_k0_p0_acc1, l0_w1_k0_p0_bias ; p1.weights:10 l0.w1.k0.p0
+    VEC.mul   l0_w1_k0_p0_gelu, l0_w1_k0_p0_acc1[0:16, :], l0_w1_k0_p0_acc1[0:16, :] ; p1.panels.w1:12 l0.w1.k0.p0
+    VEC.mul   l0_w1_k0_p0_gelu, l0_w1_k0_p0_gelu, l0_w1_k0_p0_acc1[0:16, :] ; p1.panels.w1:12 l0.w1.k0.p0
+    VEC.muli  l0_w1_k0_p0_gelu, l0_w1_k0_p0_gelu, 0.044715  ; p1.panels.w1:12 l0.w1.k0.p0
+    VEC.add   l0_w1_k0_p0_gelu, l0_w1_k0_p0_gelu, l0_w1_k0_p0_acc1[0:16, :] ; p1.panels.w1:12 l0.w1.k0.p0
+    VEC.muli  l0_w1_k0_p0_gelu, l0_w1_k0_p0_gelu, 0.7978846 ; p1.panels.w1:12 l0.w1.k0.p0
+    SFU.tanh  l0_w1_k0_p0_gelu, l0_w1_k0_p0_gelu            ; p1.panels.w1:12 l0.w1.k0.p0
+    VEC.addi  l0_w1_k0_p0_gelu, l0_w1_k0_p0_gelu, 1         ; p1.panels.w1:12 l0.w1.k0.p0
+    VEC.mul   l0_w1_k0_p0_acc1[0:16, :], l0_w1_k0_p0_gelu, l0_w1_k0_p0_acc1[0:16, :] ; p1.panels.w1:12 l0.w1.k0.p0
+    VEC.muli  l0_w1_k0_p0_acc1[0:16, :], l0_w1_k0_p0_acc1[0:16, :], 0.5 ; p1.panels.w1:12 l0.w1.k0.p0
+    VEC.mul   l0_w1_k0_p0_gelu, l0_w1_k0_p0_acc1[16:32, :], l0_w1_k0_p0_acc1[16:32, :] ; p1.panels.w1:12 l0.w1.k0.p0
+    VEC.mul   l0_w1_k0_p0_gelu, l0_w1_k0_p0_gelu, l0_w1_k0_p0_acc1[16:32, :] ; p1.panels.w1:12 l0.w1.k0.p0
+    VEC.muli  l0_w1_k0_p0_gelu, l0_w1_k0_p0_gelu, 0.044715  ; p1.panels.w1:12 l0.w1.k0.p0
+    VEC.add   l0_w1_k0_p0_gelu, l0_w1_k0_p0_gelu, l0_w1_k0_p0_acc1[16:32, :] ; p1.panels.w1:12 l0.w1.k0.p0
+    VEC.muli  l0_w1_k0_p0_gelu, l0_w1_k0_p0_gelu, 0.7978846 ; p1.panels.w1:12 l0.w1.k0.p0
+    SFU.tanh  l0_w1_k0_p0_gelu, l0_w1_k0_p0_gelu            ; p1.panels.w1:12 l0.w1.k0.p0
+    VEC.addi  l0_w1_k0_p0_gelu, l0_w1_k0_p0_gelu, 1         ; p1.panels.w1:12 l0.w1.k0.p0
+    VEC.mul   l0_w1_k0_p0_acc1[16:32, :], l0_w1_k0_p0_gelu, l0_w1_k0_p0_acc1[16:32, :] ; p1.panels.w1:12 l0.w1.k0.p0
+    VEC.muli  l0_w1_k0_p0_acc1[16:32, :], l0_w1_k0_p0_acc1[16:32, :], 0.5 ; p1.panels.w1:12 l0.w1.k0.p0
     WAIT      ev.l0_w2_k0_ready, 2                          ; p1.handoff:11 l0.w1.k0.p0
     ST        wg1.l0_w2_k0_a0, l0_w1_k0_p0_acc0             ; p1.handoff:11 l0.w1.k0.p0
     ST        wg5.l0_w2_k0_a0, l0_w1_k0_p0_acc0             ; p1.handoff:11 l0.w1.k0.p0
@@ -509,7 +527,7 @@
 .rf l0_w1_k0_a1                 p6       32x32     ; l0.w1.k0.a1
 .rf l0_w1_k0_p1_acc0            p7       32x32     ; l0.w1.k0.p1.acc0
 .rf l0_w1_k0_p1_acc1            p0       32x32     ; l0.w1.k0.p1.acc1
-.rf l0_w1_k0_p1_gelu            p1       32x32     ; l0.w1.k0.p1.gelu
+.rf l0_w1_k0_p1_gelu            p1       16x32     ; l0.w1.k0.p1.gelu
     LD        l0_qkv_k0_p1_w[0:32, :], hbm[wqkv.l0 + 128], stride 192 ; p1.weights:10 l0.qkv.k0.p1
     WAITT     800                                           ; p1.weights:10 l0.qkv.k0.p1
     LD        l0_qkv_k0_p1_w[32:64, :], hbm[wqkv.l0 + 24704], stride 192 ; p1.weights:10 l0.qkv.k0.p1
@@ -553,28 +571,46 @@
     MMA.z     l0_w1_k0_p1_acc1, l0_w1_k0_a2, l0_w1_k0_p1_w[0:32, :] ; p1.k_chunk.w1:13 l0.w1.k0.p1
     SIG       ev.l0_w1_k0_free2, 1                          ; p1.multicast.w1:15 l0.w1.k0.p1
     VEC.add   l0_w1_k0_p1_acc0, l0_w1_k0_p1_acc0, l0_w1_k0_p1_bias ; p1.weights:10 l0.w1.k0.p1
-    VEC.mul   l0_w1_k0_p1_gelu, l0_w1_k0_p1_acc0, l0_w1_k0_p1_acc0 ; p1.panels.w1:12 l0.w1.k0.p1
-    VEC.mul   l0_w1_k0_p1_gelu, l0_w1_k0_p1_gelu, l0_w1_k0_p1_acc0 ; p1.panels.w1:12 l0.w1.k0.p1
+    VEC.mul   l0_w1_k0_p1_gelu, l0_w1_k0_p1_acc0[0:16, :], l0_w1_k0_p1_acc0[0:16, :] ; p1.panels.w1:12 l0.w1.k0.p1
+    VEC.mul   l0_w1_k0_p1_gelu, l0_w1_k0_p1_gelu, l0_w1_k0_p1_acc0[0:16, :] ; p1.panels.w1:12 l0.w1.k0.p1
     VEC.muli  l0_w1_k0_p1_gelu, l0_w1_k0_p1_gelu, 0.044715  ; p1.panels.w1:12 l0.w1.k0.p1
-    VEC.add   l0_w1_k0_p1_gelu, l0_w1_k0_p1_gelu, l0_w1_k0_p1_acc0 ; p1.panels.w1:12 l0.w1.k0.p1
+    VEC.add   l0_w1_k0_p1_gelu, l0_w1_k0_p1_gelu, l0_w1_k0_p1_acc0[0:16, :] ; p1.panels.w1:12 l0.w1.k0.p1
+    VEC.muli  l0_w1_k0_p1_gelu, l0_w1_k0_p1_gelu, 0.7978846 ; p1.panels.w1:12 l0.w1.k0.p1
+    SFU.tanh  l0_w1_k0_p1_gelu, l0_w1_k0_p1_gelu            ; p1.panels.w1:12 l0.w1.k0.p1
+    VEC.addi  l0_w1_k0_p1_gelu, l0_w1_k0_p1_gelu, 1         ; p1.panels.w1:12 l0.w1.k0.p1
+    VEC.mul   l0_w1_k0_p1_acc0[0:16, :], l0_w1_k0_p1_gelu, l0_w1_k0_p1_acc0[0:16, :] ; p1.panels.w1:12 l0.w1.k0.p1
+    VEC.muli  l0_w1_k0_p1_acc0[0:16, :], l0_w1_k0_p1_acc0[0:16, :], 0.5 ; p1.panels.w1:12 l0.w1.k0.p1
     WAIT      ev.l0_w1_k0_full3, 1                          ; p1.multicast.w1:15 l0.w1.k0.p1
     MMA       l0_w1_k0_p1_acc1, l0_w1_k0_a3, l0_w1_k0_p1_w[32:64, :] ; p1.k_chunk.w1:13 l0.w1.k0.p1
     SIG       ev.l0_w1_k0_free3, 1                          ; p1.multicast.w1:15 l0.w1.k0.p1
-    VEC.muli  l0_w1_k0_p1_gelu, l0_w1_k0_p1_gelu, 0.7978846 ; p1.panels.w1:12 l0.w1.k0.p1
-    SFU.tanh  l0_w1_k0_p1_gelu, l0_w1_k0_p1_gelu            ; p1.panels.w1:12 l0.w1.k0.p1
-    VEC.addi  l0_w1_k0_p1_gelu, l0_w1_k0_p1_gelu, 1         ; p1.panels.w1:12 l0.w1.k0.p1
-    VEC.mul   l0_w1_k0_p1_acc0, l0_w1_k0_p1_gelu, l0_w1_k0_p1_acc0 ; p1.panels.w1:12 l0.w1.k0.p1
-    VEC.muli  l0_w1_k0_p1_acc0, l0_w1_k0_p1_acc0, 0.5       ; p1.panels.w1:12 l0.w1.k0.p1
-    VEC.add   l0_w1_k0_p1_acc1, l0_w1_k0_p1_acc1, l0_w1_k0_p1_bias ; p1.weights:10 l0.w1.k0.p1
-    VEC.mul   l0_w1_k0_p1_gelu, l0_w1_k0_p1_acc1, l0_w1_k0_p1_acc1 ; p1.panels.w1:12 l0.w1.k0.p1
-    VEC.mul   l0_w1_k0_p1_gelu, l0_w1_k0_p1_gelu, l0_w1_k0_p1_acc1 ; p1.panels.w1:12 l0.w1.k0.p1
+    VEC.mul   l0_w1_k0_p1_gelu, l0_w1_k0_p1_acc0[16:32, :], l0_w1_k0_p1_acc0[16:32, :] ; p1.panels.w1:12 l0.w1.k0.p1
+    VEC.mul   l0_w1_k0_p1_gelu, l0_w1_k0_p1_gelu, l0_w1_k0_p1_acc0[16:32, :] ; p1.panels.w1:12 l0.w1.k0.p1
     VEC.muli  l0_w1_k0_p1_gelu, l0_w1_k0_p1_gelu, 0.044715  ; p1.panels.w1:12 l0.w1.k0.p1
-    VEC.add   l0_w1_k0_p1_gelu, l0_w1_k0_p1_gelu, l0_w1_k0_p1_acc1 ; p1.panels.w1:12 l0.w1.k0.p1
+    VEC.add   l0_w1_k0_p1_gelu, l0_w1_k0_p1_gelu, l0_w1_k0_p1_acc0[16:32, :] ; p1.panels.w1:12 l0.w1.k0.p1
     VEC.muli  l0_w1_k0_p1_gelu, l0_w1_k0_p1_gelu, 0.7978846 ; p1.panels.w1:12 l0.w1.k0.p1
     SFU.tanh  l0_w1_k0_p1_gelu, l0_w1_k0_p1_gelu            ; p1.panels.w1:12 l0.w1.k0.p1
     VEC.addi  l0_w1_k0_p1_gelu, l0_w1_k0_p1_gelu, 1         ; p1.panels.w1:12 l0.w1.k0.p1
-    VEC.mul   l0_w1_k0_p1_acc1, l0_w1_k0_p1_gelu, l0_w1_k0_p1_acc1 ; p1.panels.w1:12 l0.w1.k0.p1
-    VEC.muli  l0_w1_k0_p1_acc1, l0_w1_k0_p1_acc1, 0.5       ; p1.panels.w1:12 l0.w1.k0.p1
+    VEC.mul   l0_w1_k0_p1_acc0[16:32, :], l0_w1_k0_p1_gelu, l0_w1_k0_p1_acc0[16:32, :] ; p1.panels.w1:12 l0.w1.k0.p1
+    VEC.muli  l0_w1_k0_p1_acc0[16:32, :], l0_w1_k0_p1_acc0[16:32, :], 0.5 ; p1.panels.w1:12 l0.w1.k0.p1
+    VEC.add   l0_w1_k0_p1_acc1, l0_w1_k0_p1_acc1, l0_w1_k0_p1_bias ; p1.weights:10 l0.w1.k0.p1
+    VEC.mul   l0_w1_k0_p1_gelu, l0_w1_k0_p1_acc1[0:16, :], l0_w1_k0_p1_acc1[0:16, :] ; p1.panels.w1:12 l0.w1.k0.p1
+    VEC.mul   l0_w1_k0_p1_gelu, l0_w1_k0_p1_gelu, l0_w1_k0_p1_acc1[0:16, :] ; p1.panels.w1:12 l0.w1.k0.p1
+    VEC.muli  l0_w1_k0_p1_gelu, l0_w1_k0_p1_gelu, 0.044715  ; p1.panels.w1:12 l0.w1.k0.p1
+    VEC.add   l0_w1_k0_p1_gelu, l0_w1_k0_p1_gelu, l0_w1_k0_p1_acc1[0:16, :] ; p1.panels.w1:12 l0.w1.k0.p1
+    VEC.muli  l0_w1_k0_p1_gelu, l0_w1_k0_p1_gelu, 0.7978846 ; p1.panels.w1:12 l0.w1.k0.p1
+    SFU.tanh  l0_w1_k0_p1_gelu, l0_w1_k0_p1_gelu            ; p1.panels.w1:12 l0.w1.k0.p1
+    VEC.addi  l0_w1_k0_p1_gelu, l0_w1_k0_p1_gelu, 1         ; p1.panels.w1:12 l0.w1.k0.p1
+    VEC.mul   l0_w1_k0_p1_acc1[0:16, :], l0_w1_k0_p1_gelu, l0_w1_k0_p1_acc1[0:16, :] ; p1.panels.w1:12 l0.w1.k0.p1
+    VEC.muli  l0_w1_k0_p1_acc1[0:16, :], l0_w1_k0_p1_acc1[0:16, :], 0.5 ; p1.panels.w1:12 l0.w1.k0.p1
+    VEC.mul   l0_w1_k0_p1_gelu, l0_w1_k0_p1_acc1[16:32, :], l0_w1_k0_p1_acc1[16:32, :] ; p1.panels.w1:12 l0.w1.k0.p1
+    VEC.mul   l0_w1_k0_p1_gelu, l0_w1_k0_p1_gelu, l0_w1_k0_p1_acc1[16:32, :] ; p1.panels.w1:12 l0.w1.k0.p1
+    VEC.muli  l0_w1_k0_p1_gelu, l0_w1_k0_p1_gelu, 0.044715  ; p1.panels.w1:12 l0.w1.k0.p1
+    VEC.add   l0_w1_k0_p1_gelu, l0_w1_k0_p1_gelu, l0_w1_k0_p1_acc1[16:32, :] ; p1.panels.w1:12 l0.w1.k0.p1
+    VEC.muli  l0_w1_k0_p1_gelu, l0_w1_k0_p1_gelu, 0.7978846 ; p1.panels.w1:12 l0.w1.k0.p1
+    SFU.tanh  l0_w1_k0_p1_gelu, l0_w1_k0_p1_gelu            ; p1.panels.w1:12 l0.w1.k0.p1
+    VEC.addi  l0_w1_k0_p1_gelu, l0_w1_k0_p1_gelu, 1         ; p1.panels.w1:12 l0.w1.k0.p1
+    VEC.mul   l0_w1_k0_p1_acc1[16:32, :], l0_w1_k0_p1_gelu, l0_w1_k0_p1_acc1[16:32, :] ; p1.panels.w1:12 l0.w1.k0.p1
+    VEC.muli  l0_w1_k0_p1_acc1[16:32, :], l0_w1_k0_p1_acc1[16:32, :], 0.5 ; p1.panels.w1:12 l0.w1.k0.p1
     WAIT      ev.l0_w2_k0_ready, 2                          ; p1.handoff:11 l0.w1.k0.p1
     ST        wg1.l0_w2_k0_a1, l0_w1_k0_p1_acc0             ; p1.handoff:11 l0.w1.k0.p1
     ST        wg5.l0_w2_k0_a1, l0_w1_k0_p1_acc0             ; p1.handoff:11 l0.w1.k0.p1
@@ -1003,7 +1039,7 @@
 .rf l0_w1_k0_a2                 p6       32x32     ; l0.w1.k0.a2
 .rf l0_w1_k0_p2_acc0            p7       32x32     ; l0.w1.k0.p2.acc0
 .rf l0_w1_k0_p2_acc1            p0       32x32     ; l0.w1.k0.p2.acc1
-.rf l0_w1_k0_p2_gelu            p1       32x32     ; l0.w1.k0.p2.gelu
+.rf l0_w1_k0_p2_gelu            p1       16x32     ; l0.w1.k0.p2.gelu
     LD        l0_qkv_k0_p2_w[0:32, :], hbm[wqkv.l0 + 256], stride 192 ; p1.weights:10 l0.qkv.k0.p2
     WAITT     800                                           ; p1.weights:10 l0.qkv.k0.p2
     LD        l0_qkv_k0_p2_w[32:64, :], hbm[wqkv.l0 + 24832], stride 192 ; p1.weights:10 l0.qkv.k0.p2
@@ -1047,28 +1083,46 @@
     MMA.z     l0_w1_k0_p2_acc1, l0_w1_k0_a2, l0_w1_k0_p2_w[0:32, :] ; p1.k_chunk.w1:13 l0.w1.k0.p2
     SIG       ev.l0_w1_k0_free2, 1                          ; p1.multicast.w1:15 l0.w1.k0.p2
     VEC.add   l0_w1_k0_p2_acc0, l0_w1_k0_p2_acc0, l0_w1_k0_p2_bias ; p1.weights:10 l0.w1.k0.p2
-    VEC.mul   l0_w1_k0_p2_gelu, l0_w1_k0_p2_acc0, l0_w1_k0_p2_acc0 ; p1.panels.w1:12 l0.w1.k0.p2
-    VEC.mul   l0_w1_k0_p2_gelu, l0_w1_k0_p2_gelu, l0_w1_k0_p2_acc0 ; p1.panels.w1:12 l0.w1.k0.p2
+    VEC.mul   l0_w1_k0_p2_gelu, l0_w1_k0_p2_acc0[0:16, :], l0_w1_k0_p2_acc0[0:16, :] ; p1.panels.w1:12 l0.w1.k0.p2
+    VEC.mul   l0_w1_k0_p2_gelu, l0_w1_k0_p2_gelu, l0_w1_k0_p2_acc0[0:16, :] ; p1.panels.w1:12 l0.w1.k0.p2
     VEC.muli  l0_w1_k0_p2_gelu, l0_w1_k0_p2_gelu, 0.044715  ; p1.panels.w1:12 l0.w1.k0.p2
-    VEC.add   l0_w1_k0_p2_gelu, l0_w1_k0_p2_gelu, l0_w1_k0_p2_acc0 ; p1.panels.w1:12 l0.w1.k0.p2
+    VEC.add   l0_w1_k0_p2_gelu, l0_w1_k0_p2_gelu, l0_w1_k0_p2_acc0[0:16, :] ; p1.panels.w1:12 l0.w1.k0.p2
+    VEC.muli  l0_w1_k0_p2_gelu, l0_w1_k0_p2_gelu, 0.7978846 ; p1.panels.w1:12 l0.w1.k0.p2
+    SFU.tanh  l0_w1_k0_p2_gelu, l0_w1_k0_p2_gelu            ; p1.panels.w1:12 l0.w1.k0.p2
+    VEC.addi  l0_w1_k0_p2_gelu, l0_w1_k0_p2_gelu, 1         ; p1.panels.w1:12 l0.w1.k0.p2
+    VEC.mul   l0_w1_k0_p2_acc0[0:16, :], l0_w1_k0_p2_gelu, l0_w1_k0_p2_acc0[0:16, :] ; p1.panels.w1:12 l0.w1.k0.p2
+    VEC.muli  l0_w1_k0_p2_acc0[0:16, :], l0_w1_k0_p2_acc0[0:16, :], 0.5 ; p1.panels.w1:12 l0.w1.k0.p2
     WAIT      ev.l0_w1_k0_full3, 1                          ; p1.multicast.w1:15 l0.w1.k0.p2
     MMA       l0_w1_k0_p2_acc1, l0_w1_k0_a3, l0_w1_k0_p2_w[32:64, :] ; p1.k_chunk.w1:13 l0.w1.k0.p2
     SIG       ev.l0_w1_k0_free3, 1                          ; p1.multicast.w1:15 l0.w1.k0.p2
-    VEC.muli  l0_w1_k0_p2_gelu, l0_w1_k0_p2_gelu, 0.7978846 ; p1.panels.w1:12 l0.w1.k0.p2
-    SFU.tanh  l0_w1_k0_p2_gelu, l0_w1_k0_p2_gelu            ; p1.panels.w1:12 l0.w1.k0.p2
-    VEC.addi  l0_w1_k0_p2_gelu, l0_w1_k0_p2_gelu, 1         ; p1.panels.w1:12 l0.w1.k0.p2
-    VEC.mul   l0_w1_k0_p2_acc0, l0_w1_k0_p2_gelu, l0_w1_k0_p2_acc0 ; p1.panels.w1:12 l0.w1.k0.p2
-    VEC.muli  l0_w1_k0_p2_acc0, l0_w1_k0_p2_acc0, 0.5       ; p1.panels.w1:12 l0.w1.k0.p2
-    VEC.add   l0_w1_k0_p2_acc1, l0_w1_k0_p2_acc1, l0_w1_k0_p2_bias ; p1.weights:10 l0.w1.k0.p2
-    VEC.mul   l0_w1_k0_p2_gelu, l0_w1_k0_p2_acc1, l0_w1_k0_p2_acc1 ; p1.panels.w1:12 l0.w1.k0.p2
-    VEC.mul   l0_w1_k0_p2_gelu, l0_w1_k0_p2_gelu, l0_w1_k0_p2_acc1 ; p1.panels.w1:12 l0.w1.k0.p2
+    VEC.mul   l0_w1_k0_p2_gelu, l0_w1_k0_p2_acc0[16:32, :], l0_w1_k0_p2_acc0[16:32, :] ; p1.panels.w1:12 l0.w1.k0.p2
+    VEC.mul   l0_w1_k0_p2_gelu, l0_w1_k0_p2_gelu, l0_w1_k0_p2_acc0[16:32, :] ; p1.panels.w1:12 l0.w1.k0.p2
     VEC.muli  l0_w1_k0_p2_gelu, l0_w1_k0_p2_gelu, 0.044715  ; p1.panels.w1:12 l0.w1.k0.p2
-    VEC.add   l0_w1_k0_p2_gelu, l0_w1_k0_p2_gelu, l0_w1_k0_p2_acc1 ; p1.panels.w1:12 l0.w1.k0.p2
+    VEC.add   l0_w1_k0_p2_gelu, l0_w1_k0_p2_gelu, l0_w1_k0_p2_acc0[16:32, :] ; p1.panels.w1:12 l0.w1.k0.p2
     VEC.muli  l0_w1_k0_p2_gelu, l0_w1_k0_p2_gelu, 0.7978846 ; p1.panels.w1:12 l0.w1.k0.p2
     SFU.tanh  l0_w1_k0_p2_gelu, l0_w1_k0_p2_gelu            ; p1.panels.w1:12 l0.w1.k0.p2
     VEC.addi  l0_w1_k0_p2_gelu, l0_w1_k0_p2_gelu, 1         ; p1.panels.w1:12 l0.w1.k0.p2
-    VEC.mul   l0_w1_k0_p2_acc1, l0_w1_k0_p2_gelu, l0_w1_k0_p2_acc1 ; p1.panels.w1:12 l0.w1.k0.p2
-    VEC.muli  l0_w1_k0_p2_acc1, l0_w1_k0_p2_acc1, 0.5       ; p1.panels.w1:12 l0.w1.k0.p2
+    VEC.mul   l0_w1_k0_p2_acc0[16:32, :], l0_w1_k0_p2_gelu, l0_w1_k0_p2_acc0[16:32, :] ; p1.panels.w1:12 l0.w1.k0.p2
+    VEC.muli  l0_w1_k0_p2_acc0[16:32, :], l0_w1_k0_p2_acc0[16:32, :], 0.5 ; p1.panels.w1:12 l0.w1.k0.p2
+    VEC.add   l0_w1_k0_p2_acc1, l0_w1_k0_p2_acc1, l0_w1_k0_p2_bias ; p1.weights:10 l0.w1.k0.p2
+    VEC.mul   l0_w1_k0_p2_gelu, l0_w1_k0_p2_acc1[0:16, :], l0_w1_k0_p2_acc1[0:16, :] ; p1.panels.w1:12 l0.w1.k0.p2
+    VEC.mul   l0_w1_k0_p2_gelu, l0_w1_k0_p2_gelu, l0_w1_k0_p2_acc1[0:16, :] ; p1.panels.w1:12 l0.w1.k0.p2
+    VEC.muli  l0_w1_k0_p2_gelu, l0_w1_k0_p2_gelu, 0.044715  ; p1.panels.w1:12 l0.w1.k0.p2
+    VEC.add   l0_w1_k0_p2_gelu, l0_w1_k0_p2_gelu, l0_w1_k0_p2_acc1[0:16, :] ; p1.panels.w1:12 l0.w1.k0.p2
+    VEC.muli  l0_w1_k0_p2_gelu, l0_w1_k0_p2_gelu, 0.7978846 ; p1.panels.w1:12 l0.w1.k0.p2
+    SFU.tanh  l0_w1_k0_p2_gelu, l0_w1_k0_p2_gelu            ; p1.panels.w1:12 l0.w1.k0.p2
+    VEC.addi  l0_w1_k0_p2_gelu, l0_w1_k0_p2_gelu, 1         ; p1.panels.w1:12 l0.w1.k0.p2
+    VEC.mul   l0_w1_k0_p2_acc1[0:16, :], l0_w1_k0_p2_gelu, l0_w1_k0_p2_acc1[0:16, :] ; p1.panels.w1:12 l0.w1.k0.p2
+    VEC.muli  l0_w1_k0_p2_acc1[0:16, :], l0_w1_k0_p2_acc1[0:16, :], 0.5 ; p1.panels.w1:12 l0.w1.k0.p2
+    VEC.mul   l0_w1_k0_p2_gelu, l0_w1_k0_p2_acc1[16:32, :], l0_w1_k0_p2_acc1[16:32, :] ; p1.panels.w1:12 l0.w1.k0.p2
+    VEC.mul   l0_w1_k0_p2_gelu, l0_w1_k0_p2_gelu, l0_w1_k0_p2_acc1[16:32, :] ; p1.panels.w1:12 l0.w1.k0.p2
+    VEC.muli  l0_w1_k0_p2_gelu, l0_w1_k0_p2_gelu, 0.044715  ; p1.panels.w1:12 l0.w1.k0.p2
+    VEC.add   l0_w1_k0_p2_gelu, l0_w1_k0_p2_gelu, l0_w1_k0_p2_acc1[16:32, :] ; p1.panels.w1:12 l0.w1.k0.p2
+    VEC.muli  l0_w1_k0_p2_gelu, l0_w1_k0_p2_gelu, 0.7978846 ; p1.panels.w1:12 l0.w1.k0.p2
+    SFU.tanh  l0_w1_k0_p2_gelu, l0_w1_k0_p2_gelu            ; p1.panels.w1:12 l0.w1.k0.p2
+    VEC.addi  l0_w1_k0_p2_gelu, l0_w1_k0_p2_gelu, 1         ; p1.panels.w1:12 l0.w1.k0.p2
+    VEC.mul   l0_w1_k0_p2_acc1[16:32, :], l0_w1_k0_p2_gelu, l0_w1_k0_p2_acc1[16:32, :] ; p1.panels.w1:12 l0.w1.k0.p2
+    VEC.muli  l0_w1_k0_p2_acc1[16:32, :], l0_w1_k0_p2_acc1[16:32, :], 0.5 ; p1.panels.w1:12 l0.w1.k0.p2
     WAIT      ev.l0_w2_k1_ready, 2                          ; p1.handoff:11 l0.w1.k0.p2
     ST        wg9.l0_w2_k1_a0, l0_w1_k0_p2_acc0             ; p1.handoff:11 l0.w1.k0.p2
     ST        wg13.l0_w2_k1_a0, l0_w1_k0_p2_acc0            ; p1.handoff:11 l0.w1.k0.p2
@@ -1488,7 +1542,7 @@
 .rf l0_w1_k0_p3_acc0            p6       32x32     ; l0.w1.k0.p3.acc0
 .rf l0_w1_k0_a3                 p0       32x32     ; l0.w1.k0.a3
 .rf l0_w1_k0_p3_acc1            p1       32x32     ; l0.w1.k0.p3.acc1
-.rf l0_w1_k0_p3_gelu            p2       32x32     ; l0.w1.k0.p3.gelu
+.rf l0_w1_k0_p3_gelu            p2       16x32     ; l0.w1.k0.p3.gelu
     LD        l0_qkv_k0_p3_w[0:32, :], hbm[wqkv.l0 + 384], stride 192 ; p1.weights:10 l0.qkv.k0.p3
     WAITT     800                                           ; p1.weights:10 l0.qkv.k0.p3
     LD        l0_qkv_k0_p3_w[32:64, :], hbm[wqkv.l0 + 24960], stride 192 ; p1.weights:10 l0.qkv.k0.p3
@@ -1532,28 +1586,46 @@
     MMA.z     l0_w1_k0_p3_acc1, l0_w1_k0_a2, l0_w1_k0_p3_w[0:32, :] ; p1.k_chunk.w1:13 l0.w1.k0.p3
     SIG       ev.l0_w1_k0_free2, 1                          ; p1.multicast.w1:15 l0.w1.k0.p3
     VEC.add   l0_w1_k0_p3_acc0, l0_w1_k0_p3_acc0, l0_w1_k0_p3_bias ; p1.weights:10 l0.w1.k0.p3
-    VEC.mul   l0_w1_k0_p3_gelu, l0_w1_k0_p3_acc0, l0_w1_k0_p3_acc0 ; p1.panels.w1:12 l0.w1.k0.p3
-    VEC.mul   l0_w1_k0_p3_gelu, l0_w1_k0_p3_gelu, l0_w1_k0_p3_acc0 ; p1.panels.w1:12 l0.w1.k0.p3
+    VEC.mul   l0_w1_k0_p3_gelu, l0_w1_k0_p3_acc0[0:16, :], l0_w1_k0_p3_acc0[0:16, :] ; p1.panels.w1:12 l0.w1.k0.p3
+    VEC.mul   l0_w1_k0_p3_gelu, l0_w1_k0_p3_gelu, l0_w1_k0_p3_acc0[0:16, :] ; p1.panels.w1:12 l0.w1.k0.p3
     VEC.muli  l0_w1_k0_p3_gelu, l0_w1_k0_p3_gelu, 0.044715  ; p1.panels.w1:12 l0.w1.k0.p3
-    VEC.add   l0_w1_k0_p3_gelu, l0_w1_k0_p3_gelu, l0_w1_k0_p3_acc0 ; p1.panels.w1:12 l0.w1.k0.p3
+    VEC.add   l0_w1_k0_p3_gelu, l0_w1_k0_p3_gelu, l0_w1_k0_p3_acc0[0:16, :] ; p1.panels.w1:12 l0.w1.k0.p3
+    VEC.muli  l0_w1_k0_p3_gelu, l0_w1_k0_p3_gelu, 0.7978846 ; p1.panels.w1:12 l0.w1.k0.p3
+    SFU.tanh  l0_w1_k0_p3_gelu, l0_w1_k0_p3_gelu            ; p1.panels.w1:12 l0.w1.k0.p3
+    VEC.addi  l0_w1_k0_p3_gelu, l0_w1_k0_p3_gelu, 1         ; p1.panels.w1:12 l0.w1.k0.p3
+    VEC.mul   l0_w1_k0_p3_acc0[0:16, :], l0_w1_k0_p3_gelu, l0_w1_k0_p3_acc0[0:16, :] ; p1.panels.w1:12 l0.w1.k0.p3
+    VEC.muli  l0_w1_k0_p3_acc0[0:16, :], l0_w1_k0_p3_acc0[0:16, :], 0.5 ; p1.panels.w1:12 l0.w1.k0.p3
     WAIT      ev.l0_w1_k0_full3, 1                          ; p1.multicast.w1:15 l0.w1.k0.p3
     MMA       l0_w1_k0_p3_acc1, l0_w1_k0_a3, l0_w1_k0_p3_w[32:64, :] ; p1.k_chunk.w1:13 l0.w1.k0.p3
     SIG       ev.l0_w1_k0_free3, 1                          ; p1.multicast.w1:15 l0.w1.k0.p3
-    VEC.muli  l0_w1_k0_p3_gelu, l0_w1_k0_p3_gelu, 0.7978846 ; p1.panels.w1:12 l0.w1.k0.p3
-    SFU.tanh  l0_w1_k0_p3_gelu, l0_w1_k0_p3_gelu            ; p1.panels.w1:12 l0.w1.k0.p3
-    VEC.addi  l0_w1_k0_p3_gelu, l0_w1_k0_p3_gelu, 1         ; p1.panels.w1:12 l0.w1.k0.p3
-    VEC.mul   l0_w1_k0_p3_acc0, l0_w1_k0_p3_gelu, l0_w1_k0_p3_acc0 ; p1.panels.w1:12 l0.w1.k0.p3
-    VEC.muli  l0_w1_k0_p3_acc0, l0_w1_k0_p3_acc0, 0.5       ; p1.panels.w1:12 l0.w1.k0.p3
-    VEC.add   l0_w1_k0_p3_acc1, l0_w1_k0_p3_acc1, l0_w1_k0_p3_bias ; p1.weights:10 l0.w1.k0.p3
-    VEC.mul   l0_w1_k0_p3_gelu, l0_w1_k0_p3_acc1, l0_w1_k0_p3_acc1 ; p1.panels.w1:12 l0.w1.k0.p3
-    VEC.mul   l0_w1_k0_p3_gelu, l0_w1_k0_p3_gelu, l0_w1_k0_p3_acc1 ; p1.panels.w1:12 l0.w1.k0.p3
+    VEC.mul   l0_w1_k0_p3_gelu, l0_w1_k0_p3_acc0[16:32, :], l0_w1_k0_p3_acc0[16:32, :] ; p1.panels.w1:12 l0.w1.k0.p3
+    VEC.mul   l0_w1_k0_p3_gelu, l0_w1_k0_p3_gelu, l0_w1_k0_p3_acc0[16:32, :] ; p1.panels.w1:12 l0.w1.k0.p3
     VEC.muli  l0_w1_k0_p3_gelu, l0_w1_k0_p3_gelu, 0.044715  ; p1.panels.w1:12 l0.w1.k0.p3
-    VEC.add   l0_w1_k0_p3_gelu, l0_w1_k0_p3_gelu, l0_w1_k0_p3_acc1 ; p1.panels.w1:12 l0.w1.k0.p3
+    VEC.add   l0_w1_k0_p3_gelu, l0_w1_k0_p3_gelu, l0_w1_k0_p3_acc0[16:32, :] ; p1.panels.w1:12 l0.w1.k0.p3
     VEC.muli  l0_w1_k0_p3_gelu, l0_w1_k0_p3_gelu, 0.7978846 ; p1.panels.w1:12 l0.w1.k0.p3
     SFU.tanh  l0_w1_k0_p3_gelu, l0_w1_k0_p3_gelu            ; p1.panels.w1:12 l0.w1.k0.p3
     VEC.addi  l0_w1_k0_p3_gelu, l0_w1_k0_p3_gelu, 1         ; p1.panels.w1:12 l0.w1.k0.p3
-    VEC.mul   l0_w1_k0_p3_acc1, l0_w1_k0_p3_gelu, l0_w1_k0_p3_acc1 ; p1.panels.w1:12 l0.w1.k0.p3
-    VEC.muli  l0_w1_k0_p3_acc1, l0_w1_k0_p3_acc1, 0.5       ; p1.panels.w1:12 l0.w1.k0.p3
+    VEC.mul   l0_w1_k0_p3_acc0[16:32, :], l0_w1_k0_p3_gelu, l0_w1_k0_p3_acc0[16:32, :] ; p1.panels.w1:12 l0.w1.k0.p3
+    VEC.muli  l0_w1_k0_p3_acc0[16:32, :], l0_w1_k0_p3_acc0[16:32, :], 0.5 ; p1.panels.w1:12 l0.w1.k0.p3
+    VEC.add   l0_w1_k0_p3_acc1, l0_w1_k0_p3_acc1, l0_w1_k0_p3_bias ; p1.weights:10 l0.w1.k0.p3
+    VEC.mul   l0_w1_k0_p3_gelu, l0_w1_k0_p3_acc1[0:16, :], l0_w1_k0_p3_acc1[0:16, :] ; p1.panels.w1:12 l0.w1.k0.p3
+    VEC.mul   l0_w1_k0_p3_gelu, l0_w1_k0_p3_gelu, l0_w1_k0_p3_acc1[0:16, :] ; p1.panels.w1:12 l0.w1.k0.p3
+    VEC.muli  l0_w1_k0_p3_gelu, l0_w1_k0_p3_gelu, 0.044715  ; p1.panels.w1:12 l0.w1.k0.p3
+    VEC.add   l0_w1_k0_p3_gelu, l0_w1_k0_p3_gelu, l0_w1_k0_p3_acc1[0:16, :] ; p1.panels.w1:12 l0.w1.k0.p3
+    VEC.muli  l0_w1_k0_p3_gelu, l0_w1_k0_p3_gelu, 0.7978846 ; p1.panels.w1:12 l0.w1.k0.p3
+    SFU.tanh  l0_w1_k0_p3_gelu, l0_w1_k0_p3_gelu            ; p1.panels.w1:12 l0.w1.k0.p3
+    VEC.addi  l0_w1_k0_p3_gelu, l0_w1_k0_p3_gelu, 1         ; p1.panels.w1:12 l0.w1.k0.p3
+    VEC.mul   l0_w1_k0_p3_acc1[0:16, :], l0_w1_k0_p3_gelu, l0_w1_k0_p3_acc1[0:16, :] ; p1.panels.w1:12 l0.w1.k0.p3
+    VEC.muli  l0_w1_k0_p3_acc1[0:16, :], l0_w1_k0_p3_acc1[0:16, :], 0.5 ; p1.panels.w1:12 l0.w1.k0.p3
+    VEC.mul   l0_w1_k0_p3_gelu, l0_w1_k0_p3_acc1[16:32, :], l0_w1_k0_p3_acc1[16:32, :] ; p1.panels.w1:12 l0.w1.k0.p3
+    VEC.mul   l0_w1_k0_p3_gelu, l0_w1_k0_p3_gelu, l0_w1_k0_p3_acc1[16:32, :] ; p1.panels.w1:12 l0.w1.k0.p3
+    VEC.muli  l0_w1_k0_p3_gelu, l0_w1_k0_p3_gelu, 0.044715  ; p1.panels.w1:12 l0.w1.k0.p3
+    VEC.add   l0_w1_k0_p3_gelu, l0_w1_k0_p3_gelu, l0_w1_k0_p3_acc1[16:32, :] ; p1.panels.w1:12 l0.w1.k0.p3
+    VEC.muli  l0_w1_k0_p3_gelu, l0_w1_k0_p3_gelu, 0.7978846 ; p1.panels.w1:12 l0.w1.k0.p3
+    SFU.tanh  l0_w1_k0_p3_gelu, l0_w1_k0_p3_gelu            ; p1.panels.w1:12 l0.w1.k0.p3
+    VEC.addi  l0_w1_k0_p3_gelu, l0_w1_k0_p3_gelu, 1         ; p1.panels.w1:12 l0.w1.k0.p3
+    VEC.mul   l0_w1_k0_p3_acc1[16:32, :], l0_w1_k0_p3_gelu, l0_w1_k0_p3_acc1[16:32, :] ; p1.panels.w1:12 l0.w1.k0.p3
+    VEC.muli  l0_w1_k0_p3_acc1[16:32, :], l0_w1_k0_p3_acc1[16:32, :], 0.5 ; p1.panels.w1:12 l0.w1.k0.p3
     WAIT      ev.l0_w2_k1_ready, 2                          ; p1.handoff:11 l0.w1.k0.p3
     ST        wg9.l0_w2_k1_a1, l0_w1_k0_p3_acc0             ; p1.handoff:11 l0.w1.k0.p3
     ST        wg13.l0_w2_k1_a1, l0_w1_k0_p3_acc0            ; p1.handoff:11 l0.w1.k0.p3

@@ -2183,6 +2183,95 @@ START_TEST(test_p1_handoff_rf) {
 }
 END_TEST
 
+/* handoff_fanout (p1_fanout.c): the chains.  Six owners on WGs 0, 5, 1, 4,
+ * 9, 8 (4 WGs an SM: SMs 0, 1, 0, 1, 2, 2) sorted by SM, stably: 0, 2, 1, 3,
+ * 4, 5; two chains 0 -> 2 -> 1 and 3 -> 4 -> 5; four chains of 2, 2, 1, 1;
+ * 0 (or more than 6) is one chain per owner, no forwarding. */
+START_TEST(test_p1_fanout_chains) {
+  Ir *ir = g_new0(Ir, 1);
+  ir->hw.wgs_per_sm = 4;
+  const int wgs[6] = {0, 5, 1, 4, 9, 8};
+  int next[6], head[6];
+  ck_assert_int_eq(lw_p1_fanout_chains(ir, 2, wgs, 6, next, head), 2);
+  const int n2[6] = {2, -1, 1, 4, 5, -1};
+  for (int i = 0; i < 6; i++) ck_assert_int_eq(next[i], n2[i]);
+  ck_assert_int_eq(head[0], 0);
+  ck_assert_int_eq(head[1], 3);
+  ck_assert_int_eq(lw_p1_fanout_chains(ir, 4, wgs, 6, next, head), 4);
+  const int n4[6] = {2, 3, -1, -1, -1, -1}, h4[4] = {0, 1, 4, 5};
+  for (int i = 0; i < 6; i++) ck_assert_int_eq(next[i], n4[i]);
+  for (int i = 0; i < 4; i++) ck_assert_int_eq(head[i], h4[i]);
+  for (int f = 0; f <= 7; f += 7) {
+    ck_assert_int_eq(lw_p1_fanout_chains(ir, f, wgs, 6, next, head), 6);
+    for (int i = 0; i < 6; i++) ck_assert_int_eq(next[i], -1);
+  }
+  g_free(ir);
+}
+END_TEST
+
+/* handoff_fanout: 1 with handoff: rf (2 W2 panels a K shard): each W1 owner
+ * stores a block once, not once per W2 owner, and each block is forwarded
+ * once by the W2 owner that got it (an ST into the other owner's buffer,
+ * citing the knob); the HBM traffic is the same and the program is correct. */
+START_TEST(test_p1_handoff_fanout) {
+  g_autoptr(Plan) rf = small_plan(PROB_P1, P1_MC "\n  handoff: rf");
+  g_autoptr(Plan) fan = small_plan(PROB_P1, P1_MC "\n  handoff: rf\n  handoff_fanout: 1");
+  Run x = compile_run(rf, PROB_P1, "g RF to RF", NULL), y = compile_run(fan, PROB_P1, "g along chains", NULL);
+  ck_assert_int_eq(x.hbm_lines, y.hbm_lines);
+  const Problem d = fan->p1.dims;
+  int w2_panels = d.d_model / 32, tiles = d.seqs * d.rows / 32;
+  ck_assert_int_eq(w2_panels, 2);
+  for (int f = 0; f < 2; f++) {
+    g_autoptr(GError) err = NULL;
+    g_autoptr(Ir) ir = pass_pipeline(f ? fan : rf, PROB_P1, NULL, NULL, TRUE, &err);
+    ck_assert_msg(ir, "%s", err ? err->message : "?");
+    int w1 = 0, sends = 0, fwd = 0;
+    for (guint k = 0; k < ir->tasks->len; k++) {
+      const IrTask *t = ir_task_at(ir, (int)k);
+      if (t->role.proj == PROJ_W1) w1++, sends += remote_stores(t);
+      if (t->role.proj != PROJ_W2) continue;
+      for (guint i = 0; i < t->ops->len; i++) {
+        const IrOp *op = &g_array_index(t->ops, IrOp, i);
+        if (op->kind == IR_ST && op->mem.t >= 0 && op->prov.knob && strstr(op->prov.knob, "handoff_fanout"))
+          fwd++;
+      }
+    }
+    ck_assert_int_eq(sends, w1 * tiles * (f ? 1 : w2_panels));
+    ck_assert_int_eq(fwd, f ? w1 * tiles : 0);
+  }
+}
+END_TEST
+
+/* handoff: rf on P1's default shape (p1_handoff.c): W1's owners keep three
+ * accumulators and their GELU temporary is half a tile (16 x 32, made in
+ * two halves), so that it shares a partition with the bias and rstd and a
+ * 4th A buffer fits beside the 256 x 32 weights: h2's ring runs 3 chunks
+ * ahead, not 2.  A whole-tile temporary leaves 3 buffers. */
+START_TEST(test_p1_handoff_rf_buffers) {
+  g_autoptr(Plan) plan = plan_text("rf.yaml", "version: 1\np1:\n  weights: resident\n"
+                                              "  k_chunk: {qkv: 32, wo: 32, w1: 32, w2: 32}\n"
+                                              "  k_split: {w2: 4}\n  multicast: {w1: true}\n  handoff: rf\n");
+  g_autoptr(GError) err = NULL;
+  g_autoptr(Ir) ir = pass_pipeline(plan, PROB_P1, NULL, NULL, TRUE, &err);
+  ck_assert_msg(ir, "%s", err ? err->message : "?");
+  int bufs = 0, gelu = 0;
+  for (guint k = 0; k < ir->tensors->len; k++) {
+    const IrTensor *t = g_ptr_array_index(ir->tensors, k);
+    if (g_str_has_prefix(t->name, "l0.w1.k0.a")) bufs++;
+    if (g_str_has_prefix(t->name, "l0.w1.k0.p0.gelu")) {
+      gelu++;
+      ck_assert_int_eq(t->used_rows, 16);
+    }
+  }
+  ck_assert_int_eq(gelu, 1);
+  int owners = 0; /* every W1 owner has its own buffers, named alike (LD.mc targets) */
+  for (guint k = 0; k < ir->tasks->len; k++) owners += ir_task_at(ir, (int)k)->role.proj == PROJ_W1 &&
+                                                       g_str_has_prefix(ir_task_at(ir, (int)k)->name, "l0.w1.");
+  ck_assert_int_eq(owners, 32);
+  ck_assert_int_eq(bufs, 4 * owners);
+}
+END_TEST
+
 /* attention.stagger: 100 makes attention task n (of one wave) wait n * 100
  * cycles (WAITT) before its first load; without it no attention task has a
  * WAITT before its first load; both programs are correct. */
@@ -2740,6 +2829,9 @@ Suite *suite_gen(void) {
   tcase_add_test(tc, test_p1_att_tile_sync);
   tcase_add_test(tc, test_p1_ln_fold_pacing);
   tcase_add_test(tc, test_p1_handoff_rf);
+  tcase_add_test(tc, test_p1_fanout_chains);
+  tcase_add_test(tc, test_p1_handoff_fanout);
+  tcase_add_test(tc, test_p1_handoff_rf_buffers);
   tcase_add_test(tc, test_p1_attention_stagger);
   tcase_add_test(tc, test_ilp_placement);
   tcase_add_test(tc, test_ilp_infeasible);
