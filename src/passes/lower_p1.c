@@ -573,12 +573,24 @@ static gboolean stage_proj_resident(P1 *c, int l, int stage, const ProjStage *ps
   return resident_desc(c, l, stage, ps, &st, &pt, part_col, err) && lw_p1_resident_stage(c->ir, &c->res, &st, err);
 }
 
+/* issue_spacing.PROJ spaces a multicast stage's issuer tasks; a stage fed
+ * RF to RF has none, so the knob would do nothing: refused at it. */
+static gboolean no_issuers(P1 *c, SchedProj k, const char *why, GError **err) {
+  if (c->ir->sched.issue_spacing[k] <= 0) return TRUE;
+  char path[32];
+  g_snprintf(path, sizeof path, "issue_spacing.%s", sched_proj_name[k]);
+  ir_error(c->ir, err, ir_prov(c->ir, path), "%s: with %s %s's chunks come RF to RF: it has no issuers to space",
+           path, why, sched_proj_name[k]);
+  return FALSE;
+}
+
 /* handoff: rf (p1_handoff.c): W1 and W2 as one stage pair, GELU(h2 . W1)
  * RF to RF from W1's owners into W2's. */
 static gboolean stage_ffn_rf(P1 *c, int l, int stage, const ProjStage *w1, const ProjStage *w2, GError **err) {
   LwP1Resident s1, s2;
   ProjTail t1, t2;
   int part1[P1_DEAD], part2[P1_DEAD];
+  if (!no_issuers(c, PROJ_W1, "handoff: rf", err) || !no_issuers(c, PROJ_W2, "handoff: rf", err)) return FALSE;
   return resident_desc(c, l, stage, w1, &s1, &t1, part1, err) &&
          resident_desc(c, l, stage + 1, w2, &s2, &t2, part2, err) &&
          lw_p1_ffn_rf(c->ir, &c->res, &s1, &s2, ir_prov(c->ir, "handoff"), err);
@@ -590,6 +602,9 @@ static gboolean att_wo_rf(P1 *c, int l, int stage, LwP1Attention *at, const Proj
   LwP1Resident st;
   ProjTail pt;
   int part_col[P1_DEAD];
+  if (!no_issuers(c, PROJ_WO, c->pp->attn_handoff == ATTHANDOFF_RELAY ? "attention.handoff: relay"
+                                                                        : "attention.handoff: rf", err))
+    return FALSE;
   return resident_desc(c, l, stage + 1, wo, &st, &pt, part_col, err) &&
          lw_p1_att_wo_rf(c->ir, &c->res, at, &st, c->pp->attn_handoff == ATTHANDOFF_RELAY,
                          ir_prov(c->ir, "attention.handoff"), err);
