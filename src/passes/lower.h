@@ -629,6 +629,10 @@ void lw_piece_stagger(Ir *ir, int task, SchedProj proj, int owner);
  * issuer task (issue_spacing.PROJ = N; nothing when 0), between one of its
  * LD.mc's of the stage's A chunks and the next. */
 void lw_issue_space(Ir *ir, int task, SchedProj proj);
+/* shard_group.c: ord[0 .. n-1] = 0 .. n-1 sorted stably by the SM of
+ * wgs[i] (n at most a machine's WGs): the order of owners by SM that
+ * shard_group.PROJ and handoff_fanout's chains (p1_fanout.c) both use. */
+void lw_order_by_sm(const Ir *ir, const int *wgs, int n, int *ord);
 /* shard_group.c: with shard_group.PROJ, give a resident stage's owners
  * (o = shard * panels + panel) the WGs `wgs` sorted by SM, so that a K
  * shard's owners share SMs; nothing otherwise. */

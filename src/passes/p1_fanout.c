@@ -28,14 +28,8 @@
 
 int lw_p1_fanout_chains(const Ir *ir, int fanout, const int *wgs, int n, int *next, int *head) {
   int F = fanout <= 0 || fanout > n ? n : fanout;
-  int W = ir->hw.wgs_per_sm;
   int *ord = g_new(int, n);
-  for (int i = 0; i < n; i++) ord[i] = i;
-  for (int i = 1; i < n; i++) /* insertion sort by SM: stable, n is at most 64 */
-    for (int j = i; j > 0 && wgs[ord[j - 1]] / W > wgs[ord[j]] / W; j--) {
-      int x = ord[j];
-      ord[j] = ord[j - 1], ord[j - 1] = x;
-    }
+  lw_order_by_sm(ir, wgs, n, ord); /* shard_group.c */
   for (int c = 0, i = 0; c < F; c++) {
     int len = n / F + (c < n % F);
     head[c] = ord[i];

@@ -22,12 +22,21 @@
  * decides. */
 #include "lower.h"
 
+void lw_order_by_sm(const Ir *ir, const int *wgs, int n, int *ord) {
+  int W = ir->hw.wgs_per_sm;
+  for (int i = 0; i < n; i++) ord[i] = i;
+  for (int i = 1; i < n; i++) /* insertion sort: stable, n is at most 64 or so */
+    for (int j = i; j > 0 && wgs[ord[j - 1]] / W > wgs[ord[j]] / W; j--) {
+      int x = ord[j];
+      ord[j] = ord[j - 1], ord[j - 1] = x;
+    }
+}
+
 void lw_shard_group(const Ir *ir, SchedProj proj, int *wgs, int owners) {
   if (!ir->sched.shard_group[proj]) return;
-  int W = ir->hw.wgs_per_sm;
-  for (int i = 1; i < owners; i++) /* insertion sort by SM: stable, at most 64 owners */
-    for (int j = i; j > 0 && wgs[j - 1] / W > wgs[j] / W; j--) {
-      int x = wgs[j];
-      wgs[j] = wgs[j - 1], wgs[j - 1] = x;
-    }
+  int *ord = g_new(int, owners), *was = g_memdup2(wgs, sizeof(int) * (gsize)owners);
+  lw_order_by_sm(ir, was, owners, ord);
+  for (int i = 0; i < owners; i++) wgs[i] = was[ord[i]];
+  g_free(ord);
+  g_free(was);
 }
