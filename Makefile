@@ -63,7 +63,8 @@ RE2C      ?= re2c
 # Installation directories (GNU conventions; DESTDIR stages a package).
 PREFIX    ?= /usr/local
 BINDIR    ?= $(PREFIX)/bin
-# the plot module (tcc-sim-plot.so): tcc-sim finds it in ../lib/tcc from BINDIR
+# the modules (tcc-sim-plot.so, tcc-json.so): the commands find them in
+# ../lib/tcc from BINDIR
 PLOTDIR   ?= $(PREFIX)/lib/tcc
 MANDIR    ?= $(PREFIX)/share/man
 DOCDIR    ?= $(PREFIX)/share/doc/tcc
@@ -136,6 +137,23 @@ $(BUILD)/tcc-sim-plot.so: $(BUILD)/plot/plot_draw.o
 # the unit tests plot through it too (test_plot.c)
 $(BUILD)/unit-tests: $(BUILD)/tcc-sim-plot.so
 # ---- end plot module ----
+
+# ---- the JSON module (tcc-gen --explain --json) ----
+# tcc-gen records its JSON (src/report/jdoc.c) and the module
+# (src/report/json/jdoc_render.c) prints it with json-glib, loaded only
+# then: tcc-gen links no json-glib (--as-needed), and its start does not load
+# json-glib, GObject, GIO and their ~8 libraries (about 4 ms of CPU at every
+# start on this VM; docs/testing.md).  Like the plot module it calls nothing
+# of the tools.
+JSON_MOD_LIBS := $(shell pkg-config --libs json-glib-1.0 glib-2.0)
+$(BUILD)/json/jdoc_render.o: src/report/json/jdoc_render.c src/report/jdoc.h
+	@mkdir -p $(@D)
+	$(CC) $(GEN_CFLAGS) -fPIC -c -o $@ $<
+
+$(BUILD)/tcc-json.so: $(BUILD)/json/jdoc_render.o
+	$(CC) $(GEN_CFLAGS) -shared -o $@ $< -Wl,--as-needed $(JSON_MOD_LIBS)
+$(BUILD)/tcc-gen $(BUILD)/unit-tests: $(BUILD)/tcc-json.so
+# ---- end JSON module ----
 
 # Compiler objects under $(BUILD)/gen/<dir>/.
 $(BUILD)/gen/%.o: src/%.c $(HDRS) $(GEN_HDRS)
@@ -283,13 +301,13 @@ install: all
 	$(INSTALL) -m 644 $(DOCFILES) $(DESTDIR)$(DOCDIR)
 	$(INSTALL) -m 644 $(EXAMPLES) $(DESTDIR)$(DOCDIR)/examples
 	$(INSTALL) -d $(DESTDIR)$(PLOTDIR)
-	$(INSTALL) -m 644 $(BUILD)/tcc-sim-plot.so $(DESTDIR)$(PLOTDIR)
+	$(INSTALL) -m 644 $(BUILD)/tcc-sim-plot.so $(BUILD)/tcc-json.so $(DESTDIR)$(PLOTDIR)
 
 uninstall:
 	rm -f $(PROGRAMS:%=$(DESTDIR)$(BINDIR)/%) $(MANPAGES:man/%=$(DESTDIR)$(MANDIR)/man1/%) \
 	  $(DOCFILES:docs/%=$(DESTDIR)$(DOCDIR)/%) $(EXAMPLES:plans/%=$(DESTDIR)$(DOCDIR)/examples/%)
 	rmdir $(DESTDIR)$(DOCDIR)/examples $(DESTDIR)$(DOCDIR) 2>/dev/null || true
-	rm -f $(DESTDIR)$(PLOTDIR)/tcc-sim-plot.so
+	rm -f $(DESTDIR)$(PLOTDIR)/tcc-sim-plot.so $(DESTDIR)$(PLOTDIR)/tcc-json.so
 	rmdir $(DESTDIR)$(PLOTDIR) 2>/dev/null || true
 
 # Install into a temporary DESTDIR (the default PREFIX, then PREFIX=/usr),

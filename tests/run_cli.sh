@@ -310,6 +310,18 @@ if "$gen" tests/golden/bad_rf_alloc.yaml --explain --json -o "$tmp/x.json" 2>"$t
 else
   ko "tcc-gen --explain --json on a plan that does not fit"
 fi
+# the JSON is drawn by the JSON module (tcc-json.so, jdoc.h): a tcc-gen
+# without it compiles, and --explain --json says what is missing
+mkdir "$tmp/lonegen"
+cp "$gen" "$tmp/lonegen/tcc-gen"
+if "$tmp/lonegen/tcc-gen" "$tmp/d1.yaml" -o "$tmp/lone.asm" 2>"$tmp/err" && [ ! -s "$tmp/err" ] && [ -s "$tmp/lone.asm" ]; then
+  ok "no JSON module: tcc-gen compiles"
+else
+  ko "no JSON module: tcc-gen compiles"
+fi
+"$tmp/lonegen/tcc-gen" "$tmp/d1.yaml" --explain --json >"$tmp/out" 2>"$tmp/err"
+code=$?
+expect "no JSON module: --explain --json -> 2" 2 "tcc-gen: error: --json: cannot load the JSON module: $tmp/lonegen/../lib/tcc/tcc-json.so: cannot open shared object file: No such file or directory"
 
 "$gen" "$tmp/d1.yaml" --emit=bogus >"$tmp/out" 2>"$tmp/err"
 code=$?

@@ -7,10 +7,10 @@
 #  - exactly the expected files land: bin/tcc-gen, tcc-sim, tcc-grade, tcc-diff
 #    (mode 755, the very binaries of BUILD_DIR), share/man/man1/NAME.1 and
 #    share/doc/tcc/ (docs/*.md, examples/baseline.yaml) (mode 644),
-#    lib/tcc/tcc-sim-plot.so (the plot module, mode 644);
+#    lib/tcc/tcc-sim-plot.so and tcc-json.so (the modules, mode 644);
 #  - the installed commands run from outside the source tree: --version of
-#    each, tcc-gen on the installed example plan, tcc-sim --plot (which
-#    finds its module in ../lib/tcc);
+#    each, tcc-gen on the installed example plan, tcc-sim --plot and
+#    tcc-gen --explain --json (which find their modules in ../lib/tcc);
 #  - each man page names every long option of its command's --help and,
 #    when groff is present, formats without a warning;
 #  - make uninstall leaves no file of ours, no share/doc/tcc nor lib/tcc, and keeps a
@@ -44,6 +44,7 @@ expected() {
     for d in docs/*.md; do echo "$1/share/doc/tcc/${d#docs/}"; done
     echo "$1/share/doc/tcc/examples/baseline.yaml"
     echo "$1/lib/tcc/tcc-sim-plot.so"
+    echo "$1/lib/tcc/tcc-json.so"
   } | sort
 }
 
@@ -82,7 +83,9 @@ one() {
   for p in $progs; do
     cmp -s "$build/$p" "$dest$prefix/bin/$p" || { good=0; echo "$p differs from $build/$p"; }
   done
-  cmp -s "$build/tcc-sim-plot.so" "$dest$prefix/lib/tcc/tcc-sim-plot.so" || { good=0; echo "the plot module differs"; }
+  for m in tcc-sim-plot.so tcc-json.so; do
+    cmp -s "$build/$m" "$dest$prefix/lib/tcc/$m" || { good=0; echo "the module $m differs"; }
+  done
   for d in docs/*.md plans/baseline.yaml; do
     case $d in docs/*) i=$dest$prefix/share/doc/tcc/${d#docs/} ;; *) i=$dest$prefix/share/doc/tcc/examples/${d#plans/} ;; esac
     cmp -s "$d" "$i" || { good=0; echo "$i differs from $d"; }
@@ -109,6 +112,11 @@ one() {
   (cd / && "$bin/tcc-sim" "$top/tests/asm/tiny_d1.asm" --timing-only --plot="$tmp/p.svg") >"$tmp/v" 2>&1 &&
     grep -q "</svg>" "$tmp/p.svg" && ok "$label: installed tcc-sim --plot (its module in lib/tcc)" ||
     { ko "$label: installed tcc-sim --plot (its module in lib/tcc)"; cat "$tmp/v"; }
+  # tcc-gen finds its JSON module in ../lib/tcc
+  (cd / && "$bin/tcc-gen" "$dest$prefix/share/doc/tcc/examples/baseline.yaml" --problem d1 --explain --json) \
+    >"$tmp/v" 2>&1 && grep -q '"problem" : "d1"' "$tmp/v" &&
+    ok "$label: installed tcc-gen --explain --json (its module in lib/tcc)" ||
+    { ko "$label: installed tcc-gen --explain --json (its module in lib/tcc)"; cat "$tmp/v"; }
   (cd / && "$bin/tcc-diff" "$dest$prefix/share/doc/tcc/examples/baseline.yaml" \
     "$dest$prefix/share/doc/tcc/examples/baseline.yaml" --problem d1) >"$tmp/v" 2>&1 &&
     grep -q "^knobs (hardware, d1; effective values): 0 differ$" "$tmp/v" &&

@@ -185,9 +185,14 @@ int main(int argc, char **argv) {
   if (explain) { /* the report says why a plan does not fit: written either way */
     const PlanProblem *pp = plan_problem(plan, kind);
     g_free(dump);
-    dump = json ? explain_json(&plan->hw, pp, plan->file, ir, ir ? NULL : err->message)
+    g_autoptr(GError) jerr = NULL;
+    dump = json ? explain_json(&plan->hw, pp, plan->file, ir, ir ? NULL : err->message, &jerr)
                 : explain_text(&plan->hw, pp, plan->file, ir, ir ? NULL : err->message);
     g_clear_error(&err);
+    if (!dump) {
+      fprintf(stderr, "tcc-gen: error: --json: %s\n", jerr->message);
+      return 2;
+    }
   }
   if (!ir && !explain) { /* a dump taken before the failing pass is still written */
     if (dump) fputs(dump, stdout);

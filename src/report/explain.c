@@ -13,11 +13,11 @@
  *   allocation   when the plan compiled: per WG its tasks, the peak bytes of
  *                RF tensors live at once and the partitions rf_alloc used
  *
- * One computation (Cap), printed as text or as JSON (json-glib). */
+ * One computation (Cap), printed as text or as JSON (json-glib, through the
+ * JSON module: jdoc.h). */
 #include "explain.h"
-#include "json_text.h"
+#include "jdoc.h"
 
-#include <json-glib/json-glib.h>
 #include <string.h>
 
 typedef struct ProjCap {
@@ -301,19 +301,19 @@ char *explain_text(const Machine *hw, const Schedule *s, const char *file, const
 }
 
 char *explain_json(const Machine *hw, const Schedule *s, const char *file, const Ir *ir,
-                   const char *failure) {
+                   const char *failure, GError **err) {
   Cap c = {0};
   cap_compute(&c, hw, s, ir);
-  g_autoptr(JsonBuilder) j = json_builder_new();
-  json_builder_begin_object(j);
-  json_builder_set_member_name(j, "problem");
-  json_builder_add_string_value(j, c.problem);
-  json_builder_set_member_name(j, "plan");
-  json_builder_add_string_value(j, file ? file : "-");
+  g_autoptr(JDoc) j = jdoc_new();
+  jdoc_begin_object(j);
+  jdoc_member(j, "problem");
+  jdoc_string(j, c.problem);
+  jdoc_member(j, "plan");
+  jdoc_string(j, file ? file : "-");
 #define INT(name, v)                                                                           \
   do {                                                                                         \
-    json_builder_set_member_name(j, name);                                                     \
-    json_builder_add_int_value(j, v);                                                          \
+    jdoc_member(j, name);                                                     \
+    jdoc_int(j, v);                                                          \
   } while (0)
   INT("sms_used", c.sms);
   INT("wgs_per_sm", c.wgs_per_sm);
@@ -332,13 +332,13 @@ char *explain_json(const Machine *hw, const Schedule *s, const char *file, const
   INT("wg_room_bytes", c.wg_room);
   INT("k_divisor", c.k_divisor);
   INT("partition_weight", c.partition_weight);
-  json_builder_set_member_name(j, "projections");
-  json_builder_begin_array(j);
+  jdoc_member(j, "projections");
+  jdoc_begin_array(j);
   for (int k = 0; k < PROJ__COUNT; k++) {
     const ProjCap *p = &c.proj[k];
-    json_builder_begin_object(j);
-    json_builder_set_member_name(j, "name");
-    json_builder_add_string_value(j, sched_proj_name[k]);
+    jdoc_begin_object(j);
+    jdoc_member(j, "name");
+    jdoc_string(j, sched_proj_name[k]);
     INT("K", p->K);
     INT("N", p->N);
     INT("layer_bytes", p->layer_bytes);
@@ -346,103 +346,103 @@ char *explain_json(const Machine *hw, const Schedule *s, const char *file, const
     INT("panels_per_layer", p->npanels);
     INT("panel_bytes", p->panel_bytes);
     INT("panel_partitions", p->parts);
-    json_builder_set_member_name(j, "fits_a_wg");
-    json_builder_add_boolean_value(j, p->fits);
+    jdoc_member(j, "fits_a_wg");
+    jdoc_bool(j, p->fits);
     INT("load", p->load);
-    json_builder_end_object(j);
+    jdoc_end_object(j);
   }
-  json_builder_end_array(j);
+  jdoc_end_array(j);
   if (s->solver == SOLVER_ILP) {
-    json_builder_set_member_name(j, "placement");
+    jdoc_member(j, "placement");
     const IrIlp *a = ir ? ir->ilp : NULL;
     if (!a) {
-      json_builder_add_null_value(j);
+      jdoc_null(j);
     } else {
-      json_builder_begin_object(j);
-      json_builder_set_member_name(j, "solver");
-      json_builder_add_string_value(j, "ilp");
-      json_builder_set_member_name(j, "status");
-      json_builder_add_string_value(j, a->status == IR_ILP_OPTIMAL ? "optimal" : "feasible_time_limit");
+      jdoc_begin_object(j);
+      jdoc_member(j, "solver");
+      jdoc_string(j, "ilp");
+      jdoc_member(j, "status");
+      jdoc_string(j, a->status == IR_ILP_OPTIMAL ? "optimal" : "feasible_time_limit");
       INT("objective", a->objective);
       INT("bound", a->bound);
-      json_builder_set_member_name(j, "gap_percent");
-      json_builder_add_double_value(j, ilp_gap(a));
+      jdoc_member(j, "gap_percent");
+      jdoc_double(j, ilp_gap(a));
       INT("constructive_objective", a->constructive);
       INT("units", a->units);
       INT("wgs", a->wgs);
       INT("columns", a->columns);
       INT("rows", a->rows);
-      json_builder_set_member_name(j, "stages");
-      json_builder_begin_array(j);
+      jdoc_member(j, "stages");
+      jdoc_begin_array(j);
       for (guint i = 0; i < a->stages->len; i++) {
         const IrIlpStage *e = &g_array_index(a->stages, IrIlpStage, i);
-        json_builder_begin_object(j);
-        json_builder_set_member_name(j, "name");
-        json_builder_add_string_value(j, e->name);
+        jdoc_begin_object(j);
+        jdoc_member(j, "name");
+        jdoc_string(j, e->name);
         INT("max_load", e->max_load);
         INT("constructive_max_load", e->constructive_max_load);
-        json_builder_end_object(j);
+        jdoc_end_object(j);
       }
-      json_builder_end_array(j);
-      json_builder_end_object(j);
+      jdoc_end_array(j);
+      jdoc_end_object(j);
     }
   }
   if (s->multicast_pass) {
-    json_builder_set_member_name(j, "multicast");
+    jdoc_member(j, "multicast");
     const IrMulticast *a = ir ? ir->mc : NULL;
     if (!ir) {
-      json_builder_add_null_value(j);
+      jdoc_null(j);
     } else {
-      json_builder_begin_object(j);
+      jdoc_begin_object(j);
       INT("groups", a ? a->groups : 0);
       INT("loads_merged", a ? a->loads : 0);
       INT("hbm_lines_saved", a ? a->lines_saved : 0);
       INT("unmerged", a ? a->unmerged : 0);
-      json_builder_set_member_name(j, "stages");
-      json_builder_begin_array(j);
+      jdoc_member(j, "stages");
+      jdoc_begin_array(j);
       for (guint i = 0; a && i < a->stages->len; i++) {
         const IrMcStage *e = &g_array_index(a->stages, IrMcStage, i);
-        json_builder_begin_object(j);
-        json_builder_set_member_name(j, "name");
-        json_builder_add_string_value(j, e->name);
+        jdoc_begin_object(j);
+        jdoc_member(j, "name");
+        jdoc_string(j, e->name);
         INT("groups", e->groups);
         INT("loads_merged", e->loads);
         INT("hbm_lines_saved", e->lines_saved);
-        json_builder_end_object(j);
+        jdoc_end_object(j);
       }
-      json_builder_end_array(j);
-      json_builder_end_object(j);
+      jdoc_end_array(j);
+      jdoc_end_object(j);
     }
   }
-  json_builder_set_member_name(j, "allocation");
+  jdoc_member(j, "allocation");
   if (!c.wg) {
-    json_builder_add_null_value(j);
-    json_builder_set_member_name(j, "failure");
+    jdoc_null(j);
+    jdoc_member(j, "failure");
     if (failure)
-      json_builder_add_string_value(j, failure);
+      jdoc_string(j, failure);
     else
-      json_builder_add_null_value(j);
+      jdoc_null(j);
   } else {
-    json_builder_begin_array(j);
+    jdoc_begin_array(j);
     for (guint i = 0; i < c.wg->len; i++) {
       const WgCap *w = &g_array_index(c.wg, WgCap, i);
-      json_builder_begin_object(j);
+      jdoc_begin_object(j);
       INT("wg", w->wg);
       INT("sm", w->wg / c.wgs_per_sm);
       INT("tasks", w->tasks);
       INT("peak_live_bytes", w->peak);
       INT("partitions_used", w->parts);
-      json_builder_set_member_name(j, "keeps");
-      json_builder_begin_array(j);
+      jdoc_member(j, "keeps");
+      jdoc_begin_array(j);
       for (guint k = 0; w->keeps && k < w->keeps->len; k++)
-        json_builder_add_string_value(j, g_ptr_array_index(w->keeps, k));
-      json_builder_end_array(j);
-      json_builder_end_object(j);
+        jdoc_string(j, g_ptr_array_index(w->keeps, k));
+      jdoc_end_array(j);
+      jdoc_end_object(j);
     }
-    json_builder_end_array(j);
+    jdoc_end_array(j);
     wg_caps_free(c.wg);
   }
 #undef INT
-  json_builder_end_object(j);
-  return json_pretty_text(j);
+  jdoc_end_object(j);
+  return jdoc_pretty_text(j, err);
 }

@@ -24,7 +24,9 @@ void explain_rf(const Machine *hw, const Schedule *s, ExplainRf *out);
  * `failure` the compiler's one-line error (or NULL). */
 char *explain_text(const Machine *hw, const Schedule *s, const char *file, const Ir *ir,
                    const char *failure);
+/* The same as JSON; NULL with *err when the JSON module cannot be loaded
+ * (jdoc.h). */
 char *explain_json(const Machine *hw, const Schedule *s, const char *file, const Ir *ir,
-                   const char *failure);
+                   const char *failure, GError **err);
 
 #endif

@@ -15,9 +15,9 @@
  * peak.  Text uses cairo's toy font API with a fixed family; nothing in
  * the file depends on the time or on pointers, so the same run gives the
  * same bytes. */
-#include <gmodule.h>
 #include <string.h>
 
+#include "module.h"
 #include "plot.h"
 
 PlotFormat plot_format_of(const char *file) {
@@ -77,24 +77,11 @@ void plot_series_clear(PlotSeries *s) {
 
 /* ---- the plot module --------------------------------------------------- */
 
-/* The module's file: beside the executable (the build directory: tcc-sim,
- * unit-tests), else in ../lib/tcc from it (make install: BINDIR and
- * PLOTDIR are PREFIX/bin and PREFIX/lib/tcc). */
-static char *module_path(void) {
-  g_autofree char *exe = g_file_read_link("/proc/self/exe", NULL);
-  if (!exe) return g_strdup(PLOT_MODULE); /* the dynamic linker's search */
-  g_autofree char *dir = g_path_get_dirname(exe);
-  char *p = g_build_filename(dir, PLOT_MODULE, NULL);
-  if (g_file_test(p, G_FILE_TEST_EXISTS)) return p;
-  g_free(p);
-  return g_build_filename(dir, "..", "lib", "tcc", PLOT_MODULE, NULL);
-}
-
 typedef gboolean (*DrawFn)(const PlotPage *pg, const char *file, PlotFormat fmt, GError **err);
 typedef void (*ReleaseFn)(void);
 
-/* The module's entry points, once loaded (never unloaded: cairo keeps
- * state); guarded by plot_lock. */
+/* The module's entry points, once loaded (module.c: never unloaded, cairo
+ * keeps state); guarded by plot_lock. */
 static GMutex plot_lock;
 static DrawFn draw_fn;
 static ReleaseFn release_fn;
@@ -102,17 +89,15 @@ static ReleaseFn release_fn;
 gboolean plot_load(GError **err) {
   g_mutex_lock(&plot_lock);
   if (!draw_fn) {
-    g_autofree char *path = module_path();
-    GModule *m = g_module_open(path, G_MODULE_BIND_LOCAL);
-    gpointer d = NULL, r = NULL;
-    if (!m || !g_module_symbol(m, "plot_draw_file", &d) || !g_module_symbol(m, "plot_draw_release_fonts", &r)) {
+    g_autoptr(GError) e = NULL;
+    gpointer d = tcc_module_symbol(PLOT_MODULE, "plot_draw_file", &e);
+    gpointer r = d ? tcc_module_symbol(PLOT_MODULE, "plot_draw_release_fonts", &e) : NULL;
+    if (!r) {
       g_set_error(err, G_FILE_ERROR, G_FILE_ERROR_NOENT, "tcc-sim: error: --plot: cannot load the plot module: %s",
-                  g_module_error());
-      if (m) g_module_close(m);
+                  e->message);
       g_mutex_unlock(&plot_lock);
       return FALSE;
     }
-    g_module_make_resident(m);
     draw_fn = (DrawFn)d;
     release_fn = (ReleaseFn)r;
   }

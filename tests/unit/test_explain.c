@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "explain.h"
+#include "jdoc.h"
+#include "json_text.h"
 #include "pipeline.h"
 #include "tests.h"
 
@@ -22,8 +24,10 @@ static char *report(int sms, int w1, int w2, const char *extra, gboolean json) {
   ck_assert_msg(plan, "%s", err ? err->message : "?");
   g_autoptr(Ir) ir = pass_pipeline(plan, PROB_D1, NULL, NULL, FALSE, &err);
   ck_assert_msg(ir, "%s", err ? err->message : "?");
-  return json ? explain_json(&plan->hw, &plan->d1, plan->file, ir, NULL)
-              : explain_text(&plan->hw, &plan->d1, plan->file, ir, NULL);
+  if (!json) return explain_text(&plan->hw, &plan->d1, plan->file, ir, NULL);
+  char *j = explain_json(&plan->hw, &plan->d1, plan->file, ir, NULL, &err);
+  ck_assert_msg(j, "%s", err ? err->message : "?");
+  return j;
 }
 
 #define HAS(text, s) ck_assert_msg(strstr(text, s), "no '%s' in:\n%s", s, text)
@@ -115,7 +119,9 @@ START_TEST(test_short_when_overdrawn) {
   g_autoptr(Ir) ir = pass_pipeline(plan, PROB_D1, NULL, NULL, FALSE, &err);
   const char *why = ir ? NULL : err->message;
   g_autofree char *t = explain_text(&plan->hw, &plan->d1, plan->file, ir, why);
-  g_autofree char *j = explain_json(&plan->hw, &plan->d1, plan->file, ir, why);
+  g_autoptr(GError) jerr = NULL;
+  g_autofree char *j = explain_json(&plan->hw, &plan->d1, plan->file, ir, why, &jerr);
+  ck_assert_msg(j, "%s", jerr ? jerr->message : "?");
   g_autoptr(JsonParser) p = json_parser_new();
   ck_assert(json_parser_load_from_data(p, j, -1, NULL));
   JsonObject *o = json_node_get_object(json_parser_get_root(p));
@@ -165,6 +171,38 @@ START_TEST(test_failure) {
 }
 END_TEST
 
+/* A recorded document (jdoc.h) prints exactly as the same calls on
+ * json-glib's builder (json_pretty_text): every kind of value, nesting, a
+ * string needing escapes, a NULL string as null, extreme integers. */
+START_TEST(test_jdoc_same_as_builder) {
+  g_autoptr(JDoc) d = jdoc_new();
+  g_autoptr(JsonBuilder) b = json_builder_new();
+  jdoc_begin_object(d), json_builder_begin_object(b);
+  jdoc_member(d, "name"), json_builder_set_member_name(b, "name");
+  jdoc_string(d, "q\"uote\n\ttab"), json_builder_add_string_value(b, "q\"uote\n\ttab");
+  jdoc_member(d, "none"), json_builder_set_member_name(b, "none");
+  jdoc_string(d, NULL), json_builder_add_null_value(b);
+  jdoc_member(d, "list"), json_builder_set_member_name(b, "list");
+  jdoc_begin_array(d), json_builder_begin_array(b);
+  jdoc_int(d, INT64_MIN), json_builder_add_int_value(b, INT64_MIN);
+  jdoc_int(d, INT64_MAX), json_builder_add_int_value(b, INT64_MAX);
+  jdoc_double(d, 0.1), json_builder_add_double_value(b, 0.1);
+  jdoc_bool(d, TRUE), json_builder_add_boolean_value(b, TRUE);
+  jdoc_bool(d, FALSE), json_builder_add_boolean_value(b, FALSE);
+  jdoc_null(d), json_builder_add_null_value(b);
+  jdoc_begin_object(d), json_builder_begin_object(b);
+  jdoc_end_object(d), json_builder_end_object(b);
+  jdoc_end_array(d), json_builder_end_array(b);
+  jdoc_end_object(d), json_builder_end_object(b);
+  g_autoptr(GError) err = NULL;
+  g_autofree char *got = jdoc_pretty_text(d, &err);
+  ck_assert_msg(got, "%s", err ? err->message : "?");
+  g_autofree char *want = json_pretty_text(b);
+  ck_assert_str_eq(got, want);
+  ck_assert_msg(strstr(got, "-9223372036854775808") && strstr(got, "\\\"uote"), "%s", got);
+}
+END_TEST
+
 Suite *suite_explain(void) {
   Suite *s = suite_create("explain");
   TCase *tc = tcase_create("capacity");
@@ -177,6 +215,7 @@ Suite *suite_explain(void) {
   tcase_add_test(tc, test_failure);
   tcase_add_test(tc, test_ilp_report);
   tcase_add_test(tc, test_resident_keeps);
+  tcase_add_test(tc, test_jdoc_same_as_builder);
   suite_add_tcase(s, tc);
   return s;
 }

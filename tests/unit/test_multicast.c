@@ -247,7 +247,9 @@ START_TEST(test_mc_explain) {
   ck_assert_int_eq(ir->mc->stages->len, 4);
   g_autofree char *t = explain_text(&plan->hw, &plan->p1, plan->file, ir, NULL);
   ck_assert_msg(strstr(t, "\nmulticast (pass") && strstr(t, "  l0.qkv ") && strstr(t, "  total "), "%.300s", strstr(t, "multicast") ? strstr(t, "multicast") : t);
-  g_autofree char *j = explain_json(&plan->hw, &plan->p1, plan->file, ir, NULL);
+  g_autoptr(GError) jerr = NULL;
+  g_autofree char *j = explain_json(&plan->hw, &plan->p1, plan->file, ir, NULL, &jerr);
+  ck_assert_msg(j, "%s", jerr ? jerr->message : "?");
   g_autofree char *groups = g_strdup_printf("\"groups\" : %d", ir->mc->groups);
   ck_assert_msg(strstr(j, "\"multicast\"") && strstr(j, groups) && strstr(j, "\"hbm_lines_saved\""), "%.300s", strstr(j, "multicast") ? strstr(j, "multicast") : j);
   plan_free(plan);
