@@ -138,21 +138,21 @@ $(BUILD)/tcc-sim-plot.so: $(BUILD)/plot/plot_draw.o
 $(BUILD)/unit-tests: $(BUILD)/tcc-sim-plot.so
 # ---- end plot module ----
 
-# ---- the JSON module (tcc-gen --explain --json) ----
-# tcc-gen records its JSON (src/report/jdoc.c) and the module
-# (src/report/json/jdoc_render.c) prints it with json-glib, loaded only
-# then: tcc-gen links no json-glib (--as-needed), and its start does not load
-# json-glib, GObject, GIO and their ~8 libraries (about 4 ms of CPU at every
-# start on this VM; docs/testing.md).  Like the plot module it calls nothing
-# of the tools.
+# ---- the JSON module (tcc-gen --explain --json, tcc-sim --trace) ----
+# The commands record their JSON (src/sim/jdoc.c) and the module
+# (src/sim/json/jdoc_render.c) prints it with json-glib, loaded only then:
+# tcc-gen and tcc-sim link no json-glib (--as-needed), and their start does
+# not load json-glib, GObject, GIO and their ~7 libraries (4-6 ms of CPU at
+# every start on this VM; docs/testing.md).  Like the plot module it calls
+# nothing of the tools.  The fuzz targets link its source in instead.
 JSON_MOD_LIBS := $(shell pkg-config --libs json-glib-1.0 glib-2.0)
-$(BUILD)/json/jdoc_render.o: src/report/json/jdoc_render.c src/report/jdoc.h
+$(BUILD)/json/jdoc_render.o: src/sim/json/jdoc_render.c src/spec/jdoc.h
 	@mkdir -p $(@D)
-	$(CC) $(GEN_CFLAGS) -fPIC -c -o $@ $<
+	$(CC) $(SIM_CFLAGS) -fPIC -c -o $@ $<
 
 $(BUILD)/tcc-json.so: $(BUILD)/json/jdoc_render.o
-	$(CC) $(GEN_CFLAGS) -shared -o $@ $< -Wl,--as-needed $(JSON_MOD_LIBS)
-$(BUILD)/tcc-gen $(BUILD)/unit-tests: $(BUILD)/tcc-json.so
+	$(CC) $(SIM_CFLAGS) -shared -o $@ $< -Wl,--as-needed $(JSON_MOD_LIBS)
+$(BUILD)/tcc-gen $(BUILD)/tcc-sim $(BUILD)/unit-tests: $(BUILD)/tcc-json.so
 # ---- end JSON module ----
 
 # Compiler objects under $(BUILD)/gen/<dir>/.
@@ -425,13 +425,13 @@ fuzz-build: $(FUZZ_TARGETS:%=$(BUILD)/fuzz/fuzz-%)
 $(BUILD)/fuzz/fuzz-%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(BUILD)/libtccgen.a \
     $(BUILD)/libtccsim.a $(HDRS) $(GEN_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -fsanitize=fuzzer -o $@ $< $(BUILD)/libtccgen.a $(BUILD)/libtccsim.a \
-	  $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) -fsanitize=fuzzer -o $@ $< src/sim/json/jdoc_render.c $(BUILD)/libtccgen.a \
+	  $(BUILD)/libtccsim.a $(LDLIBS)
 
 $(BUILD)/tests/replay-%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c tests/fuzz/fuzz.h \
     $(BUILD)/libtccgen.a $(BUILD)/libtccsim.a $(HDRS) $(GEN_HDRS) | $(BUILD)/tests
-	$(CC) $(ALL_CFLAGS) -DFUZZ_REPLAY -o $@ tests/fuzz/replay.c $< $(BUILD)/libtccgen.a \
-	  $(BUILD)/libtccsim.a $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) -DFUZZ_REPLAY -o $@ tests/fuzz/replay.c $< src/sim/json/jdoc_render.c \
+	  $(BUILD)/libtccgen.a $(BUILD)/libtccsim.a $(LDLIBS)
 
 fuzz-check: $(FUZZ_TARGETS:%=$(BUILD)/tests/replay-%)
 	sh tests/fuzz/run_replay.sh $(BUILD) $(FUZZ_TARGETS)

@@ -230,6 +230,7 @@ fi
 # the same bytes with and without it; the same run gives the same file
 "$sim" --help | grep -q -- "--trace=FILE" && ok "--help: --trace" || ko "--help: --trace"
 "$sim" tests/asm/tiny_p1.asm --profile >"$tmp/plain" 2>&1
+cp "$tmp/plain" "$tmp/plain0"
 "$sim" tests/asm/tiny_p1.asm --profile --trace="$tmp/t1.json" >"$tmp/out" 2>"$tmp/err"
 code=$?
 [ $code -eq 0 ] && [ ! -s "$tmp/err" ] && cmp -s "$tmp/plain" "$tmp/out" &&
@@ -254,6 +255,18 @@ if [ -w /dev/full ]; then
   code=$?
   expect "--trace onto a full device -> 2" 2 "/dev/full:1:1: error: cannot write: No space left on device"
 fi
+# the trace is printed by the JSON module (tcc-json.so, jdoc.h): a tcc-sim
+# without it runs, and --trace fails before the run, with no file
+mkdir "$tmp/lonesim"
+cp "$sim" "$tmp/lonesim/tcc-sim"
+"$tmp/lonesim/tcc-sim" tests/asm/tiny_p1.asm --profile >"$tmp/out" 2>"$tmp/err"
+code=$?
+[ $code -eq 0 ] && [ ! -s "$tmp/err" ] && cmp -s "$tmp/plain0" "$tmp/out" &&
+  ok "no JSON module: tcc-sim runs, the same report" || ko "no JSON module: tcc-sim runs, the same report (exit $code)"
+"$tmp/lonesim/tcc-sim" tests/asm/tiny_p1.asm --trace="$tmp/lone.json" >"$tmp/out" 2>"$tmp/err"
+code=$?
+expect "no JSON module: --trace -> 2" 2 "tcc-sim: error: --trace: cannot load the JSON module: $tmp/lonesim/../lib/tcc/tcc-json.so: cannot open shared object file: No such file or directory"
+[ ! -e "$tmp/lone.json" ] && ok "no JSON module: no trace file" || ko "no JSON module: no trace file"
 # a faulty program: exit 2 with its diagnostic, and no trace left behind
 "$sim" tests/bad/run_deadlock.asm --trace="$tmp/dead.json" >"$tmp/out" 2>"$tmp/err"
 code=$?

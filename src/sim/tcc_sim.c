@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "jdoc.h"
 #include "plot.h"
 #include "sim.h"
 #include "trace.h"
@@ -119,6 +120,11 @@ int main(int argc, char **argv) {
   /* cairo is loaded only now, and only for --plot (plot.h) */
   if (plots && !plot_load(&err)) {
     fprintf(stderr, "%s\n", err->message);
+    return 2;
+  }
+  /* json-glib too, only for --trace (jdoc.h) */
+  if (trace_file && !jdoc_load(&err)) {
+    fprintf(stderr, "tcc-sim: error: --trace: %s\n", err->message);
     return 2;
   }
   opt.trace = trace_file != NULL || plots != NULL; /* the plot draws the recorded timeline */

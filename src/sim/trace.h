@@ -88,10 +88,12 @@ void trace_limits_default(TraceLimits *l);
 
 /* Write the Chrome trace-event JSON of a finished run to `file`.  On
  * success *note is NULL, or says what was aggregated (for stderr).  FALSE
- * with *err = "FILE:1:1: error: cannot write: REASON". */
+ * with *err = "FILE:1:1: error: cannot write: REASON", or "tcc-sim: error:
+ * --trace: cannot load the JSON module: REASON" (jdoc.h; nothing written). */
 gboolean trace_write(const Program *p, const SimTrace *t, const TraceLimits *lim, const char *file,
                      char **note, GError **err);
-/* The same JSON as a string (tests). */
-char *trace_json(const Program *p, const SimTrace *t, const TraceLimits *lim, char **note);
+/* The same JSON as a string (tests); NULL with *err when the JSON module
+ * cannot be loaded. */
+char *trace_json(const Program *p, const SimTrace *t, const TraceLimits *lim, char **note, GError **err);
 
 #endif

@@ -12,15 +12,16 @@
  *                         a global instant
  *
  * Time: 1 us in the viewer = 1 cycle.  Every object is built and serialised
- * by json-glib, one event per line (so that the file greps and diffs); only
+ * by json-glib (recorded here, printed by the JSON module: jdoc.h), one
+ * event per line (so that the file greps and diffs); only
  * the frame around the event array is literal text.  Events are written
  * as they are made, so memory does not grow with the file. */
 #include <errno.h>
-#include <json-glib/json-glib.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "jdoc.h"
 #include "trace.h"
 
 enum { PID_WG = 1, PID_MMA, PID_DMA, PID_HBM, PID_NOC, PID_POWER };
@@ -30,7 +31,7 @@ enum { WG_LANES = 1000 }; /* tid = wg * WG_LANES + lane */
 typedef struct Out {
   FILE *f;
   GString *g;
-  JsonBuilder *b;
+  JDoc *b;
   gboolean first;
 } Out;
 
@@ -43,34 +44,33 @@ static void put(Out *o, const char *s) {
 
 /* Serialise the builder's object as one line of the event array. */
 static void emit(Out *o) {
-  g_autoptr(JsonNode) root = json_builder_get_root(o->b);
-  g_autofree char *text = json_to_string(root, FALSE);
+  g_autofree char *text = jdoc_compact_text(o->b, NULL); /* trace_json/write loaded the module */
   put(o, o->first ? "\n" : ",\n");
-  put(o, text);
+  put(o, text ? text : "null");
   o->first = FALSE;
-  json_builder_reset(o->b);
+  jdoc_reset(o->b);
 }
 
 /* JSON text is UTF-8: a byte that is not (a comment may hold any) becomes
  * U+FFFD, so the file stays JSON whatever the program's source holds. */
-static void mem_str(JsonBuilder *b, const char *k, const char *v) {
-  json_builder_set_member_name(b, k);
+static void mem_str(JDoc *b, const char *k, const char *v) {
+  jdoc_member(b, k);
   if (g_utf8_validate(v, -1, NULL)) {
-    json_builder_add_string_value(b, v);
+    jdoc_string(b, v);
     return;
   }
   g_autofree char *valid = g_utf8_make_valid(v, -1);
-  json_builder_add_string_value(b, valid);
+  jdoc_string(b, valid);
 }
 
-static void mem_int(JsonBuilder *b, const char *k, int64_t v) {
-  json_builder_set_member_name(b, k);
-  json_builder_add_int_value(b, v);
+static void mem_int(JDoc *b, const char *k, int64_t v) {
+  jdoc_member(b, k);
+  jdoc_int(b, v);
 }
 
 /* Begin an event: name, phase, pid, tid, ts (cycles). */
 static void ev_begin(Out *o, const char *name, const char *ph, int pid, int64_t tid, int64_t ts) {
-  json_builder_begin_object(o->b);
+  jdoc_begin_object(o->b);
   mem_str(o->b, "name", name);
   mem_str(o->b, "ph", ph);
   mem_int(o->b, "pid", pid);
@@ -81,30 +81,30 @@ static void ev_begin(Out *o, const char *name, const char *ph, int pid, int64_t 
 /* Process or thread name and sort order (metadata events). */
 static void meta(Out *o, const char *what, int pid, int64_t tid, const char *name, int64_t sort) {
   ev_begin(o, what, "M", pid, tid, 0);
-  json_builder_set_member_name(o->b, "args");
-  json_builder_begin_object(o->b);
+  jdoc_member(o->b, "args");
+  jdoc_begin_object(o->b);
   mem_str(o->b, "name", name);
-  json_builder_end_object(o->b);
-  json_builder_end_object(o->b);
+  jdoc_end_object(o->b);
+  jdoc_end_object(o->b);
   emit(o);
   ev_begin(o, strcmp(what, "process_name") == 0 ? "process_sort_index" : "thread_sort_index", "M", pid,
            tid, 0);
-  json_builder_set_member_name(o->b, "args");
-  json_builder_begin_object(o->b);
+  jdoc_member(o->b, "args");
+  jdoc_begin_object(o->b);
   mem_int(o->b, "sort_index", sort);
-  json_builder_end_object(o->b);
-  json_builder_end_object(o->b);
+  jdoc_end_object(o->b);
+  jdoc_end_object(o->b);
   emit(o);
 }
 
 /* One counter point: name, pid, ts, one series. */
 static void counter(Out *o, const char *name, int pid, int64_t ts, const char *series, int64_t v) {
   ev_begin(o, name, "C", pid, 0, ts);
-  json_builder_set_member_name(o->b, "args");
-  json_builder_begin_object(o->b);
+  jdoc_member(o->b, "args");
+  jdoc_begin_object(o->b);
   mem_int(o->b, series, v);
-  json_builder_end_object(o->b);
-  json_builder_end_object(o->b);
+  jdoc_end_object(o->b);
+  jdoc_end_object(o->b);
   emit(o);
 }
 
@@ -185,8 +185,8 @@ static void wg_slice(Out *o, const Program *p, const SimTrace *t, int wg, const 
   ev_begin(o, name, "X", PID_WG, tid, g->t0);
   mem_int(o->b, "dur", g->t1 - g->t0);
   mem_str(o->b, "cat", n == 1 ? "insn" : "insns");
-  json_builder_set_member_name(o->b, "args");
-  json_builder_begin_object(o->b);
+  jdoc_member(o->b, "args");
+  jdoc_begin_object(o->b);
   mem_int(o->b, "line", in->line);
   if (n == 1) {
     int k = t->insn_base[wg] + g->pc0;
@@ -201,8 +201,8 @@ static void wg_slice(Out *o, const Program *p, const SimTrace *t, int wg, const 
   if (*knob) mem_str(o->b, n == 1 || one_task ? "knob" : "first_knob", knob);
   if (*task) mem_str(o->b, n == 1 || one_task ? "task" : "first_task", task);
   mem_int(o->b, "energy_pj", (int64_t)llround(pj));
-  json_builder_end_object(o->b);
-  json_builder_end_object(o->b);
+  jdoc_end_object(o->b);
+  jdoc_end_object(o->b);
   emit(o);
 }
 
@@ -334,16 +334,16 @@ static void unit_tracks(Out *o, const Program *p, GArray *s, int pid, const char
                                        : g_strdup_printf("busy (%u ops)", j - i);
     ev_begin(o, name, "X", pid, x->track, x->t0);
     mem_int(o->b, "dur", t1 - x->t0);
-    json_builder_set_member_name(o->b, "args");
-    json_builder_begin_object(o->b);
+    jdoc_member(o->b, "args");
+    jdoc_begin_object(o->b);
     mem_int(o->b, "wg", x->wg);
     mem_int(o->b, "line", in->line);
     if (j > i + 1) {
       mem_int(o->b, "ops", j - i);
       mem_int(o->b, "busy_cycles", busy);
     }
-    json_builder_end_object(o->b);
-    json_builder_end_object(o->b);
+    jdoc_end_object(o->b);
+    jdoc_end_object(o->b);
     emit(o);
     i = j;
   }
@@ -446,17 +446,17 @@ static void power(Out *o, const SimTrace *t, int64_t B) {
   g_autofree char *name = g_strdup_printf("hottest window %.4f W", t->peak_w);
   ev_begin(o, name, "X", PID_POWER, 1, t->peak_start);
   mem_int(o->b, "dur", POWER_WINDOW);
-  json_builder_set_member_name(o->b, "args");
-  json_builder_begin_object(o->b);
+  jdoc_member(o->b, "args");
+  jdoc_begin_object(o->b);
   mem_int(o->b, "start", t->peak_start);
   mem_int(o->b, "end", t->peak_start + POWER_WINDOW);
   mem_int(o->b, "peak_mw", llround(t->peak_w * 1e3));
-  json_builder_end_object(o->b);
-  json_builder_end_object(o->b);
+  jdoc_end_object(o->b);
+  jdoc_end_object(o->b);
   emit(o);
   ev_begin(o, name, "i", PID_POWER, 1, t->peak_start);
   mem_str(o->b, "s", "g");
-  json_builder_end_object(o->b);
+  jdoc_end_object(o->b);
   emit(o);
 }
 
@@ -471,8 +471,8 @@ static void write_all(Out *o, const Program *p, const SimTrace *t, const TraceLi
   g_autofree char *insns = wg_plan_text(&wp, lim), *units = unit_plan_text(&up, lim);
   g_autofree char *prob = wl_problem_canonical(&p->prob);
   g_autofree char *mach = sim_machine_canonical(&p->hw);
-  JsonBuilder *b = o->b;
-  json_builder_begin_object(b);
+  JDoc *b = o->b;
+  jdoc_begin_object(b);
   mem_str(b, "version", TCC_SIM_VERSION);
   mem_str(b, "program", p->file);
   mem_str(b, "program_sha256", p->sha256);
@@ -486,10 +486,9 @@ static void write_all(Out *o, const Program *p, const SimTrace *t, const TraceLi
   mem_int(b, "max_insn_slices", lim->max_insn_slices);
   mem_int(b, "max_unit_slices", lim->max_unit_slices);
   mem_int(b, "max_buckets", lim->max_buckets);
-  json_builder_end_object(b);
-  g_autoptr(JsonNode) other = json_builder_get_root(b);
-  g_autofree char *otext = json_to_string(other, FALSE);
-  json_builder_reset(b);
+  jdoc_end_object(b);
+  g_autofree char *otext = jdoc_compact_text(b, NULL);
+  jdoc_reset(b);
   put(o, "{\"otherData\": ");
   put(o, otext);
   put(o, ",\n\"traceEvents\": [");
@@ -503,8 +502,9 @@ static void write_all(Out *o, const Program *p, const SimTrace *t, const TraceLi
   *note = wp.level > 0 || up.gap > 1 ? g_strdup_printf("%s; %s", insns, units) : NULL;
 }
 
-char *trace_json(const Program *p, const SimTrace *t, const TraceLimits *lim, char **note) {
-  g_autoptr(JsonBuilder) b = json_builder_new();
+char *trace_json(const Program *p, const SimTrace *t, const TraceLimits *lim, char **note, GError **err) {
+  if (!jdoc_load(err)) return NULL;
+  g_autoptr(JDoc) b = jdoc_new();
   Out o = {NULL, g_string_new(NULL), b, TRUE};
   write_all(&o, p, t, lim, note);
   return g_string_free(o.g, FALSE);
@@ -512,9 +512,14 @@ char *trace_json(const Program *p, const SimTrace *t, const TraceLimits *lim, ch
 
 gboolean trace_write(const Program *p, const SimTrace *t, const TraceLimits *lim, const char *file,
                      char **note, GError **err) {
+  g_autoptr(GError) lerr = NULL;
+  if (!jdoc_load(&lerr)) {
+    g_set_error(err, G_FILE_ERROR, G_FILE_ERROR_NOENT, "tcc-sim: error: --trace: %s", lerr->message);
+    return FALSE;
+  }
   FILE *f = fopen(file, "w");
   if (f) {
-    g_autoptr(JsonBuilder) b = json_builder_new();
+    g_autoptr(JDoc) b = jdoc_new();
     Out o = {f, NULL, b, TRUE};
     write_all(&o, p, t, lim, note);
     errno = 0;

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "fuzz.h"
+#include "jdoc.h"
 #include "program.h"
 #include "sim.h"
 #include "trace.h"
@@ -33,6 +34,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
   (void)argc;
   (void)argv;
   fuzz_glib_fatal();
+  jdoc_use_renderers(jdoc_render, jdoc_render_compact); /* linked in: no module beside the target */
   return 0;
 }
 
@@ -101,7 +103,8 @@ static void report(Program *prog, SimResult *res, uint64_t seed, const char *mod
   TraceLimits lim;
   trace_limits_default(&lim);
   char *note = NULL;
-  char *trace = trace_json(prog, res->trace, &lim, &note);
+  char *trace = trace_json(prog, res->trace, &lim, &note, NULL);
+  FUZZ_REQUIRE(trace != NULL, "no trace");
   check_json(trace, "the trace");
   g_free(trace);
   g_free(note);

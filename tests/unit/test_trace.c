@@ -29,7 +29,10 @@ static Program *run_traced(const char *rel, gboolean trace, gboolean profile, Si
 static char *json_of(const Program *p, const SimResult *r, const TraceLimits *lim, char **note) {
   TraceLimits d;
   trace_limits_default(&d);
-  return trace_json(p, r->trace, lim ? lim : &d, note);
+  g_autoptr(GError) err = NULL;
+  char *j = trace_json(p, r->trace, lim ? lim : &d, note, &err);
+  ck_assert_msg(j, "%s", err ? err->message : "?");
+  return j;
 }
 
 /* Parse and check the required fields of every event; counts per phase

@@ -1,15 +1,13 @@
 /* jdoc_render.c - the JSON module (BUILD/tcc-json.so, jdoc.h): a recorded
- * document replayed into json-glib's builder and printed by its generator,
- * pretty, with a final newline: the same text as json_pretty_text
- * (json_text.h) for the same builder calls.  It calls nothing of the
- * tools, so it links only json-glib. */
+ * document replayed into json-glib's builder and printed by its generator:
+ * pretty with a final newline, the same text as json_pretty_text
+ * (json_text.h) for the same builder calls, or compact as json_to_string.
+ * It calls nothing of the tools, so it links only json-glib. */
 #include "jdoc.h"
 
 #include <json-glib/json-glib.h>
 
-char *jdoc_render(const JDocOp *ops, guint n);
-
-char *jdoc_render(const JDocOp *ops, guint n) {
+static JsonNode *replay(const JDocOp *ops, guint n) {
   g_autoptr(JsonBuilder) b = json_builder_new();
   for (guint k = 0; k < n; k++) {
     const JDocOp *o = &ops[k];
@@ -26,10 +24,19 @@ char *jdoc_render(const JDocOp *ops, guint n) {
     case JD_NULL: json_builder_add_null_value(b); break;
     }
   }
+  return json_builder_get_root(b);
+}
+
+char *jdoc_render(const JDocOp *ops, guint n) {
+  g_autoptr(JsonNode) root = replay(ops, n);
   g_autoptr(JsonGenerator) gen = json_generator_new();
-  g_autoptr(JsonNode) root = json_builder_get_root(b);
   json_generator_set_root(gen, root);
   json_generator_set_pretty(gen, TRUE);
   g_autofree char *text = json_generator_to_data(gen, NULL);
   return g_strconcat(text ? text : "null", "\n", NULL);
+}
+
+char *jdoc_render_compact(const JDocOp *ops, guint n) {
+  g_autoptr(JsonNode) root = replay(ops, n);
+  return root ? json_to_string(root, FALSE) : g_strdup("null");
 }
