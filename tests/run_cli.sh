@@ -211,7 +211,7 @@ fi
   echo "    END"
 } >"$tmp/stages.asm"
 "$sim" "$tmp/stages.asm" --timing-only --profile >"$tmp/out" 2>"$tmp/err"
-got=$(sed -n '/^stages, by first issue/,$p' "$tmp/out" | awk 'NR > 2 { $NF = ""; $(NF-1) = ""; if ($1 == "l0.q" && $3 > 64 && $4 == $3) { $3 = "END"; $4 = "SPAN" } print }' | tr -s ' ' | sed 's/ *$//')
+got=$(sed -n '/^stages, by first issue/,/^$/{/^$/!p}' "$tmp/out" | awk 'NR > 2 { $NF = ""; $(NF-1) = ""; if ($1 == "l0.q" && $3 > 64 && $4 == $3) { $3 = "END"; $4 = "SPAN" } print }' | tr -s ' ' | sed 's/ *$//')
 want="$(printf '%s\n' 'l0.q 0 END SPAN 1 2 0 64 0 0 0' 'l0.x 0 128 128 1 2 0 0 0 0 63' 'l0.y 65 198 133 1 4 1 0 0 99 0' 'l0.z 169 234 65 1 3 0 0 169 0 0')"
 [ "$got" = "$want" ] && ok "--profile: stages (spans, WGs, MMA blocks, wait / pace / stall)" ||
   { ko "--profile: stages (spans, WGs, MMA blocks, wait / pace / stall)"; echo " got:"; echo "$got"; echo " want:"; echo "$want"; }
@@ -224,6 +224,64 @@ if command -v jq >/dev/null 2>&1; then
   want="4 l0.x,0,128,1,2,0,0,0,0,63 l0.y,65,198,1,4,1,0,0,99,0 l0.z,169,234,1,3,0,0,169,0,0 l0.q,64 true true"
   [ "$got" = "$want" ] && ok "--profile --json: stages (jq), their energy the units' sum" ||
     { ko "--profile --json: stages (jq), their energy the units' sum"; echo " got  $got"; echo " want $want"; }
+fi
+
+# --profile's waits by stage and event family (docs/tools.md "What each stage
+# waits for"), worked out by hand.  wg0: VEC.fill (0, done 64); SIG full0
+# (issue 1, fires when the fill completes: 64 + T_SIG_LATENCY 4 = 68);
+# WAITT 100 (2); SIG full1 (102, fires 106); WAITT 50 (103); SIG done (153,
+# fires 157).  wg4 (l0.y): WAIT full0 issues 68 (wait 68 from cycle -1),
+# WAIT full1 106 (37), WAIT done 157 (50).  wg8 (l0.y): WAIT full1 106 (106),
+# WAIT full0 107 (0, already passed).  wg12 (l0.z): WAIT done 157 (157).
+# Families: l0.y ev.l0_a_k1_full* 68+37+106+0 = 211 over 4 WAITs of 2 WGs,
+# max 106, mean 52.75; l0.z ev.done 157; l0.y ev.done 50 (the digits inside
+# a name stay: only the trailing ones go).  Stage shares: 211 / (211 + 50).
+{
+  echo ".machine sms=16 wgs_per_sm=4 rf_kib=64 vl=16 mma_arrays=1 sfu=8 sh_kib=0 dma=2x1 hbm=8 noc=512 multicast=1 reduce=0"
+  echo ".problem p1"
+  echo ".wg 0"
+  echo ".rf a p0 32x32"
+  echo "    VEC.fill a, 0.0 ; p1.k1:1 l0.x.p0"
+  echo "    SIG ev.l0_a_k1_full0, 1 ; p1.k1:1 l0.x.p0"
+  echo "    WAITT 100 ; p1.k1:1 l0.x.p0"
+  echo "    SIG ev.l0_a_k1_full1, 1 ; p1.k1:1 l0.x.p0"
+  echo "    WAITT 50 ; p1.k1:1 l0.x.p0"
+  echo "    SIG ev.done, 1 ; p1.k1:1 l0.x.p0"
+  echo "    END"
+  echo ".wg 4"
+  echo "    WAIT ev.l0_a_k1_full0, 1 ; p1.k2:2 l0.y.p0"
+  echo "    WAIT ev.l0_a_k1_full1, 1 ; p1.k2:2 l0.y.p0"
+  echo "    WAIT ev.done, 1 ; p1.k2:2 l0.y.p1"
+  echo "    END"
+  echo ".wg 8"
+  echo "    WAIT ev.l0_a_k1_full1, 1 ; p1.k2:2 l0.y.p2"
+  echo "    WAIT ev.l0_a_k1_full0, 1 ; p1.k2:2 l0.y.p2"
+  echo "    END"
+  echo ".wg 12"
+  echo "    WAIT ev.done, 1 ; p1.k3:3 l0.z.p0"
+  echo "    END"
+} >"$tmp/waits.asm"
+"$sim" "$tmp/waits.asm" --timing-only --profile >"$tmp/out" 2>"$tmp/err"
+got=$(sed -n '/^waits by stage and event family/,$p' "$tmp/out" | tr -s ' ' | sed 's/ *$//')
+want="$(printf '%s\n' 'waits by stage and event family (WG-cycles before each WAIT'"'"'s issue; 418 in all), largest first:' \
+  ' stage event family wait stage% WAITs WGs mean max' ' l0.y ev.l0_a_k1_full* 211 80.8% 4 2 52.8 106' \
+  ' l0.z ev.done 157 100.0% 1 1 157.0 157' ' l0.y ev.done 50 19.2% 1 1 50.0 50')"
+[ "$got" = "$want" ] && ok "--profile: waits by stage and event family" ||
+  { ko "--profile: waits by stage and event family"; echo " got:"; echo "$got"; echo " want:"; echo "$want"; }
+if command -v jq >/dev/null 2>&1; then
+  # the groups again, and the arithmetic: each stage's groups add up to the
+  # stage table's wait, and all of them to the total (a tcc-gen program too)
+  "$sim" "$tmp/waits.asm" --timing-only --profile --json >"$tmp/out" 2>"$tmp/err"
+  "$sim" tests/asm/tiny_p1.asm --timing-only --profile --json >"$tmp/out2" 2>"$tmp/err"
+  sums='([.stages[] | select(.wait > 0) | [.name, .wait]] | sort) as $s
+        | ([.waits.groups | group_by(.stage)[] | [.[0].stage, (map(.wait) | add)]] | sort) as $g
+        | ($s == $g) and (.waits.wait == (.stages | map(.wait) | add)) and (.waits.groups | length > 0)'
+  got=$(jq -r '[.waits.wait, (.waits.groups | length), (.waits.groups[] | [.stage, .event, .wait, .waits, .wgs, .max] | map(tostring) | join(",")),
+               ((.waits.groups[0].stage_share - 211 / 261) | fabs < 1e-6)] | map(tostring) | join(" ")' "$tmp/out")
+  want="418 3 l0.y,ev.l0_a_k1_full*,211,4,2,106 l0.z,ev.done,157,1,1,157 l0.y,ev.done,50,1,1,50 true"
+  [ "$got" = "$want" ] && [ "$(jq -r "$sums" "$tmp/out")" = true ] && [ "$(jq -r "$sums" "$tmp/out2")" = true ] &&
+    ok "--profile --json: waits (jq), each stage's groups its wait" ||
+    { ko "--profile --json: waits (jq), each stage's groups its wait"; echo " got  $got"; echo " want $want"; jq -r "$sums" "$tmp/out" "$tmp/out2"; }
 fi
 
 # --trace=FILE (docs/tools.md "Trace"): Chrome trace-event JSON; the report is

@@ -227,6 +227,8 @@ const PlanKnobDef plan_knobs[PLAN_NKNOBS] = {
     BOOL("handoff_forward", D1, handoff_forward, 0, -1, NULL, 0, 0),
     /* handoff_fanout: P1's W1 -> W2 blocks forwarded along chains (p1_fanout.c) */
     INT("handoff_fanout", P1, handoff_fanout, 0, 64, 0, -1, NULL, 0, 0),
+    /* handoff_hop_flow: handoff_fanout's chains with a free event per owner (p1_hop_flow.c) */
+    BOOL("handoff_hop_flow", P1, handoff_hop_flow, 0, -1, NULL, 0, 0),
     PER_PROJ(MCAST, "multicast"),
     BOOL("multicast.pass", P1, multicast_pass, 0, -1, NULL, 0, 0),
     INT("multicast.issuers", P1, multicast_issuers, 0, 8, 4, -1, NULL, 0, 0),
@@ -312,6 +314,7 @@ const PlanNeed plan_needs[] = {
     {"handoff_relays", "handoff", HANDOFF_RF, "handoff is rf", D1},
     {"handoff_forward", "handoff", HANDOFF_RF, "handoff is rf", D1},
     {"handoff_fanout", "handoff", HANDOFF_RF, "handoff is rf", P1},
+    {"handoff_hop_flow", "handoff_fanout", 1, "handoff_fanout > 0", P1},
     {"ffn.fused", "handoff", HANDOFF_RF, "handoff is rf", D1},
     {"k_split.qkv", "weights", WEIGHTS_RESIDENT, "weights is resident", BOTH},
     {"layout", "weights", WEIGHTS_RESIDENT, "weights is resident", P1},

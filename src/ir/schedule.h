@@ -62,7 +62,7 @@ extern const char *const sched_space_name[SPACE__COUNT]; /* "ln", "qkv", "att", 
 
 /* Number of knobs (the frontend's table, plan_schema.c), problem dims
  * included. */
-#define SCHED_NKNOBS 109
+#define SCHED_NKNOBS 110
 /* Longest value text of a knob ("round_robin", "-1", "1073741824"). */
 #define SCHED_VALUE_MAX 16
 
@@ -110,6 +110,9 @@ typedef struct Schedule {
   int handoff_relays;       /* D1: relays of the wide RF hand-offs (0: none) */
   int handoff_fanout;       /* P1, handoff rf: W2 owners a W1 block is stored into, */
                             /* forwarding along chains (p1_fanout.c; 0: all) */
+  gboolean handoff_hop_flow; /* P1, with handoff_fanout's chains: each W2 owner */
+                            /* frees its own buffers, each store waits for its */
+                            /* target's (p1_hop_flow.c)                        */
   gboolean multicast[PROJ__COUNT]; /* planned: true                     */
   gboolean multicast_pass;  /* P1: the multicast pass merges the owners'  */
                             /* loads (multicast.c), no issuer tasks       */

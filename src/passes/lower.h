@@ -459,6 +459,10 @@ typedef struct LwP1Resident {
    * which forward along chains (p1_fanout.c); 0: into every owner */
   int fanout;
   IrProv fanout_prov;     /* "handoff_fanout"                               */
+  /* with fanout: each owner's own free events, each store into an owner
+   * waits for that owner's (p1_hop_flow.c) */
+  gboolean hop_flow;
+  IrProv hop_prov;        /* "handoff_hop_flow"                             */
 } LwP1Resident;
 /* What one resident stage leaves to the next (start it zeroed, prev_after
  * -1): where its owners start in the placer's SM-interleaved order of WGs,
@@ -643,6 +647,13 @@ void lw_shard_group(const Ir *ir, SchedProj proj, int *wgs, int owners);
  * owner i forwards to (-1: none), head[0 .. F-1] the chains' first owners.
  * Returns F. */
 int lw_p1_fanout_chains(const Ir *ir, int fanout, const int *wgs, int n, int *next, int *head);
+/* p1_hop_flow.c (handoff_hop_flow): owner o's own free event of buffer b,
+ * [o * nb + b], named lL_STAGE_kS_pP_freeB (o = S * np + P); g_free it. */
+int *lw_p1_hop_flow_events(Ir *ir, int layer, const char *stage, int owners, int np, int nb);
+/* Before a store of chunk c (buffer c % nb) into `owner`'s buffer: WAIT
+ * until the owner has freed the buffer's c / nb earlier uses (none for the
+ * first). */
+void lw_p1_hop_flow_wait(Ir *ir, int task, const int *ofree, int owner, int nb, int c, IrProv prov);
 
 /* Order memory within a task: SIG a task-private event (it fires when every
  * earlier instruction has completed) and WAIT for its n-th firing.  Memory is

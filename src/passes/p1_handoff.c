@@ -95,6 +95,15 @@ gboolean lw_p1_ffn_rf(Ir *ir, LwP1State *state, const LwP1Resident *w1, const Lw
   /* handoff_fanout (p1_fanout.c): W1 stores into that many W2 owners of a
    * shard, which forward along chains */
   b.fanout = ir->sched.handoff_fanout, b.fanout_prov = ir_prov(ir, "handoff_fanout");
+  /* handoff_hop_flow (p1_hop_flow.c): a free event per owner, waited per store */
+  b.hop_flow = ir->sched.handoff_hop_flow, b.hop_prov = ir_prov(ir, "handoff_hop_flow");
+  if (b.hop_flow && b.fanout >= w2->N / w2->pj->panel) {
+    ir_error(ir, err, b.hop_prov,
+             "handoff_hop_flow: handoff_fanout=%d stores every block into all %d W2 owners of its K shard: "
+             "there are no chains to pace hop by hop (handoff_fanout below %d)",
+             b.fanout, w2->N / w2->pj->panel, w2->N / w2->pj->panel);
+    return FALSE;
+  }
   if (b.fanout > w2->N / w2->pj->panel) {
     ir_error(ir, err, b.fanout_prov,
              "handoff_fanout=%d: a W1 block goes to the %d W2 owners of its K shard (d_model / panels.w2), "

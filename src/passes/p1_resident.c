@@ -88,6 +88,7 @@ typedef struct LwP1Res {
    * forwards to next[o] (-1: none); head[s*np + c] heads chain c of shard
    * s; ofull[o*nb + b]: owner o's own `full` event of buffer b */
   int F, *next, *head, *ofull;
+  int *ofree; /* handoff_hop_flow (p1_hop_flow.c): owner o's own free events [o*nb + b], or NULL */
   char *wsym, *bsym;
 } Res;
 
@@ -496,6 +497,7 @@ static void owner(Res *r, int o, const LwP1State *state) {
     if (mc && !cand && r->F) { /* p1_fanout.c: its own event, then pass the chunk on */
       wait_ev(ir, me, r->ofull[o * r->nb + b], c / r->nb + 1, st->fanout_prov);
       if (r->next[o] >= 0) {
+        if (r->ofree) lw_p1_hop_flow_wait(ir, me, r->ofree, r->next[o], r->nb, c, st->hop_prov);
         IrOp *op = ir_emit(ir, me, IR_ST);
         op->a = a, op->mem = ir_all(ir, r->buf[r->next[o] * r->nb + b]), op->prov = st->fanout_prov;
         sig_ev(ir, me, r->ofull[r->next[o] * r->nb + b], st->fanout_prov);
@@ -510,7 +512,10 @@ static void owner(Res *r, int o, const LwP1State *state) {
     IrOp *op = ir_emit(ir, me, IR_MMA);
     op->mods = k == 0 ? IR_MOD_Z : 0, op->d = av, op->a = a;
     op->b = ir_win(r->w[o], k * r->kc, r->kc, 0, r->P), op->prov = st->pj->kprov;
-    if (mc && !cand) sig_ev(ir, me, r->freed[s * r->nb + b], st->mc_prov);
+    if (mc && !cand && r->ofree) /* p1_hop_flow.c: its own */
+      sig_ev(ir, me, r->ofree[o * r->nb + b], st->hop_prov);
+    else if (mc && !cand)
+      sig_ev(ir, me, r->freed[s * r->nb + b], st->mc_prov);
     if (self && c + L < r->total && (c + L) % r->np == p) issue_synced(r, me, s, c + L, &waited);
     if (post && t >= 2 && k == at) post_tile(r, o, tag, t - 2);
     /* spread the previous tile's epilogue over this tile's chunks */
@@ -528,7 +533,7 @@ static void owner(Res *r, int o, const LwP1State *state) {
 static void res_free(Res *r) {
   g_free(r->res), g_free(r->rstd), g_free(r->task), g_free(r->buf), g_free(r->w), g_free(r->bias), g_free(r->acc), g_free(r->pbuf);
   g_free(r->wsym), g_free(r->bsym), g_free(r->full), g_free(r->freed);
-  g_free(r->next), g_free(r->head), g_free(r->ofull);
+  g_free(r->next), g_free(r->head), g_free(r->ofull), g_free(r->ofree);
   g_free(r);
 }
 
@@ -610,6 +615,7 @@ LwP1Res *lw_p1_resident_open(Ir *ir, const LwP1State *state, const LwP1Resident 
         g_autofree char *ev = g_strdup_printf("l%d_%s_k%d_p%d_full%d", st->layer, st->name, o / r->np, o % r->np, b);
         r->ofull[o * r->nb + b] = ir_event(ir, ev);
       }
+    if (st->hop_flow) r->ofree = lw_p1_hop_flow_events(ir, st->layer, st->name, owners, r->np, r->nb);
   }
   make_owners(r, order);
   return r;
@@ -652,11 +658,12 @@ void lw_p1_resident_feed(Ir *ir, const LwP1Res *r, int task, int tile, int col, 
   if (c < r->nb) { /* the first round: once the owners have started */
     g_autofree char *ready = shard_event(r, s, "ready", -1);
     lw_wait(ir, task, ready, r->np, prov);
-  } else {
+  } else if (!r->ofree) { /* every owner has freed it (hop_flow: each head, below) */
     wait_ev(ir, task, r->freed[s * r->nb + b], (int64_t)r->np * (c / r->nb), prov);
   }
   if (r->F) { /* p1_fanout.c: into the chains' heads, each with its own event */
     for (int h = 0; h < r->F; h++) {
+      if (r->ofree) lw_p1_hop_flow_wait(ir, task, r->ofree, r->head[o0 + h], r->nb, c, r->st->hop_prov);
       IrOp *op = ir_emit(ir, task, IR_ST);
       op->a = v, op->mem = ir_all(ir, r->buf[r->head[o0 + h] * r->nb + b]), op->prov = r->st->fanout_prov;
     }

@@ -159,6 +159,35 @@ static void stage_report(GString *g, const SimResult *r) {
   }
 }
 
+enum { WAIT_GROUPS_SHOWN = 20 };
+
+/* The stage of each wait group's `wait` (stages.c), for its share. */
+static int64_t stage_wait(const SimResult *r, const char *stage) {
+  for (int i = 0; i < r->nstages; i++)
+    if (!strcmp(r->stages[i].name, stage)) return r->stages[i].wait;
+  return 0;
+}
+
+/* What each stage waited for (waits.c): its WAITs' WG-cycles by event
+ * family, largest first. */
+static void wait_report(GString *g, const SimResult *r) {
+  int64_t all = 0;
+  for (int i = 0; i < r->nwaits; i++) all += r->waits[i].wait;
+  g_string_append_printf(g, "\nwaits by stage and event family (WG-cycles before each WAIT's issue; %" G_GINT64_FORMAT
+                            " in all), largest first:\n", all);
+  g_string_append_printf(g, "  %-16s %-32s %10s %6s %7s %4s %8s %8s\n", "stage", "event family", "wait",
+                         "stage%", "WAITs", "WGs", "mean", "max");
+  int shown = MIN(r->nwaits, WAIT_GROUPS_SHOWN);
+  for (int i = 0; i < shown; i++) {
+    const SimWaitGroup *w = &r->waits[i];
+    int64_t sw = stage_wait(r, w->stage);
+    g_string_append_printf(g, "  %-16s %-32s %10" G_GINT64_FORMAT " %5.1f%% %7" G_GINT64_FORMAT " %4d %8.1f %8" G_GINT64_FORMAT
+                              "\n", w->stage, w->family, w->wait, sw > 0 ? 100.0 * (double)w->wait / (double)sw : 0.0,
+                           w->waits, w->wgs, w->waits > 0 ? (double)w->wait / (double)w->waits : 0.0, w->max);
+  }
+  if (r->nwaits > shown) g_string_append_printf(g, "  ... and %d more\n", r->nwaits - shown);
+}
+
 static void profile_report(GString *g, const Program *p, const SimResult *r) {
   g_string_append(g, "\nunit      busy    energy uJ\n");
   for (int u = 0; u < UC__COUNT; u++)
@@ -179,6 +208,7 @@ static void profile_report(GString *g, const Program *p, const SimResult *r) {
   if (r->nhot > shown) g_string_append_printf(g, "  ... and %d more\n", r->nhot - shown);
   hot_group_report(g, p, r);
   stage_report(g, r);
+  wait_report(g, r);
 }
 
 /* "bound": the binding bound, the ratio, each bound and its inputs. */
@@ -245,6 +275,26 @@ static void json_stages(GString *g, const SimResult *r) {
   g_string_append(g, "]");
 }
 
+/* ",\n  "waits": {...}": every wait group (waits.c), largest first
+ * (--profile): a user filters by stage with jq. */
+static void json_waits(GString *g, const SimResult *r) {
+  int64_t all = 0;
+  for (int i = 0; i < r->nwaits; i++) all += r->waits[i].wait;
+  g_string_append_printf(g, ",\n  \"waits\": {\"wait\": %" G_GINT64_FORMAT ", \"groups\": [", all);
+  for (int i = 0; i < r->nwaits; i++) {
+    const SimWaitGroup *w = &r->waits[i];
+    g_string_append_printf(g, "%s\n    {\"stage\": ", i ? "," : "");
+    jstr(g, w->stage);
+    g_string_append(g, ", \"event\": ");
+    jstr(g, w->family);
+    g_string_append_printf(g, ", \"wait\": %" G_GINT64_FORMAT ", \"stage_share\": %.6f, \"waits\": %" G_GINT64_FORMAT
+                              ", \"wgs\": %d, \"max\": %" G_GINT64_FORMAT "}",
+                           w->wait, stage_wait(r, w->stage) > 0 ? (double)w->wait / (double)stage_wait(r, w->stage) : 0.0,
+                           w->waits, w->wgs, w->max);
+  }
+  g_string_append(g, "]}");
+}
+
 static void json_report(GString *g, const Program *p, const SimResult *r, const ReportOptions *ro) {
   g_autofree char *prob = wl_problem_canonical(&p->prob);
   g_autofree char *mach = sim_machine_canonical(&p->hw);
@@ -291,6 +341,7 @@ static void json_report(GString *g, const Program *p, const SimResult *r, const 
     g_string_append(g, "]");
     json_hot_groups(g, p, r);
     json_stages(g, r);
+    json_waits(g, r);
   }
   g_string_append(g, "\n}\n");
 }

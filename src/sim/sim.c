@@ -1213,7 +1213,11 @@ static void finish(Sim *s, SimResult *res) {
   if (s->ie) hot_window(s, res);
   if (s->iissue) {
     SimInsnRecords rec = {s->insn_base, s->iissue, s->iend, s->ie, s->ilines};
-    res->stages = sim_stages(s->p, &rec, &res->nstages);
+    SimInsnStages is;
+    sim_insn_stages(s->p, &rec, &is);
+    res->stages = sim_stages(s->p, &rec, &is, &res->nstages);
+    res->waits = sim_waits(s->p, &rec, &is, &res->nwaits);
+    sim_insn_stages_clear(&is);
   }
   if (s->tr) trace_end(s, res);
   if (s->o->keep_hbm && s->hbm) {
@@ -1358,6 +1362,7 @@ void sim_timing_free(SimTiming *t) {
 void sim_result_clear(SimResult *res) {
   g_free(res->hot);
   sim_stages_free(res->stages, res->nstages);
+  sim_waits_free(res->waits, res->nwaits);
   trace_free(res->trace);
   g_free(res->hbm);
   memset(res, 0, sizeof *res);

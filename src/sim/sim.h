@@ -47,6 +47,19 @@ typedef struct SimStage {
   double energy_pj;       /* its instructions' dynamic energy              */
 } SimStage;
 
+/* The WG-cycles of a run's WAITs (its `wait` above) by stage and event
+ * family (waits.c): the event's name with its trailing digits (a buffer,
+ * row or step index) replaced by "*".  Largest wait first, ties by stage,
+ * then family. */
+typedef struct SimWaitGroup {
+  char *stage;           /* owned */
+  char *family;          /* "ev.l0_w1_k0_free*", owned */
+  int64_t wait;          /* WG-cycles before its WAITs' issues */
+  int64_t waits;         /* WAITs issued */
+  int64_t max;           /* the longest one */
+  int wgs;               /* WGs that issued them */
+} SimWaitGroup;
+
 typedef struct SimResult {
   int64_t cycles;
   double area_mm2;
@@ -65,6 +78,8 @@ typedef struct SimResult {
   int nhot;               /* sorted by energy, largest first              */
   SimStage *stages;       /* profile: every stage, by start, then name     */
   int nstages;
+  SimWaitGroup *waits;    /* profile: WAITs by stage and event family (waits.c) */
+  int nwaits;
   float *hbm;             /* keep_hbm: final HBM (abi.hbm_bytes / 4 floats) */
   SimTrace *trace;        /* SimOptions.trace: the timeline (trace.h)      */
 } SimResult;
@@ -95,9 +110,21 @@ typedef struct SimInsnRecords {
   const double *energy_pj;
   const int64_t *hbm_lines;
 } SimInsnRecords;
+/* The stage of every reached instruction (stages.c): of[insn_base[wg] +
+ * pc] indexes names (first-seen order, hot_groups.c's stage key; an END
+ * without a task takes its WG's stage before it), -1 when never issued.
+ * stages.c and waits.c group by it. */
+typedef struct SimInsnStages {
+  int *of;
+  GPtrArray *names;      /* char*, owned */
+} SimInsnStages;
+void sim_insn_stages(const Program *p, const SimInsnRecords *rec, SimInsnStages *out);
+void sim_insn_stages_clear(SimInsnStages *is);
 /* The stages of a run (stages.c; sim.c's finish, with --profile). */
-SimStage *sim_stages(const Program *p, const SimInsnRecords *rec, int *nstages);
+SimStage *sim_stages(const Program *p, const SimInsnRecords *rec, const SimInsnStages *is, int *nstages);
 void sim_stages_free(SimStage *st, int n);
+SimWaitGroup *sim_waits(const Program *p, const SimInsnRecords *rec, const SimInsnStages *is, int *ngroups);
+void sim_waits_free(SimWaitGroup *g, int n);
 
 void sim_options_default(SimOptions *o);
 /* TRUE (default): a plain load from HBM and a store to HBM book their

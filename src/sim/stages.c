@@ -23,20 +23,21 @@ static int stage_cmp(const void *x, const void *y) {
   return strcmp(a->name, b->name);
 }
 
-SimStage *sim_stages(const Program *p, const SimInsnRecords *rec, int *nstages) {
-  const int *insn_base = rec->insn_base;
-  const int64_t *issue = rec->issue, *end = rec->end;
-  GArray *st = g_array_new(FALSE, TRUE, sizeof(SimStage));
-  GArray *last_wg = g_array_new(FALSE, FALSE, sizeof(int));
+void sim_insn_stages(const Program *p, const SimInsnRecords *rec, SimInsnStages *out) {
+  int total = rec->insn_base[p->nwgs]; /* nwgs + 1 entries */
+  out->of = g_new(int, MAX(total, 1));
+  out->names = g_ptr_array_new_with_free_func(g_free);
   g_autoptr(GHashTable) at = g_hash_table_new(g_str_hash, g_str_equal); /* name -> index + 1 */
   for (int w = 0; w < p->nwgs; w++) {
     const WgCode *c = &p->wgs[w];
-    int64_t prev = -1;
     int prev_stage = -1;
-    gboolean prev_waitt = FALSE;
     for (int pc = 0; pc < c->n; pc++) {
-      int k = insn_base[w] + pc;
-      if (issue[k] < 0) break; /* not reached (a run cut short) */
+      int k = rec->insn_base[w] + pc;
+      out->of[k] = -1;
+      if (rec->issue[k] < 0) { /* not reached (a run cut short) */
+        for (int q = pc + 1; q < c->n; q++) out->of[rec->insn_base[w] + q] = -1;
+        break;
+      }
       const Insn *in = &c->insns[pc];
       char *key = sim_hot_key(sim_insn_text(p, in), HOT_BY_STAGE);
       guint i = GPOINTER_TO_UINT(g_hash_table_lookup(at, key));
@@ -44,20 +45,52 @@ SimStage *sim_stages(const Program *p, const SimInsnRecords *rec, int *nstages) 
         g_free(key);
         i = (guint)prev_stage + 1;
       } else if (!i) {
-        SimStage s = {.name = key, .start = issue[k], .end = issue[k] + 1};
-        int none = -1;
-        g_array_append_val(st, s);
-        g_array_append_val(last_wg, none);
-        i = st->len;
+        g_ptr_array_add(out->names, key);
+        i = out->names->len;
         g_hash_table_insert(at, key, GUINT_TO_POINTER(i));
       } else {
         g_free(key);
       }
-      SimStage *s = &g_array_index(st, SimStage, i - 1);
-      int *lw = &g_array_index(last_wg, int, i - 1);
-      if (*lw != w) {
-        *lw = w;
+      out->of[k] = prev_stage = (int)i - 1;
+    }
+  }
+}
+
+void sim_insn_stages_clear(SimInsnStages *is) {
+  g_free(is->of);
+  if (is->names) g_ptr_array_unref(is->names);
+  memset(is, 0, sizeof *is);
+}
+
+SimStage *sim_stages(const Program *p, const SimInsnRecords *rec, const SimInsnStages *is, int *nstages) {
+  const int *insn_base = rec->insn_base;
+  const int64_t *issue = rec->issue, *end = rec->end;
+  int n = (int)is->names->len;
+  SimStage *st = g_new0(SimStage, MAX(n, 1));
+  int *last_wg = g_new(int, MAX(n, 1));
+  for (int i = 0; i < n; i++) {
+    st[i].name = g_strdup(g_ptr_array_index(is->names, i));
+    st[i].start = -1;
+    last_wg[i] = -1;
+  }
+  for (int w = 0; w < p->nwgs; w++) {
+    const WgCode *c = &p->wgs[w];
+    int64_t prev = -1;
+    int prev_stage = -1;
+    gboolean prev_waitt = FALSE;
+    for (int pc = 0; pc < c->n; pc++) {
+      int k = insn_base[w] + pc;
+      int i = is->of[k];
+      if (i < 0) break; /* not reached */
+      const Insn *in = &c->insns[pc];
+      SimStage *s = &st[i];
+      if (last_wg[i] != w) {
+        last_wg[i] = w;
         s->wgs++;
+      }
+      if (s->start < 0) {
+        s->start = issue[k];
+        s->end = issue[k] + 1;
       }
       s->start = MIN(s->start, issue[k]);
       s->end = MAX(s->end, MAX(issue[k] + 1, end[k]));
@@ -69,18 +102,18 @@ SimStage *sim_stages(const Program *p, const SimInsnRecords *rec, int *nstages) 
       if (in->op == OP_WAIT)
         s->wait += gap;
       else if (prev_waitt)
-        g_array_index(st, SimStage, prev_stage).pace += gap;
+        st[prev_stage].pace += gap;
       else
         s->stall += gap;
       prev = issue[k];
-      prev_stage = (int)i - 1;
+      prev_stage = i;
       prev_waitt = in->op == OP_WAITT;
     }
   }
-  g_array_free(last_wg, TRUE);
-  g_array_sort(st, stage_cmp);
-  *nstages = (int)st->len;
-  return (SimStage *)g_array_free(st, FALSE);
+  g_free(last_wg);
+  qsort(st, (size_t)n, sizeof *st, stage_cmp);
+  *nstages = n;
+  return st;
 }
 
 void sim_stages_free(SimStage *st, int n) {

@@ -2242,6 +2242,56 @@ START_TEST(test_p1_handoff_fanout) {
 }
 END_TEST
 
+/* handoff_hop_flow (p1_hop_flow.c), on 128 rows (4 row tiles: each W2
+ * owner's 4 A buffers are used twice) with one chain of W2's 2 owners a
+ * shard: each W2 owner SIGs its own free event per chunk, every store into
+ * a reused buffer (the W1 owner's into the head, the head's forward into the
+ * tail) first WAITs for that owner's, and no task waits for or signals the
+ * shard's free events any more.  Without the knob it is the other way
+ * round.  Both runs are correct and move the same HBM lines. */
+START_TEST(test_p1_handoff_hop_flow) {
+  const char *dims = "{d_model: 64, heads: 2, d_ff: 128, layers: 1, seqs: 1, rows: 128}";
+  Run run[2];
+  for (int f = 0; f < 2; f++) {
+    g_autofree char *text = g_strdup_printf("version: 1\np1:\n  problem: %s\n  " P1_MC "\n  handoff: rf\n"
+                                            "  handoff_fanout: 1%s\n", dims, f ? "\n  handoff_hop_flow: true" : "");
+    g_autoptr(Plan) plan = plan_text("hop.yaml", text);
+    run[f] = compile_run(plan, PROB_P1, f ? "hop flow" : "shard flow", NULL);
+    g_autoptr(GError) err = NULL;
+    g_autoptr(Ir) ir = pass_pipeline(plan, PROB_P1, NULL, NULL, TRUE, &err);
+    ck_assert_msg(ir, "%s", err ? err->message : "?");
+    int shard_wait = 0, shard_sig = 0, own_wait = 0, own_sig = 0, w2_mma = 0;
+    for (guint k = 0; k < ir->tasks->len; k++) {
+      const IrTask *t = ir_task_at(ir, (int)k);
+      for (guint i = 0; i < t->ops->len; i++) {
+        const IrOp *op = &g_array_index(t->ops, IrOp, i);
+        if (op->kind == IR_MMA && t->role.proj == PROJ_W2) w2_mma++;
+        if ((op->kind != IR_WAIT && op->kind != IR_SIG) || op->event < 0) continue;
+        const char *ev = g_ptr_array_index(ir->events, op->event);
+        gboolean own = g_regex_match_simple("^l0_w2_k[0-9]+_p[0-9]+_free[0-9]+$", ev, 0, 0);
+        gboolean shard = g_regex_match_simple("^l0_w2_k[0-9]+_free[0-9]+$", ev, 0, 0);
+        if (own && op->kind == IR_WAIT) { /* the second use of a buffer */
+          own_wait++;
+          ck_assert_int_eq(op->n, 1);
+        }
+        if (own && op->kind == IR_SIG) own_sig++;
+        if (shard && op->kind == IR_WAIT) shard_wait++;
+        if (shard && op->kind == IR_SIG) shard_sig++;
+      }
+    }
+    /* 4 W2 owners x 8 chunks: one MMA and one free each; 4 owners x 4
+     * reused buffers: one wait each with the knob; without it the W1
+     * owners' 2 blocks a shard a reused round wait for the shard's */
+    ck_assert_int_eq(w2_mma, 32);
+    ck_assert_int_eq(own_sig, f ? 32 : 0);
+    ck_assert_int_eq(shard_sig, f ? 0 : 32);
+    ck_assert_int_eq(own_wait, f ? 16 : 0);
+    ck_assert_int_eq(shard_wait > 0, !f);
+  }
+  ck_assert_int_eq(run[0].hbm_lines, run[1].hbm_lines);
+}
+END_TEST
+
 /* handoff: rf on P1's default shape (p1_handoff.c): W1's owners keep three
  * accumulators and their GELU temporary is half a tile (16 x 32, made in
  * two halves), so that it shares a partition with the bias and rstd and a
@@ -2831,6 +2881,7 @@ Suite *suite_gen(void) {
   tcase_add_test(tc, test_p1_handoff_rf);
   tcase_add_test(tc, test_p1_fanout_chains);
   tcase_add_test(tc, test_p1_handoff_fanout);
+  tcase_add_test(tc, test_p1_handoff_hop_flow);
   tcase_add_test(tc, test_p1_handoff_rf_buffers);
   tcase_add_test(tc, test_p1_attention_stagger);
   tcase_add_test(tc, test_ilp_placement);
