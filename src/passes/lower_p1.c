@@ -590,7 +590,7 @@ static gboolean stage_ffn_rf(P1 *c, int l, int stage, const ProjStage *w1, const
   LwP1Resident s1, s2;
   ProjTail t1, t2;
   int part1[P1_DEAD], part2[P1_DEAD];
-  if (!no_issuers(c, PROJ_W1, "handoff: rf", err) || !no_issuers(c, PROJ_W2, "handoff: rf", err)) return FALSE;
+  if (!no_issuers(c, PROJ_W2, "handoff: rf", err)) return FALSE; /* W1's owners issue (p1_resident.c) */
   return resident_desc(c, l, stage, w1, &s1, &t1, part1, err) &&
          resident_desc(c, l, stage + 1, w2, &s2, &t2, part2, err) &&
          lw_p1_ffn_rf(c->ir, &c->res, &s1, &s2, ir_prov(c->ir, "handoff"), err);

@@ -516,7 +516,10 @@ static void owner(Res *r, int o, const LwP1State *state) {
       sig_ev(ir, me, r->ofree[o * r->nb + b], st->hop_prov);
     else if (mc && !cand)
       sig_ev(ir, me, r->freed[s * r->nb + b], st->mc_prov);
-    if (self && c + L < r->total && (c + L) % r->np == p) issue_synced(r, me, s, c + L, &waited);
+    if (self && c + L < r->total && (c + L) % r->np == p) { /* issue_spacing.PROJ: before its turn */
+      lw_issue_space(ir, me, st->role.proj);
+      issue_synced(r, me, s, c + L, &waited);
+    }
     if (post && t >= 2 && k == at) post_tile(r, o, tag, t - 2);
     /* spread the previous tile's epilogue over this tile's chunks */
     if (k >= from) release(ir, me, held, (held->len + (guint)(r->nk - k) - 1) / (guint)(r->nk - k));

@@ -2292,6 +2292,48 @@ START_TEST(test_p1_handoff_hop_flow) {
 }
 END_TEST
 
+/* issue_spacing.w1 with handoff: rf (p1_resident.c): W1's owners issue the
+ * LD.mc of its chunks in turn, and each waits the knob's cycles before each
+ * of its turns after the first round: a WAITT citing the knob right before
+ * the turn's buffer wait and LD.mc, in W1's tasks only.  The run is correct,
+ * moves the same HBM lines and takes longer (every chunk's load is later).
+ * Without the knob there is no such WAITT. */
+START_TEST(test_p1_issue_spacing_owners) {
+  const char *dims = "{d_model: 64, heads: 2, d_ff: 128, layers: 1, seqs: 1, rows: 128}";
+  Run run[2];
+  for (int f = 0; f < 2; f++) {
+    g_autofree char *text = g_strdup_printf("version: 1\np1:\n  problem: %s\n  " P1_MC "\n  handoff: rf\n"
+                                            "  handoff_fanout: 1%s\n", dims, f ? "\n  issue_spacing: {w1: 77}" : "");
+    g_autoptr(Plan) plan = plan_text("isw.yaml", text);
+    run[f] = compile_run(plan, PROB_P1, f ? "issue_spacing.w1" : "no spacing", NULL);
+    g_autoptr(GError) err = NULL;
+    g_autoptr(Ir) ir = pass_pipeline(plan, PROB_P1, NULL, NULL, TRUE, &err);
+    ck_assert_msg(ir, "%s", err ? err->message : "?");
+    int spaced = 0, w1_mc = 0;
+    for (guint k = 0; k < ir->tasks->len; k++) {
+      const IrTask *t = ir_task_at(ir, (int)k);
+      const IrOp *ops = (const IrOp *)(const void *)t->ops->data;
+      for (guint i = 0; i < t->ops->len; i++) {
+        if (ops[i].kind == IR_LD && (ops[i].mods & IR_MOD_MC) && t->role.proj == PROJ_W1) w1_mc++;
+        if (ops[i].kind != IR_WAITT || !ops[i].prov.knob || !strstr(ops[i].prov.knob, "issue_spacing.w1")) continue;
+        spaced++;
+        ck_assert_int_eq(ops[i].n, 77);
+        ck_assert_int_eq(t->role.proj, PROJ_W1);
+        guint j = i + 1; /* the turn: its buffer's WAIT, then the LD.mc, before any MMA */
+        while (j < t->ops->len && ops[j].kind == IR_WAIT) j++;
+        ck_assert_msg(j < t->ops->len && ops[j].kind == IR_LD && (ops[j].mods & IR_MOD_MC), "task %s op %u", t->name, i);
+      }
+    }
+    /* 4 tiles x 2 chunks = 8 loads; the 3 the owners issue before their
+     * MMAs (the ring's lead) unspaced */
+    ck_assert_int_eq(w1_mc, 8);
+    ck_assert_int_eq(spaced, (f ? 5 : 0));
+  }
+  ck_assert_int_eq(run[0].hbm_lines, run[1].hbm_lines);
+  ck_assert_int_gt(run[1].cycles, run[0].cycles);
+}
+END_TEST
+
 /* handoff: rf on P1's default shape (p1_handoff.c): W1's owners keep three
  * accumulators and their GELU temporary is half a tile (16 x 32, made in
  * two halves), so that it shares a partition with the bias and rstd and a
@@ -2882,6 +2924,7 @@ Suite *suite_gen(void) {
   tcase_add_test(tc, test_p1_fanout_chains);
   tcase_add_test(tc, test_p1_handoff_fanout);
   tcase_add_test(tc, test_p1_handoff_hop_flow);
+  tcase_add_test(tc, test_p1_issue_spacing_owners);
   tcase_add_test(tc, test_p1_handoff_rf_buffers);
   tcase_add_test(tc, test_p1_attention_stagger);
   tcase_add_test(tc, test_ilp_placement);
