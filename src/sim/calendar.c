@@ -45,7 +45,7 @@ static int64_t next_busy(const Cal *c, int64_t t, int64_t lim) {
   return lim;
 }
 
-int64_t cal_fit(const Cal *c, int64_t t, int64_t d) {
+int64_t cal_fit_slow(const Cal *c, int64_t t, int64_t d) {
   if (d <= 0 || t >= c->end) return t;
   for (;;) {
     t = next_free(c, t);
