@@ -675,14 +675,14 @@ static int64_t compute_issue(Sim *s, Wg *w, const Insn *in, int pc, int64_t t) {
   }
   *unit = st + dur;
   /* energy: the unit's work plus every RF byte it moves */
-  double rf_bytes = 4.0 * dst->rg.rows * dst->rg.cols;
+  double rf_bytes = dst->bytes;
   for (int k = 0; k < 3; k++)
-    if (src[k]->rg.region >= 0) rf_bytes += 4.0 * src[k]->rg.rows * src[k]->rg.cols;
+    if (src[k]->rg.region >= 0) rf_bytes += src[k]->bytes;
   switch (sim_op_unit[in->op]) {
   case UNIT_MMA:
     if (s->tr) trace_unit(s->tr->mma, w->sm * s->m->mma_arrays + u, st, st + dur, w->id, pc);
     s->mma_blocks += dur / T_MMA_BLOCK;
-    if (!(in->mods & MOD_Z)) rf_bytes += 4.0 * dst->rg.rows * dst->rg.cols;
+    if (!(in->mods & MOD_Z)) rf_bytes += dst->bytes;
     sim_energy(s, UC_MMA, st, dur, E_MMA_BLOCK * (double)(dur / T_MMA_BLOCK), w->id, pc);
     s->uc_busy[UC_MMA] += (double)dur;
     break;
@@ -955,6 +955,7 @@ static void sim_init(Sim *s, const Program *p, const SimOptions *o) {
     if (r->region < 0) continue;
     x->rg = sim_range(s, r);
     x->elems = (int64_t)r->rows * r->cols;
+    x->bytes = 4.0 * r->rows * r->cols;
     x->parts = sim_parts(s, r);
   }
   s->hbm_words = p->abi.hbm_bytes / 4;

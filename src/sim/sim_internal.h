@@ -84,6 +84,7 @@ typedef struct Geo {
 typedef struct RefInfo {
   Range rg;
   int64_t elems;       /* rows * cols                                   */
+  double bytes;        /* 4.0 * rows * cols, as compute_issue adds them */
   uint64_t parts;      /* sim_parts                                     */
 } RefInfo;
 
