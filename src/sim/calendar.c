@@ -110,6 +110,24 @@ static int64_t book1(Cal *c, int64_t t) {
   return s;
 }
 
+int64_t cal_book1_after(Cal *c, int64_t k) {
+  /* every cycle from t to the end of word k is busy: the first free one
+   * is the first clear bit of a later word, or the first cycle past the
+   * window (book1's answer, without its first word again) */
+  for (k++; k < c->nw; k++) {
+    uint64_t x = ~c->w[k];
+    if (x) {
+      int64_t s = c->base + 64 * k + __builtin_ctzll(x);
+      c->w[k] |= x & -x;
+      if (s >= c->end) c->end = s + 1;
+      return s;
+    }
+  }
+  int64_t s = c->base + 64 * c->nw;
+  cal_take(c, s, 1);
+  return s;
+}
+
 int64_t cal_book_slow(Cal *c, int64_t t, int64_t d) {
   if (d == 1) return book1(c, t);
   int64_t s = cal_fit(c, t, d);

@@ -56,6 +56,9 @@ static inline void cal_take(Cal *c, int64_t s, int64_t d) {
 }
 /* cal_fit then cal_take; returns the start. */
 int64_t cal_book_slow(Cal *c, int64_t t, int64_t d);
+/* cal_book of one cycle whose word k of the window (t's) is full: the
+ * scan goes on from word k + 1. */
+int64_t cal_book1_after(Cal *c, int64_t k);
 static inline int64_t cal_book(Cal *c, int64_t t, int64_t d) {
   /* the common case of a one-cycle request (a line on a channel, a piece
    * on an RF port) with a free cycle in t's word of the window */
@@ -70,6 +73,7 @@ static inline int64_t cal_book(Cal *c, int64_t t, int64_t d) {
       if (s >= c->end) c->end = s + 1;
       return s;
     }
+    return cal_book1_after(c, i >> 6);
   }
   return cal_book_slow(c, t, d);
 }
