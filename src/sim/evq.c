@@ -109,7 +109,7 @@ int64_t evq_min_t_slow(EvQueue *q) {
   return t;
 }
 
-Event evq_pop(EvQueue *q) {
+Event evq_pop_slow(EvQueue *q) {
   int slot, kind, n = wheel_first(q, &slot, &kind);
   Event e;
   if (n < 0 || (q->nheap > 0 && before(&q->heap[0], &q->node[n].e))) {

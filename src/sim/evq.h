@@ -107,6 +107,28 @@ static inline int64_t evq_min_t(EvQueue *q) {
   return t;
 }
 /* Remove and return the first event; the queue must not be empty. */
-Event evq_pop(EvQueue *q);
+Event evq_pop_slow(EvQueue *q);
+static inline Event evq_pop(EvQueue *q) {
+  /* the common case, inline: the wheel's earliest slot is known (first_ok)
+   * and no event of the heap is as early; its first non-WG event, else its
+   * first WG event (evq_pop_slow's choice, without the call and the copy) */
+  if (!q->first_ok || q->first == INT64_MAX || (q->nheap > 0 && q->heap[0].t <= q->first))
+    return evq_pop_slow(q);
+  int slot = (int)(q->first & (EVQ_SLOTS - 1));
+  EvSlot *sl = &q->slot[slot];
+  int kind = sl->head[0] < 0, n = sl->head[kind];
+  EvNode *nd = &q->node[n];
+  Event e = nd->e;
+  sl->head[kind] = nd->next;
+  nd->next = q->free;
+  q->free = n;
+  q->nwheel--;
+  if (sl->head[0] < 0 && sl->head[1] < 0) {
+    q->busy[slot >> 6] &= ~(1ull << (slot & 63));
+    q->first_ok = FALSE; /* the earliest slot emptied: find the next one when asked */
+  }
+  q->cur = e.t;
+  return e;
+}
 
 #endif
