@@ -1425,30 +1425,39 @@ static void refs_clear(Parser *P) {
   memset(&P->refs, 0, sizeof P->refs);
 }
 
-/* The parsed instruction into its compact form (every field written). */
+/* The parsed instruction into its compact form (every field written).
+ * Written in place, zeros first: a copy built on the stack and stored
+ * whole read its 16-byte parts back across the narrow stores that had
+ * just written them (a store-forwarding stall per instruction). */
 static void commit(Parser *P, const PInsn *in, Insn *out) {
   OpForm f = sim_op_form[in->op];
-  Insn x = {.n = 0};
-  x.line = in->line;
-  x.col = in->col;
-  x.op = (uint8_t)in->op;
-  x.mods = (uint8_t)in->mods;
-  x.d = intern(P, &in->d);
-  x.a = intern(P, &in->a);
+  uint32_t d = intern(P, &in->d), a = intern(P, &in->a);
+  uint32_t b, c = 0;
   if (f == F_LD || f == F_ST) {
-    x.addr = in->mem.addr;
-    x.stride = in->mem.stride;
-    x.space = (uint8_t)in->mem.space;
-    x.dst = intern(P, &in->dst);
-    x.targets = in->targets;
+    b = intern(P, &in->dst);
   } else {
-    x.n = in->n;
-    if (f == F_IMM || f == F_FILL) x.imm = in->imm; /* n is 0 in these forms */
-    x.event = in->event;
-    x.b = intern(P, &in->b);
-    x.c = intern(P, &in->c);
+    b = intern(P, &in->b);
+    c = intern(P, &in->c);
   }
-  *out = x;
+  memset(out, 0, sizeof *out);
+  out->line = in->line;
+  out->col = in->col;
+  out->op = (uint8_t)in->op;
+  out->mods = (uint8_t)in->mods;
+  out->d = d;
+  out->a = a;
+  out->b = b; /* dst for LD and ST */
+  out->c = c;
+  if (f == F_LD || f == F_ST) {
+    out->addr = in->mem.addr;
+    out->stride = in->mem.stride;
+    out->space = (uint8_t)in->mem.space;
+    out->targets = in->targets;
+  } else {
+    out->n = in->n;
+    if (f == F_IMM || f == F_FILL) out->imm = in->imm; /* n is 0 in these forms */
+    out->event = in->event;
+  }
 }
 
 /* A committed LD/ST back into its parse form (fixups). */

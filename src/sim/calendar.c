@@ -45,7 +45,7 @@ static int64_t next_busy(const Cal *c, int64_t t, int64_t lim) {
   return lim;
 }
 
-int64_t cal_fit(const Cal *c, int64_t t, int64_t d) {
+int64_t cal_fit_slow(const Cal *c, int64_t t, int64_t d) {
   if (d <= 0 || t >= c->end) return t;
   for (;;) {
     t = next_free(c, t);
@@ -106,6 +106,24 @@ static int64_t book1(Cal *c, int64_t t) {
       }
     }
   int64_t s = next_free(c, t); /* before or past the window */
+  cal_take(c, s, 1);
+  return s;
+}
+
+int64_t cal_book1_after(Cal *c, int64_t k) {
+  /* every cycle from t to the end of word k is busy: the first free one
+   * is the first clear bit of a later word, or the first cycle past the
+   * window (book1's answer, without its first word again) */
+  for (k++; k < c->nw; k++) {
+    uint64_t x = ~c->w[k];
+    if (x) {
+      int64_t s = c->base + 64 * k + __builtin_ctzll(x);
+      c->w[k] |= x & -x;
+      if (s >= c->end) c->end = s + 1;
+      return s;
+    }
+  }
+  int64_t s = c->base + 64 * c->nw;
   cal_take(c, s, 1);
   return s;
 }

@@ -32,7 +32,13 @@ typedef struct Cal {
 void cal_init(Cal *c, const int64_t *clock);
 void cal_free(Cal *c);
 /* Earliest start >= t such that [start, start+d) is free (t for d <= 0). */
-int64_t cal_fit(const Cal *c, int64_t t, int64_t d);
+int64_t cal_fit_slow(const Cal *c, int64_t t, int64_t d);
+static inline int64_t cal_fit(const Cal *c, int64_t t, int64_t d) {
+  /* the common case of a compute instruction's RF ports: nothing booked at
+   * or after t (cal_fit_slow's first test, without the call) */
+  if (d <= 0 || t >= c->end) return t;
+  return cal_fit_slow(c, t, d);
+}
 /* Mark [s, s+d) busy (nothing for d <= 0); it should be free (a result of
  * cal_fit).  Cycles before the window are dropped. */
 void cal_take_slow(Cal *c, int64_t s, int64_t d);
@@ -50,14 +56,24 @@ static inline void cal_take(Cal *c, int64_t s, int64_t d) {
 }
 /* cal_fit then cal_take; returns the start. */
 int64_t cal_book_slow(Cal *c, int64_t t, int64_t d);
+/* cal_book of one cycle whose word k of the window (t's) is full: the
+ * scan goes on from word k + 1. */
+int64_t cal_book1_after(Cal *c, int64_t k);
 static inline int64_t cal_book(Cal *c, int64_t t, int64_t d) {
   /* the common case of a one-cycle request (a line on a channel, a piece
-   * on an RF port) whose cycle is free and inside the window */
+   * on an RF port) with a free cycle in t's word of the window */
   int64_t i = t - c->base;
-  if (d == 1 && i >= 0 && (i >> 6) < c->nw && !(c->w[i >> 6] >> (i & 63) & 1)) {
-    c->w[i >> 6] |= 1ull << (i & 63);
-    if (t >= c->end) c->end = t + 1;
-    return t;
+  if (d == 1 && i >= 0 && (i >> 6) < c->nw) {
+    /* the first free cycle at or after t in t's word (cal_book_slow's
+     * first step): a busy channel or link mostly has one a few cycles on */
+    uint64_t x = ~c->w[i >> 6] & (~0ull << (i & 63));
+    if (x) {
+      int64_t s = c->base + (i & ~(int64_t)63) + __builtin_ctzll(x);
+      c->w[i >> 6] |= x & -x;
+      if (s >= c->end) c->end = s + 1;
+      return s;
+    }
+    return cal_book1_after(c, i >> 6);
   }
   return cal_book_slow(c, t, d);
 }

@@ -58,43 +58,17 @@ static Event heap_pop(EvQueue *q) {
   return top;
 }
 
-void evq_add(EvQueue *q, int64_t t, EvType type, int a, int64_t cnt, int snap) {
-  uint64_t seq = q->seq++;
-  if (t < q->cur || t - q->cur >= EVQ_SLOTS) { /* outside the window */
-    Event e = {t, seq, type, a, cnt, snap};
-    heap_push(q, e);
-    return;
+void evq_add_heap(EvQueue *q, int64_t t, uint64_t seq, EvType type, int a, int64_t cnt, int snap) {
+  Event e = {t, seq, type, a, cnt, snap};
+  heap_push(q, e);
+}
+
+int evq_node_new(EvQueue *q) {
+  if (q->nnode == q->capnode) {
+    q->capnode = q->capnode ? q->capnode * 2 : 256;
+    q->node = g_renew(EvNode, q->node, q->capnode);
   }
-  int n = q->free;
-  if (n >= 0) {
-    q->free = q->node[n].next;
-  } else {
-    if (q->nnode == q->capnode) {
-      q->capnode = q->capnode ? q->capnode * 2 : 256;
-      q->node = g_renew(EvNode, q->node, q->capnode);
-    }
-    n = q->nnode++;
-  }
-  /* the fields one by one: an Event built on the caller's stack and
-   * copied whole cost the engine a store-forwarding stall per event */
-  EvNode *nd = &q->node[n];
-  nd->e.t = t;
-  nd->e.seq = seq;
-  nd->e.type = type;
-  nd->e.a = a;
-  nd->e.n = cnt;
-  nd->e.snap = snap;
-  nd->next = -1;
-  int i = (int)(t & MASK), kind = type == EV_WG;
-  EvSlot *sl = &q->slot[i];
-  if (sl->head[kind] < 0)
-    sl->head[kind] = n;
-  else
-    q->node[sl->tail[kind]].next = n;
-  sl->tail[kind] = n;
-  q->busy[i >> 6] |= 1ull << (i & 63);
-  q->nwheel++;
-  if (q->first_ok && t < q->first) q->first = t;
+  return q->nnode++;
 }
 
 void evq_push(EvQueue *q, Event e) { evq_add(q, e.t, e.type, e.a, e.n, e.snap); }
@@ -124,7 +98,7 @@ static int wheel_first(const EvQueue *q, int *slot, int *kind) {
   return q->slot[s].head[*kind];
 }
 
-int64_t evq_min_t(EvQueue *q) {
+int64_t evq_min_t_slow(EvQueue *q) {
   if (!q->first_ok) {
     int slot, kind, n = wheel_first(q, &slot, &kind);
     q->first = n >= 0 ? q->node[n].e.t : INT64_MAX;
@@ -135,7 +109,7 @@ int64_t evq_min_t(EvQueue *q) {
   return t;
 }
 
-Event evq_pop(EvQueue *q) {
+Event evq_pop_slow(EvQueue *q) {
   int slot, kind, n = wheel_first(q, &slot, &kind);
   Event e;
   if (n < 0 || (q->nheap > 0 && before(&q->heap[0], &q->node[n].e))) {

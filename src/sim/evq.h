@@ -59,12 +59,76 @@ void evq_free(EvQueue *q);
 /* Add `e` (its seq is assigned here).  e.t may be any time at or after the
  * last event popped. */
 void evq_push(EvQueue *q, Event e);
-/* evq_push of the event with these fields (the engine's: no Event copied). */
-void evq_add(EvQueue *q, int64_t t, EvType type, int a, int64_t n, int snap);
+/* evq_add's slow paths (evq.c): an event outside the window (the heap);
+ * a new node when the free list is empty. */
+void evq_add_heap(EvQueue *q, int64_t t, uint64_t seq, EvType type, int a, int64_t n, int snap);
+int evq_node_new(EvQueue *q);
+/* evq_push of the event with these fields (the engine's: no Event copied).
+ * Inline: every issue that stalls or yields comes here. */
+static inline void evq_add(EvQueue *q, int64_t t, EvType type, int a, int64_t cnt, int snap) {
+  uint64_t seq = q->seq++;
+  if (t < q->cur || t - q->cur >= EVQ_SLOTS) { /* outside the window */
+    evq_add_heap(q, t, seq, type, a, cnt, snap);
+    return;
+  }
+  int n = q->free;
+  if (n >= 0)
+    q->free = q->node[n].next;
+  else
+    n = evq_node_new(q);
+  /* the fields one by one: an Event built on the caller's stack and
+   * copied whole cost the engine a store-forwarding stall per event */
+  EvNode *nd = &q->node[n];
+  nd->e.t = t;
+  nd->e.seq = seq;
+  nd->e.type = type;
+  nd->e.a = a;
+  nd->e.n = cnt;
+  nd->e.snap = snap;
+  nd->next = -1;
+  int i = (int)(t & (EVQ_SLOTS - 1)), kind = type == EV_WG;
+  EvSlot *sl = &q->slot[i];
+  if (sl->head[kind] < 0)
+    sl->head[kind] = n;
+  else
+    q->node[sl->tail[kind]].next = n;
+  sl->tail[kind] = n;
+  q->busy[i >> 6] |= 1ull << (i & 63);
+  q->nwheel++;
+  if (q->first_ok && t < q->first) q->first = t;
+}
 static inline gboolean evq_empty(const EvQueue *q) { return q->nwheel == 0 && q->nheap == 0; }
 /* The time of the first event (INT64_MAX when empty). */
-int64_t evq_min_t(EvQueue *q);
+int64_t evq_min_t_slow(EvQueue *q);
+static inline int64_t evq_min_t(EvQueue *q) {
+  if (!q->first_ok) return evq_min_t_slow(q); /* the wheel's earliest slot emptied */
+  int64_t t = q->first;
+  if (q->nheap > 0 && q->heap[0].t < t) t = q->heap[0].t;
+  return t;
+}
 /* Remove and return the first event; the queue must not be empty. */
-Event evq_pop(EvQueue *q);
+Event evq_pop_slow(EvQueue *q);
+static inline Event evq_pop(EvQueue *q) {
+  /* the common case, inline: the wheel's earliest slot is known (first_ok)
+   * and no event of the heap is as early; its first non-WG event, else its
+   * first WG event (evq_pop_slow's choice, without the call and the copy) */
+  if (!q->first_ok || q->first == INT64_MAX || (q->nheap > 0 && q->heap[0].t <= q->first))
+    return evq_pop_slow(q);
+  int slot = (int)(q->first & (EVQ_SLOTS - 1));
+  EvSlot *sl = &q->slot[slot];
+  int kind = sl->head[0] < 0, n = sl->head[kind];
+  EvNode *nd = &q->node[n];
+  Event e = nd->e;
+  sl->head[kind] = nd->next;
+  nd->next = q->free;
+  q->free = n;
+  q->nwheel--;
+  if (sl->head[0] < 0 && sl->head[1] < 0) {
+    q->busy[slot >> 6] &= ~(1ull << (slot & 63));
+    q->first_ok = FALSE; /* the earliest slot emptied: find the next one when asked */
+  }
+  q->cur = e.t;
+  return e;
+}
 
 #endif

@@ -170,14 +170,14 @@ static gboolean overlap(const Range *a, const Range *b) {
 }
 
 static void access_of(const Sim *s, const Wg *w, const Insn *in, Access *a) {
-  const RfRef *reads[3] = {REF(s, in->a), REF(s, in->b), REF(s, in->c)};
+  const RefInfo *reads[3] = {REFI(s, in->a), REFI(s, in->b), REFI(s, in->c)};
   a->n = 0;
   /* LD and ST read a at most: their b and c bytes hold dst and mem
    * (program.h) */
   int nreads = in->op == OP_LD || in->op == OP_ST ? 1 : 3;
   for (int k = 0; k < nreads; k++)
-    if (reads[k]->region >= 0) {
-      a->rg[a->n] = sim_range(s, reads[k]);
+    if (reads[k]->rg.region >= 0) {
+      a->rg[a->n] = reads[k]->rg;
       a->wr[a->n++] = FALSE;
     }
   if (in->op == OP_LD && (in->mods & MOD_MC)) {
@@ -188,20 +188,24 @@ static void access_of(const Sim *s, const Wg *w, const Insn *in, Access *a) {
         a->rg[a->n] = sim_range(s, &r);
         a->wr[a->n++] = TRUE;
       }
-  } else if (REF(s, in->d)->region >= 0) {
-    a->rg[a->n] = sim_range(s, REF(s, in->d));
+  } else if (REFI(s, in->d)->rg.region >= 0) {
+    a->rg[a->n] = REFI(s, in->d)->rg;
     a->wr[a->n++] = TRUE;
   }
   /* `ST wgN.d, a` with N the issuer itself writes its own RF */
   if (in->op == OP_ST && in->space == MEM_RF && s->geo[REF(s, in->dst)->region].wg == w->id) {
-    a->rg[a->n] = sim_range(s, REF(s, in->dst));
+    a->rg[a->n] = REFI(s, in->dst)->rg;
     a->wr[a->n++] = TRUE;
   }
 }
 
 static void prune(RecVec *recs, int64_t now) {
-  guint k = 0;
-  for (guint i = 0; i < recs->len; i++) {
+  /* the records before the first one done stay where they are, uncopied */
+  guint i = 0, n = recs->len;
+  while (i < n && recs->v[i].done > now) i++;
+  if (i == n) return;
+  guint k = i;
+  for (i++; i < n; i++) {
     Rec *r = &recs->v[i];
     if (r->done > now) recs->v[k++] = *r;
   }
@@ -614,13 +618,13 @@ static int64_t unit_cycles(const Sim *s, const Insn *in) {
     return T_MMA_BLOCK * ((M + 31) / 32) * ((N + 31) / 32) * ((K + 31) / 32);
   }
   case UNIT_VEC: {
-    const RfRef *r = sim_op_form[in->op] == F_ROW ? REF(s, in->a) : REF(s, in->d);
-    int64_t e = (int64_t)r->rows * r->cols, c = (e + m->vl - 1) / m->vl;
+    int64_t e = REFI(s, sim_op_form[in->op] == F_ROW ? in->a : in->d)->elems;
+    int64_t c = (e + m->vl - 1) / m->vl;
     if (sim_op_form[in->op] == F_ROW) c += s->log2_vl;
     return c > 0 ? c : 1;
   }
   case UNIT_SFU: {
-    int64_t e = (int64_t)REF(s, in->d)->rows * REF(s, in->d)->cols, c = (e + m->sfu - 1) / m->sfu;
+    int64_t e = REFI(s, in->d)->elems, c = (e + m->sfu - 1) / m->sfu;
     return c > 0 ? c : 1;
   }
   default: return 1;
@@ -642,10 +646,10 @@ static int64_t compute_issue(Sim *s, Wg *w, const Insn *in, int pc, int64_t t) {
   } else {
     unit = &s->sfu_free[w->sm];
   }
-  uint64_t rd = 0, wr = sim_parts(s, REF(s, in->d));
-  const RfRef *src[3] = {REF(s, in->a), REF(s, in->b), REF(s, in->c)};
-  for (int k = 0; k < 3; k++)
-    if (src[k]->region >= 0) rd |= sim_parts(s, src[k]);
+  const RefInfo *dst = REFI(s, in->d);
+  uint64_t rd = 0, wr = dst->parts;
+  const RefInfo *src[3] = {REFI(s, in->a), REFI(s, in->b), REFI(s, in->c)};
+  for (int k = 0; k < 3; k++) rd |= src[k]->parts; /* 0 for the absent operand */
   if (in->op == OP_MMA && !(in->mods & MOD_Z)) rd |= wr;
   Cal *rp = &s->rf_rd[(long)w->id * s->vl], *wp = &s->rf_wr[(long)w->id * s->vl];
   int64_t st = maxi(t, *unit);
@@ -671,14 +675,14 @@ static int64_t compute_issue(Sim *s, Wg *w, const Insn *in, int pc, int64_t t) {
   }
   *unit = st + dur;
   /* energy: the unit's work plus every RF byte it moves */
-  double rf_bytes = 4.0 * REF(s, in->d)->rows * REF(s, in->d)->cols;
+  double rf_bytes = dst->bytes;
   for (int k = 0; k < 3; k++)
-    if (src[k]->region >= 0) rf_bytes += 4.0 * src[k]->rows * src[k]->cols;
+    if (src[k]->rg.region >= 0) rf_bytes += src[k]->bytes;
   switch (sim_op_unit[in->op]) {
   case UNIT_MMA:
     if (s->tr) trace_unit(s->tr->mma, w->sm * s->m->mma_arrays + u, st, st + dur, w->id, pc);
     s->mma_blocks += dur / T_MMA_BLOCK;
-    if (!(in->mods & MOD_Z)) rf_bytes += 4.0 * REF(s, in->d)->rows * REF(s, in->d)->cols;
+    if (!(in->mods & MOD_Z)) rf_bytes += dst->bytes;
     sim_energy(s, UC_MMA, st, dur, E_MMA_BLOCK * (double)(dur / T_MMA_BLOCK), w->id, pc);
     s->uc_busy[UC_MMA] += (double)dur;
     break;
@@ -738,14 +742,12 @@ static int64_t dma_issue(Sim *s, Wg *w, const Insn *in, int pc, int64_t t) {
         track(s, tw == w ? &w->inflight : &tw->incoming, &rg, TRUE, done, -1, w->id, pc);
       }
     } else {
-      Range rg = sim_range(s, REF(s, in->d));
-      track(s, &w->inflight, &rg, TRUE, done, -1, -1, pc);
+      track(s, &w->inflight, &REFI(s, in->d)->rg, TRUE, done, -1, -1, pc);
     }
   } else {
-    Range rg = sim_range(s, REF(s, in->a));
-    track(s, &w->inflight, &rg, FALSE, done, -1, -1, pc);
+    track(s, &w->inflight, &REFI(s, in->a)->rg, FALSE, done, -1, -1, pc);
     if (in->space == MEM_RF) {
-      rg = sim_range(s, REF(s, in->dst));
+      Range rg = REFI(s, in->dst)->rg;
       const Region *g = g_ptr_array_index(s->p->regions, REF(s, in->dst)->region);
       Wg *tw = &s->wg[g->wg];
       track(s, tw == w ? &w->inflight : &tw->incoming, &rg, TRUE, done, -1, w->id, pc);
@@ -755,6 +757,8 @@ static int64_t dma_issue(Sim *s, Wg *w, const Insn *in, int pc, int64_t t) {
 }
 
 /* ---- issue ----------------------------------------------------------- */
+
+gboolean sim_hazard_cache = TRUE;
 
 /* Try to issue insns[pc] at time t.  Returns the time the WG may try again
  * (t+1 after an issue), or -1 when it parked itself (WAIT, RED, END). */
@@ -771,7 +775,14 @@ static int64_t issue_one(Sim *s, Wg *w, int64_t t) {
     w->acc_pc = pc;
   }
   const Access *acc = &w->acc;
-  int64_t h = hazard(w, acc, t);
+  /* an instruction tried again after a hazard stall (or a busy DMA slot)
+   * is clear from clear_t on: its WG's records change only when it issues
+   * (red_complete finishes records that made hazard() T_INF, never cached) */
+  int64_t h = sim_hazard_cache && w->clear_pc == pc && t >= w->clear_t ? t : hazard(w, acc, t);
+  if (h != T_INF) {
+    w->clear_pc = pc;
+    w->clear_t = h;
+  }
   if (h == T_INF || ((in->op == OP_SIG || in->op == OP_END) && w->pending_red > 0)) {
     w->state = WG_BLOCK_RED;
     return -1;
@@ -936,6 +947,17 @@ static void sim_init(Sim *s, const Program *p, const SimOptions *o) {
     Geo x = {g->byte, g->cols, g->wg, 0, one ? 1ull << (g->byte / pb) : 0};
     s->geo[i] = x;
   }
+  s->ri = g_new0(RefInfo, p->nrefs);
+  for (uint32_t i = 0; i < p->nrefs; i++) {
+    const RfRef *r = &p->refs[i];
+    RefInfo *x = &s->ri[i];
+    x->rg.region = -1;
+    if (r->region < 0) continue;
+    x->rg = sim_range(s, r);
+    x->elems = (int64_t)r->rows * r->cols;
+    x->bytes = 4.0 * r->rows * r->cols;
+    x->parts = sim_parts(s, r);
+  }
   s->hbm_words = p->abi.hbm_bytes / 4;
   if (!o->timing_only) {
     s->hbm = g_new(float, s->hbm_words);
@@ -954,6 +976,7 @@ static void sim_init(Sim *s, const Program *p, const SimOptions *o) {
     w->sm = i / m->wgs_per_sm;
     w->code = &p->wgs[i];
     w->acc_pc = -1;
+    w->clear_pc = -1;
     w->state = w->code->n > 0 ? WG_RUN : WG_IDLE;
     w->accesses = g_array_new(FALSE, FALSE, sizeof(Access1));
     if (w->code->n > 0 && !o->timing_only) {
@@ -1044,6 +1067,7 @@ static void sim_destroy(Sim *s) {
   }
   g_free(s->wg);
   g_free(s->geo);
+  g_free(s->ri);
   Cal *cals[] = {s->chan, s->noc_in, s->noc_out, s->sh_port, s->rf_rd, s->rf_wr};
   int ncal[] = {m->hbm_channels, m->sms, m->sms, m->sms, s->nwgs * s->vl, s->nwgs * s->vl};
   for (int k = 0; k < 6; k++) {

@@ -131,6 +131,9 @@ void sim_options_default(SimOptions *o);
  * pieces on a fast path with the same result (dma.c); tests set FALSE to
  * compare against the general one. */
 extern gboolean sim_dma_fast_path;
+/* TRUE (default): an instruction tried again after a stall skips the
+ * hazard scan it already passed (sim.c); tests set FALSE to compare. */
+extern gboolean sim_hazard_cache;
 /* Run `prog`.  FALSE with *err = "file:line:col: error: ..." on a run-time
  * error, deadlock or cycle limit (exit code 2 class).  On success fills *res. */
 gboolean sim_run(const Program *prog, const SimOptions *opt, SimResult *res,

@@ -78,6 +78,16 @@ typedef struct Geo {
   uint64_t parts;
 } Geo;
 
+/* What the hot paths need of an operand (Program.refs), worked out once
+ * per run (sim_init): its range, the partitions it touches, its elements.
+ * The absent operand (id 0) has region -1 and no parts. */
+typedef struct RefInfo {
+  Range rg;
+  int64_t elems;       /* rows * cols                                   */
+  double bytes;        /* 4.0 * rows * cols, as compute_issue adds them */
+  uint64_t parts;      /* sim_parts                                     */
+} RefInfo;
+
 typedef enum { WG_IDLE, WG_RUN, WG_WAIT_EV, WG_BLOCK_RED, WG_DONE } WgState;
 
 typedef struct Wg {
@@ -91,6 +101,8 @@ typedef struct Wg {
   int64_t end;        /* completion of the WG (valid in WG_DONE)           */
   int acc_pc;         /* the pc whose ranges `acc` holds (-1: none): an    */
   Access acc;         /* instruction that stalls is tried again, unchanged */
+  int clear_pc;       /* the pc whose hazards clear from cycle clear_t on  */
+  int64_t clear_t;    /* (-1: none): own records only change by its issue */
   int64_t wait_n;     /* WG_WAIT_EV: count awaited                         */
   int wait_ev;
   RecVec inflight;    /* own instructions in flight                        */
@@ -152,6 +164,7 @@ typedef struct Sim {
   int64_t noc_k, noc_slot;
   Geo *geo;            /* per region (Program.regions)                     */
   const RfRef *refs;   /* Program.refs: the instructions' operands (REF)   */
+  RefInfo *ri;         /* per operand (REFI)                               */
   Wg *wg;
   float *hbm;
   uint64_t hbm_words;
@@ -219,6 +232,8 @@ typedef struct Sim {
 
 /* An instruction's RF operand (Insn.d, a, b, c, dst). */
 static inline const RfRef *REF(const Sim *s, uint32_t id) { return &s->refs[id]; }
+/* Its range, parts and elements (RefInfo). */
+static inline const RefInfo *REFI(const Sim *s, uint32_t id) { return &s->ri[id]; }
 
 /* sim.c */
 void sim_trace_grow(Sim *s, int64_t start, int64_t end);

@@ -102,6 +102,28 @@ START_TEST(test_calendar_words) {
 }
 END_TEST
 
+/* A one-cycle booking whose word is full from t on (cal_book1_after): the
+ * first free cycle of a later word, past busy whole words, or the first
+ * cycle past the window. */
+START_TEST(test_calendar_book_full_word) {
+  Cal c;
+  cal_init(&c, NULL);
+  cal_take(&c, 10, 54);  /* [10, 64): word 0 full from 10 on */
+  cal_take(&c, 64, 70);  /* [64, 134): word 1 full, word 2 up to 134 */
+  cal_take(&c, 140, 52); /* [140, 192): the rest of word 2 but [134, 140) */
+  ck_assert_int_eq(c.nw, 3);
+  ck_assert_int_eq(cal_book(&c, 12, 1), 134); /* two full words skipped */
+  ck_assert_int_eq(cal_book(&c, 70, 1), 135);
+  ck_assert_int_eq(cal_book(&c, 5, 1), 5);    /* a hole in t's own word */
+  cal_take(&c, 136, 4);                        /* [134, 192) full now */
+  ck_assert_int_eq(cal_book(&c, 130, 1), 192); /* past the window */
+  ck_assert_int_eq(c.nw, 4);
+  ck_assert_int_eq(c.end, 193);
+  ck_assert_int_eq(cal_book(&c, 191, 1), 193);
+  cal_free(&c);
+}
+END_TEST
+
 /* A jump of the clock (a WAITT of 10^15 cycles) moves the window instead
  * of stretching it: the bitmap stays a few words long. */
 START_TEST(test_calendar_clock_jump) {
@@ -163,6 +185,7 @@ Suite *suite_calendar(void) {
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, test_calendar_random);
   tcase_add_test(tc, test_calendar_words);
+  tcase_add_test(tc, test_calendar_book_full_word);
   tcase_add_test(tc, test_calendar_clock_jump);
   tcase_add_test(tc, test_calendar_take_fast);
   suite_add_tcase(s, tc);

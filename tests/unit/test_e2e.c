@@ -250,6 +250,68 @@ START_TEST(test_dma_fast_path) {
 }
 END_TEST
 
+/* The engine's shortcuts (sim.h: sim_hazard_cache, ...) against their
+ * general paths, one switched off at a time: the same timing, power,
+ * energy, per-unit figures and hottest-window instructions to the last bit,
+ * or the same run-time error, on every program of tests/asm and
+ * tests/golden and on tests/bad's run-time errors (races, deadlocks, RED
+ * rounds), with --profile's records on. */
+static gboolean *const engine_flags[] = {&sim_hazard_cache};
+
+static void engine_both_ways(const char *what, const Program *p) {
+  SimOptions o;
+  sim_options_default(&o);
+  o.timing_only = TRUE;
+  o.profile = TRUE;
+  for (unsigned f = 0; f < G_N_ELEMENTS(engine_flags); f++) {
+    SimResult r[2];
+    g_autoptr(GError) e0 = NULL;
+    g_autoptr(GError) e1 = NULL;
+    gboolean ok0 = sim_run(p, &o, &r[0], &e0);
+    *engine_flags[f] = FALSE;
+    gboolean ok1 = sim_run(p, &o, &r[1], &e1);
+    *engine_flags[f] = TRUE;
+    ck_assert_msg(ok0 == ok1, "%s, flag %u: %s vs %s", what, f, ok0 ? "ok" : e0->message,
+                  ok1 ? "ok" : e1->message);
+    if (!ok0) {
+      ck_assert_str_eq(e0->message, e1->message);
+      continue;
+    }
+    r[0].checked = r[1].checked = TRUE; /* timing only: nothing to compare in the check */
+    same_result(what, f, &r[0], &r[1]);
+    ck_assert_int_eq(r[0].nhot, r[1].nhot);
+    for (int i = 0; i < r[0].nhot; i++)
+      ck_assert_msg(r[0].hot[i].wg == r[1].hot[i].wg && r[0].hot[i].pc == r[1].hot[i].pc &&
+                        memcmp(&r[0].hot[i].energy_pj, &r[1].hot[i].energy_pj, sizeof(double)) == 0,
+                    "%s, flag %u: hottest-window instruction %d differs", what, f, i);
+    sim_result_clear(&r[0]);
+    sim_result_clear(&r[1]);
+  }
+}
+
+START_TEST(test_engine_fast_paths) {
+  const char *dirs[] = {"tests/asm", "tests/golden", "tests/bad"};
+  int n = 0, failing = 0;
+  for (unsigned d = 0; d < G_N_ELEMENTS(dirs); d++) {
+    g_autofree char *path = g_strconcat(TCC_TOP "/", dirs[d], NULL);
+    g_autoptr(GDir) dir = g_dir_open(path, 0, NULL);
+    ck_assert(dir);
+    for (const char *name; (name = g_dir_read_name(dir));) {
+      if (!g_str_has_suffix(name, ".asm") || (d == 2 && !g_str_has_prefix(name, "run_"))) continue;
+      g_autofree char *file = g_strconcat(path, "/", name, NULL);
+      g_autoptr(GError) err = NULL;
+      g_autoptr(Program) p = sim_asm_load(file, &err);
+      if (!p) continue; /* tests/bad: an assembler error, nothing runs */
+      engine_both_ways(name, p);
+      n++;
+      failing += d == 2;
+    }
+  }
+  ck_assert_int_ge(n, 40);
+  ck_assert_int_ge(failing, 5);
+}
+END_TEST
+
 Suite *suite_e2e(void) {
   Suite *s = suite_create("e2e");
   TCase *tc = tcase_create("tiny");
@@ -262,6 +324,7 @@ Suite *suite_e2e(void) {
   tcase_add_test(tc, test_time_once);
   tcase_add_test(tc, test_time_once_per_seed);
   tcase_add_test(tc, test_dma_fast_path);
+  tcase_add_test(tc, test_engine_fast_paths);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -40,7 +40,9 @@ static void stream(guint32 seed, int64_t far) {
         if (ref_before(&g_array_index(ref, Event, i), &g_array_index(ref, Event, best))) best = i;
       Event want = g_array_index(ref, Event, best);
       g_array_remove_index(ref, best);
-      ck_assert_int_eq(evq_min_t(&q), want.t);
+      /* evq_min_t before half the pops: evq_pop's inline path wants the
+       * earliest slot known, its slow path finds it */
+      if (g_rand_int_range(r, 0, 2)) ck_assert_int_eq(evq_min_t(&q), want.t);
       Event got = evq_pop(&q);
       ck_assert_msg(got.t == want.t && got.a == want.a && got.type == want.type,
                     "seed %u op %d: popped event %d at %" G_GINT64_FORMAT ", want %d at %" G_GINT64_FORMAT,
