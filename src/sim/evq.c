@@ -115,16 +115,7 @@ Event evq_pop_slow(EvQueue *q) {
   if (n < 0 || (q->nheap > 0 && before(&q->heap[0], &q->node[n].e))) {
     e = heap_pop(q);
   } else {
-    EvSlot *sl = &q->slot[slot];
-    e = q->node[n].e;
-    sl->head[kind] = q->node[n].next;
-    q->node[n].next = q->free;
-    q->free = n;
-    q->nwheel--;
-    if (sl->head[0] < 0 && sl->head[1] < 0) {
-      q->busy[slot >> 6] &= ~(1ull << (slot & 63));
-      q->first_ok = FALSE; /* the earliest slot emptied: find the next one when asked */
-    }
+    e = evq_take_node(q, slot, kind);
   }
   q->cur = e.t;
   return e;

@@ -106,17 +106,12 @@ static inline int64_t evq_min_t(EvQueue *q) {
   if (q->nheap > 0 && q->heap[0].t < t) t = q->heap[0].t;
   return t;
 }
-/* Remove and return the first event; the queue must not be empty. */
-Event evq_pop_slow(EvQueue *q);
-static inline Event evq_pop(EvQueue *q) {
-  /* the common case, inline: the wheel's earliest slot is known (first_ok)
-   * and no event of the heap is as early; its first non-WG event, else its
-   * first WG event (evq_pop_slow's choice, without the call and the copy) */
-  if (!q->first_ok || q->first == INT64_MAX || (q->nheap > 0 && q->heap[0].t <= q->first))
-    return evq_pop_slow(q);
-  int slot = (int)(q->first & (EVQ_SLOTS - 1));
+/* Take the first node of the wheel's slot `slot`, list `kind` (0: non-WG
+ * events, 1: WG events), which must not be empty; the slot's busy bit is
+ * cleared when it empties (evq_pop and evq_pop_slow). */
+static inline Event evq_take_node(EvQueue *q, int slot, int kind) {
   EvSlot *sl = &q->slot[slot];
-  int kind = sl->head[0] < 0, n = sl->head[kind];
+  int n = sl->head[kind];
   EvNode *nd = &q->node[n];
   Event e = nd->e;
   sl->head[kind] = nd->next;
@@ -127,6 +122,18 @@ static inline Event evq_pop(EvQueue *q) {
     q->busy[slot >> 6] &= ~(1ull << (slot & 63));
     q->first_ok = FALSE; /* the earliest slot emptied: find the next one when asked */
   }
+  return e;
+}
+/* Remove and return the first event; the queue must not be empty. */
+Event evq_pop_slow(EvQueue *q);
+static inline Event evq_pop(EvQueue *q) {
+  /* the common case, inline: the wheel's earliest slot is known (first_ok)
+   * and no event of the heap is as early; its first non-WG event, else its
+   * first WG event (evq_pop_slow's choice, without the call and the copy) */
+  if (!q->first_ok || q->first == INT64_MAX || (q->nheap > 0 && q->heap[0].t <= q->first))
+    return evq_pop_slow(q);
+  int slot = (int)(q->first & (EVQ_SLOTS - 1));
+  Event e = evq_take_node(q, slot, q->slot[slot].head[0] < 0);
   q->cur = e.t;
   return e;
 }
