@@ -24,7 +24,7 @@
  * the tensor is live from C's first op; a write ordered by neither is a
  * race, which the simulator reports.
  *
- * Cost: O(tasks + groups) vectors of `wgs` ints, one pass over the ops. */
+ * Cost: O(tasks + groups) vectors of `wgs` ints, O(ops) otherwise. */
 #include "ir.h"
 
 static inline IrTensor *tensor(const Ir *ir, int t) { return g_ptr_array_index(ir->tensors, t); }
@@ -54,10 +54,20 @@ int *ir_remote_first_op(const Ir *ir) {
   guint K = ir->tasks->len, T = ir->tensors->len, G = ir->groups->len;
   int *first = g_new(int, T + 1);
   for (guint t = 0; t < T; t++) first[t] = -1;
-  /* every placed task's vector when it starts (tasks x WGs ints: a pass to
-   * find the tasks whose tensors are written remotely, to keep only
-   * theirs, cost more than the copies) */
-  g_autofree int *saved = g_new(int, (gsize)(K + 1) * W);
+  /* the tasks that own remotely written tensors: their vectors are kept */
+  g_autofree gboolean *owner = g_new0(gboolean, K + 1);
+  for (guint k = 0; k < K; k++) {
+    const IrTask *tk = ir_task_at(ir, (int)k);
+    const IrOp *ops = (const IrOp *)(const void *)tk->ops->data;
+    for (guint i = 0; i < tk->ops->len; i++) {
+      int n = ops[i].ntargets + (ops[i].kind == IR_ST), w;
+      for (int j = 0; j < n; j++) {
+        int t = j < ops[i].ntargets ? ops[i].targets[j] : ops[i].mem.t;
+        if (remote_rf(ir, t, tk->wg, &w)) owner[ir_tensor(ir, t)->task] = TRUE;
+      }
+    }
+  }
+  g_autoptr(GHashTable) saved = g_hash_table_new_full(NULL, NULL, NULL, g_free);
   g_autoptr(GArray) writes = g_array_new(FALSE, FALSE, sizeof(Write));
   /* per WG: its tasks' first ops, in order (a task's op count may be 0) */
   g_autofree int *ntasks = g_new0(int, W), *nops = g_new0(int, W);
@@ -99,7 +109,7 @@ int *ir_remote_first_op(const Ir *ir) {
         g_array_append_val(writes, wr);
       }
     }
-    memcpy(saved + (gsize)k * W, cur, sizeof(int) * (gsize)W);
+    if (owner[k]) g_hash_table_insert(saved, GINT_TO_POINTER((int)k), g_memdup2(cur, sizeof(int) * (gsize)W));
     memcpy(wgvec + (gsize)u * W, cur, sizeof(int) * (gsize)W);
     if (tk->signals >= 0 && (guint)tk->signals < G) {
       if (pos[k] + 1 > cur[u]) cur[u] = pos[k] + 1;
@@ -109,7 +119,7 @@ int *ir_remote_first_op(const Ir *ir) {
   for (guint i = 0; i < writes->len; i++) {
     const Write *wr = &g_array_index(writes, Write, i);
     int c = ir_tensor(ir, wr->t)->task;
-    const int *vc = pos[c] >= 0 ? saved + (gsize)c * W : NULL; /* an unplaced C: from its start */
+    const int *vc = g_hash_table_lookup(saved, GINT_TO_POINTER(c));
     /* C waits for P: wr->f; else from C's start (its own task) */
     int f = vc && vc[wr->wp] > wr->pos ? wr->f : start[c];
     if (first[wr->t] < 0 || f < first[wr->t]) first[wr->t] = f;
