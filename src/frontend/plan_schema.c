@@ -10,7 +10,7 @@
 #include "plan_internal.h"
 
 /* ORDER-MATTERS: the enums of schedule.h. */
-static const char *const layout_names[] = {"row", "packed", NULL};
+static const char *const layout_names[] = {"row", "packed", "packed_x", NULL};
 static const char *const weights_names[] = {"streamed", "resident", NULL};
 static const char *const kv_names[] = {"direct", "temp", NULL};
 static const char *const solver_names[] = {"constructive", "ilp", NULL};

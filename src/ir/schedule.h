@@ -19,7 +19,7 @@ typedef struct SchedLoc {
   const char *path;
 } SchedLoc;
 
-typedef enum { LAYOUT_ROW, LAYOUT_PACKED } SchedLayout;
+typedef enum { LAYOUT_ROW, LAYOUT_PACKED, LAYOUT_PACKED_X } SchedLayout;
 typedef enum { WEIGHTS_STREAMED, WEIGHTS_RESIDENT } SchedWeights;
 typedef enum { KV_DIRECT, KV_TEMP } SchedKv;
 typedef enum { SOLVER_CONSTRUCTIVE, SOLVER_ILP } SchedSolver;
@@ -98,7 +98,7 @@ typedef struct Schedule {
                                        * (o mod slots) * stagger cycles late */
   int ln_fold_first_gap;              /* P1, ln_fold: cycles between the first
                                        * stage's (layer 0's qkv) weight pieces */
-  SchedLayout layout;       /* P1: packed (q, att, g in 32x32 blocks); D1 planned */
+  SchedLayout layout;       /* P1: packed (q, att, g in 32x32 blocks), packed_x (x1, x too); D1 planned */
   SchedWeights weights;     /* planned: resident                        */
   int rf_temp_kib;          /* KiB of each WG's RF kept for activations, */
                             /* not weights (the capacity report)         */

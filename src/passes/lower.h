@@ -370,6 +370,7 @@ typedef struct LwP1LnStatsRows {
   const char *src;
   int src_col, row0, rows, sub, d, dst_col;
   IrProv base;
+  gboolean packed; /* src in 32 x 32 blocks (LwMat: src_col, d) */
 } LwP1LnStatsRows;
 void lw_p1_ln_stats_rows(Ir *ir, int task, const char *tag, const LwP1LnStatsRows *r, IrProv prov);
 /* Owner `task`'s panel w (K x P, unsplit) and bias (1 x P) folded in place

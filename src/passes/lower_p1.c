@@ -37,6 +37,7 @@ typedef struct P1 {
   int ln_rows;              /* rows per LayerNorm task */
   int ln_sub;               /* rows it loads, normalises and stores at a time (0: as many as fit) */
   gboolean packed;          /* layout: packed: q, att and g in 32 x 32 blocks (mat(), LwMat) */
+  gboolean packed_x;        /* layout: packed_x: x1 and x (in scratch) too */
   IrProv sync_prov[PROJ__COUNT]; /* tile_sync.PROJ (p1_tile_sync.c) */
   /* refinements.ln_fold (p1_ln_fold.c): the LayerNorm stage is statistics
    * only; fold[next] tells the next projection's owners where its rstd is,
@@ -50,15 +51,21 @@ typedef struct P1 {
   LwP1LnStatsOut stats_out[2];
 } P1;
 
-/* Scratch matrix `base` (a P1Scratch offset) of `width` columns: packed
- * when the layout is and its producer writes it in 32 x 32 blocks: q (qkv's
- * panels), att (attention's head tiles), g (W1's panels).  x, x1, the
- * partial sums and LayerNorm's h and h2 stay row-major: LayerNorm and the
- * residuals read whole rows, and LayerNorm stores a few rows at a time,
- * which packed would cut into 8 stores each (measured: P1 +8,053 cycles,
- * docs/techniques.md). */
-static LwMat mat(const P1 *c, int base, int width) {
-  gboolean p = c->packed && (base == c->scr.q || base == c->scr.att || base == c->scr.g);
+/* Matrix `base` (a P1Scratch offset) of `width` columns in HBM symbol
+ * `sym`: packed when the layout is and its producer writes it in 32 x 32
+ * blocks: q (qkv's panels), att (attention's head tiles), g (W1's panels),
+ * and with packed_x x1 (Wo's panels) and x (W2's): their A chunks (W1's,
+ * the next layer's qkv) and residual blocks (W2's, the next Wo's) are then
+ * one segment each, and the LayerNorm statistics that read whole rows of
+ * them read a row's blocks one segment each.  The partial sums and
+ * LayerNorm's h and h2 stay row-major: LayerNorm stores a few rows at a
+ * time, which packed would cut into 8 stores each (measured: P1 +8,053
+ * cycles, docs/techniques.md).  The ABI's symbols (x_in, out) are
+ * row-major. */
+static LwMat mat(const P1 *c, const char *sym, int base, int width) {
+  gboolean p = c->packed && strcmp(sym, "scratch") == 0 &&
+               (base == c->scr.q || base == c->scr.att || base == c->scr.g ||
+                (c->packed_x && (base == c->scr.x || base == c->scr.x1)));
   return (LwMat){base, width, p};
 }
 
@@ -125,7 +132,8 @@ static void stage_ln_stats(P1 *c, int l, int stage, const char *name, const char
                             c->d, dst_col};
       lw_p1_ln_stats_merge(ir, task, tag, &m, merged->prov);
     } else {
-      LwP1LnStatsRows rows = {src, src_col, tile * c->ln_rows, c->ln_rows, sub, c->d, dst_col, c->base};
+      LwP1LnStatsRows rows = {src, src_col, tile * c->ln_rows, c->ln_rows, sub, c->d, dst_col, c->base,
+                              mat(c, src, src_col, c->d).packed};
       lw_p1_ln_stats_rows(ir, task, tag, &rows, fp);
     }
     lw_p1_tile_signal(ir, task, l, name, tile * c->ln_rows / c->R, fp);
@@ -168,11 +176,12 @@ static void stage_ln(P1 *c, int l, int stage, const char *name, const char *src,
     for (int r = 0; r < c->ln_rows; r += sub) {
       int row = tile * c->ln_rows + r;
       IrView xv = ir_win(x, 0, sub, 0, c->d);
-      lw_load(ir, task, xv, src, row, src_col, c->d, c->base);
+      LwMat xm = mat(c, src, src_col, c->d);
+      lw_load_mat(ir, task, xv, src, &xm, row, 0, c->base);
       lw_layernorm(ir, task, xv, xv, g, b, ir_win(tmp, 0, sub, 0, c->d), ir_all(ir, mean),
                    ir_all(ir, var), c->base);
       spacing(c, task);
-      LwMat m = mat(c, dst_col, c->d);
+      LwMat m = mat(c, "scratch", dst_col, c->d);
       lw_store_mat(ir, task, xv, "scratch", &m, row, 0, c->base);
     }
     /* tile_sync of the next stage: its row tile, once these rows are stored */
@@ -188,7 +197,7 @@ static void store_qkv(P1 *c, int task, IrView acc, int c0, int tile, const char 
   /* a task storing several blocks (resident owners, rf_grid) names each
    * block's read-back tensors apart */
   g_autofree char *back = blocks ? g_strdup_printf("%s.t%dc%d", ir_task_at(c->ir, task)->name, tile, c0) : NULL;
-  LwQkvStore s = {.d_model = c->d, .q_row = row, .q_col = c->scr.q, .q_packed = mat(c, c->scr.q, c->d).packed, .kv_sym = {kv_sym[0], kv_sym[1]},
+  LwQkvStore s = {.d_model = c->d, .q_row = row, .q_col = c->scr.q, .q_packed = mat(c, "scratch", c->scr.q, c->d).packed, .kv_sym = {kv_sym[0], kv_sym[1]},
                   .kv_row = seq * c->H * c->rows + i, .head_rows = c->rows, .mode = c->pp->kv_writeback,
                   .temp_row = row, .temp_col = c->scr.kv, .temp_stride = 2 * c->d, .back_tag = back, .fences = &c->fences,
                   .prov = c->base, .kv_prov = c->kv_prov};
@@ -229,7 +238,7 @@ static gboolean stage_att(P1 *c, int l, int stage, GError **err) {
         depend(c, task, grp, after);
         int n = (i + 1) * R, kv_row = (seq * c->H + h) * c->rows, row = seq * c->rows + i * R;
         IrView q = ir_all(ir, lw_rf_sub(ir, task, tag, "q", R, WL_HEAD_DIM));
-        LwMat qm = mat(c, c->scr.q, c->d), om = mat(c, c->scr.att, c->d);
+        LwMat qm = mat(c, "scratch", c->scr.q, c->d), om = mat(c, "scratch", c->scr.att, c->d);
         if (blocked) {
           IrView mask = ir_all(ir, lw_rf_sub(ir, task, tag, "mask", R, R));
           IrView o = ir_all(ir, lw_rf_sub(ir, task, tag, "o", R, WL_HEAD_DIM));
@@ -358,13 +367,13 @@ static void proj_tail(ProjTail *pt, int task, const char *tag, int tile, int c0,
   if (ps->res_sym && !pt->no_res) {
     if (pt->res < 0) pt->res = lw_rf_sub(ir, task, tag, "res", c->R, P);
     IrView r = ir_all(ir, pt->res);
-    lw_load(ir, task, r, ps->res_sym, tile * c->R, ps->res_col + c0, c->d, c->base);
+    LwMat rm = mat(c, ps->res_sym, ps->res_col, c->d);
+    lw_load_mat(ir, task, r, ps->res_sym, &rm, tile * c->R, c0, c->base);
     IrOp *op = ir_emit(ir, task, IR_VADD);
     op->d = acc, op->a = acc, op->b = r, op->prov = c->base;
   }
   spacing(c, task);
-  LwMat m = mat(c, ps->dst_col, ps->gelu ? c->f : c->d);
-  if (strcmp(ps->dst_sym, "scratch") != 0) m.packed = FALSE; /* out: the ABI's */
+  LwMat m = mat(c, ps->dst_sym, ps->dst_col, ps->gelu ? c->f : c->d); /* out: the ABI's, row-major */
   lw_store_mat(ir, task, out, ps->dst_sym, &m, tile * c->R, c0, c->base);
   if (ps->stats) lw_p1_ln_stats_emit(ir, task, tag, out, tile, c0, ps->stats); /* p1_ln_stats.c */
 }
@@ -550,7 +559,7 @@ static gboolean resident_desc(P1 *c, int l, int stage, const ProjStage *ps, LwP1
                      .R = c->R, .extra = (ps->gelu != 0) + (ps->res_sym != NULL), .multicast = mcast,
                      .from = mcast && c->pp->multicast_pass ? LW_P1_FROM_PASS : LW_P1_FROM_ISSUERS,
                      .a = {.sym = ps->a_sym ? ps->a_sym : "scratch", .col = ps->a_col, .stride = ps->K,
-                           .prov = c->base, .packed = mat(c, ps->a_col, ps->K).packed},
+                           .prov = c->base, .packed = mat(c, ps->a_sym ? ps->a_sym : "scratch", ps->a_col, ps->K).packed},
                      .fold = ps->fold,
                      .part_col = part_col, .part_stride = c->d, .after = after, .grp = grp,
                      .finish = tail_cb, .ctx = pt, .prov = ir_prov(ir, "weights"), .mc_prov = ir_prov(ir, mc)};
@@ -558,7 +567,8 @@ static gboolean resident_desc(P1 *c, int l, int stage, const ProjStage *ps, LwP1
   if (c->pp->k_split_last[ps->pj->proj] && shards > 1 && mcast) { /* p1_resident.c: chain_last */
     st->chain_last = TRUE;
     if (ps->res_sym) {
-      st->res = (LwSource){.sym = ps->res_sym, .col = ps->res_col, .stride = c->d, .prov = c->base};
+      st->res = (LwSource){.sym = ps->res_sym, .col = ps->res_col, .stride = c->d, .prov = c->base,
+                           .packed = mat(c, ps->res_sym, ps->res_col, c->d).packed};
       st->extra--;
       pt->no_res = TRUE;
     }
@@ -612,12 +622,15 @@ static gboolean att_wo_rf(P1 *c, int l, int stage, LwP1Attention *at, const Proj
 
 typedef gboolean (*ProjFn)(P1 *c, int l, int stage, const ProjStage *ps, GError **err);
 
-/* layout: packed: a resident stage's A chunk (row_tile x k_chunk) must be
- * one 32 x 32 block, one LD (or LD.mc) of one segment. */
+/* layout: packed or packed_x: a resident stage's A chunk (row_tile x
+ * k_chunk) must be one 32 x 32 block, one LD (or LD.mc) of one segment. */
+static const char *layout_name(const P1 *c) { return c->packed_x ? "packed_x" : "packed"; }
+
 static gboolean packed_fits(P1 *c, GError **err) {
   Ir *ir = c->ir;
   if (c->R != LW_BLOCK) {
-    ir_error(ir, err, c->tile_prov, "layout: packed stores 32 x 32 blocks: row_tile must be 32, got %d", c->R);
+    ir_error(ir, err, c->tile_prov, "layout: %s stores 32 x 32 blocks: row_tile must be 32, got %d", layout_name(c),
+             c->R);
     return FALSE;
   }
   const LwProj *pj[] = {&c->qkv, &c->wo, &c->w1, &c->w2};
@@ -627,8 +640,8 @@ static gboolean packed_fits(P1 *c, GError **err) {
     if (MIN(pj[k]->k_chunk, ks) != LW_BLOCK) {
       char knob[32];
       g_snprintf(knob, sizeof knob, "k_chunk.%s", sched_proj_name[pj[k]->proj]);
-      ir_error(ir, err, ir_prov(ir, knob), "layout: packed loads A in 32 x 32 blocks: k_chunk.%s must be 32, got %d",
-               sched_proj_name[pj[k]->proj], pj[k]->k_chunk);
+      ir_error(ir, err, ir_prov(ir, knob), "layout: %s loads A in 32 x 32 blocks: k_chunk.%s must be 32, got %d",
+               layout_name(c), sched_proj_name[pj[k]->proj], pj[k]->k_chunk);
       return FALSE;
     }
   }
@@ -715,7 +728,8 @@ gboolean pass_lower_p1(Ir *ir, GError **err) {
    * (WGs / 2) rows that stream them in 4 pieces: all WGs loading their rows
    * at once, then storing them at once, passed 20 W */
   gboolean resident = pp->weights == WEIGHTS_RESIDENT;
-  c.packed = pp->layout == LAYOUT_PACKED;
+  c.packed = pp->layout != LAYOUT_ROW;
+  c.packed_x = pp->layout == LAYOUT_PACKED_X;
   if (c.packed && !packed_fits(&c, err)) return FALSE;
   gboolean grid = pp->rf_grid_rows * pp->rf_grid_cols * pp->rf_grid_k > 1;
   if (grid && resident) {

@@ -106,7 +106,8 @@ void lw_p1_ln_stats_rows(Ir *ir, int task, const char *tag, const LwP1LnStatsRow
   IrView xv = ir_win(x, 0, sub, 0, d), t = ir_win(tmp, 0, sub, 0, d);
   for (int k = 0; k < r->rows; k += sub) {
     int row = r->row0 + k;
-    lw_load(ir, task, xv, r->src, row, r->src_col, d, r->base);
+    LwMat m = {r->src_col, d, r->packed};
+    lw_load_mat(ir, task, xv, r->src, &m, row, 0, r->base);
     lw_ln_rstd(ir, task, xv, t, t, ir_all(ir, mean), ir_all(ir, rstd), prov);
     lw_space(ir, task);
     lw_store(ir, task, ir_all(ir, rstd), "scratch", 0, r->dst_col + row, 1, prov);

@@ -365,7 +365,8 @@ static void epilogue(Res *r, int o, int i, int t, IrView av, const char *tag, Ep
     op->d = av, op->a = av, op->b = ir_all(ir, r->bias[o]), op->prov = st->prov;
     if (r->res[o] >= 0) {
       IrView rv = ir_all(ir, r->res[o]);
-      lw_load(ir, me, rv, st->res.sym, t * r->R, st->res.col + p * r->P, st->res.stride, st->res.prov);
+      LwMat m = {st->res.col, st->res.stride, st->res.packed};
+      lw_load_mat(ir, me, rv, st->res.sym, &m, t * r->R, p * r->P, st->res.prov);
       op = ir_emit(ir, me, IR_VADD);
       op->d = av, op->a = av, op->b = rv, op->prov = st->res.prov;
     }

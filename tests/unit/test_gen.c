@@ -1714,6 +1714,52 @@ START_TEST(test_p1_packed) {
 }
 END_TEST
 
+/* The lines of `text` that contain both `a` and `b`, and how many of them
+ * are strided. */
+static void lines_with(const char *text, const char *a, const char *b, int *n, int *strided) {
+  *n = *strided = 0;
+  g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+  for (char **l = lines; *l; l++) {
+    if (!strstr(*l, a) || !strstr(*l, b)) continue;
+    (*n)++;
+    *strided += strstr(*l, ", stride") != NULL;
+  }
+}
+
+/* layout: packed_x: x1 (Wo's output) and x (W2's, between the layers) are
+ * stored in 32 x 32 blocks too, so Wo's stores into x1 and the residual
+ * blocks W2 (x1) and layer 1's Wo (x) load are one segment each, where
+ * layout: packed strides over 32 rows; the last W2 still writes `out`, the
+ * ABI's row-major matrix.  Both layouts are correct on two layers. */
+START_TEST(test_p1_packed_x) {
+  const char *fmt = "version: 1\np1:\n  problem: {d_model: 64, heads: 2, d_ff: 128, layers: 2, seqs: 1, rows: 64}\n"
+                    "  " P1_MC "\n  layout: %s\n";
+  g_autofree char *pt = g_strdup_printf(fmt, "packed"), *xt = g_strdup_printf(fmt, "packed_x");
+  g_autoptr(Plan) packed = plan_text("packed.yaml", pt);
+  g_autoptr(Plan) px = plan_text("packed_x.yaml", xt);
+  g_autofree char *a = NULL, *b = NULL;
+  compile_run(packed, PROB_P1, "packed", &a);
+  compile_run(px, PROB_P1, "packed_x", &b);
+  struct { const char *what, *x, *y; gboolean packed_x_strided; } want[] = {
+      {"Wo's stores into x1", "ST        hbm[scratch", "l0.wo.", FALSE},
+      {"the residual loads (x1, x)", "_res, hbm[scratch", "LD ", FALSE},
+      {"the last W2's stores into out", "ST        hbm[out", "l1.w2.", TRUE},
+  };
+  for (unsigned k = 0; k < G_N_ELEMENTS(want); k++) {
+    int n, strided;
+    lines_with(a, want[k].x, want[k].y, &n, &strided);
+    ck_assert_msg(n > 0 && strided == n, "packed, %s: %d of %d strided", want[k].what, strided, n);
+    lines_with(b, want[k].x, want[k].y, &n, &strided);
+    ck_assert_msg(n > 0 && strided == (want[k].packed_x_strided ? n : 0), "packed_x, %s: %d of %d strided",
+                  want[k].what, strided, n);
+  }
+  /* layer 1's Wo loads a residual block of x */
+  int n, strided;
+  lines_with(b, "l1_wo_", "_res, hbm[scratch", &n, &strided);
+  ck_assert_msg(n > 0 && strided == 0, "packed_x, layer 1's Wo residual: %d of %d strided", strided, n);
+}
+END_TEST
+
 /* tile_sync (p1_tile_sync.c): W1's and W2's issuers wait per row tile for
  * the tile events of LN2 and W1, which those stages signal once per tile
  * (each LN2 task after its rows, each W1 finishing owner after its store),
@@ -2912,6 +2958,7 @@ Suite *suite_gen(void) {
   tcase_add_test(tc, test_p1_query_tiles);
   tcase_add_test(tc, test_p1_attention_waves);
   tcase_add_test(tc, test_p1_packed);
+  tcase_add_test(tc, test_p1_packed_x);
   tcase_add_test(tc, test_p1_k_split_last);
   tcase_add_test(tc, test_p1_tile_sync);
   tcase_add_test(tc, test_p1_ln_fold);

@@ -581,7 +581,7 @@ static const Bad bad[] = {
     {"knob twice", HDR "schedule\n  p1.sms_used = 2\n  p1.sms_used = 2\n",
      "t.ir:5:3: error: knob 'p1.sms_used' is given twice"},
     {"knob enum", HDR "schedule\n  p1.layout = diagonal\n",
-     "t.ir:4:15: error: 'diagonal' is not one of row, packed (knob 'p1.layout')"},
+     "t.ir:4:15: error: 'diagonal' is not one of row, packed, packed_x (knob 'p1.layout')"},
     {"knob bool", HDR "schedule\n  p1.multicast.qkv = yes\n",
      "t.ir:4:22: error: 'yes' is not true or false (knob 'p1.multicast.qkv')"},
     {"knob int", HDR "schedule\n  p1.row_tile = 3x\n",
