@@ -1678,16 +1678,22 @@ END_TEST
 
 #define P1_MC P1_RES "\n  multicast: {qkv: true, wo: true, w1: true, w2: true}"
 
-/* The LD.mc lines of `text` that load an A chunk of projection `proj`
- * ("_wo_"), and how many of them are strided (row-major rows). */
-static void mc_loads(const char *text, const char *proj, int *n, int *strided) {
+/* The lines of `text` that contain both `a` and `b`, and how many of them
+ * are strided. */
+static void lines_with(const char *text, const char *a, const char *b, int *n, int *strided) {
   *n = *strided = 0;
   g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
   for (char **l = lines; *l; l++) {
-    if (!strstr(*l, "LD.mc") || !strstr(*l, proj)) continue;
+    if (!strstr(*l, a) || !strstr(*l, b)) continue;
     (*n)++;
     *strided += strstr(*l, ", stride") != NULL;
   }
+}
+
+/* The LD.mc lines of `text` that load an A chunk of projection `proj`
+ * ("_wo_"), and how many of them are strided (row-major rows). */
+static void mc_loads(const char *text, const char *proj, int *n, int *strided) {
+  lines_with(text, "LD.mc", proj, n, strided);
 }
 
 /* layout: packed: wo's and w2's A (att, g) are written in 32 x 32 blocks,
@@ -1713,18 +1719,6 @@ START_TEST(test_p1_packed) {
   ck_assert_msg(n > 0 && strided == n, "packed qkv: %d of %d LD.mc strided", strided, n);
 }
 END_TEST
-
-/* The lines of `text` that contain both `a` and `b`, and how many of them
- * are strided. */
-static void lines_with(const char *text, const char *a, const char *b, int *n, int *strided) {
-  *n = *strided = 0;
-  g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
-  for (char **l = lines; *l; l++) {
-    if (!strstr(*l, a) || !strstr(*l, b)) continue;
-    (*n)++;
-    *strided += strstr(*l, ", stride") != NULL;
-  }
-}
 
 /* layout: packed_x: x1 (Wo's output) and x (W2's, between the layers) are
  * stored in 32 x 32 blocks too, so Wo's stores into x1 and the residual
