@@ -214,6 +214,8 @@ const PlanKnobDef plan_knobs[PLAN_NKNOBS] = {
     INT("ln_fold_slots.qkv", P1, ln_fold_slots[PROJ_QKV], 1, 512, 4, PROJ_QKV, NULL, 0, 0),
     INT("ln_fold_slots.w1", P1, ln_fold_slots[PROJ_W1], 1, 512, 4, PROJ_W1, NULL, 0, 0),
     INT("ln_fold_first_gap", P1, ln_fold_first_gap, 0, 100000, 400, -1, NULL, 0, 0),
+    /* ln_first_stagger: piece_spacing.c's pacing of the program's first stage */
+    INT("ln_first_stagger", P1, ln_first_stagger, 0, 100000, 0, -1, NULL, 0, 0),
     ENUM("layout", BOTH, layout, layout_names, LAYOUT_ROW, 4, 0),
     ENUM("weights", BOTH, weights, weights_names, WEIGHTS_STREAMED, 0, 0),
     INT("rf_temp_kib", BOTH, rf_temp_kib, 0, 256, 16, -1, check_rf_temp, 0, 0),

@@ -62,7 +62,7 @@ extern const char *const sched_space_name[SPACE__COUNT]; /* "ln", "qkv", "att", 
 
 /* Number of knobs (the frontend's table, plan_schema.c), problem dims
  * included. */
-#define SCHED_NKNOBS 110
+#define SCHED_NKNOBS 111
 /* Longest value text of a knob ("round_robin", "-1", "1073741824"). */
 #define SCHED_VALUE_MAX 16
 
@@ -98,6 +98,8 @@ typedef struct Schedule {
                                        * (o mod slots) * stagger cycles late */
   int ln_fold_first_gap;              /* P1, ln_fold: cycles between the first
                                        * stage's (layer 0's qkv) weight pieces */
+  int ln_first_stagger;               /* P1: layer 0's LN1 task t waits t * N
+                                       * cycles first (piece_spacing.c) */
   SchedLayout layout;       /* P1: packed (q, att, g in 32x32 blocks), packed_x (x1, x too); D1 planned */
   SchedWeights weights;     /* planned: resident                        */
   int rf_temp_kib;          /* KiB of each WG's RF kept for activations, */

@@ -634,6 +634,10 @@ void lw_piece_stagger(Ir *ir, int task, SchedProj proj, int owner);
  * issuer task (issue_spacing.PROJ = N; nothing when 0), between one of its
  * LD.mc's of the stage's A chunks and the next. */
 void lw_issue_space(Ir *ir, int task, SchedProj proj);
+/* piece_spacing.c: ln_first_stagger: lw_ln_first_stagger WAITTs tile * N
+ * cycles (ln_first_stagger = N; nothing when 0) at the start of layer 0's
+ * LN1 task for row tile `tile`. */
+void lw_ln_first_stagger(Ir *ir, int task, int tile);
 /* shard_group.c: ord[0 .. n-1] = 0 .. n-1 sorted stably by the SM of
  * wgs[i] (n at most a machine's WGs): the order of owners by SM that
  * shard_group.PROJ and handoff_fanout's chains (p1_fanout.c) both use. */

@@ -127,6 +127,7 @@ static void stage_ln_stats(P1 *c, int l, int stage, const char *name, const char
     } else {
       depend(c, task, grp, after);
     }
+    if (l == 0 && next == PROJ_QKV) lw_ln_first_stagger(ir, task, tile); /* piece_spacing.c */
     if (merged) { /* p1_ln_stats.c: the producers' partials, not the rows */
       LwP1LnStatsMerge m = {merged->col, tile * c->ln_rows, c->ln_rows, c->R, c->d / (next == PROJ_QKV ? c->w2.panel : c->wo.panel),
                             c->d, dst_col};
@@ -167,6 +168,7 @@ static void stage_ln(P1 *c, int l, int stage, const char *name, const char *src,
     role.layer = l, role.tile = tile;
     int task = lw_task(ir, tag, stage, c->tile_prov, role);
     depend(c, task, grp, after);
+    if (l == 0 && next == PROJ_QKV) lw_ln_first_stagger(ir, task, tile); /* piece_spacing.c */
     IrView g = ir_all(ir, lw_rf_sub(ir, task, tag, "g", 1, c->d));
     IrView b = ir_all(ir, lw_rf_sub(ir, task, tag, "b", 1, c->d));
     lw_load(ir, task, g, gsym, 0, 0, c->d, c->base);

@@ -31,8 +31,17 @@
  * the next one's buffer: a shard's i issuers start at most i chunks per N
  * cycles.  The issuers of multicast.pass (multicast.c) are not spaced.
  *
- * The lowering only says where a piece or chunk is (lw_piece_space,
- * lw_piece_stagger, lw_issue_space); this module, how long to wait. */
+ * The program's first stage, layer 0's LN1, loads its rows of x_in beside
+ * the first qkv owners' weight pieces, and all its tasks start at cycle 0:
+ * with ln_first_stagger = N the task of row tile t first waits t * N
+ * cycles, so that their loads spread over the time the weight pieces take
+ * anyway (ln_fold_first_gap) and those pieces can come closer together.
+ * With ln_fold each tile's statistics are needed only by qkv's epilogue of
+ * that tile; without it qkv waits for the whole stage.
+ *
+ * The lowering only says where a piece, chunk or task is (lw_piece_space,
+ * lw_piece_stagger, lw_issue_space, lw_ln_first_stagger); this module, how
+ * long to wait. */
 #include "lower.h"
 
 int64_t lw_piece_spacing_of(const Ir *ir, SchedProj proj, IrProv *prov) {
@@ -53,6 +62,11 @@ void lw_piece_stagger(Ir *ir, int task, SchedProj proj, int owner) {
   g_snprintf(path, sizeof path, "weight_stagger.%s", sched_proj_name[proj]);
   int64_t n = (int64_t)owner * ir->sched.weight_stagger[proj];
   if (n > 0) lw_waitt(ir, task, n, ir_prov(ir, path));
+}
+
+void lw_ln_first_stagger(Ir *ir, int task, int tile) {
+  int64_t n = (int64_t)tile * ir->sched.ln_first_stagger;
+  if (n > 0) lw_waitt(ir, task, n, ir_prov(ir, "ln_first_stagger"));
 }
 
 void lw_issue_space(Ir *ir, int task, SchedProj proj) {

@@ -2163,6 +2163,44 @@ START_TEST(test_p1_ln_fold_pacing) {
 }
 END_TEST
 
+/* ln_first_stagger (piece_spacing.c): layer 0's LN1 task of row tile t
+ * first waits t x 100 cycles (a WAITT citing the knob, none for tile 0);
+ * layer 1's LN1 and both LN2 stages start as before, nothing else changes,
+ * and both programs are correct. */
+START_TEST(test_p1_ln_first_stagger) {
+  const char *fmt = "version: 1\np1:\n  problem: {d_model: 64, heads: 2, d_ff: 128, layers: 2, seqs: 1, rows: 64}\n"
+                    "  " P1_MC "\n  refinements: {ln_fold: true}%s\n";
+  g_autofree char *pt = g_strdup_printf(fmt, ""), *st = g_strdup_printf(fmt, "\n  ln_first_stagger: 100");
+  g_autoptr(Plan) def = plan_text("ln1.yaml", pt);
+  g_autoptr(Plan) staggered = plan_text("ln1.yaml", st);
+  g_autofree char *a = NULL, *b = NULL;
+  compile_run(def, PROB_P1, "ln1 not staggered", &a);
+  compile_run(staggered, PROB_P1, "ln1 staggered", &b);
+  int tasks = 0;
+  for (int t = 0;; t++) {
+    char task[32], want[64];
+    g_snprintf(task, sizeof task, "l0.ln1.r%d", t);
+    g_autofree char *own = task_lines(b, task, "    END");
+    if (!*own) break;
+    tasks++;
+    g_snprintf(want, sizeof want, "    WAITT     %d ", t * 100);
+    ck_assert_msg(t == 0 ? !strstr(own, "ln_first_stagger")
+                         : g_str_has_prefix(own, want) && strstr(own, "; p1.ln_first_stagger") == strchr(own, ';'),
+                  "%s: no WAITT of %d first\n%s", task, t * 100, own);
+  }
+  ck_assert_int_gt(tasks, 2);
+  static const char *const cite[] = {"    WAITT ", "; p1.ln_first_stagger", NULL};
+  static const char *const rf[] = {".rf ", NULL};
+  int n[2], n_rf;
+  g_autofree char *a1 = drop_lines(a, cite, &n[0]), *b1 = drop_lines(b, cite, &n[1]);
+  g_autofree char *a2 = drop_lines(a1, rf, &n_rf), *b2 = drop_lines(b1, rf, &n_rf);
+  ck_assert_int_eq(n[0], 0);
+  ck_assert_int_eq(n[1], tasks - 1); /* layer 0's LN1 only */
+  g_autofree char *d = first_diff(a2, b2);
+  ck_assert_msg(strcmp(a2, b2) == 0, "more than the WAITTs changed, %s", d);
+}
+END_TEST
+
 /* k_split_last.w2: the last K shard's owners keep the bias and residual and
  * start the chain with them; shard 0's keep neither (without the knob it is
  * the other way round); both programs are correct. */
@@ -2961,6 +2999,7 @@ Suite *suite_gen(void) {
   tcase_add_test(tc, test_p1_shard_group);
   tcase_add_test(tc, test_p1_att_tile_sync);
   tcase_add_test(tc, test_p1_ln_fold_pacing);
+  tcase_add_test(tc, test_p1_ln_first_stagger);
   tcase_add_test(tc, test_p1_handoff_rf);
   tcase_add_test(tc, test_p1_fanout_chains);
   tcase_add_test(tc, test_p1_handoff_fanout);
