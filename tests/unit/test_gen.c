@@ -1720,20 +1720,27 @@ START_TEST(test_p1_packed) {
 }
 END_TEST
 
+/* A small P1 plan of two layers with P1_MC and `knobs` (YAML lines of its
+ * section), compiled and run correct on seed 7 (compile_run); returns its
+ * assembly.  Every plan is named p1.yaml, so that two programs differ only
+ * in their code. */
+static char *two_layers(const char *knobs, const char *what) {
+  g_autofree char *text = g_strdup_printf(
+      "version: 1\np1:\n  problem: {d_model: 64, heads: 2, d_ff: 128, layers: 2, seqs: 1, rows: 64}\n"
+      "  " P1_MC "\n  %s\n", knobs);
+  g_autoptr(Plan) plan = plan_text("p1.yaml", text);
+  char *out = NULL;
+  compile_run(plan, PROB_P1, what, &out);
+  return out;
+}
+
 /* layout: packed_x: x1 (Wo's output) and x (W2's, between the layers) are
  * stored in 32 x 32 blocks too, so Wo's stores into x1 and the residual
  * blocks W2 (x1) and layer 1's Wo (x) load are one segment each, where
  * layout: packed strides over 32 rows; the last W2 still writes `out`, the
  * ABI's row-major matrix.  Both layouts are correct on two layers. */
 START_TEST(test_p1_packed_x) {
-  const char *fmt = "version: 1\np1:\n  problem: {d_model: 64, heads: 2, d_ff: 128, layers: 2, seqs: 1, rows: 64}\n"
-                    "  " P1_MC "\n  layout: %s\n";
-  g_autofree char *pt = g_strdup_printf(fmt, "packed"), *xt = g_strdup_printf(fmt, "packed_x");
-  g_autoptr(Plan) packed = plan_text("packed.yaml", pt);
-  g_autoptr(Plan) px = plan_text("packed_x.yaml", xt);
-  g_autofree char *a = NULL, *b = NULL;
-  compile_run(packed, PROB_P1, "packed", &a);
-  compile_run(px, PROB_P1, "packed_x", &b);
+  g_autofree char *a = two_layers("layout: packed", "packed"), *b = two_layers("layout: packed_x", "packed_x");
   struct { const char *what, *x, *y; gboolean packed_x_strided; } want[] = {
       {"Wo's stores into x1", "ST        hbm[scratch", "l0.wo.", FALSE},
       {"the residual loads (x1, x)", "_res, hbm[scratch", "LD ", FALSE},
@@ -2168,14 +2175,8 @@ END_TEST
  * layer 1's LN1 and both LN2 stages start as before, nothing else changes,
  * and both programs are correct. */
 START_TEST(test_p1_ln_first_stagger) {
-  const char *fmt = "version: 1\np1:\n  problem: {d_model: 64, heads: 2, d_ff: 128, layers: 2, seqs: 1, rows: 64}\n"
-                    "  " P1_MC "\n  refinements: {ln_fold: true}%s\n";
-  g_autofree char *pt = g_strdup_printf(fmt, ""), *st = g_strdup_printf(fmt, "\n  ln_first_stagger: 100");
-  g_autoptr(Plan) def = plan_text("ln1.yaml", pt);
-  g_autoptr(Plan) staggered = plan_text("ln1.yaml", st);
-  g_autofree char *a = NULL, *b = NULL;
-  compile_run(def, PROB_P1, "ln1 not staggered", &a);
-  compile_run(staggered, PROB_P1, "ln1 staggered", &b);
+  g_autofree char *a = two_layers("refinements: {ln_fold: true}", "ln1 not staggered");
+  g_autofree char *b = two_layers("refinements: {ln_fold: true}\n  ln_first_stagger: 100", "ln1 staggered");
   int tasks = 0;
   for (int t = 0;; t++) {
     char task[32], want[64];
