@@ -2321,6 +2321,15 @@ START_TEST(test_p1_handoff_fanout) {
 }
 END_TEST
 
+/* P1 on 128 rows (4 row tiles) with g RF to RF along one chain of W2's
+ * owners a shard (handoff: rf, handoff_fanout: 1) and `more` (YAML lines,
+ * each after a newline) appended to its section. */
+static Plan *chain_plan(const char *more) {
+  g_autofree char *text = g_strdup_printf("version: 1\np1:\n  problem: {d_model: 64, heads: 2, d_ff: 128, layers: 1, "
+                                          "seqs: 1, rows: 128}\n  " P1_MC "\n  handoff: rf\n  handoff_fanout: 1%s\n", more);
+  return plan_text("chain.yaml", text);
+}
+
 /* handoff_hop_flow (p1_hop_flow.c), on 128 rows (4 row tiles: each W2
  * owner's 4 A buffers are used twice) with one chain of W2's 2 owners a
  * shard: each W2 owner SIGs its own free event per chunk, every store into
@@ -2329,12 +2338,9 @@ END_TEST
  * shard's free events any more.  Without the knob it is the other way
  * round.  Both runs are correct and move the same HBM lines. */
 START_TEST(test_p1_handoff_hop_flow) {
-  const char *dims = "{d_model: 64, heads: 2, d_ff: 128, layers: 1, seqs: 1, rows: 128}";
   Run run[2];
   for (int f = 0; f < 2; f++) {
-    g_autofree char *text = g_strdup_printf("version: 1\np1:\n  problem: %s\n  " P1_MC "\n  handoff: rf\n"
-                                            "  handoff_fanout: 1%s\n", dims, f ? "\n  handoff_hop_flow: true" : "");
-    g_autoptr(Plan) plan = plan_text("hop.yaml", text);
+    g_autoptr(Plan) plan = chain_plan(f ? "\n  handoff_hop_flow: true" : "");
     run[f] = compile_run(plan, PROB_P1, f ? "hop flow" : "shard flow", NULL);
     g_autoptr(GError) err = NULL;
     g_autoptr(Ir) ir = pass_pipeline(plan, PROB_P1, NULL, NULL, TRUE, &err);
@@ -2378,12 +2384,9 @@ END_TEST
  * moves the same HBM lines and takes longer (every chunk's load is later).
  * Without the knob there is no such WAITT. */
 START_TEST(test_p1_issue_spacing_owners) {
-  const char *dims = "{d_model: 64, heads: 2, d_ff: 128, layers: 1, seqs: 1, rows: 128}";
   Run run[2];
   for (int f = 0; f < 2; f++) {
-    g_autofree char *text = g_strdup_printf("version: 1\np1:\n  problem: %s\n  " P1_MC "\n  handoff: rf\n"
-                                            "  handoff_fanout: 1%s\n", dims, f ? "\n  issue_spacing: {w1: 77}" : "");
-    g_autoptr(Plan) plan = plan_text("isw.yaml", text);
+    g_autoptr(Plan) plan = chain_plan(f ? "\n  issue_spacing: {w1: 77}" : "");
     run[f] = compile_run(plan, PROB_P1, f ? "issue_spacing.w1" : "no spacing", NULL);
     g_autoptr(GError) err = NULL;
     g_autoptr(Ir) ir = pass_pipeline(plan, PROB_P1, NULL, NULL, TRUE, &err);
