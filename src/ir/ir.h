@@ -87,18 +87,18 @@ typedef struct IrProv {
 /* One op.  LD: d <- mem.  ST: mem <- a (mem may be an RF tensor of another
  * task: a remote copy).  MMA: d (+)= a . b.  VEC/SFU: d = f(a, b, c, imm).
  * SIG/WAIT: event, n.  WAITT: n cycles. */
-typedef struct IrOp {
+typedef struct IrOp { /* no padding; what the passes scan comes first */
   IrOpKind kind;
   int mods;
+  int event;        /* index into Ir.events, -1 = none                       */
+  int ntargets;
   IrView d, a, b, c;
   IrView mem;       /* LD source / ST destination                           */
   float imm;
-  int event;        /* index into Ir.events, -1 = none                       */
   int64_t n;
   int *targets;     /* LD.mc: the destination RF tensors (owned), one per    */
                     /* receiving task, all named and shaped like d's tensor,  */
                     /* d.t among them; the asm's {WG, ...} are their WGs      */
-  int ntargets;
   IrProv prov;
 } IrOp;
 
