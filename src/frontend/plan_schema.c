@@ -270,7 +270,7 @@ const PlanKnobDef plan_knobs[PLAN_NKNOBS] = {
     BOOL("refinements.ln_fold", BOTH, ln_fold, 0, -1, NULL, 0, 0), /* P1: p1_ln_fold.c */
     BOOL("refinements.first_token", D1, first_token, 0, -1, NULL, 0, 0),
     BOOL("refinements.q_first", D1, q_first, 0, -1, NULL, 0, 0),
-    BOOL("refinements.gelu_factor", D1, gelu_factor, 0, -1, NULL, 0, 0),
+    BOOL("refinements.gelu_factor", BOTH, gelu_factor, 0, -1, NULL, 0, 0),
     BOOL("refinements.split_stats", D1, split_stats, 0, -1, NULL, 0, 0),
     /* refinements.ln_stats: P1 LayerNorm statistics from the producers (p1_ln_stats.c) */
     ENUM("refinements.ln_stats", P1, ln_stats, ln_stats_names, LN_STATS_ROWS, 0, 0),

@@ -149,7 +149,7 @@ typedef struct Schedule {
   gboolean ln_fold;         /* D1, P1: LayerNorm folded into the projection (resident) */
   gboolean first_token;     /* D1, with ln_fold: step 0 makes the folded constants */
   gboolean q_first;         /* D1, with slices: history slices wait for q only */
-  gboolean gelu_factor;     /* D1: GELU's polynomial factored (one op fewer) */
+  gboolean gelu_factor;     /* GELU's polynomial factored (one op fewer) */
   gboolean split_stats;     /* D1: LN statistics merged from the producers' pieces */
   SchedLnStats ln_stats;    /* P1, with ln_fold: statistics from the rows or the producers (p1_ln_stats.c) */
   gboolean handoff_forward; /* D1: a copy a consumer already holds is forwarded by it (forward.c) */

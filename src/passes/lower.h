@@ -292,8 +292,9 @@ int lw_attention_block(const Ir *ir, int rows, int keys, int max_block, int part
 /* g = GELU_tanh(f), elementwise; g must not alias f. */
 void lw_gelu(Ir *ir, int task, IrView f, IrView g, IrProv prov);
 /* f = GELU_tanh(f) through the temporary g: the same operations and
- * rounding as lw_gelu, its last two writing f. */
-void lw_gelu_into(Ir *ir, int task, IrView f, IrView g, IrProv prov);
+ * rounding as lw_gelu (as lw_gelu_factored when `factored`), its last two
+ * writing f. */
+void lw_gelu_into(Ir *ir, int task, IrView f, IrView g, gboolean factored, IrProv prov);
 /* The same with the polynomial factored, one VEC op fewer
  * (refinements.gelu_factor; equal up to FP32 rounding). */
 void lw_gelu_factored(Ir *ir, int task, IrView f, IrView g, IrProv prov);

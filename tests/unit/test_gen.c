@@ -2330,6 +2330,47 @@ static Plan *chain_plan(const char *more) {
   return plan_text("chain.yaml", text);
 }
 
+/* The W1 tasks of `p`'s problem `kind`: their ops, SFU.tanh ops (one per
+ * GELU) and ops attributed to refinements.gelu_factor. */
+static void w1_census(const Plan *p, ProblemKind kind, int *ops, int *tanh, int *factored) {
+  g_autoptr(GError) err = NULL;
+  g_autoptr(Ir) ir = pass_pipeline(p, kind, NULL, NULL, TRUE, &err);
+  ck_assert_msg(ir, "%s", err ? err->message : "?");
+  *ops = *tanh = *factored = 0;
+  for (guint k = 0; k < ir->tasks->len; k++) {
+    const IrTask *t = ir_task_at(ir, (int)k);
+    if (t->role.kind != ROLE_W1) continue;
+    for (guint i = 0; i < t->ops->len; i++) {
+      const IrOp *op = &g_array_index(t->ops, IrOp, i);
+      (*ops)++;
+      *tanh += op->kind == IR_STANH;
+      *factored += op->prov.knob && strstr(op->prov.knob, "gelu_factor") != NULL;
+    }
+  }
+}
+
+/* refinements.gelu_factor on P1, where W1 writes its GELU to HBM
+ * (lower_p1.c) and where it hands it off RF to RF (p1_handoff.c, in halves
+ * of the tile): each GELU is 8 ops instead of 9, all of them the
+ * refinement's, and nothing else changes; both are correct. */
+START_TEST(test_p1_gelu_factor) {
+  for (int h = 0; h < 2; h++) {
+    g_autoptr(Plan) a = h ? chain_plan("") : small_plan(PROB_P1, P1_MC);
+    g_autoptr(Plan) b = h ? chain_plan("\n  refinements: {gelu_factor: true}")
+                          : small_plan(PROB_P1, P1_MC "\n  refinements: {gelu_factor: true}");
+    int ops[2], tanh[2], factored[2];
+    w1_census(a, PROB_P1, &ops[0], &tanh[0], &factored[0]);
+    w1_census(b, PROB_P1, &ops[1], &tanh[1], &factored[1]);
+    ck_assert_int_gt(tanh[0], 0);
+    ck_assert_int_eq(tanh[1], tanh[0]);
+    ck_assert_int_eq(ops[1], ops[0] - tanh[0]);
+    ck_assert_int_eq(factored[0], 0);
+    ck_assert_int_eq(factored[1], 8 * tanh[1]);
+    compile_run(b, PROB_P1, h ? "gelu_factor, handoff rf" : "gelu_factor", NULL);
+  }
+}
+END_TEST
+
 /* handoff_hop_flow (p1_hop_flow.c), on 128 rows (4 row tiles: each W2
  * owner's 4 A buffers are used twice) with one chain of W2's 2 owners a
  * shard: each W2 owner SIGs its own free event per chunk, every store into
@@ -3008,6 +3049,7 @@ Suite *suite_gen(void) {
   tcase_add_test(tc, test_p1_fanout_chains);
   tcase_add_test(tc, test_p1_handoff_fanout);
   tcase_add_test(tc, test_p1_handoff_hop_flow);
+  tcase_add_test(tc, test_p1_gelu_factor);
   tcase_add_test(tc, test_p1_issue_spacing_owners);
   tcase_add_test(tc, test_p1_handoff_rf_buffers);
   tcase_add_test(tc, test_p1_attention_stagger);
