@@ -494,8 +494,9 @@ static gboolean append(const char *text, gsize len, gpointer s) {
 char *be_emit(const Ir *ir) {
   guint nops = 0;
   for (guint k = 0; k < ir->tasks->len; k++) nops += task_at(ir, (int)k)->ops->len;
-  /* ~90 bytes per instruction and per region: no regrowth */
-  GString *s = g_string_sized_new(4096 + 96 * (gsize)(nops + ir->tensors->len));
+  /* ~70 to 105 bytes per instruction and per region (plans/best.yaml's P1:
+   * 104): no regrowth, which would copy the text and clear as much again */
+  GString *s = g_string_sized_new(4096 + 120 * (gsize)(nops + ir->tensors->len));
   be_emit_to(ir, append, s);
   return g_string_free(s, FALSE);
 }
