@@ -102,6 +102,27 @@ static LwP1TileSync fold_sync(const P1 *c, SchedProj k, int l) {
   return (LwP1TileSync){"wo", l, c->d / c->wo.panel};
 }
 
+/* LayerNorm `name` (ln1, ln2) of layer l: the task of row tile `tile`
+ * (its tag in *tag), started after the stage's `after` unless `sync` says
+ * otherwise; layer 0's LN1 tasks staggered (ln_first_stagger,
+ * piece_spacing.c). */
+static int ln_task(P1 *c, int l, int stage, const char *name, int tile, SchedProj next, int grp, int after,
+                   const LwP1TileSync *sync, char **tag) {
+  Ir *ir = c->ir;
+  *tag = g_strdup_printf("l%d.%s.r%d", l, name, tile);
+  IrRole role = ir_role(strcmp(name, "ln1") == 0 ? ROLE_LN1 : ROLE_LN2);
+  role.layer = l, role.tile = tile;
+  int task = lw_task(ir, *tag, stage, c->tile_prov, role);
+  if (sync && sync->stage) { /* tile_sync.NEXT: only the rows' own tile of the producer */
+    ir_task_signals(ir, task, grp);
+    lw_p1_tile_wait(ir, task, sync, tile * c->ln_rows / c->R, c->sync_prov[next]);
+  } else {
+    depend(c, task, grp, after);
+  }
+  if (l == 0 && next == PROJ_QKV) lw_ln_first_stagger(ir, task, tile);
+  return task;
+}
+
 /* refinements.ln_fold (p1_ln_fold.c): each LayerNorm task computes its
  * rows' rstd (sub rows at a time), stores it (1 float a row) at dst_col +
  * row of scratch and signals its row tile; `next`'s owners read it there.
@@ -117,17 +138,8 @@ static void stage_ln_stats(P1 *c, int l, int stage, const char *name, const char
   const LwP1LnStatsOut *merged = NULL;
   if (lw_p1_ln_stats_producer(c->pp, next) && (next == PROJ_W1 || l > 0)) merged = &c->stats_out[next == PROJ_W1];
   for (int tile = 0; tile < c->N / c->ln_rows; tile++) {
-    g_autofree char *tag = g_strdup_printf("l%d.%s.r%d", l, name, tile);
-    IrRole role = ir_role(strcmp(name, "ln1") == 0 ? ROLE_LN1 : ROLE_LN2);
-    role.layer = l, role.tile = tile;
-    int task = lw_task(ir, tag, stage, c->tile_prov, role);
-    if (sync.stage) { /* tile_sync.NEXT: only the rows' own tile of the producer */
-      ir_task_signals(ir, task, grp);
-      lw_p1_tile_wait(ir, task, &sync, tile * c->ln_rows / c->R, c->sync_prov[next]);
-    } else {
-      depend(c, task, grp, after);
-    }
-    if (l == 0 && next == PROJ_QKV) lw_ln_first_stagger(ir, task, tile); /* piece_spacing.c */
+    g_autofree char *tag = NULL;
+    int task = ln_task(c, l, stage, name, tile, next, grp, after, &sync, &tag);
     if (merged) { /* p1_ln_stats.c: the producers' partials, not the rows */
       LwP1LnStatsMerge m = {merged->col, tile * c->ln_rows, c->ln_rows, c->R, c->d / (next == PROJ_QKV ? c->w2.panel : c->wo.panel),
                             c->d, dst_col};
@@ -163,12 +175,8 @@ static void stage_ln(P1 *c, int l, int stage, const char *name, const char *src,
     return;
   }
   for (int tile = 0; tile < c->N / c->ln_rows; tile++) {
-    g_autofree char *tag = g_strdup_printf("l%d.%s.r%d", l, name, tile);
-    IrRole role = ir_role(strcmp(name, "ln1") == 0 ? ROLE_LN1 : ROLE_LN2);
-    role.layer = l, role.tile = tile;
-    int task = lw_task(ir, tag, stage, c->tile_prov, role);
-    depend(c, task, grp, after);
-    if (l == 0 && next == PROJ_QKV) lw_ln_first_stagger(ir, task, tile); /* piece_spacing.c */
+    g_autofree char *tag = NULL;
+    int task = ln_task(c, l, stage, name, tile, next, grp, after, NULL, &tag);
     IrView g = ir_all(ir, lw_rf_sub(ir, task, tag, "g", 1, c->d));
     IrView b = ir_all(ir, lw_rf_sub(ir, task, tag, "b", 1, c->d));
     lw_load(ir, task, g, gsym, 0, 0, c->d, c->base);
