@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "heap.h"
 #include "jdoc.h"
 #include "plot.h"
 #include "sim.h"
@@ -51,6 +52,7 @@ static gboolean can_write(const char *file) {
 }
 
 int main(int argc, char **argv) {
+  heap_in_one_step();
   g_autofree char *seed_arg = NULL, *max_arg = NULL, *trace_file = NULL;
   g_auto(GStrv) plots = NULL;
   gboolean json = FALSE, profile = FALSE, timing_only = FALSE, version = FALSE;
