@@ -991,7 +991,9 @@ static gboolean targets(Pr *P, int task, IrOp *op) {
     ws(P);
   } while (lit(P, ","));
   if (!lit(P, "}")) return expected(P, "',' or '}' in LD.mc's target list");
-  op->ntargets = (int)ts->len;
+  if (ts->len > IR_MAX_TARGETS)
+    return fail_at(P, P->p, "LD.mc has %u targets; at most %d", ts->len, IR_MAX_TARGETS);
+  op->ntargets = ts->len;
   op->targets = (int *)(void *)g_array_free(g_steal_pointer(&ts), FALSE);
   return TRUE;
 }

@@ -86,14 +86,25 @@ typedef struct IrProv {
 
 /* One op.  LD: d <- mem.  ST: mem <- a (mem may be an RF tensor of another
  * task: a remote copy).  MMA: d (+)= a . b.  VEC/SFU: d = f(a, b, c, imm).
- * SIG/WAIT: event, n.  WAITT: n cycles. */
-typedef struct IrOp { /* no padding; what the passes scan comes first */
-  IrOpKind kind;
-  int mods;
+ * SIG/WAIT: event, n.  WAITT: n cycles.
+ *
+ * 128 bytes, no padding (a P1 program has ~170k ops, and GArray rounds each
+ * task's array to a power of two bytes: 152-byte ops took 38.5 MB of
+ * arrays for plans/best.yaml's P1, these 27.5 MB).  So c (VEC.fma's only)
+ * and mem (LD's and ST's only) share their bytes: read c through ir_op_c
+ * and mem only on LD and ST (ir_op_has_mem) where an op's kind is not
+ * known; kind, mods and ntargets are bit-fields (IR__COUNT < 256, IR_MOD_*
+ * < 256, at most IR_MAX_TARGETS targets). */
+typedef struct IrOp {
+  IrOpKind kind : 8;
+  unsigned mods : 8;
+  unsigned ntargets : 16;
   int event;        /* index into Ir.events, -1 = none                       */
-  int ntargets;
-  IrView d, a, b, c;
-  IrView mem;       /* LD source / ST destination                           */
+  IrView d, a, b;
+  union {
+    IrView c;       /* VEC.fma's third operand                              */
+    IrView mem;     /* LD source / ST destination                           */
+  };
   float imm;
   int64_t n;
   int *targets;     /* LD.mc: the destination RF tensors (owned), one per    */
@@ -101,6 +112,17 @@ typedef struct IrOp { /* no padding; what the passes scan comes first */
                     /* d.t among them; the asm's {WG, ...} are their WGs      */
   IrProv prov;
 } IrOp;
+
+enum { IR_MAX_TARGETS = 65535 }; /* IrOp.ntargets' bits */
+
+/* Does an op of this kind have a memory side (IrOp.mem)? */
+static inline gboolean ir_op_has_mem(IrOpKind kind) { return kind == IR_LD || kind == IR_ST; }
+
+/* An op's c: absent (t -1) on LD and ST, whose mem shares its bytes. */
+static inline IrView ir_op_c(const IrOp *op) {
+  IrView none = {-1, 0, 0, 0, 0};
+  return ir_op_has_mem(op->kind) ? none : op->c;
+}
 
 /* What a task computes, so that passes find tasks by meaning (never by
  * parsing names).  ORDER-MATTERS: ir_role_name. */

@@ -141,7 +141,7 @@ static void put_event(GString *s, const Ir *ir, int e) {
 
 /* The mnemonic with its modifiers: "MMA.z.t", "LD.mc". */
 static void put_mnemonic(GString *s, const IrOp *op) {
-  if (op->kind < 0 || op->kind >= IR__COUNT) {
+  if ((unsigned)op->kind >= IR__COUNT) {
     g_string_append_printf(s, "?op%d", (int)op->kind);
     return;
   }
@@ -168,7 +168,8 @@ static void put_targets(GString *s, const Ir *ir, int task, const IrOp *op) {
 
 /* The operands of an op in assembly order (docs/machine.md §3). */
 static void put_operands(GString *s, const Ir *ir, int task, const IrOp *op) {
-  const IrView *vs[] = {&op->d, &op->a, &op->b, &op->c};
+  IrView c = ir_op_c(op);
+  const IrView *vs[] = {&op->d, &op->a, &op->b, &c};
   gboolean first = TRUE;
   if (op->kind == IR_ST) {
     put_view(s, ir, task, op->mem);

@@ -57,7 +57,7 @@ static char *tensor_where(const Ir *ir, int t) {
 static char *op_where(const Ir *ir, int k, int i, const IrOp *op) {
   GString *m = g_string_new(NULL);
   g_string_append_printf(m, "task '%s' op %d (", task_name(ir, k), i);
-  if (op->kind >= 0 && op->kind < IR__COUNT)
+  if ((unsigned)op->kind < IR__COUNT)
     g_string_append(m, ir_op_mnemonic[op->kind]);
   else
     g_string_append_printf(m, "?op%d", (int)op->kind);
@@ -261,7 +261,11 @@ static int kind_uses(IrOpKind k) {
 }
 static const char *const view_names[] = {"d", "a", "b", "c", "mem"};
 
+/* View i of op (view_names); c and mem share their bytes (ir.h), so the
+ * one the op's kind does not have is absent. */
 static const IrView *op_view(const IrOp *op, int i) {
+  static const IrView none = {-1, 0, 0, 0, 0};
+  if ((i == 3 && ir_op_has_mem(op->kind)) || (i == 4 && !ir_op_has_mem(op->kind))) return &none;
   const IrView *v[] = {&op->d, &op->a, &op->b, &op->c, &op->mem};
   return v[i];
 }
@@ -269,7 +273,7 @@ static const IrView *op_view(const IrOp *op, int i) {
 /* Kind, modifiers, and which operands are present: exactly those the kind
  * takes (an extra operand would be silently dropped by the backend). */
 static gboolean check_form(Ver *V, const Where *w, const IrOp *op) {
-  if (op->kind < 0 || op->kind >= IR__COUNT) return failw(V, w, "unknown op kind");
+  if ((unsigned)op->kind >= IR__COUNT) return failw(V, w, "unknown op kind");
   if (op->kind == IR_END) return failw(V, w, "END in a task (the backend ends each WG's program)");
   int allowed = op->kind == IR_MMA ? IR_MOD_Z | IR_MOD_T : op->kind == IR_LD ? IR_MOD_MC | IR_MOD_CAND : 0;
   if (op->mods & ~allowed)

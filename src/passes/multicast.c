@@ -348,7 +348,7 @@ static void rewrite(Ir *ir, GPtrArray *groups, const GArray *cls, int t, const G
       guint m = 0;
       while (g_array_index(g->task, int, m) != t) m++;
       const IrOp *ld = &g_array_index(old, IrOp, g_array_index(g->op, guint, m));
-      IrOp op = {.kind = IR_WAIT, .d.t = -1, .a.t = -1, .b.t = -1, .c.t = -1, .mem.t = -1, .prov = ld->prov};
+      IrOp op = {.kind = IR_WAIT, .d.t = -1, .a.t = -1, .b.t = -1, .mem.t = -1, .prov = ld->prov}; /* mem: c too */
       if (x->kind == 1) { /* where the load was: the others wait for it */
         if (t == issuer) continue;
         op.event = c->full, op.n = (int64_t)g->round + 1;

@@ -189,7 +189,7 @@ static gboolean depends(const IrOp *ops, guint a0, guint a1, guint b0, guint b1)
   for (guint i = a0; i < a1; i++)
     for (guint j = b0; j < b1; j++) {
       const IrOp *x = &ops[i], *y = &ops[j];
-      const int xs[4] = {x->d.t, x->a.t, x->b.t, x->c.t}, ys[4] = {y->d.t, y->a.t, y->b.t, y->c.t};
+      const int xs[4] = {x->d.t, x->a.t, x->b.t, ir_op_c(x).t}, ys[4] = {y->d.t, y->a.t, y->b.t, ir_op_c(y).t};
       for (int k = 0; k < 4; k++) {
         if (xs[k] >= 0 && (xs[k] == y->d.t)) return TRUE;
         if (ys[k] >= 0 && (ys[k] == x->d.t)) return TRUE;

@@ -96,7 +96,8 @@ static int64_t *first_reader(const Ir *ir) {
     if (task->stage < 0) continue;
     for (guint i = 0; i < task->ops->len; i++) {
       const IrOp *op = &g_array_index(task->ops, IrOp, i);
-      const IrView *src[] = {&op->a, &op->b, &op->c};
+      IrView c = ir_op_c(op);
+      const IrView *src[] = {&op->a, &op->b, &c};
       for (int q = 0; q < 3; q++)
         if (src[q]->t >= 0 && (guint)src[q]->t < T && task->stage < first[src[q]->t])
           first[src[q]->t] = task->stage;

@@ -87,7 +87,7 @@ static void op_uses(Live *L, int wg, int idx, const IrOp *op) {
   if (op->d.t >= 0 && !(op->mods & IR_MOD_MC)) use(L, wg, idx, op->d.t, FALSE);
   if (op->a.t >= 0) use(L, wg, idx, op->a.t, FALSE);
   if (op->b.t >= 0) use(L, wg, idx, op->b.t, FALSE);
-  if (op->c.t >= 0) use(L, wg, idx, op->c.t, FALSE);
+  if (ir_op_c(op).t >= 0) use(L, wg, idx, op->c.t, FALSE);
   if (op->kind == IR_ST && op->mem.t >= 0) use(L, wg, idx, op->mem.t, TRUE);
   for (int j = 0; j < op->ntargets; j++) use(L, wg, idx, op->targets[j], TRUE);
 }

@@ -43,7 +43,8 @@ static int *reader_rank(const Ir *ir) {
     int r = ir_stage_rank(task->role.kind);
     for (guint i = 0; i < task->ops->len; i++) {
       const IrOp *op = &g_array_index(task->ops, IrOp, i);
-      const IrView *src[] = {&op->a, &op->b, &op->c};
+      IrView c = ir_op_c(op);
+      const IrView *src[] = {&op->a, &op->b, &c};
       for (int q = 0; q < 3; q++)
         if (src[q]->t >= 0 && (guint)src[q]->t < T && r < rank[src[q]->t]) rank[src[q]->t] = r;
     }

@@ -653,6 +653,23 @@ START_TEST(test_errors) {
 }
 END_TEST
 
+/* An LD.mc with more targets than IrOp.ntargets holds (IR_MAX_TARGETS):
+ * refused with its count, at the end of the list, never truncated. */
+START_TEST(test_too_many_targets) {
+  g_autoptr(GString) t = g_string_new(TASK "    0  LD.mc g, hbm[ln1_g.l0], {g");
+  gsize col = t->len - strlen(TASK);
+  for (int i = 0; i < IR_MAX_TARGETS; i++) g_string_append(t, ", g");
+  g_string_append(t, "}\n" HBM);
+  col += 3 * (gsize)IR_MAX_TARGETS + 2;
+  g_autoptr(GError) err = NULL;
+  g_autoptr(Ir) ir = ir_parse("t.ir", t->str, t->len, &err);
+  ck_assert(!ir);
+  g_autofree char *want = g_strdup_printf("t.ir:8:%zu: error: LD.mc has %d targets; at most %d", col,
+                                          IR_MAX_TARGETS + 1, IR_MAX_TARGETS);
+  ck_assert_str_eq(err->message, want);
+}
+END_TEST
+
 Suite *suite_parse(void) {
   Suite *s = suite_create("parse");
   TCase *tc = tcase_create("roundtrip");
@@ -664,6 +681,7 @@ Suite *suite_parse(void) {
   tcase_add_test(tc, test_every_op);
   tcase_add_test(tc, test_hand_written);
   tcase_add_loop_test(tc, test_errors, 0, G_N_ELEMENTS(bad));
+  tcase_add_test(tc, test_too_many_targets);
   suite_add_tcase(s, tc);
   return s;
 }
