@@ -257,6 +257,10 @@ int ir_tensor_hbm(Ir *ir, const char *name, const char *sym, uint64_t offset, in
                   int cols, int stride);
 int ir_tensor_rf(Ir *ir, int task, const char *name, int rows, int cols);
 int ir_task(Ir *ir, const char *name, int stage, IrProv prov);
+/* Task `task`'s ops become `ops` (an array of IrOp, taken; it gets the
+ * clear function of a task's ops); the old array is freed with the target
+ * lists its ops still own (a pass that moves them sets them NULL). */
+void ir_task_replace_ops(Ir *ir, int task, GArray *ops);
 int ir_event(Ir *ir, const char *name); /* find or add */
 /* Say that Ir.events was changed other than by ir_event (renumbered,
  * parsed): ir_event rebuilds its index. */

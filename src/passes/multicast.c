@@ -331,8 +331,8 @@ static gboolean same_order(GPtrArray *groups, int set, GArray **ins) {
  * in turn. */
 static void rewrite(Ir *ir, GPtrArray *groups, const GArray *cls, int t, const GArray *ins, const int *tasks_issue) {
   IrTask *tk = ir_task_at(ir, t);
-  GArray *old = tk->ops; /* rebuilt in place: it keeps its clear function */
-  g_autoptr(GArray) ops = g_array_sized_new(FALSE, TRUE, sizeof(IrOp), old->len + ins->len);
+  GArray *old = tk->ops;
+  GArray *ops = g_array_sized_new(FALSE, TRUE, sizeof(IrOp), old->len + ins->len);
   g_autofree gboolean *gone = g_new0(gboolean, old->len + 1);
   for (guint k = 0; k < ins->len; k++) {
     const Ins *x = &g_array_index(ins, Ins, k);
@@ -375,8 +375,7 @@ static void rewrite(Ir *ir, GPtrArray *groups, const GArray *cls, int t, const G
     IrOp *o = &g_array_index(old, IrOp, i);
     o->targets = NULL, o->ntargets = 0;
   }
-  g_array_set_size(old, 0);
-  g_array_append_vals(old, ops->data, ops->len);
+  ir_task_replace_ops(ir, t, ops); /* not copied back: a P1 rewrites most of its tasks */
 }
 
 /* The WGs for the issuer tasks of each set (wg[set * per + i], -1: none),
