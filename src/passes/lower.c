@@ -191,11 +191,12 @@ void lw_softmax(Ir *ir, int task, IrView s, IrView m, IrView z, IrProv prov) {
 }
 
 /* out = 0.5 f (1 + tanh(sqrt(2/pi) (f + 0.044715 f^3))), g the temporary;
- * out is g (lw_gelu) or f (lw_gelu_into).  Factored
- * (refinements.gelu_factor): c (f + a f^3) = f (c + (a c) f^2), one VEC op
- * fewer (8 instead of 9). */
-static void gelu_to(Ir *ir, int task, IrView f, IrView g, IrView out, gboolean factored,
-                    IrProv prov) {
+ * out is g (lw_gelu) or f (lw_gelu_into).  With refinements.gelu_factor
+ * the polynomial is factored, c (f + a f^3) = f (c + (a c) f^2): one VEC
+ * op fewer (8 instead of 9), the ops the refinement's. */
+static void gelu_to(Ir *ir, int task, IrView f, IrView g, IrView out, IrProv prov) {
+  gboolean factored = ir->sched.gelu_factor;
+  if (factored) prov = ir_prov(ir, "refinements.gelu_factor");
   float c = (float)sqrt(2.0 / G_PI);
   lw_op(ir, task, IR_VMUL, g, f, f, prov);
   if (factored) {
@@ -214,17 +215,9 @@ static void gelu_to(Ir *ir, int task, IrView f, IrView g, IrView out, gboolean f
   lw_opi(ir, task, IR_VMULI, out, out, 0.5f, prov);
 }
 
-void lw_gelu(Ir *ir, int task, IrView f, IrView g, IrProv prov) {
-  gelu_to(ir, task, f, g, g, FALSE, prov);
-}
+void lw_gelu(Ir *ir, int task, IrView f, IrView g, IrProv prov) { gelu_to(ir, task, f, g, g, prov); }
 
-void lw_gelu_into(Ir *ir, int task, IrView f, IrView g, gboolean factored, IrProv prov) {
-  gelu_to(ir, task, f, g, f, factored, prov);
-}
-
-void lw_gelu_factored(Ir *ir, int task, IrView f, IrView g, IrProv prov) {
-  gelu_to(ir, task, f, g, g, TRUE, prov);
-}
+void lw_gelu_into(Ir *ir, int task, IrView f, IrView g, IrProv prov) { gelu_to(ir, task, f, g, f, prov); }
 
 void lw_sig(Ir *ir, int task, const char *ev, IrProv prov) {
   IrOp *op = ir_emit(ir, task, IR_SIG);

@@ -289,15 +289,13 @@ gboolean lw_attention_fits(const Ir *ir, const int (*shape)[2], int n, int parts
 #define LW_KEY_BLOCK 32
 int lw_attention_block(const Ir *ir, int rows, int keys, int max_block, int parts);
 
-/* g = GELU_tanh(f), elementwise; g must not alias f. */
+/* g = GELU_tanh(f), elementwise; g must not alias f.  With
+ * refinements.gelu_factor the polynomial is factored, one VEC op fewer
+ * (equal up to FP32 rounding), and the ops cite the refinement, not prov. */
 void lw_gelu(Ir *ir, int task, IrView f, IrView g, IrProv prov);
 /* f = GELU_tanh(f) through the temporary g: the same operations and
- * rounding as lw_gelu (as lw_gelu_factored when `factored`), its last two
- * writing f. */
-void lw_gelu_into(Ir *ir, int task, IrView f, IrView g, gboolean factored, IrProv prov);
-/* The same with the polynomial factored, one VEC op fewer
- * (refinements.gelu_factor; equal up to FP32 rounding). */
-void lw_gelu_factored(Ir *ir, int task, IrView f, IrView g, IrProv prov);
+ * rounding as lw_gelu, its last two writing f. */
+void lw_gelu_into(Ir *ir, int task, IrView f, IrView g, IrProv prov);
 
 /* A projection's A operand (project.c): resident in the RF (`rf`, sym
  * NULL), or streamed from HBM symbol `sym` (rows row.., columns col.., row

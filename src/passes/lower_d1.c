@@ -529,10 +529,7 @@ static void stage_w1(D1 *c, int t, int l, int stage) {
     ir_task_waits(ir, task, after);
     IrView acc = ln_project(c, task, tag, &c->x1, gsym, lbsym, wsym, bsym, l, &c->w1, p);
     IrView g = ir_all(ir, lw_rf_sub(ir, task, tag, "gelu", 1, c->w1.panel));
-    if (c->pp->gelu_factor)
-      lw_gelu_factored(ir, task, acc, g, ir_prov(ir, "refinements.gelu_factor"));
-    else
-      lw_gelu(ir, task, acc, g, c->base);
+    lw_gelu(ir, task, acc, g, c->base); /* refinements.gelu_factor: lower.c */
     spacing(c, task);
     lw_hand_put(ir, &c->g, task, g, 0, p * c->w1.panel);
     ir_task_signals(ir, task, grp);
@@ -567,10 +564,7 @@ static int stage_ffn_fused(D1 *c, int t, int l, int stage, LwHand *out) {
     ir_task_waits(ir, task, c->g_wo);
     IrView acc = ln_project(c, task, tag, &c->x1, gsym, lbsym, w1, b1, l, &c->w1, p);
     IrView g = ir_all(ir, lw_rf_sub(ir, task, tag, "gelu", 1, C));
-    if (s->gelu_factor)
-      lw_gelu_factored(ir, task, acc, g, fp);
-    else
-      lw_gelu(ir, task, acc, g, fp);
+    lw_gelu(ir, task, acc, g, fp);
     IrView y = ir_all(ir, lw_rf_sub(ir, task, tag, "partial", 1, d));
     lw_resident_project_shard(ir, task, g, &c->res, l, PROJ_W2, 0, p, y, fp);
     lw_hand_put(ir, &part, task, y, p, 0);

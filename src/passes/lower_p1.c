@@ -372,10 +372,7 @@ static void proj_tail(ProjTail *pt, int task, const char *tag, int tile, int c0,
   if (ps->gelu) {
     if (pt->gelu < 0) pt->gelu = lw_rf_sub(ir, task, tag, "gelu", c->R, P);
     out = ir_all(ir, pt->gelu);
-    if (c->pp->gelu_factor)
-      lw_gelu_factored(ir, task, acc, out, ir_prov(ir, "refinements.gelu_factor"));
-    else
-      lw_gelu(ir, task, acc, out, c->base);
+    lw_gelu(ir, task, acc, out, c->base); /* refinements.gelu_factor: lower.c */
   }
   if (ps->res_sym && !pt->no_res) {
     if (pt->res < 0) pt->res = lw_rf_sub(ir, task, tag, "res", c->R, P);

@@ -48,7 +48,7 @@ static void w1_finish(void *ctx, int task, const char *tag, int tile, int c0, Ir
   IrView g = ir_all(ir, f->tmp);
   for (int r0 = 0; r0 < f->R; r0 += h) {
     IrView part = ir_win(acc.t, acc.r0 + r0, h, acc.c0, acc.cols);
-    lw_gelu_into(ir, task, part, g, ir->sched.gelu_factor, f->gelu_prov);
+    lw_gelu_into(ir, task, part, g, f->gelu_prov); /* refinements.gelu_factor: lower.c */
   }
 }
 
@@ -87,9 +87,8 @@ gboolean lw_p1_ffn_rf(Ir *ir, LwP1State *state, const LwP1Resident *w1, const Lw
              w1->pj->panel, kc2);
     return FALSE;
   }
-  /* refinements.gelu_factor: the GELU's ops are the refinement's */
-  IrProv gp = ir->sched.gelu_factor ? ir_prov(ir, "refinements.gelu_factor") : w1->a.prov;
-  Ffn f = {.ir = ir, .R = w1->R, .P = w1->pj->panel, .task = -1, .tmp = -1, .prov = prov, .gelu_prov = gp};
+  Ffn f = {.ir = ir, .R = w1->R, .P = w1->pj->panel, .task = -1, .tmp = -1, .prov = prov,
+           .gelu_prov = w1->a.prov};
   LwP1Resident a = *w1, b = *w2;
   a.from = LW_P1_FROM_OWNERS, a.finish = w1_finish, a.post = w1_post, a.post_at = w1_post_at, a.ctx = &f, a.extra = 1, a.extra_rows = w1->R % 2 ? 0 : w1->R / 2;
   b.multicast = TRUE, b.from = LW_P1_FROM_STAGE;
