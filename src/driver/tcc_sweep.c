@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "plan_edit.h"
 #include "sweep.h"
 
 #define TCC_SWEEP_VERSION "tcc-sweep 0.1.0"
@@ -49,7 +50,9 @@ static int usage(const char *msg) {
 
 /* An error of sweep.c: with the prefix when it has no place of its own. */
 static int fail(const GError *err) {
-  if (err->domain == SWEEP_ERROR && err->code != SWEEP_ERROR_PLACED) return usage(err->message);
+  if ((err->domain == SWEEP_ERROR && err->code != SWEEP_ERROR_PLACED) ||
+      (err->domain == PLAN_EDIT_ERROR && err->code == PLAN_EDIT_ERROR_USAGE))
+    return usage(err->message);
   fprintf(stderr, "%s\n", err->message);
   return 2;
 }

@@ -8,22 +8,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <yaml.h>
 
 #include <glib/gstdio.h>
 
 #include "plan.h"
+#include "plan_edit.h"
 
 G_DEFINE_QUARK(tcc-sweep-error-quark, sweep_error)
 
 /* ---- --set ------------------------------------------------------------ */
-
-static gboolean path_ok(const char *path) {
-  if (!*path || path[0] == '.' || path[strlen(path) - 1] == '.' || strstr(path, "..")) return FALSE;
-  for (const char *p = path; *p; p++)
-    if (!g_ascii_isalnum(*p) && *p != '_' && *p != '.') return FALSE;
-  return TRUE;
-}
 
 SweepSet *sweep_set_parse(const char *arg, GError **err) {
   const char *eq = strchr(arg, '=');
@@ -34,7 +27,7 @@ SweepSet *sweep_set_parse(const char *arg, GError **err) {
   g_autoptr(SweepSet) s = g_new0(SweepSet, 1);
   s->path = g_strndup(arg, (gsize)(eq - arg));
   s->values = g_ptr_array_new_with_free_func(g_free);
-  if (!path_ok(s->path)) {
+  if (!plan_edit_path_ok(s->path)) {
     g_set_error(err, SWEEP_ERROR, 1, "--set %s: '%s' is not a plan path (keys of letters, digits and _, "
                 "joined by dots: d1.panels.w1)", arg, s->path);
     return NULL;
@@ -86,112 +79,6 @@ static Sweep *sweep_new(const char *dir) {
   s->keys = g_ptr_array_new_with_free_func(g_free);
   s->variants = g_ptr_array_new_with_free_func(variant_free);
   return s;
-}
-
-/* ---- editing the template: libyaml's document API ------------------- */
-
-/* The value node of `key` in mapping node `map`, or 0. */
-static int map_find(yaml_document_t *d, int map, const char *key) {
-  yaml_node_t *m = yaml_document_get_node(d, map);
-  size_t n = strlen(key);
-  for (yaml_node_pair_t *p = m->data.mapping.pairs.start; p < m->data.mapping.pairs.top; p++) {
-    yaml_node_t *k = yaml_document_get_node(d, p->key);
-    if (k && k->type == YAML_SCALAR_NODE && k->data.scalar.length == n &&
-        memcmp(k->data.scalar.value, key, n) == 0)
-      return p->value;
-  }
-  return 0;
-}
-
-/* Set the scalar at `path` (mappings down from the root) to `value`:
- * replaced in place, or added with the mappings it needs. */
-static gboolean set_path(yaml_document_t *d, const char *path, const char *value, GError **err) {
-  g_auto(GStrv) parts = g_strsplit(path, ".", -1);
-  int node = 1; /* the root */
-  for (int i = 0; parts[i]; i++) {
-    yaml_node_t *n = yaml_document_get_node(d, node);
-    if (!n || n->type != YAML_MAPPING_NODE) {
-      g_autoptr(GString) at = g_string_new(NULL); /* parts[0..i) */
-      for (int k = 0; k < i; k++) g_string_append_printf(at, "%s%s", k ? "." : "", parts[k]);
-      g_set_error(err, SWEEP_ERROR, 1, "--set %s: '%s' is not a mapping in the template", path, at->str);
-      return FALSE;
-    }
-    gboolean last = parts[i + 1] == NULL;
-    int v = map_find(d, node, parts[i]);
-    if (!v) {
-      int k = yaml_document_add_scalar(d, NULL, (yaml_char_t *)parts[i], -1, YAML_PLAIN_SCALAR_STYLE);
-      v = last ? yaml_document_add_scalar(d, NULL, (yaml_char_t *)value, -1, YAML_PLAIN_SCALAR_STYLE)
-               : yaml_document_add_mapping(d, NULL, YAML_BLOCK_MAPPING_STYLE);
-      if (!k || !v || !yaml_document_append_mapping_pair(d, node, k, v)) {
-        g_set_error(err, SWEEP_ERROR, 1, "--set %s: out of memory", path);
-        return FALSE;
-      }
-    } else if (last) {
-      yaml_node_t *x = yaml_document_get_node(d, v);
-      if (x->type != YAML_SCALAR_NODE) {
-        g_set_error(err, SWEEP_ERROR, 1, "--set %s: the template has a %s there, not a value (set its keys)",
-                    path, x->type == YAML_MAPPING_NODE ? "mapping" : "sequence");
-        return FALSE;
-      }
-      char *copy = strdup(value); /* libyaml frees its nodes with free() */
-      if (!copy) {
-        g_set_error(err, SWEEP_ERROR, 1, "--set %s: out of memory", path);
-        return FALSE;
-      }
-      free(x->data.scalar.value);
-      x->data.scalar.value = (yaml_char_t *)copy;
-      x->data.scalar.length = strlen(copy);
-      x->data.scalar.style = YAML_PLAIN_SCALAR_STYLE;
-    }
-    node = v;
-  }
-  return TRUE;
-}
-
-static int to_gstring(void *data, unsigned char *buf, size_t size) {
-  g_string_append_len(data, (const char *)buf, (gssize)size);
-  return 1;
-}
-
-/* The template text with the variant's settings, as YAML text (without a
- * header comment). */
-static char *variant_text(const char *template_path, const char *text, gsize len, GPtrArray *keys,
-                          GPtrArray *values, GError **err) {
-  yaml_parser_t p;
-  yaml_document_t d;
-  if (!yaml_parser_initialize(&p)) {
-    g_set_error(err, SWEEP_ERROR, 1, "%s: out of memory", template_path);
-    return NULL;
-  }
-  yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
-  gboolean ok = yaml_parser_load(&p, &d);
-  if (!ok) {
-    g_set_error(err, SWEEP_ERROR, SWEEP_ERROR_PLACED, "%s:%d:%d: error: %s", template_path, (int)p.problem_mark.line + 1,
-                (int)p.problem_mark.column + 1, p.problem ? p.problem : "invalid YAML");
-    yaml_parser_delete(&p);
-    return NULL;
-  }
-  yaml_parser_delete(&p);
-  for (guint i = 0; ok && i < keys->len; i++)
-    ok = set_path(&d, g_ptr_array_index(keys, i), g_ptr_array_index(values, i), err);
-  if (!ok) {
-    yaml_document_delete(&d);
-    return NULL;
-  }
-  GString *out = g_string_new(NULL);
-  yaml_emitter_t e;
-  yaml_emitter_initialize(&e);
-  yaml_emitter_set_output(&e, to_gstring, out);
-  yaml_emitter_set_width(&e, -1);
-  yaml_emitter_set_unicode(&e, 1);
-  ok = yaml_emitter_open(&e) && yaml_emitter_dump(&e, &d) && yaml_emitter_close(&e); /* dump frees d */
-  yaml_emitter_delete(&e);
-  if (!ok) {
-    g_set_error(err, SWEEP_ERROR, 1, "%s: cannot write the variant's YAML", template_path);
-    g_string_free(out, TRUE);
-    return NULL;
-  }
-  return g_string_free(out, FALSE);
 }
 
 /* The job plan's first lines: what it is. */
@@ -339,7 +226,7 @@ Sweep *sweep_expand(const char *template_path, GPtrArray *sets, const char *dir,
       const SweepSet *a = g_ptr_array_index(sets, i);
       g_ptr_array_add(x->values, g_strdup(g_ptr_array_index(a->values, pick[i])));
     }
-    g_autofree char *body = variant_text(template_path, text, len, s->keys, x->values, err);
+    g_autofree char *body = plan_edit_text(template_path, text, len, "--set", s->keys, x->values, err);
     if (!body) return NULL;
     x->name = variant_name(s->keys, x->values, body); /* the plan's text, not how the template was named */
     g_autofree char *head = variant_header(template_path, s->keys, x->values);
