@@ -94,7 +94,7 @@ MANPAGES  := $(PROGRAMS:%=man/%.1)
 DOCFILES  := $(wildcard docs/*.md)
 EXAMPLES  := plans/baseline.yaml
 
-.PHONY: census-check sweep-check census-determinism-check
+.PHONY: census-check sweep-check tune-check census-determinism-check
 .PHONY: all check unit-check asm-check golden-check pass-check grade-check install-check clang-check corner-check \
         determinism-check diff-check plot-check \
         update-golden bench bench-run demo demo-run demo-best-p1 install uninstall clean deps
@@ -261,14 +261,14 @@ update-golden: $(BUILD)/tcc-gen $(BUILD)/tcc-sim
 check: deps
 	$(MAKE) unit-check asm-check golden-check pass-check corner-check grade-check install-check
 	$(MAKE) diff-check
-	$(MAKE) census-check sweep-check
+	$(MAKE) census-check sweep-check tune-check
 	$(MAKE) plot-check
 	$(MAKE) BUILD=build-asan OPT=-O1 \
 	  SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
 	  unit-check asm-check golden-check corner-check
 	$(MAKE) BUILD=build-asan OPT=-O1 \
 	  SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
-	  census-check sweep-check
+	  census-check sweep-check tune-check
 	$(MAKE) clang-check
 	$(MAKE) determinism-check
 	$(MAKE) fuzz-check
@@ -348,7 +348,7 @@ demo-best-p1: $(BUILD)/tcc-sim $(BUILD)/tcc-gen
 	@echo "demo: plans/best.yaml's P1: timeline $(DEMO_P1).trace.json (open it in https://ui.perfetto.dev)"
 	@echo "demo: power plot $(DEMO_P1).power.svg (and .png)"
 
-# ---- research tools: tcc-census and tcc-sweep (docs/tools.md) ----
+# ---- research tools: tcc-census, tcc-sweep and tcc-tune (docs/tools.md) ----
 # Their logic lives in src/explore/ (libtccexplore.a, reachable from the unit
 # tests); it reads the compiler's tables (plans, the capacity report) and the
 # simulator's bounds, so it is built with every include path.
@@ -356,9 +356,9 @@ EXPLORE_SRC := $(wildcard src/explore/*.c)
 EXPLORE_OBJ := $(patsubst src/%.c,$(BUILD)/%.o,$(EXPLORE_SRC))
 EXPLORE_HDRS := $(wildcard src/explore/*.h)
 ALL_CFLAGS += -Isrc/explore
-PROGRAMS  += tcc-census tcc-sweep
-MANPAGES  += man/tcc-census.1 man/tcc-sweep.1
-all: $(BUILD)/tcc-census $(BUILD)/tcc-sweep
+PROGRAMS  += tcc-census tcc-sweep tcc-tune
+MANPAGES  += man/tcc-census.1 man/tcc-sweep.1 man/tcc-tune.1
+all: $(BUILD)/tcc-census $(BUILD)/tcc-sweep $(BUILD)/tcc-tune
 $(BUILD)/unit-tests: $(BUILD)/libtccexplore.a
 $(TEST_OBJ): $(EXPLORE_HDRS)
 
@@ -369,7 +369,7 @@ $(BUILD)/explore/%.o: src/explore/%.c $(HDRS) $(GEN_HDRS) $(EXPLORE_HDRS)
 $(BUILD)/libtccexplore.a: $(EXPLORE_OBJ)
 	rm -f $@ && ar rcs $@ $^
 
-$(BUILD)/tcc-census $(BUILD)/tcc-sweep: $(BUILD)/tcc-%: src/driver/tcc_%.c $(BUILD)/libtccexplore.a \
+$(BUILD)/tcc-census $(BUILD)/tcc-sweep $(BUILD)/tcc-tune: $(BUILD)/tcc-%: src/driver/tcc_%.c $(BUILD)/libtccexplore.a \
     $(BUILD)/libtccgen.a $(BUILD)/libtccsim.a $(HDRS) $(GEN_HDRS) $(EXPLORE_HDRS)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libtccexplore.a $(BUILD)/libtccgen.a $(BUILD)/libtccsim.a $(LDLIBS)
 
@@ -385,6 +385,12 @@ census-check: $(BUILD)/tcc-census
 # a re-run that skips finished jobs; its diagnostics (tests/run_sweep.sh).
 sweep-check: $(BUILD)/tcc-sweep $(BUILD)/tcc-grade
 	sh tests/run_sweep.sh $(BUILD)
+
+# tcc-tune: short searches on tests/sweep/tiny.yaml (better cycles found,
+# the same files with any --jobs, best.yaml graded), its diagnostics
+# (tests/run_tune.sh).
+tune-check: $(BUILD)/tcc-tune $(BUILD)/tcc-grade
+	sh tests/run_tune.sh $(BUILD)
 
 # tcc-census's table byte-identical from the determinism builds (gcc -O0,
 # gcc -O2, clang -O2): its area sums, square roots and rounding; part of

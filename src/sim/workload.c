@@ -233,11 +233,9 @@ static int abi_index(const Abi *abi, const char *name) {
 
 /* -------------------------------------------------------------------- data */
 
-#define WL_GOLDEN 0x9E3779B97F4A7C15ull
 #define WL_SYM_MUL 0xD1B54A32D192ED03ull
 
-/* SplitMix64's output function (Steele, Lea, Flood 2014). */
-static uint64_t wl_mix64(uint64_t z) {
+uint64_t wl_mix64(uint64_t z) {
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
   return z ^ (z >> 31);

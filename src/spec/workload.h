@@ -55,6 +55,12 @@ void wl_problem_default(Problem *p, ProblemKind kind);
 gboolean wl_problem_set(Problem *p, const char *key, long value, GError **err);
 gboolean wl_problem_validate(const Problem *p, GError **err);
 const char *wl_problem_name(ProblemKind kind); /* "d1" / "p1" */
+
+/* SplitMix64 (Steele, Lea, Flood 2014; docs/workloads.md §4): its output
+ * function, and the step its state advances by.  The data's streams, and
+ * tcc-tune's draws, which must not depend on GLib's G_RANDOM_VERSION. */
+#define WL_GOLDEN 0x9E3779B97F4A7C15ull
+uint64_t wl_mix64(uint64_t z);
 /* Canonical `.problem` line (no newline). */
 char *wl_problem_canonical(const Problem *p);
 

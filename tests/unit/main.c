@@ -25,6 +25,7 @@ int main(void) {
   srunner_add_suite(sr, suite_diff());
   srunner_add_suite(sr, suite_census());
   srunner_add_suite(sr, suite_sweep());
+  srunner_add_suite(sr, suite_tune());
   srunner_add_suite(sr, suite_plot());
   srunner_add_suite(sr, suite_record());
   srunner_add_suite(sr, suite_multicast());

@@ -28,6 +28,7 @@ Suite *suite_trace(void);
 Suite *suite_diff(void);
 Suite *suite_census(void);
 Suite *suite_sweep(void);
+Suite *suite_tune(void);
 Suite *suite_plot(void);
 Suite *suite_record(void);
 Suite *suite_multicast(void);

@@ -1,0 +1,161 @@
+/* tcc_tune.c - the tcc-tune command: a seeded local search over a plan's
+ * knobs for one problem's cycles within the power and area limits
+ * (tune.h; docs/tools.md, "tcc-tune").
+ *
+ * Exit codes: 0 = the best point passes (power and area; the timing-only
+ * run does not check the numerics), 1 = no point measured passes, 2 = bad
+ * input (options, the template, a knob the template does not set, a start
+ * that does not compile) or an I/O error. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <glib/gstdio.h>
+
+#include "heap.h"
+#include "tune.h"
+
+#define TCC_TUNE_VERSION "tcc-tune 0.1.0"
+
+static int usage(const char *msg) {
+  fprintf(stderr, "tcc-tune: error: %s\n", msg);
+  return 2;
+}
+
+static int fail(const GError *err) {
+  if (err->domain == TUNE_ERROR && err->code != TUNE_ERROR_PLACED) return usage(err->message);
+  fprintf(stderr, "%s\n", err->message);
+  return 2;
+}
+
+static void describe(const TunePoint *p, char *buf, size_t n) {
+  if (p->m.status == TUNE_ERROR_POINT)
+    snprintf(buf, n, "error");
+  else
+    snprintf(buf, n, "%" PRId64 " cycles, %.4f W, %.4f mm2 (%s)", p->m.cycles, p->m.peak_w, p->m.area_mm2,
+             tune_status_name[p->m.status]);
+}
+
+static void progress(const Tune *t, int round, gpointer data) {
+  (void)data;
+  char b[128];
+  describe(g_ptr_array_index(t->points, t->best), b, sizeof b);
+  fprintf(stderr, "\r\033[Ktcc-tune round %d/%d: %u points, best %s", round, t->opt.rounds, t->points->len, b);
+  fflush(stderr);
+}
+
+static gboolean write_out(const char *dir, const char *name, const char *text, char **path) {
+  *path = g_build_filename(dir, name, NULL);
+  g_autoptr(GError) e = NULL;
+  if (g_file_set_contents(*path, text, -1, &e)) return TRUE;
+  fprintf(stderr, "tcc-tune: error: cannot write '%s': %s\n", *path, e->message);
+  return FALSE;
+}
+
+int main(int argc, char **argv) {
+  heap_in_one_step();
+  g_auto(GStrv) knob_args = NULL;
+  g_autofree char *out = NULL, *problem = NULL;
+  gboolean version = FALSE, no_progress = FALSE;
+  int rounds = -1, candidates = -1, jobs = -1;
+  gint64 seed = -1;
+  double step = -1;
+  GOptionEntry entries[] = {
+      {"problem", 0, 0, G_OPTION_ARG_STRING, &problem, "the problem whose cycles to lower: p1 or d1", "P"},
+      {"knob", 0, 0, G_OPTION_ARG_STRING_ARRAY, &knob_args,
+       "search plan key KEY.PATH over the integers LO..HI or the values V1,V2,... (repeatable; the "
+       "template sets where the search starts)", "KEY.PATH=LO..HI"},
+      {"output", 'o', 0, G_OPTION_ARG_FILENAME, &out, "where best.yaml and tune.csv go (created)", "DIR"},
+      {"rounds", 0, 0, G_OPTION_ARG_INT, &rounds, "rounds of the search, 0..10000 (default 20)", "N"},
+      {"candidates", 0, 0, G_OPTION_ARG_INT, &candidates, "points tried per round, 1..1000 (default 8)", "K"},
+      {"seed", 0, 0, G_OPTION_ARG_INT64, &seed, "the search's seed, 0..4294967295 (default 1)", "S"},
+      {"step", 0, 0, G_OPTION_ARG_DOUBLE, &step,
+       "first step, a fraction of each knob's values, (0, 1] (default 0.125)", "F"},
+      {"jobs", 'j', 0, G_OPTION_ARG_INT, &jobs,
+       "simulate N points at once, 1..256 (default: the processors; the results do not depend on it)", "N"},
+      {"no-progress", 0, 0, G_OPTION_ARG_NONE, &no_progress, "never draw the progress line", NULL},
+      {"version", 0, 0, G_OPTION_ARG_NONE, &version, "print the version", NULL},
+      {NULL, 0, 0, 0, NULL, NULL, NULL}};
+  g_autoptr(GOptionContext) ctx = g_option_context_new("TEMPLATE.yaml --problem P --knob KEY.PATH=LO..HI... -o DIR");
+  g_option_context_add_main_entries(ctx, entries, NULL);
+  g_option_context_set_summary(
+      ctx, "Searches the plan's knobs for fewer cycles of one problem within 20 W and\n"
+           "24 mm2: rounds of K points drawn around the best so far from a seeded\n"
+           "generator, each compiled and simulated for its timing (no numerics).\n"
+           "Writes DIR/best.yaml and DIR/tune.csv (every point); the same options give\n"
+           "the same files (docs/tools.md, \"tcc-tune\").\n"
+           "Exit: 0 the best point passes, 1 no point passes, 2 bad input.");
+  g_autoptr(GError) err = NULL;
+  if (!g_option_context_parse(ctx, &argc, &argv, &err)) return usage(err->message);
+  if (version) {
+    printf("%s\n", TCC_TUNE_VERSION);
+    return 0;
+  }
+  if (argc != 2) return usage("expected one template plan (see --help)");
+  if (!problem) return usage("--problem p1|d1 is required: the problem whose cycles to lower");
+  TuneOptions opt;
+  tune_options_default(&opt);
+  if (strcmp(problem, "p1") == 0)
+    opt.problem = PROB_P1;
+  else if (strcmp(problem, "d1") == 0)
+    opt.problem = PROB_D1;
+  else {
+    g_autofree char *m = g_strdup_printf("--problem must be p1 or d1, got '%s'", problem);
+    return usage(m);
+  }
+  if (!knob_args) return usage("give at least one --knob KEY.PATH=LO..HI (or =V1,V2,...)");
+  if (!out) return usage("-o DIR is required: where best.yaml and tune.csv go");
+  if (rounds != -1 && (rounds < 0 || rounds > 10000)) return usage("--rounds must be 0..10000");
+  if (candidates != -1 && (candidates < 1 || candidates > 1000)) return usage("--candidates must be 1..1000");
+  if (seed != -1 && (seed < 0 || seed > G_MAXUINT32)) return usage("--seed must be 0..4294967295");
+  if (step != -1 && !(step > 0 && step <= 1)) return usage("--step must be in (0, 1]");
+  if (jobs != -1 && (jobs < 1 || jobs > 256)) return usage("--jobs must be 1..256");
+  if (rounds != -1) opt.rounds = rounds;
+  if (candidates != -1) opt.candidates = candidates;
+  if (seed != -1) opt.seed = (guint32)seed;
+  if (step != -1) opt.step = step;
+  opt.jobs = jobs != -1 ? jobs : (int)g_get_num_processors();
+  GPtrArray *knobs = g_ptr_array_new_with_free_func((GDestroyNotify)tune_knob_free);
+  for (int i = 0; knob_args[i]; i++) {
+    TuneKnob *k = tune_knob_parse(knob_args[i], &err);
+    if (!k) {
+      g_ptr_array_unref(knobs);
+      return usage(err->message);
+    }
+    g_ptr_array_add(knobs, k);
+  }
+  g_autoptr(Tune) t = tune_new(argv[1], knobs, &opt, &err); /* takes the knobs */
+  if (!t) return fail(err);
+  if (g_mkdir_with_parents(out, 0777) != 0) {
+    int e = errno;
+    fprintf(stderr, "tcc-tune: error: cannot create '%s': %s\n", out, g_strerror(e));
+    return 2;
+  }
+  gboolean draw = !no_progress && isatty(STDERR_FILENO);
+  gboolean ran = tune_run(t, draw ? progress : NULL, NULL, &err);
+  if (draw) fputs("\r\033[K", stderr); /* the progress line goes */
+  if (!ran) return fail(err);
+  g_autofree char *csv = tune_log_csv(t), *best = tune_best_text(t, &err);
+  if (!best) return fail(err);
+  g_autofree char *best_path = NULL, *csv_path = NULL;
+  if (!write_out(out, "tune.csv", csv, &csv_path) || !write_out(out, "best.yaml", best, &best_path)) return 2;
+  const TunePoint *s = g_ptr_array_index(t->points, 0), *b = g_ptr_array_index(t->points, t->best);
+  char sb[128], bb[128];
+  describe(s, sb, sizeof sb);
+  describe(b, bb, sizeof bb);
+  printf("tcc-tune: %s of %s: %u point%s in %d round%s (seed %" PRIu32 ")\n", problem, argv[1], t->points->len,
+         t->points->len == 1 ? "" : "s", t->rounds_run, t->rounds_run == 1 ? "" : "s", opt.seed);
+  printf("start: %s\n", sb);
+  printf("best:  %s, round %d point %d:", bb, b->round, b->candidate);
+  for (guint k = 0; k < t->knobs->len; k++) {
+    const TuneKnob *kn = g_ptr_array_index(t->knobs, k);
+    g_autofree char *v = tune_knob_value(kn, b->idx[k]);
+    printf("%s %s=%s", k ? "," : "", kn->path, v);
+  }
+  g_autofree char *qb = g_shell_quote(best_path);
+  printf("\nwrote %s and %s; grade it (numerics too): tcc-grade %s\n", best_path, csv_path, qb);
+  if (fflush(stdout) != 0 || ferror(stdout)) return usage("cannot write to standard output");
+  return b->m.status == TUNE_PASS ? 0 : 1;
+}

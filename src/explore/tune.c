@@ -1,0 +1,511 @@
+/* tune.c - tcc-tune's seeded local search (tune.h). */
+#include "tune.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir.h"
+#include "machine.h"
+#include "pipeline.h"
+#include "plan.h"
+#include "plan_edit.h"
+#include "sim.h"
+
+G_DEFINE_QUARK(tcc-tune-error-quark, tune_error)
+
+const char *const tune_status_name[] = {"pass", "power", "area", "error"};
+
+/* ---- knobs ------------------------------------------------------------ */
+
+/* A decimal integer, all of s, within int64. */
+static gboolean parse_int(const char *s, int64_t *v) {
+  if (!*s || g_ascii_isspace(*s)) return FALSE;
+  char *end;
+  errno = 0;
+  long long x = strtoll(s, &end, 10);
+  if (errno || *end) return FALSE;
+  *v = x;
+  return TRUE;
+}
+
+TuneKnob *tune_knob_parse(const char *arg, GError **err) {
+  const char *eq = strchr(arg, '=');
+  if (!eq) {
+    g_set_error(err, TUNE_ERROR, TUNE_ERROR_USAGE, "--knob %s: expected KEY.PATH=LO..HI or KEY.PATH=V1,V2,...",
+                arg);
+    return NULL;
+  }
+  g_autoptr(TuneKnob) k = g_new0(TuneKnob, 1);
+  k->path = g_strndup(arg, (gsize)(eq - arg));
+  if (!plan_edit_path_ok(k->path)) {
+    g_set_error(err, TUNE_ERROR, TUNE_ERROR_USAGE,
+                "--knob %s: '%s' is not a plan path (keys of letters, digits and _, joined by dots: "
+                "p1.store_spacing.wo)", arg, k->path);
+    return NULL;
+  }
+  const char *v = eq + 1, *dots = strstr(v, "..");
+  if (dots && !strchr(v, ',')) {
+    g_autofree char *lo = g_strstrip(g_strndup(v, (gsize)(dots - v)));
+    g_autofree char *hi = g_strstrip(g_strdup(dots + 2));
+    if (!parse_int(lo, &k->lo) || !parse_int(hi, &k->hi)) {
+      g_set_error(err, TUNE_ERROR, TUNE_ERROR_USAGE, "--knob %s: a range is two integers, LO..HI", arg);
+      return NULL;
+    }
+    if (k->lo >= k->hi || (uint64_t)k->hi - (uint64_t)k->lo >= TUNE_MAX_VALUES) { /* no overflow */
+      g_set_error(err, TUNE_ERROR, TUNE_ERROR_USAGE, "--knob %s: a range needs LO < HI and at most %d values",
+                  arg, TUNE_MAX_VALUES);
+      return NULL;
+    }
+    k->range = TRUE;
+    return g_steal_pointer(&k);
+  }
+  k->values = g_ptr_array_new_with_free_func(g_free);
+  g_auto(GStrv) vals = g_strsplit(v, ",", -1);
+  for (int i = 0; vals[i]; i++) {
+    g_strstrip(vals[i]);
+    if (!*vals[i] || strpbrk(vals[i], "\n\r\t#:{}[]&*!|>'\"%@`")) {
+      g_set_error(err, TUNE_ERROR, TUNE_ERROR_USAGE, "--knob %s: value %d ('%s') is not a plain YAML scalar",
+                  arg, i + 1, vals[i]);
+      return NULL;
+    }
+    for (guint j = 0; j < k->values->len; j++)
+      if (strcmp(g_ptr_array_index(k->values, j), vals[i]) == 0) {
+        g_set_error(err, TUNE_ERROR, TUNE_ERROR_USAGE, "--knob %s: value '%s' is given twice", arg, vals[i]);
+        return NULL;
+      }
+    g_ptr_array_add(k->values, g_strdup(vals[i]));
+  }
+  if (k->values->len < 2) {
+    g_set_error(err, TUNE_ERROR, TUNE_ERROR_USAGE, "--knob %s: a knob needs at least two values", arg);
+    return NULL;
+  }
+  return g_steal_pointer(&k);
+}
+
+void tune_knob_free(TuneKnob *k) {
+  if (!k) return;
+  g_free(k->path);
+  if (k->values) g_ptr_array_unref(k->values);
+  g_free(k);
+}
+
+guint tune_knob_count(const TuneKnob *k) {
+  return k->range ? (guint)(k->hi - k->lo + 1) : k->values->len;
+}
+
+char *tune_knob_value(const TuneKnob *k, guint i) {
+  if (k->range) return g_strdup_printf("%" PRId64, k->lo + (int64_t)i);
+  return g_strdup(g_ptr_array_index(k->values, i));
+}
+
+/* The index of `value` among the knob's values, or -1.  A range compares
+ * integers: "08" and "8" are the same value. */
+static int knob_index(const TuneKnob *k, const char *value) {
+  if (k->range) {
+    int64_t v;
+    return parse_int(value, &v) && v >= k->lo && v <= k->hi ? (int)(v - k->lo) : -1;
+  }
+  for (guint i = 0; i < k->values->len; i++)
+    if (strcmp(g_ptr_array_index(k->values, i), value) == 0) return (int)i;
+  return -1;
+}
+
+/* ---- the default evaluator: compile here, simulate on a worker -------- */
+
+static void measure_error(TuneMeasure *m, const GError *e) {
+  m->status = TUNE_ERROR_POINT;
+  m->error = g_strdup(e->message);
+}
+
+static gpointer compile_prepare(const char *file, const char *text, ProblemKind problem, gpointer data,
+                                TuneMeasure *m) {
+  (void)data;
+  g_autoptr(GError) e = NULL;
+  g_autoptr(Plan) plan = plan_parse(file, text, strlen(text), &e);
+  g_autoptr(Ir) ir = plan ? pass_pipeline(plan, problem, NULL, NULL, FALSE, &e) : NULL;
+  if (!ir) {
+    measure_error(m, e);
+    return NULL;
+  }
+  char *asm_text = be_emit(ir);
+  g_autofree char *name = g_strdup_printf("%s[%s].asm", file, wl_problem_name(problem));
+  Program *prog = sim_asm_parse_take(name, asm_text, strlen(asm_text), &e); /* takes the text */
+  if (!prog) measure_error(m, e); /* the compiler's bug; say so rather than stop */
+  return prog;
+}
+
+static void simulate_finish(gpointer work, TuneMeasure *m) {
+  g_autoptr(Program) prog = work;
+  SimOptions opt;
+  sim_options_default(&opt);
+  opt.timing_only = TRUE;
+  SimResult r;
+  g_autoptr(GError) e = NULL;
+  if (!sim_run(prog, &opt, &r, &e)) {
+    measure_error(m, e);
+    return;
+  }
+  m->cycles = r.cycles;
+  m->peak_w = r.peak_w;
+  m->area_mm2 = r.area_mm2;
+  m->status = r.area_mm2 > AREA_LIMIT_MM2 ? TUNE_AREA : r.peak_w > POWER_LIMIT_W ? TUNE_POWER : TUNE_PASS;
+  sim_result_clear(&r);
+}
+
+const TuneEval tune_eval_compile = {compile_prepare, simulate_finish, NULL};
+
+void tune_options_default(TuneOptions *o) {
+  memset(o, 0, sizeof *o);
+  o->problem = PROB_P1;
+  o->rounds = 20;
+  o->candidates = 8;
+  o->seed = 1;
+  o->jobs = 2;
+  o->step = 0.125;
+  o->eval = tune_eval_compile;
+}
+
+/* ---- the search ------------------------------------------------------- */
+
+static void point_free(gpointer p) {
+  TunePoint *x = p;
+  g_free(x->idx);
+  g_free(x->m.error);
+  g_free(x);
+}
+
+void tune_free(Tune *t) {
+  if (!t) return;
+  g_free(t->template_path);
+  g_free(t->text);
+  if (t->knobs) g_ptr_array_unref(t->knobs);
+  if (t->points) g_ptr_array_unref(t->points);
+  g_free(t);
+}
+
+/* The value a loaded plan takes for `path` (a hardware key or a knob of
+ * either problem, written or default) as a plan writes it, or NULL when
+ * the path names no key of a plan. */
+static char *effective_value(const Plan *plan, const char *path) {
+  for (int i = 0; i < PLAN_NHW; i++)
+    if (strcmp(plan_hw_path(i), path) == 0) return plan_hw_value_text(plan, i);
+  static const ProblemKind kinds[] = {PROB_P1, PROB_D1};
+  for (guint k = 0; k < G_N_ELEMENTS(kinds); k++) {
+    const PlanProblem *pp = plan_problem(plan, kinds[k]);
+    for (int i = 0; i < PLAN_NKNOBS; i++)
+      if (pp->loc[i].path && strcmp(pp->loc[i].path, path) == 0) return g_strdup(pp->value[i]);
+  }
+  return NULL;
+}
+
+Tune *tune_new(const char *template_path, GPtrArray *knobs, const TuneOptions *opt, GError **err) {
+  g_autoptr(Tune) t = g_new0(Tune, 1);
+  t->template_path = g_strdup(template_path);
+  t->knobs = knobs;
+  t->opt = *opt;
+  t->points = g_ptr_array_new_with_free_func(point_free);
+  t->best = -1;
+  if (knobs->len == 0 || knobs->len > TUNE_MAX_KNOBS) {
+    g_set_error(err, TUNE_ERROR, TUNE_ERROR_USAGE, "give 1 to %d --knob options", TUNE_MAX_KNOBS);
+    return NULL;
+  }
+  for (guint i = 0; i < knobs->len; i++)
+    for (guint j = 0; j < i; j++)
+      if (strcmp(((TuneKnob *)g_ptr_array_index(knobs, i))->path,
+                 ((TuneKnob *)g_ptr_array_index(knobs, j))->path) == 0) {
+        g_set_error(err, TUNE_ERROR, TUNE_ERROR_USAGE, "--knob %s: the knob is given twice",
+                    ((TuneKnob *)g_ptr_array_index(knobs, i))->path);
+        return NULL;
+      }
+  g_autoptr(GError) rd = NULL;
+  if (!g_file_get_contents(template_path, &t->text, &t->len, &rd)) {
+    g_set_error(err, TUNE_ERROR, TUNE_ERROR_PLACED, "%s:1:1: error: cannot read plan: %s", template_path,
+                rd->message);
+    return NULL;
+  }
+  /* the template itself must be a plan (its own diagnostics first) */
+  g_autoptr(Plan) plan = plan_parse(template_path, t->text, t->len, err);
+  if (!plan) return NULL;
+  TunePoint *start = g_new0(TunePoint, 1);
+  start->idx = g_new0(guint, knobs->len);
+  g_ptr_array_add(t->points, start);
+  for (guint i = 0; i < knobs->len; i++) {
+    const TuneKnob *k = g_ptr_array_index(knobs, i);
+    gboolean found;
+    GError *e = NULL;
+    g_autofree char *v = plan_edit_get(template_path, t->text, t->len, "--knob", k->path, &found, &e);
+    if (e) {
+      g_set_error_literal(err, TUNE_ERROR, e->code == PLAN_EDIT_ERROR_PLACED ? TUNE_ERROR_PLACED : TUNE_ERROR_USAGE,
+                          e->message);
+      g_error_free(e);
+      return NULL;
+    }
+    if (!found) v = effective_value(plan, k->path); /* not written: its default */
+    if (!v) {
+      g_set_error(err, TUNE_ERROR, TUNE_ERROR_USAGE,
+                  "--knob %s: not a key of a plan (docs/plan.md lists the knobs, hardware keys under "
+                  "hardware.)", k->path);
+      return NULL;
+    }
+    int x = knob_index(k, v);
+    if (x < 0) {
+      g_autofree char *lo = tune_knob_value(k, 0), *hi = tune_knob_value(k, tune_knob_count(k) - 1);
+      g_set_error(err, TUNE_ERROR, TUNE_ERROR_USAGE,
+                  "--knob %s: the template %s '%s'; the search starts from the template's value, one of "
+                  "the knob's (%s%s%s)", k->path, found ? "sets it to" : "leaves it at its default,", v, lo,
+                  k->range ? ".." : ", ..., ", hi);
+      return NULL;
+    }
+    start->idx[i] = (guint)x;
+  }
+  return g_steal_pointer(&t);
+}
+
+char *tune_point_text(const Tune *t, const TunePoint *p, GError **err) {
+  g_autoptr(GPtrArray) keys = g_ptr_array_new(), values = g_ptr_array_new_with_free_func(g_free);
+  for (guint i = 0; i < t->knobs->len; i++) {
+    const TuneKnob *k = g_ptr_array_index(t->knobs, i);
+    g_ptr_array_add(keys, k->path);
+    g_ptr_array_add(values, tune_knob_value(k, p->idx[i]));
+  }
+  return plan_edit_text(t->template_path, t->text, t->len, "--knob", keys, values, err);
+}
+
+/* SplitMix64 (tune.h: the same draws on every machine). */
+typedef struct Rng {
+  uint64_t state;
+} Rng;
+static uint64_t rng_next(Rng *r) { return wl_mix64(r->state += WL_GOLDEN); }
+/* Uniform in [0, n), n >= 1 (the top 32 bits, scaled: no modulo bias
+ * worth speaking of for n far below 2^32). */
+static guint rng_below(Rng *r, guint n) { return (guint)(((rng_next(r) >> 32) * (uint64_t)n) >> 32); }
+
+/* Rank, then value: a passing point beats one over a limit, which beats
+ * an error; passing points by cycles, points over a limit by how far
+ * over (relative), then cycles. */
+static gboolean better(const TuneMeasure *a, const TuneMeasure *b) {
+  int ra = a->status == TUNE_PASS ? 0 : a->status == TUNE_ERROR_POINT ? 2 : 1;
+  int rb = b->status == TUNE_PASS ? 0 : b->status == TUNE_ERROR_POINT ? 2 : 1;
+  if (ra != rb) return ra < rb;
+  if (ra == 2) return FALSE;
+  if (ra == 1) {
+    double oa = MAX(a->peak_w - POWER_LIMIT_W, 0.0) / POWER_LIMIT_W + MAX(a->area_mm2 - AREA_LIMIT_MM2, 0.0) / AREA_LIMIT_MM2;
+    double ob = MAX(b->peak_w - POWER_LIMIT_W, 0.0) / POWER_LIMIT_W + MAX(b->area_mm2 - AREA_LIMIT_MM2, 0.0) / AREA_LIMIT_MM2;
+    if (oa != ob) return oa < ob;
+  }
+  return a->cycles < b->cycles;
+}
+
+static char *idx_key(const guint *idx, guint n) {
+  GString *s = g_string_new(NULL);
+  for (guint i = 0; i < n; i++) g_string_append_printf(s, "%s%u", i ? "," : "", idx[i]);
+  return g_string_free(s, FALSE);
+}
+
+/* A new point around `from`: 1 to 3 knobs, each moved by 1..step[k]
+ * either way (clamped to its values); NULL after 64 draws that only gave
+ * points already measured. */
+static guint *draw(Rng *r, const Tune *t, const guint *from, const guint *step, GHashTable *seen) {
+  guint n = t->knobs->len;
+  g_autofree guint *order = g_new(guint, n);
+  for (int attempt = 0; attempt < 64; attempt++) {
+    guint *idx = g_memdup2(from, sizeof(guint) * n);
+    for (guint i = 0; i < n; i++) order[i] = i;
+    guint moves = 1 + rng_below(r, MIN(n, 3u));
+    for (guint m = 0; m < moves; m++) { /* a partial Fisher-Yates shuffle picks the knobs */
+      guint j = m + rng_below(r, n - m), k = order[j];
+      order[j] = order[m];
+      order[m] = k;
+      guint count = tune_knob_count(g_ptr_array_index(t->knobs, k));
+      int64_t delta = 1 + rng_below(r, step[k]);
+      int64_t v = (int64_t)idx[k] + (rng_below(r, 2) ? delta : -delta);
+      idx[k] = (guint)CLAMP(v, 0, (int64_t)count - 1);
+    }
+    g_autofree char *key = idx_key(idx, n);
+    if (!g_hash_table_contains(seen, key)) return idx;
+    g_free(idx);
+  }
+  return NULL;
+}
+
+typedef struct Work {
+  const Tune *t;
+  TunePoint *p;
+  gpointer job; /* the evaluator's, for finish */
+  GMutex *lock;
+  GCond *cond;
+  int *pending;
+} Work;
+
+static void finish_one(gpointer data, gpointer user) {
+  (void)user;
+  Work *w = data;
+  w->t->opt.eval.finish(w->job, &w->p->m);
+  g_mutex_lock(w->lock);
+  --*w->pending;
+  g_cond_signal(w->cond);
+  g_mutex_unlock(w->lock);
+}
+
+/* Measure the points [first, points->len): prepared here in order,
+ * finished on the pool, with at most two per thread prepared and not
+ * finished (a P1 program in memory is tens of MB). */
+static gboolean measure(Tune *t, GThreadPool *pool, guint first, GError **err) {
+  GMutex lock;
+  GCond cond;
+  g_mutex_init(&lock);
+  g_cond_init(&cond);
+  int pending = 0;
+  guint n = t->points->len - first;
+  g_autofree Work *work = g_new0(Work, n);
+  gboolean ok = TRUE;
+  for (guint i = 0; i < n; i++) {
+    TunePoint *p = g_ptr_array_index(t->points, first + i);
+    /* the start is the template itself: its diagnostics point into it */
+    g_autofree char *text = p->round == 0 ? g_strdup(t->text) : tune_point_text(t, p, err);
+    if (!text) {
+      ok = FALSE;
+      break;
+    }
+    g_autofree char *file = p->round == 0 ? g_strdup(t->template_path)
+                                          : g_strdup_printf("%s[round %d, point %d]", t->template_path,
+                                                            p->round, p->candidate);
+    Work *w = &work[i];
+    *w = (Work){t, p, NULL, &lock, &cond, &pending};
+    w->job = t->opt.eval.prepare(file, text, t->opt.problem, t->opt.eval.data, &p->m);
+    if (!w->job) continue;
+    g_mutex_lock(&lock);
+    while (pending >= 2 * CLAMP(t->opt.jobs, 1, 256)) g_cond_wait(&cond, &lock);
+    pending++;
+    g_mutex_unlock(&lock);
+    g_thread_pool_push(pool, w, NULL);
+  }
+  g_mutex_lock(&lock);
+  while (pending > 0) g_cond_wait(&cond, &lock);
+  g_mutex_unlock(&lock);
+  g_mutex_clear(&lock);
+  g_cond_clear(&cond);
+  return ok;
+}
+
+gboolean tune_run(Tune *t, TuneProgress progress, gpointer data, GError **err) {
+  guint n = t->knobs->len;
+  GThreadPool *pool = g_thread_pool_new(finish_one, NULL, CLAMP(t->opt.jobs, 1, 256), FALSE, NULL);
+  g_autoptr(GHashTable) seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  g_autofree guint *step = g_new(guint, n);
+  gboolean ok = measure(t, pool, 0, err);
+  TunePoint *start = g_ptr_array_index(t->points, 0);
+  if (ok && start->m.status == TUNE_ERROR_POINT) {
+    g_set_error(err, TUNE_ERROR, TUNE_ERROR_PLACED, "%s", start->m.error);
+    ok = FALSE;
+  }
+  if (ok) {
+    g_hash_table_add(seen, idx_key(start->idx, n));
+    start->best = TRUE;
+    t->best = 0;
+    for (guint k = 0; k < n; k++) {
+      guint count = tune_knob_count(g_ptr_array_index(t->knobs, k));
+      step[k] = (guint)CLAMP((double)count * t->opt.step, 1.0, (double)count - 1);
+    }
+    if (progress) progress(t, 0, data);
+  }
+  Rng rng = {t->opt.seed};
+  for (int round = 1; ok && round <= t->opt.rounds; round++) {
+    const TunePoint *best = g_ptr_array_index(t->points, t->best);
+    guint first = t->points->len;
+    for (int c = 0; c < t->opt.candidates; c++) {
+      guint *idx = draw(&rng, t, best->idx, step, seen);
+      if (!idx) continue;
+      g_hash_table_add(seen, idx_key(idx, n));
+      TunePoint *p = g_new0(TunePoint, 1);
+      p->round = round;
+      p->candidate = c + 1;
+      p->idx = idx;
+      g_ptr_array_add(t->points, p);
+    }
+    if (t->points->len == first) break; /* every point within the steps is measured */
+    ok = measure(t, pool, first, err);
+    int winner = -1;
+    for (guint i = first; ok && i < t->points->len; i++) {
+      const TunePoint *p = g_ptr_array_index(t->points, i);
+      if (better(&p->m, &(winner < 0 ? best : (const TunePoint *)g_ptr_array_index(t->points, winner))->m))
+        winner = (int)i;
+    }
+    if (winner >= 0) {
+      ((TunePoint *)g_ptr_array_index(t->points, winner))->best = TRUE;
+      t->best = winner;
+    } else {
+      for (guint k = 0; k < n; k++) step[k] = MAX(step[k] / 2, 1u);
+    }
+    t->rounds_run = round;
+    if (ok && progress) progress(t, round, data);
+  }
+  g_thread_pool_free(pool, FALSE, TRUE);
+  return ok;
+}
+
+/* ---- output ----------------------------------------------------------- */
+
+static void csv_field(GString *o, const char *f) {
+  if (!strpbrk(f, ",\"\n\r")) {
+    g_string_append(o, f);
+    return;
+  }
+  g_string_append_c(o, '"');
+  for (; *f; f++) {
+    if (*f == '"') g_string_append_c(o, '"');
+    g_string_append_c(o, *f);
+  }
+  g_string_append_c(o, '"');
+}
+
+char *tune_log_csv(const Tune *t) {
+  GString *o = g_string_new("round,candidate");
+  for (guint k = 0; k < t->knobs->len; k++) {
+    g_string_append_c(o, ',');
+    csv_field(o, ((const TuneKnob *)g_ptr_array_index(t->knobs, k))->path);
+  }
+  g_string_append(o, ",status,cycles,peak_w,area_mm2,best,error\n");
+  for (guint i = 0; i < t->points->len; i++) {
+    const TunePoint *p = g_ptr_array_index(t->points, i);
+    g_string_append_printf(o, "%d,%d", p->round, p->candidate);
+    for (guint k = 0; k < t->knobs->len; k++) {
+      g_autofree char *v = tune_knob_value(g_ptr_array_index(t->knobs, k), p->idx[k]);
+      g_string_append_c(o, ',');
+      csv_field(o, v);
+    }
+    g_string_append_printf(o, ",%s,", tune_status_name[p->m.status]);
+    if (p->m.status != TUNE_ERROR_POINT)
+      g_string_append_printf(o, "%" PRId64 ",%.4f,%.4f", p->m.cycles, p->m.peak_w, p->m.area_mm2);
+    else
+      g_string_append(o, ",,");
+    g_string_append_printf(o, ",%d,", p->best ? 1 : 0);
+    if (p->m.error) csv_field(o, p->m.error);
+    g_string_append_c(o, '\n');
+  }
+  return g_string_free(o, FALSE);
+}
+
+char *tune_best_text(const Tune *t, GError **err) {
+  if (t->best < 0) {
+    g_set_error(err, TUNE_ERROR, TUNE_ERROR_USAGE, "%s: no point has been measured", t->template_path);
+    return NULL;
+  }
+  const TunePoint *b = g_ptr_array_index(t->points, t->best);
+  g_autofree char *body = tune_point_text(t, b, err);
+  if (!body) return NULL;
+  GString *o = g_string_new(NULL);
+  g_string_append_printf(o, "# tcc-tune: the best of %u point%s for %s from %s (seed %" PRIu32 "):", t->points->len,
+                         t->points->len == 1 ? "" : "s",
+                         wl_problem_name(t->opt.problem), t->template_path, t->opt.seed);
+  for (guint k = 0; k < t->knobs->len; k++) {
+    g_autofree char *v = tune_knob_value(g_ptr_array_index(t->knobs, k), b->idx[k]);
+    g_string_append_printf(o, "%s %s=%s", k ? "," : "", ((const TuneKnob *)g_ptr_array_index(t->knobs, k))->path, v);
+  }
+  g_string_append(o, "\n# (comments of the template are not kept)\n");
+  g_string_append(o, body);
+  return g_string_free(o, FALSE);
+}

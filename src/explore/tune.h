@@ -1,0 +1,129 @@
+/* tune.h - tcc-tune: a seeded local search over a plan's knobs for one
+ * problem's cycles, within the power and area limits (docs/tools.md,
+ * "tcc-tune").
+ *
+ * The search is a (1 + K) evolution strategy on the knobs' value indices:
+ * each round draws K candidates around the best point so far, each moving
+ * 1 to 3 knobs by at most their step, evaluates them (compile, then
+ * simulate the timing only: timing, power and area do not depend on the
+ * data) and keeps the best of them when it beats the best so far; a round
+ * without a better point halves every step (never below 1).  Every random
+ * draw is made on the calling thread, in a fixed order, from SplitMix64
+ * seeded with --seed (not GLib's generator, whose output depends on
+ * G_RANDOM_VERSION), and the points are compared in candidate order: the
+ * same template, knobs and options give the same points, log and best
+ * plan, whatever the number of threads.  The search ends after its rounds,
+ * or when 64 draws for each candidate of a round give only points already
+ * measured (the neighbourhood within the steps is then, in practice,
+ * exhausted). */
+#ifndef TCC_TUNE_H
+#define TCC_TUNE_H
+
+#include <glib.h>
+#include <stdint.h>
+
+#include "workload.h"
+
+#define TUNE_ERROR (tune_error_quark())
+GQuark tune_error_quark(void);
+/* USAGE messages need the "tcc-tune: error: " prefix; PLACED ones read
+ * "file:line:col: error: ..." (the plan loader's, the compiler's). */
+enum { TUNE_ERROR_USAGE = 1, TUNE_ERROR_IO, TUNE_ERROR_PLACED };
+
+#define TUNE_MAX_VALUES 1000000 /* values of one knob                */
+#define TUNE_MAX_KNOBS 32
+
+/* One --knob: a plan path and its ordered values, either the integers
+ * lo..hi or a list of plain scalars. */
+typedef struct TuneKnob {
+  char *path;
+  gboolean range;
+  int64_t lo, hi;       /* range: the values lo..hi                     */
+  GPtrArray *values;    /* list: char*, as written                      */
+} TuneKnob;
+
+/* Parse "KEY.PATH=LO..HI" or "KEY.PATH=V1,V2,..." (at least two values). */
+TuneKnob *tune_knob_parse(const char *arg, GError **err);
+void tune_knob_free(TuneKnob *k);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(TuneKnob, tune_knob_free)
+guint tune_knob_count(const TuneKnob *k);
+char *tune_knob_value(const TuneKnob *k, guint i); /* the i-th value's text */
+
+/* What one point measured. */
+typedef enum { TUNE_PASS, TUNE_POWER, TUNE_AREA, TUNE_ERROR_POINT } TuneStatus;
+extern const char *const tune_status_name[]; /* "pass", "power", "area", "error" */
+typedef struct TuneMeasure {
+  TuneStatus status;
+  int64_t cycles;        /* 0 for an error                              */
+  double peak_w, area_mm2;
+  char *error;           /* TUNE_ERROR_POINT: the one-line message      */
+} TuneMeasure;
+
+/* How points are measured: `prepare` runs on the calling thread, in
+ * candidate order, and returns the work that `finish` completes on a worker
+ * thread, or NULL when it has filled *m itself (a plan that does not load
+ * or compile).  `data` is passed to prepare. */
+typedef struct TuneEval {
+  gpointer (*prepare)(const char *file, const char *text, ProblemKind problem, gpointer data,
+                      TuneMeasure *m);
+  void (*finish)(gpointer work, TuneMeasure *m);
+  gpointer data;
+} TuneEval;
+/* The default: the plan loaded from its text and compiled (the calling
+ * thread: GLPK's placement keeps its state per thread), then assembled
+ * and simulated for its timing, power and area only (a worker). */
+extern const TuneEval tune_eval_compile;
+
+typedef struct TuneOptions {
+  ProblemKind problem;
+  int rounds;            /* 0..10000 (0: the start point only)          */
+  int candidates;        /* K, 1..1000                                  */
+  guint32 seed;
+  int jobs;              /* worker threads, 1..256                      */
+  double step;           /* first step, as a fraction of each knob's    */
+                         /* values, (0, 1]                               */
+  TuneEval eval;         /* tune_options_default: tune_eval_compile     */
+} TuneOptions;
+void tune_options_default(TuneOptions *o); /* p1, 20 rounds, 8, seed 1, 2 jobs, 0.125 */
+
+typedef struct TunePoint {
+  int round, candidate;  /* round 0 candidate 0: the start              */
+  guint *idx;            /* one value index per knob                    */
+  TuneMeasure m;
+  gboolean best;         /* it became the best point when measured      */
+} TunePoint;
+
+typedef struct Tune {
+  char *template_path;
+  char *text;            /* the template's text                         */
+  gsize len;
+  GPtrArray *knobs;      /* TuneKnob*, owned                            */
+  TuneOptions opt;
+  GPtrArray *points;     /* TunePoint*, in measuring order               */
+  int best;              /* index into points                           */
+  int rounds_run;
+} Tune;
+
+/* Read the template and find each knob's starting value: the template's,
+ * written or default, which must be one of the knob's values.  Takes the
+ * knobs (also on failure). */
+Tune *tune_new(const char *template_path, GPtrArray *knobs, const TuneOptions *opt, GError **err);
+void tune_free(Tune *t);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(Tune, tune_free)
+
+/* Called after each round (on the calling thread). */
+typedef void (*TuneProgress)(const Tune *t, int round, gpointer data);
+/* Measure the start, then run the rounds.  FALSE with *err when the start
+ * point is not a plan that compiles (its message), or on an I/O error. */
+gboolean tune_run(Tune *t, TuneProgress progress, gpointer data, GError **err);
+
+/* Every point as CSV: round, candidate, the knobs, status, cycles, peak_w,
+ * area_mm2, best, error. */
+char *tune_log_csv(const Tune *t);
+/* The best point's plan text, with a header comment saying what it is
+ * (NULL with *err before tune_run has measured the start). */
+char *tune_best_text(const Tune *t, GError **err);
+/* The plan text of a point (without a header). */
+char *tune_point_text(const Tune *t, const TunePoint *p, GError **err);
+
+#endif

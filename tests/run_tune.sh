@@ -1,0 +1,174 @@
+#!/bin/sh
+# tests/run_tune.sh [BUILD] - tcc-tune end to end on tests/sweep/tiny.yaml
+# (a plan whose compile and simulation take milliseconds):
+#  - from d1.store_spacing 16 the search finds fewer cycles (stores spaced
+#    less), writes best.yaml and tune.csv, and tcc-grade's D1 cycles of
+#    best.yaml are the log's;
+#  - the same options give the same files with --jobs 1 and 2; another
+#    seed draws other points;
+#  - every point is measured once; a space smaller than the rounds is
+#    exhausted early;
+#  - a knob the template does not write starts at its default;
+#  - no passing point (over the area) -> exit 1; a progress line on a
+#    terminal only;
+#  - bad input: options, --knob syntax, a knob the template sets (or leaves
+#    at its default) outside the knob's values, a path that is no key of a
+#    plan, a template that is not a plan, a start that does not compile.
+. "$(dirname "$0")/lib.sh"
+tune=$build/tcc-tune
+tiny=tests/sweep/tiny.yaml
+sed 's/^  store_spacing: 0$/  store_spacing: 16/' "$tiny" >"$tmp/s16.yaml"
+grep -q '^  store_spacing: 16$' "$tmp/s16.yaml" || { ko "tests/sweep/tiny.yaml has no d1 store_spacing: 0"; exit 1; }
+knob="--knob d1.store_spacing=0..32"
+
+# expect NAME CODE LINE: exit status $code, nothing on stdout, exactly LINE on stderr
+expect() {
+  printf '%s\n' "$3" >"$tmp/want"
+  if [ "$code" -eq "$2" ] && [ ! -s "$tmp/out" ] && diff -u "$tmp/want" "$tmp/err" >"$tmp/diff"; then
+    ok "$1"
+  else
+    ko "$1 (exit $code, want $2)"
+    cat "$tmp/diff" "$tmp/out"
+  fi
+}
+
+# ---- a search that finds better
+"$tune" "$tmp/s16.yaml" --problem d1 $knob --rounds 4 --candidates 3 --jobs 2 -o "$tmp/a" >"$tmp/out" 2>"$tmp/err"
+code=$?
+csv=$tmp/a/tune.csv
+start=$(awk -F, 'NR == 2 { print $5 }' "$csv")
+bestc=$(awk -F, 'NR > 1 && $8 == 1 { c = $5 } END { print c }' "$csv")
+bestv=$(awk -F, 'NR > 1 && $8 == 1 { v = $3 } END { print v }' "$csv")
+if [ $code -eq 0 ] && [ ! -s "$tmp/err" ] &&
+  [ "$(sed -n 1p "$csv")" = "round,candidate,d1.store_spacing,status,cycles,peak_w,area_mm2,best,error" ] &&
+  [ "$(sed -n 2p "$csv" | cut -d, -f1-4)" = "0,0,16,pass" ] && [ "$bestc" -lt "$start" ] && [ "$bestv" -lt 16 ]; then
+  ok "from store_spacing 16: best $bestc cycles at $bestv (start $start)"
+else
+  ko "a search from store_spacing 16 (exit $code)"
+  cat "$tmp/out" "$tmp/err" "$csv"
+fi
+n=$(($(wc -l <"$csv") - 1))
+if sed -n 1p "$tmp/out" | grep -q "^tcc-tune: d1 of $tmp/s16.yaml: $n points in 4 rounds (seed 1)\$" &&
+  sed -n 2p "$tmp/out" | grep -q "^start: $start cycles, [0-9.]* W, [0-9.]* mm2 (pass)\$" &&
+  sed -n 3p "$tmp/out" | grep -q "^best:  $bestc cycles, [0-9.]* W, [0-9.]* mm2 (pass), round [1-4] point [1-3]: d1.store_spacing=$bestv\$" &&
+  sed -n 4p "$tmp/out" | grep -q "^wrote $tmp/a/best.yaml and $tmp/a/tune.csv; grade it (numerics too): tcc-grade '$tmp/a/best.yaml'\$"; then
+  ok "the summary: points, start, best and its knobs, the files"
+else
+  ko "the summary"
+  cat "$tmp/out"
+fi
+# best.yaml: the header, the template with the best value, and a plan that
+# tcc-grade passes with the logged cycles (timing-only = the grade's timing)
+"$build/tcc-grade" "$tmp/a/best.yaml" >"$tmp/grade" 2>&1
+code=$?
+if [ $code -eq 0 ] && head -n 1 "$tmp/a/best.yaml" | grep -q "^# tcc-tune: the best of $n points for d1 from $tmp/s16.yaml (seed 1): d1.store_spacing=$bestv\$" &&
+  grep -q "^  store_spacing: $bestv\$" "$tmp/a/best.yaml" && awk -v c="$bestc" '$1 == "d1" && $2 == c { f = 1 } END { exit !f }' "$tmp/grade"; then
+  ok "best.yaml grades PASS with the logged $bestc cycles"
+else
+  ko "best.yaml (tcc-grade exit $code)"
+  cat "$tmp/grade" "$tmp/a/best.yaml"
+fi
+# every point once
+[ "$(cut -d, -f3 "$csv" | sort | uniq -d | wc -l)" -eq 0 ] && ok "no point measured twice" ||
+  { ko "a point measured twice"; cat "$csv"; }
+
+# ---- determinism: --jobs does not change the points; --seed does
+"$tune" "$tmp/s16.yaml" --problem d1 $knob --rounds 4 --candidates 3 --jobs 1 -o "$tmp/b" >/dev/null 2>&1
+cmp -s "$tmp/a/tune.csv" "$tmp/b/tune.csv" && cmp -s "$tmp/a/best.yaml" "$tmp/b/best.yaml" &&
+  ok "--jobs 1 and 2: the same tune.csv and best.yaml" || { ko "--jobs 1 and 2 differ"; diff "$tmp/a/tune.csv" "$tmp/b/tune.csv"; }
+"$tune" "$tmp/s16.yaml" --problem d1 $knob --rounds 4 --candidates 3 --seed 2 -o "$tmp/c" >/dev/null 2>&1
+cmp -s "$tmp/a/tune.csv" "$tmp/c/tune.csv" && ko "--seed 2 draws the same points as seed 1" ||
+  ok "--seed 2 draws other points"
+
+# ---- a space smaller than the rounds: exhausted, every point once
+"$tune" "$tmp/s16.yaml" --problem d1 --knob d1.store_spacing=15..17 --rounds 50 --candidates 4 -o "$tmp/d" >"$tmp/out" 2>&1
+code=$?
+if [ $code -eq 0 ] && [ "$(($(wc -l <"$tmp/d/tune.csv") - 1))" -eq 3 ] &&
+  [ "$(cut -d, -f3 "$tmp/d/tune.csv" | sed 1d | sort -n | tr '\n' ' ')" = "15 16 17 " ] &&
+  sed -n 1p "$tmp/out" | grep -q ': 3 points in [12] rounds\? (seed 1)$' &&
+  grep -q '^best:  .*d1.store_spacing=15$' "$tmp/out"; then
+  ok "3 values: 3 points, the search stops, best 15"
+else
+  ko "an exhausted space (exit $code)"
+  cat "$tmp/out" "$tmp/d/tune.csv"
+fi
+
+# ---- a knob the template does not write starts from its default (panels.w1: 32)
+"$tune" "$tmp/s16.yaml" --problem d1 --knob d1.panels.w1=16,32 --rounds 1 -o "$tmp/f" >"$tmp/out" 2>&1
+code=$?
+if [ $code -eq 0 ] && [ "$(cut -d, -f1-3 "$tmp/f/tune.csv" | tr '\n' ' ')" = "round,candidate,d1.panels.w1 0,0,32 1,1,16 " ] &&
+  grep -q '^  panels: {w1: 16}$\|^  panels:$' "$tmp/f/best.yaml" && "$build/tcc-gen" "$tmp/f/best.yaml" --problem d1 -o /dev/null; then
+  ok "an unwritten knob starts at its default (d1.panels.w1 32), the key added to best.yaml"
+else
+  ko "an unwritten knob (exit $code)"
+  cat "$tmp/out" "$tmp/f/tune.csv" "$tmp/f/best.yaml"
+fi
+
+# ---- no passing point: over the area everywhere -> 1
+sed 's/^  sms: 16$/  sms: 24/' "$tiny" >"$tmp/a24.yaml"
+"$tune" "$tmp/a24.yaml" --problem p1 --knob hardware.sms=24,28 -o "$tmp/e" >"$tmp/out" 2>"$tmp/err"
+code=$?
+if [ $code -eq 1 ] && [ "$(cut -d, -f4 "$tmp/e/tune.csv" | sed 1d | sort -u)" = "area" ] &&
+  grep -q '^best:  [0-9]* cycles, .* mm2 (area), round 0 point 0: hardware.sms=24$' "$tmp/out"; then
+  ok "every point over the area -> exit 1, status area"
+else
+  ko "no passing point (exit $code)"
+  cat "$tmp/out" "$tmp/err"
+fi
+
+# ---- the progress line: on a terminal (script(1)), not when piped
+script -qec "$tune $tmp/s16.yaml --problem d1 $knob --rounds 2 -o $tmp/tty" /dev/null >"$tmp/tty.out" 2>&1 </dev/null
+grep -q 'tcc-tune round 2/2: [0-9]* points, best [0-9]* cycles' "$tmp/tty.out" && ! grep -q 'tcc-tune round' "$tmp/out" &&
+  ok "a progress line on a TTY, none when piped" || { ko "the progress line"; cat "$tmp/tty.out"; }
+
+# ---- bad input
+run() { "$tune" "$@" >"$tmp/out" 2>"$tmp/err"; code=$?; }
+run "$tmp/s16.yaml" $knob -o "$tmp/x"
+expect "no --problem" 2 "tcc-tune: error: --problem p1|d1 is required: the problem whose cycles to lower"
+run "$tmp/s16.yaml" --problem p2 $knob -o "$tmp/x"
+expect "--problem p2" 2 "tcc-tune: error: --problem must be p1 or d1, got 'p2'"
+run "$tmp/s16.yaml" --problem d1 -o "$tmp/x"
+expect "no --knob" 2 "tcc-tune: error: give at least one --knob KEY.PATH=LO..HI (or =V1,V2,...)"
+run "$tmp/s16.yaml" --problem d1 $knob
+expect "no -o" 2 "tcc-tune: error: -o DIR is required: where best.yaml and tune.csv go"
+run --problem d1 $knob -o "$tmp/x"
+expect "no template" 2 "tcc-tune: error: expected one template plan (see --help)"
+run "$tmp/s16.yaml" --problem d1 $knob --rounds 10001 -o "$tmp/x"
+expect "--rounds 10001" 2 "tcc-tune: error: --rounds must be 0..10000"
+run "$tmp/s16.yaml" --problem d1 $knob --candidates 0 -o "$tmp/x"
+expect "--candidates 0" 2 "tcc-tune: error: --candidates must be 1..1000"
+run "$tmp/s16.yaml" --problem d1 $knob --seed 4294967296 -o "$tmp/x"
+expect "--seed 2^32" 2 "tcc-tune: error: --seed must be 0..4294967295"
+run "$tmp/s16.yaml" --problem d1 $knob --step 0 -o "$tmp/x"
+expect "--step 0" 2 "tcc-tune: error: --step must be in (0, 1]"
+run "$tmp/s16.yaml" --problem d1 $knob --jobs 0 -o "$tmp/x"
+expect "--jobs 0" 2 "tcc-tune: error: --jobs must be 1..256"
+run "$tmp/s16.yaml" --problem d1 --knob d1.store_spacing=8..4 -o "$tmp/x"
+expect "a range LO > HI" 2 "tcc-tune: error: --knob d1.store_spacing=8..4: a range needs LO < HI and at most 1000000 values"
+run "$tmp/s16.yaml" --problem d1 --knob d1.store_spacing -o "$tmp/x"
+expect "--knob without values" 2 "tcc-tune: error: --knob d1.store_spacing: expected KEY.PATH=LO..HI or KEY.PATH=V1,V2,..."
+run "$tmp/s16.yaml" --problem d1 $knob --knob d1.store_spacing=1,2 -o "$tmp/x"
+expect "a knob twice" 2 "tcc-tune: error: --knob d1.store_spacing: the knob is given twice"
+run "$tmp/s16.yaml" --problem d1 --knob d1.store_spacing=0..8 -o "$tmp/x"
+expect "the template's value outside the knob's" 2 "tcc-tune: error: --knob d1.store_spacing: the template sets it to '16'; the search starts from the template's value, one of the knob's (0..8)"
+run "$tmp/s16.yaml" --problem d1 --knob d1.panels.w1=8,16 -o "$tmp/x"
+expect "a knob left at a default not among its values" 2 "tcc-tune: error: --knob d1.panels.w1: the template leaves it at its default, '32'; the search starts from the template's value, one of the knob's (8, ..., 16)"
+run "$tmp/s16.yaml" --problem d1 --knob d1.store_spacng=0..8 -o "$tmp/x"
+expect "a path that is no key of a plan" 2 "tcc-tune: error: --knob d1.store_spacng: not a key of a plan (docs/plan.md lists the knobs, hardware keys under hardware.)"
+run "$tmp/s16.yaml" --problem d1 --knob d1.problem=1,2 -o "$tmp/x"
+expect "a knob on a mapping" 2 "tcc-tune: error: --knob d1.problem: the template has a mapping there, not a value (set its keys)"
+printf 'version: 1\nd1: {store_spacng: 16}\n' >"$tmp/typo.yaml"
+run "$tmp/typo.yaml" --problem d1 $knob -o "$tmp/x"
+expect "a template that is not a plan" 2 "$tmp/typo.yaml:2:6: error: unknown key 'store_spacng' in d1; did you mean 'store_spacing'?"
+sed 's/^  store_spacing: 16$/  store_spacing: 16\n  weights: resident\n  rf_temp_kib: 60/' "$tmp/s16.yaml" >"$tmp/nofit.yaml"
+run "$tmp/nofit.yaml" --problem d1 $knob -o "$tmp/nofit"
+if [ $code -eq 2 ] && [ ! -s "$tmp/out" ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] &&
+  grep -q "^$tmp/nofit.yaml:[0-9]*:[0-9]*: error: weights: resident: " "$tmp/err" && [ ! -e "$tmp/nofit/best.yaml" ]; then
+  ok "a start that does not compile -> 2, the compiler's line, no files"
+else
+  ko "a start that does not compile (exit $code)"
+  cat "$tmp/out" "$tmp/err"
+fi
+
+echo "tune: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
