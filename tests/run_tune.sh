@@ -8,6 +8,7 @@
 #    seed draws other points;
 #  - every point is measured once; a space smaller than the rounds is
 #    exhausted early;
+#  - --problem both: P1 x D1, the score in the log;
 #  - a knob the template does not write starts at its default;
 #  - no passing point (over the area) -> exit 1; a progress line on a
 #    terminal only;
@@ -93,6 +94,21 @@ else
   cat "$tmp/out" "$tmp/d/tune.csv"
 fi
 
+# ---- both problems: P1 x D1 (the score); d1.store_spacing moves D1 only
+"$tune" "$tmp/s16.yaml" --problem both $knob --rounds 3 --candidates 3 -o "$tmp/g" >"$tmp/out" 2>&1
+code=$?
+csv=$tmp/g/tune.csv
+if [ $code -eq 0 ] && [ "$(sed -n 1p "$csv")" = "round,candidate,d1.store_spacing,status,p1_cycles,d1_cycles,score,peak_w,area_mm2,best,error" ] &&
+  [ "$(cut -d, -f5 "$csv" | sed 1d | sort -u | wc -l)" -eq 1 ] &&
+  awk -F, 'NR == 2 { d = $6; s = $7 } NR > 2 && $10 == 1 { b = $6; bs = $7 } END { exit !(b < d && bs > s) }' "$csv" &&
+  grep -q '^start: p1 [0-9]*, d1 [0-9]* cycles (score [0-9.]*), [0-9.]* W, [0-9.]* mm2 (pass)$' "$tmp/out" &&
+  head -n 1 "$tmp/g/best.yaml" | grep -q ' for p1 and d1 from '; then
+  ok "--problem both: P1's cycles unchanged, D1's fewer, the score up"
+else
+  ko "--problem both (exit $code)"
+  cat "$tmp/out" "$csv"
+fi
+
 # ---- a knob the template does not write starts from its default (panels.w1: 32)
 "$tune" "$tmp/s16.yaml" --problem d1 --knob d1.panels.w1=16,32 --rounds 1 -o "$tmp/f" >"$tmp/out" 2>&1
 code=$?
@@ -124,9 +140,9 @@ grep -q 'tcc-tune round 2/2: [0-9]* points, best [0-9]* cycles' "$tmp/tty.out" &
 # ---- bad input
 run() { "$tune" "$@" >"$tmp/out" 2>"$tmp/err"; code=$?; }
 run "$tmp/s16.yaml" $knob -o "$tmp/x"
-expect "no --problem" 2 "tcc-tune: error: --problem p1|d1 is required: the problem whose cycles to lower"
+expect "no --problem" 2 "tcc-tune: error: --problem p1|d1|both is required: what to lower"
 run "$tmp/s16.yaml" --problem p2 $knob -o "$tmp/x"
-expect "--problem p2" 2 "tcc-tune: error: --problem must be p1 or d1, got 'p2'"
+expect "--problem p2" 2 "tcc-tune: error: --problem must be p1, d1 or both, got 'p2'"
 run "$tmp/s16.yaml" --problem d1 -o "$tmp/x"
 expect "no --knob" 2 "tcc-tune: error: give at least one --knob KEY.PATH=LO..HI (or =V1,V2,...)"
 run "$tmp/s16.yaml" --problem d1 $knob

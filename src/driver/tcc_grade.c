@@ -21,11 +21,6 @@
 #include "record.h"
 #include "sim.h"
 
-/* Frozen reference cycles: plans/baseline.yaml on the default machine at
- * spec v1 (docs/workloads.md).  Changing them breaks every score. */
-#define SCORE_P1_REF 802528.0
-#define SCORE_D1_REF 124192.0
-
 #define TCC_GRADE_VERSION "tcc-grade 0.1.0"
 
 static const uint64_t seeds[] = {7, 13, 11, 23};
@@ -345,14 +340,13 @@ static void print_json(const Plan *plan, const Outcome *p1, const Outcome *d1, g
   json_builder_set_member_name(j, "pass");
   json_builder_add_boolean_value(j, p1->pass && d1->pass);
   json_builder_set_member_name(j, "score");
-  double c1 = (double)p1->res[0].cycles, c2 = (double)d1->res[0].cycles;
   const char *note = !(p1->pass && d1->pass) ? "a constraint fails"
                      : !graded_dims          ? "problem dims differ from the graded defaults"
                                              : NULL;
   if (note)
     json_builder_add_null_value(j);
   else
-    json_builder_add_double_value(j, 1000.0 * sqrt(SCORE_P1_REF * SCORE_D1_REF / (c1 * c2)));
+    json_builder_add_double_value(j, wl_score(p1->res[0].cycles, d1->res[0].cycles));
   json_builder_set_member_name(j, "score_note");
   if (note)
     json_builder_add_string_value(j, note);
@@ -544,12 +538,12 @@ int main(int argc, char **argv) {
   Outcome p1 = {0}, d1 = {0};
   if (!grade(plan, nthreads, &p1, &d1, &err)) return tool_error(rec_dir, argv[1], note, err->message);
   double c1 = (double)p1.res[0].cycles, c2 = (double)d1.res[0].cycles;
+  double score = wl_score(p1.res[0].cycles, d1.res[0].cycles);
   Problem dp1, dd1;
   wl_problem_default(&dp1, PROB_P1);
   wl_problem_default(&dd1, PROB_D1);
   gboolean graded_dims = memcmp(&dp1, &plan->p1.dims, sizeof dp1) == 0 &&
                          memcmp(&dd1, &plan->d1.dims, sizeof dd1) == 0;
-  double score = 1000.0 * sqrt(SCORE_P1_REF * SCORE_D1_REF / (c1 * c2));
   int code = p1.pass && d1.pass ? 0 : 1;
   if (json) {
     print_json(plan, &p1, &d1, graded_dims);
@@ -563,7 +557,7 @@ int main(int argc, char **argv) {
     else if (!graded_dims)
       printf("score -  (problem dims differ from the graded defaults: no score)\n");
     else
-      printf("score %.2f  = 1000 * sqrt(%.0f * %.0f / (%.0f * %.0f))\n", score, SCORE_P1_REF, SCORE_D1_REF, c1,
+      printf("score %.2f  = 1000 * sqrt(%.0f * %.0f / (%.0f * %.0f))\n", score, WL_SCORE_P1_REF, WL_SCORE_D1_REF, c1,
              c2);
     print_bound("p1", &p1);
     print_bound("d1", &d1);

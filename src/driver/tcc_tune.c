@@ -1,6 +1,6 @@
 /* tcc_tune.c - the tcc-tune command: a seeded local search over a plan's
- * knobs for one problem's cycles within the power and area limits
- * (tune.h; docs/tools.md, "tcc-tune").
+ * knobs for one problem's cycles, or both problems' score, within the power
+ * and area limits (tune.h; docs/tools.md, "tcc-tune").
  *
  * Exit codes: 0 = the best point passes (power and area; the timing-only
  * run does not check the numerics), 1 = no point measured passes, 2 = bad
@@ -33,6 +33,10 @@ static int fail(const GError *err) {
 static void describe(const TunePoint *p, char *buf, size_t n) {
   if (p->m.status == TUNE_ERROR_POINT)
     snprintf(buf, n, "error");
+  else if (p->m.d1_cycles > 0)
+    snprintf(buf, n, "p1 %" PRId64 ", d1 %" PRId64 " cycles (score %.2f), %.4f W, %.4f mm2 (%s)", p->m.cycles,
+             p->m.d1_cycles, wl_score(p->m.cycles, p->m.d1_cycles), p->m.peak_w, p->m.area_mm2,
+             tune_status_name[p->m.status]);
   else
     snprintf(buf, n, "%" PRId64 " cycles, %.4f W, %.4f mm2 (%s)", p->m.cycles, p->m.peak_w, p->m.area_mm2,
              tune_status_name[p->m.status]);
@@ -40,7 +44,7 @@ static void describe(const TunePoint *p, char *buf, size_t n) {
 
 static void progress(const Tune *t, int round, gpointer data) {
   (void)data;
-  char b[128];
+  char b[160];
   describe(g_ptr_array_index(t->points, t->best), b, sizeof b);
   fprintf(stderr, "\r\033[Ktcc-tune round %d/%d: %u points, best %s", round, t->opt.rounds, t->points->len, b);
   fflush(stderr);
@@ -63,7 +67,8 @@ int main(int argc, char **argv) {
   gint64 seed = -1;
   double step = -1;
   GOptionEntry entries[] = {
-      {"problem", 0, 0, G_OPTION_ARG_STRING, &problem, "the problem whose cycles to lower: p1 or d1", "P"},
+      {"problem", 0, 0, G_OPTION_ARG_STRING, &problem,
+       "what to lower: p1's or d1's cycles, or both (P1 x D1: the score goes up)", "P"},
       {"knob", 0, 0, G_OPTION_ARG_STRING_ARRAY, &knob_args,
        "search plan key KEY.PATH over the integers LO..HI or the values V1,V2,... (repeatable; the "
        "template sets where the search starts)", "KEY.PATH=LO..HI"},
@@ -78,12 +83,14 @@ int main(int argc, char **argv) {
       {"no-progress", 0, 0, G_OPTION_ARG_NONE, &no_progress, "never draw the progress line", NULL},
       {"version", 0, 0, G_OPTION_ARG_NONE, &version, "print the version", NULL},
       {NULL, 0, 0, 0, NULL, NULL, NULL}};
-  g_autoptr(GOptionContext) ctx = g_option_context_new("TEMPLATE.yaml --problem P --knob KEY.PATH=LO..HI... -o DIR");
+  g_autoptr(GOptionContext) ctx =
+      g_option_context_new("TEMPLATE.yaml --problem p1|d1|both --knob KEY.PATH=LO..HI... -o DIR");
   g_option_context_add_main_entries(ctx, entries, NULL);
   g_option_context_set_summary(
-      ctx, "Searches the plan's knobs for fewer cycles of one problem within 20 W and\n"
-           "24 mm2: rounds of K points drawn around the best so far from a seeded\n"
-           "generator, each compiled and simulated for its timing (no numerics).\n"
+      ctx, "Searches the plan's knobs for fewer cycles of one problem (or a higher\n"
+           "score, both) within 20 W and 24 mm2: rounds of K points drawn around the\n"
+           "best so far from a seeded generator, each compiled and simulated for its\n"
+           "timing (no numerics).\n"
            "Writes DIR/best.yaml and DIR/tune.csv (every point); the same options give\n"
            "the same files (docs/tools.md, \"tcc-tune\").\n"
            "Exit: 0 the best point passes, 1 no point passes, 2 bad input.");
@@ -94,15 +101,17 @@ int main(int argc, char **argv) {
     return 0;
   }
   if (argc != 2) return usage("expected one template plan (see --help)");
-  if (!problem) return usage("--problem p1|d1 is required: the problem whose cycles to lower");
+  if (!problem) return usage("--problem p1|d1|both is required: what to lower");
   TuneOptions opt;
   tune_options_default(&opt);
   if (strcmp(problem, "p1") == 0)
-    opt.problem = PROB_P1;
+    opt.target = TUNE_TARGET_P1;
   else if (strcmp(problem, "d1") == 0)
-    opt.problem = PROB_D1;
+    opt.target = TUNE_TARGET_D1;
+  else if (strcmp(problem, "both") == 0)
+    opt.target = TUNE_TARGET_BOTH;
   else {
-    g_autofree char *m = g_strdup_printf("--problem must be p1 or d1, got '%s'", problem);
+    g_autofree char *m = g_strdup_printf("--problem must be p1, d1 or both, got '%s'", problem);
     return usage(m);
   }
   if (!knob_args) return usage("give at least one --knob KEY.PATH=LO..HI (or =V1,V2,...)");
@@ -142,7 +151,7 @@ int main(int argc, char **argv) {
   g_autofree char *best_path = NULL, *csv_path = NULL;
   if (!write_out(out, "tune.csv", csv, &csv_path) || !write_out(out, "best.yaml", best, &best_path)) return 2;
   const TunePoint *s = g_ptr_array_index(t->points, 0), *b = g_ptr_array_index(t->points, t->best);
-  char sb[128], bb[128];
+  char sb[160], bb[160];
   describe(s, sb, sizeof sb);
   describe(b, bb, sizeof bb);
   printf("tcc-tune: %s of %s: %u point%s in %d round%s (seed %" PRIu32 ")\n", problem, argv[1], t->points->len,

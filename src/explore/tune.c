@@ -17,6 +17,7 @@
 G_DEFINE_QUARK(tcc-tune-error-quark, tune_error)
 
 const char *const tune_status_name[] = {"pass", "power", "area", "error"};
+const char *const tune_target_name[] = {[TUNE_TARGET_D1] = "d1", [TUNE_TARGET_P1] = "p1", [TUNE_TARGET_BOTH] = "both"};
 
 /* ---- knobs ------------------------------------------------------------ */
 
@@ -120,46 +121,78 @@ static void measure_error(TuneMeasure *m, const GError *e) {
   m->error = g_strdup(e->message);
 }
 
-static gpointer compile_prepare(const char *file, const char *text, ProblemKind problem, gpointer data,
+/* A point's programs, compiled: P1's then D1's, as the target needs. */
+typedef struct Programs {
+  Program *prog[2];
+  int n;
+} Programs;
+
+static gpointer compile_prepare(const char *file, const char *text, TuneTarget target, gpointer data,
                                 TuneMeasure *m) {
   (void)data;
   g_autoptr(GError) e = NULL;
   g_autoptr(Plan) plan = plan_parse(file, text, strlen(text), &e);
-  g_autoptr(Ir) ir = plan ? pass_pipeline(plan, problem, NULL, NULL, FALSE, &e) : NULL;
-  if (!ir) {
+  if (!plan) {
     measure_error(m, e);
     return NULL;
   }
-  char *asm_text = be_emit(ir);
-  g_autofree char *name = g_strdup_printf("%s[%s].asm", file, wl_problem_name(problem));
-  Program *prog = sim_asm_parse_take(name, asm_text, strlen(asm_text), &e); /* takes the text */
-  if (!prog) measure_error(m, e); /* the compiler's bug; say so rather than stop */
-  return prog;
+  Programs *w = g_new0(Programs, 1);
+  static const ProblemKind order[] = {PROB_P1, PROB_D1};
+  for (guint i = 0; i < G_N_ELEMENTS(order); i++) {
+    if (target != TUNE_TARGET_BOTH && (ProblemKind)target != order[i]) continue;
+    g_autoptr(Ir) ir = pass_pipeline(plan, order[i], NULL, NULL, FALSE, &e);
+    char *asm_text = ir ? be_emit(ir) : NULL;
+    g_autofree char *name = g_strdup_printf("%s[%s].asm", file, wl_problem_name(order[i]));
+    /* the assembler takes the text; it fails only on the compiler's bug:
+     * say so rather than stop */
+    Program *prog = asm_text ? sim_asm_parse_take(name, asm_text, strlen(asm_text), &e) : NULL;
+    if (!prog) {
+      measure_error(m, e);
+      for (int k = 0; k < w->n; k++) sim_program_free(w->prog[k]);
+      g_free(w);
+      return NULL;
+    }
+    w->prog[w->n++] = prog;
+  }
+  return w;
 }
 
+static const int status_rank[] = {[TUNE_PASS] = 0, [TUNE_POWER] = 1, [TUNE_AREA] = 2, [TUNE_ERROR_POINT] = 3};
+
 static void simulate_finish(gpointer work, TuneMeasure *m) {
-  g_autoptr(Program) prog = work;
-  SimOptions opt;
-  sim_options_default(&opt);
-  opt.timing_only = TRUE;
-  SimResult r;
-  g_autoptr(GError) e = NULL;
-  if (!sim_run(prog, &opt, &r, &e)) {
-    measure_error(m, e);
-    return;
+  Programs *w = work;
+  m->status = TUNE_PASS;
+  for (int k = 0; k < w->n; k++) {
+    g_autoptr(Program) prog = w->prog[k];
+    if (m->status == TUNE_ERROR_POINT) continue;
+    SimOptions opt;
+    sim_options_default(&opt);
+    opt.timing_only = TRUE;
+    SimResult r;
+    g_autoptr(GError) e = NULL;
+    if (!sim_run(prog, &opt, &r, &e)) {
+      measure_error(m, e);
+      m->cycles = m->d1_cycles = 0;
+      continue;
+    }
+    if (w->n == 2 && prog->prob.kind == PROB_D1)
+      m->d1_cycles = r.cycles;
+    else
+      m->cycles = r.cycles;
+    m->peak_w = MAX(m->peak_w, r.peak_w);
+    m->area_mm2 = r.area_mm2;
+    TuneStatus st = r.area_mm2 > AREA_LIMIT_MM2 ? TUNE_AREA : r.peak_w > POWER_LIMIT_W ? TUNE_POWER : TUNE_PASS;
+    if (status_rank[st] > status_rank[m->status]) m->status = st;
+    sim_result_clear(&r);
   }
-  m->cycles = r.cycles;
-  m->peak_w = r.peak_w;
-  m->area_mm2 = r.area_mm2;
-  m->status = r.area_mm2 > AREA_LIMIT_MM2 ? TUNE_AREA : r.peak_w > POWER_LIMIT_W ? TUNE_POWER : TUNE_PASS;
-  sim_result_clear(&r);
+  g_free(w);
 }
 
 const TuneEval tune_eval_compile = {compile_prepare, simulate_finish, NULL};
 
 void tune_options_default(TuneOptions *o) {
   memset(o, 0, sizeof *o);
-  o->problem = PROB_P1;
+  o->target = TUNE_TARGET_P1;
   o->rounds = 20;
   o->candidates = 8;
   o->seed = 1;
@@ -283,10 +316,13 @@ static uint64_t rng_next(Rng *r) { return wl_mix64(r->state += WL_GOLDEN); }
  * worth speaking of for n far below 2^32). */
 static guint rng_below(Rng *r, guint n) { return (guint)(((rng_next(r) >> 32) * (uint64_t)n) >> 32); }
 
-/* Rank, then value: a passing point beats one over a limit, which beats
- * an error; passing points by cycles, points over a limit by how far
- * over (relative), then cycles. */
-static gboolean better(const TuneMeasure *a, const TuneMeasure *b) {
+/* The objective of a passing point: cycles, or P1 x D1 (in double: exact
+ * below 2^53, and the same rounding everywhere above). */
+static double objective(const TuneMeasure *m) {
+  return m->d1_cycles > 0 ? (double)m->cycles * (double)m->d1_cycles : (double)m->cycles;
+}
+
+gboolean tune_better(const TuneMeasure *a, const TuneMeasure *b) {
   int ra = a->status == TUNE_PASS ? 0 : a->status == TUNE_ERROR_POINT ? 2 : 1;
   int rb = b->status == TUNE_PASS ? 0 : b->status == TUNE_ERROR_POINT ? 2 : 1;
   if (ra != rb) return ra < rb;
@@ -296,7 +332,7 @@ static gboolean better(const TuneMeasure *a, const TuneMeasure *b) {
     double ob = MAX(b->peak_w - POWER_LIMIT_W, 0.0) / POWER_LIMIT_W + MAX(b->area_mm2 - AREA_LIMIT_MM2, 0.0) / AREA_LIMIT_MM2;
     if (oa != ob) return oa < ob;
   }
-  return a->cycles < b->cycles;
+  return objective(a) < objective(b);
 }
 
 static char *idx_key(const guint *idx, guint n) {
@@ -375,7 +411,7 @@ static gboolean measure(Tune *t, GThreadPool *pool, guint first, GError **err) {
                                                             p->round, p->candidate);
     Work *w = &work[i];
     *w = (Work){t, p, NULL, &lock, &cond, &pending};
-    w->job = t->opt.eval.prepare(file, text, t->opt.problem, t->opt.eval.data, &p->m);
+    w->job = t->opt.eval.prepare(file, text, t->opt.target, t->opt.eval.data, &p->m);
     if (!w->job) continue;
     g_mutex_lock(&lock);
     while (pending >= 2 * CLAMP(t->opt.jobs, 1, 256)) g_cond_wait(&cond, &lock);
@@ -431,7 +467,7 @@ gboolean tune_run(Tune *t, TuneProgress progress, gpointer data, GError **err) {
     int winner = -1;
     for (guint i = first; ok && i < t->points->len; i++) {
       const TunePoint *p = g_ptr_array_index(t->points, i);
-      if (better(&p->m, &(winner < 0 ? best : (const TunePoint *)g_ptr_array_index(t->points, winner))->m))
+      if (tune_better(&p->m, &(winner < 0 ? best : (const TunePoint *)g_ptr_array_index(t->points, winner))->m))
         winner = (int)i;
     }
     if (winner >= 0) {
@@ -468,7 +504,9 @@ char *tune_log_csv(const Tune *t) {
     g_string_append_c(o, ',');
     csv_field(o, ((const TuneKnob *)g_ptr_array_index(t->knobs, k))->path);
   }
-  g_string_append(o, ",status,cycles,peak_w,area_mm2,best,error\n");
+  gboolean both = t->opt.target == TUNE_TARGET_BOTH;
+  g_string_append(o, both ? ",status,p1_cycles,d1_cycles,score,peak_w,area_mm2,best,error\n"
+                          : ",status,cycles,peak_w,area_mm2,best,error\n");
   for (guint i = 0; i < t->points->len; i++) {
     const TunePoint *p = g_ptr_array_index(t->points, i);
     g_string_append_printf(o, "%d,%d", p->round, p->candidate);
@@ -478,10 +516,13 @@ char *tune_log_csv(const Tune *t) {
       csv_field(o, v);
     }
     g_string_append_printf(o, ",%s,", tune_status_name[p->m.status]);
-    if (p->m.status != TUNE_ERROR_POINT)
-      g_string_append_printf(o, "%" PRId64 ",%.4f,%.4f", p->m.cycles, p->m.peak_w, p->m.area_mm2);
+    if (p->m.status == TUNE_ERROR_POINT)
+      g_string_append(o, both ? ",,,," : ",,");
+    else if (both)
+      g_string_append_printf(o, "%" PRId64 ",%" PRId64 ",%.2f,%.4f,%.4f", p->m.cycles, p->m.d1_cycles,
+                             wl_score(p->m.cycles, p->m.d1_cycles), p->m.peak_w, p->m.area_mm2);
     else
-      g_string_append(o, ",,");
+      g_string_append_printf(o, "%" PRId64 ",%.4f,%.4f", p->m.cycles, p->m.peak_w, p->m.area_mm2);
     g_string_append_printf(o, ",%d,", p->best ? 1 : 0);
     if (p->m.error) csv_field(o, p->m.error);
     g_string_append_c(o, '\n');
@@ -500,7 +541,8 @@ char *tune_best_text(const Tune *t, GError **err) {
   GString *o = g_string_new(NULL);
   g_string_append_printf(o, "# tcc-tune: the best of %u point%s for %s from %s (seed %" PRIu32 "):", t->points->len,
                          t->points->len == 1 ? "" : "s",
-                         wl_problem_name(t->opt.problem), t->template_path, t->opt.seed);
+                         t->opt.target == TUNE_TARGET_BOTH ? "p1 and d1" : tune_target_name[t->opt.target],
+                         t->template_path, t->opt.seed);
   for (guint k = 0; k < t->knobs->len; k++) {
     g_autofree char *v = tune_knob_value(g_ptr_array_index(t->knobs, k), b->idx[k]);
     g_string_append_printf(o, "%s %s=%s", k ? "," : "", ((const TuneKnob *)g_ptr_array_index(t->knobs, k))->path, v);

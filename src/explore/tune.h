@@ -1,6 +1,6 @@
 /* tune.h - tcc-tune: a seeded local search over a plan's knobs for one
- * problem's cycles, within the power and area limits (docs/tools.md,
- * "tcc-tune").
+ * problem's cycles, or both problems' score, within the power and area
+ * limits (docs/tools.md, "tcc-tune").
  *
  * The search is a (1 + K) evolution strategy on the knobs' value indices:
  * each round draws K candidates around the best point so far, each moving
@@ -49,13 +49,20 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(TuneKnob, tune_knob_free)
 guint tune_knob_count(const TuneKnob *k);
 char *tune_knob_value(const TuneKnob *k, guint i); /* the i-th value's text */
 
+/* What a search lowers: one problem's cycles, or both problems' P1 x D1
+ * (the score's denominator: the score goes up). */
+typedef enum { TUNE_TARGET_D1 = PROB_D1, TUNE_TARGET_P1 = PROB_P1, TUNE_TARGET_BOTH } TuneTarget;
+extern const char *const tune_target_name[]; /* "d1", "p1", "both" */
+
 /* What one point measured. */
 typedef enum { TUNE_PASS, TUNE_POWER, TUNE_AREA, TUNE_ERROR_POINT } TuneStatus;
 extern const char *const tune_status_name[]; /* "pass", "power", "area", "error" */
 typedef struct TuneMeasure {
   TuneStatus status;
-  int64_t cycles;        /* 0 for an error                              */
-  double peak_w, area_mm2;
+  int64_t cycles;        /* the problem's (TUNE_TARGET_BOTH: P1's); 0   */
+                         /* for an error                                */
+  int64_t d1_cycles;     /* TUNE_TARGET_BOTH: D1's; 0 otherwise          */
+  double peak_w, area_mm2; /* both problems: the higher peak            */
   char *error;           /* TUNE_ERROR_POINT: the one-line message      */
 } TuneMeasure;
 
@@ -64,7 +71,7 @@ typedef struct TuneMeasure {
  * thread, or NULL when it has filled *m itself (a plan that does not load
  * or compile).  `data` is passed to prepare. */
 typedef struct TuneEval {
-  gpointer (*prepare)(const char *file, const char *text, ProblemKind problem, gpointer data,
+  gpointer (*prepare)(const char *file, const char *text, TuneTarget target, gpointer data,
                       TuneMeasure *m);
   void (*finish)(gpointer work, TuneMeasure *m);
   gpointer data;
@@ -75,7 +82,7 @@ typedef struct TuneEval {
 extern const TuneEval tune_eval_compile;
 
 typedef struct TuneOptions {
-  ProblemKind problem;
+  TuneTarget target;
   int rounds;            /* 0..10000 (0: the start point only)          */
   int candidates;        /* K, 1..1000                                  */
   guint32 seed;
@@ -85,6 +92,11 @@ typedef struct TuneOptions {
   TuneEval eval;         /* tune_options_default: tune_eval_compile     */
 } TuneOptions;
 void tune_options_default(TuneOptions *o); /* p1, 20 rounds, 8, seed 1, 2 jobs, 0.125 */
+
+/* Does measure a beat measure b: a passing point beats one over a limit,
+ * which beats an error; passing points by cycles (TUNE_TARGET_BOTH: by P1
+ * x D1), points over a limit by how far over (relative), then cycles. */
+gboolean tune_better(const TuneMeasure *a, const TuneMeasure *b);
 
 typedef struct TunePoint {
   int round, candidate;  /* round 0 candidate 0: the start              */
@@ -117,8 +129,9 @@ typedef void (*TuneProgress)(const Tune *t, int round, gpointer data);
  * point is not a plan that compiles (its message), or on an I/O error. */
 gboolean tune_run(Tune *t, TuneProgress progress, gpointer data, GError **err);
 
-/* Every point as CSV: round, candidate, the knobs, status, cycles, peak_w,
- * area_mm2, best, error. */
+/* Every point as CSV: round, candidate, the knobs, status, cycles (with
+ * TUNE_TARGET_BOTH: p1_cycles, d1_cycles, score), peak_w, area_mm2, best,
+ * error. */
 char *tune_log_csv(const Tune *t);
 /* The best point's plan text, with a header comment saying what it is
  * (NULL with *err before tune_run has measured the start). */

@@ -126,6 +126,10 @@ gboolean wl_problem_validate(const Problem *p, GError **err) {
 /* The name used in `.problem` lines and reports. */
 const char *wl_problem_name(ProblemKind kind) { return kind == PROB_D1 ? "d1" : "p1"; }
 
+double wl_score(int64_t p1_cycles, int64_t d1_cycles) {
+  return 1000.0 * sqrt(WL_SCORE_P1_REF * WL_SCORE_D1_REF / ((double)p1_cycles * (double)d1_cycles));
+}
+
 /* `.problem d1 d_model=128 ...`: every applicable key, table order. */
 char *wl_problem_canonical(const Problem *p) {
   GString *s = g_string_new(".problem ");

@@ -56,6 +56,14 @@ gboolean wl_problem_set(Problem *p, const char *key, long value, GError **err);
 gboolean wl_problem_validate(const Problem *p, GError **err);
 const char *wl_problem_name(ProblemKind kind); /* "d1" / "p1" */
 
+/* The score (docs/workloads.md §7): 1000 * sqrt(P1_ref * D1_ref / (p1 *
+ * d1)), with the reference cycles frozen in the spec (plans/baseline.yaml on
+ * the default machine at spec v1; changing them breaks every score).  It is
+ * a score only for the default dims. */
+#define WL_SCORE_P1_REF 802528.0
+#define WL_SCORE_D1_REF 124192.0
+double wl_score(int64_t p1_cycles, int64_t d1_cycles);
+
 /* SplitMix64 (Steele, Lea, Flood 2014; docs/workloads.md §4): its output
  * function, and the step its state advances by.  The data's streams, and
  * tcc-tune's draws, which must not depend on GLib's G_RANDOM_VERSION. */

@@ -331,7 +331,7 @@ typedef struct Synth {
   Model model;
   gboolean threaded;
   GThread *caller;
-  ProblemKind problem;      /* as prepare was given it                */
+  TuneTarget target;        /* as prepare was given it                */
   int prepared, prepared_off_caller;
   char *first_file;         /* prepare's first `file`                 */
   GArray *seen;             /* int64_t values, n per prepare, in order */
@@ -351,7 +351,7 @@ static void synth_init(Synth *s, const char *const *paths, Model model, gboolean
   s->model = model;
   s->threaded = threaded;
   s->caller = g_thread_self();
-  s->problem = (ProblemKind)-1;
+  s->target = (TuneTarget)-1;
   s->seen = g_array_new(FALSE, FALSE, sizeof(int64_t));
 }
 
@@ -360,12 +360,12 @@ static void synth_clear(Synth *s) {
   g_array_unref(s->seen);
 }
 
-static gpointer synth_prepare(const char *file, const char *text, ProblemKind problem, gpointer data,
+static gpointer synth_prepare(const char *file, const char *text, TuneTarget target, gpointer data,
                               TuneMeasure *m) {
   Synth *s = data;
   if (g_thread_self() != s->caller) s->prepared_off_caller++;
   if (s->prepared++ == 0) s->first_file = g_strdup(file);
-  s->problem = problem;
+  s->target = target;
   SynthWork *w = g_new0(SynthWork, 1);
   w->s = s;
   for (guint i = 0; i < s->n; i++) {
@@ -573,7 +573,7 @@ START_TEST(test_search_improves) {
   ck_assert_int_eq(st->m.status, TUNE_POWER);
   ck_assert_int_eq(st->m.cycles, BOWL_BEST + 63 * 63 + 11 * 11 + 5 * 8 + 5 * 5 + 2 * 3);
   ck_assert_str_eq(s.first_file, tmpl);
-  ck_assert_int_eq(s.problem, PROB_P1);
+  ck_assert_int_eq(s.target, TUNE_TARGET_P1);
   /* it improves to the bottom of the bowl */
   const TunePoint *b = point(t, (guint)t->best);
   ck_assert_int_gt(t->best, 0);
@@ -826,6 +826,27 @@ START_TEST(test_ranking) {
 }
 END_TEST
 
+/* tune_better with both problems: by P1 x D1 (the score), not by either
+ * problem's cycles; the ranking by status first, as with one problem. */
+START_TEST(test_better_both) {
+  TuneMeasure a = {.status = TUNE_PASS, .cycles = 100, .d1_cycles = 10};  /* 1000 */
+  TuneMeasure b = {.status = TUNE_PASS, .cycles = 50, .d1_cycles = 30};   /* 1500 */
+  TuneMeasure c = {.status = TUNE_PASS, .cycles = 200, .d1_cycles = 5};   /* 1000: a tie */
+  ck_assert(tune_better(&a, &b) && !tune_better(&b, &a));
+  ck_assert(!tune_better(&a, &c) && !tune_better(&c, &a));
+  ck_assert(wl_score(a.cycles, a.d1_cycles) > wl_score(b.cycles, b.d1_cycles));
+  TuneMeasure p = {.status = TUNE_POWER, .cycles = 1, .d1_cycles = 1, .peak_w = 20.5, .area_mm2 = 20};
+  ck_assert(tune_better(&b, &p) && !tune_better(&p, &b));
+  /* products beyond 2^53 still compare (in double) */
+  TuneMeasure x = {.status = TUNE_PASS, .cycles = 4000000000ll, .d1_cycles = 4000000000ll};
+  TuneMeasure y = {.status = TUNE_PASS, .cycles = 4000000000ll, .d1_cycles = 4100000000ll};
+  ck_assert(tune_better(&x, &y) && !tune_better(&y, &x));
+  /* one problem: by its cycles */
+  TuneMeasure s1 = {.status = TUNE_PASS, .cycles = 7}, s2 = {.status = TUNE_PASS, .cycles = 8};
+  ck_assert(tune_better(&s1, &s2) && !tune_better(&s2, &s1));
+}
+END_TEST
+
 static void model_start_error(const int64_t *v, TuneMeasure *m) {
   if (v[0] == 100) {
     m->status = TUNE_ERROR_POINT;
@@ -953,7 +974,7 @@ END_TEST
 START_TEST(test_compile_eval) {
   TuneOptions d;
   tune_options_default(&d);
-  ck_assert_int_eq(d.problem, PROB_P1);
+  ck_assert_int_eq(d.target, TUNE_TARGET_P1);
   ck_assert_int_eq(d.rounds, 20);
   ck_assert_int_eq(d.candidates, 8);
   ck_assert_uint_eq(d.seed, 1);
@@ -968,7 +989,7 @@ START_TEST(test_compile_eval) {
   for (int r = 0; r < 2; r++) {
     TuneOptions o;
     tune_options_default(&o);
-    o.problem = PROB_D1;
+    o.target = TUNE_TARGET_D1;
     o.rounds = 1;
     o.candidates = 2;
     o.jobs = r ? 1 : 2;
@@ -995,7 +1016,7 @@ START_TEST(test_compile_eval) {
   static const char *const layout[] = {"p1.layout=row,packed_x", NULL};
   TuneOptions o;
   tune_options_default(&o);
-  o.problem = PROB_P1;
+  o.target = TUNE_TARGET_P1;
   o.rounds = 1;
   o.candidates = 2;
   g_autoptr(Tune) t = run(tmpl, layout, &o);
@@ -1006,6 +1027,32 @@ START_TEST(test_compile_eval) {
   ck_assert_int_eq(p->m.status, TUNE_ERROR_POINT);
   ck_assert_msg(g_str_has_prefix(p->m.error, tmpl) && strstr(p->m.error, ": error: 'layout'"), "%s", p->m.error);
   ck_assert_int_eq(t->best, 0);
+
+  /* both problems: each point has P1's and D1's cycles, the log the score */
+  static const char *const both[] = {"d1.store_spacing=0..64", NULL};
+  TuneOptions ob;
+  tune_options_default(&ob);
+  ob.target = TUNE_TARGET_BOTH;
+  ob.rounds = 1;
+  ob.candidates = 2;
+  g_autoptr(Tune) tb = run(tmpl, both, &ob);
+  for (guint i = 0; i < tb->points->len; i++) {
+    const TunePoint *q = point(tb, i);
+    ck_assert_int_eq(q->m.status, TUNE_PASS);
+    ck_assert_int_gt(q->m.cycles, 0);
+    ck_assert_int_gt(q->m.d1_cycles, 0);
+    /* d1.store_spacing moves D1 only: P1's cycles are the start's */
+    ck_assert_int_eq(q->m.cycles, point(tb, 0)->m.cycles);
+  }
+  g_autofree char *csv = tune_log_csv(tb);
+  ck_assert(g_str_has_prefix(csv, "round,candidate,d1.store_spacing,status,p1_cycles,d1_cycles,score,peak_w,"
+                                  "area_mm2,best,error\n"));
+  g_autofree char *row = g_strdup_printf("0,0,0,pass,%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT ",%.2f,",
+                                         point(tb, 0)->m.cycles, point(tb, 0)->m.d1_cycles,
+                                         wl_score(point(tb, 0)->m.cycles, point(tb, 0)->m.d1_cycles));
+  ck_assert_msg(strstr(csv, row), "%s", csv);
+  g_autofree char *best = tune_best_text(tb, NULL);
+  ck_assert(best && strstr(best, "for p1 and d1 from"));
   rm_tree(dir);
 }
 END_TEST
@@ -1025,6 +1072,7 @@ Suite *suite_tune(void) {
   tcase_add_test(t, test_log_and_best);
   tcase_add_test(t, test_compile_eval);
   tcase_add_test(t, test_knob_parse_wide_range);
+  tcase_add_test(t, test_better_both);
   tcase_set_timeout(t, 60);
   suite_add_tcase(s, t);
   return s;
