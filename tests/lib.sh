@@ -1,8 +1,8 @@
 # tests/lib.sh - what the tests/run_*.sh scripts share, sourced first thing
 # (`. "$(dirname "$0")/lib.sh"`): the C locale, the build directory ($1,
 # default build) made absolute in $build, the repository top as the working
-# directory, a temporary directory $tmp removed at exit, and ok/ko counting
-# passes and failures in $pass/$fail.
+# directory, a temporary directory $tmp removed at exit, ok/ko counting
+# passes and failures in $pass/$fail, and expect for a one-line diagnostic.
 LC_ALL=C
 export LC_ALL
 build=${1:-build}
@@ -14,3 +14,15 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 ok() { pass=$((pass + 1)); echo "[PASS] $1"; }
 ko() { fail=$((fail + 1)); echo "[FAIL] $1"; }
+# expect NAME CODE EXPECTED_STDERR: the last command's exit status ($code) is
+# CODE, its stdout ($tmp/out) is empty and its stderr ($tmp/err) is exactly
+# the one line EXPECTED_STDERR.
+expect() {
+  printf '%s\n' "$3" >"$tmp/want"
+  if [ "$code" -eq "$2" ] && [ ! -s "$tmp/out" ] && diff -u "$tmp/want" "$tmp/err" >"$tmp/diff"; then
+    ok "$1"
+  else
+    ko "$1 (exit $code, want $2)"
+    cat "$tmp/diff" "$tmp/out"
+  fi
+}

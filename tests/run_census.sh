@@ -13,17 +13,6 @@ census=$build/tcc-census
 seeds=plans/census-seeds.yaml
 summary="$seeds: 7776 points, 0 invalid, 1786 area-legal (<= 24 mm^2)"
 
-# expect NAME CODE LINE: exit status $code, nothing on stdout, exactly LINE on stderr
-expect() {
-  printf '%s\n' "$3" >"$tmp/want"
-  if [ "$code" -eq "$2" ] && [ ! -s "$tmp/out" ] && diff -u "$tmp/want" "$tmp/err" >"$tmp/diff"; then
-    ok "$1"
-  else
-    ko "$1 (exit $code, want $2)"
-    cat "$tmp/diff" "$tmp/out"
-  fi
-}
-
 # the seeds' space, CSV to a file: the summary on stdout, nothing on stderr
 "$census" "$seeds" -o "$tmp/a.csv" >"$tmp/out" 2>"$tmp/err"
 code=$?

@@ -19,18 +19,6 @@
 . "$(dirname "$0")/lib.sh"
 diff=$build/tcc-diff
 
-# expect NAME CODE EXPECTED_STDERR: the last command's exit status ($code)
-# is CODE, stdout ($tmp/out) is empty, stderr ($tmp/err) exactly the line.
-expect() {
-  printf '%s\n' "$3" >"$tmp/want"
-  if [ "$code" -eq "$2" ] && [ ! -s "$tmp/out" ] && diff -u "$tmp/want" "$tmp/err" >"$tmp/diff"; then
-    ok "$1"
-  else
-    ko "$1 (exit $code, want $2)"
-    cat "$tmp/diff" "$tmp/out"
-  fi
-}
-
 # ---------------------------------------------------------------- usage
 
 "$diff" --help >"$tmp/out" 2>&1 && grep -q "A.yaml B.yaml" "$tmp/out" && grep -q -- "--problem" "$tmp/out" &&

@@ -18,18 +18,6 @@
 sim=$build/tcc-sim
 stats=$build/tests/png-stats
 
-# expect NAME CODE EXPECTED_STDERR: the last command's exit status ($code)
-# is CODE, stdout empty, stderr exactly the one line EXPECTED_STDERR.
-expect() {
-  printf '%s\n' "$3" >"$tmp/want"
-  if [ "$code" -eq "$2" ] && [ ! -s "$tmp/out" ] && diff -u "$tmp/want" "$tmp/err" >"$tmp/diff"; then
-    ok "$1"
-  else
-    ko "$1 (exit $code, want $2)"
-    cat "$tmp/diff" "$tmp/out"
-  fi
-}
-
 "$sim" --help | grep -q -- "--plot=FILE" && ok "--help: --plot" || ko "--help: --plot"
 
 prog=tests/asm/tiny_p1.asm

@@ -20,17 +20,6 @@ sweep=$build/tcc-sweep
 tiny=tests/sweep/tiny.yaml
 sets="--set d1.store_spacing=0,16 --set hardware.sms=8,16"
 
-# expect NAME CODE LINE: exit status $code, nothing on stdout, exactly LINE on stderr
-expect() {
-  printf '%s\n' "$3" >"$tmp/want"
-  if [ "$code" -eq "$2" ] && [ ! -s "$tmp/out" ] && diff -u "$tmp/want" "$tmp/err" >"$tmp/diff"; then
-    ok "$1"
-  else
-    ko "$1 (exit $code, want $2)"
-    cat "$tmp/diff" "$tmp/out"
-  fi
-}
-
 if ! command -v parallel >/dev/null 2>&1; then
   ko "GNU parallel is missing (apt-get install parallel; tools/deps.sh does it)"
   echo "sweep: $pass passed, $fail failed"

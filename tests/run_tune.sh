@@ -22,17 +22,6 @@ sed 's/^  store_spacing: 0$/  store_spacing: 16/' "$tiny" >"$tmp/s16.yaml"
 grep -q '^  store_spacing: 16$' "$tmp/s16.yaml" || { ko "tests/sweep/tiny.yaml has no d1 store_spacing: 0"; exit 1; }
 knob="--knob d1.store_spacing=0..32"
 
-# expect NAME CODE LINE: exit status $code, nothing on stdout, exactly LINE on stderr
-expect() {
-  printf '%s\n' "$3" >"$tmp/want"
-  if [ "$code" -eq "$2" ] && [ ! -s "$tmp/out" ] && diff -u "$tmp/want" "$tmp/err" >"$tmp/diff"; then
-    ok "$1"
-  else
-    ko "$1 (exit $code, want $2)"
-    cat "$tmp/diff" "$tmp/out"
-  fi
-}
-
 # ---- a search that finds better
 "$tune" "$tmp/s16.yaml" --problem d1 $knob --rounds 4 --candidates 3 --jobs 2 -o "$tmp/a" >"$tmp/out" 2>"$tmp/err"
 code=$?
