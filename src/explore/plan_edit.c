@@ -14,6 +14,27 @@ gboolean plan_edit_path_ok(const char *path) {
   return TRUE;
 }
 
+GPtrArray *plan_edit_values(const char *opt, const char *arg, const char *list, GError **err) {
+  g_autoptr(GPtrArray) values = g_ptr_array_new_with_free_func(g_free);
+  g_auto(GStrv) vals = g_strsplit(list, ",", -1);
+  for (int i = 0; vals[i]; i++) {
+    g_strstrip(vals[i]);
+    if (!*vals[i] || strpbrk(vals[i], "\n\r\t#:{}[]&*!|>'\"%@`")) {
+      g_set_error(err, PLAN_EDIT_ERROR, PLAN_EDIT_ERROR_USAGE, "%s %s: value %d ('%s') is not a plain YAML scalar",
+                  opt, arg, i + 1, vals[i]);
+      return NULL;
+    }
+    for (guint k = 0; k < values->len; k++)
+      if (strcmp(g_ptr_array_index(values, k), vals[i]) == 0) {
+        g_set_error(err, PLAN_EDIT_ERROR, PLAN_EDIT_ERROR_USAGE, "%s %s: value '%s' is given twice", opt, arg,
+                    vals[i]);
+        return NULL;
+      }
+    g_ptr_array_add(values, g_strdup(vals[i]));
+  }
+  return g_steal_pointer(&values);
+}
+
 /* Parse the text into *d; FALSE with *err (placed) when it is not YAML. */
 static gboolean load_doc(const char *file, const char *text, gsize len, yaml_document_t *d, GError **err) {
   yaml_parser_t p;

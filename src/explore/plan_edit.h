@@ -21,6 +21,11 @@ enum { PLAN_EDIT_ERROR_USAGE = 1, PLAN_EDIT_ERROR_PLACED };
 /* Keys of letters, digits and _, joined by single dots. */
 gboolean plan_edit_path_ok(const char *path);
 
+/* The comma-separated values of `list` (each stripped of blanks) as char*,
+ * for option `opt` given as `arg` in messages: NULL with *err (USAGE) for
+ * a value that is empty or not a plain YAML scalar, or one given twice. */
+GPtrArray *plan_edit_values(const char *opt, const char *arg, const char *list, GError **err);
+
 /* The plan text `text` (of file `file`, for messages) with the scalar at
  * each keys[i] set to values[i], as new YAML text without comments.  `opt`
  * names the option the paths came from in messages ("--set", "--knob").

@@ -26,28 +26,13 @@ SweepSet *sweep_set_parse(const char *arg, GError **err) {
   }
   g_autoptr(SweepSet) s = g_new0(SweepSet, 1);
   s->path = g_strndup(arg, (gsize)(eq - arg));
-  s->values = g_ptr_array_new_with_free_func(g_free);
   if (!plan_edit_path_ok(s->path)) {
     g_set_error(err, SWEEP_ERROR, 1, "--set %s: '%s' is not a plan path (keys of letters, digits and _, "
                 "joined by dots: d1.panels.w1)", arg, s->path);
     return NULL;
   }
-  g_auto(GStrv) vals = g_strsplit(eq + 1, ",", -1);
-  for (int i = 0; vals[i]; i++) {
-    g_strstrip(vals[i]);
-    if (!*vals[i] || strpbrk(vals[i], "\n\r\t#:{}[]&*!|>'\"%@`")) {
-      g_set_error(err, SWEEP_ERROR, 1, "--set %s: value %d ('%s') is not a plain YAML scalar", arg, i + 1,
-                  vals[i]);
-      return NULL;
-    }
-    for (guint k = 0; k < s->values->len; k++)
-      if (strcmp(g_ptr_array_index(s->values, k), vals[i]) == 0) {
-        g_set_error(err, SWEEP_ERROR, 1, "--set %s: value '%s' is given twice", arg, vals[i]);
-        return NULL;
-      }
-    g_ptr_array_add(s->values, g_strdup(vals[i]));
-  }
-  return g_steal_pointer(&s);
+  s->values = plan_edit_values("--set", arg, eq + 1, err);
+  return s->values ? g_steal_pointer(&s) : NULL;
 }
 
 void sweep_set_free(SweepSet *s) {

@@ -63,21 +63,12 @@ TuneKnob *tune_knob_parse(const char *arg, GError **err) {
     k->range = TRUE;
     return g_steal_pointer(&k);
   }
-  k->values = g_ptr_array_new_with_free_func(g_free);
-  g_auto(GStrv) vals = g_strsplit(v, ",", -1);
-  for (int i = 0; vals[i]; i++) {
-    g_strstrip(vals[i]);
-    if (!*vals[i] || strpbrk(vals[i], "\n\r\t#:{}[]&*!|>'\"%@`")) {
-      g_set_error(err, TUNE_ERROR, TUNE_ERROR_USAGE, "--knob %s: value %d ('%s') is not a plain YAML scalar",
-                  arg, i + 1, vals[i]);
-      return NULL;
-    }
-    for (guint j = 0; j < k->values->len; j++)
-      if (strcmp(g_ptr_array_index(k->values, j), vals[i]) == 0) {
-        g_set_error(err, TUNE_ERROR, TUNE_ERROR_USAGE, "--knob %s: value '%s' is given twice", arg, vals[i]);
-        return NULL;
-      }
-    g_ptr_array_add(k->values, g_strdup(vals[i]));
+  GError *e = NULL;
+  k->values = plan_edit_values("--knob", arg, v, &e);
+  if (!k->values) {
+    g_set_error_literal(err, TUNE_ERROR, TUNE_ERROR_USAGE, e->message);
+    g_error_free(e);
+    return NULL;
   }
   if (k->values->len < 2) {
     g_set_error(err, TUNE_ERROR, TUNE_ERROR_USAGE, "--knob %s: a knob needs at least two values", arg);
