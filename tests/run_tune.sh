@@ -10,8 +10,9 @@
 #    exhausted early;
 #  - --problem both: P1 x D1, the score in the log;
 #  - a knob the template does not write starts at its default;
-#  - no passing point (over the area) -> exit 1; a progress line on a
-#    terminal only;
+#  - no passing point (over the area) -> exit 1; the files written after
+#    every round (an interrupted search keeps them); a log that cannot be
+#    written stops the search; a progress line on a terminal only;
 #  - bad input: options, --knob syntax, a knob the template sets (or leaves
 #    at its default) outside the knob's values, a path that is no key of a
 #    plan, a template that is not a plan, a start that does not compile.
@@ -118,6 +119,37 @@ if [ $code -eq 1 ] && [ "$(cut -d, -f4 "$tmp/e/tune.csv" | sed 1d | sort -u)" = 
   ok "every point over the area -> exit 1, status area"
 else
   ko "no passing point (exit $code)"
+  cat "$tmp/out" "$tmp/err"
+fi
+
+# ---- the files after every round: an interrupted search leaves what it measured
+# (plans/best.yaml's P1: a point takes a fraction of a second, the search far longer)
+"$tune" plans/best.yaml --problem p1 --knob p1.store_spacing.wo=0..100000 --knob p1.store_spacing.w1=0..100000 \
+  --knob p1.store_spacing.qkv=0..100000 --rounds 10000 --candidates 1 --jobs 1 -o "$tmp/h" >"$tmp/out" 2>&1 &
+pid=$!
+i=0
+while [ $i -lt 600 ] && [ "$(cat "$tmp/h/tune.csv" 2>/dev/null | wc -l)" -lt 4 ]; do sleep 0.1; i=$((i + 1)); done
+kill -TERM $pid 2>/dev/null
+{ wait $pid; } 2>/dev/null
+code=$?
+n=$(wc -l <"$tmp/h/tune.csv")
+if [ $code -ne 0 ] && [ "$n" -ge 4 ] && [ "$(sed -n 2p "$tmp/h/tune.csv" | cut -d, -f1-6)" = "0,0,106,420,32,pass" ] &&
+  head -n 1 "$tmp/h/best.yaml" | grep -q "^# tcc-tune: the best of [0-9]* points for p1 " &&
+  "$build/tcc-gen" "$tmp/h/best.yaml" --problem p1 -o /dev/null; then
+  ok "killed after $((n - 2)) rounds: their tune.csv and best.yaml"
+else
+  ko "an interrupted search (exit $code, $n lines)"
+  cat "$tmp/out" "$tmp/h/tune.csv"
+fi
+# a log that cannot be written stops the search: 2, one line
+mkdir -p "$tmp/w/tune.csv"
+"$tune" "$tmp/s16.yaml" --problem d1 $knob --rounds 50 -o "$tmp/w" >"$tmp/out" 2>"$tmp/err"
+code=$?
+if [ $code -eq 2 ] && [ ! -s "$tmp/out" ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] &&
+  grep -q "^tcc-tune: error: cannot write '$tmp/w/tune.csv': " "$tmp/err"; then
+  ok "tune.csv not writable -> 2, one line, the search stopped"
+else
+  ko "tune.csv not writable (exit $code)"
   cat "$tmp/out" "$tmp/err"
 fi
 

@@ -42,20 +42,46 @@ static void describe(const TunePoint *p, char *buf, size_t n) {
              tune_status_name[p->m.status]);
 }
 
-static void progress(const Tune *t, int round, gpointer data) {
-  (void)data;
+/* DIR/NAME written whole (a temporary file renamed over it); FALSE with
+ * the message printed. */
+static gboolean write_out(const char *dir, const char *name, const char *text) {
+  g_autofree char *path = g_build_filename(dir, name, NULL);
+  g_autoptr(GError) e = NULL;
+  if (g_file_set_contents(path, text, -1, &e)) return TRUE;
+  fprintf(stderr, "tcc-tune: error: cannot write '%s': %s\n", path, e->message);
+  return FALSE;
+}
+
+/* The log and the best plan so far, after the start and after every round
+ * (so that an interrupted search leaves what it has measured). */
+static gboolean write_both(const Tune *t, const char *dir) {
+  g_autoptr(GError) err = NULL;
+  g_autofree char *csv = tune_log_csv(t), *best = tune_best_text(t, &err);
+  if (!best) {
+    fprintf(stderr, "tcc-tune: error: %s\n", err->message);
+    return FALSE;
+  }
+  return write_out(dir, "tune.csv", csv) && write_out(dir, "best.yaml", best);
+}
+
+typedef struct Progress {
+  const char *dir;
+  gboolean draw;     /* the progress line on standard error */
+  gboolean failed;   /* a write failed (reported): the search stopped */
+} Progress;
+
+static gboolean progress(const Tune *t, int round, gpointer data) {
+  Progress *pr = data;
+  if (!write_both(t, pr->dir)) {
+    pr->failed = TRUE;
+    return FALSE; /* no use searching on */
+  }
+  if (!pr->draw) return TRUE;
   char b[160];
   describe(g_ptr_array_index(t->points, t->best), b, sizeof b);
   fprintf(stderr, "\r\033[Ktcc-tune round %d/%d: %u points, best %s", round, t->opt.rounds, t->points->len, b);
   fflush(stderr);
-}
-
-static gboolean write_out(const char *dir, const char *name, const char *text, char **path) {
-  *path = g_build_filename(dir, name, NULL);
-  g_autoptr(GError) e = NULL;
-  if (g_file_set_contents(*path, text, -1, &e)) return TRUE;
-  fprintf(stderr, "tcc-tune: error: cannot write '%s': %s\n", *path, e->message);
-  return FALSE;
+  return TRUE;
 }
 
 int main(int argc, char **argv) {
@@ -142,14 +168,13 @@ int main(int argc, char **argv) {
     fprintf(stderr, "tcc-tune: error: cannot create '%s': %s\n", out, g_strerror(e));
     return 2;
   }
-  gboolean draw = !no_progress && isatty(STDERR_FILENO);
-  gboolean ran = tune_run(t, draw ? progress : NULL, NULL, &err);
-  if (draw) fputs("\r\033[K", stderr); /* the progress line goes */
+  Progress pr = {out, !no_progress && isatty(STDERR_FILENO), FALSE};
+  gboolean ran = tune_run(t, progress, &pr, &err);
+  if (pr.draw) fputs("\r\033[K", stderr); /* the progress line goes */
   if (!ran) return fail(err);
-  g_autofree char *csv = tune_log_csv(t), *best = tune_best_text(t, &err);
-  if (!best) return fail(err);
-  g_autofree char *best_path = NULL, *csv_path = NULL;
-  if (!write_out(out, "tune.csv", csv, &csv_path) || !write_out(out, "best.yaml", best, &best_path)) return 2;
+  if (pr.failed) return 2;
+  g_autofree char *best_path = g_build_filename(out, "best.yaml", NULL);
+  g_autofree char *csv_path = g_build_filename(out, "tune.csv", NULL);
   const TunePoint *s = g_ptr_array_index(t->points, 0), *b = g_ptr_array_index(t->points, t->best);
   char sb[160], bb[160];
   describe(s, sb, sizeof sb);

@@ -423,7 +423,7 @@ gboolean tune_run(Tune *t, TuneProgress progress, gpointer data, GError **err) {
   GThreadPool *pool = g_thread_pool_new(finish_one, NULL, CLAMP(t->opt.jobs, 1, 256), FALSE, NULL);
   g_autoptr(GHashTable) seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
   g_autofree guint *step = g_new(guint, n);
-  gboolean ok = measure(t, pool, 0, err);
+  gboolean ok = measure(t, pool, 0, err), stop = FALSE;
   TunePoint *start = g_ptr_array_index(t->points, 0);
   if (ok && start->m.status == TUNE_ERROR_POINT) {
     g_set_error(err, TUNE_ERROR, TUNE_ERROR_PLACED, "%s", start->m.error);
@@ -437,10 +437,10 @@ gboolean tune_run(Tune *t, TuneProgress progress, gpointer data, GError **err) {
       guint count = tune_knob_count(g_ptr_array_index(t->knobs, k));
       step[k] = (guint)CLAMP((double)count * t->opt.step, 1.0, (double)count - 1);
     }
-    if (progress) progress(t, 0, data);
+    if (progress && !progress(t, 0, data)) stop = TRUE;
   }
   Rng rng = {t->opt.seed};
-  for (int round = 1; ok && round <= t->opt.rounds; round++) {
+  for (int round = 1; ok && !stop && round <= t->opt.rounds; round++) {
     const TunePoint *best = g_ptr_array_index(t->points, t->best);
     guint first = t->points->len;
     for (int c = 0; c < t->opt.candidates; c++) {
@@ -468,7 +468,7 @@ gboolean tune_run(Tune *t, TuneProgress progress, gpointer data, GError **err) {
       for (guint k = 0; k < n; k++) step[k] = MAX(step[k] / 2, 1u);
     }
     t->rounds_run = round;
-    if (ok && progress) progress(t, round, data);
+    if (ok && progress && !progress(t, round, data)) stop = TRUE;
   }
   g_thread_pool_free(pool, FALSE, TRUE);
   return ok;

@@ -123,8 +123,9 @@ Tune *tune_new(const char *template_path, GPtrArray *knobs, const TuneOptions *o
 void tune_free(Tune *t);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(Tune, tune_free)
 
-/* Called after each round (on the calling thread). */
-typedef void (*TuneProgress)(const Tune *t, int round, gpointer data);
+/* Called after the start (round 0) and after each round, on the calling
+ * thread; FALSE ends the search there (tune_run then returns TRUE). */
+typedef gboolean (*TuneProgress)(const Tune *t, int round, gpointer data);
 /* Measure the start, then run the rounds.  FALSE with *err when the start
  * point is not a plan that compiles (its message), or on an I/O error. */
 gboolean tune_run(Tune *t, TuneProgress progress, gpointer data, GError **err);

@@ -435,11 +435,12 @@ typedef struct Progress {
   int calls, bad_round, off_caller;
 } Progress;
 
-static void on_progress(const Tune *t, int round, gpointer data) {
+static gboolean on_progress(const Tune *t, int round, gpointer data) {
   Progress *p = data;
   if (round != p->calls || t->rounds_run != round) p->bad_round++;
   if (g_thread_self() != p->caller) p->off_caller++;
   p->calls++;
+  return TRUE;
 }
 
 /* A search that must succeed. */
@@ -847,6 +848,35 @@ START_TEST(test_better_both) {
 }
 END_TEST
 
+/* A progress callback that returns FALSE ends the search after that round:
+ * tune_run succeeds with what it measured. */
+static gboolean stop_after_2(const Tune *t, int round, gpointer data) {
+  (void)t;
+  (*(int *)data)++;
+  return round < 2;
+}
+
+START_TEST(test_progress_stop) {
+  g_autofree char *dir = tmpdir();
+  g_autofree char *tmpl = write_plan(dir, "t.yaml", TEMPLATE);
+  Synth s;
+  synth_init(&s, BOWL_PATHS, model_bowl, TRUE);
+  TuneOptions o;
+  opts(&o, &s, 10, 4, 1, 2);
+  g_autoptr(GError) err = NULL;
+  g_autoptr(Tune) t = tune_new(tmpl, knobs_of(BOWL), &o, &err);
+  ck_assert_msg(t, "%s", err ? err->message : "?");
+  int calls = 0;
+  ck_assert(tune_run(t, stop_after_2, &calls, &err));
+  ck_assert_int_eq(calls, 3); /* rounds 0, 1, 2 */
+  ck_assert_int_eq(t->rounds_run, 2);
+  ck_assert_uint_le(t->points->len, 1 + 2 * 4);
+  ck_assert_int_eq(s.prepared, (int)t->points->len);
+  synth_clear(&s);
+  rm_tree(dir);
+}
+END_TEST
+
 static void model_start_error(const int64_t *v, TuneMeasure *m) {
   if (v[0] == 100) {
     m->status = TUNE_ERROR_POINT;
@@ -1073,6 +1103,7 @@ Suite *suite_tune(void) {
   tcase_add_test(t, test_compile_eval);
   tcase_add_test(t, test_knob_parse_wide_range);
   tcase_add_test(t, test_better_both);
+  tcase_add_test(t, test_progress_stop);
   tcase_set_timeout(t, 60);
   suite_add_tcase(s, t);
   return s;
