@@ -15,10 +15,12 @@
 # and, without targets, the CPU time (user + system) of the grades and the
 # timing-only rate per CPU second, the same program with numerics and power (s,
 # instructions/s, MMA GFLOP/s) and tcc-gen on plans/baseline.yaml for P1 and
-# D1 (ms).  bench/bench_json prints the table (with the previous run's
-# medians) and writes BUILD/bench/bench.json (the previous one is kept as
-# bench.prev.json).  Wall times depend on the machine and its load: a
-# benchmark, never a test.  Run from the repository top.
+# D1 (ms), and a process that does nothing, timed alike (the harness's own
+# cost, which every wall time includes).  bench/bench_json prints the table
+# (with the previous run's medians) and writes BUILD/bench/bench.json (the
+# previous one is kept as bench.prev.json).  Wall times depend on the
+# machine and its load: a benchmark, never a test.  Run from the repository
+# top.
 set -e
 B=${1:-build}
 N=${BENCH_RUNS:-5}
@@ -96,6 +98,12 @@ for plan in baseline best; do
     awk '{ print $1 * 1000 }' "$out/gen-$p" | figure "gen_${plan}_${p}_ms" "tcc-gen plans/$plan.yaml --problem $p" ms lower $t
   done
 done
+
+# the harness itself: a process that does nothing, timed as the others are
+# (fork, exec, /usr/bin/time).  Every wall time above includes it; on this
+# VM it moves with the host's load (5.7 ms on a quiet day, 11 to 18 on others)
+runs /bin/true >"$out/true"
+awk '{ print $1 * 1000 }' "$out/true" | figure harness_true_ms "/bin/true, timed alike (the harness)" ms lower -
 
 # tcc-census on the seeds' space, 7,776 points (issue 10: well under a second)
 runs "$B/tcc-census" plans/census-seeds.yaml -o "$out/census.csv" >"$out/census"
