@@ -24,7 +24,8 @@
  * the tensor is live from C's first op; a write ordered by neither is a
  * race, which the simulator reports.
  *
- * Cost: O(tasks + groups) vectors of `wgs` ints, O(ops) otherwise. */
+ * Cost: O(tasks + groups) vectors of `wgs` ints, one pass over the ops
+ * (tcc-gen's P1 has 22 MB of them), O(remote writes) otherwise. */
 #include "ir.h"
 
 static inline IrTensor *tensor(const Ir *ir, int t) { return g_ptr_array_index(ir->tensors, t); }
@@ -44,9 +45,9 @@ static void vmax(int *a, const int *b, int n) {
 }
 
 /* A remote write: by task P (at its position pos on its WG wp), into
- * tensor t, landing no earlier than op `f` by P's dependencies. */
+ * tensor t of WG w, landing no earlier than op `f` by P's dependencies. */
 typedef struct Write {
-  int p, wp, pos, t, f;
+  int p, wp, pos, t, w, f;
 } Write;
 
 int *ir_remote_first_op(const Ir *ir) {
@@ -54,21 +55,26 @@ int *ir_remote_first_op(const Ir *ir) {
   guint K = ir->tasks->len, T = ir->tensors->len, G = ir->groups->len;
   int *first = g_new(int, T + 1);
   for (guint t = 0; t < T; t++) first[t] = -1;
-  /* the tasks that own remotely written tensors: their vectors are kept */
+  /* every remote write, in task and op order (their f comes below); the
+   * tasks that own remotely written tensors: their vectors are kept */
   g_autofree gboolean *owner = g_new0(gboolean, K + 1);
+  g_autoptr(GArray) writes = g_array_new(FALSE, FALSE, sizeof(Write));
   for (guint k = 0; k < K; k++) {
     const IrTask *tk = ir_task_at(ir, (int)k);
+    if (tk->wg < 0 || tk->wg >= W) continue;
     const IrOp *ops = (const IrOp *)(const void *)tk->ops->data;
     for (guint i = 0; i < tk->ops->len; i++) {
       int n = ops[i].ntargets + (ops[i].kind == IR_ST), w;
       for (int j = 0; j < n; j++) {
         int t = j < ops[i].ntargets ? ops[i].targets[j] : ops[i].mem.t;
-        if (remote_rf(ir, t, tk->wg, &w)) owner[ir_tensor(ir, t)->task] = TRUE;
+        if (!remote_rf(ir, t, tk->wg, &w)) continue;
+        owner[ir_tensor(ir, t)->task] = TRUE;
+        Write wr = {(int)k, tk->wg, 0, t, w, 0};
+        g_array_append_val(writes, wr);
       }
     }
   }
   g_autoptr(GHashTable) saved = g_hash_table_new_full(NULL, NULL, NULL, g_free);
-  g_autoptr(GArray) writes = g_array_new(FALSE, FALSE, sizeof(Write));
   /* per WG: its tasks' first ops, in order (a task's op count may be 0) */
   g_autofree int *ntasks = g_new0(int, W), *nops = g_new0(int, W);
   g_autofree int *pos = g_new(int, K + 1), *start = g_new(int, K + 1);
@@ -89,6 +95,7 @@ int *ir_remote_first_op(const Ir *ir) {
     if (pos[k] >= 0) task_start[off[ir_task_at(ir, (int)k)->wg] + pos[k]] = start[k];
   g_autofree int *wgvec = g_new0(int, (gsize)W * W), *grpvec = g_new0(int, (gsize)(G + 1) * W);
   g_autofree int *cur = g_new(int, W);
+  guint next = 0; /* the first write of task k or a later one */
   for (guint k = 0; k < K; k++) {
     const IrTask *tk = ir_task_at(ir, (int)k);
     int u = tk->wg;
@@ -98,16 +105,11 @@ int *ir_remote_first_op(const Ir *ir) {
       int g = g_array_index(tk->waits, int, i);
       if (g >= 0 && (guint)g < G) vmax(cur, grpvec + (gsize)g * W, W);
     }
-    const IrOp *ops = (const IrOp *)(const void *)tk->ops->data;
-    for (guint i = 0; i < tk->ops->len; i++) {
-      const IrOp *op = &ops[i];
-      int n = op->ntargets + (op->kind == IR_ST);
-      for (int j = 0; j < n; j++) {
-        int t = j < op->ntargets ? op->targets[j] : op->mem.t, w;
-        if (!remote_rf(ir, t, u, &w)) continue;
-        Write wr = {(int)k, u, pos[k], t, cur[w] < ntasks[w] ? task_start[off[w] + cur[w]] : nops[w]};
-        g_array_append_val(writes, wr);
-      }
+    for (; next < writes->len && g_array_index(writes, Write, next).p == (int)k; next++) {
+      Write *wr = &g_array_index(writes, Write, next);
+      int w = wr->w;
+      wr->pos = pos[k];
+      wr->f = cur[w] < ntasks[w] ? task_start[off[w] + cur[w]] : nops[w];
     }
     if (owner[k]) g_hash_table_insert(saved, GINT_TO_POINTER((int)k), g_memdup2(cur, sizeof(int) * (gsize)W));
     memcpy(wgvec + (gsize)u * W, cur, sizeof(int) * (gsize)W);
