@@ -212,8 +212,13 @@ void tune_free(Tune *t) {
 
 /* The value a loaded plan takes for `path` (a hardware key or a knob of
  * either problem, written or default) as a plan writes it, or NULL when
- * the path names no key of a plan. */
+ * the path names no key of a plan.  `KNOB.default` is the mapping form's
+ * spelling of KNOB (`store_spacing: {default: N, STAGE: N}`). */
 static char *effective_value(const Plan *plan, const char *path) {
+  if (g_str_has_suffix(path, ".default")) {
+    g_autofree char *knob = g_strndup(path, strlen(path) - strlen(".default"));
+    return effective_value(plan, knob);
+  }
   for (int i = 0; i < PLAN_NHW; i++)
     if (strcmp(plan_hw_path(i), path) == 0) return plan_hw_value_text(plan, i);
   static const ProblemKind kinds[] = {PROB_P1, PROB_D1};
