@@ -11,6 +11,7 @@
 
 #include <glib/gstdio.h>
 
+#include "csv.h"
 #include "plan.h"
 #include "plan_edit.h"
 
@@ -504,19 +505,6 @@ static char *metric(const Row *r, const SweepVariant *x, int m, int *number) {
 }
 
 /* RFC 4180: quoted when it holds a comma, a quote or a line break. */
-static void csv_field(GString *o, const char *f) {
-  if (!strpbrk(f, ",\"\r\n")) {
-    g_string_append(o, f);
-    return;
-  }
-  g_string_append_c(o, '"');
-  for (const char *p = f; *p; p++) {
-    if (*p == '"') g_string_append_c(o, '"');
-    g_string_append_c(o, *p);
-  }
-  g_string_append_c(o, '"');
-}
-
 char *sweep_collect(const Sweep *s, gboolean json, guint *bad, GError **err) {
   (void)err;
   *bad = 0;

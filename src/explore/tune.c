@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "csv.h"
 #include "ir.h"
 #include "machine.h"
 #include "pipeline.h"
@@ -480,19 +481,6 @@ gboolean tune_run(Tune *t, TuneProgress progress, gpointer data, GError **err) {
 }
 
 /* ---- output ----------------------------------------------------------- */
-
-static void csv_field(GString *o, const char *f) {
-  if (!strpbrk(f, ",\"\n\r")) {
-    g_string_append(o, f);
-    return;
-  }
-  g_string_append_c(o, '"');
-  for (; *f; f++) {
-    if (*f == '"') g_string_append_c(o, '"');
-    g_string_append_c(o, *f);
-  }
-  g_string_append_c(o, '"');
-}
 
 char *tune_log_csv(const Tune *t) {
   GString *o = g_string_new("round,candidate");
