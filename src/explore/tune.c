@@ -319,16 +319,17 @@ static double objective(const TuneMeasure *m) {
   return m->d1_cycles > 0 ? (double)m->cycles * (double)m->d1_cycles : (double)m->cycles;
 }
 
+/* How far over the limits, relative to them (0 within both). */
+static double over(const TuneMeasure *m) {
+  return MAX(m->peak_w - POWER_LIMIT_W, 0.0) / POWER_LIMIT_W + MAX(m->area_mm2 - AREA_LIMIT_MM2, 0.0) / AREA_LIMIT_MM2;
+}
+
 gboolean tune_better(const TuneMeasure *a, const TuneMeasure *b) {
   int ra = a->status == TUNE_PASS ? 0 : a->status == TUNE_ERROR_POINT ? 2 : 1;
   int rb = b->status == TUNE_PASS ? 0 : b->status == TUNE_ERROR_POINT ? 2 : 1;
   if (ra != rb) return ra < rb;
   if (ra == 2) return FALSE;
-  if (ra == 1) {
-    double oa = MAX(a->peak_w - POWER_LIMIT_W, 0.0) / POWER_LIMIT_W + MAX(a->area_mm2 - AREA_LIMIT_MM2, 0.0) / AREA_LIMIT_MM2;
-    double ob = MAX(b->peak_w - POWER_LIMIT_W, 0.0) / POWER_LIMIT_W + MAX(b->area_mm2 - AREA_LIMIT_MM2, 0.0) / AREA_LIMIT_MM2;
-    if (oa != ob) return oa < ob;
-  }
+  if (ra == 1 && over(a) != over(b)) return over(a) < over(b);
   return objective(a) < objective(b);
 }
 
