@@ -254,6 +254,9 @@ const PlanKnobDef plan_knobs[PLAN_NKNOBS] = {
     INT("placement.active_weight", BOTH, obj_active_weight, 0, 10000, 0, -1, NULL, 0, 0),
     INT("attention.slices", D1, attn_slices, 1, 8, 1, -1, check_slices, 0, 0),
     ENUM("attention.slice_map", D1, slice_map, slicemap_names, SLICEMAP_ROUND_ROBIN, 0, 0),
+    /* attention.new_slice: the new positions get a slice of their own
+     * instead of joining the last history slice (lower_d1.c, resident.c) */
+    BOOL("attention.new_slice", D1, attn_new_slice, 0, -1, NULL, 0, 0),
     INT("attention.query_tiles", P1, attn_query_tiles, 1, 8, 1, -1, NULL, 0, 0),
     INT("attention.waves", P1, attn_waves, 1, 8, 1, -1, NULL, 0, 0),
     INT("attention.stagger", P1, attn_stagger, 0, 100000, 0, -1, NULL, 0, 0),
@@ -281,6 +284,7 @@ const PlanKnobDef plan_knobs[PLAN_NKNOBS] = {
 
 const PlanNeed plan_needs[] = {
     {"attention.slice_map", "attention.slices", 2, "attention.slices > 1", BOTH},
+    {"attention.new_slice", "attention.slices", 2, "attention.slices > 1", BOTH},
     {"attention.waves", "attention.query_tiles", 2, "attention.query_tiles > 1", BOTH},
     {"attention.stagger", "attention.query_tiles", 2, "attention.query_tiles > 1", BOTH},
     {"attention.kv", "attention.query_tiles", 2, "attention.query_tiles > 1", BOTH},

@@ -62,7 +62,7 @@ extern const char *const sched_space_name[SPACE__COUNT]; /* "ln", "qkv", "att", 
 
 /* Number of knobs (the frontend's table, plan_schema.c), problem dims
  * included. */
-#define SCHED_NKNOBS 111
+#define SCHED_NKNOBS 112
 /* Longest value text of a knob ("round_robin", "-1", "1073741824"). */
 #define SCHED_VALUE_MAX 16
 
@@ -137,6 +137,7 @@ typedef struct Schedule {
   int obj_active_weight;    /*   + active_weight per WG a stage uses    */
   int attn_slices;          /* D1: attention slices per head (1 = none); planned > 1 */
   SchedSliceMap slice_map;  /* D1: slice -> WG mapping (only with slices > 1) */
+  gboolean attn_new_slice;  /* D1, with slices: the new positions in a slice of their own */
   int attn_query_tiles;     /* P1: row tiles per attention task sharing K/V blocks */
   int attn_waves;           /* P1 (query_tiles > 1): attention tasks start in waves */
   int attn_stagger;         /* P1 (query_tiles > 1): cycles between a wave's task starts */

@@ -177,7 +177,10 @@ typedef struct LwResident {
   IrProv prov;
   GHashTable *consts;  /* "wg/sym" -> tensor of lw_resident_const          */
   gboolean kv;         /* the history K/V is resident                      */
-  int heads, slices, block;
+  int heads, slices, block; /* slices per head (attention.new_slice's too),   */
+                       /* history rows of each history slice               */
+  gboolean new_slice;  /* attention.new_slice: the last slice holds only   */
+                       /* the new positions (else also the last block)     */
   int *kv_wg, *kt, *vt; /* per (layer, head, slice)                         */
 } LwResident;
 /* Give every panel a WG (FALSE with an error at the knob when they do not
@@ -196,6 +199,8 @@ int lw_resident_preload_task(const Ir *ir, const LwResident *r, int wg, int l);
 int lw_resident_kv_wg(const LwResident *r, int l, int h, int k);
 int lw_resident_k(const LwResident *r, int l, int h, int k);
 int lw_resident_v(const LwResident *r, int l, int h, int k);
+/* The row of the last slice's K/V tensors where new position t goes. */
+int lw_resident_new_row(const LwResident *r, int t);
 /* A constant vector (columns 0..cols of HBM symbol `sym`, e.g. a LayerNorm
  * gain of layer l) kept in the RF of `wg` by its preload task (of layer l): loaded the first time
  * a task of that WG asks, then shared. */

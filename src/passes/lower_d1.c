@@ -38,6 +38,9 @@ typedef struct D1 {
   D1Scratch *scr;         /* per layer */
   int *part;              /* per layer, with attention slices: where the     */
                           /* slices' (m, z, u) go (floats from scratch)     */
+  int nslices;            /* slice tasks per head: attention.slices, and    */
+                          /* attention.new_slice's own slice                */
+  IrProv new_prov;        /* "attention.new_slice"                          */
   int att_block;          /* keys per block of the streamed attention; 0:   */
                           /* all of a head's keys and values at once        */
   int fences;             /* uses of the current task's fence event */
@@ -102,14 +105,16 @@ static void row_ln(D1 *c, int task, const char *tag, IrView x, IrView h, const c
  * k and v into the ABI cache at position history+t (kv_writeback.c). */
 static void store_qkv(D1 *c, int task, IrView acc, int c0, int t, int l,
                       const char *const kv_sym[2]) {
-  /* resident K/V: the new rows also go to the last slice of their head,
-   * row block + t, and a task of their own stores them to HBM */
-  int H = c->heads, S = c->pp->attn_slices, kv_task = -1;
+  /* resident K/V: the new rows also go to the last slice of their head
+   * (after its history block, or alone: attention.new_slice), and a task of
+   * their own stores them to HBM */
+  int H = c->heads, S = c->nslices, kv_task = -1;
   g_autofree IrView *rows = g_new(IrView, 2 * H + 1);
   if (c->resident && c->res.kv && c->pp->kv_writeback == KV_DIRECT) {
+    int r = lw_resident_new_row(&c->res, t);
     for (int h = 0; h < H; h++) {
-      rows[h] = ir_win(lw_resident_k(&c->res, l, h, S - 1), c->res.block + t, 1, 0, WL_HEAD_DIM);
-      rows[H + h] = ir_win(lw_resident_v(&c->res, l, h, S - 1), c->res.block + t, 1, 0, WL_HEAD_DIM);
+      rows[h] = ir_win(lw_resident_k(&c->res, l, h, S - 1), r, 1, 0, WL_HEAD_DIM);
+      rows[H + h] = ir_win(lw_resident_v(&c->res, l, h, S - 1), r, 1, 0, WL_HEAD_DIM);
     }
     if (c0 + acc.cols > c->d) { /* the panel has K or V columns */
       const IrTask *tk = ir_task_at(c->ir, task);
@@ -213,15 +218,17 @@ static void stage_qkv(D1 *c, int t, int l, int stage) {
 /* One head over positions 0..history+t of its cache rows. */
 /* Attention slices (attention.slices = S > 1): slice k of head h attends to
  * history positions [k*hs, (k+1)*hs) (hs = history / S), the last slice also
- * to the new positions history..history+t; each stores its row max m, row
+ * to the new positions history..history+t, or with attention.new_slice a
+ * slice S of their own (S' = S + 1 slices); each stores its row max m, row
  * sum z and unnormalised output u to scratch (layer l's area: m of head h
- * slice k at part + h*S + k, z at part + H*S + h*S + k, u at part + 2*H*S +
- * (h*S + k)*32).  Then one task per head merges its S slices
+ * slice k at part + h*S' + k, z at part + H*S' + h*S' + k, u at part +
+ * 2*H*S' + (h*S' + k)*32).  Then one task per head merges its S slices
  * (lw_attention_merge).  The slices form one group, the merges the stage's:
  * what the wo stage waits for is unchanged. */
 static void stage_att_sliced(D1 *c, int t, int l, int stage) {
   Ir *ir = c->ir;
-  int S = c->pp->attn_slices, H = c->heads, hs = c->pb->history / S, n = c->pb->history + t + 1;
+  int S = c->nslices, H = c->heads, hs = c->pb->history / c->pp->attn_slices;
+  int n = c->pb->history + t + 1;
   int pm = c->part[l], pz = pm + H * S, pu = pz + H * S;
   g_autofree char *ksym = g_strdup_printf("k_cache.l%d", l), *vsym = g_strdup_printf("v_cache.l%d", l);
   g_autofree char *pev = stage_event("attp", l), *done = stage_event("att", l);
@@ -236,10 +243,11 @@ static void stage_att_sliced(D1 *c, int t, int l, int stage) {
       g_autofree char *tag = g_strdup_printf("t%d.l%d.att.h%d.s%d", t, l, h, k);
       IrRole role = ir_role(ROLE_ATT);
       role.step = t, role.layer = l, role.head = h, role.slice = k;
-      int task = lw_task(ir, tag, stage, c->att_prov, role);
+      gboolean own = c->pp->attn_new_slice && k == S - 1; /* the new positions alone */
+      int task = lw_task(ir, tag, stage, own ? c->new_prov : c->att_prov, role);
       ir_task_waits(ir, task, after);
       if (c->g_kv >= 0 && k == S - 1) ir_task_waits(ir, task, c->g_kv);
-      int k0 = k * hs, keys = k == S - 1 ? n - k0 : hs;
+      int k0 = own ? c->pb->history : k * hs, keys = k == S - 1 ? n - k0 : hs;
       gboolean kv_rf = c->resident && c->res.kv;
       if (kv_rf) ir_task_at(ir, task)->pin = lw_resident_kv_wg(&c->res, l, h, k);
       IrView q = ir_all(ir, lw_rf_sub(ir, task, tag, "q", 1, WL_HEAD_DIM));
@@ -600,7 +608,8 @@ gboolean pass_lower_d1(Ir *ir, GError **err) {
           .heads = ir->prob.heads, .pos = ir->prob.history + ir->prob.steps,
           .qkv = lw_proj(ir, PROJ_QKV), .wo = lw_proj(ir, PROJ_WO), .w1 = lw_proj(ir, PROJ_W1),
           .w2 = lw_proj(ir, PROJ_W2), .kv_prov = ir_prov(ir, "kv_writeback"),
-          .att_prov = ir_prov(ir, "attention.slices"),
+          .att_prov = ir_prov(ir, "attention.slices"), .new_prov = ir_prov(ir, "attention.new_slice"),
+          .nslices = pp->attn_slices + (pp->attn_slices > 1 && pp->attn_new_slice),
           .g_qkv = -1, .g_att = -1, .g_wo = -1, .g_w1 = -1, .g_w2 = -1, .g_kv = -1,
           .rf_hand = pp->handoff == HANDOFF_RF, .hand_prov = ir_prov(ir, "handoff"),
           .res_prov = ir_prov(ir, "weights"), .fold_prov = ir_prov(ir, "refinements.ln_fold"),
@@ -650,7 +659,7 @@ gboolean pass_lower_d1(Ir *ir, GError **err) {
     lw_resident_preload(ir, &c.res, c.res_prov);
   }
   c.part = g_new(int, L);
-  for (int l = 0; l < L; l++) c.part[l] = off + l * c.heads * pp->attn_slices * (2 + WL_HEAD_DIM);
+  for (int l = 0; l < L; l++) c.part[l] = off + l * c.heads * c.nslices * (2 + WL_HEAD_DIM);
   /* the program size limit: step 0 is checked stage by stage (a step grows
    * with layers), then step by step (the attention grows with t: the last
    * check, on the whole program, is exact) */

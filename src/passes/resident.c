@@ -39,14 +39,26 @@ static int shard_slot(const LwResident *r, int l, SchedProj j, int p, int s) {
 }
 static int slot(const LwResident *r, int l, SchedProj j, int p) { return shard_slot(r, l, j, p, 0); }
 
+/* The rows of slice k's K (and V) tensor: its history rows (none for
+ * attention.new_slice's own slice), then for the last slice the new
+ * positions'. */
+static int kv_hist_rows(const LwResident *r, int k) {
+  return r->new_slice && k == r->slices - 1 ? 0 : r->block;
+}
+static int kv_rows(const LwResident *r, int k, int steps) {
+  return kv_hist_rows(r, k) + (k == r->slices - 1 ? steps : 0);
+}
+
 /* The history K/V of every (layer, head, slice), after the panels, on the
  * WGs in the same order from `next` on; all or nothing (r->kv). */
 static void place_kv(Ir *ir, LwResident *r, GArray *order, guint next, int room) {
   const Problem *d = &ir->prob;
   int S = ir->sched.attn_slices, pb = sim_machine_part_bytes(&ir->hw);
   r->kv = FALSE;
-  r->heads = d->heads, r->slices = S, r->block = d->history / S;
+  r->new_slice = S > 1 && ir->sched.attn_new_slice;
+  r->heads = d->heads, r->slices = S + r->new_slice, r->block = d->history / S;
   if (S <= 1) return;
+  S = r->slices;
   gsize n = (gsize)d->layers * d->heads * S;
   r->kv_wg = g_new(int, n);
   r->kt = g_new(int, n);
@@ -54,7 +66,7 @@ static void place_kv(Ir *ir, LwResident *r, GArray *order, guint next, int room)
   int nwg = sim_machine_wgs(&ir->hw);
   g_autofree int *used = g_memdup2(r->used, sizeof(int) * (gsize)nwg);
   for (gsize i = 0; i < n; i++) {
-    int k = (int)(i % (gsize)S), rows = r->block + (k == S - 1 ? d->steps : 0);
+    int k = (int)(i % (gsize)S), rows = kv_rows(r, k, d->steps);
     int parts = 2 * (int)((4 * (int64_t)rows * WL_HEAD_DIM + pb - 1) / pb), wg = -1;
     guint tried = 0;
     for (; tried < order->len; tried++) {
@@ -78,6 +90,7 @@ static int kv_slot(const LwResident *r, int l, int h, int k) { return (l * r->he
 int lw_resident_kv_wg(const LwResident *r, int l, int h, int k) { return r->kv_wg[kv_slot(r, l, h, k)]; }
 int lw_resident_k(const LwResident *r, int l, int h, int k) { return r->kt[kv_slot(r, l, h, k)]; }
 int lw_resident_v(const LwResident *r, int l, int h, int k) { return r->vt[kv_slot(r, l, h, k)]; }
+int lw_resident_new_row(const LwResident *r, int t) { return kv_hist_rows(r, r->slices - 1) + t; }
 
 gboolean lw_resident_place(Ir *ir, LwResident *r, GError **err) {
   const Schedule *s = &ir->sched;
@@ -211,6 +224,10 @@ static void preload_tasks(Ir *ir, LwResident *r, int l0, int l1, int *task, IrPr
     if (r->wg[i] >= 0) has[r->wg[i]] = TRUE;
   gsize kper = r->kv ? (gsize)r->heads * r->slices : 0;
   for (gsize i = (gsize)l0 * kper; i < (gsize)(l1 + 1) * kper; i++) has[r->kv_wg[i]] = TRUE;
+  /* attention.new_slice: the first preload tasks also hold the new
+   * positions' slices of every layer (load_kv) */
+  if (l0 == 0 && r->kv && r->new_slice)
+    for (gsize i = (gsize)r->slices - 1; i < (gsize)r->layers * kper; i += (gsize)r->slices) has[r->kv_wg[i]] = TRUE;
   for (int w = 0; w < nwg; w++) {
     if (!has[w]) continue;
     g_autofree char *name = r->deferred ? g_strdup_printf("preload.l%d.wg%d", l0, w)
@@ -247,16 +264,35 @@ static void load_layer(Ir *ir, LwResident *r, int l, IrProv prov) {
   }
 }
 
+/* attention.new_slice: the K and V rows of the new positions' own slice
+ * of every (layer, head).  Nothing loads them: only the qkv tasks' stores
+ * write them, and no event orders those after a later layer's preload
+ * task, so the WG's first preload task holds them, live from the start of
+ * the WG's program (ir_order.c).  Made with layer 0's tensors, so that
+ * every tensor of a task comes before those of the tasks after it (the IR
+ * prints, and ir_parse numbers, tensors by task). */
+static void own_slices(Ir *ir, LwResident *r) {
+  for (int l = 0; l < r->layers; l++)
+    for (int h = 0; h < r->heads; h++) {
+      int k = r->slices - 1, i = kv_slot(r, l, h, k), wg = r->kv_wg[i];
+      g_autofree char *tag = g_strdup_printf("l%d.kv.h%d.s%d", l, h, k);
+      r->kt[i] = lw_rf_sub(ir, r->preload[wg], tag, "k", ir->prob.steps, WL_HEAD_DIM);
+      r->vt[i] = lw_rf_sub(ir, r->preload[wg], tag, "v", ir->prob.steps, WL_HEAD_DIM);
+    }
+}
+
 /* Each slice's block of history rows: K rows h*pos + k*block.. of the
  * layer's cache (docs/workloads.md), the new positions' rows after it. */
 static void load_kv(Ir *ir, LwResident *r, int l, IrProv prov) {
   int nwg = sim_machine_wgs(&ir->hw), pos = ir->prob.history + ir->prob.steps;
   const int *task = r->preload + (gsize)l * nwg;
   g_autofree char *ksym = g_strdup_printf("k_cache.l%d", l), *vsym = g_strdup_printf("v_cache.l%d", l);
+  if (l == 0 && r->new_slice) own_slices(ir, r);
   for (int h = 0; h < r->heads; h++)
     for (int k = 0; k < r->slices; k++) {
       int i = kv_slot(r, l, h, k), wg = r->kv_wg[i];
-      int rows = r->block + (k == r->slices - 1 ? ir->prob.steps : 0);
+      if (kv_hist_rows(r, k) == 0) continue; /* own_slices */
+      int rows = kv_rows(r, k, ir->prob.steps);
       g_autofree char *tag = g_strdup_printf("l%d.kv.h%d.s%d", l, h, k);
       r->kt[i] = lw_rf_sub(ir, task[wg], tag, "k", rows, WL_HEAD_DIM);
       r->vt[i] = lw_rf_sub(ir, task[wg], tag, "v", rows, WL_HEAD_DIM);

@@ -1165,6 +1165,43 @@ START_TEST(test_q_first) {
 }
 END_TEST
 
+/* attention.new_slice: each head's attention has slices + 1 slice tasks,
+ * the history slices reading their block of 16 keys and the last one the
+ * new positions alone (t + 1 keys at step t); without the knob the last
+ * slice reads its block and the new positions (16 + t + 1).  With resident
+ * K/V (resident weights) and with K/V streamed from HBM; numerics pass. */
+static void check_new_slice(const char *knobs, gboolean own) {
+  g_autoptr(Plan) p = small_plan(PROB_D1, knobs);
+  g_autoptr(GError) err = NULL;
+  g_autoptr(Ir) ir = pass_pipeline(p, PROB_D1, NULL, NULL, FALSE, &err);
+  ck_assert_msg(ir, "%s", err ? err->message : "?");
+  int S = own ? 3 : 2, slices[2][2][2] = {{{0}}}; /* step, head, layer 0 */
+  for (guint k = 0; k < ir->tasks->len; k++) {
+    const IrTask *t = ir_task_at(ir, (int)k);
+    if (t->role.kind != ROLE_ATT || t->role.slice < 0) continue;
+    ck_assert_int_lt(t->role.slice, S);
+    slices[t->role.step][t->role.head][0]++;
+    int keys = -1; /* the keys of the slice's first QK^T: its MMA's B rows */
+    for (guint i = 0; i < t->ops->len && keys < 0; i++) {
+      const IrOp *op = &g_array_index(t->ops, IrOp, i);
+      if (op->kind == IR_MMA) keys = op->b.rows;
+    }
+    int want = t->role.slice < S - 1 ? 16 : own ? t->role.step + 1 : 16 + t->role.step + 1;
+    ck_assert_msg(keys == want, "%s: %d keys, want %d", t->name, keys, want);
+  }
+  for (int st = 0; st < 2; st++)
+    for (int h = 0; h < 2; h++) ck_assert_int_eq(slices[st][h][0], S);
+  compile_run(p, PROB_D1, knobs, NULL);
+}
+
+START_TEST(test_new_slice) {
+  check_new_slice("panels: {w1: 32, w2: 16}\n  weights: resident\n  handoff: rf\n  attention: {slices: 2, new_slice: true}", TRUE);
+  check_new_slice("panels: {w1: 32, w2: 16}\n  weights: resident\n  handoff: rf\n  attention: {slices: 2}", FALSE);
+  check_new_slice("attention: {slices: 2, new_slice: true}", TRUE);
+  check_new_slice("attention: {slices: 2}", FALSE);
+}
+END_TEST
+
 /* refinements.gelu_factor: every w1 task has one op fewer (the GELU's 8
  * instead of 9); numerics pass. */
 static int w1_ops(const Plan *p) {
@@ -3063,6 +3100,7 @@ Suite *suite_gen(void) {
   tcase_add_test(tc, test_wave_order_need);
   tcase_add_test(tc, test_first_token);
   tcase_add_test(tc, test_q_first);
+  tcase_add_test(tc, test_new_slice);
   tcase_add_test(tc, test_gelu_factor);
   tcase_add_test(tc, test_pacing_by_need);
   tcase_add_test(tc, test_ffn_fused);
