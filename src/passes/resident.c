@@ -57,7 +57,9 @@ static void place_kv(Ir *ir, LwResident *r, GArray *order, guint next, int room)
   r->kv = FALSE;
   r->new_slice = S > 1 && ir->sched.attn_new_slice;
   r->heads = d->heads, r->slices = S + r->new_slice, r->block = d->history / S;
-  if (S <= 1) return;
+  /* kv_writeback: temp sends the new rows to HBM only (through scratch),
+   * never to a slice's RF: the slices then read the cache from HBM */
+  if (S <= 1 || ir->sched.kv_writeback != KV_DIRECT) return;
   S = r->slices;
   gsize n = (gsize)d->layers * d->heads * S;
   r->kv_wg = g_new(int, n);

@@ -1202,6 +1202,24 @@ START_TEST(test_new_slice) {
 }
 END_TEST
 
+/* kv_writeback: temp with resident weights and slices: the new K/V rows
+ * reach HBM only (through scratch), so the history K/V is not kept in the
+ * slices' RF (which would read rows never written there); the slices read
+ * the cache from HBM and the numerics pass, with and without new_slice. */
+START_TEST(test_kv_temp_slices) {
+  for (int own = 0; own < 2; own++) {
+    g_autofree char *knobs = g_strdup_printf("panels: {w1: 32, w2: 16}\n  weights: resident\n  handoff: rf\n  kv_writeback: temp\n  attention: {slices: 2, new_slice: %s}", own ? "true" : "false");
+    g_autoptr(Plan) p = small_plan(PROB_D1, knobs);
+    g_autoptr(GError) err = NULL;
+    g_autoptr(Ir) ir = pass_pipeline(p, PROB_D1, NULL, NULL, FALSE, &err);
+    ck_assert_msg(ir, "%s", err ? err->message : "?");
+    for (guint t = 0; t < ir->tensors->len; t++)
+      ck_assert_msg(!strstr(ir_tensor(ir, (int)t)->name, ".kv.h"), "%s kept in the RF", ir_tensor(ir, (int)t)->name);
+    compile_run(p, PROB_D1, knobs, NULL);
+  }
+}
+END_TEST
+
 /* refinements.gelu_factor: every w1 task has one op fewer (the GELU's 8
  * instead of 9); numerics pass. */
 static int w1_ops(const Plan *p) {
@@ -3101,6 +3119,7 @@ Suite *suite_gen(void) {
   tcase_add_test(tc, test_first_token);
   tcase_add_test(tc, test_q_first);
   tcase_add_test(tc, test_new_slice);
+  tcase_add_test(tc, test_kv_temp_slices);
   tcase_add_test(tc, test_gelu_factor);
   tcase_add_test(tc, test_pacing_by_need);
   tcase_add_test(tc, test_ffn_fused);
