@@ -1199,6 +1199,25 @@ START_TEST(test_new_slice) {
   check_new_slice("panels: {w1: 32, w2: 16}\n  weights: resident\n  handoff: rf\n  attention: {slices: 2}", FALSE);
   check_new_slice("attention: {slices: 2, new_slice: true}", TRUE);
   check_new_slice("attention: {slices: 2}", FALSE);
+  /* two layers, layer 1 preloaded after step 0's layer 0: the qkv tasks
+   * store into layer 1's own slices before that preload runs, so the
+   * slices' tensors belong to each WG's first preload task (layer 0's) */
+  g_autoptr(Plan) p = plan_text("two.yaml", "version: 1\nd1:\n  problem: {d_model: 64, heads: 2, d_ff: 128, layers: 2, history: 32, steps: 2}\n"
+                                "  panels: {w1: 32, w2: 16}\n  weights: resident\n  handoff: rf\n"
+                                "  power: {deferred_loads: true}\n  attention: {slices: 2, new_slice: true}\n");
+  g_autoptr(GError) err = NULL;
+  g_autoptr(Ir) ir = pass_pipeline(p, PROB_D1, NULL, NULL, FALSE, &err);
+  ck_assert_msg(ir, "%s", err ? err->message : "?");
+  int own = 0;
+  for (guint t = 0; t < ir->tensors->len; t++) {
+    const IrTensor *x = ir_tensor(ir, (int)t);
+    if (!strstr(x->name, ".kv.h") || !g_str_has_suffix(x->name, ".s2.k")) continue;
+    const char *task = ir_task_at(ir, x->task)->name;
+    ck_assert_msg(g_str_has_prefix(task, "preload.l0."), "%s held by %s", x->name, task);
+    own++;
+  }
+  ck_assert_int_eq(own, 4); /* 2 layers x 2 heads */
+  compile_run(p, PROB_D1, "new_slice, two layers", NULL);
 }
 END_TEST
 
