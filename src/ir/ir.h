@@ -319,6 +319,10 @@ char *ir_view_str(const Ir *ir, int task, IrView v);
 /* ir_verify.c: invariants; FALSE with *err naming the task/op/tensor.
  * `allocated`: also check rf_alloc's results. */
 gboolean ir_verify(const Ir *ir, gboolean allocated, GError **err);
+/* The whole program's events: no WAIT for more than all the SIGs of its
+ * event add up to (it would never pass: a deadlock).  Part of ir_verify
+ * once allocated; pass_pipeline runs it on every program. */
+gboolean ir_verify_counts(const Ir *ir, GError **err);
 
 #define IR_ERROR (ir_error_quark())
 GQuark ir_error_quark(void);

@@ -776,6 +776,38 @@ static gboolean check_overlap(Ver *V, int wg, GArray *ts) {
   return TRUE;
 }
 
+/* The whole program (after the last pass): no WAIT for more than all the
+ * program's SIGs of its event add up to, which would never pass (events
+ * only count up, and no op runs twice).  The host's `in` and events a RED
+ * completes are left out.  Public (ir.h): the pipeline always runs it. */
+gboolean ir_verify_counts(const Ir *ir, GError **err) {
+  guint E = ir->events->len;
+  g_autofree int64_t *total = g_new0(int64_t, E + 1);
+  g_autofree gboolean *skip = g_new0(gboolean, E + 1);
+  if (E > 0) skip[0] = TRUE;
+  for (int pass = 0; pass < 2; pass++)
+    for (guint k = 0; k < ir->tasks->len; k++) {
+      const IrTask *t = ir_task_at(ir, (int)k);
+      const IrOp *ops = (const IrOp *)(const void *)t->ops->data;
+      for (guint i = 0; i < t->ops->len; i++) {
+        const IrOp *op = &ops[i];
+        if (op->event < 0 || (guint)op->event >= E) continue;
+        if (pass == 0) {
+          if (op->kind == IR_SIG) total[op->event] = MIN(total[op->event] + op->n, (int64_t)1 << 62);
+          if (op->kind == IR_RED) skip[op->event] = TRUE;
+        } else if (op->kind == IR_WAIT && !skip[op->event] && op->n > total[op->event]) {
+          const char *ev = g_ptr_array_index(ir->events, op->event);
+          g_set_error(err, IR_ERROR, IR_ERROR_INVALID,
+                      "task '%s' op %u: WAIT ev.%s, %" G_GINT64_FORMAT " never passes: the program "
+                      "signals ev.%s %" G_GINT64_FORMAT " times in all (a deadlock)",
+                      t->name, i, ev, op->n, ev, total[op->event]);
+          return FALSE;
+        }
+      }
+    }
+  return TRUE;
+}
+
 /* rf_alloc's results: placement, live ranges, and no overlap per WG. */
 static gboolean check_alloc(Ver *V) {
   const Ir *ir = V->ir;
@@ -818,6 +850,7 @@ gboolean ir_verify(const Ir *ir, gboolean allocated, GError **err) {
   gboolean ok = check_events(&V) && check_tasks(&V, allocated) && check_tensors(&V, allocated) &&
                 check_ops(&V) && check_names(&V) && check_reads(&V) &&
                 (!allocated || check_alloc(&V));
+  if (ok && allocated) ok = ir_verify_counts(ir, err);
   wl_abi_clear(&V.abi);
   return ok;
 }

@@ -641,7 +641,10 @@ void lw_p1_resident_close(LwP1Res *r, LwP1State *state) {
   g_autoptr(GArray) order = wg_order(r->ir);
   state->cursor = (state->cursor + lw_p1_resident_wgs(r)) % (int)order->len;
   state->prev_stage[0] = '\0';
-  if (st->multicast) {
+  /* multicast.pass merges the loads of a shard's np owners: with one owner
+   * per shard (one panel) it merges nothing and makes no `full` events,
+   * so the next stage has nothing to pace its weights by */
+  if (st->multicast && !(st->from == LW_P1_FROM_PASS && r->np < 2)) {
     g_snprintf(state->prev_stage, sizeof state->prev_stage, "l%d_%s_k0", st->layer, st->name);
     state->prev_nb = r->nb, state->prev_total = r->total, state->prev_after = st->after;
     state->prev_pass = st->from == LW_P1_FROM_PASS;

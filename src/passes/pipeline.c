@@ -45,5 +45,13 @@ Ir *pass_pipeline(const Plan *plan, ProblemKind kind, const char *dump_after, ch
     }
     if (dump_after && out && !*out && strcmp(p->name, dump_after) == 0) *out = ir_print(ir);
   }
+  /* always, however the passes ran: a program with a WAIT that can never
+   * pass is the compiler's bug, refused here rather than left for tcc-sim
+   * to find as a deadlock */
+  g_autoptr(GError) bad = NULL;
+  if (!ir_verify_counts(ir, &bad)) {
+    ir_error(ir, err, ir->section, "internal: the program would deadlock: %s", bad->message);
+    return NULL;
+  }
   return g_steal_pointer(&ir);
 }

@@ -1239,6 +1239,16 @@ START_TEST(test_kv_temp_slices) {
 }
 END_TEST
 
+/* multicast.pass with one wo panel (panels.wo = d_model): the pass has
+ * nothing of wo's to merge (one owner per K shard), so W1's owners must not
+ * pace their weights by wo's `full` events, which no one signals (the
+ * program deadlocked; the pipeline now refuses such a program). */
+START_TEST(test_p1_pass_one_panel) {
+  g_autoptr(Plan) p = small_plan(PROB_P1, "weights: resident\n  multicast: {wo: true, w1: true, pass: true}\n  panels: {wo: 64}");
+  compile_run(p, PROB_P1, "multicast.pass, one wo panel", NULL);
+}
+END_TEST
+
 /* refinements.gelu_factor: every w1 task has one op fewer (the GELU's 8
  * instead of 9); numerics pass. */
 static int w1_ops(const Plan *p) {
@@ -3139,6 +3149,7 @@ Suite *suite_gen(void) {
   tcase_add_test(tc, test_q_first);
   tcase_add_test(tc, test_new_slice);
   tcase_add_test(tc, test_kv_temp_slices);
+  tcase_add_test(tc, test_p1_pass_one_panel);
   tcase_add_test(tc, test_gelu_factor);
   tcase_add_test(tc, test_pacing_by_need);
   tcase_add_test(tc, test_ffn_fused);

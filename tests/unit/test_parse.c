@@ -655,6 +655,23 @@ END_TEST
 
 /* An LD.mc with more targets than IrOp.ntargets holds (IR_MAX_TARGETS):
  * refused with its count, at the end of the list, never truncated. */
+/* ir_verify_counts: a WAIT for more than all the program's SIGs of its
+ * event add up to never passes (a deadlock the pipeline refuses); as many
+ * is fine; the host's `in` is not counted. */
+START_TEST(test_verify_counts) {
+  g_autoptr(Ir) ok = parse_ok("ok.ir", TASK "    0  SIG ev.h, 1\n    1  SIG ev.h, 2\n    2  WAIT ev.h, 3\n"
+                                           "    3  WAIT ev.in, 1\n" HBM);
+  g_autoptr(GError) err = NULL;
+  ck_assert_msg(ir_verify_counts(ok, &err), "%s", err ? err->message : "");
+  g_autoptr(Ir) bad = parse_ok("bad.ir", TASK "    0  SIG ev.h, 1\n    1  SIG ev.h, 2\n    2  WAIT ev.h, 4\n" HBM);
+  ck_assert(!ir_verify_counts(bad, &err));
+  ck_assert_str_eq(err->message, "task 't' op 2: WAIT ev.h, 4 never passes: the program signals ev.h 3 "
+                                 "times in all (a deadlock)");
+  g_clear_error(&err);
+  ck_assert(!ir_verify(bad, TRUE, &err)); /* part of the allocated IR's checks */
+}
+END_TEST
+
 START_TEST(test_too_many_targets) {
   g_autoptr(GString) t = g_string_new(TASK "    0  LD.mc g, hbm[ln1_g.l0], {g");
   gsize col = t->len - strlen(TASK);
@@ -682,6 +699,7 @@ Suite *suite_parse(void) {
   tcase_add_test(tc, test_hand_written);
   tcase_add_loop_test(tc, test_errors, 0, G_N_ELEMENTS(bad));
   tcase_add_test(tc, test_too_many_targets);
+  tcase_add_test(tc, test_verify_counts);
   suite_add_tcase(s, tc);
   return s;
 }
