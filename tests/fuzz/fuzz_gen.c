@@ -9,7 +9,9 @@
  * stops at FUZZ_MAX_CYCLES cycles.
  *
  * Invariants beyond "no crash": the plan's and the compiler's diagnostics
- * are one line "fuzz.yaml:LINE:COL: error: ..."; what the compiler writes
+ * are one line "fuzz.yaml:LINE:COL: error: ...", never an internal error
+ * ("error: internal: ...": an invalid IR, a program that would deadlock);
+ * what the compiler writes
  * assembles, and runs without a run-time error (race, deadlock, bad
  * address...) until it ends or reaches the cycle cap.
  * Replay outcome per section: "p1: ok", "p1: skipped", or the diagnostic;
@@ -70,6 +72,9 @@ static void compile(Plan *plan, ProblemKind kind, GString *out) {
   Ir *ir = pass_pipeline(plan, kind, NULL, NULL, TRUE, &err);
   if (!ir) {
     check_diagnostic(err);
+    /* "internal: ..." is the compiler's own bug (an invalid IR, a program
+     * that would deadlock), never an answer to a plan */
+    FUZZ_REQUIRE(strstr(err->message, ": error: internal: ") == NULL, "%s", err->message);
     g_string_append(out, err->message);
     g_error_free(err);
     return;
