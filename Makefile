@@ -417,7 +417,7 @@ census-determinism-check:
 # the same entry points built without libFuzzer (gcc, then ASan+UBSan).
 FUZZ_BUILD   ?= build-fuzz
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS := plan asm sim gen
+FUZZ_TARGETS := plan asm sim gen knobs
 FUZZ_SAN     := -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all \
                 -fno-omit-frame-pointer
 .PHONY: fuzz fuzz-run fuzz-build fuzz-check fuzz-clean
@@ -428,13 +428,13 @@ fuzz-run: fuzz-build
 	sh tests/fuzz/run.sh $(BUILD) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 fuzz-build: $(FUZZ_TARGETS:%=$(BUILD)/fuzz/fuzz-%)
 
-$(BUILD)/fuzz/fuzz-%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(BUILD)/libtccgen.a \
+$(BUILD)/fuzz/fuzz-%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h tests/fuzz/fuzz_section.h $(BUILD)/libtccgen.a \
     $(BUILD)/libtccsim.a $(HDRS) $(GEN_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -fsanitize=fuzzer -o $@ $< src/sim/json/jdoc_render.c $(BUILD)/libtccgen.a \
 	  $(BUILD)/libtccsim.a $(LDLIBS)
 
-$(BUILD)/tests/replay-%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c tests/fuzz/fuzz.h \
+$(BUILD)/tests/replay-%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c tests/fuzz/fuzz.h tests/fuzz/fuzz_section.h \
     $(BUILD)/libtccgen.a $(BUILD)/libtccsim.a $(HDRS) $(GEN_HDRS) | $(BUILD)/tests
 	$(CC) $(ALL_CFLAGS) -DFUZZ_REPLAY -o $@ tests/fuzz/replay.c $< src/sim/json/jdoc_render.c \
 	  $(BUILD)/libtccgen.a $(BUILD)/libtccsim.a $(LDLIBS)

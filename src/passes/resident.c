@@ -229,7 +229,8 @@ static void preload_tasks(Ir *ir, LwResident *r, int l0, int l1, int *task, IrPr
   /* attention.new_slice: the first preload tasks also hold the new
    * positions' slices of every layer (load_kv) */
   if (l0 == 0 && r->kv && r->new_slice)
-    for (gsize i = (gsize)r->slices - 1; i < (gsize)r->layers * kper; i += (gsize)r->slices) has[r->kv_wg[i]] = TRUE;
+    for (gsize i = (gsize)r->slices - 1; i < (gsize)r->layers * kper; i += (gsize)r->slices)
+      has[r->kv_wg[i]] = TRUE;
   for (int w = 0; w < nwg; w++) {
     if (!has[w]) continue;
     g_autofree char *name = r->deferred ? g_strdup_printf("preload.l%d.wg%d", l0, w)

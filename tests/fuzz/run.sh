@@ -5,6 +5,7 @@
 #   plan, gen: every .yaml under tests/ and plans/;
 #   asm, sim: every .asm under tests/ (hand-written, bad inputs, and the
 #   compiler's output for the golden plans);
+#   knobs: a few byte patterns (its input is a stream of choices);
 # plus the reproducers of tests/fuzz/repro/TARGET/ and a dictionary made
 # from the sources (plan keys and enum names; mnemonics, directives and
 # keys of the assembler).  New inputs accumulate in BUILD/fuzz/corpus-TARGET
@@ -61,6 +62,15 @@ for t in "$@"; do
         src/sim/machine.c src/sim/workload.c
       printf '".wg "\n".rf "\n"hbm["\n"sh["\n"ev."\n"stride "\n"\\x0a    "\n", "\n"[0:32, :]"\n' >>"$build/fuzz/$t.dict"
       maxlen=65536
+      ;;
+    knobs)
+      # the input is a stream of choices (fuzz_knobs.c), not text: a few
+      # byte patterns to start from, and the bytes that pick each choice
+      printf '\000' >"$seeds/zeros"
+      printf '\001\001\001\001\001\001\001\001\001\001\001\001' >"$seeds/ones"
+      printf '\377\003\002\001\000\377\003\002\001\000\377\003\002\001\000' >"$seeds/mixed"
+      printf '"\\x00"\n"\\x01"\n"\\x02"\n"\\x03"\n"\\x04"\n' >"$build/fuzz/$t.dict"
+      maxlen=1024
       ;;
     *) echo "fuzz: unknown target $t" >&2; exit 2 ;;
   esac

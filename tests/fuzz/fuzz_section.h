@@ -1,0 +1,100 @@
+/* fuzz_section.h - what the generator's fuzz targets share (fuzz_gen.c on
+ * plan text, fuzz_knobs.c on plans drawn from the knob table): compile one
+ * problem section of a plan as `tcc-gen --verify` does, assemble the result
+ * and run it, and check the invariants:
+ *   - the plan's and the compiler's diagnostics are one line
+ *     "fuzz.yaml:LINE:COL: error: ...", never an internal error ("error:
+ *     internal: ...": an invalid IR, a program that would deadlock);
+ *   - what the compiler writes assembles, and runs without a run-time error
+ *     (race, deadlock, bad address...) until it ends or reaches the cycle
+ *     cap; with `numerics`, a run that ends passes the numerics check.
+ * Caps that keep one input fast: a section whose workload is larger than
+ * FUZZ_MAX_WORK multiply-adds (as fuzz_sim.c counts them; the default P1 is
+ * larger) is loaded only; placement.time_limit_s is cut to 1 s; the run
+ * stops at FUZZ_MAX_CYCLES cycles.
+ * The section's outcome goes into `out`: "p1: ok", "p1: skipped", or the
+ * diagnostic, "; "-separated. */
+#ifndef TCC_FUZZ_SECTION_H
+#define TCC_FUZZ_SECTION_H
+
+#include <string.h>
+
+#include "fuzz.h"
+#include "ir.h"
+#include "pipeline.h"
+#include "plan.h"
+#include "program.h"
+#include "sim.h"
+
+#define FILE_NAME "fuzz.yaml"
+#define FUZZ_MAX_CYCLES 20000
+#define FUZZ_MAX_WORK 50000000.0
+
+static void check_diagnostic(const GError *err) {
+  FUZZ_REQUIRE(err != NULL, "a failure without an error");
+  const char *m = err->message;
+  FUZZ_REQUIRE(g_str_has_prefix(m, FILE_NAME ":"), "%s", m);
+  FUZZ_REQUIRE(strstr(m, ": error: ") != NULL, "%s", m);
+  FUZZ_REQUIRE(strpbrk(m, "\n\r") == NULL, "two lines: %s", m);
+}
+
+/* As fuzz_sim.c: multiply-adds of the reference model, roughly. */
+static double work(const Problem *p) {
+  double dm = p->d_model, dff = p->d_ff, tokens, ctx;
+  if (p->kind == PROB_D1) {
+    tokens = p->steps;
+    ctx = (double)p->history + p->steps;
+  } else {
+    tokens = (double)p->seqs * p->rows;
+    ctx = p->rows;
+  }
+  return (double)p->layers * tokens * (4.0 * dm * dm + 2.0 * dm * dff + 2.0 * ctx * dm);
+}
+
+/* Compile one section; its outcome into `out`. */
+static void compile(Plan *plan, ProblemKind kind, gboolean numerics, GString *out) {
+  PlanProblem *pp = kind == PROB_P1 ? &plan->p1 : &plan->d1;
+  const char *name = kind == PROB_P1 ? "p1" : "d1";
+  if (out->len) g_string_append(out, "; ");
+  if (work(&pp->dims) > FUZZ_MAX_WORK) {
+    g_string_append_printf(out, "%s: skipped", name);
+    return;
+  }
+  pp->solver_time_limit_s = MIN(pp->solver_time_limit_s, 1);
+  GError *err = NULL;
+  Ir *ir = pass_pipeline(plan, kind, NULL, NULL, TRUE, &err);
+  if (!ir) {
+    check_diagnostic(err);
+    /* "internal: ..." is the compiler's own bug (an invalid IR, a program
+     * that would deadlock), never an answer to a plan */
+    FUZZ_REQUIRE(strstr(err->message, ": error: internal: ") == NULL, "%s", err->message);
+    g_string_append(out, err->message);
+    g_error_free(err);
+    return;
+  }
+  char *text = be_emit(ir);
+  ir_free(ir);
+  Program *prog = sim_asm_parse("gen.asm", text, strlen(text), &err);
+  FUZZ_REQUIRE(prog != NULL, "%s: the compiler's assembly does not assemble: %s", name,
+               err->message);
+  SimOptions opt;
+  sim_options_default(&opt);
+  opt.max_cycles = FUZZ_MAX_CYCLES;
+  opt.timing_only = !numerics;
+  opt.seed = 7;
+  SimResult res;
+  if (sim_run(prog, &opt, &res, &err)) {
+    FUZZ_REQUIRE(!numerics || res.check.pass, "%s: the compiler's program computes wrong values: "
+                 "max abs error %g at %s", name, res.check.max_abs_err, res.check.worst);
+    sim_result_clear(&res);
+  } else {
+    FUZZ_REQUIRE(strstr(err->message, ": cycle limit of ") != NULL,
+                 "%s: the compiler's program fails: %s", name, err->message);
+    g_error_free(err);
+  }
+  sim_program_free(prog);
+  g_free(text);
+  g_string_append_printf(out, "%s: ok", name);
+}
+
+#endif
