@@ -44,6 +44,7 @@ for t in "$@"; do
   seeds=$build/fuzz/seed-$t
   corpus=$build/fuzz/corpus-$t
   art=$build/fuzz/artifacts-$t
+  extra=
   rm -rf "$seeds" "$art"
   mkdir -p "$seeds" "$corpus" "$art"
   case $t in
@@ -71,13 +72,15 @@ for t in "$@"; do
       printf '\377\003\002\001\000\377\003\002\001\000\377\003\002\001\000' >"$seeds/mixed"
       printf '"\\x00"\n"\\x01"\n"\\x02"\n"\\x03"\n"\\x04"\n' >"$build/fuzz/$t.dict"
       maxlen=1024
+      # its first 15 bytes draw the machine and the dims: long inputs at once
+      extra=-len_control=0
       ;;
     *) echo "fuzz: unknown target $t" >&2; exit 2 ;;
   esac
   [ -d "tests/fuzz/repro/$t" ] && find "tests/fuzz/repro/$t" -type f ! -name '*.out' -exec cp {} "$seeds/" \;
   echo "fuzz: $t for ${secs}s ($(ls "$seeds" | wc -l) seeds, corpus $corpus)"
-  # shellcheck disable=SC2086 # FUZZ_FLAGS is a list of options
-  "$bin" $FUZZ_FLAGS -max_total_time="$secs" -print_final_stats=1 -timeout="$timeout" -rss_limit_mb="$rss" \
+  # shellcheck disable=SC2086 # FUZZ_FLAGS and extra are lists of options
+  "$bin" $FUZZ_FLAGS $extra -max_total_time="$secs" -print_final_stats=1 -timeout="$timeout" -rss_limit_mb="$rss" \
     -max_len="$maxlen" -dict="$build/fuzz/$t.dict" -artifact_prefix="$art/" \
     "$corpus" "$seeds" >"$build/fuzz/$t.log" 2>&1
   code=$?
