@@ -9,7 +9,7 @@
  *     (race, deadlock, bad address...) until it ends or reaches the cycle
  *     cap; with `numerics`, a run that ends passes the numerics check.
  * Caps that keep one input fast: a section whose workload is larger than
- * FUZZ_MAX_WORK multiply-adds (as fuzz_sim.c counts them; the default P1 is
+ * FUZZ_MAX_WORK multiply-adds (fuzz.h, fuzz_reference_work; the default P1 is
  * larger) is loaded only; placement.time_limit_s is cut to 1 s; the run
  * stops at FUZZ_MAX_CYCLES cycles.
  * The section's outcome goes into `out`: "p1: ok", "p1: skipped", or the
@@ -28,35 +28,14 @@
 
 #define FILE_NAME "fuzz.yaml"
 #define FUZZ_MAX_CYCLES 20000
-#define FUZZ_MAX_WORK 50000000.0
-
-static void check_diagnostic(const GError *err) {
-  FUZZ_REQUIRE(err != NULL, "a failure without an error");
-  const char *m = err->message;
-  FUZZ_REQUIRE(g_str_has_prefix(m, FILE_NAME ":"), "%s", m);
-  FUZZ_REQUIRE(strstr(m, ": error: ") != NULL, "%s", m);
-  FUZZ_REQUIRE(strpbrk(m, "\n\r") == NULL, "two lines: %s", m);
-}
-
-/* As fuzz_sim.c: multiply-adds of the reference model, roughly. */
-static double work(const Problem *p) {
-  double dm = p->d_model, dff = p->d_ff, tokens, ctx;
-  if (p->kind == PROB_D1) {
-    tokens = p->steps;
-    ctx = (double)p->history + p->steps;
-  } else {
-    tokens = (double)p->seqs * p->rows;
-    ctx = p->rows;
-  }
-  return (double)p->layers * tokens * (4.0 * dm * dm + 2.0 * dm * dff + 2.0 * ctx * dm);
-}
+static void check_diagnostic(const GError *err) { fuzz_check_diagnostic(err, FILE_NAME); }
 
 /* Compile one section; its outcome into `out`. */
 static void compile(Plan *plan, ProblemKind kind, gboolean numerics, GString *out) {
   PlanProblem *pp = kind == PROB_P1 ? &plan->p1 : &plan->d1;
   const char *name = kind == PROB_P1 ? "p1" : "d1";
   if (out->len) g_string_append(out, "; ");
-  if (work(&pp->dims) > FUZZ_MAX_WORK) {
+  if (fuzz_reference_work(&pp->dims) > FUZZ_MAX_WORK) {
     g_string_append_printf(out, "%s: skipped", name);
     return;
   }

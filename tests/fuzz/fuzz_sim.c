@@ -28,7 +28,6 @@
 #define FILE_NAME "fuzz.asm"
 #define FUZZ_MAX_CYCLES 20000
 #define FUZZ_MAX_HBM (64u << 20)
-#define FUZZ_MAX_WORK 50000000.0
 
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
   (void)argc;
@@ -38,27 +37,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
   return 0;
 }
 
-static void check_diagnostic(const GError *err) {
-  FUZZ_REQUIRE(err != NULL, "a failure without an error");
-  const char *m = err->message;
-  FUZZ_REQUIRE(g_str_has_prefix(m, FILE_NAME ":"), "%s", m);
-  FUZZ_REQUIRE(strstr(m, ": error: ") != NULL, "%s", m);
-  FUZZ_REQUIRE(strpbrk(m, "\n\r") == NULL, "two lines: %s", m);
-}
+static void check_diagnostic(const GError *err) { fuzz_check_diagnostic(err, FILE_NAME); }
 
-/* Multiply-adds of the workload's reference model, roughly: per token and
- * layer the four projections and attention over its context. */
-static double reference_work(const Problem *p) {
-  double dm = p->d_model, dff = p->d_ff, tokens, ctx;
-  if (p->kind == PROB_D1) {
-    tokens = p->steps;
-    ctx = (double)p->history + p->steps;
-  } else {
-    tokens = (double)p->seqs * p->rows;
-    ctx = p->rows;
-  }
-  return (double)p->layers * tokens * (4.0 * dm * dm + 2.0 * dm * dff + 2.0 * ctx * dm);
-}
 
 static void check_json(const char *text, const char *what) {
   JsonParser *jp = json_parser_new();
@@ -132,7 +112,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   opt.profile = TRUE;
   opt.trace = TRUE;
   opt.timing_only =
-      prog->abi.hbm_bytes > FUZZ_MAX_HBM || reference_work(&prog->prob) > FUZZ_MAX_WORK;
+      prog->abi.hbm_bytes > FUZZ_MAX_HBM || fuzz_reference_work(&prog->prob) > FUZZ_MAX_WORK;
   const char *mode = opt.timing_only ? "timing-only: " : "";
   SimResult res;
   gboolean ran = sim_run(prog, &opt, &res, &err);
