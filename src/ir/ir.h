@@ -319,10 +319,11 @@ char *ir_view_str(const Ir *ir, int task, IrView v);
 /* ir_verify.c: invariants; FALSE with *err naming the task/op/tensor.
  * `allocated`: also check rf_alloc's results. */
 gboolean ir_verify(const Ir *ir, gboolean allocated, GError **err);
-/* The whole program's events: no WAIT for more than all the SIGs of its
- * event add up to (it would never pass: a deadlock).  Part of ir_verify
- * once allocated; pass_pipeline runs it on every program. */
-gboolean ir_verify_counts(const Ir *ir, GError **err);
+/* The placed program runs to its end as far as its events go (each WG in
+ * program order, SIGs counting up, WAITs passing at their counts): FALSE
+ * with the first stuck WAIT when it deadlocks.  Part of ir_verify once
+ * allocated; pass_pipeline runs it on every program. */
+gboolean ir_verify_progress(const Ir *ir, GError **err);
 
 #define IR_ERROR (ir_error_quark())
 GQuark ir_error_quark(void);

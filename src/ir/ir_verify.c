@@ -776,36 +776,91 @@ static gboolean check_overlap(Ver *V, int wg, GArray *ts) {
   return TRUE;
 }
 
-/* The whole program (after the last pass): no WAIT for more than all the
- * program's SIGs of its event add up to, which would never pass (events
- * only count up, and no op runs twice).  The host's `in` and events a RED
- * completes are left out.  Public (ir.h): the pipeline always runs it. */
-gboolean ir_verify_counts(const Ir *ir, GError **err) {
-  guint E = ir->events->len;
-  g_autofree int64_t *total = g_new0(int64_t, E + 1);
-  g_autofree gboolean *skip = g_new0(gboolean, E + 1);
-  if (E > 0) skip[0] = TRUE;
-  for (int pass = 0; pass < 2; pass++)
-    for (guint k = 0; k < ir->tasks->len; k++) {
-      const IrTask *t = ir_task_at(ir, (int)k);
-      const IrOp *ops = (const IrOp *)(const void *)t->ops->data;
-      for (guint i = 0; i < t->ops->len; i++) {
-        const IrOp *op = &ops[i];
-        if (op->event < 0 || (guint)op->event >= E) continue;
-        if (pass == 0) {
-          if (op->kind == IR_SIG) total[op->event] = MIN(total[op->event] + op->n, (int64_t)1 << 62);
-          if (op->kind == IR_RED) skip[op->event] = TRUE;
-        } else if (op->kind == IR_WAIT && !skip[op->event] && op->n > total[op->event]) {
-          const char *ev = g_ptr_array_index(ir->events, op->event);
-          g_set_error(err, IR_ERROR, IR_ERROR_INVALID,
-                      "task '%s' op %u: WAIT ev.%s, %" G_GINT64_FORMAT " never passes: the program "
-                      "signals ev.%s %" G_GINT64_FORMAT " times in all (a deadlock)",
-                      t->name, i, ev, op->n, ev, total[op->event]);
-          return FALSE;
+/* The whole program (after the last pass) runs to its end as far as its
+ * events go: each WG's ops in program order (its tasks in index order), a
+ * SIG adding to its event, a WAIT passing once its event has the count.
+ * Events only count up and a WAIT only reads, so every order of running
+ * the WGs gets equally far (a deadlock in the machine is one here, and
+ * the other way round): running each WG until it blocks, again whenever
+ * an event it waits for grows, decides it.  The host's `in` counts as
+ * always released; a program with RED (whose event fires on the last
+ * contribution) is not checked.  Public (ir.h): the pipeline always runs
+ * it. */
+typedef struct Prog {
+  const Ir *ir;
+  int nwg;
+  GArray **tasks;  /* per WG: its task indices, in order          */
+  guint *task, *op; /* per WG: where it stands                     */
+  int64_t *count;  /* per event                                   */
+  GArray **waiting; /* per event: the WGs blocked on it            */
+} Prog;
+
+/* Run WG w until it blocks (TRUE) or ends (FALSE); its signals wake the
+ * WGs waiting for them onto `ready`. */
+static gboolean prog_run(Prog *P, int w, GArray *ready) {
+  const Ir *ir = P->ir;
+  GArray *ts = P->tasks[w];
+  for (; P->task[w] < ts->len; P->task[w]++, P->op[w] = 0) {
+    const IrTask *t = ir_task_at(ir, g_array_index(ts, int, P->task[w]));
+    const IrOp *ops = (const IrOp *)(const void *)t->ops->data;
+    for (; P->op[w] < t->ops->len; P->op[w]++) {
+      const IrOp *op = &ops[P->op[w]];
+      if (op->event <= 0 || (guint)op->event >= ir->events->len) continue; /* none, or `in` */
+      if (op->kind == IR_SIG) {
+        P->count[op->event] += op->n;
+        GArray *wq = P->waiting[op->event];
+        if (wq->len) {
+          g_array_append_vals(ready, wq->data, wq->len);
+          g_array_set_size(wq, 0);
         }
+      } else if (op->kind == IR_WAIT && P->count[op->event] < op->n) {
+        g_array_append_val(P->waiting[op->event], w);
+        return TRUE;
       }
     }
-  return TRUE;
+  }
+  return FALSE;
+}
+
+gboolean ir_verify_progress(const Ir *ir, GError **err) {
+  guint E = ir->events->len, K = ir->tasks->len;
+  int nwg = sim_machine_wgs(&ir->hw);
+  for (guint k = 0; k < K; k++) {
+    const IrTask *t = ir_task_at(ir, (int)k);
+    for (guint i = 0; i < t->ops->len; i++)
+      if (g_array_index(t->ops, IrOp, i).kind == IR_RED) return TRUE;
+  }
+  Prog P = {ir, nwg, g_new0(GArray *, nwg), g_new0(guint, nwg), g_new0(guint, nwg),
+            g_new0(int64_t, E + 1), g_new0(GArray *, E + 1)};
+  for (int w = 0; w < nwg; w++) P.tasks[w] = g_array_new(FALSE, FALSE, sizeof(int));
+  for (guint e = 0; e <= E; e++) P.waiting[e] = g_array_new(FALSE, FALSE, sizeof(int));
+  for (guint k = 0; k < K; k++) {
+    int w = ir_task_at(ir, (int)k)->wg;
+    if (w >= 0 && w < nwg) g_array_append_val(P.tasks[w], k);
+  }
+  g_autoptr(GArray) ready = g_array_new(FALSE, FALSE, sizeof(int));
+  for (int w = 0; w < nwg; w++) g_array_append_val(ready, w);
+  while (ready->len) {
+    int w = g_array_index(ready, int, ready->len - 1);
+    g_array_set_size(ready, ready->len - 1);
+    prog_run(&P, w, ready);
+  }
+  gboolean ok = TRUE;
+  for (int w = 0; w < nwg && ok; w++) {
+    if (P.task[w] >= P.tasks[w]->len) continue;
+    const IrTask *t = ir_task_at(ir, g_array_index(P.tasks[w], int, P.task[w]));
+    const IrOp *op = &g_array_index(t->ops, IrOp, P.op[w]);
+    const char *ev = g_ptr_array_index(ir->events, op->event);
+    g_set_error(err, IR_ERROR, IR_ERROR_INVALID,
+                "wg %d, task '%s' op %u: WAIT ev.%s, %" G_GINT64_FORMAT " never passes: the "
+                "program signals ev.%s only %" G_GINT64_FORMAT " times before every WG is stuck "
+                "(a deadlock)", w, t->name, P.op[w], ev, op->n, ev, P.count[op->event]);
+    ok = FALSE;
+  }
+  for (int w = 0; w < nwg; w++) g_array_free(P.tasks[w], TRUE);
+  for (guint e = 0; e <= E; e++) g_array_free(P.waiting[e], TRUE);
+  g_free(P.tasks), g_free(P.task), g_free(P.op), g_free(P.count), g_free(P.waiting);
+  return ok;
 }
 
 /* rf_alloc's results: placement, live ranges, and no overlap per WG. */
@@ -850,7 +905,7 @@ gboolean ir_verify(const Ir *ir, gboolean allocated, GError **err) {
   gboolean ok = check_events(&V) && check_tasks(&V, allocated) && check_tensors(&V, allocated) &&
                 check_ops(&V) && check_names(&V) && check_reads(&V) &&
                 (!allocated || check_alloc(&V));
-  if (ok && allocated) ok = ir_verify_counts(ir, err);
+  if (ok && allocated) ok = ir_verify_progress(ir, err);
   wl_abi_clear(&V.abi);
   return ok;
 }

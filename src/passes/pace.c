@@ -11,7 +11,8 @@
  *   WG pacing_wg signals ev.bucket once every event_interval cycles.  The machine then streams at
  *   most one bucket per interval however many WGs are ready, which caps the
  *   busy HBM channels and so the hottest power window.  Bucket numbers never
- *   decrease along a WG's program and the pacer depends on nobody: no
+ *   decrease along a WG's program (buckets may share a number; the numbers
+ *   used are 1..M, without gaps) and the pacer depends on nobody: no
  *   deadlock. */
 #include <string.h>
 
@@ -42,15 +43,18 @@ static void insert_wait(Ir *ir, IrTask *task, guint at, int64_t cycles, IrProv p
 }
 
 /* The pacer task (made by the pacer pass, placed by place), alone on its WG:
- * releases bucket k (SIG ev.bucket) every `interval` cycles, and with a cap
- * only once bucket k - cap has finished. */
-static void pacer(Ir *ir, int task, const Schedule *pp, int64_t buckets, IrProv prov) {
+ * releases number k (SIG ev.bucket) every `interval` cycles, and with a cap
+ * only while fewer than `cap` released buckets are unfinished: once
+ * ev.took (finished buckets) >= released[k - 1] - cap + 1, released[j]
+ * being how many buckets have numbers up to j (several may share one). */
+static void pacer(Ir *ir, int task, const Schedule *pp, const int64_t *released, int64_t numbers,
+                  IrProv prov) {
   int ev = ir_event(ir, "bucket"), took = ir_event(ir, "took");
-  for (int64_t k = 1; k <= buckets; k++) {
+  for (int64_t k = 1; k <= numbers; k++) {
     IrOp *op;
-    if (pp->in_flight > 0 && k > pp->in_flight) {
+    if (pp->in_flight > 0 && released[k - 1] >= pp->in_flight) {
       op = ir_emit(ir, task, IR_WAIT);
-      op->event = took, op->n = k - pp->in_flight, op->prov = prov;
+      op->event = took, op->n = released[k - 1] - pp->in_flight + 1, op->prov = prov;
     }
     op = ir_emit(ir, task, IR_WAITT);
     op->n = pp->event_interval, op->prov = prov;
@@ -104,6 +108,102 @@ static int64_t *first_reader(const Ir *ir) {
     }
   }
   return first;
+}
+
+/* With in_flight: number the buckets in an order the machine can release
+ * them in under the cap.  The need order made monotone along each WG's
+ * program is not one: a WG's bucket may sit behind a WAIT for work whose
+ * own bucket, raised behind another WG's later data, comes after it, and
+ * with at most in_flight buckets out the pacer then waits for a bucket
+ * that waits for the pacer.  So the program runs here on its events (as
+ * ir_verify_progress: each WG in order, SIGs counting up, `in` always
+ * released), with the pacer's rule: a bucket whose WG has reached its WAIT
+ * is ready; while fewer than in_flight released buckets have not
+ * signalled ev.took, the ready one needed first (key, then creation) gets
+ * the next number and its WG goes on.  Each WAIT ev.bucket holds -(its
+ * bucket's index + 1) until then.  FALSE (at the knob) when the cap stops
+ * every WG. */
+static gboolean number_capped(Ir *ir, GPtrArray *all, const Schedule *pp, int bucket, int took,
+                              IrProv prov, GError **err) {
+  int nwg = sim_machine_wgs(&ir->hw);
+  guint E = ir->events->len, K = ir->tasks->len;
+  g_autofree GArray **tasks = g_new0(GArray *, nwg);
+  g_autofree guint *tk = g_new0(guint, nwg), *at = g_new0(guint, nwg);
+  g_autofree int64_t *count = g_new0(int64_t, E + 1);
+  g_autofree GArray **waiting = g_new0(GArray *, E + 1);
+  for (int w = 0; w < nwg; w++) tasks[w] = g_array_new(FALSE, FALSE, sizeof(int));
+  for (guint e = 0; e <= E; e++) waiting[e] = g_array_new(FALSE, FALSE, sizeof(int));
+  for (guint k = 0; k < K; k++) {
+    int w = ir_task_at(ir, (int)k)->wg;
+    if (w >= 0 && w < nwg && ir_task_at(ir, (int)k)->role.kind != ROLE_PACER) g_array_append_val(tasks[w], k);
+  }
+  g_autoptr(GArray) run = g_array_new(FALSE, FALSE, sizeof(int)), ready = g_array_new(FALSE, FALSE, sizeof(int));
+  for (int w = 0; w < nwg; w++) g_array_append_val(run, w);
+  int64_t released = 0, finished = 0;
+  gboolean ok = TRUE;
+  for (;;) {
+    while (run->len) { /* each runnable WG until it blocks, reaches a bucket or ends */
+      int w = g_array_index(run, int, run->len - 1);
+      g_array_set_size(run, run->len - 1);
+      for (gboolean go = TRUE; go && tk[w] < tasks[w]->len;) {
+        IrTask *t = ir_task_at(ir, g_array_index(tasks[w], int, tk[w]));
+        for (; at[w] < t->ops->len; at[w]++) {
+          IrOp *op = &g_array_index(t->ops, IrOp, at[w]);
+          if (op->event <= 0 || (guint)op->event >= E) continue;
+          if (op->kind == IR_SIG) {
+            count[op->event] += op->n;
+            if (op->event == took) finished += op->n;
+            g_array_append_vals(run, waiting[op->event]->data, waiting[op->event]->len);
+            g_array_set_size(waiting[op->event], 0);
+          } else if (op->kind == IR_WAIT && op->event == bucket && op->n < 0) {
+            int b = (int)(-op->n - 1);
+            g_array_append_val(ready, b);
+            go = FALSE;
+            break;
+          } else if (op->kind == IR_WAIT && count[op->event] < op->n) {
+            g_array_append_val(waiting[op->event], w);
+            go = FALSE;
+            break;
+          }
+        }
+        if (go) tk[w]++, at[w] = 0;
+      }
+    }
+    if (ready->len == 0) break;
+    if (released - finished >= pp->in_flight) {
+      ir_error(ir, err, ir_prov(ir, "power.in_flight"),
+               "power.in_flight=%d: the %d buckets out each wait for work behind a bucket not yet "
+               "released (a deadlock): raise power.in_flight, or 0 for no cap", pp->in_flight,
+               pp->in_flight);
+      ok = FALSE;
+      break;
+    }
+    guint best = 0; /* the ready bucket needed first */
+    for (guint i = 1; i < ready->len; i++) {
+      Bucket *x = g_ptr_array_index(all, g_array_index(ready, int, i)),
+             *y = g_ptr_array_index(all, g_array_index(ready, int, best));
+      if (x->key < y->key || (x->key == y->key && x->seq < y->seq)) best = i;
+    }
+    Bucket *b = g_ptr_array_index(all, g_array_index(ready, int, best));
+    g_array_remove_index_fast(ready, best);
+    b->num = ++released;
+    int w = ir_task_at(ir, b->task)->wg;
+    IrOp *op = &g_array_index(ir_task_at(ir, b->task)->ops, IrOp, at[w]);
+    op->n = b->num;
+    count[bucket] = released;
+    at[w]++;
+    g_array_append_val(run, w);
+  }
+  /* buckets never reached (a WG stuck on something else): after the others,
+   * in need order; the pipeline's progress check reports the deadlock */
+  for (guint i = 0; i < all->len; i++) {
+    Bucket *b = g_ptr_array_index(all, i);
+    if (b->num <= 0) b->num = ++released;
+  }
+  for (int w = 0; w < nwg; w++) g_array_free(tasks[w], TRUE);
+  for (guint e = 0; e <= E; e++) g_array_free(waiting[e], TRUE);
+  (void)prov;
+  return ok;
 }
 
 /* Paced by a WG: cut each task's loads into buckets; WAIT for the bucket's
@@ -163,15 +263,47 @@ static gboolean paced(Ir *ir, const Schedule *pp, IrProv prov, GError **err) {
       last[wg] = b->num;
     }
   }
-  /* the ops, from each task's last bucket back (indices stay valid) */
+  /* raised numbers leave gaps, which the pacer would release with no
+   * bucket to finish (with in_flight: a deadlock): renumber 1..M in
+   * order, equal numbers staying equal, and count the buckets up to each */
+  g_autofree int64_t *count = g_new0(int64_t, all->len + 1); /* by old number */
+  for (guint i = 0; i < all->len; i++) count[((Bucket *)g_ptr_array_index(all, i))->num]++;
+  g_autofree int64_t *dense = g_new0(int64_t, all->len + 1), *released = g_new0(int64_t, all->len + 1);
+  int64_t numbers = 0;
+  for (guint n = 1; n <= all->len; n++)
+    if (count[n] > 0) {
+      dense[n] = ++numbers;
+      released[numbers] = released[numbers - 1] + count[n];
+    }
+  for (guint i = 0; i < all->len; i++) {
+    Bucket *b = g_ptr_array_index(all, i);
+    b->num = dense[b->num];
+  }
+  /* the ops, from each task's last bucket back (indices stay valid); with
+   * in_flight, the WAITs hold -(bucket index + 1) for number_capped */
+  gboolean capped = pp->in_flight > 0;
   for (guint i = all->len; i-- > 0;) {
     Bucket *b = g_ptr_array_index(all, i);
     IrTask *task = ir_task_at(ir, b->task);
-    IrOp t = sync_op(IR_SIG, took, 1, prov), w = sync_op(IR_WAIT, ev, b->num, prov);
+    IrOp t = sync_op(IR_SIG, took, 1, prov), w = sync_op(IR_WAIT, ev, capped ? -(int64_t)i - 1 : b->num, prov);
     g_array_insert_val(task->ops, b->end, t);
     g_array_insert_val(task->ops, b->at, w);
   }
-  pacer(ir, pacer_task, pp, (int64_t)all->len, prov);
+  if (capped) {
+    for (guint i = 0; i < all->len; i++) ((Bucket *)g_ptr_array_index(all, i))->num = 0;
+    if (!number_capped(ir, all, pp, ev, took, prov, err)) return FALSE;
+    for (guint k = 0; k < ir->tasks->len; k++) { /* the buckets number_capped did not reach */
+      GArray *ops = ir_task_at(ir, (int)k)->ops;
+      for (guint i = 0; i < ops->len; i++) {
+        IrOp *op = &g_array_index(ops, IrOp, i);
+        if (op->kind == IR_WAIT && op->event == ev && op->n < 0)
+          op->n = ((Bucket *)g_ptr_array_index(all, (guint)(-op->n - 1)))->num;
+      }
+    }
+    numbers = (int64_t)all->len; /* one bucket a number */
+    for (int64_t k = 0; k <= numbers; k++) released[k] = k;
+  }
+  pacer(ir, pacer_task, pp, released, numbers, prov);
   return TRUE;
 }
 

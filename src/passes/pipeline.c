@@ -49,7 +49,7 @@ Ir *pass_pipeline(const Plan *plan, ProblemKind kind, const char *dump_after, ch
    * pass is the compiler's bug, refused here rather than left for tcc-sim
    * to find as a deadlock */
   g_autoptr(GError) bad = NULL;
-  if (!ir_verify_counts(ir, &bad)) {
+  if (!ir_verify_progress(ir, &bad)) {
     ir_error(ir, err, ir->section, "internal: the program would deadlock: %s", bad->message);
     return NULL;
   }

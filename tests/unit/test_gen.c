@@ -1249,6 +1249,20 @@ START_TEST(test_p1_pass_one_panel) {
 }
 END_TEST
 
+/* power.in_flight with resident weights: a WG's bucket sits behind a WAIT
+ * for another stage's work, whose bucket the need order (made monotone
+ * along each WG's program) numbered later, and the capped pacer waited for
+ * the first while holding back the second (a deadlock; before that, numbers
+ * no bucket had).  The buckets are now numbered in an order the program
+ * can take them in (pace.c, number_capped); numerics pass. */
+START_TEST(test_in_flight_resident) {
+  g_autoptr(Plan) p = plan_text("in_flight.yaml", "version: 1\nd1:\n  problem: {d_model: 32, heads: 1, d_ff: 256}\n"
+                                "  weights: resident\n"
+                                "  power: {bucket_bytes: 8192, event_interval: 28, pacing_wg: 63, in_flight: 4}\n");
+  compile_run(p, PROB_D1, "in_flight, resident", NULL);
+}
+END_TEST
+
 /* refinements.gelu_factor: every w1 task has one op fewer (the GELU's 8
  * instead of 9); numerics pass. */
 static int w1_ops(const Plan *p) {
@@ -3150,6 +3164,7 @@ Suite *suite_gen(void) {
   tcase_add_test(tc, test_new_slice);
   tcase_add_test(tc, test_kv_temp_slices);
   tcase_add_test(tc, test_p1_pass_one_panel);
+  tcase_add_test(tc, test_in_flight_resident);
   tcase_add_test(tc, test_gelu_factor);
   tcase_add_test(tc, test_pacing_by_need);
   tcase_add_test(tc, test_ffn_fused);

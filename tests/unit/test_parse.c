@@ -655,20 +655,27 @@ END_TEST
 
 /* An LD.mc with more targets than IrOp.ntargets holds (IR_MAX_TARGETS):
  * refused with its count, at the end of the list, never truncated. */
-/* ir_verify_counts: a WAIT for more than all the program's SIGs of its
- * event add up to never passes (a deadlock the pipeline refuses); as many
- * is fine; the host's `in` is not counted. */
-START_TEST(test_verify_counts) {
+/* ir_verify_progress: the program's events let every WG run to its end.
+ * A WAIT for more than all the SIGs of its event, or for a SIG that comes
+ * after it in the same WG, never passes (a deadlock the pipeline
+ * refuses); as many as signalled before is fine; the host's `in` is
+ * always released. */
+START_TEST(test_verify_progress) {
   g_autoptr(Ir) ok = parse_ok("ok.ir", TASK "    0  SIG ev.h, 1\n    1  SIG ev.h, 2\n    2  WAIT ev.h, 3\n"
-                                           "    3  WAIT ev.in, 1\n" HBM);
+                                           "    3  WAIT ev.in, 5\n" HBM);
   g_autoptr(GError) err = NULL;
-  ck_assert_msg(ir_verify_counts(ok, &err), "%s", err ? err->message : "");
+  ck_assert_msg(ir_verify_progress(ok, &err), "%s", err ? err->message : "");
   g_autoptr(Ir) bad = parse_ok("bad.ir", TASK "    0  SIG ev.h, 1\n    1  SIG ev.h, 2\n    2  WAIT ev.h, 4\n" HBM);
-  ck_assert(!ir_verify_counts(bad, &err));
-  ck_assert_str_eq(err->message, "task 't' op 2: WAIT ev.h, 4 never passes: the program signals ev.h 3 "
-                                 "times in all (a deadlock)");
+  ck_assert(!ir_verify_progress(bad, &err));
+  ck_assert_str_eq(err->message, "wg 0, task 't' op 2: WAIT ev.h, 4 never passes: the program signals "
+                                 "ev.h only 3 times before every WG is stuck (a deadlock)");
   g_clear_error(&err);
   ck_assert(!ir_verify(bad, TRUE, &err)); /* part of the allocated IR's checks */
+  g_clear_error(&err);
+  /* enough SIGs in all, but the one the WAIT needs comes after it */
+  g_autoptr(Ir) late = parse_ok("late.ir", TASK "    0  WAIT ev.h, 1\n    1  SIG ev.h, 1\n" HBM);
+  ck_assert(!ir_verify_progress(late, &err));
+  ck_assert_msg(strstr(err->message, "op 0: WAIT ev.h, 1 never passes") != NULL, "%s", err->message);
 }
 END_TEST
 
@@ -699,7 +706,7 @@ Suite *suite_parse(void) {
   tcase_add_test(tc, test_hand_written);
   tcase_add_loop_test(tc, test_errors, 0, G_N_ELEMENTS(bad));
   tcase_add_test(tc, test_too_many_targets);
-  tcase_add_test(tc, test_verify_counts);
+  tcase_add_test(tc, test_verify_progress);
   suite_add_tcase(s, tc);
   return s;
 }
