@@ -172,9 +172,8 @@ static gboolean number_capped(Ir *ir, GPtrArray *all, const Schedule *pp, int bu
     if (ready->len == 0) break;
     if (released - finished >= pp->in_flight) {
       ir_error(ir, err, ir_prov(ir, "power.in_flight"),
-               "power.in_flight=%d: the %d buckets out each wait for work behind a bucket not yet "
-               "released (a deadlock): raise power.in_flight, or 0 for no cap", pp->in_flight,
-               pp->in_flight);
+               "power.in_flight=%d: every bucket out waits for work behind a bucket not yet "
+               "released (a deadlock): raise power.in_flight, or 0 for no cap", pp->in_flight);
       ok = FALSE;
       break;
     }
