@@ -124,7 +124,7 @@ static int64_t *first_reader(const Ir *ir) {
  * bucket's index + 1) until then.  FALSE (at the knob) when the cap stops
  * every WG. */
 static gboolean number_capped(Ir *ir, GPtrArray *all, const Schedule *pp, int bucket, int took,
-                              IrProv prov, GError **err) {
+                              GError **err) {
   int nwg = sim_machine_wgs(&ir->hw);
   guint E = ir->events->len, K = ir->tasks->len;
   g_autofree GArray **tasks = g_new0(GArray *, nwg);
@@ -135,9 +135,11 @@ static gboolean number_capped(Ir *ir, GPtrArray *all, const Schedule *pp, int bu
   for (guint e = 0; e <= E; e++) waiting[e] = g_array_new(FALSE, FALSE, sizeof(int));
   for (guint k = 0; k < K; k++) {
     int w = ir_task_at(ir, (int)k)->wg;
-    if (w >= 0 && w < nwg && ir_task_at(ir, (int)k)->role.kind != ROLE_PACER) g_array_append_val(tasks[w], k);
+    if (w >= 0 && w < nwg && ir_task_at(ir, (int)k)->role.kind != ROLE_PACER)
+      g_array_append_val(tasks[w], k);
   }
-  g_autoptr(GArray) run = g_array_new(FALSE, FALSE, sizeof(int)), ready = g_array_new(FALSE, FALSE, sizeof(int));
+  g_autoptr(GArray) run = g_array_new(FALSE, FALSE, sizeof(int));
+  g_autoptr(GArray) ready = g_array_new(FALSE, FALSE, sizeof(int));
   for (int w = 0; w < nwg; w++) g_array_append_val(run, w);
   int64_t released = 0, finished = 0;
   gboolean ok = TRUE;
@@ -201,7 +203,6 @@ static gboolean number_capped(Ir *ir, GPtrArray *all, const Schedule *pp, int bu
   }
   for (int w = 0; w < nwg; w++) g_array_free(tasks[w], TRUE);
   for (guint e = 0; e <= E; e++) g_array_free(waiting[e], TRUE);
-  (void)prov;
   return ok;
 }
 
@@ -290,7 +291,7 @@ static gboolean paced(Ir *ir, const Schedule *pp, IrProv prov, GError **err) {
   }
   if (capped) {
     for (guint i = 0; i < all->len; i++) ((Bucket *)g_ptr_array_index(all, i))->num = 0;
-    if (!number_capped(ir, all, pp, ev, took, prov, err)) return FALSE;
+    if (!number_capped(ir, all, pp, ev, took, err)) return FALSE;
     for (guint k = 0; k < ir->tasks->len; k++) { /* the buckets number_capped did not reach */
       GArray *ops = ir_task_at(ir, (int)k)->ops;
       for (guint i = 0; i < ops->len; i++) {
