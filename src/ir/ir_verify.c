@@ -780,12 +780,13 @@ static gboolean check_overlap(Ver *V, int wg, GArray *ts) {
  * events go: each WG's ops in program order (its tasks in index order), a
  * SIG adding to its event, a WAIT passing once its event has the count.
  * Events only count up and a WAIT only reads, so every order of running
- * the WGs gets equally far (a deadlock in the machine is one here, and
- * the other way round): running each WG until it blocks, again whenever
- * an event it waits for grows, decides it.  The host's `in` counts as
- * always released; a program with RED (whose event fires on the last
- * contribution) is not checked.  Public (ir.h): the pipeline always runs
- * it. */
+ * the WGs gets equally far: running each WG until it blocks, again
+ * whenever an event it waits for grows, decides it.  The host's `in`
+ * counts as always released, so a WG stuck here is stuck in the machine
+ * too, while a deadlock through the host (a step waiting for an output
+ * its own work holds back) passes; a program with RED (whose event fires
+ * on the last contribution) is not checked.  Public (ir.h): the pipeline
+ * always runs it. */
 typedef struct Prog {
   const Ir *ir;
   int nwg;
