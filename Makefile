@@ -31,7 +31,7 @@ PKGS      += libcrypto
 BASE_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror $(OPT) -g \
              -ffp-contract=off $(SAN) $(shell pkg-config --cflags $(PKGS))
 SIM_INC   := -Isrc/spec -Isrc/sim -I$(BUILD)
-GEN_INC   := -Isrc/spec -Isrc/frontend -Isrc/ir -Isrc/passes -Isrc/backend -Isrc/report -Isrc/tools
+GEN_INC   := -Isrc/spec -Isrc/frontend -Isrc/ir -Isrc/lower -Isrc/passes -Isrc/backend -Isrc/report -Isrc/tools
 SIM_CFLAGS := $(BASE_CFLAGS) $(SIM_INC) $(CFLAGS)
 GEN_CFLAGS := $(BASE_CFLAGS) $(GEN_INC) $(CFLAGS)
 ALL_CFLAGS := $(BASE_CFLAGS) $(SIM_INC) $(GEN_INC) $(CFLAGS)
@@ -84,7 +84,7 @@ HDRS      := $(wildcard src/spec/*.h src/sim/*.h) src/spec/ops.def
 # The compiler: every .c of these directories goes into libtccgen.a (wildcards:
 # new passes are picked up without editing this file).  Commands with a main()
 # live in src/driver, outside the library.
-GEN_DIRS  := frontend ir passes backend report tools
+GEN_DIRS  := frontend ir lower passes backend report tools
 GEN_SRC   := $(foreach d,$(GEN_DIRS),$(wildcard src/$(d)/*.c))
 GEN_OBJ   := $(patsubst src/%.c,$(BUILD)/gen/%.o,$(GEN_SRC))
 GEN_HDRS  := $(foreach d,$(GEN_DIRS),$(wildcard src/$(d)/*.h src/$(d)/*.def))

@@ -401,7 +401,7 @@ expect "tcc-gen: --emit=bogus -> 2" 2 "tcc-gen: error: --emit must be asm or ir,
 "$gen" "$tmp/d1.yaml" --dump-after=bogus >"$tmp/out" 2>"$tmp/err"
 code=$?
 expect "tcc-gen: --dump-after=bogus -> 2" 2 \
-  "tcc-gen: error: --dump-after: unknown pass 'bogus' (passes: lower, defer, waves, preload_window, forward, sync, pacer, place, multicast, pace, rf_alloc)"
+  "tcc-gen: error: --dump-after: unknown pass 'bogus' (passes: lower, kv_writeback, defer, waves, preload_window, forward, sync, pacer, place, multicast, pace, rf_alloc)"
 
 "$gen" --bogus "$tmp/d1.yaml" >"$tmp/out" 2>"$tmp/err"
 code=$?

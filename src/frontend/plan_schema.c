@@ -18,7 +18,7 @@ static const char *const slicemap_names[] = {"round_robin", "blocked", NULL};
 static const char *const attkv_names[] = {"streamed", "shared", "resident", NULL};
 static const char *const softmax_names[] = {"online", "staged", NULL};
 static const char *const handoff_names[] = {"hbm", "rf", NULL};
-static const char *const atthandoff_names[] = {"hbm", "rf", "relay", NULL}; /* p1_att_wo.c */
+static const char *const atthandoff_names[] = {"hbm", "rf", "relay", NULL}; /* attention_wo.c */
 static const char *const wave_order_names[] = {"sm", "need", NULL};
 static const char *const defer_after_names[] = {"layer", "qkv", "att", "wo", "w1", NULL};
 static const char *const ln_stats_names[] = {"rows", "producer", "producer_ln1", "producer_ln2", NULL};
@@ -172,10 +172,10 @@ static int check_ffn_channels(const PlanKnobDef *k, const PlanProblem *pp, const
 #define MCAST(p, pr) BOOL(p, BOTH, multicast[pr], 0, pr, check_multicast, 4, 0)
 #define KLAST(p, pr) BOOL(p, P1, k_split_last[pr], 0, pr, NULL, 0, 0)
 #define TSYNC(p, pr) BOOL(p, P1, tile_sync[pr], 0, pr, NULL, 0, 0)
-/* weight_spacing.PROJ: piece_spacing.c */
+/* weight_spacing.PROJ: spacing.c */
 #define WSPACE(p, pr) INT(p, P1, weight_spacing[pr], 0, 100000, 0, pr, NULL, 0, 0)
 #define WSTAGGER(p, pr) INT(p, P1, weight_stagger[pr], 0, 100000, 0, pr, NULL, 0, 0)
-/* shard_group.PROJ: shard_group.c; issue_spacing.PROJ: piece_spacing.c */
+/* shard_group.PROJ: shard_group.c; issue_spacing.PROJ: spacing.c */
 #define SGROUP(p, pr) BOOL(p, P1, shard_group[pr], 0, pr, NULL, 0, 0)
 #define ISPACE(p, pr) INT(p, P1, issue_spacing[pr], 0, 100000, 0, pr, NULL, 0, 0)
 /* store_spacing.STAGE: a stage's own spacing; not written, it takes
@@ -207,14 +207,14 @@ const PlanKnobDef plan_knobs[PLAN_NKNOBS] = {
     PER_PROJ(WSTAGGER, "weight_stagger"),
     PER_PROJ(SGROUP, "shard_group"),
     PER_PROJ(ISPACE, "issue_spacing"),
-    /* ln_fold_stagger.PROJ, ln_fold_slots.PROJ, ln_fold_first_gap: p1_ln_fold.c's
+    /* ln_fold_stagger.PROJ, ln_fold_slots.PROJ, ln_fold_first_gap: ln_fold_centred.c's
      * pacing of the folds (qkv and w1 fold; the defaults are its old constants) */
     INT("ln_fold_stagger.qkv", P1, ln_fold_stagger[PROJ_QKV], 0, 100000, 100, PROJ_QKV, NULL, 0, 0),
     INT("ln_fold_stagger.w1", P1, ln_fold_stagger[PROJ_W1], 0, 100000, 100, PROJ_W1, NULL, 0, 0),
     INT("ln_fold_slots.qkv", P1, ln_fold_slots[PROJ_QKV], 1, 512, 4, PROJ_QKV, NULL, 0, 0),
     INT("ln_fold_slots.w1", P1, ln_fold_slots[PROJ_W1], 1, 512, 4, PROJ_W1, NULL, 0, 0),
     INT("ln_fold_first_gap", P1, ln_fold_first_gap, 0, 100000, 400, -1, NULL, 0, 0),
-    /* ln_first_stagger: piece_spacing.c's pacing of the program's first stage */
+    /* ln_first_stagger: spacing.c's pacing of the program's first stage */
     INT("ln_first_stagger", P1, ln_first_stagger, 0, 100000, 0, -1, NULL, 0, 0),
     ENUM("layout", BOTH, layout, layout_names, LAYOUT_ROW, 4, 0),
     ENUM("weights", BOTH, weights, weights_names, WEIGHTS_STREAMED, 0, 0),
@@ -227,9 +227,9 @@ const PlanKnobDef plan_knobs[PLAN_NKNOBS] = {
     ENUM("handoff", BOTH, handoff, handoff_names, HANDOFF_HBM, 0, 0),
     INT("handoff_relays", D1, handoff_relays, 0, 8, 0, -1, NULL, 0, 0),
     BOOL("handoff_forward", D1, handoff_forward, 0, -1, NULL, 0, 0),
-    /* handoff_fanout: P1's W1 -> W2 blocks forwarded along chains (p1_fanout.c) */
+    /* handoff_fanout: P1's W1 -> W2 blocks forwarded along chains (fanout.c) */
     INT("handoff_fanout", P1, handoff_fanout, 0, 64, 0, -1, NULL, 0, 0),
-    /* handoff_hop_flow: handoff_fanout's chains with a free event per owner (p1_hop_flow.c) */
+    /* handoff_hop_flow: handoff_fanout's chains with a free event per owner (fanout.c) */
     BOOL("handoff_hop_flow", P1, handoff_hop_flow, 0, -1, NULL, 0, 0),
     PER_PROJ(MCAST, "multicast"),
     BOOL("multicast.pass", P1, multicast_pass, 0, -1, NULL, 0, 0),
@@ -255,7 +255,7 @@ const PlanKnobDef plan_knobs[PLAN_NKNOBS] = {
     INT("attention.slices", D1, attn_slices, 1, 8, 1, -1, check_slices, 0, 0),
     ENUM("attention.slice_map", D1, slice_map, slicemap_names, SLICEMAP_ROUND_ROBIN, 0, 0),
     /* attention.new_slice: the new positions get a slice of their own
-     * instead of joining the last history slice (lower_d1.c, resident.c) */
+     * instead of joining the last history slice (src/lower/d1.c, resident.c) */
     BOOL("attention.new_slice", D1, attn_new_slice, 0, -1, NULL, 0, 0),
     INT("attention.query_tiles", P1, attn_query_tiles, 1, 8, 1, -1, NULL, 0, 0),
     INT("attention.waves", P1, attn_waves, 1, 8, 1, -1, NULL, 0, 0),
@@ -264,18 +264,18 @@ const PlanKnobDef plan_knobs[PLAN_NKNOBS] = {
     ENUM("attention.softmax", P1, attn_softmax, softmax_names, SOFTMAX_ONLINE, 0, 0),
     INT("attention.interleave", P1, attn_interleave, 1, 2, 1, -1, NULL, 0, 0),
     /* attention.tile_sync: the attention tasks wait per row tile for the
-     * q|k|v rows they read, not for the whole qkv stage (p1_att_sync.c) */
+     * q|k|v rows they read, not for the whole qkv stage (tile_sync.c) */
     BOOL("attention.tile_sync", P1, attn_tile_sync, 0, -1, NULL, 0, 0),
     /* attention.handoff: rf: each attention task puts its output tiles
-     * into wo's owners' A buffers RF to RF instead of HBM (p1_att_wo.c) */
+     * into wo's owners' A buffers RF to RF instead of HBM (attention_wo.c) */
     ENUM("attention.handoff", P1, attn_handoff, atthandoff_names, ATTHANDOFF_HBM, 0, 0),
     BOOL("ffn.fused", D1, ffn_fused, 0, -1, NULL, 0, 0),
-    BOOL("refinements.ln_fold", BOTH, ln_fold, 0, -1, NULL, 0, 0), /* P1: p1_ln_fold.c */
+    BOOL("refinements.ln_fold", BOTH, ln_fold, 0, -1, NULL, 0, 0), /* P1: ln_fold_centred.c */
     BOOL("refinements.first_token", D1, first_token, 0, -1, NULL, 0, 0),
     BOOL("refinements.q_first", D1, q_first, 0, -1, NULL, 0, 0),
     BOOL("refinements.gelu_factor", BOTH, gelu_factor, 0, -1, NULL, 0, 0),
     BOOL("refinements.split_stats", D1, split_stats, 0, -1, NULL, 0, 0),
-    /* refinements.ln_stats: P1 LayerNorm statistics from the producers (p1_ln_stats.c) */
+    /* refinements.ln_stats: P1 LayerNorm statistics from the producers (ln_stats.c) */
     ENUM("refinements.ln_stats", P1, ln_stats, ln_stats_names, LN_STATS_ROWS, 0, 0),
     INT("ffn.producers", D1, ffn_producers, 1, 512, 32, -1, NULL, 0, 0),
     INT("ffn.channels", D1, ffn_channels, 1, 4096, 16, -1, check_ffn_channels, 0, 0),

@@ -193,6 +193,45 @@ void ir_task_replace_ops(Ir *ir, int task, GArray *ops) {
   t->ops = ops;
 }
 
+/* A new array of the elements of `a` whose map[] is not -1, in order; the
+ * others freed with `free_fn`; `a` freed without its elements. */
+static GPtrArray *kept(GPtrArray *a, const int *map, GDestroyNotify free_fn) {
+  GPtrArray *b = g_ptr_array_new_full(a->len, free_fn);
+  for (guint i = 0; i < a->len; i++)
+    if (map[i] >= 0)
+      g_ptr_array_add(b, g_ptr_array_index(a, i));
+    else
+      free_fn(g_ptr_array_index(a, i));
+  g_ptr_array_set_free_func(a, NULL);
+  g_ptr_array_free(a, TRUE);
+  return b;
+}
+
+void ir_drop(Ir *ir, const gboolean *dead_tensor, const gboolean *dead_event) {
+  guint nt = ir->tensors->len, ne = ir->events->len;
+  int *tmap = g_new(int, nt), *emap = g_new(int, ne);
+  int n = 0;
+  for (guint i = 0; i < nt; i++) tmap[i] = dead_tensor && dead_tensor[i] ? -1 : n++;
+  n = 0;
+  for (guint i = 0; i < ne; i++) emap[i] = i > 0 && dead_event && dead_event[i] ? -1 : n++;
+  for (guint k = 0; k < ir->tasks->len; k++) {
+    GArray *ops = ir_task_at(ir, (int)k)->ops;
+    for (guint i = 0; i < ops->len; i++) {
+      IrOp *op = &g_array_index(ops, IrOp, i);
+      IrView *v[] = {&op->d, &op->a, &op->b, &op->c}; /* c: mem on LD and ST */
+      for (unsigned j = 0; j < G_N_ELEMENTS(v); j++)
+        if (v[j]->t >= 0) v[j]->t = tmap[v[j]->t];
+      for (unsigned j = 0; j < op->ntargets; j++) op->targets[j] = tmap[op->targets[j]];
+      if (op->event >= 0) op->event = emap[op->event];
+    }
+  }
+  ir->tensors = kept(ir->tensors, tmap, tensor_free);
+  ir_events_changed(ir);
+  ir->events = kept(ir->events, emap, g_free);
+  g_free(tmap);
+  g_free(emap);
+}
+
 IrOp *ir_emit(Ir *ir, int task, IrOpKind kind) {
   IrTask *t = ir_task_at(ir, task);
   g_array_set_size(t->ops, t->ops->len + 1);

@@ -172,7 +172,7 @@ typedef struct IrGroup {
   char *event;      /* the family's event name: "qkv_l0"                     */
 } IrGroup;
 
-/* The ILP placement's account (place_ilp.c, placement.solver: ilp), for
+/* The ILP placement's account (resident_ilp.c, placement.solver: ilp), for
  * tcc-gen --explain: what the solver proved and, per stage (layer,
  * projection), the busiest SM's load of its placement and of the
  * constructive one, by the same formula.  No solve time: it varies. */
@@ -225,7 +225,8 @@ typedef struct Ir {
   gboolean synced;    /* the sync pass has made the SIG/WAIT ops; the tasks */
                       /* keep their dependencies, for the analyses after it */
                       /* (ir_order.c); a second sync does nothing          */
-  gsize nops;         /* ops made by ir_emit (the lowering's program size)  */
+  gsize nops;         /* ops made by ir_emit (the lowering's program size;  */
+                      /* less the round trips kv_writeback removes)        */
   gsize max_ops;      /* the lowering's limit on nops (ir_new: IR_MAX_OPS)   */
   IrProv section;     /* the problem section's key in the plan: where an     */
                       /* error that no written knob explains points (ir_error) */
@@ -266,6 +267,10 @@ int ir_event(Ir *ir, const char *name); /* find or add */
  * parsed): ir_event rebuilds its index. */
 void ir_events_changed(Ir *ir);
 IrOp *ir_emit(Ir *ir, int task, IrOpKind kind); /* appends a zeroed op (views absent) */
+/* Remove the tensors and events marked in dead_tensor[] / dead_event[]
+ * (either may be NULL; event 0, "in", stays), which no op may use any more,
+ * and renumber the others' uses in every op, keeping their order. */
+void ir_drop(Ir *ir, const gboolean *dead_tensor, const gboolean *dead_event);
 /* A new group of the family `event`; task completes it / waits for it. */
 int ir_group(Ir *ir, const char *event);
 void ir_task_signals(Ir *ir, int task, int group);
@@ -339,9 +344,12 @@ void ir_error(const Ir *ir, GError **err, IrProv at, const char *fmt, ...) G_GNU
 /* Every pass is a function Ir -> Ir (+ diagnostics) that reads the
  * decisions from ir->sched, never from the plan; pipeline.c runs them in the
  * order of its pass table (pipeline.h). */
-/* lower_d1.c / lower_p1.c: the baseline strategy of the problem (ir->prob.kind). */
-gboolean pass_lower_d1(Ir *ir, GError **err);
-gboolean pass_lower_p1(Ir *ir, GError **err);
+/* The first pass, `lower`, is the strategy: src/lower (lower.h). */
+/* kv_writeback.c: direct K/V write-back (kv_writeback: direct) - each
+ * round trip of a K/V piece through the temp area of scratch (store,
+ * fence, load back, store) becomes the one store of the piece to its
+ * final place. */
+gboolean pass_kv_writeback(Ir *ir, GError **err);
 /* waves.c: power.preload_waves - the preload tasks in waves (by SM, or by
  * the first stage that reads what they load), each waiting for the previous
  * wave's group. */

@@ -20,7 +20,7 @@
  * tensor's task C waits (through groups) for P: a hand-off into a task that
  * has not started.  When it does not, P must be ordered after C's start by
  * events of its own (a lowering that streams into a running task makes the
- * writer wait for an event the receiving task signals: p1_resident.c), and
+ * writer wait for an event the receiving task signals: resident_owners.c), and
  * the tensor is live from C's first op; a write ordered by neither is a
  * race, which the simulator reports.
  *

@@ -24,18 +24,18 @@ typedef enum { WEIGHTS_STREAMED, WEIGHTS_RESIDENT } SchedWeights;
 typedef enum { KV_DIRECT, KV_TEMP } SchedKv;
 typedef enum { SOLVER_CONSTRUCTIVE, SOLVER_ILP } SchedSolver;
 typedef enum { SLICEMAP_ROUND_ROBIN, SLICEMAP_BLOCKED } SchedSliceMap;
-/* P1 attention (p1_attention.c): K/V streamed in blocks, resident or shared
+/* P1 attention (attention_tiles.c): K/V streamed in blocks, resident or shared
  * by a head's tasks (multicast); softmax. */
 /* ORDER-MATTERS: plan_needs compares (softmax: staged needs kv >= RESIDENT). */
 typedef enum { ATTKV_STREAMED, ATTKV_SHARED, ATTKV_RESIDENT } SchedAttKv;
 typedef enum { SOFTMAX_ONLINE, SOFTMAX_STAGED } SchedSoftmax;
 typedef enum { HANDOFF_HBM, HANDOFF_RF } SchedHandoff;
 /* P1 attention.handoff: att through HBM, RF to RF into wo's owners by the
- * attention tasks, or through relay tasks of wo (p1_att_wo.c) */
+ * attention tasks, or through relay tasks of wo (attention_wo.c) */
 typedef enum { ATTHANDOFF_HBM, ATTHANDOFF_RF, ATTHANDOFF_RELAY } SchedAttHandoff;
 typedef enum { WAVES_BY_SM, WAVES_BY_NEED } SchedWaveOrder;
 /* P1, with ln_fold: where the LayerNorm statistics tasks get a row's
- * statistics: its rows, or the producers' partials (p1_ln_stats.c) for
+ * statistics: its rows, or the producers' partials (ln_stats.c) for
  * both LayerNorms, LN1's only (W2's) or LN2's only (Wo's). */
 typedef enum { LN_STATS_ROWS, LN_STATS_PRODUCER, LN_STATS_PRODUCER_LN1, LN_STATS_PRODUCER_LN2 } SchedLnStats;
 /* D1, deferred loads (defer.c): the next layer's preload after step 0's
@@ -91,15 +91,15 @@ typedef struct Schedule {
   gboolean shard_group[PROJ__COUNT];  /* P1: a resident stage's owners given its
                                        * WGs by SM, a K shard's together (shard_group.c) */
   int issue_spacing[PROJ__COUNT];     /* P1: cycles of WAITT between a multicast
-                                       * issuer's LD.mc's (piece_spacing.c) */
+                                       * issuer's LD.mc's (spacing.c) */
   int ln_fold_stagger[PROJ__COUNT];   /* P1, ln_fold (qkv, w1): cycles between
-                                       * consecutive owners' folds (p1_ln_fold.c) */
+                                       * consecutive owners' folds (ln_fold_centred.c) */
   int ln_fold_slots[PROJ__COUNT];     /* P1, ln_fold (qkv, w1): owner o folds
                                        * (o mod slots) * stagger cycles late */
   int ln_fold_first_gap;              /* P1, ln_fold: cycles between the first
                                        * stage's (layer 0's qkv) weight pieces */
   int ln_first_stagger;               /* P1: layer 0's LN1 task t waits t * N
-                                       * cycles first (piece_spacing.c) */
+                                       * cycles first (spacing.c) */
   SchedLayout layout;       /* P1: packed (q, att, g in 32x32 blocks), packed_x (x1, x too); D1 planned */
   SchedWeights weights;     /* planned: resident                        */
   int rf_temp_kib;          /* KiB of each WG's RF kept for activations, */
@@ -111,10 +111,10 @@ typedef struct Schedule {
   SchedHandoff handoff;     /* stage -> stage through HBM scratch or RF (P1: W1 -> W2) */
   int handoff_relays;       /* D1: relays of the wide RF hand-offs (0: none) */
   int handoff_fanout;       /* P1, handoff rf: W2 owners a W1 block is stored into, */
-                            /* forwarding along chains (p1_fanout.c; 0: all) */
+                            /* forwarding along chains (fanout.c; 0: all) */
   gboolean handoff_hop_flow; /* P1, with handoff_fanout's chains: each W2 owner */
                             /* frees its own buffers, each store waits for its */
-                            /* target's (p1_hop_flow.c)                        */
+                            /* target's (fanout.c)                        */
   gboolean multicast[PROJ__COUNT]; /* planned: true                     */
   gboolean multicast_pass;  /* P1: the multicast pass merges the owners'  */
                             /* loads (multicast.c), no issuer tasks       */
@@ -145,14 +145,14 @@ typedef struct Schedule {
   SchedSoftmax attn_softmax; /* P1 (kv resident): online or staged softmax     */
   int attn_interleave;      /* P1 (query_tiles > 1): tiles whose chains interleave */
   gboolean attn_tile_sync;  /* P1 (query_tiles > 1, resident): attention waits per q|k|v row tile */
-  SchedAttHandoff attn_handoff; /* P1: attention -> wo through HBM, RF, or RF via relays (p1_att_wo.c) */
+  SchedAttHandoff attn_handoff; /* P1: attention -> wo through HBM, RF, or RF via relays (attention_wo.c) */
   gboolean ffn_fused;       /* D1, planned: true                        */
   gboolean ln_fold;         /* D1, P1: LayerNorm folded into the projection (resident) */
   gboolean first_token;     /* D1, with ln_fold: step 0 makes the folded constants */
   gboolean q_first;         /* D1, with slices: history slices wait for q only */
   gboolean gelu_factor;     /* GELU's polynomial factored (one op fewer) */
   gboolean split_stats;     /* D1: LN statistics merged from the producers' pieces */
-  SchedLnStats ln_stats;    /* P1, with ln_fold: statistics from the rows or the producers (p1_ln_stats.c) */
+  SchedLnStats ln_stats;    /* P1, with ln_fold: statistics from the rows or the producers (ln_stats.c) */
   gboolean handoff_forward; /* D1: a copy a consumer already holds is forwarded by it (forward.c) */
   int ffn_producers, ffn_channels, ffn_consumers; /* only with fused    */
   /* The record, by knob index (the frontend's table order): where each knob

@@ -1,7 +1,7 @@
 /* multicast.c - multicast insertion (multicast.pass; ir.h, pass_multicast).
  *
  * The lowering marks loads that WGs make of the same data as candidates
- * (IR_MOD_CAND: p1_resident.c's A chunks with multicast.pass); this pass
+ * (IR_MOD_CAND: resident_owners.c's A chunks with multicast.pass); this pass
  * finds which of them can be one read and rewrites them:
  *
  *   group  the candidate loads of one HBM window (address, shape, stride)
@@ -141,7 +141,7 @@ static guint point(const Ir *ir, int task, guint i, int t, gboolean barrier) {
 /* An event for a class: NAME_what, NAME the buffer's name in the
  * characters an event name may have; a clash with another class's (a
  * buffer of the same name in another set) gets a number.  A lowering may
- * wait for these events by name (p1_resident.c paces the next stage's
+ * wait for these events by name (resident_owners.c paces the next stage's
  * weight loads by a stage's `full` events). */
 static int class_event(Ir *ir, GHashTable *taken, const char *name, const char *what) {
   GString *e = g_string_new(NULL);

@@ -4,12 +4,11 @@
 
 #include <string.h>
 
-gboolean pass_lower(Ir *ir, GError **err) {
-  return ir->prob.kind == PROB_D1 ? pass_lower_d1(ir, err) : pass_lower_p1(ir, err);
-}
+#include "lower.h"
 
 const PassDef pass_table[] = {
     {"lower", "the problem's strategy -> tasks, tensors, ops, events", pass_lower},
+    {"kv_writeback", "direct K/V write-back: each K/V piece's round trip through scratch (store, fence, load back) forwarded to its final store (kv_writeback: direct)", pass_kv_writeback},
     {"defer", "deferred preload: layer l's preload tasks after step 0's given stage of layer l-1 (power.deferred_after)", pass_defer},
     {"waves", "preload waves: the preload tasks wait for earlier waves (power.preload_waves)", pass_waves},
     {"preload_window", "preload window: each preload task waits until all but K-1 earlier ones completed (power.preload_window)", pass_preload_window},

@@ -16,9 +16,6 @@ typedef struct PassDef {
 /* The passes in pipeline order, ending with {NULL}. */
 extern const PassDef pass_table[];
 
-/* The problem's lowering (pass "lower"): D1 or P1 by ir->prob.kind. */
-gboolean pass_lower(Ir *ir, GError **err);
-
 /* Plan -> IR: the problem section's schedule record into a new IR, then
  * every pass of pass_table in order.  `dump_after` names a pass whose IR is
  * returned in *dump (NULL: none).  With `verify`, ir_verify runs after every

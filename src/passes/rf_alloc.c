@@ -202,7 +202,7 @@ static IrProv task_prov(const Alloc *A, int t) { return ir_task_at(A->ir, tensor
 
 static const char *plural(int64_t n) { return n == 1 ? "" : "s"; }
 
-/* rf_grid.* shapes its tasks' tensors (p1_grid.c: buffers, rows x cols
+/* rf_grid.* shapes its tasks' tensors (grid.c: buffers, rows x cols
  * accumulators): a task made by it that does not fit says so, naming the
  * knobs to lower. */
 static const char *shaped_by(const IrProv *pv) {

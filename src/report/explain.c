@@ -174,7 +174,7 @@ static double ilp_gap(const IrIlp *a) {
   return a->objective > 0 ? 100.0 * (double)(a->objective - a->bound) / (double)a->objective : 0;
 }
 
-/* placement.solver: ilp: what GLPK proved (ir->ilp; place_ilp.c) and the
+/* placement.solver: ilp: what GLPK proved (ir->ilp; resident_ilp.c) and the
  * busiest SM's load per stage, beside the constructive placement's. */
 static void placement_text(GString *o, const Ir *ir, const Schedule *s) {
   g_string_append(o, "\nplacement (ilp, GLPK; the solver proposes, the simulator decides: run tcc-sim):\n");

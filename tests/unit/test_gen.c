@@ -22,6 +22,9 @@
 #include <math.h>
 #include <string.h>
 
+#include "attention.h"
+#include "builder.h"
+#include "fanout.h"
 #include "lower.h"
 #include "pipeline.h"
 #include "tests.h"
@@ -1681,7 +1684,7 @@ static int64_t weight_bytes(const Ir *ir) {
   return n;
 }
 
-/* p1 weights: resident (p1_resident.c): every weight and bias byte is read
+/* p1 weights: resident (resident_owners.c): every weight and bias byte is read
  * from HBM exactly once per layer (streamed weights read them once per row
  * tile), every projection task is pinned, and the program is correct and
  * needs fewer HBM lines (on 2 row tiles it is not faster: the owners load
@@ -1859,7 +1862,7 @@ START_TEST(test_p1_packed_x) {
 }
 END_TEST
 
-/* tile_sync (p1_tile_sync.c): W1's and W2's issuers wait per row tile for
+/* tile_sync (tile_sync.c): W1's and W2's issuers wait per row tile for
  * the tile events of LN2 and W1, which those stages signal once per tile
  * (each LN2 task after its rows, each W1 finishing owner after its store),
  * instead of for the whole previous stage; without the knob there are no
@@ -1890,7 +1893,7 @@ START_TEST(test_p1_tile_sync) {
 }
 END_TEST
 
-/* refinements.ln_fold on P1 (p1_ln_fold.c): the LayerNorm tasks only
+/* refinements.ln_fold on P1 (ln_fold_centred.c): the LayerNorm tasks only
  * compute rstd (no gain, no h stored: fewer HBM lines), the qkv and W1
  * owners fold g and b into their panel (one MMA of [b; g] by W, one
  * VEC.fma) and finish each tile with acc * rstd + (bW + c) after that
@@ -1936,7 +1939,7 @@ START_TEST(test_p1_ln_fold) {
 }
 END_TEST
 
-/* refinements.ln_stats: producer (p1_ln_stats.c) on 2 layers: the
+/* refinements.ln_stats: producer (ln_stats.c) on 2 layers: the
  * statistics tasks of LN2 and of layer 1's LN1 load no row (no VEC.rsum
  * over d_model columns: they merge the 2 x 2 partials of their rows, one
  * LD), layer 0's LN1 still reduces x_in's rows, every finishing Wo owner
@@ -2013,7 +2016,7 @@ START_TEST(test_p1_ln_stats) {
 }
 END_TEST
 
-/* attention.tile_sync (p1_att_sync.c) and tile_sync.wo (p1_tile_sync.c)
+/* attention.tile_sync (tile_sync.c) and tile_sync.wo (tile_sync.c)
  * on two sequences of 4 row tiles (query_tiles 2: 2 tasks per sequence and
  * head, K/V shared).  Without the knobs every attention task waits for the
  * qkv stage's group and wo's issuers for attention's.  With
@@ -2090,7 +2093,7 @@ START_TEST(test_p1_att_tile_sync) {
 }
 END_TEST
 
-/* weight_spacing.PROJ and weight_stagger.PROJ (piece_spacing.c): WAITTs
+/* weight_spacing.PROJ and weight_stagger.PROJ (spacing.c): WAITTs
  * before resident owners' weight pieces, nothing else.  weight_spacing.w1:
  * each W1 owner (paced by wo's chunks) waits 50 cycles before each of its
  * pieces but the first (4 owners x 1); weight_stagger.qkv: qkv owner p (the
@@ -2143,7 +2146,7 @@ START_TEST(test_p1_weight_pacing) {
 }
 END_TEST
 
-/* shard_group.w2 (shard_group.c) and issue_spacing.w2 (piece_spacing.c) on
+/* shard_group.w2 (shard_group.c) and issue_spacing.w2 (spacing.c) on
  * 2 SMs, where W2's 4 owners (2 K shards x 2 panels) take the interleaved
  * order's WGs sm0, sm1, sm0, sm1: every SM holds both shards.  Grouped, the
  * same 4 WGs go by SM, so each SM holds the owners of one shard; the
@@ -2203,7 +2206,7 @@ START_TEST(test_p1_shard_group) {
 }
 END_TEST
 
-/* ln_fold_stagger.PROJ, ln_fold_slots.PROJ, ln_fold_first_gap (p1_ln_fold.c):
+/* ln_fold_stagger.PROJ, ln_fold_slots.PROJ, ln_fold_first_gap (ln_fold_centred.c):
  * the folds' pacing.  By default qkv owner p (6 owners) and W1 owner p (4)
  * wait (p mod 4) x 100 cycles before their fold and the first stage's (layer
  * 0's qkv) weight pieces are 400 cycles apart; with ln_fold_stagger {qkv: 30,
@@ -2268,7 +2271,7 @@ START_TEST(test_p1_ln_fold_pacing) {
 }
 END_TEST
 
-/* ln_first_stagger (piece_spacing.c): layer 0's LN1 task of row tile t
+/* ln_first_stagger (spacing.c): layer 0's LN1 task of row tile t
  * first waits t x 100 cycles (a WAITT citing the knob, none for tile 0);
  * layer 1's LN1 and both LN2 stages start as before, nothing else changes,
  * and both programs are correct. */
@@ -2360,7 +2363,7 @@ START_TEST(test_p1_handoff_rf) {
 }
 END_TEST
 
-/* handoff_fanout (p1_fanout.c): the chains.  Six owners on WGs 0, 5, 1, 4,
+/* handoff_fanout (fanout.c): the chains.  Six owners on WGs 0, 5, 1, 4,
  * 9, 8 (4 WGs an SM: SMs 0, 1, 0, 1, 2, 2) sorted by SM, stably: 0, 2, 1, 3,
  * 4, 5; two chains 0 -> 2 -> 1 and 3 -> 4 -> 5; four chains of 2, 2, 1, 1;
  * 0 (or more than 6) is one chain per owner, no forwarding. */
@@ -2448,7 +2451,7 @@ static void w1_census(const Plan *p, ProblemKind kind, int *ops, int *tanh, int 
 }
 
 /* refinements.gelu_factor on P1, where W1 writes its GELU to HBM
- * (lower_p1.c) and where it hands it off RF to RF (p1_handoff.c, in halves
+ * (src/lower/p1.c) and where it hands it off RF to RF (ffn_rf.c, in halves
  * of the tile): each GELU is 8 ops instead of 9, all of them the
  * refinement's, and nothing else changes; both are correct. */
 START_TEST(test_p1_gelu_factor) {
@@ -2469,7 +2472,7 @@ START_TEST(test_p1_gelu_factor) {
 }
 END_TEST
 
-/* handoff_hop_flow (p1_hop_flow.c), on 128 rows (4 row tiles: each W2
+/* handoff_hop_flow (fanout.c), on 128 rows (4 row tiles: each W2
  * owner's 4 A buffers are used twice) with one chain of W2's 2 owners a
  * shard: each W2 owner SIGs its own free event per chunk, every store into
  * a reused buffer (the W1 owner's into the head, the head's forward into the
@@ -2516,7 +2519,7 @@ START_TEST(test_p1_handoff_hop_flow) {
 }
 END_TEST
 
-/* issue_spacing.w1 with handoff: rf (p1_resident.c): W1's owners issue the
+/* issue_spacing.w1 with handoff: rf (resident_owners.c): W1's owners issue the
  * LD.mc of its chunks in turn, and each waits the knob's cycles before each
  * of its turns after the first round: a WAITT citing the knob right before
  * the turn's buffer wait and LD.mc, in W1's tasks only.  The run is correct,
@@ -2555,7 +2558,7 @@ START_TEST(test_p1_issue_spacing_owners) {
 }
 END_TEST
 
-/* handoff: rf on P1's default shape (p1_handoff.c): W1's owners keep three
+/* handoff: rf on P1's default shape (ffn_rf.c): W1's owners keep three
  * accumulators and their GELU temporary is half a tile (16 x 32, made in
  * two halves), so that it shares a partition with the bias and rstd and a
  * 4th A buffer fits beside the 256 x 32 weights: h2's ring runs 3 chunks
@@ -2616,7 +2619,7 @@ START_TEST(test_p1_attention_stagger) {
 }
 END_TEST
 
-/* ---- rf_grid.* (p1_grid.c) ---- */
+/* ---- rf_grid.* (grid.c) ---- */
 
 /* Is RF tensor t a grid task's A or W chunk buffer ("TAG.a01", "TAG.w10"),
  * or the baseline's ("TAG.a", "TAG.w")? */
@@ -3037,6 +3040,48 @@ START_TEST(test_knob_pacing_wg_alone) {
 }
 END_TEST
 
+/* How many times `what` occurs in `text`. */
+static int count_of(const char *text, const char *what) {
+  int n = 0;
+  for (const char *p = text; (p = strstr(p, what)); p += strlen(what)) n++;
+  return n;
+}
+
+/* Direct K/V write-back is the pass kv_writeback: the lowering emits the
+ * round trip (a fence and a read-back per K/V piece) for both settings;
+ * with direct the pass leaves none of it and the same K/V stores as temp
+ * makes, with temp every round trip stays.  The streamed lowering stores a
+ * piece in one run of ops, P1's resident owners spread it over their
+ * chunks (resident_owners.c): both shapes of the round trip. */
+START_TEST(test_kv_writeback_pass) {
+  const struct { ProblemKind kind; const char *knobs, *kv; } cases[] = {
+      {PROB_D1, NULL, "k_cache.l0"}, {PROB_P1, NULL, "k_out.l0"}, {PROB_P1, P1_RES, "k_out.l0"}};
+  for (unsigned i = 0; i < G_N_ELEMENTS(cases); i++) {
+    const char *what = pname(cases[i].kind);
+    g_autofree char *kd = g_strdup_printf("%s%skv_writeback: direct", cases[i].knobs ? cases[i].knobs : "",
+                                          cases[i].knobs ? "\n  " : "");
+    g_autofree char *kt = g_strdup_printf("%s%skv_writeback: temp", cases[i].knobs ? cases[i].knobs : "",
+                                          cases[i].knobs ? "\n  " : "");
+    g_autoptr(Plan) d = small_plan(cases[i].kind, kd);
+    g_autoptr(Plan) t = small_plan(cases[i].kind, kt);
+    g_autoptr(GError) err = NULL;
+    g_autofree char *lowered = NULL;
+    g_autoptr(Ir) ir = pass_pipeline(d, cases[i].kind, "lower", &lowered, TRUE, &err);
+    ck_assert_msg(ir, "%s: %s", what, err ? err->message : "?");
+    ck_assert_msg(count_of(lowered, "SIG ev.fence_") > 0 && count_of(lowered, ".kvback") > 0,
+                  "%s case %u: the lowering made no round trip for the pass", what, i);
+    g_autofree char *ad = compile(d, cases[i].kind, NULL), *at = compile(t, cases[i].kind, NULL);
+    ck_assert_msg(count_of(ad, "fence_") == 0 && count_of(ad, "kvback") == 0,
+                  "%s case %u: direct keeps a round trip", what, i);
+    ck_assert_msg(count_of(at, "fence_") > 0 && count_of(at, "kvback") > 0,
+                  "%s case %u: temp lost its round trips", what, i);
+    g_autofree char *to = g_strdup_printf("hbm[%s", cases[i].kv); /* its stores, and its loads by attention */
+    ck_assert_msg(count_of(ad, to) > 0 && count_of(ad, to) == count_of(at, to),
+                  "%s case %u: %d K accesses direct, %d temp", what, i, count_of(ad, to), count_of(at, to));
+  }
+}
+END_TEST
+
 /* kv_writeback: temp is the slower path (docs/plan.md): more cycles and more
  * energy than direct, on both problems. */
 START_TEST(test_knob_kv_temp_slower) {
@@ -3112,7 +3157,7 @@ Suite *suite_gen(void) {
   tcase_add_test(tc, test_diff_store_spacing);
   tcase_add_test(tc, test_diff_self_paced);
   suite_add_tcase(s, tc);
-  tc = tcase_create("rf_grid"); /* p1_grid.c */
+  tc = tcase_create("rf_grid"); /* grid.c */
   tcase_set_timeout(tc, 600);
   tcase_add_test(tc, test_p1_rf_grid_loads);
   tcase_add_test(tc, test_p1_rf_grid_k_split);
@@ -3172,6 +3217,7 @@ Suite *suite_gen(void) {
   tcase_add_test(tc, test_split_stats);
   tcase_add_test(tc, test_knob_pacing_wg_alone);
   tcase_add_test(tc, test_knob_kv_temp_slower);
+  tcase_add_test(tc, test_kv_writeback_pass);
   tcase_add_test(tc, test_knob_power_directions);
   suite_add_tcase(s, tc);
   return s;

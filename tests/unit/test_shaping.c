@@ -1,6 +1,6 @@
 /* test_shaping.c - power shaping tied to the plan (issue 9, item 8):
  *
- *   spacing     store_spacing per stage (src/passes/spacing.c): the scalar
+ *   spacing     store_spacing per stage (src/lower/spacing.c): the scalar
  *               form gives every stage its value, the mapping form's
  *               `default` the same, a stage key its own; the WAITT before a
  *               stage's output stores has the stage's value and cites the
@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "knobdiff.h"
-#include "lower.h"
+#include "spacing.h"
 #include "pipeline.h"
 #include "tests.h"
 

@@ -1,0 +1,20 @@
+/* lower.h - the strategy: the problem section's decisions (the schedule
+ * record, ir->sched) turned into tasks, tensors, ops and dependencies.  The
+ * first pass of the pass table (`lower`, src/passes/pipeline.c) is
+ * pass_lower; the lowerings d1.c and p1.c are skeletons that build each
+ * stage from the technique modules of this directory (their headers:
+ * builder.h, vecmath.h, project.h, qkv_store.h, handoff.h, resident.h,
+ * layernorm.h, attention.h, ...; src/lower/README.md). */
+#ifndef TCC_LOWER_H
+#define TCC_LOWER_H
+
+#include "ir.h"
+
+/* The problem's lowering: D1 or P1 by ir->prob.kind. */
+gboolean pass_lower(Ir *ir, GError **err);
+/* d1.c / p1.c: each problem's strategy.  FALSE with an error at the knob
+ * (or the problem dim) that the plan cannot satisfy. */
+gboolean pass_lower_d1(Ir *ir, GError **err);
+gboolean pass_lower_p1(Ir *ir, GError **err);
+
+#endif

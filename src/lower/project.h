@@ -1,0 +1,28 @@
+/* project.h - a projection panel with streamed weights (project.c). */
+#ifndef TCC_LOWER_PROJECT_H
+#define TCC_LOWER_PROJECT_H
+
+#include "builder.h"
+
+/* A projection's A operand (project.c): resident in the RF (`rf`, sym
+ * NULL), or streamed from HBM symbol `sym` (rows row.., columns col.., row
+ * stride `stride`) chunk by chunk beside W, for RF budgets that cannot hold
+ * all of A. */
+typedef struct LwSource {
+  IrView rf;
+  const char *sym;
+  int row, col, stride;
+  IrProv prov;
+  gboolean packed;  /* resident_owners.c: A packed (LwMat: base col, width stride) */
+} LwSource;
+/* acc (R x P) = A (R x K) . W[0..K rows, cols c0..c0+P) of HBM symbol `wsym`
+ * (row stride `wstride`), loading W in chunks of p->k_chunk rows into one RF
+ * buffer (project.c). */
+void lw_project(Ir *ir, int task, const char *tag, const LwSource *a, int K, const char *wsym,
+                int wstride, int c0, IrView acc, const LwProj *p);
+
+/* d (R x C) = a + (row-broadcast) bias loaded from `bsym` columns c0.. */
+void lw_add_bias(Ir *ir, int task, const char *tag, IrView acc, const char *bsym, int c0,
+                 IrProv prov);
+
+#endif
