@@ -507,7 +507,7 @@ static gboolean tile_sync_desc(P1 *c, int l, const ProjStage *ps, LwP1Resident *
   if (!c->pp->tile_sync[k]) return TRUE;
   if (k == PROJ_WO && c->pp->attn_query_tiles < 2) {
     ir_error(c->ir, err, c->sync_prov[k], "tile_sync.wo: with attention.query_tiles 1 the attention tasks do not "
-             "signal their row tiles; tile_sync.wo needs attention.query_tiles > 1 (p1_attention.c signals them)");
+             "signal their row tiles; tile_sync.wo needs attention.query_tiles > 1 (only grouped attention tasks signal them)");
     return FALSE;
   }
   if (c->pp->multicast_pass && c->pp->multicast[k]) {
