@@ -31,7 +31,7 @@ PKGS      += libcrypto
 BASE_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror $(OPT) -g \
              -ffp-contract=off $(SAN) $(shell pkg-config --cflags $(PKGS))
 SIM_INC   := -Isrc/spec -Isrc/sim -I$(BUILD)
-GEN_INC   := -Isrc/spec -Isrc/frontend -Isrc/ir -Isrc/lower -Isrc/passes -Isrc/backend -Isrc/report -Isrc/tools
+GEN_INC   := -Isrc/spec -Isrc/frontend -Isrc/ir -Isrc/lower -Isrc/passes -Isrc/fit -Isrc/backend -Isrc/report -Isrc/tools
 SIM_CFLAGS := $(BASE_CFLAGS) $(SIM_INC) $(CFLAGS)
 GEN_CFLAGS := $(BASE_CFLAGS) $(GEN_INC) $(CFLAGS)
 ALL_CFLAGS := $(BASE_CFLAGS) $(SIM_INC) $(GEN_INC) $(CFLAGS)
@@ -84,7 +84,7 @@ HDRS      := $(wildcard src/spec/*.h src/sim/*.h) src/spec/ops.def
 # The compiler: every .c of these directories goes into libtccgen.a (wildcards:
 # new passes are picked up without editing this file).  Commands with a main()
 # live in src/driver, outside the library.
-GEN_DIRS  := frontend ir lower passes backend report tools
+GEN_DIRS  := frontend ir lower passes fit backend report tools
 GEN_SRC   := $(foreach d,$(GEN_DIRS),$(wildcard src/$(d)/*.c))
 GEN_OBJ   := $(patsubst src/%.c,$(BUILD)/gen/%.o,$(GEN_SRC))
 GEN_HDRS  := $(foreach d,$(GEN_DIRS),$(wildcard src/$(d)/*.h src/$(d)/*.def))
@@ -94,7 +94,7 @@ MANPAGES  := $(PROGRAMS:%=man/%.1)
 DOCFILES  := $(wildcard docs/*.md)
 EXAMPLES  := plans/baseline.yaml
 
-.PHONY: census-check sweep-check tune-check census-determinism-check
+.PHONY: census-check sweep-check tune-check census-determinism-check shapes shapes-check
 .PHONY: all check unit-check asm-check golden-check pass-check grade-check install-check clang-check corner-check \
         determinism-check diff-check plot-check \
         update-golden bench bench-run demo demo-run demo-best-p1 install uninstall clean deps
@@ -155,7 +155,14 @@ $(BUILD)/tcc-json.so: $(BUILD)/json/jdoc_render.o
 $(BUILD)/tcc-gen $(BUILD)/tcc-sim $(BUILD)/unit-tests: $(BUILD)/tcc-json.so
 # ---- end JSON module ----
 
-# Compiler objects under $(BUILD)/gen/<dir>/.
+# Compiler objects under $(BUILD)/gen/<dir>/.  The power fitting (src/fit)
+# measures the compiled program with the simulator: it alone of the
+# compiler sees the simulator's public header (sim.h), and so the
+# simulator's include path.
+$(BUILD)/gen/fit/%.o: src/fit/%.c $(HDRS) $(GEN_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
 $(BUILD)/gen/%.o: src/%.c $(HDRS) $(GEN_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(GEN_CFLAGS) -c -o $@ $<
@@ -261,7 +268,7 @@ update-golden: $(BUILD)/tcc-gen $(BUILD)/tcc-sim
 check: deps
 	$(MAKE) unit-check asm-check golden-check pass-check corner-check grade-check install-check
 	$(MAKE) diff-check
-	$(MAKE) census-check sweep-check tune-check
+	$(MAKE) census-check sweep-check tune-check shapes-check
 	$(MAKE) plot-check
 	$(MAKE) BUILD=build-asan OPT=-O1 \
 	  SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
@@ -356,9 +363,9 @@ EXPLORE_SRC := $(wildcard src/explore/*.c)
 EXPLORE_OBJ := $(patsubst src/%.c,$(BUILD)/%.o,$(EXPLORE_SRC))
 EXPLORE_HDRS := $(wildcard src/explore/*.h)
 ALL_CFLAGS += -Isrc/explore
-PROGRAMS  += tcc-census tcc-sweep tcc-tune
-MANPAGES  += man/tcc-census.1 man/tcc-sweep.1 man/tcc-tune.1
-all: $(BUILD)/tcc-census $(BUILD)/tcc-sweep $(BUILD)/tcc-tune
+PROGRAMS  += tcc-census tcc-sweep tcc-tune tcc-shapes
+MANPAGES  += man/tcc-census.1 man/tcc-sweep.1 man/tcc-tune.1 man/tcc-shapes.1
+all: $(BUILD)/tcc-census $(BUILD)/tcc-sweep $(BUILD)/tcc-tune $(BUILD)/tcc-shapes
 $(BUILD)/unit-tests: $(BUILD)/libtccexplore.a
 $(TEST_OBJ): $(EXPLORE_HDRS)
 
@@ -369,9 +376,21 @@ $(BUILD)/explore/%.o: src/explore/%.c $(HDRS) $(GEN_HDRS) $(EXPLORE_HDRS)
 $(BUILD)/libtccexplore.a: $(EXPLORE_OBJ)
 	rm -f $@ && ar rcs $@ $^
 
-$(BUILD)/tcc-census $(BUILD)/tcc-sweep $(BUILD)/tcc-tune: $(BUILD)/tcc-%: src/driver/tcc_%.c $(BUILD)/libtccexplore.a \
+$(BUILD)/tcc-census $(BUILD)/tcc-sweep $(BUILD)/tcc-tune $(BUILD)/tcc-shapes: $(BUILD)/tcc-%: src/driver/tcc_%.c $(BUILD)/libtccexplore.a \
     $(BUILD)/libtccgen.a $(BUILD)/libtccsim.a $(HDRS) $(GEN_HDRS) $(EXPLORE_HDRS)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libtccexplore.a $(BUILD)/libtccgen.a $(BUILD)/libtccsim.a $(LDLIBS)
+
+# The shape suite (bench/shapes.yaml; docs/testing.md): `make shapes` runs
+# baseline.yaml and best.yaml on every shape and prints the table (a few
+# minutes on 2 cores); shapes-check, in make check, runs the quick subset
+# and fails if tcc-gen writes a program that fails numerics, area or power
+# (refusals are counted, not failures, until every shape compiles).
+SHAPE_PLANS := plans/baseline.yaml plans/best.yaml
+shapes: deps
+	$(MAKE) $(BUILD)/tcc-shapes
+	$(BUILD)/tcc-shapes bench/shapes.yaml $(SHAPE_PLANS)
+shapes-check: $(BUILD)/tcc-shapes
+	sh tests/run_shapes.sh $(BUILD)
 
 # tcc-census on plans/census-seeds.yaml (its count of area-legal points), its
 # formats and diagnostics (tests/run_census.sh).

@@ -506,10 +506,27 @@ printf 'version: 1\nhardware: {sms: 24}\np1:\n%s\nd1:\n%s\n' "$small_p1" "$small
 grade_fail "tcc-grade: over the area budget" "$tmp/area.yaml" area "p1 d1"
 
 # 22.1 mm^2, but 16 HBM channels and wide NoC links let 14 SMs stream a P1
-# of 256 rows at ~30 W in its hottest window (D1 stays far below 20 W)
-printf 'version: 1\nhardware: {sms: 14, hbm_channels: 16, noc_bits: 1024}\np1:\n%s\nd1:\n%s\n' \
+# of 256 rows at ~30 W in its hottest window (D1 stays far below 20 W):
+# with power.fit: off the program stays over the limit
+printf 'version: 1\nhardware: {sms: 14, hbm_channels: 16, noc_bits: 1024}\np1:\n%s\n  power: {fit: off}\nd1:\n%s\n' \
   '  problem: {d_model: 64, heads: 2, d_ff: 256, layers: 1, seqs: 1, rows: 256}' "$small_d1" >"$tmp/power.yaml"
 grade_fail "tcc-grade: over the power budget" "$tmp/power.yaml" power "p1"
+
+# the same plan fitted (power.fit on, the default): tcc-grade passes, and
+# tcc-gen's program says what the fitting did
+printf 'version: 1\nhardware: {sms: 14, hbm_channels: 16, noc_bits: 1024}\np1:\n%s\nd1:\n%s\n' \
+  '  problem: {d_model: 64, heads: 2, d_ff: 256, layers: 1, seqs: 1, rows: 256}' "$small_d1" >"$tmp/fitted.yaml"
+"$grade" "$tmp/fitted.yaml" >"$tmp/out" 2>"$tmp/err"
+code=$?
+"$gen" "$tmp/fitted.yaml" --problem p1 -o "$tmp/fitted.asm" 2>"$tmp/gerr"
+if [ $code -eq 0 ] && grep -q '^p1 .* PASS$' "$tmp/out" && [ ! -s "$tmp/gerr" ] &&
+  sed -n 2p "$tmp/fitted.asm" | grep -q '^; power.fit: [0-9]* runs; hottest window 30.36 W -> ' &&
+  grep -q '; p1.power.fit ' "$tmp/fitted.asm"; then
+  ok "power.fit: the plan over the budget is fitted: tcc-grade -> 0, the program cites power.fit"
+else
+  ko "power.fit: the plan over the budget is fitted (exit $code)"
+  cat "$tmp/out" "$tmp/err" "$tmp/gerr"
+fi
 
 # tcc-grade --json (what tcc-sweep reads): the tiny plan passes without a
 # score and says why; the area plan exits 1 naming the constraint; the

@@ -32,7 +32,7 @@ ko() { fail=$((fail + 1)); echo "[FAIL] $1"; }
 
 progs="tcc-gen tcc-sim tcc-grade tcc-diff"
 # the research tools (docs/tools.md)
-progs="$progs tcc-census tcc-sweep tcc-tune"
+progs="$progs tcc-census tcc-sweep tcc-tune tcc-shapes"
 
 # expected PREFIX: the files make install should write under DESTDIR, sorted
 expected() {

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "diffreport.h"
+#include "fit.h"
 #include "pipeline.h"
 
 /* One simulation, run on the thread pool. */
@@ -32,7 +33,7 @@ static void run_sim(gpointer data, gpointer user) {
 /* Compile one problem of a plan and assemble it, as tcc-gen then tcc-sim
  * would; the program is named "PLAN[p1].asm" in diagnostics. */
 static Program *build(const Plan *plan, ProblemKind kind, GError **err) {
-  g_autoptr(Ir) ir = pass_pipeline(plan, kind, NULL, NULL, FALSE, err);
+  g_autoptr(Ir) ir = fit_pipeline(plan, kind, NULL, NULL, FALSE, NULL, err);
   if (!ir) return NULL;
   char *text = be_emit(ir);
   g_autofree char *name = g_strdup_printf("%s[%s].asm", plan->file, wl_problem_name(kind));

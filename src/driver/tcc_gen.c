@@ -14,6 +14,7 @@
 
 #include "explain.h"
 #include "heap.h"
+#include "fit.h"
 #include "pipeline.h"
 
 static gboolean pick_problem(const Plan *plan, const char *name, ProblemKind *kind, GError **err) {
@@ -259,7 +260,10 @@ int main(int argc, char **argv) {
    * freeing its ~270k ops one by one was ~5% of a P1 compile.  The static
    * pointer keeps it reachable for LeakSanitizer. */
   static Ir *ir;
-  ir = pass_pipeline(plan, kind, dump_after, &dump, verify, &err);
+  FitResult fit;
+  ir = fit_pipeline(plan, kind, dump_after, &dump, verify, &fit, &err);
+  if (ir && fit.overrode) /* the plan's own pacing went over the limit */
+    fprintf(stderr, "%s: warning: %s\n", plan->file, ir->fit_note);
   if (explain) { /* the report says why a plan does not fit: written either way */
     const PlanProblem *pp = plan_problem(plan, kind);
     g_free(dump);

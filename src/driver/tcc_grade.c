@@ -17,6 +17,7 @@
 #include "bounds.h"
 #include "heap.h"
 #include "json_text.h"
+#include "fit.h"
 #include "pipeline.h"
 #include "record.h"
 #include "sim.h"
@@ -221,7 +222,7 @@ static void start_refs(Grade *g, const Problem *dims, Job *j) {
 /* Compile one problem and start its timing; FALSE on a compile error. */
 static gboolean start_one(Grade *g, const Plan *plan, ProblemKind kind, Job *j, Program **prog,
                           GError **err) {
-  g_autoptr(Ir) ir = pass_pipeline(plan, kind, NULL, NULL, FALSE, err);
+  g_autoptr(Ir) ir = fit_pipeline(plan, kind, NULL, NULL, FALSE, NULL, err);
   if (!ir) return FALSE;
   char *text = be_emit(ir);
   g_autofree char *name = g_strdup_printf("%s[%s].asm", plan->file, wl_problem_name(kind));

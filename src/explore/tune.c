@@ -10,6 +10,7 @@
 #include "csv.h"
 #include "ir.h"
 #include "machine.h"
+#include "fit.h"
 #include "pipeline.h"
 #include "plan.h"
 #include "plan_edit.h"
@@ -132,7 +133,7 @@ static gpointer compile_prepare(const char *file, const char *text, TuneTarget t
   static const ProblemKind order[] = {PROB_P1, PROB_D1};
   for (guint i = 0; i < G_N_ELEMENTS(order); i++) {
     if (target != TUNE_TARGET_BOTH && (ProblemKind)target != order[i]) continue;
-    g_autoptr(Ir) ir = pass_pipeline(plan, order[i], NULL, NULL, FALSE, &e);
+    g_autoptr(Ir) ir = fit_pipeline(plan, order[i], NULL, NULL, FALSE, NULL, &e);
     char *asm_text = ir ? be_emit(ir) : NULL;
     g_autofree char *name = g_strdup_printf("%s[%s].asm", file, wl_problem_name(order[i]));
     /* the assembler takes the text; it fails only on the compiler's bug:

@@ -397,10 +397,13 @@ static gboolean parse_record(Pr *P) {
     val = (long)x;
   }
   int line = 0, col = 0;
+  gboolean fitted = FALSE;
   ws(P);
   if (lit(P, ";")) {
     ws(P);
-    if (kw(P, "line")) {
+    if (kw(P, "power.fit")) {
+      fitted = TRUE;
+    } else if (kw(P, "line")) {
       ws(P);
       int64_t l, c;
       if (!int_in(P, 1, G_MAXINT, "the plan line of 'line LINE:COL'", &l)) return FALSE;
@@ -409,11 +412,12 @@ static gboolean parse_record(Pr *P) {
       line = (int)l;
       col = (int)c;
     } else if (!kw(P, "default")) {
-      return expected(P, "'line LINE:COL' or 'default' after ';'");
+      return expected(P, "'line LINE:COL', 'default' or 'power.fit' after ';'");
     }
   }
   if (!expect_end(P, "the knob's place")) return FALSE;
   P->sched.loc[i] = (SchedLoc){line, col, k->full[kind]};
+  P->sched.fitted[i] = (unsigned char)fitted;
   memcpy(P->sched.value[i], text, n + 1);
   *plan_knob_field(&P->sched, k) = (int)val;
   return TRUE;

@@ -99,6 +99,11 @@ const char *plan_did_you_mean(const char *key, const char *const *names, int n);
  * written in a plan (enum names, true/false) and where it came from, for
  * provenance comments and reports.  NULL for an unknown path.  g_free it. */
 char *plan_knob_describe(const PlanProblem *pp, const char *path);
+/* Set knob `path` of a section to v (an int, a bool, an enum's index) for
+ * the power fitting (src/fit): its value text follows, and the record marks
+ * it fitted (its provenance is power.fit).  No range or rule is checked:
+ * the caller keeps them.  FALSE for a path that names no knob of it. */
+gboolean plan_knob_fit(PlanProblem *pp, const char *path, long v);
 
 /* Error classes (GError codes of PLAN_ERROR); docs/plan.md lists examples. */
 typedef enum {

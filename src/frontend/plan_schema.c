@@ -21,12 +21,13 @@ static const char *const handoff_names[] = {"hbm", "rf", NULL};
 static const char *const atthandoff_names[] = {"hbm", "rf", "relay", NULL}; /* attention_wo.c */
 static const char *const wave_order_names[] = {"sm", "need", NULL};
 static const char *const defer_after_names[] = {"layer", "qkv", "att", "wo", "w1", NULL};
+static const char *const fit_names[] = {"on", "off", NULL};
 static const char *const ln_stats_names[] = {"rows", "producer", "producer_ln1", "producer_ln2", NULL};
 
 G_STATIC_ASSERT(sizeof(PlanLayout) == sizeof(int) && sizeof(PlanWeights) == sizeof(int) &&
                 sizeof(PlanKv) == sizeof(int) && sizeof(PlanSolver) == sizeof(int) &&
                 sizeof(PlanSliceMap) == sizeof(int) && sizeof(PlanHandoff) == sizeof(int) && sizeof(PlanWaveOrder) == sizeof(int) && sizeof(gboolean) == sizeof(int));
-G_STATIC_ASSERT(sizeof(SchedLnStats) == sizeof(int));
+G_STATIC_ASSERT(sizeof(SchedLnStats) == sizeof(int) && sizeof(SchedFit) == sizeof(int));
 
 /* How a message names a projection's N and K. */
 static const char *const n_name[PROJ__COUNT] = {"3*d_model", "d_model", "d_ff", "d_model"};
@@ -246,6 +247,7 @@ const PlanKnobDef plan_knobs[PLAN_NKNOBS] = {
     BOOL("power.deferred_loads", BOTH, deferred_loads, 0, -1, NULL, 0, 4),
     INT("power.preload_window", D1, preload_window, 0, 512, 0, -1, NULL, 0, 0),
     ENUM("power.deferred_after", D1, deferred_after, defer_after_names, DEFER_AFTER_LAYER, 0, 0),
+    ENUM("power.fit", BOTH, power_fit, fit_names, FIT_ON, 0, 0),
     ENUM("placement.solver", BOTH, solver, solver_names, SOLVER_CONSTRUCTIVE, 0, 4),
     INT("placement.time_limit_s", BOTH, solver_time_limit_s, 1, 3600, 10, -1, NULL, 0, 0),
     INT("placement.k_divisor", BOTH, obj_k_divisor, 1, 1024, 4, -1, NULL, 0, 0),
@@ -485,4 +487,14 @@ char *plan_knob_describe(const PlanProblem *pp, const char *path) {
   g_autofree char *v = plan_knob_value_text(&plan_knobs[i], plan_knob_get(pp, &plan_knobs[i]));
   if (pp->loc[i].line == 0) return g_strdup_printf("%s=%s (default)", pp->loc[i].path, v);
   return g_strdup_printf("%s=%s (line %d)", pp->loc[i].path, v, pp->loc[i].line);
+}
+
+gboolean plan_knob_fit(PlanProblem *pp, const char *path, long v) {
+  int i = knob_of(pp, path);
+  if (i < 0 || plan_knobs[i].type == KT_DIM) return FALSE;
+  *plan_knob_field(pp, &plan_knobs[i]) = (int)v;
+  g_autofree char *text = plan_knob_value_text(&plan_knobs[i], v);
+  g_strlcpy(pp->value[i], text, sizeof pp->value[i]);
+  pp->fitted[i] = 1;
+  return TRUE;
 }

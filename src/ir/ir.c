@@ -81,6 +81,7 @@ void ir_free(Ir *ir) {
     g_free(ir->ilp);
   }
   g_free(ir->plan_file);
+  g_free(ir->fit_note);
   g_free(ir);
 }
 
@@ -277,6 +278,7 @@ void ir_set_schedule(Ir *ir, const Schedule *s) {
 }
 
 IrProv ir_prov(const Ir *ir, const char *path) {
-  SchedLoc l = sched_loc(&ir->sched, path);
+  /* a value the power fitting chose cites power.fit, where it is decided */
+  SchedLoc l = sched_loc(&ir->sched, sched_fitted(&ir->sched, path) ? "power.fit" : path);
   return (IrProv){l.path, l.line, l.col};
 }

@@ -232,6 +232,9 @@ typedef struct Ir {
                       /* error that no written knob explains points (ir_error) */
   IrIlp *ilp;         /* the ILP placement's account (NULL: not used); owned */
   IrMulticast *mc;    /* the multicast pass's account (NULL: no candidates); owned */
+  char *fit_note;     /* the power fitting's account when it changed the   */
+                      /* schedule (src/fit), a line of text; NULL: none;   */
+                      /* the backend prints it under the header; owned     */
   /* ir.c's storage of the tensors: `tensors` points into these blocks of
    * IrTensor (owned), filled in creation order; fewer and denser allocations
    * than one per tensor (a P1 program has ~34k tensors). */

@@ -16,7 +16,7 @@ int sched_proj_n(const Problem *d, SchedProj proj) {
 
 int sched_proj_k(const Problem *d, SchedProj proj) { return proj == PROJ_W2 ? d->d_ff : d->d_model; }
 
-SchedLoc sched_loc(const Schedule *s, const char *path) {
+static int sched_index(const Schedule *s, const char *path) {
   for (int i = 0; path && i < SCHED_NKNOBS; i++) {
     const char *full = s->loc[i].path;
     if (!full) continue;
@@ -24,9 +24,19 @@ SchedLoc sched_loc(const Schedule *s, const char *path) {
      * (the lowerings ask for a knob's provenance per op) */
     if ((full[0] == path[0] && strcmp(full, path) == 0) ||
         (full[3] == path[0] && strcmp(full + 3, path) == 0))
-      return s->loc[i];
+      return i;
   }
-  return (SchedLoc){0, 0, NULL};
+  return -1;
+}
+
+SchedLoc sched_loc(const Schedule *s, const char *path) {
+  int i = sched_index(s, path);
+  return i >= 0 ? s->loc[i] : (SchedLoc){0, 0, NULL};
+}
+
+gboolean sched_fitted(const Schedule *s, const char *path) {
+  int i = sched_index(s, path);
+  return i >= 0 && s->fitted[i];
 }
 
 void sched_print(GString *out, const Schedule *s) {
@@ -34,7 +44,9 @@ void sched_print(GString *out, const Schedule *s) {
     const SchedLoc *l = &s->loc[i];
     if (!l->path) continue;
     g_string_append_printf(out, "  %s = %s", l->path, s->value[i]);
-    if (l->line > 0)
+    if (s->fitted[i])
+      g_string_append(out, "  ; power.fit\n");
+    else if (l->line > 0)
       g_string_append_printf(out, "  ; line %d:%d\n", l->line, l->col);
     else
       g_string_append(out, "  ; default\n");

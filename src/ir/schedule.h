@@ -34,6 +34,8 @@ typedef enum { HANDOFF_HBM, HANDOFF_RF } SchedHandoff;
  * attention tasks, or through relay tasks of wo (attention_wo.c) */
 typedef enum { ATTHANDOFF_HBM, ATTHANDOFF_RF, ATTHANDOFF_RELAY } SchedAttHandoff;
 typedef enum { WAVES_BY_SM, WAVES_BY_NEED } SchedWaveOrder;
+/* power.fit: tcc-gen fits the program under the power limit (src/fit). */
+typedef enum { FIT_ON, FIT_OFF } SchedFit;
 /* P1, with ln_fold: where the LayerNorm statistics tasks get a row's
  * statistics: its rows, or the producers' partials (ln_stats.c) for
  * both LayerNorms, LN1's only (W2's) or LN2's only (Wo's). */
@@ -62,7 +64,7 @@ extern const char *const sched_space_name[SPACE__COUNT]; /* "ln", "qkv", "att", 
 
 /* Number of knobs (the frontend's table, plan_schema.c), problem dims
  * included. */
-#define SCHED_NKNOBS 112
+#define SCHED_NKNOBS 113
 /* Longest value text of a knob ("round_robin", "-1", "1073741824"). */
 #define SCHED_VALUE_MAX 16
 
@@ -130,6 +132,7 @@ typedef struct Schedule {
   gboolean deferred_loads;  /* planned: true                            */
   int preload_window;       /* D1: preload tasks in flight (0 = no window) */
   SchedDeferAfter deferred_after; /* D1: where the next layer's preload goes */
+  SchedFit power_fit;       /* power fitting on (default) or off         */
   SchedSolver solver;       /* planned: ilp                             */
   int solver_time_limit_s;  /* seconds; only with ilp                   */
   int obj_k_divisor;        /* ILP objective: load = K/k_divisor        */
@@ -160,14 +163,20 @@ typedef struct Schedule {
    * value as a plan writes it ("16", "resident", "true"). */
   SchedLoc loc[SCHED_NKNOBS];
   char value[SCHED_NKNOBS][SCHED_VALUE_MAX];
+  /* Set by the power fitting (src/fit): the knob's value is the fitting's,
+   * and its provenance is power.fit (ir_prov; the record's text says so). */
+  unsigned char fitted[SCHED_NKNOBS];
 } Schedule;
 
 /* The record entry of a knob by path: relative to the section
  * ("panels.w1") or full ("d1.panels.w1").  path NULL when this problem has
  * no such knob. */
 SchedLoc sched_loc(const Schedule *s, const char *path);
+/* Did the power fitting set this knob (path as for sched_loc)? */
+gboolean sched_fitted(const Schedule *s, const char *path);
 /* The record as text, one knob a line, in table order:
- * "  d1.panels.w1 = 16  ; line 9:5" or "... ; default". */
+ * "  d1.panels.w1 = 16  ; line 9:5", "... ; default" or, for a value the
+ * power fitting set, "... ; power.fit". */
 void sched_print(GString *out, const Schedule *s);
 
 #endif

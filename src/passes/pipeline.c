@@ -24,7 +24,12 @@ const PassDef pass_table[] = {
 
 Ir *pass_pipeline(const Plan *plan, ProblemKind kind, const char *dump_after, char **out,
                   gboolean verify, GError **err) {
-  const PlanProblem *pp = plan_problem(plan, kind);
+  return pass_pipeline_section(plan, plan_problem(plan, kind), dump_after, out, verify, err);
+}
+
+Ir *pass_pipeline_section(const Plan *plan, const PlanProblem *pp, const char *dump_after, char **out,
+                          gboolean verify, GError **err) {
+  ProblemKind kind = pp->dims.kind;
   g_autoptr(Ir) ir = ir_new(&plan->hw, &pp->dims, plan->file);
   ir_set_schedule(ir, pp);
   if (!pp->present) {

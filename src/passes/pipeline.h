@@ -22,5 +22,9 @@ extern const PassDef pass_table[];
  * pass and its failure is an error naming the pass (tests; tcc-gen --verify). */
 Ir *pass_pipeline(const Plan *plan, ProblemKind kind, const char *dump_after, char **dump,
                   gboolean verify, GError **err);
+/* The same for a problem section given apart from the plan (the power
+ * fitting's variants of it, src/fit); its dims say which problem. */
+Ir *pass_pipeline_section(const Plan *plan, const PlanProblem *pp, const char *dump_after, char **dump,
+                          gboolean verify, GError **err);
 
 #endif

@@ -281,6 +281,7 @@ char *explain_text(const Machine *hw, const Schedule *s, const char *file, const
   }
   if (s->solver == SOLVER_ILP) placement_text(o, ir, s);
   if (s->multicast_pass) multicast_text(o, ir);
+  if (ir && ir->fit_note) g_string_append_printf(o, "\n%s\n", ir->fit_note);
   g_string_append(o, "\nallocation (rf_alloc, the plan's strategy):\n");
   if (!c.wg) {
     g_string_append_printf(o, "  none: %s\n", failure ? failure : "the plan did not compile");
@@ -413,6 +414,10 @@ char *explain_json(const Machine *hw, const Schedule *s, const char *file, const
       jdoc_end_array(j);
       jdoc_end_object(j);
     }
+  }
+  if (ir && ir->fit_note) {
+    jdoc_member(j, "power_fit");
+    jdoc_string(j, ir->fit_note);
   }
   jdoc_member(j, "allocation");
   if (!c.wg) {

@@ -7,7 +7,9 @@
  *     internal: ...": an invalid IR, a program that would deadlock);
  *   - what the compiler writes assembles, and runs without a run-time error
  *     (race, deadlock, bad address...) until it ends or reaches the cycle
- *     cap; with `numerics`, a run that ends passes the numerics check.
+ *     cap; with `numerics`, a run that ends passes the numerics check;
+ *   - a run that ends keeps the 20 W limit, unless the plan says
+ *     `power.fit: off`.
  * Caps that keep one input fast: a section whose workload is larger than
  * FUZZ_MAX_WORK multiply-adds (fuzz.h, fuzz_reference_work; the default P1 is
  * larger) is loaded only; placement.time_limit_s is cut to 1 s; the run
@@ -21,6 +23,7 @@
 
 #include "fuzz.h"
 #include "ir.h"
+#include "fit.h"
 #include "pipeline.h"
 #include "plan.h"
 #include "program.h"
@@ -41,7 +44,7 @@ static void compile(Plan *plan, ProblemKind kind, gboolean numerics, GString *ou
   }
   pp->solver_time_limit_s = MIN(pp->solver_time_limit_s, 1);
   GError *err = NULL;
-  Ir *ir = pass_pipeline(plan, kind, NULL, NULL, TRUE, &err);
+  Ir *ir = fit_pipeline(plan, kind, NULL, NULL, TRUE, NULL, &err);
   if (!ir) {
     check_diagnostic(err);
     /* "internal: ..." is the compiler's own bug (an invalid IR, a program
@@ -65,6 +68,9 @@ static void compile(Plan *plan, ProblemKind kind, gboolean numerics, GString *ou
   if (sim_run(prog, &opt, &res, &err)) {
     FUZZ_REQUIRE(!numerics || res.check.pass, "%s: the compiler's program computes wrong values: "
                  "max abs error %g at %s", name, res.check.max_abs_err, res.check.worst);
+    /* power.fit keeps every program under the limit */
+    FUZZ_REQUIRE(pp->power_fit == FIT_OFF || res.peak_w <= POWER_LIMIT_W,
+                 "%s: the compiler's program is over the power limit: %.3f W", name, res.peak_w);
     sim_result_clear(&res);
   } else {
     FUZZ_REQUIRE(strstr(err->message, ": cycle limit of ") != NULL,

@@ -587,7 +587,7 @@ static const Bad bad[] = {
     {"knob int", HDR "schedule\n  p1.row_tile = 3x\n",
      "t.ir:4:18: error: '3x' is not an integer (knob 'p1.row_tile')"},
     {"knob place", HDR "schedule\n  p1.row_tile = 32  ; here\n",
-     "t.ir:4:23: error: expected 'line LINE:COL' or 'default' after ';', got 'here'"},
+     "t.ir:4:23: error: expected 'line LINE:COL', 'default' or 'power.fit' after ';', got 'here'"},
     {"event twice", HDR "event in\nevent in\n", "t.ir:4:7: error: event 'in' is declared twice"},
     {"task twice", HDR "task t wg 0 stage 0\ntask t wg 1 stage 0\n",
      "t.ir:4:6: error: task 't' is defined twice"},

@@ -33,6 +33,7 @@ Suite *suite_plot(void);
 Suite *suite_record(void);
 Suite *suite_multicast(void);
 Suite *suite_shaping(void);
+Suite *suite_fit(void);
 
 #include "sim.h"
 

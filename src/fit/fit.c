@@ -1,0 +1,230 @@
+/* fit.c - power fitting (fit.h).
+ *
+ * The control is load pacing by byte buckets (pace.c): after every bucket
+ * of HBM loads a WG waits event_interval cycles (self-paced), or the
+ * pacer's interval between buckets grows (power.pacing_wg).  Pacing the
+ * loads paces everything they feed, so the hottest window falls as the
+ * interval grows: on the shapes measured it falls from over 22 W to 14 W
+ * (docs/techniques.md, "Power fitting").  One integer, the cycles added
+ * to the interval, is the fitting's level:
+ *
+ *   - the plan paces by buckets: event_interval = the plan's + added;
+ *   - it does not: bucket_bytes = FIT_BUCKET_BYTES, self-paced, and
+ *     event_interval = added.
+ *
+ * The search: level 0 is the plan as written; if it is over the limit the
+ * level doubles from 32 until a program is under it (FIT_MAX_INTERVAL at
+ * most), then bisection between the last level over and the first under,
+ * to within 1/16 of the level.  The window is not monotone in the level
+ * (a pause can line two phases up), so every program measured under the
+ * limit is a candidate and the one with the fewest cycles is returned:
+ * never one that was not measured.  All of it is deterministic: the same
+ * plan gives the same levels, programs and bytes. */
+#include "fit.h"
+
+#include <string.h>
+
+#include "pipeline.h"
+#include "sim.h"
+
+/* The measured program of one level. */
+typedef struct Point {
+  int family;
+  int64_t added;
+  Ir *ir;          /* owned (NULL once freed)  */
+  char *dump;      /* owned                    */
+  double peak_w, static_w;
+  int64_t cycles;
+} Point;
+
+/* The two ways to pace (the ladder's rungs): each WG by itself, or a
+ * pacer task on a WG of its own releasing buckets machine-wide, which also
+ * spreads loads that all WGs issue at once (a stage's first chunks). */
+typedef enum { PACE_SELF, PACE_PACER } Family;
+static const char *const family_name[] = {"self-paced", "paced by a pacer WG"};
+
+/* The WG the pacer takes: the first of an SM the plan leaves idle, else
+ * the machine's last. */
+static int pacer_wg(const Plan *plan, const PlanProblem *pp) {
+  int W = plan->hw.wgs_per_sm, used = pp->sms_used > 0 ? pp->sms_used : plan->hw.sms;
+  return used < plan->hw.sms ? used * W : plan->hw.sms * W - 1;
+}
+
+/* The section with the fitting's level applied: `added` cycles on the
+ * plan's interval (a plan that paces already keeps its way), else a
+ * FIT_BUCKET_BYTES bucket every `added` cycles, paced as `family` says. */
+static void apply(const Plan *plan, const PlanProblem *plan_pp, PlanProblem *pp, Family family, int64_t added) {
+  *pp = *plan_pp;
+  if (added == 0) return;
+  if (plan_pp->bucket_bytes > 0 && plan_pp->event_interval > 0) {
+    plan_knob_fit(pp, "power.event_interval", (long)MIN(plan_pp->event_interval + added, FIT_MAX_INTERVAL));
+    if (family == PACE_PACER && plan_pp->pacing_wg < 0) plan_knob_fit(pp, "power.pacing_wg", pacer_wg(plan, pp));
+    return;
+  }
+  plan_knob_fit(pp, "power.bucket_bytes", FIT_BUCKET_BYTES);
+  plan_knob_fit(pp, "power.event_interval", (long)MIN(added, FIT_MAX_INTERVAL));
+  if (family == PACE_PACER) plan_knob_fit(pp, "power.pacing_wg", pacer_wg(plan, pp));
+}
+
+/* Compile and time one level.  FALSE with an error when it does not
+ * compile or its program does not run (the compiler's bug). */
+static gboolean measure(const Plan *plan, const PlanProblem *plan_pp, Family family, int64_t added,
+                        const char *dump_after, gboolean verify, Point *pt, GError **err) {
+  PlanProblem pp;
+  apply(plan, plan_pp, &pp, family, added);
+  *pt = (Point){.family = family, .added = added};
+  pt->ir = pass_pipeline_section(plan, &pp, dump_after, dump_after ? &pt->dump : NULL, verify, err);
+  if (!pt->ir) return FALSE;
+  char *text = be_emit(pt->ir);
+  g_autofree char *name = g_strdup_printf("%s[%s]", plan->file ? plan->file : "-",
+                                          wl_problem_name(plan_pp->dims.kind));
+  g_autoptr(Program) prog = sim_asm_parse_take(name, text, strlen(text), err);
+  if (!prog) return FALSE;
+  SimOptions opt;
+  sim_options_default(&opt);
+  opt.timing_only = TRUE;
+  SimResult r;
+  if (!sim_run(prog, &opt, &r, err)) return FALSE;
+  pt->peak_w = r.peak_w;
+  pt->static_w = r.static_w;
+  pt->cycles = r.cycles;
+  sim_result_clear(&r);
+  return TRUE;
+}
+
+static void point_free(Point *pt) {
+  if (pt->ir) ir_free(pt->ir);
+  g_free(pt->dump);
+  pt->ir = NULL;
+  pt->dump = NULL;
+}
+
+static gboolean legal(const Point *pt) { return pt->peak_w <= FIT_LIMIT_W - FIT_MARGIN_W; }
+
+/* Keep pt if it is under the limit and faster than *best (ties: the lower
+ * level, measured first); free the loser. */
+static void consider(Point *best, Point *pt) {
+  if (legal(pt) && (!best->ir || pt->cycles < best->cycles)) {
+    point_free(best);
+    *best = *pt;
+  } else {
+    point_free(pt);
+  }
+}
+
+/* Did the plan write a knob the fitting changes? */
+static gboolean overrides(const PlanProblem *pp) {
+  return plan_knob_loc(pp, "power.event_interval").line > 0 || plan_knob_loc(pp, "power.bucket_bytes").line > 0;
+}
+
+/* One rung: from level 0 (the plan as written, already measured) the
+ * level doubles from 32 until a program is under the limit, then bisection
+ * between the last level over and the first under, to within 1/16 of the
+ * level.  Every program measured is offered to *best.  A level that does
+ * not compile (the pacer's WG is needed for work) ends the rung.  *hottest
+ * gets the last window measured, *paced its level. */
+static void rung(const Plan *plan, const PlanProblem *plan_pp, Family family, const char *dump_after,
+                 gboolean verify, Point *best, FitResult *res, double *hottest, int64_t *paced) {
+  int64_t lo = 0, hi = -1, base = plan_pp->bucket_bytes > 0 && plan_pp->event_interval > 0 ? plan_pp->event_interval : 0;
+  if (family == PACE_SELF && plan_pp->pacing_wg >= 0) return; /* a pacer paces already */
+  for (int64_t x = 32; hi < 0; x *= 2) {
+    Point pt;
+    g_autoptr(GError) e = NULL;
+    res->runs++;
+    if (!measure(plan, plan_pp, family, MIN(x, FIT_MAX_INTERVAL - base), dump_after, verify, &pt, &e)) {
+      point_free(&pt);
+      return;
+    }
+    *hottest = pt.peak_w;
+    *paced = base + pt.added;
+    if (legal(&pt))
+      hi = pt.added;
+    else
+      lo = pt.added;
+    consider(best, &pt);
+    if (hi < 0 && x >= FIT_MAX_INTERVAL - base) return;
+  }
+  while (hi - lo > MAX(2, lo / 16)) {
+    int64_t mid = lo + (hi - lo) / 2;
+    Point pt;
+    g_autoptr(GError) e = NULL;
+    res->runs++;
+    if (!measure(plan, plan_pp, family, mid, dump_after, verify, &pt, &e)) {
+      point_free(&pt);
+      return;
+    }
+    if (legal(&pt))
+      hi = mid;
+    else
+      lo = mid;
+    consider(best, &pt);
+  }
+}
+
+Ir *fit_pipeline(const Plan *plan, ProblemKind kind, const char *dump_after, char **dump, gboolean verify,
+                 FitResult *res, GError **err) {
+  FitResult dummy;
+  if (!res) res = &dummy;
+  *res = (FitResult){0};
+  const PlanProblem *plan_pp = plan_problem(plan, kind);
+  if (!plan_pp->present || plan_pp->power_fit == FIT_OFF) {
+    res->runs = 1;
+    return pass_pipeline(plan, kind, dump_after, dump, verify, err);
+  }
+  res->measured = TRUE;
+  Point first, best = {0};
+  res->runs = 1;
+  if (!measure(plan, plan_pp, PACE_SELF, 0, dump_after, verify, &first, err)) {
+    /* a dump taken before a failing pass is the caller's to write */
+    if (dump && !first.ir) *dump = g_steal_pointer(&first.dump);
+    point_free(&first);
+    return NULL;
+  }
+  res->first_w = first.peak_w;
+  res->first_cycles = first.cycles;
+  double hottest = first.peak_w, static_w = first.static_w;
+  int64_t paced = 0;
+  /* at power.fit when the plan writes it, else at the section */
+  SchedLoc at = plan_knob_loc(plan_pp, "power.fit");
+  if (at.line == 0) at = plan_pp->where;
+  const char *file = plan->file ? plan->file : "(plan)";
+  consider(&best, &first);
+  if (!best.ir && static_w > FIT_LIMIT_W - FIT_MARGIN_W) { /* no pacing lowers it */
+    g_set_error(err, IR_ERROR, 1,
+                "%s:%d:%d: error: power.fit: the machine's static power is %.2f W, over the %.0f W limit "
+                "less %.3f W, before any instruction runs; use fewer or smaller units (docs/machine.md)",
+                file, MAX(at.line, 1), MAX(at.col, 1), static_w, FIT_LIMIT_W, FIT_MARGIN_W);
+    return NULL;
+  }
+  if (!best.ir) { /* both rungs: the fastest program under the limit wins */
+    rung(plan, plan_pp, PACE_SELF, dump_after, verify, &best, res, &hottest, &paced);
+    rung(plan, plan_pp, PACE_PACER, dump_after, verify, &best, res, &hottest, &paced);
+  }
+  if (!best.ir) {
+    g_set_error(err, IR_ERROR, 1,
+                "%s:%d:%d: error: power.fit: the %s program's hottest window is %.2f W, over the %.0f W limit, "
+                "and still %.2f W with loads paced %d bytes per %" G_GINT64_FORMAT " cycles; lower sms_used "
+                "or the hardware's bandwidth, or set power.fit: off to see the program",
+                file, MAX(at.line, 1), MAX(at.col, 1), wl_problem_name(kind), res->first_w, FIT_LIMIT_W, hottest,
+                plan_pp->bucket_bytes > 0 ? plan_pp->bucket_bytes : FIT_BUCKET_BYTES, paced);
+    return NULL;
+  }
+  res->peak_w = best.peak_w;
+  res->cycles = best.cycles;
+  res->added = best.added;
+  res->changed = best.added > 0;
+  res->overrode = res->changed && overrides(plan_pp);
+  Ir *ir = best.ir;
+  if (res->changed) {
+    const Schedule *s = &ir->sched;
+    g_autofree char *pacer = s->pacing_wg >= 0 ? g_strdup_printf(", power.pacing_wg %d", s->pacing_wg) : g_strdup("");
+    ir->fit_note = g_strdup_printf(
+        "power.fit: %d runs; hottest window %.2f W -> %.2f W (limit %.0f W less %.3f W), loads %s: "
+        "power.bucket_bytes %d, power.event_interval %d%s; %" G_GINT64_FORMAT " -> %" G_GINT64_FORMAT " cycles",
+        res->runs, res->first_w, res->peak_w, FIT_LIMIT_W, FIT_MARGIN_W, family_name[best.family], s->bucket_bytes,
+        s->event_interval, pacer, res->first_cycles, res->cycles);
+  }
+  if (dump) *dump = best.dump;
+  else g_free(best.dump);
+  return ir;
+}

@@ -1,0 +1,112 @@
+/* test_fit.c - power fitting (src/fit): plans/best.yaml's D1 on a history
+ * of 64 positions goes over 20 W as written (22.76 W); fitted, it runs
+ * under the limit with its numerics right, the instructions the fitting
+ * shaped cite power.fit, the same plan gives the same bytes, and
+ * power.fit: off gives the plan's program over the limit. */
+#include <string.h>
+
+#include "fit.h"
+#include "ir.h"
+#include "pipeline.h"
+#include "tests.h"
+
+/* plans/best.yaml with the D1 section's dims inserted after its key and,
+ * when `power` is not NULL, its power mapping replaced by that one. */
+static Plan *best_d1(const char *dims, const char *power) {
+  g_autofree char *text = NULL;
+  gsize len = 0;
+  ck_assert(g_file_get_contents(TOP_PATH("plans/best.yaml"), &text, &len, NULL));
+  char *at = strstr(text, "\nd1:\n");
+  ck_assert(at);
+  at += strlen("\nd1:\n");
+  const char *old = "power: {deferred_loads: true, preload_window: 15}";
+  char *pw = strstr(at, old);
+  ck_assert_msg(pw, "plans/best.yaml's D1 power mapping changed: update this test");
+  g_autofree char *edited = g_strdup_printf("%.*s  problem: %s\n%.*s%s%s", (int)(at - text), text, dims,
+                                            (int)(pw - at), at, power ? power : old, pw + strlen(old));
+  g_autoptr(GError) err = NULL;
+  Plan *p = plan_parse("best-h64.yaml", edited, strlen(edited), &err);
+  ck_assert_msg(p, "%s", err ? err->message : "?");
+  return p;
+}
+
+#define H64 "{d_model: 128, heads: 4, d_ff: 512, layers: 2, history: 64, steps: 8}"
+
+/* Assemble and run the program on seed 7 with its numerics checked. */
+static void run(const char *text, SimResult *r) {
+  SimOptions o;
+  sim_options_default(&o);
+  g_autoptr(GError) err = NULL;
+  ck_assert_msg(t_run(text, &o, r, &err), "%s", err ? err->message : "?");
+}
+
+START_TEST(test_fit_under_limit) {
+  g_autoptr(Plan) plan = best_d1(H64, NULL);
+  g_autoptr(GError) err = NULL;
+  FitResult f;
+  g_autoptr(Ir) ir = fit_pipeline(plan, PROB_D1, NULL, NULL, FALSE, &f, &err);
+  ck_assert_msg(ir, "%s", err ? err->message : "?");
+  ck_assert_msg(f.measured && f.changed && f.runs > 2, "runs %d, changed %d", f.runs, f.changed);
+  ck_assert_msg(f.first_w > FIT_LIMIT_W, "the plan as written is at %.3f W: no longer a test", f.first_w);
+  ck_assert_msg(f.peak_w <= FIT_LIMIT_W - FIT_MARGIN_W, "fitted: %.3f W", f.peak_w);
+  ck_assert(!f.overrode); /* best.yaml's D1 writes no bucket */
+  ck_assert(ir->fit_note && strstr(ir->fit_note, "power.fit:"));
+  g_autofree char *text = be_emit(ir);
+  ck_assert_msg(strstr(text, "; d1.power.fit "), "no instruction cites power.fit");
+  SimResult r;
+  run(text, &r);
+  ck_assert_msg(r.check.pass, "numerics: max abs error %g", r.check.max_abs_err);
+  ck_assert_msg(r.peak_w == f.peak_w && r.cycles == f.cycles, "the fitting measured %.4f W / %" G_GINT64_FORMAT
+                " cycles, the run %.4f W / %" G_GINT64_FORMAT, f.peak_w, f.cycles, r.peak_w, r.cycles);
+  sim_result_clear(&r);
+  /* the record says which values are the fitting's */
+  g_autofree char *irt = ir_print(ir);
+  ck_assert(strstr(irt, "d1.power.event_interval = ") && strstr(irt, "; power.fit\n"));
+  /* the same plan, the same bytes */
+  g_autoptr(Ir) again = fit_pipeline(plan, PROB_D1, NULL, NULL, FALSE, NULL, &err);
+  g_autofree char *text2 = be_emit(again);
+  ck_assert(strcmp(text, text2) == 0);
+}
+END_TEST
+
+START_TEST(test_fit_off) {
+  g_autoptr(Plan) plan = best_d1(H64, "power: {fit: off, deferred_loads: true, preload_window: 15}");
+  g_autoptr(GError) err = NULL;
+  FitResult f;
+  g_autoptr(Ir) ir = fit_pipeline(plan, PROB_D1, NULL, NULL, FALSE, &f, &err);
+  ck_assert_msg(ir, "%s", err ? err->message : "?");
+  ck_assert(!f.measured && !f.changed && f.runs == 1 && !ir->fit_note);
+  g_autofree char *text = be_emit(ir);
+  ck_assert(!strstr(text, "power.fit"));
+  SimResult r;
+  run(text, &r);
+  ck_assert_msg(r.peak_w > FIT_LIMIT_W, "off: %.3f W", r.peak_w);
+  sim_result_clear(&r);
+}
+END_TEST
+
+/* A plan whose own pacing is over the limit: the fitting widens its
+ * interval, and says it overrode the plan. */
+START_TEST(test_fit_overrides_plan_pacing) {
+  g_autoptr(Plan) plan =
+      best_d1(H64, "power: {deferred_loads: true, preload_window: 15, bucket_bytes: 4096, event_interval: 1}");
+  g_autoptr(GError) err = NULL;
+  FitResult f;
+  g_autoptr(Ir) ir = fit_pipeline(plan, PROB_D1, NULL, NULL, FALSE, &f, &err);
+  ck_assert_msg(ir, "%s", err ? err->message : "?");
+  ck_assert(f.changed && f.overrode && f.peak_w <= FIT_LIMIT_W - FIT_MARGIN_W);
+  ck_assert_int_gt(ir->sched.event_interval, 1);
+  ck_assert_int_eq(ir->sched.bucket_bytes, 4096);
+}
+END_TEST
+
+Suite *suite_fit(void) {
+  Suite *s = suite_create("fit");
+  TCase *tc = tcase_create("fit");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, test_fit_under_limit);
+  tcase_add_test(tc, test_fit_off);
+  tcase_add_test(tc, test_fit_overrides_plan_pacing);
+  suite_add_tcase(s, tc);
+  return s;
+}
