@@ -384,7 +384,7 @@ $(BUILD)/tcc-census $(BUILD)/tcc-sweep $(BUILD)/tcc-tune $(BUILD)/tcc-shapes: $(
 # baseline.yaml and best.yaml on every shape and prints the table (a few
 # minutes on 2 cores); shapes-check, in make check, runs the quick subset
 # and fails if tcc-gen writes a program that fails numerics, area or power
-# (refusals are counted, not failures, until every shape compiles).
+# or refuses one of them (values and techniques fall back to fit the shape).
 SHAPE_PLANS := plans/baseline.yaml plans/best.yaml
 shapes: deps
 	$(MAKE) $(BUILD)/tcc-shapes

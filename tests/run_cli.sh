@@ -375,7 +375,7 @@ if "$gen" "$tmp/d1.yaml" --explain >"$tmp/out" 2>"$tmp/err" && grep -q "^capacit
 else
   ko "tcc-gen --explain"
 fi
-if "$gen" tests/golden/bad_rf_alloc.yaml --explain --json -o "$tmp/x.json" 2>"$tmp/err" && [ ! -s "$tmp/err" ] &&
+if "$gen" tests/golden/bad_rf_alloc.yaml --strict --explain --json -o "$tmp/x.json" 2>"$tmp/err" && [ ! -s "$tmp/err" ] &&
   grep -q '"allocation" : null' "$tmp/x.json" && grep -q '"failure" : "tests/golden/bad_rf_alloc.yaml:8:12: error: rf_alloc' "$tmp/x.json"; then
   ok "tcc-gen --explain --json on a plan that does not fit -> 0, the error in the report"
 else
@@ -554,6 +554,34 @@ code=$?
 "$grade" --json "$tmp/d1.yaml" >"$tmp/out" 2>"$tmp/err"
 code=$?
 expect "tcc-grade --json: bad input -> 2, the error on stderr" 2 "$tmp/d1.yaml:1:1: error: the plan has no p1 section"
+
+# shape-relative knobs: a written value the shape does not take falls back
+# to the nearest legal one, with a warning on stderr; --strict refuses it
+printf 'version: 1\np1:\n  problem: {d_model: 96, heads: 3, d_ff: 384, layers: 1, seqs: 1, rows: 64}\n  k_chunk: {qkv: 128}\n' >"$tmp/shape.yaml"
+"$gen" "$tmp/shape.yaml" -o "$tmp/shape.asm" >"$tmp/out" 2>"$tmp/err"
+code=$?
+if [ $code -eq 0 ] && [ "$(cat "$tmp/err")" = "$tmp/shape.yaml:4:18: warning: k_chunk.qkv=128 does not divide d_model=96; using 96, the nearest value that fits (--strict refuses)" ] &&
+  "$gen" "$tmp/shape.yaml" --emit=ir 2>/dev/null | grep -q '^  p1.k_chunk.qkv = 96  ; fallback line 4:13$'; then
+  ok "tcc-gen: a value the shape does not take -> 0, one warning, the record says fallback"
+else
+  ko "tcc-gen: a value the shape does not take (exit $code)"
+  cat "$tmp/err"
+fi
+"$gen" "$tmp/shape.yaml" --strict -o "$tmp/shape.asm" >"$tmp/out" 2>"$tmp/err"
+code=$?
+expect "tcc-gen --strict: the shape's refusal -> 2" 2 "$tmp/shape.yaml:4:18: error: k_chunk.qkv=128 does not divide d_model=96"
+
+# capacity fallback: resident weights over the RF of 2 SMs go back to streaming
+printf 'version: 1\nhardware: {sms: 2}\nd1:\n  weights: resident\n  handoff: rf\n' >"$tmp/cap.yaml"
+"$gen" "$tmp/cap.yaml" -o "$tmp/cap.asm" >"$tmp/out" 2>"$tmp/err"
+code=$?
+if [ $code -eq 0 ] && grep -q "^$tmp/cap.yaml:3:1: warning: weights: resident: a w2 panel .*; falling back to weights: resident -> streamed (--strict refuses)\$" "$tmp/err" &&
+  "$sim" "$tmp/cap.asm" >/dev/null 2>&1; then
+  ok "capacity fallback: weights over the RF -> streamed, warned, the program passes"
+else
+  ko "capacity fallback (exit $code)"
+  cat "$tmp/err"
+fi
 
 echo "cli: $pass passed, $fail failed, $xfail known gaps"
 [ $fail -eq 0 ]

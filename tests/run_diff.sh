@@ -54,11 +54,12 @@ expect "bad plan a -> 2" 2 "tests/diff/bad_typo.yaml:5:3: error: unknown key 'st
 "$diff" tests/diff/small.yaml tests/diff/none.yaml >"$tmp/out" 2>"$tmp/err"
 code=$?
 expect "missing plan -> 2" 2 "tests/diff/none.yaml:1:1: error: cannot read plan: No such file or directory"
-# a plan the compiler refuses (tcc-gen's diagnostic), on either side
-"$diff" tests/diff/small.yaml tests/golden/bad_p1_resident_fit.yaml --problem p1 >"$tmp/out" 2>"$tmp/err"
+# a plan the compiler refuses (tcc-gen's diagnostic), on either side;
+# --strict: without it the plan falls back to streaming and compiles
+"$diff" --strict tests/diff/small.yaml tests/golden/bad_p1_resident_fit.yaml --problem p1 >"$tmp/out" 2>"$tmp/err"
 code=$?
 expect "plan b does not compile -> 2" 2 "$(cat tests/golden/bad_p1_resident_fit.err)"
-"$diff" tests/golden/bad_p1_resident_fit.yaml tests/diff/small.yaml >"$tmp/out" 2>"$tmp/err"
+"$diff" --strict tests/golden/bad_p1_resident_fit.yaml tests/diff/small.yaml >"$tmp/out" 2>"$tmp/err"
 code=$?
 expect "plan a does not compile -> 2" 2 "$(cat tests/golden/bad_p1_resident_fit.err)"
 # d1 asked of plans without a d1 section: the compiler's "no d1 section"

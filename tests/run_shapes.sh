@@ -12,17 +12,19 @@ shapes=$build/tcc-shapes
 code=$?
 rows=$(grep -c '^plans/' "$tmp/out")
 if [ $code -eq 0 ] && [ ! -s "$tmp/err" ] && ! grep -q ' FAIL ' "$tmp/out" &&
-  grep -q '^plans/best.yaml: [1-9][0-9]* PASS, 0 FAIL' "$tmp/out" &&
+  grep -q '^plans/best.yaml: [1-9][0-9]* PASS, 0 FAIL, 0 refused' "$tmp/out" &&
+  grep -q '^plans/baseline.yaml: [1-9][0-9]* PASS, 0 FAIL, 0 refused' "$tmp/out" &&
   grep -q '^plans/best.yaml  *p1  *d_model=256 heads=8 d_ff=1024 layers=2 seqs=2 rows=128  *PASS .*\*$' "$tmp/out" &&
   grep -q '^plans/best.yaml  *d1  *d_model=128 heads=4 d_ff=512 layers=2 history=64 steps=8  *PASS .*\*$' "$tmp/out"; then
-  ok "the quick subset: no program fails; best.yaml's shapes over 20 W as written are fitted and PASS ($rows rows)"
+  ok "the quick subset: every shape compiles (values and techniques fall back) and no program fails; best.yaml's shapes over 20 W as written are fitted and PASS ($rows rows)"
 else
   ko "the quick subset (exit $code)"
   cat "$tmp/out" "$tmp/err"
 fi
 
-# without --refusals-ok a refused plan fails the run
-"$shapes" --quick bench/shapes.yaml plans/baseline.yaml >"$tmp/out" 2>"$tmp/err"
+# without --refusals-ok a refused plan fails the run (TCC_STRICT: the shapes
+# baseline.yaml's k_chunk of 128 does not divide are refused, not fallen back)
+TCC_STRICT=1 "$shapes" --quick bench/shapes.yaml plans/baseline.yaml >"$tmp/out" 2>"$tmp/err"
 code=$?
 if [ $code -eq 1 ] && grep -q ' refused ' "$tmp/out"; then ok "a refusal -> 1"; else ko "a refusal -> 1 (exit $code)"; fi
 

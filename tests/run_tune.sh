@@ -210,7 +210,10 @@ printf 'version: 1\nd1: {store_spacng: 16}\n' >"$tmp/typo.yaml"
 run "$tmp/typo.yaml" --problem d1 $knob -o "$tmp/x"
 expect "a template that is not a plan" 2 "$tmp/typo.yaml:2:6: error: unknown key 'store_spacng' in d1; did you mean 'store_spacing'?"
 sed 's/^  store_spacing: 16$/  store_spacing: 16\n  weights: resident\n  rf_temp_kib: 60/' "$tmp/s16.yaml" >"$tmp/nofit.yaml"
+# TCC_STRICT: refused, not fallen back to streaming
+export TCC_STRICT=1
 run "$tmp/nofit.yaml" --problem d1 $knob -o "$tmp/nofit"
+unset TCC_STRICT
 if [ $code -eq 2 ] && [ ! -s "$tmp/out" ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] &&
   grep -q "^$tmp/nofit.yaml:[0-9]*:[0-9]*: error: weights: resident: " "$tmp/err" && [ ! -e "$tmp/nofit/best.yaml" ]; then
   ok "a start that does not compile -> 2, the compiler's line, no files"

@@ -105,7 +105,7 @@ static gboolean compare(Plan *const plan[2], DiffReport *r, Program *prog[2][2],
 
 int main(int argc, char **argv) {
   g_autofree char *problem = NULL, *seed_arg = NULL;
-  gboolean json = FALSE, all = FALSE, version = FALSE;
+  gboolean json = FALSE, all = FALSE, version = FALSE, strict = FALSE;
   GOptionEntry entries[] = {
       {"problem", 0, 0, G_OPTION_ARG_STRING, &problem,
        "compare p1 or d1 only (default: each problem with a section in either plan)", "P"},
@@ -115,6 +115,8 @@ int main(int argc, char **argv) {
        NULL},
       {"seed", 0, 0, G_OPTION_ARG_STRING, &seed_arg, "workload data seed of the runs, 0..9223372036854775807 (default 7)",
        "N"},
+      {"strict", 0, 0, G_OPTION_ARG_NONE, &strict,
+       "refuse values that do not fit the shape or the machine instead of falling back, as tcc-gen --strict", NULL},
       {"version", 0, 0, G_OPTION_ARG_NONE, &version, "print the version", NULL},
       {NULL, 0, 0, 0, NULL, NULL, NULL}};
   g_autoptr(GOptionContext) ctx = g_option_context_new("A.yaml B.yaml - how plan B differs from plan A");
@@ -147,8 +149,8 @@ int main(int argc, char **argv) {
     }
     r.seed = v;
   }
-  g_autoptr(Plan) a = plan_load(argv[1], &err);
-  g_autoptr(Plan) b = a ? plan_load(argv[2], &err) : NULL;
+  g_autoptr(Plan) a = plan_load_strict(argv[1], strict, &err);
+  g_autoptr(Plan) b = a ? plan_load_strict(argv[2], strict, &err) : NULL;
   Plan *plans[2] = {a, b};
   gboolean on[2];
   if (!a || !b || !pick(problem, plans, on, &err)) {

@@ -190,7 +190,7 @@ static gboolean close_output(Sink *sink, const char *tmp, const char *file, GErr
 int main(int argc, char **argv) {
   heap_in_one_step();
   g_autofree char *out = NULL, *problem = NULL, *emit = NULL, *dump_after = NULL;
-  gboolean version = FALSE, verify = FALSE, explain = FALSE, json = FALSE;
+  gboolean version = FALSE, verify = FALSE, explain = FALSE, json = FALSE, strict = FALSE;
   /* the pass names for --dump-after, and what each does for --help */
   g_autoptr(GString) names = g_string_new(NULL), passes = g_string_new("Passes, in order:\n");
   for (const PassDef *p = pass_table; p->name; p++) {
@@ -204,6 +204,8 @@ int main(int argc, char **argv) {
       {"emit", 0, 0, G_OPTION_ARG_STRING, &emit, "what to write: asm (default) or ir", "KIND"},
       {"dump-after", 0, 0, G_OPTION_ARG_STRING, &dump_after, dump_help, "PASS"},
       {"verify", 0, 0, G_OPTION_ARG_NONE, &verify, "check the IR's invariants after every pass", NULL},
+      {"strict", 0, 0, G_OPTION_ARG_NONE, &strict,
+       "refuse a written knob value that does not fit the shape instead of falling back", NULL},
       {"explain", 0, 0, G_OPTION_ARG_NONE, &explain,
        "write the capacity report (weights, RF, temp, history, panels, allocation) instead", NULL},
       {"json", 0, 0, G_OPTION_ARG_NONE, &json, "with --explain: the report as JSON", NULL},
@@ -249,12 +251,14 @@ int main(int argc, char **argv) {
       return 2;
     }
   }
-  g_autoptr(Plan) plan = plan_load(argv[1], &err);
+  g_autoptr(Plan) plan = plan_load_strict(argv[1], strict, &err);
   ProblemKind kind;
   if (!plan || !pick_problem(plan, problem, &kind, &err)) {
     fprintf(stderr, "%s\n", err->message);
     return 2;
   }
+  for (guint i = 0; i < plan->warnings[kind]->len; i++) /* values the shape did not take */
+    fprintf(stderr, "%s\n", (const char *)g_ptr_array_index(plan->warnings[kind], i));
   g_autofree char *dump = NULL;
   /* The IR lives until the process ends and the kernel takes it back:
    * freeing its ~270k ops one by one was ~5% of a P1 compile.  The static
@@ -262,6 +266,8 @@ int main(int argc, char **argv) {
   static Ir *ir;
   FitResult fit;
   ir = fit_pipeline(plan, kind, dump_after, &dump, verify, &fit, &err);
+  for (guint i = 0; ir && ir->warnings && i < ir->warnings->len; i++) /* capacity fallbacks */
+    fprintf(stderr, "%s\n", (const char *)g_ptr_array_index(ir->warnings, i));
   if (ir && fit.overrode) /* the plan's own pacing went over the limit */
     fprintf(stderr, "%s: warning: %s\n", plan->file, ir->fit_note);
   if (explain) { /* the report says why a plan does not fit: written either way */

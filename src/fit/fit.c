@@ -22,6 +22,7 @@
  * plan gives the same levels, programs and bytes. */
 #include "fit.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "pipeline.h"
@@ -161,24 +162,100 @@ static void rung(const Plan *plan, const PlanProblem *plan_pp, Family family, co
   }
 }
 
+/* The written knob of the section a refusal names: the technique its text
+ * starts with ("weights: resident: a qkv panel shard ...", "handoff_hop_flow:
+ * ...", "attention.query_tiles=4 ..."), when the plan wrote it to other
+ * than its default; else the knob at its "FILE:LINE:COL: error: " (ir_error
+ * at the knob's provenance).  -1 for none (a default, a dim, the section,
+ * an internal error). */
+static int cited_knob(const Plan *plan, const PlanProblem *pp, const char *msg) {
+  const char *file = plan->file ? plan->file : "(plan)";
+  size_t n = strlen(file);
+  if (strncmp(msg, file, n) != 0 || msg[n] != ':') return -1;
+  char *end;
+  long line = strtol(msg + n + 1, &end, 10);
+  if (*end != ':') return -1;
+  long col = strtol(end + 1, &end, 10);
+  if (strncmp(end, ": error: ", 9) != 0 || strstr(end, ": error: internal: ") == end) return -1;
+  const char *text = end + 9;
+  size_t k = strspn(text, "abcdefghijklmnopqrstuvwxyz0123456789_.");
+  if (k > 0 && k < 64 && (text[k] == ':' || text[k] == '=')) {
+    char path[64];
+    memcpy(path, text, k);
+    path[k] = '\0';
+    PlanLoc at = plan_knob_loc(pp, path);
+    int t = at.line > 0 ? plan_knob_at(pp, at.line, at.col) : -1;
+    if (t >= 0 && pp->chosen[t] != SCHED_FALLBACK && !g_str_has_suffix(pp->loc[t].path, "power.fit")) return t;
+  }
+  int i = plan_knob_at(pp, (int)line, (int)col);
+  return i >= 0 && pp->loc[i].path && !g_str_has_suffix(pp->loc[i].path, "power.fit") ? i : -1;
+}
+
+/* Level 0 of the section, with capacity fallbacks: while the lowering
+ * refuses at a knob the plan wrote (a resident shard over a WG's RF, relays
+ * over the machine's WGs, ...), that knob goes back to its default, with
+ * the knobs that need it (plan_knob_fallback), and the section compiles
+ * again; each fallback is a warning.  With power.fit off (measured FALSE)
+ * only compiled.  FALSE with *err: the plan's own refusal (--strict, a
+ * knob left at its default, FIT_MAX_FALLBACKS fallbacks). */
+static gboolean first_fit(const Plan *plan, PlanProblem *pp, gboolean measured, const char *dump_after,
+                          gboolean verify, Point *pt, GPtrArray **warnings, int *runs, GError **err) {
+  for (int round = 0;; round++) {
+    g_autoptr(GError) e = NULL;
+    gboolean ok;
+    (*runs)++;
+    if (measured) {
+      ok = measure(plan, pp, PACE_SELF, 0, dump_after, verify, pt, &e);
+    } else {
+      *pt = (Point){0};
+      pt->ir = pass_pipeline_section(plan, pp, dump_after, dump_after ? &pt->dump : NULL, verify, &e);
+      ok = pt->ir != NULL;
+    }
+    if (ok) return TRUE;
+    int i = pt->ir || plan->strict || round >= FIT_MAX_FALLBACKS ? -1 : cited_knob(plan, pp, e->message);
+    if (i < 0) {
+      g_propagate_error(err, g_steal_pointer(&e));
+      return FALSE;
+    }
+    point_free(pt);
+    g_autoptr(GString) changed = g_string_new(NULL);
+    plan_knob_fallback(pp, i, changed);
+    if (changed->len == 0) { /* already at its default: nothing left to try */
+      g_propagate_error(err, g_steal_pointer(&e));
+      return FALSE;
+    }
+    if (!*warnings) *warnings = g_ptr_array_new_with_free_func(g_free);
+    const char *at = strstr(e->message, ": error: ");
+    g_ptr_array_add(*warnings, g_strdup_printf("%.*s: warning: %s; falling back to %s (--strict refuses)",
+                                               (int)(at - e->message), e->message, at + 9, changed->str));
+  }
+}
+
 Ir *fit_pipeline(const Plan *plan, ProblemKind kind, const char *dump_after, char **dump, gboolean verify,
                  FitResult *res, GError **err) {
   FitResult dummy;
   if (!res) res = &dummy;
   *res = (FitResult){0};
-  const PlanProblem *plan_pp = plan_problem(plan, kind);
-  if (!plan_pp->present || plan_pp->power_fit == FIT_OFF) {
+  PlanProblem section = *plan_problem(plan, kind);
+  const PlanProblem *plan_pp = &section;
+  if (!section.present) {
     res->runs = 1;
     return pass_pipeline(plan, kind, dump_after, dump, verify, err);
   }
-  res->measured = TRUE;
+  g_autoptr(GPtrArray) warnings = NULL;
   Point first, best = {0};
-  res->runs = 1;
-  if (!measure(plan, plan_pp, PACE_SELF, 0, dump_after, verify, &first, err)) {
+  res->measured = section.power_fit != FIT_OFF;
+  if (!first_fit(plan, &section, res->measured, dump_after, verify, &first, &warnings, &res->runs, err)) {
     /* a dump taken before a failing pass is the caller's to write */
     if (dump && !first.ir) *dump = g_steal_pointer(&first.dump);
     point_free(&first);
     return NULL;
+  }
+  if (!res->measured) {
+    first.ir->warnings = g_steal_pointer(&warnings);
+    if (dump) *dump = first.dump;
+    else g_free(first.dump);
+    return first.ir;
   }
   res->first_w = first.peak_w;
   res->first_cycles = first.cycles;
@@ -215,6 +292,7 @@ Ir *fit_pipeline(const Plan *plan, ProblemKind kind, const char *dump_after, cha
   res->changed = best.added > 0;
   res->overrode = res->changed && overrides(plan_pp);
   Ir *ir = best.ir;
+  ir->warnings = g_steal_pointer(&warnings);
   if (res->changed) {
     const Schedule *s = &ir->sched;
     g_autofree char *pacer = s->pacing_wg >= 0 ? g_strdup_printf(", power.pacing_wg %d", s->pacing_wg) : g_strdup("");

@@ -25,6 +25,8 @@
 /* The byte bucket the fitting paces by when the plan has none: 4 KiB, one
  * 32 x 32 FP32 block. */
 #define FIT_BUCKET_BYTES 4096
+/* At most this many capacity fallbacks before a refusal stands. */
+#define FIT_MAX_FALLBACKS 8
 /* The largest event interval it tries (the knob's maximum). */
 #define FIT_MAX_INTERVAL 100000
 

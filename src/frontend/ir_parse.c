@@ -398,10 +398,15 @@ static gboolean parse_record(Pr *P) {
   }
   int line = 0, col = 0;
   gboolean fitted = FALSE;
+  int chosen = SCHED_WRITTEN;
   ws(P);
   if (lit(P, ";")) {
     ws(P);
-    if (kw(P, "power.fit")) {
+    if (kw(P, "fallback"))
+      chosen = SCHED_FALLBACK, ws(P);
+    else if (kw(P, "auto"))
+      chosen = SCHED_AUTO, ws(P);
+    if (chosen == SCHED_WRITTEN && kw(P, "power.fit")) {
       fitted = TRUE;
     } else if (kw(P, "line")) {
       ws(P);
@@ -411,6 +416,8 @@ static gboolean parse_record(Pr *P) {
       if (!int_in(P, 1, G_MAXINT, "the plan column of 'line LINE:COL'", &c)) return FALSE;
       line = (int)l;
       col = (int)c;
+    } else if (chosen != SCHED_WRITTEN) {
+      return expected(P, "'line LINE:COL' after 'fallback' or 'auto'");
     } else if (!kw(P, "default")) {
       return expected(P, "'line LINE:COL', 'default' or 'power.fit' after ';'");
     }
@@ -418,6 +425,7 @@ static gboolean parse_record(Pr *P) {
   if (!expect_end(P, "the knob's place")) return FALSE;
   P->sched.loc[i] = (SchedLoc){line, col, k->full[kind]};
   P->sched.fitted[i] = (unsigned char)fitted;
+  P->sched.chosen[i] = (unsigned char)chosen;
   memcpy(P->sched.value[i], text, n + 1);
   *plan_knob_field(&P->sched, k) = (int)val;
   return TRUE;

@@ -55,6 +55,11 @@ typedef struct Plan {
   Machine hw;               /* validated (sim_machine_validate)         */
   PlanLoc hw_loc[PLAN_NHW]; /* use plan_hw_loc()                        */
   PlanProblem p1, d1;       /* always filled; .present says if written  */
+  /* Per problem (indexed by ProblemKind), one line each, "file:line:col:
+   * warning: ...": the written values that did not fit the shape and what
+   * took their place (Schedule.chosen), in the order the loader met them. */
+  GPtrArray *warnings[2];   /* char*                                    */
+  gboolean strict;          /* loaded with --strict: no fallbacks       */
 } Plan;
 
 /* Load and validate `file` (at most PLAN_MAX_BYTES).  NULL with *err set to
@@ -62,6 +67,13 @@ typedef struct Plan {
 Plan *plan_load(const char *file, GError **err);
 /* The same from memory; `file` only names the text in messages. */
 Plan *plan_parse(const char *file, const char *text, size_t len, GError **err);
+/* plan_load / plan_parse with `strict`: a written value that does not fit
+ * the shape is refused (PLAN_ERROR_DIVIDE, ...) instead of falling back
+ * to the nearest legal value, and the compiler refuses instead of falling
+ * back on capacity (tcc-gen --strict).  TCC_STRICT=1 in the environment
+ * makes every load strict. */
+Plan *plan_load_strict(const char *file, gboolean strict, GError **err);
+Plan *plan_parse_strict(const char *file, const char *text, size_t len, gboolean strict, GError **err);
 void plan_free(Plan *p);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(Plan, plan_free)
 
@@ -104,6 +116,14 @@ char *plan_knob_describe(const PlanProblem *pp, const char *path);
  * it fitted (its provenance is power.fit).  No range or rule is checked:
  * the caller keeps them.  FALSE for a path that names no knob of it. */
 gboolean plan_knob_fit(PlanProblem *pp, const char *path, long v);
+/* The written knob whose place is line:col, or -1 (the place an error of
+ * the compiler cites: ir_error at the knob's provenance). */
+int plan_knob_at(const PlanProblem *pp, int line, int col);
+/* A capacity fallback (src/fit): knob i back to its default, marked
+ * SCHED_FALLBACK, and every written knob that needs it (plan_needs) and
+ * has no effect any more too, in turn.  Appends each knob reverted to
+ * `changed` as "path: old -> new" (may be NULL). */
+void plan_knob_fallback(PlanProblem *pp, int i, GString *changed);
 
 /* Error classes (GError codes of PLAN_ERROR); docs/plan.md lists examples. */
 typedef enum {

@@ -20,6 +20,9 @@ typedef struct Ctx {
   const char *file;
   Plan *plan;
   GError **err;
+  gboolean strict;    /* tcc-gen --strict: no fallback to the shape      */
+  ProblemKind kind;   /* the section being loaded                         */
+  GArray *later;      /* Leaf: written knobs checked once all are in      */
 } Ctx;
 
 /* One `key: value` resolved to a schema entry (index into the level's paths). */
@@ -344,13 +347,26 @@ static gboolean load_knob(Ctx *c, PlanProblem *pp, const Leaf *l) {
   ProblemKind kind = pp->dims.kind;
   const char *key = l->key->text;
   long v;
+  /* `auto`: an int knob checked against the shape, chosen by the compiler
+   * (resolve_later: the value an unwritten knob takes, fitted to the shape) */
+  if (k->type == KT_INT && k->check && l->val->kind == PN_SCALAR && l->val->plain &&
+      strcmp(l->val->text, "auto") == 0) {
+    pp->loc[l->idx] = (PlanLoc){l->key->line, l->key->col, k->full[kind]};
+    pp->chosen[l->idx] = SCHED_AUTO;
+    g_array_append_val(c->later, *l);
+    return TRUE;
+  }
   gboolean ok = k->type == KT_INT    ? scalar_int(c, key, l->val, &v)
                 : k->type == KT_BOOL ? scalar_bool(c, key, l->val, &v)
                                      : scalar_enum(c, key, k->names, l->val, &v);
   if (!ok) return FALSE;
   g_autoptr(GString) msg = g_string_new(NULL);
   int code = plan_knob_check(k, pp, &c->plan->hw, v, msg);
-  if (code) return fail_at(c, code, l->val, "%s", msg->str);
+  /* a rule against the dims or another knob: checked once every knob is in */
+  if (code == PLAN_ERROR_DIVIDE || (code == PLAN_ERROR_RANGE && k->type == KT_INT && v >= k->min && v <= k->max))
+    g_array_append_val(c->later, *l);
+  else if (code)
+    return fail_at(c, code, l->val, "%s", msg->str);
   *plan_knob_field(pp, k) = (int)v;
   pp->loc[l->idx] = (PlanLoc){l->key->line, l->key->col, k->full[kind]};
   if (k->step[kind] && v != k->def) {
@@ -362,9 +378,72 @@ static gboolean load_knob(Ctx *c, PlanProblem *pp, const Leaf *l) {
   return TRUE;
 }
 
+/* Would v pass k's rules on the problem's default dims?  Then a refusal of
+ * v is the shape's doing, not the value's (`k_chunk.qkv: 128` on d_model
+ * 96), and the value falls back; a value no shape takes (`k_chunk.qkv:
+ * 100`) is refused. */
+static gboolean fits_some_shape(const PlanKnobDef *k, const PlanProblem *pp, const Machine *hw, long v) {
+  PlanProblem d = *pp;
+  wl_problem_default(&d.dims, pp->dims.kind);
+  g_autoptr(GString) msg = g_string_new(NULL);
+  return plan_knob_check(k, &d, hw, v, msg) == 0;
+}
+
+/* The legal value of k nearest v (the lower one on a tie), or -1 with none
+ * in the knob's range. */
+static long nearest_legal(const PlanKnobDef *k, const PlanProblem *pp, const Machine *hw, long v) {
+  g_autoptr(GString) msg = g_string_new(NULL);
+  for (long d = 0; v - d >= k->min || v + d <= k->max; d++) {
+    if (v - d >= k->min && v - d <= k->max && plan_knob_check(k, pp, hw, v - d, msg) == 0) return v - d;
+    if (d && v + d <= k->max && v + d >= k->min && plan_knob_check(k, pp, hw, v + d, msg) == 0) return v + d;
+  }
+  return -1;
+}
+
+static void warn(Ctx *c, const PNode *at, const char *fmt, ...) G_GNUC_PRINTF(3, 4);
+static void warn(Ctx *c, const PNode *at, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  g_autofree char *msg = g_strdup_vprintf(fmt, ap);
+  va_end(ap);
+  g_ptr_array_add(c->plan->warnings[c->kind], g_strdup_printf("%s:%d:%d: warning: %s", c->file, at->line, at->col, msg));
+}
+
+/* The written knobs whose rules read the dims or other knobs, now that
+ * every knob is in: `auto` takes the value an unwritten knob would (after
+ * plan_problem_fit_defaults), a value that passes stays, and one that does
+ * not falls back to the nearest legal value, with a warning, unless
+ * --strict or no shape takes it. */
+static gboolean resolve_later(Ctx *c, PlanProblem *pp) {
+  const Machine *hw = &c->plan->hw;
+  for (guint i = 0; i < c->later->len; i++) { /* auto: as if unwritten */
+    const Leaf *l = &g_array_index(c->later, Leaf, i);
+    if (pp->chosen[l->idx] == SCHED_AUTO) pp->loc[l->idx].line = 0;
+  }
+  plan_problem_fit_defaults(pp, hw);
+  for (guint i = 0; i < c->later->len; i++) {
+    const Leaf *l = &g_array_index(c->later, Leaf, i);
+    const PlanKnobDef *k = &plan_knobs[l->idx];
+    if (pp->chosen[l->idx] == SCHED_AUTO) pp->loc[l->idx] = (PlanLoc){l->key->line, l->key->col, k->full[pp->dims.kind]};
+    long v = plan_knob_get(pp, k);
+    g_autoptr(GString) msg = g_string_new(NULL);
+    int code = plan_knob_check(k, pp, hw, v, msg);
+    if (!code) continue;
+    gboolean written = pp->chosen[l->idx] != SCHED_AUTO;
+    long to = (!c->strict && (!written || fits_some_shape(k, pp, hw, v))) ? nearest_legal(k, pp, hw, v) : -1;
+    if (to < 0) return fail_at(c, code, l->val, "%s", msg->str);
+    *plan_knob_field(pp, k) = (int)to;
+    if (written) {
+      pp->chosen[l->idx] = SCHED_FALLBACK;
+      warn(c, l->val, "%s; using %ld, the nearest value that fits (--strict refuses)", msg->str, to);
+    }
+  }
+  return TRUE;
+}
+
 /* A knob written (to a value other than its default) while the knob it
  * depends on keeps it without effect. */
-static gboolean check_needs(Ctx *c, const PlanProblem *pp, const GArray *leaves) {
+static gboolean check_needs(Ctx *c, PlanProblem *pp, const GArray *leaves) {
   for (guint i = 0; i < leaves->len; i++) {
     const Leaf *l = &g_array_index(leaves, Leaf, i);
     for (int j = 0; j < plan_nneeds; j++) {
@@ -374,6 +453,18 @@ static gboolean check_needs(Ctx *c, const PlanProblem *pp, const GArray *leaves)
       if (plan_knob_get(pp, &plan_knobs[l->idx]) == plan_knobs[l->idx].def) continue;
       int dep = plan_knob_index(n->needs);
       if (plan_knob_get(pp, &plan_knobs[dep]) >= n->needs_min) continue;
+      if (pp->chosen[dep] == SCHED_FALLBACK || pp->chosen[l->idx] == SCHED_FALLBACK) {
+        /* the knob it needs fell back to the shape: it goes to its default
+         * too, and the knobs that need it in turn on the next pass */
+        const PlanKnobDef *k = &plan_knobs[l->idx];
+        g_autofree char *was = plan_knob_value_text(k, plan_knob_get(pp, k));
+        g_autofree char *def = plan_knob_value_text(k, k->def);
+        *plan_knob_field(pp, k) = k->def;
+        pp->chosen[l->idx] = SCHED_FALLBACK;
+        warn(c, l->val, "'%s: %s' has no effect unless %s, which the shape does not allow; using %s "
+             "(--strict refuses)", n->path, was, n->text, def);
+        return check_needs(c, pp, leaves);
+      }
       return fail_at(c, PLAN_ERROR_CONFLICT, l->key, "'%s' has no effect unless %s", n->path,
                      n->text);
     }
@@ -406,6 +497,7 @@ void plan_default_problem(PlanProblem *pp, ProblemKind kind, const Machine *hw) 
 static gboolean load_problem(Ctx *c, const PNode *key, const PNode *val, ProblemKind kind,
                              PlanProblem *pp) {
   pp->present = TRUE;
+  c->kind = kind;
   pp->where = (PlanLoc){key->line, key->col, wl_problem_name(kind)};
   if (plan_node_empty(val)) return TRUE;
   if (val->kind != PN_MAP) return type_error(c, key->text, "a mapping", val);
@@ -419,6 +511,7 @@ static gboolean load_problem(Ctx *c, const PNode *key, const PNode *val, Problem
   g_autoptr(GArray) leaves = g_array_new(FALSE, FALSE, sizeof(Leaf));
   if (!resolve(c, &lvl, val, NULL, NULL, leaves) || !load_dims(c, pp, leaves)) return FALSE;
   plan_problem_defaults(pp, &c->plan->hw);
+  g_array_set_size(c->later, 0);
   for (guint i = 0; i < leaves->len; i++) {
     const Leaf *l = &g_array_index(leaves, Leaf, i);
     if (plan_knobs[l->idx].type == KT_DIM)
@@ -426,6 +519,7 @@ static gboolean load_problem(Ctx *c, const PNode *key, const PNode *val, Problem
     else if (!load_knob(c, pp, l))
       return FALSE;
   }
+  if (!resolve_later(c, pp)) return FALSE;
   plan_problem_fit_defaults(pp, &c->plan->hw);
   return check_needs(c, pp, leaves);
 }
@@ -474,19 +568,32 @@ static gboolean load_top(Ctx *c, const PTree *t) {
 }
 
 Plan *plan_parse(const char *file, const char *text, size_t len, GError **err) {
+  return plan_parse_strict(file, text, len, FALSE, err);
+}
+
+Plan *plan_parse_strict(const char *file, const char *text, size_t len, gboolean strict, GError **err) {
+  /* TCC_STRICT=1: every tool loads plans as tcc-gen --strict does (a sweep's
+   * tcc-grade jobs, say); docs/tools.md */
+  const char *env = g_getenv("TCC_STRICT");
+  strict |= env && strcmp(env, "1") == 0;
   g_autoptr(PTree) t = plan_yaml_parse(file, text, len, err);
   if (!t) return NULL;
   g_autoptr(Plan) p = g_new0(Plan, 1);
   p->file = g_strdup(file);
+  for (int k = 0; k < 2; k++) p->warnings[k] = g_ptr_array_new_with_free_func(g_free);
+  p->strict = strict;
   p->version = PLAN_VERSION;
   sim_machine_default(&p->hw);
   for (int i = 0; i < PLAN_NHW; i++) p->hw_loc[i] = (PlanLoc){0, 0, hw_full[i]};
-  Ctx c = {file, p, err};
+  g_autoptr(GArray) later = g_array_new(FALSE, FALSE, sizeof(Leaf));
+  Ctx c = {file, p, err, strict, PROB_D1, later};
   if (!load_top(&c, t)) return NULL;
   return g_steal_pointer(&p);
 }
 
-Plan *plan_load(const char *file, GError **err) {
+Plan *plan_load(const char *file, GError **err) { return plan_load_strict(file, FALSE, err); }
+
+Plan *plan_load_strict(const char *file, gboolean strict, GError **err) {
   FILE *f = fopen(file, "rb");
   if (!f) {
     plan_fail(err, PLAN_ERROR_IO, file, 1, 1, "cannot read plan: %s", g_strerror(errno));
@@ -500,11 +607,13 @@ Plan *plan_load(const char *file, GError **err) {
     plan_fail(err, PLAN_ERROR_IO, file, 1, 1, "cannot read plan: %s", g_strerror(bad));
     return NULL;
   }
-  return plan_parse(file, buf, n, err);
+  return plan_parse_strict(file, buf, n, strict, err);
 }
 
 void plan_free(Plan *p) {
   if (!p) return;
+  for (int k = 0; k < 2; k++)
+    if (p->warnings[k]) g_ptr_array_free(p->warnings[k], TRUE);
   g_free(p->file);
   g_free(p);
 }

@@ -132,6 +132,18 @@ static int check_slices(const PlanKnobDef *k, const PlanProblem *pp, const Machi
   return PLAN_ERROR_DIVIDE;
 }
 
+/* P1: a query tile group takes whole row tiles of one sequence. */
+static int check_query_tiles(const PlanKnobDef *k, const PlanProblem *pp, const Machine *hw, long v,
+                             GString *msg) {
+  (void)hw;
+  int e, R = pp->row_tile, T = R > 0 ? pp->dims.rows / R : 0;
+  if ((e = range(k, v, k->min, k->max, NULL, msg))) return e;
+  if (T <= 0 || T % v == 0) return 0;
+  g_string_printf(msg, "%s=%ld does not divide the %d row tiles of a sequence (rows=%d / row_tile=%d)", k->path, v,
+                  T, pp->dims.rows, R);
+  return PLAN_ERROR_DIVIDE;
+}
+
 static int check_ffn_channels(const PlanKnobDef *k, const PlanProblem *pp, const Machine *hw,
                               long v, GString *msg) {
   (void)hw;
@@ -259,7 +271,7 @@ const PlanKnobDef plan_knobs[PLAN_NKNOBS] = {
     /* attention.new_slice: the new positions get a slice of their own
      * instead of joining the last history slice (src/lower/d1.c, resident.c) */
     BOOL("attention.new_slice", D1, attn_new_slice, 0, -1, NULL, 0, 0),
-    INT("attention.query_tiles", P1, attn_query_tiles, 1, 8, 1, -1, NULL, 0, 0),
+    INT("attention.query_tiles", P1, attn_query_tiles, 1, 8, 1, -1, check_query_tiles, 0, 0),
     INT("attention.waves", P1, attn_waves, 1, 8, 1, -1, NULL, 0, 0),
     INT("attention.stagger", P1, attn_stagger, 0, 100000, 0, -1, NULL, 0, 0),
     ENUM("attention.kv", P1, attn_kv, attkv_names, ATTKV_STREAMED, 0, 0),
@@ -497,4 +509,30 @@ gboolean plan_knob_fit(PlanProblem *pp, const char *path, long v) {
   g_strlcpy(pp->value[i], text, sizeof pp->value[i]);
   pp->fitted[i] = 1;
   return TRUE;
+}
+
+int plan_knob_at(const PlanProblem *pp, int line, int col) {
+  for (int i = 0; line > 0 && i < PLAN_NKNOBS; i++)
+    if (pp->loc[i].path && pp->loc[i].line == line && pp->loc[i].col == col && plan_knobs[i].type != KT_DIM)
+      return i;
+  return -1;
+}
+
+void plan_knob_fallback(PlanProblem *pp, int i, GString *changed) {
+  const PlanKnobDef *k = &plan_knobs[i];
+  long was = plan_knob_get(pp, k);
+  if (was == k->def) return; /* nothing to revert */
+  *plan_knob_field(pp, k) = k->def;
+  pp->chosen[i] = SCHED_FALLBACK;
+  g_autofree char *from = plan_knob_value_text(k, was), *to = plan_knob_value_text(k, k->def);
+  g_strlcpy(pp->value[i], to, sizeof pp->value[i]);
+  if (changed) g_string_append_printf(changed, "%s%s: %s -> %s", changed->len ? ", " : "", k->path, from, to);
+  for (int j = 0; j < plan_nneeds; j++) { /* what needed it, written and now without effect */
+    const PlanNeed *n = &plan_needs[j];
+    if (strcmp(n->needs, k->path) != 0 || (n->only && !(n->only & (1u << pp->dims.kind)))) continue;
+    int d = plan_knob_index(n->path);
+    if (d < 0 || pp->loc[d].line == 0 || plan_knob_get(pp, &plan_knobs[d]) == plan_knobs[d].def) continue;
+    if (plan_knob_get(pp, k) >= n->needs_min) continue;
+    plan_knob_fallback(pp, d, changed);
+  }
 }

@@ -232,6 +232,9 @@ typedef struct Ir {
                       /* error that no written knob explains points (ir_error) */
   IrIlp *ilp;         /* the ILP placement's account (NULL: not used); owned */
   IrMulticast *mc;    /* the multicast pass's account (NULL: no candidates); owned */
+  GPtrArray *warnings; /* char*, "file:line:col: warning: ...": the capacity */
+                      /* fallbacks that made the plan compile (src/fit);   */
+                      /* NULL: none; owned                                  */
   char *fit_note;     /* the power fitting's account when it changed the   */
                       /* schedule (src/fit), a line of text; NULL: none;   */
                       /* the backend prints it under the header; owned     */

@@ -46,6 +46,9 @@ void sched_print(GString *out, const Schedule *s) {
     g_string_append_printf(out, "  %s = %s", l->path, s->value[i]);
     if (s->fitted[i])
       g_string_append(out, "  ; power.fit\n");
+    else if (s->chosen[i] && l->line > 0)
+      g_string_append_printf(out, "  ; %s line %d:%d\n", s->chosen[i] == SCHED_AUTO ? "auto" : "fallback", l->line,
+                             l->col);
     else if (l->line > 0)
       g_string_append_printf(out, "  ; line %d:%d\n", l->line, l->col);
     else

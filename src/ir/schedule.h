@@ -166,7 +166,13 @@ typedef struct Schedule {
   /* Set by the power fitting (src/fit): the knob's value is the fitting's,
    * and its provenance is power.fit (ir_prov; the record's text says so). */
   unsigned char fitted[SCHED_NKNOBS];
+  /* Set by the plan loader for a knob the plan wrote (its place is kept):
+   * SCHED_FALLBACK, the written value did not fit the shape and the
+   * nearest legal one took its place; SCHED_AUTO, the plan wrote `auto`
+   * and the compiler chose (docs/plan.md, "Shape-relative knobs"). */
+  unsigned char chosen[SCHED_NKNOBS];
 } Schedule;
+enum { SCHED_WRITTEN = 0, SCHED_FALLBACK = 1, SCHED_AUTO = 2 };
 
 /* The record entry of a knob by path: relative to the section
  * ("panels.w1") or full ("d1.panels.w1").  path NULL when this problem has
@@ -175,8 +181,9 @@ SchedLoc sched_loc(const Schedule *s, const char *path);
 /* Did the power fitting set this knob (path as for sched_loc)? */
 gboolean sched_fitted(const Schedule *s, const char *path);
 /* The record as text, one knob a line, in table order:
- * "  d1.panels.w1 = 16  ; line 9:5", "... ; default" or, for a value the
- * power fitting set, "... ; power.fit". */
+ * "  d1.panels.w1 = 16  ; line 9:5", "... ; default", for a value the
+ * power fitting set "... ; power.fit", for one the loader chose "... ;
+ * fallback line 9:5" or "... ; auto line 9:5". */
 void sched_print(GString *out, const Schedule *s);
 
 #endif

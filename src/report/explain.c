@@ -281,6 +281,11 @@ char *explain_text(const Machine *hw, const Schedule *s, const char *file, const
   }
   if (s->solver == SOLVER_ILP) placement_text(o, ir, s);
   if (s->multicast_pass) multicast_text(o, ir);
+  if (ir && ir->warnings && ir->warnings->len) {
+    g_string_append(o, "\nfallbacks (the plan's values the machine or the shape could not take):\n");
+    for (guint i = 0; i < ir->warnings->len; i++)
+      g_string_append_printf(o, "  %s\n", (const char *)g_ptr_array_index(ir->warnings, i));
+  }
   if (ir && ir->fit_note) g_string_append_printf(o, "\n%s\n", ir->fit_note);
   g_string_append(o, "\nallocation (rf_alloc, the plan's strategy):\n");
   if (!c.wg) {
@@ -414,6 +419,12 @@ char *explain_json(const Machine *hw, const Schedule *s, const char *file, const
       jdoc_end_array(j);
       jdoc_end_object(j);
     }
+  }
+  if (ir && ir->warnings && ir->warnings->len) {
+    jdoc_member(j, "fallbacks");
+    jdoc_begin_array(j);
+    for (guint i = 0; i < ir->warnings->len; i++) jdoc_string(j, g_ptr_array_index(ir->warnings, i));
+    jdoc_end_array(j);
   }
   if (ir && ir->fit_note) {
     jdoc_member(j, "power_fit");

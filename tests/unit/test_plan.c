@@ -16,13 +16,14 @@ static Plan *parse(const char *text, GError **err) {
   return plan_parse("test.yaml", text, strlen(text), err);
 }
 
-/* Parse a tests/plans file, naming it by its path relative to the top. */
+/* Parse a tests/plans file, naming it by its path relative to the top; a
+ * file with a line "# strict" is parsed as tcc-gen --strict does. */
 static Plan *parse_file(const char *rel, GError **err) {
   g_autofree char *path = g_build_filename(TCC_TOP, rel, NULL);
   g_autofree char *text = NULL;
   gsize len = 0;
   ck_assert_msg(g_file_get_contents(path, &text, &len, NULL), "cannot read %s", path);
-  return plan_parse(rel, text, len, err);
+  return plan_parse_strict(rel, text, len, strstr(text, "\n# strict\n") || g_str_has_prefix(text, "# strict\n"), err);
 }
 
 static void expect_error(const char *text, PlanErrorCode code, const char *msg) {
@@ -468,6 +469,59 @@ START_TEST(test_plan_mutations) {
 }
 END_TEST
 
+/* Shape-relative knobs: a written value that does not fit the shape falls
+ * back to the nearest legal one, marked and warned about; one that fits no
+ * shape is refused; --strict refuses both; `auto` takes what an unwritten
+ * knob would; a knob whose prerequisite fell back goes to its default. */
+START_TEST(test_plan_fallback) {
+  const char *text = "version: 1\np1:\n  problem: {d_model: 96, heads: 3, d_ff: 384, layers: 1, seqs: 3, rows: 96}\n"
+                     "  k_chunk: {qkv: 128, wo: auto}\n  attention: {query_tiles: 4, kv: shared}\n";
+  g_autoptr(GError) err = NULL;
+  g_autoptr(Plan) p = parse(text, &err);
+  ck_assert_msg(p, "%s", err ? err->message : "?");
+  const PlanProblem *pp = &p->p1;
+  int kq = plan_knob_index("k_chunk.qkv"), kw = plan_knob_index("k_chunk.wo"), qt = plan_knob_index("attention.query_tiles");
+  ck_assert_int_eq(pp->k_chunk[PROJ_QKV], 96); /* 128 does not divide 96: the nearest that does */
+  ck_assert_int_eq(pp->chosen[kq], SCHED_FALLBACK);
+  ck_assert_int_eq(pp->k_chunk[PROJ_WO], 96); /* auto: the default rule's choice for K = 96 */
+  ck_assert_int_eq(pp->chosen[kw], SCHED_AUTO);
+  ck_assert_int_eq(pp->attn_query_tiles, 3); /* 3 row tiles a sequence */
+  ck_assert_int_eq(pp->chosen[qt], SCHED_FALLBACK);
+  ck_assert_int_eq(pp->loc[kq].line, 4); /* the place stays the plan's */
+  ck_assert_uint_eq(p->warnings[PROB_P1]->len, 2);
+  ck_assert_str_eq(g_ptr_array_index(p->warnings[PROB_P1], 0),
+                   "test.yaml:4:18: warning: k_chunk.qkv=128 does not divide d_model=96; using 96, the nearest value "
+                   "that fits (--strict refuses)");
+  ck_assert_uint_eq(p->warnings[PROB_D1]->len, 0);
+  /* the record says which values were chosen */
+  g_autoptr(GString) rec = g_string_new(NULL);
+  sched_print(rec, pp);
+  ck_assert_msg(strstr(rec->str, "p1.k_chunk.qkv = 96  ; fallback line 4:13\n") &&
+                strstr(rec->str, "p1.k_chunk.wo = 96  ; auto line 4:23\n"), "%s", rec->str);
+  /* --strict: the refusal of old */
+  g_autoptr(GError) e2 = NULL;
+  g_autoptr(Plan) s = plan_parse_strict("test.yaml", text, strlen(text), TRUE, &e2);
+  ck_assert(!s && g_error_matches(e2, PLAN_ERROR, PLAN_ERROR_DIVIDE));
+  ck_assert_str_eq(e2->message, "test.yaml:4:18: error: k_chunk.qkv=128 does not divide d_model=96");
+  /* a value no shape takes is still refused */
+  expect_error("version: 1\np1:\n  k_chunk: {qkv: 100}\n", PLAN_ERROR_DIVIDE,
+               "test.yaml:3:18: error: k_chunk.qkv=100 must be a multiple of 32");
+  /* attention.query_tiles falls to 1 on one row tile a sequence: attention.kv, which needs
+   * query_tiles > 1, goes back to its default with a warning */
+  g_autoptr(GError) e3 = NULL;
+  g_autoptr(Plan) one = parse("version: 1\np1:\n  problem: {rows: 32}\n  attention: {query_tiles: 4, kv: shared}\n", &e3);
+  ck_assert_msg(one, "%s", e3 ? e3->message : "?");
+  ck_assert_int_eq(one->p1.attn_query_tiles, 1);
+  ck_assert_int_eq(one->p1.attn_kv, ATTKV_STREAMED);
+  ck_assert_int_eq(one->p1.chosen[plan_knob_index("attention.kv")], SCHED_FALLBACK);
+  ck_assert_uint_eq(one->warnings[PROB_P1]->len, 2);
+  /* attention.slices on no history: 1 */
+  g_autoptr(Plan) h0 = parse("version: 1\nd1:\n  problem: {history: 0}\n  weights: resident\n  attention: {slices: 4}\n", &e3);
+  ck_assert_msg(h0, "%s", e3 ? e3->message : "?");
+  ck_assert_int_eq(h0->d1.attn_slices, 1);
+}
+END_TEST
+
 Suite *suite_plan(void) {
   Suite *s = suite_create("plan");
   TCase *tc = tcase_create("plan");
@@ -485,6 +539,7 @@ Suite *suite_plan(void) {
   tcase_add_test(tc, test_plan_knob_loc);
   tcase_add_test(tc, test_plan_schema_table);
   tcase_add_test(tc, test_plan_mutations);
+  tcase_add_test(tc, test_plan_fallback);
   suite_add_tcase(s, tc);
   return s;
 }
