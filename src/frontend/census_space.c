@@ -26,14 +26,8 @@ static gboolean fail(Ctx *c, PlanErrorCode code, const PNode *n, const char *fmt
   return plan_fail(c->err, code, c->file, n->line, n->col, "%s", msg);
 }
 
-/* "unknown key 'x' in WHERE; did you mean 'y'?" */
-static gboolean unknown_key(Ctx *c, const PNode *k, const char *where, const char *const *names,
-                            int n) {
-  g_autofree char *q = plan_quote(k->text);
-  const char *s = plan_did_you_mean(k->text, names, n);
-  if (s)
-    return fail(c, PLAN_ERROR_UNKNOWN_KEY, k, "unknown key '%s' %s; did you mean '%s'?", q, where, s);
-  return fail(c, PLAN_ERROR_UNKNOWN_KEY, k, "unknown key '%s' %s", q, where);
+static gboolean unknown_key(Ctx *c, const PNode *k, const char *where, const char *const *names, int n) {
+  return plan_unknown_key(c->err, c->file, k, where, names, n);
 }
 
 static int find(const char *key, const char *const *names, int n) {
@@ -283,13 +277,7 @@ CensusSpace *census_space_parse(const char *file, const char *text, size_t len, 
 CensusSpace *census_space_load(const char *file, GError **err) {
   g_autofree char *text = NULL;
   gsize len = 0;
-  g_autoptr(GError) e = NULL;
-  if (!g_file_get_contents(file, &text, &len, &e)) {
-    int code = e->domain == G_FILE_ERROR ? e->code : -1;
-    const char *why = code == G_FILE_ERROR_NOENT ? "No such file or directory" : e->message;
-    plan_fail(err, PLAN_ERROR_IO, file, 1, 1, "cannot read census space: %s", why);
-    return NULL;
-  }
+  if (!plan_read_text(file, "census space", &text, &len, err)) return NULL;
   return census_space_parse(file, text, len, err);
 }
 

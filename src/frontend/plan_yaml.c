@@ -254,3 +254,21 @@ PTree *plan_yaml_parse(const char *file, const char *text, size_t len, GError **
   yaml_parser_delete(&p);
   return ok ? g_steal_pointer(&t) : NULL;
 }
+
+gboolean plan_read_text(const char *file, const char *what, char **text, gsize *len, GError **err) {
+  g_autoptr(GError) e = NULL;
+  if (g_file_get_contents(file, text, len, &e)) return TRUE;
+  int code = e->domain == G_FILE_ERROR ? e->code : -1;
+  const char *why = code == G_FILE_ERROR_NOENT ? "No such file or directory" : e->message;
+  return plan_fail(err, PLAN_ERROR_IO, file, 1, 1, "cannot read %s: %s", what, why);
+}
+
+gboolean plan_unknown_key(GError **err, const char *file, const PNode *k, const char *where,
+                          const char *const *names, int n) {
+  g_autofree char *q = plan_quote(k->text);
+  const char *s = plan_did_you_mean(k->text, names, n);
+  if (s)
+    return plan_fail(err, PLAN_ERROR_UNKNOWN_KEY, file, k->line, k->col,
+                     "unknown key '%s' %s; did you mean '%s'?", q, where, s);
+  return plan_fail(err, PLAN_ERROR_UNKNOWN_KEY, file, k->line, k->col, "unknown key '%s' %s", q, where);
+}

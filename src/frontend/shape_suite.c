@@ -31,11 +31,7 @@ static int find(const char *key, const char *const *names, int n) {
 }
 
 static gboolean unknown_key(Ctx *c, const PNode *k, const char *where, const char *const *names, int n) {
-  g_autofree char *q = plan_quote(k->text);
-  const char *s = plan_did_you_mean(k->text, names, n);
-  if (s)
-    return fail(c, PLAN_ERROR_UNKNOWN_KEY, k, "unknown key '%s' %s; did you mean '%s'?", q, where, s);
-  return fail(c, PLAN_ERROR_UNKNOWN_KEY, k, "unknown key '%s' %s", q, where);
+  return plan_unknown_key(c->err, c->file, k, where, names, n);
 }
 
 /* The dims of each problem, as `problem:` spells them. */
@@ -134,13 +130,7 @@ ShapeSuite *shape_suite_parse(const char *file, const char *text, size_t len, GE
 ShapeSuite *shape_suite_load(const char *file, GError **err) {
   g_autofree char *text = NULL;
   gsize len = 0;
-  g_autoptr(GError) e = NULL;
-  if (!g_file_get_contents(file, &text, &len, &e)) {
-    int code = e->domain == G_FILE_ERROR ? e->code : -1;
-    const char *why = code == G_FILE_ERROR_NOENT ? "No such file or directory" : e->message;
-    plan_fail(err, PLAN_ERROR_IO, file, 1, 1, "cannot read shape suite: %s", why);
-    return NULL;
-  }
+  if (!plan_read_text(file, "shape suite", &text, &len, err)) return NULL;
   return shape_suite_parse(file, text, len, err);
 }
 
