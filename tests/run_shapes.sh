@@ -48,11 +48,16 @@ bad "suite: not an integer" 'version: 1
 p1:
   - {seqs: two}' "$tmp/suite.yaml:3:12: error: 'seqs' must be a decimal integer, got 'two'"
 bad "suite: no shapes" 'version: 1' "$tmp/suite.yaml:1:1: error: the suite lists no shape (p1: or d1:)"
+bad "suite: a number far out of range" 'version: 1
+p1: [{d_model: 99999999999}]' "$tmp/suite.yaml:2:16: error: d_model=99999999999 is out of range"
 bad "suite: wrong version" 'version: 2
 p1: [{}]' "$tmp/suite.yaml:1:10: error: unsupported shape suite version '2' (this tool reads version 1)"
 "$shapes" "$tmp/none.yaml" plans/baseline.yaml >"$tmp/out" 2>"$tmp/err"
 code=$?
 expect "suite: missing file" 2 "$tmp/none.yaml:1:1: error: cannot read shape suite: No such file or directory"
+"$shapes" bench/shapes.yaml "$tmp/none.yaml" >"$tmp/out" 2>"$tmp/err"
+code=$?
+expect "plan: missing file" 2 "$tmp/none.yaml:1:1: error: cannot read plan: No such file or directory"
 "$shapes" bench/shapes.yaml >"$tmp/out" 2>"$tmp/err"
 code=$?
 expect "no plan" 2 "tcc-shapes: error: expected a shape suite and at least one plan (see --help)"

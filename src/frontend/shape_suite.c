@@ -63,8 +63,10 @@ static gboolean load_shape(Ctx *c, ProblemKind kind, const PNode *m) {
       sh.quick = t[0] == 't';
       continue;
     }
-    if (!*t || strspn(t, "0123456789") != strlen(t) || strlen(t) > 9)
+    if (!*t || strspn(t, "0123456789") != strlen(t))
       return fail(c, PLAN_ERROR_TYPE, v, "'%s' must be a decimal integer, got %s", names[idx], got);
+    if (strlen(t) > 9) /* far out of every dim's range; strtol cannot overflow below this */
+      return fail(c, PLAN_ERROR_RANGE, v, "%s=%s is out of range", names[idx], t);
     g_autoptr(GError) e = NULL;
     if (!wl_problem_set(&sh.dims, names[idx], strtol(t, NULL, 10), &e))
       return fail(c, PLAN_ERROR_RANGE, v, "%s", e->message);
