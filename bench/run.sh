@@ -89,12 +89,13 @@ awk '{ print $1 }' "$out/full" | figure sim_full_wall "tcc-sim bench, numerics a
 awk -v n="$insns" '{ print n / $1 / 1e6 }' "$out/full" | figure sim_full_minstr "tcc-sim bench, numerics and power" Minstr/s higher -
 awk -v b="$blocks" '{ print b * 65536 / $1 / 1e9 }' "$out/full" | figure sim_full_gflops "tcc-sim bench, MMA" GFLOP/s higher -
 
-# compile time: tcc-gen PLAN --problem P (plans/best.yaml's target: 50 ms)
+# compile time: tcc-gen PLAN --problem P, the power fitting's measuring run
+# included (plans/best.yaml's target: 1 s; the compile alone was 50 ms)
 for plan in baseline best; do
   for p in p1 d1; do
     runs "$B/tcc-gen" plans/$plan.yaml --problem $p -o "$out/$p.asm" >"$out/gen-$p"
     t=-
-    [ $plan = best ] && t=50
+    [ $plan = best ] && t=1000
     awk '{ print $1 * 1000 }' "$out/gen-$p" | figure "gen_${plan}_${p}_ms" "tcc-gen plans/$plan.yaml --problem $p" ms lower $t
   done
 done
