@@ -205,7 +205,7 @@ int main(int argc, char **argv) {
       {"dump-after", 0, 0, G_OPTION_ARG_STRING, &dump_after, dump_help, "PASS"},
       {"verify", 0, 0, G_OPTION_ARG_NONE, &verify, "check the IR's invariants after every pass", NULL},
       {"strict", 0, 0, G_OPTION_ARG_NONE, &strict,
-       "refuse a written knob value that does not fit the shape instead of falling back", NULL},
+       "refuse a value that does not fit the shape, or a technique the machine cannot hold, instead of falling back", NULL},
       {"explain", 0, 0, G_OPTION_ARG_NONE, &explain,
        "write the capacity report (weights, RF, temp, history, panels, allocation) instead", NULL},
       {"json", 0, 0, G_OPTION_ARG_NONE, &json, "with --explain: the report as JSON", NULL},
