@@ -403,6 +403,18 @@ static void put_wg(Emit *e, int w, const GArray *tasks, GArray *rfs) {
     put_c(e, ' ');
     put_str(e, task_at(ir, g_array_index(tasks, int, i))->name);
   }
+  /* the fitting moved the program to fewer SMs: the placement is its */
+  IrProv sms = ir_prov(ir, "sms_used");
+  if (sms.knob && g_str_has_suffix(sms.knob, ".power.fit")) {
+    PUT_LIT(e, "; placed on ");
+    put_int(e, ir->sms_used);
+    PUT_LIT(e, " SMs: ");
+    put_str(e, sms.knob);
+    if (sms.line > 0) {
+      put_c(e, ':');
+      put_int(e, sms.line);
+    }
+  }
   new_line(e);
   if (rfs) {
     qsort(rfs->data, rfs->len, sizeof(Decl), by_first_op);

@@ -1,6 +1,8 @@
 /* fit.c - power fitting (fit.h).
  *
- * The control is load pacing by byte buckets (pace.c): after every bucket
+ * The controls are the SMs used and load pacing by byte buckets (pace.c).
+ * Fewer SMs load fewer lines at once (the FEWER_SMS rung: rung_sms).
+ * Pacing: after every bucket
  * of HBM loads a WG waits event_interval cycles (self-paced), or the
  * pacer's interval between buckets grows (power.pacing_wg).  Pacing the
  * loads paces everything they feed, so the hottest window falls as the
@@ -12,8 +14,8 @@
  *   - it does not: bucket_bytes = FIT_BUCKET_BYTES, self-paced, and
  *     event_interval = added.
  *
- * The search: level 0 is the plan as written; if it is over the limit the
- * level doubles from 32 until a program is under it (FIT_MAX_INTERVAL at
+ * The search: level 0 is the plan as written; if it is over the limit,
+ * first the most SMs under it, then on each pacing rung the level doubles from 32 until a program is under it (FIT_MAX_INTERVAL at
  * most), then bisection between the last level over and the first under,
  * to within 1/16 of the level.  The window is not monotone in the level
  * (a pause can line two phases up), so every program measured under the
@@ -41,8 +43,8 @@ typedef struct Point {
 /* The two ways to pace (the ladder's rungs): each WG by itself, or a
  * pacer task on a WG of its own releasing buckets machine-wide, which also
  * spreads loads that all WGs issue at once (a stage's first chunks). */
-typedef enum { PACE_SELF, PACE_PACER } Family;
-static const char *const family_name[] = {"self-paced", "paced by a pacer WG"};
+typedef enum { PACE_SELF, PACE_PACER, FEWER_SMS } Family;
+static const char *const family_name[] = {"self-paced", "paced by a pacer WG", "unpaced on fewer SMs"};
 
 /* The WG the pacer takes: the first of an SM the plan leaves idle, else
  * the machine's last. */
@@ -57,6 +59,10 @@ static int pacer_wg(const Plan *plan, const PlanProblem *pp) {
 static void apply(const Plan *plan, const PlanProblem *plan_pp, PlanProblem *pp, Family family, int64_t added) {
   *pp = *plan_pp;
   if (added == 0) return;
+  if (family == FEWER_SMS) {
+    plan_knob_fit(pp, "sms_used", plan_pp->sms_used - added);
+    return;
+  }
   if (plan_pp->bucket_bytes > 0 && plan_pp->event_interval > 0) {
     plan_knob_fit(pp, "power.event_interval", (long)MIN(plan_pp->event_interval + added, FIT_MAX_INTERVAL));
     if (family == PACE_PACER && plan_pp->pacing_wg < 0) plan_knob_fit(pp, "power.pacing_wg", pacer_wg(plan, pp));
@@ -68,8 +74,10 @@ static void apply(const Plan *plan, const PlanProblem *plan_pp, PlanProblem *pp,
 }
 
 /* Compile and time one level.  FALSE with an error when it does not
- * compile or its program does not run (the compiler's bug). */
-static gboolean measure(const Plan *plan, const PlanProblem *plan_pp, Family family, int64_t added,
+ * compile, when its program does not run (the compiler's bug), or when it
+ * runs past `cap` cycles (> 0: the fastest legal program so far, which a
+ * slower one cannot displace; pacing further only slows it more). */
+static gboolean measure(const Plan *plan, const PlanProblem *plan_pp, Family family, int64_t added, int64_t cap,
                         const char *dump_after, gboolean verify, Point *pt, GError **err) {
   PlanProblem pp;
   apply(plan, plan_pp, &pp, family, added);
@@ -84,6 +92,7 @@ static gboolean measure(const Plan *plan, const PlanProblem *plan_pp, Family fam
   SimOptions opt;
   sim_options_default(&opt);
   opt.timing_only = TRUE;
+  if (cap > 0) opt.max_cycles = cap;
   SimResult r;
   if (!sim_run(prog, &opt, &r, err)) return FALSE;
   pt->peak_w = r.peak_w;
@@ -113,6 +122,10 @@ static void consider(Point *best, Point *pt) {
   }
 }
 
+/* The cycle limit of a measuring run: the fastest legal program so far
+ * (0: none yet, the simulator's default). */
+static int64_t cap_of(const Point *best) { return best->ir ? best->cycles : 0; }
+
 /* Did the plan write a knob the fitting changes? */
 static gboolean overrides(const PlanProblem *pp) {
   return plan_knob_loc(pp, "power.event_interval").line > 0 || plan_knob_loc(pp, "power.bucket_bytes").line > 0;
@@ -132,7 +145,7 @@ static void rung(const Plan *plan, const PlanProblem *plan_pp, Family family, co
     Point pt;
     g_autoptr(GError) e = NULL;
     res->runs++;
-    if (!measure(plan, plan_pp, family, MIN(x, FIT_MAX_INTERVAL - base), dump_after, verify, &pt, &e)) {
+    if (!measure(plan, plan_pp, family, MIN(x, FIT_MAX_INTERVAL - base), cap_of(best), dump_after, verify, &pt, &e)) {
       point_free(&pt);
       return;
     }
@@ -150,7 +163,7 @@ static void rung(const Plan *plan, const PlanProblem *plan_pp, Family family, co
     Point pt;
     g_autoptr(GError) e = NULL;
     res->runs++;
-    if (!measure(plan, plan_pp, family, mid, dump_after, verify, &pt, &e)) {
+    if (!measure(plan, plan_pp, family, mid, cap_of(best), dump_after, verify, &pt, &e)) {
       point_free(&pt);
       return;
     }
@@ -160,6 +173,37 @@ static void rung(const Plan *plan, const PlanProblem *plan_pp, Family family, co
       lo = mid;
     consider(best, &pt);
   }
+}
+
+/* The third rung: the plan unpaced on fewer SMs.  Fewer SMs load fewer
+ * lines at once, and a streamed program's window follows them nearly in
+ * proportion (plans/baseline.yaml's P1 runs on 6 of 16), where pacing a
+ * program on all of them stretches every stage alike.  Bisection for the
+ * most SMs under the limit: a count over it sends the search lower, a
+ * count the plan's techniques cannot run on (resident weights need the
+ * SMs' RF) higher, as does one under it.  Returns that count, 0 for none. */
+static int rung_sms(const Plan *plan, const PlanProblem *plan_pp, const char *dump_after, gboolean verify,
+                    Point *best, FitResult *res) {
+  int S = plan_pp->sms_used, lo = 1, hi = S - 1, found = 0;
+  while (lo <= hi) {
+    int mid = lo + (hi - lo + 1) / 2;
+    Point pt;
+    g_autoptr(GError) e = NULL;
+    res->runs++;
+    if (!measure(plan, plan_pp, FEWER_SMS, S - mid, cap_of(best), dump_after, verify, &pt, &e)) {
+      point_free(&pt);
+      lo = mid + 1;
+      continue;
+    }
+    if (legal(&pt)) {
+      found = mid;
+      lo = mid + 1;
+    } else {
+      hi = mid - 1;
+    }
+    consider(best, &pt);
+  }
+  return found;
 }
 
 /* The written knob of the section a refusal names: the technique its text
@@ -205,7 +249,7 @@ static gboolean first_fit(const Plan *plan, PlanProblem *pp, gboolean measured, 
     gboolean ok;
     (*runs)++;
     if (measured) {
-      ok = measure(plan, pp, PACE_SELF, 0, dump_after, verify, pt, &e);
+      ok = measure(plan, pp, PACE_SELF, 0, 0, dump_after, verify, pt, &e);
     } else {
       *pt = (Point){0};
       pt->ir = pass_pipeline_section(plan, pp, dump_after, dump_after ? &pt->dump : NULL, verify, &e);
@@ -273,15 +317,23 @@ Ir *fit_pipeline(const Plan *plan, ProblemKind kind, const char *dump_after, cha
                 file, MAX(at.line, 1), MAX(at.col, 1), static_w, FIT_LIMIT_W, FIT_MARGIN_W);
     return NULL;
   }
-  if (!best.ir) { /* both rungs: the fastest program under the limit wins */
+  if (!best.ir) { /* every rung: the fastest program under the limit wins */
+    int fewer = rung_sms(plan, plan_pp, dump_after, verify, &best, res);
+    if (fewer > 0 && fewer + 1 < plan_pp->sms_used) { /* one SM more, self-paced: between the two */
+      PlanProblem more = *plan_pp;
+      plan_knob_fit(&more, "sms_used", fewer + 1);
+      double h;
+      int64_t p;
+      rung(plan, &more, PACE_SELF, dump_after, verify, &best, res, &h, &p);
+    }
     rung(plan, plan_pp, PACE_SELF, dump_after, verify, &best, res, &hottest, &paced);
     rung(plan, plan_pp, PACE_PACER, dump_after, verify, &best, res, &hottest, &paced);
   }
   if (!best.ir) {
     g_set_error(err, IR_ERROR, 1,
                 "%s:%d:%d: error: power.fit: the %s program's hottest window is %.2f W, over the %.0f W limit, "
-                "and still %.2f W with loads paced %d bytes per %" G_GINT64_FORMAT " cycles; lower sms_used "
-                "or the hardware's bandwidth, or set power.fit: off to see the program",
+                "and still %.2f W with loads paced %d bytes per %" G_GINT64_FORMAT " cycles, and on every "
+                "smaller sms_used; lower the hardware's bandwidth, or set power.fit: off to see the program",
                 file, MAX(at.line, 1), MAX(at.col, 1), wl_problem_name(kind), res->first_w, FIT_LIMIT_W, hottest,
                 plan_pp->bucket_bytes > 0 ? plan_pp->bucket_bytes : FIT_BUCKET_BYTES, paced);
     return NULL;
@@ -290,17 +342,22 @@ Ir *fit_pipeline(const Plan *plan, ProblemKind kind, const char *dump_after, cha
   res->cycles = best.cycles;
   res->added = best.added;
   res->changed = best.added > 0;
-  res->overrode = res->changed && overrides(plan_pp);
+  res->overrode = res->changed && ((best.ir->sms_used != plan_pp->sms_used && plan_knob_loc(plan_pp, "sms_used").line > 0) ||
+                                   (best.family != FEWER_SMS && overrides(plan_pp)));
   Ir *ir = best.ir;
   ir->warnings = g_steal_pointer(&warnings);
   if (res->changed) {
-    const Schedule *s = &ir->sched;
-    g_autofree char *pacer = s->pacing_wg >= 0 ? g_strdup_printf(", power.pacing_wg %d", s->pacing_wg) : g_strdup("");
-    ir->fit_note = g_strdup_printf(
-        "power.fit: %d runs; hottest window %.2f W -> %.2f W (limit %.0f W less %.3f W), loads %s: "
-        "power.bucket_bytes %d, power.event_interval %d%s; %" G_GINT64_FORMAT " -> %" G_GINT64_FORMAT " cycles",
-        res->runs, res->first_w, res->peak_w, FIT_LIMIT_W, FIT_MARGIN_W, family_name[best.family], s->bucket_bytes,
-        s->event_interval, pacer, res->first_cycles, res->cycles);
+    const Schedule *sc = &ir->sched;
+    g_autoptr(GString) what = g_string_new(NULL);
+    if (ir->sms_used != plan_pp->sms_used) g_string_append_printf(what, "sms_used %d -> %d", plan_pp->sms_used, ir->sms_used);
+    if (best.family != FEWER_SMS)
+      g_string_append_printf(what, "%spower.bucket_bytes %d, power.event_interval %d", what->len ? ", " : "",
+                             sc->bucket_bytes, sc->event_interval);
+    if (best.family != FEWER_SMS && sc->pacing_wg >= 0) g_string_append_printf(what, ", power.pacing_wg %d", sc->pacing_wg);
+    ir->fit_note = g_strdup_printf("power.fit: %d runs; hottest window %.2f W -> %.2f W (limit %.0f W less %.3f W), "
+                                   "loads %s: %s; %" G_GINT64_FORMAT " -> %" G_GINT64_FORMAT " cycles",
+                                   res->runs, res->first_w, res->peak_w, FIT_LIMIT_W, FIT_MARGIN_W,
+                                   family_name[best.family], what->str, res->first_cycles, res->cycles);
   }
   if (dump) *dump = best.dump;
   else g_free(best.dump);

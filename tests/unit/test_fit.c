@@ -100,6 +100,47 @@ START_TEST(test_fit_overrides_plan_pacing) {
 }
 END_TEST
 
+/* plans/baseline.yaml's P1 on all 16 SMs of a small shape streams every
+ * weight panel from all of them: 24.2 W.  Fewer SMs is the rung that
+ * fits it (pacing all 16 stretches every stage), so the program runs on
+ * fewer, the record and the note say so, and the plan's written sms_used
+ * counts as overridden. */
+START_TEST(test_fit_fewer_sms) {
+  g_autofree char *text = NULL;
+  ck_assert(g_file_get_contents(TOP_PATH("plans/baseline.yaml"), &text, NULL, NULL));
+  const char *dims = "problem: {d_model: 256, heads: 8, d_ff: 1024, layers: 2, seqs: 2, rows: 256}";
+  const char *sms = "sms_used: 6 ";
+  char *d = strstr(text, dims), *u = strstr(text, sms);
+  ck_assert_msg(d && u && d < u, "plans/baseline.yaml's P1 section changed: update this test");
+  g_autofree char *edited =
+      g_strdup_printf("%.*sproblem: {d_model: 128, heads: 4, d_ff: 512, layers: 1, seqs: 1, rows: 128}%.*ssms_used: 16%s",
+                      (int)(d - text), text, (int)(u - d - strlen(dims)), d + strlen(dims), u + strlen(sms) - 1);
+  g_autoptr(GError) err = NULL;
+  g_autoptr(Plan) plan = plan_parse("baseline-16.yaml", edited, strlen(edited), &err);
+  ck_assert_msg(plan, "%s", err ? err->message : "?");
+  FitResult f;
+  g_autoptr(Ir) ir = fit_pipeline(plan, PROB_P1, NULL, NULL, FALSE, &f, &err);
+  ck_assert_msg(ir, "%s", err ? err->message : "?");
+  ck_assert_msg(f.first_w > FIT_LIMIT_W, "on 16 SMs it is at %.3f W: no longer a test", f.first_w);
+  ck_assert(f.changed && f.overrode && f.peak_w <= FIT_LIMIT_W - FIT_MARGIN_W);
+  ck_assert_int_lt(ir->sms_used, 16);
+  ck_assert_int_gt(ir->sms_used, 1);
+  g_autofree char *want = g_strdup_printf("sms_used 16 -> %d", ir->sms_used);
+  ck_assert_msg(strstr(ir->fit_note, want), "%s", ir->fit_note);
+  g_autofree char *irt = ir_print(ir);
+  g_autofree char *rec = g_strdup_printf("p1.sms_used = %d  ; power.fit\n", ir->sms_used);
+  ck_assert_msg(strstr(irt, rec), "no '%s' in the record", rec);
+  g_autofree char *asm_text = be_emit(ir);
+  g_autofree char *placed = g_strdup_printf("; placed on %d SMs: p1.power.fit", ir->sms_used);
+  ck_assert_msg(strstr(asm_text, placed), "the WG headers do not cite the fitting");
+  SimResult r;
+  run(asm_text, &r);
+  ck_assert_msg(r.check.pass, "numerics: max abs error %g", r.check.max_abs_err);
+  ck_assert(r.peak_w == f.peak_w && r.cycles == f.cycles);
+  sim_result_clear(&r);
+}
+END_TEST
+
 Suite *suite_fit(void) {
   Suite *s = suite_create("fit");
   TCase *tc = tcase_create("fit");
@@ -107,6 +148,7 @@ Suite *suite_fit(void) {
   tcase_add_test(tc, test_fit_under_limit);
   tcase_add_test(tc, test_fit_off);
   tcase_add_test(tc, test_fit_overrides_plan_pacing);
+  tcase_add_test(tc, test_fit_fewer_sms);
   suite_add_tcase(s, tc);
   return s;
 }
