@@ -31,7 +31,7 @@ start=$(awk -F, 'NR == 2 { print $5 }' "$csv")
 bestc=$(awk -F, 'NR > 1 && $8 == 1 { c = $5 } END { print c }' "$csv")
 bestv=$(awk -F, 'NR > 1 && $8 == 1 { v = $3 } END { print v }' "$csv")
 if [ $code -eq 0 ] && [ ! -s "$tmp/err" ] &&
-  [ "$(sed -n 1p "$csv")" = "round,candidate,d1.store_spacing,status,cycles,peak_w,area_mm2,best,error" ] &&
+  [ "$(sed -n 1p "$csv")" = "round,candidate,d1.store_spacing,status,cycles,peak_w,area_mm2,best,repairs,error" ] &&
   [ "$(sed -n 2p "$csv" | cut -d, -f1-4)" = "0,0,16,pass" ] && [ "$bestc" -lt "$start" ] && [ "$bestv" -lt 16 ]; then
   ok "from store_spacing 16: best $bestc cycles at $bestv (start $start)"
 else
@@ -88,7 +88,7 @@ fi
 "$tune" "$tmp/s16.yaml" --problem both $knob --rounds 3 --candidates 3 -o "$tmp/g" >"$tmp/out" 2>&1
 code=$?
 csv=$tmp/g/tune.csv
-if [ $code -eq 0 ] && [ "$(sed -n 1p "$csv")" = "round,candidate,d1.store_spacing,status,p1_cycles,d1_cycles,score,peak_w,area_mm2,best,error" ] &&
+if [ $code -eq 0 ] && [ "$(sed -n 1p "$csv")" = "round,candidate,d1.store_spacing,status,p1_cycles,d1_cycles,score,peak_w,area_mm2,best,repairs,error" ] &&
   [ "$(cut -d, -f5 "$csv" | sed 1d | sort -u | wc -l)" -eq 1 ] &&
   awk -F, 'NR == 2 { d = $6; s = $7 } NR > 2 && $10 == 1 { b = $6; bs = $7 } END { exit !(b < d && bs > s) }' "$csv" &&
   grep -q '^start: p1 [0-9]*, d1 [0-9]* cycles (score [0-9.]*), [0-9.]* W, [0-9.]* mm2 (pass)$' "$tmp/out" &&
@@ -115,8 +115,8 @@ sed 's/^  store_spacing: 0$/  store_spacing: {w1: 1}/' "$tiny" >"$tmp/map.yaml"
 "$tune" "$tmp/map.yaml" --problem d1 --knob d1.store_spacing.default=0..4 --rounds 0 -o "$tmp/f2" >"$tmp/out" 2>&1
 code=$?
 if [ $code -eq 0 ] && [ "$(sed -n 2p "$tmp/f2/tune.csv" | cut -d, -f1-4)" = "0,0,0,pass" ] &&
-  grep -q '^  store_spacing: {w1: 1, default: 0}$' "$tmp/f2/best.yaml"; then
-  ok "d1.store_spacing.default unwritten: starts at store_spacing's 0, the key added to the mapping"
+  grep -q '^  store_spacing: {w1: 1}$' "$tmp/f2/best.yaml"; then
+  ok "d1.store_spacing.default unwritten: starts at store_spacing's 0; the best is the start, so best.yaml writes nothing more"
 else
   ko "KNOB.default (exit $code)"
   cat "$tmp/out" "$tmp/f2/tune.csv" "$tmp/f2/best.yaml"
@@ -167,8 +167,35 @@ fi
 
 # ---- the progress line: on a terminal (script(1)), not when piped
 script -qec "$tune $tmp/s16.yaml --problem d1 $knob --rounds 2 -o $tmp/tty" /dev/null >"$tmp/tty.out" 2>&1 </dev/null
-grep -q 'tcc-tune round 2/2: [0-9]* points, best [0-9]* cycles' "$tmp/tty.out" && ! grep -q 'tcc-tune round' "$tmp/out" &&
+grep -q 'tcc-tune [0-9]*:[0-9][0-9], round 2/2, ETA [0-9]*:[0-9][0-9]: [0-9]* points, best [0-9]* cycles' "$tmp/tty.out" &&
+  ! grep -q 'tcc-tune [0-9:]*, round' "$tmp/out" &&
   ok "a progress line on a TTY, none when piped" || { ko "the progress line"; cat "$tmp/tty.out"; }
+
+# ---- no --knob: the space is the plan schema's; technique moves bring in
+# what a knob needs, so no point is refused for a knob without effect; an
+# evaluation budget ends it, the same on any number of jobs; the best
+# point's numerics are checked; best.yaml writes only the knobs it moved
+"$tune" "$tiny" --problem d1 --evals 30 --seed 3 --jobs 2 -o "$tmp/sp" >"$tmp/out" 2>"$tmp/err"
+code=$?
+"$tune" "$tiny" --problem d1 --evals 30 --seed 3 --jobs 1 -o "$tmp/sp1" >/dev/null 2>&1
+hdr=$(sed -n 1p "$tmp/sp/tune.csv")
+moved=$(sed -n 1p "$tmp/sp/best.yaml" | sed 's/.*moved from the template: //' | tr ',' '\n' | grep -c =)
+written=$(diff "$tiny" "$tmp/sp/best.yaml" | grep -c '^>  .*: [^ ]')
+if [ $code -eq 0 ] && [ ! -s "$tmp/err" ] && [ "$(($(wc -l <"$tmp/sp/tune.csv") - 1))" -eq 30 ] &&
+  echo "$hdr" | grep -q ',d1.weights,' && echo "$hdr" | grep -q ',d1.sms_used,' &&
+  [ "$(echo "$hdr" | tr ',' '\n' | grep -c '^d1\.')" -gt 20 ] &&
+  grep -q '^stopped: its evaluation budget$' "$tmp/out" &&
+  grep -q '^checked: the best point.s numerics pass on the grade seeds 7, 13, 11, 23$' "$tmp/out" &&
+  awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "repairs") r = i } NR > 1 && $r > 0 { n++ } END { exit !(n > 0) }' "$tmp/sp/tune.csv" &&
+  ! grep -q 'has no effect unless' "$tmp/sp/tune.csv" &&
+  cmp -s "$tmp/sp/tune.csv" "$tmp/sp1/tune.csv" && cmp -s "$tmp/sp/best.yaml" "$tmp/sp1/best.yaml" &&
+  sed -n 1p "$tmp/sp/best.yaml" | grep -q 'knobs of the plan schema searched; moved from the template: ' &&
+  [ "$written" -eq "$moved" ] && "$build/tcc-grade" "$tmp/sp/best.yaml" >/dev/null 2>&1; then
+  ok "no --knob: the schema's space, technique moves (no knob without effect), --evals, the same on 1 or 2 jobs, checked, $moved knobs moved"
+else
+  ko "a search of the schema's space (exit $code)"
+  cat "$tmp/out" "$tmp/err"; head -3 "$tmp/sp/tune.csv"
+fi
 
 # ---- bad input
 run() { "$tune" "$@" >"$tmp/out" 2>"$tmp/err"; code=$?; }
@@ -176,8 +203,10 @@ run "$tmp/s16.yaml" $knob -o "$tmp/x"
 expect "no --problem" 2 "tcc-tune: error: --problem p1|d1|both is required: what to lower"
 run "$tmp/s16.yaml" --problem p2 $knob -o "$tmp/x"
 expect "--problem p2" 2 "tcc-tune: error: --problem must be p1, d1 or both, got 'p2'"
-run "$tmp/s16.yaml" --problem d1 -o "$tmp/x"
-expect "no --knob" 2 "tcc-tune: error: give at least one --knob KEY.PATH=LO..HI (or =V1,V2,...)"
+run "$tmp/s16.yaml" --problem d1 --evals 0 -o "$tmp/x"
+expect "--evals 0" 2 "tcc-tune: error: --evals must be 1..10000000"
+run "$tmp/s16.yaml" --problem d1 --time 0 -o "$tmp/x"
+expect "--time 0" 2 "tcc-tune: error: --time must be in (0, 31536000]"
 run "$tmp/s16.yaml" --problem d1 $knob
 expect "no -o" 2 "tcc-tune: error: -o DIR is required: where best.yaml and tune.csv go"
 run --problem d1 $knob -o "$tmp/x"

@@ -24,7 +24,7 @@
 
 #define TCC_GRADE_VERSION "tcc-grade 0.1.0"
 
-static const uint64_t seeds[] = {7, 13, 11, 23};
+static const uint64_t seeds[] = WL_GRADE_SEEDS;
 enum { NSEEDS = G_N_ELEMENTS(seeds) };
 
 typedef struct Outcome {

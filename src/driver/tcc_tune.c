@@ -2,10 +2,10 @@
  * knobs for one problem's cycles, or both problems' score, within the power
  * and area limits (tune.h; docs/tools.md, "tcc-tune").
  *
- * Exit codes: 0 = the best point passes (power and area; the timing-only
- * run does not check the numerics), 1 = no point measured passes, 2 = bad
- * input (options, the template, a knob the template does not set, a start
- * that does not compile) or an I/O error. */
+ * Exit codes: 0 = the best point passes (power and area, and its numerics
+ * on the grade seeds), 1 = no point measured passes, 2 = bad input
+ * (options, the template, a knob the template does not set, a start that
+ * does not compile) or an I/O error. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -31,8 +31,8 @@ static int fail(const GError *err) {
 }
 
 static void describe(const TunePoint *p, char *buf, size_t n) {
-  if (p->m.status == TUNE_ERROR_POINT)
-    snprintf(buf, n, "error");
+  if (p->m.status == TUNE_ERROR_POINT || p->m.status == TUNE_REFUSED)
+    snprintf(buf, n, "%s", tune_status_name[p->m.status]);
   else if (p->m.d1_cycles > 0)
     snprintf(buf, n, "p1 %" PRId64 ", d1 %" PRId64 " cycles (score %.2f), %.4f W, %.4f mm2 (%s)", p->m.cycles,
              p->m.d1_cycles, wl_score(p->m.cycles, p->m.d1_cycles), p->m.peak_w, p->m.area_mm2,
@@ -68,7 +68,19 @@ typedef struct Progress {
   const char *dir;
   gboolean draw;     /* the progress line on standard error */
   gboolean failed;   /* a write failed (reported): the search stopped */
+  gint64 start;      /* g_get_monotonic_time at the start (progress only) */
+  double seconds;    /* --time: stop after the round that passes it (0: none) */
+  gboolean timed_out;
 } Progress;
+
+/* "1:05" or "2:03:07" */
+static void clock_text(double s, char *buf, size_t n) {
+  long x = (long)(s + 0.5);
+  if (x >= 3600)
+    snprintf(buf, n, "%ld:%02ld:%02ld", x / 3600, x / 60 % 60, x % 60);
+  else
+    snprintf(buf, n, "%ld:%02ld", x / 60, x % 60);
+}
 
 static gboolean progress(const Tune *t, int round, gpointer data) {
   Progress *pr = data;
@@ -76,12 +88,22 @@ static gboolean progress(const Tune *t, int round, gpointer data) {
     pr->failed = TRUE;
     return FALSE; /* no use searching on */
   }
-  if (!pr->draw) return TRUE;
-  char b[160];
+  double elapsed = (double)(g_get_monotonic_time() - pr->start) / 1e6;
+  if (pr->seconds > 0 && elapsed >= pr->seconds) pr->timed_out = TRUE;
+  if (!pr->draw) return !pr->timed_out;
+  /* the ETA: the rounds left at this round's mean pace, or the budget's */
+  double left = round > 0 ? elapsed / round * (t->opt.rounds - round) : 0;
+  if (t->opt.max_evals > 0 && t->points->len > 1)
+    left = MIN(left, elapsed / t->points->len * ((double)t->opt.max_evals - t->points->len));
+  if (pr->seconds > 0) left = MIN(left, pr->seconds - elapsed);
+  char b[160], el[32], eta[32];
   describe(g_ptr_array_index(t->points, t->best), b, sizeof b);
-  fprintf(stderr, "\r\033[Ktcc-tune round %d/%d: %u points, best %s", round, t->opt.rounds, t->points->len, b);
+  clock_text(elapsed, el, sizeof el);
+  clock_text(MAX(left, 0), eta, sizeof eta);
+  fprintf(stderr, "\r\033[Ktcc-tune %s, round %d/%d, ETA %s: %u points, best %s", el, round, t->opt.rounds, eta,
+          t->points->len, b);
   fflush(stderr);
-  return TRUE;
+  return !pr->timed_out;
 }
 
 int main(int argc, char **argv) {
@@ -89,17 +111,21 @@ int main(int argc, char **argv) {
   g_auto(GStrv) knob_args = NULL;
   g_autofree char *out = NULL, *problem = NULL;
   gboolean version = FALSE, no_progress = FALSE;
-  int rounds = -1, candidates = -1, jobs = -1;
+  int rounds = -1, candidates = -1, jobs = -1, evals = -1;
   gint64 seed = -1;
-  double step = -1;
+  double step = -1, seconds = -1;
   GOptionEntry entries[] = {
       {"problem", 0, 0, G_OPTION_ARG_STRING, &problem,
        "what to lower: p1's or d1's cycles, or both (P1 x D1: the score goes up)", "P"},
       {"knob", 0, 0, G_OPTION_ARG_STRING_ARRAY, &knob_args,
        "search plan key KEY.PATH over the integers LO..HI or the values V1,V2,... (repeatable; the "
-       "template sets where the search starts)", "KEY.PATH=LO..HI"},
+       "template sets where the search starts; none: every knob of the plan schema)", "KEY.PATH=LO..HI"},
       {"output", 'o', 0, G_OPTION_ARG_FILENAME, &out, "where best.yaml and tune.csv go (created)", "DIR"},
       {"rounds", 0, 0, G_OPTION_ARG_INT, &rounds, "rounds of the search, 0..10000 (default 20)", "N"},
+      {"evals", 0, 0, G_OPTION_ARG_INT, &evals,
+       "stop after N points measured, the start included, 1..10000000 (the same result on every machine)", "N"},
+      {"time", 0, 0, G_OPTION_ARG_DOUBLE, &seconds,
+       "stop after the round that passes S seconds, (0, 31536000] (the result depends on the machine)", "S"},
       {"candidates", 0, 0, G_OPTION_ARG_INT, &candidates, "points tried per round, 1..1000 (default 8)", "K"},
       {"seed", 0, 0, G_OPTION_ARG_INT64, &seed, "the search's seed, 0..4294967295 (default 1)", "S"},
       {"step", 0, 0, G_OPTION_ARG_DOUBLE, &step,
@@ -115,8 +141,11 @@ int main(int argc, char **argv) {
   g_option_context_set_summary(
       ctx, "Searches the plan's knobs for fewer cycles of one problem (or a higher\n"
            "score, both) within 20 W and 24 mm2: rounds of K points drawn around the\n"
-           "best so far from a seeded generator, each compiled and simulated for its\n"
-           "timing (no numerics).\n"
+           "best so far from a seeded generator, each compiled (power-fitted) and\n"
+           "simulated for its timing; a knob switched on brings the knobs it needs.\n"
+           "Without --knob the space is every knob of the plan schema for the problem\n"
+           "(and the hardware's, for both).  The best point's numerics are checked\n"
+           "on the grade seeds before it is written.\n"
            "Writes DIR/best.yaml and DIR/tune.csv (every point); the same options give\n"
            "the same files (docs/tools.md, \"tcc-tune\").\n"
            "Exit: 0 the best point passes, 1 no point passes, 2 bad input.");
@@ -140,20 +169,23 @@ int main(int argc, char **argv) {
     g_autofree char *m = g_strdup_printf("--problem must be p1, d1 or both, got '%s'", problem);
     return usage(m);
   }
-  if (!knob_args) return usage("give at least one --knob KEY.PATH=LO..HI (or =V1,V2,...)");
   if (!out) return usage("-o DIR is required: where best.yaml and tune.csv go");
   if (rounds != -1 && (rounds < 0 || rounds > 10000)) return usage("--rounds must be 0..10000");
   if (candidates != -1 && (candidates < 1 || candidates > 1000)) return usage("--candidates must be 1..1000");
   if (seed != -1 && (seed < 0 || seed > G_MAXUINT32)) return usage("--seed must be 0..4294967295");
   if (step != -1 && !(step > 0 && step <= 1)) return usage("--step must be in (0, 1]");
   if (jobs != -1 && (jobs < 1 || jobs > 256)) return usage("--jobs must be 1..256");
+  if (evals != -1 && (evals < 1 || evals > 10000000)) return usage("--evals must be 1..10000000");
+  if (seconds != -1 && !(seconds > 0 && seconds <= 31536000)) return usage("--time must be in (0, 31536000]");
+  if (evals != -1) opt.max_evals = evals;
+  if ((evals != -1 || seconds != -1) && rounds == -1) opt.rounds = 10000; /* the budget ends it */
   if (rounds != -1) opt.rounds = rounds;
   if (candidates != -1) opt.candidates = candidates;
   if (seed != -1) opt.seed = (guint32)seed;
   if (step != -1) opt.step = step;
   opt.jobs = jobs != -1 ? jobs : (int)g_get_num_processors();
   GPtrArray *knobs = g_ptr_array_new_with_free_func((GDestroyNotify)tune_knob_free);
-  for (int i = 0; knob_args[i]; i++) {
+  for (int i = 0; knob_args && knob_args[i]; i++) {
     TuneKnob *k = tune_knob_parse(knob_args[i], &err);
     if (!k) {
       g_ptr_array_unref(knobs);
@@ -168,11 +200,16 @@ int main(int argc, char **argv) {
     fprintf(stderr, "tcc-tune: error: cannot create '%s': %s\n", out, g_strerror(e));
     return 2;
   }
-  Progress pr = {out, !no_progress && isatty(STDERR_FILENO), FALSE};
+  Progress pr = {out, !no_progress && isatty(STDERR_FILENO), FALSE, g_get_monotonic_time(), MAX(seconds, 0), FALSE};
   gboolean ran = tune_run(t, progress, &pr, &err);
   if (pr.draw) fputs("\r\033[K", stderr); /* the progress line goes */
   if (!ran) return fail(err);
   if (pr.failed) return 2;
+  /* the best point's numerics, before it is written as the answer */
+  g_autoptr(GError) verr = NULL;
+  gboolean checked = tune_verify_best(t, 5, &verr);
+  if (!checked && !(verr->domain == TUNE_ERROR && verr->code == TUNE_ERROR_USAGE)) return fail(verr);
+  if (!write_both(t, out)) return 2;
   g_autofree char *best_path = g_build_filename(out, "best.yaml", NULL);
   g_autofree char *csv_path = g_build_filename(out, "tune.csv", NULL);
   const TunePoint *s = g_ptr_array_index(t->points, 0), *b = g_ptr_array_index(t->points, t->best);
@@ -183,13 +220,24 @@ int main(int argc, char **argv) {
          t->points->len == 1 ? "" : "s", t->rounds_run, t->rounds_run == 1 ? "" : "s", opt.seed);
   printf("start: %s\n", sb);
   printf("best:  %s, round %d point %d:", bb, b->round, b->candidate);
+  int listed = 0; /* the schema's space: the knobs moved from the template */
   for (guint k = 0; k < t->knobs->len; k++) {
     const TuneKnob *kn = g_ptr_array_index(t->knobs, k);
+    if (t->derived && b->idx[k] == s->idx[k]) continue;
     g_autofree char *v = tune_knob_value(kn, b->idx[k]);
-    printf("%s %s=%s", k ? "," : "", kn->path, v);
+    printf("%s %s=%s", listed++ ? "," : "", kn->path, v);
   }
+  if (t->derived && listed == 0) printf(" the template's values");
   g_autofree char *qb = g_shell_quote(best_path);
   printf("\nwrote %s and %s; grade it (numerics too): tcc-grade %s\n", best_path, csv_path, qb);
+  TuneCounts c;
+  tune_counts(t, &c);
+  printf("points: %d pass, %d over the power or area limit, %d refused by tcc-gen, %d errors, %d wrong numerics; "
+         "%d with knobs set by technique moves\n",
+         c.status[TUNE_PASS], c.status[TUNE_POWER] + c.status[TUNE_AREA], c.status[TUNE_REFUSED],
+         c.status[TUNE_ERROR_POINT], c.status[TUNE_WRONG], c.repaired);
+  printf("stopped: %s\n", pr.timed_out ? "its time (--time)" : t->stopped ? t->stopped : "its rounds");
+  printf("checked: %s\n", checked ? "the best point's numerics pass on the grade seeds 7, 13, 11, 23" : verr->message);
   if (fflush(stdout) != 0 || ferror(stdout)) return usage("cannot write to standard output");
-  return b->m.status == TUNE_PASS ? 0 : 1;
+  return checked && b->m.status == TUNE_PASS ? 0 : 1;
 }

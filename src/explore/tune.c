@@ -18,7 +18,7 @@
 
 G_DEFINE_QUARK(tcc-tune-error-quark, tune_error)
 
-const char *const tune_status_name[] = {"pass", "power", "area", "error"};
+const char *const tune_status_name[] = {"pass", "power", "area", "error", "refused", "numerics"};
 const char *const tune_target_name[] = {[TUNE_TARGET_D1] = "d1", [TUNE_TARGET_P1] = "p1", [TUNE_TARGET_BOTH] = "both"};
 
 /* ---- knobs ------------------------------------------------------------ */
@@ -114,6 +114,12 @@ static void measure_error(TuneMeasure *m, const GError *e) {
   m->error = g_strdup(e->message);
 }
 
+/* tcc-gen's refusal: the plan does not load or compile. */
+static void measure_refused(TuneMeasure *m, const GError *e) {
+  m->status = TUNE_REFUSED;
+  m->error = g_strdup(e->message);
+}
+
 /* A point's programs, compiled: P1's then D1's, as the target needs. */
 typedef struct Programs {
   Program *prog[2];
@@ -126,7 +132,7 @@ static gpointer compile_prepare(const char *file, const char *text, TuneTarget t
   g_autoptr(GError) e = NULL;
   g_autoptr(Plan) plan = plan_parse(file, text, strlen(text), &e);
   if (!plan) {
-    measure_error(m, e);
+    measure_refused(m, e);
     return NULL;
   }
   Programs *w = g_new0(Programs, 1);
@@ -140,7 +146,7 @@ static gpointer compile_prepare(const char *file, const char *text, TuneTarget t
      * say so rather than stop */
     Program *prog = asm_text ? sim_asm_parse_take(name, asm_text, strlen(asm_text), &e) : NULL;
     if (!prog) {
-      measure_error(m, e);
+      (ir ? measure_error : measure_refused)(m, e);
       for (int k = 0; k < w->n; k++) sim_program_free(w->prog[k]);
       g_free(w);
       return NULL;
@@ -150,7 +156,8 @@ static gpointer compile_prepare(const char *file, const char *text, TuneTarget t
   return w;
 }
 
-static const int status_rank[] = {[TUNE_PASS] = 0, [TUNE_POWER] = 1, [TUNE_AREA] = 2, [TUNE_ERROR_POINT] = 3};
+static const int status_rank[] = {[TUNE_PASS] = 0, [TUNE_POWER] = 1, [TUNE_AREA] = 2, [TUNE_ERROR_POINT] = 3,
+                                  [TUNE_REFUSED] = 3, [TUNE_WRONG] = 3};
 
 static void simulate_finish(gpointer work, TuneMeasure *m) {
   Programs *w = work;
@@ -207,6 +214,11 @@ void tune_free(Tune *t) {
   if (!t) return;
   g_free(t->template_path);
   g_free(t->text);
+  for (guint k = 0; t->num && t->knobs && k < t->knobs->len; k++)
+    if (t->num[k]) g_array_unref(t->num[k]);
+  g_free(t->num);
+  g_free(t->def);
+  if (t->rules) g_array_unref(t->rules);
   if (t->knobs) g_ptr_array_unref(t->knobs);
   if (t->points) g_ptr_array_unref(t->points);
   g_free(t);
@@ -232,6 +244,134 @@ static char *effective_value(const Plan *plan, const char *path) {
   return NULL;
 }
 
+/* The knob of the space as a --knob list. */
+static TuneKnob *knob_of_space(const PlanSpaceKnob *s) {
+  TuneKnob *k = g_new0(TuneKnob, 1);
+  k->path = g_strdup(s->path);
+  k->values = g_ptr_array_new_with_free_func(g_free);
+  for (guint i = 0; i < s->values->len; i++) g_ptr_array_add(k->values, g_strdup(g_ptr_array_index(s->values, i)));
+  return k;
+}
+
+/* The schema's space for the target (tune_new without knobs). */
+static void derive_space(const Plan *plan, TuneTarget target, GPtrArray *knobs) {
+  static const ProblemKind order[] = {PROB_P1, PROB_D1};
+  for (guint i = 0; i < G_N_ELEMENTS(order); i++) {
+    if (target != TUNE_TARGET_BOTH && (ProblemKind)target != order[i]) continue;
+    /* one machine serves both problems: its keys are searched only for both */
+    g_autoptr(GPtrArray) space = plan_space(plan, order[i], target == TUNE_TARGET_BOTH && i == 0);
+    for (guint k = 0; k < space->len; k++) g_ptr_array_add(knobs, knob_of_space(g_ptr_array_index(space, k)));
+  }
+}
+
+/* One "has no effect unless" rule between two knobs of the space. */
+typedef struct TuneRule {
+  guint knob, needs;
+  long min;
+} TuneRule;
+
+static int knob_named(const Tune *t, const char *path) {
+  for (guint k = 0; k < t->knobs->len; k++)
+    if (strcmp(((const TuneKnob *)g_ptr_array_index(t->knobs, k))->path, path) == 0) return (int)k;
+  return -1;
+}
+
+/* The numbers the technique moves compare: each value's, each knob's
+ * default, the rules among the knobs, and the knobs of residency.  A rule
+ * whose needed knob is not searched holds with the template's value of it,
+ * or keeps the knob at its default (needs = the knob itself). */
+static void index_space(Tune *t, const Plan *plan) {
+  guint n = t->knobs->len;
+  t->def = g_new(int, n);
+  t->num = g_new0(GArray *, n);
+  t->rules = g_array_new(FALSE, FALSE, sizeof(TuneRule));
+  for (guint k = 0; k < n; k++) {
+    const TuneKnob *kn = g_ptr_array_index(t->knobs, k);
+    guint count = tune_knob_count(kn);
+    long def = G_MINLONG;
+    gboolean has_def = plan_knob_default_number(kn->path, &def);
+    t->def[k] = -1;
+    t->num[k] = g_array_sized_new(FALSE, FALSE, sizeof(long), MIN(count, 4096u));
+    for (guint i = 0; i < count && i < 4096; i++) { /* a range past 4096 values: no rules on it */
+      g_autofree char *v = tune_knob_value(kn, i);
+      long x;
+      if (!plan_value_number(kn->path, v, &x)) x = G_MINLONG;
+      g_array_append_val(t->num[k], x);
+      if (has_def && x == def && t->def[k] < 0) t->def[k] = (int)i;
+    }
+    for (int r = 0;; r++) {
+      g_autofree char *needs = NULL;
+      long min;
+      if (!plan_space_need(kn->path, r, &needs, &min)) break;
+      int j = knob_named(t, needs);
+      if (j >= 0) {
+        g_array_append_val(t->rules, ((TuneRule){k, (guint)j, min}));
+        continue;
+      }
+      g_autofree char *have = effective_value(plan, needs);
+      long x;
+      if (!have || !plan_value_number(needs, have, &x) || x < min) /* pinned: never moves */
+        g_array_append_val(t->rules, ((TuneRule){k, k, min}));
+    }
+  }
+  for (int p = 0; p < 2; p++) {
+    g_autofree char *w = g_strdup_printf("%s.weights", wl_problem_name((ProblemKind)p));
+    g_autofree char *u = g_strdup_printf("%s.sms_used", wl_problem_name((ProblemKind)p));
+    t->weights[p] = knob_named(t, w);
+    t->sms[p] = knob_named(t, u);
+  }
+}
+
+/* Value i of knob k as a number (G_MINLONG: none). */
+static long num_at(const Tune *t, guint k, guint i) {
+  return i < t->num[k]->len ? g_array_index(t->num[k], long, i) : G_MINLONG;
+}
+
+/* The technique moves of a draw (tune.h): idx, moved from `from`, made a
+ * point whose knobs all have effect; returns the knobs it set. */
+static int close_point(const Tune *t, guint *idx, const guint *from) {
+  int repairs = 0;
+  for (int pass = 0; pass < 16; pass++) {
+    gboolean changed = FALSE;
+    for (guint r = 0; r < t->rules->len; r++) {
+      const TuneRule *u = &g_array_index(t->rules, TuneRule, r);
+      int def = t->def[u->knob];
+      if (def < 0 || idx[u->knob] == (guint)def) continue;
+      if (u->needs == u->knob) { /* what it needs is not searched, and the template does not set it */
+        idx[u->knob] = (guint)def;
+        repairs++;
+        changed = TRUE;
+        continue;
+      }
+      long have = num_at(t, u->needs, idx[u->needs]);
+      if (have == G_MINLONG || have >= u->min) continue;
+      int up = -1;
+      if (idx[u->knob] != from[u->knob]) /* switched on: what it needs comes with it */
+        for (guint i = 0; i < t->num[u->needs]->len && up < 0; i++)
+          if (num_at(t, u->needs, i) >= u->min) up = (int)i;
+      if (up >= 0)
+        idx[u->needs] = (guint)up;
+      else
+        idx[u->knob] = (guint)def; /* what it needed went: back to its default */
+      repairs++;
+      changed = TRUE;
+    }
+    /* resident weights keep their panels in the RF of the SMs used: all of them */
+    for (int p = 0; p < 2; p++) {
+      int w = t->weights[p], u = t->sms[p];
+      if (w < 0 || u < 0 || idx[w] == from[w] || t->def[w] < 0 || idx[w] == (guint)t->def[w]) continue;
+      guint last = tune_knob_count(g_ptr_array_index(t->knobs, u)) - 1;
+      if (idx[u] != last && from[u] != last && idx[u] == from[u]) {
+        idx[u] = last;
+        repairs++;
+        changed = TRUE;
+      }
+    }
+    if (!changed) break;
+  }
+  return repairs;
+}
+
 Tune *tune_new(const char *template_path, GPtrArray *knobs, const TuneOptions *opt, GError **err) {
   g_autoptr(Tune) t = g_new0(Tune, 1);
   t->template_path = g_strdup(template_path);
@@ -239,8 +379,8 @@ Tune *tune_new(const char *template_path, GPtrArray *knobs, const TuneOptions *o
   t->opt = *opt;
   t->points = g_ptr_array_new_with_free_func(point_free);
   t->best = -1;
-  if (knobs->len == 0 || knobs->len > TUNE_MAX_KNOBS) {
-    g_set_error(err, TUNE_ERROR, TUNE_ERROR_USAGE, "give 1 to %d --knob options", TUNE_MAX_KNOBS);
+  if (knobs->len > TUNE_MAX_KNOBS) {
+    g_set_error(err, TUNE_ERROR, TUNE_ERROR_USAGE, "give at most %d --knob options", TUNE_MAX_KNOBS);
     return NULL;
   }
   for (guint i = 0; i < knobs->len; i++)
@@ -260,6 +400,27 @@ Tune *tune_new(const char *template_path, GPtrArray *knobs, const TuneOptions *o
   /* the template itself must be a plan (its own diagnostics first) */
   g_autoptr(Plan) plan = plan_parse(template_path, t->text, t->len, err);
   if (!plan) return NULL;
+  if (knobs->len == 0) {
+    t->derived = TRUE;
+    derive_space(plan, opt->target, knobs);
+    /* a knob the template's text cannot take (store_spacing.wo where it
+     * writes store_spacing as one number) stays as the template has it */
+    for (guint i = knobs->len; i-- > 0;) {
+      gboolean found;
+      GError *e = NULL;
+      g_autofree char *v = plan_edit_get(template_path, t->text, t->len, "--knob",
+                                         ((const TuneKnob *)g_ptr_array_index(knobs, i))->path, &found, &e);
+      if (e) {
+        g_error_free(e);
+        g_ptr_array_remove_index(knobs, i);
+      }
+    }
+    if (knobs->len == 0) {
+      g_set_error(err, TUNE_ERROR, TUNE_ERROR_USAGE, "%s: the schema gives no knob to search for %s",
+                  template_path, tune_target_name[opt->target]);
+      return NULL;
+    }
+  }
   TunePoint *start = g_new0(TunePoint, 1);
   start->idx = g_new0(guint, knobs->len);
   g_ptr_array_add(t->points, start);
@@ -292,13 +453,16 @@ Tune *tune_new(const char *template_path, GPtrArray *knobs, const TuneOptions *o
     }
     start->idx[i] = (guint)x;
   }
+  index_space(t, plan);
   return g_steal_pointer(&t);
 }
 
 char *tune_point_text(const Tune *t, const TunePoint *p, GError **err) {
   g_autoptr(GPtrArray) keys = g_ptr_array_new(), values = g_ptr_array_new_with_free_func(g_free);
+  const TunePoint *start = g_ptr_array_index(t->points, 0);
   for (guint i = 0; i < t->knobs->len; i++) {
     const TuneKnob *k = g_ptr_array_index(t->knobs, i);
+    if (p->idx[i] == start->idx[i]) continue; /* as the template has it */
     g_ptr_array_add(keys, k->path);
     g_ptr_array_add(values, tune_knob_value(k, p->idx[i]));
   }
@@ -326,8 +490,8 @@ static double over(const TuneMeasure *m) {
 }
 
 gboolean tune_better(const TuneMeasure *a, const TuneMeasure *b) {
-  int ra = a->status == TUNE_PASS ? 0 : a->status == TUNE_ERROR_POINT ? 2 : 1;
-  int rb = b->status == TUNE_PASS ? 0 : b->status == TUNE_ERROR_POINT ? 2 : 1;
+  int ra = a->status == TUNE_PASS ? 0 : a->status == TUNE_POWER || a->status == TUNE_AREA ? 1 : 2;
+  int rb = b->status == TUNE_PASS ? 0 : b->status == TUNE_POWER || b->status == TUNE_AREA ? 1 : 2;
   if (ra != rb) return ra < rb;
   if (ra == 2) return FALSE;
   if (ra == 1 && over(a) != over(b)) return over(a) < over(b);
@@ -341,9 +505,10 @@ static char *idx_key(const guint *idx, guint n) {
 }
 
 /* A new point around `from`: 1 to 3 knobs, each moved by 1..step[k]
- * either way (clamped to its values); NULL after 64 draws that only gave
- * points already measured. */
-static guint *draw(Rng *r, const Tune *t, const guint *from, const guint *step, GHashTable *seen) {
+ * either way (clamped to its values), with its technique moves
+ * (close_point; *repairs); NULL after 64 draws that only gave points
+ * already measured. */
+static guint *draw(Rng *r, const Tune *t, const guint *from, const guint *step, GHashTable *seen, int *repairs) {
   guint n = t->knobs->len;
   g_autofree guint *order = g_new(guint, n);
   for (int attempt = 0; attempt < 64; attempt++) {
@@ -359,6 +524,7 @@ static guint *draw(Rng *r, const Tune *t, const guint *from, const guint *step, 
       int64_t v = (int64_t)idx[k] + (rng_below(r, 2) ? delta : -delta);
       idx[k] = (guint)CLAMP(v, 0, (int64_t)count - 1);
     }
+    *repairs = close_point(t, idx, from);
     g_autofree char *key = idx_key(idx, n);
     if (!g_hash_table_contains(seen, key)) return idx;
     g_free(idx);
@@ -433,7 +599,7 @@ gboolean tune_run(Tune *t, TuneProgress progress, gpointer data, GError **err) {
   g_autofree guint *step = g_new(guint, n);
   gboolean ok = measure(t, pool, 0, err), stop = FALSE;
   TunePoint *start = g_ptr_array_index(t->points, 0);
-  if (ok && start->m.status == TUNE_ERROR_POINT) {
+  if (ok && (start->m.status == TUNE_ERROR_POINT || start->m.status == TUNE_REFUSED)) {
     g_set_error(err, TUNE_ERROR, TUNE_ERROR_PLACED, "%s", start->m.error);
     ok = FALSE;
   }
@@ -448,20 +614,31 @@ gboolean tune_run(Tune *t, TuneProgress progress, gpointer data, GError **err) {
     if (progress && !progress(t, 0, data)) stop = TRUE;
   }
   Rng rng = {t->opt.seed};
+  guint budget = t->opt.max_evals > 0 ? (guint)t->opt.max_evals : G_MAXUINT;
+  t->stopped = "its rounds";
   for (int round = 1; ok && !stop && round <= t->opt.rounds; round++) {
     const TunePoint *best = g_ptr_array_index(t->points, t->best);
     guint first = t->points->len;
-    for (int c = 0; c < t->opt.candidates; c++) {
-      guint *idx = draw(&rng, t, best->idx, step, seen);
+    if (first >= budget) {
+      t->stopped = "its evaluation budget";
+      break;
+    }
+    for (int c = 0; c < t->opt.candidates && t->points->len < budget; c++) {
+      int repairs = 0;
+      guint *idx = draw(&rng, t, best->idx, step, seen, &repairs);
       if (!idx) continue;
       g_hash_table_add(seen, idx_key(idx, n));
       TunePoint *p = g_new0(TunePoint, 1);
       p->round = round;
       p->candidate = c + 1;
       p->idx = idx;
+      p->repairs = repairs;
       g_ptr_array_add(t->points, p);
     }
-    if (t->points->len == first) break; /* every point within the steps is measured */
+    if (t->points->len == first) { /* every point within the steps is measured */
+      t->stopped = "every point within its steps is measured";
+      break;
+    }
     ok = measure(t, pool, first, err);
     int winner = -1;
     for (guint i = first; ok && i < t->points->len; i++) {
@@ -477,7 +654,12 @@ gboolean tune_run(Tune *t, TuneProgress progress, gpointer data, GError **err) {
     }
     t->rounds_run = round;
     if (ok && progress && !progress(t, round, data)) stop = TRUE;
+    if (ok && t->points->len >= budget && round < t->opt.rounds) {
+      t->stopped = "its evaluation budget";
+      break;
+    }
   }
+  if (stop) t->stopped = "its caller";
   g_thread_pool_free(pool, FALSE, TRUE);
   return ok;
 }
@@ -491,8 +673,8 @@ char *tune_log_csv(const Tune *t) {
     csv_field(o, ((const TuneKnob *)g_ptr_array_index(t->knobs, k))->path);
   }
   gboolean both = t->opt.target == TUNE_TARGET_BOTH;
-  g_string_append(o, both ? ",status,p1_cycles,d1_cycles,score,peak_w,area_mm2,best,error\n"
-                          : ",status,cycles,peak_w,area_mm2,best,error\n");
+  g_string_append(o, both ? ",status,p1_cycles,d1_cycles,score,peak_w,area_mm2,best,repairs,error\n"
+                          : ",status,cycles,peak_w,area_mm2,best,repairs,error\n");
   for (guint i = 0; i < t->points->len; i++) {
     const TunePoint *p = g_ptr_array_index(t->points, i);
     g_string_append_printf(o, "%d,%d", p->round, p->candidate);
@@ -502,14 +684,14 @@ char *tune_log_csv(const Tune *t) {
       csv_field(o, v);
     }
     g_string_append_printf(o, ",%s,", tune_status_name[p->m.status]);
-    if (p->m.status == TUNE_ERROR_POINT)
+    if (p->m.status == TUNE_ERROR_POINT || p->m.status == TUNE_REFUSED)
       g_string_append(o, both ? ",,,," : ",,");
     else if (both)
       g_string_append_printf(o, "%" PRId64 ",%" PRId64 ",%.2f,%.4f,%.4f", p->m.cycles, p->m.d1_cycles,
                              wl_score(p->m.cycles, p->m.d1_cycles), p->m.peak_w, p->m.area_mm2);
     else
       g_string_append_printf(o, "%" PRId64 ",%.4f,%.4f", p->m.cycles, p->m.peak_w, p->m.area_mm2);
-    g_string_append_printf(o, ",%d,", p->best ? 1 : 0);
+    g_string_append_printf(o, ",%d,%d,", p->best ? 1 : 0, p->repairs);
     if (p->m.error) csv_field(o, p->m.error);
     g_string_append_c(o, '\n');
   }
@@ -529,11 +711,109 @@ char *tune_best_text(const Tune *t, GError **err) {
                          t->points->len == 1 ? "" : "s",
                          t->opt.target == TUNE_TARGET_BOTH ? "p1 and d1" : tune_target_name[t->opt.target],
                          t->template_path, t->opt.seed);
+  /* a --knob list: every knob's value; the schema's space: the knobs moved */
+  const TunePoint *start = g_ptr_array_index(t->points, 0);
+  if (t->derived) g_string_append_printf(o, " %u knobs of the plan schema searched; moved from the template:",
+                                         t->knobs->len);
+  int listed = 0;
   for (guint k = 0; k < t->knobs->len; k++) {
+    if (t->derived && b->idx[k] == start->idx[k]) continue;
     g_autofree char *v = tune_knob_value(g_ptr_array_index(t->knobs, k), b->idx[k]);
-    g_string_append_printf(o, "%s %s=%s", k ? "," : "", ((const TuneKnob *)g_ptr_array_index(t->knobs, k))->path, v);
+    g_string_append_printf(o, "%s %s=%s", listed++ ? "," : "", ((const TuneKnob *)g_ptr_array_index(t->knobs, k))->path, v);
+  }
+  if (t->derived && listed == 0) g_string_append(o, " none");
+  if (t->verified) {
+    g_string_append(o, "\n# its numerics pass on the grade seeds");
+    static const uint64_t seeds[] = WL_GRADE_SEEDS;
+    for (guint i = 0; i < G_N_ELEMENTS(seeds); i++) g_string_append_printf(o, "%s %" PRIu64, i ? "," : "", seeds[i]);
+  } else {
+    g_string_append(o, "\n# the best so far: not yet checked on the grade seeds (the search is running)");
   }
   g_string_append(o, "\n# (comments of the template are not kept)\n");
   g_string_append(o, body);
   return g_string_free(o, FALSE);
+}
+
+/* ---- the best point's numerics ---------------------------------------- */
+
+/* Point p's programs checked on every grade seed: TRUE when all pass;
+ * FALSE with *why (the first failure) when one does not; FALSE with *err
+ * when the text cannot be made. */
+static gboolean numerics_pass(const Tune *t, const TunePoint *p, char **why, GError **err) {
+  g_autofree char *text = p->round == 0 ? g_strdup(t->text) : tune_point_text(t, p, err);
+  if (!text) return FALSE;
+  g_autoptr(GError) e = NULL;
+  g_autoptr(Plan) plan = plan_parse(t->template_path, text, strlen(text), &e);
+  static const ProblemKind order[] = {PROB_P1, PROB_D1};
+  static const uint64_t seeds[] = WL_GRADE_SEEDS;
+  for (guint i = 0; plan && i < G_N_ELEMENTS(order); i++) {
+    if (t->opt.target != TUNE_TARGET_BOTH && (ProblemKind)t->opt.target != order[i]) continue;
+    g_autoptr(Ir) ir = fit_pipeline(plan, order[i], NULL, NULL, FALSE, NULL, &e);
+    char *asm_text = ir ? be_emit(ir) : NULL;
+    g_autoptr(Program) prog = asm_text ? sim_asm_parse_take(t->template_path, asm_text, strlen(asm_text), &e) : NULL;
+    if (!prog) break;
+    SimOptions opt;
+    sim_options_default(&opt);
+    g_autoptr(SimTiming) timing = sim_time(prog, &opt);
+    for (guint s = 0; s < G_N_ELEMENTS(seeds); s++) {
+      SimResult r;
+      if (!sim_check(timing, seeds[s], NULL, &r, &e)) break;
+      gboolean pass = r.check.pass;
+      double err_abs = r.check.max_abs_err;
+      sim_result_clear(&r);
+      if (!pass) {
+        *why = g_strdup_printf("%s: the numerics fail on seed %" PRIu64 " (max abs error %g)",
+                               wl_problem_name(order[i]), seeds[s], err_abs);
+        return FALSE;
+      }
+    }
+    if (e) break;
+  }
+  if (e) { /* it compiled and ran when measured: the same again, or a bug */
+    *why = g_strdup(e->message);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+gboolean tune_verify_best(Tune *t, int tries, GError **err) {
+  g_autoptr(GArray) order = g_array_new(FALSE, FALSE, sizeof(guint));
+  for (guint i = 0; i < t->points->len; i++) {
+    const TunePoint *p = g_ptr_array_index(t->points, i);
+    if (p->m.status != TUNE_PASS) continue;
+    guint at = order->len; /* insertion by tune_better, stable */
+    while (at > 0 && tune_better(&p->m, &((const TunePoint *)g_ptr_array_index(
+                                                t->points, g_array_index(order, guint, at - 1)))->m))
+      at--;
+    g_array_insert_val(order, at, i);
+  }
+  for (guint k = 0; k < order->len && (int)k < tries; k++) {
+    TunePoint *p = g_ptr_array_index(t->points, g_array_index(order, guint, k));
+    g_autofree char *why = NULL;
+    GError *e = NULL;
+    if (numerics_pass(t, p, &why, &e)) {
+      t->best = (int)g_array_index(order, guint, k);
+      t->verified = TRUE;
+      return TRUE;
+    }
+    if (e) {
+      g_propagate_error(err, e);
+      return FALSE;
+    }
+    p->m.status = TUNE_WRONG;
+    g_free(p->m.error);
+    p->m.error = g_steal_pointer(&why);
+  }
+  g_set_error(err, TUNE_ERROR, TUNE_ERROR_USAGE, "%s: no point measured passes %s", t->template_path,
+              order->len ? "the numerics on the grade seeds" : "the power and area limits");
+  return FALSE;
+}
+
+void tune_counts(const Tune *t, TuneCounts *c) {
+  memset(c, 0, sizeof *c);
+  for (guint i = 0; i < t->points->len; i++) {
+    const TunePoint *p = g_ptr_array_index(t->points, i);
+    c->status[p->m.status]++;
+    c->repaired += p->repairs > 0;
+  }
 }

@@ -7,15 +7,21 @@
  * 1 to 3 knobs by at most their step, evaluates them (compile, then
  * simulate the timing only: timing, power and area do not depend on the
  * data) and keeps the best of them when it beats the best so far; a round
- * without a better point halves every step (never below 1).  Every random
+ * without a better point halves every step (never below 1).
+ *
+ * A draw is a technique move: a knob moved off its default brings in the
+ * knobs it needs (the schema's "has no effect unless" rules, plan_needs),
+ * a knob moved so that another no longer has effect sends that one back
+ * to its default, and switching weights to resident takes every SM (the
+ * residents' RF); the knobs so set are the point's repairs.  Every random
  * draw is made on the calling thread, in a fixed order, from SplitMix64
  * seeded with --seed (not GLib's generator, whose output depends on
  * G_RANDOM_VERSION), and the points are compared in candidate order: the
  * same template, knobs and options give the same points, log and best
  * plan, whatever the number of threads.  The search ends after its rounds,
- * or when 64 draws for each candidate of a round give only points already
- * measured (the neighbourhood within the steps is then, in practice,
- * exhausted). */
+ * its evaluation budget, or when 64 draws for each candidate of a round
+ * give only points already measured (the neighbourhood within the steps
+ * is then, in practice, exhausted); Tune.stopped says which. */
 #ifndef TCC_TUNE_H
 #define TCC_TUNE_H
 
@@ -31,7 +37,9 @@ GQuark tune_error_quark(void);
 enum { TUNE_ERROR_USAGE = 1, TUNE_ERROR_IO, TUNE_ERROR_PLACED };
 
 #define TUNE_MAX_VALUES 1000000 /* values of one knob                */
-#define TUNE_MAX_KNOBS 32
+/* --knob options at most: a bound on the command line, far above the
+ * space a plan's schema gives (about 100 knobs for P1 with hardware). */
+#define TUNE_MAX_KNOBS 1024
 
 /* One --knob: a plan path and its ordered values, either the integers
  * lo..hi or a list of plain scalars. */
@@ -54,9 +62,12 @@ char *tune_knob_value(const TuneKnob *k, guint i); /* the i-th value's text */
 typedef enum { TUNE_TARGET_D1 = PROB_D1, TUNE_TARGET_P1 = PROB_P1, TUNE_TARGET_BOTH } TuneTarget;
 extern const char *const tune_target_name[]; /* "d1", "p1", "both" */
 
-/* What one point measured. */
-typedef enum { TUNE_PASS, TUNE_POWER, TUNE_AREA, TUNE_ERROR_POINT } TuneStatus;
-extern const char *const tune_status_name[]; /* "pass", "power", "area", "error" */
+/* What one point measured: within the limits, over power or area (after
+ * the fitting), the simulator's error, tcc-gen's refusal (the plan does
+ * not load or compile), or a program whose numerics failed on a grade
+ * seed (tune_verify_best). */
+typedef enum { TUNE_PASS, TUNE_POWER, TUNE_AREA, TUNE_ERROR_POINT, TUNE_REFUSED, TUNE_WRONG } TuneStatus;
+extern const char *const tune_status_name[]; /* "pass", "power", "area", "error", "refused", "numerics" */
 typedef struct TuneMeasure {
   TuneStatus status;
   int64_t cycles;        /* the problem's (TUNE_TARGET_BOTH: P1's); 0   */
@@ -89,18 +100,22 @@ typedef struct TuneOptions {
   int jobs;              /* worker threads, 1..256                      */
   double step;           /* first step, as a fraction of each knob's    */
                          /* values, (0, 1]                               */
+  int max_evals;         /* points measured at most, the start included */
+                         /* (0: no budget)                              */
   TuneEval eval;         /* tune_options_default: tune_eval_compile     */
 } TuneOptions;
 void tune_options_default(TuneOptions *o); /* p1, 20 rounds, 8, seed 1, 2 jobs, 0.125 */
 
 /* Does measure a beat measure b: a passing point beats one over a limit,
- * which beats an error; passing points by cycles (TUNE_TARGET_BOTH: by P1
- * x D1), points over a limit by how far over (relative), then cycles. */
+ * which beats an error, a refusal or failed numerics; passing points by
+ * cycles (TUNE_TARGET_BOTH: by P1 x D1), points over a limit by how far
+ * over (relative), then cycles. */
 gboolean tune_better(const TuneMeasure *a, const TuneMeasure *b);
 
 typedef struct TunePoint {
   int round, candidate;  /* round 0 candidate 0: the start              */
   guint *idx;            /* one value index per knob                    */
+  int repairs;           /* knobs the draw's technique moves set        */
   TuneMeasure m;
   gboolean best;         /* it became the best point when measured      */
 } TunePoint;
@@ -114,11 +129,22 @@ typedef struct Tune {
   GPtrArray *points;     /* TunePoint*, in measuring order               */
   int best;              /* index into points                           */
   int rounds_run;
+  gboolean derived;      /* the knobs are the schema's (no --knob)      */
+  int *def;              /* per knob: its default's value index, or -1  */
+  GArray **num;          /* per knob: long per value, the number it     */
+                         /* compares as (plan_value_number), or         */
+                         /* G_MINLONG                                   */
+  GArray *rules;         /* TuneRule: "has no effect unless" in the space */
+  int weights[2], sms[2]; /* by ProblemKind: knob index, or -1          */
+  const char *stopped;   /* why the search ended (tune_run)             */
+  gboolean verified;     /* tune_verify_best checked t->best            */
 } Tune;
 
 /* Read the template and find each knob's starting value: the template's,
  * written or default, which must be one of the knob's values.  Takes the
- * knobs (also on failure). */
+ * knobs (also on failure).  No knobs: the space is derived from the plan
+ * schema (plan_space): every knob of the target's problems that a search
+ * may move, with hardware for TUNE_TARGET_BOTH. */
 Tune *tune_new(const char *template_path, GPtrArray *knobs, const TuneOptions *opt, GError **err);
 void tune_free(Tune *t);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(Tune, tune_free)
@@ -130,14 +156,30 @@ typedef gboolean (*TuneProgress)(const Tune *t, int round, gpointer data);
  * point is not a plan that compiles (its message), or on an I/O error. */
 gboolean tune_run(Tune *t, TuneProgress progress, gpointer data, GError **err);
 
+/* After tune_run: the best passing point, checked with the numerics on
+ * the grade seeds (WL_GRADE_SEEDS) for the target's problems; a point that
+ * fails them becomes TUNE_WRONG and the next best is checked, at most
+ * `tries` of them.  TRUE when the best point (t->best) is checked; FALSE
+ * with *err on an I/O error or when no point passes. */
+gboolean tune_verify_best(Tune *t, int tries, GError **err);
+
+/* The counts of the points' statuses and repaired points. */
+typedef struct TuneCounts {
+  int status[TUNE_WRONG + 1];
+  int repaired;
+} TuneCounts;
+void tune_counts(const Tune *t, TuneCounts *c);
+
 /* Every point as CSV: round, candidate, the knobs, status, cycles (with
  * TUNE_TARGET_BOTH: p1_cycles, d1_cycles, score), peak_w, area_mm2, best,
- * error. */
+ * repairs, error. */
 char *tune_log_csv(const Tune *t);
 /* The best point's plan text, with a header comment saying what it is
  * (NULL with *err before tune_run has measured the start). */
 char *tune_best_text(const Tune *t, GError **err);
-/* The plan text of a point (without a header). */
+/* The plan text of a point (without a header): the template with the
+ * knobs the point moves from the start written, the others as the
+ * template has them. */
 char *tune_point_text(const Tune *t, const TunePoint *p, GError **err);
 
 #endif

@@ -125,6 +125,37 @@ int plan_knob_at(const PlanProblem *pp, int line, int col);
  * `changed` as "path: old -> new" (may be NULL). */
 void plan_knob_fallback(PlanProblem *pp, int i, GString *changed);
 
+/* ---- Search spaces (plan_space.c): what a tuner may move ----
+ * A knob of the space: its full path as a plan writes it ("p1.panels.w1",
+ * "hardware.dma.depth"), its values in order (ints ascending, an enum's in
+ * its order) with the number each compares as (bool 0/1, enum index), and
+ * the index of its default among them (-1: the shape does not take it). */
+typedef struct PlanSpaceKnob {
+  char *path;
+  GPtrArray *values; /* char*                                  */
+  GArray *num;       /* long, one per value                     */
+  int def;
+} PlanSpaceKnob;
+void plan_space_knob_free(PlanSpaceKnob *k);
+/* Every knob of problem `kind` that is implemented, applies and that a
+ * search should move (not the fitting's own: power.fit, the buckets, the
+ * pacer; not the ILP placement's options), with the values the schema
+ * takes at the plan's shape and machine: all of an enum or bool, an int's
+ * that its check takes (thinned to about 1.5x steps past 64 values), a
+ * wide range's 1.5x ladder (0, 1, 2, 3, 4, 6, 8, ...); the plan's value is
+ * always among them.  With `hardware`, the hardware keys first. */
+GPtrArray *plan_space(const Plan *plan, ProblemKind kind, gboolean hardware);
+/* The number a knob's value text compares as (full path "p1.weights",
+ * "resident" -> 1); FALSE for a path that is not a section knob or a
+ * text that is not one of its values. */
+gboolean plan_value_number(const char *path, const char *text, long *v);
+/* The static default of a section knob by full path (sms_used: 16). */
+gboolean plan_knob_default_number(const char *path, long *v);
+/* The n-th "has no effect unless" rule of section knob `path` (full):
+ * knob *needs (full path, g_free it) must be >= *min for a value other
+ * than the default to be written.  FALSE past the last. */
+gboolean plan_space_need(const char *path, int n, char **needs, long *min);
+
 /* Error classes (GError codes of PLAN_ERROR); docs/plan.md lists examples. */
 typedef enum {
   PLAN_ERROR_IO = 1,       /* cannot read the file                          */

@@ -277,8 +277,7 @@ START_TEST(test_new) {
   static const char *const twice[] = {"d1.store_spacing=0..4", "p1.store_spacing.wo=0..100", "d1.store_spacing=0,1",
                                       NULL};
   new_fails(tmpl, twice, TUNE_ERROR_USAGE, "--knob d1.store_spacing: the knob is given twice");
-  static const char *const none[] = {NULL};
-  new_fails(tmpl, none, TUNE_ERROR_USAGE, "give 1 to 32 --knob options");
+  /* no knob: the schema's space (tune_new derives it; test_derived) */
   const char *many[TUNE_MAX_KNOBS + 2];
   g_autoptr(GPtrArray) many_text = g_ptr_array_new_with_free_func(g_free);
   for (int i = 0; i <= TUNE_MAX_KNOBS; i++) {
@@ -286,7 +285,7 @@ START_TEST(test_new) {
     many[i] = g_ptr_array_index(many_text, i);
   }
   many[TUNE_MAX_KNOBS + 1] = NULL;
-  new_fails(tmpl, many, TUNE_ERROR_USAGE, "give 1 to 32 --knob options");
+  new_fails(tmpl, many, TUNE_ERROR_USAGE, "give at most 1024 --knob options");
   /* a path through a value, a path to a mapping (plan_edit's messages) */
   static const char *const through[] = {"d1.store_spacing.wo=0..4", NULL};
   new_fails(tmpl, through, TUNE_ERROR_USAGE, "--knob d1.store_spacing.wo: 'd1.store_spacing' is not a mapping in "
@@ -457,9 +456,11 @@ static Tune *run(const char *tmpl, const char *const *knob_args, const TuneOptio
 }
 
 /* The ranking (tune.h, tune.c): pass beats over a limit (power or area)
- * beats error; passing points by cycles; points over a limit by how far over
+ * beats an error or a refusal; passing points by cycles; points over a limit by how far over
  * (relative to the limits, summed), then cycles; errors tie. */
-static int rank(const TuneMeasure *m) { return m->status == TUNE_PASS ? 0 : m->status == TUNE_ERROR_POINT ? 2 : 1; }
+static int rank(const TuneMeasure *m) {
+  return m->status == TUNE_PASS ? 0 : m->status == TUNE_POWER || m->status == TUNE_AREA ? 1 : 2;
+}
 static double over(const TuneMeasure *m) {
   return MAX(m->peak_w - POWER_LIMIT_W, 0.0) / POWER_LIMIT_W + MAX(m->area_mm2 - AREA_LIMIT_MM2, 0.0) / AREA_LIMIT_MM2;
 }
@@ -761,14 +762,14 @@ START_TEST(test_tiny_space) {
       g_auto(GStrv) lines = g_strsplit(csv, "\n", -1);
       ck_assert_uint_eq(g_strv_length(lines), 6);
       ck_assert_str_eq(lines[0], "round,candidate,p1.store_spacing.wo,d1.store_spacing,status,cycles,peak_w,area_mm2,"
-                                 "best,error");
-      ck_assert_str_eq(lines[1], "0,0,100,0,pass,500,5.5000,20.2500,1,");
+                                 "best,repairs,error");
+      ck_assert_str_eq(lines[1], "0,0,100,0,pass,500,5.5000,20.2500,1,0,");
       ck_assert_str_eq(lines[5], "");
       for (guint i = 1; i < 4; i++) {
         const TunePoint *p = point(t, i);
-        static const char error_line[] = "100,1,error,,,,0,\"t.yaml:1:2: error: a \"\"quoted\"\", comma\"";
-        const char *rest = p->idx[0] == 0 && p->idx[1] == 0   ? "99,0,power,400,21.0000,20.2500,0,"
-                           : p->idx[0] == 0 && p->idx[1] == 1 ? "99,1,pass,450,6.1250,20.2500,1,"
+        static const char error_line[] = "100,1,error,,,,0,0,\"t.yaml:1:2: error: a \"\"quoted\"\", comma\"";
+        const char *rest = p->idx[0] == 0 && p->idx[1] == 0   ? "99,0,power,400,21.0000,20.2500,0,0,"
+                           : p->idx[0] == 0 && p->idx[1] == 1 ? "99,1,pass,450,6.1250,20.2500,1,0,"
                                                               : error_line;
         g_autofree char *want = g_strdup_printf("1,%d,%s", p->candidate, rest);
         ck_assert_str_eq(lines[i + 1], want);
@@ -930,8 +931,8 @@ START_TEST(test_log_and_best) {
   g_auto(GStrv) lines = g_strsplit(csv, "\n", -1);
   ck_assert_uint_eq(g_strv_length(lines), t->points->len + 2);
   ck_assert_str_eq(lines[0], "round,candidate,p1.store_spacing.wo,d1.store_spacing,p1.store_spacing.default,"
-                             "p1.store_spacing.qkv,p1.store_spacing.w2,status,cycles,peak_w,area_mm2,best,error");
-  ck_assert_str_eq(lines[1], "0,0,100,0,8,4,0,power,5161,25.0000,20.0000,1,");
+                             "p1.store_spacing.qkv,p1.store_spacing.w2,status,cycles,peak_w,area_mm2,best,repairs,error");
+  ck_assert_str_eq(lines[1], "0,0,100,0,8,4,0,power,5161,25.0000,20.0000,1,0,");
   ck_assert_str_eq(lines[t->points->len + 1], "");
   guint errors = 0;
   for (guint i = 0; i < t->points->len; i++) {
@@ -943,11 +944,11 @@ START_TEST(test_log_and_best) {
       g_autofree char *cv = tune_knob_value(knob(t, 2), p->idx[2]);
       ck_assert_str_eq(cv, "32");
       errors++;
-      tail = g_strdup_printf(",32,%u,%u,error,,,,0,\"bowl.yaml:9:3: error: default 32, \"\"over 16\"\"\"",
+      tail = g_strdup_printf(",32,%u,%u,error,,,,0,0,\"bowl.yaml:9:3: error: default 32, \"\"over 16\"\"\"",
                              (unsigned)p->idx[3], (unsigned)p->idx[4]);
     } else {
-      tail = g_strdup_printf(",%s,%" G_GINT64_FORMAT ",%.4f,%.4f,%d,", tune_status_name[p->m.status], p->m.cycles,
-                             p->m.peak_w, p->m.area_mm2, p->best);
+      tail = g_strdup_printf(",%s,%" G_GINT64_FORMAT ",%.4f,%.4f,%d,%d,", tune_status_name[p->m.status], p->m.cycles,
+                             p->m.peak_w, p->m.area_mm2, p->best, p->repairs);
     }
     ck_assert_msg(g_str_has_suffix(lines[i + 1], tail), "%s does not end with %s", lines[i + 1], tail);
   }
@@ -1041,9 +1042,9 @@ START_TEST(test_compile_eval) {
   g_free(logs[0]);
   g_free(logs[1]);
 
-  /* a point that does not compile is an error point with the compiler's
-   * message, placed in the point's text; one that does compile passes */
-  static const char *const layout[] = {"p1.layout=row,packed_x", NULL};
+  /* a point that does not load is refused with the loader's message,
+   * placed in the point's text; one that does compile passes */
+  static const char *const layout[] = {"p1.k_chunk.qkv=32,100", NULL};
   TuneOptions o;
   tune_options_default(&o);
   o.target = TUNE_TARGET_P1;
@@ -1054,8 +1055,9 @@ START_TEST(test_compile_eval) {
   ck_assert_int_eq(point(t, 0)->m.status, TUNE_PASS);
   ck_assert_int_gt(point(t, 0)->m.cycles, 0);
   const TunePoint *p = point(t, 1);
-  ck_assert_int_eq(p->m.status, TUNE_ERROR_POINT);
-  ck_assert_msg(g_str_has_prefix(p->m.error, tmpl) && strstr(p->m.error, ": error: 'layout'"), "%s", p->m.error);
+  ck_assert_int_eq(p->m.status, TUNE_REFUSED);
+  ck_assert_msg(g_str_has_prefix(p->m.error, tmpl) && strstr(p->m.error, ": error: k_chunk.qkv=100 must be"), "%s",
+                p->m.error);
   ck_assert_int_eq(t->best, 0);
 
   /* both problems: each point has P1's and D1's cycles, the log the score */
@@ -1076,13 +1078,84 @@ START_TEST(test_compile_eval) {
   }
   g_autofree char *csv = tune_log_csv(tb);
   ck_assert(g_str_has_prefix(csv, "round,candidate,d1.store_spacing,status,p1_cycles,d1_cycles,score,peak_w,"
-                                  "area_mm2,best,error\n"));
+                                  "area_mm2,best,repairs,error\n"));
   g_autofree char *row = g_strdup_printf("0,0,0,pass,%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT ",%.2f,",
                                          point(tb, 0)->m.cycles, point(tb, 0)->m.d1_cycles,
                                          wl_score(point(tb, 0)->m.cycles, point(tb, 0)->m.d1_cycles));
   ck_assert_msg(strstr(csv, row), "%s", csv);
   g_autofree char *best = tune_best_text(tb, NULL);
   ck_assert(best && strstr(best, "for p1 and d1 from"));
+  rm_tree(dir);
+}
+END_TEST
+
+
+/* No --knob: the space is the schema's for the target (hardware only for
+ * both), without the fitting's own knobs; a search of it makes technique
+ * moves: no point is refused for a knob without effect, every point that
+ * hands off RF to RF has resident weights (handoff: rf needs them), and a
+ * point that switched weights to resident runs on every SM.  An
+ * evaluation budget ends it, and the best point's numerics are checked. */
+START_TEST(test_derived) {
+  g_autofree char *dir = tmpdir();
+  g_autofree char *tmpl = write_plan(dir, "t.yaml", TEMPLATE);
+  static const char *const none[] = {NULL};
+  TuneOptions o;
+  tune_options_default(&o);
+  o.target = TUNE_TARGET_BOTH;
+  g_autoptr(GError) err = NULL;
+  g_autoptr(Tune) both = tune_new(tmpl, knobs_of(none), &o, &err);
+  ck_assert_msg(both, "%s", err ? err->message : "?");
+  ck_assert(both->derived);
+  gboolean hw = FALSE, p1 = FALSE, d1 = FALSE;
+  for (guint k = 0; k < both->knobs->len; k++) {
+    const char *path = knob(both, k)->path;
+    hw |= g_str_has_prefix(path, "hardware.");
+    p1 |= g_str_has_prefix(path, "p1.");
+    d1 |= g_str_has_prefix(path, "d1.");
+    ck_assert_msg(!strstr(path, "power.fit") && !strstr(path, "bucket_bytes") && !strstr(path, "pacing_wg"), "%s", path);
+    ck_assert_uint_ge(tune_knob_count(knob(both, k)), 2);
+  }
+  ck_assert(hw && p1 && d1);
+
+  o.target = TUNE_TARGET_D1;
+  o.max_evals = 24;
+  o.rounds = 10000;
+  o.candidates = 6;
+  o.seed = 5;
+  g_autoptr(Tune) t = run(tmpl, none, &o);
+  ck_assert_uint_eq(t->points->len, 24);
+  ck_assert_str_eq(t->stopped, "its evaluation budget");
+  int weights = -1, handoff = -1, sms = -1;
+  for (guint k = 0; k < t->knobs->len; k++) {
+    const char *path = knob(t, k)->path;
+    ck_assert_msg(g_str_has_prefix(path, "d1."), "%s", path);
+    if (strcmp(path, "d1.weights") == 0) weights = (int)k;
+    if (strcmp(path, "d1.handoff") == 0) handoff = (int)k;
+    if (strcmp(path, "d1.sms_used") == 0) sms = (int)k;
+  }
+  ck_assert(weights >= 0 && handoff >= 0 && sms >= 0);
+  int repaired = 0, resident = 0;
+  for (guint i = 0; i < t->points->len; i++) {
+    const TunePoint *p = point(t, i);
+    ck_assert_msg(!p->m.error || !strstr(p->m.error, "has no effect unless"), "%s", p->m.error);
+    g_autofree char *w = tune_knob_value(knob(t, weights), p->idx[weights]);
+    g_autofree char *h = tune_knob_value(knob(t, handoff), p->idx[handoff]);
+    g_autofree char *u = tune_knob_value(knob(t, sms), p->idx[sms]);
+    ck_assert_msg(strcmp(h, "rf") != 0 || strcmp(w, "resident") == 0, "point %u: handoff rf, weights %s", i, w);
+    if (strcmp(w, "resident") == 0) {
+      resident++;
+      ck_assert_str_eq(u, "16");
+    }
+    repaired += p->repairs > 0;
+  }
+  ck_assert_int_gt(repaired, 0);
+  ck_assert_int_gt(resident, 0);
+  ck_assert_msg(tune_verify_best(t, 3, &err), "%s", err ? err->message : "?");
+  ck_assert(t->verified && point(t, (guint)t->best)->m.status == TUNE_PASS);
+  g_autofree char *best = tune_best_text(t, &err);
+  ck_assert(best && strstr(best, "knobs of the plan schema searched; moved from the template:") &&
+            strstr(best, "# its numerics pass on the grade seeds 7, 13, 11, 23"));
   rm_tree(dir);
 }
 END_TEST
@@ -1104,6 +1177,7 @@ Suite *suite_tune(void) {
   tcase_add_test(t, test_knob_parse_wide_range);
   tcase_add_test(t, test_better_both);
   tcase_add_test(t, test_progress_stop);
+  tcase_add_test(t, test_derived);
   tcase_set_timeout(t, 60);
   suite_add_tcase(s, t);
   return s;
