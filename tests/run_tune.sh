@@ -197,6 +197,36 @@ else
   cat "$tmp/out" "$tmp/err"; head -3 "$tmp/sp/tune.csv"
 fi
 
+# ---- --resume: a search of 20 points resumed to 40 gives the files of a
+# search of 40 that never stopped; the first 20 are not measured again
+"$tune" "$tiny" --problem d1 --evals 20 --seed 4 -o "$tmp/r1" >/dev/null 2>&1
+"$tune" "$tiny" --problem d1 --evals 40 --seed 4 --resume "$tmp/r1" >"$tmp/out" 2>"$tmp/err"
+code=$?
+"$tune" "$tiny" --problem d1 --evals 40 --seed 4 -o "$tmp/r2" >/dev/null 2>&1
+if [ $code -eq 0 ] && cmp -s "$tmp/r1/tune.csv" "$tmp/r2/tune.csv" && cmp -s "$tmp/r1/best.yaml" "$tmp/r2/best.yaml" &&
+  grep -q "^resumed: 20 of the points from $tmp/r1/tune.csv\$" "$tmp/out"; then
+  ok "--resume: 20 points resumed to 40 = 40 at once, the 20 not measured again"
+else
+  ko "--resume (exit $code)"
+  cat "$tmp/out" "$tmp/err"
+fi
+# a log of another search, or none
+run_r() { "$tune" "$@" >"$tmp/out" 2>"$tmp/err"; code=$?; }
+run_r "$tiny" --problem d1 $knob --resume "$tmp/r1"
+if [ $code -eq 2 ] && [ ! -s "$tmp/out" ] &&
+  grep -q "^$tmp/r1/tune.csv:1:1: error: not the log of this search: its columns are not this search's knobs" "$tmp/err"; then
+  ok "--resume with other knobs -> 2, placed"
+else
+  ko "--resume with other knobs (exit $code)"; cat "$tmp/err"
+fi
+printf '2,1,0\n' >>"$tmp/r1/tune.csv"
+run_r "$tiny" --problem d1 --evals 40 --seed 4 --resume "$tmp/r1"
+[ $code -eq 2 ] && grep -q "^$tmp/r1/tune.csv:42:1: error: a row of 3 fields, not " "$tmp/err" &&
+  ok "--resume: a malformed row -> 2, at its line" || { ko "--resume: a malformed row (exit $code)"; cat "$tmp/err"; }
+run_r "$tiny" --problem d1 --resume "$tmp/none"
+[ $code -eq 2 ] && grep -q "^tcc-tune: error: --resume: cannot read '$tmp/none/tune.csv': " "$tmp/err" &&
+  ok "--resume: no log -> 2" || { ko "--resume: no log (exit $code)"; cat "$tmp/err"; }
+
 # ---- bad input
 run() { "$tune" "$@" >"$tmp/out" 2>"$tmp/err"; code=$?; }
 run "$tmp/s16.yaml" $knob -o "$tmp/x"

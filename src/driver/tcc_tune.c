@@ -109,7 +109,7 @@ static gboolean progress(const Tune *t, int round, gpointer data) {
 int main(int argc, char **argv) {
   heap_in_one_step();
   g_auto(GStrv) knob_args = NULL;
-  g_autofree char *out = NULL, *problem = NULL;
+  g_autofree char *out = NULL, *problem = NULL, *resume = NULL;
   gboolean version = FALSE, no_progress = FALSE;
   int rounds = -1, candidates = -1, jobs = -1, evals = -1;
   gint64 seed = -1;
@@ -121,6 +121,9 @@ int main(int argc, char **argv) {
        "search plan key KEY.PATH over the integers LO..HI or the values V1,V2,... (repeatable; the "
        "template sets where the search starts; none: every knob of the plan schema)", "KEY.PATH=LO..HI"},
       {"output", 'o', 0, G_OPTION_ARG_FILENAME, &out, "where best.yaml and tune.csv go (created)", "DIR"},
+      {"resume", 0, 0, G_OPTION_ARG_FILENAME, &resume,
+       "go on with the search whose files are in DIR (its tune.csv's points are not measured again; give "
+       "the same template and options, and a larger budget); -o defaults to DIR", "DIR"},
       {"rounds", 0, 0, G_OPTION_ARG_INT, &rounds, "rounds of the search, 0..10000 (default 20)", "N"},
       {"evals", 0, 0, G_OPTION_ARG_INT, &evals,
        "stop after N points measured, the start included, 1..10000000 (the same result on every machine)", "N"},
@@ -169,6 +172,7 @@ int main(int argc, char **argv) {
     g_autofree char *m = g_strdup_printf("--problem must be p1, d1 or both, got '%s'", problem);
     return usage(m);
   }
+  if (!out && resume) out = g_strdup(resume);
   if (!out) return usage("-o DIR is required: where best.yaml and tune.csv go");
   if (rounds != -1 && (rounds < 0 || rounds > 10000)) return usage("--rounds must be 0..10000");
   if (candidates != -1 && (candidates < 1 || candidates > 1000)) return usage("--candidates must be 1..1000");
@@ -195,6 +199,16 @@ int main(int argc, char **argv) {
   }
   g_autoptr(Tune) t = tune_new(argv[1], knobs, &opt, &err); /* takes the knobs */
   if (!t) return fail(err);
+  if (resume) {
+    g_autofree char *log = g_build_filename(resume, "tune.csv", NULL);
+    g_autofree char *text = NULL;
+    g_autoptr(GError) rerr = NULL;
+    if (!g_file_get_contents(log, &text, NULL, &rerr)) {
+      fprintf(stderr, "tcc-tune: error: --resume: cannot read '%s': %s\n", log, rerr->message);
+      return 2;
+    }
+    if (!tune_resume(t, log, text, &err)) return fail(err);
+  }
   if (g_mkdir_with_parents(out, 0777) != 0) {
     int e = errno;
     fprintf(stderr, "tcc-tune: error: cannot create '%s': %s\n", out, g_strerror(e));
@@ -236,6 +250,7 @@ int main(int argc, char **argv) {
          "%d with knobs set by technique moves\n",
          c.status[TUNE_PASS], c.status[TUNE_POWER] + c.status[TUNE_AREA], c.status[TUNE_REFUSED],
          c.status[TUNE_ERROR_POINT], c.status[TUNE_WRONG], c.repaired);
+  if (resume) printf("resumed: %d of the points from %s/tune.csv\n", t->resumed, resume);
   printf("stopped: %s\n", pr.timed_out ? "its time (--time)" : t->stopped ? t->stopped : "its rounds");
   printf("checked: %s\n", checked ? "the best point's numerics pass on the grade seeds 7, 13, 11, 23" : verr->message);
   if (fflush(stdout) != 0 || ferror(stdout)) return usage("cannot write to standard output");

@@ -15,3 +15,39 @@ void csv_field(GString *o, const char *f) {
   }
   g_string_append_c(o, '"');
 }
+
+GPtrArray *csv_record(const char **p) {
+  const char *s = *p;
+  if (!*s) return NULL;
+  GPtrArray *out = g_ptr_array_new_with_free_func(g_free);
+  GString *f = g_string_new(NULL);
+  for (;;) {
+    if (*s == '"') { /* quoted: up to the lone closing quote */
+      for (s++;; s++) {
+        if (!*s) {
+          g_string_free(f, TRUE);
+          g_ptr_array_unref(out);
+          return NULL;
+        }
+        if (*s == '"' && s[1] == '"') {
+          g_string_append_c(f, '"');
+          s++;
+        } else if (*s == '"') {
+          s++;
+          break;
+        } else {
+          g_string_append_c(f, *s);
+        }
+      }
+    }
+    while (*s && *s != ',' && *s != '\n' && *s != '\r') g_string_append_c(f, *s++);
+    g_ptr_array_add(out, g_string_free(f, FALSE));
+    if (*s != ',') break;
+    s++;
+    f = g_string_new(NULL);
+  }
+  if (*s == '\r') s++;
+  if (*s == '\n') s++;
+  *p = s;
+  return out;
+}

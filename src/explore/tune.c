@@ -219,6 +219,7 @@ void tune_free(Tune *t) {
   g_free(t->num);
   g_free(t->def);
   if (t->rules) g_array_unref(t->rules);
+  if (t->cache) g_hash_table_unref(t->cache);
   if (t->knobs) g_ptr_array_unref(t->knobs);
   if (t->points) g_ptr_array_unref(t->points);
   g_free(t);
@@ -576,6 +577,14 @@ static gboolean measure(Tune *t, GThreadPool *pool, guint first, GError **err) {
                                                             p->round, p->candidate);
     Work *w = &work[i];
     *w = (Work){t, p, NULL, &lock, &cond, &pending};
+    g_autofree char *key = t->cache ? idx_key(p->idx, t->knobs->len) : NULL;
+    const TuneMeasure *known = key ? g_hash_table_lookup(t->cache, key) : NULL;
+    if (known) { /* measured by the search this one resumes */
+      p->m = *known;
+      p->m.error = g_strdup(known->error);
+      t->resumed++;
+      continue;
+    }
     w->job = t->opt.eval.prepare(file, text, t->opt.target, t->opt.eval.data, &p->m);
     if (!w->job) continue;
     g_mutex_lock(&lock);
@@ -666,15 +675,22 @@ gboolean tune_run(Tune *t, TuneProgress progress, gpointer data, GError **err) {
 
 /* ---- output ----------------------------------------------------------- */
 
-char *tune_log_csv(const Tune *t) {
-  GString *o = g_string_new("round,candidate");
+/* The log's header line, with its line end. */
+static void log_header(const Tune *t, GString *o) {
+  g_string_append(o, "round,candidate");
   for (guint k = 0; k < t->knobs->len; k++) {
     g_string_append_c(o, ',');
     csv_field(o, ((const TuneKnob *)g_ptr_array_index(t->knobs, k))->path);
   }
+  g_string_append(o, t->opt.target == TUNE_TARGET_BOTH
+                         ? ",status,p1_cycles,d1_cycles,score,peak_w,area_mm2,best,repairs,error\n"
+                         : ",status,cycles,peak_w,area_mm2,best,repairs,error\n");
+}
+
+char *tune_log_csv(const Tune *t) {
+  GString *o = g_string_new(NULL);
+  log_header(t, o);
   gboolean both = t->opt.target == TUNE_TARGET_BOTH;
-  g_string_append(o, both ? ",status,p1_cycles,d1_cycles,score,peak_w,area_mm2,best,repairs,error\n"
-                          : ",status,cycles,peak_w,area_mm2,best,repairs,error\n");
   for (guint i = 0; i < t->points->len; i++) {
     const TunePoint *p = g_ptr_array_index(t->points, i);
     g_string_append_printf(o, "%d,%d", p->round, p->candidate);
@@ -816,4 +832,87 @@ void tune_counts(const Tune *t, TuneCounts *c) {
     c->status[p->m.status]++;
     c->repaired += p->repairs > 0;
   }
+}
+
+/* ---- resuming a search from its log --------------------------------- */
+
+static void measure_free(gpointer p) {
+  TuneMeasure *m = p;
+  g_free(m->error);
+  g_free(m);
+}
+
+static gboolean parse_count(const char *s, int64_t *v) { return parse_int(s, v) && *v >= 0; }
+
+gboolean tune_resume(Tune *t, const char *file, const char *text, GError **err) {
+  g_autoptr(GString) want = g_string_new(NULL);
+  log_header(t, want);
+  g_string_truncate(want, want->len - 1);
+  const char *p = text;
+  g_autoptr(GPtrArray) head = csv_record(&p);
+  g_autoptr(GString) got = g_string_new(NULL);
+  for (guint i = 0; head && i < head->len; i++) {
+    if (i) g_string_append_c(got, ',');
+    csv_field(got, g_ptr_array_index(head, i));
+  }
+  if (!head || strcmp(got->str, want->str) != 0) {
+    g_set_error(err, TUNE_ERROR, TUNE_ERROR_PLACED,
+                "%s:1:1: error: not the log of this search: its columns are not this search's knobs and "
+                "problem (resume with the template, --problem and --knob options of the search that wrote it)",
+                file);
+    return FALSE;
+  }
+  if (!t->cache) t->cache = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, measure_free);
+  guint n = t->knobs->len, cols = head->len;
+  gboolean both = t->opt.target == TUNE_TARGET_BOTH;
+  g_autofree guint *idx = g_new(guint, n);
+  for (int line = 2; *p; line++) {
+    g_autoptr(GPtrArray) f = csv_record(&p);
+    if (!f || f->len != cols) {
+      g_set_error(err, TUNE_ERROR, TUNE_ERROR_PLACED, "%s:%d:1: error: a row of %u fields, not %u", file, line,
+                  f ? f->len : 0, cols);
+      return FALSE;
+    }
+#define FIELD(i) ((const char *)g_ptr_array_index(f, (i)))
+    for (guint k = 0; k < n; k++) {
+      int x = knob_index(g_ptr_array_index(t->knobs, k), FIELD(2 + k));
+      if (x < 0) {
+        g_set_error(err, TUNE_ERROR, TUNE_ERROR_PLACED, "%s:%d:1: error: %s=%s is not one of the knob's values",
+                    file, line, ((const TuneKnob *)g_ptr_array_index(t->knobs, k))->path, FIELD(2 + k));
+        return FALSE;
+      }
+      idx[k] = (guint)x;
+    }
+    TuneMeasure *m = g_new0(TuneMeasure, 1);
+    guint c = 2 + n;
+    int st = -1;
+    for (int s = 0; s <= TUNE_WRONG; s++)
+      if (strcmp(FIELD(c), tune_status_name[s]) == 0) st = s;
+    gboolean measured = st >= 0 && st != TUNE_ERROR_POINT && st != TUNE_REFUSED;
+    int64_t cyc = 0, d1 = 0;
+    gboolean ok = st >= 0 && (!measured || (parse_count(FIELD(c + 1), &cyc) && (!both || parse_count(FIELD(c + 2), &d1))));
+    guint wcol = c + (both ? 4 : 2);
+    char *end = NULL;
+    if (ok && measured) {
+      m->peak_w = g_ascii_strtod(FIELD(wcol), &end);
+      ok = *FIELD(wcol) && !*end;
+      m->area_mm2 = g_ascii_strtod(FIELD(wcol + 1), &end);
+      ok = ok && *FIELD(wcol + 1) && !*end;
+    }
+    if (!ok) {
+      measure_free(m);
+      g_set_error(err, TUNE_ERROR, TUNE_ERROR_PLACED, "%s:%d:1: error: a malformed measure ('%s')", file, line,
+                  FIELD(c));
+      return FALSE;
+    }
+    /* the check of the numerics is made again at the end: a point it
+     * failed was measured as passing */
+    m->status = st == TUNE_WRONG ? TUNE_PASS : (TuneStatus)st;
+    m->cycles = cyc;
+    m->d1_cycles = d1;
+    m->error = st == TUNE_WRONG || !*FIELD(cols - 1) ? NULL : g_strdup(FIELD(cols - 1));
+#undef FIELD
+    g_hash_table_replace(t->cache, idx_key(idx, n), m);
+  }
+  return TRUE;
 }

@@ -138,6 +138,9 @@ typedef struct Tune {
   int weights[2], sms[2]; /* by ProblemKind: knob index, or -1          */
   const char *stopped;   /* why the search ended (tune_run)             */
   gboolean verified;     /* tune_verify_best checked t->best            */
+  GHashTable *cache;     /* tune_resume: a point's value indices ("3,0,..") */
+                         /* -> its TuneMeasure, measured before           */
+  int resumed;           /* points tune_run took from the cache          */
 } Tune;
 
 /* Read the template and find each knob's starting value: the template's,
@@ -155,6 +158,16 @@ typedef gboolean (*TuneProgress)(const Tune *t, int round, gpointer data);
 /* Measure the start, then run the rounds.  FALSE with *err when the start
  * point is not a plan that compiles (its message), or on an I/O error. */
 gboolean tune_run(Tune *t, TuneProgress progress, gpointer data, GError **err);
+
+/* Before tune_run: the points of an earlier search's log (tune_log_csv's
+ * text, `file` for messages) are measured already: tune_run takes their
+ * measures instead of compiling them again.  Run with the same template,
+ * knobs and options (and a larger budget), the search draws the same
+ * points and goes on where the log ends: the same log and best plan as a
+ * search that was never stopped.  FALSE with "file:line:1: error: ..." for
+ * a log that is not this search's (other knobs, a value not among a
+ * knob's, a malformed row). */
+gboolean tune_resume(Tune *t, const char *file, const char *text, GError **err);
 
 /* After tune_run: the best passing point, checked with the numerics on
  * the grade seeds (WL_GRADE_SEEDS) for the target's problems; a point that
