@@ -227,12 +227,50 @@ run_r "$tiny" --problem d1 --resume "$tmp/none"
 [ $code -eq 2 ] && grep -q "^tcc-tune: error: --resume: cannot read '$tmp/none/tune.csv': " "$tmp/err" &&
   ok "--resume: no log -> 2" || { ko "--resume: no log (exit $code)"; cat "$tmp/err"; }
 
+# ---- engines: a round's points as jobs on GNU parallel (this machine as
+# an sshlogin, as run_sweep.sh does) and on a Slurm array (a stand-in
+# sbatch that runs the array's tasks here): the same files as on threads
+"$tune" "$tiny" --problem d1 --evals 30 --seed 3 --jobs 2 -o "$tmp/et" >/dev/null 2>&1
+"$tune" "$tiny" --problem d1 --evals 30 --seed 3 --jobs 2 --engine parallel --sshlogin 2/: -o "$tmp/ep" >"$tmp/out" 2>"$tmp/err"
+code=$?
+if [ $code -eq 0 ] && cmp -s "$tmp/et/tune.csv" "$tmp/ep/tune.csv" && cmp -s "$tmp/et/best.yaml" "$tmp/ep/best.yaml" &&
+  [ -s "$tmp/ep/rounds/1/jobs.txt" ] && grep -q -- "--eval-job '$tmp/ep/rounds/1/p1.yaml'" "$tmp/ep/rounds/1/jobs.txt"; then
+  ok "--engine parallel --sshlogin 2/: the same log and best plan as threads"
+else
+  ko "--engine parallel (exit $code)"; cat "$tmp/out" "$tmp/err"
+fi
+mkdir -p "$tmp/bin"
+cat >"$tmp/bin/sbatch" <<'SBATCH'
+#!/bin/sh
+# a stand-in for Slurm's sbatch --wait: every task of the script's array, here
+for a; do script=$a; done
+last=$(sed -n 's/^#SBATCH --array=0-\([0-9]*\)$/\1/p' "$script")
+i=0
+while [ "$i" -le "$last" ]; do SLURM_ARRAY_TASK_ID=$i sh "$script" || exit 1; i=$((i + 1)); done
+SBATCH
+chmod +x "$tmp/bin/sbatch"
+PATH="$tmp/bin:$PATH" "$tune" "$tiny" --problem d1 --evals 30 --seed 3 --engine slurm -o "$tmp/es" >"$tmp/out" 2>"$tmp/err"
+code=$?
+if [ $code -eq 0 ] && cmp -s "$tmp/et/tune.csv" "$tmp/es/tune.csv" && [ -s "$tmp/es/rounds/1/tune.slurm" ]; then
+  ok "--engine slurm (a stand-in sbatch): the same log as threads"
+else
+  ko "--engine slurm (exit $code)"; cat "$tmp/out" "$tmp/err"
+fi
+PATH="$tmp/nobin:/usr/bin:/bin" "$tune" "$tiny" --problem d1 --evals 3 --engine slurm -o "$tmp/es2" >"$tmp/out" 2>"$tmp/err"
+code=$?
+[ $code -eq 2 ] && grep -q "^tcc-tune: error: round 0's jobs (.*): cannot run sbatch: " "$tmp/err" &&
+  ok "--engine slurm without sbatch -> 2, one line" || { ko "--engine slurm without sbatch (exit $code)"; cat "$tmp/err"; }
+
 # ---- bad input
 run() { "$tune" "$@" >"$tmp/out" 2>"$tmp/err"; code=$?; }
 run "$tmp/s16.yaml" $knob -o "$tmp/x"
 expect "no --problem" 2 "tcc-tune: error: --problem p1|d1|both is required: what to lower"
 run "$tmp/s16.yaml" --problem p2 $knob -o "$tmp/x"
 expect "--problem p2" 2 "tcc-tune: error: --problem must be p1, d1 or both, got 'p2'"
+run "$tmp/s16.yaml" --problem d1 --engine mpi -o "$tmp/x"
+expect "--engine mpi" 2 "tcc-tune: error: --engine must be threads, parallel or slurm, got 'mpi'"
+run "$tmp/s16.yaml" --problem d1 --sshlogin 2/: -o "$tmp/x"
+expect "--sshlogin without parallel" 2 "tcc-tune: error: --sshlogin needs --engine parallel"
 run "$tmp/s16.yaml" --problem d1 --evals 0 -o "$tmp/x"
 expect "--evals 0" 2 "tcc-tune: error: --evals must be 1..10000000"
 run "$tmp/s16.yaml" --problem d1 --time 0 -o "$tmp/x"

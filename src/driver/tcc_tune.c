@@ -109,7 +109,8 @@ static gboolean progress(const Tune *t, int round, gpointer data) {
 int main(int argc, char **argv) {
   heap_in_one_step();
   g_auto(GStrv) knob_args = NULL;
-  g_autofree char *out = NULL, *problem = NULL, *resume = NULL;
+  g_autofree char *out = NULL, *problem = NULL, *resume = NULL, *engine = NULL, *sshlogin = NULL,
+                  *eval_job = NULL, *eval_as = NULL;
   gboolean version = FALSE, no_progress = FALSE;
   int rounds = -1, candidates = -1, jobs = -1, evals = -1;
   gint64 seed = -1;
@@ -135,6 +136,15 @@ int main(int argc, char **argv) {
        "first step, a fraction of each knob's values, (0, 1] (default 0.125)", "F"},
       {"jobs", 'j', 0, G_OPTION_ARG_INT, &jobs,
        "simulate N points at once, 1..256 (default: the processors; the results do not depend on it)", "N"},
+      {"engine", 0, 0, G_OPTION_ARG_STRING, &engine,
+       "where a round's points run: threads (here, default), parallel (GNU parallel) or slurm (a job array, "
+       "sbatch --wait); the same results", "E"},
+      {"sshlogin", 0, 0, G_OPTION_ARG_STRING, &sshlogin,
+       "with --engine parallel: parallel's --sshlogin (machines that share DIR)", "S"},
+      {"eval-job", 0, 0, G_OPTION_ARG_FILENAME, &eval_job,
+       "measure one point's plan FILE and write FILE.measure (the engines' job lines)", "FILE"},
+      {"eval-as", 0, 0, G_OPTION_ARG_STRING, &eval_as, "with --eval-job: the name its messages give the plan",
+       "NAME"},
       {"no-progress", 0, 0, G_OPTION_ARG_NONE, &no_progress, "never draw the progress line", NULL},
       {"version", 0, 0, G_OPTION_ARG_NONE, &version, "print the version", NULL},
       {NULL, 0, 0, 0, NULL, NULL, NULL}};
@@ -158,7 +168,7 @@ int main(int argc, char **argv) {
     printf("%s\n", TCC_TUNE_VERSION);
     return 0;
   }
-  if (argc != 2) return usage("expected one template plan (see --help)");
+  if (argc != 2 && !eval_job) return usage("expected one template plan (see --help)");
   if (!problem) return usage("--problem p1|d1|both is required: what to lower");
   TuneOptions opt;
   tune_options_default(&opt);
@@ -172,6 +182,22 @@ int main(int argc, char **argv) {
     g_autofree char *m = g_strdup_printf("--problem must be p1, d1 or both, got '%s'", problem);
     return usage(m);
   }
+  if (eval_job) { /* one job of an engine: the measure next to the plan */
+    if (argc != 1) return usage("--eval-job takes no template");
+    if (!tune_eval_job(eval_job, eval_as ? eval_as : eval_job, opt.target, &err)) return usage(err->message);
+    return 0;
+  }
+  if (engine && strcmp(engine, "threads") == 0)
+    opt.engine = TUNE_ENGINE_THREADS;
+  else if (engine && strcmp(engine, "parallel") == 0)
+    opt.engine = TUNE_ENGINE_PARALLEL;
+  else if (engine && strcmp(engine, "slurm") == 0)
+    opt.engine = TUNE_ENGINE_SLURM;
+  else if (engine) {
+    g_autofree char *m = g_strdup_printf("--engine must be threads, parallel or slurm, got '%s'", engine);
+    return usage(m);
+  }
+  if (sshlogin && opt.engine != TUNE_ENGINE_PARALLEL) return usage("--sshlogin needs --engine parallel");
   if (!out && resume) out = g_strdup(resume);
   if (!out) return usage("-o DIR is required: where best.yaml and tune.csv go");
   if (rounds != -1 && (rounds < 0 || rounds > 10000)) return usage("--rounds must be 0..10000");
@@ -197,6 +223,14 @@ int main(int argc, char **argv) {
     }
     g_ptr_array_add(knobs, k);
   }
+  /* the jobs run this very tcc-tune, and find the rounds by absolute paths */
+  g_autofree char *self = g_file_read_link("/proc/self/exe", NULL);
+  if (!self) self = g_find_program_in_path(argv[0]);
+  g_autofree char *workdir = g_canonicalize_filename(out, NULL);
+  if (opt.engine != TUNE_ENGINE_THREADS && !self) return usage("--engine: cannot find this tcc-tune's path");
+  opt.self = self;
+  opt.workdir = workdir;
+  opt.sshlogin = sshlogin;
   g_autoptr(Tune) t = tune_new(argv[1], knobs, &opt, &err); /* takes the knobs */
   if (!t) return fail(err);
   if (resume) {

@@ -1,5 +1,7 @@
 /* sweep.c - plan variants, their jobs, results and table (sweep.h). */
 #include "sweep.h"
+
+#include "jobs.h"
 #include "json_text.h"
 
 #include <errno.h>
@@ -423,22 +425,14 @@ gboolean sweep_run_all(const Sweep *s, const char *grade, int threads, SweepProg
 }
 
 gboolean sweep_write_slurm(const Sweep *s, GError **err) {
-  g_autofree char *logs = g_build_filename(s->dir, "slurm", NULL);
-  if (!make_dir(logs, err)) return FALSE;
   g_autofree char *jobs = g_build_filename(s->dir, "jobs.txt", NULL);
-  g_autofree char *qjobs = g_shell_quote(jobs);
-  g_autofree char *out = g_build_filename(logs, "%A_%a.out", NULL);
-  g_autofree char *text = g_strdup_printf(
-      "#!/bin/sh\n"
-      "# tcc-sweep: a Slurm job array over the %u jobs of %s (sbatch this file).\n"
-      "# Task N runs line N+1 of jobs.txt; a job whose result exists is skipped.\n"
-      "#SBATCH --job-name=tcc-sweep\n"
-      "#SBATCH --array=0-%u\n"
-      "#SBATCH --output=%s\n"
-      "line=$(sed -n \"$((${SLURM_ARRAY_TASK_ID:?not run as a Slurm array task} + 1))p\" %s)\n"
-      "[ -n \"$line\" ] || { echo \"tcc-sweep: no job line for task $SLURM_ARRAY_TASK_ID\" >&2; exit 2; }\n"
-      "eval \"exec $line\"\n",
-      s->variants->len, s->dir, s->variants->len - 1, out, qjobs);
+  GError *e = NULL;
+  g_autofree char *text = jobs_slurm_script("tcc-sweep", s->dir, jobs, s->variants->len, &e);
+  if (!text) {
+    g_set_error_literal(err, SWEEP_ERROR, SWEEP_ERROR_IO, e->message);
+    g_error_free(e);
+    return FALSE;
+  }
   g_autofree char *path = g_build_filename(s->dir, "sweep.slurm", NULL);
   return write_file(path, text, err);
 }

@@ -7,7 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <glib/gstdio.h>
+
 #include "csv.h"
+#include "jobs.h"
 #include "ir.h"
 #include "machine.h"
 #include "fit.h"
@@ -555,7 +558,10 @@ static void finish_one(gpointer data, gpointer user) {
 /* Measure the points [first, points->len): prepared here in order,
  * finished on the pool, with at most two per thread prepared and not
  * finished (a P1 program in memory is tens of MB). */
+static gboolean measure_jobs(Tune *t, guint first, GError **err);
+
 static gboolean measure(Tune *t, GThreadPool *pool, guint first, GError **err) {
+  if (t->opt.engine != TUNE_ENGINE_THREADS) return measure_jobs(t, first, err);
   GMutex lock;
   GCond cond;
   g_mutex_init(&lock);
@@ -913,6 +919,136 @@ gboolean tune_resume(Tune *t, const char *file, const char *text, GError **err) 
     m->error = st == TUNE_WRONG || !*FIELD(cols - 1) ? NULL : g_strdup(FIELD(cols - 1));
 #undef FIELD
     g_hash_table_replace(t->cache, idx_key(idx, n), m);
+  }
+  return TRUE;
+}
+
+/* ---- points as jobs: GNU parallel, Slurm ----------------------------- */
+
+static char *measure_path(const char *job) {
+  size_t n = strlen(job);
+  return g_str_has_suffix(job, ".yaml") ? g_strdup_printf("%.*s.measure", (int)(n - 5), job)
+                                         : g_strconcat(job, ".measure", NULL);
+}
+
+gboolean tune_eval_job(const char *job, const char *name, TuneTarget target, GError **err) {
+  g_autofree char *text = NULL;
+  g_autoptr(GError) e = NULL;
+  if (!g_file_get_contents(job, &text, NULL, &e)) {
+    g_set_error(err, TUNE_ERROR, TUNE_ERROR_IO, "cannot read '%s': %s", job, e->message);
+    return FALSE;
+  }
+  TuneMeasure m = {0};
+  gpointer w = compile_prepare(name, text, target, NULL, &m);
+  if (w) simulate_finish(w, &m);
+  g_autoptr(GString) o = g_string_new(tune_status_name[m.status]);
+  g_string_append_printf(o, ",%" PRId64 ",%" PRId64 ",%.17g,%.17g,", m.cycles, m.d1_cycles, m.peak_w, m.area_mm2);
+  csv_field(o, m.error ? m.error : "");
+  g_string_append_c(o, '\n');
+  g_free(m.error);
+  g_autofree char *out = measure_path(job);
+  if (!g_file_set_contents(out, o->str, (gssize)o->len, &e)) {
+    g_set_error(err, TUNE_ERROR, TUNE_ERROR_IO, "cannot write '%s': %s", out, e->message);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* A job's measure file into *m; FALSE when it is absent or malformed. */
+static gboolean read_measure(const char *path, TuneMeasure *m) {
+  g_autofree char *text = NULL;
+  if (!g_file_get_contents(path, &text, NULL, NULL)) return FALSE;
+  const char *p = text;
+  g_autoptr(GPtrArray) f = csv_record(&p);
+  if (!f || f->len != 6) return FALSE;
+  int st = -1;
+  for (int s = 0; s <= TUNE_WRONG; s++)
+    if (strcmp(g_ptr_array_index(f, 0), tune_status_name[s]) == 0) st = s;
+  int64_t c, d;
+  char *e1, *e2;
+  double w = g_ascii_strtod(g_ptr_array_index(f, 3), &e1), a = g_ascii_strtod(g_ptr_array_index(f, 4), &e2);
+  if (st < 0 || !parse_int(g_ptr_array_index(f, 1), &c) || !parse_int(g_ptr_array_index(f, 2), &d) || *e1 || *e2)
+    return FALSE;
+  *m = (TuneMeasure){(TuneStatus)st, c, d, w, a, NULL};
+  const char *msg = g_ptr_array_index(f, 5);
+  if (*msg) m->error = g_strdup(msg);
+  return TRUE;
+}
+
+/* The points [first, points->len) as jobs of WORKDIR/rounds/R: each
+ * point's plan pC.yaml, the job lines in jobs.txt, run by the engine,
+ * each measure read back from pC.measure (a job that left none is an
+ * error point).  The same names in messages as measure's. */
+static gboolean measure_jobs(Tune *t, guint first, GError **err) {
+  const TunePoint *p0 = g_ptr_array_index(t->points, first);
+  g_autofree char *round = g_strdup_printf("%d", p0->round);
+  g_autofree char *dir = g_build_filename(t->opt.workdir, "rounds", round, NULL);
+  if (g_mkdir_with_parents(dir, 0777) != 0) {
+    int e = errno;
+    g_set_error(err, TUNE_ERROR, TUNE_ERROR_IO, "cannot create '%s': %s", dir, g_strerror(e));
+    return FALSE;
+  }
+  g_autoptr(GString) lines = g_string_new(NULL);
+  g_autoptr(GPtrArray) pending = g_ptr_array_new(); /* TunePoint* */
+  g_autoptr(GPtrArray) paths = g_ptr_array_new_with_free_func(g_free);
+  g_autofree char *qself = g_shell_quote(t->opt.self);
+  for (guint i = first; i < t->points->len; i++) {
+    TunePoint *p = g_ptr_array_index(t->points, i);
+    g_autofree char *key = t->cache ? idx_key(p->idx, t->knobs->len) : NULL;
+    const TuneMeasure *known = key ? g_hash_table_lookup(t->cache, key) : NULL;
+    if (known) {
+      p->m = *known;
+      p->m.error = g_strdup(known->error);
+      t->resumed++;
+      continue;
+    }
+    g_autofree char *text = p->round == 0 ? g_strdup(t->text) : tune_point_text(t, p, err);
+    if (!text) return FALSE;
+    g_autofree char *base = g_strdup_printf("p%d.yaml", p->candidate);
+    char *job = g_build_filename(dir, base, NULL);
+    g_autofree char *old = measure_path(job);
+    g_unlink(old); /* a result from another search in this directory */
+    g_autoptr(GError) e = NULL;
+    if (!g_file_set_contents(job, text, -1, &e)) {
+      g_set_error(err, TUNE_ERROR, TUNE_ERROR_IO, "cannot write '%s': %s", job, e->message);
+      g_free(job);
+      return FALSE;
+    }
+    g_autofree char *name = p->round == 0 ? g_strdup(t->template_path)
+                                          : g_strdup_printf("%s[round %d, point %d]", t->template_path,
+                                                            p->round, p->candidate);
+    g_autofree char *qjob = g_shell_quote(job), *qname = g_shell_quote(name);
+    g_string_append_printf(lines, "%s --eval-job %s --eval-as %s --problem %s\n", qself, qjob, qname,
+                           tune_target_name[t->opt.target]);
+    g_ptr_array_add(pending, p);
+    g_ptr_array_add(paths, job);
+  }
+  if (pending->len == 0) return TRUE;
+  g_autofree char *jobs_txt = g_build_filename(dir, "jobs.txt", NULL);
+  g_autoptr(GError) e = NULL;
+  if (!g_file_set_contents(jobs_txt, lines->str, (gssize)lines->len, &e)) {
+    g_set_error(err, TUNE_ERROR, TUNE_ERROR_IO, "cannot write '%s': %s", jobs_txt, e->message);
+    return FALSE;
+  }
+  gboolean ran;
+  if (t->opt.engine == TUNE_ENGINE_PARALLEL) {
+    ran = jobs_run_parallel(jobs_txt, CLAMP(t->opt.jobs, 1, 256), t->opt.sshlogin, &e);
+  } else {
+    g_autofree char *script = jobs_slurm_script("tcc-tune", dir, jobs_txt, pending->len, &e);
+    g_autofree char *path = g_build_filename(dir, "tune.slurm", NULL);
+    ran = script && g_file_set_contents(path, script, -1, &e) && jobs_run_slurm(path, &e);
+  }
+  if (!ran) {
+    g_set_error(err, TUNE_ERROR, TUNE_ERROR_IO, "round %s's jobs (%s): %s", round, jobs_txt, e->message);
+    return FALSE;
+  }
+  for (guint i = 0; i < pending->len; i++) {
+    TunePoint *p = g_ptr_array_index(pending, i);
+    g_autofree char *mp = measure_path(g_ptr_array_index(paths, i));
+    if (!read_measure(mp, &p->m)) {
+      p->m = (TuneMeasure){.status = TUNE_ERROR_POINT};
+      p->m.error = g_strdup_printf("%s: the job left no measure (its log: the engine's)", mp);
+    }
   }
   return TRUE;
 }

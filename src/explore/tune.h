@@ -92,6 +92,13 @@ typedef struct TuneEval {
  * and simulated for its timing, power and area only (a worker). */
 extern const TuneEval tune_eval_compile;
 
+/* Where a round's points are compiled and simulated: here on --jobs
+ * threads, or as jobs (jobs.h): each point's plan a file of the round's
+ * directory, each job `tcc-tune --eval-job` of it, run by GNU parallel
+ * (here or on --sshlogin machines that share the directory) or as a Slurm
+ * array; the same measures as here, so the same search. */
+typedef enum { TUNE_ENGINE_THREADS, TUNE_ENGINE_PARALLEL, TUNE_ENGINE_SLURM } TuneEngine;
+
 typedef struct TuneOptions {
   TuneTarget target;
   int rounds;            /* 0..10000 (0: the start point only)          */
@@ -103,6 +110,11 @@ typedef struct TuneOptions {
   int max_evals;         /* points measured at most, the start included */
                          /* (0: no budget)                              */
   TuneEval eval;         /* tune_options_default: tune_eval_compile     */
+  TuneEngine engine;
+  const char *sshlogin;  /* PARALLEL: parallel's --sshlogin, or NULL    */
+  const char *self;      /* PARALLEL, SLURM: the tcc-tune the jobs run  */
+  const char *workdir;   /* PARALLEL, SLURM: the rounds' jobs go to     */
+                         /* WORKDIR/rounds/R (absolute)                 */
 } TuneOptions;
 void tune_options_default(TuneOptions *o); /* p1, 20 rounds, 8, seed 1, 2 jobs, 0.125 */
 
@@ -158,6 +170,12 @@ typedef gboolean (*TuneProgress)(const Tune *t, int round, gpointer data);
 /* Measure the start, then run the rounds.  FALSE with *err when the start
  * point is not a plan that compiles (its message), or on an I/O error. */
 gboolean tune_run(Tune *t, TuneProgress progress, gpointer data, GError **err);
+
+/* One job of an engine: the plan `job` measured as tune_eval_compile
+ * measures it (its messages named `name`), the measure written to the
+ * job's path with .measure for .yaml (through a temporary file).  FALSE
+ * with *err only when it cannot be read or written. */
+gboolean tune_eval_job(const char *job, const char *name, TuneTarget target, GError **err);
 
 /* Before tune_run: the points of an earlier search's log (tune_log_csv's
  * text, `file` for messages) are measured already: tune_run takes their

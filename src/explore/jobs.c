@@ -1,0 +1,62 @@
+/* jobs.c - job lists on GNU parallel and Slurm (jobs.h). */
+#include "jobs.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include <glib/gstdio.h>
+
+G_DEFINE_QUARK(tcc-jobs-error-quark, jobs_error)
+
+char *jobs_slurm_script(const char *tool, const char *dir, const char *jobs_txt, guint n, GError **err) {
+  g_autofree char *logs = g_build_filename(dir, "slurm", NULL);
+  if (g_mkdir_with_parents(logs, 0777) != 0) {
+    int e = errno;
+    g_set_error(err, JOBS_ERROR, 1, "cannot create '%s': %s", logs, g_strerror(e));
+    return NULL;
+  }
+  g_autofree char *qjobs = g_shell_quote(jobs_txt);
+  g_autofree char *out = g_build_filename(logs, "%A_%a.out", NULL);
+  return g_strdup_printf("#!/bin/sh\n"
+                         "# %s: a Slurm job array over the %u jobs of %s (sbatch this file).\n"
+                         "# Task N runs line N+1 of jobs.txt; a job whose result exists is skipped.\n"
+                         "#SBATCH --job-name=%s\n"
+                         "#SBATCH --array=0-%u\n"
+                         "#SBATCH --output=%s\n"
+                         "line=$(sed -n \"$((${SLURM_ARRAY_TASK_ID:?not run as a Slurm array task} + 1))p\" %s)\n"
+                         "[ -n \"$line\" ] || { echo \"%s: no job line for task $SLURM_ARRAY_TASK_ID\" >&2; exit 2; }\n"
+                         "eval \"exec $line\"\n",
+                         tool, n, dir, tool, n - 1, out, qjobs, tool);
+}
+
+/* Run argv and wait; FALSE with its exit and the end of its standard
+ * error when it cannot start or exits other than 0. */
+static gboolean run(const char *const *argv, GError **err) {
+  g_autofree char *out = NULL, *errs = NULL;
+  int status = 0;
+  g_autoptr(GError) e = NULL;
+  if (!g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, &out, &errs, &status, &e)) {
+    g_set_error(err, JOBS_ERROR, 1, "cannot run %s: %s", argv[0], e->message);
+    return FALSE;
+  }
+  if (!g_spawn_check_wait_status(status, &e)) {
+    g_strstrip(errs);
+    const char *last = strrchr(errs, '\n');
+    g_set_error(err, JOBS_ERROR, 1, "%s failed (%s)%s%s", argv[0], e->message, *errs ? ": " : "",
+                last ? last + 1 : errs);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+gboolean jobs_run_parallel(const char *jobs_txt, int jobs, const char *sshlogin, GError **err) {
+  g_autofree char *j = g_strdup_printf("%d", jobs);
+  const char *argv[] = {"parallel", "--will-cite", "--halt", "never", "-j", j, "-a", jobs_txt,
+                        sshlogin ? "--sshlogin" : NULL, sshlogin, NULL};
+  return run(argv, err);
+}
+
+gboolean jobs_run_slurm(const char *script, GError **err) {
+  const char *argv[] = {"sbatch", "--wait", "--quiet", script, NULL};
+  return run(argv, err);
+}

@@ -1,0 +1,27 @@
+/* jobs.h - the job lists the research tools hand to an engine: a file of
+ * shell command lines (jobs.txt), run by GNU parallel (-a; on several
+ * machines with --sshlogin) or as a Slurm job array whose task N runs line
+ * N+1.  tcc-sweep writes them for the user to run; tcc-tune runs each
+ * round's points through them (docs/tools.md). */
+#ifndef TCC_JOBS_H
+#define TCC_JOBS_H
+
+#include <glib.h>
+
+/* The Slurm array script over the `n` lines of `jobs_txt`, its logs in
+ * DIR/slurm/ (created): `tool` names it in the job name and comments. */
+char *jobs_slurm_script(const char *tool, const char *dir, const char *jobs_txt, guint n, GError **err);
+
+/* Run the `n` lines of `jobs_txt` and wait for them: with GNU parallel
+ * (`jobs` at once per machine; `sshlogin` as parallel's --sshlogin, or
+ * NULL: here), or (`slurm`) as the array script `script` through
+ * `sbatch --wait`.  FALSE with *err ("cannot run ...: why") when the
+ * engine cannot be started or fails as a whole; a job that fails is its
+ * own result's business. */
+gboolean jobs_run_parallel(const char *jobs_txt, int jobs, const char *sshlogin, GError **err);
+gboolean jobs_run_slurm(const char *script, GError **err);
+
+#define JOBS_ERROR (jobs_error_quark())
+GQuark jobs_error_quark(void);
+
+#endif
