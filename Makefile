@@ -394,7 +394,7 @@ shapes-check: $(BUILD)/tcc-shapes
 
 # tcc-census on plans/census-seeds.yaml (its count of area-legal points), its
 # formats and diagnostics (tests/run_census.sh).
-bench-run: $(BUILD)/tcc-census
+bench-run: $(BUILD)/tcc-census $(BUILD)/tcc-tune
 
 census-check: $(BUILD)/tcc-census
 	sh tests/run_census.sh $(BUILD)

@@ -12,6 +12,8 @@
 #     each problem's ratio to its lower bound (issues 8 and 9), and tcc-gen on
 #     it for P1 and D1 <= 50 ms
 #   - tcc-census plans/census-seeds.yaml (7,776 points)   <= 250 ms
+#   - a tcc-tune evaluation of plans/baseline.yaml's and best.yaml's P1
+#     (tcc-tune --eval-job) <= 2x tcc-gen + tcc-sim --timing-only of it
 # and, without targets, the CPU time (user + system) of the grades and the
 # timing-only rate per CPU second, the same program with numerics and power (s,
 # instructions/s, MMA GFLOP/s) and tcc-gen on plans/baseline.yaml for P1 and
@@ -98,6 +100,19 @@ for plan in baseline best; do
     [ $plan = best ] && t=1000
     awk '{ print $1 * 1000 }' "$out/gen-$p" | figure "gen_${plan}_${p}_ms" "tcc-gen plans/$plan.yaml --problem $p" ms lower $t
   done
+done
+
+# a tcc-tune evaluation (compile, fit, timing: tcc-tune --eval-job, what each
+# point of a search costs) against tcc-gen + tcc-sim --timing-only of the
+# same plan (target: at most 2x; the fitting's measuring run is the timing)
+for plan in baseline best; do
+  cp plans/$plan.yaml "$out/eval-$plan.yaml"
+  runs "$B/tcc-tune" --eval-job "$out/eval-$plan.yaml" --problem p1 >"$out/tune-eval-$plan"
+  runs sh -c "'$B/tcc-gen' plans/$plan.yaml --problem p1 -o '$out/eval.asm' && '$B/tcc-sim' --timing-only '$out/eval.asm' >/dev/null" \
+    >"$out/gen-sim-$plan"
+  awk '{ print $1 * 1000 }' "$out/tune-eval-$plan" | figure "tune_eval_${plan}_ms" "tcc-tune --eval-job plans/$plan.yaml (p1)" ms lower -
+  paste "$out/tune-eval-$plan" "$out/gen-sim-$plan" | awk '{ print $1 / $4 }' |
+    figure "tune_eval_${plan}_ratio" "  / (tcc-gen + tcc-sim --timing-only), wall" x lower 2
 done
 
 # the harness itself: a process that does nothing, timed as the others are

@@ -123,9 +123,14 @@ static void measure_refused(TuneMeasure *m, const GError *e) {
   m->error = g_strdup(e->message);
 }
 
-/* A point's programs, compiled: P1's then D1's, as the target needs. */
+/* A point's programs, compiled: P1's then D1's, as the target needs.  A
+ * program the power fitting measured (power.fit: on) has its figures
+ * already (the fitting measures the very program it returns, as tcc-sim
+ * does); only one it did not measure is simulated again. */
 typedef struct Programs {
-  Program *prog[2];
+  Program *prog[2];     /* NULL: measured[] holds its figures           */
+  SimResult measured[2];
+  ProblemKind kind[2];
   int n;
 } Programs;
 
@@ -142,7 +147,15 @@ static gpointer compile_prepare(const char *file, const char *text, TuneTarget t
   static const ProblemKind order[] = {PROB_P1, PROB_D1};
   for (guint i = 0; i < G_N_ELEMENTS(order); i++) {
     if (target != TUNE_TARGET_BOTH && (ProblemKind)target != order[i]) continue;
-    g_autoptr(Ir) ir = fit_pipeline(plan, order[i], NULL, NULL, FALSE, NULL, &e);
+    FitResult fr;
+    g_autoptr(Ir) ir = fit_pipeline(plan, order[i], NULL, NULL, FALSE, &fr, &e);
+    if (ir && fr.measured && fr.cycles > 0) {
+      w->kind[w->n] = order[i];
+      w->measured[w->n] = (SimResult){.cycles = fr.cycles, .peak_w = fr.peak_w,
+                                      .area_mm2 = sim_machine_area(&plan->hw)};
+      w->n++;
+      continue;
+    }
     char *asm_text = ir ? be_emit(ir) : NULL;
     g_autofree char *name = g_strdup_printf("%s[%s].asm", file, wl_problem_name(order[i]));
     /* the assembler takes the text; it fails only on the compiler's bug:
@@ -150,10 +163,12 @@ static gpointer compile_prepare(const char *file, const char *text, TuneTarget t
     Program *prog = asm_text ? sim_asm_parse_take(name, asm_text, strlen(asm_text), &e) : NULL;
     if (!prog) {
       (ir ? measure_error : measure_refused)(m, e);
-      for (int k = 0; k < w->n; k++) sim_program_free(w->prog[k]);
+      for (int k = 0; k < w->n; k++)
+        if (w->prog[k]) sim_program_free(w->prog[k]);
       g_free(w);
       return NULL;
     }
+    w->kind[w->n] = order[i];
     w->prog[w->n++] = prog;
   }
   return w;
@@ -168,17 +183,19 @@ static void simulate_finish(gpointer work, TuneMeasure *m) {
   for (int k = 0; k < w->n; k++) {
     g_autoptr(Program) prog = w->prog[k];
     if (m->status == TUNE_ERROR_POINT) continue;
-    SimOptions opt;
-    sim_options_default(&opt);
-    opt.timing_only = TRUE;
-    SimResult r;
-    g_autoptr(GError) e = NULL;
-    if (!sim_run(prog, &opt, &r, &e)) {
-      measure_error(m, e);
-      m->cycles = m->d1_cycles = 0;
-      continue;
+    SimResult r = w->measured[k];
+    if (prog) {
+      SimOptions opt;
+      sim_options_default(&opt);
+      opt.timing_only = TRUE;
+      g_autoptr(GError) e = NULL;
+      if (!sim_run(prog, &opt, &r, &e)) {
+        measure_error(m, e);
+        m->cycles = m->d1_cycles = 0;
+        continue;
+      }
     }
-    if (w->n == 2 && prog->prob.kind == PROB_D1)
+    if (w->n == 2 && w->kind[k] == PROB_D1)
       m->d1_cycles = r.cycles;
     else
       m->cycles = r.cycles;
@@ -186,7 +203,7 @@ static void simulate_finish(gpointer work, TuneMeasure *m) {
     m->area_mm2 = r.area_mm2;
     TuneStatus st = r.area_mm2 > AREA_LIMIT_MM2 ? TUNE_AREA : r.peak_w > POWER_LIMIT_W ? TUNE_POWER : TUNE_PASS;
     if (status_rank[st] > status_rank[m->status]) m->status = st;
-    sim_result_clear(&r);
+    if (prog) sim_result_clear(&r);
   }
   g_free(w);
 }
