@@ -227,6 +227,21 @@ run_r "$tiny" --problem d1 --resume "$tmp/none"
 [ $code -eq 2 ] && grep -q "^tcc-tune: error: --resume: cannot read '$tmp/none/tune.csv': " "$tmp/err" &&
   ok "--resume: no log -> 2" || { ko "--resume: no log (exit $code)"; cat "$tmp/err"; }
 
+# ---- --restarts: where the plain search stops (converged: every point
+# within steps of 1 measured), it starts again from the best with the
+# first steps, and measures more points
+"$tune" "$tmp/s16.yaml" --problem d1 $knob --rounds 40 --candidates 2 -o "$tmp/rs0" >"$tmp/out0" 2>&1
+"$tune" "$tmp/s16.yaml" --problem d1 $knob --rounds 40 --candidates 2 --restarts -o "$tmp/rs1" >"$tmp/out" 2>&1
+code=$?
+n0=$(($(wc -l <"$tmp/rs0/tune.csv") - 1))
+n1=$(($(wc -l <"$tmp/rs1/tune.csv") - 1))
+if [ $code -eq 0 ] && grep -q '^stopped: every point within its steps is measured$' "$tmp/out0" &&
+  grep -q '^restarts: [1-9][0-9]*$' "$tmp/out" && [ "$n1" -gt "$n0" ]; then
+  ok "--restarts: $n1 points where the plain search stopped at $n0"
+else
+  ko "--restarts (exit $code, $n1 vs $n0 points)"; cat "$tmp/out"
+fi
+
 # ---- engines: a round's points as jobs on GNU parallel (this machine as
 # an sshlogin, as run_sweep.sh does) and on a Slurm array (a stand-in
 # sbatch that runs the array's tasks here): the same files as on threads

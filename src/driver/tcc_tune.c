@@ -111,7 +111,7 @@ int main(int argc, char **argv) {
   g_auto(GStrv) knob_args = NULL;
   g_autofree char *out = NULL, *problem = NULL, *resume = NULL, *engine = NULL, *sshlogin = NULL,
                   *eval_job = NULL, *eval_as = NULL;
-  gboolean version = FALSE, no_progress = FALSE;
+  gboolean version = FALSE, no_progress = FALSE, restarts = FALSE;
   int rounds = -1, candidates = -1, jobs = -1, evals = -1;
   gint64 seed = -1;
   double step = -1, seconds = -1;
@@ -145,6 +145,9 @@ int main(int argc, char **argv) {
        "measure one point's plan FILE and write FILE.measure (the engines' job lines)", "FILE"},
       {"eval-as", 0, 0, G_OPTION_ARG_STRING, &eval_as, "with --eval-job: the name its messages give the plan",
        "NAME"},
+      {"restarts", 0, 0, G_OPTION_ARG_NONE, &restarts,
+       "once the search converges (steps of 1 without a better point), start again from the best with the "
+       "first steps, instead of stopping", NULL},
       {"no-progress", 0, 0, G_OPTION_ARG_NONE, &no_progress, "never draw the progress line", NULL},
       {"version", 0, 0, G_OPTION_ARG_NONE, &version, "print the version", NULL},
       {NULL, 0, 0, 0, NULL, NULL, NULL}};
@@ -208,6 +211,7 @@ int main(int argc, char **argv) {
   if (evals != -1 && (evals < 1 || evals > 10000000)) return usage("--evals must be 1..10000000");
   if (seconds != -1 && !(seconds > 0 && seconds <= 31536000)) return usage("--time must be in (0, 31536000]");
   if (evals != -1) opt.max_evals = evals;
+  opt.restarts = restarts;
   if ((evals != -1 || seconds != -1) && rounds == -1) opt.rounds = 10000; /* the budget ends it */
   if (rounds != -1) opt.rounds = rounds;
   if (candidates != -1) opt.candidates = candidates;
@@ -285,6 +289,7 @@ int main(int argc, char **argv) {
          c.status[TUNE_PASS], c.status[TUNE_POWER] + c.status[TUNE_AREA], c.status[TUNE_REFUSED],
          c.status[TUNE_ERROR_POINT], c.status[TUNE_WRONG], c.repaired);
   if (resume) printf("resumed: %d of the points from %s/tune.csv\n", t->resumed, resume);
+  if (restarts) printf("restarts: %d\n", t->restarts);
   printf("stopped: %s\n", pr.timed_out ? "its time (--time)" : t->stopped ? t->stopped : "its rounds");
   printf("checked: %s\n", checked ? "the best point's numerics pass on the grade seeds 7, 13, 11, 23" : verr->message);
   if (fflush(stdout) != 0 || ferror(stdout)) return usage("cannot write to standard output");

@@ -624,6 +624,24 @@ static gboolean measure(Tune *t, GThreadPool *pool, guint first, GError **err) {
   return ok;
 }
 
+/* A restart (--restarts): the steps of restart r are the first steps
+ * times 2^r, at most each knob's whole range, around the best so far; a
+ * wider neighbourhood each time the search converges.  FALSE when every
+ * step already spans its knob's range: nothing wider to draw from. */
+static gboolean restart(Tune *t, guint *step, const guint *step0) {
+  gboolean wider = FALSE;
+  int r = MIN(t->restarts + 1, 30);
+  for (guint k = 0; k < t->knobs->len; k++) {
+    guint span = MAX(tune_knob_count(g_ptr_array_index(t->knobs, k)) - 1, 1u);
+    guint s = (guint)MIN((uint64_t)step0[k] << r, (uint64_t)span);
+    wider |= s > step[k];
+    step[k] = MAX(s, step[k]);
+  }
+  if (!wider) return FALSE;
+  t->restarts++;
+  return TRUE;
+}
+
 gboolean tune_run(Tune *t, TuneProgress progress, gpointer data, GError **err) {
   guint n = t->knobs->len;
   GThreadPool *pool = g_thread_pool_new(finish_one, NULL, CLAMP(t->opt.jobs, 1, 256), FALSE, NULL);
@@ -645,6 +663,8 @@ gboolean tune_run(Tune *t, TuneProgress progress, gpointer data, GError **err) {
     }
     if (progress && !progress(t, 0, data)) stop = TRUE;
   }
+  g_autofree guint *step0 = g_memdup2(step, sizeof(guint) * n);
+  int stale = 0;
   Rng rng = {t->opt.seed};
   guint budget = t->opt.max_evals > 0 ? (guint)t->opt.max_evals : G_MAXUINT;
   t->stopped = "its rounds";
@@ -668,6 +688,11 @@ gboolean tune_run(Tune *t, TuneProgress progress, gpointer data, GError **err) {
       g_ptr_array_add(t->points, p);
     }
     if (t->points->len == first) { /* every point within the steps is measured */
+      if (t->opt.restarts && restart(t, step, step0)) {
+        stale = 0;
+        round--; /* the same round, drawn again */
+        continue;
+      }
       t->stopped = "every point within its steps is measured";
       break;
     }
@@ -681,8 +706,15 @@ gboolean tune_run(Tune *t, TuneProgress progress, gpointer data, GError **err) {
     if (winner >= 0) {
       ((TunePoint *)g_ptr_array_index(t->points, winner))->best = TRUE;
       t->best = winner;
+      stale = 0;
     } else {
-      for (guint k = 0; k < n; k++) step[k] = MAX(step[k] / 2, 1u);
+      gboolean at_one = TRUE;
+      for (guint k = 0; k < n; k++) {
+        at_one &= step[k] == 1;
+        step[k] = MAX(step[k] / 2, 1u);
+      }
+      /* two rounds without a better point at the smallest steps: a restart */
+      if (t->opt.restarts && at_one && ++stale >= 2 && restart(t, step, step0)) stale = 0;
     }
     t->rounds_run = round;
     if (ok && progress && !progress(t, round, data)) stop = TRUE;

@@ -107,6 +107,10 @@ typedef struct TuneOptions {
   int jobs;              /* worker threads, 1..256                      */
   double step;           /* first step, as a fraction of each knob's    */
                          /* values, (0, 1]                               */
+  gboolean restarts;     /* converged (two rounds without a better point */
+                         /* at steps of 1, or every point within them  */
+                         /* measured): restart r draws around the best  */
+                         /* with the first steps times 2^r             */
   int max_evals;         /* points measured at most, the start included */
                          /* (0: no budget)                              */
   TuneEval eval;         /* tune_options_default: tune_eval_compile     */
@@ -153,6 +157,7 @@ typedef struct Tune {
   GHashTable *cache;     /* tune_resume: a point's value indices ("3,0,..") */
                          /* -> its TuneMeasure, measured before           */
   int resumed;           /* points tune_run took from the cache          */
+  int restarts;          /* restarts tune_run made                       */
 } Tune;
 
 /* Read the template and find each knob's starting value: the template's,
