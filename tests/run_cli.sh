@@ -351,7 +351,25 @@ expect "tcc-gen: mistyped knob -> 2, did you mean" 2 \
 "$gen" "$tmp/two.yaml" >"$tmp/out" 2>"$tmp/err"
 code=$?
 expect "tcc-gen: two sections, no --problem -> 2" 2 \
-  "$tmp/two.yaml:4:1: error: the plan has both p1 and d1 sections; choose one with --problem p1|d1"
+  "$tmp/two.yaml:4:1: error: the plan has both p1 and d1 sections; choose one with --problem p1|d1 (or an output named for it: -o d1.asm)"
+
+# the card's command: an output named for one problem picks it (d1.asm,
+# P1.s, model-d1.asm, run_p1_v2.asm), the same program as --problem gives;
+# a name with both (p1-d1.asm) or neither (dp1.asm) is the ambiguity above
+for p in p1 d1; do
+  for o in $p.asm "model-$(echo $p | tr pd PD).s" "run_${p}_v2.asm"; do
+    "$gen" plans/baseline.yaml -o "$tmp/$o" 2>"$tmp/err" &&
+      "$gen" plans/baseline.yaml --problem $p -o "$tmp/want.asm" 2>/dev/null &&
+      cmp -s "$tmp/$o" "$tmp/want.asm" && [ ! -s "$tmp/err" ] &&
+      ok "tcc-gen plans/baseline.yaml -o $o: problem $p" || ko "tcc-gen plans/baseline.yaml -o $o"
+  done
+done
+for o in p1-d1.asm dp1.asm; do
+  "$gen" "$tmp/two.yaml" -o "$tmp/$o" >"$tmp/out" 2>"$tmp/err"
+  code=$?
+  expect "tcc-gen: -o $o names no one problem -> 2" 2 \
+    "$tmp/two.yaml:4:1: error: the plan has both p1 and d1 sections; choose one with --problem p1|d1 (or an output named for it: -o d1.asm)"
+done
 
 "$gen" "$tmp/d1.yaml" --problem p1 >"$tmp/out" 2>"$tmp/err"
 code=$?

@@ -17,7 +17,28 @@
 #include "fit.h"
 #include "pipeline.h"
 
-static gboolean pick_problem(const Plan *plan, const char *name, ProblemKind *kind, GError **err) {
+/* The problem an output file's name names: its base name has the word
+ * p1 or d1 (case aside) between its start or end and anything that is not
+ * a letter or digit: d1.asm, P1.s, model-d1.asm, run_p1_v2.asm, not
+ * dp1.asm.  -1 for none, or both. */
+static int problem_of_output(const char *out) {
+  if (!out || strcmp(out, "-") == 0) return -1;
+  g_autofree char *base = g_path_get_basename(out);
+  int found = -1;
+  for (const char *s = base; *s; s++) {
+    if (g_ascii_tolower(s[0]) != 'p' && g_ascii_tolower(s[0]) != 'd') continue;
+    if (s[1] != '1' || (s > base && g_ascii_isalnum(s[-1])) || g_ascii_isalnum(s[2])) continue;
+    int k = g_ascii_tolower(s[0]) == 'p' ? PROB_P1 : PROB_D1;
+    if (found >= 0 && found != k) return -1;
+    found = k;
+  }
+  return found;
+}
+
+/* The problem to compile: --problem, else the plan's only section, else
+ * the one the output's name names (the card's `tcc-gen plan.yaml -o
+ * d1.asm`). */
+static gboolean pick_problem(const Plan *plan, const char *name, const char *out, ProblemKind *kind, GError **err) {
   if (name) {
     if (strcmp(name, "p1") && strcmp(name, "d1")) {
       g_set_error(err, IR_ERROR, 1, "tcc-gen: error: --problem must be p1 or d1, got '%s'", name);
@@ -27,10 +48,15 @@ static gboolean pick_problem(const Plan *plan, const char *name, ProblemKind *ki
     return TRUE;
   }
   const PlanProblem *a = plan_problem(plan, PROB_P1), *b = plan_problem(plan, PROB_D1);
+  int named = problem_of_output(out);
+  if (a->present && b->present && named >= 0) {
+    *kind = (ProblemKind)named;
+    return TRUE;
+  }
   if (a->present == b->present) { /* both: point at the second one; neither: at the top */
     PlanLoc at = !a->present ? (PlanLoc){1, 1, NULL} : a->where.line > b->where.line ? a->where : b->where;
-    g_set_error(err, IR_ERROR, 1, "%s:%d:%d: error: %s; choose one with --problem p1|d1", plan->file,
-                at.line, at.col,
+    g_set_error(err, IR_ERROR, 1, "%s:%d:%d: error: %s; choose one with --problem p1|d1 (or an output named for it: "
+                "-o d1.asm)", plan->file, at.line, at.col,
                 a->present ? "the plan has both p1 and d1 sections" : "the plan has no p1 or d1 section");
     return FALSE;
   }
@@ -200,7 +226,8 @@ int main(int argc, char **argv) {
   g_autofree char *dump_help = g_strdup_printf("write the IR after PASS (%s) instead", names->str);
   GOptionEntry entries[] = {
       {"output", 'o', 0, G_OPTION_ARG_FILENAME, &out, "write to FILE (default: standard output)", "FILE"},
-      {"problem", 0, 0, G_OPTION_ARG_STRING, &problem, "p1 or d1 (default: the plan's only section)", "P"},
+      {"problem", 0, 0, G_OPTION_ARG_STRING, &problem,
+       "p1 or d1 (default: the plan's only section, or the problem the -o file's name names: d1.asm)", "P"},
       {"emit", 0, 0, G_OPTION_ARG_STRING, &emit, "what to write: asm (default) or ir", "KIND"},
       {"dump-after", 0, 0, G_OPTION_ARG_STRING, &dump_after, dump_help, "PASS"},
       {"verify", 0, 0, G_OPTION_ARG_NONE, &verify, "check the IR's invariants after every pass", NULL},
@@ -253,7 +280,7 @@ int main(int argc, char **argv) {
   }
   g_autoptr(Plan) plan = plan_load_strict(argv[1], strict, &err);
   ProblemKind kind;
-  if (!plan || !pick_problem(plan, problem, &kind, &err)) {
+  if (!plan || !pick_problem(plan, problem, out, &kind, &err)) {
     fprintf(stderr, "%s\n", err->message);
     return 2;
   }
