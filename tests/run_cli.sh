@@ -478,6 +478,28 @@ fi
 
 # ---------------------------------------------------------------- tcc-grade
 
+# tcc-grade --problem d1: D1's row and bound alone, no score, its cycles
+# those of the full grade
+"$grade" plans/best.yaml --problem d1 >"$tmp/g1" 2>"$tmp/err"
+code=$?
+"$grade" plans/best.yaml >"$tmp/g2" 2>/dev/null
+if [ $code -eq 0 ] && [ ! -s "$tmp/err" ] && ! grep -q '^p1 ' "$tmp/g1" && grep -q '^bound d1 ' "$tmp/g1" &&
+  ! grep -q '^bound p1 ' "$tmp/g1" && grep -q '^score -  (one problem graded: --problem d1)$' "$tmp/g1" &&
+  [ "$(awk '$1 == "d1" { print $2 }' "$tmp/g1")" = "$(awk '$1 == "d1" { print $2 }' "$tmp/g2")" ]; then
+  ok "tcc-grade --problem d1: one row, its bound, no score, the same cycles"
+else
+  ko "tcc-grade --problem d1 (exit $code)"; cat "$tmp/g1" "$tmp/err"
+fi
+"$grade" plans/best.yaml --problem p1 --json >"$tmp/g3" 2>/dev/null
+grep -q '"score_note" : "one problem graded (--problem)"' "$tmp/g3" && grep -q '"p1" : {' "$tmp/g3" &&
+  ! grep -q '"d1" : {' "$tmp/g3" && ok "tcc-grade --problem p1 --json: p1 alone" || ko "tcc-grade --problem p1 --json"
+"$grade" plans/best.yaml --problem x1 >"$tmp/out" 2>"$tmp/err"
+code=$?
+expect "tcc-grade --problem x1 -> 2" 2 "tcc-grade: error: --problem must be p1 or d1, got 'x1'"
+"$grade" plans/best.yaml --problem d1 --record "$tmp/rec" >"$tmp/out" 2>"$tmp/err"
+code=$?
+expect "tcc-grade --problem with --record -> 2" 2 "tcc-grade: error: --record keeps graded runs of both problems: not with --problem"
+
 "$grade" --help >"$tmp/out" 2>&1 && grep -q "PLAN.yaml" "$tmp/out" && ok "tcc-grade --help" || ko "tcc-grade --help"
 "$grade" --version >"$tmp/out" 2>&1 && grep -q "spec v2" "$tmp/out" && ok "tcc-grade --version" || ko "tcc-grade --version"
 

@@ -221,6 +221,20 @@ expect "--format xml" 2 "tcc-sweep: error: --format must be csv or json, got 'xm
 "$sweep" "$tiny" --set hardware.sms=8 -o "$tmp/x" --jobs 2 --emit-parallel >"$tmp/out" 2>"$tmp/err"
 code=$?
 expect "--jobs with --emit-parallel" 2 "tcc-sweep: error: --jobs runs the sweep here: not with --emit-*"
+# --problem d1: each job grades D1 alone (the manifest keeps it), P1's
+# columns stay empty
+"$sweep" "$tiny" --set d1.store_spacing=0,8 --problem d1 -o "$tmp/pd1" --jobs 2 --no-progress >"$tmp/out" 2>"$tmp/err"
+code=$?
+"$sweep" --collect "$tmp/pd1" >"$tmp/col" 2>/dev/null
+if [ $code -eq 0 ] && grep -q '"problem" : "d1"' "$tmp/pd1/sweep.json" &&
+  [ "$(grep -c '^[08],store_spacing-[08]-[0-9a-f]*,pass,,,,[0-9]*,[0-9.]*,PASS,,$' "$tmp/col")" -eq 2 ]; then
+  ok "--problem d1: D1 graded alone, P1's columns empty"
+else
+  ko "--problem d1 (exit $code)"; cat "$tmp/err" "$tmp/col"
+fi
+"$sweep" "$tiny" --set d1.store_spacing=0,8 --problem x1 -o "$tmp/x" >"$tmp/out" 2>"$tmp/err"
+code=$?
+expect "--problem x1" 2 "tcc-sweep: error: --problem must be p1 or d1, got 'x1'"
 "$sweep" --help | grep -q -- '--emit-parallel' && ok "--help" || ko "--help"
 "$sweep" --version | grep -q '^tcc-sweep ' && ok "--version" || ko "--version"
 

@@ -330,6 +330,8 @@ static void json_problem(JsonBuilder *j, const char *name, const Outcome *o) {
  * score_note saying why when there is none) and per problem its verdict,
  * cycles, area, peak power and window, errors per seed and bound. */
 static void print_json(const Plan *plan, const Outcome *p1, const Outcome *d1, gboolean graded_dims) {
+  /* --problem: one of them NULL, not graded */
+  gboolean pass = (!p1 || p1->pass) && (!d1 || d1->pass);
   g_autoptr(JsonBuilder) j = json_builder_new();
   json_builder_begin_object(j);
   json_builder_set_member_name(j, "grader");
@@ -339,11 +341,12 @@ static void print_json(const Plan *plan, const Outcome *p1, const Outcome *d1, g
   json_builder_set_member_name(j, "plan");
   json_builder_add_string_value(j, plan->file);
   json_builder_set_member_name(j, "pass");
-  json_builder_add_boolean_value(j, p1->pass && d1->pass);
+  json_builder_add_boolean_value(j, pass);
   json_builder_set_member_name(j, "score");
-  const char *note = !(p1->pass && d1->pass) ? "a constraint fails"
-                     : !graded_dims          ? "problem dims differ from the graded defaults"
-                                             : NULL;
+  const char *note = !p1 || !d1    ? "one problem graded (--problem)"
+                     : !pass       ? "a constraint fails"
+                     : !graded_dims ? "problem dims differ from the graded defaults"
+                                    : NULL;
   if (note)
     json_builder_add_null_value(j);
   else
@@ -355,8 +358,8 @@ static void print_json(const Plan *plan, const Outcome *p1, const Outcome *d1, g
     json_builder_add_null_value(j);
   json_builder_set_member_name(j, "problems");
   json_builder_begin_object(j);
-  json_problem(j, "p1", p1);
-  json_problem(j, "d1", d1);
+  if (p1) json_problem(j, "p1", p1);
+  if (d1) json_problem(j, "d1", d1);
   json_builder_end_object(j);
   json_builder_end_object(j);
   g_autofree char *text = json_pretty_text(j);
@@ -366,7 +369,8 @@ static void print_json(const Plan *plan, const Outcome *p1, const Outcome *d1, g
 /* Compile both problems and grade them: P1's compile, then D1's compile
  * while P1 runs; then the outcomes, P1's first (its error wins, as when
  * each problem ran to its end before the next was compiled). */
-static gboolean grade(const Plan *plan, int nthreads, Outcome *p1, Outcome *d1, GError **err) {
+static gboolean grade(const Plan *plan, int nthreads, gboolean do_p1, gboolean do_d1, Outcome *p1, Outcome *d1,
+                      GError **err) {
   Grade g = {0};
   g_mutex_init(&g.lock);
   g_cond_init(&g.cond);
@@ -378,23 +382,23 @@ static gboolean grade(const Plan *plan, int nthreads, Outcome *p1, Outcome *d1, 
   /* while this thread compiles, the pool leaves it a processor (with one
    * thread, the pool waits: one task at a time) */
   g_thread_pool_set_max_threads(g.pool, nthreads - 1, NULL);
-  start_refs(&g, &plan->p1.dims, &jp);
-  start_refs(&g, &plan->d1.dims, &jd);
-  gboolean ok = start_one(&g, plan, PROB_P1, &jp, &pp, err);
-  gboolean dok = ok && start_one(&g, plan, PROB_D1, &jd, &pd, &derr);
+  if (do_p1) start_refs(&g, &plan->p1.dims, &jp);
+  if (do_d1) start_refs(&g, &plan->d1.dims, &jd);
+  gboolean ok = !do_p1 || start_one(&g, plan, PROB_P1, &jp, &pp, err);
+  gboolean dok = ok && (!do_d1 || start_one(&g, plan, PROB_D1, &jd, &pd, &derr));
   g_thread_pool_set_max_threads(g.pool, nthreads, NULL);
   if (!ok || !dok) g_atomic_int_set(&g.cancel, TRUE);
   g_mutex_lock(&g.lock);
   while (g.pending > 0) g_cond_wait(&g.cond, &g.lock);
   g_mutex_unlock(&g.lock);
   g_thread_pool_free(g.pool, FALSE, TRUE);
-  if (ok) ok = finish_one(&jp, p1, err);
+  if (ok && do_p1) ok = finish_one(&jp, p1, err);
   if (ok && !dok) {
     g_propagate_error(err, derr);
     derr = NULL;
     ok = FALSE;
   }
-  if (ok) ok = finish_one(&jd, d1, err);
+  if (ok && do_d1) ok = finish_one(&jd, d1, err);
   job_clear(&jp);
   job_clear(&jd);
   g_mutex_clear(&g.lock);
@@ -472,9 +476,11 @@ int main(int argc, char **argv) {
    * (heap.c). */
   heap_setup(256u << 20, TRUE);
   gboolean version = FALSE, json = FALSE;
-  g_autofree char *rec_dir = NULL, *note = NULL, *log_dir = NULL;
+  g_autofree char *rec_dir = NULL, *note = NULL, *log_dir = NULL, *problem = NULL;
   GOptionEntry entries[] = {
       {"json", 0, 0, G_OPTION_ARG_NONE, &json, "print the report as one JSON object (for tools: tcc-sweep)", NULL},
+      {"problem", 0, 0, G_OPTION_ARG_STRING, &problem,
+       "grade one problem, p1 or d1 (no score; the other is not compiled)", "P"},
       {"record", 0, 0, G_OPTION_ARG_FILENAME, &rec_dir,
        "append this run (failures too) to DIR/records.jsonl, one JSON line", "DIR"},
       {"note", 0, 0, G_OPTION_ARG_STRING, &note, "why this run: kept in its record (with --record)", "TEXT"},
@@ -509,6 +515,14 @@ int main(int argc, char **argv) {
     fprintf(stderr, "tcc-grade: error: %s\n", err ? err->message : "expected one plan file (see --help)");
     return 2;
   }
+  if (problem && strcmp(problem, "p1") != 0 && strcmp(problem, "d1") != 0) {
+    fprintf(stderr, "tcc-grade: error: --problem must be p1 or d1, got '%s'\n", problem);
+    return 2;
+  }
+  if (problem && rec_dir) {
+    fprintf(stderr, "tcc-grade: error: --record keeps graded runs of both problems: not with --problem\n");
+    return 2;
+  }
   if (note && !rec_dir) {
     fprintf(stderr, "tcc-grade: error: --note needs --record DIR\n");
     return 2;
@@ -537,7 +551,8 @@ int main(int argc, char **argv) {
   g_autoptr(Plan) plan = plan_load(argv[1], &err);
   if (!plan) return tool_error(rec_dir, argv[1], note, err->message);
   Outcome p1 = {0}, d1 = {0};
-  if (!grade(plan, nthreads, &p1, &d1, &err)) return tool_error(rec_dir, argv[1], note, err->message);
+  gboolean do_p1 = !problem || strcmp(problem, "p1") == 0, do_d1 = !problem || strcmp(problem, "d1") == 0;
+  if (!grade(plan, nthreads, do_p1, do_d1, &p1, &d1, &err)) return tool_error(rec_dir, argv[1], note, err->message);
   double c1 = (double)p1.res[0].cycles, c2 = (double)d1.res[0].cycles;
   double score = wl_score(p1.res[0].cycles, d1.res[0].cycles);
   Problem dp1, dd1;
@@ -545,9 +560,16 @@ int main(int argc, char **argv) {
   wl_problem_default(&dd1, PROB_D1);
   gboolean graded_dims = memcmp(&dp1, &plan->p1.dims, sizeof dp1) == 0 &&
                          memcmp(&dd1, &plan->d1.dims, sizeof dd1) == 0;
-  int code = p1.pass && d1.pass ? 0 : 1;
+  int code = (!do_p1 || p1.pass) && (!do_d1 || d1.pass) ? 0 : 1;
   if (json) {
-    print_json(plan, &p1, &d1, graded_dims);
+    print_json(plan, do_p1 ? &p1 : NULL, do_d1 ? &d1 : NULL, graded_dims);
+  } else if (problem) { /* one problem: its row and bound, no score */
+    const Outcome *o = do_p1 ? &p1 : &d1;
+    printf("%s  %s\n", TCC_GRADE_VERSION, plan->file);
+    printf("simulator: %s\n", TCC_SIM_VERSION);
+    print_table((const char *const[]){problem}, (const Outcome *const[]){o}, 1);
+    printf("score -  (one problem graded: --problem %s)\n", problem);
+    print_bound(problem, o);
   } else {
     /* who graded it, with which simulator, then the table */
     printf("%s  %s\n", TCC_GRADE_VERSION, plan->file);

@@ -90,7 +90,7 @@ static int run_job(const char *name, const char *dir, const char *grade_opt) {
 
 int main(int argc, char **argv) {
   g_auto(GStrv) sets = NULL;
-  g_autofree char *out = NULL, *format = NULL, *collect_dir = NULL, *job = NULL, *grade_opt = NULL;
+  g_autofree char *out = NULL, *format = NULL, *collect_dir = NULL, *job = NULL, *grade_opt = NULL, *problem = NULL;
   gboolean version = FALSE, emit_parallel = FALSE, emit_slurm = FALSE, no_progress = FALSE;
   int jobs = 0;
   GOptionEntry entries[] = {
@@ -98,6 +98,8 @@ int main(int argc, char **argv) {
        "sweep plan key KEY.PATH over the values V1,V2,... (repeatable: the variants are the product)",
        "KEY.PATH=V1,V2"},
       {"output", 'o', 0, G_OPTION_ARG_FILENAME, &out, "the sweep directory (jobs, results)", "DIR"},
+      {"problem", 0, 0, G_OPTION_ARG_STRING, &problem,
+       "grade one problem of each variant, p1 or d1 (tcc-grade --problem; the other is not compiled)", "P"},
       {"jobs", 'j', 0, G_OPTION_ARG_INT, &jobs, "grade N variants at once here (default: the processors)", "N"},
       {"emit-parallel", 0, 0, G_OPTION_ARG_NONE, &emit_parallel,
        "do not run: print the GNU parallel command that runs DIR/jobs.txt", NULL},
@@ -137,17 +139,21 @@ int main(int argc, char **argv) {
   }
   if (format && !collect_dir) return usage("--format goes with --collect");
   if (collect_dir) {
-    if (argc != 1 || sets || out || job || emit_parallel || emit_slurm || jobs)
+    if (argc != 1 || sets || out || job || emit_parallel || emit_slurm || jobs || problem)
       return usage("--collect DIR takes no other argument or option but --format");
     return collect(collect_dir, json);
   }
   if (job) {
-    if (argc != 2 || sets || out || emit_parallel || emit_slurm || jobs)
+    if (argc != 2 || sets || out || emit_parallel || emit_slurm || jobs || problem)
       return usage("--run-job NAME takes the sweep directory as its one argument");
     return run_job(job, argv[1], grade_opt);
   }
   if (argc != 2) return usage("expected one template plan (see --help)");
   if (!out) return usage("-o DIR is required: where the jobs and results go");
+  if (problem && strcmp(problem, "p1") != 0 && strcmp(problem, "d1") != 0) {
+    g_autofree char *m = g_strdup_printf("--problem must be p1 or d1, got '%s'", problem);
+    return usage(m);
+  }
   if (jobs < 0 || jobs > 1024) return usage("--jobs must be 1..1024");
   if (jobs && (emit_parallel || emit_slurm)) return usage("--jobs runs the sweep here: not with --emit-*");
   g_autoptr(GPtrArray) parsed = g_ptr_array_new_with_free_func((GDestroyNotify)sweep_set_free);
@@ -166,7 +172,7 @@ int main(int argc, char **argv) {
     g_autofree char *abs = g_canonicalize_filename(grade_opt, NULL);
     qgrade = g_shell_quote(g_path_is_absolute(grade_opt) || strchr(grade_opt, '/') ? abs : grade_opt);
   }
-  g_autoptr(Sweep) s = sweep_expand(argv[1], parsed, out, qself, qgrade, &err);
+  g_autoptr(Sweep) s = sweep_expand(argv[1], parsed, out, qself, qgrade, problem, &err);
   if (!s) return fail(err);
   if (emit_parallel || emit_slurm) {
     g_autofree char *jobs_txt = g_build_filename(s->dir, "jobs.txt", NULL);

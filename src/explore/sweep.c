@@ -56,6 +56,7 @@ void sweep_free(Sweep *s) {
   if (!s) return;
   g_free(s->dir);
   g_free(s->template_path);
+  g_free(s->problem);
   if (s->keys) g_ptr_array_unref(s->keys);
   if (s->variants) g_ptr_array_unref(s->variants);
   g_free(s);
@@ -128,6 +129,10 @@ static gboolean write_manifest(const Sweep *s, GError **err) {
   json_builder_begin_object(b);
   json_builder_set_member_name(b, "template");
   json_builder_add_string_value(b, s->template_path);
+  if (s->problem) { /* only when one: the manifests of both-problem sweeps stay as they were */
+    json_builder_set_member_name(b, "problem");
+    json_builder_add_string_value(b, s->problem);
+  }
   json_builder_set_member_name(b, "keys");
   json_builder_begin_array(b);
   for (guint i = 0; i < s->keys->len; i++) json_builder_add_string_value(b, g_ptr_array_index(s->keys, i));
@@ -166,7 +171,7 @@ static gboolean write_jobs(const Sweep *s, const char *sweep_cmd, GError **err) 
 }
 
 Sweep *sweep_expand(const char *template_path, GPtrArray *sets, const char *dir, const char *sweep_cmd,
-                    const char *grade, GError **err) {
+                    const char *grade, const char *problem, GError **err) {
   g_autoptr(Plan) plan = plan_load(template_path, err);
   if (!plan) return NULL;
   g_autofree char *text = NULL;
@@ -193,6 +198,7 @@ Sweep *sweep_expand(const char *template_path, GPtrArray *sets, const char *dir,
   }
   g_autoptr(Sweep) s = sweep_new(dir);
   s->template_path = g_strdup(template_path);
+  s->problem = g_strdup(problem);
   for (guint i = 0; i < sets->len; i++)
     g_ptr_array_add(s->keys, g_strdup(((const SweepSet *)g_ptr_array_index(sets, i))->path));
   g_autofree char *jobs = g_build_filename(s->dir, "jobs", NULL);
@@ -251,8 +257,16 @@ Sweep *sweep_load(const char *dir, GError **err) {
   JsonNode *t = o ? json_object_get_member(o, "template") : NULL;
   JsonNode *k = o ? json_object_get_member(o, "keys") : NULL;
   JsonNode *v = o ? json_object_get_member(o, "variants") : NULL;
+  JsonNode *pb = o ? json_object_get_member(o, "problem") : NULL;
   gboolean ok = t && JSON_NODE_HOLDS_VALUE(t) && json_node_get_value_type(t) == G_TYPE_STRING && k &&
                 JSON_NODE_HOLDS_ARRAY(k) && v && JSON_NODE_HOLDS_ARRAY(v);
+  if (ok && pb) {
+    const char *name = JSON_NODE_HOLDS_VALUE(pb) && json_node_get_value_type(pb) == G_TYPE_STRING
+                           ? json_node_get_string(pb)
+                           : NULL;
+    ok = name && (strcmp(name, "p1") == 0 || strcmp(name, "d1") == 0);
+    if (ok) s->problem = g_strdup(name);
+  }
   if (ok) {
     s->template_path = g_strdup(json_node_get_string(t));
     JsonArray *ka = json_node_get_array(k), *va = json_node_get_array(v);
@@ -322,7 +336,7 @@ gboolean sweep_run_job(const Sweep *s, const char *name, const char *grade, Swee
   /* the plan relative to DIR, so that the result does not depend on where
    * DIR is */
   g_autofree char *rel = g_strconcat("jobs/", name, ".yaml", NULL);
-  char *argv[] = {(char *)grade, "--json", rel, NULL};
+  char *argv[] = {(char *)grade, "--json", rel, s->problem ? "--problem" : NULL, s->problem, NULL};
   g_autofree char *out = NULL, *errs = NULL;
   int wait = 0;
   g_autoptr(GError) spawn = NULL;

@@ -53,6 +53,8 @@ typedef struct Sweep {
   char *template_path;
   GPtrArray *keys;    /* char*: the swept paths, in --set order */
   GPtrArray *variants;/* SweepVariant*, the first key varying slowest */
+  char *problem;      /* "p1" or "d1": each job grades that one alone   */
+                      /* (tcc-grade --problem); NULL: both             */
 } Sweep;
 
 void sweep_free(Sweep *s);
@@ -62,9 +64,9 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(Sweep, sweep_free)
  * variant's plan (each must load as a plan: else *err is its loader's
  * one-line error, against DIR/jobs/NAME.yaml), jobs.txt with the command
  * `sweep_cmd` (the absolute tcc-sweep and, when not NULL, --grade GRADE)
- * and the manifest.  NULL with *err on bad input or an I/O error. */
+ * and the manifest, which keeps `problem` (NULL: both problems).  NULL with *err on bad input or an I/O error. */
 Sweep *sweep_expand(const char *template_path, GPtrArray *sets, const char *dir,
-                    const char *sweep_cmd, const char *grade, GError **err);
+                    const char *sweep_cmd, const char *grade, const char *problem, GError **err);
 /* The manifest of an expanded DIR. */
 Sweep *sweep_load(const char *dir, GError **err);
 

@@ -67,7 +67,7 @@ START_TEST(test_expand) {
   static const char *const args[] = {"hardware.sh_kib=0,64", "d1.sms_used=8,16,4", "d1.attention.slices=2", NULL};
   g_autoptr(GPtrArray) sets = sets_of(args);
   g_autoptr(GError) err = NULL;
-  g_autoptr(Sweep) s = sweep_expand(TOP_PATH("plans/baseline.yaml"), sets, out, "tcc-sweep", NULL, &err);
+  g_autoptr(Sweep) s = sweep_expand(TOP_PATH("plans/baseline.yaml"), sets, out, "tcc-sweep", NULL, NULL, &err);
   ck_assert_msg(s, "%s", err ? err->message : "?");
   ck_assert_uint_eq(s->variants->len, 6);
   const SweepVariant *v1 = g_ptr_array_index(s->variants, 1), *v3 = g_ptr_array_index(s->variants, 3);
@@ -94,7 +94,7 @@ START_TEST(test_expand) {
   ck_assert_str_eq(((SweepVariant *)g_ptr_array_index(l->variants, 3))->name, v3->name);
   ck_assert_str_eq(g_ptr_array_index(l->keys, 2), "d1.attention.slices");
   g_autofree char *out2 = g_build_filename(dir, "t", NULL);
-  g_autoptr(Sweep) s2 = sweep_expand(TOP_PATH("plans/../plans/baseline.yaml"), sets, out2, "tcc-sweep", NULL, &err);
+  g_autoptr(Sweep) s2 = sweep_expand(TOP_PATH("plans/../plans/baseline.yaml"), sets, out2, "tcc-sweep", NULL, NULL, &err);
   ck_assert(s2);
   for (guint i = 0; i < 6; i++)
     ck_assert_str_eq(((SweepVariant *)g_ptr_array_index(s2->variants, i))->name,
@@ -163,7 +163,7 @@ START_TEST(test_collect) {
   static const char *const args[] = {"d1.store_spacing=0,16,32,48", NULL};
   g_autoptr(GPtrArray) sets = sets_of(args);
   g_autoptr(GError) err = NULL;
-  g_autoptr(Sweep) s = sweep_expand(TOP_PATH("plans/baseline.yaml"), sets, dir, "tcc-sweep", NULL, &err);
+  g_autoptr(Sweep) s = sweep_expand(TOP_PATH("plans/baseline.yaml"), sets, dir, "tcc-sweep", NULL, NULL, &err);
   ck_assert_msg(s, "%s", err ? err->message : "?");
   result(s, 0, "pass", NULL, 802528, 124192, 1000.0);
   result(s, 1, "fail", NULL, 700000, 120000, 0);
