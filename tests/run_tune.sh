@@ -197,6 +197,18 @@ else
   cat "$tmp/out" "$tmp/err"; head -3 "$tmp/sp/tune.csv"
 fi
 
+# --problem both: the hardware's keys too; store_spacing, which tiny.yaml's
+# P1 does not write and its stages refine, searched as its mapping's default
+"$tune" "$tiny" --problem both --evals 20 --seed 2 -o "$tmp/spb" >"$tmp/out" 2>"$tmp/err"
+code=$?
+hdr=$(sed -n 1p "$tmp/spb/tune.csv")
+if [ $code -eq 0 ] && echo "$hdr" | grep -q ',hardware.sms,' && echo "$hdr" | grep -q ',p1.store_spacing.default,' &&
+  echo "$hdr" | grep -q ',p1.store_spacing.wo,' && [ "$(($(wc -l <"$tmp/spb/tune.csv") - 1))" -eq 20 ]; then
+  ok "no --knob, both problems: the hardware's keys, store_spacing as its mapping's default"
+else
+  ko "a search of both problems' schema space (exit $code)"; cat "$tmp/out" "$tmp/err"
+fi
+
 # ---- --resume: a search of 20 points resumed to 40 gives the files of a
 # search of 40 that never stopped; the first 20 are not measured again
 "$tune" "$tiny" --problem d1 --evals 20 --seed 4 -o "$tmp/r1" >/dev/null 2>&1

@@ -425,15 +425,28 @@ Tune *tune_new(const char *template_path, GPtrArray *knobs, const TuneOptions *o
     t->derived = TRUE;
     derive_space(plan, opt->target, knobs);
     /* a knob the template's text cannot take (store_spacing.wo where it
-     * writes store_spacing as one number) stays as the template has it */
+     * writes store_spacing as one number) stays as the template has it; a
+     * knob that others refine (store_spacing: store_spacing.wo) and that
+     * the template does not write is searched as the mapping form's
+     * `default`, so that a point can set both */
     for (guint i = knobs->len; i-- > 0;) {
+      TuneKnob *k = g_ptr_array_index(knobs, i);
       gboolean found;
       GError *e = NULL;
-      g_autofree char *v = plan_edit_get(template_path, t->text, t->len, "--knob",
-                                         ((const TuneKnob *)g_ptr_array_index(knobs, i))->path, &found, &e);
+      g_autofree char *v = plan_edit_get(template_path, t->text, t->len, "--knob", k->path, &found, &e);
       if (e) {
         g_error_free(e);
         g_ptr_array_remove_index(knobs, i);
+        continue;
+      }
+      g_autofree char *prefix = g_strconcat(k->path, ".", NULL);
+      gboolean refined = FALSE;
+      for (guint j = 0; j < knobs->len; j++)
+        refined |= g_str_has_prefix(((const TuneKnob *)g_ptr_array_index(knobs, j))->path, prefix);
+      if (!found && refined) {
+        char *d = g_strconcat(k->path, ".default", NULL);
+        g_free(k->path);
+        k->path = d;
       }
     }
     if (knobs->len == 0) {
