@@ -590,6 +590,25 @@ static void finish_one(gpointer data, gpointer user) {
  * finished (a P1 program in memory is tens of MB). */
 static gboolean measure_jobs(Tune *t, guint first, GError **err);
 
+/* The name a point's plan goes by in messages: the template's for the
+ * start, "TEMPLATE[round R, point C]" for the others. */
+static char *point_name(const Tune *t, const TunePoint *p) {
+  return p->round == 0 ? g_strdup(t->template_path)
+                       : g_strdup_printf("%s[round %d, point %d]", t->template_path, p->round, p->candidate);
+}
+
+/* Point p measured by the search this one resumes (tune_resume): its
+ * measure taken, TRUE. */
+static gboolean take_resumed(Tune *t, TunePoint *p) {
+  g_autofree char *key = t->cache ? idx_key(p->idx, t->knobs->len) : NULL;
+  const TuneMeasure *known = key ? g_hash_table_lookup(t->cache, key) : NULL;
+  if (!known) return FALSE;
+  p->m = *known;
+  p->m.error = g_strdup(known->error);
+  t->resumed++;
+  return TRUE;
+}
+
 static gboolean measure(Tune *t, GThreadPool *pool, guint first, GError **err) {
   if (t->opt.engine != TUNE_ENGINE_THREADS) return measure_jobs(t, first, err);
   GMutex lock;
@@ -602,25 +621,16 @@ static gboolean measure(Tune *t, GThreadPool *pool, guint first, GError **err) {
   gboolean ok = TRUE;
   for (guint i = 0; i < n; i++) {
     TunePoint *p = g_ptr_array_index(t->points, first + i);
+    Work *w = &work[i];
+    *w = (Work){t, p, NULL, &lock, &cond, &pending};
+    if (take_resumed(t, p)) continue;
     /* the start is the template itself: its diagnostics point into it */
     g_autofree char *text = p->round == 0 ? g_strdup(t->text) : tune_point_text(t, p, err);
     if (!text) {
       ok = FALSE;
       break;
     }
-    g_autofree char *file = p->round == 0 ? g_strdup(t->template_path)
-                                          : g_strdup_printf("%s[round %d, point %d]", t->template_path,
-                                                            p->round, p->candidate);
-    Work *w = &work[i];
-    *w = (Work){t, p, NULL, &lock, &cond, &pending};
-    g_autofree char *key = t->cache ? idx_key(p->idx, t->knobs->len) : NULL;
-    const TuneMeasure *known = key ? g_hash_table_lookup(t->cache, key) : NULL;
-    if (known) { /* measured by the search this one resumes */
-      p->m = *known;
-      p->m.error = g_strdup(known->error);
-      t->resumed++;
-      continue;
-    }
+    g_autofree char *file = point_name(t, p);
     w->job = t->opt.eval.prepare(file, text, t->opt.target, t->opt.eval.data, &p->m);
     if (!w->job) continue;
     g_mutex_lock(&lock);
@@ -1056,14 +1066,7 @@ static gboolean measure_jobs(Tune *t, guint first, GError **err) {
   g_autofree char *qself = g_shell_quote(t->opt.self);
   for (guint i = first; i < t->points->len; i++) {
     TunePoint *p = g_ptr_array_index(t->points, i);
-    g_autofree char *key = t->cache ? idx_key(p->idx, t->knobs->len) : NULL;
-    const TuneMeasure *known = key ? g_hash_table_lookup(t->cache, key) : NULL;
-    if (known) {
-      p->m = *known;
-      p->m.error = g_strdup(known->error);
-      t->resumed++;
-      continue;
-    }
+    if (take_resumed(t, p)) continue;
     g_autofree char *text = p->round == 0 ? g_strdup(t->text) : tune_point_text(t, p, err);
     if (!text) return FALSE;
     g_autofree char *base = g_strdup_printf("p%d.yaml", p->candidate);
@@ -1076,9 +1079,7 @@ static gboolean measure_jobs(Tune *t, guint first, GError **err) {
       g_free(job);
       return FALSE;
     }
-    g_autofree char *name = p->round == 0 ? g_strdup(t->template_path)
-                                          : g_strdup_printf("%s[round %d, point %d]", t->template_path,
-                                                            p->round, p->candidate);
+    g_autofree char *name = point_name(t, p);
     g_autofree char *qjob = g_shell_quote(job), *qname = g_shell_quote(name);
     g_string_append_printf(lines, "%s --eval-job %s --eval-as %s --problem %s\n", qself, qjob, qname,
                            tune_target_name[t->opt.target]);
