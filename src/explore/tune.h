@@ -38,7 +38,8 @@ enum { TUNE_ERROR_USAGE = 1, TUNE_ERROR_IO, TUNE_ERROR_PLACED };
 
 #define TUNE_MAX_VALUES 1000000 /* values of one knob                */
 /* --knob options at most: a bound on the command line, far above the
- * space a plan's schema gives (about 100 knobs for P1 with hardware). */
+ * space a plan's schema gives (122 knobs for both problems of
+ * plans/baseline.yaml, with the hardware's). */
 #define TUNE_MAX_KNOBS 1024
 
 /* One --knob: a plan path and its ordered values, either the integers
