@@ -114,7 +114,7 @@ int main(int argc, char **argv) {
   gboolean version = FALSE, no_progress = FALSE, restarts = FALSE;
   int rounds = -1, candidates = -1, jobs = -1, evals = -1;
   gint64 seed = -1;
-  double step = -1, seconds = -1;
+  double step = -1, seconds = -1, eval_cap = 0;
   GOptionEntry entries[] = {
       {"problem", 0, 0, G_OPTION_ARG_STRING, &problem,
        "what to lower: p1's or d1's cycles, or both (P1 x D1: the score goes up)", "P"},
@@ -145,6 +145,8 @@ int main(int argc, char **argv) {
        "measure one point's plan FILE and write FILE.measure (the engines' job lines)", "FILE"},
       {"eval-as", 0, 0, G_OPTION_ARG_STRING, &eval_as, "with --eval-job: the name its messages give the plan",
        "NAME"},
+      {"eval-cap", 0, 0, G_OPTION_ARG_DOUBLE, &eval_cap,
+       "with --eval-job: the best objective so far, which the point must beat (0: none)", "X"},
       {"restarts", 0, 0, G_OPTION_ARG_NONE, &restarts,
        "once the search converges (steps of 1 without a better point), start again from the best with the "
        "first steps, instead of stopping", NULL},
@@ -187,7 +189,9 @@ int main(int argc, char **argv) {
   }
   if (eval_job) { /* one job of an engine: the measure next to the plan */
     if (argc != 1) return usage("--eval-job takes no template");
-    if (!tune_eval_job(eval_job, eval_as ? eval_as : eval_job, opt.target, &err)) return usage(err->message);
+    if (!(eval_cap >= 0)) return usage("--eval-cap must be 0 or more");
+    if (!tune_eval_job(eval_job, eval_as ? eval_as : eval_job, opt.target, eval_cap, &err))
+      return usage(err->message);
     return 0;
   }
   if (engine && strcmp(engine, "threads") == 0)
@@ -284,10 +288,10 @@ int main(int argc, char **argv) {
   printf("\nwrote %s and %s; grade it (numerics too): tcc-grade %s\n", best_path, csv_path, qb);
   TuneCounts c;
   tune_counts(t, &c);
-  printf("points: %d pass, %d over the power or area limit, %d refused by tcc-gen, %d errors, %d wrong numerics; "
-         "%d with knobs set by technique moves\n",
-         c.status[TUNE_PASS], c.status[TUNE_POWER] + c.status[TUNE_AREA], c.status[TUNE_REFUSED],
-         c.status[TUNE_ERROR_POINT], c.status[TUNE_WRONG], c.repaired);
+  printf("points: %d pass, %d slower than the best (not fitted further), %d over the power or area limit, "
+         "%d refused by tcc-gen, %d errors, %d wrong numerics; %d with knobs set by technique moves\n",
+         c.status[TUNE_PASS], c.status[TUNE_SLOWER], c.status[TUNE_POWER] + c.status[TUNE_AREA],
+         c.status[TUNE_REFUSED], c.status[TUNE_ERROR_POINT], c.status[TUNE_WRONG], c.repaired);
   if (resume) printf("resumed: %d of the points from %s/tune.csv\n", t->resumed, resume);
   if (restarts) printf("restarts: %d\n", t->restarts);
   printf("stopped: %s\n", pr.timed_out ? "its time (--time)" : t->stopped ? t->stopped : "its rounds");

@@ -2,6 +2,7 @@
 #include "tune.h"
 
 #include <errno.h>
+#include <math.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +10,7 @@
 
 #include <glib/gstdio.h>
 
+#include "bounds.h"
 #include "csv.h"
 #include "jobs.h"
 #include "ir.h"
@@ -21,7 +23,7 @@
 
 G_DEFINE_QUARK(tcc-tune-error-quark, tune_error)
 
-const char *const tune_status_name[] = {"pass", "power", "area", "error", "refused", "numerics"};
+const char *const tune_status_name[] = {"pass", "power", "area", "error", "refused", "numerics", "slower"};
 const char *const tune_target_name[] = {[TUNE_TARGET_D1] = "d1", [TUNE_TARGET_P1] = "p1", [TUNE_TARGET_BOTH] = "both"};
 
 /* ---- knobs ------------------------------------------------------------ */
@@ -134,7 +136,7 @@ typedef struct Programs {
   int n;
 } Programs;
 
-static gpointer compile_prepare(const char *file, const char *text, TuneTarget target, gpointer data,
+static gpointer compile_prepare(const char *file, const char *text, TuneTarget target, double cap, gpointer data,
                                 TuneMeasure *m) {
   (void)data;
   g_autoptr(GError) e = NULL;
@@ -147,8 +149,37 @@ static gpointer compile_prepare(const char *file, const char *text, TuneTarget t
   static const ProblemKind order[] = {PROB_P1, PROB_D1};
   for (guint i = 0; i < G_N_ELEMENTS(order); i++) {
     if (target != TUNE_TARGET_BOTH && (ProblemKind)target != order[i]) continue;
+    /* the cycles this problem must beat: the best's, or with both the best
+     * P1 x D1 over the other problem's cycles (P1's before D1 is measured:
+     * D1's lower bound, which no program beats) */
+    int64_t lim = 0;
+    if (cap > 0 && target != TUNE_TARGET_BOTH) {
+      lim = (int64_t)ceil(cap);
+    } else if (cap > 0) {
+      Bounds b;
+      sim_bounds(&plan->hw, &plan->d1.dims, &b);
+      double other = order[i] == PROB_P1 ? (double)b.bound : (w->n > 0 && !w->prog[0] ? (double)w->measured[0].cycles : 0);
+      lim = other > 0 ? (int64_t)ceil(cap / other) : 0;
+    }
     FitResult fr;
-    g_autoptr(Ir) ir = fit_pipeline(plan, order[i], NULL, NULL, FALSE, &fr, &e);
+    g_autoptr(Ir) ir = fit_pipeline_capped(plan, order[i], lim, NULL, NULL, FALSE, &fr, &e);
+    if (!ir && fr.slower) { /* its figures: the program as written, over the limit */
+      m->status = TUNE_SLOWER;
+      m->error = g_strdup_printf("%s: %s", wl_problem_name(order[i]), e->message);
+      m->peak_w = MAX(m->peak_w, fr.first_w);
+      m->area_mm2 = sim_machine_area(&plan->hw);
+      if (order[i] == PROB_D1 && target == TUNE_TARGET_BOTH) { /* P1's measure, then D1's */
+        m->cycles = w->n > 0 ? w->measured[0].cycles : 0;
+        m->peak_w = MAX(m->peak_w, w->n > 0 ? w->measured[0].peak_w : 0);
+        m->d1_cycles = fr.first_cycles;
+      } else {
+        m->cycles = fr.first_cycles;
+      }
+      for (int k = 0; k < w->n; k++)
+        if (w->prog[k]) sim_program_free(w->prog[k]);
+      g_free(w);
+      return NULL;
+    }
     if (ir && fr.measured && fr.cycles > 0) {
       w->kind[w->n] = order[i];
       w->measured[w->n] = (SimResult){.cycles = fr.cycles, .peak_w = fr.peak_w,
@@ -174,8 +205,8 @@ static gpointer compile_prepare(const char *file, const char *text, TuneTarget t
   return w;
 }
 
-static const int status_rank[] = {[TUNE_PASS] = 0, [TUNE_POWER] = 1, [TUNE_AREA] = 2, [TUNE_ERROR_POINT] = 3,
-                                  [TUNE_REFUSED] = 3, [TUNE_WRONG] = 3};
+static const int status_rank[] = {[TUNE_PASS] = 0,    [TUNE_POWER] = 1, [TUNE_AREA] = 2,  [TUNE_ERROR_POINT] = 3,
+                                  [TUNE_REFUSED] = 3, [TUNE_WRONG] = 3, [TUNE_SLOWER] = 3};
 
 static void simulate_finish(gpointer work, TuneMeasure *m) {
   Programs *w = work;
@@ -590,6 +621,15 @@ static void finish_one(gpointer data, gpointer user) {
  * finished (a P1 program in memory is tens of MB). */
 static gboolean measure_jobs(Tune *t, guint first, GError **err);
 
+static double objective(const TuneMeasure *m);
+
+/* What a point of this round must beat: the best's objective when it
+ * passes (0: nothing yet). */
+static double best_cap(const Tune *t) {
+  const TunePoint *b = t->best >= 0 ? g_ptr_array_index(t->points, t->best) : NULL;
+  return b && b->m.status == TUNE_PASS ? objective(&b->m) : 0;
+}
+
 /* The name a point's plan goes by in messages: the template's for the
  * start, "TEMPLATE[round R, point C]" for the others. */
 static char *point_name(const Tune *t, const TunePoint *p) {
@@ -631,7 +671,7 @@ static gboolean measure(Tune *t, GThreadPool *pool, guint first, GError **err) {
       break;
     }
     g_autofree char *file = point_name(t, p);
-    w->job = t->opt.eval.prepare(file, text, t->opt.target, t->opt.eval.data, &p->m);
+    w->job = t->opt.eval.prepare(file, text, t->opt.target, best_cap(t), t->opt.eval.data, &p->m);
     if (!w->job) continue;
     g_mutex_lock(&lock);
     while (pending >= 2 * CLAMP(t->opt.jobs, 1, 256)) g_cond_wait(&cond, &lock);
@@ -780,6 +820,8 @@ char *tune_log_csv(const Tune *t) {
     g_string_append_printf(o, ",%s,", tune_status_name[p->m.status]);
     if (p->m.status == TUNE_ERROR_POINT || p->m.status == TUNE_REFUSED)
       g_string_append(o, both ? ",,,," : ",,");
+    else if (both && p->m.d1_cycles == 0) /* slower: D1 not measured after P1 */
+      g_string_append_printf(o, "%" PRId64 ",,,%.4f,%.4f", p->m.cycles, p->m.peak_w, p->m.area_mm2);
     else if (both)
       g_string_append_printf(o, "%" PRId64 ",%" PRId64 ",%.2f,%.4f,%.4f", p->m.cycles, p->m.d1_cycles,
                              wl_score(p->m.cycles, p->m.d1_cycles), p->m.peak_w, p->m.area_mm2);
@@ -964,11 +1006,13 @@ gboolean tune_resume(Tune *t, const char *file, const char *text, GError **err) 
     TuneMeasure *m = g_new0(TuneMeasure, 1);
     guint c = 2 + n;
     int st = -1;
-    for (int s = 0; s <= TUNE_WRONG; s++)
+    for (int s = 0; s <= TUNE_SLOWER; s++)
       if (strcmp(FIELD(c), tune_status_name[s]) == 0) st = s;
     gboolean measured = st >= 0 && st != TUNE_ERROR_POINT && st != TUNE_REFUSED;
     int64_t cyc = 0, d1 = 0;
-    gboolean ok = st >= 0 && (!measured || (parse_count(FIELD(c + 1), &cyc) && (!both || parse_count(FIELD(c + 2), &d1))));
+    gboolean ok = st >= 0 && (!measured || (parse_count(FIELD(c + 1), &cyc) &&
+                                            (!both || parse_count(FIELD(c + 2), &d1) ||
+                                             (st == TUNE_SLOWER && !*FIELD(c + 2)))));
     guint wcol = c + (both ? 4 : 2);
     char *end = NULL;
     if (ok && measured) {
@@ -1003,7 +1047,7 @@ static char *measure_path(const char *job) {
                                          : g_strconcat(job, ".measure", NULL);
 }
 
-gboolean tune_eval_job(const char *job, const char *name, TuneTarget target, GError **err) {
+gboolean tune_eval_job(const char *job, const char *name, TuneTarget target, double cap, GError **err) {
   g_autofree char *text = NULL;
   g_autoptr(GError) e = NULL;
   if (!g_file_get_contents(job, &text, NULL, &e)) {
@@ -1011,7 +1055,7 @@ gboolean tune_eval_job(const char *job, const char *name, TuneTarget target, GEr
     return FALSE;
   }
   TuneMeasure m = {0};
-  gpointer w = compile_prepare(name, text, target, NULL, &m);
+  gpointer w = compile_prepare(name, text, target, cap, NULL, &m);
   if (w) simulate_finish(w, &m);
   g_autoptr(GString) o = g_string_new(tune_status_name[m.status]);
   g_string_append_printf(o, ",%" PRId64 ",%" PRId64 ",%.17g,%.17g,", m.cycles, m.d1_cycles, m.peak_w, m.area_mm2);
@@ -1034,7 +1078,7 @@ static gboolean read_measure(const char *path, TuneMeasure *m) {
   g_autoptr(GPtrArray) f = csv_record(&p);
   if (!f || f->len != 6) return FALSE;
   int st = -1;
-  for (int s = 0; s <= TUNE_WRONG; s++)
+  for (int s = 0; s <= TUNE_SLOWER; s++)
     if (strcmp(g_ptr_array_index(f, 0), tune_status_name[s]) == 0) st = s;
   int64_t c, d;
   char *e1, *e2;
@@ -1081,8 +1125,10 @@ static gboolean measure_jobs(Tune *t, guint first, GError **err) {
     }
     g_autofree char *name = point_name(t, p);
     g_autofree char *qjob = g_shell_quote(job), *qname = g_shell_quote(name);
-    g_string_append_printf(lines, "%s --eval-job %s --eval-as %s --problem %s\n", qself, qjob, qname,
-                           tune_target_name[t->opt.target]);
+    char capt[G_ASCII_DTOSTR_BUF_SIZE];
+    g_ascii_formatd(capt, sizeof capt, "%.17g", best_cap(t));
+    g_string_append_printf(lines, "%s --eval-job %s --eval-as %s --eval-cap %s --problem %s\n", qself, qjob, qname,
+                           capt, tune_target_name[t->opt.target]);
     g_ptr_array_add(pending, p);
     g_ptr_array_add(paths, job);
   }

@@ -67,8 +67,11 @@ extern const char *const tune_target_name[]; /* "d1", "p1", "both" */
  * the fitting), the simulator's error, tcc-gen's refusal (the plan does
  * not load or compile), or a program whose numerics failed on a grade
  * seed (tune_verify_best). */
-typedef enum { TUNE_PASS, TUNE_POWER, TUNE_AREA, TUNE_ERROR_POINT, TUNE_REFUSED, TUNE_WRONG } TuneStatus;
-extern const char *const tune_status_name[]; /* "pass", "power", "area", "error", "refused", "numerics" */
+typedef enum { TUNE_PASS, TUNE_POWER, TUNE_AREA, TUNE_ERROR_POINT, TUNE_REFUSED, TUNE_WRONG, TUNE_SLOWER } TuneStatus;
+/* "pass", "power", "area", "error", "refused", "numerics", "slower": no
+ * program of the point under the limit beats the best so far (the fitting
+ * stopped at its cycles: fit_pipeline_capped) */
+extern const char *const tune_status_name[];
 typedef struct TuneMeasure {
   TuneStatus status;
   int64_t cycles;        /* the problem's (TUNE_TARGET_BOTH: P1's); 0   */
@@ -83,7 +86,10 @@ typedef struct TuneMeasure {
  * thread, or NULL when it has filled *m itself (a plan that does not load
  * or compile).  `data` is passed to prepare. */
 typedef struct TuneEval {
-  gpointer (*prepare)(const char *file, const char *text, TuneTarget target, gpointer data,
+  /* `cap` > 0: the objective of the best point so far (cycles, or P1 x D1
+   * for both), which a point must beat to matter: an evaluator may stop at
+   * it and say TUNE_SLOWER */
+  gpointer (*prepare)(const char *file, const char *text, TuneTarget target, double cap, gpointer data,
                       TuneMeasure *m);
   void (*finish)(gpointer work, TuneMeasure *m);
   gpointer data;
@@ -179,9 +185,10 @@ gboolean tune_run(Tune *t, TuneProgress progress, gpointer data, GError **err);
 
 /* One job of an engine: the plan `job` measured as tune_eval_compile
  * measures it (its messages named `name`), the measure written to the
- * job's path with .measure for .yaml (through a temporary file).  FALSE
+ * job's path with .measure for .yaml (through a temporary file); `cap` as
+ * TuneEval's.  FALSE
  * with *err only when it cannot be read or written. */
-gboolean tune_eval_job(const char *job, const char *name, TuneTarget target, GError **err);
+gboolean tune_eval_job(const char *job, const char *name, TuneTarget target, double cap, GError **err);
 
 /* Before tune_run: the points of an earlier search's log (tune_log_csv's
  * text, `file` for messages) are measured already: tune_run takes their
@@ -202,7 +209,7 @@ gboolean tune_verify_best(Tune *t, int tries, GError **err);
 
 /* The counts of the points' statuses and repaired points. */
 typedef struct TuneCounts {
-  int status[TUNE_WRONG + 1];
+  int status[TUNE_SLOWER + 1];
   int repaired;
 } TuneCounts;
 void tune_counts(const Tune *t, TuneCounts *c);

@@ -123,7 +123,9 @@ static void consider(Point *best, Point *pt) {
 }
 
 /* The cycle limit of a measuring run: the fastest legal program so far
- * (0: none yet, the simulator's default). */
+ * (0: none yet, the simulator's default).  Never the caller's cap
+ * (fit_pipeline_capped): the search, and so the program, must be the one
+ * every tool gets. */
 static int64_t cap_of(const Point *best) { return best->ir ? best->cycles : 0; }
 
 /* Did the plan write a knob the fitting changes? */
@@ -131,12 +133,20 @@ static gboolean overrides(const PlanProblem *pp) {
   return plan_knob_loc(pp, "power.event_interval").line > 0 || plan_knob_loc(pp, "power.bucket_bytes").line > 0;
 }
 
+/* A measuring run stopped at its cycle limit, the cap (cap_of): slower
+ * than a program it need not beat, not a broken one. */
+static gboolean past_cap(const GError *e, int64_t cap) {
+  return cap > 0 && e && strstr(e->message, "cycle limit of") != NULL;
+}
+
 /* One rung: from level 0 (the plan as written, already measured) the
  * level doubles from 32 until a program is under the limit, then bisection
  * between the last level over and the first under, to within 1/16 of the
- * level.  Every program measured is offered to *best.  A level that does
- * not compile (the pacer's WG is needed for work) ends the rung.  *hottest
- * gets the last window measured, *paced its level. */
+ * level.  Every program measured is offered to *best.  A level whose run
+ * passes the cap brackets the search from above as a level under the limit
+ * does (more pacing only slows it more), without being a candidate; a level
+ * that does not compile (the pacer's WG is needed for work) ends the rung.
+ * *hottest gets the last window measured, *paced its level. */
 static void rung(const Plan *plan, const PlanProblem *plan_pp, Family family, const char *dump_after,
                  gboolean verify, Point *best, FitResult *res, double *hottest, int64_t *paced) {
   int64_t lo = 0, hi = -1, base = plan_pp->bucket_bytes > 0 && plan_pp->event_interval > 0 ? plan_pp->event_interval : 0;
@@ -144,10 +154,13 @@ static void rung(const Plan *plan, const PlanProblem *plan_pp, Family family, co
   for (int64_t x = 32; hi < 0; x *= 2) {
     Point pt;
     g_autoptr(GError) e = NULL;
+    int64_t level = MIN(x, FIT_MAX_INTERVAL - base), cap = cap_of(best);
     res->runs++;
-    if (!measure(plan, plan_pp, family, MIN(x, FIT_MAX_INTERVAL - base), cap_of(best), dump_after, verify, &pt, &e)) {
+    if (!measure(plan, plan_pp, family, level, cap, dump_after, verify, &pt, &e)) {
       point_free(&pt);
-      return;
+      if (!past_cap(e, cap)) return;
+      hi = level;
+      break;
     }
     *hottest = pt.peak_w;
     *paced = base + pt.added;
@@ -159,13 +172,15 @@ static void rung(const Plan *plan, const PlanProblem *plan_pp, Family family, co
     if (hi < 0 && x >= FIT_MAX_INTERVAL - base) return;
   }
   while (hi - lo > MAX(2, lo / 16)) {
-    int64_t mid = lo + (hi - lo) / 2;
+    int64_t mid = lo + (hi - lo) / 2, cap = cap_of(best);
     Point pt;
     g_autoptr(GError) e = NULL;
     res->runs++;
-    if (!measure(plan, plan_pp, family, mid, cap_of(best), dump_after, verify, &pt, &e)) {
+    if (!measure(plan, plan_pp, family, mid, cap, dump_after, verify, &pt, &e)) {
       point_free(&pt);
-      return;
+      if (!past_cap(e, cap)) return;
+      hi = mid;
+      continue;
     }
     if (legal(&pt))
       hi = mid;
@@ -277,9 +292,14 @@ static gboolean first_fit(const Plan *plan, PlanProblem *pp, gboolean measured, 
 
 Ir *fit_pipeline(const Plan *plan, ProblemKind kind, const char *dump_after, char **dump, gboolean verify,
                  FitResult *res, GError **err) {
+  return fit_pipeline_capped(plan, kind, 0, dump_after, dump, verify, res, err);
+}
+
+Ir *fit_pipeline_capped(const Plan *plan, ProblemKind kind, int64_t cap, const char *dump_after, char **dump,
+                        gboolean verify, FitResult *res, GError **err) {
   FitResult dummy;
   if (!res) res = &dummy;
-  *res = (FitResult){0};
+  *res = (FitResult){.cap = cap};
   PlanProblem section = *plan_problem(plan, kind);
   const PlanProblem *plan_pp = &section;
   if (!section.present) {
@@ -309,6 +329,14 @@ Ir *fit_pipeline(const Plan *plan, ProblemKind kind, const char *dump_after, cha
   SchedLoc at = plan_knob_loc(plan_pp, "power.fit");
   if (at.line == 0) at = plan_pp->where;
   const char *file = plan->file ? plan->file : "(plan)";
+  if (cap > 0 && !legal(&first) && first.cycles >= cap) { /* fitting slows it: past the cap already */
+    point_free(&first);
+    res->slower = TRUE;
+    g_set_error(err, IR_ERROR, 1,
+                "power.fit: %.2f W as written, in %" G_GINT64_FORMAT " cycles, already %" G_GINT64_FORMAT
+                " or more: not fitted (pacing and fewer SMs slow a program)", res->first_w, res->first_cycles, cap);
+    return NULL;
+  }
   consider(&best, &first);
   if (!best.ir && static_w > FIT_LIMIT_W - FIT_MARGIN_W) { /* no pacing lowers it */
     g_set_error(err, IR_ERROR, 1,

@@ -31,6 +31,9 @@
 #define FIT_MAX_INTERVAL 100000
 
 typedef struct FitResult {
+  int64_t cap;              /* fit_pipeline_capped's cap (0: none)        */
+  gboolean slower;          /* NULL returned: over the limit as written,   */
+                            /* in `cap` cycles or more: not fitted         */
   int runs;                 /* pipeline runs, the first included (0: none) */
   gboolean measured;        /* power.fit on: the runs were simulated       */
   double first_w, peak_w;   /* the plan's program and the one returned     */
@@ -49,5 +52,14 @@ typedef struct FitResult {
  * one line when the schedule was changed. */
 Ir *fit_pipeline(const Plan *plan, ProblemKind kind, const char *dump_after, char **dump, gboolean verify,
                  FitResult *res, GError **err);
+/* fit_pipeline for a search that only wants programs faster than `cap`
+ * cycles (> 0; tcc-tune: its best so far).  When the plan's program is
+ * over the limit as written and already takes `cap` cycles or more, it is
+ * not fitted (the fitting's pacing and fewer SMs slow a program): NULL
+ * with res->slower, a one-line error, and res->first_w and first_cycles
+ * of that program.  Otherwise the answer is fit_pipeline's, the very same
+ * program, whatever its cycles: the cap never changes the search. */
+Ir *fit_pipeline_capped(const Plan *plan, ProblemKind kind, int64_t cap, const char *dump_after, char **dump,
+                        gboolean verify, FitResult *res, GError **err);
 
 #endif

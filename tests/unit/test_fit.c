@@ -141,6 +141,38 @@ START_TEST(test_fit_fewer_sms) {
 }
 END_TEST
 
+
+/* fit_pipeline_capped: the plan over the limit as written (22,605 cycles)
+ * is not fitted at all under a cap it already reaches; under any higher
+ * cap it is fitted to the very program fit_pipeline gives (the cap never
+ * changes the search: a tuner's points are the programs tcc-gen writes),
+ * and a program under the limit as written is returned whatever the cap. */
+START_TEST(test_fit_capped) {
+  g_autoptr(Plan) plan = best_d1(H64, NULL);
+  g_autoptr(GError) err = NULL;
+  FitResult f, full;
+  g_autoptr(Ir) ref = fit_pipeline(plan, PROB_D1, NULL, NULL, FALSE, &full, &err);
+  ck_assert_msg(ref, "%s", err ? err->message : "?");
+  ck_assert(full.first_w > FIT_LIMIT_W && full.cycles > full.first_cycles);
+  Ir *ir = fit_pipeline_capped(plan, PROB_D1, full.first_cycles, NULL, NULL, FALSE, &f, &err);
+  ck_assert(!ir && f.slower && f.runs == 1 && f.first_cycles == full.first_cycles && f.first_w == full.first_w);
+  ck_assert_msg(err && strstr(err->message, "not fitted"), "%s", err ? err->message : "?");
+  g_clear_error(&err);
+  g_autofree char *a = be_emit(ref);
+  const int64_t caps[] = {full.first_cycles + 1, full.cycles, full.cycles + 1, 1000000};
+  for (guint i = 0; i < G_N_ELEMENTS(caps); i++) {
+    g_autoptr(Ir) same = fit_pipeline_capped(plan, PROB_D1, caps[i], NULL, NULL, FALSE, &f, &err);
+    ck_assert_msg(same, "%s", err ? err->message : "?");
+    ck_assert(!f.slower && f.cycles == full.cycles && f.peak_w == full.peak_w && f.runs == full.runs);
+    g_autofree char *b = be_emit(same);
+    ck_assert_msg(strcmp(a, b) == 0, "cap %" G_GINT64_FORMAT ": another program", caps[i]);
+  }
+  g_autoptr(Plan) dflt = best_d1("{d_model: 128, heads: 4, d_ff: 512, layers: 2, history: 128, steps: 8}", NULL);
+  g_autoptr(Ir) under = fit_pipeline_capped(dflt, PROB_D1, 1000, NULL, NULL, FALSE, &f, &err);
+  ck_assert_msg(under && !f.slower && f.runs == 1 && f.cycles > 1000, "%s", err ? err->message : "?");
+}
+END_TEST
+
 Suite *suite_fit(void) {
   Suite *s = suite_create("fit");
   TCase *tc = tcase_create("fit");
@@ -149,6 +181,7 @@ Suite *suite_fit(void) {
   tcase_add_test(tc, test_fit_off);
   tcase_add_test(tc, test_fit_overrides_plan_pacing);
   tcase_add_test(tc, test_fit_fewer_sms);
+  tcase_add_test(tc, test_fit_capped);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -359,8 +359,9 @@ static void synth_clear(Synth *s) {
   g_array_unref(s->seen);
 }
 
-static gpointer synth_prepare(const char *file, const char *text, TuneTarget target, gpointer data,
+static gpointer synth_prepare(const char *file, const char *text, TuneTarget target, double cap, gpointer data,
                               TuneMeasure *m) {
+  (void)cap; /* the synthetic objectives are measured whole */
   Synth *s = data;
   if (g_thread_self() != s->caller) s->prepared_off_caller++;
   if (s->prepared++ == 0) s->first_file = g_strdup(file);
