@@ -209,6 +209,18 @@ else
   ko "a search of both problems' schema space (exit $code)"; cat "$tmp/out" "$tmp/err"
 fi
 
+# a value the template writes that the shape does not take (k_chunk.w2 128
+# on d_ff 64, which the loader takes as 64) is where the search starts
+sed 's/^  store_spacing: 0$/  store_spacing: 0\n  k_chunk: {w2: 128}/' "$tiny" >"$tmp/kc.yaml"
+"$tune" "$tmp/kc.yaml" --problem d1 --evals 6 -o "$tmp/kc" >"$tmp/out" 2>"$tmp/err"
+code=$?
+col=$(sed -n 1p "$tmp/kc/tune.csv" | tr ',' '\n' | grep -n '^d1.k_chunk.w2$' | cut -d: -f1)
+if [ $code -eq 0 ] && [ -n "$col" ] && [ "$(sed -n 2p "$tmp/kc/tune.csv" | cut -d, -f"$col")" = 128 ]; then
+  ok "no --knob: a written value the shape does not take is the start's"
+else
+  ko "no --knob, a value the shape does not take (exit $code)"; cat "$tmp/out" "$tmp/err"
+fi
+
 # ---- --resume: a search of 20 points resumed to 40 gives the files of a
 # search of 40 that never stopped; the first 20 are not measured again
 "$tune" "$tiny" --problem d1 --evals 20 --seed 4 -o "$tmp/r1" >/dev/null 2>&1

@@ -457,6 +457,8 @@ Tune *tune_new(const char *template_path, GPtrArray *knobs, const TuneOptions *o
     derive_space(plan, opt->target, knobs);
     /* a knob the template's text cannot take (store_spacing.wo where it
      * writes store_spacing as one number) stays as the template has it; a
+     * value the template writes that the shape does not take (k_chunk 128
+     * on d_model 64, which the loader takes as 64) is one of the knob's; a
      * knob that others refine (store_spacing: store_spacing.wo) and that
      * the template does not write is searched as the mapping form's
      * `default`, so that a point can set both */
@@ -469,6 +471,14 @@ Tune *tune_new(const char *template_path, GPtrArray *knobs, const TuneOptions *o
         g_error_free(e);
         g_ptr_array_remove_index(knobs, i);
         continue;
+      }
+      if (found && knob_index(k, v) < 0) { /* a value the shape does not take (the loader falls back from it) */
+        int64_t x, y;
+        guint at = k->values->len;
+        if (parse_int(v, &x))
+          for (guint j = 0; j < k->values->len && at == k->values->len; j++)
+            if (parse_int(g_ptr_array_index(k->values, j), &y) && y > x) at = j;
+        g_ptr_array_insert(k->values, (gint)at, g_strdup(v));
       }
       g_autofree char *prefix = g_strconcat(k->path, ".", NULL);
       gboolean refined = FALSE;
