@@ -197,6 +197,18 @@ else
   cat "$tmp/out" "$tmp/err"; head -3 "$tmp/sp/tune.csv"
 fi
 
+# the screening round: round 1 switches each technique on alone from the
+# start (one knob moved, before its technique moves), in knob order
+awk -F, 'NR > 1 && $1 == 1 { c++ } END { exit !(c > 8) }' "$tmp/sp/tune.csv" &&
+  ok "no --knob: round 1 screens the techniques" || ko "the screening round"
+"$tune" "$tiny" --problem d1 --evals 12 --seed 3 --no-screen -o "$tmp/ns" >/dev/null 2>&1
+"$tune" "$tiny" --problem d1 --evals 12 --seed 3 -o "$tmp/ys" >/dev/null 2>&1
+n1=$(awk -F, '$1 == 1' "$tmp/ns/tune.csv" | wc -l)
+y1=$(awk -F, '$1 == 1' "$tmp/ys/tune.csv" | wc -l)
+[ "$n1" -le 8 ] && [ "$y1" -eq 11 ] && ! cmp -s "$tmp/ns/tune.csv" "$tmp/ys/tune.csv" &&
+  ok "--no-screen: round 1 is a draw of 8 ($n1), not the screening ($y1 until the budget)" ||
+  ko "--no-screen ($n1 / $y1 points in round 1)"
+
 # --problem both: the hardware's keys too; store_spacing, which tiny.yaml's
 # P1 does not write and its stages refine, searched as its mapping's default
 "$tune" "$tiny" --problem both --evals 20 --seed 2 -o "$tmp/spb" >"$tmp/out" 2>"$tmp/err"

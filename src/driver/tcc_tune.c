@@ -111,7 +111,7 @@ int main(int argc, char **argv) {
   g_auto(GStrv) knob_args = NULL;
   g_autofree char *out = NULL, *problem = NULL, *resume = NULL, *engine = NULL, *sshlogin = NULL,
                   *eval_job = NULL, *eval_as = NULL;
-  gboolean version = FALSE, no_progress = FALSE, restarts = FALSE;
+  gboolean version = FALSE, no_progress = FALSE, restarts = FALSE, no_screen = FALSE;
   int rounds = -1, candidates = -1, jobs = -1, evals = -1;
   gint64 seed = -1;
   double step = -1, seconds = -1, eval_cap = 0;
@@ -147,6 +147,8 @@ int main(int argc, char **argv) {
        "NAME"},
       {"eval-cap", 0, 0, G_OPTION_ARG_DOUBLE, &eval_cap,
        "with --eval-job: the best objective so far, which the point must beat (0: none)", "X"},
+      {"no-screen", 0, 0, G_OPTION_ARG_NONE, &no_screen,
+       "without --knob, do not begin with the screening round (every technique switched on alone)", NULL},
       {"restarts", 0, 0, G_OPTION_ARG_NONE, &restarts,
        "once the search converges (steps of 1 without a better point), start again from the best with the "
        "first steps, instead of stopping", NULL},
@@ -216,6 +218,7 @@ int main(int argc, char **argv) {
   if (seconds != -1 && !(seconds > 0 && seconds <= 31536000)) return usage("--time must be in (0, 31536000]");
   if (evals != -1) opt.max_evals = evals;
   opt.restarts = restarts;
+  opt.screen = !knob_args && !no_screen; /* the schema's space: its techniques first */
   if ((evals != -1 || seconds != -1) && rounds == -1) opt.rounds = 10000; /* the budget ends it */
   if (rounds != -1) opt.rounds = rounds;
   if (candidates != -1) opt.candidates = candidates;

@@ -697,6 +697,37 @@ static gboolean measure(Tune *t, GThreadPool *pool, guint first, GError **err) {
   return ok;
 }
 
+/* The screening round (TuneOptions.screen): from the start, every value of
+ * every knob of at most SCREEN_VALUES values (the enums and bools: the
+ * techniques), one knob at a time, with its technique moves; in knob and
+ * value order, no draw. */
+#define SCREEN_VALUES 8
+static void screen(Tune *t, const guint *from, GHashTable *seen, guint budget) {
+  guint n = t->knobs->len;
+  int c = 0;
+  for (guint k = 0; k < n && t->points->len < budget; k++) {
+    guint count = tune_knob_count(g_ptr_array_index(t->knobs, k));
+    for (guint v = 0; count <= SCREEN_VALUES && v < count && t->points->len < budget; v++) {
+      if (v == from[k]) continue;
+      guint *idx = g_memdup2(from, sizeof(guint) * n);
+      idx[k] = v;
+      int repairs = close_point(t, idx, from);
+      g_autofree char *key = idx_key(idx, n);
+      if (g_hash_table_contains(seen, key)) {
+        g_free(idx);
+        continue;
+      }
+      g_hash_table_add(seen, g_steal_pointer(&key));
+      TunePoint *p = g_new0(TunePoint, 1);
+      p->round = 1;
+      p->candidate = ++c;
+      p->idx = idx;
+      p->repairs = repairs;
+      g_ptr_array_add(t->points, p);
+    }
+  }
+}
+
 /* A restart (--restarts): the steps of restart r are the first steps
  * times 2^r, at most each knob's whole range, around the best so far; a
  * wider neighbourhood each time the search converges.  FALSE when every
@@ -748,7 +779,8 @@ gboolean tune_run(Tune *t, TuneProgress progress, gpointer data, GError **err) {
       t->stopped = "its evaluation budget";
       break;
     }
-    for (int c = 0; c < t->opt.candidates && t->points->len < budget; c++) {
+    if (round == 1 && t->opt.screen) screen(t, best->idx, seen, budget);
+    for (int c = 0; c < t->opt.candidates && t->points->len < budget && !(round == 1 && t->opt.screen); c++) {
       int repairs = 0;
       guint *idx = draw(&rng, t, best->idx, step, seen, &repairs);
       if (!idx) continue;

@@ -114,6 +114,9 @@ typedef struct TuneOptions {
   int jobs;              /* worker threads, 1..256                      */
   double step;           /* first step, as a fraction of each knob's    */
                          /* values, (0, 1]                               */
+  gboolean screen;       /* round 1 screens the techniques: from the    */
+                         /* start, every value of every knob of at most */
+                         /* 8 values, one knob at a time (no draw)     */
   gboolean restarts;     /* converged (two rounds without a better point */
                          /* at steps of 1, or every point within them  */
                          /* measured): restart r draws around the best  */
