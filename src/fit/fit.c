@@ -2,9 +2,9 @@
  *
  * The controls are the SMs used and load pacing by byte buckets (pace.c).
  * Fewer SMs load fewer lines at once (the FEWER_SMS rung: rung_sms).
- * Pacing: after every bucket
- * of HBM loads a WG waits event_interval cycles (self-paced), or the
- * pacer's interval between buckets grows (power.pacing_wg).  Pacing the
+ * Pacing: after every bucket of HBM loads a WG waits event_interval
+ * cycles (self-paced), or the pacer's interval between buckets grows
+ * (power.pacing_wg).  Pacing the
  * loads paces everything they feed, so the hottest window falls as the
  * interval grows: on the shapes measured it falls from over 22 W to 14 W
  * (docs/techniques.md, "Power fitting").  One integer, the cycles added
@@ -15,11 +15,12 @@
  *     event_interval = added.
  *
  * The search: level 0 is the plan as written; if it is over the limit,
- * first the most SMs under it, then on each pacing rung the level doubles from 32 until a program is under it (FIT_MAX_INTERVAL at
- * most), then bisection between the last level over and the first under,
- * to within 1/16 of the level.  The window is not monotone in the level
- * (a pause can line two phases up), so every program measured under the
- * limit is a candidate and the one with the fewest cycles is returned:
+ * first the most SMs under it, then on each pacing rung the level doubles
+ * from 32 until a program is under it (FIT_MAX_INTERVAL at most), then
+ * bisection between the last level over and the first under, to within
+ * 1/16 of the level.  The window is not monotone in the level (a pause
+ * can line two phases up), so every program measured under the limit is
+ * a candidate and the one with the fewest cycles is returned:
  * never one that was not measured.  All of it is deterministic: the same
  * plan gives the same levels, programs and bytes. */
 #include "fit.h"
@@ -40,9 +41,10 @@ typedef struct Point {
   int64_t cycles;
 } Point;
 
-/* The two ways to pace (the ladder's rungs): each WG by itself, or a
- * pacer task on a WG of its own releasing buckets machine-wide, which also
- * spreads loads that all WGs issue at once (a stage's first chunks). */
+/* The ladder's rungs: the two ways to pace, each WG by itself or a pacer
+ * task on a WG of its own releasing buckets machine-wide (which also
+ * spreads loads that all WGs issue at once: a stage's first chunks), and
+ * fewer SMs, unpaced (rung_sms). */
 typedef enum { PACE_SELF, PACE_PACER, FEWER_SMS } Family;
 static const char *const family_name[] = {"self-paced", "paced by a pacer WG", "unpaced on fewer SMs"};
 
