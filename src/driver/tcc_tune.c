@@ -239,6 +239,10 @@ int main(int argc, char **argv) {
   if (!self) self = g_find_program_in_path(argv[0]);
   g_autofree char *workdir = g_canonicalize_filename(out, NULL);
   if (opt.engine != TUNE_ENGINE_THREADS && !self) return usage("--engine: cannot find this tcc-tune's path");
+  /* the job lists are lines: a path with a line break would split one */
+  if (opt.engine != TUNE_ENGINE_THREADS && (strpbrk(workdir, "\n\r") || strpbrk(argv[1], "\n\r") || strpbrk(self, "\n\r")))
+    return usage("--engine: the template, -o DIR and tcc-tune's own path must not hold a line break (the job "
+                 "lists are lines)");
   opt.self = self;
   opt.workdir = workdir;
   opt.sshlogin = sshlogin;
@@ -298,7 +302,14 @@ int main(int argc, char **argv) {
   if (resume) printf("resumed: %d of the points from %s/tune.csv\n", t->resumed, resume);
   if (restarts) printf("restarts: %d\n", t->restarts);
   printf("stopped: %s\n", pr.timed_out ? "its time (--time)" : t->stopped ? t->stopped : "its rounds");
-  printf("checked: %s\n", checked ? "the best point's numerics pass on the grade seeds 7, 13, 11, 23" : verr->message);
+  if (checked) {
+    static const uint64_t seeds[] = WL_GRADE_SEEDS;
+    printf("checked: the best point's numerics pass on the grade seeds");
+    for (guint i = 0; i < G_N_ELEMENTS(seeds); i++) printf("%s %" PRIu64, i ? "," : "", seeds[i]);
+    printf("\n");
+  } else {
+    printf("checked: %s\n", verr->message);
+  }
   if (fflush(stdout) != 0 || ferror(stdout)) return usage("cannot write to standard output");
   return checked && b->m.status == TUNE_PASS ? 0 : 1;
 }
