@@ -75,6 +75,8 @@ static void apply(const Plan *plan, const PlanProblem *plan_pp, PlanProblem *pp,
   if (family == PACE_PACER) plan_knob_fit(pp, "power.pacing_wg", pacer_wg(plan, pp));
 }
 
+static gboolean time_ir(const Plan *plan, const PlanProblem *plan_pp, int64_t cap, Point *pt, GError **err);
+
 /* Compile and time one level.  FALSE with an error when it does not
  * compile, when its program does not run (the compiler's bug), or when it
  * runs past `cap` cycles (> 0: the fastest legal program so far, which a
@@ -85,7 +87,11 @@ static gboolean measure(const Plan *plan, const PlanProblem *plan_pp, Family fam
   apply(plan, plan_pp, &pp, family, added);
   *pt = (Point){.family = family, .added = added};
   pt->ir = pass_pipeline_section(plan, &pp, dump_after, dump_after ? &pt->dump : NULL, verify, err);
-  if (!pt->ir) return FALSE;
+  return pt->ir && time_ir(plan, plan_pp, cap, pt, err);
+}
+
+/* Time pt->ir's program (measure). */
+static gboolean time_ir(const Plan *plan, const PlanProblem *plan_pp, int64_t cap, Point *pt, GError **err) {
   char *text = be_emit(pt->ir);
   g_autofree char *name = g_strdup_printf("%s[%s]", plan->file ? plan->file : "-",
                                           wl_problem_name(plan_pp->dims.kind));
@@ -252,6 +258,149 @@ static int cited_knob(const Plan *plan, const PlanProblem *pp, const char *msg) 
   return i >= 0 && pp->loc[i].path && !g_str_has_suffix(pp->loc[i].path, "power.fit") ? i : -1;
 }
 
+/* ---- Capacity repairs ----
+ * Resident weights that do not fit the machine at this shape are first
+ * repaired, and taken back to streaming only when no repair compiles: a
+ * streamed program reads every weight once per row tile (P1) or per step
+ * (D1), so keeping what fits is worth some compiles.  Three kinds of
+ * repair, each only to values its knob's rule and needs take at the shape:
+ *
+ *   - the unit: k_split.X up (more K shards, each fewer rows) or panels.X
+ *     down (narrower panels), for the projection X the refusal names, so
+ *     that a unit fits a WG (and units pack the WGs tighter);
+ *   - the room: rf_temp_kib down, 4 KiB at a time, when the refusal counts
+ *     the RF after it (D1: the activations' room, which the passes then
+ *     check);
+ *   - what stays: resident_layers (D1), the most layers from layer 0 whose
+ *     weights fit, the others streamed.
+ *
+ * For each unit repair (none first) and each room (the plan's first), the
+ * most resident layers that compile; of those with the most layers kept,
+ * the fastest program (timed as the fitting's level 0), ties to the fewest
+ * knobs changed, then to the order tried.  A lowering refuses a placement
+ * that does not fit before it makes a task, so a try costs little; at most
+ * REPAIR_TRIES.  Deterministic: the same refusal, the same tries. */
+#define REPAIR_STEPS 3
+#define REPAIR_TRIES 256
+
+/* The projection a refusal names: the earliest of qkv, wo, w1, w2 standing
+ * as a word in its text ("a qkv panel shard is", "w2 has 8 panels"), or -1. */
+static int named_proj(const char *text) {
+  int best = -1;
+  const char *first = NULL;
+  for (int j = 0; j < PROJ__COUNT; j++) {
+    const char *name = sched_proj_name[j];
+    size_t n = strlen(name);
+    for (const char *q = strstr(text, name); q; q = strstr(q + 1, name)) {
+      gboolean before = q == text || (!g_ascii_isalnum(q[-1]) && q[-1] != '_' && q[-1] != '.');
+      if (!before || g_ascii_isalnum(q[n]) || q[n] == '_') continue;
+      if (!first || q < first) first = q, best = j;
+      break;
+    }
+  }
+  return best;
+}
+
+/* One repair: knob paths and values (n of them; 0: none). */
+typedef struct Repair {
+  const char *path[2];
+  long v[2];
+  int n;
+} Repair;
+
+/* Knob `path`'s repair values from its value now, `dir` (+1 up, -1 down)
+ * by `step` until `stop`: the first `max` its rule and needs take, each
+ * appended to out[] as a one-knob repair.  Returns how many. */
+static int repair_values(const Plan *plan, const PlanProblem *pp, const char *path, int dir, long step, long stop,
+                         int max, Repair *out) {
+  long now;
+  int n = 0;
+  if (!plan_knob_number(pp, path, &now)) return 0;
+  for (long v = now + dir * step; n < max && (dir > 0 ? v <= stop : v >= stop); v += dir * step) {
+    PlanProblem probe = *pp;
+    if (plan_knob_repair(&probe, &plan->hw, path, v, NULL)) out[n++] = (Repair){{path, NULL}, {v, 0}, 1};
+  }
+  return n;
+}
+
+/* Apply repairs u and t and resident_layers rl (0: as written) to a copy
+ * of *pp; FALSE when one of them does not take. */
+static gboolean repaired(const Plan *plan, const PlanProblem *pp, const Repair *u, const Repair *t, long rl,
+                         PlanProblem *out, GString *what) {
+  *out = *pp;
+  const Repair *r[2] = {u, t};
+  for (int a = 0; a < 2; a++)
+    for (int k = 0; k < r[a]->n; k++)
+      if (!plan_knob_repair(out, &plan->hw, r[a]->path[k], r[a]->v[k], what)) return FALSE;
+  return rl == 0 || plan_knob_repair(out, &plan->hw, "resident_layers", rl, what);
+}
+
+/* Try the repairs of a refusal at resident weights (its text after the
+ * "error: "; see above).  TRUE with *pp repaired, *pt its program
+ * (measured when `measured`) and the changes in `changed`; FALSE, *pp as
+ * it was, when none compiles. */
+static gboolean repair(const Plan *plan, PlanProblem *pp, const char *text, gboolean measured, const char *dump_after,
+                       gboolean verify, Point *pt, int *runs, GString *changed) {
+  Repair unit[1 + 2 * REPAIR_STEPS] = {{{NULL, NULL}, {0, 0}, 0}}, room[1 + REPAIR_STEPS] = {{{NULL, NULL}, {0, 0}, 0}};
+  int nu = 1, nr = 1, j = named_proj(text);
+  char ks[32], pn[32];
+  if (j >= 0) {
+    g_snprintf(ks, sizeof ks, "k_split.%s", sched_proj_name[j]);
+    g_snprintf(pn, sizeof pn, "panels.%s", sched_proj_name[j]);
+    nu += repair_values(plan, pp, ks, +1, 1, 8, REPAIR_STEPS, unit + nu);
+    nu += repair_values(plan, pp, pn, -1, 1, 1, REPAIR_STEPS, unit + nu);
+  }
+  if (strstr(text, "rf_temp_kib")) nr += repair_values(plan, pp, "rf_temp_kib", -1, 4, 4, REPAIR_STEPS, room + nr);
+  long rl_now, L = pp->dims.layers;
+  gboolean has_rl = plan_knob_number(pp, "resident_layers", &rl_now);
+  long top = has_rl && rl_now > 0 ? MIN(rl_now, L) : L, bottom = has_rl ? 1 : top;
+  Point best = {0};
+  PlanProblem won;
+  long won_rl = 0;
+  int won_moves = 0, tries = 0;
+  g_autoptr(GString) won_changes = g_string_new(NULL);
+  for (int a = 0; a < nu; a++)
+    for (int b = 0; b < nr && tries < REPAIR_TRIES; b++) {
+      if (a == 0 && b == 0 && !has_rl) continue; /* the plan as written: refused */
+      for (long rl = top; rl >= bottom && rl >= won_rl && tries < REPAIR_TRIES; rl--) {
+        PlanProblem cand;
+        g_autoptr(GString) what = g_string_new(NULL);
+        if (a == 0 && b == 0 && rl == top) continue; /* the plan as written */
+        if (!repaired(plan, pp, &unit[a], &room[b], rl == top ? 0 : rl, &cand, what)) continue;
+        tries++;
+        (*runs)++;
+        g_autoptr(GError) e = NULL;
+        Point p = {0};
+        p.ir = pass_pipeline_section(plan, &cand, dump_after, dump_after ? &p.dump : NULL, verify, &e);
+        if (!p.ir) {
+          point_free(&p);
+          continue;
+        }
+        /* the most layers kept for this unit and room: timed against the
+         * fastest with as many (more: it wins) */
+        int moves = unit[a].n + room[b].n + (rl != top);
+        gboolean ok = !measured || time_ir(plan, &cand, rl == won_rl && best.ir ? best.cycles : 0, &p, &e);
+        if (ok && (!best.ir || rl > won_rl || (measured && p.cycles < best.cycles) ||
+                   (!measured && moves < won_moves))) {
+          point_free(&best);
+          best = p;
+          won = cand;
+          won_rl = rl;
+          won_moves = moves;
+          g_string_assign(won_changes, what->str);
+        } else {
+          point_free(&p);
+        }
+        break; /* fewer layers kept with this unit and room: slower */
+      }
+    }
+  if (!best.ir) return FALSE;
+  *pp = won;
+  *pt = best;
+  g_string_append_printf(changed, "%s%s", changed->len ? ", " : "", won_changes->str);
+  return TRUE;
+}
+
 /* Level 0 of the section, with capacity fallbacks: while the lowering
  * refuses at a knob the plan wrote (a resident shard over a WG's RF, relays
  * over the machine's WGs, ...), that knob goes back to its default, with
@@ -259,8 +408,9 @@ static int cited_knob(const Plan *plan, const PlanProblem *pp, const char *msg) 
  * again; each fallback is a warning.  With power.fit off (measured FALSE)
  * only compiled.  FALSE with *err: the plan's own refusal (--strict, a
  * knob left at its default, FIT_MAX_FALLBACKS fallbacks). */
-static gboolean first_fit(const Plan *plan, PlanProblem *pp, gboolean measured, const char *dump_after,
-                          gboolean verify, Point *pt, GPtrArray **warnings, int *runs, GError **err) {
+static gboolean first_fit(const Plan *plan, PlanProblem *pp, gboolean measured, gboolean repairs,
+                          const char *dump_after, gboolean verify, Point *pt, GPtrArray **warnings, int *runs,
+                          gboolean *repaired_it, GError **err) {
   for (int round = 0;; round++) {
     g_autoptr(GError) e = NULL;
     gboolean ok;
@@ -280,13 +430,21 @@ static gboolean first_fit(const Plan *plan, PlanProblem *pp, gboolean measured, 
     }
     point_free(pt);
     g_autoptr(GString) changed = g_string_new(NULL);
+    const char *at = strstr(e->message, ": error: ");
+    if (repairs && g_str_has_prefix(at + 9, "weights: resident: ") &&
+        repair(plan, pp, at + 9, measured, dump_after, verify, pt, runs, changed)) {
+      *repaired_it = TRUE;
+      if (!*warnings) *warnings = g_ptr_array_new_with_free_func(g_free);
+      g_ptr_array_add(*warnings, g_strdup_printf("%.*s: warning: %s; repaired with %s (--strict refuses)",
+                                                 (int)(at - e->message), e->message, at + 9, changed->str));
+      return TRUE;
+    }
     plan_knob_fallback(pp, i, changed);
     if (changed->len == 0) { /* already at its default: nothing left to try */
       g_propagate_error(err, g_steal_pointer(&e));
       return FALSE;
     }
     if (!*warnings) *warnings = g_ptr_array_new_with_free_func(g_free);
-    const char *at = strstr(e->message, ": error: ");
     g_ptr_array_add(*warnings, g_strdup_printf("%.*s: warning: %s; falling back to %s (--strict refuses)",
                                                (int)(at - e->message), e->message, at + 9, changed->str));
   }
@@ -297,11 +455,54 @@ Ir *fit_pipeline(const Plan *plan, ProblemKind kind, const char *dump_after, cha
   return fit_pipeline_capped(plan, kind, 0, dump_after, dump, verify, res, err);
 }
 
+static Ir *fit_section(const Plan *plan, ProblemKind kind, int64_t cap, gboolean repairs, const char *dump_after,
+                       char **dump, gboolean verify, FitResult *res, gboolean *repaired_it, GError **err);
+
 Ir *fit_pipeline_capped(const Plan *plan, ProblemKind kind, int64_t cap, const char *dump_after, char **dump,
                         gboolean verify, FitResult *res, GError **err) {
   FitResult dummy;
   if (!res) res = &dummy;
   *res = (FitResult){.cap = cap};
+  gboolean repaired_it = FALSE, again = FALSE;
+  g_autoptr(GError) e = NULL;
+  char *d1 = NULL;
+  Ir *ir = fit_section(plan, kind, cap, TRUE, dump_after, dump ? &d1 : NULL, verify, res, &repaired_it, &e);
+  if (!repaired_it || (!ir && res->slower)) {
+    if (!ir) g_propagate_error(err, g_steal_pointer(&e));
+    if (dump) *dump = d1;
+    return ir;
+  }
+  /* a capacity repair kept more of the weights resident; the fallback to
+   * streaming as well, since the repaired program may need more pacing
+   * (a streamed layer's loads on every WG at once) or none may bring it
+   * under the limit: the faster legal program of the two */
+  FitResult plain = {.runs = res->runs};
+  char *d2 = NULL;
+  g_autoptr(GError) e2 = NULL;
+  int64_t cap2 = ir ? (cap > 0 ? MIN(cap, res->cycles) : res->cycles) : cap;
+  Ir *ir2 = fit_section(plan, kind, cap2, FALSE, dump_after, dump ? &d2 : NULL, verify, &plain, &again, &e2);
+  int runs = plain.runs;
+  if (ir2 && (!ir || plain.cycles < res->cycles)) {
+    if (ir) ir_free(ir);
+    g_free(d1);
+    ir = ir2, d1 = d2;
+    plain.cap = cap;
+    *res = plain;
+  } else {
+    if (ir2) ir_free(ir2);
+    g_free(d2);
+    if (!ir && !plain.slower) g_propagate_error(err, g_steal_pointer(&e2)); /* the fallback's refusal */
+    else if (!ir) g_propagate_error(err, g_steal_pointer(&e));
+  }
+  res->runs = runs;
+  if (dump) *dump = d1;
+  else g_free(d1);
+  return ir;
+}
+
+static Ir *fit_section(const Plan *plan, ProblemKind kind, int64_t cap, gboolean repairs, const char *dump_after,
+                       char **dump, gboolean verify, FitResult *res, gboolean *repaired_it, GError **err) {
+  *res = (FitResult){.cap = cap, .runs = res->runs}; /* the runs of an earlier try count */
   PlanProblem section = *plan_problem(plan, kind);
   const PlanProblem *plan_pp = &section;
   if (!section.present) {
@@ -311,7 +512,8 @@ Ir *fit_pipeline_capped(const Plan *plan, ProblemKind kind, int64_t cap, const c
   g_autoptr(GPtrArray) warnings = NULL;
   Point first, best = {0};
   res->measured = section.power_fit != FIT_OFF;
-  if (!first_fit(plan, &section, res->measured, dump_after, verify, &first, &warnings, &res->runs, err)) {
+  if (!first_fit(plan, &section, res->measured, repairs, dump_after, verify, &first, &warnings, &res->runs,
+                 repaired_it, err)) {
     /* a dump taken before a failing pass is the caller's to write */
     if (dump && !first.ir) *dump = g_steal_pointer(&first.dump);
     point_free(&first);

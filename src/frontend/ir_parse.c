@@ -416,8 +416,9 @@ static gboolean parse_record(Pr *P) {
       if (!int_in(P, 1, G_MAXINT, "the plan column of 'line LINE:COL'", &c)) return FALSE;
       line = (int)l;
       col = (int)c;
-    } else if (chosen != SCHED_WRITTEN) {
+    } else if (chosen == SCHED_AUTO || (chosen == SCHED_FALLBACK && !at_end(P))) {
       return expected(P, "'line LINE:COL' after 'fallback' or 'auto'");
+    } else if (chosen == SCHED_FALLBACK) { /* a capacity repair of a knob the plan left */
     } else if (!kw(P, "default")) {
       return expected(P, "'line LINE:COL', 'default' or 'power.fit' after ';'");
     }

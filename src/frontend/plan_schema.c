@@ -67,6 +67,12 @@ static int check_rf_temp(const PlanKnobDef *k, const PlanProblem *pp, const Mach
   return range(k, v, 0, hw->rf_kib, "hardware.rf_kib", msg);
 }
 
+static int check_resident_layers(const PlanKnobDef *k, const PlanProblem *pp, const Machine *hw,
+                                 long v, GString *msg) {
+  (void)hw;
+  return range(k, v, 0, pp->dims.layers, "problem.layers", msg);
+}
+
 static int check_row_tile(const PlanKnobDef *k, const PlanProblem *pp, const Machine *hw,
                           long v, GString *msg) {
   (void)hw;
@@ -232,6 +238,7 @@ const PlanKnobDef plan_knobs[PLAN_NKNOBS] = {
     ENUM("layout", BOTH, layout, layout_names, LAYOUT_ROW, 4, 0),
     ENUM("weights", BOTH, weights, weights_names, WEIGHTS_STREAMED, 0, 0),
     INT("rf_temp_kib", BOTH, rf_temp_kib, 0, 256, 16, -1, check_rf_temp, 0, 0),
+    INT("resident_layers", D1, resident_layers, 0, 8, 0, -1, check_resident_layers, 0, 0),
     ENUM("kv_writeback", BOTH, kv_writeback, kv_names, KV_DIRECT, 0, 0),
     INT("store_spacing", BOTH, store_spacing, 0, 100000, 0, -1, NULL, 0, 0),
     SPACING("store_spacing.ln", P1, SPACE_LN), SPACING("store_spacing.qkv", BOTH, SPACE_QKV),
@@ -331,6 +338,7 @@ const PlanNeed plan_needs[] = {
     {"k_split.w2", "handoff", HANDOFF_RF, "handoff is rf", D1},
     {"ffn.fused", "weights", WEIGHTS_RESIDENT, "weights is resident", BOTH},
     {"handoff_relays", "weights", WEIGHTS_RESIDENT, "weights is resident", BOTH},
+    {"resident_layers", "weights", WEIGHTS_RESIDENT, "weights is resident", D1},
     {"handoff_relays", "handoff", HANDOFF_RF, "handoff is rf", D1},
     {"handoff_forward", "handoff", HANDOFF_RF, "handoff is rf", D1},
     {"handoff_fanout", "handoff", HANDOFF_RF, "handoff is rf", P1},
@@ -508,6 +516,34 @@ gboolean plan_knob_fit(PlanProblem *pp, const char *path, long v) {
   g_autofree char *text = plan_knob_value_text(&plan_knobs[i], v);
   g_strlcpy(pp->value[i], text, sizeof pp->value[i]);
   pp->fitted[i] = 1;
+  return TRUE;
+}
+
+gboolean plan_knob_repair(PlanProblem *pp, const Machine *hw, const char *path, long v, GString *changed) {
+  int i = knob_of(pp, path);
+  if (i < 0 || plan_knobs[i].type != KT_INT) return FALSE;
+  const PlanKnobDef *k = &plan_knobs[i];
+  long was = plan_knob_get(pp, k);
+  g_autoptr(GString) msg = g_string_new(NULL);
+  if (v == was || plan_knob_check(k, pp, hw, v, msg) != 0) return FALSE;
+  for (int j = 0; v != k->def && j < plan_nneeds; j++) { /* what a value other than the default needs */
+    const PlanNeed *n = &plan_needs[j];
+    if (strcmp(n->path, k->path) != 0 || (n->only && !(n->only & (1u << pp->dims.kind)))) continue;
+    int d = plan_knob_index(n->needs);
+    if (d >= 0 && plan_knob_get(pp, &plan_knobs[d]) < n->needs_min) return FALSE;
+  }
+  *plan_knob_field(pp, k) = (int)v;
+  pp->chosen[i] = SCHED_FALLBACK;
+  g_autofree char *from = plan_knob_value_text(k, was), *to = plan_knob_value_text(k, v);
+  g_strlcpy(pp->value[i], to, sizeof pp->value[i]);
+  if (changed) g_string_append_printf(changed, "%s%s: %s -> %s", changed->len ? ", " : "", k->path, from, to);
+  return TRUE;
+}
+
+gboolean plan_knob_number(const PlanProblem *pp, const char *path, long *v) {
+  int i = knob_of(pp, path);
+  if (i < 0) return FALSE;
+  *v = plan_knob_get(pp, &plan_knobs[i]);
   return TRUE;
 }
 

@@ -49,6 +49,8 @@ void sched_print(GString *out, const Schedule *s) {
     else if (s->chosen[i] && l->line > 0)
       g_string_append_printf(out, "  ; %s line %d:%d\n", s->chosen[i] == SCHED_AUTO ? "auto" : "fallback", l->line,
                              l->col);
+    else if (s->chosen[i] == SCHED_FALLBACK) /* a capacity repair of a knob the plan left */
+      g_string_append(out, "  ; fallback\n");
     else if (l->line > 0)
       g_string_append_printf(out, "  ; line %d:%d\n", l->line, l->col);
     else

@@ -64,7 +64,7 @@ extern const char *const sched_space_name[SPACE__COUNT]; /* "ln", "qkv", "att", 
 
 /* Number of knobs (the frontend's table, plan_schema.c), problem dims
  * included. */
-#define SCHED_NKNOBS 113
+#define SCHED_NKNOBS 114
 /* Longest value text of a knob ("round_robin", "-1", "1073741824"). */
 #define SCHED_VALUE_MAX 16
 
@@ -106,6 +106,8 @@ typedef struct Schedule {
   SchedWeights weights;     /* planned: resident                        */
   int rf_temp_kib;          /* KiB of each WG's RF kept for activations, */
                             /* not weights (the capacity report)         */
+  int resident_layers;      /* D1, resident weights: layers 0.. that keep */
+                            /* theirs (0: every layer); the rest stream   */
   SchedKv kv_writeback;     /* direct (default) or via a temp round trip */
   int store_spacing;        /* cycles of WAITT between a stage's output stores */
   int stage_spacing[SPACE__COUNT]; /* store_spacing.STAGE: a stage's own (not */

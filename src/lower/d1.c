@@ -77,6 +77,11 @@ typedef struct D1 {
 
 static int ntasks(int n, int panel) { return n / panel; }
 
+/* Does layer l keep its weights in the RF?  With resident_layers the first
+ * layers do and the others stream theirs, with the streamed lowering
+ * (tasks not pinned, no fold, no K shards, relays or fused FFN). */
+static gboolean res_at(const D1 *c, int l) { return c->resident && lw_resident_has(&c->res, l); }
+
 /* A row handed through scratch columns col.. (or RF to RF). */
 static void hand(D1 *c, LwHand *h, int col, int stride) {
   lw_hand_init(h, c->rf_hand, "scratch", 0, col, stride, c->rf_hand ? c->hand_prov : c->base);
@@ -96,7 +101,7 @@ static void row_ln(D1 *c, int task, const char *tag, IrView x, IrView h, const c
   Ir *ir = c->ir;
   IrView g, b;
   int wg = ir_task_at(ir, task)->pin;
-  if (c->resident && wg >= 0) {
+  if (res_at(c, ir_task_at(ir, task)->role.layer) && wg >= 0) {
     g = lw_resident_const(ir, &c->res, wg, ir_task_at(ir, task)->role.layer, gsym, c->d, c->res_prov);
     b = lw_resident_const(ir, &c->res, wg, ir_task_at(ir, task)->role.layer, bsym, c->d, c->res_prov);
   } else {
@@ -145,7 +150,7 @@ static void store_qkv(D1 *c, int task, IrView acc, int c0, int t, int l,
  * or from the RF of the WG that keeps it (the task is pinned there). */
 static void project(D1 *c, int task, const char *tag, IrView a, const char *wsym, const char *bsym,
                     int l, const LwProj *pj, int p, IrView acc) {
-  if (c->resident) {
+  if (res_at(c, l)) {
     lw_resident_project(c->ir, task, a, &c->res, l, pj->proj, p, acc, pj->kprov);
     return;
   }
@@ -162,7 +167,7 @@ static IrView ln_project(D1 *c, int task, const char *tag, LwHand *in, const cha
                          const LwProj *pj, int p) {
   Ir *ir = c->ir;
   IrView x = ir_all(ir, lw_rf_sub(ir, task, tag, "x", 1, c->d));
-  if (c->pp->ln_fold) {
+  if (c->pp->ln_fold && res_at(c, l)) {
     lw_hand_get(ir, in, task, x, 0, 0);
     /* the MMA holds the write port of acc's partitions while it runs: a
      * partition of its own, so that the statistics' results do not wait */
@@ -193,7 +198,7 @@ static int panel_task(D1 *c, const char *tag, int stage, int t, int l, IrRoleKin
   IrRole role = ir_role(kind);
   role.step = t, role.layer = l, role.proj = pj->proj, role.panel = p;
   int task = lw_task(c->ir, tag, stage, pj->prov, role);
-  if (c->resident) ir_task_at(c->ir, task)->pin = lw_resident_wg(&c->res, l, pj->proj, p);
+  if (res_at(c, l)) ir_task_at(c->ir, task)->pin = lw_resident_wg(&c->res, l, pj->proj, p);
   return task;
 }
 
@@ -477,7 +482,7 @@ static int stage_proj_split(D1 *c, int t, int l, int stage, const D1Proj *s) {
 
 static int stage_proj(D1 *c, int t, int l, int stage, const D1Proj *s) {
   Ir *ir = c->ir;
-  if (c->pp->k_split[s->pj->proj] > 1) return stage_proj_split(c, t, l, stage, s);
+  if (c->pp->k_split[s->pj->proj] > 1 && res_at(c, l)) return stage_proj_split(c, t, l, stage, s);
   const char *name = s->name;
   const LwProj *pj = s->pj;
   int after = s->after, a_cols = s->a_cols;
@@ -686,11 +691,13 @@ gboolean pass_lower_d1(Ir *ir, GError **err) {
       stage_att(&c, t, l, s0 + 1);
       lw_hand_clear(&c.q);
       hand(&c, &c.x1, c.scr[l].x1, c.d);
-      if (c.split_stats) lw_hand_add_stats(&c.x1, c.d / c.wo.panel, c.stats_prov);
+      /* the statistics for a folded LayerNorm: only a resident layer folds */
+      gboolean fused = pp->ffn_fused && res_at(&c, l);
+      if (c.split_stats && pp->ln_fold && res_at(&c, l)) lw_hand_add_stats(&c.x1, c.d / c.wo.panel, c.stats_prov);
       D1Proj wo = {.name = "wo", .pj = &c.wo, .after = c.g_att, .a = &c.att, .a_cols = c.d,
                    .res = &c.x, .out = &c.x1};
       c.g_wo = stage_proj(&c, t, l, s0 + 2, &wo);
-      if (c.relays > 0) {
+      if (c.relays > 0 && res_at(&c, l)) {
         int host[8];
         relay_hosts(&c, l, PROJ_W1, ntasks(c.f, c.w1.panel), c.relays, host);
         c.g_wo = relay_row(&c, t, l, s0 + 3, "wo", &c.x1, c.g_wo, host, c.relays);
@@ -702,9 +709,9 @@ gboolean pass_lower_d1(Ir *ir, GError **err) {
         lw_hand_init(&next, FALSE, "out", t, 0, c.d, c.base);
       else
         hand(&c, &next, c.scr[l + 1].x, c.d);
-      if (c.split_stats && !last) /* W2's panels, or the fused FFN's consumers */
-        lw_hand_add_stats(&next, pp->ffn_fused ? pp->ffn_consumers : c.d / c.w2.panel, c.stats_prov);
-      if (pp->ffn_fused) {
+      if (c.split_stats && !last && pp->ln_fold && res_at(&c, l + 1)) /* W2's panels, or the fused FFN's consumers */
+        lw_hand_add_stats(&next, fused ? pp->ffn_consumers : c.d / c.w2.panel, c.stats_prov);
+      if (fused) {
         c.g_w2 = stage_ffn_fused(&c, t, l, s0 + 3, &next);
       } else {
         stage_w1(&c, t, l, s0 + 3);
@@ -712,14 +719,14 @@ gboolean pass_lower_d1(Ir *ir, GError **err) {
                      .res = &c.x1, .out = &next};
         c.g_w2 = stage_proj(&c, t, l, s0 + 4, &w2);
       }
-      if (c.relays > 0 && !last) {
+      if (c.relays > 0 && !last && res_at(&c, l + 1)) {
         int host[8];
         relay_hosts(&c, l + 1, PROJ_QKV, ntasks(3 * c.d, c.qkv.panel), c.relays, host);
         c.g_w2 = relay_row(&c, t, l, s0 + 5, "w2", &next, c.g_w2, host, c.relays);
       }
       /* power.deferred_loads: the next layer's preload after this layer's
        * first-step tasks, in each WG's program */
-      if (t == 0 && c.resident && c.res.deferred && l + 1 < L) lw_resident_preload_layer(ir, &c.res, l + 1);
+      if (t == 0 && c.resident && c.res.deferred && res_at(&c, l + 1)) lw_resident_preload_layer(ir, &c.res, l + 1);
       lw_hand_clear(&c.g);
       lw_hand_clear(&c.x1);
       lw_hand_clear(&c.x);

@@ -71,6 +71,7 @@ static void place_kv(Ir *ir, LwResident *r, GArray *order, guint next, int room)
   /* kv_writeback: temp sends the new rows to HBM only (through scratch),
    * never to a slice's RF: the slices then read the cache from HBM */
   if (S <= 1 || ir->sched.kv_writeback != KV_DIRECT) return;
+  if (r->layers < d->layers) return; /* resident_layers: the RF is the weights' */
   S = r->slices;
   gsize n = (gsize)d->layers * d->heads * S;
   r->kv_wg = g_new(int, n);
@@ -111,7 +112,9 @@ gboolean lw_resident_place(Ir *ir, LwResident *r, GError **err) {
   int S = s->sms_used > 0 ? s->sms_used : ir->hw.sms, W = ir->hw.wgs_per_sm;
   int pb = sim_machine_part_bytes(&ir->hw), nparts = ir->hw.vl;
   int temp_parts = (s->rf_temp_kib * 1024 + pb - 1) / pb, room = nparts - temp_parts;
-  r->layers = d->layers;
+  /* resident_layers: layers 0..r->layers-1 keep their weights, the rest
+   * stream theirs (d1.c asks lw_resident_has) */
+  r->layers = s->resident_layers > 0 ? MIN(s->resident_layers, d->layers) : d->layers;
   r->max_panels = r->max_split = 1;
   for (int j = 0; j < PROJ__COUNT; j++) {
     int P, ks;
@@ -357,6 +360,8 @@ IrView lw_resident_const(Ir *ir, LwResident *r, int wg, int l, const char *sym, 
   g_hash_table_insert(r->consts, g_steal_pointer(&key), GINT_TO_POINTER(x));
   return ir_all(ir, x);
 }
+
+gboolean lw_resident_has(const LwResident *r, int l) { return l >= 0 && l < r->layers; }
 
 int lw_resident_wg(const LwResident *r, int l, SchedProj j, int p) { return r->wg[slot(r, l, j, p)]; }
 int lw_resident_shard_wg(const LwResident *r, int l, SchedProj j, int p, int s) {

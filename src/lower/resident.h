@@ -19,7 +19,7 @@ void lw_unit_shape(const Ir *ir, SchedProj j, int *panel, int *ks);
  * last slice also the rows of the new positions (kv_rows = rows of each
  * slice's K/V tensors: the block, + steps for the last slice). */
 typedef struct LwResident {
-  int layers, max_panels, max_split;
+  int layers, max_panels, max_split; /* layers: those that keep their weights */
   int *wg, *w, *b;
   int *used;           /* partitions taken on each WG                     */
   int *preload;        /* per (layer, WG): the preload task loading what  */
@@ -57,6 +57,8 @@ int lw_resident_new_row(const LwResident *r, int t);
  * gain of layer l) kept in the RF of `wg` by its preload task (of layer l): loaded the first time
  * a task of that WG asks, then shared. */
 IrView lw_resident_const(Ir *ir, LwResident *r, int wg, int l, const char *sym, int cols, IrProv prov);
+/* Does layer l keep its weights (resident_layers: the first layers do)? */
+gboolean lw_resident_has(const LwResident *r, int l);
 int lw_resident_wg(const LwResident *r, int l, SchedProj j, int p);
 /* With k_split: the WG of K shard s of a panel (shard 0's is lw_resident_wg),
  * acc = a . W_s (a: the shard's K/ks columns of the input; no bias), and

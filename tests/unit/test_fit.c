@@ -7,6 +7,7 @@
 
 #include "fit.h"
 #include "ir.h"
+#include "ir_parse.h"
 #include "pipeline.h"
 #include "tests.h"
 
@@ -173,6 +174,73 @@ START_TEST(test_fit_capped) {
 }
 END_TEST
 
+/* Capacity repairs: best.yaml's D1 at 4 layers does not fit 16 SMs' RF
+ * after rf_temp_kib 16 (the lowering refuses); tcc-gen repairs it with 4
+ * KiB less of temp room, keeping every layer resident, instead of
+ * streaming all weights (219,342 cycles when this test was written);
+ * --strict refuses; the record's repaired knob, which the plan did not
+ * write, says `; fallback` and the IR text reads back. */
+START_TEST(test_fit_repair) {
+  g_autoptr(Plan) plan = best_d1("{d_model: 128, heads: 4, d_ff: 512, layers: 4, history: 128, steps: 8}", NULL);
+  g_autoptr(GError) err = NULL;
+  FitResult f;
+  g_autoptr(Ir) ir = fit_pipeline(plan, PROB_D1, NULL, NULL, FALSE, &f, &err);
+  ck_assert_msg(ir, "%s", err ? err->message : "?");
+  ck_assert(ir->sched.weights == WEIGHTS_RESIDENT);
+  ck_assert_int_eq(ir->sched.rf_temp_kib, 12);
+  ck_assert_int_eq(ir->sched.resident_layers, 0);
+  ck_assert(ir->warnings && ir->warnings->len == 1);
+  const char *w = g_ptr_array_index(ir->warnings, 0);
+  ck_assert_msg(strstr(w, ": warning: weights: resident: ") && strstr(w, "repaired with rf_temp_kib: 16 -> 12"), "%s", w);
+  g_autofree char *irt = ir_print(ir);
+  ck_assert_msg(strstr(irt, "d1.rf_temp_kib = 12  ; fallback\n"), "the record does not mark the repair");
+  g_autoptr(Ir) back = ir_parse("repaired.ir", irt, strlen(irt), &err);
+  ck_assert_msg(back, "%s", err ? err->message : "?");
+  g_autofree char *irt2 = ir_print(back);
+  ck_assert_str_eq(irt, irt2);
+  g_autofree char *text = be_emit(ir);
+  SimResult r;
+  run(text, &r);
+  ck_assert_msg(r.check.pass, "numerics: max abs error %g", r.check.max_abs_err);
+  ck_assert(r.peak_w <= FIT_LIMIT_W - FIT_MARGIN_W && r.cycles == f.cycles);
+  sim_result_clear(&r);
+  /* --strict: the refusal stands */
+  plan->strict = TRUE;
+  g_autoptr(Ir) none = fit_pipeline(plan, PROB_D1, NULL, NULL, FALSE, &f, &err);
+  ck_assert(!none);
+  ck_assert_msg(err && strstr(err->message, "error: weights: resident: the weights do not fit"), "%s",
+                err ? err->message : "?");
+}
+END_TEST
+
+/* resident_layers: layers 0 .. N-1 keep their weights (their panel tasks
+ * pinned to the WG that keeps the panel), the later ones stream theirs
+ * (not pinned, no preload), and the numerics stay right. */
+START_TEST(test_resident_layers) {
+  g_autoptr(Plan) plan = best_d1("{d_model: 128, heads: 4, d_ff: 512, layers: 3, history: 128, steps: 2}\n"
+                                 "  resident_layers: 2", "power: {deferred_loads: true, fit: off}");
+  g_autoptr(GError) err = NULL;
+  g_autoptr(Ir) ir = fit_pipeline(plan, PROB_D1, NULL, NULL, FALSE, NULL, &err);
+  ck_assert_msg(ir, "%s", err ? err->message : "?");
+  int pinned[3] = {0}, free_[3] = {0};
+  for (guint k = 0; k < ir->tasks->len; k++) {
+    const IrTask *t = ir_task_at(ir, (int)k);
+    if (t->role.kind != ROLE_QKV && t->role.kind != ROLE_W1) continue;
+    ck_assert(t->role.layer >= 0 && t->role.layer < 3);
+    if (t->pin >= 0) pinned[t->role.layer]++;
+    else free_[t->role.layer]++;
+  }
+  ck_assert_msg(pinned[0] > 0 && free_[0] == 0 && pinned[1] > 0 && free_[1] == 0, "layers 0 and 1 keep theirs");
+  ck_assert_msg(pinned[2] == 0 && free_[2] > 0, "layer 2 streams its weights");
+  g_autofree char *text = be_emit(ir);
+  ck_assert(strstr(text, "hbm[wqkv.l2") && strstr(text, "preload"));
+  SimResult r;
+  run(text, &r);
+  ck_assert_msg(r.check.pass, "numerics: max abs error %g", r.check.max_abs_err);
+  sim_result_clear(&r);
+}
+END_TEST
+
 Suite *suite_fit(void) {
   Suite *s = suite_create("fit");
   TCase *tc = tcase_create("fit");
@@ -182,6 +250,8 @@ Suite *suite_fit(void) {
   tcase_add_test(tc, test_fit_overrides_plan_pacing);
   tcase_add_test(tc, test_fit_fewer_sms);
   tcase_add_test(tc, test_fit_capped);
+  tcase_add_test(tc, test_fit_repair);
+  tcase_add_test(tc, test_resident_layers);
   suite_add_tcase(s, tc);
   return s;
 }
