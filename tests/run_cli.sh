@@ -623,5 +623,24 @@ else
   cat "$tmp/err"
 fi
 
+# capacity repair: on 8 SMs a W2 panel of 64 KiB does not fit a WG; more K
+# shards and less temp room keep the weights resident (the record marks the
+# knobs the plan did not write `; fallback`); --strict refuses
+printf 'version: 1\nhardware: {sms: 8}\nd1:\n  weights: resident\n  handoff: rf\n  panels: {w2: 32}\n' >"$tmp/rep.yaml"
+"$gen" "$tmp/rep.yaml" -o "$tmp/rep.asm" >"$tmp/out" 2>"$tmp/err"
+code=$?
+if [ $code -eq 0 ] && grep -q "^$tmp/rep.yaml:6:12: warning: weights: resident: a w2 panel .*; repaired with k_split.w2: 1 -> 2, rf_temp_kib: 16 -> 12 (--strict refuses)\$" "$tmp/err" &&
+  "$gen" "$tmp/rep.yaml" --emit=ir 2>/dev/null | grep -q '^  d1.rf_temp_kib = 12  ; fallback$' &&
+  "$sim" "$tmp/rep.asm" >"$tmp/out" 2>&1 && grep -q "^verdict   numerics PASS, area PASS, power PASS" "$tmp/out" &&
+  grep -q '; d1.weights:4 ' "$tmp/rep.asm"; then
+  ok "capacity repair: a W2 panel over a WG -> K shards and temp room, weights kept, the program passes"
+else
+  ko "capacity repair (exit $code)"
+  cat "$tmp/err"
+fi
+"$gen" "$tmp/rep.yaml" --strict -o "$tmp/rep.asm" >"$tmp/out" 2>"$tmp/err"
+code=$?
+expect "capacity repair with --strict: the refusal -> 2" 2 "$tmp/rep.yaml:6:12: error: weights: resident: a w2 panel is 512 x 32 = 64 KiB, 16 partitions, but a WG keeps 12 of its 16 partitions after rf_temp_kib (and one for biases): narrow the panel (see tcc-gen --explain)"
+
 echo "cli: $pass passed, $fail failed, $xfail known gaps"
 [ $fail -eq 0 ]

@@ -307,10 +307,40 @@ static gboolean paced(Ir *ir, const Schedule *pp, IrProv prov, GError **err) {
   return TRUE;
 }
 
+/* A load of more than a bucket is cut into loads of whole rows of at most
+ * a bucket each (one row at least), in order, each with the load's
+ * provenance: a bucket is then what the pacing spaces, however the
+ * lowering sized its loads (a resident panel's preload of 32 KiB is one LD
+ * otherwise, which every WG issues at once).  Not an LD.mc, whose one read
+ * feeds several WGs. */
+static void split_loads(Ir *ir, int64_t bucket) {
+  for (guint k = 0; k < ir->tasks->len; k++) {
+    IrTask *task = ir_task_at(ir, (int)k);
+    for (guint i = 0; i < task->ops->len; i++) {
+      IrOp *op = &g_array_index(task->ops, IrOp, i);
+      if (op->kind != IR_LD || op->ntargets > 0 || ir_tensor(ir, op->mem.t)->home != HOME_HBM) continue;
+      int rows = op->mem.rows;
+      int64_t bytes = HBM_LINE * lines(ir, op);
+      if (bytes <= bucket || rows <= 1 || op->d.rows != rows) continue;
+      int per = (int)MAX(1, bucket / ((bytes + rows - 1) / rows)); /* rows of a piece */
+      if (per >= rows) continue;
+      IrOp whole = *op;
+      op->d.rows = op->mem.rows = per;
+      for (int r = per; r < rows; r += per) {
+        IrOp piece = whole;
+        piece.d.r0 += r, piece.mem.r0 += r;
+        piece.d.rows = piece.mem.rows = MIN(per, rows - r);
+        g_array_insert_val(task->ops, ++i, piece);
+      }
+    }
+  }
+}
+
 gboolean pass_pace(Ir *ir, GError **err) {
   const Schedule *pp = &ir->sched;
   if (pp->bucket_bytes <= 0 || pp->event_interval <= 0) return TRUE;
   IrProv prov = ir_prov(ir, "power.bucket_bytes");
+  split_loads(ir, pp->bucket_bytes);
   if (pp->pacing_wg >= 0) return paced(ir, pp, prov, err);
   int64_t *fill = g_new0(int64_t, sim_machine_wgs(&ir->hw));
   gboolean *full = g_new0(gboolean, sim_machine_wgs(&ir->hw));

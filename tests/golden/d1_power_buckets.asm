@@ -38,7 +38,9 @@
     VEC.mul   t0_l0_qkv_p0_h, t0_l0_qkv_p0_h, t0_l0_qkv_p0_var ; d1.panels.qkv t0.l0.qkv.p0
     VEC.mul   t0_l0_qkv_p0_h, t0_l0_qkv_p0_h, t0_l0_qkv_p0_lng ; d1.panels.qkv t0.l0.qkv.p0
     VEC.add   t0_l0_qkv_p0_h, t0_l0_qkv_p0_h, t0_l0_qkv_p0_lnb ; d1.panels.qkv t0.l0.qkv.p0
-    LD        t0_l0_qkv_p0_w, hbm[wqkv.l0], stride 96       ; d1.k_chunk.qkv t0.l0.qkv.p0
+    LD        t0_l0_qkv_p0_w[0:16, :], hbm[wqkv.l0], stride 96 ; d1.k_chunk.qkv t0.l0.qkv.p0
+    WAITT     50                                            ; d1.power.bucket_bytes:8 t0.l0.qkv.p0
+    LD        t0_l0_qkv_p0_w[16:32, :], hbm[wqkv.l0 + 6144], stride 96 ; d1.k_chunk.qkv t0.l0.qkv.p0
     MMA.z     t0_l0_qkv_p0_acc, t0_l0_qkv_p0_h, t0_l0_qkv_p0_w ; d1.k_chunk.qkv t0.l0.qkv.p0
     WAITT     50                                            ; d1.power.bucket_bytes:8 t0.l0.qkv.p0
     LD        t0_l0_qkv_p0_bias, hbm[bqkv.l0]               ; d1.panels.qkv t0.l0.qkv.p0
@@ -60,7 +62,9 @@
     VEC.mul   t1_l0_qkv_p0_h, t1_l0_qkv_p0_h, t1_l0_qkv_p0_var ; d1.panels.qkv t1.l0.qkv.p0
     VEC.mul   t1_l0_qkv_p0_h, t1_l0_qkv_p0_h, t1_l0_qkv_p0_lng ; d1.panels.qkv t1.l0.qkv.p0
     VEC.add   t1_l0_qkv_p0_h, t1_l0_qkv_p0_h, t1_l0_qkv_p0_lnb ; d1.panels.qkv t1.l0.qkv.p0
-    LD        t1_l0_qkv_p0_w, hbm[wqkv.l0], stride 96       ; d1.k_chunk.qkv t1.l0.qkv.p0
+    LD        t1_l0_qkv_p0_w[0:16, :], hbm[wqkv.l0], stride 96 ; d1.k_chunk.qkv t1.l0.qkv.p0
+    WAITT     50                                            ; d1.power.bucket_bytes:8 t1.l0.qkv.p0
+    LD        t1_l0_qkv_p0_w[16:32, :], hbm[wqkv.l0 + 6144], stride 96 ; d1.k_chunk.qkv t1.l0.qkv.p0
     MMA.z     t1_l0_qkv_p0_acc, t1_l0_qkv_p0_h, t1_l0_qkv_p0_w ; d1.k_chunk.qkv t1.l0.qkv.p0
     WAITT     50                                            ; d1.power.bucket_bytes:8 t1.l0.qkv.p0
     LD        t1_l0_qkv_p0_bias, hbm[bqkv.l0]               ; d1.panels.qkv t1.l0.qkv.p0
@@ -105,7 +109,9 @@
     VEC.mul   t0_l0_qkv_p2_h, t0_l0_qkv_p2_h, t0_l0_qkv_p2_var ; d1.panels.qkv t0.l0.qkv.p2
     VEC.mul   t0_l0_qkv_p2_h, t0_l0_qkv_p2_h, t0_l0_qkv_p2_lng ; d1.panels.qkv t0.l0.qkv.p2
     VEC.add   t0_l0_qkv_p2_h, t0_l0_qkv_p2_h, t0_l0_qkv_p2_lnb ; d1.panels.qkv t0.l0.qkv.p2
-    LD        t0_l0_qkv_p2_w, hbm[wqkv.l0 + 256], stride 96 ; d1.k_chunk.qkv t0.l0.qkv.p2
+    LD        t0_l0_qkv_p2_w[0:16, :], hbm[wqkv.l0 + 256], stride 96 ; d1.k_chunk.qkv t0.l0.qkv.p2
+    WAITT     50                                            ; d1.power.bucket_bytes:8 t0.l0.qkv.p2
+    LD        t0_l0_qkv_p2_w[16:32, :], hbm[wqkv.l0 + 6400], stride 96 ; d1.k_chunk.qkv t0.l0.qkv.p2
     MMA.z     t0_l0_qkv_p2_acc, t0_l0_qkv_p2_h, t0_l0_qkv_p2_w ; d1.k_chunk.qkv t0.l0.qkv.p2
     WAITT     50                                            ; d1.power.bucket_bytes:8 t0.l0.qkv.p2
     LD        t0_l0_qkv_p2_bias, hbm[bqkv.l0 + 256]         ; d1.panels.qkv t0.l0.qkv.p2
@@ -127,7 +133,9 @@
     VEC.mul   t1_l0_qkv_p2_h, t1_l0_qkv_p2_h, t1_l0_qkv_p2_var ; d1.panels.qkv t1.l0.qkv.p2
     VEC.mul   t1_l0_qkv_p2_h, t1_l0_qkv_p2_h, t1_l0_qkv_p2_lng ; d1.panels.qkv t1.l0.qkv.p2
     VEC.add   t1_l0_qkv_p2_h, t1_l0_qkv_p2_h, t1_l0_qkv_p2_lnb ; d1.panels.qkv t1.l0.qkv.p2
-    LD        t1_l0_qkv_p2_w, hbm[wqkv.l0 + 256], stride 96 ; d1.k_chunk.qkv t1.l0.qkv.p2
+    LD        t1_l0_qkv_p2_w[0:16, :], hbm[wqkv.l0 + 256], stride 96 ; d1.k_chunk.qkv t1.l0.qkv.p2
+    WAITT     50                                            ; d1.power.bucket_bytes:8 t1.l0.qkv.p2
+    LD        t1_l0_qkv_p2_w[16:32, :], hbm[wqkv.l0 + 6400], stride 96 ; d1.k_chunk.qkv t1.l0.qkv.p2
     MMA.z     t1_l0_qkv_p2_acc, t1_l0_qkv_p2_h, t1_l0_qkv_p2_w ; d1.k_chunk.qkv t1.l0.qkv.p2
     WAITT     50                                            ; d1.power.bucket_bytes:8 t1.l0.qkv.p2
     LD        t1_l0_qkv_p2_bias, hbm[bqkv.l0 + 256]         ; d1.panels.qkv t1.l0.qkv.p2
@@ -149,7 +157,9 @@
 .rf t1_l0_wo_p0_res             p0       1x32      ; t1.l0.wo.p0.res
     WAIT      ev.att_l0, 1                                  ; d1.panels.wo t0.l0.wo.p0
     LD        t0_l0_wo_p0_a, hbm[scratch + 256]             ; d1.panels.wo t0.l0.wo.p0
-    LD        t0_l0_wo_p0_w, hbm[wo.l0]                     ; d1.k_chunk.wo t0.l0.wo.p0
+    LD        t0_l0_wo_p0_w[0:16, :], hbm[wo.l0]            ; d1.k_chunk.wo t0.l0.wo.p0
+    WAITT     50                                            ; d1.power.bucket_bytes:8 t0.l0.wo.p0
+    LD        t0_l0_wo_p0_w[16:32, :], hbm[wo.l0 + 2048]    ; d1.k_chunk.wo t0.l0.wo.p0
     MMA.z     t0_l0_wo_p0_acc, t0_l0_wo_p0_a, t0_l0_wo_p0_w ; d1.k_chunk.wo t0.l0.wo.p0
     WAITT     50                                            ; d1.power.bucket_bytes:8 t0.l0.wo.p0
     LD        t0_l0_wo_p0_bias, hbm[bo.l0]                  ; d1.panels.wo t0.l0.wo.p0
@@ -160,7 +170,9 @@
     SIG       ev.wo_l0, 1                                   ; d1.panels.wo t0.l0.wo.p0
     WAIT      ev.att_l0, 2                                  ; d1.panels.wo t1.l0.wo.p0
     LD        t1_l0_wo_p0_a, hbm[scratch + 256]             ; d1.panels.wo t1.l0.wo.p0
-    LD        t1_l0_wo_p0_w, hbm[wo.l0]                     ; d1.k_chunk.wo t1.l0.wo.p0
+    LD        t1_l0_wo_p0_w[0:16, :], hbm[wo.l0]            ; d1.k_chunk.wo t1.l0.wo.p0
+    WAITT     50                                            ; d1.power.bucket_bytes:8 t1.l0.wo.p0
+    LD        t1_l0_wo_p0_w[16:32, :], hbm[wo.l0 + 2048]    ; d1.k_chunk.wo t1.l0.wo.p0
     MMA.z     t1_l0_wo_p0_acc, t1_l0_wo_p0_a, t1_l0_wo_p0_w ; d1.k_chunk.wo t1.l0.wo.p0
     WAITT     50                                            ; d1.power.bucket_bytes:8 t1.l0.wo.p0
     LD        t1_l0_wo_p0_bias, hbm[bo.l0]                  ; d1.panels.wo t1.l0.wo.p0
@@ -209,7 +221,9 @@
     VEC.mul   t0_l0_w1_p1_h, t0_l0_w1_p1_h, t0_l0_w1_p1_var ; d1.panels.w1 t0.l0.w1.p1
     VEC.mul   t0_l0_w1_p1_h, t0_l0_w1_p1_h, t0_l0_w1_p1_lng ; d1.panels.w1 t0.l0.w1.p1
     VEC.add   t0_l0_w1_p1_h, t0_l0_w1_p1_h, t0_l0_w1_p1_lnb ; d1.panels.w1 t0.l0.w1.p1
-    LD        t0_l0_w1_p1_w, hbm[w1.l0 + 128], stride 64    ; d1.k_chunk.w1 t0.l0.w1.p1
+    LD        t0_l0_w1_p1_w[0:16, :], hbm[w1.l0 + 128], stride 64 ; d1.k_chunk.w1 t0.l0.w1.p1
+    WAITT     50                                            ; d1.power.bucket_bytes:8 t0.l0.w1.p1
+    LD        t0_l0_w1_p1_w[16:32, :], hbm[w1.l0 + 4224], stride 64 ; d1.k_chunk.w1 t0.l0.w1.p1
     MMA.z     t0_l0_w1_p1_acc, t0_l0_w1_p1_h, t0_l0_w1_p1_w ; d1.k_chunk.w1 t0.l0.w1.p1
     WAITT     50                                            ; d1.power.bucket_bytes:8 t0.l0.w1.p1
     LD        t0_l0_w1_p1_bias, hbm[b1.l0 + 128]            ; d1.panels.w1 t0.l0.w1.p1
@@ -240,7 +254,9 @@
     VEC.mul   t1_l0_w1_p1_h, t1_l0_w1_p1_h, t1_l0_w1_p1_var ; d1.panels.w1 t1.l0.w1.p1
     VEC.mul   t1_l0_w1_p1_h, t1_l0_w1_p1_h, t1_l0_w1_p1_lng ; d1.panels.w1 t1.l0.w1.p1
     VEC.add   t1_l0_w1_p1_h, t1_l0_w1_p1_h, t1_l0_w1_p1_lnb ; d1.panels.w1 t1.l0.w1.p1
-    LD        t1_l0_w1_p1_w, hbm[w1.l0 + 128], stride 64    ; d1.k_chunk.w1 t1.l0.w1.p1
+    LD        t1_l0_w1_p1_w[0:16, :], hbm[w1.l0 + 128], stride 64 ; d1.k_chunk.w1 t1.l0.w1.p1
+    WAITT     50                                            ; d1.power.bucket_bytes:8 t1.l0.w1.p1
+    LD        t1_l0_w1_p1_w[16:32, :], hbm[w1.l0 + 4224], stride 64 ; d1.k_chunk.w1 t1.l0.w1.p1
     MMA.z     t1_l0_w1_p1_acc, t1_l0_w1_p1_h, t1_l0_w1_p1_w ; d1.k_chunk.w1 t1.l0.w1.p1
     WAITT     50                                            ; d1.power.bucket_bytes:8 t1.l0.w1.p1
     LD        t1_l0_w1_p1_bias, hbm[b1.l0 + 128]            ; d1.panels.w1 t1.l0.w1.p1
@@ -294,7 +310,9 @@
     VEC.mul   t0_l0_qkv_p1_h, t0_l0_qkv_p1_h, t0_l0_qkv_p1_var ; d1.panels.qkv t0.l0.qkv.p1
     VEC.mul   t0_l0_qkv_p1_h, t0_l0_qkv_p1_h, t0_l0_qkv_p1_lng ; d1.panels.qkv t0.l0.qkv.p1
     VEC.add   t0_l0_qkv_p1_h, t0_l0_qkv_p1_h, t0_l0_qkv_p1_lnb ; d1.panels.qkv t0.l0.qkv.p1
-    LD        t0_l0_qkv_p1_w, hbm[wqkv.l0 + 128], stride 96 ; d1.k_chunk.qkv t0.l0.qkv.p1
+    LD        t0_l0_qkv_p1_w[0:16, :], hbm[wqkv.l0 + 128], stride 96 ; d1.k_chunk.qkv t0.l0.qkv.p1
+    WAITT     50                                            ; d1.power.bucket_bytes:8 t0.l0.qkv.p1
+    LD        t0_l0_qkv_p1_w[16:32, :], hbm[wqkv.l0 + 6272], stride 96 ; d1.k_chunk.qkv t0.l0.qkv.p1
     MMA.z     t0_l0_qkv_p1_acc, t0_l0_qkv_p1_h, t0_l0_qkv_p1_w ; d1.k_chunk.qkv t0.l0.qkv.p1
     WAITT     50                                            ; d1.power.bucket_bytes:8 t0.l0.qkv.p1
     LD        t0_l0_qkv_p1_bias, hbm[bqkv.l0 + 128]         ; d1.panels.qkv t0.l0.qkv.p1
@@ -316,7 +334,9 @@
     VEC.mul   t1_l0_qkv_p1_h, t1_l0_qkv_p1_h, t1_l0_qkv_p1_var ; d1.panels.qkv t1.l0.qkv.p1
     VEC.mul   t1_l0_qkv_p1_h, t1_l0_qkv_p1_h, t1_l0_qkv_p1_lng ; d1.panels.qkv t1.l0.qkv.p1
     VEC.add   t1_l0_qkv_p1_h, t1_l0_qkv_p1_h, t1_l0_qkv_p1_lnb ; d1.panels.qkv t1.l0.qkv.p1
-    LD        t1_l0_qkv_p1_w, hbm[wqkv.l0 + 128], stride 96 ; d1.k_chunk.qkv t1.l0.qkv.p1
+    LD        t1_l0_qkv_p1_w[0:16, :], hbm[wqkv.l0 + 128], stride 96 ; d1.k_chunk.qkv t1.l0.qkv.p1
+    WAITT     50                                            ; d1.power.bucket_bytes:8 t1.l0.qkv.p1
+    LD        t1_l0_qkv_p1_w[16:32, :], hbm[wqkv.l0 + 6272], stride 96 ; d1.k_chunk.qkv t1.l0.qkv.p1
     MMA.z     t1_l0_qkv_p1_acc, t1_l0_qkv_p1_h, t1_l0_qkv_p1_w ; d1.k_chunk.qkv t1.l0.qkv.p1
     WAITT     50                                            ; d1.power.bucket_bytes:8 t1.l0.qkv.p1
     LD        t1_l0_qkv_p1_bias, hbm[bqkv.l0 + 128]         ; d1.panels.qkv t1.l0.qkv.p1
@@ -342,9 +362,16 @@
 .rf t1_l0_att_h0_o              p0       1x32      ; t1.l0.att.h0.o
     WAIT      ev.qkv_l0, 3                                  ; d1.attention.slices t0.l0.att.h0
     LD        t0_l0_att_h0_q, hbm[scratch + 128]            ; d1.attention.slices t0.l0.att.h0
-    LD        t0_l0_att_h0_k[0:33, :], hbm[k_cache.l0]      ; d1.attention.slices t0.l0.att.h0
+    LD        t0_l0_att_h0_k[0:16, :], hbm[k_cache.l0]      ; d1.attention.slices t0.l0.att.h0
     WAITT     50                                            ; d1.power.bucket_bytes:8 t0.l0.att.h0
-    LD        t0_l0_att_h0_v[0:33, :], hbm[v_cache.l0]      ; d1.attention.slices t0.l0.att.h0
+    LD        t0_l0_att_h0_k[16:32, :], hbm[k_cache.l0 + 2048] ; d1.attention.slices t0.l0.att.h0
+    WAITT     50                                            ; d1.power.bucket_bytes:8 t0.l0.att.h0
+    LD        t0_l0_att_h0_k[32:33, :], hbm[k_cache.l0 + 4096] ; d1.attention.slices t0.l0.att.h0
+    LD        t0_l0_att_h0_v[0:16, :], hbm[v_cache.l0]      ; d1.attention.slices t0.l0.att.h0
+    WAITT     50                                            ; d1.power.bucket_bytes:8 t0.l0.att.h0
+    LD        t0_l0_att_h0_v[16:32, :], hbm[v_cache.l0 + 2048] ; d1.attention.slices t0.l0.att.h0
+    WAITT     50                                            ; d1.power.bucket_bytes:8 t0.l0.att.h0
+    LD        t0_l0_att_h0_v[32:33, :], hbm[v_cache.l0 + 4096] ; d1.attention.slices t0.l0.att.h0
     MMA.z.t   t0_l0_att_h0_s, t0_l0_att_h0_q, t0_l0_att_h0_k[0:33, :] ; d1.attention.slices t0.l0.att.h0
     VEC.muli  t0_l0_att_h0_s, t0_l0_att_h0_s, 0.17677669    ; d1.attention.slices t0.l0.att.h0
     VEC.rmax  t0_l0_att_h0_m, t0_l0_att_h0_s                ; d1.attention.slices t0.l0.att.h0
@@ -357,11 +384,17 @@
     ST        hbm[scratch + 256], t0_l0_att_h0_o            ; d1.attention.slices t0.l0.att.h0
     SIG       ev.att_l0, 1                                  ; d1.attention.slices t0.l0.att.h0
     WAIT      ev.qkv_l0, 6                                  ; d1.attention.slices t1.l0.att.h0
-    WAITT     50                                            ; d1.power.bucket_bytes:8 t1.l0.att.h0
     LD        t1_l0_att_h0_q, hbm[scratch + 128]            ; d1.attention.slices t1.l0.att.h0
-    LD        t1_l0_att_h0_k[0:34, :], hbm[k_cache.l0]      ; d1.attention.slices t1.l0.att.h0
+    LD        t1_l0_att_h0_k[0:16, :], hbm[k_cache.l0]      ; d1.attention.slices t1.l0.att.h0
     WAITT     50                                            ; d1.power.bucket_bytes:8 t1.l0.att.h0
-    LD        t1_l0_att_h0_v[0:34, :], hbm[v_cache.l0]      ; d1.attention.slices t1.l0.att.h0
+    LD        t1_l0_att_h0_k[16:32, :], hbm[k_cache.l0 + 2048] ; d1.attention.slices t1.l0.att.h0
+    WAITT     50                                            ; d1.power.bucket_bytes:8 t1.l0.att.h0
+    LD        t1_l0_att_h0_k[32:34, :], hbm[k_cache.l0 + 4096] ; d1.attention.slices t1.l0.att.h0
+    LD        t1_l0_att_h0_v[0:16, :], hbm[v_cache.l0]      ; d1.attention.slices t1.l0.att.h0
+    WAITT     50                                            ; d1.power.bucket_bytes:8 t1.l0.att.h0
+    LD        t1_l0_att_h0_v[16:32, :], hbm[v_cache.l0 + 2048] ; d1.attention.slices t1.l0.att.h0
+    WAITT     50                                            ; d1.power.bucket_bytes:8 t1.l0.att.h0
+    LD        t1_l0_att_h0_v[32:34, :], hbm[v_cache.l0 + 4096] ; d1.attention.slices t1.l0.att.h0
     MMA.z.t   t1_l0_att_h0_s, t1_l0_att_h0_q, t1_l0_att_h0_k[0:34, :] ; d1.attention.slices t1.l0.att.h0
     VEC.muli  t1_l0_att_h0_s, t1_l0_att_h0_s, 0.17677669    ; d1.attention.slices t1.l0.att.h0
     VEC.rmax  t1_l0_att_h0_m, t1_l0_att_h0_s                ; d1.attention.slices t1.l0.att.h0
@@ -413,7 +446,9 @@
     VEC.mul   t0_l0_w1_p0_h, t0_l0_w1_p0_h, t0_l0_w1_p0_var ; d1.panels.w1 t0.l0.w1.p0
     VEC.mul   t0_l0_w1_p0_h, t0_l0_w1_p0_h, t0_l0_w1_p0_lng ; d1.panels.w1 t0.l0.w1.p0
     VEC.add   t0_l0_w1_p0_h, t0_l0_w1_p0_h, t0_l0_w1_p0_lnb ; d1.panels.w1 t0.l0.w1.p0
-    LD        t0_l0_w1_p0_w, hbm[w1.l0], stride 64          ; d1.k_chunk.w1 t0.l0.w1.p0
+    LD        t0_l0_w1_p0_w[0:16, :], hbm[w1.l0], stride 64 ; d1.k_chunk.w1 t0.l0.w1.p0
+    WAITT     50                                            ; d1.power.bucket_bytes:8 t0.l0.w1.p0
+    LD        t0_l0_w1_p0_w[16:32, :], hbm[w1.l0 + 4096], stride 64 ; d1.k_chunk.w1 t0.l0.w1.p0
     MMA.z     t0_l0_w1_p0_acc, t0_l0_w1_p0_h, t0_l0_w1_p0_w ; d1.k_chunk.w1 t0.l0.w1.p0
     WAITT     50                                            ; d1.power.bucket_bytes:8 t0.l0.w1.p0
     LD        t0_l0_w1_p0_bias, hbm[b1.l0]                  ; d1.panels.w1 t0.l0.w1.p0
@@ -444,7 +479,9 @@
     VEC.mul   t1_l0_w1_p0_h, t1_l0_w1_p0_h, t1_l0_w1_p0_var ; d1.panels.w1 t1.l0.w1.p0
     VEC.mul   t1_l0_w1_p0_h, t1_l0_w1_p0_h, t1_l0_w1_p0_lng ; d1.panels.w1 t1.l0.w1.p0
     VEC.add   t1_l0_w1_p0_h, t1_l0_w1_p0_h, t1_l0_w1_p0_lnb ; d1.panels.w1 t1.l0.w1.p0
-    LD        t1_l0_w1_p0_w, hbm[w1.l0], stride 64          ; d1.k_chunk.w1 t1.l0.w1.p0
+    LD        t1_l0_w1_p0_w[0:16, :], hbm[w1.l0], stride 64 ; d1.k_chunk.w1 t1.l0.w1.p0
+    WAITT     50                                            ; d1.power.bucket_bytes:8 t1.l0.w1.p0
+    LD        t1_l0_w1_p0_w[16:32, :], hbm[w1.l0 + 4096], stride 64 ; d1.k_chunk.w1 t1.l0.w1.p0
     MMA.z     t1_l0_w1_p0_acc, t1_l0_w1_p0_h, t1_l0_w1_p0_w ; d1.k_chunk.w1 t1.l0.w1.p0
     WAITT     50                                            ; d1.power.bucket_bytes:8 t1.l0.w1.p0
     LD        t1_l0_w1_p0_bias, hbm[b1.l0]                  ; d1.panels.w1 t1.l0.w1.p0
@@ -475,7 +512,13 @@
 .rf t1_l0_w2_p0_res             p0       1x32      ; t1.l0.w2.p0.res
     WAIT      ev.w1_l0, 2                                   ; d1.panels.w2 t0.l0.w2.p0
     LD        t0_l0_w2_p0_a, hbm[scratch + 512]             ; d1.panels.w2 t0.l0.w2.p0
-    LD        t0_l0_w2_p0_w, hbm[w2.l0]                     ; d1.k_chunk.w2 t0.l0.w2.p0
+    LD        t0_l0_w2_p0_w[0:16, :], hbm[w2.l0]            ; d1.k_chunk.w2 t0.l0.w2.p0
+    WAITT     50                                            ; d1.power.bucket_bytes:8 t0.l0.w2.p0
+    LD        t0_l0_w2_p0_w[16:32, :], hbm[w2.l0 + 2048]    ; d1.k_chunk.w2 t0.l0.w2.p0
+    WAITT     50                                            ; d1.power.bucket_bytes:8 t0.l0.w2.p0
+    LD        t0_l0_w2_p0_w[32:48, :], hbm[w2.l0 + 4096]    ; d1.k_chunk.w2 t0.l0.w2.p0
+    WAITT     50                                            ; d1.power.bucket_bytes:8 t0.l0.w2.p0
+    LD        t0_l0_w2_p0_w[48:64, :], hbm[w2.l0 + 6144]    ; d1.k_chunk.w2 t0.l0.w2.p0
     MMA.z     t0_l0_w2_p0_acc, t0_l0_w2_p0_a, t0_l0_w2_p0_w ; d1.k_chunk.w2 t0.l0.w2.p0
     WAITT     50                                            ; d1.power.bucket_bytes:8 t0.l0.w2.p0
     LD        t0_l0_w2_p0_bias, hbm[b2.l0]                  ; d1.panels.w2 t0.l0.w2.p0
@@ -486,7 +529,13 @@
     SIG       ev.w2_l0, 1                                   ; d1.panels.w2 t0.l0.w2.p0
     WAIT      ev.w1_l0, 4                                   ; d1.panels.w2 t1.l0.w2.p0
     LD        t1_l0_w2_p0_a, hbm[scratch + 512]             ; d1.panels.w2 t1.l0.w2.p0
-    LD        t1_l0_w2_p0_w, hbm[w2.l0]                     ; d1.k_chunk.w2 t1.l0.w2.p0
+    LD        t1_l0_w2_p0_w[0:16, :], hbm[w2.l0]            ; d1.k_chunk.w2 t1.l0.w2.p0
+    WAITT     50                                            ; d1.power.bucket_bytes:8 t1.l0.w2.p0
+    LD        t1_l0_w2_p0_w[16:32, :], hbm[w2.l0 + 2048]    ; d1.k_chunk.w2 t1.l0.w2.p0
+    WAITT     50                                            ; d1.power.bucket_bytes:8 t1.l0.w2.p0
+    LD        t1_l0_w2_p0_w[32:48, :], hbm[w2.l0 + 4096]    ; d1.k_chunk.w2 t1.l0.w2.p0
+    WAITT     50                                            ; d1.power.bucket_bytes:8 t1.l0.w2.p0
+    LD        t1_l0_w2_p0_w[48:64, :], hbm[w2.l0 + 6144]    ; d1.k_chunk.w2 t1.l0.w2.p0
     MMA.z     t1_l0_w2_p0_acc, t1_l0_w2_p0_a, t1_l0_w2_p0_w ; d1.k_chunk.w2 t1.l0.w2.p0
     WAITT     50                                            ; d1.power.bucket_bytes:8 t1.l0.w2.p0
     LD        t1_l0_w2_p0_bias, hbm[b2.l0]                  ; d1.panels.w2 t1.l0.w2.p0

@@ -247,6 +247,18 @@
     WAIT      ev.took, 60                                   ; p1.power.bucket_bytes:8 pacer
     WAITT     100                                           ; p1.power.bucket_bytes:8 pacer
     SIG       ev.bucket, 1                                  ; p1.power.bucket_bytes:8 pacer
+    WAIT      ev.took, 61                                   ; p1.power.bucket_bytes:8 pacer
+    WAITT     100                                           ; p1.power.bucket_bytes:8 pacer
+    SIG       ev.bucket, 1                                  ; p1.power.bucket_bytes:8 pacer
+    WAIT      ev.took, 62                                   ; p1.power.bucket_bytes:8 pacer
+    WAITT     100                                           ; p1.power.bucket_bytes:8 pacer
+    SIG       ev.bucket, 1                                  ; p1.power.bucket_bytes:8 pacer
+    WAIT      ev.took, 63                                   ; p1.power.bucket_bytes:8 pacer
+    WAITT     100                                           ; p1.power.bucket_bytes:8 pacer
+    SIG       ev.bucket, 1                                  ; p1.power.bucket_bytes:8 pacer
+    WAIT      ev.took, 64                                   ; p1.power.bucket_bytes:8 pacer
+    WAITT     100                                           ; p1.power.bucket_bytes:8 pacer
+    SIG       ev.bucket, 1                                  ; p1.power.bucket_bytes:8 pacer
     END
 
 .wg 5   ; sm 1, tasks: l0.w1.r1.p0
@@ -369,17 +381,23 @@
 .rf l0_w2_r0_p0_res             p0       32x32     ; l0.w2.r0.p0.res
     WAIT      ev.w1_l0, 4                                   ; p1.panels.w2 l0.w2.r0.p0
     WAIT      ev.bucket, 55                                 ; p1.power.bucket_bytes:8 l0.w2.r0.p0
-    LD        l0_w2_r0_p0_a, hbm[scratch + 49152]           ; p1.panels.w2 l0.w2.r0.p0
+    LD        l0_w2_r0_p0_a[0:16, :], hbm[scratch + 49152]  ; p1.panels.w2 l0.w2.r0.p0
     SIG       ev.took, 1                                    ; p1.power.bucket_bytes:8 l0.w2.r0.p0
     WAIT      ev.bucket, 56                                 ; p1.power.bucket_bytes:8 l0.w2.r0.p0
-    LD        l0_w2_r0_p0_w, hbm[w2.l0]                     ; p1.k_chunk.w2 l0.w2.r0.p0
-    MMA.z     l0_w2_r0_p0_acc, l0_w2_r0_p0_a, l0_w2_r0_p0_w ; p1.k_chunk.w2 l0.w2.r0.p0
+    LD        l0_w2_r0_p0_a[16:32, :], hbm[scratch + 53248] ; p1.panels.w2 l0.w2.r0.p0
     SIG       ev.took, 1                                    ; p1.power.bucket_bytes:8 l0.w2.r0.p0
     WAIT      ev.bucket, 57                                 ; p1.power.bucket_bytes:8 l0.w2.r0.p0
+    LD        l0_w2_r0_p0_w[0:32, :], hbm[w2.l0]            ; p1.k_chunk.w2 l0.w2.r0.p0
+    SIG       ev.took, 1                                    ; p1.power.bucket_bytes:8 l0.w2.r0.p0
+    WAIT      ev.bucket, 58                                 ; p1.power.bucket_bytes:8 l0.w2.r0.p0
+    LD        l0_w2_r0_p0_w[32:64, :], hbm[w2.l0 + 4096]    ; p1.k_chunk.w2 l0.w2.r0.p0
+    MMA.z     l0_w2_r0_p0_acc, l0_w2_r0_p0_a, l0_w2_r0_p0_w ; p1.k_chunk.w2 l0.w2.r0.p0
+    SIG       ev.took, 1                                    ; p1.power.bucket_bytes:8 l0.w2.r0.p0
+    WAIT      ev.bucket, 59                                 ; p1.power.bucket_bytes:8 l0.w2.r0.p0
     LD        l0_w2_r0_p0_bias, hbm[b2.l0]                  ; p1.panels.w2 l0.w2.r0.p0
     VEC.add   l0_w2_r0_p0_acc, l0_w2_r0_p0_acc, l0_w2_r0_p0_bias ; p1.panels.w2 l0.w2.r0.p0
     SIG       ev.took, 1                                    ; p1.power.bucket_bytes:8 l0.w2.r0.p0
-    WAIT      ev.bucket, 58                                 ; p1.power.bucket_bytes:8 l0.w2.r0.p0
+    WAIT      ev.bucket, 60                                 ; p1.power.bucket_bytes:8 l0.w2.r0.p0
     LD        l0_w2_r0_p0_res, hbm[scratch + 32768]         ; p1.panels.w2 l0.w2.r0.p0
     VEC.add   l0_w2_r0_p0_acc, l0_w2_r0_p0_acc, l0_w2_r0_p0_res ; p1.panels.w2 l0.w2.r0.p0
     ST        hbm[out], l0_w2_r0_p0_acc                     ; p1.panels.w2 l0.w2.r0.p0
@@ -415,18 +433,24 @@
 .rf l0_w2_r1_p0_bias            p0       1x32      ; l0.w2.r1.p0.bias
 .rf l0_w2_r1_p0_res             p0       32x32     ; l0.w2.r1.p0.res
     WAIT      ev.w1_l0, 4                                   ; p1.panels.w2 l0.w2.r1.p0
-    WAIT      ev.bucket, 59                                 ; p1.power.bucket_bytes:8 l0.w2.r1.p0
-    LD        l0_w2_r1_p0_a, hbm[scratch + 57344]           ; p1.panels.w2 l0.w2.r1.p0
+    WAIT      ev.bucket, 61                                 ; p1.power.bucket_bytes:8 l0.w2.r1.p0
+    LD        l0_w2_r1_p0_a[0:16, :], hbm[scratch + 57344]  ; p1.panels.w2 l0.w2.r1.p0
     SIG       ev.took, 1                                    ; p1.power.bucket_bytes:8 l0.w2.r1.p0
-    WAIT      ev.bucket, 60                                 ; p1.power.bucket_bytes:8 l0.w2.r1.p0
-    LD        l0_w2_r1_p0_w, hbm[w2.l0]                     ; p1.k_chunk.w2 l0.w2.r1.p0
+    WAIT      ev.bucket, 62                                 ; p1.power.bucket_bytes:8 l0.w2.r1.p0
+    LD        l0_w2_r1_p0_a[16:32, :], hbm[scratch + 61440] ; p1.panels.w2 l0.w2.r1.p0
+    SIG       ev.took, 1                                    ; p1.power.bucket_bytes:8 l0.w2.r1.p0
+    WAIT      ev.bucket, 63                                 ; p1.power.bucket_bytes:8 l0.w2.r1.p0
+    LD        l0_w2_r1_p0_w[0:32, :], hbm[w2.l0]            ; p1.k_chunk.w2 l0.w2.r1.p0
+    SIG       ev.took, 1                                    ; p1.power.bucket_bytes:8 l0.w2.r1.p0
+    WAIT      ev.bucket, 64                                 ; p1.power.bucket_bytes:8 l0.w2.r1.p0
+    LD        l0_w2_r1_p0_w[32:64, :], hbm[w2.l0 + 4096]    ; p1.k_chunk.w2 l0.w2.r1.p0
     MMA.z     l0_w2_r1_p0_acc, l0_w2_r1_p0_a, l0_w2_r1_p0_w ; p1.k_chunk.w2 l0.w2.r1.p0
     SIG       ev.took, 1                                    ; p1.power.bucket_bytes:8 l0.w2.r1.p0
-    WAIT      ev.bucket, 61                                 ; p1.power.bucket_bytes:8 l0.w2.r1.p0
+    WAIT      ev.bucket, 65                                 ; p1.power.bucket_bytes:8 l0.w2.r1.p0
     LD        l0_w2_r1_p0_bias, hbm[b2.l0]                  ; p1.panels.w2 l0.w2.r1.p0
     VEC.add   l0_w2_r1_p0_acc, l0_w2_r1_p0_acc, l0_w2_r1_p0_bias ; p1.panels.w2 l0.w2.r1.p0
     SIG       ev.took, 1                                    ; p1.power.bucket_bytes:8 l0.w2.r1.p0
-    WAIT      ev.bucket, 62                                 ; p1.power.bucket_bytes:8 l0.w2.r1.p0
+    WAIT      ev.bucket, 66                                 ; p1.power.bucket_bytes:8 l0.w2.r1.p0
     LD        l0_w2_r1_p0_res, hbm[scratch + 36864]         ; p1.panels.w2 l0.w2.r1.p0
     VEC.add   l0_w2_r1_p0_acc, l0_w2_r1_p0_acc, l0_w2_r1_p0_res ; p1.panels.w2 l0.w2.r1.p0
     ST        hbm[out + 4096], l0_w2_r1_p0_acc              ; p1.panels.w2 l0.w2.r1.p0
