@@ -82,6 +82,7 @@ typedef struct Pr {
   GHashTable *hbm_at;  /* "SYM\x1fBYTE" -> GArray of HBM tensor indices */
   GHashTable *hbm_sym; /* "SYM" -> GArray of HBM tensor indices */
   GHashTable *groups;  /* family -> GArray of its groups (indices), in order */
+  GHashTable *group_prov; /* family -> IrProv* of its "group" line */
   GString *key;        /* scratch for lookups */
 } Pr;
 
@@ -521,8 +522,9 @@ static gboolean group_ref(Pr *P, int *g) {
     a = g_array_new(FALSE, FALSE, sizeof(int));
     g_hash_table_insert(P->groups, g_strdup(fam), a);
   }
+  const IrProv *pv = g_hash_table_lookup(P->group_prov, fam);
   while (a->len <= (guint)n) {
-    int i = ir_group(P->ir, fam);
+    int i = pv ? ir_group_for(P->ir, fam, *pv) : ir_group(P->ir, fam);
     g_array_append_val(a, i);
   }
   *g = g_array_index(a, int, n);
@@ -689,6 +691,27 @@ static gboolean parse_hbm(Pr *P) {
   return TRUE;
 }
 
+/* "group FAMILY  ; PROV": the provenance of a family's dependencies, which
+ * a pass made for a knob (IrGroup.prov); before the tasks that use it. */
+static gboolean parse_group(Pr *P) {
+  end_task(P);
+  P->p += strlen("group");
+  ws(P);
+  char *at = P->p;
+  while (*P->p && !strchr(" \t,#;", *P->p)) P->p++;
+  if (P->p == at) return expected(P, "a group family name");
+  g_autofree char *fam = g_strndup(at, (gsize)(P->p - at));
+  if (g_hash_table_contains(P->group_prov, fam)) return fail_at(P, at, "group '%s' is declared twice", fam);
+  if (g_hash_table_contains(P->groups, fam))
+    return fail_at(P, at, "group '%s' is declared after a task that uses it", fam);
+  IrProv pv;
+  gboolean has;
+  if (!prov_comment(P, &pv, &has)) return FALSE;
+  if (!has || !pv.knob) return expected(P, "'; KNOB[:LINE]', the provenance of the group's family");
+  g_hash_table_insert(P->group_prov, g_steal_pointer(&fam), g_memdup2(&pv, sizeof pv));
+  return TRUE;
+}
+
 /* "event NAME" */
 static gboolean parse_event(Pr *P) {
   end_task(P);
@@ -796,6 +819,7 @@ static gboolean line_one(Pr *P) {
   }
   P->p = at;
   if (kw(P, "event")) return P->p = at, parse_event(P);
+  if (kw(P, "group")) return P->p = at, parse_group(P);
   if (kw(P, "task")) return P->p = at, parse_task(P);
   if (kw(P, "hbm")) return P->p = at, parse_hbm(P);
   if (kw(P, "no")) {
@@ -1164,6 +1188,7 @@ static void pr_clear(Pr *P) {
   if (P->hbm_at) g_hash_table_destroy(P->hbm_at);
   if (P->hbm_sym) g_hash_table_destroy(P->hbm_sym);
   if (P->groups) g_hash_table_destroy(P->groups);
+  if (P->group_prov) g_hash_table_destroy(P->group_prov);
   if (P->key) g_string_free(P->key, TRUE);
   ir_free(P->ir);
 }
@@ -1186,6 +1211,8 @@ static gboolean finish(Pr *P) {
   if (!P->have_sms) ir->sms_used = ir->sched.sms_used > 0 ? ir->sched.sms_used : ir->hw.sms;
   for (guint k = 0; k < ir->tasks->len; k++)
     prov_resolve(&ir->sched, &ir_task_at(ir, (int)k)->prov);
+  for (guint g = 0; g < ir->groups->len; g++)
+    prov_resolve(&ir->sched, &((IrGroup *)g_ptr_array_index(ir->groups, g))->prov);
   for (guint i = 0; i < P->ops->len; i++)
     if (!parse_op(P, &g_array_index(P->ops, OpLine, i))) return FALSE;
   return TRUE;
@@ -1207,6 +1234,7 @@ Ir *ir_parse(const char *name, const char *text, gsize len, GError **err) {
   P.hbm_at = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, free_array);
   P.hbm_sym = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, free_array);
   P.groups = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, free_array);
+  P.group_prov = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
   P.key = g_string_new(NULL);
   gboolean ok = TRUE;
   char *s = P.buf, *end = P.buf + len;

@@ -173,6 +173,12 @@ int ir_group(Ir *ir, const char *event) {
   return (int)ir->groups->len - 1;
 }
 
+int ir_group_for(Ir *ir, const char *event, IrProv prov) {
+  int g = ir_group(ir, event);
+  ((IrGroup *)g_ptr_array_index(ir->groups, g))->prov = prov;
+  return g;
+}
+
 /* A dependency becomes one op (SIG or WAIT) in the sync pass: counted in
  * nops now, so that the lowering's size limit sees the whole program. */
 void ir_task_signals(Ir *ir, int task, int group) {

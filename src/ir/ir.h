@@ -170,6 +170,10 @@ typedef struct IrTask {
  * sync pass counts on one cumulative event counter, in creation order. */
 typedef struct IrGroup {
   char *event;      /* the family's event name: "qkv_l0"                     */
+  IrProv prov;      /* what made the dependency, when a pass did (the knob  */
+                    /* of power.preload_waves' waves): the SIG and WAIT ops  */
+                    /* the sync pass makes for it cite it; knob NULL: the    */
+                    /* tasks' own provenance.  One per family in IR text.    */
 } IrGroup;
 
 /* The ILP placement's account (resident_ilp.c, placement.solver: ilp), for
@@ -279,6 +283,8 @@ IrOp *ir_emit(Ir *ir, int task, IrOpKind kind); /* appends a zeroed op (views ab
 void ir_drop(Ir *ir, const gboolean *dead_tensor, const gboolean *dead_event);
 /* A new group of the family `event`; task completes it / waits for it. */
 int ir_group(Ir *ir, const char *event);
+/* ir_group for a dependency a pass adds for knob `prov` (IrGroup.prov). */
+int ir_group_for(Ir *ir, const char *event, IrProv prov);
 void ir_task_signals(Ir *ir, int task, int group);
 void ir_task_waits(Ir *ir, int task, int group);
 IrView ir_all(const Ir *ir, int t);             /* the whole tensor (used rows) */

@@ -322,6 +322,18 @@ static void put_header(GString *s, const Ir *ir) {
   if (rec->len) g_string_append_printf(s, "schedule\n%s\n", rec->str);
   for (guint e = 0; e < ir->events->len; e++)
     g_string_append_printf(s, "event %s\n", (const char *)g_ptr_array_index(ir->events, e));
+  /* the families whose dependencies a pass made for a knob, in order of
+   * their first group: "group preload1  ; d1.power.preload_waves:12" */
+  g_autoptr(GHashTable) seen = g_hash_table_new(g_str_hash, g_str_equal);
+  for (guint g = 0; g < ir->groups->len; g++) {
+    const IrGroup *grp = g_ptr_array_index(ir->groups, g);
+    if (g_hash_table_contains(seen, grp->event)) continue;
+    g_hash_table_add(seen, grp->event);
+    if (!grp->prov.knob) continue;
+    g_string_append_printf(s, "group %s  ; ", grp->event);
+    put_prov(s, grp->prov);
+    g_string_append_c(s, '\n');
+  }
   if (ir->synced) g_string_append(s, "synced\n");
 }
 

@@ -74,9 +74,10 @@ gboolean pass_preload_window(Ir *ir, GError **err) {
   /* the window: task i waits for the group of task i - K (the family's
    * count then needs i - K + 1 completions, of any preload tasks) */
   g_autoptr(GArray) grp = g_array_new(FALSE, FALSE, sizeof(int));
+  IrProv prov = ir_prov(ir, "power.preload_window"); /* the waits and signals it adds */
   for (guint k = 0; k < T; k++) {
     if (ir_task_at(ir, (int)k)->role.kind != ROLE_PRELOAD) continue;
-    int g = ir_group(ir, "preload_win");
+    int g = ir_group_for(ir, "preload_win", prov);
     if ((int)grp->len >= K) ir_task_waits(ir, (int)k, g_array_index(grp, int, grp->len - (guint)K));
     ir_task_signals(ir, (int)k, g);
     g_array_append_val(grp, g);

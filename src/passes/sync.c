@@ -98,12 +98,14 @@ gboolean pass_sync(Ir *ir, GError **err) {
       }
       const IrGroup *grp = g_ptr_array_index(ir->groups, g);
       IrOp op = sync_op(IR_WAIT, ir_event(ir, grp->event), need[g]);
+      op.prov = grp->prov;
       g_array_append_val(waits, op);
     }
     if (waits->len) g_array_prepend_vals(t->ops, waits->data, waits->len); /* one move per task */
     if (t->signals >= 0) {
       const IrGroup *grp = g_ptr_array_index(ir->groups, t->signals);
       IrOp op = sync_op(IR_SIG, ir_event(ir, grp->event), 1);
+      op.prov = grp->prov;
       g_array_append_val(t->ops, op);
     }
   }

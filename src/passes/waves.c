@@ -73,6 +73,7 @@ gboolean pass_waves(Ir *ir, GError **err) {
   if (waves <= 1) return TRUE;
   int W = ir->hw.wgs_per_sm, S = s->sms_used > 0 ? s->sms_used : ir->hw.sms;
   gboolean by_need = s->wave_order == WAVES_BY_NEED;
+  IrProv prov = ir_prov(ir, "power.preload_waves"); /* the waits and signals it adds */
   g_autofree int *tensor_rank = by_need ? reader_rank(ir) : NULL;
   /* each task's rank: the lowest of its tensors' (one pass over them) */
   g_autofree int *task_rank = g_new(int, ir->tasks->len + 1);
@@ -143,7 +144,7 @@ gboolean pass_waves(Ir *ir, GError **err) {
         if (wave[k] != w || task->role.layer != l) continue;
         if (grp < 0) {
           g_autofree char *ev = l >= 0 ? g_strdup_printf("preload_l%d_%d", l, w) : g_strdup_printf("preload%d", w);
-          grp = ir_group(ir, ev);
+          grp = ir_group_for(ir, ev, prov);
         }
         if (prev >= 0) ir_task_waits(ir, (int)k, prev);
         ir_task_signals(ir, (int)k, grp);

@@ -48,7 +48,7 @@
     LD        l0_qkv_p0_b, hbm[bqkv.l0], stride 192         ; d1.weights:10 preload.l0.wg0
     LD        ln1_g_l0_wg0, hbm[ln1_g.l0]                   ; d1.weights:10 preload.l0.wg0
     LD        ln1_b_l0_wg0, hbm[ln1_b.l0]                   ; d1.weights:10 preload.l0.wg0
-    SIG       ev.preload_win, 1                             ; d1.weights:10 preload.l0.wg0
+    SIG       ev.preload_win, 1                             ; d1.power.preload_window:11 preload.l0.wg0
     WAIT      ev.in, 1                                      ; d1.panels.qkv:9 t0.l0.qkv.p0
     LD        t0_l0_qkv_p0_x, hbm[x_in]                     ; d1.panels.qkv:9 t0.l0.qkv.p0
     VEC.rsum  t0_l0_qkv_p0_mean, t0_l0_qkv_p0_x             ; d1.panels.qkv:9 t0.l0.qkv.p0
@@ -97,12 +97,12 @@
     VEC.mul   t0_l0_att_h0_o, t0_l0_att_h0_o, t0_l0_att_h0_z ; d1.attention.slices t0.l0.att.h0
     ST        hbm[scratch + 512], t0_l0_att_h0_o, stride 64 ; d1.attention.slices t0.l0.att.h0
     SIG       ev.att_l0, 1                                  ; d1.attention.slices t0.l0.att.h0
-    WAIT      ev.preload_win, 14                            ; d1.weights:10 preload.l1.wg0
+    WAIT      ev.preload_win, 14                            ; d1.power.preload_window:11 preload.l1.wg0
     LD        l1_qkv_p0_w, hbm[wqkv.l1], stride 192         ; d1.weights:10 preload.l1.wg0
     LD        l1_qkv_p0_b, hbm[bqkv.l1], stride 192         ; d1.weights:10 preload.l1.wg0
     LD        ln1_g_l1_wg0, hbm[ln1_g.l1]                   ; d1.weights:10 preload.l1.wg0
     LD        ln1_b_l1_wg0, hbm[ln1_b.l1]                   ; d1.weights:10 preload.l1.wg0
-    SIG       ev.preload_win, 1                             ; d1.weights:10 preload.l1.wg0
+    SIG       ev.preload_win, 1                             ; d1.power.preload_window:11 preload.l1.wg0
     WAIT      ev.w2_l0, 4                                   ; d1.panels.qkv:9 t0.l1.qkv.p0
     LD        t0_l1_qkv_p0_x, hbm[scratch + 2048]           ; d1.panels.qkv:9 t0.l1.qkv.p0
     VEC.rsum  t0_l1_qkv_p0_mean, t0_l1_qkv_p0_x             ; d1.panels.qkv:9 t0.l1.qkv.p0
@@ -202,7 +202,7 @@
     LD        l0_qkv_p4_b, hbm[bqkv.l0 + 512], stride 192   ; d1.weights:10 preload.l0.wg1
     LD        ln1_g_l0_wg1, hbm[ln1_g.l0]                   ; d1.weights:10 preload.l0.wg1
     LD        ln1_b_l0_wg1, hbm[ln1_b.l0]                   ; d1.weights:10 preload.l0.wg1
-    SIG       ev.preload_win, 1                             ; d1.weights:10 preload.l0.wg1
+    SIG       ev.preload_win, 1                             ; d1.power.preload_window:11 preload.l0.wg1
     WAIT      ev.in, 1                                      ; d1.panels.qkv:9 t0.l0.qkv.p4
     LD        t0_l0_qkv_p4_x, hbm[x_in]                     ; d1.panels.qkv:9 t0.l0.qkv.p4
     VEC.rsum  t0_l0_qkv_p4_mean, t0_l0_qkv_p4_x             ; d1.panels.qkv:9 t0.l0.qkv.p4
@@ -220,12 +220,12 @@
     VEC.add   t0_l0_qkv_p4_acc, t0_l0_qkv_p4_acc, l0_qkv_p4_b ; d1.k_chunk.qkv t0.l0.qkv.p4
     ST        hbm[v_cache.l0 + 4096], t0_l0_qkv_p4_acc      ; d1.kv_writeback t0.l0.qkv.p4
     SIG       ev.qkv_l0, 1                                  ; d1.panels.qkv:9 t0.l0.qkv.p4
-    WAIT      ev.preload_win, 15                            ; d1.weights:10 preload.l1.wg1
+    WAIT      ev.preload_win, 15                            ; d1.power.preload_window:11 preload.l1.wg1
     LD        l1_qkv_p4_w, hbm[wqkv.l1 + 512], stride 192   ; d1.weights:10 preload.l1.wg1
     LD        l1_qkv_p4_b, hbm[bqkv.l1 + 512], stride 192   ; d1.weights:10 preload.l1.wg1
     LD        ln1_g_l1_wg1, hbm[ln1_g.l1]                   ; d1.weights:10 preload.l1.wg1
     LD        ln1_b_l1_wg1, hbm[ln1_b.l1]                   ; d1.weights:10 preload.l1.wg1
-    SIG       ev.preload_win, 1                             ; d1.weights:10 preload.l1.wg1
+    SIG       ev.preload_win, 1                             ; d1.power.preload_window:11 preload.l1.wg1
     WAIT      ev.w2_l0, 4                                   ; d1.panels.qkv:9 t0.l1.qkv.p4
     LD        t0_l1_qkv_p4_x, hbm[scratch + 2048]           ; d1.panels.qkv:9 t0.l1.qkv.p4
     VEC.rsum  t0_l1_qkv_p4_mean, t0_l1_qkv_p4_x             ; d1.panels.qkv:9 t0.l1.qkv.p4
@@ -347,18 +347,18 @@
 .rf t1_l1_w1_p0_var             p0+256   1x1       ; t1.l1.w1.p0.var
 .rf t1_l1_w1_p0_acc             p0       1x32      ; t1.l1.w1.p0.acc
 .rf t1_l1_w1_p0_gelu            p0+128   1x32      ; t1.l1.w1.p0.gelu
-    WAIT      ev.preload_win, 6                             ; d1.weights:10 preload.l0.wg2
+    WAIT      ev.preload_win, 6                             ; d1.power.preload_window:11 preload.l0.wg2
     LD        l0_w1_p0_w, hbm[w1.l0], stride 128            ; d1.weights:10 preload.l0.wg2
     LD        l0_w1_p0_b, hbm[b1.l0], stride 128            ; d1.weights:10 preload.l0.wg2
     LD        ln2_g_l0_wg2, hbm[ln2_g.l0]                   ; d1.weights:10 preload.l0.wg2
     LD        ln2_b_l0_wg2, hbm[ln2_b.l0]                   ; d1.weights:10 preload.l0.wg2
-    SIG       ev.preload_win, 1                             ; d1.weights:10 preload.l0.wg2
-    WAIT      ev.preload_win, 22                            ; d1.weights:10 preload.l1.wg2
+    SIG       ev.preload_win, 1                             ; d1.power.preload_window:11 preload.l0.wg2
+    WAIT      ev.preload_win, 22                            ; d1.power.preload_window:11 preload.l1.wg2
     LD        l1_w1_p0_w, hbm[w1.l1], stride 128            ; d1.weights:10 preload.l1.wg2
     LD        l1_w1_p0_b, hbm[b1.l1], stride 128            ; d1.weights:10 preload.l1.wg2
     LD        ln2_g_l1_wg2, hbm[ln2_g.l1]                   ; d1.weights:10 preload.l1.wg2
     LD        ln2_b_l1_wg2, hbm[ln2_b.l1]                   ; d1.weights:10 preload.l1.wg2
-    SIG       ev.preload_win, 1                             ; d1.weights:10 preload.l1.wg2
+    SIG       ev.preload_win, 1                             ; d1.power.preload_window:11 preload.l1.wg2
     WAIT      ev.wo_l0, 2                                   ; d1.panels.w1:9 t0.l0.w1.p0
     LD        t0_l0_w1_p0_x, hbm[scratch + 768]             ; d1.panels.w1:9 t0.l0.w1.p0
     VEC.rsum  t0_l0_w1_p0_mean, t0_l0_w1_p0_x               ; d1.panels.w1:9 t0.l0.w1.p0
@@ -482,14 +482,14 @@
 .rf t1_l1_w2_p0_a               p0       1x128     ; t1.l1.w2.p0.a
 .rf t1_l1_w2_p0_acc             p0+512   1x16      ; t1.l1.w2.p0.acc
 .rf t1_l1_w2_p0_res             p0       1x16      ; t1.l1.w2.p0.res
-    WAIT      ev.preload_win, 10                            ; d1.weights:10 preload.l0.wg3
+    WAIT      ev.preload_win, 10                            ; d1.power.preload_window:11 preload.l0.wg3
     LD        l0_w2_p0_w, hbm[w2.l0], stride 64             ; d1.weights:10 preload.l0.wg3
     LD        l0_w2_p0_b, hbm[b2.l0], stride 64             ; d1.weights:10 preload.l0.wg3
-    SIG       ev.preload_win, 1                             ; d1.weights:10 preload.l0.wg3
-    WAIT      ev.preload_win, 26                            ; d1.weights:10 preload.l1.wg3
+    SIG       ev.preload_win, 1                             ; d1.power.preload_window:11 preload.l0.wg3
+    WAIT      ev.preload_win, 26                            ; d1.power.preload_window:11 preload.l1.wg3
     LD        l1_w2_p0_w, hbm[w2.l1], stride 64             ; d1.weights:10 preload.l1.wg3
     LD        l1_w2_p0_b, hbm[b2.l1], stride 64             ; d1.weights:10 preload.l1.wg3
-    SIG       ev.preload_win, 1                             ; d1.weights:10 preload.l1.wg3
+    SIG       ev.preload_win, 1                             ; d1.power.preload_window:11 preload.l1.wg3
     WAIT      ev.w1_l0, 4                                   ; d1.panels.w2:9 t0.l0.w2.p0
     LD        t0_l0_w2_p0_a, hbm[scratch + 1024]            ; d1.panels.w2:9 t0.l0.w2.p0
     MMA.z     t0_l0_w2_p0_acc, t0_l0_w2_p0_a, l0_w2_p0_w    ; d1.k_chunk.w2 t0.l0.w2.p0
@@ -570,7 +570,7 @@
     LD        l0_qkv_p1_b, hbm[bqkv.l0 + 128], stride 192   ; d1.weights:10 preload.l0.wg4
     LD        ln1_g_l0_wg4, hbm[ln1_g.l0]                   ; d1.weights:10 preload.l0.wg4
     LD        ln1_b_l0_wg4, hbm[ln1_b.l0]                   ; d1.weights:10 preload.l0.wg4
-    SIG       ev.preload_win, 1                             ; d1.weights:10 preload.l0.wg4
+    SIG       ev.preload_win, 1                             ; d1.power.preload_window:11 preload.l0.wg4
     WAIT      ev.in, 1                                      ; d1.panels.qkv:9 t0.l0.qkv.p1
     LD        t0_l0_qkv_p1_x, hbm[x_in]                     ; d1.panels.qkv:9 t0.l0.qkv.p1
     VEC.rsum  t0_l0_qkv_p1_mean, t0_l0_qkv_p1_x             ; d1.panels.qkv:9 t0.l0.qkv.p1
@@ -619,12 +619,12 @@
     VEC.mul   t0_l0_att_h1_o, t0_l0_att_h1_o, t0_l0_att_h1_z ; d1.attention.slices t0.l0.att.h1
     ST        hbm[scratch + 640], t0_l0_att_h1_o, stride 64 ; d1.attention.slices t0.l0.att.h1
     SIG       ev.att_l0, 1                                  ; d1.attention.slices t0.l0.att.h1
-    WAIT      ev.preload_win, 16                            ; d1.weights:10 preload.l1.wg4
+    WAIT      ev.preload_win, 16                            ; d1.power.preload_window:11 preload.l1.wg4
     LD        l1_qkv_p1_w, hbm[wqkv.l1 + 128], stride 192   ; d1.weights:10 preload.l1.wg4
     LD        l1_qkv_p1_b, hbm[bqkv.l1 + 128], stride 192   ; d1.weights:10 preload.l1.wg4
     LD        ln1_g_l1_wg4, hbm[ln1_g.l1]                   ; d1.weights:10 preload.l1.wg4
     LD        ln1_b_l1_wg4, hbm[ln1_b.l1]                   ; d1.weights:10 preload.l1.wg4
-    SIG       ev.preload_win, 1                             ; d1.weights:10 preload.l1.wg4
+    SIG       ev.preload_win, 1                             ; d1.power.preload_window:11 preload.l1.wg4
     WAIT      ev.w2_l0, 4                                   ; d1.panels.qkv:9 t0.l1.qkv.p1
     LD        t0_l1_qkv_p1_x, hbm[scratch + 2048]           ; d1.panels.qkv:9 t0.l1.qkv.p1
     VEC.rsum  t0_l1_qkv_p1_mean, t0_l1_qkv_p1_x             ; d1.panels.qkv:9 t0.l1.qkv.p1
@@ -720,12 +720,12 @@
 .rf t1_l1_qkv_p5_lntmp          p0       1x64      ; t1.l1.qkv.p5.lntmp
 .rf t1_l1_qkv_p5_var            p0+256   1x1       ; t1.l1.qkv.p5.var
 .rf t1_l1_qkv_p5_acc            p0       1x32      ; t1.l1.qkv.p5.acc
-    WAIT      ev.preload_win, 1                             ; d1.weights:10 preload.l0.wg5
+    WAIT      ev.preload_win, 1                             ; d1.power.preload_window:11 preload.l0.wg5
     LD        l0_qkv_p5_w, hbm[wqkv.l0 + 640], stride 192   ; d1.weights:10 preload.l0.wg5
     LD        l0_qkv_p5_b, hbm[bqkv.l0 + 640], stride 192   ; d1.weights:10 preload.l0.wg5
     LD        ln1_g_l0_wg5, hbm[ln1_g.l0]                   ; d1.weights:10 preload.l0.wg5
     LD        ln1_b_l0_wg5, hbm[ln1_b.l0]                   ; d1.weights:10 preload.l0.wg5
-    SIG       ev.preload_win, 1                             ; d1.weights:10 preload.l0.wg5
+    SIG       ev.preload_win, 1                             ; d1.power.preload_window:11 preload.l0.wg5
     WAIT      ev.in, 1                                      ; d1.panels.qkv:9 t0.l0.qkv.p5
     LD        t0_l0_qkv_p5_x, hbm[x_in]                     ; d1.panels.qkv:9 t0.l0.qkv.p5
     VEC.rsum  t0_l0_qkv_p5_mean, t0_l0_qkv_p5_x             ; d1.panels.qkv:9 t0.l0.qkv.p5
@@ -743,12 +743,12 @@
     VEC.add   t0_l0_qkv_p5_acc, t0_l0_qkv_p5_acc, l0_qkv_p5_b ; d1.k_chunk.qkv t0.l0.qkv.p5
     ST        hbm[v_cache.l0 + 8448], t0_l0_qkv_p5_acc      ; d1.kv_writeback t0.l0.qkv.p5
     SIG       ev.qkv_l0, 1                                  ; d1.panels.qkv:9 t0.l0.qkv.p5
-    WAIT      ev.preload_win, 17                            ; d1.weights:10 preload.l1.wg5
+    WAIT      ev.preload_win, 17                            ; d1.power.preload_window:11 preload.l1.wg5
     LD        l1_qkv_p5_w, hbm[wqkv.l1 + 640], stride 192   ; d1.weights:10 preload.l1.wg5
     LD        l1_qkv_p5_b, hbm[bqkv.l1 + 640], stride 192   ; d1.weights:10 preload.l1.wg5
     LD        ln1_g_l1_wg5, hbm[ln1_g.l1]                   ; d1.weights:10 preload.l1.wg5
     LD        ln1_b_l1_wg5, hbm[ln1_b.l1]                   ; d1.weights:10 preload.l1.wg5
-    SIG       ev.preload_win, 1                             ; d1.weights:10 preload.l1.wg5
+    SIG       ev.preload_win, 1                             ; d1.power.preload_window:11 preload.l1.wg5
     WAIT      ev.w2_l0, 4                                   ; d1.panels.qkv:9 t0.l1.qkv.p5
     LD        t0_l1_qkv_p5_x, hbm[scratch + 2048]           ; d1.panels.qkv:9 t0.l1.qkv.p5
     VEC.rsum  t0_l1_qkv_p5_mean, t0_l1_qkv_p5_x             ; d1.panels.qkv:9 t0.l1.qkv.p5
@@ -870,18 +870,18 @@
 .rf t1_l1_w1_p1_var             p0+256   1x1       ; t1.l1.w1.p1.var
 .rf t1_l1_w1_p1_acc             p0       1x32      ; t1.l1.w1.p1.acc
 .rf t1_l1_w1_p1_gelu            p0+128   1x32      ; t1.l1.w1.p1.gelu
-    WAIT      ev.preload_win, 7                             ; d1.weights:10 preload.l0.wg6
+    WAIT      ev.preload_win, 7                             ; d1.power.preload_window:11 preload.l0.wg6
     LD        l0_w1_p1_w, hbm[w1.l0 + 128], stride 128      ; d1.weights:10 preload.l0.wg6
     LD        l0_w1_p1_b, hbm[b1.l0 + 128], stride 128      ; d1.weights:10 preload.l0.wg6
     LD        ln2_g_l0_wg6, hbm[ln2_g.l0]                   ; d1.weights:10 preload.l0.wg6
     LD        ln2_b_l0_wg6, hbm[ln2_b.l0]                   ; d1.weights:10 preload.l0.wg6
-    SIG       ev.preload_win, 1                             ; d1.weights:10 preload.l0.wg6
-    WAIT      ev.preload_win, 23                            ; d1.weights:10 preload.l1.wg6
+    SIG       ev.preload_win, 1                             ; d1.power.preload_window:11 preload.l0.wg6
+    WAIT      ev.preload_win, 23                            ; d1.power.preload_window:11 preload.l1.wg6
     LD        l1_w1_p1_w, hbm[w1.l1 + 128], stride 128      ; d1.weights:10 preload.l1.wg6
     LD        l1_w1_p1_b, hbm[b1.l1 + 128], stride 128      ; d1.weights:10 preload.l1.wg6
     LD        ln2_g_l1_wg6, hbm[ln2_g.l1]                   ; d1.weights:10 preload.l1.wg6
     LD        ln2_b_l1_wg6, hbm[ln2_b.l1]                   ; d1.weights:10 preload.l1.wg6
-    SIG       ev.preload_win, 1                             ; d1.weights:10 preload.l1.wg6
+    SIG       ev.preload_win, 1                             ; d1.power.preload_window:11 preload.l1.wg6
     WAIT      ev.wo_l0, 2                                   ; d1.panels.w1:9 t0.l0.w1.p1
     LD        t0_l0_w1_p1_x, hbm[scratch + 768]             ; d1.panels.w1:9 t0.l0.w1.p1
     VEC.rsum  t0_l0_w1_p1_mean, t0_l0_w1_p1_x               ; d1.panels.w1:9 t0.l0.w1.p1
@@ -1005,14 +1005,14 @@
 .rf t1_l1_w2_p1_a               p0       1x128     ; t1.l1.w2.p1.a
 .rf t1_l1_w2_p1_acc             p0+512   1x16      ; t1.l1.w2.p1.acc
 .rf t1_l1_w2_p1_res             p0       1x16      ; t1.l1.w2.p1.res
-    WAIT      ev.preload_win, 11                            ; d1.weights:10 preload.l0.wg7
+    WAIT      ev.preload_win, 11                            ; d1.power.preload_window:11 preload.l0.wg7
     LD        l0_w2_p1_w, hbm[w2.l0 + 64], stride 64        ; d1.weights:10 preload.l0.wg7
     LD        l0_w2_p1_b, hbm[b2.l0 + 64], stride 64        ; d1.weights:10 preload.l0.wg7
-    SIG       ev.preload_win, 1                             ; d1.weights:10 preload.l0.wg7
-    WAIT      ev.preload_win, 27                            ; d1.weights:10 preload.l1.wg7
+    SIG       ev.preload_win, 1                             ; d1.power.preload_window:11 preload.l0.wg7
+    WAIT      ev.preload_win, 27                            ; d1.power.preload_window:11 preload.l1.wg7
     LD        l1_w2_p1_w, hbm[w2.l1 + 64], stride 64        ; d1.weights:10 preload.l1.wg7
     LD        l1_w2_p1_b, hbm[b2.l1 + 64], stride 64        ; d1.weights:10 preload.l1.wg7
-    SIG       ev.preload_win, 1                             ; d1.weights:10 preload.l1.wg7
+    SIG       ev.preload_win, 1                             ; d1.power.preload_window:11 preload.l1.wg7
     WAIT      ev.w1_l0, 4                                   ; d1.panels.w2:9 t0.l0.w2.p1
     LD        t0_l0_w2_p1_a, hbm[scratch + 1024]            ; d1.panels.w2:9 t0.l0.w2.p1
     MMA.z     t0_l0_w2_p1_acc, t0_l0_w2_p1_a, l0_w2_p1_w    ; d1.k_chunk.w2 t0.l0.w2.p1
@@ -1089,12 +1089,12 @@
 .rf t1_l1_qkv_p2_lntmp          p0       1x64      ; t1.l1.qkv.p2.lntmp
 .rf t1_l1_qkv_p2_var            p0+256   1x1       ; t1.l1.qkv.p2.var
 .rf t1_l1_qkv_p2_acc            p0       1x32      ; t1.l1.qkv.p2.acc
-    WAIT      ev.preload_win, 2                             ; d1.weights:10 preload.l0.wg8
+    WAIT      ev.preload_win, 2                             ; d1.power.preload_window:11 preload.l0.wg8
     LD        l0_qkv_p2_w, hbm[wqkv.l0 + 256], stride 192   ; d1.weights:10 preload.l0.wg8
     LD        l0_qkv_p2_b, hbm[bqkv.l0 + 256], stride 192   ; d1.weights:10 preload.l0.wg8
     LD        ln1_g_l0_wg8, hbm[ln1_g.l0]                   ; d1.weights:10 preload.l0.wg8
     LD        ln1_b_l0_wg8, hbm[ln1_b.l0]                   ; d1.weights:10 preload.l0.wg8
-    SIG       ev.preload_win, 1                             ; d1.weights:10 preload.l0.wg8
+    SIG       ev.preload_win, 1                             ; d1.power.preload_window:11 preload.l0.wg8
     WAIT      ev.in, 1                                      ; d1.panels.qkv:9 t0.l0.qkv.p2
     LD        t0_l0_qkv_p2_x, hbm[x_in]                     ; d1.panels.qkv:9 t0.l0.qkv.p2
     VEC.rsum  t0_l0_qkv_p2_mean, t0_l0_qkv_p2_x             ; d1.panels.qkv:9 t0.l0.qkv.p2
@@ -1112,12 +1112,12 @@
     VEC.add   t0_l0_qkv_p2_acc, t0_l0_qkv_p2_acc, l0_qkv_p2_b ; d1.k_chunk.qkv t0.l0.qkv.p2
     ST        hbm[k_cache.l0 + 4096], t0_l0_qkv_p2_acc      ; d1.kv_writeback t0.l0.qkv.p2
     SIG       ev.qkv_l0, 1                                  ; d1.panels.qkv:9 t0.l0.qkv.p2
-    WAIT      ev.preload_win, 18                            ; d1.weights:10 preload.l1.wg8
+    WAIT      ev.preload_win, 18                            ; d1.power.preload_window:11 preload.l1.wg8
     LD        l1_qkv_p2_w, hbm[wqkv.l1 + 256], stride 192   ; d1.weights:10 preload.l1.wg8
     LD        l1_qkv_p2_b, hbm[bqkv.l1 + 256], stride 192   ; d1.weights:10 preload.l1.wg8
     LD        ln1_g_l1_wg8, hbm[ln1_g.l1]                   ; d1.weights:10 preload.l1.wg8
     LD        ln1_b_l1_wg8, hbm[ln1_b.l1]                   ; d1.weights:10 preload.l1.wg8
-    SIG       ev.preload_win, 1                             ; d1.weights:10 preload.l1.wg8
+    SIG       ev.preload_win, 1                             ; d1.power.preload_window:11 preload.l1.wg8
     WAIT      ev.w2_l0, 4                                   ; d1.panels.qkv:9 t0.l1.qkv.p2
     LD        t0_l1_qkv_p2_x, hbm[scratch + 2048]           ; d1.panels.qkv:9 t0.l1.qkv.p2
     VEC.rsum  t0_l1_qkv_p2_mean, t0_l1_qkv_p2_x             ; d1.panels.qkv:9 t0.l1.qkv.p2
@@ -1228,14 +1228,14 @@
 .rf t1_l1_wo_p0_a               p0       1x64      ; t1.l1.wo.p0.a
 .rf t1_l1_wo_p0_acc             p0+256   1x32      ; t1.l1.wo.p0.acc
 .rf t1_l1_wo_p0_res             p0       1x32      ; t1.l1.wo.p0.res
-    WAIT      ev.preload_win, 4                             ; d1.weights:10 preload.l0.wg9
+    WAIT      ev.preload_win, 4                             ; d1.power.preload_window:11 preload.l0.wg9
     LD        l0_wo_p0_w, hbm[wo.l0], stride 64             ; d1.weights:10 preload.l0.wg9
     LD        l0_wo_p0_b, hbm[bo.l0], stride 64             ; d1.weights:10 preload.l0.wg9
-    SIG       ev.preload_win, 1                             ; d1.weights:10 preload.l0.wg9
-    WAIT      ev.preload_win, 20                            ; d1.weights:10 preload.l1.wg9
+    SIG       ev.preload_win, 1                             ; d1.power.preload_window:11 preload.l0.wg9
+    WAIT      ev.preload_win, 20                            ; d1.power.preload_window:11 preload.l1.wg9
     LD        l1_wo_p0_w, hbm[wo.l1], stride 64             ; d1.weights:10 preload.l1.wg9
     LD        l1_wo_p0_b, hbm[bo.l1], stride 64             ; d1.weights:10 preload.l1.wg9
-    SIG       ev.preload_win, 1                             ; d1.weights:10 preload.l1.wg9
+    SIG       ev.preload_win, 1                             ; d1.power.preload_window:11 preload.l1.wg9
     WAIT      ev.att_l0, 2                                  ; d1.panels.wo:9 t0.l0.wo.p0
     LD        t0_l0_wo_p0_a, hbm[scratch + 512]             ; d1.panels.wo:9 t0.l0.wo.p0
     MMA.z     t0_l0_wo_p0_acc, t0_l0_wo_p0_a, l0_wo_p0_w    ; d1.k_chunk.wo t0.l0.wo.p0
@@ -1338,18 +1338,18 @@
 .rf t1_l1_w1_p2_var             p0+256   1x1       ; t1.l1.w1.p2.var
 .rf t1_l1_w1_p2_acc             p0       1x32      ; t1.l1.w1.p2.acc
 .rf t1_l1_w1_p2_gelu            p0+128   1x32      ; t1.l1.w1.p2.gelu
-    WAIT      ev.preload_win, 8                             ; d1.weights:10 preload.l0.wg10
+    WAIT      ev.preload_win, 8                             ; d1.power.preload_window:11 preload.l0.wg10
     LD        l0_w1_p2_w, hbm[w1.l0 + 256], stride 128      ; d1.weights:10 preload.l0.wg10
     LD        l0_w1_p2_b, hbm[b1.l0 + 256], stride 128      ; d1.weights:10 preload.l0.wg10
     LD        ln2_g_l0_wg10, hbm[ln2_g.l0]                  ; d1.weights:10 preload.l0.wg10
     LD        ln2_b_l0_wg10, hbm[ln2_b.l0]                  ; d1.weights:10 preload.l0.wg10
-    SIG       ev.preload_win, 1                             ; d1.weights:10 preload.l0.wg10
-    WAIT      ev.preload_win, 24                            ; d1.weights:10 preload.l1.wg10
+    SIG       ev.preload_win, 1                             ; d1.power.preload_window:11 preload.l0.wg10
+    WAIT      ev.preload_win, 24                            ; d1.power.preload_window:11 preload.l1.wg10
     LD        l1_w1_p2_w, hbm[w1.l1 + 256], stride 128      ; d1.weights:10 preload.l1.wg10
     LD        l1_w1_p2_b, hbm[b1.l1 + 256], stride 128      ; d1.weights:10 preload.l1.wg10
     LD        ln2_g_l1_wg10, hbm[ln2_g.l1]                  ; d1.weights:10 preload.l1.wg10
     LD        ln2_b_l1_wg10, hbm[ln2_b.l1]                  ; d1.weights:10 preload.l1.wg10
-    SIG       ev.preload_win, 1                             ; d1.weights:10 preload.l1.wg10
+    SIG       ev.preload_win, 1                             ; d1.power.preload_window:11 preload.l1.wg10
     WAIT      ev.wo_l0, 2                                   ; d1.panels.w1:9 t0.l0.w1.p2
     LD        t0_l0_w1_p2_x, hbm[scratch + 768]             ; d1.panels.w1:9 t0.l0.w1.p2
     VEC.rsum  t0_l0_w1_p2_mean, t0_l0_w1_p2_x               ; d1.panels.w1:9 t0.l0.w1.p2
@@ -1473,14 +1473,14 @@
 .rf t1_l1_w2_p2_a               p0       1x128     ; t1.l1.w2.p2.a
 .rf t1_l1_w2_p2_acc             p0+512   1x16      ; t1.l1.w2.p2.acc
 .rf t1_l1_w2_p2_res             p0       1x16      ; t1.l1.w2.p2.res
-    WAIT      ev.preload_win, 12                            ; d1.weights:10 preload.l0.wg11
+    WAIT      ev.preload_win, 12                            ; d1.power.preload_window:11 preload.l0.wg11
     LD        l0_w2_p2_w, hbm[w2.l0 + 128], stride 64       ; d1.weights:10 preload.l0.wg11
     LD        l0_w2_p2_b, hbm[b2.l0 + 128], stride 64       ; d1.weights:10 preload.l0.wg11
-    SIG       ev.preload_win, 1                             ; d1.weights:10 preload.l0.wg11
-    WAIT      ev.preload_win, 28                            ; d1.weights:10 preload.l1.wg11
+    SIG       ev.preload_win, 1                             ; d1.power.preload_window:11 preload.l0.wg11
+    WAIT      ev.preload_win, 28                            ; d1.power.preload_window:11 preload.l1.wg11
     LD        l1_w2_p2_w, hbm[w2.l1 + 128], stride 64       ; d1.weights:10 preload.l1.wg11
     LD        l1_w2_p2_b, hbm[b2.l1 + 128], stride 64       ; d1.weights:10 preload.l1.wg11
-    SIG       ev.preload_win, 1                             ; d1.weights:10 preload.l1.wg11
+    SIG       ev.preload_win, 1                             ; d1.power.preload_window:11 preload.l1.wg11
     WAIT      ev.w1_l0, 4                                   ; d1.panels.w2:9 t0.l0.w2.p2
     LD        t0_l0_w2_p2_a, hbm[scratch + 1024]            ; d1.panels.w2:9 t0.l0.w2.p2
     MMA.z     t0_l0_w2_p2_acc, t0_l0_w2_p2_a, l0_w2_p2_w    ; d1.k_chunk.w2 t0.l0.w2.p2
@@ -1557,12 +1557,12 @@
 .rf t1_l1_qkv_p3_lntmp          p0       1x64      ; t1.l1.qkv.p3.lntmp
 .rf t1_l1_qkv_p3_var            p0+256   1x1       ; t1.l1.qkv.p3.var
 .rf t1_l1_qkv_p3_acc            p0       1x32      ; t1.l1.qkv.p3.acc
-    WAIT      ev.preload_win, 3                             ; d1.weights:10 preload.l0.wg12
+    WAIT      ev.preload_win, 3                             ; d1.power.preload_window:11 preload.l0.wg12
     LD        l0_qkv_p3_w, hbm[wqkv.l0 + 384], stride 192   ; d1.weights:10 preload.l0.wg12
     LD        l0_qkv_p3_b, hbm[bqkv.l0 + 384], stride 192   ; d1.weights:10 preload.l0.wg12
     LD        ln1_g_l0_wg12, hbm[ln1_g.l0]                  ; d1.weights:10 preload.l0.wg12
     LD        ln1_b_l0_wg12, hbm[ln1_b.l0]                  ; d1.weights:10 preload.l0.wg12
-    SIG       ev.preload_win, 1                             ; d1.weights:10 preload.l0.wg12
+    SIG       ev.preload_win, 1                             ; d1.power.preload_window:11 preload.l0.wg12
     WAIT      ev.in, 1                                      ; d1.panels.qkv:9 t0.l0.qkv.p3
     LD        t0_l0_qkv_p3_x, hbm[x_in]                     ; d1.panels.qkv:9 t0.l0.qkv.p3
     VEC.rsum  t0_l0_qkv_p3_mean, t0_l0_qkv_p3_x             ; d1.panels.qkv:9 t0.l0.qkv.p3
@@ -1580,12 +1580,12 @@
     VEC.add   t0_l0_qkv_p3_acc, t0_l0_qkv_p3_acc, l0_qkv_p3_b ; d1.k_chunk.qkv t0.l0.qkv.p3
     ST        hbm[k_cache.l0 + 8448], t0_l0_qkv_p3_acc      ; d1.kv_writeback t0.l0.qkv.p3
     SIG       ev.qkv_l0, 1                                  ; d1.panels.qkv:9 t0.l0.qkv.p3
-    WAIT      ev.preload_win, 19                            ; d1.weights:10 preload.l1.wg12
+    WAIT      ev.preload_win, 19                            ; d1.power.preload_window:11 preload.l1.wg12
     LD        l1_qkv_p3_w, hbm[wqkv.l1 + 384], stride 192   ; d1.weights:10 preload.l1.wg12
     LD        l1_qkv_p3_b, hbm[bqkv.l1 + 384], stride 192   ; d1.weights:10 preload.l1.wg12
     LD        ln1_g_l1_wg12, hbm[ln1_g.l1]                  ; d1.weights:10 preload.l1.wg12
     LD        ln1_b_l1_wg12, hbm[ln1_b.l1]                  ; d1.weights:10 preload.l1.wg12
-    SIG       ev.preload_win, 1                             ; d1.weights:10 preload.l1.wg12
+    SIG       ev.preload_win, 1                             ; d1.power.preload_window:11 preload.l1.wg12
     WAIT      ev.w2_l0, 4                                   ; d1.panels.qkv:9 t0.l1.qkv.p3
     LD        t0_l1_qkv_p3_x, hbm[scratch + 2048]           ; d1.panels.qkv:9 t0.l1.qkv.p3
     VEC.rsum  t0_l1_qkv_p3_mean, t0_l1_qkv_p3_x             ; d1.panels.qkv:9 t0.l1.qkv.p3
@@ -1696,14 +1696,14 @@
 .rf t1_l1_wo_p1_a               p0       1x64      ; t1.l1.wo.p1.a
 .rf t1_l1_wo_p1_acc             p0+256   1x32      ; t1.l1.wo.p1.acc
 .rf t1_l1_wo_p1_res             p0       1x32      ; t1.l1.wo.p1.res
-    WAIT      ev.preload_win, 5                             ; d1.weights:10 preload.l0.wg13
+    WAIT      ev.preload_win, 5                             ; d1.power.preload_window:11 preload.l0.wg13
     LD        l0_wo_p1_w, hbm[wo.l0 + 128], stride 64       ; d1.weights:10 preload.l0.wg13
     LD        l0_wo_p1_b, hbm[bo.l0 + 128], stride 64       ; d1.weights:10 preload.l0.wg13
-    SIG       ev.preload_win, 1                             ; d1.weights:10 preload.l0.wg13
-    WAIT      ev.preload_win, 21                            ; d1.weights:10 preload.l1.wg13
+    SIG       ev.preload_win, 1                             ; d1.power.preload_window:11 preload.l0.wg13
+    WAIT      ev.preload_win, 21                            ; d1.power.preload_window:11 preload.l1.wg13
     LD        l1_wo_p1_w, hbm[wo.l1 + 128], stride 64       ; d1.weights:10 preload.l1.wg13
     LD        l1_wo_p1_b, hbm[bo.l1 + 128], stride 64       ; d1.weights:10 preload.l1.wg13
-    SIG       ev.preload_win, 1                             ; d1.weights:10 preload.l1.wg13
+    SIG       ev.preload_win, 1                             ; d1.power.preload_window:11 preload.l1.wg13
     WAIT      ev.att_l0, 2                                  ; d1.panels.wo:9 t0.l0.wo.p1
     LD        t0_l0_wo_p1_a, hbm[scratch + 512]             ; d1.panels.wo:9 t0.l0.wo.p1
     MMA.z     t0_l0_wo_p1_acc, t0_l0_wo_p1_a, l0_wo_p1_w    ; d1.k_chunk.wo t0.l0.wo.p1
@@ -1806,18 +1806,18 @@
 .rf t1_l1_w1_p3_var             p0+256   1x1       ; t1.l1.w1.p3.var
 .rf t1_l1_w1_p3_acc             p0       1x32      ; t1.l1.w1.p3.acc
 .rf t1_l1_w1_p3_gelu            p0+128   1x32      ; t1.l1.w1.p3.gelu
-    WAIT      ev.preload_win, 9                             ; d1.weights:10 preload.l0.wg14
+    WAIT      ev.preload_win, 9                             ; d1.power.preload_window:11 preload.l0.wg14
     LD        l0_w1_p3_w, hbm[w1.l0 + 384], stride 128      ; d1.weights:10 preload.l0.wg14
     LD        l0_w1_p3_b, hbm[b1.l0 + 384], stride 128      ; d1.weights:10 preload.l0.wg14
     LD        ln2_g_l0_wg14, hbm[ln2_g.l0]                  ; d1.weights:10 preload.l0.wg14
     LD        ln2_b_l0_wg14, hbm[ln2_b.l0]                  ; d1.weights:10 preload.l0.wg14
-    SIG       ev.preload_win, 1                             ; d1.weights:10 preload.l0.wg14
-    WAIT      ev.preload_win, 25                            ; d1.weights:10 preload.l1.wg14
+    SIG       ev.preload_win, 1                             ; d1.power.preload_window:11 preload.l0.wg14
+    WAIT      ev.preload_win, 25                            ; d1.power.preload_window:11 preload.l1.wg14
     LD        l1_w1_p3_w, hbm[w1.l1 + 384], stride 128      ; d1.weights:10 preload.l1.wg14
     LD        l1_w1_p3_b, hbm[b1.l1 + 384], stride 128      ; d1.weights:10 preload.l1.wg14
     LD        ln2_g_l1_wg14, hbm[ln2_g.l1]                  ; d1.weights:10 preload.l1.wg14
     LD        ln2_b_l1_wg14, hbm[ln2_b.l1]                  ; d1.weights:10 preload.l1.wg14
-    SIG       ev.preload_win, 1                             ; d1.weights:10 preload.l1.wg14
+    SIG       ev.preload_win, 1                             ; d1.power.preload_window:11 preload.l1.wg14
     WAIT      ev.wo_l0, 2                                   ; d1.panels.w1:9 t0.l0.w1.p3
     LD        t0_l0_w1_p3_x, hbm[scratch + 768]             ; d1.panels.w1:9 t0.l0.w1.p3
     VEC.rsum  t0_l0_w1_p3_mean, t0_l0_w1_p3_x               ; d1.panels.w1:9 t0.l0.w1.p3
@@ -1941,14 +1941,14 @@
 .rf t1_l1_w2_p3_a               p0       1x128     ; t1.l1.w2.p3.a
 .rf t1_l1_w2_p3_acc             p0+512   1x16      ; t1.l1.w2.p3.acc
 .rf t1_l1_w2_p3_res             p0       1x16      ; t1.l1.w2.p3.res
-    WAIT      ev.preload_win, 13                            ; d1.weights:10 preload.l0.wg15
+    WAIT      ev.preload_win, 13                            ; d1.power.preload_window:11 preload.l0.wg15
     LD        l0_w2_p3_w, hbm[w2.l0 + 192], stride 64       ; d1.weights:10 preload.l0.wg15
     LD        l0_w2_p3_b, hbm[b2.l0 + 192], stride 64       ; d1.weights:10 preload.l0.wg15
-    SIG       ev.preload_win, 1                             ; d1.weights:10 preload.l0.wg15
-    WAIT      ev.preload_win, 29                            ; d1.weights:10 preload.l1.wg15
+    SIG       ev.preload_win, 1                             ; d1.power.preload_window:11 preload.l0.wg15
+    WAIT      ev.preload_win, 29                            ; d1.power.preload_window:11 preload.l1.wg15
     LD        l1_w2_p3_w, hbm[w2.l1 + 192], stride 64       ; d1.weights:10 preload.l1.wg15
     LD        l1_w2_p3_b, hbm[b2.l1 + 192], stride 64       ; d1.weights:10 preload.l1.wg15
-    SIG       ev.preload_win, 1                             ; d1.weights:10 preload.l1.wg15
+    SIG       ev.preload_win, 1                             ; d1.power.preload_window:11 preload.l1.wg15
     WAIT      ev.w1_l0, 4                                   ; d1.panels.w2:9 t0.l0.w2.p3
     LD        t0_l0_w2_p3_a, hbm[scratch + 1024]            ; d1.panels.w2:9 t0.l0.w2.p3
     MMA.z     t0_l0_w2_p3_acc, t0_l0_w2_p3_a, l0_w2_p3_w    ; d1.k_chunk.w2 t0.l0.w2.p3

@@ -32,7 +32,7 @@
     LD        l0_qkv_p0_b, hbm[bqkv.l0], stride 192         ; d1.weights:9 preload.wg0
     LD        ln1_g_l0_wg0, hbm[ln1_g.l0]                   ; d1.weights:9 preload.wg0
     LD        ln1_b_l0_wg0, hbm[ln1_b.l0]                   ; d1.weights:9 preload.wg0
-    SIG       ev.preload0, 1                                ; d1.weights:9 preload.wg0
+    SIG       ev.preload0, 1                                ; d1.power.preload_waves:10 preload.wg0
     WAIT      ev.in, 1                                      ; d1.panels.qkv:8 t0.l0.qkv.p0
     LD        t0_l0_qkv_p0_x, hbm[x_in]                     ; d1.panels.qkv:8 t0.l0.qkv.p0
     VEC.rsum  t0_l0_qkv_p0_mean, t0_l0_qkv_p0_x             ; d1.panels.qkv:8 t0.l0.qkv.p0
@@ -121,7 +121,7 @@
     LD        l0_qkv_p4_b, hbm[bqkv.l0 + 512], stride 192   ; d1.weights:9 preload.wg1
     LD        ln1_g_l0_wg1, hbm[ln1_g.l0]                   ; d1.weights:9 preload.wg1
     LD        ln1_b_l0_wg1, hbm[ln1_b.l0]                   ; d1.weights:9 preload.wg1
-    SIG       ev.preload0, 1                                ; d1.weights:9 preload.wg1
+    SIG       ev.preload0, 1                                ; d1.power.preload_waves:10 preload.wg1
     WAIT      ev.in, 1                                      ; d1.panels.qkv:8 t0.l0.qkv.p4
     LD        t0_l0_qkv_p4_x, hbm[x_in]                     ; d1.panels.qkv:8 t0.l0.qkv.p4
     VEC.rsum  t0_l0_qkv_p4_mean, t0_l0_qkv_p4_x             ; d1.panels.qkv:8 t0.l0.qkv.p4
@@ -177,12 +177,12 @@
 .rf t1_l0_w1_p0_var             p2+896   1x1       ; t1.l0.w1.p0.var
 .rf t1_l0_w1_p0_acc             p2+128   1x32      ; t1.l0.w1.p0.acc
 .rf t1_l0_w1_p0_gelu            p0       1x32      ; t1.l0.w1.p0.gelu
-    WAIT      ev.preload2, 2                                ; d1.weights:9 preload.wg2
+    WAIT      ev.preload2, 2                                ; d1.power.preload_waves:10 preload.wg2
     LD        l0_w1_p0_w, hbm[w1.l0], stride 128            ; d1.weights:9 preload.wg2
     LD        l0_w1_p0_b, hbm[b1.l0], stride 128            ; d1.weights:9 preload.wg2
     LD        ln2_g_l0_wg2, hbm[ln2_g.l0]                   ; d1.weights:9 preload.wg2
     LD        ln2_b_l0_wg2, hbm[ln2_b.l0]                   ; d1.weights:9 preload.wg2
-    SIG       ev.preload3, 1                                ; d1.weights:9 preload.wg2
+    SIG       ev.preload3, 1                                ; d1.power.preload_waves:10 preload.wg2
     WAIT      ev.wo_l0, 2                                   ; d1.panels.w1:8 t0.l0.w1.p0
     LD        t0_l0_w1_p0_x, hbm[scratch + 768]             ; d1.panels.w1:8 t0.l0.w1.p0
     VEC.rsum  t0_l0_w1_p0_mean, t0_l0_w1_p0_x               ; d1.panels.w1:8 t0.l0.w1.p0
@@ -246,10 +246,10 @@
 .rf t1_l0_w2_p0_a               p2+64    1x128     ; t1.l0.w2.p0.a
 .rf t1_l0_w2_p0_acc             p2+576   1x16      ; t1.l0.w2.p0.acc
 .rf t1_l0_w2_p0_res             p0       1x16      ; t1.l0.w2.p0.res
-    WAIT      ev.preload3, 4                                ; d1.weights:9 preload.wg3
+    WAIT      ev.preload3, 4                                ; d1.power.preload_waves:10 preload.wg3
     LD        l0_w2_p0_w, hbm[w2.l0], stride 64             ; d1.weights:9 preload.wg3
     LD        l0_w2_p0_b, hbm[b2.l0], stride 64             ; d1.weights:9 preload.wg3
-    SIG       ev.preload4, 1                                ; d1.weights:9 preload.wg3
+    SIG       ev.preload4, 1                                ; d1.power.preload_waves:10 preload.wg3
     WAIT      ev.w1_l0, 4                                   ; d1.panels.w2:8 t0.l0.w2.p0
     LD        t0_l0_w2_p0_a, hbm[scratch + 1024]            ; d1.panels.w2:8 t0.l0.w2.p0
     MMA.z     t0_l0_w2_p0_acc, t0_l0_w2_p0_a, l0_w2_p0_w    ; d1.k_chunk.w2 t0.l0.w2.p0
@@ -298,7 +298,7 @@
     LD        l0_qkv_p1_b, hbm[bqkv.l0 + 128], stride 192   ; d1.weights:9 preload.wg4
     LD        ln1_g_l0_wg4, hbm[ln1_g.l0]                   ; d1.weights:9 preload.wg4
     LD        ln1_b_l0_wg4, hbm[ln1_b.l0]                   ; d1.weights:9 preload.wg4
-    SIG       ev.preload0, 1                                ; d1.weights:9 preload.wg4
+    SIG       ev.preload0, 1                                ; d1.power.preload_waves:10 preload.wg4
     WAIT      ev.in, 1                                      ; d1.panels.qkv:8 t0.l0.qkv.p1
     LD        t0_l0_qkv_p1_x, hbm[x_in]                     ; d1.panels.qkv:8 t0.l0.qkv.p1
     VEC.rsum  t0_l0_qkv_p1_mean, t0_l0_qkv_p1_x             ; d1.panels.qkv:8 t0.l0.qkv.p1
@@ -387,7 +387,7 @@
     LD        l0_qkv_p5_b, hbm[bqkv.l0 + 640], stride 192   ; d1.weights:9 preload.wg5
     LD        ln1_g_l0_wg5, hbm[ln1_g.l0]                   ; d1.weights:9 preload.wg5
     LD        ln1_b_l0_wg5, hbm[ln1_b.l0]                   ; d1.weights:9 preload.wg5
-    SIG       ev.preload0, 1                                ; d1.weights:9 preload.wg5
+    SIG       ev.preload0, 1                                ; d1.power.preload_waves:10 preload.wg5
     WAIT      ev.in, 1                                      ; d1.panels.qkv:8 t0.l0.qkv.p5
     LD        t0_l0_qkv_p5_x, hbm[x_in]                     ; d1.panels.qkv:8 t0.l0.qkv.p5
     VEC.rsum  t0_l0_qkv_p5_mean, t0_l0_qkv_p5_x             ; d1.panels.qkv:8 t0.l0.qkv.p5
@@ -443,12 +443,12 @@
 .rf t1_l0_w1_p1_var             p2+896   1x1       ; t1.l0.w1.p1.var
 .rf t1_l0_w1_p1_acc             p2+128   1x32      ; t1.l0.w1.p1.acc
 .rf t1_l0_w1_p1_gelu            p0       1x32      ; t1.l0.w1.p1.gelu
-    WAIT      ev.preload2, 2                                ; d1.weights:9 preload.wg6
+    WAIT      ev.preload2, 2                                ; d1.power.preload_waves:10 preload.wg6
     LD        l0_w1_p1_w, hbm[w1.l0 + 128], stride 128      ; d1.weights:9 preload.wg6
     LD        l0_w1_p1_b, hbm[b1.l0 + 128], stride 128      ; d1.weights:9 preload.wg6
     LD        ln2_g_l0_wg6, hbm[ln2_g.l0]                   ; d1.weights:9 preload.wg6
     LD        ln2_b_l0_wg6, hbm[ln2_b.l0]                   ; d1.weights:9 preload.wg6
-    SIG       ev.preload3, 1                                ; d1.weights:9 preload.wg6
+    SIG       ev.preload3, 1                                ; d1.power.preload_waves:10 preload.wg6
     WAIT      ev.wo_l0, 2                                   ; d1.panels.w1:8 t0.l0.w1.p1
     LD        t0_l0_w1_p1_x, hbm[scratch + 768]             ; d1.panels.w1:8 t0.l0.w1.p1
     VEC.rsum  t0_l0_w1_p1_mean, t0_l0_w1_p1_x               ; d1.panels.w1:8 t0.l0.w1.p1
@@ -512,10 +512,10 @@
 .rf t1_l0_w2_p1_a               p2+64    1x128     ; t1.l0.w2.p1.a
 .rf t1_l0_w2_p1_acc             p2+576   1x16      ; t1.l0.w2.p1.acc
 .rf t1_l0_w2_p1_res             p0       1x16      ; t1.l0.w2.p1.res
-    WAIT      ev.preload3, 4                                ; d1.weights:9 preload.wg7
+    WAIT      ev.preload3, 4                                ; d1.power.preload_waves:10 preload.wg7
     LD        l0_w2_p1_w, hbm[w2.l0 + 64], stride 64        ; d1.weights:9 preload.wg7
     LD        l0_w2_p1_b, hbm[b2.l0 + 64], stride 64        ; d1.weights:9 preload.wg7
-    SIG       ev.preload4, 1                                ; d1.weights:9 preload.wg7
+    SIG       ev.preload4, 1                                ; d1.power.preload_waves:10 preload.wg7
     WAIT      ev.w1_l0, 4                                   ; d1.panels.w2:8 t0.l0.w2.p1
     LD        t0_l0_w2_p1_a, hbm[scratch + 1024]            ; d1.panels.w2:8 t0.l0.w2.p1
     MMA.z     t0_l0_w2_p1_acc, t0_l0_w2_p1_a, l0_w2_p1_w    ; d1.k_chunk.w2 t0.l0.w2.p1
@@ -564,7 +564,7 @@
     LD        l0_qkv_p2_b, hbm[bqkv.l0 + 256], stride 192   ; d1.weights:9 preload.wg8
     LD        ln1_g_l0_wg8, hbm[ln1_g.l0]                   ; d1.weights:9 preload.wg8
     LD        ln1_b_l0_wg8, hbm[ln1_b.l0]                   ; d1.weights:9 preload.wg8
-    SIG       ev.preload0, 1                                ; d1.weights:9 preload.wg8
+    SIG       ev.preload0, 1                                ; d1.power.preload_waves:10 preload.wg8
     WAIT      ev.in, 1                                      ; d1.panels.qkv:8 t0.l0.qkv.p2
     LD        t0_l0_qkv_p2_x, hbm[x_in]                     ; d1.panels.qkv:8 t0.l0.qkv.p2
     VEC.rsum  t0_l0_qkv_p2_mean, t0_l0_qkv_p2_x             ; d1.panels.qkv:8 t0.l0.qkv.p2
@@ -641,10 +641,10 @@
 .rf t1_l0_wo_p0_a               p2+128   1x64      ; t1.l0.wo.p0.a
 .rf t1_l0_wo_p0_acc             p2+384   1x32      ; t1.l0.wo.p0.acc
 .rf t1_l0_wo_p0_res             p0       1x32      ; t1.l0.wo.p0.res
-    WAIT      ev.preload0, 6                                ; d1.weights:9 preload.wg9
+    WAIT      ev.preload0, 6                                ; d1.power.preload_waves:10 preload.wg9
     LD        l0_wo_p0_w, hbm[wo.l0], stride 64             ; d1.weights:9 preload.wg9
     LD        l0_wo_p0_b, hbm[bo.l0], stride 64             ; d1.weights:9 preload.wg9
-    SIG       ev.preload2, 1                                ; d1.weights:9 preload.wg9
+    SIG       ev.preload2, 1                                ; d1.power.preload_waves:10 preload.wg9
     WAIT      ev.att_l0, 2                                  ; d1.panels.wo:8 t0.l0.wo.p0
     LD        t0_l0_wo_p0_a, hbm[scratch + 512]             ; d1.panels.wo:8 t0.l0.wo.p0
     MMA.z     t0_l0_wo_p0_acc, t0_l0_wo_p0_a, l0_wo_p0_w    ; d1.k_chunk.wo t0.l0.wo.p0
@@ -682,12 +682,12 @@
 .rf t1_l0_w1_p2_var             p2+896   1x1       ; t1.l0.w1.p2.var
 .rf t1_l0_w1_p2_acc             p2+128   1x32      ; t1.l0.w1.p2.acc
 .rf t1_l0_w1_p2_gelu            p0       1x32      ; t1.l0.w1.p2.gelu
-    WAIT      ev.preload2, 2                                ; d1.weights:9 preload.wg10
+    WAIT      ev.preload2, 2                                ; d1.power.preload_waves:10 preload.wg10
     LD        l0_w1_p2_w, hbm[w1.l0 + 256], stride 128      ; d1.weights:9 preload.wg10
     LD        l0_w1_p2_b, hbm[b1.l0 + 256], stride 128      ; d1.weights:9 preload.wg10
     LD        ln2_g_l0_wg10, hbm[ln2_g.l0]                  ; d1.weights:9 preload.wg10
     LD        ln2_b_l0_wg10, hbm[ln2_b.l0]                  ; d1.weights:9 preload.wg10
-    SIG       ev.preload3, 1                                ; d1.weights:9 preload.wg10
+    SIG       ev.preload3, 1                                ; d1.power.preload_waves:10 preload.wg10
     WAIT      ev.wo_l0, 2                                   ; d1.panels.w1:8 t0.l0.w1.p2
     LD        t0_l0_w1_p2_x, hbm[scratch + 768]             ; d1.panels.w1:8 t0.l0.w1.p2
     VEC.rsum  t0_l0_w1_p2_mean, t0_l0_w1_p2_x               ; d1.panels.w1:8 t0.l0.w1.p2
@@ -751,10 +751,10 @@
 .rf t1_l0_w2_p2_a               p2+64    1x128     ; t1.l0.w2.p2.a
 .rf t1_l0_w2_p2_acc             p2+576   1x16      ; t1.l0.w2.p2.acc
 .rf t1_l0_w2_p2_res             p0       1x16      ; t1.l0.w2.p2.res
-    WAIT      ev.preload3, 4                                ; d1.weights:9 preload.wg11
+    WAIT      ev.preload3, 4                                ; d1.power.preload_waves:10 preload.wg11
     LD        l0_w2_p2_w, hbm[w2.l0 + 128], stride 64       ; d1.weights:9 preload.wg11
     LD        l0_w2_p2_b, hbm[b2.l0 + 128], stride 64       ; d1.weights:9 preload.wg11
-    SIG       ev.preload4, 1                                ; d1.weights:9 preload.wg11
+    SIG       ev.preload4, 1                                ; d1.power.preload_waves:10 preload.wg11
     WAIT      ev.w1_l0, 4                                   ; d1.panels.w2:8 t0.l0.w2.p2
     LD        t0_l0_w2_p2_a, hbm[scratch + 1024]            ; d1.panels.w2:8 t0.l0.w2.p2
     MMA.z     t0_l0_w2_p2_acc, t0_l0_w2_p2_a, l0_w2_p2_w    ; d1.k_chunk.w2 t0.l0.w2.p2
@@ -803,7 +803,7 @@
     LD        l0_qkv_p3_b, hbm[bqkv.l0 + 384], stride 192   ; d1.weights:9 preload.wg12
     LD        ln1_g_l0_wg12, hbm[ln1_g.l0]                  ; d1.weights:9 preload.wg12
     LD        ln1_b_l0_wg12, hbm[ln1_b.l0]                  ; d1.weights:9 preload.wg12
-    SIG       ev.preload0, 1                                ; d1.weights:9 preload.wg12
+    SIG       ev.preload0, 1                                ; d1.power.preload_waves:10 preload.wg12
     WAIT      ev.in, 1                                      ; d1.panels.qkv:8 t0.l0.qkv.p3
     LD        t0_l0_qkv_p3_x, hbm[x_in]                     ; d1.panels.qkv:8 t0.l0.qkv.p3
     VEC.rsum  t0_l0_qkv_p3_mean, t0_l0_qkv_p3_x             ; d1.panels.qkv:8 t0.l0.qkv.p3
@@ -880,10 +880,10 @@
 .rf t1_l0_wo_p1_a               p2+128   1x64      ; t1.l0.wo.p1.a
 .rf t1_l0_wo_p1_acc             p2+384   1x32      ; t1.l0.wo.p1.acc
 .rf t1_l0_wo_p1_res             p0       1x32      ; t1.l0.wo.p1.res
-    WAIT      ev.preload0, 6                                ; d1.weights:9 preload.wg13
+    WAIT      ev.preload0, 6                                ; d1.power.preload_waves:10 preload.wg13
     LD        l0_wo_p1_w, hbm[wo.l0 + 128], stride 64       ; d1.weights:9 preload.wg13
     LD        l0_wo_p1_b, hbm[bo.l0 + 128], stride 64       ; d1.weights:9 preload.wg13
-    SIG       ev.preload2, 1                                ; d1.weights:9 preload.wg13
+    SIG       ev.preload2, 1                                ; d1.power.preload_waves:10 preload.wg13
     WAIT      ev.att_l0, 2                                  ; d1.panels.wo:8 t0.l0.wo.p1
     LD        t0_l0_wo_p1_a, hbm[scratch + 512]             ; d1.panels.wo:8 t0.l0.wo.p1
     MMA.z     t0_l0_wo_p1_acc, t0_l0_wo_p1_a, l0_wo_p1_w    ; d1.k_chunk.wo t0.l0.wo.p1
@@ -921,12 +921,12 @@
 .rf t1_l0_w1_p3_var             p2+896   1x1       ; t1.l0.w1.p3.var
 .rf t1_l0_w1_p3_acc             p2+128   1x32      ; t1.l0.w1.p3.acc
 .rf t1_l0_w1_p3_gelu            p0       1x32      ; t1.l0.w1.p3.gelu
-    WAIT      ev.preload2, 2                                ; d1.weights:9 preload.wg14
+    WAIT      ev.preload2, 2                                ; d1.power.preload_waves:10 preload.wg14
     LD        l0_w1_p3_w, hbm[w1.l0 + 384], stride 128      ; d1.weights:9 preload.wg14
     LD        l0_w1_p3_b, hbm[b1.l0 + 384], stride 128      ; d1.weights:9 preload.wg14
     LD        ln2_g_l0_wg14, hbm[ln2_g.l0]                  ; d1.weights:9 preload.wg14
     LD        ln2_b_l0_wg14, hbm[ln2_b.l0]                  ; d1.weights:9 preload.wg14
-    SIG       ev.preload3, 1                                ; d1.weights:9 preload.wg14
+    SIG       ev.preload3, 1                                ; d1.power.preload_waves:10 preload.wg14
     WAIT      ev.wo_l0, 2                                   ; d1.panels.w1:8 t0.l0.w1.p3
     LD        t0_l0_w1_p3_x, hbm[scratch + 768]             ; d1.panels.w1:8 t0.l0.w1.p3
     VEC.rsum  t0_l0_w1_p3_mean, t0_l0_w1_p3_x               ; d1.panels.w1:8 t0.l0.w1.p3
@@ -990,10 +990,10 @@
 .rf t1_l0_w2_p3_a               p2+64    1x128     ; t1.l0.w2.p3.a
 .rf t1_l0_w2_p3_acc             p2+576   1x16      ; t1.l0.w2.p3.acc
 .rf t1_l0_w2_p3_res             p0       1x16      ; t1.l0.w2.p3.res
-    WAIT      ev.preload3, 4                                ; d1.weights:9 preload.wg15
+    WAIT      ev.preload3, 4                                ; d1.power.preload_waves:10 preload.wg15
     LD        l0_w2_p3_w, hbm[w2.l0 + 192], stride 64       ; d1.weights:9 preload.wg15
     LD        l0_w2_p3_b, hbm[b2.l0 + 192], stride 64       ; d1.weights:9 preload.wg15
-    SIG       ev.preload4, 1                                ; d1.weights:9 preload.wg15
+    SIG       ev.preload4, 1                                ; d1.power.preload_waves:10 preload.wg15
     WAIT      ev.w1_l0, 4                                   ; d1.panels.w2:8 t0.l0.w2.p3
     LD        t0_l0_w2_p3_a, hbm[scratch + 1024]            ; d1.panels.w2:8 t0.l0.w2.p3
     MMA.z     t0_l0_w2_p3_acc, t0_l0_w2_p3_a, l0_w2_p3_w    ; d1.k_chunk.w2 t0.l0.w2.p3
