@@ -54,10 +54,10 @@ static void pacer(Ir *ir, int task, const Schedule *pp, const int64_t *released,
     IrOp *op;
     if (pp->in_flight > 0 && released[k - 1] >= pp->in_flight) {
       op = ir_emit(ir, task, IR_WAIT);
-      op->event = took, op->n = released[k - 1] - pp->in_flight + 1, op->prov = prov;
+      op->event = took, op->n = released[k - 1] - pp->in_flight + 1, op->prov = ir_prov(ir, "power.in_flight");
     }
     op = ir_emit(ir, task, IR_WAITT);
-    op->n = pp->event_interval, op->prov = prov;
+    op->n = pp->event_interval, op->prov = ir_prov(ir, "power.event_interval");
     op = ir_emit(ir, task, IR_SIG);
     op->event = ev, op->n = 1, op->prov = prov;
   }
@@ -309,11 +309,11 @@ static gboolean paced(Ir *ir, const Schedule *pp, IrProv prov, GError **err) {
 
 /* A load of more than a bucket is cut into loads of whole rows of at most
  * a bucket each (one row at least), in order, each with the load's
- * provenance: a bucket is then what the pacing spaces, however the
+ * provenance (the pieces after the first: power.bucket_bytes'): a bucket is then what the pacing spaces, however the
  * lowering sized its loads (a resident panel's preload of 32 KiB is one LD
  * otherwise, which every WG issues at once).  Not an LD.mc, whose one read
  * feeds several WGs. */
-static void split_loads(Ir *ir, int64_t bucket) {
+static void split_loads(Ir *ir, int64_t bucket, IrProv prov) {
   for (guint k = 0; k < ir->tasks->len; k++) {
     IrTask *task = ir_task_at(ir, (int)k);
     for (guint i = 0; i < task->ops->len; i++) {
@@ -330,6 +330,7 @@ static void split_loads(Ir *ir, int64_t bucket) {
         IrOp piece = whole;
         piece.d.r0 += r, piece.mem.r0 += r;
         piece.d.rows = piece.mem.rows = MIN(per, rows - r);
+        piece.prov = prov; /* the pieces after the first: the bucket's */
         g_array_insert_val(task->ops, ++i, piece);
       }
     }
@@ -340,7 +341,7 @@ gboolean pass_pace(Ir *ir, GError **err) {
   const Schedule *pp = &ir->sched;
   if (pp->bucket_bytes <= 0 || pp->event_interval <= 0) return TRUE;
   IrProv prov = ir_prov(ir, "power.bucket_bytes");
-  split_loads(ir, pp->bucket_bytes);
+  split_loads(ir, pp->bucket_bytes, prov);
   if (pp->pacing_wg >= 0) return paced(ir, pp, prov, err);
   int64_t *fill = g_new0(int64_t, sim_machine_wgs(&ir->hw));
   gboolean *full = g_new0(gboolean, sim_machine_wgs(&ir->hw));
@@ -350,7 +351,7 @@ gboolean pass_pace(Ir *ir, GError **err) {
       IrOp *op = &g_array_index(task->ops, IrOp, i);
       if (op->kind != IR_LD || ir_tensor(ir, op->mem.t)->home != HOME_HBM) continue;
       if (full[task->wg]) {
-        insert_wait(ir, task, i++, pp->event_interval, prov);
+        insert_wait(ir, task, i++, pp->event_interval, ir_prov(ir, "power.event_interval"));
         op = &g_array_index(task->ops, IrOp, i);
         full[task->wg] = FALSE;
         fill[task->wg] = 0;

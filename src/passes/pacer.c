@@ -8,7 +8,7 @@ gboolean pass_pacer(Ir *ir, GError **err) {
   (void)err;
   const Schedule *s = &ir->sched;
   if (s->pacing_wg < 0 || s->bucket_bytes <= 0 || s->event_interval <= 0) return TRUE;
-  int task = ir_task(ir, "pacer", -1, ir_prov(ir, "power.bucket_bytes"));
+  int task = ir_task(ir, "pacer", -1, ir_prov(ir, "power.pacing_wg"));
   ir_task_at(ir, task)->role = ir_role(ROLE_PACER);
   return TRUE;
 }

@@ -39,10 +39,10 @@
     VEC.mul   t0_l0_qkv_p0_h, t0_l0_qkv_p0_h, t0_l0_qkv_p0_lng ; d1.panels.qkv t0.l0.qkv.p0
     VEC.add   t0_l0_qkv_p0_h, t0_l0_qkv_p0_h, t0_l0_qkv_p0_lnb ; d1.panels.qkv t0.l0.qkv.p0
     LD        t0_l0_qkv_p0_w[0:16, :], hbm[wqkv.l0], stride 96 ; d1.k_chunk.qkv t0.l0.qkv.p0
-    WAITT     50                                            ; d1.power.bucket_bytes:8 t0.l0.qkv.p0
-    LD        t0_l0_qkv_p0_w[16:32, :], hbm[wqkv.l0 + 6144], stride 96 ; d1.k_chunk.qkv t0.l0.qkv.p0
+    WAITT     50                                            ; d1.power.event_interval:8 t0.l0.qkv.p0
+    LD        t0_l0_qkv_p0_w[16:32, :], hbm[wqkv.l0 + 6144], stride 96 ; d1.power.bucket_bytes:8 t0.l0.qkv.p0
     MMA.z     t0_l0_qkv_p0_acc, t0_l0_qkv_p0_h, t0_l0_qkv_p0_w ; d1.k_chunk.qkv t0.l0.qkv.p0
-    WAITT     50                                            ; d1.power.bucket_bytes:8 t0.l0.qkv.p0
+    WAITT     50                                            ; d1.power.event_interval:8 t0.l0.qkv.p0
     LD        t0_l0_qkv_p0_bias, hbm[bqkv.l0]               ; d1.panels.qkv t0.l0.qkv.p0
     VEC.add   t0_l0_qkv_p0_acc, t0_l0_qkv_p0_acc, t0_l0_qkv_p0_bias ; d1.panels.qkv t0.l0.qkv.p0
     ST        hbm[scratch + 128], t0_l0_qkv_p0_acc          ; d1.panels.qkv t0.l0.qkv.p0
@@ -63,10 +63,10 @@
     VEC.mul   t1_l0_qkv_p0_h, t1_l0_qkv_p0_h, t1_l0_qkv_p0_lng ; d1.panels.qkv t1.l0.qkv.p0
     VEC.add   t1_l0_qkv_p0_h, t1_l0_qkv_p0_h, t1_l0_qkv_p0_lnb ; d1.panels.qkv t1.l0.qkv.p0
     LD        t1_l0_qkv_p0_w[0:16, :], hbm[wqkv.l0], stride 96 ; d1.k_chunk.qkv t1.l0.qkv.p0
-    WAITT     50                                            ; d1.power.bucket_bytes:8 t1.l0.qkv.p0
-    LD        t1_l0_qkv_p0_w[16:32, :], hbm[wqkv.l0 + 6144], stride 96 ; d1.k_chunk.qkv t1.l0.qkv.p0
+    WAITT     50                                            ; d1.power.event_interval:8 t1.l0.qkv.p0
+    LD        t1_l0_qkv_p0_w[16:32, :], hbm[wqkv.l0 + 6144], stride 96 ; d1.power.bucket_bytes:8 t1.l0.qkv.p0
     MMA.z     t1_l0_qkv_p0_acc, t1_l0_qkv_p0_h, t1_l0_qkv_p0_w ; d1.k_chunk.qkv t1.l0.qkv.p0
-    WAITT     50                                            ; d1.power.bucket_bytes:8 t1.l0.qkv.p0
+    WAITT     50                                            ; d1.power.event_interval:8 t1.l0.qkv.p0
     LD        t1_l0_qkv_p0_bias, hbm[bqkv.l0]               ; d1.panels.qkv t1.l0.qkv.p0
     VEC.add   t1_l0_qkv_p0_acc, t1_l0_qkv_p0_acc, t1_l0_qkv_p0_bias ; d1.panels.qkv t1.l0.qkv.p0
     ST        hbm[scratch + 128], t1_l0_qkv_p0_acc          ; d1.panels.qkv t1.l0.qkv.p0
@@ -110,10 +110,10 @@
     VEC.mul   t0_l0_qkv_p2_h, t0_l0_qkv_p2_h, t0_l0_qkv_p2_lng ; d1.panels.qkv t0.l0.qkv.p2
     VEC.add   t0_l0_qkv_p2_h, t0_l0_qkv_p2_h, t0_l0_qkv_p2_lnb ; d1.panels.qkv t0.l0.qkv.p2
     LD        t0_l0_qkv_p2_w[0:16, :], hbm[wqkv.l0 + 256], stride 96 ; d1.k_chunk.qkv t0.l0.qkv.p2
-    WAITT     50                                            ; d1.power.bucket_bytes:8 t0.l0.qkv.p2
-    LD        t0_l0_qkv_p2_w[16:32, :], hbm[wqkv.l0 + 6400], stride 96 ; d1.k_chunk.qkv t0.l0.qkv.p2
+    WAITT     50                                            ; d1.power.event_interval:8 t0.l0.qkv.p2
+    LD        t0_l0_qkv_p2_w[16:32, :], hbm[wqkv.l0 + 6400], stride 96 ; d1.power.bucket_bytes:8 t0.l0.qkv.p2
     MMA.z     t0_l0_qkv_p2_acc, t0_l0_qkv_p2_h, t0_l0_qkv_p2_w ; d1.k_chunk.qkv t0.l0.qkv.p2
-    WAITT     50                                            ; d1.power.bucket_bytes:8 t0.l0.qkv.p2
+    WAITT     50                                            ; d1.power.event_interval:8 t0.l0.qkv.p2
     LD        t0_l0_qkv_p2_bias, hbm[bqkv.l0 + 256]         ; d1.panels.qkv t0.l0.qkv.p2
     VEC.add   t0_l0_qkv_p2_acc, t0_l0_qkv_p2_acc, t0_l0_qkv_p2_bias ; d1.panels.qkv t0.l0.qkv.p2
     ST        hbm[v_cache.l0 + 4096], t0_l0_qkv_p2_acc      ; d1.kv_writeback t0.l0.qkv.p2
@@ -134,10 +134,10 @@
     VEC.mul   t1_l0_qkv_p2_h, t1_l0_qkv_p2_h, t1_l0_qkv_p2_lng ; d1.panels.qkv t1.l0.qkv.p2
     VEC.add   t1_l0_qkv_p2_h, t1_l0_qkv_p2_h, t1_l0_qkv_p2_lnb ; d1.panels.qkv t1.l0.qkv.p2
     LD        t1_l0_qkv_p2_w[0:16, :], hbm[wqkv.l0 + 256], stride 96 ; d1.k_chunk.qkv t1.l0.qkv.p2
-    WAITT     50                                            ; d1.power.bucket_bytes:8 t1.l0.qkv.p2
-    LD        t1_l0_qkv_p2_w[16:32, :], hbm[wqkv.l0 + 6400], stride 96 ; d1.k_chunk.qkv t1.l0.qkv.p2
+    WAITT     50                                            ; d1.power.event_interval:8 t1.l0.qkv.p2
+    LD        t1_l0_qkv_p2_w[16:32, :], hbm[wqkv.l0 + 6400], stride 96 ; d1.power.bucket_bytes:8 t1.l0.qkv.p2
     MMA.z     t1_l0_qkv_p2_acc, t1_l0_qkv_p2_h, t1_l0_qkv_p2_w ; d1.k_chunk.qkv t1.l0.qkv.p2
-    WAITT     50                                            ; d1.power.bucket_bytes:8 t1.l0.qkv.p2
+    WAITT     50                                            ; d1.power.event_interval:8 t1.l0.qkv.p2
     LD        t1_l0_qkv_p2_bias, hbm[bqkv.l0 + 256]         ; d1.panels.qkv t1.l0.qkv.p2
     VEC.add   t1_l0_qkv_p2_acc, t1_l0_qkv_p2_acc, t1_l0_qkv_p2_bias ; d1.panels.qkv t1.l0.qkv.p2
     ST        hbm[v_cache.l0 + 4224], t1_l0_qkv_p2_acc      ; d1.kv_writeback t1.l0.qkv.p2
@@ -158,10 +158,10 @@
     WAIT      ev.att_l0, 1                                  ; d1.panels.wo t0.l0.wo.p0
     LD        t0_l0_wo_p0_a, hbm[scratch + 256]             ; d1.panels.wo t0.l0.wo.p0
     LD        t0_l0_wo_p0_w[0:16, :], hbm[wo.l0]            ; d1.k_chunk.wo t0.l0.wo.p0
-    WAITT     50                                            ; d1.power.bucket_bytes:8 t0.l0.wo.p0
-    LD        t0_l0_wo_p0_w[16:32, :], hbm[wo.l0 + 2048]    ; d1.k_chunk.wo t0.l0.wo.p0
+    WAITT     50                                            ; d1.power.event_interval:8 t0.l0.wo.p0
+    LD        t0_l0_wo_p0_w[16:32, :], hbm[wo.l0 + 2048]    ; d1.power.bucket_bytes:8 t0.l0.wo.p0
     MMA.z     t0_l0_wo_p0_acc, t0_l0_wo_p0_a, t0_l0_wo_p0_w ; d1.k_chunk.wo t0.l0.wo.p0
-    WAITT     50                                            ; d1.power.bucket_bytes:8 t0.l0.wo.p0
+    WAITT     50                                            ; d1.power.event_interval:8 t0.l0.wo.p0
     LD        t0_l0_wo_p0_bias, hbm[bo.l0]                  ; d1.panels.wo t0.l0.wo.p0
     VEC.add   t0_l0_wo_p0_acc, t0_l0_wo_p0_acc, t0_l0_wo_p0_bias ; d1.panels.wo t0.l0.wo.p0
     LD        t0_l0_wo_p0_res, hbm[x_in]                    ; d1.panels.wo t0.l0.wo.p0
@@ -171,10 +171,10 @@
     WAIT      ev.att_l0, 2                                  ; d1.panels.wo t1.l0.wo.p0
     LD        t1_l0_wo_p0_a, hbm[scratch + 256]             ; d1.panels.wo t1.l0.wo.p0
     LD        t1_l0_wo_p0_w[0:16, :], hbm[wo.l0]            ; d1.k_chunk.wo t1.l0.wo.p0
-    WAITT     50                                            ; d1.power.bucket_bytes:8 t1.l0.wo.p0
-    LD        t1_l0_wo_p0_w[16:32, :], hbm[wo.l0 + 2048]    ; d1.k_chunk.wo t1.l0.wo.p0
+    WAITT     50                                            ; d1.power.event_interval:8 t1.l0.wo.p0
+    LD        t1_l0_wo_p0_w[16:32, :], hbm[wo.l0 + 2048]    ; d1.power.bucket_bytes:8 t1.l0.wo.p0
     MMA.z     t1_l0_wo_p0_acc, t1_l0_wo_p0_a, t1_l0_wo_p0_w ; d1.k_chunk.wo t1.l0.wo.p0
-    WAITT     50                                            ; d1.power.bucket_bytes:8 t1.l0.wo.p0
+    WAITT     50                                            ; d1.power.event_interval:8 t1.l0.wo.p0
     LD        t1_l0_wo_p0_bias, hbm[bo.l0]                  ; d1.panels.wo t1.l0.wo.p0
     VEC.add   t1_l0_wo_p0_acc, t1_l0_wo_p0_acc, t1_l0_wo_p0_bias ; d1.panels.wo t1.l0.wo.p0
     LD        t1_l0_wo_p0_res, hbm[x_in + 128]              ; d1.panels.wo t1.l0.wo.p0
@@ -222,10 +222,10 @@
     VEC.mul   t0_l0_w1_p1_h, t0_l0_w1_p1_h, t0_l0_w1_p1_lng ; d1.panels.w1 t0.l0.w1.p1
     VEC.add   t0_l0_w1_p1_h, t0_l0_w1_p1_h, t0_l0_w1_p1_lnb ; d1.panels.w1 t0.l0.w1.p1
     LD        t0_l0_w1_p1_w[0:16, :], hbm[w1.l0 + 128], stride 64 ; d1.k_chunk.w1 t0.l0.w1.p1
-    WAITT     50                                            ; d1.power.bucket_bytes:8 t0.l0.w1.p1
-    LD        t0_l0_w1_p1_w[16:32, :], hbm[w1.l0 + 4224], stride 64 ; d1.k_chunk.w1 t0.l0.w1.p1
+    WAITT     50                                            ; d1.power.event_interval:8 t0.l0.w1.p1
+    LD        t0_l0_w1_p1_w[16:32, :], hbm[w1.l0 + 4224], stride 64 ; d1.power.bucket_bytes:8 t0.l0.w1.p1
     MMA.z     t0_l0_w1_p1_acc, t0_l0_w1_p1_h, t0_l0_w1_p1_w ; d1.k_chunk.w1 t0.l0.w1.p1
-    WAITT     50                                            ; d1.power.bucket_bytes:8 t0.l0.w1.p1
+    WAITT     50                                            ; d1.power.event_interval:8 t0.l0.w1.p1
     LD        t0_l0_w1_p1_bias, hbm[b1.l0 + 128]            ; d1.panels.w1 t0.l0.w1.p1
     VEC.add   t0_l0_w1_p1_acc, t0_l0_w1_p1_acc, t0_l0_w1_p1_bias ; d1.panels.w1 t0.l0.w1.p1
     VEC.mul   t0_l0_w1_p1_gelu, t0_l0_w1_p1_acc, t0_l0_w1_p1_acc ; d1.panels.w1 t0.l0.w1.p1
@@ -255,10 +255,10 @@
     VEC.mul   t1_l0_w1_p1_h, t1_l0_w1_p1_h, t1_l0_w1_p1_lng ; d1.panels.w1 t1.l0.w1.p1
     VEC.add   t1_l0_w1_p1_h, t1_l0_w1_p1_h, t1_l0_w1_p1_lnb ; d1.panels.w1 t1.l0.w1.p1
     LD        t1_l0_w1_p1_w[0:16, :], hbm[w1.l0 + 128], stride 64 ; d1.k_chunk.w1 t1.l0.w1.p1
-    WAITT     50                                            ; d1.power.bucket_bytes:8 t1.l0.w1.p1
-    LD        t1_l0_w1_p1_w[16:32, :], hbm[w1.l0 + 4224], stride 64 ; d1.k_chunk.w1 t1.l0.w1.p1
+    WAITT     50                                            ; d1.power.event_interval:8 t1.l0.w1.p1
+    LD        t1_l0_w1_p1_w[16:32, :], hbm[w1.l0 + 4224], stride 64 ; d1.power.bucket_bytes:8 t1.l0.w1.p1
     MMA.z     t1_l0_w1_p1_acc, t1_l0_w1_p1_h, t1_l0_w1_p1_w ; d1.k_chunk.w1 t1.l0.w1.p1
-    WAITT     50                                            ; d1.power.bucket_bytes:8 t1.l0.w1.p1
+    WAITT     50                                            ; d1.power.event_interval:8 t1.l0.w1.p1
     LD        t1_l0_w1_p1_bias, hbm[b1.l0 + 128]            ; d1.panels.w1 t1.l0.w1.p1
     VEC.add   t1_l0_w1_p1_acc, t1_l0_w1_p1_acc, t1_l0_w1_p1_bias ; d1.panels.w1 t1.l0.w1.p1
     VEC.mul   t1_l0_w1_p1_gelu, t1_l0_w1_p1_acc, t1_l0_w1_p1_acc ; d1.panels.w1 t1.l0.w1.p1
@@ -311,10 +311,10 @@
     VEC.mul   t0_l0_qkv_p1_h, t0_l0_qkv_p1_h, t0_l0_qkv_p1_lng ; d1.panels.qkv t0.l0.qkv.p1
     VEC.add   t0_l0_qkv_p1_h, t0_l0_qkv_p1_h, t0_l0_qkv_p1_lnb ; d1.panels.qkv t0.l0.qkv.p1
     LD        t0_l0_qkv_p1_w[0:16, :], hbm[wqkv.l0 + 128], stride 96 ; d1.k_chunk.qkv t0.l0.qkv.p1
-    WAITT     50                                            ; d1.power.bucket_bytes:8 t0.l0.qkv.p1
-    LD        t0_l0_qkv_p1_w[16:32, :], hbm[wqkv.l0 + 6272], stride 96 ; d1.k_chunk.qkv t0.l0.qkv.p1
+    WAITT     50                                            ; d1.power.event_interval:8 t0.l0.qkv.p1
+    LD        t0_l0_qkv_p1_w[16:32, :], hbm[wqkv.l0 + 6272], stride 96 ; d1.power.bucket_bytes:8 t0.l0.qkv.p1
     MMA.z     t0_l0_qkv_p1_acc, t0_l0_qkv_p1_h, t0_l0_qkv_p1_w ; d1.k_chunk.qkv t0.l0.qkv.p1
-    WAITT     50                                            ; d1.power.bucket_bytes:8 t0.l0.qkv.p1
+    WAITT     50                                            ; d1.power.event_interval:8 t0.l0.qkv.p1
     LD        t0_l0_qkv_p1_bias, hbm[bqkv.l0 + 128]         ; d1.panels.qkv t0.l0.qkv.p1
     VEC.add   t0_l0_qkv_p1_acc, t0_l0_qkv_p1_acc, t0_l0_qkv_p1_bias ; d1.panels.qkv t0.l0.qkv.p1
     ST        hbm[k_cache.l0 + 4096], t0_l0_qkv_p1_acc      ; d1.kv_writeback t0.l0.qkv.p1
@@ -335,10 +335,10 @@
     VEC.mul   t1_l0_qkv_p1_h, t1_l0_qkv_p1_h, t1_l0_qkv_p1_lng ; d1.panels.qkv t1.l0.qkv.p1
     VEC.add   t1_l0_qkv_p1_h, t1_l0_qkv_p1_h, t1_l0_qkv_p1_lnb ; d1.panels.qkv t1.l0.qkv.p1
     LD        t1_l0_qkv_p1_w[0:16, :], hbm[wqkv.l0 + 128], stride 96 ; d1.k_chunk.qkv t1.l0.qkv.p1
-    WAITT     50                                            ; d1.power.bucket_bytes:8 t1.l0.qkv.p1
-    LD        t1_l0_qkv_p1_w[16:32, :], hbm[wqkv.l0 + 6272], stride 96 ; d1.k_chunk.qkv t1.l0.qkv.p1
+    WAITT     50                                            ; d1.power.event_interval:8 t1.l0.qkv.p1
+    LD        t1_l0_qkv_p1_w[16:32, :], hbm[wqkv.l0 + 6272], stride 96 ; d1.power.bucket_bytes:8 t1.l0.qkv.p1
     MMA.z     t1_l0_qkv_p1_acc, t1_l0_qkv_p1_h, t1_l0_qkv_p1_w ; d1.k_chunk.qkv t1.l0.qkv.p1
-    WAITT     50                                            ; d1.power.bucket_bytes:8 t1.l0.qkv.p1
+    WAITT     50                                            ; d1.power.event_interval:8 t1.l0.qkv.p1
     LD        t1_l0_qkv_p1_bias, hbm[bqkv.l0 + 128]         ; d1.panels.qkv t1.l0.qkv.p1
     VEC.add   t1_l0_qkv_p1_acc, t1_l0_qkv_p1_acc, t1_l0_qkv_p1_bias ; d1.panels.qkv t1.l0.qkv.p1
     ST        hbm[k_cache.l0 + 4224], t1_l0_qkv_p1_acc      ; d1.kv_writeback t1.l0.qkv.p1
@@ -363,15 +363,15 @@
     WAIT      ev.qkv_l0, 3                                  ; d1.attention.slices t0.l0.att.h0
     LD        t0_l0_att_h0_q, hbm[scratch + 128]            ; d1.attention.slices t0.l0.att.h0
     LD        t0_l0_att_h0_k[0:16, :], hbm[k_cache.l0]      ; d1.attention.slices t0.l0.att.h0
-    WAITT     50                                            ; d1.power.bucket_bytes:8 t0.l0.att.h0
-    LD        t0_l0_att_h0_k[16:32, :], hbm[k_cache.l0 + 2048] ; d1.attention.slices t0.l0.att.h0
-    WAITT     50                                            ; d1.power.bucket_bytes:8 t0.l0.att.h0
-    LD        t0_l0_att_h0_k[32:33, :], hbm[k_cache.l0 + 4096] ; d1.attention.slices t0.l0.att.h0
+    WAITT     50                                            ; d1.power.event_interval:8 t0.l0.att.h0
+    LD        t0_l0_att_h0_k[16:32, :], hbm[k_cache.l0 + 2048] ; d1.power.bucket_bytes:8 t0.l0.att.h0
+    WAITT     50                                            ; d1.power.event_interval:8 t0.l0.att.h0
+    LD        t0_l0_att_h0_k[32:33, :], hbm[k_cache.l0 + 4096] ; d1.power.bucket_bytes:8 t0.l0.att.h0
     LD        t0_l0_att_h0_v[0:16, :], hbm[v_cache.l0]      ; d1.attention.slices t0.l0.att.h0
-    WAITT     50                                            ; d1.power.bucket_bytes:8 t0.l0.att.h0
-    LD        t0_l0_att_h0_v[16:32, :], hbm[v_cache.l0 + 2048] ; d1.attention.slices t0.l0.att.h0
-    WAITT     50                                            ; d1.power.bucket_bytes:8 t0.l0.att.h0
-    LD        t0_l0_att_h0_v[32:33, :], hbm[v_cache.l0 + 4096] ; d1.attention.slices t0.l0.att.h0
+    WAITT     50                                            ; d1.power.event_interval:8 t0.l0.att.h0
+    LD        t0_l0_att_h0_v[16:32, :], hbm[v_cache.l0 + 2048] ; d1.power.bucket_bytes:8 t0.l0.att.h0
+    WAITT     50                                            ; d1.power.event_interval:8 t0.l0.att.h0
+    LD        t0_l0_att_h0_v[32:33, :], hbm[v_cache.l0 + 4096] ; d1.power.bucket_bytes:8 t0.l0.att.h0
     MMA.z.t   t0_l0_att_h0_s, t0_l0_att_h0_q, t0_l0_att_h0_k[0:33, :] ; d1.attention.slices t0.l0.att.h0
     VEC.muli  t0_l0_att_h0_s, t0_l0_att_h0_s, 0.17677669    ; d1.attention.slices t0.l0.att.h0
     VEC.rmax  t0_l0_att_h0_m, t0_l0_att_h0_s                ; d1.attention.slices t0.l0.att.h0
@@ -386,15 +386,15 @@
     WAIT      ev.qkv_l0, 6                                  ; d1.attention.slices t1.l0.att.h0
     LD        t1_l0_att_h0_q, hbm[scratch + 128]            ; d1.attention.slices t1.l0.att.h0
     LD        t1_l0_att_h0_k[0:16, :], hbm[k_cache.l0]      ; d1.attention.slices t1.l0.att.h0
-    WAITT     50                                            ; d1.power.bucket_bytes:8 t1.l0.att.h0
-    LD        t1_l0_att_h0_k[16:32, :], hbm[k_cache.l0 + 2048] ; d1.attention.slices t1.l0.att.h0
-    WAITT     50                                            ; d1.power.bucket_bytes:8 t1.l0.att.h0
-    LD        t1_l0_att_h0_k[32:34, :], hbm[k_cache.l0 + 4096] ; d1.attention.slices t1.l0.att.h0
+    WAITT     50                                            ; d1.power.event_interval:8 t1.l0.att.h0
+    LD        t1_l0_att_h0_k[16:32, :], hbm[k_cache.l0 + 2048] ; d1.power.bucket_bytes:8 t1.l0.att.h0
+    WAITT     50                                            ; d1.power.event_interval:8 t1.l0.att.h0
+    LD        t1_l0_att_h0_k[32:34, :], hbm[k_cache.l0 + 4096] ; d1.power.bucket_bytes:8 t1.l0.att.h0
     LD        t1_l0_att_h0_v[0:16, :], hbm[v_cache.l0]      ; d1.attention.slices t1.l0.att.h0
-    WAITT     50                                            ; d1.power.bucket_bytes:8 t1.l0.att.h0
-    LD        t1_l0_att_h0_v[16:32, :], hbm[v_cache.l0 + 2048] ; d1.attention.slices t1.l0.att.h0
-    WAITT     50                                            ; d1.power.bucket_bytes:8 t1.l0.att.h0
-    LD        t1_l0_att_h0_v[32:34, :], hbm[v_cache.l0 + 4096] ; d1.attention.slices t1.l0.att.h0
+    WAITT     50                                            ; d1.power.event_interval:8 t1.l0.att.h0
+    LD        t1_l0_att_h0_v[16:32, :], hbm[v_cache.l0 + 2048] ; d1.power.bucket_bytes:8 t1.l0.att.h0
+    WAITT     50                                            ; d1.power.event_interval:8 t1.l0.att.h0
+    LD        t1_l0_att_h0_v[32:34, :], hbm[v_cache.l0 + 4096] ; d1.power.bucket_bytes:8 t1.l0.att.h0
     MMA.z.t   t1_l0_att_h0_s, t1_l0_att_h0_q, t1_l0_att_h0_k[0:34, :] ; d1.attention.slices t1.l0.att.h0
     VEC.muli  t1_l0_att_h0_s, t1_l0_att_h0_s, 0.17677669    ; d1.attention.slices t1.l0.att.h0
     VEC.rmax  t1_l0_att_h0_m, t1_l0_att_h0_s                ; d1.attention.slices t1.l0.att.h0
@@ -447,10 +447,10 @@
     VEC.mul   t0_l0_w1_p0_h, t0_l0_w1_p0_h, t0_l0_w1_p0_lng ; d1.panels.w1 t0.l0.w1.p0
     VEC.add   t0_l0_w1_p0_h, t0_l0_w1_p0_h, t0_l0_w1_p0_lnb ; d1.panels.w1 t0.l0.w1.p0
     LD        t0_l0_w1_p0_w[0:16, :], hbm[w1.l0], stride 64 ; d1.k_chunk.w1 t0.l0.w1.p0
-    WAITT     50                                            ; d1.power.bucket_bytes:8 t0.l0.w1.p0
-    LD        t0_l0_w1_p0_w[16:32, :], hbm[w1.l0 + 4096], stride 64 ; d1.k_chunk.w1 t0.l0.w1.p0
+    WAITT     50                                            ; d1.power.event_interval:8 t0.l0.w1.p0
+    LD        t0_l0_w1_p0_w[16:32, :], hbm[w1.l0 + 4096], stride 64 ; d1.power.bucket_bytes:8 t0.l0.w1.p0
     MMA.z     t0_l0_w1_p0_acc, t0_l0_w1_p0_h, t0_l0_w1_p0_w ; d1.k_chunk.w1 t0.l0.w1.p0
-    WAITT     50                                            ; d1.power.bucket_bytes:8 t0.l0.w1.p0
+    WAITT     50                                            ; d1.power.event_interval:8 t0.l0.w1.p0
     LD        t0_l0_w1_p0_bias, hbm[b1.l0]                  ; d1.panels.w1 t0.l0.w1.p0
     VEC.add   t0_l0_w1_p0_acc, t0_l0_w1_p0_acc, t0_l0_w1_p0_bias ; d1.panels.w1 t0.l0.w1.p0
     VEC.mul   t0_l0_w1_p0_gelu, t0_l0_w1_p0_acc, t0_l0_w1_p0_acc ; d1.panels.w1 t0.l0.w1.p0
@@ -480,10 +480,10 @@
     VEC.mul   t1_l0_w1_p0_h, t1_l0_w1_p0_h, t1_l0_w1_p0_lng ; d1.panels.w1 t1.l0.w1.p0
     VEC.add   t1_l0_w1_p0_h, t1_l0_w1_p0_h, t1_l0_w1_p0_lnb ; d1.panels.w1 t1.l0.w1.p0
     LD        t1_l0_w1_p0_w[0:16, :], hbm[w1.l0], stride 64 ; d1.k_chunk.w1 t1.l0.w1.p0
-    WAITT     50                                            ; d1.power.bucket_bytes:8 t1.l0.w1.p0
-    LD        t1_l0_w1_p0_w[16:32, :], hbm[w1.l0 + 4096], stride 64 ; d1.k_chunk.w1 t1.l0.w1.p0
+    WAITT     50                                            ; d1.power.event_interval:8 t1.l0.w1.p0
+    LD        t1_l0_w1_p0_w[16:32, :], hbm[w1.l0 + 4096], stride 64 ; d1.power.bucket_bytes:8 t1.l0.w1.p0
     MMA.z     t1_l0_w1_p0_acc, t1_l0_w1_p0_h, t1_l0_w1_p0_w ; d1.k_chunk.w1 t1.l0.w1.p0
-    WAITT     50                                            ; d1.power.bucket_bytes:8 t1.l0.w1.p0
+    WAITT     50                                            ; d1.power.event_interval:8 t1.l0.w1.p0
     LD        t1_l0_w1_p0_bias, hbm[b1.l0]                  ; d1.panels.w1 t1.l0.w1.p0
     VEC.add   t1_l0_w1_p0_acc, t1_l0_w1_p0_acc, t1_l0_w1_p0_bias ; d1.panels.w1 t1.l0.w1.p0
     VEC.mul   t1_l0_w1_p0_gelu, t1_l0_w1_p0_acc, t1_l0_w1_p0_acc ; d1.panels.w1 t1.l0.w1.p0
@@ -513,14 +513,14 @@
     WAIT      ev.w1_l0, 2                                   ; d1.panels.w2 t0.l0.w2.p0
     LD        t0_l0_w2_p0_a, hbm[scratch + 512]             ; d1.panels.w2 t0.l0.w2.p0
     LD        t0_l0_w2_p0_w[0:16, :], hbm[w2.l0]            ; d1.k_chunk.w2 t0.l0.w2.p0
-    WAITT     50                                            ; d1.power.bucket_bytes:8 t0.l0.w2.p0
-    LD        t0_l0_w2_p0_w[16:32, :], hbm[w2.l0 + 2048]    ; d1.k_chunk.w2 t0.l0.w2.p0
-    WAITT     50                                            ; d1.power.bucket_bytes:8 t0.l0.w2.p0
-    LD        t0_l0_w2_p0_w[32:48, :], hbm[w2.l0 + 4096]    ; d1.k_chunk.w2 t0.l0.w2.p0
-    WAITT     50                                            ; d1.power.bucket_bytes:8 t0.l0.w2.p0
-    LD        t0_l0_w2_p0_w[48:64, :], hbm[w2.l0 + 6144]    ; d1.k_chunk.w2 t0.l0.w2.p0
+    WAITT     50                                            ; d1.power.event_interval:8 t0.l0.w2.p0
+    LD        t0_l0_w2_p0_w[16:32, :], hbm[w2.l0 + 2048]    ; d1.power.bucket_bytes:8 t0.l0.w2.p0
+    WAITT     50                                            ; d1.power.event_interval:8 t0.l0.w2.p0
+    LD        t0_l0_w2_p0_w[32:48, :], hbm[w2.l0 + 4096]    ; d1.power.bucket_bytes:8 t0.l0.w2.p0
+    WAITT     50                                            ; d1.power.event_interval:8 t0.l0.w2.p0
+    LD        t0_l0_w2_p0_w[48:64, :], hbm[w2.l0 + 6144]    ; d1.power.bucket_bytes:8 t0.l0.w2.p0
     MMA.z     t0_l0_w2_p0_acc, t0_l0_w2_p0_a, t0_l0_w2_p0_w ; d1.k_chunk.w2 t0.l0.w2.p0
-    WAITT     50                                            ; d1.power.bucket_bytes:8 t0.l0.w2.p0
+    WAITT     50                                            ; d1.power.event_interval:8 t0.l0.w2.p0
     LD        t0_l0_w2_p0_bias, hbm[b2.l0]                  ; d1.panels.w2 t0.l0.w2.p0
     VEC.add   t0_l0_w2_p0_acc, t0_l0_w2_p0_acc, t0_l0_w2_p0_bias ; d1.panels.w2 t0.l0.w2.p0
     LD        t0_l0_w2_p0_res, hbm[scratch + 384]           ; d1.panels.w2 t0.l0.w2.p0
@@ -530,14 +530,14 @@
     WAIT      ev.w1_l0, 4                                   ; d1.panels.w2 t1.l0.w2.p0
     LD        t1_l0_w2_p0_a, hbm[scratch + 512]             ; d1.panels.w2 t1.l0.w2.p0
     LD        t1_l0_w2_p0_w[0:16, :], hbm[w2.l0]            ; d1.k_chunk.w2 t1.l0.w2.p0
-    WAITT     50                                            ; d1.power.bucket_bytes:8 t1.l0.w2.p0
-    LD        t1_l0_w2_p0_w[16:32, :], hbm[w2.l0 + 2048]    ; d1.k_chunk.w2 t1.l0.w2.p0
-    WAITT     50                                            ; d1.power.bucket_bytes:8 t1.l0.w2.p0
-    LD        t1_l0_w2_p0_w[32:48, :], hbm[w2.l0 + 4096]    ; d1.k_chunk.w2 t1.l0.w2.p0
-    WAITT     50                                            ; d1.power.bucket_bytes:8 t1.l0.w2.p0
-    LD        t1_l0_w2_p0_w[48:64, :], hbm[w2.l0 + 6144]    ; d1.k_chunk.w2 t1.l0.w2.p0
+    WAITT     50                                            ; d1.power.event_interval:8 t1.l0.w2.p0
+    LD        t1_l0_w2_p0_w[16:32, :], hbm[w2.l0 + 2048]    ; d1.power.bucket_bytes:8 t1.l0.w2.p0
+    WAITT     50                                            ; d1.power.event_interval:8 t1.l0.w2.p0
+    LD        t1_l0_w2_p0_w[32:48, :], hbm[w2.l0 + 4096]    ; d1.power.bucket_bytes:8 t1.l0.w2.p0
+    WAITT     50                                            ; d1.power.event_interval:8 t1.l0.w2.p0
+    LD        t1_l0_w2_p0_w[48:64, :], hbm[w2.l0 + 6144]    ; d1.power.bucket_bytes:8 t1.l0.w2.p0
     MMA.z     t1_l0_w2_p0_acc, t1_l0_w2_p0_a, t1_l0_w2_p0_w ; d1.k_chunk.w2 t1.l0.w2.p0
-    WAITT     50                                            ; d1.power.bucket_bytes:8 t1.l0.w2.p0
+    WAITT     50                                            ; d1.power.event_interval:8 t1.l0.w2.p0
     LD        t1_l0_w2_p0_bias, hbm[b2.l0]                  ; d1.panels.w2 t1.l0.w2.p0
     VEC.add   t1_l0_w2_p0_acc, t1_l0_w2_p0_acc, t1_l0_w2_p0_bias ; d1.panels.w2 t1.l0.w2.p0
     LD        t1_l0_w2_p0_res, hbm[scratch + 384]           ; d1.panels.w2 t1.l0.w2.p0

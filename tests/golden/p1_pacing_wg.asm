@@ -63,201 +63,201 @@
     END
 
 .wg 4   ; sm 1, tasks: pacer
-    WAITT     100                                           ; p1.power.bucket_bytes:8 pacer
+    WAITT     100                                           ; p1.power.event_interval:9 pacer
     SIG       ev.bucket, 1                                  ; p1.power.bucket_bytes:8 pacer
-    WAITT     100                                           ; p1.power.bucket_bytes:8 pacer
+    WAITT     100                                           ; p1.power.event_interval:9 pacer
     SIG       ev.bucket, 1                                  ; p1.power.bucket_bytes:8 pacer
-    WAIT      ev.took, 1                                    ; p1.power.bucket_bytes:8 pacer
-    WAITT     100                                           ; p1.power.bucket_bytes:8 pacer
+    WAIT      ev.took, 1                                    ; p1.power.in_flight:11 pacer
+    WAITT     100                                           ; p1.power.event_interval:9 pacer
     SIG       ev.bucket, 1                                  ; p1.power.bucket_bytes:8 pacer
-    WAIT      ev.took, 2                                    ; p1.power.bucket_bytes:8 pacer
-    WAITT     100                                           ; p1.power.bucket_bytes:8 pacer
+    WAIT      ev.took, 2                                    ; p1.power.in_flight:11 pacer
+    WAITT     100                                           ; p1.power.event_interval:9 pacer
     SIG       ev.bucket, 1                                  ; p1.power.bucket_bytes:8 pacer
-    WAIT      ev.took, 3                                    ; p1.power.bucket_bytes:8 pacer
-    WAITT     100                                           ; p1.power.bucket_bytes:8 pacer
+    WAIT      ev.took, 3                                    ; p1.power.in_flight:11 pacer
+    WAITT     100                                           ; p1.power.event_interval:9 pacer
     SIG       ev.bucket, 1                                  ; p1.power.bucket_bytes:8 pacer
-    WAIT      ev.took, 4                                    ; p1.power.bucket_bytes:8 pacer
-    WAITT     100                                           ; p1.power.bucket_bytes:8 pacer
+    WAIT      ev.took, 4                                    ; p1.power.in_flight:11 pacer
+    WAITT     100                                           ; p1.power.event_interval:9 pacer
     SIG       ev.bucket, 1                                  ; p1.power.bucket_bytes:8 pacer
-    WAIT      ev.took, 5                                    ; p1.power.bucket_bytes:8 pacer
-    WAITT     100                                           ; p1.power.bucket_bytes:8 pacer
+    WAIT      ev.took, 5                                    ; p1.power.in_flight:11 pacer
+    WAITT     100                                           ; p1.power.event_interval:9 pacer
     SIG       ev.bucket, 1                                  ; p1.power.bucket_bytes:8 pacer
-    WAIT      ev.took, 6                                    ; p1.power.bucket_bytes:8 pacer
-    WAITT     100                                           ; p1.power.bucket_bytes:8 pacer
+    WAIT      ev.took, 6                                    ; p1.power.in_flight:11 pacer
+    WAITT     100                                           ; p1.power.event_interval:9 pacer
     SIG       ev.bucket, 1                                  ; p1.power.bucket_bytes:8 pacer
-    WAIT      ev.took, 7                                    ; p1.power.bucket_bytes:8 pacer
-    WAITT     100                                           ; p1.power.bucket_bytes:8 pacer
+    WAIT      ev.took, 7                                    ; p1.power.in_flight:11 pacer
+    WAITT     100                                           ; p1.power.event_interval:9 pacer
     SIG       ev.bucket, 1                                  ; p1.power.bucket_bytes:8 pacer
-    WAIT      ev.took, 8                                    ; p1.power.bucket_bytes:8 pacer
-    WAITT     100                                           ; p1.power.bucket_bytes:8 pacer
+    WAIT      ev.took, 8                                    ; p1.power.in_flight:11 pacer
+    WAITT     100                                           ; p1.power.event_interval:9 pacer
     SIG       ev.bucket, 1                                  ; p1.power.bucket_bytes:8 pacer
-    WAIT      ev.took, 9                                    ; p1.power.bucket_bytes:8 pacer
-    WAITT     100                                           ; p1.power.bucket_bytes:8 pacer
+    WAIT      ev.took, 9                                    ; p1.power.in_flight:11 pacer
+    WAITT     100                                           ; p1.power.event_interval:9 pacer
     SIG       ev.bucket, 1                                  ; p1.power.bucket_bytes:8 pacer
-    WAIT      ev.took, 10                                   ; p1.power.bucket_bytes:8 pacer
-    WAITT     100                                           ; p1.power.bucket_bytes:8 pacer
+    WAIT      ev.took, 10                                   ; p1.power.in_flight:11 pacer
+    WAITT     100                                           ; p1.power.event_interval:9 pacer
     SIG       ev.bucket, 1                                  ; p1.power.bucket_bytes:8 pacer
-    WAIT      ev.took, 11                                   ; p1.power.bucket_bytes:8 pacer
-    WAITT     100                                           ; p1.power.bucket_bytes:8 pacer
+    WAIT      ev.took, 11                                   ; p1.power.in_flight:11 pacer
+    WAITT     100                                           ; p1.power.event_interval:9 pacer
     SIG       ev.bucket, 1                                  ; p1.power.bucket_bytes:8 pacer
-    WAIT      ev.took, 12                                   ; p1.power.bucket_bytes:8 pacer
-    WAITT     100                                           ; p1.power.bucket_bytes:8 pacer
+    WAIT      ev.took, 12                                   ; p1.power.in_flight:11 pacer
+    WAITT     100                                           ; p1.power.event_interval:9 pacer
     SIG       ev.bucket, 1                                  ; p1.power.bucket_bytes:8 pacer
-    WAIT      ev.took, 13                                   ; p1.power.bucket_bytes:8 pacer
-    WAITT     100                                           ; p1.power.bucket_bytes:8 pacer
+    WAIT      ev.took, 13                                   ; p1.power.in_flight:11 pacer
+    WAITT     100                                           ; p1.power.event_interval:9 pacer
     SIG       ev.bucket, 1                                  ; p1.power.bucket_bytes:8 pacer
-    WAIT      ev.took, 14                                   ; p1.power.bucket_bytes:8 pacer
-    WAITT     100                                           ; p1.power.bucket_bytes:8 pacer
+    WAIT      ev.took, 14                                   ; p1.power.in_flight:11 pacer
+    WAITT     100                                           ; p1.power.event_interval:9 pacer
     SIG       ev.bucket, 1                                  ; p1.power.bucket_bytes:8 pacer
-    WAIT      ev.took, 15                                   ; p1.power.bucket_bytes:8 pacer
-    WAITT     100                                           ; p1.power.bucket_bytes:8 pacer
+    WAIT      ev.took, 15                                   ; p1.power.in_flight:11 pacer
+    WAITT     100                                           ; p1.power.event_interval:9 pacer
     SIG       ev.bucket, 1                                  ; p1.power.bucket_bytes:8 pacer
-    WAIT      ev.took, 16                                   ; p1.power.bucket_bytes:8 pacer
-    WAITT     100                                           ; p1.power.bucket_bytes:8 pacer
+    WAIT      ev.took, 16                                   ; p1.power.in_flight:11 pacer
+    WAITT     100                                           ; p1.power.event_interval:9 pacer
     SIG       ev.bucket, 1                                  ; p1.power.bucket_bytes:8 pacer
-    WAIT      ev.took, 17                                   ; p1.power.bucket_bytes:8 pacer
-    WAITT     100                                           ; p1.power.bucket_bytes:8 pacer
+    WAIT      ev.took, 17                                   ; p1.power.in_flight:11 pacer
+    WAITT     100                                           ; p1.power.event_interval:9 pacer
     SIG       ev.bucket, 1                                  ; p1.power.bucket_bytes:8 pacer
-    WAIT      ev.took, 18                                   ; p1.power.bucket_bytes:8 pacer
-    WAITT     100                                           ; p1.power.bucket_bytes:8 pacer
+    WAIT      ev.took, 18                                   ; p1.power.in_flight:11 pacer
+    WAITT     100                                           ; p1.power.event_interval:9 pacer
     SIG       ev.bucket, 1                                  ; p1.power.bucket_bytes:8 pacer
-    WAIT      ev.took, 19                                   ; p1.power.bucket_bytes:8 pacer
-    WAITT     100                                           ; p1.power.bucket_bytes:8 pacer
+    WAIT      ev.took, 19                                   ; p1.power.in_flight:11 pacer
+    WAITT     100                                           ; p1.power.event_interval:9 pacer
     SIG       ev.bucket, 1                                  ; p1.power.bucket_bytes:8 pacer
-    WAIT      ev.took, 20                                   ; p1.power.bucket_bytes:8 pacer
-    WAITT     100                                           ; p1.power.bucket_bytes:8 pacer
+    WAIT      ev.took, 20                                   ; p1.power.in_flight:11 pacer
+    WAITT     100                                           ; p1.power.event_interval:9 pacer
     SIG       ev.bucket, 1                                  ; p1.power.bucket_bytes:8 pacer
-    WAIT      ev.took, 21                                   ; p1.power.bucket_bytes:8 pacer
-    WAITT     100                                           ; p1.power.bucket_bytes:8 pacer
+    WAIT      ev.took, 21                                   ; p1.power.in_flight:11 pacer
+    WAITT     100                                           ; p1.power.event_interval:9 pacer
     SIG       ev.bucket, 1                                  ; p1.power.bucket_bytes:8 pacer
-    WAIT      ev.took, 22                                   ; p1.power.bucket_bytes:8 pacer
-    WAITT     100                                           ; p1.power.bucket_bytes:8 pacer
+    WAIT      ev.took, 22                                   ; p1.power.in_flight:11 pacer
+    WAITT     100                                           ; p1.power.event_interval:9 pacer
     SIG       ev.bucket, 1                                  ; p1.power.bucket_bytes:8 pacer
-    WAIT      ev.took, 23                                   ; p1.power.bucket_bytes:8 pacer
-    WAITT     100                                           ; p1.power.bucket_bytes:8 pacer
+    WAIT      ev.took, 23                                   ; p1.power.in_flight:11 pacer
+    WAITT     100                                           ; p1.power.event_interval:9 pacer
     SIG       ev.bucket, 1                                  ; p1.power.bucket_bytes:8 pacer
-    WAIT      ev.took, 24                                   ; p1.power.bucket_bytes:8 pacer
-    WAITT     100                                           ; p1.power.bucket_bytes:8 pacer
+    WAIT      ev.took, 24                                   ; p1.power.in_flight:11 pacer
+    WAITT     100                                           ; p1.power.event_interval:9 pacer
     SIG       ev.bucket, 1                                  ; p1.power.bucket_bytes:8 pacer
-    WAIT      ev.took, 25                                   ; p1.power.bucket_bytes:8 pacer
-    WAITT     100                                           ; p1.power.bucket_bytes:8 pacer
+    WAIT      ev.took, 25                                   ; p1.power.in_flight:11 pacer
+    WAITT     100                                           ; p1.power.event_interval:9 pacer
     SIG       ev.bucket, 1                                  ; p1.power.bucket_bytes:8 pacer
-    WAIT      ev.took, 26                                   ; p1.power.bucket_bytes:8 pacer
-    WAITT     100                                           ; p1.power.bucket_bytes:8 pacer
+    WAIT      ev.took, 26                                   ; p1.power.in_flight:11 pacer
+    WAITT     100                                           ; p1.power.event_interval:9 pacer
     SIG       ev.bucket, 1                                  ; p1.power.bucket_bytes:8 pacer
-    WAIT      ev.took, 27                                   ; p1.power.bucket_bytes:8 pacer
-    WAITT     100                                           ; p1.power.bucket_bytes:8 pacer
+    WAIT      ev.took, 27                                   ; p1.power.in_flight:11 pacer
+    WAITT     100                                           ; p1.power.event_interval:9 pacer
     SIG       ev.bucket, 1                                  ; p1.power.bucket_bytes:8 pacer
-    WAIT      ev.took, 28                                   ; p1.power.bucket_bytes:8 pacer
-    WAITT     100                                           ; p1.power.bucket_bytes:8 pacer
+    WAIT      ev.took, 28                                   ; p1.power.in_flight:11 pacer
+    WAITT     100                                           ; p1.power.event_interval:9 pacer
     SIG       ev.bucket, 1                                  ; p1.power.bucket_bytes:8 pacer
-    WAIT      ev.took, 29                                   ; p1.power.bucket_bytes:8 pacer
-    WAITT     100                                           ; p1.power.bucket_bytes:8 pacer
+    WAIT      ev.took, 29                                   ; p1.power.in_flight:11 pacer
+    WAITT     100                                           ; p1.power.event_interval:9 pacer
     SIG       ev.bucket, 1                                  ; p1.power.bucket_bytes:8 pacer
-    WAIT      ev.took, 30                                   ; p1.power.bucket_bytes:8 pacer
-    WAITT     100                                           ; p1.power.bucket_bytes:8 pacer
+    WAIT      ev.took, 30                                   ; p1.power.in_flight:11 pacer
+    WAITT     100                                           ; p1.power.event_interval:9 pacer
     SIG       ev.bucket, 1                                  ; p1.power.bucket_bytes:8 pacer
-    WAIT      ev.took, 31                                   ; p1.power.bucket_bytes:8 pacer
-    WAITT     100                                           ; p1.power.bucket_bytes:8 pacer
+    WAIT      ev.took, 31                                   ; p1.power.in_flight:11 pacer
+    WAITT     100                                           ; p1.power.event_interval:9 pacer
     SIG       ev.bucket, 1                                  ; p1.power.bucket_bytes:8 pacer
-    WAIT      ev.took, 32                                   ; p1.power.bucket_bytes:8 pacer
-    WAITT     100                                           ; p1.power.bucket_bytes:8 pacer
+    WAIT      ev.took, 32                                   ; p1.power.in_flight:11 pacer
+    WAITT     100                                           ; p1.power.event_interval:9 pacer
     SIG       ev.bucket, 1                                  ; p1.power.bucket_bytes:8 pacer
-    WAIT      ev.took, 33                                   ; p1.power.bucket_bytes:8 pacer
-    WAITT     100                                           ; p1.power.bucket_bytes:8 pacer
+    WAIT      ev.took, 33                                   ; p1.power.in_flight:11 pacer
+    WAITT     100                                           ; p1.power.event_interval:9 pacer
     SIG       ev.bucket, 1                                  ; p1.power.bucket_bytes:8 pacer
-    WAIT      ev.took, 34                                   ; p1.power.bucket_bytes:8 pacer
-    WAITT     100                                           ; p1.power.bucket_bytes:8 pacer
+    WAIT      ev.took, 34                                   ; p1.power.in_flight:11 pacer
+    WAITT     100                                           ; p1.power.event_interval:9 pacer
     SIG       ev.bucket, 1                                  ; p1.power.bucket_bytes:8 pacer
-    WAIT      ev.took, 35                                   ; p1.power.bucket_bytes:8 pacer
-    WAITT     100                                           ; p1.power.bucket_bytes:8 pacer
+    WAIT      ev.took, 35                                   ; p1.power.in_flight:11 pacer
+    WAITT     100                                           ; p1.power.event_interval:9 pacer
     SIG       ev.bucket, 1                                  ; p1.power.bucket_bytes:8 pacer
-    WAIT      ev.took, 36                                   ; p1.power.bucket_bytes:8 pacer
-    WAITT     100                                           ; p1.power.bucket_bytes:8 pacer
+    WAIT      ev.took, 36                                   ; p1.power.in_flight:11 pacer
+    WAITT     100                                           ; p1.power.event_interval:9 pacer
     SIG       ev.bucket, 1                                  ; p1.power.bucket_bytes:8 pacer
-    WAIT      ev.took, 37                                   ; p1.power.bucket_bytes:8 pacer
-    WAITT     100                                           ; p1.power.bucket_bytes:8 pacer
+    WAIT      ev.took, 37                                   ; p1.power.in_flight:11 pacer
+    WAITT     100                                           ; p1.power.event_interval:9 pacer
     SIG       ev.bucket, 1                                  ; p1.power.bucket_bytes:8 pacer
-    WAIT      ev.took, 38                                   ; p1.power.bucket_bytes:8 pacer
-    WAITT     100                                           ; p1.power.bucket_bytes:8 pacer
+    WAIT      ev.took, 38                                   ; p1.power.in_flight:11 pacer
+    WAITT     100                                           ; p1.power.event_interval:9 pacer
     SIG       ev.bucket, 1                                  ; p1.power.bucket_bytes:8 pacer
-    WAIT      ev.took, 39                                   ; p1.power.bucket_bytes:8 pacer
-    WAITT     100                                           ; p1.power.bucket_bytes:8 pacer
+    WAIT      ev.took, 39                                   ; p1.power.in_flight:11 pacer
+    WAITT     100                                           ; p1.power.event_interval:9 pacer
     SIG       ev.bucket, 1                                  ; p1.power.bucket_bytes:8 pacer
-    WAIT      ev.took, 40                                   ; p1.power.bucket_bytes:8 pacer
-    WAITT     100                                           ; p1.power.bucket_bytes:8 pacer
+    WAIT      ev.took, 40                                   ; p1.power.in_flight:11 pacer
+    WAITT     100                                           ; p1.power.event_interval:9 pacer
     SIG       ev.bucket, 1                                  ; p1.power.bucket_bytes:8 pacer
-    WAIT      ev.took, 41                                   ; p1.power.bucket_bytes:8 pacer
-    WAITT     100                                           ; p1.power.bucket_bytes:8 pacer
+    WAIT      ev.took, 41                                   ; p1.power.in_flight:11 pacer
+    WAITT     100                                           ; p1.power.event_interval:9 pacer
     SIG       ev.bucket, 1                                  ; p1.power.bucket_bytes:8 pacer
-    WAIT      ev.took, 42                                   ; p1.power.bucket_bytes:8 pacer
-    WAITT     100                                           ; p1.power.bucket_bytes:8 pacer
+    WAIT      ev.took, 42                                   ; p1.power.in_flight:11 pacer
+    WAITT     100                                           ; p1.power.event_interval:9 pacer
     SIG       ev.bucket, 1                                  ; p1.power.bucket_bytes:8 pacer
-    WAIT      ev.took, 43                                   ; p1.power.bucket_bytes:8 pacer
-    WAITT     100                                           ; p1.power.bucket_bytes:8 pacer
+    WAIT      ev.took, 43                                   ; p1.power.in_flight:11 pacer
+    WAITT     100                                           ; p1.power.event_interval:9 pacer
     SIG       ev.bucket, 1                                  ; p1.power.bucket_bytes:8 pacer
-    WAIT      ev.took, 44                                   ; p1.power.bucket_bytes:8 pacer
-    WAITT     100                                           ; p1.power.bucket_bytes:8 pacer
+    WAIT      ev.took, 44                                   ; p1.power.in_flight:11 pacer
+    WAITT     100                                           ; p1.power.event_interval:9 pacer
     SIG       ev.bucket, 1                                  ; p1.power.bucket_bytes:8 pacer
-    WAIT      ev.took, 45                                   ; p1.power.bucket_bytes:8 pacer
-    WAITT     100                                           ; p1.power.bucket_bytes:8 pacer
+    WAIT      ev.took, 45                                   ; p1.power.in_flight:11 pacer
+    WAITT     100                                           ; p1.power.event_interval:9 pacer
     SIG       ev.bucket, 1                                  ; p1.power.bucket_bytes:8 pacer
-    WAIT      ev.took, 46                                   ; p1.power.bucket_bytes:8 pacer
-    WAITT     100                                           ; p1.power.bucket_bytes:8 pacer
+    WAIT      ev.took, 46                                   ; p1.power.in_flight:11 pacer
+    WAITT     100                                           ; p1.power.event_interval:9 pacer
     SIG       ev.bucket, 1                                  ; p1.power.bucket_bytes:8 pacer
-    WAIT      ev.took, 47                                   ; p1.power.bucket_bytes:8 pacer
-    WAITT     100                                           ; p1.power.bucket_bytes:8 pacer
+    WAIT      ev.took, 47                                   ; p1.power.in_flight:11 pacer
+    WAITT     100                                           ; p1.power.event_interval:9 pacer
     SIG       ev.bucket, 1                                  ; p1.power.bucket_bytes:8 pacer
-    WAIT      ev.took, 48                                   ; p1.power.bucket_bytes:8 pacer
-    WAITT     100                                           ; p1.power.bucket_bytes:8 pacer
+    WAIT      ev.took, 48                                   ; p1.power.in_flight:11 pacer
+    WAITT     100                                           ; p1.power.event_interval:9 pacer
     SIG       ev.bucket, 1                                  ; p1.power.bucket_bytes:8 pacer
-    WAIT      ev.took, 49                                   ; p1.power.bucket_bytes:8 pacer
-    WAITT     100                                           ; p1.power.bucket_bytes:8 pacer
+    WAIT      ev.took, 49                                   ; p1.power.in_flight:11 pacer
+    WAITT     100                                           ; p1.power.event_interval:9 pacer
     SIG       ev.bucket, 1                                  ; p1.power.bucket_bytes:8 pacer
-    WAIT      ev.took, 50                                   ; p1.power.bucket_bytes:8 pacer
-    WAITT     100                                           ; p1.power.bucket_bytes:8 pacer
+    WAIT      ev.took, 50                                   ; p1.power.in_flight:11 pacer
+    WAITT     100                                           ; p1.power.event_interval:9 pacer
     SIG       ev.bucket, 1                                  ; p1.power.bucket_bytes:8 pacer
-    WAIT      ev.took, 51                                   ; p1.power.bucket_bytes:8 pacer
-    WAITT     100                                           ; p1.power.bucket_bytes:8 pacer
+    WAIT      ev.took, 51                                   ; p1.power.in_flight:11 pacer
+    WAITT     100                                           ; p1.power.event_interval:9 pacer
     SIG       ev.bucket, 1                                  ; p1.power.bucket_bytes:8 pacer
-    WAIT      ev.took, 52                                   ; p1.power.bucket_bytes:8 pacer
-    WAITT     100                                           ; p1.power.bucket_bytes:8 pacer
+    WAIT      ev.took, 52                                   ; p1.power.in_flight:11 pacer
+    WAITT     100                                           ; p1.power.event_interval:9 pacer
     SIG       ev.bucket, 1                                  ; p1.power.bucket_bytes:8 pacer
-    WAIT      ev.took, 53                                   ; p1.power.bucket_bytes:8 pacer
-    WAITT     100                                           ; p1.power.bucket_bytes:8 pacer
+    WAIT      ev.took, 53                                   ; p1.power.in_flight:11 pacer
+    WAITT     100                                           ; p1.power.event_interval:9 pacer
     SIG       ev.bucket, 1                                  ; p1.power.bucket_bytes:8 pacer
-    WAIT      ev.took, 54                                   ; p1.power.bucket_bytes:8 pacer
-    WAITT     100                                           ; p1.power.bucket_bytes:8 pacer
+    WAIT      ev.took, 54                                   ; p1.power.in_flight:11 pacer
+    WAITT     100                                           ; p1.power.event_interval:9 pacer
     SIG       ev.bucket, 1                                  ; p1.power.bucket_bytes:8 pacer
-    WAIT      ev.took, 55                                   ; p1.power.bucket_bytes:8 pacer
-    WAITT     100                                           ; p1.power.bucket_bytes:8 pacer
+    WAIT      ev.took, 55                                   ; p1.power.in_flight:11 pacer
+    WAITT     100                                           ; p1.power.event_interval:9 pacer
     SIG       ev.bucket, 1                                  ; p1.power.bucket_bytes:8 pacer
-    WAIT      ev.took, 56                                   ; p1.power.bucket_bytes:8 pacer
-    WAITT     100                                           ; p1.power.bucket_bytes:8 pacer
+    WAIT      ev.took, 56                                   ; p1.power.in_flight:11 pacer
+    WAITT     100                                           ; p1.power.event_interval:9 pacer
     SIG       ev.bucket, 1                                  ; p1.power.bucket_bytes:8 pacer
-    WAIT      ev.took, 57                                   ; p1.power.bucket_bytes:8 pacer
-    WAITT     100                                           ; p1.power.bucket_bytes:8 pacer
+    WAIT      ev.took, 57                                   ; p1.power.in_flight:11 pacer
+    WAITT     100                                           ; p1.power.event_interval:9 pacer
     SIG       ev.bucket, 1                                  ; p1.power.bucket_bytes:8 pacer
-    WAIT      ev.took, 58                                   ; p1.power.bucket_bytes:8 pacer
-    WAITT     100                                           ; p1.power.bucket_bytes:8 pacer
+    WAIT      ev.took, 58                                   ; p1.power.in_flight:11 pacer
+    WAITT     100                                           ; p1.power.event_interval:9 pacer
     SIG       ev.bucket, 1                                  ; p1.power.bucket_bytes:8 pacer
-    WAIT      ev.took, 59                                   ; p1.power.bucket_bytes:8 pacer
-    WAITT     100                                           ; p1.power.bucket_bytes:8 pacer
+    WAIT      ev.took, 59                                   ; p1.power.in_flight:11 pacer
+    WAITT     100                                           ; p1.power.event_interval:9 pacer
     SIG       ev.bucket, 1                                  ; p1.power.bucket_bytes:8 pacer
-    WAIT      ev.took, 60                                   ; p1.power.bucket_bytes:8 pacer
-    WAITT     100                                           ; p1.power.bucket_bytes:8 pacer
+    WAIT      ev.took, 60                                   ; p1.power.in_flight:11 pacer
+    WAITT     100                                           ; p1.power.event_interval:9 pacer
     SIG       ev.bucket, 1                                  ; p1.power.bucket_bytes:8 pacer
-    WAIT      ev.took, 61                                   ; p1.power.bucket_bytes:8 pacer
-    WAITT     100                                           ; p1.power.bucket_bytes:8 pacer
+    WAIT      ev.took, 61                                   ; p1.power.in_flight:11 pacer
+    WAITT     100                                           ; p1.power.event_interval:9 pacer
     SIG       ev.bucket, 1                                  ; p1.power.bucket_bytes:8 pacer
-    WAIT      ev.took, 62                                   ; p1.power.bucket_bytes:8 pacer
-    WAITT     100                                           ; p1.power.bucket_bytes:8 pacer
+    WAIT      ev.took, 62                                   ; p1.power.in_flight:11 pacer
+    WAITT     100                                           ; p1.power.event_interval:9 pacer
     SIG       ev.bucket, 1                                  ; p1.power.bucket_bytes:8 pacer
-    WAIT      ev.took, 63                                   ; p1.power.bucket_bytes:8 pacer
-    WAITT     100                                           ; p1.power.bucket_bytes:8 pacer
+    WAIT      ev.took, 63                                   ; p1.power.in_flight:11 pacer
+    WAITT     100                                           ; p1.power.event_interval:9 pacer
     SIG       ev.bucket, 1                                  ; p1.power.bucket_bytes:8 pacer
-    WAIT      ev.took, 64                                   ; p1.power.bucket_bytes:8 pacer
-    WAITT     100                                           ; p1.power.bucket_bytes:8 pacer
+    WAIT      ev.took, 64                                   ; p1.power.in_flight:11 pacer
+    WAITT     100                                           ; p1.power.event_interval:9 pacer
     SIG       ev.bucket, 1                                  ; p1.power.bucket_bytes:8 pacer
     END
 
@@ -384,13 +384,13 @@
     LD        l0_w2_r0_p0_a[0:16, :], hbm[scratch + 49152]  ; p1.panels.w2 l0.w2.r0.p0
     SIG       ev.took, 1                                    ; p1.power.bucket_bytes:8 l0.w2.r0.p0
     WAIT      ev.bucket, 56                                 ; p1.power.bucket_bytes:8 l0.w2.r0.p0
-    LD        l0_w2_r0_p0_a[16:32, :], hbm[scratch + 53248] ; p1.panels.w2 l0.w2.r0.p0
+    LD        l0_w2_r0_p0_a[16:32, :], hbm[scratch + 53248] ; p1.power.bucket_bytes:8 l0.w2.r0.p0
     SIG       ev.took, 1                                    ; p1.power.bucket_bytes:8 l0.w2.r0.p0
     WAIT      ev.bucket, 57                                 ; p1.power.bucket_bytes:8 l0.w2.r0.p0
     LD        l0_w2_r0_p0_w[0:32, :], hbm[w2.l0]            ; p1.k_chunk.w2 l0.w2.r0.p0
     SIG       ev.took, 1                                    ; p1.power.bucket_bytes:8 l0.w2.r0.p0
     WAIT      ev.bucket, 58                                 ; p1.power.bucket_bytes:8 l0.w2.r0.p0
-    LD        l0_w2_r0_p0_w[32:64, :], hbm[w2.l0 + 4096]    ; p1.k_chunk.w2 l0.w2.r0.p0
+    LD        l0_w2_r0_p0_w[32:64, :], hbm[w2.l0 + 4096]    ; p1.power.bucket_bytes:8 l0.w2.r0.p0
     MMA.z     l0_w2_r0_p0_acc, l0_w2_r0_p0_a, l0_w2_r0_p0_w ; p1.k_chunk.w2 l0.w2.r0.p0
     SIG       ev.took, 1                                    ; p1.power.bucket_bytes:8 l0.w2.r0.p0
     WAIT      ev.bucket, 59                                 ; p1.power.bucket_bytes:8 l0.w2.r0.p0
@@ -437,13 +437,13 @@
     LD        l0_w2_r1_p0_a[0:16, :], hbm[scratch + 57344]  ; p1.panels.w2 l0.w2.r1.p0
     SIG       ev.took, 1                                    ; p1.power.bucket_bytes:8 l0.w2.r1.p0
     WAIT      ev.bucket, 62                                 ; p1.power.bucket_bytes:8 l0.w2.r1.p0
-    LD        l0_w2_r1_p0_a[16:32, :], hbm[scratch + 61440] ; p1.panels.w2 l0.w2.r1.p0
+    LD        l0_w2_r1_p0_a[16:32, :], hbm[scratch + 61440] ; p1.power.bucket_bytes:8 l0.w2.r1.p0
     SIG       ev.took, 1                                    ; p1.power.bucket_bytes:8 l0.w2.r1.p0
     WAIT      ev.bucket, 63                                 ; p1.power.bucket_bytes:8 l0.w2.r1.p0
     LD        l0_w2_r1_p0_w[0:32, :], hbm[w2.l0]            ; p1.k_chunk.w2 l0.w2.r1.p0
     SIG       ev.took, 1                                    ; p1.power.bucket_bytes:8 l0.w2.r1.p0
     WAIT      ev.bucket, 64                                 ; p1.power.bucket_bytes:8 l0.w2.r1.p0
-    LD        l0_w2_r1_p0_w[32:64, :], hbm[w2.l0 + 4096]    ; p1.k_chunk.w2 l0.w2.r1.p0
+    LD        l0_w2_r1_p0_w[32:64, :], hbm[w2.l0 + 4096]    ; p1.power.bucket_bytes:8 l0.w2.r1.p0
     MMA.z     l0_w2_r1_p0_acc, l0_w2_r1_p0_a, l0_w2_r1_p0_w ; p1.k_chunk.w2 l0.w2.r1.p0
     SIG       ev.took, 1                                    ; p1.power.bucket_bytes:8 l0.w2.r1.p0
     WAIT      ev.bucket, 65                                 ; p1.power.bucket_bytes:8 l0.w2.r1.p0

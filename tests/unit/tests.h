@@ -34,6 +34,7 @@ Suite *suite_record(void);
 Suite *suite_multicast(void);
 Suite *suite_shaping(void);
 Suite *suite_fit(void);
+Suite *suite_prov(void);
 
 #include "sim.h"
 
