@@ -798,12 +798,14 @@ START_TEST(test_diff_store_spacing) {
 }
 END_TEST
 
-/* Self-paced power buckets: a WAITT before some loads, nothing else. */
+/* Self-paced power buckets of more than any load: a WAITT (citing the
+ * interval) before some loads, nothing else (a load of more than a bucket
+ * would be cut: pace_split.ir). */
 START_TEST(test_diff_self_paced) {
-  static const char *const d1[] = {"    WAITT     50 ", "; d1.power.bucket_bytes:4 ", NULL};
-  static const char *const p1[] = {"    WAITT     50 ", "; p1.power.bucket_bytes:4 ", NULL};
-  check_insert_only(PROB_D1, "power: {bucket_bytes: 2048, event_interval: 50}", d1, "    LD ");
-  check_insert_only(PROB_P1, "power: {bucket_bytes: 2048, event_interval: 50}", p1, "    LD ");
+  static const char *const d1[] = {"    WAITT     50 ", "; d1.power.event_interval:4 ", NULL};
+  static const char *const p1[] = {"    WAITT     50 ", "; p1.power.event_interval:4 ", NULL};
+  check_insert_only(PROB_D1, "power: {bucket_bytes: 16384, event_interval: 50}", d1, "    LD ");
+  check_insert_only(PROB_P1, "power: {bucket_bytes: 16384, event_interval: 50}", p1, "    LD ");
 }
 END_TEST
 
