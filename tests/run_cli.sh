@@ -642,5 +642,20 @@ fi
 code=$?
 expect "capacity repair with --strict: the refusal -> 2" 2 "$tmp/rep.yaml:6:12: error: weights: resident: a w2 panel is 512 x 32 = 64 KiB, 16 partitions, but a WG keeps 12 of its 16 partitions after rf_temp_kib (and one for biases): narrow the panel (see tcc-gen --explain)"
 
+# the wrong kind of file: a plan given to tcc-sim, a program given to
+# tcc-gen, and a tab in a plan's indentation get one line saying so
+printf 'version: 1\np1:\n\tsms_used: 4\n' >"$tmp/tab.yaml"
+"$gen" "$tmp/tab.yaml" -o "$tmp/tab.asm" >"$tmp/out" 2>"$tmp/err"
+code=$?
+expect "tcc-gen: a tab in the indentation -> 2, said as a tab" 2 "$tmp/tab.yaml:3:1: error: a tab character: YAML indents with spaces, and a tab may not start a token"
+printf '# a plan\nversion: 1\np1:\n  sms_used: 4\n' >"$tmp/plan.yaml"
+"$sim" "$tmp/plan.yaml" >"$tmp/out" 2>"$tmp/err"
+code=$?
+expect "tcc-sim: a plan -> 2, said as a plan" 2 "$tmp/plan.yaml:2:1: error: this is a plan (YAML), not assembly: compile it with tcc-gen first (tcc-gen PLAN.yaml -o prog.asm)"
+printf '; a program\n.wg 0\n    NOP\n' >"$tmp/prog.asm"
+"$gen" "$tmp/prog.asm" -o "$tmp/out.asm" >"$tmp/out" 2>"$tmp/err"
+code=$?
+expect "tcc-gen: a program -> 2, said as assembly" 2 "$tmp/prog.asm:2:1: error: this is assembly (a .wg line), not a plan: run it with tcc-sim"
+
 echo "cli: $pass passed, $fail failed, $xfail known gaps"
 [ $fail -eq 0 ]

@@ -571,11 +571,30 @@ Plan *plan_parse(const char *file, const char *text, size_t len, GError **err) {
   return plan_parse_strict(file, text, len, FALSE, err);
 }
 
+/* The first line of text[0..len) that starts with ".wg " (a WG's section of
+ * tcc assembly), or 0: a program given to tcc-gen.  No plan has one: a
+ * plan's top level is a mapping. */
+static int asm_line(const char *text, size_t len) {
+  int line = 1;
+  for (size_t i = 0; i < len; line++) {
+    if (len - i >= 4 && memcmp(text + i, ".wg ", 4) == 0) return line;
+    const char *nl = memchr(text + i, '\n', len - i);
+    if (!nl) break;
+    i = (size_t)(nl - text) + 1;
+  }
+  return 0;
+}
+
 Plan *plan_parse_strict(const char *file, const char *text, size_t len, gboolean strict, GError **err) {
   /* TCC_STRICT=1: every tool loads plans as tcc-gen --strict does (a sweep's
    * tcc-grade jobs, say); docs/tools.md */
   const char *env = g_getenv("TCC_STRICT");
   strict |= env && strcmp(env, "1") == 0;
+  int at = asm_line(text, len);
+  if (at > 0) { /* a program, not a plan: say so, not what YAML makes of it */
+    plan_fail(err, PLAN_ERROR_SYNTAX, file, at, 1, "this is assembly (a .wg line), not a plan: run it with tcc-sim");
+    return NULL;
+  }
   g_autoptr(PTree) t = plan_yaml_parse(file, text, len, err);
   if (!t) return NULL;
   g_autoptr(Plan) p = g_new0(Plan, 1);

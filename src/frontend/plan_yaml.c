@@ -113,6 +113,10 @@ static gboolean syntax_error(Builder *b, const yaml_parser_t *p, GError **err) {
     return plan_fail(err, PLAN_ERROR_SYNTAX, b->file, line, col, "%s", problem);
   }
   int line = (int)p->problem_mark.line + 1, col = (int)p->problem_mark.column + 1;
+  size_t at = p->problem_mark.index;
+  if (at < b->len && b->text[at] == '\t') /* libyaml: "found character that cannot start any token" */
+    return plan_fail(err, PLAN_ERROR_SYNTAX, b->file, line, col,
+                     "a tab character: YAML indents with spaces, and a tab may not start a token");
   if (p->context)
     return plan_fail(err, PLAN_ERROR_SYNTAX, b->file, line, col, "%s (%s at line %d)",
                      problem, p->context, (int)p->context_mark.line + 1);

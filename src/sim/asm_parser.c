@@ -1753,6 +1753,23 @@ static void free_region(gpointer p) {
 /* Assemble buf[0..len) (buf[len] is NUL, then SRC_PAD more), taking
  * ownership of buf: it becomes prog->source (`mapped` bytes of a mapping,
  * or g_malloc'd when 0). */
+/* The first line of buf[0..len) that starts with a plan's top-level key
+ * ("version:", "hardware:", "p1:", "d1:"), or 0: a plan given to tcc-sim. */
+static int plan_line(const char *buf, size_t len) {
+  static const char *const keys[] = {"version:", "hardware:", "p1:", "d1:"};
+  int line = 1;
+  for (size_t i = 0; i < len; line++) {
+    for (guint k = 0; k < G_N_ELEMENTS(keys); k++) {
+      size_t n = strlen(keys[k]);
+      if (len - i >= n && memcmp(buf + i, keys[k], n) == 0) return line;
+    }
+    const char *nl = memchr(buf + i, '\n', len - i);
+    if (!nl) break;
+    i = (size_t)(nl - buf) + 1;
+  }
+  return 0;
+}
+
 static Program *parse_owned(const char *file, const char *buf, size_t len, size_t mapped,
                             GError **err) {
   size_t cap = insn_guess(len);
@@ -1787,7 +1804,15 @@ static Program *parse_owned(const char *file, const char *buf, size_t len, size_
   g_array_free(P.fixups, TRUE);
   refs_clear(&P);
   if (!ok) {
-    g_propagate_error(err, P.error);
+    int at = P.error && P.error->domain == SIM_ASM_ERROR ? plan_line(buf, len) : 0;
+    if (at > 0) { /* a plan, not a program: say so, not what the lexer met first */
+      g_set_error(err, SIM_ASM_ERROR, P.error->code,
+                  "%s:%d:1: error: this is a plan (YAML), not assembly: compile it with tcc-gen "
+                  "first (tcc-gen PLAN.yaml -o prog.asm)", file, at);
+      g_error_free(P.error);
+    } else {
+      g_propagate_error(err, P.error);
+    }
     sim_program_free(prog);
     return NULL;
   }
