@@ -657,5 +657,12 @@ printf '; a program\n.wg 0\n    NOP\n' >"$tmp/prog.asm"
 code=$?
 expect "tcc-gen: a program -> 2, said as assembly" 2 "$tmp/prog.asm:2:1: error: this is assembly (a .wg line), not a plan: run it with tcc-sim"
 
+# resident weights with no RF left after rf_temp_kib: said at rf_temp_kib,
+# not as a panel to narrow
+printf 'version: 1\nhardware: {rf_kib: 16}\nd1:\n  weights: resident\n' >"$tmp/rf.yaml"
+"$gen" "$tmp/rf.yaml" --strict -o "$tmp/rf.asm" >"$tmp/out" 2>"$tmp/err"
+code=$?
+expect "tcc-gen: rf_temp_kib takes the whole RF -> 2, said at rf_temp_kib" 2 "$tmp/rf.yaml:3:1: error: weights: resident: rf_temp_kib=16 leaves 0 of a WG's 16 KiB RF (hardware.rf_kib) for weights, less than a partition and the biases' one: lower rf_temp_kib"
+
 echo "cli: $pass passed, $fail failed, $xfail known gaps"
 [ $fail -eq 0 ]

@@ -138,6 +138,14 @@ gboolean lw_resident_place(Ir *ir, LwResident *r, GError **err) {
   /* the panels, largest first (first fit decreasing packs the WGs tighter;
    * ties in (layer, projection, panel) order) */
   g_autoptr(GArray) todo = g_array_new(FALSE, FALSE, sizeof(LwUnit));
+  if (room < 2) { /* not even a partition of weights beside the biases' */
+    ir_error(ir, err, ir_prov(ir, "rf_temp_kib"),
+             "weights: resident: rf_temp_kib=%d leaves %d of a WG's %d KiB RF (hardware.rf_kib) for "
+             "weights, less than a partition and the biases' one: lower rf_temp_kib",
+             s->rf_temp_kib, MAX(room, 0) * pb / 1024, ir->hw.rf_kib);
+    g_array_free(order, TRUE);
+    return FALSE;
+  }
   for (int l = 0; l < r->layers; l++)
     for (int j = 0; j < PROJ__COUNT; j++) {
       int ks, P;
