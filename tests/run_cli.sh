@@ -537,6 +537,11 @@ grade_fail() {
   for p in p1 d1; do
     case " $4 " in *" $p "*) want=" FAIL: .*$3" ;; *) want=" PASS\$" ;; esac
     grep -q "^$p .*$want" "$tmp/out" || good=0
+    # a FAIL's hint says where to look; a PASS has none
+    case " $4 " in
+    *" $p "*) grep -q "^hint $p  $3 over the limit: " "$tmp/out" || good=0 ;;
+    *) ! grep -q "^hint $p " "$tmp/out" || good=0 ;;
+    esac
   done
   if [ $good -eq 1 ]; then ok "$1 -> 1, '$3' named"; else ko "$1 -> 1 (exit $code)"; cat "$tmp/out" "$tmp/err"; fi
 }
@@ -551,6 +556,17 @@ grade_fail "tcc-grade: over the area budget" "$tmp/area.yaml" area "p1 d1"
 printf 'version: 1\nhardware: {sms: 14, hbm_channels: 16, noc_bits: 1024}\np1:\n%s\n  power: {fit: off}\nd1:\n%s\n' \
   '  problem: {d_model: 64, heads: 2, d_ff: 256, layers: 1, seqs: 1, rows: 256}' "$small_d1" >"$tmp/power.yaml"
 grade_fail "tcc-grade: over the power budget" "$tmp/power.yaml" power "p1"
+grep -q '^hint p1  power over the limit: [0-9.]*% of the hottest window.s energy is from p1\.[a-z_.]*' "$tmp/out" &&
+  ok "tcc-grade: the power FAIL's hint names the window's top knob" ||
+  { ko "tcc-grade: the power FAIL's hint"; grep '^hint' "$tmp/out"; }
+# and tcc-sim's own hint for an area FAIL
+"$gen" "$tmp/area.yaml" --problem p1 -o "$tmp/area.asm" 2>/dev/null
+"$sim" "$tmp/area.asm" >"$tmp/out" 2>"$tmp/err"
+code=$?
+[ $code -eq 1 ] && grep -q '^hint      area over the limit: the largest part is ' "$tmp/out" &&
+  ! grep -q '^hint      power' "$tmp/out" &&
+  ok "tcc-sim: an area FAIL's hint names the largest part and its keys" ||
+  { ko "tcc-sim: an area FAIL's hint (exit $code)"; cat "$tmp/out" "$tmp/err"; }
 
 # the same plan fitted (power.fit on, the default): tcc-grade passes, and
 # tcc-gen's program says what the fitting did

@@ -33,6 +33,7 @@ typedef struct Outcome {
   Machine hw;     /* the program's hardware and problem (for the bound) */
   Problem prob;
   char prog_sha256[65], hw_sha256[65]; /* the report's hashes (--record) */
+  char *hint;     /* area or power FAIL: where to look (sim_verdict_hint), owned */
 } Outcome;
 
 /* Which constraints failed, e.g. "numerics (seed 13), power". */
@@ -254,6 +255,19 @@ static gboolean finish_one(Job *j, Outcome *o, GError **err) {
     }
     o->res[i] = j->res[i];
     o->pass &= sim_verdict_exit(j->prog, &o->res[i]) == 0;
+  }
+  const SimResult *r = &o->res[0];
+  if (r->peak_w > POWER_LIMIT_W || r->area_mm2 > AREA_LIMIT_MM2) {
+    /* where to look: for power, a profiled timing run (the energy does
+     * not depend on the data) */
+    SimOptions po;
+    sim_options_default(&po);
+    po.profile = TRUE, po.timing_only = TRUE;
+    SimResult prof;
+    gboolean again = r->peak_w > POWER_LIMIT_W && sim_run(j->prog, &po, &prof, NULL);
+    g_autofree char *prefix = g_strdup_printf("hint %s  ", wl_problem_name(j->prog->prob.kind));
+    o->hint = sim_verdict_hint(j->prog, r, again ? &prof : NULL, prefix);
+    if (again) sim_result_clear(&prof);
   }
   return TRUE;
 }
@@ -585,6 +599,10 @@ int main(int argc, char **argv) {
     print_bound("p1", &p1);
     print_bound("d1", &d1);
   }
+  for (int k = 0; !json && k < 2; k++) { /* a FAIL's hint, after the report */
+    const Outcome *o = k == 0 ? &p1 : &d1;
+    if (o->hint && (k == 0 ? do_p1 : do_d1)) fputs(o->hint, stdout);
+  }
   if (rec_dir) {
     fflush(stdout); /* the report, then the note */
     RecRun r = {.plan = argv[1], .note = note, .graded = TRUE, .has_score = p1.pass && d1.pass && graded_dims,
@@ -594,6 +612,8 @@ int main(int argc, char **argv) {
     if (!record(rec_dir, &r)) code = 2;
   }
   for (int i = 0; i < NSEEDS; i++) sim_result_clear(&p1.res[i]), sim_result_clear(&d1.res[i]);
+  g_free(p1.hint);
+  g_free(d1.hint);
   return code;
 }
 #else

@@ -81,6 +81,30 @@ double sim_machine_area(const Machine *m) {
   return per_sm * m->sms + global;
 }
 
+const char *sim_machine_area_largest(const Machine *m, double *mm2) {
+  const struct {
+    const char *what;
+    double a;
+  } part[] = {
+      {"the SMs' base: sms", A_SM_BASE * m->sms},
+      {"the RF: sms x wgs_per_sm x rf_kib", A_RF_KIB * m->rf_kib * m->wgs_per_sm * m->sms},
+      {"the MMA arrays: sms x mma_arrays", A_MMA_ARRAY * m->mma_arrays * m->sms},
+      {"the vector lanes: sms x wgs_per_sm x vl", A_VEC_LANE * m->vl * m->wgs_per_sm * m->sms},
+      {"the SFU lanes: sms x sfu", A_SFU_LANE * m->sfu * m->sms},
+      {"SH: sms x sh_kib", A_SH_KIB * m->sh_kib * m->sms},
+      {"the DMA engines: sms x dma.engines x dma.depth", m->dma_engines * (A_DMA_ENGINE + A_DMA_SLOT * m->dma_depth) * m->sms},
+      {"the HBM channels: hbm", A_HBM_CHANNEL * m->hbm_channels},
+      {"the NoC: noc bits", A_NOC_BIT * m->noc_bits},
+      {"multicast", A_MULTICAST * m->multicast},
+      {"the REDUCE units: reduce", A_REDUCE_UNIT * m->reduce_units},
+  };
+  guint best = 0;
+  for (guint i = 1; i < G_N_ELEMENTS(part); i++)
+    if (part[i].a > part[best].a) best = i;
+  *mm2 = part[best].a;
+  return part[best].what;
+}
+
 double sim_machine_static_w(const Machine *m) {
   return P_STATIC_PER_MM2 * sim_machine_area(m);
 }

@@ -114,6 +114,31 @@ static void bound_detail(GString *g, const Program *p) {
                            b.io_latency, b.step_compute, b.io_latency);
 }
 
+char *sim_verdict_hint(const Program *p, const SimResult *r, const SimResult *profiled, const char *prefix) {
+  GString *g = g_string_new(NULL);
+  if (r->area_mm2 > AREA_LIMIT_MM2) {
+    double mm2;
+    const char *what = sim_machine_area_largest(&p->hw, &mm2);
+    g_string_append_printf(g, "%sarea over the limit: the largest part is %s, %.4f of %.4f mm^2\n", prefix, what,
+                           mm2, r->area_mm2);
+  }
+  if (r->peak_w > POWER_LIMIT_W && profiled && profiled->hot) {
+    g_autoptr(GArray) gr = sim_hot_groups(p, profiled, HOT_BY_KNOB);
+    double win = profiled->peak_w * POWER_WINDOW * 1e-3;
+    if (gr->len > 0 && win > 0) {
+      const HotGroup *h = &g_array_index(gr, HotGroup, 0);
+      g_string_append_printf(g, "%spower over the limit: %.1f%% of the hottest window's energy is from %s "
+                                "(tcc-sim --profile: by knob, stage and task)\n",
+                             prefix, 100.0 * h->energy_pj * 1e-6 / win, h->name);
+    }
+  }
+  if (g->len == 0) {
+    g_string_free(g, TRUE);
+    return NULL;
+  }
+  return g_string_free(g, FALSE);
+}
+
 /* The window's energy (W x 1 us = uJ), static included, and its static part. */
 static double window_uj(const SimResult *r) { return r->peak_w * POWER_WINDOW * 1e-3; }
 static double window_static_uj(const SimResult *r) { return r->static_w * POWER_WINDOW * 1e-3; }

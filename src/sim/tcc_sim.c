@@ -168,6 +168,17 @@ int main(int argc, char **argv) {
   ReportOptions ro = {json, profile, opt.seed};
   g_autofree char *rep = sim_report(prog, &res, &ro);
   fputs(rep, stdout);
+  if (!json && (res.peak_w > POWER_LIMIT_W || res.area_mm2 > AREA_LIMIT_MM2)) {
+    /* a FAIL says where to look: for power, the profile of a second run
+     * (timing only: the timing and the energy do not depend on the data) */
+    SimResult prof;
+    SimOptions po = opt;
+    po.profile = TRUE, po.timing_only = TRUE, po.trace = FALSE;
+    gboolean again = res.peak_w > POWER_LIMIT_W && !profile && sim_run(prog, &po, &prof, NULL);
+    g_autofree char *hint = sim_verdict_hint(prog, &res, profile ? &res : again ? &prof : NULL, "hint      ");
+    if (hint) fputs(hint, stdout);
+    if (again) sim_result_clear(&prof);
+  }
   int code = sim_verdict_exit(prog, &res);
   sim_result_clear(&res);
   return code;

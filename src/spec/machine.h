@@ -105,6 +105,10 @@ int sim_machine_wgs(const Machine *m);          /* sms * wgs_per_sm        */
 int sim_machine_part_bytes(const Machine *m);   /* rf_kib*1024 / vl        */
 /* Total area in mm^2 and the static power it implies. */
 double sim_machine_area(const Machine *m);
+/* The component of the area that takes the most (for a hint when the
+ * area is over the limit): its mm^2 into *mm2, and the hardware keys that
+ * size it ("the RF: sms x wgs_per_sm x rf_kib"). */
+const char *sim_machine_area_largest(const Machine *m, double *mm2);
 double sim_machine_static_w(const Machine *m);
 /* Canonical `.machine` line (no newline): the text hashed as "hardware". */
 char *sim_machine_canonical(const Machine *m);
