@@ -203,7 +203,7 @@ Sweep *sweep_expand(const char *template_path, GPtrArray *sets, const char *dir,
     g_ptr_array_add(s->keys, g_strdup(((const SweepSet *)g_ptr_array_index(sets, i))->path));
   g_autofree char *jobs = g_build_filename(s->dir, "jobs", NULL);
   g_autofree char *results = g_build_filename(s->dir, "results", NULL);
-  if (!make_dir(jobs, err) || !make_dir(results, err)) return NULL;
+  g_autoptr(GPtrArray) texts = g_ptr_array_new_with_free_func(g_free); /* each variant's plan */
   g_autoptr(GHashTable) seen = g_hash_table_new(g_str_hash, g_str_equal); /* name -> variant number */
   for (guint64 v = 0; v < n; v++) {
     SweepVariant *x = g_new0(SweepVariant, 1);
@@ -232,10 +232,26 @@ Sweep *sweep_expand(const char *template_path, GPtrArray *sets, const char *dir,
       return NULL;
     }
     g_hash_table_insert(seen, x->name, GUINT_TO_POINTER((guint)v));
-    g_autofree char *jp = job_path(s, x->name);
-    if (!write_file(jp, vt, err)) return NULL;
-    g_autoptr(Plan) vp = plan_load(jp, err); /* each variant is a valid plan */
-    if (!vp) return NULL;
+    /* each variant is a valid plan, checked before anything is written: a
+     * bad --set value or key is said as the --set it came from, not as a
+     * place in a generated file, and leaves no half-made directory */
+    g_autoptr(GError) pe = NULL;
+    g_autoptr(Plan) vp = plan_parse("variant", vt, strlen(vt), &pe);
+    if (!vp) {
+      const char *why = strstr(pe->message, ": error: ");
+      g_autoptr(GString) set = g_string_new(NULL);
+      for (guint i = 0; i < sets->len; i++)
+        g_string_append_printf(set, "%s%s=%s", i ? " " : "", (const char *)g_ptr_array_index(s->keys, i),
+                               (const char *)g_ptr_array_index(x->values, i));
+      g_set_error(err, SWEEP_ERROR, 1, "--set %s: %s", set->str, why ? why + 9 : pe->message);
+      return NULL;
+    }
+    g_ptr_array_add(texts, g_steal_pointer(&vt));
+  }
+  if (!make_dir(jobs, err) || !make_dir(results, err)) return NULL;
+  for (guint v = 0; v < s->variants->len; v++) {
+    g_autofree char *jp = job_path(s, ((const SweepVariant *)g_ptr_array_index(s->variants, v))->name);
+    if (!write_file(jp, g_ptr_array_index(texts, v), err)) return NULL;
   }
   g_autofree char *cmd = grade ? g_strdup_printf("%s --grade %s", sweep_cmd, grade) : g_strdup(sweep_cmd);
   if (!write_jobs(s, cmd, err) || !write_manifest(s, err)) return NULL;
