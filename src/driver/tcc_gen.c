@@ -216,20 +216,25 @@ static gboolean close_output(Sink *sink, const char *tmp, const char *file, GErr
 int main(int argc, char **argv) {
   heap_in_one_step();
   g_autofree char *out = NULL, *problem = NULL, *emit = NULL, *dump_after = NULL;
-  gboolean version = FALSE, verify = FALSE, explain = FALSE, json = FALSE, strict = FALSE;
+  g_auto(GStrv) dumps = NULL;
+  gboolean version = FALSE, verify = FALSE, explain = FALSE, json = FALSE, strict = FALSE, changed = FALSE;
   /* the pass names for --dump-after, and what each does for --help */
   g_autoptr(GString) names = g_string_new(NULL), passes = g_string_new("Passes, in order:\n");
   for (const PassDef *p = pass_table; p->name; p++) {
     g_string_append_printf(names, "%s%s", names->len ? ", " : "", p->name);
     g_string_append_printf(passes, "  %-9s %s\n", p->name, p->what);
   }
-  g_autofree char *dump_help = g_strdup_printf("write the IR after PASS (%s) instead", names->str);
+  g_autofree char *dump_help =
+      g_strdup_printf("write the IR after PASS (%s, or all; repeatable), each after a header naming its pass, instead",
+                      names->str);
   GOptionEntry entries[] = {
       {"output", 'o', 0, G_OPTION_ARG_FILENAME, &out, "write to FILE (default: standard output)", "FILE"},
       {"problem", 0, 0, G_OPTION_ARG_STRING, &problem,
        "p1 or d1 (default: the plan's only section, or the problem the -o file's name names: d1.asm)", "P"},
       {"emit", 0, 0, G_OPTION_ARG_STRING, &emit, "what to write: asm (default) or ir", "KIND"},
-      {"dump-after", 0, 0, G_OPTION_ARG_STRING, &dump_after, dump_help, "PASS"},
+      {"dump-after", 0, 0, G_OPTION_ARG_STRING_ARRAY, &dumps, dump_help, "PASS"},
+      {"print-changed", 0, 0, G_OPTION_ARG_NONE, &changed,
+       "with --dump-after (default: all), only the passes that changed the IR in full; the others as a header", NULL},
       {"verify", 0, 0, G_OPTION_ARG_NONE, &verify, "check the IR's invariants after every pass", NULL},
       {"strict", 0, 0, G_OPTION_ARG_NONE, &strict,
        "refuse a value that does not fit the shape, or a technique the machine cannot hold, instead of falling back", NULL},
@@ -261,7 +266,8 @@ int main(int argc, char **argv) {
     fprintf(stderr, "tcc-gen: error: --json goes with --explain\n");
     return 2;
   }
-  if (explain && (emit || dump_after)) {
+  if (changed && !dumps) dumps = g_strdupv((char *[]){"all", NULL});
+  if (explain && (emit || dumps)) {
     fprintf(stderr, "tcc-gen: error: --explain writes the capacity report: not with --emit or --dump-after\n");
     return 2;
   }
@@ -269,14 +275,24 @@ int main(int argc, char **argv) {
     fprintf(stderr, "tcc-gen: error: --emit must be asm or ir, got '%s'\n", emit);
     return 2;
   }
-  if (dump_after) {
-    gboolean known = FALSE;
-    for (const PassDef *p = pass_table; p->name; p++) known |= strcmp(p->name, dump_after) == 0;
-    if (!known) {
-      fprintf(stderr, "tcc-gen: error: --dump-after: unknown pass '%s' (passes: %s)\n", dump_after,
-              names->str);
-      return 2;
+  if (dumps) { /* the pipeline's spec: "changed:" and the names, comma-separated */
+    g_autoptr(GString) spec = g_string_new(changed ? "changed:" : "");
+    for (int i = 0; dumps[i]; i++) {
+      gboolean known = strcmp(dumps[i], "all") == 0;
+      for (const PassDef *p = pass_table; p->name; p++) known |= strcmp(p->name, dumps[i]) == 0;
+      if (!known) {
+        fprintf(stderr, "tcc-gen: error: --dump-after: unknown pass '%s' (passes: %s, or all)\n", dumps[i],
+                names->str);
+        return 2;
+      }
+      for (int j = 0; j < i; j++)
+        if (strcmp(dumps[i], dumps[j]) == 0) {
+          fprintf(stderr, "tcc-gen: error: --dump-after: '%s' is given twice\n", dumps[i]);
+          return 2;
+        }
+      g_string_append_printf(spec, "%s%s", i ? "," : "", dumps[i]);
     }
+    dump_after = g_string_free(g_steal_pointer(&spec), FALSE);
   }
   g_autoptr(Plan) plan = plan_load_strict(argv[1], strict, &err);
   ProblemKind kind;

@@ -27,6 +27,18 @@ Ir *pass_pipeline(const Plan *plan, ProblemKind kind, const char *dump_after, ch
   return pass_pipeline_section(plan, plan_problem(plan, kind), dump_after, out, verify, err);
 }
 
+/* Does the dump spec (pipeline.h) name pass `name`? */
+static gboolean dumps(const char *spec, const char *name) {
+  if (g_str_has_prefix(spec, "changed:")) spec += strlen("changed:");
+  if (strcmp(spec, "all") == 0) return TRUE;
+  size_t n = strlen(name);
+  for (const char *p = spec; p; p = strchr(p, ',')) {
+    if (*p == ',') p++;
+    if (strncmp(p, name, n) == 0 && (p[n] == ',' || p[n] == '\0')) return TRUE;
+  }
+  return FALSE;
+}
+
 Ir *pass_pipeline_section(const Plan *plan, const PlanProblem *pp, const char *dump_after, char **out,
                           gboolean verify, GError **err) {
   ProblemKind kind = pp->dims.kind;
@@ -37,9 +49,15 @@ Ir *pass_pipeline_section(const Plan *plan, const PlanProblem *pp, const char *d
     return NULL;
   }
   gboolean allocated = FALSE; /* rf_alloc has run: verify its results too */
+  gboolean want = dump_after && out && !*out, changed_only = want && g_str_has_prefix(dump_after, "changed:");
+  g_autoptr(GString) dump = want ? g_string_new(NULL) : NULL;
+  g_autofree char *last = NULL; /* --print-changed: the IR as last printed */
   for (const PassDef *p = pass_table; p->name; p++) {
     /* the passes' messages are ir_error's, with the plan's place */
-    if (!p->run(ir, err)) return NULL;
+    if (!p->run(ir, err)) {
+      if (dump && dump->len) *out = g_string_free(g_steal_pointer(&dump), FALSE); /* the dumps before it */
+      return NULL;
+    }
     allocated |= p->run == pass_rf_alloc;
     g_autoptr(GError) bad = NULL;
     if (verify && !ir_verify(ir, allocated, &bad)) {
@@ -47,8 +65,17 @@ Ir *pass_pipeline_section(const Plan *plan, const PlanProblem *pp, const char *d
                bad->message);
       return NULL;
     }
-    if (dump_after && out && !*out && strcmp(p->name, dump_after) == 0) *out = ir_print(ir);
+    if (dump && dumps(dump_after, p->name)) {
+      g_autofree char *text = ir_print(ir);
+      if (changed_only && last && strcmp(text, last) == 0) {
+        g_string_append_printf(dump, "; *** IR after %s: unchanged ***\n", p->name);
+      } else {
+        g_string_append_printf(dump, "; *** IR after %s ***\n%s", p->name, text);
+        if (changed_only) g_free(last), last = g_steal_pointer(&text);
+      }
+    }
   }
+  if (dump && dump->len) *out = g_string_free(g_steal_pointer(&dump), FALSE);
   /* always, however the passes ran: a program with a WAIT that can never
    * pass is the compiler's bug, refused here rather than left for tcc-sim
    * to find as a deadlock */

@@ -17,8 +17,12 @@ typedef struct PassDef {
 extern const PassDef pass_table[];
 
 /* Plan -> IR: the problem section's schedule record into a new IR, then
- * every pass of pass_table in order.  `dump_after` names a pass whose IR is
- * returned in *dump (NULL: none).  With `verify`, ir_verify runs after every
+ * every pass of pass_table in order.  `dump_after` names the passes whose IR
+ * is returned in *dump (NULL: none): pass names separated by commas, or
+ * "all"; with the prefix "changed:", a pass that left the IR as it was
+ * gets only its header (tcc-gen --print-changed).  Each dump starts with a
+ * header line naming its pass, "; *** IR after PASS ***", a comment to the
+ * IR parser.  With `verify`, ir_verify runs after every
  * pass and its failure is an error naming the pass (tests; tcc-gen --verify). */
 Ir *pass_pipeline(const Plan *plan, ProblemKind kind, const char *dump_after, char **dump,
                   gboolean verify, GError **err);
