@@ -113,6 +113,25 @@ grep -q '^d1 metrics (seed 7) ' "$tmp/out" &&
 # the same run twice: the same bytes
 "$diff" plans/baseline.yaml "$tmp/spacing.yaml" --problem d1 >"$tmp/again" 2>&1
 cmp -s "$tmp/out" "$tmp/again" && ok "one knob: the same bytes twice" || ko "one knob: the same bytes twice"
+# the code itself: a unified diff per WG, every added line a WAITT citing
+# the knob's line, nothing removed; --stat the summary alone; -U 0
+grep -q '^d1 code diff (unified, by WG): 64 WGs differ$' "$tmp/out" &&
+  [ "$(grep -c '^--- plans/baseline.yaml d1 wg [0-9]*$' "$tmp/out")" -eq 64 ] &&
+  [ "$(grep -c "^+WAITT     32  *; d1.store_spacing:$line " "$tmp/out")" -eq 640 ] &&
+  [ "$(grep '^+' "$tmp/out" | grep -vc '^+++ ')" -eq 640 ] &&
+  [ "$(grep '^-' "$tmp/out" | grep -vc '^--- ')" -eq 0 ] &&
+  grep -q '^@@ -[0-9]*,[0-9]* +[0-9]*,[0-9]* @@ t0.l0.qkv.p0$' "$tmp/out" &&
+  ok "one knob: the unified code diff, WG by WG, the added lines citing the knob" ||
+  { ko "one knob: the unified code diff"; sed -n '/code diff/,+12p' "$tmp/out"; }
+"$diff" plans/baseline.yaml "$tmp/spacing.yaml" --problem d1 --stat >"$tmp/stat" 2>"$tmp/err"
+! grep -q 'code diff' "$tmp/stat" && ! grep -q '^+' "$tmp/stat" && grep -q '^d1 code: 640 of 640 tasks changed' "$tmp/stat" &&
+  ok "--stat: the summary, no code" || ko "--stat: the summary, no code"
+"$diff" plans/baseline.yaml "$tmp/spacing.yaml" --problem d1 -U 0 >"$tmp/u0" 2>"$tmp/err"
+[ "$(sed -n '/code diff/,$p' "$tmp/u0" | grep -c '^ ')" -eq 0 ] && grep -q '^@@ -[0-9]*,0 +[0-9]*,1 @@ ' "$tmp/u0" &&
+  ok "-U 0: hunks without context" || ko "-U 0: hunks without context"
+"$diff" plans/baseline.yaml "$tmp/spacing.yaml" -U -1 >"$tmp/out" 2>"$tmp/err"
+code=$?
+expect "-U -1 -> 2" 2 "tcc-diff: error: --unified must be 0..1000, got -1"
 
 # --json: parses, and has the fields
 "$diff" plans/baseline.yaml "$tmp/spacing.yaml" --problem d1 --json >"$tmp/json" 2>"$tmp/err"

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "diffreport.h"
+#include "unified.h"
 #include "fit.h"
 #include "pipeline.h"
 
@@ -62,6 +63,10 @@ static gboolean pick(const char *name, Plan *const plan[2], gboolean on[2], GErr
 
 static const ProblemKind order[] = {PROB_P1, PROB_D1};
 
+/* The edits past which a WG's unified diff shows it whole (unified.h):
+ * Myers' search keeps a frontier per edit, O(D^2) memory. */
+#define DIFF_MAX_EDITS 4096
+
 /* Changed tasks (and WGs) the text report lists one a row without --all. */
 #define DIFF_ROWS 30
 
@@ -105,8 +110,12 @@ static gboolean compare(Plan *const plan[2], DiffReport *r, Program *prog[2][2],
 
 int main(int argc, char **argv) {
   g_autofree char *problem = NULL, *seed_arg = NULL;
-  gboolean json = FALSE, all = FALSE, version = FALSE, strict = FALSE;
+  gboolean json = FALSE, all = FALSE, version = FALSE, strict = FALSE, stat = FALSE;
+  int context = 3;
   GOptionEntry entries[] = {
+      {"stat", 0, 0, G_OPTION_ARG_NONE, &stat,
+       "the summary alone: the knobs, the changed lines per task and per WG, the metrics (no code)", NULL},
+      {"unified", 'U', 0, G_OPTION_ARG_INT, &context, "lines of context around each change (default 3)", "N"},
       {"problem", 0, 0, G_OPTION_ARG_STRING, &problem,
        "compare p1 or d1 only (default: each problem with a section in either plan)", "P"},
       {"json", 0, 0, G_OPTION_ARG_NONE, &json, "write the report as JSON (every changed task and WG)", NULL},
@@ -122,7 +131,8 @@ int main(int argc, char **argv) {
   g_autoptr(GOptionContext) ctx = g_option_context_new("A.yaml B.yaml - how plan B differs from plan A");
   g_option_context_add_main_entries(ctx, entries, NULL);
   g_option_context_set_summary(ctx, "Lists the knobs whose values differ, the generated code's difference\n"
-                                    "per task and per WG, and the metric deltas of the simulated runs.\n"
+                                    "per task and per WG, the metric deltas of the simulated runs, then\n"
+                                    "the code itself as a unified diff per WG (--stat: not the code).\n"
                                     "Exit: 0 compared, 1 a program of either plan fails a constraint,\n"
                                     "2 bad input.");
   g_autoptr(GError) err = NULL;
@@ -136,6 +146,10 @@ int main(int argc, char **argv) {
   }
   if (argc != 3) {
     fprintf(stderr, "tcc-diff: error: expected two plan files (see --help)\n");
+    return 2;
+  }
+  if (context < 0 || context > 1000) {
+    fprintf(stderr, "tcc-diff: error: --unified must be 0..1000, got %d\n", context);
     return 2;
   }
   DiffReport r = {.file = {argv[1], argv[2]}, .seed = 7, .limit = all ? 0 : DIFF_ROWS};
@@ -165,6 +179,16 @@ int main(int argc, char **argv) {
   if (ok) {
     g_autofree char *text = json ? diff_report_json(&r) : diff_report_text(&r);
     fputs(text, stdout);
+    for (int i = 0; !json && !stat && i < 2; i++) { /* the code itself, WG by WG */
+      ProblemKind k = order[i];
+      if (!r.prob[k].on) continue;
+      g_autofree char *la = g_strdup_printf("%s %s", argv[1], wl_problem_name(k));
+      g_autofree char *lb = g_strdup_printf("%s %s", argv[2], wl_problem_name(k));
+      int shown = 0;
+      g_autofree char *u = diff_unified(prog[k][0], prog[k][1], la, lb, context, DIFF_MAX_EDITS, &shown);
+      printf("\n%s code diff (unified, by WG): %d WG%s differ%s\n%s", wl_problem_name(k), shown, shown == 1 ? "" : "s",
+             shown == 1 ? "s" : "", u);
+    }
     code = 0;
     for (int k = 0; k < 2; k++)
       for (int s = 0; s < 2 && r.prob[k].on; s++)

@@ -7,6 +7,7 @@
 #include <json-glib/json-glib.h>
 
 #include "codediff.h"
+#include "unified.h"
 #include "diffreport.h"
 #include "knobdiff.h"
 #include "linediff.h"
@@ -85,6 +86,41 @@ START_TEST(test_diff_ids_random) {
     ck_assert_msg(d.exact && d.removed == (gint64)(na - lcs) && d.added == (gint64)(nb - lcs),
                   "case %d (na %zu nb %zu alphabet %u): +%" G_GINT64_FORMAT " -%" G_GINT64_FORMAT
                   ", LCS %zu", t, na, nb, alpha, d.added, d.removed, lcs);
+  }
+  g_rand_free(r);
+}
+END_TEST
+
+/* The edit script is a shortest one: replayed on a it gives b, and its
+ * edits are the LCS's complement; past max_d, NULL. */
+START_TEST(test_diff_edit_script) {
+  GRand *r = g_rand_new_with_seed(777);
+  for (int t = 0; t < 500; t++) {
+    int na = g_rand_int_range(r, 0, 60), nb = g_rand_int_range(r, 0, 60);
+    guint alpha = (guint)g_rand_int_range(r, 1, 12);
+    g_autofree guint *a = g_new(guint, na + 1), *b = g_new(guint, nb + 1);
+    for (int i = 0; i < na; i++) a[i] = (guint)g_rand_int_range(r, 0, (gint32)alpha);
+    for (int i = 0; i < nb; i++) b[i] = (guint)g_rand_int_range(r, 0, (gint32)alpha);
+    gsize lcs = lcs_dp(a, (gsize)na, b, (gsize)nb);
+    GArray *ed = diff_edit_script(a, na, b, nb, 1000);
+    ck_assert(ed);
+    int xa = 0, xb = 0, edits = 0;
+    for (guint s = 0; s < ed->len; s++) {
+      guchar e = g_array_index(ed, guchar, s);
+      if (e == 0) {
+        ck_assert_msg(xa < na && xb < nb && a[xa] == b[xb], "case %d: a kept line differs", t);
+        xa++, xb++;
+      } else if (e == 1) {
+        xa++, edits++;
+      } else {
+        xb++, edits++;
+      }
+    }
+    ck_assert_msg(xa == na && xb == nb, "case %d: the script does not cover both sides", t);
+    ck_assert_msg(edits == na + nb - 2 * (int)lcs, "case %d: %d edits, shortest %d", t, edits,
+                  na + nb - 2 * (int)lcs);
+    g_array_free(ed, TRUE);
+    if (na + nb - 2 * (int)lcs > 1) ck_assert(diff_edit_script(a, na, b, nb, na + nb - 2 * (int)lcs - 1) == NULL);
   }
   g_rand_free(r);
 }
@@ -209,6 +245,39 @@ static Program *assemble(const char *name, const char *text) {
 }
 
 static const CodeUnit *unit(const GArray *units, guint i) { return &g_array_index(units, CodeUnit, i); }
+
+/* The unified diff of prog_a and prog_b: only the WGs that differ, each
+ * hunk at its .asm lines with the task of its first change, the lines
+ * whole; nothing for a program against itself. */
+START_TEST(test_diff_unified) {
+  g_autoptr(Program) a = assemble("a.asm", prog_a), b = assemble("b.asm", prog_b);
+  int shown = -1;
+  g_autofree char *u = diff_unified(a, b, "A", "B", 3, 100, &shown);
+  ck_assert_int_gt(shown, 0);
+  ck_assert_msg(strstr(u, "--- A wg 0\n+++ B wg 0\n@@ -"), "%s", u);
+  g_auto(GStrv) lines = g_strsplit(u, "\n", -1);
+  int minus = 0, plus = 0;
+  for (char **l = lines; *l; l++) {
+    minus += **l == '-' && strncmp(*l, "--- ", 4) != 0;
+    plus += **l == '+' && strncmp(*l, "+++ ", 4) != 0;
+  }
+  g_autoptr(CodeDiff) d = diff_code(a, b);
+  ck_assert_int_eq(minus, (int)d->lines.removed);
+  ck_assert_int_eq(plus, (int)d->lines.added);
+  int differ = 0; /* the WGs whose instructions differ (an RF change alone is no code) */
+  for (guint w = 0; w < d->wgs->len; w++) {
+    const CodeUnit *u = &g_array_index(d->wgs, CodeUnit, w);
+    differ += u->lines.added + u->lines.removed > 0;
+  }
+  ck_assert_int_eq(shown, differ);
+  g_autofree char *same = diff_unified(a, a, "A", "A", 3, 100, &shown);
+  ck_assert_str_eq(same, "");
+  ck_assert_int_eq(shown, 0);
+  /* too many edits for the limit: the WG whole, said in its hunk header */
+  g_autofree char *whole = diff_unified(a, b, "A", "B", 3, 0, &shown);
+  ck_assert_msg(strstr(whole, "more than 0 edits: the WG whole, removed and added"), "%s", whole);
+}
+END_TEST
 
 START_TEST(test_diff_code) {
   g_autoptr(Program) a = assemble("a.asm", prog_a), b = assemble("b.asm", prog_b);
@@ -356,6 +425,8 @@ Suite *suite_diff(void) {
   tcase_add_test(tc, test_diff_lines_known);
   tcase_add_test(tc, test_diff_ids_random);
   tcase_add_test(tc, test_diff_ids_limit);
+  tcase_add_test(tc, test_diff_edit_script);
+  tcase_add_test(tc, test_diff_unified);
   tcase_add_test(tc, test_diff_interner);
   tcase_add_test(tc, test_diff_knobs);
   tcase_add_test(tc, test_diff_code);
