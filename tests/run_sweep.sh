@@ -126,7 +126,7 @@ cmp -s "$tmp/par.csv" "$tmp/loc2.csv" && ok "the regraded result is the same" ||
 # a progress bar on a terminal (script(1) gives a pseudo-terminal), none when piped
 script -qec "$sweep $tiny --set hardware.sms=8,12 -o $tmp/tty" /dev/null >"$tmp/tty.out" 2>&1 </dev/null
 "$sweep" "$tiny" --set hardware.sms=8,12 -o "$tmp/pipe" >"$tmp/out" 2>"$tmp/err"
-grep -q 'tcc-sweep \[#*' "$tmp/tty.out" && [ ! -s "$tmp/err" ] && ! grep -q 'tcc-sweep \[' "$tmp/out" &&
+grep -q 'tcc-sweep \[#* *\] [0-9]*/[0-9]* jobs, [0-9]*:[0-9][0-9], ETA [-0-9:]*' "$tmp/tty.out" && [ ! -s "$tmp/err" ] && ! grep -q 'tcc-sweep \[' "$tmp/out" &&
   ok "a progress bar on a TTY, none when piped" || { ko "the progress bar"; cat "$tmp/tty.out" "$tmp/err"; }
 
 # ---- Slurm: the array script runs the job line of its task

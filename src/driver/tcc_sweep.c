@@ -14,15 +14,29 @@
 
 #define TCC_SWEEP_VERSION "tcc-sweep 0.1.0"
 
+/* "1:05" or "2:03:07" */
+static void clock_text(double s, char *buf, size_t n) {
+  long x = (long)(s + 0.5);
+  if (x >= 3600)
+    snprintf(buf, n, "%ld:%02ld:%02ld", x / 3600, x / 60 % 60, x % 60);
+  else
+    snprintf(buf, n, "%ld:%02ld", x / 60, x % 60);
+}
+
+/* The bar, the elapsed time and, once a job is done, the ETA at the mean
+ * pace so far (data: the start, g_get_monotonic_time). */
 static void bar(guint done, guint total, gpointer data) {
-  (void)data;
+  const gint64 *start = data;
   enum { WIDTH = 40 };
   int fill = total ? (int)((guint64)done * WIDTH / total) : WIDTH;
-  char cells[WIDTH + 1];
+  char cells[WIDTH + 1], el[32], eta[32] = "-";
   memset(cells, '#', (size_t)fill);
   memset(cells + fill, ' ', (size_t)(WIDTH - fill));
   cells[WIDTH] = '\0';
-  fprintf(stderr, "\rtcc-sweep [%s] %u/%u jobs", cells, done, total);
+  double elapsed = (double)(g_get_monotonic_time() - *start) / 1e6;
+  clock_text(elapsed, el, sizeof el);
+  if (done > 0) clock_text(elapsed / done * (total - done), eta, sizeof eta);
+  fprintf(stderr, "\r\033[Ktcc-sweep [%s] %u/%u jobs, %s, ETA %s", cells, done, total, el, eta);
   if (done == total) fputs("\r\033[K", stderr);
   fflush(stderr);
 }
@@ -194,7 +208,8 @@ int main(int argc, char **argv) {
   int threads = jobs ? jobs : (int)g_get_num_processors();
   gboolean draw = !no_progress && isatty(STDERR_FILENO);
   guint ran = 0, skipped = 0, bad = 0;
-  if (!sweep_run_all(s, grade, threads, draw ? bar : NULL, NULL, &ran, &skipped, &err))
+  gint64 start = g_get_monotonic_time();
+  if (!sweep_run_all(s, grade, threads, draw ? bar : NULL, &start, &ran, &skipped, &err))
     return usage(err->message);
   g_autofree char *table = sweep_collect(s, FALSE, &bad, &err);
   if (!table) return usage(err->message);
