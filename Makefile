@@ -408,7 +408,7 @@ sweep-check: $(BUILD)/tcc-sweep $(BUILD)/tcc-grade
 # tcc-tune: short searches on tests/sweep/tiny.yaml (better cycles found,
 # the same files with any --jobs, best.yaml graded), its diagnostics
 # (tests/run_tune.sh).
-tune-check: $(BUILD)/tcc-tune $(BUILD)/tcc-grade $(BUILD)/tcc-gen
+tune-check: $(BUILD)/tcc-tune $(BUILD)/tcc-grade $(BUILD)/tcc-gen $(BUILD)/tcc-sweep
 	sh tests/run_tune.sh $(BUILD)
 
 # tcc-census's table byte-identical from the determinism builds (gcc -O0,

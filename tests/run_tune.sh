@@ -67,6 +67,15 @@ fi
 "$tune" "$tmp/s16.yaml" --problem d1 $knob --rounds 4 --candidates 3 --jobs 1 -o "$tmp/b" >/dev/null 2>&1
 cmp -s "$tmp/a/tune.csv" "$tmp/b/tune.csv" && cmp -s "$tmp/a/best.yaml" "$tmp/b/best.yaml" &&
   ok "--jobs 1 and 2: the same tune.csv and best.yaml" || { ko "--jobs 1 and 2 differ"; diff "$tmp/a/tune.csv" "$tmp/b/tune.csv"; }
+# tcc-sweep --collect on a tune directory: its points, as CSV and as JSON
+# with the counters as numbers
+"$build/tcc-sweep" --collect "$tmp/a" >"$tmp/col.csv" 2>"$tmp/err" && cmp -s "$tmp/col.csv" "$tmp/a/tune.csv" &&
+  grep -q "^tcc-sweep: a tcc-tune directory: $(($(wc -l <"$tmp/a/tune.csv") - 1)) points, [0-9]* passing\$" "$tmp/err" &&
+  "$build/tcc-sweep" --collect "$tmp/a" --format json >"$tmp/col.json" 2>/dev/null &&
+  grep -q '^  "tool" : "tcc-tune",$' "$tmp/col.json" && grep -q '^      "cycles" : [0-9][0-9]*,$' "$tmp/col.json" &&
+  grep -q '^      "status" : "pass",$' "$tmp/col.json" &&
+  ok "tcc-sweep --collect on a tune directory: its points as CSV and JSON" ||
+  { ko "tcc-sweep --collect on a tune directory"; cat "$tmp/err"; head -20 "$tmp/col.json"; }
 "$tune" "$tmp/s16.yaml" --problem d1 $knob --rounds 4 --candidates 3 --seed 2 -o "$tmp/c" >/dev/null 2>&1
 cmp -s "$tmp/a/tune.csv" "$tmp/c/tune.csv" && ko "--seed 2 draws the same points as seed 1" ||
   ok "--seed 2 draws other points"

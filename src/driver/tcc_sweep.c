@@ -74,6 +74,17 @@ static int fail(const GError *err) {
 /* The summary of a collected sweep: counts by status. */
 static int collect(const char *dir, gboolean json) {
   g_autoptr(GError) err = NULL;
+  g_autofree char *manifest = g_build_filename(dir, "sweep.json", NULL);
+  g_autofree char *tune = g_build_filename(dir, "tune.csv", NULL);
+  if (!g_file_test(manifest, G_FILE_TEST_EXISTS) && g_file_test(tune, G_FILE_TEST_EXISTS)) { /* a tcc-tune log */
+    guint rows = 0, passing = 0;
+    g_autofree char *table = sweep_collect_tune(dir, json, &rows, &passing, &err);
+    if (!table) return fail(err);
+    fputs(table, stdout);
+    if (fflush(stdout) != 0 || ferror(stdout)) return usage("cannot write the table to standard output");
+    fprintf(stderr, "tcc-sweep: a tcc-tune directory: %u points, %u passing\n", rows, passing);
+    return 0;
+  }
   g_autoptr(Sweep) s = sweep_load(dir, &err);
   if (!s) return fail(err);
   guint bad = 0;

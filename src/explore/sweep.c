@@ -529,6 +529,71 @@ static char *metric(const Row *r, const SweepVariant *x, int m, int *number) {
 }
 
 /* RFC 4180: quoted when it holds a comma, a quote or a line break. */
+/* tune.csv's columns that hold numbers (tune.c); the others are strings. */
+static gboolean tune_numeric(const char *col) {
+  static const char *const num[] = {"round", "candidate", "cycles", "peak_w", "area_mm2", "best", "repairs"};
+  for (guint i = 0; i < G_N_ELEMENTS(num); i++)
+    if (strcmp(col, num[i]) == 0) return TRUE;
+  return FALSE;
+}
+
+char *sweep_collect_tune(const char *dir, gboolean json, guint *rows, guint *passing, GError **err) {
+  g_autofree char *path = g_build_filename(dir, "tune.csv", NULL), *text = NULL;
+  gsize len = 0;
+  g_autoptr(GError) e = NULL;
+  if (!g_file_get_contents(path, &text, &len, &e)) {
+    g_set_error(err, SWEEP_ERROR, SWEEP_ERROR_PLACED, "%s: error: %s", path, e->message);
+    return NULL;
+  }
+  const char *p = text;
+  g_autoptr(GPtrArray) head = csv_record(&p);
+  int status = -1;
+  for (guint i = 0; head && i < head->len; i++)
+    if (strcmp(g_ptr_array_index(head, i), "status") == 0) status = (int)i;
+  if (!head || status < 0) {
+    g_set_error(err, SWEEP_ERROR, SWEEP_ERROR_PLACED, "%s:1:1: error: not a tcc-tune log (no status column)", path);
+    return NULL;
+  }
+  g_autoptr(JsonBuilder) b = json_builder_new();
+  json_builder_begin_object(b);
+  json_builder_set_member_name(b, "tool");
+  json_builder_add_string_value(b, "tcc-tune");
+  json_builder_set_member_name(b, "rows");
+  json_builder_begin_array(b);
+  *rows = *passing = 0;
+  for (GPtrArray *r; (r = csv_record(&p)) != NULL; g_ptr_array_unref(r)) {
+    if (r->len != head->len) continue; /* a line cut by a stopped search */
+    (*rows)++;
+    *passing += strcmp(g_ptr_array_index(r, (guint)status), "pass") == 0;
+    json_builder_begin_object(b);
+    for (guint i = 0; i < r->len; i++) {
+      const char *col = g_ptr_array_index(head, i), *v = g_ptr_array_index(r, i);
+      char *end = NULL;
+      json_builder_set_member_name(b, col);
+      if (!*v)
+        json_builder_add_null_value(b);
+      else if (tune_numeric(col) && strchr(v, '.') && (g_ascii_strtod(v, &end), *end == '\0'))
+        json_builder_add_double_value(b, g_ascii_strtod(v, NULL));
+      else if (tune_numeric(col) && (g_ascii_strtoll(v, &end, 10), *end == '\0'))
+        json_builder_add_int_value(b, g_ascii_strtoll(v, NULL, 10));
+      else
+        json_builder_add_string_value(b, v);
+    }
+    json_builder_end_object(b);
+  }
+  json_builder_end_array(b);
+  json_builder_end_object(b);
+  if (!json) return g_steal_pointer(&text);
+  g_autoptr(JsonGenerator) gen = json_generator_new();
+  json_generator_set_pretty(gen, TRUE);
+  g_autoptr(JsonNode) root = json_builder_get_root(b);
+  json_generator_set_root(gen, root);
+  char *out = json_generator_to_data(gen, NULL);
+  char *nl = g_strconcat(out, "\n", NULL);
+  g_free(out);
+  return nl;
+}
+
 char *sweep_collect(const Sweep *s, gboolean json, guint *bad, GError **err) {
   (void)err;
   *bad = 0;

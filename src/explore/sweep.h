@@ -91,6 +91,13 @@ gboolean sweep_write_slurm(const Sweep *s, GError **err);
 /* The results as one table: a row per variant in manifest order, the swept
  * keys then the metrics (docs/tools.md).  *bad counts the variants without
  * a passing result (missing, failing or in error). */
+/* --collect on a tcc-tune directory (one with tune.csv and no sweep.json):
+ * its points, the CSV as tcc-tune wrote it or, with `json`, as
+ * {"tool": "tcc-tune", "rows": [...]} with the counters and metrics as
+ * numbers, the knob values and the status as strings, an empty field as
+ * null.  *rows and *passing count the points.  NULL with *err when DIR
+ * has no tune.csv or it cannot be read. */
+char *sweep_collect_tune(const char *dir, gboolean json, guint *rows, guint *passing, GError **err);
 char *sweep_collect(const Sweep *s, gboolean json, guint *bad, GError **err);
 
 #endif
