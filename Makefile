@@ -92,7 +92,7 @@ GEN_HDRS  := $(foreach d,$(GEN_DIRS),$(wildcard src/$(d)/*.h src/$(d)/*.def))
 PROGRAMS  := tcc-gen tcc-sim tcc-grade tcc-diff
 MANPAGES  := $(PROGRAMS:%=man/%.1)
 DOCFILES  := $(wildcard docs/*.md)
-EXAMPLES  := plans/baseline.yaml
+EXAMPLES  := plans/baseline.yaml plans/best.yaml plans/census-seeds.yaml
 
 .PHONY: census-check sweep-check tune-check census-determinism-check shapes shapes-check
 .PHONY: all check unit-check asm-check golden-check pass-check grade-check install-check clang-check corner-check \

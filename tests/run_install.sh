@@ -42,7 +42,7 @@ expected() {
       echo "$1/share/man/man1/$p.1"
     done
     for d in docs/*.md; do echo "$1/share/doc/tcc/${d#docs/}"; done
-    echo "$1/share/doc/tcc/examples/baseline.yaml"
+    for e in baseline.yaml best.yaml census-seeds.yaml; do echo "$1/share/doc/tcc/examples/$e"; done
     echo "$1/lib/tcc/tcc-sim-plot.so"
     echo "$1/lib/tcc/tcc-json.so"
   } | sort
@@ -86,7 +86,7 @@ one() {
   for m in tcc-sim-plot.so tcc-json.so; do
     cmp -s "$build/$m" "$dest$prefix/lib/tcc/$m" || { good=0; echo "the module $m differs"; }
   done
-  for d in docs/*.md plans/baseline.yaml; do
+  for d in docs/*.md plans/baseline.yaml plans/best.yaml plans/census-seeds.yaml; do
     case $d in docs/*) i=$dest$prefix/share/doc/tcc/${d#docs/} ;; *) i=$dest$prefix/share/doc/tcc/examples/${d#plans/} ;; esac
     cmp -s "$d" "$i" || { good=0; echo "$i differs from $d"; }
   done

@@ -372,8 +372,8 @@ static gboolean load_knob(Ctx *c, PlanProblem *pp, const Leaf *l) {
   if (k->step[kind] && v != k->def) {
     g_autofree char *text = plan_knob_value_text(k, v);
     return fail_at(c, PLAN_ERROR_PLANNED, l->val,
-                   "'%s: %s' is not supported yet (planned: roadmap step %d)", k->path, text,
-                   k->step[kind]);
+                   "'%s: %s' is not supported yet for %s (planned; docs/plan.md's status column)", k->path,
+                   text, wl_problem_name(kind));
   }
   return TRUE;
 }

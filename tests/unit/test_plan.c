@@ -240,8 +240,8 @@ START_TEST(test_plan_error_codes) {
        "test.yaml:2:18: error: 'placement.k_divisor' has no effect unless placement.solver is "
        "ilp"},
       {"version: 1\np1: {power: {preload_waves: 3}}\n", PLAN_ERROR_PLANNED,
-       "test.yaml:2:29: error: 'power.preload_waves: 3' is not supported yet (planned: roadmap "
-       "step 4)"},
+       "test.yaml:2:29: error: 'power.preload_waves: 3' is not supported yet for p1 (planned; "
+       "docs/plan.md's status column)"},
       {"version: 1\nd1: {power: {preload_waves: 3}}\n", PLAN_ERROR_CONFLICT,
        "test.yaml:2:14: error: 'power.preload_waves' has no effect unless weights is resident"},
       {"version: 1\nd1: {power: {bucket_bytes: 4096}}\n", PLAN_ERROR_CONFLICT,
