@@ -330,20 +330,25 @@ bench: deps
 bench-run: $(BUILD)/tcc-gen $(BUILD)/tcc-sim $(BUILD)/tcc-grade $(BUILD)/bench/gen_bench $(BUILD)/bench/bench_json
 	sh bench/run.sh $(BUILD)
 
-demo: deps
+demo: deps-build
 	$(MAKE) demo-run
 # The main job: compile the baseline plan for both problems, simulate each
 # (report + profile), then grade the plan on all four seeds with its score,
 # and grade the best plan found so far (plans/best.yaml) next to it.
+# The long reports go to files; the grades and where the files are, to the
+# terminal.
 demo-run: $(BUILD)/tcc-sim $(BUILD)/tcc-gen $(BUILD)/tcc-grade
 	@mkdir -p $(BUILD)/demo
 	$(BUILD)/tcc-gen plans/baseline.yaml --problem d1 -o $(BUILD)/demo/d1.asm
 	$(BUILD)/tcc-gen plans/baseline.yaml --problem p1 -o $(BUILD)/demo/p1.asm
-	$(BUILD)/tcc-sim $(BUILD)/demo/d1.asm --profile
-	$(BUILD)/tcc-sim $(BUILD)/demo/p1.asm --profile
+	$(BUILD)/tcc-sim $(BUILD)/demo/d1.asm --profile >$(BUILD)/demo/d1.report.txt
+	$(BUILD)/tcc-sim $(BUILD)/demo/p1.asm --profile >$(BUILD)/demo/p1.report.txt
+	@grep -E '^(cycles|power|verdict)' $(BUILD)/demo/d1.report.txt | sed 's/^/  d1: /'
+	@grep -E '^(cycles|power|verdict)' $(BUILD)/demo/p1.report.txt | sed 's/^/  p1: /'
 	$(BUILD)/tcc-grade plans/baseline.yaml
 	$(BUILD)/tcc-grade plans/best.yaml
-	$(MAKE) demo-best-p1
+	@$(MAKE) --no-print-directory demo-best-p1
+	@echo "demo: the baseline's programs $(BUILD)/demo/d1.asm, p1.asm; their reports with profiles d1.report.txt, p1.report.txt"
 # The best plan's P1: its timeline (Perfetto) and its power plot, with
 # where they are (docs/tools.md "Trace", "Power plot").
 DEMO_P1 := $(BUILD)/demo/best-p1
@@ -351,7 +356,7 @@ demo-best-p1: $(BUILD)/tcc-sim $(BUILD)/tcc-gen
 	@mkdir -p $(BUILD)/demo
 	$(BUILD)/tcc-gen plans/best.yaml --problem p1 -o $(DEMO_P1).asm
 	$(BUILD)/tcc-sim $(DEMO_P1).asm --trace=$(DEMO_P1).trace.json --plot=$(DEMO_P1).power.svg \
-	  --plot=$(DEMO_P1).power.png
+	  --plot=$(DEMO_P1).power.png >$(DEMO_P1).report.txt
 	@echo "demo: plans/best.yaml's P1: timeline $(DEMO_P1).trace.json (open it in https://ui.perfetto.dev)"
 	@echo "demo: power plot $(DEMO_P1).power.svg (and .png)"
 
@@ -468,6 +473,9 @@ fuzz-clean:
 # Install what a fresh Debian 12 machine lacks (as root; no-op when present).
 deps:
 	@sh tools/deps.sh
+# what the commands alone need (make demo): no test tools
+deps-build:
+	@sh tools/deps.sh build
 
 clean:
 	rm -rf build build-asan $(CLANG_BUILD) $(DET_BUILDS)
