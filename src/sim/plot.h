@@ -37,6 +37,18 @@ void plot_series_clear(PlotSeries *s);
 
 enum { PLOT_WIDTH = 1200, PLOT_HEIGHT = 600, PLOT_MAX_BUCKETS = 1024 };
 
+/* The power axis's top (before it is rounded to a tick): the 1000-cycle
+ * window's, which the limit is about, with room above it and above the
+ * limit, not the buckets': a bucket of 128 cycles may pass 20 W in a legal
+ * program, and an axis to 40 W made it look like a violation.  Buckets over
+ * the top are clipped, and the plot says so (plot_draw.c). */
+static inline double plot_axis_top(const PlotSeries *s) {
+  double top = s->peak_w;
+  for (int64_t k = 0; k < s->nb; k++) top = top > s->window_w[k] ? top : s->window_w[k];
+  top *= 1.1;
+  return top > POWER_LIMIT_W * 1.25 ? top : POWER_LIMIT_W * 1.25;
+}
+
 /* Draw the plot of a finished run into `file` (format by plot_format_of).
  * FALSE with *err = "FILE:1:1: error: cannot write: REASON" (or "FILE:
  * error: ..." for a name that is neither .svg nor .png, or plot_load's

@@ -74,6 +74,19 @@ static char *slurp(const char *file, gsize *len) {
 
 /* An SVG and a PNG of a small program: the SVG's header, the PNG's
  * signature, size and ink, and the same bytes on a second run. */
+/* The power axis follows the 1000-cycle window, not the buckets: a
+ * 128-cycle bucket at 40 W in a program whose window stays at 19 W leaves
+ * the axis at the limit's 25 W (it is clipped there); a window over the
+ * limit raises it. */
+START_TEST(test_plot_axis_top) {
+  double total[4] = {10, 40, 12, 11}, window[4] = {15, 19, 18, 16};
+  PlotSeries s = {.cycles = 512, .bucket = 128, .nb = 4, .total_w = total, .window_w = window, .peak_w = 19};
+  ck_assert_double_eq_tol(plot_axis_top(&s), POWER_LIMIT_W * 1.25, 1e-9);
+  window[2] = 30, s.peak_w = 30;
+  ck_assert_double_eq_tol(plot_axis_top(&s), 33, 1e-9);
+}
+END_TEST
+
 START_TEST(test_plot_files) {
   SimResult r;
   g_autoptr(Program) p = run_traced("tests/asm/tiny_p1.asm", &r);
@@ -152,6 +165,7 @@ Suite *suite_plot(void) {
   TCase *tc = tcase_create("plot");
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, test_plot_series_sums);
+  tcase_add_test(tc, test_plot_axis_top);
   tcase_add_test(tc, test_plot_files);
   tcase_add_test(tc, test_plot_errors);
   suite_add_tcase(s, tc);

@@ -68,17 +68,25 @@ static char *cycles_label(double c) {
   return g_strdup_printf("%.0f", c);
 }
 
+/* The power gridlines, under everything else. */
+static void grid(cairo_t *cr, const Frame *f) {
+  double ws = nice_step(f->wmax, 6);
+  cairo_set_source_rgb(cr, 0.90, 0.90, 0.90);
+  cairo_set_line_width(cr, 1);
+  for (double w = ws; w <= f->wmax + 1e-9; w += ws) {
+    cairo_move_to(cr, f->x0, fy(f, w));
+    cairo_line_to(cr, f->x1, fy(f, w));
+    cairo_stroke(cr);
+  }
+}
+
 static void axes(cairo_t *cr, const Frame *f) {
   cairo_select_font_face(cr, FONT, CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
   cairo_set_font_size(cr, 12);
   double ws = nice_step(f->wmax, 6);
-  for (double w = 0; w <= f->wmax + 1e-9; w += ws) { /* grid, ticks, labels: W */
-    cairo_set_source_rgb(cr, 0.90, 0.90, 0.90);
-    cairo_set_line_width(cr, 1);
-    cairo_move_to(cr, f->x0, fy(f, w));
-    cairo_line_to(cr, f->x1, fy(f, w));
-    cairo_stroke(cr);
+  for (double w = 0; w <= f->wmax + 1e-9; w += ws) { /* ticks, labels: W */
     cairo_set_source_rgb(cr, 0, 0, 0);
+    cairo_set_line_width(cr, 1);
     cairo_move_to(cr, f->x0 - 5, fy(f, w));
     cairo_line_to(cr, f->x0, fy(f, w));
     cairo_stroke(cr);
@@ -144,8 +152,12 @@ static void curves(cairo_t *cr, const Frame *f, const PlotSeries *s) {
   cairo_set_source_rgba(cr, 1.0, 0.80, 0.0, 0.40);
   cairo_rectangle(cr, a, f->y0, b - a, f->y1 - f->y0);
   cairo_fill(cr);
+  cairo_save(cr); /* the buckets over the axis's top are clipped (plot_axis_top) */
+  cairo_rectangle(cr, f->x0, f->y0, f->x1 - f->x0, f->y1 - f->y0);
+  cairo_clip(cr);
   for (int top = UC__COUNT; top >= 0; top--)
     if (top == 0 || s->unit_uj[top - 1] > 0) layer(cr, f, s, top);
+  cairo_restore(cr);
   cairo_set_source_rgb(cr, 0.85, 0.60, 0.0);
   cairo_set_line_width(cr, 1);
   cairo_rectangle(cr, a, f->y0, b - a, f->y1 - f->y0);
@@ -158,9 +170,10 @@ static void curves(cairo_t *cr, const Frame *f, const PlotSeries *s) {
   double tx = CLAMP((a + b) / 2 - e.x_advance / 2, f->x0, f->x1 - e.x_advance);
   cairo_set_source_rgb(cr, 0.55, 0.40, 0.0);
   text_at(cr, tx, f->y0 - 4, 0, hot);
-  /* the 1000-cycle window average, at bucket centres */
+  /* the 1000-cycle window average, at bucket centres: the main line, the
+   * one the limit is about */
   cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
-  cairo_set_line_width(cr, 1.3);
+  cairo_set_line_width(cr, 2.4);
   for (int64_t k = 0; k < s->nb; k++) {
     double c = ((double)(k * s->bucket) + (double)MIN((k + 1) * s->bucket, s->cycles)) / 2;
     if (k == 0) cairo_move_to(cr, fx(f, c), fy(f, s->window_w[k]));
@@ -243,15 +256,25 @@ static void draw(cairo_t *cr, const PlotPage *pg) {
   cairo_font_options_destroy(fo);
   cairo_set_source_rgb(cr, 1, 1, 1);
   cairo_paint(cr);
-  double top = s->peak_w;
-  for (int64_t k = 0; k < s->nb; k++) top = MAX(top, s->total_w[k]);
-  top = MAX(top * 1.05, POWER_LIMIT_W * 1.25);
-  double ws = nice_step(top, 6);
+  double top = plot_axis_top(s), ws = nice_step(top, 6);
   Frame f = {75, PLOT_WIDTH - 190, 70, PLOT_HEIGHT - 60, (double)s->cycles, ceil(top / ws) * ws};
   title(cr, pg);
+  grid(cr, &f);
   curves(cr, &f, s);
   axes(cr, &f);
   legend(cr, &f, s, pg->class_names);
+  int clipped = 0; /* said under the legend: the bars are not the limit's measure */
+  for (int64_t k = 0; k < s->nb; k++) clipped += s->total_w[k] > f.wmax;
+  if (clipped) {
+    g_autofree char *n = g_strdup_printf("%d bucket%s of %" G_GINT64_FORMAT " cycles", clipped,
+                                         clipped == 1 ? "" : "s", s->bucket);
+    g_autofree char *o = g_strdup_printf("over %g W, clipped: the", f.wmax);
+    cairo_set_source_rgb(cr, 0.3, 0.3, 0.3);
+    cairo_set_font_size(cr, 10);
+    text_at(cr, f.x1 + 18, f.y1 - 34, 0, n);
+    text_at(cr, f.x1 + 18, f.y1 - 20, 0, o);
+    text_at(cr, f.x1 + 18, f.y1 - 6, 0, "limit is the window's");
+  }
 }
 
 /* ---- the file ---------------------------------------------------------- */
