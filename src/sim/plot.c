@@ -105,6 +105,53 @@ gboolean plot_load(GError **err) {
   return TRUE;
 }
 
+typedef struct StageMark {
+  char *name;
+  int64_t start;
+} StageMark;
+
+static int mark_cmp(const void *x, const void *y) {
+  const StageMark *a = x, *b = y;
+  if (a->start != b->start) return a->start < b->start ? -1 : 1;
+  return strcmp(a->name, b->name);
+}
+
+int plot_stages(const Program *p, const SimTrace *t, GPtrArray **names, GArray **starts) {
+  g_autoptr(GHashTable) first = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+  for (int w = 0; w < p->nwgs; w++)
+    for (int pc = 0; pc < p->wgs[w].n; pc++) {
+      int64_t at = t->issue[t->insn_base[w] + pc];
+      if (at < 0) continue;
+      char *key = sim_hot_key(sim_insn_text(p, &p->wgs[w].insns[pc]), HOT_BY_STAGE);
+      int64_t *have = g_hash_table_lookup(first, key);
+      if (!strcmp(key, "(none)")) {
+        g_free(key);
+      } else if (!have) {
+        g_hash_table_insert(first, key, g_memdup2(&at, sizeof at));
+      } else {
+        if (at < *have) *have = at;
+        g_free(key);
+      }
+    }
+  g_autoptr(GArray) marks = g_array_new(FALSE, FALSE, sizeof(StageMark));
+  GHashTableIter it;
+  gpointer k, v;
+  g_hash_table_iter_init(&it, first);
+  while (g_hash_table_iter_next(&it, &k, &v)) {
+    StageMark m = {g_strdup(k), *(int64_t *)v};
+    g_array_append_val(marks, m);
+  }
+  g_array_sort(marks, mark_cmp); /* no hash order in the output */
+  *names = g_ptr_array_new_with_free_func(g_free);
+  *starts = g_array_new(FALSE, FALSE, sizeof(int64_t));
+  for (guint i = 0; i < marks->len; i++) {
+    StageMark *m = &g_array_index(marks, StageMark, i);
+    g_ptr_array_add(*names, m->name);
+    g_array_append_val(*starts, m->start);
+  }
+  return (int)marks->len;
+}
+
 gboolean plot_write(const Program *p, const SimTrace *t, const char *file, GError **err) {
   PlotFormat fmt = plot_format_of(file);
   if (fmt == PLOT_NONE) {
@@ -120,7 +167,11 @@ gboolean plot_write(const Program *p, const SimTrace *t, const char *file, GErro
                                          ", %" G_GINT64_FORMAT "); %" G_GINT64_FORMAT "-cycle buckets",
                                          prob + strlen(".problem "), s.cycles, s.peak_w, s.peak_start,
                                          s.peak_start + POWER_WINDOW, s.bucket);
-  PlotPage pg = {&s, title, sub, sim_unit_class_name};
+  g_autoptr(GPtrArray) names = NULL;
+  g_autoptr(GArray) starts = NULL;
+  int n = plot_stages(p, t, &names, &starts);
+  PlotPage pg = {&s, title, sub, sim_unit_class_name, n, (const int64_t *)(const void *)starts->data,
+                 (const char *const *)names->pdata};
   gboolean ok = draw_fn(&pg, file, fmt, err);
   plot_series_clear(&s);
   return ok;

@@ -72,7 +72,15 @@ typedef struct PlotPage {
   const PlotSeries *s;
   const char *title, *subtitle;
   const char *const *class_names;
+  int nstages;                  /* stage markers: each stage's first issue */
+  const int64_t *stage_start;   /* (plot_stages), by start                 */
+  const char *const *stage_name;
 } PlotPage;
+
+/* The stages of a run for its markers: each stage's name (the --profile
+ * stage key of its instructions' comments: "l0.w1") and its first issue,
+ * by start then name.  *names and *starts get nstages entries. */
+int plot_stages(const Program *p, const SimTrace *t, GPtrArray **names, GArray **starts);
 
 /* The module's entry points (plot_draw.c), looked up by name: draw pg into
  * `file` in `fmt` (FALSE with *err as plot_write's), and release the font

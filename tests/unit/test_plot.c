@@ -87,6 +87,29 @@ START_TEST(test_plot_axis_top) {
 }
 END_TEST
 
+/* The stage markers of a golden program: every stage its instructions'
+ * comments name, once, at its first issue, in start order (no hash order). */
+START_TEST(test_plot_stages) {
+  SimResult r;
+  g_autoptr(Program) p = run_traced("tests/golden/d1_small.asm", &r);
+  g_autoptr(GPtrArray) names = NULL;
+  g_autoptr(GArray) starts = NULL;
+  int n = plot_stages(p, r.trace, &names, &starts);
+  ck_assert_int_gt(n, 4);
+  ck_assert_int_eq((int)names->len, n);
+  gboolean qkv = FALSE;
+  for (int i = 0; i < n; i++) {
+    const char *name = g_ptr_array_index(names, i);
+    qkv |= strcmp(name, "t0.l0.qkv") == 0;
+    ck_assert(strcmp(name, "(none)") != 0);
+    if (i > 0) ck_assert(g_array_index(starts, int64_t, i - 1) <= g_array_index(starts, int64_t, i));
+    for (int j = 0; j < i; j++) ck_assert_str_ne(name, g_ptr_array_index(names, j));
+  }
+  ck_assert_msg(qkv, "no t0.l0.qkv stage");
+  sim_result_clear(&r);
+}
+END_TEST
+
 START_TEST(test_plot_files) {
   SimResult r;
   g_autoptr(Program) p = run_traced("tests/asm/tiny_p1.asm", &r);
@@ -166,6 +189,7 @@ Suite *suite_plot(void) {
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, test_plot_series_sums);
   tcase_add_test(tc, test_plot_axis_top);
+  tcase_add_test(tc, test_plot_stages);
   tcase_add_test(tc, test_plot_files);
   tcase_add_test(tc, test_plot_errors);
   suite_add_tcase(s, tc);

@@ -193,6 +193,37 @@ static void curves(cairo_t *cr, const Frame *f, const PlotSeries *s) {
   text_at(cr, f->x1 - 4, fy(f, POWER_LIMIT_W) - 5, 1.0, lim);
 }
 
+/* The stage markers: a light line where each stage first issues, its name
+ * along it at the top of the plot area (a name closer than a line of text
+ * to the last one written is left out: the lines stay). */
+static void stage_marks(cairo_t *cr, const Frame *f, const PlotPage *pg) {
+  static const double dash[] = {2, 3};
+  cairo_set_source_rgba(cr, 0.25, 0.25, 0.25, 0.55);
+  cairo_set_line_width(cr, 0.8);
+  cairo_set_dash(cr, dash, 2, 0);
+  for (int i = 0; i < pg->nstages; i++) {
+    double x = fx(f, (double)pg->stage_start[i]);
+    cairo_move_to(cr, x, f->y0);
+    cairo_line_to(cr, x, f->y1);
+    cairo_stroke(cr);
+  }
+  cairo_set_dash(cr, NULL, 0, 0);
+  cairo_select_font_face(cr, FONT, CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
+  cairo_set_font_size(cr, 9);
+  cairo_set_source_rgb(cr, 0.2, 0.2, 0.2);
+  double last = -1e9;
+  for (int i = 0; i < pg->nstages; i++) {
+    double x = fx(f, (double)pg->stage_start[i]);
+    if (x - last < 11) continue;
+    last = x;
+    cairo_save(cr);
+    cairo_translate(cr, x + 3, f->y0 + 4);
+    cairo_rotate(cr, G_PI / 2);
+    text_at(cr, 0, 0, 0, pg->stage_name[i]);
+    cairo_restore(cr);
+  }
+}
+
 /* One legend row: a swatch (or a line) and its text. */
 static void legend_row(cairo_t *cr, double x, double y, const double rgb[3], gboolean line, const char *s) {
   cairo_set_source_rgb(cr, rgb[0], rgb[1], rgb[2]);
@@ -261,6 +292,7 @@ static void draw(cairo_t *cr, const PlotPage *pg) {
   title(cr, pg);
   grid(cr, &f);
   curves(cr, &f, s);
+  stage_marks(cr, &f, pg);
   axes(cr, &f);
   legend(cr, &f, s, pg->class_names);
   int clipped = 0; /* said under the legend: the bars are not the limit's measure */
