@@ -155,7 +155,9 @@ static void project(D1 *c, int task, const char *tag, IrView a, const char *wsym
     return;
   }
   LwSource src = {.rf = a};
-  lw_project(c->ir, task, tag, &src, a.cols, wsym, sched_proj_n(c->pb, pj->proj), p * pj->panel, acc, pj);
+  LwProj q = *pj; /* a layer that streams beside resident ones: its weight loads are resident_layers' */
+  if (c->resident) q.kprov = ir_prov(c->ir, "resident_layers");
+  lw_project(c->ir, task, tag, &src, a.cols, wsym, sched_proj_n(c->pb, pj->proj), p * pj->panel, acc, &q);
   lw_add_bias(c->ir, task, tag, acc, bsym, p * pj->panel, pj->prov);
 }
 

@@ -83,7 +83,6 @@ static const struct {
     {"d1.k_split.w2", BASE},
     {"d1.weights", BASE},
     {"d1.rf_temp_kib", ORDER},
-    {"d1.resident_layers", CITES},
     {"d1.store_spacing", BASE},
     {"d1.handoff_forward", CITES},
     {"d1.power.preload_waves", BASE},
