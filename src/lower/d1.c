@@ -215,7 +215,7 @@ static void stage_qkv(D1 *c, int t, int l, int stage) {
   /* q_first: the panels with no q column complete a group of their own,
    * which only the last attention slices (the new positions) wait for */
   g_autofree char *kvdone = stage_event("kv", l);
-  c->g_kv = c->pp->q_first ? ir_group(ir, kvdone) : -1;
+  c->g_kv = c->pp->q_first ? ir_group_for(ir, kvdone, ir_prov(ir, "refinements.q_first")) : -1;
   const char *const kv_sym[2] = {ksym, vsym};
   hand(c, &c->q, c->scr[l].q, c->d);
   for (int p = 0; p < n; p++) {

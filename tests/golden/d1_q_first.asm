@@ -155,7 +155,7 @@
     MMA.z     t0_l0_qkv_p4_acc, t0_l0_qkv_p4_h, l0_qkv_p4_w ; d1.k_chunk.qkv t0.l0.qkv.p4
     VEC.add   t0_l0_qkv_p4_acc, t0_l0_qkv_p4_acc, l0_qkv_p4_b ; d1.k_chunk.qkv t0.l0.qkv.p4
     ST        wg4.l0_kv_h0_s1_v[16:17, :], t0_l0_qkv_p4_acc ; d1.kv_writeback t0.l0.qkv.p4
-    SIG       ev.kv_l0, 1                                   ; d1.panels.qkv:8 t0.l0.qkv.p4
+    SIG       ev.kv_l0, 1                                   ; d1.refinements.q_first:12 t0.l0.qkv.p4
     ST        hbm[v_cache.l0 + 4096], t0_l0_qkv_p4_acc      ; d1.kv_writeback t0.l0.qkv.p4.kv
     WAIT      ev.in, 2                                      ; d1.panels.qkv:8 t1.l0.qkv.p4
     LD        t1_l0_qkv_p4_x, hbm[x_in + 256]               ; d1.panels.qkv:8 t1.l0.qkv.p4
@@ -173,7 +173,7 @@
     MMA.z     t1_l0_qkv_p4_acc, t1_l0_qkv_p4_h, l0_qkv_p4_w ; d1.k_chunk.qkv t1.l0.qkv.p4
     VEC.add   t1_l0_qkv_p4_acc, t1_l0_qkv_p4_acc, l0_qkv_p4_b ; d1.k_chunk.qkv t1.l0.qkv.p4
     ST        wg4.l0_kv_h0_s1_v[17:18, :], t1_l0_qkv_p4_acc ; d1.kv_writeback t1.l0.qkv.p4
-    SIG       ev.kv_l0, 1                                   ; d1.panels.qkv:8 t1.l0.qkv.p4
+    SIG       ev.kv_l0, 1                                   ; d1.refinements.q_first:12 t1.l0.qkv.p4
     ST        hbm[v_cache.l0 + 4224], t1_l0_qkv_p4_acc      ; d1.kv_writeback t1.l0.qkv.p4.kv
     END
 
@@ -343,7 +343,7 @@
     ST        wg12.t0_l0_att_h1_s1_q, t0_l0_qkv_p1_acc      ; d1.handoff:10 t0.l0.qkv.p1
     SIG       ev.qkv_l0, 1                                  ; d1.panels.qkv:8 t0.l0.qkv.p1
     WAIT      ev.qkv_l0, 2                                  ; d1.attention.slices:11 t0.l0.att.h0.s1
-    WAIT      ev.kv_l0, 4                                   ; d1.attention.slices:11 t0.l0.att.h0.s1
+    WAIT      ev.kv_l0, 4                                   ; d1.refinements.q_first:12 t0.l0.att.h0.s1
     MMA.z.t   t0_l0_att_h0_s1_s, t0_l0_att_h0_s1_q, l0_kv_h0_s1_k[0:17, :] ; d1.attention.slices:11 t0.l0.att.h0.s1
     VEC.muli  t0_l0_att_h0_s1_s, t0_l0_att_h0_s1_s, 0.17677669 ; d1.attention.slices:11 t0.l0.att.h0.s1
     VEC.rmax  t0_l0_att_h0_s1_m, t0_l0_att_h0_s1_s          ; d1.attention.slices:11 t0.l0.att.h0.s1
@@ -387,7 +387,7 @@
     ST        wg12.t1_l0_att_h1_s1_q, t1_l0_qkv_p1_acc      ; d1.handoff:10 t1.l0.qkv.p1
     SIG       ev.qkv_l0, 1                                  ; d1.panels.qkv:8 t1.l0.qkv.p1
     WAIT      ev.qkv_l0, 4                                  ; d1.attention.slices:11 t1.l0.att.h0.s1
-    WAIT      ev.kv_l0, 8                                   ; d1.attention.slices:11 t1.l0.att.h0.s1
+    WAIT      ev.kv_l0, 8                                   ; d1.refinements.q_first:12 t1.l0.att.h0.s1
     MMA.z.t   t1_l0_att_h0_s1_s, t1_l0_att_h0_s1_q, l0_kv_h0_s1_k ; d1.attention.slices:11 t1.l0.att.h0.s1
     VEC.muli  t1_l0_att_h0_s1_s, t1_l0_att_h0_s1_s, 0.17677669 ; d1.attention.slices:11 t1.l0.att.h0.s1
     VEC.rmax  t1_l0_att_h0_s1_m, t1_l0_att_h0_s1_s          ; d1.attention.slices:11 t1.l0.att.h0.s1
@@ -438,7 +438,7 @@
     MMA.z     t0_l0_qkv_p5_acc, t0_l0_qkv_p5_h, l0_qkv_p5_w ; d1.k_chunk.qkv t0.l0.qkv.p5
     VEC.add   t0_l0_qkv_p5_acc, t0_l0_qkv_p5_acc, l0_qkv_p5_b ; d1.k_chunk.qkv t0.l0.qkv.p5
     ST        wg12.l0_kv_h1_s1_v[16:17, :], t0_l0_qkv_p5_acc ; d1.kv_writeback t0.l0.qkv.p5
-    SIG       ev.kv_l0, 1                                   ; d1.panels.qkv:8 t0.l0.qkv.p5
+    SIG       ev.kv_l0, 1                                   ; d1.refinements.q_first:12 t0.l0.qkv.p5
     ST        hbm[v_cache.l0 + 8448], t0_l0_qkv_p5_acc      ; d1.kv_writeback t0.l0.qkv.p5.kv
     WAIT      ev.in, 2                                      ; d1.panels.qkv:8 t1.l0.qkv.p5
     LD        t1_l0_qkv_p5_x, hbm[x_in + 256]               ; d1.panels.qkv:8 t1.l0.qkv.p5
@@ -456,7 +456,7 @@
     MMA.z     t1_l0_qkv_p5_acc, t1_l0_qkv_p5_h, l0_qkv_p5_w ; d1.k_chunk.qkv t1.l0.qkv.p5
     VEC.add   t1_l0_qkv_p5_acc, t1_l0_qkv_p5_acc, l0_qkv_p5_b ; d1.k_chunk.qkv t1.l0.qkv.p5
     ST        wg12.l0_kv_h1_s1_v[17:18, :], t1_l0_qkv_p5_acc ; d1.kv_writeback t1.l0.qkv.p5
-    SIG       ev.kv_l0, 1                                   ; d1.panels.qkv:8 t1.l0.qkv.p5
+    SIG       ev.kv_l0, 1                                   ; d1.refinements.q_first:12 t1.l0.qkv.p5
     ST        hbm[v_cache.l0 + 8576], t1_l0_qkv_p5_acc      ; d1.kv_writeback t1.l0.qkv.p5.kv
     END
 
@@ -623,7 +623,7 @@
     MMA.z     t0_l0_qkv_p2_acc, t0_l0_qkv_p2_h, l0_qkv_p2_w ; d1.k_chunk.qkv t0.l0.qkv.p2
     VEC.add   t0_l0_qkv_p2_acc, t0_l0_qkv_p2_acc, l0_qkv_p2_b ; d1.k_chunk.qkv t0.l0.qkv.p2
     ST        wg4.l0_kv_h0_s1_k[16:17, :], t0_l0_qkv_p2_acc ; d1.kv_writeback t0.l0.qkv.p2
-    SIG       ev.kv_l0, 1                                   ; d1.panels.qkv:8 t0.l0.qkv.p2
+    SIG       ev.kv_l0, 1                                   ; d1.refinements.q_first:12 t0.l0.qkv.p2
     ST        hbm[k_cache.l0 + 4096], t0_l0_qkv_p2_acc      ; d1.kv_writeback t0.l0.qkv.p2.kv
     WAIT      ev.qkv_l0, 2                                  ; d1.attention.slices:11 t0.l0.att.h1.s0
     MMA.z.t   t0_l0_att_h1_s0_s, t0_l0_att_h1_s0_q, l0_kv_h1_s0_k ; d1.attention.slices:11 t0.l0.att.h1.s0
@@ -653,7 +653,7 @@
     MMA.z     t1_l0_qkv_p2_acc, t1_l0_qkv_p2_h, l0_qkv_p2_w ; d1.k_chunk.qkv t1.l0.qkv.p2
     VEC.add   t1_l0_qkv_p2_acc, t1_l0_qkv_p2_acc, l0_qkv_p2_b ; d1.k_chunk.qkv t1.l0.qkv.p2
     ST        wg4.l0_kv_h0_s1_k[17:18, :], t1_l0_qkv_p2_acc ; d1.kv_writeback t1.l0.qkv.p2
-    SIG       ev.kv_l0, 1                                   ; d1.panels.qkv:8 t1.l0.qkv.p2
+    SIG       ev.kv_l0, 1                                   ; d1.refinements.q_first:12 t1.l0.qkv.p2
     ST        hbm[k_cache.l0 + 4224], t1_l0_qkv_p2_acc      ; d1.kv_writeback t1.l0.qkv.p2.kv
     WAIT      ev.qkv_l0, 4                                  ; d1.attention.slices:11 t1.l0.att.h1.s0
     MMA.z.t   t1_l0_att_h1_s0_s, t1_l0_att_h1_s0_q, l0_kv_h1_s0_k ; d1.attention.slices:11 t1.l0.att.h1.s0
@@ -882,10 +882,10 @@
     MMA.z     t0_l0_qkv_p3_acc, t0_l0_qkv_p3_h, l0_qkv_p3_w ; d1.k_chunk.qkv t0.l0.qkv.p3
     VEC.add   t0_l0_qkv_p3_acc, t0_l0_qkv_p3_acc, l0_qkv_p3_b ; d1.k_chunk.qkv t0.l0.qkv.p3
     ST        wg12.l0_kv_h1_s1_k[16:17, :], t0_l0_qkv_p3_acc ; d1.kv_writeback t0.l0.qkv.p3
-    SIG       ev.kv_l0, 1                                   ; d1.panels.qkv:8 t0.l0.qkv.p3
+    SIG       ev.kv_l0, 1                                   ; d1.refinements.q_first:12 t0.l0.qkv.p3
     ST        hbm[k_cache.l0 + 8448], t0_l0_qkv_p3_acc      ; d1.kv_writeback t0.l0.qkv.p3.kv
     WAIT      ev.qkv_l0, 2                                  ; d1.attention.slices:11 t0.l0.att.h1.s1
-    WAIT      ev.kv_l0, 4                                   ; d1.attention.slices:11 t0.l0.att.h1.s1
+    WAIT      ev.kv_l0, 4                                   ; d1.refinements.q_first:12 t0.l0.att.h1.s1
     MMA.z.t   t0_l0_att_h1_s1_s, t0_l0_att_h1_s1_q, l0_kv_h1_s1_k[0:17, :] ; d1.attention.slices:11 t0.l0.att.h1.s1
     VEC.muli  t0_l0_att_h1_s1_s, t0_l0_att_h1_s1_s, 0.17677669 ; d1.attention.slices:11 t0.l0.att.h1.s1
     VEC.rmax  t0_l0_att_h1_s1_m, t0_l0_att_h1_s1_s          ; d1.attention.slices:11 t0.l0.att.h1.s1
@@ -913,10 +913,10 @@
     MMA.z     t1_l0_qkv_p3_acc, t1_l0_qkv_p3_h, l0_qkv_p3_w ; d1.k_chunk.qkv t1.l0.qkv.p3
     VEC.add   t1_l0_qkv_p3_acc, t1_l0_qkv_p3_acc, l0_qkv_p3_b ; d1.k_chunk.qkv t1.l0.qkv.p3
     ST        wg12.l0_kv_h1_s1_k[17:18, :], t1_l0_qkv_p3_acc ; d1.kv_writeback t1.l0.qkv.p3
-    SIG       ev.kv_l0, 1                                   ; d1.panels.qkv:8 t1.l0.qkv.p3
+    SIG       ev.kv_l0, 1                                   ; d1.refinements.q_first:12 t1.l0.qkv.p3
     ST        hbm[k_cache.l0 + 8576], t1_l0_qkv_p3_acc      ; d1.kv_writeback t1.l0.qkv.p3.kv
     WAIT      ev.qkv_l0, 4                                  ; d1.attention.slices:11 t1.l0.att.h1.s1
-    WAIT      ev.kv_l0, 8                                   ; d1.attention.slices:11 t1.l0.att.h1.s1
+    WAIT      ev.kv_l0, 8                                   ; d1.refinements.q_first:12 t1.l0.att.h1.s1
     MMA.z.t   t1_l0_att_h1_s1_s, t1_l0_att_h1_s1_q, l0_kv_h1_s1_k ; d1.attention.slices:11 t1.l0.att.h1.s1
     VEC.muli  t1_l0_att_h1_s1_s, t1_l0_att_h1_s1_s, 0.17677669 ; d1.attention.slices:11 t1.l0.att.h1.s1
     VEC.rmax  t1_l0_att_h1_s1_m, t1_l0_att_h1_s1_s          ; d1.attention.slices:11 t1.l0.att.h1.s1
