@@ -122,8 +122,9 @@ void lw_ln_project_folded(Ir *ir, int task, const char *tag, IrView x, LwResiden
   int wg = lw_resident_wg(r, l, j, p), d = x.cols, P = acc.cols;
   IrView g = lw_resident_const(ir, r, wg, l, gsym, d, prov);
   IrView gw, bw, prod = ir_win(-1, 0, 0, 0, 0);
+  IrProv fp = first ? ir_prov(ir, "refinements.first_token") : prov; /* what first_token makes */
   if (first) {
-    prod = first_token(ir, task, tag, x, r, l, j, p, gsym, bsym, &gw, &bw, prov);
+    prod = first_token(ir, task, tag, x, r, l, j, p, gsym, bsym, &gw, &bw, fp);
   } else {
     IrView f = folded(ir, r, l, j, p, gsym, bsym, prov);
     gw = ir_win(f.t, 0, 1, 0, P), bw = ir_win(f.t, 1, 1, 0, P);
@@ -151,8 +152,8 @@ void lw_ln_project_folded(Ir *ir, int task, const char *tag, IrView x, LwResiden
     lw_ln_rstd(ir, task, x, h, h, mean, var, prov);
   }
   if (first) { /* the kept constants, from the product's rows 1 and 2 */
-    lw_opi(ir, task, IR_VCOPY, gw, ir_win(prod.t, 1, 1, 0, P), 0, prov);
-    lw_op(ir, task, IR_VADD, bw, ir_win(prod.t, 2, 1, 0, P), lw_resident_bias(ir, r, l, j, p), prov);
+    lw_opi(ir, task, IR_VCOPY, gw, ir_win(prod.t, 1, 1, 0, P), 0, fp);
+    lw_op(ir, task, IR_VADD, bw, ir_win(prod.t, 2, 1, 0, P), lw_resident_bias(ir, r, l, j, p), fp);
   }
   lw_op(ir, task, IR_VMUL, t, gw, mean, prov);
   /* acc = (acc - mu gW) / sigma + (bW + c) */

@@ -35,13 +35,13 @@
     LD        l0_qkv_p0_w, hbm[wqkv.l0], stride 192         ; d1.weights:9 preload.wg0
     LD        l0_qkv_p0_b, hbm[bqkv.l0], stride 192         ; d1.weights:9 preload.wg0
     LD        ln1_g_l0_wg0, hbm[ln1_g.l0]                   ; d1.refinements.ln_fold:11 preload.wg0
-    LD        ln1_b_l0_wg0, hbm[ln1_b.l0]                   ; d1.refinements.ln_fold:11 preload.wg0
+    LD        ln1_b_l0_wg0, hbm[ln1_b.l0]                   ; d1.refinements.first_token:11 preload.wg0
     WAIT      ev.in, 1                                      ; d1.panels.qkv:8 t0.l0.qkv.p0
     LD        t0_l0_qkv_p0_x, hbm[x_in]                     ; d1.panels.qkv:8 t0.l0.qkv.p0
-    VEC.mul   t0_l0_qkv_p0_xgb[0:1, :], t0_l0_qkv_p0_x, ln1_g_l0_wg0 ; d1.refinements.ln_fold:11 t0.l0.qkv.p0
-    VEC.copy  t0_l0_qkv_p0_xgb[1:2, :], ln1_g_l0_wg0        ; d1.refinements.ln_fold:11 t0.l0.qkv.p0
-    VEC.copy  t0_l0_qkv_p0_xgb[2:3, :], ln1_b_l0_wg0        ; d1.refinements.ln_fold:11 t0.l0.qkv.p0
-    MMA.z     t0_l0_qkv_p0_prod3[0:3, :], t0_l0_qkv_p0_xgb[0:3, :], l0_qkv_p0_w ; d1.refinements.ln_fold:11 t0.l0.qkv.p0
+    VEC.mul   t0_l0_qkv_p0_xgb[0:1, :], t0_l0_qkv_p0_x, ln1_g_l0_wg0 ; d1.refinements.first_token:11 t0.l0.qkv.p0
+    VEC.copy  t0_l0_qkv_p0_xgb[1:2, :], ln1_g_l0_wg0        ; d1.refinements.first_token:11 t0.l0.qkv.p0
+    VEC.copy  t0_l0_qkv_p0_xgb[2:3, :], ln1_b_l0_wg0        ; d1.refinements.first_token:11 t0.l0.qkv.p0
+    MMA.z     t0_l0_qkv_p0_prod3[0:3, :], t0_l0_qkv_p0_xgb[0:3, :], l0_qkv_p0_w ; d1.refinements.first_token:11 t0.l0.qkv.p0
     VEC.rsum  t0_l0_qkv_p0_mean, t0_l0_qkv_p0_x             ; d1.refinements.ln_fold:11 t0.l0.qkv.p0
     VEC.muli  t0_l0_qkv_p0_mean, t0_l0_qkv_p0_mean, 0.015625 ; d1.refinements.ln_fold:11 t0.l0.qkv.p0
     VEC.sub   t0_l0_qkv_p0_h, t0_l0_qkv_p0_x, t0_l0_qkv_p0_mean ; d1.refinements.ln_fold:11 t0.l0.qkv.p0
@@ -50,8 +50,8 @@
     VEC.muli  t0_l0_qkv_p0_var, t0_l0_qkv_p0_var, 0.015625  ; d1.refinements.ln_fold:11 t0.l0.qkv.p0
     VEC.addi  t0_l0_qkv_p0_var, t0_l0_qkv_p0_var, 1e-05     ; d1.refinements.ln_fold:11 t0.l0.qkv.p0
     SFU.rsqrt t0_l0_qkv_p0_var, t0_l0_qkv_p0_var            ; d1.refinements.ln_fold:11 t0.l0.qkv.p0
-    VEC.copy  t0_l0_qkv_p0_fold[0:1, :], t0_l0_qkv_p0_prod3[1:2, :] ; d1.refinements.ln_fold:11 t0.l0.qkv.p0
-    VEC.add   t0_l0_qkv_p0_fold[1:2, :], t0_l0_qkv_p0_prod3[2:3, :], l0_qkv_p0_b ; d1.refinements.ln_fold:11 t0.l0.qkv.p0
+    VEC.copy  t0_l0_qkv_p0_fold[0:1, :], t0_l0_qkv_p0_prod3[1:2, :] ; d1.refinements.first_token:11 t0.l0.qkv.p0
+    VEC.add   t0_l0_qkv_p0_fold[1:2, :], t0_l0_qkv_p0_prod3[2:3, :], l0_qkv_p0_b ; d1.refinements.first_token:11 t0.l0.qkv.p0
     VEC.mul   t0_l0_qkv_p0_mugw, t0_l0_qkv_p0_fold[0:1, :], t0_l0_qkv_p0_mean ; d1.refinements.ln_fold:11 t0.l0.qkv.p0
     VEC.sub   t0_l0_qkv_p0_acc[0:1, :], t0_l0_qkv_p0_prod3[0:1, :], t0_l0_qkv_p0_mugw ; d1.refinements.ln_fold:11 t0.l0.qkv.p0
     VEC.mul   t0_l0_qkv_p0_acc[0:1, :], t0_l0_qkv_p0_acc[0:1, :], t0_l0_qkv_p0_var ; d1.refinements.ln_fold:11 t0.l0.qkv.p0
@@ -133,13 +133,13 @@
     LD        l0_qkv_p4_w, hbm[wqkv.l0 + 512], stride 192   ; d1.weights:9 preload.wg1
     LD        l0_qkv_p4_b, hbm[bqkv.l0 + 512], stride 192   ; d1.weights:9 preload.wg1
     LD        ln1_g_l0_wg1, hbm[ln1_g.l0]                   ; d1.refinements.ln_fold:11 preload.wg1
-    LD        ln1_b_l0_wg1, hbm[ln1_b.l0]                   ; d1.refinements.ln_fold:11 preload.wg1
+    LD        ln1_b_l0_wg1, hbm[ln1_b.l0]                   ; d1.refinements.first_token:11 preload.wg1
     WAIT      ev.in, 1                                      ; d1.panels.qkv:8 t0.l0.qkv.p4
     LD        t0_l0_qkv_p4_x, hbm[x_in]                     ; d1.panels.qkv:8 t0.l0.qkv.p4
-    VEC.mul   t0_l0_qkv_p4_xgb[0:1, :], t0_l0_qkv_p4_x, ln1_g_l0_wg1 ; d1.refinements.ln_fold:11 t0.l0.qkv.p4
-    VEC.copy  t0_l0_qkv_p4_xgb[1:2, :], ln1_g_l0_wg1        ; d1.refinements.ln_fold:11 t0.l0.qkv.p4
-    VEC.copy  t0_l0_qkv_p4_xgb[2:3, :], ln1_b_l0_wg1        ; d1.refinements.ln_fold:11 t0.l0.qkv.p4
-    MMA.z     t0_l0_qkv_p4_prod3[0:3, :], t0_l0_qkv_p4_xgb[0:3, :], l0_qkv_p4_w ; d1.refinements.ln_fold:11 t0.l0.qkv.p4
+    VEC.mul   t0_l0_qkv_p4_xgb[0:1, :], t0_l0_qkv_p4_x, ln1_g_l0_wg1 ; d1.refinements.first_token:11 t0.l0.qkv.p4
+    VEC.copy  t0_l0_qkv_p4_xgb[1:2, :], ln1_g_l0_wg1        ; d1.refinements.first_token:11 t0.l0.qkv.p4
+    VEC.copy  t0_l0_qkv_p4_xgb[2:3, :], ln1_b_l0_wg1        ; d1.refinements.first_token:11 t0.l0.qkv.p4
+    MMA.z     t0_l0_qkv_p4_prod3[0:3, :], t0_l0_qkv_p4_xgb[0:3, :], l0_qkv_p4_w ; d1.refinements.first_token:11 t0.l0.qkv.p4
     VEC.rsum  t0_l0_qkv_p4_mean, t0_l0_qkv_p4_x             ; d1.refinements.ln_fold:11 t0.l0.qkv.p4
     VEC.muli  t0_l0_qkv_p4_mean, t0_l0_qkv_p4_mean, 0.015625 ; d1.refinements.ln_fold:11 t0.l0.qkv.p4
     VEC.sub   t0_l0_qkv_p4_h, t0_l0_qkv_p4_x, t0_l0_qkv_p4_mean ; d1.refinements.ln_fold:11 t0.l0.qkv.p4
@@ -148,8 +148,8 @@
     VEC.muli  t0_l0_qkv_p4_var, t0_l0_qkv_p4_var, 0.015625  ; d1.refinements.ln_fold:11 t0.l0.qkv.p4
     VEC.addi  t0_l0_qkv_p4_var, t0_l0_qkv_p4_var, 1e-05     ; d1.refinements.ln_fold:11 t0.l0.qkv.p4
     SFU.rsqrt t0_l0_qkv_p4_var, t0_l0_qkv_p4_var            ; d1.refinements.ln_fold:11 t0.l0.qkv.p4
-    VEC.copy  t0_l0_qkv_p4_fold[0:1, :], t0_l0_qkv_p4_prod3[1:2, :] ; d1.refinements.ln_fold:11 t0.l0.qkv.p4
-    VEC.add   t0_l0_qkv_p4_fold[1:2, :], t0_l0_qkv_p4_prod3[2:3, :], l0_qkv_p4_b ; d1.refinements.ln_fold:11 t0.l0.qkv.p4
+    VEC.copy  t0_l0_qkv_p4_fold[0:1, :], t0_l0_qkv_p4_prod3[1:2, :] ; d1.refinements.first_token:11 t0.l0.qkv.p4
+    VEC.add   t0_l0_qkv_p4_fold[1:2, :], t0_l0_qkv_p4_prod3[2:3, :], l0_qkv_p4_b ; d1.refinements.first_token:11 t0.l0.qkv.p4
     VEC.mul   t0_l0_qkv_p4_mugw, t0_l0_qkv_p4_fold[0:1, :], t0_l0_qkv_p4_mean ; d1.refinements.ln_fold:11 t0.l0.qkv.p4
     VEC.sub   t0_l0_qkv_p4_acc[0:1, :], t0_l0_qkv_p4_prod3[0:1, :], t0_l0_qkv_p4_mugw ; d1.refinements.ln_fold:11 t0.l0.qkv.p4
     VEC.mul   t0_l0_qkv_p4_acc[0:1, :], t0_l0_qkv_p4_acc[0:1, :], t0_l0_qkv_p4_var ; d1.refinements.ln_fold:11 t0.l0.qkv.p4
@@ -202,12 +202,12 @@
     LD        l0_w1_p0_w, hbm[w1.l0], stride 128            ; d1.weights:9 preload.wg2
     LD        l0_w1_p0_b, hbm[b1.l0], stride 128            ; d1.weights:9 preload.wg2
     LD        ln2_g_l0_wg2, hbm[ln2_g.l0]                   ; d1.refinements.ln_fold:11 preload.wg2
-    LD        ln2_b_l0_wg2, hbm[ln2_b.l0]                   ; d1.refinements.ln_fold:11 preload.wg2
+    LD        ln2_b_l0_wg2, hbm[ln2_b.l0]                   ; d1.refinements.first_token:11 preload.wg2
     WAIT      ev.wo_l0, 2                                   ; d1.panels.w1:8 t0.l0.w1.p0
-    VEC.mul   t0_l0_w1_p0_xgb[0:1, :], t0_l0_w1_p0_x, ln2_g_l0_wg2 ; d1.refinements.ln_fold:11 t0.l0.w1.p0
-    VEC.copy  t0_l0_w1_p0_xgb[1:2, :], ln2_g_l0_wg2         ; d1.refinements.ln_fold:11 t0.l0.w1.p0
-    VEC.copy  t0_l0_w1_p0_xgb[2:3, :], ln2_b_l0_wg2         ; d1.refinements.ln_fold:11 t0.l0.w1.p0
-    MMA.z     t0_l0_w1_p0_prod3[0:3, :], t0_l0_w1_p0_xgb[0:3, :], l0_w1_p0_w ; d1.refinements.ln_fold:11 t0.l0.w1.p0
+    VEC.mul   t0_l0_w1_p0_xgb[0:1, :], t0_l0_w1_p0_x, ln2_g_l0_wg2 ; d1.refinements.first_token:11 t0.l0.w1.p0
+    VEC.copy  t0_l0_w1_p0_xgb[1:2, :], ln2_g_l0_wg2         ; d1.refinements.first_token:11 t0.l0.w1.p0
+    VEC.copy  t0_l0_w1_p0_xgb[2:3, :], ln2_b_l0_wg2         ; d1.refinements.first_token:11 t0.l0.w1.p0
+    MMA.z     t0_l0_w1_p0_prod3[0:3, :], t0_l0_w1_p0_xgb[0:3, :], l0_w1_p0_w ; d1.refinements.first_token:11 t0.l0.w1.p0
     VEC.rsum  t0_l0_w1_p0_mean, t0_l0_w1_p0_x               ; d1.refinements.ln_fold:11 t0.l0.w1.p0
     VEC.muli  t0_l0_w1_p0_mean, t0_l0_w1_p0_mean, 0.015625  ; d1.refinements.ln_fold:11 t0.l0.w1.p0
     VEC.sub   t0_l0_w1_p0_h, t0_l0_w1_p0_x, t0_l0_w1_p0_mean ; d1.refinements.ln_fold:11 t0.l0.w1.p0
@@ -216,8 +216,8 @@
     VEC.muli  t0_l0_w1_p0_var, t0_l0_w1_p0_var, 0.015625    ; d1.refinements.ln_fold:11 t0.l0.w1.p0
     VEC.addi  t0_l0_w1_p0_var, t0_l0_w1_p0_var, 1e-05       ; d1.refinements.ln_fold:11 t0.l0.w1.p0
     SFU.rsqrt t0_l0_w1_p0_var, t0_l0_w1_p0_var              ; d1.refinements.ln_fold:11 t0.l0.w1.p0
-    VEC.copy  t0_l0_w1_p0_fold[0:1, :], t0_l0_w1_p0_prod3[1:2, :] ; d1.refinements.ln_fold:11 t0.l0.w1.p0
-    VEC.add   t0_l0_w1_p0_fold[1:2, :], t0_l0_w1_p0_prod3[2:3, :], l0_w1_p0_b ; d1.refinements.ln_fold:11 t0.l0.w1.p0
+    VEC.copy  t0_l0_w1_p0_fold[0:1, :], t0_l0_w1_p0_prod3[1:2, :] ; d1.refinements.first_token:11 t0.l0.w1.p0
+    VEC.add   t0_l0_w1_p0_fold[1:2, :], t0_l0_w1_p0_prod3[2:3, :], l0_w1_p0_b ; d1.refinements.first_token:11 t0.l0.w1.p0
     VEC.mul   t0_l0_w1_p0_mugw, t0_l0_w1_p0_fold[0:1, :], t0_l0_w1_p0_mean ; d1.refinements.ln_fold:11 t0.l0.w1.p0
     VEC.sub   t0_l0_w1_p0_acc[0:1, :], t0_l0_w1_p0_prod3[0:1, :], t0_l0_w1_p0_mugw ; d1.refinements.ln_fold:11 t0.l0.w1.p0
     VEC.mul   t0_l0_w1_p0_acc[0:1, :], t0_l0_w1_p0_acc[0:1, :], t0_l0_w1_p0_var ; d1.refinements.ln_fold:11 t0.l0.w1.p0
@@ -325,13 +325,13 @@
     LD        l0_qkv_p1_w, hbm[wqkv.l0 + 128], stride 192   ; d1.weights:9 preload.wg4
     LD        l0_qkv_p1_b, hbm[bqkv.l0 + 128], stride 192   ; d1.weights:9 preload.wg4
     LD        ln1_g_l0_wg4, hbm[ln1_g.l0]                   ; d1.refinements.ln_fold:11 preload.wg4
-    LD        ln1_b_l0_wg4, hbm[ln1_b.l0]                   ; d1.refinements.ln_fold:11 preload.wg4
+    LD        ln1_b_l0_wg4, hbm[ln1_b.l0]                   ; d1.refinements.first_token:11 preload.wg4
     WAIT      ev.in, 1                                      ; d1.panels.qkv:8 t0.l0.qkv.p1
     LD        t0_l0_qkv_p1_x, hbm[x_in]                     ; d1.panels.qkv:8 t0.l0.qkv.p1
-    VEC.mul   t0_l0_qkv_p1_xgb[0:1, :], t0_l0_qkv_p1_x, ln1_g_l0_wg4 ; d1.refinements.ln_fold:11 t0.l0.qkv.p1
-    VEC.copy  t0_l0_qkv_p1_xgb[1:2, :], ln1_g_l0_wg4        ; d1.refinements.ln_fold:11 t0.l0.qkv.p1
-    VEC.copy  t0_l0_qkv_p1_xgb[2:3, :], ln1_b_l0_wg4        ; d1.refinements.ln_fold:11 t0.l0.qkv.p1
-    MMA.z     t0_l0_qkv_p1_prod3[0:3, :], t0_l0_qkv_p1_xgb[0:3, :], l0_qkv_p1_w ; d1.refinements.ln_fold:11 t0.l0.qkv.p1
+    VEC.mul   t0_l0_qkv_p1_xgb[0:1, :], t0_l0_qkv_p1_x, ln1_g_l0_wg4 ; d1.refinements.first_token:11 t0.l0.qkv.p1
+    VEC.copy  t0_l0_qkv_p1_xgb[1:2, :], ln1_g_l0_wg4        ; d1.refinements.first_token:11 t0.l0.qkv.p1
+    VEC.copy  t0_l0_qkv_p1_xgb[2:3, :], ln1_b_l0_wg4        ; d1.refinements.first_token:11 t0.l0.qkv.p1
+    MMA.z     t0_l0_qkv_p1_prod3[0:3, :], t0_l0_qkv_p1_xgb[0:3, :], l0_qkv_p1_w ; d1.refinements.first_token:11 t0.l0.qkv.p1
     VEC.rsum  t0_l0_qkv_p1_mean, t0_l0_qkv_p1_x             ; d1.refinements.ln_fold:11 t0.l0.qkv.p1
     VEC.muli  t0_l0_qkv_p1_mean, t0_l0_qkv_p1_mean, 0.015625 ; d1.refinements.ln_fold:11 t0.l0.qkv.p1
     VEC.sub   t0_l0_qkv_p1_h, t0_l0_qkv_p1_x, t0_l0_qkv_p1_mean ; d1.refinements.ln_fold:11 t0.l0.qkv.p1
@@ -340,8 +340,8 @@
     VEC.muli  t0_l0_qkv_p1_var, t0_l0_qkv_p1_var, 0.015625  ; d1.refinements.ln_fold:11 t0.l0.qkv.p1
     VEC.addi  t0_l0_qkv_p1_var, t0_l0_qkv_p1_var, 1e-05     ; d1.refinements.ln_fold:11 t0.l0.qkv.p1
     SFU.rsqrt t0_l0_qkv_p1_var, t0_l0_qkv_p1_var            ; d1.refinements.ln_fold:11 t0.l0.qkv.p1
-    VEC.copy  t0_l0_qkv_p1_fold[0:1, :], t0_l0_qkv_p1_prod3[1:2, :] ; d1.refinements.ln_fold:11 t0.l0.qkv.p1
-    VEC.add   t0_l0_qkv_p1_fold[1:2, :], t0_l0_qkv_p1_prod3[2:3, :], l0_qkv_p1_b ; d1.refinements.ln_fold:11 t0.l0.qkv.p1
+    VEC.copy  t0_l0_qkv_p1_fold[0:1, :], t0_l0_qkv_p1_prod3[1:2, :] ; d1.refinements.first_token:11 t0.l0.qkv.p1
+    VEC.add   t0_l0_qkv_p1_fold[1:2, :], t0_l0_qkv_p1_prod3[2:3, :], l0_qkv_p1_b ; d1.refinements.first_token:11 t0.l0.qkv.p1
     VEC.mul   t0_l0_qkv_p1_mugw, t0_l0_qkv_p1_fold[0:1, :], t0_l0_qkv_p1_mean ; d1.refinements.ln_fold:11 t0.l0.qkv.p1
     VEC.sub   t0_l0_qkv_p1_acc[0:1, :], t0_l0_qkv_p1_prod3[0:1, :], t0_l0_qkv_p1_mugw ; d1.refinements.ln_fold:11 t0.l0.qkv.p1
     VEC.mul   t0_l0_qkv_p1_acc[0:1, :], t0_l0_qkv_p1_acc[0:1, :], t0_l0_qkv_p1_var ; d1.refinements.ln_fold:11 t0.l0.qkv.p1
@@ -423,13 +423,13 @@
     LD        l0_qkv_p5_w, hbm[wqkv.l0 + 640], stride 192   ; d1.weights:9 preload.wg5
     LD        l0_qkv_p5_b, hbm[bqkv.l0 + 640], stride 192   ; d1.weights:9 preload.wg5
     LD        ln1_g_l0_wg5, hbm[ln1_g.l0]                   ; d1.refinements.ln_fold:11 preload.wg5
-    LD        ln1_b_l0_wg5, hbm[ln1_b.l0]                   ; d1.refinements.ln_fold:11 preload.wg5
+    LD        ln1_b_l0_wg5, hbm[ln1_b.l0]                   ; d1.refinements.first_token:11 preload.wg5
     WAIT      ev.in, 1                                      ; d1.panels.qkv:8 t0.l0.qkv.p5
     LD        t0_l0_qkv_p5_x, hbm[x_in]                     ; d1.panels.qkv:8 t0.l0.qkv.p5
-    VEC.mul   t0_l0_qkv_p5_xgb[0:1, :], t0_l0_qkv_p5_x, ln1_g_l0_wg5 ; d1.refinements.ln_fold:11 t0.l0.qkv.p5
-    VEC.copy  t0_l0_qkv_p5_xgb[1:2, :], ln1_g_l0_wg5        ; d1.refinements.ln_fold:11 t0.l0.qkv.p5
-    VEC.copy  t0_l0_qkv_p5_xgb[2:3, :], ln1_b_l0_wg5        ; d1.refinements.ln_fold:11 t0.l0.qkv.p5
-    MMA.z     t0_l0_qkv_p5_prod3[0:3, :], t0_l0_qkv_p5_xgb[0:3, :], l0_qkv_p5_w ; d1.refinements.ln_fold:11 t0.l0.qkv.p5
+    VEC.mul   t0_l0_qkv_p5_xgb[0:1, :], t0_l0_qkv_p5_x, ln1_g_l0_wg5 ; d1.refinements.first_token:11 t0.l0.qkv.p5
+    VEC.copy  t0_l0_qkv_p5_xgb[1:2, :], ln1_g_l0_wg5        ; d1.refinements.first_token:11 t0.l0.qkv.p5
+    VEC.copy  t0_l0_qkv_p5_xgb[2:3, :], ln1_b_l0_wg5        ; d1.refinements.first_token:11 t0.l0.qkv.p5
+    MMA.z     t0_l0_qkv_p5_prod3[0:3, :], t0_l0_qkv_p5_xgb[0:3, :], l0_qkv_p5_w ; d1.refinements.first_token:11 t0.l0.qkv.p5
     VEC.rsum  t0_l0_qkv_p5_mean, t0_l0_qkv_p5_x             ; d1.refinements.ln_fold:11 t0.l0.qkv.p5
     VEC.muli  t0_l0_qkv_p5_mean, t0_l0_qkv_p5_mean, 0.015625 ; d1.refinements.ln_fold:11 t0.l0.qkv.p5
     VEC.sub   t0_l0_qkv_p5_h, t0_l0_qkv_p5_x, t0_l0_qkv_p5_mean ; d1.refinements.ln_fold:11 t0.l0.qkv.p5
@@ -438,8 +438,8 @@
     VEC.muli  t0_l0_qkv_p5_var, t0_l0_qkv_p5_var, 0.015625  ; d1.refinements.ln_fold:11 t0.l0.qkv.p5
     VEC.addi  t0_l0_qkv_p5_var, t0_l0_qkv_p5_var, 1e-05     ; d1.refinements.ln_fold:11 t0.l0.qkv.p5
     SFU.rsqrt t0_l0_qkv_p5_var, t0_l0_qkv_p5_var            ; d1.refinements.ln_fold:11 t0.l0.qkv.p5
-    VEC.copy  t0_l0_qkv_p5_fold[0:1, :], t0_l0_qkv_p5_prod3[1:2, :] ; d1.refinements.ln_fold:11 t0.l0.qkv.p5
-    VEC.add   t0_l0_qkv_p5_fold[1:2, :], t0_l0_qkv_p5_prod3[2:3, :], l0_qkv_p5_b ; d1.refinements.ln_fold:11 t0.l0.qkv.p5
+    VEC.copy  t0_l0_qkv_p5_fold[0:1, :], t0_l0_qkv_p5_prod3[1:2, :] ; d1.refinements.first_token:11 t0.l0.qkv.p5
+    VEC.add   t0_l0_qkv_p5_fold[1:2, :], t0_l0_qkv_p5_prod3[2:3, :], l0_qkv_p5_b ; d1.refinements.first_token:11 t0.l0.qkv.p5
     VEC.mul   t0_l0_qkv_p5_mugw, t0_l0_qkv_p5_fold[0:1, :], t0_l0_qkv_p5_mean ; d1.refinements.ln_fold:11 t0.l0.qkv.p5
     VEC.sub   t0_l0_qkv_p5_acc[0:1, :], t0_l0_qkv_p5_prod3[0:1, :], t0_l0_qkv_p5_mugw ; d1.refinements.ln_fold:11 t0.l0.qkv.p5
     VEC.mul   t0_l0_qkv_p5_acc[0:1, :], t0_l0_qkv_p5_acc[0:1, :], t0_l0_qkv_p5_var ; d1.refinements.ln_fold:11 t0.l0.qkv.p5
@@ -492,12 +492,12 @@
     LD        l0_w1_p1_w, hbm[w1.l0 + 128], stride 128      ; d1.weights:9 preload.wg6
     LD        l0_w1_p1_b, hbm[b1.l0 + 128], stride 128      ; d1.weights:9 preload.wg6
     LD        ln2_g_l0_wg6, hbm[ln2_g.l0]                   ; d1.refinements.ln_fold:11 preload.wg6
-    LD        ln2_b_l0_wg6, hbm[ln2_b.l0]                   ; d1.refinements.ln_fold:11 preload.wg6
+    LD        ln2_b_l0_wg6, hbm[ln2_b.l0]                   ; d1.refinements.first_token:11 preload.wg6
     WAIT      ev.wo_l0, 2                                   ; d1.panels.w1:8 t0.l0.w1.p1
-    VEC.mul   t0_l0_w1_p1_xgb[0:1, :], t0_l0_w1_p1_x, ln2_g_l0_wg6 ; d1.refinements.ln_fold:11 t0.l0.w1.p1
-    VEC.copy  t0_l0_w1_p1_xgb[1:2, :], ln2_g_l0_wg6         ; d1.refinements.ln_fold:11 t0.l0.w1.p1
-    VEC.copy  t0_l0_w1_p1_xgb[2:3, :], ln2_b_l0_wg6         ; d1.refinements.ln_fold:11 t0.l0.w1.p1
-    MMA.z     t0_l0_w1_p1_prod3[0:3, :], t0_l0_w1_p1_xgb[0:3, :], l0_w1_p1_w ; d1.refinements.ln_fold:11 t0.l0.w1.p1
+    VEC.mul   t0_l0_w1_p1_xgb[0:1, :], t0_l0_w1_p1_x, ln2_g_l0_wg6 ; d1.refinements.first_token:11 t0.l0.w1.p1
+    VEC.copy  t0_l0_w1_p1_xgb[1:2, :], ln2_g_l0_wg6         ; d1.refinements.first_token:11 t0.l0.w1.p1
+    VEC.copy  t0_l0_w1_p1_xgb[2:3, :], ln2_b_l0_wg6         ; d1.refinements.first_token:11 t0.l0.w1.p1
+    MMA.z     t0_l0_w1_p1_prod3[0:3, :], t0_l0_w1_p1_xgb[0:3, :], l0_w1_p1_w ; d1.refinements.first_token:11 t0.l0.w1.p1
     VEC.rsum  t0_l0_w1_p1_mean, t0_l0_w1_p1_x               ; d1.refinements.ln_fold:11 t0.l0.w1.p1
     VEC.muli  t0_l0_w1_p1_mean, t0_l0_w1_p1_mean, 0.015625  ; d1.refinements.ln_fold:11 t0.l0.w1.p1
     VEC.sub   t0_l0_w1_p1_h, t0_l0_w1_p1_x, t0_l0_w1_p1_mean ; d1.refinements.ln_fold:11 t0.l0.w1.p1
@@ -506,8 +506,8 @@
     VEC.muli  t0_l0_w1_p1_var, t0_l0_w1_p1_var, 0.015625    ; d1.refinements.ln_fold:11 t0.l0.w1.p1
     VEC.addi  t0_l0_w1_p1_var, t0_l0_w1_p1_var, 1e-05       ; d1.refinements.ln_fold:11 t0.l0.w1.p1
     SFU.rsqrt t0_l0_w1_p1_var, t0_l0_w1_p1_var              ; d1.refinements.ln_fold:11 t0.l0.w1.p1
-    VEC.copy  t0_l0_w1_p1_fold[0:1, :], t0_l0_w1_p1_prod3[1:2, :] ; d1.refinements.ln_fold:11 t0.l0.w1.p1
-    VEC.add   t0_l0_w1_p1_fold[1:2, :], t0_l0_w1_p1_prod3[2:3, :], l0_w1_p1_b ; d1.refinements.ln_fold:11 t0.l0.w1.p1
+    VEC.copy  t0_l0_w1_p1_fold[0:1, :], t0_l0_w1_p1_prod3[1:2, :] ; d1.refinements.first_token:11 t0.l0.w1.p1
+    VEC.add   t0_l0_w1_p1_fold[1:2, :], t0_l0_w1_p1_prod3[2:3, :], l0_w1_p1_b ; d1.refinements.first_token:11 t0.l0.w1.p1
     VEC.mul   t0_l0_w1_p1_mugw, t0_l0_w1_p1_fold[0:1, :], t0_l0_w1_p1_mean ; d1.refinements.ln_fold:11 t0.l0.w1.p1
     VEC.sub   t0_l0_w1_p1_acc[0:1, :], t0_l0_w1_p1_prod3[0:1, :], t0_l0_w1_p1_mugw ; d1.refinements.ln_fold:11 t0.l0.w1.p1
     VEC.mul   t0_l0_w1_p1_acc[0:1, :], t0_l0_w1_p1_acc[0:1, :], t0_l0_w1_p1_var ; d1.refinements.ln_fold:11 t0.l0.w1.p1
@@ -615,13 +615,13 @@
     LD        l0_qkv_p2_w, hbm[wqkv.l0 + 256], stride 192   ; d1.weights:9 preload.wg8
     LD        l0_qkv_p2_b, hbm[bqkv.l0 + 256], stride 192   ; d1.weights:9 preload.wg8
     LD        ln1_g_l0_wg8, hbm[ln1_g.l0]                   ; d1.refinements.ln_fold:11 preload.wg8
-    LD        ln1_b_l0_wg8, hbm[ln1_b.l0]                   ; d1.refinements.ln_fold:11 preload.wg8
+    LD        ln1_b_l0_wg8, hbm[ln1_b.l0]                   ; d1.refinements.first_token:11 preload.wg8
     WAIT      ev.in, 1                                      ; d1.panels.qkv:8 t0.l0.qkv.p2
     LD        t0_l0_qkv_p2_x, hbm[x_in]                     ; d1.panels.qkv:8 t0.l0.qkv.p2
-    VEC.mul   t0_l0_qkv_p2_xgb[0:1, :], t0_l0_qkv_p2_x, ln1_g_l0_wg8 ; d1.refinements.ln_fold:11 t0.l0.qkv.p2
-    VEC.copy  t0_l0_qkv_p2_xgb[1:2, :], ln1_g_l0_wg8        ; d1.refinements.ln_fold:11 t0.l0.qkv.p2
-    VEC.copy  t0_l0_qkv_p2_xgb[2:3, :], ln1_b_l0_wg8        ; d1.refinements.ln_fold:11 t0.l0.qkv.p2
-    MMA.z     t0_l0_qkv_p2_prod3[0:3, :], t0_l0_qkv_p2_xgb[0:3, :], l0_qkv_p2_w ; d1.refinements.ln_fold:11 t0.l0.qkv.p2
+    VEC.mul   t0_l0_qkv_p2_xgb[0:1, :], t0_l0_qkv_p2_x, ln1_g_l0_wg8 ; d1.refinements.first_token:11 t0.l0.qkv.p2
+    VEC.copy  t0_l0_qkv_p2_xgb[1:2, :], ln1_g_l0_wg8        ; d1.refinements.first_token:11 t0.l0.qkv.p2
+    VEC.copy  t0_l0_qkv_p2_xgb[2:3, :], ln1_b_l0_wg8        ; d1.refinements.first_token:11 t0.l0.qkv.p2
+    MMA.z     t0_l0_qkv_p2_prod3[0:3, :], t0_l0_qkv_p2_xgb[0:3, :], l0_qkv_p2_w ; d1.refinements.first_token:11 t0.l0.qkv.p2
     VEC.rsum  t0_l0_qkv_p2_mean, t0_l0_qkv_p2_x             ; d1.refinements.ln_fold:11 t0.l0.qkv.p2
     VEC.muli  t0_l0_qkv_p2_mean, t0_l0_qkv_p2_mean, 0.015625 ; d1.refinements.ln_fold:11 t0.l0.qkv.p2
     VEC.sub   t0_l0_qkv_p2_h, t0_l0_qkv_p2_x, t0_l0_qkv_p2_mean ; d1.refinements.ln_fold:11 t0.l0.qkv.p2
@@ -630,8 +630,8 @@
     VEC.muli  t0_l0_qkv_p2_var, t0_l0_qkv_p2_var, 0.015625  ; d1.refinements.ln_fold:11 t0.l0.qkv.p2
     VEC.addi  t0_l0_qkv_p2_var, t0_l0_qkv_p2_var, 1e-05     ; d1.refinements.ln_fold:11 t0.l0.qkv.p2
     SFU.rsqrt t0_l0_qkv_p2_var, t0_l0_qkv_p2_var            ; d1.refinements.ln_fold:11 t0.l0.qkv.p2
-    VEC.copy  t0_l0_qkv_p2_fold[0:1, :], t0_l0_qkv_p2_prod3[1:2, :] ; d1.refinements.ln_fold:11 t0.l0.qkv.p2
-    VEC.add   t0_l0_qkv_p2_fold[1:2, :], t0_l0_qkv_p2_prod3[2:3, :], l0_qkv_p2_b ; d1.refinements.ln_fold:11 t0.l0.qkv.p2
+    VEC.copy  t0_l0_qkv_p2_fold[0:1, :], t0_l0_qkv_p2_prod3[1:2, :] ; d1.refinements.first_token:11 t0.l0.qkv.p2
+    VEC.add   t0_l0_qkv_p2_fold[1:2, :], t0_l0_qkv_p2_prod3[2:3, :], l0_qkv_p2_b ; d1.refinements.first_token:11 t0.l0.qkv.p2
     VEC.mul   t0_l0_qkv_p2_mugw, t0_l0_qkv_p2_fold[0:1, :], t0_l0_qkv_p2_mean ; d1.refinements.ln_fold:11 t0.l0.qkv.p2
     VEC.sub   t0_l0_qkv_p2_acc[0:1, :], t0_l0_qkv_p2_prod3[0:1, :], t0_l0_qkv_p2_mugw ; d1.refinements.ln_fold:11 t0.l0.qkv.p2
     VEC.mul   t0_l0_qkv_p2_acc[0:1, :], t0_l0_qkv_p2_acc[0:1, :], t0_l0_qkv_p2_var ; d1.refinements.ln_fold:11 t0.l0.qkv.p2
@@ -752,12 +752,12 @@
     LD        l0_w1_p2_w, hbm[w1.l0 + 256], stride 128      ; d1.weights:9 preload.wg10
     LD        l0_w1_p2_b, hbm[b1.l0 + 256], stride 128      ; d1.weights:9 preload.wg10
     LD        ln2_g_l0_wg10, hbm[ln2_g.l0]                  ; d1.refinements.ln_fold:11 preload.wg10
-    LD        ln2_b_l0_wg10, hbm[ln2_b.l0]                  ; d1.refinements.ln_fold:11 preload.wg10
+    LD        ln2_b_l0_wg10, hbm[ln2_b.l0]                  ; d1.refinements.first_token:11 preload.wg10
     WAIT      ev.wo_l0, 2                                   ; d1.panels.w1:8 t0.l0.w1.p2
-    VEC.mul   t0_l0_w1_p2_xgb[0:1, :], t0_l0_w1_p2_x, ln2_g_l0_wg10 ; d1.refinements.ln_fold:11 t0.l0.w1.p2
-    VEC.copy  t0_l0_w1_p2_xgb[1:2, :], ln2_g_l0_wg10        ; d1.refinements.ln_fold:11 t0.l0.w1.p2
-    VEC.copy  t0_l0_w1_p2_xgb[2:3, :], ln2_b_l0_wg10        ; d1.refinements.ln_fold:11 t0.l0.w1.p2
-    MMA.z     t0_l0_w1_p2_prod3[0:3, :], t0_l0_w1_p2_xgb[0:3, :], l0_w1_p2_w ; d1.refinements.ln_fold:11 t0.l0.w1.p2
+    VEC.mul   t0_l0_w1_p2_xgb[0:1, :], t0_l0_w1_p2_x, ln2_g_l0_wg10 ; d1.refinements.first_token:11 t0.l0.w1.p2
+    VEC.copy  t0_l0_w1_p2_xgb[1:2, :], ln2_g_l0_wg10        ; d1.refinements.first_token:11 t0.l0.w1.p2
+    VEC.copy  t0_l0_w1_p2_xgb[2:3, :], ln2_b_l0_wg10        ; d1.refinements.first_token:11 t0.l0.w1.p2
+    MMA.z     t0_l0_w1_p2_prod3[0:3, :], t0_l0_w1_p2_xgb[0:3, :], l0_w1_p2_w ; d1.refinements.first_token:11 t0.l0.w1.p2
     VEC.rsum  t0_l0_w1_p2_mean, t0_l0_w1_p2_x               ; d1.refinements.ln_fold:11 t0.l0.w1.p2
     VEC.muli  t0_l0_w1_p2_mean, t0_l0_w1_p2_mean, 0.015625  ; d1.refinements.ln_fold:11 t0.l0.w1.p2
     VEC.sub   t0_l0_w1_p2_h, t0_l0_w1_p2_x, t0_l0_w1_p2_mean ; d1.refinements.ln_fold:11 t0.l0.w1.p2
@@ -766,8 +766,8 @@
     VEC.muli  t0_l0_w1_p2_var, t0_l0_w1_p2_var, 0.015625    ; d1.refinements.ln_fold:11 t0.l0.w1.p2
     VEC.addi  t0_l0_w1_p2_var, t0_l0_w1_p2_var, 1e-05       ; d1.refinements.ln_fold:11 t0.l0.w1.p2
     SFU.rsqrt t0_l0_w1_p2_var, t0_l0_w1_p2_var              ; d1.refinements.ln_fold:11 t0.l0.w1.p2
-    VEC.copy  t0_l0_w1_p2_fold[0:1, :], t0_l0_w1_p2_prod3[1:2, :] ; d1.refinements.ln_fold:11 t0.l0.w1.p2
-    VEC.add   t0_l0_w1_p2_fold[1:2, :], t0_l0_w1_p2_prod3[2:3, :], l0_w1_p2_b ; d1.refinements.ln_fold:11 t0.l0.w1.p2
+    VEC.copy  t0_l0_w1_p2_fold[0:1, :], t0_l0_w1_p2_prod3[1:2, :] ; d1.refinements.first_token:11 t0.l0.w1.p2
+    VEC.add   t0_l0_w1_p2_fold[1:2, :], t0_l0_w1_p2_prod3[2:3, :], l0_w1_p2_b ; d1.refinements.first_token:11 t0.l0.w1.p2
     VEC.mul   t0_l0_w1_p2_mugw, t0_l0_w1_p2_fold[0:1, :], t0_l0_w1_p2_mean ; d1.refinements.ln_fold:11 t0.l0.w1.p2
     VEC.sub   t0_l0_w1_p2_acc[0:1, :], t0_l0_w1_p2_prod3[0:1, :], t0_l0_w1_p2_mugw ; d1.refinements.ln_fold:11 t0.l0.w1.p2
     VEC.mul   t0_l0_w1_p2_acc[0:1, :], t0_l0_w1_p2_acc[0:1, :], t0_l0_w1_p2_var ; d1.refinements.ln_fold:11 t0.l0.w1.p2
@@ -875,13 +875,13 @@
     LD        l0_qkv_p3_w, hbm[wqkv.l0 + 384], stride 192   ; d1.weights:9 preload.wg12
     LD        l0_qkv_p3_b, hbm[bqkv.l0 + 384], stride 192   ; d1.weights:9 preload.wg12
     LD        ln1_g_l0_wg12, hbm[ln1_g.l0]                  ; d1.refinements.ln_fold:11 preload.wg12
-    LD        ln1_b_l0_wg12, hbm[ln1_b.l0]                  ; d1.refinements.ln_fold:11 preload.wg12
+    LD        ln1_b_l0_wg12, hbm[ln1_b.l0]                  ; d1.refinements.first_token:11 preload.wg12
     WAIT      ev.in, 1                                      ; d1.panels.qkv:8 t0.l0.qkv.p3
     LD        t0_l0_qkv_p3_x, hbm[x_in]                     ; d1.panels.qkv:8 t0.l0.qkv.p3
-    VEC.mul   t0_l0_qkv_p3_xgb[0:1, :], t0_l0_qkv_p3_x, ln1_g_l0_wg12 ; d1.refinements.ln_fold:11 t0.l0.qkv.p3
-    VEC.copy  t0_l0_qkv_p3_xgb[1:2, :], ln1_g_l0_wg12       ; d1.refinements.ln_fold:11 t0.l0.qkv.p3
-    VEC.copy  t0_l0_qkv_p3_xgb[2:3, :], ln1_b_l0_wg12       ; d1.refinements.ln_fold:11 t0.l0.qkv.p3
-    MMA.z     t0_l0_qkv_p3_prod3[0:3, :], t0_l0_qkv_p3_xgb[0:3, :], l0_qkv_p3_w ; d1.refinements.ln_fold:11 t0.l0.qkv.p3
+    VEC.mul   t0_l0_qkv_p3_xgb[0:1, :], t0_l0_qkv_p3_x, ln1_g_l0_wg12 ; d1.refinements.first_token:11 t0.l0.qkv.p3
+    VEC.copy  t0_l0_qkv_p3_xgb[1:2, :], ln1_g_l0_wg12       ; d1.refinements.first_token:11 t0.l0.qkv.p3
+    VEC.copy  t0_l0_qkv_p3_xgb[2:3, :], ln1_b_l0_wg12       ; d1.refinements.first_token:11 t0.l0.qkv.p3
+    MMA.z     t0_l0_qkv_p3_prod3[0:3, :], t0_l0_qkv_p3_xgb[0:3, :], l0_qkv_p3_w ; d1.refinements.first_token:11 t0.l0.qkv.p3
     VEC.rsum  t0_l0_qkv_p3_mean, t0_l0_qkv_p3_x             ; d1.refinements.ln_fold:11 t0.l0.qkv.p3
     VEC.muli  t0_l0_qkv_p3_mean, t0_l0_qkv_p3_mean, 0.015625 ; d1.refinements.ln_fold:11 t0.l0.qkv.p3
     VEC.sub   t0_l0_qkv_p3_h, t0_l0_qkv_p3_x, t0_l0_qkv_p3_mean ; d1.refinements.ln_fold:11 t0.l0.qkv.p3
@@ -890,8 +890,8 @@
     VEC.muli  t0_l0_qkv_p3_var, t0_l0_qkv_p3_var, 0.015625  ; d1.refinements.ln_fold:11 t0.l0.qkv.p3
     VEC.addi  t0_l0_qkv_p3_var, t0_l0_qkv_p3_var, 1e-05     ; d1.refinements.ln_fold:11 t0.l0.qkv.p3
     SFU.rsqrt t0_l0_qkv_p3_var, t0_l0_qkv_p3_var            ; d1.refinements.ln_fold:11 t0.l0.qkv.p3
-    VEC.copy  t0_l0_qkv_p3_fold[0:1, :], t0_l0_qkv_p3_prod3[1:2, :] ; d1.refinements.ln_fold:11 t0.l0.qkv.p3
-    VEC.add   t0_l0_qkv_p3_fold[1:2, :], t0_l0_qkv_p3_prod3[2:3, :], l0_qkv_p3_b ; d1.refinements.ln_fold:11 t0.l0.qkv.p3
+    VEC.copy  t0_l0_qkv_p3_fold[0:1, :], t0_l0_qkv_p3_prod3[1:2, :] ; d1.refinements.first_token:11 t0.l0.qkv.p3
+    VEC.add   t0_l0_qkv_p3_fold[1:2, :], t0_l0_qkv_p3_prod3[2:3, :], l0_qkv_p3_b ; d1.refinements.first_token:11 t0.l0.qkv.p3
     VEC.mul   t0_l0_qkv_p3_mugw, t0_l0_qkv_p3_fold[0:1, :], t0_l0_qkv_p3_mean ; d1.refinements.ln_fold:11 t0.l0.qkv.p3
     VEC.sub   t0_l0_qkv_p3_acc[0:1, :], t0_l0_qkv_p3_prod3[0:1, :], t0_l0_qkv_p3_mugw ; d1.refinements.ln_fold:11 t0.l0.qkv.p3
     VEC.mul   t0_l0_qkv_p3_acc[0:1, :], t0_l0_qkv_p3_acc[0:1, :], t0_l0_qkv_p3_var ; d1.refinements.ln_fold:11 t0.l0.qkv.p3
@@ -1012,12 +1012,12 @@
     LD        l0_w1_p3_w, hbm[w1.l0 + 384], stride 128      ; d1.weights:9 preload.wg14
     LD        l0_w1_p3_b, hbm[b1.l0 + 384], stride 128      ; d1.weights:9 preload.wg14
     LD        ln2_g_l0_wg14, hbm[ln2_g.l0]                  ; d1.refinements.ln_fold:11 preload.wg14
-    LD        ln2_b_l0_wg14, hbm[ln2_b.l0]                  ; d1.refinements.ln_fold:11 preload.wg14
+    LD        ln2_b_l0_wg14, hbm[ln2_b.l0]                  ; d1.refinements.first_token:11 preload.wg14
     WAIT      ev.wo_l0, 2                                   ; d1.panels.w1:8 t0.l0.w1.p3
-    VEC.mul   t0_l0_w1_p3_xgb[0:1, :], t0_l0_w1_p3_x, ln2_g_l0_wg14 ; d1.refinements.ln_fold:11 t0.l0.w1.p3
-    VEC.copy  t0_l0_w1_p3_xgb[1:2, :], ln2_g_l0_wg14        ; d1.refinements.ln_fold:11 t0.l0.w1.p3
-    VEC.copy  t0_l0_w1_p3_xgb[2:3, :], ln2_b_l0_wg14        ; d1.refinements.ln_fold:11 t0.l0.w1.p3
-    MMA.z     t0_l0_w1_p3_prod3[0:3, :], t0_l0_w1_p3_xgb[0:3, :], l0_w1_p3_w ; d1.refinements.ln_fold:11 t0.l0.w1.p3
+    VEC.mul   t0_l0_w1_p3_xgb[0:1, :], t0_l0_w1_p3_x, ln2_g_l0_wg14 ; d1.refinements.first_token:11 t0.l0.w1.p3
+    VEC.copy  t0_l0_w1_p3_xgb[1:2, :], ln2_g_l0_wg14        ; d1.refinements.first_token:11 t0.l0.w1.p3
+    VEC.copy  t0_l0_w1_p3_xgb[2:3, :], ln2_b_l0_wg14        ; d1.refinements.first_token:11 t0.l0.w1.p3
+    MMA.z     t0_l0_w1_p3_prod3[0:3, :], t0_l0_w1_p3_xgb[0:3, :], l0_w1_p3_w ; d1.refinements.first_token:11 t0.l0.w1.p3
     VEC.rsum  t0_l0_w1_p3_mean, t0_l0_w1_p3_x               ; d1.refinements.ln_fold:11 t0.l0.w1.p3
     VEC.muli  t0_l0_w1_p3_mean, t0_l0_w1_p3_mean, 0.015625  ; d1.refinements.ln_fold:11 t0.l0.w1.p3
     VEC.sub   t0_l0_w1_p3_h, t0_l0_w1_p3_x, t0_l0_w1_p3_mean ; d1.refinements.ln_fold:11 t0.l0.w1.p3
@@ -1026,8 +1026,8 @@
     VEC.muli  t0_l0_w1_p3_var, t0_l0_w1_p3_var, 0.015625    ; d1.refinements.ln_fold:11 t0.l0.w1.p3
     VEC.addi  t0_l0_w1_p3_var, t0_l0_w1_p3_var, 1e-05       ; d1.refinements.ln_fold:11 t0.l0.w1.p3
     SFU.rsqrt t0_l0_w1_p3_var, t0_l0_w1_p3_var              ; d1.refinements.ln_fold:11 t0.l0.w1.p3
-    VEC.copy  t0_l0_w1_p3_fold[0:1, :], t0_l0_w1_p3_prod3[1:2, :] ; d1.refinements.ln_fold:11 t0.l0.w1.p3
-    VEC.add   t0_l0_w1_p3_fold[1:2, :], t0_l0_w1_p3_prod3[2:3, :], l0_w1_p3_b ; d1.refinements.ln_fold:11 t0.l0.w1.p3
+    VEC.copy  t0_l0_w1_p3_fold[0:1, :], t0_l0_w1_p3_prod3[1:2, :] ; d1.refinements.first_token:11 t0.l0.w1.p3
+    VEC.add   t0_l0_w1_p3_fold[1:2, :], t0_l0_w1_p3_prod3[2:3, :], l0_w1_p3_b ; d1.refinements.first_token:11 t0.l0.w1.p3
     VEC.mul   t0_l0_w1_p3_mugw, t0_l0_w1_p3_fold[0:1, :], t0_l0_w1_p3_mean ; d1.refinements.ln_fold:11 t0.l0.w1.p3
     VEC.sub   t0_l0_w1_p3_acc[0:1, :], t0_l0_w1_p3_prod3[0:1, :], t0_l0_w1_p3_mugw ; d1.refinements.ln_fold:11 t0.l0.w1.p3
     VEC.mul   t0_l0_w1_p3_acc[0:1, :], t0_l0_w1_p3_acc[0:1, :], t0_l0_w1_p3_var ; d1.refinements.ln_fold:11 t0.l0.w1.p3

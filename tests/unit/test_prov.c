@@ -96,7 +96,6 @@ static const struct {
     {"d1.placement.partition_weight", BASE},
     {"d1.placement.active_weight", BASE},
     {"d1.attention.slice_map", BASE},
-    {"d1.refinements.first_token", CITES},
     {"d1.ffn.producers", BASE},
     {"d1.ffn.channels", BASE},
     {"d1.ffn.consumers", ORDER},
