@@ -182,6 +182,7 @@ gboolean pass_forward(Ir *ir, GError **err) {
       nst[p]--;
       IrOp fw = op;
       fw.a = best_src;
+      fw.prov = ir_prov(ir, "handoff_forward"); /* the store is where it is for this knob */
       g_array_insert_val(ir_task_at(ir, best)->ops, (guint)best_at, fw);
       nst[best]++;
     }

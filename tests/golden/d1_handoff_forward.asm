@@ -400,7 +400,7 @@
     VEC.mul   t0_l0_w1_p0_h, t0_l0_w1_p0_h, ln2_g_l0_wg2    ; d1.panels.w1:10 t0.l0.w1.p0
     VEC.add   t0_l0_w1_p0_h, t0_l0_w1_p0_h, ln2_b_l0_wg2    ; d1.panels.w1:10 t0.l0.w1.p0
     MMA.z     t0_l0_w1_p0_acc, t0_l0_w1_p0_h, l0_w1_p0_w    ; d1.k_chunk.w1 t0.l0.w1.p0
-    ST        wg3.t0_l0_w2_p0_res, t0_l0_w1_p0_x[:, 0:16]   ; d1.handoff:13 t0.l0.w1.p0
+    ST        wg3.t0_l0_w2_p0_res, t0_l0_w1_p0_x[:, 0:16]   ; d1.handoff_forward:14 t0.l0.w1.p0
     VEC.add   t0_l0_w1_p0_acc, t0_l0_w1_p0_acc, l0_w1_p0_b  ; d1.k_chunk.w1 t0.l0.w1.p0
     VEC.mul   t0_l0_w1_p0_gelu, t0_l0_w1_p0_acc, t0_l0_w1_p0_acc ; d1.panels.w1:10 t0.l0.w1.p0
     VEC.mul   t0_l0_w1_p0_gelu, t0_l0_w1_p0_gelu, t0_l0_w1_p0_acc ; d1.panels.w1:10 t0.l0.w1.p0
@@ -429,7 +429,7 @@
     VEC.mul   t0_l1_w1_p0_h, t0_l1_w1_p0_h, ln2_g_l1_wg2    ; d1.panels.w1:10 t0.l1.w1.p0
     VEC.add   t0_l1_w1_p0_h, t0_l1_w1_p0_h, ln2_b_l1_wg2    ; d1.panels.w1:10 t0.l1.w1.p0
     MMA.z     t0_l1_w1_p0_acc, t0_l1_w1_p0_h, l1_w1_p0_w    ; d1.k_chunk.w1 t0.l1.w1.p0
-    ST        wg3.t0_l1_w2_p0_res, t0_l1_w1_p0_x[:, 0:16]   ; d1.handoff:13 t0.l1.w1.p0
+    ST        wg3.t0_l1_w2_p0_res, t0_l1_w1_p0_x[:, 0:16]   ; d1.handoff_forward:14 t0.l1.w1.p0
     VEC.add   t0_l1_w1_p0_acc, t0_l1_w1_p0_acc, l1_w1_p0_b  ; d1.k_chunk.w1 t0.l1.w1.p0
     VEC.mul   t0_l1_w1_p0_gelu, t0_l1_w1_p0_acc, t0_l1_w1_p0_acc ; d1.panels.w1:10 t0.l1.w1.p0
     VEC.mul   t0_l1_w1_p0_gelu, t0_l1_w1_p0_gelu, t0_l1_w1_p0_acc ; d1.panels.w1:10 t0.l1.w1.p0
@@ -458,7 +458,7 @@
     VEC.mul   t1_l0_w1_p0_h, t1_l0_w1_p0_h, ln2_g_l0_wg2    ; d1.panels.w1:10 t1.l0.w1.p0
     VEC.add   t1_l0_w1_p0_h, t1_l0_w1_p0_h, ln2_b_l0_wg2    ; d1.panels.w1:10 t1.l0.w1.p0
     MMA.z     t1_l0_w1_p0_acc, t1_l0_w1_p0_h, l0_w1_p0_w    ; d1.k_chunk.w1 t1.l0.w1.p0
-    ST        wg3.t1_l0_w2_p0_res, t1_l0_w1_p0_x[:, 0:16]   ; d1.handoff:13 t1.l0.w1.p0
+    ST        wg3.t1_l0_w2_p0_res, t1_l0_w1_p0_x[:, 0:16]   ; d1.handoff_forward:14 t1.l0.w1.p0
     VEC.add   t1_l0_w1_p0_acc, t1_l0_w1_p0_acc, l0_w1_p0_b  ; d1.k_chunk.w1 t1.l0.w1.p0
     VEC.mul   t1_l0_w1_p0_gelu, t1_l0_w1_p0_acc, t1_l0_w1_p0_acc ; d1.panels.w1:10 t1.l0.w1.p0
     VEC.mul   t1_l0_w1_p0_gelu, t1_l0_w1_p0_gelu, t1_l0_w1_p0_acc ; d1.panels.w1:10 t1.l0.w1.p0
@@ -487,7 +487,7 @@
     VEC.mul   t1_l1_w1_p0_h, t1_l1_w1_p0_h, ln2_g_l1_wg2    ; d1.panels.w1:10 t1.l1.w1.p0
     VEC.add   t1_l1_w1_p0_h, t1_l1_w1_p0_h, ln2_b_l1_wg2    ; d1.panels.w1:10 t1.l1.w1.p0
     MMA.z     t1_l1_w1_p0_acc, t1_l1_w1_p0_h, l1_w1_p0_w    ; d1.k_chunk.w1 t1.l1.w1.p0
-    ST        wg3.t1_l1_w2_p0_res, t1_l1_w1_p0_x[:, 0:16]   ; d1.handoff:13 t1.l1.w1.p0
+    ST        wg3.t1_l1_w2_p0_res, t1_l1_w1_p0_x[:, 0:16]   ; d1.handoff_forward:14 t1.l1.w1.p0
     VEC.add   t1_l1_w1_p0_acc, t1_l1_w1_p0_acc, l1_w1_p0_b  ; d1.k_chunk.w1 t1.l1.w1.p0
     VEC.mul   t1_l1_w1_p0_gelu, t1_l1_w1_p0_acc, t1_l1_w1_p0_acc ; d1.panels.w1:10 t1.l1.w1.p0
     VEC.mul   t1_l1_w1_p0_gelu, t1_l1_w1_p0_gelu, t1_l1_w1_p0_acc ; d1.panels.w1:10 t1.l1.w1.p0
@@ -960,7 +960,7 @@
     VEC.mul   t0_l0_w1_p1_h, t0_l0_w1_p1_h, ln2_g_l0_wg6    ; d1.panels.w1:10 t0.l0.w1.p1
     VEC.add   t0_l0_w1_p1_h, t0_l0_w1_p1_h, ln2_b_l0_wg6    ; d1.panels.w1:10 t0.l0.w1.p1
     MMA.z     t0_l0_w1_p1_acc, t0_l0_w1_p1_h, l0_w1_p1_w    ; d1.k_chunk.w1 t0.l0.w1.p1
-    ST        wg7.t0_l0_w2_p1_res, t0_l0_w1_p1_x[:, 16:32]  ; d1.handoff:13 t0.l0.w1.p1
+    ST        wg7.t0_l0_w2_p1_res, t0_l0_w1_p1_x[:, 16:32]  ; d1.handoff_forward:14 t0.l0.w1.p1
     VEC.add   t0_l0_w1_p1_acc, t0_l0_w1_p1_acc, l0_w1_p1_b  ; d1.k_chunk.w1 t0.l0.w1.p1
     VEC.mul   t0_l0_w1_p1_gelu, t0_l0_w1_p1_acc, t0_l0_w1_p1_acc ; d1.panels.w1:10 t0.l0.w1.p1
     VEC.mul   t0_l0_w1_p1_gelu, t0_l0_w1_p1_gelu, t0_l0_w1_p1_acc ; d1.panels.w1:10 t0.l0.w1.p1
@@ -989,7 +989,7 @@
     VEC.mul   t0_l1_w1_p1_h, t0_l1_w1_p1_h, ln2_g_l1_wg6    ; d1.panels.w1:10 t0.l1.w1.p1
     VEC.add   t0_l1_w1_p1_h, t0_l1_w1_p1_h, ln2_b_l1_wg6    ; d1.panels.w1:10 t0.l1.w1.p1
     MMA.z     t0_l1_w1_p1_acc, t0_l1_w1_p1_h, l1_w1_p1_w    ; d1.k_chunk.w1 t0.l1.w1.p1
-    ST        wg7.t0_l1_w2_p1_res, t0_l1_w1_p1_x[:, 16:32]  ; d1.handoff:13 t0.l1.w1.p1
+    ST        wg7.t0_l1_w2_p1_res, t0_l1_w1_p1_x[:, 16:32]  ; d1.handoff_forward:14 t0.l1.w1.p1
     VEC.add   t0_l1_w1_p1_acc, t0_l1_w1_p1_acc, l1_w1_p1_b  ; d1.k_chunk.w1 t0.l1.w1.p1
     VEC.mul   t0_l1_w1_p1_gelu, t0_l1_w1_p1_acc, t0_l1_w1_p1_acc ; d1.panels.w1:10 t0.l1.w1.p1
     VEC.mul   t0_l1_w1_p1_gelu, t0_l1_w1_p1_gelu, t0_l1_w1_p1_acc ; d1.panels.w1:10 t0.l1.w1.p1
@@ -1018,7 +1018,7 @@
     VEC.mul   t1_l0_w1_p1_h, t1_l0_w1_p1_h, ln2_g_l0_wg6    ; d1.panels.w1:10 t1.l0.w1.p1
     VEC.add   t1_l0_w1_p1_h, t1_l0_w1_p1_h, ln2_b_l0_wg6    ; d1.panels.w1:10 t1.l0.w1.p1
     MMA.z     t1_l0_w1_p1_acc, t1_l0_w1_p1_h, l0_w1_p1_w    ; d1.k_chunk.w1 t1.l0.w1.p1
-    ST        wg7.t1_l0_w2_p1_res, t1_l0_w1_p1_x[:, 16:32]  ; d1.handoff:13 t1.l0.w1.p1
+    ST        wg7.t1_l0_w2_p1_res, t1_l0_w1_p1_x[:, 16:32]  ; d1.handoff_forward:14 t1.l0.w1.p1
     VEC.add   t1_l0_w1_p1_acc, t1_l0_w1_p1_acc, l0_w1_p1_b  ; d1.k_chunk.w1 t1.l0.w1.p1
     VEC.mul   t1_l0_w1_p1_gelu, t1_l0_w1_p1_acc, t1_l0_w1_p1_acc ; d1.panels.w1:10 t1.l0.w1.p1
     VEC.mul   t1_l0_w1_p1_gelu, t1_l0_w1_p1_gelu, t1_l0_w1_p1_acc ; d1.panels.w1:10 t1.l0.w1.p1
@@ -1047,7 +1047,7 @@
     VEC.mul   t1_l1_w1_p1_h, t1_l1_w1_p1_h, ln2_g_l1_wg6    ; d1.panels.w1:10 t1.l1.w1.p1
     VEC.add   t1_l1_w1_p1_h, t1_l1_w1_p1_h, ln2_b_l1_wg6    ; d1.panels.w1:10 t1.l1.w1.p1
     MMA.z     t1_l1_w1_p1_acc, t1_l1_w1_p1_h, l1_w1_p1_w    ; d1.k_chunk.w1 t1.l1.w1.p1
-    ST        wg7.t1_l1_w2_p1_res, t1_l1_w1_p1_x[:, 16:32]  ; d1.handoff:13 t1.l1.w1.p1
+    ST        wg7.t1_l1_w2_p1_res, t1_l1_w1_p1_x[:, 16:32]  ; d1.handoff_forward:14 t1.l1.w1.p1
     VEC.add   t1_l1_w1_p1_acc, t1_l1_w1_p1_acc, l1_w1_p1_b  ; d1.k_chunk.w1 t1.l1.w1.p1
     VEC.mul   t1_l1_w1_p1_gelu, t1_l1_w1_p1_acc, t1_l1_w1_p1_acc ; d1.panels.w1:10 t1.l1.w1.p1
     VEC.mul   t1_l1_w1_p1_gelu, t1_l1_w1_p1_gelu, t1_l1_w1_p1_acc ; d1.panels.w1:10 t1.l1.w1.p1
@@ -1226,8 +1226,8 @@
     VEC.mul   t0_l1_qkv_p2_h, t0_l1_qkv_p2_h, ln1_g_l1_wg8  ; d1.panels.qkv:10 t0.l1.qkv.p2
     VEC.add   t0_l1_qkv_p2_h, t0_l1_qkv_p2_h, ln1_b_l1_wg8  ; d1.panels.qkv:10 t0.l1.qkv.p2
     MMA.z     t0_l1_qkv_p2_acc, t0_l1_qkv_p2_h, l1_qkv_p2_w ; d1.k_chunk.qkv t0.l1.qkv.p2
-    ST        wg9.t0_l1_wo_p0_res[:, 16:32], t0_l1_qkv_p2_x[:, 16:32] ; d1.handoff:13 t0.l1.qkv.p2
-    ST        wg9.t0_l1_wo_p0_res[:, 0:16], t0_l1_qkv_p2_x[:, 0:16] ; d1.handoff:13 t0.l1.qkv.p2
+    ST        wg9.t0_l1_wo_p0_res[:, 16:32], t0_l1_qkv_p2_x[:, 16:32] ; d1.handoff_forward:14 t0.l1.qkv.p2
+    ST        wg9.t0_l1_wo_p0_res[:, 0:16], t0_l1_qkv_p2_x[:, 0:16] ; d1.handoff_forward:14 t0.l1.qkv.p2
     VEC.add   t0_l1_qkv_p2_acc, t0_l1_qkv_p2_acc, l1_qkv_p2_b ; d1.k_chunk.qkv t0.l1.qkv.p2
     ST        wg5.l1_kv_h0_s1_k[16:17, :], t0_l1_qkv_p2_acc ; d1.kv_writeback t0.l1.qkv.p2
     SIG       ev.qkv_l1, 1                                  ; d1.panels.qkv:10 t0.l1.qkv.p2
@@ -1288,8 +1288,8 @@
     VEC.mul   t1_l1_qkv_p2_h, t1_l1_qkv_p2_h, ln1_g_l1_wg8  ; d1.panels.qkv:10 t1.l1.qkv.p2
     VEC.add   t1_l1_qkv_p2_h, t1_l1_qkv_p2_h, ln1_b_l1_wg8  ; d1.panels.qkv:10 t1.l1.qkv.p2
     MMA.z     t1_l1_qkv_p2_acc, t1_l1_qkv_p2_h, l1_qkv_p2_w ; d1.k_chunk.qkv t1.l1.qkv.p2
-    ST        wg9.t1_l1_wo_p0_res[:, 16:32], t1_l1_qkv_p2_x[:, 16:32] ; d1.handoff:13 t1.l1.qkv.p2
-    ST        wg9.t1_l1_wo_p0_res[:, 0:16], t1_l1_qkv_p2_x[:, 0:16] ; d1.handoff:13 t1.l1.qkv.p2
+    ST        wg9.t1_l1_wo_p0_res[:, 16:32], t1_l1_qkv_p2_x[:, 16:32] ; d1.handoff_forward:14 t1.l1.qkv.p2
+    ST        wg9.t1_l1_wo_p0_res[:, 0:16], t1_l1_qkv_p2_x[:, 0:16] ; d1.handoff_forward:14 t1.l1.qkv.p2
     VEC.add   t1_l1_qkv_p2_acc, t1_l1_qkv_p2_acc, l1_qkv_p2_b ; d1.k_chunk.qkv t1.l1.qkv.p2
     ST        wg5.l1_kv_h0_s1_k[17:18, :], t1_l1_qkv_p2_acc ; d1.kv_writeback t1.l1.qkv.p2
     SIG       ev.qkv_l1, 1                                  ; d1.panels.qkv:10 t1.l1.qkv.p2
@@ -1472,7 +1472,7 @@
     VEC.mul   t0_l0_w1_p2_h, t0_l0_w1_p2_h, ln2_g_l0_wg10   ; d1.panels.w1:10 t0.l0.w1.p2
     VEC.add   t0_l0_w1_p2_h, t0_l0_w1_p2_h, ln2_b_l0_wg10   ; d1.panels.w1:10 t0.l0.w1.p2
     MMA.z     t0_l0_w1_p2_acc, t0_l0_w1_p2_h, l0_w1_p2_w    ; d1.k_chunk.w1 t0.l0.w1.p2
-    ST        wg11.t0_l0_w2_p2_res, t0_l0_w1_p2_x[:, 32:48] ; d1.handoff:13 t0.l0.w1.p2
+    ST        wg11.t0_l0_w2_p2_res, t0_l0_w1_p2_x[:, 32:48] ; d1.handoff_forward:14 t0.l0.w1.p2
     VEC.add   t0_l0_w1_p2_acc, t0_l0_w1_p2_acc, l0_w1_p2_b  ; d1.k_chunk.w1 t0.l0.w1.p2
     VEC.mul   t0_l0_w1_p2_gelu, t0_l0_w1_p2_acc, t0_l0_w1_p2_acc ; d1.panels.w1:10 t0.l0.w1.p2
     VEC.mul   t0_l0_w1_p2_gelu, t0_l0_w1_p2_gelu, t0_l0_w1_p2_acc ; d1.panels.w1:10 t0.l0.w1.p2
@@ -1501,7 +1501,7 @@
     VEC.mul   t0_l1_w1_p2_h, t0_l1_w1_p2_h, ln2_g_l1_wg10   ; d1.panels.w1:10 t0.l1.w1.p2
     VEC.add   t0_l1_w1_p2_h, t0_l1_w1_p2_h, ln2_b_l1_wg10   ; d1.panels.w1:10 t0.l1.w1.p2
     MMA.z     t0_l1_w1_p2_acc, t0_l1_w1_p2_h, l1_w1_p2_w    ; d1.k_chunk.w1 t0.l1.w1.p2
-    ST        wg11.t0_l1_w2_p2_res, t0_l1_w1_p2_x[:, 32:48] ; d1.handoff:13 t0.l1.w1.p2
+    ST        wg11.t0_l1_w2_p2_res, t0_l1_w1_p2_x[:, 32:48] ; d1.handoff_forward:14 t0.l1.w1.p2
     VEC.add   t0_l1_w1_p2_acc, t0_l1_w1_p2_acc, l1_w1_p2_b  ; d1.k_chunk.w1 t0.l1.w1.p2
     VEC.mul   t0_l1_w1_p2_gelu, t0_l1_w1_p2_acc, t0_l1_w1_p2_acc ; d1.panels.w1:10 t0.l1.w1.p2
     VEC.mul   t0_l1_w1_p2_gelu, t0_l1_w1_p2_gelu, t0_l1_w1_p2_acc ; d1.panels.w1:10 t0.l1.w1.p2
@@ -1530,7 +1530,7 @@
     VEC.mul   t1_l0_w1_p2_h, t1_l0_w1_p2_h, ln2_g_l0_wg10   ; d1.panels.w1:10 t1.l0.w1.p2
     VEC.add   t1_l0_w1_p2_h, t1_l0_w1_p2_h, ln2_b_l0_wg10   ; d1.panels.w1:10 t1.l0.w1.p2
     MMA.z     t1_l0_w1_p2_acc, t1_l0_w1_p2_h, l0_w1_p2_w    ; d1.k_chunk.w1 t1.l0.w1.p2
-    ST        wg11.t1_l0_w2_p2_res, t1_l0_w1_p2_x[:, 32:48] ; d1.handoff:13 t1.l0.w1.p2
+    ST        wg11.t1_l0_w2_p2_res, t1_l0_w1_p2_x[:, 32:48] ; d1.handoff_forward:14 t1.l0.w1.p2
     VEC.add   t1_l0_w1_p2_acc, t1_l0_w1_p2_acc, l0_w1_p2_b  ; d1.k_chunk.w1 t1.l0.w1.p2
     VEC.mul   t1_l0_w1_p2_gelu, t1_l0_w1_p2_acc, t1_l0_w1_p2_acc ; d1.panels.w1:10 t1.l0.w1.p2
     VEC.mul   t1_l0_w1_p2_gelu, t1_l0_w1_p2_gelu, t1_l0_w1_p2_acc ; d1.panels.w1:10 t1.l0.w1.p2
@@ -1559,7 +1559,7 @@
     VEC.mul   t1_l1_w1_p2_h, t1_l1_w1_p2_h, ln2_g_l1_wg10   ; d1.panels.w1:10 t1.l1.w1.p2
     VEC.add   t1_l1_w1_p2_h, t1_l1_w1_p2_h, ln2_b_l1_wg10   ; d1.panels.w1:10 t1.l1.w1.p2
     MMA.z     t1_l1_w1_p2_acc, t1_l1_w1_p2_h, l1_w1_p2_w    ; d1.k_chunk.w1 t1.l1.w1.p2
-    ST        wg11.t1_l1_w2_p2_res, t1_l1_w1_p2_x[:, 32:48] ; d1.handoff:13 t1.l1.w1.p2
+    ST        wg11.t1_l1_w2_p2_res, t1_l1_w1_p2_x[:, 32:48] ; d1.handoff_forward:14 t1.l1.w1.p2
     VEC.add   t1_l1_w1_p2_acc, t1_l1_w1_p2_acc, l1_w1_p2_b  ; d1.k_chunk.w1 t1.l1.w1.p2
     VEC.mul   t1_l1_w1_p2_gelu, t1_l1_w1_p2_acc, t1_l1_w1_p2_acc ; d1.panels.w1:10 t1.l1.w1.p2
     VEC.mul   t1_l1_w1_p2_gelu, t1_l1_w1_p2_gelu, t1_l1_w1_p2_acc ; d1.panels.w1:10 t1.l1.w1.p2
@@ -1738,8 +1738,8 @@
     VEC.mul   t0_l1_qkv_p3_h, t0_l1_qkv_p3_h, ln1_g_l1_wg12 ; d1.panels.qkv:10 t0.l1.qkv.p3
     VEC.add   t0_l1_qkv_p3_h, t0_l1_qkv_p3_h, ln1_b_l1_wg12 ; d1.panels.qkv:10 t0.l1.qkv.p3
     MMA.z     t0_l1_qkv_p3_acc, t0_l1_qkv_p3_h, l1_qkv_p3_w ; d1.k_chunk.qkv t0.l1.qkv.p3
-    ST        wg13.t0_l1_wo_p1_res[:, 16:32], t0_l1_qkv_p3_x[:, 48:64] ; d1.handoff:13 t0.l1.qkv.p3
-    ST        wg13.t0_l1_wo_p1_res[:, 0:16], t0_l1_qkv_p3_x[:, 32:48] ; d1.handoff:13 t0.l1.qkv.p3
+    ST        wg13.t0_l1_wo_p1_res[:, 16:32], t0_l1_qkv_p3_x[:, 48:64] ; d1.handoff_forward:14 t0.l1.qkv.p3
+    ST        wg13.t0_l1_wo_p1_res[:, 0:16], t0_l1_qkv_p3_x[:, 32:48] ; d1.handoff_forward:14 t0.l1.qkv.p3
     VEC.add   t0_l1_qkv_p3_acc, t0_l1_qkv_p3_acc, l1_qkv_p3_b ; d1.k_chunk.qkv t0.l1.qkv.p3
     ST        wg13.l1_kv_h1_s1_k[16:17, :], t0_l1_qkv_p3_acc ; d1.kv_writeback t0.l1.qkv.p3
     SIG       ev.qkv_l1, 1                                  ; d1.panels.qkv:10 t0.l1.qkv.p3
@@ -1800,8 +1800,8 @@
     VEC.mul   t1_l1_qkv_p3_h, t1_l1_qkv_p3_h, ln1_g_l1_wg12 ; d1.panels.qkv:10 t1.l1.qkv.p3
     VEC.add   t1_l1_qkv_p3_h, t1_l1_qkv_p3_h, ln1_b_l1_wg12 ; d1.panels.qkv:10 t1.l1.qkv.p3
     MMA.z     t1_l1_qkv_p3_acc, t1_l1_qkv_p3_h, l1_qkv_p3_w ; d1.k_chunk.qkv t1.l1.qkv.p3
-    ST        wg13.t1_l1_wo_p1_res[:, 16:32], t1_l1_qkv_p3_x[:, 48:64] ; d1.handoff:13 t1.l1.qkv.p3
-    ST        wg13.t1_l1_wo_p1_res[:, 0:16], t1_l1_qkv_p3_x[:, 32:48] ; d1.handoff:13 t1.l1.qkv.p3
+    ST        wg13.t1_l1_wo_p1_res[:, 16:32], t1_l1_qkv_p3_x[:, 48:64] ; d1.handoff_forward:14 t1.l1.qkv.p3
+    ST        wg13.t1_l1_wo_p1_res[:, 0:16], t1_l1_qkv_p3_x[:, 32:48] ; d1.handoff_forward:14 t1.l1.qkv.p3
     VEC.add   t1_l1_qkv_p3_acc, t1_l1_qkv_p3_acc, l1_qkv_p3_b ; d1.k_chunk.qkv t1.l1.qkv.p3
     ST        wg13.l1_kv_h1_s1_k[17:18, :], t1_l1_qkv_p3_acc ; d1.kv_writeback t1.l1.qkv.p3
     SIG       ev.qkv_l1, 1                                  ; d1.panels.qkv:10 t1.l1.qkv.p3
@@ -1984,7 +1984,7 @@
     VEC.mul   t0_l0_w1_p3_h, t0_l0_w1_p3_h, ln2_g_l0_wg14   ; d1.panels.w1:10 t0.l0.w1.p3
     VEC.add   t0_l0_w1_p3_h, t0_l0_w1_p3_h, ln2_b_l0_wg14   ; d1.panels.w1:10 t0.l0.w1.p3
     MMA.z     t0_l0_w1_p3_acc, t0_l0_w1_p3_h, l0_w1_p3_w    ; d1.k_chunk.w1 t0.l0.w1.p3
-    ST        wg15.t0_l0_w2_p3_res, t0_l0_w1_p3_x[:, 48:64] ; d1.handoff:13 t0.l0.w1.p3
+    ST        wg15.t0_l0_w2_p3_res, t0_l0_w1_p3_x[:, 48:64] ; d1.handoff_forward:14 t0.l0.w1.p3
     VEC.add   t0_l0_w1_p3_acc, t0_l0_w1_p3_acc, l0_w1_p3_b  ; d1.k_chunk.w1 t0.l0.w1.p3
     VEC.mul   t0_l0_w1_p3_gelu, t0_l0_w1_p3_acc, t0_l0_w1_p3_acc ; d1.panels.w1:10 t0.l0.w1.p3
     VEC.mul   t0_l0_w1_p3_gelu, t0_l0_w1_p3_gelu, t0_l0_w1_p3_acc ; d1.panels.w1:10 t0.l0.w1.p3
@@ -2013,7 +2013,7 @@
     VEC.mul   t0_l1_w1_p3_h, t0_l1_w1_p3_h, ln2_g_l1_wg14   ; d1.panels.w1:10 t0.l1.w1.p3
     VEC.add   t0_l1_w1_p3_h, t0_l1_w1_p3_h, ln2_b_l1_wg14   ; d1.panels.w1:10 t0.l1.w1.p3
     MMA.z     t0_l1_w1_p3_acc, t0_l1_w1_p3_h, l1_w1_p3_w    ; d1.k_chunk.w1 t0.l1.w1.p3
-    ST        wg15.t0_l1_w2_p3_res, t0_l1_w1_p3_x[:, 48:64] ; d1.handoff:13 t0.l1.w1.p3
+    ST        wg15.t0_l1_w2_p3_res, t0_l1_w1_p3_x[:, 48:64] ; d1.handoff_forward:14 t0.l1.w1.p3
     VEC.add   t0_l1_w1_p3_acc, t0_l1_w1_p3_acc, l1_w1_p3_b  ; d1.k_chunk.w1 t0.l1.w1.p3
     VEC.mul   t0_l1_w1_p3_gelu, t0_l1_w1_p3_acc, t0_l1_w1_p3_acc ; d1.panels.w1:10 t0.l1.w1.p3
     VEC.mul   t0_l1_w1_p3_gelu, t0_l1_w1_p3_gelu, t0_l1_w1_p3_acc ; d1.panels.w1:10 t0.l1.w1.p3
@@ -2042,7 +2042,7 @@
     VEC.mul   t1_l0_w1_p3_h, t1_l0_w1_p3_h, ln2_g_l0_wg14   ; d1.panels.w1:10 t1.l0.w1.p3
     VEC.add   t1_l0_w1_p3_h, t1_l0_w1_p3_h, ln2_b_l0_wg14   ; d1.panels.w1:10 t1.l0.w1.p3
     MMA.z     t1_l0_w1_p3_acc, t1_l0_w1_p3_h, l0_w1_p3_w    ; d1.k_chunk.w1 t1.l0.w1.p3
-    ST        wg15.t1_l0_w2_p3_res, t1_l0_w1_p3_x[:, 48:64] ; d1.handoff:13 t1.l0.w1.p3
+    ST        wg15.t1_l0_w2_p3_res, t1_l0_w1_p3_x[:, 48:64] ; d1.handoff_forward:14 t1.l0.w1.p3
     VEC.add   t1_l0_w1_p3_acc, t1_l0_w1_p3_acc, l0_w1_p3_b  ; d1.k_chunk.w1 t1.l0.w1.p3
     VEC.mul   t1_l0_w1_p3_gelu, t1_l0_w1_p3_acc, t1_l0_w1_p3_acc ; d1.panels.w1:10 t1.l0.w1.p3
     VEC.mul   t1_l0_w1_p3_gelu, t1_l0_w1_p3_gelu, t1_l0_w1_p3_acc ; d1.panels.w1:10 t1.l0.w1.p3
@@ -2071,7 +2071,7 @@
     VEC.mul   t1_l1_w1_p3_h, t1_l1_w1_p3_h, ln2_g_l1_wg14   ; d1.panels.w1:10 t1.l1.w1.p3
     VEC.add   t1_l1_w1_p3_h, t1_l1_w1_p3_h, ln2_b_l1_wg14   ; d1.panels.w1:10 t1.l1.w1.p3
     MMA.z     t1_l1_w1_p3_acc, t1_l1_w1_p3_h, l1_w1_p3_w    ; d1.k_chunk.w1 t1.l1.w1.p3
-    ST        wg15.t1_l1_w2_p3_res, t1_l1_w1_p3_x[:, 48:64] ; d1.handoff:13 t1.l1.w1.p3
+    ST        wg15.t1_l1_w2_p3_res, t1_l1_w1_p3_x[:, 48:64] ; d1.handoff_forward:14 t1.l1.w1.p3
     VEC.add   t1_l1_w1_p3_acc, t1_l1_w1_p3_acc, l1_w1_p3_b  ; d1.k_chunk.w1 t1.l1.w1.p3
     VEC.mul   t1_l1_w1_p3_gelu, t1_l1_w1_p3_acc, t1_l1_w1_p3_acc ; d1.panels.w1:10 t1.l1.w1.p3
     VEC.mul   t1_l1_w1_p3_gelu, t1_l1_w1_p3_gelu, t1_l1_w1_p3_acc ; d1.panels.w1:10 t1.l1.w1.p3

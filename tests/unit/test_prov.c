@@ -84,7 +84,6 @@ static const struct {
     {"d1.weights", BASE},
     {"d1.rf_temp_kib", ORDER},
     {"d1.store_spacing", BASE},
-    {"d1.handoff_forward", CITES},
     {"d1.power.preload_waves", BASE},
     {"d1.power.wave_order", BASE},
     {"d1.power.pacing_wg", ORDER},
