@@ -311,6 +311,11 @@ static void put_hbm_tensor(GString *s, const IrTensor *x) {
   g_string_append_printf(s, " %dx%d stride %d\n", x->rows, x->cols, x->stride);
 }
 
+static int group_cmp(gconstpointer a, gconstpointer b) {
+  const IrGroup *x = *(const IrGroup *const *)a, *y = *(const IrGroup *const *)b;
+  return strcmp(x->event, y->event);
+}
+
 /* The header: plan file, canonical hardware and problem lines, events. */
 static void put_header(GString *s, const Ir *ir) {
   g_autofree char *m = sim_machine_canonical(&ir->hw);
@@ -322,14 +327,20 @@ static void put_header(GString *s, const Ir *ir) {
   if (rec->len) g_string_append_printf(s, "schedule\n%s\n", rec->str);
   for (guint e = 0; e < ir->events->len; e++)
     g_string_append_printf(s, "event %s\n", (const char *)g_ptr_array_index(ir->events, e));
-  /* the families whose dependencies a pass made for a knob, in order of
-   * their first group: "group preload1  ; d1.power.preload_waves:12" */
+  /* the families whose dependencies a pass made for a knob, by name (the
+   * order the groups were made in is not kept by the text: ir_parse makes
+   * them as the tasks name them): "group preload1  ; d1.power.preload_waves:12" */
   g_autoptr(GHashTable) seen = g_hash_table_new(g_str_hash, g_str_equal);
+  g_autoptr(GPtrArray) fams = g_ptr_array_new();
   for (guint g = 0; g < ir->groups->len; g++) {
     const IrGroup *grp = g_ptr_array_index(ir->groups, g);
     if (g_hash_table_contains(seen, grp->event)) continue;
     g_hash_table_add(seen, grp->event);
-    if (!grp->prov.knob) continue;
+    if (grp->prov.knob) g_ptr_array_add(fams, (gpointer)grp);
+  }
+  g_ptr_array_sort(fams, group_cmp);
+  for (guint i = 0; i < fams->len; i++) {
+    const IrGroup *grp = g_ptr_array_index(fams, i);
     g_string_append_printf(s, "group %s  ; ", grp->event);
     put_prov(s, grp->prov);
     g_string_append_c(s, '\n');
