@@ -9,19 +9,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "jobs.h"
 #include "plan_edit.h"
 #include "sweep.h"
 
 #define TCC_SWEEP_VERSION "tcc-sweep 0.1.0"
-
-/* "1:05" or "2:03:07" */
-static void clock_text(double s, char *buf, size_t n) {
-  long x = (long)(s + 0.5);
-  if (x >= 3600)
-    snprintf(buf, n, "%ld:%02ld:%02ld", x / 3600, x / 60 % 60, x % 60);
-  else
-    snprintf(buf, n, "%ld:%02ld", x / 60, x % 60);
-}
 
 /* The bar, the elapsed time and, once a job is done, the ETA at the mean
  * pace so far (data: the start, g_get_monotonic_time). */
@@ -34,8 +26,8 @@ static void bar(guint done, guint total, gpointer data) {
   memset(cells + fill, ' ', (size_t)(WIDTH - fill));
   cells[WIDTH] = '\0';
   double elapsed = (double)(g_get_monotonic_time() - *start) / 1e6;
-  clock_text(elapsed, el, sizeof el);
-  if (done > 0) clock_text(elapsed / done * (total - done), eta, sizeof eta);
+  jobs_clock_text(elapsed, el, sizeof el);
+  if (done > 0) jobs_clock_text(elapsed / done * (total - done), eta, sizeof eta);
   fprintf(stderr, "\r\033[Ktcc-sweep [%s] %u/%u jobs, %s, ETA %s", cells, done, total, el, eta);
   if (done == total) fputs("\r\033[K", stderr);
   fflush(stderr);

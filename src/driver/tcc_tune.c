@@ -15,6 +15,7 @@
 #include <glib/gstdio.h>
 
 #include "heap.h"
+#include "jobs.h"
 #include "tune.h"
 
 #define TCC_TUNE_VERSION "tcc-tune 0.1.0"
@@ -73,15 +74,6 @@ typedef struct Progress {
   gboolean timed_out;
 } Progress;
 
-/* "1:05" or "2:03:07" */
-static void clock_text(double s, char *buf, size_t n) {
-  long x = (long)(s + 0.5);
-  if (x >= 3600)
-    snprintf(buf, n, "%ld:%02ld:%02ld", x / 3600, x / 60 % 60, x % 60);
-  else
-    snprintf(buf, n, "%ld:%02ld", x / 60, x % 60);
-}
-
 static gboolean progress(const Tune *t, int round, gpointer data) {
   Progress *pr = data;
   if (!write_both(t, pr->dir)) {
@@ -98,8 +90,8 @@ static gboolean progress(const Tune *t, int round, gpointer data) {
   if (pr->seconds > 0) left = MIN(left, pr->seconds - elapsed);
   char b[160], el[32], eta[32];
   describe(g_ptr_array_index(t->points, t->best), b, sizeof b);
-  clock_text(elapsed, el, sizeof el);
-  clock_text(MAX(left, 0), eta, sizeof eta);
+  jobs_clock_text(elapsed, el, sizeof el);
+  jobs_clock_text(MAX(left, 0), eta, sizeof eta);
   fprintf(stderr, "\r\033[Ktcc-tune %s, round %d/%d, ETA %s: %u points, best %s", el, round, t->opt.rounds, eta,
           t->points->len, b);
   fflush(stderr);

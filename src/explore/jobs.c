@@ -2,6 +2,7 @@
 #include "jobs.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <glib/gstdio.h>
@@ -59,4 +60,12 @@ gboolean jobs_run_parallel(const char *jobs_txt, int jobs, const char *sshlogin,
 gboolean jobs_run_slurm(const char *script, GError **err) {
   const char *argv[] = {"sbatch", "--wait", "--quiet", script, NULL};
   return run(argv, err);
+}
+
+void jobs_clock_text(double seconds, char *buf, size_t n) {
+  long x = (long)(seconds + 0.5);
+  if (x >= 3600)
+    snprintf(buf, n, "%ld:%02ld:%02ld", x / 3600, x / 60 % 60, x % 60);
+  else
+    snprintf(buf, n, "%ld:%02ld", x / 60, x % 60);
 }

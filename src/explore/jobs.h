@@ -8,6 +8,10 @@
 
 #include <glib.h>
 
+/* A progress line's time: "1:05", or "2:03:07" past an hour (seconds
+ * rounded), into buf[0..n). */
+void jobs_clock_text(double seconds, char *buf, size_t n);
+
 /* The Slurm array script over the `n` lines of `jobs_txt`, its logs in
  * DIR/slurm/ (created): `tool` names it in the job name and comments. */
 char *jobs_slurm_script(const char *tool, const char *dir, const char *jobs_txt, guint n, GError **err);
