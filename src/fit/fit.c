@@ -467,7 +467,7 @@ Ir *fit_pipeline_capped(const Plan *plan, ProblemKind kind, int64_t cap, const c
   g_autoptr(GError) e = NULL;
   char *d1 = NULL;
   Ir *ir = fit_section(plan, kind, cap, TRUE, dump_after, dump ? &d1 : NULL, verify, res, &repaired_it, &e);
-  if (!repaired_it || (!ir && res->slower)) {
+  if (!repaired_it || (!ir && res->slower) || (ir && !res->measured)) { /* power.fit off: nothing to compare */
     if (!ir) g_propagate_error(err, g_steal_pointer(&e));
     if (dump) *dump = d1;
     return ir;
