@@ -578,6 +578,12 @@ grade_fail "tcc-grade: over the power budget" "$tmp/power.yaml" power "p1"
 grep -q '^hint p1  power over the limit: [0-9.]*% of the hottest window.s energy is from p1\.[a-z_.]*' "$tmp/out" &&
   ok "tcc-grade: the power FAIL's hint names the window's top knob" ||
   { ko "tcc-grade: the power FAIL's hint"; grep '^hint' "$tmp/out"; }
+# tcc-sim --timing-only (a run for speed): no second run, the hint points to --profile
+"$gen" "$tmp/power.yaml" --problem p1 -o "$tmp/power.asm" 2>/dev/null
+"$sim" "$tmp/power.asm" --timing-only >"$tmp/out" 2>"$tmp/err"
+grep -q '^hint      power over the limit: tcc-sim --profile names the knobs of the hottest window$' "$tmp/out" &&
+  ok "tcc-sim --timing-only: the power FAIL's hint points to --profile" ||
+  { ko "tcc-sim --timing-only: the power FAIL's hint"; cat "$tmp/out"; }
 # and tcc-sim's own hint for an area FAIL
 "$gen" "$tmp/area.yaml" --problem p1 -o "$tmp/area.asm" 2>/dev/null
 "$sim" "$tmp/area.asm" >"$tmp/out" 2>"$tmp/err"

@@ -122,6 +122,9 @@ char *sim_verdict_hint(const Program *p, const SimResult *r, const SimResult *pr
     g_string_append_printf(g, "%sarea over the limit: the largest part is %s, %.4f of %.4f mm^2\n", prefix, what,
                            mm2, r->area_mm2);
   }
+  if (r->peak_w > POWER_LIMIT_W && !(profiled && profiled->hot))
+    g_string_append_printf(g, "%spower over the limit: tcc-sim --profile names the knobs of the hottest window\n",
+                           prefix);
   if (r->peak_w > POWER_LIMIT_W && profiled && profiled->hot) {
     g_autoptr(GArray) gr = sim_hot_groups(p, profiled, HOT_BY_KNOB);
     double win = profiled->peak_w * POWER_WINDOW * 1e-3;

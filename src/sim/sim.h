@@ -177,7 +177,7 @@ char *sim_hardware_sha256(const Program *prog);
 /* For an area or power FAIL, one line each, `prefix` first, saying where to
  * look: the area's largest component and the hardware keys that size it;
  * the hottest window's largest share by plan knob, from `profiled` (a run
- * of the program with profile set; NULL: no power hint).  NULL when both
+ * of the program with profile set; NULL: a line pointing to --profile).  NULL when both
  * pass. */
 char *sim_verdict_hint(const Program *prog, const SimResult *res, const SimResult *profiled, const char *prefix);
 /* 0 = correct and within budgets, 1 = a constraint fails. */

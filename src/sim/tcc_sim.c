@@ -174,7 +174,8 @@ int main(int argc, char **argv) {
     SimResult prof;
     SimOptions po = opt;
     po.profile = TRUE, po.timing_only = TRUE, po.trace = FALSE;
-    gboolean again = res.peak_w > POWER_LIMIT_W && !profile && sim_run(prog, &po, &prof, NULL);
+    /* not after --timing-only, a run for speed: the hint then points to --profile */
+    gboolean again = res.peak_w > POWER_LIMIT_W && !profile && !timing_only && sim_run(prog, &po, &prof, NULL);
     g_autofree char *hint = sim_verdict_hint(prog, &res, profile ? &res : again ? &prof : NULL, "hint      ");
     if (hint) fputs(hint, stdout);
     if (again) sim_result_clear(&prof);
