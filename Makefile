@@ -146,12 +146,16 @@ $(BUILD)/unit-tests: $(BUILD)/tcc-sim-plot.so
 # every start on this VM; docs/testing.md).  Like the plot module it calls
 # nothing of the tools.  The fuzz targets link its source in instead.
 JSON_MOD_LIBS := $(shell pkg-config --libs json-glib-1.0 glib-2.0)
-$(BUILD)/json/jdoc_render.o: src/sim/json/jdoc_render.c src/spec/jdoc.h
+$(BUILD)/json/%.o: src/sim/json/%.c src/spec/jdoc.h src/spec/json_num.h
+	@mkdir -p $(@D)
+	$(CC) $(SIM_CFLAGS) -fPIC -c -o $@ $<
+# the module spells numbers shortest (json_num.h): it links that source in
+$(BUILD)/json/json_num.o: src/sim/json_num.c src/spec/json_num.h
 	@mkdir -p $(@D)
 	$(CC) $(SIM_CFLAGS) -fPIC -c -o $@ $<
 
-$(BUILD)/tcc-json.so: $(BUILD)/json/jdoc_render.o
-	$(CC) $(SIM_CFLAGS) -shared -o $@ $< -Wl,--as-needed $(JSON_MOD_LIBS)
+$(BUILD)/tcc-json.so: $(BUILD)/json/jdoc_render.o $(BUILD)/json/json_num.o
+	$(CC) $(SIM_CFLAGS) -shared -o $@ $^ -Wl,--as-needed $(JSON_MOD_LIBS)
 $(BUILD)/tcc-gen $(BUILD)/tcc-sim $(BUILD)/unit-tests: $(BUILD)/tcc-json.so
 # ---- end JSON module ----
 

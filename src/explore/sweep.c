@@ -584,14 +584,7 @@ char *sweep_collect_tune(const char *dir, gboolean json, guint *rows, guint *pas
   json_builder_end_array(b);
   json_builder_end_object(b);
   if (!json) return g_steal_pointer(&text);
-  g_autoptr(JsonGenerator) gen = json_generator_new();
-  json_generator_set_pretty(gen, TRUE);
-  g_autoptr(JsonNode) root = json_builder_get_root(b);
-  json_generator_set_root(gen, root);
-  char *out = json_generator_to_data(gen, NULL);
-  char *nl = g_strconcat(out, "\n", NULL);
-  g_free(out);
-  return nl;
+  return json_pretty_text(b);
 }
 
 char *sweep_collect(const Sweep *s, gboolean json, guint *bad, GError **err) {

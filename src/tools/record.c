@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "json_num.h"
 #include "machine.h" /* POWER_WINDOW */
 
 const char *const rec_class_name[REC__COUNT] = {"pass", "slower", "numerics", "area", "power", "tool-error"};
@@ -285,7 +286,8 @@ char *rec_json(const RecRun *r, RecClass cls, JsonObject *best) {
   }
   json_builder_end_object(b);
   g_autoptr(JsonNode) root = json_builder_get_root(b);
-  return json_to_string(root, FALSE);
+  g_autofree char *text = json_to_string(root, FALSE);
+  return json_shortest_numbers(text);
 }
 
 /* DIR and its parents, and the records already there. */

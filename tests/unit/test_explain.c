@@ -10,6 +10,7 @@
 
 #include "explain.h"
 #include "jdoc.h"
+#include "json_num.h"
 #include "json_text.h"
 #include "pipeline.h"
 #include "tests.h"
@@ -203,6 +204,37 @@ START_TEST(test_jdoc_same_as_builder) {
 }
 END_TEST
 
+/* JSON numbers are spelled shortest (json_num.h): the value read back is
+ * the same double, strings and integers are untouched, exponents stay. */
+START_TEST(test_json_shortest_numbers) {
+  static const char *const cases[][2] = {
+      {"{\"w\" : 17.733599999999999}", "{\"w\" : 17.7336}"},
+      {"[1000.0, 0.10000000000000001, -2.5, 12]", "[1000.0, 0.1, -2.5, 12]"},
+      {"[2.2889366309009063e-06, 1e+300]", "[2.2889366309009063e-06, 1e+300]"},
+      {"[1.0000000000000000e-05]", "[1e-05]"},
+      {"{\"17.733599999999999\" : \"a\\\"1.50\"}", "{\"17.733599999999999\" : \"a\\\"1.50\"}"},
+      {"[18.72407279999985]", "[18.72407279999985]"},
+      {"", ""},
+  };
+  for (size_t k = 0; k < G_N_ELEMENTS(cases); k++) {
+    g_autofree char *got = json_shortest_numbers(cases[k][0]);
+    ck_assert_str_eq(got, cases[k][1]);
+  }
+  /* every double of a sweep reads back as itself */
+  for (int k = 0; k < 2000; k++) {
+    double d = (k - 1000) * 0.0137 + k * 1e-9;
+    g_autoptr(JsonBuilder) b = json_builder_new();
+    json_builder_begin_array(b);
+    json_builder_add_double_value(b, d);
+    json_builder_end_array(b);
+    g_autofree char *text = json_pretty_text(b);
+    g_autoptr(JsonParser) p = json_parser_new();
+    ck_assert(json_parser_load_from_data(p, text, -1, NULL));
+    ck_assert(json_array_get_double_element(json_node_get_array(json_parser_get_root(p)), 0) == d);
+  }
+}
+END_TEST
+
 Suite *suite_explain(void) {
   Suite *s = suite_create("explain");
   TCase *tc = tcase_create("capacity");
@@ -216,6 +248,7 @@ Suite *suite_explain(void) {
   tcase_add_test(tc, test_ilp_report);
   tcase_add_test(tc, test_resident_keeps);
   tcase_add_test(tc, test_jdoc_same_as_builder);
+  tcase_add_test(tc, test_json_shortest_numbers);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -2,8 +2,10 @@
  * document replayed into json-glib's builder and printed by its generator:
  * pretty with a final newline, the same text as json_pretty_text
  * (json_text.h) for the same builder calls, or compact as json_to_string.
- * It calls nothing of the tools, so it links only json-glib. */
+ * Numbers are spelled shortest (json_num.h, whose source it links in);
+ * it calls nothing else of the tools, so it links only json-glib. */
 #include "jdoc.h"
+#include "json_num.h"
 
 #include <json-glib/json-glib.h>
 
@@ -33,10 +35,12 @@ char *jdoc_render(const JDocOp *ops, guint n) {
   json_generator_set_root(gen, root);
   json_generator_set_pretty(gen, TRUE);
   g_autofree char *text = json_generator_to_data(gen, NULL);
-  return g_strconcat(text ? text : "null", "\n", NULL);
+  g_autofree char *shortest = json_shortest_numbers(text ? text : "null");
+  return g_strconcat(shortest, "\n", NULL);
 }
 
 char *jdoc_render_compact(const JDocOp *ops, guint n) {
   g_autoptr(JsonNode) root = replay(ops, n);
-  return root ? json_to_string(root, FALSE) : g_strdup("null");
+  g_autofree char *text = root ? json_to_string(root, FALSE) : g_strdup("null");
+  return json_shortest_numbers(text);
 }
