@@ -138,14 +138,14 @@ expect "-U -1 -> 2" 2 "tcc-diff: error: --unified must be 0..1000, got -1"
 code=$?
 if [ $code -eq 0 ] && [ ! -s "$tmp/err" ]; then ok "--json: exit 0"; else ko "--json: exit 0 (exit $code)"; fi
 if command -v jq >/dev/null 2>&1; then
-  got=$(jq -r '[.version, .seed, (.knobs | length), .knobs[0].path, .knobs[0].a, .knobs[0].b, .knobs[0].a_line,
+  got=$(jq -r '[.tool, .seed, (.knobs | length), .knobs[0].path, .knobs[0].a, .knobs[0].b, .knobs[0].a_line,
       (.problems | length), .problems[0].problem, .problems[0].code.lines.added, .problems[0].code.lines.removed,
       (.problems[0].code.tasks.changed | length), .problems[0].code.tasks.changed[0].task,
       .problems[0].code.tasks.changed[0].counts.sync.delta, .problems[0].code.wgs.total,
       .problems[0].metrics.cycles.a, .problems[0].metrics.insns.delta, .problems[0].metrics.mma_blocks.ratio,
-      (.problems[0].metrics.busy_pct | length), (.problems[0].metrics.peak_window.a | length),
-      .problems[0].metrics.verdict.b] | map(tostring) | join(" ")' "$tmp/json")
-  want="tcc-diff 0.1.0 7 1 d1.store_spacing 0 32 $line 1 d1 640 0 640 t0.l0.qkv.p0 1 64 124192 640 1 9 2 PASS"
+      (.problems[0].metrics.busy_pct | length), (.problems[0].metrics.window.a | length),
+      .problems[0].metrics.status.b] | map(tostring) | join(" ")' "$tmp/json")
+  want="tcc-diff 0.1.0 7 1 d1.store_spacing 0 32 $line 1 d1 640 0 640 t0.l0.qkv.p0 1 64 124192 640 1 9 2 pass"
   [ "$got" = "$want" ] && ok "--json: the fields (jq)" || { ko "--json: the fields (jq)"; echo " got  $got"; echo " want $want"; }
 else
   echo "[SKIP] --json: the fields (jq is absent; the unit test test_diff_json parses the JSON)"

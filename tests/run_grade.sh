@@ -156,12 +156,11 @@ for prob in p1 d1; do
   row=$prob
   for s in 7 13 11 23; do
     "$sim" --json --seed $s "$tmp/$prob.asm" >"$tmp/$prob.$s.json"
-    # one field of a tcc-sim --json report
-    f() { sed -n "s/^  \"$1\": \[*\([^],]*\).*/\1/p" "$tmp/$prob.$s.json"; }
-    timing="$(f cycles) $(f area_mm2) $(f peak_w) $(f peak_window)"
+    # fields of a tcc-sim --json report (the error as the table prints it)
+    timing=$(jq -r '[.cycles, .area_mm2, .peak_w, .window[0]] | map(tostring) | join(" ")' "$tmp/$prob.$s.json")
     [ $s -eq 7 ] && { first=$timing; row="$row $timing"; }
     [ "$timing" = "$first" ] || { same=0; echo "$prob seed $s: $timing, seed 7: $first"; }
-    row="$row $(f max_abs_error)"
+    row="$row $(jq -r '.max_abs_err' "$tmp/$prob.$s.json")"
   done
   rows="$rows|$row"
 done
@@ -218,7 +217,7 @@ done
 n=0
 for p in two area slow half; do
   n=$((n + 1))
-  case $p in two) class=pass ;; area) class=area ;; slow) class=slower ;; half) class=tool-error ;; esac
+  case $p in two) class=pass ;; area) class=area ;; slow) class=slower ;; half) class=refused ;; esac
   grep -q "^tcc-grade: note: recorded in $rec/records.jsonl, line $n: $class\$" "$tmp/rec.$p.err" ||
     { echo "$p: $(cat "$tmp/rec.$p.err")"; codes="$codes bad-note"; }
 done
@@ -230,31 +229,33 @@ done
 line1=$(sed -n 1p "$rec/records.jsonl")
 good=1
 for want in "\"plan\":\"$tmp/two.yaml\"" "\"plan_sha256\":\"$(sha256sum <"$tmp/two.yaml" | cut -c1-64)\"" \
-  '"note":"try two"' "\"grader\":\"$gradever\"" "\"simulator\":\"$simver\"" '"spec":2' '"seeds":\[7,13,11,23\]' \
-  '"class":"pass","failures":\[\],"score":null' \
-  "\"p1\":{\"problem\":\"p1 d_model=32 heads=1 d_ff=64 layers=1 seqs=1 rows=64\",\"program_sha256\":\"$(sha256sum <"$tmp/rec.p1.asm" | cut -c1-64)\"" \
+  '"note":"try two"' "\"tool\":\"$gradever\"" "\"simulator\":\"$simver\"" '"spec":2' '"seeds":\[7,13,11,23\]' \
+  '^{"schema_version":1,' '"status":"pass","failures":\[\],"score":null' \
+  '"problem":{"kind":"p1","d_model":32,"heads":1,"d_ff":64,"layers":1,"seqs":1,"rows":64},' \
+  "\"program_sha256\":\"$(sha256sum <"$tmp/rec.p1.asm" | cut -c1-64)\"" \
   "\"hardware_sha256\":\"$("$sim" --timing-only "$tmp/rec.p1.asm" | sed -n 's/^hardware  sha256 //p')\"" \
-  "\"cycles\":$(sed -n 's/^p1 *\([0-9]*\) .*/\1/p' "$tmp/tiny")," \
-  '"seeds":\[{"seed":7,"max_abs_err":[0-9.e-]*,"numerics":"PASS"},{"seed":13,' '"area":"PASS","power":"PASS","verdict":"PASS"'; do
+  "\"p1\":{\"status\":\"pass\",\"failures\":\[\],\"cycles\":$(sed -n 's/^p1 *\([0-9]*\) .*/\1/p' "$tmp/tiny")," \
+  '"seeds":\[{"seed":7,"max_abs_err":[0-9.e-]*,"status":"pass"},{"seed":13,'; do
   printf '%s\n' "$line1" | grep -q "$want" || { good=0; echo "line 1 lacks $want"; }
 done
-printf '%s\n' "$line1" | grep -Eq '^\{"time":"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z",' || { good=0; echo "line 1: time"; }
-sed -n 2p "$rec/records.jsonl" | grep -q '"class":"area","failures":\["area"\],"score":null,.*"area":"FAIL","power":"PASS","verdict":"FAIL"' ||
+printf '%s\n' "$line1" | grep -Eq '"time":"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z",' || { good=0; echo "line 1: time"; }
+sed -n 2p "$rec/records.jsonl" | jq -e '.status == "area" and .failures == ["area"] and .score == null and
+  ([.problems[] | .status] == ["area", "area"]) and .problems.d1.failures == ["area"]' >/dev/null ||
   { good=0; echo "line 2: the area failure"; }
-sed -n 3p "$rec/records.jsonl" | grep -q "\"class\":\"slower\".*\"best_before\":{\"time\":\"[^\"]*\",\"plan\":\"$tmp/two.yaml\"" ||
+sed -n 3p "$rec/records.jsonl" | grep -q "\"status\":\"slower\".*\"best_before\":{\"time\":\"[^\"]*\",\"plan\":\"$tmp/two.yaml\"" ||
   { good=0; echo "line 3: slower than line 1"; }
-sed -n 4p "$rec/records.jsonl" | grep -q "\"class\":\"tool-error\",\"failures\":\[\"tool-error\"\],\"score\":null,\"error\":\"$tmp/half.yaml:1:1: error: the plan has no d1 section\"}\$" ||
-  { good=0; echo "line 4: the tool error"; }
+sed -n 4p "$rec/records.jsonl" | grep -q "\"status\":\"refused\",\"failures\":\[\],\"score\":null,\"error\":\"$tmp/half.yaml:1:1: error: the plan has no d1 section\"}\$" ||
+  { good=0; echo "line 4: the refusal"; }
 if [ $good -eq 1 ]; then ok "--record: the lines' fields and classes"; else ko "--record: the lines' fields and classes"; cat "$rec/records.jsonl"; fi
 # --log: a header and a row per record, oldest first, columns aligned
 "$grade" --log "$rec" >"$tmp/log" 2>"$tmp/err"
 code=$?
 p1c=$(sed -n 's/^p1 *\([0-9]*\) .*/\1/p' "$tmp/tiny")
 if [ $code -eq 0 ] && [ ! -s "$tmp/err" ] && [ "$(wc -l <"$tmp/log")" -eq 5 ] &&
-  sed -n 1p "$tmp/log" | grep -Eq '^time +plan +note +P1 +D1 +peak W +score +class$' &&
-  [ "$(awk '{print $NF}' "$tmp/log" | tr '\n' ' ')" = "class pass area slower tool-error " ] &&
+  sed -n 1p "$tmp/log" | grep -Eq '^time +plan +note +P1 +D1 +P1 W +D1 W +score +status$' &&
+  [ "$(awk '{print $NF}' "$tmp/log" | tr '\n' ' ')" = "status pass area slower refused " ] &&
   sed -n 2p "$tmp/log" | grep -q "  $tmp/two.yaml  *try two  *$p1c  " &&
-  sed -n 5p "$tmp/log" | grep -q "  try half  *-  *-  *-  *-  tool-error\$" &&
+  sed -n 5p "$tmp/log" | grep -q "  try half  *-  *-  *-  *-  *-  refused\$" &&
   [ "$(awk '{ print length($0) - length($NF) }' "$tmp/log" | sort -u | wc -l)" -eq 1 ] &&
   [ "$(awk '{ print index($0, "  " $2 "  ") }' "$tmp/log" | sort -u)" = 21 ]; then
   ok "--log: the table, oldest first, aligned"

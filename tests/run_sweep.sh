@@ -61,8 +61,8 @@ else
 fi
 "$sweep" --collect "$par" >"$tmp/par.csv" 2>"$tmp/err"
 code=$?
-if [ $code -eq 0 ] && [ "$(sed -n 1p "$tmp/par.csv")" = "d1.store_spacing,hardware.sms,name,status,p1_cycles,p1_peak_w,p1_verdict,d1_cycles,d1_peak_w,d1_verdict,score,error" ] &&
-  [ "$(grep -c '^[0-9]*,[0-9]*,[^,]*,pass,[0-9]*,[0-9.]*,PASS,[0-9]*,[0-9.]*,PASS,,$' "$tmp/par.csv")" -eq 4 ] &&
+if [ $code -eq 0 ] && [ "$(sed -n 1p "$tmp/par.csv")" = "d1.store_spacing,hardware.sms,name,status,p1_status,p1_cycles,p1_peak_w,d1_status,d1_cycles,d1_peak_w,area_mm2,score,error" ] &&
+  [ "$(grep -c '^[0-9]*,[0-9]*,[^,]*,pass,pass,[0-9]*,[0-9.]*,pass,[0-9]*,[0-9.]*,[0-9.]*,,$' "$tmp/par.csv")" -eq 4 ] &&
   [ "$(cut -d, -f1,2 "$tmp/par.csv" | tr '\n' ' ')" = "d1.store_spacing,hardware.sms 0,8 0,16 16,8 16,16 " ] &&
   [ "$(cat "$tmp/err")" = "tcc-sweep: 4 variants, 4 passing, 0 failing, in error or without a result" ]; then
   ok "--collect: one row per variant in order, the swept keys then the metrics"
@@ -71,7 +71,7 @@ else
   cat "$tmp/par.csv" "$tmp/err"
 fi
 # store_spacing spaces D1's stores: its cycles grow with it, P1's do not move
-if awk -F, 'NR > 1 { d1[$1 "," $2] = $8; p1[$1 "," $2] = $5 }
+if awk -F, 'NR > 1 { d1[$1 "," $2] = $9; p1[$1 "," $2] = $6 }
   END { exit !(d1["16,8"] > d1["0,8"] && d1["16,16"] > d1["0,16"] && p1["16,8"] == p1["0,8"]) }' "$tmp/par.csv"; then
   ok "the metrics follow the knob (d1.store_spacing 16 slows D1, not P1)"
 else
@@ -159,17 +159,18 @@ TCC_STRICT=1 "$sweep" "$tiny" --set hardware.sms=16,24 --set d1.rf_temp_kib=16,6
 code=$?
 "$sweep" --collect "$bad" >"$tmp/bad.csv" 2>/dev/null
 if [ $code -eq 1 ] && grep -q '^16,16,resident,1,[^,]*,pass,' "$tmp/bad.csv" &&
-  grep -q '^24,16,resident,1,[^,]*,fail,.*,FAIL: area,.*,FAIL: area,,$' "$tmp/bad.csv" &&
-  grep -q '^16,60,resident,1,[^,]*,error,,,,,,,,"jobs/[^"]*: error: weights: resident: .*"$' "$tmp/bad.csv"; then
-  ok "over the area -> fail; does not compile -> error with the grader's message; exit 1"
+  grep -q '^24,16,resident,1,[^,]*,area,area,[0-9]*,[0-9.]*,area,[0-9]*,[0-9.]*,[0-9.]*,,$' "$tmp/bad.csv" &&
+  grep -q '^16,60,resident,1,[^,]*,refused,,,,,,,,,"jobs/[^"]*: error: weights: resident: .*"$' "$tmp/bad.csv"; then
+  ok "over the area -> area; does not compile -> refused with the grader's message; exit 1"
 else
   ko "failing and broken variants (exit $code)"
   cat "$tmp/out" "$tmp/bad.csv"
 fi
 "$sweep" --collect "$bad" --format json >"$tmp/bad.json" 2>/dev/null
 [ $? -eq 1 ] && [ "$(grep -c '"status" : "pass"' "$tmp/bad.json")" -eq 1 ] &&
-  [ "$(grep -c '"status" : "fail"' "$tmp/bad.json")" -eq 1 ] &&
-  [ "$(grep -c '"status" : "error"' "$tmp/bad.json")" -eq 2 ] && grep -q '"hardware.sms" : "24",' "$tmp/bad.json" &&
+  [ "$(grep -c '"status" : "area"' "$tmp/bad.json")" -eq 1 ] &&
+  [ "$(grep -c '"status" : "refused"' "$tmp/bad.json")" -eq 2 ] && grep -q '"hardware.sms" : 24,' "$tmp/bad.json" &&
+  grep -q '"schema_version" : 1,' "$tmp/bad.json" && grep -q '"area_mm2" : [0-9.]*,' "$tmp/bad.json" &&
   grep -q '"p1_cycles" : [0-9]*,' "$tmp/bad.json" && grep -q '"score" : null,' "$tmp/bad.json" &&
   ok "--collect --format json: typed rows" || { ko "--collect --format json"; cat "$tmp/bad.json"; }
 
@@ -221,7 +222,7 @@ expect "--jobs with --emit-parallel" 2 "tcc-sweep: error: --jobs runs the sweep 
 code=$?
 "$sweep" --collect "$tmp/pd1" >"$tmp/col" 2>/dev/null
 if [ $code -eq 0 ] && grep -q '"problem" : "d1"' "$tmp/pd1/sweep.json" &&
-  [ "$(grep -c '^[08],store_spacing-[08]-[0-9a-f]*,pass,,,,[0-9]*,[0-9.]*,PASS,,$' "$tmp/col")" -eq 2 ]; then
+  [ "$(grep -c '^[08],store_spacing-[08]-[0-9a-f]*,pass,,,,pass,[0-9]*,[0-9.]*,[0-9.]*,,$' "$tmp/col")" -eq 2 ]; then
   ok "--problem d1: D1 graded alone, P1's columns empty"
 else
   ko "--problem d1 (exit $code)"; cat "$tmp/err" "$tmp/col"

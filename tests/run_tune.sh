@@ -27,12 +27,15 @@ knob="--knob d1.store_spacing=0..32"
 "$tune" "$tmp/s16.yaml" --problem d1 $knob --rounds 4 --candidates 3 --jobs 2 -o "$tmp/a" >"$tmp/out" 2>"$tmp/err"
 code=$?
 csv=$tmp/a/tune.csv
-start=$(awk -F, 'NR == 2 { print $5 }' "$csv")
-bestc=$(awk -F, 'NR > 1 && $8 == 1 { c = $5 } END { print c }' "$csv")
-bestv=$(awk -F, 'NR > 1 && $8 == 1 { v = $3 } END { print v }' "$csv")
+# columns: round, candidate, the knob, status, p1_status, p1_cycles,
+# p1_peak_w, d1_status, d1_cycles (9), d1_peak_w, area_mm2, score, error,
+# best (14), repairs
+start=$(awk -F, 'NR == 2 { print $9 }' "$csv")
+bestc=$(awk -F, 'NR > 1 && $14 == 1 { c = $9 } END { print c }' "$csv")
+bestv=$(awk -F, 'NR > 1 && $14 == 1 { v = $3 } END { print v }' "$csv")
 if [ $code -eq 0 ] && [ ! -s "$tmp/err" ] &&
-  [ "$(sed -n 1p "$csv")" = "round,candidate,d1.store_spacing,status,cycles,peak_w,area_mm2,best,repairs,error" ] &&
-  [ "$(sed -n 2p "$csv" | cut -d, -f1-4)" = "0,0,16,pass" ] && [ "$bestc" -lt "$start" ] && [ "$bestv" -lt 16 ]; then
+  [ "$(sed -n 1p "$csv")" = "round,candidate,d1.store_spacing,status,p1_status,p1_cycles,p1_peak_w,d1_status,d1_cycles,d1_peak_w,area_mm2,score,error,best,repairs" ] &&
+  [ "$(sed -n 2p "$csv" | cut -d, -f1-8)" = "0,0,16,pass,,,,pass" ] && [ "$bestc" -lt "$start" ] && [ "$bestv" -lt 16 ]; then
   ok "from store_spacing 16: best $bestc cycles at $bestv (start $start)"
 else
   ko "a search from store_spacing 16 (exit $code)"
@@ -72,7 +75,8 @@ cmp -s "$tmp/a/tune.csv" "$tmp/b/tune.csv" && cmp -s "$tmp/a/best.yaml" "$tmp/b/
 "$build/tcc-sweep" --collect "$tmp/a" >"$tmp/col.csv" 2>"$tmp/err" && cmp -s "$tmp/col.csv" "$tmp/a/tune.csv" &&
   grep -q "^tcc-sweep: a tcc-tune directory: $(($(wc -l <"$tmp/a/tune.csv") - 1)) points, [0-9]* passing\$" "$tmp/err" &&
   "$build/tcc-sweep" --collect "$tmp/a" --format json >"$tmp/col.json" 2>/dev/null &&
-  grep -q '^  "tool" : "tcc-tune",$' "$tmp/col.json" && grep -q '^      "cycles" : [0-9][0-9]*,$' "$tmp/col.json" &&
+  grep -q '^  "tool" : "tcc-tune",$' "$tmp/col.json" && grep -q '^      "d1_cycles" : [0-9][0-9]*,$' "$tmp/col.json" &&
+  grep -q '^      "d1.store_spacing" : [0-9][0-9]*,$' "$tmp/col.json" && grep -q '^      "p1_cycles" : null,$' "$tmp/col.json" &&
   grep -q '^      "status" : "pass",$' "$tmp/col.json" &&
   ok "tcc-sweep --collect on a tune directory: its points as CSV and JSON" ||
   { ko "tcc-sweep --collect on a tune directory"; cat "$tmp/err"; head -20 "$tmp/col.json"; }
@@ -97,9 +101,9 @@ fi
 "$tune" "$tmp/s16.yaml" --problem both $knob --rounds 3 --candidates 3 -o "$tmp/g" >"$tmp/out" 2>&1
 code=$?
 csv=$tmp/g/tune.csv
-if [ $code -eq 0 ] && [ "$(sed -n 1p "$csv")" = "round,candidate,d1.store_spacing,status,p1_cycles,d1_cycles,score,peak_w,area_mm2,best,repairs,error" ] &&
-  [ "$(cut -d, -f5 "$csv" | sed 1d | sort -u | wc -l)" -eq 1 ] &&
-  awk -F, 'NR == 2 { d = $6; s = $7 } NR > 2 && $10 == 1 { b = $6; bs = $7 } END { exit !(b < d && bs > s) }' "$csv" &&
+if [ $code -eq 0 ] && [ "$(sed -n 1p "$csv")" = "round,candidate,d1.store_spacing,status,p1_status,p1_cycles,p1_peak_w,d1_status,d1_cycles,d1_peak_w,area_mm2,score,error,best,repairs" ] &&
+  [ "$(cut -d, -f6 "$csv" | sed 1d | sort -u | wc -l)" -eq 1 ] &&
+  awk -F, 'NR == 2 { d = $9; s = $12 } NR > 2 && $14 == 1 { b = $9; bs = $12 } END { exit !(b < d && bs > s) }' "$csv" &&
   grep -q '^start: p1 [0-9]*, d1 [0-9]* cycles (score [0-9.]*), [0-9.]* W, [0-9.]* mm2 (pass)$' "$tmp/out" &&
   head -n 1 "$tmp/g/best.yaml" | grep -q ' for p1 and d1 from '; then
   ok "--problem both: P1's cycles unchanged, D1's fewer, the score up"

@@ -285,7 +285,7 @@ static void j_metrics(JsonBuilder *j, const ProblemDiff *p) {
   for (int i = 0; i < NMETRICS; i++)
     if (m[i].kind == M_PCT) j_metric(j, &m[i]);
   json_builder_end_object(j);
-  json_builder_set_member_name(j, "peak_window");
+  json_builder_set_member_name(j, "window");
   json_builder_begin_object(j);
   for (int k = 0; k < 2; k++) {
     json_builder_set_member_name(j, k ? "b" : "a");
@@ -297,19 +297,22 @@ static void j_metrics(JsonBuilder *j, const ProblemDiff *p) {
   json_builder_set_member_name(j, "delta");
   json_builder_add_int_value(j, p->res[1].peak_start - p->res[0].peak_start);
   json_builder_end_object(j);
-  json_builder_set_member_name(j, "max_abs_error");
+  json_builder_set_member_name(j, "max_abs_err");
   json_builder_begin_object(j);
   for (int k = 0; k < 2; k++) {
     json_builder_set_member_name(j, k ? "b" : "a");
     j_error(j, &p->res[k]);
   }
   json_builder_end_object(j);
-  json_builder_set_member_name(j, "verdict");
+  json_builder_set_member_name(j, "status"); /* the result schema's: the first failing constraint */
   json_builder_begin_object(j);
   for (int k = 0; k < 2; k++) {
-    g_autofree char *v = diff_verdict(&p->res[k]);
+    const SimResult *r = &p->res[k];
     json_builder_set_member_name(j, k ? "b" : "a");
-    json_builder_add_string_value(j, v);
+    json_builder_add_string_value(j, r->checked && !r->check.pass ? "numerics"
+                                     : r->area_mm2 > AREA_LIMIT_MM2 ? "area"
+                                     : r->peak_w > POWER_LIMIT_W    ? "power"
+                                                                    : "pass");
   }
   json_builder_end_object(j);
   json_builder_end_object(j);
@@ -409,7 +412,7 @@ static void j_knobs(JsonBuilder *j, const GArray *knobs) {
     json_builder_add_string_value(j, k->path);
     for (int s = 0; s < 2; s++) {
       json_builder_set_member_name(j, s ? "b" : "a");
-      json_builder_add_string_value(j, s ? k->b : k->a);
+      json_add_plan_value(j, s ? k->b : k->a);
       json_builder_set_member_name(j, s ? "b_line" : "a_line");
       int line = s ? k->b_loc.line : k->a_loc.line;
       if (line) json_builder_add_int_value(j, line); else json_builder_add_null_value(j);
@@ -422,7 +425,9 @@ static void j_knobs(JsonBuilder *j, const GArray *knobs) {
 char *diff_report_json(const DiffReport *r) {
   g_autoptr(JsonBuilder) j = json_builder_new();
   json_builder_begin_object(j);
-  json_builder_set_member_name(j, "version");
+  json_builder_set_member_name(j, "schema_version");
+  json_builder_add_int_value(j, TCC_RESULT_SCHEMA);
+  json_builder_set_member_name(j, "tool");
   json_builder_add_string_value(j, TCC_DIFF_VERSION);
   json_builder_set_member_name(j, "simulator");
   json_builder_add_string_value(j, TCC_SIM_VERSION);

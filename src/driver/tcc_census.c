@@ -14,7 +14,7 @@
 
 #include "census.h"
 
-#define TCC_CENSUS_VERSION "tcc-census 0.1.0"
+
 
 /* A bar on stderr, rewritten in place: "[#####     ]  3840/7776". */
 static void bar(guint64 done, guint64 total, gpointer data) {

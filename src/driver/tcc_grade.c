@@ -293,69 +293,47 @@ static void print_bound(const char *name, const Outcome *o) {
 
 /* ---- --json: the same report for tools (tcc-sweep), through json-glib ---- */
 
-static void json_problem(JsonBuilder *j, const char *name, const Outcome *o) {
-  const SimResult *r = &o->res[0];
-  json_builder_set_member_name(j, name);
-  json_builder_begin_object(j);
-  json_builder_set_member_name(j, "pass");
-  json_builder_add_boolean_value(j, o->pass);
-  json_builder_set_member_name(j, "failures");
-  g_autofree char *why = failures(o);
-  json_builder_add_string_value(j, why);
-  json_builder_set_member_name(j, "cycles");
-  json_builder_add_int_value(j, r->cycles);
-  json_builder_set_member_name(j, "area_mm2");
-  json_builder_add_double_value(j, r->area_mm2);
-  json_builder_set_member_name(j, "peak_w");
-  json_builder_add_double_value(j, r->peak_w);
-  json_builder_set_member_name(j, "window");
-  json_builder_begin_array(j);
-  json_builder_add_int_value(j, r->peak_start);
-  json_builder_add_int_value(j, r->peak_start + POWER_WINDOW);
-  json_builder_end_array(j);
-  json_builder_set_member_name(j, "max_abs_err"); /* per seed; null when not finite */
-  json_builder_begin_object(j);
-  for (int i = 0; i < NSEEDS; i++) {
-    char seed[24];
-    g_snprintf(seed, sizeof seed, "%" G_GUINT64_FORMAT, seeds[i]);
-    json_builder_set_member_name(j, seed);
-    double e = o->res[i].check.max_abs_err;
-    if (isfinite(e))
-      json_builder_add_double_value(j, e);
-    else
-      json_builder_add_null_value(j);
-  }
-  json_builder_end_object(j);
-  Bounds b;
-  sim_bounds(&o->hw, &o->prob, &b);
-  json_builder_set_member_name(j, "bound");
-  json_builder_begin_object(j);
-  json_builder_set_member_name(j, "cycles");
-  json_builder_add_int_value(j, b.bound);
-  json_builder_set_member_name(j, "binding");
-  json_builder_add_string_value(j, sim_bound_name[b.binding]);
-  json_builder_set_member_name(j, "ratio");
-  json_builder_add_double_value(j, (double)r->cycles / (double)b.bound);
-  json_builder_end_object(j);
-  json_builder_end_object(j);
+static void record_problem(RecProblem *rp, const char *name, const Outcome *o);
+
+/* A failing outcome's status: its first failing constraint. */
+static const char *status_of(const Outcome *o) {
+  for (int i = 0; i < NSEEDS; i++)
+    if (!o->res[i].check.pass) return "numerics";
+  return o->res[0].area_mm2 > AREA_LIMIT_MM2 ? "area" : "power";
 }
 
-/* The report as one JSON object: versions, plan, pass, the score (null with
- * score_note saying why when there is none) and per problem its verdict,
- * cycles, area, peak power and window, errors per seed and bound. */
+/* A problem's result object of the schema, as --record writes it. */
+static void json_problem(JsonBuilder *j, const char *name, const Outcome *o) {
+  RecProblem rp = {0};
+  record_problem(&rp, name, o);
+  json_builder_set_member_name(j, name);
+  json_builder_begin_object(j);
+  rec_problem_members(j, &rp, seeds, NSEEDS);
+  json_builder_end_object(j);
+  g_free(rp.problem);
+  g_free(rp.program_sha256);
+  g_free(rp.hardware_sha256);
+}
+
+/* The report as one JSON object of the result schema (docs/tools.md,
+ * "Results"): versions, plan, status, the score (null with score_note
+ * saying why when there is none) and per problem its result object. */
 static void print_json(const Plan *plan, const Outcome *p1, const Outcome *d1, gboolean graded_dims) {
   /* --problem: one of them NULL, not graded */
   gboolean pass = (!p1 || p1->pass) && (!d1 || d1->pass);
   g_autoptr(JsonBuilder) j = json_builder_new();
   json_builder_begin_object(j);
-  json_builder_set_member_name(j, "grader");
+  json_builder_set_member_name(j, "schema_version");
+  json_builder_add_int_value(j, TCC_RESULT_SCHEMA);
+  json_builder_set_member_name(j, "tool");
   json_builder_add_string_value(j, TCC_GRADE_VERSION);
   json_builder_set_member_name(j, "simulator");
   json_builder_add_string_value(j, TCC_SIM_VERSION);
   json_builder_set_member_name(j, "plan");
   json_builder_add_string_value(j, plan->file);
-  json_builder_set_member_name(j, "pass");
-  json_builder_add_boolean_value(j, pass);
+  /* the first failing problem's status (numerics, area, power), else pass */
+  json_builder_set_member_name(j, "status");
+  json_builder_add_string_value(j, pass ? "pass" : status_of(p1 && !p1->pass ? p1 : d1));
   json_builder_set_member_name(j, "score");
   const char *note = !p1 || !d1    ? "one problem graded (--problem)"
                      : !pass       ? "a constraint fails"
@@ -384,7 +362,7 @@ static void print_json(const Plan *plan, const Outcome *p1, const Outcome *d1, g
  * while P1 runs; then the outcomes, P1's first (its error wins, as when
  * each problem ran to its end before the next was compiled). */
 static gboolean grade(const Plan *plan, int nthreads, gboolean do_p1, gboolean do_d1, Outcome *p1, Outcome *d1,
-                      GError **err) {
+                      gboolean *refused, GError **err) {
   Grade g = {0};
   g_mutex_init(&g.lock);
   g_cond_init(&g.cond);
@@ -401,6 +379,7 @@ static gboolean grade(const Plan *plan, int nthreads, gboolean do_p1, gboolean d
   gboolean ok = !do_p1 || start_one(&g, plan, PROB_P1, &jp, &pp, err);
   gboolean dok = ok && (!do_d1 || start_one(&g, plan, PROB_D1, &jd, &pd, &derr));
   g_thread_pool_set_max_threads(g.pool, nthreads, NULL);
+  *refused = !ok || !dok; /* tcc-gen's refusal, not a run's failure */
   if (!ok || !dok) g_atomic_int_set(&g.cancel, TRUE);
   g_mutex_lock(&g.lock);
   while (g.pending > 0) g_cond_wait(&g.cond, &g.lock);
@@ -423,6 +402,10 @@ static gboolean grade(const Plan *plan, int nthreads, gboolean do_p1, gboolean d
 /* --record: one problem of a graded run as the record keeps it. */
 static void record_problem(RecProblem *rp, const char *name, const Outcome *o) {
   const SimResult *r = &o->res[0];
+  Bounds b;
+  sim_bounds(&o->hw, &o->prob, &b);
+  rp->bound = b.bound;
+  rp->binding = sim_bound_name[b.binding];
   g_autofree char *prob = wl_problem_canonical(&o->prob);
   rp->name = name;
   rp->problem = g_strdup(prob + strlen(".problem "));
@@ -471,12 +454,33 @@ static gboolean record(const char *dir, RecRun *r) {
   return ok;
 }
 
-/* A run that fails with a diagnostic (exit 2): printed, and recorded as a
+/* A run that fails with a diagnostic (exit 2): printed, with --json also
+ * as a result (status refused or error, the diagnostic), and recorded as a
  * tool error with --record. */
-static int tool_error(const char *dir, const char *plan, const char *note, const char *msg) {
+static int tool_error(const char *dir, const char *plan, const char *note, const char *msg, gboolean refused,
+                      gboolean json) {
   fprintf(stderr, "%s\n", msg);
+  if (json) {
+    g_autoptr(JsonBuilder) j = json_builder_new();
+    json_builder_begin_object(j);
+    json_builder_set_member_name(j, "schema_version");
+    json_builder_add_int_value(j, TCC_RESULT_SCHEMA);
+    json_builder_set_member_name(j, "tool");
+    json_builder_add_string_value(j, TCC_GRADE_VERSION);
+    json_builder_set_member_name(j, "simulator");
+    json_builder_add_string_value(j, TCC_SIM_VERSION);
+    json_builder_set_member_name(j, "plan");
+    json_builder_add_string_value(j, plan);
+    json_builder_set_member_name(j, "status");
+    json_builder_add_string_value(j, refused ? "refused" : "error");
+    json_builder_set_member_name(j, "error");
+    json_builder_add_string_value(j, msg);
+    json_builder_end_object(j);
+    g_autofree char *text = json_pretty_text(j);
+    fputs(text, stdout);
+  }
   if (dir) {
-    RecRun r = {.plan = plan, .note = note, .error = msg};
+    RecRun r = {.plan = plan, .note = note, .error = msg, .refused = refused};
     record(dir, &r);
   }
   return 2;
@@ -563,10 +567,12 @@ int main(int argc, char **argv) {
     nthreads = (int)v;
   }
   g_autoptr(Plan) plan = plan_load(argv[1], &err);
-  if (!plan) return tool_error(rec_dir, argv[1], note, err->message);
+  if (!plan) return tool_error(rec_dir, argv[1], note, err->message, TRUE, json);
   Outcome p1 = {0}, d1 = {0};
   gboolean do_p1 = !problem || strcmp(problem, "p1") == 0, do_d1 = !problem || strcmp(problem, "d1") == 0;
-  if (!grade(plan, nthreads, do_p1, do_d1, &p1, &d1, &err)) return tool_error(rec_dir, argv[1], note, err->message);
+  gboolean refused = FALSE;
+  if (!grade(plan, nthreads, do_p1, do_d1, &p1, &d1, &refused, &err))
+    return tool_error(rec_dir, argv[1], note, err->message, refused, json);
   double c1 = (double)p1.res[0].cycles, c2 = (double)d1.res[0].cycles;
   double score = wl_score(p1.res[0].cycles, d1.res[0].cycles);
   Problem dp1, dd1;

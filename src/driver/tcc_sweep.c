@@ -13,7 +13,7 @@
 #include "plan_edit.h"
 #include "sweep.h"
 
-#define TCC_SWEEP_VERSION "tcc-sweep 0.1.0"
+
 
 /* The bar, the elapsed time and, once a job is done, the ETA at the mean
  * pace so far (data: the start, g_get_monotonic_time). */

@@ -154,6 +154,10 @@ static void bound_json(JsonBuilder *j, const char *name, const CensusBound *b) {
 char *census_json(const Census *c) {
   g_autoptr(JsonBuilder) j = json_builder_new();
   json_builder_begin_object(j);
+  json_builder_set_member_name(j, "schema_version");
+  json_builder_add_int_value(j, TCC_RESULT_SCHEMA);
+  json_builder_set_member_name(j, "tool");
+  json_builder_add_string_value(j, TCC_CENSUS_VERSION);
   json_builder_set_member_name(j, "space");
   json_builder_add_string_value(j, c->space);
   json_builder_set_member_name(j, "points");

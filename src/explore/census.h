@@ -5,6 +5,7 @@
  * written as CSV or JSON (json-glib).  docs/tools.md, "tcc-census". */
 #ifndef TCC_CENSUS_H
 #define TCC_CENSUS_H
+#define TCC_CENSUS_VERSION "tcc-census 0.1.0"
 
 #include "bounds.h"
 #include "census_space.h"

@@ -5,6 +5,7 @@
 #include "json_text.h"
 
 #include <errno.h>
+#include <math.h>
 #include <json-glib/json-glib.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 
 #include "csv.h"
 #include "plan.h"
+#include "machine.h" /* TCC_RESULT_SCHEMA */
 #include "plan_edit.h"
 
 G_DEFINE_QUARK(tcc-sweep-error-quark, sweep_error)
@@ -329,6 +331,13 @@ static const SweepVariant *variant_of(const Sweep *s, const char *name) {
   return NULL;
 }
 
+const char *sweep_status_known(const char *s) {
+  static const char *const known[] = {"pass", "numerics", "area", "power", "refused", "error"};
+  for (guint i = 0; s && i < G_N_ELEMENTS(known); i++)
+    if (strcmp(s, known[i]) == 0) return known[i];
+  return NULL;
+}
+
 /* The first line of `text` (stderr), or `dflt`. */
 static char *first_line(const char *text, const char *dflt) {
   if (!text || !*text) return g_strdup(dflt);
@@ -359,8 +368,13 @@ gboolean sweep_run_job(const Sweep *s, const char *name, const char *grade, Swee
   gboolean spawned = g_spawn_sync(s->dir, argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &errs, &wait, &spawn);
   int code = spawned && WIFEXITED(wait) ? WEXITSTATUS(wait) : -1;
   g_autoptr(JsonParser) p = json_parser_new();
-  gboolean parsed = (code == 0 || code == 1) && json_parser_load_from_data(p, out, -1, NULL) &&
+  gboolean parsed = (code == 0 || code == 1 || code == 2) && json_parser_load_from_data(p, out, -1, NULL) &&
                     JSON_NODE_HOLDS_OBJECT(json_parser_get_root(p));
+  /* the result's status: tcc-grade's (its JSON says refused or error on
+   * exit 2, the first failing constraint on exit 1) */
+  const char *gst = parsed ? sweep_status_known(json_object_get_string_member_with_default(
+                                 json_node_get_object(json_parser_get_root(p)), "status", NULL))
+                           : NULL;
   g_autofree char *why = NULL;
   if (!spawned)
     why = g_strdup_printf("cannot run %s: %s", grade, spawn->message);
@@ -368,11 +382,15 @@ gboolean sweep_run_job(const Sweep *s, const char *name, const char *grade, Swee
     why = g_strdup_printf("%s died (signal %d)", grade, WIFSIGNALED(wait) ? WTERMSIG(wait) : 0);
   else if (code == 2)
     why = first_line(errs, "tcc-grade exited 2 without a message");
-  else if (!parsed)
+  else if (!gst)
     why = g_strdup_printf("%s exited %d without a JSON report", grade, code);
 
   g_autoptr(JsonBuilder) b = json_builder_new();
   json_builder_begin_object(b);
+  json_builder_set_member_name(b, "schema_version");
+  json_builder_add_int_value(b, TCC_RESULT_SCHEMA);
+  json_builder_set_member_name(b, "tool");
+  json_builder_add_string_value(b, TCC_SWEEP_VERSION);
   json_builder_set_member_name(b, "name");
   json_builder_add_string_value(b, name);
   json_builder_set_member_name(b, "plan");
@@ -381,10 +399,10 @@ gboolean sweep_run_job(const Sweep *s, const char *name, const char *grade, Swee
   json_builder_begin_object(b);
   for (guint i = 0; i < s->keys->len; i++) {
     json_builder_set_member_name(b, g_ptr_array_index(s->keys, i));
-    json_builder_add_string_value(b, g_ptr_array_index(x->values, i));
+    json_add_plan_value(b, g_ptr_array_index(x->values, i));
   }
   json_builder_end_object(b);
-  const char *st = why ? "error" : code == 0 ? "pass" : "fail";
+  const char *st = code == 2 && gst && strcmp(gst, "refused") == 0 ? gst : why ? "error" : gst;
   if (status) *status = st;
   json_builder_set_member_name(b, "status");
   json_builder_add_string_value(b, st);
@@ -470,8 +488,8 @@ gboolean sweep_write_slurm(const Sweep *s, GError **err) {
 /* ---- the table -------------------------------------------------------- */
 
 typedef struct Row {
-  const char *status;   /* pass, fail, error, missing */
-  JsonObject *grade;    /* NULL unless pass/fail */
+  const char *status;   /* a result's status (sweep_status_known), missing */
+  JsonObject *grade;    /* NULL unless graded */
   const char *error;
 } Row;
 
@@ -486,16 +504,21 @@ static JsonNode *val(JsonObject *o, const char *m) {
 }
 
 /* The metric columns after the swept keys. */
-static const char *const metric_cols[] = {"name",     "status",      "p1_cycles", "p1_peak_w", "p1_verdict",
-                                          "d1_cycles", "d1_peak_w", "d1_verdict", "score",     "error"};
-enum { M_NAME, M_STATUS, M_P1_CYCLES, M_P1_W, M_P1_VERDICT, M_D1_CYCLES, M_D1_W, M_D1_VERDICT, M_SCORE, M_ERROR, M__COUNT };
+static const char *const metric_cols[] = {"name",      "status",    "p1_status", "p1_cycles", "p1_peak_w", "d1_status",
+                                          "d1_cycles", "d1_peak_w", "area_mm2",  "score",     "error"};
+enum {
+  M_NAME, M_STATUS, M_P1_STATUS, M_P1_CYCLES, M_P1_W, M_D1_STATUS, M_D1_CYCLES, M_D1_W, M_AREA, M_SCORE, M_ERROR,
+  M__COUNT
+};
 
 /* A metric's text ("" when absent), and whether it is a number (1 an
  * integer, 2 a real). */
 static char *metric(const Row *r, const SweepVariant *x, int m, int *number) {
   char buf[G_ASCII_DTOSTR_BUF_SIZE];
   *number = 0;
-  JsonObject *pr = obj(obj(r->grade, "problems"), m < M_D1_CYCLES ? "p1" : "d1");
+  JsonObject *ps = obj(r->grade, "problems");
+  /* the area: either problem's (the same hardware) */
+  JsonObject *pr = obj(ps, m < M_D1_STATUS || (m == M_AREA && obj(ps, "p1")) ? "p1" : "d1");
   switch (m) {
   case M_NAME: return g_strdup(x->name);
   case M_STATUS: return g_strdup(r->status);
@@ -506,17 +529,16 @@ static char *metric(const Row *r, const SweepVariant *x, int m, int *number) {
     return n ? g_strdup_printf("%" G_GINT64_FORMAT, json_node_get_int(n)) : g_strdup("");
   }
   case M_P1_W:
-  case M_D1_W: {
-    JsonNode *n = val(pr, "peak_w");
+  case M_D1_W:
+  case M_AREA: {
+    JsonNode *n = val(pr, m == M_AREA ? "area_mm2" : "peak_w");
     *number = n ? 2 : 0;
     return n ? g_strdup(g_ascii_formatd(buf, sizeof buf, "%.4f", json_node_get_double(n))) : g_strdup("");
   }
-  case M_P1_VERDICT:
-  case M_D1_VERDICT: {
-    JsonNode *p = val(pr, "pass"), *f = val(pr, "failures");
-    if (!p) return g_strdup("");
-    const char *why = f ? json_node_get_string(f) : NULL;
-    return json_node_get_boolean(p) ? g_strdup("PASS") : g_strdup_printf("FAIL: %s", why ? why : "");
+  case M_P1_STATUS:
+  case M_D1_STATUS: {
+    JsonNode *n = val(pr, "status");
+    return g_strdup(n && json_node_get_value_type(n) == G_TYPE_STRING ? json_node_get_string(n) : "");
   }
   case M_SCORE: {
     JsonNode *n = val(r->grade, "score");
@@ -531,7 +553,8 @@ static char *metric(const Row *r, const SweepVariant *x, int m, int *number) {
 /* RFC 4180: quoted when it holds a comma, a quote or a line break. */
 /* tune.csv's columns that hold numbers (tune.c); the others are strings. */
 static gboolean tune_numeric(const char *col) {
-  static const char *const num[] = {"round", "candidate", "cycles", "peak_w", "area_mm2", "best", "repairs"};
+  static const char *const num[] = {"round",     "candidate", "p1_cycles", "p1_peak_w", "d1_cycles",
+                                    "d1_peak_w", "area_mm2",  "score",     "best",      "repairs"};
   for (guint i = 0; i < G_N_ELEMENTS(num); i++)
     if (strcmp(col, num[i]) == 0) return TRUE;
   return FALSE;
@@ -556,6 +579,8 @@ char *sweep_collect_tune(const char *dir, gboolean json, guint *rows, guint *pas
   }
   g_autoptr(JsonBuilder) b = json_builder_new();
   json_builder_begin_object(b);
+  json_builder_set_member_name(b, "schema_version");
+  json_builder_add_int_value(b, TCC_RESULT_SCHEMA);
   json_builder_set_member_name(b, "tool");
   json_builder_add_string_value(b, "tcc-tune");
   json_builder_set_member_name(b, "rows");
@@ -576,6 +601,8 @@ char *sweep_collect_tune(const char *dir, gboolean json, guint *rows, guint *pas
         json_builder_add_double_value(b, g_ascii_strtod(v, NULL));
       else if (tune_numeric(col) && (g_ascii_strtoll(v, &end, 10), *end == '\0'))
         json_builder_add_int_value(b, g_ascii_strtoll(v, NULL, 10));
+      else if (i >= 2 && i < (guint)status) /* a knob's value */
+        json_add_plan_value(b, v);
       else
         json_builder_add_string_value(b, v);
     }
@@ -609,8 +636,11 @@ char *sweep_collect(const Sweep *s, gboolean json, guint *bad, GError **err) {
       JsonObject *o = json_node_get_object(json_parser_get_root(p));
       JsonNode *st = val(o, "status"), *e = val(o, "error");
       const char *stt = st ? json_node_get_string(st) : NULL;
-      r->status = stt && (!strcmp(stt, "pass") || !strcmp(stt, "fail") || !strcmp(stt, "error")) ? stt : "error";
-      r->error = e && !json_node_is_null(e) ? json_node_get_string(e) : NULL;
+      gboolean known = sweep_status_known(stt) != NULL;
+      r->status = known ? stt : "error";
+      r->error = e && !json_node_is_null(e) ? json_node_get_string(e)
+                 : known                    ? NULL
+                                            : "not a result of this tcc-sweep (delete it to grade the job again)";
       r->grade = obj(o, "grade");
     }
     if (strcmp(r->status, "pass") != 0) (*bad)++;
@@ -639,6 +669,10 @@ char *sweep_collect(const Sweep *s, gboolean json, guint *bad, GError **err) {
   }
   g_autoptr(JsonBuilder) b = json_builder_new();
   json_builder_begin_object(b);
+  json_builder_set_member_name(b, "schema_version");
+  json_builder_add_int_value(b, TCC_RESULT_SCHEMA);
+  json_builder_set_member_name(b, "tool");
+  json_builder_add_string_value(b, TCC_SWEEP_VERSION);
   json_builder_set_member_name(b, "template");
   json_builder_add_string_value(b, s->template_path);
   json_builder_set_member_name(b, "keys");
@@ -652,7 +686,7 @@ char *sweep_collect(const Sweep *s, gboolean json, guint *bad, GError **err) {
     json_builder_begin_object(b);
     for (guint i = 0; i < s->keys->len; i++) {
       json_builder_set_member_name(b, g_ptr_array_index(s->keys, i));
-      json_builder_add_string_value(b, g_ptr_array_index(x->values, i));
+      json_add_plan_value(b, g_ptr_array_index(x->values, i));
     }
     for (int m = 0; m < M__COUNT; m++) {
       int num;

@@ -23,6 +23,7 @@
 #include <glib.h>
 
 #define SWEEP_MAX_VARIANTS 100000
+#define TCC_SWEEP_VERSION "tcc-sweep 0.1.0"
 
 /* Errors: USAGE and IO messages need a "tcc-sweep: error: " prefix; PLACED
  * ones already read "file:line:col: error: ..." or "file: error: ...", as
@@ -99,5 +100,10 @@ gboolean sweep_write_slurm(const Sweep *s, GError **err);
  * has no tune.csv or it cannot be read. */
 char *sweep_collect_tune(const char *dir, gboolean json, guint *rows, guint *passing, GError **err);
 char *sweep_collect(const Sweep *s, gboolean json, guint *bad, GError **err);
+
+/* A result's status in the result schema (docs/tools.md, "Results"):
+ * pass, numerics, area, power, refused or error, as a static string; NULL
+ * for anything else (or NULL). */
+const char *sweep_status_known(const char *status);
 
 #endif

@@ -167,10 +167,12 @@ static gpointer compile_prepare(const char *file, const char *text, TuneTarget t
       m->status = TUNE_SLOWER;
       m->error = g_strdup_printf("%s: %s", wl_problem_name(order[i]), e->message);
       m->peak_w = MAX(m->peak_w, fr.first_w);
+      m->w[order[i] == PROB_D1] = fr.first_w;
       m->area_mm2 = sim_machine_area(&plan->hw);
       if (order[i] == PROB_D1 && target == TUNE_TARGET_BOTH) { /* P1's measure, then D1's */
         m->cycles = w->n > 0 ? w->measured[0].cycles : 0;
         m->peak_w = MAX(m->peak_w, w->n > 0 ? w->measured[0].peak_w : 0);
+        m->w[0] = w->n > 0 ? w->measured[0].peak_w : 0;
         m->d1_cycles = fr.first_cycles;
       } else {
         m->cycles = fr.first_cycles;
@@ -231,6 +233,7 @@ static void simulate_finish(gpointer work, TuneMeasure *m) {
     else
       m->cycles = r.cycles;
     m->peak_w = MAX(m->peak_w, r.peak_w);
+    m->w[w->kind[k] == PROB_D1] = r.peak_w;
     m->area_mm2 = r.area_mm2;
     TuneStatus st = r.area_mm2 > AREA_LIMIT_MM2 ? TUNE_AREA : r.peak_w > POWER_LIMIT_W ? TUNE_POWER : TUNE_PASS;
     if (status_rank[st] > status_rank[m->status]) m->status = st;
@@ -842,15 +845,44 @@ static void log_header(const Tune *t, GString *o) {
     g_string_append_c(o, ',');
     csv_field(o, ((const TuneKnob *)g_ptr_array_index(t->knobs, k))->path);
   }
-  g_string_append(o, t->opt.target == TUNE_TARGET_BOTH
-                         ? ",status,p1_cycles,d1_cycles,score,peak_w,area_mm2,best,repairs,error\n"
-                         : ",status,cycles,peak_w,area_mm2,best,repairs,error\n");
+  g_string_append(o, ",status,p1_status,p1_cycles,p1_peak_w,d1_status,d1_cycles,d1_peak_w,area_mm2,score,error,best,"
+                    "repairs\n");
+}
+
+/* A measure's cycles of problem K (0 P1, 1 D1), 0 when not measured. */
+static int64_t cycles_of(const Tune *t, const TuneMeasure *m, int k) {
+  if (t->opt.target == TUNE_TARGET_BOTH) return k ? m->d1_cycles : m->cycles;
+  return (t->opt.target == TUNE_TARGET_D1) == (k == 1) ? m->cycles : 0;
+}
+
+/* The result columns of a point (the result schema's, docs/tools.md
+ * "Results"), after its status: each problem's status, cycles and peak W
+ * (empty when not measured), the area, the score with both, the error. */
+static void log_result(const Tune *t, const TuneMeasure *m, GString *o) {
+  gboolean measured = m->status != TUNE_ERROR_POINT && m->status != TUNE_REFUSED;
+  for (int k = 0; k < 2; k++) {
+    int64_t c = measured ? cycles_of(t, m, k) : 0;
+    double w = t->opt.target == TUNE_TARGET_BOTH ? m->w[k] : m->peak_w; /* one problem: its peak */
+    if (c > 0)
+      g_string_append_printf(o, ",%s,%" PRId64 ",%.4f",
+                             m->area_mm2 > AREA_LIMIT_MM2 ? "area" : w > POWER_LIMIT_W ? "power" : "pass", c, w);
+    else
+      g_string_append(o, ",,,");
+  }
+  if (measured)
+    g_string_append_printf(o, ",%.4f", m->area_mm2);
+  else
+    g_string_append(o, ",");
+  if (measured && m->cycles > 0 && m->d1_cycles > 0)
+    g_string_append_printf(o, ",%.2f,", wl_score(m->cycles, m->d1_cycles));
+  else
+    g_string_append(o, ",,");
+  if (m->error) csv_field(o, m->error);
 }
 
 char *tune_log_csv(const Tune *t) {
   GString *o = g_string_new(NULL);
   log_header(t, o);
-  gboolean both = t->opt.target == TUNE_TARGET_BOTH;
   for (guint i = 0; i < t->points->len; i++) {
     const TunePoint *p = g_ptr_array_index(t->points, i);
     g_string_append_printf(o, "%d,%d", p->round, p->candidate);
@@ -859,19 +891,9 @@ char *tune_log_csv(const Tune *t) {
       g_string_append_c(o, ',');
       csv_field(o, v);
     }
-    g_string_append_printf(o, ",%s,", tune_status_name[p->m.status]);
-    if (p->m.status == TUNE_ERROR_POINT || p->m.status == TUNE_REFUSED)
-      g_string_append(o, both ? ",,,," : ",,");
-    else if (both && p->m.d1_cycles == 0) /* slower: D1 not measured after P1 */
-      g_string_append_printf(o, "%" PRId64 ",,,%.4f,%.4f", p->m.cycles, p->m.peak_w, p->m.area_mm2);
-    else if (both)
-      g_string_append_printf(o, "%" PRId64 ",%" PRId64 ",%.2f,%.4f,%.4f", p->m.cycles, p->m.d1_cycles,
-                             wl_score(p->m.cycles, p->m.d1_cycles), p->m.peak_w, p->m.area_mm2);
-    else
-      g_string_append_printf(o, "%" PRId64 ",%.4f,%.4f", p->m.cycles, p->m.peak_w, p->m.area_mm2);
-    g_string_append_printf(o, ",%d,%d,", p->best ? 1 : 0, p->repairs);
-    if (p->m.error) csv_field(o, p->m.error);
-    g_string_append_c(o, '\n');
+    g_string_append_printf(o, ",%s", tune_status_name[p->m.status]);
+    log_result(t, &p->m, o);
+    g_string_append_printf(o, ",%d,%d\n", p->best ? 1 : 0, p->repairs);
   }
   return g_string_free(o, FALSE);
 }
@@ -1046,22 +1068,28 @@ gboolean tune_resume(Tune *t, const char *file, const char *text, GError **err) 
       idx[k] = (guint)x;
     }
     TuneMeasure *m = g_new0(TuneMeasure, 1);
-    guint c = 2 + n;
+    guint c = 2 + n; /* status, then the result columns of log_result */
     int st = -1;
     for (int s = 0; s <= TUNE_SLOWER; s++)
       if (strcmp(FIELD(c), tune_status_name[s]) == 0) st = s;
     gboolean measured = st >= 0 && st != TUNE_ERROR_POINT && st != TUNE_REFUSED;
-    int64_t cyc = 0, d1 = 0;
-    gboolean ok = st >= 0 && (!measured || (parse_count(FIELD(c + 1), &cyc) &&
-                                            (!both || parse_count(FIELD(c + 2), &d1) ||
-                                             (st == TUNE_SLOWER && !*FIELD(c + 2)))));
-    guint wcol = c + (both ? 4 : 2);
-    char *end = NULL;
+    int64_t cyc[2] = {0, 0};
+    gboolean ok = st >= 0;
+    for (int k = 0; ok && measured && k < 2; k++) {
+      /* a problem measured: its cycles and peak; with both, a slower
+       * point's D1 may be missing (not measured after P1) */
+      const char *cf = FIELD(c + 2 + 3 * k), *wf = FIELD(c + 3 + 3 * k);
+      gboolean want = both ? k == 0 || *cf || st != TUNE_SLOWER : (t->opt.target == TUNE_TARGET_D1) == (k == 1);
+      if (!want) continue;
+      char *end = NULL;
+      m->w[k] = g_ascii_strtod(wf, &end);
+      ok = parse_count(cf, &cyc[k]) && *wf && !*end;
+      m->peak_w = MAX(m->peak_w, m->w[k]);
+    }
     if (ok && measured) {
-      m->peak_w = g_ascii_strtod(FIELD(wcol), &end);
-      ok = *FIELD(wcol) && !*end;
-      m->area_mm2 = g_ascii_strtod(FIELD(wcol + 1), &end);
-      ok = ok && *FIELD(wcol + 1) && !*end;
+      char *end = NULL;
+      m->area_mm2 = g_ascii_strtod(FIELD(c + 7), &end);
+      ok = *FIELD(c + 7) && !*end;
     }
     if (!ok) {
       measure_free(m);
@@ -1072,9 +1100,9 @@ gboolean tune_resume(Tune *t, const char *file, const char *text, GError **err) 
     /* the check of the numerics is made again at the end: a point it
      * failed was measured as passing */
     m->status = st == TUNE_WRONG ? TUNE_PASS : (TuneStatus)st;
-    m->cycles = cyc;
-    m->d1_cycles = d1;
-    m->error = st == TUNE_WRONG || !*FIELD(cols - 1) ? NULL : g_strdup(FIELD(cols - 1));
+    m->cycles = both || t->opt.target == TUNE_TARGET_P1 ? cyc[0] : cyc[1];
+    m->d1_cycles = both ? cyc[1] : 0;
+    m->error = st == TUNE_WRONG || !*FIELD(c + 9) ? NULL : g_strdup(FIELD(c + 9));
 #undef FIELD
     g_hash_table_replace(t->cache, idx_key(idx, n), m);
   }
@@ -1100,7 +1128,8 @@ gboolean tune_eval_job(const char *job, const char *name, TuneTarget target, dou
   gpointer w = compile_prepare(name, text, target, cap, NULL, &m);
   if (w) simulate_finish(w, &m);
   g_autoptr(GString) o = g_string_new(tune_status_name[m.status]);
-  g_string_append_printf(o, ",%" PRId64 ",%" PRId64 ",%.17g,%.17g,", m.cycles, m.d1_cycles, m.peak_w, m.area_mm2);
+  g_string_append_printf(o, ",%" PRId64 ",%" PRId64 ",%.17g,%.17g,%.17g,%.17g,", m.cycles, m.d1_cycles, m.peak_w,
+                         m.area_mm2, m.w[0], m.w[1]);
   csv_field(o, m.error ? m.error : "");
   g_string_append_c(o, '\n');
   g_free(m.error);
@@ -1118,17 +1147,20 @@ static gboolean read_measure(const char *path, TuneMeasure *m) {
   if (!g_file_get_contents(path, &text, NULL, NULL)) return FALSE;
   const char *p = text;
   g_autoptr(GPtrArray) f = csv_record(&p);
-  if (!f || f->len != 6) return FALSE;
+  if (!f || f->len != 8) return FALSE;
   int st = -1;
   for (int s = 0; s <= TUNE_SLOWER; s++)
     if (strcmp(g_ptr_array_index(f, 0), tune_status_name[s]) == 0) st = s;
   int64_t c, d;
   char *e1, *e2;
+  char *e3, *e4;
   double w = g_ascii_strtod(g_ptr_array_index(f, 3), &e1), a = g_ascii_strtod(g_ptr_array_index(f, 4), &e2);
-  if (st < 0 || !parse_int(g_ptr_array_index(f, 1), &c) || !parse_int(g_ptr_array_index(f, 2), &d) || *e1 || *e2)
+  double w1 = g_ascii_strtod(g_ptr_array_index(f, 5), &e3), w2 = g_ascii_strtod(g_ptr_array_index(f, 6), &e4);
+  if (st < 0 || !parse_int(g_ptr_array_index(f, 1), &c) || !parse_int(g_ptr_array_index(f, 2), &d) || *e1 || *e2 ||
+      *e3 || *e4)
     return FALSE;
-  *m = (TuneMeasure){(TuneStatus)st, c, d, w, a, NULL};
-  const char *msg = g_ptr_array_index(f, 5);
+  *m = (TuneMeasure){(TuneStatus)st, c, d, w, a, NULL, {w1, w2}};
+  const char *msg = g_ptr_array_index(f, 7);
   if (*msg) m->error = g_strdup(msg);
   return TRUE;
 }

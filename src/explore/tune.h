@@ -79,6 +79,8 @@ typedef struct TuneMeasure {
   int64_t d1_cycles;     /* TUNE_TARGET_BOTH: D1's; 0 otherwise          */
   double peak_w, area_mm2; /* both problems: the higher peak            */
   char *error;           /* TUNE_ERROR_POINT: the one-line message      */
+  double w[2];           /* each problem's peak, P1's then D1's (0: not  */
+                         /* measured)                                   */
 } TuneMeasure;
 
 /* How points are measured: `prepare` runs on the calling thread, in
@@ -217,9 +219,10 @@ typedef struct TuneCounts {
 } TuneCounts;
 void tune_counts(const Tune *t, TuneCounts *c);
 
-/* Every point as CSV: round, candidate, the knobs, status, cycles (with
- * TUNE_TARGET_BOTH: p1_cycles, d1_cycles, score), peak_w, area_mm2, best,
- * repairs, error. */
+/* Every point as CSV: round, candidate, the knobs, status, the result
+ * schema's columns (p1_status, p1_cycles, p1_peak_w, d1_status, d1_cycles,
+ * d1_peak_w, area_mm2, score, error; docs/tools.md "Results"), best,
+ * repairs. */
 char *tune_log_csv(const Tune *t);
 /* The best point's plan text, with a header comment saying what it is
  * (NULL with *err before tune_run has measured the start). */

@@ -3,6 +3,9 @@
 
 #include "json_num.h"
 
+#include <math.h>
+#include <string.h>
+
 char *json_pretty_text(JsonBuilder *b) {
   g_autoptr(JsonGenerator) gen = json_generator_new();
   g_autoptr(JsonNode) root = json_builder_get_root(b);
@@ -11,4 +14,19 @@ char *json_pretty_text(JsonBuilder *b) {
   g_autofree char *text = json_generator_to_data(gen, NULL);
   g_autofree char *shortest = json_shortest_numbers(text);
   return g_strconcat(shortest, "\n", NULL);
+}
+
+void json_add_plan_value(JsonBuilder *b, const char *v) {
+  gint64 i;
+  char *end = NULL;
+  if (g_ascii_string_to_signed(v, 10, G_MININT64, G_MAXINT64, &i, NULL)) {
+    json_builder_add_int_value(b, i);
+    return;
+  }
+  double d = g_ascii_strtod(v, &end);
+  gboolean real = *v && !*end && isfinite(d) && strspn(v, "+-0123456789.eE") == strlen(v);
+  if (real)
+    json_builder_add_double_value(b, d);
+  else
+    json_builder_add_string_value(b, v);
 }

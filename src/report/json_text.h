@@ -8,4 +8,8 @@
 /* The builder's document, pretty-printed, with a final newline (g_free). */
 char *json_pretty_text(JsonBuilder *b);
 
+/* A plan's value as JSON, as the plan reads it: a decimal integer or real
+ * as a number, anything else (an enum, a list) as its text. */
+void json_add_plan_value(JsonBuilder *b, const char *v);
+
 #endif

@@ -1,8 +1,9 @@
-/* report.c - the text and JSON reports of tcc-sim (issue: report fields). */
+/* report.c - the text and JSON reports of tcc-sim. */
 #include <math.h>
 #include <string.h>
 
 #include "bounds.h"
+#include "jdoc.h"
 #include "sim.h"
 
 char *sim_hardware_sha256(const Program *p) {
@@ -16,27 +17,10 @@ int sim_verdict_exit(const Program *p, const SimResult *r) {
   return ok ? 0 : 1;
 }
 
+const char *const sim_constraint_name[3] = {"numerics", "area", "power"};
+
 static const char *pf(gboolean ok) { return ok ? "PASS" : "FAIL"; }
 
-/* JSON string body: the only strings we print are file names and source
- * lines, so escape quotes, backslashes and control characters. */
-static void jstr(GString *g, const char *s) {
-  /* JSON text is UTF-8: bytes that are not (a source line's comment, a file
-   * name may hold any) become U+FFFD */
-  g_autofree char *valid = g_utf8_validate(s, -1, NULL) ? NULL : g_utf8_make_valid(s, -1);
-  if (valid) s = valid;
-  g_string_append_c(g, '"');
-  for (; *s; s++) {
-    unsigned char c = (unsigned char)*s;
-    if (c == '"' || c == '\\')
-      g_string_append_printf(g, "\\%c", c);
-    else if (c < 0x20)
-      g_string_append_printf(g, "\\u%04x", c);
-    else
-      g_string_append_c(g, (char)c);
-  }
-  g_string_append_c(g, '"');
-}
 
 /* cycles / bound, the program's distance from the limit */
 static double bound_ratio(const SimResult *r, const Bounds *b) {
@@ -239,148 +223,242 @@ static void profile_report(GString *g, const Program *p, const SimResult *r) {
   wait_report(g, r);
 }
 
-/* "bound": the binding bound, the ratio, each bound and its inputs. */
-static void json_bounds(GString *g, const Program *p, const SimResult *r) {
-  Bounds b;
-  sim_bounds(&p->hw, &p->prob, &b);
-  g_string_append_printf(g, "  \"bound\": {\"cycles\": %" G_GINT64_FORMAT ", \"binding\": \"%s\", \"ratio\": %.6f,\n",
-                         b.bound, sim_bound_name[b.binding], bound_ratio(r, &b));
-  g_string_append_printf(g, "    \"mma\": {\"cycles\": %" G_GINT64_FORMAT ", \"blocks\": %" G_GINT64_FORMAT
-                            ", \"arrays\": %d},\n", b.cycles[BOUND_MMA], b.mma_blocks, b.mma_arrays);
-  g_string_append_printf(g, "    \"hbm\": {\"cycles\": %" G_GINT64_FORMAT ", \"lines\": %" G_GINT64_FORMAT
-                            ", \"bytes\": %" G_GINT64_FORMAT ", \"busiest_channel_lines\": %" G_GINT64_FORMAT "},\n",
-                         b.cycles[BOUND_HBM], b.hbm_lines, b.hbm_bytes, b.hbm_busiest);
-  g_string_append_printf(g, "    \"power\": {\"cycles\": %" G_GINT64_FORMAT ", \"energy_uj\": %.6f, \"mma_uj\": %.6f, "
-                            "\"hbm_uj\": %.6f, \"noc_uj\": %.6f, \"rf_uj\": %.6f, \"sfu_uj\": %.6f, "
-                            "\"dynamic_budget_w\": %.6f}",
-                         b.cycles[BOUND_POWER], b.e_total_uj, b.e_mma_uj, b.e_hbm_uj, b.e_noc_uj, b.e_rf_uj, b.e_sfu_uj,
-                         b.dyn_w);
-  if (p->prob.kind == PROB_D1)
-    g_string_append_printf(g, ",\n    \"chain\": {\"cycles\": %" G_GINT64_FORMAT ", \"load_ready\": %" G_GINT64_FORMAT
-                              ", \"io_latency\": %" G_GINT64_FORMAT ", \"step_compute\": %" G_GINT64_FORMAT
-                              ", \"host_latency\": %d}",
-                           b.cycles[BOUND_CHAIN], b.load_ready, b.io_latency, b.step_compute, T_HOST_LATENCY);
-  g_string_append(g, "},\n");
+/* ---- the JSON report: the result schema (docs/tools.md, "Results") ---- */
+
+/* Figures rounded as the text report prints them: watts and mm^2 to 4
+ * decimals, energies and shares to 6 (the JSON module then spells each
+ * the shortest way, json_num.h). */
+static double rnd(double v, double scale) { return isfinite(v) ? round(v * scale) / scale : v; }
+#define R4(v) rnd((v), 1e4)
+#define R6(v) rnd((v), 1e6)
+
+static void jint(JDoc *d, const char *k, int64_t v) { jdoc_member(d, k), jdoc_int(d, v); }
+static void jdbl(JDoc *d, const char *k, double v) { jdoc_member(d, k), jdoc_double(d, v); }
+static void jstring(JDoc *d, const char *k, const char *v) { jdoc_member(d, k), jdoc_string(d, v); }
+
+/* A canonical line's "key=value" words as an object, after its first word
+ * (the problem's kind, given as "kind"): integers as numbers, others
+ * ("dma=2x1") as strings. */
+static void jwords(JDoc *d, const char *k, const char *line, gboolean kind) {
+  jdoc_member(d, k);
+  jdoc_begin_object(d);
+  g_auto(GStrv) w = g_strsplit(line, " ", -1);
+  for (int i = 1; w[i]; i++) {
+    if (i == 1 && kind) {
+      jstring(d, "kind", w[i]);
+      continue;
+    }
+    char *eq = strchr(w[i], '=');
+    if (!eq) continue;
+    *eq = '\0';
+    char *end = NULL;
+    gint64 v = g_ascii_strtoll(eq + 1, &end, 10);
+    if (eq[1] && !*end)
+      jint(d, w[i], v);
+    else
+      jstring(d, w[i], eq + 1);
+  }
+  jdoc_end_object(d);
 }
 
-/* ",\n  "hot_groups": {...}": the window's energy and, per grouping, its
- * first HOT_GROUPS_SHOWN groups with their share of it (--profile). */
-static void json_hot_groups(GString *g, const Program *p, const SimResult *r) {
+/* "bound": the binding bound, the ratio, each bound and its inputs. */
+static void json_bounds(JDoc *d, const Program *p, const SimResult *r) {
+  Bounds b;
+  sim_bounds(&p->hw, &p->prob, &b);
+  jdoc_member(d, "bound");
+  jdoc_begin_object(d);
+  jint(d, "cycles", b.bound);
+  jstring(d, "binding", sim_bound_name[b.binding]);
+  jdbl(d, "ratio", R4(bound_ratio(r, &b)));
+  jdoc_member(d, "mma");
+  jdoc_begin_object(d);
+  jint(d, "cycles", b.cycles[BOUND_MMA]), jint(d, "blocks", b.mma_blocks), jint(d, "arrays", b.mma_arrays);
+  jdoc_end_object(d);
+  jdoc_member(d, "hbm");
+  jdoc_begin_object(d);
+  jint(d, "cycles", b.cycles[BOUND_HBM]), jint(d, "lines", b.hbm_lines), jint(d, "bytes", b.hbm_bytes);
+  jint(d, "busiest_channel_lines", b.hbm_busiest);
+  jdoc_end_object(d);
+  jdoc_member(d, "power");
+  jdoc_begin_object(d);
+  jint(d, "cycles", b.cycles[BOUND_POWER]);
+  jdbl(d, "energy_uj", R6(b.e_total_uj)), jdbl(d, "mma_uj", R6(b.e_mma_uj)), jdbl(d, "hbm_uj", R6(b.e_hbm_uj));
+  jdbl(d, "noc_uj", R6(b.e_noc_uj)), jdbl(d, "rf_uj", R6(b.e_rf_uj)), jdbl(d, "sfu_uj", R6(b.e_sfu_uj));
+  jdbl(d, "dynamic_budget_w", R6(b.dyn_w));
+  jdoc_end_object(d);
+  if (p->prob.kind == PROB_D1) {
+    jdoc_member(d, "chain");
+    jdoc_begin_object(d);
+    jint(d, "cycles", b.cycles[BOUND_CHAIN]), jint(d, "load_ready", b.load_ready);
+    jint(d, "io_latency", b.io_latency), jint(d, "step_compute", b.step_compute);
+    jint(d, "host_latency", T_HOST_LATENCY);
+    jdoc_end_object(d);
+  }
+  jdoc_end_object(d);
+}
+
+/* "hot_groups": the window's energy and, per grouping, its first
+ * HOT_GROUPS_SHOWN groups with their share of it (--profile). */
+static void json_hot_groups(JDoc *d, const Program *p, const SimResult *r) {
   double win = window_uj(r);
-  g_string_append_printf(g, ",\n  \"hot_groups\": {\"window_energy_uj\": %.6f, \"static_uj\": %.6f", win,
-                         window_static_uj(r));
+  jdoc_member(d, "hot_groups");
+  jdoc_begin_object(d);
+  jdbl(d, "window_energy_uj", R6(win));
+  jdbl(d, "static_uj", R6(window_static_uj(r)));
   for (int by = 0; by < HOT_BY__COUNT; by++) {
     g_autoptr(GArray) gr = sim_hot_groups(p, r, (HotBy)by);
     int shown = MIN((int)gr->len, HOT_GROUPS_SHOWN);
-    g_string_append_printf(g, ",\n    \"%s\": {\"groups\": %u, \"top\": [", sim_hot_by_name[by], gr->len);
+    jdoc_member(d, sim_hot_by_name[by]);
+    jdoc_begin_object(d);
+    jint(d, "groups", gr->len);
+    jdoc_member(d, "top");
+    jdoc_begin_array(d);
     for (int i = 0; i < shown; i++) {
       const HotGroup *h = &g_array_index(gr, HotGroup, i);
-      g_string_append_printf(g, "%s\n      {\"name\": ", i ? "," : "");
-      jstr(g, h->name);
-      g_string_append_printf(g, ", \"energy_uj\": %.6f, \"share\": %.6f, \"insns\": %d}", h->energy_pj * 1e-6,
-                             win > 0 ? h->energy_pj * 1e-6 / win : 0.0, h->insns);
+      jdoc_begin_object(d);
+      jstring(d, "name", h->name);
+      jdbl(d, "energy_uj", R6(h->energy_pj * 1e-6));
+      jdbl(d, "share", R6(win > 0 ? h->energy_pj * 1e-6 / win : 0.0));
+      jint(d, "insns", h->insns);
+      jdoc_end_object(d);
     }
-    g_string_append(g, "]}");
+    jdoc_end_array(d);
+    jdoc_end_object(d);
   }
-  g_string_append(g, "}");
+  jdoc_end_object(d);
 }
 
-/* ",\n  "stages": [...]": every stage, by start (--profile). */
-static void json_stages(GString *g, const SimResult *r) {
-  g_string_append(g, ",\n  \"stages\": [");
+/* "stages": every stage, by start (--profile). */
+static void json_stages(JDoc *d, const SimResult *r) {
+  jdoc_member(d, "stages");
+  jdoc_begin_array(d);
   for (int i = 0; i < r->nstages; i++) {
     const SimStage *st = &r->stages[i];
-    g_string_append_printf(g, "%s\n    {\"name\": ", i ? "," : "");
-    jstr(g, st->name);
-    g_string_append_printf(g, ", \"start\": %" G_GINT64_FORMAT ", \"end\": %" G_GINT64_FORMAT
-                              ", \"wgs\": %d, \"insns\": %" G_GINT64_FORMAT ", \"mma_blocks\": %" G_GINT64_FORMAT
-                              ", \"hbm_lines\": %" G_GINT64_FORMAT ", \"wait\": %" G_GINT64_FORMAT ", \"pace\": %" G_GINT64_FORMAT
-                              ", \"stall\": %" G_GINT64_FORMAT ", \"energy_uj\": %.6f}",
-                           st->start, st->end, st->wgs, st->insns, st->mma_blocks, st->hbm_lines, st->wait, st->pace,
-                           st->stall,
-                           st->energy_pj * 1e-6);
+    jdoc_begin_object(d);
+    jstring(d, "name", st->name);
+    jint(d, "start", st->start), jint(d, "end", st->end), jint(d, "wgs", st->wgs), jint(d, "insns", st->insns);
+    jint(d, "mma_blocks", st->mma_blocks), jint(d, "hbm_lines", st->hbm_lines), jint(d, "wait", st->wait);
+    jint(d, "pace", st->pace), jint(d, "stall", st->stall);
+    jdbl(d, "energy_uj", R6(st->energy_pj * 1e-6));
+    jdoc_end_object(d);
   }
-  g_string_append(g, "]");
+  jdoc_end_array(d);
 }
 
-/* ",\n  "waits": {...}": every wait group (waits.c), largest first
- * (--profile): a user filters by stage with jq. */
-static void json_waits(GString *g, const SimResult *r) {
+/* "waits": every wait group (waits.c), largest first (--profile): a user
+ * filters by stage with jq. */
+static void json_waits(JDoc *d, const SimResult *r) {
   int64_t all = 0;
   for (int i = 0; i < r->nwaits; i++) all += r->waits[i].wait;
-  g_string_append_printf(g, ",\n  \"waits\": {\"wait\": %" G_GINT64_FORMAT ", \"groups\": [", all);
+  jdoc_member(d, "waits");
+  jdoc_begin_object(d);
+  jint(d, "wait", all);
+  jdoc_member(d, "groups");
+  jdoc_begin_array(d);
   for (int i = 0; i < r->nwaits; i++) {
     const SimWaitGroup *w = &r->waits[i];
-    g_string_append_printf(g, "%s\n    {\"stage\": ", i ? "," : "");
-    jstr(g, w->stage);
-    g_string_append(g, ", \"event\": ");
-    jstr(g, w->family);
-    g_string_append_printf(g, ", \"wait\": %" G_GINT64_FORMAT ", \"stage_share\": %.6f, \"waits\": %" G_GINT64_FORMAT
-                              ", \"wgs\": %d, \"max\": %" G_GINT64_FORMAT "}",
-                           w->wait, stage_wait(r, w->stage) > 0 ? (double)w->wait / (double)stage_wait(r, w->stage) : 0.0,
-                           w->waits, w->wgs, w->max);
+    jdoc_begin_object(d);
+    jstring(d, "stage", w->stage);
+    jstring(d, "event", w->family);
+    jint(d, "wait", w->wait);
+    int64_t sw = stage_wait(r, w->stage);
+    jdbl(d, "stage_share", R6(sw > 0 ? (double)w->wait / (double)sw : 0.0));
+    jint(d, "waits", w->waits), jint(d, "wgs", w->wgs), jint(d, "max", w->max);
+    jdoc_end_object(d);
   }
-  g_string_append(g, "]}");
+  jdoc_end_array(d);
+  jdoc_end_object(d);
 }
 
-static void json_report(GString *g, const Program *p, const SimResult *r, const ReportOptions *ro) {
+static void json_report(JDoc *d, const Program *p, const SimResult *r, const ReportOptions *ro) {
   g_autofree char *prob = wl_problem_canonical(&p->prob);
   g_autofree char *mach = sim_machine_canonical(&p->hw);
   g_autofree char *hh = sim_hardware_sha256(p);
-  g_string_append(g, "{\n  \"version\": ");
-  jstr(g, TCC_SIM_VERSION);
-  g_string_append(g, ",\n  \"file\": ");
-  jstr(g, p->file);
-  g_string_append_printf(g, ",\n  \"problem\": \"%s\",\n  \"hardware\": \"%s\",\n", prob + 9, mach + 9);
-  g_string_append_printf(g, "  \"seed\": %" G_GUINT64_FORMAT ",\n  \"cycles\": %" G_GINT64_FORMAT ",\n",
-                         ro->seed, r->cycles);
-  g_string_append_printf(g, "  \"insns\": %" G_GINT64_FORMAT ",\n  \"mma_blocks\": %" G_GINT64_FORMAT
-                            ",\n  \"hbm_lines\": %" G_GINT64_FORMAT ",\n",
-                         r->insns, r->mma_blocks, r->hbm_lines);
-  g_string_append_printf(g, "  \"area_mm2\": %.6f,\n  \"peak_w\": %.6f,\n  \"peak_window\": [%" G_GINT64_FORMAT
-                            ", %" G_GINT64_FORMAT "],\n  \"static_w\": %.6f,\n  \"energy_uj\": %.6f,\n",
-                         r->area_mm2, r->peak_w, r->peak_start, r->peak_start + POWER_WINDOW, r->static_w,
-                         r->energy_uj);
-  if (r->checked) {
-    char err[32] = "null";
-    if (isfinite(r->check.max_abs_err)) g_snprintf(err, sizeof err, "%.6e", r->check.max_abs_err);
-    g_string_append_printf(g, "  \"max_abs_error\": %s,\n  \"worst\": \"%s\",\n  \"unwritten\": %ld,\n",
-                           err, r->check.worst, r->check.unwritten);
+  gboolean ok[3] = {!r->checked || r->check.pass, r->area_mm2 <= AREA_LIMIT_MM2, r->peak_w <= POWER_LIMIT_W};
+  jdoc_begin_object(d);
+  jint(d, "schema_version", TCC_RESULT_SCHEMA);
+  jstring(d, "tool", TCC_SIM_VERSION);
+  jstring(d, "file", p->file);
+  jwords(d, "problem", prob, TRUE);
+  jwords(d, "hardware", mach, FALSE);
+  jdoc_member(d, "seed");
+  if (ro->seed <= (uint64_t)INT64_MAX) {
+    jdoc_int(d, (int64_t)ro->seed);
+  } else { /* above 2^63 - 1 a JSON reader's double would round it: its digits */
+    char digits[24];
+    g_snprintf(digits, sizeof digits, "%" G_GUINT64_FORMAT, ro->seed);
+    jdoc_string(d, digits);
   }
-  g_string_append_printf(g, "  \"verdict\": {\"numerics\": %s, \"area\": %s, \"power\": %s},\n",
-                         r->checked ? (r->check.pass ? "true" : "false") : "null",
-                         r->area_mm2 <= AREA_LIMIT_MM2 ? "true" : "false",
-                         r->peak_w <= POWER_LIMIT_W ? "true" : "false");
-  json_bounds(g, p, r);
-  g_string_append_printf(g, "  \"program_sha256\": \"%s\",\n  \"hardware_sha256\": \"%s\"", p->sha256, hh);
+  const char *status = "pass";
+  for (int c = 2; c >= 0; c--)
+    if (!ok[c]) status = sim_constraint_name[c];
+  jstring(d, "status", status);
+  jdoc_member(d, "failures");
+  jdoc_begin_array(d);
+  for (int c = 0; c < 3; c++)
+    if (!ok[c]) jdoc_string(d, sim_constraint_name[c]);
+  jdoc_end_array(d);
+  jdoc_member(d, "numerics_checked");
+  jdoc_bool(d, r->checked);
+  jint(d, "cycles", r->cycles);
+  jdbl(d, "peak_w", R4(r->peak_w));
+  jdoc_member(d, "window");
+  jdoc_begin_array(d);
+  jdoc_int(d, r->peak_start), jdoc_int(d, r->peak_start + POWER_WINDOW);
+  jdoc_end_array(d);
+  jdbl(d, "area_mm2", R4(r->area_mm2));
+  json_bounds(d, p, r);
+  jint(d, "insns", r->insns), jint(d, "mma_blocks", r->mma_blocks), jint(d, "hbm_lines", r->hbm_lines);
+  jdbl(d, "static_w", R6(r->static_w));
+  jdbl(d, "energy_uj", R6(r->energy_uj));
+  if (r->checked) {
+    jdoc_member(d, "max_abs_err");
+    if (isfinite(r->check.max_abs_err))
+      jdoc_double(d, r->check.max_abs_err);
+    else
+      jdoc_null(d);
+    jstring(d, "worst", r->check.worst);
+    jint(d, "unwritten", r->check.unwritten);
+  }
+  jstring(d, "program_sha256", p->sha256);
+  jstring(d, "hardware_sha256", hh);
   if (ro->profile) {
-    g_string_append(g, ",\n  \"units\": {");
-    for (int u = 0; u < UC__COUNT; u++)
-      g_string_append_printf(g, "%s\"%s\": {\"busy\": %.6f, \"energy_uj\": %.6f}", u ? ", " : "",
-                             sim_unit_class_name[u], r->unit_busy[u], r->unit_energy_uj[u]);
-    g_string_append(g, "},\n  \"hot\": [");
+    jdoc_member(d, "units");
+    jdoc_begin_object(d);
+    for (int u = 0; u < UC__COUNT; u++) {
+      jdoc_member(d, sim_unit_class_name[u]);
+      jdoc_begin_object(d);
+      jdbl(d, "busy", R6(r->unit_busy[u]));
+      jdbl(d, "energy_uj", R6(r->unit_energy_uj[u]));
+      jdoc_end_object(d);
+    }
+    jdoc_end_object(d);
+    jdoc_member(d, "hot");
+    jdoc_begin_array(d);
     for (int i = 0; i < MIN(r->nhot, 20); i++) {
       const Insn *in = &p->wgs[r->hot[i].wg].insns[r->hot[i].pc];
-      g_string_append_printf(g, "%s\n    {\"wg\": %d, \"line\": %d, \"energy_nj\": %.3f, \"text\": ", i ? "," : "",
-                             r->hot[i].wg, in->line, r->hot[i].energy_pj * 1e-3);
-      jstr(g, sim_insn_text(p, in));
-      g_string_append(g, "}");
+      jdoc_begin_object(d);
+      jint(d, "wg", r->hot[i].wg), jint(d, "line", in->line);
+      jdbl(d, "energy_nj", rnd(r->hot[i].energy_pj * 1e-3, 1e3));
+      jstring(d, "text", sim_insn_text(p, in));
+      jdoc_end_object(d);
     }
-    g_string_append(g, "]");
-    json_hot_groups(g, p, r);
-    json_stages(g, r);
-    json_waits(g, r);
+    jdoc_end_array(d);
+    json_hot_groups(d, p, r);
+    json_stages(d, r);
+    json_waits(d, r);
   }
-  g_string_append(g, "\n}\n");
+  jdoc_end_object(d);
 }
 
-char *sim_report(const Program *p, const SimResult *r, const ReportOptions *ro) {
-  GString *g = g_string_new(NULL);
+char *sim_report(const Program *p, const SimResult *r, const ReportOptions *ro, GError **err) {
   if (ro->json) {
-    json_report(g, p, r, ro);
-  } else {
-    text_report(g, p, r, ro);
-    if (ro->profile) profile_report(g, p, r);
+    g_autoptr(JDoc) d = jdoc_new();
+    json_report(d, p, r, ro);
+    return jdoc_pretty_text(d, err);
   }
+  GString *g = g_string_new(NULL);
+  text_report(g, p, r, ro);
+  if (ro->profile) profile_report(g, p, r);
   return g_string_free(g, FALSE);
 }

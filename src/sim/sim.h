@@ -171,7 +171,14 @@ typedef struct ReportOptions {
   gboolean json, profile;
   uint64_t seed;
 } ReportOptions;
-char *sim_report(const Program *prog, const SimResult *res, const ReportOptions *ro);
+/* The text report, or with ro->json the JSON one (the result schema of
+ * docs/tools.md, printed by the JSON module: NULL with *err when it cannot
+ * be loaded). */
+char *sim_report(const Program *prog, const SimResult *res, const ReportOptions *ro, GError **err);
+
+/* The constraints of a correct program in the order of the verdicts, as a
+ * result's `status` and `failures` name them: "numerics", "area", "power". */
+extern const char *const sim_constraint_name[3];
 /* SHA-256 of the canonical `.machine` line: the report's hardware hash. */
 char *sim_hardware_sha256(const Program *prog);
 /* For an area or power FAIL, one line each, `prefix` first, saying where to

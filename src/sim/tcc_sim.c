@@ -124,9 +124,9 @@ int main(int argc, char **argv) {
     fprintf(stderr, "%s\n", err->message);
     return 2;
   }
-  /* json-glib too, only for --trace (jdoc.h) */
-  if (trace_file && !jdoc_load(&err)) {
-    fprintf(stderr, "tcc-sim: error: --trace: %s\n", err->message);
+  /* json-glib too, only for --trace and --json (jdoc.h) */
+  if ((trace_file || json) && !jdoc_load(&err)) {
+    fprintf(stderr, "tcc-sim: error: %s: %s\n", trace_file ? "--trace" : "--json", err->message);
     return 2;
   }
   opt.trace = trace_file != NULL || plots != NULL; /* the plot draws the recorded timeline */
@@ -166,7 +166,12 @@ int main(int argc, char **argv) {
     }
   if (plots) plot_release_fonts();
   ReportOptions ro = {json, profile, opt.seed};
-  g_autofree char *rep = sim_report(prog, &res, &ro);
+  g_autofree char *rep = sim_report(prog, &res, &ro, &err);
+  if (!rep) {
+    fprintf(stderr, "tcc-sim: error: --json: %s\n", err->message);
+    sim_result_clear(&res);
+    return 2;
+  }
   fputs(rep, stdout);
   if (!json && (res.peak_w > POWER_LIMIT_W || res.area_mm2 > AREA_LIMIT_MM2)) {
     /* a FAIL says where to look: for power, the profile of a second run

@@ -93,6 +93,9 @@ enum {
 #define AREA_LIMIT_MM2 24.0
 #define POWER_LIMIT_W 20.0
 #define POWER_WINDOW 1000
+/* The result schema every tool's JSON and CSV follow (docs/tools.md,
+ * "Results"): its version, written as `schema_version`. */
+#define TCC_RESULT_SCHEMA 1
 
 /* The seed-like default machine. */
 void sim_machine_default(Machine *m);

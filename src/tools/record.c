@@ -13,7 +13,7 @@
 #include "json_num.h"
 #include "machine.h" /* POWER_WINDOW */
 
-const char *const rec_class_name[REC__COUNT] = {"pass", "slower", "numerics", "area", "power", "tool-error"};
+const char *const rec_class_name[REC__COUNT] = {"pass", "slower", "numerics", "area", "power", "refused", "error"};
 
 char *rec_now(void) {
   g_autoptr(GDateTime) t = g_date_time_new_now_utc();
@@ -48,11 +48,40 @@ static JsonObject *get_obj(JsonObject *o, const char *k) {
   return n && JSON_NODE_HOLDS_OBJECT(n) ? json_node_get_object(n) : NULL;
 }
 
+/* A record's status; a record written before the result schema has a
+ * "class", whose "tool-error" is an error. */
 static RecClass class_of(JsonObject *o) {
-  const char *c = get_str(o, "class");
-  for (int k = 0; c && k < REC__COUNT; k++)
+  const char *c = get_str(o, "status");
+  int n = REC__COUNT;
+  if (!c && (c = get_str(o, "class"))) {
+    if (strcmp(c, "tool-error") == 0) return REC_ERROR;
+    n = REC_REFUSED; /* the classes of then */
+  }
+  for (int k = 0; c && k < n; k++)
     if (strcmp(c, rec_class_name[k]) == 0) return (RecClass)k;
   return REC__COUNT;
+}
+
+static gboolean tool_error(RecClass c) { return c == REC_REFUSED || c == REC_ERROR; }
+
+/* A problem's `.problem` line without the keyword ("d1 d_model=128 ..."):
+ * the record's "problem" object (kind, then each dim) or, in a record
+ * written before the schema, its string; NULL if neither. */
+static char *problem_line(JsonObject *p) {
+  const char *line = get_str(p, "problem");
+  if (line) return g_strdup(line);
+  JsonObject *o = get_obj(p, "problem");
+  const char *kind = get_str(o, "kind");
+  if (!kind) return NULL;
+  GString *g = g_string_new(kind);
+  g_autoptr(GList) keys = json_object_get_members(o);
+  for (GList *k = keys; k; k = k->next) {
+    if (strcmp(k->data, "kind") == 0) continue;
+    JsonNode *v = member(o, k->data, G_TYPE_INT64);
+    if (!v) return (void)g_string_free(g, TRUE), NULL;
+    g_string_append_printf(g, " %s=%" G_GINT64_FORMAT, (const char *)k->data, json_node_get_int(v));
+  }
+  return g_string_free(g, FALSE);
 }
 
 /* What is wrong with a record, or NULL: the fields --log and the
@@ -61,18 +90,19 @@ static const char *invalid(JsonObject *o) {
   if (!get_str(o, "time")) return "no \"time\" string";
   if (!get_str(o, "plan")) return "no \"plan\" string";
   RecClass c = class_of(o);
-  if (c == REC__COUNT) return "no \"class\" among pass, slower, numerics, area, power, tool-error";
+  if (c == REC__COUNT) return "no \"status\" among pass, slower, numerics, area, power, refused, error";
   JsonNode *note = json_object_get_member(o, "note");
   if (note && !JSON_NODE_HOLDS_NULL(note) && !member(o, "note", G_TYPE_STRING)) return "\"note\" is not a string";
   JsonNode *score = json_object_get_member(o, "score");
   if (score && !JSON_NODE_HOLDS_NULL(score) && !member(o, "score", G_TYPE_DOUBLE)) return "\"score\" is not a number";
-  if (c == REC_TOOL_ERROR) return NULL;
+  if (tool_error(c)) return NULL;
   JsonObject *ps = get_obj(o, "problems");
   static const char *const names[] = {"p1", "d1"};
   for (int i = 0; i < 2; i++) {
     JsonObject *p = get_obj(ps, names[i]);
     if (!p) return i == 0 ? "no \"problems\" object with \"p1\"" : "no \"problems\" object with \"d1\"";
-    if (!member(p, "cycles", G_TYPE_INT64) || !member(p, "peak_w", G_TYPE_DOUBLE) || !get_str(p, "problem"))
+    g_autofree char *line = problem_line(p);
+    if (!member(p, "cycles", G_TYPE_INT64) || !member(p, "peak_w", G_TYPE_DOUBLE) || !line)
       return i == 0 ? "\"p1\" lacks \"cycles\", \"peak_w\" or \"problem\"" : "\"d1\" lacks \"cycles\", \"peak_w\" or \"problem\"";
   }
   return NULL;
@@ -143,8 +173,8 @@ static double cost_of(JsonObject *o) {
 
 static gboolean same_problems(JsonObject *o, const RecRun *r) {
   JsonObject *ps = get_obj(o, "problems");
-  return strcmp(get_str(get_obj(ps, "p1"), "problem"), r->prob[0].problem) == 0 &&
-         strcmp(get_str(get_obj(ps, "d1"), "problem"), r->prob[1].problem) == 0;
+  g_autofree char *p1 = problem_line(get_obj(ps, "p1")), *d1 = problem_line(get_obj(ps, "d1"));
+  return strcmp(p1, r->prob[0].problem) == 0 && strcmp(d1, r->prob[1].problem) == 0;
 }
 
 /* The constraints a graded run fails, in the order of tcc-grade's verdicts:
@@ -160,7 +190,7 @@ static void failures(const RecRun *r, gboolean fail[REC__COUNT]) {
 
 RecClass rec_classify(const RecRun *r, const GPtrArray *earlier, JsonObject **best) {
   *best = NULL;
-  if (!r->graded) return REC_TOOL_ERROR;
+  if (!r->graded) return r->refused ? REC_REFUSED : REC_ERROR;
   gboolean fail[REC__COUNT];
   failures(r, fail);
   for (int c = REC_NUMERICS; c <= REC_POWER; c++)
@@ -202,55 +232,95 @@ static void put_num(JsonBuilder *b, const char *k, double v) {
     json_builder_add_null_value(b);
 }
 
-static const char *pf(gboolean ok) { return ok ? "PASS" : "FAIL"; }
+/* Watts and mm^2 as the reports print them, to 4 decimals. */
+static double r4(double v) { return isfinite(v) ? round(v * 1e4) / 1e4 : v; }
 
-static void put_problem(JsonBuilder *b, const RecRun *r, const RecProblem *p) {
-  json_builder_set_member_name(b, p->name);
+/* A `.problem` line's words as the schema's problem object: "kind", then
+ * each dim as a number. */
+static void put_problem_line(JsonBuilder *b, const char *line) {
+  json_builder_set_member_name(b, "problem");
   json_builder_begin_object(b);
-  put_str(b, "problem", p->problem);
-  put_str(b, "program_sha256", p->program_sha256);
-  put_str(b, "hardware_sha256", p->hardware_sha256);
+  g_auto(GStrv) w = g_strsplit(line, " ", -1);
+  for (int i = 0; w[i]; i++) {
+    char *eq = strchr(w[i], '=');
+    if (i == 0 || !eq) {
+      put_str(b, "kind", w[i]);
+      continue;
+    }
+    *eq = '\0';
+    put_int(b, w[i], g_ascii_strtoll(eq + 1, NULL, 10));
+  }
+  json_builder_end_object(b);
+}
+
+void rec_problem_members(JsonBuilder *b, const RecProblem *p, const uint64_t *seeds, int nseeds) {
+  gboolean num = TRUE;
+  for (int s = 0; s < nseeds; s++) num &= p->numerics_ok[s];
+  const gboolean ok[3] = {num, p->area_ok, p->power_ok};
+  const char *const *constraint = &rec_class_name[REC_NUMERICS]; /* numerics, area, power */
+  const char *status = "pass";
+  for (int c = 2; c >= 0; c--)
+    if (!ok[c]) status = constraint[c];
+  put_str(b, "status", status);
+  json_builder_set_member_name(b, "failures");
+  json_builder_begin_array(b);
+  for (int c = 0; c < 3; c++)
+    if (!ok[c]) json_builder_add_string_value(b, constraint[c]);
+  json_builder_end_array(b);
   put_int(b, "cycles", p->cycles);
-  put_num(b, "area_mm2", p->area_mm2);
-  put_num(b, "peak_w", p->peak_w);
-  json_builder_set_member_name(b, "peak_window");
+  put_num(b, "peak_w", r4(p->peak_w));
+  json_builder_set_member_name(b, "window");
   json_builder_begin_array(b);
   json_builder_add_int_value(b, p->peak_start);
   json_builder_add_int_value(b, p->peak_start + POWER_WINDOW);
   json_builder_end_array(b);
-  gboolean num = TRUE;
+  put_num(b, "area_mm2", r4(p->area_mm2));
+  if (p->bound > 0) {
+    json_builder_set_member_name(b, "bound");
+    json_builder_begin_object(b);
+    put_int(b, "cycles", p->bound);
+    put_str(b, "binding", p->binding);
+    put_num(b, "ratio", r4((double)p->cycles / (double)p->bound));
+    json_builder_end_object(b);
+  }
+  put_problem_line(b, p->problem);
+  put_str(b, "program_sha256", p->program_sha256);
+  put_str(b, "hardware_sha256", p->hardware_sha256);
   json_builder_set_member_name(b, "seeds");
   json_builder_begin_array(b);
-  for (int s = 0; s < r->nseeds; s++) {
+  for (int s = 0; s < nseeds; s++) {
     json_builder_begin_object(b);
-    put_int(b, "seed", (int64_t)r->seeds[s]);
+    if (seeds[s] <= (uint64_t)INT64_MAX) put_int(b, "seed", (int64_t)seeds[s]);
     put_num(b, "max_abs_err", p->max_abs_err[s]);
-    put_str(b, "numerics", pf(p->numerics_ok[s]));
+    put_str(b, "status", p->numerics_ok[s] ? "pass" : "numerics");
     json_builder_end_object(b);
-    num &= p->numerics_ok[s];
   }
   json_builder_end_array(b);
-  put_str(b, "area", pf(p->area_ok));
-  put_str(b, "power", pf(p->power_ok));
-  put_str(b, "verdict", pf(num && p->area_ok && p->power_ok));
+}
+
+static void put_problem(JsonBuilder *b, const RecRun *r, const RecProblem *p) {
+  json_builder_set_member_name(b, p->name);
+  json_builder_begin_object(b);
+  rec_problem_members(b, p, r->seeds, r->nseeds);
   json_builder_end_object(b);
 }
 
 char *rec_json(const RecRun *r, RecClass cls, JsonObject *best) {
   g_autoptr(JsonBuilder) b = json_builder_new();
   json_builder_begin_object(b);
+  put_int(b, "schema_version", TCC_RESULT_SCHEMA);
+  put_str(b, "tool", r->grader);
   put_str(b, "time", r->time);
   put_str(b, "plan", r->plan);
   put_str(b, "plan_sha256", r->plan_sha256);
   put_str(b, "note", r->note);
-  put_str(b, "grader", r->grader);
   put_str(b, "simulator", r->simulator);
   put_int(b, "spec", r->spec);
   json_builder_set_member_name(b, "seeds");
   json_builder_begin_array(b);
   for (int s = 0; s < r->nseeds; s++) json_builder_add_int_value(b, (int64_t)r->seeds[s]);
   json_builder_end_array(b);
-  put_str(b, "class", rec_class_name[cls]);
+  put_str(b, "status", rec_class_name[cls]);
   json_builder_set_member_name(b, "failures");
   json_builder_begin_array(b);
   if (r->graded) {
@@ -258,8 +328,6 @@ char *rec_json(const RecRun *r, RecClass cls, JsonObject *best) {
     failures(r, fail);
     for (int c = REC_NUMERICS; c <= REC_POWER; c++)
       if (fail[c]) json_builder_add_string_value(b, rec_class_name[c]);
-  } else {
-    json_builder_add_string_value(b, rec_class_name[REC_TOOL_ERROR]);
   }
   json_builder_end_array(b);
   if (r->has_score)
@@ -329,7 +397,7 @@ gboolean rec_append(const char *dir, const RecRun *r, RecClass *cls, int *line, 
 
 /* ---- the log ------------------------------------------------------------ */
 
-enum { L_TIME, L_PLAN, L_NOTE, L_P1, L_D1, L_PEAK, L_SCORE, L_CLASS, L_NCOLS };
+enum { L_TIME, L_PLAN, L_NOTE, L_P1, L_D1, L_P1W, L_D1W, L_SCORE, L_CLASS, L_NCOLS };
 
 /* A string for one cell: control characters (a note's newline) as spaces. */
 static char *cell_text(const char *s) {
@@ -343,24 +411,24 @@ static void row_of(JsonObject *o, char *row[L_NCOLS]) {
   row[L_TIME] = cell_text(get_str(o, "time"));
   row[L_PLAN] = cell_text(get_str(o, "plan"));
   row[L_NOTE] = cell_text(get_str(o, "note"));
-  row[L_CLASS] = cell_text(get_str(o, "class"));
+  row[L_CLASS] = cell_text(rec_class_name[class_of(o)]);
   JsonNode *sc = member(o, "score", G_TYPE_DOUBLE);
   row[L_SCORE] = sc ? g_strdup_printf("%.2f", json_node_get_double(sc)) : g_strdup("-");
-  if (class_of(o) == REC_TOOL_ERROR) {
-    row[L_P1] = g_strdup("-"), row[L_D1] = g_strdup("-"), row[L_PEAK] = g_strdup("-");
+  if (tool_error(class_of(o))) {
+    for (int c = L_P1; c <= L_D1W; c++) row[c] = g_strdup("-");
     return;
   }
   JsonObject *ps = get_obj(o, "problems"), *p1 = get_obj(ps, "p1"), *d1 = get_obj(ps, "d1");
   row[L_P1] = g_strdup_printf("%" G_GINT64_FORMAT, json_object_get_int_member(p1, "cycles"));
   row[L_D1] = g_strdup_printf("%" G_GINT64_FORMAT, json_object_get_int_member(d1, "cycles"));
-  row[L_PEAK] = g_strdup_printf("%.2f", MAX(json_node_get_double(member(p1, "peak_w", G_TYPE_DOUBLE)),
-                                            json_node_get_double(member(d1, "peak_w", G_TYPE_DOUBLE))));
+  row[L_P1W] = g_strdup_printf("%.2f", json_node_get_double(member(p1, "peak_w", G_TYPE_DOUBLE)));
+  row[L_D1W] = g_strdup_printf("%.2f", json_node_get_double(member(d1, "peak_w", G_TYPE_DOUBLE)));
 }
 
 char *rec_log(const char *dir, GError **err) {
   g_autoptr(GPtrArray) recs = NULL;
   if (!rec_load(dir, FALSE, &recs, err)) return NULL;
-  static const char *const head[L_NCOLS] = {"time", "plan", "note", "P1", "D1", "peak W", "score", "class"};
+  static const char *const head[L_NCOLS] = {"time", "plan", "note", "P1", "D1", "P1 W", "D1 W", "score", "status"};
   guint n = recs->len + 1;
   char *(*t)[L_NCOLS] = g_malloc0_n(n, sizeof *t);
   for (int c = 0; c < L_NCOLS; c++) t[0][c] = g_strdup(head[c]);
@@ -371,7 +439,7 @@ char *rec_log(const char *dir, GError **err) {
   GString *g = g_string_new(NULL);
   for (guint i = 0; i < n; i++) {
     for (int c = 0; c < L_NCOLS; c++) {
-      gboolean right = c == L_P1 || c == L_D1 || c == L_PEAK || c == L_SCORE;
+      gboolean right = c >= L_P1 && c <= L_SCORE;
       int pad = width[c] - (int)g_utf8_strlen(t[i][c], -1);
       if (c == L_CLASS) {
         g_string_append(g, t[i][c]);

@@ -1,7 +1,8 @@
 /* record.h - experiment records: `tcc-grade PLAN --record DIR [--note
  * TEXT]` appends one JSON object per run, on one line, to DIR/records.jsonl;
  * `tcc-grade --log DIR` lists them as a table (docs/tools.md "Experiment
- * records").  Every run is kept, failures included, with a class:
+ * records").  Every run is kept, failures included, with a status of the
+ * result schema (docs/tools.md "Results"):
  *
  *   pass        legal (numerics on every seed, area, power) and not slower
  *   slower      legal, but P1 cycles x D1 cycles above the best earlier
@@ -9,9 +10,11 @@
  *   numerics    a wrong answer on some seed
  *   area        over the area budget
  *   power       over the power budget
- *   tool-error  the plan, the compiler or the simulator failed (the
- *               diagnostic is kept)
+ *   refused     the plan did not load or compile (the diagnostic is kept)
+ *   error       a program did not run, or another tool failure
  *
+ * Records written before the schema (a "class" of "tool-error", problems
+ * as `.problem` lines) are still read.
  * The module knows JSON (json-glib) and files, not the simulator: the
  * grader fills a RecRun. */
 #ifndef TCC_RECORD_H
@@ -25,7 +28,7 @@
 
 enum { REC_MAX_SEEDS = 8 };
 
-typedef enum { REC_PASS, REC_SLOWER, REC_NUMERICS, REC_AREA, REC_POWER, REC_TOOL_ERROR, REC__COUNT } RecClass;
+typedef enum { REC_PASS, REC_SLOWER, REC_NUMERICS, REC_AREA, REC_POWER, REC_REFUSED, REC_ERROR, REC__COUNT } RecClass;
 extern const char *const rec_class_name[REC__COUNT];
 
 /* One problem of a graded run. */
@@ -39,6 +42,8 @@ typedef struct RecProblem {
   double max_abs_err[REC_MAX_SEEDS];
   gboolean numerics_ok[REC_MAX_SEEDS];
   gboolean area_ok, power_ok;
+  int64_t bound;               /* the lower bound's cycles (0: not known) */
+  const char *binding;         /* which bound binds                     */
 } RecProblem;
 
 /* A run of tcc-grade, as the grader saw it. */
@@ -51,6 +56,7 @@ typedef struct RecRun {
   const uint64_t *seeds;
   int nseeds;                  /* <= REC_MAX_SEEDS */
   gboolean graded;             /* FALSE: a tool error, in `error` */
+  gboolean refused;            /* the tool error is the plan's refusal */
   RecProblem prob[2];          /* p1, d1 (when graded) */
   gboolean has_score;          /* legal, on the graded problem dims */
   double score;
@@ -73,6 +79,12 @@ gboolean rec_load(const char *dir, gboolean missing_ok, GPtrArray **records, GEr
  * legal record for the same problems, or NULL (borrowed from `earlier`). */
 RecClass rec_classify(const RecRun *run, const GPtrArray *earlier, JsonObject **best);
 
+/* A problem's result (the result schema's problem object: status,
+ * failures, cycles, peak_w, window, area_mm2, bound, problem, hashes and
+ * seeds) as the members of the builder's open object; tcc-grade --json
+ * writes the same object. */
+void rec_problem_members(JsonBuilder *b, const RecProblem *p, const uint64_t *seeds, int nseeds);
+
 /* The record of a run as one line of JSON (no newline). */
 char *rec_json(const RecRun *run, RecClass cls, JsonObject *best);
 
@@ -84,8 +96,8 @@ gboolean rec_prepare(const char *dir, GError **err);
  * write(2) with O_APPEND).  *cls and *line: its class and line number. */
 gboolean rec_append(const char *dir, const RecRun *run, RecClass *cls, int *line, GError **err);
 
-/* The table of `tcc-grade --log DIR`: time, plan, note, P1, D1, peak W,
- * score, class; oldest first, columns aligned. */
+/* The table of `tcc-grade --log DIR`: time, plan, note, P1 and D1 cycles,
+ * each one's peak W, score, status; oldest first, columns aligned. */
 char *rec_log(const char *dir, GError **err);
 
 #endif

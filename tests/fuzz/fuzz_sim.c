@@ -75,9 +75,9 @@ static void same_result(const SimResult *a, const SimResult *b) {
  * the run and the program. */
 static void report(Program *prog, SimResult *res, uint64_t seed, const char *mode) {
   ReportOptions ro = {FALSE, TRUE, seed};
-  g_free(sim_report(prog, res, &ro));
+  g_free(sim_report(prog, res, &ro, NULL));
   ro.json = TRUE;
-  char *json = sim_report(prog, res, &ro);
+  char *json = sim_report(prog, res, &ro, NULL);
   check_json(json, "the --json report");
   g_free(json);
   TraceLimits lim;

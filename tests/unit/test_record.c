@@ -15,7 +15,7 @@ static const uint64_t seeds[] = {7, 13, 11, 23};
 static RecRun run_of(int64_t p1, int64_t d1) {
   RecRun r = {.time = "2026-12-01T00:00:00Z", .plan = "a.yaml", .plan_sha256 = "ab", .grader = "g",
               .simulator = "s", .spec = 2, .seeds = seeds, .nseeds = 4, .graded = TRUE};
-  static char prob[2][32] = {"p1 d_model=32", "d1 d_model=32"};
+  static char prob[2][32] = {"p1 d_model=32 rows=64", "d1 d_model=32 history=0"};
   for (int i = 0; i < 2; i++) {
     RecProblem *p = &r.prob[i];
     p->name = i ? "d1" : "p1";
@@ -28,6 +28,8 @@ static RecRun run_of(int64_t p1, int64_t d1) {
     p->peak_start = 100;
     for (int s = 0; s < 4; s++) p->max_abs_err[s] = 1e-6, p->numerics_ok[s] = TRUE;
     p->area_ok = p->power_ok = TRUE;
+    p->bound = 400;
+    p->binding = "power";
   }
   return r;
 }
@@ -48,12 +50,16 @@ START_TEST(test_record_fields) {
   r.prob[1].numerics_ok[2] = FALSE;
   r.prob[1].max_abs_err[2] = 1.0 / 0.0; /* no JSON for inf: null */
   r.prob[0].power_ok = FALSE;
+  r.prob[0].peak_w = 20.123449999; /* to 4 decimals, as the reports print it */
   g_autofree char *line = rec_json(&r, REC_NUMERICS, NULL);
   g_autoptr(JsonObject) o = parse(line);
+  ck_assert_int_eq(json_object_get_int_member(o, "schema_version"), 1);
+  ck_assert_str_eq(json_object_get_string_member(o, "tool"), "g");
+  ck_assert_msg(strstr(line, "\"peak_w\":20.1234,") != NULL, "%s", line);
   ck_assert_str_eq(json_object_get_string_member(o, "time"), "2026-12-01T00:00:00Z");
   ck_assert_str_eq(json_object_get_string_member(o, "plan"), "a.yaml");
   ck_assert_str_eq(json_object_get_string_member(o, "note"), "why \"this\"\nrun");
-  ck_assert_str_eq(json_object_get_string_member(o, "class"), "numerics");
+  ck_assert_str_eq(json_object_get_string_member(o, "status"), "numerics");
   ck_assert_int_eq(json_object_get_int_member(o, "spec"), 2);
   JsonArray *sd = json_object_get_array_member(o, "seeds");
   ck_assert_int_eq(json_array_get_length(sd), 4);
@@ -67,19 +73,29 @@ START_TEST(test_record_fields) {
   ck_assert_int_eq(json_object_get_int_member(d1, "cycles"), 500);
   ck_assert_str_eq(json_object_get_string_member(d1, "program_sha256"), "cd");
   ck_assert_str_eq(json_object_get_string_member(d1, "hardware_sha256"), "ef");
-  ck_assert_str_eq(json_object_get_string_member(d1, "verdict"), "FAIL");
+  ck_assert_str_eq(json_object_get_string_member(d1, "status"), "numerics");
+  ck_assert_str_eq(json_array_get_string_element(json_object_get_array_member(d1, "failures"), 0), "numerics");
+  JsonObject *p1 = json_object_get_object_member(json_object_get_object_member(o, "problems"), "p1");
+  ck_assert_str_eq(json_object_get_string_member(p1, "status"), "power");
   JsonObject *s11 = json_array_get_object_element(json_object_get_array_member(d1, "seeds"), 2);
   ck_assert_int_eq(json_object_get_int_member(s11, "seed"), 11);
-  ck_assert_str_eq(json_object_get_string_member(s11, "numerics"), "FAIL");
+  ck_assert_str_eq(json_object_get_string_member(s11, "status"), "numerics");
   ck_assert(JSON_NODE_HOLDS_NULL(json_object_get_member(s11, "max_abs_err")));
-  JsonArray *win = json_object_get_array_member(d1, "peak_window");
+  JsonArray *win = json_object_get_array_member(d1, "window");
   ck_assert_int_eq(json_array_get_int_element(win, 1), 1100);
+  JsonObject *bd = json_object_get_object_member(d1, "bound");
+  ck_assert_int_eq(json_object_get_int_member(bd, "cycles"), 400);
+  ck_assert(json_object_get_double_member(bd, "ratio") == 1.25);
+  JsonObject *pr = json_object_get_object_member(d1, "problem");
+  ck_assert_str_eq(json_object_get_string_member(pr, "kind"), "d1");
+  ck_assert_int_eq(json_object_get_int_member(pr, "history"), 0);
   /* a tool error: the diagnostic, no problems, null score */
   RecRun t = {.time = "2026-12-01T00:00:00Z", .plan = "b.yaml", .seeds = seeds, .nseeds = 4,
               .error = "b.yaml:1:1: error: x"};
-  g_autofree char *tl = rec_json(&t, REC_TOOL_ERROR, NULL);
+  g_autofree char *tl = rec_json(&t, REC_REFUSED, NULL);
   g_autoptr(JsonObject) to = parse(tl);
-  ck_assert_str_eq(json_object_get_string_member(to, "class"), "tool-error");
+  ck_assert_str_eq(json_object_get_string_member(to, "status"), "refused");
+  ck_assert_int_eq(json_array_get_length(json_object_get_array_member(to, "failures")), 0);
   ck_assert_str_eq(json_object_get_string_member(to, "error"), "b.yaml:1:1: error: x");
   ck_assert(!json_object_has_member(to, "problems"));
   ck_assert(JSON_NODE_HOLDS_NULL(json_object_get_member(to, "score")));
@@ -96,7 +112,9 @@ START_TEST(test_record_classify) {
   ck_assert_int_eq(rec_classify(&r, earlier, &best), REC_PASS);
   ck_assert(best == NULL);
   r.graded = FALSE;
-  ck_assert_int_eq(rec_classify(&r, earlier, &best), REC_TOOL_ERROR);
+  ck_assert_int_eq(rec_classify(&r, earlier, &best), REC_ERROR);
+  r.refused = TRUE;
+  ck_assert_int_eq(rec_classify(&r, earlier, &best), REC_REFUSED);
   r = run_of(1000, 500);
   r.prob[1].power_ok = FALSE;
   ck_assert_int_eq(rec_classify(&r, earlier, &best), REC_POWER);
@@ -121,7 +139,7 @@ START_TEST(test_record_classify) {
   ck_assert_int_eq(rec_classify(&r, earlier, &best), REC_PASS);
   /* other problems: nothing to compare with */
   r = run_of(5000, 5000);
-  r.prob[0].problem = "p1 d_model=64";
+  r.prob[0].problem = "p1 d_model=64 rows=64";
   ck_assert_int_eq(rec_classify(&r, earlier, &best), REC_PASS);
   ck_assert(best == NULL);
   /* the best_before of a slower run names the record it lost to */
@@ -132,6 +150,37 @@ START_TEST(test_record_classify) {
   JsonObject *bb = json_object_get_object_member(so, "best_before");
   ck_assert_int_eq(json_object_get_int_member(bb, "p1_cycles"), 1000);
   ck_assert_int_eq(json_object_get_int_member(bb, "d1_cycles"), 500);
+}
+END_TEST
+
+/* A record written before the result schema ("class", "tool-error", a
+ * problem as its line) is still read, listed and compared with. */
+START_TEST(test_record_legacy) {
+  g_autofree char *dir = g_dir_make_tmp("tcc-record-XXXXXX", NULL);
+  g_autofree char *file = g_build_filename(dir, REC_FILE, NULL);
+  const char *old =
+      "{\"time\":\"2026-12-01T07:27:53Z\",\"plan\":\"old.yaml\",\"class\":\"pass\",\"score\":1000.0,"
+      "\"problems\":{\"p1\":{\"problem\":\"p1 d_model=32 rows=64\",\"cycles\":1000,\"peak_w\":18.5},"
+      "\"d1\":{\"problem\":\"d1 d_model=32 history=0\",\"cycles\":500,\"peak_w\":17.25}}}\n"
+      "{\"time\":\"2026-12-01T07:27:58Z\",\"plan\":\"bad.yaml\",\"class\":\"tool-error\",\"score\":null}\n";
+  ck_assert(g_file_set_contents(file, old, -1, NULL));
+  RecRun r = run_of(1000, 501);
+  RecClass c;
+  int line;
+  g_autoptr(GError) err = NULL;
+  ck_assert_msg(rec_append(dir, &r, &c, &line, &err), "%s", err ? err->message : "");
+  ck_assert_int_eq(c, REC_SLOWER); /* against the old legal record of the same problems */
+  ck_assert_int_eq(line, 3);
+  g_autofree char *log = rec_log(dir, &err);
+  ck_assert_msg(log && strstr(log, "  1000  500  18.50  17.25  1000.00  pass\n") &&
+                    strstr(log, "   -    -      -      -        -  error\n"),
+                "%s", log);
+  /* and a new record of the same problems compares with the new one */
+  r = run_of(1000, 502);
+  ck_assert(rec_append(dir, &r, &c, &line, &err));
+  ck_assert_int_eq(c, REC_SLOWER);
+  g_remove(file);
+  g_rmdir(dir);
 }
 END_TEST
 
@@ -165,10 +214,10 @@ START_TEST(test_record_append) {
   g_auto(GStrv) rows = g_strsplit(log, "\n", -1);
   ck_assert_int_eq(g_strv_length(rows), 4); /* header, two rows, "" */
   ck_assert(g_str_has_prefix(rows[0], "time                  plan    note   "));
-  ck_assert(g_str_has_suffix(rows[0], "  class"));
+  ck_assert(g_str_has_suffix(rows[0], "  P1   D1   P1 W   D1 W  score  status"));
   ck_assert(g_str_has_suffix(rows[1], "  pass") && g_str_has_suffix(rows[2], "  slower"));
-  ck_assert(strstr(rows[2], "  slower  1001  500   18.25      -  slower") != NULL);
-  ck_assert_int_eq(strlen(rows[0]) - strlen("class"), strlen(rows[2]) - strlen("slower"));
+  ck_assert_msg(strstr(rows[2], "  slower  1001  500  18.25  18.25      -  slower") != NULL, "%s", rows[2]);
+  ck_assert_int_eq(strlen(rows[0]) - strlen("status"), strlen(rows[2]) - strlen("slower"));
   g_remove(file);
   g_rmdir(dir);
   g_autofree char *mid = g_build_filename(top, "a", NULL);
@@ -186,12 +235,16 @@ START_TEST(test_record_malformed) {
       {"[1, 2]", "expected one JSON object on the line"},
       {"", "expected one JSON object on the line"},
       {"{\"plan\": \"a\", \"class\": \"pass\"}", "no \"time\" string"},
-      {"{\"time\": \"t\", \"plan\": \"a\", \"class\": \"great\"}", "no \"class\" among pass"},
+      {"{\"time\": \"t\", \"plan\": \"a\", \"status\": \"great\"}", "no \"status\" among pass"},
+      {"{\"time\": \"t\", \"plan\": \"a\", \"class\": \"refused\"}", "no \"status\" among pass"},
       {"{\"time\": \"t\", \"plan\": \"a\", \"class\": \"pass\"}", "no \"problems\" object with \"p1\""},
       {"{\"time\": \"t\", \"plan\": \"a\", \"class\": \"tool-error\", \"score\": \"x\"}", "\"score\" is not a number"},
       {"{\"time\": \"t\", \"plan\": \"a\", \"class\": \"pass\", \"problems\": {\"p1\": {\"cycles\": 1, \"peak_w\": 1, "
        "\"problem\": \"p\"}, \"d1\": {\"cycles\": 1.5, \"peak_w\": 1, \"problem\": \"p\"}}}",
        "\"d1\" lacks \"cycles\", \"peak_w\" or \"problem\""},
+      {"{\"time\": \"t\", \"plan\": \"a\", \"status\": \"pass\", \"problems\": {\"p1\": {\"cycles\": 1, \"peak_w\": 1, "
+       "\"problem\": {\"kind\": \"p1\", \"rows\": \"x\"}}, \"d1\": {\"cycles\": 1, \"peak_w\": 1, \"problem\": \"p\"}}}",
+       "\"p1\" lacks \"cycles\", \"peak_w\" or \"problem\""},
   };
   g_autofree char *dir = tmp_dir();
   g_autofree char *file = g_build_filename(dir, REC_FILE, NULL);
@@ -232,6 +285,7 @@ Suite *suite_record(void) {
   tcase_add_test(tc, test_record_fields);
   tcase_add_test(tc, test_record_classify);
   tcase_add_test(tc, test_record_append);
+  tcase_add_test(tc, test_record_legacy);
   tcase_add_test(tc, test_record_malformed);
   suite_add_tcase(s, tc);
   return s;

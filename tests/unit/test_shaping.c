@@ -204,7 +204,7 @@ START_TEST(test_hot_groups) {
   ck_assert_msg(none, "the one-word comment has no knob: '(none)'");
   /* the same through --json --profile, parsed back */
   ReportOptions ro = {.json = TRUE, .profile = TRUE, .seed = 7};
-  g_autofree char *json = sim_report(p, &r, &ro);
+  g_autofree char *json = sim_report(p, &r, &ro, NULL);
   g_autoptr(JsonParser) jp = json_parser_new();
   ck_assert_msg(json_parser_load_from_data(jp, json, -1, &err), "%s", err ? err->message : "?");
   JsonObject *hg = member_obj(json_node_get_object(json_parser_get_root(jp)), "hot_groups");
@@ -222,7 +222,7 @@ START_TEST(test_hot_groups) {
   }
   /* and the text report's lines */
   ro.json = FALSE;
-  g_autofree char *txt = sim_report(p, &r, &ro);
+  g_autofree char *txt = sim_report(p, &r, &ro, NULL);
   ck_assert_msg(strstr(txt, "by what made its instructions:\n  by knob:\n") != NULL, "%s", txt);
   ck_assert_msg(strstr(txt, "%  p1.multicast.w1:39 ") != NULL, "%s", txt);
   sim_result_clear(&r);

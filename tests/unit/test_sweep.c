@@ -137,14 +137,14 @@ static void result(const Sweep *s, int v, const char *status, const char *error,
     for (int k = 0; k < 2; k++) {
       json_builder_set_member_name(b, k ? "d1" : "p1");
       json_builder_begin_object(b);
-      json_builder_set_member_name(b, "pass");
-      json_builder_add_boolean_value(b, !strcmp(status, "pass"));
-      json_builder_set_member_name(b, "failures");
-      json_builder_add_string_value(b, strcmp(status, "pass") ? "power" : "");
+      json_builder_set_member_name(b, "status");
+      json_builder_add_string_value(b, k ? "pass" : status);
       json_builder_set_member_name(b, "cycles");
       json_builder_add_int_value(b, k ? d1 : p1);
       json_builder_set_member_name(b, "peak_w");
-      json_builder_add_double_value(b, 19.5);
+      json_builder_add_double_value(b, k ? 19.5 : strcmp(status, "pass") ? 20.5 : 19.5);
+      json_builder_set_member_name(b, "area_mm2");
+      json_builder_add_double_value(b, 22.7192);
       json_builder_end_object(b);
     }
     json_builder_end_object(b);
@@ -166,21 +166,23 @@ START_TEST(test_collect) {
   g_autoptr(Sweep) s = sweep_expand(TOP_PATH("plans/baseline.yaml"), sets, dir, "tcc-sweep", NULL, NULL, &err);
   ck_assert_msg(s, "%s", err ? err->message : "?");
   result(s, 0, "pass", NULL, 802528, 124192, 1000.0);
-  result(s, 1, "fail", NULL, 700000, 120000, 0);
-  result(s, 2, "error", "x.yaml:1:2: error: a \"quoted\", comma", 0, 0, 0);
+  result(s, 1, "power", NULL, 700000, 120000, 0);
+  result(s, 2, "refused", "x.yaml:1:2: error: a \"quoted\", comma", 0, 0, 0);
   guint bad = 0;
   g_autofree char *csv = sweep_collect(s, FALSE, &bad, &err);
   ck_assert_uint_eq(bad, 3);
   g_auto(GStrv) lines = g_strsplit(csv, "\n", -1);
-  ck_assert_str_eq(lines[0], "d1.store_spacing,name,status,p1_cycles,p1_peak_w,p1_verdict,d1_cycles,d1_peak_w,"
-                             "d1_verdict,score,error");
+  ck_assert_str_eq(lines[0], "d1.store_spacing,name,status,p1_status,p1_cycles,p1_peak_w,d1_status,d1_cycles,"
+                             "d1_peak_w,area_mm2,score,error");
   const SweepVariant *x0 = g_ptr_array_index(s->variants, 0), *x2 = g_ptr_array_index(s->variants, 2);
-  g_autofree char *row0 = g_strdup_printf("0,%s,pass,802528,19.5000,PASS,124192,19.5000,PASS,1000.00,", x0->name);
+  g_autofree char *row0 =
+      g_strdup_printf("0,%s,pass,pass,802528,19.5000,pass,124192,19.5000,22.7192,1000.00,", x0->name);
   ck_assert_str_eq(lines[1], row0);
-  ck_assert(strstr(lines[2], ",fail,700000,19.5000,FAIL: power,120000,19.5000,FAIL: power,,"));
-  g_autofree char *row2 = g_strdup_printf("32,%s,error,,,,,,,,\"x.yaml:1:2: error: a \"\"quoted\"\", comma\"", x2->name);
+  ck_assert_msg(strstr(lines[2], ",power,power,700000,20.5000,pass,120000,19.5000,22.7192,,"), "%s", lines[2]);
+  g_autofree char *row2 =
+      g_strdup_printf("32,%s,refused,,,,,,,,,\"x.yaml:1:2: error: a \"\"quoted\"\", comma\"", x2->name);
   ck_assert_str_eq(lines[3], row2);
-  ck_assert(g_str_has_prefix(lines[4], "48,") && g_str_has_suffix(lines[4], ",missing,,,,,,,,no result yet"));
+  ck_assert(g_str_has_prefix(lines[4], "48,") && g_str_has_suffix(lines[4], ",missing,,,,,,,,,no result yet"));
   ck_assert_str_eq(lines[5], "");
   g_autofree char *json = sweep_collect(s, TRUE, &bad, &err);
   g_autoptr(JsonParser) jp = json_parser_new();
@@ -190,7 +192,8 @@ START_TEST(test_collect) {
   JsonObject *r0 = json_array_get_object_element(rows, 0);
   ck_assert_int_eq(json_object_get_int_member(r0, "p1_cycles"), 802528);
   ck_assert(json_object_get_double_member(r0, "score") == 1000.0);
-  ck_assert_str_eq(json_object_get_string_member(r0, "d1.store_spacing"), "0");
+  ck_assert_int_eq(json_object_get_int_member(r0, "d1.store_spacing"), 0); /* a number, as the plan has it */
+  ck_assert_int_eq(json_object_get_int_member(json_node_get_object(json_parser_get_root(jp)), "schema_version"), 1);
   ck_assert(json_object_get_null_member(json_array_get_object_element(rows, 3), "p1_cycles"));
   rm_tree(dir);
 }

@@ -136,7 +136,7 @@ START_TEST(test_trace_deterministic_and_silent) {
   for (int json = 0; json < 2; json++)
     for (int profile = 0; profile < 2; profile++) {
       ReportOptions ro = {json, profile, 7};
-      g_autofree char *with = sim_report(pa, &a, &ro), *without = sim_report(pc, &plain, &ro);
+      g_autofree char *with = sim_report(pa, &a, &ro, NULL), *without = sim_report(pc, &plain, &ro, NULL);
       ck_assert_str_eq(with, without);
     }
   sim_result_clear(&a);

@@ -762,15 +762,15 @@ START_TEST(test_tiny_space) {
       g_autofree char *csv = tune_log_csv(t);
       g_auto(GStrv) lines = g_strsplit(csv, "\n", -1);
       ck_assert_uint_eq(g_strv_length(lines), 6);
-      ck_assert_str_eq(lines[0], "round,candidate,p1.store_spacing.wo,d1.store_spacing,status,cycles,peak_w,area_mm2,"
-                                 "best,repairs,error");
-      ck_assert_str_eq(lines[1], "0,0,100,0,pass,500,5.5000,20.2500,1,0,");
+      ck_assert_str_eq(lines[0], "round,candidate,p1.store_spacing.wo,d1.store_spacing,status,p1_status,p1_cycles,"
+                                 "p1_peak_w,d1_status,d1_cycles,d1_peak_w,area_mm2,score,error,best,repairs");
+      ck_assert_str_eq(lines[1], "0,0,100,0,pass,pass,500,5.5000,,,,20.2500,,,1,0");
       ck_assert_str_eq(lines[5], "");
       for (guint i = 1; i < 4; i++) {
         const TunePoint *p = point(t, i);
-        static const char error_line[] = "100,1,error,,,,0,0,\"t.yaml:1:2: error: a \"\"quoted\"\", comma\"";
-        const char *rest = p->idx[0] == 0 && p->idx[1] == 0   ? "99,0,power,400,21.0000,20.2500,0,0,"
-                           : p->idx[0] == 0 && p->idx[1] == 1 ? "99,1,pass,450,6.1250,20.2500,1,0,"
+        static const char error_line[] = "100,1,error,,,,,,,,,\"t.yaml:1:2: error: a \"\"quoted\"\", comma\",0,0";
+        const char *rest = p->idx[0] == 0 && p->idx[1] == 0   ? "99,0,power,power,400,21.0000,,,,20.2500,,,0,0"
+                           : p->idx[0] == 0 && p->idx[1] == 1 ? "99,1,pass,pass,450,6.1250,,,,20.2500,,,1,0"
                                                               : error_line;
         g_autofree char *want = g_strdup_printf("1,%d,%s", p->candidate, rest);
         ck_assert_str_eq(lines[i + 1], want);
@@ -932,8 +932,9 @@ START_TEST(test_log_and_best) {
   g_auto(GStrv) lines = g_strsplit(csv, "\n", -1);
   ck_assert_uint_eq(g_strv_length(lines), t->points->len + 2);
   ck_assert_str_eq(lines[0], "round,candidate,p1.store_spacing.wo,d1.store_spacing,p1.store_spacing.default,"
-                             "p1.store_spacing.qkv,p1.store_spacing.w2,status,cycles,peak_w,area_mm2,best,repairs,error");
-  ck_assert_str_eq(lines[1], "0,0,100,0,8,4,0,power,5161,25.0000,20.0000,1,0,");
+                             "p1.store_spacing.qkv,p1.store_spacing.w2,status,p1_status,p1_cycles,p1_peak_w,d1_status,"
+                             "d1_cycles,d1_peak_w,area_mm2,score,error,best,repairs");
+  ck_assert_str_eq(lines[1], "0,0,100,0,8,4,0,power,power,5161,25.0000,,,,20.0000,,,1,0");
   ck_assert_str_eq(lines[t->points->len + 1], "");
   guint errors = 0;
   for (guint i = 0; i < t->points->len; i++) {
@@ -945,11 +946,12 @@ START_TEST(test_log_and_best) {
       g_autofree char *cv = tune_knob_value(knob(t, 2), p->idx[2]);
       ck_assert_str_eq(cv, "32");
       errors++;
-      tail = g_strdup_printf(",32,%u,%u,error,,,,0,0,\"bowl.yaml:9:3: error: default 32, \"\"over 16\"\"\"",
+      tail = g_strdup_printf(",32,%u,%u,error,,,,,,,,,\"bowl.yaml:9:3: error: default 32, \"\"over 16\"\"\",0,0",
                              (unsigned)p->idx[3], (unsigned)p->idx[4]);
     } else {
-      tail = g_strdup_printf(",%s,%" G_GINT64_FORMAT ",%.4f,%.4f,%d,%d,", tune_status_name[p->m.status], p->m.cycles,
-                             p->m.peak_w, p->m.area_mm2, p->best, p->repairs);
+      const char *ps = p->m.area_mm2 > 24 ? "area" : p->m.peak_w > 20 ? "power" : "pass";
+      tail = g_strdup_printf(",%s,%s,%" G_GINT64_FORMAT ",%.4f,,,,%.4f,,,%d,%d", tune_status_name[p->m.status], ps,
+                             p->m.cycles, p->m.peak_w, p->m.area_mm2, p->best, p->repairs);
     }
     ck_assert_msg(g_str_has_suffix(lines[i + 1], tail), "%s does not end with %s", lines[i + 1], tail);
   }
@@ -1078,11 +1080,13 @@ START_TEST(test_compile_eval) {
     ck_assert_int_eq(q->m.cycles, point(tb, 0)->m.cycles);
   }
   g_autofree char *csv = tune_log_csv(tb);
-  ck_assert(g_str_has_prefix(csv, "round,candidate,d1.store_spacing,status,p1_cycles,d1_cycles,score,peak_w,"
-                                  "area_mm2,best,repairs,error\n"));
-  g_autofree char *row = g_strdup_printf("0,0,0,pass,%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT ",%.2f,",
-                                         point(tb, 0)->m.cycles, point(tb, 0)->m.d1_cycles,
-                                         wl_score(point(tb, 0)->m.cycles, point(tb, 0)->m.d1_cycles));
+  ck_assert(g_str_has_prefix(csv, "round,candidate,d1.store_spacing,status,p1_status,p1_cycles,p1_peak_w,d1_status,"
+                                  "d1_cycles,d1_peak_w,area_mm2,score,error,best,repairs\n"));
+  const TuneMeasure *m0 = &point(tb, 0)->m;
+  g_autofree char *row =
+      g_strdup_printf("0,0,0,pass,pass,%" G_GINT64_FORMAT ",%.4f,pass,%" G_GINT64_FORMAT ",%.4f,%.4f,%.2f,,1,0\n",
+                      m0->cycles, m0->w[0], m0->d1_cycles, m0->w[1], m0->area_mm2, wl_score(m0->cycles, m0->d1_cycles));
+  ck_assert(m0->w[0] > 0 && m0->w[1] > 0 && m0->peak_w == MAX(m0->w[0], m0->w[1]));
   ck_assert_msg(strstr(csv, row), "%s", csv);
   g_autofree char *best = tune_best_text(tb, NULL);
   ck_assert(best && strstr(best, "for p1 and d1 from"));
