@@ -294,7 +294,9 @@ static void knob_row(GString *g, const HtmlProblem *p, int i) {
   g_string_append(g, "</td><td class=\"mono\">");
   esc(g, s->value[i]);
   g_string_append(g, "</td><td class=\"mono\">");
-  /* what the plan section had, when the compiler changed it */
+  /* what the plan section had, when the compiler changed it (a capacity
+   * fallback or repair, power.fit); the loader's own fallbacks are in its
+   * warnings */
   if (p->planned && p->planned->loc[i].path && strcmp(p->planned->value[i], s->value[i]) != 0)
     esc(g, p->planned->value[i]);
   g_string_append_printf(g, "</td><td class=\"src-%s\">", cls[kind]);
@@ -305,7 +307,7 @@ static void knob_row(GString *g, const HtmlProblem *p, int i) {
 static void knobs(GString *g, const HtmlProblem *p) {
   g_string_append(g, "<h3>Effective knobs</h3>\n");
   if (!p->sched) return;
-  const char *head = "<tr><th>knob</th><th>value</th><th>plan's value</th><th>source</th></tr>\n";
+  const char *head = "<tr><th>knob</th><th>value</th><th>before compiling</th><th>source</th></tr>\n";
   int ndef = 0;
   g_string_append(g, "<p class=\"muted\">The values the program was compiled with: written in the plan, "
                      "chosen by the compiler (auto), taken back when they did not fit (fallback) or set by "
