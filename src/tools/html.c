@@ -304,6 +304,12 @@ static void knob_row(GString *g, const HtmlProblem *p, int i) {
   g_string_append(g, "</td></tr>\n");
 }
 
+static HtmlKnobSource source_kind(const Schedule *s, int i) {
+  HtmlKnobSource kind;
+  g_free(html_knob_source(s, i, &kind));
+  return kind;
+}
+
 static void knobs(GString *g, const HtmlProblem *p) {
   g_string_append(g, "<h3>Effective knobs</h3>\n");
   if (!p->sched) return;
@@ -315,9 +321,7 @@ static void knobs(GString *g, const HtmlProblem *p) {
   g_string_append(g, head);
   for (int i = 0; i < SCHED_NKNOBS; i++) {
     if (!p->sched->loc[i].path) continue;
-    HtmlKnobSource kind;
-    g_autofree char *src = html_knob_source(p->sched, i, &kind);
-    if (kind == HTML_KNOB_DEFAULT) {
+    if (source_kind(p->sched, i) == HTML_KNOB_DEFAULT) {
       ndef++;
       continue;
     }
@@ -330,9 +334,7 @@ static void knobs(GString *g, const HtmlProblem *p) {
     g_string_append(g, head);
     for (int i = 0; i < SCHED_NKNOBS; i++) {
       if (!p->sched->loc[i].path) continue;
-      HtmlKnobSource kind;
-      g_autofree char *src = html_knob_source(p->sched, i, &kind);
-      if (kind == HTML_KNOB_DEFAULT) knob_row(g, p, i);
+      if (source_kind(p->sched, i) == HTML_KNOB_DEFAULT) knob_row(g, p, i);
     }
     g_string_append(g, "</table>\n</details>\n");
   }
