@@ -96,7 +96,7 @@ EXAMPLES  := plans/baseline.yaml plans/best.yaml plans/census-seeds.yaml
 
 .PHONY: census-check sweep-check tune-check census-determinism-check shapes shapes-check
 .PHONY: all check unit-check asm-check golden-check pass-check grade-check install-check clang-check corner-check \
-        determinism-check diff-check plot-check \
+        determinism-check diff-check plot-check html-check \
         update-golden bench bench-run demo demo-run demo-best-p1 install uninstall clean deps
 all: $(BUILD)/tcc-sim $(BUILD)/tcc-gen $(BUILD)/tcc-grade $(BUILD)/tcc-diff
 
@@ -242,6 +242,12 @@ $(BUILD)/tests/grade-table: src/driver/tcc_grade.c $(BUILD)/libtccgen.a $(BUILD)
 plot-check: $(BUILD)/tcc-sim $(BUILD)/tests/png-stats
 	sh tests/run_plot.sh $(BUILD)
 
+# tcc-grade --html and --log DIR --plan N from the command line: the page's
+# sections, escaping and output-file rules, the records' plan text, and the
+# page opened in headless Chromium (skipped when chromium is absent).
+html-check: $(BUILD)/tcc-grade $(BUILD)/tcc-gen $(BUILD)/tcc-sim $(BUILD)/tests/png-stats
+	sh tests/run_html.sh $(BUILD)
+
 $(BUILD)/tests/png-stats: tests/png_stats.c | $(BUILD)/tests
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LDLIBS)
 
@@ -273,7 +279,7 @@ check: deps
 	$(MAKE) unit-check asm-check golden-check pass-check corner-check grade-check install-check
 	$(MAKE) diff-check
 	$(MAKE) census-check sweep-check tune-check shapes-check
-	$(MAKE) plot-check
+	$(MAKE) plot-check html-check
 	$(MAKE) BUILD=build-asan OPT=-O1 \
 	  SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
 	  unit-check asm-check golden-check corner-check

@@ -3,7 +3,9 @@
  * and the score (docs/workloads.md "Score").
  *
  * With --record DIR, the run (failures too) is appended to DIR's experiment
- * records; --log DIR lists them (src/tools/record.c).
+ * records; --log DIR lists them, --log DIR --plan N prints the plan text
+ * record N keeps (src/tools/record.c).  With --html FILE, the report is
+ * also a self-contained page (src/tools/html.c).
  *
  * Exit codes: 0 = both problems correct and within budgets on every seed,
  * 1 = a constraint fails, 2 = bad input (plan, compile or a faulty program). */
@@ -18,7 +20,9 @@
 #include "heap.h"
 #include "json_text.h"
 #include "fit.h"
+#include "html.h"
 #include "pipeline.h"
+#include "plot.h"
 #include "record.h"
 #include "sim.h"
 
@@ -34,6 +38,15 @@ typedef struct Outcome {
   Problem prob;
   char prog_sha256[65], hw_sha256[65]; /* the report's hashes (--record) */
   char *hint;     /* area or power FAIL: where to look (sim_verdict_hint), owned */
+  /* --html: a profiled run with its timeline (prof, when have_prof), the
+   * power plot (or why none), the knobs the program was compiled with
+   * and the compiler's warnings and fitting note */
+  SimResult prof;
+  gboolean have_prof;
+  char *svg, *svg_note;
+  Schedule sched;
+  GPtrArray *warnings;
+  char *fit_note;
 } Outcome;
 
 /* Which constraints failed, e.g. "numerics (seed 13), power". */
@@ -137,6 +150,9 @@ typedef struct Job {
   RefState ref_state[NSEEDS]; /* under g->lock */
   SimResult res[NSEEDS];
   GError *err[NSEEDS];
+  Schedule sched;          /* the compiled program's knobs (Ir.sched), warnings, fit note */
+  GPtrArray *warnings;
+  char *fit_note;
 } Job;
 
 typedef enum { T_TIME, T_CHECK, T_REF } TaskKind; /* in the order the pool runs them */
@@ -225,6 +241,13 @@ static gboolean start_one(Grade *g, const Plan *plan, ProblemKind kind, Job *j, 
                           GError **err) {
   g_autoptr(Ir) ir = fit_pipeline(plan, kind, NULL, NULL, FALSE, NULL, err);
   if (!ir) return FALSE;
+  j->sched = ir->sched;
+  j->warnings = g_ptr_array_new_with_free_func(g_free);
+  for (guint i = 0; plan->warnings[kind] && i < plan->warnings[kind]->len; i++)
+    g_ptr_array_add(j->warnings, g_strdup(g_ptr_array_index(plan->warnings[kind], i)));
+  for (guint i = 0; ir->warnings && i < ir->warnings->len; i++)
+    g_ptr_array_add(j->warnings, g_strdup(g_ptr_array_index(ir->warnings, i)));
+  j->fit_note = g_strdup(ir->fit_note);
   char *text = be_emit(ir);
   g_autofree char *name = g_strdup_printf("%s[%s].asm", plan->file, wl_problem_name(kind));
   *prog = sim_asm_parse_take(name, text, strlen(text), err); /* takes the text */
@@ -240,7 +263,7 @@ static gboolean start_one(Grade *g, const Plan *plan, ProblemKind kind, Job *j, 
 
 /* A started problem's outcome: FALSE with the first seed's error, as a run
  * of the seeds in order would stop at it. */
-static gboolean finish_one(Job *j, Outcome *o, GError **err) {
+static gboolean finish_one(Job *j, Outcome *o, gboolean html, GError **err) {
   o->pass = TRUE;
   o->hw = j->prog->hw;
   o->prob = j->prog->prob;
@@ -257,23 +280,41 @@ static gboolean finish_one(Job *j, Outcome *o, GError **err) {
     o->pass &= sim_verdict_exit(j->prog, &o->res[i]) == 0;
   }
   const SimResult *r = &o->res[0];
-  if (r->peak_w > POWER_LIMIT_W || r->area_mm2 > AREA_LIMIT_MM2) {
-    /* where to look: for power, a profiled timing run (the energy does
-     * not depend on the data) */
+  gboolean hot = r->peak_w > POWER_LIMIT_W;
+  if (hot || html) {
+    /* for a power FAIL's hint and the page: a profiled timing run (the
+     * energy does not depend on the data), with its timeline for the
+     * page's plot */
     SimOptions po;
     sim_options_default(&po);
-    po.profile = TRUE, po.timing_only = TRUE;
-    SimResult prof;
-    gboolean again = r->peak_w > POWER_LIMIT_W && sim_run(j->prog, &po, &prof, NULL);
-    g_autofree char *prefix = g_strdup_printf("hint %s  ", wl_problem_name(j->prog->prob.kind));
-    o->hint = sim_verdict_hint(j->prog, r, again ? &prof : NULL, prefix);
-    if (again) sim_result_clear(&prof);
+    po.profile = TRUE, po.timing_only = TRUE, po.trace = html;
+    o->have_prof = sim_run(j->prog, &po, &o->prof, NULL);
   }
+  if (hot || r->area_mm2 > AREA_LIMIT_MM2) { /* where to look */
+    g_autofree char *prefix = g_strdup_printf("hint %s  ", wl_problem_name(j->prog->prob.kind));
+    o->hint = sim_verdict_hint(j->prog, r, hot && o->have_prof ? &o->prof : NULL, prefix);
+  }
+  if (html && o->have_prof) {
+    g_autoptr(GError) perr = NULL;
+    o->svg = plot_svg(j->prog, o->prof.trace, &perr);
+    if (!o->svg) o->svg_note = g_strdup(perr->message);
+  } else if (html) {
+    o->svg_note = g_strdup("the profiled run failed");
+  }
+  if (o->have_prof && !html) {
+    sim_result_clear(&o->prof);
+    o->have_prof = FALSE;
+  }
+  o->sched = j->sched;
+  o->warnings = g_steal_pointer(&j->warnings);
+  o->fit_note = g_steal_pointer(&j->fit_note);
   return TRUE;
 }
 
 static void job_clear(Job *j) {
   sim_timing_free(j->timing);
+  g_clear_pointer(&j->warnings, g_ptr_array_unref);
+  g_clear_pointer(&j->fit_note, g_free);
   for (int i = 0; i < NSEEDS; i++) {
     g_clear_error(&j->err[i]);
     wl_reference_free(j->ref[i]);
@@ -361,8 +402,8 @@ static void print_json(const Plan *plan, const Outcome *p1, const Outcome *d1, g
 /* Compile both problems and grade them: P1's compile, then D1's compile
  * while P1 runs; then the outcomes, P1's first (its error wins, as when
  * each problem ran to its end before the next was compiled). */
-static gboolean grade(const Plan *plan, int nthreads, gboolean do_p1, gboolean do_d1, Outcome *p1, Outcome *d1,
-                      gboolean *refused, GError **err) {
+static gboolean grade(const Plan *plan, int nthreads, gboolean do_p1, gboolean do_d1, gboolean html, Outcome *p1,
+                      Outcome *d1, gboolean *refused, GError **err) {
   Grade g = {0};
   g_mutex_init(&g.lock);
   g_cond_init(&g.cond);
@@ -385,13 +426,13 @@ static gboolean grade(const Plan *plan, int nthreads, gboolean do_p1, gboolean d
   while (g.pending > 0) g_cond_wait(&g.cond, &g.lock);
   g_mutex_unlock(&g.lock);
   g_thread_pool_free(g.pool, FALSE, TRUE);
-  if (ok && do_p1) ok = finish_one(&jp, p1, err);
+  if (ok && do_p1) ok = finish_one(&jp, p1, html, err);
   if (ok && !dok) {
     g_propagate_error(err, derr);
     derr = NULL;
     ok = FALSE;
   }
-  if (ok && do_d1) ok = finish_one(&jd, d1, err);
+  if (ok && do_d1) ok = finish_one(&jd, d1, html, err);
   job_clear(&jp);
   job_clear(&jd);
   g_mutex_clear(&g.lock);
@@ -430,6 +471,7 @@ static gboolean record(const char *dir, RecRun *r) {
   G_STATIC_ASSERT((int)NSEEDS <= (int)REC_MAX_SEEDS);
   r->time = rec_now();
   r->plan_sha256 = rec_file_sha256(r->plan);
+  r->plan_text = rec_file_text(r->plan);
   r->grader = TCC_GRADE_VERSION;
   r->simulator = TCC_SIM_VERSION;
   r->spec = TCC_SPEC_VERSION;
@@ -446,12 +488,105 @@ static gboolean record(const char *dir, RecRun *r) {
     fprintf(stderr, "%s\n", err->message);
   g_free(r->time);
   g_free(r->plan_sha256);
+  g_free(r->plan_text);
   for (int i = 0; i < 2; i++) {
     g_free(r->prob[i].problem);
     g_free(r->prob[i].program_sha256);
     g_free(r->prob[i].hardware_sha256);
   }
   return ok;
+}
+
+/* ---- --html: the page (src/tools/html.c) ---- */
+
+/* A string the page points to, freed with `keep`. */
+static const char *kept(GPtrArray *keep, char *s) {
+  g_ptr_array_add(keep, s);
+  return s;
+}
+
+/* The page's view of one graded problem; its strings and stages go into
+ * `keep`. */
+static void html_problem(HtmlProblem *hp, const char *name, const Outcome *o, const PlanProblem *planned,
+                         GPtrArray *keep) {
+  const SimResult *r = &o->res[0];
+  g_autofree char *prob = wl_problem_canonical(&o->prob);
+  g_autofree char *mach = sim_machine_canonical(&o->hw);
+  hp->name = name;
+  hp->problem = kept(keep, g_strdup(prob + strlen(".problem ")));
+  hp->machine = kept(keep, g_strdup(mach + strlen(".machine ")));
+  hp->pass = o->pass;
+  hp->failures = kept(keep, failures(o));
+  hp->hint = o->hint;
+  hp->cycles = r->cycles;
+  hp->peak_start = r->peak_start;
+  hp->peak_w = r->peak_w;
+  hp->area_mm2 = r->area_mm2;
+  hp->static_w = r->static_w;
+  hp->energy_uj = r->energy_uj;
+  for (int i = 0; i < NSEEDS; i++) {
+    hp->max_abs_err[i] = o->res[i].check.max_abs_err;
+    hp->numerics_ok[i] = o->res[i].check.pass;
+  }
+  Bounds b;
+  sim_bounds(&o->hw, &o->prob, &b);
+  hp->nbounds = BOUND__COUNT;
+  for (int k = 0; k < BOUND__COUNT; k++) {
+    hp->bound_name[k] = sim_bound_name[k];
+    hp->bound_cycles[k] = b.cycles[k];
+  }
+  hp->binding = (int)b.binding;
+  hp->min_dynamic_uj = b.e_total_uj;
+  hp->dynamic_budget_w = b.dyn_w;
+  /* each unit class against the power bound's count for it */
+  const SimResult *pr = o->have_prof ? &o->prof : r;
+  hp->nunits = UC__COUNT;
+  for (int u = 0; u < UC__COUNT; u++) {
+    double min = u == UC_MMA ? b.e_mma_uj : u == UC_HBM ? b.e_hbm_uj : u == UC_NOC ? b.e_noc_uj
+                 : u == UC_RF ? b.e_rf_uj : u == UC_SFU ? b.e_sfu_uj : NAN;
+    hp->units[u] = (HtmlUnit){sim_unit_class_name[u], pr->unit_energy_uj[u], min};
+  }
+  if (o->have_prof) {
+    HtmlStage *st = g_new0(HtmlStage, MAX(o->prof.nstages, 1));
+    for (int i = 0; i < o->prof.nstages; i++) {
+      const SimStage *x = &o->prof.stages[i];
+      st[i] = (HtmlStage){x->name, x->start, x->end, x->wgs, x->insns, x->mma_blocks, x->hbm_lines,
+                          x->energy_pj * 1e-6};
+    }
+    g_ptr_array_add(keep, st);
+    hp->stages = st;
+    hp->nstages = o->prof.nstages;
+  }
+  hp->svg = o->svg;
+  hp->svg_note = o->svg_note;
+  hp->planned = planned;
+  hp->sched = &o->sched;
+  hp->warnings = o->warnings ? (const char *const *)o->warnings->pdata : NULL;
+  hp->nwarnings = o->warnings ? (int)o->warnings->len : 0;
+  hp->fit_note = o->fit_note;
+  hp->program_sha256 = o->prog_sha256;
+  hp->hardware_sha256 = o->hw_sha256;
+}
+
+/* The page of a graded run, written through `out`; FALSE with the
+ * diagnostic printed. */
+static gboolean write_html(HtmlOut *out, const Plan *plan, const char *file, const Outcome *p1, const Outcome *d1,
+                           gboolean has_score, double score, const char *score_note) {
+  g_autoptr(GPtrArray) keep = g_ptr_array_new_with_free_func(g_free);
+  HtmlPage pg = {.plan = file, .grader = TCC_GRADE_VERSION, .simulator = TCC_SIM_VERSION, .loaded = plan,
+                 .seeds = seeds, .nseeds = NSEEDS, .has_score = has_score, .score = score, .score_note = score_note};
+  G_STATIC_ASSERT((int)NSEEDS <= (int)HTML_MAX_SEEDS && (int)UC__COUNT <= (int)HTML_MAX_UNITS &&
+                  (int)BOUND__COUNT <= (int)HTML_MAX_BOUNDS);
+  pg.plan_sha256 = kept(keep, rec_file_sha256(file));
+  if (p1) html_problem(&pg.prob[pg.nprob++], "p1", p1, &plan->p1, keep);
+  if (d1) html_problem(&pg.prob[pg.nprob++], "d1", d1, &plan->d1, keep);
+  g_autofree char *text = html_page(&pg);
+  g_autoptr(GError) err = NULL;
+  if (!html_out_commit(out, text, strlen(text), &err)) {
+    fprintf(stderr, "%s\n", err->message);
+    return FALSE;
+  }
+  return TRUE;
 }
 
 /* A run that fails with a diagnostic (exit 2): printed, with --json also
@@ -494,7 +629,7 @@ int main(int argc, char **argv) {
    * (heap.c). */
   heap_setup(256u << 20, TRUE);
   gboolean version = FALSE, json = FALSE;
-  g_autofree char *rec_dir = NULL, *note = NULL, *log_dir = NULL, *problem = NULL;
+  g_autofree char *rec_dir = NULL, *note = NULL, *log_dir = NULL, *problem = NULL, *html = NULL, *plan_n = NULL;
   GOptionEntry entries[] = {
       {"json", 0, 0, G_OPTION_ARG_NONE, &json, "print the report as one JSON object (for tools: tcc-sweep)", NULL},
       {"problem", 0, 0, G_OPTION_ARG_STRING, &problem,
@@ -503,23 +638,51 @@ int main(int argc, char **argv) {
        "append this run (failures too) to DIR/records.jsonl, one JSON line", "DIR"},
       {"note", 0, 0, G_OPTION_ARG_STRING, &note, "why this run: kept in its record (with --record)", "TEXT"},
       {"log", 0, 0, G_OPTION_ARG_FILENAME, &log_dir, "list the records of DIR as a table, oldest first", "DIR"},
+      {"plan", 0, 0, G_OPTION_ARG_STRING, &plan_n,
+       "with --log DIR: print the plan text that record N (its line, 1 = oldest) keeps, to grade it again", "N"},
+      {"html", 0, 0, G_OPTION_ARG_FILENAME, &html,
+       "also write the report as one self-contained HTML page (plots, stages, energy, knobs) to FILE", "FILE"},
       {"version", 0, 0, G_OPTION_ARG_NONE, &version, "print the version", NULL},
       {NULL, 0, 0, 0, NULL, NULL, NULL}};
   g_autoptr(GOptionContext) ctx = g_option_context_new("PLAN.yaml - grade a plan on P1 and D1");
   g_option_context_add_main_entries(ctx, entries, NULL);
   g_option_context_set_summary(ctx, "Compiles both problems of a plan, simulates seeds 7 (graded),\n"
                                     "13, 11 and 23 (checks), prints the verdicts and the score.\n"
-                                    "tcc-grade --log DIR lists the runs recorded with --record DIR.\n"
+                                    "tcc-grade --log DIR lists the runs recorded with --record DIR;\n"
+                                    "--log DIR --plan N prints the plan text of record N.\n"
+                                    "--html FILE writes a one-page report to share (docs/tools.md).\n"
                                     "Exit: 0 all pass, 1 a constraint fails, 2 bad input.");
   g_autoptr(GError) err = NULL;
   if (g_option_context_parse(ctx, &argc, &argv, &err) && version) {
     printf("%s\nsimulator: %s\n", TCC_GRADE_VERSION, TCC_SIM_VERSION);
     return 0;
   }
+  if (!err && plan_n && !log_dir) {
+    fprintf(stderr, "tcc-grade: error: --plan N needs --log DIR\n");
+    return 2;
+  }
+  if (!err && log_dir && html) {
+    fprintf(stderr, "tcc-grade: error: --html writes the report of a graded plan: not with --log\n");
+    return 2;
+  }
   if (!err && log_dir) {
     if (argc != 1 || rec_dir || note) {
       fprintf(stderr, "tcc-grade: error: --log DIR takes no plan, --record or --note\n");
       return 2;
+    }
+    if (plan_n) { /* one record's plan text, as it was graded */
+      guint64 n;
+      if (!g_ascii_string_to_unsigned(plan_n, 10, 1, G_MAXINT, &n, NULL)) {
+        fprintf(stderr, "tcc-grade: error: --plan '%s': expected a record's line number, 1 or more\n", plan_n);
+        return 2;
+      }
+      g_autofree char *text = rec_plan_text(log_dir, (int)n, &err);
+      if (!text) {
+        fprintf(stderr, "%s\n", err->message);
+        return 2;
+      }
+      fputs(text, stdout);
+      return 0;
     }
     g_autofree char *table = rec_log(log_dir, &err);
     if (!table) {
@@ -549,6 +712,10 @@ int main(int argc, char **argv) {
     fprintf(stderr, "tcc-grade: error: --record needs a directory name\n");
     return 2;
   }
+  if (html && !*html) {
+    fprintf(stderr, "tcc-grade: error: --html needs a file name\n");
+    return 2;
+  }
   /* a records directory that cannot be made or read fails before the run */
   if (rec_dir && !rec_prepare(rec_dir, &err)) {
     fprintf(stderr, "%s\n", err->message);
@@ -566,13 +733,30 @@ int main(int argc, char **argv) {
     }
     nthreads = (int)v;
   }
+  /* --html: the plot module loaded and the page's file opened (not the
+   * plan itself) before the run, so that neither fails after it */
+  HtmlOut hout = {.fd = -1};
+  if (html && !plot_load(&err)) {
+    const char *why = strstr(err->message, "cannot load");
+    fprintf(stderr, "tcc-grade: error: --html: %s\n", why ? why : err->message);
+    return 2;
+  }
+  if (html && !html_out_open(&hout, html, argv[1], &err)) {
+    fprintf(stderr, "%s\n", err->message);
+    return 2;
+  }
   g_autoptr(Plan) plan = plan_load(argv[1], &err);
-  if (!plan) return tool_error(rec_dir, argv[1], note, err->message, TRUE, json);
+  if (!plan) {
+    html_out_abort(&hout);
+    return tool_error(rec_dir, argv[1], note, err->message, TRUE, json);
+  }
   Outcome p1 = {0}, d1 = {0};
   gboolean do_p1 = !problem || strcmp(problem, "p1") == 0, do_d1 = !problem || strcmp(problem, "d1") == 0;
   gboolean refused = FALSE;
-  if (!grade(plan, nthreads, do_p1, do_d1, &p1, &d1, &refused, &err))
+  if (!grade(plan, nthreads, do_p1, do_d1, html != NULL, &p1, &d1, &refused, &err)) {
+    html_out_abort(&hout);
     return tool_error(rec_dir, argv[1], note, err->message, refused, json);
+  }
   double c1 = (double)p1.res[0].cycles, c2 = (double)d1.res[0].cycles;
   double score = wl_score(p1.res[0].cycles, d1.res[0].cycles);
   Problem dp1, dd1;
@@ -609,6 +793,16 @@ int main(int argc, char **argv) {
     const Outcome *o = k == 0 ? &p1 : &d1;
     if (o->hint && (k == 0 ? do_p1 : do_d1)) fputs(o->hint, stdout);
   }
+  if (html) {
+    fflush(stdout); /* the report, then any diagnostic */
+    gboolean has = do_p1 && do_d1 && p1.pass && d1.pass && graded_dims;
+    const char *why = problem       ? "one problem graded (--problem)"
+                      : !(p1.pass && d1.pass) ? "a constraint fails"
+                      : !graded_dims          ? "problem dims differ from the graded defaults"
+                                              : NULL;
+    if (!write_html(&hout, plan, argv[1], do_p1 ? &p1 : NULL, do_d1 ? &d1 : NULL, has, score, why)) code = 2;
+    plot_release_fonts();
+  }
   if (rec_dir) {
     fflush(stdout); /* the report, then the note */
     RecRun r = {.plan = argv[1], .note = note, .graded = TRUE, .has_score = p1.pass && d1.pass && graded_dims,
@@ -618,8 +812,15 @@ int main(int argc, char **argv) {
     if (!record(rec_dir, &r)) code = 2;
   }
   for (int i = 0; i < NSEEDS; i++) sim_result_clear(&p1.res[i]), sim_result_clear(&d1.res[i]);
-  g_free(p1.hint);
-  g_free(d1.hint);
+  for (int k = 0; k < 2; k++) {
+    Outcome *o = k == 0 ? &p1 : &d1;
+    g_free(o->hint);
+    if (o->have_prof) sim_result_clear(&o->prof);
+    g_free(o->svg);
+    g_free(o->svg_note);
+    if (o->warnings) g_ptr_array_unref(o->warnings);
+    g_free(o->fit_note);
+  }
   return code;
 }
 #else

@@ -79,12 +79,14 @@ void plot_series_clear(PlotSeries *s) {
 
 typedef gboolean (*DrawFn)(const PlotPage *pg, const char *file, PlotFormat fmt, GError **err);
 typedef void (*ReleaseFn)(void);
+typedef char *(*SvgFn)(const PlotPage *pg);
 
 /* The module's entry points, once loaded (module.c: never unloaded, cairo
  * keeps state); guarded by plot_lock. */
 static GMutex plot_lock;
 static DrawFn draw_fn;
 static ReleaseFn release_fn;
+static SvgFn svg_fn;
 
 gboolean plot_load(GError **err) {
   g_mutex_lock(&plot_lock);
@@ -92,7 +94,8 @@ gboolean plot_load(GError **err) {
     g_autoptr(GError) e = NULL;
     gpointer d = tcc_module_symbol(PLOT_MODULE, "plot_draw_file", &e);
     gpointer r = d ? tcc_module_symbol(PLOT_MODULE, "plot_draw_release_fonts", &e) : NULL;
-    if (!r) {
+    gpointer v = r ? tcc_module_symbol(PLOT_MODULE, "plot_draw_svg", &e) : NULL;
+    if (!v) {
       g_set_error(err, G_FILE_ERROR, G_FILE_ERROR_NOENT, "tcc-sim: error: --plot: cannot load the plot module: %s",
                   e->message);
       g_mutex_unlock(&plot_lock);
@@ -100,6 +103,7 @@ gboolean plot_load(GError **err) {
     }
     draw_fn = (DrawFn)d;
     release_fn = (ReleaseFn)r;
+    svg_fn = (SvgFn)v;
   }
   g_mutex_unlock(&plot_lock);
   return TRUE;
@@ -152,12 +156,10 @@ int plot_stages(const Program *p, const SimTrace *t, GPtrArray **names, GArray *
   return (int)marks->len;
 }
 
-gboolean plot_write(const Program *p, const SimTrace *t, const char *file, GError **err) {
-  PlotFormat fmt = plot_format_of(file);
-  if (fmt == PLOT_NONE) {
-    g_set_error(err, G_FILE_ERROR, G_FILE_ERROR_INVAL, "%s: error: a plot file name ends in .svg or .png", file);
-    return FALSE;
-  }
+/* Draw the plot of a run: into `file` in `fmt`, or (file NULL) as SVG
+ * text into *svg. */
+static gboolean plot_page(const Program *p, const SimTrace *t, const char *file, PlotFormat fmt, char **svg,
+                          GError **err) {
   if (!plot_load(err)) return FALSE;
   PlotSeries s;
   plot_series(t, PLOT_MAX_BUCKETS, &s);
@@ -172,9 +174,30 @@ gboolean plot_write(const Program *p, const SimTrace *t, const char *file, GErro
   int n = plot_stages(p, t, &names, &starts);
   PlotPage pg = {&s, title, sub, sim_unit_class_name, n, (const int64_t *)(const void *)starts->data,
                  (const char *const *)names->pdata};
-  gboolean ok = draw_fn(&pg, file, fmt, err);
+  gboolean ok;
+  if (file) {
+    ok = draw_fn(&pg, file, fmt, err);
+  } else {
+    *svg = svg_fn(&pg);
+    ok = *svg != NULL;
+    if (!ok) g_set_error(err, G_FILE_ERROR, G_FILE_ERROR_NOMEM, "the power plot could not be drawn");
+  }
   plot_series_clear(&s);
   return ok;
+}
+
+gboolean plot_write(const Program *p, const SimTrace *t, const char *file, GError **err) {
+  PlotFormat fmt = plot_format_of(file);
+  if (fmt == PLOT_NONE) {
+    g_set_error(err, G_FILE_ERROR, G_FILE_ERROR_INVAL, "%s: error: a plot file name ends in .svg or .png", file);
+    return FALSE;
+  }
+  return plot_page(p, t, file, fmt, NULL, err);
+}
+
+char *plot_svg(const Program *p, const SimTrace *t, GError **err) {
+  char *svg = NULL;
+  return plot_page(p, t, NULL, PLOT_SVG, &svg, err) ? svg : NULL;
 }
 
 void plot_release_fonts(void) {

@@ -54,6 +54,10 @@ static inline double plot_axis_top(const PlotSeries *s) {
  * error: ..." for a name that is neither .svg nor .png, or plot_load's
  * error). */
 gboolean plot_write(const Program *p, const SimTrace *t, const char *file, GError **err);
+/* The same plot as SVG text in memory (g_free), the bytes plot_write
+ * writes to a .svg file (tcc-grade --html puts it in its page).  NULL
+ * with *err on plot_load's error. */
+char *plot_svg(const Program *p, const SimTrace *t, GError **err);
 
 /* The drawing is a module of its own, PLOT_MODULE, linked with cairo and
  * fontconfig (src/sim/plot/plot_draw.c): a run without --plot does not
@@ -83,10 +87,12 @@ typedef struct PlotPage {
 int plot_stages(const Program *p, const SimTrace *t, GPtrArray **names, GArray **starts);
 
 /* The module's entry points (plot_draw.c), looked up by name: draw pg into
- * `file` in `fmt` (FALSE with *err as plot_write's), and release the font
- * caches (plot_release_fonts). */
+ * `file` in `fmt` (FALSE with *err as plot_write's), release the font
+ * caches (plot_release_fonts), draw pg as SVG text (plot_svg). */
 gboolean plot_draw_file(const PlotPage *pg, const char *file, PlotFormat fmt, GError **err);
 void plot_draw_release_fonts(void);
+/* ... and pg drawn as SVG text (g_free; NULL when cairo fails). */
+char *plot_draw_svg(const PlotPage *pg);
 
 /* Free the font caches that drawing text leaves in cairo and fontconfig
  * (reachable only from memory a leak checker does not scan), once no cairo

@@ -27,6 +27,14 @@ char *rec_file_sha256(const char *file) {
   return g_compute_checksum_for_data(G_CHECKSUM_SHA256, (const guchar *)text, len);
 }
 
+char *rec_file_text(const char *file) {
+  char *text = NULL;
+  gsize len;
+  if (!g_file_get_contents(file, &text, &len, NULL)) return NULL;
+  if (len > REC_MAX_PLAN_TEXT || !g_utf8_validate(text, (gssize)len, NULL)) g_clear_pointer(&text, g_free);
+  return text;
+}
+
 /* ---- reading ------------------------------------------------------------ */
 
 /* A member of `o` of a given value type, or NULL. */
@@ -160,6 +168,26 @@ gboolean rec_load(const char *dir, gboolean missing_ok, GPtrArray **records, GEr
     g_ptr_array_add(*records, json_object_ref(json_node_get_object(json_parser_get_root(parser))));
   }
   return TRUE;
+}
+
+char *rec_plan_text(const char *dir, int n, GError **err) {
+  g_autoptr(GPtrArray) recs = NULL;
+  if (!rec_load(dir, FALSE, &recs, err)) return NULL;
+  g_autofree char *file = g_build_filename(dir, REC_FILE, NULL);
+  if (n < 1 || (guint)n > recs->len) {
+    g_set_error(err, G_FILE_ERROR, G_FILE_ERROR_INVAL, "%s: error: no record %d: it holds %u", file, n, recs->len);
+    return NULL;
+  }
+  /* a line without the member (written before plans were kept) reads as before */
+  const char *text = get_str(g_ptr_array_index(recs, n - 1), "plan_text");
+  if (!text) {
+    g_set_error(err, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                "%s:%d:1: error: the record keeps no plan text (recorded before tcc-grade kept it, or the plan "
+                "was unreadable or not UTF-8)",
+                file, n);
+    return NULL;
+  }
+  return g_strdup(text);
 }
 
 /* ---- classifying -------------------------------------------------------- */
@@ -313,6 +341,7 @@ char *rec_json(const RecRun *r, RecClass cls, JsonObject *best) {
   put_str(b, "time", r->time);
   put_str(b, "plan", r->plan);
   put_str(b, "plan_sha256", r->plan_sha256);
+  put_str(b, "plan_text", r->plan_text);
   put_str(b, "note", r->note);
   put_str(b, "simulator", r->simulator);
   put_int(b, "spec", r->spec);

@@ -62,12 +62,26 @@ typedef struct RecRun {
   double score;
   const char *error;           /* the diagnostic of a tool error */
   const char *note;            /* --note, or NULL */
+  char *plan_text;             /* the plan file's text, to grade it again
+                                  (rec_file_text); NULL: not kept */
 } RecRun;
 
 /* "2026-12-01T07:30:00Z", the current time (g_free). */
 char *rec_now(void);
 /* SHA-256 of a file's bytes, or NULL when it cannot be read (g_free). */
 char *rec_file_sha256(const char *file);
+
+/* The text of a plan file for its record (g_free): NULL when it cannot
+ * be read, is over REC_MAX_PLAN_TEXT bytes or is not UTF-8 text (a JSON
+ * string holds it byte for byte only then). */
+#define REC_MAX_PLAN_TEXT (1 << 20)
+char *rec_file_text(const char *file);
+
+/* The plan text record n (1-based: its line in DIR/records.jsonl) keeps
+ * (g_free).  NULL with "DIR/records.jsonl: error: no record N: ..." or
+ * "DIR/records.jsonl:N:1: error: the record keeps no plan text ...", or
+ * rec_load's error.  Records written before the text was kept have none. */
+char *rec_plan_text(const char *dir, int n, GError **err);
 
 /* The records of DIR/records.jsonl, oldest first (JsonObject, owned); a
  * missing file is no records when `missing_ok`.  FALSE with

@@ -28,6 +28,7 @@ int main(void) {
   srunner_add_suite(sr, suite_tune());
   srunner_add_suite(sr, suite_plot());
   srunner_add_suite(sr, suite_record());
+  srunner_add_suite(sr, suite_html());
   srunner_add_suite(sr, suite_multicast());
   srunner_add_suite(sr, suite_shaping());
   srunner_add_suite(sr, suite_fit());

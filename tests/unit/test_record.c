@@ -1,7 +1,9 @@
 /* test_record.c - experiment records (src/tools/record.c; docs/tools.md
  * "Experiment records"): a run's line parses back with its fields, each
  * class comes out of the verdicts and the earlier records, appending keeps
- * one line per run, and a malformed line is one diagnostic at its line. */
+ * one line per run, a malformed line is one diagnostic at its line, and
+ * the plan text a record keeps comes back byte for byte (older lines
+ * without it still read). */
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 #include <string.h>
@@ -279,6 +281,62 @@ START_TEST(test_record_malformed) {
 }
 END_TEST
 
+/* The plan's text: kept in the line (rec_file_text), back byte for byte
+ * from rec_plan_text; a line written before the text was kept (no
+ * "plan_text") still loads, lists and classifies, and asking for its
+ * text is one diagnostic at its line; so is a record that is not there. */
+START_TEST(test_record_plan_text) {
+  g_autofree char *dir = tmp_dir();
+  g_autofree char *file = g_build_filename(dir, REC_FILE, NULL);
+  g_autofree char *plan = g_build_filename(dir, "p.yaml", NULL);
+  /* quotes, backslashes, a tab, non-ASCII, no final newline */
+  static const char text[] = "version: 1\n# \"q\" \\ back\tslash \xc3\xa9t\xc3\xa9 <b>\np1:\n  sms_used: 8";
+  ck_assert(g_file_set_contents(plan, text, -1, NULL));
+  /* an old line first: no plan_text member at all */
+  RecRun old = run_of(1000, 500);
+  g_autofree char *oldline = rec_json(&old, REC_PASS, NULL);
+  ck_assert(strstr(oldline, "\"plan_text\":null") != NULL);
+  g_autofree char *stripped = g_strdup(oldline);
+  char *at = strstr(stripped, "\"plan_text\":null,");
+  memmove(at, at + strlen("\"plan_text\":null,"), strlen(at + strlen("\"plan_text\":null,")) + 1);
+  ck_assert(strstr(stripped, "plan_text") == NULL);
+  g_autofree char *first = g_strconcat(stripped, "\n", NULL);
+  ck_assert(g_file_set_contents(file, first, -1, NULL));
+  RecRun r = run_of(999, 500);
+  r.plan = plan;
+  r.plan_text = rec_file_text(plan);
+  ck_assert(r.plan_text != NULL);
+  ck_assert_str_eq(r.plan_text, text);
+  RecClass c;
+  int line;
+  g_autoptr(GError) err = NULL;
+  ck_assert_msg(rec_append(dir, &r, &c, &line, &err), "%s", err ? err->message : "");
+  ck_assert(line == 2 && c == REC_PASS);
+  g_free(r.plan_text);
+  g_autofree char *back = rec_plan_text(dir, 2, &err);
+  ck_assert_msg(back != NULL, "%s", err ? err->message : "");
+  ck_assert_str_eq(back, text);
+  g_autofree char *log = rec_log(dir, &err);
+  ck_assert(log != NULL && strstr(log, "a.yaml") != NULL);
+  ck_assert(rec_plan_text(dir, 1, &err) == NULL);
+  g_autofree char *want1 = g_strdup_printf("%s:1:1: error: the record keeps no plan text", file);
+  ck_assert_msg(g_str_has_prefix(err->message, want1), "%s", err->message);
+  g_clear_error(&err);
+  ck_assert(rec_plan_text(dir, 3, &err) == NULL);
+  g_autofree char *want3 = g_strdup_printf("%s: error: no record 3: it holds 2", file);
+  ck_assert_str_eq(err->message, want3);
+  g_clear_error(&err);
+  /* not UTF-8, or unreadable: not kept */
+  ck_assert(g_file_set_contents(plan, "a: \xff\n", -1, NULL));
+  ck_assert(rec_file_text(plan) == NULL);
+  g_autofree char *none = g_build_filename(dir, "none.yaml", NULL);
+  ck_assert(rec_file_text(none) == NULL);
+  g_remove(plan);
+  g_remove(file);
+  g_rmdir(dir);
+}
+END_TEST
+
 Suite *suite_record(void) {
   Suite *s = suite_create("record");
   TCase *tc = tcase_create("record");
@@ -287,6 +345,7 @@ Suite *suite_record(void) {
   tcase_add_test(tc, test_record_append);
   tcase_add_test(tc, test_record_legacy);
   tcase_add_test(tc, test_record_malformed);
+  tcase_add_test(tc, test_record_plan_text);
   suite_add_tcase(s, tc);
   return s;
 }

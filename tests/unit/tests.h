@@ -31,6 +31,7 @@ Suite *suite_sweep(void);
 Suite *suite_tune(void);
 Suite *suite_plot(void);
 Suite *suite_record(void);
+Suite *suite_html(void);
 Suite *suite_multicast(void);
 Suite *suite_shaping(void);
 Suite *suite_fit(void);

@@ -353,13 +353,12 @@ static gboolean fail(GError **err, const char *file, int e) {
   return FALSE;
 }
 
-gboolean plot_draw_file(const PlotPage *pg, const char *file, PlotFormat fmt, GError **err) {
-  FILE *fp = fopen(file, "wb");
-  if (!fp) return fail(err, file, errno);
-  Sink k = {fp, fmt == PLOT_SVG ? g_string_new(NULL) : NULL, 0};
+/* Draw pg onto a surface of `fmt` whose bytes go to k (an SVG's into
+ * k->g, with stable ids); the cairo status. */
+static cairo_status_t render(const PlotPage *pg, PlotFormat fmt, Sink *k) {
   cairo_surface_t *sf;
   if (fmt == PLOT_SVG) {
-    sf = cairo_svg_surface_create_for_stream(sink_write, &k, PLOT_WIDTH, PLOT_HEIGHT);
+    sf = cairo_svg_surface_create_for_stream(sink_write, k, PLOT_WIDTH, PLOT_HEIGHT);
     cairo_svg_surface_set_document_unit(sf, CAIRO_SVG_UNIT_PX);
   } else {
     sf = cairo_image_surface_create(CAIRO_FORMAT_RGB24, PLOT_WIDTH, PLOT_HEIGHT);
@@ -368,13 +367,21 @@ gboolean plot_draw_file(const PlotPage *pg, const char *file, PlotFormat fmt, GE
   draw(cr, pg);
   cairo_destroy(cr);
   cairo_status_t st = CAIRO_STATUS_SUCCESS;
-  if (fmt == PLOT_PNG) st = cairo_surface_write_to_png_stream(sf, sink_write, &k);
+  if (fmt == PLOT_PNG) st = cairo_surface_write_to_png_stream(sf, sink_write, k);
   cairo_surface_finish(sf); /* an SVG is written out here */
   if (st == CAIRO_STATUS_SUCCESS) st = cairo_surface_status(sf);
   cairo_surface_destroy(sf);
+  if (k->g) svg_stable_ids(k->g);
+  return st;
+}
+
+gboolean plot_draw_file(const PlotPage *pg, const char *file, PlotFormat fmt, GError **err) {
+  FILE *fp = fopen(file, "wb");
+  if (!fp) return fail(err, file, errno);
+  Sink k = {fp, fmt == PLOT_SVG ? g_string_new(NULL) : NULL, 0};
+  cairo_status_t st = render(pg, fmt, &k);
   errno = 0;
   if (k.g) {
-    svg_stable_ids(k.g);
     if (fwrite(k.g->str, 1, k.g->len, fp) != k.g->len) k.err = errno ? errno : EIO;
     g_string_free(k.g, TRUE);
   }
@@ -384,6 +391,15 @@ gboolean plot_draw_file(const PlotPage *pg, const char *file, PlotFormat fmt, GE
   return k.err ? fail(err, file, k.err) : TRUE;
 }
 
+char *plot_draw_svg(const PlotPage *pg) {
+  Sink k = {NULL, g_string_new(NULL), 0};
+  cairo_status_t st = render(pg, PLOT_SVG, &k);
+  if (st != CAIRO_STATUS_SUCCESS) {
+    g_string_free(k.g, TRUE);
+    return NULL;
+  }
+  return g_string_free(k.g, FALSE);
+}
 
 void plot_draw_release_fonts(void) {
   cairo_debug_reset_static_data();
