@@ -356,13 +356,10 @@ static void json_problem(JsonBuilder *j, const char *name, const Outcome *o) {
   g_free(rp.hardware_sha256);
 }
 
-/* The report as one JSON object of the result schema (docs/tools.md,
- * "Results"): versions, plan, status, the score (null with score_note
- * saying why when there is none) and per problem its result object. */
-static void print_json(const Plan *plan, const Outcome *p1, const Outcome *d1, gboolean graded_dims) {
-  /* --problem: one of them NULL, not graded */
-  gboolean pass = (!p1 || p1->pass) && (!d1 || d1->pass);
-  g_autoptr(JsonBuilder) j = json_builder_new();
+/* A result document's head (docs/tools.md "Results"), its object open:
+ * the schema, tool and simulator versions and the plan. */
+static JsonBuilder *json_head(const char *plan) {
+  JsonBuilder *j = json_builder_new();
   json_builder_begin_object(j);
   json_builder_set_member_name(j, "schema_version");
   json_builder_add_int_value(j, TCC_RESULT_SCHEMA);
@@ -371,7 +368,17 @@ static void print_json(const Plan *plan, const Outcome *p1, const Outcome *d1, g
   json_builder_set_member_name(j, "simulator");
   json_builder_add_string_value(j, TCC_SIM_VERSION);
   json_builder_set_member_name(j, "plan");
-  json_builder_add_string_value(j, plan->file);
+  json_builder_add_string_value(j, plan);
+  return j;
+}
+
+/* The report as one JSON object of the result schema (docs/tools.md,
+ * "Results"): versions, plan, status, the score (null with score_note
+ * saying why when there is none) and per problem its result object. */
+static void print_json(const Plan *plan, const Outcome *p1, const Outcome *d1, gboolean graded_dims) {
+  /* --problem: one of them NULL, not graded */
+  gboolean pass = (!p1 || p1->pass) && (!d1 || d1->pass);
+  g_autoptr(JsonBuilder) j = json_head(plan->file);
   /* the first failing problem's status (numerics, area, power), else pass */
   json_builder_set_member_name(j, "status");
   json_builder_add_string_value(j, pass ? "pass" : status_of(p1 && !p1->pass ? p1 : d1));
@@ -596,16 +603,7 @@ static int tool_error(const char *dir, const char *plan, const char *note, const
                       gboolean json) {
   fprintf(stderr, "%s\n", msg);
   if (json) {
-    g_autoptr(JsonBuilder) j = json_builder_new();
-    json_builder_begin_object(j);
-    json_builder_set_member_name(j, "schema_version");
-    json_builder_add_int_value(j, TCC_RESULT_SCHEMA);
-    json_builder_set_member_name(j, "tool");
-    json_builder_add_string_value(j, TCC_GRADE_VERSION);
-    json_builder_set_member_name(j, "simulator");
-    json_builder_add_string_value(j, TCC_SIM_VERSION);
-    json_builder_set_member_name(j, "plan");
-    json_builder_add_string_value(j, plan);
+    g_autoptr(JsonBuilder) j = json_head(plan);
     json_builder_set_member_name(j, "status");
     json_builder_add_string_value(j, refused ? "refused" : "error");
     json_builder_set_member_name(j, "error");

@@ -11,6 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "machine.h" /* POWER_WINDOW */
+
 /* ---- escaping ----------------------------------------------------------- */
 
 void html_escape_append(GString *g, const char *s) {
@@ -121,7 +123,7 @@ static void verdicts(GString *g, const HtmlPage *pg) {
     esc(g, p->failures && *p->failures ? p->failures : "within every budget, right on every seed");
     g_string_append_printf(g, "</td><td class=\"n\">%" G_GINT64_FORMAT "</td><td class=\"n\">%.4f</td>"
                               "<td>[%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT ")</td><td class=\"n\">%.4f</td>",
-                           p->cycles, p->peak_w, p->peak_start, p->peak_start + 1000, p->area_mm2);
+                           p->cycles, p->peak_w, p->peak_start, p->peak_start + POWER_WINDOW, p->area_mm2);
     for (int s = 0; s < pg->nseeds; s++) {
       g_string_append_printf(g, "<td class=\"n%s\">", p->numerics_ok[s] ? "" : " fail");
       escf(g, "%.1e", p->max_abs_err[s]);
