@@ -79,6 +79,26 @@ static void mem_time(JDoc *b, const char *k, int64_t cycles) {
   jdoc_double(b, (double)cycles / 1000.0);
 }
 
+/* The dur of a slice [t0, t1) (cycles): the double the viewers add to ts to
+ * find its end (speedscope and chrome://tracing add them as doubles) that
+ * gives exactly the end's ts, (t1 - t0) / 1000 when that does (most
+ * slices), else the nearest double that does, or that falls just short of
+ * it where none does (the sum 0.931 + 0.064 is 0.9950000000000001, past a
+ * slice that starts at 0.995: the viewers would nest the two).  Perfetto
+ * rounds each to whole nanoseconds: t1 - t0. */
+static void mem_dur(JDoc *b, int64_t t0, int64_t t1) {
+  double a = (double)t0 / 1000.0, e = (double)t1 / 1000.0, d = (double)(t1 - t0) / 1000.0;
+  if (a + d != e) {
+    d = e - a; /* exact when a >= e / 2 (Sterbenz), else within an ulp or two */
+    for (int i = 0; i < 64 && a + d != e; i++) d = nextafter(d, a + d < e ? INFINITY : -INFINITY);
+    /* when no double gives e (a + d a tie between e and a neighbour, rounded
+     * to the even one), the end falls just before e: never after it */
+    while (a + d > e) d = nextafter(d, -INFINITY);
+  }
+  jdoc_member(b, "dur");
+  jdoc_double(b, d);
+}
+
 /* Begin an event: name, phase, pid, tid, ts (cycles). */
 static void ev_begin(Out *o, const char *name, const char *ph, int pid, int64_t tid, int64_t ts) {
   jdoc_begin_object(o->b);
@@ -194,7 +214,7 @@ static int64_t wg_slice(Out *o, const Program *p, const SimTrace *t, int wg, con
                                     : g_strdup_printf("%d instructions from %s", n, *task ? task : mnemonic(in));
   int64_t tid = lane(ends, wg, g->t0, g->t1, o);
   ev_begin(o, name, "X", PID_WG, tid, g->t0);
-  mem_time(o->b, "dur", g->t1 - g->t0);
+  mem_dur(o->b, g->t0, g->t1);
   mem_str(o->b, "cat", n == 1 ? "insn" : "insns");
   jdoc_member(o->b, "args");
   jdoc_begin_object(o->b);
@@ -471,7 +491,7 @@ static void unit_tracks(Out *o, const Program *p, GArray *s, int pid, const char
     g_autofree char *name = j == i + 1 ? g_strdup_printf("%s wg%d line %d", mnemonic(in), x->wg, in->line)
                                        : g_strdup_printf("busy (%u ops)", j - i);
     ev_begin(o, name, "X", pid, x->track, x->t0);
-    mem_time(o->b, "dur", t1 - x->t0);
+    mem_dur(o->b, x->t0, t1);
     jdoc_member(o->b, "args");
     jdoc_begin_object(o->b);
     mem_int(o->b, "wg", x->wg);
@@ -583,7 +603,7 @@ static void power(Out *o, const SimTrace *t, int64_t B) {
   meta(o, "thread_name", PID_POWER, 1, "hottest window", 1);
   g_autofree char *name = g_strdup_printf("hottest window %.4f W", t->peak_w);
   ev_begin(o, name, "X", PID_POWER, 1, t->peak_start);
-  mem_time(o->b, "dur", POWER_WINDOW);
+  mem_dur(o->b, t->peak_start, t->peak_start + POWER_WINDOW);
   jdoc_member(o->b, "args");
   jdoc_begin_object(o->b);
   mem_int(o->b, "start", t->peak_start);

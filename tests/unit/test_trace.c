@@ -130,10 +130,18 @@ static void check_trace(const char *json, Seen *s) {
       s->x_pid[pid]++;
       int64_t dur = cycles_of(e, "dur");
       ck_assert(dur >= 1);
-      int64_t *end = g_hash_table_lookup(ends, key);
-      ck_assert_msg(!end || *end <= ts, "overlap on %s at %" G_GINT64_FORMAT, key, ts);
-      int64_t *ne = g_new(int64_t, 1);
-      *ne = ts + dur;
+      /* as the viewers add them (doubles, speedscope and chrome://tracing):
+       * ts + dur is the end's ts (or a rounding short of it, never past
+       * it), so a slice never overlaps the next one of its track */
+      double ts_us = json_node_get_double(json_object_get_member(e, "ts"));
+      double end_us = ts_us + json_node_get_double(json_object_get_member(e, "dur"));
+      double want = (double)(ts + dur) / 1000.0;
+      ck_assert_msg(end_us <= want && want - end_us < 1e-12,
+                    "%s at %" G_GINT64_FORMAT ": ts + dur = %.17g us, not %.17g", key, ts, end_us, want);
+      double *end = g_hash_table_lookup(ends, key);
+      ck_assert_msg(!end || *end <= ts_us, "overlap on %s at %" G_GINT64_FORMAT, key, ts);
+      double *ne = g_new(double, 1);
+      *ne = end_us;
       g_hash_table_replace(ends, g_strdup(key), ne);
       JsonObject *args = json_object_get_object_member(e, "args");
       ck_assert(args != NULL);
