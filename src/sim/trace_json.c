@@ -14,9 +14,9 @@
  *                         a global instant
  *
  * Time: ts and dur count microseconds, as the format says, and a cycle is
- * 1 ns: cycles / 1000, as doubles (displayTimeUnit "ns").  Every object is built and serialised
- * by json-glib (recorded here, printed by the JSON module: jdoc.h), one
- * event per line (so that the file greps and diffs); only
+ * 1 ns: cycles / 1000, as doubles (displayTimeUnit "ns").  Every object is
+ * built and serialised by json-glib (recorded here, printed by the JSON
+ * module: jdoc.h), one event per line (so that the file greps and diffs); only
  * the frame around the event array is literal text.  Events are written
  * as they are made, so memory does not grow with the file. */
 #include <errno.h>
