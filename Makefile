@@ -96,7 +96,11 @@ EXAMPLES  := plans/baseline.yaml plans/best.yaml plans/census-seeds.yaml
 
 .PHONY: census-check sweep-check tune-check census-determinism-check shapes shapes-check
 .PHONY: all check unit-check asm-check golden-check pass-check grade-check install-check clang-check corner-check \
+<<<<<<< HEAD
         determinism-check diff-check plot-check html-check \
+=======
+        determinism-check diff-check plot-check trace-check \
+>>>>>>> trace
         update-golden bench bench-run demo demo-run demo-best-p1 install uninstall clean deps
 all: $(BUILD)/tcc-sim $(BUILD)/tcc-gen $(BUILD)/tcc-grade $(BUILD)/tcc-diff
 
@@ -242,11 +246,21 @@ $(BUILD)/tests/grade-table: src/driver/tcc_grade.c $(BUILD)/libtccgen.a $(BUILD)
 plot-check: $(BUILD)/tcc-sim $(BUILD)/tests/png-stats
 	sh tests/run_plot.sh $(BUILD)
 
+<<<<<<< HEAD
 # tcc-grade --html and --log DIR --plan N from the command line: the page's
 # sections, escaping and output-file rules, the records' plan text, and the
 # page opened in headless Chromium (skipped when chromium is absent).
 html-check: $(BUILD)/tcc-grade $(BUILD)/tcc-gen $(BUILD)/tcc-sim $(BUILD)/tests/png-stats
 	sh tests/run_html.sh $(BUILD)
+=======
+# tcc-sim --trace in a real viewer: a small program's trace read back by jq
+# and opened in speedscope (the npm package's static web app, installed into
+# NODE_DIR by tools/deps.sh) in headless Chromium; skipped, with a message,
+# only when chromium or npm is absent.
+NODE_DIR ?= $(BUILD)/node
+trace-check: $(BUILD)/tcc-sim $(BUILD)/tests/png-stats
+	NODE_DIR=$(NODE_DIR) sh tests/run_trace.sh $(BUILD)
+>>>>>>> trace
 
 $(BUILD)/tests/png-stats: tests/png_stats.c | $(BUILD)/tests
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LDLIBS)
@@ -279,7 +293,11 @@ check: deps
 	$(MAKE) unit-check asm-check golden-check pass-check corner-check grade-check install-check
 	$(MAKE) diff-check
 	$(MAKE) census-check sweep-check tune-check shapes-check
+<<<<<<< HEAD
 	$(MAKE) plot-check html-check
+=======
+	$(MAKE) plot-check trace-check
+>>>>>>> trace
 	$(MAKE) BUILD=build-asan OPT=-O1 \
 	  SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
 	  unit-check asm-check golden-check corner-check
@@ -482,7 +500,7 @@ fuzz-clean:
 
 # Install what a fresh Debian 12 machine lacks (as root; no-op when present).
 deps:
-	@sh tools/deps.sh
+	@NODE_DIR=$(NODE_DIR) sh tools/deps.sh
 # what the commands alone need (make demo): no test tools
 deps-build:
 	@sh tools/deps.sh build

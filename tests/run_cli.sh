@@ -10,7 +10,8 @@
 #  - usage errors exit 2, --help and --version exit 0;
 #  - the lower bounds in the report, --json and --profile; --profile's
 #    hottest window by knob, stage and task (jq on --json); --trace=FILE:
-#    the timeline file, the report unchanged by it, its diagnostics;
+#    the timeline file, the report unchanged by it, its diagnostics, its
+#    time unit and the --trace-max-* limits (values, diagnostics);
 #  - tcc-gen: options, one-line diagnostics, exit codes (the compiler's
 #    output itself is pinned by tests/run_golden.sh);
 #  - tcc-grade: a tiny two-section plan passes with a score; plans over the
@@ -348,6 +349,47 @@ expect "no JSON module: --json -> 2" 2 "tcc-sim: error: --json: cannot load the 
 code=$?
 [ $code -eq 2 ] && [ ! -e "$tmp/dead.json" ] && diff -q tests/bad/run_deadlock.err "$tmp/err" >/dev/null &&
   ok "--trace on a faulty program -> 2, no file" || ko "--trace on a faulty program -> 2, no file (exit $code)"
+# the trace's limits: --trace-max-slices, --trace-max-unit-slices,
+# --trace-max-flows; a bad value is one line and exit 2, before the run
+for o in slices unit-slices flows; do
+  "$sim" --help | grep -q -- "--trace-max-$o=N" && ok "--help: --trace-max-$o" || ko "--help: --trace-max-$o"
+done
+for v in abc 0 -5 1.5 10000001 99999999999999999999 ""; do
+  "$sim" tests/asm/tiny_p1.asm --trace="$tmp/lim.json" --trace-max-slices="$v" >"$tmp/out" 2>"$tmp/err"
+  code=$?
+  expect "--trace-max-slices='$v' -> 2" 2 "tcc-sim: error: --trace-max-slices must be an integer 1..10000000, got '$v'"
+done
+[ ! -e "$tmp/lim.json" ] && ok "--trace-max-slices: a bad value leaves no file" || ko "--trace-max-slices: a bad value leaves no file"
+"$sim" tests/asm/tiny_p1.asm --trace="$tmp/lim.json" --trace-max-unit-slices=0 >"$tmp/out" 2>"$tmp/err"
+code=$?
+expect "--trace-max-unit-slices=0 -> 2" 2 "tcc-sim: error: --trace-max-unit-slices must be an integer 1..10000000, got '0'"
+"$sim" tests/asm/tiny_p1.asm --trace="$tmp/lim.json" --trace-max-flows=-1 >"$tmp/out" 2>"$tmp/err"
+code=$?
+expect "--trace-max-flows=-1 -> 2" 2 "tcc-sim: error: --trace-max-flows must be an integer 0..10000000, got '-1'"
+"$sim" tests/asm/tiny_p1.asm --trace-max-slices=10 >"$tmp/out" 2>"$tmp/err"
+code=$?
+expect "--trace-max-slices without --trace -> 2" 2 "tcc-sim: error: --trace-max-slices has no effect without --trace"
+# within the limits: tiny_p1's 108 instructions in at most 10 slices, its
+# 24 unit operations in at most 8, one of its 2 arrows; the note says so,
+# the report is unchanged
+"$sim" tests/asm/tiny_p1.asm --profile --trace="$tmp/lim.json" --trace-max-slices=10 --trace-max-unit-slices=8 \
+  --trace-max-flows=1 >"$tmp/out" 2>"$tmp/err"
+code=$?
+got=$(jq -r '[([.traceEvents[] | select(.ph == "X" and .pid == 1)] | length <= 10),
+  ([.traceEvents[] | select(.ph == "X" and (.pid == 2 or .pid == 3))] | length <= 8),
+  ([.traceEvents[] | select(.ph == "s")] | length), .otherData.max_insn_slices, .otherData.max_unit_slices,
+  .otherData.max_flows] | map(tostring) | join(" ")' "$tmp/lim.json" 2>&1)
+[ $code -eq 0 ] && cmp -s "$tmp/plain0" "$tmp/out" && [ "$got" = "true true 1 10 8 1" ] &&
+  grep -q "^tcc-sim: note: $tmp/lim.json: 108 instructions aggregated into .* (limit 10); .*(limit 8); 1 arrow from a SIG or RED to the WAIT it released (of 2 such WAITs; 1 of the shortest WAITs past the limit of 1)\$" "$tmp/err" &&
+  ok "--trace-max-*: within the limits, said on stderr, the report unchanged" ||
+  { ko "--trace-max-*: within the limits, said on stderr, the report unchanged (exit $code: $got)"; cat "$tmp/err"; }
+# the time unit: displayTimeUnit ns, ts in microseconds = cycles / 1000 (the
+# hottest window starts where the report says, lasts 1000 cycles = 1 us)
+got=$(jq -r '[.displayTimeUnit, (.traceEvents[] | select(.ph == "X" and (.name | startswith("hottest window"))) |
+  (.ts * 1000 | round | tostring), (.dur | tostring))] | join(" ")' "$tmp/t1.json" 2>&1)
+want="ns $(sed -n 's/^power .* peak in \[\([0-9]*\), .*/\1/p' "$tmp/plain0") 1"
+[ "$got" = "$want" ] && ok "--trace: displayTimeUnit ns, ts = cycles / 1000 us" ||
+  ko "--trace: displayTimeUnit ns, ts = cycles / 1000 us (got '$got', want '$want')"
 
 # ---------------------------------------------------------------- tcc-gen
 

@@ -134,9 +134,12 @@ static int snap_take(Sim *s, const int64_t *clock) {
   return i;
 }
 
-/* An EV_SIG of `n` on event `ev` at t, carrying a copy of `clock`. */
-static void push_sig(Sim *s, int64_t t, int ev, int64_t n, const int64_t *clock) {
-  evq_add(&s->q, t, EV_SIG, ev, n, snap_take(s, clock));
+/* An EV_SIG of `n` on event `ev` at t, carrying a copy of `clock`, sent by
+ * instruction (wg, pc) (a SIG, or the RED that completed a round). */
+static void push_sig(Sim *s, int64_t t, int ev, int64_t n, const int64_t *clock, int wg, int pc) {
+  int snap = snap_take(s, clock);
+  if (s->tr) trace_sig_sent(s->tr, snap, wg, pc);
+  evq_add(&s->q, t, EV_SIG, ev, n, snap);
 }
 
 /* ---- RF ranges and hazards ------------------------------------------ */
@@ -422,9 +425,11 @@ static void wake(Sim *s, int ev, int64_t t) {
 }
 
 /* Event `ev` counts n more at t; `clock` (or NULL) joins the event's clock
- * before any waiter wakes. */
-static void signal_event(Sim *s, int ev, int64_t n, int64_t t, const int64_t *clock) {
+ * before any waiter wakes.  `snap`: the clock's snapshot (-1: the host's),
+ * which tells --trace who sent it. */
+static void signal_event(Sim *s, int ev, int64_t n, int64_t t, const int64_t *clock, int snap) {
   s->ev_count[ev] = add_sat(s->ev_count[ev], n); /* many SIGs may add up past int64 */
+  if (s->tr) trace_sig_delivered(s->tr, ev, s->ev_count[ev], snap);
   if (clock) clock_join(s, s->ev_vc + (size_t)ev * (size_t)s->nwgs, clock);
   wake(s, ev, t);
 }
@@ -433,7 +438,7 @@ static void signal_event(Sim *s, int ev, int64_t n, int64_t t, const int64_t *cl
 static void host_release(Sim *s, int step) {
   s->release_t[step] = s->now;
   fn(s, FN_HOST, step, 0);
-  signal_event(s, 0, 1, s->now, s->host_vc);
+  signal_event(s, 0, 1, s->now, s->host_vc, -1);
 }
 
 /* D1 host: count the output words a completed ST (of WG wg) wrote; a
@@ -509,7 +514,8 @@ static void red_apply(Sim *s, int g) {
   g_array_set_size(fc, 0);
 }
 
-static void red_complete(Sim *s, int g) {
+/* The round of group g completes: its last contribution was (wg, pc). */
+static void red_complete(Sim *s, int g, int last_wg, int last_pc) {
   RedGroup *rg = &s->red[g];
   int n = (int)rg->contrib->len;
   red_sort(rg->contrib);
@@ -539,7 +545,7 @@ static void red_complete(Sim *s, int g) {
   g_array_set_size(rg->contrib, 0);
   rg->n = 0;
   /* results are written now (functional) but usable from `done` on */
-  push_sig(s, done, g, 1, joint);
+  push_sig(s, done, g, 1, joint, last_wg, last_pc);
   g_free(joint);
   for (int i = 0; i < s->nwgs; i++)
     if (s->wg[i].state == WG_BLOCK_RED) {
@@ -604,7 +610,7 @@ static gboolean red_issue(Sim *s, Wg *w, const Insn *in, int pc, int64_t t) {
   r = sim_range(s, REF(s, in->d));
   track(s, &w->inflight, &r, TRUE, T_INF, in->event, -1, pc);
   w->pending_red++;
-  if ((int64_t)rg->contrib->len == rg->n) red_complete(s, in->event);
+  if ((int64_t)rg->contrib->len == rg->n) red_complete(s, in->event, w->id, pc);
   return TRUE;
 }
 
@@ -799,12 +805,13 @@ static int64_t issue_one(Sim *s, Wg *w, int64_t t) {
       return -1;
     }
     clock_join(s, clock_of(s, w->id), s->ev_vc + (size_t)in->event * (size_t)s->nwgs);
+    if (s->tr) trace_wait_passed(s->tr, in->event, in->n, w->id, pc);
     break;
   case OP_WAITT:
     next = add_sat(t, in->n > 1 ? in->n : 1);
     break;
   case OP_SIG:
-    push_sig(s, maxi(t, w->last_done) + T_SIG_LATENCY, in->event, in->n, clock_of(s, w->id));
+    push_sig(s, maxi(t, w->last_done) + T_SIG_LATENCY, in->event, in->n, clock_of(s, w->id), w->id, pc);
     clock_of(s, w->id)[w->id]++; /* a new epoch: what follows is not ordered by this SIG */
     break;
   case OP_END:
@@ -1267,7 +1274,7 @@ static void run(Sim *s) {
       break;
     }
     case EV_SIG:
-      signal_event(s, e.a, e.n, e.t, e.snap >= 0 ? snap_at(s, e.snap) : NULL);
+      signal_event(s, e.a, e.n, e.t, e.snap >= 0 ? snap_at(s, e.snap) : NULL, e.snap);
       if (e.snap >= 0) g_array_append_val(s->snap_free, e.snap);
       break;
     case EV_HOST: host_release(s, e.a); break;

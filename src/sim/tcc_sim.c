@@ -54,6 +54,7 @@ static gboolean can_write(const char *file) {
 int main(int argc, char **argv) {
   heap_in_one_step();
   g_autofree char *seed_arg = NULL, *max_arg = NULL, *trace_file = NULL;
+  g_autofree char *max_slices_arg = NULL, *max_unit_arg = NULL, *max_flows_arg = NULL;
   g_auto(GStrv) plots = NULL;
   gboolean json = FALSE, profile = FALSE, timing_only = FALSE, version = FALSE;
   GOptionEntry entries[] = {
@@ -68,6 +69,12 @@ int main(int argc, char **argv) {
        "cycle limit, 1..10^18 (default 100000000)", "N"},
       {"trace", 0, 0, G_OPTION_ARG_FILENAME, &trace_file,
        "write a Chrome trace-event timeline (Perfetto, chrome://tracing) to FILE", "FILE"},
+      {"trace-max-slices", 0, 0, G_OPTION_ARG_STRING, &max_slices_arg,
+       "--trace: instruction slices before they are aggregated, 1..10000000 (default 100000)", "N"},
+      {"trace-max-unit-slices", 0, 0, G_OPTION_ARG_STRING, &max_unit_arg,
+       "--trace: MMA and DMA slices before they merge, 1..10000000 (default 50000)", "N"},
+      {"trace-max-flows", 0, 0, G_OPTION_ARG_STRING, &max_flows_arg,
+       "--trace: SIG -> WAIT arrows, 0..10000000 (default 50000; the longest WAITs kept)", "N"},
       {"plot", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &plots,
        "draw power over time, stacked by unit, into FILE.svg or FILE.png (repeatable)", "FILE"},
       {"version", 0, 0, G_OPTION_ARG_NONE, &version, "print the simulator version", NULL},
@@ -106,6 +113,25 @@ int main(int argc, char **argv) {
   if (trace_file && !*trace_file) {
     fprintf(stderr, "tcc-sim: error: --trace needs a file name\n");
     return 2;
+  }
+  TraceLimits lim;
+  trace_limits_default(&lim);
+  struct {
+    const char *name, *arg;
+    uint64_t lo;
+    int *v;
+  } limits[] = {{"trace-max-slices", max_slices_arg, 1, &lim.max_insn_slices},
+                {"trace-max-unit-slices", max_unit_arg, 1, &lim.max_unit_slices},
+                {"trace-max-flows", max_flows_arg, 0, &lim.max_flows}};
+  for (size_t i = 0; i < G_N_ELEMENTS(limits); i++) {
+    if (!limits[i].arg) continue;
+    if (!parse_uint(limits[i].arg, limits[i].lo, TRACE_MAX_LIMIT, &v))
+      return bad_number(limits[i].name, limits[i].lo, TRACE_MAX_LIMIT, limits[i].arg);
+    if (!trace_file) {
+      fprintf(stderr, "tcc-sim: error: --%s has no effect without --trace\n", limits[i].name);
+      return 2;
+    }
+    *limits[i].v = (int)v;
   }
   opt.timing_only = timing_only;
   opt.profile = profile;
@@ -147,8 +173,6 @@ int main(int argc, char **argv) {
     return 2;
   }
   if (trace_file) {
-    TraceLimits lim;
-    trace_limits_default(&lim);
     g_autofree char *note = NULL;
     if (!trace_write(prog, res.trace, &lim, trace_file, &note, &err)) {
       fprintf(stderr, "%s\n", err->message);

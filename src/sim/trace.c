@@ -18,6 +18,11 @@ SimTrace *trace_new(const Program *p) {
   for (int i = 0; i < n; i++) t->issue[i] = t->done[i] = t->start[i] = -1;
   t->mma = g_array_new(FALSE, FALSE, sizeof(TraceSlice));
   t->dma = g_array_new(FALSE, FALSE, sizeof(TraceSlice));
+  t->nevents = (int)p->events->len;
+  t->sigs = g_new(GArray *, MAX(t->nevents, 1));
+  for (int e = 0; e < t->nevents; e++) t->sigs[e] = g_array_new(FALSE, FALSE, sizeof(TraceSig));
+  t->snap_src = g_array_new(FALSE, FALSE, sizeof(TraceSig));
+  t->flows = g_array_new(FALSE, FALSE, sizeof(TraceFlow));
   t->hbm = p->hw.hbm_channels;
   t->sms = p->hw.sms;
   t->ncounters = t->hbm + 2 * t->sms;
@@ -36,6 +41,10 @@ void trace_free(SimTrace *t) {
   g_free(t->energy_pj);
   g_array_free(t->mma, TRUE);
   g_array_free(t->dma, TRUE);
+  for (int e = 0; e < t->nevents; e++) g_array_free(t->sigs[e], TRUE);
+  g_free(t->sigs);
+  g_array_free(t->snap_src, TRUE);
+  g_array_free(t->flows, TRUE);
   g_free(t->count);
   g_free(t->unit_pj);
   g_free(t->pw_t);
@@ -52,6 +61,36 @@ void trace_insn(SimTrace *t, int wg, int pc, int64_t issue, int64_t done) {
 void trace_unit(GArray *slices, int track, int64_t t0, int64_t t1, int wg, int pc) {
   TraceSlice s = {t0, t1, track, wg, pc};
   g_array_append_val(slices, s);
+}
+
+void trace_sig_sent(SimTrace *t, int snap, int wg, int pc) {
+  if ((guint)snap >= t->snap_src->len) g_array_set_size(t->snap_src, (guint)snap + 1);
+  TraceSig *src = &g_array_index(t->snap_src, TraceSig, snap);
+  src->wg = wg;
+  src->pc = pc;
+}
+
+void trace_sig_delivered(SimTrace *t, int ev, int64_t count, int snap) {
+  TraceSig d = {count, -1, -1};
+  if (snap >= 0 && (guint)snap < t->snap_src->len) {
+    d.wg = g_array_index(t->snap_src, TraceSig, snap).wg;
+    d.pc = g_array_index(t->snap_src, TraceSig, snap).pc;
+  }
+  g_array_append_val(t->sigs[ev], d);
+}
+
+void trace_wait_passed(SimTrace *t, int ev, int64_t n, int wg, int pc) {
+  const GArray *d = t->sigs[ev];
+  guint lo = 0, hi = d->len; /* the first delivery with count >= n */
+  while (lo < hi) {
+    guint mid = lo + (hi - lo) / 2;
+    if (g_array_index(d, TraceSig, mid).count >= n) hi = mid; else lo = mid + 1;
+  }
+  if (lo == d->len) return; /* the count was there from the start */
+  const TraceSig *s = &g_array_index(d, TraceSig, lo);
+  if (s->wg < 0) return;    /* the host's */
+  TraceFlow f = {s->wg, s->pc, wg, pc, ev};
+  g_array_append_val(t->flows, f);
 }
 
 /* Double the bucket size: bucket i of the new size is buckets 2i and 2i+1
@@ -115,4 +154,5 @@ void trace_limits_default(TraceLimits *l) {
   l->max_insn_slices = 100000;
   l->max_unit_slices = 50000;
   l->max_buckets = 1000;
+  l->max_flows = 50000;
 }

@@ -24,6 +24,22 @@ typedef struct TraceSlice {
 
 enum { TRACE_BUCKET_CAP = 2048 }; /* buckets kept per counter while running */
 
+/* A delivery of a SIG (or of a RED round's completion) to its event: the
+ * event's count after it, and the instruction that sent it (wg -1: the D1
+ * host's release of an input row). */
+typedef struct TraceSig {
+  int64_t count;
+  int wg, pc;
+} TraceSig;
+
+/* A WAIT and the SIG (or RED) whose delivery released it: the first
+ * delivery that brought the event's count to the WAIT's. */
+typedef struct TraceFlow {
+  int src_wg, src_pc; /* the SIG or RED                                 */
+  int dst_wg, dst_pc; /* the WAIT                                       */
+  int event;
+} TraceFlow;
+
 typedef struct SimTrace {
   int nwgs;
   int *insn_base;     /* nwgs + 1: global index of (wg, pc) = insn_base[wg] + pc */
@@ -32,6 +48,14 @@ typedef struct SimTrace {
   int64_t *start;     /* first cycle of any of its actions (-1: none)      */
   double *energy_pj;  /* its dynamic energy                                */
   GArray *mma, *dma;  /* TraceSlice, in booking order                      */
+  int nevents;
+  GArray **sigs;      /* per event: TraceSig in delivery order (counts only
+                         grow, so the first that reaches n is found by
+                         bisection)                                        */
+  GArray *snap_src;   /* TraceSig per clock snapshot (sim.c): the SIG or RED
+                         whose EV_SIG carries it (count unused)            */
+  GArray *flows;      /* TraceFlow, one per WAIT a SIG or RED released, in
+                         issue order                                       */
   /* counters: HBM channels [0, hbm), NoC in-links [hbm, hbm+sms), NoC
    * out-links [hbm+sms, hbm+2*sms); lines or bytes per bucket */
   int ncounters, hbm, sms;
@@ -57,6 +81,15 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(SimTrace, trace_free)
 void trace_insn(SimTrace *t, int wg, int pc, int64_t issue, int64_t done);
 void trace_unit(GArray *slices, int track, int64_t t0, int64_t t1, int wg, int pc);
 void trace_count(SimTrace *t, int counter, int64_t cycle, double amount);
+/* The EV_SIG carrying clock snapshot `snap` was sent by (wg, pc). */
+void trace_sig_sent(SimTrace *t, int snap, int wg, int pc);
+/* Event `ev` reached `count` by a delivery: of the EV_SIG carrying `snap`,
+ * or (snap -1) the D1 host's. */
+void trace_sig_delivered(SimTrace *t, int ev, int64_t count, int snap);
+/* WAIT (wg, pc) for `n` on event `ev` passed: record the flow from the
+ * delivery that released it (none when the count was there from the start
+ * or came from the host). */
+void trace_wait_passed(SimTrace *t, int ev, int64_t n, int wg, int pc);
 /* `pj` of unit class `uc` spread evenly over [start, start + dur), as
  * sim_energy spreads it over the power trace. */
 void trace_energy(SimTrace *t, int uc, int64_t start, int64_t dur, double pj);
@@ -83,7 +116,10 @@ typedef struct TraceLimits {
   int max_insn_slices;   /* slices on the WG tracks          */
   int max_unit_slices;   /* slices on the MMA and DMA tracks */
   int max_buckets;       /* points per counter track         */
+  int max_flows;         /* SIG -> WAIT arrows (0: none)     */
 } TraceLimits;
+/* The ranges tcc-sim accepts for them (--trace-max-slices, ...). */
+enum { TRACE_MAX_LIMIT = 10000000 };
 void trace_limits_default(TraceLimits *l);
 
 /* Write the Chrome trace-event JSON of a finished run to `file`.  On

@@ -2,7 +2,9 @@
  * docs/tools.md "Trace"), which Perfetto and chrome://tracing open.
  *
  *   pid 1 "WGs"           a track per WG (more lanes where its instructions
- *                         overlap): one slice per instruction, or per task
+ *                         overlap): one slice per instruction, or per task;
+ *                         flow arrows from each SIG (or RED) to the WAITs
+ *                         it released
  *   pid 2 "MMA arrays"    a track per array: one slice per MMA
  *   pid 3 "DMA engines"   a track per engine: its request port, per descriptor
  *   pid 4 "HBM channels"  a counter per channel: busy %, per bucket
@@ -11,9 +13,10 @@
  *                         starting there; the hottest window as a slice and
  *                         a global instant
  *
- * Time: 1 us in the viewer = 1 cycle.  Every object is built and serialised
- * by json-glib (recorded here, printed by the JSON module: jdoc.h), one
- * event per line (so that the file greps and diffs); only
+ * Time: ts and dur count microseconds, as the format says, and a cycle is
+ * 1 ns: cycles / 1000, as doubles (displayTimeUnit "ns").  Every object is
+ * built and serialised by json-glib (recorded here, printed by the JSON
+ * module: jdoc.h), one event per line (so that the file greps and diffs); only
  * the frame around the event array is literal text.  Events are written
  * as they are made, so memory does not grow with the file. */
 #include <errno.h>
@@ -68,6 +71,34 @@ static void mem_int(JDoc *b, const char *k, int64_t v) {
   jdoc_int(b, v);
 }
 
+/* A time of the file (ts, dur): `cycles` in microseconds (1 cycle = 1 ns),
+ * a double; printed in the fewest digits that read back as it (json_num.h),
+ * so 123 cycles are 0.123. */
+static void mem_time(JDoc *b, const char *k, int64_t cycles) {
+  jdoc_member(b, k);
+  jdoc_double(b, (double)cycles / 1000.0);
+}
+
+/* The dur of a slice [t0, t1) (cycles): the double the viewers add to ts to
+ * find its end (speedscope and chrome://tracing add them as doubles) that
+ * gives exactly the end's ts, (t1 - t0) / 1000 when that does (most
+ * slices), else the nearest double that does, or that falls just short of
+ * it where none does (the sum 0.931 + 0.064 is 0.9950000000000001, past a
+ * slice that starts at 0.995: the viewers would nest the two).  Perfetto
+ * rounds each to whole nanoseconds: t1 - t0. */
+static void mem_dur(JDoc *b, int64_t t0, int64_t t1) {
+  double a = (double)t0 / 1000.0, e = (double)t1 / 1000.0, d = (double)(t1 - t0) / 1000.0;
+  if (a + d != e) {
+    d = e - a; /* exact when a >= e / 2 (Sterbenz), else within an ulp or two */
+    for (int i = 0; i < 64 && a + d != e; i++) d = nextafter(d, a + d < e ? INFINITY : -INFINITY);
+    /* when no double gives e (a + d a tie between e and a neighbour, rounded
+     * to the even one), the end falls just before e: never after it */
+    while (a + d > e) d = nextafter(d, -INFINITY);
+  }
+  jdoc_member(b, "dur");
+  jdoc_double(b, d);
+}
+
 /* Begin an event: name, phase, pid, tid, ts (cycles). */
 static void ev_begin(Out *o, const char *name, const char *ph, int pid, int64_t tid, int64_t ts) {
   jdoc_begin_object(o->b);
@@ -75,7 +106,7 @@ static void ev_begin(Out *o, const char *name, const char *ph, int pid, int64_t 
   mem_str(o->b, "ph", ph);
   mem_int(o->b, "pid", pid);
   mem_int(o->b, "tid", tid);
-  mem_int(o->b, "ts", ts);
+  mem_time(o->b, "ts", ts);
 }
 
 /* Process or thread name and sort order (metadata events). */
@@ -167,9 +198,9 @@ static int64_t lane(GArray *ends, int wg, int64_t t0, int64_t t1, Out *o) {
 }
 
 /* One slice of a WG: an instruction, or a group (one task when `one_task`,
- * else a run of instructions whose first task names it). */
-static void wg_slice(Out *o, const Program *p, const SimTrace *t, int wg, const Group *g, gboolean one_task,
-                     GArray *ends) {
+ * else a run of instructions whose first task names it); its tid. */
+static int64_t wg_slice(Out *o, const Program *p, const SimTrace *t, int wg, const Group *g, gboolean one_task,
+                        GArray *ends) {
   const WgCode *c = &p->wgs[wg];
   const Insn *in = &c->insns[g->pc0], *last = &c->insns[g->pc1 - 1];
   const char *text = sim_insn_text(p, in);
@@ -183,7 +214,7 @@ static void wg_slice(Out *o, const Program *p, const SimTrace *t, int wg, const 
                                     : g_strdup_printf("%d instructions from %s", n, *task ? task : mnemonic(in));
   int64_t tid = lane(ends, wg, g->t0, g->t1, o);
   ev_begin(o, name, "X", PID_WG, tid, g->t0);
-  mem_int(o->b, "dur", g->t1 - g->t0);
+  mem_dur(o->b, g->t0, g->t1);
   mem_str(o->b, "cat", n == 1 ? "insn" : "insns");
   jdoc_member(o->b, "args");
   jdoc_begin_object(o->b);
@@ -204,6 +235,7 @@ static void wg_slice(Out *o, const Program *p, const SimTrace *t, int wg, const 
   jdoc_end_object(o->b);
   jdoc_end_object(o->b);
   emit(o);
+  return tid;
 }
 
 /* The groups of WG wg at a level: 0 one per instruction, 1 runs of the same
@@ -281,14 +313,140 @@ static char *wg_plan_text(const WgPlan *w, const TraceLimits *lim) {
                          w->insns, w->slices, w->chunk, lim->max_insn_slices);
 }
 
-static void wg_tracks(Out *o, const Program *p, const SimTrace *t, const WgPlan *w) {
+/* The WG tracks; the tid of each slice (in their order: WG by WG, in
+ * groups() order) into slice_tid. */
+static void wg_tracks(Out *o, const Program *p, const SimTrace *t, const WgPlan *w, int64_t *slice_tid) {
   meta(o, "process_name", PID_WG, 0, "WGs", PID_WG);
+  int64_t n = 0;
   for (int wg = 0; wg < p->nwgs; wg++) {
     GArray *gs = groups(p, t, wg, w->level, w->chunk);
     GArray *ends = g_array_new(FALSE, FALSE, sizeof(int64_t));
-    for (guint i = 0; i < gs->len; i++) wg_slice(o, p, t, wg, &g_array_index(gs, Group, i), w->level < 2, ends);
+    for (guint i = 0; i < gs->len; i++)
+      slice_tid[n++] = wg_slice(o, p, t, wg, &g_array_index(gs, Group, i), w->level < 2, ends);
     g_array_free(ends, TRUE);
     g_array_free(gs, TRUE);
+  }
+}
+
+/* ---- flows: SIG -> WAIT ------------------------------------------------- */
+
+/* Per instruction (global index), the slice of the WG tracks that shows it
+ * (slices numbered as wg_tracks writes them; -1: none). */
+static int *slice_of_insns(const Program *p, const SimTrace *t, const WgPlan *w) {
+  int *of = g_new(int, MAX(t->insn_base[p->nwgs], 1));
+  for (int k = 0; k < t->insn_base[p->nwgs]; k++) of[k] = -1;
+  int n = 0;
+  for (int wg = 0; wg < p->nwgs; wg++) {
+    GArray *gs = groups(p, t, wg, w->level, w->chunk);
+    for (guint i = 0; i < gs->len; i++, n++) {
+      const Group *g = &g_array_index(gs, Group, i);
+      for (int pc = g->pc0; pc < g->pc1; pc++) of[t->insn_base[wg] + pc] = n;
+    }
+    g_array_free(gs, TRUE);
+  }
+  return of;
+}
+
+/* A flow to draw: its recorded order, slices and the WAIT's stall. */
+typedef struct Arrow {
+  const TraceFlow *f;
+  guint order;
+  int from, to;       /* slices */
+  int64_t stall;      /* cycles of the WAIT's span */
+} Arrow;
+
+/* The arrows drawn: one per WAIT released by a SIG or RED whose two ends
+ * are in different slices, one per pair of slices, at most max_flows (those
+ * of the longest WAITs); in recorded order. */
+typedef struct FlowPlan {
+  GArray *arrows;     /* Arrow */
+  int64_t released;   /* WAITs released by a SIG or RED */
+  int64_t inside;     /* both ends in one (aggregated) slice */
+  int64_t repeated;   /* the same two slices as an earlier arrow */
+  int64_t over;       /* past max_flows */
+} FlowPlan;
+
+static int by_stall(gconstpointer a, gconstpointer b) {
+  const Arrow *x = a, *y = b;
+  if (x->stall != y->stall) return x->stall > y->stall ? -1 : 1;
+  return (x->order > y->order) - (x->order < y->order);
+}
+
+static int by_order(gconstpointer a, gconstpointer b) {
+  const Arrow *x = a, *y = b;
+  return (x->order > y->order) - (x->order < y->order);
+}
+
+static FlowPlan flow_plan(const Program *p, const SimTrace *t, const int *slice_of, const TraceLimits *lim) {
+  FlowPlan fp = {g_array_new(FALSE, FALSE, sizeof(Arrow)), 0, 0, 0, 0};
+  g_autoptr(GHashTable) seen = g_hash_table_new(g_int64_hash, g_int64_equal);
+  gint64 *keys = g_new(gint64, MAX(t->flows->len, 1));
+  for (guint i = 0; i < t->flows->len; i++) {
+    const TraceFlow *f = &g_array_index(t->flows, TraceFlow, i);
+    int ks = t->insn_base[f->src_wg] + f->src_pc, kd = t->insn_base[f->dst_wg] + f->dst_pc;
+    if (t->issue[ks] < 0 || t->issue[kd] < 0 || slice_of[ks] < 0 || slice_of[kd] < 0) continue;
+    fp.released++;
+    if (slice_of[ks] == slice_of[kd]) {
+      fp.inside++;
+      continue;
+    }
+    keys[i] = (gint64)slice_of[ks] * G_MAXINT32 + slice_of[kd];
+    if (g_hash_table_contains(seen, &keys[i])) {
+      fp.repeated++;
+      continue;
+    }
+    g_hash_table_add(seen, &keys[i]);
+    int64_t t0, t1;
+    span(t, &p->wgs[f->dst_wg].insns[f->dst_pc], kd, f->dst_pc, &t0, &t1);
+    Arrow a = {f, i, slice_of[ks], slice_of[kd], t1 - t0};
+    g_array_append_val(fp.arrows, a);
+  }
+  g_free(keys);
+  if (fp.arrows->len > (guint)lim->max_flows) {
+    g_array_sort(fp.arrows, by_stall);
+    fp.over = fp.arrows->len - lim->max_flows;
+    g_array_set_size(fp.arrows, (guint)lim->max_flows);
+    g_array_sort(fp.arrows, by_order);
+  }
+  return fp;
+}
+
+static char *flow_plan_text(const FlowPlan *fp, const TraceLimits *lim) {
+  if (fp->released == 0) return g_strdup("no WAIT released by a SIG or RED: no arrows");
+  GString *g = g_string_new(NULL);
+  g_string_append_printf(g, "%u arrow%s from a SIG or RED to the WAIT it released (of %" G_GINT64_FORMAT
+                         " such WAITs", fp->arrows->len, fp->arrows->len == 1 ? "" : "s", fp->released);
+  if (fp->inside) g_string_append_printf(g, "; %" G_GINT64_FORMAT " inside one aggregated slice", fp->inside);
+  if (fp->repeated) g_string_append_printf(g, "; %" G_GINT64_FORMAT " between the same two slices as another",
+                                           fp->repeated);
+  if (fp->over)
+    g_string_append_printf(g, "; %" G_GINT64_FORMAT " of the shortest WAITs past the limit of %d", fp->over,
+                           lim->max_flows);
+  g_string_append(g, ")");
+  return g_string_free(g, FALSE);
+}
+
+/* One end of an arrow: a flow event at cycle ts on the slice's track, which
+ * the viewers bind to the slice that encloses ts there ("s": its start,
+ * "f" with "bp":"e": its end). */
+static void flow_end(Out *o, const char *name, const char *ph, int64_t tid, int64_t ts, guint id) {
+  ev_begin(o, name, ph, PID_WG, tid, ts);
+  mem_str(o->b, "cat", "sync");
+  mem_int(o->b, "id", id);
+  if (ph[0] == 'f') mem_str(o->b, "bp", "e");
+  jdoc_end_object(o->b);
+  emit(o);
+}
+
+/* Each arrow from the issue of the SIG (or RED) to the issue of the WAIT,
+ * both inside their slices (a WAIT's slice ends one cycle after its issue). */
+static void flows(Out *o, const Program *p, const SimTrace *t, const FlowPlan *fp, const int64_t *slice_tid) {
+  for (guint i = 0; i < fp->arrows->len; i++) {
+    const Arrow *a = &g_array_index(fp->arrows, Arrow, i);
+    const TraceFlow *f = a->f;
+    g_autofree char *name = g_strconcat("ev.", (const char *)g_ptr_array_index(p->events, f->event), NULL);
+    flow_end(o, name, "s", slice_tid[a->from], t->issue[t->insn_base[f->src_wg] + f->src_pc], i + 1);
+    flow_end(o, name, "f", slice_tid[a->to], t->issue[t->insn_base[f->dst_wg] + f->dst_pc], i + 1);
   }
 }
 
@@ -333,7 +491,7 @@ static void unit_tracks(Out *o, const Program *p, GArray *s, int pid, const char
     g_autofree char *name = j == i + 1 ? g_strdup_printf("%s wg%d line %d", mnemonic(in), x->wg, in->line)
                                        : g_strdup_printf("busy (%u ops)", j - i);
     ev_begin(o, name, "X", pid, x->track, x->t0);
-    mem_int(o->b, "dur", t1 - x->t0);
+    mem_dur(o->b, x->t0, t1);
     jdoc_member(o->b, "args");
     jdoc_begin_object(o->b);
     mem_int(o->b, "wg", x->wg);
@@ -445,7 +603,7 @@ static void power(Out *o, const SimTrace *t, int64_t B) {
   meta(o, "thread_name", PID_POWER, 1, "hottest window", 1);
   g_autofree char *name = g_strdup_printf("hottest window %.4f W", t->peak_w);
   ev_begin(o, name, "X", PID_POWER, 1, t->peak_start);
-  mem_int(o->b, "dur", POWER_WINDOW);
+  mem_dur(o->b, t->peak_start, t->peak_start + POWER_WINDOW);
   jdoc_member(o->b, "args");
   jdoc_begin_object(o->b);
   mem_int(o->b, "start", t->peak_start);
@@ -468,7 +626,10 @@ static void write_all(Out *o, const Program *p, const SimTrace *t, const TraceLi
   int64_t B = out_bucket(t, lim);
   WgPlan wp = wg_plan(p, t, lim);
   UnitPlan up = unit_plan(t, lim);
+  g_autofree int *slice_of = slice_of_insns(p, t, &wp);
+  FlowPlan fp = flow_plan(p, t, slice_of, lim);
   g_autofree char *insns = wg_plan_text(&wp, lim), *units = unit_plan_text(&up, lim);
+  g_autofree char *arrows = flow_plan_text(&fp, lim);
   g_autofree char *prob = wl_problem_canonical(&p->prob);
   g_autofree char *mach = sim_machine_canonical(&p->hw);
   JDoc *b = o->b;
@@ -479,27 +640,34 @@ static void write_all(Out *o, const Program *p, const SimTrace *t, const TraceLi
   mem_str(b, "problem", prob + strlen(".problem "));
   mem_str(b, "hardware", mach + strlen(".machine "));
   mem_int(b, "cycles", t->cycles);
-  mem_str(b, "time_unit", "1 us in the viewer = 1 cycle (1 ns at 1 GHz)");
+  mem_str(b, "time_unit", "1 ns in the viewer = 1 cycle (the machine runs at 1 GHz): ts and dur in "
+                          "microseconds, cycles / 1000; args in cycles");
   mem_int(b, "bucket_cycles", B);
   mem_str(b, "instructions", insns);
   mem_str(b, "units", units);
+  mem_str(b, "flows", arrows);
   mem_int(b, "max_insn_slices", lim->max_insn_slices);
   mem_int(b, "max_unit_slices", lim->max_unit_slices);
+  mem_int(b, "max_flows", lim->max_flows);
   mem_int(b, "max_buckets", lim->max_buckets);
   jdoc_end_object(b);
   g_autofree char *otext = jdoc_compact_text(b, NULL);
   jdoc_reset(b);
   put(o, "{\"otherData\": ");
   put(o, otext);
-  put(o, ",\n\"traceEvents\": [");
-  wg_tracks(o, p, t, &wp);
+  put(o, ",\n\"displayTimeUnit\": \"ns\",\n\"traceEvents\": [");
+  int64_t *slice_tid = g_new(int64_t, MAX(wp.slices, 1));
+  wg_tracks(o, p, t, &wp, slice_tid);
+  flows(o, p, t, &fp, slice_tid);
+  g_free(slice_tid);
   unit_section(o, p, &up);
   counters(o, p, t, B);
   power(o, t, B);
   put(o, "\n]}\n");
   g_array_free(up.mma, TRUE);
   g_array_free(up.dma, TRUE);
-  *note = wp.level > 0 || up.gap > 1 ? g_strdup_printf("%s; %s", insns, units) : NULL;
+  g_array_free(fp.arrows, TRUE);
+  *note = wp.level > 0 || up.gap > 1 || fp.over > 0 ? g_strdup_printf("%s; %s; %s", insns, units, arrows) : NULL;
 }
 
 char *trace_json(const Program *p, const SimTrace *t, const TraceLimits *lim, char **note, GError **err) {
