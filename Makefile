@@ -96,11 +96,7 @@ EXAMPLES  := plans/baseline.yaml plans/best.yaml plans/census-seeds.yaml
 
 .PHONY: census-check sweep-check tune-check census-determinism-check shapes shapes-check
 .PHONY: all check unit-check asm-check golden-check pass-check grade-check install-check clang-check corner-check \
-<<<<<<< HEAD
-        determinism-check diff-check plot-check html-check \
-=======
-        determinism-check diff-check plot-check trace-check \
->>>>>>> trace
+        determinism-check diff-check plot-check html-check trace-check \
         update-golden bench bench-run demo demo-run demo-best-p1 install uninstall clean deps
 all: $(BUILD)/tcc-sim $(BUILD)/tcc-gen $(BUILD)/tcc-grade $(BUILD)/tcc-diff
 
@@ -246,13 +242,12 @@ $(BUILD)/tests/grade-table: src/driver/tcc_grade.c $(BUILD)/libtccgen.a $(BUILD)
 plot-check: $(BUILD)/tcc-sim $(BUILD)/tests/png-stats
 	sh tests/run_plot.sh $(BUILD)
 
-<<<<<<< HEAD
 # tcc-grade --html and --log DIR --plan N from the command line: the page's
 # sections, escaping and output-file rules, the records' plan text, and the
 # page opened in headless Chromium (skipped when chromium is absent).
 html-check: $(BUILD)/tcc-grade $(BUILD)/tcc-gen $(BUILD)/tcc-sim $(BUILD)/tests/png-stats
 	sh tests/run_html.sh $(BUILD)
-=======
+
 # tcc-sim --trace in a real viewer: a small program's trace read back by jq
 # and opened in speedscope (the npm package's static web app, installed into
 # NODE_DIR by tools/deps.sh) in headless Chromium; skipped, with a message,
@@ -260,7 +255,6 @@ html-check: $(BUILD)/tcc-grade $(BUILD)/tcc-gen $(BUILD)/tcc-sim $(BUILD)/tests/
 NODE_DIR ?= $(BUILD)/node
 trace-check: $(BUILD)/tcc-sim $(BUILD)/tests/png-stats
 	NODE_DIR=$(NODE_DIR) sh tests/run_trace.sh $(BUILD)
->>>>>>> trace
 
 $(BUILD)/tests/png-stats: tests/png_stats.c | $(BUILD)/tests
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LDLIBS)
@@ -293,11 +287,7 @@ check: deps
 	$(MAKE) unit-check asm-check golden-check pass-check corner-check grade-check install-check
 	$(MAKE) diff-check
 	$(MAKE) census-check sweep-check tune-check shapes-check
-<<<<<<< HEAD
-	$(MAKE) plot-check html-check
-=======
-	$(MAKE) plot-check trace-check
->>>>>>> trace
+	$(MAKE) plot-check html-check trace-check
 	$(MAKE) BUILD=build-asan OPT=-O1 \
 	  SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
 	  unit-check asm-check golden-check corner-check
