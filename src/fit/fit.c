@@ -35,6 +35,7 @@
 typedef struct Point {
   int family;
   int64_t added;
+  int relax;       /* power.fit: relax: the pacing knobs x relax/4 (-1: as written) */
   Ir *ir;          /* owned (NULL once freed)  */
   char *dump;      /* owned                    */
   double peak_w, static_w;
@@ -85,7 +86,7 @@ static gboolean measure(const Plan *plan, const PlanProblem *plan_pp, Family fam
                         const char *dump_after, gboolean verify, Point *pt, GError **err) {
   PlanProblem pp;
   apply(plan, plan_pp, &pp, family, added);
-  *pt = (Point){.family = family, .added = added};
+  *pt = (Point){.family = family, .added = added, .relax = -1};
   pt->ir = pass_pipeline_section(plan, &pp, dump_after, dump_after ? &pt->dump : NULL, verify, err);
   return pt->ir && time_ir(plan, plan_pp, cap, pt, err);
 }
@@ -227,6 +228,33 @@ static int rung_sms(const Plan *plan, const PlanProblem *plan_pp, const char *du
     consider(best, &pt);
   }
   return found;
+}
+
+/* power.fit: relax.  A program under the limit by FIT_RELAX_HEADROOM_W
+ * or more has power to spare, and its spacings and staggers (the pacing
+ * knobs: cycles of delay that only shape the power, plan_knob_relax) cost
+ * cycles for nothing: the plan's values, written for another shape or
+ * machine, are upper bounds.  The section with every pacing knob times 0,
+ * 1/4 and 1/2 is compiled and measured (capped at the fastest legal
+ * program so far); the fastest under the limit wins, the plan as written
+ * included. */
+static void rung_relax(const Plan *plan, const PlanProblem *plan_pp, const char *dump_after, gboolean verify,
+                       Point *best, FitResult *res) {
+  static const int num[] = {0, 1, 2}; /* of 4 */
+  for (guint i = 0; i < G_N_ELEMENTS(num); i++) {
+    PlanProblem relaxed = *plan_pp;
+    if (plan_knob_relax(&relaxed, num[i], 4) == 0) return; /* no pacing knob above 0 */
+    Point pt;
+    g_autoptr(GError) e = NULL;
+    int64_t cap = cap_of(best);
+    res->runs++;
+    if (!measure(plan, &relaxed, PACE_SELF, 0, cap, dump_after, verify, &pt, &e)) {
+      point_free(&pt);
+      continue; /* past the cap: slower than the best */
+    }
+    pt.relax = num[i];
+    consider(best, &pt);
+  }
 }
 
 /* The written knob of the section a refusal names: the technique its text
@@ -418,7 +446,7 @@ static gboolean first_fit(const Plan *plan, PlanProblem *pp, gboolean measured, 
     if (measured) {
       ok = measure(plan, pp, PACE_SELF, 0, 0, dump_after, verify, pt, &e);
     } else {
-      *pt = (Point){0};
+      *pt = (Point){.relax = -1};
       pt->ir = pass_pipeline_section(plan, pp, dump_after, dump_after ? &pt->dump : NULL, verify, &e);
       ok = pt->ir != NULL;
     }
@@ -510,7 +538,7 @@ static Ir *fit_section(const Plan *plan, ProblemKind kind, int64_t cap, gboolean
     return pass_pipeline(plan, kind, dump_after, dump, verify, err);
   }
   g_autoptr(GPtrArray) warnings = NULL;
-  Point first, best = {0};
+  Point first, best = {.relax = -1};
   res->measured = section.power_fit != FIT_OFF;
   if (!first_fit(plan, &section, res->measured, repairs, dump_after, verify, &first, &warnings, &res->runs,
                  repaired_it, err)) {
@@ -561,6 +589,8 @@ static Ir *fit_section(const Plan *plan, ProblemKind kind, int64_t cap, gboolean
     rung(plan, plan_pp, PACE_SELF, dump_after, verify, &best, res, &hottest, &paced);
     rung(plan, plan_pp, PACE_PACER, dump_after, verify, &best, res, &hottest, &paced);
   }
+  if (section.power_fit == FIT_RELAX && best.ir && best.added == 0 && best.peak_w <= FIT_LIMIT_W - FIT_RELAX_HEADROOM_W)
+    rung_relax(plan, plan_pp, dump_after, verify, &best, res);
   if (!best.ir) {
     g_set_error(err, IR_ERROR, 1,
                 "%s:%d:%d: error: power.fit: the %s program's hottest window is %.2f W, over the %.0f W limit, "
@@ -573,12 +603,18 @@ static Ir *fit_section(const Plan *plan, ProblemKind kind, int64_t cap, gboolean
   res->peak_w = best.peak_w;
   res->cycles = best.cycles;
   res->added = best.added;
-  res->changed = best.added > 0;
+  res->changed = best.added > 0 || best.relax >= 0;
   res->overrode = res->changed && ((best.ir->sms_used != plan_pp->sms_used && plan_knob_loc(plan_pp, "sms_used").line > 0) ||
                                    (best.family != FEWER_SMS && overrides(plan_pp)));
   Ir *ir = best.ir;
   ir->warnings = g_steal_pointer(&warnings);
-  if (res->changed) {
+  if (best.relax >= 0) {
+    ir->fit_note = g_strdup_printf("power.fit: relax: %d runs; %.2f W as written, under %.0f W by %.0f W or more: "
+                                   "spacings and staggers x %d/4 (%.2f W); %" G_GINT64_FORMAT " -> %" G_GINT64_FORMAT
+                                   " cycles",
+                                   res->runs, res->first_w, FIT_LIMIT_W, FIT_RELAX_HEADROOM_W, best.relax,
+                                   res->peak_w, res->first_cycles, res->cycles);
+  } else if (res->changed) {
     const Schedule *sc = &ir->sched;
     g_autoptr(GString) what = g_string_new(NULL);
     if (ir->sms_used != plan_pp->sms_used) g_string_append_printf(what, "sms_used %d -> %d", plan_pp->sms_used, ir->sms_used);

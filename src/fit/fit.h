@@ -25,6 +25,9 @@
 /* The byte bucket the fitting paces by when the plan has none: 4 KiB, one
  * 32 x 32 FP32 block. */
 #define FIT_BUCKET_BYTES 4096
+/* power.fit: relax lowers the pacing knobs of a program at least this far
+ * under the limit (a program nearer it keeps the values written for it). */
+#define FIT_RELAX_HEADROOM_W 1.0
 /* At most this many capacity fallbacks before a refusal stands. */
 #define FIT_MAX_FALLBACKS 8
 /* The largest event interval it tries (the knob's maximum). */

@@ -116,6 +116,11 @@ char *plan_knob_describe(const PlanProblem *pp, const char *path);
  * it fitted (its provenance is power.fit).  No range or rule is checked:
  * the caller keeps them.  FALSE for a path that names no knob of it. */
 gboolean plan_knob_fit(PlanProblem *pp, const char *path, long v);
+/* power.fit: relax (src/fit): every pacing knob of the section (its
+ * spacings and staggers: cycles of delay that only shape the power) times
+ * num / den, rounded down, marked fitted as plan_knob_fit does.  Returns
+ * how many changed. */
+int plan_knob_relax(PlanProblem *pp, int num, int den);
 /* The written knob whose place is line:col, or -1 (the place an error of
  * the compiler cites: ir_error at the knob's provenance). */
 int plan_knob_at(const PlanProblem *pp, int line, int col);

@@ -76,6 +76,9 @@ struct PlanKnobDef {
                                non-default values; 0 = implemented        */
   const char *follows;      /* not written, the knob takes this knob's value
                                (a path of the section; NULL: its `def`)   */
+  gboolean pacing;          /* cycles of delay that only shape the power
+                               (spacings, staggers): power.fit: relax may
+                               lower them                                 */
 };
 
 extern const PlanKnobDef plan_knobs[PLAN_NKNOBS];

@@ -21,7 +21,7 @@ static const char *const handoff_names[] = {"hbm", "rf", NULL};
 static const char *const atthandoff_names[] = {"hbm", "rf", "relay", NULL}; /* attention_wo.c */
 static const char *const wave_order_names[] = {"sm", "need", NULL};
 static const char *const defer_after_names[] = {"layer", "qkv", "att", "wo", "w1", NULL};
-static const char *const fit_names[] = {"on", "off", NULL};
+static const char *const fit_names[] = {"on", "off", "relax", NULL};
 static const char *const ln_stats_names[] = {"rows", "producer", "producer_ln1", "producer_ln2", NULL};
 
 G_STATIC_ASSERT(sizeof(PlanLayout) == sizeof(int) && sizeof(PlanWeights) == sizeof(int) &&
@@ -176,6 +176,11 @@ static int check_ffn_channels(const PlanKnobDef *k, const PlanProblem *pp, const
   {.path = p, .full = FULL(p), .type = KT_BOOL, .applies = app,                           \
    .offset = offsetof(PlanProblem, fld), .min = 0, .max = 1, .def = d, .proj = pr,        \
    .check = chk, .step = STEP(sd, sp)}
+/* a pacing knob: cycles of delay, 0..100000, that only shape the power */
+#define PACE(p, app, fld, d, pr)                                                          \
+  {.path = p, .full = FULL(p), .type = KT_INT, .applies = app,                            \
+   .offset = offsetof(PlanProblem, fld), .min = 0, .max = 100000, .def = d, .proj = pr,   \
+   .pacing = TRUE}
 #define ENUM(p, app, fld, nm, d, sd, sp)                                                  \
   {.path = p, .full = FULL(p), .type = KT_ENUM, .applies = app,                           \
    .offset = offsetof(PlanProblem, fld), .def = d, .names = nm, .proj = -1,               \
@@ -192,18 +197,18 @@ static int check_ffn_channels(const PlanKnobDef *k, const PlanProblem *pp, const
 #define KLAST(p, pr) BOOL(p, P1, k_split_last[pr], 0, pr, NULL, 0, 0)
 #define TSYNC(p, pr) BOOL(p, P1, tile_sync[pr], 0, pr, NULL, 0, 0)
 /* weight_spacing.PROJ: spacing.c */
-#define WSPACE(p, pr) INT(p, P1, weight_spacing[pr], 0, 100000, 0, pr, NULL, 0, 0)
-#define WSTAGGER(p, pr) INT(p, P1, weight_stagger[pr], 0, 100000, 0, pr, NULL, 0, 0)
+#define WSPACE(p, pr) PACE(p, P1, weight_spacing[pr], 0, pr)
+#define WSTAGGER(p, pr) PACE(p, P1, weight_stagger[pr], 0, pr)
 /* shard_group.PROJ: shard_group.c; issue_spacing.PROJ: spacing.c */
 #define SGROUP(p, pr) BOOL(p, P1, shard_group[pr], 0, pr, NULL, 0, 0)
-#define ISPACE(p, pr) INT(p, P1, issue_spacing[pr], 0, 100000, 0, pr, NULL, 0, 0)
+#define ISPACE(p, pr) PACE(p, P1, issue_spacing[pr], 0, pr)
 /* store_spacing.STAGE: a stage's own spacing; not written, it takes
  * store_spacing's value (plan_problem_fit_defaults).  D1 has no LayerNorm
  * tasks (its projections normalise their input row). */
 #define SPACING(p, app, st)                                                                \
   {.path = p, .full = FULL(p), .type = KT_INT, .applies = app,                             \
    .offset = offsetof(PlanProblem, stage_spacing[st]), .min = 0, .max = 100000, .def = 0,  \
-   .proj = -1, .follows = "store_spacing"}
+   .proj = -1, .follows = "store_spacing", .pacing = TRUE}
 
 /* ORDER-MATTERS: docs/plan.md lists the knobs in this order; `problem.*`
  * first (they are applied before every other knob).  Columns:
@@ -228,19 +233,19 @@ const PlanKnobDef plan_knobs[PLAN_NKNOBS] = {
     PER_PROJ(ISPACE, "issue_spacing"),
     /* ln_fold_stagger.PROJ, ln_fold_slots.PROJ, ln_fold_first_gap: ln_fold_centred.c's
      * pacing of the folds (qkv and w1 fold; the defaults are its old constants) */
-    INT("ln_fold_stagger.qkv", P1, ln_fold_stagger[PROJ_QKV], 0, 100000, 100, PROJ_QKV, NULL, 0, 0),
-    INT("ln_fold_stagger.w1", P1, ln_fold_stagger[PROJ_W1], 0, 100000, 100, PROJ_W1, NULL, 0, 0),
+    PACE("ln_fold_stagger.qkv", P1, ln_fold_stagger[PROJ_QKV], 100, PROJ_QKV),
+    PACE("ln_fold_stagger.w1", P1, ln_fold_stagger[PROJ_W1], 100, PROJ_W1),
     INT("ln_fold_slots.qkv", P1, ln_fold_slots[PROJ_QKV], 1, 512, 4, PROJ_QKV, NULL, 0, 0),
     INT("ln_fold_slots.w1", P1, ln_fold_slots[PROJ_W1], 1, 512, 4, PROJ_W1, NULL, 0, 0),
-    INT("ln_fold_first_gap", P1, ln_fold_first_gap, 0, 100000, 400, -1, NULL, 0, 0),
+    PACE("ln_fold_first_gap", P1, ln_fold_first_gap, 400, -1),
     /* ln_first_stagger: spacing.c's pacing of the program's first stage */
-    INT("ln_first_stagger", P1, ln_first_stagger, 0, 100000, 0, -1, NULL, 0, 0),
+    PACE("ln_first_stagger", P1, ln_first_stagger, 0, -1),
     ENUM("layout", BOTH, layout, layout_names, LAYOUT_ROW, 4, 0),
     ENUM("weights", BOTH, weights, weights_names, WEIGHTS_STREAMED, 0, 0),
     INT("rf_temp_kib", BOTH, rf_temp_kib, 0, 256, 16, -1, check_rf_temp, 0, 0),
     INT("resident_layers", D1, resident_layers, 0, 8, 0, -1, check_resident_layers, 0, 0),
     ENUM("kv_writeback", BOTH, kv_writeback, kv_names, KV_DIRECT, 0, 0),
-    INT("store_spacing", BOTH, store_spacing, 0, 100000, 0, -1, NULL, 0, 0),
+    PACE("store_spacing", BOTH, store_spacing, 0, -1),
     SPACING("store_spacing.ln", P1, SPACE_LN), SPACING("store_spacing.qkv", BOTH, SPACE_QKV),
     SPACING("store_spacing.att", BOTH, SPACE_ATT), SPACING("store_spacing.wo", BOTH, SPACE_WO),
     SPACING("store_spacing.w1", BOTH, SPACE_W1), SPACING("store_spacing.w2", BOTH, SPACE_W2),
@@ -280,7 +285,7 @@ const PlanKnobDef plan_knobs[PLAN_NKNOBS] = {
     BOOL("attention.new_slice", D1, attn_new_slice, 0, -1, NULL, 0, 0),
     INT("attention.query_tiles", P1, attn_query_tiles, 1, 8, 1, -1, check_query_tiles, 0, 0),
     INT("attention.waves", P1, attn_waves, 1, 8, 1, -1, NULL, 0, 0),
-    INT("attention.stagger", P1, attn_stagger, 0, 100000, 0, -1, NULL, 0, 0),
+    PACE("attention.stagger", P1, attn_stagger, 0, -1),
     ENUM("attention.kv", P1, attn_kv, attkv_names, ATTKV_STREAMED, 0, 0),
     ENUM("attention.softmax", P1, attn_softmax, softmax_names, SOFTMAX_ONLINE, 0, 0),
     INT("attention.interleave", P1, attn_interleave, 1, 2, 1, -1, NULL, 0, 0),
@@ -517,6 +522,22 @@ gboolean plan_knob_fit(PlanProblem *pp, const char *path, long v) {
   g_strlcpy(pp->value[i], text, sizeof pp->value[i]);
   pp->fitted[i] = 1;
   return TRUE;
+}
+
+int plan_knob_relax(PlanProblem *pp, int num, int den) {
+  int n = 0;
+  for (int i = 0; i < PLAN_NKNOBS; i++) {
+    const PlanKnobDef *k = &plan_knobs[i];
+    if (!k->pacing || !(k->applies & (1u << pp->dims.kind))) continue;
+    long was = plan_knob_get(pp, k), v = was * num / den;
+    if (v == was) continue;
+    *plan_knob_field(pp, k) = (int)v;
+    g_autofree char *text = plan_knob_value_text(k, v);
+    g_strlcpy(pp->value[i], text, sizeof pp->value[i]);
+    pp->fitted[i] = 1;
+    n++;
+  }
+  return n;
 }
 
 gboolean plan_knob_repair(PlanProblem *pp, const Machine *hw, const char *path, long v, GString *changed) {

@@ -35,7 +35,7 @@ typedef enum { HANDOFF_HBM, HANDOFF_RF } SchedHandoff;
 typedef enum { ATTHANDOFF_HBM, ATTHANDOFF_RF, ATTHANDOFF_RELAY } SchedAttHandoff;
 typedef enum { WAVES_BY_SM, WAVES_BY_NEED } SchedWaveOrder;
 /* power.fit: tcc-gen fits the program under the power limit (src/fit). */
-typedef enum { FIT_ON, FIT_OFF } SchedFit;
+typedef enum { FIT_ON, FIT_OFF, FIT_RELAX } SchedFit;
 /* P1, with ln_fold: where the LayerNorm statistics tasks get a row's
  * statistics: its rows, or the producers' partials (ln_stats.c) for
  * both LayerNorms, LN1's only (W2's) or LN2's only (Wo's). */
@@ -134,7 +134,8 @@ typedef struct Schedule {
   gboolean deferred_loads;  /* planned: true                            */
   int preload_window;       /* D1: preload tasks in flight (0 = no window) */
   SchedDeferAfter deferred_after; /* D1: where the next layer's preload goes */
-  SchedFit power_fit;       /* power fitting on (default) or off         */
+  SchedFit power_fit;       /* power fitting on (default), off, or relax */
+                            /* (it may also lower the pacing knobs)      */
   SchedSolver solver;       /* planned: ilp                             */
   int solver_time_limit_s;  /* seconds; only with ilp                   */
   int obj_k_divisor;        /* ILP objective: load = K/k_divisor        */
