@@ -49,6 +49,18 @@ typedef struct Outcome {
   char *fit_note;
 } Outcome;
 
+/* What an outcome owns (a zeroed one owns nothing). */
+static void outcome_clear(Outcome *o) {
+  for (int i = 0; i < NSEEDS; i++) sim_result_clear(&o->res[i]);
+  g_free(o->hint);
+  if (o->have_prof) sim_result_clear(&o->prof);
+  g_free(o->svg);
+  g_free(o->svg_note);
+  if (o->warnings) g_ptr_array_unref(o->warnings);
+  g_free(o->fit_note);
+  memset(o, 0, sizeof *o);
+}
+
 /* Which constraints failed, e.g. "numerics (seed 13), power". */
 static char *failures(const Outcome *o) {
   GString *g = g_string_new(NULL);
@@ -753,6 +765,8 @@ int main(int argc, char **argv) {
   gboolean refused = FALSE;
   if (!grade(plan, nthreads, do_p1, do_d1, html != NULL, &p1, &d1, &refused, &err)) {
     html_out_abort(&hout);
+    outcome_clear(&p1); /* what a problem graded before the other failed holds */
+    outcome_clear(&d1);
     return tool_error(rec_dir, argv[1], note, err->message, refused, json);
   }
   double c1 = (double)p1.res[0].cycles, c2 = (double)d1.res[0].cycles;
@@ -809,16 +823,8 @@ int main(int argc, char **argv) {
     record_problem(&r.prob[1], "d1", &d1);
     if (!record(rec_dir, &r)) code = 2;
   }
-  for (int i = 0; i < NSEEDS; i++) sim_result_clear(&p1.res[i]), sim_result_clear(&d1.res[i]);
-  for (int k = 0; k < 2; k++) {
-    Outcome *o = k == 0 ? &p1 : &d1;
-    g_free(o->hint);
-    if (o->have_prof) sim_result_clear(&o->prof);
-    g_free(o->svg);
-    g_free(o->svg_note);
-    if (o->warnings) g_ptr_array_unref(o->warnings);
-    g_free(o->fit_note);
-  }
+  outcome_clear(&p1);
+  outcome_clear(&d1);
   return code;
 }
 #else
