@@ -72,7 +72,7 @@ for p in tests/asm/tiny_d1.asm tests/asm/tiny_p1.asm; do
 done
 
 "$sim" --help >/dev/null 2>&1 && ok "--help" || ko "--help"
-"$sim" --version | grep -q "spec v2" && ok "--version" || ko "--version"
+"$sim" --version | grep -q "spec v3" && ok "--version" || ko "--version"
 "$sim" >/dev/null 2>"$tmp/err"; [ $? -eq 2 ] && ok "no argument -> 2" || ko "no argument -> 2"
 "$sim" --bogus x.asm >/dev/null 2>"$tmp/err"; [ $? -eq 2 ] && ok "unknown option -> 2" || ko "unknown option -> 2"
 "$sim" tests/asm/does-not-exist.asm >"$tmp/out" 2>"$tmp/err"
@@ -400,7 +400,7 @@ printf 'version: 1\np1:\n%s\nd1:\n%s\n' "$small_p1" "$small_d1" >"$tmp/two.yaml"
 printf 'version: 1\nd1:\n%s\n  store_spacng: 16\n' "$small_d1" >"$tmp/typo.yaml"
 
 "$gen" --help >"$tmp/out" 2>&1 && grep -q "dump-after" "$tmp/out" && ok "tcc-gen --help" || ko "tcc-gen --help"
-"$gen" --version >"$tmp/out" 2>&1 && grep -q "^tcc-gen .*spec v2" "$tmp/out" && ok "tcc-gen --version" ||
+"$gen" --version >"$tmp/out" 2>&1 && grep -q "^tcc-gen .*spec v3" "$tmp/out" && ok "tcc-gen --version" ||
   ko "tcc-gen --version"
 
 "$gen" "$tmp/typo.yaml" >"$tmp/out" 2>"$tmp/err"
@@ -580,7 +580,7 @@ code=$?
 expect "tcc-grade --problem with --record -> 2" 2 "tcc-grade: error: --record keeps graded runs of both problems: not with --problem"
 
 "$grade" --help >"$tmp/out" 2>&1 && grep -q "PLAN.yaml" "$tmp/out" && ok "tcc-grade --help" || ko "tcc-grade --help"
-"$grade" --version >"$tmp/out" 2>&1 && grep -q "spec v2" "$tmp/out" && ok "tcc-grade --version" || ko "tcc-grade --version"
+"$grade" --version >"$tmp/out" 2>&1 && grep -q "spec v3" "$tmp/out" && ok "tcc-grade --version" || ko "tcc-grade --version"
 
 "$grade" >"$tmp/out" 2>"$tmp/err"
 code=$?

@@ -24,7 +24,7 @@ diff=$build/tcc-diff
 "$diff" --help >"$tmp/out" 2>&1 && grep -q "A.yaml B.yaml" "$tmp/out" && grep -q -- "--problem" "$tmp/out" &&
   ok "--help" || ko "--help"
 "$diff" --version >"$tmp/out" 2>&1 && grep -q "^tcc-diff 0.1.0$" "$tmp/out" &&
-  grep -q "^simulator: tcc-sim .*spec v2" "$tmp/out" && ok "--version" || ko "--version"
+  grep -q "^simulator: tcc-sim .*spec v3" "$tmp/out" && ok "--version" || ko "--version"
 "$diff" >"$tmp/out" 2>"$tmp/err"
 code=$?
 expect "no argument -> 2" 2 "tcc-diff: error: expected two plan files (see --help)"

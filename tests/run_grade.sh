@@ -229,7 +229,7 @@ done
 line1=$(sed -n 1p "$rec/records.jsonl")
 good=1
 for want in "\"plan\":\"$tmp/two.yaml\"" "\"plan_sha256\":\"$(sha256sum <"$tmp/two.yaml" | cut -c1-64)\"" \
-  '"note":"try two"' "\"tool\":\"$gradever\"" "\"simulator\":\"$simver\"" '"spec":2' '"seeds":\[7,13,11,23\]' \
+  '"note":"try two"' "\"tool\":\"$gradever\"" "\"simulator\":\"$simver\"" '"spec":3' '"seeds":\[7,13,11,23\]' \
   '^{"schema_version":1,' '"status":"pass","failures":\[\],"score":null' \
   '"problem":{"kind":"p1","d_model":32,"heads":1,"d_ff":64,"layers":1,"seqs":1,"rows":64},' \
   "\"program_sha256\":\"$(sha256sum <"$tmp/rec.p1.asm" | cut -c1-64)\"" \

@@ -570,7 +570,7 @@ static void html_problem(HtmlProblem *hp, const char *name, const Outcome *o, co
     for (int i = 0; i < o->prof.nstages; i++) {
       const SimStage *x = &o->prof.stages[i];
       st[i] = (HtmlStage){x->name, x->start, x->end, x->wgs, x->insns, x->mma_blocks, x->hbm_lines,
-                          x->energy_pj * 1e-6};
+                          sim_e_uj(x->energy)};
     }
     g_ptr_array_add(keep, st);
     hp->stages = st;

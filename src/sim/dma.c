@@ -42,7 +42,7 @@ static int64_t rf_ports(Sim *s, Cal *ports, int wg, uint64_t byte, uint64_t len,
   for (uint64_t p = part_of(s, byte); p * pb < byte + len; p++) {
     int64_t at = cal_book(&ports[(long)wg * s->vl + (long)p], t, 1);
     uint64_t lo = MAX(byte, p * pb), hi = MIN(byte + len, (p + 1) * pb);
-    sim_energy(s, UC_RF, at, 1, E_RF_BYTE * (double)(hi - lo), w_issuer, pc);
+    sim_energy(s, UC_RF, at, 1, EU_RF_BYTE * (SimEnergy)(hi - lo), w_issuer, pc);
     s->uc_busy[UC_RF] += 1;
     done = maxi(done, at + 1);
   }
@@ -75,7 +75,7 @@ int64_t dma_noc(Sim *s, Cal *link, uint64_t len, int64_t t, int wg, int pc) {
     end = (at + units + k - 1) / k;
     s->uc_busy[UC_NOC] += (double)units / (double)k;
   }
-  sim_energy(s, UC_NOC, first, end - first, E_NOC_BYTE * (double)len, wg, pc);
+  sim_energy(s, UC_NOC, first, end - first, EU_NOC_BYTE * (SimEnergy)len, wg, pc);
   if (s->tr) trace_count(s->tr, link_counter(s, link), first, (double)len);
   return end + T_NOC_LATENCY;
 }
@@ -85,7 +85,7 @@ static int64_t hbm_line(Sim *s, uint64_t addr, int64_t t, int wg, int pc) {
   int c = (int)(s->chan_mask >= 0 ? line & (uint64_t)s->chan_mask : line % (uint64_t)s->m->hbm_channels);
   int64_t at = cal_book(&s->chan[c], t, 1);
   if (s->tr) trace_count(s->tr, c, at, 1.0);
-  sim_energy(s, UC_HBM, at, 1, E_HBM_LINE, wg, pc);
+  sim_energy(s, UC_HBM, at, 1, EU_HBM_LINE, wg, pc);
   s->uc_busy[UC_HBM] += 1;
   s->hbm_lines++;
   if (s->ilines) s->ilines[s->insn_base[wg] + pc]++;
@@ -95,7 +95,7 @@ static int64_t hbm_line(Sim *s, uint64_t addr, int64_t t, int wg, int pc) {
 static int64_t sh_port(Sim *s, int sm, uint64_t len, int64_t t, int wg, int pc) {
   int64_t d = ((int64_t)len + SH_PORT_BYTES - 1) / SH_PORT_BYTES;
   int64_t at = cal_book(&s->sh_port[sm], t, d);
-  sim_energy(s, UC_SH, at, d, E_SH_BYTE * (double)len, wg, pc);
+  sim_energy(s, UC_SH, at, d, EU_SH_BYTE * (SimEnergy)len, wg, pc);
   s->uc_busy[UC_SH] += (double)d;
   return at + d + T_SH_LATENCY;
 }
@@ -153,19 +153,18 @@ gboolean sim_dma_fast_path = TRUE;
 /* The simulator's sums that a load's pieces add to, held in locals for the
  * length of one descriptor: the calendars' stores in between would
  * otherwise force the compiler to reload every one of them per piece.
- * Each sum sees the same additions in the same order as through
- * sim_energy (or, for the counts, integers, exact in any order), and is
- * written back at the end. */
+ * Each sum sees the additions sim_energy would make (integers: exact in
+ * any order), and is written back at the end. */
 typedef struct Sums {
-  double *dp;               /* Sim.dp, dp_base, dp_cap, max_t            */
+  SimEnergy *dp;            /* Sim.dp, dp_base, dp_cap, max_t            */
   int64_t base, cap, max_t;
-  double e_hbm, e_noc, e_rf; /* Sim.uc_energy of HBM, NoC, RF            */
+  SimEnergySum e_hbm, e_noc, e_rf; /* Sim.uc_energy of HBM, NoC, RF      */
   int64_t lines, noc, rf;   /* HBM lines, NoC slot-cycles, RF port cycles */
 } Sums;
 
 /* sim_energy on the locals (no --profile, no --trace on this path). */
-static inline void sums_energy(Sim *s, Sums *u, double *acc, int64_t start, int64_t dur,
-                               double pj) {
+static inline void sums_energy(Sim *s, Sums *u, SimEnergySum *acc, int64_t start, int64_t dur,
+                               SimEnergy e) {
   int64_t end = start + dur;
   if (start < u->base || end - u->base >= u->cap) {
     s->max_t = u->max_t; /* sim_trace_grow folds up to it */
@@ -174,10 +173,8 @@ static inline void sums_energy(Sim *s, Sums *u, double *acc, int64_t start, int6
     u->base = s->dp_base;
     u->cap = s->dp_cap;
   }
-  double rate = dur == 1 ? pj : pj / (double)dur;
-  u->dp[start - u->base] += rate;
-  u->dp[end - u->base] -= rate;
-  *acc += pj;
+  sim_spread(u->dp, u->base, start, dur, e);
+  *acc += e;
   if (end > u->max_t) u->max_t = end;
 }
 
@@ -187,7 +184,7 @@ static inline int64_t sums_hbm(Sim *s, Sums *u, uint64_t m, int64_t t) {
   uint64_t line = m / HBM_LINE;
   int c = (int)(s->chan_mask >= 0 ? line & (uint64_t)s->chan_mask : line % (uint64_t)s->m->hbm_channels);
   int64_t at = cal_book(&s->chan[c], t, 1);
-  sums_energy(s, u, &u->e_hbm, at, 1, E_HBM_LINE);
+  sums_energy(s, u, &u->e_hbm, at, 1, EU_HBM_LINE);
   u->lines++;
   return at + T_HBM_LATENCY;
 }
@@ -195,7 +192,7 @@ static inline int64_t sums_hbm(Sim *s, Sums *u, uint64_t m, int64_t t) {
 static inline int64_t sums_noc(Sim *s, Sums *u, Cal *link, uint64_t len, int64_t t) {
   int64_t units = (int64_t)len <= s->noc_slot ? 1 : ((int64_t)len + s->noc_slot - 1) / s->noc_slot;
   int64_t at = cal_book(link, t, units);
-  sums_energy(s, u, &u->e_noc, at, units, E_NOC_BYTE * (double)len);
+  sums_energy(s, u, &u->e_noc, at, units, EU_NOC_BYTE * (SimEnergy)len);
   u->noc += units;
   return at + units + T_NOC_LATENCY;
 }
@@ -204,7 +201,7 @@ static inline int64_t sums_rf(Sim *s, Sums *u, Cal *ports, uint64_t r, uint64_t 
   uint64_t p0 = part_of(s, r);
   if (p0 == part_of(s, r + len - 1)) { /* the loop below, for a piece inside one partition */
     int64_t a = cal_book(&ports[p0], t, 1);
-    sums_energy(s, u, &u->e_rf, a, 1, E_RF_BYTE * (double)len);
+    sums_energy(s, u, &u->e_rf, a, 1, EU_RF_BYTE * (SimEnergy)len);
     u->rf++;
     return maxi(t, a + 1);
   }
@@ -213,7 +210,7 @@ static inline int64_t sums_rf(Sim *s, Sums *u, Cal *ports, uint64_t r, uint64_t 
   for (uint64_t p = part_of(s, r); p * pb < r + len; p++) {
     int64_t a = cal_book(&ports[p], t, 1);
     uint64_t lo = MAX(r, p * pb), hi = MIN(r + len, (p + 1) * pb);
-    sums_energy(s, u, &u->e_rf, a, 1, E_RF_BYTE * (double)(hi - lo));
+    sums_energy(s, u, &u->e_rf, a, 1, EU_RF_BYTE * (SimEnergy)(hi - lo));
     u->rf++;
     done = maxi(done, a + 1);
   }
@@ -237,7 +234,7 @@ int64_t dma_schedule(Sim *s, Wg *w, const Insn *in, int64_t start, int engine) {
   uint64_t rowb = 4ull * (uint64_t)rf->cols;
   int64_t *req = &s->req_free[(long)w->sm * s->m->dma_engines + engine];
   int64_t t = maxi(start + T_DMA_SETUP, *req), done = start + 1;
-  sim_energy(s, UC_DMA, start, 1, E_DMA_DESC, w->id, pc);
+  sim_energy(s, UC_DMA, start, 1, EU_DMA_DESC, w->id, pc);
   /* the commonest descriptors, a plain load from HBM and a store to HBM,
    * take the fast path when no per-instruction record (--profile, --trace)
    * is kept */

@@ -63,7 +63,7 @@ static void group_clear(gpointer p) { g_free(((HotGroup *)p)->name); }
 /* Largest energy first; ties by name: a stable order. */
 static gint group_cmp(gconstpointer a, gconstpointer b) {
   const HotGroup *x = a, *y = b;
-  if (x->energy_pj != y->energy_pj) return x->energy_pj > y->energy_pj ? -1 : 1;
+  if (x->energy != y->energy) return x->energy > y->energy ? -1 : 1;
   return strcmp(x->name, y->name);
 }
 
@@ -71,13 +71,13 @@ GArray *sim_hot_groups(const Program *p, const SimResult *r, HotBy by) {
   GArray *out = g_array_new(FALSE, FALSE, sizeof(HotGroup));
   g_array_set_clear_func(out, group_clear);
   g_autoptr(GHashTable) at = g_hash_table_new(g_str_hash, g_str_equal); /* name -> index + 1 */
-  for (int i = 0; i < r->nhot; i++) { /* in r->hot's order: a fixed summation order */
+  for (int i = 0; i < r->nhot; i++) {
     const HotInsn *h = &r->hot[i];
     const Insn *in = &p->wgs[h->wg].insns[h->pc];
     char *key = sim_hot_key(sim_insn_text(p, in), by);
     guint k = GPOINTER_TO_UINT(g_hash_table_lookup(at, key));
     if (!k) {
-      HotGroup g = {key, 0.0, 0};
+      HotGroup g = {key, 0, 0};
       g_array_append_val(out, g);
       k = out->len;
       g_hash_table_insert(at, key, GUINT_TO_POINTER(k));
@@ -85,7 +85,7 @@ GArray *sim_hot_groups(const Program *p, const SimResult *r, HotBy by) {
       g_free(key);
     }
     HotGroup *g = &g_array_index(out, HotGroup, k - 1);
-    g->energy_pj += h->energy_pj;
+    g->energy += h->energy;
     g->insns++;
   }
   g_array_sort(out, group_cmp);

@@ -44,16 +44,15 @@ void plot_series(const SimTrace *t, int max_buckets, PlotSeries *s) {
   s->window_w = g_new(double, s->nb);
   int64_t f = B / t->bucket;
   for (int u = 0; u < UC__COUNT; u++) {
-    const double *v = t->unit_pj + (size_t)u * TRACE_BUCKET_CAP;
+    const SimEnergySum *v = t->unit_e + (size_t)u * TRACE_BUCKET_CAP;
+    SimEnergySum all = 0;
     for (int64_t k = 0; k < s->nb; k++) {
-      double pj = 0;
-      for (int64_t i = k * f; i < (k + 1) * f && i < TRACE_BUCKET_CAP; i++) pj += v[i];
-      double len = (double)MIN(B, s->cycles - k * B);
-      s->unit_w[(size_t)u * (size_t)s->nb + (size_t)k] = pj / len * 1e-3; /* pJ/ns -> W */
+      SimEnergySum e = 0;
+      for (int64_t i = k * f; i < (k + 1) * f && i < TRACE_BUCKET_CAP; i++) e += v[i];
+      s->unit_w[(size_t)u * (size_t)s->nb + (size_t)k] = sim_e_w(e, MIN(B, s->cycles - k * B));
     }
-    double pj = 0;
-    for (int i = 0; i < TRACE_BUCKET_CAP; i++) pj += v[i];
-    s->unit_uj[u] = pj * 1e-6;
+    for (int i = 0; i < TRACE_BUCKET_CAP; i++) all += v[i];
+    s->unit_uj[u] = sim_e_uj(all);
   }
   TraceRuns r;
   trace_runs_init(&r, t);

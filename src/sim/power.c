@@ -1,126 +1,92 @@
-/* power.c - the hottest window of a power trace (docs/machine.md §5). */
+/* power.c - the hottest window of a power trace (docs/machine.md §5).
+ *
+ * The trace is exact integers (energy units per cycle, sim.h SimEnergy), so
+ * a window's sum is the same however it is computed: sliding it one cycle
+ * at a time, or jumping over the steps where it changes by a constant. */
 #include "sim.h"
 
-/* Highest average power over windows [s, s+window), 0 <= s <= max(0, n-window),
- * of the dynamic energy trace pj[0..n) (pJ per cycle) plus static_w.  A trace
- * shorter than the window is measured over [0, window).  The window sum
- * slides by one cycle at a time and is recomputed from scratch every `window`
- * steps, so rounding never accumulates: O(n) with a fixed summation order. */
-double sim_peak_window(const double *pj, int64_t n, int64_t window, double static_w,
-                       int64_t *start) {
-  double sum = 0;
-  for (int64_t t = 0; t < n && t < window; t++) sum += pj[t];
-  double best = sum;
+/* The reference: the first window sum, then one slide step per start. */
+SimEnergy sim_peak_window(const SimEnergy *e, int64_t n, int64_t window, int64_t *start) {
+  SimEnergy sum = 0;
+  for (int64_t t = 0; t < n && t < window; t++) sum += e[t];
+  SimEnergy best = sum;
   int64_t best_s = 0;
   for (int64_t s = 1; s + window <= n; s++) {
-    if (s % window == 0) {
-      sum = 0;
-      for (int64_t t = s; t < s + window; t++) sum += pj[t];
-    } else {
-      sum += pj[s + window - 1] - pj[s - 1];
-    }
+    sum += e[s + window - 1] - e[s - 1];
     if (sum > best) {
       best = sum;
       best_s = s;
     }
   }
   if (start) *start = best_s;
-  /* pJ over `window` ns -> mW */
-  return best / (double)window * 1e-3 + static_w;
+  return best;
 }
 
 /* ---- the same from a run-length trace ------------------------------------
  *
- * The simulator keeps the trace as runs: pj(t) = v[i] for the last i with
- * t0[i] <= t (t0[0] = 0).  sim_peak_window_runs gives exactly the bytes of
- * sim_peak_window on the expanded trace -- every addition it makes is one
- * that sim_peak_window makes, in the same order -- but skips the steps that
- * cannot change anything: a slide step whose entering and leaving cycles
- * have the same value adds exactly 0, and inside one run every window sum
- * recomputed from scratch is the same.  Its work is O(runs * window) at
- * worst, independent of n. */
+ * The simulator keeps the trace as runs: e(t) = v[i] for the last i with
+ * t0[i] <= t (t0[0] = 0).  Sliding the window from s-1 to s adds
+ * d = e(s+window-1) - e(s-1), which stays the same until the entering or
+ * the leaving cycle crosses into another run.  Over such a stretch of
+ * starts the sum moves by d per step: when d > 0 its largest value is at
+ * the stretch's last start; otherwise no start of it beats the one before
+ * the stretch.  Each stretch ends at a run boundary of one
+ * of the two cursors, so the work is O(runs), independent of n; and a
+ * stretch with d != 0 is at most `window` starts long (longer, and the
+ * two cursors would be in the same run), so d * length stays far inside
+ * int64. */
 
 #define RUN_END (INT64_MAX / 2) /* "no further run" */
 
 /* A forward-only cursor over the runs. */
 typedef struct Cursor {
   const int64_t *t0;
-  const double *v;
+  const SimEnergy *v;
   size_t n, i;
 } Cursor;
 
-/* pj(t) for t >= every earlier query; *end = first cycle of the next run. */
-static double cur_at(Cursor *c, int64_t t, int64_t *end) {
+/* e(t) for t >= every earlier query; *end = first cycle of the next run. */
+static SimEnergy cur_at(Cursor *c, int64_t t, int64_t *end) {
   while (c->i + 1 < c->n && c->t0[c->i + 1] <= t) c->i++;
   *end = c->i + 1 < c->n ? c->t0[c->i + 1] : RUN_END;
   return c->v[c->i];
 }
 
-/* 0 + pj(a) + pj(a+1) + ... + pj(b-1), one addition per cycle, in order. */
-static double cur_fold(Cursor *c, int64_t a, int64_t b) {
-  double sum = 0;
+/* e(a) + e(a+1) + ... + e(b-1). */
+static SimEnergy cur_sum(Cursor *c, int64_t a, int64_t b) {
+  SimEnergy sum = 0;
   while (a < b) {
     int64_t end;
-    double v = cur_at(c, a, &end);
-    for (int64_t stop = MIN(end, b); a < stop; a++) sum += v;
+    SimEnergy v = cur_at(c, a, &end);
+    int64_t stop = MIN(end, b);
+    sum += v * (stop - a);
+    a = stop;
   }
   return sum;
 }
 
-double sim_peak_window_runs(const int64_t *t0, const double *v, size_t nruns, int64_t n,
-                            int64_t window, double static_w, int64_t *start) {
-  Cursor ce = {t0, v, nruns, 0}, cl = ce, cr = ce; /* entering, leaving, recompute */
-  double sum = cur_fold(&cr, 0, MIN(n, window));
-  double best = sum, memo_v = 0, memo_sum = 0;
-  gboolean memo = FALSE;
-  int64_t best_s = 0;
-  for (int64_t s = 1; s + window <= n;) {
-    int64_t last = n - window + 1; /* one past the last window start */
-    if (s % window == 0) { /* the sum recomputed from scratch */
-      int64_t end;
-      double x = cur_at(&cr, s, &end);
-      if (end >= s + window) { /* a window inside one run: x added `window` times */
-        if (!memo || memo_v != x) {
-          memo_sum = cur_fold(&cr, s, s + window);
-          memo_v = x;
-          memo = TRUE;
-        }
-        sum = memo_sum;
-        if (sum > best) {
-          best = sum;
-          best_s = s;
-        }
-        /* the next starts up to end - window: windows inside the run, and the
-         * slide steps between them add 0; the next recomputations give the
-         * same sum */
-        s = MAX(s + 1, MIN(end - window + 1, last));
-        continue;
-      }
-      sum = cur_fold(&cr, s, s + window);
-      if (sum > best) {
-        best = sum;
-        best_s = s;
-      }
-      s++;
-      continue;
-    }
+SimEnergy sim_peak_window_runs(const int64_t *t0, const SimEnergy *v, size_t nruns, int64_t n,
+                               int64_t window, int64_t *start) {
+  Cursor ce = {t0, v, nruns, 0}, cl = ce; /* entering, leaving */
+  SimEnergy sum = cur_sum(&ce, 0, MIN(n, window)); /* the window at s = 0 */
+  SimEnergy best = sum;
+  int64_t best_s = 0, last = n - window + 1; /* one past the last window start */
+  for (int64_t s = 1; s < last;) {
     int64_t ee, el;
-    double ve = cur_at(&ce, s + window - 1, &ee), vl = cur_at(&cl, s - 1, &el);
-    /* the next step where ve, vl or the kind of step may change */
-    int64_t stop = MIN(MIN(ee - (window - 1), el + 1), MIN((s / window + 1) * window, last));
-    if (ve == vl) { /* sum += 0 until then */
-      s = stop;
-      continue;
+    SimEnergy ve = cur_at(&ce, s + window - 1, &ee), vl = cur_at(&cl, s - 1, &el);
+    /* starts s .. stop-1 enter and leave the same two runs */
+    int64_t stop = MIN(MIN(ee - (window - 1), el + 1), last);
+    SimEnergy d = ve - vl;
+    sum += d * (stop - s);
+    /* rising: the stretch's last start has its largest sum (and is the
+     * first start with it); falling or flat: no start of the stretch
+     * beats the window at s - 1, already seen */
+    if (d > 0 && sum > best) {
+      best = sum;
+      best_s = stop - 1;
     }
-    double d = ve - vl;
-    for (; s < stop; s++) {
-      sum += d;
-      if (sum > best) {
-        best = sum;
-        best_s = s;
-      }
-    }
+    s = stop;
   }
   if (start) *start = best_s;
-  return best / (double)window * 1e-3 + static_w;
+  return best;
 }

@@ -111,12 +111,12 @@ char *sim_verdict_hint(const Program *p, const SimResult *r, const SimResult *pr
                            prefix);
   if (r->peak_w > POWER_LIMIT_W && profiled && profiled->hot) {
     g_autoptr(GArray) gr = sim_hot_groups(p, profiled, HOT_BY_KNOB);
-    double win = profiled->peak_w * POWER_WINDOW * 1e-3;
+    double win = sim_e_uj(profiled->peak_e) + profiled->static_w * POWER_WINDOW * 1e-3;
     if (gr->len > 0 && win > 0) {
       const HotGroup *h = &g_array_index(gr, HotGroup, 0);
       g_string_append_printf(g, "%spower over the limit: %.1f%% of the hottest window's energy is from %s "
                                 "(tcc-sim --profile: by knob, stage and task)\n",
-                             prefix, 100.0 * h->energy_pj * 1e-6 / win, h->name);
+                             prefix, 100.0 * sim_e_uj(h->energy) / win, h->name);
     }
   }
   if (g->len == 0) {
@@ -127,8 +127,8 @@ char *sim_verdict_hint(const Program *p, const SimResult *r, const SimResult *pr
 }
 
 /* The window's energy (W x 1 us = uJ), static included, and its static part. */
-static double window_uj(const SimResult *r) { return r->peak_w * POWER_WINDOW * 1e-3; }
 static double window_static_uj(const SimResult *r) { return r->static_w * POWER_WINDOW * 1e-3; }
+static double window_uj(const SimResult *r) { return sim_e_uj(r->peak_e) + window_static_uj(r); }
 
 enum { HOT_GROUPS_SHOWN = 12 };
 
@@ -145,8 +145,8 @@ static void hot_group_report(GString *g, const Program *p, const SimResult *r) {
     int shown = MIN((int)gr->len, HOT_GROUPS_SHOWN);
     for (int i = 0; i < shown; i++) {
       const HotGroup *h = &g_array_index(gr, HotGroup, i);
-      g_string_append_printf(g, "  %9.3f uJ %5.1f%%  %-32s %d instructions\n", h->energy_pj * 1e-6,
-                             win > 0 ? 100.0 * h->energy_pj * 1e-6 / win : 0.0, h->name, h->insns);
+      g_string_append_printf(g, "  %9.3f uJ %5.1f%%  %-32s %d instructions\n", sim_e_uj(h->energy),
+                             win > 0 ? 100.0 * sim_e_uj(h->energy) / win : 0.0, h->name, h->insns);
     }
     if ((int)gr->len > shown) g_string_append_printf(g, "  ... and %d more\n", (int)gr->len - shown);
   }
@@ -166,8 +166,8 @@ static void stage_report(GString *g, const SimResult *r) {
                               " %4d %8" G_GINT64_FORMAT " %8" G_GINT64_FORMAT " %9" G_GINT64_FORMAT " %10" G_GINT64_FORMAT
                               " %10" G_GINT64_FORMAT " %10" G_GINT64_FORMAT " %10.3f %7.3f\n",
                            st->name, st->start, st->end, span, st->wgs, st->insns, st->mma_blocks, st->hbm_lines, st->wait,
-                           st->pace, st->stall, st->energy_pj * 1e-6,
-                           span > 0 ? st->energy_pj / (double)span * 1e-3 : 0.0);
+                           st->pace, st->stall, sim_e_uj(st->energy),
+                           span > 0 ? sim_e_w(st->energy, span) : 0.0);
   }
 }
 
@@ -214,7 +214,7 @@ static void profile_report(GString *g, const Program *p, const SimResult *r) {
   for (int i = 0; i < shown; i++) {
     const HotInsn *h = &r->hot[i];
     const Insn *in = &p->wgs[h->wg].insns[h->pc];
-    g_string_append_printf(g, "  %9.1f nJ  wg%-3d line %-5d %s\n", h->energy_pj * 1e-3, h->wg, in->line,
+    g_string_append_printf(g, "  %9.1f nJ  wg%-3d line %-5d %s\n", sim_e_nj(h->energy), h->wg, in->line,
                            sim_insn_text(p, in));
   }
   if (r->nhot > shown) g_string_append_printf(g, "  ... and %d more\n", r->nhot - shown);
@@ -317,8 +317,8 @@ static void json_hot_groups(JDoc *d, const Program *p, const SimResult *r) {
       const HotGroup *h = &g_array_index(gr, HotGroup, i);
       jdoc_begin_object(d);
       jstring(d, "name", h->name);
-      jdbl(d, "energy_uj", R6(h->energy_pj * 1e-6));
-      jdbl(d, "share", R6(win > 0 ? h->energy_pj * 1e-6 / win : 0.0));
+      jdbl(d, "energy_uj", R6(sim_e_uj(h->energy)));
+      jdbl(d, "share", R6(win > 0 ? sim_e_uj(h->energy) / win : 0.0));
       jint(d, "insns", h->insns);
       jdoc_end_object(d);
     }
@@ -339,7 +339,7 @@ static void json_stages(JDoc *d, const SimResult *r) {
     jint(d, "start", st->start), jint(d, "end", st->end), jint(d, "wgs", st->wgs), jint(d, "insns", st->insns);
     jint(d, "mma_blocks", st->mma_blocks), jint(d, "hbm_lines", st->hbm_lines), jint(d, "wait", st->wait);
     jint(d, "pace", st->pace), jint(d, "stall", st->stall);
-    jdbl(d, "energy_uj", R6(st->energy_pj * 1e-6));
+    jdbl(d, "energy_uj", R6(sim_e_uj(st->energy)));
     jdoc_end_object(d);
   }
   jdoc_end_array(d);
@@ -439,7 +439,7 @@ static void json_report(JDoc *d, const Program *p, const SimResult *r, const Rep
       const Insn *in = &p->wgs[r->hot[i].wg].insns[r->hot[i].pc];
       jdoc_begin_object(d);
       jint(d, "wg", r->hot[i].wg), jint(d, "line", in->line);
-      jdbl(d, "energy_nj", rnd(r->hot[i].energy_pj * 1e-3, 1e3));
+      jdbl(d, "energy_nj", rnd(sim_e_nj(r->hot[i].energy), 1e3));
       jstring(d, "text", sim_insn_text(p, in));
       jdoc_end_object(d);
     }

@@ -57,17 +57,17 @@ static void trace_fold(Sim *s, int64_t upto) {
   if (upto <= s->dp_base) return;
   /* max_t bounds the cycles touched (it may lie past the array: an END) */
   int64_t used = MIN(s->max_t + 1 - s->dp_base, s->dp_cap), touched = MIN(upto - s->dp_base, used);
-  double rate = s->pw_rate;
+  SimEnergy rate = s->pw_rate;
   for (int64_t i = 0; i < touched; i++) {
     rate += s->dp[i];
     if (rate != s->pw_v[s->pw_n - 1]) {
       if (s->pw_n == s->pw_cap) {
         s->pw_cap *= 2;
         s->pw_t = g_renew(int64_t, s->pw_t, s->pw_cap);
-        s->pw_v = g_renew(double, s->pw_v, s->pw_cap);
+        s->pw_v = g_renew(SimEnergy, s->pw_v, s->pw_cap);
         /* the new halves, written next, in order: their pages in one call each */
         sim_prefault(s->pw_t + s->pw_n, sizeof(int64_t) * (s->pw_cap - s->pw_n));
-        sim_prefault(s->pw_v + s->pw_n, sizeof(double) * (s->pw_cap - s->pw_n));
+        sim_prefault(s->pw_v + s->pw_n, sizeof(SimEnergy) * (s->pw_cap - s->pw_n));
       }
       s->pw_t[s->pw_n] = s->dp_base + i;
       s->pw_v[s->pw_n++] = rate;
@@ -76,8 +76,8 @@ static void trace_fold(Sim *s, int64_t upto) {
   s->pw_rate = rate;
   /* keep [upto, max_t] at the front; zero the rest of what was used */
   int64_t shift = upto - s->dp_base, keep = MAX(used - shift, 0);
-  if (keep > 0) memmove(s->dp, s->dp + shift, sizeof(double) * (size_t)keep);
-  if (used > keep) memset(s->dp + keep, 0, sizeof(double) * (size_t)(used - keep));
+  if (keep > 0) memmove(s->dp, s->dp + shift, sizeof(SimEnergy) * (size_t)keep);
+  if (used > keep) memset(s->dp + keep, 0, sizeof(SimEnergy) * (size_t)(used - keep));
   s->dp_base = upto;
 }
 
@@ -93,16 +93,16 @@ void sim_trace_grow(Sim *s, int64_t start, int64_t end) {
   int64_t need = end - s->dp_base + 1, cap = s->dp_cap;
   while (need > cap / 2) cap *= 2;
   if (cap != s->dp_cap) {
-    s->dp = g_renew(double, s->dp, cap);
-    memset(s->dp + s->dp_cap, 0, sizeof(double) * (size_t)(cap - s->dp_cap));
+    s->dp = g_renew(SimEnergy, s->dp, cap);
+    memset(s->dp + s->dp_cap, 0, sizeof(SimEnergy) * (size_t)(cap - s->dp_cap));
     s->dp_cap = cap;
   }
 }
 
 /* Per-instruction energy for --profile (sim_energy's slow path). */
-void sim_energy_insn(Sim *s, int64_t start, int64_t end, double pj, int wg, int pc) {
+void sim_energy_insn(Sim *s, int64_t start, int64_t end, SimEnergy e, int wg, int pc) {
   int k = s->insn_base[wg] + pc;
-  s->ie[k] += pj;
+  s->ie[k] += e;
   if (start < s->istart[k]) s->istart[k] = start;
   if (end > s->iend[k]) s->iend[k] = end;
 }
@@ -602,7 +602,7 @@ static gboolean red_issue(Sim *s, Wg *w, const Insn *in, int pc, int64_t t) {
   s->red_free[rg->unit] = st + dur;
   rg->unit_done = maxi(rg->unit_done, st + dur);
   s->uc_busy[UC_RED] += (double)dur;
-  sim_energy(s, UC_RED, st, dur, E_RED_ELEM * (double)elems, w->id, pc);
+  sim_energy(s, UC_RED, st, dur, EU_RED_ELEM * (SimEnergy)elems, w->id, pc);
   RedContrib c = {w->id, pc, NULL};
   g_array_append_val(rg->contrib, c);
   Range r = sim_range(s, REF(s, in->a));
@@ -681,7 +681,7 @@ static int64_t compute_issue(Sim *s, Wg *w, const Insn *in, int pc, int64_t t) {
   }
   *unit = st + dur;
   /* energy: the unit's work plus every RF byte it moves */
-  double rf_bytes = dst->bytes;
+  int64_t rf_bytes = dst->bytes;
   for (int k = 0; k < 3; k++)
     if (src[k]->rg.region >= 0) rf_bytes += src[k]->bytes;
   switch (sim_op_unit[in->op]) {
@@ -689,22 +689,21 @@ static int64_t compute_issue(Sim *s, Wg *w, const Insn *in, int pc, int64_t t) {
     if (s->tr) trace_unit(s->tr->mma, w->sm * s->m->mma_arrays + u, st, st + dur, w->id, pc);
     s->mma_blocks += dur / T_MMA_BLOCK;
     if (!(in->mods & MOD_Z)) rf_bytes += dst->bytes;
-    sim_energy(s, UC_MMA, st, dur, E_MMA_BLOCK * (double)(dur / T_MMA_BLOCK), w->id, pc);
+    sim_energy(s, UC_MMA, st, dur, EU_MMA_BLOCK * (dur / T_MMA_BLOCK), w->id, pc);
     s->uc_busy[UC_MMA] += (double)dur;
     break;
   case UNIT_VEC:
     sim_energy(s, UC_VEC, st, dur,
-               E_VEC_ELEM * (double)(sim_op_form[in->op] == F_ROW ? REF(s, in->a)->rows * REF(s, in->a)->cols
-                                                                  : REF(s, in->d)->rows * REF(s, in->d)->cols),
+               EU_VEC_ELEM * (sim_op_form[in->op] == F_ROW ? REFI(s, in->a)->elems : REFI(s, in->d)->elems),
                w->id, pc);
     s->uc_busy[UC_VEC] += (double)dur;
     break;
   default:
-    sim_energy(s, UC_SFU, st, dur, E_SFU_ELEM * (double)(REF(s, in->d)->rows * REF(s, in->d)->cols), w->id, pc);
+    sim_energy(s, UC_SFU, st, dur, EU_SFU_ELEM * REFI(s, in->d)->elems, w->id, pc);
     s->uc_busy[UC_SFU] += (double)dur;
     break;
   }
-  sim_energy(s, UC_RF, st, dur, E_RF_BYTE * rf_bytes, w->id, pc);
+  sim_energy(s, UC_RF, st, dur, EU_RF_BYTE * rf_bytes, w->id, pc);
   s->uc_busy[UC_RF] += (double)(dur * nports);
   return st + dur;
 }
@@ -962,7 +961,7 @@ static void sim_init(Sim *s, const Program *p, const SimOptions *o) {
     if (r->region < 0) continue;
     x->rg = sim_range(s, r);
     x->elems = (int64_t)r->rows * r->cols;
-    x->bytes = 4.0 * r->rows * r->cols;
+    x->bytes = 4 * (int64_t)r->rows * r->cols;
     x->parts = sim_parts(s, r);
   }
   s->hbm_words = p->abi.hbm_bytes / 4;
@@ -1020,17 +1019,17 @@ static void sim_init(Sim *s, const Program *p, const SimOptions *o) {
   s->xfer_free = g_array_new(FALSE, FALSE, sizeof(int));
   init_clocks(s);
   s->dp_cap = 4096;
-  s->dp = g_new0(double, s->dp_cap);
+  s->dp = g_new0(SimEnergy, s->dp_cap);
   s->pw_cap = 256;
   s->pw_t = g_new(int64_t, s->pw_cap);
-  s->pw_v = g_new(double, s->pw_cap);
+  s->pw_v = g_new(SimEnergy, s->pw_cap);
   s->pw_n = 1; /* power 0 from cycle 0 */
   s->pw_t[0] = 0;
-  s->pw_v[0] = 0.0;
+  s->pw_v[0] = 0;
   if (o->trace) s->tr = trace_new(p);
   if (o->profile || o->trace) { /* per-instruction energy and active span */
     int n = s->insn_base[s->nwgs];
-    s->ie = g_new0(double, n);
+    s->ie = g_new0(SimEnergy, n);
     s->istart = g_new(int64_t, n);
     s->iend = g_new0(int64_t, n);
     for (int i = 0; i < n; i++) s->istart[i] = T_INF;
@@ -1166,17 +1165,18 @@ static void hot_window(Sim *s, SimResult *res) {
     for (int pc = 0; pc < s->wg[w].code->n; pc++) {
       int k = s->insn_base[w] + pc;
       if (k >= n || s->ie[k] <= 0 || s->iend[k] <= ws || s->istart[k] >= we) continue;
-      double span = (double)(s->iend[k] - s->istart[k]);
-      double in = (double)(MIN(we, s->iend[k]) - MAX(ws, s->istart[k]));
-      HotInsn h = {w, pc, s->ie[k] * in / span};
+      /* ie * in / span, rounded to the nearest unit (halves up) */
+      int64_t span = s->iend[k] - s->istart[k], in = MIN(we, s->iend[k]) - MAX(ws, s->istart[k]);
+      SimEnergySum x = (SimEnergySum)s->ie[k] * in;
+      HotInsn h = {w, pc, (SimEnergy)((2 * x + span) / (2 * span))};
       g_array_append_val(hot, h);
     }
   /* largest energy first; ties by WG, then pc: a stable order */
   HotInsn *a = (HotInsn *)hot->data;
   for (guint i = 1; i < hot->len; i++)
     for (guint j = i; j > 0; j--) {
-      gboolean sw = a[j].energy_pj > a[j - 1].energy_pj ||
-                    (a[j].energy_pj == a[j - 1].energy_pj &&
+      gboolean sw = a[j].energy > a[j - 1].energy ||
+                    (a[j].energy == a[j - 1].energy &&
                      (a[j].wg < a[j - 1].wg || (a[j].wg == a[j - 1].wg && a[j].pc < a[j - 1].pc)));
       if (!sw) break;
       HotInsn t = a[j];
@@ -1193,7 +1193,7 @@ static void trace_end(Sim *s, SimResult *res) {
   SimTrace *t = s->tr;
   int n = s->insn_base[s->nwgs];
   for (int k = 0; k < n; k++) {
-    t->energy_pj[k] = s->ie[k];
+    t->energy[k] = s->ie[k];
     t->start[k] = s->istart[k] == T_INF ? -1 : s->istart[k];
   }
   t->cycles = res->cycles;
@@ -1202,7 +1202,7 @@ static void trace_end(Sim *s, SimResult *res) {
   t->peak_start = res->peak_start;
   t->pw_n = s->pw_n;
   t->pw_t = g_memdup2(s->pw_t, sizeof(int64_t) * s->pw_n);
-  t->pw_v = g_memdup2(s->pw_v, sizeof(double) * s->pw_n);
+  t->pw_v = g_memdup2(s->pw_v, sizeof(SimEnergy) * s->pw_n);
   res->trace = t;
   s->tr = NULL;
 }
@@ -1218,14 +1218,15 @@ static void finish(Sim *s, SimResult *res) {
   /* per-cycle dynamic energy: the runs, once the rest of the difference
    * array is folded in (fixed order) */
   trace_fold(s, maxi(s->dp_base, s->max_t + 1));
-  res->peak_w = sim_peak_window_runs(s->pw_t, s->pw_v, s->pw_n, cyc, POWER_WINDOW, res->static_w,
-                                     &res->peak_start);
-  double dyn = 0;
+  res->peak_e = sim_peak_window_runs(s->pw_t, s->pw_v, s->pw_n, cyc, POWER_WINDOW, &res->peak_start);
+  res->peak_w = sim_e_w(res->peak_e, POWER_WINDOW) + res->static_w;
+  res->dyn_e = 0;
   for (int u = 0; u < UC__COUNT; u++) {
-    res->unit_energy_uj[u] = s->uc_energy[u] * 1e-6;
-    dyn += s->uc_energy[u];
+    res->unit_e[u] = s->uc_energy[u];
+    res->unit_energy_uj[u] = sim_e_uj(s->uc_energy[u]);
+    res->dyn_e += s->uc_energy[u];
   }
-  res->energy_uj = dyn * 1e-6 + res->static_w * (double)cyc * 1e-3;
+  res->energy_uj = sim_e_uj(res->dyn_e) + res->static_w * (double)cyc * 1e-3;
   double c = cyc > 0 ? (double)cyc : 1.0;
   double cap[UC__COUNT] = {
       [UC_MMA] = (double)m->sms * m->mma_arrays, [UC_VEC] = s->nwgs, [UC_SFU] = m->sms,

@@ -26,9 +26,25 @@ extern const char *const sim_unit_class_name[UC__COUNT];
 
 typedef struct SimTrace SimTrace; /* trace.h */
 
+/* Energy as the simulator counts it (docs/machine.md §5): an exact number
+ * of units of 1/EU_PER_PJ pJ (machine.h).  One action, one cycle, one
+ * 1000-cycle window or one instruction fits int64 by far; a sum over a
+ * run (a unit class, a stage, a group, the total) is 128-bit, which no run
+ * up to the cycle limit can overflow.  Integers add exactly in any order;
+ * a figure becomes pJ, uJ or W only when it is printed. */
+typedef int64_t SimEnergy;
+__extension__ typedef __int128 SimEnergySum;
+static inline double sim_e_pj(SimEnergySum e) { return (double)e / EU_PER_PJ; }
+static inline double sim_e_nj(SimEnergySum e) { return (double)e / (EU_PER_PJ * 1e3); }
+static inline double sim_e_uj(SimEnergySum e) { return (double)e / (EU_PER_PJ * 1e6); }
+/* Average dynamic power in W of `e` spread over `cycles` ns (pJ/ns = mW). */
+static inline double sim_e_w(SimEnergySum e, int64_t cycles) {
+  return (double)e / ((double)cycles * (EU_PER_PJ * 1e3));
+}
+
 typedef struct HotInsn {
   int wg, pc;            /* instruction = prog->wgs[wg].insns[pc]        */
-  double energy_pj;      /* its dynamic energy inside the hottest window */
+  SimEnergy energy;      /* its dynamic energy inside the hottest window */
 } HotInsn;
 
 /* One stage of the program (--profile; stages.c): the instructions whose
@@ -44,7 +60,7 @@ typedef struct SimStage {
   int wgs;                /* WGs that ran its instructions                 */
   int64_t insns, mma_blocks, hbm_lines;
   int64_t wait, pace, stall; /* WG-cycles, as above                        */
-  double energy_pj;       /* its instructions' dynamic energy              */
+  SimEnergySum energy;    /* its instructions' dynamic energy              */
 } SimStage;
 
 /* The WG-cycles of a run's WAITs (its `wait` above) by stage and event
@@ -66,8 +82,11 @@ typedef struct SimResult {
   double static_w;
   double peak_w;          /* hottest 1000-cycle window average            */
   int64_t peak_start;     /* window [peak_start, peak_start + 1000)       */
-  double energy_uj;       /* total, static included                       */
-  double unit_energy_uj[UC__COUNT];
+  SimEnergy peak_e;       /* the window's dynamic energy (peak_w without static) */
+  SimEnergySum dyn_e;     /* the run's dynamic energy                      */
+  SimEnergySum unit_e[UC__COUNT]; /* ... by unit class                   */
+  double energy_uj;       /* total, static included (from dyn_e)          */
+  double unit_energy_uj[UC__COUNT]; /* unit_e in uJ                       */
   double unit_busy[UC__COUNT]; /* busy fraction of the class's capacity   */
   int64_t insns;          /* instructions issued                          */
   int64_t mma_blocks;
@@ -92,7 +111,7 @@ typedef enum { HOT_BY_KNOB, HOT_BY_STAGE, HOT_BY_TASK, HOT_BY__COUNT } HotBy;
 extern const char *const sim_hot_by_name[HOT_BY__COUNT]; /* "knob", "stage", "task" */
 typedef struct HotGroup {
   char *name;            /* owned (the array's clear function frees it)  */
-  double energy_pj;      /* its instructions' energy inside the window   */
+  SimEnergySum energy;   /* its instructions' energy inside the window   */
   int insns;             /* instructions of the group in r->hot          */
 } HotGroup;
 /* The key of a source line (an Insn's text) under `by` (g_free it). */
@@ -107,7 +126,7 @@ GArray *sim_hot_groups(const Program *p, const SimResult *r, HotBy by);
 typedef struct SimInsnRecords {
   const int *insn_base;
   const int64_t *issue, *end;
-  const double *energy_pj;
+  const SimEnergy *energy;
   const int64_t *hbm_lines;
 } SimInsnRecords;
 /* The stage of every reached instruction (stages.c): of[insn_base[wg] +
@@ -156,15 +175,17 @@ gboolean sim_check(const SimTiming *t, uint64_t seed, const WlRef *ref, SimResul
 void sim_timing_free(SimTiming *t);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(SimTiming, sim_timing_free)
 
-/* Peak power: highest average over windows of `window` cycles of a per-cycle
- * dynamic energy trace `pj[0..n)` plus static power; O(n).  (power.c) */
-double sim_peak_window(const double *pj, int64_t n, int64_t window, double static_w,
-                       int64_t *start);
-/* The same, bit for bit, for the trace given as runs: pj(t) = v[i] for the
- * last i with t0[i] <= t (t0 ascending, t0[0] = 0, nruns >= 1).  Its work
- * depends on the runs, not on n.  (power.c) */
-double sim_peak_window_runs(const int64_t *t0, const double *v, size_t nruns, int64_t n,
-                            int64_t window, double static_w, int64_t *start);
+/* The hottest window (docs/machine.md §5) of a per-cycle dynamic energy
+ * trace e[0..n): the largest sum over `window` consecutive cycles [s,
+ * s+window), 0 <= s <= max(0, n-window), the first such s into *start (a
+ * trace shorter than the window is summed over [0, n)).  Exact integers:
+ * the power is sim_e_w(sum, window) + static W.  O(n).  (power.c) */
+SimEnergy sim_peak_window(const SimEnergy *e, int64_t n, int64_t window, int64_t *start);
+/* The same for the trace given as runs: e(t) = v[i] for the last i with
+ * t0[i] <= t (t0 ascending, t0[0] = 0, nruns >= 1).  O(nruns), whatever
+ * n.  (power.c) */
+SimEnergy sim_peak_window_runs(const int64_t *t0, const SimEnergy *v, size_t nruns, int64_t n,
+                               int64_t window, int64_t *start);
 
 /* Reports (report.c). */
 typedef struct ReportOptions {

@@ -84,7 +84,7 @@ typedef struct Geo {
 typedef struct RefInfo {
   Range rg;
   int64_t elems;       /* rows * cols                                   */
-  double bytes;        /* 4.0 * rows * cols, as compute_issue adds them */
+  int64_t bytes;       /* 4 * rows * cols                               */
   uint64_t parts;      /* sim_parts                                     */
 } RefInfo;
 
@@ -194,22 +194,23 @@ typedef struct Sim {
   /* transfers */
   GArray *xfers;       /* Xfer                                             */
   GArray *xfer_free;   /* int: free indices                                */
-  /* power (pJ per cycle).  Recent cycles: a difference array dp over
-   * [dp_base, dp_base + dp_cap), zero past max_t.  Cycles before dp_base
-   * (behind the clock: no energy lands there any more) are folded into runs
-   * of equal power: pw_v[i] from cycle pw_t[i] on.  Memory follows the
-   * actions and the booking horizon, not the cycle count. */
-  double *dp;
+  /* power (energy units per cycle, sim.h SimEnergy).  Recent cycles: a
+   * difference array dp over [dp_base, dp_base + dp_cap), zero past max_t.
+   * Cycles before dp_base (behind the clock: no energy lands there any
+   * more) are folded into runs of equal power: pw_v[i] from cycle pw_t[i]
+   * on.  Memory follows the actions and the booking horizon, not the cycle
+   * count. */
+  SimEnergy *dp;
   int64_t dp_base, dp_cap;
-  double pw_rate;      /* power at dp_base - 1 (the last run's value)      */
+  SimEnergy pw_rate;   /* power at dp_base - 1 (the last run's value)      */
   int64_t *pw_t;
-  double *pw_v;
+  SimEnergy *pw_v;
   size_t pw_n, pw_cap;
-  double uc_energy[UC__COUNT];
+  SimEnergySum uc_energy[UC__COUNT];
   double uc_busy[UC__COUNT];
   /* profile: per instruction (global index = insn_base[wg] + pc) */
   int *insn_base;
-  double *ie;
+  SimEnergy *ie;
   int64_t *istart, *iend;
   int64_t *iissue;     /* --profile: the cycle it issued, or -1 (stages.c) */
   int64_t *ilines;     /* --profile: the HBM lines it moved (stages.c)     */
@@ -237,24 +238,40 @@ static inline const RefInfo *REFI(const Sim *s, uint32_t id) { return &s->ri[id]
 
 /* sim.c */
 void sim_trace_grow(Sim *s, int64_t start, int64_t end);
-void sim_energy_insn(Sim *s, int64_t start, int64_t end, double pj, int wg, int pc);
+void sim_energy_insn(Sim *s, int64_t start, int64_t end, SimEnergy e, int wg, int pc);
 
-/* Spread `pj` evenly over [start, start+dur) of the power trace (a
- * difference array of pJ per cycle), and account it to its unit class and,
- * with --profile, to its instruction (with --trace or --plot, to its unit
- * class's buckets too).  Inline: every HBM line, NoC crossing
- * and RF port cycle of every transfer comes here.  start >= the clock. */
-static inline void sim_energy(Sim *s, UnitClass uc, int64_t start, int64_t dur, double pj,
+/* Spread `e` units exactly over [start, start+dur) (dur >= 1) of a
+ * difference array `dp` whose element 0 is cycle `base`: e / dur in every
+ * cycle, and one more in each of the first e % dur cycles, so that the
+ * cycles sum to e (docs/machine.md §5). */
+static inline void sim_spread(SimEnergy *dp, int64_t base, int64_t start, int64_t dur, SimEnergy e) {
+  int64_t end = start + dur;
+  if (dur == 1) { /* the commonest case (an HBM line, an RF port cycle): no division */
+    dp[start - base] += e;
+    dp[end - base] -= e;
+    return;
+  }
+  SimEnergy q = e / dur, r = e % dur;
+  dp[start - base] += q + 1;
+  dp[start + r - base] -= 1;
+  dp[end - base] -= q;
+}
+
+/* Spread `e` energy units over [start, start+dur) of the power trace (a
+ * difference array of units per cycle; sim_spread), and account it to its
+ * unit class and, with --profile, to its instruction (with --trace or
+ * --plot, to its unit class's buckets too).  Inline: every HBM line, NoC
+ * crossing and RF port cycle of every transfer comes here.  start >= the
+ * clock, dur >= 1. */
+static inline void sim_energy(Sim *s, UnitClass uc, int64_t start, int64_t dur, SimEnergy e,
                               int wg, int pc) {
   int64_t end = start + dur;
   if (start < s->dp_base || end - s->dp_base >= s->dp_cap) sim_trace_grow(s, start, end);
-  double rate = dur == 1 ? pj : pj / (double)dur; /* the same bits, without a division */
-  s->dp[start - s->dp_base] += rate;
-  s->dp[end - s->dp_base] -= rate;
-  s->uc_energy[uc] += pj;
+  sim_spread(s->dp, s->dp_base, start, dur, e);
+  s->uc_energy[uc] += e;
   if (end > s->max_t) s->max_t = end;
-  if (s->ie) sim_energy_insn(s, start, end, pj, wg, pc);
-  if (s->tr) trace_energy(s->tr, uc, start, dur, pj);
+  if (s->ie) sim_energy_insn(s, start, end, e, wg, pc);
+  if (s->tr) trace_energy(s->tr, uc, start, dur, e);
 }
 void sim_fail(Sim *s, int wg, int pc, const char *fmt, ...) G_GNUC_PRINTF(4, 5);
 void sim_push(Sim *s, int64_t t, EvType type, int a, int64_t n);

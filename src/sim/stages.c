@@ -95,7 +95,7 @@ SimStage *sim_stages(const Program *p, const SimInsnRecords *rec, const SimInsnS
       s->start = MIN(s->start, issue[k]);
       s->end = MAX(s->end, MAX(issue[k] + 1, end[k]));
       s->insns++;
-      s->energy_pj += rec->energy_pj[k];
+      s->energy += rec->energy[k];
       s->hbm_lines += rec->hbm_lines[k];
       if (in->op == OP_MMA) s->mma_blocks += mma_blocks(p, in);
       int64_t gap = issue[k] - prev - 1;

@@ -14,7 +14,7 @@ SimTrace *trace_new(const Program *p) {
   t->issue = g_new(int64_t, n);
   t->done = g_new(int64_t, n);
   t->start = g_new(int64_t, n);
-  t->energy_pj = g_new0(double, n);
+  t->energy = g_new0(SimEnergy, n);
   for (int i = 0; i < n; i++) t->issue[i] = t->done[i] = t->start[i] = -1;
   t->mma = g_array_new(FALSE, FALSE, sizeof(TraceSlice));
   t->dma = g_array_new(FALSE, FALSE, sizeof(TraceSlice));
@@ -28,7 +28,7 @@ SimTrace *trace_new(const Program *p) {
   t->ncounters = t->hbm + 2 * t->sms;
   t->bucket = 1;
   t->count = g_new0(double, (size_t)t->ncounters * TRACE_BUCKET_CAP);
-  t->unit_pj = g_new0(double, (size_t)UC__COUNT * TRACE_BUCKET_CAP);
+  t->unit_e = g_new0(SimEnergySum, (size_t)UC__COUNT * TRACE_BUCKET_CAP);
   return t;
 }
 
@@ -38,7 +38,7 @@ void trace_free(SimTrace *t) {
   g_free(t->issue);
   g_free(t->done);
   g_free(t->start);
-  g_free(t->energy_pj);
+  g_free(t->energy);
   g_array_free(t->mma, TRUE);
   g_array_free(t->dma, TRUE);
   for (int e = 0; e < t->nevents; e++) g_array_free(t->sigs[e], TRUE);
@@ -46,7 +46,7 @@ void trace_free(SimTrace *t) {
   g_array_free(t->snap_src, TRUE);
   g_array_free(t->flows, TRUE);
   g_free(t->count);
-  g_free(t->unit_pj);
+  g_free(t->unit_e);
   g_free(t->pw_t);
   g_free(t->pw_v);
   g_free(t);
@@ -100,9 +100,14 @@ static void coarsen_one(double *v) {
   memset(v + TRACE_BUCKET_CAP / 2, 0, sizeof(double) * (TRACE_BUCKET_CAP / 2));
 }
 
+static void coarsen_e(SimEnergySum *v) {
+  for (int i = 0; i < TRACE_BUCKET_CAP / 2; i++) v[i] = v[2 * i] + v[2 * i + 1];
+  memset(v + TRACE_BUCKET_CAP / 2, 0, sizeof(SimEnergySum) * (TRACE_BUCKET_CAP / 2));
+}
+
 static void coarsen(SimTrace *t) {
   for (int c = 0; c < t->ncounters; c++) coarsen_one(t->count + (size_t)c * TRACE_BUCKET_CAP);
-  for (int u = 0; u < UC__COUNT; u++) coarsen_one(t->unit_pj + (size_t)u * TRACE_BUCKET_CAP);
+  for (int u = 0; u < UC__COUNT; u++) coarsen_e(t->unit_e + (size_t)u * TRACE_BUCKET_CAP);
   t->bucket *= 2;
 }
 
@@ -111,13 +116,14 @@ void trace_count(SimTrace *t, int counter, int64_t cycle, double amount) {
   t->count[(size_t)counter * TRACE_BUCKET_CAP + (size_t)(cycle / t->bucket)] += amount;
 }
 
-void trace_energy(SimTrace *t, int uc, int64_t start, int64_t dur, double pj) {
-  int64_t end = start + MAX(dur, 1);
+void trace_energy(SimTrace *t, int uc, int64_t start, int64_t dur, SimEnergy e) {
+  int64_t end = start + dur, more = start + e % dur; /* [start, more) get q + 1 */
+  SimEnergy q = e / dur;
   while ((end - 1) / t->bucket >= TRACE_BUCKET_CAP) coarsen(t);
-  double *v = t->unit_pj + (size_t)uc * TRACE_BUCKET_CAP, rate = pj / (double)(end - start);
+  SimEnergySum *v = t->unit_e + (size_t)uc * TRACE_BUCKET_CAP;
   for (int64_t b = start / t->bucket; b * t->bucket < end; b++) {
-    int64_t a = MAX(start, b * t->bucket), e = MIN(end, (b + 1) * t->bucket);
-    v[b] += rate * (double)(e - a);
+    int64_t a = MAX(start, b * t->bucket), z = MIN(end, (b + 1) * t->bucket);
+    v[b] += q * (z - a) + MAX(MIN(z, more) - a, 0);
   }
 }
 
@@ -125,9 +131,9 @@ void trace_runs_init(TraceRuns *r, const SimTrace *t) {
   r->t0 = t->pw_t;
   r->v = t->pw_v;
   r->n = t->pw_n;
-  r->pre = g_new(double, t->pw_n);
+  r->pre = g_new(SimEnergySum, t->pw_n);
   for (size_t i = 0; i < r->n; i++)
-    r->pre[i] = i == 0 ? 0 : r->pre[i - 1] + r->v[i - 1] * (double)(r->t0[i] - r->t0[i - 1]);
+    r->pre[i] = i == 0 ? 0 : r->pre[i - 1] + (SimEnergySum)r->v[i - 1] * (r->t0[i] - r->t0[i - 1]);
 }
 
 void trace_runs_clear(TraceRuns *r) {
@@ -136,18 +142,17 @@ void trace_runs_clear(TraceRuns *r) {
 }
 
 /* The last run starting at or before x, by bisection. */
-double trace_runs_energy_before(const TraceRuns *r, int64_t x) {
+SimEnergySum trace_runs_energy_before(const TraceRuns *r, int64_t x) {
   size_t lo = 0, hi = r->n; /* t0[lo] <= x < t0[hi] (t0[0] = 0) */
   while (hi - lo > 1) {
     size_t mid = lo + (hi - lo) / 2;
     if (r->t0[mid] <= x) lo = mid; else hi = mid;
   }
-  return r->pre[lo] + r->v[lo] * (double)(x - r->t0[lo]);
+  return r->pre[lo] + (SimEnergySum)r->v[lo] * (x - r->t0[lo]);
 }
 
 double trace_runs_avg_w(const TraceRuns *r, double static_w, int64_t a, int64_t b) {
-  double pj = trace_runs_energy_before(r, b) - trace_runs_energy_before(r, a);
-  return pj / (double)(b - a) * 1e-3 + static_w;
+  return sim_e_w(trace_runs_energy_before(r, b) - trace_runs_energy_before(r, a), b - a) + static_w;
 }
 
 void trace_limits_default(TraceLimits *l) {

@@ -46,7 +46,7 @@ typedef struct SimTrace {
   int64_t *issue;     /* per instruction: issue cycle (-1: never issued)  */
   int64_t *done;      /* completion (a transfer's, a compute's, END's)     */
   int64_t *start;     /* first cycle of any of its actions (-1: none)      */
-  double *energy_pj;  /* its dynamic energy                                */
+  SimEnergy *energy;  /* its dynamic energy (units, sim.h)                 */
   GArray *mma, *dma;  /* TraceSlice, in booking order                      */
   int nevents;
   GArray **sigs;      /* per event: TraceSig in delivery order (counts only
@@ -61,15 +61,16 @@ typedef struct SimTrace {
   int ncounters, hbm, sms;
   int64_t bucket;     /* cycles per bucket (a power of two)                */
   double *count;      /* ncounters x TRACE_BUCKET_CAP                      */
-  /* dynamic energy (pJ) per unit class (sim.h UnitClass) per bucket, from
-   * the same sim_energy calls that build the power runs (--plot) */
-  double *unit_pj;    /* UC__COUNT x TRACE_BUCKET_CAP                      */
+  /* dynamic energy (units) per unit class (sim.h UnitClass) per bucket,
+   * from the same sim_energy calls that build the power runs, spread over
+   * the cycles as they are (--plot) */
+  SimEnergySum *unit_e; /* UC__COUNT x TRACE_BUCKET_CAP                    */
   /* filled when the run ends (trace_finish) */
   int64_t cycles;
   double static_w, peak_w;
   int64_t peak_start;
   int64_t *pw_t;      /* the power trace as runs (a copy, see sim_internal.h) */
-  double *pw_v;
+  SimEnergy *pw_v;
   size_t pw_n;
 } SimTrace;
 
@@ -90,23 +91,23 @@ void trace_sig_delivered(SimTrace *t, int ev, int64_t count, int snap);
  * delivery that released it (none when the count was there from the start
  * or came from the host). */
 void trace_wait_passed(SimTrace *t, int ev, int64_t n, int wg, int pc);
-/* `pj` of unit class `uc` spread evenly over [start, start + dur), as
- * sim_energy spreads it over the power trace. */
-void trace_energy(SimTrace *t, int uc, int64_t start, int64_t dur, double pj);
+/* `e` units of unit class `uc` spread over [start, start + dur) exactly as
+ * sim_energy spreads them over the power trace (sim_spread). */
+void trace_energy(SimTrace *t, int uc, int64_t start, int64_t dur, SimEnergy e);
 
 /* The power runs of a finished run (pw_t, pw_v) with their prefix energy,
  * for averages over any span in O(log runs): trace_json.c's counters and
  * plot.c's curves. */
 typedef struct TraceRuns {
   const int64_t *t0;
-  const double *v;
+  const SimEnergy *v;
   size_t n;
-  double *pre;        /* pre[i] = pJ before cycle t0[i]                    */
+  SimEnergySum *pre;  /* pre[i] = energy before cycle t0[i]                */
 } TraceRuns;
 void trace_runs_init(TraceRuns *r, const SimTrace *t);
 void trace_runs_clear(TraceRuns *r);
-/* Dynamic pJ over [0, x). */
-double trace_runs_energy_before(const TraceRuns *r, int64_t x);
+/* Dynamic energy (units) over [0, x). */
+SimEnergySum trace_runs_energy_before(const TraceRuns *r, int64_t x);
 /* Average power in W over [a, b) (a < b), static_w included. */
 double trace_runs_avg_w(const TraceRuns *r, double static_w, int64_t a, int64_t b);
 

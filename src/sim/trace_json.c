@@ -206,8 +206,8 @@ static int64_t wg_slice(Out *o, const Program *p, const SimTrace *t, int wg, con
   const char *text = sim_insn_text(p, in);
   char knob[128], task[128];
   knob_task(text, knob, task);
-  double pj = 0;
-  for (int pc = g->pc0; pc < g->pc1; pc++) pj += t->energy_pj[t->insn_base[wg] + pc];
+  SimEnergySum e = 0;
+  for (int pc = g->pc0; pc < g->pc1; pc++) e += t->energy[t->insn_base[wg] + pc];
   int n = g->pc1 - g->pc0;
   g_autofree char *name = n == 1     ? g_strdup_printf("%s%s%s", mnemonic(in), *task ? " " : "", task)
                          : one_task ? g_strdup_printf("%s (%d instructions)", *task ? task : mnemonic(in), n)
@@ -231,7 +231,7 @@ static int64_t wg_slice(Out *o, const Program *p, const SimTrace *t, int wg, con
   }
   if (*knob) mem_str(o->b, n == 1 || one_task ? "knob" : "first_knob", knob);
   if (*task) mem_str(o->b, n == 1 || one_task ? "task" : "first_task", task);
-  mem_int(o->b, "energy_pj", (int64_t)llround(pj));
+  mem_int(o->b, "energy_pj", (int64_t)((e + EU_PER_PJ / 2) / EU_PER_PJ)); /* to the nearest pJ, halves up */
   jdoc_end_object(o->b);
   jdoc_end_object(o->b);
   emit(o);

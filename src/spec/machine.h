@@ -10,8 +10,8 @@
 #include <glib.h>
 #include <stdint.h>
 
-#define TCC_SIM_VERSION "tcc-sim 1.1.0 (spec v2)"
-#define TCC_SPEC_VERSION 2
+#define TCC_SIM_VERSION "tcc-sim 1.2.0 (spec v3)"
+#define TCC_SPEC_VERSION 3
 
 typedef struct Machine {
   int sms;          /* streaming multiprocessors                        */
@@ -41,7 +41,7 @@ typedef struct MachineParam {
 extern const MachineParam sim_machine_params[];
 extern const int sim_machine_nparams;
 
-/* Fixed constants of the spec (v1 and v2): timing in cycles, energy in pJ, area in mm^2. */
+/* Fixed constants of the spec (v1 to v3): timing in cycles, area in mm^2. */
 enum {
   T_ISSUE = 1,          /* cycles between two issues of one WG          */
   T_MMA_BLOCK = 32,     /* one 32x32x32 block on one array               */
@@ -65,16 +65,35 @@ enum {
  * add up many SIGs, saturate at INT64_MAX instead). */
 #define TCC_MAX_COUNT INT64_C(1000000000000000000)
 
-/* Energy per action, pJ (docs/machine.md "Energy"). */
-#define E_MMA_BLOCK 20480.0   /* one 32x32x32 block (0.625 pJ/MAC)  */
-#define E_VEC_ELEM 2.0        /* one element of one VEC op          */
-#define E_SFU_ELEM 8.0        /* one element of one SFU op          */
-#define E_RED_ELEM 2.0        /* one float into a REDUCE unit       */
-#define E_RF_BYTE 0.25        /* one RF byte read or written        */
-#define E_SH_BYTE 0.3         /* one SH byte read or written        */
-#define E_NOC_BYTE 0.4        /* one byte over one NoC link         */
-#define E_HBM_LINE 2200.0     /* one 64-byte HBM line read/written  */
-#define E_DMA_DESC 50.0       /* one DMA descriptor                 */
+/* Energy per action (docs/machine.md §5) as an exact count of energy
+ * units: 1 unit = 1/EU_PER_PJ pJ = 50 fJ, the largest unit in which every
+ * constant of the table is a whole number (0.25, 0.3 and 0.4 pJ need
+ * twentieths).  The simulator adds only these integers; the pJ values
+ * below derive from them (the bounds, docs/bounds.md, use those). */
+#define EU_PER_PJ 20
+#define EU_MMA_BLOCK INT64_C(409600) /* one 32x32x32 block (20480 pJ, 0.625 pJ/MAC) */
+#define EU_VEC_ELEM INT64_C(40)      /* one element of one VEC op (2 pJ)    */
+#define EU_SFU_ELEM INT64_C(160)     /* one element of one SFU op (8 pJ)    */
+#define EU_RED_ELEM INT64_C(40)      /* one float into a REDUCE unit (2 pJ) */
+#define EU_RF_BYTE INT64_C(5)        /* one RF byte read or written (0.25)  */
+#define EU_SH_BYTE INT64_C(6)        /* one SH byte read or written (0.3)   */
+#define EU_NOC_BYTE INT64_C(8)       /* one byte over one NoC link (0.4)    */
+#define EU_HBM_LINE INT64_C(44000)   /* one 64-byte HBM line (2200 pJ)      */
+#define EU_DMA_DESC INT64_C(1000)    /* one DMA descriptor (50 pJ)          */
+/* The same in pJ (each division is exact or the double nearest to the
+ * table's decimal: 0.25, 0.3, 0.4). */
+#define E_MMA_BLOCK ((double)EU_MMA_BLOCK / EU_PER_PJ)
+#define E_VEC_ELEM ((double)EU_VEC_ELEM / EU_PER_PJ)
+#define E_SFU_ELEM ((double)EU_SFU_ELEM / EU_PER_PJ)
+#define E_RED_ELEM ((double)EU_RED_ELEM / EU_PER_PJ)
+#define E_RF_BYTE ((double)EU_RF_BYTE / EU_PER_PJ)
+#define E_SH_BYTE ((double)EU_SH_BYTE / EU_PER_PJ)
+#define E_NOC_BYTE ((double)EU_NOC_BYTE / EU_PER_PJ)
+#define E_HBM_LINE ((double)EU_HBM_LINE / EU_PER_PJ)
+#define E_DMA_DESC ((double)EU_DMA_DESC / EU_PER_PJ)
+/* Static power is not counted in units: it is the same in every cycle,
+ * so it moves no window, and it is added once, in W, when a figure is
+ * printed (docs/machine.md §5). */
 #define P_STATIC_PER_MM2 0.15 /* static power, W per mm^2           */
 
 /* Area per component, mm^2 (docs/machine.md "Area"). */

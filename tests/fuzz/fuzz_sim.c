@@ -60,8 +60,10 @@ static void same_result(const SimResult *a, const SimResult *b) {
                    same_double(a->peak_w, b->peak_w) && a->peak_start == b->peak_start &&
                    same_double(a->energy_uj, b->energy_uj),
                "power: %g W / %g W", a->peak_w, b->peak_w);
+  FUZZ_REQUIRE(a->peak_e == b->peak_e && a->dyn_e == b->dyn_e, "energy units: window %" G_GINT64_FORMAT
+               " / %" G_GINT64_FORMAT, a->peak_e, b->peak_e);
   for (int u = 0; u < UC__COUNT; u++)
-    FUZZ_REQUIRE(same_double(a->unit_energy_uj[u], b->unit_energy_uj[u]) &&
+    FUZZ_REQUIRE(a->unit_e[u] == b->unit_e[u] && same_double(a->unit_energy_uj[u], b->unit_energy_uj[u]) &&
                      same_double(a->unit_busy[u], b->unit_busy[u]),
                  "unit %s", sim_unit_class_name[u]);
   FUZZ_REQUIRE(a->checked == b->checked, "checked");

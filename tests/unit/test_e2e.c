@@ -105,6 +105,9 @@ static void same_result(const char *what, uint64_t seed, const SimResult *a, con
   ck_assert_msg(a->cycles == b->cycles && a->peak_start == b->peak_start && a->insns == b->insns &&
                     a->mma_blocks == b->mma_blocks && a->hbm_lines == b->hbm_lines,
                 "%s: timing differs", ctx);
+  ck_assert_msg(a->peak_e == b->peak_e && a->dyn_e == b->dyn_e &&
+                    memcmp(a->unit_e, b->unit_e, sizeof a->unit_e) == 0,
+                "%s: energy units differ", ctx);
   ck_assert_msg(memcmp(&a->area_mm2, &b->area_mm2, sizeof(double)) == 0 &&
                     memcmp(&a->static_w, &b->static_w, sizeof(double)) == 0 &&
                     memcmp(&a->peak_w, &b->peak_w, sizeof(double)) == 0 &&
@@ -282,7 +285,7 @@ static void engine_both_ways(const char *what, const Program *p) {
     ck_assert_int_eq(r[0].nhot, r[1].nhot);
     for (int i = 0; i < r[0].nhot; i++)
       ck_assert_msg(r[0].hot[i].wg == r[1].hot[i].wg && r[0].hot[i].pc == r[1].hot[i].pc &&
-                        memcmp(&r[0].hot[i].energy_pj, &r[1].hot[i].energy_pj, sizeof(double)) == 0,
+                        r[0].hot[i].energy == r[1].hot[i].energy,
                     "%s, flag %u: hottest-window instruction %d differs", what, f, i);
     sim_result_clear(&r[0]);
     sim_result_clear(&r[1]);

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "tests.h"
+#include "trace.h"
 
 /* Static power of the default machine: 0.15 W/mm^2 x 22.7192 mm^2 (§5, §6). */
 #define STATIC_DEFAULT (0.15 * 22.7192)
@@ -40,7 +41,7 @@ static Run run(const char *hw, const char *body) {
   gboolean ok = t_run(text, &o, &r, &err);
   ck_assert_msg(ok, "program failed: %s\n%s", err ? err->message : "?", text);
   Run x = {r.cycles, r.peak_start, r.peak_w, r.energy_uj, r.static_w, r.area_mm2, {0}};
-  for (int u = 0; u < UC__COUNT; u++) x.pj[u] = r.unit_energy_uj[u] * 1e6;
+  for (int u = 0; u < UC__COUNT; u++) x.pj[u] = sim_e_pj(r.unit_e[u]); /* exact: units / 20 */
   sim_result_clear(&r);
   return x;
 }
@@ -309,6 +310,44 @@ START_TEST(test_area_machines) {
 }
 END_TEST
 
+/* ---- exact spreading (§5) ---------------------------------------------------
+ * An action's energy is a whole number of units (1/20 pJ) spread over its
+ * cycles as units too: e / dur per cycle and one more in each of the first
+ * e % dur cycles.  VEC.fill of 1x32 (vl 16): 2 cycles of 32 x 40 VEC units +
+ * 128 B x 5 RF units = 1920, 960 a cycle.  VEC.rsum of 1x32: 2 + log2(16) =
+ * 6 cycles of 32 x 40 = 1280 VEC units (213 r 2) and (128 + 4) B x 5 = 660
+ * RF units (110): 324, 324, then 323 x 4.  The trace sums to the run's
+ * dynamic energy, unit for unit. */
+START_TEST(test_spread_exact) {
+  g_autofree char *text = g_strdup_printf("%s\n.problem p1\n.wg 0\n.rf a p0 1x32\n.rf d p1 1x1\n"
+                                          " VEC.fill a, 1.0\n VEC.rsum d, a\n END\n", t_machine(""));
+  SimOptions o;
+  sim_options_default(&o);
+  o.timing_only = TRUE;
+  o.trace = TRUE;
+  SimResult r;
+  g_autoptr(GError) err = NULL;
+  ck_assert_msg(t_run(text, &o, &r, &err), "%s", err ? err->message : "");
+  ck_assert_int_eq(r.unit_e[UC_VEC], 32 * 40 * 2);
+  ck_assert_int_eq(r.unit_e[UC_RF], 128 * 5 + 132 * 5);
+  const SimTrace *t = r.trace;
+  SimEnergySum sum = 0;
+  GString *seen = g_string_new(NULL);
+  for (size_t i = 0; i + 1 < t->pw_n; i++) {
+    sum += (SimEnergySum)t->pw_v[i] * (t->pw_t[i + 1] - t->pw_t[i]);
+    g_string_append_printf(seen, "%" G_GINT64_FORMAT "x%" G_GINT64_FORMAT " ", t->pw_v[i],
+                           t->pw_t[i + 1] - t->pw_t[i]);
+  }
+  ck_assert_int_eq(t->pw_v[t->pw_n - 1], 0); /* nothing after the last action */
+  ck_assert_msg(sum == r.dyn_e, "trace sums to %" G_GINT64_FORMAT ", run %" G_GINT64_FORMAT, (int64_t)sum,
+                (int64_t)r.dyn_e);
+  ck_assert_msg(strstr(seen->str, "960x2 324x2 323x4 ") != NULL, "trace: %s", seen->str);
+  ck_assert_int_eq(r.peak_e, r.dyn_e); /* under 1000 cycles: the window holds it all */
+  g_string_free(seen, TRUE);
+  sim_result_clear(&r);
+}
+END_TEST
+
 Suite *suite_energy(void) {
   Suite *s = suite_create("energy");
   TCase *tc = tcase_create("energy");
@@ -319,6 +358,7 @@ Suite *suite_energy(void) {
   tcase_add_test(tc, test_peak_last_window_mma);
   tcase_add_test(tc, test_peak_dma_window);
   tcase_add_loop_test(tc, test_area_machines, 0, G_N_ELEMENTS(acases));
+  tcase_add_test(tc, test_spread_exact);
   suite_add_tcase(s, tc);
   return s;
 }

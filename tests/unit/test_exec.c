@@ -290,17 +290,18 @@ END_TEST
 
 /* ---- the power trace as runs (docs/machine.md §5) --------------------- */
 
-/* sim_peak_window_runs gives the bytes of sim_peak_window on the expanded
- * trace: random runs (short and long, values from a small set so that equal
- * values recur, or spread over magnitudes so that rounding shows), every
- * kind of length (under one window, multiples of it, past the last run). */
+/* sim_peak_window_runs gives what sim_peak_window gives on the expanded
+ * trace, window energy and start: random runs (short and long, values from
+ * a small set so that equal values recur, or spread over magnitudes up to
+ * the largest machine's power), every kind of length (under one window,
+ * multiples of it, past the last run). */
 START_TEST(test_peak_window_runs) {
   GRand *rnd = g_rand_new_with_seed(4242);
-  static const double vals[] = {0.0, 1.5, 1.5, 2200.0, 1e-3, 20480.0 / 32, 7.25};
+  static const SimEnergy vals[] = {0, 30, 30, 44000, 1, 409600 / 32, 145};
   for (int k = 0; k < 300; k++) {
     int nr = g_rand_int_range(rnd, 1, 60);
     int64_t *t0 = g_new(int64_t, nr);
-    double *v = g_new(double, nr);
+    SimEnergy *v = g_new(SimEnergy, nr);
     int64_t t = 0;
     for (int i = 0; i < nr; i++) {
       t0[i] = t;
@@ -308,24 +309,24 @@ START_TEST(test_peak_window_runs) {
       t += shape == 0 ? 1 : shape == 1 ? g_rand_int_range(rnd, 1, 40)
          : shape == 2 ? g_rand_int_range(rnd, 900, 2100) : g_rand_int_range(rnd, 1, 30000);
       v[i] = k % 2 ? vals[g_rand_int_range(rnd, 0, G_N_ELEMENTS(vals))]
-                   : g_rand_double_range(rnd, 0, 3000) * (g_rand_boolean(rnd) ? 1e-7 : 1.0);
+                   : (SimEnergy)g_rand_int_range(rnd, 0, 60000) * (g_rand_boolean(rnd) ? 1 : 1000);
     }
     int64_t ns[] = {t, t + g_rand_int_range(rnd, 0, 3000), g_rand_int_range(rnd, 0, 1000),
                     (t / 1000) * 1000, 1000, 0};
     for (unsigned j = 0; j < G_N_ELEMENTS(ns); j++) {
       int64_t n = ns[j];
-      double *pj = g_new(double, n + 1);
+      SimEnergy *e = g_new(SimEnergy, n + 1);
       for (int64_t c = 0, i = 0; c < n; c++) {
         while (i + 1 < nr && t0[i + 1] <= c) i++;
-        pj[c] = v[i];
+        e[c] = v[i];
       }
       int64_t s1 = -1, s2 = -2;
-      double a = sim_peak_window(pj, n, 1000, 2.5, &s1);
-      double b = sim_peak_window_runs(t0, v, (size_t)nr, n, 1000, 2.5, &s2);
-      ck_assert_msg(memcmp(&a, &b, sizeof a) == 0 && s1 == s2,
-                    "case %d n %" G_GINT64_FORMAT ": dense %.17g at %" G_GINT64_FORMAT
-                    ", runs %.17g at %" G_GINT64_FORMAT, k, n, a, s1, b, s2);
-      g_free(pj);
+      SimEnergy a = sim_peak_window(e, n, 1000, &s1);
+      SimEnergy b = sim_peak_window_runs(t0, v, (size_t)nr, n, 1000, &s2);
+      ck_assert_msg(a == b && s1 == s2,
+                    "case %d n %" G_GINT64_FORMAT ": dense %" G_GINT64_FORMAT " at %" G_GINT64_FORMAT
+                    ", runs %" G_GINT64_FORMAT " at %" G_GINT64_FORMAT, k, n, a, s1, b, s2);
+      g_free(e);
     }
     g_free(t0);
     g_free(v);
@@ -334,9 +335,6 @@ START_TEST(test_peak_window_runs) {
 }
 END_TEST
 
-/* A program idle for 10^15 cycles between two actions: its power costs
- * memory for the actions only (a trace per cycle would take 8 PB), and is
- * what the dense trace would give. */
 START_TEST(test_power_idle_program) {
   g_autofree char *text = g_strdup_printf(
       "%s\n.problem p1\n.wg 0\n.rf a p0 32x32\n VEC.fill a, 1.0\n WAITT 999999999990000\n"
@@ -350,9 +348,10 @@ START_TEST(test_power_idle_program) {
   ck_assert_msg(t_run(text, &o, &r, &err), "%s", err ? err->message : "");
   ck_assert_int_eq(r.cycles, 999999999990065);
   ck_assert_int_eq(r.peak_start, 0); /* the first window wins the tie (strict >) */
-  /* one VEC.fill: 64 cycles of 2 pJ * 1024 elements + 4 KiB of RF writes */
-  double e = 2.0 * 1024 + 0.25 * 4096, want = e / 1000 * 1e-3 + r.static_w;
-  ck_assert_double_eq_tol(r.peak_w, want, 1e-12);
+  /* one VEC.fill: 64 cycles of 2 pJ * 1024 elements + 4 KiB of RF writes,
+   * exactly, in units of 1/20 pJ */
+  ck_assert_int_eq(r.peak_e, 20 * (2 * 1024 + 4096 / 4));
+  ck_assert_double_eq_tol(r.peak_w, (2.0 * 1024 + 0.25 * 4096) / 1000 * 1e-3 + r.static_w, 1e-12);
   sim_result_clear(&r);
 }
 END_TEST

@@ -27,37 +27,39 @@ START_TEST(test_calendar_fit) {
 END_TEST
 
 /* brute force: every window from scratch */
-static double brute(const double *pj, int64_t n, int64_t w, int64_t *start) {
-  double best = -1;
+static SimEnergy brute(const SimEnergy *e, int64_t n, int64_t w, int64_t *start) {
+  SimEnergy best = -1;
   for (int64_t s = 0; s + w <= (n > w ? n : w); s++) {
-    double sum = 0;
-    for (int64_t t = s; t < s + w; t++) sum += t < n ? pj[t] : 0;
-    if (sum > best + 1e-9) best = sum, *start = s;
+    SimEnergy sum = 0;
+    for (int64_t t = s; t < s + w; t++) sum += t < n ? e[t] : 0;
+    if (sum > best) best = sum, *start = s;
   }
-  return best / (double)w * 1e-3;
+  return best;
 }
 
 START_TEST(test_window) {
   int64_t n = 5000, s1, s2;
-  double *pj = g_new0(double, n);
+  SimEnergy *e = g_new0(SimEnergy, n);
   guint32 x = 12345;
   for (int64_t t = 0; t < n; t++) {
     x = x * 1103515245u + 12345u;
-    pj[t] = (double)(x >> 16) / 65536.0 * 10000.0; /* up to 10 W per cycle */
+    e[t] = (SimEnergy)(x >> 16) * 3; /* up to ~10 W per cycle, in units of 1/20 pJ */
   }
-  for (int64_t t = 3000; t < 3500; t++) pj[t] = 30000.0; /* a hot spot */
-  double w = sim_peak_window(pj, n, 1000, 2.5, &s1);
-  double b = brute(pj, n, 1000, &s2);
-  ck_assert_double_eq_tol(w, b + 2.5, 1e-9);
+  for (int64_t t = 3000; t < 3500; t++) e[t] = 600000; /* a hot spot */
+  SimEnergy w = sim_peak_window(e, n, 1000, &s1);
+  SimEnergy b = brute(e, n, 1000, &s2);
+  ck_assert_int_eq(w, b);
   ck_assert_int_eq(s1, s2);
   ck_assert(s1 > 2000 && s1 <= 3000);
-  /* constant trace: its rate plus static */
-  for (int64_t t = 0; t < n; t++) pj[t] = 8000.0;
-  ck_assert_double_eq_tol(sim_peak_window(pj, n, 1000, 1.0, &s1), 9.0, 1e-9);
+  /* constant trace: 160000 units (8 pJ) per cycle is 8 W */
+  for (int64_t t = 0; t < n; t++) e[t] = 160000;
+  ck_assert_int_eq(sim_peak_window(e, n, 1000, &s1), 160000 * 1000);
+  ck_assert_double_eq_tol(sim_e_w(160000 * 1000, 1000), 8.0, 1e-12);
   ck_assert_int_eq(s1, 0);
   /* a 200-cycle program is measured over [0, 1000) */
-  ck_assert_double_eq_tol(sim_peak_window(pj, 200, 1000, 1.0, &s1), 1.0 + 8.0 * 200 / 1000, 1e-9);
-  g_free(pj);
+  ck_assert_int_eq(sim_peak_window(e, 200, 1000, &s1), 160000 * 200);
+  ck_assert_double_eq_tol(sim_e_w(160000 * 200, 1000), 8.0 * 200 / 1000, 1e-12);
+  g_free(e);
 }
 END_TEST
 
