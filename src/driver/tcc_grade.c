@@ -49,18 +49,6 @@ typedef struct Outcome {
   char *fit_note;
 } Outcome;
 
-/* What an outcome owns (a zeroed one owns nothing). */
-static void outcome_clear(Outcome *o) {
-  for (int i = 0; i < NSEEDS; i++) sim_result_clear(&o->res[i]);
-  g_free(o->hint);
-  if (o->have_prof) sim_result_clear(&o->prof);
-  g_free(o->svg);
-  g_free(o->svg_note);
-  if (o->warnings) g_ptr_array_unref(o->warnings);
-  g_free(o->fit_note);
-  memset(o, 0, sizeof *o);
-}
-
 /* Which constraints failed, e.g. "numerics (seed 13), power". */
 static char *failures(const Outcome *o) {
   GString *g = g_string_new(NULL);
@@ -125,6 +113,18 @@ static void print_table(const char *const names[], const Outcome *const outs[], 
 }
 
 #ifndef TCC_GRADE_TABLE_TEST
+/* What an outcome owns (a zeroed one owns nothing). */
+static void outcome_clear(Outcome *o) {
+  for (int i = 0; i < NSEEDS; i++) sim_result_clear(&o->res[i]);
+  g_free(o->hint);
+  if (o->have_prof) sim_result_clear(&o->prof);
+  g_free(o->svg);
+  g_free(o->svg_note);
+  if (o->warnings) g_ptr_array_unref(o->warnings);
+  g_free(o->fit_note);
+  memset(o, 0, sizeof *o);
+}
+
 /* Grading, as tasks on a thread pool.  Timing, power and area do not depend
  * on the data, so each problem is timed once (sim_time) and each seed only
  * checks the numerics (sim_check): the same results and errors as a full
