@@ -63,7 +63,8 @@ static void run_one(gpointer data, gpointer unused) {
     return;
   }
   r->fit_runs = fit.runs;
-  r->fitted = fit.changed;
+  r->fitted = fit.changed && !fit.relaxed;
+  r->relaxed = fit.relaxed;
   char *asm_text = be_emit(ir);
   g_autoptr(Program) prog = sim_asm_parse_take("shape.asm", asm_text, strlen(asm_text), &err);
   SimOptions opt;
@@ -145,7 +146,7 @@ char *shapes_table(const ShapeSuite *s, char **files, int nplans, const ShapeRun
     if (r->status == SHAPE_PASS || (r->status == SHAPE_FAIL && r->cycles > 0))
       g_string_append_printf(o, " %9" G_GINT64_FORMAT " %8.4f %8" G_GINT64_FORMAT " %7.2f %4d%s", r->cycles,
                              r->peak_w, r->bound, r->bound > 0 ? (double)r->cycles / (double)r->bound : 0.0,
-                             r->fit_runs, r->fitted ? "*" : "");
+                             r->fit_runs, r->fitted ? "*" : r->relaxed ? "r" : "");
     if (r->why) g_string_append_printf(o, "  %s", r->why);
     g_string_append_c(o, '\n');
     *bad += r->status == SHAPE_FAIL || r->status == SHAPE_REFUSED;
@@ -167,6 +168,7 @@ char *shapes_table(const ShapeSuite *s, char **files, int nplans, const ShapeRun
     if (m) g_string_append_printf(o, "; geometric mean of cycles/bound %.3f over %d", exp(logsum / m), m);
     g_string_append_c(o, '\n');
   }
-  g_string_append(o, "(fit: the power fitting's runs; * it paced the loads)\n");
+  g_string_append(o, "(fit: the power fitting's runs; * it paced the loads or took SMs away, r it lowered the "
+                     "spacings: power.fit: relax)\n");
   return g_string_free(o, FALSE);
 }

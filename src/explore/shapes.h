@@ -23,7 +23,8 @@ typedef struct ShapeRun {
   int64_t cycles, bound;   /* bound: docs/bounds.md's, for the shape      */
   double peak_w;
   int fit_runs;            /* the power fitting's runs                    */
-  gboolean fitted;         /* it changed the pacing                       */
+  gboolean fitted;         /* it paced the loads or took SMs away         */
+  gboolean relaxed;        /* it lowered the spacings (power.fit: relax)  */
 } ShapeRun;
 
 /* Run every plan (files[0 .. nplans)) on every shape of the suite (quick:

@@ -604,6 +604,7 @@ static Ir *fit_section(const Plan *plan, ProblemKind kind, int64_t cap, gboolean
   res->cycles = best.cycles;
   res->added = best.added;
   res->changed = best.added > 0 || best.relax >= 0;
+  res->relaxed = best.relax >= 0;
   res->overrode = res->changed && ((best.ir->sms_used != plan_pp->sms_used && plan_knob_loc(plan_pp, "sms_used").line > 0) ||
                                    (best.family != FEWER_SMS && overrides(plan_pp)));
   Ir *ir = best.ir;

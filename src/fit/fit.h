@@ -43,6 +43,8 @@ typedef struct FitResult {
   int64_t first_cycles, cycles;
   int64_t added;            /* cycles added to the event interval (0: none) */
   gboolean changed;         /* the returned program's schedule was fitted  */
+  gboolean relaxed;         /* ... by power.fit: relax (its pacing knobs  */
+                            /* lowered), not paced                         */
   gboolean overrode;        /* ... and changed a knob the plan wrote       */
 } FitResult;
 
