@@ -587,11 +587,15 @@ static gboolean resident_desc(P1 *c, int l, int stage, const ProjStage *ps, LwP1
                      .fold = ps->fold,
                      .part_col = part_col, .part_stride = c->d, .after = after, .grp = grp,
                      .finish = tail_cb, .ctx = pt, .prov = ir_prov(ir, "weights"), .mc_prov = ir_prov(ir, mc)};
+  g_autofree char *split = g_strdup_printf("k_split.%s", sched_proj_name[ps->pj->proj]);
+  st->split_prov = st->last_prov = ir_prov(ir, split);
   if (!tile_sync_desc(c, l, ps, st, err)) return FALSE;
   if (c->pp->k_split_last[ps->pj->proj] && shards > 1 && mcast) { /* resident_owners.c: chain_last */
+    g_autofree char *last = g_strdup_printf("k_split_last.%s", sched_proj_name[ps->pj->proj]);
     st->chain_last = TRUE;
+    st->last_prov = ir_prov(ir, last);
     if (ps->res_sym) {
-      st->res = (LwSource){.sym = ps->res_sym, .col = ps->res_col, .stride = c->d, .prov = c->base,
+      st->res = (LwSource){.sym = ps->res_sym, .col = ps->res_col, .stride = c->d, .prov = st->last_prov,
                            .packed = mat(c, ps->res_sym, ps->res_col, c->d).packed};
       st->extra--;
       pt->no_res = TRUE;

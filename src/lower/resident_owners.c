@@ -389,43 +389,43 @@ static void epilogue(Res *r, int o, int i, int t, IrView av, const char *tag, Ep
   gboolean mc = st->multicast;
   if (s == r->bshard && s > 0) { /* the last shard starts the sum with the bias (and residual) */
     IrOp *op = ir_emit(ir, me, IR_VADD);
-    op->d = av, op->a = av, op->b = ir_all(ir, r->bias[o]), op->prov = st->prov;
+    op->d = av, op->a = av, op->b = ir_all(ir, r->bias[o]), op->prov = st->last_prov;
     if (r->res[o] >= 0) {
       IrView rv = ir_all(ir, r->res[o]);
       LwMat m = {st->res.col, st->res.stride, st->res.packed};
       lw_load_mat(ir, me, rv, st->res.sym, &m, t * r->R, p * r->P, st->res.prov);
       op = ir_emit(ir, me, IR_VADD);
-      op->d = av, op->a = av, op->b = rv, op->prov = st->res.prov;
+      op->d = av, op->a = av, op->b = rv, op->prov = st->last_prov;
     }
   }
   if (s < r->S - 1) { /* add what shards > s have summed */
     IrView pv = ir_all(ir, r->pbuf[o]);
-    wait_ev(ir, me, epi_event(r, &ev->above, "sum", p, s + 1), i + 1, st->prov);
+    wait_ev(ir, me, epi_event(r, &ev->above, "sum", p, s + 1), i + 1, st->split_prov);
     if (!mc)
-      lw_load(ir, me, pv, "scratch", t * r->R, st->part_col[s] + p * r->P, st->part_stride, st->prov);
+      lw_load(ir, me, pv, "scratch", t * r->R, st->part_col[s] + p * r->P, st->part_stride, st->split_prov);
     IrOp *op = ir_emit(ir, me, IR_VADD);
-    op->d = av, op->a = av, op->b = pv, op->prov = st->prov;
+    op->d = av, op->a = av, op->b = pv, op->prov = st->split_prov;
     if (mc) { /* the part buffer may take the next tile's sum */
-      sig_ev(ir, me, epi_event(r, &ev->took, "took", p, s), st->prov);
+      sig_ev(ir, me, epi_event(r, &ev->took, "took", p, s), st->split_prov);
     }
   }
   if (s > 0) { /* the sum of shards >= s, for shard s-1 */
     if (!mc) {
-      lw_store(ir, me, av, "scratch", t * r->R, st->part_col[s - 1] + p * r->P, st->part_stride, st->prov);
+      lw_store(ir, me, av, "scratch", t * r->R, st->part_col[s - 1] + p * r->P, st->part_stride, st->split_prov);
     } else { /* straight into shard s-1's part buffer, once it is free */
       if (i == 0) { /* its task has started */
         if (ev->ready_prev < 0) {
           g_autofree char *ready = shard_event(r, s - 1, "ready", -1);
           ev->ready_prev = ir_event(ir, ready);
         }
-        wait_ev(ir, me, ev->ready_prev, r->np, st->prov);
+        wait_ev(ir, me, ev->ready_prev, r->np, st->split_prov);
       } else {
-        wait_ev(ir, me, epi_event(r, &ev->took_prev, "took", p, s - 1), i, st->prov);
+        wait_ev(ir, me, epi_event(r, &ev->took_prev, "took", p, s - 1), i, st->split_prov);
       }
       IrOp *op = ir_emit(ir, me, IR_ST);
-      op->a = av, op->mem = ir_all(ir, r->pbuf[o - r->np]), op->prov = st->prov;
+      op->a = av, op->mem = ir_all(ir, r->pbuf[o - r->np]), op->prov = st->split_prov;
     }
-    sig_ev(ir, me, epi_event(r, &ev->mine, "sum", p, s), st->prov);
+    sig_ev(ir, me, epi_event(r, &ev->mine, "sum", p, s), st->split_prov);
     return;
   }
   if (st->fold) { /* ln_fold_centred.c: acc * rstd + (bW + c) */

@@ -54,6 +54,9 @@ typedef struct LwP1Resident {
   int (*post_at)(void *ctx, int c0, int nk); /* post_at(c0) of its nk      */
   void *ctx;
   IrProv prov, mc_prov;   /* "weights", "multicast.PROJ"                    */
+  /* the K shards' chain of partial sums (k_split.PROJ), and the last
+   * shard's start of it with the bias (k_split_last.PROJ) */
+  IrProv split_prov, last_prov;
   /* tile_sync (tile_sync.c): the issuers wait for these tile events of
    * the previous stage instead of its group `after` (stage NULL: the group);
    * publish: the finishing owners signal this stage's tile events */

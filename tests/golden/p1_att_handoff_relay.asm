@@ -309,69 +309,69 @@
     WAIT      ev.l0_w2_k1_full2, 1                          ; p1.multicast.w2:15 l0.w2.k1.p0
     MMA.z     l0_w2_k1_p0_acc1, l0_w2_k1_a2, l0_w2_k1_p0_w[0:32, :] ; p1.k_chunk.w2:13 l0.w2.k1.p0
     SIG       ev.l0_w2_k1_free2, 1                          ; p1.multicast.w2:15 l0.w2.k1.p0
-    WAIT      ev.l0_w2_k0_ready, 2                          ; p1.weights:12 l0.w2.k1.p0
-    ST        wg57.l0_w2_k0_p0_part, l0_w2_k1_p0_acc0       ; p1.weights:12 l0.w2.k1.p0
+    WAIT      ev.l0_w2_k0_ready, 2                          ; p1.k_split.w2:14 l0.w2.k1.p0
+    ST        wg57.l0_w2_k0_p0_part, l0_w2_k1_p0_acc0       ; p1.k_split.w2:14 l0.w2.k1.p0
     WAIT      ev.l0_w2_k1_full3, 1                          ; p1.multicast.w2:15 l0.w2.k1.p0
     MMA       l0_w2_k1_p0_acc1, l0_w2_k1_a3, l0_w2_k1_p0_w[32:64, :] ; p1.k_chunk.w2:13 l0.w2.k1.p0
     SIG       ev.l0_w2_k1_free3, 1                          ; p1.multicast.w2:15 l0.w2.k1.p0
-    SIG       ev.l0_w2_p0_sum1, 1                           ; p1.weights:12 l0.w2.k1.p0
+    SIG       ev.l0_w2_p0_sum1, 1                           ; p1.k_split.w2:14 l0.w2.k1.p0
     WAIT      ev.l0_w2_k1_full0, 2                          ; p1.multicast.w2:15 l0.w2.k1.p0
     MMA.z     l0_w2_k1_p0_acc0, l0_w2_k1_a0, l0_w2_k1_p0_w[0:32, :] ; p1.k_chunk.w2:13 l0.w2.k1.p0
     SIG       ev.l0_w2_k1_free0, 1                          ; p1.multicast.w2:15 l0.w2.k1.p0
-    WAIT      ev.l0_w2_p0_took0, 1                          ; p1.weights:12 l0.w2.k1.p0
-    ST        wg57.l0_w2_k0_p0_part, l0_w2_k1_p0_acc1       ; p1.weights:12 l0.w2.k1.p0
+    WAIT      ev.l0_w2_p0_took0, 1                          ; p1.k_split.w2:14 l0.w2.k1.p0
+    ST        wg57.l0_w2_k0_p0_part, l0_w2_k1_p0_acc1       ; p1.k_split.w2:14 l0.w2.k1.p0
     WAIT      ev.l0_w2_k1_full1, 2                          ; p1.multicast.w2:15 l0.w2.k1.p0
     MMA       l0_w2_k1_p0_acc0, l0_w2_k1_a1, l0_w2_k1_p0_w[32:64, :] ; p1.k_chunk.w2:13 l0.w2.k1.p0
     SIG       ev.l0_w2_k1_free1, 1                          ; p1.multicast.w2:15 l0.w2.k1.p0
-    SIG       ev.l0_w2_p0_sum1, 1                           ; p1.weights:12 l0.w2.k1.p0
+    SIG       ev.l0_w2_p0_sum1, 1                           ; p1.k_split.w2:14 l0.w2.k1.p0
     WAIT      ev.l0_w2_k1_full2, 2                          ; p1.multicast.w2:15 l0.w2.k1.p0
     MMA.z     l0_w2_k1_p0_acc1, l0_w2_k1_a2, l0_w2_k1_p0_w[0:32, :] ; p1.k_chunk.w2:13 l0.w2.k1.p0
     SIG       ev.l0_w2_k1_free2, 1                          ; p1.multicast.w2:15 l0.w2.k1.p0
-    WAIT      ev.l0_w2_p0_took0, 2                          ; p1.weights:12 l0.w2.k1.p0
-    ST        wg57.l0_w2_k0_p0_part, l0_w2_k1_p0_acc0       ; p1.weights:12 l0.w2.k1.p0
+    WAIT      ev.l0_w2_p0_took0, 2                          ; p1.k_split.w2:14 l0.w2.k1.p0
+    ST        wg57.l0_w2_k0_p0_part, l0_w2_k1_p0_acc0       ; p1.k_split.w2:14 l0.w2.k1.p0
     WAIT      ev.l0_w2_k1_full3, 2                          ; p1.multicast.w2:15 l0.w2.k1.p0
     MMA       l0_w2_k1_p0_acc1, l0_w2_k1_a3, l0_w2_k1_p0_w[32:64, :] ; p1.k_chunk.w2:13 l0.w2.k1.p0
     SIG       ev.l0_w2_k1_free3, 1                          ; p1.multicast.w2:15 l0.w2.k1.p0
-    SIG       ev.l0_w2_p0_sum1, 1                           ; p1.weights:12 l0.w2.k1.p0
+    SIG       ev.l0_w2_p0_sum1, 1                           ; p1.k_split.w2:14 l0.w2.k1.p0
     WAIT      ev.l0_w2_k1_full0, 3                          ; p1.multicast.w2:15 l0.w2.k1.p0
     MMA.z     l0_w2_k1_p0_acc0, l0_w2_k1_a0, l0_w2_k1_p0_w[0:32, :] ; p1.k_chunk.w2:13 l0.w2.k1.p0
     SIG       ev.l0_w2_k1_free0, 1                          ; p1.multicast.w2:15 l0.w2.k1.p0
-    WAIT      ev.l0_w2_p0_took0, 3                          ; p1.weights:12 l0.w2.k1.p0
-    ST        wg57.l0_w2_k0_p0_part, l0_w2_k1_p0_acc1       ; p1.weights:12 l0.w2.k1.p0
+    WAIT      ev.l0_w2_p0_took0, 3                          ; p1.k_split.w2:14 l0.w2.k1.p0
+    ST        wg57.l0_w2_k0_p0_part, l0_w2_k1_p0_acc1       ; p1.k_split.w2:14 l0.w2.k1.p0
     WAIT      ev.l0_w2_k1_full1, 3                          ; p1.multicast.w2:15 l0.w2.k1.p0
     MMA       l0_w2_k1_p0_acc0, l0_w2_k1_a1, l0_w2_k1_p0_w[32:64, :] ; p1.k_chunk.w2:13 l0.w2.k1.p0
     SIG       ev.l0_w2_k1_free1, 1                          ; p1.multicast.w2:15 l0.w2.k1.p0
-    SIG       ev.l0_w2_p0_sum1, 1                           ; p1.weights:12 l0.w2.k1.p0
+    SIG       ev.l0_w2_p0_sum1, 1                           ; p1.k_split.w2:14 l0.w2.k1.p0
     WAIT      ev.l0_w2_k1_full2, 3                          ; p1.multicast.w2:15 l0.w2.k1.p0
     MMA.z     l0_w2_k1_p0_acc1, l0_w2_k1_a2, l0_w2_k1_p0_w[0:32, :] ; p1.k_chunk.w2:13 l0.w2.k1.p0
     SIG       ev.l0_w2_k1_free2, 1                          ; p1.multicast.w2:15 l0.w2.k1.p0
-    WAIT      ev.l0_w2_p0_took0, 4                          ; p1.weights:12 l0.w2.k1.p0
-    ST        wg57.l0_w2_k0_p0_part, l0_w2_k1_p0_acc0       ; p1.weights:12 l0.w2.k1.p0
+    WAIT      ev.l0_w2_p0_took0, 4                          ; p1.k_split.w2:14 l0.w2.k1.p0
+    ST        wg57.l0_w2_k0_p0_part, l0_w2_k1_p0_acc0       ; p1.k_split.w2:14 l0.w2.k1.p0
     WAIT      ev.l0_w2_k1_full3, 3                          ; p1.multicast.w2:15 l0.w2.k1.p0
     MMA       l0_w2_k1_p0_acc1, l0_w2_k1_a3, l0_w2_k1_p0_w[32:64, :] ; p1.k_chunk.w2:13 l0.w2.k1.p0
     SIG       ev.l0_w2_k1_free3, 1                          ; p1.multicast.w2:15 l0.w2.k1.p0
-    SIG       ev.l0_w2_p0_sum1, 1                           ; p1.weights:12 l0.w2.k1.p0
+    SIG       ev.l0_w2_p0_sum1, 1                           ; p1.k_split.w2:14 l0.w2.k1.p0
     WAIT      ev.l0_w2_k1_full0, 4                          ; p1.multicast.w2:15 l0.w2.k1.p0
     MMA.z     l0_w2_k1_p0_acc0, l0_w2_k1_a0, l0_w2_k1_p0_w[0:32, :] ; p1.k_chunk.w2:13 l0.w2.k1.p0
     SIG       ev.l0_w2_k1_free0, 1                          ; p1.multicast.w2:15 l0.w2.k1.p0
-    WAIT      ev.l0_w2_p0_took0, 5                          ; p1.weights:12 l0.w2.k1.p0
-    ST        wg57.l0_w2_k0_p0_part, l0_w2_k1_p0_acc1       ; p1.weights:12 l0.w2.k1.p0
+    WAIT      ev.l0_w2_p0_took0, 5                          ; p1.k_split.w2:14 l0.w2.k1.p0
+    ST        wg57.l0_w2_k0_p0_part, l0_w2_k1_p0_acc1       ; p1.k_split.w2:14 l0.w2.k1.p0
     WAIT      ev.l0_w2_k1_full1, 4                          ; p1.multicast.w2:15 l0.w2.k1.p0
     MMA       l0_w2_k1_p0_acc0, l0_w2_k1_a1, l0_w2_k1_p0_w[32:64, :] ; p1.k_chunk.w2:13 l0.w2.k1.p0
     SIG       ev.l0_w2_k1_free1, 1                          ; p1.multicast.w2:15 l0.w2.k1.p0
-    SIG       ev.l0_w2_p0_sum1, 1                           ; p1.weights:12 l0.w2.k1.p0
+    SIG       ev.l0_w2_p0_sum1, 1                           ; p1.k_split.w2:14 l0.w2.k1.p0
     WAIT      ev.l0_w2_k1_full2, 4                          ; p1.multicast.w2:15 l0.w2.k1.p0
     MMA.z     l0_w2_k1_p0_acc1, l0_w2_k1_a2, l0_w2_k1_p0_w[0:32, :] ; p1.k_chunk.w2:13 l0.w2.k1.p0
     SIG       ev.l0_w2_k1_free2, 1                          ; p1.multicast.w2:15 l0.w2.k1.p0
-    WAIT      ev.l0_w2_p0_took0, 6                          ; p1.weights:12 l0.w2.k1.p0
-    ST        wg57.l0_w2_k0_p0_part, l0_w2_k1_p0_acc0       ; p1.weights:12 l0.w2.k1.p0
+    WAIT      ev.l0_w2_p0_took0, 6                          ; p1.k_split.w2:14 l0.w2.k1.p0
+    ST        wg57.l0_w2_k0_p0_part, l0_w2_k1_p0_acc0       ; p1.k_split.w2:14 l0.w2.k1.p0
     WAIT      ev.l0_w2_k1_full3, 4                          ; p1.multicast.w2:15 l0.w2.k1.p0
     MMA       l0_w2_k1_p0_acc1, l0_w2_k1_a3, l0_w2_k1_p0_w[32:64, :] ; p1.k_chunk.w2:13 l0.w2.k1.p0
     SIG       ev.l0_w2_k1_free3, 1                          ; p1.multicast.w2:15 l0.w2.k1.p0
-    SIG       ev.l0_w2_p0_sum1, 1                           ; p1.weights:12 l0.w2.k1.p0
-    WAIT      ev.l0_w2_p0_took0, 7                          ; p1.weights:12 l0.w2.k1.p0
-    ST        wg57.l0_w2_k0_p0_part, l0_w2_k1_p0_acc1       ; p1.weights:12 l0.w2.k1.p0
-    SIG       ev.l0_w2_p0_sum1, 1                           ; p1.weights:12 l0.w2.k1.p0
+    SIG       ev.l0_w2_p0_sum1, 1                           ; p1.k_split.w2:14 l0.w2.k1.p0
+    WAIT      ev.l0_w2_p0_took0, 7                          ; p1.k_split.w2:14 l0.w2.k1.p0
+    ST        wg57.l0_w2_k0_p0_part, l0_w2_k1_p0_acc1       ; p1.k_split.w2:14 l0.w2.k1.p0
+    SIG       ev.l0_w2_p0_sum1, 1                           ; p1.k_split.w2:14 l0.w2.k1.p0
     SIG       ev.w2_l0, 1                                   ; p1.panels.w2 l0.w2.k1.p0
     END
 
@@ -747,69 +747,69 @@
     WAIT      ev.l0_w2_k1_full2, 1                          ; p1.multicast.w2:15 l0.w2.k1.p1
     MMA.z     l0_w2_k1_p1_acc1, l0_w2_k1_a2, l0_w2_k1_p1_w[0:32, :] ; p1.k_chunk.w2:13 l0.w2.k1.p1
     SIG       ev.l0_w2_k1_free2, 1                          ; p1.multicast.w2:15 l0.w2.k1.p1
-    WAIT      ev.l0_w2_k0_ready, 2                          ; p1.weights:12 l0.w2.k1.p1
-    ST        wg61.l0_w2_k0_p1_part, l0_w2_k1_p1_acc0       ; p1.weights:12 l0.w2.k1.p1
+    WAIT      ev.l0_w2_k0_ready, 2                          ; p1.k_split.w2:14 l0.w2.k1.p1
+    ST        wg61.l0_w2_k0_p1_part, l0_w2_k1_p1_acc0       ; p1.k_split.w2:14 l0.w2.k1.p1
     WAIT      ev.l0_w2_k1_full3, 1                          ; p1.multicast.w2:15 l0.w2.k1.p1
     MMA       l0_w2_k1_p1_acc1, l0_w2_k1_a3, l0_w2_k1_p1_w[32:64, :] ; p1.k_chunk.w2:13 l0.w2.k1.p1
     SIG       ev.l0_w2_k1_free3, 1                          ; p1.multicast.w2:15 l0.w2.k1.p1
-    SIG       ev.l0_w2_p1_sum1, 1                           ; p1.weights:12 l0.w2.k1.p1
+    SIG       ev.l0_w2_p1_sum1, 1                           ; p1.k_split.w2:14 l0.w2.k1.p1
     WAIT      ev.l0_w2_k1_full0, 2                          ; p1.multicast.w2:15 l0.w2.k1.p1
     MMA.z     l0_w2_k1_p1_acc0, l0_w2_k1_a0, l0_w2_k1_p1_w[0:32, :] ; p1.k_chunk.w2:13 l0.w2.k1.p1
     SIG       ev.l0_w2_k1_free0, 1                          ; p1.multicast.w2:15 l0.w2.k1.p1
-    WAIT      ev.l0_w2_p1_took0, 1                          ; p1.weights:12 l0.w2.k1.p1
-    ST        wg61.l0_w2_k0_p1_part, l0_w2_k1_p1_acc1       ; p1.weights:12 l0.w2.k1.p1
+    WAIT      ev.l0_w2_p1_took0, 1                          ; p1.k_split.w2:14 l0.w2.k1.p1
+    ST        wg61.l0_w2_k0_p1_part, l0_w2_k1_p1_acc1       ; p1.k_split.w2:14 l0.w2.k1.p1
     WAIT      ev.l0_w2_k1_full1, 2                          ; p1.multicast.w2:15 l0.w2.k1.p1
     MMA       l0_w2_k1_p1_acc0, l0_w2_k1_a1, l0_w2_k1_p1_w[32:64, :] ; p1.k_chunk.w2:13 l0.w2.k1.p1
     SIG       ev.l0_w2_k1_free1, 1                          ; p1.multicast.w2:15 l0.w2.k1.p1
-    SIG       ev.l0_w2_p1_sum1, 1                           ; p1.weights:12 l0.w2.k1.p1
+    SIG       ev.l0_w2_p1_sum1, 1                           ; p1.k_split.w2:14 l0.w2.k1.p1
     WAIT      ev.l0_w2_k1_full2, 2                          ; p1.multicast.w2:15 l0.w2.k1.p1
     MMA.z     l0_w2_k1_p1_acc1, l0_w2_k1_a2, l0_w2_k1_p1_w[0:32, :] ; p1.k_chunk.w2:13 l0.w2.k1.p1
     SIG       ev.l0_w2_k1_free2, 1                          ; p1.multicast.w2:15 l0.w2.k1.p1
-    WAIT      ev.l0_w2_p1_took0, 2                          ; p1.weights:12 l0.w2.k1.p1
-    ST        wg61.l0_w2_k0_p1_part, l0_w2_k1_p1_acc0       ; p1.weights:12 l0.w2.k1.p1
+    WAIT      ev.l0_w2_p1_took0, 2                          ; p1.k_split.w2:14 l0.w2.k1.p1
+    ST        wg61.l0_w2_k0_p1_part, l0_w2_k1_p1_acc0       ; p1.k_split.w2:14 l0.w2.k1.p1
     WAIT      ev.l0_w2_k1_full3, 2                          ; p1.multicast.w2:15 l0.w2.k1.p1
     MMA       l0_w2_k1_p1_acc1, l0_w2_k1_a3, l0_w2_k1_p1_w[32:64, :] ; p1.k_chunk.w2:13 l0.w2.k1.p1
     SIG       ev.l0_w2_k1_free3, 1                          ; p1.multicast.w2:15 l0.w2.k1.p1
-    SIG       ev.l0_w2_p1_sum1, 1                           ; p1.weights:12 l0.w2.k1.p1
+    SIG       ev.l0_w2_p1_sum1, 1                           ; p1.k_split.w2:14 l0.w2.k1.p1
     WAIT      ev.l0_w2_k1_full0, 3                          ; p1.multicast.w2:15 l0.w2.k1.p1
     MMA.z     l0_w2_k1_p1_acc0, l0_w2_k1_a0, l0_w2_k1_p1_w[0:32, :] ; p1.k_chunk.w2:13 l0.w2.k1.p1
     SIG       ev.l0_w2_k1_free0, 1                          ; p1.multicast.w2:15 l0.w2.k1.p1
-    WAIT      ev.l0_w2_p1_took0, 3                          ; p1.weights:12 l0.w2.k1.p1
-    ST        wg61.l0_w2_k0_p1_part, l0_w2_k1_p1_acc1       ; p1.weights:12 l0.w2.k1.p1
+    WAIT      ev.l0_w2_p1_took0, 3                          ; p1.k_split.w2:14 l0.w2.k1.p1
+    ST        wg61.l0_w2_k0_p1_part, l0_w2_k1_p1_acc1       ; p1.k_split.w2:14 l0.w2.k1.p1
     WAIT      ev.l0_w2_k1_full1, 3                          ; p1.multicast.w2:15 l0.w2.k1.p1
     MMA       l0_w2_k1_p1_acc0, l0_w2_k1_a1, l0_w2_k1_p1_w[32:64, :] ; p1.k_chunk.w2:13 l0.w2.k1.p1
     SIG       ev.l0_w2_k1_free1, 1                          ; p1.multicast.w2:15 l0.w2.k1.p1
-    SIG       ev.l0_w2_p1_sum1, 1                           ; p1.weights:12 l0.w2.k1.p1
+    SIG       ev.l0_w2_p1_sum1, 1                           ; p1.k_split.w2:14 l0.w2.k1.p1
     WAIT      ev.l0_w2_k1_full2, 3                          ; p1.multicast.w2:15 l0.w2.k1.p1
     MMA.z     l0_w2_k1_p1_acc1, l0_w2_k1_a2, l0_w2_k1_p1_w[0:32, :] ; p1.k_chunk.w2:13 l0.w2.k1.p1
     SIG       ev.l0_w2_k1_free2, 1                          ; p1.multicast.w2:15 l0.w2.k1.p1
-    WAIT      ev.l0_w2_p1_took0, 4                          ; p1.weights:12 l0.w2.k1.p1
-    ST        wg61.l0_w2_k0_p1_part, l0_w2_k1_p1_acc0       ; p1.weights:12 l0.w2.k1.p1
+    WAIT      ev.l0_w2_p1_took0, 4                          ; p1.k_split.w2:14 l0.w2.k1.p1
+    ST        wg61.l0_w2_k0_p1_part, l0_w2_k1_p1_acc0       ; p1.k_split.w2:14 l0.w2.k1.p1
     WAIT      ev.l0_w2_k1_full3, 3                          ; p1.multicast.w2:15 l0.w2.k1.p1
     MMA       l0_w2_k1_p1_acc1, l0_w2_k1_a3, l0_w2_k1_p1_w[32:64, :] ; p1.k_chunk.w2:13 l0.w2.k1.p1
     SIG       ev.l0_w2_k1_free3, 1                          ; p1.multicast.w2:15 l0.w2.k1.p1
-    SIG       ev.l0_w2_p1_sum1, 1                           ; p1.weights:12 l0.w2.k1.p1
+    SIG       ev.l0_w2_p1_sum1, 1                           ; p1.k_split.w2:14 l0.w2.k1.p1
     WAIT      ev.l0_w2_k1_full0, 4                          ; p1.multicast.w2:15 l0.w2.k1.p1
     MMA.z     l0_w2_k1_p1_acc0, l0_w2_k1_a0, l0_w2_k1_p1_w[0:32, :] ; p1.k_chunk.w2:13 l0.w2.k1.p1
     SIG       ev.l0_w2_k1_free0, 1                          ; p1.multicast.w2:15 l0.w2.k1.p1
-    WAIT      ev.l0_w2_p1_took0, 5                          ; p1.weights:12 l0.w2.k1.p1
-    ST        wg61.l0_w2_k0_p1_part, l0_w2_k1_p1_acc1       ; p1.weights:12 l0.w2.k1.p1
+    WAIT      ev.l0_w2_p1_took0, 5                          ; p1.k_split.w2:14 l0.w2.k1.p1
+    ST        wg61.l0_w2_k0_p1_part, l0_w2_k1_p1_acc1       ; p1.k_split.w2:14 l0.w2.k1.p1
     WAIT      ev.l0_w2_k1_full1, 4                          ; p1.multicast.w2:15 l0.w2.k1.p1
     MMA       l0_w2_k1_p1_acc0, l0_w2_k1_a1, l0_w2_k1_p1_w[32:64, :] ; p1.k_chunk.w2:13 l0.w2.k1.p1
     SIG       ev.l0_w2_k1_free1, 1                          ; p1.multicast.w2:15 l0.w2.k1.p1
-    SIG       ev.l0_w2_p1_sum1, 1                           ; p1.weights:12 l0.w2.k1.p1
+    SIG       ev.l0_w2_p1_sum1, 1                           ; p1.k_split.w2:14 l0.w2.k1.p1
     WAIT      ev.l0_w2_k1_full2, 4                          ; p1.multicast.w2:15 l0.w2.k1.p1
     MMA.z     l0_w2_k1_p1_acc1, l0_w2_k1_a2, l0_w2_k1_p1_w[0:32, :] ; p1.k_chunk.w2:13 l0.w2.k1.p1
     SIG       ev.l0_w2_k1_free2, 1                          ; p1.multicast.w2:15 l0.w2.k1.p1
-    WAIT      ev.l0_w2_p1_took0, 6                          ; p1.weights:12 l0.w2.k1.p1
-    ST        wg61.l0_w2_k0_p1_part, l0_w2_k1_p1_acc0       ; p1.weights:12 l0.w2.k1.p1
+    WAIT      ev.l0_w2_p1_took0, 6                          ; p1.k_split.w2:14 l0.w2.k1.p1
+    ST        wg61.l0_w2_k0_p1_part, l0_w2_k1_p1_acc0       ; p1.k_split.w2:14 l0.w2.k1.p1
     WAIT      ev.l0_w2_k1_full3, 4                          ; p1.multicast.w2:15 l0.w2.k1.p1
     MMA       l0_w2_k1_p1_acc1, l0_w2_k1_a3, l0_w2_k1_p1_w[32:64, :] ; p1.k_chunk.w2:13 l0.w2.k1.p1
     SIG       ev.l0_w2_k1_free3, 1                          ; p1.multicast.w2:15 l0.w2.k1.p1
-    SIG       ev.l0_w2_p1_sum1, 1                           ; p1.weights:12 l0.w2.k1.p1
-    WAIT      ev.l0_w2_p1_took0, 7                          ; p1.weights:12 l0.w2.k1.p1
-    ST        wg61.l0_w2_k0_p1_part, l0_w2_k1_p1_acc1       ; p1.weights:12 l0.w2.k1.p1
-    SIG       ev.l0_w2_p1_sum1, 1                           ; p1.weights:12 l0.w2.k1.p1
+    SIG       ev.l0_w2_p1_sum1, 1                           ; p1.k_split.w2:14 l0.w2.k1.p1
+    WAIT      ev.l0_w2_p1_took0, 7                          ; p1.k_split.w2:14 l0.w2.k1.p1
+    ST        wg61.l0_w2_k0_p1_part, l0_w2_k1_p1_acc1       ; p1.k_split.w2:14 l0.w2.k1.p1
+    SIG       ev.l0_w2_p1_sum1, 1                           ; p1.k_split.w2:14 l0.w2.k1.p1
     SIG       ev.w2_l0, 1                                   ; p1.panels.w2 l0.w2.k1.p1
     END
 
@@ -4708,9 +4708,9 @@
     WAIT      ev.l0_wo_k0_full1, 1                          ; p1.multicast.wo:15 l0.wo.k0.p0
     MMA.z     l0_wo_k0_p0_acc1, l0_wo_k0_a1, l0_wo_k0_p0_w  ; p1.k_chunk.wo:13 l0.wo.k0.p0
     SIG       ev.l0_wo_k0_free1, 1                          ; p1.multicast.wo:15 l0.wo.k0.p0
-    WAIT      ev.l0_wo_p0_sum1, 1                           ; p1.weights:12 l0.wo.k0.p0
-    VEC.add   l0_wo_k0_p0_acc0, l0_wo_k0_p0_acc0, l0_wo_k0_p0_part ; p1.weights:12 l0.wo.k0.p0
-    SIG       ev.l0_wo_p0_took0, 1                          ; p1.weights:12 l0.wo.k0.p0
+    WAIT      ev.l0_wo_p0_sum1, 1                           ; p1.k_split.wo:14 l0.wo.k0.p0
+    VEC.add   l0_wo_k0_p0_acc0, l0_wo_k0_p0_acc0, l0_wo_k0_p0_part ; p1.k_split.wo:14 l0.wo.k0.p0
+    SIG       ev.l0_wo_p0_took0, 1                          ; p1.k_split.wo:14 l0.wo.k0.p0
     LD        l0_wo_k0_p0_res, hbm[x_in], stride 64         ; p1.panels.wo l0.wo.k0.p0
     VEC.add   l0_wo_k0_p0_acc0, l0_wo_k0_p0_acc0, l0_wo_k0_p0_bias ; p1.weights:12 l0.wo.k0.p0
     VEC.add   l0_wo_k0_p0_acc0, l0_wo_k0_p0_acc0, l0_wo_k0_p0_res ; p1.panels.wo l0.wo.k0.p0
@@ -4718,9 +4718,9 @@
     WAIT      ev.l0_wo_k0_full2, 1                          ; p1.multicast.wo:15 l0.wo.k0.p0
     MMA.z     l0_wo_k0_p0_acc0, l0_wo_k0_a2, l0_wo_k0_p0_w  ; p1.k_chunk.wo:13 l0.wo.k0.p0
     SIG       ev.l0_wo_k0_free2, 1                          ; p1.multicast.wo:15 l0.wo.k0.p0
-    WAIT      ev.l0_wo_p0_sum1, 2                           ; p1.weights:12 l0.wo.k0.p0
-    VEC.add   l0_wo_k0_p0_acc1, l0_wo_k0_p0_acc1, l0_wo_k0_p0_part ; p1.weights:12 l0.wo.k0.p0
-    SIG       ev.l0_wo_p0_took0, 1                          ; p1.weights:12 l0.wo.k0.p0
+    WAIT      ev.l0_wo_p0_sum1, 2                           ; p1.k_split.wo:14 l0.wo.k0.p0
+    VEC.add   l0_wo_k0_p0_acc1, l0_wo_k0_p0_acc1, l0_wo_k0_p0_part ; p1.k_split.wo:14 l0.wo.k0.p0
+    SIG       ev.l0_wo_p0_took0, 1                          ; p1.k_split.wo:14 l0.wo.k0.p0
     LD        l0_wo_k0_p0_res, hbm[x_in + 8192], stride 64  ; p1.panels.wo l0.wo.k0.p0
     VEC.add   l0_wo_k0_p0_acc1, l0_wo_k0_p0_acc1, l0_wo_k0_p0_bias ; p1.weights:12 l0.wo.k0.p0
     VEC.add   l0_wo_k0_p0_acc1, l0_wo_k0_p0_acc1, l0_wo_k0_p0_res ; p1.panels.wo l0.wo.k0.p0
@@ -4728,9 +4728,9 @@
     WAIT      ev.l0_wo_k0_full3, 1                          ; p1.multicast.wo:15 l0.wo.k0.p0
     MMA.z     l0_wo_k0_p0_acc1, l0_wo_k0_a3, l0_wo_k0_p0_w  ; p1.k_chunk.wo:13 l0.wo.k0.p0
     SIG       ev.l0_wo_k0_free3, 1                          ; p1.multicast.wo:15 l0.wo.k0.p0
-    WAIT      ev.l0_wo_p0_sum1, 3                           ; p1.weights:12 l0.wo.k0.p0
-    VEC.add   l0_wo_k0_p0_acc0, l0_wo_k0_p0_acc0, l0_wo_k0_p0_part ; p1.weights:12 l0.wo.k0.p0
-    SIG       ev.l0_wo_p0_took0, 1                          ; p1.weights:12 l0.wo.k0.p0
+    WAIT      ev.l0_wo_p0_sum1, 3                           ; p1.k_split.wo:14 l0.wo.k0.p0
+    VEC.add   l0_wo_k0_p0_acc0, l0_wo_k0_p0_acc0, l0_wo_k0_p0_part ; p1.k_split.wo:14 l0.wo.k0.p0
+    SIG       ev.l0_wo_p0_took0, 1                          ; p1.k_split.wo:14 l0.wo.k0.p0
     LD        l0_wo_k0_p0_res, hbm[x_in + 32768], stride 64 ; p1.panels.wo l0.wo.k0.p0
     VEC.add   l0_wo_k0_p0_acc0, l0_wo_k0_p0_acc0, l0_wo_k0_p0_bias ; p1.weights:12 l0.wo.k0.p0
     VEC.add   l0_wo_k0_p0_acc0, l0_wo_k0_p0_acc0, l0_wo_k0_p0_res ; p1.panels.wo l0.wo.k0.p0
@@ -4738,9 +4738,9 @@
     WAIT      ev.l0_wo_k0_full0, 2                          ; p1.multicast.wo:15 l0.wo.k0.p0
     MMA.z     l0_wo_k0_p0_acc0, l0_wo_k0_a0, l0_wo_k0_p0_w  ; p1.k_chunk.wo:13 l0.wo.k0.p0
     SIG       ev.l0_wo_k0_free0, 1                          ; p1.multicast.wo:15 l0.wo.k0.p0
-    WAIT      ev.l0_wo_p0_sum1, 4                           ; p1.weights:12 l0.wo.k0.p0
-    VEC.add   l0_wo_k0_p0_acc1, l0_wo_k0_p0_acc1, l0_wo_k0_p0_part ; p1.weights:12 l0.wo.k0.p0
-    SIG       ev.l0_wo_p0_took0, 1                          ; p1.weights:12 l0.wo.k0.p0
+    WAIT      ev.l0_wo_p0_sum1, 4                           ; p1.k_split.wo:14 l0.wo.k0.p0
+    VEC.add   l0_wo_k0_p0_acc1, l0_wo_k0_p0_acc1, l0_wo_k0_p0_part ; p1.k_split.wo:14 l0.wo.k0.p0
+    SIG       ev.l0_wo_p0_took0, 1                          ; p1.k_split.wo:14 l0.wo.k0.p0
     LD        l0_wo_k0_p0_res, hbm[x_in + 40960], stride 64 ; p1.panels.wo l0.wo.k0.p0
     VEC.add   l0_wo_k0_p0_acc1, l0_wo_k0_p0_acc1, l0_wo_k0_p0_bias ; p1.weights:12 l0.wo.k0.p0
     VEC.add   l0_wo_k0_p0_acc1, l0_wo_k0_p0_acc1, l0_wo_k0_p0_res ; p1.panels.wo l0.wo.k0.p0
@@ -4748,9 +4748,9 @@
     WAIT      ev.l0_wo_k0_full1, 2                          ; p1.multicast.wo:15 l0.wo.k0.p0
     MMA.z     l0_wo_k0_p0_acc1, l0_wo_k0_a1, l0_wo_k0_p0_w  ; p1.k_chunk.wo:13 l0.wo.k0.p0
     SIG       ev.l0_wo_k0_free1, 1                          ; p1.multicast.wo:15 l0.wo.k0.p0
-    WAIT      ev.l0_wo_p0_sum1, 5                           ; p1.weights:12 l0.wo.k0.p0
-    VEC.add   l0_wo_k0_p0_acc0, l0_wo_k0_p0_acc0, l0_wo_k0_p0_part ; p1.weights:12 l0.wo.k0.p0
-    SIG       ev.l0_wo_p0_took0, 1                          ; p1.weights:12 l0.wo.k0.p0
+    WAIT      ev.l0_wo_p0_sum1, 5                           ; p1.k_split.wo:14 l0.wo.k0.p0
+    VEC.add   l0_wo_k0_p0_acc0, l0_wo_k0_p0_acc0, l0_wo_k0_p0_part ; p1.k_split.wo:14 l0.wo.k0.p0
+    SIG       ev.l0_wo_p0_took0, 1                          ; p1.k_split.wo:14 l0.wo.k0.p0
     LD        l0_wo_k0_p0_res, hbm[x_in + 24576], stride 64 ; p1.panels.wo l0.wo.k0.p0
     VEC.add   l0_wo_k0_p0_acc0, l0_wo_k0_p0_acc0, l0_wo_k0_p0_bias ; p1.weights:12 l0.wo.k0.p0
     VEC.add   l0_wo_k0_p0_acc0, l0_wo_k0_p0_acc0, l0_wo_k0_p0_res ; p1.panels.wo l0.wo.k0.p0
@@ -4758,9 +4758,9 @@
     WAIT      ev.l0_wo_k0_full2, 2                          ; p1.multicast.wo:15 l0.wo.k0.p0
     MMA.z     l0_wo_k0_p0_acc0, l0_wo_k0_a2, l0_wo_k0_p0_w  ; p1.k_chunk.wo:13 l0.wo.k0.p0
     SIG       ev.l0_wo_k0_free2, 1                          ; p1.multicast.wo:15 l0.wo.k0.p0
-    WAIT      ev.l0_wo_p0_sum1, 6                           ; p1.weights:12 l0.wo.k0.p0
-    VEC.add   l0_wo_k0_p0_acc1, l0_wo_k0_p0_acc1, l0_wo_k0_p0_part ; p1.weights:12 l0.wo.k0.p0
-    SIG       ev.l0_wo_p0_took0, 1                          ; p1.weights:12 l0.wo.k0.p0
+    WAIT      ev.l0_wo_p0_sum1, 6                           ; p1.k_split.wo:14 l0.wo.k0.p0
+    VEC.add   l0_wo_k0_p0_acc1, l0_wo_k0_p0_acc1, l0_wo_k0_p0_part ; p1.k_split.wo:14 l0.wo.k0.p0
+    SIG       ev.l0_wo_p0_took0, 1                          ; p1.k_split.wo:14 l0.wo.k0.p0
     LD        l0_wo_k0_p0_res, hbm[x_in + 16384], stride 64 ; p1.panels.wo l0.wo.k0.p0
     VEC.add   l0_wo_k0_p0_acc1, l0_wo_k0_p0_acc1, l0_wo_k0_p0_bias ; p1.weights:12 l0.wo.k0.p0
     VEC.add   l0_wo_k0_p0_acc1, l0_wo_k0_p0_acc1, l0_wo_k0_p0_res ; p1.panels.wo l0.wo.k0.p0
@@ -4768,16 +4768,16 @@
     WAIT      ev.l0_wo_k0_full3, 2                          ; p1.multicast.wo:15 l0.wo.k0.p0
     MMA.z     l0_wo_k0_p0_acc1, l0_wo_k0_a3, l0_wo_k0_p0_w  ; p1.k_chunk.wo:13 l0.wo.k0.p0
     SIG       ev.l0_wo_k0_free3, 1                          ; p1.multicast.wo:15 l0.wo.k0.p0
-    WAIT      ev.l0_wo_p0_sum1, 7                           ; p1.weights:12 l0.wo.k0.p0
-    VEC.add   l0_wo_k0_p0_acc0, l0_wo_k0_p0_acc0, l0_wo_k0_p0_part ; p1.weights:12 l0.wo.k0.p0
-    SIG       ev.l0_wo_p0_took0, 1                          ; p1.weights:12 l0.wo.k0.p0
+    WAIT      ev.l0_wo_p0_sum1, 7                           ; p1.k_split.wo:14 l0.wo.k0.p0
+    VEC.add   l0_wo_k0_p0_acc0, l0_wo_k0_p0_acc0, l0_wo_k0_p0_part ; p1.k_split.wo:14 l0.wo.k0.p0
+    SIG       ev.l0_wo_p0_took0, 1                          ; p1.k_split.wo:14 l0.wo.k0.p0
     LD        l0_wo_k0_p0_res, hbm[x_in + 57344], stride 64 ; p1.panels.wo l0.wo.k0.p0
     VEC.add   l0_wo_k0_p0_acc0, l0_wo_k0_p0_acc0, l0_wo_k0_p0_bias ; p1.weights:12 l0.wo.k0.p0
     VEC.add   l0_wo_k0_p0_acc0, l0_wo_k0_p0_acc0, l0_wo_k0_p0_res ; p1.panels.wo l0.wo.k0.p0
     ST        hbm[scratch + 319488], l0_wo_k0_p0_acc0, stride 64 ; p1.panels.wo l0.wo.k0.p0
-    WAIT      ev.l0_wo_p0_sum1, 8                           ; p1.weights:12 l0.wo.k0.p0
-    VEC.add   l0_wo_k0_p0_acc1, l0_wo_k0_p0_acc1, l0_wo_k0_p0_part ; p1.weights:12 l0.wo.k0.p0
-    SIG       ev.l0_wo_p0_took0, 1                          ; p1.weights:12 l0.wo.k0.p0
+    WAIT      ev.l0_wo_p0_sum1, 8                           ; p1.k_split.wo:14 l0.wo.k0.p0
+    VEC.add   l0_wo_k0_p0_acc1, l0_wo_k0_p0_acc1, l0_wo_k0_p0_part ; p1.k_split.wo:14 l0.wo.k0.p0
+    SIG       ev.l0_wo_p0_took0, 1                          ; p1.k_split.wo:14 l0.wo.k0.p0
     LD        l0_wo_k0_p0_res, hbm[x_in + 49152], stride 64 ; p1.panels.wo l0.wo.k0.p0
     VEC.add   l0_wo_k0_p0_acc1, l0_wo_k0_p0_acc1, l0_wo_k0_p0_bias ; p1.weights:12 l0.wo.k0.p0
     VEC.add   l0_wo_k0_p0_acc1, l0_wo_k0_p0_acc1, l0_wo_k0_p0_res ; p1.panels.wo l0.wo.k0.p0
@@ -5208,9 +5208,9 @@
     WAIT      ev.l0_wo_k0_full1, 1                          ; p1.multicast.wo:15 l0.wo.k0.p1
     MMA.z     l0_wo_k0_p1_acc1, l0_wo_k0_a1, l0_wo_k0_p1_w  ; p1.k_chunk.wo:13 l0.wo.k0.p1
     SIG       ev.l0_wo_k0_free1, 1                          ; p1.multicast.wo:15 l0.wo.k0.p1
-    WAIT      ev.l0_wo_p1_sum1, 1                           ; p1.weights:12 l0.wo.k0.p1
-    VEC.add   l0_wo_k0_p1_acc0, l0_wo_k0_p1_acc0, l0_wo_k0_p1_part ; p1.weights:12 l0.wo.k0.p1
-    SIG       ev.l0_wo_p1_took0, 1                          ; p1.weights:12 l0.wo.k0.p1
+    WAIT      ev.l0_wo_p1_sum1, 1                           ; p1.k_split.wo:14 l0.wo.k0.p1
+    VEC.add   l0_wo_k0_p1_acc0, l0_wo_k0_p1_acc0, l0_wo_k0_p1_part ; p1.k_split.wo:14 l0.wo.k0.p1
+    SIG       ev.l0_wo_p1_took0, 1                          ; p1.k_split.wo:14 l0.wo.k0.p1
     LD        l0_wo_k0_p1_res, hbm[x_in + 128], stride 64   ; p1.panels.wo l0.wo.k0.p1
     VEC.add   l0_wo_k0_p1_acc0, l0_wo_k0_p1_acc0, l0_wo_k0_p1_bias ; p1.weights:12 l0.wo.k0.p1
     VEC.add   l0_wo_k0_p1_acc0, l0_wo_k0_p1_acc0, l0_wo_k0_p1_res ; p1.panels.wo l0.wo.k0.p1
@@ -5218,9 +5218,9 @@
     WAIT      ev.l0_wo_k0_full2, 1                          ; p1.multicast.wo:15 l0.wo.k0.p1
     MMA.z     l0_wo_k0_p1_acc0, l0_wo_k0_a2, l0_wo_k0_p1_w  ; p1.k_chunk.wo:13 l0.wo.k0.p1
     SIG       ev.l0_wo_k0_free2, 1                          ; p1.multicast.wo:15 l0.wo.k0.p1
-    WAIT      ev.l0_wo_p1_sum1, 2                           ; p1.weights:12 l0.wo.k0.p1
-    VEC.add   l0_wo_k0_p1_acc1, l0_wo_k0_p1_acc1, l0_wo_k0_p1_part ; p1.weights:12 l0.wo.k0.p1
-    SIG       ev.l0_wo_p1_took0, 1                          ; p1.weights:12 l0.wo.k0.p1
+    WAIT      ev.l0_wo_p1_sum1, 2                           ; p1.k_split.wo:14 l0.wo.k0.p1
+    VEC.add   l0_wo_k0_p1_acc1, l0_wo_k0_p1_acc1, l0_wo_k0_p1_part ; p1.k_split.wo:14 l0.wo.k0.p1
+    SIG       ev.l0_wo_p1_took0, 1                          ; p1.k_split.wo:14 l0.wo.k0.p1
     LD        l0_wo_k0_p1_res, hbm[x_in + 8320], stride 64  ; p1.panels.wo l0.wo.k0.p1
     VEC.add   l0_wo_k0_p1_acc1, l0_wo_k0_p1_acc1, l0_wo_k0_p1_bias ; p1.weights:12 l0.wo.k0.p1
     VEC.add   l0_wo_k0_p1_acc1, l0_wo_k0_p1_acc1, l0_wo_k0_p1_res ; p1.panels.wo l0.wo.k0.p1
@@ -5228,9 +5228,9 @@
     WAIT      ev.l0_wo_k0_full3, 1                          ; p1.multicast.wo:15 l0.wo.k0.p1
     MMA.z     l0_wo_k0_p1_acc1, l0_wo_k0_a3, l0_wo_k0_p1_w  ; p1.k_chunk.wo:13 l0.wo.k0.p1
     SIG       ev.l0_wo_k0_free3, 1                          ; p1.multicast.wo:15 l0.wo.k0.p1
-    WAIT      ev.l0_wo_p1_sum1, 3                           ; p1.weights:12 l0.wo.k0.p1
-    VEC.add   l0_wo_k0_p1_acc0, l0_wo_k0_p1_acc0, l0_wo_k0_p1_part ; p1.weights:12 l0.wo.k0.p1
-    SIG       ev.l0_wo_p1_took0, 1                          ; p1.weights:12 l0.wo.k0.p1
+    WAIT      ev.l0_wo_p1_sum1, 3                           ; p1.k_split.wo:14 l0.wo.k0.p1
+    VEC.add   l0_wo_k0_p1_acc0, l0_wo_k0_p1_acc0, l0_wo_k0_p1_part ; p1.k_split.wo:14 l0.wo.k0.p1
+    SIG       ev.l0_wo_p1_took0, 1                          ; p1.k_split.wo:14 l0.wo.k0.p1
     LD        l0_wo_k0_p1_res, hbm[x_in + 32896], stride 64 ; p1.panels.wo l0.wo.k0.p1
     VEC.add   l0_wo_k0_p1_acc0, l0_wo_k0_p1_acc0, l0_wo_k0_p1_bias ; p1.weights:12 l0.wo.k0.p1
     VEC.add   l0_wo_k0_p1_acc0, l0_wo_k0_p1_acc0, l0_wo_k0_p1_res ; p1.panels.wo l0.wo.k0.p1
@@ -5238,9 +5238,9 @@
     WAIT      ev.l0_wo_k0_full0, 2                          ; p1.multicast.wo:15 l0.wo.k0.p1
     MMA.z     l0_wo_k0_p1_acc0, l0_wo_k0_a0, l0_wo_k0_p1_w  ; p1.k_chunk.wo:13 l0.wo.k0.p1
     SIG       ev.l0_wo_k0_free0, 1                          ; p1.multicast.wo:15 l0.wo.k0.p1
-    WAIT      ev.l0_wo_p1_sum1, 4                           ; p1.weights:12 l0.wo.k0.p1
-    VEC.add   l0_wo_k0_p1_acc1, l0_wo_k0_p1_acc1, l0_wo_k0_p1_part ; p1.weights:12 l0.wo.k0.p1
-    SIG       ev.l0_wo_p1_took0, 1                          ; p1.weights:12 l0.wo.k0.p1
+    WAIT      ev.l0_wo_p1_sum1, 4                           ; p1.k_split.wo:14 l0.wo.k0.p1
+    VEC.add   l0_wo_k0_p1_acc1, l0_wo_k0_p1_acc1, l0_wo_k0_p1_part ; p1.k_split.wo:14 l0.wo.k0.p1
+    SIG       ev.l0_wo_p1_took0, 1                          ; p1.k_split.wo:14 l0.wo.k0.p1
     LD        l0_wo_k0_p1_res, hbm[x_in + 41088], stride 64 ; p1.panels.wo l0.wo.k0.p1
     VEC.add   l0_wo_k0_p1_acc1, l0_wo_k0_p1_acc1, l0_wo_k0_p1_bias ; p1.weights:12 l0.wo.k0.p1
     VEC.add   l0_wo_k0_p1_acc1, l0_wo_k0_p1_acc1, l0_wo_k0_p1_res ; p1.panels.wo l0.wo.k0.p1
@@ -5248,9 +5248,9 @@
     WAIT      ev.l0_wo_k0_full1, 2                          ; p1.multicast.wo:15 l0.wo.k0.p1
     MMA.z     l0_wo_k0_p1_acc1, l0_wo_k0_a1, l0_wo_k0_p1_w  ; p1.k_chunk.wo:13 l0.wo.k0.p1
     SIG       ev.l0_wo_k0_free1, 1                          ; p1.multicast.wo:15 l0.wo.k0.p1
-    WAIT      ev.l0_wo_p1_sum1, 5                           ; p1.weights:12 l0.wo.k0.p1
-    VEC.add   l0_wo_k0_p1_acc0, l0_wo_k0_p1_acc0, l0_wo_k0_p1_part ; p1.weights:12 l0.wo.k0.p1
-    SIG       ev.l0_wo_p1_took0, 1                          ; p1.weights:12 l0.wo.k0.p1
+    WAIT      ev.l0_wo_p1_sum1, 5                           ; p1.k_split.wo:14 l0.wo.k0.p1
+    VEC.add   l0_wo_k0_p1_acc0, l0_wo_k0_p1_acc0, l0_wo_k0_p1_part ; p1.k_split.wo:14 l0.wo.k0.p1
+    SIG       ev.l0_wo_p1_took0, 1                          ; p1.k_split.wo:14 l0.wo.k0.p1
     LD        l0_wo_k0_p1_res, hbm[x_in + 24704], stride 64 ; p1.panels.wo l0.wo.k0.p1
     VEC.add   l0_wo_k0_p1_acc0, l0_wo_k0_p1_acc0, l0_wo_k0_p1_bias ; p1.weights:12 l0.wo.k0.p1
     VEC.add   l0_wo_k0_p1_acc0, l0_wo_k0_p1_acc0, l0_wo_k0_p1_res ; p1.panels.wo l0.wo.k0.p1
@@ -5258,9 +5258,9 @@
     WAIT      ev.l0_wo_k0_full2, 2                          ; p1.multicast.wo:15 l0.wo.k0.p1
     MMA.z     l0_wo_k0_p1_acc0, l0_wo_k0_a2, l0_wo_k0_p1_w  ; p1.k_chunk.wo:13 l0.wo.k0.p1
     SIG       ev.l0_wo_k0_free2, 1                          ; p1.multicast.wo:15 l0.wo.k0.p1
-    WAIT      ev.l0_wo_p1_sum1, 6                           ; p1.weights:12 l0.wo.k0.p1
-    VEC.add   l0_wo_k0_p1_acc1, l0_wo_k0_p1_acc1, l0_wo_k0_p1_part ; p1.weights:12 l0.wo.k0.p1
-    SIG       ev.l0_wo_p1_took0, 1                          ; p1.weights:12 l0.wo.k0.p1
+    WAIT      ev.l0_wo_p1_sum1, 6                           ; p1.k_split.wo:14 l0.wo.k0.p1
+    VEC.add   l0_wo_k0_p1_acc1, l0_wo_k0_p1_acc1, l0_wo_k0_p1_part ; p1.k_split.wo:14 l0.wo.k0.p1
+    SIG       ev.l0_wo_p1_took0, 1                          ; p1.k_split.wo:14 l0.wo.k0.p1
     LD        l0_wo_k0_p1_res, hbm[x_in + 16512], stride 64 ; p1.panels.wo l0.wo.k0.p1
     VEC.add   l0_wo_k0_p1_acc1, l0_wo_k0_p1_acc1, l0_wo_k0_p1_bias ; p1.weights:12 l0.wo.k0.p1
     VEC.add   l0_wo_k0_p1_acc1, l0_wo_k0_p1_acc1, l0_wo_k0_p1_res ; p1.panels.wo l0.wo.k0.p1
@@ -5268,16 +5268,16 @@
     WAIT      ev.l0_wo_k0_full3, 2                          ; p1.multicast.wo:15 l0.wo.k0.p1
     MMA.z     l0_wo_k0_p1_acc1, l0_wo_k0_a3, l0_wo_k0_p1_w  ; p1.k_chunk.wo:13 l0.wo.k0.p1
     SIG       ev.l0_wo_k0_free3, 1                          ; p1.multicast.wo:15 l0.wo.k0.p1
-    WAIT      ev.l0_wo_p1_sum1, 7                           ; p1.weights:12 l0.wo.k0.p1
-    VEC.add   l0_wo_k0_p1_acc0, l0_wo_k0_p1_acc0, l0_wo_k0_p1_part ; p1.weights:12 l0.wo.k0.p1
-    SIG       ev.l0_wo_p1_took0, 1                          ; p1.weights:12 l0.wo.k0.p1
+    WAIT      ev.l0_wo_p1_sum1, 7                           ; p1.k_split.wo:14 l0.wo.k0.p1
+    VEC.add   l0_wo_k0_p1_acc0, l0_wo_k0_p1_acc0, l0_wo_k0_p1_part ; p1.k_split.wo:14 l0.wo.k0.p1
+    SIG       ev.l0_wo_p1_took0, 1                          ; p1.k_split.wo:14 l0.wo.k0.p1
     LD        l0_wo_k0_p1_res, hbm[x_in + 57472], stride 64 ; p1.panels.wo l0.wo.k0.p1
     VEC.add   l0_wo_k0_p1_acc0, l0_wo_k0_p1_acc0, l0_wo_k0_p1_bias ; p1.weights:12 l0.wo.k0.p1
     VEC.add   l0_wo_k0_p1_acc0, l0_wo_k0_p1_acc0, l0_wo_k0_p1_res ; p1.panels.wo l0.wo.k0.p1
     ST        hbm[scratch + 319616], l0_wo_k0_p1_acc0, stride 64 ; p1.panels.wo l0.wo.k0.p1
-    WAIT      ev.l0_wo_p1_sum1, 8                           ; p1.weights:12 l0.wo.k0.p1
-    VEC.add   l0_wo_k0_p1_acc1, l0_wo_k0_p1_acc1, l0_wo_k0_p1_part ; p1.weights:12 l0.wo.k0.p1
-    SIG       ev.l0_wo_p1_took0, 1                          ; p1.weights:12 l0.wo.k0.p1
+    WAIT      ev.l0_wo_p1_sum1, 8                           ; p1.k_split.wo:14 l0.wo.k0.p1
+    VEC.add   l0_wo_k0_p1_acc1, l0_wo_k0_p1_acc1, l0_wo_k0_p1_part ; p1.k_split.wo:14 l0.wo.k0.p1
+    SIG       ev.l0_wo_p1_took0, 1                          ; p1.k_split.wo:14 l0.wo.k0.p1
     LD        l0_wo_k0_p1_res, hbm[x_in + 49280], stride 64 ; p1.panels.wo l0.wo.k0.p1
     VEC.add   l0_wo_k0_p1_acc1, l0_wo_k0_p1_acc1, l0_wo_k0_p1_bias ; p1.weights:12 l0.wo.k0.p1
     VEC.add   l0_wo_k0_p1_acc1, l0_wo_k0_p1_acc1, l0_wo_k0_p1_res ; p1.panels.wo l0.wo.k0.p1
@@ -5698,48 +5698,48 @@
     WAIT      ev.l0_wo_k1_full1, 1                          ; p1.multicast.wo:15 l0.wo.k1.p0
     MMA.z     l0_wo_k1_p0_acc1, l0_wo_k1_a1, l0_wo_k1_p0_w  ; p1.k_chunk.wo:13 l0.wo.k1.p0
     SIG       ev.l0_wo_k1_free1, 1                          ; p1.multicast.wo:15 l0.wo.k1.p0
-    WAIT      ev.l0_wo_k0_ready, 2                          ; p1.weights:12 l0.wo.k1.p0
-    ST        wg40.l0_wo_k0_p0_part, l0_wo_k1_p0_acc0       ; p1.weights:12 l0.wo.k1.p0
-    SIG       ev.l0_wo_p0_sum1, 1                           ; p1.weights:12 l0.wo.k1.p0
+    WAIT      ev.l0_wo_k0_ready, 2                          ; p1.k_split.wo:14 l0.wo.k1.p0
+    ST        wg40.l0_wo_k0_p0_part, l0_wo_k1_p0_acc0       ; p1.k_split.wo:14 l0.wo.k1.p0
+    SIG       ev.l0_wo_p0_sum1, 1                           ; p1.k_split.wo:14 l0.wo.k1.p0
     WAIT      ev.l0_wo_k1_full2, 1                          ; p1.multicast.wo:15 l0.wo.k1.p0
     MMA.z     l0_wo_k1_p0_acc0, l0_wo_k1_a2, l0_wo_k1_p0_w  ; p1.k_chunk.wo:13 l0.wo.k1.p0
     SIG       ev.l0_wo_k1_free2, 1                          ; p1.multicast.wo:15 l0.wo.k1.p0
-    WAIT      ev.l0_wo_p0_took0, 1                          ; p1.weights:12 l0.wo.k1.p0
-    ST        wg40.l0_wo_k0_p0_part, l0_wo_k1_p0_acc1       ; p1.weights:12 l0.wo.k1.p0
-    SIG       ev.l0_wo_p0_sum1, 1                           ; p1.weights:12 l0.wo.k1.p0
+    WAIT      ev.l0_wo_p0_took0, 1                          ; p1.k_split.wo:14 l0.wo.k1.p0
+    ST        wg40.l0_wo_k0_p0_part, l0_wo_k1_p0_acc1       ; p1.k_split.wo:14 l0.wo.k1.p0
+    SIG       ev.l0_wo_p0_sum1, 1                           ; p1.k_split.wo:14 l0.wo.k1.p0
     WAIT      ev.l0_wo_k1_full3, 1                          ; p1.multicast.wo:15 l0.wo.k1.p0
     MMA.z     l0_wo_k1_p0_acc1, l0_wo_k1_a3, l0_wo_k1_p0_w  ; p1.k_chunk.wo:13 l0.wo.k1.p0
     SIG       ev.l0_wo_k1_free3, 1                          ; p1.multicast.wo:15 l0.wo.k1.p0
-    WAIT      ev.l0_wo_p0_took0, 2                          ; p1.weights:12 l0.wo.k1.p0
-    ST        wg40.l0_wo_k0_p0_part, l0_wo_k1_p0_acc0       ; p1.weights:12 l0.wo.k1.p0
-    SIG       ev.l0_wo_p0_sum1, 1                           ; p1.weights:12 l0.wo.k1.p0
+    WAIT      ev.l0_wo_p0_took0, 2                          ; p1.k_split.wo:14 l0.wo.k1.p0
+    ST        wg40.l0_wo_k0_p0_part, l0_wo_k1_p0_acc0       ; p1.k_split.wo:14 l0.wo.k1.p0
+    SIG       ev.l0_wo_p0_sum1, 1                           ; p1.k_split.wo:14 l0.wo.k1.p0
     WAIT      ev.l0_wo_k1_full0, 2                          ; p1.multicast.wo:15 l0.wo.k1.p0
     MMA.z     l0_wo_k1_p0_acc0, l0_wo_k1_a0, l0_wo_k1_p0_w  ; p1.k_chunk.wo:13 l0.wo.k1.p0
     SIG       ev.l0_wo_k1_free0, 1                          ; p1.multicast.wo:15 l0.wo.k1.p0
-    WAIT      ev.l0_wo_p0_took0, 3                          ; p1.weights:12 l0.wo.k1.p0
-    ST        wg40.l0_wo_k0_p0_part, l0_wo_k1_p0_acc1       ; p1.weights:12 l0.wo.k1.p0
-    SIG       ev.l0_wo_p0_sum1, 1                           ; p1.weights:12 l0.wo.k1.p0
+    WAIT      ev.l0_wo_p0_took0, 3                          ; p1.k_split.wo:14 l0.wo.k1.p0
+    ST        wg40.l0_wo_k0_p0_part, l0_wo_k1_p0_acc1       ; p1.k_split.wo:14 l0.wo.k1.p0
+    SIG       ev.l0_wo_p0_sum1, 1                           ; p1.k_split.wo:14 l0.wo.k1.p0
     WAIT      ev.l0_wo_k1_full1, 2                          ; p1.multicast.wo:15 l0.wo.k1.p0
     MMA.z     l0_wo_k1_p0_acc1, l0_wo_k1_a1, l0_wo_k1_p0_w  ; p1.k_chunk.wo:13 l0.wo.k1.p0
     SIG       ev.l0_wo_k1_free1, 1                          ; p1.multicast.wo:15 l0.wo.k1.p0
-    WAIT      ev.l0_wo_p0_took0, 4                          ; p1.weights:12 l0.wo.k1.p0
-    ST        wg40.l0_wo_k0_p0_part, l0_wo_k1_p0_acc0       ; p1.weights:12 l0.wo.k1.p0
-    SIG       ev.l0_wo_p0_sum1, 1                           ; p1.weights:12 l0.wo.k1.p0
+    WAIT      ev.l0_wo_p0_took0, 4                          ; p1.k_split.wo:14 l0.wo.k1.p0
+    ST        wg40.l0_wo_k0_p0_part, l0_wo_k1_p0_acc0       ; p1.k_split.wo:14 l0.wo.k1.p0
+    SIG       ev.l0_wo_p0_sum1, 1                           ; p1.k_split.wo:14 l0.wo.k1.p0
     WAIT      ev.l0_wo_k1_full2, 2                          ; p1.multicast.wo:15 l0.wo.k1.p0
     MMA.z     l0_wo_k1_p0_acc0, l0_wo_k1_a2, l0_wo_k1_p0_w  ; p1.k_chunk.wo:13 l0.wo.k1.p0
     SIG       ev.l0_wo_k1_free2, 1                          ; p1.multicast.wo:15 l0.wo.k1.p0
-    WAIT      ev.l0_wo_p0_took0, 5                          ; p1.weights:12 l0.wo.k1.p0
-    ST        wg40.l0_wo_k0_p0_part, l0_wo_k1_p0_acc1       ; p1.weights:12 l0.wo.k1.p0
-    SIG       ev.l0_wo_p0_sum1, 1                           ; p1.weights:12 l0.wo.k1.p0
+    WAIT      ev.l0_wo_p0_took0, 5                          ; p1.k_split.wo:14 l0.wo.k1.p0
+    ST        wg40.l0_wo_k0_p0_part, l0_wo_k1_p0_acc1       ; p1.k_split.wo:14 l0.wo.k1.p0
+    SIG       ev.l0_wo_p0_sum1, 1                           ; p1.k_split.wo:14 l0.wo.k1.p0
     WAIT      ev.l0_wo_k1_full3, 2                          ; p1.multicast.wo:15 l0.wo.k1.p0
     MMA.z     l0_wo_k1_p0_acc1, l0_wo_k1_a3, l0_wo_k1_p0_w  ; p1.k_chunk.wo:13 l0.wo.k1.p0
     SIG       ev.l0_wo_k1_free3, 1                          ; p1.multicast.wo:15 l0.wo.k1.p0
-    WAIT      ev.l0_wo_p0_took0, 6                          ; p1.weights:12 l0.wo.k1.p0
-    ST        wg40.l0_wo_k0_p0_part, l0_wo_k1_p0_acc0       ; p1.weights:12 l0.wo.k1.p0
-    SIG       ev.l0_wo_p0_sum1, 1                           ; p1.weights:12 l0.wo.k1.p0
-    WAIT      ev.l0_wo_p0_took0, 7                          ; p1.weights:12 l0.wo.k1.p0
-    ST        wg40.l0_wo_k0_p0_part, l0_wo_k1_p0_acc1       ; p1.weights:12 l0.wo.k1.p0
-    SIG       ev.l0_wo_p0_sum1, 1                           ; p1.weights:12 l0.wo.k1.p0
+    WAIT      ev.l0_wo_p0_took0, 6                          ; p1.k_split.wo:14 l0.wo.k1.p0
+    ST        wg40.l0_wo_k0_p0_part, l0_wo_k1_p0_acc0       ; p1.k_split.wo:14 l0.wo.k1.p0
+    SIG       ev.l0_wo_p0_sum1, 1                           ; p1.k_split.wo:14 l0.wo.k1.p0
+    WAIT      ev.l0_wo_p0_took0, 7                          ; p1.k_split.wo:14 l0.wo.k1.p0
+    ST        wg40.l0_wo_k0_p0_part, l0_wo_k1_p0_acc1       ; p1.k_split.wo:14 l0.wo.k1.p0
+    SIG       ev.l0_wo_p0_sum1, 1                           ; p1.k_split.wo:14 l0.wo.k1.p0
     SIG       ev.wo_l0, 1                                   ; p1.panels.wo l0.wo.k1.p0
     END
 
@@ -6162,48 +6162,48 @@
     WAIT      ev.l0_wo_k1_full1, 1                          ; p1.multicast.wo:15 l0.wo.k1.p1
     MMA.z     l0_wo_k1_p1_acc1, l0_wo_k1_a1, l0_wo_k1_p1_w  ; p1.k_chunk.wo:13 l0.wo.k1.p1
     SIG       ev.l0_wo_k1_free1, 1                          ; p1.multicast.wo:15 l0.wo.k1.p1
-    WAIT      ev.l0_wo_k0_ready, 2                          ; p1.weights:12 l0.wo.k1.p1
-    ST        wg44.l0_wo_k0_p1_part, l0_wo_k1_p1_acc0       ; p1.weights:12 l0.wo.k1.p1
-    SIG       ev.l0_wo_p1_sum1, 1                           ; p1.weights:12 l0.wo.k1.p1
+    WAIT      ev.l0_wo_k0_ready, 2                          ; p1.k_split.wo:14 l0.wo.k1.p1
+    ST        wg44.l0_wo_k0_p1_part, l0_wo_k1_p1_acc0       ; p1.k_split.wo:14 l0.wo.k1.p1
+    SIG       ev.l0_wo_p1_sum1, 1                           ; p1.k_split.wo:14 l0.wo.k1.p1
     WAIT      ev.l0_wo_k1_full2, 1                          ; p1.multicast.wo:15 l0.wo.k1.p1
     MMA.z     l0_wo_k1_p1_acc0, l0_wo_k1_a2, l0_wo_k1_p1_w  ; p1.k_chunk.wo:13 l0.wo.k1.p1
     SIG       ev.l0_wo_k1_free2, 1                          ; p1.multicast.wo:15 l0.wo.k1.p1
-    WAIT      ev.l0_wo_p1_took0, 1                          ; p1.weights:12 l0.wo.k1.p1
-    ST        wg44.l0_wo_k0_p1_part, l0_wo_k1_p1_acc1       ; p1.weights:12 l0.wo.k1.p1
-    SIG       ev.l0_wo_p1_sum1, 1                           ; p1.weights:12 l0.wo.k1.p1
+    WAIT      ev.l0_wo_p1_took0, 1                          ; p1.k_split.wo:14 l0.wo.k1.p1
+    ST        wg44.l0_wo_k0_p1_part, l0_wo_k1_p1_acc1       ; p1.k_split.wo:14 l0.wo.k1.p1
+    SIG       ev.l0_wo_p1_sum1, 1                           ; p1.k_split.wo:14 l0.wo.k1.p1
     WAIT      ev.l0_wo_k1_full3, 1                          ; p1.multicast.wo:15 l0.wo.k1.p1
     MMA.z     l0_wo_k1_p1_acc1, l0_wo_k1_a3, l0_wo_k1_p1_w  ; p1.k_chunk.wo:13 l0.wo.k1.p1
     SIG       ev.l0_wo_k1_free3, 1                          ; p1.multicast.wo:15 l0.wo.k1.p1
-    WAIT      ev.l0_wo_p1_took0, 2                          ; p1.weights:12 l0.wo.k1.p1
-    ST        wg44.l0_wo_k0_p1_part, l0_wo_k1_p1_acc0       ; p1.weights:12 l0.wo.k1.p1
-    SIG       ev.l0_wo_p1_sum1, 1                           ; p1.weights:12 l0.wo.k1.p1
+    WAIT      ev.l0_wo_p1_took0, 2                          ; p1.k_split.wo:14 l0.wo.k1.p1
+    ST        wg44.l0_wo_k0_p1_part, l0_wo_k1_p1_acc0       ; p1.k_split.wo:14 l0.wo.k1.p1
+    SIG       ev.l0_wo_p1_sum1, 1                           ; p1.k_split.wo:14 l0.wo.k1.p1
     WAIT      ev.l0_wo_k1_full0, 2                          ; p1.multicast.wo:15 l0.wo.k1.p1
     MMA.z     l0_wo_k1_p1_acc0, l0_wo_k1_a0, l0_wo_k1_p1_w  ; p1.k_chunk.wo:13 l0.wo.k1.p1
     SIG       ev.l0_wo_k1_free0, 1                          ; p1.multicast.wo:15 l0.wo.k1.p1
-    WAIT      ev.l0_wo_p1_took0, 3                          ; p1.weights:12 l0.wo.k1.p1
-    ST        wg44.l0_wo_k0_p1_part, l0_wo_k1_p1_acc1       ; p1.weights:12 l0.wo.k1.p1
-    SIG       ev.l0_wo_p1_sum1, 1                           ; p1.weights:12 l0.wo.k1.p1
+    WAIT      ev.l0_wo_p1_took0, 3                          ; p1.k_split.wo:14 l0.wo.k1.p1
+    ST        wg44.l0_wo_k0_p1_part, l0_wo_k1_p1_acc1       ; p1.k_split.wo:14 l0.wo.k1.p1
+    SIG       ev.l0_wo_p1_sum1, 1                           ; p1.k_split.wo:14 l0.wo.k1.p1
     WAIT      ev.l0_wo_k1_full1, 2                          ; p1.multicast.wo:15 l0.wo.k1.p1
     MMA.z     l0_wo_k1_p1_acc1, l0_wo_k1_a1, l0_wo_k1_p1_w  ; p1.k_chunk.wo:13 l0.wo.k1.p1
     SIG       ev.l0_wo_k1_free1, 1                          ; p1.multicast.wo:15 l0.wo.k1.p1
-    WAIT      ev.l0_wo_p1_took0, 4                          ; p1.weights:12 l0.wo.k1.p1
-    ST        wg44.l0_wo_k0_p1_part, l0_wo_k1_p1_acc0       ; p1.weights:12 l0.wo.k1.p1
-    SIG       ev.l0_wo_p1_sum1, 1                           ; p1.weights:12 l0.wo.k1.p1
+    WAIT      ev.l0_wo_p1_took0, 4                          ; p1.k_split.wo:14 l0.wo.k1.p1
+    ST        wg44.l0_wo_k0_p1_part, l0_wo_k1_p1_acc0       ; p1.k_split.wo:14 l0.wo.k1.p1
+    SIG       ev.l0_wo_p1_sum1, 1                           ; p1.k_split.wo:14 l0.wo.k1.p1
     WAIT      ev.l0_wo_k1_full2, 2                          ; p1.multicast.wo:15 l0.wo.k1.p1
     MMA.z     l0_wo_k1_p1_acc0, l0_wo_k1_a2, l0_wo_k1_p1_w  ; p1.k_chunk.wo:13 l0.wo.k1.p1
     SIG       ev.l0_wo_k1_free2, 1                          ; p1.multicast.wo:15 l0.wo.k1.p1
-    WAIT      ev.l0_wo_p1_took0, 5                          ; p1.weights:12 l0.wo.k1.p1
-    ST        wg44.l0_wo_k0_p1_part, l0_wo_k1_p1_acc1       ; p1.weights:12 l0.wo.k1.p1
-    SIG       ev.l0_wo_p1_sum1, 1                           ; p1.weights:12 l0.wo.k1.p1
+    WAIT      ev.l0_wo_p1_took0, 5                          ; p1.k_split.wo:14 l0.wo.k1.p1
+    ST        wg44.l0_wo_k0_p1_part, l0_wo_k1_p1_acc1       ; p1.k_split.wo:14 l0.wo.k1.p1
+    SIG       ev.l0_wo_p1_sum1, 1                           ; p1.k_split.wo:14 l0.wo.k1.p1
     WAIT      ev.l0_wo_k1_full3, 2                          ; p1.multicast.wo:15 l0.wo.k1.p1
     MMA.z     l0_wo_k1_p1_acc1, l0_wo_k1_a3, l0_wo_k1_p1_w  ; p1.k_chunk.wo:13 l0.wo.k1.p1
     SIG       ev.l0_wo_k1_free3, 1                          ; p1.multicast.wo:15 l0.wo.k1.p1
-    WAIT      ev.l0_wo_p1_took0, 6                          ; p1.weights:12 l0.wo.k1.p1
-    ST        wg44.l0_wo_k0_p1_part, l0_wo_k1_p1_acc0       ; p1.weights:12 l0.wo.k1.p1
-    SIG       ev.l0_wo_p1_sum1, 1                           ; p1.weights:12 l0.wo.k1.p1
-    WAIT      ev.l0_wo_p1_took0, 7                          ; p1.weights:12 l0.wo.k1.p1
-    ST        wg44.l0_wo_k0_p1_part, l0_wo_k1_p1_acc1       ; p1.weights:12 l0.wo.k1.p1
-    SIG       ev.l0_wo_p1_sum1, 1                           ; p1.weights:12 l0.wo.k1.p1
+    WAIT      ev.l0_wo_p1_took0, 6                          ; p1.k_split.wo:14 l0.wo.k1.p1
+    ST        wg44.l0_wo_k0_p1_part, l0_wo_k1_p1_acc0       ; p1.k_split.wo:14 l0.wo.k1.p1
+    SIG       ev.l0_wo_p1_sum1, 1                           ; p1.k_split.wo:14 l0.wo.k1.p1
+    WAIT      ev.l0_wo_p1_took0, 7                          ; p1.k_split.wo:14 l0.wo.k1.p1
+    ST        wg44.l0_wo_k0_p1_part, l0_wo_k1_p1_acc1       ; p1.k_split.wo:14 l0.wo.k1.p1
+    SIG       ev.l0_wo_p1_sum1, 1                           ; p1.k_split.wo:14 l0.wo.k1.p1
     SIG       ev.wo_l0, 1                                   ; p1.panels.wo l0.wo.k1.p1
     END
 
@@ -6771,9 +6771,9 @@
     WAIT      ev.l0_w2_k0_full2, 1                          ; p1.multicast.w2:15 l0.w2.k0.p0
     MMA.z     l0_w2_k0_p0_acc1, l0_w2_k0_a2, l0_w2_k0_p0_w[0:32, :] ; p1.k_chunk.w2:13 l0.w2.k0.p0
     SIG       ev.l0_w2_k0_free2, 1                          ; p1.multicast.w2:15 l0.w2.k0.p0
-    WAIT      ev.l0_w2_p0_sum1, 1                           ; p1.weights:12 l0.w2.k0.p0
-    VEC.add   l0_w2_k0_p0_acc0, l0_w2_k0_p0_acc0, l0_w2_k0_p0_part ; p1.weights:12 l0.w2.k0.p0
-    SIG       ev.l0_w2_p0_took0, 1                          ; p1.weights:12 l0.w2.k0.p0
+    WAIT      ev.l0_w2_p0_sum1, 1                           ; p1.k_split.w2:14 l0.w2.k0.p0
+    VEC.add   l0_w2_k0_p0_acc0, l0_w2_k0_p0_acc0, l0_w2_k0_p0_part ; p1.k_split.w2:14 l0.w2.k0.p0
+    SIG       ev.l0_w2_p0_took0, 1                          ; p1.k_split.w2:14 l0.w2.k0.p0
     LD        l0_w2_k0_p0_res, hbm[scratch + 262144], stride 64 ; p1.panels.w2 l0.w2.k0.p0
     WAIT      ev.l0_w2_k0_full3, 1                          ; p1.multicast.w2:15 l0.w2.k0.p0
     MMA       l0_w2_k0_p0_acc1, l0_w2_k0_a3, l0_w2_k0_p0_w[32:64, :] ; p1.k_chunk.w2:13 l0.w2.k0.p0
@@ -6784,9 +6784,9 @@
     WAIT      ev.l0_w2_k0_full0, 2                          ; p1.multicast.w2:15 l0.w2.k0.p0
     MMA.z     l0_w2_k0_p0_acc0, l0_w2_k0_a0, l0_w2_k0_p0_w[0:32, :] ; p1.k_chunk.w2:13 l0.w2.k0.p0
     SIG       ev.l0_w2_k0_free0, 1                          ; p1.multicast.w2:15 l0.w2.k0.p0
-    WAIT      ev.l0_w2_p0_sum1, 2                           ; p1.weights:12 l0.w2.k0.p0
-    VEC.add   l0_w2_k0_p0_acc1, l0_w2_k0_p0_acc1, l0_w2_k0_p0_part ; p1.weights:12 l0.w2.k0.p0
-    SIG       ev.l0_w2_p0_took0, 1                          ; p1.weights:12 l0.w2.k0.p0
+    WAIT      ev.l0_w2_p0_sum1, 2                           ; p1.k_split.w2:14 l0.w2.k0.p0
+    VEC.add   l0_w2_k0_p0_acc1, l0_w2_k0_p0_acc1, l0_w2_k0_p0_part ; p1.k_split.w2:14 l0.w2.k0.p0
+    SIG       ev.l0_w2_p0_took0, 1                          ; p1.k_split.w2:14 l0.w2.k0.p0
     LD        l0_w2_k0_p0_res, hbm[scratch + 270336], stride 64 ; p1.panels.w2 l0.w2.k0.p0
     WAIT      ev.l0_w2_k0_full1, 2                          ; p1.multicast.w2:15 l0.w2.k0.p0
     MMA       l0_w2_k0_p0_acc0, l0_w2_k0_a1, l0_w2_k0_p0_w[32:64, :] ; p1.k_chunk.w2:13 l0.w2.k0.p0
@@ -6797,9 +6797,9 @@
     WAIT      ev.l0_w2_k0_full2, 2                          ; p1.multicast.w2:15 l0.w2.k0.p0
     MMA.z     l0_w2_k0_p0_acc1, l0_w2_k0_a2, l0_w2_k0_p0_w[0:32, :] ; p1.k_chunk.w2:13 l0.w2.k0.p0
     SIG       ev.l0_w2_k0_free2, 1                          ; p1.multicast.w2:15 l0.w2.k0.p0
-    WAIT      ev.l0_w2_p0_sum1, 3                           ; p1.weights:12 l0.w2.k0.p0
-    VEC.add   l0_w2_k0_p0_acc0, l0_w2_k0_p0_acc0, l0_w2_k0_p0_part ; p1.weights:12 l0.w2.k0.p0
-    SIG       ev.l0_w2_p0_took0, 1                          ; p1.weights:12 l0.w2.k0.p0
+    WAIT      ev.l0_w2_p0_sum1, 3                           ; p1.k_split.w2:14 l0.w2.k0.p0
+    VEC.add   l0_w2_k0_p0_acc0, l0_w2_k0_p0_acc0, l0_w2_k0_p0_part ; p1.k_split.w2:14 l0.w2.k0.p0
+    SIG       ev.l0_w2_p0_took0, 1                          ; p1.k_split.w2:14 l0.w2.k0.p0
     LD        l0_w2_k0_p0_res, hbm[scratch + 278528], stride 64 ; p1.panels.w2 l0.w2.k0.p0
     WAIT      ev.l0_w2_k0_full3, 2                          ; p1.multicast.w2:15 l0.w2.k0.p0
     MMA       l0_w2_k0_p0_acc1, l0_w2_k0_a3, l0_w2_k0_p0_w[32:64, :] ; p1.k_chunk.w2:13 l0.w2.k0.p0
@@ -6810,9 +6810,9 @@
     WAIT      ev.l0_w2_k0_full0, 3                          ; p1.multicast.w2:15 l0.w2.k0.p0
     MMA.z     l0_w2_k0_p0_acc0, l0_w2_k0_a0, l0_w2_k0_p0_w[0:32, :] ; p1.k_chunk.w2:13 l0.w2.k0.p0
     SIG       ev.l0_w2_k0_free0, 1                          ; p1.multicast.w2:15 l0.w2.k0.p0
-    WAIT      ev.l0_w2_p0_sum1, 4                           ; p1.weights:12 l0.w2.k0.p0
-    VEC.add   l0_w2_k0_p0_acc1, l0_w2_k0_p0_acc1, l0_w2_k0_p0_part ; p1.weights:12 l0.w2.k0.p0
-    SIG       ev.l0_w2_p0_took0, 1                          ; p1.weights:12 l0.w2.k0.p0
+    WAIT      ev.l0_w2_p0_sum1, 4                           ; p1.k_split.w2:14 l0.w2.k0.p0
+    VEC.add   l0_w2_k0_p0_acc1, l0_w2_k0_p0_acc1, l0_w2_k0_p0_part ; p1.k_split.w2:14 l0.w2.k0.p0
+    SIG       ev.l0_w2_p0_took0, 1                          ; p1.k_split.w2:14 l0.w2.k0.p0
     LD        l0_w2_k0_p0_res, hbm[scratch + 286720], stride 64 ; p1.panels.w2 l0.w2.k0.p0
     WAIT      ev.l0_w2_k0_full1, 3                          ; p1.multicast.w2:15 l0.w2.k0.p0
     MMA       l0_w2_k0_p0_acc0, l0_w2_k0_a1, l0_w2_k0_p0_w[32:64, :] ; p1.k_chunk.w2:13 l0.w2.k0.p0
@@ -6823,9 +6823,9 @@
     WAIT      ev.l0_w2_k0_full2, 3                          ; p1.multicast.w2:15 l0.w2.k0.p0
     MMA.z     l0_w2_k0_p0_acc1, l0_w2_k0_a2, l0_w2_k0_p0_w[0:32, :] ; p1.k_chunk.w2:13 l0.w2.k0.p0
     SIG       ev.l0_w2_k0_free2, 1                          ; p1.multicast.w2:15 l0.w2.k0.p0
-    WAIT      ev.l0_w2_p0_sum1, 5                           ; p1.weights:12 l0.w2.k0.p0
-    VEC.add   l0_w2_k0_p0_acc0, l0_w2_k0_p0_acc0, l0_w2_k0_p0_part ; p1.weights:12 l0.w2.k0.p0
-    SIG       ev.l0_w2_p0_took0, 1                          ; p1.weights:12 l0.w2.k0.p0
+    WAIT      ev.l0_w2_p0_sum1, 5                           ; p1.k_split.w2:14 l0.w2.k0.p0
+    VEC.add   l0_w2_k0_p0_acc0, l0_w2_k0_p0_acc0, l0_w2_k0_p0_part ; p1.k_split.w2:14 l0.w2.k0.p0
+    SIG       ev.l0_w2_p0_took0, 1                          ; p1.k_split.w2:14 l0.w2.k0.p0
     LD        l0_w2_k0_p0_res, hbm[scratch + 294912], stride 64 ; p1.panels.w2 l0.w2.k0.p0
     WAIT      ev.l0_w2_k0_full3, 3                          ; p1.multicast.w2:15 l0.w2.k0.p0
     MMA       l0_w2_k0_p0_acc1, l0_w2_k0_a3, l0_w2_k0_p0_w[32:64, :] ; p1.k_chunk.w2:13 l0.w2.k0.p0
@@ -6836,9 +6836,9 @@
     WAIT      ev.l0_w2_k0_full0, 4                          ; p1.multicast.w2:15 l0.w2.k0.p0
     MMA.z     l0_w2_k0_p0_acc0, l0_w2_k0_a0, l0_w2_k0_p0_w[0:32, :] ; p1.k_chunk.w2:13 l0.w2.k0.p0
     SIG       ev.l0_w2_k0_free0, 1                          ; p1.multicast.w2:15 l0.w2.k0.p0
-    WAIT      ev.l0_w2_p0_sum1, 6                           ; p1.weights:12 l0.w2.k0.p0
-    VEC.add   l0_w2_k0_p0_acc1, l0_w2_k0_p0_acc1, l0_w2_k0_p0_part ; p1.weights:12 l0.w2.k0.p0
-    SIG       ev.l0_w2_p0_took0, 1                          ; p1.weights:12 l0.w2.k0.p0
+    WAIT      ev.l0_w2_p0_sum1, 6                           ; p1.k_split.w2:14 l0.w2.k0.p0
+    VEC.add   l0_w2_k0_p0_acc1, l0_w2_k0_p0_acc1, l0_w2_k0_p0_part ; p1.k_split.w2:14 l0.w2.k0.p0
+    SIG       ev.l0_w2_p0_took0, 1                          ; p1.k_split.w2:14 l0.w2.k0.p0
     LD        l0_w2_k0_p0_res, hbm[scratch + 303104], stride 64 ; p1.panels.w2 l0.w2.k0.p0
     WAIT      ev.l0_w2_k0_full1, 4                          ; p1.multicast.w2:15 l0.w2.k0.p0
     MMA       l0_w2_k0_p0_acc0, l0_w2_k0_a1, l0_w2_k0_p0_w[32:64, :] ; p1.k_chunk.w2:13 l0.w2.k0.p0
@@ -6849,9 +6849,9 @@
     WAIT      ev.l0_w2_k0_full2, 4                          ; p1.multicast.w2:15 l0.w2.k0.p0
     MMA.z     l0_w2_k0_p0_acc1, l0_w2_k0_a2, l0_w2_k0_p0_w[0:32, :] ; p1.k_chunk.w2:13 l0.w2.k0.p0
     SIG       ev.l0_w2_k0_free2, 1                          ; p1.multicast.w2:15 l0.w2.k0.p0
-    WAIT      ev.l0_w2_p0_sum1, 7                           ; p1.weights:12 l0.w2.k0.p0
-    VEC.add   l0_w2_k0_p0_acc0, l0_w2_k0_p0_acc0, l0_w2_k0_p0_part ; p1.weights:12 l0.w2.k0.p0
-    SIG       ev.l0_w2_p0_took0, 1                          ; p1.weights:12 l0.w2.k0.p0
+    WAIT      ev.l0_w2_p0_sum1, 7                           ; p1.k_split.w2:14 l0.w2.k0.p0
+    VEC.add   l0_w2_k0_p0_acc0, l0_w2_k0_p0_acc0, l0_w2_k0_p0_part ; p1.k_split.w2:14 l0.w2.k0.p0
+    SIG       ev.l0_w2_p0_took0, 1                          ; p1.k_split.w2:14 l0.w2.k0.p0
     LD        l0_w2_k0_p0_res, hbm[scratch + 311296], stride 64 ; p1.panels.w2 l0.w2.k0.p0
     WAIT      ev.l0_w2_k0_full3, 4                          ; p1.multicast.w2:15 l0.w2.k0.p0
     MMA       l0_w2_k0_p0_acc1, l0_w2_k0_a3, l0_w2_k0_p0_w[32:64, :] ; p1.k_chunk.w2:13 l0.w2.k0.p0
@@ -6859,9 +6859,9 @@
     VEC.add   l0_w2_k0_p0_acc0, l0_w2_k0_p0_acc0, l0_w2_k0_p0_bias ; p1.weights:12 l0.w2.k0.p0
     VEC.add   l0_w2_k0_p0_acc0, l0_w2_k0_p0_acc0, l0_w2_k0_p0_res ; p1.panels.w2 l0.w2.k0.p0
     ST        hbm[out + 49152], l0_w2_k0_p0_acc0, stride 64 ; p1.panels.w2 l0.w2.k0.p0
-    WAIT      ev.l0_w2_p0_sum1, 8                           ; p1.weights:12 l0.w2.k0.p0
-    VEC.add   l0_w2_k0_p0_acc1, l0_w2_k0_p0_acc1, l0_w2_k0_p0_part ; p1.weights:12 l0.w2.k0.p0
-    SIG       ev.l0_w2_p0_took0, 1                          ; p1.weights:12 l0.w2.k0.p0
+    WAIT      ev.l0_w2_p0_sum1, 8                           ; p1.k_split.w2:14 l0.w2.k0.p0
+    VEC.add   l0_w2_k0_p0_acc1, l0_w2_k0_p0_acc1, l0_w2_k0_p0_part ; p1.k_split.w2:14 l0.w2.k0.p0
+    SIG       ev.l0_w2_p0_took0, 1                          ; p1.k_split.w2:14 l0.w2.k0.p0
     LD        l0_w2_k0_p0_res, hbm[scratch + 319488], stride 64 ; p1.panels.w2 l0.w2.k0.p0
     VEC.add   l0_w2_k0_p0_acc1, l0_w2_k0_p0_acc1, l0_w2_k0_p0_bias ; p1.weights:12 l0.w2.k0.p0
     VEC.add   l0_w2_k0_p0_acc1, l0_w2_k0_p0_acc1, l0_w2_k0_p0_res ; p1.panels.w2 l0.w2.k0.p0
@@ -7164,9 +7164,9 @@
     WAIT      ev.l0_w2_k0_full2, 1                          ; p1.multicast.w2:15 l0.w2.k0.p1
     MMA.z     l0_w2_k0_p1_acc1, l0_w2_k0_a2, l0_w2_k0_p1_w[0:32, :] ; p1.k_chunk.w2:13 l0.w2.k0.p1
     SIG       ev.l0_w2_k0_free2, 1                          ; p1.multicast.w2:15 l0.w2.k0.p1
-    WAIT      ev.l0_w2_p1_sum1, 1                           ; p1.weights:12 l0.w2.k0.p1
-    VEC.add   l0_w2_k0_p1_acc0, l0_w2_k0_p1_acc0, l0_w2_k0_p1_part ; p1.weights:12 l0.w2.k0.p1
-    SIG       ev.l0_w2_p1_took0, 1                          ; p1.weights:12 l0.w2.k0.p1
+    WAIT      ev.l0_w2_p1_sum1, 1                           ; p1.k_split.w2:14 l0.w2.k0.p1
+    VEC.add   l0_w2_k0_p1_acc0, l0_w2_k0_p1_acc0, l0_w2_k0_p1_part ; p1.k_split.w2:14 l0.w2.k0.p1
+    SIG       ev.l0_w2_p1_took0, 1                          ; p1.k_split.w2:14 l0.w2.k0.p1
     LD        l0_w2_k0_p1_res, hbm[scratch + 262272], stride 64 ; p1.panels.w2 l0.w2.k0.p1
     WAIT      ev.l0_w2_k0_full3, 1                          ; p1.multicast.w2:15 l0.w2.k0.p1
     MMA       l0_w2_k0_p1_acc1, l0_w2_k0_a3, l0_w2_k0_p1_w[32:64, :] ; p1.k_chunk.w2:13 l0.w2.k0.p1
@@ -7177,9 +7177,9 @@
     WAIT      ev.l0_w2_k0_full0, 2                          ; p1.multicast.w2:15 l0.w2.k0.p1
     MMA.z     l0_w2_k0_p1_acc0, l0_w2_k0_a0, l0_w2_k0_p1_w[0:32, :] ; p1.k_chunk.w2:13 l0.w2.k0.p1
     SIG       ev.l0_w2_k0_free0, 1                          ; p1.multicast.w2:15 l0.w2.k0.p1
-    WAIT      ev.l0_w2_p1_sum1, 2                           ; p1.weights:12 l0.w2.k0.p1
-    VEC.add   l0_w2_k0_p1_acc1, l0_w2_k0_p1_acc1, l0_w2_k0_p1_part ; p1.weights:12 l0.w2.k0.p1
-    SIG       ev.l0_w2_p1_took0, 1                          ; p1.weights:12 l0.w2.k0.p1
+    WAIT      ev.l0_w2_p1_sum1, 2                           ; p1.k_split.w2:14 l0.w2.k0.p1
+    VEC.add   l0_w2_k0_p1_acc1, l0_w2_k0_p1_acc1, l0_w2_k0_p1_part ; p1.k_split.w2:14 l0.w2.k0.p1
+    SIG       ev.l0_w2_p1_took0, 1                          ; p1.k_split.w2:14 l0.w2.k0.p1
     LD        l0_w2_k0_p1_res, hbm[scratch + 270464], stride 64 ; p1.panels.w2 l0.w2.k0.p1
     WAIT      ev.l0_w2_k0_full1, 2                          ; p1.multicast.w2:15 l0.w2.k0.p1
     MMA       l0_w2_k0_p1_acc0, l0_w2_k0_a1, l0_w2_k0_p1_w[32:64, :] ; p1.k_chunk.w2:13 l0.w2.k0.p1
@@ -7190,9 +7190,9 @@
     WAIT      ev.l0_w2_k0_full2, 2                          ; p1.multicast.w2:15 l0.w2.k0.p1
     MMA.z     l0_w2_k0_p1_acc1, l0_w2_k0_a2, l0_w2_k0_p1_w[0:32, :] ; p1.k_chunk.w2:13 l0.w2.k0.p1
     SIG       ev.l0_w2_k0_free2, 1                          ; p1.multicast.w2:15 l0.w2.k0.p1
-    WAIT      ev.l0_w2_p1_sum1, 3                           ; p1.weights:12 l0.w2.k0.p1
-    VEC.add   l0_w2_k0_p1_acc0, l0_w2_k0_p1_acc0, l0_w2_k0_p1_part ; p1.weights:12 l0.w2.k0.p1
-    SIG       ev.l0_w2_p1_took0, 1                          ; p1.weights:12 l0.w2.k0.p1
+    WAIT      ev.l0_w2_p1_sum1, 3                           ; p1.k_split.w2:14 l0.w2.k0.p1
+    VEC.add   l0_w2_k0_p1_acc0, l0_w2_k0_p1_acc0, l0_w2_k0_p1_part ; p1.k_split.w2:14 l0.w2.k0.p1
+    SIG       ev.l0_w2_p1_took0, 1                          ; p1.k_split.w2:14 l0.w2.k0.p1
     LD        l0_w2_k0_p1_res, hbm[scratch + 278656], stride 64 ; p1.panels.w2 l0.w2.k0.p1
     WAIT      ev.l0_w2_k0_full3, 2                          ; p1.multicast.w2:15 l0.w2.k0.p1
     MMA       l0_w2_k0_p1_acc1, l0_w2_k0_a3, l0_w2_k0_p1_w[32:64, :] ; p1.k_chunk.w2:13 l0.w2.k0.p1
@@ -7203,9 +7203,9 @@
     WAIT      ev.l0_w2_k0_full0, 3                          ; p1.multicast.w2:15 l0.w2.k0.p1
     MMA.z     l0_w2_k0_p1_acc0, l0_w2_k0_a0, l0_w2_k0_p1_w[0:32, :] ; p1.k_chunk.w2:13 l0.w2.k0.p1
     SIG       ev.l0_w2_k0_free0, 1                          ; p1.multicast.w2:15 l0.w2.k0.p1
-    WAIT      ev.l0_w2_p1_sum1, 4                           ; p1.weights:12 l0.w2.k0.p1
-    VEC.add   l0_w2_k0_p1_acc1, l0_w2_k0_p1_acc1, l0_w2_k0_p1_part ; p1.weights:12 l0.w2.k0.p1
-    SIG       ev.l0_w2_p1_took0, 1                          ; p1.weights:12 l0.w2.k0.p1
+    WAIT      ev.l0_w2_p1_sum1, 4                           ; p1.k_split.w2:14 l0.w2.k0.p1
+    VEC.add   l0_w2_k0_p1_acc1, l0_w2_k0_p1_acc1, l0_w2_k0_p1_part ; p1.k_split.w2:14 l0.w2.k0.p1
+    SIG       ev.l0_w2_p1_took0, 1                          ; p1.k_split.w2:14 l0.w2.k0.p1
     LD        l0_w2_k0_p1_res, hbm[scratch + 286848], stride 64 ; p1.panels.w2 l0.w2.k0.p1
     WAIT      ev.l0_w2_k0_full1, 3                          ; p1.multicast.w2:15 l0.w2.k0.p1
     MMA       l0_w2_k0_p1_acc0, l0_w2_k0_a1, l0_w2_k0_p1_w[32:64, :] ; p1.k_chunk.w2:13 l0.w2.k0.p1
@@ -7216,9 +7216,9 @@
     WAIT      ev.l0_w2_k0_full2, 3                          ; p1.multicast.w2:15 l0.w2.k0.p1
     MMA.z     l0_w2_k0_p1_acc1, l0_w2_k0_a2, l0_w2_k0_p1_w[0:32, :] ; p1.k_chunk.w2:13 l0.w2.k0.p1
     SIG       ev.l0_w2_k0_free2, 1                          ; p1.multicast.w2:15 l0.w2.k0.p1
-    WAIT      ev.l0_w2_p1_sum1, 5                           ; p1.weights:12 l0.w2.k0.p1
-    VEC.add   l0_w2_k0_p1_acc0, l0_w2_k0_p1_acc0, l0_w2_k0_p1_part ; p1.weights:12 l0.w2.k0.p1
-    SIG       ev.l0_w2_p1_took0, 1                          ; p1.weights:12 l0.w2.k0.p1
+    WAIT      ev.l0_w2_p1_sum1, 5                           ; p1.k_split.w2:14 l0.w2.k0.p1
+    VEC.add   l0_w2_k0_p1_acc0, l0_w2_k0_p1_acc0, l0_w2_k0_p1_part ; p1.k_split.w2:14 l0.w2.k0.p1
+    SIG       ev.l0_w2_p1_took0, 1                          ; p1.k_split.w2:14 l0.w2.k0.p1
     LD        l0_w2_k0_p1_res, hbm[scratch + 295040], stride 64 ; p1.panels.w2 l0.w2.k0.p1
     WAIT      ev.l0_w2_k0_full3, 3                          ; p1.multicast.w2:15 l0.w2.k0.p1
     MMA       l0_w2_k0_p1_acc1, l0_w2_k0_a3, l0_w2_k0_p1_w[32:64, :] ; p1.k_chunk.w2:13 l0.w2.k0.p1
@@ -7229,9 +7229,9 @@
     WAIT      ev.l0_w2_k0_full0, 4                          ; p1.multicast.w2:15 l0.w2.k0.p1
     MMA.z     l0_w2_k0_p1_acc0, l0_w2_k0_a0, l0_w2_k0_p1_w[0:32, :] ; p1.k_chunk.w2:13 l0.w2.k0.p1
     SIG       ev.l0_w2_k0_free0, 1                          ; p1.multicast.w2:15 l0.w2.k0.p1
-    WAIT      ev.l0_w2_p1_sum1, 6                           ; p1.weights:12 l0.w2.k0.p1
-    VEC.add   l0_w2_k0_p1_acc1, l0_w2_k0_p1_acc1, l0_w2_k0_p1_part ; p1.weights:12 l0.w2.k0.p1
-    SIG       ev.l0_w2_p1_took0, 1                          ; p1.weights:12 l0.w2.k0.p1
+    WAIT      ev.l0_w2_p1_sum1, 6                           ; p1.k_split.w2:14 l0.w2.k0.p1
+    VEC.add   l0_w2_k0_p1_acc1, l0_w2_k0_p1_acc1, l0_w2_k0_p1_part ; p1.k_split.w2:14 l0.w2.k0.p1
+    SIG       ev.l0_w2_p1_took0, 1                          ; p1.k_split.w2:14 l0.w2.k0.p1
     LD        l0_w2_k0_p1_res, hbm[scratch + 303232], stride 64 ; p1.panels.w2 l0.w2.k0.p1
     WAIT      ev.l0_w2_k0_full1, 4                          ; p1.multicast.w2:15 l0.w2.k0.p1
     MMA       l0_w2_k0_p1_acc0, l0_w2_k0_a1, l0_w2_k0_p1_w[32:64, :] ; p1.k_chunk.w2:13 l0.w2.k0.p1
@@ -7242,9 +7242,9 @@
     WAIT      ev.l0_w2_k0_full2, 4                          ; p1.multicast.w2:15 l0.w2.k0.p1
     MMA.z     l0_w2_k0_p1_acc1, l0_w2_k0_a2, l0_w2_k0_p1_w[0:32, :] ; p1.k_chunk.w2:13 l0.w2.k0.p1
     SIG       ev.l0_w2_k0_free2, 1                          ; p1.multicast.w2:15 l0.w2.k0.p1
-    WAIT      ev.l0_w2_p1_sum1, 7                           ; p1.weights:12 l0.w2.k0.p1
-    VEC.add   l0_w2_k0_p1_acc0, l0_w2_k0_p1_acc0, l0_w2_k0_p1_part ; p1.weights:12 l0.w2.k0.p1
-    SIG       ev.l0_w2_p1_took0, 1                          ; p1.weights:12 l0.w2.k0.p1
+    WAIT      ev.l0_w2_p1_sum1, 7                           ; p1.k_split.w2:14 l0.w2.k0.p1
+    VEC.add   l0_w2_k0_p1_acc0, l0_w2_k0_p1_acc0, l0_w2_k0_p1_part ; p1.k_split.w2:14 l0.w2.k0.p1
+    SIG       ev.l0_w2_p1_took0, 1                          ; p1.k_split.w2:14 l0.w2.k0.p1
     LD        l0_w2_k0_p1_res, hbm[scratch + 311424], stride 64 ; p1.panels.w2 l0.w2.k0.p1
     WAIT      ev.l0_w2_k0_full3, 4                          ; p1.multicast.w2:15 l0.w2.k0.p1
     MMA       l0_w2_k0_p1_acc1, l0_w2_k0_a3, l0_w2_k0_p1_w[32:64, :] ; p1.k_chunk.w2:13 l0.w2.k0.p1
@@ -7252,9 +7252,9 @@
     VEC.add   l0_w2_k0_p1_acc0, l0_w2_k0_p1_acc0, l0_w2_k0_p1_bias ; p1.weights:12 l0.w2.k0.p1
     VEC.add   l0_w2_k0_p1_acc0, l0_w2_k0_p1_acc0, l0_w2_k0_p1_res ; p1.panels.w2 l0.w2.k0.p1
     ST        hbm[out + 49280], l0_w2_k0_p1_acc0, stride 64 ; p1.panels.w2 l0.w2.k0.p1
-    WAIT      ev.l0_w2_p1_sum1, 8                           ; p1.weights:12 l0.w2.k0.p1
-    VEC.add   l0_w2_k0_p1_acc1, l0_w2_k0_p1_acc1, l0_w2_k0_p1_part ; p1.weights:12 l0.w2.k0.p1
-    SIG       ev.l0_w2_p1_took0, 1                          ; p1.weights:12 l0.w2.k0.p1
+    WAIT      ev.l0_w2_p1_sum1, 8                           ; p1.k_split.w2:14 l0.w2.k0.p1
+    VEC.add   l0_w2_k0_p1_acc1, l0_w2_k0_p1_acc1, l0_w2_k0_p1_part ; p1.k_split.w2:14 l0.w2.k0.p1
+    SIG       ev.l0_w2_p1_took0, 1                          ; p1.k_split.w2:14 l0.w2.k0.p1
     LD        l0_w2_k0_p1_res, hbm[scratch + 319616], stride 64 ; p1.panels.w2 l0.w2.k0.p1
     VEC.add   l0_w2_k0_p1_acc1, l0_w2_k0_p1_acc1, l0_w2_k0_p1_bias ; p1.weights:12 l0.w2.k0.p1
     VEC.add   l0_w2_k0_p1_acc1, l0_w2_k0_p1_acc1, l0_w2_k0_p1_res ; p1.panels.w2 l0.w2.k0.p1

@@ -3428,9 +3428,9 @@
     WAIT      ev.l0_w2_k0_full2, 1                          ; p1.multicast.w2:15 l0.w2.k0.p0
     MMA.z     l0_w2_k0_p0_acc1, l0_w2_k0_a2, l0_w2_k0_p0_w[0:32, :] ; p1.k_chunk.w2:13 l0.w2.k0.p0
     SIG       ev.l0_w2_k0_free2, 1                          ; p1.multicast.w2:15 l0.w2.k0.p0
-    WAIT      ev.l0_w2_p0_sum1, 1                           ; p1.weights:12 l0.w2.k0.p0
-    VEC.add   l0_w2_k0_p0_acc0, l0_w2_k0_p0_acc0, l0_w2_k0_p0_part ; p1.weights:12 l0.w2.k0.p0
-    SIG       ev.l0_w2_p0_took0, 1                          ; p1.weights:12 l0.w2.k0.p0
+    WAIT      ev.l0_w2_p0_sum1, 1                           ; p1.k_split.w2:14 l0.w2.k0.p0
+    VEC.add   l0_w2_k0_p0_acc0, l0_w2_k0_p0_acc0, l0_w2_k0_p0_part ; p1.k_split.w2:14 l0.w2.k0.p0
+    SIG       ev.l0_w2_p0_took0, 1                          ; p1.k_split.w2:14 l0.w2.k0.p0
     LD        l0_w2_k0_p0_res, hbm[scratch + 262144], stride 64 ; p1.panels.w2 l0.w2.k0.p0
     WAIT      ev.l0_w2_k0_full3, 1                          ; p1.multicast.w2:15 l0.w2.k0.p0
     MMA       l0_w2_k0_p0_acc1, l0_w2_k0_a3, l0_w2_k0_p0_w[32:64, :] ; p1.k_chunk.w2:13 l0.w2.k0.p0
@@ -3441,9 +3441,9 @@
     WAIT      ev.l0_w2_k0_full0, 2                          ; p1.multicast.w2:15 l0.w2.k0.p0
     MMA.z     l0_w2_k0_p0_acc0, l0_w2_k0_a0, l0_w2_k0_p0_w[0:32, :] ; p1.k_chunk.w2:13 l0.w2.k0.p0
     SIG       ev.l0_w2_k0_free0, 1                          ; p1.multicast.w2:15 l0.w2.k0.p0
-    WAIT      ev.l0_w2_p0_sum1, 2                           ; p1.weights:12 l0.w2.k0.p0
-    VEC.add   l0_w2_k0_p0_acc1, l0_w2_k0_p0_acc1, l0_w2_k0_p0_part ; p1.weights:12 l0.w2.k0.p0
-    SIG       ev.l0_w2_p0_took0, 1                          ; p1.weights:12 l0.w2.k0.p0
+    WAIT      ev.l0_w2_p0_sum1, 2                           ; p1.k_split.w2:14 l0.w2.k0.p0
+    VEC.add   l0_w2_k0_p0_acc1, l0_w2_k0_p0_acc1, l0_w2_k0_p0_part ; p1.k_split.w2:14 l0.w2.k0.p0
+    SIG       ev.l0_w2_p0_took0, 1                          ; p1.k_split.w2:14 l0.w2.k0.p0
     LD        l0_w2_k0_p0_res, hbm[scratch + 270336], stride 64 ; p1.panels.w2 l0.w2.k0.p0
     WAIT      ev.l0_w2_k0_full1, 2                          ; p1.multicast.w2:15 l0.w2.k0.p0
     MMA       l0_w2_k0_p0_acc0, l0_w2_k0_a1, l0_w2_k0_p0_w[32:64, :] ; p1.k_chunk.w2:13 l0.w2.k0.p0
@@ -3454,9 +3454,9 @@
     WAIT      ev.l0_w2_k0_full2, 2                          ; p1.multicast.w2:15 l0.w2.k0.p0
     MMA.z     l0_w2_k0_p0_acc1, l0_w2_k0_a2, l0_w2_k0_p0_w[0:32, :] ; p1.k_chunk.w2:13 l0.w2.k0.p0
     SIG       ev.l0_w2_k0_free2, 1                          ; p1.multicast.w2:15 l0.w2.k0.p0
-    WAIT      ev.l0_w2_p0_sum1, 3                           ; p1.weights:12 l0.w2.k0.p0
-    VEC.add   l0_w2_k0_p0_acc0, l0_w2_k0_p0_acc0, l0_w2_k0_p0_part ; p1.weights:12 l0.w2.k0.p0
-    SIG       ev.l0_w2_p0_took0, 1                          ; p1.weights:12 l0.w2.k0.p0
+    WAIT      ev.l0_w2_p0_sum1, 3                           ; p1.k_split.w2:14 l0.w2.k0.p0
+    VEC.add   l0_w2_k0_p0_acc0, l0_w2_k0_p0_acc0, l0_w2_k0_p0_part ; p1.k_split.w2:14 l0.w2.k0.p0
+    SIG       ev.l0_w2_p0_took0, 1                          ; p1.k_split.w2:14 l0.w2.k0.p0
     LD        l0_w2_k0_p0_res, hbm[scratch + 278528], stride 64 ; p1.panels.w2 l0.w2.k0.p0
     WAIT      ev.l0_w2_k0_full3, 2                          ; p1.multicast.w2:15 l0.w2.k0.p0
     MMA       l0_w2_k0_p0_acc1, l0_w2_k0_a3, l0_w2_k0_p0_w[32:64, :] ; p1.k_chunk.w2:13 l0.w2.k0.p0
@@ -3467,9 +3467,9 @@
     WAIT      ev.l0_w2_k0_full0, 3                          ; p1.multicast.w2:15 l0.w2.k0.p0
     MMA.z     l0_w2_k0_p0_acc0, l0_w2_k0_a0, l0_w2_k0_p0_w[0:32, :] ; p1.k_chunk.w2:13 l0.w2.k0.p0
     SIG       ev.l0_w2_k0_free0, 1                          ; p1.multicast.w2:15 l0.w2.k0.p0
-    WAIT      ev.l0_w2_p0_sum1, 4                           ; p1.weights:12 l0.w2.k0.p0
-    VEC.add   l0_w2_k0_p0_acc1, l0_w2_k0_p0_acc1, l0_w2_k0_p0_part ; p1.weights:12 l0.w2.k0.p0
-    SIG       ev.l0_w2_p0_took0, 1                          ; p1.weights:12 l0.w2.k0.p0
+    WAIT      ev.l0_w2_p0_sum1, 4                           ; p1.k_split.w2:14 l0.w2.k0.p0
+    VEC.add   l0_w2_k0_p0_acc1, l0_w2_k0_p0_acc1, l0_w2_k0_p0_part ; p1.k_split.w2:14 l0.w2.k0.p0
+    SIG       ev.l0_w2_p0_took0, 1                          ; p1.k_split.w2:14 l0.w2.k0.p0
     LD        l0_w2_k0_p0_res, hbm[scratch + 286720], stride 64 ; p1.panels.w2 l0.w2.k0.p0
     WAIT      ev.l0_w2_k0_full1, 3                          ; p1.multicast.w2:15 l0.w2.k0.p0
     MMA       l0_w2_k0_p0_acc0, l0_w2_k0_a1, l0_w2_k0_p0_w[32:64, :] ; p1.k_chunk.w2:13 l0.w2.k0.p0
@@ -3480,9 +3480,9 @@
     WAIT      ev.l0_w2_k0_full2, 3                          ; p1.multicast.w2:15 l0.w2.k0.p0
     MMA.z     l0_w2_k0_p0_acc1, l0_w2_k0_a2, l0_w2_k0_p0_w[0:32, :] ; p1.k_chunk.w2:13 l0.w2.k0.p0
     SIG       ev.l0_w2_k0_free2, 1                          ; p1.multicast.w2:15 l0.w2.k0.p0
-    WAIT      ev.l0_w2_p0_sum1, 5                           ; p1.weights:12 l0.w2.k0.p0
-    VEC.add   l0_w2_k0_p0_acc0, l0_w2_k0_p0_acc0, l0_w2_k0_p0_part ; p1.weights:12 l0.w2.k0.p0
-    SIG       ev.l0_w2_p0_took0, 1                          ; p1.weights:12 l0.w2.k0.p0
+    WAIT      ev.l0_w2_p0_sum1, 5                           ; p1.k_split.w2:14 l0.w2.k0.p0
+    VEC.add   l0_w2_k0_p0_acc0, l0_w2_k0_p0_acc0, l0_w2_k0_p0_part ; p1.k_split.w2:14 l0.w2.k0.p0
+    SIG       ev.l0_w2_p0_took0, 1                          ; p1.k_split.w2:14 l0.w2.k0.p0
     LD        l0_w2_k0_p0_res, hbm[scratch + 294912], stride 64 ; p1.panels.w2 l0.w2.k0.p0
     WAIT      ev.l0_w2_k0_full3, 3                          ; p1.multicast.w2:15 l0.w2.k0.p0
     MMA       l0_w2_k0_p0_acc1, l0_w2_k0_a3, l0_w2_k0_p0_w[32:64, :] ; p1.k_chunk.w2:13 l0.w2.k0.p0
@@ -3493,9 +3493,9 @@
     WAIT      ev.l0_w2_k0_full0, 4                          ; p1.multicast.w2:15 l0.w2.k0.p0
     MMA.z     l0_w2_k0_p0_acc0, l0_w2_k0_a0, l0_w2_k0_p0_w[0:32, :] ; p1.k_chunk.w2:13 l0.w2.k0.p0
     SIG       ev.l0_w2_k0_free0, 1                          ; p1.multicast.w2:15 l0.w2.k0.p0
-    WAIT      ev.l0_w2_p0_sum1, 6                           ; p1.weights:12 l0.w2.k0.p0
-    VEC.add   l0_w2_k0_p0_acc1, l0_w2_k0_p0_acc1, l0_w2_k0_p0_part ; p1.weights:12 l0.w2.k0.p0
-    SIG       ev.l0_w2_p0_took0, 1                          ; p1.weights:12 l0.w2.k0.p0
+    WAIT      ev.l0_w2_p0_sum1, 6                           ; p1.k_split.w2:14 l0.w2.k0.p0
+    VEC.add   l0_w2_k0_p0_acc1, l0_w2_k0_p0_acc1, l0_w2_k0_p0_part ; p1.k_split.w2:14 l0.w2.k0.p0
+    SIG       ev.l0_w2_p0_took0, 1                          ; p1.k_split.w2:14 l0.w2.k0.p0
     LD        l0_w2_k0_p0_res, hbm[scratch + 303104], stride 64 ; p1.panels.w2 l0.w2.k0.p0
     WAIT      ev.l0_w2_k0_full1, 4                          ; p1.multicast.w2:15 l0.w2.k0.p0
     MMA       l0_w2_k0_p0_acc0, l0_w2_k0_a1, l0_w2_k0_p0_w[32:64, :] ; p1.k_chunk.w2:13 l0.w2.k0.p0
@@ -3506,9 +3506,9 @@
     WAIT      ev.l0_w2_k0_full2, 4                          ; p1.multicast.w2:15 l0.w2.k0.p0
     MMA.z     l0_w2_k0_p0_acc1, l0_w2_k0_a2, l0_w2_k0_p0_w[0:32, :] ; p1.k_chunk.w2:13 l0.w2.k0.p0
     SIG       ev.l0_w2_k0_free2, 1                          ; p1.multicast.w2:15 l0.w2.k0.p0
-    WAIT      ev.l0_w2_p0_sum1, 7                           ; p1.weights:12 l0.w2.k0.p0
-    VEC.add   l0_w2_k0_p0_acc0, l0_w2_k0_p0_acc0, l0_w2_k0_p0_part ; p1.weights:12 l0.w2.k0.p0
-    SIG       ev.l0_w2_p0_took0, 1                          ; p1.weights:12 l0.w2.k0.p0
+    WAIT      ev.l0_w2_p0_sum1, 7                           ; p1.k_split.w2:14 l0.w2.k0.p0
+    VEC.add   l0_w2_k0_p0_acc0, l0_w2_k0_p0_acc0, l0_w2_k0_p0_part ; p1.k_split.w2:14 l0.w2.k0.p0
+    SIG       ev.l0_w2_p0_took0, 1                          ; p1.k_split.w2:14 l0.w2.k0.p0
     LD        l0_w2_k0_p0_res, hbm[scratch + 311296], stride 64 ; p1.panels.w2 l0.w2.k0.p0
     WAIT      ev.l0_w2_k0_full3, 4                          ; p1.multicast.w2:15 l0.w2.k0.p0
     MMA       l0_w2_k0_p0_acc1, l0_w2_k0_a3, l0_w2_k0_p0_w[32:64, :] ; p1.k_chunk.w2:13 l0.w2.k0.p0
@@ -3516,9 +3516,9 @@
     VEC.add   l0_w2_k0_p0_acc0, l0_w2_k0_p0_acc0, l0_w2_k0_p0_bias ; p1.weights:12 l0.w2.k0.p0
     VEC.add   l0_w2_k0_p0_acc0, l0_w2_k0_p0_acc0, l0_w2_k0_p0_res ; p1.panels.w2 l0.w2.k0.p0
     ST        hbm[out + 49152], l0_w2_k0_p0_acc0, stride 64 ; p1.panels.w2 l0.w2.k0.p0
-    WAIT      ev.l0_w2_p0_sum1, 8                           ; p1.weights:12 l0.w2.k0.p0
-    VEC.add   l0_w2_k0_p0_acc1, l0_w2_k0_p0_acc1, l0_w2_k0_p0_part ; p1.weights:12 l0.w2.k0.p0
-    SIG       ev.l0_w2_p0_took0, 1                          ; p1.weights:12 l0.w2.k0.p0
+    WAIT      ev.l0_w2_p0_sum1, 8                           ; p1.k_split.w2:14 l0.w2.k0.p0
+    VEC.add   l0_w2_k0_p0_acc1, l0_w2_k0_p0_acc1, l0_w2_k0_p0_part ; p1.k_split.w2:14 l0.w2.k0.p0
+    SIG       ev.l0_w2_p0_took0, 1                          ; p1.k_split.w2:14 l0.w2.k0.p0
     LD        l0_w2_k0_p0_res, hbm[scratch + 319488], stride 64 ; p1.panels.w2 l0.w2.k0.p0
     VEC.add   l0_w2_k0_p0_acc1, l0_w2_k0_p0_acc1, l0_w2_k0_p0_bias ; p1.weights:12 l0.w2.k0.p0
     VEC.add   l0_w2_k0_p0_acc1, l0_w2_k0_p0_acc1, l0_w2_k0_p0_res ; p1.panels.w2 l0.w2.k0.p0
@@ -3819,9 +3819,9 @@
     WAIT      ev.l0_w2_k0_full2, 1                          ; p1.multicast.w2:15 l0.w2.k0.p1
     MMA.z     l0_w2_k0_p1_acc1, l0_w2_k0_a2, l0_w2_k0_p1_w[0:32, :] ; p1.k_chunk.w2:13 l0.w2.k0.p1
     SIG       ev.l0_w2_k0_free2, 1                          ; p1.multicast.w2:15 l0.w2.k0.p1
-    WAIT      ev.l0_w2_p1_sum1, 1                           ; p1.weights:12 l0.w2.k0.p1
-    VEC.add   l0_w2_k0_p1_acc0, l0_w2_k0_p1_acc0, l0_w2_k0_p1_part ; p1.weights:12 l0.w2.k0.p1
-    SIG       ev.l0_w2_p1_took0, 1                          ; p1.weights:12 l0.w2.k0.p1
+    WAIT      ev.l0_w2_p1_sum1, 1                           ; p1.k_split.w2:14 l0.w2.k0.p1
+    VEC.add   l0_w2_k0_p1_acc0, l0_w2_k0_p1_acc0, l0_w2_k0_p1_part ; p1.k_split.w2:14 l0.w2.k0.p1
+    SIG       ev.l0_w2_p1_took0, 1                          ; p1.k_split.w2:14 l0.w2.k0.p1
     LD        l0_w2_k0_p1_res, hbm[scratch + 262272], stride 64 ; p1.panels.w2 l0.w2.k0.p1
     WAIT      ev.l0_w2_k0_full3, 1                          ; p1.multicast.w2:15 l0.w2.k0.p1
     MMA       l0_w2_k0_p1_acc1, l0_w2_k0_a3, l0_w2_k0_p1_w[32:64, :] ; p1.k_chunk.w2:13 l0.w2.k0.p1
@@ -3832,9 +3832,9 @@
     WAIT      ev.l0_w2_k0_full0, 2                          ; p1.multicast.w2:15 l0.w2.k0.p1
     MMA.z     l0_w2_k0_p1_acc0, l0_w2_k0_a0, l0_w2_k0_p1_w[0:32, :] ; p1.k_chunk.w2:13 l0.w2.k0.p1
     SIG       ev.l0_w2_k0_free0, 1                          ; p1.multicast.w2:15 l0.w2.k0.p1
-    WAIT      ev.l0_w2_p1_sum1, 2                           ; p1.weights:12 l0.w2.k0.p1
-    VEC.add   l0_w2_k0_p1_acc1, l0_w2_k0_p1_acc1, l0_w2_k0_p1_part ; p1.weights:12 l0.w2.k0.p1
-    SIG       ev.l0_w2_p1_took0, 1                          ; p1.weights:12 l0.w2.k0.p1
+    WAIT      ev.l0_w2_p1_sum1, 2                           ; p1.k_split.w2:14 l0.w2.k0.p1
+    VEC.add   l0_w2_k0_p1_acc1, l0_w2_k0_p1_acc1, l0_w2_k0_p1_part ; p1.k_split.w2:14 l0.w2.k0.p1
+    SIG       ev.l0_w2_p1_took0, 1                          ; p1.k_split.w2:14 l0.w2.k0.p1
     LD        l0_w2_k0_p1_res, hbm[scratch + 270464], stride 64 ; p1.panels.w2 l0.w2.k0.p1
     WAIT      ev.l0_w2_k0_full1, 2                          ; p1.multicast.w2:15 l0.w2.k0.p1
     MMA       l0_w2_k0_p1_acc0, l0_w2_k0_a1, l0_w2_k0_p1_w[32:64, :] ; p1.k_chunk.w2:13 l0.w2.k0.p1
@@ -3845,9 +3845,9 @@
     WAIT      ev.l0_w2_k0_full2, 2                          ; p1.multicast.w2:15 l0.w2.k0.p1
     MMA.z     l0_w2_k0_p1_acc1, l0_w2_k0_a2, l0_w2_k0_p1_w[0:32, :] ; p1.k_chunk.w2:13 l0.w2.k0.p1
     SIG       ev.l0_w2_k0_free2, 1                          ; p1.multicast.w2:15 l0.w2.k0.p1
-    WAIT      ev.l0_w2_p1_sum1, 3                           ; p1.weights:12 l0.w2.k0.p1
-    VEC.add   l0_w2_k0_p1_acc0, l0_w2_k0_p1_acc0, l0_w2_k0_p1_part ; p1.weights:12 l0.w2.k0.p1
-    SIG       ev.l0_w2_p1_took0, 1                          ; p1.weights:12 l0.w2.k0.p1
+    WAIT      ev.l0_w2_p1_sum1, 3                           ; p1.k_split.w2:14 l0.w2.k0.p1
+    VEC.add   l0_w2_k0_p1_acc0, l0_w2_k0_p1_acc0, l0_w2_k0_p1_part ; p1.k_split.w2:14 l0.w2.k0.p1
+    SIG       ev.l0_w2_p1_took0, 1                          ; p1.k_split.w2:14 l0.w2.k0.p1
     LD        l0_w2_k0_p1_res, hbm[scratch + 278656], stride 64 ; p1.panels.w2 l0.w2.k0.p1
     WAIT      ev.l0_w2_k0_full3, 2                          ; p1.multicast.w2:15 l0.w2.k0.p1
     MMA       l0_w2_k0_p1_acc1, l0_w2_k0_a3, l0_w2_k0_p1_w[32:64, :] ; p1.k_chunk.w2:13 l0.w2.k0.p1
@@ -3858,9 +3858,9 @@
     WAIT      ev.l0_w2_k0_full0, 3                          ; p1.multicast.w2:15 l0.w2.k0.p1
     MMA.z     l0_w2_k0_p1_acc0, l0_w2_k0_a0, l0_w2_k0_p1_w[0:32, :] ; p1.k_chunk.w2:13 l0.w2.k0.p1
     SIG       ev.l0_w2_k0_free0, 1                          ; p1.multicast.w2:15 l0.w2.k0.p1
-    WAIT      ev.l0_w2_p1_sum1, 4                           ; p1.weights:12 l0.w2.k0.p1
-    VEC.add   l0_w2_k0_p1_acc1, l0_w2_k0_p1_acc1, l0_w2_k0_p1_part ; p1.weights:12 l0.w2.k0.p1
-    SIG       ev.l0_w2_p1_took0, 1                          ; p1.weights:12 l0.w2.k0.p1
+    WAIT      ev.l0_w2_p1_sum1, 4                           ; p1.k_split.w2:14 l0.w2.k0.p1
+    VEC.add   l0_w2_k0_p1_acc1, l0_w2_k0_p1_acc1, l0_w2_k0_p1_part ; p1.k_split.w2:14 l0.w2.k0.p1
+    SIG       ev.l0_w2_p1_took0, 1                          ; p1.k_split.w2:14 l0.w2.k0.p1
     LD        l0_w2_k0_p1_res, hbm[scratch + 286848], stride 64 ; p1.panels.w2 l0.w2.k0.p1
     WAIT      ev.l0_w2_k0_full1, 3                          ; p1.multicast.w2:15 l0.w2.k0.p1
     MMA       l0_w2_k0_p1_acc0, l0_w2_k0_a1, l0_w2_k0_p1_w[32:64, :] ; p1.k_chunk.w2:13 l0.w2.k0.p1
@@ -3871,9 +3871,9 @@
     WAIT      ev.l0_w2_k0_full2, 3                          ; p1.multicast.w2:15 l0.w2.k0.p1
     MMA.z     l0_w2_k0_p1_acc1, l0_w2_k0_a2, l0_w2_k0_p1_w[0:32, :] ; p1.k_chunk.w2:13 l0.w2.k0.p1
     SIG       ev.l0_w2_k0_free2, 1                          ; p1.multicast.w2:15 l0.w2.k0.p1
-    WAIT      ev.l0_w2_p1_sum1, 5                           ; p1.weights:12 l0.w2.k0.p1
-    VEC.add   l0_w2_k0_p1_acc0, l0_w2_k0_p1_acc0, l0_w2_k0_p1_part ; p1.weights:12 l0.w2.k0.p1
-    SIG       ev.l0_w2_p1_took0, 1                          ; p1.weights:12 l0.w2.k0.p1
+    WAIT      ev.l0_w2_p1_sum1, 5                           ; p1.k_split.w2:14 l0.w2.k0.p1
+    VEC.add   l0_w2_k0_p1_acc0, l0_w2_k0_p1_acc0, l0_w2_k0_p1_part ; p1.k_split.w2:14 l0.w2.k0.p1
+    SIG       ev.l0_w2_p1_took0, 1                          ; p1.k_split.w2:14 l0.w2.k0.p1
     LD        l0_w2_k0_p1_res, hbm[scratch + 295040], stride 64 ; p1.panels.w2 l0.w2.k0.p1
     WAIT      ev.l0_w2_k0_full3, 3                          ; p1.multicast.w2:15 l0.w2.k0.p1
     MMA       l0_w2_k0_p1_acc1, l0_w2_k0_a3, l0_w2_k0_p1_w[32:64, :] ; p1.k_chunk.w2:13 l0.w2.k0.p1
@@ -3884,9 +3884,9 @@
     WAIT      ev.l0_w2_k0_full0, 4                          ; p1.multicast.w2:15 l0.w2.k0.p1
     MMA.z     l0_w2_k0_p1_acc0, l0_w2_k0_a0, l0_w2_k0_p1_w[0:32, :] ; p1.k_chunk.w2:13 l0.w2.k0.p1
     SIG       ev.l0_w2_k0_free0, 1                          ; p1.multicast.w2:15 l0.w2.k0.p1
-    WAIT      ev.l0_w2_p1_sum1, 6                           ; p1.weights:12 l0.w2.k0.p1
-    VEC.add   l0_w2_k0_p1_acc1, l0_w2_k0_p1_acc1, l0_w2_k0_p1_part ; p1.weights:12 l0.w2.k0.p1
-    SIG       ev.l0_w2_p1_took0, 1                          ; p1.weights:12 l0.w2.k0.p1
+    WAIT      ev.l0_w2_p1_sum1, 6                           ; p1.k_split.w2:14 l0.w2.k0.p1
+    VEC.add   l0_w2_k0_p1_acc1, l0_w2_k0_p1_acc1, l0_w2_k0_p1_part ; p1.k_split.w2:14 l0.w2.k0.p1
+    SIG       ev.l0_w2_p1_took0, 1                          ; p1.k_split.w2:14 l0.w2.k0.p1
     LD        l0_w2_k0_p1_res, hbm[scratch + 303232], stride 64 ; p1.panels.w2 l0.w2.k0.p1
     WAIT      ev.l0_w2_k0_full1, 4                          ; p1.multicast.w2:15 l0.w2.k0.p1
     MMA       l0_w2_k0_p1_acc0, l0_w2_k0_a1, l0_w2_k0_p1_w[32:64, :] ; p1.k_chunk.w2:13 l0.w2.k0.p1
@@ -3897,9 +3897,9 @@
     WAIT      ev.l0_w2_k0_full2, 4                          ; p1.multicast.w2:15 l0.w2.k0.p1
     MMA.z     l0_w2_k0_p1_acc1, l0_w2_k0_a2, l0_w2_k0_p1_w[0:32, :] ; p1.k_chunk.w2:13 l0.w2.k0.p1
     SIG       ev.l0_w2_k0_free2, 1                          ; p1.multicast.w2:15 l0.w2.k0.p1
-    WAIT      ev.l0_w2_p1_sum1, 7                           ; p1.weights:12 l0.w2.k0.p1
-    VEC.add   l0_w2_k0_p1_acc0, l0_w2_k0_p1_acc0, l0_w2_k0_p1_part ; p1.weights:12 l0.w2.k0.p1
-    SIG       ev.l0_w2_p1_took0, 1                          ; p1.weights:12 l0.w2.k0.p1
+    WAIT      ev.l0_w2_p1_sum1, 7                           ; p1.k_split.w2:14 l0.w2.k0.p1
+    VEC.add   l0_w2_k0_p1_acc0, l0_w2_k0_p1_acc0, l0_w2_k0_p1_part ; p1.k_split.w2:14 l0.w2.k0.p1
+    SIG       ev.l0_w2_p1_took0, 1                          ; p1.k_split.w2:14 l0.w2.k0.p1
     LD        l0_w2_k0_p1_res, hbm[scratch + 311424], stride 64 ; p1.panels.w2 l0.w2.k0.p1
     WAIT      ev.l0_w2_k0_full3, 4                          ; p1.multicast.w2:15 l0.w2.k0.p1
     MMA       l0_w2_k0_p1_acc1, l0_w2_k0_a3, l0_w2_k0_p1_w[32:64, :] ; p1.k_chunk.w2:13 l0.w2.k0.p1
@@ -3907,9 +3907,9 @@
     VEC.add   l0_w2_k0_p1_acc0, l0_w2_k0_p1_acc0, l0_w2_k0_p1_bias ; p1.weights:12 l0.w2.k0.p1
     VEC.add   l0_w2_k0_p1_acc0, l0_w2_k0_p1_acc0, l0_w2_k0_p1_res ; p1.panels.w2 l0.w2.k0.p1
     ST        hbm[out + 49280], l0_w2_k0_p1_acc0, stride 64 ; p1.panels.w2 l0.w2.k0.p1
-    WAIT      ev.l0_w2_p1_sum1, 8                           ; p1.weights:12 l0.w2.k0.p1
-    VEC.add   l0_w2_k0_p1_acc1, l0_w2_k0_p1_acc1, l0_w2_k0_p1_part ; p1.weights:12 l0.w2.k0.p1
-    SIG       ev.l0_w2_p1_took0, 1                          ; p1.weights:12 l0.w2.k0.p1
+    WAIT      ev.l0_w2_p1_sum1, 8                           ; p1.k_split.w2:14 l0.w2.k0.p1
+    VEC.add   l0_w2_k0_p1_acc1, l0_w2_k0_p1_acc1, l0_w2_k0_p1_part ; p1.k_split.w2:14 l0.w2.k0.p1
+    SIG       ev.l0_w2_p1_took0, 1                          ; p1.k_split.w2:14 l0.w2.k0.p1
     LD        l0_w2_k0_p1_res, hbm[scratch + 319616], stride 64 ; p1.panels.w2 l0.w2.k0.p1
     VEC.add   l0_w2_k0_p1_acc1, l0_w2_k0_p1_acc1, l0_w2_k0_p1_bias ; p1.weights:12 l0.w2.k0.p1
     VEC.add   l0_w2_k0_p1_acc1, l0_w2_k0_p1_acc1, l0_w2_k0_p1_res ; p1.panels.w2 l0.w2.k0.p1
@@ -4206,69 +4206,69 @@
     WAIT      ev.l0_w2_k1_full2, 1                          ; p1.multicast.w2:15 l0.w2.k1.p0
     MMA.z     l0_w2_k1_p0_acc1, l0_w2_k1_a2, l0_w2_k1_p0_w[0:32, :] ; p1.k_chunk.w2:13 l0.w2.k1.p0
     SIG       ev.l0_w2_k1_free2, 1                          ; p1.multicast.w2:15 l0.w2.k1.p0
-    WAIT      ev.l0_w2_k0_ready, 2                          ; p1.weights:12 l0.w2.k1.p0
-    ST        wg25.l0_w2_k0_p0_part, l0_w2_k1_p0_acc0       ; p1.weights:12 l0.w2.k1.p0
+    WAIT      ev.l0_w2_k0_ready, 2                          ; p1.k_split.w2:14 l0.w2.k1.p0
+    ST        wg25.l0_w2_k0_p0_part, l0_w2_k1_p0_acc0       ; p1.k_split.w2:14 l0.w2.k1.p0
     WAIT      ev.l0_w2_k1_full3, 1                          ; p1.multicast.w2:15 l0.w2.k1.p0
     MMA       l0_w2_k1_p0_acc1, l0_w2_k1_a3, l0_w2_k1_p0_w[32:64, :] ; p1.k_chunk.w2:13 l0.w2.k1.p0
     SIG       ev.l0_w2_k1_free3, 1                          ; p1.multicast.w2:15 l0.w2.k1.p0
-    SIG       ev.l0_w2_p0_sum1, 1                           ; p1.weights:12 l0.w2.k1.p0
+    SIG       ev.l0_w2_p0_sum1, 1                           ; p1.k_split.w2:14 l0.w2.k1.p0
     WAIT      ev.l0_w2_k1_full0, 2                          ; p1.multicast.w2:15 l0.w2.k1.p0
     MMA.z     l0_w2_k1_p0_acc0, l0_w2_k1_a0, l0_w2_k1_p0_w[0:32, :] ; p1.k_chunk.w2:13 l0.w2.k1.p0
     SIG       ev.l0_w2_k1_free0, 1                          ; p1.multicast.w2:15 l0.w2.k1.p0
-    WAIT      ev.l0_w2_p0_took0, 1                          ; p1.weights:12 l0.w2.k1.p0
-    ST        wg25.l0_w2_k0_p0_part, l0_w2_k1_p0_acc1       ; p1.weights:12 l0.w2.k1.p0
+    WAIT      ev.l0_w2_p0_took0, 1                          ; p1.k_split.w2:14 l0.w2.k1.p0
+    ST        wg25.l0_w2_k0_p0_part, l0_w2_k1_p0_acc1       ; p1.k_split.w2:14 l0.w2.k1.p0
     WAIT      ev.l0_w2_k1_full1, 2                          ; p1.multicast.w2:15 l0.w2.k1.p0
     MMA       l0_w2_k1_p0_acc0, l0_w2_k1_a1, l0_w2_k1_p0_w[32:64, :] ; p1.k_chunk.w2:13 l0.w2.k1.p0
     SIG       ev.l0_w2_k1_free1, 1                          ; p1.multicast.w2:15 l0.w2.k1.p0
-    SIG       ev.l0_w2_p0_sum1, 1                           ; p1.weights:12 l0.w2.k1.p0
+    SIG       ev.l0_w2_p0_sum1, 1                           ; p1.k_split.w2:14 l0.w2.k1.p0
     WAIT      ev.l0_w2_k1_full2, 2                          ; p1.multicast.w2:15 l0.w2.k1.p0
     MMA.z     l0_w2_k1_p0_acc1, l0_w2_k1_a2, l0_w2_k1_p0_w[0:32, :] ; p1.k_chunk.w2:13 l0.w2.k1.p0
     SIG       ev.l0_w2_k1_free2, 1                          ; p1.multicast.w2:15 l0.w2.k1.p0
-    WAIT      ev.l0_w2_p0_took0, 2                          ; p1.weights:12 l0.w2.k1.p0
-    ST        wg25.l0_w2_k0_p0_part, l0_w2_k1_p0_acc0       ; p1.weights:12 l0.w2.k1.p0
+    WAIT      ev.l0_w2_p0_took0, 2                          ; p1.k_split.w2:14 l0.w2.k1.p0
+    ST        wg25.l0_w2_k0_p0_part, l0_w2_k1_p0_acc0       ; p1.k_split.w2:14 l0.w2.k1.p0
     WAIT      ev.l0_w2_k1_full3, 2                          ; p1.multicast.w2:15 l0.w2.k1.p0
     MMA       l0_w2_k1_p0_acc1, l0_w2_k1_a3, l0_w2_k1_p0_w[32:64, :] ; p1.k_chunk.w2:13 l0.w2.k1.p0
     SIG       ev.l0_w2_k1_free3, 1                          ; p1.multicast.w2:15 l0.w2.k1.p0
-    SIG       ev.l0_w2_p0_sum1, 1                           ; p1.weights:12 l0.w2.k1.p0
+    SIG       ev.l0_w2_p0_sum1, 1                           ; p1.k_split.w2:14 l0.w2.k1.p0
     WAIT      ev.l0_w2_k1_full0, 3                          ; p1.multicast.w2:15 l0.w2.k1.p0
     MMA.z     l0_w2_k1_p0_acc0, l0_w2_k1_a0, l0_w2_k1_p0_w[0:32, :] ; p1.k_chunk.w2:13 l0.w2.k1.p0
     SIG       ev.l0_w2_k1_free0, 1                          ; p1.multicast.w2:15 l0.w2.k1.p0
-    WAIT      ev.l0_w2_p0_took0, 3                          ; p1.weights:12 l0.w2.k1.p0
-    ST        wg25.l0_w2_k0_p0_part, l0_w2_k1_p0_acc1       ; p1.weights:12 l0.w2.k1.p0
+    WAIT      ev.l0_w2_p0_took0, 3                          ; p1.k_split.w2:14 l0.w2.k1.p0
+    ST        wg25.l0_w2_k0_p0_part, l0_w2_k1_p0_acc1       ; p1.k_split.w2:14 l0.w2.k1.p0
     WAIT      ev.l0_w2_k1_full1, 3                          ; p1.multicast.w2:15 l0.w2.k1.p0
     MMA       l0_w2_k1_p0_acc0, l0_w2_k1_a1, l0_w2_k1_p0_w[32:64, :] ; p1.k_chunk.w2:13 l0.w2.k1.p0
     SIG       ev.l0_w2_k1_free1, 1                          ; p1.multicast.w2:15 l0.w2.k1.p0
-    SIG       ev.l0_w2_p0_sum1, 1                           ; p1.weights:12 l0.w2.k1.p0
+    SIG       ev.l0_w2_p0_sum1, 1                           ; p1.k_split.w2:14 l0.w2.k1.p0
     WAIT      ev.l0_w2_k1_full2, 3                          ; p1.multicast.w2:15 l0.w2.k1.p0
     MMA.z     l0_w2_k1_p0_acc1, l0_w2_k1_a2, l0_w2_k1_p0_w[0:32, :] ; p1.k_chunk.w2:13 l0.w2.k1.p0
     SIG       ev.l0_w2_k1_free2, 1                          ; p1.multicast.w2:15 l0.w2.k1.p0
-    WAIT      ev.l0_w2_p0_took0, 4                          ; p1.weights:12 l0.w2.k1.p0
-    ST        wg25.l0_w2_k0_p0_part, l0_w2_k1_p0_acc0       ; p1.weights:12 l0.w2.k1.p0
+    WAIT      ev.l0_w2_p0_took0, 4                          ; p1.k_split.w2:14 l0.w2.k1.p0
+    ST        wg25.l0_w2_k0_p0_part, l0_w2_k1_p0_acc0       ; p1.k_split.w2:14 l0.w2.k1.p0
     WAIT      ev.l0_w2_k1_full3, 3                          ; p1.multicast.w2:15 l0.w2.k1.p0
     MMA       l0_w2_k1_p0_acc1, l0_w2_k1_a3, l0_w2_k1_p0_w[32:64, :] ; p1.k_chunk.w2:13 l0.w2.k1.p0
     SIG       ev.l0_w2_k1_free3, 1                          ; p1.multicast.w2:15 l0.w2.k1.p0
-    SIG       ev.l0_w2_p0_sum1, 1                           ; p1.weights:12 l0.w2.k1.p0
+    SIG       ev.l0_w2_p0_sum1, 1                           ; p1.k_split.w2:14 l0.w2.k1.p0
     WAIT      ev.l0_w2_k1_full0, 4                          ; p1.multicast.w2:15 l0.w2.k1.p0
     MMA.z     l0_w2_k1_p0_acc0, l0_w2_k1_a0, l0_w2_k1_p0_w[0:32, :] ; p1.k_chunk.w2:13 l0.w2.k1.p0
     SIG       ev.l0_w2_k1_free0, 1                          ; p1.multicast.w2:15 l0.w2.k1.p0
-    WAIT      ev.l0_w2_p0_took0, 5                          ; p1.weights:12 l0.w2.k1.p0
-    ST        wg25.l0_w2_k0_p0_part, l0_w2_k1_p0_acc1       ; p1.weights:12 l0.w2.k1.p0
+    WAIT      ev.l0_w2_p0_took0, 5                          ; p1.k_split.w2:14 l0.w2.k1.p0
+    ST        wg25.l0_w2_k0_p0_part, l0_w2_k1_p0_acc1       ; p1.k_split.w2:14 l0.w2.k1.p0
     WAIT      ev.l0_w2_k1_full1, 4                          ; p1.multicast.w2:15 l0.w2.k1.p0
     MMA       l0_w2_k1_p0_acc0, l0_w2_k1_a1, l0_w2_k1_p0_w[32:64, :] ; p1.k_chunk.w2:13 l0.w2.k1.p0
     SIG       ev.l0_w2_k1_free1, 1                          ; p1.multicast.w2:15 l0.w2.k1.p0
-    SIG       ev.l0_w2_p0_sum1, 1                           ; p1.weights:12 l0.w2.k1.p0
+    SIG       ev.l0_w2_p0_sum1, 1                           ; p1.k_split.w2:14 l0.w2.k1.p0
     WAIT      ev.l0_w2_k1_full2, 4                          ; p1.multicast.w2:15 l0.w2.k1.p0
     MMA.z     l0_w2_k1_p0_acc1, l0_w2_k1_a2, l0_w2_k1_p0_w[0:32, :] ; p1.k_chunk.w2:13 l0.w2.k1.p0
     SIG       ev.l0_w2_k1_free2, 1                          ; p1.multicast.w2:15 l0.w2.k1.p0
-    WAIT      ev.l0_w2_p0_took0, 6                          ; p1.weights:12 l0.w2.k1.p0
-    ST        wg25.l0_w2_k0_p0_part, l0_w2_k1_p0_acc0       ; p1.weights:12 l0.w2.k1.p0
+    WAIT      ev.l0_w2_p0_took0, 6                          ; p1.k_split.w2:14 l0.w2.k1.p0
+    ST        wg25.l0_w2_k0_p0_part, l0_w2_k1_p0_acc0       ; p1.k_split.w2:14 l0.w2.k1.p0
     WAIT      ev.l0_w2_k1_full3, 4                          ; p1.multicast.w2:15 l0.w2.k1.p0
     MMA       l0_w2_k1_p0_acc1, l0_w2_k1_a3, l0_w2_k1_p0_w[32:64, :] ; p1.k_chunk.w2:13 l0.w2.k1.p0
     SIG       ev.l0_w2_k1_free3, 1                          ; p1.multicast.w2:15 l0.w2.k1.p0
-    SIG       ev.l0_w2_p0_sum1, 1                           ; p1.weights:12 l0.w2.k1.p0
-    WAIT      ev.l0_w2_p0_took0, 7                          ; p1.weights:12 l0.w2.k1.p0
-    ST        wg25.l0_w2_k0_p0_part, l0_w2_k1_p0_acc1       ; p1.weights:12 l0.w2.k1.p0
-    SIG       ev.l0_w2_p0_sum1, 1                           ; p1.weights:12 l0.w2.k1.p0
+    SIG       ev.l0_w2_p0_sum1, 1                           ; p1.k_split.w2:14 l0.w2.k1.p0
+    WAIT      ev.l0_w2_p0_took0, 7                          ; p1.k_split.w2:14 l0.w2.k1.p0
+    ST        wg25.l0_w2_k0_p0_part, l0_w2_k1_p0_acc1       ; p1.k_split.w2:14 l0.w2.k1.p0
+    SIG       ev.l0_w2_p0_sum1, 1                           ; p1.k_split.w2:14 l0.w2.k1.p0
     SIG       ev.w2_l0, 1                                   ; p1.panels.w2 l0.w2.k1.p0
     END
 
@@ -4561,69 +4561,69 @@
     WAIT      ev.l0_w2_k1_full2, 1                          ; p1.multicast.w2:15 l0.w2.k1.p1
     MMA.z     l0_w2_k1_p1_acc1, l0_w2_k1_a2, l0_w2_k1_p1_w[0:32, :] ; p1.k_chunk.w2:13 l0.w2.k1.p1
     SIG       ev.l0_w2_k1_free2, 1                          ; p1.multicast.w2:15 l0.w2.k1.p1
-    WAIT      ev.l0_w2_k0_ready, 2                          ; p1.weights:12 l0.w2.k1.p1
-    ST        wg29.l0_w2_k0_p1_part, l0_w2_k1_p1_acc0       ; p1.weights:12 l0.w2.k1.p1
+    WAIT      ev.l0_w2_k0_ready, 2                          ; p1.k_split.w2:14 l0.w2.k1.p1
+    ST        wg29.l0_w2_k0_p1_part, l0_w2_k1_p1_acc0       ; p1.k_split.w2:14 l0.w2.k1.p1
     WAIT      ev.l0_w2_k1_full3, 1                          ; p1.multicast.w2:15 l0.w2.k1.p1
     MMA       l0_w2_k1_p1_acc1, l0_w2_k1_a3, l0_w2_k1_p1_w[32:64, :] ; p1.k_chunk.w2:13 l0.w2.k1.p1
     SIG       ev.l0_w2_k1_free3, 1                          ; p1.multicast.w2:15 l0.w2.k1.p1
-    SIG       ev.l0_w2_p1_sum1, 1                           ; p1.weights:12 l0.w2.k1.p1
+    SIG       ev.l0_w2_p1_sum1, 1                           ; p1.k_split.w2:14 l0.w2.k1.p1
     WAIT      ev.l0_w2_k1_full0, 2                          ; p1.multicast.w2:15 l0.w2.k1.p1
     MMA.z     l0_w2_k1_p1_acc0, l0_w2_k1_a0, l0_w2_k1_p1_w[0:32, :] ; p1.k_chunk.w2:13 l0.w2.k1.p1
     SIG       ev.l0_w2_k1_free0, 1                          ; p1.multicast.w2:15 l0.w2.k1.p1
-    WAIT      ev.l0_w2_p1_took0, 1                          ; p1.weights:12 l0.w2.k1.p1
-    ST        wg29.l0_w2_k0_p1_part, l0_w2_k1_p1_acc1       ; p1.weights:12 l0.w2.k1.p1
+    WAIT      ev.l0_w2_p1_took0, 1                          ; p1.k_split.w2:14 l0.w2.k1.p1
+    ST        wg29.l0_w2_k0_p1_part, l0_w2_k1_p1_acc1       ; p1.k_split.w2:14 l0.w2.k1.p1
     WAIT      ev.l0_w2_k1_full1, 2                          ; p1.multicast.w2:15 l0.w2.k1.p1
     MMA       l0_w2_k1_p1_acc0, l0_w2_k1_a1, l0_w2_k1_p1_w[32:64, :] ; p1.k_chunk.w2:13 l0.w2.k1.p1
     SIG       ev.l0_w2_k1_free1, 1                          ; p1.multicast.w2:15 l0.w2.k1.p1
-    SIG       ev.l0_w2_p1_sum1, 1                           ; p1.weights:12 l0.w2.k1.p1
+    SIG       ev.l0_w2_p1_sum1, 1                           ; p1.k_split.w2:14 l0.w2.k1.p1
     WAIT      ev.l0_w2_k1_full2, 2                          ; p1.multicast.w2:15 l0.w2.k1.p1
     MMA.z     l0_w2_k1_p1_acc1, l0_w2_k1_a2, l0_w2_k1_p1_w[0:32, :] ; p1.k_chunk.w2:13 l0.w2.k1.p1
     SIG       ev.l0_w2_k1_free2, 1                          ; p1.multicast.w2:15 l0.w2.k1.p1
-    WAIT      ev.l0_w2_p1_took0, 2                          ; p1.weights:12 l0.w2.k1.p1
-    ST        wg29.l0_w2_k0_p1_part, l0_w2_k1_p1_acc0       ; p1.weights:12 l0.w2.k1.p1
+    WAIT      ev.l0_w2_p1_took0, 2                          ; p1.k_split.w2:14 l0.w2.k1.p1
+    ST        wg29.l0_w2_k0_p1_part, l0_w2_k1_p1_acc0       ; p1.k_split.w2:14 l0.w2.k1.p1
     WAIT      ev.l0_w2_k1_full3, 2                          ; p1.multicast.w2:15 l0.w2.k1.p1
     MMA       l0_w2_k1_p1_acc1, l0_w2_k1_a3, l0_w2_k1_p1_w[32:64, :] ; p1.k_chunk.w2:13 l0.w2.k1.p1
     SIG       ev.l0_w2_k1_free3, 1                          ; p1.multicast.w2:15 l0.w2.k1.p1
-    SIG       ev.l0_w2_p1_sum1, 1                           ; p1.weights:12 l0.w2.k1.p1
+    SIG       ev.l0_w2_p1_sum1, 1                           ; p1.k_split.w2:14 l0.w2.k1.p1
     WAIT      ev.l0_w2_k1_full0, 3                          ; p1.multicast.w2:15 l0.w2.k1.p1
     MMA.z     l0_w2_k1_p1_acc0, l0_w2_k1_a0, l0_w2_k1_p1_w[0:32, :] ; p1.k_chunk.w2:13 l0.w2.k1.p1
     SIG       ev.l0_w2_k1_free0, 1                          ; p1.multicast.w2:15 l0.w2.k1.p1
-    WAIT      ev.l0_w2_p1_took0, 3                          ; p1.weights:12 l0.w2.k1.p1
-    ST        wg29.l0_w2_k0_p1_part, l0_w2_k1_p1_acc1       ; p1.weights:12 l0.w2.k1.p1
+    WAIT      ev.l0_w2_p1_took0, 3                          ; p1.k_split.w2:14 l0.w2.k1.p1
+    ST        wg29.l0_w2_k0_p1_part, l0_w2_k1_p1_acc1       ; p1.k_split.w2:14 l0.w2.k1.p1
     WAIT      ev.l0_w2_k1_full1, 3                          ; p1.multicast.w2:15 l0.w2.k1.p1
     MMA       l0_w2_k1_p1_acc0, l0_w2_k1_a1, l0_w2_k1_p1_w[32:64, :] ; p1.k_chunk.w2:13 l0.w2.k1.p1
     SIG       ev.l0_w2_k1_free1, 1                          ; p1.multicast.w2:15 l0.w2.k1.p1
-    SIG       ev.l0_w2_p1_sum1, 1                           ; p1.weights:12 l0.w2.k1.p1
+    SIG       ev.l0_w2_p1_sum1, 1                           ; p1.k_split.w2:14 l0.w2.k1.p1
     WAIT      ev.l0_w2_k1_full2, 3                          ; p1.multicast.w2:15 l0.w2.k1.p1
     MMA.z     l0_w2_k1_p1_acc1, l0_w2_k1_a2, l0_w2_k1_p1_w[0:32, :] ; p1.k_chunk.w2:13 l0.w2.k1.p1
     SIG       ev.l0_w2_k1_free2, 1                          ; p1.multicast.w2:15 l0.w2.k1.p1
-    WAIT      ev.l0_w2_p1_took0, 4                          ; p1.weights:12 l0.w2.k1.p1
-    ST        wg29.l0_w2_k0_p1_part, l0_w2_k1_p1_acc0       ; p1.weights:12 l0.w2.k1.p1
+    WAIT      ev.l0_w2_p1_took0, 4                          ; p1.k_split.w2:14 l0.w2.k1.p1
+    ST        wg29.l0_w2_k0_p1_part, l0_w2_k1_p1_acc0       ; p1.k_split.w2:14 l0.w2.k1.p1
     WAIT      ev.l0_w2_k1_full3, 3                          ; p1.multicast.w2:15 l0.w2.k1.p1
     MMA       l0_w2_k1_p1_acc1, l0_w2_k1_a3, l0_w2_k1_p1_w[32:64, :] ; p1.k_chunk.w2:13 l0.w2.k1.p1
     SIG       ev.l0_w2_k1_free3, 1                          ; p1.multicast.w2:15 l0.w2.k1.p1
-    SIG       ev.l0_w2_p1_sum1, 1                           ; p1.weights:12 l0.w2.k1.p1
+    SIG       ev.l0_w2_p1_sum1, 1                           ; p1.k_split.w2:14 l0.w2.k1.p1
     WAIT      ev.l0_w2_k1_full0, 4                          ; p1.multicast.w2:15 l0.w2.k1.p1
     MMA.z     l0_w2_k1_p1_acc0, l0_w2_k1_a0, l0_w2_k1_p1_w[0:32, :] ; p1.k_chunk.w2:13 l0.w2.k1.p1
     SIG       ev.l0_w2_k1_free0, 1                          ; p1.multicast.w2:15 l0.w2.k1.p1
-    WAIT      ev.l0_w2_p1_took0, 5                          ; p1.weights:12 l0.w2.k1.p1
-    ST        wg29.l0_w2_k0_p1_part, l0_w2_k1_p1_acc1       ; p1.weights:12 l0.w2.k1.p1
+    WAIT      ev.l0_w2_p1_took0, 5                          ; p1.k_split.w2:14 l0.w2.k1.p1
+    ST        wg29.l0_w2_k0_p1_part, l0_w2_k1_p1_acc1       ; p1.k_split.w2:14 l0.w2.k1.p1
     WAIT      ev.l0_w2_k1_full1, 4                          ; p1.multicast.w2:15 l0.w2.k1.p1
     MMA       l0_w2_k1_p1_acc0, l0_w2_k1_a1, l0_w2_k1_p1_w[32:64, :] ; p1.k_chunk.w2:13 l0.w2.k1.p1
     SIG       ev.l0_w2_k1_free1, 1                          ; p1.multicast.w2:15 l0.w2.k1.p1
-    SIG       ev.l0_w2_p1_sum1, 1                           ; p1.weights:12 l0.w2.k1.p1
+    SIG       ev.l0_w2_p1_sum1, 1                           ; p1.k_split.w2:14 l0.w2.k1.p1
     WAIT      ev.l0_w2_k1_full2, 4                          ; p1.multicast.w2:15 l0.w2.k1.p1
     MMA.z     l0_w2_k1_p1_acc1, l0_w2_k1_a2, l0_w2_k1_p1_w[0:32, :] ; p1.k_chunk.w2:13 l0.w2.k1.p1
     SIG       ev.l0_w2_k1_free2, 1                          ; p1.multicast.w2:15 l0.w2.k1.p1
-    WAIT      ev.l0_w2_p1_took0, 6                          ; p1.weights:12 l0.w2.k1.p1
-    ST        wg29.l0_w2_k0_p1_part, l0_w2_k1_p1_acc0       ; p1.weights:12 l0.w2.k1.p1
+    WAIT      ev.l0_w2_p1_took0, 6                          ; p1.k_split.w2:14 l0.w2.k1.p1
+    ST        wg29.l0_w2_k0_p1_part, l0_w2_k1_p1_acc0       ; p1.k_split.w2:14 l0.w2.k1.p1
     WAIT      ev.l0_w2_k1_full3, 4                          ; p1.multicast.w2:15 l0.w2.k1.p1
     MMA       l0_w2_k1_p1_acc1, l0_w2_k1_a3, l0_w2_k1_p1_w[32:64, :] ; p1.k_chunk.w2:13 l0.w2.k1.p1
     SIG       ev.l0_w2_k1_free3, 1                          ; p1.multicast.w2:15 l0.w2.k1.p1
-    SIG       ev.l0_w2_p1_sum1, 1                           ; p1.weights:12 l0.w2.k1.p1
-    WAIT      ev.l0_w2_p1_took0, 7                          ; p1.weights:12 l0.w2.k1.p1
-    ST        wg29.l0_w2_k0_p1_part, l0_w2_k1_p1_acc1       ; p1.weights:12 l0.w2.k1.p1
-    SIG       ev.l0_w2_p1_sum1, 1                           ; p1.weights:12 l0.w2.k1.p1
+    SIG       ev.l0_w2_p1_sum1, 1                           ; p1.k_split.w2:14 l0.w2.k1.p1
+    WAIT      ev.l0_w2_p1_took0, 7                          ; p1.k_split.w2:14 l0.w2.k1.p1
+    ST        wg29.l0_w2_k0_p1_part, l0_w2_k1_p1_acc1       ; p1.k_split.w2:14 l0.w2.k1.p1
+    SIG       ev.l0_w2_p1_sum1, 1                           ; p1.k_split.w2:14 l0.w2.k1.p1
     SIG       ev.w2_l0, 1                                   ; p1.panels.w2 l0.w2.k1.p1
     END
 
@@ -4775,9 +4775,9 @@
     WAIT      ev.l0_wo_k0_full1, 1                          ; p1.multicast.wo:15 l0.wo.k0.p0
     MMA.z     l0_wo_k0_p0_acc1, l0_wo_k0_a1, l0_wo_k0_p0_w  ; p1.k_chunk.wo:13 l0.wo.k0.p0
     SIG       ev.l0_wo_k0_free1, 1                          ; p1.multicast.wo:15 l0.wo.k0.p0
-    WAIT      ev.l0_wo_p0_sum1, 1                           ; p1.weights:12 l0.wo.k0.p0
-    VEC.add   l0_wo_k0_p0_acc0, l0_wo_k0_p0_acc0, l0_wo_k0_p0_part ; p1.weights:12 l0.wo.k0.p0
-    SIG       ev.l0_wo_p0_took0, 1                          ; p1.weights:12 l0.wo.k0.p0
+    WAIT      ev.l0_wo_p0_sum1, 1                           ; p1.k_split.wo:14 l0.wo.k0.p0
+    VEC.add   l0_wo_k0_p0_acc0, l0_wo_k0_p0_acc0, l0_wo_k0_p0_part ; p1.k_split.wo:14 l0.wo.k0.p0
+    SIG       ev.l0_wo_p0_took0, 1                          ; p1.k_split.wo:14 l0.wo.k0.p0
     LD        l0_wo_k0_p0_res, hbm[x_in], stride 64         ; p1.panels.wo l0.wo.k0.p0
     VEC.add   l0_wo_k0_p0_acc0, l0_wo_k0_p0_acc0, l0_wo_k0_p0_bias ; p1.weights:12 l0.wo.k0.p0
     VEC.add   l0_wo_k0_p0_acc0, l0_wo_k0_p0_acc0, l0_wo_k0_p0_res ; p1.panels.wo l0.wo.k0.p0
@@ -4785,9 +4785,9 @@
     WAIT      ev.l0_wo_k0_full2, 1                          ; p1.multicast.wo:15 l0.wo.k0.p0
     MMA.z     l0_wo_k0_p0_acc0, l0_wo_k0_a2, l0_wo_k0_p0_w  ; p1.k_chunk.wo:13 l0.wo.k0.p0
     SIG       ev.l0_wo_k0_free2, 1                          ; p1.multicast.wo:15 l0.wo.k0.p0
-    WAIT      ev.l0_wo_p0_sum1, 2                           ; p1.weights:12 l0.wo.k0.p0
-    VEC.add   l0_wo_k0_p0_acc1, l0_wo_k0_p0_acc1, l0_wo_k0_p0_part ; p1.weights:12 l0.wo.k0.p0
-    SIG       ev.l0_wo_p0_took0, 1                          ; p1.weights:12 l0.wo.k0.p0
+    WAIT      ev.l0_wo_p0_sum1, 2                           ; p1.k_split.wo:14 l0.wo.k0.p0
+    VEC.add   l0_wo_k0_p0_acc1, l0_wo_k0_p0_acc1, l0_wo_k0_p0_part ; p1.k_split.wo:14 l0.wo.k0.p0
+    SIG       ev.l0_wo_p0_took0, 1                          ; p1.k_split.wo:14 l0.wo.k0.p0
     LD        l0_wo_k0_p0_res, hbm[x_in + 8192], stride 64  ; p1.panels.wo l0.wo.k0.p0
     VEC.add   l0_wo_k0_p0_acc1, l0_wo_k0_p0_acc1, l0_wo_k0_p0_bias ; p1.weights:12 l0.wo.k0.p0
     VEC.add   l0_wo_k0_p0_acc1, l0_wo_k0_p0_acc1, l0_wo_k0_p0_res ; p1.panels.wo l0.wo.k0.p0
@@ -4795,9 +4795,9 @@
     WAIT      ev.l0_wo_k0_full3, 1                          ; p1.multicast.wo:15 l0.wo.k0.p0
     MMA.z     l0_wo_k0_p0_acc1, l0_wo_k0_a3, l0_wo_k0_p0_w  ; p1.k_chunk.wo:13 l0.wo.k0.p0
     SIG       ev.l0_wo_k0_free3, 1                          ; p1.multicast.wo:15 l0.wo.k0.p0
-    WAIT      ev.l0_wo_p0_sum1, 3                           ; p1.weights:12 l0.wo.k0.p0
-    VEC.add   l0_wo_k0_p0_acc0, l0_wo_k0_p0_acc0, l0_wo_k0_p0_part ; p1.weights:12 l0.wo.k0.p0
-    SIG       ev.l0_wo_p0_took0, 1                          ; p1.weights:12 l0.wo.k0.p0
+    WAIT      ev.l0_wo_p0_sum1, 3                           ; p1.k_split.wo:14 l0.wo.k0.p0
+    VEC.add   l0_wo_k0_p0_acc0, l0_wo_k0_p0_acc0, l0_wo_k0_p0_part ; p1.k_split.wo:14 l0.wo.k0.p0
+    SIG       ev.l0_wo_p0_took0, 1                          ; p1.k_split.wo:14 l0.wo.k0.p0
     LD        l0_wo_k0_p0_res, hbm[x_in + 32768], stride 64 ; p1.panels.wo l0.wo.k0.p0
     VEC.add   l0_wo_k0_p0_acc0, l0_wo_k0_p0_acc0, l0_wo_k0_p0_bias ; p1.weights:12 l0.wo.k0.p0
     VEC.add   l0_wo_k0_p0_acc0, l0_wo_k0_p0_acc0, l0_wo_k0_p0_res ; p1.panels.wo l0.wo.k0.p0
@@ -4805,9 +4805,9 @@
     WAIT      ev.l0_wo_k0_full0, 2                          ; p1.multicast.wo:15 l0.wo.k0.p0
     MMA.z     l0_wo_k0_p0_acc0, l0_wo_k0_a0, l0_wo_k0_p0_w  ; p1.k_chunk.wo:13 l0.wo.k0.p0
     SIG       ev.l0_wo_k0_free0, 1                          ; p1.multicast.wo:15 l0.wo.k0.p0
-    WAIT      ev.l0_wo_p0_sum1, 4                           ; p1.weights:12 l0.wo.k0.p0
-    VEC.add   l0_wo_k0_p0_acc1, l0_wo_k0_p0_acc1, l0_wo_k0_p0_part ; p1.weights:12 l0.wo.k0.p0
-    SIG       ev.l0_wo_p0_took0, 1                          ; p1.weights:12 l0.wo.k0.p0
+    WAIT      ev.l0_wo_p0_sum1, 4                           ; p1.k_split.wo:14 l0.wo.k0.p0
+    VEC.add   l0_wo_k0_p0_acc1, l0_wo_k0_p0_acc1, l0_wo_k0_p0_part ; p1.k_split.wo:14 l0.wo.k0.p0
+    SIG       ev.l0_wo_p0_took0, 1                          ; p1.k_split.wo:14 l0.wo.k0.p0
     LD        l0_wo_k0_p0_res, hbm[x_in + 40960], stride 64 ; p1.panels.wo l0.wo.k0.p0
     VEC.add   l0_wo_k0_p0_acc1, l0_wo_k0_p0_acc1, l0_wo_k0_p0_bias ; p1.weights:12 l0.wo.k0.p0
     VEC.add   l0_wo_k0_p0_acc1, l0_wo_k0_p0_acc1, l0_wo_k0_p0_res ; p1.panels.wo l0.wo.k0.p0
@@ -4815,9 +4815,9 @@
     WAIT      ev.l0_wo_k0_full1, 2                          ; p1.multicast.wo:15 l0.wo.k0.p0
     MMA.z     l0_wo_k0_p0_acc1, l0_wo_k0_a1, l0_wo_k0_p0_w  ; p1.k_chunk.wo:13 l0.wo.k0.p0
     SIG       ev.l0_wo_k0_free1, 1                          ; p1.multicast.wo:15 l0.wo.k0.p0
-    WAIT      ev.l0_wo_p0_sum1, 5                           ; p1.weights:12 l0.wo.k0.p0
-    VEC.add   l0_wo_k0_p0_acc0, l0_wo_k0_p0_acc0, l0_wo_k0_p0_part ; p1.weights:12 l0.wo.k0.p0
-    SIG       ev.l0_wo_p0_took0, 1                          ; p1.weights:12 l0.wo.k0.p0
+    WAIT      ev.l0_wo_p0_sum1, 5                           ; p1.k_split.wo:14 l0.wo.k0.p0
+    VEC.add   l0_wo_k0_p0_acc0, l0_wo_k0_p0_acc0, l0_wo_k0_p0_part ; p1.k_split.wo:14 l0.wo.k0.p0
+    SIG       ev.l0_wo_p0_took0, 1                          ; p1.k_split.wo:14 l0.wo.k0.p0
     LD        l0_wo_k0_p0_res, hbm[x_in + 24576], stride 64 ; p1.panels.wo l0.wo.k0.p0
     VEC.add   l0_wo_k0_p0_acc0, l0_wo_k0_p0_acc0, l0_wo_k0_p0_bias ; p1.weights:12 l0.wo.k0.p0
     VEC.add   l0_wo_k0_p0_acc0, l0_wo_k0_p0_acc0, l0_wo_k0_p0_res ; p1.panels.wo l0.wo.k0.p0
@@ -4825,9 +4825,9 @@
     WAIT      ev.l0_wo_k0_full2, 2                          ; p1.multicast.wo:15 l0.wo.k0.p0
     MMA.z     l0_wo_k0_p0_acc0, l0_wo_k0_a2, l0_wo_k0_p0_w  ; p1.k_chunk.wo:13 l0.wo.k0.p0
     SIG       ev.l0_wo_k0_free2, 1                          ; p1.multicast.wo:15 l0.wo.k0.p0
-    WAIT      ev.l0_wo_p0_sum1, 6                           ; p1.weights:12 l0.wo.k0.p0
-    VEC.add   l0_wo_k0_p0_acc1, l0_wo_k0_p0_acc1, l0_wo_k0_p0_part ; p1.weights:12 l0.wo.k0.p0
-    SIG       ev.l0_wo_p0_took0, 1                          ; p1.weights:12 l0.wo.k0.p0
+    WAIT      ev.l0_wo_p0_sum1, 6                           ; p1.k_split.wo:14 l0.wo.k0.p0
+    VEC.add   l0_wo_k0_p0_acc1, l0_wo_k0_p0_acc1, l0_wo_k0_p0_part ; p1.k_split.wo:14 l0.wo.k0.p0
+    SIG       ev.l0_wo_p0_took0, 1                          ; p1.k_split.wo:14 l0.wo.k0.p0
     LD        l0_wo_k0_p0_res, hbm[x_in + 16384], stride 64 ; p1.panels.wo l0.wo.k0.p0
     VEC.add   l0_wo_k0_p0_acc1, l0_wo_k0_p0_acc1, l0_wo_k0_p0_bias ; p1.weights:12 l0.wo.k0.p0
     VEC.add   l0_wo_k0_p0_acc1, l0_wo_k0_p0_acc1, l0_wo_k0_p0_res ; p1.panels.wo l0.wo.k0.p0
@@ -4835,16 +4835,16 @@
     WAIT      ev.l0_wo_k0_full3, 2                          ; p1.multicast.wo:15 l0.wo.k0.p0
     MMA.z     l0_wo_k0_p0_acc1, l0_wo_k0_a3, l0_wo_k0_p0_w  ; p1.k_chunk.wo:13 l0.wo.k0.p0
     SIG       ev.l0_wo_k0_free3, 1                          ; p1.multicast.wo:15 l0.wo.k0.p0
-    WAIT      ev.l0_wo_p0_sum1, 7                           ; p1.weights:12 l0.wo.k0.p0
-    VEC.add   l0_wo_k0_p0_acc0, l0_wo_k0_p0_acc0, l0_wo_k0_p0_part ; p1.weights:12 l0.wo.k0.p0
-    SIG       ev.l0_wo_p0_took0, 1                          ; p1.weights:12 l0.wo.k0.p0
+    WAIT      ev.l0_wo_p0_sum1, 7                           ; p1.k_split.wo:14 l0.wo.k0.p0
+    VEC.add   l0_wo_k0_p0_acc0, l0_wo_k0_p0_acc0, l0_wo_k0_p0_part ; p1.k_split.wo:14 l0.wo.k0.p0
+    SIG       ev.l0_wo_p0_took0, 1                          ; p1.k_split.wo:14 l0.wo.k0.p0
     LD        l0_wo_k0_p0_res, hbm[x_in + 57344], stride 64 ; p1.panels.wo l0.wo.k0.p0
     VEC.add   l0_wo_k0_p0_acc0, l0_wo_k0_p0_acc0, l0_wo_k0_p0_bias ; p1.weights:12 l0.wo.k0.p0
     VEC.add   l0_wo_k0_p0_acc0, l0_wo_k0_p0_acc0, l0_wo_k0_p0_res ; p1.panels.wo l0.wo.k0.p0
     ST        hbm[scratch + 319488], l0_wo_k0_p0_acc0, stride 64 ; p1.panels.wo l0.wo.k0.p0
-    WAIT      ev.l0_wo_p0_sum1, 8                           ; p1.weights:12 l0.wo.k0.p0
-    VEC.add   l0_wo_k0_p0_acc1, l0_wo_k0_p0_acc1, l0_wo_k0_p0_part ; p1.weights:12 l0.wo.k0.p0
-    SIG       ev.l0_wo_p0_took0, 1                          ; p1.weights:12 l0.wo.k0.p0
+    WAIT      ev.l0_wo_p0_sum1, 8                           ; p1.k_split.wo:14 l0.wo.k0.p0
+    VEC.add   l0_wo_k0_p0_acc1, l0_wo_k0_p0_acc1, l0_wo_k0_p0_part ; p1.k_split.wo:14 l0.wo.k0.p0
+    SIG       ev.l0_wo_p0_took0, 1                          ; p1.k_split.wo:14 l0.wo.k0.p0
     LD        l0_wo_k0_p0_res, hbm[x_in + 49152], stride 64 ; p1.panels.wo l0.wo.k0.p0
     VEC.add   l0_wo_k0_p0_acc1, l0_wo_k0_p0_acc1, l0_wo_k0_p0_bias ; p1.weights:12 l0.wo.k0.p0
     VEC.add   l0_wo_k0_p0_acc1, l0_wo_k0_p0_acc1, l0_wo_k0_p0_res ; p1.panels.wo l0.wo.k0.p0
@@ -5140,9 +5140,9 @@
     WAIT      ev.l0_wo_k0_full1, 1                          ; p1.multicast.wo:15 l0.wo.k0.p1
     MMA.z     l0_wo_k0_p1_acc1, l0_wo_k0_a1, l0_wo_k0_p1_w  ; p1.k_chunk.wo:13 l0.wo.k0.p1
     SIG       ev.l0_wo_k0_free1, 1                          ; p1.multicast.wo:15 l0.wo.k0.p1
-    WAIT      ev.l0_wo_p1_sum1, 1                           ; p1.weights:12 l0.wo.k0.p1
-    VEC.add   l0_wo_k0_p1_acc0, l0_wo_k0_p1_acc0, l0_wo_k0_p1_part ; p1.weights:12 l0.wo.k0.p1
-    SIG       ev.l0_wo_p1_took0, 1                          ; p1.weights:12 l0.wo.k0.p1
+    WAIT      ev.l0_wo_p1_sum1, 1                           ; p1.k_split.wo:14 l0.wo.k0.p1
+    VEC.add   l0_wo_k0_p1_acc0, l0_wo_k0_p1_acc0, l0_wo_k0_p1_part ; p1.k_split.wo:14 l0.wo.k0.p1
+    SIG       ev.l0_wo_p1_took0, 1                          ; p1.k_split.wo:14 l0.wo.k0.p1
     LD        l0_wo_k0_p1_res, hbm[x_in + 128], stride 64   ; p1.panels.wo l0.wo.k0.p1
     VEC.add   l0_wo_k0_p1_acc0, l0_wo_k0_p1_acc0, l0_wo_k0_p1_bias ; p1.weights:12 l0.wo.k0.p1
     VEC.add   l0_wo_k0_p1_acc0, l0_wo_k0_p1_acc0, l0_wo_k0_p1_res ; p1.panels.wo l0.wo.k0.p1
@@ -5150,9 +5150,9 @@
     WAIT      ev.l0_wo_k0_full2, 1                          ; p1.multicast.wo:15 l0.wo.k0.p1
     MMA.z     l0_wo_k0_p1_acc0, l0_wo_k0_a2, l0_wo_k0_p1_w  ; p1.k_chunk.wo:13 l0.wo.k0.p1
     SIG       ev.l0_wo_k0_free2, 1                          ; p1.multicast.wo:15 l0.wo.k0.p1
-    WAIT      ev.l0_wo_p1_sum1, 2                           ; p1.weights:12 l0.wo.k0.p1
-    VEC.add   l0_wo_k0_p1_acc1, l0_wo_k0_p1_acc1, l0_wo_k0_p1_part ; p1.weights:12 l0.wo.k0.p1
-    SIG       ev.l0_wo_p1_took0, 1                          ; p1.weights:12 l0.wo.k0.p1
+    WAIT      ev.l0_wo_p1_sum1, 2                           ; p1.k_split.wo:14 l0.wo.k0.p1
+    VEC.add   l0_wo_k0_p1_acc1, l0_wo_k0_p1_acc1, l0_wo_k0_p1_part ; p1.k_split.wo:14 l0.wo.k0.p1
+    SIG       ev.l0_wo_p1_took0, 1                          ; p1.k_split.wo:14 l0.wo.k0.p1
     LD        l0_wo_k0_p1_res, hbm[x_in + 8320], stride 64  ; p1.panels.wo l0.wo.k0.p1
     VEC.add   l0_wo_k0_p1_acc1, l0_wo_k0_p1_acc1, l0_wo_k0_p1_bias ; p1.weights:12 l0.wo.k0.p1
     VEC.add   l0_wo_k0_p1_acc1, l0_wo_k0_p1_acc1, l0_wo_k0_p1_res ; p1.panels.wo l0.wo.k0.p1
@@ -5160,9 +5160,9 @@
     WAIT      ev.l0_wo_k0_full3, 1                          ; p1.multicast.wo:15 l0.wo.k0.p1
     MMA.z     l0_wo_k0_p1_acc1, l0_wo_k0_a3, l0_wo_k0_p1_w  ; p1.k_chunk.wo:13 l0.wo.k0.p1
     SIG       ev.l0_wo_k0_free3, 1                          ; p1.multicast.wo:15 l0.wo.k0.p1
-    WAIT      ev.l0_wo_p1_sum1, 3                           ; p1.weights:12 l0.wo.k0.p1
-    VEC.add   l0_wo_k0_p1_acc0, l0_wo_k0_p1_acc0, l0_wo_k0_p1_part ; p1.weights:12 l0.wo.k0.p1
-    SIG       ev.l0_wo_p1_took0, 1                          ; p1.weights:12 l0.wo.k0.p1
+    WAIT      ev.l0_wo_p1_sum1, 3                           ; p1.k_split.wo:14 l0.wo.k0.p1
+    VEC.add   l0_wo_k0_p1_acc0, l0_wo_k0_p1_acc0, l0_wo_k0_p1_part ; p1.k_split.wo:14 l0.wo.k0.p1
+    SIG       ev.l0_wo_p1_took0, 1                          ; p1.k_split.wo:14 l0.wo.k0.p1
     LD        l0_wo_k0_p1_res, hbm[x_in + 32896], stride 64 ; p1.panels.wo l0.wo.k0.p1
     VEC.add   l0_wo_k0_p1_acc0, l0_wo_k0_p1_acc0, l0_wo_k0_p1_bias ; p1.weights:12 l0.wo.k0.p1
     VEC.add   l0_wo_k0_p1_acc0, l0_wo_k0_p1_acc0, l0_wo_k0_p1_res ; p1.panels.wo l0.wo.k0.p1
@@ -5170,9 +5170,9 @@
     WAIT      ev.l0_wo_k0_full0, 2                          ; p1.multicast.wo:15 l0.wo.k0.p1
     MMA.z     l0_wo_k0_p1_acc0, l0_wo_k0_a0, l0_wo_k0_p1_w  ; p1.k_chunk.wo:13 l0.wo.k0.p1
     SIG       ev.l0_wo_k0_free0, 1                          ; p1.multicast.wo:15 l0.wo.k0.p1
-    WAIT      ev.l0_wo_p1_sum1, 4                           ; p1.weights:12 l0.wo.k0.p1
-    VEC.add   l0_wo_k0_p1_acc1, l0_wo_k0_p1_acc1, l0_wo_k0_p1_part ; p1.weights:12 l0.wo.k0.p1
-    SIG       ev.l0_wo_p1_took0, 1                          ; p1.weights:12 l0.wo.k0.p1
+    WAIT      ev.l0_wo_p1_sum1, 4                           ; p1.k_split.wo:14 l0.wo.k0.p1
+    VEC.add   l0_wo_k0_p1_acc1, l0_wo_k0_p1_acc1, l0_wo_k0_p1_part ; p1.k_split.wo:14 l0.wo.k0.p1
+    SIG       ev.l0_wo_p1_took0, 1                          ; p1.k_split.wo:14 l0.wo.k0.p1
     LD        l0_wo_k0_p1_res, hbm[x_in + 41088], stride 64 ; p1.panels.wo l0.wo.k0.p1
     VEC.add   l0_wo_k0_p1_acc1, l0_wo_k0_p1_acc1, l0_wo_k0_p1_bias ; p1.weights:12 l0.wo.k0.p1
     VEC.add   l0_wo_k0_p1_acc1, l0_wo_k0_p1_acc1, l0_wo_k0_p1_res ; p1.panels.wo l0.wo.k0.p1
@@ -5180,9 +5180,9 @@
     WAIT      ev.l0_wo_k0_full1, 2                          ; p1.multicast.wo:15 l0.wo.k0.p1
     MMA.z     l0_wo_k0_p1_acc1, l0_wo_k0_a1, l0_wo_k0_p1_w  ; p1.k_chunk.wo:13 l0.wo.k0.p1
     SIG       ev.l0_wo_k0_free1, 1                          ; p1.multicast.wo:15 l0.wo.k0.p1
-    WAIT      ev.l0_wo_p1_sum1, 5                           ; p1.weights:12 l0.wo.k0.p1
-    VEC.add   l0_wo_k0_p1_acc0, l0_wo_k0_p1_acc0, l0_wo_k0_p1_part ; p1.weights:12 l0.wo.k0.p1
-    SIG       ev.l0_wo_p1_took0, 1                          ; p1.weights:12 l0.wo.k0.p1
+    WAIT      ev.l0_wo_p1_sum1, 5                           ; p1.k_split.wo:14 l0.wo.k0.p1
+    VEC.add   l0_wo_k0_p1_acc0, l0_wo_k0_p1_acc0, l0_wo_k0_p1_part ; p1.k_split.wo:14 l0.wo.k0.p1
+    SIG       ev.l0_wo_p1_took0, 1                          ; p1.k_split.wo:14 l0.wo.k0.p1
     LD        l0_wo_k0_p1_res, hbm[x_in + 24704], stride 64 ; p1.panels.wo l0.wo.k0.p1
     VEC.add   l0_wo_k0_p1_acc0, l0_wo_k0_p1_acc0, l0_wo_k0_p1_bias ; p1.weights:12 l0.wo.k0.p1
     VEC.add   l0_wo_k0_p1_acc0, l0_wo_k0_p1_acc0, l0_wo_k0_p1_res ; p1.panels.wo l0.wo.k0.p1
@@ -5190,9 +5190,9 @@
     WAIT      ev.l0_wo_k0_full2, 2                          ; p1.multicast.wo:15 l0.wo.k0.p1
     MMA.z     l0_wo_k0_p1_acc0, l0_wo_k0_a2, l0_wo_k0_p1_w  ; p1.k_chunk.wo:13 l0.wo.k0.p1
     SIG       ev.l0_wo_k0_free2, 1                          ; p1.multicast.wo:15 l0.wo.k0.p1
-    WAIT      ev.l0_wo_p1_sum1, 6                           ; p1.weights:12 l0.wo.k0.p1
-    VEC.add   l0_wo_k0_p1_acc1, l0_wo_k0_p1_acc1, l0_wo_k0_p1_part ; p1.weights:12 l0.wo.k0.p1
-    SIG       ev.l0_wo_p1_took0, 1                          ; p1.weights:12 l0.wo.k0.p1
+    WAIT      ev.l0_wo_p1_sum1, 6                           ; p1.k_split.wo:14 l0.wo.k0.p1
+    VEC.add   l0_wo_k0_p1_acc1, l0_wo_k0_p1_acc1, l0_wo_k0_p1_part ; p1.k_split.wo:14 l0.wo.k0.p1
+    SIG       ev.l0_wo_p1_took0, 1                          ; p1.k_split.wo:14 l0.wo.k0.p1
     LD        l0_wo_k0_p1_res, hbm[x_in + 16512], stride 64 ; p1.panels.wo l0.wo.k0.p1
     VEC.add   l0_wo_k0_p1_acc1, l0_wo_k0_p1_acc1, l0_wo_k0_p1_bias ; p1.weights:12 l0.wo.k0.p1
     VEC.add   l0_wo_k0_p1_acc1, l0_wo_k0_p1_acc1, l0_wo_k0_p1_res ; p1.panels.wo l0.wo.k0.p1
@@ -5200,16 +5200,16 @@
     WAIT      ev.l0_wo_k0_full3, 2                          ; p1.multicast.wo:15 l0.wo.k0.p1
     MMA.z     l0_wo_k0_p1_acc1, l0_wo_k0_a3, l0_wo_k0_p1_w  ; p1.k_chunk.wo:13 l0.wo.k0.p1
     SIG       ev.l0_wo_k0_free3, 1                          ; p1.multicast.wo:15 l0.wo.k0.p1
-    WAIT      ev.l0_wo_p1_sum1, 7                           ; p1.weights:12 l0.wo.k0.p1
-    VEC.add   l0_wo_k0_p1_acc0, l0_wo_k0_p1_acc0, l0_wo_k0_p1_part ; p1.weights:12 l0.wo.k0.p1
-    SIG       ev.l0_wo_p1_took0, 1                          ; p1.weights:12 l0.wo.k0.p1
+    WAIT      ev.l0_wo_p1_sum1, 7                           ; p1.k_split.wo:14 l0.wo.k0.p1
+    VEC.add   l0_wo_k0_p1_acc0, l0_wo_k0_p1_acc0, l0_wo_k0_p1_part ; p1.k_split.wo:14 l0.wo.k0.p1
+    SIG       ev.l0_wo_p1_took0, 1                          ; p1.k_split.wo:14 l0.wo.k0.p1
     LD        l0_wo_k0_p1_res, hbm[x_in + 57472], stride 64 ; p1.panels.wo l0.wo.k0.p1
     VEC.add   l0_wo_k0_p1_acc0, l0_wo_k0_p1_acc0, l0_wo_k0_p1_bias ; p1.weights:12 l0.wo.k0.p1
     VEC.add   l0_wo_k0_p1_acc0, l0_wo_k0_p1_acc0, l0_wo_k0_p1_res ; p1.panels.wo l0.wo.k0.p1
     ST        hbm[scratch + 319616], l0_wo_k0_p1_acc0, stride 64 ; p1.panels.wo l0.wo.k0.p1
-    WAIT      ev.l0_wo_p1_sum1, 8                           ; p1.weights:12 l0.wo.k0.p1
-    VEC.add   l0_wo_k0_p1_acc1, l0_wo_k0_p1_acc1, l0_wo_k0_p1_part ; p1.weights:12 l0.wo.k0.p1
-    SIG       ev.l0_wo_p1_took0, 1                          ; p1.weights:12 l0.wo.k0.p1
+    WAIT      ev.l0_wo_p1_sum1, 8                           ; p1.k_split.wo:14 l0.wo.k0.p1
+    VEC.add   l0_wo_k0_p1_acc1, l0_wo_k0_p1_acc1, l0_wo_k0_p1_part ; p1.k_split.wo:14 l0.wo.k0.p1
+    SIG       ev.l0_wo_p1_took0, 1                          ; p1.k_split.wo:14 l0.wo.k0.p1
     LD        l0_wo_k0_p1_res, hbm[x_in + 49280], stride 64 ; p1.panels.wo l0.wo.k0.p1
     VEC.add   l0_wo_k0_p1_acc1, l0_wo_k0_p1_acc1, l0_wo_k0_p1_bias ; p1.weights:12 l0.wo.k0.p1
     VEC.add   l0_wo_k0_p1_acc1, l0_wo_k0_p1_acc1, l0_wo_k0_p1_res ; p1.panels.wo l0.wo.k0.p1
@@ -5501,48 +5501,48 @@
     WAIT      ev.l0_wo_k1_full1, 1                          ; p1.multicast.wo:15 l0.wo.k1.p0
     MMA.z     l0_wo_k1_p0_acc1, l0_wo_k1_a1, l0_wo_k1_p0_w  ; p1.k_chunk.wo:13 l0.wo.k1.p0
     SIG       ev.l0_wo_k1_free1, 1                          ; p1.multicast.wo:15 l0.wo.k1.p0
-    WAIT      ev.l0_wo_k0_ready, 2                          ; p1.weights:12 l0.wo.k1.p0
-    ST        wg40.l0_wo_k0_p0_part, l0_wo_k1_p0_acc0       ; p1.weights:12 l0.wo.k1.p0
-    SIG       ev.l0_wo_p0_sum1, 1                           ; p1.weights:12 l0.wo.k1.p0
+    WAIT      ev.l0_wo_k0_ready, 2                          ; p1.k_split.wo:14 l0.wo.k1.p0
+    ST        wg40.l0_wo_k0_p0_part, l0_wo_k1_p0_acc0       ; p1.k_split.wo:14 l0.wo.k1.p0
+    SIG       ev.l0_wo_p0_sum1, 1                           ; p1.k_split.wo:14 l0.wo.k1.p0
     WAIT      ev.l0_wo_k1_full2, 1                          ; p1.multicast.wo:15 l0.wo.k1.p0
     MMA.z     l0_wo_k1_p0_acc0, l0_wo_k1_a2, l0_wo_k1_p0_w  ; p1.k_chunk.wo:13 l0.wo.k1.p0
     SIG       ev.l0_wo_k1_free2, 1                          ; p1.multicast.wo:15 l0.wo.k1.p0
-    WAIT      ev.l0_wo_p0_took0, 1                          ; p1.weights:12 l0.wo.k1.p0
-    ST        wg40.l0_wo_k0_p0_part, l0_wo_k1_p0_acc1       ; p1.weights:12 l0.wo.k1.p0
-    SIG       ev.l0_wo_p0_sum1, 1                           ; p1.weights:12 l0.wo.k1.p0
+    WAIT      ev.l0_wo_p0_took0, 1                          ; p1.k_split.wo:14 l0.wo.k1.p0
+    ST        wg40.l0_wo_k0_p0_part, l0_wo_k1_p0_acc1       ; p1.k_split.wo:14 l0.wo.k1.p0
+    SIG       ev.l0_wo_p0_sum1, 1                           ; p1.k_split.wo:14 l0.wo.k1.p0
     WAIT      ev.l0_wo_k1_full3, 1                          ; p1.multicast.wo:15 l0.wo.k1.p0
     MMA.z     l0_wo_k1_p0_acc1, l0_wo_k1_a3, l0_wo_k1_p0_w  ; p1.k_chunk.wo:13 l0.wo.k1.p0
     SIG       ev.l0_wo_k1_free3, 1                          ; p1.multicast.wo:15 l0.wo.k1.p0
-    WAIT      ev.l0_wo_p0_took0, 2                          ; p1.weights:12 l0.wo.k1.p0
-    ST        wg40.l0_wo_k0_p0_part, l0_wo_k1_p0_acc0       ; p1.weights:12 l0.wo.k1.p0
-    SIG       ev.l0_wo_p0_sum1, 1                           ; p1.weights:12 l0.wo.k1.p0
+    WAIT      ev.l0_wo_p0_took0, 2                          ; p1.k_split.wo:14 l0.wo.k1.p0
+    ST        wg40.l0_wo_k0_p0_part, l0_wo_k1_p0_acc0       ; p1.k_split.wo:14 l0.wo.k1.p0
+    SIG       ev.l0_wo_p0_sum1, 1                           ; p1.k_split.wo:14 l0.wo.k1.p0
     WAIT      ev.l0_wo_k1_full0, 2                          ; p1.multicast.wo:15 l0.wo.k1.p0
     MMA.z     l0_wo_k1_p0_acc0, l0_wo_k1_a0, l0_wo_k1_p0_w  ; p1.k_chunk.wo:13 l0.wo.k1.p0
     SIG       ev.l0_wo_k1_free0, 1                          ; p1.multicast.wo:15 l0.wo.k1.p0
-    WAIT      ev.l0_wo_p0_took0, 3                          ; p1.weights:12 l0.wo.k1.p0
-    ST        wg40.l0_wo_k0_p0_part, l0_wo_k1_p0_acc1       ; p1.weights:12 l0.wo.k1.p0
-    SIG       ev.l0_wo_p0_sum1, 1                           ; p1.weights:12 l0.wo.k1.p0
+    WAIT      ev.l0_wo_p0_took0, 3                          ; p1.k_split.wo:14 l0.wo.k1.p0
+    ST        wg40.l0_wo_k0_p0_part, l0_wo_k1_p0_acc1       ; p1.k_split.wo:14 l0.wo.k1.p0
+    SIG       ev.l0_wo_p0_sum1, 1                           ; p1.k_split.wo:14 l0.wo.k1.p0
     WAIT      ev.l0_wo_k1_full1, 2                          ; p1.multicast.wo:15 l0.wo.k1.p0
     MMA.z     l0_wo_k1_p0_acc1, l0_wo_k1_a1, l0_wo_k1_p0_w  ; p1.k_chunk.wo:13 l0.wo.k1.p0
     SIG       ev.l0_wo_k1_free1, 1                          ; p1.multicast.wo:15 l0.wo.k1.p0
-    WAIT      ev.l0_wo_p0_took0, 4                          ; p1.weights:12 l0.wo.k1.p0
-    ST        wg40.l0_wo_k0_p0_part, l0_wo_k1_p0_acc0       ; p1.weights:12 l0.wo.k1.p0
-    SIG       ev.l0_wo_p0_sum1, 1                           ; p1.weights:12 l0.wo.k1.p0
+    WAIT      ev.l0_wo_p0_took0, 4                          ; p1.k_split.wo:14 l0.wo.k1.p0
+    ST        wg40.l0_wo_k0_p0_part, l0_wo_k1_p0_acc0       ; p1.k_split.wo:14 l0.wo.k1.p0
+    SIG       ev.l0_wo_p0_sum1, 1                           ; p1.k_split.wo:14 l0.wo.k1.p0
     WAIT      ev.l0_wo_k1_full2, 2                          ; p1.multicast.wo:15 l0.wo.k1.p0
     MMA.z     l0_wo_k1_p0_acc0, l0_wo_k1_a2, l0_wo_k1_p0_w  ; p1.k_chunk.wo:13 l0.wo.k1.p0
     SIG       ev.l0_wo_k1_free2, 1                          ; p1.multicast.wo:15 l0.wo.k1.p0
-    WAIT      ev.l0_wo_p0_took0, 5                          ; p1.weights:12 l0.wo.k1.p0
-    ST        wg40.l0_wo_k0_p0_part, l0_wo_k1_p0_acc1       ; p1.weights:12 l0.wo.k1.p0
-    SIG       ev.l0_wo_p0_sum1, 1                           ; p1.weights:12 l0.wo.k1.p0
+    WAIT      ev.l0_wo_p0_took0, 5                          ; p1.k_split.wo:14 l0.wo.k1.p0
+    ST        wg40.l0_wo_k0_p0_part, l0_wo_k1_p0_acc1       ; p1.k_split.wo:14 l0.wo.k1.p0
+    SIG       ev.l0_wo_p0_sum1, 1                           ; p1.k_split.wo:14 l0.wo.k1.p0
     WAIT      ev.l0_wo_k1_full3, 2                          ; p1.multicast.wo:15 l0.wo.k1.p0
     MMA.z     l0_wo_k1_p0_acc1, l0_wo_k1_a3, l0_wo_k1_p0_w  ; p1.k_chunk.wo:13 l0.wo.k1.p0
     SIG       ev.l0_wo_k1_free3, 1                          ; p1.multicast.wo:15 l0.wo.k1.p0
-    WAIT      ev.l0_wo_p0_took0, 6                          ; p1.weights:12 l0.wo.k1.p0
-    ST        wg40.l0_wo_k0_p0_part, l0_wo_k1_p0_acc0       ; p1.weights:12 l0.wo.k1.p0
-    SIG       ev.l0_wo_p0_sum1, 1                           ; p1.weights:12 l0.wo.k1.p0
-    WAIT      ev.l0_wo_p0_took0, 7                          ; p1.weights:12 l0.wo.k1.p0
-    ST        wg40.l0_wo_k0_p0_part, l0_wo_k1_p0_acc1       ; p1.weights:12 l0.wo.k1.p0
-    SIG       ev.l0_wo_p0_sum1, 1                           ; p1.weights:12 l0.wo.k1.p0
+    WAIT      ev.l0_wo_p0_took0, 6                          ; p1.k_split.wo:14 l0.wo.k1.p0
+    ST        wg40.l0_wo_k0_p0_part, l0_wo_k1_p0_acc0       ; p1.k_split.wo:14 l0.wo.k1.p0
+    SIG       ev.l0_wo_p0_sum1, 1                           ; p1.k_split.wo:14 l0.wo.k1.p0
+    WAIT      ev.l0_wo_p0_took0, 7                          ; p1.k_split.wo:14 l0.wo.k1.p0
+    ST        wg40.l0_wo_k0_p0_part, l0_wo_k1_p0_acc1       ; p1.k_split.wo:14 l0.wo.k1.p0
+    SIG       ev.l0_wo_p0_sum1, 1                           ; p1.k_split.wo:14 l0.wo.k1.p0
     SIG       ev.wo_l0, 1                                   ; p1.panels.wo l0.wo.k1.p0
     END
 
@@ -5830,48 +5830,48 @@
     WAIT      ev.l0_wo_k1_full1, 1                          ; p1.multicast.wo:15 l0.wo.k1.p1
     MMA.z     l0_wo_k1_p1_acc1, l0_wo_k1_a1, l0_wo_k1_p1_w  ; p1.k_chunk.wo:13 l0.wo.k1.p1
     SIG       ev.l0_wo_k1_free1, 1                          ; p1.multicast.wo:15 l0.wo.k1.p1
-    WAIT      ev.l0_wo_k0_ready, 2                          ; p1.weights:12 l0.wo.k1.p1
-    ST        wg44.l0_wo_k0_p1_part, l0_wo_k1_p1_acc0       ; p1.weights:12 l0.wo.k1.p1
-    SIG       ev.l0_wo_p1_sum1, 1                           ; p1.weights:12 l0.wo.k1.p1
+    WAIT      ev.l0_wo_k0_ready, 2                          ; p1.k_split.wo:14 l0.wo.k1.p1
+    ST        wg44.l0_wo_k0_p1_part, l0_wo_k1_p1_acc0       ; p1.k_split.wo:14 l0.wo.k1.p1
+    SIG       ev.l0_wo_p1_sum1, 1                           ; p1.k_split.wo:14 l0.wo.k1.p1
     WAIT      ev.l0_wo_k1_full2, 1                          ; p1.multicast.wo:15 l0.wo.k1.p1
     MMA.z     l0_wo_k1_p1_acc0, l0_wo_k1_a2, l0_wo_k1_p1_w  ; p1.k_chunk.wo:13 l0.wo.k1.p1
     SIG       ev.l0_wo_k1_free2, 1                          ; p1.multicast.wo:15 l0.wo.k1.p1
-    WAIT      ev.l0_wo_p1_took0, 1                          ; p1.weights:12 l0.wo.k1.p1
-    ST        wg44.l0_wo_k0_p1_part, l0_wo_k1_p1_acc1       ; p1.weights:12 l0.wo.k1.p1
-    SIG       ev.l0_wo_p1_sum1, 1                           ; p1.weights:12 l0.wo.k1.p1
+    WAIT      ev.l0_wo_p1_took0, 1                          ; p1.k_split.wo:14 l0.wo.k1.p1
+    ST        wg44.l0_wo_k0_p1_part, l0_wo_k1_p1_acc1       ; p1.k_split.wo:14 l0.wo.k1.p1
+    SIG       ev.l0_wo_p1_sum1, 1                           ; p1.k_split.wo:14 l0.wo.k1.p1
     WAIT      ev.l0_wo_k1_full3, 1                          ; p1.multicast.wo:15 l0.wo.k1.p1
     MMA.z     l0_wo_k1_p1_acc1, l0_wo_k1_a3, l0_wo_k1_p1_w  ; p1.k_chunk.wo:13 l0.wo.k1.p1
     SIG       ev.l0_wo_k1_free3, 1                          ; p1.multicast.wo:15 l0.wo.k1.p1
-    WAIT      ev.l0_wo_p1_took0, 2                          ; p1.weights:12 l0.wo.k1.p1
-    ST        wg44.l0_wo_k0_p1_part, l0_wo_k1_p1_acc0       ; p1.weights:12 l0.wo.k1.p1
-    SIG       ev.l0_wo_p1_sum1, 1                           ; p1.weights:12 l0.wo.k1.p1
+    WAIT      ev.l0_wo_p1_took0, 2                          ; p1.k_split.wo:14 l0.wo.k1.p1
+    ST        wg44.l0_wo_k0_p1_part, l0_wo_k1_p1_acc0       ; p1.k_split.wo:14 l0.wo.k1.p1
+    SIG       ev.l0_wo_p1_sum1, 1                           ; p1.k_split.wo:14 l0.wo.k1.p1
     WAIT      ev.l0_wo_k1_full0, 2                          ; p1.multicast.wo:15 l0.wo.k1.p1
     MMA.z     l0_wo_k1_p1_acc0, l0_wo_k1_a0, l0_wo_k1_p1_w  ; p1.k_chunk.wo:13 l0.wo.k1.p1
     SIG       ev.l0_wo_k1_free0, 1                          ; p1.multicast.wo:15 l0.wo.k1.p1
-    WAIT      ev.l0_wo_p1_took0, 3                          ; p1.weights:12 l0.wo.k1.p1
-    ST        wg44.l0_wo_k0_p1_part, l0_wo_k1_p1_acc1       ; p1.weights:12 l0.wo.k1.p1
-    SIG       ev.l0_wo_p1_sum1, 1                           ; p1.weights:12 l0.wo.k1.p1
+    WAIT      ev.l0_wo_p1_took0, 3                          ; p1.k_split.wo:14 l0.wo.k1.p1
+    ST        wg44.l0_wo_k0_p1_part, l0_wo_k1_p1_acc1       ; p1.k_split.wo:14 l0.wo.k1.p1
+    SIG       ev.l0_wo_p1_sum1, 1                           ; p1.k_split.wo:14 l0.wo.k1.p1
     WAIT      ev.l0_wo_k1_full1, 2                          ; p1.multicast.wo:15 l0.wo.k1.p1
     MMA.z     l0_wo_k1_p1_acc1, l0_wo_k1_a1, l0_wo_k1_p1_w  ; p1.k_chunk.wo:13 l0.wo.k1.p1
     SIG       ev.l0_wo_k1_free1, 1                          ; p1.multicast.wo:15 l0.wo.k1.p1
-    WAIT      ev.l0_wo_p1_took0, 4                          ; p1.weights:12 l0.wo.k1.p1
-    ST        wg44.l0_wo_k0_p1_part, l0_wo_k1_p1_acc0       ; p1.weights:12 l0.wo.k1.p1
-    SIG       ev.l0_wo_p1_sum1, 1                           ; p1.weights:12 l0.wo.k1.p1
+    WAIT      ev.l0_wo_p1_took0, 4                          ; p1.k_split.wo:14 l0.wo.k1.p1
+    ST        wg44.l0_wo_k0_p1_part, l0_wo_k1_p1_acc0       ; p1.k_split.wo:14 l0.wo.k1.p1
+    SIG       ev.l0_wo_p1_sum1, 1                           ; p1.k_split.wo:14 l0.wo.k1.p1
     WAIT      ev.l0_wo_k1_full2, 2                          ; p1.multicast.wo:15 l0.wo.k1.p1
     MMA.z     l0_wo_k1_p1_acc0, l0_wo_k1_a2, l0_wo_k1_p1_w  ; p1.k_chunk.wo:13 l0.wo.k1.p1
     SIG       ev.l0_wo_k1_free2, 1                          ; p1.multicast.wo:15 l0.wo.k1.p1
-    WAIT      ev.l0_wo_p1_took0, 5                          ; p1.weights:12 l0.wo.k1.p1
-    ST        wg44.l0_wo_k0_p1_part, l0_wo_k1_p1_acc1       ; p1.weights:12 l0.wo.k1.p1
-    SIG       ev.l0_wo_p1_sum1, 1                           ; p1.weights:12 l0.wo.k1.p1
+    WAIT      ev.l0_wo_p1_took0, 5                          ; p1.k_split.wo:14 l0.wo.k1.p1
+    ST        wg44.l0_wo_k0_p1_part, l0_wo_k1_p1_acc1       ; p1.k_split.wo:14 l0.wo.k1.p1
+    SIG       ev.l0_wo_p1_sum1, 1                           ; p1.k_split.wo:14 l0.wo.k1.p1
     WAIT      ev.l0_wo_k1_full3, 2                          ; p1.multicast.wo:15 l0.wo.k1.p1
     MMA.z     l0_wo_k1_p1_acc1, l0_wo_k1_a3, l0_wo_k1_p1_w  ; p1.k_chunk.wo:13 l0.wo.k1.p1
     SIG       ev.l0_wo_k1_free3, 1                          ; p1.multicast.wo:15 l0.wo.k1.p1
-    WAIT      ev.l0_wo_p1_took0, 6                          ; p1.weights:12 l0.wo.k1.p1
-    ST        wg44.l0_wo_k0_p1_part, l0_wo_k1_p1_acc0       ; p1.weights:12 l0.wo.k1.p1
-    SIG       ev.l0_wo_p1_sum1, 1                           ; p1.weights:12 l0.wo.k1.p1
-    WAIT      ev.l0_wo_p1_took0, 7                          ; p1.weights:12 l0.wo.k1.p1
-    ST        wg44.l0_wo_k0_p1_part, l0_wo_k1_p1_acc1       ; p1.weights:12 l0.wo.k1.p1
-    SIG       ev.l0_wo_p1_sum1, 1                           ; p1.weights:12 l0.wo.k1.p1
+    WAIT      ev.l0_wo_p1_took0, 6                          ; p1.k_split.wo:14 l0.wo.k1.p1
+    ST        wg44.l0_wo_k0_p1_part, l0_wo_k1_p1_acc0       ; p1.k_split.wo:14 l0.wo.k1.p1
+    SIG       ev.l0_wo_p1_sum1, 1                           ; p1.k_split.wo:14 l0.wo.k1.p1
+    WAIT      ev.l0_wo_p1_took0, 7                          ; p1.k_split.wo:14 l0.wo.k1.p1
+    ST        wg44.l0_wo_k0_p1_part, l0_wo_k1_p1_acc1       ; p1.k_split.wo:14 l0.wo.k1.p1
+    SIG       ev.l0_wo_p1_sum1, 1                           ; p1.k_split.wo:14 l0.wo.k1.p1
     SIG       ev.wo_l0, 1                                   ; p1.panels.wo l0.wo.k1.p1
     END
 

@@ -4075,9 +4075,9 @@
     WAIT      ev.l0_w2_k0_full2, 1                          ; p1.multicast.w2:14 l0.w2.k0.p0
     MMA.z     l0_w2_k0_p0_acc1, l0_w2_k0_a2, l0_w2_k0_p0_w[0:32, :] ; p1.k_chunk.w2:12 l0.w2.k0.p0
     SIG       ev.l0_w2_k0_free2, 1                          ; p1.multicast.w2:14 l0.w2.k0.p0
-    WAIT      ev.l0_w2_p0_sum1, 1                           ; p1.weights:11 l0.w2.k0.p0
-    VEC.add   l0_w2_k0_p0_acc0, l0_w2_k0_p0_acc0, l0_w2_k0_p0_part ; p1.weights:11 l0.w2.k0.p0
-    SIG       ev.l0_w2_p0_took0, 1                          ; p1.weights:11 l0.w2.k0.p0
+    WAIT      ev.l0_w2_p0_sum1, 1                           ; p1.k_split.w2:13 l0.w2.k0.p0
+    VEC.add   l0_w2_k0_p0_acc0, l0_w2_k0_p0_acc0, l0_w2_k0_p0_part ; p1.k_split.w2:13 l0.w2.k0.p0
+    SIG       ev.l0_w2_p0_took0, 1                          ; p1.k_split.w2:13 l0.w2.k0.p0
     LD        l0_w2_k0_p0_res, hbm[scratch + 262144], stride 64 ; p1.panels.w2 l0.w2.k0.p0
     WAIT      ev.l0_w2_k0_full3, 1                          ; p1.multicast.w2:14 l0.w2.k0.p0
     MMA       l0_w2_k0_p0_acc1, l0_w2_k0_a3, l0_w2_k0_p0_w[32:64, :] ; p1.k_chunk.w2:12 l0.w2.k0.p0
@@ -4088,9 +4088,9 @@
     WAIT      ev.l0_w2_k0_full0, 2                          ; p1.multicast.w2:14 l0.w2.k0.p0
     MMA.z     l0_w2_k0_p0_acc0, l0_w2_k0_a0, l0_w2_k0_p0_w[0:32, :] ; p1.k_chunk.w2:12 l0.w2.k0.p0
     SIG       ev.l0_w2_k0_free0, 1                          ; p1.multicast.w2:14 l0.w2.k0.p0
-    WAIT      ev.l0_w2_p0_sum1, 2                           ; p1.weights:11 l0.w2.k0.p0
-    VEC.add   l0_w2_k0_p0_acc1, l0_w2_k0_p0_acc1, l0_w2_k0_p0_part ; p1.weights:11 l0.w2.k0.p0
-    SIG       ev.l0_w2_p0_took0, 1                          ; p1.weights:11 l0.w2.k0.p0
+    WAIT      ev.l0_w2_p0_sum1, 2                           ; p1.k_split.w2:13 l0.w2.k0.p0
+    VEC.add   l0_w2_k0_p0_acc1, l0_w2_k0_p0_acc1, l0_w2_k0_p0_part ; p1.k_split.w2:13 l0.w2.k0.p0
+    SIG       ev.l0_w2_p0_took0, 1                          ; p1.k_split.w2:13 l0.w2.k0.p0
     LD        l0_w2_k0_p0_res, hbm[scratch + 270336], stride 64 ; p1.panels.w2 l0.w2.k0.p0
     WAIT      ev.l0_w2_k0_full1, 2                          ; p1.multicast.w2:14 l0.w2.k0.p0
     MMA       l0_w2_k0_p0_acc0, l0_w2_k0_a1, l0_w2_k0_p0_w[32:64, :] ; p1.k_chunk.w2:12 l0.w2.k0.p0
@@ -4101,9 +4101,9 @@
     WAIT      ev.l0_w2_k0_full2, 2                          ; p1.multicast.w2:14 l0.w2.k0.p0
     MMA.z     l0_w2_k0_p0_acc1, l0_w2_k0_a2, l0_w2_k0_p0_w[0:32, :] ; p1.k_chunk.w2:12 l0.w2.k0.p0
     SIG       ev.l0_w2_k0_free2, 1                          ; p1.multicast.w2:14 l0.w2.k0.p0
-    WAIT      ev.l0_w2_p0_sum1, 3                           ; p1.weights:11 l0.w2.k0.p0
-    VEC.add   l0_w2_k0_p0_acc0, l0_w2_k0_p0_acc0, l0_w2_k0_p0_part ; p1.weights:11 l0.w2.k0.p0
-    SIG       ev.l0_w2_p0_took0, 1                          ; p1.weights:11 l0.w2.k0.p0
+    WAIT      ev.l0_w2_p0_sum1, 3                           ; p1.k_split.w2:13 l0.w2.k0.p0
+    VEC.add   l0_w2_k0_p0_acc0, l0_w2_k0_p0_acc0, l0_w2_k0_p0_part ; p1.k_split.w2:13 l0.w2.k0.p0
+    SIG       ev.l0_w2_p0_took0, 1                          ; p1.k_split.w2:13 l0.w2.k0.p0
     LD        l0_w2_k0_p0_res, hbm[scratch + 278528], stride 64 ; p1.panels.w2 l0.w2.k0.p0
     WAIT      ev.l0_w2_k0_full3, 2                          ; p1.multicast.w2:14 l0.w2.k0.p0
     MMA       l0_w2_k0_p0_acc1, l0_w2_k0_a3, l0_w2_k0_p0_w[32:64, :] ; p1.k_chunk.w2:12 l0.w2.k0.p0
@@ -4114,9 +4114,9 @@
     WAIT      ev.l0_w2_k0_full0, 3                          ; p1.multicast.w2:14 l0.w2.k0.p0
     MMA.z     l0_w2_k0_p0_acc0, l0_w2_k0_a0, l0_w2_k0_p0_w[0:32, :] ; p1.k_chunk.w2:12 l0.w2.k0.p0
     SIG       ev.l0_w2_k0_free0, 1                          ; p1.multicast.w2:14 l0.w2.k0.p0
-    WAIT      ev.l0_w2_p0_sum1, 4                           ; p1.weights:11 l0.w2.k0.p0
-    VEC.add   l0_w2_k0_p0_acc1, l0_w2_k0_p0_acc1, l0_w2_k0_p0_part ; p1.weights:11 l0.w2.k0.p0
-    SIG       ev.l0_w2_p0_took0, 1                          ; p1.weights:11 l0.w2.k0.p0
+    WAIT      ev.l0_w2_p0_sum1, 4                           ; p1.k_split.w2:13 l0.w2.k0.p0
+    VEC.add   l0_w2_k0_p0_acc1, l0_w2_k0_p0_acc1, l0_w2_k0_p0_part ; p1.k_split.w2:13 l0.w2.k0.p0
+    SIG       ev.l0_w2_p0_took0, 1                          ; p1.k_split.w2:13 l0.w2.k0.p0
     LD        l0_w2_k0_p0_res, hbm[scratch + 286720], stride 64 ; p1.panels.w2 l0.w2.k0.p0
     WAIT      ev.l0_w2_k0_full1, 3                          ; p1.multicast.w2:14 l0.w2.k0.p0
     MMA       l0_w2_k0_p0_acc0, l0_w2_k0_a1, l0_w2_k0_p0_w[32:64, :] ; p1.k_chunk.w2:12 l0.w2.k0.p0
@@ -4127,9 +4127,9 @@
     WAIT      ev.l0_w2_k0_full2, 3                          ; p1.multicast.w2:14 l0.w2.k0.p0
     MMA.z     l0_w2_k0_p0_acc1, l0_w2_k0_a2, l0_w2_k0_p0_w[0:32, :] ; p1.k_chunk.w2:12 l0.w2.k0.p0
     SIG       ev.l0_w2_k0_free2, 1                          ; p1.multicast.w2:14 l0.w2.k0.p0
-    WAIT      ev.l0_w2_p0_sum1, 5                           ; p1.weights:11 l0.w2.k0.p0
-    VEC.add   l0_w2_k0_p0_acc0, l0_w2_k0_p0_acc0, l0_w2_k0_p0_part ; p1.weights:11 l0.w2.k0.p0
-    SIG       ev.l0_w2_p0_took0, 1                          ; p1.weights:11 l0.w2.k0.p0
+    WAIT      ev.l0_w2_p0_sum1, 5                           ; p1.k_split.w2:13 l0.w2.k0.p0
+    VEC.add   l0_w2_k0_p0_acc0, l0_w2_k0_p0_acc0, l0_w2_k0_p0_part ; p1.k_split.w2:13 l0.w2.k0.p0
+    SIG       ev.l0_w2_p0_took0, 1                          ; p1.k_split.w2:13 l0.w2.k0.p0
     LD        l0_w2_k0_p0_res, hbm[scratch + 294912], stride 64 ; p1.panels.w2 l0.w2.k0.p0
     WAIT      ev.l0_w2_k0_full3, 3                          ; p1.multicast.w2:14 l0.w2.k0.p0
     MMA       l0_w2_k0_p0_acc1, l0_w2_k0_a3, l0_w2_k0_p0_w[32:64, :] ; p1.k_chunk.w2:12 l0.w2.k0.p0
@@ -4140,9 +4140,9 @@
     WAIT      ev.l0_w2_k0_full0, 4                          ; p1.multicast.w2:14 l0.w2.k0.p0
     MMA.z     l0_w2_k0_p0_acc0, l0_w2_k0_a0, l0_w2_k0_p0_w[0:32, :] ; p1.k_chunk.w2:12 l0.w2.k0.p0
     SIG       ev.l0_w2_k0_free0, 1                          ; p1.multicast.w2:14 l0.w2.k0.p0
-    WAIT      ev.l0_w2_p0_sum1, 6                           ; p1.weights:11 l0.w2.k0.p0
-    VEC.add   l0_w2_k0_p0_acc1, l0_w2_k0_p0_acc1, l0_w2_k0_p0_part ; p1.weights:11 l0.w2.k0.p0
-    SIG       ev.l0_w2_p0_took0, 1                          ; p1.weights:11 l0.w2.k0.p0
+    WAIT      ev.l0_w2_p0_sum1, 6                           ; p1.k_split.w2:13 l0.w2.k0.p0
+    VEC.add   l0_w2_k0_p0_acc1, l0_w2_k0_p0_acc1, l0_w2_k0_p0_part ; p1.k_split.w2:13 l0.w2.k0.p0
+    SIG       ev.l0_w2_p0_took0, 1                          ; p1.k_split.w2:13 l0.w2.k0.p0
     LD        l0_w2_k0_p0_res, hbm[scratch + 303104], stride 64 ; p1.panels.w2 l0.w2.k0.p0
     WAIT      ev.l0_w2_k0_full1, 4                          ; p1.multicast.w2:14 l0.w2.k0.p0
     MMA       l0_w2_k0_p0_acc0, l0_w2_k0_a1, l0_w2_k0_p0_w[32:64, :] ; p1.k_chunk.w2:12 l0.w2.k0.p0
@@ -4153,9 +4153,9 @@
     WAIT      ev.l0_w2_k0_full2, 4                          ; p1.multicast.w2:14 l0.w2.k0.p0
     MMA.z     l0_w2_k0_p0_acc1, l0_w2_k0_a2, l0_w2_k0_p0_w[0:32, :] ; p1.k_chunk.w2:12 l0.w2.k0.p0
     SIG       ev.l0_w2_k0_free2, 1                          ; p1.multicast.w2:14 l0.w2.k0.p0
-    WAIT      ev.l0_w2_p0_sum1, 7                           ; p1.weights:11 l0.w2.k0.p0
-    VEC.add   l0_w2_k0_p0_acc0, l0_w2_k0_p0_acc0, l0_w2_k0_p0_part ; p1.weights:11 l0.w2.k0.p0
-    SIG       ev.l0_w2_p0_took0, 1                          ; p1.weights:11 l0.w2.k0.p0
+    WAIT      ev.l0_w2_p0_sum1, 7                           ; p1.k_split.w2:13 l0.w2.k0.p0
+    VEC.add   l0_w2_k0_p0_acc0, l0_w2_k0_p0_acc0, l0_w2_k0_p0_part ; p1.k_split.w2:13 l0.w2.k0.p0
+    SIG       ev.l0_w2_p0_took0, 1                          ; p1.k_split.w2:13 l0.w2.k0.p0
     LD        l0_w2_k0_p0_res, hbm[scratch + 311296], stride 64 ; p1.panels.w2 l0.w2.k0.p0
     WAIT      ev.l0_w2_k0_full3, 4                          ; p1.multicast.w2:14 l0.w2.k0.p0
     MMA       l0_w2_k0_p0_acc1, l0_w2_k0_a3, l0_w2_k0_p0_w[32:64, :] ; p1.k_chunk.w2:12 l0.w2.k0.p0
@@ -4163,9 +4163,9 @@
     VEC.add   l0_w2_k0_p0_acc0, l0_w2_k0_p0_acc0, l0_w2_k0_p0_bias ; p1.weights:11 l0.w2.k0.p0
     VEC.add   l0_w2_k0_p0_acc0, l0_w2_k0_p0_acc0, l0_w2_k0_p0_res ; p1.panels.w2 l0.w2.k0.p0
     ST        hbm[out + 49152], l0_w2_k0_p0_acc0, stride 64 ; p1.panels.w2 l0.w2.k0.p0
-    WAIT      ev.l0_w2_p0_sum1, 8                           ; p1.weights:11 l0.w2.k0.p0
-    VEC.add   l0_w2_k0_p0_acc1, l0_w2_k0_p0_acc1, l0_w2_k0_p0_part ; p1.weights:11 l0.w2.k0.p0
-    SIG       ev.l0_w2_p0_took0, 1                          ; p1.weights:11 l0.w2.k0.p0
+    WAIT      ev.l0_w2_p0_sum1, 8                           ; p1.k_split.w2:13 l0.w2.k0.p0
+    VEC.add   l0_w2_k0_p0_acc1, l0_w2_k0_p0_acc1, l0_w2_k0_p0_part ; p1.k_split.w2:13 l0.w2.k0.p0
+    SIG       ev.l0_w2_p0_took0, 1                          ; p1.k_split.w2:13 l0.w2.k0.p0
     LD        l0_w2_k0_p0_res, hbm[scratch + 319488], stride 64 ; p1.panels.w2 l0.w2.k0.p0
     VEC.add   l0_w2_k0_p0_acc1, l0_w2_k0_p0_acc1, l0_w2_k0_p0_bias ; p1.weights:11 l0.w2.k0.p0
     VEC.add   l0_w2_k0_p0_acc1, l0_w2_k0_p0_acc1, l0_w2_k0_p0_res ; p1.panels.w2 l0.w2.k0.p0
@@ -4466,9 +4466,9 @@
     WAIT      ev.l0_w2_k0_full2, 1                          ; p1.multicast.w2:14 l0.w2.k0.p1
     MMA.z     l0_w2_k0_p1_acc1, l0_w2_k0_a2, l0_w2_k0_p1_w[0:32, :] ; p1.k_chunk.w2:12 l0.w2.k0.p1
     SIG       ev.l0_w2_k0_free2, 1                          ; p1.multicast.w2:14 l0.w2.k0.p1
-    WAIT      ev.l0_w2_p1_sum1, 1                           ; p1.weights:11 l0.w2.k0.p1
-    VEC.add   l0_w2_k0_p1_acc0, l0_w2_k0_p1_acc0, l0_w2_k0_p1_part ; p1.weights:11 l0.w2.k0.p1
-    SIG       ev.l0_w2_p1_took0, 1                          ; p1.weights:11 l0.w2.k0.p1
+    WAIT      ev.l0_w2_p1_sum1, 1                           ; p1.k_split.w2:13 l0.w2.k0.p1
+    VEC.add   l0_w2_k0_p1_acc0, l0_w2_k0_p1_acc0, l0_w2_k0_p1_part ; p1.k_split.w2:13 l0.w2.k0.p1
+    SIG       ev.l0_w2_p1_took0, 1                          ; p1.k_split.w2:13 l0.w2.k0.p1
     LD        l0_w2_k0_p1_res, hbm[scratch + 262272], stride 64 ; p1.panels.w2 l0.w2.k0.p1
     WAIT      ev.l0_w2_k0_full3, 1                          ; p1.multicast.w2:14 l0.w2.k0.p1
     MMA       l0_w2_k0_p1_acc1, l0_w2_k0_a3, l0_w2_k0_p1_w[32:64, :] ; p1.k_chunk.w2:12 l0.w2.k0.p1
@@ -4479,9 +4479,9 @@
     WAIT      ev.l0_w2_k0_full0, 2                          ; p1.multicast.w2:14 l0.w2.k0.p1
     MMA.z     l0_w2_k0_p1_acc0, l0_w2_k0_a0, l0_w2_k0_p1_w[0:32, :] ; p1.k_chunk.w2:12 l0.w2.k0.p1
     SIG       ev.l0_w2_k0_free0, 1                          ; p1.multicast.w2:14 l0.w2.k0.p1
-    WAIT      ev.l0_w2_p1_sum1, 2                           ; p1.weights:11 l0.w2.k0.p1
-    VEC.add   l0_w2_k0_p1_acc1, l0_w2_k0_p1_acc1, l0_w2_k0_p1_part ; p1.weights:11 l0.w2.k0.p1
-    SIG       ev.l0_w2_p1_took0, 1                          ; p1.weights:11 l0.w2.k0.p1
+    WAIT      ev.l0_w2_p1_sum1, 2                           ; p1.k_split.w2:13 l0.w2.k0.p1
+    VEC.add   l0_w2_k0_p1_acc1, l0_w2_k0_p1_acc1, l0_w2_k0_p1_part ; p1.k_split.w2:13 l0.w2.k0.p1
+    SIG       ev.l0_w2_p1_took0, 1                          ; p1.k_split.w2:13 l0.w2.k0.p1
     LD        l0_w2_k0_p1_res, hbm[scratch + 270464], stride 64 ; p1.panels.w2 l0.w2.k0.p1
     WAIT      ev.l0_w2_k0_full1, 2                          ; p1.multicast.w2:14 l0.w2.k0.p1
     MMA       l0_w2_k0_p1_acc0, l0_w2_k0_a1, l0_w2_k0_p1_w[32:64, :] ; p1.k_chunk.w2:12 l0.w2.k0.p1
@@ -4492,9 +4492,9 @@
     WAIT      ev.l0_w2_k0_full2, 2                          ; p1.multicast.w2:14 l0.w2.k0.p1
     MMA.z     l0_w2_k0_p1_acc1, l0_w2_k0_a2, l0_w2_k0_p1_w[0:32, :] ; p1.k_chunk.w2:12 l0.w2.k0.p1
     SIG       ev.l0_w2_k0_free2, 1                          ; p1.multicast.w2:14 l0.w2.k0.p1
-    WAIT      ev.l0_w2_p1_sum1, 3                           ; p1.weights:11 l0.w2.k0.p1
-    VEC.add   l0_w2_k0_p1_acc0, l0_w2_k0_p1_acc0, l0_w2_k0_p1_part ; p1.weights:11 l0.w2.k0.p1
-    SIG       ev.l0_w2_p1_took0, 1                          ; p1.weights:11 l0.w2.k0.p1
+    WAIT      ev.l0_w2_p1_sum1, 3                           ; p1.k_split.w2:13 l0.w2.k0.p1
+    VEC.add   l0_w2_k0_p1_acc0, l0_w2_k0_p1_acc0, l0_w2_k0_p1_part ; p1.k_split.w2:13 l0.w2.k0.p1
+    SIG       ev.l0_w2_p1_took0, 1                          ; p1.k_split.w2:13 l0.w2.k0.p1
     LD        l0_w2_k0_p1_res, hbm[scratch + 278656], stride 64 ; p1.panels.w2 l0.w2.k0.p1
     WAIT      ev.l0_w2_k0_full3, 2                          ; p1.multicast.w2:14 l0.w2.k0.p1
     MMA       l0_w2_k0_p1_acc1, l0_w2_k0_a3, l0_w2_k0_p1_w[32:64, :] ; p1.k_chunk.w2:12 l0.w2.k0.p1
@@ -4505,9 +4505,9 @@
     WAIT      ev.l0_w2_k0_full0, 3                          ; p1.multicast.w2:14 l0.w2.k0.p1
     MMA.z     l0_w2_k0_p1_acc0, l0_w2_k0_a0, l0_w2_k0_p1_w[0:32, :] ; p1.k_chunk.w2:12 l0.w2.k0.p1
     SIG       ev.l0_w2_k0_free0, 1                          ; p1.multicast.w2:14 l0.w2.k0.p1
-    WAIT      ev.l0_w2_p1_sum1, 4                           ; p1.weights:11 l0.w2.k0.p1
-    VEC.add   l0_w2_k0_p1_acc1, l0_w2_k0_p1_acc1, l0_w2_k0_p1_part ; p1.weights:11 l0.w2.k0.p1
-    SIG       ev.l0_w2_p1_took0, 1                          ; p1.weights:11 l0.w2.k0.p1
+    WAIT      ev.l0_w2_p1_sum1, 4                           ; p1.k_split.w2:13 l0.w2.k0.p1
+    VEC.add   l0_w2_k0_p1_acc1, l0_w2_k0_p1_acc1, l0_w2_k0_p1_part ; p1.k_split.w2:13 l0.w2.k0.p1
+    SIG       ev.l0_w2_p1_took0, 1                          ; p1.k_split.w2:13 l0.w2.k0.p1
     LD        l0_w2_k0_p1_res, hbm[scratch + 286848], stride 64 ; p1.panels.w2 l0.w2.k0.p1
     WAIT      ev.l0_w2_k0_full1, 3                          ; p1.multicast.w2:14 l0.w2.k0.p1
     MMA       l0_w2_k0_p1_acc0, l0_w2_k0_a1, l0_w2_k0_p1_w[32:64, :] ; p1.k_chunk.w2:12 l0.w2.k0.p1
@@ -4518,9 +4518,9 @@
     WAIT      ev.l0_w2_k0_full2, 3                          ; p1.multicast.w2:14 l0.w2.k0.p1
     MMA.z     l0_w2_k0_p1_acc1, l0_w2_k0_a2, l0_w2_k0_p1_w[0:32, :] ; p1.k_chunk.w2:12 l0.w2.k0.p1
     SIG       ev.l0_w2_k0_free2, 1                          ; p1.multicast.w2:14 l0.w2.k0.p1
-    WAIT      ev.l0_w2_p1_sum1, 5                           ; p1.weights:11 l0.w2.k0.p1
-    VEC.add   l0_w2_k0_p1_acc0, l0_w2_k0_p1_acc0, l0_w2_k0_p1_part ; p1.weights:11 l0.w2.k0.p1
-    SIG       ev.l0_w2_p1_took0, 1                          ; p1.weights:11 l0.w2.k0.p1
+    WAIT      ev.l0_w2_p1_sum1, 5                           ; p1.k_split.w2:13 l0.w2.k0.p1
+    VEC.add   l0_w2_k0_p1_acc0, l0_w2_k0_p1_acc0, l0_w2_k0_p1_part ; p1.k_split.w2:13 l0.w2.k0.p1
+    SIG       ev.l0_w2_p1_took0, 1                          ; p1.k_split.w2:13 l0.w2.k0.p1
     LD        l0_w2_k0_p1_res, hbm[scratch + 295040], stride 64 ; p1.panels.w2 l0.w2.k0.p1
     WAIT      ev.l0_w2_k0_full3, 3                          ; p1.multicast.w2:14 l0.w2.k0.p1
     MMA       l0_w2_k0_p1_acc1, l0_w2_k0_a3, l0_w2_k0_p1_w[32:64, :] ; p1.k_chunk.w2:12 l0.w2.k0.p1
@@ -4531,9 +4531,9 @@
     WAIT      ev.l0_w2_k0_full0, 4                          ; p1.multicast.w2:14 l0.w2.k0.p1
     MMA.z     l0_w2_k0_p1_acc0, l0_w2_k0_a0, l0_w2_k0_p1_w[0:32, :] ; p1.k_chunk.w2:12 l0.w2.k0.p1
     SIG       ev.l0_w2_k0_free0, 1                          ; p1.multicast.w2:14 l0.w2.k0.p1
-    WAIT      ev.l0_w2_p1_sum1, 6                           ; p1.weights:11 l0.w2.k0.p1
-    VEC.add   l0_w2_k0_p1_acc1, l0_w2_k0_p1_acc1, l0_w2_k0_p1_part ; p1.weights:11 l0.w2.k0.p1
-    SIG       ev.l0_w2_p1_took0, 1                          ; p1.weights:11 l0.w2.k0.p1
+    WAIT      ev.l0_w2_p1_sum1, 6                           ; p1.k_split.w2:13 l0.w2.k0.p1
+    VEC.add   l0_w2_k0_p1_acc1, l0_w2_k0_p1_acc1, l0_w2_k0_p1_part ; p1.k_split.w2:13 l0.w2.k0.p1
+    SIG       ev.l0_w2_p1_took0, 1                          ; p1.k_split.w2:13 l0.w2.k0.p1
     LD        l0_w2_k0_p1_res, hbm[scratch + 303232], stride 64 ; p1.panels.w2 l0.w2.k0.p1
     WAIT      ev.l0_w2_k0_full1, 4                          ; p1.multicast.w2:14 l0.w2.k0.p1
     MMA       l0_w2_k0_p1_acc0, l0_w2_k0_a1, l0_w2_k0_p1_w[32:64, :] ; p1.k_chunk.w2:12 l0.w2.k0.p1
@@ -4544,9 +4544,9 @@
     WAIT      ev.l0_w2_k0_full2, 4                          ; p1.multicast.w2:14 l0.w2.k0.p1
     MMA.z     l0_w2_k0_p1_acc1, l0_w2_k0_a2, l0_w2_k0_p1_w[0:32, :] ; p1.k_chunk.w2:12 l0.w2.k0.p1
     SIG       ev.l0_w2_k0_free2, 1                          ; p1.multicast.w2:14 l0.w2.k0.p1
-    WAIT      ev.l0_w2_p1_sum1, 7                           ; p1.weights:11 l0.w2.k0.p1
-    VEC.add   l0_w2_k0_p1_acc0, l0_w2_k0_p1_acc0, l0_w2_k0_p1_part ; p1.weights:11 l0.w2.k0.p1
-    SIG       ev.l0_w2_p1_took0, 1                          ; p1.weights:11 l0.w2.k0.p1
+    WAIT      ev.l0_w2_p1_sum1, 7                           ; p1.k_split.w2:13 l0.w2.k0.p1
+    VEC.add   l0_w2_k0_p1_acc0, l0_w2_k0_p1_acc0, l0_w2_k0_p1_part ; p1.k_split.w2:13 l0.w2.k0.p1
+    SIG       ev.l0_w2_p1_took0, 1                          ; p1.k_split.w2:13 l0.w2.k0.p1
     LD        l0_w2_k0_p1_res, hbm[scratch + 311424], stride 64 ; p1.panels.w2 l0.w2.k0.p1
     WAIT      ev.l0_w2_k0_full3, 4                          ; p1.multicast.w2:14 l0.w2.k0.p1
     MMA       l0_w2_k0_p1_acc1, l0_w2_k0_a3, l0_w2_k0_p1_w[32:64, :] ; p1.k_chunk.w2:12 l0.w2.k0.p1
@@ -4554,9 +4554,9 @@
     VEC.add   l0_w2_k0_p1_acc0, l0_w2_k0_p1_acc0, l0_w2_k0_p1_bias ; p1.weights:11 l0.w2.k0.p1
     VEC.add   l0_w2_k0_p1_acc0, l0_w2_k0_p1_acc0, l0_w2_k0_p1_res ; p1.panels.w2 l0.w2.k0.p1
     ST        hbm[out + 49280], l0_w2_k0_p1_acc0, stride 64 ; p1.panels.w2 l0.w2.k0.p1
-    WAIT      ev.l0_w2_p1_sum1, 8                           ; p1.weights:11 l0.w2.k0.p1
-    VEC.add   l0_w2_k0_p1_acc1, l0_w2_k0_p1_acc1, l0_w2_k0_p1_part ; p1.weights:11 l0.w2.k0.p1
-    SIG       ev.l0_w2_p1_took0, 1                          ; p1.weights:11 l0.w2.k0.p1
+    WAIT      ev.l0_w2_p1_sum1, 8                           ; p1.k_split.w2:13 l0.w2.k0.p1
+    VEC.add   l0_w2_k0_p1_acc1, l0_w2_k0_p1_acc1, l0_w2_k0_p1_part ; p1.k_split.w2:13 l0.w2.k0.p1
+    SIG       ev.l0_w2_p1_took0, 1                          ; p1.k_split.w2:13 l0.w2.k0.p1
     LD        l0_w2_k0_p1_res, hbm[scratch + 319616], stride 64 ; p1.panels.w2 l0.w2.k0.p1
     VEC.add   l0_w2_k0_p1_acc1, l0_w2_k0_p1_acc1, l0_w2_k0_p1_bias ; p1.weights:11 l0.w2.k0.p1
     VEC.add   l0_w2_k0_p1_acc1, l0_w2_k0_p1_acc1, l0_w2_k0_p1_res ; p1.panels.w2 l0.w2.k0.p1
@@ -4936,69 +4936,69 @@
     WAIT      ev.l0_w2_k1_full2, 1                          ; p1.multicast.w2:14 l0.w2.k1.p0
     MMA.z     l0_w2_k1_p0_acc1, l0_w2_k1_a2, l0_w2_k1_p0_w[0:32, :] ; p1.k_chunk.w2:12 l0.w2.k1.p0
     SIG       ev.l0_w2_k1_free2, 1                          ; p1.multicast.w2:14 l0.w2.k1.p0
-    WAIT      ev.l0_w2_k0_ready, 2                          ; p1.weights:11 l0.w2.k1.p0
-    ST        wg33.l0_w2_k0_p0_part, l0_w2_k1_p0_acc0       ; p1.weights:11 l0.w2.k1.p0
+    WAIT      ev.l0_w2_k0_ready, 2                          ; p1.k_split.w2:13 l0.w2.k1.p0
+    ST        wg33.l0_w2_k0_p0_part, l0_w2_k1_p0_acc0       ; p1.k_split.w2:13 l0.w2.k1.p0
     WAIT      ev.l0_w2_k1_full3, 1                          ; p1.multicast.w2:14 l0.w2.k1.p0
     MMA       l0_w2_k1_p0_acc1, l0_w2_k1_a3, l0_w2_k1_p0_w[32:64, :] ; p1.k_chunk.w2:12 l0.w2.k1.p0
     SIG       ev.l0_w2_k1_free3, 1                          ; p1.multicast.w2:14 l0.w2.k1.p0
-    SIG       ev.l0_w2_p0_sum1, 1                           ; p1.weights:11 l0.w2.k1.p0
+    SIG       ev.l0_w2_p0_sum1, 1                           ; p1.k_split.w2:13 l0.w2.k1.p0
     WAIT      ev.l0_w2_k1_full0, 2                          ; p1.multicast.w2:14 l0.w2.k1.p0
     MMA.z     l0_w2_k1_p0_acc0, l0_w2_k1_a0, l0_w2_k1_p0_w[0:32, :] ; p1.k_chunk.w2:12 l0.w2.k1.p0
     SIG       ev.l0_w2_k1_free0, 1                          ; p1.multicast.w2:14 l0.w2.k1.p0
-    WAIT      ev.l0_w2_p0_took0, 1                          ; p1.weights:11 l0.w2.k1.p0
-    ST        wg33.l0_w2_k0_p0_part, l0_w2_k1_p0_acc1       ; p1.weights:11 l0.w2.k1.p0
+    WAIT      ev.l0_w2_p0_took0, 1                          ; p1.k_split.w2:13 l0.w2.k1.p0
+    ST        wg33.l0_w2_k0_p0_part, l0_w2_k1_p0_acc1       ; p1.k_split.w2:13 l0.w2.k1.p0
     WAIT      ev.l0_w2_k1_full1, 2                          ; p1.multicast.w2:14 l0.w2.k1.p0
     MMA       l0_w2_k1_p0_acc0, l0_w2_k1_a1, l0_w2_k1_p0_w[32:64, :] ; p1.k_chunk.w2:12 l0.w2.k1.p0
     SIG       ev.l0_w2_k1_free1, 1                          ; p1.multicast.w2:14 l0.w2.k1.p0
-    SIG       ev.l0_w2_p0_sum1, 1                           ; p1.weights:11 l0.w2.k1.p0
+    SIG       ev.l0_w2_p0_sum1, 1                           ; p1.k_split.w2:13 l0.w2.k1.p0
     WAIT      ev.l0_w2_k1_full2, 2                          ; p1.multicast.w2:14 l0.w2.k1.p0
     MMA.z     l0_w2_k1_p0_acc1, l0_w2_k1_a2, l0_w2_k1_p0_w[0:32, :] ; p1.k_chunk.w2:12 l0.w2.k1.p0
     SIG       ev.l0_w2_k1_free2, 1                          ; p1.multicast.w2:14 l0.w2.k1.p0
-    WAIT      ev.l0_w2_p0_took0, 2                          ; p1.weights:11 l0.w2.k1.p0
-    ST        wg33.l0_w2_k0_p0_part, l0_w2_k1_p0_acc0       ; p1.weights:11 l0.w2.k1.p0
+    WAIT      ev.l0_w2_p0_took0, 2                          ; p1.k_split.w2:13 l0.w2.k1.p0
+    ST        wg33.l0_w2_k0_p0_part, l0_w2_k1_p0_acc0       ; p1.k_split.w2:13 l0.w2.k1.p0
     WAIT      ev.l0_w2_k1_full3, 2                          ; p1.multicast.w2:14 l0.w2.k1.p0
     MMA       l0_w2_k1_p0_acc1, l0_w2_k1_a3, l0_w2_k1_p0_w[32:64, :] ; p1.k_chunk.w2:12 l0.w2.k1.p0
     SIG       ev.l0_w2_k1_free3, 1                          ; p1.multicast.w2:14 l0.w2.k1.p0
-    SIG       ev.l0_w2_p0_sum1, 1                           ; p1.weights:11 l0.w2.k1.p0
+    SIG       ev.l0_w2_p0_sum1, 1                           ; p1.k_split.w2:13 l0.w2.k1.p0
     WAIT      ev.l0_w2_k1_full0, 3                          ; p1.multicast.w2:14 l0.w2.k1.p0
     MMA.z     l0_w2_k1_p0_acc0, l0_w2_k1_a0, l0_w2_k1_p0_w[0:32, :] ; p1.k_chunk.w2:12 l0.w2.k1.p0
     SIG       ev.l0_w2_k1_free0, 1                          ; p1.multicast.w2:14 l0.w2.k1.p0
-    WAIT      ev.l0_w2_p0_took0, 3                          ; p1.weights:11 l0.w2.k1.p0
-    ST        wg33.l0_w2_k0_p0_part, l0_w2_k1_p0_acc1       ; p1.weights:11 l0.w2.k1.p0
+    WAIT      ev.l0_w2_p0_took0, 3                          ; p1.k_split.w2:13 l0.w2.k1.p0
+    ST        wg33.l0_w2_k0_p0_part, l0_w2_k1_p0_acc1       ; p1.k_split.w2:13 l0.w2.k1.p0
     WAIT      ev.l0_w2_k1_full1, 3                          ; p1.multicast.w2:14 l0.w2.k1.p0
     MMA       l0_w2_k1_p0_acc0, l0_w2_k1_a1, l0_w2_k1_p0_w[32:64, :] ; p1.k_chunk.w2:12 l0.w2.k1.p0
     SIG       ev.l0_w2_k1_free1, 1                          ; p1.multicast.w2:14 l0.w2.k1.p0
-    SIG       ev.l0_w2_p0_sum1, 1                           ; p1.weights:11 l0.w2.k1.p0
+    SIG       ev.l0_w2_p0_sum1, 1                           ; p1.k_split.w2:13 l0.w2.k1.p0
     WAIT      ev.l0_w2_k1_full2, 3                          ; p1.multicast.w2:14 l0.w2.k1.p0
     MMA.z     l0_w2_k1_p0_acc1, l0_w2_k1_a2, l0_w2_k1_p0_w[0:32, :] ; p1.k_chunk.w2:12 l0.w2.k1.p0
     SIG       ev.l0_w2_k1_free2, 1                          ; p1.multicast.w2:14 l0.w2.k1.p0
-    WAIT      ev.l0_w2_p0_took0, 4                          ; p1.weights:11 l0.w2.k1.p0
-    ST        wg33.l0_w2_k0_p0_part, l0_w2_k1_p0_acc0       ; p1.weights:11 l0.w2.k1.p0
+    WAIT      ev.l0_w2_p0_took0, 4                          ; p1.k_split.w2:13 l0.w2.k1.p0
+    ST        wg33.l0_w2_k0_p0_part, l0_w2_k1_p0_acc0       ; p1.k_split.w2:13 l0.w2.k1.p0
     WAIT      ev.l0_w2_k1_full3, 3                          ; p1.multicast.w2:14 l0.w2.k1.p0
     MMA       l0_w2_k1_p0_acc1, l0_w2_k1_a3, l0_w2_k1_p0_w[32:64, :] ; p1.k_chunk.w2:12 l0.w2.k1.p0
     SIG       ev.l0_w2_k1_free3, 1                          ; p1.multicast.w2:14 l0.w2.k1.p0
-    SIG       ev.l0_w2_p0_sum1, 1                           ; p1.weights:11 l0.w2.k1.p0
+    SIG       ev.l0_w2_p0_sum1, 1                           ; p1.k_split.w2:13 l0.w2.k1.p0
     WAIT      ev.l0_w2_k1_full0, 4                          ; p1.multicast.w2:14 l0.w2.k1.p0
     MMA.z     l0_w2_k1_p0_acc0, l0_w2_k1_a0, l0_w2_k1_p0_w[0:32, :] ; p1.k_chunk.w2:12 l0.w2.k1.p0
     SIG       ev.l0_w2_k1_free0, 1                          ; p1.multicast.w2:14 l0.w2.k1.p0
-    WAIT      ev.l0_w2_p0_took0, 5                          ; p1.weights:11 l0.w2.k1.p0
-    ST        wg33.l0_w2_k0_p0_part, l0_w2_k1_p0_acc1       ; p1.weights:11 l0.w2.k1.p0
+    WAIT      ev.l0_w2_p0_took0, 5                          ; p1.k_split.w2:13 l0.w2.k1.p0
+    ST        wg33.l0_w2_k0_p0_part, l0_w2_k1_p0_acc1       ; p1.k_split.w2:13 l0.w2.k1.p0
     WAIT      ev.l0_w2_k1_full1, 4                          ; p1.multicast.w2:14 l0.w2.k1.p0
     MMA       l0_w2_k1_p0_acc0, l0_w2_k1_a1, l0_w2_k1_p0_w[32:64, :] ; p1.k_chunk.w2:12 l0.w2.k1.p0
     SIG       ev.l0_w2_k1_free1, 1                          ; p1.multicast.w2:14 l0.w2.k1.p0
-    SIG       ev.l0_w2_p0_sum1, 1                           ; p1.weights:11 l0.w2.k1.p0
+    SIG       ev.l0_w2_p0_sum1, 1                           ; p1.k_split.w2:13 l0.w2.k1.p0
     WAIT      ev.l0_w2_k1_full2, 4                          ; p1.multicast.w2:14 l0.w2.k1.p0
     MMA.z     l0_w2_k1_p0_acc1, l0_w2_k1_a2, l0_w2_k1_p0_w[0:32, :] ; p1.k_chunk.w2:12 l0.w2.k1.p0
     SIG       ev.l0_w2_k1_free2, 1                          ; p1.multicast.w2:14 l0.w2.k1.p0
-    WAIT      ev.l0_w2_p0_took0, 6                          ; p1.weights:11 l0.w2.k1.p0
-    ST        wg33.l0_w2_k0_p0_part, l0_w2_k1_p0_acc0       ; p1.weights:11 l0.w2.k1.p0
+    WAIT      ev.l0_w2_p0_took0, 6                          ; p1.k_split.w2:13 l0.w2.k1.p0
+    ST        wg33.l0_w2_k0_p0_part, l0_w2_k1_p0_acc0       ; p1.k_split.w2:13 l0.w2.k1.p0
     WAIT      ev.l0_w2_k1_full3, 4                          ; p1.multicast.w2:14 l0.w2.k1.p0
     MMA       l0_w2_k1_p0_acc1, l0_w2_k1_a3, l0_w2_k1_p0_w[32:64, :] ; p1.k_chunk.w2:12 l0.w2.k1.p0
     SIG       ev.l0_w2_k1_free3, 1                          ; p1.multicast.w2:14 l0.w2.k1.p0
-    SIG       ev.l0_w2_p0_sum1, 1                           ; p1.weights:11 l0.w2.k1.p0
-    WAIT      ev.l0_w2_p0_took0, 7                          ; p1.weights:11 l0.w2.k1.p0
-    ST        wg33.l0_w2_k0_p0_part, l0_w2_k1_p0_acc1       ; p1.weights:11 l0.w2.k1.p0
-    SIG       ev.l0_w2_p0_sum1, 1                           ; p1.weights:11 l0.w2.k1.p0
+    SIG       ev.l0_w2_p0_sum1, 1                           ; p1.k_split.w2:13 l0.w2.k1.p0
+    WAIT      ev.l0_w2_p0_took0, 7                          ; p1.k_split.w2:13 l0.w2.k1.p0
+    ST        wg33.l0_w2_k0_p0_part, l0_w2_k1_p0_acc1       ; p1.k_split.w2:13 l0.w2.k1.p0
+    SIG       ev.l0_w2_p0_sum1, 1                           ; p1.k_split.w2:13 l0.w2.k1.p0
     SIG       ev.w2_l0, 1                                   ; p1.panels.w2 l0.w2.k1.p0
     END
 
@@ -5374,69 +5374,69 @@
     WAIT      ev.l0_w2_k1_full2, 1                          ; p1.multicast.w2:14 l0.w2.k1.p1
     MMA.z     l0_w2_k1_p1_acc1, l0_w2_k1_a2, l0_w2_k1_p1_w[0:32, :] ; p1.k_chunk.w2:12 l0.w2.k1.p1
     SIG       ev.l0_w2_k1_free2, 1                          ; p1.multicast.w2:14 l0.w2.k1.p1
-    WAIT      ev.l0_w2_k0_ready, 2                          ; p1.weights:11 l0.w2.k1.p1
-    ST        wg37.l0_w2_k0_p1_part, l0_w2_k1_p1_acc0       ; p1.weights:11 l0.w2.k1.p1
+    WAIT      ev.l0_w2_k0_ready, 2                          ; p1.k_split.w2:13 l0.w2.k1.p1
+    ST        wg37.l0_w2_k0_p1_part, l0_w2_k1_p1_acc0       ; p1.k_split.w2:13 l0.w2.k1.p1
     WAIT      ev.l0_w2_k1_full3, 1                          ; p1.multicast.w2:14 l0.w2.k1.p1
     MMA       l0_w2_k1_p1_acc1, l0_w2_k1_a3, l0_w2_k1_p1_w[32:64, :] ; p1.k_chunk.w2:12 l0.w2.k1.p1
     SIG       ev.l0_w2_k1_free3, 1                          ; p1.multicast.w2:14 l0.w2.k1.p1
-    SIG       ev.l0_w2_p1_sum1, 1                           ; p1.weights:11 l0.w2.k1.p1
+    SIG       ev.l0_w2_p1_sum1, 1                           ; p1.k_split.w2:13 l0.w2.k1.p1
     WAIT      ev.l0_w2_k1_full0, 2                          ; p1.multicast.w2:14 l0.w2.k1.p1
     MMA.z     l0_w2_k1_p1_acc0, l0_w2_k1_a0, l0_w2_k1_p1_w[0:32, :] ; p1.k_chunk.w2:12 l0.w2.k1.p1
     SIG       ev.l0_w2_k1_free0, 1                          ; p1.multicast.w2:14 l0.w2.k1.p1
-    WAIT      ev.l0_w2_p1_took0, 1                          ; p1.weights:11 l0.w2.k1.p1
-    ST        wg37.l0_w2_k0_p1_part, l0_w2_k1_p1_acc1       ; p1.weights:11 l0.w2.k1.p1
+    WAIT      ev.l0_w2_p1_took0, 1                          ; p1.k_split.w2:13 l0.w2.k1.p1
+    ST        wg37.l0_w2_k0_p1_part, l0_w2_k1_p1_acc1       ; p1.k_split.w2:13 l0.w2.k1.p1
     WAIT      ev.l0_w2_k1_full1, 2                          ; p1.multicast.w2:14 l0.w2.k1.p1
     MMA       l0_w2_k1_p1_acc0, l0_w2_k1_a1, l0_w2_k1_p1_w[32:64, :] ; p1.k_chunk.w2:12 l0.w2.k1.p1
     SIG       ev.l0_w2_k1_free1, 1                          ; p1.multicast.w2:14 l0.w2.k1.p1
-    SIG       ev.l0_w2_p1_sum1, 1                           ; p1.weights:11 l0.w2.k1.p1
+    SIG       ev.l0_w2_p1_sum1, 1                           ; p1.k_split.w2:13 l0.w2.k1.p1
     WAIT      ev.l0_w2_k1_full2, 2                          ; p1.multicast.w2:14 l0.w2.k1.p1
     MMA.z     l0_w2_k1_p1_acc1, l0_w2_k1_a2, l0_w2_k1_p1_w[0:32, :] ; p1.k_chunk.w2:12 l0.w2.k1.p1
     SIG       ev.l0_w2_k1_free2, 1                          ; p1.multicast.w2:14 l0.w2.k1.p1
-    WAIT      ev.l0_w2_p1_took0, 2                          ; p1.weights:11 l0.w2.k1.p1
-    ST        wg37.l0_w2_k0_p1_part, l0_w2_k1_p1_acc0       ; p1.weights:11 l0.w2.k1.p1
+    WAIT      ev.l0_w2_p1_took0, 2                          ; p1.k_split.w2:13 l0.w2.k1.p1
+    ST        wg37.l0_w2_k0_p1_part, l0_w2_k1_p1_acc0       ; p1.k_split.w2:13 l0.w2.k1.p1
     WAIT      ev.l0_w2_k1_full3, 2                          ; p1.multicast.w2:14 l0.w2.k1.p1
     MMA       l0_w2_k1_p1_acc1, l0_w2_k1_a3, l0_w2_k1_p1_w[32:64, :] ; p1.k_chunk.w2:12 l0.w2.k1.p1
     SIG       ev.l0_w2_k1_free3, 1                          ; p1.multicast.w2:14 l0.w2.k1.p1
-    SIG       ev.l0_w2_p1_sum1, 1                           ; p1.weights:11 l0.w2.k1.p1
+    SIG       ev.l0_w2_p1_sum1, 1                           ; p1.k_split.w2:13 l0.w2.k1.p1
     WAIT      ev.l0_w2_k1_full0, 3                          ; p1.multicast.w2:14 l0.w2.k1.p1
     MMA.z     l0_w2_k1_p1_acc0, l0_w2_k1_a0, l0_w2_k1_p1_w[0:32, :] ; p1.k_chunk.w2:12 l0.w2.k1.p1
     SIG       ev.l0_w2_k1_free0, 1                          ; p1.multicast.w2:14 l0.w2.k1.p1
-    WAIT      ev.l0_w2_p1_took0, 3                          ; p1.weights:11 l0.w2.k1.p1
-    ST        wg37.l0_w2_k0_p1_part, l0_w2_k1_p1_acc1       ; p1.weights:11 l0.w2.k1.p1
+    WAIT      ev.l0_w2_p1_took0, 3                          ; p1.k_split.w2:13 l0.w2.k1.p1
+    ST        wg37.l0_w2_k0_p1_part, l0_w2_k1_p1_acc1       ; p1.k_split.w2:13 l0.w2.k1.p1
     WAIT      ev.l0_w2_k1_full1, 3                          ; p1.multicast.w2:14 l0.w2.k1.p1
     MMA       l0_w2_k1_p1_acc0, l0_w2_k1_a1, l0_w2_k1_p1_w[32:64, :] ; p1.k_chunk.w2:12 l0.w2.k1.p1
     SIG       ev.l0_w2_k1_free1, 1                          ; p1.multicast.w2:14 l0.w2.k1.p1
-    SIG       ev.l0_w2_p1_sum1, 1                           ; p1.weights:11 l0.w2.k1.p1
+    SIG       ev.l0_w2_p1_sum1, 1                           ; p1.k_split.w2:13 l0.w2.k1.p1
     WAIT      ev.l0_w2_k1_full2, 3                          ; p1.multicast.w2:14 l0.w2.k1.p1
     MMA.z     l0_w2_k1_p1_acc1, l0_w2_k1_a2, l0_w2_k1_p1_w[0:32, :] ; p1.k_chunk.w2:12 l0.w2.k1.p1
     SIG       ev.l0_w2_k1_free2, 1                          ; p1.multicast.w2:14 l0.w2.k1.p1
-    WAIT      ev.l0_w2_p1_took0, 4                          ; p1.weights:11 l0.w2.k1.p1
-    ST        wg37.l0_w2_k0_p1_part, l0_w2_k1_p1_acc0       ; p1.weights:11 l0.w2.k1.p1
+    WAIT      ev.l0_w2_p1_took0, 4                          ; p1.k_split.w2:13 l0.w2.k1.p1
+    ST        wg37.l0_w2_k0_p1_part, l0_w2_k1_p1_acc0       ; p1.k_split.w2:13 l0.w2.k1.p1
     WAIT      ev.l0_w2_k1_full3, 3                          ; p1.multicast.w2:14 l0.w2.k1.p1
     MMA       l0_w2_k1_p1_acc1, l0_w2_k1_a3, l0_w2_k1_p1_w[32:64, :] ; p1.k_chunk.w2:12 l0.w2.k1.p1
     SIG       ev.l0_w2_k1_free3, 1                          ; p1.multicast.w2:14 l0.w2.k1.p1
-    SIG       ev.l0_w2_p1_sum1, 1                           ; p1.weights:11 l0.w2.k1.p1
+    SIG       ev.l0_w2_p1_sum1, 1                           ; p1.k_split.w2:13 l0.w2.k1.p1
     WAIT      ev.l0_w2_k1_full0, 4                          ; p1.multicast.w2:14 l0.w2.k1.p1
     MMA.z     l0_w2_k1_p1_acc0, l0_w2_k1_a0, l0_w2_k1_p1_w[0:32, :] ; p1.k_chunk.w2:12 l0.w2.k1.p1
     SIG       ev.l0_w2_k1_free0, 1                          ; p1.multicast.w2:14 l0.w2.k1.p1
-    WAIT      ev.l0_w2_p1_took0, 5                          ; p1.weights:11 l0.w2.k1.p1
-    ST        wg37.l0_w2_k0_p1_part, l0_w2_k1_p1_acc1       ; p1.weights:11 l0.w2.k1.p1
+    WAIT      ev.l0_w2_p1_took0, 5                          ; p1.k_split.w2:13 l0.w2.k1.p1
+    ST        wg37.l0_w2_k0_p1_part, l0_w2_k1_p1_acc1       ; p1.k_split.w2:13 l0.w2.k1.p1
     WAIT      ev.l0_w2_k1_full1, 4                          ; p1.multicast.w2:14 l0.w2.k1.p1
     MMA       l0_w2_k1_p1_acc0, l0_w2_k1_a1, l0_w2_k1_p1_w[32:64, :] ; p1.k_chunk.w2:12 l0.w2.k1.p1
     SIG       ev.l0_w2_k1_free1, 1                          ; p1.multicast.w2:14 l0.w2.k1.p1
-    SIG       ev.l0_w2_p1_sum1, 1                           ; p1.weights:11 l0.w2.k1.p1
+    SIG       ev.l0_w2_p1_sum1, 1                           ; p1.k_split.w2:13 l0.w2.k1.p1
     WAIT      ev.l0_w2_k1_full2, 4                          ; p1.multicast.w2:14 l0.w2.k1.p1
     MMA.z     l0_w2_k1_p1_acc1, l0_w2_k1_a2, l0_w2_k1_p1_w[0:32, :] ; p1.k_chunk.w2:12 l0.w2.k1.p1
     SIG       ev.l0_w2_k1_free2, 1                          ; p1.multicast.w2:14 l0.w2.k1.p1
-    WAIT      ev.l0_w2_p1_took0, 6                          ; p1.weights:11 l0.w2.k1.p1
-    ST        wg37.l0_w2_k0_p1_part, l0_w2_k1_p1_acc0       ; p1.weights:11 l0.w2.k1.p1
+    WAIT      ev.l0_w2_p1_took0, 6                          ; p1.k_split.w2:13 l0.w2.k1.p1
+    ST        wg37.l0_w2_k0_p1_part, l0_w2_k1_p1_acc0       ; p1.k_split.w2:13 l0.w2.k1.p1
     WAIT      ev.l0_w2_k1_full3, 4                          ; p1.multicast.w2:14 l0.w2.k1.p1
     MMA       l0_w2_k1_p1_acc1, l0_w2_k1_a3, l0_w2_k1_p1_w[32:64, :] ; p1.k_chunk.w2:12 l0.w2.k1.p1
     SIG       ev.l0_w2_k1_free3, 1                          ; p1.multicast.w2:14 l0.w2.k1.p1
-    SIG       ev.l0_w2_p1_sum1, 1                           ; p1.weights:11 l0.w2.k1.p1
-    WAIT      ev.l0_w2_p1_took0, 7                          ; p1.weights:11 l0.w2.k1.p1
-    ST        wg37.l0_w2_k0_p1_part, l0_w2_k1_p1_acc1       ; p1.weights:11 l0.w2.k1.p1
-    SIG       ev.l0_w2_p1_sum1, 1                           ; p1.weights:11 l0.w2.k1.p1
+    SIG       ev.l0_w2_p1_sum1, 1                           ; p1.k_split.w2:13 l0.w2.k1.p1
+    WAIT      ev.l0_w2_p1_took0, 7                          ; p1.k_split.w2:13 l0.w2.k1.p1
+    ST        wg37.l0_w2_k0_p1_part, l0_w2_k1_p1_acc1       ; p1.k_split.w2:13 l0.w2.k1.p1
+    SIG       ev.l0_w2_p1_sum1, 1                           ; p1.k_split.w2:13 l0.w2.k1.p1
     SIG       ev.w2_l0, 1                                   ; p1.panels.w2 l0.w2.k1.p1
     END
 

@@ -390,9 +390,9 @@
     SIG       ev.l0_w2_k0_p1_full2, 1                       ; p1.handoff_fanout:14 l0.w2.k0.p0
     MMA.z     l0_w2_k0_p0_acc1, l0_w2_k0_a2, l0_w2_k0_p0_w[0:32, :] ; p1.k_chunk.w2:16 l0.w2.k0.p0
     SIG       ev.l0_w2_k0_p0_free2, 1                       ; p1.handoff_hop_flow:19 l0.w2.k0.p0
-    WAIT      ev.l0_w2_p0_sum1, 1                           ; p1.weights:12 l0.w2.k0.p0
-    VEC.add   l0_w2_k0_p0_acc0, l0_w2_k0_p0_acc0, l0_w2_k0_p0_part ; p1.weights:12 l0.w2.k0.p0
-    SIG       ev.l0_w2_p0_took0, 1                          ; p1.weights:12 l0.w2.k0.p0
+    WAIT      ev.l0_w2_p0_sum1, 1                           ; p1.k_split.w2:17 l0.w2.k0.p0
+    VEC.add   l0_w2_k0_p0_acc0, l0_w2_k0_p0_acc0, l0_w2_k0_p0_part ; p1.k_split.w2:17 l0.w2.k0.p0
+    SIG       ev.l0_w2_p0_took0, 1                          ; p1.k_split.w2:17 l0.w2.k0.p0
     LD        l0_w2_k0_p0_res, hbm[scratch + 131072], stride 64 ; p1.panels.w2:15 l0.w2.k0.p0
     WAIT      ev.l0_w2_k0_p0_full3, 1                       ; p1.handoff_fanout:14 l0.w2.k0.p0
     ST        wg5.l0_w2_k0_a3, l0_w2_k0_a3                  ; p1.handoff_fanout:14 l0.w2.k0.p0
@@ -408,9 +408,9 @@
     SIG       ev.l0_w2_k0_p1_full0, 1                       ; p1.handoff_fanout:14 l0.w2.k0.p0
     MMA.z     l0_w2_k0_p0_acc0, l0_w2_k0_a0, l0_w2_k0_p0_w[0:32, :] ; p1.k_chunk.w2:16 l0.w2.k0.p0
     SIG       ev.l0_w2_k0_p0_free0, 1                       ; p1.handoff_hop_flow:19 l0.w2.k0.p0
-    WAIT      ev.l0_w2_p0_sum1, 2                           ; p1.weights:12 l0.w2.k0.p0
-    VEC.add   l0_w2_k0_p0_acc1, l0_w2_k0_p0_acc1, l0_w2_k0_p0_part ; p1.weights:12 l0.w2.k0.p0
-    SIG       ev.l0_w2_p0_took0, 1                          ; p1.weights:12 l0.w2.k0.p0
+    WAIT      ev.l0_w2_p0_sum1, 2                           ; p1.k_split.w2:17 l0.w2.k0.p0
+    VEC.add   l0_w2_k0_p0_acc1, l0_w2_k0_p0_acc1, l0_w2_k0_p0_part ; p1.k_split.w2:17 l0.w2.k0.p0
+    SIG       ev.l0_w2_p0_took0, 1                          ; p1.k_split.w2:17 l0.w2.k0.p0
     LD        l0_w2_k0_p0_res, hbm[scratch + 139264], stride 64 ; p1.panels.w2:15 l0.w2.k0.p0
     WAIT      ev.l0_w2_k0_p0_full1, 2                       ; p1.handoff_fanout:14 l0.w2.k0.p0
     WAIT      ev.l0_w2_k0_p1_free1, 1                       ; p1.handoff_hop_flow:19 l0.w2.k0.p0
@@ -427,9 +427,9 @@
     SIG       ev.l0_w2_k0_p1_full2, 1                       ; p1.handoff_fanout:14 l0.w2.k0.p0
     MMA.z     l0_w2_k0_p0_acc1, l0_w2_k0_a2, l0_w2_k0_p0_w[0:32, :] ; p1.k_chunk.w2:16 l0.w2.k0.p0
     SIG       ev.l0_w2_k0_p0_free2, 1                       ; p1.handoff_hop_flow:19 l0.w2.k0.p0
-    WAIT      ev.l0_w2_p0_sum1, 3                           ; p1.weights:12 l0.w2.k0.p0
-    VEC.add   l0_w2_k0_p0_acc0, l0_w2_k0_p0_acc0, l0_w2_k0_p0_part ; p1.weights:12 l0.w2.k0.p0
-    SIG       ev.l0_w2_p0_took0, 1                          ; p1.weights:12 l0.w2.k0.p0
+    WAIT      ev.l0_w2_p0_sum1, 3                           ; p1.k_split.w2:17 l0.w2.k0.p0
+    VEC.add   l0_w2_k0_p0_acc0, l0_w2_k0_p0_acc0, l0_w2_k0_p0_part ; p1.k_split.w2:17 l0.w2.k0.p0
+    SIG       ev.l0_w2_p0_took0, 1                          ; p1.k_split.w2:17 l0.w2.k0.p0
     LD        l0_w2_k0_p0_res, hbm[scratch + 147456], stride 64 ; p1.panels.w2:15 l0.w2.k0.p0
     WAIT      ev.l0_w2_k0_p0_full3, 2                       ; p1.handoff_fanout:14 l0.w2.k0.p0
     WAIT      ev.l0_w2_k0_p1_free3, 1                       ; p1.handoff_hop_flow:19 l0.w2.k0.p0
@@ -440,9 +440,9 @@
     VEC.add   l0_w2_k0_p0_acc0, l0_w2_k0_p0_acc0, l0_w2_k0_p0_bias ; p1.weights:12 l0.w2.k0.p0
     VEC.add   l0_w2_k0_p0_acc0, l0_w2_k0_p0_acc0, l0_w2_k0_p0_res ; p1.panels.w2:15 l0.w2.k0.p0
     ST        hbm[out + 16384], l0_w2_k0_p0_acc0, stride 64 ; p1.panels.w2:15 l0.w2.k0.p0
-    WAIT      ev.l0_w2_p0_sum1, 4                           ; p1.weights:12 l0.w2.k0.p0
-    VEC.add   l0_w2_k0_p0_acc1, l0_w2_k0_p0_acc1, l0_w2_k0_p0_part ; p1.weights:12 l0.w2.k0.p0
-    SIG       ev.l0_w2_p0_took0, 1                          ; p1.weights:12 l0.w2.k0.p0
+    WAIT      ev.l0_w2_p0_sum1, 4                           ; p1.k_split.w2:17 l0.w2.k0.p0
+    VEC.add   l0_w2_k0_p0_acc1, l0_w2_k0_p0_acc1, l0_w2_k0_p0_part ; p1.k_split.w2:17 l0.w2.k0.p0
+    SIG       ev.l0_w2_p0_took0, 1                          ; p1.k_split.w2:17 l0.w2.k0.p0
     LD        l0_w2_k0_p0_res, hbm[scratch + 155648], stride 64 ; p1.panels.w2:15 l0.w2.k0.p0
     VEC.add   l0_w2_k0_p0_acc1, l0_w2_k0_p0_acc1, l0_w2_k0_p0_bias ; p1.weights:12 l0.w2.k0.p0
     VEC.add   l0_w2_k0_p0_acc1, l0_w2_k0_p0_acc1, l0_w2_k0_p0_res ; p1.panels.w2:15 l0.w2.k0.p0
@@ -1099,9 +1099,9 @@
     WAIT      ev.l0_w2_k0_p1_full2, 1                       ; p1.handoff_fanout:14 l0.w2.k0.p1
     MMA.z     l0_w2_k0_p1_acc1, l0_w2_k0_a2, l0_w2_k0_p1_w[0:32, :] ; p1.k_chunk.w2:16 l0.w2.k0.p1
     SIG       ev.l0_w2_k0_p1_free2, 1                       ; p1.handoff_hop_flow:19 l0.w2.k0.p1
-    WAIT      ev.l0_w2_p1_sum1, 1                           ; p1.weights:12 l0.w2.k0.p1
-    VEC.add   l0_w2_k0_p1_acc0, l0_w2_k0_p1_acc0, l0_w2_k0_p1_part ; p1.weights:12 l0.w2.k0.p1
-    SIG       ev.l0_w2_p1_took0, 1                          ; p1.weights:12 l0.w2.k0.p1
+    WAIT      ev.l0_w2_p1_sum1, 1                           ; p1.k_split.w2:17 l0.w2.k0.p1
+    VEC.add   l0_w2_k0_p1_acc0, l0_w2_k0_p1_acc0, l0_w2_k0_p1_part ; p1.k_split.w2:17 l0.w2.k0.p1
+    SIG       ev.l0_w2_p1_took0, 1                          ; p1.k_split.w2:17 l0.w2.k0.p1
     LD        l0_w2_k0_p1_res, hbm[scratch + 131200], stride 64 ; p1.panels.w2:15 l0.w2.k0.p1
     WAIT      ev.l0_w2_k0_p1_full3, 1                       ; p1.handoff_fanout:14 l0.w2.k0.p1
     MMA       l0_w2_k0_p1_acc1, l0_w2_k0_a3, l0_w2_k0_p1_w[32:64, :] ; p1.k_chunk.w2:16 l0.w2.k0.p1
@@ -1112,9 +1112,9 @@
     WAIT      ev.l0_w2_k0_p1_full0, 2                       ; p1.handoff_fanout:14 l0.w2.k0.p1
     MMA.z     l0_w2_k0_p1_acc0, l0_w2_k0_a0, l0_w2_k0_p1_w[0:32, :] ; p1.k_chunk.w2:16 l0.w2.k0.p1
     SIG       ev.l0_w2_k0_p1_free0, 1                       ; p1.handoff_hop_flow:19 l0.w2.k0.p1
-    WAIT      ev.l0_w2_p1_sum1, 2                           ; p1.weights:12 l0.w2.k0.p1
-    VEC.add   l0_w2_k0_p1_acc1, l0_w2_k0_p1_acc1, l0_w2_k0_p1_part ; p1.weights:12 l0.w2.k0.p1
-    SIG       ev.l0_w2_p1_took0, 1                          ; p1.weights:12 l0.w2.k0.p1
+    WAIT      ev.l0_w2_p1_sum1, 2                           ; p1.k_split.w2:17 l0.w2.k0.p1
+    VEC.add   l0_w2_k0_p1_acc1, l0_w2_k0_p1_acc1, l0_w2_k0_p1_part ; p1.k_split.w2:17 l0.w2.k0.p1
+    SIG       ev.l0_w2_p1_took0, 1                          ; p1.k_split.w2:17 l0.w2.k0.p1
     LD        l0_w2_k0_p1_res, hbm[scratch + 139392], stride 64 ; p1.panels.w2:15 l0.w2.k0.p1
     WAIT      ev.l0_w2_k0_p1_full1, 2                       ; p1.handoff_fanout:14 l0.w2.k0.p1
     MMA       l0_w2_k0_p1_acc0, l0_w2_k0_a1, l0_w2_k0_p1_w[32:64, :] ; p1.k_chunk.w2:16 l0.w2.k0.p1
@@ -1125,9 +1125,9 @@
     WAIT      ev.l0_w2_k0_p1_full2, 2                       ; p1.handoff_fanout:14 l0.w2.k0.p1
     MMA.z     l0_w2_k0_p1_acc1, l0_w2_k0_a2, l0_w2_k0_p1_w[0:32, :] ; p1.k_chunk.w2:16 l0.w2.k0.p1
     SIG       ev.l0_w2_k0_p1_free2, 1                       ; p1.handoff_hop_flow:19 l0.w2.k0.p1
-    WAIT      ev.l0_w2_p1_sum1, 3                           ; p1.weights:12 l0.w2.k0.p1
-    VEC.add   l0_w2_k0_p1_acc0, l0_w2_k0_p1_acc0, l0_w2_k0_p1_part ; p1.weights:12 l0.w2.k0.p1
-    SIG       ev.l0_w2_p1_took0, 1                          ; p1.weights:12 l0.w2.k0.p1
+    WAIT      ev.l0_w2_p1_sum1, 3                           ; p1.k_split.w2:17 l0.w2.k0.p1
+    VEC.add   l0_w2_k0_p1_acc0, l0_w2_k0_p1_acc0, l0_w2_k0_p1_part ; p1.k_split.w2:17 l0.w2.k0.p1
+    SIG       ev.l0_w2_p1_took0, 1                          ; p1.k_split.w2:17 l0.w2.k0.p1
     LD        l0_w2_k0_p1_res, hbm[scratch + 147584], stride 64 ; p1.panels.w2:15 l0.w2.k0.p1
     WAIT      ev.l0_w2_k0_p1_full3, 2                       ; p1.handoff_fanout:14 l0.w2.k0.p1
     MMA       l0_w2_k0_p1_acc1, l0_w2_k0_a3, l0_w2_k0_p1_w[32:64, :] ; p1.k_chunk.w2:16 l0.w2.k0.p1
@@ -1135,9 +1135,9 @@
     VEC.add   l0_w2_k0_p1_acc0, l0_w2_k0_p1_acc0, l0_w2_k0_p1_bias ; p1.weights:12 l0.w2.k0.p1
     VEC.add   l0_w2_k0_p1_acc0, l0_w2_k0_p1_acc0, l0_w2_k0_p1_res ; p1.panels.w2:15 l0.w2.k0.p1
     ST        hbm[out + 16512], l0_w2_k0_p1_acc0, stride 64 ; p1.panels.w2:15 l0.w2.k0.p1
-    WAIT      ev.l0_w2_p1_sum1, 4                           ; p1.weights:12 l0.w2.k0.p1
-    VEC.add   l0_w2_k0_p1_acc1, l0_w2_k0_p1_acc1, l0_w2_k0_p1_part ; p1.weights:12 l0.w2.k0.p1
-    SIG       ev.l0_w2_p1_took0, 1                          ; p1.weights:12 l0.w2.k0.p1
+    WAIT      ev.l0_w2_p1_sum1, 4                           ; p1.k_split.w2:17 l0.w2.k0.p1
+    VEC.add   l0_w2_k0_p1_acc1, l0_w2_k0_p1_acc1, l0_w2_k0_p1_part ; p1.k_split.w2:17 l0.w2.k0.p1
+    SIG       ev.l0_w2_p1_took0, 1                          ; p1.k_split.w2:17 l0.w2.k0.p1
     LD        l0_w2_k0_p1_res, hbm[scratch + 155776], stride 64 ; p1.panels.w2:15 l0.w2.k0.p1
     VEC.add   l0_w2_k0_p1_acc1, l0_w2_k0_p1_acc1, l0_w2_k0_p1_bias ; p1.weights:12 l0.w2.k0.p1
     VEC.add   l0_w2_k0_p1_acc1, l0_w2_k0_p1_acc1, l0_w2_k0_p1_res ; p1.panels.w2:15 l0.w2.k0.p1
@@ -1827,47 +1827,47 @@
     SIG       ev.l0_w2_k1_p1_full2, 1                       ; p1.handoff_fanout:14 l0.w2.k1.p0
     MMA.z     l0_w2_k1_p0_acc1, l0_w2_k1_a2, l0_w2_k1_p0_w[0:32, :] ; p1.k_chunk.w2:16 l0.w2.k1.p0
     SIG       ev.l0_w2_k1_p0_free2, 1                       ; p1.handoff_hop_flow:19 l0.w2.k1.p0
-    WAIT      ev.l0_w2_k0_ready, 2                          ; p1.weights:12 l0.w2.k1.p0
-    ST        wg1.l0_w2_k0_p0_part, l0_w2_k1_p0_acc0        ; p1.weights:12 l0.w2.k1.p0
+    WAIT      ev.l0_w2_k0_ready, 2                          ; p1.k_split.w2:17 l0.w2.k1.p0
+    ST        wg1.l0_w2_k0_p0_part, l0_w2_k1_p0_acc0        ; p1.k_split.w2:17 l0.w2.k1.p0
     WAIT      ev.l0_w2_k1_p0_full3, 1                       ; p1.handoff_fanout:14 l0.w2.k1.p0
     ST        wg13.l0_w2_k1_a3, l0_w2_k1_a3                 ; p1.handoff_fanout:14 l0.w2.k1.p0
     SIG       ev.l0_w2_k1_p1_full3, 1                       ; p1.handoff_fanout:14 l0.w2.k1.p0
     MMA       l0_w2_k1_p0_acc1, l0_w2_k1_a3, l0_w2_k1_p0_w[32:64, :] ; p1.k_chunk.w2:16 l0.w2.k1.p0
     SIG       ev.l0_w2_k1_p0_free3, 1                       ; p1.handoff_hop_flow:19 l0.w2.k1.p0
-    SIG       ev.l0_w2_p0_sum1, 1                           ; p1.weights:12 l0.w2.k1.p0
+    SIG       ev.l0_w2_p0_sum1, 1                           ; p1.k_split.w2:17 l0.w2.k1.p0
     WAIT      ev.l0_w2_k1_p0_full0, 2                       ; p1.handoff_fanout:14 l0.w2.k1.p0
     WAIT      ev.l0_w2_k1_p1_free0, 1                       ; p1.handoff_hop_flow:19 l0.w2.k1.p0
     ST        wg13.l0_w2_k1_a0, l0_w2_k1_a0                 ; p1.handoff_fanout:14 l0.w2.k1.p0
     SIG       ev.l0_w2_k1_p1_full0, 1                       ; p1.handoff_fanout:14 l0.w2.k1.p0
     MMA.z     l0_w2_k1_p0_acc0, l0_w2_k1_a0, l0_w2_k1_p0_w[0:32, :] ; p1.k_chunk.w2:16 l0.w2.k1.p0
     SIG       ev.l0_w2_k1_p0_free0, 1                       ; p1.handoff_hop_flow:19 l0.w2.k1.p0
-    WAIT      ev.l0_w2_p0_took0, 1                          ; p1.weights:12 l0.w2.k1.p0
-    ST        wg1.l0_w2_k0_p0_part, l0_w2_k1_p0_acc1        ; p1.weights:12 l0.w2.k1.p0
+    WAIT      ev.l0_w2_p0_took0, 1                          ; p1.k_split.w2:17 l0.w2.k1.p0
+    ST        wg1.l0_w2_k0_p0_part, l0_w2_k1_p0_acc1        ; p1.k_split.w2:17 l0.w2.k1.p0
     WAIT      ev.l0_w2_k1_p0_full1, 2                       ; p1.handoff_fanout:14 l0.w2.k1.p0
     WAIT      ev.l0_w2_k1_p1_free1, 1                       ; p1.handoff_hop_flow:19 l0.w2.k1.p0
     ST        wg13.l0_w2_k1_a1, l0_w2_k1_a1                 ; p1.handoff_fanout:14 l0.w2.k1.p0
     SIG       ev.l0_w2_k1_p1_full1, 1                       ; p1.handoff_fanout:14 l0.w2.k1.p0
     MMA       l0_w2_k1_p0_acc0, l0_w2_k1_a1, l0_w2_k1_p0_w[32:64, :] ; p1.k_chunk.w2:16 l0.w2.k1.p0
     SIG       ev.l0_w2_k1_p0_free1, 1                       ; p1.handoff_hop_flow:19 l0.w2.k1.p0
-    SIG       ev.l0_w2_p0_sum1, 1                           ; p1.weights:12 l0.w2.k1.p0
+    SIG       ev.l0_w2_p0_sum1, 1                           ; p1.k_split.w2:17 l0.w2.k1.p0
     WAIT      ev.l0_w2_k1_p0_full2, 2                       ; p1.handoff_fanout:14 l0.w2.k1.p0
     WAIT      ev.l0_w2_k1_p1_free2, 1                       ; p1.handoff_hop_flow:19 l0.w2.k1.p0
     ST        wg13.l0_w2_k1_a2, l0_w2_k1_a2                 ; p1.handoff_fanout:14 l0.w2.k1.p0
     SIG       ev.l0_w2_k1_p1_full2, 1                       ; p1.handoff_fanout:14 l0.w2.k1.p0
     MMA.z     l0_w2_k1_p0_acc1, l0_w2_k1_a2, l0_w2_k1_p0_w[0:32, :] ; p1.k_chunk.w2:16 l0.w2.k1.p0
     SIG       ev.l0_w2_k1_p0_free2, 1                       ; p1.handoff_hop_flow:19 l0.w2.k1.p0
-    WAIT      ev.l0_w2_p0_took0, 2                          ; p1.weights:12 l0.w2.k1.p0
-    ST        wg1.l0_w2_k0_p0_part, l0_w2_k1_p0_acc0        ; p1.weights:12 l0.w2.k1.p0
+    WAIT      ev.l0_w2_p0_took0, 2                          ; p1.k_split.w2:17 l0.w2.k1.p0
+    ST        wg1.l0_w2_k0_p0_part, l0_w2_k1_p0_acc0        ; p1.k_split.w2:17 l0.w2.k1.p0
     WAIT      ev.l0_w2_k1_p0_full3, 2                       ; p1.handoff_fanout:14 l0.w2.k1.p0
     WAIT      ev.l0_w2_k1_p1_free3, 1                       ; p1.handoff_hop_flow:19 l0.w2.k1.p0
     ST        wg13.l0_w2_k1_a3, l0_w2_k1_a3                 ; p1.handoff_fanout:14 l0.w2.k1.p0
     SIG       ev.l0_w2_k1_p1_full3, 1                       ; p1.handoff_fanout:14 l0.w2.k1.p0
     MMA       l0_w2_k1_p0_acc1, l0_w2_k1_a3, l0_w2_k1_p0_w[32:64, :] ; p1.k_chunk.w2:16 l0.w2.k1.p0
     SIG       ev.l0_w2_k1_p0_free3, 1                       ; p1.handoff_hop_flow:19 l0.w2.k1.p0
-    SIG       ev.l0_w2_p0_sum1, 1                           ; p1.weights:12 l0.w2.k1.p0
-    WAIT      ev.l0_w2_p0_took0, 3                          ; p1.weights:12 l0.w2.k1.p0
-    ST        wg1.l0_w2_k0_p0_part, l0_w2_k1_p0_acc1        ; p1.weights:12 l0.w2.k1.p0
-    SIG       ev.l0_w2_p0_sum1, 1                           ; p1.weights:12 l0.w2.k1.p0
+    SIG       ev.l0_w2_p0_sum1, 1                           ; p1.k_split.w2:17 l0.w2.k1.p0
+    WAIT      ev.l0_w2_p0_took0, 3                          ; p1.k_split.w2:17 l0.w2.k1.p0
+    ST        wg1.l0_w2_k0_p0_part, l0_w2_k1_p0_acc1        ; p1.k_split.w2:17 l0.w2.k1.p0
+    SIG       ev.l0_w2_p0_sum1, 1                           ; p1.k_split.w2:17 l0.w2.k1.p0
     SIG       ev.w2_l0, 1                                   ; p1.panels.w2:15 l0.w2.k1.p0
     END
 
@@ -2543,33 +2543,33 @@
     WAIT      ev.l0_w2_k1_p1_full2, 1                       ; p1.handoff_fanout:14 l0.w2.k1.p1
     MMA.z     l0_w2_k1_p1_acc1, l0_w2_k1_a2, l0_w2_k1_p1_w[0:32, :] ; p1.k_chunk.w2:16 l0.w2.k1.p1
     SIG       ev.l0_w2_k1_p1_free2, 1                       ; p1.handoff_hop_flow:19 l0.w2.k1.p1
-    WAIT      ev.l0_w2_k0_ready, 2                          ; p1.weights:12 l0.w2.k1.p1
-    ST        wg5.l0_w2_k0_p1_part, l0_w2_k1_p1_acc0        ; p1.weights:12 l0.w2.k1.p1
+    WAIT      ev.l0_w2_k0_ready, 2                          ; p1.k_split.w2:17 l0.w2.k1.p1
+    ST        wg5.l0_w2_k0_p1_part, l0_w2_k1_p1_acc0        ; p1.k_split.w2:17 l0.w2.k1.p1
     WAIT      ev.l0_w2_k1_p1_full3, 1                       ; p1.handoff_fanout:14 l0.w2.k1.p1
     MMA       l0_w2_k1_p1_acc1, l0_w2_k1_a3, l0_w2_k1_p1_w[32:64, :] ; p1.k_chunk.w2:16 l0.w2.k1.p1
     SIG       ev.l0_w2_k1_p1_free3, 1                       ; p1.handoff_hop_flow:19 l0.w2.k1.p1
-    SIG       ev.l0_w2_p1_sum1, 1                           ; p1.weights:12 l0.w2.k1.p1
+    SIG       ev.l0_w2_p1_sum1, 1                           ; p1.k_split.w2:17 l0.w2.k1.p1
     WAIT      ev.l0_w2_k1_p1_full0, 2                       ; p1.handoff_fanout:14 l0.w2.k1.p1
     MMA.z     l0_w2_k1_p1_acc0, l0_w2_k1_a0, l0_w2_k1_p1_w[0:32, :] ; p1.k_chunk.w2:16 l0.w2.k1.p1
     SIG       ev.l0_w2_k1_p1_free0, 1                       ; p1.handoff_hop_flow:19 l0.w2.k1.p1
-    WAIT      ev.l0_w2_p1_took0, 1                          ; p1.weights:12 l0.w2.k1.p1
-    ST        wg5.l0_w2_k0_p1_part, l0_w2_k1_p1_acc1        ; p1.weights:12 l0.w2.k1.p1
+    WAIT      ev.l0_w2_p1_took0, 1                          ; p1.k_split.w2:17 l0.w2.k1.p1
+    ST        wg5.l0_w2_k0_p1_part, l0_w2_k1_p1_acc1        ; p1.k_split.w2:17 l0.w2.k1.p1
     WAIT      ev.l0_w2_k1_p1_full1, 2                       ; p1.handoff_fanout:14 l0.w2.k1.p1
     MMA       l0_w2_k1_p1_acc0, l0_w2_k1_a1, l0_w2_k1_p1_w[32:64, :] ; p1.k_chunk.w2:16 l0.w2.k1.p1
     SIG       ev.l0_w2_k1_p1_free1, 1                       ; p1.handoff_hop_flow:19 l0.w2.k1.p1
-    SIG       ev.l0_w2_p1_sum1, 1                           ; p1.weights:12 l0.w2.k1.p1
+    SIG       ev.l0_w2_p1_sum1, 1                           ; p1.k_split.w2:17 l0.w2.k1.p1
     WAIT      ev.l0_w2_k1_p1_full2, 2                       ; p1.handoff_fanout:14 l0.w2.k1.p1
     MMA.z     l0_w2_k1_p1_acc1, l0_w2_k1_a2, l0_w2_k1_p1_w[0:32, :] ; p1.k_chunk.w2:16 l0.w2.k1.p1
     SIG       ev.l0_w2_k1_p1_free2, 1                       ; p1.handoff_hop_flow:19 l0.w2.k1.p1
-    WAIT      ev.l0_w2_p1_took0, 2                          ; p1.weights:12 l0.w2.k1.p1
-    ST        wg5.l0_w2_k0_p1_part, l0_w2_k1_p1_acc0        ; p1.weights:12 l0.w2.k1.p1
+    WAIT      ev.l0_w2_p1_took0, 2                          ; p1.k_split.w2:17 l0.w2.k1.p1
+    ST        wg5.l0_w2_k0_p1_part, l0_w2_k1_p1_acc0        ; p1.k_split.w2:17 l0.w2.k1.p1
     WAIT      ev.l0_w2_k1_p1_full3, 2                       ; p1.handoff_fanout:14 l0.w2.k1.p1
     MMA       l0_w2_k1_p1_acc1, l0_w2_k1_a3, l0_w2_k1_p1_w[32:64, :] ; p1.k_chunk.w2:16 l0.w2.k1.p1
     SIG       ev.l0_w2_k1_p1_free3, 1                       ; p1.handoff_hop_flow:19 l0.w2.k1.p1
-    SIG       ev.l0_w2_p1_sum1, 1                           ; p1.weights:12 l0.w2.k1.p1
-    WAIT      ev.l0_w2_p1_took0, 3                          ; p1.weights:12 l0.w2.k1.p1
-    ST        wg5.l0_w2_k0_p1_part, l0_w2_k1_p1_acc1        ; p1.weights:12 l0.w2.k1.p1
-    SIG       ev.l0_w2_p1_sum1, 1                           ; p1.weights:12 l0.w2.k1.p1
+    SIG       ev.l0_w2_p1_sum1, 1                           ; p1.k_split.w2:17 l0.w2.k1.p1
+    WAIT      ev.l0_w2_p1_took0, 3                          ; p1.k_split.w2:17 l0.w2.k1.p1
+    ST        wg5.l0_w2_k0_p1_part, l0_w2_k1_p1_acc1        ; p1.k_split.w2:17 l0.w2.k1.p1
+    SIG       ev.l0_w2_p1_sum1, 1                           ; p1.k_split.w2:17 l0.w2.k1.p1
     SIG       ev.w2_l0, 1                                   ; p1.panels.w2:15 l0.w2.k1.p1
     END
 

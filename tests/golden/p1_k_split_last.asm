@@ -180,21 +180,21 @@
     WAIT      ev.l0_w2_k1_full2, 1                          ; p1.multicast.w2:16 l0.w2.k1.p0
     MMA.z     l0_w2_k1_p0_acc1, l0_w2_k1_a2, l0_w2_k1_p0_w[0:32, :] ; p1.k_chunk.w2:13 l0.w2.k1.p0
     SIG       ev.l0_w2_k1_free2, 1                          ; p1.multicast.w2:16 l0.w2.k1.p0
-    LD        l0_w2_k1_p0_res, hbm[scratch + 65536], stride 64 ; p1.panels.w2:12 l0.w2.k1.p0
-    VEC.add   l0_w2_k1_p0_acc0, l0_w2_k1_p0_acc0, l0_w2_k1_p0_bias ; p1.weights:11 l0.w2.k1.p0
-    VEC.add   l0_w2_k1_p0_acc0, l0_w2_k1_p0_acc0, l0_w2_k1_p0_res ; p1.panels.w2:12 l0.w2.k1.p0
+    LD        l0_w2_k1_p0_res, hbm[scratch + 65536], stride 64 ; p1.k_split_last.w2:15 l0.w2.k1.p0
+    VEC.add   l0_w2_k1_p0_acc0, l0_w2_k1_p0_acc0, l0_w2_k1_p0_bias ; p1.k_split_last.w2:15 l0.w2.k1.p0
+    VEC.add   l0_w2_k1_p0_acc0, l0_w2_k1_p0_acc0, l0_w2_k1_p0_res ; p1.k_split_last.w2:15 l0.w2.k1.p0
     WAIT      ev.l0_w2_k1_full3, 1                          ; p1.multicast.w2:16 l0.w2.k1.p0
     MMA       l0_w2_k1_p0_acc1, l0_w2_k1_a3, l0_w2_k1_p0_w[32:64, :] ; p1.k_chunk.w2:13 l0.w2.k1.p0
     SIG       ev.l0_w2_k1_free3, 1                          ; p1.multicast.w2:16 l0.w2.k1.p0
-    WAIT      ev.l0_w2_k0_ready, 2                          ; p1.weights:11 l0.w2.k1.p0
-    ST        wg11.l0_w2_k0_p0_part, l0_w2_k1_p0_acc0       ; p1.weights:11 l0.w2.k1.p0
-    SIG       ev.l0_w2_p0_sum1, 1                           ; p1.weights:11 l0.w2.k1.p0
-    LD        l0_w2_k1_p0_res, hbm[scratch + 73728], stride 64 ; p1.panels.w2:12 l0.w2.k1.p0
-    VEC.add   l0_w2_k1_p0_acc1, l0_w2_k1_p0_acc1, l0_w2_k1_p0_bias ; p1.weights:11 l0.w2.k1.p0
-    VEC.add   l0_w2_k1_p0_acc1, l0_w2_k1_p0_acc1, l0_w2_k1_p0_res ; p1.panels.w2:12 l0.w2.k1.p0
-    WAIT      ev.l0_w2_p0_took0, 1                          ; p1.weights:11 l0.w2.k1.p0
-    ST        wg11.l0_w2_k0_p0_part, l0_w2_k1_p0_acc1       ; p1.weights:11 l0.w2.k1.p0
-    SIG       ev.l0_w2_p0_sum1, 1                           ; p1.weights:11 l0.w2.k1.p0
+    WAIT      ev.l0_w2_k0_ready, 2                          ; p1.k_split.w2:14 l0.w2.k1.p0
+    ST        wg11.l0_w2_k0_p0_part, l0_w2_k1_p0_acc0       ; p1.k_split.w2:14 l0.w2.k1.p0
+    SIG       ev.l0_w2_p0_sum1, 1                           ; p1.k_split.w2:14 l0.w2.k1.p0
+    LD        l0_w2_k1_p0_res, hbm[scratch + 73728], stride 64 ; p1.k_split_last.w2:15 l0.w2.k1.p0
+    VEC.add   l0_w2_k1_p0_acc1, l0_w2_k1_p0_acc1, l0_w2_k1_p0_bias ; p1.k_split_last.w2:15 l0.w2.k1.p0
+    VEC.add   l0_w2_k1_p0_acc1, l0_w2_k1_p0_acc1, l0_w2_k1_p0_res ; p1.k_split_last.w2:15 l0.w2.k1.p0
+    WAIT      ev.l0_w2_p0_took0, 1                          ; p1.k_split.w2:14 l0.w2.k1.p0
+    ST        wg11.l0_w2_k0_p0_part, l0_w2_k1_p0_acc1       ; p1.k_split.w2:14 l0.w2.k1.p0
+    SIG       ev.l0_w2_p0_sum1, 1                           ; p1.k_split.w2:14 l0.w2.k1.p0
     SIG       ev.w2_l0, 1                                   ; p1.panels.w2:12 l0.w2.k1.p0
     END
 
@@ -450,18 +450,18 @@
     WAIT      ev.l0_wo_k1_full1, 1                          ; p1.multicast.wo:16 l0.wo.k1.p0
     MMA.z     l0_wo_k1_p0_acc1, l0_wo_k1_a1, l0_wo_k1_p0_w  ; p1.k_chunk.wo:13 l0.wo.k1.p0
     SIG       ev.l0_wo_k1_free1, 1                          ; p1.multicast.wo:16 l0.wo.k1.p0
-    LD        l0_wo_k1_p0_res, hbm[x_in], stride 64         ; p1.panels.wo:12 l0.wo.k1.p0
-    VEC.add   l0_wo_k1_p0_acc0, l0_wo_k1_p0_acc0, l0_wo_k1_p0_bias ; p1.weights:11 l0.wo.k1.p0
-    VEC.add   l0_wo_k1_p0_acc0, l0_wo_k1_p0_acc0, l0_wo_k1_p0_res ; p1.panels.wo:12 l0.wo.k1.p0
-    WAIT      ev.l0_wo_k0_ready, 2                          ; p1.weights:11 l0.wo.k1.p0
-    ST        wg10.l0_wo_k0_p0_part, l0_wo_k1_p0_acc0       ; p1.weights:11 l0.wo.k1.p0
-    SIG       ev.l0_wo_p0_sum1, 1                           ; p1.weights:11 l0.wo.k1.p0
-    LD        l0_wo_k1_p0_res, hbm[x_in + 8192], stride 64  ; p1.panels.wo:12 l0.wo.k1.p0
-    VEC.add   l0_wo_k1_p0_acc1, l0_wo_k1_p0_acc1, l0_wo_k1_p0_bias ; p1.weights:11 l0.wo.k1.p0
-    VEC.add   l0_wo_k1_p0_acc1, l0_wo_k1_p0_acc1, l0_wo_k1_p0_res ; p1.panels.wo:12 l0.wo.k1.p0
-    WAIT      ev.l0_wo_p0_took0, 1                          ; p1.weights:11 l0.wo.k1.p0
-    ST        wg10.l0_wo_k0_p0_part, l0_wo_k1_p0_acc1       ; p1.weights:11 l0.wo.k1.p0
-    SIG       ev.l0_wo_p0_sum1, 1                           ; p1.weights:11 l0.wo.k1.p0
+    LD        l0_wo_k1_p0_res, hbm[x_in], stride 64         ; p1.k_split_last.wo:15 l0.wo.k1.p0
+    VEC.add   l0_wo_k1_p0_acc0, l0_wo_k1_p0_acc0, l0_wo_k1_p0_bias ; p1.k_split_last.wo:15 l0.wo.k1.p0
+    VEC.add   l0_wo_k1_p0_acc0, l0_wo_k1_p0_acc0, l0_wo_k1_p0_res ; p1.k_split_last.wo:15 l0.wo.k1.p0
+    WAIT      ev.l0_wo_k0_ready, 2                          ; p1.k_split.wo:14 l0.wo.k1.p0
+    ST        wg10.l0_wo_k0_p0_part, l0_wo_k1_p0_acc0       ; p1.k_split.wo:14 l0.wo.k1.p0
+    SIG       ev.l0_wo_p0_sum1, 1                           ; p1.k_split.wo:14 l0.wo.k1.p0
+    LD        l0_wo_k1_p0_res, hbm[x_in + 8192], stride 64  ; p1.k_split_last.wo:15 l0.wo.k1.p0
+    VEC.add   l0_wo_k1_p0_acc1, l0_wo_k1_p0_acc1, l0_wo_k1_p0_bias ; p1.k_split_last.wo:15 l0.wo.k1.p0
+    VEC.add   l0_wo_k1_p0_acc1, l0_wo_k1_p0_acc1, l0_wo_k1_p0_res ; p1.k_split_last.wo:15 l0.wo.k1.p0
+    WAIT      ev.l0_wo_p0_took0, 1                          ; p1.k_split.wo:14 l0.wo.k1.p0
+    ST        wg10.l0_wo_k0_p0_part, l0_wo_k1_p0_acc1       ; p1.k_split.wo:14 l0.wo.k1.p0
+    SIG       ev.l0_wo_p0_sum1, 1                           ; p1.k_split.wo:14 l0.wo.k1.p0
     SIG       ev.wo_l0, 1                                   ; p1.panels.wo:12 l0.wo.k1.p0
     WAIT      ev.wo_l0, 12                                  ; p1.row_tile l0.ln2.r2
     LD        l0_ln2_r2_g, hbm[ln2_g.l0]                    ; p1.row_tile l0.ln2.r2
@@ -708,21 +708,21 @@
     WAIT      ev.l0_w2_k1_full2, 1                          ; p1.multicast.w2:16 l0.w2.k1.p1
     MMA.z     l0_w2_k1_p1_acc1, l0_w2_k1_a2, l0_w2_k1_p1_w[0:32, :] ; p1.k_chunk.w2:13 l0.w2.k1.p1
     SIG       ev.l0_w2_k1_free2, 1                          ; p1.multicast.w2:16 l0.w2.k1.p1
-    LD        l0_w2_k1_p1_res, hbm[scratch + 65664], stride 64 ; p1.panels.w2:12 l0.w2.k1.p1
-    VEC.add   l0_w2_k1_p1_acc0, l0_w2_k1_p1_acc0, l0_w2_k1_p1_bias ; p1.weights:11 l0.w2.k1.p1
-    VEC.add   l0_w2_k1_p1_acc0, l0_w2_k1_p1_acc0, l0_w2_k1_p1_res ; p1.panels.w2:12 l0.w2.k1.p1
+    LD        l0_w2_k1_p1_res, hbm[scratch + 65664], stride 64 ; p1.k_split_last.w2:15 l0.w2.k1.p1
+    VEC.add   l0_w2_k1_p1_acc0, l0_w2_k1_p1_acc0, l0_w2_k1_p1_bias ; p1.k_split_last.w2:15 l0.w2.k1.p1
+    VEC.add   l0_w2_k1_p1_acc0, l0_w2_k1_p1_acc0, l0_w2_k1_p1_res ; p1.k_split_last.w2:15 l0.w2.k1.p1
     WAIT      ev.l0_w2_k1_full3, 1                          ; p1.multicast.w2:16 l0.w2.k1.p1
     MMA       l0_w2_k1_p1_acc1, l0_w2_k1_a3, l0_w2_k1_p1_w[32:64, :] ; p1.k_chunk.w2:13 l0.w2.k1.p1
     SIG       ev.l0_w2_k1_free3, 1                          ; p1.multicast.w2:16 l0.w2.k1.p1
-    WAIT      ev.l0_w2_k0_ready, 2                          ; p1.weights:11 l0.w2.k1.p1
-    ST        wg15.l0_w2_k0_p1_part, l0_w2_k1_p1_acc0       ; p1.weights:11 l0.w2.k1.p1
-    SIG       ev.l0_w2_p1_sum1, 1                           ; p1.weights:11 l0.w2.k1.p1
-    LD        l0_w2_k1_p1_res, hbm[scratch + 73856], stride 64 ; p1.panels.w2:12 l0.w2.k1.p1
-    VEC.add   l0_w2_k1_p1_acc1, l0_w2_k1_p1_acc1, l0_w2_k1_p1_bias ; p1.weights:11 l0.w2.k1.p1
-    VEC.add   l0_w2_k1_p1_acc1, l0_w2_k1_p1_acc1, l0_w2_k1_p1_res ; p1.panels.w2:12 l0.w2.k1.p1
-    WAIT      ev.l0_w2_p1_took0, 1                          ; p1.weights:11 l0.w2.k1.p1
-    ST        wg15.l0_w2_k0_p1_part, l0_w2_k1_p1_acc1       ; p1.weights:11 l0.w2.k1.p1
-    SIG       ev.l0_w2_p1_sum1, 1                           ; p1.weights:11 l0.w2.k1.p1
+    WAIT      ev.l0_w2_k0_ready, 2                          ; p1.k_split.w2:14 l0.w2.k1.p1
+    ST        wg15.l0_w2_k0_p1_part, l0_w2_k1_p1_acc0       ; p1.k_split.w2:14 l0.w2.k1.p1
+    SIG       ev.l0_w2_p1_sum1, 1                           ; p1.k_split.w2:14 l0.w2.k1.p1
+    LD        l0_w2_k1_p1_res, hbm[scratch + 73856], stride 64 ; p1.k_split_last.w2:15 l0.w2.k1.p1
+    VEC.add   l0_w2_k1_p1_acc1, l0_w2_k1_p1_acc1, l0_w2_k1_p1_bias ; p1.k_split_last.w2:15 l0.w2.k1.p1
+    VEC.add   l0_w2_k1_p1_acc1, l0_w2_k1_p1_acc1, l0_w2_k1_p1_res ; p1.k_split_last.w2:15 l0.w2.k1.p1
+    WAIT      ev.l0_w2_p1_took0, 1                          ; p1.k_split.w2:14 l0.w2.k1.p1
+    ST        wg15.l0_w2_k0_p1_part, l0_w2_k1_p1_acc1       ; p1.k_split.w2:14 l0.w2.k1.p1
+    SIG       ev.l0_w2_p1_sum1, 1                           ; p1.k_split.w2:14 l0.w2.k1.p1
     SIG       ev.w2_l0, 1                                   ; p1.panels.w2:12 l0.w2.k1.p1
     END
 
@@ -978,18 +978,18 @@
     WAIT      ev.l0_wo_k1_full1, 1                          ; p1.multicast.wo:16 l0.wo.k1.p1
     MMA.z     l0_wo_k1_p1_acc1, l0_wo_k1_a1, l0_wo_k1_p1_w  ; p1.k_chunk.wo:13 l0.wo.k1.p1
     SIG       ev.l0_wo_k1_free1, 1                          ; p1.multicast.wo:16 l0.wo.k1.p1
-    LD        l0_wo_k1_p1_res, hbm[x_in + 128], stride 64   ; p1.panels.wo:12 l0.wo.k1.p1
-    VEC.add   l0_wo_k1_p1_acc0, l0_wo_k1_p1_acc0, l0_wo_k1_p1_bias ; p1.weights:11 l0.wo.k1.p1
-    VEC.add   l0_wo_k1_p1_acc0, l0_wo_k1_p1_acc0, l0_wo_k1_p1_res ; p1.panels.wo:12 l0.wo.k1.p1
-    WAIT      ev.l0_wo_k0_ready, 2                          ; p1.weights:11 l0.wo.k1.p1
-    ST        wg14.l0_wo_k0_p1_part, l0_wo_k1_p1_acc0       ; p1.weights:11 l0.wo.k1.p1
-    SIG       ev.l0_wo_p1_sum1, 1                           ; p1.weights:11 l0.wo.k1.p1
-    LD        l0_wo_k1_p1_res, hbm[x_in + 8320], stride 64  ; p1.panels.wo:12 l0.wo.k1.p1
-    VEC.add   l0_wo_k1_p1_acc1, l0_wo_k1_p1_acc1, l0_wo_k1_p1_bias ; p1.weights:11 l0.wo.k1.p1
-    VEC.add   l0_wo_k1_p1_acc1, l0_wo_k1_p1_acc1, l0_wo_k1_p1_res ; p1.panels.wo:12 l0.wo.k1.p1
-    WAIT      ev.l0_wo_p1_took0, 1                          ; p1.weights:11 l0.wo.k1.p1
-    ST        wg14.l0_wo_k0_p1_part, l0_wo_k1_p1_acc1       ; p1.weights:11 l0.wo.k1.p1
-    SIG       ev.l0_wo_p1_sum1, 1                           ; p1.weights:11 l0.wo.k1.p1
+    LD        l0_wo_k1_p1_res, hbm[x_in + 128], stride 64   ; p1.k_split_last.wo:15 l0.wo.k1.p1
+    VEC.add   l0_wo_k1_p1_acc0, l0_wo_k1_p1_acc0, l0_wo_k1_p1_bias ; p1.k_split_last.wo:15 l0.wo.k1.p1
+    VEC.add   l0_wo_k1_p1_acc0, l0_wo_k1_p1_acc0, l0_wo_k1_p1_res ; p1.k_split_last.wo:15 l0.wo.k1.p1
+    WAIT      ev.l0_wo_k0_ready, 2                          ; p1.k_split.wo:14 l0.wo.k1.p1
+    ST        wg14.l0_wo_k0_p1_part, l0_wo_k1_p1_acc0       ; p1.k_split.wo:14 l0.wo.k1.p1
+    SIG       ev.l0_wo_p1_sum1, 1                           ; p1.k_split.wo:14 l0.wo.k1.p1
+    LD        l0_wo_k1_p1_res, hbm[x_in + 8320], stride 64  ; p1.k_split_last.wo:15 l0.wo.k1.p1
+    VEC.add   l0_wo_k1_p1_acc1, l0_wo_k1_p1_acc1, l0_wo_k1_p1_bias ; p1.k_split_last.wo:15 l0.wo.k1.p1
+    VEC.add   l0_wo_k1_p1_acc1, l0_wo_k1_p1_acc1, l0_wo_k1_p1_res ; p1.k_split_last.wo:15 l0.wo.k1.p1
+    WAIT      ev.l0_wo_p1_took0, 1                          ; p1.k_split.wo:14 l0.wo.k1.p1
+    ST        wg14.l0_wo_k0_p1_part, l0_wo_k1_p1_acc1       ; p1.k_split.wo:14 l0.wo.k1.p1
+    SIG       ev.l0_wo_p1_sum1, 1                           ; p1.k_split.wo:14 l0.wo.k1.p1
     SIG       ev.wo_l0, 1                                   ; p1.panels.wo:12 l0.wo.k1.p1
     WAIT      ev.wo_l0, 12                                  ; p1.row_tile l0.ln2.r3
     LD        l0_ln2_r3_g, hbm[ln2_g.l0]                    ; p1.row_tile l0.ln2.r3
@@ -1306,13 +1306,13 @@
     WAIT      ev.l0_wo_k0_full1, 1                          ; p1.multicast.wo:16 l0.wo.k0.p0
     MMA.z     l0_wo_k0_p0_acc1, l0_wo_k0_a1, l0_wo_k0_p0_w  ; p1.k_chunk.wo:13 l0.wo.k0.p0
     SIG       ev.l0_wo_k0_free1, 1                          ; p1.multicast.wo:16 l0.wo.k0.p0
-    WAIT      ev.l0_wo_p0_sum1, 1                           ; p1.weights:11 l0.wo.k0.p0
-    VEC.add   l0_wo_k0_p0_acc0, l0_wo_k0_p0_acc0, l0_wo_k0_p0_part ; p1.weights:11 l0.wo.k0.p0
-    SIG       ev.l0_wo_p0_took0, 1                          ; p1.weights:11 l0.wo.k0.p0
+    WAIT      ev.l0_wo_p0_sum1, 1                           ; p1.k_split.wo:14 l0.wo.k0.p0
+    VEC.add   l0_wo_k0_p0_acc0, l0_wo_k0_p0_acc0, l0_wo_k0_p0_part ; p1.k_split.wo:14 l0.wo.k0.p0
+    SIG       ev.l0_wo_p0_took0, 1                          ; p1.k_split.wo:14 l0.wo.k0.p0
     ST        hbm[scratch + 65536], l0_wo_k0_p0_acc0, stride 64 ; p1.panels.wo:12 l0.wo.k0.p0
-    WAIT      ev.l0_wo_p0_sum1, 2                           ; p1.weights:11 l0.wo.k0.p0
-    VEC.add   l0_wo_k0_p0_acc1, l0_wo_k0_p0_acc1, l0_wo_k0_p0_part ; p1.weights:11 l0.wo.k0.p0
-    SIG       ev.l0_wo_p0_took0, 1                          ; p1.weights:11 l0.wo.k0.p0
+    WAIT      ev.l0_wo_p0_sum1, 2                           ; p1.k_split.wo:14 l0.wo.k0.p0
+    VEC.add   l0_wo_k0_p0_acc1, l0_wo_k0_p0_acc1, l0_wo_k0_p0_part ; p1.k_split.wo:14 l0.wo.k0.p0
+    SIG       ev.l0_wo_p0_took0, 1                          ; p1.k_split.wo:14 l0.wo.k0.p0
     ST        hbm[scratch + 73728], l0_wo_k0_p0_acc1, stride 64 ; p1.panels.wo:12 l0.wo.k0.p0
     SIG       ev.wo_l0, 1                                   ; p1.panels.wo:12 l0.wo.k0.p0
     WAIT      ev.wo_l0, 12                                  ; p1.row_tile l0.ln2.r0
@@ -1529,13 +1529,13 @@
     WAIT      ev.l0_w2_k0_full3, 1                          ; p1.multicast.w2:16 l0.w2.k0.p0
     MMA       l0_w2_k0_p0_acc1, l0_w2_k0_a3, l0_w2_k0_p0_w[32:64, :] ; p1.k_chunk.w2:13 l0.w2.k0.p0
     SIG       ev.l0_w2_k0_free3, 1                          ; p1.multicast.w2:16 l0.w2.k0.p0
-    WAIT      ev.l0_w2_p0_sum1, 1                           ; p1.weights:11 l0.w2.k0.p0
-    VEC.add   l0_w2_k0_p0_acc0, l0_w2_k0_p0_acc0, l0_w2_k0_p0_part ; p1.weights:11 l0.w2.k0.p0
-    SIG       ev.l0_w2_p0_took0, 1                          ; p1.weights:11 l0.w2.k0.p0
+    WAIT      ev.l0_w2_p0_sum1, 1                           ; p1.k_split.w2:14 l0.w2.k0.p0
+    VEC.add   l0_w2_k0_p0_acc0, l0_w2_k0_p0_acc0, l0_w2_k0_p0_part ; p1.k_split.w2:14 l0.w2.k0.p0
+    SIG       ev.l0_w2_p0_took0, 1                          ; p1.k_split.w2:14 l0.w2.k0.p0
     ST        hbm[out], l0_w2_k0_p0_acc0, stride 64         ; p1.panels.w2:12 l0.w2.k0.p0
-    WAIT      ev.l0_w2_p0_sum1, 2                           ; p1.weights:11 l0.w2.k0.p0
-    VEC.add   l0_w2_k0_p0_acc1, l0_w2_k0_p0_acc1, l0_w2_k0_p0_part ; p1.weights:11 l0.w2.k0.p0
-    SIG       ev.l0_w2_p0_took0, 1                          ; p1.weights:11 l0.w2.k0.p0
+    WAIT      ev.l0_w2_p0_sum1, 2                           ; p1.k_split.w2:14 l0.w2.k0.p0
+    VEC.add   l0_w2_k0_p0_acc1, l0_w2_k0_p0_acc1, l0_w2_k0_p0_part ; p1.k_split.w2:14 l0.w2.k0.p0
+    SIG       ev.l0_w2_p0_took0, 1                          ; p1.k_split.w2:14 l0.w2.k0.p0
     ST        hbm[out + 8192], l0_w2_k0_p0_acc1, stride 64  ; p1.panels.w2:12 l0.w2.k0.p0
     SIG       ev.w2_l0, 1                                   ; p1.panels.w2:12 l0.w2.k0.p0
     END
@@ -1792,13 +1792,13 @@
     WAIT      ev.l0_wo_k0_full1, 1                          ; p1.multicast.wo:16 l0.wo.k0.p1
     MMA.z     l0_wo_k0_p1_acc1, l0_wo_k0_a1, l0_wo_k0_p1_w  ; p1.k_chunk.wo:13 l0.wo.k0.p1
     SIG       ev.l0_wo_k0_free1, 1                          ; p1.multicast.wo:16 l0.wo.k0.p1
-    WAIT      ev.l0_wo_p1_sum1, 1                           ; p1.weights:11 l0.wo.k0.p1
-    VEC.add   l0_wo_k0_p1_acc0, l0_wo_k0_p1_acc0, l0_wo_k0_p1_part ; p1.weights:11 l0.wo.k0.p1
-    SIG       ev.l0_wo_p1_took0, 1                          ; p1.weights:11 l0.wo.k0.p1
+    WAIT      ev.l0_wo_p1_sum1, 1                           ; p1.k_split.wo:14 l0.wo.k0.p1
+    VEC.add   l0_wo_k0_p1_acc0, l0_wo_k0_p1_acc0, l0_wo_k0_p1_part ; p1.k_split.wo:14 l0.wo.k0.p1
+    SIG       ev.l0_wo_p1_took0, 1                          ; p1.k_split.wo:14 l0.wo.k0.p1
     ST        hbm[scratch + 65664], l0_wo_k0_p1_acc0, stride 64 ; p1.panels.wo:12 l0.wo.k0.p1
-    WAIT      ev.l0_wo_p1_sum1, 2                           ; p1.weights:11 l0.wo.k0.p1
-    VEC.add   l0_wo_k0_p1_acc1, l0_wo_k0_p1_acc1, l0_wo_k0_p1_part ; p1.weights:11 l0.wo.k0.p1
-    SIG       ev.l0_wo_p1_took0, 1                          ; p1.weights:11 l0.wo.k0.p1
+    WAIT      ev.l0_wo_p1_sum1, 2                           ; p1.k_split.wo:14 l0.wo.k0.p1
+    VEC.add   l0_wo_k0_p1_acc1, l0_wo_k0_p1_acc1, l0_wo_k0_p1_part ; p1.k_split.wo:14 l0.wo.k0.p1
+    SIG       ev.l0_wo_p1_took0, 1                          ; p1.k_split.wo:14 l0.wo.k0.p1
     ST        hbm[scratch + 73856], l0_wo_k0_p1_acc1, stride 64 ; p1.panels.wo:12 l0.wo.k0.p1
     SIG       ev.wo_l0, 1                                   ; p1.panels.wo:12 l0.wo.k0.p1
     WAIT      ev.wo_l0, 12                                  ; p1.row_tile l0.ln2.r1
@@ -2019,13 +2019,13 @@
     WAIT      ev.l0_w2_k0_full3, 1                          ; p1.multicast.w2:16 l0.w2.k0.p1
     MMA       l0_w2_k0_p1_acc1, l0_w2_k0_a3, l0_w2_k0_p1_w[32:64, :] ; p1.k_chunk.w2:13 l0.w2.k0.p1
     SIG       ev.l0_w2_k0_free3, 1                          ; p1.multicast.w2:16 l0.w2.k0.p1
-    WAIT      ev.l0_w2_p1_sum1, 1                           ; p1.weights:11 l0.w2.k0.p1
-    VEC.add   l0_w2_k0_p1_acc0, l0_w2_k0_p1_acc0, l0_w2_k0_p1_part ; p1.weights:11 l0.w2.k0.p1
-    SIG       ev.l0_w2_p1_took0, 1                          ; p1.weights:11 l0.w2.k0.p1
+    WAIT      ev.l0_w2_p1_sum1, 1                           ; p1.k_split.w2:14 l0.w2.k0.p1
+    VEC.add   l0_w2_k0_p1_acc0, l0_w2_k0_p1_acc0, l0_w2_k0_p1_part ; p1.k_split.w2:14 l0.w2.k0.p1
+    SIG       ev.l0_w2_p1_took0, 1                          ; p1.k_split.w2:14 l0.w2.k0.p1
     ST        hbm[out + 128], l0_w2_k0_p1_acc0, stride 64   ; p1.panels.w2:12 l0.w2.k0.p1
-    WAIT      ev.l0_w2_p1_sum1, 2                           ; p1.weights:11 l0.w2.k0.p1
-    VEC.add   l0_w2_k0_p1_acc1, l0_w2_k0_p1_acc1, l0_w2_k0_p1_part ; p1.weights:11 l0.w2.k0.p1
-    SIG       ev.l0_w2_p1_took0, 1                          ; p1.weights:11 l0.w2.k0.p1
+    WAIT      ev.l0_w2_p1_sum1, 2                           ; p1.k_split.w2:14 l0.w2.k0.p1
+    VEC.add   l0_w2_k0_p1_acc1, l0_w2_k0_p1_acc1, l0_w2_k0_p1_part ; p1.k_split.w2:14 l0.w2.k0.p1
+    SIG       ev.l0_w2_p1_took0, 1                          ; p1.k_split.w2:14 l0.w2.k0.p1
     ST        hbm[out + 8320], l0_w2_k0_p1_acc1, stride 64  ; p1.panels.w2:12 l0.w2.k0.p1
     SIG       ev.w2_l0, 1                                   ; p1.panels.w2:12 l0.w2.k0.p1
     END

@@ -605,9 +605,9 @@
     WAIT      ev.l0_w2_k0_full2, 1                          ; p1.multicast.w2:17 l0.w2.k0.p0
     MMA.z     l0_w2_k0_p0_acc1, l0_w2_k0_a2, l0_w2_k0_p0_w[0:32, :] ; p1.k_chunk.w2:15 l0.w2.k0.p0
     SIG       ev.l0_w2_k0_free2, 1                          ; p1.multicast.w2:17 l0.w2.k0.p0
-    WAIT      ev.l0_w2_p0_sum1, 1                           ; p1.weights:12 l0.w2.k0.p0
-    VEC.add   l0_w2_k0_p0_acc0, l0_w2_k0_p0_acc0, l0_w2_k0_p0_part ; p1.weights:12 l0.w2.k0.p0
-    SIG       ev.l0_w2_p0_took0, 1                          ; p1.weights:12 l0.w2.k0.p0
+    WAIT      ev.l0_w2_p0_sum1, 1                           ; p1.k_split.w2:16 l0.w2.k0.p0
+    VEC.add   l0_w2_k0_p0_acc0, l0_w2_k0_p0_acc0, l0_w2_k0_p0_part ; p1.k_split.w2:16 l0.w2.k0.p0
+    SIG       ev.l0_w2_p0_took0, 1                          ; p1.k_split.w2:16 l0.w2.k0.p0
     LD        l0_w2_k0_p0_res, hbm[scratch + 65536]         ; p1.panels.w2:14 l0.w2.k0.p0
     WAIT      ev.l0_w2_k0_full3, 1                          ; p1.multicast.w2:17 l0.w2.k0.p0
     MMA       l0_w2_k0_p0_acc1, l0_w2_k0_a3, l0_w2_k0_p0_w[32:64, :] ; p1.k_chunk.w2:15 l0.w2.k0.p0
@@ -615,9 +615,9 @@
     VEC.add   l0_w2_k0_p0_acc0, l0_w2_k0_p0_acc0, l0_w2_k0_p0_bias ; p1.weights:12 l0.w2.k0.p0
     VEC.add   l0_w2_k0_p0_acc0, l0_w2_k0_p0_acc0, l0_w2_k0_p0_res ; p1.panels.w2:14 l0.w2.k0.p0
     ST        hbm[scratch], l0_w2_k0_p0_acc0                ; p1.panels.w2:14 l0.w2.k0.p0
-    WAIT      ev.l0_w2_p0_sum1, 2                           ; p1.weights:12 l0.w2.k0.p0
-    VEC.add   l0_w2_k0_p0_acc1, l0_w2_k0_p0_acc1, l0_w2_k0_p0_part ; p1.weights:12 l0.w2.k0.p0
-    SIG       ev.l0_w2_p0_took0, 1                          ; p1.weights:12 l0.w2.k0.p0
+    WAIT      ev.l0_w2_p0_sum1, 2                           ; p1.k_split.w2:16 l0.w2.k0.p0
+    VEC.add   l0_w2_k0_p0_acc1, l0_w2_k0_p0_acc1, l0_w2_k0_p0_part ; p1.k_split.w2:16 l0.w2.k0.p0
+    SIG       ev.l0_w2_p0_took0, 1                          ; p1.k_split.w2:16 l0.w2.k0.p0
     LD        l0_w2_k0_p0_res, hbm[scratch + 73728]         ; p1.panels.w2:14 l0.w2.k0.p0
     VEC.add   l0_w2_k0_p0_acc1, l0_w2_k0_p0_acc1, l0_w2_k0_p0_bias ; p1.weights:12 l0.w2.k0.p0
     VEC.add   l0_w2_k0_p0_acc1, l0_w2_k0_p0_acc1, l0_w2_k0_p0_res ; p1.panels.w2:14 l0.w2.k0.p0
@@ -959,9 +959,9 @@
     WAIT      ev.l1_w2_k0_full2, 1                          ; p1.multicast.w2:17 l1.w2.k0.p0
     MMA.z     l1_w2_k0_p0_acc1, l1_w2_k0_a2, l1_w2_k0_p0_w[0:32, :] ; p1.k_chunk.w2:15 l1.w2.k0.p0
     SIG       ev.l1_w2_k0_free2, 1                          ; p1.multicast.w2:17 l1.w2.k0.p0
-    WAIT      ev.l1_w2_p0_sum1, 1                           ; p1.weights:12 l1.w2.k0.p0
-    VEC.add   l1_w2_k0_p0_acc0, l1_w2_k0_p0_acc0, l1_w2_k0_p0_part ; p1.weights:12 l1.w2.k0.p0
-    SIG       ev.l1_w2_p0_took0, 1                          ; p1.weights:12 l1.w2.k0.p0
+    WAIT      ev.l1_w2_p0_sum1, 1                           ; p1.k_split.w2:16 l1.w2.k0.p0
+    VEC.add   l1_w2_k0_p0_acc0, l1_w2_k0_p0_acc0, l1_w2_k0_p0_part ; p1.k_split.w2:16 l1.w2.k0.p0
+    SIG       ev.l1_w2_p0_took0, 1                          ; p1.k_split.w2:16 l1.w2.k0.p0
     LD        l1_w2_k0_p0_res, hbm[scratch + 65536]         ; p1.panels.w2:14 l1.w2.k0.p0
     WAIT      ev.l1_w2_k0_full3, 1                          ; p1.multicast.w2:17 l1.w2.k0.p0
     MMA       l1_w2_k0_p0_acc1, l1_w2_k0_a3, l1_w2_k0_p0_w[32:64, :] ; p1.k_chunk.w2:15 l1.w2.k0.p0
@@ -969,9 +969,9 @@
     VEC.add   l1_w2_k0_p0_acc0, l1_w2_k0_p0_acc0, l1_w2_k0_p0_bias ; p1.weights:12 l1.w2.k0.p0
     VEC.add   l1_w2_k0_p0_acc0, l1_w2_k0_p0_acc0, l1_w2_k0_p0_res ; p1.panels.w2:14 l1.w2.k0.p0
     ST        hbm[out], l1_w2_k0_p0_acc0, stride 64         ; p1.panels.w2:14 l1.w2.k0.p0
-    WAIT      ev.l1_w2_p0_sum1, 2                           ; p1.weights:12 l1.w2.k0.p0
-    VEC.add   l1_w2_k0_p0_acc1, l1_w2_k0_p0_acc1, l1_w2_k0_p0_part ; p1.weights:12 l1.w2.k0.p0
-    SIG       ev.l1_w2_p0_took0, 1                          ; p1.weights:12 l1.w2.k0.p0
+    WAIT      ev.l1_w2_p0_sum1, 2                           ; p1.k_split.w2:16 l1.w2.k0.p0
+    VEC.add   l1_w2_k0_p0_acc1, l1_w2_k0_p0_acc1, l1_w2_k0_p0_part ; p1.k_split.w2:16 l1.w2.k0.p0
+    SIG       ev.l1_w2_p0_took0, 1                          ; p1.k_split.w2:16 l1.w2.k0.p0
     LD        l1_w2_k0_p0_res, hbm[scratch + 73728]         ; p1.panels.w2:14 l1.w2.k0.p0
     VEC.add   l1_w2_k0_p0_acc1, l1_w2_k0_p0_acc1, l1_w2_k0_p0_bias ; p1.weights:12 l1.w2.k0.p0
     VEC.add   l1_w2_k0_p0_acc1, l1_w2_k0_p0_acc1, l1_w2_k0_p0_res ; p1.panels.w2:14 l1.w2.k0.p0
@@ -1591,9 +1591,9 @@
     WAIT      ev.l0_w2_k0_full2, 1                          ; p1.multicast.w2:17 l0.w2.k0.p1
     MMA.z     l0_w2_k0_p1_acc1, l0_w2_k0_a2, l0_w2_k0_p1_w[0:32, :] ; p1.k_chunk.w2:15 l0.w2.k0.p1
     SIG       ev.l0_w2_k0_free2, 1                          ; p1.multicast.w2:17 l0.w2.k0.p1
-    WAIT      ev.l0_w2_p1_sum1, 1                           ; p1.weights:12 l0.w2.k0.p1
-    VEC.add   l0_w2_k0_p1_acc0, l0_w2_k0_p1_acc0, l0_w2_k0_p1_part ; p1.weights:12 l0.w2.k0.p1
-    SIG       ev.l0_w2_p1_took0, 1                          ; p1.weights:12 l0.w2.k0.p1
+    WAIT      ev.l0_w2_p1_sum1, 1                           ; p1.k_split.w2:16 l0.w2.k0.p1
+    VEC.add   l0_w2_k0_p1_acc0, l0_w2_k0_p1_acc0, l0_w2_k0_p1_part ; p1.k_split.w2:16 l0.w2.k0.p1
+    SIG       ev.l0_w2_p1_took0, 1                          ; p1.k_split.w2:16 l0.w2.k0.p1
     LD        l0_w2_k0_p1_res, hbm[scratch + 69632]         ; p1.panels.w2:14 l0.w2.k0.p1
     WAIT      ev.l0_w2_k0_full3, 1                          ; p1.multicast.w2:17 l0.w2.k0.p1
     MMA       l0_w2_k0_p1_acc1, l0_w2_k0_a3, l0_w2_k0_p1_w[32:64, :] ; p1.k_chunk.w2:15 l0.w2.k0.p1
@@ -1601,9 +1601,9 @@
     VEC.add   l0_w2_k0_p1_acc0, l0_w2_k0_p1_acc0, l0_w2_k0_p1_bias ; p1.weights:12 l0.w2.k0.p1
     VEC.add   l0_w2_k0_p1_acc0, l0_w2_k0_p1_acc0, l0_w2_k0_p1_res ; p1.panels.w2:14 l0.w2.k0.p1
     ST        hbm[scratch + 4096], l0_w2_k0_p1_acc0         ; p1.panels.w2:14 l0.w2.k0.p1
-    WAIT      ev.l0_w2_p1_sum1, 2                           ; p1.weights:12 l0.w2.k0.p1
-    VEC.add   l0_w2_k0_p1_acc1, l0_w2_k0_p1_acc1, l0_w2_k0_p1_part ; p1.weights:12 l0.w2.k0.p1
-    SIG       ev.l0_w2_p1_took0, 1                          ; p1.weights:12 l0.w2.k0.p1
+    WAIT      ev.l0_w2_p1_sum1, 2                           ; p1.k_split.w2:16 l0.w2.k0.p1
+    VEC.add   l0_w2_k0_p1_acc1, l0_w2_k0_p1_acc1, l0_w2_k0_p1_part ; p1.k_split.w2:16 l0.w2.k0.p1
+    SIG       ev.l0_w2_p1_took0, 1                          ; p1.k_split.w2:16 l0.w2.k0.p1
     LD        l0_w2_k0_p1_res, hbm[scratch + 77824]         ; p1.panels.w2:14 l0.w2.k0.p1
     VEC.add   l0_w2_k0_p1_acc1, l0_w2_k0_p1_acc1, l0_w2_k0_p1_bias ; p1.weights:12 l0.w2.k0.p1
     VEC.add   l0_w2_k0_p1_acc1, l0_w2_k0_p1_acc1, l0_w2_k0_p1_res ; p1.panels.w2:14 l0.w2.k0.p1
@@ -1950,9 +1950,9 @@
     WAIT      ev.l1_w2_k0_full2, 1                          ; p1.multicast.w2:17 l1.w2.k0.p1
     MMA.z     l1_w2_k0_p1_acc1, l1_w2_k0_a2, l1_w2_k0_p1_w[0:32, :] ; p1.k_chunk.w2:15 l1.w2.k0.p1
     SIG       ev.l1_w2_k0_free2, 1                          ; p1.multicast.w2:17 l1.w2.k0.p1
-    WAIT      ev.l1_w2_p1_sum1, 1                           ; p1.weights:12 l1.w2.k0.p1
-    VEC.add   l1_w2_k0_p1_acc0, l1_w2_k0_p1_acc0, l1_w2_k0_p1_part ; p1.weights:12 l1.w2.k0.p1
-    SIG       ev.l1_w2_p1_took0, 1                          ; p1.weights:12 l1.w2.k0.p1
+    WAIT      ev.l1_w2_p1_sum1, 1                           ; p1.k_split.w2:16 l1.w2.k0.p1
+    VEC.add   l1_w2_k0_p1_acc0, l1_w2_k0_p1_acc0, l1_w2_k0_p1_part ; p1.k_split.w2:16 l1.w2.k0.p1
+    SIG       ev.l1_w2_p1_took0, 1                          ; p1.k_split.w2:16 l1.w2.k0.p1
     LD        l1_w2_k0_p1_res, hbm[scratch + 69632]         ; p1.panels.w2:14 l1.w2.k0.p1
     WAIT      ev.l1_w2_k0_full3, 1                          ; p1.multicast.w2:17 l1.w2.k0.p1
     MMA       l1_w2_k0_p1_acc1, l1_w2_k0_a3, l1_w2_k0_p1_w[32:64, :] ; p1.k_chunk.w2:15 l1.w2.k0.p1
@@ -1960,9 +1960,9 @@
     VEC.add   l1_w2_k0_p1_acc0, l1_w2_k0_p1_acc0, l1_w2_k0_p1_bias ; p1.weights:12 l1.w2.k0.p1
     VEC.add   l1_w2_k0_p1_acc0, l1_w2_k0_p1_acc0, l1_w2_k0_p1_res ; p1.panels.w2:14 l1.w2.k0.p1
     ST        hbm[out + 128], l1_w2_k0_p1_acc0, stride 64   ; p1.panels.w2:14 l1.w2.k0.p1
-    WAIT      ev.l1_w2_p1_sum1, 2                           ; p1.weights:12 l1.w2.k0.p1
-    VEC.add   l1_w2_k0_p1_acc1, l1_w2_k0_p1_acc1, l1_w2_k0_p1_part ; p1.weights:12 l1.w2.k0.p1
-    SIG       ev.l1_w2_p1_took0, 1                          ; p1.weights:12 l1.w2.k0.p1
+    WAIT      ev.l1_w2_p1_sum1, 2                           ; p1.k_split.w2:16 l1.w2.k0.p1
+    VEC.add   l1_w2_k0_p1_acc1, l1_w2_k0_p1_acc1, l1_w2_k0_p1_part ; p1.k_split.w2:16 l1.w2.k0.p1
+    SIG       ev.l1_w2_p1_took0, 1                          ; p1.k_split.w2:16 l1.w2.k0.p1
     LD        l1_w2_k0_p1_res, hbm[scratch + 77824]         ; p1.panels.w2:14 l1.w2.k0.p1
     VEC.add   l1_w2_k0_p1_acc1, l1_w2_k0_p1_acc1, l1_w2_k0_p1_bias ; p1.weights:12 l1.w2.k0.p1
     VEC.add   l1_w2_k0_p1_acc1, l1_w2_k0_p1_acc1, l1_w2_k0_p1_res ; p1.panels.w2:14 l1.w2.k0.p1
@@ -2551,15 +2551,15 @@
     WAIT      ev.l0_w2_k1_full2, 1                          ; p1.multicast.w2:17 l0.w2.k1.p0
     MMA.z     l0_w2_k1_p0_acc1, l0_w2_k1_a2, l0_w2_k1_p0_w[0:32, :] ; p1.k_chunk.w2:15 l0.w2.k1.p0
     SIG       ev.l0_w2_k1_free2, 1                          ; p1.multicast.w2:17 l0.w2.k1.p0
-    WAIT      ev.l0_w2_k0_ready, 2                          ; p1.weights:12 l0.w2.k1.p0
-    ST        wg2.l0_w2_k0_p0_part, l0_w2_k1_p0_acc0        ; p1.weights:12 l0.w2.k1.p0
+    WAIT      ev.l0_w2_k0_ready, 2                          ; p1.k_split.w2:16 l0.w2.k1.p0
+    ST        wg2.l0_w2_k0_p0_part, l0_w2_k1_p0_acc0        ; p1.k_split.w2:16 l0.w2.k1.p0
     WAIT      ev.l0_w2_k1_full3, 1                          ; p1.multicast.w2:17 l0.w2.k1.p0
     MMA       l0_w2_k1_p0_acc1, l0_w2_k1_a3, l0_w2_k1_p0_w[32:64, :] ; p1.k_chunk.w2:15 l0.w2.k1.p0
     SIG       ev.l0_w2_k1_free3, 1                          ; p1.multicast.w2:17 l0.w2.k1.p0
-    SIG       ev.l0_w2_p0_sum1, 1                           ; p1.weights:12 l0.w2.k1.p0
-    WAIT      ev.l0_w2_p0_took0, 1                          ; p1.weights:12 l0.w2.k1.p0
-    ST        wg2.l0_w2_k0_p0_part, l0_w2_k1_p0_acc1        ; p1.weights:12 l0.w2.k1.p0
-    SIG       ev.l0_w2_p0_sum1, 1                           ; p1.weights:12 l0.w2.k1.p0
+    SIG       ev.l0_w2_p0_sum1, 1                           ; p1.k_split.w2:16 l0.w2.k1.p0
+    WAIT      ev.l0_w2_p0_took0, 1                          ; p1.k_split.w2:16 l0.w2.k1.p0
+    ST        wg2.l0_w2_k0_p0_part, l0_w2_k1_p0_acc1        ; p1.k_split.w2:16 l0.w2.k1.p0
+    SIG       ev.l0_w2_p0_sum1, 1                           ; p1.k_split.w2:16 l0.w2.k1.p0
     SIG       ev.w2_l0, 1                                   ; p1.panels.w2:14 l0.w2.k1.p0
     WAIT      ev.w2_l0, 12                                  ; p1.row_tile l1.ln1.r0
     LD        l1_ln1_r0_x[:, 0:32], hbm[scratch]            ; p1.row_tile l1.ln1.r0
@@ -2896,15 +2896,15 @@
     WAIT      ev.l1_w2_k1_full2, 1                          ; p1.multicast.w2:17 l1.w2.k1.p0
     MMA.z     l1_w2_k1_p0_acc1, l1_w2_k1_a2, l1_w2_k1_p0_w[0:32, :] ; p1.k_chunk.w2:15 l1.w2.k1.p0
     SIG       ev.l1_w2_k1_free2, 1                          ; p1.multicast.w2:17 l1.w2.k1.p0
-    WAIT      ev.l1_w2_k0_ready, 2                          ; p1.weights:12 l1.w2.k1.p0
-    ST        wg3.l1_w2_k0_p0_part, l1_w2_k1_p0_acc0        ; p1.weights:12 l1.w2.k1.p0
+    WAIT      ev.l1_w2_k0_ready, 2                          ; p1.k_split.w2:16 l1.w2.k1.p0
+    ST        wg3.l1_w2_k0_p0_part, l1_w2_k1_p0_acc0        ; p1.k_split.w2:16 l1.w2.k1.p0
     WAIT      ev.l1_w2_k1_full3, 1                          ; p1.multicast.w2:17 l1.w2.k1.p0
     MMA       l1_w2_k1_p0_acc1, l1_w2_k1_a3, l1_w2_k1_p0_w[32:64, :] ; p1.k_chunk.w2:15 l1.w2.k1.p0
     SIG       ev.l1_w2_k1_free3, 1                          ; p1.multicast.w2:17 l1.w2.k1.p0
-    SIG       ev.l1_w2_p0_sum1, 1                           ; p1.weights:12 l1.w2.k1.p0
-    WAIT      ev.l1_w2_p0_took0, 1                          ; p1.weights:12 l1.w2.k1.p0
-    ST        wg3.l1_w2_k0_p0_part, l1_w2_k1_p0_acc1        ; p1.weights:12 l1.w2.k1.p0
-    SIG       ev.l1_w2_p0_sum1, 1                           ; p1.weights:12 l1.w2.k1.p0
+    SIG       ev.l1_w2_p0_sum1, 1                           ; p1.k_split.w2:16 l1.w2.k1.p0
+    WAIT      ev.l1_w2_p0_took0, 1                          ; p1.k_split.w2:16 l1.w2.k1.p0
+    ST        wg3.l1_w2_k0_p0_part, l1_w2_k1_p0_acc1        ; p1.k_split.w2:16 l1.w2.k1.p0
+    SIG       ev.l1_w2_p0_sum1, 1                           ; p1.k_split.w2:16 l1.w2.k1.p0
     SIG       ev.w2_l1, 1                                   ; p1.panels.w2:14 l1.w2.k1.p0
     END
 
@@ -3493,15 +3493,15 @@
     WAIT      ev.l0_w2_k1_full2, 1                          ; p1.multicast.w2:17 l0.w2.k1.p1
     MMA.z     l0_w2_k1_p1_acc1, l0_w2_k1_a2, l0_w2_k1_p1_w[0:32, :] ; p1.k_chunk.w2:15 l0.w2.k1.p1
     SIG       ev.l0_w2_k1_free2, 1                          ; p1.multicast.w2:17 l0.w2.k1.p1
-    WAIT      ev.l0_w2_k0_ready, 2                          ; p1.weights:12 l0.w2.k1.p1
-    ST        wg6.l0_w2_k0_p1_part, l0_w2_k1_p1_acc0        ; p1.weights:12 l0.w2.k1.p1
+    WAIT      ev.l0_w2_k0_ready, 2                          ; p1.k_split.w2:16 l0.w2.k1.p1
+    ST        wg6.l0_w2_k0_p1_part, l0_w2_k1_p1_acc0        ; p1.k_split.w2:16 l0.w2.k1.p1
     WAIT      ev.l0_w2_k1_full3, 1                          ; p1.multicast.w2:17 l0.w2.k1.p1
     MMA       l0_w2_k1_p1_acc1, l0_w2_k1_a3, l0_w2_k1_p1_w[32:64, :] ; p1.k_chunk.w2:15 l0.w2.k1.p1
     SIG       ev.l0_w2_k1_free3, 1                          ; p1.multicast.w2:17 l0.w2.k1.p1
-    SIG       ev.l0_w2_p1_sum1, 1                           ; p1.weights:12 l0.w2.k1.p1
-    WAIT      ev.l0_w2_p1_took0, 1                          ; p1.weights:12 l0.w2.k1.p1
-    ST        wg6.l0_w2_k0_p1_part, l0_w2_k1_p1_acc1        ; p1.weights:12 l0.w2.k1.p1
-    SIG       ev.l0_w2_p1_sum1, 1                           ; p1.weights:12 l0.w2.k1.p1
+    SIG       ev.l0_w2_p1_sum1, 1                           ; p1.k_split.w2:16 l0.w2.k1.p1
+    WAIT      ev.l0_w2_p1_took0, 1                          ; p1.k_split.w2:16 l0.w2.k1.p1
+    ST        wg6.l0_w2_k0_p1_part, l0_w2_k1_p1_acc1        ; p1.k_split.w2:16 l0.w2.k1.p1
+    SIG       ev.l0_w2_p1_sum1, 1                           ; p1.k_split.w2:16 l0.w2.k1.p1
     SIG       ev.w2_l0, 1                                   ; p1.panels.w2:14 l0.w2.k1.p1
     WAIT      ev.w2_l0, 12                                  ; p1.row_tile l1.ln1.r1
     LD        l1_ln1_r1_x[:, 0:32], hbm[scratch + 1024]     ; p1.row_tile l1.ln1.r1
@@ -3842,14 +3842,14 @@
     WAIT      ev.l1_w2_k1_full2, 1                          ; p1.multicast.w2:17 l1.w2.k1.p1
     MMA.z     l1_w2_k1_p1_acc1, l1_w2_k1_a2, l1_w2_k1_p1_w[0:32, :] ; p1.k_chunk.w2:15 l1.w2.k1.p1
     SIG       ev.l1_w2_k1_free2, 1                          ; p1.multicast.w2:17 l1.w2.k1.p1
-    WAIT      ev.l1_w2_k0_ready, 2                          ; p1.weights:12 l1.w2.k1.p1
-    ST        wg7.l1_w2_k0_p1_part, l1_w2_k1_p1_acc0        ; p1.weights:12 l1.w2.k1.p1
+    WAIT      ev.l1_w2_k0_ready, 2                          ; p1.k_split.w2:16 l1.w2.k1.p1
+    ST        wg7.l1_w2_k0_p1_part, l1_w2_k1_p1_acc0        ; p1.k_split.w2:16 l1.w2.k1.p1
     WAIT      ev.l1_w2_k1_full3, 1                          ; p1.multicast.w2:17 l1.w2.k1.p1
     MMA       l1_w2_k1_p1_acc1, l1_w2_k1_a3, l1_w2_k1_p1_w[32:64, :] ; p1.k_chunk.w2:15 l1.w2.k1.p1
     SIG       ev.l1_w2_k1_free3, 1                          ; p1.multicast.w2:17 l1.w2.k1.p1
-    SIG       ev.l1_w2_p1_sum1, 1                           ; p1.weights:12 l1.w2.k1.p1
-    WAIT      ev.l1_w2_p1_took0, 1                          ; p1.weights:12 l1.w2.k1.p1
-    ST        wg7.l1_w2_k0_p1_part, l1_w2_k1_p1_acc1        ; p1.weights:12 l1.w2.k1.p1
-    SIG       ev.l1_w2_p1_sum1, 1                           ; p1.weights:12 l1.w2.k1.p1
+    SIG       ev.l1_w2_p1_sum1, 1                           ; p1.k_split.w2:16 l1.w2.k1.p1
+    WAIT      ev.l1_w2_p1_took0, 1                          ; p1.k_split.w2:16 l1.w2.k1.p1
+    ST        wg7.l1_w2_k0_p1_part, l1_w2_k1_p1_acc1        ; p1.k_split.w2:16 l1.w2.k1.p1
+    SIG       ev.l1_w2_p1_sum1, 1                           ; p1.k_split.w2:16 l1.w2.k1.p1
     SIG       ev.w2_l1, 1                                   ; p1.panels.w2:14 l1.w2.k1.p1
     END

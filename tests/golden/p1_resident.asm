@@ -429,19 +429,19 @@
     MMA       l0_w2_k0_p0_acc0, l0_w2_k0_a1, l0_w2_k0_p0_w[32:64, :] ; p1.k_chunk.w2:12 l0.w2.k0.p0
     LD        l0_w2_k0_a2, hbm[scratch + 114688], stride 128 ; p1.panels.w2:11 l0.w2.k0.p0
     MMA.z     l0_w2_k0_p0_acc1, l0_w2_k0_a2, l0_w2_k0_p0_w[0:32, :] ; p1.k_chunk.w2:12 l0.w2.k0.p0
-    WAIT      ev.l0_w2_p0_sum1, 1                           ; p1.weights:10 l0.w2.k0.p0
-    LD        l0_w2_k0_p0_part, hbm[scratch + 16384], stride 64 ; p1.weights:10 l0.w2.k0.p0
+    WAIT      ev.l0_w2_p0_sum1, 1                           ; p1.k_split.w2:13 l0.w2.k0.p0
+    LD        l0_w2_k0_p0_part, hbm[scratch + 16384], stride 64 ; p1.k_split.w2:13 l0.w2.k0.p0
     LD        l0_w2_k0_p0_res, hbm[scratch + 65536], stride 64 ; p1.panels.w2:11 l0.w2.k0.p0
-    VEC.add   l0_w2_k0_p0_acc0, l0_w2_k0_p0_acc0, l0_w2_k0_p0_part ; p1.weights:10 l0.w2.k0.p0
+    VEC.add   l0_w2_k0_p0_acc0, l0_w2_k0_p0_acc0, l0_w2_k0_p0_part ; p1.k_split.w2:13 l0.w2.k0.p0
     LD        l0_w2_k0_a3, hbm[scratch + 114816], stride 128 ; p1.panels.w2:11 l0.w2.k0.p0
     MMA       l0_w2_k0_p0_acc1, l0_w2_k0_a3, l0_w2_k0_p0_w[32:64, :] ; p1.k_chunk.w2:12 l0.w2.k0.p0
     VEC.add   l0_w2_k0_p0_acc0, l0_w2_k0_p0_acc0, l0_w2_k0_p0_bias ; p1.weights:10 l0.w2.k0.p0
     VEC.add   l0_w2_k0_p0_acc0, l0_w2_k0_p0_acc0, l0_w2_k0_p0_res ; p1.panels.w2:11 l0.w2.k0.p0
     ST        hbm[out], l0_w2_k0_p0_acc0, stride 64         ; p1.panels.w2:11 l0.w2.k0.p0
-    WAIT      ev.l0_w2_p0_sum1, 2                           ; p1.weights:10 l0.w2.k0.p0
-    LD        l0_w2_k0_p0_part, hbm[scratch + 24576], stride 64 ; p1.weights:10 l0.w2.k0.p0
+    WAIT      ev.l0_w2_p0_sum1, 2                           ; p1.k_split.w2:13 l0.w2.k0.p0
+    LD        l0_w2_k0_p0_part, hbm[scratch + 24576], stride 64 ; p1.k_split.w2:13 l0.w2.k0.p0
     LD        l0_w2_k0_p0_res, hbm[scratch + 73728], stride 64 ; p1.panels.w2:11 l0.w2.k0.p0
-    VEC.add   l0_w2_k0_p0_acc1, l0_w2_k0_p0_acc1, l0_w2_k0_p0_part ; p1.weights:10 l0.w2.k0.p0
+    VEC.add   l0_w2_k0_p0_acc1, l0_w2_k0_p0_acc1, l0_w2_k0_p0_part ; p1.k_split.w2:13 l0.w2.k0.p0
     VEC.add   l0_w2_k0_p0_acc1, l0_w2_k0_p0_acc1, l0_w2_k0_p0_bias ; p1.weights:10 l0.w2.k0.p0
     VEC.add   l0_w2_k0_p0_acc1, l0_w2_k0_p0_acc1, l0_w2_k0_p0_res ; p1.panels.w2:11 l0.w2.k0.p0
     ST        hbm[out + 8192], l0_w2_k0_p0_acc1, stride 64  ; p1.panels.w2:11 l0.w2.k0.p0
@@ -879,19 +879,19 @@
     MMA       l0_w2_k0_p1_acc0, l0_w2_k0_a1, l0_w2_k0_p1_w[32:64, :] ; p1.k_chunk.w2:12 l0.w2.k0.p1
     LD        l0_w2_k0_a2, hbm[scratch + 114688], stride 128 ; p1.panels.w2:11 l0.w2.k0.p1
     MMA.z     l0_w2_k0_p1_acc1, l0_w2_k0_a2, l0_w2_k0_p1_w[0:32, :] ; p1.k_chunk.w2:12 l0.w2.k0.p1
-    WAIT      ev.l0_w2_p1_sum1, 1                           ; p1.weights:10 l0.w2.k0.p1
-    LD        l0_w2_k0_p1_part, hbm[scratch + 16512], stride 64 ; p1.weights:10 l0.w2.k0.p1
+    WAIT      ev.l0_w2_p1_sum1, 1                           ; p1.k_split.w2:13 l0.w2.k0.p1
+    LD        l0_w2_k0_p1_part, hbm[scratch + 16512], stride 64 ; p1.k_split.w2:13 l0.w2.k0.p1
     LD        l0_w2_k0_p1_res, hbm[scratch + 65664], stride 64 ; p1.panels.w2:11 l0.w2.k0.p1
-    VEC.add   l0_w2_k0_p1_acc0, l0_w2_k0_p1_acc0, l0_w2_k0_p1_part ; p1.weights:10 l0.w2.k0.p1
+    VEC.add   l0_w2_k0_p1_acc0, l0_w2_k0_p1_acc0, l0_w2_k0_p1_part ; p1.k_split.w2:13 l0.w2.k0.p1
     LD        l0_w2_k0_a3, hbm[scratch + 114816], stride 128 ; p1.panels.w2:11 l0.w2.k0.p1
     MMA       l0_w2_k0_p1_acc1, l0_w2_k0_a3, l0_w2_k0_p1_w[32:64, :] ; p1.k_chunk.w2:12 l0.w2.k0.p1
     VEC.add   l0_w2_k0_p1_acc0, l0_w2_k0_p1_acc0, l0_w2_k0_p1_bias ; p1.weights:10 l0.w2.k0.p1
     VEC.add   l0_w2_k0_p1_acc0, l0_w2_k0_p1_acc0, l0_w2_k0_p1_res ; p1.panels.w2:11 l0.w2.k0.p1
     ST        hbm[out + 128], l0_w2_k0_p1_acc0, stride 64   ; p1.panels.w2:11 l0.w2.k0.p1
-    WAIT      ev.l0_w2_p1_sum1, 2                           ; p1.weights:10 l0.w2.k0.p1
-    LD        l0_w2_k0_p1_part, hbm[scratch + 24704], stride 64 ; p1.weights:10 l0.w2.k0.p1
+    WAIT      ev.l0_w2_p1_sum1, 2                           ; p1.k_split.w2:13 l0.w2.k0.p1
+    LD        l0_w2_k0_p1_part, hbm[scratch + 24704], stride 64 ; p1.k_split.w2:13 l0.w2.k0.p1
     LD        l0_w2_k0_p1_res, hbm[scratch + 73856], stride 64 ; p1.panels.w2:11 l0.w2.k0.p1
-    VEC.add   l0_w2_k0_p1_acc1, l0_w2_k0_p1_acc1, l0_w2_k0_p1_part ; p1.weights:10 l0.w2.k0.p1
+    VEC.add   l0_w2_k0_p1_acc1, l0_w2_k0_p1_acc1, l0_w2_k0_p1_part ; p1.k_split.w2:13 l0.w2.k0.p1
     VEC.add   l0_w2_k0_p1_acc1, l0_w2_k0_p1_acc1, l0_w2_k0_p1_bias ; p1.weights:10 l0.w2.k0.p1
     VEC.add   l0_w2_k0_p1_acc1, l0_w2_k0_p1_acc1, l0_w2_k0_p1_res ; p1.panels.w2:11 l0.w2.k0.p1
     ST        hbm[out + 8320], l0_w2_k0_p1_acc1, stride 64  ; p1.panels.w2:11 l0.w2.k0.p1
@@ -1326,12 +1326,12 @@
     MMA       l0_w2_k1_p0_acc0, l0_w2_k1_a1, l0_w2_k1_p0_w[32:64, :] ; p1.k_chunk.w2:12 l0.w2.k1.p0
     LD        l0_w2_k1_a2, hbm[scratch + 114944], stride 128 ; p1.panels.w2:11 l0.w2.k1.p0
     MMA.z     l0_w2_k1_p0_acc1, l0_w2_k1_a2, l0_w2_k1_p0_w[0:32, :] ; p1.k_chunk.w2:12 l0.w2.k1.p0
-    ST        hbm[scratch + 16384], l0_w2_k1_p0_acc0, stride 64 ; p1.weights:10 l0.w2.k1.p0
+    ST        hbm[scratch + 16384], l0_w2_k1_p0_acc0, stride 64 ; p1.k_split.w2:13 l0.w2.k1.p0
     LD        l0_w2_k1_a3, hbm[scratch + 115072], stride 128 ; p1.panels.w2:11 l0.w2.k1.p0
     MMA       l0_w2_k1_p0_acc1, l0_w2_k1_a3, l0_w2_k1_p0_w[32:64, :] ; p1.k_chunk.w2:12 l0.w2.k1.p0
-    SIG       ev.l0_w2_p0_sum1, 1                           ; p1.weights:10 l0.w2.k1.p0
-    ST        hbm[scratch + 24576], l0_w2_k1_p0_acc1, stride 64 ; p1.weights:10 l0.w2.k1.p0
-    SIG       ev.l0_w2_p0_sum1, 1                           ; p1.weights:10 l0.w2.k1.p0
+    SIG       ev.l0_w2_p0_sum1, 1                           ; p1.k_split.w2:13 l0.w2.k1.p0
+    ST        hbm[scratch + 24576], l0_w2_k1_p0_acc1, stride 64 ; p1.k_split.w2:13 l0.w2.k1.p0
+    SIG       ev.l0_w2_p0_sum1, 1                           ; p1.k_split.w2:13 l0.w2.k1.p0
     SIG       ev.w2_l0, 1                                   ; p1.panels.w2:11 l0.w2.k1.p0
     END
 
@@ -1767,11 +1767,11 @@
     MMA       l0_w2_k1_p1_acc0, l0_w2_k1_a1, l0_w2_k1_p1_w[32:64, :] ; p1.k_chunk.w2:12 l0.w2.k1.p1
     LD        l0_w2_k1_a2, hbm[scratch + 114944], stride 128 ; p1.panels.w2:11 l0.w2.k1.p1
     MMA.z     l0_w2_k1_p1_acc1, l0_w2_k1_a2, l0_w2_k1_p1_w[0:32, :] ; p1.k_chunk.w2:12 l0.w2.k1.p1
-    ST        hbm[scratch + 16512], l0_w2_k1_p1_acc0, stride 64 ; p1.weights:10 l0.w2.k1.p1
+    ST        hbm[scratch + 16512], l0_w2_k1_p1_acc0, stride 64 ; p1.k_split.w2:13 l0.w2.k1.p1
     LD        l0_w2_k1_a3, hbm[scratch + 115072], stride 128 ; p1.panels.w2:11 l0.w2.k1.p1
     MMA       l0_w2_k1_p1_acc1, l0_w2_k1_a3, l0_w2_k1_p1_w[32:64, :] ; p1.k_chunk.w2:12 l0.w2.k1.p1
-    SIG       ev.l0_w2_p1_sum1, 1                           ; p1.weights:10 l0.w2.k1.p1
-    ST        hbm[scratch + 24704], l0_w2_k1_p1_acc1, stride 64 ; p1.weights:10 l0.w2.k1.p1
-    SIG       ev.l0_w2_p1_sum1, 1                           ; p1.weights:10 l0.w2.k1.p1
+    SIG       ev.l0_w2_p1_sum1, 1                           ; p1.k_split.w2:13 l0.w2.k1.p1
+    ST        hbm[scratch + 24704], l0_w2_k1_p1_acc1, stride 64 ; p1.k_split.w2:13 l0.w2.k1.p1
+    SIG       ev.l0_w2_p1_sum1, 1                           ; p1.k_split.w2:13 l0.w2.k1.p1
     SIG       ev.w2_l0, 1                                   ; p1.panels.w2:11 l0.w2.k1.p1
     END

@@ -348,9 +348,9 @@
     WAIT      ev.l0_w2_k0_full2, 1                          ; p1.multicast.w2:14 l0.w2.k0.p0
     MMA.z     l0_w2_k0_p0_acc1, l0_w2_k0_a2, l0_w2_k0_p0_w[0:32, :] ; p1.k_chunk.w2:12 l0.w2.k0.p0
     SIG       ev.l0_w2_k0_free2, 1                          ; p1.multicast.w2:14 l0.w2.k0.p0
-    WAIT      ev.l0_w2_p0_sum1, 1                           ; p1.weights:10 l0.w2.k0.p0
-    VEC.add   l0_w2_k0_p0_acc0, l0_w2_k0_p0_acc0, l0_w2_k0_p0_part ; p1.weights:10 l0.w2.k0.p0
-    SIG       ev.l0_w2_p0_took0, 1                          ; p1.weights:10 l0.w2.k0.p0
+    WAIT      ev.l0_w2_p0_sum1, 1                           ; p1.k_split.w2:13 l0.w2.k0.p0
+    VEC.add   l0_w2_k0_p0_acc0, l0_w2_k0_p0_acc0, l0_w2_k0_p0_part ; p1.k_split.w2:13 l0.w2.k0.p0
+    SIG       ev.l0_w2_p0_took0, 1                          ; p1.k_split.w2:13 l0.w2.k0.p0
     LD        l0_w2_k0_p0_res, hbm[scratch + 65536], stride 64 ; p1.panels.w2:11 l0.w2.k0.p0
     WAIT      ev.l0_w2_k0_full3, 1                          ; p1.multicast.w2:14 l0.w2.k0.p0
     MMA       l0_w2_k0_p0_acc1, l0_w2_k0_a3, l0_w2_k0_p0_w[32:64, :] ; p1.k_chunk.w2:12 l0.w2.k0.p0
@@ -358,9 +358,9 @@
     VEC.add   l0_w2_k0_p0_acc0, l0_w2_k0_p0_acc0, l0_w2_k0_p0_bias ; p1.weights:10 l0.w2.k0.p0
     VEC.add   l0_w2_k0_p0_acc0, l0_w2_k0_p0_acc0, l0_w2_k0_p0_res ; p1.panels.w2:11 l0.w2.k0.p0
     ST        hbm[out], l0_w2_k0_p0_acc0, stride 64         ; p1.panels.w2:11 l0.w2.k0.p0
-    WAIT      ev.l0_w2_p0_sum1, 2                           ; p1.weights:10 l0.w2.k0.p0
-    VEC.add   l0_w2_k0_p0_acc1, l0_w2_k0_p0_acc1, l0_w2_k0_p0_part ; p1.weights:10 l0.w2.k0.p0
-    SIG       ev.l0_w2_p0_took0, 1                          ; p1.weights:10 l0.w2.k0.p0
+    WAIT      ev.l0_w2_p0_sum1, 2                           ; p1.k_split.w2:13 l0.w2.k0.p0
+    VEC.add   l0_w2_k0_p0_acc1, l0_w2_k0_p0_acc1, l0_w2_k0_p0_part ; p1.k_split.w2:13 l0.w2.k0.p0
+    SIG       ev.l0_w2_p0_took0, 1                          ; p1.k_split.w2:13 l0.w2.k0.p0
     LD        l0_w2_k0_p0_res, hbm[scratch + 73728], stride 64 ; p1.panels.w2:11 l0.w2.k0.p0
     VEC.add   l0_w2_k0_p0_acc1, l0_w2_k0_p0_acc1, l0_w2_k0_p0_bias ; p1.weights:10 l0.w2.k0.p0
     VEC.add   l0_w2_k0_p0_acc1, l0_w2_k0_p0_acc1, l0_w2_k0_p0_res ; p1.panels.w2:11 l0.w2.k0.p0
@@ -847,9 +847,9 @@
     WAIT      ev.l0_w2_k0_full2, 1                          ; p1.multicast.w2:14 l0.w2.k0.p1
     MMA.z     l0_w2_k0_p1_acc1, l0_w2_k0_a2, l0_w2_k0_p1_w[0:32, :] ; p1.k_chunk.w2:12 l0.w2.k0.p1
     SIG       ev.l0_w2_k0_free2, 1                          ; p1.multicast.w2:14 l0.w2.k0.p1
-    WAIT      ev.l0_w2_p1_sum1, 1                           ; p1.weights:10 l0.w2.k0.p1
-    VEC.add   l0_w2_k0_p1_acc0, l0_w2_k0_p1_acc0, l0_w2_k0_p1_part ; p1.weights:10 l0.w2.k0.p1
-    SIG       ev.l0_w2_p1_took0, 1                          ; p1.weights:10 l0.w2.k0.p1
+    WAIT      ev.l0_w2_p1_sum1, 1                           ; p1.k_split.w2:13 l0.w2.k0.p1
+    VEC.add   l0_w2_k0_p1_acc0, l0_w2_k0_p1_acc0, l0_w2_k0_p1_part ; p1.k_split.w2:13 l0.w2.k0.p1
+    SIG       ev.l0_w2_p1_took0, 1                          ; p1.k_split.w2:13 l0.w2.k0.p1
     LD        l0_w2_k0_p1_res, hbm[scratch + 65664], stride 64 ; p1.panels.w2:11 l0.w2.k0.p1
     WAIT      ev.l0_w2_k0_full3, 1                          ; p1.multicast.w2:14 l0.w2.k0.p1
     MMA       l0_w2_k0_p1_acc1, l0_w2_k0_a3, l0_w2_k0_p1_w[32:64, :] ; p1.k_chunk.w2:12 l0.w2.k0.p1
@@ -857,9 +857,9 @@
     VEC.add   l0_w2_k0_p1_acc0, l0_w2_k0_p1_acc0, l0_w2_k0_p1_bias ; p1.weights:10 l0.w2.k0.p1
     VEC.add   l0_w2_k0_p1_acc0, l0_w2_k0_p1_acc0, l0_w2_k0_p1_res ; p1.panels.w2:11 l0.w2.k0.p1
     ST        hbm[out + 128], l0_w2_k0_p1_acc0, stride 64   ; p1.panels.w2:11 l0.w2.k0.p1
-    WAIT      ev.l0_w2_p1_sum1, 2                           ; p1.weights:10 l0.w2.k0.p1
-    VEC.add   l0_w2_k0_p1_acc1, l0_w2_k0_p1_acc1, l0_w2_k0_p1_part ; p1.weights:10 l0.w2.k0.p1
-    SIG       ev.l0_w2_p1_took0, 1                          ; p1.weights:10 l0.w2.k0.p1
+    WAIT      ev.l0_w2_p1_sum1, 2                           ; p1.k_split.w2:13 l0.w2.k0.p1
+    VEC.add   l0_w2_k0_p1_acc1, l0_w2_k0_p1_acc1, l0_w2_k0_p1_part ; p1.k_split.w2:13 l0.w2.k0.p1
+    SIG       ev.l0_w2_p1_took0, 1                          ; p1.k_split.w2:13 l0.w2.k0.p1
     LD        l0_w2_k0_p1_res, hbm[scratch + 73856], stride 64 ; p1.panels.w2:11 l0.w2.k0.p1
     VEC.add   l0_w2_k0_p1_acc1, l0_w2_k0_p1_acc1, l0_w2_k0_p1_bias ; p1.weights:10 l0.w2.k0.p1
     VEC.add   l0_w2_k0_p1_acc1, l0_w2_k0_p1_acc1, l0_w2_k0_p1_res ; p1.panels.w2:11 l0.w2.k0.p1
@@ -1414,15 +1414,15 @@
     WAIT      ev.l0_w2_k1_full2, 1                          ; p1.multicast.w2:14 l0.w2.k1.p0
     MMA.z     l0_w2_k1_p0_acc1, l0_w2_k1_a2, l0_w2_k1_p0_w[0:32, :] ; p1.k_chunk.w2:12 l0.w2.k1.p0
     SIG       ev.l0_w2_k1_free2, 1                          ; p1.multicast.w2:14 l0.w2.k1.p0
-    WAIT      ev.l0_w2_k0_ready, 2                          ; p1.weights:10 l0.w2.k1.p0
-    ST        wg2.l0_w2_k0_p0_part, l0_w2_k1_p0_acc0        ; p1.weights:10 l0.w2.k1.p0
+    WAIT      ev.l0_w2_k0_ready, 2                          ; p1.k_split.w2:13 l0.w2.k1.p0
+    ST        wg2.l0_w2_k0_p0_part, l0_w2_k1_p0_acc0        ; p1.k_split.w2:13 l0.w2.k1.p0
     WAIT      ev.l0_w2_k1_full3, 1                          ; p1.multicast.w2:14 l0.w2.k1.p0
     MMA       l0_w2_k1_p0_acc1, l0_w2_k1_a3, l0_w2_k1_p0_w[32:64, :] ; p1.k_chunk.w2:12 l0.w2.k1.p0
     SIG       ev.l0_w2_k1_free3, 1                          ; p1.multicast.w2:14 l0.w2.k1.p0
-    SIG       ev.l0_w2_p0_sum1, 1                           ; p1.weights:10 l0.w2.k1.p0
-    WAIT      ev.l0_w2_p0_took0, 1                          ; p1.weights:10 l0.w2.k1.p0
-    ST        wg2.l0_w2_k0_p0_part, l0_w2_k1_p0_acc1        ; p1.weights:10 l0.w2.k1.p0
-    SIG       ev.l0_w2_p0_sum1, 1                           ; p1.weights:10 l0.w2.k1.p0
+    SIG       ev.l0_w2_p0_sum1, 1                           ; p1.k_split.w2:13 l0.w2.k1.p0
+    WAIT      ev.l0_w2_p0_took0, 1                          ; p1.k_split.w2:13 l0.w2.k1.p0
+    ST        wg2.l0_w2_k0_p0_part, l0_w2_k1_p0_acc1        ; p1.k_split.w2:13 l0.w2.k1.p0
+    SIG       ev.l0_w2_p0_sum1, 1                           ; p1.k_split.w2:13 l0.w2.k1.p0
     SIG       ev.w2_l0, 1                                   ; p1.panels.w2:11 l0.w2.k1.p0
     END
 
@@ -1908,15 +1908,15 @@
     WAIT      ev.l0_w2_k1_full2, 1                          ; p1.multicast.w2:14 l0.w2.k1.p1
     MMA.z     l0_w2_k1_p1_acc1, l0_w2_k1_a2, l0_w2_k1_p1_w[0:32, :] ; p1.k_chunk.w2:12 l0.w2.k1.p1
     SIG       ev.l0_w2_k1_free2, 1                          ; p1.multicast.w2:14 l0.w2.k1.p1
-    WAIT      ev.l0_w2_k0_ready, 2                          ; p1.weights:10 l0.w2.k1.p1
-    ST        wg6.l0_w2_k0_p1_part, l0_w2_k1_p1_acc0        ; p1.weights:10 l0.w2.k1.p1
+    WAIT      ev.l0_w2_k0_ready, 2                          ; p1.k_split.w2:13 l0.w2.k1.p1
+    ST        wg6.l0_w2_k0_p1_part, l0_w2_k1_p1_acc0        ; p1.k_split.w2:13 l0.w2.k1.p1
     WAIT      ev.l0_w2_k1_full3, 1                          ; p1.multicast.w2:14 l0.w2.k1.p1
     MMA       l0_w2_k1_p1_acc1, l0_w2_k1_a3, l0_w2_k1_p1_w[32:64, :] ; p1.k_chunk.w2:12 l0.w2.k1.p1
     SIG       ev.l0_w2_k1_free3, 1                          ; p1.multicast.w2:14 l0.w2.k1.p1
-    SIG       ev.l0_w2_p1_sum1, 1                           ; p1.weights:10 l0.w2.k1.p1
-    WAIT      ev.l0_w2_p1_took0, 1                          ; p1.weights:10 l0.w2.k1.p1
-    ST        wg6.l0_w2_k0_p1_part, l0_w2_k1_p1_acc1        ; p1.weights:10 l0.w2.k1.p1
-    SIG       ev.l0_w2_p1_sum1, 1                           ; p1.weights:10 l0.w2.k1.p1
+    SIG       ev.l0_w2_p1_sum1, 1                           ; p1.k_split.w2:13 l0.w2.k1.p1
+    WAIT      ev.l0_w2_p1_took0, 1                          ; p1.k_split.w2:13 l0.w2.k1.p1
+    ST        wg6.l0_w2_k0_p1_part, l0_w2_k1_p1_acc1        ; p1.k_split.w2:13 l0.w2.k1.p1
+    SIG       ev.l0_w2_p1_sum1, 1                           ; p1.k_split.w2:13 l0.w2.k1.p1
     SIG       ev.w2_l0, 1                                   ; p1.panels.w2:11 l0.w2.k1.p1
     END
 
