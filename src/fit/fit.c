@@ -605,8 +605,9 @@ static Ir *fit_section(const Plan *plan, ProblemKind kind, int64_t cap, gboolean
   res->added = best.added;
   res->changed = best.added > 0 || best.relax >= 0;
   res->relaxed = best.relax >= 0;
-  res->overrode = res->changed && ((best.ir->sms_used != plan_pp->sms_used && plan_knob_loc(plan_pp, "sms_used").line > 0) ||
-                                   (best.family != FEWER_SMS && overrides(plan_pp)));
+  /* relax lowers only pacing knobs, which a plan setting it gives up */
+  res->overrode = best.added > 0 && ((best.ir->sms_used != plan_pp->sms_used && plan_knob_loc(plan_pp, "sms_used").line > 0) ||
+                                     (best.family != FEWER_SMS && overrides(plan_pp)));
   Ir *ir = best.ir;
   ir->warnings = g_steal_pointer(&warnings);
   if (best.relax >= 0) {
