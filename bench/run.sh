@@ -79,8 +79,10 @@ awk '$1 == "score" { print $2 }' "$out/best-grade" | figure best_score "plans/be
 
 # the synthetic program: timing only (instructions/s), then everything
 "$B/tcc-sim" --json "$prog" >"$out/out.json" || [ $? -eq 1 ]
-insns=$(sed -n 's/.*"insns": \([0-9]*\).*/\1/p' "$out/out.json")
-blocks=$(sed -n 's/.*"mma_blocks": \([0-9]*\).*/\1/p' "$out/out.json")
+insns=$(sed -n 's/^  "insns" : \([0-9]*\),*$/\1/p' "$out/out.json")
+blocks=$(sed -n 's/^  "mma_blocks" : \([0-9]*\),*$/\1/p' "$out/out.json")
+# a report these figures cannot read is the bench's failure, not a figure of 0
+[ -n "$insns" ] && [ -n "$blocks" ] || { echo "bench: cannot read insns and mma_blocks of $out/out.json" >&2; exit 2; }
 runs "$B/tcc-sim" --timing-only "$prog" >"$out/timing"
 awk -v n="$insns" '{ print n / $1 / 1e6 }' "$out/timing" |
   figure sim_timing_minstr "tcc-sim --timing-only bench ($insns insns)" Minstr/s higher 10
