@@ -138,13 +138,14 @@ $(BUILD)/tcc-sim-plot.so: $(BUILD)/plot/plot_draw.o
 $(BUILD)/unit-tests: $(BUILD)/tcc-sim-plot.so
 # ---- end plot module ----
 
-# ---- the JSON module (tcc-gen --explain --json, tcc-sim --trace) ----
+# ---- the JSON module (tcc-gen --explain --json, tcc-sim --json and --trace) ----
 # The commands record their JSON (src/sim/jdoc.c) and the module
 # (src/sim/json/jdoc_render.c) prints it with json-glib, loaded only then:
 # tcc-gen and tcc-sim link no json-glib (--as-needed), and their start does
 # not load json-glib, GObject, GIO and their ~7 libraries (4-6 ms of CPU at
 # every start on this VM; docs/testing.md).  Like the plot module it calls
-# nothing of the tools.  The fuzz targets link its source in instead.
+# nothing of the tools but the shortest spelling of numbers (json_num.c).
+# The fuzz targets link its source in instead.
 JSON_MOD_LIBS := $(shell pkg-config --libs json-glib-1.0 glib-2.0)
 $(BUILD)/json/%.o: src/sim/json/%.c src/spec/jdoc.h src/spec/json_num.h
 	@mkdir -p $(@D)
