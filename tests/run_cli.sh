@@ -439,6 +439,12 @@ expect "tcc-gen: --problem p1 without a p1 section -> 2" 2 "$tmp/d1.yaml:1:1: er
 code=$?
 expect "tcc-gen: --problem x1 -> 2" 2 "tcc-gen: error: --problem must be p1 or d1, got 'x1'"
 
+# --explain says what the power fitting measured, also when it changed nothing
+"$gen" plans/best.yaml --problem d1 --explain >"$tmp/out" 2>"$tmp/err"
+grep -q '^power.fit: 1 run; hottest window 19.80 W as written, under the 20 W limit less 0.001 W: the program as written (relax: too near the limit, the spacings kept)$' "$tmp/out" &&
+  [ "$("$gen" plans/best.yaml --problem d1 --explain --json | jq -r .power_fit | cut -c1-22)" = "power.fit: 1 run; hott" ] &&
+  ok "--explain: the power fitting's runs and watts of an unchanged program" ||
+  { ko "--explain: the power fitting's runs and watts of an unchanged program"; grep power.fit "$tmp/out"; }
 # --explain: the capacity report, text or JSON, also for a plan that does not fit
 "$gen" "$tmp/d1.yaml" --json >"$tmp/out" 2>"$tmp/err"
 code=$?

@@ -629,6 +629,14 @@ static Ir *fit_section(const Plan *plan, ProblemKind kind, int64_t cap, gboolean
                                    res->runs, res->first_w, res->peak_w, FIT_LIMIT_W, FIT_MARGIN_W,
                                    family_name[best.family], what->str, res->first_cycles, res->cycles);
   }
+  if (!ir->fit_note) /* measured, unchanged: how far under the limit, for --explain */
+    ir->fit_account = g_strdup_printf(
+        "power.fit: %d run%s; hottest window %.2f W as written, under the %.0f W limit less %.3f W: the program as "
+        "written%s",
+        res->runs, res->runs == 1 ? "" : "s", res->first_w, FIT_LIMIT_W, FIT_MARGIN_W,
+        section.power_fit != FIT_RELAX                         ? ""
+        : res->first_w > FIT_LIMIT_W - FIT_RELAX_HEADROOM_W ? " (relax: too near the limit, the spacings kept)"
+                                                              : " (relax: no lower spacing was faster under the limit)");
   if (dump) *dump = best.dump;
   else g_free(best.dump);
   return ir;

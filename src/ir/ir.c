@@ -82,6 +82,7 @@ void ir_free(Ir *ir) {
   }
   g_free(ir->plan_file);
   g_free(ir->fit_note);
+  g_free(ir->fit_account);
   if (ir->warnings) g_ptr_array_free(ir->warnings, TRUE);
   g_free(ir);
 }

@@ -242,6 +242,9 @@ typedef struct Ir {
   char *fit_note;     /* the power fitting's account when it changed the   */
                       /* schedule (src/fit), a line of text; NULL: none;   */
                       /* the backend prints it under the header; owned     */
+  char *fit_account;  /* its account when it measured the program and      */
+                      /* changed nothing (runs, watts): for --explain;     */
+                      /* NULL: not measured, or fit_note; owned            */
   /* ir.c's storage of the tensors: `tensors` points into these blocks of
    * IrTensor (owned), filled in creation order; fewer and denser allocations
    * than one per tensor (a P1 program has ~34k tensors). */

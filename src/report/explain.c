@@ -286,7 +286,8 @@ char *explain_text(const Machine *hw, const Schedule *s, const char *file, const
     for (guint i = 0; i < ir->warnings->len; i++)
       g_string_append_printf(o, "  %s\n", (const char *)g_ptr_array_index(ir->warnings, i));
   }
-  if (ir && ir->fit_note) g_string_append_printf(o, "\n%s\n", ir->fit_note);
+  if (ir && (ir->fit_note || ir->fit_account)) /* what the power fitting measured */
+    g_string_append_printf(o, "\n%s\n", ir->fit_note ? ir->fit_note : ir->fit_account);
   g_string_append(o, "\nallocation (rf_alloc, the plan's strategy):\n");
   if (!c.wg) {
     g_string_append_printf(o, "  none: %s\n", failure ? failure : "the plan did not compile");
@@ -426,9 +427,9 @@ char *explain_json(const Machine *hw, const Schedule *s, const char *file, const
     for (guint i = 0; i < ir->warnings->len; i++) jdoc_string(j, g_ptr_array_index(ir->warnings, i));
     jdoc_end_array(j);
   }
-  if (ir && ir->fit_note) {
+  if (ir && (ir->fit_note || ir->fit_account)) {
     jdoc_member(j, "power_fit");
-    jdoc_string(j, ir->fit_note);
+    jdoc_string(j, ir->fit_note ? ir->fit_note : ir->fit_account);
   }
   jdoc_member(j, "allocation");
   if (!c.wg) {
