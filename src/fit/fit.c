@@ -429,6 +429,71 @@ static gboolean repair(const Plan *plan, PlanProblem *pp, const char *text, gboo
   return TRUE;
 }
 
+/* The projection a refusal (its text after "error: ") is about: the one of
+ * the knob it starts with ("k_split.qkv=2: refinements.ln_fold folds ..",
+ * "weights: resident: multicast.w2 needs a WG .."), else named_proj's. */
+static int refused_proj(const char *text) {
+  if (g_str_has_prefix(text, "weights: resident: ")) text += strlen("weights: resident: ");
+  size_t n = strspn(text, "abcdefghijklmnopqrstuvwxyz0123456789_."), m;
+  const char *dot = memchr(text, '.', n);
+  if (n > 0 && (text[n] == ':' || text[n] == '=' || (dot && text[n] == ' '))) { /* a knob's path */
+    for (int j = 0; dot && j < PROJ__COUNT; j++)
+      if ((m = strlen(sched_proj_name[j])) == n - (size_t)(dot + 1 - text) && strncmp(dot + 1, sched_proj_name[j], m) == 0)
+        return j;
+    return -1;
+  }
+  return named_proj(text);
+}
+
+/* When no single repair compiles the whole section (a stage after the one
+ * refused needs its own repair, or a technique built with it a fallback):
+ * the first repair of projection X's unit (as above, none first) with the
+ * fewest panel_groups.X that gets the lowering past X's refusal: the
+ * section compiles, or refuses at something else (a later stage, another
+ * knob), which the caller's loop then repairs or falls back in turn.
+ * Groups run X's (K shard, panel) units in rounds when there are more of
+ * them than the SMs have WGs.  TRUE with *pp repaired and the changes in
+ * `changed`. */
+static gboolean step_repair(const Plan *plan, PlanProblem *pp, const char *text, const char *dump_after,
+                            gboolean verify, int *runs, GString *changed) {
+  int j = refused_proj(text);
+  if (j < 0 || pp->dims.kind != PROB_P1) return FALSE;
+  Repair unit[1 + 2 * REPAIR_STEPS] = {{{NULL, NULL}, {0, 0}, 0}};
+  int nu = 1;
+  char ks[32], pn[32], pg[32];
+  g_snprintf(ks, sizeof ks, "k_split.%s", sched_proj_name[j]);
+  g_snprintf(pn, sizeof pn, "panels.%s", sched_proj_name[j]);
+  g_snprintf(pg, sizeof pg, "panel_groups.%s", sched_proj_name[j]);
+  nu += repair_values(plan, pp, ks, +1, 1, 8, REPAIR_STEPS, unit + nu);
+  nu += repair_values(plan, pp, pn, -1, 1, 1, REPAIR_STEPS, unit + nu);
+  long g_now;
+  if (!plan_knob_number(pp, pg, &g_now)) return FALSE;
+  int tries = 0;
+  for (long g = g_now; g <= 64 && tries < REPAIR_TRIES; g++)
+    for (int a = 0; a < nu && tries < REPAIR_TRIES; a++) {
+      if (a == 0 && g == g_now) continue; /* as written: refused */
+      PlanProblem cand;
+      g_autoptr(GString) what = g_string_new(NULL);
+      Repair none = {{NULL, NULL}, {0, 0}, 0};
+      if (!repaired(plan, pp, &unit[a], &none, 0, &cand, what)) continue;
+      if (g != g_now && !plan_knob_repair(&cand, &plan->hw, pg, g, what)) continue;
+      tries++;
+      (*runs)++;
+      g_autoptr(GError) e = NULL;
+      char *dump = NULL;
+      Ir *ir = pass_pipeline_section(plan, &cand, dump_after, dump_after ? &dump : NULL, verify, &e);
+      g_free(dump);
+      const char *at = e ? strstr(e->message, ": error: ") : NULL;
+      gboolean past = ir || !at || refused_proj(at + 9) != j;
+      if (ir) ir_free(ir);
+      if (!past) continue;
+      *pp = cand;
+      g_string_append_printf(changed, "%s%s", changed->len ? ", " : "", what->str);
+      return TRUE;
+    }
+  return FALSE;
+}
+
 /* Level 0 of the section, with capacity fallbacks: while the lowering
  * refuses at a knob the plan wrote (a resident shard over a WG's RF, relays
  * over the machine's WGs, ...), that knob goes back to its default, with
@@ -452,20 +517,32 @@ static gboolean first_fit(const Plan *plan, PlanProblem *pp, gboolean measured, 
     }
     if (ok) return TRUE;
     int i = pt->ir || plan->strict || round >= FIT_MAX_FALLBACKS ? -1 : cited_knob(plan, pp, e->message);
-    if (i < 0) {
+    const char *at = strstr(e->message, ": error: ");
+    gboolean capacity = repairs && at && !pt->ir && !plan->strict && round < FIT_MAX_FALLBACKS &&
+                        g_str_has_prefix(at + 9, "weights: resident: ");
+    if (i < 0 && !capacity) {
       g_propagate_error(err, g_steal_pointer(&e));
       return FALSE;
     }
     point_free(pt);
     g_autoptr(GString) changed = g_string_new(NULL);
-    const char *at = strstr(e->message, ": error: ");
-    if (repairs && g_str_has_prefix(at + 9, "weights: resident: ") &&
-        repair(plan, pp, at + 9, measured, dump_after, verify, pt, runs, changed)) {
+    if (capacity && repair(plan, pp, at + 9, measured, dump_after, verify, pt, runs, changed)) {
       *repaired_it = TRUE;
       if (!*warnings) *warnings = g_ptr_array_new_with_free_func(g_free);
       g_ptr_array_add(*warnings, g_strdup_printf("%.*s: warning: %s; repaired with %s (--strict refuses)",
                                                  (int)(at - e->message), e->message, at + 9, changed->str));
       return TRUE;
+    }
+    if (capacity && step_repair(plan, pp, at + 9, dump_after, verify, runs, changed)) {
+      *repaired_it = TRUE;
+      if (!*warnings) *warnings = g_ptr_array_new_with_free_func(g_free);
+      g_ptr_array_add(*warnings, g_strdup_printf("%.*s: warning: %s; repaired with %s (--strict refuses)",
+                                                 (int)(at - e->message), e->message, at + 9, changed->str));
+      continue;
+    }
+    if (i < 0) {
+      g_propagate_error(err, g_steal_pointer(&e));
+      return FALSE;
     }
     plan_knob_fallback(pp, i, changed);
     if (changed->len == 0) { /* already at its default: nothing left to try */

@@ -29,7 +29,7 @@
  * under the limit (a program nearer it keeps the values written for it). */
 #define FIT_RELAX_HEADROOM_W 1.0
 /* At most this many capacity fallbacks before a refusal stands. */
-#define FIT_MAX_FALLBACKS 8
+#define FIT_MAX_FALLBACKS 16
 /* The largest event interval it tries (the knob's maximum). */
 #define FIT_MAX_INTERVAL 100000
 

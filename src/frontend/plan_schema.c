@@ -111,6 +111,19 @@ static int check_k_split(const PlanKnobDef *k, const PlanProblem *pp, const Mach
   return PLAN_ERROR_DIVIDE;
 }
 
+/* P1: the groups take whole panels (the stage's N / panels.PROJ of them). */
+static int check_panel_groups(const PlanKnobDef *k, const PlanProblem *pp, const Machine *hw, long v,
+                              GString *msg) {
+  (void)hw;
+  int e, P = pp->panel[k->proj], np = P > 0 ? sched_proj_n(&pp->dims, k->proj) / P : 0;
+  if ((e = range(k, v, k->min, k->max, NULL, msg))) return e;
+  if (np <= 0 || np % v == 0) return 0;
+  g_string_printf(msg, "%s=%ld does not divide the %d panels of %s (%s=%d / panels.%s=%d)", k->path, v, np,
+                  sched_proj_name[k->proj], n_name[k->proj], sched_proj_n(&pp->dims, k->proj),
+                  sched_proj_name[k->proj], P);
+  return PLAN_ERROR_DIVIDE;
+}
+
 static int check_multicast(const PlanKnobDef *k, const PlanProblem *pp, const Machine *hw,
                            long v, GString *msg) {
   (void)pp;
@@ -194,6 +207,8 @@ static int check_ffn_channels(const PlanKnobDef *k, const PlanProblem *pp, const
  * whose tasks also normalise their whole input row, later; P1 now */
 #define KSPLIT(p, pr) INT(p, BOTH, k_split[pr], 1, 8, 1, pr, check_k_split, pr == PROJ_WO || pr == PROJ_W2 ? 0 : 3, 0)
 #define MCAST(p, pr) BOOL(p, BOTH, multicast[pr], 0, pr, check_multicast, 4, 0)
+/* panel_groups.PROJ: p1.c's stage_proj_resident (a stage's owners in rounds) */
+#define PGROUPS(p, pr) INT(p, P1, panel_groups[pr], 1, 64, 1, pr, check_panel_groups, 0, 0)
 #define KLAST(p, pr) BOOL(p, P1, k_split_last[pr], 0, pr, NULL, 0, 0)
 #define TSYNC(p, pr) BOOL(p, P1, tile_sync[pr], 0, pr, NULL, 0, 0)
 /* weight_spacing.PROJ: spacing.c */
@@ -225,6 +240,7 @@ const PlanKnobDef plan_knobs[PLAN_NKNOBS] = {
     PER_PROJ(PANEL, "panels"),
     PER_PROJ(KCHUNK, "k_chunk"),
     PER_PROJ(KSPLIT, "k_split"),
+    PER_PROJ(PGROUPS, "panel_groups"),
     PER_PROJ(KLAST, "k_split_last"),
     PER_PROJ(TSYNC, "tile_sync"),
     PER_PROJ(WSPACE, "weight_spacing"),
@@ -353,6 +369,10 @@ const PlanNeed plan_needs[] = {
     {"layout", "weights", WEIGHTS_RESIDENT, "weights is resident", P1},
     {"handoff", "weights", WEIGHTS_RESIDENT, "weights is resident", P1},
     {"handoff", "multicast.w1", 1, "multicast.w1 is true", P1},
+    {"panel_groups.qkv", "weights", WEIGHTS_RESIDENT, "weights is resident", P1},
+    {"panel_groups.wo", "weights", WEIGHTS_RESIDENT, "weights is resident", P1},
+    {"panel_groups.w1", "weights", WEIGHTS_RESIDENT, "weights is resident", P1},
+    {"panel_groups.w2", "weights", WEIGHTS_RESIDENT, "weights is resident", P1},
     {"k_split_last.qkv", "k_split.qkv", 2, "k_split.qkv > 1", P1},
     {"k_split_last.wo", "k_split.wo", 2, "k_split.wo > 1", P1},
     {"k_split_last.w1", "k_split.w1", 2, "k_split.w1 > 1", P1},

@@ -604,11 +604,57 @@ static gboolean resident_desc(P1 *c, int l, int stage, const ProjStage *ps, LwP1
   return TRUE;
 }
 
+/* panel_groups.PROJ = G > 1: the stage's panels in G groups of N / G
+ * columns, each a resident stage of its own (owners, issuers, events
+ * "l0_qkv_g1_..") whose owners take the WGs after the previous group's, so
+ * that a stage with more (K shard, panel) units than the SMs have WGs runs
+ * them in rounds: every weight is still read once, A once per group.  Every
+ * group waits for the stage before; the next stage waits for all of them
+ * (one family of groups).  A stage built with its neighbour (handoff: rf,
+ * attention.handoff) has one group only. */
 static gboolean stage_proj_resident(P1 *c, int l, int stage, const ProjStage *ps, GError **err) {
   LwP1Resident st;
   ProjTail pt;
   int part_col[P1_DEAD];
-  return resident_desc(c, l, stage, ps, &st, &pt, part_col, err) && lw_p1_resident_stage(c->ir, &c->res, &st, err);
+  SchedProj k = ps->pj->proj;
+  int G = c->pp->panel_groups[k];
+  if (G <= 1)
+    return resident_desc(c, l, stage, ps, &st, &pt, part_col, err) && lw_p1_resident_stage(c->ir, &c->res, &st, err);
+  char knob[32];
+  g_snprintf(knob, sizeof knob, "panel_groups.%s", sched_proj_name[k]);
+  if (ps->N % (G * ps->pj->panel) != 0) { /* the schema checks it at the plan's shape */
+    ir_error(c->ir, err, ir_prov(c->ir, knob), "%s=%d does not divide the %d panels of %s", knob, G,
+             ps->N / ps->pj->panel, sched_proj_name[k]);
+    return FALSE;
+  }
+  if (c->pp->multicast_pass && c->pp->multicast[k]) {
+    ir_error(c->ir, err, ir_prov(c->ir, "multicast.pass"),
+             "multicast.pass: the pass puts a stage's issuers on WGs with no task of the stage, and %s=%d "
+             "runs %s's owners in groups over the WGs; use multicast.pass: false", knob, G, sched_proj_name[k]);
+    return FALSE;
+  }
+  int prev = c->prev;
+  for (int g = 0; g < G; g++) {
+    ProjStage pg = *ps;
+    pg.N = ps->N / G;
+    c->prev = prev; /* every group after the stage before, not after each other */
+    if (!resident_desc(c, l, stage, &pg, &st, &pt, part_col, err)) return FALSE;
+    g_autofree char *unit = g == 0 ? g_strdup(st.name) : g_strdup_printf("%s_g%d", st.name, g);
+    st.unit = unit, st.col0 = g * pg.N, st.ld = ps->N;
+    st.prov = ir_prov(c->ir, knob); /* its owners' weight columns */
+    if (!lw_p1_resident_stage(c->ir, &c->res, &st, err)) return FALSE;
+  }
+  return TRUE;
+}
+
+/* A stage built with its neighbour runs as one group (above). */
+static gboolean one_group(P1 *c, SchedProj k, const char *with, GError **err) {
+  if (c->pp->panel_groups[k] <= 1) return TRUE;
+  ir_error(c->ir, err, ir_prov(c->ir, with),
+           "%s: this hand-off builds %s's owners together with the stage that feeds them, as one group, "
+           "but panel_groups.%s=%d asks for %d; use the hand-off through HBM", with, sched_proj_name[k],
+           sched_proj_name[k], c->pp->panel_groups[k], c->pp->panel_groups[k]);
+  return FALSE;
 }
 
 /* issue_spacing.PROJ spaces a multicast stage's issuer tasks; a stage fed
@@ -629,6 +675,7 @@ static gboolean stage_ffn_rf(P1 *c, int l, int stage, const ProjStage *w1, const
   ProjTail t1, t2;
   int part1[P1_DEAD], part2[P1_DEAD];
   if (!no_issuers(c, PROJ_W2, "handoff: rf", err)) return FALSE; /* W1's owners issue (resident_owners.c) */
+  if (!one_group(c, PROJ_W1, "handoff", err) || !one_group(c, PROJ_W2, "handoff", err)) return FALSE;
   return resident_desc(c, l, stage, w1, &s1, &t1, part1, err) &&
          resident_desc(c, l, stage + 1, w2, &s2, &t2, part2, err) &&
          lw_p1_ffn_rf(c->ir, &c->res, &s1, &s2, ir_prov(c->ir, "handoff"), err);
@@ -643,6 +690,7 @@ static gboolean att_wo_rf(P1 *c, int l, int stage, LwP1Attention *at, const Proj
   if (!no_issuers(c, PROJ_WO, c->pp->attn_handoff == ATTHANDOFF_RELAY ? "attention.handoff: relay"
                                                                         : "attention.handoff: rf", err))
     return FALSE;
+  if (!one_group(c, PROJ_WO, "attention.handoff", err)) return FALSE;
   return resident_desc(c, l, stage + 1, wo, &st, &pt, part_col, err) &&
          lw_p1_att_wo_rf(c->ir, &c->res, at, &st, c->pp->attn_handoff == ATTHANDOFF_RELAY,
                          ir_prov(c->ir, "attention.handoff"), err);
@@ -683,8 +731,8 @@ static gboolean packed_fits(P1 *c, GError **err) {
 static void keep_clear(P1 *c, guint t0, const ProjStage *next) {
   Ir *ir = c->ir;
   if (c->pp->weights != WEIGHTS_RESIDENT) return;
-  LwP1Resident st = {.pj = next->pj, .N = next->N, .shards = c->pp->k_split[next->pj->proj],
-                     .multicast = c->pp->multicast[next->pj->proj]};
+  LwP1Resident st = {.pj = next->pj, .N = next->N / MAX(1, c->pp->panel_groups[next->pj->proj]),
+                     .shards = c->pp->k_split[next->pj->proj], .multicast = c->pp->multicast[next->pj->proj]};
   int taken = lw_p1_resident_owners(ir, &st);
   for (guint k = t0; k < ir->tasks->len; k++) ir_task_at(ir, (int)k)->pin = lw_p1_free_wg(ir, &c->res, taken, (int)(k - t0));
 }
@@ -697,8 +745,8 @@ static void keep_clear_att(P1 *c, guint t0, int qkv_stage, const ProjStage *next
   Ir *ir = c->ir;
   int taken = 0;
   if (c->pp->weights == WEIGHTS_RESIDENT) {
-    LwP1Resident st = {.pj = next->pj, .N = next->N, .shards = c->pp->k_split[next->pj->proj],
-                       .multicast = c->pp->multicast[next->pj->proj]};
+    LwP1Resident st = {.pj = next->pj, .N = next->N / MAX(1, c->pp->panel_groups[next->pj->proj]),
+                       .shards = c->pp->k_split[next->pj->proj], .multicast = c->pp->multicast[next->pj->proj]};
     taken = lw_p1_resident_owners(ir, &st);
   }
   if (!lw_p1_att_place(ir, &c->res, t0, qkv_stage, taken, c->N / c->rows - 1)) keep_clear(c, t0, next);

@@ -105,7 +105,11 @@ typedef struct LwP1Res {
   int F, *next, *head, *ofull;
   int *ofree; /* handoff_hop_flow (fanout.c): owner o's own free events [o*nb + b], or NULL */
   char *wsym, *bsym;
+  const char *unit;                        /* st->unit or st->name: tags and events */
 } Res;
+
+/* Output column of owner column p (panel_groups: from the group's first). */
+static int col_of(const Res *r, int p) { return r->st->col0 + p * r->P; }
 
 /* The count of group g's family event once g has completed: its tasks
  * and those of the family's earlier groups (as pass_sync counts it). */
@@ -122,8 +126,8 @@ static int64_t group_need(const Ir *ir, int g) {
 
 /* An event of shard s: "l0_w1_k0_full2". */
 static char *shard_event(const Res *r, int s, const char *what, int i) {
-  char *ev = i >= 0 ? g_strdup_printf("l%d_%s_k%d_%s%d", r->st->layer, r->st->name, s, what, i)
-                    : g_strdup_printf("l%d_%s_k%d_%s", r->st->layer, r->st->name, s, what);
+  char *ev = i >= 0 ? g_strdup_printf("l%d_%s_k%d_%s%d", r->st->layer, r->unit, s, what, i)
+                    : g_strdup_printf("l%d_%s_k%d_%s", r->st->layer, r->unit, s, what);
   return ev;
 }
 
@@ -232,8 +236,8 @@ static void make_owners(Res *r, const GArray *order) {
   for (int s = 0; s < r->S; s++)
     for (int p = 0; p < r->np; p++) {
       int o = s * r->np + p;
-      g_autofree char *tag = g_strdup_printf("l%d.%s.k%d.p%d", st->layer, st->name, s, p);
-      g_autofree char *shard = g_strdup_printf("l%d.%s.k%d", st->layer, st->name, s);
+      g_autofree char *tag = g_strdup_printf("l%d.%s.k%d.p%d", st->layer, r->unit, s, p);
+      g_autofree char *shard = g_strdup_printf("l%d.%s.k%d", st->layer, r->unit, s);
       IrRole role = st->role;
       role.panel = p, role.kshard = s;
       int t = r->task[o] = lw_task(ir, tag, st->stage, st->pj->prov, role);
@@ -297,7 +301,7 @@ static void issue_synced(Res *r, int me, int s, int c, int *waited) {
 static void issuer(Res *r, int s, int i, int wg) {
   const LwP1Resident *st = r->st;
   Ir *ir = r->ir;
-  g_autofree char *tag = g_strdup_printf("l%d.%s.k%d.mc%d", st->layer, st->name, s, i);
+  g_autofree char *tag = g_strdup_printf("l%d.%s.k%d.mc%d", st->layer, r->unit, s, i);
   g_autofree char *ready = shard_event(r, s, "ready", -1);
   IrRole role = st->role;
   role.kshard = s;
@@ -376,7 +380,7 @@ typedef struct EpiEvents {
 static int epi_event(Res *r, int *ev, const char *what, int p, int n) {
   if (*ev < 0) {
     char name[64];
-    g_snprintf(name, sizeof name, "l%d_%s_p%d_%s%d", r->st->layer, r->st->name, p, what, n);
+    g_snprintf(name, sizeof name, "l%d_%s_p%d_%s%d", r->st->layer, r->unit, p, what, n);
     *ev = ir_event(r->ir, name);
   }
   return *ev;
@@ -393,7 +397,7 @@ static void epilogue(Res *r, int o, int i, int t, IrView av, const char *tag, Ep
     if (r->res[o] >= 0) {
       IrView rv = ir_all(ir, r->res[o]);
       LwMat m = {st->res.col, st->res.stride, st->res.packed};
-      lw_load_mat(ir, me, rv, st->res.sym, &m, t * r->R, p * r->P, st->res.prov);
+      lw_load_mat(ir, me, rv, st->res.sym, &m, t * r->R, col_of(r, p), st->res.prov);
       op = ir_emit(ir, me, IR_VADD);
       op->d = av, op->a = av, op->b = rv, op->prov = st->last_prov;
     }
@@ -402,7 +406,7 @@ static void epilogue(Res *r, int o, int i, int t, IrView av, const char *tag, Ep
     IrView pv = ir_all(ir, r->pbuf[o]);
     wait_ev(ir, me, epi_event(r, &ev->above, "sum", p, s + 1), i + 1, st->split_prov);
     if (!mc)
-      lw_load(ir, me, pv, "scratch", t * r->R, st->part_col[s] + p * r->P, st->part_stride, st->split_prov);
+      lw_load(ir, me, pv, "scratch", t * r->R, st->part_col[s] + col_of(r, p), st->part_stride, st->split_prov);
     IrOp *op = ir_emit(ir, me, IR_VADD);
     op->d = av, op->a = av, op->b = pv, op->prov = st->split_prov;
     if (mc) { /* the part buffer may take the next tile's sum */
@@ -411,7 +415,7 @@ static void epilogue(Res *r, int o, int i, int t, IrView av, const char *tag, Ep
   }
   if (s > 0) { /* the sum of shards >= s, for shard s-1 */
     if (!mc) {
-      lw_store(ir, me, av, "scratch", t * r->R, st->part_col[s - 1] + p * r->P, st->part_stride, st->split_prov);
+      lw_store(ir, me, av, "scratch", t * r->R, st->part_col[s - 1] + col_of(r, p), st->part_stride, st->split_prov);
     } else { /* straight into shard s-1's part buffer, once it is free */
       if (i == 0) { /* its task has started */
         if (ev->ready_prev < 0) {
@@ -434,14 +438,14 @@ static void epilogue(Res *r, int o, int i, int t, IrView av, const char *tag, Ep
     IrOp *op = ir_emit(ir, me, IR_VADD);
     op->d = av, op->a = av, op->b = ir_all(ir, r->bias[o]), op->prov = st->prov;
   }
-  st->finish(st->ctx, me, tag, t, p * r->P, av);
+  st->finish(st->ctx, me, tag, t, col_of(r, p), av);
   if (st->publish_tiles) lw_p1_tile_signal(ir, me, st->layer, st->name, t, st->sync_prov);
 }
 
 /* Owner o's hand-off of tile t (st->post), its finished accumulator. */
 static void post_tile(Res *r, int o, const char *tag, int t) {
   const LwP1Resident *st = r->st;
-  st->post(st->ctx, r->task[o], tag, t, (o % r->np) * r->P, ir_all(r->ir, r->acc[r->nacc * o + t % r->nacc]));
+  st->post(st->ctx, r->task[o], tag, t, col_of(r, o % r->np), ir_all(r->ir, r->acc[r->nacc * o + t % r->nacc]));
 }
 
 /* Owner o's program.  Weight piece k of owner o (of n) waits until the
@@ -471,7 +475,7 @@ static void owner(Res *r, int o, const LwP1State *state) {
   /* st->post: tile t's hand-off after chunk `at` of tile t+2 (its epilogue
    * is done by then, and acc[t % 3] still holds it) */
   gboolean post = st->post && s == 0;
-  int at = post ? st->post_at(st->ctx, p * r->P, r->nk) : 0;
+  int at = post ? st->post_at(st->ctx, col_of(r, p), r->nk) : 0;
   for (int k = 0; k < r->nk; k++) {
     if (paced) { /* owner o's pieces between the others': no bursts */
       int n = r->np * r->S, c = (int)((int64_t)(k * n + o) * state->prev_total / (r->nk * n));
@@ -486,10 +490,10 @@ static void owner(Res *r, int o, const LwP1State *state) {
       if (gap > 0) lw_waitt(ir, me, gap, gp);
     }
     if (st->multicast && k == 0) lw_piece_stagger(ir, me, st->role.proj, o); /* weight_stagger */
-    lw_load(ir, me, ir_win(r->w[o], k * r->kc, r->kc, 0, r->P), r->wsym, s * r->KS + k * r->kc, p * r->P,
-            st->N, st->prov);
+    lw_load(ir, me, ir_win(r->w[o], k * r->kc, r->kc, 0, r->P), r->wsym, s * r->KS + k * r->kc, col_of(r, p),
+            st->ld ? st->ld : st->N, st->prov);
   }
-  if (r->bias[o] >= 0) lw_load(ir, me, ir_all(ir, r->bias[o]), r->bsym, 0, p * r->P, st->N, st->prov);
+  if (r->bias[o] >= 0) lw_load(ir, me, ir_all(ir, r->bias[o]), r->bsym, 0, col_of(r, p), st->ld ? st->ld : st->N, st->prov);
   if (mc) {
     g_autofree char *ready = shard_event(r, s, "ready", -1);
     lw_sig(ir, me, ready, st->mc_prov);
@@ -510,12 +514,12 @@ static void owner(Res *r, int o, const LwP1State *state) {
    * for it); piece by piece during the loads, each MMA beside the previous
    * stage's, was 2% slower */
   if (st->fold) {
-    g_autofree char *ftag = g_strdup_printf("l%d.%s.k%d.p%d", st->layer, st->name, s, p);
+    g_autofree char *ftag = g_strdup_printf("l%d.%s.k%d.p%d", st->layer, r->unit, s, p);
     LwP1Folding fd = lw_p1_ln_fold_start(ir, me, ftag, ir_all(ir, r->w[o]), o, st->fold);
     lw_p1_ln_fold_piece(ir, me, &fd, ir_all(ir, r->w[o]), 0, r->KS, st->fold);
     lw_p1_ln_fold_end(ir, me, &fd, ir_all(ir, r->w[o]), ir_all(ir, r->bias[o]), st->fold);
   }
-  g_autofree char *tag = g_strdup_printf("l%d.%s.k%d.p%d", st->layer, st->name, s, p);
+  g_autofree char *tag = g_strdup_printf("l%d.%s.k%d.p%d", st->layer, r->unit, s, p);
   EpiEvents epi = {-1, -1, -1, -1, -1};
   g_autoptr(GArray) held = g_array_new(FALSE, FALSE, sizeof(IrOp));
   for (int c = 0; c < r->total; c++) {
@@ -570,7 +574,8 @@ static void res_free(Res *r) {
 
 LwP1Res *lw_p1_resident_open(Ir *ir, const LwP1State *state, const LwP1Resident *st, int skip, GError **err) {
   Res *r = g_new0(Res, 1);
-  *r = (Res){.ir = ir, .st = st, .P = st->pj->panel, .S = st->shards, .R = st->R};
+  *r = (Res){.ir = ir, .st = st, .P = st->pj->panel, .S = st->shards, .R = st->R,
+             .unit = st->unit ? st->unit : st->name};
   r->np = st->N / r->P;
   r->KS = st->K / r->S;
   r->kc = MIN(st->pj->k_chunk, r->KS);
@@ -594,13 +599,14 @@ LwP1Res *lw_p1_resident_open(Ir *ir, const LwP1State *state, const LwP1Resident 
     if (skip)
       knob_error(ir, err, "panels", st->name,
                  "%s has %d panels x %d K shards = %d owners, but the SMs used have %u WGs and the stage "
-                 "it runs with takes %d of them: widen the panel or use more SMs",
-                 st->name, r->np, r->S, owners, order->len, skip);
+                 "it runs with takes %d of them: widen the panel, use more SMs, or hand off through HBM "
+                 "with panel_groups.%s",
+                 st->name, r->np, r->S, owners, order->len, skip, st->name);
     else
       knob_error(ir, err, "panels", st->name,
                  "%s has %d panels x %d K shards = %d owners, but the SMs used have %u WGs: widen "
-                 "the panel or use more SMs",
-                 st->name, r->np, r->S, owners, order->len);
+                 "the panel, raise panel_groups.%s or use more SMs",
+                 st->name, r->np, r->S, owners, order->len, st->name);
     g_free(r);
     return NULL;
   }
@@ -612,8 +618,8 @@ LwP1Res *lw_p1_resident_open(Ir *ir, const LwP1State *state, const LwP1Resident 
   if (st->multicast && st->from == LW_P1_FROM_ISSUERS && r->ni < 1) {
     knob_error(ir, err, "multicast", st->name,
                "multicast.%s needs a WG per K shard besides the %d owners to issue the loads, but "
-               "the SMs used have %u WGs: use more SMs, wider panels or no multicast",
-               st->name, owners, order->len);
+               "the SMs used have %u WGs: use more SMs, wider panels, more panel_groups.%s or no multicast",
+               st->name, owners, order->len, st->name);
     g_free(r);
     return NULL;
   }
@@ -643,10 +649,10 @@ LwP1Res *lw_p1_resident_open(Ir *ir, const LwP1State *state, const LwP1Resident 
     r->next = g_new(int, owners), r->head = g_new(int, owners), r->ofull = g_new(int, (gsize)owners * r->nb);
     for (int o = 0; o < owners; o++)
       for (int b = 0; b < r->nb; b++) {
-        g_autofree char *ev = g_strdup_printf("l%d_%s_k%d_p%d_full%d", st->layer, st->name, o / r->np, o % r->np, b);
+        g_autofree char *ev = g_strdup_printf("l%d_%s_k%d_p%d_full%d", st->layer, r->unit, o / r->np, o % r->np, b);
         r->ofull[o * r->nb + b] = ir_event(ir, ev);
       }
-    if (st->hop_flow) r->ofree = lw_p1_hop_flow_events(ir, st->layer, st->name, owners, r->np, r->nb);
+    if (st->hop_flow) r->ofree = lw_p1_hop_flow_events(ir, st->layer, r->unit, owners, r->np, r->nb);
   }
   make_owners(r, order);
   return r;
@@ -672,7 +678,7 @@ void lw_p1_resident_close(LwP1Res *r, LwP1State *state) {
    * per shard (one panel) it merges nothing and makes no `full` events,
    * so the next stage has nothing to pace its weights by */
   if (st->multicast && !(st->from == LW_P1_FROM_PASS && r->np < 2)) {
-    g_snprintf(state->prev_stage, sizeof state->prev_stage, "l%d_%s_k0", st->layer, st->name);
+    g_snprintf(state->prev_stage, sizeof state->prev_stage, "l%d_%s_k0", st->layer, r->unit);
     state->prev_nb = r->nb, state->prev_total = r->total, state->prev_after = st->after;
     state->prev_pass = st->from == LW_P1_FROM_PASS;
   }

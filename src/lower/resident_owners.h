@@ -28,6 +28,11 @@ typedef enum { LW_P1_FROM_ISSUERS = 0, LW_P1_FROM_OWNERS, LW_P1_FROM_STAGE, LW_P
 
 typedef struct LwP1Resident {
   const char *name;       /* the projection: "qkv", "wo", "w1", "w2"        */
+  /* panel_groups.PROJ (p1.c): one group of the stage's panels, its columns
+   * col0 .. col0+N of the projection's ld (0: N) columns, its tasks and
+   * events named `unit` ("qkv_g1"; NULL: name) */
+  const char *unit;
+  int col0, ld;
   int layer, stage;
   IrRole role;            /* kind and layer (panel, kshard set per owner)   */
   const LwProj *pj;       /* panel width P, k_chunk = A chunk columns       */

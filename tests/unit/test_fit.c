@@ -296,6 +296,125 @@ START_TEST(test_resident_layers) {
 }
 END_TEST
 
+/* plans/best.yaml with `extra` lines ("  key: value\n" each) put first
+ * into its P1 section, and the section's own lines of those keys left out. */
+static Plan *best_p1(const char *extra) {
+  g_autofree char *text = NULL;
+  gsize len = 0;
+  ck_assert(g_file_get_contents(TOP_PATH("plans/best.yaml"), &text, &len, NULL));
+  char *at = strstr(text, "\np1:\n");
+  ck_assert(at);
+  at += strlen("\np1:\n");
+  GString *e = g_string_new_len(text, at - text);
+  g_string_append(e, extra);
+  g_auto(GStrv) lines = g_strsplit(at, "\n", -1), mine = g_strsplit(extra, "\n", -1);
+  gboolean in_p1 = TRUE;
+  for (int i = 0; lines[i]; i++) {
+    if (lines[i][0] != ' ' && lines[i][0] != '#' && lines[i][0] != '\0') in_p1 = FALSE;
+    gboolean drop = FALSE;
+    for (int j = 0; in_p1 && mine[j] && !drop; j++) {
+      const char *colon = strchr(mine[j], ':');
+      drop = colon && strncmp(lines[i], mine[j], (size_t)(colon + 1 - mine[j])) == 0;
+    }
+    if (!drop) g_string_append_printf(e, "%s%s", lines[i], lines[i + 1] ? "\n" : "");
+  }
+  g_autofree char *edited = g_string_free(e, FALSE);
+  g_autoptr(GError) err = NULL;
+  Plan *p = plan_parse("best-p1.yaml", edited, strlen(edited), &err);
+  ck_assert_msg(p, "%s", err ? err->message : "?");
+  return p;
+}
+
+/* The owner tasks of layer 0's stage `unit` ("qkv", "qkv_g1"): named
+ * "..l0.<unit>.k<s>.p<p>". */
+static int owners_of(const Ir *ir, const char *unit) {
+  g_autofree char *prefix = g_strdup_printf("l0.%s.k", unit);
+  int n = 0;
+  for (guint k = 0; k < ir->tasks->len; k++) {
+    const char *name = ir_task_at(ir, (int)k)->name, *at = strstr(name, prefix);
+    if (at && (at == name || at[-1] == '.') && strstr(at + strlen(prefix), ".p")) n++;
+  }
+  return n;
+}
+
+/* panel_groups.qkv: 3 runs qkv's 24 panels as 3 groups of 8 owners, each
+ * with tasks and events of its own, every weight loaded once, and the
+ * numerics right; a stage built with its feeder (handoff: rf) refuses
+ * groups with --strict, and a count that does not divide the panels is
+ * refused at the knob. */
+START_TEST(test_panel_groups) {
+  g_autoptr(Plan) plan = best_p1("  panel_groups: {qkv: 3}\n  power: {fit: off}\n");
+  g_autoptr(GError) err = NULL;
+  g_autoptr(Ir) ir = fit_pipeline(plan, PROB_P1, NULL, NULL, FALSE, NULL, &err);
+  ck_assert_msg(ir, "%s", err ? err->message : "?");
+  ck_assert_int_eq(owners_of(ir, "qkv"), 8);
+  ck_assert_int_eq(owners_of(ir, "qkv_g1"), 8);
+  ck_assert_int_eq(owners_of(ir, "qkv_g2"), 8);
+  ck_assert_int_eq(owners_of(ir, "qkv_g3"), 0);
+  g_autofree char *text = be_emit(ir);
+  /* group 1's first owner loads W columns 256.. (8 panels of 32 on): its
+   * weight pieces start at byte 4 * 256 of wqkv.l0, whose rows are 768 floats */
+  ck_assert_msg(strstr(text, "hbm[wqkv.l0 + 1024], stride 768"), "group 1 does not load its own columns");
+  SimResult r;
+  run(text, &r);
+  ck_assert_msg(r.check.pass, "numerics: max abs error %g", r.check.max_abs_err);
+  sim_result_clear(&r);
+
+  g_autoptr(Plan) rf = best_p1("  panel_groups: {w2: 2}\n  power: {fit: off}\n");
+  rf->strict = TRUE;
+  g_autoptr(Ir) none = fit_pipeline(rf, PROB_P1, NULL, NULL, FALSE, NULL, &err);
+  ck_assert(!none);
+  ck_assert_msg(err && strstr(err->message, "error: handoff: this hand-off builds w2's owners together"), "%s",
+                err ? err->message : "?");
+  g_clear_error(&err);
+  g_autofree char *bad = g_strdup("version: 1\np1:\n  weights: resident\n  panel_groups: {qkv: 5}\n");
+  g_autoptr(Plan) b = plan_parse("bad.yaml", bad, strlen(bad), &err);
+  if (b) {
+    b->strict = TRUE;
+    g_autoptr(Ir) nb = fit_pipeline(b, PROB_P1, NULL, NULL, FALSE, NULL, &err);
+    ck_assert(!nb);
+  }
+  ck_assert_msg(err && strstr(err->message, "panel_groups.qkv=5 does not divide the 24 panels of qkv"), "%s",
+                err ? err->message : "?");
+}
+END_TEST
+
+/* Capacity repairs one projection at a time: best.yaml's P1 on 8 SMs (32
+ * WGs) has more W2 and W1 owners (with their issuers) than WGs; no single
+ * repair compiles the section, so tcc-gen repairs W2 with panel groups,
+ * falls back to the hand-off through HBM that groups need, then repairs
+ * W1: the weights stay resident and the program is right.  --strict
+ * refuses. */
+START_TEST(test_fit_step_repair) {
+  g_autoptr(Plan) plan = best_p1("  sms_used: 8\n  power: {fit: off}\n");
+  g_autoptr(GError) err = NULL;
+  g_autoptr(Ir) ir = fit_pipeline(plan, PROB_P1, NULL, NULL, FALSE, NULL, &err);
+  ck_assert_msg(ir, "%s", err ? err->message : "?");
+  ck_assert(ir->sched.weights == WEIGHTS_RESIDENT);
+  ck_assert_int_eq(ir->sched.panel_groups[PROJ_W2], 2);
+  ck_assert_int_eq(ir->sched.panel_groups[PROJ_W1], 2);
+  ck_assert(ir->sched.handoff == HANDOFF_HBM);
+  gboolean w2 = FALSE, w1 = FALSE;
+  for (guint k = 0; ir->warnings && k < ir->warnings->len; k++) {
+    const char *w = g_ptr_array_index(ir->warnings, k);
+    w2 |= strstr(w, "repaired with panel_groups.w2: 1 -> 2 (--strict refuses)") != NULL;
+    w1 |= strstr(w, "repaired with panel_groups.w1: 1 -> 2 (--strict refuses)") != NULL;
+  }
+  ck_assert_msg(w2 && w1, "the warnings do not say what was repaired");
+  g_autofree char *irt = ir_print(ir);
+  ck_assert_msg(strstr(irt, "p1.panel_groups.w2 = 2  ; fallback\n"), "the record does not mark the repair");
+  ck_assert_int_eq(owners_of(ir, "w2_g1"), 16);
+  g_autofree char *text = be_emit(ir);
+  SimResult r;
+  run(text, &r);
+  ck_assert_msg(r.check.pass, "numerics: max abs error %g", r.check.max_abs_err);
+  sim_result_clear(&r);
+  plan->strict = TRUE;
+  g_autoptr(Ir) none = fit_pipeline(plan, PROB_P1, NULL, NULL, FALSE, NULL, &err);
+  ck_assert(!none);
+}
+END_TEST
+
 Suite *suite_fit(void) {
   Suite *s = suite_create("fit");
   TCase *tc = tcase_create("fit");
@@ -308,6 +427,8 @@ Suite *suite_fit(void) {
   tcase_add_test(tc, test_fit_capped);
   tcase_add_test(tc, test_fit_repair);
   tcase_add_test(tc, test_resident_layers);
+  tcase_add_test(tc, test_panel_groups);
+  tcase_add_test(tc, test_fit_step_repair);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -170,6 +170,28 @@ static int candidates(const PlanKnobDef *k, long now, long *out) {
   return n;
 }
 
+/* The knobs that exclude knob i from `with` (pp's section; i at `now`):
+ * while a value of i's (its default doubled, else its maximum) is refused
+ * with a message that starts with another knob's path, that knob back to
+ * its default (at most 4). */
+static void excluded(const Plan *plan, PlanProblem *with, int i, long now) {
+  const PlanKnobDef *k = &plan_knobs[i];
+  long v = k->type == KT_INT ? MIN(MAX(now * 2, 2), k->max) : !now;
+  for (int n = 0; n < 4; n++) {
+    PlanProblem var = *with;
+    *plan_knob_field(&var, k) = (int)v;
+    g_autoptr(GError) err = NULL;
+    g_autoptr(Ir) ir = pass_pipeline_section(plan, &var, NULL, NULL, FALSE, &err);
+    const char *at = err ? strstr(err->message, ": error: ") : NULL;
+    if (ir || !at) return;
+    at += strlen(": error: ");
+    g_autofree char *path = g_strndup(at, strcspn(at, ":= "));
+    int d = plan_knob_index(path);
+    if (d < 0 || d == i) return;
+    plan_knob_fallback(with, d, NULL);
+  }
+}
+
 static void check_kind(ProblemKind kind) {
 #ifdef __SANITIZE_ADDRESS__
   /* a test of what the code cites, not of its memory: the compiles it
@@ -200,38 +222,54 @@ static void check_kind(ProblemKind kind) {
      * may exclude it: k_split.qkv with ln_fold, preload waves with a
      * preload window); the value best.yaml writes, or others its rule takes */
     long wrote = plan_knob_get(&base, k);
-    PlanProblem with = base;
-    plan_knob_fallback(&with, i, NULL);
-    meet_needs(&with, i);
-    g_autofree char *a = compile(plan, &with);
-    if (!a) {
-      with = bare;
+    gboolean moved = FALSE, cited = FALSE, compiled = FALSE;
+    int changed = 0;
+    g_autofree char *first = NULL;
+    /* best.yaml's section first; when it does not compile with the knob
+     * at its default, the defaults with what it needs; when no value of the
+     * knob compiles there (a technique of best.yaml's excludes it:
+     * panel_groups.w1 with handoff: rf), best.yaml's section with the
+     * knobs its refusals start with at their defaults */
+    for (int from = 0; from < 2 && !moved; from++) {
+      PlanProblem with = base;
+      plan_knob_fallback(&with, i, NULL);
       meet_needs(&with, i);
-      a = compile(plan, &with);
+      g_autofree char *a = compile(plan, &with);
+      if (!a) {
+        if (from == 1) break;
+        with = bare;
+        meet_needs(&with, i);
+        a = compile(plan, &with);
+        from = 1;
+      } else if (from == 1) {
+        excluded(plan, &with, i, a ? plan_knob_get(&with, k) : 0);
+        g_free(a);
+        a = compile(plan, &with);
+      }
+      if (!a) break;
+      compiled = TRUE;
+      /* written, in both programs: a knob's own provenance is its place
+       * (store_spacing.qkv cites itself only where a plan writes it) */
+      if (with.loc[i].line == 0) with.loc[i].line = 9999, with.loc[i].col = 1;
+      long now = plan_knob_get(&with, k), vals[33];
+      vals[0] = wrote;
+      int nv = 1 + candidates(k, now, vals + 1);
+      for (int c = 0; c < nv && !cited; c++) {
+        long v = vals[c];
+        g_autoptr(GString) msg = g_string_new(NULL);
+        if (v == now || plan_knob_check(k, &with, &plan->hw, v, msg) != 0) continue;
+        PlanProblem var = with;
+        *plan_knob_field(&var, k) = (int)v;
+        g_autofree char *b = compile(plan, &var);
+        if (!b || strcmp(a, b) == 0) continue;
+        moved = TRUE;
+        g_clear_pointer(&first, g_free);
+        cited = cites(a, b, full, &changed, &first);
+      }
     }
-    if (!a) {
+    if (!compiled) {
       g_string_append_printf(fails, "%s: neither best.yaml nor the defaults compile with the knobs it needs\n", full);
       continue;
-    }
-    /* written, in both programs: a knob's own provenance is its place
-     * (store_spacing.qkv cites itself only where a plan writes it) */
-    if (with.loc[i].line == 0) with.loc[i].line = 9999, with.loc[i].col = 1;
-    long now = plan_knob_get(&with, k), vals[33];
-    vals[0] = wrote;
-    int nv = 1 + candidates(k, now, vals + 1), changed = 0;
-    gboolean moved = FALSE, cited = FALSE;
-    g_autofree char *first = NULL;
-    for (int c = 0; c < nv && !cited; c++) {
-      long v = vals[c];
-      g_autoptr(GString) msg = g_string_new(NULL);
-      if (v == now || plan_knob_check(k, &with, &plan->hw, v, msg) != 0) continue;
-      PlanProblem var = with;
-      *plan_knob_field(&var, k) = (int)v;
-      g_autofree char *b = compile(plan, &var);
-      if (!b || strcmp(a, b) == 0) continue;
-      moved = TRUE;
-      g_clear_pointer(&first, g_free);
-      cited = cites(a, b, full, &changed, &first);
     }
     checked++;
     if (!moved)
