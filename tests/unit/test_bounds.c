@@ -8,7 +8,10 @@
 #include "bounds.h"
 #include "tests.h"
 
-static void bounds_of(const char *machine_extra, ProblemKind kind, Bounds *b) {
+/* The bounds of problem `kind` with the keys of `problem_extra` set (e.g.
+ * "d_model=64 heads=2"; the result must be valid) on the default machine
+ * with the keys of `machine_extra` set. */
+static void bounds_shape(const char *machine_extra, ProblemKind kind, const char *problem_extra, Bounds *b) {
   Machine m;
   sim_machine_default(&m);
   g_auto(GStrv) kv = g_strsplit(machine_extra, " ", -1);
@@ -18,7 +21,18 @@ static void bounds_of(const char *machine_extra, ProblemKind kind, Bounds *b) {
   }
   Problem p;
   wl_problem_default(&p, kind);
+  g_auto(GStrv) pk = g_strsplit(problem_extra, " ", -1);
+  for (int i = 0; pk[i] && *pk[i]; i++) {
+    g_auto(GStrv) pair = g_strsplit(pk[i], "=", 2);
+    ck_assert_msg(wl_problem_set(&p, pair[0], atol(pair[1]), NULL), "%s", pk[i]);
+  }
+  g_autoptr(GError) err = NULL;
+  ck_assert_msg(wl_problem_validate(&p, &err), "%s: %s", problem_extra, err ? err->message : "?");
   sim_bounds(&m, &p, b);
+}
+
+static void bounds_of(const char *machine_extra, ProblemKind kind, Bounds *b) {
+  bounds_shape(machine_extra, kind, "", b);
 }
 
 /* docs/bounds.md, "P1 on the default machine" */
@@ -98,6 +112,29 @@ START_TEST(test_bounds_no_power_budget) {
 }
 END_TEST
 
+/* A range's lines past a whole round of the channels go to the channels
+ * from its first line's on, not from channel 0.  D1 with 2 heads, history
+ * 32, 1 step (d_model 64, d_ff 32): a head's cache rows are 33 rows of
+ * 128 bytes, 66 lines, so head 1's ranges start mid-channel; the only
+ * ranges that start off channel 0 with lines past a whole round are head
+ * 1's new rows of k_cache and v_cache (2 lines each, from line 1986 and
+ * 2178: channels 2 and 3).  Every symbol starts on channel 0 (4096-byte
+ * aligned: 64 lines).  Channel 0 carries a whole round's share of every
+ * range (wqkv 96, wo 32, w1 16, w2 16, each cache's history 8 + 8) plus one
+ * line of each range from channel 0 with a part round (x_in, ln1_g, ln1_b,
+ * bo, ln2_g, ln2_b, b1, b2, out, head 0's new rows: 1 each; bqkv's 12
+ * lines: 2): 205 lines, as channel 1; channels 2 and 3 carry head 1's new
+ * rows but not b1: 204; channels 4..7 193.  Counted from channel 0, head
+ * 1's new rows would make channels 0 and 1 the busiest with 207. */
+START_TEST(test_bounds_hbm_mid_channel) {
+  Bounds b;
+  bounds_shape("", PROB_D1, "d_model=64 heads=2 d_ff=32 layers=1 history=32 steps=1", &b);
+  ck_assert_int_eq(b.hbm_lines, 1590);
+  ck_assert_int_eq(b.hbm_busiest, 205);
+  ck_assert_int_eq(b.cycles[BOUND_HBM], 8 + 205 - 1 + 100 + 1);
+}
+END_TEST
+
 /* Every program in DIR (correct: golden-check and asm-check run them) runs
  * at or above its bound; returns how many were checked. */
 static int check_dir(const char *dir_path) {
@@ -141,6 +178,7 @@ Suite *suite_bounds(void) {
   tcase_add_test(tc, test_bounds_d1_default);
   tcase_add_test(tc, test_bounds_other_machine);
   tcase_add_test(tc, test_bounds_no_power_budget);
+  tcase_add_test(tc, test_bounds_hbm_mid_channel);
   tcase_add_test(tc, test_bounds_below_programs);
   suite_add_tcase(s, tc);
   return s;

@@ -7,6 +7,9 @@
  *   passes      each pass run alone (ir_new + lower, place, pace, rf_alloc),
  *               ir_verify after each, and the result equal to pass_pipeline's,
  *               for the baseline and every good plan of tests/golden;
+ *   pace        pass_pace alone on small IRs written by hand: a bucket
+ *               filled exactly, bucket numbers along a WG's program, the
+ *               lines of loads that end mid-line;
  *   determinism two compiles of a plan give byte-identical assembly and IR;
  *   diff        one knob changed: the assembly changes only in the tasks that
  *               knob affects (names, addresses and regions of the others stay);
@@ -25,6 +28,7 @@
 #include "attention.h"
 #include "builder.h"
 #include "fanout.h"
+#include "ir_parse.h"
 #include "lower.h"
 #include "pipeline.h"
 #include "tests.h"
@@ -1447,6 +1451,118 @@ START_TEST(test_pacing_by_need) {
   ck_assert_msg(max_qkv > 0 && min_w2 < G_MAXINT64 && max_qkv < min_w2,
                 "qkv buckets up to %" G_GINT64_FORMAT ", W2 from %" G_GINT64_FORMAT, max_qkv, min_w2);
   compile_run(p, PROB_D1, "paced by need", NULL);
+}
+END_TEST
+
+/* pass_pace alone on an IR written by hand (the form of tests/passes/),
+ * which must parse and pace. */
+static Ir *paced_ir(const char *what, const char *text) {
+  g_autoptr(GError) err = NULL;
+  Ir *ir = ir_parse(what, text, strlen(text), &err);
+  ck_assert_msg(ir, "%s: %s", what, err ? err->message : "?");
+  ck_assert_msg(pass_pace(ir, &err), "%s: %s", what, err ? err->message : "?");
+  return ir;
+}
+
+/* A task's ops in short: "LD t0.x[0:16, :]", "WAIT bucket 2", "SIG took 1",
+ * "WAITT 100", others by kind number; separated by "; ". */
+static char *pace_ops(const Ir *ir, const char *task) {
+  GString *s = g_string_new(NULL);
+  for (guint k = 0; k < ir->tasks->len; k++) {
+    const IrTask *t = ir_task_at(ir, (int)k);
+    if (strcmp(t->name, task) != 0) continue;
+    for (guint i = 0; i < t->ops->len; i++) {
+      const IrOp *op = &g_array_index(t->ops, IrOp, i);
+      if (i) g_string_append(s, "; ");
+      if (op->kind == IR_LD) {
+        g_autofree char *d = ir_view_str(ir, (int)k, op->d);
+        g_string_append_printf(s, "LD %s", d);
+      } else if (op->kind == IR_WAIT || op->kind == IR_SIG) {
+        g_string_append_printf(s, "%s %s %" G_GINT64_FORMAT, op->kind == IR_WAIT ? "WAIT" : "SIG",
+                               (const char *)g_ptr_array_index(ir->events, op->event), op->n);
+      } else if (op->kind == IR_WAITT) {
+        g_string_append_printf(s, "WAITT %" G_GINT64_FORMAT, op->n);
+      } else {
+        g_string_append_printf(s, "op%d", (int)op->kind);
+      }
+    }
+  }
+  return g_string_free(s, FALSE);
+}
+
+static void expect_ops(const Ir *ir, const char *task, const char *want) {
+  g_autofree char *got = pace_ops(ir, task);
+  ck_assert_msg(strcmp(got, want) == 0, "task %s:\n got: %s\nwant: %s", task, got, want);
+}
+
+#define PACED_HEAD                                                                                 \
+  ".machine sms=2 wgs_per_sm=2\n.problem p1 d_model=32 heads=1 d_ff=32 layers=1 seqs=1 rows=32\n" \
+  "schedule\n  p1.power.bucket_bytes = 4096\n  p1.power.event_interval = 100\n"                    \
+  "  p1.power.pacing_wg = 3\n"
+
+/* Paced by a WG, a bucket holds loads up to exactly bucket_bytes: two
+ * loads of 2048 bytes (32 lines each) fill the 4096-byte bucket 1
+ * exactly and share its WAIT and SIG; the next load, which would
+ * overflow it, opens bucket 2.  The pacer releases 2 buckets.  (A bucket
+ * closed by a load that would just fill it, `>=` for `>`, would put the
+ * second load in bucket 2 with the third: every other test fills its
+ * buckets short or over.) */
+START_TEST(test_paced_bucket_exact) {
+  g_autoptr(Ir) ir = paced_ir("exact.ir", PACED_HEAD
+                              "task t0 wg 0 stage 0\n  rf t0.x 32x32\n  rf t0.g 1x32\n"
+                              "    0  LD t0.x[0:16, :], hbm[x_in]\n"
+                              "    1  LD t0.x[16:32, :], hbm[x_in + 2048]\n"
+                              "    2  LD t0.g, hbm[ln1_g.l0]\n"
+                              "task pacer wg 3 stage -1 role pacer\n"
+                              "hbm x_in = x_in 32x32 stride 32\nhbm g = ln1_g.l0 1x32 stride 32\n");
+  expect_ops(ir, "t0",
+             "WAIT bucket 1; LD t0.x[0:16, :]; LD t0.x[16:32, :]; SIG took 1; "
+             "WAIT bucket 2; LD t0.g; SIG took 1");
+  expect_ops(ir, "pacer", "WAITT 100; SIG bucket 1; WAITT 100; SIG bucket 1");
+}
+END_TEST
+
+/* Paced by a WG, the need order differs from a WG's program order (as
+ * resident weights' preloads: a WG loads a later stage's panel before an
+ * earlier stage's data): wg 0 runs a (stage 1) then b (stage 0), wg 1 c
+ * (stage 0).  By need b, c, a; a WG takes its buckets in program order,
+ * so along each WG's program the numbers never decrease: b takes a's
+ * number, and the numbers are 1..M without gaps (c 1, a and b 2; the
+ * pacer releases number 2 once, for both).  Numbered by need alone, wg 0
+ * would wait for bucket 3 and then 1. */
+START_TEST(test_paced_monotone) {
+  g_autoptr(Ir) ir = paced_ir("monotone.ir", PACED_HEAD
+                              "task a wg 0 stage 1\n  rf a.g 1x32\n    0  LD a.g, hbm[ln1_g.l0]\n"
+                              "task b wg 0 stage 0\n  rf b.x 32x32\n    0  LD b.x, hbm[x_in]\n"
+                              "task c wg 1 stage 0\n  rf c.x 32x32\n    0  LD c.x, hbm[x_in]\n"
+                              "task pacer wg 3 stage -1 role pacer\n"
+                              "hbm x_in = x_in 32x32 stride 32\nhbm g = ln1_g.l0 1x32 stride 32\n");
+  expect_ops(ir, "a", "WAIT bucket 2; LD a.g; SIG took 1");
+  expect_ops(ir, "b", "WAIT bucket 2; LD b.x; SIG took 1");
+  expect_ops(ir, "c", "WAIT bucket 1; LD c.x; SIG took 1");
+  expect_ops(ir, "pacer", "WAITT 100; SIG bucket 1; WAITT 100; SIG bucket 1");
+}
+END_TEST
+
+/* A load counts every HBM line its rows touch, a line it ends inside
+ * too (panels of 8 columns load 32-byte rows).  Self-paced, bucket 2048
+ * bytes (32 lines): t0 loads 30 rows of 8 columns at the start of 128-byte
+ * rows (30 lines: each row ends mid-line), then 8 columns at byte 48 of
+ * ln1_g (bytes 48..79: 2 lines), 32 lines in all, a full bucket: the wait
+ * comes before the third load and nowhere else.  Counting a row's end
+ * rounded down finds 0 and 1 lines and no full bucket; two lines a row
+ * would wait before the second load. */
+START_TEST(test_pace_partial_lines) {
+  g_autoptr(Ir) ir = paced_ir("lines.ir", ".machine sms=1 wgs_per_sm=2\n"
+                              ".problem p1 d_model=32 heads=1 d_ff=32 layers=1 seqs=1 rows=32\n"
+                              "schedule\n  p1.power.bucket_bytes = 2048\n  p1.power.event_interval = 100\n"
+                              "task t0 wg 0 stage 0\n  rf t0.x 30x8\n  rf t0.g 1x8\n  rf t0.b 1x32\n"
+                              "    0  LD t0.x, hbm[x_in stride 32]\n"
+                              "    1  LD t0.g, hbm[ln1_g.l0 + 48]\n"
+                              "    2  LD t0.b, hbm[ln1_b.l0]\n"
+                              "hbm x = x_in 30x8 stride 32\nhbm g = ln1_g.l0 + 48 1x8 stride 8\n"
+                              "hbm b = ln1_b.l0 1x32 stride 32\n");
+  expect_ops(ir, "t0", "LD t0.x; LD t0.g; WAITT 100; LD t0.b");
 }
 END_TEST
 
@@ -3148,6 +3264,11 @@ Suite *suite_gen(void) {
   tcase_add_test(tc, test_task_roles);
   tcase_add_test(tc, test_slice_merge_example);
   tcase_add_test(tc, test_sync_counts_producers);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("pace"); /* pass_pace alone on hand-written IR */
+  tcase_add_test(tc, test_paced_bucket_exact);
+  tcase_add_test(tc, test_paced_monotone);
+  tcase_add_test(tc, test_pace_partial_lines);
   suite_add_tcase(s, tc);
   tc = tcase_create("determinism");
   tcase_set_timeout(tc, 600);

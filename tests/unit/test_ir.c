@@ -174,6 +174,7 @@ MUT(m_mc_no_d, IrOp *op = op_at(ir, G->s0, 1); op->mods = IR_MOD_MC; op->ntarget
 MUT(m_end, op_at(ir, G->s0, 4)->kind = IR_END)
 MUT(m_unallocated, ir_tensor(ir, G->x)->part = -1)
 MUT(m_bad_place, ir_tensor(ir, G->x)->part_off = 64)
+MUT(m_parts_off, IrTensor *x = ir_tensor(ir, G->x); x->rows = 64; x->part = 12; x->nparts = 2; x->part_off = 64)
 MUT(m_live_short, ir_tensor(ir, G->x)->last_op = 1)
 MUT(m_remote_late, ir_tensor(ir, G->y)->first_op = 1)
 MUT(m_overlap, ir_tensor(ir, G->h)->part = ir_tensor(ir, G->x)->part)
@@ -249,6 +250,12 @@ static const Broken broken[] = {
     {"allocated", m_unallocated, TRUE, "ir: tensor 'x' (task 's0.blk'): used but not allocated"},
     {"placement", m_bad_place, TRUE,
      "ir: tensor 'x' (task 's0.blk'): placement p0+64 (1 part) is illegal for 32x32 (4096 bytes; "
+     "partitions of 4096 bytes, p0..p15)"},
+    /* a tensor of whole partitions starts at a partition's start: at
+     * p12+64 x would reach 64 bytes into p14, which no partition rule gives
+     * it (rf_alloc never places one so) */
+    {"placement of parts", m_parts_off, TRUE,
+     "ir: tensor 'x' (task 's0.blk'): placement p12+64 (2 parts) is illegal for 64x32 (8192 bytes; "
      "partitions of 4096 bytes, p0..p15)"},
     {"live range", m_live_short, TRUE,
      "ir: tensor 'x' (task 's0.blk'): used at wg0 ops 0..4, outside its live range 0..1"},
