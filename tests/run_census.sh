@@ -110,6 +110,11 @@ code=$?
 "$census" --help | grep -q 'SPACE.yaml' && ok "--help" || ko "--help"
 "$census" --version | grep -q '^tcc-census ' && ok "--version" || ko "--version"
 
+# standard output on a full device: an error, and no summary of a table
+# that was lost; with -o FILE, the summary line is the standard output
+expect_full "the table on /dev/full -> 2, one line" tcc-census "$census" "$seeds"
+expect_full "-o FILE, the summary on /dev/full -> 2, one line" tcc-census "$census" "$seeds" -o "$tmp/full.csv"
+
 # the speed (a figure, not a test: make bench measures it against 250 ms)
 s=$(date +%s.%N)
 "$census" "$seeds" -o "$tmp/t.csv" >/dev/null

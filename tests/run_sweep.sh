@@ -233,5 +233,10 @@ expect "--problem x1" 2 "tcc-sweep: error: --problem must be p1 or d1, got 'x1'"
 "$sweep" --help | grep -q -- '--emit-parallel' && ok "--help" || ko "--help"
 "$sweep" --version | grep -q '^tcc-sweep ' && ok "--version" || ko "--version"
 
+# standard output on a full device: an error, not a lost table (and no
+# summary of it on stderr), nor lost job commands
+expect_full "--collect on /dev/full -> 2, one line" tcc-sweep "$sweep" --collect "$par"
+expect_full "--emit-parallel on /dev/full -> 2, one line" tcc-sweep "$sweep" "$tiny" --set d1.store_spacing=0,8 --emit-parallel -o "$tmp/full"
+
 echo "sweep: $pass passed, $fail failed"
 [ $fail -eq 0 ]

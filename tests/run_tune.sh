@@ -386,5 +386,8 @@ else
   cat "$tmp/out" "$tmp/err"
 fi
 
+# standard output on a full device: an error, not a lost summary
+expect_full "the summary on /dev/full -> 2, one line" tcc-tune "$tune" "$tmp/s16.yaml" --problem d1 $knob --rounds 0 -o "$tmp/full"
+
 echo "tune: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

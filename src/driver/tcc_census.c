@@ -13,6 +13,7 @@
 #include <glib/gstdio.h>
 
 #include "census.h"
+#include "stdout_check.h"
 
 
 
@@ -46,6 +47,7 @@ static gboolean write_output(const char *file, const char *text, GError **err) {
 }
 
 int main(int argc, char **argv) {
+  stdout_check_at_exit("tcc-census", 2); /* a report that was not written is an error */
   g_autofree char *out = NULL, *format = NULL;
   gboolean version = FALSE, progress = FALSE, no_progress = FALSE;
   GOptionEntry entries[] = {
@@ -105,11 +107,8 @@ int main(int argc, char **argv) {
     }
     printf("%s: %s\n", argv[1], summary);
   } else {
-    fputs(text, stdout);
-    if (fflush(stdout) != 0 || ferror(stdout)) {
-      fprintf(stderr, "tcc-census: error: cannot write the table to standard output\n");
-      return 2;
-    }
+    stdout_put(text);
+    if (!stdout_check_now()) return 2; /* not the summary of a table that was lost */
     fprintf(stderr, "%s: %s\n", argv[1], summary);
   }
   return 0;

@@ -17,6 +17,7 @@
 #include "heap.h"
 #include "jobs.h"
 #include "tune.h"
+#include "stdout_check.h"
 
 #define TCC_TUNE_VERSION "tcc-tune 0.1.0"
 
@@ -100,6 +101,7 @@ static gboolean progress(const Tune *t, int round, gpointer data) {
 
 int main(int argc, char **argv) {
   heap_in_one_step();
+  stdout_check_at_exit("tcc-tune", 2); /* a report that was not written is an error */
   g_auto(GStrv) knob_args = NULL;
   g_autofree char *out = NULL, *problem = NULL, *resume = NULL, *engine = NULL, *sshlogin = NULL,
                   *eval_job = NULL, *eval_as = NULL;
@@ -302,6 +304,5 @@ int main(int argc, char **argv) {
   } else {
     printf("checked: %s\n", verr->message);
   }
-  if (fflush(stdout) != 0 || ferror(stdout)) return usage("cannot write to standard output");
   return checked && b->m.status == TUNE_PASS ? 0 : 1;
 }

@@ -2,7 +2,7 @@
  *
  * Exit codes: 0 = correct and within budgets, 1 = a constraint fails
  * (numerics, area, power), 2 = bad input or a faulty program (or a trace
- * file that cannot be written). */
+ * file, or standard output, that cannot be written). */
 #include <errno.h>
 #include <glib/gstdio.h>
 #include <stdio.h>
@@ -13,6 +13,7 @@
 #include "plot.h"
 #include "sim.h"
 #include "trace.h"
+#include "stdout_check.h"
 
 /* A decimal integer without sign or blanks in lo..hi into *v; FALSE on
  * anything else (a sign, garbage, empty, out of range). */
@@ -53,6 +54,7 @@ static gboolean can_write(const char *file) {
 
 int main(int argc, char **argv) {
   heap_in_one_step();
+  stdout_check_at_exit("tcc-sim", 2); /* a report that was not written is an error */
   g_autofree char *seed_arg = NULL, *max_arg = NULL, *trace_file = NULL;
   g_autofree char *max_slices_arg = NULL, *max_unit_arg = NULL, *max_flows_arg = NULL;
   g_auto(GStrv) plots = NULL;
@@ -196,7 +198,7 @@ int main(int argc, char **argv) {
     sim_result_clear(&res);
     return 2;
   }
-  fputs(rep, stdout);
+  stdout_put(rep);
   if (!json && (res.peak_w > POWER_LIMIT_W || res.area_mm2 > AREA_LIMIT_MM2)) {
     /* a FAIL says where to look: for power, the profile of a second run
      * (timing only: the timing and the energy do not depend on the data) */
