@@ -321,6 +321,15 @@ expect "--trace= -> 2" 2 "tcc-sim: error: --trace needs a file name"
 "$sim" tests/asm/tiny_p1.asm --trace="$tmp/no/such/dir/t.json" >"$tmp/out" 2>"$tmp/err"
 code=$?
 expect "--trace into a missing directory -> 2" 2 "$tmp/no/such/dir/t.json:1:1: error: cannot write: No such file or directory"
+# a name with a newline: still one line, the newline escaped as \n
+"$sim" tests/asm/tiny_p1.asm --trace="$tmp/no/such/a
+b.json" >"$tmp/out" 2>"$tmp/err"
+code=$?
+expect "--trace with a newline in its name: one line" 2 "$tmp/no/such/a\\nb.json:1:1: error: cannot write: No such file or directory"
+"$sim" tests/asm/tiny_p1.asm --plot="$tmp/a
+b.txt" >"$tmp/out" 2>"$tmp/err"
+code=$?
+expect "--plot with a newline in its name: one line" 2 "$tmp/a\\nb.txt: error: a plot file name ends in .svg or .png"
 "$sim" tests/asm/tiny_p1.asm --trace="$tmp" >"$tmp/out" 2>"$tmp/err"
 code=$?
 expect "--trace onto a directory -> 2" 2 "$tmp:1:1: error: cannot write: Is a directory"

@@ -14,6 +14,7 @@
 #include "sim.h"
 #include "trace.h"
 #include "stdout_check.h"
+#include "text_escape.h"
 
 /* A decimal integer without sign or blanks in lo..hi into *v; FALSE on
  * anything else (a sign, garbage, empty, out of range). */
@@ -45,7 +46,8 @@ static gboolean can_write(const char *file) {
   FILE *f = g_fopen(file, "w");
   if (!f) {
     int e = errno;
-    fprintf(stderr, "%s:1:1: error: cannot write: %s\n", file, g_strerror(e));
+    g_autofree char *name = text_escape(file); /* one line, whatever the name holds */
+    fprintf(stderr, "%s:1:1: error: cannot write: %s\n", name, g_strerror(e));
     return FALSE;
   }
   fclose(f);
@@ -143,7 +145,8 @@ int main(int argc, char **argv) {
       return 2;
     }
     if (plot_format_of(plots[i]) == PLOT_NONE) {
-      fprintf(stderr, "%s: error: a plot file name ends in .svg or .png\n", plots[i]);
+      g_autofree char *name = text_escape(plots[i]);
+      fprintf(stderr, "%s: error: a plot file name ends in .svg or .png\n", name);
       return 2;
     }
   }
@@ -181,7 +184,8 @@ int main(int argc, char **argv) {
       sim_result_clear(&res);
       return 2;
     }
-    if (note) fprintf(stderr, "tcc-sim: note: %s: %s\n", trace_file, note);
+    g_autofree char *name = text_escape(trace_file);
+    if (note) fprintf(stderr, "tcc-sim: note: %s: %s\n", name, note);
   }
   for (int i = 0; plots && plots[i]; i++)
     if (!plot_write(prog, res.trace, plots[i], &err)) {
