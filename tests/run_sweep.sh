@@ -178,6 +178,15 @@ fi
 "$sweep" "$tiny" --set d1.store_spacing -o "$tmp/x" >"$tmp/out" 2>"$tmp/err"
 code=$?
 expect "--set without values" 2 "tcc-sweep: error: --set d1.store_spacing: expected KEY.PATH=V1,V2,..."
+"$sweep" "$tiny" --set d1.store_spacing= -o "$tmp/none" --emit-slurm >"$tmp/out" 2>"$tmp/err"
+code=$?
+expect "--set KEY= (no values): not a sweep of 0 variants" 2 "tcc-sweep: error: --set d1.store_spacing=: no values after '=' (expected V1,V2,...)"
+[ ! -e "$tmp/none" ] && ok "--set KEY=: no sweep directory, no Slurm array of 0 jobs" ||
+  { ko "--set KEY= left $tmp/none"; cat "$tmp/none/sweep.slurm"; }
+"$sweep" "$tiny" --set 'd1.store_spacing=0,1
+2' -o "$tmp/x" >"$tmp/out" 2>"$tmp/err"
+code=$?
+expect "a value with a newline: one line, the newline escaped" 2 "tcc-sweep: error: --set d1.store_spacing=0,1\\n2: value 2 ('1\\n2') is not a plain YAML scalar"
 "$sweep" "$tiny" --set 'd1.store_spacing=0,0' -o "$tmp/x" >"$tmp/out" 2>"$tmp/err"
 code=$?
 expect "a value twice" 2 "tcc-sweep: error: --set d1.store_spacing=0,0: value '0' is given twice"
