@@ -26,3 +26,20 @@ expect() {
     cat "$tmp/diff" "$tmp/out"
   fi
 }
+# expect_full NAME TOOL COMMAND...: COMMAND, its standard output on
+# /dev/full, exits 2 with exactly the one line "TOOL: error: cannot write to
+# standard output: No space left on device" on stderr (a report that was
+# not written is an error, docs/tools.md); skipped, with a message, where
+# there is no /dev/full.
+expect_full() {
+  _name=$1 _tool=$2
+  shift 2
+  if [ ! -c /dev/full ]; then
+    echo "[SKIP] $_name: no /dev/full here"
+    return
+  fi
+  "$@" >/dev/full 2>"$tmp/err"
+  code=$?
+  : >"$tmp/out"
+  expect "$_name" 2 "$_tool: error: cannot write to standard output: No space left on device"
+}

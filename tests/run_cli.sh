@@ -321,6 +321,15 @@ expect "--trace= -> 2" 2 "tcc-sim: error: --trace needs a file name"
 "$sim" tests/asm/tiny_p1.asm --trace="$tmp/no/such/dir/t.json" >"$tmp/out" 2>"$tmp/err"
 code=$?
 expect "--trace into a missing directory -> 2" 2 "$tmp/no/such/dir/t.json:1:1: error: cannot write: No such file or directory"
+# a name with a newline: still one line, the newline escaped as \n
+"$sim" tests/asm/tiny_p1.asm --trace="$tmp/no/such/a
+b.json" >"$tmp/out" 2>"$tmp/err"
+code=$?
+expect "--trace with a newline in its name: one line" 2 "$tmp/no/such/a\\nb.json:1:1: error: cannot write: No such file or directory"
+"$sim" tests/asm/tiny_p1.asm --plot="$tmp/a
+b.txt" >"$tmp/out" 2>"$tmp/err"
+code=$?
+expect "--plot with a newline in its name: one line" 2 "$tmp/a\\nb.txt: error: a plot file name ends in .svg or .png"
 "$sim" tests/asm/tiny_p1.asm --trace="$tmp" >"$tmp/out" 2>"$tmp/err"
 code=$?
 expect "--trace onto a directory -> 2" 2 "$tmp:1:1: error: cannot write: Is a directory"
@@ -786,6 +795,26 @@ printf 'version: 1\nhardware: {rf_kib: 16}\nd1:\n  weights: resident\n' >"$tmp/r
 "$gen" "$tmp/rf.yaml" --strict -o "$tmp/rf.asm" >"$tmp/out" 2>"$tmp/err"
 code=$?
 expect "tcc-gen: rf_temp_kib takes the whole RF -> 2, said at rf_temp_kib" 2 "$tmp/rf.yaml:3:1: error: weights: resident: rf_temp_kib=16 leaves 0 of a WG's 16 KiB RF (hardware.rf_kib) for weights, less than a partition and the biases' one: lower rf_temp_kib"
+
+# standard output on a full device: an error (exit 2, one line on stderr),
+# not a lost report: tcc-sim's report, tcc-gen's assembly (written by its
+# own thread, around stdio) and its IR text
+full() { # NAME TOOL COMMAND...
+  name=$1 tool=$2
+  shift 2
+  if [ ! -c /dev/full ]; then
+    echo "[SKIP] $name: no /dev/full here"
+    return
+  fi
+  "$@" >/dev/full 2>"$tmp/err"
+  code=$?
+  : >"$tmp/out"
+  expect "$name" 2 "$tool: error: cannot write to standard output: No space left on device"
+}
+full "tcc-sim: the report on /dev/full -> 2, one line" tcc-sim "$sim" tests/asm/tiny_d1.asm
+full "tcc-gen: the assembly on /dev/full -> 2, one line" tcc-gen "$gen" "$tmp/two.yaml" --problem d1
+full "tcc-gen: --emit ir on /dev/full -> 2, one line" tcc-gen "$gen" "$tmp/two.yaml" --problem d1 --emit ir
+full "tcc-gen: --version on /dev/full -> 2, one line" tcc-gen "$gen" --version
 
 echo "cli: $pass passed, $fail failed, $xfail known gaps"
 [ $fail -eq 0 ]

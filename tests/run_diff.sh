@@ -192,5 +192,8 @@ code=$?
   grep -q '^knobs (hardware, p1; effective values): 0 differ$' "$tmp/out" && ok "--seed 13 --problem p1" ||
   { ko "--seed 13 --problem p1 (exit $code)"; cat "$tmp/out" "$tmp/err"; }
 
+# standard output on a full device: an error, not a lost report
+expect_full "the report on /dev/full -> 2, one line" tcc-diff "$diff" tests/diff/small.yaml tests/diff/small.yaml --problem d1
+
 echo "diff: $pass passed, $fail failed"
 [ $fail -eq 0 ]

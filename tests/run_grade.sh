@@ -289,5 +289,12 @@ code=$?
 [ $code -eq 2 ] && [ "$(cat "$tmp/err")" = "$tmp/two.yaml: error: cannot create: Not a directory" ] && [ ! -s "$tmp/out" ] &&
   ok "--record / --log / --note: usage errors -> 2" || ko "--record / --log / --note: usage errors -> 2"
 
+# standard output on a full device: an error, not a lost report (the
+# report of a graded plan, --log DIR's table and --plan N's text)
+expect_full "the report on /dev/full -> 2, one line" tcc-grade "$grade" "$tmp/two.yaml"
+"$grade" "$tmp/two.yaml" --record "$tmp/fullrec" >/dev/null 2>&1
+expect_full "--log DIR on /dev/full -> 2, one line" tcc-grade "$grade" --log "$tmp/fullrec"
+expect_full "--log DIR --plan 1 on /dev/full -> 2, one line" tcc-grade "$grade" --log "$tmp/fullrec" --plan 1
+
 echo "grade: $pass passed, $fail failed"
 [ $fail -eq 0 ]

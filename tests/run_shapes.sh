@@ -63,5 +63,7 @@ expect "plan: missing file" 2 "$tmp/none.yaml:1:1: error: cannot read plan: No s
 code=$?
 expect "no plan" 2 "tcc-shapes: error: expected a shape suite and at least one plan (see --help)"
 
+expect_full "--version on /dev/full -> 2, one line" tcc-shapes "$shapes" --version
+
 echo "shapes: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -178,6 +178,15 @@ fi
 "$sweep" "$tiny" --set d1.store_spacing -o "$tmp/x" >"$tmp/out" 2>"$tmp/err"
 code=$?
 expect "--set without values" 2 "tcc-sweep: error: --set d1.store_spacing: expected KEY.PATH=V1,V2,..."
+"$sweep" "$tiny" --set d1.store_spacing= -o "$tmp/none" --emit-slurm >"$tmp/out" 2>"$tmp/err"
+code=$?
+expect "--set KEY= (no values): not a sweep of 0 variants" 2 "tcc-sweep: error: --set d1.store_spacing=: no values after '=' (expected V1,V2,...)"
+[ ! -e "$tmp/none" ] && ok "--set KEY=: no sweep directory, no Slurm array of 0 jobs" ||
+  { ko "--set KEY= left $tmp/none"; cat "$tmp/none/sweep.slurm"; }
+"$sweep" "$tiny" --set 'd1.store_spacing=0,1
+2' -o "$tmp/x" >"$tmp/out" 2>"$tmp/err"
+code=$?
+expect "a value with a newline: one line, the newline escaped" 2 "tcc-sweep: error: --set d1.store_spacing=0,1\\n2: value 2 ('1\\n2') is not a plain YAML scalar"
 "$sweep" "$tiny" --set 'd1.store_spacing=0,0' -o "$tmp/x" >"$tmp/out" 2>"$tmp/err"
 code=$?
 expect "a value twice" 2 "tcc-sweep: error: --set d1.store_spacing=0,0: value '0' is given twice"
@@ -232,6 +241,11 @@ code=$?
 expect "--problem x1" 2 "tcc-sweep: error: --problem must be p1 or d1, got 'x1'"
 "$sweep" --help | grep -q -- '--emit-parallel' && ok "--help" || ko "--help"
 "$sweep" --version | grep -q '^tcc-sweep ' && ok "--version" || ko "--version"
+
+# standard output on a full device: an error, not a lost table (and no
+# summary of it on stderr), nor lost job commands
+expect_full "--collect on /dev/full -> 2, one line" tcc-sweep "$sweep" --collect "$par"
+expect_full "--emit-parallel on /dev/full -> 2, one line" tcc-sweep "$sweep" "$tiny" --set d1.store_spacing=0,8 --emit-parallel -o "$tmp/full"
 
 echo "sweep: $pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -339,23 +339,38 @@ run "$tmp/s16.yaml" --problem d1 --engine parallel -o "$tmp/x
 y"
 expect "--engine with a line break in -o" 2 "tcc-tune: error: --engine: the template, -o DIR and tcc-tune's own path must not hold a line break (the job lists are lines)"
 run "$tmp/s16.yaml" --problem d1 --evals 0 -o "$tmp/x"
-expect "--evals 0" 2 "tcc-tune: error: --evals must be 1..10000000"
+expect "--evals 0" 2 "tcc-tune: error: --evals must be 1..10000000, got '0'"
 run "$tmp/s16.yaml" --problem d1 --time 0 -o "$tmp/x"
-expect "--time 0" 2 "tcc-tune: error: --time must be in (0, 31536000]"
+expect "--time 0" 2 "tcc-tune: error: --time must be in (0, 31536000], got '0'"
 run "$tmp/s16.yaml" --problem d1 $knob
 expect "no -o" 2 "tcc-tune: error: -o DIR is required: where best.yaml and tune.csv go"
 run --problem d1 $knob -o "$tmp/x"
 expect "no template" 2 "tcc-tune: error: expected one template plan (see --help)"
 run "$tmp/s16.yaml" --problem d1 $knob --rounds 10001 -o "$tmp/x"
-expect "--rounds 10001" 2 "tcc-tune: error: --rounds must be 0..10000"
+expect "--rounds 10001" 2 "tcc-tune: error: --rounds must be 0..10000, got '10001'"
 run "$tmp/s16.yaml" --problem d1 $knob --candidates 0 -o "$tmp/x"
-expect "--candidates 0" 2 "tcc-tune: error: --candidates must be 1..1000"
+expect "--candidates 0" 2 "tcc-tune: error: --candidates must be 1..1000, got '0'"
 run "$tmp/s16.yaml" --problem d1 $knob --seed 4294967296 -o "$tmp/x"
-expect "--seed 2^32" 2 "tcc-tune: error: --seed must be 0..4294967295"
+expect "--seed 2^32" 2 "tcc-tune: error: --seed must be 0..4294967295, got '4294967296'"
 run "$tmp/s16.yaml" --problem d1 $knob --step 0 -o "$tmp/x"
-expect "--step 0" 2 "tcc-tune: error: --step must be in (0, 1]"
+expect "--step 0" 2 "tcc-tune: error: --step must be in (0, 1], got '0'"
 run "$tmp/s16.yaml" --problem d1 $knob --jobs 0 -o "$tmp/x"
-expect "--jobs 0" 2 "tcc-tune: error: --jobs must be 1..256"
+expect "--jobs 0" 2 "tcc-tune: error: --jobs must be 1..256, got '0'"
+# -1 was the mark of an option not given: taken as the default, silently
+for o in rounds:0..10000 candidates:1..1000 seed:0..4294967295 "step:in (0, 1]" jobs:1..256 evals:1..10000000 \
+  "time:in (0, 31536000]"; do
+  run "$tmp/s16.yaml" --problem d1 $knob "--${o%%:*}=-1" -o "$tmp/x"
+  expect "--${o%%:*} -1" 2 "tcc-tune: error: --${o%%:*} must be ${o#*:}, got '-1'"
+done
+run "$tmp/s16.yaml" --problem d1 $knob --rounds 2x -o "$tmp/x"
+expect "--rounds 2x" 2 "tcc-tune: error: --rounds must be 0..10000, got '2x'"
+run "$tmp/s16.yaml" --problem d1 $knob --step nan -o "$tmp/x"
+expect "--step nan" 2 "tcc-tune: error: --step must be in (0, 1], got 'nan'"
+run "$tmp/s16.yaml" --problem d1 $knob --rounds "1
+2" -o "$tmp/x"
+expect "--rounds with a newline: one line" 2 "tcc-tune: error: --rounds must be 0..10000, got '1\\n2'"
+run "$tmp/s16.yaml" --problem d1 --knob "d1.store_spacing=" -o "$tmp/x"
+expect "--knob KEY= (no values)" 2 "tcc-tune: error: --knob d1.store_spacing=: no values after '=' (expected V1,V2,...)"
 run "$tmp/s16.yaml" --problem d1 --knob d1.store_spacing=8..4 -o "$tmp/x"
 expect "a range LO > HI" 2 "tcc-tune: error: --knob d1.store_spacing=8..4: a range needs LO < HI and at most 1000000 values"
 run "$tmp/s16.yaml" --problem d1 --knob d1.store_spacing -o "$tmp/x"
@@ -385,6 +400,9 @@ else
   ko "a start that does not compile (exit $code)"
   cat "$tmp/out" "$tmp/err"
 fi
+
+# standard output on a full device: an error, not a lost summary
+expect_full "the summary on /dev/full -> 2, one line" tcc-tune "$tune" "$tmp/s16.yaml" --problem d1 $knob --rounds 0 -o "$tmp/full"
 
 echo "tune: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

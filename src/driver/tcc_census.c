@@ -5,6 +5,7 @@
  * Exit codes: 0 = written, 2 = bad input (options, the space file) or an
  * I/O error. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -13,6 +14,7 @@
 #include <glib/gstdio.h>
 
 #include "census.h"
+#include "stdout_check.h"
 
 
 
@@ -31,21 +33,32 @@ static void bar(guint64 done, guint64 total, gpointer data) {
 }
 
 /* -o FILE: a regular FILE (or a new one) is replaced whole through a
- * temporary file; anything else that exists (/dev/null, a FIFO) is written
- * through, never replaced. */
+ * temporary file beside it, renamed over it once written; anything else
+ * that exists (/dev/null, a FIFO) is written through, never replaced.
+ * Every failure names FILE, the user's path, never the temporary file
+ * (g_file_set_contents' messages named FILE.XXXXXX). */
 static gboolean write_output(const char *file, const char *text, GError **err) {
   GStatBuf st;
-  if (g_stat(file, &st) != 0 || S_ISREG(st.st_mode)) return g_file_set_contents(file, text, -1, err);
-  FILE *f = fopen(file, "w");
-  gboolean ok = f && fputs(text, f) >= 0;
-  int e = errno;
-  if (f && fclose(f) != 0 && ok) ok = FALSE, e = errno;
-  if (!ok)
+  gboolean special = g_stat(file, &st) == 0 && !S_ISREG(st.st_mode);
+  g_autofree char *tmp = special ? NULL : g_strconcat(file, ".XXXXXX", NULL);
+  int fd = special ? g_open(file, O_WRONLY, 0) : g_mkstemp_full(tmp, O_WRONLY, 0666);
+  int e = fd < 0 ? errno : 0;
+  for (gsize len = strlen(text); !e && len > 0;) {
+    ssize_t w = write(fd, text, len);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) e = w < 0 ? errno : ENOSPC;
+    else text += w, len -= (gsize)w;
+  }
+  if (fd >= 0 && close(fd) != 0 && !e) e = errno;
+  if (!e && tmp && g_rename(tmp, file) != 0) e = errno;
+  if (e && tmp && fd >= 0) g_unlink(tmp);
+  if (e)
     g_set_error(err, G_FILE_ERROR, g_file_error_from_errno(e), "cannot write '%s': %s", file, g_strerror(e));
-  return ok;
+  return !e;
 }
 
 int main(int argc, char **argv) {
+  stdout_check_at_exit("tcc-census", 2); /* a report that was not written is an error */
   g_autofree char *out = NULL, *format = NULL;
   gboolean version = FALSE, progress = FALSE, no_progress = FALSE;
   GOptionEntry entries[] = {
@@ -105,11 +118,8 @@ int main(int argc, char **argv) {
     }
     printf("%s: %s\n", argv[1], summary);
   } else {
-    fputs(text, stdout);
-    if (fflush(stdout) != 0 || ferror(stdout)) {
-      fprintf(stderr, "tcc-census: error: cannot write the table to standard output\n");
-      return 2;
-    }
+    stdout_put(text);
+    if (!stdout_check_now()) return 2; /* not the summary of a table that was lost */
     fprintf(stderr, "%s: %s\n", argv[1], summary);
   }
   return 0;

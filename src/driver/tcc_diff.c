@@ -8,7 +8,7 @@
  * Exit codes: 0 = compared and every program is correct and within
  * budgets (differences are not failures), 1 = a program of either plan
  * fails a constraint, 2 = bad input (a usage error, a plan, a compile or a
- * faulty program). */
+ * faulty program) or standard output that cannot be written. */
 #include <stdio.h>
 #include <string.h>
 
@@ -16,6 +16,7 @@
 #include "unified.h"
 #include "fit.h"
 #include "pipeline.h"
+#include "stdout_check.h"
 
 /* One simulation, run on the thread pool. */
 typedef struct Run {
@@ -109,6 +110,7 @@ static gboolean compare(Plan *const plan[2], DiffReport *r, Program *prog[2][2],
 }
 
 int main(int argc, char **argv) {
+  stdout_check_at_exit("tcc-diff", 2); /* a report that was not written is an error */
   g_autofree char *problem = NULL, *seed_arg = NULL;
   gboolean json = FALSE, all = FALSE, version = FALSE, strict = FALSE, stat = FALSE;
   int context = 3;
@@ -178,7 +180,7 @@ int main(int argc, char **argv) {
   int code = 2;
   if (ok) {
     g_autofree char *text = json ? diff_report_json(&r) : diff_report_text(&r);
-    fputs(text, stdout);
+    stdout_put(text);
     for (int i = 0; !json && !stat && i < 2; i++) { /* the code itself, WG by WG */
       ProblemKind k = order[i];
       if (!r.prob[k].on) continue;
@@ -186,8 +188,9 @@ int main(int argc, char **argv) {
       g_autofree char *lb = g_strdup_printf("%s %s", argv[2], wl_problem_name(k));
       int shown = 0;
       g_autofree char *u = diff_unified(prog[k][0], prog[k][1], la, lb, context, DIFF_MAX_EDITS, &shown);
-      printf("\n%s code diff (unified, by WG): %d WG%s differ%s\n%s", wl_problem_name(k), shown, shown == 1 ? "" : "s",
-             shown == 1 ? "s" : "", u);
+      printf("\n%s code diff (unified, by WG): %d WG%s differ%s\n", wl_problem_name(k), shown, shown == 1 ? "" : "s",
+             shown == 1 ? "s" : "");
+      stdout_put(u);
     }
     code = 0;
     for (int k = 0; k < 2; k++)

@@ -16,6 +16,7 @@
 #include "heap.h"
 #include "fit.h"
 #include "pipeline.h"
+#include "stdout_check.h"
 
 /* The problem an output file's name names: its base name has the word
  * p1 or d1 (case aside) between its start or end and anything that is not
@@ -215,6 +216,7 @@ static gboolean close_output(Sink *sink, const char *tmp, const char *file, GErr
 
 int main(int argc, char **argv) {
   heap_in_one_step();
+  stdout_check_at_exit("tcc-gen", 2); /* a report that was not written is an error */
   g_autofree char *out = NULL, *problem = NULL, *emit = NULL, *dump_after = NULL;
   g_auto(GStrv) dumps = NULL;
   gboolean version = FALSE, verify = FALSE, explain = FALSE, json = FALSE, strict = FALSE, changed = FALSE;
@@ -326,7 +328,7 @@ int main(int argc, char **argv) {
     }
   }
   if (!ir && !explain) { /* a dump taken before the failing pass is still written */
-    if (dump) fputs(dump, stdout);
+    if (dump) stdout_put(dump);
     fprintf(stderr, "%s\n", err->message);
     return 2;
   }
@@ -348,7 +350,11 @@ int main(int argc, char **argv) {
   else
     be_emit_to(ir, sink_write, &sink);
   sink_close(&sink);
-  if (to_file && !close_output(&sink, tmp, out, &err)) { /* stdout: errors ignored, as ever */
+  if (!to_file && sink.error) { /* standard output written around stdio: its error here */
+    stdout_check_failed(sink.error);
+    return 2;
+  }
+  if (to_file && !close_output(&sink, tmp, out, &err)) {
     fprintf(stderr, "tcc-gen: error: %s\n", err->message);
     return 2;
   }

@@ -8,7 +8,8 @@
  * also a self-contained page (src/tools/html.c).
  *
  * Exit codes: 0 = both problems correct and within budgets on every seed,
- * 1 = a constraint fails, 2 = bad input (plan, compile or a faulty program). */
+ * 1 = a constraint fails, 2 = bad input (plan, compile or a faulty program)
+ * or standard output that cannot be written. */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -25,6 +26,7 @@
 #include "plot.h"
 #include "record.h"
 #include "sim.h"
+#include "stdout_check.h"
 
 #define TCC_GRADE_VERSION "tcc-grade 0.1.0"
 
@@ -415,7 +417,7 @@ static void print_json(const Plan *plan, const Outcome *p1, const Outcome *d1, g
   json_builder_end_object(j);
   json_builder_end_object(j);
   g_autofree char *text = json_pretty_text(j);
-  fputs(text, stdout);
+  stdout_put(text);
 }
 
 /* Compile both problems and grade them: P1's compile, then D1's compile
@@ -622,7 +624,7 @@ static int tool_error(const char *dir, const char *plan, const char *note, const
     json_builder_add_string_value(j, msg);
     json_builder_end_object(j);
     g_autofree char *text = json_pretty_text(j);
-    fputs(text, stdout);
+    stdout_put(text);
   }
   if (dir) {
     RecRun r = {.plan = plan, .note = note, .error = msg, .refused = refused};
@@ -638,6 +640,7 @@ int main(int argc, char **argv) {
    * check instead of mapping fresh pages that the kernel must zero
    * (heap.c). */
   heap_setup(256u << 20, TRUE);
+  stdout_check_at_exit("tcc-grade", 2); /* a report that was not written is an error */
   gboolean version = FALSE, json = FALSE;
   g_autofree char *rec_dir = NULL, *note = NULL, *log_dir = NULL, *problem = NULL, *html = NULL, *plan_n = NULL;
   GOptionEntry entries[] = {
@@ -691,7 +694,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, "%s\n", err->message);
         return 2;
       }
-      fputs(text, stdout);
+      stdout_put(text);
       return 0;
     }
     g_autofree char *table = rec_log(log_dir, &err);
@@ -699,7 +702,7 @@ int main(int argc, char **argv) {
       fprintf(stderr, "%s\n", err->message);
       return 2;
     }
-    fputs(table, stdout);
+    stdout_put(table);
     return 0;
   }
   if (err || argc != 2) {

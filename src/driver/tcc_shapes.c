@@ -9,10 +9,12 @@
 #include <string.h>
 
 #include "shapes.h"
+#include "stdout_check.h"
 
 #define TCC_SHAPES_VERSION "tcc-shapes 0.1.0"
 
 int main(int argc, char **argv) {
+  stdout_check_at_exit("tcc-shapes", 2); /* a report that was not written is an error */
   gboolean version = FALSE, quick = FALSE, refusals_ok = FALSE;
   int jobs = 0;
   GOptionEntry entries[] = {
@@ -64,7 +66,7 @@ int main(int argc, char **argv) {
   }
   guint failed = 0;
   g_autofree char *table = shapes_table(suite, argv + 2, argc - 2, runs, n, &bad, &failed);
-  fputs(table, stdout);
+  stdout_put(table);
   shapes_free(runs, n);
   return (refusals_ok ? failed : bad) ? 1 : 0;
 }

@@ -12,6 +12,7 @@
 #include "jobs.h"
 #include "plan_edit.h"
 #include "sweep.h"
+#include "stdout_check.h"
 
 
 
@@ -72,8 +73,8 @@ static int collect(const char *dir, gboolean json) {
     guint rows = 0, passing = 0;
     g_autofree char *table = sweep_collect_tune(dir, json, &rows, &passing, &err);
     if (!table) return fail(err);
-    fputs(table, stdout);
-    if (fflush(stdout) != 0 || ferror(stdout)) return usage("cannot write the table to standard output");
+    stdout_put(table);
+    if (!stdout_check_now()) return 2; /* not the summary of a table that was lost */
     fprintf(stderr, "tcc-sweep: a tcc-tune directory: %u points, %u passing\n", rows, passing);
     return 0;
   }
@@ -82,8 +83,8 @@ static int collect(const char *dir, gboolean json) {
   guint bad = 0;
   g_autofree char *table = sweep_collect(s, json, &bad, &err);
   if (!table) return fail(err);
-  fputs(table, stdout);
-  if (fflush(stdout) != 0 || ferror(stdout)) return usage("cannot write the table to standard output");
+  stdout_put(table);
+  if (!stdout_check_now()) return 2; /* not the summary of a table that was lost */
   fprintf(stderr, "tcc-sweep: %u variants, %u passing, %u failing, in error or without a result\n",
           s->variants->len, s->variants->len - bad, bad);
   return bad ? 1 : 0;
@@ -106,6 +107,7 @@ static int run_job(const char *name, const char *dir, const char *grade_opt) {
 }
 
 int main(int argc, char **argv) {
+  stdout_check_at_exit("tcc-sweep", 2); /* a report that was not written is an error */
   g_auto(GStrv) sets = NULL;
   g_autofree char *out = NULL, *format = NULL, *collect_dir = NULL, *job = NULL, *grade_opt = NULL, *problem = NULL;
   gboolean version = FALSE, emit_parallel = FALSE, emit_slurm = FALSE, no_progress = FALSE;

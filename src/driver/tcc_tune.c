@@ -17,12 +17,40 @@
 #include "heap.h"
 #include "jobs.h"
 #include "tune.h"
+#include "stdout_check.h"
+#include "text_escape.h"
 
 #define TCC_TUNE_VERSION "tcc-tune 0.1.0"
 
 static int usage(const char *msg) {
   fprintf(stderr, "tcc-tune: error: %s\n", msg);
   return 2;
+}
+
+/* The numeric options are read as text, not as G_OPTION_ARG_INT or
+ * _DOUBLE, so that no value a user can type (-1 was the "not given" mark)
+ * is taken silently: each is checked against its range, and refused with
+ * "tcc-tune: error: --NAME must be RANGE, got 'TEXT'" (one line). */
+static gboolean bad_arg(const char *name, const char *range, const char *text) {
+  g_autofree char *q = text_escape(text);
+  fprintf(stderr, "tcc-tune: error: --%s must be %s, got '%s'\n", name, range, q);
+  return FALSE;
+}
+
+/* A decimal integer in lo..hi (no blanks) into *v. */
+static gboolean int_arg(const char *name, const char *text, gint64 lo, gint64 hi, gint64 *v) {
+  if (g_ascii_string_to_signed(text, 10, lo, hi, v, NULL)) return TRUE;
+  g_autofree char *range = g_strdup_printf("%" G_GINT64_FORMAT "..%" G_GINT64_FORMAT, lo, hi);
+  return bad_arg(name, range, text);
+}
+
+/* A number in (lo, hi] (no blanks) into *v; `range` says so. */
+static gboolean real_arg(const char *name, const char *text, double lo, double hi, const char *range, double *v) {
+  char *end = NULL;
+  double x = *text && !g_ascii_isspace(*text) ? g_ascii_strtod(text, &end) : 0;
+  if (!end || *end || !(x > lo && x <= hi)) return bad_arg(name, range, text); /* NaN fails too */
+  *v = x;
+  return TRUE;
 }
 
 static int fail(const GError *err) {
@@ -100,12 +128,15 @@ static gboolean progress(const Tune *t, int round, gpointer data) {
 
 int main(int argc, char **argv) {
   heap_in_one_step();
+  stdout_check_at_exit("tcc-tune", 2); /* a report that was not written is an error */
   g_auto(GStrv) knob_args = NULL;
   g_autofree char *out = NULL, *problem = NULL, *resume = NULL, *engine = NULL, *sshlogin = NULL,
                   *eval_job = NULL, *eval_as = NULL;
   gboolean version = FALSE, no_progress = FALSE, restarts = FALSE, no_screen = FALSE;
-  int rounds = -1, candidates = -1, jobs = -1, evals = -1;
-  gint64 seed = -1;
+  /* the numeric options as text (NULL: not given), checked below */
+  g_autofree char *rounds_arg = NULL, *candidates_arg = NULL, *jobs_arg = NULL, *evals_arg = NULL, *seed_arg = NULL,
+                  *step_arg = NULL, *time_arg = NULL;
+  gint64 rounds = -1, candidates = -1, jobs = -1, evals = -1, seed = -1;
   double step = -1, seconds = -1, eval_cap = 0;
   GOptionEntry entries[] = {
       {"problem", 0, 0, G_OPTION_ARG_STRING, &problem,
@@ -117,16 +148,16 @@ int main(int argc, char **argv) {
       {"resume", 0, 0, G_OPTION_ARG_FILENAME, &resume,
        "go on with the search whose files are in DIR (its tune.csv's points are not measured again; give "
        "the same template and options, and a larger budget); -o defaults to DIR", "DIR"},
-      {"rounds", 0, 0, G_OPTION_ARG_INT, &rounds, "rounds of the search, 0..10000 (default 20)", "N"},
-      {"evals", 0, 0, G_OPTION_ARG_INT, &evals,
+      {"rounds", 0, 0, G_OPTION_ARG_STRING, &rounds_arg, "rounds of the search, 0..10000 (default 20)", "N"},
+      {"evals", 0, 0, G_OPTION_ARG_STRING, &evals_arg,
        "stop after N points measured, the start included, 1..10000000 (the same result on every machine)", "N"},
-      {"time", 0, 0, G_OPTION_ARG_DOUBLE, &seconds,
+      {"time", 0, 0, G_OPTION_ARG_STRING, &time_arg,
        "stop after the round that passes S seconds, (0, 31536000] (the result depends on the machine)", "S"},
-      {"candidates", 0, 0, G_OPTION_ARG_INT, &candidates, "points tried per round, 1..1000 (default 8)", "K"},
-      {"seed", 0, 0, G_OPTION_ARG_INT64, &seed, "the search's seed, 0..4294967295 (default 1)", "S"},
-      {"step", 0, 0, G_OPTION_ARG_DOUBLE, &step,
+      {"candidates", 0, 0, G_OPTION_ARG_STRING, &candidates_arg, "points tried per round, 1..1000 (default 8)", "K"},
+      {"seed", 0, 0, G_OPTION_ARG_STRING, &seed_arg, "the search's seed, 0..4294967295 (default 1)", "S"},
+      {"step", 0, 0, G_OPTION_ARG_STRING, &step_arg,
        "first step, a fraction of each knob's values, (0, 1] (default 0.125)", "F"},
-      {"jobs", 'j', 0, G_OPTION_ARG_INT, &jobs,
+      {"jobs", 'j', 0, G_OPTION_ARG_STRING, &jobs_arg,
        "simulate N points at once, 1..256 (default: the processors; the results do not depend on it)", "N"},
       {"engine", 0, 0, G_OPTION_ARG_STRING, &engine,
        "where a round's points run: threads (here, default), parallel (GNU parallel) or slurm (a job array, "
@@ -201,22 +232,23 @@ int main(int argc, char **argv) {
   if (sshlogin && opt.engine != TUNE_ENGINE_PARALLEL) return usage("--sshlogin needs --engine parallel");
   if (!out && resume) out = g_strdup(resume);
   if (!out) return usage("-o DIR is required: where best.yaml and tune.csv go");
-  if (rounds != -1 && (rounds < 0 || rounds > 10000)) return usage("--rounds must be 0..10000");
-  if (candidates != -1 && (candidates < 1 || candidates > 1000)) return usage("--candidates must be 1..1000");
-  if (seed != -1 && (seed < 0 || seed > G_MAXUINT32)) return usage("--seed must be 0..4294967295");
-  if (step != -1 && !(step > 0 && step <= 1)) return usage("--step must be in (0, 1]");
-  if (jobs != -1 && (jobs < 1 || jobs > 256)) return usage("--jobs must be 1..256");
-  if (evals != -1 && (evals < 1 || evals > 10000000)) return usage("--evals must be 1..10000000");
-  if (seconds != -1 && !(seconds > 0 && seconds <= 31536000)) return usage("--time must be in (0, 31536000]");
-  if (evals != -1) opt.max_evals = evals;
+  if ((rounds_arg && !int_arg("rounds", rounds_arg, 0, 10000, &rounds)) ||
+      (candidates_arg && !int_arg("candidates", candidates_arg, 1, 1000, &candidates)) ||
+      (seed_arg && !int_arg("seed", seed_arg, 0, G_MAXUINT32, &seed)) ||
+      (step_arg && !real_arg("step", step_arg, 0, 1, "in (0, 1]", &step)) ||
+      (jobs_arg && !int_arg("jobs", jobs_arg, 1, 256, &jobs)) ||
+      (evals_arg && !int_arg("evals", evals_arg, 1, 10000000, &evals)) ||
+      (time_arg && !real_arg("time", time_arg, 0, 31536000, "in (0, 31536000]", &seconds)))
+    return 2;
+  if (evals != -1) opt.max_evals = (int)evals;
   opt.restarts = restarts;
   opt.screen = !knob_args && !no_screen; /* the schema's space: its techniques first */
   if ((evals != -1 || seconds != -1) && rounds == -1) opt.rounds = 10000; /* the budget ends it */
-  if (rounds != -1) opt.rounds = rounds;
-  if (candidates != -1) opt.candidates = candidates;
+  if (rounds != -1) opt.rounds = (int)rounds;
+  if (candidates != -1) opt.candidates = (int)candidates;
   if (seed != -1) opt.seed = (guint32)seed;
   if (step != -1) opt.step = step;
-  opt.jobs = jobs != -1 ? jobs : (int)g_get_num_processors();
+  opt.jobs = jobs != -1 ? (int)jobs : (int)g_get_num_processors();
   GPtrArray *knobs = g_ptr_array_new_with_free_func((GDestroyNotify)tune_knob_free);
   for (int i = 0; knob_args && knob_args[i]; i++) {
     TuneKnob *k = tune_knob_parse(knob_args[i], &err);
@@ -302,6 +334,5 @@ int main(int argc, char **argv) {
   } else {
     printf("checked: %s\n", verr->message);
   }
-  if (fflush(stdout) != 0 || ferror(stdout)) return usage("cannot write to standard output");
   return checked && b->m.status == TUNE_PASS ? 0 : 1;
 }

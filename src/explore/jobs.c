@@ -10,6 +10,10 @@
 G_DEFINE_QUARK(tcc-jobs-error-quark, jobs_error)
 
 char *jobs_slurm_script(const char *tool, const char *dir, const char *jobs_txt, guint n, GError **err) {
+  if (n == 0) { /* --array=0-(n - 1) would wrap around to 0-4294967295 */
+    g_set_error(err, JOBS_ERROR, 1, "no jobs: a Slurm array needs at least one");
+    return NULL;
+  }
   g_autofree char *logs = g_build_filename(dir, "slurm", NULL);
   if (g_mkdir_with_parents(logs, 0777) != 0) {
     int e = errno;

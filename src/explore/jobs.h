@@ -13,7 +13,8 @@
 void jobs_clock_text(double seconds, char *buf, size_t n);
 
 /* The Slurm array script over the `n` lines of `jobs_txt`, its logs in
- * DIR/slurm/ (created): `tool` names it in the job name and comments. */
+ * DIR/slurm/ (created): `tool` names it in the job name and comments.
+ * NULL with *err for n = 0: an array is never emitted without a job. */
 char *jobs_slurm_script(const char *tool, const char *dir, const char *jobs_txt, guint n, GError **err);
 
 /* Run the `n` lines of `jobs_txt` and wait for them: with GNU parallel

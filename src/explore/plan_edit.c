@@ -5,6 +5,8 @@
 #include <string.h>
 #include <yaml.h>
 
+#include "text_escape.h"
+
 G_DEFINE_QUARK(tcc-plan-edit-error-quark, plan_edit_error)
 
 gboolean plan_edit_path_ok(const char *path) {
@@ -16,18 +18,27 @@ gboolean plan_edit_path_ok(const char *path) {
 
 GPtrArray *plan_edit_values(const char *opt, const char *arg, const char *list, GError **err) {
   g_autoptr(GPtrArray) values = g_ptr_array_new_with_free_func(g_free);
+  /* the option and the values as the messages echo them: one line */
+  g_autofree char *qarg = text_escape(arg);
+  g_autofree char *stripped = g_strstrip(g_strdup(list));
+  if (!*stripped) { /* g_strsplit would make no values: a product of 0 variants */
+    g_set_error(err, PLAN_EDIT_ERROR, PLAN_EDIT_ERROR_USAGE, "%s %s: no values after '=' (expected V1,V2,...)",
+                opt, qarg);
+    return NULL;
+  }
   g_auto(GStrv) vals = g_strsplit(list, ",", -1);
   for (int i = 0; vals[i]; i++) {
     g_strstrip(vals[i]);
     if (!*vals[i] || strpbrk(vals[i], "\n\r\t#:{}[]&*!|>'\"%@`")) {
+      g_autofree char *qv = text_escape(vals[i]);
       g_set_error(err, PLAN_EDIT_ERROR, PLAN_EDIT_ERROR_USAGE, "%s %s: value %d ('%s') is not a plain YAML scalar",
-                  opt, arg, i + 1, vals[i]);
+                  opt, qarg, i + 1, qv);
       return NULL;
     }
     for (guint k = 0; k < values->len; k++)
       if (strcmp(g_ptr_array_index(values, k), vals[i]) == 0) {
-        g_set_error(err, PLAN_EDIT_ERROR, PLAN_EDIT_ERROR_USAGE, "%s %s: value '%s' is given twice", opt, arg,
-                    vals[i]);
+        g_autofree char *qv = text_escape(vals[i]);
+        g_set_error(err, PLAN_EDIT_ERROR, PLAN_EDIT_ERROR_USAGE, "%s %s: value '%s' is given twice", opt, qarg, qv);
         return NULL;
       }
     g_ptr_array_add(values, g_strdup(vals[i]));

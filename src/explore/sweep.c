@@ -18,6 +18,7 @@
 #include "plan.h"
 #include "machine.h" /* TCC_RESULT_SCHEMA */
 #include "plan_edit.h"
+#include "text_escape.h"
 
 G_DEFINE_QUARK(tcc-sweep-error-quark, sweep_error)
 
@@ -25,15 +26,17 @@ G_DEFINE_QUARK(tcc-sweep-error-quark, sweep_error)
 
 SweepSet *sweep_set_parse(const char *arg, GError **err) {
   const char *eq = strchr(arg, '=');
+  g_autofree char *qarg = text_escape(arg); /* echoed on one line */
   if (!eq) {
-    g_set_error(err, SWEEP_ERROR, 1, "--set %s: expected KEY.PATH=V1,V2,...", arg);
+    g_set_error(err, SWEEP_ERROR, 1, "--set %s: expected KEY.PATH=V1,V2,...", qarg);
     return NULL;
   }
   g_autoptr(SweepSet) s = g_new0(SweepSet, 1);
   s->path = g_strndup(arg, (gsize)(eq - arg));
   if (!plan_edit_path_ok(s->path)) {
+    g_autofree char *qpath = text_escape(s->path);
     g_set_error(err, SWEEP_ERROR, 1, "--set %s: '%s' is not a plan path (keys of letters, digits and _, "
-                "joined by dots: d1.panels.w1)", arg, s->path);
+                "joined by dots: d1.panels.w1)", qarg, qpath);
     return NULL;
   }
   s->values = plan_edit_values("--set", arg, eq + 1, err);
@@ -245,7 +248,8 @@ Sweep *sweep_expand(const char *template_path, GPtrArray *sets, const char *dir,
       for (guint i = 0; i < sets->len; i++)
         g_string_append_printf(set, "%s%s=%s", i ? " " : "", (const char *)g_ptr_array_index(s->keys, i),
                                (const char *)g_ptr_array_index(x->values, i));
-      g_set_error(err, SWEEP_ERROR, 1, "--set %s: %s", set->str, why ? why + 9 : pe->message);
+      g_autofree char *qset = text_escape(set->str); /* a value may hold a control character */
+      g_set_error(err, SWEEP_ERROR, 1, "--set %s: %s", qset, why ? why + 9 : pe->message);
       return NULL;
     }
     g_ptr_array_add(texts, g_steal_pointer(&vt));

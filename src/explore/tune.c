@@ -20,6 +20,7 @@
 #include "plan.h"
 #include "plan_edit.h"
 #include "sim.h"
+#include "text_escape.h"
 
 G_DEFINE_QUARK(tcc-tune-error-quark, tune_error)
 
@@ -41,17 +42,19 @@ static gboolean parse_int(const char *s, int64_t *v) {
 
 TuneKnob *tune_knob_parse(const char *arg, GError **err) {
   const char *eq = strchr(arg, '=');
+  g_autofree char *qarg = text_escape(arg); /* echoed on one line */
   if (!eq) {
     g_set_error(err, TUNE_ERROR, TUNE_ERROR_USAGE, "--knob %s: expected KEY.PATH=LO..HI or KEY.PATH=V1,V2,...",
-                arg);
+                qarg);
     return NULL;
   }
   g_autoptr(TuneKnob) k = g_new0(TuneKnob, 1);
   k->path = g_strndup(arg, (gsize)(eq - arg));
   if (!plan_edit_path_ok(k->path)) {
+    g_autofree char *qpath = text_escape(k->path);
     g_set_error(err, TUNE_ERROR, TUNE_ERROR_USAGE,
                 "--knob %s: '%s' is not a plan path (keys of letters, digits and _, joined by dots: "
-                "p1.store_spacing.wo)", arg, k->path);
+                "p1.store_spacing.wo)", qarg, qpath);
     return NULL;
   }
   const char *v = eq + 1, *dots = strstr(v, "..");
@@ -59,12 +62,12 @@ TuneKnob *tune_knob_parse(const char *arg, GError **err) {
     g_autofree char *lo = g_strstrip(g_strndup(v, (gsize)(dots - v)));
     g_autofree char *hi = g_strstrip(g_strdup(dots + 2));
     if (!parse_int(lo, &k->lo) || !parse_int(hi, &k->hi)) {
-      g_set_error(err, TUNE_ERROR, TUNE_ERROR_USAGE, "--knob %s: a range is two integers, LO..HI", arg);
+      g_set_error(err, TUNE_ERROR, TUNE_ERROR_USAGE, "--knob %s: a range is two integers, LO..HI", qarg);
       return NULL;
     }
     if (k->lo >= k->hi || (uint64_t)k->hi - (uint64_t)k->lo >= TUNE_MAX_VALUES) { /* no overflow */
       g_set_error(err, TUNE_ERROR, TUNE_ERROR_USAGE, "--knob %s: a range needs LO < HI and at most %d values",
-                  arg, TUNE_MAX_VALUES);
+                  qarg, TUNE_MAX_VALUES);
       return NULL;
     }
     k->range = TRUE;
@@ -78,7 +81,7 @@ TuneKnob *tune_knob_parse(const char *arg, GError **err) {
     return NULL;
   }
   if (k->values->len < 2) {
-    g_set_error(err, TUNE_ERROR, TUNE_ERROR_USAGE, "--knob %s: a knob needs at least two values", arg);
+    g_set_error(err, TUNE_ERROR, TUNE_ERROR_USAGE, "--knob %s: a knob needs at least two values", qarg);
     return NULL;
   }
   return g_steal_pointer(&k);

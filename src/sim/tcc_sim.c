@@ -2,7 +2,7 @@
  *
  * Exit codes: 0 = correct and within budgets, 1 = a constraint fails
  * (numerics, area, power), 2 = bad input or a faulty program (or a trace
- * file that cannot be written). */
+ * file, or standard output, that cannot be written). */
 #include <errno.h>
 #include <glib/gstdio.h>
 #include <stdio.h>
@@ -13,6 +13,8 @@
 #include "plot.h"
 #include "sim.h"
 #include "trace.h"
+#include "stdout_check.h"
+#include "text_escape.h"
 
 /* A decimal integer without sign or blanks in lo..hi into *v; FALSE on
  * anything else (a sign, garbage, empty, out of range). */
@@ -44,7 +46,8 @@ static gboolean can_write(const char *file) {
   FILE *f = g_fopen(file, "w");
   if (!f) {
     int e = errno;
-    fprintf(stderr, "%s:1:1: error: cannot write: %s\n", file, g_strerror(e));
+    g_autofree char *name = text_escape(file); /* one line, whatever the name holds */
+    fprintf(stderr, "%s:1:1: error: cannot write: %s\n", name, g_strerror(e));
     return FALSE;
   }
   fclose(f);
@@ -53,6 +56,7 @@ static gboolean can_write(const char *file) {
 
 int main(int argc, char **argv) {
   heap_in_one_step();
+  stdout_check_at_exit("tcc-sim", 2); /* a report that was not written is an error */
   g_autofree char *seed_arg = NULL, *max_arg = NULL, *trace_file = NULL;
   g_autofree char *max_slices_arg = NULL, *max_unit_arg = NULL, *max_flows_arg = NULL;
   g_auto(GStrv) plots = NULL;
@@ -141,7 +145,8 @@ int main(int argc, char **argv) {
       return 2;
     }
     if (plot_format_of(plots[i]) == PLOT_NONE) {
-      fprintf(stderr, "%s: error: a plot file name ends in .svg or .png\n", plots[i]);
+      g_autofree char *name = text_escape(plots[i]);
+      fprintf(stderr, "%s: error: a plot file name ends in .svg or .png\n", name);
       return 2;
     }
   }
@@ -179,7 +184,8 @@ int main(int argc, char **argv) {
       sim_result_clear(&res);
       return 2;
     }
-    if (note) fprintf(stderr, "tcc-sim: note: %s: %s\n", trace_file, note);
+    g_autofree char *name = text_escape(trace_file);
+    if (note) fprintf(stderr, "tcc-sim: note: %s: %s\n", name, note);
   }
   for (int i = 0; plots && plots[i]; i++)
     if (!plot_write(prog, res.trace, plots[i], &err)) {
@@ -196,7 +202,7 @@ int main(int argc, char **argv) {
     sim_result_clear(&res);
     return 2;
   }
-  fputs(rep, stdout);
+  stdout_put(rep);
   if (!json && (res.peak_w > POWER_LIMIT_W || res.area_mm2 > AREA_LIMIT_MM2)) {
     /* a FAIL says where to look: for power, the profile of a second run
      * (timing only: the timing and the energy do not depend on the data) */

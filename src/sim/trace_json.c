@@ -26,6 +26,7 @@
 
 #include "jdoc.h"
 #include "trace.h"
+#include "text_escape.h"
 
 enum { PID_WG = 1, PID_MMA, PID_DMA, PID_HBM, PID_NOC, PID_POWER };
 enum { WG_LANES = 1000 }; /* tid = wg * WG_LANES + lane */
@@ -695,14 +696,16 @@ gboolean trace_write(const Program *p, const SimTrace *t, const TraceLimits *lim
     int e = errno;
     if (fclose(f) != 0 || bad) {
       if (!e) e = errno ? errno : EIO;
-      g_set_error(err, G_FILE_ERROR, g_file_error_from_errno(e), "%s:1:1: error: cannot write: %s", file,
+      g_autofree char *name = text_escape(file); /* one line, whatever the name holds */
+      g_set_error(err, G_FILE_ERROR, g_file_error_from_errno(e), "%s:1:1: error: cannot write: %s", name,
                   g_strerror(e));
       return FALSE;
     }
     return TRUE;
   }
   int e = errno;
-  g_set_error(err, G_FILE_ERROR, g_file_error_from_errno(e), "%s:1:1: error: cannot write: %s", file,
+  g_autofree char *name = text_escape(file);
+  g_set_error(err, G_FILE_ERROR, g_file_error_from_errno(e), "%s:1:1: error: cannot write: %s", name,
               g_strerror(e));
   return FALSE;
 }

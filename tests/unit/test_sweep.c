@@ -9,6 +9,7 @@
 
 #include <glib/gstdio.h>
 
+#include "jobs.h"
 #include "plan.h"
 #include "sweep.h"
 #include "tests.h"
@@ -37,6 +38,12 @@ START_TEST(test_set_parse) {
       {"d1.x=1,,2", "--set d1.x=1,,2: value 2 ('') is not a plain YAML scalar"},
       {"d1.x={a: 1}", "--set d1.x={a: 1}: value 1 ('{a: 1}') is not a plain YAML scalar"},
       {"d1.x=1,1", "--set d1.x=1,1: value '1' is given twice"},
+      /* no values: not a sweep of 0 variants */
+      {"d1.x=", "--set d1.x=: no values after '=' (expected V1,V2,...)"},
+      {"d1.x= ", "--set d1.x= : no values after '=' (expected V1,V2,...)"},
+      /* control characters echoed escaped: the message stays one line */
+      {"d1.x=1,a\nb", "--set d1.x=1,a\\nb: value 2 ('a\\nb') is not a plain YAML scalar"},
+      {"d1.\tx=1", "--set d1.\\tx=1: 'd1.\\tx' is not a plan path (keys of letters, digits and _, joined by dots: d1.panels.w1)"},
   };
   for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
     g_autoptr(GError) e = NULL;
@@ -58,6 +65,25 @@ static void rm_tree(const char *dir) {
   g_autofree char *cmd = g_strdup_printf("rm -rf '%s'", dir);
   ck_assert_int_eq(system(cmd), 0);
 }
+
+/* A Slurm array of 0 jobs would be --array=0-4294967295: refused, and
+ * nothing made. */
+START_TEST(test_slurm_no_jobs) {
+  g_autofree char *dir = g_dir_make_tmp("tcc-slurm-XXXXXX", NULL);
+  ck_assert(dir);
+  g_autofree char *jobs = g_build_filename(dir, "jobs.txt", NULL);
+  g_autofree char *logs = g_build_filename(dir, "slurm", NULL);
+  g_autoptr(GError) err = NULL;
+  g_autofree char *none = jobs_slurm_script("tcc-sweep", dir, jobs, 0, &err);
+  ck_assert(!none);
+  ck_assert_str_eq(err->message, "no jobs: a Slurm array needs at least one");
+  ck_assert(!g_file_test(logs, G_FILE_TEST_EXISTS));
+  g_autofree char *one = jobs_slurm_script("tcc-sweep", dir, jobs, 1, NULL);
+  ck_assert(one && strstr(one, "#SBATCH --array=0-0\n"));
+  g_rmdir(logs);
+  g_rmdir(dir);
+}
+END_TEST
 
 START_TEST(test_expand) {
   g_autofree char *dir = tmpdir();
@@ -203,6 +229,7 @@ Suite *suite_sweep(void) {
   Suite *s = suite_create("sweep");
   TCase *t = tcase_create("sweep");
   tcase_add_test(t, test_set_parse);
+  tcase_add_test(t, test_slurm_no_jobs);
   tcase_add_test(t, test_expand);
   tcase_add_test(t, test_collect);
   suite_add_tcase(s, t);

@@ -132,7 +132,7 @@ START_TEST(test_knob_parse) {
       {"a.b=1..99999999999999999999", "--knob a.b=1..99999999999999999999: a range is two integers, LO..HI"},
       {"a.b=7", "--knob a.b=7: a knob needs at least two values"},
       {"a.b=1,,2", "--knob a.b=1,,2: value 2 ('') is not a plain YAML scalar"},
-      {"a.b=", "--knob a.b=: a knob needs at least two values"},
+      {"a.b=", "--knob a.b=: no values after '=' (expected V1,V2,...)"},
       {"a.b=1,1", "--knob a.b=1,1: value '1' is given twice"},
       {"a.b=1, 2,2 ", "--knob a.b=1, 2,2 : value '2' is given twice"},
       {"a.b={x}", "--knob a.b={x}: value 1 ('{x}') is not a plain YAML scalar"},
