@@ -1,6 +1,7 @@
 /* fit.c - power fitting (fit.h).
  *
- * The controls are the SMs used and load pacing by byte buckets (pace.c).
+ * The controls are the SMs used, load pacing by byte buckets (pace.c) and,
+ * in P1 with resident weights, the hot stages' own spacings (rung_hot).
  * Fewer SMs load fewer lines at once (the FEWER_SMS rung: rung_sms).
  * Pacing: after every bucket of HBM loads a WG waits event_interval
  * cycles (self-paced), or the pacer's interval between buckets grows
@@ -25,6 +26,7 @@
  * plan gives the same levels, programs and bytes. */
 #include "fit.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,8 +48,41 @@ typedef struct Point {
  * task on a WG of its own releasing buckets machine-wide (which also
  * spreads loads that all WGs issue at once: a stage's first chunks), and
  * fewer SMs, unpaced (rung_sms). */
-typedef enum { PACE_SELF, PACE_PACER, FEWER_SMS } Family;
-static const char *const family_name[] = {"self-paced", "paced by a pacer WG", "unpaced on fewer SMs"};
+typedef enum { PACE_SELF, PACE_PACER, FEWER_SMS, PACE_HOT } Family;
+static const char *const family_name[] = {"self-paced", "paced by a pacer WG", "unpaced on fewer SMs",
+                                          "unpaced, the hot stages spaced"};
+
+/* PACE_HOT (P1): the projections whose A chunks come from issuer tasks
+ * (resident weights, multicast, not fed by the stage before: W2 with
+ * handoff: rf, wo with attention.handoff rf or relay), whose
+ * issue_spacing.PROJ spaces each issuer's LD.mc.  A bit per projection. */
+static unsigned issued(const PlanProblem *pp) {
+  unsigned m = 0;
+  if (pp->dims.kind != PROB_P1 || pp->weights != WEIGHTS_RESIDENT || pp->multicast_pass) return 0;
+  for (int k = 0; k < PROJ__COUNT; k++) {
+    if (!pp->multicast[k]) continue;
+    if (k == PROJ_W2 && pp->handoff == HANDOFF_RF) continue;
+    if (k == PROJ_WO && pp->attn_handoff != ATTHANDOFF_HBM && pp->attn_query_tiles > 1) continue;
+    m |= 1u << k;
+  }
+  return m;
+}
+
+/* Did PACE_HOT change a spacing the plan wrote? */
+static gboolean issue_written(const PlanProblem *pp, const Schedule *sc) {
+  for (int k = 0; k < PROJ__COUNT; k++) {
+    char a[32], b[32], c[32];
+    g_snprintf(a, sizeof a, "issue_spacing.%s", sched_proj_name[k]);
+    g_snprintf(b, sizeof b, "weight_spacing.%s", sched_proj_name[k]);
+    g_snprintf(c, sizeof c, "ln_fold_stagger.%s", sched_proj_name[k]);
+    if ((sc->issue_spacing[k] != pp->issue_spacing[k] && plan_knob_loc(pp, a).line > 0) ||
+        (sc->weight_spacing[k] != pp->weight_spacing[k] && plan_knob_loc(pp, b).line > 0) ||
+        ((k == PROJ_QKV || k == PROJ_W1) && sc->ln_fold_stagger[k] != pp->ln_fold_stagger[k] &&
+         plan_knob_loc(pp, c).line > 0))
+      return TRUE;
+  }
+  return sc->ln_fold_first_gap != pp->ln_fold_first_gap && plan_knob_loc(pp, "ln_fold_first_gap").line > 0;
+}
 
 /* The WG the pacer takes: the first of an SM the plan leaves idle, else
  * the machine's last. */
@@ -92,7 +127,8 @@ static gboolean measure(const Plan *plan, const PlanProblem *plan_pp, Family fam
 }
 
 /* Time pt->ir's program (measure). */
-static gboolean time_ir(const Plan *plan, const PlanProblem *plan_pp, int64_t cap, Point *pt, GError **err) {
+static gboolean time_ir_hot(const Plan *plan, const PlanProblem *plan_pp, int64_t cap, Point *pt, char **hot,
+                            GError **err) {
   char *text = be_emit(pt->ir);
   g_autofree char *name = g_strdup_printf("%s[%s]", plan->file ? plan->file : "-",
                                           wl_problem_name(plan_pp->dims.kind));
@@ -101,14 +137,24 @@ static gboolean time_ir(const Plan *plan, const PlanProblem *plan_pp, int64_t ca
   SimOptions opt;
   sim_options_default(&opt);
   opt.timing_only = TRUE;
+  opt.profile = hot != NULL;
   if (cap > 0) opt.max_cycles = cap;
   SimResult r;
   if (!sim_run(prog, &opt, &r, err)) return FALSE;
   pt->peak_w = r.peak_w;
   pt->static_w = r.static_w;
   pt->cycles = r.cycles;
+  if (hot) { /* the stage with the most of the hottest window's energy */
+    GArray *g = sim_hot_groups(prog, &r, HOT_BY_STAGE);
+    *hot = g->len ? g_strdup(g_array_index(g, HotGroup, 0).name) : NULL;
+    g_array_unref(g);
+  }
   sim_result_clear(&r);
   return TRUE;
+}
+
+static gboolean time_ir(const Plan *plan, const PlanProblem *plan_pp, int64_t cap, Point *pt, GError **err) {
+  return time_ir_hot(plan, plan_pp, cap, pt, NULL, err);
 }
 
 static void point_free(Point *pt) {
@@ -228,6 +274,83 @@ static int rung_sms(const Plan *plan, const PlanProblem *plan_pp, const char *du
     consider(best, &pt);
   }
   return found;
+}
+
+/* PACE_HOT (P1): the issuers of the stage that makes most of the hottest
+ * window spaced, and again for the stage hottest then, until the program
+ * is under the limit.  The load-pacing rungs slow every stage alike (a
+ * pacer WG machine-wide), which costs a program whose heat is one stage
+ * (P1 in panel groups at d_model 1024: 914,809 cycles at 28.46 W, 20.2
+ * million under 20 W by a pacer); spacing a stage's LD.mc paces its MMAs
+ * and A's lines and nothing else.  A stage's issue_spacing.PROJ starts at
+ * FIT_HOT_FIRST cycles and doubles each time the stage is the hottest,
+ * at most FIT_HOT_STEPS programs; it ends at a stage with no issuers to
+ * space (W2 fed by W1, wo by attention, LayerNorm, attention). */
+#define FIT_HOT_FIRST 128
+#define FIT_HOT_STEPS 24
+static void rung_hot(const Plan *plan, const PlanProblem *plan_pp, const char *dump_after, gboolean verify,
+                     Point *best, FitResult *res) {
+  unsigned m = issued(plan_pp);
+  if (!m) return;
+  PlanProblem pp = *plan_pp;
+  int last_k = -1, stuck = 0;
+  double last_w = 0;
+  for (int step = 0; step < FIT_HOT_STEPS; step++) {
+    Point pt = {.family = PACE_HOT, .added = step + 1, .relax = -1};
+    g_autoptr(GError) e = NULL;
+    g_autofree char *hot = NULL;
+    res->runs++;
+    pt.ir = pass_pipeline_section(plan, &pp, dump_after, dump_after ? &pt.dump : NULL, verify, &e);
+    if (!pt.ir || !time_ir_hot(plan, &pp, cap_of(best), &pt, &hot, &e)) {
+      point_free(&pt);
+      return; /* does not compile, or past the fastest legal program */
+    }
+    gboolean ok = legal(&pt);
+    double pt_w = pt.peak_w, pt_static = pt.static_w;
+    if (step > 0) consider(best, &pt);
+    else point_free(&pt); /* the plan as written: measured already */
+    if (ok) return;
+    /* "l1.wo_g2" -> wo; "l0.att", "l0.ln1" */
+    const char *dot = hot ? strchr(hot, '.') : NULL;
+    int k = -1;
+    for (int j = 0; dot && j < PROJ__COUNT; j++) {
+      size_t n = strlen(sched_proj_name[j]);
+      if (strncmp(dot + 1, sched_proj_name[j], n) == 0 && (dot[1 + n] == '\0' || dot[1 + n] == '_')) k = j;
+    }
+    gboolean att = dot && strcmp(dot + 1, "att") == 0, ln = dot && g_str_has_prefix(dot + 1, "ln");
+    if (k < 0 && !att && !ln) return;
+    int key = k >= 0 ? k : att ? PROJ__COUNT : PROJ__COUNT + 1;
+    /* the stage's chunks, weight pieces and stores slower by the watts
+     * over (of the dynamic power under the limit), squared: a spacing
+     * under the issuers' own waits does nothing; at least 1/4 slower */
+    double over = (pt_w - pt_static) / (FIT_LIMIT_W - FIT_MARGIN_W - pt_static);
+    over = MIN(MAX(over * over, 1.25), 4.0);
+    if (key != last_k || pt_w < last_w - 0.01) last_k = key, last_w = pt_w, stuck = 0;
+    else if (++stuck >= 2) return; /* its pacing does not make its heat */
+    const char *name = k >= 0 ? sched_proj_name[k] : att ? "att" : "ln";
+    gboolean fold = k >= 0 && pp.ln_fold && (k == PROJ_QKV || k == PROJ_W1);
+    gboolean mc = k >= 0 && (m & (1u << k));
+    struct { char path[32]; long base; gboolean on; } knobs[6];
+    g_snprintf(knobs[0].path, 32, "issue_spacing.%s", name), knobs[0].base = FIT_HOT_FIRST, knobs[0].on = mc;
+    g_snprintf(knobs[1].path, 32, "weight_spacing.%s", name), knobs[1].base = FIT_HOT_FIRST;
+    knobs[1].on = k >= 0 && pp.multicast[k];
+    g_snprintf(knobs[2].path, 32, "ln_fold_stagger.%s", name), knobs[2].base = FIT_HOT_FIRST, knobs[2].on = fold;
+    g_snprintf(knobs[3].path, 32, "ln_fold_first_gap"), knobs[3].base = FIT_HOT_FIRST;
+    knobs[3].on = fold && k == PROJ_QKV && g_str_has_prefix(hot, "l0.");
+    g_snprintf(knobs[4].path, 32, att ? "attention.stagger" : "store_spacing.%s", name);
+    knobs[4].base = FIT_HOT_FIRST / 4, knobs[4].on = !att || pp.attn_query_tiles > 1;
+    g_snprintf(knobs[5].path, 32, att ? "store_spacing.att" : "ln_fold_slots.%s", name);
+    knobs[5].base = att ? FIT_HOT_FIRST / 4 : 1, knobs[5].on = att || fold;
+    gboolean raised = FALSE;
+    for (int j = 0; j < 6; j++) {
+      long now;
+      if (!knobs[j].on || !plan_knob_number(&pp, knobs[j].path, &now) || now >= FIT_MAX_INTERVAL) continue;
+      long to = j == 5 && !att ? MIN(now * 2, 512) /* more owners folding apart */
+                       : MIN((long)ceil((double)MAX(now, knobs[j].base) * over), FIT_MAX_INTERVAL);
+      if (to != now) raised |= plan_knob_fit(&pp, knobs[j].path, to);
+    }
+    if (!raised) return;
+  }
 }
 
 /* power.fit: relax.  A program under the limit by FIT_RELAX_HEADROOM_W
@@ -665,6 +788,7 @@ static Ir *fit_section(const Plan *plan, ProblemKind kind, int64_t cap, gboolean
     }
     rung(plan, plan_pp, PACE_SELF, dump_after, verify, &best, res, &hottest, &paced);
     rung(plan, plan_pp, PACE_PACER, dump_after, verify, &best, res, &hottest, &paced);
+    rung_hot(plan, plan_pp, dump_after, verify, &best, res);
   }
   if (section.power_fit == FIT_RELAX && best.ir && best.added == 0 && best.peak_w <= FIT_LIMIT_W - FIT_RELAX_HEADROOM_W)
     rung_relax(plan, plan_pp, dump_after, verify, &best, res);
@@ -679,12 +803,14 @@ static Ir *fit_section(const Plan *plan, ProblemKind kind, int64_t cap, gboolean
   }
   res->peak_w = best.peak_w;
   res->cycles = best.cycles;
-  res->added = best.added;
+  res->added = best.family == PACE_HOT ? 0 : best.added; /* PACE_HOT's level is its step */
+  res->spaced = best.family == PACE_HOT;
   res->changed = best.added > 0 || best.relax >= 0;
   res->relaxed = best.relax >= 0;
   /* relax lowers only pacing knobs, which a plan setting it gives up */
   res->overrode = best.added > 0 && ((best.ir->sms_used != plan_pp->sms_used && plan_knob_loc(plan_pp, "sms_used").line > 0) ||
-                                     (best.family != FEWER_SMS && overrides(plan_pp)));
+                                     (best.family == PACE_HOT ? issue_written(plan_pp, &best.ir->sched)
+                                      : best.family != FEWER_SMS && overrides(plan_pp)));
   Ir *ir = best.ir;
   ir->warnings = g_steal_pointer(&warnings);
   if (best.relax >= 0) {
@@ -697,10 +823,33 @@ static Ir *fit_section(const Plan *plan, ProblemKind kind, int64_t cap, gboolean
     const Schedule *sc = &ir->sched;
     g_autoptr(GString) what = g_string_new(NULL);
     if (ir->sms_used != plan_pp->sms_used) g_string_append_printf(what, "sms_used %d -> %d", plan_pp->sms_used, ir->sms_used);
-    if (best.family != FEWER_SMS)
+    if (best.family == PACE_HOT) {
+      for (int k = 0; k < PROJ__COUNT; k++) {
+        const char *nm = sched_proj_name[k];
+        if (sc->issue_spacing[k] != plan_pp->issue_spacing[k])
+          g_string_append_printf(what, "%sissue_spacing.%s %d", what->len ? ", " : "", nm, sc->issue_spacing[k]);
+        if (sc->weight_spacing[k] != plan_pp->weight_spacing[k])
+          g_string_append_printf(what, "%sweight_spacing.%s %d", what->len ? ", " : "", nm, sc->weight_spacing[k]);
+        if (sc->ln_fold_stagger[k] != plan_pp->ln_fold_stagger[k])
+          g_string_append_printf(what, "%sln_fold_stagger.%s %d", what->len ? ", " : "", nm, sc->ln_fold_stagger[k]);
+      }
+      for (int k = 0; k < PROJ__COUNT; k++)
+        if (sc->ln_fold_slots[k] != plan_pp->ln_fold_slots[k])
+          g_string_append_printf(what, "%sln_fold_slots.%s %d", what->len ? ", " : "", sched_proj_name[k],
+                                 sc->ln_fold_slots[k]);
+      for (int st = 0; st < SPACE__COUNT; st++)
+        if (sc->stage_spacing[st] != plan_pp->stage_spacing[st])
+          g_string_append_printf(what, "%sstore_spacing.%s %d", what->len ? ", " : "", sched_space_name[st],
+                                 sc->stage_spacing[st]);
+      if (sc->attn_stagger != plan_pp->attn_stagger)
+        g_string_append_printf(what, "%sattention.stagger %d", what->len ? ", " : "", sc->attn_stagger);
+      if (sc->ln_fold_first_gap != plan_pp->ln_fold_first_gap)
+        g_string_append_printf(what, "%sln_fold_first_gap %d", what->len ? ", " : "", sc->ln_fold_first_gap);
+    } else if (best.family != FEWER_SMS) {
       g_string_append_printf(what, "%spower.bucket_bytes %d, power.event_interval %d", what->len ? ", " : "",
                              sc->bucket_bytes, sc->event_interval);
-    if (best.family != FEWER_SMS && sc->pacing_wg >= 0) g_string_append_printf(what, ", power.pacing_wg %d", sc->pacing_wg);
+    }
+    if ((best.family == PACE_SELF || best.family == PACE_PACER) && sc->pacing_wg >= 0) g_string_append_printf(what, ", power.pacing_wg %d", sc->pacing_wg);
     ir->fit_note = g_strdup_printf("power.fit: %d runs; hottest window %.2f W -> %.2f W (limit %.0f W less %.3f W), "
                                    "loads %s: %s; %" G_GINT64_FORMAT " -> %" G_GINT64_FORMAT " cycles",
                                    res->runs, res->first_w, res->peak_w, FIT_LIMIT_W, FIT_MARGIN_W,

@@ -45,6 +45,8 @@ typedef struct FitResult {
   gboolean changed;         /* the returned program's schedule was fitted  */
   gboolean relaxed;         /* ... by power.fit: relax (its pacing knobs  */
                             /* lowered), not paced                         */
+  gboolean spaced;          /* ... by the hot stages' own spacings (P1),  */
+                            /* not by load pacing                          */
   gboolean overrode;        /* ... and changed a knob the plan wrote       */
 } FitResult;
 

@@ -415,6 +415,39 @@ START_TEST(test_fit_step_repair) {
 }
 END_TEST
 
+/* The hot stages' spacings (rung_hot): best.yaml's P1 on one sequence is
+ * over 20 W as written (22.01 W when this test was written) in its qkv
+ * stage; spacing that stage's issuers, weight pieces, folds and stores
+ * alone beat pacing every stage's loads (88,712 against 100,402 cycles
+ * then).  The fitted program is the spaced one, under the limit, with
+ * the numerics right; the record marks the spacings the fitting set, the
+ * note names them, and qkv's written issue_spacing (364) was raised, so
+ * the fitting says it overrode the plan. */
+START_TEST(test_fit_hot_stages) {
+  g_autoptr(Plan) plan = best_p1("  problem: {seqs: 1}\n");
+  g_autoptr(GError) err = NULL;
+  FitResult f;
+  g_autoptr(Ir) ir = fit_pipeline(plan, PROB_P1, NULL, NULL, FALSE, &f, &err);
+  ck_assert_msg(ir, "%s", err ? err->message : "?");
+  ck_assert_msg(f.first_w > FIT_LIMIT_W, "the plan as written is at %.3f W: no longer a test", f.first_w);
+  ck_assert_msg(f.spaced && f.changed && f.added == 0, "fitted by load pacing, not by the hot stages' spacings");
+  ck_assert(f.peak_w <= FIT_LIMIT_W - FIT_MARGIN_W);
+  ck_assert_int_gt(ir->sched.issue_spacing[PROJ_QKV], 364);
+  ck_assert(f.overrode);
+  ck_assert_msg(ir->fit_note && strstr(ir->fit_note, "the hot stages spaced: issue_spacing.qkv "), "%s",
+                ir->fit_note ? ir->fit_note : "(no note)");
+  g_autofree char *irt = ir_print(ir);
+  g_autofree char *line = g_strdup_printf("p1.issue_spacing.qkv = %d  ; power.fit\n", ir->sched.issue_spacing[PROJ_QKV]);
+  ck_assert_msg(strstr(irt, line), "the record does not mark the spacing the fitting set");
+  g_autofree char *text = be_emit(ir);
+  SimResult r;
+  run(text, &r);
+  ck_assert_msg(r.check.pass, "numerics: max abs error %g", r.check.max_abs_err);
+  ck_assert(r.peak_w == f.peak_w && r.cycles == f.cycles);
+  sim_result_clear(&r);
+}
+END_TEST
+
 Suite *suite_fit(void) {
   Suite *s = suite_create("fit");
   TCase *tc = tcase_create("fit");
@@ -429,6 +462,7 @@ Suite *suite_fit(void) {
   tcase_add_test(tc, test_resident_layers);
   tcase_add_test(tc, test_panel_groups);
   tcase_add_test(tc, test_fit_step_repair);
+  tcase_add_test(tc, test_fit_hot_stages);
   suite_add_tcase(s, tc);
   return s;
 }
