@@ -276,16 +276,22 @@ static int rung_sms(const Plan *plan, const PlanProblem *plan_pp, const char *du
   return found;
 }
 
-/* PACE_HOT (P1): the issuers of the stage that makes most of the hottest
- * window spaced, and again for the stage hottest then, until the program
- * is under the limit.  The load-pacing rungs slow every stage alike (a
- * pacer WG machine-wide), which costs a program whose heat is one stage
- * (P1 in panel groups at d_model 1024: 914,809 cycles at 28.46 W, 20.2
- * million under 20 W by a pacer); spacing a stage's LD.mc paces its MMAs
- * and A's lines and nothing else.  A stage's issue_spacing.PROJ starts at
- * FIT_HOT_FIRST cycles and doubles each time the stage is the hottest,
- * at most FIT_HOT_STEPS programs; it ends at a stage with no issuers to
- * space (W2 fed by W1, wo by attention, LayerNorm, attention). */
+/* PACE_HOT (P1, resident weights with multicast): the stage that makes
+ * most of the hottest window (the profile's attribution, "l1.wo_g2") has
+ * its own pacing knobs raised, and then the stage hottest in that program,
+ * until one is under the limit.  The load-pacing rungs slow every stage
+ * alike, which costs a program whose heat is one stage at a time (P1 in
+ * panel groups).  A projection's issue_spacing (its issuers' LD.mc, so its
+ * MMAs and A's lines), weight_spacing, store_spacing and, with ln_fold,
+ * ln_fold_stagger, ln_fold_slots (doubled) and layer 0 qkv's
+ * ln_fold_first_gap; attention's stagger and store_spacing.att;
+ * LayerNorm's store_spacing.ln.  Each goes to at least FIT_HOT_FIRST (a
+ * quarter of it for stores and the stagger) times the watts over the
+ * limit's dynamic share, squared, within [1.25, 4].  At most
+ * FIT_HOT_STEPS programs; it ends when the same stage stays hottest twice
+ * without cooling, at a stage it cannot name, or past the fastest legal
+ * program so far.  The plan as written is measured again (step 0) for its
+ * attribution. */
 #define FIT_HOT_FIRST 128
 #define FIT_HOT_STEPS 24
 static void rung_hot(const Plan *plan, const PlanProblem *plan_pp, const char *dump_after, gboolean verify,
