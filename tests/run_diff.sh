@@ -8,7 +8,8 @@
 #  - plans/baseline.yaml against a copy with one knob changed: exactly that
 #    knob, with its plan lines; the code difference is that knob's (WAITTs:
 #    sync instructions only); the metric rows; --all lists every changed
-#    task; --json parses and carries the same;
+#    task; --json parses and carries the same; --json is UTF-8 for plan
+#    file names that are not;
 #  - plans/best.yaml against tests/diff/best_explicit.yaml (the same plan
 #    written another way, defaults spelled out): no knob, no code
 #    difference, every delta zero;
@@ -149,6 +150,20 @@ if command -v jq >/dev/null 2>&1; then
   [ "$got" = "$want" ] && ok "--json: the fields (jq)" || { ko "--json: the fields (jq)"; echo " got  $got"; echo " want $want"; }
 else
   echo "[SKIP] --json: the fields (jq is absent; the unit test test_diff_json parses the JSON)"
+fi
+# --json on plans whose file names are not UTF-8 (a byte 0xff): valid UTF-8
+# JSON all the same (U+FFFD for the byte; docs/tools.md "Results")
+ff=$(printf '\377')
+cp tests/diff/small.yaml "$tmp/a$ff.yaml"
+cp tests/diff/small.yaml "$tmp/b$ff.yaml"
+"$diff" "$tmp/a$ff.yaml" "$tmp/b$ff.yaml" --problem d1 --json >"$tmp/json" 2>"$tmp/err"
+code=$?
+if [ $code -eq 0 ] && iconv -f UTF-8 -t UTF-8 "$tmp/json" >/dev/null 2>&1 &&
+  { ! command -v jq >/dev/null 2>&1 || jq -e '.a | endswith("a\ufffd.yaml")' "$tmp/json" >/dev/null; }; then
+  ok "--json on plans named with byte 0xff: valid UTF-8"
+else
+  ko "--json on plans named with byte 0xff: valid UTF-8 (exit $code)"
+  cat "$tmp/err"
 fi
 
 # ---------------------------------------------------------------- no change

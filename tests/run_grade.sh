@@ -8,7 +8,8 @@
 #  - tcc-grade against four full tcc-sim runs per problem (the tiny plan);
 #  - experiment records: --record DIR [--note] on a good, a failing, a
 #    slower and a broken plan (the lines' fields and classes), --log DIR's
-#    table, a malformed line, usage errors;
+#    table, bad lines skipped with a warning (malformed, a NUL byte), a plan
+#    name that is not UTF-8 (records, --explain --json, --json), usage errors;
 #  - the table code alone (BUILD_DIR/tests/grade-table, built from
 #    src/driver/tcc_grade.c with -DTCC_GRADE_TABLE_TEST) on extreme cells:
 #    9-digit cycles and windows, hundreds of mm^2 and thousands of W, inf
@@ -263,19 +264,75 @@ else
   ko "--log: the table, oldest first, aligned (exit $code)"
   cat "$tmp/log" "$tmp/err"
 fi
-# a malformed line: FILE:LINE:1: error: ..., exit 2, for --log and --record
+# a malformed line: FILE:LINE:1: warning: ..., skipped; --log lists the
+# other records and exits 0, --record still grades and appends after it
 echo '{"time": "t", "plan":' >>"$rec/records.jsonl"
 "$grade" --log "$rec" >"$tmp/out" 2>"$tmp/err"
 code=$?
 "$grade" "$tmp/two.yaml" --record "$rec" >"$tmp/out2" 2>"$tmp/err2"
 code2=$?
-if [ $code -eq 2 ] && [ ! -s "$tmp/out" ] && grep -q "^$rec/records.jsonl:5:1: error: malformed JSON: " "$tmp/err" &&
-  [ "$(wc -l <"$tmp/err")" -eq 1 ] && [ $code2 -eq 2 ] && [ ! -s "$tmp/out2" ] && cmp -s "$tmp/err" "$tmp/err2" &&
-  [ "$(wc -l <"$rec/records.jsonl")" -eq 5 ]; then
-  ok "--log / --record on a malformed line -> 2, FILE:5:1: error: ..., nothing graded or appended"
+if [ $code -eq 0 ] && [ "$(wc -l <"$tmp/out")" -eq 5 ] && grep -q "^$rec/records.jsonl:5:1: warning: malformed JSON: .*; line skipped\$" "$tmp/err" &&
+  [ "$(wc -l <"$tmp/err")" -eq 1 ] && [ $code2 -eq 0 ] && cmp -s "$tmp/tiny" "$tmp/out2" &&
+  [ "$(sed -n 1p "$tmp/err2")" = "$(cat "$tmp/err")" ] &&
+  grep -q "^tcc-grade: note: recorded in $rec/records.jsonl, line 6: pass\$" "$tmp/err2" &&
+  [ "$(wc -l <"$rec/records.jsonl")" -eq 6 ]; then
+  ok "--log / --record on a malformed line: FILE:5:1: warning: ..., skipped, exit 0, the run appended at line 6"
 else
-  ko "--log / --record on a malformed line -> 2 (exits $code $code2)"
-  cat "$tmp/err" "$tmp/err2"
+  ko "--log / --record on a malformed line: FILE:5:1: warning: ..., skipped (exits $code $code2)"
+  cat "$tmp/out" "$tmp/err" "$tmp/err2"
+fi
+# a bad line 2 of 3 (a NUL byte in it; garbage): --log lists records 1 and 3
+# and names line 2 (a NUL byte used to end the file there, hiding line 3,
+# with exit 0)
+for kind in nul garbage; do
+  d=$tmp/bad-$kind
+  mkdir -p "$d"
+  sed -n 1p "$rec/records.jsonl" >"$d/records.jsonl"
+  # the NUL byte after a whole record: the line is still bad, not that record
+  if [ $kind = nul ]; then { sed -n 2p "$rec/records.jsonl" | tr -d '\n'; printf '\000junk\n'; } >>"$d/records.jsonl"
+  else echo 'garbage' >>"$d/records.jsonl"; fi
+  sed -n 3p "$rec/records.jsonl" >>"$d/records.jsonl"
+  "$grade" --log "$d" >"$tmp/out" 2>"$tmp/err"
+  code=$?
+  case $kind in nul) why="a NUL byte in the line" ;; *) why="malformed JSON: .*" ;; esac
+  if [ $code -eq 0 ] && [ "$(wc -l <"$tmp/out")" -eq 3 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] &&
+    grep -q "^$d/records.jsonl:2:1: warning: $why; line skipped\$" "$tmp/err" &&
+    [ "$(sed -n 2p "$tmp/out" | awk '{print $NF}')" = pass ] && [ "$(sed -n 3p "$tmp/out" | awk '{print $NF}')" = slower ]; then
+    ok "--log: a bad line 2 of 3 ($kind): records 1 and 3 listed, line 2 named, exit 0"
+  else
+    ko "--log: a bad line 2 of 3 ($kind): records 1 and 3 listed, line 2 named, exit 0 (exit $code)"
+    cat "$tmp/out" "$tmp/err"
+  fi
+done
+# a plan file name with a byte 0xff (not UTF-8), recorded twice: the lines
+# are UTF-8 (U+FFFD for the byte) and read back, --log lists both
+ff=$(printf '\377')
+cp "$tmp/two.yaml" "$tmp/p$ff.yaml"
+d=$tmp/rec-ff
+"$grade" "$tmp/p$ff.yaml" --record "$d" >/dev/null 2>"$tmp/err1"
+code1=$?
+"$grade" "$tmp/p$ff.yaml" --record "$d" >/dev/null 2>"$tmp/err2"
+code2=$?
+"$grade" --log "$d" >"$tmp/out" 2>"$tmp/err"
+code=$?
+if [ $code1 -eq 0 ] && [ $code2 -eq 0 ] && [ $code -eq 0 ] && [ ! -s "$tmp/err" ] && [ "$(wc -l <"$tmp/out")" -eq 3 ] &&
+  iconv -f UTF-8 -t UTF-8 "$d/records.jsonl" >/dev/null 2>&1 && grep -q "line 2: pass" "$tmp/err2"; then
+  ok "--record a plan named with byte 0xff, twice: UTF-8 lines, --log lists both"
+else
+  ko "--record a plan named with byte 0xff, twice: UTF-8 lines, --log lists both (exits $code1 $code2 $code)"
+  cat "$tmp/err1" "$tmp/err2" "$tmp/out" "$tmp/err"
+fi
+# and tcc-gen --explain --json, tcc-grade --json on it: valid UTF-8 JSON
+"$build/tcc-gen" "$tmp/p$ff.yaml" --problem p1 --explain --json >"$tmp/ex.json" 2>"$tmp/err"
+code=$?
+"$grade" "$tmp/p$ff.yaml" --json >"$tmp/gr.json" 2>/dev/null
+code2=$?
+if [ $code -eq 0 ] && [ $code2 -eq 0 ] && iconv -f UTF-8 -t UTF-8 "$tmp/ex.json" >/dev/null 2>&1 &&
+  iconv -f UTF-8 -t UTF-8 "$tmp/gr.json" >/dev/null 2>&1; then
+  ok "tcc-gen --explain --json, tcc-grade --json on a plan named with byte 0xff: valid UTF-8"
+else
+  ko "tcc-gen --explain --json, tcc-grade --json on a plan named with byte 0xff: valid UTF-8 (exits $code $code2)"
+  cat "$tmp/err"
 fi
 # usage: --note without --record, --log with a plan, a directory that is a file
 "$grade" "$tmp/two.yaml" --note x >"$tmp/out" 2>"$tmp/err"

@@ -326,7 +326,7 @@ static void j_wg(JsonBuilder *j, const char *key, int wg) {
 static void j_unit(JsonBuilder *j, const CodeUnit *u, gboolean wg) {
   json_builder_begin_object(j);
   json_builder_set_member_name(j, wg ? "wg" : "task");
-  if (wg) json_builder_add_int_value(j, MAX(u->wg_a, u->wg_b)); else json_builder_add_string_value(j, u->name);
+  if (wg) json_builder_add_int_value(j, MAX(u->wg_a, u->wg_b)); else json_add_utf8(j, u->name);
   if (!wg) {
     j_wg(j, "wg_a", u->wg_a);
     j_wg(j, "wg_b", u->wg_b);
@@ -409,7 +409,7 @@ static void j_knobs(JsonBuilder *j, const GArray *knobs) {
     const KnobDiff *k = &g_array_index(knobs, KnobDiff, i);
     json_builder_begin_object(j);
     json_builder_set_member_name(j, "path");
-    json_builder_add_string_value(j, k->path);
+    json_add_utf8(j, k->path);
     for (int s = 0; s < 2; s++) {
       json_builder_set_member_name(j, s ? "b" : "a");
       json_add_plan_value(j, s ? k->b : k->a);
@@ -432,9 +432,9 @@ char *diff_report_json(const DiffReport *r) {
   json_builder_set_member_name(j, "simulator");
   json_builder_add_string_value(j, TCC_SIM_VERSION);
   json_builder_set_member_name(j, "a");
-  json_builder_add_string_value(j, r->file[0]);
+  json_add_utf8(j, r->file[0]);
   json_builder_set_member_name(j, "b");
-  json_builder_add_string_value(j, r->file[1]);
+  json_add_utf8(j, r->file[1]);
   json_builder_set_member_name(j, "seed");
   json_builder_add_int_value(j, (gint64)r->seed); /* JSON has no unsigned 64-bit type */
   j_knobs(j, r->knobs);

@@ -382,7 +382,7 @@ static JsonBuilder *json_head(const char *plan) {
   json_builder_set_member_name(j, "simulator");
   json_builder_add_string_value(j, TCC_SIM_VERSION);
   json_builder_set_member_name(j, "plan");
-  json_builder_add_string_value(j, plan);
+  json_add_utf8(j, plan);
   return j;
 }
 
@@ -407,7 +407,7 @@ static void print_json(const Plan *plan, const Outcome *p1, const Outcome *d1, g
     json_builder_add_double_value(j, wl_score(p1->res[0].cycles, d1->res[0].cycles));
   json_builder_set_member_name(j, "score_note");
   if (note)
-    json_builder_add_string_value(j, note);
+    json_add_utf8(j, note);
   else
     json_builder_add_null_value(j);
   json_builder_set_member_name(j, "problems");
@@ -621,7 +621,7 @@ static int tool_error(const char *dir, const char *plan, const char *note, const
     json_builder_set_member_name(j, "status");
     json_builder_add_string_value(j, refused ? "refused" : "error");
     json_builder_set_member_name(j, "error");
-    json_builder_add_string_value(j, msg);
+    json_add_utf8(j, msg);
     json_builder_end_object(j);
     g_autofree char *text = json_pretty_text(j);
     stdout_put(text);
@@ -697,7 +697,11 @@ int main(int argc, char **argv) {
       stdout_put(text);
       return 0;
     }
-    g_autofree char *table = rec_log(log_dir, &err);
+    /* a bad line is a warning and skipped: the other records still list
+     * (docs/tools.md "Experiment records") */
+    g_autoptr(GString) warn = g_string_new(NULL);
+    g_autofree char *table = rec_log(log_dir, warn, &err);
+    fputs(warn->str, stderr);
     if (!table) {
       fprintf(stderr, "%s\n", err->message);
       return 2;
@@ -730,7 +734,10 @@ int main(int argc, char **argv) {
     return 2;
   }
   /* a records directory that cannot be made or read fails before the run */
-  if (rec_dir && !rec_prepare(rec_dir, &err)) {
+  g_autoptr(GString) rec_warn = g_string_new(NULL);
+  gboolean rec_ok = !rec_dir || rec_prepare(rec_dir, rec_warn, &err);
+  fputs(rec_warn->str, stderr); /* bad lines: skipped, the run still recorded */
+  if (!rec_ok) {
     fprintf(stderr, "%s\n", err->message);
     return 2;
   }

@@ -16,6 +16,14 @@ char *json_pretty_text(JsonBuilder *b) {
   return g_strconcat(shortest, "\n", NULL);
 }
 
+void json_add_utf8(JsonBuilder *b, const char *v) {
+  g_autofree char *u = json_utf8(v);
+  if (u)
+    json_builder_add_string_value(b, u);
+  else
+    json_builder_add_null_value(b);
+}
+
 void json_add_plan_value(JsonBuilder *b, const char *v) {
   gint64 i;
   char *end = NULL;
@@ -28,5 +36,5 @@ void json_add_plan_value(JsonBuilder *b, const char *v) {
   if (real)
     json_builder_add_double_value(b, d);
   else
-    json_builder_add_string_value(b, v);
+    json_add_utf8(b, v);
 }

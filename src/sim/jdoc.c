@@ -1,6 +1,8 @@
 /* jdoc.c - recording a JSON document for the JSON module (jdoc.h). */
 #include "jdoc.h"
 
+#include "json_num.h"
+
 #include "module.h"
 
 struct JDoc {
@@ -24,8 +26,9 @@ void jdoc_free(JDoc *d) {
 
 static void put(JDoc *d, JDocKind kind, int64_t i, double v, const char *s) {
   /* JSON text is UTF-8: bytes that are not (a file name, a source line's
-   * comment may hold any) become U+FFFD */
-  g_autofree char *valid = s && !g_utf8_validate(s, -1, NULL) ? g_utf8_make_valid(s, -1) : NULL;
+   * comment may hold any) become U+FFFD (json_utf8); valid text is not
+   * copied (a trace has many strings) */
+  g_autofree char *valid = s && !g_utf8_validate(s, -1, NULL) ? json_utf8(s) : NULL;
   if (valid) s = valid;
   JDocOp op = {kind, i, v, s ? g_string_chunk_insert(d->text, s) : NULL};
   g_array_append_val(d->ops, op);

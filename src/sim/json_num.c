@@ -54,3 +54,8 @@ char *json_shortest_numbers(const char *text) {
   }
   return g_string_free(o, FALSE);
 }
+
+char *json_utf8(const char *s) {
+  if (!s) return NULL;
+  return g_utf8_validate(s, -1, NULL) ? g_strdup(s) : g_utf8_make_valid(s, -1);
+}

@@ -13,4 +13,12 @@
  * Strings are copied as they are; integers too. */
 char *json_shortest_numbers(const char *text);
 
+/* A copy of S (g_free; NULL for NULL) that a JSON string can hold: JSON
+ * text is UTF-8, and a parser rejects a document with any other bytes, so
+ * each invalid sequence (a file name may hold any bytes: "\xff.yaml")
+ * becomes U+FFFD (g_utf8_make_valid).  Every string a tool puts in a JSON
+ * document goes through it (jdoc.c, the records, tcc-grade --json,
+ * tcc-diff --json). */
+char *json_utf8(const char *s);
+
 #endif

@@ -12,6 +12,7 @@
 
 #include "json_num.h"
 #include "machine.h" /* POWER_WINDOW */
+#include "text_escape.h"
 
 const char *const rec_class_name[REC__COUNT] = {"pass", "slower", "numerics", "area", "power", "refused", "error"};
 
@@ -135,51 +136,96 @@ static int errno_of(const GError *e) {
   }
 }
 
-gboolean rec_load(const char *dir, gboolean missing_ok, GPtrArray **records, GError **err) {
+/* What is wrong with one line of the file (LEN bytes, no newline), or
+ * NULL, its record then in *rec (a new reference); *reason holds a
+ * parse error's text. */
+static const char *bad_line(const char *line, gsize len, JsonObject **rec, char **reason) {
+  *rec = NULL;
+  if (memchr(line, '\0', len)) return "a NUL byte in the line";
+  if (!g_utf8_validate(line, (gssize)len, NULL)) return "the line is not UTF-8 text";
+  g_autoptr(JsonParser) parser = json_parser_new();
+  g_autoptr(GError) pe = NULL;
+  if (!json_parser_load_from_data(parser, line, (gssize)len, &pe)) return *reason = parse_reason(pe->message);
+  JsonNode *root = json_parser_get_root(parser);
+  if (!root || !JSON_NODE_HOLDS_OBJECT(root)) return "expected one JSON object on the line";
+  const char *why = invalid(json_node_get_object(root));
+  if (!why) *rec = json_object_ref(json_node_get_object(root));
+  return why;
+}
+
+/* The records of DIR/records.jsonl (rec_load); a bad line is skipped with
+ * "FILE:LINE:1: warning: REASON; line skipped" in `warn` (when given).
+ * `lines` (when given): the file's line of each record; *nlines: the
+ * lines in the file; *torn: it does not end in a newline.  The file is
+ * read by length: a NUL byte ends nothing but its own line. */
+static gboolean load(const char *dir, gboolean missing_ok, GPtrArray **records, GArray *lines, guint *nlines,
+                     gboolean *torn, GString *warn, GError **err) {
   g_autofree char *file = g_build_filename(dir, REC_FILE, NULL);
   g_autofree char *text = NULL;
   gsize len;
   g_autoptr(GError) e = NULL;
   *records = g_ptr_array_new_with_free_func((GDestroyNotify)json_object_unref);
+  *nlines = 0;
+  *torn = FALSE;
   if (!g_file_get_contents(file, &text, &len, &e)) {
     if (missing_ok && g_error_matches(e, G_FILE_ERROR, G_FILE_ERROR_NOENT)) return TRUE;
     g_set_error(err, G_FILE_ERROR, e->code, "%s: error: cannot read: %s", file, g_strerror(errno_of(e)));
     g_clear_pointer(records, g_ptr_array_unref);
     return FALSE;
   }
-  g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
-  for (int i = 0; lines[i]; i++) {
-    if (!lines[i + 1] && !*lines[i]) break; /* after the last newline */
-    g_autoptr(JsonParser) parser = json_parser_new();
-    g_autoptr(GError) pe = NULL;
-    const char *why = NULL;
+  *torn = len > 0 && text[len - 1] != '\n';
+  for (gsize at = 0; at < len;) {
+    const char *nl = memchr(text + at, '\n', len - at);
+    gsize n = nl ? (gsize)(nl - (text + at)) : len - at;
+    guint no = ++*nlines;
+    JsonObject *rec;
     g_autofree char *reason = NULL;
-    if (!json_parser_load_from_data(parser, lines[i], -1, &pe))
-      why = reason = parse_reason(pe->message);
-    else if (!json_parser_get_root(parser) || !JSON_NODE_HOLDS_OBJECT(json_parser_get_root(parser)))
-      why = "expected one JSON object on the line";
-    else
-      why = invalid(json_node_get_object(json_parser_get_root(parser)));
+    const char *why = bad_line(text + at, n, &rec, &reason);
+    at += n + 1;
     if (why) {
-      g_set_error(err, G_FILE_ERROR, G_FILE_ERROR_INVAL, "%s:%d:1: error: %s", file, i + 1, why);
-      g_clear_pointer(records, g_ptr_array_unref);
-      return FALSE;
+      if (warn) {
+        g_autofree char *one = text_escape(why); /* a parse error may quote the line */
+        g_string_append_printf(warn, "%s:%u:1: warning: %s; line skipped\n", file, no, one);
+      }
+      continue;
     }
-    g_ptr_array_add(*records, json_object_ref(json_node_get_object(json_parser_get_root(parser))));
+    g_ptr_array_add(*records, rec);
+    if (lines) g_array_append_val(lines, no);
   }
   return TRUE;
 }
 
+gboolean rec_load(const char *dir, gboolean missing_ok, GPtrArray **records, GString *warn, GError **err) {
+  guint nlines;
+  gboolean torn;
+  return load(dir, missing_ok, records, NULL, &nlines, &torn, warn, err);
+}
+
 char *rec_plan_text(const char *dir, int n, GError **err) {
   g_autoptr(GPtrArray) recs = NULL;
-  if (!rec_load(dir, FALSE, &recs, err)) return NULL;
+  g_autoptr(GArray) lines = g_array_new(FALSE, FALSE, sizeof(guint));
+  guint nlines;
+  gboolean torn;
+  g_autoptr(GString) warn = g_string_new(NULL);
+  if (!load(dir, FALSE, &recs, lines, &nlines, &torn, warn, err)) return NULL;
   g_autofree char *file = g_build_filename(dir, REC_FILE, NULL);
-  if (n < 1 || (guint)n > recs->len) {
-    g_set_error(err, G_FILE_ERROR, G_FILE_ERROR_INVAL, "%s: error: no record %d: it holds %u", file, n, recs->len);
+  if (n < 1 || (guint)n > nlines) {
+    g_set_error(err, G_FILE_ERROR, G_FILE_ERROR_INVAL, "%s: error: no record %d: it holds %u", file, n, nlines);
+    return NULL;
+  }
+  JsonObject *rec = NULL;
+  for (guint i = 0; i < lines->len; i++)
+    if (g_array_index(lines, guint, i) == (guint)n) rec = g_ptr_array_index(recs, i);
+  if (!rec) { /* the line is bad: its warning, as the error */
+    g_autofree char *at = g_strdup_printf("%s:%d:1: warning: ", file, n);
+    const char *w = strstr(warn->str, at);
+    g_autofree char *why = g_strndup(w + strlen(at), strcspn(w + strlen(at), "\n"));
+    if (g_str_has_suffix(why, "; line skipped")) why[strlen(why) - strlen("; line skipped")] = '\0';
+    g_set_error(err, G_FILE_ERROR, G_FILE_ERROR_INVAL, "%s:%d:1: error: %s", file, n, why);
     return NULL;
   }
   /* a line without the member (written before plans were kept) reads as before */
-  const char *text = get_str(g_ptr_array_index(recs, n - 1), "plan_text");
+  const char *text = get_str(rec, "plan_text");
   if (!text) {
     g_set_error(err, G_FILE_ERROR, G_FILE_ERROR_INVAL,
                 "%s:%d:1: error: the record keeps no plan text (recorded before tcc-grade kept it, or the plan "
@@ -238,10 +284,12 @@ RecClass rec_classify(const RecRun *r, const GPtrArray *earlier, JsonObject **be
 
 /* ---- writing ------------------------------------------------------------ */
 
+/* A string, made UTF-8 (json_utf8): a file name may hold any bytes. */
 static void put_str(JsonBuilder *b, const char *k, const char *v) {
   json_builder_set_member_name(b, k);
-  if (v)
-    json_builder_add_string_value(b, v);
+  g_autofree char *u = json_utf8(v);
+  if (u)
+    json_builder_add_string_value(b, u);
   else
     json_builder_add_null_value(b);
 }
@@ -387,29 +435,36 @@ char *rec_json(const RecRun *r, RecClass cls, JsonObject *best) {
   return json_shortest_numbers(text);
 }
 
-/* DIR and its parents, and the records already there. */
-static gboolean open_dir(const char *dir, GPtrArray **recs, GError **err) {
+/* DIR and its parents, and the records already there (load). */
+static gboolean open_dir(const char *dir, GPtrArray **recs, guint *nlines, gboolean *torn, GString *warn,
+                         GError **err) {
   if (g_mkdir_with_parents(dir, 0755) != 0) {
     int e = errno;
     g_set_error(err, G_FILE_ERROR, g_file_error_from_errno(e), "%s: error: cannot create: %s", dir, g_strerror(e));
     return FALSE;
   }
-  return rec_load(dir, TRUE, recs, err);
+  return load(dir, TRUE, recs, NULL, nlines, torn, warn, err);
 }
 
-gboolean rec_prepare(const char *dir, GError **err) {
+gboolean rec_prepare(const char *dir, GString *warn, GError **err) {
   g_autoptr(GPtrArray) recs = NULL;
-  return open_dir(dir, &recs, err);
+  guint nlines;
+  gboolean torn;
+  return open_dir(dir, &recs, &nlines, &torn, warn, err);
 }
 
 gboolean rec_append(const char *dir, const RecRun *r, RecClass *cls, int *line, GError **err) {
   g_autoptr(GPtrArray) recs = NULL;
-  if (!open_dir(dir, &recs, err)) return FALSE;
+  guint nlines;
+  gboolean torn;
+  if (!open_dir(dir, &recs, &nlines, &torn, NULL, err)) return FALSE;
   JsonObject *best;
   *cls = rec_classify(r, recs, &best);
-  *line = (int)recs->len + 1;
+  *line = (int)nlines + 1;
   g_autofree char *json = rec_json(r, *cls, best);
-  g_autofree char *text = g_strconcat(json, "\n", NULL);
+  /* after a torn last line (no newline: a write cut short), a newline
+   * first, so that the record is a line of its own */
+  g_autofree char *text = g_strconcat(torn ? "\n" : "", json, "\n", NULL);
   g_autofree char *file = g_build_filename(dir, REC_FILE, NULL);
   /* one write with O_APPEND: concurrent graders append whole lines */
   int fd = open(file, O_WRONLY | O_APPEND | O_CREAT, 0644);
@@ -454,9 +509,9 @@ static void row_of(JsonObject *o, char *row[L_NCOLS]) {
   row[L_D1W] = g_strdup_printf("%.2f", json_node_get_double(member(d1, "peak_w", G_TYPE_DOUBLE)));
 }
 
-char *rec_log(const char *dir, GError **err) {
+char *rec_log(const char *dir, GString *warn, GError **err) {
   g_autoptr(GPtrArray) recs = NULL;
-  if (!rec_load(dir, FALSE, &recs, err)) return NULL;
+  if (!rec_load(dir, FALSE, &recs, warn, err)) return NULL;
   static const char *const head[L_NCOLS] = {"time", "plan", "note", "P1", "D1", "P1 W", "D1 W", "score", "status"};
   guint n = recs->len + 1;
   char *(*t)[L_NCOLS] = g_malloc0_n(n, sizeof *t);

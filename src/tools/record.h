@@ -80,14 +80,19 @@ char *rec_file_text(const char *file);
 /* The plan text record n (1-based: its line in DIR/records.jsonl) keeps
  * (g_free).  NULL with "DIR/records.jsonl: error: no record N: ..." or
  * "DIR/records.jsonl:N:1: error: the record keeps no plan text ...", or
- * rec_load's error.  Records written before the text was kept have none. */
+ * "DIR/records.jsonl:N:1: error: REASON" when line N is a bad line
+ * (rec_load), or rec_load's error.  Records written before the text was
+ * kept have none. */
 char *rec_plan_text(const char *dir, int n, GError **err);
 
 /* The records of DIR/records.jsonl, oldest first (JsonObject, owned); a
- * missing file is no records when `missing_ok`.  FALSE with
- * "DIR/records.jsonl:LINE:1: error: ..." on a malformed line, or
- * "DIR/records.jsonl: error: cannot read: REASON". */
-gboolean rec_load(const char *dir, gboolean missing_ok, GPtrArray **records, GError **err);
+ * missing file is no records when `missing_ok`.  The file is read line by
+ * line by length (a NUL byte ends nothing but its line); a bad line (not
+ * UTF-8, a NUL byte, not a JSON object with the fields the log and the
+ * classification read) is skipped, and `warn` (when not NULL) gets
+ * "DIR/records.jsonl:LINE:1: warning: REASON; line skipped\n" for it.
+ * FALSE only with "DIR/records.jsonl: error: cannot read: REASON". */
+gboolean rec_load(const char *dir, gboolean missing_ok, GPtrArray **records, GString *warn, GError **err);
 
 /* The class of a run given the earlier records; *best: the best earlier
  * legal record for the same problems, or NULL (borrowed from `earlier`). */
@@ -102,16 +107,19 @@ void rec_problem_members(JsonBuilder *b, const RecProblem *p, const uint64_t *se
 /* The record of a run as one line of JSON (no newline). */
 char *rec_json(const RecRun *run, RecClass cls, JsonObject *best);
 
-/* Make DIR (and its parents) and check its records, before a run:
- * FALSE with "DIR: error: cannot create: REASON" or rec_load's error. */
-gboolean rec_prepare(const char *dir, GError **err);
+/* Make DIR (and its parents) and check its records, before a run (their
+ * bad lines in `warn`, as rec_load): FALSE with "DIR: error: cannot create: REASON" or rec_load's error. */
+gboolean rec_prepare(const char *dir, GString *warn, GError **err);
 
 /* Classify the run against DIR's records and append its line (one
- * write(2) with O_APPEND).  *cls and *line: its class and line number. */
+ * write(2) with O_APPEND; after a last line without a newline, a
+ * newline first).  *cls and *line: its class and line number (bad lines
+ * count: it is the line of the file).  Bad lines are skipped silently:
+ * rec_prepare reported them. */
 gboolean rec_append(const char *dir, const RecRun *run, RecClass *cls, int *line, GError **err);
 
 /* The table of `tcc-grade --log DIR`: time, plan, note, P1 and D1 cycles,
  * each one's peak W, score, status; oldest first, columns aligned. */
-char *rec_log(const char *dir, GError **err);
+char *rec_log(const char *dir, GString *warn, GError **err);
 
 #endif

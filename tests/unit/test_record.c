@@ -173,7 +173,7 @@ START_TEST(test_record_legacy) {
   ck_assert_msg(rec_append(dir, &r, &c, &line, &err), "%s", err ? err->message : "");
   ck_assert_int_eq(c, REC_SLOWER); /* against the old legal record of the same problems */
   ck_assert_int_eq(line, 3);
-  g_autofree char *log = rec_log(dir, &err);
+  g_autofree char *log = rec_log(dir, NULL, &err);
   ck_assert_msg(log && strstr(log, "  1000  500  18.50  17.25  1000.00  pass\n") &&
                     strstr(log, "   -    -      -      -        -  error\n"),
                 "%s", log);
@@ -209,9 +209,9 @@ START_TEST(test_record_append) {
   ck_assert(rec_append(dir, &r, &c, &line, &err));
   ck_assert(c == REC_SLOWER && line == 2);
   g_autoptr(GPtrArray) recs = NULL;
-  ck_assert(rec_load(dir, FALSE, &recs, &err));
+  ck_assert(rec_load(dir, FALSE, &recs, NULL, &err));
   ck_assert_int_eq(recs->len, 2);
-  g_autofree char *log = rec_log(dir, &err);
+  g_autofree char *log = rec_log(dir, NULL, &err);
   ck_assert(log != NULL);
   g_auto(GStrv) rows = g_strsplit(log, "\n", -1);
   ck_assert_int_eq(g_strv_length(rows), 4); /* header, two rows, "" */
@@ -228,7 +228,10 @@ START_TEST(test_record_append) {
 }
 END_TEST
 
-/* A malformed line: FILE:LINE:1: error: REASON, whatever is wrong. */
+/* A bad line, whatever is wrong (malformed, a NUL byte, not UTF-8, a torn
+ * last line): FILE:LINE:1: warning: REASON, skipped; the other records
+ * load and list, --record appends after it, --plan at it is the error.
+ * A plan name that is not UTF-8 makes a line that reads back. */
 START_TEST(test_record_malformed) {
   static const struct {
     const char *line, *reason;
@@ -257,26 +260,83 @@ START_TEST(test_record_malformed) {
     ck_assert(g_file_set_contents(file, text, -1, NULL));
     g_autoptr(GPtrArray) recs = NULL;
     g_autoptr(GError) err = NULL;
-    ck_assert_msg(!rec_load(dir, FALSE, &recs, &err), "accepted: %s", bad[i].line);
-    g_autofree char *want = g_strdup_printf("%s:3:1: error: %s", file, bad[i].reason);
-    ck_assert_msg(g_str_has_prefix(err->message, want), "%s: got %s", bad[i].line, err->message);
-    g_clear_error(&err);
-    ck_assert(rec_log(dir, &err) == NULL && g_str_has_prefix(err->message, want));
+    g_autoptr(GString) warn = g_string_new(NULL);
+    ck_assert(rec_load(dir, FALSE, &recs, warn, &err));
+    ck_assert_msg(recs->len == 2, "%s: %u records", bad[i].line, recs->len); /* the bad line skipped */
+    g_autofree char *want = g_strdup_printf("%s:3:1: warning: %s", file, bad[i].reason);
+    ck_assert_msg(g_str_has_prefix(warn->str, want), "%s: got %s", bad[i].line, warn->str);
+    ck_assert(strchr(warn->str, '\n') == warn->str + warn->len - 1); /* one line */
+    g_string_truncate(warn, 0);
+    g_autofree char *log = rec_log(dir, warn, &err);
+    ck_assert(log != NULL && g_str_has_prefix(warn->str, want));
+    g_auto(GStrv) rows = g_strsplit(log, "\n", -1);
+    ck_assert_int_eq(g_strv_length(rows), 4); /* header, two rows, "" */
+    /* --plan 3 names the bad line; --record appends after it, at line 4 */
+    ck_assert(rec_plan_text(dir, 3, &err) == NULL);
+    g_autofree char *want3 = g_strdup_printf("%s:3:1: error: %s", file, bad[i].reason);
+    ck_assert_msg(g_str_has_prefix(err->message, want3), "%s", err->message);
     g_clear_error(&err);
     RecClass c;
     int line;
-    ck_assert(!rec_append(dir, &r, &c, &line, &err)); /* nothing appended to a bad file */
-    g_autofree char *after = NULL;
-    ck_assert(g_file_get_contents(file, &after, NULL, NULL) && strcmp(after, text) == 0);
+    ck_assert(rec_append(dir, &r, &c, &line, &err) && line == 4);
+    g_clear_pointer(&recs, g_ptr_array_unref);
+    ck_assert(rec_load(dir, FALSE, &recs, NULL, &err) && recs->len == 3);
+  }
+  g_autoptr(GError) err = NULL;
+  /* a NUL byte inside line 2 of 3: lines 1 and 3 load, line 2 is named */
+  {
+    g_autofree char *two = g_strdup_printf("%s\n", good);
+    GString *t = g_string_new(two);
+    g_string_append_len(t, "{\"time\"\0garbage}\n", 17);
+    g_string_append(t, two);
+    ck_assert(g_file_set_contents(file, t->str, (gssize)t->len, NULL));
+    g_string_free(t, TRUE);
+    g_autoptr(GPtrArray) recs = NULL;
+    g_autoptr(GString) warn = g_string_new(NULL);
+    ck_assert(rec_load(dir, FALSE, &recs, warn, &err) && recs->len == 2);
+    g_autofree char *want = g_strdup_printf("%s:2:1: warning: a NUL byte in the line; line skipped\n", file);
+    ck_assert_str_eq(warn->str, want);
+  }
+  /* not UTF-8 (a byte 0xff in a string): a bad line, not a failure */
+  {
+    g_autofree char *text = g_strdup_printf("{\"time\": \"\xff\"}\n%s\n", good);
+    ck_assert(g_file_set_contents(file, text, -1, NULL));
+    g_autoptr(GPtrArray) recs = NULL;
+    g_autoptr(GString) warn = g_string_new(NULL);
+    ck_assert(rec_load(dir, FALSE, &recs, warn, &err) && recs->len == 1);
+    ck_assert(g_str_has_suffix(warn->str, ":1:1: warning: the line is not UTF-8 text; line skipped\n"));
+  }
+  /* a torn last line (no newline): the next record gets a line of its own */
+  {
+    g_autofree char *text = g_strdup_printf("%s\n{\"time\": \"t", good);
+    ck_assert(g_file_set_contents(file, text, -1, NULL));
+    RecClass c;
+    int line;
+    ck_assert(rec_append(dir, &r, &c, &line, &err) && line == 3);
+    g_autoptr(GPtrArray) recs = NULL;
+    ck_assert(rec_load(dir, FALSE, &recs, NULL, &err) && recs->len == 2);
+  }
+  /* a plan name and a note that are not UTF-8: U+FFFD in a line that reads back */
+  {
+    RecRun u = run_of(1000, 500);
+    u.plan = "p\xff.yaml";
+    u.note = "n\xfe";
+    g_autofree char *json = rec_json(&u, REC_PASS, NULL);
+    ck_assert(g_utf8_validate(json, -1, NULL));
+    g_autofree char *text = g_strdup_printf("%s\n%s\n", json, json);
+    ck_assert(g_file_set_contents(file, text, -1, NULL));
+    g_autoptr(GPtrArray) recs = NULL;
+    g_autoptr(GString) warn = g_string_new(NULL);
+    ck_assert(rec_load(dir, FALSE, &recs, warn, &err) && recs->len == 2 && warn->len == 0);
+    ck_assert_str_eq(json_object_get_string_member(g_ptr_array_index(recs, 0), "plan"), "p\xef\xbf\xbd.yaml");
   }
   /* no file: --log fails, --record starts one */
   g_remove(file);
-  g_autoptr(GError) err = NULL;
-  ck_assert(rec_log(dir, &err) == NULL);
+  ck_assert(rec_log(dir, NULL, &err) == NULL);
   g_autofree char *want = g_strdup_printf("%s: error: cannot read: No such file or directory", file);
   ck_assert_str_eq(err->message, want);
   g_clear_error(&err);
-  ck_assert(rec_prepare(dir, &err));
+  ck_assert(rec_prepare(dir, NULL, &err));
   g_rmdir(dir);
 }
 END_TEST
@@ -316,7 +376,7 @@ START_TEST(test_record_plan_text) {
   g_autofree char *back = rec_plan_text(dir, 2, &err);
   ck_assert_msg(back != NULL, "%s", err ? err->message : "");
   ck_assert_str_eq(back, text);
-  g_autofree char *log = rec_log(dir, &err);
+  g_autofree char *log = rec_log(dir, NULL, &err);
   ck_assert(log != NULL && strstr(log, "a.yaml") != NULL);
   ck_assert(rec_plan_text(dir, 1, &err) == NULL);
   g_autofree char *want1 = g_strdup_printf("%s:1:1: error: the record keeps no plan text", file);
