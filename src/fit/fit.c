@@ -68,8 +68,9 @@ static unsigned issued(const PlanProblem *pp) {
   return m;
 }
 
-/* Did PACE_HOT change a spacing the plan wrote? */
-static gboolean issue_written(const PlanProblem *pp, const Schedule *sc) {
+/* Did PACE_HOT change a spacing (issue, weight, store, fold stagger, first
+ * gap, attention's stagger) the plan wrote? */
+static gboolean spacing_written(const PlanProblem *pp, const Schedule *sc) {
   for (int k = 0; k < PROJ__COUNT; k++) {
     char a[32], b[32], c[32];
     g_snprintf(a, sizeof a, "issue_spacing.%s", sched_proj_name[k]);
@@ -81,7 +82,15 @@ static gboolean issue_written(const PlanProblem *pp, const Schedule *sc) {
          plan_knob_loc(pp, c).line > 0))
       return TRUE;
   }
-  return sc->ln_fold_first_gap != pp->ln_fold_first_gap && plan_knob_loc(pp, "ln_fold_first_gap").line > 0;
+  for (int st = 0; st < SPACE__COUNT; st++) {
+    char a[32];
+    g_snprintf(a, sizeof a, "store_spacing.%s", sched_space_name[st]);
+    if (sc->stage_spacing[st] != pp->stage_spacing[st] &&
+        (plan_knob_loc(pp, a).line > 0 || plan_knob_loc(pp, "store_spacing").line > 0))
+      return TRUE;
+  }
+  return (sc->ln_fold_first_gap != pp->ln_fold_first_gap && plan_knob_loc(pp, "ln_fold_first_gap").line > 0) ||
+         (sc->attn_stagger != pp->attn_stagger && plan_knob_loc(pp, "attention.stagger").line > 0);
 }
 
 /* The WG the pacer takes: the first of an SM the plan leaves idle, else
@@ -815,7 +824,7 @@ static Ir *fit_section(const Plan *plan, ProblemKind kind, int64_t cap, gboolean
   res->relaxed = best.relax >= 0;
   /* relax lowers only pacing knobs, which a plan setting it gives up */
   res->overrode = best.added > 0 && ((best.ir->sms_used != plan_pp->sms_used && plan_knob_loc(plan_pp, "sms_used").line > 0) ||
-                                     (best.family == PACE_HOT ? issue_written(plan_pp, &best.ir->sched)
+                                     (best.family == PACE_HOT ? spacing_written(plan_pp, &best.ir->sched)
                                       : best.family != FEWER_SMS && overrides(plan_pp)));
   Ir *ir = best.ir;
   ir->warnings = g_steal_pointer(&warnings);
