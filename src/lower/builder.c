@@ -180,7 +180,8 @@ LwProj lw_proj(const Ir *ir, SchedProj k) {
   char path[32], kpath[32];
   g_snprintf(path, sizeof path, "panels.%s", sched_proj_name[k]);
   g_snprintf(kpath, sizeof kpath, "k_chunk.%s", sched_proj_name[k]);
-  LwProj p = {k, ir->sched.panel[k], ir->sched.k_chunk[k], ir_prov(ir, path), ir_prov(ir, kpath)};
+  LwProj p = {k, ir->sched.panel[k], ir->sched.k_chunk[k], ir_prov(ir, path), ir_prov(ir, kpath),
+              ir->sched.stream_depth, ir_prov(ir, "stream_depth")};
   return p;
 }
 

@@ -14,6 +14,8 @@ typedef struct LwProj {
   int k_chunk;      /* K rows per loaded chunk */
   IrProv prov;      /* "d1.panels.qkv": the task's knob            */
   IrProv kprov;     /* "d1.k_chunk.qkv": cited by the chunk loads and MMAs */
+  int depth;        /* stream_depth: W chunk buffers of a streamed panel */
+  IrProv dprov;     /* "d1.stream_depth": cited by the loads run ahead */
 } LwProj;
 
 /* The knobs of projection k in a problem section, with their provenance. */

@@ -419,24 +419,28 @@ static void finish_row(D1 *c, int task, IrView acc, IrView bias, IrView r, IrPro
   ir_task_signals(ir, task, grp);
 }
 
-/* k_split.wo / k_split.w2 = ks > 1 (resident weights, RF hand-offs): each
- * panel's K rows are split over ks shards, each on the WG keeping its rows
- * of the panel: shard k multiplies its K/ks columns of the input row (all
- * it is handed) and hands its partial sum to the panel's combiner task, on
- * shard 0's WG after it, which adds the ks partials (VEC adds, in shard
- * order), the bias and the residual.  The shards form one group, the
- * combiners the stage's.  On a machine with REDUCE units the shards instead
- * all-reduce their partials with RED (one event per layer and panel, a
- * round per step) and shard 0 adds the bias and the residual: no combiner
- * task, no hop. */
+/* k_split.wo / k_split.w2 = ks > 1 (RF hand-offs): each panel's K rows are
+ * split over ks shards.  With resident weights each shard is on the WG
+ * keeping its rows of the panel; in a streamed layer (weights: streamed, or
+ * a layer after resident_layers) each shard is a task of its own that
+ * streams its K/ks rows of the panel (lw_project_rows), so that a panel's
+ * loads run on ks WGs at once instead of one.  Shard k multiplies its K/ks
+ * columns of the input row (all it is handed) and hands its partial sum to
+ * the panel's combiner task (resident: on shard 0's WG, after it), which
+ * adds the ks partials (VEC adds, in shard order), the bias and the
+ * residual.  The shards form one group, the combiners the stage's.  On a
+ * machine with REDUCE units the resident shards instead all-reduce their
+ * partials with RED (one event per layer and panel, a round per step) and
+ * shard 0 adds the bias and the residual: no combiner task, no hop. */
 static int stage_proj_split(D1 *c, int t, int l, int stage, const D1Proj *s) {
   Ir *ir = c->ir;
   const LwProj *pj = s->pj;
   int n = ntasks(c->d, pj->panel), P = pj->panel, ks = c->pp->k_split[pj->proj], Ks = s->a_cols / ks;
   IrRoleKind kind = pj->proj == PROJ_WO ? ROLE_WO : ROLE_W2;
   g_autofree char *pev = stage_event(pj->proj == PROJ_WO ? "wok" : "w2k", l), *done = stage_event(s->name, l);
-  gboolean red = ir->hw.reduce_units > 0;
+  gboolean red = ir->hw.reduce_units > 0 && res_at(c, l), res = res_at(c, l);
   int pgrp = red ? -1 : ir_group(ir, pev), grp = ir_group(ir, done);
+  g_autofree char *wsym = lw_weight_sym(pj->proj, l), *bsym = lw_bias_sym(pj->proj, l);
   IrProv kp = ir_prov(ir, pj->proj == PROJ_WO ? "k_split.wo" : "k_split.w2");
   LwHand part; /* the partial sums: row k of panel p's at (p*ks + k, 0) */
   lw_hand_init(&part, TRUE, NULL, 0, 0, 0, kp);
@@ -446,12 +450,19 @@ static int stage_proj_split(D1 *c, int t, int l, int stage, const D1Proj *s) {
       int task = panel_task(c, tag, stage, t, l, kind, pj, p);
       IrTask *tk = ir_task_at(ir, task);
       tk->role.kshard = k;
-      tk->pin = lw_resident_shard_wg(&c->res, l, pj->proj, p, k);
+      if (res) tk->pin = lw_resident_shard_wg(&c->res, l, pj->proj, p, k);
       ir_task_waits(ir, task, s->after);
       IrView a = ir_all(ir, lw_rf_sub(ir, task, tag, "a", 1, Ks));
       lw_hand_get(ir, s->a, task, a, 0, k * Ks);
       IrView acc = ir_all(ir, lw_rf_sub(ir, task, tag, "acc", 1, P));
-      lw_resident_project_shard(ir, task, a, &c->res, l, pj->proj, p, k, acc, kp);
+      if (res) {
+        lw_resident_project_shard(ir, task, a, &c->res, l, pj->proj, p, k, acc, kp);
+      } else { /* a layer that streams: its weight loads are resident_layers' beside resident ones */
+        LwSource src = {.rf = a};
+        LwProj q = *pj;
+        q.kprov = c->resident ? ir_prov(ir, "resident_layers") : kp;
+        lw_project_rows(ir, task, tag, &src, Ks, wsym, k * Ks, sched_proj_n(c->pb, pj->proj), p * P, acc, &q);
+      }
       if (red) {
         IrView sum = ir_all(ir, lw_rf_sub(ir, task, tag, "sum", 1, P));
         g_autofree char *ev = g_strdup_printf("red_%s_l%d_p%d", s->name, l, p);
@@ -476,7 +487,14 @@ static int stage_proj_split(D1 *c, int t, int l, int stage, const D1Proj *s) {
     lw_hand_get(ir, &part, task, ps, p * ks, 0);
     IrView acc = ir_all(ir, lw_rf_sub(ir, task, tag, "acc", 1, P));
     sum_rows(ir, task, acc, ps, ks, kp);
-    finish_row(c, task, acc, lw_resident_bias(ir, &c->res, l, pj->proj, p), r, kp, s->out, p * P, grp);
+    IrView bias;
+    if (res) {
+      bias = lw_resident_bias(ir, &c->res, l, pj->proj, p);
+    } else {
+      bias = ir_all(ir, lw_rf_sub(ir, task, tag, "bias", 1, P));
+      lw_load(ir, task, bias, bsym, 0, p * P, P, pj->prov);
+    }
+    finish_row(c, task, acc, bias, r, kp, s->out, p * P, grp);
   }
   lw_hand_clear(&part);
   return grp;
@@ -484,7 +502,7 @@ static int stage_proj_split(D1 *c, int t, int l, int stage, const D1Proj *s) {
 
 static int stage_proj(D1 *c, int t, int l, int stage, const D1Proj *s) {
   Ir *ir = c->ir;
-  if (c->pp->k_split[s->pj->proj] > 1 && res_at(c, l)) return stage_proj_split(c, t, l, stage, s);
+  if (c->pp->k_split[s->pj->proj] > 1) return stage_proj_split(c, t, l, stage, s);
   const char *name = s->name;
   const LwProj *pj = s->pj;
   int after = s->after, a_cols = s->a_cols;

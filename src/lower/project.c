@@ -1,24 +1,92 @@
 /* project.c - a projection panel, for both problems (project.h):
  * acc (R x P) = A (R x K) . W[0..K, c0..c0+P), W streamed from HBM in chunks
- * of k_chunk rows through one RF buffer, A either resident in the RF or
- * streamed from HBM chunk by chunk beside W; then the bias. */
+ * of k_chunk rows, A either resident in the RF or streamed from HBM chunk by
+ * chunk beside W; then the bias.
+ *
+ * The chunks go through stream_depth = N buffers (N W buffers, and N A
+ * buffers when A streams): chunk i into buffer i mod N, its loads issued
+ * N - 1 chunks ahead of its MMA.  A WG issues in order and an MMA waits for
+ * its chunk's load, so with one buffer each load waits for the MMA before it
+ * and each MMA for its load: the DMA runs one descriptor at a time, a
+ * chunk's latency and its row segments in series.  With N buffers up to N
+ * descriptors are in flight (the SM's DMA engines serve them at once) while
+ * the MMAs catch up; a load into a buffer still waits for the MMA that read
+ * it N chunks before (the RF hazard).  Where N chunks of k_chunk rows do
+ * not fit the task's RF room, the chunks get smaller, then fewer
+ * (chunks_that_fit). */
 #include "project.h"
 
 #include "builder.h"
+#include "resident.h"
+
+/* Partitions a tensor of `bytes` takes: whole ones (a small tensor shares
+ * its partition, counted whole here: an upper bound). */
+static int parts_of(int64_t bytes, int pb) { return (int)((bytes + pb - 1) / pb); }
+
+/* The partitions the RF tensors of `task` take so far (each counted in
+ * whole partitions: an upper bound), and the room it may fill: rf_temp_kib's
+ * beside resident weights (a D1 layer streamed beside resident ones), else
+ * the WG's whole RF. */
+static int parts_used(const Ir *ir, int task, int pb) {
+  int used = 0;
+  for (guint t = 0; t < ir->tensors->len; t++) {
+    const IrTensor *x = ir_tensor(ir, (int)t);
+    if (x->home == HOME_RF && x->task == task) used += parts_of(4 * (int64_t)x->rows * x->cols, pb);
+  }
+  return used;
+}
+
+/* The chunk rows and buffers of a streamed panel: `depth` buffers of k_chunk
+ * rows where they fit the task's room with two partitions to spare (the bias
+ * and the residual that may come after); else smaller chunks (multiples of
+ * 32 dividing K, down to 32 rows), then fewer buffers. */
+static void chunks_that_fit(const Ir *ir, int task, int K, int R, int P, gboolean a_streams, int depth,
+                            int *kc, int *nb) {
+  int pb = sim_machine_part_bytes(&ir->hw);
+  int room = (ir->sched.weights == WEIGHTS_RESIDENT ? lw_resident_task_parts(ir) : ir->hw.vl) -
+             parts_used(ir, task, pb) - 2;
+  for (int n = MIN(depth, (K + *kc - 1) / *kc); n > 1; n--)
+    for (int c = *kc; c >= 32; c -= 32) {
+      if (K % c != 0 && c != *kc) continue;
+      int per = parts_of(4 * (int64_t)c * P, pb) + (a_streams ? parts_of(4 * (int64_t)R * c, pb) : 0);
+      if (n * per <= room && (K + c - 1) / c >= n) {
+        *kc = c, *nb = n;
+        return;
+      }
+    }
+  *nb = 1;
+}
 
 void lw_project(Ir *ir, int task, const char *tag, const LwSource *a, int K, const char *wsym,
                 int wstride, int c0, IrView acc, const LwProj *p) {
-  int kc = MIN(p->k_chunk, K), P = acc.cols, R = acc.rows;
-  int w = lw_rf_sub(ir, task, tag, "w", kc, P);
-  int buf = a->sym ? lw_rf_sub(ir, task, tag, "a", R, kc) : -1; /* A's chunk buffer when streamed */
-  for (int k0 = 0; k0 < K; k0 += kc) {
-    int n = MIN(kc, K - k0);
-    IrView av = a->sym ? ir_win(buf, 0, R, 0, n) : ir_win(a->rf.t, a->rf.r0, a->rf.rows, a->rf.c0 + k0, n);
-    IrView wv = ir_win(w, 0, n, 0, P);
-    if (a->sym) lw_load(ir, task, av, a->sym, a->row, a->col + k0, a->stride, a->prov);
-    lw_load(ir, task, wv, wsym, k0, c0, wstride, p->kprov);
-    IrOp *op = lw_op(ir, task, IR_MMA, acc, av, wv, p->kprov);
-    if (k0 == 0) op->mods = IR_MOD_Z;
+  lw_project_rows(ir, task, tag, a, K, wsym, 0, wstride, c0, acc, p);
+}
+
+void lw_project_rows(Ir *ir, int task, const char *tag, const LwSource *a, int K, const char *wsym,
+                     int wrow0, int wstride, int c0, IrView acc, const LwProj *p) {
+  int kc = MIN(p->k_chunk, K), P = acc.cols, R = acc.rows, nb;
+  chunks_that_fit(ir, task, K, R, P, a->sym != NULL, CLAMP(p->depth, 1, 8), &kc, &nb);
+  int nc = (K + kc - 1) / kc;
+  int w[8], buf[8]; /* A's chunk buffers when streamed */
+  for (int b = 0; b < nb; b++) {
+    g_autofree char *wn = b ? g_strdup_printf("w%d", b) : g_strdup("w");
+    g_autofree char *an = b ? g_strdup_printf("a%d", b) : g_strdup("a");
+    w[b] = lw_rf_sub(ir, task, tag, wn, kc, P);
+    buf[b] = a->sym ? lw_rf_sub(ir, task, tag, an, R, kc) : -1;
+  }
+  for (int i = 0; i < nc + nb - 1; i++) {
+    if (i < nc) { /* chunk i's loads */
+      int k0 = i * kc, n = MIN(kc, K - k0);
+      IrProv lp = nb > 1 ? p->dprov : p->kprov; /* loads run ahead of the MMAs */
+      if (a->sym) lw_load(ir, task, ir_win(buf[i % nb], 0, R, 0, n), a->sym, a->row, a->col + k0, a->stride, a->prov);
+      lw_load(ir, task, ir_win(w[i % nb], 0, n, 0, P), wsym, wrow0 + k0, c0, wstride, lp);
+    }
+    int m = i - (nb - 1); /* chunk m's MMA */
+    if (m < 0) continue;
+    int k0 = m * kc, n = MIN(kc, K - k0);
+    IrView av = a->sym ? ir_win(buf[m % nb], 0, R, 0, n) : ir_win(a->rf.t, a->rf.r0, a->rf.rows, a->rf.c0 + k0, n);
+    IrOp *op = lw_op(ir, task, IR_MMA, acc, av, ir_win(w[m % nb], 0, n, 0, P), p->kprov);
+    if (m == 0) op->mods = IR_MOD_Z;
   }
 }
 

@@ -16,10 +16,14 @@ typedef struct LwSource {
   gboolean packed;  /* resident_owners.c: A packed (LwMat: base col, width stride) */
 } LwSource;
 /* acc (R x P) = A (R x K) . W[0..K rows, cols c0..c0+P) of HBM symbol `wsym`
- * (row stride `wstride`), loading W in chunks of p->k_chunk rows into one RF
- * buffer (project.c). */
+ * (row stride `wstride`), loading W in chunks of p->k_chunk rows through
+ * stream_depth buffers (project.c). */
 void lw_project(Ir *ir, int task, const char *tag, const LwSource *a, int K, const char *wsym,
                 int wstride, int c0, IrView acc, const LwProj *p);
+/* The same with W's rows from wrow0 on: acc = A . W[wrow0..wrow0+K, c0..c0+P)
+ * (a K shard of a streamed panel). */
+void lw_project_rows(Ir *ir, int task, const char *tag, const LwSource *a, int K, const char *wsym,
+                     int wrow0, int wstride, int c0, IrView acc, const LwProj *p);
 
 /* d (R x C) = a + (row-broadcast) bias loaded from `bsym` columns c0.. */
 void lw_add_bias(Ir *ir, int task, const char *tag, IrView acc, const char *bsym, int c0,

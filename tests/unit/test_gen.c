@@ -840,6 +840,7 @@ static const Knob knobs[] = {
     {PROB_D1, "power: {bucket_bytes: 2048, event_interval: 50, pacing_wg: 63, in_flight: 2}",
      "    WAIT      ev.took, 1 "},
     {PROB_D1, "attention: {slices: 2}", "; d1.attention.slices:4 "},
+    {PROB_D1, "stream_depth: 3\n  k_chunk: {w2: 32}", "; d1.stream_depth:4 "},
     {PROB_P1, "sms_used: 2", NULL},
     /* row_tile is the provenance of its tasks only (the IR's task lines):
      * their ops all cite "p1", so the assembly never shows it */
@@ -1078,6 +1079,85 @@ START_TEST(test_k_split) {
   ck_assert_int_gt(combiners, 0);
   Run a = compile_run(p1, PROB_D1, "unsplit", NULL), b = compile_run(p4, PROB_D1, "k_split 4", NULL);
   ck_assert_msg(b.cycles < a.cycles, "split %" G_GINT64_FORMAT ", unsplit %" G_GINT64_FORMAT, b.cycles, a.cycles);
+}
+END_TEST
+
+/* k_split with streamed weights: W2's shards are tasks of their own, not
+ * pinned, each loading its K/4 rows of the panel from HBM; a combiner per
+ * panel; faster than one task per panel, and correct. */
+START_TEST(test_k_split_streamed) {
+  const char *base = "panels: {w1: 32, w2: 16}\n  handoff: rf\n  k_chunk: {w2: 32}";
+  g_autofree char *split = g_strdup_printf("%s\n  k_split: {w2: 4}", base);
+  g_autoptr(Plan) p1 = small_plan(PROB_D1, base);
+  g_autoptr(Plan) p4 = small_plan(PROB_D1, split);
+  g_autoptr(GError) err = NULL;
+  g_autoptr(Ir) ir = pass_pipeline(p4, PROB_D1, NULL, NULL, TRUE, &err);
+  ck_assert_msg(ir, "%s", err ? err->message : "?");
+  int shards = 0, combiners = 0, K = ir->prob.d_ff;
+  for (guint k = 0; k < ir->tasks->len; k++) {
+    const IrTask *t = ir_task_at(ir, (int)k);
+    if (t->role.kind != ROLE_W2) continue;
+    int rows = 0;
+    for (guint i = 0; i < t->ops->len; i++) {
+      const IrOp *op = &g_array_index(t->ops, IrOp, i);
+      if (op->kind == IR_LD && op->mem.t >= 0 && g_str_has_prefix(ir_tensor(ir, op->mem.t)->sym, "w2"))
+        rows += op->mem.rows;
+    }
+    ck_assert_int_lt(t->pin, 0);
+    if (t->role.kshard >= 0) {
+      ck_assert_int_eq(rows, K / 4);
+      shards++;
+    } else {
+      ck_assert_int_eq(rows, 0);
+      combiners++;
+    }
+  }
+  ck_assert_int_eq(shards, 4 * combiners);
+  ck_assert_int_gt(combiners, 0);
+  Run a = compile_run(p1, PROB_D1, "unsplit", NULL), b = compile_run(p4, PROB_D1, "k_split 4, streamed", NULL);
+  ck_assert_msg(b.cycles < a.cycles, "split %" G_GINT64_FORMAT ", unsplit %" G_GINT64_FORMAT, b.cycles, a.cycles);
+}
+END_TEST
+
+/* stream_depth: a streamed W2 task of 4 chunks loads its first 3 chunks
+ * before its first MMA (one with depth 1), into 3 buffers; the program is
+ * faster and correct.  A layer streamed beside resident ones has
+ * rf_temp_kib's room: 4 KiB take one buffer of 32 rows, so the depth does
+ * not apply there. */
+static int loads_before_mma(const Ir *ir, IrRoleKind kind, int layer) {
+  for (guint k = 0; k < ir->tasks->len; k++) {
+    const IrTask *t = ir_task_at(ir, (int)k);
+    if (t->role.kind != kind || t->role.layer != layer) continue;
+    int lds = 0;
+    for (guint i = 0; i < t->ops->len; i++) {
+      const IrOp *op = &g_array_index(t->ops, IrOp, i);
+      if (op->kind == IR_MMA) return lds;
+      lds += op->kind == IR_LD && op->mem.t >= 0 && ir_tensor(ir, op->mem.t)->home == HOME_HBM &&
+             g_str_has_prefix(ir_tensor(ir, op->mem.t)->sym, "w2");
+    }
+  }
+  return -1;
+}
+
+START_TEST(test_stream_depth) {
+  g_autoptr(Plan) p1 = small_plan(PROB_D1, "k_chunk: {w2: 32}");
+  g_autoptr(Plan) p3 = small_plan(PROB_D1, "k_chunk: {w2: 32}\n  stream_depth: 3");
+  g_autoptr(GError) err = NULL;
+  g_autoptr(Ir) i1 = pass_pipeline(p1, PROB_D1, NULL, NULL, TRUE, &err);
+  g_autoptr(Ir) i3 = pass_pipeline(p3, PROB_D1, NULL, NULL, TRUE, &err);
+  ck_assert_msg(i1 && i3, "%s", err ? err->message : "?");
+  ck_assert_int_eq(loads_before_mma(i1, ROLE_W2, 0), 1);
+  ck_assert_int_eq(loads_before_mma(i3, ROLE_W2, 0), 3);
+  Run a = compile_run(p1, PROB_D1, "depth 1", NULL), b = compile_run(p3, PROB_D1, "depth 3", NULL);
+  ck_assert_msg(b.cycles < a.cycles, "depth 3 %" G_GINT64_FORMAT ", depth 1 %" G_GINT64_FORMAT, b.cycles, a.cycles);
+  g_autoptr(Plan) pr = plan_text("room.yaml", "version: 1\nd1:\n  problem: {d_model: 64, heads: 2, d_ff: 128, "
+                                             "layers: 2, history: 32, steps: 2}\n  k_chunk: {w2: 32}\n  "
+                                             "stream_depth: 3\n  weights: resident\n  resident_layers: 1\n  "
+                                             "rf_temp_kib: 4\n");
+  g_autoptr(Ir) ir = pass_pipeline(pr, PROB_D1, NULL, NULL, TRUE, &err);
+  ck_assert_msg(ir, "%s", err ? err->message : "?");
+  ck_assert_int_eq(loads_before_mma(ir, ROLE_W2, 0), 0); /* resident */
+  ck_assert_int_eq(loads_before_mma(ir, ROLE_W2, 1), 1);
 }
 END_TEST
 
@@ -3325,6 +3405,8 @@ Suite *suite_gen(void) {
   tcase_add_test(tc, test_handoff_rf);
   tcase_add_test(tc, test_resident_history);
   tcase_add_test(tc, test_k_split);
+  tcase_add_test(tc, test_stream_depth);
+  tcase_add_test(tc, test_k_split_streamed);
   tcase_add_test(tc, test_k_split_red);
   tcase_add_test(tc, test_ln_fold_deferred);
   tcase_add_test(tc, test_wave_order_need);

@@ -37,6 +37,8 @@ static const struct {
     {"p1.power.fit", BASE},
     {"d1.power.fit", BASE},
     {"p1.sms_used", BASE},
+    {"p1.stream_depth", BASE},
+    {"d1.stream_depth", BASE},
     {"p1.row_tile", BASE},
     {"p1.panels.wo", BASE},
     {"p1.panels.w1", BASE},

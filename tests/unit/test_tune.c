@@ -1097,9 +1097,9 @@ END_TEST
 
 /* No --knob: the space is the schema's for the target (hardware only for
  * both), without the fitting's own knobs; a search of it makes technique
- * moves: no point is refused for a knob without effect, every point that
- * hands off RF to RF has resident weights (handoff: rf needs them), and a
- * point that switched weights to resident runs on every SM.  An
+ * moves: no point is refused for a knob without effect, a point that hands
+ * off RF to RF with streamed weights compiles, and a point that switched
+ * weights to resident runs on every SM.  An
  * evaluation budget ends it, and the best point's numerics are checked. */
 START_TEST(test_derived) {
   g_autofree char *dir = tmpdir();
@@ -1147,7 +1147,10 @@ START_TEST(test_derived) {
     g_autofree char *w = tune_knob_value(knob(t, weights), p->idx[weights]);
     g_autofree char *h = tune_knob_value(knob(t, handoff), p->idx[handoff]);
     g_autofree char *u = tune_knob_value(knob(t, sms), p->idx[sms]);
-    ck_assert_msg(strcmp(h, "rf") != 0 || strcmp(w, "resident") == 0, "point %u: handoff rf, weights %s", i, w);
+    /* D1's handoff: rf needs no resident weights (streamed K shards hand
+     * their partial sums RF to RF too): such a point must compile */
+    ck_assert_msg(strcmp(h, "rf") != 0 || strcmp(w, "resident") == 0 || !p->m.error, "point %u: handoff rf, weights %s: %s",
+                  i, w, p->m.error);
     if (strcmp(w, "resident") == 0) {
       resident++;
       ck_assert_str_eq(u, "16");
