@@ -531,7 +531,7 @@ static gboolean group_ref(Pr *P, int *g) {
   return TRUE;
 }
 
-/* "task NAME wg W|- stage S [pin W] [role ...] [waits G, ...] [signals G]  ; PROV" */
+/* "task NAME wg W|- stage S [pin W] [prelude N] [role ...] [waits G, ...] [signals G]  ; PROV" */
 static gboolean parse_task(Pr *P) {
   end_task(P);
   P->p += strlen("task");
@@ -557,12 +557,20 @@ static gboolean parse_task(Pr *P) {
     if (!int_of(P, "a WG number", &pin)) return FALSE;
     ws(P);
   }
+  int prelude = 0;
+  if (kw(P, "prelude")) {
+    ws(P);
+    if (!int_of(P, "a count of ops", &prelude)) return FALSE;
+    if (prelude < 0) return fail_at(P, P->p, "a prelude of %d ops", prelude);
+    ws(P);
+  }
   IrRole role = ir_role(ROLE_NONE);
   if (kw(P, "role") && !parse_role(P, &role)) return FALSE;
   int k = ir_task(P->ir, name, stage, (IrProv){NULL, 0, 0});
   IrTask *t = ir_task_at(P->ir, k);
   t->wg = wg;
   t->pin = pin;
+  t->prelude = prelude;
   t->role = role;
   ws(P);
   if (kw(P, "waits")) {

@@ -241,6 +241,8 @@ const PlanKnobDef plan_knobs[PLAN_NKNOBS] = {
     PER_PROJ(KCHUNK, "k_chunk"),
     /* stream_depth: project.c's chunk buffers of a streamed projection */
     INT("stream_depth", BOTH, stream_depth, 1, 8, 1, -1, NULL, 0, 0),
+    /* stream_prefetch: d1.c's streamed tasks load their first chunks first */
+    BOOL("stream_prefetch", D1, stream_prefetch, 0, -1, NULL, 0, 0),
     PER_PROJ(KSPLIT, "k_split"),
     PER_PROJ(PGROUPS, "panel_groups"),
     PER_PROJ(KLAST, "k_split_last"),

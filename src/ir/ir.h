@@ -163,6 +163,9 @@ typedef struct IrTask {
    * completed before it starts (int, NULL: none), in the order waited for. */
   int signals;
   GArray *waits;
+  int prelude;      /* leading ops that need none of the waits (loads of    */
+                    /* weights: stream_prefetch): the sync pass puts the     */
+                    /* WAITs after them (and sets it to 0)                   */
 } IrTask;
 
 /* A group of tasks that consumers wait for as a whole: one stage of one

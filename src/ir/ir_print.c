@@ -293,6 +293,7 @@ static void put_task(GString *s, const Ir *ir, int k, const GArray *rfs, int bas
     g_string_append_c(s, '-');
   g_string_append_printf(s, " stage %d", tk->stage);
   if (tk->pin >= 0) g_string_append_printf(s, " pin %d", tk->pin);
+  if (tk->prelude > 0) g_string_append_printf(s, " prelude %d", tk->prelude);
   put_role(s, &tk->role);
   put_deps(s, ir, ord, tk);
   g_string_append(s, "  ; ");

@@ -150,6 +150,28 @@ static gboolean check_tasks(Ver *V, gboolean allocated) {
     }
     if (t->signals >= 0) last[t->signals] = (int)k;
   }
+  /* a prelude (the ops before the task's WAITs) loads only what no task
+   * stores: it runs before what the task waits for */
+  g_autoptr(GHashTable) stored = g_hash_table_new(g_str_hash, g_str_equal);
+  for (guint k = 0; k < ir->tasks->len; k++) {
+    const IrTask *t = ir_task_at(ir, (int)k);
+    for (guint i = 0; i < t->ops->len; i++) {
+      const IrOp *op = &g_array_index(t->ops, IrOp, i);
+      const IrTensor *m = op->kind == IR_ST && op->mem.t >= 0 ? ir_tensor(ir, op->mem.t) : NULL;
+      if (m && m->home == HOME_HBM && m->sym) g_hash_table_add(stored, m->sym);
+    }
+  }
+  for (guint k = 0; k < ir->tasks->len; k++) {
+    const IrTask *t = ir_task_at(ir, (int)k);
+    if (t->prelude < 0 || (guint)t->prelude > t->ops->len)
+      return fail(V, "task '%s': a prelude of %d ops in %u", t->name, t->prelude, t->ops->len);
+    for (int i = 0; i < t->prelude; i++) {
+      const IrOp *op = &g_array_index(t->ops, IrOp, i);
+      const IrTensor *m = op->kind == IR_LD && op->mem.t >= 0 ? ir_tensor(ir, op->mem.t) : NULL;
+      if (!m || m->home != HOME_HBM || !m->sym || g_hash_table_contains(stored, m->sym))
+        return fail(V, "task '%s': op %d of its prelude is not a load of what no task stores", t->name, i);
+    }
+  }
   for (guint k = 0; k < ir->tasks->len; k++) { /* and no later task completes it */
     const IrTask *t = ir_task_at(ir, (int)k);
     for (guint w = 0; t->waits && w < t->waits->len; w++)

@@ -64,7 +64,7 @@ extern const char *const sched_space_name[SPACE__COUNT]; /* "ln", "qkv", "att", 
 
 /* Number of knobs (the frontend's table, plan_schema.c), problem dims
  * included. */
-#define SCHED_NKNOBS 119
+#define SCHED_NKNOBS 120
 /* Longest value text of a knob ("round_robin", "-1", "1073741824"). */
 #define SCHED_VALUE_MAX 16
 
@@ -82,6 +82,8 @@ typedef struct Schedule {
   int panel[PROJ__COUNT];   /* output columns per panel (8..128, mult. 8, | N) */
   int k_chunk[PROJ__COUNT]; /* K rows per loaded chunk (mult. 32, | K)   */
   int stream_depth;         /* streamed W chunks in flight: buffers      */
+  gboolean stream_prefetch; /* D1: a streamed task's first chunks before */
+                            /* it waits for its input                    */
   int k_split[PROJ__COUNT]; /* planned (> 1): partial sums over K shards */
   int panel_groups[PROJ__COUNT];      /* P1, resident weights: a stage's panels in
                                        * this many groups, one after another */

@@ -71,6 +71,8 @@ typedef struct D1 {
   gboolean rf_hand;
   IrProv hand_prov, relay_prov, stats_prov;
   gboolean split_stats;     /* refinements.split_stats                        */
+  LwStream pre;             /* stream_prefetch: the chunks task pre_task     */
+  int pre_task;             /* loaded first (-1: none)                       */
   int relays;               /* handoff_relays (0: producers store to each consumer) */
   LwHand x, q, att, x1, g;
 } D1;
@@ -93,6 +95,34 @@ static char *stage_event(const char *ev, int l) { return g_strdup_printf("%s_l%d
 
 
 static void spacing(D1 *c, int task) { lw_space(c->ir, task); }
+
+/* The partitions of `floats` floats: what a task makes after its prefetched
+ * chunks, so that they leave room for it. */
+static int parts_for(const D1 *c, int64_t floats) {
+  int pb = sim_machine_part_bytes(&c->ir->hw);
+  return (int)((4 * floats + pb - 1) / pb) + 1;
+}
+
+/* stream_prefetch, in a layer that streams its weights: the task's first
+ * chunks of W rows wrow0..wrow0+K of panel p (one per stream_depth buffer)
+ * are its first ops, its prelude, which the sync pass puts before its WAITs:
+ * they load while the stages before it run, and project() multiplies them.
+ * `reserve`: the partitions the task makes after them. */
+static void prefetch(D1 *c, int task, const char *tag, const LwProj *pj, int l, int p, int K, int wrow0,
+                     int reserve) {
+  Ir *ir = c->ir;
+  if (!c->pp->stream_prefetch || res_at(c, l)) return;
+  g_autofree char *wsym = lw_weight_sym(pj->proj, l);
+  LwProj q = *pj;
+  if (c->resident) q.kprov = ir_prov(ir, "resident_layers");
+  IrTask *tk = ir_task_at(ir, task);
+  lw_stream_begin(ir, task, tag, NULL, K, wsym, wrow0, sched_proj_n(c->pb, pj->proj), p * pj->panel, 1, pj->panel,
+                  &q, reserve, &c->pre);
+  tk->prelude = (int)tk->ops->len;
+  IrProv pf = ir_prov(ir, "stream_prefetch");
+  for (guint i = 0; i < tk->ops->len; i++) g_array_index(tk->ops, IrOp, i).prov = pf;
+  c->pre_task = task;
+}
 
 /* LN of one row into h (1 x d); g and b loaded by the task, or kept by
  * its WG with resident weights (the task is pinned there). */
@@ -157,7 +187,12 @@ static void project(D1 *c, int task, const char *tag, IrView a, const char *wsym
   LwSource src = {.rf = a};
   LwProj q = *pj; /* a layer that streams beside resident ones: its weight loads are resident_layers' */
   if (c->resident) q.kprov = ir_prov(c->ir, "resident_layers");
-  lw_project(c->ir, task, tag, &src, a.cols, wsym, sched_proj_n(c->pb, pj->proj), p * pj->panel, acc, &q);
+  if (c->pre_task == task) { /* its first chunks are loaded: stream_prefetch */
+    lw_stream_finish(c->ir, &c->pre, &src, acc);
+    c->pre_task = -1;
+  } else {
+    lw_project(c->ir, task, tag, &src, a.cols, wsym, sched_proj_n(c->pb, pj->proj), p * pj->panel, acc, &q);
+  }
   lw_add_bias(c->ir, task, tag, acc, bsym, p * pj->panel, pj->prov);
 }
 
@@ -222,6 +257,7 @@ static void stage_qkv(D1 *c, int t, int l, int stage) {
     g_autofree char *tag = g_strdup_printf("t%d.l%d.qkv.p%d", t, l, p);
     int task = panel_task(c, tag, stage, t, l, ROLE_QKV, &c->qkv, p);
     c->fences = 0;
+    prefetch(c, task, tag, &c->qkv, l, p, c->d, 0, parts_for(c, 6 * (int64_t)c->d + 2 * c->qkv.panel + 2));
     if (l == 0)
       lw_wait(ir, task, "in", t + 1, c->base); /* the host releases step t's row */
     else
@@ -451,6 +487,7 @@ static int stage_proj_split(D1 *c, int t, int l, int stage, const D1Proj *s) {
       IrTask *tk = ir_task_at(ir, task);
       tk->role.kshard = k;
       if (res) tk->pin = lw_resident_shard_wg(&c->res, l, pj->proj, p, k);
+      prefetch(c, task, tag, pj, l, p, Ks, k * Ks, parts_for(c, Ks + (int64_t)P));
       ir_task_waits(ir, task, s->after);
       IrView a = ir_all(ir, lw_rf_sub(ir, task, tag, "a", 1, Ks));
       lw_hand_get(ir, s->a, task, a, 0, k * Ks);
@@ -461,7 +498,12 @@ static int stage_proj_split(D1 *c, int t, int l, int stage, const D1Proj *s) {
         LwSource src = {.rf = a};
         LwProj q = *pj;
         q.kprov = c->resident ? ir_prov(ir, "resident_layers") : kp;
-        lw_project_rows(ir, task, tag, &src, Ks, wsym, k * Ks, sched_proj_n(c->pb, pj->proj), p * P, acc, &q);
+        if (c->pre_task == task) { /* stream_prefetch */
+          lw_stream_finish(ir, &c->pre, &src, acc);
+          c->pre_task = -1;
+        } else {
+          lw_project_rows(ir, task, tag, &src, Ks, wsym, k * Ks, sched_proj_n(c->pb, pj->proj), p * P, acc, &q);
+        }
       }
       if (red) {
         IrView sum = ir_all(ir, lw_rf_sub(ir, task, tag, "sum", 1, P));
@@ -513,6 +555,7 @@ static int stage_proj(D1 *c, int t, int l, int stage, const D1Proj *s) {
   for (int p = 0; p < n; p++) {
     g_autofree char *tag = g_strdup_printf("t%d.l%d.%s.p%d", t, l, name, p);
     int task = panel_task(c, tag, stage, t, l, pj->proj == PROJ_WO ? ROLE_WO : ROLE_W2, pj, p);
+    prefetch(c, task, tag, pj, l, p, a_cols, 0, parts_for(c, a_cols + 3 * (int64_t)pj->panel));
     ir_task_waits(ir, task, after);
     IrView a = ir_all(ir, lw_rf_sub(ir, task, tag, "a", 1, a_cols));
     lw_hand_get(ir, s->a, task, a, 0, 0);
@@ -569,6 +612,7 @@ static void stage_w1(D1 *c, int t, int l, int stage) {
   for (int p = 0; p < n; p++) {
     g_autofree char *tag = g_strdup_printf("t%d.l%d.w1.p%d", t, l, p);
     int task = panel_task(c, tag, stage, t, l, ROLE_W1, &c->w1, p);
+    prefetch(c, task, tag, &c->w1, l, p, c->d, 0, parts_for(c, 6 * (int64_t)c->d + 3 * c->w1.panel + 2));
     ir_task_waits(ir, task, after);
     IrView acc = ln_project(c, task, tag, &c->x1, gsym, lbsym, wsym, bsym, l, &c->w1, p);
     IrView g = ir_all(ir, lw_rf_sub(ir, task, tag, "gelu", 1, c->w1.panel));
@@ -649,7 +693,8 @@ gboolean pass_lower_d1(Ir *ir, GError **err) {
           .rf_hand = pp->handoff == HANDOFF_RF, .hand_prov = ir_prov(ir, "handoff"),
           .res_prov = ir_prov(ir, "weights"), .fold_prov = ir_prov(ir, "refinements.ln_fold"),
           .relay_prov = ir_prov(ir, "handoff_relays"), .relays = pp->handoff_relays,
-          .stats_prov = ir_prov(ir, "refinements.split_stats"), .split_stats = pp->split_stats};
+          .stats_prov = ir_prov(ir, "refinements.split_stats"), .split_stats = pp->split_stats,
+          .pre_task = -1};
   int L = ir->prob.layers, off = 0;
   if (pp->ffn_fused) { /* the producers' W1 panels: ffn.channels columns */
     const Problem *d = &ir->prob;

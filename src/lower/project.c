@@ -37,14 +37,14 @@ static int parts_used(const Ir *ir, int task, int pb) {
 }
 
 /* The chunk rows and buffers of a streamed panel: `depth` buffers of k_chunk
- * rows where they fit the task's room with two partitions to spare (the bias
- * and the residual that may come after); else smaller chunks (multiples of
- * 32 dividing K, down to 32 rows), then fewer buffers. */
+ * rows where they fit the task's room with `reserve` partitions to spare
+ * (what the task makes after them); else smaller chunks (multiples of 32
+ * dividing K, down to 32 rows), then fewer buffers. */
 static void chunks_that_fit(const Ir *ir, int task, int K, int R, int P, gboolean a_streams, int depth,
-                            int *kc, int *nb) {
+                            int reserve, int *kc, int *nb) {
   int pb = sim_machine_part_bytes(&ir->hw);
   int room = (ir->sched.weights == WEIGHTS_RESIDENT ? lw_resident_task_parts(ir) : ir->hw.vl) -
-             parts_used(ir, task, pb) - 2;
+             parts_used(ir, task, pb) - reserve;
   for (int n = MIN(depth, (K + *kc - 1) / *kc); n > 1; n--)
     for (int c = *kc; c >= 32; c -= 32) {
       if (K % c != 0 && c != *kc) continue;
@@ -57,6 +57,42 @@ static void chunks_that_fit(const Ir *ir, int task, int K, int R, int P, gboolea
   *nb = 1;
 }
 
+/* Chunk i's loads (A's too when it streams). */
+static void load_chunk(Ir *ir, const LwStream *st, const LwSource *a, int i) {
+  int k0 = i * st->kc, n = MIN(st->kc, st->K - k0), b = i % st->nb;
+  IrProv lp = st->nb > 1 ? st->p.dprov : st->p.kprov; /* loads run ahead of the MMAs */
+  if (a && a->sym)
+    lw_load(ir, st->task, ir_win(st->abuf[b], 0, st->R, 0, n), a->sym, a->row, a->col + k0, a->stride, a->prov);
+  lw_load(ir, st->task, ir_win(st->w[b], 0, n, 0, st->P), st->wsym, st->wrow0 + k0, st->c0, st->wstride, lp);
+}
+
+void lw_stream_begin(Ir *ir, int task, const char *tag, const LwSource *a, int K, const char *wsym, int wrow0,
+                     int wstride, int c0, int R, int P, const LwProj *p, int reserve, LwStream *st) {
+  *st = (LwStream){.task = task, .K = K, .R = R, .P = P, .wrow0 = wrow0, .wstride = wstride,
+                   .c0 = c0, .p = *p, .kc = MIN(p->k_chunk, K), .a_streams = a && a->sym};
+  g_strlcpy(st->wsym, wsym, sizeof st->wsym);
+  chunks_that_fit(ir, task, K, R, P, st->a_streams, CLAMP(p->depth, 1, 8), reserve, &st->kc, &st->nb);
+  st->nc = (K + st->kc - 1) / st->kc;
+  for (int b = 0; b < st->nb; b++) {
+    g_autofree char *wn = b ? g_strdup_printf("w%d", b) : g_strdup("w");
+    g_autofree char *an = b ? g_strdup_printf("a%d", b) : g_strdup("a");
+    st->w[b] = lw_rf_sub(ir, task, tag, wn, st->kc, P);
+    st->abuf[b] = st->a_streams ? lw_rf_sub(ir, task, tag, an, R, st->kc) : -1;
+  }
+  for (int i = 0; i < st->nb; i++) load_chunk(ir, st, a, i);
+}
+
+void lw_stream_finish(Ir *ir, const LwStream *st, const LwSource *a, IrView acc) {
+  for (int m = 0; m < st->nc; m++) {
+    int k0 = m * st->kc, n = MIN(st->kc, st->K - k0), b = m % st->nb;
+    IrView av = st->a_streams ? ir_win(st->abuf[b], 0, st->R, 0, n)
+                              : ir_win(a->rf.t, a->rf.r0, a->rf.rows, a->rf.c0 + k0, n);
+    IrOp *op = lw_op(ir, st->task, IR_MMA, acc, av, ir_win(st->w[b], 0, n, 0, st->P), st->p.kprov);
+    if (m == 0) op->mods = IR_MOD_Z;
+    if (m + st->nb < st->nc) load_chunk(ir, st, a, m + st->nb);
+  }
+}
+
 void lw_project(Ir *ir, int task, const char *tag, const LwSource *a, int K, const char *wsym,
                 int wstride, int c0, IrView acc, const LwProj *p) {
   lw_project_rows(ir, task, tag, a, K, wsym, 0, wstride, c0, acc, p);
@@ -64,30 +100,9 @@ void lw_project(Ir *ir, int task, const char *tag, const LwSource *a, int K, con
 
 void lw_project_rows(Ir *ir, int task, const char *tag, const LwSource *a, int K, const char *wsym,
                      int wrow0, int wstride, int c0, IrView acc, const LwProj *p) {
-  int kc = MIN(p->k_chunk, K), P = acc.cols, R = acc.rows, nb;
-  chunks_that_fit(ir, task, K, R, P, a->sym != NULL, CLAMP(p->depth, 1, 8), &kc, &nb);
-  int nc = (K + kc - 1) / kc;
-  int w[8], buf[8]; /* A's chunk buffers when streamed */
-  for (int b = 0; b < nb; b++) {
-    g_autofree char *wn = b ? g_strdup_printf("w%d", b) : g_strdup("w");
-    g_autofree char *an = b ? g_strdup_printf("a%d", b) : g_strdup("a");
-    w[b] = lw_rf_sub(ir, task, tag, wn, kc, P);
-    buf[b] = a->sym ? lw_rf_sub(ir, task, tag, an, R, kc) : -1;
-  }
-  for (int i = 0; i < nc + nb - 1; i++) {
-    if (i < nc) { /* chunk i's loads */
-      int k0 = i * kc, n = MIN(kc, K - k0);
-      IrProv lp = nb > 1 ? p->dprov : p->kprov; /* loads run ahead of the MMAs */
-      if (a->sym) lw_load(ir, task, ir_win(buf[i % nb], 0, R, 0, n), a->sym, a->row, a->col + k0, a->stride, a->prov);
-      lw_load(ir, task, ir_win(w[i % nb], 0, n, 0, P), wsym, wrow0 + k0, c0, wstride, lp);
-    }
-    int m = i - (nb - 1); /* chunk m's MMA */
-    if (m < 0) continue;
-    int k0 = m * kc, n = MIN(kc, K - k0);
-    IrView av = a->sym ? ir_win(buf[m % nb], 0, R, 0, n) : ir_win(a->rf.t, a->rf.r0, a->rf.rows, a->rf.c0 + k0, n);
-    IrOp *op = lw_op(ir, task, IR_MMA, acc, av, ir_win(w[m % nb], 0, n, 0, P), p->kprov);
-    if (m == 0) op->mods = IR_MOD_Z;
-  }
+  LwStream st;
+  lw_stream_begin(ir, task, tag, a, K, wsym, wrow0, wstride, c0, acc.rows, acc.cols, p, 2, &st);
+  lw_stream_finish(ir, &st, a, acc);
 }
 
 void lw_add_bias(Ir *ir, int task, const char *tag, IrView acc, const char *bsym, int c0, IrProv prov) {

@@ -25,6 +25,24 @@ void lw_project(Ir *ir, int task, const char *tag, const LwSource *a, int K, con
 void lw_project_rows(Ir *ir, int task, const char *tag, const LwSource *a, int K, const char *wsym,
                      int wrow0, int wstride, int c0, IrView acc, const LwProj *p);
 
+/* lw_project_rows in two halves, so that a task can load its first chunks
+ * before anything else (stream_prefetch: before it waits for its input):
+ * begin sizes the chunks and buffers (leaving `reserve` partitions of the
+ * task's room for what it makes after them) and loads the first chunks,
+ * one per buffer; finish multiplies chunk by chunk (A: the source given to
+ * begin, or its RF operand now) and loads the rest.  lw_project_rows is
+ * begin (reserve 2: the bias and the residual) then finish. */
+typedef struct LwStream {
+  int task, K, R, P, kc, nb, nc, wrow0, wstride, c0;
+  gboolean a_streams;
+  char wsym[32];     /* W's HBM symbol ("w2.l1")                       */
+  LwProj p;
+  int w[8], abuf[8];
+} LwStream;
+void lw_stream_begin(Ir *ir, int task, const char *tag, const LwSource *a, int K, const char *wsym, int wrow0,
+                     int wstride, int c0, int R, int P, const LwProj *p, int reserve, LwStream *st);
+void lw_stream_finish(Ir *ir, const LwStream *st, const LwSource *a, IrView acc);
+
 /* d (R x C) = a + (row-broadcast) bias loaded from `bsym` columns c0.. */
 void lw_add_bias(Ir *ir, int task, const char *tag, IrView acc, const char *bsym, int c0,
                  IrProv prov);

@@ -179,11 +179,13 @@ gboolean pass_forward(Ir *ir, GError **err) {
         continue;
       }
       g_array_remove_index(tp->ops, i); /* ops after i shift down: i stays */
+      if ((int)i < tp->prelude) tp->prelude--;
       nst[p]--;
       IrOp fw = op;
       fw.a = best_src;
       fw.prov = ir_prov(ir, "handoff_forward"); /* the store is where it is for this knob */
       g_array_insert_val(ir_task_at(ir, best)->ops, (guint)best_at, fw);
+      if (best_at < ir_task_at(ir, best)->prelude) ir_task_at(ir, best)->prelude++;
       nst[best]++;
     }
   }

@@ -3,7 +3,8 @@
  * tasks); this pass turns that into events:
  *
  * - a task that completes a group ends with `SIG ev.FAMILY, 1`;
- * - a task that waits for group g starts with `WAIT ev.FAMILY, N`, N = the
+ * - a task that waits for group g starts with `WAIT ev.FAMILY, N` (after its
+ *   prelude, loads of weights that need no wait: stream_prefetch), N = the
  *   number of tasks in g and in every earlier group of its family (a family's
  *   counter is cumulative: D1's qkv_l0 counts the qkv tasks of every step);
  * - the events are then numbered in order of first use ("in" first), so the
@@ -101,7 +102,9 @@ gboolean pass_sync(Ir *ir, GError **err) {
       op.prov = grp->prov;
       g_array_append_val(waits, op);
     }
-    if (waits->len) g_array_prepend_vals(t->ops, waits->data, waits->len); /* one move per task */
+    /* one move per task; after the prelude (loads that need no wait) */
+    if (waits->len) g_array_insert_vals(t->ops, MIN((guint)t->prelude, t->ops->len), waits->data, waits->len);
+    t->prelude = 0; /* the WAITs' place says it from here on */
     if (t->signals >= 0) {
       const IrGroup *grp = g_ptr_array_index(ir->groups, t->signals);
       IrOp op = sync_op(IR_SIG, ir_event(ir, grp->event), 1);

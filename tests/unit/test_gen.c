@@ -841,6 +841,7 @@ static const Knob knobs[] = {
      "    WAIT      ev.took, 1 "},
     {PROB_D1, "attention: {slices: 2}", "; d1.attention.slices:4 "},
     {PROB_D1, "stream_depth: 3\n  k_chunk: {w2: 32}", "; d1.stream_depth:4 "},
+    {PROB_D1, "stream_prefetch: true", "; d1.stream_prefetch:4 "},
     {PROB_P1, "sms_used: 2", NULL},
     /* row_tile is the provenance of its tasks only (the IR's task lines):
      * their ops all cite "p1", so the assembly never shows it */
@@ -1116,6 +1117,49 @@ START_TEST(test_k_split_streamed) {
   ck_assert_int_gt(combiners, 0);
   Run a = compile_run(p1, PROB_D1, "unsplit", NULL), b = compile_run(p4, PROB_D1, "k_split 4, streamed", NULL);
   ck_assert_msg(b.cycles < a.cycles, "split %" G_GINT64_FORMAT ", unsplit %" G_GINT64_FORMAT, b.cycles, a.cycles);
+}
+END_TEST
+
+/* The ops of the first task of `kind` in layer `layer` before its first
+ * WAIT: how many load W2 (the task's prefetched chunks). */
+static int w2_loads_before_wait(const Ir *ir, IrRoleKind kind, int layer) {
+  for (guint k = 0; k < ir->tasks->len; k++) {
+    const IrTask *t = ir_task_at(ir, (int)k);
+    if (t->role.kind != kind || t->role.layer != layer || !t->waits) continue;
+    int lds = 0;
+    for (guint i = 0; i < t->ops->len; i++) {
+      const IrOp *op = &g_array_index(t->ops, IrOp, i);
+      if (op->kind == IR_WAIT) return lds;
+      lds += op->kind == IR_LD && op->mem.t >= 0 && g_str_has_prefix(ir_tensor(ir, op->mem.t)->sym, "w2");
+    }
+  }
+  return -1;
+}
+
+/* stream_prefetch: a streamed W2 task's first stream_depth chunks load
+ * before its WAIT (none without it), citing the knob; the program is
+ * faster and correct.  A resident layer's tasks load nothing first. */
+START_TEST(test_stream_prefetch) {
+  const char *base = "k_chunk: {w2: 32}\n  stream_depth: 2";
+  g_autofree char *pf = g_strdup_printf("%s\n  stream_prefetch: true", base);
+  g_autoptr(Plan) p0 = small_plan(PROB_D1, base), p1 = small_plan(PROB_D1, pf);
+  g_autoptr(GError) err = NULL;
+  g_autoptr(Ir) i0 = pass_pipeline(p0, PROB_D1, NULL, NULL, TRUE, &err);
+  g_autoptr(Ir) i1 = pass_pipeline(p1, PROB_D1, NULL, NULL, TRUE, &err);
+  ck_assert_msg(i0 && i1, "%s", err ? err->message : "?");
+  ck_assert_int_eq(w2_loads_before_wait(i0, ROLE_W2, 0), 0);
+  ck_assert_int_eq(w2_loads_before_wait(i1, ROLE_W2, 0), 2);
+  g_autofree char *text = NULL;
+  Run a = compile_run(p0, PROB_D1, "no prefetch", NULL), b = compile_run(p1, PROB_D1, "prefetch", &text);
+  ck_assert_msg(b.cycles < a.cycles, "prefetch %" G_GINT64_FORMAT ", without %" G_GINT64_FORMAT, b.cycles, a.cycles);
+  ck_assert_msg(strstr(text, "; d1.stream_prefetch:"), "no stream_prefetch in the assembly");
+  g_autoptr(Plan) pr = plan_text("pre.yaml", "version: 1\nd1:\n  problem: {d_model: 64, heads: 2, d_ff: 128, "
+                                             "layers: 2, history: 32, steps: 2}\n  k_chunk: {w2: 32}\n  "
+                                             "stream_prefetch: true\n  weights: resident\n  resident_layers: 1\n");
+  g_autoptr(Ir) ir = pass_pipeline(pr, PROB_D1, NULL, NULL, TRUE, &err);
+  ck_assert_msg(ir, "%s", err ? err->message : "?");
+  ck_assert_int_eq(w2_loads_before_wait(ir, ROLE_W2, 0), 0);
+  ck_assert_int_eq(w2_loads_before_wait(ir, ROLE_W2, 1), 1);
 }
 END_TEST
 
@@ -3407,6 +3451,7 @@ Suite *suite_gen(void) {
   tcase_add_test(tc, test_k_split);
   tcase_add_test(tc, test_stream_depth);
   tcase_add_test(tc, test_k_split_streamed);
+  tcase_add_test(tc, test_stream_prefetch);
   tcase_add_test(tc, test_k_split_red);
   tcase_add_test(tc, test_ln_fold_deferred);
   tcase_add_test(tc, test_wave_order_need);

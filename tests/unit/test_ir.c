@@ -178,6 +178,8 @@ MUT(m_parts_off, IrTensor *x = ir_tensor(ir, G->x); x->rows = 64; x->part = 12; 
 MUT(m_live_short, ir_tensor(ir, G->x)->last_op = 1)
 MUT(m_remote_late, ir_tensor(ir, G->y)->first_op = 1)
 MUT(m_overlap, ir_tensor(ir, G->h)->part = ir_tensor(ir, G->x)->part)
+MUT(m_prelude_range, ir_task_at(ir, G->s0)->prelude = 99)
+MUT(m_prelude_op, ir_task_at(ir, G->s0)->prelude = 3)
 
 static const char *const W0 = "ir: task 's0.blk' op ";
 
@@ -262,6 +264,8 @@ static const Broken broken[] = {
     {"remote live", m_remote_late, TRUE,
      "ir: tensor 'y' (task 's1.tail'): written by another WG from wg5's op 0 on (the first op its "
      "writer is not ordered after), but live only from op 1"},
+    {"prelude range", m_prelude_range, FALSE, "ir: task 's0.blk': a prelude of 99 ops in 10"},
+    {"prelude ops", m_prelude_op, FALSE, "ir: task 's0.blk': op 2 of its prelude is not a load of what no task stores"},
     {"overlap", m_overlap, TRUE,
      "ir: wg 0: tensors 'x' (task 's0.blk', bytes 0..4095, live 0..4) and 'h' (task 's0.blk', "
      "bytes 0..4095, live 4..8) overlap"},
