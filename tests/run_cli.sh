@@ -358,6 +358,59 @@ expect "no JSON module: --json -> 2" 2 "tcc-sim: error: --json: cannot load the 
 code=$?
 [ $code -eq 2 ] && [ ! -e "$tmp/dead.json" ] && diff -q tests/bad/run_deadlock.err "$tmp/err" >/dev/null &&
   ok "--trace on a faulty program -> 2, no file" || ko "--trace on a faulty program -> 2, no file (exit $code)"
+# the trace file is written as every output file is (docs/tools.md, "Output
+# files"): whole once the run is done, or not at all; a failing run leaves
+# what was there, a device stays a device, a link stays a link, the program
+# itself is refused
+mkdir "$tmp/keep"
+printf 'an earlier trace\n' >"$tmp/keep/t.json"
+"$sim" tests/bad/run_deadlock.asm --trace="$tmp/keep/t.json" >"$tmp/out" 2>"$tmp/err"
+code=$?
+[ $code -eq 2 ] && [ "$(cat "$tmp/keep/t.json")" = "an earlier trace" ] && [ "$(ls -A "$tmp/keep")" = t.json ] &&
+  ok "--trace on a faulty program: the earlier file kept, no temporary file" ||
+  ko "--trace on a faulty program: the earlier file kept, no temporary file (exit $code: $(ls -A "$tmp/keep" | tr '\n' ' '))"
+"$sim" tests/bad/run_deadlock.asm --trace=/dev/null >"$tmp/out" 2>"$tmp/err"
+code=$?
+[ $code -eq 2 ] && [ -c /dev/null ] && ok "--trace=/dev/null on a faulty program: /dev/null stays a device" ||
+  ko "--trace=/dev/null on a faulty program: /dev/null stays a device (exit $code)"
+"$sim" tests/asm/tiny_p1.asm --trace=/dev/null >"$tmp/out" 2>"$tmp/err"
+code=$?
+[ $code -eq 0 ] && [ ! -s "$tmp/err" ] && [ -c /dev/null ] && ok "--trace=/dev/null: written through" ||
+  ko "--trace=/dev/null: written through (exit $code)"
+printf 'the target\n' >"$tmp/keep/real.json"
+ln -s real.json "$tmp/keep/link.json"
+"$sim" tests/bad/run_deadlock.asm --trace="$tmp/keep/link.json" >"$tmp/out" 2>"$tmp/err"
+[ "$(cat "$tmp/keep/real.json")" = "the target" ] && ok "--trace=LINK on a faulty program: its target kept" ||
+  ko "--trace=LINK on a faulty program: its target kept ($(wc -c <"$tmp/keep/real.json") bytes)"
+"$sim" tests/asm/tiny_p1.asm --trace="$tmp/keep/link.json" >"$tmp/out" 2>"$tmp/err"
+code=$?
+[ $code -eq 0 ] && [ -L "$tmp/keep/link.json" ] && [ "$(readlink "$tmp/keep/link.json")" = real.json ] &&
+  cmp -s "$tmp/keep/real.json" "$tmp/t1.json" && ok "--trace=LINK: the file it points to replaced, the link kept" ||
+  ko "--trace=LINK: the file it points to replaced, the link kept (exit $code)"
+cp tests/asm/tiny_p1.asm "$tmp/keep/p.asm"
+"$sim" "$tmp/keep/p.asm" --trace="$tmp/keep/p.asm" >"$tmp/out" 2>"$tmp/err"
+code=$?
+expect "--trace=PROGRAM -> 2" 2 "tcc-sim: error: --trace $tmp/keep/p.asm is the program itself"
+ln "$tmp/keep/p.asm" "$tmp/keep/hard.json"
+"$sim" "$tmp/keep/p.asm" --trace="$tmp/keep/hard.json" >"$tmp/out" 2>"$tmp/err"
+code=$?
+expect "--trace=a hard link to the program -> 2" 2 "tcc-sim: error: --trace $tmp/keep/hard.json is the program itself"
+cmp -s "$tmp/keep/p.asm" tests/asm/tiny_p1.asm && ok "--trace=PROGRAM: the program untouched" ||
+  ko "--trace=PROGRAM: the program untouched"
+printf 'old\n' >"$tmp/keep/mode.json"
+chmod 640 "$tmp/keep/mode.json"
+"$sim" tests/asm/tiny_p1.asm --trace="$tmp/keep/mode.json" >"$tmp/out" 2>"$tmp/err"
+[ "$(stat -c %a "$tmp/keep/mode.json")" = 640 ] && cmp -s "$tmp/keep/mode.json" "$tmp/t1.json" &&
+  ok "--trace over a file: replaced whole, its permissions kept" ||
+  ko "--trace over a file: replaced whole, its permissions kept ($(stat -c %a "$tmp/keep/mode.json"))"
+mkfifo "$tmp/keep/fifo"
+timeout 60 cat "$tmp/keep/fifo" >"$tmp/fifo.out" &
+reader=$!
+timeout 60 "$sim" tests/asm/tiny_p1.asm --trace="$tmp/keep/fifo" >"$tmp/out" 2>"$tmp/err"
+code=$?
+wait $reader
+[ $code -eq 0 ] && [ -p "$tmp/keep/fifo" ] && cmp -s "$tmp/fifo.out" "$tmp/t1.json" &&
+  ok "--trace=FIFO: the trace through it, the FIFO kept" || ko "--trace=FIFO: the trace through it, the FIFO kept (exit $code)"
 # the trace's limits: --trace-max-slices, --trace-max-unit-slices,
 # --trace-max-flows; a bad value is one line and exit 2, before the run
 for o in slices unit-slices flows; do
