@@ -755,7 +755,7 @@ int main(int argc, char **argv) {
   }
   /* --html: the plot module loaded and the page's file opened (not the
    * plan itself) before the run, so that neither fails after it */
-  HtmlOut hout = {.fd = -1};
+  HtmlOut hout = {NULL, NULL};
   if (html && !plot_load(&err)) {
     const char *why = strstr(err->message, "cannot load");
     fprintf(stderr, "tcc-grade: error: --html: %s\n", why ? why : err->message);

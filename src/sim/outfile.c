@@ -227,6 +227,10 @@ FILE *outfile_stream(OutFile *o) {
   return o->f;
 }
 
+const char *outfile_temp_path(const OutFile *o) {
+  return o->tmp;
+}
+
 /* ---- committing ---------------------------------------------------------- */
 
 static void release(OutFile *o, gboolean remove_tmp) {

@@ -56,6 +56,10 @@ OutFile *outfile_open(const char *path, const char *const *inputs, OutFileFlags 
  * also write through the stream. */
 FILE *outfile_stream(OutFile *o);
 
+/* The temporary file being written, or NULL when the target is written
+ * directly (a device, a FIFO). */
+const char *outfile_temp_path(const OutFile *o);
+
 /* Flush and close the text and put it in place (the rename).  FALSE with
  * *err (G_FILE_ERROR, the reason) when a write, the close or the rename
  * failed: then the temporary file is removed and the target is as it was.
