@@ -20,6 +20,7 @@
 #include "bounds.h"
 #include "heap.h"
 #include "json_text.h"
+#include "outfile.h"
 #include "fit.h"
 #include "html.h"
 #include "pipeline.h"
@@ -27,6 +28,7 @@
 #include "record.h"
 #include "sim.h"
 #include "stdout_check.h"
+#include "text_escape.h"
 
 #define TCC_GRADE_VERSION "tcc-grade 0.1.0"
 
@@ -731,6 +733,13 @@ int main(int argc, char **argv) {
   }
   if (html && !*html) {
     fprintf(stderr, "tcc-grade: error: --html needs a file name\n");
+    return 2;
+  }
+  /* the records are appended to DIR/records.jsonl: never to the plan */
+  g_autofree char *rec_file = rec_dir ? g_build_filename(rec_dir, REC_FILE, NULL) : NULL;
+  if (rec_file && outfile_is_input(rec_file, (const char *const[]){argv[1], NULL}, NULL)) {
+    g_autofree char *q = text_escape(rec_file);
+    fprintf(stderr, "tcc-grade: error: --record: %s is the plan itself\n", q);
     return 2;
   }
   /* a records directory that cannot be made or read fails before the run */
