@@ -658,6 +658,12 @@ wait $reader
 [ $code -eq 0 ] && [ -p "$tmp/repl/fifo" ] && cmp -s "$tmp/fifo.asm" "$tmp/stdout.asm" &&
   ok "tcc-gen: -o FIFO: the program through it, the FIFO kept" || ko "tcc-gen: -o FIFO: the program through it, the FIFO kept (exit $code)"
 rm -f "$tmp/repl/fifo" "$tmp/repl/link.asm"
+"$gen" "$tmp/d1.yaml" -o /dev/stdout >"$tmp/repl/own.asm" 2>"$tmp/err"
+code=$?
+[ $code -eq 0 ] && cmp -s "$tmp/repl/own.asm" "$tmp/stdout.asm" && [ "$(ls "$tmp/repl" | tr '\n' ' ')" = "o.asm own.asm " ] &&
+  ok "tcc-gen: -o /dev/stdout into a file: the program there" ||
+  ko "tcc-gen: -o /dev/stdout into a file: the program there (exit $code)"
+rm -f "$tmp/repl/own.asm"
 # a write that fails (a full device, written through): exit 2, one line
 if [ -w /dev/full ]; then
   "$gen" "$tmp/d1.yaml" -o /dev/full >"$tmp/out" 2>"$tmp/err"

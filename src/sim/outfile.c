@@ -143,6 +143,20 @@ static int open_special(const char *path, gboolean *regular) {
   return fd;
 }
 
+/* A regular file that is already this process's standard output or error
+ * (`-o /dev/stdout >out.asm`): a new descriptor of it, written where that
+ * stream is, after what it holds; -1 when it is neither. */
+static int own_stream(const GStatBuf *st) {
+  for (int fd = STDOUT_FILENO; fd <= STDERR_FILENO; fd++) {
+    GStatBuf s;
+    if (fstat(fd, &s) == 0 && s.st_dev == st->st_dev && s.st_ino == st->st_ino) {
+      if (fd == STDOUT_FILENO) fflush(stdout);
+      return fcntl(fd, F_DUPFD_CLOEXEC, 3);
+    }
+  }
+  return -1;
+}
+
 OutFile *outfile_open(const char *path, const char *const *inputs, OutFileFlags flags, GError **err) {
   const char *which = NULL;
   if (outfile_is_input(path, inputs, &which)) {
@@ -164,7 +178,8 @@ OutFile *outfile_open(const char *path, const char *const *inputs, OutFileFlags 
   o->slot = -1;
   int fd = -1;
   gboolean regular = !exists || S_ISREG(st.st_mode);
-  if (!regular) {
+  if (exists && regular && (fd = own_stream(&st)) >= 0) regular = FALSE; /* written through, as a device */
+  else if (!regular) {
     fd = open_special(path, &regular);
     if (fd < 0 && !regular) {
       io_error(err, errno);

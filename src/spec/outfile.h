@@ -12,6 +12,8 @@
  *   a device, a FIFO, a socket     written directly: never created,
  *                                  truncated, renamed or removed
  *                                  (/dev/null, /dev/stdout, a pipe).
+ *   the process's own standard     written through it, after what it
+ *   output or error, a file        holds (-o /dev/stdout >out.asm).
  *   a directory                    refused (Is a directory).
  *   one of the run's inputs        refused before anything is written:
  *                                  the same file (device and inode) as one
