@@ -160,13 +160,6 @@ static void sink_close(Sink *s) {
   g_async_queue_unref(s->empty);
 }
 
-/* -o FILE, opened once the IR is built (a plan that fails leaves FILE as it
- * was), as every output file is (outfile.h): the text goes to a temporary
- * file beside a regular FILE, renamed over it once complete, so a reader
- * finds the old text or the new, never a mixture, and a failed write
- * leaves the old; a device or FIFO (-o /dev/null) is written through; the
- * plan itself is refused.  Not synced: a program that a rerun recreates
- * need not survive a power cut.  NULL with the line printed. */
 /* "tcc-gen: error: cannot write 'FILE': REASON", or the plan refused. */
 static void report_output_error(const char *file, const GError *err) {
   g_autofree char *name = text_escape(file); /* one line, whatever the name holds */
@@ -176,6 +169,15 @@ static void report_output_error(const char *file, const GError *err) {
     fprintf(stderr, "tcc-gen: error: cannot write '%s': %s\n", name, err->message);
 }
 
+/* -o FILE, opened once the IR is built (a plan that fails leaves FILE as it
+ * was), as every output file is (outfile.h): the text goes to a temporary
+ * file beside a regular FILE, put in its place once complete (swapped in:
+ * outfile.c says why not a rename over it), so a reader finds the old text
+ * or the new, never a mixture, and a failed write leaves the old; a device
+ * or FIFO (-o /dev/null) is written through; the plan itself is refused.
+ * Not synced: a program that a rerun recreates need not survive a power
+ * cut.  The sink's thread writes to the file's descriptor.  NULL with the
+ * line printed. */
 static OutFile *open_output(const char *file, const char *plan) {
   g_autoptr(GError) err = NULL;
   OutFile *o = outfile_open(file, (const char *const[]){plan, NULL}, OUTFILE_DEFAULT, &err);

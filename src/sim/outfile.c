@@ -1,6 +1,7 @@
 /* outfile.c - output files that never lose a user's file (outfile.h):
- * a temporary file renamed over a regular target on commit, a device or
- * FIFO written directly, an input refused. */
+ * a temporary file put in a regular target's place on commit, a device or
+ * FIFO (or the process's own standard output) written directly, an input
+ * refused. */
 #define _GNU_SOURCE 1 /* renameat2, RENAME_EXCHANGE */
 #include "outfile.h"
 
@@ -17,19 +18,21 @@ G_DEFINE_QUARK(tcc-outfile-error-quark, outfile_error)
 
 struct OutFile {
   FILE *f;
-  gboolean replaces; /* the target existed when opened                  */
-  char *target; /* the file the rename replaces (a link resolved)     */
-  char *tmp;    /* the temporary file beside it; NULL: written directly */
+  char *target;       /* the file the commit replaces (links resolved)    */
+  char *tmp;          /* the temporary file beside it; NULL: written directly */
+  gboolean replaces;  /* the target existed when opened                   */
   OutFileFlags flags;
-  int write_errno; /* a failed write's errno seen by outfile_write   */
-  int slot;     /* in `pending`, or -1                                  */
+  int write_errno;    /* a failed write's errno seen by outfile_write     */
+  int slot;           /* in `pending`, or -1                              */
 };
 
 /* ---- temporary files removed on a fatal signal --------------------------- */
 
 /* The temporary files open now, for the handler: a slot holds a path that
- * stays allocated while it is there.  More at once than slots (a sweep on
- * hundreds of threads) are simply not cleaned on a signal. */
+ * stays allocated while it is there (it is cleared before the path is
+ * freed; a signal handled on another thread in that instant is the one
+ * gap).  More at once than slots (a sweep on hundreds of threads) are
+ * simply not cleaned on a signal. */
 enum { PENDING_MAX = 256 };
 static char *volatile pending[PENDING_MAX];
 static GMutex pending_lock;
