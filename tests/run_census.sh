@@ -109,6 +109,25 @@ if [ -w /dev/full ]; then
   code=$?
   expect "-o /dev/full -> 2" 2 "tcc-census: error: cannot write '/dev/full': No space left on device"
 fi
+# -o as every output file (docs/tools.md, "Output files"): the space file
+# itself refused and untouched; a link's file replaced, the link kept;
+# /dev/null written through
+cp "$seeds" "$tmp/space.yaml"
+"$census" "$tmp/space.yaml" -o "$tmp/space.yaml" >"$tmp/out" 2>"$tmp/err"
+code=$?
+expect "-o SPACE -> 2" 2 "tcc-census: error: -o $tmp/space.yaml is the space file itself"
+cmp -s "$tmp/space.yaml" "$seeds" && ok "-o SPACE: the space file untouched" || ko "-o SPACE: the space file untouched"
+"$census" "$seeds" -o "$tmp/want.csv" >/dev/null 2>&1
+printf 'old\n' >"$tmp/real.csv"
+ln -s real.csv "$tmp/link.csv"
+"$census" "$seeds" -o "$tmp/link.csv" >/dev/null 2>"$tmp/err"
+code=$?
+[ $code -eq 0 ] && [ -L "$tmp/link.csv" ] && cmp -s "$tmp/real.csv" "$tmp/want.csv" &&
+  ok "-o LINK: its file replaced, the link kept" || ko "-o LINK: its file replaced, the link kept (exit $code)"
+"$census" "$seeds" -o /dev/null >/dev/null 2>"$tmp/err"
+code=$?
+[ $code -eq 0 ] && [ -c /dev/null ] && ok "-o /dev/null: written through, still a device" ||
+  ko "-o /dev/null: written through, still a device (exit $code)"
 "$census" --bogus "$seeds" >/dev/null 2>&1
 [ $? -eq 2 ] && ok "unknown option -> 2" || ko "unknown option -> 2"
 "$census" --help | grep -q 'SPACE.yaml' && ok "--help" || ko "--help"

@@ -264,6 +264,14 @@ else
   ko "--log: the table, oldest first, aligned (exit $code)"
   cat "$tmp/log" "$tmp/err"
 fi
+# the records file is never the plan (docs/tools.md, "Output files"): a
+# plan named DIR/records.jsonl graded with --record DIR is refused, untouched
+mkdir "$tmp/recplan"
+cp "$tmp/two.yaml" "$tmp/recplan/records.jsonl"
+"$grade" "$tmp/recplan/records.jsonl" --record "$tmp/recplan" >"$tmp/out" 2>"$tmp/err"
+code=$?
+expect "--record DIR whose records.jsonl is the plan -> 2" 2 "tcc-grade: error: --record: $tmp/recplan/records.jsonl is the plan itself"
+cmp -s "$tmp/two.yaml" "$tmp/recplan/records.jsonl" && ok "... the plan untouched" || ko "... the plan untouched"
 # a malformed line: FILE:LINE:1: warning: ..., skipped; --log lists the
 # other records and exits 0, --record still grades and appends after it
 echo '{"time": "t", "plan":' >>"$rec/records.jsonl"

@@ -57,6 +57,33 @@ code=$?
 [ $code -eq 2 ] && [ ! -e "$tmp/dead.svg" ] && [ -s "$tmp/err" ] &&
   ok "--plot on a faulty program -> 2, no file" || ko "--plot on a faulty program -> 2, no file (exit $code)"
 
+# the plot file is written as every output file is (docs/tools.md, "Output
+# files"): a failing run leaves the file that was there and no temporary
+# file; a program named like a plot is not overwritten by its own plot
+mkdir "$tmp/keep"
+printf 'an earlier plot\n' >"$tmp/keep/old.svg"
+"$sim" tests/bad/run_deadlock.asm --plot="$tmp/keep/old.svg" --plot="$tmp/keep/old.png" >"$tmp/out" 2>"$tmp/err"
+code=$?
+[ $code -eq 2 ] && [ "$(cat "$tmp/keep/old.svg")" = "an earlier plot" ] && [ "$(ls -A "$tmp/keep")" = old.svg ] &&
+  ok "--plot on a faulty program: the earlier file kept, no other" ||
+  ko "--plot on a faulty program: the earlier file kept, no other (exit $code: $(ls -A "$tmp/keep" | tr '\n' ' '))"
+cp $prog "$tmp/keep/p.svg"
+"$sim" "$tmp/keep/p.svg" --plot="$tmp/keep/p.svg" >"$tmp/out" 2>"$tmp/err"
+code=$?
+expect "--plot=PROGRAM -> 2" 2 "tcc-sim: error: --plot $tmp/keep/p.svg is the program itself"
+cmp -s "$tmp/keep/p.svg" $prog && ok "--plot=PROGRAM: the program untouched" || ko "--plot=PROGRAM: the program untouched"
+ln -s old.svg "$tmp/keep/link.svg"
+"$sim" $prog --plot="$tmp/keep/link.svg" >"$tmp/out" 2>"$tmp/err"
+code=$?
+[ $code -eq 0 ] && [ -L "$tmp/keep/link.svg" ] && cmp -s "$tmp/keep/old.svg" "$tmp/p.svg" &&
+  ok "--plot=LINK: the file it points to replaced, the link kept" ||
+  ko "--plot=LINK: the file it points to replaced, the link kept (exit $code)"
+ln -s /dev/null "$tmp/keep/null.svg"
+"$sim" tests/bad/run_deadlock.asm --plot="$tmp/keep/null.svg" >"$tmp/out" 2>"$tmp/err"
+code=$?
+[ $code -eq 2 ] && [ -L "$tmp/keep/null.svg" ] && [ -c /dev/null ] &&
+  ok "--plot=LINK to /dev/null on a faulty program: the link and the device kept" ||
+  ko "--plot=LINK to /dev/null on a faulty program: the link and the device kept (exit $code)"
 # the plot module (plot.h): tcc-sim itself needs no cairo; a tcc-sim with no
 # module beside it (nor in ../lib/tcc) runs without --plot and refuses
 # --plot before the run, in one line, leaving no file

@@ -225,6 +225,17 @@ expect "--format xml" 2 "tcc-sweep: error: --format must be csv or json, got 'xm
 "$sweep" "$tiny" --set hardware.sms=8 -o "$tmp/x" --jobs 2 --emit-parallel >"$tmp/out" 2>"$tmp/err"
 code=$?
 expect "--jobs with --emit-parallel" 2 "tcc-sweep: error: --jobs runs the sweep here: not with --emit-*"
+# a job plan of a sweep used as the template of a sweep into the same DIR
+# that would write that very job: refused before anything is written, the
+# plan untouched (docs/tools.md, "Output files")
+cp "$par/jobs/$j" "$tmp/job.orig"
+cp "$par/jobs.txt" "$tmp/jobs.orig"
+"$sweep" "$par/jobs/$j" --set d1.store_spacing=16 --set hardware.sms=8 -o "$par" --emit-parallel >"$tmp/out" 2>"$tmp/err"
+code=$?
+expect "a job plan as the template of the sweep that writes it -> 2" 2 \
+  "tcc-sweep: error: -o DIR: $par/jobs/$j is the template itself; give another -o DIR"
+cmp -s "$tmp/job.orig" "$par/jobs/$j" && cmp -s "$tmp/jobs.orig" "$par/jobs.txt" &&
+  ok "... the template and the sweep's job list untouched" || ko "... the template and the sweep's job list untouched"
 # --problem d1: each job grades D1 alone (the manifest keeps it), P1's
 # columns stay empty
 "$sweep" "$tiny" --set d1.store_spacing=0,8 --problem d1 -o "$tmp/pd1" --jobs 2 --no-progress >"$tmp/out" 2>"$tmp/err"

@@ -276,6 +276,32 @@ run_r "$tiny" --problem d1 --resume "$tmp/none"
 [ $code -eq 2 ] && grep -q "^tcc-tune: error: --resume: cannot read '$tmp/none/tune.csv': " "$tmp/err" &&
   ok "--resume: no log -> 2" || { ko "--resume: no log (exit $code)"; cat "$tmp/err"; }
 
+# ---- -o DIR never replaces the template or an earlier search (docs/tools.md,
+# "Output files"): going on from DIR/best.yaml into DIR itself, or a DIR
+# that holds a search, is refused before anything is measured; --resume
+# DIR takes its own DIR; another DIR is fine
+cp "$tmp/r2/best.yaml" "$tmp/best.orig"
+cp "$tmp/r2/tune.csv" "$tmp/csv.orig"
+run_r "$tmp/r2/best.yaml" --problem d1 --evals 5 -o "$tmp/r2"
+expect "-o DIR from DIR/best.yaml -> 2" 2 "tcc-tune: error: -o DIR: $tmp/r2/best.yaml is the template itself; give another -o DIR"
+run_r "$tmp/r2/best.yaml" --problem d1 --evals 50 --seed 4 --resume "$tmp/r2"
+expect "--resume DIR from DIR/best.yaml -> 2" 2 "tcc-tune: error: -o DIR: $tmp/r2/best.yaml is the template itself; give another -o DIR"
+run_r "$tiny" --problem d1 --evals 5 -o "$tmp/r2"
+expect "-o DIR holding a search -> 2" 2 "tcc-tune: error: -o $tmp/r2 holds the files of a search (best.yaml): --resume $tmp/r2 goes on with it; or give another -o DIR"
+run_r "$tiny" --problem d1 --evals 5 --resume "$tmp/r1" -o "$tmp/r2"
+expect "--resume DIR -o another DIR holding a search -> 2" 2 "tcc-tune: error: -o $tmp/r2 holds the files of a search (best.yaml): --resume $tmp/r2 goes on with it; or give another -o DIR"
+cmp -s "$tmp/best.orig" "$tmp/r2/best.yaml" && cmp -s "$tmp/csv.orig" "$tmp/r2/tune.csv" &&
+  ok "-o DIR refused: its best.yaml and tune.csv untouched" || ko "-o DIR refused: its best.yaml and tune.csv untouched"
+mkdir "$tmp/plans"
+cp "$tiny" "$tmp/plans/best.yaml"
+run_r "$tiny" --problem d1 --evals 5 -o "$tmp/plans"
+expect "-o DIR holding a best.yaml of its own -> 2" 2 "tcc-tune: error: -o $tmp/plans holds the files of a search (best.yaml): --resume $tmp/plans goes on with it; or give another -o DIR"
+cmp -s "$tiny" "$tmp/plans/best.yaml" && ok "... that best.yaml untouched" || ko "... that best.yaml untouched"
+run_r "$tmp/r2/best.yaml" --problem d1 --evals 5 -o "$tmp/r3"
+[ $code -eq 0 ] && [ -s "$tmp/r3/tune.csv" ] && cmp -s "$tmp/best.orig" "$tmp/r2/best.yaml" &&
+  ok "from DIR/best.yaml into another DIR: searched, DIR untouched" ||
+  { ko "from DIR/best.yaml into another DIR (exit $code)"; cat "$tmp/err"; }
+
 # ---- --restarts: where the plain search stops (converged: every point
 # within steps of 1 measured), it starts again from the best with the
 # first steps, and measures more points

@@ -4,19 +4,14 @@
  *
  * Exit codes: 0 = written, 2 = bad input (options, the space file) or an
  * I/O error. */
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
-#include <glib/gstdio.h>
-
 #include "census.h"
+#include "outfile.h"
 #include "stdout_check.h"
-
-
+#include "text_escape.h"
 
 /* A bar on stderr, rewritten in place: "[#####     ]  3840/7776". */
 static void bar(guint64 done, guint64 total, gpointer data) {
@@ -32,29 +27,25 @@ static void bar(guint64 done, guint64 total, gpointer data) {
   fflush(stderr);
 }
 
-/* -o FILE: a regular FILE (or a new one) is replaced whole through a
- * temporary file beside it, renamed over it once written; anything else
- * that exists (/dev/null, a FIFO) is written through, never replaced.
- * Every failure names FILE, the user's path, never the temporary file
- * (g_file_set_contents' messages named FILE.XXXXXX). */
-static gboolean write_output(const char *file, const char *text, GError **err) {
-  GStatBuf st;
-  gboolean special = g_stat(file, &st) == 0 && !S_ISREG(st.st_mode);
-  g_autofree char *tmp = special ? NULL : g_strconcat(file, ".XXXXXX", NULL);
-  int fd = special ? g_open(file, O_WRONLY, 0) : g_mkstemp_full(tmp, O_WRONLY, 0666);
-  int e = fd < 0 ? errno : 0;
-  for (gsize len = strlen(text); !e && len > 0;) {
-    ssize_t w = write(fd, text, len);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) e = w < 0 ? errno : ENOSPC;
-    else text += w, len -= (gsize)w;
-  }
-  if (fd >= 0 && close(fd) != 0 && !e) e = errno;
-  if (!e && tmp && g_rename(tmp, file) != 0) e = errno;
-  if (e && tmp && fd >= 0) g_unlink(tmp);
-  if (e)
-    g_set_error(err, G_FILE_ERROR, g_file_error_from_errno(e), "cannot write '%s': %s", file, g_strerror(e));
-  return !e;
+/* -o FILE, written as every output file is (outfile.h): a regular FILE (or
+ * a new one) replaced whole through a temporary file beside it, a device
+ * or FIFO written through, the space file itself refused.  Every failure
+ * names FILE, the user's path, never the temporary file; FALSE with the
+ * line printed. */
+/* "tcc-census: error: cannot write 'FILE': REASON", or the space refused. */
+static void report_output_error(const char *file, const GError *err) {
+  g_autofree char *name = text_escape(file); /* one line, whatever the name holds */
+  if (g_error_matches(err, OUTFILE_ERROR, OUTFILE_ERROR_INPUT))
+    fprintf(stderr, "tcc-census: error: -o %s is the space file itself\n", name);
+  else
+    fprintf(stderr, "tcc-census: error: cannot write '%s': %s\n", name, err->message);
+}
+
+static gboolean write_output(const char *file, const char *space, const char *text) {
+  g_autoptr(GError) err = NULL;
+  if (outfile_write(file, text, -1, (const char *const[]){space, NULL}, OUTFILE_DEFAULT, &err)) return TRUE;
+  report_output_error(file, err);
+  return FALSE;
 }
 
 int main(int argc, char **argv) {
@@ -102,6 +93,13 @@ int main(int argc, char **argv) {
     fprintf(stderr, "tcc-census: error: --progress and --no-progress together\n");
     return 2;
   }
+  /* -o naming the space file is refused before the census (write_output
+   * checks again) */
+  if (out && strcmp(out, "-") != 0 && outfile_is_input(out, (const char *const[]){argv[1], NULL}, NULL)) {
+    g_autoptr(GError) same = g_error_new_literal(OUTFILE_ERROR, OUTFILE_ERROR_INPUT, argv[1]);
+    report_output_error(out, same);
+    return 2;
+  }
   g_autoptr(CensusSpace) space = census_space_load(argv[1], &err);
   if (!space) {
     fprintf(stderr, "%s\n", err->message);
@@ -112,10 +110,7 @@ int main(int argc, char **argv) {
   g_autofree char *text = json ? census_json(c) : census_csv(c);
   g_autofree char *summary = census_summary(c);
   if (out && strcmp(out, "-") != 0) {
-    if (!write_output(out, text, &err)) {
-      fprintf(stderr, "tcc-census: error: %s\n", err->message);
-      return 2;
-    }
+    if (!write_output(out, argv[1], text)) return 2;
     printf("%s: %s\n", argv[1], summary);
   } else {
     stdout_put(text);

@@ -2,21 +2,18 @@
  *
  * Exit codes: 0 = written, 2 = bad input (YAML, plan semantics, a plan that
  * does not fit the machine) or an I/O error. */
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
-
-#include <glib/gstdio.h>
 
 #include "explain.h"
 #include "heap.h"
+#include "outfile.h"
 #include "fit.h"
 #include "pipeline.h"
 #include "stdout_check.h"
+#include "text_escape.h"
 
 /* The problem an output file's name names: its base name has the word
  * p1 or d1 (case aside) between its start or end and anything that is not
@@ -71,8 +68,7 @@ static gboolean pick_problem(const Plan *plan, const char *name, const char *out
  * 18 MB into the page cache was ~7 ms of a 53 ms compile), and the errno
  * of the first failed write (0: none).  The text goes through a queue, in
  * order, in chunks of up to SINK_CHUNK bytes, in at most SINK_BUFFERS
- * buffers that are reused.  When the text replaces a regular file, the
- * thread unlinks the old one first (close_output says why). */
+ * buffers that are reused. */
 typedef struct Chunk {
   gsize len;
   gboolean end;     /* the last: no text, the thread returns            */
@@ -81,9 +77,7 @@ typedef struct Chunk {
 
 typedef struct Sink {
   int fd;
-  const char *replace; /* the file to unlink before writing, or NULL    */
   int error;        /* the thread's, read once it has been joined        */
-  int unlink_error; /* errno of unlinking `replace` (ENOENT is none)     */
   gint failed;      /* atomic: the thread saw an error, stop emitting    */
   GAsyncQueue *full, *empty;
   Chunk *cur;       /* being filled                                      */
@@ -95,7 +89,6 @@ enum { SINK_CHUNK = 1 << 20, SINK_BUFFERS = 4 };
 
 static gpointer sink_thread(gpointer data) {
   Sink *s = data;
-  if (s->replace && g_unlink(s->replace) != 0 && errno != ENOENT) s->unlink_error = errno;
   for (;;) {
     Chunk *c = g_async_queue_pop(s->full);
     if (c->end) {
@@ -119,8 +112,8 @@ static gpointer sink_thread(gpointer data) {
   }
 }
 
-static void sink_open(Sink *s, int fd, const char *replace) {
-  *s = (Sink){.fd = fd, .replace = replace};
+static void sink_open(Sink *s, int fd) {
+  *s = (Sink){.fd = fd};
   s->full = g_async_queue_new();
   s->empty = g_async_queue_new();
   s->thread = g_thread_new("tcc-gen-write", sink_thread, s);
@@ -167,51 +160,29 @@ static void sink_close(Sink *s) {
   g_async_queue_unref(s->empty);
 }
 
-/* -o FILE, opened once the IR is built (a plan that fails leaves FILE as it
- * was).  A regular FILE gets the text through a temporary file beside it
- * (*tmp), which replaces it once complete (close_output); anything else
- * that exists (-o /dev/null, a FIFO) is written through, never replaced.
- * -1 on failure. */
-static int open_output(const char *file, char **tmp, GError **err) {
-  GStatBuf st;
-  gboolean special = g_stat(file, &st) == 0 && !S_ISREG(st.st_mode);
-  *tmp = special ? NULL : g_strconcat(file, ".XXXXXX", NULL);
-  int fd = special ? g_open(file, O_WRONLY, 0) : g_mkstemp_full(*tmp, O_WRONLY, 0666);
-  if (fd < 0) {
-    int e = errno;
-    g_set_error(err, G_FILE_ERROR, g_file_error_from_errno(e), "cannot write '%s': %s", file,
-                g_strerror(e));
-  }
-  return fd;
+/* "tcc-gen: error: cannot write 'FILE': REASON", or the plan refused. */
+static void report_output_error(const char *file, const GError *err) {
+  g_autofree char *name = text_escape(file); /* one line, whatever the name holds */
+  if (g_error_matches(err, OUTFILE_ERROR, OUTFILE_ERROR_INPUT))
+    fprintf(stderr, "tcc-gen: error: -o %s is the plan itself\n", name);
+  else
+    fprintf(stderr, "tcc-gen: error: cannot write '%s': %s\n", name, err->message);
 }
 
-/* The complete text replaces a regular FILE: the old FILE is unlinked
- * (by the sink's thread, before it writes: freeing an 18 MB file's page
- * cache is ~4 ms, done beside the emitter), then the temporary file is
- * renamed to FILE, so a reader finds the old text, no file or the new text,
- * never a mixture; a failed write leaves no FILE.  Not g_file_set_contents'
- * rename over FILE (with an fsync): on ext4, replacing a 6 MB file by a
- * rename or a truncation starts its writeback at once, 20-50 ms here,
- * against ~3 ms; and a program that a rerun recreates need not survive a
- * power cut. */
-static gboolean close_output(Sink *sink, const char *tmp, const char *file, GError **err) {
-  int e = sink->error;
-  if (close(sink->fd) != 0 && !e) e = errno;
-  if (e) {
-    g_set_error(err, G_FILE_ERROR, g_file_error_from_errno(e), "cannot write '%s': %s", file,
-                g_strerror(e));
-  } else if (!tmp) {
-    return TRUE; /* written through */
-  } else if ((e = sink->unlink_error)) {
-    g_set_error(err, G_FILE_ERROR, g_file_error_from_errno(e), "Failed to replace file “%s”: %s",
-                file, g_strerror(e));
-  } else if (g_rename(tmp, file) != 0) {
-    e = errno;
-    g_set_error(err, G_FILE_ERROR, g_file_error_from_errno(e),
-                "Failed to rename file “%s” to “%s”: %s", tmp, file, g_strerror(e));
-  }
-  if (e && tmp) g_unlink(tmp);
-  return !e;
+/* -o FILE, opened once the IR is built (a plan that fails leaves FILE as it
+ * was), as every output file is (outfile.h): the text goes to a temporary
+ * file beside a regular FILE, put in its place once complete (swapped in:
+ * outfile.c says why not a rename over it), so a reader finds the old text
+ * or the new, never a mixture, and a failed write leaves the old; a device
+ * or FIFO (-o /dev/null) is written through; the plan itself is refused.
+ * Not synced: a program that a rerun recreates need not survive a power
+ * cut.  The sink's thread writes to the file's descriptor.  NULL with the
+ * line printed. */
+static OutFile *open_output(const char *file, const char *plan) {
+  g_autoptr(GError) err = NULL;
+  OutFile *o = outfile_open(file, (const char *const[]){plan, NULL}, OUTFILE_DEFAULT, &err);
+  if (!o) report_output_error(file, err);
+  return o;
 }
 
 int main(int argc, char **argv) {
@@ -296,6 +267,13 @@ int main(int argc, char **argv) {
     }
     dump_after = g_string_free(g_steal_pointer(&spec), FALSE);
   }
+  /* -o naming the plan is refused before anything is done (open_output
+   * checks again when it opens the file) */
+  if (out && strcmp(out, "-") != 0 && outfile_is_input(out, (const char *const[]){argv[1], NULL}, NULL)) {
+    g_autoptr(GError) same = g_error_new_literal(OUTFILE_ERROR, OUTFILE_ERROR_INPUT, argv[1]);
+    report_output_error(out, same);
+    return 2;
+  }
   g_autoptr(Plan) plan = plan_load_strict(argv[1], strict, &err);
   ProblemKind kind;
   if (!plan || !pick_problem(plan, problem, out, &kind, &err)) {
@@ -334,15 +312,11 @@ int main(int argc, char **argv) {
   }
   /* the assembly is streamed as it is printed; an IR text or a report is
    * written whole */
-  g_autofree char *tmp = NULL;
   gboolean to_file = out && strcmp(out, "-") != 0;
-  int fd = to_file ? open_output(out, &tmp, &err) : STDOUT_FILENO;
-  if (fd < 0) {
-    fprintf(stderr, "tcc-gen: error: %s\n", err->message);
-    return 2;
-  }
+  OutFile *of = to_file ? open_output(out, argv[1]) : NULL;
+  if (to_file && !of) return 2;
   Sink sink;
-  sink_open(&sink, fd, tmp ? out : NULL);
+  sink_open(&sink, of ? fileno(outfile_stream(of)) : STDOUT_FILENO);
   g_autofree char *text = dump ? g_steal_pointer(&dump)
                           : emit && strcmp(emit, "ir") == 0 ? ir_print(ir) : NULL;
   if (text)
@@ -354,8 +328,15 @@ int main(int argc, char **argv) {
     stdout_check_failed(sink.error);
     return 2;
   }
-  if (to_file && !close_output(&sink, tmp, out, &err)) {
-    fprintf(stderr, "tcc-gen: error: %s\n", err->message);
+  if (to_file && sink.error) {
+    outfile_abandon(of); /* the file that was there stays */
+    g_autoptr(GError) werr = g_error_new_literal(G_FILE_ERROR, g_file_error_from_errno(sink.error),
+                                                 g_strerror(sink.error));
+    report_output_error(out, werr);
+    return 2;
+  }
+  if (to_file && !outfile_commit(of, &err)) {
+    report_output_error(out, err);
     return 2;
   }
   return 0;

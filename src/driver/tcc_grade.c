@@ -20,6 +20,7 @@
 #include "bounds.h"
 #include "heap.h"
 #include "json_text.h"
+#include "outfile.h"
 #include "fit.h"
 #include "html.h"
 #include "pipeline.h"
@@ -27,6 +28,7 @@
 #include "record.h"
 #include "sim.h"
 #include "stdout_check.h"
+#include "text_escape.h"
 
 #define TCC_GRADE_VERSION "tcc-grade 0.1.0"
 
@@ -733,6 +735,13 @@ int main(int argc, char **argv) {
     fprintf(stderr, "tcc-grade: error: --html needs a file name\n");
     return 2;
   }
+  /* the records are appended to DIR/records.jsonl: never to the plan */
+  g_autofree char *rec_file = rec_dir ? g_build_filename(rec_dir, REC_FILE, NULL) : NULL;
+  if (rec_file && outfile_is_input(rec_file, (const char *const[]){argv[1], NULL}, NULL)) {
+    g_autofree char *q = text_escape(rec_file);
+    fprintf(stderr, "tcc-grade: error: --record: %s is the plan itself\n", q);
+    return 2;
+  }
   /* a records directory that cannot be made or read fails before the run */
   g_autoptr(GString) rec_warn = g_string_new(NULL);
   gboolean rec_ok = !rec_dir || rec_prepare(rec_dir, rec_warn, &err);
@@ -755,7 +764,7 @@ int main(int argc, char **argv) {
   }
   /* --html: the plot module loaded and the page's file opened (not the
    * plan itself) before the run, so that neither fails after it */
-  HtmlOut hout = {.fd = -1};
+  HtmlOut hout = {NULL, NULL};
   if (html && !plot_load(&err)) {
     const char *why = strstr(err->message, "cannot load");
     fprintf(stderr, "tcc-grade: error: --html: %s\n", why ? why : err->message);

@@ -10,12 +10,14 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <glib/gstdio.h>
 
 #include "heap.h"
 #include "jobs.h"
+#include "outfile.h"
 #include "tune.h"
 #include "stdout_check.h"
 #include "text_escape.h"
@@ -71,13 +73,17 @@ static void describe(const TunePoint *p, char *buf, size_t n) {
              tune_status_name[p->m.status]);
 }
 
-/* DIR/NAME written whole (a temporary file renamed over it); FALSE with
- * the message printed. */
-static gboolean write_out(const char *dir, const char *name, const char *text) {
+/* DIR/NAME written whole, synced, as every output file is (outfile.h),
+ * never over the template; FALSE with the message printed. */
+static gboolean write_out(const char *dir, const char *name, const char *text, const char *template_path) {
   g_autofree char *path = g_build_filename(dir, name, NULL);
   g_autoptr(GError) e = NULL;
-  if (g_file_set_contents(path, text, -1, &e)) return TRUE;
-  fprintf(stderr, "tcc-tune: error: cannot write '%s': %s\n", path, e->message);
+  if (outfile_write(path, text, -1, (const char *const[]){template_path, NULL}, OUTFILE_SYNC, &e)) return TRUE;
+  g_autofree char *q = text_escape(path);
+  if (g_error_matches(e, OUTFILE_ERROR, OUTFILE_ERROR_INPUT))
+    fprintf(stderr, "tcc-tune: error: -o DIR: %s is the template itself; give another -o DIR\n", q);
+  else
+    fprintf(stderr, "tcc-tune: error: cannot write '%s': %s\n", q, e->message);
   return FALSE;
 }
 
@@ -90,7 +96,41 @@ static gboolean write_both(const Tune *t, const char *dir) {
     fprintf(stderr, "tcc-tune: error: %s\n", err->message);
     return FALSE;
   }
-  return write_out(dir, "tune.csv", csv) && write_out(dir, "best.yaml", best);
+  return write_out(dir, "tune.csv", csv, t->template_path) && write_out(dir, "best.yaml", best, t->template_path);
+}
+
+/* Whether directories a and b are the same one (both exist). */
+static gboolean same_dir(const char *a, const char *b) {
+  GStatBuf x, y;
+  return g_stat(a, &x) == 0 && g_stat(b, &y) == 0 && x.st_dev == y.st_dev && x.st_ino == y.st_ino;
+}
+
+/* -o DIR, before anything is measured or written: the search writes
+ * DIR/tune.csv and DIR/best.yaml, so neither may be the template, and a
+ * DIR that holds them already (an earlier search's answer and its log)
+ * is taken only by --resume of that DIR, which goes on with them.  FALSE
+ * with the line printed (exit 2). */
+static gboolean check_out_dir(const char *out, const char *template_path, const char *resume) {
+  static const char *const names[] = {"best.yaml", "tune.csv"};
+  for (guint i = 0; i < G_N_ELEMENTS(names); i++) {
+    g_autofree char *path = g_build_filename(out, names[i], NULL);
+    if (outfile_is_input(path, (const char *const[]){template_path, NULL}, NULL)) {
+      g_autofree char *q = text_escape(path);
+      fprintf(stderr, "tcc-tune: error: -o DIR: %s is the template itself; give another -o DIR\n", q);
+      return FALSE;
+    }
+  }
+  if (resume && same_dir(out, resume)) return TRUE;
+  for (guint i = 0; i < G_N_ELEMENTS(names); i++) {
+    g_autofree char *path = g_build_filename(out, names[i], NULL);
+    GStatBuf st;
+    if (g_stat(path, &st) != 0 || !S_ISREG(st.st_mode)) continue; /* a file a search would replace */
+    g_autofree char *q = text_escape(out);
+    fprintf(stderr, "tcc-tune: error: -o %s holds the files of a search (%s): --resume %s goes on with it; or give "
+                    "another -o DIR\n", q, names[i], q);
+    return FALSE;
+  }
+  return TRUE;
 }
 
 typedef struct Progress {
@@ -144,7 +184,9 @@ int main(int argc, char **argv) {
       {"knob", 0, 0, G_OPTION_ARG_STRING_ARRAY, &knob_args,
        "search plan key KEY.PATH over the integers LO..HI or the values V1,V2,... (repeatable; the "
        "template sets where the search starts; none: every knob of the plan schema)", "KEY.PATH=LO..HI"},
-      {"output", 'o', 0, G_OPTION_ARG_FILENAME, &out, "where best.yaml and tune.csv go (created)", "DIR"},
+      {"output", 'o', 0, G_OPTION_ARG_FILENAME, &out,
+       "where best.yaml and tune.csv go (created; not a DIR that holds another search's, nor over the template)",
+       "DIR"},
       {"resume", 0, 0, G_OPTION_ARG_FILENAME, &resume,
        "go on with the search whose files are in DIR (its tune.csv's points are not measured again; give "
        "the same template and options, and a larger budget); -o defaults to DIR", "DIR"},
@@ -270,6 +312,10 @@ int main(int argc, char **argv) {
   opt.self = self;
   opt.workdir = workdir;
   opt.sshlogin = sshlogin;
+  if (!check_out_dir(out, argv[1], resume)) {
+    g_ptr_array_unref(knobs);
+    return 2;
+  }
   g_autoptr(Tune) t = tune_new(argv[1], knobs, &opt, &err); /* takes the knobs */
   if (!t) return fail(err);
   if (resume) {

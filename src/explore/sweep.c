@@ -17,6 +17,7 @@
 #include "csv.h"
 #include "plan.h"
 #include "machine.h" /* TCC_RESULT_SCHEMA */
+#include "outfile.h"
 #include "plan_edit.h"
 #include "text_escape.h"
 
@@ -105,10 +106,18 @@ static char *variant_name(GPtrArray *keys, GPtrArray *values, const char *text) 
 
 /* ---- files ------------------------------------------------------------ */
 
-static gboolean write_file(const char *path, const char *text, GError **err) {
+/* PATH written whole as every output file is (outfile.h), never over
+ * `input` (the template, or a job's plan; NULL: none). */
+static gboolean write_file(const char *path, const char *text, const char *input, OutFileFlags flags, GError **err) {
   g_autoptr(GError) e = NULL;
-  if (g_file_set_contents(path, text, -1, &e)) return TRUE;
-  g_set_error(err, SWEEP_ERROR, SWEEP_ERROR_IO, "cannot write '%s': %s", path, e->message);
+  if (outfile_write(path, text, -1, (const char *const[]){input, NULL}, flags, &e)) return TRUE;
+  g_autofree char *name = text_escape(path);
+  if (g_error_matches(e, OUTFILE_ERROR, OUTFILE_ERROR_INPUT)) {
+    g_autofree char *in = text_escape(e->message);
+    g_set_error(err, SWEEP_ERROR, SWEEP_ERROR_IO, "cannot write '%s': it is the plan %s itself", name, in);
+  } else {
+    g_set_error(err, SWEEP_ERROR, SWEEP_ERROR_IO, "cannot write '%s': %s", name, e->message);
+  }
   return FALSE;
 }
 
@@ -159,7 +168,7 @@ static gboolean write_manifest(const Sweep *s, GError **err) {
   json_builder_end_object(b);
   g_autofree char *text = json_pretty_text(b);
   g_autofree char *path = g_build_filename(s->dir, "sweep.json", NULL);
-  return write_file(path, text, err);
+  return write_file(path, text, s->template_path, OUTFILE_DEFAULT, err);
 }
 
 /* jobs.txt: per job, `sweep_cmd --run-job NAME DIR`, quoted for sh. */
@@ -172,7 +181,7 @@ static gboolean write_jobs(const Sweep *s, const char *sweep_cmd, GError **err) 
     g_string_append_printf(t, "%s --run-job %s %s\n", sweep_cmd, qname, qdir);
   }
   g_autofree char *path = g_build_filename(s->dir, "jobs.txt", NULL);
-  return write_file(path, t->str, err);
+  return write_file(path, t->str, s->template_path, OUTFILE_DEFAULT, err);
 }
 
 Sweep *sweep_expand(const char *template_path, GPtrArray *sets, const char *dir, const char *sweep_cmd,
@@ -254,10 +263,23 @@ Sweep *sweep_expand(const char *template_path, GPtrArray *sets, const char *dir,
     }
     g_ptr_array_add(texts, g_steal_pointer(&vt));
   }
+  /* a file of the sweep that is the template itself (a job plan of an
+   * earlier sweep into the same DIR) is refused before anything is
+   * written: the sweep would replace its own input */
+  const char *const tpl[] = {template_path, NULL};
+  for (guint v = 0; v <= s->variants->len + 1; v++) {
+    g_autofree char *path = v < s->variants->len ? job_path(s, ((const SweepVariant *)g_ptr_array_index(s->variants, v))->name)
+                            : g_build_filename(s->dir, v == s->variants->len ? "jobs.txt" : "sweep.json", NULL);
+    if (outfile_is_input(path, tpl, NULL)) {
+      g_autofree char *q = text_escape(path);
+      g_set_error(err, SWEEP_ERROR, SWEEP_ERROR_USAGE, "-o DIR: %s is the template itself; give another -o DIR", q);
+      return NULL;
+    }
+  }
   if (!make_dir(jobs, err) || !make_dir(results, err)) return NULL;
   for (guint v = 0; v < s->variants->len; v++) {
     g_autofree char *jp = job_path(s, ((const SweepVariant *)g_ptr_array_index(s->variants, v))->name);
-    if (!write_file(jp, g_ptr_array_index(texts, v), err)) return NULL;
+    if (!write_file(jp, g_ptr_array_index(texts, v), template_path, OUTFILE_DEFAULT, err)) return NULL;
   }
   g_autofree char *cmd = grade ? g_strdup_printf("%s --grade %s", sweep_cmd, grade) : g_strdup(sweep_cmd);
   if (!write_jobs(s, cmd, err) || !write_manifest(s, err)) return NULL;
@@ -424,7 +446,9 @@ gboolean sweep_run_job(const Sweep *s, const char *name, const char *grade, Swee
     json_builder_add_value(b, json_node_copy(json_parser_get_root(p)));
   json_builder_end_object(b);
   g_autofree char *text = json_pretty_text(b);
-  return write_file(rp, text, err); /* a temporary file renamed: whole or absent */
+  /* whole or absent, synced: a grade is worth more than the fsync */
+  g_autofree char *plan = g_build_filename(s->dir, rel, NULL);
+  return write_file(rp, text, plan, OUTFILE_SYNC, err);
 }
 
 typedef struct Pool {
@@ -486,7 +510,7 @@ gboolean sweep_write_slurm(const Sweep *s, GError **err) {
     return FALSE;
   }
   g_autofree char *path = g_build_filename(s->dir, "sweep.slurm", NULL);
-  return write_file(path, text, err);
+  return write_file(path, text, s->template_path, OUTFILE_DEFAULT, err);
 }
 
 /* ---- the table -------------------------------------------------------- */

@@ -15,6 +15,7 @@
 #include "jobs.h"
 #include "ir.h"
 #include "machine.h"
+#include "outfile.h"
 #include "fit.h"
 #include "pipeline.h"
 #include "plan.h"
@@ -1114,6 +1115,20 @@ gboolean tune_resume(Tune *t, const char *file, const char *text, GError **err) 
 
 /* ---- points as jobs: GNU parallel, Slurm ----------------------------- */
 
+/* PATH written whole as every output file is (outfile.h), never over
+ * `input` (the template, or a job's plan); FALSE with *err (TUNE_ERROR_IO). */
+static gboolean write_file(const char *path, const char *text, gssize len, const char *input, GError **err) {
+  g_autoptr(GError) e = NULL;
+  if (outfile_write(path, text, len, (const char *const[]){input, NULL}, OUTFILE_DEFAULT, &e)) return TRUE;
+  g_autofree char *q = text_escape(path);
+  g_autofree char *in = text_escape(e->message);
+  if (g_error_matches(e, OUTFILE_ERROR, OUTFILE_ERROR_INPUT))
+    g_set_error(err, TUNE_ERROR, TUNE_ERROR_IO, "cannot write '%s': it is the plan %s itself", q, in);
+  else
+    g_set_error(err, TUNE_ERROR, TUNE_ERROR_IO, "cannot write '%s': %s", q, e->message);
+  return FALSE;
+}
+
 static char *measure_path(const char *job) {
   size_t n = strlen(job);
   return g_str_has_suffix(job, ".yaml") ? g_strdup_printf("%.*s.measure", (int)(n - 5), job)
@@ -1137,11 +1152,7 @@ gboolean tune_eval_job(const char *job, const char *name, TuneTarget target, dou
   g_string_append_c(o, '\n');
   g_free(m.error);
   g_autofree char *out = measure_path(job);
-  if (!g_file_set_contents(out, o->str, (gssize)o->len, &e)) {
-    g_set_error(err, TUNE_ERROR, TUNE_ERROR_IO, "cannot write '%s': %s", out, e->message);
-    return FALSE;
-  }
-  return TRUE;
+  return write_file(out, o->str, (gssize)o->len, job, err);
 }
 
 /* A job's measure file into *m; FALSE when it is absent or malformed. */
@@ -1194,9 +1205,7 @@ static gboolean measure_jobs(Tune *t, guint first, GError **err) {
     char *job = g_build_filename(dir, base, NULL);
     g_autofree char *old = measure_path(job);
     g_unlink(old); /* a result from another search in this directory */
-    g_autoptr(GError) e = NULL;
-    if (!g_file_set_contents(job, text, -1, &e)) {
-      g_set_error(err, TUNE_ERROR, TUNE_ERROR_IO, "cannot write '%s': %s", job, e->message);
+    if (!write_file(job, text, -1, t->template_path, err)) {
       g_free(job);
       return FALSE;
     }
@@ -1211,18 +1220,15 @@ static gboolean measure_jobs(Tune *t, guint first, GError **err) {
   }
   if (pending->len == 0) return TRUE;
   g_autofree char *jobs_txt = g_build_filename(dir, "jobs.txt", NULL);
+  if (!write_file(jobs_txt, lines->str, (gssize)lines->len, t->template_path, err)) return FALSE;
   g_autoptr(GError) e = NULL;
-  if (!g_file_set_contents(jobs_txt, lines->str, (gssize)lines->len, &e)) {
-    g_set_error(err, TUNE_ERROR, TUNE_ERROR_IO, "cannot write '%s': %s", jobs_txt, e->message);
-    return FALSE;
-  }
   gboolean ran;
   if (t->opt.engine == TUNE_ENGINE_PARALLEL) {
     ran = jobs_run_parallel(jobs_txt, CLAMP(t->opt.jobs, 1, 256), t->opt.sshlogin, &e);
   } else {
     g_autofree char *script = jobs_slurm_script("tcc-tune", dir, jobs_txt, pending->len, &e);
     g_autofree char *path = g_build_filename(dir, "tune.slurm", NULL);
-    ran = script && g_file_set_contents(path, script, -1, &e) && jobs_run_slurm(path, &e);
+    ran = script && write_file(path, script, -1, t->template_path, &e) && jobs_run_slurm(path, &e);
   }
   if (!ran) {
     g_set_error(err, TUNE_ERROR, TUNE_ERROR_IO, "round %s's jobs (%s): %s", round, jobs_txt, e->message);

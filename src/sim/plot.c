@@ -18,7 +18,9 @@
 #include <string.h>
 
 #include "module.h"
+#include "outfile.h"
 #include "plot.h"
+#include "text_escape.h"
 
 PlotFormat plot_format_of(const char *file) {
   size_t n = strlen(file);
@@ -76,7 +78,7 @@ void plot_series_clear(PlotSeries *s) {
 
 /* ---- the plot module --------------------------------------------------- */
 
-typedef gboolean (*DrawFn)(const PlotPage *pg, const char *file, PlotFormat fmt, GError **err);
+typedef gboolean (*DrawFn)(const PlotPage *pg, FILE *fp, const char *name, PlotFormat fmt, GError **err);
 typedef void (*ReleaseFn)(void);
 typedef char *(*SvgFn)(const PlotPage *pg);
 
@@ -91,7 +93,7 @@ gboolean plot_load(GError **err) {
   g_mutex_lock(&plot_lock);
   if (!draw_fn) {
     g_autoptr(GError) e = NULL;
-    gpointer d = tcc_module_symbol(PLOT_MODULE, "plot_draw_file", &e);
+    gpointer d = tcc_module_symbol(PLOT_MODULE, "plot_draw_stream", &e);
     gpointer r = d ? tcc_module_symbol(PLOT_MODULE, "plot_draw_release_fonts", &e) : NULL;
     gpointer v = r ? tcc_module_symbol(PLOT_MODULE, "plot_draw_svg", &e) : NULL;
     if (!v) {
@@ -155,9 +157,9 @@ int plot_stages(const Program *p, const SimTrace *t, GPtrArray **names, GArray *
   return (int)marks->len;
 }
 
-/* Draw the plot of a run: into `file` in `fmt`, or (file NULL) as SVG
- * text into *svg. */
-static gboolean plot_page(const Program *p, const SimTrace *t, const char *file, PlotFormat fmt, char **svg,
+/* Draw the plot of a run: into the stream `fp` (named `file`) in `fmt`,
+ * or (fp NULL) as SVG text into *svg. */
+static gboolean plot_page(const Program *p, const SimTrace *t, FILE *fp, const char *file, PlotFormat fmt, char **svg,
                           GError **err) {
   if (!plot_load(err)) return FALSE;
   PlotSeries s;
@@ -174,8 +176,9 @@ static gboolean plot_page(const Program *p, const SimTrace *t, const char *file,
   PlotPage pg = {&s, title, sub, sim_unit_class_name, n, (const int64_t *)(const void *)starts->data,
                  (const char *const *)names->pdata};
   gboolean ok;
-  if (file) {
-    ok = draw_fn(&pg, file, fmt, err);
+  if (fp) {
+    g_autofree char *name = text_escape(file); /* one line, whatever the name holds */
+    ok = draw_fn(&pg, fp, name, fmt, err);
   } else {
     *svg = svg_fn(&pg);
     ok = *svg != NULL;
@@ -185,18 +188,38 @@ static gboolean plot_page(const Program *p, const SimTrace *t, const char *file,
   return ok;
 }
 
-gboolean plot_write(const Program *p, const SimTrace *t, const char *file, GError **err) {
+/* "FILE: error: a plot file name ends in .svg or .png"; PLOT_NONE then */
+static PlotFormat format_or_error(const char *file, GError **err) {
   PlotFormat fmt = plot_format_of(file);
   if (fmt == PLOT_NONE) {
-    g_set_error(err, G_FILE_ERROR, G_FILE_ERROR_INVAL, "%s: error: a plot file name ends in .svg or .png", file);
+    g_autofree char *name = text_escape(file);
+    g_set_error(err, G_FILE_ERROR, G_FILE_ERROR_INVAL, "%s: error: a plot file name ends in .svg or .png", name);
+  }
+  return fmt;
+}
+
+gboolean plot_write_to(const Program *p, const SimTrace *t, FILE *fp, const char *file, GError **err) {
+  PlotFormat fmt = format_or_error(file, err);
+  return fmt != PLOT_NONE && plot_page(p, t, fp, file, fmt, NULL, err);
+}
+
+gboolean plot_write(const Program *p, const SimTrace *t, const char *file, GError **err) {
+  if (format_or_error(file, err) == PLOT_NONE || !plot_load(err)) return FALSE;
+  g_autoptr(GError) oe = NULL;
+  OutFile *o = outfile_open(file, NULL, OUTFILE_DEFAULT, &oe);
+  if (o && !plot_write_to(p, t, outfile_stream(o), file, err)) {
+    outfile_abandon(o);
     return FALSE;
   }
-  return plot_page(p, t, file, fmt, NULL, err);
+  if (o && outfile_commit(o, &oe)) return TRUE;
+  g_autofree char *name = text_escape(file);
+  g_set_error(err, G_FILE_ERROR, oe->code, "%s:1:1: error: cannot write: %s", name, oe->message);
+  return FALSE;
 }
 
 char *plot_svg(const Program *p, const SimTrace *t, GError **err) {
   char *svg = NULL;
-  return plot_page(p, t, NULL, PLOT_SVG, &svg, err) ? svg : NULL;
+  return plot_page(p, t, NULL, NULL, PLOT_SVG, &svg, err) ? svg : NULL;
 }
 
 void plot_release_fonts(void) {

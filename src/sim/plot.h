@@ -9,6 +9,7 @@
 
 #include <glib.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "trace.h"
 
@@ -49,11 +50,16 @@ static inline double plot_axis_top(const PlotSeries *s) {
   return top > POWER_LIMIT_W * 1.25 ? top : POWER_LIMIT_W * 1.25;
 }
 
-/* Draw the plot of a finished run into `file` (format by plot_format_of).
+/* Draw the plot of a finished run into `file` (format by plot_format_of),
+ * as every output file is written (outfile.h: whole, or not at all).
  * FALSE with *err = "FILE:1:1: error: cannot write: REASON" (or "FILE:
  * error: ..." for a name that is neither .svg nor .png, or plot_load's
  * error). */
 gboolean plot_write(const Program *p, const SimTrace *t, const char *file, GError **err);
+/* The same plot to the stream `fp` (tcc-sim's output file, opened before
+ * the run), flushed, not closed; `file` gives the format and names it in
+ * *err. */
+gboolean plot_write_to(const Program *p, const SimTrace *t, FILE *fp, const char *file, GError **err);
 /* The same plot as SVG text in memory (g_free), the bytes plot_write
  * writes to a .svg file (tcc-grade --html puts it in its page).  NULL
  * with *err on plot_load's error. */
@@ -86,10 +92,11 @@ typedef struct PlotPage {
  * by start then name.  *names and *starts get nstages entries. */
 int plot_stages(const Program *p, const SimTrace *t, GPtrArray **names, GArray **starts);
 
-/* The module's entry points (plot_draw.c), looked up by name: draw pg into
- * `file` in `fmt` (FALSE with *err as plot_write's), release the font
- * caches (plot_release_fonts), draw pg as SVG text (plot_svg). */
-gboolean plot_draw_file(const PlotPage *pg, const char *file, PlotFormat fmt, GError **err);
+/* The module's entry points (plot_draw.c), looked up by name: draw pg to
+ * the stream fp in `fmt`, flushed, not closed (FALSE with *err =
+ * "NAME:1:1: error: cannot write: REASON"), release the font caches
+ * (plot_release_fonts), draw pg as SVG text (plot_svg). */
+gboolean plot_draw_stream(const PlotPage *pg, FILE *fp, const char *name, PlotFormat fmt, GError **err);
 void plot_draw_release_fonts(void);
 /* ... and pg drawn as SVG text (g_free; NULL when cairo fails). */
 char *plot_draw_svg(const PlotPage *pg);

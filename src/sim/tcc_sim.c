@@ -3,13 +3,12 @@
  * Exit codes: 0 = correct and within budgets, 1 = a constraint fails
  * (numerics, area, power), 2 = bad input or a faulty program (or a trace
  * file, or standard output, that cannot be written). */
-#include <errno.h>
-#include <glib/gstdio.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "heap.h"
 #include "jdoc.h"
+#include "outfile.h"
 #include "plot.h"
 #include "sim.h"
 #include "trace.h"
@@ -40,18 +39,40 @@ static int bad_number(const char *name, uint64_t lo, uint64_t hi, const char *te
   return 2;
 }
 
-/* Create (or truncate) FILE for the trace; on failure print
- * `FILE:1:1: error: cannot write: REASON`. */
-static gboolean can_write(const char *file) {
-  FILE *f = g_fopen(file, "w");
-  if (!f) {
-    int e = errno;
-    g_autofree char *name = text_escape(file); /* one line, whatever the name holds */
-    fprintf(stderr, "%s:1:1: error: cannot write: %s\n", name, g_strerror(e));
-    return FALSE;
+/* The output FILE of --OPTION (trace, plot) opened before the run, as
+ * every output file is (outfile.h): the program itself is refused; on
+ * failure the one line `FILE:1:1: error: cannot write: REASON` (or the
+ * refusal) is printed. */
+static OutFile *open_output(const char *option, const char *file, const char *program) {
+  g_autoptr(GError) err = NULL;
+  OutFile *o = outfile_open(file, (const char *const[]){program, NULL}, OUTFILE_DEFAULT, &err);
+  if (o) return o;
+  g_autofree char *name = text_escape(file); /* one line, whatever the name holds */
+  if (g_error_matches(err, OUTFILE_ERROR, OUTFILE_ERROR_INPUT))
+    fprintf(stderr, "tcc-sim: error: --%s %s is the program itself\n", option, name);
+  else
+    fprintf(stderr, "%s:1:1: error: cannot write: %s\n", name, err->message);
+  return NULL;
+}
+
+/* The outputs of a run: the trace, then the plots. */
+typedef struct Outputs {
+  OutFile *trace;
+  OutFile **plots; /* one per --plot */
+  int nplots;
+} Outputs;
+
+/* Nothing of a run that did not finish, or whose outputs could not all be
+ * written, replaces a file: the temporary files go. */
+static void outputs_abandon(Outputs *o) {
+  outfile_abandon(o->trace);
+  o->trace = NULL;
+  for (int i = 0; i < o->nplots; i++) {
+    outfile_abandon(o->plots[i]);
+    o->plots[i] = NULL;
   }
-  fclose(f);
-  return TRUE;
+  g_free(o->plots);
+  o->plots = NULL;
 }
 
 int main(int argc, char **argv) {
@@ -166,35 +187,53 @@ int main(int argc, char **argv) {
     fprintf(stderr, "%s\n", err->message);
     return 2;
   }
-  /* a trace file that cannot be written fails before the run, not after */
-  if (trace_file && !can_write(trace_file)) return 2;
-  for (int i = 0; plots && plots[i]; i++)
-    if (!can_write(plots[i])) return 2;
+  /* an output that cannot be written fails before the run, not after;
+   * each is written whole once the run is done (or not at all) */
+  Outputs outs = {NULL, NULL, 0};
+  if (trace_file && !(outs.trace = open_output("trace", trace_file, argv[1]))) return 2;
+  outs.plots = g_new0(OutFile *, plots ? g_strv_length(plots) : 1);
+  for (int i = 0; plots && plots[i]; i++, outs.nplots++)
+    if (!(outs.plots[i] = open_output("plot", plots[i], argv[1]))) {
+      outputs_abandon(&outs);
+      return 2;
+    }
   SimResult res;
   if (!sim_run(prog, &opt, &res, &err)) {
     fprintf(stderr, "%s\n", err->message);
-    if (trace_file) g_remove(trace_file); /* no run, no timeline */
-    for (int i = 0; plots && plots[i]; i++) g_remove(plots[i]);
+    outputs_abandon(&outs); /* no run, no timeline: any file there stays as it was */
     return 2;
   }
-  if (trace_file) {
-    g_autofree char *note = NULL;
-    if (!trace_write(prog, res.trace, &lim, trace_file, &note, &err)) {
-      fprintf(stderr, "%s\n", err->message);
-      sim_result_clear(&res);
-      return 2;
-    }
-    g_autofree char *name = text_escape(trace_file);
-    if (note) fprintf(stderr, "tcc-sim: note: %s: %s\n", name, note);
-  }
-  for (int i = 0; plots && plots[i]; i++)
-    if (!plot_write(prog, res.trace, plots[i], &err)) {
-      fprintf(stderr, "%s\n", err->message);
-      sim_result_clear(&res);
-      plot_release_fonts();
-      return 2;
-    }
+  g_autofree char *note = NULL;
+  gboolean written = !trace_file || trace_write_to(prog, res.trace, &lim, outfile_stream(outs.trace), trace_file,
+                                                   &note, &err);
+  for (int i = 0; written && plots && plots[i]; i++)
+    written = plot_write_to(prog, res.trace, outfile_stream(outs.plots[i]), plots[i], &err);
   if (plots) plot_release_fonts();
+  if (!written) {
+    fprintf(stderr, "%s\n", err->message);
+    outputs_abandon(&outs);
+    sim_result_clear(&res);
+    return 2;
+  }
+  for (int i = -1; i < outs.nplots; i++) { /* the trace (if any), then the plots */
+    OutFile **o = i < 0 ? &outs.trace : &outs.plots[i];
+    const char *file = i < 0 ? trace_file : plots[i];
+    if (!*o) continue;
+    gboolean ok = outfile_commit(*o, &err);
+    *o = NULL;
+    if (!ok) {
+      g_autofree char *name = text_escape(file);
+      fprintf(stderr, "%s:1:1: error: cannot write: %s\n", name, err->message);
+      outputs_abandon(&outs);
+      sim_result_clear(&res);
+      return 2;
+    }
+  }
+  outputs_abandon(&outs); /* all committed: frees the array */
+  if (note) {
+    g_autofree char *name = text_escape(trace_file);
+    fprintf(stderr, "tcc-sim: note: %s: %s\n", name, note);
+  }
   ReportOptions ro = {json, profile, opt.seed};
   g_autofree char *rep = sim_report(prog, &res, &ro, &err);
   if (!rep) {

@@ -11,6 +11,7 @@
 
 #include <glib.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "program.h"
 #include "sim.h"
@@ -123,12 +124,17 @@ typedef struct TraceLimits {
 enum { TRACE_MAX_LIMIT = 10000000 };
 void trace_limits_default(TraceLimits *l);
 
-/* Write the Chrome trace-event JSON of a finished run to `file`.  On
- * success *note is NULL, or says what was aggregated (for stderr).  FALSE
- * with *err = "FILE:1:1: error: cannot write: REASON", or "tcc-sim: error:
+/* Write the Chrome trace-event JSON of a finished run to `file`, as every
+ * output file is written (outfile.h: whole, or not at all).  On success
+ * *note is NULL, or says what was aggregated (for stderr).  FALSE with
+ * *err = "FILE:1:1: error: cannot write: REASON", or "tcc-sim: error:
  * --trace: cannot load the JSON module: REASON" (jdoc.h; nothing written). */
 gboolean trace_write(const Program *p, const SimTrace *t, const TraceLimits *lim, const char *file,
                      char **note, GError **err);
+/* The same JSON to the stream `f` (tcc-sim's output file, opened before
+ * the run), flushed, not closed; `file` names it in *err. */
+gboolean trace_write_to(const Program *p, const SimTrace *t, const TraceLimits *lim, FILE *f, const char *file,
+                        char **note, GError **err);
 /* The same JSON as a string (tests); NULL with *err when the JSON module
  * cannot be loaded. */
 char *trace_json(const Program *p, const SimTrace *t, const TraceLimits *lim, char **note, GError **err);

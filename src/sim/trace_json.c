@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "jdoc.h"
+#include "outfile.h"
 #include "trace.h"
 #include "text_escape.h"
 
@@ -679,33 +680,44 @@ char *trace_json(const Program *p, const SimTrace *t, const TraceLimits *lim, ch
   return g_string_free(o.g, FALSE);
 }
 
+/* "FILE:1:1: error: cannot write: REASON", the name on one line */
+static gboolean cannot_write(GError **err, const char *file, int code, const char *reason) {
+  g_autofree char *name = text_escape(file); /* one line, whatever the name holds */
+  g_set_error(err, G_FILE_ERROR, code, "%s:1:1: error: cannot write: %s", name, reason);
+  return FALSE;
+}
+
+static gboolean json_module(GError **err) {
+  g_autoptr(GError) lerr = NULL;
+  if (jdoc_load(&lerr)) return TRUE;
+  g_set_error(err, G_FILE_ERROR, G_FILE_ERROR_NOENT, "tcc-sim: error: --trace: %s", lerr->message);
+  return FALSE;
+}
+
+gboolean trace_write_to(const Program *p, const SimTrace *t, const TraceLimits *lim, FILE *f, const char *file,
+                        char **note, GError **err) {
+  if (!json_module(err)) return FALSE;
+  g_autoptr(JDoc) b = jdoc_new();
+  Out o = {f, NULL, b, TRUE};
+  write_all(&o, p, t, lim, note);
+  errno = 0;
+  if (fflush(f) == 0 && !ferror(f)) return TRUE;
+  int e = errno ? errno : EIO;
+  g_clear_pointer(note, g_free);
+  return cannot_write(err, file, g_file_error_from_errno(e), g_strerror(e));
+}
+
 gboolean trace_write(const Program *p, const SimTrace *t, const TraceLimits *lim, const char *file,
                      char **note, GError **err) {
-  g_autoptr(GError) lerr = NULL;
-  if (!jdoc_load(&lerr)) {
-    g_set_error(err, G_FILE_ERROR, G_FILE_ERROR_NOENT, "tcc-sim: error: --trace: %s", lerr->message);
+  if (!json_module(err)) return FALSE;
+  g_autoptr(GError) oe = NULL;
+  OutFile *o = outfile_open(file, NULL, OUTFILE_DEFAULT, &oe);
+  if (!o) return cannot_write(err, file, oe->code, oe->message);
+  if (!trace_write_to(p, t, lim, outfile_stream(o), file, note, err)) {
+    outfile_abandon(o);
     return FALSE;
   }
-  FILE *f = fopen(file, "w");
-  if (f) {
-    g_autoptr(JDoc) b = jdoc_new();
-    Out o = {f, NULL, b, TRUE};
-    write_all(&o, p, t, lim, note);
-    errno = 0;
-    gboolean bad = fflush(f) != 0 || ferror(f);
-    int e = errno;
-    if (fclose(f) != 0 || bad) {
-      if (!e) e = errno ? errno : EIO;
-      g_autofree char *name = text_escape(file); /* one line, whatever the name holds */
-      g_set_error(err, G_FILE_ERROR, g_file_error_from_errno(e), "%s:1:1: error: cannot write: %s", name,
-                  g_strerror(e));
-      return FALSE;
-    }
-    return TRUE;
-  }
-  int e = errno;
-  g_autofree char *name = text_escape(file);
-  g_set_error(err, G_FILE_ERROR, g_file_error_from_errno(e), "%s:1:1: error: cannot write: %s", name,
-              g_strerror(e));
-  return FALSE;
+  if (outfile_commit(o, &oe)) return TRUE;
+  g_clear_pointer(note, g_free);
+  return cannot_write(err, file, oe->code, oe->message);
 }

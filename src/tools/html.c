@@ -2,16 +2,12 @@
  * "HTML report"). */
 #include "html.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <glib/gstdio.h>
 #include <math.h>
 #include <stdarg.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "machine.h" /* POWER_WINDOW */
+#include "outfile.h"
 
 /* ---- escaping ----------------------------------------------------------- */
 
@@ -473,58 +469,33 @@ char *html_page(const HtmlPage *pg) {
 
 /* ---- the file ----------------------------------------------------------- */
 
-static gboolean fail(GError **err, const char *file, int e) {
-  g_set_error(err, G_FILE_ERROR, g_file_error_from_errno(e), "%s: error: cannot write: %s", file, g_strerror(e));
+gboolean html_out_open(HtmlOut *o, const char *file, const char *input, GError **err) {
+  *o = (HtmlOut){NULL, NULL};
+  g_autoptr(GError) e = NULL;
+  o->out = outfile_open(file, (const char *const[]){input, NULL}, OUTFILE_DEFAULT, &e);
+  if (o->out) {
+    o->file = g_strdup(file);
+    return TRUE;
+  }
+  if (g_error_matches(e, OUTFILE_ERROR, OUTFILE_ERROR_INPUT))
+    g_set_error(err, G_FILE_ERROR, G_FILE_ERROR_EXIST, "tcc-grade: error: --html %s is the plan itself", file);
+  else
+    g_set_error(err, G_FILE_ERROR, e->code, "%s: error: cannot write: %s", file, e->message);
   return FALSE;
 }
 
-gboolean html_out_open(HtmlOut *o, const char *file, const char *input, GError **err) {
-  *o = (HtmlOut){.fd = -1};
-  GStatBuf st, in;
-  gboolean exists = g_stat(file, &st) == 0;
-  if (exists && input && g_stat(input, &in) == 0 && st.st_dev == in.st_dev && st.st_ino == in.st_ino) {
-    g_set_error(err, G_FILE_ERROR, G_FILE_ERROR_EXIST, "tcc-grade: error: --html %s is the plan itself", file);
-    return FALSE;
-  }
-  gboolean special = exists && !S_ISREG(st.st_mode);
-  char *tmp = special ? NULL : g_strconcat(file, ".XXXXXX", NULL);
-  int fd = special ? g_open(file, O_WRONLY, 0) : g_mkstemp_full(tmp, O_WRONLY, 0666);
-  if (fd < 0) {
-    int e = errno;
-    g_free(tmp);
-    return fail(err, file, e);
-  }
-  o->file = g_strdup(file);
-  o->tmp = tmp;
-  o->fd = fd;
-  return TRUE;
-}
-
 gboolean html_out_commit(HtmlOut *o, const char *text, gsize len, GError **err) {
-  int e = 0;
-  while (len > 0 && !e) {
-    ssize_t w = write(o->fd, text, len);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) e = w < 0 ? errno : ENOSPC;
-    else text += w, len -= (gsize)w;
-  }
-  if (close(o->fd) != 0 && !e) e = errno;
-  o->fd = -1;
-  if (!e && o->tmp && g_rename(o->tmp, o->file) != 0) e = errno;
-  if (e) {
-    fail(err, o->file, e);
-    html_out_abort(o);
-    return FALSE;
-  }
-  g_clear_pointer(&o->tmp, g_free);
+  g_autoptr(GError) e = NULL;
+  fwrite(text, 1, len, outfile_stream(o->out)); /* an error stays on the stream: the commit says it */
+  gboolean ok = outfile_commit(o->out, &e);
+  o->out = NULL;
+  if (!ok) g_set_error(err, G_FILE_ERROR, e->code, "%s: error: cannot write: %s", o->file, e->message);
   g_clear_pointer(&o->file, g_free);
-  return TRUE;
+  return ok;
 }
 
 void html_out_abort(HtmlOut *o) {
-  if (o->fd >= 0) close(o->fd);
-  o->fd = -1;
-  if (o->tmp) g_unlink(o->tmp);
-  g_clear_pointer(&o->tmp, g_free);
+  outfile_abandon(o->out);
+  o->out = NULL;
   g_clear_pointer(&o->file, g_free);
 }

@@ -98,17 +98,17 @@ char *html_knob_source(const Schedule *s, int i, HtmlKnobSource *kind);
 /* The page (g_free). */
 char *html_page(const HtmlPage *pg);
 
-/* The output file of --html.  html_out_open, before the run: refuses a
- * FILE that is `input` (the same device and inode: "tcc-grade: error:
- * --html FILE is the plan itself"), opens a temporary file beside a
- * regular (or missing) FILE, or FILE itself when it exists and is not
- * regular (a device, a FIFO); FALSE with "FILE: error: cannot write:
- * REASON".  html_out_commit writes the text and renames the temporary
- * file onto FILE; html_out_abort removes it (a run that failed writes no
- * page). */
+/* The output file of --html, written as every output file is (outfile.h).
+ * html_out_open, before the run: refuses a FILE that is `input` (the same
+ * device and inode: "tcc-grade: error: --html FILE is the plan itself"),
+ * opens a temporary file beside a regular (or missing) FILE, or FILE
+ * itself when it exists and is not regular (a device, a FIFO); FALSE with
+ * "FILE: error: cannot write: REASON".  html_out_commit writes the text
+ * and puts the temporary file in FILE's place; html_out_abort removes it
+ * (a run that failed writes no page). */
 typedef struct HtmlOut {
-  char *file, *tmp;            /* tmp NULL: FILE is written directly */
-  int fd;
+  struct OutFile *out;
+  char *file;
 } HtmlOut;
 gboolean html_out_open(HtmlOut *o, const char *file, const char *input, GError **err);
 gboolean html_out_commit(HtmlOut *o, const char *text, gsize len, GError **err);

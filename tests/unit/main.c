@@ -33,6 +33,7 @@ int main(void) {
   srunner_add_suite(sr, suite_shaping());
   srunner_add_suite(sr, suite_fit());
   srunner_add_suite(sr, suite_prov());
+  srunner_add_suite(sr, suite_outfile());
   srunner_run_all(sr, CK_NORMAL);
   int failed = srunner_ntests_failed(sr);
   srunner_free(sr);

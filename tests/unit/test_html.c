@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "html.h"
+#include "outfile.h"
 #include "tests.h"
 
 START_TEST(test_html_escape) {
@@ -204,7 +205,7 @@ START_TEST(test_html_out) {
   ck_assert_int_eq(entries(dir), 2);
   /* a new file: a temporary one beside it until the commit, none after */
   ck_assert(html_out_open(&o, page, plan, &err));
-  ck_assert(o.tmp != NULL && !g_file_test(page, G_FILE_TEST_EXISTS) && entries(dir) == 3);
+  ck_assert(outfile_temp_path(o.out) != NULL && !g_file_test(page, G_FILE_TEST_EXISTS) && entries(dir) == 3);
   ck_assert(html_out_commit(&o, "<p>1</p>\n", 9, &err));
   g_autofree char *got = NULL;
   ck_assert(g_file_get_contents(page, &got, NULL, NULL) && strcmp(got, "<p>1</p>\n") == 0);
@@ -228,7 +229,7 @@ START_TEST(test_html_out) {
   g_clear_error(&err);
   /* a device is written directly, never replaced */
   ck_assert(html_out_open(&o, "/dev/null", plan, &err));
-  ck_assert(o.tmp == NULL);
+  ck_assert(outfile_temp_path(o.out) == NULL);
   ck_assert(html_out_commit(&o, "x", 1, &err));
   ck_assert(g_file_test("/dev/null", G_FILE_TEST_EXISTS));
   /* a FIFO too: a reader gets the text */
@@ -236,7 +237,7 @@ START_TEST(test_html_out) {
   int rd = open(fifo, O_RDONLY | O_NONBLOCK);
   ck_assert(rd >= 0);
   ck_assert(html_out_open(&o, fifo, plan, &err));
-  ck_assert(o.tmp == NULL);
+  ck_assert(outfile_temp_path(o.out) == NULL);
   ck_assert(html_out_commit(&o, "fifo", 4, &err));
   char buf[8] = {0};
   ck_assert_int_eq(read(rd, buf, sizeof buf), 4);

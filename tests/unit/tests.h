@@ -36,6 +36,7 @@ Suite *suite_multicast(void);
 Suite *suite_shaping(void);
 Suite *suite_fit(void);
 Suite *suite_prov(void);
+Suite *suite_outfile(void);
 
 #include "sim.h"
 

@@ -375,9 +375,7 @@ static cairo_status_t render(const PlotPage *pg, PlotFormat fmt, Sink *k) {
   return st;
 }
 
-gboolean plot_draw_file(const PlotPage *pg, const char *file, PlotFormat fmt, GError **err) {
-  FILE *fp = fopen(file, "wb");
-  if (!fp) return fail(err, file, errno);
+gboolean plot_draw_stream(const PlotPage *pg, FILE *fp, const char *name, PlotFormat fmt, GError **err) {
   Sink k = {fp, fmt == PLOT_SVG ? g_string_new(NULL) : NULL, 0};
   cairo_status_t st = render(pg, fmt, &k);
   errno = 0;
@@ -385,10 +383,10 @@ gboolean plot_draw_file(const PlotPage *pg, const char *file, PlotFormat fmt, GE
     if (fwrite(k.g->str, 1, k.g->len, fp) != k.g->len) k.err = errno ? errno : EIO;
     g_string_free(k.g, TRUE);
   }
+  errno = 0;
   if (!k.err && fflush(fp) != 0) k.err = errno ? errno : EIO;
-  if (fclose(fp) != 0 && !k.err) k.err = errno ? errno : EIO;
   if (!k.err && st != CAIRO_STATUS_SUCCESS) k.err = st == CAIRO_STATUS_NO_MEMORY ? ENOMEM : EIO;
-  return k.err ? fail(err, file, k.err) : TRUE;
+  return k.err ? fail(err, name, k.err) : TRUE;
 }
 
 char *plot_draw_svg(const PlotPage *pg) {
