@@ -1045,13 +1045,14 @@ START_TEST(test_resident_history) {
 }
 END_TEST
 
-/* k_split.w2: each W2 panel's K rows are split over shards pinned to the
- * WGs keeping them; a shard multiplies only its K/ks input columns (its
- * MMA's A is 1 x K/ks) and the panel's combiner, which waits for the
- * shards, adds ks partials; correct and faster than unsplit (the W2 MMA
- * is the longest of the chain). */
-START_TEST(test_k_split) {
-  const char *base = "panels: {w1: 32, w2: 16}\n  weights: resident\n  handoff: rf";
+/* k_split.w2: 4 over the plan `base`: each W2 panel's K rows are split over
+ * shards whose MMA's A is 1 x K/4 (its input columns), and the panel's
+ * combiner, which waits for the shards, adds 4 partials, the bias and the
+ * residual; correct and faster than unsplit (the W2 MMA is the longest of
+ * the chain).  With resident weights the shards are pinned to the WGs
+ * keeping their rows; streamed, they are tasks placed like any other, each
+ * loading its K/4 rows of the panel from HBM (the combiner none). */
+static void k_split_case(const char *base, gboolean resident) {
   g_autofree char *split = g_strdup_printf("%s\n  k_split: {w2: 4}", base);
   g_autoptr(Plan) p1 = small_plan(PROB_D1, base);
   g_autoptr(Plan) p4 = small_plan(PROB_D1, split);
@@ -1062,17 +1063,22 @@ START_TEST(test_k_split) {
   for (guint k = 0; k < ir->tasks->len; k++) {
     const IrTask *t = ir_task_at(ir, (int)k);
     if (t->role.kind != ROLE_W2) continue;
-    int vadds = 0;
+    int vadds = 0, rows = 0;
     for (guint i = 0; i < t->ops->len; i++) {
       const IrOp *op = &g_array_index(t->ops, IrOp, i);
-      if (op->kind == IR_MMA) ck_assert_int_eq(op->a.cols, K / 4);
+      if (op->kind == IR_MMA && t->role.kshard >= 0) ck_assert_int_eq(op->a.cols % (K / 4), 0);
+      if (op->kind == IR_MMA && resident) ck_assert_int_eq(op->a.cols, K / 4);
+      if (op->kind == IR_LD && op->mem.t >= 0 && g_str_has_prefix(ir_tensor(ir, op->mem.t)->sym, "w2"))
+        rows += op->mem.rows;
       vadds += op->kind == IR_VADD;
     }
+    if (resident ? t->pin < 0 : t->pin >= 0) ck_abort_msg("%s: pin %d", t->name, t->pin);
     if (t->role.kshard >= 0) {
-      ck_assert_int_ge(t->pin, 0);
+      if (!resident) ck_assert_int_eq(rows, K / 4);
       shards++;
     } else {
       ck_assert_int_eq(vadds, 3 + 2); /* 4 partials, bias, residual */
+      ck_assert_int_eq(rows, 0);
       combiners++;
     }
   }
@@ -1081,43 +1087,11 @@ START_TEST(test_k_split) {
   Run a = compile_run(p1, PROB_D1, "unsplit", NULL), b = compile_run(p4, PROB_D1, "k_split 4", NULL);
   ck_assert_msg(b.cycles < a.cycles, "split %" G_GINT64_FORMAT ", unsplit %" G_GINT64_FORMAT, b.cycles, a.cycles);
 }
+
+START_TEST(test_k_split) { k_split_case("panels: {w1: 32, w2: 16}\n  weights: resident\n  handoff: rf", TRUE); }
 END_TEST
 
-/* k_split with streamed weights: W2's shards are tasks of their own, not
- * pinned, each loading its K/4 rows of the panel from HBM; a combiner per
- * panel; faster than one task per panel, and correct. */
-START_TEST(test_k_split_streamed) {
-  const char *base = "panels: {w1: 32, w2: 16}\n  handoff: rf\n  k_chunk: {w2: 32}";
-  g_autofree char *split = g_strdup_printf("%s\n  k_split: {w2: 4}", base);
-  g_autoptr(Plan) p1 = small_plan(PROB_D1, base);
-  g_autoptr(Plan) p4 = small_plan(PROB_D1, split);
-  g_autoptr(GError) err = NULL;
-  g_autoptr(Ir) ir = pass_pipeline(p4, PROB_D1, NULL, NULL, TRUE, &err);
-  ck_assert_msg(ir, "%s", err ? err->message : "?");
-  int shards = 0, combiners = 0, K = ir->prob.d_ff;
-  for (guint k = 0; k < ir->tasks->len; k++) {
-    const IrTask *t = ir_task_at(ir, (int)k);
-    if (t->role.kind != ROLE_W2) continue;
-    int rows = 0;
-    for (guint i = 0; i < t->ops->len; i++) {
-      const IrOp *op = &g_array_index(t->ops, IrOp, i);
-      if (op->kind == IR_LD && op->mem.t >= 0 && g_str_has_prefix(ir_tensor(ir, op->mem.t)->sym, "w2"))
-        rows += op->mem.rows;
-    }
-    ck_assert_int_lt(t->pin, 0);
-    if (t->role.kshard >= 0) {
-      ck_assert_int_eq(rows, K / 4);
-      shards++;
-    } else {
-      ck_assert_int_eq(rows, 0);
-      combiners++;
-    }
-  }
-  ck_assert_int_eq(shards, 4 * combiners);
-  ck_assert_int_gt(combiners, 0);
-  Run a = compile_run(p1, PROB_D1, "unsplit", NULL), b = compile_run(p4, PROB_D1, "k_split 4, streamed", NULL);
-  ck_assert_msg(b.cycles < a.cycles, "split %" G_GINT64_FORMAT ", unsplit %" G_GINT64_FORMAT, b.cycles, a.cycles);
-}
+START_TEST(test_k_split_streamed) { k_split_case("panels: {w1: 32, w2: 16}\n  handoff: rf\n  k_chunk: {w2: 32}", FALSE); }
 END_TEST
 
 /* The ops of the first task of `kind` in layer `layer` before its first
