@@ -459,6 +459,13 @@ if "$gen" "$nl_plan" --problem d1 -o "$tmp/nl.asm" 2>"$tmp/err" && "$sim" --timi
 else
   ko "tcc-gen: a plan name with a newline"; sed -n 1,3p "$tmp/nl.asm"; cat "$tmp/err"
 fi
+# ... and in the IR's header comment (--emit=ir), which starts the same way
+if "$gen" "$nl_plan" --problem d1 --emit=ir >"$tmp/nl.ir" 2>"$tmp/err" &&
+  [ "$(sed -n 1p "$tmp/nl.ir")" = "; tcc-gen IR of $tmp/a\n.wg 0.yaml" ] && [ "$(sed -n 2p "$tmp/nl.ir" | cut -c1-9)" = ".machine " ]; then
+  ok "tcc-gen --emit=ir: a plan name with a newline is escaped in the header"
+else
+  ko "tcc-gen --emit=ir: a plan name with a newline"; sed -n 1,3p "$tmp/nl.ir"; cat "$tmp/err"
+fi
 # --explain says what the power fitting measured, also when it changed nothing
 "$gen" plans/best.yaml --problem d1 --explain >"$tmp/out" 2>"$tmp/err"
 grep -q '^power.fit: 1 run; hottest window 19.80 W as written, under the 20 W limit less 0.001 W: the program as written (relax: too near the limit, the spacings kept)$' "$tmp/out" &&

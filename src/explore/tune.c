@@ -909,7 +909,11 @@ char *tune_best_text(const Tune *t, GError **err) {
   const TunePoint *b = g_ptr_array_index(t->points, t->best);
   g_autofree char *body = tune_point_text(t, b, err);
   if (!body) return NULL;
-  GString *o = g_string_new(NULL);
+  /* the first line names the template and the knobs' values: escaped
+   * (text_escape.h), since a line break in them would end the comment and
+   * what followed would be YAML of the plan */
+  g_autoptr(GString) first = g_string_new(NULL);
+  GString *o = first;
   g_string_append_printf(o, "# tcc-tune: the best of %u point%s for %s from %s (seed %" PRIu32 "):", t->points->len,
                          t->points->len == 1 ? "" : "s",
                          t->opt.target == TUNE_TARGET_BOTH ? "p1 and d1" : tune_target_name[t->opt.target],
@@ -925,6 +929,8 @@ char *tune_best_text(const Tune *t, GError **err) {
     g_string_append_printf(o, "%s %s=%s", listed++ ? "," : "", ((const TuneKnob *)g_ptr_array_index(t->knobs, k))->path, v);
   }
   if (t->derived && listed == 0) g_string_append(o, " none");
+  g_autofree char *line = text_escape(first->str);
+  o = g_string_new(line);
   if (t->verified) {
     g_string_append(o, "\n# its numerics pass on the grade seeds");
     static const uint64_t seeds[] = WL_GRADE_SEEDS;
