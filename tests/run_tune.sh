@@ -337,7 +337,20 @@ run "$tmp/s16.yaml" --problem d1 --sshlogin 2/: -o "$tmp/x"
 expect "--sshlogin without parallel" 2 "tcc-tune: error: --sshlogin needs --engine parallel"
 run "$tmp/s16.yaml" --problem d1 --engine parallel -o "$tmp/x
 y"
-expect "--engine with a line break in -o" 2 "tcc-tune: error: --engine: the template, -o DIR and tcc-tune's own path must not hold a line break (the job lists are lines)"
+expect "--engine with a line break in -o" 2 "tcc-tune: error: --engine: -o '$tmp/x\\ny': a name with a control character cannot go on a job line (rename it)"
+run "$tmp/s16.yaml" --problem d1 --engine slurm -o "$tmp/x\\y"
+expect "--engine slurm with a backslash in -o" 2 "tcc-tune: error: --engine: -o '$tmp/x\\y': a Slurm log path cannot hold a backslash (Slurm would leave %A and %a unreplaced; rename it)"
+# a template named with a line break and YAML after it: best.yaml's header
+# comment escapes it, so the answer holds no key of the name
+grep -v '^hardware:\|^  sms:' "$tmp/s16.yaml" >"$tmp/nohw.yaml"
+nl_tpl="$tmp/t
+hardware: {sms: 8}
+#.yaml"
+cp "$tmp/nohw.yaml" "$nl_tpl"
+run "$nl_tpl" --problem d1 $knob --rounds 1 --candidates 1 --jobs 1 -o "$tmp/nltpl"
+[ $code -eq 0 ] && [ "$(sed -n 1p "$tmp/nltpl/best.yaml" | cut -d: -f1-2)" = "# tcc-tune: the best of 2 points for d1 from $tmp/t\\nhardware" ] &&
+  ! grep -q '^hardware' "$tmp/nltpl/best.yaml" && ok "a template name with a line break: escaped in best.yaml's header, no key added" ||
+  { ko "a template name with a line break (exit $code)"; cat "$tmp/err"; head -n 3 "$tmp/nltpl/best.yaml"; }
 run "$tmp/s16.yaml" --problem d1 --evals 0 -o "$tmp/x"
 expect "--evals 0" 2 "tcc-tune: error: --evals must be 1..10000000, got '0'"
 run "$tmp/s16.yaml" --problem d1 --time 0 -o "$tmp/x"

@@ -75,15 +75,16 @@ static Sweep *sweep_new(const char *dir) {
   return s;
 }
 
-/* The job plan's first lines: what it is. */
+/* The job plan's first lines: what it is.  The template's name and the
+ * values are escaped (text_escape.h): a line break in either would end
+ * the comment, and what followed it would be YAML of the job plan. */
 static char *variant_header(const char *template_path, GPtrArray *keys, GPtrArray *values) {
-  GString *out = g_string_new("# tcc-sweep job: ");
-  g_string_append(out, template_path);
+  g_autoptr(GString) what = g_string_new(template_path);
   for (guint i = 0; i < keys->len; i++)
-    g_string_append_printf(out, "%s%s=%s", i ? ", " : " with ", (const char *)g_ptr_array_index(keys, i),
+    g_string_append_printf(what, "%s%s=%s", i ? ", " : " with ", (const char *)g_ptr_array_index(keys, i),
                            (const char *)g_ptr_array_index(values, i));
-  g_string_append(out, "\n# (comments of the template are not kept)\n");
-  return g_string_free(out, FALSE);
+  g_autofree char *line = text_escape(what->str);
+  return g_strdup_printf("# tcc-sweep job: %s\n# (comments of the template are not kept)\n", line);
 }
 
 /* "sms_used-8_w1-16-1a2b3c4d": each key's last component and its value
@@ -177,6 +178,13 @@ static gboolean write_jobs(const Sweep *s, const char *sweep_cmd, GError **err) 
 
 Sweep *sweep_expand(const char *template_path, GPtrArray *sets, const char *dir, const char *sweep_cmd,
                     const char *grade, const char *problem, GError **err) {
+  /* DIR goes on every job line: refused before anything is read or made */
+  g_autofree char *canon = g_canonicalize_filename(dir, NULL);
+  g_autoptr(GError) je = NULL;
+  if (!jobs_name_ok("-o", canon, &je)) {
+    g_set_error(err, SWEEP_ERROR, 1, "%s", je->message);
+    return NULL;
+  }
   g_autoptr(Plan) plan = plan_load(template_path, err);
   if (!plan) return NULL;
   g_autofree char *text = NULL;
