@@ -290,6 +290,11 @@ expect "no -o" 2 "tcc-sweep: error: -o DIR is required: where the jobs and resul
 code=$?
 [ $code -eq 2 ] && [ ! -s "$tmp/out" ] && grep -q "^$tmp/nowhere/sweep.json: error: .*(not a tcc-sweep directory?)\$" "$tmp/err" &&
   ok "--collect of no sweep -> 2, file: error:" || { ko "--collect of no sweep (exit $code)"; cat "$tmp/err"; }
+# a manifest that is an endless device: read up to the 256 MiB limit, not whole
+mkdir -p "$tmp/zero" && ln -s /dev/zero "$tmp/zero/sweep.json"
+timeout 120 "$sweep" --collect "$tmp/zero" >"$tmp/out" 2>"$tmp/err"
+code=$?
+expect "--collect: an endless sweep.json -> 2 at the 256 MiB limit" 2 "$tmp/zero/sweep.json: error: larger than the limit of 268435456 bytes (not a tcc-sweep directory?)"
 "$sweep" --run-job nosuch "$par" >"$tmp/out" 2>"$tmp/err"
 code=$?
 expect "--run-job of an unknown job" 2 "tcc-sweep: error: $par: no job 'nosuch' in this sweep"

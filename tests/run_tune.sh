@@ -275,6 +275,11 @@ run_r "$tiny" --problem d1 --evals 40 --seed 4 --resume "$tmp/r1"
 run_r "$tiny" --problem d1 --resume "$tmp/none"
 [ $code -eq 2 ] && grep -q "^tcc-tune: error: --resume: cannot read '$tmp/none/tune.csv': " "$tmp/err" &&
   ok "--resume: no log -> 2" || { ko "--resume: no log (exit $code)"; cat "$tmp/err"; }
+# a log that is an endless device: read up to the 256 MiB limit, not whole
+mkdir -p "$tmp/zero" && ln -s /dev/zero "$tmp/zero/tune.csv"
+timeout 120 "$tune" "$tiny" --problem d1 --resume "$tmp/zero" -o "$tmp/rz" >"$tmp/out" 2>"$tmp/err"
+code=$?
+expect "--resume: an endless tune.csv -> 2 at the 256 MiB limit" 2 "tcc-tune: error: --resume: cannot read '$tmp/zero/tune.csv': larger than the limit of 268435456 bytes"
 
 # ---- --restarts: where the plain search stops (converged: every point
 # within steps of 1 measured), it starts again from the best with the

@@ -14,6 +14,7 @@
 
 #include <glib/gstdio.h>
 
+#include "file_read.h"
 #include "heap.h"
 #include "jobs.h"
 #include "tune.h"
@@ -280,10 +281,12 @@ int main(int argc, char **argv) {
   if (!t) return fail(err);
   if (resume) {
     g_autofree char *log = g_build_filename(resume, "tune.csv", NULL);
-    g_autofree char *text = NULL;
-    g_autoptr(GError) rerr = NULL;
-    if (!g_file_get_contents(log, &text, NULL, &rerr)) {
-      fprintf(stderr, "tcc-tune: error: --resume: cannot read '%s': %s\n", log, rerr->message);
+    gsize len = 0;
+    int errnum = 0;
+    g_autofree char *text = file_read(log, TCC_DATA_MAX_BYTES, 0, &len, &errnum);
+    if (!text) {
+      g_autofree char *why = file_read_why(errnum, TCC_DATA_MAX_BYTES);
+      fprintf(stderr, "tcc-tune: error: --resume: cannot read '%s': %s\n", log, why);
       return 2;
     }
     if (!tune_resume(t, log, text, &err)) return fail(err);

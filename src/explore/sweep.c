@@ -15,6 +15,7 @@
 #include <glib/gstdio.h>
 
 #include "csv.h"
+#include "file_read.h"
 #include "plan.h"
 #include "machine.h" /* TCC_RESULT_SCHEMA */
 #include "plan_edit.h"
@@ -106,6 +107,23 @@ static char *variant_name(GPtrArray *keys, GPtrArray *values, const char *text) 
 
 /* ---- files ------------------------------------------------------------ */
 
+/* A JSON file this tool wrote (the manifest, a result), read by the bounded
+ * reader (file_read.h, TCC_DATA_MAX_BYTES) into parser p; FALSE with *why
+ * (g_free it) when it cannot be read or parsed. */
+static gboolean load_json(JsonParser *p, const char *path, char **why) {
+  gsize len = 0;
+  int errnum = 0;
+  g_autofree char *text = file_read(path, TCC_DATA_MAX_BYTES, 0, &len, &errnum);
+  if (!text) {
+    *why = file_read_why(errnum, TCC_DATA_MAX_BYTES);
+    return FALSE;
+  }
+  g_autoptr(GError) e = NULL;
+  if (json_parser_load_from_data(p, text, (gssize)len, &e)) return TRUE;
+  *why = g_strdup(e->message);
+  return FALSE;
+}
+
 static gboolean write_file(const char *path, const char *text, GError **err) {
   g_autoptr(GError) e = NULL;
   if (g_file_set_contents(path, text, -1, &e)) return TRUE;
@@ -187,14 +205,9 @@ Sweep *sweep_expand(const char *template_path, GPtrArray *sets, const char *dir,
   }
   g_autoptr(Plan) plan = plan_load(template_path, err);
   if (!plan) return NULL;
-  g_autofree char *text = NULL;
+  g_autofree char *text = NULL; /* read again: the text the variants edit */
   gsize len = 0;
-  g_autoptr(GError) rd = NULL;
-  if (!g_file_get_contents(template_path, &text, &len, &rd)) {
-    g_set_error(err, SWEEP_ERROR, SWEEP_ERROR_PLACED, "%s:1:1: error: cannot read plan: %s", template_path,
-                rd->message);
-    return NULL;
-  }
+  if (!plan_read_text(template_path, "plan", &text, &len, err)) return NULL;
   guint64 n = 1;
   for (guint i = 0; i < sets->len; i++) {
     const SweepSet *a = g_ptr_array_index(sets, i);
@@ -276,10 +289,9 @@ Sweep *sweep_load(const char *dir, GError **err) {
   g_autoptr(Sweep) s = sweep_new(dir);
   g_autofree char *path = g_build_filename(s->dir, "sweep.json", NULL);
   g_autoptr(JsonParser) p = json_parser_new();
-  g_autoptr(GError) e = NULL;
-  if (!json_parser_load_from_file(p, path, &e)) {
-    g_set_error(err, SWEEP_ERROR, SWEEP_ERROR_PLACED, "%s: error: %s (not a tcc-sweep directory?)", path,
-                e->message);
+  g_autofree char *why = NULL;
+  if (!load_json(p, path, &why)) {
+    g_set_error(err, SWEEP_ERROR, SWEEP_ERROR_PLACED, "%s: error: %s (not a tcc-sweep directory?)", path, why);
     return NULL;
   }
   JsonNode *root = json_parser_get_root(p);
@@ -575,9 +587,10 @@ static gboolean tune_numeric(const char *col) {
 char *sweep_collect_tune(const char *dir, gboolean json, guint *rows, guint *passing, GError **err) {
   g_autofree char *path = g_build_filename(dir, "tune.csv", NULL), *text = NULL;
   gsize len = 0;
-  g_autoptr(GError) e = NULL;
-  if (!g_file_get_contents(path, &text, &len, &e)) {
-    g_set_error(err, SWEEP_ERROR, SWEEP_ERROR_PLACED, "%s: error: %s", path, e->message);
+  int errnum = 0;
+  if (!(text = file_read(path, TCC_DATA_MAX_BYTES, 0, &len, &errnum))) {
+    g_autofree char *why = file_read_why(errnum, TCC_DATA_MAX_BYTES);
+    g_set_error(err, SWEEP_ERROR, SWEEP_ERROR_PLACED, "%s: error: cannot read: %s", path, why);
     return NULL;
   }
   const char *p = text;
@@ -638,10 +651,11 @@ char *sweep_collect(const Sweep *s, gboolean json, guint *bad, GError **err) {
     Row *r = &rows[v];
     r->status = "missing";
     JsonParser *p = json_parser_new();
+    g_autofree char *why = NULL;
     g_ptr_array_add(parsers, p);
     if (!g_file_test(rp, G_FILE_TEST_EXISTS)) {
       r->error = "no result yet";
-    } else if (!json_parser_load_from_file(p, rp, NULL) || !JSON_NODE_HOLDS_OBJECT(json_parser_get_root(p))) {
+    } else if (!load_json(p, rp, &why) || !JSON_NODE_HOLDS_OBJECT(json_parser_get_root(p))) {
       r->status = "error";
       r->error = "the result file is not JSON";
     } else {
