@@ -32,23 +32,47 @@ static void bar(guint64 done, guint64 total, gpointer data) {
   fflush(stderr);
 }
 
+/* An open -o FILE: its descriptor and the first error. */
+typedef struct Out {
+  int fd;
+  int e;
+} Out;
+
+static gboolean out_write(const char *text, gsize len, gpointer data) {
+  Out *o = data;
+  while (!o->e && len > 0) {
+    ssize_t w = write(o->fd, text, len);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) o->e = w < 0 ? errno : ENOSPC;
+    else text += w, len -= (gsize)w;
+  }
+  return !o->e;
+}
+
+/* The table on standard output, a piece at a time; a failed write stops
+ * it (stdout_check_now then says why). */
+static gboolean stdout_write(const char *text, gsize len, gpointer data) {
+  (void)len; /* census_write's pieces are NUL-terminated */
+  (void)data;
+  stdout_put(text);
+  return !ferror(stdout);
+}
+
 /* -o FILE: a regular FILE (or a new one) is replaced whole through a
  * temporary file beside it, renamed over it once written; anything else
  * that exists (/dev/null, a FIFO) is written through, never replaced.
- * Every failure names FILE, the user's path, never the temporary file
- * (g_file_set_contents' messages named FILE.XXXXXX). */
-static gboolean write_output(const char *file, const char *text, GError **err) {
+ * The table is streamed row by row (census_write).  Every failure names
+ * FILE, the user's path, never the temporary file (g_file_set_contents'
+ * messages named FILE.XXXXXX). */
+static gboolean write_output(const char *file, const Census *c, gboolean json, GError **err) {
   GStatBuf st;
   gboolean special = g_stat(file, &st) == 0 && !S_ISREG(st.st_mode);
   g_autofree char *tmp = special ? NULL : g_strconcat(file, ".XXXXXX", NULL);
-  int fd = special ? g_open(file, O_WRONLY, 0) : g_mkstemp_full(tmp, O_WRONLY, 0666);
-  int e = fd < 0 ? errno : 0;
-  for (gsize len = strlen(text); !e && len > 0;) {
-    ssize_t w = write(fd, text, len);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) e = w < 0 ? errno : ENOSPC;
-    else text += w, len -= (gsize)w;
-  }
+  Out o = {special ? g_open(file, O_WRONLY, 0) : g_mkstemp_full(tmp, O_WRONLY, 0666), 0};
+  int fd = o.fd;
+  o.e = fd < 0 ? errno : 0;
+  if (!o.e) census_write(c, json, out_write, &o);
+  int e = o.e;
   if (fd >= 0 && close(fd) != 0 && !e) e = errno;
   if (!e && tmp && g_rename(tmp, file) != 0) e = errno;
   if (e && tmp && fd >= 0) g_unlink(tmp);
@@ -109,16 +133,15 @@ int main(int argc, char **argv) {
   }
   gboolean draw = !no_progress && (progress || isatty(STDERR_FILENO));
   g_autoptr(Census) c = census_run(space, draw ? bar : NULL, NULL);
-  g_autofree char *text = json ? census_json(c) : census_csv(c);
   g_autofree char *summary = census_summary(c);
   if (out && strcmp(out, "-") != 0) {
-    if (!write_output(out, text, &err)) {
+    if (!write_output(out, c, json, &err)) {
       fprintf(stderr, "tcc-census: error: %s\n", err->message);
       return 2;
     }
     printf("%s: %s\n", argv[1], summary);
   } else {
-    stdout_put(text);
+    census_write(c, json, stdout_write, NULL);
     if (!stdout_check_now()) return 2; /* not the summary of a table that was lost */
     fprintf(stderr, "%s: %s\n", argv[1], summary);
   }
