@@ -95,6 +95,14 @@ expect "YAML syntax" 2 "$tmp/syntax.yaml:4:1: error: did not find expected ',' o
 "$census" "$tmp/missing.yaml" >"$tmp/out" 2>"$tmp/err"
 code=$?
 expect "missing file" 2 "$tmp/missing.yaml:1:1: error: cannot read census space: No such file or directory"
+# an endless device or a pipe: read up to the 1 MiB limit, not whole (the
+# timeout ends a reader that reads on)
+timeout 60 "$census" /dev/zero >"$tmp/out" 2>"$tmp/err"
+code=$?
+expect "/dev/zero -> 2 at the limit, not read whole" 2 "/dev/zero:1:1: error: census space is larger than the limit of 1048576 bytes"
+head -c 3000000 /dev/zero | timeout 60 "$census" /dev/stdin >"$tmp/out" 2>"$tmp/err"
+code=$?
+expect "3 MB through a pipe -> 2 at the limit" 2 "/dev/stdin:1:1: error: census space is larger than the limit of 1048576 bytes"
 "$census" "$seeds" --format xml >"$tmp/out" 2>"$tmp/err"
 code=$?
 expect "--format xml" 2 "tcc-census: error: --format must be csv or json, got 'xml'"
@@ -137,6 +145,27 @@ code=$?
 # that was lost; with -o FILE, the summary line is the standard output
 expect_full "the table on /dev/full -> 2, one line" tcc-census "$census" "$seeds"
 expect_full "-o FILE, the summary on /dev/full -> 2, one line" tcc-census "$census" "$seeds" -o "$tmp/full.csv"
+
+# the table is streamed row by row, the kept points held as 16 bytes each:
+# 7,111 JSON rows (about 7 MB of text) take a few MB, not the text and a
+# JSON tree (80 MB); the same bytes as the one-string table (census_json)
+# are test_census.c's.  Measured with GNU time's maximum RSS, where there
+# is one and the build is not a sanitizer's (its shadow memory counts).
+sed 's/^  dma: {engines: 4, depth: 2}$/  dma: {engines: 4, depth: [1, 2]}/; s/^  multicast: false$/  multicast: [false, true]/' \
+  "$seeds" >"$tmp/mid.yaml"
+if [ -x /usr/bin/time ] && ! ldd "$census" 2>/dev/null | grep -q 'libasan'; then
+  /usr/bin/time -f '%M' -o "$tmp/rss" "$census" "$tmp/mid.yaml" --format json -o "$tmp/mid.json" >"$tmp/out" 2>"$tmp/err"
+  code=$?
+  rss=$(tail -n 1 "$tmp/rss")
+  if [ $code -eq 0 ] && grep -q ': 31104 points, 0 invalid, 7111 area-legal' "$tmp/out" && [ "$rss" -lt 30000 ] &&
+    [ "$(grep -c '"index" :' "$tmp/mid.json")" -eq 7111 ]; then
+    ok "31,104 points, 7,111 JSON rows in $rss KB (streamed)"
+  else
+    ko "7,111 JSON rows: exit $code, $rss KB (want under 30000)"
+  fi
+else
+  echo "[SKIP] the census's memory: no GNU time here, or a sanitizer's build"
+fi
 
 # the speed (a figure, not a test: make bench measures it against 250 ms)
 s=$(date +%s.%N)

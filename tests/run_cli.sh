@@ -101,6 +101,18 @@ if [ -e /proc/self/mem ]; then # open succeeds, read fails (EIO)
   code=$?
   expect "read error -> 2" 2 "/proc/self/mem:1:1: error: cannot read: Input/output error"
 fi
+# a program over the 1 GiB limit: refused by its size, unread (a sparse file)
+if truncate -s 1073741825 "$tmp/big.asm" 2>/dev/null; then
+  timeout 60 "$sim" "$tmp/big.asm" >"$tmp/out" 2>"$tmp/err"
+  code=$?
+  expect "a program over the 1 GiB limit -> 2, unread" 2 "$tmp/big.asm:1:1: error: program is larger than the limit of 1073741824 bytes"
+  rm -f "$tmp/big.asm"
+fi
+# through a pipe: read to its end (and no further than the limit)
+cat tests/asm/tiny_d1.asm | "$sim" --timing-only /dev/stdin >"$tmp/out" 2>"$tmp/err"
+code=$?
+[ $code -eq 0 ] && [ ! -s "$tmp/err" ] && ok "a program through a pipe (/dev/stdin) -> 0" ||
+  { ko "a program through a pipe (exit $code)"; cat "$tmp/err"; }
 "$sim" /dev/null >"$tmp/out" 2>"$tmp/err"
 code=$?
 expect "empty file -> 2" 2 "/dev/null:1:1: error: expected .machine as the first directive, got end of file"
@@ -511,6 +523,13 @@ if "$gen" "$nl_plan" --problem d1 -o "$tmp/nl.asm" 2>"$tmp/err" && "$sim" --timi
   ok "tcc-gen: a plan name with a newline is escaped in the header; tcc-sim runs the program"
 else
   ko "tcc-gen: a plan name with a newline"; sed -n 1,3p "$tmp/nl.asm"; cat "$tmp/err"
+fi
+# ... and in the IR's header comment (--emit=ir), which starts the same way
+if "$gen" "$nl_plan" --problem d1 --emit=ir >"$tmp/nl.ir" 2>"$tmp/err" &&
+  [ "$(sed -n 1p "$tmp/nl.ir")" = "; tcc-gen IR of $tmp/a\n.wg 0.yaml" ] && [ "$(sed -n 2p "$tmp/nl.ir" | cut -c1-9)" = ".machine " ]; then
+  ok "tcc-gen --emit=ir: a plan name with a newline is escaped in the header"
+else
+  ko "tcc-gen --emit=ir: a plan name with a newline"; sed -n 1,3p "$tmp/nl.ir"; cat "$tmp/err"
 fi
 # --explain says what the power fitting measured, also when it changed nothing
 "$gen" plans/best.yaml --problem d1 --explain >"$tmp/out" 2>"$tmp/err"

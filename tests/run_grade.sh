@@ -289,6 +289,12 @@ else
   ko "--log / --record on a malformed line: FILE:5:1: warning: ..., skipped (exits $code $code2)"
   cat "$tmp/out" "$tmp/err" "$tmp/err2"
 fi
+# records.jsonl an endless device: read up to the 256 MiB limit, not whole
+# (which never ends; the timeout ends a reader that reads on)
+mkdir -p "$tmp/zero" && ln -s /dev/zero "$tmp/zero/records.jsonl"
+timeout 120 "$grade" --log "$tmp/zero" >"$tmp/out" 2>"$tmp/err"
+code=$?
+expect "--log on an endless records.jsonl -> 2 at the 256 MiB limit" 2 "$tmp/zero/records.jsonl: error: cannot read: larger than the limit of 268435456 bytes"
 # a bad line 2 of 3 (a NUL byte in it; garbage): --log lists records 1 and 3
 # and names line 2 (a NUL byte used to end the file there, hiding line 3,
 # with exit 0)

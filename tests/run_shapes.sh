@@ -56,6 +56,9 @@ p1: [{}]' "$tmp/suite.yaml:1:10: error: unsupported shape suite version '2' (thi
 "$shapes" "$tmp/none.yaml" plans/baseline.yaml >"$tmp/out" 2>"$tmp/err"
 code=$?
 expect "suite: missing file" 2 "$tmp/none.yaml:1:1: error: cannot read shape suite: No such file or directory"
+timeout 60 "$shapes" /dev/zero plans/baseline.yaml >"$tmp/out" 2>"$tmp/err"
+code=$?
+expect "suite: /dev/zero -> 2 at the 1 MiB limit, not read whole" 2 "/dev/zero:1:1: error: shape suite is larger than the limit of 1048576 bytes"
 "$shapes" bench/shapes.yaml "$tmp/none.yaml" >"$tmp/out" 2>"$tmp/err"
 code=$?
 expect "plan: missing file" 2 "$tmp/none.yaml:1:1: error: cannot read plan: No such file or directory"

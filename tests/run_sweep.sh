@@ -150,6 +150,80 @@ code=$?
 [ $code -eq 1 ] && [ "$(grep -c ',missing,.*,no result yet$' "$tmp/out")" -eq 3 ] &&
   ok "--collect of an unfinished sweep -> 1, 3 rows missing" || { ko "--collect unfinished (exit $code)"; cat "$tmp/out"; }
 
+# ---- hostile names: the job lines and the Slurm script, run as the engines
+# run them, execute nothing but the jobs
+# run_jobs DIR: whatever job list and Slurm script DIR holds, run as GNU
+# parallel (-a, no command), sh -c line by line and a Slurm task (bash) do
+run_jobs() {
+  [ -f "$1/jobs.txt" ] || return 0
+  parallel --will-cite -a "$1/jobs.txt" </dev/null >/dev/null 2>&1
+  while IFS= read -r line; do sh -c "$line" </dev/null >/dev/null 2>&1; done <"$1/jobs.txt"
+  [ -f "$1/sweep.slurm" ] && SLURM_ARRAY_TASK_ID=0 bash "$1/sweep.slurm" </dev/null >/dev/null 2>&1
+  return 0
+}
+# a name with a line break cannot go on a job line: refused, nothing made
+nl_dir="$tmp/nl
+touch $tmp/PWNED-dir #"
+"$sweep" "$tiny" --set hardware.sms=8,16 -o "$nl_dir" --emit-parallel --emit-slurm >"$tmp/out" 2>"$tmp/err"
+code=$?
+expect "-o DIR with a newline -> 2, one line" 2 "tcc-sweep: error: -o '$tmp/nl\\ntouch $tmp/PWNED-dir #': a name with a control character cannot go on a job line (rename it)"
+[ ! -e "$nl_dir" ] && [ ! -e "$tmp/nl" ] && ok "-o DIR with a newline: no directory made" || ko "-o DIR with a newline made a directory"
+run_jobs "$nl_dir"
+"$sweep" "$tiny" --set hardware.sms=8,16 -o "$tmp/nlg" --grade "$build/tcc-grade
+touch $tmp/PWNED-grade" --emit-parallel --emit-slurm >"$tmp/out" 2>"$tmp/err"
+code=$?
+expect "--grade with a newline -> 2, one line" 2 "tcc-sweep: error: --grade '$build/tcc-grade\\ntouch $tmp/PWNED-grade': a name with a control character cannot go on a job line (rename it)"
+run_jobs "$tmp/nlg"
+"$sweep" "$tiny" --set hardware.sms=8,16 -o "$tmp/back\\slash" --emit-slurm >"$tmp/out" 2>"$tmp/err"
+code=$?
+expect "--emit-slurm into a DIR with a backslash -> 2, one line" 2 "tcc-sweep: error: -o '$tmp/back\\slash': a Slurm log path cannot hold a backslash (Slurm would leave %A and %a unreplaced; rename it)"
+# shell and Slurm metacharacters without a line break: quoted, the jobs run
+odd="$tmp/o d'd \$(touch $tmp/PWNED-a) \`touch $tmp/PWNED-b\` ;touch $tmp/PWNED-c #%A\"x"
+"$sweep" "$tiny" --set hardware.sms=8,16 -o "$odd" --grade "$build/tcc-grade" --emit-parallel --emit-slurm >"$tmp/out" 2>"$tmp/err"
+code=$?
+cmd=$(grep '^parallel ' "$tmp/out")
+[ $code -eq 0 ] && [ "$(wc -l <"$odd/jobs.txt")" -eq 2 ] &&
+  [ "$(grep -c '^#SBATCH' "$odd/sweep.slurm")" -eq 3 ] &&
+  grep -qF "#SBATCH --output=\"$tmp/o d\\'d \$(touch $tmp/PWNED-a) \`touch $tmp/PWNED-b\` ;touch $tmp/PWNED-c \\#%%A\\\"x/slurm/%A_%a.out\"" "$odd/sweep.slurm" &&
+  ok "a DIR of shell and Slurm metacharacters: 2 job lines, the #SBATCH path quoted for sbatch" ||
+  { ko "a DIR of metacharacters (exit $code)"; cat "$tmp/err" "$odd/jobs.txt" "$odd/sweep.slurm"; }
+eval "$cmd" </dev/null >"$tmp/plog" 2>&1
+code=$?
+[ $code -eq 0 ] && [ "$(ls "$odd/results" | wc -l)" -eq 2 ] && ok "GNU parallel ran the 2 quoted job lines" ||
+  { ko "GNU parallel on the quoted job lines (exit $code)"; cat "$tmp/plog"; }
+rm -f "$odd"/results/*
+SLURM_ARRAY_TASK_ID=1 bash "$odd/sweep.slurm" >"$tmp/out" 2>&1
+code=$?
+[ $code -eq 0 ] && [ "$(ls "$odd/results" | wc -l)" -eq 1 ] && ok "the Slurm task (bash) ran its quoted job line" ||
+  { ko "the Slurm task on the quoted job lines (exit $code)"; cat "$tmp/out"; }
+rm -f "$odd"/results/*
+run_jobs "$odd"
+ls "$tmp"/PWNED* >/dev/null 2>&1 && { ko "an injected command ran"; ls "$tmp"/PWNED*; } ||
+  ok "no injected command ran (parallel, sh -c, the Slurm task)"
+# a template named with a line break and YAML after it: the job plans'
+# header comment escapes it, so the plans hold no key of the name
+grep -v '^hardware:\|^  sms:' "$tiny" >"$tmp/nohw.yaml"
+nl_tpl="$tmp/t
+hardware: {sms: 8}
+#.yaml"
+cp "$tmp/nohw.yaml" "$nl_tpl"
+"$sweep" "$nl_tpl" --set d1.store_spacing=0,16 -o "$tmp/tpl" --emit-parallel >"$tmp/out" 2>"$tmp/err"
+code=$?
+j=$(ls "$tmp/tpl/jobs" | head -n 1)
+[ $code -eq 0 ] && [ "$(sed -n 1p "$tmp/tpl/jobs/$j")" = "# tcc-sweep job: $tmp/t\\nhardware: {sms: 8}\\n#.yaml with d1.store_spacing=0" ] &&
+  ! grep -q '^hardware' "$tmp/tpl/jobs/$j" &&
+  ok "a template name with a line break: escaped in the job plans' header, no key added" ||
+  { ko "a template name with a line break (exit $code)"; cat "$tmp/err"; head -n 4 "$tmp/tpl/jobs/$j"; }
+u2028=$(printf '\342\200\250')
+u_tpl="$tmp/u${u2028}hardware: {sms: 8}${u2028}#.yaml"
+cp "$tmp/nohw.yaml" "$u_tpl"
+"$sweep" "$u_tpl" --set d1.store_spacing=0,16 -o "$tmp/tplu" --emit-parallel >"$tmp/out" 2>"$tmp/err"
+code=$?
+j=$(ls "$tmp/tplu/jobs" | head -n 1)
+[ $code -eq 0 ] && [ "$(sed -n 1p "$tmp/tplu/jobs/$j")" = "# tcc-sweep job: $tmp/u\\u2028hardware: {sms: 8}\\u2028#.yaml with d1.store_spacing=0" ] &&
+  ok "a template name with U+2028 (a YAML line break): escaped" ||
+  { ko "a template name with U+2028 (exit $code)"; cat "$tmp/err"; head -n 2 "$tmp/tplu/jobs/$j"; }
+
 # ---- failing and broken variants; JSON
 bad=$tmp/bad
 # TCC_STRICT=1: the tcc-grade jobs refuse what they would fall back from
@@ -216,6 +290,11 @@ expect "no -o" 2 "tcc-sweep: error: -o DIR is required: where the jobs and resul
 code=$?
 [ $code -eq 2 ] && [ ! -s "$tmp/out" ] && grep -q "^$tmp/nowhere/sweep.json: error: .*(not a tcc-sweep directory?)\$" "$tmp/err" &&
   ok "--collect of no sweep -> 2, file: error:" || { ko "--collect of no sweep (exit $code)"; cat "$tmp/err"; }
+# a manifest that is an endless device: read up to the 256 MiB limit, not whole
+mkdir -p "$tmp/zero" && ln -s /dev/zero "$tmp/zero/sweep.json"
+timeout 120 "$sweep" --collect "$tmp/zero" >"$tmp/out" 2>"$tmp/err"
+code=$?
+expect "--collect: an endless sweep.json -> 2 at the 256 MiB limit" 2 "$tmp/zero/sweep.json: error: larger than the limit of 268435456 bytes (not a tcc-sweep directory?)"
 "$sweep" --run-job nosuch "$par" >"$tmp/out" 2>"$tmp/err"
 code=$?
 expect "--run-job of an unknown job" 2 "tcc-sweep: error: $par: no job 'nosuch' in this sweep"

@@ -275,6 +275,11 @@ run_r "$tiny" --problem d1 --evals 40 --seed 4 --resume "$tmp/r1"
 run_r "$tiny" --problem d1 --resume "$tmp/none"
 [ $code -eq 2 ] && grep -q "^tcc-tune: error: --resume: cannot read '$tmp/none/tune.csv': " "$tmp/err" &&
   ok "--resume: no log -> 2" || { ko "--resume: no log (exit $code)"; cat "$tmp/err"; }
+# a log that is an endless device: read up to the 256 MiB limit, not whole
+mkdir -p "$tmp/zero" && ln -s /dev/zero "$tmp/zero/tune.csv"
+timeout 120 "$tune" "$tiny" --problem d1 --resume "$tmp/zero" -o "$tmp/rz" >"$tmp/out" 2>"$tmp/err"
+code=$?
+expect "--resume: an endless tune.csv -> 2 at the 256 MiB limit" 2 "tcc-tune: error: --resume: cannot read '$tmp/zero/tune.csv': larger than the limit of 268435456 bytes"
 
 # ---- -o DIR never replaces the template or an earlier search (docs/tools.md,
 # "Output files"): going on from DIR/best.yaml into DIR itself, or a DIR
@@ -363,7 +368,20 @@ run "$tmp/s16.yaml" --problem d1 --sshlogin 2/: -o "$tmp/x"
 expect "--sshlogin without parallel" 2 "tcc-tune: error: --sshlogin needs --engine parallel"
 run "$tmp/s16.yaml" --problem d1 --engine parallel -o "$tmp/x
 y"
-expect "--engine with a line break in -o" 2 "tcc-tune: error: --engine: the template, -o DIR and tcc-tune's own path must not hold a line break (the job lists are lines)"
+expect "--engine with a line break in -o" 2 "tcc-tune: error: --engine: -o '$tmp/x\\ny': a name with a control character cannot go on a job line (rename it)"
+run "$tmp/s16.yaml" --problem d1 --engine slurm -o "$tmp/x\\y"
+expect "--engine slurm with a backslash in -o" 2 "tcc-tune: error: --engine: -o '$tmp/x\\y': a Slurm log path cannot hold a backslash (Slurm would leave %A and %a unreplaced; rename it)"
+# a template named with a line break and YAML after it: best.yaml's header
+# comment escapes it, so the answer holds no key of the name
+grep -v '^hardware:\|^  sms:' "$tmp/s16.yaml" >"$tmp/nohw.yaml"
+nl_tpl="$tmp/t
+hardware: {sms: 8}
+#.yaml"
+cp "$tmp/nohw.yaml" "$nl_tpl"
+run "$nl_tpl" --problem d1 $knob --rounds 1 --candidates 1 --jobs 1 -o "$tmp/nltpl"
+[ $code -eq 0 ] && [ "$(sed -n 1p "$tmp/nltpl/best.yaml" | cut -d: -f1-2)" = "# tcc-tune: the best of 2 points for d1 from $tmp/t\\nhardware" ] &&
+  ! grep -q '^hardware' "$tmp/nltpl/best.yaml" && ok "a template name with a line break: escaped in best.yaml's header, no key added" ||
+  { ko "a template name with a line break (exit $code)"; cat "$tmp/err"; head -n 3 "$tmp/nltpl/best.yaml"; }
 run "$tmp/s16.yaml" --problem d1 --evals 0 -o "$tmp/x"
 expect "--evals 0" 2 "tcc-tune: error: --evals must be 1..10000000, got '0'"
 run "$tmp/s16.yaml" --problem d1 --time 0 -o "$tmp/x"

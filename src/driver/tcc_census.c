@@ -4,6 +4,7 @@
  *
  * Exit codes: 0 = written, 2 = bad input (options, the space file) or an
  * I/O error. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -27,11 +28,35 @@ static void bar(guint64 done, guint64 total, gpointer data) {
   fflush(stderr);
 }
 
-/* -o FILE, written as every output file is (outfile.h): a regular FILE (or
- * a new one) replaced whole through a temporary file beside it, a device
- * or FIFO written through, the space file itself refused.  Every failure
- * names FILE, the user's path, never the temporary file; FALSE with the
- * line printed. */
+/* The table on standard output, a piece at a time; a failed write stops
+ * it (stdout_check_now then says why). */
+static gboolean stdout_write(const char *text, gsize len, gpointer data) {
+  (void)len; /* census_write's pieces are NUL-terminated */
+  (void)data;
+  stdout_put(text);
+  return !ferror(stdout);
+}
+
+/* The -o file being written and the first write error (errno). */
+typedef struct Out {
+  OutFile *o;
+  int e;
+} Out;
+
+/* A piece of the table into the -o file, around stdio (outfile.h allows
+ * it), so that a failed write keeps its errno. */
+static gboolean file_write(const char *text, gsize len, gpointer data) {
+  Out *out = data;
+  int fd = fileno(outfile_stream(out->o));
+  while (!out->e && len > 0) {
+    ssize_t w = write(fd, text, len);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) out->e = w < 0 ? errno : ENOSPC;
+    else text += w, len -= (gsize)w;
+  }
+  return !out->e;
+}
+
 /* "tcc-census: error: cannot write 'FILE': REASON", or the space refused. */
 static void report_output_error(const char *file, const GError *err) {
   g_autofree char *name = text_escape(file); /* one line, whatever the name holds */
@@ -41,9 +66,21 @@ static void report_output_error(const char *file, const GError *err) {
     fprintf(stderr, "tcc-census: error: cannot write '%s': %s\n", name, err->message);
 }
 
-static gboolean write_output(const char *file, const char *space, const char *text) {
+/* -o FILE, written as every output file is (outfile.h): a regular FILE (or
+ * a new one) replaced whole through a temporary file beside it, a device
+ * or FIFO written through, the space file itself refused; the table
+ * streamed row by row (census_write).  Every failure names FILE, the
+ * user's path, never the temporary file; FALSE with the line printed. */
+static gboolean write_output(const char *file, const char *space, const Census *c, gboolean json) {
   g_autoptr(GError) err = NULL;
-  if (outfile_write(file, text, -1, (const char *const[]){space, NULL}, OUTFILE_DEFAULT, &err)) return TRUE;
+  OutFile *o = outfile_open(file, (const char *const[]){space, NULL}, OUTFILE_DEFAULT, &err);
+  Out out = {o, 0};
+  if (o && !census_write(c, json, file_write, &out)) { /* the target as it was */
+    outfile_abandon(o);
+    g_set_error_literal(&err, G_FILE_ERROR, g_file_error_from_errno(out.e), g_strerror(out.e));
+    o = NULL;
+  }
+  if (o && outfile_commit(o, &err)) return TRUE;
   report_output_error(file, err);
   return FALSE;
 }
@@ -107,13 +144,12 @@ int main(int argc, char **argv) {
   }
   gboolean draw = !no_progress && (progress || isatty(STDERR_FILENO));
   g_autoptr(Census) c = census_run(space, draw ? bar : NULL, NULL);
-  g_autofree char *text = json ? census_json(c) : census_csv(c);
   g_autofree char *summary = census_summary(c);
   if (out && strcmp(out, "-") != 0) {
-    if (!write_output(out, argv[1], text)) return 2;
+    if (!write_output(out, argv[1], c, json)) return 2;
     printf("%s: %s\n", argv[1], summary);
   } else {
-    stdout_put(text);
+    census_write(c, json, stdout_write, NULL);
     if (!stdout_check_now()) return 2; /* not the summary of a table that was lost */
     fprintf(stderr, "%s: %s\n", argv[1], summary);
   }

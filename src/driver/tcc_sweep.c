@@ -185,11 +185,19 @@ int main(int argc, char **argv) {
   if (!self) return usage("cannot find this program's path (/proc/self/exe)");
   g_autofree char *grade = find_grade(grade_opt);
   if (!grade) return usage("cannot find tcc-grade (beside tcc-sweep or on PATH; or give --grade)");
+  /* the job lines carry this program's path and --grade's: one line each */
+  if (!jobs_name_ok("this tcc-sweep's path", self, &err)) return usage(err->message);
   g_autofree char *qself = g_shell_quote(self);
   g_autofree char *qgrade = NULL;
   if (grade_opt) {
     g_autofree char *abs = g_canonicalize_filename(grade_opt, NULL);
-    qgrade = g_shell_quote(g_path_is_absolute(grade_opt) || strchr(grade_opt, '/') ? abs : grade_opt);
+    const char *path = g_path_is_absolute(grade_opt) || strchr(grade_opt, '/') ? abs : grade_opt;
+    if (!jobs_name_ok("--grade", path, &err)) return usage(err->message);
+    qgrade = g_shell_quote(path);
+  }
+  if (emit_slurm) { /* before anything is written */
+    g_autofree char *dir = g_canonicalize_filename(out, NULL);
+    if (!jobs_slurm_dir_ok("-o", dir, &err)) return usage(err->message);
   }
   g_autoptr(Sweep) s = sweep_expand(argv[1], parsed, out, qself, qgrade, problem, &err);
   if (!s) return fail(err);

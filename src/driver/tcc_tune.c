@@ -15,6 +15,7 @@
 
 #include <glib/gstdio.h>
 
+#include "file_read.h"
 #include "heap.h"
 #include "jobs.h"
 #include "outfile.h"
@@ -305,10 +306,16 @@ int main(int argc, char **argv) {
   if (!self) self = g_find_program_in_path(argv[0]);
   g_autofree char *workdir = g_canonicalize_filename(out, NULL);
   if (opt.engine != TUNE_ENGINE_THREADS && !self) return usage("--engine: cannot find this tcc-tune's path");
-  /* the job lists are lines: a path with a line break would split one */
-  if (opt.engine != TUNE_ENGINE_THREADS && (strpbrk(workdir, "\n\r") || strpbrk(argv[1], "\n\r") || strpbrk(self, "\n\r")))
-    return usage("--engine: the template, -o DIR and tcc-tune's own path must not hold a line break (the job "
-                 "lists are lines)");
+  /* the job lists are lines: a path with a line break would split one (and
+   * what followed would run as a command); the Slurm script's log path is
+   * a Slurm file name pattern */
+  if (opt.engine != TUNE_ENGINE_THREADS) {
+    if (!(opt.engine == TUNE_ENGINE_SLURM ? jobs_slurm_dir_ok("-o", workdir, &err) : jobs_name_ok("-o", workdir, &err)) ||
+        !jobs_name_ok("the template", argv[1], &err) || !jobs_name_ok("this tcc-tune's path", self, &err)) {
+      g_autofree char *m = g_strdup_printf("--engine: %s", err->message);
+      return usage(m);
+    }
+  }
   opt.self = self;
   opt.workdir = workdir;
   opt.sshlogin = sshlogin;
@@ -320,10 +327,12 @@ int main(int argc, char **argv) {
   if (!t) return fail(err);
   if (resume) {
     g_autofree char *log = g_build_filename(resume, "tune.csv", NULL);
-    g_autofree char *text = NULL;
-    g_autoptr(GError) rerr = NULL;
-    if (!g_file_get_contents(log, &text, NULL, &rerr)) {
-      fprintf(stderr, "tcc-tune: error: --resume: cannot read '%s': %s\n", log, rerr->message);
+    gsize len = 0;
+    int errnum = 0;
+    g_autofree char *text = file_read(log, TCC_DATA_MAX_BYTES, 0, &len, &errnum);
+    if (!text) {
+      g_autofree char *why = file_read_why(errnum, TCC_DATA_MAX_BYTES);
+      fprintf(stderr, "tcc-tune: error: --resume: cannot read '%s': %s\n", log, why);
       return 2;
     }
     if (!tune_resume(t, log, text, &err)) return fail(err);

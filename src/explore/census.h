@@ -28,23 +28,46 @@ typedef struct CensusRow {
   double geo_bound;       /* sqrt(p1.bound * d1.bound): the sort key         */
 } CensusRow;
 
+/* A kept (area-legal) point as the census holds it until the table is
+ * written: its number and its sort key, 16 bytes.  Its row (CensusRow) is
+ * evaluated again as it is written (census_row): the memory grows with the
+ * kept points by 16 bytes each, not by a row and its text. */
+typedef struct CensusKept {
+  guint64 index;
+  int64_t key;            /* p1.bound * d1.bound                             */
+} CensusKept;
+
 typedef struct Census {
   char *space;            /* the space file's name                           */
+  const CensusSpace *s;   /* the space (census_run's; it must outlive this)  */
   guint64 points, invalid, legal;
-  GArray *rows;           /* CensusRow of the area-legal points, sorted      */
+  GArray *kept;           /* CensusKept of the area-legal points, sorted     */
 } Census;
 
 /* Called every `every` points with the points done so far (a progress bar). */
 typedef void (*CensusProgress)(guint64 done, guint64 total, gpointer data);
 
-/* Enumerate and evaluate the space; rows sorted by the product of the two
- * bounds (the same order as geo_bound), ties by index. */
+/* Enumerate and evaluate the space; the kept points sorted by the product
+ * of the two bounds (the same order as geo_bound), ties by index. */
 Census *census_run(const CensusSpace *s, CensusProgress progress, gpointer data);
 void census_free(Census *c);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(Census, census_free)
 
-/* The table: a header and one line per row; or a JSON document with the
- * counts and the rows.  g_free it. */
+/* Row r (< c->legal) of the sorted table, evaluated into *row. */
+void census_row(const Census *c, guint64 r, CensusRow *row);
+
+/* Where census_write puts the table, a piece at a time (at most about 1 MiB
+ * each); FALSE stops the writing (an I/O error). */
+typedef gboolean (*CensusWrite)(const char *text, gsize len, gpointer data);
+
+/* The table streamed to `write`: the CSV (a header and one line per row)
+ * or the JSON document (the counts and the rows), row by row, so that the
+ * text is never whole in memory; the same bytes as census_csv /
+ * census_json.  FALSE when a write returned FALSE. */
+gboolean census_write(const Census *c, gboolean json, CensusWrite write, gpointer data);
+
+/* The table as one string (census_write into memory; for small spaces and
+ * the tests).  g_free it. */
 char *census_csv(const Census *c);
 char *census_json(const Census *c);
 /* "7776 points, 0 invalid, 2480 area-legal (<= 24 mm^2)" */

@@ -7,13 +7,52 @@
 
 #include <glib/gstdio.h>
 
+#include "text_escape.h"
+
 G_DEFINE_QUARK(tcc-jobs-error-quark, jobs_error)
+
+gboolean jobs_name_ok(const char *what, const char *name, GError **err) {
+  for (const unsigned char *c = (const unsigned char *)name; *c; c++)
+    if (*c < 0x20 || *c == 0x7f) {
+      g_autofree char *q = text_escape(name);
+      g_set_error(err, JOBS_ERROR, 1, "%s '%s': a name with a control character cannot go on a job line (rename it)",
+                  what, q);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+gboolean jobs_slurm_dir_ok(const char *what, const char *dir, GError **err) {
+  if (!jobs_name_ok(what, dir, err)) return FALSE;
+  if (!strchr(dir, '\\')) return TRUE;
+  g_set_error(err, JOBS_ERROR, 1, "%s '%s': a Slurm log path cannot hold a backslash (Slurm would leave %%A and %%a "
+              "unreplaced; rename it)", what, dir);
+  return FALSE;
+}
+
+/* Slurm file name pattern `path` + `pattern` as one argument of an
+ * #SBATCH line: double-quoted, a backslash before each of \ " ' # of path
+ * (sbatch's script parser takes '#' outside quotes, and in older versions
+ * inside them too, as the start of a comment), each '%' of path doubled (a
+ * pattern's literal percent); `pattern` (%A_%a.out) as it is. */
+static char *sbatch_quote(const char *path, const char *pattern) {
+  GString *q = g_string_new("\"");
+  for (const char *c = path; *c; c++) {
+    if (strchr("\\\"'#", *c)) g_string_append_c(q, '\\');
+    g_string_append_c(q, *c);
+    if (*c == '%') g_string_append_c(q, '%');
+  }
+  g_string_append_printf(q, "%s\"", pattern);
+  return g_string_free(q, FALSE);
+}
 
 char *jobs_slurm_script(const char *tool, const char *dir, const char *jobs_txt, guint n, GError **err) {
   if (n == 0) { /* --array=0-(n - 1) would wrap around to 0-4294967295 */
     g_set_error(err, JOBS_ERROR, 1, "no jobs: a Slurm array needs at least one");
     return NULL;
   }
+  if (!jobs_slurm_dir_ok("the job directory", dir, err) || !jobs_name_ok("the job list", jobs_txt, err))
+    return NULL;
   g_autofree char *logs = g_build_filename(dir, "slurm", NULL);
   if (g_mkdir_with_parents(logs, 0777) != 0) {
     int e = errno;
@@ -21,7 +60,7 @@ char *jobs_slurm_script(const char *tool, const char *dir, const char *jobs_txt,
     return NULL;
   }
   g_autofree char *qjobs = g_shell_quote(jobs_txt);
-  g_autofree char *out = g_build_filename(logs, "%A_%a.out", NULL);
+  g_autofree char *out = sbatch_quote(logs, G_DIR_SEPARATOR_S "%A_%a.out");
   return g_strdup_printf("#!/bin/sh\n"
                          "# %s: a Slurm job array over the %u jobs of %s (sbatch this file).\n"
                          "# Task N runs line N+1 of jobs.txt; a job whose result exists is skipped.\n"

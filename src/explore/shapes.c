@@ -97,12 +97,7 @@ ShapeRun *shapes_run(const ShapeSuite *s, char **files, int nplans, gboolean qui
   for (int i = 0; i < nplans; i++) {
     char *t = NULL;
     gsize len = 0;
-    g_autoptr(GError) e = NULL;
-    if (!g_file_get_contents(files[i], &t, &len, &e)) {
-      const char *why = e->code == G_FILE_ERROR_NOENT ? "No such file or directory" : e->message;
-      g_set_error(err, G_FILE_ERROR, e->code, "%s:1:1: error: cannot read plan: %s", files[i], why);
-      return NULL;
-    }
+    if (!plan_read_text(files[i], "plan", &t, &len, err)) return NULL;
     g_ptr_array_add(texts, t);
     g_array_append_val(lens, len);
   }

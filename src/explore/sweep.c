@@ -15,6 +15,7 @@
 #include <glib/gstdio.h>
 
 #include "csv.h"
+#include "file_read.h"
 #include "plan.h"
 #include "machine.h" /* TCC_RESULT_SCHEMA */
 #include "outfile.h"
@@ -76,15 +77,16 @@ static Sweep *sweep_new(const char *dir) {
   return s;
 }
 
-/* The job plan's first lines: what it is. */
+/* The job plan's first lines: what it is.  The template's name and the
+ * values are escaped (text_escape.h): a line break in either would end
+ * the comment, and what followed it would be YAML of the job plan. */
 static char *variant_header(const char *template_path, GPtrArray *keys, GPtrArray *values) {
-  GString *out = g_string_new("# tcc-sweep job: ");
-  g_string_append(out, template_path);
+  g_autoptr(GString) what = g_string_new(template_path);
   for (guint i = 0; i < keys->len; i++)
-    g_string_append_printf(out, "%s%s=%s", i ? ", " : " with ", (const char *)g_ptr_array_index(keys, i),
+    g_string_append_printf(what, "%s%s=%s", i ? ", " : " with ", (const char *)g_ptr_array_index(keys, i),
                            (const char *)g_ptr_array_index(values, i));
-  g_string_append(out, "\n# (comments of the template are not kept)\n");
-  return g_string_free(out, FALSE);
+  g_autofree char *line = text_escape(what->str);
+  return g_strdup_printf("# tcc-sweep job: %s\n# (comments of the template are not kept)\n", line);
 }
 
 /* "sms_used-8_w1-16-1a2b3c4d": each key's last component and its value
@@ -105,6 +107,23 @@ static char *variant_name(GPtrArray *keys, GPtrArray *values, const char *text) 
 }
 
 /* ---- files ------------------------------------------------------------ */
+
+/* A JSON file this tool wrote (the manifest, a result), read by the bounded
+ * reader (file_read.h, TCC_DATA_MAX_BYTES) into parser p; FALSE with *why
+ * (g_free it) when it cannot be read or parsed. */
+static gboolean load_json(JsonParser *p, const char *path, char **why) {
+  gsize len = 0;
+  int errnum = 0;
+  g_autofree char *text = file_read(path, TCC_DATA_MAX_BYTES, 0, &len, &errnum);
+  if (!text) {
+    *why = file_read_why(errnum, TCC_DATA_MAX_BYTES);
+    return FALSE;
+  }
+  g_autoptr(GError) e = NULL;
+  if (json_parser_load_from_data(p, text, (gssize)len, &e)) return TRUE;
+  *why = g_strdup(e->message);
+  return FALSE;
+}
 
 /* PATH written whole as every output file is (outfile.h), never over
  * `input` (the template, or a job's plan; NULL: none). */
@@ -186,16 +205,18 @@ static gboolean write_jobs(const Sweep *s, const char *sweep_cmd, GError **err) 
 
 Sweep *sweep_expand(const char *template_path, GPtrArray *sets, const char *dir, const char *sweep_cmd,
                     const char *grade, const char *problem, GError **err) {
-  g_autoptr(Plan) plan = plan_load(template_path, err);
-  if (!plan) return NULL;
-  g_autofree char *text = NULL;
-  gsize len = 0;
-  g_autoptr(GError) rd = NULL;
-  if (!g_file_get_contents(template_path, &text, &len, &rd)) {
-    g_set_error(err, SWEEP_ERROR, SWEEP_ERROR_PLACED, "%s:1:1: error: cannot read plan: %s", template_path,
-                rd->message);
+  /* DIR goes on every job line: refused before anything is read or made */
+  g_autofree char *canon = g_canonicalize_filename(dir, NULL);
+  g_autoptr(GError) je = NULL;
+  if (!jobs_name_ok("-o", canon, &je)) {
+    g_set_error(err, SWEEP_ERROR, 1, "%s", je->message);
     return NULL;
   }
+  g_autoptr(Plan) plan = plan_load(template_path, err);
+  if (!plan) return NULL;
+  g_autofree char *text = NULL; /* read again: the text the variants edit */
+  gsize len = 0;
+  if (!plan_read_text(template_path, "plan", &text, &len, err)) return NULL;
   guint64 n = 1;
   for (guint i = 0; i < sets->len; i++) {
     const SweepSet *a = g_ptr_array_index(sets, i);
@@ -290,10 +311,9 @@ Sweep *sweep_load(const char *dir, GError **err) {
   g_autoptr(Sweep) s = sweep_new(dir);
   g_autofree char *path = g_build_filename(s->dir, "sweep.json", NULL);
   g_autoptr(JsonParser) p = json_parser_new();
-  g_autoptr(GError) e = NULL;
-  if (!json_parser_load_from_file(p, path, &e)) {
-    g_set_error(err, SWEEP_ERROR, SWEEP_ERROR_PLACED, "%s: error: %s (not a tcc-sweep directory?)", path,
-                e->message);
+  g_autofree char *why = NULL;
+  if (!load_json(p, path, &why)) {
+    g_set_error(err, SWEEP_ERROR, SWEEP_ERROR_PLACED, "%s: error: %s (not a tcc-sweep directory?)", path, why);
     return NULL;
   }
   JsonNode *root = json_parser_get_root(p);
@@ -591,9 +611,10 @@ static gboolean tune_numeric(const char *col) {
 char *sweep_collect_tune(const char *dir, gboolean json, guint *rows, guint *passing, GError **err) {
   g_autofree char *path = g_build_filename(dir, "tune.csv", NULL), *text = NULL;
   gsize len = 0;
-  g_autoptr(GError) e = NULL;
-  if (!g_file_get_contents(path, &text, &len, &e)) {
-    g_set_error(err, SWEEP_ERROR, SWEEP_ERROR_PLACED, "%s: error: %s", path, e->message);
+  int errnum = 0;
+  if (!(text = file_read(path, TCC_DATA_MAX_BYTES, 0, &len, &errnum))) {
+    g_autofree char *why = file_read_why(errnum, TCC_DATA_MAX_BYTES);
+    g_set_error(err, SWEEP_ERROR, SWEEP_ERROR_PLACED, "%s: error: cannot read: %s", path, why);
     return NULL;
   }
   const char *p = text;
@@ -654,10 +675,11 @@ char *sweep_collect(const Sweep *s, gboolean json, guint *bad, GError **err) {
     Row *r = &rows[v];
     r->status = "missing";
     JsonParser *p = json_parser_new();
+    g_autofree char *why = NULL;
     g_ptr_array_add(parsers, p);
     if (!g_file_test(rp, G_FILE_TEST_EXISTS)) {
       r->error = "no result yet";
-    } else if (!json_parser_load_from_file(p, rp, NULL) || !JSON_NODE_HOLDS_OBJECT(json_parser_get_root(p))) {
+    } else if (!load_json(p, rp, &why) || !JSON_NODE_HOLDS_OBJECT(json_parser_get_root(p))) {
       r->status = "error";
       r->error = "the result file is not JSON";
     } else {

@@ -12,6 +12,7 @@
 
 #include "bounds.h"
 #include "csv.h"
+#include "file_read.h"
 #include "jobs.h"
 #include "ir.h"
 #include "machine.h"
@@ -451,9 +452,8 @@ Tune *tune_new(const char *template_path, GPtrArray *knobs, const TuneOptions *o
         return NULL;
       }
   g_autoptr(GError) rd = NULL;
-  if (!g_file_get_contents(template_path, &t->text, &t->len, &rd)) {
-    g_set_error(err, TUNE_ERROR, TUNE_ERROR_PLACED, "%s:1:1: error: cannot read plan: %s", template_path,
-                rd->message);
+  if (!plan_read_text(template_path, "plan", &t->text, &t->len, &rd)) {
+    g_set_error_literal(err, TUNE_ERROR, TUNE_ERROR_PLACED, rd->message);
     return NULL;
   }
   /* the template itself must be a plan (its own diagnostics first) */
@@ -910,7 +910,11 @@ char *tune_best_text(const Tune *t, GError **err) {
   const TunePoint *b = g_ptr_array_index(t->points, t->best);
   g_autofree char *body = tune_point_text(t, b, err);
   if (!body) return NULL;
-  GString *o = g_string_new(NULL);
+  /* the first line names the template and the knobs' values: escaped
+   * (text_escape.h), since a line break in them would end the comment and
+   * what followed would be YAML of the plan */
+  g_autoptr(GString) first = g_string_new(NULL);
+  GString *o = first;
   g_string_append_printf(o, "# tcc-tune: the best of %u point%s for %s from %s (seed %" PRIu32 "):", t->points->len,
                          t->points->len == 1 ? "" : "s",
                          t->opt.target == TUNE_TARGET_BOTH ? "p1 and d1" : tune_target_name[t->opt.target],
@@ -926,6 +930,8 @@ char *tune_best_text(const Tune *t, GError **err) {
     g_string_append_printf(o, "%s %s=%s", listed++ ? "," : "", ((const TuneKnob *)g_ptr_array_index(t->knobs, k))->path, v);
   }
   if (t->derived && listed == 0) g_string_append(o, " none");
+  g_autofree char *line = text_escape(first->str);
+  o = g_string_new(line);
   if (t->verified) {
     g_string_append(o, "\n# its numerics pass on the grade seeds");
     static const uint64_t seeds[] = WL_GRADE_SEEDS;
@@ -1138,8 +1144,11 @@ static char *measure_path(const char *job) {
 gboolean tune_eval_job(const char *job, const char *name, TuneTarget target, double cap, GError **err) {
   g_autofree char *text = NULL;
   g_autoptr(GError) e = NULL;
-  if (!g_file_get_contents(job, &text, NULL, &e)) {
-    g_set_error(err, TUNE_ERROR, TUNE_ERROR_IO, "cannot read '%s': %s", job, e->message);
+  gsize len = 0;
+  int errnum = 0;
+  if (!(text = file_read(job, PLAN_MAX_BYTES, 0, &len, &errnum))) {
+    g_autofree char *why = file_read_why(errnum, PLAN_MAX_BYTES);
+    g_set_error(err, TUNE_ERROR, TUNE_ERROR_IO, "cannot read '%s': %s", job, why);
     return FALSE;
   }
   TuneMeasure m = {0};
@@ -1157,8 +1166,10 @@ gboolean tune_eval_job(const char *job, const char *name, TuneTarget target, dou
 
 /* A job's measure file into *m; FALSE when it is absent or malformed. */
 static gboolean read_measure(const char *path, TuneMeasure *m) {
-  g_autofree char *text = NULL;
-  if (!g_file_get_contents(path, &text, NULL, NULL)) return FALSE;
+  gsize len = 0;
+  int errnum = 0;
+  g_autofree char *text = file_read(path, TCC_DATA_MAX_BYTES, 0, &len, &errnum);
+  if (!text) return FALSE;
   const char *p = text;
   g_autoptr(GPtrArray) f = csv_record(&p);
   if (!f || f->len != 8) return FALSE;

@@ -23,7 +23,8 @@
 
 #define CENSUS_VERSION 1
 /* At most this many points (the product), so that a typo cannot start an
- * enumeration of hours or fill the memory (a kept row takes ~200 bytes). */
+ * enumeration of hours (a kept point takes 16 bytes until the table is
+ * written row by row, census.h). */
 #define CENSUS_MAX_POINTS 10000000ull
 /* At most this many values per key. */
 #define CENSUS_MAX_VALUES 4096

@@ -77,6 +77,14 @@ Plan *plan_parse_strict(const char *file, const char *text, size_t len, gboolean
 void plan_free(Plan *p);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(Plan, plan_free)
 
+/* The text of a YAML file of the plan's syntax (a plan, a census space, a
+ * shape suite; `what` names it), read by the bounded reader (file_read.h):
+ * at most PLAN_MAX_BYTES, never more than PLAN_MAX_BYTES + 1 bytes of a pipe
+ * or a device.  FALSE with "FILE:1:1: error: cannot read WHAT: REASON"
+ * (PLAN_ERROR_IO) or "FILE:1:1: error: WHAT is larger than the limit of
+ * 1048576 bytes" (PLAN_ERROR_LIMIT).  *text is NUL-terminated; g_free it. */
+gboolean plan_read_text(const char *file, const char *what, char **text, gsize *len, GError **err);
+
 /* The section of a problem kind (always non-NULL; check ->present). */
 const PlanProblem *plan_problem(const Plan *p, ProblemKind kind);
 

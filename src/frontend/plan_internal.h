@@ -40,9 +40,6 @@ gboolean plan_node_empty(const PNode *n);
 /* Set *err to "file:line:col: error: MESSAGE"; returns FALSE. */
 gboolean plan_fail(GError **err, PlanErrorCode code, const char *file, int line,
                    int col, const char *fmt, ...) G_GNUC_PRINTF(6, 7);
-/* The whole of a YAML file the frontend reads (a census space, a shape
- * suite): FALSE with "file:1:1: error: cannot read WHAT: why". */
-gboolean plan_read_text(const char *file, const char *what, char **text, gsize *len, GError **err);
 /* "file:line:col: error: unknown key 'x' WHERE; did you mean 'y'?" at key
  * node k, the suggestion from names[0..n); returns FALSE. */
 gboolean plan_unknown_key(GError **err, const char *file, const PNode *k, const char *where,

@@ -613,19 +613,9 @@ Plan *plan_parse_strict(const char *file, const char *text, size_t len, gboolean
 Plan *plan_load(const char *file, GError **err) { return plan_load_strict(file, FALSE, err); }
 
 Plan *plan_load_strict(const char *file, gboolean strict, GError **err) {
-  FILE *f = fopen(file, "rb");
-  if (!f) {
-    plan_fail(err, PLAN_ERROR_IO, file, 1, 1, "cannot read plan: %s", g_strerror(errno));
-    return NULL;
-  }
-  g_autofree char *buf = g_malloc(PLAN_MAX_BYTES + 1);
-  size_t n = fread(buf, 1, PLAN_MAX_BYTES + 1, f);
-  int bad = ferror(f) ? errno : 0;
-  fclose(f);
-  if (bad) {
-    plan_fail(err, PLAN_ERROR_IO, file, 1, 1, "cannot read plan: %s", g_strerror(bad));
-    return NULL;
-  }
+  g_autofree char *buf = NULL;
+  gsize n = 0;
+  if (!plan_read_text(file, "plan", &buf, &n, err)) return NULL;
   return plan_parse_strict(file, buf, n, strict, err);
 }
 

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <yaml.h>
 
+#include "file_read.h"
 #include "plan_internal.h"
 
 G_DEFINE_QUARK(tcc-plan-error-quark, plan_error)
@@ -260,11 +261,12 @@ PTree *plan_yaml_parse(const char *file, const char *text, size_t len, GError **
 }
 
 gboolean plan_read_text(const char *file, const char *what, char **text, gsize *len, GError **err) {
-  g_autoptr(GError) e = NULL;
-  if (g_file_get_contents(file, text, len, &e)) return TRUE;
-  int code = e->domain == G_FILE_ERROR ? e->code : -1;
-  const char *why = code == G_FILE_ERROR_NOENT ? "No such file or directory" : e->message;
-  return plan_fail(err, PLAN_ERROR_IO, file, 1, 1, "cannot read %s: %s", what, why);
+  int errnum = 0;
+  if ((*text = file_read(file, PLAN_MAX_BYTES, 0, len, &errnum))) return TRUE;
+  if (errnum == FILE_READ_TOO_LARGE) /* the parser's own limit, said before the rest is read */
+    return plan_fail(err, PLAN_ERROR_LIMIT, file, 1, 1, "%s is larger than the limit of %d bytes", what,
+                     PLAN_MAX_BYTES);
+  return plan_fail(err, PLAN_ERROR_IO, file, 1, 1, "cannot read %s: %s", what, g_strerror(errnum));
 }
 
 gboolean plan_unknown_key(GError **err, const char *file, const PNode *k, const char *where,

@@ -37,6 +37,7 @@
  * IR can still be dumped and read.
  */
 #include "ir.h"
+#include "text_escape.h"
 
 /* A float as the assembler reads it back: the shortest of "%.6g".."%.9g"
  * that parses to the same FP32 value ("1e-05", not "9.99999975e-06"; "%.9g"
@@ -321,8 +322,10 @@ static int group_cmp(gconstpointer a, gconstpointer b) {
 static void put_header(GString *s, const Ir *ir) {
   g_autofree char *m = sim_machine_canonical(&ir->hw);
   g_autofree char *p = wl_problem_canonical(&ir->prob);
-  g_string_append_printf(s, "; tcc-gen IR of %s\n%s\n%s\nsms_used %d\n\n",
-                         ir->plan_file ? ir->plan_file : "-", m, p, ir->sms_used);
+  /* the plan's name escaped (text_escape.h): a line break would end the
+   * comment, and what followed would be read as IR */
+  g_autofree char *file = text_escape(ir->plan_file ? ir->plan_file : "-");
+  g_string_append_printf(s, "; tcc-gen IR of %s\n%s\n%s\nsms_used %d\n\n", file, m, p, ir->sms_used);
   g_autoptr(GString) rec = g_string_new(NULL);
   sched_print(rec, &ir->sched);
   if (rec->len) g_string_append_printf(s, "schedule\n%s\n", rec->str);

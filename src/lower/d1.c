@@ -96,11 +96,13 @@ static char *stage_event(const char *ev, int l) { return g_strdup_printf("%s_l%d
 
 static void spacing(D1 *c, int task) { lw_space(c->ir, task); }
 
-/* The partitions of `floats` floats: what a task makes after its prefetched
- * chunks, so that they leave room for it. */
-static int parts_for(const D1 *c, int64_t floats) {
+/* What a task makes after its prefetched chunks, so that they leave room
+ * for it: `rows` rows of `len` floats and `small` rows of a panel or less,
+ * each in partitions of its own (a bound: rf_alloc packs small ones), and
+ * one partition to spare. */
+static int parts_for(const D1 *c, int rows, int len, int small) {
   int pb = sim_machine_part_bytes(&c->ir->hw);
-  return (int)((4 * floats + pb - 1) / pb) + 1;
+  return rows * (int)((4 * (int64_t)len + pb - 1) / pb) + small + 1;
 }
 
 /* stream_prefetch, in a layer that streams its weights: the task's first
@@ -257,7 +259,8 @@ static void stage_qkv(D1 *c, int t, int l, int stage) {
     g_autofree char *tag = g_strdup_printf("t%d.l%d.qkv.p%d", t, l, p);
     int task = panel_task(c, tag, stage, t, l, ROLE_QKV, &c->qkv, p);
     c->fences = 0;
-    prefetch(c, task, tag, &c->qkv, l, p, c->d, 0, parts_for(c, 6 * (int64_t)c->d + 2 * c->qkv.panel + 2));
+    /* x, h, the gain, the bias, the temporary; acc, bias, mean, variance */
+    prefetch(c, task, tag, &c->qkv, l, p, c->d, 0, parts_for(c, 5, c->d, 4));
     if (l == 0)
       lw_wait(ir, task, "in", t + 1, c->base); /* the host releases step t's row */
     else
@@ -487,7 +490,7 @@ static int stage_proj_split(D1 *c, int t, int l, int stage, const D1Proj *s) {
       IrTask *tk = ir_task_at(ir, task);
       tk->role.kshard = k;
       if (res) tk->pin = lw_resident_shard_wg(&c->res, l, pj->proj, p, k);
-      prefetch(c, task, tag, pj, l, p, Ks, k * Ks, parts_for(c, Ks + (int64_t)P));
+      prefetch(c, task, tag, pj, l, p, Ks, k * Ks, parts_for(c, 1, Ks, 1)); /* a; acc */
       ir_task_waits(ir, task, s->after);
       IrView a = ir_all(ir, lw_rf_sub(ir, task, tag, "a", 1, Ks));
       lw_hand_get(ir, s->a, task, a, 0, k * Ks);
@@ -555,7 +558,7 @@ static int stage_proj(D1 *c, int t, int l, int stage, const D1Proj *s) {
   for (int p = 0; p < n; p++) {
     g_autofree char *tag = g_strdup_printf("t%d.l%d.%s.p%d", t, l, name, p);
     int task = panel_task(c, tag, stage, t, l, pj->proj == PROJ_WO ? ROLE_WO : ROLE_W2, pj, p);
-    prefetch(c, task, tag, pj, l, p, a_cols, 0, parts_for(c, a_cols + 3 * (int64_t)pj->panel));
+    prefetch(c, task, tag, pj, l, p, a_cols, 0, parts_for(c, 1, a_cols, 3)); /* a; acc, residual, bias */
     ir_task_waits(ir, task, after);
     IrView a = ir_all(ir, lw_rf_sub(ir, task, tag, "a", 1, a_cols));
     lw_hand_get(ir, s->a, task, a, 0, 0);
@@ -612,7 +615,7 @@ static void stage_w1(D1 *c, int t, int l, int stage) {
   for (int p = 0; p < n; p++) {
     g_autofree char *tag = g_strdup_printf("t%d.l%d.w1.p%d", t, l, p);
     int task = panel_task(c, tag, stage, t, l, ROLE_W1, &c->w1, p);
-    prefetch(c, task, tag, &c->w1, l, p, c->d, 0, parts_for(c, 6 * (int64_t)c->d + 3 * c->w1.panel + 2));
+    prefetch(c, task, tag, &c->w1, l, p, c->d, 0, parts_for(c, 5, c->d, 5)); /* and GELU's */
     ir_task_waits(ir, task, after);
     IrView acc = ln_project(c, task, tag, &c->x1, gsym, lbsym, wsym, bsym, l, &c->w1, p);
     IrView g = ir_all(ir, lw_rf_sub(ir, task, tag, "gelu", 1, c->w1.panel));

@@ -16,5 +16,9 @@ gboolean pass_lower(Ir *ir, GError **err);
  * (or the problem dim) that the plan cannot satisfy. */
 gboolean pass_lower_d1(Ir *ir, GError **err);
 gboolean pass_lower_p1(Ir *ir, GError **err);
+/* p1.c: a lower bound on the instructions of one P1 layer (ir->nops), from
+ * the decisions alone: what pass_lower_p1 checks against the program size
+ * limit before it builds anything (docs/plan.md section 5). */
+int64_t lw_p1_layer_floor(const Ir *ir);
 
 #endif

@@ -239,16 +239,21 @@ static void causal_mask(P1 *c, int task, IrView mask) {
   }
 }
 
+/* stage_att: a row tile's scores against all keys of its sequence (rows)
+ * at once when they fit the RF, else key tile by key tile with an online
+ * softmax (blocked). */
+static gboolean att_blocked(const Ir *ir, int R, int rows) {
+  const int whole[][2] = {{R, WL_HEAD_DIM}, {R, rows}, {R, WL_HEAD_DIM}, {R, WL_HEAD_DIM}, {R, R}, {R, WL_HEAD_DIM}, {R, 1}, {R, 1}};
+  return !lw_attention_fits(ir, whole, (int)G_N_ELEMENTS(whole), ir->hw.vl);
+}
+
 /* Causal attention of one (sequence, head, row tile): scores against the
  * key blocks 0..i (the diagonal block masked), softmax, then . V. */
 static gboolean stage_att(P1 *c, int l, int stage, GError **err) {
   (void)err;
   Ir *ir = c->ir;
   int R = c->R, tiles = c->rows / R;
-  /* a row tile's scores against all keys of the sequence at once when they
-   * fit the RF, else key tile by key tile with an online softmax */
-  const int whole[][2] = {{R, WL_HEAD_DIM}, {R, c->rows}, {R, WL_HEAD_DIM}, {R, WL_HEAD_DIM}, {R, R}, {R, WL_HEAD_DIM}, {R, 1}, {R, 1}};
-  gboolean blocked = !lw_attention_fits(ir, whole, (int)G_N_ELEMENTS(whole), ir->hw.vl);
+  gboolean blocked = att_blocked(ir, R, c->rows);
   g_autofree char *ksym = g_strdup_printf("k_out.l%d", l), *vsym = g_strdup_printf("v_out.l%d", l);
   g_autofree char *done = stage_event("att", l);
   int after, grp = next_group(c, done, &after);
@@ -763,6 +768,151 @@ static gboolean budget(P1 *c, int l, int k, GError **err) {
                          many ? "seqs" : "rows", many ? pb->seqs : pb->rows);
 }
 
+/* ---- the program size from the arithmetic -----------------------------
+ *
+ * A lower bound on the instructions one layer's lowering counts (ir->nops),
+ * from the decisions alone, so that a plan far over the limit is refused
+ * before anything is built (at the largest dims a layer is 5.5 M
+ * instructions: building up to the limit cost 3.7 s and 1.4 GB).  Each term
+ * counts only instructions the stage below certainly emits for every
+ * technique it applies to (the others count 0: the stage-by-stage check
+ * stays behind it), so the bound never refuses a program that fits; for the
+ * streamed weights of the baseline it is within a few percent
+ * (test_gen.c checks both on many shapes):
+ *
+ *   projections (weights: streamed, no rf_grid: stage_proj), per row tile
+ *     and panel: per K chunk its A and W loads and the MMA (lw_project),
+ *     the bias (load, add), the tail: qkv its store (one net: the K/V
+ *     round trip's transient instructions are not counted, qkv_store.c),
+ *     wo and w2 the residual (load, add) and the store, w1 the GELU (8
+ *     factored, else 9) and the store;
+ *   attention (one row tile a task: stage_att), per (seq, head, row tile i):
+ *     the q load, the causal mask (1 + row_tile fills), the store, and
+ *     whole rows: 4 per key tile (K load, MMA, V load, MMA) + scale, mask
+ *     add and the softmax's 6; blocked: 9 for the first key block, 16 for
+ *     each later one, the mask add, the final 2;
+ *   LayerNorm (not ln_fold: stage_ln), per task: g and b, and per sub-tile
+ *     of rows its load, store and the last three ops of lw_layernorm;
+ *   and each task's dependencies, which the sync pass makes a SIG and WAITs
+ *     and the lowering counts: a SIG, and a WAIT for the stage before (every
+ *     projection and attention task has one). */
+typedef struct P1Size {
+  int64_t layer;             /* the bound on one layer */
+  int64_t tiles, proj_per_tile, att_per_head, ln_tasks, ln_per_task;
+  int np[PROJ__COUNT], per[PROJ__COUNT]; /* panels, and per (tile, panel) */
+  int att_tiles, att_first, att_blocks, att_per_block;
+} P1Size;
+
+static void p1_size(const Ir *ir, int seqs, int rows, P1Size *z) {
+  const Schedule *pp = &ir->sched;
+  const Problem *pb = &ir->prob;
+  int d = pb->d_model, f = pb->d_ff, R = pp->row_tile;
+  memset(z, 0, sizeof *z);
+  if (R <= 0 || rows % R != 0) return;
+  int64_t N = (int64_t)seqs * rows;
+  z->tiles = N / R;
+  gboolean resident = pp->weights == WEIGHTS_RESIDENT;
+  gboolean grid = pp->rf_grid_rows * pp->rf_grid_cols * pp->rf_grid_k > 1;
+  if (!resident && !grid) {
+    const int cols[PROJ__COUNT] = {[PROJ_QKV] = 3 * d, [PROJ_WO] = d, [PROJ_W1] = f, [PROJ_W2] = d};
+    const int K[PROJ__COUNT] = {[PROJ_QKV] = d, [PROJ_WO] = d, [PROJ_W1] = d, [PROJ_W2] = f};
+    const int tail[PROJ__COUNT] = {[PROJ_QKV] = 1, [PROJ_WO] = 3, [PROJ_W1] = (pp->gelu_factor ? 8 : 9) + 1,
+                                   [PROJ_W2] = 3};
+    for (int k = 0; k < PROJ__COUNT; k++) {
+      int P = pp->panel[k], kc = MIN(pp->k_chunk[k], K[k]);
+      if (P <= 0 || kc <= 0) continue;
+      z->np[k] = cols[k] / P;
+      z->per[k] = 3 * ((K[k] + kc - 1) / kc) + 2 + tail[k] + 2; /* + its SIG and WAIT */
+      z->proj_per_tile += (int64_t)z->np[k] * z->per[k];
+    }
+  }
+  if (pp->attn_query_tiles <= 1) {
+    int t = rows / R;
+    /* row tile i: q, mask (1 + R), store, and either the first key block (9)
+     * + mask add + the final 2, or scale + mask add + softmax (8) + the
+     * diagonal key tile (4): R + 15 both ways; then i more key tiles of 16
+     * (blocked) or 4 */
+    z->att_tiles = t;
+    z->att_first = R + 15 + 2; /* + its SIG and WAIT */
+    z->att_blocks = t * (t - 1) / 2;
+    z->att_per_block = att_blocked(ir, R, rows) ? 16 : 4;
+    z->att_per_head = (int64_t)t * z->att_first + (int64_t)z->att_blocks * z->att_per_block;
+  }
+  if (!pp->ln_fold && !resident) { /* streamed: a task per row tile (pass_lower_p1's ln_rows) */
+    int sub = R, rf = ir->hw.rf_kib * 1024;
+    while (sub > 1 && 2 * sub * d * 4 > rf / 2) sub /= 2;
+    z->ln_tasks = 2 * (N / R);
+    z->ln_per_task = 2 + 5 * ((R + sub - 1) / sub) + 1; /* + its SIG */
+  }
+  z->layer = z->tiles * z->proj_per_tile + (int64_t)seqs * pb->heads * z->att_per_head + z->ln_tasks * z->ln_per_task;
+}
+
+int64_t lw_p1_layer_floor(const Ir *ir) {
+  P1Size z;
+  p1_size(ir, ir->prob.seqs, ir->prob.rows, &z);
+  return z.layer;
+}
+
+/* The arithmetic of z, for the refusal. */
+static char *size_text(const Ir *ir, int seqs, const P1Size *z) {
+  GString *o = g_string_new(NULL);
+  if (z->proj_per_tile) {
+    g_string_append_printf(o, "projections %" G_GINT64_FORMAT " row tiles x (", z->tiles);
+    for (int k = 0; k < PROJ__COUNT; k++)
+      g_string_append_printf(o, "%s%s %d panels x %d", k ? " + " : "", sched_proj_name[k], z->np[k], z->per[k]);
+    g_string_append_printf(o, ") = %" G_GINT64_FORMAT, z->tiles * z->proj_per_tile);
+  }
+  if (z->att_per_head)
+    g_string_append_printf(o, "%sattention %d seqs x %d heads x (%d row tiles x %d + %d key blocks x %d) = %" G_GINT64_FORMAT,
+                           o->len ? ", " : "", seqs, ir->prob.heads, z->att_tiles, z->att_first, z->att_blocks,
+                           z->att_per_block, (int64_t)seqs * ir->prob.heads * z->att_per_head);
+  if (z->ln_per_task)
+    g_string_append_printf(o, "%slayer norms %" G_GINT64_FORMAT " tasks x %" G_GINT64_FORMAT, o->len ? ", " : "",
+                           z->ln_tasks, z->ln_per_task);
+  return g_string_free(o, FALSE);
+}
+
+/* Refuse a plan whose program is over the limit by the arithmetic alone
+ * (docs/plan.md section 5): one layer over it, at seqs (or rows when there
+ * is one sequence), with the most that fit; else all layers, at layers. */
+static gboolean budget_arith(Ir *ir, GError **err) {
+  const Problem *pb = &ir->prob;
+  P1Size z;
+  p1_size(ir, pb->seqs, pb->rows, &z);
+  int64_t max = (int64_t)ir->max_ops;
+  if (z.layer == 0 || z.layer * pb->layers <= max) return TRUE;
+  g_autofree char *arith = size_text(ir, pb->seqs, &z);
+  if (z.layer <= max) {
+    ir_error(ir, err, ir_prov(ir, "problem.layers"),
+             "layers=%d makes a program of at least %" G_GINT64_FORMAT " instructions (at least %" G_GINT64_FORMAT
+             " per layer: %s), more than tcc-gen's limit of %" G_GSIZE_FORMAT "; at most %" G_GINT64_FORMAT " fit",
+             pb->layers, z.layer * pb->layers, z.layer, arith, ir->max_ops, max / z.layer);
+    return FALSE;
+  }
+  gboolean many = pb->seqs > 1;
+  const char *name = many ? "seqs" : "rows";
+  int value = many ? pb->seqs : pb->rows, fit = 0;
+  if (many) { /* linear in seqs */
+    fit = (int)MIN(max / (z.layer / pb->seqs), (int64_t)value);
+  } else { /* rows: the largest multiple of row_tile (and 32) that fits */
+    int R = ir->sched.row_tile;
+    for (int r = value - 1; r >= R && !fit; r--) {
+      if (r % R != 0 || r % 32 != 0) continue;
+      P1Size y;
+      p1_size(ir, 1, r, &y);
+      if (y.layer <= max) fit = r;
+    }
+  }
+  g_autofree char *hint = fit >= 1 ? g_strdup_printf("at most %d fit", fit)
+                                   : g_strdup_printf("even %s=%d does not fit: the other dims make it large", name,
+                                                     many ? 1 : ir->sched.row_tile);
+  ir_error(ir, err, ir_prov(ir, many ? "problem.seqs" : "problem.rows"),
+           "%s=%d makes one layer's program alone more than tcc-gen's limit of %" G_GSIZE_FORMAT
+           " instructions (at least %" G_GINT64_FORMAT ": %s); %s",
+           name, value, ir->max_ops, z.layer, arith, hint);
+  return FALSE;
+}
+
 gboolean pass_lower_p1(Ir *ir, GError **err) {
   const Schedule *pp = &ir->sched;
   if (!pp->present || ir->prob.kind != PROB_P1) {
@@ -822,6 +972,7 @@ gboolean pass_lower_p1(Ir *ir, GError **err) {
   c.ln_rows = c.R;
   while (resident && c.ln_rows > 1 && N / c.ln_rows < wgs / 2 && c.ln_rows % 2 == 0) c.ln_rows /= 2;
   c.ln_sub = resident ? MAX(1, c.ln_rows / 4) : 0;
+  if (!budget_arith(ir, err)) return FALSE; /* before anything is built */
   for (int l = 0; l < pb->layers; l++) {
     int s0 = 7 * l;
     g_autofree char *ksym = g_strdup_printf("k_out.l%d", l), *vsym = g_strdup_printf("v_out.l%d", l);

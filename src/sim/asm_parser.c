@@ -26,6 +26,7 @@
 #include <openssl/evp.h>
 
 #include "asm_lexer.h"
+#include "file_read.h"
 #include "program.h"
 
 enum { ASM_ERROR_SYNTAX = 1, ASM_ERROR_IO = 2 };
@@ -1835,68 +1836,6 @@ Program *sim_asm_parse_take(const char *file, char *text, size_t len, GError **e
   return parse_owned(file, buf, len, 0, err);
 }
 
-/* The whole file, NUL-terminated and padded (SRC_PAD), in a buffer hinted
- * for huge pages; *len bytes.  Regular files are read in one allocation of
- * their size; pipes and devices until end of file.  NULL with *errnum set
- * (an errno value: a directory is EISDIR) on any failure. */
-static char *read_file(const char *file, size_t *len, int *errnum) {
-  int fd = open(file, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    *errnum = errno;
-    return NULL;
-  }
-  struct stat st;
-  char *buf = NULL;
-  size_t cap = 4096, got = 0;
-  if (fstat(fd, &st) != 0) {
-    *errnum = errno;
-    goto fail;
-  }
-  if (S_ISDIR(st.st_mode)) {
-    *errnum = EISDIR;
-    goto fail;
-  }
-  if (S_ISREG(st.st_mode) && st.st_size > 0) {
-    if ((uintmax_t)st.st_size >= SIZE_MAX / 2 - 1 - SRC_PAD) {
-      *errnum = EFBIG;
-      goto fail;
-    }
-    cap = (size_t)st.st_size + 1; /* the last read() sees the end without a regrowth */
-  }
-  if (!(buf = g_try_malloc(cap + 1 + SRC_PAD))) {
-    *errnum = ENOMEM;
-    goto fail;
-  }
-  sim_huge_hint(buf, cap + 1 + SRC_PAD);
-  for (;;) {
-    if (got == cap) { /* a file that grew, or not a regular file */
-      char *more = cap < SIZE_MAX / 4 ? g_try_realloc(buf, 2 * cap + 1 + SRC_PAD) : NULL;
-      if (!more) {
-        *errnum = ENOMEM;
-        goto fail;
-      }
-      buf = more;
-      cap *= 2;
-    }
-    ssize_t r = read(fd, buf + got, cap - got);
-    if (r < 0 && errno == EINTR) continue;
-    if (r < 0) {
-      *errnum = errno;
-      goto fail;
-    }
-    if (r == 0) break;
-    got += (size_t)r;
-  }
-  close(fd);
-  memset(buf + got, 0, 1 + SRC_PAD);
-  *len = got;
-  return buf;
-fail:
-  g_free(buf);
-  close(fd);
-  return NULL;
-}
-
 /* A regular file mapped read-only (its pages from the page cache: no
  * copy, and no fresh pages for the kernel to clear, which the bench program's
  * 12 MB cost as much as assembling it), when the bytes after its end in the
@@ -1910,7 +1849,7 @@ static const char *map_file(const char *file, size_t *len, size_t *mapped) {
   const char *text = NULL;
   size_t page = (size_t)sysconf(_SC_PAGESIZE);
   if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
-      (uintmax_t)st.st_size < SIZE_MAX / 2 && (size_t)st.st_size % page != 0 &&
+      (uintmax_t)st.st_size <= TCC_ASM_MAX_BYTES && (size_t)st.st_size % page != 0 &&
       page - (size_t)st.st_size % page >= 1 + SRC_PAD) { /* zeros after the end, same page */
     void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
     if (m != MAP_FAILED) {
@@ -1929,17 +1868,25 @@ static const char *map_file(const char *file, size_t *len, size_t *mapped) {
 }
 
 /* A file that cannot be read has no place in it: its error is
- * "FILE:1:1: error: cannot read: REASON" (docs/machine.md, "Diagnostics"). */
+ * "FILE:1:1: error: cannot read: REASON" (docs/machine.md, "Diagnostics");
+ * one over TCC_ASM_MAX_BYTES is "FILE:1:1: error: program is larger than
+ * the limit of N bytes", refused by its size or, a pipe or a device, once
+ * limit + 1 bytes are read (file_read.h). */
 Program *sim_asm_load(const char *file, GError **err) {
   g_return_val_if_fail(err == NULL || *err == NULL, NULL);
   size_t len = 0, mapped = 0;
   const char *m = map_file(file, &len, &mapped);
   if (m) return parse_owned(file, m, len, mapped, err);
   int errnum = 0;
-  char *text = read_file(file, &len, &errnum);
+  /* regular files the mapping cannot take (a size a multiple of the page),
+   * pipes and devices: NUL-terminated and padded for the lexer */
+  char *text = file_read(file, TCC_ASM_MAX_BYTES, SRC_PAD, &len, &errnum);
   if (!text) {
-    g_set_error(err, SIM_ASM_ERROR, ASM_ERROR_IO, "%s:1:1: error: cannot read: %s", file,
-                g_strerror(errnum));
+    if (errnum == FILE_READ_TOO_LARGE)
+      g_set_error(err, SIM_ASM_ERROR, ASM_ERROR_IO, "%s:1:1: error: program is larger than the limit of %" G_GSIZE_FORMAT
+                  " bytes", file, TCC_ASM_MAX_BYTES);
+    else
+      g_set_error(err, SIM_ASM_ERROR, ASM_ERROR_IO, "%s:1:1: error: cannot read: %s", file, g_strerror(errnum));
     return NULL;
   }
   return parse_owned(file, text, len, 0, err);

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "file_read.h"
 #include "json_num.h"
 #include "machine.h" /* POWER_WINDOW */
 #include "text_escape.h"
@@ -21,18 +22,21 @@ char *rec_now(void) {
   return g_date_time_format(t, "%Y-%m-%dT%H:%M:%SZ");
 }
 
+/* The plan files are read by the bounded reader (file_read.h) at the plan's
+ * own limit: a file over it has no hash and no text. */
 char *rec_file_sha256(const char *file) {
-  g_autofree char *text = NULL;
-  gsize len;
-  if (!g_file_get_contents(file, &text, &len, NULL)) return NULL;
+  gsize len = 0;
+  int errnum = 0;
+  g_autofree char *text = file_read(file, REC_MAX_PLAN_TEXT, 0, &len, &errnum);
+  if (!text) return NULL;
   return g_compute_checksum_for_data(G_CHECKSUM_SHA256, (const guchar *)text, len);
 }
 
 char *rec_file_text(const char *file) {
-  char *text = NULL;
-  gsize len;
-  if (!g_file_get_contents(file, &text, &len, NULL)) return NULL;
-  if (len > REC_MAX_PLAN_TEXT || !g_utf8_validate(text, (gssize)len, NULL)) g_clear_pointer(&text, g_free);
+  gsize len = 0;
+  int errnum = 0;
+  char *text = file_read(file, REC_MAX_PLAN_TEXT, 0, &len, &errnum);
+  if (text && !g_utf8_validate(text, (gssize)len, NULL)) g_clear_pointer(&text, g_free);
   return text;
 }
 
@@ -124,18 +128,6 @@ static char *parse_reason(const char *msg) {
   return g_strconcat("malformed JSON: ", p ? p + strlen("Parse error: ") : msg, NULL);
 }
 
-/* The errno behind a GFileError, for the usual strerror text. */
-static int errno_of(const GError *e) {
-  switch (e->code) {
-  case G_FILE_ERROR_NOENT: return ENOENT;
-  case G_FILE_ERROR_NOTDIR: return ENOTDIR;
-  case G_FILE_ERROR_ISDIR: return EISDIR;
-  case G_FILE_ERROR_ACCES: return EACCES;
-  case G_FILE_ERROR_NOMEM: return ENOMEM;
-  default: return EIO;
-  }
-}
-
 /* What is wrong with one line of the file (LEN bytes, no newline), or
  * NULL, its record then in *rec (a new reference); *reason holds a
  * parse error's text. */
@@ -161,15 +153,17 @@ static const char *bad_line(const char *line, gsize len, JsonObject **rec, char 
 static gboolean load(const char *dir, gboolean missing_ok, GPtrArray **records, GArray *lines, guint *nlines,
                      gboolean *torn, GString *warn, GError **err) {
   g_autofree char *file = g_build_filename(dir, REC_FILE, NULL);
-  g_autofree char *text = NULL;
-  gsize len;
-  g_autoptr(GError) e = NULL;
+  gsize len = 0;
+  int errnum = 0;
   *records = g_ptr_array_new_with_free_func((GDestroyNotify)json_object_unref);
   *nlines = 0;
   *torn = FALSE;
-  if (!g_file_get_contents(file, &text, &len, &e)) {
-    if (missing_ok && g_error_matches(e, G_FILE_ERROR, G_FILE_ERROR_NOENT)) return TRUE;
-    g_set_error(err, G_FILE_ERROR, e->code, "%s: error: cannot read: %s", file, g_strerror(errno_of(e)));
+  g_autofree char *text = file_read(file, TCC_DATA_MAX_BYTES, 0, &len, &errnum);
+  if (!text) {
+    if (missing_ok && errnum == ENOENT) return TRUE;
+    g_autofree char *why = file_read_why(errnum, TCC_DATA_MAX_BYTES);
+    int code = errnum == FILE_READ_TOO_LARGE ? G_FILE_ERROR_FAILED : g_file_error_from_errno(errnum);
+    g_set_error(err, G_FILE_ERROR, code, "%s: error: cannot read: %s", file, why);
     g_clear_pointer(records, g_ptr_array_unref);
     return FALSE;
   }

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "asm_lexer.h"
+#include "file_read.h"
 #include "tests.h"
 
 /* ------------------------------------------------------------------ lexer */
@@ -1079,6 +1080,55 @@ START_TEST(test_sha256) {
 }
 END_TEST
 
+/* The bounded reader (file_read.h): a regular file by its size, a pipe and
+ * an endless device after limit + 1 bytes; the padding; the errors. */
+START_TEST(test_file_read) {
+  g_autofree char *dir = g_dir_make_tmp("tcc-read-XXXXXX", NULL);
+  g_autofree char *f = g_build_filename(dir, "f", NULL);
+  ck_assert(g_file_set_contents(f, "0123456789", 10, NULL));
+  gsize len = 99;
+  int e = 0;
+  g_autofree char *t10 = file_read(f, 10, 3, &len, &e);
+  ck_assert(t10 && len == 10 && memcmp(t10, "0123456789\0\0\0\0", 14) == 0);
+  ck_assert_ptr_null(file_read(f, 9, 0, &len, &e));
+  ck_assert_int_eq(e, FILE_READ_TOO_LARGE);
+  g_autofree char *why = file_read_why(e, 9);
+  ck_assert_str_eq(why, "larger than the limit of 9 bytes");
+  /* an endless device: refused once limit + 1 bytes are in */
+  e = 0;
+  ck_assert_ptr_null(file_read("/dev/zero", 100000, 0, &len, &e));
+  ck_assert_int_eq(e, FILE_READ_TOO_LARGE);
+  /* a pipe: read to its end when it fits, refused when it does not */
+  for (int k = 0; k < 2; k++) {
+    int fd[2];
+    ck_assert_int_eq(pipe(fd), 0);
+    char buf[3000];
+    memset(buf, 'x', sizeof buf);
+    ck_assert_int_eq(write(fd[1], buf, sizeof buf), (ssize_t)sizeof buf); /* under the pipe's buffer */
+    close(fd[1]);
+    g_autofree char *path = g_strdup_printf("/dev/fd/%d", fd[0]);
+    e = 0;
+    g_autofree char *t = file_read(path, k ? 2999 : 3000, 0, &len, &e);
+    close(fd[0]);
+    if (k) {
+      ck_assert_ptr_null(t);
+      ck_assert_int_eq(e, FILE_READ_TOO_LARGE);
+    } else {
+      ck_assert(t && len == 3000 && t[2999] == 'x' && t[3000] == '\0');
+    }
+  }
+  ck_assert_ptr_null(file_read(dir, 10, 0, &len, &e));
+  ck_assert_int_eq(e, EISDIR);
+  g_autofree char *none = g_build_filename(dir, "none", NULL);
+  ck_assert_ptr_null(file_read(none, 10, 0, &len, &e));
+  ck_assert_int_eq(e, ENOENT);
+  g_autofree char *nowhy = file_read_why(e, 10);
+  ck_assert_str_eq(nowhy, "No such file or directory");
+  g_unlink(f);
+  g_rmdir(dir);
+}
+END_TEST
+
 START_TEST(test_load) {
   g_autoptr(GError) err = NULL;
   g_autoptr(Program) p = sim_asm_load("tests/does-not-exist.asm", &err);
@@ -1202,6 +1252,7 @@ Suite *suite_asm(void) {
   tcase_add_test(tc, test_lex_nul);
   suite_add_tcase(s, tc);
   tc = tcase_create("sim_asm_parse");
+  tcase_add_test(tc, test_file_read);
   tcase_add_test(tc, test_valid_header);
   tcase_add_test(tc, test_valid_regions);
   tcase_add_test(tc, test_valid_wgs);

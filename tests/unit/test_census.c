@@ -140,13 +140,16 @@ START_TEST(test_area_and_rows) {
     legal += sim_machine_area(&m) <= AREA_LIMIT_MM2;
   }
   ck_assert_uint_eq(c->legal, legal);
-  ck_assert_uint_eq(c->rows->len, legal);
+  ck_assert_uint_eq(c->kept->len, legal);
   ck_assert(legal > 0 && legal < 20);
   Problem p1, d1;
   wl_problem_default(&p1, PROB_P1);
   wl_problem_default(&d1, PROB_D1);
-  for (guint r = 0; r < c->rows->len; r++) {
-    const CensusRow *x = &g_array_index(c->rows, CensusRow, r);
+  CensusRow prev = {0};
+  for (guint r = 0; r < c->legal; r++) {
+    CensusRow row;
+    census_row(c, r, &row);
+    const CensusRow *x = &row;
     ck_assert(x->area_mm2 <= AREA_LIMIT_MM2);
     ck_assert(x->area_mm2 == sim_machine_area(&x->hw));
     Bounds b1, b2;
@@ -156,11 +159,12 @@ START_TEST(test_area_and_rows) {
     ck_assert_int_eq(x->d1.bound, b2.bound);
     ck_assert_int_eq(x->p1.binding, b1.binding);
     if (r > 0) { /* sorted: product of the bounds, then index */
-      const CensusRow *w = &g_array_index(c->rows, CensusRow, r - 1);
+      const CensusRow *w = &prev;
       int64_t pw = w->p1.bound * w->d1.bound, px = x->p1.bound * x->d1.bound;
       ck_assert(pw < px || (pw == px && w->index < x->index));
       ck_assert(w->geo_bound <= x->geo_bound);
     }
+    prev = row;
   }
 }
 END_TEST
@@ -173,7 +177,9 @@ START_TEST(test_rf_budget) {
   g_autoptr(Census) c = census_run(s, NULL, NULL);
   ck_assert_uint_eq(c->legal, 2);
   for (guint r = 0; r < 2; r++) {
-    const CensusRow *x = &g_array_index(c->rows, CensusRow, r);
+    CensusRow row;
+    census_row(c, r, &row);
+    const CensusRow *x = &row;
     ck_assert_int_eq(x->rf.weights, 3 << 19);
     if (x->hw.sms == 8) {
       ck_assert_int_eq(x->rf.left, 5 << 18);
@@ -212,13 +218,53 @@ START_TEST(test_formats) {
   ck_assert_int_eq(json_object_get_int_member(o, "area_legal"), (gint64)c->legal);
   JsonArray *rows = json_object_get_array_member(o, "rows");
   ck_assert_uint_eq(json_array_get_length(rows), c->legal);
-  for (guint r = 0; r < c->rows->len; r++) {
+  for (guint r = 0; r < c->legal; r++) {
     JsonObject *row = json_array_get_object_element(rows, r);
-    const CensusRow *x = &g_array_index(c->rows, CensusRow, r);
+    CensusRow xr;
+    census_row(c, r, &xr);
+    const CensusRow *x = &xr;
     ck_assert_int_eq(json_object_get_int_member(row, "index"), (gint64)x->index);
     JsonObject *d1 = json_object_get_object_member(row, "d1");
     ck_assert_int_eq(json_object_get_int_member(d1, "bound"), x->d1.bound);
     ck_assert_str_eq(json_object_get_string_member(d1, "binding"), sim_bound_name[x->d1.binding]);
+  }
+}
+END_TEST
+
+/* The table streamed: pieces of about 1 MiB (never the whole text of a
+ * large table at once) whose concatenation is the one-string table. */
+static gboolean collect_piece(const char *text, gsize len, gpointer data) {
+  GPtrArray *pieces = data;
+  ck_assert_uint_eq(strlen(text), len); /* NUL-terminated pieces */
+  ck_assert_uint_le(len, (1u << 20) + 4096);
+  g_ptr_array_add(pieces, g_strndup(text, len));
+  return TRUE;
+}
+
+static gboolean refuse_piece(const char *text, gsize len, gpointer data) {
+  (void)text;
+  (void)len;
+  ++*(int *)data;
+  return FALSE;
+}
+
+START_TEST(test_streamed) {
+  g_autoptr(GError) err = NULL;
+  g_autoptr(CensusSpace) s = census_space_load(TOP_PATH("plans/census-seeds.yaml"), &err);
+  ck_assert_msg(s, "%s", err ? err->message : "?");
+  g_autoptr(Census) c = census_run(s, NULL, NULL);
+  ck_assert_uint_eq(c->kept->len, 1786);
+  for (int json = 0; json < 2; json++) {
+    g_autoptr(GPtrArray) pieces = g_ptr_array_new_with_free_func(g_free);
+    ck_assert(census_write(c, json, collect_piece, pieces));
+    ck_assert_uint_ge(pieces->len, json ? 2 : 1); /* the JSON's 1.8 MB in pieces */
+    g_autoptr(GString) all = g_string_new(NULL);
+    for (guint i = 0; i < pieces->len; i++) g_string_append(all, g_ptr_array_index(pieces, i));
+    g_autofree char *whole = json ? census_json(c) : census_csv(c);
+    ck_assert_str_eq(all->str, whole);
+    int calls = 0;
+    ck_assert(!census_write(c, json, refuse_piece, &calls)); /* a failed write stops it */
+    ck_assert_int_eq(calls, 1);
   }
 }
 END_TEST
@@ -244,6 +290,7 @@ Suite *suite_census(void) {
   tcase_add_test(t, test_bad_spaces);
   tcase_add_test(t, test_range_ends);
   tcase_add_test(t, test_area_and_rows);
+  tcase_add_test(t, test_streamed);
   tcase_add_test(t, test_rf_budget);
   tcase_add_test(t, test_formats);
   tcase_add_test(t, test_seeds_space);

@@ -12,6 +12,7 @@
 #include "jobs.h"
 #include "plan.h"
 #include "sweep.h"
+#include "text_escape.h"
 #include "tests.h"
 
 static GPtrArray *sets_of(const char *const *args) {
@@ -82,6 +83,37 @@ START_TEST(test_slurm_no_jobs) {
   ck_assert(one && strstr(one, "#SBATCH --array=0-0\n"));
   g_rmdir(logs);
   g_rmdir(dir);
+}
+END_TEST
+
+/* The job names and the Slurm log path: a control character is refused (it
+ * would split a job line); sbatch's quoting of an odd directory; one line
+ * for every reader from text_escape (line breaks of YAML included). */
+START_TEST(test_job_names) {
+  g_autoptr(GError) err = NULL;
+  ck_assert(jobs_name_ok("-o", "/a b/'c'/$(d)/#%/\\", NULL));
+  ck_assert(!jobs_name_ok("-o", "/a\nb", &err));
+  ck_assert_str_eq(err->message, "-o '/a\\nb': a name with a control character cannot go on a job line (rename it)");
+  g_clear_error(&err);
+  ck_assert(!jobs_name_ok("--grade", "x\ty\x7f", &err));
+  ck_assert_str_eq(err->message, "--grade 'x\\ty\\x7f': a name with a control character cannot go on a job line (rename it)");
+  g_clear_error(&err);
+  ck_assert(!jobs_slurm_dir_ok("-o", "/a\\b", &err));
+  g_clear_error(&err);
+  g_autofree char *dir = g_dir_make_tmp("tcc-slurm-XXXXXX", NULL);
+  g_autofree char *odd = g_build_filename(dir, "o d'd \"#%A", NULL);
+  g_autofree char *jobs = g_build_filename(odd, "jobs.txt", NULL);
+  g_autofree char *script = jobs_slurm_script("tcc-sweep", odd, jobs, 2, NULL);
+  g_autofree char *want = g_strdup_printf("\n#SBATCH --output=\"%s/o d\\'d \\\"\\#%%%%A/slurm/%%A_%%a.out\"\n", dir);
+  ck_assert_msg(script && strstr(script, want), "%s", script);
+  g_autofree char *nl = g_build_filename(dir, "a\nb", NULL);
+  ck_assert(!jobs_slurm_script("tcc-sweep", nl, jobs, 2, NULL));
+  g_autofree char *cmd = g_strdup_printf("rm -rf '%s'", dir);
+  ck_assert_int_eq(system(cmd), 0);
+  g_autofree char *e1 = text_escape("a\nb\xc2\x85" "c\xe2\x80\xa8" "d\xe2\x80\xa9" "e\xff\xc3(\xef\xbf\xbe" "f\xc3\xa9");
+  ck_assert_str_eq(e1, "a\\nb\\u0085c\\u2028d\\u2029e\\xff\\xc3(\\ufffef\xc3\xa9");
+  g_autofree char *e2 = text_escape("\xed\xa0\x80\xc0\xaf"); /* a surrogate, an overlong '/' */
+  ck_assert_str_eq(e2, "\\xed\\xa0\\x80\\xc0\\xaf");
 }
 END_TEST
 
@@ -230,6 +262,7 @@ Suite *suite_sweep(void) {
   TCase *t = tcase_create("sweep");
   tcase_add_test(t, test_set_parse);
   tcase_add_test(t, test_slurm_no_jobs);
+  tcase_add_test(t, test_job_names);
   tcase_add_test(t, test_expand);
   tcase_add_test(t, test_collect);
   suite_add_tcase(s, t);
