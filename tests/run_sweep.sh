@@ -307,6 +307,7 @@ expect "--jobs with --emit-parallel" 2 "tcc-sweep: error: --jobs runs the sweep 
 # a job plan of a sweep used as the template of a sweep into the same DIR
 # that would write that very job: refused before anything is written, the
 # plan untouched (docs/tools.md, "Output files")
+j=$(ls "$par/jobs" | grep '^store_spacing-16_sms-8-[0-9a-f]\{8\}\.yaml$')
 cp "$par/jobs/$j" "$tmp/job.orig"
 cp "$par/jobs.txt" "$tmp/jobs.orig"
 "$sweep" "$par/jobs/$j" --set d1.store_spacing=16 --set hardware.sms=8 -o "$par" --emit-parallel >"$tmp/out" 2>"$tmp/err"
