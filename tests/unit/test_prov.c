@@ -39,6 +39,7 @@ static const struct {
     {"p1.sms_used", BASE},
     {"p1.stream_depth", BASE},
     {"d1.stream_depth", BASE},
+    {"d1.stream_prefetch", BASE},
     {"p1.row_tile", BASE},
     {"p1.panels.wo", BASE},
     {"p1.panels.w1", BASE},
