@@ -1143,7 +1143,6 @@ static char *measure_path(const char *job) {
 
 gboolean tune_eval_job(const char *job, const char *name, TuneTarget target, double cap, GError **err) {
   g_autofree char *text = NULL;
-  g_autoptr(GError) e = NULL;
   gsize len = 0;
   int errnum = 0;
   if (!(text = file_read(job, PLAN_MAX_BYTES, 0, &len, &errnum))) {
