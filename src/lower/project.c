@@ -23,25 +23,32 @@
  * its partition, counted whole here: an upper bound). */
 static int parts_of(int64_t bytes, int pb) { return (int)((bytes + pb - 1) / pb); }
 
-/* The partitions the RF tensors of `task` take so far (each counted in
- * whole partitions: an upper bound), and the room it may fill: rf_temp_kib's
- * beside resident weights (a D1 layer streamed beside resident ones), else
- * the WG's whole RF. */
+/* The partitions the RF tensors of `task` take so far, each counted in whole
+ * partitions (an upper bound).  A task's tensors are the latest the
+ * lowering made (it builds one task at a time; a resident constant of
+ * another task may come between), so only the last TASK_TENSORS are looked
+ * at: a scan of the whole IR per streamed panel was quadratic in the
+ * program. */
+#define TASK_TENSORS 256
 static int parts_used(const Ir *ir, int task, int pb) {
-  int used = 0;
-  for (guint t = 0; t < ir->tensors->len; t++) {
-    const IrTensor *x = ir_tensor(ir, (int)t);
+  int used = 0, n = (int)ir->tensors->len;
+  for (int t = n - 1; t >= 0 && t >= n - TASK_TENSORS; t--) {
+    const IrTensor *x = ir_tensor(ir, t);
     if (x->home == HOME_RF && x->task == task) used += parts_of(4 * (int64_t)x->rows * x->cols, pb);
   }
   return used;
 }
 
 /* The chunk rows and buffers of a streamed panel: `depth` buffers of k_chunk
- * rows where they fit the task's room with `reserve` partitions to spare
- * (what the task makes after them); else smaller chunks (multiples of 32
- * dividing K, down to 32 rows), then fewer buffers. */
+ * rows where they fit the task's room (rf_temp_kib's beside resident
+ * weights, a D1 layer streamed beside resident ones; else the WG's whole RF)
+ * less what it has and `reserve` partitions to spare (what it makes after
+ * them); else smaller chunks (multiples of 32 dividing K, down to 32 rows),
+ * then fewer buffers. */
 static void chunks_that_fit(const Ir *ir, int task, int K, int R, int P, gboolean a_streams, int depth,
                             int reserve, int *kc, int *nb) {
+  *nb = 1;
+  if (depth <= 1 || K <= *kc) return; /* one buffer: nothing to fit */
   int pb = sim_machine_part_bytes(&ir->hw);
   int room = (ir->sched.weights == WEIGHTS_RESIDENT ? lw_resident_task_parts(ir) : ir->hw.vl) -
              parts_used(ir, task, pb) - reserve;
@@ -54,7 +61,6 @@ static void chunks_that_fit(const Ir *ir, int task, int K, int R, int P, gboolea
         return;
       }
     }
-  *nb = 1;
 }
 
 /* Chunk i's loads (A's too when it streams). */
