@@ -1165,17 +1165,19 @@ END_TEST
 START_TEST(test_k_split_streamed) { k_split_case("panels: {w1: 32, w2: 16}\n  handoff: rf\n  k_chunk: {w2: 32}", FALSE); }
 END_TEST
 
-/* The ops of the first task of `kind` in layer `layer` before its first
- * WAIT: how many load W2 (the task's prefetched chunks). */
-static int w2_loads_before_wait(const Ir *ir, IrRoleKind kind, int layer) {
+/* The first task of `kind` in layer `layer` (one that waits): how many of
+ * its ops before its first op of kind `stop` (its WAIT, its first MMA) load
+ * W2 from HBM. */
+static int w2_loads_before(const Ir *ir, IrRoleKind kind, int layer, IrOpKind stop) {
   for (guint k = 0; k < ir->tasks->len; k++) {
     const IrTask *t = ir_task_at(ir, (int)k);
     if (t->role.kind != kind || t->role.layer != layer || !t->waits) continue;
     int lds = 0;
     for (guint i = 0; i < t->ops->len; i++) {
       const IrOp *op = &g_array_index(t->ops, IrOp, i);
-      if (op->kind == IR_WAIT) return lds;
-      lds += op->kind == IR_LD && op->mem.t >= 0 && g_str_has_prefix(ir_tensor(ir, op->mem.t)->sym, "w2");
+      if (op->kind == stop) return lds;
+      lds += op->kind == IR_LD && op->mem.t >= 0 && ir_tensor(ir, op->mem.t)->home == HOME_HBM &&
+             g_str_has_prefix(ir_tensor(ir, op->mem.t)->sym, "w2");
     }
   }
   return -1;
@@ -1192,8 +1194,8 @@ START_TEST(test_stream_prefetch) {
   g_autoptr(Ir) i0 = pass_pipeline(p0, PROB_D1, NULL, NULL, TRUE, &err);
   g_autoptr(Ir) i1 = pass_pipeline(p1, PROB_D1, NULL, NULL, TRUE, &err);
   ck_assert_msg(i0 && i1, "%s", err ? err->message : "?");
-  ck_assert_int_eq(w2_loads_before_wait(i0, ROLE_W2, 0), 0);
-  ck_assert_int_eq(w2_loads_before_wait(i1, ROLE_W2, 0), 2);
+  ck_assert_int_eq(w2_loads_before(i0, ROLE_W2, 0, IR_WAIT), 0);
+  ck_assert_int_eq(w2_loads_before(i1, ROLE_W2, 0, IR_WAIT), 2);
   g_autofree char *text = NULL;
   Run a = compile_run(p0, PROB_D1, "no prefetch", NULL), b = compile_run(p1, PROB_D1, "prefetch", &text);
   ck_assert_msg(b.cycles < a.cycles, "prefetch %" G_GINT64_FORMAT ", without %" G_GINT64_FORMAT, b.cycles, a.cycles);
@@ -1203,8 +1205,8 @@ START_TEST(test_stream_prefetch) {
                                              "stream_prefetch: true\n  weights: resident\n  resident_layers: 1\n");
   g_autoptr(Ir) ir = pass_pipeline(pr, PROB_D1, NULL, NULL, TRUE, &err);
   ck_assert_msg(ir, "%s", err ? err->message : "?");
-  ck_assert_int_eq(w2_loads_before_wait(ir, ROLE_W2, 0), 0);
-  ck_assert_int_eq(w2_loads_before_wait(ir, ROLE_W2, 1), 1);
+  ck_assert_int_eq(w2_loads_before(ir, ROLE_W2, 0, IR_WAIT), 0);
+  ck_assert_int_eq(w2_loads_before(ir, ROLE_W2, 1, IR_WAIT), 1);
 }
 END_TEST
 
@@ -1213,20 +1215,6 @@ END_TEST
  * faster and correct.  A layer streamed beside resident ones has
  * rf_temp_kib's room: 4 KiB take one buffer of 32 rows, so the depth does
  * not apply there. */
-static int loads_before_mma(const Ir *ir, IrRoleKind kind, int layer) {
-  for (guint k = 0; k < ir->tasks->len; k++) {
-    const IrTask *t = ir_task_at(ir, (int)k);
-    if (t->role.kind != kind || t->role.layer != layer) continue;
-    int lds = 0;
-    for (guint i = 0; i < t->ops->len; i++) {
-      const IrOp *op = &g_array_index(t->ops, IrOp, i);
-      if (op->kind == IR_MMA) return lds;
-      lds += op->kind == IR_LD && op->mem.t >= 0 && ir_tensor(ir, op->mem.t)->home == HOME_HBM &&
-             g_str_has_prefix(ir_tensor(ir, op->mem.t)->sym, "w2");
-    }
-  }
-  return -1;
-}
 
 START_TEST(test_stream_depth) {
   g_autoptr(Plan) p1 = small_plan(PROB_D1, "k_chunk: {w2: 32}");
@@ -1235,8 +1223,8 @@ START_TEST(test_stream_depth) {
   g_autoptr(Ir) i1 = pass_pipeline(p1, PROB_D1, NULL, NULL, TRUE, &err);
   g_autoptr(Ir) i3 = pass_pipeline(p3, PROB_D1, NULL, NULL, TRUE, &err);
   ck_assert_msg(i1 && i3, "%s", err ? err->message : "?");
-  ck_assert_int_eq(loads_before_mma(i1, ROLE_W2, 0), 1);
-  ck_assert_int_eq(loads_before_mma(i3, ROLE_W2, 0), 3);
+  ck_assert_int_eq(w2_loads_before(i1, ROLE_W2, 0, IR_MMA), 1);
+  ck_assert_int_eq(w2_loads_before(i3, ROLE_W2, 0, IR_MMA), 3);
   Run a = compile_run(p1, PROB_D1, "depth 1", NULL), b = compile_run(p3, PROB_D1, "depth 3", NULL);
   ck_assert_msg(b.cycles < a.cycles, "depth 3 %" G_GINT64_FORMAT ", depth 1 %" G_GINT64_FORMAT, b.cycles, a.cycles);
   g_autoptr(Plan) pr = plan_text("room.yaml", "version: 1\nd1:\n  problem: {d_model: 64, heads: 2, d_ff: 128, "
@@ -1245,8 +1233,8 @@ START_TEST(test_stream_depth) {
                                              "rf_temp_kib: 4\n");
   g_autoptr(Ir) ir = pass_pipeline(pr, PROB_D1, NULL, NULL, TRUE, &err);
   ck_assert_msg(ir, "%s", err ? err->message : "?");
-  ck_assert_int_eq(loads_before_mma(ir, ROLE_W2, 0), 0); /* resident */
-  ck_assert_int_eq(loads_before_mma(ir, ROLE_W2, 1), 1);
+  ck_assert_int_eq(w2_loads_before(ir, ROLE_W2, 0, IR_MMA), 0); /* resident */
+  ck_assert_int_eq(w2_loads_before(ir, ROLE_W2, 1, IR_MMA), 1);
 }
 END_TEST
 
