@@ -1,7 +1,8 @@
 /* fit.c - power fitting (fit.h).
  *
- * The controls are the SMs used, load pacing by byte buckets (pace.c) and,
- * in P1 with resident weights, the hot stages' own spacings (rung_hot).
+ * The controls are the SMs used, load pacing by byte buckets (pace.c), a
+ * load rate per stage (power.stage_rate, pace.c) and, in P1 with resident
+ * weights, the hot stages' own spacings (rung_hot).
  * Fewer SMs load fewer lines at once (the FEWER_SMS rung: rung_sms).
  * Pacing: after every bucket of HBM loads a WG waits event_interval
  * cycles (self-paced), or the pacer's interval between buckets grows
@@ -13,7 +14,9 @@
  *
  *   - the plan paces by buckets: event_interval = the plan's + added;
  *   - it does not: bucket_bytes = FIT_BUCKET_BYTES, self-paced, and
- *     event_interval = added.
+ *     event_interval = added;
+ *   - by stage: stage_rate = FIT_STAGE_BYTES / added (the lower of that
+ *     and the plan's rate).
  *
  * The search: level 0 is the plan as written; if it is over the limit,
  * first the most SMs under it, then on each pacing rung the level doubles
@@ -46,11 +49,13 @@ typedef struct Point {
 
 /* The ladder's rungs: the two ways to pace, each WG by itself or a pacer
  * task on a WG of its own releasing buckets machine-wide (which also
- * spreads loads that all WGs issue at once: a stage's first chunks), and
- * fewer SMs, unpaced (rung_sms). */
-typedef enum { PACE_SELF, PACE_PACER, FEWER_SMS, PACE_HOT } Family;
+ * spreads loads that all WGs issue at once: a stage's first chunks), fewer
+ * SMs, unpaced (rung_sms), the hot stages spaced (rung_hot) and each
+ * stage's loads at one rate (PACE_STAGE: a stage on 64 WGs slowed as much
+ * as one on 4, where a rate per WG slows the first 16 times less). */
+typedef enum { PACE_SELF, PACE_PACER, FEWER_SMS, PACE_HOT, PACE_STAGE } Family;
 static const char *const family_name[] = {"self-paced", "paced by a pacer WG", "unpaced on fewer SMs",
-                                          "unpaced, the hot stages spaced"};
+                                          "unpaced, the hot stages spaced", "paced by stage"};
 
 /* PACE_HOT (P1): the projections whose A chunks come from issuer tasks
  * (resident weights, multicast, not fed by the stage before: W2 with
@@ -108,6 +113,12 @@ static void apply(const Plan *plan, const PlanProblem *plan_pp, PlanProblem *pp,
   if (added == 0) return;
   if (family == FEWER_SMS) {
     plan_knob_fit(pp, "sms_used", plan_pp->sms_used - added);
+    return;
+  }
+  if (family == PACE_STAGE) { /* level L: a stage loads 64 KiB per L cycles */
+    long rate = (long)MAX(1, FIT_STAGE_BYTES / added);
+    if (plan_pp->stage_rate > 0) rate = MIN(rate, plan_pp->stage_rate);
+    plan_knob_fit(pp, "power.stage_rate", rate);
     return;
   }
   if (plan_pp->bucket_bytes > 0 && plan_pp->event_interval > 0) {
@@ -213,7 +224,10 @@ static gboolean past_cap(const GError *e, int64_t cap) {
  * *hottest gets the last window measured, *paced its level. */
 static void rung(const Plan *plan, const PlanProblem *plan_pp, Family family, const char *dump_after,
                  gboolean verify, Point *best, FitResult *res, double *hottest, int64_t *paced) {
-  int64_t lo = 0, hi = -1, base = plan_pp->bucket_bytes > 0 && plan_pp->event_interval > 0 ? plan_pp->event_interval : 0;
+  int64_t lo = 0, hi = -1,
+          base = family != PACE_STAGE && plan_pp->bucket_bytes > 0 && plan_pp->event_interval > 0
+                     ? plan_pp->event_interval
+                     : 0;
   if (family == PACE_SELF && plan_pp->pacing_wg >= 0) return; /* a pacer paces already */
   for (int64_t x = 32; hi < 0; x *= 2) {
     Point pt;
@@ -793,12 +807,13 @@ static Ir *fit_section(const Plan *plan, ProblemKind kind, int64_t cap, gboolean
     return NULL;
   }
   if (!best.ir) { /* every rung: the fastest program under the limit wins */
+    double h; /* the stage rung first: its program caps the others' runs */
+    int64_t p;
+    rung(plan, plan_pp, PACE_STAGE, dump_after, verify, &best, res, &h, &p);
     int fewer = rung_sms(plan, plan_pp, dump_after, verify, &best, res);
     if (fewer > 0 && fewer + 1 < plan_pp->sms_used) { /* one SM more, self-paced: between the two */
       PlanProblem more = *plan_pp;
       plan_knob_fit(&more, "sms_used", fewer + 1);
-      double h;
-      int64_t p;
       rung(plan, &more, PACE_SELF, dump_after, verify, &best, res, &h, &p);
     }
     rung(plan, plan_pp, PACE_SELF, dump_after, verify, &best, res, &hottest, &paced);
@@ -818,13 +833,15 @@ static Ir *fit_section(const Plan *plan, ProblemKind kind, int64_t cap, gboolean
   }
   res->peak_w = best.peak_w;
   res->cycles = best.cycles;
-  res->added = best.family == PACE_HOT ? 0 : best.added; /* PACE_HOT's level is its step */
+  /* PACE_HOT's level is its step, PACE_STAGE's the cycles per 64 KiB */
+  res->added = best.family == PACE_HOT || best.family == PACE_STAGE ? 0 : best.added;
   res->spaced = best.family == PACE_HOT;
   res->changed = best.added > 0 || best.relax >= 0;
   res->relaxed = best.relax >= 0;
   /* relax lowers only pacing knobs, which a plan setting it gives up */
   res->overrode = best.added > 0 && ((best.ir->sms_used != plan_pp->sms_used && plan_knob_loc(plan_pp, "sms_used").line > 0) ||
                                      (best.family == PACE_HOT ? spacing_written(plan_pp, &best.ir->sched)
+                                      : best.family == PACE_STAGE ? plan_knob_loc(plan_pp, "power.stage_rate").line > 0
                                       : best.family != FEWER_SMS && overrides(plan_pp)));
   Ir *ir = best.ir;
   ir->warnings = g_steal_pointer(&warnings);
@@ -860,6 +877,8 @@ static Ir *fit_section(const Plan *plan, ProblemKind kind, int64_t cap, gboolean
         g_string_append_printf(what, "%sattention.stagger %d", what->len ? ", " : "", sc->attn_stagger);
       if (sc->ln_fold_first_gap != plan_pp->ln_fold_first_gap)
         g_string_append_printf(what, "%sln_fold_first_gap %d", what->len ? ", " : "", sc->ln_fold_first_gap);
+    } else if (best.family == PACE_STAGE) {
+      g_string_append_printf(what, "%spower.stage_rate %d", what->len ? ", " : "", sc->stage_rate);
     } else if (best.family != FEWER_SMS) {
       g_string_append_printf(what, "%spower.bucket_bytes %d, power.event_interval %d", what->len ? ", " : "",
                              sc->bucket_bytes, sc->event_interval);

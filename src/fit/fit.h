@@ -28,6 +28,9 @@
 /* power.fit: relax lowers the pacing knobs of a program at least this far
  * under the limit (a program nearer it keeps the values written for it). */
 #define FIT_RELAX_HEADROOM_W 1.0
+/* The stage-rate rung's level L: each stage loads FIT_STAGE_BYTES per L
+ * cycles (power.stage_rate = FIT_STAGE_BYTES / L bytes a cycle). */
+#define FIT_STAGE_BYTES 65536
 /* At most this many capacity fallbacks before a refusal stands. */
 #define FIT_MAX_FALLBACKS 16
 /* The largest event interval it tries (the knob's maximum). */

@@ -288,6 +288,8 @@ const PlanKnobDef plan_knobs[PLAN_NKNOBS] = {
     INT("power.event_interval", BOTH, event_interval, 0, 100000, 0, -1, NULL, 0, 0),
     INT("power.pacing_wg", BOTH, pacing_wg, -1, 511, -1, -1, check_pacing_wg, 0, 0),
     INT("power.in_flight", BOTH, in_flight, 0, 512, 0, -1, NULL, 0, 0),
+    /* power.stage_rate: each stage's HBM loads at most N bytes a cycle (pace.c) */
+    INT("power.stage_rate", BOTH, stage_rate, 0, 65536, 0, -1, NULL, 0, 0),
     BOOL("power.deferred_loads", BOTH, deferred_loads, 0, -1, NULL, 0, 4),
     INT("power.preload_window", D1, preload_window, 0, 512, 0, -1, NULL, 0, 0),
     ENUM("power.deferred_after", D1, deferred_after, defer_after_names, DEFER_AFTER_LAYER, 0, 0),

@@ -64,7 +64,7 @@ extern const char *const sched_space_name[SPACE__COUNT]; /* "ln", "qkv", "att", 
 
 /* Number of knobs (the frontend's table, plan_schema.c), problem dims
  * included. */
-#define SCHED_NKNOBS 120
+#define SCHED_NKNOBS 121
 /* Longest value text of a knob ("round_robin", "-1", "1073741824"). */
 #define SCHED_VALUE_MAX 16
 
@@ -136,6 +136,8 @@ typedef struct Schedule {
   int event_interval;       /* cycles between buckets (0 = no pacing)   */
   int pacing_wg;            /* WG that paces buckets (-1 = self-paced)  */
   int in_flight;            /* with pacing_wg: buckets in flight (0 = no cap) */
+  int stage_rate;           /* HBM bytes a stage loads per cycle, spread */
+                            /* over its WGs (0 = no cap; pace.c)         */
   gboolean deferred_loads;  /* planned: true                            */
   int preload_window;       /* D1: preload tasks in flight (0 = no window) */
   SchedDeferAfter deferred_after; /* D1: where the next layer's preload goes */

@@ -14,6 +14,7 @@
  *   decrease along a WG's program (buckets may share a number; the numbers
  *   used are 1..M, without gaps) and the pacer depends on nobody: no
  *   deadlock. */
+#include <limits.h>
 #include <string.h>
 
 #include "ir.h"
@@ -337,8 +338,90 @@ static void split_loads(Ir *ir, int64_t bucket, IrProv prov) {
   }
 }
 
+/* A (stage, WG) pair of stage_rate's: a WG that loads from HBM in a stage. */
+typedef struct StageWg {
+  int stage, wg;
+} StageWg;
+
+static int by_stage_wg(const void *a, const void *b) {
+  const StageWg *x = a, *y = b;
+  if (x->stage != y->stage) return (x->stage > y->stage) - (x->stage < y->stage);
+  return (x->wg > y->wg) - (x->wg < y->wg);
+}
+
+/* power.stage_rate = R: a stage's HBM loads go at about R bytes a cycle,
+ * however many WGs share them.  The loads are cut into pieces of at most
+ * STAGE_RATE_BUCKET bytes (split_loads) and each WG's loads of a stage into
+ * buckets of that many bytes (a bucket ends at a task's end).  A stage
+ * whose loads are spread over n WGs gives each WG R / n bytes a cycle:
+ * before each of its buckets but the first, a WG waits n x the bucket's
+ * bytes / R cycles (WAITT), and before its first the WG of rank r among
+ * the n (by WG number) waits r x the bucket's bytes / R, so that the n
+ * start in turn instead of at once: a round robin at R.  The load pacing
+ * of the other knobs slows every stage by one rate per WG, which a stage
+ * on many WGs (D1's streamed W1, on every WG) passes through many times as
+ * fast as a stage on few; this one caps each stage as a whole, and a stage
+ * under the rate only waits its turns.  Tasks of no stage (stage < 0: the
+ * preloads) count as one stage. */
+#define STAGE_RATE_BUCKET 4096
+static void stage_rate(Ir *ir, int64_t rate) {
+  IrProv prov = ir_prov(ir, "power.stage_rate");
+  split_loads(ir, STAGE_RATE_BUCKET, prov);
+  g_autoptr(GArray) pairs = g_array_new(FALSE, FALSE, sizeof(StageWg));
+  for (guint k = 0; k < ir->tasks->len; k++) {
+    const IrTask *task = ir_task_at(ir, (int)k);
+    for (guint i = 0; i < task->ops->len; i++) {
+      const IrOp *op = &g_array_index(task->ops, IrOp, i);
+      if (op->kind != IR_LD || ir_tensor(ir, op->mem.t)->home != HOME_HBM) continue;
+      StageWg p = {MAX(task->stage, -1), task->wg};
+      g_array_append_val(pairs, p);
+      break;
+    }
+  }
+  g_array_sort(pairs, by_stage_wg);
+  guint u = 0; /* unique pairs */
+  for (guint i = 0; i < pairs->len; i++)
+    if (u == 0 || by_stage_wg(&g_array_index(pairs, StageWg, u - 1), &g_array_index(pairs, StageWg, i)) != 0)
+      g_array_index(pairs, StageWg, u++) = g_array_index(pairs, StageWg, i);
+  g_array_set_size(pairs, u);
+  int nwg = sim_machine_wgs(&ir->hw);
+  g_autofree int64_t *fill = g_new0(int64_t, nwg);
+  g_autofree int *cur = g_new(int, nwg);
+  for (int w = 0; w < nwg; w++) cur[w] = INT_MIN;
+  for (guint k = 0; k < ir->tasks->len; k++) {
+    IrTask *task = ir_task_at(ir, (int)k);
+    int w = task->wg, stage = MAX(task->stage, -1);
+    if (w < 0 || w >= nwg) continue;
+    for (guint i = 0; i < task->ops->len; i++) {
+      IrOp *op = &g_array_index(task->ops, IrOp, i);
+      if (op->kind != IR_LD || ir_tensor(ir, op->mem.t)->home != HOME_HBM) continue;
+      gboolean first = cur[w] != stage;
+      if (first || fill[w] >= STAGE_RATE_BUCKET) { /* a bucket starts here: its turn */
+        StageWg key = {stage, w};
+        const StageWg *p = bsearch(&key, pairs->data, pairs->len, sizeof(StageWg), by_stage_wg);
+        guint at = (guint)(p - (const StageWg *)pairs->data), a = at, z = at;
+        while (a > 0 && g_array_index(pairs, StageWg, a - 1).stage == stage) a--;
+        while (z + 1 < pairs->len && g_array_index(pairs, StageWg, z + 1).stage == stage) z++;
+        int64_t b = 0; /* the bucket's bytes: its loads in this task up to STAGE_RATE_BUCKET */
+        for (guint j = i; j < task->ops->len && b < STAGE_RATE_BUCKET; j++) {
+          const IrOp *o = &g_array_index(task->ops, IrOp, j);
+          if (o->kind == IR_LD && ir_tensor(ir, o->mem.t)->home == HOME_HBM) b += HBM_LINE * lines(ir, o);
+        }
+        int64_t turns = first ? (int64_t)(at - a) : (int64_t)(z - a + 1), wait = (turns * b + rate - 1) / rate;
+        cur[w] = stage, fill[w] = 0;
+        if (wait > 0) {
+          insert_wait(ir, task, i++, wait, prov);
+          op = &g_array_index(task->ops, IrOp, i);
+        }
+      }
+      fill[w] += HBM_LINE * lines(ir, op);
+    }
+  }
+}
+
 gboolean pass_pace(Ir *ir, GError **err) {
   const Schedule *pp = &ir->sched;
+  if (pp->stage_rate > 0) stage_rate(ir, pp->stage_rate);
   if (pp->bucket_bytes <= 0 || pp->event_interval <= 0) return TRUE;
   IrProv prov = ir_prov(ir, "power.bucket_bytes");
   split_loads(ir, pp->bucket_bytes, prov);
