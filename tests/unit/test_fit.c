@@ -41,6 +41,17 @@ static void run(const char *text, SimResult *r) {
   ck_assert_msg(t_run(text, &o, r, &err), "%s", err ? err->message : "?");
 }
 
+/* Run the fitted program with its numerics checked: right, and the very
+ * watts and cycles the fitting measured. */
+static void run_as_fitted(const char *text, const FitResult *f) {
+  SimResult r;
+  run(text, &r);
+  ck_assert_msg(r.check.pass, "numerics: max abs error %g", r.check.max_abs_err);
+  ck_assert_msg(r.peak_w == f->peak_w && r.cycles == f->cycles, "the fitting measured %.4f W / %" G_GINT64_FORMAT
+                " cycles, the run %.4f W / %" G_GINT64_FORMAT, f->peak_w, f->cycles, r.peak_w, r.cycles);
+  sim_result_clear(&r);
+}
+
 START_TEST(test_fit_under_limit) {
   g_autoptr(Plan) plan = best_d1(H64, NULL);
   g_autoptr(GError) err = NULL;
@@ -54,12 +65,7 @@ START_TEST(test_fit_under_limit) {
   ck_assert(ir->fit_note && strstr(ir->fit_note, "power.fit:"));
   g_autofree char *text = be_emit(ir);
   ck_assert_msg(strstr(text, "; d1.power.fit:"), "no instruction cites power.fit (at its line: best.yaml writes it)");
-  SimResult r;
-  run(text, &r);
-  ck_assert_msg(r.check.pass, "numerics: max abs error %g", r.check.max_abs_err);
-  ck_assert_msg(r.peak_w == f.peak_w && r.cycles == f.cycles, "the fitting measured %.4f W / %" G_GINT64_FORMAT
-                " cycles, the run %.4f W / %" G_GINT64_FORMAT, f.peak_w, f.cycles, r.peak_w, r.cycles);
-  sim_result_clear(&r);
+  run_as_fitted(text, &f);
   /* the record says which values are the fitting's */
   g_autofree char *irt = ir_print(ir);
   ck_assert(strstr(irt, "d1.power.event_interval = ") && strstr(irt, "; power.fit\n"));
@@ -215,11 +221,7 @@ START_TEST(test_fit_fewer_sms) {
   ck_assert_msg(f.cycles <= fewer, "fitted: %" G_GINT64_FORMAT " cycles, on fewer SMs unpaced %" G_GINT64_FORMAT,
                 f.cycles, fewer);
   g_autofree char *asm_text = be_emit(ir);
-  SimResult r;
-  run(asm_text, &r);
-  ck_assert_msg(r.check.pass, "numerics: max abs error %g", r.check.max_abs_err);
-  ck_assert(r.peak_w == f.peak_w && r.cycles == f.cycles);
-  sim_result_clear(&r);
+  run_as_fitted(asm_text, &f);
 }
 END_TEST
 
@@ -466,11 +468,7 @@ START_TEST(test_fit_hot_stages) {
   g_autofree char *line = g_strdup_printf("p1.issue_spacing.qkv = %d  ; power.fit\n", ir->sched.issue_spacing[PROJ_QKV]);
   ck_assert_msg(strstr(irt, line), "the record does not mark the spacing the fitting set");
   g_autofree char *text = be_emit(ir);
-  SimResult r;
-  run(text, &r);
-  ck_assert_msg(r.check.pass, "numerics: max abs error %g", r.check.max_abs_err);
-  ck_assert(r.peak_w == f.peak_w && r.cycles == f.cycles);
-  sim_result_clear(&r);
+  run_as_fitted(text, &f);
 }
 END_TEST
 
@@ -497,11 +495,7 @@ START_TEST(test_fit_stage_rate) {
   ck_assert_msg(strstr(irt, line), "the record does not mark the rate the fitting set");
   g_autofree char *text = be_emit(ir);
   ck_assert_msg(strstr(text, "WAITT") && strstr(text, "; d1.power.fit:"), "no WAITT cites power.fit");
-  SimResult r;
-  run(text, &r);
-  ck_assert_msg(r.check.pass, "numerics: max abs error %g", r.check.max_abs_err);
-  ck_assert(r.peak_w == f.peak_w && r.cycles == f.cycles);
-  sim_result_clear(&r);
+  run_as_fitted(text, &f);
 }
 END_TEST
 
