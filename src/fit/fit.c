@@ -283,8 +283,13 @@ static int rung_sms(const Plan *plan, const PlanProblem *plan_pp, const char *du
     Point pt;
     g_autoptr(GError) e = NULL;
     res->runs++;
-    if (!measure(plan, plan_pp, FEWER_SMS, S - mid, cap_of(best), dump_after, verify, &pt, &e)) {
+    int64_t cap = cap_of(best);
+    if (!measure(plan, plan_pp, FEWER_SMS, S - mid, cap, dump_after, verify, &pt, &e)) {
       point_free(&pt);
+      /* slower than the fastest legal program: more SMs; as the base of
+       * the rung one SM above, it counts as found (an earlier rung's cap
+       * must not hide the count that rung starts from) */
+      if (past_cap(e, cap)) found = mid;
       lo = mid + 1;
       continue;
     }
@@ -807,17 +812,19 @@ static Ir *fit_section(const Plan *plan, ProblemKind kind, int64_t cap, gboolean
     return NULL;
   }
   if (!best.ir) { /* every rung: the fastest program under the limit wins */
-    double h; /* the stage rung first: its program caps the others' runs */
-    int64_t p;
-    rung(plan, plan_pp, PACE_STAGE, dump_after, verify, &best, res, &h, &p);
     int fewer = rung_sms(plan, plan_pp, dump_after, verify, &best, res);
     if (fewer > 0 && fewer + 1 < plan_pp->sms_used) { /* one SM more, self-paced: between the two */
       PlanProblem more = *plan_pp;
       plan_knob_fit(&more, "sms_used", fewer + 1);
+      double h;
+      int64_t p;
       rung(plan, &more, PACE_SELF, dump_after, verify, &best, res, &h, &p);
     }
     rung(plan, plan_pp, PACE_SELF, dump_after, verify, &best, res, &hottest, &paced);
     rung(plan, plan_pp, PACE_PACER, dump_after, verify, &best, res, &hottest, &paced);
+    double h;
+    int64_t p;
+    rung(plan, plan_pp, PACE_STAGE, dump_after, verify, &best, res, &h, &p);
     rung_hot(plan, plan_pp, dump_after, verify, &best, res);
   }
   if (section.power_fit == FIT_RELAX && best.ir && best.added == 0 && best.peak_w <= FIT_LIMIT_W - FIT_RELAX_HEADROOM_W)
