@@ -819,6 +819,7 @@ static Ir *fit_section(const Plan *plan, ProblemKind kind, int64_t cap, gboolean
       double h;
       int64_t p;
       rung(plan, &more, PACE_SELF, dump_after, verify, &best, res, &h, &p);
+      rung(plan, &more, PACE_STAGE, dump_after, verify, &best, res, &h, &p); /* and by stage */
     }
     rung(plan, plan_pp, PACE_SELF, dump_after, verify, &best, res, &hottest, &paced);
     rung(plan, plan_pp, PACE_PACER, dump_after, verify, &best, res, &hottest, &paced);
