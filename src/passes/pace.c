@@ -352,7 +352,7 @@ static int by_stage_wg(const void *a, const void *b) {
 /* power.stage_rate = R: a stage's HBM loads go at about R bytes a cycle,
  * however many WGs share them.  The loads are cut into pieces of at most
  * STAGE_RATE_BUCKET bytes (split_loads) and each WG's loads of a stage into
- * buckets of that many bytes (a bucket ends at a task's end).  A stage
+ * buckets of that many bytes (a bucket's bytes: its loads in its task).  A stage
  * whose loads are spread over n WGs gives each WG R / n bytes a cycle:
  * before each of its buckets but the first, a WG waits n x the bucket's
  * bytes / R cycles (WAITT), and before its first the WG of rank r among
