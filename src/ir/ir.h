@@ -343,8 +343,9 @@ char *ir_view_str(const Ir *ir, int task, IrView v);
  * `allocated`: also check rf_alloc's results. */
 gboolean ir_verify(const Ir *ir, gboolean allocated, GError **err);
 /* The placed program runs to its end as far as its events go (each WG in
- * program order, SIGs counting up, WAITs passing at their counts): FALSE
- * with the first stuck WAIT when it deadlocks.  Part of ir_verify once
+ * program order, SIGs counting up, WAITs passing at their counts, RED
+ * rounds completing at their N-th contribution as tcc-sim runs them):
+ * FALSE with the stuck WAIT or RED round when it deadlocks.  Part of ir_verify once
  * allocated; pass_pipeline runs it on every program. */
 gboolean ir_verify_progress(const Ir *ir, GError **err);
 
