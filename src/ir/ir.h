@@ -195,6 +195,8 @@ typedef struct IrIlp {
   IrIlpStatus status;
   int64_t objective, bound;  /* bound: the best bound proved (= objective when optimal) */
   int64_t constructive;      /* the constructive placement's objective (-1: it failed) */
+  gboolean constructive_red_shared; /* it put a panel's RED K shards on one WG: */
+                             /* no candidate (resident_ilp.c)                 */
   int units, wgs, columns, rows; /* the model's size                        */
   GArray *stages;            /* IrIlpStage, in (layer, projection) order    */
 } IrIlp;

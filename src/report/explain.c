@@ -193,7 +193,11 @@ static void placement_text(GString *o, const Ir *ir, const Schedule *s) {
   g_string_append_printf(o, "  model: %d units in %u stages on %d WGs, %d columns, %d rows; "
                             "active_weight %d\n",
                          a->units, a->stages->len, a->wgs, a->columns, a->rows, s->obj_active_weight);
-  if (a->constructive >= 0)
+  if (a->constructive >= 0 && a->constructive_red_shared)
+    g_string_append_printf(o, "  the constructive placement scores %" G_GINT64_FORMAT " by the same formula, but "
+                              "puts a panel's RED K shards on one WG (a deadlock): not a candidate\n",
+                           a->constructive);
+  else if (a->constructive >= 0)
     g_string_append_printf(o, "  the constructive placement scores %" G_GINT64_FORMAT " by the same formula%s\n",
                            a->constructive,
                            a->constructive == a->objective ? ": as good, so it is kept (ties go to it)" : "");
@@ -375,6 +379,8 @@ char *explain_json(const Machine *hw, const Schedule *s, const char *file, const
       jdoc_member(j, "gap_percent");
       jdoc_double(j, ilp_gap(a));
       INT("constructive_objective", a->constructive);
+      jdoc_member(j, "constructive_red_shared");
+      jdoc_bool(j, a->constructive_red_shared);
       INT("units", a->units);
       INT("wgs", a->wgs);
       INT("columns", a->columns);
