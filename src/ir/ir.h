@@ -186,6 +186,8 @@ typedef struct IrGroup {
 typedef enum {
   IR_ILP_OPTIMAL,   /* proved optimal                                     */
   IR_ILP_FEASIBLE,  /* the time limit stopped it with an incumbent        */
+  IR_ILP_FALLBACK,  /* it stopped with none: the constructive placement   */
+                    /* is used (objective: its score), with a warning     */
 } IrIlpStatus;
 typedef struct IrIlpStage {
   char name[24];    /* "l0.w1"                                             */
@@ -242,8 +244,9 @@ typedef struct Ir {
   IrIlp *ilp;         /* the ILP placement's account (NULL: not used); owned */
   IrMulticast *mc;    /* the multicast pass's account (NULL: no candidates); owned */
   GPtrArray *warnings; /* char*, "file:line:col: warning: ...": the capacity */
-                      /* fallbacks that made the plan compile (src/fit);   */
-                      /* NULL: none; owned                                  */
+                      /* fallbacks that made the plan compile (src/fit),   */
+                      /* then the passes' own (ir_warning); NULL: none;    */
+                      /* owned                                              */
   char *fit_note;     /* the power fitting's account when it changed the   */
                       /* schedule (src/fit), a line of text; NULL: none;   */
                       /* the backend prints it under the header; owned     */
@@ -359,6 +362,10 @@ GQuark ir_error_quark(void);
  * place in the file, so the error points at the problem section (ir->section),
  * or at 1:1 when that is unknown too. */
 void ir_error(const Ir *ir, GError **err, IrProv at, const char *fmt, ...) G_GNUC_PRINTF(4, 5);
+/* The same line as a warning ("PLAN:LINE:COL: warning: MESSAGE"), added to
+ * ir->warnings: a pass that compiles the plan otherwise than it asks
+ * (the ILP placement's fallback to the constructive one). */
+void ir_warning(Ir *ir, IrProv at, const char *fmt, ...) G_GNUC_PRINTF(3, 4);
 
 /* ---- passes (src/passes, one file each) ---- */
 

@@ -95,10 +95,18 @@ typedef struct LwUnit {
  * `constructive` (or NULL when first fit failed) is the constructive
  * placement, the solver's first incumbent and its reported yardstick (not
  * offered, nor kept on a tie, when it puts two RED shards of a panel on one
- * WG).  Records its account in ir->ilp.  FALSE with an error at
- * placement.solver when no placement exists or none is found within
- * placement.time_limit_s. */
+ * WG).  Records its account in ir->ilp.  When GLPK stops at
+ * placement.time_limit_s with no placement, the constructive one (if it
+ * fits and keeps the RED shards apart) is used, with a warning
+ * (ir_warning) and the status IR_ILP_FALLBACK.  FALSE with an error at
+ * placement.solver when no placement exists, or none is found and the
+ * constructive one cannot stand in. */
 gboolean lw_place_ilp(Ir *ir, const LwUnit *u, int n, const GArray *order, int cap,
                       const int *constructive, int *wg, GError **err);
+/* Tests only: GLPK's time limit in milliseconds instead of
+ * placement.time_limit_s (0: the plan's).  1 stops the search at GLPK's
+ * first check of the clock, before any incumbent, on any machine (its test
+ * is limit - 1 <= the milliseconds spent). */
+extern int lw_ilp_test_tm_lim_ms;
 
 #endif

@@ -35,7 +35,11 @@
  * it is neither offered to GLPK nor kept on a tie.  GLPK runs with
  * fixed options and no terminal output: the same plan gives the same
  * placement, unless the time limit stops the search, whose incumbent then
- * depends on the machine's speed (docs/plan.md).  The account (status,
+ * depends on the machine's speed (docs/plan.md).  When it stops with none
+ * (GLPK code 9, before its first incumbent: the constructive one is offered
+ * only once the root's LP is solved), the constructive placement is used,
+ * with a warning and the status IR_ILP_FALLBACK, where it fits and keeps
+ * the RED shards apart; else the plan is refused at placement.solver.  The account (status,
  * objective, bound, per-stage loads, the constructive placement's by the
  * same formula) goes to ir->ilp for tcc-gen --explain. */
 #include "resident.h"
@@ -43,6 +47,8 @@
 #include <glpk.h>
 #include <math.h>
 #include <string.h>
+
+int lw_ilp_test_tm_lim_ms = 0;
 
 typedef struct Model {
   int ns, nw, nsm;           /* stages, WG slots, SMs                          */
@@ -423,20 +429,32 @@ gboolean lw_place_ilp(Ir *ir, const LwUnit *u, int n, const GArray *order, int c
     glp_iocp ip;
     glp_init_iocp(&ip);
     ip.msg_lev = GLP_MSG_OFF;
-    ip.tm_lim = ir->sched.solver_time_limit_s * 1000;
+    ip.tm_lim = lw_ilp_test_tm_lim_ms > 0 ? lw_ilp_test_tm_lim_ms : ir->sched.solver_time_limit_s * 1000;
     ip.cb_func = on_tree, ip.cb_info = &se;
     rc = glp_intopt(P, &ip);
   }
   int status = ok ? glp_mip_status(P) : GLP_NOFEAS;
   gboolean found = (rc == 0 || rc == GLP_ETMLIM) && (status == GLP_OPT || status == GLP_FEAS);
-  if (!found) {
-    if (status == GLP_NOFEAS || (ok && rc == 0))
-      infeasible(ir, &m, err);
-    else
-      ir_error(ir, err, ir_prov(ir, "placement.solver"),
-               "placement.solver: ilp: no placement found within placement.time_limit_s=%d (GLPK "
-               "code %d): raise the limit or use the constructive placer",
-               ir->sched.solver_time_limit_s, rc);
+  if (!found && (status == GLP_NOFEAS || (ok && rc == 0))) {
+    infeasible(ir, &m, err);
+  } else if (!found && (!cons || shared)) {
+    ir_error(ir, err, ir_prov(ir, "placement.solver"),
+             "placement.solver: ilp: no placement found within placement.time_limit_s=%d (GLPK "
+             "code %d), and the constructive placement %s: raise the limit",
+             ir->sched.solver_time_limit_s, rc,
+             cons ? "puts a panel's RED K shards on one WG" : "does not fit");
+  } else if (!found) { /* stopped before any incumbent: the constructive placement */
+    memcpy(wg, constructive, sizeof(int) * (gsize)n);
+    int64_t obj = evaluate(&m, cons, NULL);
+    /* the LP relaxation's optimum bounds every placement (integer loads: up) */
+    int64_t bound = (int64_t)ceil(MAX(MAX(se.bound, glp_get_obj_val(P)), 0) - 1e-6);
+    report(ir, &m, IR_ILP_FALLBACK, obj, MIN(bound, obj), cons, cons, FALSE, P);
+    ir_warning(ir, ir_prov(ir, "placement.solver"),
+               "placement.solver: ilp: GLPK found no placement within placement.time_limit_s=%d "
+               "(GLPK code %d); using the constructive placement (objective %" G_GINT64_FORMAT
+               "): raise the limit for the solver's",
+               ir->sched.solver_time_limit_s, rc, obj);
+    found = TRUE;
   } else {
     g_autofree int *cnt = g_new0(int, (gsize)m.ns * m.nw);
     for (int st = 0; st < m.ns; st++)

@@ -27,10 +27,12 @@
 
 #include "attention.h"
 #include "builder.h"
+#include "explain.h"
 #include "fanout.h"
 #include "ir_parse.h"
 #include "lower.h"
 #include "pipeline.h"
+#include "resident.h"
 #include "tests.h"
 #include "trace.h" /* the MMA arrays test: TraceSlice */
 
@@ -1938,6 +1940,56 @@ START_TEST(test_ilp_infeasible) {
 }
 END_TEST
 
+/* placement.time_limit_s when GLPK stops before its first incumbent
+ * (lw_ilp_test_tm_lim_ms 1: GLPK's clock test, limit - 1 <= milliseconds
+ * spent, holds at its first check on any machine, so this does not depend
+ * on the machine's speed): the constructive placement is used (every task
+ * on the WG the constructive solver gives it) with one warning at
+ * placement.solver, and --explain says so (text and JSON); the program
+ * runs correctly.  Before, the plan was refused ("no placement found
+ * within placement.time_limit_s=10 (GLPK code 9)"). */
+START_TEST(test_ilp_time_limit) {
+  g_autofree char *knobs = g_strdup_printf(ILP_BASE "\n  placement: {solver: ilp, active_weight: %d}", ILP_ACTIVE);
+  g_autoptr(Plan) pi = small_plan(PROB_D1, knobs);
+  g_autoptr(Plan) pc = small_plan(PROB_D1, ILP_BASE);
+  g_autoptr(GError) err = NULL;
+  lw_ilp_test_tm_lim_ms = 1;
+  Ir *raw = pass_pipeline(pi, PROB_D1, NULL, NULL, TRUE, &err);
+  lw_ilp_test_tm_lim_ms = 0;
+  g_autoptr(Ir) ir = raw;
+  ck_assert_msg(ir, "%s", err ? err->message : "?");
+  g_autoptr(Ir) con = pass_pipeline(pc, PROB_D1, NULL, NULL, TRUE, &err);
+  ck_assert_msg(con, "%s", err ? err->message : "?");
+  ck_assert_int_eq(ir->tasks->len, con->tasks->len);
+  for (guint k = 0; k < ir->tasks->len; k++)
+    ck_assert_msg(ir_task_at(ir, (int)k)->wg == ir_task_at(con, (int)k)->wg, "task %s: wg%d, constructive wg%d",
+                  ir_task_at(ir, (int)k)->name, ir_task_at(ir, (int)k)->wg, ir_task_at(con, (int)k)->wg);
+  int units = 0;
+  int64_t oc = placement_objective(con, ILP_ACTIVE, &units);
+  ck_assert(ir->ilp != NULL);
+  ck_assert_int_eq(ir->ilp->status, IR_ILP_FALLBACK);
+  ck_assert_int_eq(ir->ilp->objective, oc);
+  ck_assert_int_eq(ir->ilp->constructive, oc);
+  ck_assert(ir->warnings && ir->warnings->len == 1);
+  g_autofree char *want = g_strdup_printf("small.yaml:10:15: warning: placement.solver: ilp: GLPK found no placement "
+                                          "within placement.time_limit_s=10 (GLPK code 9); using the constructive "
+                                          "placement (objective %" G_GINT64_FORMAT "): raise the limit for the solver's", oc);
+  ck_assert_str_eq(g_ptr_array_index(ir->warnings, 0), want);
+  g_autofree char *text = explain_text(&pi->hw, &pi->d1, pi->file, ir, NULL);
+  ck_assert_msg(strstr(text, "  status no placement within the time limit: the constructive one is used (time_limit_s 10; "
+                             "see the warning); objective"), "%s", text);
+  ck_assert_msg(strstr(text, "by the same formula: the placement used\n"), "%s", text);
+  ck_assert_msg(strstr(text, want), "%s", text); /* among the fallbacks */
+  g_autofree char *js = explain_json(&pi->hw, &pi->d1, pi->file, ir, NULL, &err);
+  ck_assert_msg(js && strstr(js, "\"constructive_time_limit\""), "%s", js ? js : err->message);
+  g_autofree char *prog = be_emit(ir);
+  SimResult r;
+  g_autoptr(Program) p = simulate("ilp time limit", prog, 7, &r);
+  assert_passes("ilp time limit", p, &r, 7);
+  sim_result_clear(&r);
+}
+END_TEST
+
 /* Every panel's RED K shards (wo, w2) of each step on different WGs. */
 static void assert_red_apart(const Ir *ir) {
   g_autoptr(GHashTable) seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
@@ -3538,6 +3590,7 @@ Suite *suite_gen(void) {
   tcase_add_test(tc, test_ilp_placement);
   tcase_add_test(tc, test_ilp_infeasible);
   tcase_add_test(tc, test_ilp_red_apart);
+  tcase_add_test(tc, test_ilp_time_limit);
   tcase_add_test(tc, test_handoff_rf);
   tcase_add_test(tc, test_resident_history);
   tcase_add_test(tc, test_k_split);
