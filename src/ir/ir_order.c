@@ -22,7 +22,15 @@
  * events of its own (a lowering that streams into a running task makes the
  * writer wait for an event the receiving task signals: resident_owners.c), and
  * the tensor is live from C's first op; a write ordered by neither is a
- * race, which the simulator reports.
+ * race, which the simulator reports.  Except into a preload task's tensor
+ * (role preload: resident weights and history K/V, loaded once): a preload
+ * task signals nothing a writer waits for, so nothing orders the write
+ * after C's start, and it may land while a task before C on w still runs -
+ * D1's qkv tasks store each step's K/V rows into the slice that layer l's
+ * deferred preload task holds, and the task before it may be a K/V
+ * write-back to HBM (kv_writeback) that completes no group.  Such a tensor
+ * is live from the first op the write may land at, as if C waited for P
+ * (its bytes are then not another tensor's while that task runs).
  *
  * Cost: O(tasks + groups) vectors of `wgs` ints, one pass over the ops
  * (tcc-gen's P1 has 22 MB of them), O(remote writes) otherwise. */
@@ -122,8 +130,10 @@ int *ir_remote_first_op(const Ir *ir) {
     const Write *wr = &g_array_index(writes, Write, i);
     int c = ir_tensor(ir, wr->t)->task;
     const int *vc = g_hash_table_lookup(saved, GINT_TO_POINTER(c));
-    /* C waits for P: wr->f; else from C's start (its own task) */
+    /* C waits for P: wr->f; else from C's start (its own task); a
+     * preload task: from where the write may land, at the latest C's start */
     int f = vc && vc[wr->wp] > wr->pos ? wr->f : start[c];
+    if (ir_task_at(ir, c)->role.kind == ROLE_PRELOAD) f = MIN(f, wr->f);
     if (first[wr->t] < 0 || f < first[wr->t]) first[wr->t] = f;
   }
   return first;

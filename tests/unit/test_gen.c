@@ -1990,6 +1990,60 @@ START_TEST(test_ilp_time_limit) {
 }
 END_TEST
 
+/* Resident history K/V with deferred preloads (issue 30, item 8): each
+ * step's qkv tasks store the new K/V rows into the last slice's tensors,
+ * which layer l's preload task holds, and nothing orders those stores after
+ * the preload task's start: on its WG the task right before it is a K/V
+ * write-back to HBM (kv_writeback), which completes no group, and the
+ * store may land while that still reads its acc.  So the preload task's
+ * remotely written tensors are live from that task's first op (the first
+ * op the store may land at, ir_order.c), not from the preload task's:
+ * their bytes are nobody else's meanwhile.  Live only from the preload
+ * task's start, l1.kv.h0.s1.k took the write-back's bytes and tcc-sim
+ * reported "race: ST writes into wg5's region 'l1_kv_h0_s1_k' that wg5's
+ * ST ... read with no event from wg5 since" (the golden
+ * d1_kv_deferred_race).  The program runs correctly. */
+START_TEST(test_kv_deferred_live) {
+  g_autoptr(Plan) p = plan_text("kv.yaml", "version: 1\nhardware: {sms: 4}\nd1:\n"
+                                           "  problem: {d_model: 64, heads: 2, d_ff: 128, history: 64, steps: 2}\n"
+                                           "  k_split: {w2: 2}\n  weights: resident\n  handoff: rf\n"
+                                           "  power: {deferred_loads: true, preload_window: 4, fit: off}\n"
+                                           "  attention: {slices: 2}\n  refinements: {ln_fold: true}\n");
+  g_autoptr(GError) err = NULL;
+  g_autoptr(Ir) ir = pass_pipeline(p, PROB_D1, NULL, NULL, TRUE, &err);
+  ck_assert_msg(ir, "%s", err ? err->message : "?");
+  int nwg = sim_machine_wgs(&ir->hw);
+  g_autofree int *nops = g_new0(int, nwg), *start = g_new(int, ir->tasks->len), *prev = g_new(int, ir->tasks->len);
+  g_autofree int *last = g_new(int, nwg);
+  for (int w = 0; w < nwg; w++) last[w] = -1;
+  for (guint k = 0; k < ir->tasks->len; k++) { /* each task's first op on its WG, and the task before it */
+    const IrTask *t = ir_task_at(ir, (int)k);
+    start[k] = nops[t->wg], prev[k] = last[t->wg];
+    nops[t->wg] += (int)t->ops->len, last[t->wg] = (int)k;
+  }
+  int checked = 0;
+  for (guint k = 0; k < ir->tasks->len; k++) {
+    const IrTask *t = ir_task_at(ir, (int)k);
+    for (guint i = 0; i < t->ops->len; i++) {
+      const IrOp *op = &g_array_index(t->ops, IrOp, i);
+      if (op->kind != IR_ST || ir_tensor(ir, op->mem.t)->home != HOME_RF) continue;
+      const IrTensor *x = ir_tensor(ir, op->mem.t);
+      const IrTask *c = ir_task_at(ir, x->task);
+      if (c->role.kind != ROLE_PRELOAD || c->wg == t->wg || prev[x->task] < 0) continue;
+      const IrTask *b = ir_task_at(ir, prev[x->task]);
+      if (b->signals >= 0) continue; /* the task before completes a group: the writer knows it done */
+      ck_assert_msg(x->first_op <= start[prev[x->task]],
+                    "%s (task %s, wg%d) is live from op %d, but %s's store may land from op %d (task %s, "
+                    "which completes no group)", x->name, c->name, c->wg, x->first_op, t->name,
+                    start[prev[x->task]], b->name);
+      checked++;
+    }
+  }
+  ck_assert_int_gt(checked, 0);
+  compile_run(p, PROB_D1, "kv deferred", NULL);
+}
+END_TEST
+
 /* Every panel's RED K shards (wo, w2) of each step on different WGs. */
 static void assert_red_apart(const Ir *ir) {
   g_autoptr(GHashTable) seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
@@ -3603,6 +3657,7 @@ Suite *suite_gen(void) {
   tcase_add_test(tc, test_first_token);
   tcase_add_test(tc, test_q_first);
   tcase_add_test(tc, test_new_slice);
+  tcase_add_test(tc, test_kv_deferred_live);
   tcase_add_test(tc, test_kv_temp_slices);
   tcase_add_test(tc, test_p1_pass_one_panel);
   tcase_add_test(tc, test_in_flight_resident);
