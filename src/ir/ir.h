@@ -173,6 +173,11 @@ typedef struct IrTask {
  * sync pass counts on one cumulative event counter, in creation order. */
 typedef struct IrGroup {
   char *event;      /* the family's event name: "qkv_l0"                     */
+  gboolean any_order; /* the family's groups may complete in any order      */
+                    /* (power.preload_window's: task i waits for i - K + 1  */
+                    /* completions of any of them), so a WAIT for its count  */
+                    /* certifies no particular group: ir_order.c learns      */
+                    /* nothing from it.  IR text: "group FAMILY any  ; ..."  */
   IrProv prov;      /* what made the dependency, when a pass did (the knob  */
                     /* of power.preload_waves' waves): the SIG and WAIT ops  */
                     /* the sync pass makes for it cite it; knob NULL: the    */

@@ -12,6 +12,13 @@
  * counted up to and including the member.  A group whose members come
  * after a waiter in program order contributes only what is known when the
  * waiter is reached: fewer facts, a longer live range, never a wrong one.
+ * A group of an any_order family (power.preload_window's) contributes
+ * nothing: the family's count, which the WAIT reads, is reached by any that
+ * many of its tasks, not by that group's (taking its vector made a writer
+ * "know" that a WG's preload task had completed while it could still be
+ * loading into bytes the write then landed in: tcc-sim's "race: ST writes
+ * into wg3's region 't0_l1_qkv_p0_x' that wg3's LD ... wrote with no event
+ * from wg3 since").
  *
  * A remote write (ST wgN.x, an LD.mc target) into a tensor of WG w by task
  * P may land once P has started, so at any op of w from the first task of
@@ -111,7 +118,8 @@ int *ir_remote_first_op(const Ir *ir) {
     memcpy(cur, wgvec + (gsize)u * W, sizeof(int) * (gsize)W);
     for (guint i = 0; tk->waits && i < tk->waits->len; i++) {
       int g = g_array_index(tk->waits, int, i);
-      if (g >= 0 && (guint)g < G) vmax(cur, grpvec + (gsize)g * W, W);
+      if (g >= 0 && (guint)g < G && !((const IrGroup *)g_ptr_array_index(ir->groups, g))->any_order)
+        vmax(cur, grpvec + (gsize)g * W, W);
     }
     for (; next < writes->len && g_array_index(writes, Write, next).p == (int)k; next++) {
       Write *wr = &g_array_index(writes, Write, next);
