@@ -762,6 +762,16 @@ Ir *fit_pipeline_capped(const Plan *plan, ProblemKind kind, int64_t cap, const c
   return ir;
 }
 
+/* The fitting's warnings (the fallbacks that made the plan compile) into
+ * the IR, before the passes' own (ir_warning). */
+static void take_warnings(Ir *ir, GPtrArray **warnings) {
+  if (!*warnings) return;
+  for (guint i = 0; ir->warnings && i < ir->warnings->len; i++)
+    g_ptr_array_add(*warnings, g_strdup(g_ptr_array_index(ir->warnings, i)));
+  if (ir->warnings) g_ptr_array_unref(ir->warnings);
+  ir->warnings = g_steal_pointer(warnings);
+}
+
 static Ir *fit_section(const Plan *plan, ProblemKind kind, int64_t cap, gboolean repairs, const char *dump_after,
                        char **dump, gboolean verify, FitResult *res, gboolean *repaired_it, GError **err) {
   *res = (FitResult){.cap = cap, .runs = res->runs}; /* the runs of an earlier try count */
@@ -782,7 +792,7 @@ static Ir *fit_section(const Plan *plan, ProblemKind kind, int64_t cap, gboolean
     return NULL;
   }
   if (!res->measured) {
-    first.ir->warnings = g_steal_pointer(&warnings);
+    take_warnings(first.ir, &warnings);
     if (dump) *dump = first.dump;
     else g_free(first.dump);
     return first.ir;
@@ -852,7 +862,7 @@ static Ir *fit_section(const Plan *plan, ProblemKind kind, int64_t cap, gboolean
                                       : best.family == PACE_STAGE ? plan_knob_loc(plan_pp, "power.stage_rate").line > 0
                                       : best.family != FEWER_SMS && overrides(plan_pp)));
   Ir *ir = best.ir;
-  ir->warnings = g_steal_pointer(&warnings);
+  take_warnings(ir, &warnings);
   if (best.relax >= 0) {
     ir->fit_note = g_strdup_printf("power.fit: relax: %d runs; %.2f W as written, under %.0f W by %.0f W or more: "
                                    "spacings and staggers x %d/4 (%.2f W); %" G_GINT64_FORMAT " -> %" G_GINT64_FORMAT

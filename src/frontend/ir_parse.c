@@ -83,6 +83,7 @@ typedef struct Pr {
   GHashTable *hbm_sym; /* "SYM" -> GArray of HBM tensor indices */
   GHashTable *groups;  /* family -> GArray of its groups (indices), in order */
   GHashTable *group_prov; /* family -> IrProv* of its "group" line */
+  GHashTable *group_any;  /* the families whose "group" line says "any" (any_order) */
   GString *key;        /* scratch for lookups */
 } Pr;
 
@@ -525,6 +526,7 @@ static gboolean group_ref(Pr *P, int *g) {
   const IrProv *pv = g_hash_table_lookup(P->group_prov, fam);
   while (a->len <= (guint)n) {
     int i = pv ? ir_group_for(P->ir, fam, *pv) : ir_group(P->ir, fam);
+    ((IrGroup *)g_ptr_array_index(P->ir->groups, i))->any_order = g_hash_table_contains(P->group_any, fam);
     g_array_append_val(a, i);
   }
   *g = g_array_index(a, int, n);
@@ -699,8 +701,9 @@ static gboolean parse_hbm(Pr *P) {
   return TRUE;
 }
 
-/* "group FAMILY  ; PROV": the provenance of a family's dependencies, which
- * a pass made for a knob (IrGroup.prov); before the tasks that use it. */
+/* "group FAMILY [any]  ; PROV": the provenance of a family's dependencies,
+ * which a pass made for a knob (IrGroup.prov), and whether its groups may
+ * complete in any order (IrGroup.any_order); before the tasks that use it. */
 static gboolean parse_group(Pr *P) {
   end_task(P);
   P->p += strlen("group");
@@ -712,6 +715,11 @@ static gboolean parse_group(Pr *P) {
   if (g_hash_table_contains(P->group_prov, fam)) return fail_at(P, at, "group '%s' is declared twice", fam);
   if (g_hash_table_contains(P->groups, fam))
     return fail_at(P, at, "group '%s' is declared after a task that uses it", fam);
+  ws(P);
+  if (strncmp(P->p, "any", 3) == 0 && (P->p[3] == '\0' || strchr(" \t;\n", P->p[3]))) {
+    P->p += 3;
+    g_hash_table_add(P->group_any, g_strdup(fam));
+  }
   IrProv pv;
   gboolean has;
   if (!prov_comment(P, &pv, &has)) return FALSE;
@@ -1197,6 +1205,7 @@ static void pr_clear(Pr *P) {
   if (P->hbm_sym) g_hash_table_destroy(P->hbm_sym);
   if (P->groups) g_hash_table_destroy(P->groups);
   if (P->group_prov) g_hash_table_destroy(P->group_prov);
+  if (P->group_any) g_hash_table_destroy(P->group_any);
   if (P->key) g_string_free(P->key, TRUE);
   ir_free(P->ir);
 }
@@ -1243,6 +1252,7 @@ Ir *ir_parse(const char *name, const char *text, gsize len, GError **err) {
   P.hbm_sym = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, free_array);
   P.groups = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, free_array);
   P.group_prov = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+  P.group_any = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
   P.key = g_string_new(NULL);
   gboolean ok = TRUE;
   char *s = P.buf, *end = P.buf + len;

@@ -278,6 +278,18 @@ void ir_error(const Ir *ir, GError **err, IrProv at, const char *fmt, ...) {
               where.line > 0 ? where.line : 1, where.line > 0 ? MAX(where.col, 1) : 1, msg);
 }
 
+void ir_warning(Ir *ir, IrProv at, const char *fmt, ...) {
+  IrProv where = at.line > 0 ? at : ir->section;
+  va_list ap;
+  va_start(ap, fmt);
+  g_autofree char *msg = g_strdup_vprintf(fmt, ap);
+  va_end(ap);
+  if (!ir->warnings) ir->warnings = g_ptr_array_new_with_free_func(g_free);
+  g_ptr_array_add(ir->warnings, g_strdup_printf("%s:%d:%d: warning: %s", ir->plan_file ? ir->plan_file : "(plan)",
+                                                where.line > 0 ? where.line : 1,
+                                                where.line > 0 ? MAX(where.col, 1) : 1, msg));
+}
+
 void ir_set_schedule(Ir *ir, const Schedule *s) {
   ir->sched = *s;
   ir->prob = s->dims;

@@ -173,6 +173,11 @@ typedef struct IrTask {
  * sync pass counts on one cumulative event counter, in creation order. */
 typedef struct IrGroup {
   char *event;      /* the family's event name: "qkv_l0"                     */
+  gboolean any_order; /* the family's groups may complete in any order      */
+                    /* (power.preload_window's: task i waits for i - K + 1  */
+                    /* completions of any of them), so a WAIT for its count  */
+                    /* certifies no particular group: ir_order.c learns      */
+                    /* nothing from it.  IR text: "group FAMILY any  ; ..."  */
   IrProv prov;      /* what made the dependency, when a pass did (the knob  */
                     /* of power.preload_waves' waves): the SIG and WAIT ops  */
                     /* the sync pass makes for it cite it; knob NULL: the    */
@@ -186,6 +191,8 @@ typedef struct IrGroup {
 typedef enum {
   IR_ILP_OPTIMAL,   /* proved optimal                                     */
   IR_ILP_FEASIBLE,  /* the time limit stopped it with an incumbent        */
+  IR_ILP_FALLBACK,  /* it stopped with none: the constructive placement   */
+                    /* is used (objective: its score), with a warning     */
 } IrIlpStatus;
 typedef struct IrIlpStage {
   char name[24];    /* "l0.w1"                                             */
@@ -195,6 +202,8 @@ typedef struct IrIlp {
   IrIlpStatus status;
   int64_t objective, bound;  /* bound: the best bound proved (= objective when optimal) */
   int64_t constructive;      /* the constructive placement's objective (-1: it failed) */
+  gboolean constructive_red_shared; /* it put a panel's RED K shards on one WG: */
+                             /* no candidate (resident_ilp.c)                 */
   int units, wgs, columns, rows; /* the model's size                        */
   GArray *stages;            /* IrIlpStage, in (layer, projection) order    */
 } IrIlp;
@@ -240,8 +249,9 @@ typedef struct Ir {
   IrIlp *ilp;         /* the ILP placement's account (NULL: not used); owned */
   IrMulticast *mc;    /* the multicast pass's account (NULL: no candidates); owned */
   GPtrArray *warnings; /* char*, "file:line:col: warning: ...": the capacity */
-                      /* fallbacks that made the plan compile (src/fit);   */
-                      /* NULL: none; owned                                  */
+                      /* fallbacks that made the plan compile (src/fit),   */
+                      /* then the passes' own (ir_warning); NULL: none;    */
+                      /* owned                                              */
   char *fit_note;     /* the power fitting's account when it changed the   */
                       /* schedule (src/fit), a line of text; NULL: none;   */
                       /* the backend prints it under the header; owned     */
@@ -343,8 +353,9 @@ char *ir_view_str(const Ir *ir, int task, IrView v);
  * `allocated`: also check rf_alloc's results. */
 gboolean ir_verify(const Ir *ir, gboolean allocated, GError **err);
 /* The placed program runs to its end as far as its events go (each WG in
- * program order, SIGs counting up, WAITs passing at their counts): FALSE
- * with the first stuck WAIT when it deadlocks.  Part of ir_verify once
+ * program order, SIGs counting up, WAITs passing at their counts, RED
+ * rounds completing at their N-th contribution as tcc-sim runs them):
+ * FALSE with the stuck WAIT or RED round when it deadlocks.  Part of ir_verify once
  * allocated; pass_pipeline runs it on every program. */
 gboolean ir_verify_progress(const Ir *ir, GError **err);
 
@@ -356,6 +367,10 @@ GQuark ir_error_quark(void);
  * place in the file, so the error points at the problem section (ir->section),
  * or at 1:1 when that is unknown too. */
 void ir_error(const Ir *ir, GError **err, IrProv at, const char *fmt, ...) G_GNUC_PRINTF(4, 5);
+/* The same line as a warning ("PLAN:LINE:COL: warning: MESSAGE"), added to
+ * ir->warnings: a pass that compiles the plan otherwise than it asks
+ * (the ILP placement's fallback to the constructive one). */
+void ir_warning(Ir *ir, IrProv at, const char *fmt, ...) G_GNUC_PRINTF(3, 4);
 
 /* ---- passes (src/passes, one file each) ---- */
 

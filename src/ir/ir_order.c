@@ -12,6 +12,13 @@
  * counted up to and including the member.  A group whose members come
  * after a waiter in program order contributes only what is known when the
  * waiter is reached: fewer facts, a longer live range, never a wrong one.
+ * A group of an any_order family (power.preload_window's) contributes
+ * nothing: the family's count, which the WAIT reads, is reached by any that
+ * many of its tasks, not by that group's (taking its vector made a writer
+ * "know" that a WG's preload task had completed while it could still be
+ * loading into bytes the write then landed in: tcc-sim's "race: ST writes
+ * into wg3's region 't0_l1_qkv_p0_x' that wg3's LD ... wrote with no event
+ * from wg3 since").
  *
  * A remote write (ST wgN.x, an LD.mc target) into a tensor of WG w by task
  * P may land once P has started, so at any op of w from the first task of
@@ -22,7 +29,15 @@
  * events of its own (a lowering that streams into a running task makes the
  * writer wait for an event the receiving task signals: resident_owners.c), and
  * the tensor is live from C's first op; a write ordered by neither is a
- * race, which the simulator reports.
+ * race, which the simulator reports.  Except into a preload task's tensor
+ * (role preload: resident weights and history K/V, loaded once): a preload
+ * task signals nothing a writer waits for, so nothing orders the write
+ * after C's start, and it may land while a task before C on w still runs -
+ * D1's qkv tasks store each step's K/V rows into the slice that layer l's
+ * deferred preload task holds, and the task before it may be a K/V
+ * write-back to HBM (kv_writeback) that completes no group.  Such a tensor
+ * is live from the first op the write may land at, as if C waited for P
+ * (its bytes are then not another tensor's while that task runs).
  *
  * Cost: O(tasks + groups) vectors of `wgs` ints, one pass over the ops
  * (tcc-gen's P1 has 22 MB of them), O(remote writes) otherwise. */
@@ -103,7 +118,8 @@ int *ir_remote_first_op(const Ir *ir) {
     memcpy(cur, wgvec + (gsize)u * W, sizeof(int) * (gsize)W);
     for (guint i = 0; tk->waits && i < tk->waits->len; i++) {
       int g = g_array_index(tk->waits, int, i);
-      if (g >= 0 && (guint)g < G) vmax(cur, grpvec + (gsize)g * W, W);
+      if (g >= 0 && (guint)g < G && !((const IrGroup *)g_ptr_array_index(ir->groups, g))->any_order)
+        vmax(cur, grpvec + (gsize)g * W, W);
     }
     for (; next < writes->len && g_array_index(writes, Write, next).p == (int)k; next++) {
       Write *wr = &g_array_index(writes, Write, next);
@@ -122,8 +138,10 @@ int *ir_remote_first_op(const Ir *ir) {
     const Write *wr = &g_array_index(writes, Write, i);
     int c = ir_tensor(ir, wr->t)->task;
     const int *vc = g_hash_table_lookup(saved, GINT_TO_POINTER(c));
-    /* C waits for P: wr->f; else from C's start (its own task) */
+    /* C waits for P: wr->f; else from C's start (its own task); a
+     * preload task: from where the write may land, at the latest C's start */
     int f = vc && vc[wr->wp] > wr->pos ? wr->f : start[c];
+    if (ir_task_at(ir, c)->role.kind == ROLE_PRELOAD) f = MIN(f, wr->f);
     if (first[wr->t] < 0 || f < first[wr->t]) first[wr->t] = f;
   }
   return first;

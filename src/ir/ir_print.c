@@ -333,19 +333,20 @@ static void put_header(GString *s, const Ir *ir) {
     g_string_append_printf(s, "event %s\n", (const char *)g_ptr_array_index(ir->events, e));
   /* the families whose dependencies a pass made for a knob, by name (the
    * order the groups were made in is not kept by the text: ir_parse makes
-   * them as the tasks name them): "group preload1  ; d1.power.preload_waves:12" */
+   * them as the tasks name them): "group preload1  ; d1.power.preload_waves:12",
+   * "group preload_win any  ; d1.power.preload_window:9" (IrGroup.any_order) */
   g_autoptr(GHashTable) seen = g_hash_table_new(g_str_hash, g_str_equal);
   g_autoptr(GPtrArray) fams = g_ptr_array_new();
   for (guint g = 0; g < ir->groups->len; g++) {
     const IrGroup *grp = g_ptr_array_index(ir->groups, g);
     if (g_hash_table_contains(seen, grp->event)) continue;
     g_hash_table_add(seen, grp->event);
-    if (grp->prov.knob) g_ptr_array_add(fams, (gpointer)grp);
+    if (grp->prov.knob || grp->any_order) g_ptr_array_add(fams, (gpointer)grp);
   }
   g_ptr_array_sort(fams, group_cmp);
   for (guint i = 0; i < fams->len; i++) {
     const IrGroup *grp = g_ptr_array_index(fams, i);
-    g_string_append_printf(s, "group %s  ; ", grp->event);
+    g_string_append_printf(s, "group %s%s  ; ", grp->event, grp->any_order ? " any" : "");
     put_prov(s, grp->prov);
     g_string_append_c(s, '\n');
   }

@@ -806,56 +806,207 @@ static gboolean check_overlap(Ver *V, int wg, GArray *ts) {
  * whenever an event it waits for grows, decides it.  The host's `in`
  * counts as always released, so a WG stuck here is stuck in the machine
  * too, while a deadlock through the host (a step waiting for an output
- * its own work holds back) passes; a program with RED (whose event fires
- * on the last contribution) is not checked.  Public (ir.h): the pipeline
- * always runs it. */
+ * its own work holds back) passes.
+ *
+ * RED rounds as tcc-sim runs them (docs/machine.md §3, §4): a RED
+ * contributes to its group's round in progress and the WG goes on; the
+ * round completes when its N-th contribution arrives, which adds 1 to the
+ * group's event and makes every contributor's d ready.  Until then the
+ * contributor is stalled by its next SIG, by the end of its program, and by
+ * any op touching bytes of its pending d (the simulator's hazard: the same
+ * tensor's overlapping window, or for allocated tensors overlapping bytes).
+ * A RED from a WG already in the round in progress waits for the round to
+ * complete (tcc-sim would refuse it as a second contribution if it came
+ * first).  A WG stuck on a round that never gets its N contributions is a
+ * deadlock like a WAIT that never passes ("wg12 waits for RED round
+ * ev.red_wo_l0_p1 (1 of 2 contributions)" in tcc-sim); the error names
+ * the first WG stuck on a round, else the first WG stuck.  With RED the order
+ * of running the WGs could matter where more WGs than N contribute to one
+ * group: this runs one order (the lowering gives each group exactly N).
+ * Public (ir.h): the pipeline always runs it. */
+typedef struct Pending {
+  int event;
+  IrView d;       /* the contribution's d, not written until the round completes */
+} Pending;
+
+typedef struct Round {
+  int64_t n;      /* contributions the round in progress needs (0: none in progress) */
+  GArray *wgs;    /* int: its contributors so far (NULL until a RED of the group)   */
+} Round;
+
 typedef struct Prog {
   const Ir *ir;
   int nwg;
+  int pb;          /* bytes per RF partition                       */
   GArray **tasks;  /* per WG: its task indices, in order          */
   guint *task, *op; /* per WG: where it stands                     */
   int64_t *count;  /* per event                                   */
   GArray **waiting; /* per event: the WGs blocked on it            */
+  GArray **pending; /* per WG: Pending, its REDs whose round is incomplete */
+  int *red_block;  /* per WG: the group whose round it waits for (-1: none, or a WAIT) */
+  Round *rounds;   /* per event                                   */
 } Prog;
+
+/* The RF bytes [lo, hi) a window spans (as tcc-sim's ranges: first to last
+ * element, row-major in its tensor), FALSE when the tensor has no place. */
+static gboolean view_bytes(const Prog *P, IrView v, int64_t *lo, int64_t *hi) {
+  const IrTensor *x = ir_tensor(P->ir, v.t);
+  if (x->home != HOME_RF || x->part < 0) return FALSE;
+  int64_t base = (int64_t)x->part * P->pb + x->part_off;
+  *lo = base + 4 * ((int64_t)v.r0 * x->cols + v.c0);
+  *hi = base + 4 * ((int64_t)(v.r0 + v.rows - 1) * x->cols + v.c0 + v.cols);
+  return TRUE;
+}
+
+/* Do two views of WG w's RF touch the same bytes?  The same tensor: their
+ * windows meet; two allocated tensors: their byte spans meet (tcc-sim's
+ * rule for aliasing regions, conservative). */
+static gboolean views_meet(const Prog *P, IrView a, IrView b) {
+  if (a.t == b.t)
+    return a.r0 < b.r0 + b.rows && b.r0 < a.r0 + a.rows && a.c0 < b.c0 + b.cols && b.c0 < a.c0 + a.cols;
+  int64_t alo, ahi, blo, bhi;
+  return view_bytes(P, a, &alo, &ahi) && view_bytes(P, b, &blo, &bhi) && alo < bhi && blo < ahi;
+}
+
+/* Is tensor t in WG w's RF? */
+static gboolean on_wg(const Ir *ir, int t, int w) {
+  const IrTensor *x = ir_tensor(ir, t);
+  return x->home == HOME_RF && ir_task_at(ir, x->task)->wg == w;
+}
+
+/* The pending RED of WG w whose d the op (of a task on w) touches, or -1. */
+static int touches_pending(const Prog *P, int w, const IrOp *op) {
+  GArray *pd = P->pending[w];
+  IrView v[5]; /* d (not LD.mc's: its targets, below), a, b, c, ST's own-RF destination */
+  int n = 0;
+  for (int i = 0; i < 5; i++) {
+    IrView x = *op_view(op, i);
+    if (x.t < 0 || (i == 0 && (op->mods & IR_MOD_MC)) || (i == 4 && op->kind != IR_ST)) continue;
+    if (on_wg(P->ir, x.t, w)) v[n++] = x; /* another WG's RF (ST wgN.x), HBM: no hazard here */
+  }
+  for (guint j = 0; j < pd->len; j++) {
+    const Pending *p = &g_array_index(pd, Pending, j);
+    for (int k = 0; k < n; k++)
+      if (views_meet(P, v[k], p->d)) return (int)j;
+    for (int k = 0; k < op->ntargets; k++) { /* LD.mc: its copy on this WG */
+      IrView tv = ir_win(op->targets[k], op->d.r0, op->d.rows, op->d.c0, op->d.cols);
+      if (on_wg(P->ir, op->targets[k], w) && views_meet(P, tv, p->d)) return (int)j;
+    }
+  }
+  return -1;
+}
+
+/* Event e grew: the WGs blocked on it may go on. */
+static void wake(Prog *P, int e, GArray *ready) {
+  GArray *wq = P->waiting[e];
+  if (wq->len) {
+    g_array_append_vals(ready, wq->data, wq->len);
+    g_array_set_size(wq, 0);
+  }
+}
+
+/* WG w blocks on group e's RED round. */
+static gboolean block_red(Prog *P, int w, int e) {
+  P->red_block[w] = e;
+  g_array_append_val(P->waiting[e], w);
+  return TRUE;
+}
+
+/* WG w's RED (op) contributes to its group's round; the N-th completes it. */
+static void red_contribute(Prog *P, int w, const IrOp *op, GArray *ready) {
+  Round *r = &P->rounds[op->event];
+  if (!r->wgs) r->wgs = g_array_new(FALSE, FALSE, sizeof(int));
+  if (r->n == 0) r->n = op->n;
+  g_array_append_val(r->wgs, w);
+  Pending p = {op->event, op->d};
+  g_array_append_val(P->pending[w], p);
+  if ((int64_t)r->wgs->len < r->n) return;
+  for (guint i = 0; i < r->wgs->len; i++) { /* every contributor's d is ready */
+    GArray *pd = P->pending[g_array_index(r->wgs, int, i)];
+    for (guint j = 0; j < pd->len; j++)
+      if (g_array_index(pd, Pending, j).event == op->event) g_array_remove_index(pd, j--);
+  }
+  g_array_set_size(r->wgs, 0);
+  r->n = 0;
+  P->count[op->event]++;
+  wake(P, op->event, ready);
+}
+
+/* Has WG w contributed to group e's round in progress? */
+static gboolean in_round(const Prog *P, int w, int e) {
+  const GArray *g = P->rounds[e].wgs;
+  for (guint i = 0; g && i < g->len; i++)
+    if (g_array_index(g, int, i) == w) return TRUE;
+  return FALSE;
+}
 
 /* Run WG w until it blocks (TRUE) or ends (FALSE); its signals wake the
  * WGs waiting for them onto `ready`. */
 static gboolean prog_run(Prog *P, int w, GArray *ready) {
   const Ir *ir = P->ir;
-  GArray *ts = P->tasks[w];
+  GArray *ts = P->tasks[w], *pd = P->pending[w];
+  P->red_block[w] = -1;
   for (; P->task[w] < ts->len; P->task[w]++, P->op[w] = 0) {
     const IrTask *t = ir_task_at(ir, g_array_index(ts, int, P->task[w]));
     const IrOp *ops = (const IrOp *)(const void *)t->ops->data;
     for (; P->op[w] < t->ops->len; P->op[w]++) {
       const IrOp *op = &ops[P->op[w]];
+      if (pd->len) { /* a round in progress holds the WG at a SIG and at its d */
+        int j = op->kind == IR_SIG ? 0 : touches_pending(P, w, op);
+        if (j >= 0) return block_red(P, w, g_array_index(pd, Pending, j).event);
+      }
       if (op->event <= 0 || (guint)op->event >= ir->events->len) continue; /* none, or `in` */
-      if (op->kind == IR_SIG) {
+      if (op->kind == IR_RED) {
+        if (in_round(P, w, op->event)) return block_red(P, w, op->event);
+        red_contribute(P, w, op, ready);
+      } else if (op->kind == IR_SIG) {
         P->count[op->event] += op->n;
-        GArray *wq = P->waiting[op->event];
-        if (wq->len) {
-          g_array_append_vals(ready, wq->data, wq->len);
-          g_array_set_size(wq, 0);
-        }
+        wake(P, op->event, ready);
       } else if (op->kind == IR_WAIT && P->count[op->event] < op->n) {
         g_array_append_val(P->waiting[op->event], w);
         return TRUE;
       }
     }
   }
-  return FALSE;
+  /* the END the backend adds waits for the WG's rounds too */
+  return pd->len ? block_red(P, w, g_array_index(pd, Pending, 0).event) : FALSE;
+}
+
+/* The one line for WG w, stuck. */
+static void stuck(const Prog *P, int w, GError **err) {
+  const Ir *ir = P->ir;
+  int e = P->red_block[w];
+  gboolean end = P->task[w] >= P->tasks[w]->len;
+  const IrTask *t = ir_task_at(ir, g_array_index(P->tasks[w], int, end ? P->tasks[w]->len - 1 : P->task[w]));
+  g_autofree char *at = end ? g_strdup_printf("wg %d, the end of its program (after task '%s')", w, t->name)
+                            : g_strdup_printf("wg %d, task '%s' op %u", w, t->name, P->op[w]);
+  if (e >= 0) {
+    const Round *r = &P->rounds[e];
+    g_set_error(err, IR_ERROR, IR_ERROR_INVALID,
+                "%s: waits for RED round ev.%s (%u of %" G_GINT64_FORMAT " contributions), which "
+                "never completes: the other contributors are stuck or never come (a deadlock)",
+                at, (const char *)g_ptr_array_index(ir->events, e), r->wgs ? r->wgs->len : 0, r->n);
+    return;
+  }
+  const IrOp *op = &g_array_index(t->ops, IrOp, P->op[w]);
+  const char *ev = g_ptr_array_index(ir->events, op->event);
+  g_set_error(err, IR_ERROR, IR_ERROR_INVALID,
+              "%s: WAIT ev.%s, %" G_GINT64_FORMAT " never passes: the program signals ev.%s only "
+              "%" G_GINT64_FORMAT " times before every WG is stuck (a deadlock)",
+              at, ev, op->n, ev, P->count[op->event]);
 }
 
 gboolean ir_verify_progress(const Ir *ir, GError **err) {
   guint E = ir->events->len, K = ir->tasks->len;
   int nwg = sim_machine_wgs(&ir->hw);
-  for (guint k = 0; k < K; k++) {
-    const IrTask *t = ir_task_at(ir, (int)k);
-    for (guint i = 0; i < t->ops->len; i++)
-      if (g_array_index(t->ops, IrOp, i).kind == IR_RED) return TRUE;
+  Prog P = {ir, nwg, sim_machine_part_bytes(&ir->hw), g_new0(GArray *, nwg), g_new0(guint, nwg),
+            g_new0(guint, nwg), g_new0(int64_t, E + 1), g_new0(GArray *, E + 1), g_new0(GArray *, nwg),
+            g_new(int, nwg), g_new0(Round, E + 1)};
+  for (int w = 0; w < nwg; w++) {
+    P.tasks[w] = g_array_new(FALSE, FALSE, sizeof(int));
+    P.pending[w] = g_array_new(FALSE, FALSE, sizeof(Pending));
+    P.red_block[w] = -1;
   }
-  Prog P = {ir, nwg, g_new0(GArray *, nwg), g_new0(guint, nwg), g_new0(guint, nwg),
-            g_new0(int64_t, E + 1), g_new0(GArray *, E + 1)};
-  for (int w = 0; w < nwg; w++) P.tasks[w] = g_array_new(FALSE, FALSE, sizeof(int));
   for (guint e = 0; e <= E; e++) P.waiting[e] = g_array_new(FALSE, FALSE, sizeof(int));
   for (guint k = 0; k < K; k++) {
     int w = ir_task_at(ir, (int)k)->wg;
@@ -868,21 +1019,22 @@ gboolean ir_verify_progress(const Ir *ir, GError **err) {
     g_array_set_size(ready, ready->len - 1);
     prog_run(&P, w, ready);
   }
-  gboolean ok = TRUE;
-  for (int w = 0; w < nwg && ok; w++) {
-    if (P.task[w] >= P.tasks[w]->len) continue;
-    const IrTask *t = ir_task_at(ir, g_array_index(P.tasks[w], int, P.task[w]));
-    const IrOp *op = &g_array_index(t->ops, IrOp, P.op[w]);
-    const char *ev = g_ptr_array_index(ir->events, op->event);
-    g_set_error(err, IR_ERROR, IR_ERROR_INVALID,
-                "wg %d, task '%s' op %u: WAIT ev.%s, %" G_GINT64_FORMAT " never passes: the "
-                "program signals ev.%s only %" G_GINT64_FORMAT " times before every WG is stuck "
-                "(a deadlock)", w, t->name, P.op[w], ev, op->n, ev, P.count[op->event]);
-    ok = FALSE;
+  /* the first WG stuck on a RED round (the likelier cause: a WAIT behind
+   * it waits for what that WG would signal), else the first stuck */
+  int first = -1;
+  for (int w = 0; w < nwg; w++) {
+    if (P.task[w] >= P.tasks[w]->len && P.red_block[w] < 0) continue;
+    if (first < 0 || (P.red_block[w] >= 0 && P.red_block[first] < 0)) first = w;
   }
-  for (int w = 0; w < nwg; w++) g_array_free(P.tasks[w], TRUE);
-  for (guint e = 0; e <= E; e++) g_array_free(P.waiting[e], TRUE);
+  gboolean ok = first < 0;
+  if (!ok) stuck(&P, first, err);
+  for (int w = 0; w < nwg; w++) g_array_free(P.tasks[w], TRUE), g_array_free(P.pending[w], TRUE);
+  for (guint e = 0; e <= E; e++) {
+    g_array_free(P.waiting[e], TRUE);
+    if (P.rounds[e].wgs) g_array_free(P.rounds[e].wgs, TRUE);
+  }
   g_free(P.tasks), g_free(P.task), g_free(P.op), g_free(P.count), g_free(P.waiting);
+  g_free(P.pending), g_free(P.red_block), g_free(P.rounds);
   return ok;
 }
 

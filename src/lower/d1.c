@@ -477,7 +477,7 @@ static int stage_proj_split(D1 *c, int t, int l, int stage, const D1Proj *s) {
   int n = ntasks(c->d, pj->panel), P = pj->panel, ks = c->pp->k_split[pj->proj], Ks = s->a_cols / ks;
   IrRoleKind kind = pj->proj == PROJ_WO ? ROLE_WO : ROLE_W2;
   g_autofree char *pev = stage_event(pj->proj == PROJ_WO ? "wok" : "w2k", l), *done = stage_event(s->name, l);
-  gboolean red = ir->hw.reduce_units > 0 && res_at(c, l), res = res_at(c, l);
+  gboolean red = lw_red_split(ir, pj->proj) && res_at(c, l), res = res_at(c, l);
   int pgrp = red ? -1 : ir_group(ir, pev), grp = ir_group(ir, done);
   g_autofree char *wsym = lw_weight_sym(pj->proj, l), *bsym = lw_bias_sym(pj->proj, l);
   IrProv kp = ir_prov(ir, pj->proj == PROJ_WO ? "k_split.wo" : "k_split.w2");

@@ -44,6 +44,12 @@ void lw_unit_shape(const Ir *ir, SchedProj j, int *panel, int *ks) {
   if (j == PROJ_W2) *panel = ir->prob.d_model, *ks = s->ffn_producers;
 }
 
+gboolean lw_red_split(const Ir *ir, SchedProj j) {
+  const Schedule *s = &ir->sched;
+  return ir->hw.reduce_units > 0 && (j == PROJ_WO || j == PROJ_W2) && s->k_split[j] > 1 &&
+         !(s->ffn_fused && j == PROJ_W2);
+}
+
 /* The index of (layer, projection, panel, K shard) in the tables. */
 static int shard_slot(const LwResident *r, int l, SchedProj j, int p, int s) {
   return ((l * PROJ__COUNT + (int)j) * r->max_panels + p) * r->max_split + s;
@@ -131,6 +137,19 @@ gboolean lw_resident_place(Ir *ir, LwResident *r, GError **err) {
   for (int k = 0; k < S * W; k++) {
     int wg = (k % S) * W + k / S;
     if (wg != s->pacing_wg) g_array_append_val(order, wg);
+  }
+  /* a panel's K shards that all-reduce with RED each need a WG of their own */
+  for (int j = 0; j < PROJ__COUNT; j++) {
+    if (!lw_red_split(ir, (SchedProj)j) || s->k_split[j] <= (int)order->len) continue;
+    char knob[32];
+    g_snprintf(knob, sizeof knob, "k_split.%s", sched_proj_name[j]);
+    ir_error(ir, err, ir_prov(ir, knob),
+             "%s=%d: the K shards of a panel all-reduce with RED, each from a WG of its own, but the "
+             "resident weights have %u WG%s (sms_used x wgs_per_sm, less the pacing WG): a second "
+             "shard on a WG would never contribute (a deadlock); lower %s or use more WGs",
+             knob, s->k_split[j], order->len, order->len == 1 ? "" : "s", knob);
+    g_array_free(order, TRUE);
+    return FALSE;
   }
   int nwg = sim_machine_wgs(&ir->hw);
   r->used = g_new0(int, nwg); /* partitions taken on each WG */

@@ -76,6 +76,13 @@ void lw_resident_project(Ir *ir, int task, IrView a, const LwResident *r, int l,
                          IrView acc, IrProv prov);
 void lw_resident_free(LwResident *r);
 
+/* Do the resident K shards of projection j all-reduce their partial sums
+ * with RED (d1.c, stage_proj_split: k_split.wo or k_split.w2 > 1 on a
+ * machine with REDUCE units)?  Then a panel's shards must be on different
+ * WGs: shard 0 reads the sum right after its own contribution, so a second
+ * shard behind it on the same WG never contributes (a deadlock). */
+gboolean lw_red_split(const Ir *ir, SchedProj j);
+
 /* One unit of resident placement: K shard k of panel p of projection j in
  * layer l, and the RF partitions its weights take. */
 typedef struct LwUnit {
@@ -83,12 +90,23 @@ typedef struct LwUnit {
 } LwUnit;
 /* placement.solver: ilp (resident_ilp.c): a WG for each of the n units from
  * GLPK (wg[i]), among the WGs of `order` (the SMs used, less the pacing
- * WG), each holding at most `cap` partitions of units; `constructive` (or
- * NULL when first fit failed) is the constructive placement, the solver's
- * first incumbent and its reported yardstick.  Records its account in
- * ir->ilp.  FALSE with an error at placement.solver when no placement
- * exists or none is found within placement.time_limit_s. */
+ * WG), each holding at most `cap` partitions of units, and the K shards of
+ * a panel that all-reduce with RED (lw_red_split) on different WGs;
+ * `constructive` (or NULL when first fit failed) is the constructive
+ * placement, the solver's first incumbent and its reported yardstick (not
+ * offered, nor kept on a tie, when it puts two RED shards of a panel on one
+ * WG).  Records its account in ir->ilp.  When GLPK stops at
+ * placement.time_limit_s with no placement, the constructive one (if it
+ * fits and keeps the RED shards apart) is used, with a warning
+ * (ir_warning) and the status IR_ILP_FALLBACK.  FALSE with an error at
+ * placement.solver when no placement exists, or none is found and the
+ * constructive one cannot stand in. */
 gboolean lw_place_ilp(Ir *ir, const LwUnit *u, int n, const GArray *order, int cap,
                       const int *constructive, int *wg, GError **err);
+/* Tests only: GLPK's time limit in milliseconds instead of
+ * placement.time_limit_s (0: the plan's).  1 stops the search at GLPK's
+ * first check of the clock, before any incumbent, on any machine (its test
+ * is limit - 1 <= the milliseconds spent). */
+extern int lw_ilp_test_tm_lim_ms;
 
 #endif

@@ -11,6 +11,8 @@
  *   capacity   sum_s parts[s] n[s][w] <= cap  (partitions less rf_temp_kib's and one for biases)
  *   load       sum_{w of SM m} load[s] n[s][w] + active_weight y[s][w] <= z[s], every SM m
  *   active     n[s][w] <= ub[s] y[s][w]
+ *   apart      n[s][w] <= panels of s, for a stage whose K shards
+ *              all-reduce with RED (in the bounds of n[s][w])
  *
  * with load[s] = K_shard / k_divisor + partition_weight x parts[s].  A
  * stage's units are alike (same rows, same partitions), so counts replace
@@ -24,10 +26,20 @@
  * is the first incumbent, so the ILP never returns a worse one.
  *
  * A stage's units then go to its WGs in (shard, panel) order, so a panel's
- * shards land on different WGs where the counts allow.  GLPK runs with
+ * shards land on different WGs where the counts allow: always when a WG
+ * holds at most as many of the stage's units as it has panels (any run of
+ * that many units in that order has each panel once), which is what
+ * `apart` asks of a RED stage (lw_red_split: shard 0 reads the sum at once,
+ * so a second shard behind it on its WG would never contribute; tcc-sim
+ * reports the deadlock).  Where the constructive placement breaks that rule
+ * it is neither offered to GLPK nor kept on a tie.  GLPK runs with
  * fixed options and no terminal output: the same plan gives the same
  * placement, unless the time limit stops the search, whose incumbent then
- * depends on the machine's speed (docs/plan.md).  The account (status,
+ * depends on the machine's speed (docs/plan.md).  When it stops with none
+ * (GLPK code 9, before its first incumbent: the constructive one is offered
+ * only once the root's LP is solved), the constructive placement is used,
+ * with a warning and the status IR_ILP_FALLBACK, where it fits and keeps
+ * the RED shards apart; else the plan is refused at placement.solver.  The account (status,
  * objective, bound, per-stage loads, the constructive placement's by the
  * same formula) goes to ir->ilp for tcc-gen --explain. */
 #include "resident.h"
@@ -36,11 +48,14 @@
 #include <math.h>
 #include <string.h>
 
+int lw_ilp_test_tm_lim_ms = 0;
+
 typedef struct Model {
   int ns, nw, nsm;           /* stages, WG slots, SMs                          */
   int *slot_wg, *slot_sm;    /* per slot: its WG, its SM (0..nsm)              */
   int *sm_first, *sm_size;   /* per SM: its first slot, its slots              */
   int *units, *parts, *load, *ub, *lb; /* per stage                            */
+  gboolean *red;             /* per stage: its K shards all-reduce (apart)     */
   int cap, active;
   int *n_col, *y_col, *z_col; /* GLPK columns (y_col: 0 when no active term)  */
 } Model;
@@ -54,7 +69,7 @@ typedef struct Search {
 
 static void model_free(Model *m) {
   g_free(m->slot_wg), g_free(m->slot_sm), g_free(m->sm_first), g_free(m->sm_size);
-  g_free(m->units), g_free(m->parts), g_free(m->load), g_free(m->ub), g_free(m->lb);
+  g_free(m->units), g_free(m->parts), g_free(m->load), g_free(m->ub), g_free(m->lb), g_free(m->red);
   g_free(m->n_col), g_free(m->y_col), g_free(m->z_col);
 }
 
@@ -81,16 +96,19 @@ static void model_init(Model *m, const Ir *ir, const LwUnit *u, int n, const GAr
     m->nw++;
   }
   m->units = g_new0(int, m->ns), m->parts = g_new0(int, m->ns), m->load = g_new0(int, m->ns);
-  m->ub = g_new0(int, m->ns), m->lb = g_new0(int, m->ns);
+  m->ub = g_new0(int, m->ns), m->lb = g_new0(int, m->ns), m->red = g_new0(gboolean, m->ns);
   for (int i = 0; i < n; i++) {
     int st = stage_of(&u[i]), K = sched_proj_k(&ir->prob, (SchedProj)u[i].j) / s->k_split[u[i].j];
     m->units[st]++;
     m->parts[st] = u[i].parts;
     m->load[st] = K / s->obj_k_divisor + s->obj_partition_weight * u[i].parts;
+    m->red[st] = lw_red_split(ir, (SchedProj)u[i].j);
   }
   for (int st = 0; st < m->ns; st++) {
     if (!m->units[st] || !m->nsm) continue; /* no SM: infeasible, said by the caller */
     m->ub[st] = MIN(m->units[st], cap / m->parts[st]);
+    if (m->red[st]) /* apart: at most one shard of each panel per WG */
+      m->ub[st] = MIN(m->ub[st], m->units[st] / ir->sched.k_split[st % PROJ__COUNT]);
     int c = (m->units[st] + m->nsm - 1) / m->nsm, need = (c + m->ub[st] - 1) / MAX(m->ub[st], 1);
     m->lb[st] = c * m->load[st] + m->active * need;
   }
@@ -332,11 +350,21 @@ static void assign(const Model *m, const LwUnit *u, int n, const int *cnt, int *
   }
 }
 
+/* Does a placement put two K shards of a panel that all-reduce with RED on
+ * one WG (the rule `apart` keeps)? */
+static gboolean red_shared(const Model *m, const LwUnit *u, int n, const int *wg) {
+  for (int a = 0; a < n; a++)
+    for (int b = a + 1; m->red[stage_of(&u[a])] && b < n; b++)
+      if (u[b].l == u[a].l && u[b].j == u[a].j && u[b].p == u[a].p && wg[b] == wg[a]) return TRUE;
+  return FALSE;
+}
+
 /* The account for tcc-gen --explain. */
 static void report(Ir *ir, const Model *m, IrIlpStatus status, int64_t obj, int64_t bound,
-                   const int *cnt, const int *cons, glp_prob *P) {
+                   const int *cnt, const int *cons, gboolean cons_shared, glp_prob *P) {
   IrIlp *a = ir->ilp = g_new0(IrIlp, 1);
   a->status = status, a->objective = obj, a->bound = bound;
+  a->constructive_red_shared = cons_shared;
   a->units = 0, a->wgs = m->nw, a->columns = glp_get_num_cols(P), a->rows = glp_get_num_rows(P);
   a->stages = g_array_new(FALSE, TRUE, sizeof(IrIlpStage));
   g_autofree int64_t *smax = g_new(int64_t, m->ns), *cmax = g_new(int64_t, m->ns);
@@ -355,6 +383,8 @@ static void report(Ir *ir, const Model *m, IrIlpStatus status, int64_t obj, int6
  * bind (coverage alone is always met, z is free above). */
 static void infeasible(Ir *ir, const Model *m, GError **err) {
   int need = 0, largest = 0;
+  gboolean apart = FALSE;
+  for (int st = 0; st < m->ns; st++) apart |= m->units[st] > 0 && m->red[st];
   for (int st = 0; st < m->ns; st++) need += m->units[st] * m->parts[st], largest = MAX(largest, m->parts[st]);
   int have = m->nw * m->cap;
   if (need > have)
@@ -365,8 +395,9 @@ static void infeasible(Ir *ir, const Model *m, GError **err) {
   else
     ir_error(ir, err, ir_prov(ir, "placement.solver"),
              "placement.solver: ilp: infeasible: capacity: the panels need %d of the %d partitions "
-             "%d WGs keep (%d each), but units of up to %d partitions pack into none of them",
-             need, have, m->nw, m->cap, largest);
+             "%d WGs keep (%d each), but units of up to %d partitions pack into none of them%s",
+             need, have, m->nw, m->cap, largest,
+             apart ? " with each panel's RED K shards on WGs of their own" : "");
 }
 
 gboolean lw_place_ilp(Ir *ir, const LwUnit *u, int n, const GArray *order, int cap,
@@ -383,7 +414,10 @@ gboolean lw_place_ilp(Ir *ir, const LwUnit *u, int n, const GArray *order, int c
   int prev_term = glp_term_out(GLP_OFF);
   glp_prob *P = model_build(&m);
   g_autofree int *cons = constructive ? counts(&m, u, n, constructive) : NULL;
-  g_autofree int *start = cons ? canonical(&m, cons) : NULL;
+  /* a constructive placement with a panel's RED shards on one WG is no
+   * candidate: not offered, not kept on a tie (its score is still reported) */
+  gboolean shared = constructive && red_shared(&m, u, n, constructive);
+  g_autofree int *start = cons && !shared ? canonical(&m, cons) : NULL;
   g_autofree double *x = start ? columns(&m, P, start) : NULL;
   Search se = {.start = x, .bound = -HUGE_VAL};
   glp_smcp sp;
@@ -395,20 +429,32 @@ gboolean lw_place_ilp(Ir *ir, const LwUnit *u, int n, const GArray *order, int c
     glp_iocp ip;
     glp_init_iocp(&ip);
     ip.msg_lev = GLP_MSG_OFF;
-    ip.tm_lim = ir->sched.solver_time_limit_s * 1000;
+    ip.tm_lim = lw_ilp_test_tm_lim_ms > 0 ? lw_ilp_test_tm_lim_ms : ir->sched.solver_time_limit_s * 1000;
     ip.cb_func = on_tree, ip.cb_info = &se;
     rc = glp_intopt(P, &ip);
   }
   int status = ok ? glp_mip_status(P) : GLP_NOFEAS;
   gboolean found = (rc == 0 || rc == GLP_ETMLIM) && (status == GLP_OPT || status == GLP_FEAS);
-  if (!found) {
-    if (status == GLP_NOFEAS || (ok && rc == 0))
-      infeasible(ir, &m, err);
-    else
-      ir_error(ir, err, ir_prov(ir, "placement.solver"),
-               "placement.solver: ilp: no placement found within placement.time_limit_s=%d (GLPK "
-               "code %d): raise the limit or use the constructive placer",
-               ir->sched.solver_time_limit_s, rc);
+  if (!found && (status == GLP_NOFEAS || (ok && rc == 0))) {
+    infeasible(ir, &m, err);
+  } else if (!found && (!cons || shared)) {
+    ir_error(ir, err, ir_prov(ir, "placement.solver"),
+             "placement.solver: ilp: no placement found within placement.time_limit_s=%d (GLPK "
+             "code %d), and the constructive placement %s: raise the limit",
+             ir->sched.solver_time_limit_s, rc,
+             cons ? "puts a panel's RED K shards on one WG" : "does not fit");
+  } else if (!found) { /* stopped before any incumbent: the constructive placement */
+    memcpy(wg, constructive, sizeof(int) * (gsize)n);
+    int64_t obj = evaluate(&m, cons, NULL);
+    /* the LP relaxation's optimum bounds every placement (integer loads: up) */
+    int64_t bound = (int64_t)ceil(MAX(MAX(se.bound, glp_get_obj_val(P)), 0) - 1e-6);
+    report(ir, &m, IR_ILP_FALLBACK, obj, MIN(bound, obj), cons, cons, FALSE, P);
+    ir_warning(ir, ir_prov(ir, "placement.solver"),
+               "placement.solver: ilp: GLPK found no placement within placement.time_limit_s=%d "
+               "(GLPK code %d); using the constructive placement (objective %" G_GINT64_FORMAT
+               "): raise the limit for the solver's",
+               ir->sched.solver_time_limit_s, rc, obj);
+    found = TRUE;
   } else {
     g_autofree int *cnt = g_new0(int, (gsize)m.ns * m.nw);
     for (int st = 0; st < m.ns; st++)
@@ -419,7 +465,7 @@ gboolean lw_place_ilp(Ir *ir, const LwUnit *u, int n, const GArray *order, int c
      * where it proves a lower objective (an equal one is often a
      * permutation that the objective cannot tell apart but the simulator
      * can: docs/techniques.md) */
-    if (cons && evaluate(&m, cons, NULL) <= obj) {
+    if (cons && !shared && evaluate(&m, cons, NULL) <= obj) {
       memcpy(cnt, cons, sizeof(int) * (gsize)m.ns * m.nw);
       memcpy(wg, constructive, sizeof(int) * (gsize)n);
       obj = evaluate(&m, cnt, NULL);
@@ -428,7 +474,7 @@ gboolean lw_place_ilp(Ir *ir, const LwUnit *u, int n, const GArray *order, int c
     }
     /* loads are integers: so is any objective, and the bound rounds up */
     int64_t bound = status == GLP_OPT ? obj : (int64_t)ceil(MAX(se.bound, 0) - 1e-6);
-    report(ir, &m, status == GLP_OPT ? IR_ILP_OPTIMAL : IR_ILP_FEASIBLE, obj, MIN(bound, obj), cnt, cons, P);
+    report(ir, &m, status == GLP_OPT ? IR_ILP_OPTIMAL : IR_ILP_FEASIBLE, obj, MIN(bound, obj), cnt, cons, shared, P);
   }
   glp_delete_prob(P);
   glp_term_out(prev_term);

@@ -13,7 +13,11 @@
  *
  * One counter, ev.preload_win, counts the completed preload tasks (one
  * group of one task each, one family: the sync pass's cumulative count is
- * the number of groups up to the one waited for).  Every wait points at an
+ * the number of groups up to the one waited for).  With K > 1 that count
+ * is reached by any i - K + 1 of them, not by those groups in particular
+ * (task i - K may still run when task i starts), so the groups are marked
+ * any_order: what is known to have completed (ir_order.c, rf_alloc's live
+ * ranges) takes nothing from these waits.  Every wait points at an
  * earlier task (the need order is applied inside each run of consecutive
  * preload tasks, as waves.c does, and the runs stay in program order), so
  * no placement can deadlock.  Runs after lower (and waves), before sync; a
@@ -78,6 +82,7 @@ gboolean pass_preload_window(Ir *ir, GError **err) {
   for (guint k = 0; k < T; k++) {
     if (ir_task_at(ir, (int)k)->role.kind != ROLE_PRELOAD) continue;
     int g = ir_group_for(ir, "preload_win", prov);
+    ((IrGroup *)g_ptr_array_index(ir->groups, g))->any_order = K > 1;
     if ((int)grp->len >= K) ir_task_waits(ir, (int)k, g_array_index(grp, int, grp->len - (guint)K));
     ir_task_signals(ir, (int)k, g);
     g_array_append_val(grp, g);

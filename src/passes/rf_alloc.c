@@ -6,8 +6,9 @@
  * use] in that numbering; a tensor that another WG writes (an ST wgN.x or an
  * LD.mc target) is live from the first op at which such a write may arrive
  * (ir_order.c: the first task of its WG that the writer's dependencies do
- * not order before the write), since those writes are ordered by events,
- * not by this WG's program.  Tensors
+ * not order before the write, for a preload task's tensor even when that is
+ * before its task), since those writes are ordered by events, not by this
+ * WG's program.  Tensors
  * never used get no space (part stays -1; the backend declares only
  * allocated tensors).
  *

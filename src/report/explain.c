@@ -167,7 +167,9 @@ static char *size(int64_t b) {
 static char *mib(int64_t b) { return g_strdup_printf("%.4g MiB", (double)b / (1 << 20)); }
 
 static const char *ilp_status(const IrIlp *a) {
-  return a->status == IR_ILP_OPTIMAL ? "optimal" : "feasible at the time limit";
+  return a->status == IR_ILP_OPTIMAL    ? "optimal"
+         : a->status == IR_ILP_FEASIBLE ? "feasible at the time limit"
+                                        : "no placement within the time limit: the constructive one is used";
 }
 
 static double ilp_gap(const IrIlp *a) {
@@ -187,16 +189,24 @@ static void placement_text(GString *o, const Ir *ir, const Schedule *s) {
   if (a->status == IR_ILP_FEASIBLE)
     g_string_append_printf(o, " (time_limit_s %d: the incumbent depends on the machine's speed)",
                            s->solver_time_limit_s);
+  if (a->status == IR_ILP_FALLBACK)
+    g_string_append_printf(o, " (time_limit_s %d; see the warning)", s->solver_time_limit_s);
   g_string_append_printf(o, "; objective %" G_GINT64_FORMAT ", best bound %" G_GINT64_FORMAT
                             ", gap %.2f%%\n",
                          a->objective, a->bound, ilp_gap(a));
   g_string_append_printf(o, "  model: %d units in %u stages on %d WGs, %d columns, %d rows; "
                             "active_weight %d\n",
                          a->units, a->stages->len, a->wgs, a->columns, a->rows, s->obj_active_weight);
-  if (a->constructive >= 0)
+  if (a->constructive >= 0 && a->constructive_red_shared)
+    g_string_append_printf(o, "  the constructive placement scores %" G_GINT64_FORMAT " by the same formula, but "
+                              "puts a panel's RED K shards on one WG (a deadlock): not a candidate\n",
+                           a->constructive);
+  else if (a->constructive >= 0)
     g_string_append_printf(o, "  the constructive placement scores %" G_GINT64_FORMAT " by the same formula%s\n",
                            a->constructive,
-                           a->constructive == a->objective ? ": as good, so it is kept (ties go to it)" : "");
+                           a->status == IR_ILP_FALLBACK         ? ": the placement used"
+                           : a->constructive == a->objective ? ": as good, so it is kept (ties go to it)"
+                                                             : "");
   else
     g_string_append(o, "  the constructive placement does not fit\n");
   g_string_append(o, "  stage    busiest SM load (ilp / constructive)\n");
@@ -369,12 +379,16 @@ char *explain_json(const Machine *hw, const Schedule *s, const char *file, const
       jdoc_member(j, "solver");
       jdoc_string(j, "ilp");
       jdoc_member(j, "status");
-      jdoc_string(j, a->status == IR_ILP_OPTIMAL ? "optimal" : "feasible_time_limit");
+      jdoc_string(j, a->status == IR_ILP_OPTIMAL    ? "optimal"
+                     : a->status == IR_ILP_FEASIBLE ? "feasible_time_limit"
+                                                    : "constructive_time_limit");
       INT("objective", a->objective);
       INT("bound", a->bound);
       jdoc_member(j, "gap_percent");
       jdoc_double(j, ilp_gap(a));
       INT("constructive_objective", a->constructive);
+      jdoc_member(j, "constructive_red_shared");
+      jdoc_bool(j, a->constructive_red_shared);
       INT("units", a->units);
       INT("wgs", a->wgs);
       INT("columns", a->columns);

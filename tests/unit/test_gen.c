@@ -27,10 +27,12 @@
 
 #include "attention.h"
 #include "builder.h"
+#include "explain.h"
 #include "fanout.h"
 #include "ir_parse.h"
 #include "lower.h"
 #include "pipeline.h"
+#include "resident.h"
 #include "tests.h"
 #include "trace.h" /* the MMA arrays test: TraceSlice */
 
@@ -1940,6 +1942,167 @@ START_TEST(test_ilp_infeasible) {
 }
 END_TEST
 
+/* placement.time_limit_s when GLPK stops before its first incumbent
+ * (lw_ilp_test_tm_lim_ms 1: GLPK's clock test, limit - 1 <= milliseconds
+ * spent, holds at its first check on any machine, so this does not depend
+ * on the machine's speed): the constructive placement is used (every task
+ * on the WG the constructive solver gives it) with one warning at
+ * placement.solver, and --explain says so (text and JSON); the program
+ * runs correctly.  Before, the plan was refused ("no placement found
+ * within placement.time_limit_s=10 (GLPK code 9)"). */
+START_TEST(test_ilp_time_limit) {
+  g_autofree char *knobs = g_strdup_printf(ILP_BASE "\n  placement: {solver: ilp, active_weight: %d}", ILP_ACTIVE);
+  g_autoptr(Plan) pi = small_plan(PROB_D1, knobs);
+  g_autoptr(Plan) pc = small_plan(PROB_D1, ILP_BASE);
+  g_autoptr(GError) err = NULL;
+  lw_ilp_test_tm_lim_ms = 1;
+  Ir *raw = pass_pipeline(pi, PROB_D1, NULL, NULL, TRUE, &err);
+  lw_ilp_test_tm_lim_ms = 0;
+  g_autoptr(Ir) ir = raw;
+  ck_assert_msg(ir, "%s", err ? err->message : "?");
+  g_autoptr(Ir) con = pass_pipeline(pc, PROB_D1, NULL, NULL, TRUE, &err);
+  ck_assert_msg(con, "%s", err ? err->message : "?");
+  ck_assert_int_eq(ir->tasks->len, con->tasks->len);
+  for (guint k = 0; k < ir->tasks->len; k++)
+    ck_assert_msg(ir_task_at(ir, (int)k)->wg == ir_task_at(con, (int)k)->wg, "task %s: wg%d, constructive wg%d",
+                  ir_task_at(ir, (int)k)->name, ir_task_at(ir, (int)k)->wg, ir_task_at(con, (int)k)->wg);
+  int units = 0;
+  int64_t oc = placement_objective(con, ILP_ACTIVE, &units);
+  ck_assert(ir->ilp != NULL);
+  ck_assert_int_eq(ir->ilp->status, IR_ILP_FALLBACK);
+  ck_assert_int_eq(ir->ilp->objective, oc);
+  ck_assert_int_eq(ir->ilp->constructive, oc);
+  ck_assert(ir->warnings && ir->warnings->len == 1);
+  g_autofree char *want = g_strdup_printf("small.yaml:10:15: warning: placement.solver: ilp: GLPK found no placement "
+                                          "within placement.time_limit_s=10 (GLPK code 9); using the constructive "
+                                          "placement (objective %" G_GINT64_FORMAT "): raise the limit for the solver's", oc);
+  ck_assert_str_eq(g_ptr_array_index(ir->warnings, 0), want);
+  g_autofree char *text = explain_text(&pi->hw, &pi->d1, pi->file, ir, NULL);
+  ck_assert_msg(strstr(text, "  status no placement within the time limit: the constructive one is used (time_limit_s 10; "
+                             "see the warning); objective"), "%s", text);
+  ck_assert_msg(strstr(text, "by the same formula: the placement used\n"), "%s", text);
+  ck_assert_msg(strstr(text, want), "%s", text); /* among the fallbacks */
+  g_autofree char *js = explain_json(&pi->hw, &pi->d1, pi->file, ir, NULL, &err);
+  ck_assert_msg(js && strstr(js, "\"constructive_time_limit\""), "%s", js ? js : err->message);
+  g_autofree char *prog = be_emit(ir);
+  SimResult r;
+  g_autoptr(Program) p = simulate("ilp time limit", prog, 7, &r);
+  assert_passes("ilp time limit", p, &r, 7);
+  sim_result_clear(&r);
+}
+END_TEST
+
+/* Resident history K/V with deferred preloads (issue 30, item 8): each
+ * step's qkv tasks store the new K/V rows into the last slice's tensors,
+ * which layer l's preload task holds, and nothing orders those stores after
+ * the preload task's start: on its WG the task right before it is a K/V
+ * write-back to HBM (kv_writeback), which completes no group, and the
+ * store may land while that still reads its acc.  So the preload task's
+ * remotely written tensors are live from that task's first op (the first
+ * op the store may land at, ir_order.c), not from the preload task's:
+ * their bytes are nobody else's meanwhile.  Live only from the preload
+ * task's start, l1.kv.h0.s1.k took the write-back's bytes and tcc-sim
+ * reported "race: ST writes into wg5's region 'l1_kv_h0_s1_k' that wg5's
+ * ST ... read with no event from wg5 since" (the golden
+ * d1_kv_deferred_race).  The program runs correctly. */
+START_TEST(test_kv_deferred_live) {
+  g_autoptr(Plan) p = plan_text("kv.yaml", "version: 1\nhardware: {sms: 4}\nd1:\n"
+                                           "  problem: {d_model: 64, heads: 2, d_ff: 128, history: 64, steps: 2}\n"
+                                           "  k_split: {w2: 2}\n  weights: resident\n  handoff: rf\n"
+                                           "  power: {deferred_loads: true, preload_window: 4, fit: off}\n"
+                                           "  attention: {slices: 2}\n  refinements: {ln_fold: true}\n");
+  g_autoptr(GError) err = NULL;
+  g_autoptr(Ir) ir = pass_pipeline(p, PROB_D1, NULL, NULL, TRUE, &err);
+  ck_assert_msg(ir, "%s", err ? err->message : "?");
+  int nwg = sim_machine_wgs(&ir->hw);
+  g_autofree int *nops = g_new0(int, nwg), *start = g_new(int, ir->tasks->len), *prev = g_new(int, ir->tasks->len);
+  g_autofree int *last = g_new(int, nwg);
+  for (int w = 0; w < nwg; w++) last[w] = -1;
+  for (guint k = 0; k < ir->tasks->len; k++) { /* each task's first op on its WG, and the task before it */
+    const IrTask *t = ir_task_at(ir, (int)k);
+    start[k] = nops[t->wg], prev[k] = last[t->wg];
+    nops[t->wg] += (int)t->ops->len, last[t->wg] = (int)k;
+  }
+  int checked = 0;
+  for (guint k = 0; k < ir->tasks->len; k++) {
+    const IrTask *t = ir_task_at(ir, (int)k);
+    for (guint i = 0; i < t->ops->len; i++) {
+      const IrOp *op = &g_array_index(t->ops, IrOp, i);
+      if (op->kind != IR_ST || ir_tensor(ir, op->mem.t)->home != HOME_RF) continue;
+      const IrTensor *x = ir_tensor(ir, op->mem.t);
+      const IrTask *c = ir_task_at(ir, x->task);
+      if (c->role.kind != ROLE_PRELOAD || c->wg == t->wg || prev[x->task] < 0) continue;
+      const IrTask *b = ir_task_at(ir, prev[x->task]);
+      if (b->signals >= 0) continue; /* the task before completes a group: the writer knows it done */
+      ck_assert_msg(x->first_op <= start[prev[x->task]],
+                    "%s (task %s, wg%d) is live from op %d, but %s's store may land from op %d (task %s, "
+                    "which completes no group)", x->name, c->name, c->wg, x->first_op, t->name,
+                    start[prev[x->task]], b->name);
+      checked++;
+    }
+  }
+  ck_assert_int_gt(checked, 0);
+  compile_run(p, PROB_D1, "kv deferred", NULL);
+}
+END_TEST
+
+/* Every panel's RED K shards (wo, w2) of each step on different WGs. */
+static void assert_red_apart(const Ir *ir) {
+  g_autoptr(GHashTable) seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  int shards = 0;
+  for (guint k = 0; k < ir->tasks->len; k++) {
+    const IrTask *t = ir_task_at(ir, (int)k);
+    if ((t->role.kind != ROLE_WO && t->role.kind != ROLE_W2) || t->role.kshard < 0) continue;
+    g_autofree char *key = g_strdup_printf("%d/%d/%d/%d/wg%d", t->role.step, t->role.layer, t->role.kind,
+                                           t->role.panel, t->wg);
+    ck_assert_msg(g_hash_table_add(seen, g_steal_pointer(&key)), "task %s: another shard of its panel is on wg%d",
+                  t->name, t->wg);
+    shards++;
+  }
+  ck_assert_int_gt(shards, 0);
+}
+
+/* placement.solver: ilp with RED K shards (k_split on a machine with a
+ * REDUCE unit): a panel's shards stay on different WGs (shard 0 reads the
+ * sum right after its own contribution, so a second shard behind it on
+ * its WG never contributes: tcc-sim's "waits for RED round ... (1 of 2
+ * contributions)").  (a) On 3 WGs the constructive placement ties the
+ * optimum but puts wo's panel 1 shards together: not kept (the issue's
+ * case, masked while the constructive placement won ties); (b) with
+ * active_weight the solver's own placement gathers a stage's units on few
+ * WGs, at most a panel's worth each; (c) fewer WGs than shards: refused at
+ * k_split.wo.  Both programs run correctly. */
+#define RED_ILP(hw, knobs) "version: 1\nhardware: {sms: 4, " hw ", reduce_units: 1}\nd1:\n  problem: " D1_DIMS "\n" \
+                           "  sms_used: 1\n  weights: resident\n  handoff: rf\n  " knobs "\n"
+START_TEST(test_ilp_red_apart) {
+  g_autoptr(GError) err = NULL;
+  g_autoptr(Plan) tie = plan_text("tie.yaml", RED_ILP("wgs_per_sm: 3", "panels: {qkv: 32, wo: 32, w1: 32, w2: 64}\n"
+                                                      "  k_split: {wo: 2, w2: 2}\n  placement: {solver: ilp}"));
+  g_autoptr(Ir) a = pass_pipeline(tie, PROB_D1, NULL, NULL, TRUE, &err);
+  ck_assert_msg(a, "%s", err ? err->message : "?");
+  ck_assert(a->ilp && a->ilp->constructive_red_shared);
+  ck_assert_int_eq(a->ilp->status, IR_ILP_OPTIMAL);
+  ck_assert_int_eq(a->ilp->objective, a->ilp->constructive); /* a tie, not kept */
+  assert_red_apart(a);
+  compile_run(tie, PROB_D1, "red ilp tie", NULL);
+  g_autoptr(Plan) own = plan_text("own.yaml", RED_ILP("wgs_per_sm: 4", "panels: {qkv: 32, wo: 16, w1: 32, w2: 16}\n"
+                                                      "  k_split: {wo: 2, w2: 2}\n"
+                                                      "  placement: {solver: ilp, active_weight: 20}"));
+  g_autoptr(Ir) b = pass_pipeline(own, PROB_D1, NULL, NULL, TRUE, &err);
+  ck_assert_msg(b, "%s", err ? err->message : "?");
+  ck_assert(b->ilp && !b->ilp->constructive_red_shared);
+  ck_assert_int_lt(b->ilp->objective, b->ilp->constructive);
+  assert_red_apart(b);
+  compile_run(own, PROB_D1, "red ilp own", NULL);
+  g_autoptr(Plan) few = plan_text("few.yaml", RED_ILP("wgs_per_sm: 1", "k_split: {wo: 2}\n  placement: {solver: ilp}"));
+  g_autoptr(Ir) c = pass_pipeline(few, PROB_D1, NULL, NULL, TRUE, &err);
+  ck_assert(c == NULL);
+  ck_assert_msg(g_str_has_prefix(err->message, "few.yaml:8:13: error: k_split.wo=2: the K shards of a panel "
+                                               "all-reduce with RED, each from a WG of its own, but the resident "
+                                               "weights have 1 WG"), "%s", err->message);
+}
+END_TEST
+
 /* Whether an HBM load reads a weight or bias symbol. */
 static gboolean weight_sym(const char *sym) {
   static const char *const w[] = {"wqkv", "wo.", "w1.", "w2.", "bqkv", "bo.", "b1.", "b2."};
@@ -3482,6 +3645,8 @@ Suite *suite_gen(void) {
   tcase_add_test(tc, test_p1_attention_stagger);
   tcase_add_test(tc, test_ilp_placement);
   tcase_add_test(tc, test_ilp_infeasible);
+  tcase_add_test(tc, test_ilp_red_apart);
+  tcase_add_test(tc, test_ilp_time_limit);
   tcase_add_test(tc, test_handoff_rf);
   tcase_add_test(tc, test_resident_history);
   tcase_add_test(tc, test_k_split);
@@ -3494,6 +3659,7 @@ Suite *suite_gen(void) {
   tcase_add_test(tc, test_first_token);
   tcase_add_test(tc, test_q_first);
   tcase_add_test(tc, test_new_slice);
+  tcase_add_test(tc, test_kv_deferred_live);
   tcase_add_test(tc, test_kv_temp_slices);
   tcase_add_test(tc, test_p1_pass_one_panel);
   tcase_add_test(tc, test_in_flight_resident);

@@ -685,6 +685,79 @@ START_TEST(test_verify_progress) {
 }
 END_TEST
 
+/* ir_verify_progress with RED, as tcc-sim runs its rounds: a RED goes on,
+ * its round completes at the N-th contribution (+1 on its event), and until
+ * then the contributor stalls at a SIG, at the end of its program and at
+ * any op touching its d.  Two WGs that all-reduce two groups in opposite
+ * orders and read each sum at once deadlock (each waits for the other's
+ * second contribution); in the same order they finish.  Two contributions
+ * from one WG (a panel's two K shards placed together) never complete a
+ * round of 2; a SIG behind an open round is stuck when the other
+ * contributor waits for that SIG; a round still open at the end of the
+ * program is stuck there; a RED's event counts the rounds. */
+#define RHDR ".machine sms=1 wgs_per_sm=2 reduce=1\n" \
+             ".problem p1 d_model=32 heads=1 d_ff=32 layers=1 seqs=1 rows=32\n" \
+             "event in\nevent r1\nevent r2\nevent h\n"
+#define RTASK(name, wg) "task " name " wg " wg " stage 0\n  rf a 1x32\n  rf s 1x32\n  rf u 1x32\n" \
+                        "    0  LD a, hbm[ln1_g.l0]\n"
+#define RHBM "hbm g = ln1_g.l0 1x32 stride 32\n"
+
+static void progress_fails(const char *what, const char *text, const char *want) {
+  g_autoptr(Ir) ir = parse_ok(what, text);
+  g_autoptr(GError) err = NULL;
+  ck_assert_msg(!ir_verify_progress(ir, &err), "%s: passed", what);
+  ck_assert_msg(strstr(err->message, want) != NULL, "%s:\n  got  %s\n  want ...%s...", what, err->message,
+                want);
+}
+
+START_TEST(test_verify_progress_red) {
+  g_autoptr(GError) err = NULL;
+  /* the same order on both WGs: each sum read at once, both rounds complete */
+  g_autoptr(Ir) same = parse_ok("same.ir", RHDR
+      RTASK("t0", "0") "    1  RED s, a, ev.r1, 2\n    2  VEC.copy u, s\n    3  RED s, a, ev.r2, 2\n"
+                       "    4  VEC.copy u, s\n    5  WAIT ev.r1, 1\n    6  WAIT ev.r2, 1\n"
+      RTASK("t1", "1") "    1  RED s, a, ev.r1, 2\n    2  VEC.copy u, s\n    3  RED s, a, ev.r2, 2\n"
+                       "    4  VEC.copy u, s\n"
+      RHBM);
+  ck_assert_msg(ir_verify_progress(same, &err), "%s", err ? err->message : "");
+  /* a SIG after a round the other WG completes without waiting for it */
+  g_autoptr(Ir) sig_ok = parse_ok("sig_ok.ir", RHDR
+      RTASK("t0", "0") "    1  RED s, a, ev.r1, 2\n    2  SIG ev.h, 1\n"
+      RTASK("t1", "1") "    1  RED s, a, ev.r1, 2\n    2  WAIT ev.h, 1\n"
+      RHBM);
+  ck_assert_msg(ir_verify_progress(sig_ok, &err), "%s", err ? err->message : "");
+  /* opposite orders: wg 0 reads r1's sum before it contributes to r2, wg 1
+   * r2's before r1 */
+  progress_fails("crossed.ir", RHDR
+      RTASK("t0", "0") "    1  RED s, a, ev.r1, 2\n    2  VEC.copy u, s\n    3  RED s, a, ev.r2, 2\n"
+      RTASK("t1", "1") "    1  RED s, a, ev.r2, 2\n    2  VEC.copy u, s\n    3  RED s, a, ev.r1, 2\n"
+      RHBM,
+      "wg 0, task 't0' op 2: waits for RED round ev.r1 (1 of 2 contributions), which never completes");
+  /* both contributions from one WG (its second waits for the round) */
+  progress_fails("one_wg.ir", RHDR
+      RTASK("t0", "0") "    1  RED s, a, ev.r1, 2\n    2  VEC.copy u, s\n"
+      RTASK("t1", "0") "    1  RED s, a, ev.r1, 2\n"
+      RHBM,
+      "wg 0, task 't0' op 2: waits for RED round ev.r1 (1 of 2 contributions)");
+  /* a SIG held by the round, whose other contributor waits for the SIG */
+  progress_fails("sig.ir", RHDR
+      RTASK("t0", "0") "    1  RED s, a, ev.r1, 2\n    2  SIG ev.h, 1\n"
+      RTASK("t1", "1") "    1  WAIT ev.h, 1\n    2  RED s, a, ev.r1, 2\n"
+      RHBM,
+      "wg 0, task 't0' op 2: waits for RED round ev.r1 (1 of 2 contributions)");
+  /* a round nobody else joins: stuck at the end of the program */
+  progress_fails("end.ir", RHDR RTASK("t0", "0") "    1  RED s, a, ev.r1, 2\n" RHBM,
+                 "wg 0, the end of its program (after task 't0'): waits for RED round ev.r1 (1 of 2 "
+                 "contributions)");
+  /* a RED's event counts its rounds: a WAIT for a second round never passes */
+  progress_fails("count.ir", RHDR
+      RTASK("t0", "0") "    1  RED s, a, ev.r1, 2\n    2  WAIT ev.r1, 2\n"
+      RTASK("t1", "1") "    1  RED s, a, ev.r1, 2\n"
+      RHBM,
+      "wg 0, task 't0' op 2: WAIT ev.r1, 2 never passes: the program signals ev.r1 only 1 times");
+}
+END_TEST
+
 START_TEST(test_too_many_targets) {
   g_autoptr(GString) t = g_string_new(TASK "    0  LD.mc g, hbm[ln1_g.l0], {g");
   gsize col = t->len - strlen(TASK);
@@ -713,6 +786,7 @@ Suite *suite_parse(void) {
   tcase_add_loop_test(tc, test_errors, 0, G_N_ELEMENTS(bad));
   tcase_add_test(tc, test_too_many_targets);
   tcase_add_test(tc, test_verify_progress);
+  tcase_add_test(tc, test_verify_progress_red);
   suite_add_tcase(s, tc);
   return s;
 }
