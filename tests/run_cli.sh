@@ -531,6 +531,40 @@ if "$gen" "$nl_plan" --problem d1 --emit=ir >"$tmp/nl.ir" 2>"$tmp/err" &&
 else
   ko "tcc-gen --emit=ir: a plan name with a newline"; sed -n 1,3p "$tmp/nl.ir"; cat "$tmp/err"
 fi
+# a plan or program whose name holds a newline, in a diagnostic: one line,
+# the newline escaped as \n (the loader's, the compiler's, the assembler's)
+printf 'version: 1\np1:\n  bogus: 1\n' >"$tmp/b
+ad.yaml"
+"$gen" "$tmp/b
+ad.yaml" -o "$tmp/x.asm" >"$tmp/out" 2>"$tmp/err"
+code=$?
+expect "tcc-gen: a bad plan named with a newline: one line" 2 "$tmp/b\nad.yaml:3:3: error: unknown key 'bogus' in p1"
+"$sim" "$tmp/b
+ad.yaml" >"$tmp/out" 2>"$tmp/err"
+code=$?
+expect "tcc-sim: a plan named with a newline: one line" 2 \
+  "$tmp/b\nad.yaml:1:1: error: this is a plan (YAML), not assembly: compile it with tcc-gen first (tcc-gen PLAN.yaml -o prog.asm)"
+printf '.wg 0\n' >"$tmp/b
+ad.asm"
+"$sim" "$tmp/b
+ad.asm" >"$tmp/out" 2>"$tmp/err"
+code=$?
+expect "tcc-sim: a bad program named with a newline: one line" 2 \
+  "$tmp/b\nad.asm:1:1: error: expected .machine as the first directive, got '.wg'"
+"$sim" "$tmp/no
+such.asm" >"$tmp/out" 2>"$tmp/err"
+code=$?
+expect "tcc-sim: a missing program named with a newline: one line" 2 "$tmp/no\nsuch.asm:1:1: error: cannot read: No such file or directory"
+cp tests/golden/bad_rf_full.yaml "$tmp/rf
+full.yaml" # refused by rf_alloc, a pass (ir_error)
+"$gen" "$tmp/rf
+full.yaml" --strict -o "$tmp/x.asm" >"$tmp/out" 2>"$tmp/err"
+code=$?
+if [ "$code" -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -qF "$tmp/rf\nfull.yaml:8:12: error: rf_alloc: " "$tmp/err"; then
+  ok "tcc-gen: a pass's diagnostic for a plan named with a newline: one line"
+else
+  ko "tcc-gen: a pass's diagnostic for a plan named with a newline (exit $code)"; cat "$tmp/err"
+fi
 # --explain says what the power fitting measured, also when it changed nothing
 "$gen" plans/best.yaml --problem d1 --explain >"$tmp/out" 2>"$tmp/err"
 grep -q '^power.fit: 1 run; hottest window 19.80 W as written, under the 20 W limit less 0.001 W: the program as written (relax: too near the limit, the spacings kept)$' "$tmp/out" &&

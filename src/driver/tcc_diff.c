@@ -17,6 +17,7 @@
 #include "fit.h"
 #include "pipeline.h"
 #include "stdout_check.h"
+#include "text_escape.h"
 
 /* One simulation, run on the thread pool. */
 typedef struct Run {
@@ -57,8 +58,8 @@ static gboolean pick(const char *name, Plan *const plan[2], gboolean on[2], GErr
   for (int k = 0; k < 2; k++)
     on[k] = plan_problem(plan[0], (ProblemKind)k)->present || plan_problem(plan[1], (ProblemKind)k)->present;
   if (on[0] || on[1]) return TRUE;
-  g_set_error(err, PLAN_ERROR, PLAN_ERROR_MISSING, "%s:1:1: error: neither plan has a p1 or d1 section",
-              plan[0]->file);
+  g_autofree char *file = text_escape(plan[0]->file); /* one line, whatever the name holds */
+  g_set_error(err, PLAN_ERROR, PLAN_ERROR_MISSING, "%s:1:1: error: neither plan has a p1 or d1 section", file);
   return FALSE;
 }
 

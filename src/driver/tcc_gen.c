@@ -53,8 +53,9 @@ static gboolean pick_problem(const Plan *plan, const char *name, const char *out
   }
   if (a->present == b->present) { /* both: point at the second one; neither: at the top */
     PlanLoc at = !a->present ? (PlanLoc){1, 1, NULL} : a->where.line > b->where.line ? a->where : b->where;
+    g_autofree char *name = text_escape(plan->file); /* one line, whatever the name holds */
     g_set_error(err, IR_ERROR, 1, "%s:%d:%d: error: %s; choose one with --problem p1|d1 (or an output named for it: "
-                "-o d1.asm)", plan->file, at.line, at.col,
+                "-o d1.asm)", name, at.line, at.col,
                 a->present ? "the plan has both p1 and d1 sections" : "the plan has no p1 or d1 section");
     return FALSE;
   }

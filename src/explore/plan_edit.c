@@ -55,8 +55,9 @@ static gboolean load_doc(const char *file, const char *text, gsize len, yaml_doc
   }
   yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
   gboolean ok = yaml_parser_load(&p, d);
+  g_autofree char *name = text_escape(file); /* one line, whatever the name holds */
   if (!ok)
-    g_set_error(err, PLAN_EDIT_ERROR, PLAN_EDIT_ERROR_PLACED, "%s:%d:%d: error: %s", file,
+    g_set_error(err, PLAN_EDIT_ERROR, PLAN_EDIT_ERROR_PLACED, "%s:%d:%d: error: %s", name,
                 (int)p.problem_mark.line + 1, (int)p.problem_mark.column + 1,
                 p.problem ? p.problem : "invalid YAML");
   yaml_parser_delete(&p);

@@ -35,6 +35,7 @@
 
 #include "pipeline.h"
 #include "sim.h"
+#include "text_escape.h"
 
 /* The measured program of one level. */
 typedef struct Point {
@@ -421,7 +422,7 @@ static void rung_relax(const Plan *plan, const PlanProblem *plan_pp, const char 
  * at the knob's provenance).  -1 for none (a default, a dim, the section,
  * an internal error). */
 static int cited_knob(const Plan *plan, const PlanProblem *pp, const char *msg) {
-  const char *file = plan->file ? plan->file : "(plan)";
+  g_autofree char *file = text_escape(plan->file ? plan->file : "(plan)"); /* one line */
   size_t n = strlen(file);
   if (strncmp(msg, file, n) != 0 || msg[n] != ':') return -1;
   char *end;
@@ -804,7 +805,7 @@ static Ir *fit_section(const Plan *plan, ProblemKind kind, int64_t cap, gboolean
   /* at power.fit when the plan writes it, else at the section */
   SchedLoc at = plan_knob_loc(plan_pp, "power.fit");
   if (at.line == 0) at = plan_pp->where;
-  const char *file = plan->file ? plan->file : "(plan)";
+  g_autofree char *file = text_escape(plan->file ? plan->file : "(plan)"); /* one line */
   if (cap > 0 && !legal(&first) && first.cycles >= cap) { /* fitting slows it: past the cap already */
     point_free(&first);
     res->slower = TRUE;

@@ -44,6 +44,7 @@
 #include <string.h>
 
 #include "ir_parse.h"
+#include "text_escape.h"
 #include "plan_internal.h" /* the knob table: a record path -> its typed field */
 
 /* An op line seen by the first sweep, read by the second. */
@@ -99,8 +100,8 @@ static gboolean fail_at(Pr *P, const char *at, const char *fmt, ...) {
   g_autofree char *m = g_strdup_vprintf(fmt, ap);
   va_end(ap);
   int col = at && P->ls && at >= P->ls ? (int)(at - P->ls) + 1 : 1;
-  g_set_error(P->err, IR_ERROR, IR_ERROR_PARSE, "%s:%d:%d: error: %s", P->name ? P->name : "(ir)",
-              P->line, col, m);
+  g_autofree char *name = text_escape(P->name ? P->name : "(ir)"); /* one line */
+  g_set_error(P->err, IR_ERROR, IR_ERROR_PARSE, "%s:%d:%d: error: %s", name, P->line, col, m);
   return FALSE;
 }
 

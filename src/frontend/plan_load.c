@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "plan_internal.h"
+#include "text_escape.h"
 
 typedef struct Ctx {
   const char *file;
@@ -406,7 +407,8 @@ static void warn(Ctx *c, const PNode *at, const char *fmt, ...) {
   va_start(ap, fmt);
   g_autofree char *msg = g_strdup_vprintf(fmt, ap);
   va_end(ap);
-  g_ptr_array_add(c->plan->warnings[c->kind], g_strdup_printf("%s:%d:%d: warning: %s", c->file, at->line, at->col, msg));
+  g_autofree char *name = text_escape(c->file); /* one line, whatever the name holds */
+  g_ptr_array_add(c->plan->warnings[c->kind], g_strdup_printf("%s:%d:%d: warning: %s", name, at->line, at->col, msg));
 }
 
 /* The written knobs whose rules read the dims or other knobs, now that

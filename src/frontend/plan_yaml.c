@@ -14,6 +14,7 @@
 
 #include "file_read.h"
 #include "plan_internal.h"
+#include "text_escape.h"
 
 G_DEFINE_QUARK(tcc-plan-error-quark, plan_error)
 
@@ -23,7 +24,8 @@ gboolean plan_fail(GError **err, PlanErrorCode code, const char *file, int line,
   va_start(ap, fmt);
   g_autofree char *msg = g_strdup_vprintf(fmt, ap);
   va_end(ap);
-  g_set_error(err, PLAN_ERROR, code, "%s:%d:%d: error: %s", file, line, col, msg);
+  g_autofree char *name = text_escape(file); /* one line, whatever the name holds */
+  g_set_error(err, PLAN_ERROR, code, "%s:%d:%d: error: %s", name, line, col, msg);
   return FALSE;
 }
 

@@ -1,5 +1,6 @@
 /* ir.c - building and freeing the IR (ir.h). */
 #include "ir.h"
+#include "text_escape.h"
 
 #include <stdarg.h>
 #include <string.h>
@@ -274,7 +275,8 @@ void ir_error(const Ir *ir, GError **err, IrProv at, const char *fmt, ...) {
   va_start(ap, fmt);
   g_autofree char *msg = g_strdup_vprintf(fmt, ap);
   va_end(ap);
-  g_set_error(err, IR_ERROR, 1, "%s:%d:%d: error: %s", ir->plan_file ? ir->plan_file : "(plan)",
+  g_autofree char *name = text_escape(ir->plan_file ? ir->plan_file : "(plan)"); /* one line */
+  g_set_error(err, IR_ERROR, 1, "%s:%d:%d: error: %s", name,
               where.line > 0 ? where.line : 1, where.line > 0 ? MAX(where.col, 1) : 1, msg);
 }
 
@@ -285,7 +287,8 @@ void ir_warning(Ir *ir, IrProv at, const char *fmt, ...) {
   g_autofree char *msg = g_strdup_vprintf(fmt, ap);
   va_end(ap);
   if (!ir->warnings) ir->warnings = g_ptr_array_new_with_free_func(g_free);
-  g_ptr_array_add(ir->warnings, g_strdup_printf("%s:%d:%d: warning: %s", ir->plan_file ? ir->plan_file : "(plan)",
+  g_autofree char *name = text_escape(ir->plan_file ? ir->plan_file : "(plan)"); /* one line */
+  g_ptr_array_add(ir->warnings, g_strdup_printf("%s:%d:%d: warning: %s", name,
                                                 where.line > 0 ? where.line : 1,
                                                 where.line > 0 ? MAX(where.col, 1) : 1, msg));
 }

@@ -28,6 +28,7 @@
 #include "asm_lexer.h"
 #include "file_read.h"
 #include "program.h"
+#include "text_escape.h"
 
 enum { ASM_ERROR_SYNTAX = 1, ASM_ERROR_IO = 2 };
 
@@ -216,8 +217,8 @@ static gboolean fail(Parser *P, int line, int col, const char *fmt, ...) {
   va_start(ap, fmt);
   g_autofree char *msg = g_strdup_vprintf(fmt, ap);
   va_end(ap);
-  g_set_error(&P->error, SIM_ASM_ERROR, ASM_ERROR_SYNTAX, "%s:%d:%d: error: %s",
-              P->file, line, col, msg);
+  g_autofree char *name = text_escape(P->file); /* one line, whatever the name holds */
+  g_set_error(&P->error, SIM_ASM_ERROR, ASM_ERROR_SYNTAX, "%s:%d:%d: error: %s", name, line, col, msg);
   return FALSE;
 }
 
@@ -1807,9 +1808,10 @@ static Program *parse_owned(const char *file, const char *buf, size_t len, size_
   if (!ok) {
     int at = P.error && P.error->domain == SIM_ASM_ERROR ? plan_line(buf, len) : 0;
     if (at > 0) { /* a plan, not a program: say so, not what the lexer met first */
+      g_autofree char *name = text_escape(file); /* one line, whatever the name holds */
       g_set_error(err, SIM_ASM_ERROR, P.error->code,
                   "%s:%d:1: error: this is a plan (YAML), not assembly: compile it with tcc-gen "
-                  "first (tcc-gen PLAN.yaml -o prog.asm)", file, at);
+                  "first (tcc-gen PLAN.yaml -o prog.asm)", name, at);
       g_error_free(P.error);
     } else {
       g_propagate_error(err, P.error);
@@ -1882,11 +1884,12 @@ Program *sim_asm_load(const char *file, GError **err) {
    * pipes and devices: NUL-terminated and padded for the lexer */
   char *text = file_read(file, TCC_ASM_MAX_BYTES, SRC_PAD, &len, &errnum);
   if (!text) {
+    g_autofree char *name = text_escape(file); /* one line, whatever the name holds */
     if (errnum == FILE_READ_TOO_LARGE)
       g_set_error(err, SIM_ASM_ERROR, ASM_ERROR_IO, "%s:1:1: error: program is larger than the limit of %" G_GSIZE_FORMAT
-                  " bytes", file, TCC_ASM_MAX_BYTES);
+                  " bytes", name, TCC_ASM_MAX_BYTES);
     else
-      g_set_error(err, SIM_ASM_ERROR, ASM_ERROR_IO, "%s:1:1: error: cannot read: %s", file, g_strerror(errnum));
+      g_set_error(err, SIM_ASM_ERROR, ASM_ERROR_IO, "%s:1:1: error: cannot read: %s", name, g_strerror(errnum));
     return NULL;
   }
   return parse_owned(file, text, len, 0, err);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "sim_internal.h"
+#include "text_escape.h"
 
 G_DEFINE_QUARK(tcc-sim-run-error-quark, sim_run_error)
 
@@ -37,8 +38,8 @@ void sim_fail(Sim *s, int wg, int pc, const char *fmt, ...) {
   g_autofree char *msg = g_strdup_vprintf(fmt, ap);
   va_end(ap);
   const Insn *in = &s->p->wgs[wg].insns[pc];
-  g_set_error(&s->err, SIM_RUN_ERROR, 1, "%s:%d:%d: error: wg%d: %s", s->p->file,
-              in->line, in->col, wg, msg);
+  g_autofree char *name = text_escape(s->p->file); /* one line, whatever the name holds */
+  g_set_error(&s->err, SIM_RUN_ERROR, 1, "%s:%d:%d: error: wg%d: %s", name, in->line, in->col, wg, msg);
 }
 
 /* ---- events ---------------------------------------------------------- */
