@@ -247,6 +247,16 @@ fi
   grep -q '"schema_version" : 1,' "$tmp/bad.json" && grep -q '"area_mm2" : [0-9.]*,' "$tmp/bad.json" &&
   grep -q '"p1_cycles" : [0-9]*,' "$tmp/bad.json" && grep -q '"score" : null,' "$tmp/bad.json" &&
   ok "--collect --format json: typed rows" || { ko "--collect --format json"; cat "$tmp/bad.json"; }
+# a template whose name is not UTF-8: sweep.json and --collect's JSON stay
+# valid UTF-8 (the name escaped as diagnostics echo it, \xFF)
+nu="$tmp/$(printf 'bad\377.yaml')"
+cp "$tiny" "$nu"
+"$sweep" "$nu" --set d1.store_spacing=0,4 -o "$tmp/nu" >/dev/null 2>&1 &&
+  "$sweep" --collect "$tmp/nu" --format json >"$tmp/nu.json" 2>/dev/null &&
+  iconv -f UTF-8 -t UTF-8 "$tmp/nu/sweep.json" >/dev/null 2>&1 && iconv -f UTF-8 -t UTF-8 "$tmp/nu.json" >/dev/null 2>&1 &&
+  grep -qF '"template" : "'"$tmp"'/bad\\xff.yaml",' "$tmp/nu/sweep.json" &&
+  ok "a template named with a byte that is not UTF-8: sweep.json and --collect's JSON are UTF-8" ||
+  { ko "a template named with a byte that is not UTF-8"; grep template "$tmp/nu/sweep.json"; }
 
 # ---- bad input
 "$sweep" "$tiny" --set d1.store_spacing -o "$tmp/x" >"$tmp/out" 2>"$tmp/err"

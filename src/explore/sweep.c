@@ -161,7 +161,8 @@ static gboolean write_manifest(const Sweep *s, GError **err) {
   g_autoptr(JsonBuilder) b = json_builder_new();
   json_builder_begin_object(b);
   json_builder_set_member_name(b, "template");
-  json_builder_add_string_value(b, s->template_path);
+  g_autofree char *tname = text_escape(s->template_path); /* valid UTF-8, whatever the name holds */
+  json_builder_add_string_value(b, tname);
   if (s->problem) { /* only when one: the manifests of both-problem sweeps stay as they were */
     json_builder_set_member_name(b, "problem");
     json_builder_add_string_value(b, s->problem);
@@ -724,7 +725,8 @@ char *sweep_collect(const Sweep *s, gboolean json, guint *bad, GError **err) {
   json_builder_set_member_name(b, "tool");
   json_builder_add_string_value(b, TCC_SWEEP_VERSION);
   json_builder_set_member_name(b, "template");
-  json_builder_add_string_value(b, s->template_path);
+  g_autofree char *tname = text_escape(s->template_path); /* valid UTF-8, whatever the name holds */
+  json_builder_add_string_value(b, tname);
   json_builder_set_member_name(b, "keys");
   json_builder_begin_array(b);
   for (guint i = 0; i < s->keys->len; i++) json_builder_add_string_value(b, g_ptr_array_index(s->keys, i));
