@@ -264,6 +264,21 @@ else
   ko "--log: the table, oldest first, aligned (exit $code)"
   cat "$tmp/log" "$tmp/err"
 fi
+# a plan given through a FIFO (read once: parsed, hashed and kept from the
+# same bytes), graded and recorded with its text and hash
+mkdir "$tmp/fiforec"
+mkfifo "$tmp/fiforec/plan.yaml"
+timeout 60 cp "$tmp/two.yaml" "$tmp/fiforec/plan.yaml" &
+timeout 120 "$grade" "$tmp/fiforec/plan.yaml" --record "$tmp/fiforec/rec" >"$tmp/out" 2>"$tmp/err"
+code=$?
+wait
+sha=$(sha256sum <"$tmp/two.yaml" | cut -d' ' -f1)
+if [ $code -eq 0 ] && grep -q "\"plan_sha256\":\"$sha\"" "$tmp/fiforec/rec/records.jsonl" &&
+  "$grade" --log "$tmp/fiforec/rec" --plan 1 >"$tmp/fifo.plan" 2>/dev/null && cmp -s "$tmp/two.yaml" "$tmp/fifo.plan"; then
+  ok "--record of a plan read from a FIFO: graded, its hash and text recorded"
+else
+  ko "--record of a plan read from a FIFO (exit $code)"; cat "$tmp/err"
+fi
 # the records file is never the plan (docs/tools.md, "Output files"): a
 # plan named DIR/records.jsonl graded with --record DIR is refused, untouched
 mkdir "$tmp/recplan"

@@ -247,6 +247,14 @@ fi
   grep -q '"schema_version" : 1,' "$tmp/bad.json" && grep -q '"area_mm2" : [0-9.]*,' "$tmp/bad.json" &&
   grep -q '"p1_cycles" : [0-9]*,' "$tmp/bad.json" && grep -q '"score" : null,' "$tmp/bad.json" &&
   ok "--collect --format json: typed rows" || { ko "--collect --format json"; cat "$tmp/bad.json"; }
+# a template given through a FIFO: read once (its text is what the variants edit)
+mkfifo "$tmp/fifo.yaml"
+timeout 60 cp "$tiny" "$tmp/fifo.yaml" &
+timeout 120 "$sweep" "$tmp/fifo.yaml" --set d1.store_spacing=0,4 -o "$tmp/fifo" >"$tmp/out" 2>"$tmp/err"
+code=$?
+wait
+[ $code -eq 0 ] && [ "$(ls "$tmp/fifo/results" | wc -l)" -eq 2 ] && grep -q "store_spacing: 4" "$tmp"/fifo/jobs/*.yaml &&
+  ok "a template read from a FIFO: expanded and graded" || { ko "a template read from a FIFO (exit $code)"; cat "$tmp/err"; }
 # a template whose name is not UTF-8: sweep.json and --collect's JSON stay
 # valid UTF-8 (the name escaped as diagnostics echo it, \xFF)
 nu="$tmp/$(printf 'bad\377.yaml')"

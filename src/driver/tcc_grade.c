@@ -487,14 +487,24 @@ static void record_problem(RecProblem *rp, const char *name, const Outcome *o) {
   rp->power_ok = r->peak_w <= POWER_LIMIT_W;
 }
 
+/* The plan's bytes, read once (a FIFO or a pipe gives them once): what is
+ * parsed, and what the record and the page hash and keep.  NULL when the
+ * plan could not be read. */
+static char *plan_bytes;
+static gsize plan_nbytes;
+
+static char *plan_bytes_sha256(void) {
+  return plan_bytes ? g_compute_checksum_for_data(G_CHECKSUM_SHA256, (const guchar *)plan_bytes, plan_nbytes) : NULL;
+}
+
 /* --record DIR: append the run to DIR's records (a note on stderr says
  * where and its class); FALSE, with the diagnostic printed, when that
  * fails. */
 static gboolean record(const char *dir, RecRun *r) {
   G_STATIC_ASSERT((int)NSEEDS <= (int)REC_MAX_SEEDS);
   r->time = rec_now();
-  r->plan_sha256 = rec_file_sha256(r->plan);
-  r->plan_text = rec_file_text(r->plan);
+  r->plan_sha256 = plan_bytes_sha256();
+  r->plan_text = rec_plan_text_of(plan_bytes, plan_nbytes);
   r->grader = TCC_GRADE_VERSION;
   r->simulator = TCC_SIM_VERSION;
   r->spec = TCC_SPEC_VERSION;
@@ -600,7 +610,7 @@ static gboolean write_html(HtmlOut *out, const Plan *plan, const char *file, con
                  .seeds = seeds, .nseeds = NSEEDS, .has_score = has_score, .score = score, .score_note = score_note};
   G_STATIC_ASSERT((int)NSEEDS <= (int)HTML_MAX_SEEDS && (int)UC__COUNT <= (int)HTML_MAX_UNITS &&
                   (int)BOUND__COUNT <= (int)HTML_MAX_BOUNDS);
-  pg.plan_sha256 = kept(keep, rec_file_sha256(file));
+  pg.plan_sha256 = kept(keep, plan_bytes_sha256());
   if (p1) html_problem(&pg.prob[pg.nprob++], "p1", p1, &plan->p1, keep);
   if (d1) html_problem(&pg.prob[pg.nprob++], "d1", d1, &plan->d1, keep);
   g_autofree char *text = html_page(&pg);
@@ -774,7 +784,9 @@ int main(int argc, char **argv) {
     fprintf(stderr, "%s\n", err->message);
     return 2;
   }
-  g_autoptr(Plan) plan = plan_load(argv[1], &err);
+  g_autoptr(Plan) plan = NULL; /* read once: a FIFO or a pipe gives its bytes once */
+  if (plan_read_text(argv[1], "plan", &plan_bytes, &plan_nbytes, &err))
+    plan = plan_parse(argv[1], plan_bytes, plan_nbytes, &err);
   if (!plan) {
     html_out_abort(&hout);
     return tool_error(rec_dir, argv[1], note, err->message, TRUE, json);

@@ -213,11 +213,11 @@ Sweep *sweep_expand(const char *template_path, GPtrArray *sets, const char *dir,
     g_set_error(err, SWEEP_ERROR, 1, "%s", je->message);
     return NULL;
   }
-  g_autoptr(Plan) plan = plan_load(template_path, err);
-  if (!plan) return NULL;
-  g_autofree char *text = NULL; /* read again: the text the variants edit */
+  g_autofree char *text = NULL; /* read once (a FIFO reads once): the text the variants edit */
   gsize len = 0;
   if (!plan_read_text(template_path, "plan", &text, &len, err)) return NULL;
+  g_autoptr(Plan) plan = plan_parse(template_path, text, len, err);
+  if (!plan) return NULL;
   guint64 n = 1;
   for (guint i = 0; i < sets->len; i++) {
     const SweepSet *a = g_ptr_array_index(sets, i);

@@ -22,22 +22,18 @@ char *rec_now(void) {
   return g_date_time_format(t, "%Y-%m-%dT%H:%M:%SZ");
 }
 
-/* The plan files are read by the bounded reader (file_read.h) at the plan's
- * own limit: a file over it has no hash and no text. */
-char *rec_file_sha256(const char *file) {
-  gsize len = 0;
-  int errnum = 0;
-  g_autofree char *text = file_read(file, REC_MAX_PLAN_TEXT, 0, &len, &errnum);
-  if (!text) return NULL;
-  return g_compute_checksum_for_data(G_CHECKSUM_SHA256, (const guchar *)text, len);
+char *rec_plan_text_of(const char *bytes, gsize len) {
+  if (!bytes || len > REC_MAX_PLAN_TEXT || !g_utf8_validate(bytes, (gssize)len, NULL)) return NULL;
+  return g_strndup(bytes, len);
 }
 
+/* The plan file is read by the bounded reader (file_read.h) at the plan's
+ * own limit: a file over it has no text. */
 char *rec_file_text(const char *file) {
   gsize len = 0;
   int errnum = 0;
-  char *text = file_read(file, REC_MAX_PLAN_TEXT, 0, &len, &errnum);
-  if (text && !g_utf8_validate(text, (gssize)len, NULL)) g_clear_pointer(&text, g_free);
-  return text;
+  g_autofree char *text = file_read(file, REC_MAX_PLAN_TEXT, 0, &len, &errnum);
+  return rec_plan_text_of(text, len);
 }
 
 /* ---- reading ------------------------------------------------------------ */

@@ -68,13 +68,12 @@ typedef struct RecRun {
 
 /* "2026-12-01T07:30:00Z", the current time (g_free). */
 char *rec_now(void);
-/* SHA-256 of a file's bytes, or NULL when it cannot be read (g_free). */
-char *rec_file_sha256(const char *file);
-
-/* The text of a plan file for its record (g_free): NULL when it cannot
- * be read, is over REC_MAX_PLAN_TEXT bytes or is not UTF-8 text (a JSON
- * string holds it byte for byte only then). */
+/* The text of a plan for its record (g_free), from its `len` bytes: NULL
+ * when they are over REC_MAX_PLAN_TEXT bytes or not UTF-8 text (a JSON
+ * string holds it byte for byte only then; a NUL byte is not). */
 #define REC_MAX_PLAN_TEXT (1 << 20)
+char *rec_plan_text_of(const char *bytes, gsize len);
+/* rec_plan_text_of a plan file's bytes; NULL also when it cannot be read. */
 char *rec_file_text(const char *file);
 
 /* The plan text record n (1-based: its line in DIR/records.jsonl) keeps
