@@ -338,7 +338,7 @@ static void job_clear(Job *j) {
   wl_abi_clear(&j->abi);
 }
 
-/* "bound p1  55001 cycles (power); cycles / bound = 11.51" (docs/bounds.md):
+/* "bound p1  56001 cycles (power); cycles / bound = 14.33" (docs/bounds.md):
  * the problem's lower bound on the plan's hardware and the graded run's
  * distance from it. */
 static void print_bound(const char *name, const Outcome *o) {
@@ -576,7 +576,7 @@ static void html_problem(HtmlProblem *hp, const char *name, const Outcome *o, co
   hp->nunits = UC__COUNT;
   for (int u = 0; u < UC__COUNT; u++) {
     double min = u == UC_MMA ? b.e_mma_uj : u == UC_HBM ? b.e_hbm_uj : u == UC_NOC ? b.e_noc_uj
-                 : u == UC_RF ? b.e_rf_uj : u == UC_SFU ? b.e_sfu_uj : NAN;
+                 : u == UC_RF ? b.e_rf_uj : u == UC_VEC ? b.e_vec_uj : u == UC_SFU ? b.e_sfu_uj : NAN;
     hp->units[u] = (HtmlUnit){sim_unit_class_name[u], pr->unit_energy_uj[u], min};
   }
   if (o->have_prof) {

@@ -3,7 +3,8 @@
  *
  *   mma    the problem's products at block granularity over every array
  *   hbm    every needed line through its channel, plus one load's latency
- *   power  the unavoidable dynamic energy over the windows the run must have
+ *   power  the unavoidable dynamic energy (the products, the lines, the
+ *          elementwise work) over the windows the run must have
  *   chain  D1: the load, then per step host -> LD -> compute chain -> ST
  *
  * The bound is the largest.  Every constant is a spec constant of machine.h
@@ -50,18 +51,36 @@ static void products(const Problem *p, int64_t *blocks, double *macs) {
   *macs = mac;
 }
 
-/* The transcendental elements: an exp per visible score, a tanh per FFN
- * activation, an rsqrt per LayerNorm row. */
-static double sfu_elems(const Problem *p) {
-  double e = 0;
+/* What every program computes element by element beside the products
+ * (docs/bounds.md §3):
+ *   sfu      the transcendental elements: an exp per score a row sees, a
+ *            tanh per FFN activation, an rsqrt per LayerNorm row;
+ *   acts     the FFN activations, each taken through GELU;
+ *   adds     the softmax's additions: a row that sees n positions sums its
+ *            n exps, n - 1 additions;
+ *   ln_rows  the LayerNorm rows, each with the variance of its d values. */
+typedef struct Elementwise {
+  double sfu, acts, adds, ln_rows;
+} Elementwise;
+
+static void elementwise(const Problem *p, Elementwise *w) {
+  memset(w, 0, sizeof *w);
   if (p->kind == PROB_P1) {
-    double rows = (double)p->seqs * p->rows;
-    e = p->layers * (p->seqs * p->heads * (double)p->rows * (p->rows + 1) / 2.0 + rows * p->d_ff + 2 * rows);
+    double rows = (double)p->seqs * p->rows, n = p->rows;
+    double seen = p->seqs * p->heads * n * (n + 1) / 2.0; /* causal: row i sees i + 1 */
+    w->sfu = p->layers * (seen + rows * p->d_ff + 2 * rows);
+    w->acts = p->layers * rows * p->d_ff;
+    w->adds = p->layers * p->seqs * p->heads * n * (n - 1) / 2.0;
+    w->ln_rows = p->layers * 2 * rows;
   } else {
-    for (int t = 0; t < p->steps; t++)
-      e += p->layers * ((double)p->heads * (p->history + t + 1) + p->d_ff + 2);
+    for (int t = 0; t < p->steps; t++) {
+      double pos = p->history + t + 1;
+      w->sfu += p->layers * (p->heads * pos + p->d_ff + 2);
+      w->acts += p->layers * (double)p->d_ff;
+      w->adds += p->layers * p->heads * (pos - 1);
+      w->ln_rows += p->layers * 2.0;
+    }
   }
-  return e;
 }
 
 /* ---- HBM lines ------------------------------------------------------- */
@@ -128,6 +147,12 @@ static int64_t lines_loaded(int64_t n) { return n > 0 ? n - 1 + io_latency() : 0
 static int64_t lines_done(int64_t n) { return n > 0 ? T_DMA_SETUP + n - 1 + T_HBM_LATENCY + 1 : 0; }
 
 /* ---- power ----------------------------------------------------------- */
+
+/* GELU's VEC products per FFN activation z: the tanh's argument
+ * sqrt(2/pi) (z + 0.044715 z^3) is a cubic of z (one product of two values
+ * of z reaches z^2, a second z^3), and z times 1 + tanh is a third
+ * (docs/bounds.md §3). */
+#define GELU_PRODUCTS 3
 
 /* Dynamic energy E (pJ) must fit in the windows that cover the run: the
  * windows [0,1000), [1000,2000), ... and the last one ending at the last
@@ -196,14 +221,36 @@ void sim_bounds(const Machine *m, const Problem *p, Bounds *b) {
 
   /* energy: MMA blocks; HBM lines; each moved byte once over a NoC link and
    * once through an RF port; the MMA operands' RF bytes (at least
-   * 12 MACs / sqrt(RF floats), docs/bounds.md); the SFU elements */
+   * 12 MACs / sqrt(RF floats), docs/bounds.md); the SFU elements; the
+   * elementwise work's VEC elements and RF bytes (below) */
   double rf_floats = (double)m->rf_kib * 256.0;
   b->e_mma_uj = (double)b->mma_blocks * E_MMA_BLOCK * 1e-6;
   b->e_hbm_uj = (double)b->hbm_lines * E_HBM_LINE * 1e-6;
   b->e_noc_uj = (double)b->hbm_bytes * E_NOC_BYTE * 1e-6;
-  b->e_rf_uj = ((double)b->hbm_bytes + 12.0 * macs / sqrt(rf_floats)) * E_RF_BYTE * 1e-6;
-  b->e_sfu_uj = sfu_elems(p) * E_SFU_ELEM * 1e-6;
-  b->e_total_uj = b->e_mma_uj + b->e_hbm_uj + b->e_noc_uj + b->e_rf_uj + b->e_sfu_uj;
+  double rf_bytes = (double)b->hbm_bytes + 12.0 * macs / sqrt(rf_floats);
+
+  /* the elementwise work (docs/bounds.md §3): an SFU element reads its
+   * operand and writes its result, 8 RF bytes; a VEC product of two values
+   * of one element (GELU's, the variance's) is a VEC element that reads both
+   * and writes one, 12 bytes; a softmax addition is a VEC element or a
+   * REDUCE float and reads its addend, 4 bytes; a variance's addition can
+   * ride on a product (VEC.fma) but still reads its addend, 4 bytes */
+  Elementwise w;
+  elementwise(p, &w);
+  double e_add = MIN(E_VEC_ELEM, E_RED_ELEM);
+  double gelu = w.acts * GELU_PRODUCTS;
+  double var = w.ln_rows * (p->d_model - 1), var_adds = w.ln_rows * (p->d_model - 2);
+  double sfu_rf = 8.0 * w.sfu, gelu_rf = 12.0 * gelu, sums_rf = 4.0 * w.adds, var_rf = 12.0 * var + 4.0 * var_adds;
+  b->e_sfu_rf_uj = sfu_rf * E_RF_BYTE * 1e-6;
+  b->e_gelu_uj = (gelu * E_VEC_ELEM + gelu_rf * E_RF_BYTE) * 1e-6;
+  b->e_sums_uj = (w.adds * e_add + sums_rf * E_RF_BYTE) * 1e-6;
+  b->e_var_uj = (var * E_VEC_ELEM + var_rf * E_RF_BYTE) * 1e-6;
+  rf_bytes += sfu_rf + gelu_rf + sums_rf + var_rf;
+
+  b->e_rf_uj = rf_bytes * E_RF_BYTE * 1e-6;
+  b->e_vec_uj = ((gelu + var) * E_VEC_ELEM + w.adds * e_add) * 1e-6;
+  b->e_sfu_uj = w.sfu * E_SFU_ELEM * 1e-6;
+  b->e_total_uj = b->e_mma_uj + b->e_hbm_uj + b->e_noc_uj + b->e_rf_uj + b->e_vec_uj + b->e_sfu_uj;
   b->dyn_w = POWER_LIMIT_W - sim_machine_static_w(m);
   b->power_time = b->dyn_w > 0 ? b->e_total_uj * 1e3 / b->dyn_w : 0;
   b->cycles[BOUND_POWER] = power_cycles(b->e_total_uj * 1e6, b->dyn_w);

@@ -27,8 +27,13 @@ typedef struct Bounds {
    * K/V written) */
   int64_t hbm_lines, hbm_bytes;
   int64_t hbm_busiest;          /* lines on the busiest channel                */
-  /* unavoidable dynamic energy, uJ (docs/bounds.md lists what is counted) */
-  double e_mma_uj, e_hbm_uj, e_noc_uj, e_rf_uj, e_sfu_uj, e_total_uj;
+  /* unavoidable dynamic energy, uJ, by unit class (docs/bounds.md §3 lists
+   * what is counted) */
+  double e_mma_uj, e_hbm_uj, e_noc_uj, e_rf_uj, e_vec_uj, e_sfu_uj, e_total_uj;
+  /* the elementwise work's parts of e_rf_uj and e_vec_uj: the SFU elements'
+   * operands and results (RF); GELU's products, the softmax's sums and the
+   * LayerNorm variances (VEC and RF each) */
+  double e_sfu_rf_uj, e_gelu_uj, e_sums_uj, e_var_uj;
   double dyn_w;                 /* POWER_LIMIT_W - static power                */
   double power_time;            /* e_total / dyn_w, cycles (not rounded)       */
   /* D1 chain */

@@ -27,7 +27,7 @@ static double bound_ratio(const SimResult *r, const Bounds *b) {
   return b->bound > 0 ? (double)r->cycles / (double)b->bound : 0.0;
 }
 
-/* "bound     55001 cycles (power); cycles / bound = 11.51" and every bound
+/* "bound     56001 cycles (power); cycles / bound = 14.33" and every bound
  * that applies (docs/bounds.md). */
 static void bound_lines(GString *g, const Program *p, const SimResult *r) {
   Bounds b;
@@ -84,10 +84,10 @@ static void bound_detail(GString *g, const Program *p) {
                             " on the busiest of %d channels\n",
                          b.cycles[BOUND_HBM], b.hbm_lines, b.hbm_busiest, p->hw.hbm_channels);
   if (b.dyn_w > 0)
-    g_string_append_printf(g, "  power  %10" G_GINT64_FORMAT "  %.3f uJ (MMA %.3f, HBM %.3f, NoC %.3f, RF %.3f, SFU %.3f) "
-                              "/ %.4f W = %.1f cycles\n",
+    g_string_append_printf(g, "  power  %10" G_GINT64_FORMAT "  %.3f uJ (MMA %.3f, HBM %.3f, NoC %.3f, RF %.3f, VEC %.3f, "
+                              "SFU %.3f) / %.4f W = %.1f cycles\n",
                            b.cycles[BOUND_POWER], b.e_total_uj, b.e_mma_uj, b.e_hbm_uj, b.e_noc_uj, b.e_rf_uj,
-                           b.e_sfu_uj, b.dyn_w, b.power_time);
+                           b.e_vec_uj, b.e_sfu_uj, b.dyn_w, b.power_time);
   else
     g_string_append(g, "  power           -  static power alone is over the limit\n");
   if (p->prob.kind == PROB_D1)
@@ -283,7 +283,8 @@ static void json_bounds(JDoc *d, const Program *p, const SimResult *r) {
   jdoc_begin_object(d);
   jint(d, "cycles", b.cycles[BOUND_POWER]);
   jdbl(d, "energy_uj", R6(b.e_total_uj)), jdbl(d, "mma_uj", R6(b.e_mma_uj)), jdbl(d, "hbm_uj", R6(b.e_hbm_uj));
-  jdbl(d, "noc_uj", R6(b.e_noc_uj)), jdbl(d, "rf_uj", R6(b.e_rf_uj)), jdbl(d, "sfu_uj", R6(b.e_sfu_uj));
+  jdbl(d, "noc_uj", R6(b.e_noc_uj)), jdbl(d, "rf_uj", R6(b.e_rf_uj)), jdbl(d, "vec_uj", R6(b.e_vec_uj));
+  jdbl(d, "sfu_uj", R6(b.e_sfu_uj));
   jdbl(d, "dynamic_budget_w", R6(b.dyn_w));
   jdoc_end_object(d);
   if (p->prob.kind == PROB_D1) {

@@ -48,14 +48,25 @@ START_TEST(test_bounds_p1_default) {
   ck_assert_double_eq_tol(b.e_mma_uj, 550.5024, 1e-9);
   ck_assert_double_eq_tol(b.e_hbm_uj, 325.3184, 1e-9);
   ck_assert_double_eq_tol(b.e_noc_uj, 3.7855232, 1e-9);
-  ck_assert_double_eq_tol(b.e_rf_uj, 22.819328, 1e-6);
   ck_assert_double_eq_tol(b.e_sfu_uj, 16.826368, 1e-9);
-  ck_assert_double_eq_tol(b.e_total_uj, 919.252019, 1e-6);
+  /* the elementwise work: 2,103,296 SFU elements x 8 B; 1,048,576
+   * activations x 3 products x (2 pJ + 12 B); 1,044,480 softmax additions
+   * x (2 pJ + 4 B); 2,048 LayerNorm rows x (255 products x (2 pJ + 12 B)
+   * + 254 additions x 4 B); a byte 0.25 pJ */
+  ck_assert_double_eq_tol(b.e_sfu_rf_uj, 4.206592, 1e-9);
+  ck_assert_double_eq_tol(b.e_gelu_uj, 15.72864, 1e-9);
+  ck_assert_double_eq_tol(b.e_sums_uj, 3.13344, 1e-9);
+  ck_assert_double_eq_tol(b.e_var_uj, 3.131392, 1e-9);
+  ck_assert_double_eq_tol(b.e_vec_uj, (3 * 1048576 + 2048 * 255 + 1044480) * 2e-6, 1e-9);
+  /* the moved bytes and the MMA operands (22.819328) and the elementwise work's bytes */
+  ck_assert_double_eq_tol(b.e_rf_uj, 22.819328 + (2103296 * 8 + 3145728 * 12 + 1044480 * 4 + 2048 * (255 * 12 + 254 * 4)) * 0.25e-6,
+                          1e-6);
+  ck_assert_double_eq_tol(b.e_total_uj, 945.452083, 1e-6);
   ck_assert_double_eq_tol(b.dyn_w, 20.0 - 0.15 * 22.7192, 1e-9);
-  ck_assert_int_eq(b.cycles[BOUND_POWER], 55001);
+  ck_assert_int_eq(b.cycles[BOUND_POWER], 56001); /* 56,982.0 cycles of budget: 57 windows */
   ck_assert_int_eq(b.cycles[BOUND_CHAIN], 0);
   ck_assert_int_eq(b.binding, BOUND_POWER);
-  ck_assert_int_eq(b.bound, 55001);
+  ck_assert_int_eq(b.bound, 56001);
 }
 END_TEST
 
@@ -68,7 +79,14 @@ START_TEST(test_bounds_d1_default) {
   ck_assert_int_eq(b.hbm_lines, 29264);
   ck_assert_int_eq(b.hbm_busiest, 3658);
   ck_assert_int_eq(b.cycles[BOUND_HBM], 3766);
-  ck_assert_double_eq_tol(b.e_total_uj, 141.840022, 1e-6);
+  /* 141.840022 uJ of products, lines and SFU elements; the elementwise
+   * work 0.205888: 16,704 SFU elements x 8 B, 8,192 activations x 15 pJ,
+   * 8,416 softmax additions x 3 pJ, 32 LayerNorm rows x 761 pJ */
+  ck_assert_double_eq_tol(b.e_sfu_rf_uj, 0.033408, 1e-9);
+  ck_assert_double_eq_tol(b.e_gelu_uj, 0.12288, 1e-9);
+  ck_assert_double_eq_tol(b.e_sums_uj, 0.025248, 1e-9);
+  ck_assert_double_eq_tol(b.e_var_uj, 0.024352, 1e-9);
+  ck_assert_double_eq_tol(b.e_total_uj, 142.04591, 1e-6);
   ck_assert_int_eq(b.cycles[BOUND_POWER], 8001);
   ck_assert_int_eq(b.io_latency, 119);
   ck_assert_int_eq(b.step_compute, 198);
@@ -82,7 +100,9 @@ END_TEST
 
 /* Another machine, other bounds: twice the channels halve the HBM bound,
  * more SFU lanes shorten the chain, the static power changes the budget,
- * and the binding bounds change (P1: MMA work, D1: power). */
+ * and D1's binding bound changes to power.  P1's power bound (54,001) is
+ * just above the MMA work (53,760): without the elementwise work (16.775
+ * uJ of RF, 9.425 of VEC) it would be 52,001 and the MMA work would bind. */
 START_TEST(test_bounds_other_machine) {
   const char *hw = "sms=8 mma_arrays=2 sfu=16 hbm=16 vl=8 rf_kib=128";
   Bounds p1, d1;
@@ -91,14 +111,57 @@ START_TEST(test_bounds_other_machine) {
   ck_assert_int_eq(p1.cycles[BOUND_MMA], 53760);
   ck_assert_int_eq(p1.hbm_busiest, 9242);
   ck_assert_int_eq(p1.cycles[BOUND_HBM], 9350);
-  ck_assert_double_eq_tol(p1.e_rf_uj, 16.828673, 1e-6); /* a larger RF: fewer operand bytes */
-  ck_assert_int_eq(p1.cycles[BOUND_POWER], 52001);
-  ck_assert_int_eq(p1.binding, BOUND_MMA);
+  /* a larger RF: fewer MMA operand bytes (16.828673 uJ with the moved
+   * bytes), the elementwise work's as on the default machine (16.775168) */
+  ck_assert_double_eq_tol(p1.e_rf_uj, 16.828673 + 16.775168, 1e-6);
+  ck_assert_double_eq_tol(p1.e_total_uj, 939.461428, 1e-6);
+  ck_assert_int_eq(p1.cycles[BOUND_POWER], 54001);
+  ck_assert_int_eq(p1.binding, BOUND_POWER);
   ck_assert_int_eq(d1.cycles[BOUND_HBM], 1944);
   ck_assert_int_eq(d1.step_compute, 196);
   ck_assert_int_eq(d1.cycles[BOUND_CHAIN], 6488);
   ck_assert_int_eq(d1.cycles[BOUND_POWER], 8001);
   ck_assert_int_eq(d1.binding, BOUND_POWER);
+}
+END_TEST
+
+/* The elementwise work (docs/bounds.md §3) is the problem's, whatever the
+ * machine.  On plans/best.yaml's machine (DMA depth 5, 1024-bit NoC links:
+ * 23.8712 mm^2, 16.41932 W of dynamic budget) the default P1's 945.452083
+ * uJ take 57,581.7 cycles, 58 windows, where the default machine's budget
+ * needs 57; without the elementwise work (919.252019 uJ: 55,986.0 cycles)
+ * both would need 56.  On another shape (d 128, 4 heads, d_ff 512, 1
+ * layer, 1 sequence of 128 rows) each part follows its count:
+ *   SFU operands  4 x 128 x 129 / 2 exps + 128 x 512 tanh + 256 rsqrt
+ *                 = 98,816 elements x 8 B x 0.25 pJ               0.197632 uJ
+ *   GELU          65,536 activations x 3 x (2 pJ + 12 x 0.25 pJ)  0.98304
+ *   softmax sums  4 x 128 x 127 / 2 = 32,512 additions x (2 + 1)  0.097536
+ *   variance      256 rows x (127 x (2 + 3) + 126 x 1)            0.194816
+ * Half the SMs leave a larger budget, and the MMA work binds. */
+START_TEST(test_bounds_elementwise) {
+  Bounds best, small, half;
+  bounds_of("dma_depth=5 noc=1024", PROB_P1, &best);
+  ck_assert_double_eq_tol(best.dyn_w, 20.0 - 0.15 * 23.8712, 1e-9);
+  ck_assert_double_eq_tol(best.e_total_uj, 945.452083, 1e-6);
+  ck_assert_double_eq_tol(best.e_total_uj - best.e_sfu_rf_uj - best.e_gelu_uj - best.e_sums_uj - best.e_var_uj,
+                          919.252019, 1e-6);
+  ck_assert_int_eq(best.cycles[BOUND_POWER], 57001);
+  ck_assert_int_eq(best.bound, 57001);
+
+  bounds_shape("", PROB_P1, "d_model=128 heads=4 d_ff=512 layers=1 seqs=1 rows=128", &small);
+  ck_assert_double_eq_tol(small.e_sfu_rf_uj, 0.197632, 1e-9);
+  ck_assert_double_eq_tol(small.e_gelu_uj, 0.98304, 1e-9);
+  ck_assert_double_eq_tol(small.e_sums_uj, 0.097536, 1e-9);
+  ck_assert_double_eq_tol(small.e_var_uj, 0.194816, 1e-9);
+  ck_assert_double_eq_tol(small.e_vec_uj, (3 * 65536 + 32512 + 256 * 127) * 2e-6, 1e-9);
+  ck_assert_double_eq_tol(small.e_sfu_uj, 98816 * 8e-6, 1e-9);
+  ck_assert_double_eq_tol(small.e_total_uj, 57.229453, 1e-6);
+  ck_assert_int_eq(small.cycles[BOUND_POWER], 3001);
+
+  bounds_of("sms=8", PROB_P1, &half);
+  ck_assert_int_eq(half.cycles[BOUND_POWER], 52001);
+  ck_assert_int_eq(half.binding, BOUND_MMA);
+  ck_assert_int_eq(half.bound, 107520);
 }
 END_TEST
 
@@ -136,7 +199,8 @@ START_TEST(test_bounds_hbm_mid_channel) {
 END_TEST
 
 /* Every program in DIR (correct: golden-check and asm-check run them) runs
- * at or above its bound; returns how many were checked. */
+ * at or above its bound and spends at least the power bound's energy of
+ * each unit class; returns how many were checked. */
 static int check_dir(const char *dir_path) {
   g_autoptr(GDir) dir = g_dir_open(dir_path, 0, NULL);
   ck_assert_msg(dir != NULL, "%s", dir_path);
@@ -156,6 +220,14 @@ static int check_dir(const char *dir_path) {
     sim_bounds(&p->hw, &p->prob, &b);
     ck_assert_msg(r.cycles >= b.bound, "%s: %" G_GINT64_FORMAT " cycles < bound %" G_GINT64_FORMAT " (%s)", f,
                   r.cycles, b.bound, sim_bound_name[b.binding]);
+    /* and the power bound's energy, unit by unit */
+    const struct { UnitClass u; double min; } part[] = {
+        {UC_MMA, b.e_mma_uj}, {UC_HBM, b.e_hbm_uj}, {UC_NOC, b.e_noc_uj},
+        {UC_RF, b.e_rf_uj},   {UC_VEC, b.e_vec_uj}, {UC_SFU, b.e_sfu_uj},
+    };
+    for (size_t k = 0; k < G_N_ELEMENTS(part); k++)
+      ck_assert_msg(r.unit_energy_uj[part[k].u] >= part[k].min - 1e-9, "%s: %s %.6f uJ < the bound's %.6f", f,
+                    sim_unit_class_name[part[k].u], r.unit_energy_uj[part[k].u], part[k].min);
     sim_result_clear(&r);
     n++;
   }
@@ -177,6 +249,7 @@ Suite *suite_bounds(void) {
   tcase_add_test(tc, test_bounds_p1_default);
   tcase_add_test(tc, test_bounds_d1_default);
   tcase_add_test(tc, test_bounds_other_machine);
+  tcase_add_test(tc, test_bounds_elementwise);
   tcase_add_test(tc, test_bounds_no_power_budget);
   tcase_add_test(tc, test_bounds_hbm_mid_channel);
   tcase_add_test(tc, test_bounds_below_programs);
