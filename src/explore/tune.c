@@ -278,6 +278,7 @@ void tune_free(Tune *t) {
   g_free(t->num);
   g_free(t->def);
   if (t->rules) g_array_unref(t->rules);
+  if (t->companions) g_array_unref(t->companions);
   if (t->cache) g_hash_table_unref(t->cache);
   if (t->knobs) g_ptr_array_unref(t->knobs);
   if (t->points) g_ptr_array_unref(t->points);
@@ -330,6 +331,14 @@ typedef struct TuneRule {
   long min;
 } TuneRule;
 
+/* One technique companion in the space: knob `knob` switched on (from
+ * below min to min or more) sets knob `target` to its value index
+ * `value`. */
+typedef struct TuneCompanion {
+  guint knob, target, value;
+  long min;
+} TuneCompanion;
+
 static int knob_named(const Tune *t, const char *path) {
   for (guint k = 0; k < t->knobs->len; k++)
     if (strcmp(((const TuneKnob *)g_ptr_array_index(t->knobs, k))->path, path) == 0) return (int)k;
@@ -374,11 +383,29 @@ static void index_space(Tune *t, const Plan *plan) {
         g_array_append_val(t->rules, ((TuneRule){k, k, min}));
     }
   }
-  for (int p = 0; p < 2; p++) {
-    g_autofree char *w = g_strdup_printf("%s.weights", wl_problem_name((ProblemKind)p));
-    g_autofree char *u = g_strdup_printf("%s.sms_used", wl_problem_name((ProblemKind)p));
-    t->weights[p] = knob_named(t, w);
-    t->sms[p] = knob_named(t, u);
+  /* the companions whose knobs are both searched, each at the value of
+   * its knob nearest the schema's (the largest not above it, else the
+   * smallest) */
+  t->companions = g_array_new(FALSE, FALSE, sizeof(TuneCompanion));
+  for (guint k = 0; k < n; k++) {
+    const TuneKnob *kn = g_ptr_array_index(t->knobs, k);
+    for (int r = 0;; r++) {
+      g_autofree char *target = NULL;
+      long min, value;
+      if (!plan_space_companion(plan, kn->path, r, &min, &target, &value)) break;
+      int j = knob_named(t, target);
+      if (j < 0) {
+        g_autofree char *dflt = g_strconcat(target, ".default", NULL); /* store_spacing's mapping form */
+        j = knob_named(t, dflt);
+      }
+      if (j < 0 || (guint)j == k || t->num[j]->len == 0) continue;
+      guint at = 0;
+      for (guint i = 0; i < t->num[j]->len; i++) {
+        long x = g_array_index(t->num[j], long, i);
+        if (x != G_MINLONG && x <= value) at = i;
+      }
+      g_array_append_val(t->companions, ((TuneCompanion){k, (guint)j, at, min}));
+    }
   }
 }
 
@@ -387,10 +414,27 @@ static long num_at(const Tune *t, guint k, guint i) {
   return i < t->num[k]->len ? g_array_index(t->num[k], long, i) : G_MINLONG;
 }
 
+/* Would knob k at value index v have effect at idx: every rule of k holds
+ * (its default always has). */
+static gboolean needs_hold(const Tune *t, const guint *idx, guint k, guint v) {
+  if (t->def[k] >= 0 && v == (guint)t->def[k]) return TRUE;
+  for (guint r = 0; r < t->rules->len; r++) {
+    const TuneRule *u = &g_array_index(t->rules, TuneRule, r);
+    if (u->knob != k) continue;
+    if (u->needs == k) return FALSE;
+    long have = num_at(t, u->needs, idx[u->needs]);
+    if (have != G_MINLONG && have < u->min) return FALSE;
+  }
+  return TRUE;
+}
+
 /* The technique moves of a draw (tune.h): idx, moved from `from`, made a
- * point whose knobs all have effect; returns the knobs it set. */
+ * point whose knobs all have effect, and each technique switched on (from
+ * below its companion's min to at least it) with its companions, unless
+ * the draw moved that knob itself; returns the knobs it set. */
 static int close_point(const Tune *t, guint *idx, const guint *from) {
   int repairs = 0;
+  g_autofree gboolean *done = g_new0(gboolean, MAX(t->companions->len, 1u));
   for (int pass = 0; pass < 16; pass++) {
     gboolean changed = FALSE;
     for (guint r = 0; r < t->rules->len; r++) {
@@ -416,16 +460,20 @@ static int close_point(const Tune *t, guint *idx, const guint *from) {
       repairs++;
       changed = TRUE;
     }
-    /* resident weights keep their panels in the RF of the SMs used: all of them */
-    for (int p = 0; p < 2; p++) {
-      int w = t->weights[p], u = t->sms[p];
-      if (w < 0 || u < 0 || idx[w] == from[w] || t->def[w] < 0 || idx[w] == (guint)t->def[w]) continue;
-      guint last = tune_knob_count(g_ptr_array_index(t->knobs, u)) - 1;
-      if (idx[u] != last && from[u] != last && idx[u] == from[u]) {
-        idx[u] = last;
-        repairs++;
-        changed = TRUE;
+    for (guint c = 0; c < t->companions->len; c++) {
+      const TuneCompanion *u = &g_array_index(t->companions, TuneCompanion, c);
+      long now = num_at(t, u->knob, idx[u->knob]), was = num_at(t, u->knob, from[u->knob]);
+      if (done[c] || now == G_MINLONG || now < u->min || (was != G_MINLONG && was >= u->min)) continue;
+      if (idx[u->target] != from[u->target]) { /* the draw's (or another companion's) value stands */
+        done[c] = TRUE;
+        continue;
       }
+      if (!needs_hold(t, idx, u->target, u->value)) continue; /* perhaps after another companion */
+      done[c] = TRUE;
+      if (idx[u->target] == u->value) continue;
+      idx[u->target] = u->value;
+      repairs++;
+      changed = TRUE;
     }
     if (!changed) break;
   }

@@ -1168,6 +1168,61 @@ START_TEST(test_derived) {
 }
 END_TEST
 
+/* P1 at the default shape on the default machine (plans/baseline.yaml's),
+ * for the technique companions. */
+static const char BUNDLE_TEMPLATE[] =
+    "version: 1\n"
+    "hardware: {}\n"
+    "p1:\n"
+    "  problem: {d_model: 256, heads: 8, d_ff: 1024, layers: 2, seqs: 2, rows: 256}\n"
+    "  sms_used: 6\n"
+    "  k_chunk: {qkv: 128, wo: 128, w1: 128, w2: 128}\n"
+    "d1:\n"
+    "  problem: {d_model: 128, heads: 4, d_ff: 512, layers: 2, history: 128, steps: 8}\n";
+
+static long companion(const Plan *plan, const char *tech, const char *target) {
+  for (int n = 0;; n++) {
+    g_autofree char *c = NULL;
+    long min, v;
+    if (!plan_space_companion(plan, tech, n, &min, &c, &v)) return -999;
+    if (strcmp(c, target) == 0) return v;
+  }
+}
+
+/* The schema's companions are derived from the shape and the machine:
+ * residency takes every SM, K shards whose panel takes at most half a WG's
+ * RF and give every SM an owner (W2: 1024 x 32 = 128 KiB -> 4 shards; wo:
+ * 8 panels -> 2 shards), A chunks of which 4 buffers fit, multicast only on
+ * a machine with LD.mc; D1's relays only when the DMA slots are few. */
+START_TEST(test_companions) {
+  g_autoptr(GError) err = NULL;
+  g_autoptr(Plan) plan = plan_parse("b.yaml", BUNDLE_TEMPLATE, strlen(BUNDLE_TEMPLATE), &err);
+  ck_assert_msg(plan, "%s", err ? err->message : "?");
+  ck_assert_int_eq(companion(plan, "p1.weights", "p1.sms_used"), 16);
+  ck_assert_int_eq(companion(plan, "d1.weights", "d1.sms_used"), 16);
+  ck_assert_int_eq(companion(plan, "p1.weights", "p1.k_split.w2"), 4);
+  ck_assert_int_eq(companion(plan, "p1.weights", "p1.k_split.wo"), 2);
+  ck_assert_int_eq(companion(plan, "p1.weights", "p1.k_split.qkv"), 1);
+  ck_assert_int_eq(companion(plan, "p1.weights", "p1.k_chunk.w2"), 32);
+  ck_assert_int_eq(companion(plan, "p1.weights", "p1.k_chunk.qkv"), 32);
+  ck_assert_int_eq(companion(plan, "p1.weights", "p1.multicast.w1"), 1);
+  ck_assert_int_eq(companion(plan, "d1.weights", "d1.multicast.w1"), -999); /* P1's only */
+  ck_assert_int_eq(companion(plan, "p1.k_split.w2", "p1.k_split_last.w2"), 1);
+  ck_assert_int_eq(companion(plan, "p1.attention.query_tiles", "p1.attention.kv"), 1); /* shared */
+  ck_assert_int_eq(companion(plan, "d1.handoff", "d1.handoff_relays"), 4); /* 17 stores on 2 slots */
+  ck_assert_int_eq(companion(plan, "p1.layout", "p1.sms_used"), -999);
+
+  /* a bigger RF: W2's panel fits in 2 shards; no multicast: no LD.mc */
+  g_auto(GStrv) parts = g_strsplit(BUNDLE_TEMPLATE, "hardware: {}", 2);
+  g_autofree char *text = g_strjoinv("hardware: {rf_kib: 128, multicast: false, dma: {depth: 8}}", parts);
+  g_autoptr(Plan) p2 = plan_parse("b2.yaml", text, strlen(text), &err);
+  ck_assert_msg(p2, "%s", err ? err->message : "?");
+  ck_assert_int_eq(companion(p2, "p1.weights", "p1.k_split.w2"), 2);
+  ck_assert_int_eq(companion(p2, "p1.weights", "p1.multicast.w1"), -999);
+  ck_assert_int_eq(companion(p2, "d1.handoff", "d1.handoff_relays"), 0); /* 16 slots take 17 stores in 2 rounds */
+}
+END_TEST
+
 Suite *suite_tune(void) {
   Suite *s = suite_create("tune");
   TCase *t = tcase_create("tune");
@@ -1186,6 +1241,7 @@ Suite *suite_tune(void) {
   tcase_add_test(t, test_better_both);
   tcase_add_test(t, test_progress_stop);
   tcase_add_test(t, test_derived);
+  tcase_add_test(t, test_companions);
   tcase_set_timeout(t, 60);
   suite_add_tcase(s, t);
   return s;
