@@ -752,34 +752,179 @@ static gboolean measure(Tune *t, GThreadPool *pool, guint first, GError **err) {
   return ok;
 }
 
-/* The screening round (TuneOptions.screen): from the start, every value of
- * every knob of at most SCREEN_VALUES values (the enums and bools: the
- * techniques), one knob at a time, with its technique moves; in knob and
- * value order, no draw. */
+/* The screening round (TuneOptions.screen): from `from`, every value of
+ * every technique of at most SCREEN_VALUES values, one knob at a time, with
+ * its technique moves; in knob and value order, no draw.  A technique is
+ * a knob that brings companions (a bundle: weights,
+ * attention.query_tiles, handoff, k_split), an enum or a bool, or a knob
+ * that others need (attention.slices, power.preload_waves); the bundles
+ * come first, so that a budget that ends the round has tried them.  The
+ * other knobs (panels, chunks, spacings) are left to the draws. */
 #define SCREEN_VALUES 8
-static void screen(Tune *t, const guint *from, GHashTable *seen, guint budget) {
+static gboolean is_bundle(const Tune *t, guint k) {
+  for (guint c = 0; c < t->companions->len; c++)
+    if (g_array_index(t->companions, TuneCompanion, c).knob == k) return TRUE;
+  return FALSE;
+}
+
+static gboolean is_technique(const Tune *t, guint k) {
+  if (is_bundle(t, k)) return TRUE;
+  for (guint r = 0; r < t->rules->len; r++) {
+    const TuneRule *u = &g_array_index(t->rules, TuneRule, r);
+    if (u->needs == k && u->knob != k) return TRUE;
+  }
+  g_autofree char *v = tune_knob_value(g_ptr_array_index(t->knobs, k), 0);
+  int64_t x;
+  return !parse_int(v, &x); /* an enum's or a bool's */
+}
+
+static void screen(Tune *t, int round, const guint *from, GHashTable *seen, guint budget) {
   guint n = t->knobs->len;
   int c = 0;
-  for (guint k = 0; k < n && t->points->len < budget; k++) {
-    guint count = tune_knob_count(g_ptr_array_index(t->knobs, k));
-    for (guint v = 0; count <= SCREEN_VALUES && v < count && t->points->len < budget; v++) {
-      if (v == from[k]) continue;
-      guint *idx = g_memdup2(from, sizeof(guint) * n);
-      idx[k] = v;
-      int repairs = close_point(t, idx, from);
-      g_autofree char *key = idx_key(idx, n);
-      if (g_hash_table_contains(seen, key)) {
-        g_free(idx);
-        continue;
+  for (int pass = 0; pass < 2; pass++)
+    for (guint k = 0; k < n && t->points->len < budget; k++) {
+      if (is_bundle(t, k) != (pass == 0)) continue;
+      if (!is_technique(t, k)) continue;
+      guint count = tune_knob_count(g_ptr_array_index(t->knobs, k));
+      for (guint v = 0; count <= SCREEN_VALUES && v < count && t->points->len < budget; v++) {
+        if (v == from[k]) continue;
+        guint *idx = g_memdup2(from, sizeof(guint) * n);
+        idx[k] = v;
+        int repairs = close_point(t, idx, from);
+        g_autofree char *key = idx_key(idx, n);
+        if (g_hash_table_contains(seen, key)) {
+          g_free(idx);
+          continue;
+        }
+        g_hash_table_add(seen, g_steal_pointer(&key));
+        TunePoint *p = g_new0(TunePoint, 1);
+        p->round = round;
+        p->candidate = ++c;
+        p->idx = idx;
+        p->repairs = repairs;
+        g_ptr_array_add(t->points, p);
       }
-      g_hash_table_add(seen, g_steal_pointer(&key));
-      TunePoint *p = g_new0(TunePoint, 1);
-      p->round = 1;
-      p->candidate = ++c;
-      p->idx = idx;
-      p->repairs = repairs;
-      g_ptr_array_add(t->points, p);
     }
+}
+
+/* The combination round after a screen: the screened points that beat
+ * its base (`base`, the points [first, last)) by more than the screened
+ * points they contain (a point that switched ln_fold on brought residency
+ * with it: what it adds is its gain less residency's), by that marginal
+ * gain, largest first, combined: the best two's moves together, then the
+ * best three's, ... (at most COMBINE_POINTS points; a point whose moves set
+ * a knob an earlier one set otherwise is left out), each made a point
+ * whose knobs have effect. */
+#define COMBINE_POINTS 8
+#define SCREENS 3
+
+/* The knobs point p moves from base; does q's set lie within p's (q moves
+ * a knob, and p sets each of them as q does)? */
+static gboolean within(guint n, const guint *base, const guint *q, const guint *p) {
+  gboolean any = FALSE;
+  for (guint k = 0; k < n; k++) {
+    if (q[k] == base[k]) continue;
+    if (p[k] != q[k]) return FALSE;
+    any = TRUE;
+  }
+  return any;
+}
+
+static gboolean disjoint(guint n, const guint *base, const guint *a, const guint *b) {
+  for (guint k = 0; k < n; k++)
+    if (a[k] != base[k] && b[k] != base[k]) return FALSE;
+  return TRUE;
+}
+
+typedef struct Winner {
+  guint at;
+  double gain, marginal;
+} Winner;
+
+static int by_marginal(gconstpointer x, gconstpointer y) {
+  const Winner *a = x, *b = y;
+  if (a->marginal != b->marginal) return a->marginal > b->marginal ? -1 : 1;
+  return (a->at > b->at) - (a->at < b->at);
+}
+
+static void combine(Tune *t, int round, const TunePoint *base, guint first, guint last, GHashTable *seen, guint budget) {
+  guint n = t->knobs->len;
+  gboolean by_gain = base->m.status == TUNE_PASS; /* else by rank alone */
+  g_autoptr(GArray) win = g_array_new(FALSE, FALSE, sizeof(Winner));
+  for (guint i = first; i < last; i++) {
+    const TunePoint *p = g_ptr_array_index(t->points, i);
+    if (!tune_better(&p->m, &base->m)) continue;
+    Winner w = {i, by_gain && p->m.status == TUNE_PASS ? objective(&base->m) - objective(&p->m) : 0, 0};
+    g_array_append_val(win, w);
+  }
+  /* each winner's gain less the gains of the winners it contains, taken
+   * largest first while their moves are disjoint */
+  for (guint i = 0; i < win->len; i++) {
+    Winner *w = &g_array_index(win, Winner, i);
+    const TunePoint *p = g_ptr_array_index(t->points, w->at);
+    g_autoptr(GArray) in = g_array_new(FALSE, FALSE, sizeof(Winner));
+    for (guint j = 0; j < win->len; j++) {
+      const Winner *v = &g_array_index(win, Winner, j);
+      if (j != i && within(n, base->idx, ((const TunePoint *)g_ptr_array_index(t->points, v->at))->idx, p->idx)) {
+        Winner c = *v;
+        c.marginal = c.gain;
+        g_array_append_val(in, c);
+      }
+    }
+    g_array_sort(in, by_marginal);
+    g_autoptr(GPtrArray) taken = g_ptr_array_new();
+    double sum = 0;
+    for (guint j = 0; j < in->len; j++) {
+      const guint *q = ((const TunePoint *)g_ptr_array_index(t->points, g_array_index(in, Winner, j).at))->idx;
+      gboolean free_ = TRUE;
+      for (guint u = 0; u < taken->len && free_; u++) free_ = disjoint(n, base->idx, q, g_ptr_array_index(taken, u));
+      if (!free_) continue;
+      g_ptr_array_add(taken, (gpointer)q);
+      sum += g_array_index(in, Winner, j).gain;
+    }
+    w->marginal = w->gain - sum;
+  }
+  if (by_gain) { /* only what adds to what it contains */
+    for (guint i = win->len; i-- > 0;)
+      if (g_array_index(win, Winner, i).marginal <= 0) g_array_remove_index(win, i);
+    g_array_sort(win, by_marginal);
+  } else { /* by rank, stable */
+    for (guint i = 1; i < win->len; i++)
+      for (guint j = i; j > 0; j--) {
+        Winner *a = &g_array_index(win, Winner, j - 1), *b = &g_array_index(win, Winner, j);
+        if (!tune_better(&((const TunePoint *)g_ptr_array_index(t->points, b->at))->m,
+                         &((const TunePoint *)g_ptr_array_index(t->points, a->at))->m))
+          break;
+        Winner x = *a;
+        *a = *b;
+        *b = x;
+      }
+  }
+  g_autofree guint *acc = g_memdup2(base->idx, sizeof(guint) * n);
+  int c = 0;
+  for (guint w = 0; w < win->len && c < COMBINE_POINTS && t->points->len < budget; w++) {
+    const TunePoint *p = g_ptr_array_index(t->points, g_array_index(win, Winner, w).at);
+    gboolean clash = FALSE;
+    for (guint k = 0; k < n && !clash; k++)
+      clash = p->idx[k] != base->idx[k] && acc[k] != base->idx[k] && acc[k] != p->idx[k];
+    if (clash) continue;
+    for (guint k = 0; k < n; k++)
+      if (p->idx[k] != base->idx[k]) acc[k] = p->idx[k];
+    if (w == 0) continue; /* the best alone was measured */
+    guint *idx = g_memdup2(acc, sizeof(guint) * n);
+    int repairs = close_point(t, idx, base->idx);
+    g_autofree char *key = idx_key(idx, n);
+    if (g_hash_table_contains(seen, key)) {
+      g_free(idx);
+      continue;
+    }
+    g_hash_table_add(seen, g_steal_pointer(&key));
+    TunePoint *q = g_new0(TunePoint, 1);
+    q->round = round;
+    q->candidate = ++c;
+    q->idx = idx;
+    q->repairs = repairs;
+    g_ptr_array_add(t->points, q);
   }
 }
 
@@ -824,6 +969,12 @@ gboolean tune_run(Tune *t, TuneProgress progress, gpointer data, GError **err) {
   }
   g_autofree guint *step0 = g_memdup2(step, sizeof(guint) * n);
   int stale = 0;
+  /* the screens (TuneOptions.screen): a screen, its combination round,
+   * and while a screen's best is new, another from it, at most
+   * SCREENS of them */
+  enum { PHASE_SCREEN, PHASE_COMBINE, PHASE_DRAW } phase = t->opt.screen ? PHASE_SCREEN : PHASE_DRAW;
+  int screens = 0, screen_base = 0;
+  guint screen_first = 0, screen_last = 0;
   Rng rng = {t->opt.seed};
   guint budget = t->opt.max_evals > 0 ? (guint)t->opt.max_evals : G_MAXUINT;
   t->stopped = "its rounds";
@@ -834,8 +985,22 @@ gboolean tune_run(Tune *t, TuneProgress progress, gpointer data, GError **err) {
       t->stopped = "its evaluation budget";
       break;
     }
-    if (round == 1 && t->opt.screen) screen(t, best->idx, seen, budget);
-    for (int c = 0; c < t->opt.candidates && t->points->len < budget && !(round == 1 && t->opt.screen); c++) {
+    gboolean screened = FALSE, combined = FALSE;
+    if (phase == PHASE_SCREEN) {
+      screen_base = t->best;
+      screen(t, round, best->idx, seen, budget);
+      screen_first = first;
+      screen_last = t->points->len;
+      screens++;
+      phase = PHASE_COMBINE;
+      screened = TRUE;
+    } else if (phase == PHASE_COMBINE) {
+      combine(t, round, g_ptr_array_index(t->points, screen_base), screen_first, screen_last, seen, budget);
+      phase = PHASE_DRAW;
+      screened = t->points->len > first;
+      combined = TRUE;
+    }
+    for (int c = 0; c < t->opt.candidates && t->points->len < budget && !screened; c++) {
       int repairs = 0;
       guint *idx = draw(&rng, t, best->idx, step, seen, &repairs);
       if (!idx) continue;
@@ -846,6 +1011,10 @@ gboolean tune_run(Tune *t, TuneProgress progress, gpointer data, GError **err) {
       p->idx = idx;
       p->repairs = repairs;
       g_ptr_array_add(t->points, p);
+    }
+    if (t->points->len == first && phase != PHASE_DRAW) { /* a screen with nothing new: the next phase */
+      round--;
+      continue;
     }
     if (t->points->len == first) { /* every point within the steps is measured */
       if (t->opt.restarts && restart(t, step, step0)) {
@@ -867,7 +1036,7 @@ gboolean tune_run(Tune *t, TuneProgress progress, gpointer data, GError **err) {
       ((TunePoint *)g_ptr_array_index(t->points, winner))->best = TRUE;
       t->best = winner;
       stale = 0;
-    } else {
+    } else if (!screened) {
       gboolean at_one = TRUE;
       for (guint k = 0; k < n; k++) {
         at_one &= step[k] == 1;
@@ -876,6 +1045,8 @@ gboolean tune_run(Tune *t, TuneProgress progress, gpointer data, GError **err) {
       /* two rounds without a better point at the smallest steps: a restart */
       if (t->opt.restarts && at_one && ++stale >= 2 && restart(t, step, step0)) stale = 0;
     }
+    /* after a screen and its combination, another screen from a new best */
+    if (combined && t->best != screen_base && screens < SCREENS) phase = PHASE_SCREEN;
     t->rounds_run = round;
     if (ok && progress && !progress(t, round, data)) stop = TRUE;
     if (ok && t->points->len >= budget && round < t->opt.rounds) {

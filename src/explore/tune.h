@@ -119,8 +119,10 @@ typedef struct TuneOptions {
   double step;           /* first step, as a fraction of each knob's    */
                          /* values, (0, 1]                               */
   gboolean screen;       /* round 1 screens the techniques: from the    */
-                         /* start, every value of every knob of at most */
-                         /* 8 values, one knob at a time (no draw)     */
+                         /* start, every value of every technique of at */
+                         /* most 8 values, one knob at a time (no draw), */
+                         /* the bundles first; round 2 combines its     */
+                         /* winners; from a new best, again (3 at most) */
   gboolean restarts;     /* converged (two rounds without a better point */
                          /* at steps of 1, or every point within them  */
                          /* measured): restart r draws around the best  */

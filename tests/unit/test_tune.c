@@ -1223,6 +1223,90 @@ START_TEST(test_companions) {
 }
 END_TEST
 
+/* A synthetic P1 from the point's plan, loaded (a point whose knob has no
+ * effect would be refused here): residency pays only with its companions
+ * (all SMs, 32-row A chunks for W2, W2 in 4 shards), as the compiler's
+ * fallback to streamed makes it; packed layouts, query tiles sharing K/V
+ * and GELU factored pay on their own. */
+static gpointer bundle_prepare(const char *file, const char *text, TuneTarget target, double cap, gpointer data,
+                               TuneMeasure *m) {
+  (void)target, (void)cap, (void)data;
+  g_autoptr(GError) e = NULL;
+  g_autoptr(Plan) plan = plan_parse(file, text, strlen(text), &e);
+  ck_assert_msg(plan, "%s", e ? e->message : "?");
+  const PlanProblem *pp = plan_problem(plan, PROB_P1);
+  long w, sms, kc, ks, layout, qt, kv, gelu;
+  ck_assert(plan_knob_number(pp, "weights", &w) && plan_knob_number(pp, "sms_used", &sms) &&
+            plan_knob_number(pp, "k_chunk.w2", &kc) && plan_knob_number(pp, "k_split.w2", &ks) &&
+            plan_knob_number(pp, "layout", &layout) && plan_knob_number(pp, "attention.query_tiles", &qt) &&
+            plan_knob_number(pp, "attention.kv", &kv) && plan_knob_number(pp, "refinements.gelu_factor", &gelu));
+  gboolean bundle = w == 1 && sms == 16 && kc == 32 && ks == 4;
+  m->cycles = bundle ? 50000 : w == 1 ? 120000 : 100000;
+  if (layout > 0) m->cycles -= 5000;
+  if (qt > 1 && kv == 1) m->cycles -= 3000;
+  if (gelu) m->cycles -= 1000;
+  m->status = TUNE_PASS;
+  m->peak_w = 19.0;
+  m->area_mm2 = 22.0;
+  return NULL;
+}
+
+/* Technique bundles: the screening round switches residency on with its
+ * companions (no point refused for a knob without effect, none for a
+ * companion missing), the round after it combines the screen's winners
+ * (residency, a packed layout, shared K/V and GELU factored together: two
+ * moves from the screen's best that a draw of 1 to 3 knobs among some 75
+ * hardly makes), and the search is the same for a seed whatever the
+ * threads. */
+START_TEST(test_bundles) {
+  g_autofree char *dir = tmpdir();
+  g_autofree char *tmpl = write_plan(dir, "b.yaml", BUNDLE_TEMPLATE);
+  static const char *const none[] = {NULL};
+  TuneOptions o;
+  tune_options_default(&o);
+  o.target = TUNE_TARGET_P1;
+  o.rounds = 2;
+  o.screen = TRUE;
+  o.jobs = 1;
+  o.eval = (TuneEval){bundle_prepare, NULL, NULL};
+  g_autoptr(Tune) t = run(tmpl, none, &o);
+  const char *want[][2] = {{"p1.weights", "resident"},     {"p1.sms_used", "16"},       {"p1.k_split.w2", "4"},
+                           {"p1.k_split.wo", "2"},         {"p1.k_chunk.w2", "32"},     {"p1.multicast.w2", "true"},
+                           {"p1.k_split_last.w2", "true"}, {"p1.multicast.qkv", "true"}};
+  /* the first point of the screen: residency, the first bundle */
+  const TunePoint *p = point(t, 1);
+  ck_assert_int_eq(p->round, 1);
+  for (guint i = 0; i < G_N_ELEMENTS(want); i++) {
+    int k = -1;
+    for (guint j = 0; j < t->knobs->len; j++)
+      if (strcmp(knob(t, j)->path, want[i][0]) == 0) k = (int)j;
+    ck_assert_msg(k >= 0, "%s", want[i][0]);
+    g_autofree char *v = tune_knob_value(knob(t, (guint)k), p->idx[k]);
+    ck_assert_msg(strcmp(v, want[i][1]) == 0, "%s=%s, not %s", want[i][0], v, want[i][1]);
+  }
+  ck_assert_int_ge(p->repairs, (int)G_N_ELEMENTS(want) - 1);
+  ck_assert_int_eq(p->m.cycles, 50000);
+  /* round 2 combines: residency, a packed layout, shared K/V, GELU at once */
+  gboolean combined = FALSE;
+  for (guint i = 1; i < t->points->len; i++) {
+    const TunePoint *q = point(t, i);
+    ck_assert_msg(q->m.status == TUNE_PASS, "point %u: %s", i, q->m.error ? q->m.error : "?");
+    if (q->round == 2 && q->m.cycles == 50000 - 5000 - 3000 - 1000) combined = TRUE;
+    ck_assert_int_le(q->round, 2);
+  }
+  ck_assert(combined);
+  ck_assert_int_eq(point(t, (guint)t->best)->m.cycles, 41000);
+
+  /* the same points, log and best for the seed, with 2 threads */
+  g_autofree char *log1 = tune_log_csv(t);
+  o.jobs = 2;
+  g_autoptr(Tune) t2 = run(tmpl, none, &o);
+  g_autofree char *log2 = tune_log_csv(t2);
+  ck_assert_str_eq(log1, log2);
+  rm_tree(dir);
+}
+END_TEST
+
 Suite *suite_tune(void) {
   Suite *s = suite_create("tune");
   TCase *t = tcase_create("tune");
@@ -1242,6 +1326,7 @@ Suite *suite_tune(void) {
   tcase_add_test(t, test_progress_stop);
   tcase_add_test(t, test_derived);
   tcase_add_test(t, test_companions);
+  tcase_add_test(t, test_bundles);
   tcase_set_timeout(t, 60);
   suite_add_tcase(s, t);
   return s;
