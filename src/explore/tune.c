@@ -431,10 +431,12 @@ static gboolean needs_hold(const Tune *t, const guint *idx, guint k, guint v) {
 /* The technique moves of a draw (tune.h): idx, moved from `from`, made a
  * point whose knobs all have effect, and each technique switched on (from
  * below its companion's min to at least it) with its companions, unless
- * the draw moved that knob itself; returns the knobs it set. */
+ * the draw moved that knob itself (a later companion row's value goes
+ * over an earlier one's); returns the knobs it set. */
 static int close_point(const Tune *t, guint *idx, const guint *from) {
   int repairs = 0;
   g_autofree gboolean *done = g_new0(gboolean, MAX(t->companions->len, 1u));
+  g_autofree gboolean *by_companion = g_new0(gboolean, MAX(t->knobs->len, 1u));
   for (int pass = 0; pass < 16; pass++) {
     gboolean changed = FALSE;
     for (guint r = 0; r < t->rules->len; r++) {
@@ -464,12 +466,13 @@ static int close_point(const Tune *t, guint *idx, const guint *from) {
       const TuneCompanion *u = &g_array_index(t->companions, TuneCompanion, c);
       long now = num_at(t, u->knob, idx[u->knob]), was = num_at(t, u->knob, from[u->knob]);
       if (done[c] || now == G_MINLONG || now < u->min || (was != G_MINLONG && was >= u->min)) continue;
-      if (idx[u->target] != from[u->target]) { /* the draw's (or another companion's) value stands */
+      if (idx[u->target] != from[u->target] && !by_companion[u->target]) { /* the draw's value stands */
         done[c] = TRUE;
         continue;
       }
       if (!needs_hold(t, idx, u->target, u->value)) continue; /* perhaps after another companion */
       done[c] = TRUE;
+      by_companion[u->target] = TRUE; /* a later row's value over this one */
       if (idx[u->target] == u->value) continue;
       idx[u->target] = u->value;
       repairs++;

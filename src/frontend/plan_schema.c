@@ -501,6 +501,13 @@ static long resident_k_chunk(const PlanKnobDef *c, const PlanProblem *pp, const 
   return 32;
 }
 
+/* A head's width (d_model / heads): with attention.handoff rf or relay one
+ * head's tile is one wo A chunk. */
+static long head_width(const PlanKnobDef *c, const PlanProblem *pp, const Machine *hw) {
+  (void)c, (void)hw;
+  return pp->dims.heads > 0 ? pp->dims.d_model / pp->dims.heads : PLAN_NO_COMPANION;
+}
+
 /* D1's relays for RF hand-offs: the widest hand-off (wo's row into W1's
  * d_ff / panels.w1 panels and W2's residual: C stores) queues ~30 cycles
  * per store on an SM's engines x depth DMA slots.  Within two rounds of
@@ -521,7 +528,9 @@ static long d1_relays(const PlanKnobDef *c, const PlanProblem *pp, const Machine
       {tech, min, group ".w1", fn, why, only}, {tech, min, group ".w2", fn, why, only}
 
 /* ORDER-MATTERS: a tuner applies them in this order (a companion switched
- * on brings its own: k_split.w2 by residency, then k_split_last.w2). */
+ * on brings its own: k_split.w2 by residency, then k_split_last.w2), a
+ * later row's value over an earlier one's (attention.handoff's k_chunk.wo
+ * over residency's). */
 const PlanCompanion plan_companions[] = {
     {"weights", WEIGHTS_RESIDENT, "sms_used", all_sms, "the resident panels live in the RF of every SM", BOTH},
     PER_PROJ_COMPANION("weights", WEIGHTS_RESIDENT, "k_split", resident_k_split,
@@ -536,6 +545,7 @@ const PlanCompanion plan_companions[] = {
     {"k_split.w2", 2, "k_split_last.w2", on, "the last shard adds bias and residual", P1},
     {"attention.query_tiles", 2, "attention.kv", kv_shared, "a K/V block read once for the task's tiles", P1},
     {"attention.query_tiles", 2, "attention.interleave", most, "the tiles' chains software-pipelined", P1},
+    {"attention.handoff", ATTHANDOFF_RF, "k_chunk.wo", head_width, "one head's tile is one wo A chunk", P1},
     {"handoff", HANDOFF_RF, "handoff_fanout", on, "one chain by SM per shard, paced hop by hop", P1},
     {"handoff", HANDOFF_RF, "handoff_hop_flow", on, "one chain by SM per shard, paced hop by hop", P1},
     {"handoff", HANDOFF_RF, "handoff_relays", d1_relays, "relays when the SMs' DMA slots are few", D1},

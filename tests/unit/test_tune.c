@@ -1210,6 +1210,7 @@ START_TEST(test_companions) {
   ck_assert_int_eq(companion(plan, "p1.k_split.w2", "p1.k_split_last.w2"), 1);
   ck_assert_int_eq(companion(plan, "p1.attention.query_tiles", "p1.attention.kv"), 1); /* shared */
   ck_assert_int_eq(companion(plan, "d1.handoff", "d1.handoff_relays"), 4); /* 17 stores on 2 slots */
+  ck_assert_int_eq(companion(plan, "p1.attention.handoff", "p1.k_chunk.wo"), 32); /* 256 / 8 heads */
   ck_assert_int_eq(companion(plan, "p1.layout", "p1.sms_used"), -999);
 
   /* a bigger RF: W2's panel fits in 2 shards; no multicast: no LD.mc */
@@ -1286,6 +1287,26 @@ START_TEST(test_bundles) {
   }
   ck_assert_int_ge(p->repairs, (int)G_N_ELEMENTS(want) - 1);
   ck_assert_int_eq(p->m.cycles, 50000);
+  /* attention's tiles RF to RF into wo: its A chunk a head wide, over
+   * residency's 64 (a later companion over an earlier one) */
+  int ah = -1, kw = -1;
+  for (guint j = 0; j < t->knobs->len; j++) {
+    if (strcmp(knob(t, j)->path, "p1.attention.handoff") == 0) ah = (int)j;
+    if (strcmp(knob(t, j)->path, "p1.k_chunk.wo") == 0) kw = (int)j;
+  }
+  ck_assert(ah >= 0 && kw >= 0);
+  g_autofree char *kw1 = tune_knob_value(knob(t, (guint)kw), p->idx[kw]);
+  ck_assert_str_eq(kw1, "64");
+  int relays = 0;
+  for (guint i = 1; i < t->points->len; i++) {
+    const TunePoint *q = point(t, i);
+    g_autofree char *h = tune_knob_value(knob(t, (guint)ah), q->idx[ah]);
+    if (q->round != 1 || strcmp(h, "relay") != 0) continue;
+    g_autofree char *c = tune_knob_value(knob(t, (guint)kw), q->idx[kw]);
+    ck_assert_str_eq(c, "32");
+    relays++;
+  }
+  ck_assert_int_eq(relays, 1);
   /* round 2 combines: residency, a packed layout, shared K/V, GELU at once */
   gboolean combined = FALSE;
   for (guint i = 1; i < t->points->len; i++) {
