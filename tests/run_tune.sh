@@ -257,6 +257,14 @@ else
   ko "a search of both problems' schema space (exit $code)"; cat "$tmp/out" "$tmp/err"
 fi
 
+# with both, the screen takes the hardware's keys too (the machine's
+# choices): some round-1 point moves hardware.noc_bits alone from the start
+"$tune" "$tiny" --problem both --evals 80 -o "$tmp/hwsc" >/dev/null 2>&1
+nb=$(sed -n 1p "$tmp/hwsc/tune.csv" | tr ',' '\n' | grep -n '^hardware.noc_bits$' | cut -d: -f1)
+n=$(awk -F, -v c="$nb" 'NR == 2 { s = $c } NR > 2 && $1 == 1 && $c != s && $NF == 0 { n++ } END { print n + 0 }' "$tmp/hwsc/tune.csv")
+[ -n "$nb" ] && [ "$n" -ge 1 ] && ok "both: the screen moves the hardware's keys ($n noc_bits points)" ||
+  ko "both: no screened hardware.noc_bits point ($n)"
+
 # a value the template writes that the shape does not take (k_chunk.w2 128
 # on d_ff 64, which the loader takes as 64) is where the search starts
 sed 's/^  store_spacing: 0$/  store_spacing: 0\n  k_chunk: {w2: 128}/' "$tiny" >"$tmp/kc.yaml"

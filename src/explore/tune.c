@@ -759,10 +759,11 @@ static gboolean measure(Tune *t, GThreadPool *pool, guint first, GError **err) {
  * every technique of at most SCREEN_VALUES values, one knob at a time, with
  * its technique moves; in knob and value order, no draw.  A technique is
  * a knob that brings companions (a bundle: weights,
- * attention.query_tiles, handoff, k_split), an enum or a bool, or a knob
- * that others need (attention.slices, power.preload_waves); the bundles
- * come first, so that a budget that ends the round has tried them.  The
- * other knobs (panels, chunks, spacings) are left to the draws. */
+ * attention.query_tiles, handoff, k_split), an enum or a bool, a knob that
+ * others need (attention.slices, power.preload_waves), or a hardware key
+ * (with both problems: the machine's choices); the bundles come first, so
+ * that a budget that ends the round has tried them.  The other knobs
+ * (panels, chunks, spacings) are left to the draws. */
 #define SCREEN_VALUES 8
 static gboolean is_bundle(const Tune *t, guint k) {
   for (guint c = 0; c < t->companions->len; c++)
@@ -771,7 +772,8 @@ static gboolean is_bundle(const Tune *t, guint k) {
 }
 
 static gboolean is_technique(const Tune *t, guint k) {
-  if (is_bundle(t, k)) return TRUE;
+  if (is_bundle(t, k) || g_str_has_prefix(((const TuneKnob *)g_ptr_array_index(t->knobs, k))->path, "hardware."))
+    return TRUE;
   for (guint r = 0; r < t->rules->len; r++) {
     const TuneRule *u = &g_array_index(t->rules, TuneRule, r);
     if (u->needs == k && u->knob != k) return TRUE;
