@@ -812,14 +812,17 @@ static void screen(Tune *t, int round, const guint *from, GHashTable *seen, guin
     }
 }
 
-/* The combination round after a screen: the screened points that beat
+/* The combination rounds after a screen: the screened points that beat
  * its base (`base`, the points [first, last)) by more than the screened
  * points they contain (a point that switched ln_fold on brought residency
- * with it: what it adds is its gain less residency's), by that marginal
- * gain, largest first, combined: the best two's moves together, then the
- * best three's, ... (at most COMBINE_POINTS points; a point whose moves set
- * a knob an earlier one set otherwise is left out), each made a point
- * whose knobs have effect. */
+ * with it: what it adds is its gain less residency's) are ranked by that
+ * marginal gain, largest first (rank_winners); then, one point a round,
+ * the best so far takes the next winner's moves (combine_next; a winner
+ * that sets a knob the best sets otherwise, or adds nothing, is passed
+ * over), and the point, measured, is the best when it beats it: a greedy
+ * sum of the techniques that pay together, each kept only if it still
+ * pays (techniques near the power or area limit rarely add), at most
+ * COMBINE_POINTS of them. */
 #define COMBINE_POINTS 8
 #define SCREENS 3
 
@@ -852,7 +855,7 @@ static int by_marginal(gconstpointer x, gconstpointer y) {
   return (a->at > b->at) - (a->at < b->at);
 }
 
-static void combine(Tune *t, int round, const TunePoint *base, guint first, guint last, GHashTable *seen, guint budget) {
+static GArray *rank_winners(const Tune *t, const TunePoint *base, guint first, guint last) {
   guint n = t->knobs->len;
   gboolean by_gain = base->m.status == TUNE_PASS; /* else by rank alone */
   g_autoptr(GArray) win = g_array_new(FALSE, FALSE, sizeof(Winner));
@@ -905,19 +908,29 @@ static void combine(Tune *t, int round, const TunePoint *base, guint first, guin
         *b = x;
       }
   }
-  g_autofree guint *acc = g_memdup2(base->idx, sizeof(guint) * n);
-  int c = 0;
-  for (guint w = 0; w < win->len && c < COMBINE_POINTS && t->points->len < budget; w++) {
-    const TunePoint *p = g_ptr_array_index(t->points, g_array_index(win, Winner, w).at);
+  GArray *order = g_array_sized_new(FALSE, FALSE, sizeof(guint), win->len);
+  for (guint w = 0; w < win->len; w++) g_array_append_val(order, g_array_index(win, Winner, w).at);
+  return order;
+}
+
+/* The next combination (rank_winners' order from *next): the best point
+ * with the moves of the next winner that neither clashes with it nor adds
+ * nothing new, made a point whose knobs have effect (technique moves from
+ * the best); FALSE when no winner is left. */
+static gboolean combine_next(Tune *t, int round, const TunePoint *base, const GArray *win, guint *next,
+                             GHashTable *seen) {
+  guint n = t->knobs->len;
+  const TunePoint *best = g_ptr_array_index(t->points, t->best);
+  while (*next < win->len) {
+    const TunePoint *p = g_ptr_array_index(t->points, g_array_index(win, guint, (*next)++));
     gboolean clash = FALSE;
     for (guint k = 0; k < n && !clash; k++)
-      clash = p->idx[k] != base->idx[k] && acc[k] != base->idx[k] && acc[k] != p->idx[k];
+      clash = p->idx[k] != base->idx[k] && best->idx[k] != base->idx[k] && best->idx[k] != p->idx[k];
     if (clash) continue;
+    guint *idx = g_memdup2(best->idx, sizeof(guint) * n);
     for (guint k = 0; k < n; k++)
-      if (p->idx[k] != base->idx[k]) acc[k] = p->idx[k];
-    if (w == 0) continue; /* the best alone was measured */
-    guint *idx = g_memdup2(acc, sizeof(guint) * n);
-    int repairs = close_point(t, idx, base->idx);
+      if (p->idx[k] != base->idx[k]) idx[k] = p->idx[k];
+    int repairs = close_point(t, idx, best->idx);
     g_autofree char *key = idx_key(idx, n);
     if (g_hash_table_contains(seen, key)) {
       g_free(idx);
@@ -926,11 +939,13 @@ static void combine(Tune *t, int round, const TunePoint *base, guint first, guin
     g_hash_table_add(seen, g_steal_pointer(&key));
     TunePoint *q = g_new0(TunePoint, 1);
     q->round = round;
-    q->candidate = ++c;
+    q->candidate = 1;
     q->idx = idx;
     q->repairs = repairs;
     g_ptr_array_add(t->points, q);
+    return TRUE;
   }
+  return FALSE;
 }
 
 /* A restart (--restarts): the steps of restart r are the first steps
@@ -978,8 +993,10 @@ gboolean tune_run(Tune *t, TuneProgress progress, gpointer data, GError **err) {
    * and while a screen's best is new, another from it, at most
    * SCREENS of them */
   enum { PHASE_SCREEN, PHASE_COMBINE, PHASE_DRAW } phase = t->opt.screen ? PHASE_SCREEN : PHASE_DRAW;
-  int screens = 0, screen_base = 0;
+  int screens = 0, screen_base = 0, combos = 0;
   guint screen_first = 0, screen_last = 0;
+  g_autoptr(GArray) winners = NULL;
+  guint next_winner = 0;
   Rng rng = {t->opt.seed};
   guint budget = t->opt.max_evals > 0 ? (guint)t->opt.max_evals : G_MAXUINT;
   t->stopped = "its rounds";
@@ -990,7 +1007,7 @@ gboolean tune_run(Tune *t, TuneProgress progress, gpointer data, GError **err) {
       t->stopped = "its evaluation budget";
       break;
     }
-    gboolean screened = FALSE, combined = FALSE;
+    gboolean screened = FALSE;
     if (phase == PHASE_SCREEN) {
       screen_base = t->best;
       screen(t, round, best->idx, seen, budget);
@@ -999,11 +1016,25 @@ gboolean tune_run(Tune *t, TuneProgress progress, gpointer data, GError **err) {
       screens++;
       phase = PHASE_COMBINE;
       screened = TRUE;
+      if (winners) g_array_unref(winners);
+      winners = NULL;
     } else if (phase == PHASE_COMBINE) {
-      combine(t, round, g_ptr_array_index(t->points, screen_base), screen_first, screen_last, seen, budget);
-      phase = PHASE_DRAW;
-      screened = t->points->len > first;
-      combined = TRUE;
+      const TunePoint *base = g_ptr_array_index(t->points, screen_base);
+      if (!winners) {
+        winners = rank_winners(t, base, screen_first, screen_last);
+        next_winner = 0;
+        combos = 0;
+      }
+      if (combos < COMBINE_POINTS && combine_next(t, round, base, winners, &next_winner, seen)) {
+        combos++;
+        screened = TRUE;
+      } else if (t->best != screen_base && screens < SCREENS) { /* another screen, from the new best */
+        phase = PHASE_SCREEN;
+        round--;
+        continue;
+      } else {
+        phase = PHASE_DRAW;
+      }
     }
     for (int c = 0; c < t->opt.candidates && t->points->len < budget && !screened; c++) {
       int repairs = 0;
@@ -1050,8 +1081,6 @@ gboolean tune_run(Tune *t, TuneProgress progress, gpointer data, GError **err) {
       /* two rounds without a better point at the smallest steps: a restart */
       if (t->opt.restarts && at_one && ++stale >= 2 && restart(t, step, step0)) stale = 0;
     }
-    /* after a screen and its combination, another screen from a new best */
-    if (combined && t->best != screen_base && screens < SCREENS) phase = PHASE_SCREEN;
     t->rounds_run = round;
     if (ok && progress && !progress(t, round, data)) stop = TRUE;
     if (ok && t->points->len >= budget && round < t->opt.rounds) {

@@ -121,8 +121,9 @@ typedef struct TuneOptions {
   gboolean screen;       /* round 1 screens the techniques: from the    */
                          /* start, every value of every technique of at */
                          /* most 8 values, one knob at a time (no draw), */
-                         /* the bundles first; round 2 combines its     */
-                         /* winners; from a new best, again (3 at most) */
+                         /* the bundles first; then its winners added   */
+                         /* to the best one a round while they pay;    */
+                         /* from a new best, again (3 screens at most) */
   gboolean restarts;     /* converged (two rounds without a better point */
                          /* at steps of 1, or every point within them  */
                          /* measured): restart r draws around the best  */
