@@ -222,6 +222,29 @@ y1=$(awk -F, '$1 == 1' "$tmp/ys/tune.csv" | wc -l)
   ok "--no-screen: round 1 is a draw of 8 ($n1), not the screening ($y1 until the budget)" ||
   ko "--no-screen ($n1 / $y1 points in round 1)"
 
+# technique bundles: P1's screen begins with residency and its companions
+# (multicast A chunks, W2's K shards with their last-shard sums), no point
+# refused for a knob without effect; round 2 adds a screen winner's moves to
+# its best (one point, moving at least 2 knobs from the start); the same on
+# 1 and 2 jobs
+"$tune" "$tiny" --problem p1 --evals 90 --jobs 1 -o "$tmp/bu" >"$tmp/out" 2>"$tmp/err"
+code=$?
+"$tune" "$tiny" --problem p1 --evals 90 --jobs 2 -o "$tmp/bu2" >/dev/null 2>&1
+col() { sed -n 1p "$tmp/bu/tune.csv" | tr ',' '\n' | grep -n "^$1\$" | cut -d: -f1; }
+w=$(col p1.weights) mc=$(col p1.multicast.qkv) kl=$(col p1.k_split_last.w2) rp=$(col repairs) st=$(col status)
+first=$(sed -n 3p "$tmp/bu/tune.csv")
+r2=$(awk -F, -v st="$st" 'NR == 2 { for (i = 3; i < st; i++) s[i] = $i } NR > 2 && $1 == 2 { d = 0; for (i = 3; i < st; i++) d += $i != s[i]; n++; if (d >= 2) m++ } END { print n + 0, m + 0 }' "$tmp/bu/tune.csv")
+if [ $code -eq 0 ] && [ "$(echo "$first" | cut -d, -f1,2)" = "1,1" ] && [ "$(echo "$first" | cut -d, -f"$w")" = resident ] &&
+  [ "$(echo "$first" | cut -d, -f"$mc")" = true ] && [ "$(echo "$first" | cut -d, -f"$kl")" = true ] &&
+  [ "$(echo "$first" | cut -d, -f"$rp")" -ge 5 ] && ! grep -q 'has no effect unless' "$tmp/bu/tune.csv" &&
+  [ "${r2% *}" -eq 1 ] && [ "${r2% *}" = "${r2#* }" ] &&
+  cmp -s "$tmp/bu/tune.csv" "$tmp/bu2/tune.csv"; then
+  ok "technique bundles: residency with its companions first, round 2 adds a winner to the best, 1 and 2 jobs alike"
+else
+  ko "technique bundles (exit $code, round 2: $r2)"
+  cat "$tmp/out" "$tmp/err"; sed -n 1,3p "$tmp/bu/tune.csv"
+fi
+
 # --problem both: the hardware's keys too; store_spacing, which tiny.yaml's
 # P1 does not write and its stages refine, searched as its mapping's default
 "$tune" "$tiny" --problem both --evals 20 --seed 2 -o "$tmp/spb" >"$tmp/out" 2>"$tmp/err"
@@ -233,6 +256,14 @@ if [ $code -eq 0 ] && echo "$hdr" | grep -q ',hardware.sms,' && echo "$hdr" | gr
 else
   ko "a search of both problems' schema space (exit $code)"; cat "$tmp/out" "$tmp/err"
 fi
+
+# with both, the screen takes the hardware's keys too (the machine's
+# choices): some round-1 point moves hardware.noc_bits alone from the start
+"$tune" "$tiny" --problem both --evals 80 -o "$tmp/hwsc" >/dev/null 2>&1
+nb=$(sed -n 1p "$tmp/hwsc/tune.csv" | tr ',' '\n' | grep -n '^hardware.noc_bits$' | cut -d: -f1)
+n=$(awk -F, -v c="$nb" 'NR == 2 { s = $c } NR > 2 && $1 == 1 && $c != s && $NF == 0 { n++ } END { print n + 0 }' "$tmp/hwsc/tune.csv")
+[ -n "$nb" ] && [ "$n" -ge 1 ] && ok "both: the screen moves the hardware's keys ($n noc_bits points)" ||
+  ko "both: no screened hardware.noc_bits point ($n)"
 
 # a value the template writes that the shape does not take (k_chunk.w2 128
 # on d_ff 64, which the loader takes as 64) is where the search starts

@@ -214,7 +214,7 @@ int main(int argc, char **argv) {
       {"eval-cap", 0, 0, G_OPTION_ARG_DOUBLE, &eval_cap,
        "with --eval-job: the best objective so far, which the point must beat (0: none)", "X"},
       {"no-screen", 0, 0, G_OPTION_ARG_NONE, &no_screen,
-       "without --knob, do not begin with the screening round (every technique switched on alone)", NULL},
+       "without --knob, do not begin with the screening rounds (every technique switched on alone, with its companions, then the winners combined)", NULL},
       {"restarts", 0, 0, G_OPTION_ARG_NONE, &restarts,
        "once the search converges (steps of 1 without a better point), start again from the best with the "
        "first steps, instead of stopping", NULL},

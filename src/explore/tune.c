@@ -278,6 +278,7 @@ void tune_free(Tune *t) {
   g_free(t->num);
   g_free(t->def);
   if (t->rules) g_array_unref(t->rules);
+  if (t->companions) g_array_unref(t->companions);
   if (t->cache) g_hash_table_unref(t->cache);
   if (t->knobs) g_ptr_array_unref(t->knobs);
   if (t->points) g_ptr_array_unref(t->points);
@@ -330,6 +331,14 @@ typedef struct TuneRule {
   long min;
 } TuneRule;
 
+/* One technique companion in the space: knob `knob` switched on (from
+ * below min to min or more) sets knob `target` to its value index
+ * `value`. */
+typedef struct TuneCompanion {
+  guint knob, target, value;
+  long min;
+} TuneCompanion;
+
 static int knob_named(const Tune *t, const char *path) {
   for (guint k = 0; k < t->knobs->len; k++)
     if (strcmp(((const TuneKnob *)g_ptr_array_index(t->knobs, k))->path, path) == 0) return (int)k;
@@ -374,11 +383,29 @@ static void index_space(Tune *t, const Plan *plan) {
         g_array_append_val(t->rules, ((TuneRule){k, k, min}));
     }
   }
-  for (int p = 0; p < 2; p++) {
-    g_autofree char *w = g_strdup_printf("%s.weights", wl_problem_name((ProblemKind)p));
-    g_autofree char *u = g_strdup_printf("%s.sms_used", wl_problem_name((ProblemKind)p));
-    t->weights[p] = knob_named(t, w);
-    t->sms[p] = knob_named(t, u);
+  /* the companions whose knobs are both searched, each at the value of
+   * its knob nearest the schema's (the largest not above it, else the
+   * smallest) */
+  t->companions = g_array_new(FALSE, FALSE, sizeof(TuneCompanion));
+  for (guint k = 0; k < n; k++) {
+    const TuneKnob *kn = g_ptr_array_index(t->knobs, k);
+    for (int r = 0;; r++) {
+      g_autofree char *target = NULL;
+      long min, value;
+      if (!plan_space_companion(plan, kn->path, r, &min, &target, &value)) break;
+      int j = knob_named(t, target);
+      if (j < 0) {
+        g_autofree char *dflt = g_strconcat(target, ".default", NULL); /* store_spacing's mapping form */
+        j = knob_named(t, dflt);
+      }
+      if (j < 0 || (guint)j == k || t->num[j]->len == 0) continue;
+      guint at = 0;
+      for (guint i = 0; i < t->num[j]->len; i++) {
+        long x = g_array_index(t->num[j], long, i);
+        if (x != G_MINLONG && x <= value) at = i;
+      }
+      g_array_append_val(t->companions, ((TuneCompanion){k, (guint)j, at, min}));
+    }
   }
 }
 
@@ -387,10 +414,29 @@ static long num_at(const Tune *t, guint k, guint i) {
   return i < t->num[k]->len ? g_array_index(t->num[k], long, i) : G_MINLONG;
 }
 
+/* Would knob k at value index v have effect at idx: every rule of k holds
+ * (its default always has). */
+static gboolean needs_hold(const Tune *t, const guint *idx, guint k, guint v) {
+  if (t->def[k] >= 0 && v == (guint)t->def[k]) return TRUE;
+  for (guint r = 0; r < t->rules->len; r++) {
+    const TuneRule *u = &g_array_index(t->rules, TuneRule, r);
+    if (u->knob != k) continue;
+    if (u->needs == k) return FALSE;
+    long have = num_at(t, u->needs, idx[u->needs]);
+    if (have != G_MINLONG && have < u->min) return FALSE;
+  }
+  return TRUE;
+}
+
 /* The technique moves of a draw (tune.h): idx, moved from `from`, made a
- * point whose knobs all have effect; returns the knobs it set. */
+ * point whose knobs all have effect, and each technique switched on (from
+ * below its companion's min to at least it) with its companions, unless
+ * the draw moved that knob itself (a later companion row's value goes
+ * over an earlier one's); returns the knobs it set. */
 static int close_point(const Tune *t, guint *idx, const guint *from) {
   int repairs = 0;
+  g_autofree gboolean *done = g_new0(gboolean, MAX(t->companions->len, 1u));
+  g_autofree gboolean *by_companion = g_new0(gboolean, MAX(t->knobs->len, 1u));
   for (int pass = 0; pass < 16; pass++) {
     gboolean changed = FALSE;
     for (guint r = 0; r < t->rules->len; r++) {
@@ -416,16 +462,21 @@ static int close_point(const Tune *t, guint *idx, const guint *from) {
       repairs++;
       changed = TRUE;
     }
-    /* resident weights keep their panels in the RF of the SMs used: all of them */
-    for (int p = 0; p < 2; p++) {
-      int w = t->weights[p], u = t->sms[p];
-      if (w < 0 || u < 0 || idx[w] == from[w] || t->def[w] < 0 || idx[w] == (guint)t->def[w]) continue;
-      guint last = tune_knob_count(g_ptr_array_index(t->knobs, u)) - 1;
-      if (idx[u] != last && from[u] != last && idx[u] == from[u]) {
-        idx[u] = last;
-        repairs++;
-        changed = TRUE;
+    for (guint c = 0; c < t->companions->len; c++) {
+      const TuneCompanion *u = &g_array_index(t->companions, TuneCompanion, c);
+      long now = num_at(t, u->knob, idx[u->knob]), was = num_at(t, u->knob, from[u->knob]);
+      if (done[c] || now == G_MINLONG || now < u->min || (was != G_MINLONG && was >= u->min)) continue;
+      if (idx[u->target] != from[u->target] && !by_companion[u->target]) { /* the draw's value stands */
+        done[c] = TRUE;
+        continue;
       }
+      if (!needs_hold(t, idx, u->target, u->value)) continue; /* perhaps after another companion */
+      done[c] = TRUE;
+      by_companion[u->target] = TRUE; /* a later row's value over this one */
+      if (idx[u->target] == u->value) continue;
+      idx[u->target] = u->value;
+      repairs++;
+      changed = TRUE;
     }
     if (!changed) break;
   }
@@ -704,35 +755,197 @@ static gboolean measure(Tune *t, GThreadPool *pool, guint first, GError **err) {
   return ok;
 }
 
-/* The screening round (TuneOptions.screen): from the start, every value of
- * every knob of at most SCREEN_VALUES values (the enums and bools: the
- * techniques), one knob at a time, with its technique moves; in knob and
- * value order, no draw. */
+/* The screening round (TuneOptions.screen): from `from`, every value of
+ * every technique of at most SCREEN_VALUES values, one knob at a time, with
+ * its technique moves; in knob and value order, no draw.  A technique is
+ * a knob that brings companions (a bundle: weights,
+ * attention.query_tiles, handoff, k_split), an enum or a bool, a knob that
+ * others need (attention.slices, power.preload_waves), or a hardware key
+ * (with both problems: the machine's choices); the bundles come first, so
+ * that a budget that ends the round has tried them.  The other knobs
+ * (panels, chunks, spacings) are left to the draws. */
 #define SCREEN_VALUES 8
-static void screen(Tune *t, const guint *from, GHashTable *seen, guint budget) {
+static gboolean is_bundle(const Tune *t, guint k) {
+  for (guint c = 0; c < t->companions->len; c++)
+    if (g_array_index(t->companions, TuneCompanion, c).knob == k) return TRUE;
+  return FALSE;
+}
+
+static gboolean is_technique(const Tune *t, guint k) {
+  if (is_bundle(t, k) || g_str_has_prefix(((const TuneKnob *)g_ptr_array_index(t->knobs, k))->path, "hardware."))
+    return TRUE;
+  for (guint r = 0; r < t->rules->len; r++) {
+    const TuneRule *u = &g_array_index(t->rules, TuneRule, r);
+    if (u->needs == k && u->knob != k) return TRUE;
+  }
+  g_autofree char *v = tune_knob_value(g_ptr_array_index(t->knobs, k), 0);
+  int64_t x;
+  return !parse_int(v, &x); /* an enum's or a bool's */
+}
+
+static void screen(Tune *t, int round, const guint *from, GHashTable *seen, guint budget) {
   guint n = t->knobs->len;
   int c = 0;
-  for (guint k = 0; k < n && t->points->len < budget; k++) {
-    guint count = tune_knob_count(g_ptr_array_index(t->knobs, k));
-    for (guint v = 0; count <= SCREEN_VALUES && v < count && t->points->len < budget; v++) {
-      if (v == from[k]) continue;
-      guint *idx = g_memdup2(from, sizeof(guint) * n);
-      idx[k] = v;
-      int repairs = close_point(t, idx, from);
-      g_autofree char *key = idx_key(idx, n);
-      if (g_hash_table_contains(seen, key)) {
-        g_free(idx);
-        continue;
+  for (int pass = 0; pass < 2; pass++)
+    for (guint k = 0; k < n && t->points->len < budget; k++) {
+      if (is_bundle(t, k) != (pass == 0)) continue;
+      if (!is_technique(t, k)) continue;
+      guint count = tune_knob_count(g_ptr_array_index(t->knobs, k));
+      for (guint v = 0; count <= SCREEN_VALUES && v < count && t->points->len < budget; v++) {
+        if (v == from[k]) continue;
+        guint *idx = g_memdup2(from, sizeof(guint) * n);
+        idx[k] = v;
+        int repairs = close_point(t, idx, from);
+        g_autofree char *key = idx_key(idx, n);
+        if (g_hash_table_contains(seen, key)) {
+          g_free(idx);
+          continue;
+        }
+        g_hash_table_add(seen, g_steal_pointer(&key));
+        TunePoint *p = g_new0(TunePoint, 1);
+        p->round = round;
+        p->candidate = ++c;
+        p->idx = idx;
+        p->repairs = repairs;
+        g_ptr_array_add(t->points, p);
       }
-      g_hash_table_add(seen, g_steal_pointer(&key));
-      TunePoint *p = g_new0(TunePoint, 1);
-      p->round = 1;
-      p->candidate = ++c;
-      p->idx = idx;
-      p->repairs = repairs;
-      g_ptr_array_add(t->points, p);
     }
+}
+
+/* The combination rounds after a screen: the screened points that beat
+ * its base (`base`, the points [first, last)) by more than the screened
+ * points they contain (a point that switched ln_fold on brought residency
+ * with it: what it adds is its gain less residency's) are ranked by that
+ * marginal gain, largest first (rank_winners); then, one point a round,
+ * the best so far takes the next winner's moves (combine_next; a winner
+ * that sets a knob the best sets otherwise, or adds nothing, is passed
+ * over), and the point, measured, is the best when it beats it: a greedy
+ * sum of the techniques that pay together, each kept only if it still
+ * pays (techniques near the power or area limit rarely add), at most
+ * COMBINE_POINTS of them. */
+#define COMBINE_POINTS 8
+#define SCREENS 3
+
+/* The knobs point p moves from base; does q's set lie within p's (q moves
+ * a knob, and p sets each of them as q does)? */
+static gboolean within(guint n, const guint *base, const guint *q, const guint *p) {
+  gboolean any = FALSE;
+  for (guint k = 0; k < n; k++) {
+    if (q[k] == base[k]) continue;
+    if (p[k] != q[k]) return FALSE;
+    any = TRUE;
   }
+  return any;
+}
+
+static gboolean disjoint(guint n, const guint *base, const guint *a, const guint *b) {
+  for (guint k = 0; k < n; k++)
+    if (a[k] != base[k] && b[k] != base[k]) return FALSE;
+  return TRUE;
+}
+
+typedef struct Winner {
+  guint at;
+  double gain, marginal;
+} Winner;
+
+static int by_marginal(gconstpointer x, gconstpointer y) {
+  const Winner *a = x, *b = y;
+  if (a->marginal != b->marginal) return a->marginal > b->marginal ? -1 : 1;
+  return (a->at > b->at) - (a->at < b->at);
+}
+
+static GArray *rank_winners(const Tune *t, const TunePoint *base, guint first, guint last) {
+  guint n = t->knobs->len;
+  gboolean by_gain = base->m.status == TUNE_PASS; /* else by rank alone */
+  g_autoptr(GArray) win = g_array_new(FALSE, FALSE, sizeof(Winner));
+  for (guint i = first; i < last; i++) {
+    const TunePoint *p = g_ptr_array_index(t->points, i);
+    if (!tune_better(&p->m, &base->m)) continue;
+    Winner w = {i, by_gain && p->m.status == TUNE_PASS ? objective(&base->m) - objective(&p->m) : 0, 0};
+    g_array_append_val(win, w);
+  }
+  /* each winner's gain less the gains of the winners it contains, taken
+   * largest first while their moves are disjoint */
+  for (guint i = 0; i < win->len; i++) {
+    Winner *w = &g_array_index(win, Winner, i);
+    const TunePoint *p = g_ptr_array_index(t->points, w->at);
+    g_autoptr(GArray) in = g_array_new(FALSE, FALSE, sizeof(Winner));
+    for (guint j = 0; j < win->len; j++) {
+      const Winner *v = &g_array_index(win, Winner, j);
+      if (j != i && within(n, base->idx, ((const TunePoint *)g_ptr_array_index(t->points, v->at))->idx, p->idx)) {
+        Winner c = *v;
+        c.marginal = c.gain;
+        g_array_append_val(in, c);
+      }
+    }
+    g_array_sort(in, by_marginal);
+    g_autoptr(GPtrArray) taken = g_ptr_array_new();
+    double sum = 0;
+    for (guint j = 0; j < in->len; j++) {
+      const guint *q = ((const TunePoint *)g_ptr_array_index(t->points, g_array_index(in, Winner, j).at))->idx;
+      gboolean free_ = TRUE;
+      for (guint u = 0; u < taken->len && free_; u++) free_ = disjoint(n, base->idx, q, g_ptr_array_index(taken, u));
+      if (!free_) continue;
+      g_ptr_array_add(taken, (gpointer)q);
+      sum += g_array_index(in, Winner, j).gain;
+    }
+    w->marginal = w->gain - sum;
+  }
+  if (by_gain) { /* only what adds to what it contains */
+    for (guint i = win->len; i-- > 0;)
+      if (g_array_index(win, Winner, i).marginal <= 0) g_array_remove_index(win, i);
+    g_array_sort(win, by_marginal);
+  } else { /* by rank, stable */
+    for (guint i = 1; i < win->len; i++)
+      for (guint j = i; j > 0; j--) {
+        Winner *a = &g_array_index(win, Winner, j - 1), *b = &g_array_index(win, Winner, j);
+        if (!tune_better(&((const TunePoint *)g_ptr_array_index(t->points, b->at))->m,
+                         &((const TunePoint *)g_ptr_array_index(t->points, a->at))->m))
+          break;
+        Winner x = *a;
+        *a = *b;
+        *b = x;
+      }
+  }
+  GArray *order = g_array_sized_new(FALSE, FALSE, sizeof(guint), win->len);
+  for (guint w = 0; w < win->len; w++) g_array_append_val(order, g_array_index(win, Winner, w).at);
+  return order;
+}
+
+/* The next combination (rank_winners' order from *next): the best point
+ * with the moves of the next winner that neither clashes with it nor adds
+ * nothing new, made a point whose knobs have effect (technique moves from
+ * the best); FALSE when no winner is left. */
+static gboolean combine_next(Tune *t, int round, const TunePoint *base, const GArray *win, guint *next,
+                             GHashTable *seen) {
+  guint n = t->knobs->len;
+  const TunePoint *best = g_ptr_array_index(t->points, t->best);
+  while (*next < win->len) {
+    const TunePoint *p = g_ptr_array_index(t->points, g_array_index(win, guint, (*next)++));
+    gboolean clash = FALSE;
+    for (guint k = 0; k < n && !clash; k++)
+      clash = p->idx[k] != base->idx[k] && best->idx[k] != base->idx[k] && best->idx[k] != p->idx[k];
+    if (clash) continue;
+    guint *idx = g_memdup2(best->idx, sizeof(guint) * n);
+    for (guint k = 0; k < n; k++)
+      if (p->idx[k] != base->idx[k]) idx[k] = p->idx[k];
+    int repairs = close_point(t, idx, best->idx);
+    g_autofree char *key = idx_key(idx, n);
+    if (g_hash_table_contains(seen, key)) {
+      g_free(idx);
+      continue;
+    }
+    g_hash_table_add(seen, g_steal_pointer(&key));
+    TunePoint *q = g_new0(TunePoint, 1);
+    q->round = round;
+    q->candidate = 1;
+    q->idx = idx;
+    q->repairs = repairs;
+    g_ptr_array_add(t->points, q);
+    return TRUE;
+  }
+  return FALSE;
 }
 
 /* A restart (--restarts): the steps of restart r are the first steps
@@ -776,6 +989,14 @@ gboolean tune_run(Tune *t, TuneProgress progress, gpointer data, GError **err) {
   }
   g_autofree guint *step0 = g_memdup2(step, sizeof(guint) * n);
   int stale = 0;
+  /* the screens (TuneOptions.screen): a screen, its combination round,
+   * and while a screen's best is new, another from it, at most
+   * SCREENS of them */
+  enum { PHASE_SCREEN, PHASE_COMBINE, PHASE_DRAW } phase = t->opt.screen ? PHASE_SCREEN : PHASE_DRAW;
+  int screens = 0, screen_base = 0, combos = 0;
+  guint screen_first = 0, screen_last = 0;
+  g_autoptr(GArray) winners = NULL;
+  guint next_winner = 0;
   Rng rng = {t->opt.seed};
   guint budget = t->opt.max_evals > 0 ? (guint)t->opt.max_evals : G_MAXUINT;
   t->stopped = "its rounds";
@@ -786,8 +1007,36 @@ gboolean tune_run(Tune *t, TuneProgress progress, gpointer data, GError **err) {
       t->stopped = "its evaluation budget";
       break;
     }
-    if (round == 1 && t->opt.screen) screen(t, best->idx, seen, budget);
-    for (int c = 0; c < t->opt.candidates && t->points->len < budget && !(round == 1 && t->opt.screen); c++) {
+    gboolean screened = FALSE;
+    if (phase == PHASE_SCREEN) {
+      screen_base = t->best;
+      screen(t, round, best->idx, seen, budget);
+      screen_first = first;
+      screen_last = t->points->len;
+      screens++;
+      phase = PHASE_COMBINE;
+      screened = TRUE;
+      if (winners) g_array_unref(winners);
+      winners = NULL;
+    } else if (phase == PHASE_COMBINE) {
+      const TunePoint *base = g_ptr_array_index(t->points, screen_base);
+      if (!winners) {
+        winners = rank_winners(t, base, screen_first, screen_last);
+        next_winner = 0;
+        combos = 0;
+      }
+      if (combos < COMBINE_POINTS && combine_next(t, round, base, winners, &next_winner, seen)) {
+        combos++;
+        screened = TRUE;
+      } else if (t->best != screen_base && screens < SCREENS) { /* another screen, from the new best */
+        phase = PHASE_SCREEN;
+        round--;
+        continue;
+      } else {
+        phase = PHASE_DRAW;
+      }
+    }
+    for (int c = 0; c < t->opt.candidates && t->points->len < budget && !screened; c++) {
       int repairs = 0;
       guint *idx = draw(&rng, t, best->idx, step, seen, &repairs);
       if (!idx) continue;
@@ -798,6 +1047,10 @@ gboolean tune_run(Tune *t, TuneProgress progress, gpointer data, GError **err) {
       p->idx = idx;
       p->repairs = repairs;
       g_ptr_array_add(t->points, p);
+    }
+    if (t->points->len == first && phase != PHASE_DRAW) { /* a screen with nothing new: the next phase */
+      round--;
+      continue;
     }
     if (t->points->len == first) { /* every point within the steps is measured */
       if (t->opt.restarts && restart(t, step, step0)) {
@@ -819,7 +1072,7 @@ gboolean tune_run(Tune *t, TuneProgress progress, gpointer data, GError **err) {
       ((TunePoint *)g_ptr_array_index(t->points, winner))->best = TRUE;
       t->best = winner;
       stale = 0;
-    } else {
+    } else if (!screened) {
       gboolean at_one = TRUE;
       for (guint k = 0; k < n; k++) {
         at_one &= step[k] == 1;

@@ -12,8 +12,10 @@
  * A draw is a technique move: a knob moved off its default brings in the
  * knobs it needs (the schema's "has no effect unless" rules, plan_needs),
  * a knob moved so that another no longer has effect sends that one back
- * to its default, and switching weights to resident takes every SM (the
- * residents' RF); the knobs so set are the point's repairs.  Every random
+ * to its default, and a technique switched on brings its companions (the
+ * schema's plan_companions, their values derived from the shape and
+ * machine: residency takes every SM, K shards and A chunks that fit a
+ * WG's RF, multicast); the knobs so set are the point's repairs.  Every random
  * draw is made on the calling thread, in a fixed order, from SplitMix64
  * seeded with --seed (not GLib's generator, whose output depends on
  * G_RANDOM_VERSION), and the points are compared in candidate order: the
@@ -117,8 +119,11 @@ typedef struct TuneOptions {
   double step;           /* first step, as a fraction of each knob's    */
                          /* values, (0, 1]                               */
   gboolean screen;       /* round 1 screens the techniques: from the    */
-                         /* start, every value of every knob of at most */
-                         /* 8 values, one knob at a time (no draw)     */
+                         /* start, every value of every technique of at */
+                         /* most 8 values, one knob at a time (no draw), */
+                         /* the bundles first; then its winners added   */
+                         /* to the best one a round while they pay;    */
+                         /* from a new best, again (3 screens at most) */
   gboolean restarts;     /* converged (two rounds without a better point */
                          /* at steps of 1, or every point within them  */
                          /* measured): restart r draws around the best  */
@@ -163,7 +168,9 @@ typedef struct Tune {
                          /* compares as (plan_value_number), or         */
                          /* G_MINLONG                                   */
   GArray *rules;         /* TuneRule: "has no effect unless" in the space */
-  int weights[2], sms[2]; /* by ProblemKind: knob index, or -1          */
+  GArray *companions;    /* TuneCompanion: a technique's companion knobs, */
+                         /* their values at the template's shape and     */
+                         /* machine (plan_space_companion)               */
   const char *stopped;   /* why the search ended (tune_run)             */
   gboolean verified;     /* tune_verify_best checked t->best            */
   GHashTable *cache;     /* tune_resume: a point's value indices ("3,0,..") */

@@ -178,6 +178,13 @@ gboolean plan_knob_default_number(const char *path, long *v);
  * knob *needs (full path, g_free it) must be >= *min for a value other
  * than the default to be written.  FALSE past the last. */
 gboolean plan_space_need(const char *path, int n, char **needs, long *min);
+/* The n-th technique companion of section knob `path` (full) at the
+ * plan's shape and machine (plan_schema.c's plan_companions): when `path`
+ * goes from below *min to *min or more, a tuner sets *companion (full
+ * path, g_free it) to *value.  FALSE past the last; a row that has no value
+ * at this shape and machine (multicast on a machine without LD.mc) is
+ * skipped. */
+gboolean plan_space_companion(const Plan *plan, const char *path, int n, long *min, char **companion, long *value);
 
 /* Error classes (GError codes of PLAN_ERROR); docs/plan.md lists examples. */
 typedef enum {

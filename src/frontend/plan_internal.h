@@ -91,6 +91,26 @@ typedef struct PlanNeed {
 extern const PlanNeed plan_needs[];
 extern const int plan_nneeds;
 
+/* A technique's companion: when knob `path` is switched on (moved from
+ * below `min` to `min` or more), a tuner sets knob `companion` to the value
+ * that goes with the technique at the plan's shape and machine (`value`;
+ * PLAN_NO_COMPANION: none there).  A companion is derived from the shape
+ * and machine, never a value tuned on one shape: residency takes every SM,
+ * its panels' K shards and A chunks sized to fit a WG's RF (docs/tools.md,
+ * "Technique bundles"). */
+#define PLAN_NO_COMPANION (-1L - 0x7fffffffL)
+typedef long (*PlanCompanionFn)(const PlanKnobDef *companion, const PlanProblem *pp, const Machine *hw);
+typedef struct PlanCompanion {
+  const char *path;
+  int min;
+  const char *companion;
+  PlanCompanionFn value;
+  const char *text; /* why: "the resident panels live in the RF of every SM" */
+  unsigned only;    /* the problems the row applies to (bits 1 << ProblemKind) */
+} PlanCompanion;
+extern const PlanCompanion plan_companions[];
+extern const int plan_ncompanions;
+
 /* The knob's check (or its static range): 0, or a PlanErrorCode and *msg. */
 int plan_knob_check(const PlanKnobDef *k, const PlanProblem *pp, const Machine *hw, long v,
                     GString *msg);

@@ -433,6 +433,127 @@ const PlanNeed plan_needs[] = {
 };
 const int plan_nneeds = G_N_ELEMENTS(plan_needs);
 
+/* ---- technique companions (PlanCompanion) ---- */
+
+static long all_sms(const PlanKnobDef *c, const PlanProblem *pp, const Machine *hw) {
+  (void)c, (void)pp;
+  return hw->sms;
+}
+
+/* A bool companion that is on wherever the machine allows it. */
+static long on(const PlanKnobDef *c, const PlanProblem *pp, const Machine *hw) {
+  (void)c, (void)pp, (void)hw;
+  return 1;
+}
+
+static long on_with_multicast(const PlanKnobDef *c, const PlanProblem *pp, const Machine *hw) {
+  (void)c, (void)pp;
+  return hw->multicast ? 1 : PLAN_NO_COMPANION;
+}
+
+/* The most a knob takes (attention.interleave: 2, both tiles' chains). */
+static long most(const PlanKnobDef *c, const PlanProblem *pp, const Machine *hw) {
+  (void)pp, (void)hw;
+  return c->max;
+}
+
+static long kv_shared(const PlanKnobDef *c, const PlanProblem *pp, const Machine *hw) {
+  (void)c, (void)pp, (void)hw;
+  return ATTKV_SHARED;
+}
+
+/* P1 residency's K shards of a projection: the fewest of those that split
+ * K into multiples of 32 whose panel shard (K/S x panel x 4 bytes) takes at
+ * most half a WG's RF (the other half: the A buffers and the results),
+ * then more while the stage's owners (panels x S) are fewer than the SMs
+ * and more would still fit the machine's WGs: every SM's MMA busy. */
+static int resident_split(int proj, const PlanProblem *pp, const Machine *hw) {
+  int K = sched_proj_k(&pp->dims, (PlanProj)proj), N = sched_proj_n(&pp->dims, (PlanProj)proj);
+  int P = pp->panel[proj] > 0 ? pp->panel[proj] : 32, np = MAX(N / P, 1), wgs = hw->sms * hw->wgs_per_sm;
+  int64_t half = (int64_t)hw->rf_kib * 1024 / 2;
+  int best = 0;
+  for (int s = 1; s <= 8; s++) {
+    if (K % (32 * s) != 0) continue;
+    if (!best) {
+      if ((int64_t)(K / s) * P * 4 <= half) best = s;
+    } else if (np * best < hw->sms && np * s <= wgs) {
+      best = s;
+    }
+  }
+  return best ? best : 1;
+}
+
+static long resident_k_split(const PlanKnobDef *c, const PlanProblem *pp, const Machine *hw) {
+  return resident_split(c->proj, pp, hw);
+}
+
+/* P1 residency's A chunks: the largest (a multiple of 32 that divides the
+ * K shard, at most 128) with which 4 A buffers (LW_P1R_BUFFERS: a chunk
+ * lands while others are multiplied), the shard and two R x panel results
+ * take at most a WG's RF partitions (one left for the bias and rstd);
+ * else 32. */
+static long resident_k_chunk(const PlanKnobDef *c, const PlanProblem *pp, const Machine *hw) {
+  int proj = c->proj, K = sched_proj_k(&pp->dims, (PlanProj)proj), KS = K / resident_split(proj, pp, hw);
+  int P = pp->panel[proj] > 0 ? pp->panel[proj] : 32, R = pp->row_tile > 0 ? pp->row_tile : 32;
+  int64_t part = (int64_t)hw->rf_kib * 1024 / MAX(hw->vl, 1);
+#define PARTS(bytes) (((int64_t)(bytes) + part - 1) / part)
+  for (int kc = MIN(128, KS) / 32 * 32; kc >= 32; kc -= 32)
+    if (KS % kc == 0 && PARTS(4 * KS * P) + 4 * PARTS(4 * R * kc) + 2 * PARTS(4 * R * P) + 1 <= hw->vl) return kc;
+#undef PARTS
+  return 32;
+}
+
+/* A head's width (d_model / heads): with attention.handoff rf or relay one
+ * head's tile is one wo A chunk. */
+static long head_width(const PlanKnobDef *c, const PlanProblem *pp, const Machine *hw) {
+  (void)c, (void)hw;
+  return pp->dims.heads > 0 ? pp->dims.d_model / pp->dims.heads : PLAN_NO_COMPANION;
+}
+
+/* D1's relays for RF hand-offs: the widest hand-off (wo's row into W1's
+ * d_ff / panels.w1 panels and W2's residual: C stores) queues ~30 cycles
+ * per store on an SM's engines x depth DMA slots.  Within two rounds of
+ * the slots it goes direct (0); else R relays make it R + C/R stores,
+ * fewest at R = sqrt(C). */
+static long d1_relays(const PlanKnobDef *c, const PlanProblem *pp, const Machine *hw) {
+  int C = sched_proj_n(&pp->dims, PROJ_W1) / MAX(pp->panel[PROJ_W1], 8) + 1;
+  int slots = MAX(hw->dma_engines * hw->dma_depth, 1);
+  if (C <= 2 * slots) return 0;
+  long r = 1;
+  while ((r + 1) * (r + 1) <= C) r++;
+  if (C - r * r > (r + 1) * (r + 1) - C) r++; /* the nearer root */
+  return CLAMP(r, 1, c->max);
+}
+
+#define PER_PROJ_COMPANION(tech, min, group, fn, why, only)                                        \
+  {tech, min, group ".qkv", fn, why, only}, {tech, min, group ".wo", fn, why, only},               \
+      {tech, min, group ".w1", fn, why, only}, {tech, min, group ".w2", fn, why, only}
+
+/* ORDER-MATTERS: a tuner applies them in this order (a companion switched
+ * on brings its own: k_split.w2 by residency, then k_split_last.w2), a
+ * later row's value over an earlier one's (attention.handoff's k_chunk.wo
+ * over residency's). */
+const PlanCompanion plan_companions[] = {
+    {"weights", WEIGHTS_RESIDENT, "sms_used", all_sms, "the resident panels live in the RF of every SM", BOTH},
+    PER_PROJ_COMPANION("weights", WEIGHTS_RESIDENT, "k_split", resident_k_split,
+                       "K shards that fit half a WG's RF, an owner on every SM", P1),
+    PER_PROJ_COMPANION("weights", WEIGHTS_RESIDENT, "k_chunk", resident_k_chunk,
+                       "A chunks of which 4 buffers fit beside the shard", P1),
+    PER_PROJ_COMPANION("weights", WEIGHTS_RESIDENT, "multicast", on_with_multicast,
+                       "each A chunk read once for a stage's owners (LD.mc)", P1),
+    {"k_split.qkv", 2, "k_split_last.qkv", on, "the last shard adds bias and residual", P1},
+    {"k_split.wo", 2, "k_split_last.wo", on, "the last shard adds bias and residual", P1},
+    {"k_split.w1", 2, "k_split_last.w1", on, "the last shard adds bias and residual", P1},
+    {"k_split.w2", 2, "k_split_last.w2", on, "the last shard adds bias and residual", P1},
+    {"attention.query_tiles", 2, "attention.kv", kv_shared, "a K/V block read once for the task's tiles", P1},
+    {"attention.query_tiles", 2, "attention.interleave", most, "the tiles' chains software-pipelined", P1},
+    {"attention.handoff", ATTHANDOFF_RF, "k_chunk.wo", head_width, "one head's tile is one wo A chunk", P1},
+    {"handoff", HANDOFF_RF, "handoff_fanout", on, "one chain by SM per shard, paced hop by hop", P1},
+    {"handoff", HANDOFF_RF, "handoff_hop_flow", on, "one chain by SM per shard, paced hop by hop", P1},
+    {"handoff", HANDOFF_RF, "handoff_relays", d1_relays, "relays when the SMs' DMA slots are few", D1},
+};
+const int plan_ncompanions = G_N_ELEMENTS(plan_companions);
+
 /* ---- access ---- */
 
 int plan_knob_check(const PlanKnobDef *k, const PlanProblem *pp, const Machine *hw, long v,

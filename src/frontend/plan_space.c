@@ -226,3 +226,29 @@ gboolean plan_space_need(const char *path, int n, char **needs, long *min) {
   }
   return FALSE;
 }
+
+gboolean plan_space_companion(const Plan *plan, const char *path, int n, long *min, char **companion, long *value) {
+  ProblemKind kind;
+  const PlanKnobDef *k = def_of(path, &kind);
+  if (!k) return FALSE;
+  const PlanProblem *pp = plan_problem(plan, kind);
+  PlanProblem dflt;
+  if (!pp->present) {
+    plan_default_problem(&dflt, kind, &plan->hw);
+    pp = &dflt;
+  }
+  for (int j = 0; j < plan_ncompanions; j++) {
+    const PlanCompanion *c = &plan_companions[j];
+    if (strcmp(c->path, k->path) != 0 || !(c->only & (1u << kind))) continue;
+    int i = plan_knob_index(c->companion);
+    if (i < 0 || !(plan_knobs[i].applies & (1u << kind))) continue;
+    long v = c->value(&plan_knobs[i], pp, &plan->hw);
+    if (v == PLAN_NO_COMPANION) continue;
+    if (n-- > 0) continue;
+    *min = c->min;
+    *companion = g_strdup_printf("%s.%s", wl_problem_name(kind), c->companion);
+    *value = v;
+    return TRUE;
+  }
+  return FALSE;
+}

@@ -1168,6 +1168,169 @@ START_TEST(test_derived) {
 }
 END_TEST
 
+/* P1 at the default shape on the default machine (plans/baseline.yaml's),
+ * for the technique companions. */
+static const char BUNDLE_TEMPLATE[] =
+    "version: 1\n"
+    "hardware: {}\n"
+    "p1:\n"
+    "  problem: {d_model: 256, heads: 8, d_ff: 1024, layers: 2, seqs: 2, rows: 256}\n"
+    "  sms_used: 6\n"
+    "  k_chunk: {qkv: 128, wo: 128, w1: 128, w2: 128}\n"
+    "d1:\n"
+    "  problem: {d_model: 128, heads: 4, d_ff: 512, layers: 2, history: 128, steps: 8}\n";
+
+static long companion(const Plan *plan, const char *tech, const char *target) {
+  for (int n = 0;; n++) {
+    g_autofree char *c = NULL;
+    long min, v;
+    if (!plan_space_companion(plan, tech, n, &min, &c, &v)) return -999;
+    if (strcmp(c, target) == 0) return v;
+  }
+}
+
+/* The schema's companions are derived from the shape and the machine:
+ * residency takes every SM, K shards whose panel takes at most half a WG's
+ * RF and give every SM an owner (W2: 1024 x 32 = 128 KiB -> 4 shards; wo:
+ * 8 panels -> 2 shards), A chunks of which 4 buffers fit, multicast only on
+ * a machine with LD.mc; D1's relays only when the DMA slots are few. */
+START_TEST(test_companions) {
+  g_autoptr(GError) err = NULL;
+  g_autoptr(Plan) plan = plan_parse("b.yaml", BUNDLE_TEMPLATE, strlen(BUNDLE_TEMPLATE), &err);
+  ck_assert_msg(plan, "%s", err ? err->message : "?");
+  ck_assert_int_eq(companion(plan, "p1.weights", "p1.sms_used"), 16);
+  ck_assert_int_eq(companion(plan, "d1.weights", "d1.sms_used"), 16);
+  ck_assert_int_eq(companion(plan, "p1.weights", "p1.k_split.w2"), 4);
+  ck_assert_int_eq(companion(plan, "p1.weights", "p1.k_split.wo"), 2);
+  ck_assert_int_eq(companion(plan, "p1.weights", "p1.k_split.qkv"), 1);
+  ck_assert_int_eq(companion(plan, "p1.weights", "p1.k_chunk.w2"), 32);
+  ck_assert_int_eq(companion(plan, "p1.weights", "p1.k_chunk.qkv"), 32);
+  ck_assert_int_eq(companion(plan, "p1.weights", "p1.multicast.w1"), 1);
+  ck_assert_int_eq(companion(plan, "d1.weights", "d1.multicast.w1"), -999); /* P1's only */
+  ck_assert_int_eq(companion(plan, "p1.k_split.w2", "p1.k_split_last.w2"), 1);
+  ck_assert_int_eq(companion(plan, "p1.attention.query_tiles", "p1.attention.kv"), 1); /* shared */
+  ck_assert_int_eq(companion(plan, "d1.handoff", "d1.handoff_relays"), 4); /* 17 stores on 2 slots */
+  ck_assert_int_eq(companion(plan, "p1.attention.handoff", "p1.k_chunk.wo"), 32); /* 256 / 8 heads */
+  ck_assert_int_eq(companion(plan, "p1.layout", "p1.sms_used"), -999);
+
+  /* a bigger RF: W2's panel fits in 2 shards; no multicast: no LD.mc */
+  g_auto(GStrv) parts = g_strsplit(BUNDLE_TEMPLATE, "hardware: {}", 2);
+  g_autofree char *text = g_strjoinv("hardware: {rf_kib: 128, multicast: false, dma: {depth: 8}}", parts);
+  g_autoptr(Plan) p2 = plan_parse("b2.yaml", text, strlen(text), &err);
+  ck_assert_msg(p2, "%s", err ? err->message : "?");
+  ck_assert_int_eq(companion(p2, "p1.weights", "p1.k_split.w2"), 2);
+  ck_assert_int_eq(companion(p2, "p1.weights", "p1.multicast.w1"), -999);
+  ck_assert_int_eq(companion(p2, "d1.handoff", "d1.handoff_relays"), 0); /* 16 slots take 17 stores in 2 rounds */
+}
+END_TEST
+
+/* A synthetic P1 from the point's plan, loaded (a point whose knob has no
+ * effect would be refused here): residency pays only with its companions
+ * (all SMs, 32-row A chunks for W2, W2 in 4 shards), as the compiler's
+ * fallback to streamed makes it; packed layouts, query tiles sharing K/V
+ * and GELU factored pay on their own. */
+static gpointer bundle_prepare(const char *file, const char *text, TuneTarget target, double cap, gpointer data,
+                               TuneMeasure *m) {
+  (void)target, (void)cap, (void)data;
+  g_autoptr(GError) e = NULL;
+  g_autoptr(Plan) plan = plan_parse(file, text, strlen(text), &e);
+  ck_assert_msg(plan, "%s", e ? e->message : "?");
+  const PlanProblem *pp = plan_problem(plan, PROB_P1);
+  long w, sms, kc, ks, layout, qt, kv, gelu;
+  ck_assert(plan_knob_number(pp, "weights", &w) && plan_knob_number(pp, "sms_used", &sms) &&
+            plan_knob_number(pp, "k_chunk.w2", &kc) && plan_knob_number(pp, "k_split.w2", &ks) &&
+            plan_knob_number(pp, "layout", &layout) && plan_knob_number(pp, "attention.query_tiles", &qt) &&
+            plan_knob_number(pp, "attention.kv", &kv) && plan_knob_number(pp, "refinements.gelu_factor", &gelu));
+  gboolean bundle = w == 1 && sms == 16 && kc == 32 && ks == 4;
+  m->cycles = bundle ? 50000 : w == 1 ? 120000 : 100000;
+  if (layout > 0) m->cycles -= 5000;
+  if (qt > 1 && kv == 1) m->cycles -= 3000;
+  if (gelu) m->cycles -= 1000;
+  m->status = TUNE_PASS;
+  m->peak_w = 19.0;
+  m->area_mm2 = 22.0;
+  return NULL;
+}
+
+/* Technique bundles: the screening round switches residency on with its
+ * companions (no point refused for a knob without effect, none for a
+ * companion missing), the rounds after it combine the screen's winners
+ * one at a time onto the best (residency, a packed layout, shared K/V and
+ * GELU factored together: moves that a draw of 1 to 3 knobs among some 75
+ * hardly makes), and the search is the same for a seed whatever the
+ * threads. */
+START_TEST(test_bundles) {
+  g_autofree char *dir = tmpdir();
+  g_autofree char *tmpl = write_plan(dir, "b.yaml", BUNDLE_TEMPLATE);
+  static const char *const none[] = {NULL};
+  TuneOptions o;
+  tune_options_default(&o);
+  o.target = TUNE_TARGET_P1;
+  o.rounds = 3;
+  o.screen = TRUE;
+  o.jobs = 1;
+  o.eval = (TuneEval){bundle_prepare, NULL, NULL};
+  g_autoptr(Tune) t = run(tmpl, none, &o);
+  const char *want[][2] = {{"p1.weights", "resident"},     {"p1.sms_used", "16"},       {"p1.k_split.w2", "4"},
+                           {"p1.k_split.wo", "2"},         {"p1.k_chunk.w2", "32"},     {"p1.multicast.w2", "true"},
+                           {"p1.k_split_last.w2", "true"}, {"p1.multicast.qkv", "true"}};
+  /* the first point of the screen: residency, the first bundle */
+  const TunePoint *p = point(t, 1);
+  ck_assert_int_eq(p->round, 1);
+  for (guint i = 0; i < G_N_ELEMENTS(want); i++) {
+    int k = -1;
+    for (guint j = 0; j < t->knobs->len; j++)
+      if (strcmp(knob(t, j)->path, want[i][0]) == 0) k = (int)j;
+    ck_assert_msg(k >= 0, "%s", want[i][0]);
+    g_autofree char *v = tune_knob_value(knob(t, (guint)k), p->idx[k]);
+    ck_assert_msg(strcmp(v, want[i][1]) == 0, "%s=%s, not %s", want[i][0], v, want[i][1]);
+  }
+  ck_assert_int_ge(p->repairs, (int)G_N_ELEMENTS(want) - 1);
+  ck_assert_int_eq(p->m.cycles, 50000);
+  /* attention's tiles RF to RF into wo: its A chunk a head wide, over
+   * residency's 64 (a later companion over an earlier one) */
+  int ah = -1, kw = -1;
+  for (guint j = 0; j < t->knobs->len; j++) {
+    if (strcmp(knob(t, j)->path, "p1.attention.handoff") == 0) ah = (int)j;
+    if (strcmp(knob(t, j)->path, "p1.k_chunk.wo") == 0) kw = (int)j;
+  }
+  ck_assert(ah >= 0 && kw >= 0);
+  g_autofree char *kw1 = tune_knob_value(knob(t, (guint)kw), p->idx[kw]);
+  ck_assert_str_eq(kw1, "64");
+  int relays = 0;
+  for (guint i = 1; i < t->points->len; i++) {
+    const TunePoint *q = point(t, i);
+    g_autofree char *h = tune_knob_value(knob(t, (guint)ah), q->idx[ah]);
+    if (q->round != 1 || strcmp(h, "relay") != 0) continue;
+    g_autofree char *c = tune_knob_value(knob(t, (guint)kw), q->idx[kw]);
+    ck_assert_str_eq(c, "32");
+    relays++;
+  }
+  ck_assert_int_eq(relays, 1);
+  /* rounds 2 and 3 combine, one point each, onto the best so far: the
+   * screen's best (a packed layout, residency) with shared K/V, then GELU */
+  int per_round[4] = {0, 0, 0, 0};
+  for (guint i = 1; i < t->points->len; i++) {
+    const TunePoint *q = point(t, i);
+    ck_assert_msg(q->m.status == TUNE_PASS, "point %u: %s", i, q->m.error ? q->m.error : "?");
+    ck_assert_int_le(q->round, 3);
+    per_round[q->round]++;
+    if (q->round == 2) ck_assert_int_eq(q->m.cycles, 50000 - 5000 - 3000);
+    if (q->round == 3) ck_assert_int_eq(q->m.cycles, 50000 - 5000 - 3000 - 1000);
+  }
+  ck_assert(per_round[1] > 20 && per_round[2] == 1 && per_round[3] == 1);
+  ck_assert_int_eq(point(t, (guint)t->best)->m.cycles, 41000);
+
+  /* the same points, log and best for the seed, with 2 threads */
+  g_autofree char *log1 = tune_log_csv(t);
+  o.jobs = 2;
+  g_autoptr(Tune) t2 = run(tmpl, none, &o);
+  g_autofree char *log2 = tune_log_csv(t2);
+  ck_assert_str_eq(log1, log2);
+  rm_tree(dir);
+}
+END_TEST
+
 Suite *suite_tune(void) {
   Suite *s = suite_create("tune");
   TCase *t = tcase_create("tune");
@@ -1186,6 +1349,8 @@ Suite *suite_tune(void) {
   tcase_add_test(t, test_better_both);
   tcase_add_test(t, test_progress_stop);
   tcase_add_test(t, test_derived);
+  tcase_add_test(t, test_companions);
+  tcase_add_test(t, test_bundles);
   tcase_set_timeout(t, 60);
   suite_add_tcase(s, t);
   return s;
