@@ -392,22 +392,26 @@ static void stage_rate(Ir *ir, int64_t rate) {
     IrTask *task = ir_task_at(ir, (int)k);
     int w = task->wg, stage = MAX(task->stage, -1);
     if (w < 0 || w >= nwg) continue;
+    int64_t rank = -1, n = 0; /* the WG's place among the stage's n loading WGs */
     for (guint i = 0; i < task->ops->len; i++) {
       IrOp *op = &g_array_index(task->ops, IrOp, i);
       if (op->kind != IR_LD || ir_tensor(ir, op->mem.t)->home != HOME_HBM) continue;
-      gboolean first = cur[w] != stage;
-      if (first || fill[w] >= STAGE_RATE_BUCKET) { /* a bucket starts here: its turn */
+      if (rank < 0) { /* the task loads: its pair is in `pairs` */
         StageWg key = {stage, w};
         const StageWg *p = bsearch(&key, pairs->data, pairs->len, sizeof(StageWg), by_stage_wg);
         guint at = (guint)(p - (const StageWg *)pairs->data), a = at, z = at;
         while (a > 0 && g_array_index(pairs, StageWg, a - 1).stage == stage) a--;
         while (z + 1 < pairs->len && g_array_index(pairs, StageWg, z + 1).stage == stage) z++;
+        rank = at - a, n = z - a + 1;
+      }
+      gboolean first = cur[w] != stage;
+      if (first || fill[w] >= STAGE_RATE_BUCKET) { /* a bucket starts here: its turn */
         int64_t b = 0; /* the bucket's bytes: its loads in this task up to STAGE_RATE_BUCKET */
         for (guint j = i; j < task->ops->len && b < STAGE_RATE_BUCKET; j++) {
           const IrOp *o = &g_array_index(task->ops, IrOp, j);
           if (o->kind == IR_LD && ir_tensor(ir, o->mem.t)->home == HOME_HBM) b += HBM_LINE * lines(ir, o);
         }
-        int64_t turns = first ? (int64_t)(at - a) : (int64_t)(z - a + 1), wait = (turns * b + rate - 1) / rate;
+        int64_t wait = ((first ? rank : n) * b + rate - 1) / rate;
         cur[w] = stage, fill[w] = 0;
         if (wait > 0) {
           insert_wait(ir, task, i++, wait, prov);
