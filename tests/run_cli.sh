@@ -149,12 +149,13 @@ done
 
 # the lower bound in every report (docs/bounds.md): the binding one and the ratio
 "$sim" tests/asm/tiny_p1.asm >"$tmp/out" 2>"$tmp/err"
-grep -q '^bound     212 cycles (hbm); cycles / bound = 23.31$' "$tmp/out" &&
-  grep -q '^bounds    mma 20, hbm 212, power 1$' "$tmp/out" && ok "report: the bound, named, and the ratio" ||
+grep -q '^bound     259 cycles (sfu); cycles / bound = 19.08$' "$tmp/out" &&
+  grep -q '^bounds    mma 20, hbm 212, power 1, sfu 259$' "$tmp/out" && ok "report: the bound, named, and the ratio" ||
   { ko "report: the bound, named, and the ratio"; cat "$tmp/out"; }
 "$sim" tests/asm/tiny_d1.asm --json >"$tmp/out" 2>"$tmp/err"
-got=$(jq -r '[.bound.cycles, .bound.binding, (.bound.ratio * 100 | floor), .bound.chain.cycles] | join(" ")' "$tmp/out")
-[ "$got" = "1092 chain 273 1092" ] && ok "--json: the bound, with the D1 chain" ||
+got=$(jq -r '[.bound.cycles, .bound.binding, (.bound.ratio * 100 | floor), .bound.chain.cycles, .bound.sfu.cycles,
+  .bound.sfu.elements, .bound.sfu.lanes] | join(" ")' "$tmp/out")
+[ "$got" = "1092 chain 273 1092 240 199 128" ] && ok "--json: the bound, with the D1 chain and the SFU's" ||
   { ko "--json: the bound, with the D1 chain ($got)"; cat "$tmp/out"; }
 # the result schema (docs/tools.md, "Results"): its version, the problem and
 # hardware as objects, the status, figures rounded as the text report's
@@ -168,6 +169,7 @@ esac
 if grep -qE '[0-9]\.[0-9]{7,},?$' "$tmp/out"; then ko "--json: numbers spelled shortest"; grep -E '[0-9]\.[0-9]{7,},?$' "$tmp/out"; else ok "--json: numbers spelled shortest"; fi
 "$sim" tests/asm/tiny_d1.asm --profile --timing-only >"$tmp/out" 2>"$tmp/err"
 grep -q '^lower bounds (docs/bounds.md)$' "$tmp/out" && grep -q '^  chain        1092  step 0 ends' "$tmp/out" &&
+  grep -q '^  sfu           240  LD 119 + 199 elements / 128 lanes + ST 119$' "$tmp/out" &&
   ok "--profile: the arithmetic of the bounds" || { ko "--profile: the arithmetic of the bounds"; cat "$tmp/out"; }
 
 # --profile by knob, stage and task (docs/tools.md "Which knob to turn"): a

@@ -6,6 +6,8 @@
  *   power  the unavoidable dynamic energy (the products, the lines, the
  *          elementwise work) over the windows the run must have
  *   chain  D1: the load, then per step host -> LD -> compute chain -> ST
+ *   sfu    the transcendental elements over every SM's SFU lanes, between
+ *          the first load and the last store
  *
  * The bound is the largest.  Every constant is a spec constant of machine.h
  * or a machine parameter; the docs say why each term cannot be avoided. */
@@ -14,7 +16,7 @@
 #include <math.h>
 #include <string.h>
 
-const char *const sim_bound_name[BOUND__COUNT] = {"mma", "hbm", "power", "chain"};
+const char *const sim_bound_name[BOUND__COUNT] = {"mma", "hbm", "power", "chain", "sfu"};
 
 static int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
@@ -191,7 +193,6 @@ static int64_t d1_chain(const Machine *m, const Problem *p, const Abi *abi, Boun
   needed_lines(p, abi, TRUE, &l);
   b->load_ready = lines_loaded(busiest(&l));
   g_free(l.chan);
-  b->io_latency = io_latency();
   b->step_compute = step_compute(m, p, 0);
   b->step_period = T_HOST_LATENCY + b->io_latency + b->step_compute + b->io_latency;
   int64_t out = MAX(b->step_period, b->load_ready + b->io_latency);
@@ -254,6 +255,14 @@ void sim_bounds(const Machine *m, const Problem *p, Bounds *b) {
   b->dyn_w = POWER_LIMIT_W - sim_machine_static_w(m);
   b->power_time = b->dyn_w > 0 ? b->e_total_uj * 1e3 / b->dyn_w : 0;
   b->cycles[BOUND_POWER] = power_cycles(b->e_total_uj * 1e6, b->dyn_w);
+
+  /* every SFU element depends on a loaded input, and every output that
+   * depends on one is stored after it: an LD before the first, an ST after
+   * the last (docs/bounds.md §5) */
+  b->io_latency = io_latency();
+  b->sfu_elems = (int64_t)w.sfu;
+  b->sfu_lanes = m->sms * m->sfu;
+  b->cycles[BOUND_SFU] = b->io_latency + cdiv(b->sfu_elems, b->sfu_lanes) + b->io_latency;
 
   if (p->kind == PROB_D1) b->cycles[BOUND_CHAIN] = d1_chain(m, p, &abi, b);
   wl_abi_clear(&abi);

@@ -1,6 +1,6 @@
 /* bounds.h - lower bounds on the cycles of any program for a problem on a
- * machine (docs/bounds.md): the MMA work, the HBM lines, the power budget
- * and, for D1, the per-step dependency chain.  Every figure comes from the
+ * machine (docs/bounds.md): the MMA work, the HBM lines, the power budget,
+ * the SFU's elements and, for D1, the per-step dependency chain.  Every figure comes from the
  * machine's parameters, the spec constants of machine.h and the problem's
  * dims; nothing depends on a program. */
 #ifndef TCC_BOUNDS_H
@@ -12,8 +12,8 @@
 #include "workload.h"
 
 /* ORDER-MATTERS: ties for the binding bound go to the first in this order. */
-typedef enum { BOUND_MMA, BOUND_HBM, BOUND_POWER, BOUND_CHAIN, BOUND__COUNT } BoundKind;
-extern const char *const sim_bound_name[BOUND__COUNT]; /* "mma", "hbm", "power", "chain" */
+typedef enum { BOUND_MMA, BOUND_HBM, BOUND_POWER, BOUND_CHAIN, BOUND_SFU, BOUND__COUNT } BoundKind;
+extern const char *const sim_bound_name[BOUND__COUNT]; /* "mma", "hbm", "power", "chain", "sfu" */
 
 typedef struct Bounds {
   int64_t cycles[BOUND__COUNT]; /* each bound; 0 = does not apply (chain on P1,
@@ -36,11 +36,16 @@ typedef struct Bounds {
   double e_sfu_rf_uj, e_gelu_uj, e_sums_uj, e_var_uj;
   double dyn_w;                 /* POWER_LIMIT_W - static power                */
   double power_time;            /* e_total / dyn_w, cycles (not rounded)       */
-  /* D1 chain */
   int64_t io_latency;           /* an LD from HBM, or an ST to it: issue -> done */
+  /* D1 chain */
   int64_t step_compute;         /* the step's compute chain (step 0)           */
   int64_t step_period;          /* host + LD + compute + ST, one step          */
   int64_t load_ready;           /* every line step 0 needs is in an RF          */
+  /* SFU: the transcendental elements (an exp per score a row sees, a tanh
+   * per FFN activation, an rsqrt per LayerNorm row) over every SM's lanes,
+   * after the first load and before the last store */
+  int64_t sfu_elems;
+  int sfu_lanes;                /* sms * sfu                                   */
 } Bounds;
 
 /* The bounds of problem p on machine m (both valid). */

@@ -96,6 +96,9 @@ static void bound_detail(GString *g, const Program *p) {
                               G_GINT64_FORMAT " + compute %" G_GINT64_FORMAT " + ST %" G_GINT64_FORMAT "\n",
                            b.cycles[BOUND_CHAIN], b.step_period, b.load_ready, b.io_latency, T_HOST_LATENCY,
                            b.io_latency, b.step_compute, b.io_latency);
+  g_string_append_printf(g, "  sfu    %10" G_GINT64_FORMAT "  LD %" G_GINT64_FORMAT " + %" G_GINT64_FORMAT
+                            " elements / %d lanes + ST %" G_GINT64_FORMAT "\n",
+                         b.cycles[BOUND_SFU], b.io_latency, b.sfu_elems, b.sfu_lanes, b.io_latency);
 }
 
 char *sim_verdict_hint(const Program *p, const SimResult *r, const SimResult *profiled, const char *prefix) {
@@ -295,6 +298,11 @@ static void json_bounds(JDoc *d, const Program *p, const SimResult *r) {
     jint(d, "host_latency", T_HOST_LATENCY);
     jdoc_end_object(d);
   }
+  jdoc_member(d, "sfu");
+  jdoc_begin_object(d);
+  jint(d, "cycles", b.cycles[BOUND_SFU]), jint(d, "elements", b.sfu_elems), jint(d, "lanes", b.sfu_lanes);
+  jint(d, "io_latency", b.io_latency);
+  jdoc_end_object(d);
   jdoc_end_object(d);
 }
 

@@ -34,7 +34,7 @@ typedef struct HtmlUnit {
   double uj, min_uj;
 } HtmlUnit;
 
-enum { HTML_MAX_BOUNDS = 4, HTML_MAX_SEEDS = 8, HTML_MAX_UNITS = 16 };
+enum { HTML_MAX_BOUNDS = 5, HTML_MAX_SEEDS = 8, HTML_MAX_UNITS = 16 };
 
 typedef struct HtmlProblem {
   const char *name;            /* "p1", "d1" */

@@ -165,6 +165,41 @@ START_TEST(test_bounds_elementwise) {
 }
 END_TEST
 
+/* The SFU's elements over every SM's lanes, between a load and a store
+ * (docs/bounds.md §5): below the others at the default shape, binding
+ * where the FFN is wide against d_model, or on a machine with few lanes. */
+START_TEST(test_bounds_sfu) {
+  Bounds def, narrow, one_lane, d1;
+  bounds_of("", PROB_P1, &def);
+  /* 2 layers x (2 x 8 x 256 x 257 / 2 exps + 512 x 1024 tanh + 1024 rsqrt) */
+  ck_assert_int_eq(def.sfu_elems, 2103296);
+  ck_assert_int_eq(def.sfu_lanes, 128);
+  ck_assert_int_eq(def.io_latency, 119);
+  ck_assert_int_eq(def.cycles[BOUND_SFU], 119 + 16432 + 119);
+  ck_assert_int_eq(def.binding, BOUND_POWER);
+
+  /* one head: 2 x (2 x 32,896 + 524,288 + 1,024) = 1,182,208 elements */
+  bounds_shape("", PROB_P1, "d_model=32 heads=1", &narrow);
+  ck_assert_int_eq(narrow.sfu_elems, 1182208);
+  ck_assert_int_eq(narrow.cycles[BOUND_SFU], 119 + 9236 + 119);
+  ck_assert_int_gt(narrow.cycles[BOUND_SFU], narrow.cycles[BOUND_POWER]);
+  ck_assert_int_gt(narrow.cycles[BOUND_SFU], narrow.cycles[BOUND_MMA]);
+  ck_assert_int_eq(narrow.binding, BOUND_SFU);
+  ck_assert_int_eq(narrow.bound, 9474);
+
+  bounds_of("sfu=1", PROB_P1, &one_lane);
+  ck_assert_int_eq(one_lane.sfu_lanes, 16);
+  ck_assert_int_eq(one_lane.cycles[BOUND_SFU], 119 + 131456 + 119);
+  ck_assert_int_eq(one_lane.binding, BOUND_SFU);
+
+  /* D1: per step and layer 4 heads x (129 + t) exps, 512 tanh, 2 rsqrt */
+  bounds_of("", PROB_D1, &d1);
+  ck_assert_int_eq(d1.sfu_elems, 2 * (8 * (4 * 129 + 512 + 2) + 4 * 28));
+  ck_assert_int_eq(d1.cycles[BOUND_SFU], 119 + (d1.sfu_elems + 127) / 128 + 119);
+  ck_assert_int_eq(d1.binding, BOUND_CHAIN);
+}
+END_TEST
+
 /* A machine whose static power alone is over the limit has no power bound. */
 START_TEST(test_bounds_no_power_budget) {
   Bounds b;
@@ -250,6 +285,7 @@ Suite *suite_bounds(void) {
   tcase_add_test(tc, test_bounds_d1_default);
   tcase_add_test(tc, test_bounds_other_machine);
   tcase_add_test(tc, test_bounds_elementwise);
+  tcase_add_test(tc, test_bounds_sfu);
   tcase_add_test(tc, test_bounds_no_power_budget);
   tcase_add_test(tc, test_bounds_hbm_mid_channel);
   tcase_add_test(tc, test_bounds_below_programs);
