@@ -54,9 +54,10 @@ typedef struct Point {
  * SMs, unpaced (rung_sms), the hot stages spaced (rung_hot) and each
  * stage's loads at one rate (PACE_STAGE: a stage on 64 WGs slowed as much
  * as one on 4, where a rate per WG slows the first 16 times less). */
-typedef enum { PACE_SELF, PACE_PACER, FEWER_SMS, PACE_HOT, PACE_STAGE } Family;
+typedef enum { PACE_SELF, PACE_PACER, FEWER_SMS, PACE_HOT, PACE_STAGE, PACE_SHAPED } Family;
 static const char *const family_name[] = {"self-paced", "paced by a pacer WG", "unpaced on fewer SMs",
-                                          "unpaced, the hot stages spaced", "paced by stage"};
+                                          "unpaced, the hot stages spaced", "paced by stage",
+                                          "paced by stage, each kind of stage at its own rate"};
 
 /* PACE_HOT (P1): the projections whose A chunks come from issuer tasks
  * (resident weights, multicast, not fed by the stage before: W2 with
@@ -147,9 +148,24 @@ static gboolean measure(const Plan *plan, const PlanProblem *plan_pp, Family fam
   return pt->ir && time_ir(plan, plan_pp, cap, pt, err);
 }
 
-/* Time pt->ir's program (measure). */
+/* The kind of stage (SchedSpace) of a profile's stage name: its last
+ * component ("t3.l1.w2", "l0.ln1", "l1.wo_g2"); -1 for none ("preload"). */
+static int stage_kind(const char *name) {
+  const char *s = strrchr(name, '.');
+  s = s ? s + 1 : name;
+  if (g_str_has_prefix(s, "ln")) return SPACE_LN;
+  for (int k = 0; k < SPACE__COUNT; k++) {
+    size_t n = strlen(sched_space_name[k]);
+    if (strncmp(s, sched_space_name[k], n) == 0 && (s[n] == '\0' || s[n] == '_')) return k;
+  }
+  return -1;
+}
+
+/* Time pt->ir's program (measure).  With `hot`, the stage that makes most
+ * of the hottest window; with `kind_w`, each kind of stage's average
+ * dynamic power over its stages' spans (W; 0 where it has none). */
 static gboolean time_ir_hot(const Plan *plan, const PlanProblem *plan_pp, int64_t cap, Point *pt, char **hot,
-                            GError **err) {
+                            double *kind_w, GError **err) {
   char *text = be_emit(pt->ir);
   g_autofree char *name = g_strdup_printf("%s[%s]", plan->file ? plan->file : "-",
                                           wl_problem_name(plan_pp->dims.kind));
@@ -158,7 +174,7 @@ static gboolean time_ir_hot(const Plan *plan, const PlanProblem *plan_pp, int64_
   SimOptions opt;
   sim_options_default(&opt);
   opt.timing_only = TRUE;
-  opt.profile = hot != NULL;
+  opt.profile = hot != NULL || kind_w != NULL;
   if (cap > 0) opt.max_cycles = cap;
   SimResult r;
   if (!sim_run(prog, &opt, &r, err)) return FALSE;
@@ -170,12 +186,23 @@ static gboolean time_ir_hot(const Plan *plan, const PlanProblem *plan_pp, int64_
     *hot = g->len ? g_strdup(g_array_index(g, HotGroup, 0).name) : NULL;
     g_array_unref(g);
   }
+  if (kind_w) {
+    SimEnergySum e[SPACE__COUNT] = {0};
+    int64_t span[SPACE__COUNT] = {0};
+    for (int i = 0; i < r.nstages; i++) {
+      int k = stage_kind(r.stages[i].name);
+      if (k < 0) continue;
+      e[k] += r.stages[i].energy;
+      span[k] += MAX(1, r.stages[i].end - r.stages[i].start);
+    }
+    for (int k = 0; k < SPACE__COUNT; k++) kind_w[k] = span[k] > 0 ? sim_e_w(e[k], span[k]) : 0;
+  }
   sim_result_clear(&r);
   return TRUE;
 }
 
 static gboolean time_ir(const Plan *plan, const PlanProblem *plan_pp, int64_t cap, Point *pt, GError **err) {
-  return time_ir_hot(plan, plan_pp, cap, pt, NULL, err);
+  return time_ir_hot(plan, plan_pp, cap, pt, NULL, NULL, err);
 }
 
 static void point_free(Point *pt) {
@@ -207,6 +234,17 @@ static int64_t cap_of(const Point *best) { return best->ir ? best->cycles : 0; }
 /* Did the plan write a knob the fitting changes? */
 static gboolean overrides(const PlanProblem *pp) {
   return plan_knob_loc(pp, "power.event_interval").line > 0 || plan_knob_loc(pp, "power.bucket_bytes").line > 0;
+}
+
+/* Did the plan write a stage rate (power.stage_rate or one of a kind's)? */
+static gboolean rates_written(const PlanProblem *pp) {
+  gboolean any = plan_knob_loc(pp, "power.stage_rate").line > 0;
+  for (int k = 0; k < SPACE__COUNT; k++) {
+    char path[40];
+    g_snprintf(path, sizeof path, "power.stage_rate.%s", sched_space_name[k]);
+    any |= plan_knob_loc(pp, path).line > 0;
+  }
+  return any;
 }
 
 /* A measuring run stopped at its cycle limit, the cap (cap_of): slower
@@ -336,7 +374,7 @@ static void rung_hot(const Plan *plan, const PlanProblem *plan_pp, const char *d
     g_autofree char *hot = NULL;
     res->runs++;
     pt.ir = pass_pipeline_section(plan, &pp, dump_after, dump_after ? &pt.dump : NULL, verify, &e);
-    if (!pt.ir || !time_ir_hot(plan, &pp, cap_of(best), &pt, &hot, &e)) {
+    if (!pt.ir || !time_ir_hot(plan, &pp, cap_of(best), &pt, &hot, NULL, &e)) {
       point_free(&pt);
       return; /* does not compile, or past the fastest legal program */
     }
@@ -385,6 +423,103 @@ static void rung_hot(const Plan *plan, const PlanProblem *plan_pp, const char *d
       if (to != now) raised |= plan_knob_fit(&pp, knobs[j].path, to);
     }
     if (!raised) return;
+  }
+}
+
+/* PACE_SHAPED: the stage rung's program with each kind of stage at a rate
+ * of its own (power.stage_rate.STAGE).  One rate for every stage holds the
+ * hottest kind at the limit and the others under it: on D1 with streamed
+ * weights (d_ff 2048) W1 and W2 run at about 12 W of dynamic power under
+ * the rate that fits them, qkv, attention and wo at 3 to 8 W.  From the
+ * stage rung's best, each kind's average dynamic power over its stages'
+ * spans (the profile's stages) is measured, and each kind under the
+ * dynamic budget (the limit less the margin and the static power) has its
+ * rate raised by budget / its power, at most FIT_SHAPE_MAX times, except
+ * the kind that makes most of the hottest window (its heat is the limit's).
+ * A program over the limit holds the kind hottest in it at its rate too,
+ * or, when that one was held already, has the raises halved
+ * (geometrically); at most FIT_SHAPE_TRIES programs a round.  A legal one
+ * is the start of the next round, at most FIT_SHAPE_ROUNDS.  Rates are only
+ * raised from a legal program, and every program measured is offered to
+ * *best. */
+#define FIT_SHAPE_ROUNDS 4
+#define FIT_SHAPE_TRIES 4
+#define FIT_SHAPE_MAX 4.0
+static void rung_shaped(const Plan *plan, const PlanProblem *plan_pp, const char *dump_after, gboolean verify,
+                        Point *best, FitResult *res) {
+  if (!best->ir || best->family != PACE_STAGE) return;
+  const Schedule *bs = &best->ir->sched;
+  PlanProblem cur = *plan_pp;
+  if (best->ir->sms_used != plan_pp->sms_used) plan_knob_fit(&cur, "sms_used", best->ir->sms_used);
+  plan_knob_fit(&cur, "power.stage_rate", bs->stage_rate);
+  long rate[SPACE__COUNT];
+  for (int k = 0; k < SPACE__COUNT; k++) rate[k] = bs->stage_rates[k] > 0 ? bs->stage_rates[k] : bs->stage_rate;
+  gboolean written[SPACE__COUNT];
+  for (int k = 0; k < SPACE__COUNT; k++) written[k] = bs->stage_rates[k] > 0;
+  double w[SPACE__COUNT], static_w;
+  int hot_kind;
+  { /* the stage rung's best again, for its stages and its hottest window */
+    Point pt = {.family = PACE_SHAPED, .relax = -1};
+    g_autoptr(GError) e = NULL;
+    g_autofree char *hot = NULL;
+    res->runs++;
+    pt.ir = pass_pipeline_section(plan, &cur, NULL, NULL, FALSE, &e);
+    gboolean ok = pt.ir && time_ir_hot(plan, &cur, 0, &pt, &hot, w, &e);
+    static_w = pt.static_w;
+    point_free(&pt);
+    if (!ok) return;
+    hot_kind = hot ? stage_kind(hot) : -1;
+  }
+  double budget = FIT_LIMIT_W - FIT_MARGIN_W - static_w;
+  for (int round = 0; round < FIT_SHAPE_ROUNDS; round++) {
+    long want[SPACE__COUNT];
+    gboolean held[SPACE__COUNT] = {FALSE}, any = FALSE;
+    if (hot_kind >= 0) held[hot_kind] = TRUE;
+    for (int k = 0; k < SPACE__COUNT; k++) {
+      want[k] = rate[k];
+      if (held[k] || w[k] <= 0 || (k == SPACE_LN && plan_pp->dims.kind != PROB_P1)) continue;
+      double f = MIN(budget / w[k], FIT_SHAPE_MAX);
+      if (f < 1.1) continue; /* at the budget already */
+      want[k] = MIN((long)lround((double)rate[k] * f), 65536);
+      any |= want[k] != rate[k];
+    }
+    gboolean took = FALSE;
+    for (int t = 0; t < FIT_SHAPE_TRIES && any && !took; t++) {
+      PlanProblem pp = cur;
+      for (int k = 0; k < SPACE__COUNT; k++) {
+        char path[40];
+        g_snprintf(path, sizeof path, "power.stage_rate.%s", sched_space_name[k]);
+        if (want[k] != rate[k] || written[k]) plan_knob_fit(&pp, path, want[k]);
+      }
+      Point pt = {.family = PACE_SHAPED, .added = round + 1, .relax = -1};
+      g_autoptr(GError) e = NULL;
+      g_autofree char *hot = NULL;
+      double w2[SPACE__COUNT];
+      res->runs++;
+      pt.ir = pass_pipeline_section(plan, &pp, dump_after, dump_after ? &pt.dump : NULL, verify, &e);
+      if (!pt.ir || !time_ir_hot(plan, &pp, cap_of(best), &pt, &hot, w2, &e)) {
+        point_free(&pt);
+        return; /* does not compile, or slower than the fastest legal program */
+      }
+      int k_hot = hot ? stage_kind(hot) : -1;
+      if (legal(&pt)) {
+        took = TRUE;
+        cur = pp;
+        for (int k = 0; k < SPACE__COUNT; k++) written[k] |= want[k] != rate[k];
+        memcpy(rate, want, sizeof rate);
+        memcpy(w, w2, sizeof w);
+        hot_kind = k_hot;
+      } else if (k_hot >= 0 && !held[k_hot] && want[k_hot] != rate[k_hot]) {
+        held[k_hot] = TRUE; /* its raise made the heat: back to its rate */
+        want[k_hot] = rate[k_hot];
+      } else {
+        for (int k = 0; k < SPACE__COUNT; k++) want[k] = (long)lround(sqrt((double)want[k] * (double)rate[k]));
+      }
+      any = FALSE;
+      for (int k = 0; k < SPACE__COUNT; k++) any |= want[k] != rate[k];
+      consider(best, &pt);
+    }
+    if (!took) return;
   }
 }
 
@@ -837,6 +972,7 @@ static Ir *fit_section(const Plan *plan, ProblemKind kind, int64_t cap, gboolean
     double h;
     int64_t p;
     rung(plan, plan_pp, PACE_STAGE, dump_after, verify, &best, res, &h, &p);
+    rung_shaped(plan, plan_pp, dump_after, verify, &best, res);
     rung_hot(plan, plan_pp, dump_after, verify, &best, res);
   }
   if (section.power_fit == FIT_RELAX && best.ir && best.added == 0 && best.peak_w <= FIT_LIMIT_W - FIT_RELAX_HEADROOM_W)
@@ -852,15 +988,16 @@ static Ir *fit_section(const Plan *plan, ProblemKind kind, int64_t cap, gboolean
   }
   res->peak_w = best.peak_w;
   res->cycles = best.cycles;
-  /* PACE_HOT's level is its step, PACE_STAGE's the cycles per 64 KiB */
-  res->added = best.family == PACE_HOT || best.family == PACE_STAGE ? 0 : best.added;
+  /* PACE_HOT's level is its step, PACE_STAGE's the cycles per 64 KiB,
+   * PACE_SHAPED's its round */
+  res->added = best.family == PACE_HOT || best.family == PACE_STAGE || best.family == PACE_SHAPED ? 0 : best.added;
   res->spaced = best.family == PACE_HOT;
   res->changed = best.added > 0 || best.relax >= 0;
   res->relaxed = best.relax >= 0;
   /* relax lowers only pacing knobs, which a plan setting it gives up */
   res->overrode = best.added > 0 && ((best.ir->sms_used != plan_pp->sms_used && plan_knob_loc(plan_pp, "sms_used").line > 0) ||
                                      (best.family == PACE_HOT ? spacing_written(plan_pp, &best.ir->sched)
-                                      : best.family == PACE_STAGE ? plan_knob_loc(plan_pp, "power.stage_rate").line > 0
+                                      : best.family == PACE_STAGE || best.family == PACE_SHAPED ? rates_written(plan_pp)
                                       : best.family != FEWER_SMS && overrides(plan_pp)));
   Ir *ir = best.ir;
   take_warnings(ir, &warnings);
@@ -896,8 +1033,11 @@ static Ir *fit_section(const Plan *plan, ProblemKind kind, int64_t cap, gboolean
         g_string_append_printf(what, "%sattention.stagger %d", what->len ? ", " : "", sc->attn_stagger);
       if (sc->ln_fold_first_gap != plan_pp->ln_fold_first_gap)
         g_string_append_printf(what, "%sln_fold_first_gap %d", what->len ? ", " : "", sc->ln_fold_first_gap);
-    } else if (best.family == PACE_STAGE) {
+    } else if (best.family == PACE_STAGE || best.family == PACE_SHAPED) {
       g_string_append_printf(what, "%spower.stage_rate %d", what->len ? ", " : "", sc->stage_rate);
+      for (int k = 0; k < SPACE__COUNT; k++)
+        if (sc->stage_rates[k] > 0)
+          g_string_append_printf(what, ", power.stage_rate.%s %d", sched_space_name[k], sc->stage_rates[k]);
     } else if (best.family != FEWER_SMS) {
       g_string_append_printf(what, "%spower.bucket_bytes %d, power.event_interval %d", what->len ? ", " : "",
                              sc->bucket_bytes, sc->event_interval);

@@ -220,7 +220,7 @@ static gboolean resolve(Ctx *c, const Level *lvl, const PNode *map, const char *
       idx = -1;
       is_group = FALSE;
     }
-    if (idx < 0 && (!is_group || group)) return unknown_key(c, lvl, group, k);
+    if (idx < 0 && !is_group) return unknown_key(c, lvl, group, k);
     if (!any) {
       g_autofree char *q = plan_quote(path);
       return fail_at(c, PLAN_ERROR_NOT_APPLICABLE, k, "'%s' does not apply to %s", q, lvl->where);

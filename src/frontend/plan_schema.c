@@ -225,6 +225,10 @@ static int check_ffn_channels(const PlanKnobDef *k, const PlanProblem *pp, const
    .offset = offsetof(PlanProblem, stage_spacing[st]), .min = 0, .max = 100000, .def = 0,  \
    .proj = -1, .follows = "store_spacing", .pacing = TRUE}
 
+/* power.stage_rate.STAGE: the rate of one kind of stage (pace.c); 0 (not
+ * written) leaves it power.stage_rate's.  D1 has no LayerNorm tasks. */
+#define SRATE(p, app, st) INT(p, app, stage_rates[st], 0, 65536, 0, -1, NULL, 0, 0)
+
 /* ORDER-MATTERS: docs/plan.md lists the knobs in this order; `problem.*`
  * first (they are applied before every other knob).  Columns:
  *   INT(path, applies, field, min, max, default, proj, check, step d1, step p1)
@@ -290,6 +294,9 @@ const PlanKnobDef plan_knobs[PLAN_NKNOBS] = {
     INT("power.in_flight", BOTH, in_flight, 0, 512, 0, -1, NULL, 0, 0),
     /* power.stage_rate: each stage's HBM loads at most N bytes a cycle (pace.c) */
     INT("power.stage_rate", BOTH, stage_rate, 0, 65536, 0, -1, NULL, 0, 0),
+    SRATE("power.stage_rate.ln", P1, SPACE_LN), SRATE("power.stage_rate.qkv", BOTH, SPACE_QKV),
+    SRATE("power.stage_rate.att", BOTH, SPACE_ATT), SRATE("power.stage_rate.wo", BOTH, SPACE_WO),
+    SRATE("power.stage_rate.w1", BOTH, SPACE_W1), SRATE("power.stage_rate.w2", BOTH, SPACE_W2),
     BOOL("power.deferred_loads", BOTH, deferred_loads, 0, -1, NULL, 0, 4),
     INT("power.preload_window", D1, preload_window, 0, 512, 0, -1, NULL, 0, 0),
     ENUM("power.deferred_after", D1, deferred_after, defer_after_names, DEFER_AFTER_LAYER, 0, 0),

@@ -9,11 +9,12 @@
 #include "plan_internal.h"
 
 /* Knobs no search should move: the fitting owns the pacing and the SMs'
- * watts (power.fit itself, the buckets, the pacer, the stage rate); the placement's ILP
+ * watts (power.fit itself, the buckets, the pacer, the stage rates); the placement's ILP
  * options only matter with the solver that has a wall-clock limit. */
 static const char *const not_searched[] = {
     "power.fit",           "power.bucket_bytes",   "power.event_interval",    "power.pacing_wg",
-    "power.stage_rate",
+    "power.stage_rate",    "power.stage_rate.ln",  "power.stage_rate.qkv",    "power.stage_rate.att",
+    "power.stage_rate.wo", "power.stage_rate.w1",  "power.stage_rate.w2",
     "placement.solver",    "placement.time_limit_s", "placement.k_divisor",   "placement.partition_weight",
     "placement.active_weight"};
 

@@ -132,6 +132,19 @@ IrRole ir_role(IrRoleKind kind) {
   return r;
 }
 
+int ir_role_space(IrRoleKind kind) {
+  switch (kind) {
+  case ROLE_LN1:
+  case ROLE_LN2: return SPACE_LN;
+  case ROLE_QKV: return SPACE_QKV;
+  case ROLE_ATT: return SPACE_ATT;
+  case ROLE_WO: return SPACE_WO;
+  case ROLE_W1: return SPACE_W1;
+  case ROLE_W2: return SPACE_W2;
+  default: return -1;
+  }
+}
+
 int ir_task(Ir *ir, const char *name, int stage, IrProv prov) {
   IrTask *t = g_new0(IrTask, 1);
   t->name = g_strdup(name);

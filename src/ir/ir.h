@@ -146,6 +146,9 @@ typedef struct IrRole {
   int kshard;       /* K shard of a split projection                        */
 } IrRole;
 IrRole ir_role(IrRoleKind kind); /* every coordinate -1 */
+/* The kind of stage (SchedSpace: store_spacing.STAGE, power.stage_rate.STAGE)
+ * of a role; -1 for none (pacer, preload, relay). */
+int ir_role_space(IrRoleKind kind);
 
 /* A task: a sequence of ops run in order by one WG. */
 typedef struct IrTask {

@@ -64,7 +64,7 @@ extern const char *const sched_space_name[SPACE__COUNT]; /* "ln", "qkv", "att", 
 
 /* Number of knobs (the frontend's table, plan_schema.c), problem dims
  * included. */
-#define SCHED_NKNOBS 121
+#define SCHED_NKNOBS 127
 /* Longest value text of a knob ("round_robin", "-1", "1073741824"). */
 #define SCHED_VALUE_MAX 16
 
@@ -138,6 +138,8 @@ typedef struct Schedule {
   int in_flight;            /* with pacing_wg: buckets in flight (0 = no cap) */
   int stage_rate;           /* HBM bytes a stage loads per cycle, spread */
                             /* over its WGs (0 = no cap; pace.c)         */
+  int stage_rates[SPACE__COUNT]; /* power.stage_rate.STAGE: that kind of */
+                            /* stage's own rate (0: stage_rate's)        */
   gboolean deferred_loads;  /* planned: true                            */
   int preload_window;       /* D1: preload tasks in flight (0 = no window) */
   SchedDeferAfter deferred_after; /* D1: where the next layer's preload goes */

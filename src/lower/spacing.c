@@ -15,22 +15,9 @@
 
 #include "builder.h"
 
-int lw_space_stage(IrRoleKind kind) {
-  switch (kind) {
-  case ROLE_LN1:
-  case ROLE_LN2: return SPACE_LN;
-  case ROLE_QKV: return SPACE_QKV;
-  case ROLE_ATT: return SPACE_ATT;
-  case ROLE_WO: return SPACE_WO;
-  case ROLE_W1: return SPACE_W1;
-  case ROLE_W2: return SPACE_W2;
-  default: return -1;
-  }
-}
-
 int64_t lw_spacing_of(const Ir *ir, IrRoleKind kind, IrProv *prov) {
   const Schedule *s = &ir->sched;
-  int st = lw_space_stage(kind);
+  int st = ir_role_space(kind);
   if (st < 0) {
     if (prov) *prov = ir_prov(ir, "store_spacing");
     return s->store_spacing;

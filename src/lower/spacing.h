@@ -6,12 +6,11 @@
 
 #include "ir.h"
 
-/* spacing.c: write-back spacing per stage (store_spacing.STAGE).  The
- * stage (SchedSpace) of a task role, -1 for none (those use
- * store_spacing); the spacing of a role's stage and, into *prov (may be
- * NULL), the knob that set it; lw_space: WAITT that many cycles in task
- * (nothing when 0), before one of its stage's output stores. */
-int lw_space_stage(IrRoleKind kind);
+/* spacing.c: write-back spacing per stage (store_spacing.STAGE, by the
+ * role's ir_role_space; a role of none uses store_spacing): the spacing
+ * of a role's stage and, into *prov (may be NULL), the knob that set it;
+ * lw_space: WAITT that many cycles in task (nothing when 0), before one of
+ * its stage's output stores. */
 int64_t lw_spacing_of(const Ir *ir, IrRoleKind kind, IrProv *prov);
 void lw_space(Ir *ir, int task);
 

@@ -314,28 +314,29 @@ static gboolean paced(Ir *ir, const Schedule *pp, IrProv prov, GError **err) {
  * lowering sized its loads (a resident panel's preload of 32 KiB is one LD
  * otherwise, which every WG issues at once).  Not an LD.mc, whose one read
  * feeds several WGs. */
-static void split_loads(Ir *ir, int64_t bucket, IrProv prov) {
-  for (guint k = 0; k < ir->tasks->len; k++) {
-    IrTask *task = ir_task_at(ir, (int)k);
-    for (guint i = 0; i < task->ops->len; i++) {
-      IrOp *op = &g_array_index(task->ops, IrOp, i);
-      if (op->kind != IR_LD || op->ntargets > 0 || ir_tensor(ir, op->mem.t)->home != HOME_HBM) continue;
-      int rows = op->mem.rows;
-      int64_t bytes = HBM_LINE * lines(ir, op);
-      if (bytes <= bucket || rows <= 1 || op->d.rows != rows) continue;
-      int per = (int)MAX(1, bucket / ((bytes + rows - 1) / rows)); /* rows of a piece */
-      if (per >= rows) continue;
-      IrOp whole = *op;
-      op->d.rows = op->mem.rows = per;
-      for (int r = per; r < rows; r += per) {
-        IrOp piece = whole;
-        piece.d.r0 += r, piece.mem.r0 += r;
-        piece.d.rows = piece.mem.rows = MIN(per, rows - r);
-        piece.prov = prov; /* the pieces after the first: the bucket's */
-        g_array_insert_val(task->ops, ++i, piece);
-      }
+static void split_task_loads(Ir *ir, IrTask *task, int64_t bucket, IrProv prov) {
+  for (guint i = 0; i < task->ops->len; i++) {
+    IrOp *op = &g_array_index(task->ops, IrOp, i);
+    if (op->kind != IR_LD || op->ntargets > 0 || ir_tensor(ir, op->mem.t)->home != HOME_HBM) continue;
+    int rows = op->mem.rows;
+    int64_t bytes = HBM_LINE * lines(ir, op);
+    if (bytes <= bucket || rows <= 1 || op->d.rows != rows) continue;
+    int per = (int)MAX(1, bucket / ((bytes + rows - 1) / rows)); /* rows of a piece */
+    if (per >= rows) continue;
+    IrOp whole = *op;
+    op->d.rows = op->mem.rows = per;
+    for (int r = per; r < rows; r += per) {
+      IrOp piece = whole;
+      piece.d.r0 += r, piece.mem.r0 += r;
+      piece.d.rows = piece.mem.rows = MIN(per, rows - r);
+      piece.prov = prov; /* the pieces after the first: the bucket's */
+      g_array_insert_val(task->ops, ++i, piece);
     }
   }
+}
+
+static void split_loads(Ir *ir, int64_t bucket, IrProv prov) {
+  for (guint k = 0; k < ir->tasks->len; k++) split_task_loads(ir, ir_task_at(ir, (int)k), bucket, prov);
 }
 
 /* A (stage, WG) pair of stage_rate's: a WG that loads from HBM in a stage. */
@@ -347,6 +348,21 @@ static int by_stage_wg(const void *a, const void *b) {
   const StageWg *x = a, *y = b;
   if (x->stage != y->stage) return (x->stage > y->stage) - (x->stage < y->stage);
   return (x->wg > y->wg) - (x->wg < y->wg);
+}
+
+/* The rate of a task's stage and, into *prov, the knob that set it:
+ * power.stage_rate.STAGE where written (its role's kind of stage), else
+ * power.stage_rate; 0: not paced. */
+static int64_t rate_of(const Ir *ir, const IrTask *task, IrProv *prov) {
+  int st = ir_role_space(task->role.kind);
+  if (st >= 0 && ir->sched.stage_rates[st] > 0) {
+    char path[40];
+    g_snprintf(path, sizeof path, "power.stage_rate.%s", sched_space_name[st]);
+    *prov = ir_prov(ir, path);
+    return ir->sched.stage_rates[st];
+  }
+  *prov = ir_prov(ir, "power.stage_rate");
+  return ir->sched.stage_rate;
 }
 
 /* power.stage_rate = R: a stage's HBM loads go at about R bytes a cycle,
@@ -362,11 +378,17 @@ static int by_stage_wg(const void *a, const void *b) {
  * on many WGs (D1's streamed W1, on every WG) passes through many times as
  * fast as a stage on few; this one caps each stage as a whole, and a stage
  * under the rate only waits its turns.  Tasks of no stage (stage < 0: the
- * preloads) count as one stage. */
+ * preloads) count as one stage.  power.stage_rate.STAGE gives one kind of
+ * stage (a task's role: its W2 tasks, say) a rate of its own (rate_of):
+ * where the fitting finds a kind of stage cooler than the others, it
+ * raises that kind's rate alone (docs/compiler.md). */
 #define STAGE_RATE_BUCKET 4096
-static void stage_rate(Ir *ir, int64_t rate) {
-  IrProv prov = ir_prov(ir, "power.stage_rate");
-  split_loads(ir, STAGE_RATE_BUCKET, prov);
+static void stage_rate(Ir *ir) {
+  for (guint k = 0; k < ir->tasks->len; k++) { /* the paced tasks' loads, citing their rate */
+    IrTask *task = ir_task_at(ir, (int)k);
+    IrProv prov;
+    if (rate_of(ir, task, &prov) > 0) split_task_loads(ir, task, STAGE_RATE_BUCKET, prov);
+  }
   g_autoptr(GArray) pairs = g_array_new(FALSE, FALSE, sizeof(StageWg));
   for (guint k = 0; k < ir->tasks->len; k++) {
     const IrTask *task = ir_task_at(ir, (int)k);
@@ -391,7 +413,9 @@ static void stage_rate(Ir *ir, int64_t rate) {
   for (guint k = 0; k < ir->tasks->len; k++) {
     IrTask *task = ir_task_at(ir, (int)k);
     int w = task->wg, stage = MAX(task->stage, -1);
-    if (w < 0 || w >= nwg) continue;
+    IrProv prov;
+    int64_t rate = rate_of(ir, task, &prov);
+    if (w < 0 || w >= nwg || rate <= 0) continue;
     int64_t rank = -1, n = 0; /* the WG's place among the stage's n loading WGs */
     for (guint i = 0; i < task->ops->len; i++) {
       IrOp *op = &g_array_index(task->ops, IrOp, i);
@@ -425,7 +449,9 @@ static void stage_rate(Ir *ir, int64_t rate) {
 
 gboolean pass_pace(Ir *ir, GError **err) {
   const Schedule *pp = &ir->sched;
-  if (pp->stage_rate > 0) stage_rate(ir, pp->stage_rate);
+  gboolean rated = pp->stage_rate > 0;
+  for (int st = 0; st < SPACE__COUNT; st++) rated |= pp->stage_rates[st] > 0;
+  if (rated) stage_rate(ir);
   if (pp->bucket_bytes <= 0 || pp->event_interval <= 0) return TRUE;
   IrProv prov = ir_prov(ir, "power.bucket_bytes");
   split_loads(ir, pp->bucket_bytes, prov);

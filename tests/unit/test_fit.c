@@ -499,6 +499,47 @@ START_TEST(test_fit_stage_rate) {
 }
 END_TEST
 
+/* The shaped rung: best.yaml's D1 at d_ff 2048 on 2 layers, fitted by the
+ * stage rate, runs its qkv, attention and wo stages far under the budget
+ * while W1's and W2's loads hold the limit; the fitting gives those kinds
+ * of stage rates of their own (power.stage_rate.STAGE) above the common
+ * one, and the program is faster than the one with the common rate alone
+ * (the same plan with power.stage_rate written, fitting off), under the
+ * limit, and runs as measured. */
+START_TEST(test_fit_shaped_rates) {
+  const char *dims = "{d_model: 128, heads: 4, d_ff: 2048, layers: 2, history: 128, steps: 2}";
+  g_autoptr(Plan) plan = best_d1(dims, NULL);
+  g_autoptr(GError) err = NULL;
+  FitResult f;
+  g_autoptr(Ir) ir = fit_pipeline(plan, PROB_D1, NULL, NULL, FALSE, &f, &err);
+  ck_assert_msg(ir, "%s", err ? err->message : "?");
+  ck_assert(f.changed && f.peak_w <= FIT_LIMIT_W - FIT_MARGIN_W);
+  const Schedule *sc = &ir->sched;
+  int raised = 0;
+  for (int k = 0; k < SPACE__COUNT; k++) raised += sc->stage_rates[k] > sc->stage_rate;
+  ck_assert_msg(sc->stage_rate > 0 && raised > 0, "no kind of stage at a rate of its own: %s",
+                ir->fit_note ? ir->fit_note : "(no note)");
+  ck_assert_msg(ir->fit_note && strstr(ir->fit_note, "each kind of stage at its own rate"), "%s",
+                ir->fit_note ? ir->fit_note : "(no note)");
+  g_autofree char *irt = ir_print(ir);
+  ck_assert_msg(strstr(irt, "d1.power.stage_rate.att = ") || strstr(irt, "d1.power.stage_rate.qkv = "),
+                "the record does not mark a kind's rate");
+  g_autofree char *text = be_emit(ir);
+  run_as_fitted(text, &f);
+  /* the common rate alone, as the stage rung left it */
+  g_autofree char *pw = g_strdup_printf("power: {fit: off, stage_rate: %d}", sc->stage_rate);
+  g_autoptr(Plan) common = best_d1(dims, pw);
+  g_autoptr(Ir) one = fit_pipeline(common, PROB_D1, NULL, NULL, FALSE, NULL, &err);
+  ck_assert_msg(one, "%s", err ? err->message : "?");
+  g_autofree char *t1 = be_emit(one);
+  SimResult r;
+  run(t1, &r);
+  ck_assert_msg(r.cycles > f.cycles, "one rate: %" G_GINT64_FORMAT " cycles, shaped %" G_GINT64_FORMAT, r.cycles,
+                f.cycles);
+  sim_result_clear(&r);
+}
+END_TEST
+
 Suite *suite_fit(void) {
   Suite *s = suite_create("fit");
   TCase *tc = tcase_create("fit");
@@ -515,6 +556,7 @@ Suite *suite_fit(void) {
   tcase_add_test(tc, test_fit_step_repair);
   tcase_add_test(tc, test_fit_hot_stages);
   tcase_add_test(tc, test_fit_stage_rate);
+  tcase_add_test(tc, test_fit_shaped_rates);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -916,6 +916,7 @@ static const Knob knobs[] = {
     {PROB_D1, "stream_depth: 3\n  k_chunk: {w2: 32}", "; d1.stream_depth:4 "},
     {PROB_D1, "stream_prefetch: true", "; d1.stream_prefetch:4 "},
     {PROB_D1, "power: {stage_rate: 64}", "; d1.power.stage_rate:4 "},
+    {PROB_D1, "power: {stage_rate: {default: 64, w1: 256}}", "; d1.power.stage_rate.w1:4 "},
     {PROB_P1, "sms_used: 2", NULL},
     /* row_tile is the provenance of its tasks only (the IR's task lines):
      * their ops all cite "p1", so the assembly never shows it */
@@ -935,6 +936,8 @@ static const Knob knobs[] = {
     {PROB_P1, "power: {bucket_bytes: 2048, event_interval: 50, pacing_wg: 63, in_flight: 2}",
      "    WAIT      ev.took, 1 "},
     {PROB_P1, "power: {stage_rate: 64}", "; p1.power.stage_rate:4 "},
+    {PROB_P1, "power: {stage_rate: {default: 64, w2: 256}}", "; p1.power.stage_rate.w2:4 "},
+    {PROB_P1, "power: {stage_rate: {qkv: 128}}", "; p1.power.stage_rate.qkv:4 "},
 };
 
 /* Each knob changes the assembly, cites itself where it decides ops, and

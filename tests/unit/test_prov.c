@@ -233,13 +233,15 @@ static void check_kind(ProblemKind kind) {
      * knob compiles there (a technique of best.yaml's excludes it:
      * panel_groups.w1 with handoff: rf), best.yaml's section with the
      * knobs its refusals start with at their defaults */
-    for (int from = 0; from < 2 && !moved; from++) {
-      PlanProblem with = base;
+    for (int from = 0; from < 3 && !moved; from++) {
+      /* last, the defaults: where best.yaml's section leaves the knob
+       * nothing to do (D1's W2 stages load nothing, their weights resident) */
+      PlanProblem with = from == 2 ? bare : base;
       plan_knob_fallback(&with, i, NULL);
       meet_needs(&with, i);
       g_autofree char *a = compile(plan, &with);
       if (!a) {
-        if (from == 1) break;
+        if (from >= 1) break;
         with = bare;
         meet_needs(&with, i);
         a = compile(plan, &with);

@@ -77,7 +77,7 @@ START_TEST(test_spacing_stages) {
   int per[SPACE__COUNT] = {0};
   for (guint k = 0; k < ir->tasks->len; k++) {
     const IrTask *t = ir_task_at(ir, (int)k);
-    int st = lw_space_stage(t->role.kind);
+    int st = ir_role_space(t->role.kind);
     for (guint i = 0; i < t->ops->len; i++) {
       const IrOp *op = &g_array_index(t->ops, IrOp, i);
       if (op->kind != IR_WAITT) continue;
