@@ -1,8 +1,9 @@
 /* fit.c - power fitting (fit.h).
  *
  * The controls are the SMs used, load pacing by byte buckets (pace.c), a
- * load rate per stage (power.stage_rate, pace.c) and, in P1 with resident
- * weights, the hot stages' own spacings (rung_hot).
+ * load rate per stage (power.stage_rate, pace.c) and per kind of stage
+ * (power.stage_rate.STAGE: rung_shaped) and, in P1 with resident weights,
+ * the hot stages' own spacings (rung_hot).
  * Fewer SMs load fewer lines at once (the FEWER_SMS rung: rung_sms).
  * Pacing: after every bucket of HBM loads a WG waits event_interval
  * cycles (self-paced), or the pacer's interval between buckets grows
@@ -51,9 +52,10 @@ typedef struct Point {
 /* The ladder's rungs: the two ways to pace, each WG by itself or a pacer
  * task on a WG of its own releasing buckets machine-wide (which also
  * spreads loads that all WGs issue at once: a stage's first chunks), fewer
- * SMs, unpaced (rung_sms), the hot stages spaced (rung_hot) and each
+ * SMs, unpaced (rung_sms), the hot stages spaced (rung_hot), each
  * stage's loads at one rate (PACE_STAGE: a stage on 64 WGs slowed as much
- * as one on 4, where a rate per WG slows the first 16 times less). */
+ * as one on 4, where a rate per WG slows the first 16 times less) and each
+ * kind of stage at a rate of its own (PACE_SHAPED, from PACE_STAGE's best). */
 typedef enum { PACE_SELF, PACE_PACER, FEWER_SMS, PACE_HOT, PACE_STAGE, PACE_SHAPED } Family;
 static const char *const family_name[] = {"self-paced", "paced by a pacer WG", "unpaced on fewer SMs",
                                           "unpaced, the hot stages spaced", "paced by stage",

@@ -367,7 +367,7 @@ static int64_t rate_of(const Ir *ir, const IrTask *task, IrProv *prov) {
 
 /* power.stage_rate = R: a stage's HBM loads go at about R bytes a cycle,
  * however many WGs share them.  The loads are cut into pieces of at most
- * STAGE_RATE_BUCKET bytes (split_loads) and each WG's loads of a stage into
+ * STAGE_RATE_BUCKET bytes (split_task_loads) and each WG's loads of a stage into
  * buckets of that many bytes (a bucket's bytes: its loads in its task).  A stage
  * whose loads are spread over n WGs gives each WG R / n bytes a cycle:
  * before each of its buckets but the first, a WG waits n x the bucket's
