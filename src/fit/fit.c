@@ -238,14 +238,17 @@ static gboolean overrides(const PlanProblem *pp) {
   return plan_knob_loc(pp, "power.event_interval").line > 0 || plan_knob_loc(pp, "power.bucket_bytes").line > 0;
 }
 
+/* power.stage_rate.STAGE of kind k into buf. */
+static const char *rate_path(int k, char buf[static 40]) {
+  g_snprintf(buf, 40, "power.stage_rate.%s", sched_space_name[k]);
+  return buf;
+}
+
 /* Did the plan write a stage rate (power.stage_rate or one of a kind's)? */
 static gboolean rates_written(const PlanProblem *pp) {
   gboolean any = plan_knob_loc(pp, "power.stage_rate").line > 0;
-  for (int k = 0; k < SPACE__COUNT; k++) {
-    char path[40];
-    g_snprintf(path, sizeof path, "power.stage_rate.%s", sched_space_name[k]);
-    any |= plan_knob_loc(pp, path).line > 0;
-  }
+  char path[40];
+  for (int k = 0; k < SPACE__COUNT; k++) any |= plan_knob_loc(pp, rate_path(k, path)).line > 0;
   return any;
 }
 
@@ -456,8 +459,6 @@ static void rung_shaped(const Plan *plan, const PlanProblem *plan_pp, const char
   plan_knob_fit(&cur, "power.stage_rate", bs->stage_rate);
   long rate[SPACE__COUNT];
   for (int k = 0; k < SPACE__COUNT; k++) rate[k] = bs->stage_rates[k] > 0 ? bs->stage_rates[k] : bs->stage_rate;
-  gboolean written[SPACE__COUNT];
-  for (int k = 0; k < SPACE__COUNT; k++) written[k] = bs->stage_rates[k] > 0;
   double w[SPACE__COUNT], static_w;
   int hot_kind;
   { /* the stage rung's best again, for its stages and its hottest window */
@@ -487,12 +488,10 @@ static void rung_shaped(const Plan *plan, const PlanProblem *plan_pp, const char
     }
     gboolean took = FALSE;
     for (int t = 0; t < FIT_SHAPE_TRIES && any && !took; t++) {
-      PlanProblem pp = cur;
-      for (int k = 0; k < SPACE__COUNT; k++) {
-        char path[40];
-        g_snprintf(path, sizeof path, "power.stage_rate.%s", sched_space_name[k]);
-        if (want[k] != rate[k] || written[k]) plan_knob_fit(&pp, path, want[k]);
-      }
+      PlanProblem pp = cur; /* the rates of earlier rounds, and the plan's */
+      char path[40];
+      for (int k = 0; k < SPACE__COUNT; k++)
+        if (want[k] != rate[k]) plan_knob_fit(&pp, rate_path(k, path), want[k]);
       Point pt = {.family = PACE_SHAPED, .added = round + 1, .relax = -1};
       g_autoptr(GError) e = NULL;
       g_autofree char *hot = NULL;
@@ -507,7 +506,6 @@ static void rung_shaped(const Plan *plan, const PlanProblem *plan_pp, const char
       if (legal(&pt)) {
         took = TRUE;
         cur = pp;
-        for (int k = 0; k < SPACE__COUNT; k++) written[k] |= want[k] != rate[k];
         memcpy(rate, want, sizeof rate);
         memcpy(w, w2, sizeof w);
         hot_kind = k_hot;
