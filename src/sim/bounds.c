@@ -5,7 +5,9 @@
  *   hbm    every needed line through its channel, plus one load's latency
  *   power  the unavoidable dynamic energy (the products, the lines, the
  *          elementwise work) over the windows the run must have
- *   chain  D1: the load, then per step host -> LD -> compute chain -> ST
+ *   chain  D1: the load, then per step host -> LD -> compute chain -> ST,
+ *          or host -> the lines a step must load again -> ST where the
+ *          weights and the history do not fit in the RFs and SHs
  *   sfu    the transcendental elements over every SM's SFU lanes, between
  *          the first load and the last store
  *
@@ -167,6 +169,36 @@ static int64_t power_cycles(double e_pj, double dyn_w) {
   return n <= 1 ? 1 : (n - 1) * POWER_WINDOW + 1;
 }
 
+/* ---- D1: what a step must load again ----------------------------------- */
+
+/* Every byte the machine can hold between two steps: every WG's RF and
+ * every SM's SH.  Data in flight counts against the range it lands in,
+ * which no instruction may touch until it lands (docs/machine.md §3). */
+static int64_t onchip_bytes(const Machine *m) {
+  return (int64_t)m->sms * ((int64_t)m->wgs_per_sm * m->rf_kib + m->sh_kib) * 1024;
+}
+
+/* The bytes step t (>= 1) needs in an RF after its row is released: every
+ * weight matrix, and the K and V rows of every position before it, of every
+ * layer and head (docs/bounds.md §4).  Not the vectors (biases, LayerNorm
+ * gains): a program may fold one into a matrix or into another. */
+static int64_t step_need(const Problem *p, const Abi *abi, int t) {
+  int64_t need = 0, kv_row = 4 * WL_HEAD_DIM;
+  for (int i = 0; i < abi->n; i++) {
+    const AbiSym *s = &abi->syms[i];
+    if (s->kind == ABI_WEIGHT && s->rows > 1 && s->cols > 1) need += (int64_t)s->bytes;
+    if (s->kind == ABI_CACHE) need += kv_row * p->heads * (int64_t)(p->history + t);
+  }
+  return need;
+}
+
+/* The lines step t must load again: what it needs beyond what the machine
+ * holds, in whole lines, spread as evenly as the channels allow. */
+static int64_t reload_lines(const Machine *m, const Problem *p, const Abi *abi, int t) {
+  int64_t over = step_need(p, abi, t) - onchip_bytes(m);
+  return over > 0 ? cdiv(over, HBM_LINE) : 0;
+}
+
 /* ---- the D1 chain ---------------------------------------------------- */
 
 /* The compute chain of D1 step t, input row in an RF -> output row in an
@@ -187,7 +219,9 @@ static int64_t step_compute(const Machine *m, const Problem *p, int t) {
 
 /* The end of the last step: step 0's output is stored no earlier than its
  * chain after the first release or than the last line it needs plus an
- * ST; each later step starts T_HOST_LATENCY after the previous output. */
+ * ST; each later step starts T_HOST_LATENCY after the previous output and
+ * takes its chain, or the lines it must load again (issued after the
+ * release) and an ST, whichever is longer. */
 static int64_t d1_chain(const Machine *m, const Problem *p, const Abi *abi, Bounds *b) {
   Lines l = {g_new0(int64_t, m->hbm_channels), m->hbm_channels, 0, 0};
   needed_lines(p, abi, TRUE, &l);
@@ -196,8 +230,11 @@ static int64_t d1_chain(const Machine *m, const Problem *p, const Abi *abi, Boun
   b->step_compute = step_compute(m, p, 0);
   b->step_period = T_HOST_LATENCY + b->io_latency + b->step_compute + b->io_latency;
   int64_t out = MAX(b->step_period, b->load_ready + b->io_latency);
-  for (int t = 1; t < p->steps; t++)
-    out += T_HOST_LATENCY + b->io_latency + step_compute(m, p, t) + b->io_latency;
+  for (int t = 1; t < p->steps; t++) {
+    int64_t chain = b->io_latency + step_compute(m, p, t) + b->io_latency;
+    int64_t busy = cdiv(reload_lines(m, p, abi, t), m->hbm_channels);
+    out += T_HOST_LATENCY + MAX(chain, busy > 0 ? lines_loaded(busy) + b->io_latency : 0);
+  }
   return out;
 }
 
@@ -218,7 +255,19 @@ void sim_bounds(const Machine *m, const Problem *p, Bounds *b) {
   b->hbm_bytes = l.bytes;
   b->hbm_busiest = busiest(&l);
   g_free(l.chan);
-  b->cycles[BOUND_HBM] = lines_done(b->hbm_busiest);
+  /* D1: the weights and history over what the machine holds, again each
+   * step after the first (docs/bounds.md §4) */
+  b->onchip_bytes = onchip_bytes(m);
+  if (p->kind == PROB_D1) {
+    b->step_need_bytes = step_need(p, &abi, p->steps - 1);
+    for (int t = 1; t < p->steps; t++) {
+      int64_t n = reload_lines(m, p, &abi, t);
+      b->reload_lines += n;
+      b->reload_bytes += MAX(0, step_need(p, &abi, t) - b->onchip_bytes);
+    }
+  }
+  int64_t spread = cdiv(b->hbm_lines + b->reload_lines, m->hbm_channels);
+  b->cycles[BOUND_HBM] = lines_done(MAX(b->hbm_busiest, spread));
 
   /* energy: MMA blocks; HBM lines; each moved byte once over a NoC link and
    * once through an RF port; the MMA operands' RF bytes (at least
@@ -226,9 +275,10 @@ void sim_bounds(const Machine *m, const Problem *p, Bounds *b) {
    * elementwise work's VEC elements and RF bytes (below) */
   double rf_floats = (double)m->rf_kib * 256.0;
   b->e_mma_uj = (double)b->mma_blocks * E_MMA_BLOCK * 1e-6;
-  b->e_hbm_uj = (double)b->hbm_lines * E_HBM_LINE * 1e-6;
-  b->e_noc_uj = (double)b->hbm_bytes * E_NOC_BYTE * 1e-6;
-  double rf_bytes = (double)b->hbm_bytes + 12.0 * macs / sqrt(rf_floats);
+  double moved = (double)(b->hbm_bytes + b->reload_bytes);
+  b->e_hbm_uj = (double)(b->hbm_lines + b->reload_lines) * E_HBM_LINE * 1e-6;
+  b->e_noc_uj = moved * E_NOC_BYTE * 1e-6;
+  double rf_bytes = moved + 12.0 * macs / sqrt(rf_floats);
 
   /* the elementwise work (docs/bounds.md §3): an SFU element reads its
    * operand and writes its result, 8 RF bytes; a VEC product of two values

@@ -24,9 +24,14 @@ typedef struct Bounds {
   int64_t mma_blocks;
   int mma_arrays;               /* sms * mma_arrays                            */
   /* HBM: every weight once, the inputs, the outputs (D1: history read, new
-   * K/V written) */
+   * K/V written); the HBM bound adds reload_lines */
   int64_t hbm_lines, hbm_bytes;
   int64_t hbm_busiest;          /* lines on the busiest channel                */
+  /* D1: what the machine holds between steps (every RF and SH), what the
+   * last step needs in an RF after its release (every weight, every earlier
+   * K/V row), and what steps 1.. must load again beyond the first, in all */
+  int64_t onchip_bytes, step_need_bytes;
+  int64_t reload_lines, reload_bytes;
   /* unavoidable dynamic energy, uJ, by unit class (docs/bounds.md §3 lists
    * what is counted) */
   double e_mma_uj, e_hbm_uj, e_noc_uj, e_rf_uj, e_vec_uj, e_sfu_uj, e_total_uj;

@@ -81,8 +81,13 @@ static void bound_detail(GString *g, const Program *p) {
   g_string_append_printf(g, "  mma    %10" G_GINT64_FORMAT "  %" G_GINT64_FORMAT " blocks x %d cycles / %d arrays\n",
                          b.cycles[BOUND_MMA], b.mma_blocks, T_MMA_BLOCK, b.mma_arrays);
   g_string_append_printf(g, "  hbm    %10" G_GINT64_FORMAT "  %" G_GINT64_FORMAT " lines, %" G_GINT64_FORMAT
-                            " on the busiest of %d channels\n",
+                            " on the busiest of %d channels",
                          b.cycles[BOUND_HBM], b.hbm_lines, b.hbm_busiest, p->hw.hbm_channels);
+  if (b.reload_lines > 0)
+    g_string_append_printf(g, "; + %" G_GINT64_FORMAT " lines loaded again after step 0 (a step needs %"
+                              G_GINT64_FORMAT " B of weights and K/V, the RFs and SHs hold %" G_GINT64_FORMAT " B)",
+                           b.reload_lines, b.step_need_bytes, b.onchip_bytes);
+  g_string_append_c(g, '\n');
   if (b.dyn_w > 0)
     g_string_append_printf(g, "  power  %10" G_GINT64_FORMAT "  %.3f uJ (MMA %.3f, HBM %.3f, NoC %.3f, RF %.3f, VEC %.3f, "
                               "SFU %.3f) / %.4f W = %.1f cycles\n",
@@ -93,9 +98,10 @@ static void bound_detail(GString *g, const Program *p) {
   if (p->prob.kind == PROB_D1)
     g_string_append_printf(g, "  chain  %10" G_GINT64_FORMAT "  step 0 ends >= max(%" G_GINT64_FORMAT ", load %"
                               G_GINT64_FORMAT " + ST %" G_GINT64_FORMAT "); then per step host %d + LD %"
-                              G_GINT64_FORMAT " + compute %" G_GINT64_FORMAT " + ST %" G_GINT64_FORMAT "\n",
+                              G_GINT64_FORMAT " + compute %" G_GINT64_FORMAT " + ST %" G_GINT64_FORMAT "%s\n",
                            b.cycles[BOUND_CHAIN], b.step_period, b.load_ready, b.io_latency, T_HOST_LATENCY,
-                           b.io_latency, b.step_compute, b.io_latency);
+                           b.io_latency, b.step_compute, b.io_latency,
+                           b.reload_lines > 0 ? ", or the lines it loads again + ST" : "");
   g_string_append_printf(g, "  sfu    %10" G_GINT64_FORMAT "  LD %" G_GINT64_FORMAT " + %" G_GINT64_FORMAT
                             " elements / %d lanes + ST %" G_GINT64_FORMAT "\n",
                          b.cycles[BOUND_SFU], b.io_latency, b.sfu_elems, b.sfu_lanes, b.io_latency);
@@ -281,6 +287,10 @@ static void json_bounds(JDoc *d, const Program *p, const SimResult *r) {
   jdoc_begin_object(d);
   jint(d, "cycles", b.cycles[BOUND_HBM]), jint(d, "lines", b.hbm_lines), jint(d, "bytes", b.hbm_bytes);
   jint(d, "busiest_channel_lines", b.hbm_busiest);
+  if (p->prob.kind == PROB_D1) {
+    jint(d, "reload_lines", b.reload_lines), jint(d, "reload_bytes", b.reload_bytes);
+    jint(d, "step_need_bytes", b.step_need_bytes), jint(d, "onchip_bytes", b.onchip_bytes);
+  }
   jdoc_end_object(d);
   jdoc_member(d, "power");
   jdoc_begin_object(d);

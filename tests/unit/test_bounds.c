@@ -200,6 +200,55 @@ START_TEST(test_bounds_sfu) {
 }
 END_TEST
 
+/* docs/bounds.md §4, "What a step must load again".  The default machine
+ * holds 64 WGs x 64 KiB = 4,194,304 B (no SH); the default D1's last step
+ * needs its 1,572,864 B of weight matrices and 2 layers x 2 caches x 4
+ * heads x 135 rows x 128 B of K/V: nothing to load again.  With d_model 512
+ * (16 heads) the matrices are 2 x (512 x 2048 + 1024 x 512) floats =
+ * 12,582,912 B and step t's rows 8,192 x (128 + t) B: over the RFs by
+ * 9,437,184 + 8,192 t B, 147,456 + 128 t lines, 18,432 + 16 t on each of 8
+ * channels, far more than a step's chain of 238 + 222. */
+START_TEST(test_bounds_d1_reload) {
+  Bounds def, b, rf, sh;
+  bounds_of("", PROB_D1, &def);
+  ck_assert_int_eq(def.onchip_bytes, 4194304);
+  ck_assert_int_eq(def.step_need_bytes, 1572864 + 2048 * 135);
+  ck_assert_int_eq(def.reload_lines, 0);
+  ck_assert_int_eq(def.reload_bytes, 0);
+
+  bounds_shape("", PROB_D1, "d_model=512 heads=16", &b);
+  ck_assert_int_eq(b.step_need_bytes, 12582912 + 8192 * 135);
+  ck_assert_int_eq(b.reload_bytes, 7 * 9437184 + 8192 * 28);
+  ck_assert_int_eq(b.reload_lines, 7 * 147456 + 128 * 28);
+  /* the channels carry the lines once and again, spread at best evenly */
+  int64_t spread = (b.hbm_lines + b.reload_lines + 7) / 8;
+  ck_assert_int_gt(spread, b.hbm_busiest);
+  ck_assert_int_eq(b.cycles[BOUND_HBM], 8 + spread - 1 + 100 + 1);
+  /* each later step: host, its lines loaded (issued after the release), ST */
+  int64_t steps = 0;
+  for (int t = 1; t < 8; t++) steps += 200 + (18432 + 16 * t - 1 + 119) + 119;
+  ck_assert_int_eq(b.cycles[BOUND_CHAIN], MAX(b.step_period, b.load_ready + 119) + steps);
+  /* and each line again costs its HBM line, NoC and RF bytes */
+  ck_assert_double_eq_tol(b.e_hbm_uj, (b.hbm_lines + b.reload_lines) * 2200e-6, 1e-6);
+  ck_assert_double_eq_tol(b.e_noc_uj, (double)(b.hbm_bytes + b.reload_bytes) * E_NOC_BYTE * 1e-6, 1e-6);
+  ck_assert_int_eq(b.binding, BOUND_POWER);
+
+  /* twice the RF, or the same again as SH (256 KiB per SM), halves what is
+   * over: 5,242,880 + 8,192 t B */
+  bounds_shape("rf_kib=128", PROB_D1, "d_model=512 heads=16", &rf);
+  bounds_shape("sh_kib=256", PROB_D1, "d_model=512 heads=16", &sh);
+  ck_assert_int_eq(rf.onchip_bytes, 8388608);
+  ck_assert_int_eq(rf.reload_lines, 7 * 81920 + 128 * 28);
+  ck_assert_int_eq(sh.onchip_bytes, 8388608);
+  ck_assert_int_eq(sh.reload_lines, rf.reload_lines);
+
+  /* P1 makes one pass over its weights: nothing again */
+  Bounds p1;
+  bounds_shape("", PROB_P1, "d_model=1024 heads=32", &p1);
+  ck_assert_int_eq(p1.reload_lines, 0);
+}
+END_TEST
+
 /* A machine whose static power alone is over the limit has no power bound. */
 START_TEST(test_bounds_no_power_budget) {
   Bounds b;
@@ -272,6 +321,10 @@ static int check_dir(const char *dir_path) {
 /* The bounds are lower bounds for real programs: the golden programs and
  * the hand-written tiny ones. */
 START_TEST(test_bounds_below_programs) {
+  /* tests/golden/d1_reload.asm loads weights again each step */
+  Bounds b;
+  bounds_shape("sms=1 wgs_per_sm=2 rf_kib=32", PROB_D1, "d_model=64 heads=2 d_ff=128 layers=1 history=32 steps=2", &b);
+  ck_assert_int_eq(b.reload_lines, 1288);
   ck_assert_int_ge(check_dir(TOP_PATH("tests/golden")), 10);
   ck_assert_int_ge(check_dir(TOP_PATH("tests/asm")), 2);
 }
@@ -286,6 +339,7 @@ Suite *suite_bounds(void) {
   tcase_add_test(tc, test_bounds_other_machine);
   tcase_add_test(tc, test_bounds_elementwise);
   tcase_add_test(tc, test_bounds_sfu);
+  tcase_add_test(tc, test_bounds_d1_reload);
   tcase_add_test(tc, test_bounds_no_power_budget);
   tcase_add_test(tc, test_bounds_hbm_mid_channel);
   tcase_add_test(tc, test_bounds_below_programs);
