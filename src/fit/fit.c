@@ -787,6 +787,50 @@ static gboolean step_repair(const Plan *plan, PlanProblem *pp, const char *text,
   return FALSE;
 }
 
+/* D1's history K/V kept beside resident weights in smaller blocks: when
+ * the program as compiled streams it for lack of room (Ir.history_streamed:
+ * a block of history / attention.slices rows of K and V finds no WG with
+ * room), more slices, each that the knob's rule takes at the shape up to
+ * its maximum, smaller first; of those whose history stays, the fastest
+ * (timed as the fitting's level 0, against *pt's cycles: one must be
+ * faster to win).  TRUE with *pp and *pt replaced and the change in
+ * `changed`; FALSE, both as they were, when none stays and wins. */
+#define SLICES_MAX 8
+static gboolean kv_repair(const Plan *plan, PlanProblem *pp, gboolean measured, const char *dump_after,
+                          gboolean verify, Point *pt, int *runs, GString *changed) {
+  Repair cand[SLICES_MAX];
+  int n = repair_values(plan, pp, "attention.slices", +1, 1, SLICES_MAX, SLICES_MAX, cand);
+  Point best = {0};
+  PlanProblem won;
+  g_autoptr(GString) won_what = g_string_new(NULL);
+  for (int i = 0; i < n; i++) {
+    PlanProblem c;
+    g_autoptr(GString) what = g_string_new(NULL);
+    Repair none = {{NULL, NULL}, {0, 0}, 0};
+    if (!repaired(plan, pp, &cand[i], &none, 0, &c, what)) continue;
+    (*runs)++;
+    g_autoptr(GError) e = NULL;
+    Point p = {.relax = -1};
+    p.ir = pass_pipeline_section(plan, &c, dump_after, dump_after ? &p.dump : NULL, verify, &e);
+    int64_t cap = best.ir ? best.cycles : measured ? pt->cycles : 0;
+    if (!p.ir || p.ir->history_streamed || (measured && !time_ir(plan, &c, cap, &p, &e)) ||
+        (best.ir && !measured)) {
+      point_free(&p);
+      continue;
+    }
+    point_free(&best);
+    best = p;
+    won = c;
+    g_string_assign(won_what, what->str);
+  }
+  if (!best.ir) return FALSE;
+  point_free(pt);
+  *pt = best;
+  *pp = won;
+  g_string_append_printf(changed, "%s%s", changed->len ? ", " : "", won_what->str);
+  return TRUE;
+}
+
 /* Level 0 of the section, with capacity fallbacks: while the lowering
  * refuses at a knob the plan wrote (a resident shard over a WG's RF, relays
  * over the machine's WGs, ...), that knob goes back to its default, with
@@ -807,6 +851,23 @@ static gboolean first_fit(const Plan *plan, PlanProblem *pp, gboolean measured, 
       *pt = (Point){.relax = -1};
       pt->ir = pass_pipeline_section(plan, pp, dump_after, dump_after ? &pt->dump : NULL, verify, &e);
       ok = pt->ir != NULL;
+    }
+    if (ok && repairs && !plan->strict && pt->ir->history_streamed) {
+      g_autoptr(GString) changed = g_string_new(NULL);
+      int was = pp->attn_slices;
+      if (kv_repair(plan, pp, measured, dump_after, verify, pt, runs, changed)) {
+        *repaired_it = TRUE;
+        PlanLoc at = plan_knob_loc(pp, "attention.slices");
+        if (at.line == 0) at = pp->where;
+        g_autofree char *file = text_escape(plan->file ? plan->file : "(plan)");
+        if (!*warnings) *warnings = g_ptr_array_new_with_free_func(g_free);
+        g_ptr_array_add(*warnings,
+                        g_strdup_printf("%s:%d:%d: warning: attention.slices=%d: the history K/V finds no room "
+                                        "beside the resident weights in blocks of %d rows and would stream from "
+                                        "HBM every step; repaired with %s (--strict keeps it streamed)",
+                                        file, MAX(at.line, 1), MAX(at.col, 1), was, pp->dims.history / was,
+                                        changed->str));
+      }
     }
     if (ok) return TRUE;
     int i = pt->ir || plan->strict || round >= FIT_MAX_FALLBACKS ? -1 : cited_knob(plan, pp, e->message);

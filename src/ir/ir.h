@@ -241,6 +241,10 @@ typedef struct Ir {
                       /* names); NULL when events changed (ir_events_changed) */
   GPtrArray *groups;  /* IrGroup*, in creation order                        */
   int sms_used;
+  gboolean history_streamed; /* D1: the history K/V was to stay beside the   */
+                      /* resident weights (attention slices) and found no  */
+                      /* room: it streams each step (resident.c); the      */
+                      /* fitting then tries more, smaller slices           */
   gboolean synced;    /* the sync pass has made the SIG/WAIT ops; the tasks */
                       /* keep their dependencies, for the analyses after it */
                       /* (ir_order.c); a second sync does nothing          */

@@ -96,7 +96,10 @@ static void place_kv(Ir *ir, LwResident *r, GArray *order, guint next, int room)
         break;
       }
     }
-    if (wg < 0) return; /* streamed */
+    if (wg < 0) { /* streamed */
+      ir->history_streamed = TRUE;
+      return;
+    }
     next = (next + tried + 1) % order->len;
     used[wg] += parts;
     r->kv_wg[i] = wg;
