@@ -789,21 +789,29 @@ static gboolean step_repair(const Plan *plan, PlanProblem *pp, const char *text,
 
 /* D1's history K/V kept beside resident weights in smaller blocks: when
  * the program as compiled streams it for lack of room (Ir.history_streamed:
- * a block of history / attention.slices rows of K and V finds no WG with
- * room), more slices, each that the knob's rule takes at the shape up to
- * its maximum, smaller first; of those whose history stays, the fastest
- * (timed as the fitting's level 0, against *pt's cycles: one must be
- * faster to win).  TRUE with *pp and *pt replaced and the change in
- * `changed`; FALSE, both as they were, when none stays and wins. */
+ * a block of history / attention.slices rows of K and V, the last slice's
+ * with the new positions', finds no WG with room), the repairs that make
+ * the blocks smaller: the new positions in a slice of their own
+ * (attention.new_slice), more slices (each count the knob's rule takes at
+ * the shape, up to its maximum), then both; of those whose history stays,
+ * the fastest (timed as the fitting's level 0, against *pt's cycles: one
+ * must be faster to win; unmeasured, the first).  TRUE with *pp and *pt
+ * replaced and the change in `changed`; FALSE, both as they were, when none
+ * stays and wins. */
 #define SLICES_MAX 8
 static gboolean kv_repair(const Plan *plan, PlanProblem *pp, gboolean measured, const char *dump_after,
                           gboolean verify, Point *pt, int *runs, GString *changed) {
-  Repair cand[SLICES_MAX];
-  int n = repair_values(plan, pp, "attention.slices", +1, 1, SLICES_MAX, SLICES_MAX, cand);
+  Repair more[SLICES_MAX], cand[1 + 2 * SLICES_MAX];
+  int nm = repair_values(plan, pp, "attention.slices", +1, 1, SLICES_MAX, SLICES_MAX, more), n = 0;
+  Repair own = {{"attention.new_slice", NULL}, {1, 0}, 1};
+  if (!pp->attn_new_slice) cand[n++] = own;
+  for (int i = 0; i < nm; i++) cand[n++] = more[i];
+  for (int i = 0; i < nm && !pp->attn_new_slice; i++)
+    cand[n++] = (Repair){{more[i].path[0], own.path[0]}, {more[i].v[0], 1}, 2};
   Point best = {0};
   PlanProblem won;
   g_autoptr(GString) won_what = g_string_new(NULL);
-  for (int i = 0; i < n; i++) {
+  for (int i = 0; i < n && !(best.ir && !measured); i++) {
     PlanProblem c;
     g_autoptr(GString) what = g_string_new(NULL);
     Repair none = {{NULL, NULL}, {0, 0}, 0};
@@ -813,8 +821,7 @@ static gboolean kv_repair(const Plan *plan, PlanProblem *pp, gboolean measured, 
     Point p = {.relax = -1};
     p.ir = pass_pipeline_section(plan, &c, dump_after, dump_after ? &p.dump : NULL, verify, &e);
     int64_t cap = best.ir ? best.cycles : measured ? pt->cycles : 0;
-    if (!p.ir || p.ir->history_streamed || (measured && !time_ir(plan, &c, cap, &p, &e)) ||
-        (best.ir && !measured)) {
+    if (!p.ir || p.ir->history_streamed || (measured && !time_ir(plan, &c, cap, &p, &e))) {
       point_free(&p);
       continue;
     }
@@ -854,7 +861,7 @@ static gboolean first_fit(const Plan *plan, PlanProblem *pp, gboolean measured, 
     }
     if (ok && repairs && !plan->strict && pt->ir->history_streamed) {
       g_autoptr(GString) changed = g_string_new(NULL);
-      int was = pp->attn_slices;
+      int was = pp->attn_slices, own = pp->attn_new_slice;
       if (kv_repair(plan, pp, measured, dump_after, verify, pt, runs, changed)) {
         *repaired_it = TRUE;
         PlanLoc at = plan_knob_loc(pp, "attention.slices");
@@ -863,10 +870,11 @@ static gboolean first_fit(const Plan *plan, PlanProblem *pp, gboolean measured, 
         if (!*warnings) *warnings = g_ptr_array_new_with_free_func(g_free);
         g_ptr_array_add(*warnings,
                         g_strdup_printf("%s:%d:%d: warning: attention.slices=%d: the history K/V finds no room "
-                                        "beside the resident weights in blocks of %d rows and would stream from "
-                                        "HBM every step; repaired with %s (--strict keeps it streamed)",
+                                        "beside the resident weights in blocks of %d rows (the last slice's "
+                                        "with the %d new positions%s) and would stream from HBM every step; "
+                                        "repaired with %s (--strict keeps it streamed)",
                                         file, MAX(at.line, 1), MAX(at.col, 1), was, pp->dims.history / was,
-                                        changed->str));
+                                        pp->dims.steps, own ? " in a slice of their own" : "", changed->str));
       }
     }
     if (ok) return TRUE;

@@ -137,12 +137,12 @@ int plan_knob_at(const PlanProblem *pp, int line, int col);
  * has no effect any more too, in turn.  Appends each knob reverted to
  * `changed` as "path: old -> new" (may be NULL). */
 void plan_knob_fallback(PlanProblem *pp, int i, GString *changed);
-/* A capacity repair (src/fit): int knob `path` set to v, when its rule
- * takes v at the section's shape and machine `hw` and the knobs a value
- * other than its default needs have theirs (plan_needs); marked SCHED_FALLBACK,
- * and "path: old -> new" appended to `changed` (may be NULL).  FALSE, and
- * nothing changed, for a path that names no int knob of the section, the
- * value it has, or a value its rule refuses. */
+/* A capacity repair (src/fit): int or bool (0 or 1) knob `path` set to v,
+ * when its rule takes v at the section's shape and machine `hw` and the
+ * knobs a value other than its default needs have theirs (plan_needs);
+ * marked SCHED_FALLBACK, and "path: old -> new" appended to `changed` (may
+ * be NULL).  FALSE, and nothing changed, for a path that names no int or
+ * bool knob of the section, the value it has, or a value its rule refuses. */
 gboolean plan_knob_repair(PlanProblem *pp, const Machine *hw, const char *path, long v, GString *changed);
 /* The value of knob `path` of the section as a number (an int, a bool
  * 0/1, an enum's index); FALSE for a path that names none of its knobs. */

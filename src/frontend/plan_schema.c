@@ -696,7 +696,7 @@ int plan_knob_relax(PlanProblem *pp, int num, int den) {
 
 gboolean plan_knob_repair(PlanProblem *pp, const Machine *hw, const char *path, long v, GString *changed) {
   int i = knob_of(pp, path);
-  if (i < 0 || plan_knobs[i].type != KT_INT) return FALSE;
+  if (i < 0 || (plan_knobs[i].type != KT_INT && plan_knobs[i].type != KT_BOOL)) return FALSE;
   const PlanKnobDef *k = &plan_knobs[i];
   long was = plan_knob_get(pp, k);
   g_autoptr(GString) msg = g_string_new(NULL);

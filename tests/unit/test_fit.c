@@ -544,10 +544,11 @@ END_TEST
  * positions, best.yaml's 4 attention slices make blocks of 64 rows (and
  * the last one 72 with the new positions) that find no room beside the
  * panels, and the history would stream from HBM every step (42,421 cycles
- * unfitted); the fitting tries more slices, and with 8 the blocks fit: the
- * program keeps the history (no slice task loads history rows after the
- * preload), warns with the change, marks it in the record, is faster than
- * the plan as written and passes.  --strict keeps the plan's slices. */
+ * unfitted); the fitting tries smaller blocks: the new positions in a
+ * slice of their own first, which fits and is the fastest at level 0 (8
+ * slices fit too).  The program keeps the history, warns with the change,
+ * marks it in the record, is faster than the plan as written and passes.
+ * --strict keeps the plan's slices. */
 START_TEST(test_fit_kv_repair) {
   const char *dims = "{d_model: 128, heads: 4, d_ff: 512, layers: 2, history: 256, steps: 8}";
   g_autoptr(Plan) plan = best_d1(dims, NULL);
@@ -555,14 +556,15 @@ START_TEST(test_fit_kv_repair) {
   FitResult f;
   g_autoptr(Ir) ir = fit_pipeline(plan, PROB_D1, NULL, NULL, FALSE, &f, &err);
   ck_assert_msg(ir, "%s", err ? err->message : "?");
-  ck_assert_int_eq(ir->sched.attn_slices, 8);
+  ck_assert_int_eq(ir->sched.attn_slices, 4);
+  ck_assert(ir->sched.attn_new_slice);
   ck_assert(!ir->history_streamed);
   ck_assert(ir->warnings && ir->warnings->len == 1);
   const char *w = g_ptr_array_index(ir->warnings, 0);
   ck_assert_msg(strstr(w, ": warning: attention.slices=4: the history K/V finds no room") &&
-                    strstr(w, "repaired with attention.slices: 4 -> 8"), "%s", w);
+                    strstr(w, "repaired with attention.new_slice: false -> true"), "%s", w);
   g_autofree char *irt = ir_print(ir);
-  ck_assert_msg(strstr(irt, "d1.attention.slices = 8  ; fallback line "), "the record does not mark the repair");
+  ck_assert_msg(strstr(irt, "d1.attention.new_slice = true  ; fallback"), "the record does not mark the repair");
   g_autofree char *text = be_emit(ir);
   run_as_fitted(text, &f);
   /* --strict: the plan's 4 slices, the history streamed, slower */
@@ -571,6 +573,7 @@ START_TEST(test_fit_kv_repair) {
   g_autoptr(Ir) kept = fit_pipeline(plan, PROB_D1, NULL, NULL, FALSE, &g, &err);
   ck_assert_msg(kept, "%s", err ? err->message : "?");
   ck_assert_int_eq(kept->sched.attn_slices, 4);
+  ck_assert(!kept->sched.attn_new_slice);
   ck_assert(kept->history_streamed);
   ck_assert_msg(g.cycles > f.cycles, "streamed %" G_GINT64_FORMAT " cycles, kept %" G_GINT64_FORMAT, g.cycles,
                 f.cycles);
