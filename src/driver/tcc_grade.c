@@ -255,7 +255,8 @@ static void start_refs(Grade *g, const Problem *dims, Job *j) {
 /* Compile one problem and start its timing; FALSE on a compile error. */
 static gboolean start_one(Grade *g, const Plan *plan, ProblemKind kind, Job *j, Program **prog,
                           GError **err) {
-  g_autoptr(Ir) ir = fit_pipeline(plan, kind, NULL, NULL, FALSE, NULL, err);
+  FitKept kept;
+  g_autoptr(Ir) ir = fit_pipeline_kept(plan, kind, NULL, &kept, err);
   if (!ir) return FALSE;
   j->sched = ir->sched;
   j->warnings = g_ptr_array_new_with_free_func(g_free);
@@ -264,16 +265,25 @@ static gboolean start_one(Grade *g, const Plan *plan, ProblemKind kind, Job *j, 
   for (guint i = 0; ir->warnings && i < ir->warnings->len; i++)
     g_ptr_array_add(j->warnings, g_strdup(g_ptr_array_index(ir->warnings, i)));
   j->fit_note = g_strdup(ir->fit_note);
-  char *text = be_emit(ir);
-  g_autofree char *name = g_strdup_printf("%s[%s].asm", plan->file, wl_problem_name(kind));
-  *prog = sim_asm_parse_take(name, text, strlen(text), err); /* takes the text */
-  if (!*prog) return FALSE;
+  if (kept.prog) { /* the fitting's last run is this program's: its timing, not a second one */
+    *prog = kept.prog;
+  } else {
+    char *text = be_emit(ir);
+    g_autofree char *name = g_strdup_printf("%s[%s].asm", plan->file, wl_problem_name(kind));
+    *prog = sim_asm_parse_take(name, text, strlen(text), err); /* takes the text */
+    if (!*prog) return FALSE;
+  }
   /* the references were computed from the plan's dims: of use when the
    * program's problem is the same (tcc-gen writes the plan's) */
   g_autofree char *want = wl_problem_canonical(&j->prob), *got = wl_problem_canonical(&(*prog)->prob);
   j->refs_apply = j->refs_eager && strcmp(want, got) == 0;
   j->prog = *prog;
-  push(g, j, T_TIME, -1);
+  if (kept.timing) {
+    j->timing = kept.timing;
+    for (int i = 0; i < NSEEDS; i++) push(g, j, T_CHECK, i);
+  } else {
+    push(g, j, T_TIME, -1);
+  }
   return TRUE;
 }
 

@@ -45,6 +45,8 @@ typedef struct Point {
   int relax;       /* power.fit: relax: the pacing knobs x relax/4 (-1: as written) */
   Ir *ir;          /* owned (NULL once freed)  */
   char *dump;      /* owned                    */
+  Program *prog;   /* its program and timing run, kept from a run */
+  SimTiming *timing; /* without a profile (FitKept); owned, or NULL */
   double peak_w, static_w;
   int64_t cycles;
 } Point;
@@ -169,7 +171,7 @@ static int stage_kind(const char *name) {
 static gboolean time_ir_hot(const Plan *plan, const PlanProblem *plan_pp, int64_t cap, Point *pt, char **hot,
                             double *kind_w, GError **err) {
   char *text = be_emit(pt->ir);
-  g_autofree char *name = g_strdup_printf("%s[%s]", plan->file ? plan->file : "-",
+  g_autofree char *name = g_strdup_printf("%s[%s].asm", plan->file ? plan->file : "-",
                                           wl_problem_name(plan_pp->dims.kind));
   g_autoptr(Program) prog = sim_asm_parse_take(name, text, strlen(text), err);
   if (!prog) return FALSE;
@@ -179,6 +181,20 @@ static gboolean time_ir_hot(const Plan *plan, const PlanProblem *plan_pp, int64_
   opt.profile = hot != NULL || kind_w != NULL;
   if (cap > 0) opt.max_cycles = cap;
   SimResult r;
+  if (!opt.profile) { /* the run kept with the program, for a caller that runs it again */
+    SimTiming *t = sim_time(prog, &opt);
+    const SimResult *tr = sim_timing_result(t, err);
+    if (!tr) {
+      sim_timing_free(t);
+      return FALSE;
+    }
+    pt->peak_w = tr->peak_w;
+    pt->static_w = tr->static_w;
+    pt->cycles = tr->cycles;
+    pt->timing = t;
+    pt->prog = g_steal_pointer(&prog);
+    return TRUE;
+  }
   if (!sim_run(prog, &opt, &r, err)) return FALSE;
   pt->peak_w = r.peak_w;
   pt->static_w = r.static_w;
@@ -210,8 +226,19 @@ static gboolean time_ir(const Plan *plan, const PlanProblem *plan_pp, int64_t ca
 static void point_free(Point *pt) {
   if (pt->ir) ir_free(pt->ir);
   g_free(pt->dump);
+  sim_timing_free(pt->timing);
+  if (pt->prog) sim_program_free(pt->prog);
   pt->ir = NULL;
   pt->dump = NULL;
+  pt->timing = NULL;
+  pt->prog = NULL;
+}
+
+void fit_kept_clear(FitKept *kept) {
+  sim_timing_free(kept->timing);
+  if (kept->prog) sim_program_free(kept->prog);
+  kept->timing = NULL;
+  kept->prog = NULL;
 }
 
 static gboolean legal(const Point *pt) { return pt->peak_w <= FIT_LIMIT_W - FIT_MARGIN_W; }
@@ -923,20 +950,36 @@ Ir *fit_pipeline(const Plan *plan, ProblemKind kind, const char *dump_after, cha
 }
 
 static Ir *fit_section(const Plan *plan, ProblemKind kind, int64_t cap, gboolean repairs, const char *dump_after,
-                       char **dump, gboolean verify, FitResult *res, gboolean *repaired_it, GError **err);
+                       char **dump, gboolean verify, FitResult *res, gboolean *repaired_it, FitKept *kept,
+                       GError **err);
+static Ir *fit_impl(const Plan *plan, ProblemKind kind, int64_t cap, const char *dump_after, char **dump,
+                    gboolean verify, FitResult *res, FitKept *kept, GError **err);
 
 Ir *fit_pipeline_capped(const Plan *plan, ProblemKind kind, int64_t cap, const char *dump_after, char **dump,
                         gboolean verify, FitResult *res, GError **err) {
+  return fit_impl(plan, kind, cap, dump_after, dump, verify, res, NULL, err);
+}
+
+Ir *fit_pipeline_kept(const Plan *plan, ProblemKind kind, FitResult *res, FitKept *kept, GError **err) {
+  *kept = (FitKept){0};
+  return fit_impl(plan, kind, 0, NULL, NULL, FALSE, res, kept, err);
+}
+
+static Ir *fit_impl(const Plan *plan, ProblemKind kind, int64_t cap, const char *dump_after, char **dump,
+                    gboolean verify, FitResult *res, FitKept *kept, GError **err) {
   FitResult dummy;
   if (!res) res = &dummy;
   *res = (FitResult){.cap = cap};
   gboolean repaired_it = FALSE, again = FALSE;
   g_autoptr(GError) e = NULL;
   char *d1 = NULL;
-  Ir *ir = fit_section(plan, kind, cap, TRUE, dump_after, dump ? &d1 : NULL, verify, res, &repaired_it, &e);
+  FitKept k1 = {0}, k2 = {0};
+  Ir *ir = fit_section(plan, kind, cap, TRUE, dump_after, dump ? &d1 : NULL, verify, res, &repaired_it,
+                       kept ? &k1 : NULL, &e);
   if (!repaired_it || (!ir && res->slower) || (ir && !res->measured)) { /* power.fit off: nothing to compare */
     if (!ir) g_propagate_error(err, g_steal_pointer(&e));
     if (dump) *dump = d1;
+    if (kept) *kept = k1;
     return ir;
   }
   /* a capacity repair kept more of the weights resident; the fallback to
@@ -947,23 +990,27 @@ Ir *fit_pipeline_capped(const Plan *plan, ProblemKind kind, int64_t cap, const c
   char *d2 = NULL;
   g_autoptr(GError) e2 = NULL;
   int64_t cap2 = ir ? (cap > 0 ? MIN(cap, res->cycles) : res->cycles) : cap;
-  Ir *ir2 = fit_section(plan, kind, cap2, FALSE, dump_after, dump ? &d2 : NULL, verify, &plain, &again, &e2);
+  Ir *ir2 = fit_section(plan, kind, cap2, FALSE, dump_after, dump ? &d2 : NULL, verify, &plain, &again,
+                        kept ? &k2 : NULL, &e2);
   int runs = plain.runs;
   if (ir2 && (!ir || plain.cycles < res->cycles)) {
     if (ir) ir_free(ir);
     g_free(d1);
-    ir = ir2, d1 = d2;
+    fit_kept_clear(&k1);
+    ir = ir2, d1 = d2, k1 = k2;
     plain.cap = cap;
     *res = plain;
   } else {
     if (ir2) ir_free(ir2);
     g_free(d2);
+    fit_kept_clear(&k2);
     if (!ir && !plain.slower) g_propagate_error(err, g_steal_pointer(&e2)); /* the fallback's refusal */
     else if (!ir) g_propagate_error(err, g_steal_pointer(&e));
   }
   res->runs = runs;
   if (dump) *dump = d1;
   else g_free(d1);
+  if (kept) *kept = k1;
   return ir;
 }
 
@@ -978,7 +1025,8 @@ static void take_warnings(Ir *ir, GPtrArray **warnings) {
 }
 
 static Ir *fit_section(const Plan *plan, ProblemKind kind, int64_t cap, gboolean repairs, const char *dump_after,
-                       char **dump, gboolean verify, FitResult *res, gboolean *repaired_it, GError **err) {
+                       char **dump, gboolean verify, FitResult *res, gboolean *repaired_it, FitKept *kept,
+                       GError **err) {
   *res = (FitResult){.cap = cap, .runs = res->runs}; /* the runs of an earlier try count */
   PlanProblem section = *plan_problem(plan, kind);
   const PlanProblem *plan_pp = &section;
@@ -1127,5 +1175,11 @@ static Ir *fit_section(const Plan *plan, ProblemKind kind, int64_t cap, gboolean
                                                               : " (relax: no lower spacing was faster under the limit)");
   if (dump) *dump = best.dump;
   else g_free(best.dump);
+  if (kept && best.timing && !ir->fit_note) { /* the text it ran is be_emit(ir)'s */
+    kept->prog = g_steal_pointer(&best.prog);
+    kept->timing = g_steal_pointer(&best.timing);
+  }
+  sim_timing_free(best.timing);
+  if (best.prog) sim_program_free(best.prog);
   return ir;
 }

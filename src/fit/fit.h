@@ -72,4 +72,21 @@ Ir *fit_pipeline(const Plan *plan, ProblemKind kind, const char *dump_after, cha
 Ir *fit_pipeline_capped(const Plan *plan, ProblemKind kind, int64_t cap, const char *dump_after, char **dump,
                         gboolean verify, FitResult *res, GError **err);
 
+/* The returned program as the fitting last ran it, for a caller that runs
+ * it again (tcc-grade checks every seed on it, sim_check): assembled from
+ * be_emit's text of the returned Ir, named PLAN[p1].asm (PLAN: the plan's
+ * file, or -), and its timing run (sim_time, timing only).  Both NULL when
+ * the fitting did not keep them: power.fit off, the winner measured with a
+ * profile, or a fitting note in the program's header, which changes its
+ * text after the run.  The caller owns them (fit_kept_clear). */
+typedef struct Program Program;
+typedef struct SimTiming SimTiming;
+typedef struct FitKept {
+  Program *prog;
+  SimTiming *timing; /* of prog */
+} FitKept;
+/* fit_pipeline, keeping the program's run in *kept (both NULL first). */
+Ir *fit_pipeline_kept(const Plan *plan, ProblemKind kind, FitResult *res, FitKept *kept, GError **err);
+void fit_kept_clear(FitKept *kept);
+
 #endif

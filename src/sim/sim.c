@@ -1384,6 +1384,12 @@ gboolean sim_check(const SimTiming *t, uint64_t seed, const WlRef *ref, SimResul
   return TRUE;
 }
 
+const SimResult *sim_timing_result(const SimTiming *t, GError **err) {
+  if (!t->err) return &t->res;
+  g_propagate_error(err, g_error_copy(t->err));
+  return NULL;
+}
+
 void sim_timing_free(SimTiming *t) {
   if (!t) return;
   g_array_free(t->fnlog, TRUE);

@@ -174,6 +174,10 @@ gboolean sim_check(const SimTiming *t, uint64_t seed, const WlRef *ref, SimResul
                    GError **err);
 void sim_timing_free(SimTiming *t);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(SimTiming, sim_timing_free)
+/* The timing run's result (sim_run's with timing_only: cycles, energy,
+ * power, no numerics), or NULL with a copy of its error in *err (may be
+ * NULL) when the run failed. */
+const SimResult *sim_timing_result(const SimTiming *t, GError **err);
 
 /* The hottest window (docs/machine.md §5) of a per-cycle dynamic energy
  * trace e[0..n): the largest sum over `window` consecutive cycles [s,

@@ -580,6 +580,45 @@ START_TEST(test_fit_kv_repair) {
 }
 END_TEST
 
+/* fit_pipeline_kept: the program the fitting ran last, for a caller that
+ * runs it again (tcc-grade).  best.yaml's default D1 is measured once and
+ * kept as written: the kept program is be_emit's text (the same SHA-256),
+ * named after the plan, its timing the fitting's figures, and a seed
+ * checked on it passes with the cycles of a full run.  A fitted program has
+ * a note in its header, which the run did not see: nothing is kept. */
+START_TEST(test_fit_kept) {
+  g_autoptr(Plan) plan = best_d1("{d_model: 128, heads: 4, d_ff: 512, layers: 2, history: 128, steps: 8}", NULL);
+  g_autoptr(GError) err = NULL;
+  FitResult f;
+  FitKept k;
+  g_autoptr(Ir) ir = fit_pipeline_kept(plan, PROB_D1, &f, &k, &err);
+  ck_assert_msg(ir, "%s", err ? err->message : "?");
+  ck_assert(!ir->fit_note && k.prog && k.timing);
+  ck_assert_str_eq(k.prog->file, "best-h64.yaml[d1].asm");
+  g_autofree char *text = be_emit(ir);
+  g_autoptr(Program) again = sim_asm_parse("again.asm", text, strlen(text), &err);
+  ck_assert_msg(again, "%s", err ? err->message : "?");
+  ck_assert_str_eq(k.prog->sha256, again->sha256);
+  const SimResult *tr = sim_timing_result(k.timing, &err);
+  ck_assert(tr && tr->cycles == f.cycles && tr->peak_w == f.peak_w);
+  SimResult checked, full;
+  ck_assert_msg(sim_check(k.timing, 7, NULL, &checked, &err), "%s", err ? err->message : "?");
+  ck_assert(checked.check.pass);
+  run(text, &full);
+  ck_assert(checked.cycles == full.cycles && checked.peak_w == full.peak_w);
+  sim_result_clear(&checked);
+  sim_result_clear(&full);
+  fit_kept_clear(&k);
+  ck_assert(!k.prog && !k.timing);
+
+  g_autoptr(Plan) hot = best_d1(H64, NULL);
+  FitKept k2;
+  g_autoptr(Ir) fitted = fit_pipeline_kept(hot, PROB_D1, &f, &k2, &err);
+  ck_assert_msg(fitted, "%s", err ? err->message : "?");
+  ck_assert(fitted->fit_note && !k2.prog && !k2.timing);
+}
+END_TEST
+
 Suite *suite_fit(void) {
   Suite *s = suite_create("fit");
   TCase *tc = tcase_create("fit");
@@ -598,6 +637,7 @@ Suite *suite_fit(void) {
   tcase_add_test(tc, test_fit_stage_rate);
   tcase_add_test(tc, test_fit_shaped_rates);
   tcase_add_test(tc, test_fit_kv_repair);
+  tcase_add_test(tc, test_fit_kept);
   suite_add_tcase(s, tc);
   return s;
 }
