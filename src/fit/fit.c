@@ -152,6 +152,12 @@ static gboolean measure(const Plan *plan, const PlanProblem *plan_pp, Family fam
   return pt->ir && time_ir(plan, plan_pp, cap, pt, err);
 }
 
+/* Whether this thread's fitting keeps each plain run's program and timing
+ * with its Point (fit_pipeline_kept): only for the call that asks, since a
+ * Point kept as the best so far then holds its program (text and
+ * instructions) while the next one runs. */
+static _Thread_local gboolean keep_runs;
+
 /* The kind of stage (SchedSpace) of a profile's stage name: its last
  * component ("t3.l1.w2", "l0.ln1", "l1.wo_g2"); -1 for none ("preload"). */
 static int stage_kind(const char *name) {
@@ -181,7 +187,7 @@ static gboolean time_ir_hot(const Plan *plan, const PlanProblem *plan_pp, int64_
   opt.profile = hot != NULL || kind_w != NULL;
   if (cap > 0) opt.max_cycles = cap;
   SimResult r;
-  if (!opt.profile) { /* the run kept with the program, for a caller that runs it again */
+  if (!opt.profile && keep_runs) { /* the run kept with the program, for a caller that runs it again */
     SimTiming *t = sim_time(prog, &opt);
     const SimResult *tr = sim_timing_result(t, err);
     if (!tr) {
@@ -962,7 +968,10 @@ Ir *fit_pipeline_capped(const Plan *plan, ProblemKind kind, int64_t cap, const c
 
 Ir *fit_pipeline_kept(const Plan *plan, ProblemKind kind, FitResult *res, FitKept *kept, GError **err) {
   *kept = (FitKept){0};
-  return fit_impl(plan, kind, 0, NULL, NULL, FALSE, res, kept, err);
+  keep_runs = TRUE;
+  Ir *ir = fit_impl(plan, kind, 0, NULL, NULL, FALSE, res, kept, err);
+  keep_runs = FALSE;
+  return ir;
 }
 
 static Ir *fit_impl(const Plan *plan, ProblemKind kind, int64_t cap, const char *dump_after, char **dump,
