@@ -903,11 +903,12 @@ static gboolean first_fit(const Plan *plan, PlanProblem *pp, gboolean measured, 
         if (!*warnings) *warnings = g_ptr_array_new_with_free_func(g_free);
         g_ptr_array_add(*warnings,
                         g_strdup_printf("%s:%d:%d: warning: attention.slices=%d: the history K/V finds no room "
-                                        "beside the resident weights in blocks of %d rows (the last slice's "
-                                        "with the %d new positions%s) and would stream from HBM every step; "
-                                        "repaired with %s (--strict keeps it streamed)",
+                                        "beside the resident weights in blocks of %d rows (%s %d new positions%s) "
+                                        "and would stream from HBM every step; repaired with %s (--strict keeps "
+                                        "it streamed)",
                                         file, MAX(at.line, 1), MAX(at.col, 1), was, pp->dims.history / was,
-                                        pp->dims.steps, own ? " in a slice of their own" : "", changed->str));
+                                        own ? "the" : "the last slice's with the", pp->dims.steps,
+                                        own ? " in a slice of their own" : " too", changed->str));
       }
     }
     if (ok) return TRUE;
