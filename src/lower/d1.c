@@ -157,7 +157,7 @@ static void store_qkv(D1 *c, int task, IrView acc, int c0, int t, int l,
    * their own stores them to HBM */
   int H = c->heads, S = c->nslices, kv_task = -1;
   g_autofree IrView *rows = g_new(IrView, 2 * H + 1);
-  if (c->resident && c->res.kv && c->pp->kv_writeback == KV_DIRECT) {
+  if (c->resident && lw_resident_kv_has(&c->res, l) && c->pp->kv_writeback == KV_DIRECT) {
     int r = lw_resident_new_row(&c->res, t);
     for (int h = 0; h < H; h++) {
       rows[h] = ir_win(lw_resident_k(&c->res, l, h, S - 1), r, 1, 0, WL_HEAD_DIM);
@@ -304,7 +304,7 @@ static void stage_att_sliced(D1 *c, int t, int l, int stage) {
       ir_task_waits(ir, task, after);
       if (c->g_kv >= 0 && k == S - 1) ir_task_waits(ir, task, c->g_kv);
       int k0 = own ? c->pb->history : k * hs, keys = k == S - 1 ? n - k0 : hs;
-      gboolean kv_rf = c->resident && c->res.kv;
+      gboolean kv_rf = c->resident && lw_resident_kv_has(&c->res, l);
       if (kv_rf) ir_task_at(ir, task)->pin = lw_resident_kv_wg(&c->res, l, h, k);
       IrView q = ir_all(ir, lw_rf_sub(ir, task, tag, "q", 1, WL_HEAD_DIM));
       IrView u = ir_all(ir, lw_rf_sub(ir, task, tag, "u", 1, WL_HEAD_DIM));

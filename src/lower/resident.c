@@ -13,13 +13,14 @@
  * (ir_verify lets a pinned task read what an earlier task pinned there
  * keeps).  So steps touch HBM only for activations, K/V and outputs.
  *
- * With attention slices, the history K/V stays too when it fits: every
- * (layer, head, slice) then takes a WG the same way after the panels (its
+ * With attention slices, the history K/V stays too where it fits: every
+ * (layer, head, slice) of the first layers whose blocks all find room then
+ * takes a WG the same way after the panels (its
  * block of history K and V rows, and for the last slice room for the new
  * positions' rows, which the qkv tasks store there each step); the slice's
- * task of every step is pinned there.  When the RF has no room for all of
- * it, the history streams from HBM as before (tcc-gen --explain says
- * which).  Constant vectors (LayerNorm gains and biases) are kept by the
+ * task of every step is pinned there.  The layers from the first whose
+ * blocks find no room stream their history from HBM as before (tcc-gen
+ * --explain says which).  Constant vectors (LayerNorm gains and biases) are kept by the
  * preload task of each WG that uses them (lw_resident_const).
  *
  * D1 and P1 keep weights resident by different mechanisms, so this module
@@ -67,11 +68,14 @@ static int kv_rows(const LwResident *r, int k, int steps) {
 }
 
 /* The history K/V of every (layer, head, slice), after the panels, on the
- * WGs in the same order from `next` on; all or nothing (r->kv). */
+ * WGs in the same order from `next` on, layer by layer from layer 0: a
+ * layer keeps its history when every one of its blocks finds a WG, and the
+ * layers from the first that does not stream theirs (Ir.history_streamed). */
 static void place_kv(Ir *ir, LwResident *r, GArray *order, guint next, int room) {
   const Problem *d = &ir->prob;
   int S = ir->sched.attn_slices, pb = sim_machine_part_bytes(&ir->hw);
   r->kv = FALSE;
+  r->kv_layers = 0;
   r->new_slice = S > 1 && ir->sched.attn_new_slice;
   r->heads = d->heads, r->slices = S + r->new_slice, r->block = d->history / S;
   /* kv_writeback: temp sends the new rows to HBM only (through scratch),
@@ -79,35 +83,46 @@ static void place_kv(Ir *ir, LwResident *r, GArray *order, guint next, int room)
   if (S <= 1 || ir->sched.kv_writeback != KV_DIRECT) return;
   if (r->layers < d->layers) return; /* resident_layers: the RF is the weights' */
   S = r->slices;
-  gsize n = (gsize)d->layers * d->heads * S;
+  gsize per = (gsize)d->heads * S, n = (gsize)d->layers * per;
   r->kv_wg = g_new(int, n);
   r->kt = g_new(int, n);
   r->vt = g_new(int, n);
+  for (gsize i = 0; i < n; i++) r->kv_wg[i] = r->kt[i] = r->vt[i] = -1;
   int nwg = sim_machine_wgs(&ir->hw);
-  g_autofree int *used = g_memdup2(r->used, sizeof(int) * (gsize)nwg);
-  for (gsize i = 0; i < n; i++) {
-    int k = (int)(i % (gsize)S), rows = kv_rows(r, k, d->steps);
-    int parts = 2 * (int)((4 * (int64_t)rows * WL_HEAD_DIM + pb - 1) / pb), wg = -1;
-    guint tried = 0;
-    for (; tried < order->len; tried++) {
-      int c = g_array_index(order, int, (next + tried) % order->len);
-      if (used[c] + parts + 1 <= room) {
-        wg = c;
-        break;
+  g_autofree int *used = g_new(int, nwg);
+  for (int l = 0; l < d->layers; l++) {
+    memcpy(used, r->used, sizeof(int) * (gsize)nwg); /* the layers kept so far */
+    guint at = next;
+    gsize j = 0;
+    for (; j < per; j++) {
+      int k = (int)(j % (gsize)S), rows = kv_rows(r, k, d->steps);
+      int parts = 2 * (int)((4 * (int64_t)rows * WL_HEAD_DIM + pb - 1) / pb), wg = -1;
+      guint tried = 0;
+      for (; tried < order->len; tried++) {
+        int c = g_array_index(order, int, (at + tried) % order->len);
+        if (used[c] + parts + 1 <= room) {
+          wg = c;
+          break;
+        }
       }
+      if (wg < 0) break;
+      at = (at + tried + 1) % order->len;
+      used[wg] += parts;
+      r->kv_wg[(gsize)l * per + j] = wg;
     }
-    if (wg < 0) { /* streamed */
+    if (j < per) { /* streamed, from this layer on */
+      for (gsize i = (gsize)l * per; i < n; i++) r->kv_wg[i] = -1;
       ir->history_streamed = TRUE;
-      return;
+      break;
     }
-    next = (next + tried + 1) % order->len;
-    used[wg] += parts;
-    r->kv_wg[i] = wg;
-    r->kt[i] = r->vt[i] = -1;
+    memcpy(r->used, used, sizeof(int) * (gsize)nwg);
+    next = at;
+    r->kv_layers = l + 1;
   }
-  memcpy(r->used, used, sizeof(int) * (gsize)nwg);
-  r->kv = TRUE;
+  r->kv = r->kv_layers > 0;
 }
+
+gboolean lw_resident_kv_has(const LwResident *r, int l) { return r->kv && l < r->kv_layers; }
 
 static int kv_slot(const LwResident *r, int l, int h, int k) { return (l * r->heads + h) * r->slices + k; }
 int lw_resident_kv_wg(const LwResident *r, int l, int h, int k) { return r->kv_wg[kv_slot(r, l, h, k)]; }
@@ -269,11 +284,11 @@ static void preload_tasks(Ir *ir, LwResident *r, int l0, int l1, int *task, IrPr
   for (gsize i = (gsize)l0 * per; i < (gsize)(l1 + 1) * per; i++)
     if (r->wg[i] >= 0) has[r->wg[i]] = TRUE;
   gsize kper = r->kv ? (gsize)r->heads * r->slices : 0;
-  for (gsize i = (gsize)l0 * kper; i < (gsize)(l1 + 1) * kper; i++) has[r->kv_wg[i]] = TRUE;
+  for (gsize i = (gsize)l0 * kper; i < (gsize)MIN(l1 + 1, r->kv_layers) * kper; i++) has[r->kv_wg[i]] = TRUE;
   /* attention.new_slice: the first preload tasks also hold the new
-   * positions' slices of every layer (load_kv) */
+   * positions' slices of every layer that keeps its history (load_kv) */
   if (l0 == 0 && r->kv && r->new_slice)
-    for (gsize i = (gsize)r->slices - 1; i < (gsize)r->layers * kper; i += (gsize)r->slices)
+    for (gsize i = (gsize)r->slices - 1; i < (gsize)r->kv_layers * kper; i += (gsize)r->slices)
       has[r->kv_wg[i]] = TRUE;
   for (int w = 0; w < nwg; w++) {
     if (!has[w]) continue;
@@ -319,7 +334,7 @@ static void load_layer(Ir *ir, LwResident *r, int l, IrProv prov) {
  * every tensor of a task comes before those of the tasks after it (the IR
  * prints, and ir_parse numbers, tensors by task). */
 static void own_slices(Ir *ir, LwResident *r) {
-  for (int l = 0; l < r->layers; l++)
+  for (int l = 0; l < r->kv_layers; l++)
     for (int h = 0; h < r->heads; h++) {
       int k = r->slices - 1, i = kv_slot(r, l, h, k), wg = r->kv_wg[i];
       g_autofree char *tag = g_strdup_printf("l%d.kv.h%d.s%d", l, h, k);
@@ -363,15 +378,15 @@ void lw_resident_preload(Ir *ir, LwResident *r, IrProv prov) {
   preload_tasks(ir, r, 0, r->layers - 1, r->preload, prov);
   for (int l = 1; l < r->layers; l++) memcpy(r->preload + (gsize)l * nwg, r->preload, sizeof(int) * (gsize)nwg);
   for (int l = 0; l < r->layers; l++) load_layer(ir, r, l, prov);
-  if (r->kv)
-    for (int l = 0; l < r->layers; l++) load_kv(ir, r, l, prov);
+  for (int l = 0; l < r->layers; l++)
+    if (lw_resident_kv_has(r, l)) load_kv(ir, r, l, prov);
 }
 
 void lw_resident_preload_layer(Ir *ir, LwResident *r, int l) {
   int nwg = sim_machine_wgs(&ir->hw);
   preload_tasks(ir, r, l, l, r->preload + (gsize)l * nwg, r->prov);
   load_layer(ir, r, l, r->prov);
-  if (r->kv) load_kv(ir, r, l, r->prov);
+  if (lw_resident_kv_has(r, l)) load_kv(ir, r, l, r->prov);
 }
 
 int lw_resident_preload_task(const Ir *ir, const LwResident *r, int wg, int l) {

@@ -14,8 +14,9 @@ void lw_unit_shape(const Ir *ir, SchedProj j, int *panel, int *ks);
 /* Resident weights (resident.c, weights: resident): which WG keeps each
  * (layer, projection, panel) and the RF tensors of its weights (K x P) and
  * bias (1 x P), owned by that WG's preload task.  With attention slices,
- * the history K/V too when it fits beside the weights (kv): each (layer,
- * head, slice) gets a WG keeping its block of history K and V rows, and the
+ * the history K/V too where it fits beside the weights (kv, layer by layer
+ * from layer 0): each (layer, head, slice) gets a WG keeping its block of
+ * history K and V rows, and the
  * last slice also the rows of the new positions (kv_rows = rows of each
  * slice's K/V tensors: the block, + steps for the last slice). */
 typedef struct LwResident {
@@ -28,7 +29,8 @@ typedef struct LwResident {
   gboolean deferred;   /* power.deferred_loads: a preload task per layer  */
   IrProv prov;
   GHashTable *consts;  /* "wg/sym" -> tensor of lw_resident_const          */
-  gboolean kv;         /* the history K/V is resident                      */
+  gboolean kv;         /* some layer's history K/V is resident: layers     */
+  int kv_layers;       /* 0 .. kv_layers - 1 (those whose blocks all fit)   */
   int heads, slices, block; /* slices per head (attention.new_slice's too),   */
                        /* history rows of each history slice               */
   gboolean new_slice;  /* attention.new_slice: the last slice holds only   */
@@ -36,9 +38,9 @@ typedef struct LwResident {
   int *kv_wg, *kt, *vt; /* per (layer, head, slice)                         */
 } LwResident;
 /* Give every panel a WG (FALSE with an error at the knob when they do not
- * fit), and, with attention slices, every slice's history K/V when all fit
- * beside the weights; then make the preload tasks that load them (before
- * any step). */
+ * fit), and, with attention slices, every slice's history K/V of the first
+ * layers whose slices all fit beside the weights; then make the preload
+ * tasks that load them (before any step). */
 gboolean lw_resident_place(Ir *ir, LwResident *r, GError **err);
 void lw_resident_preload(Ir *ir, LwResident *r, IrProv prov);
 /* power.deferred_loads: lw_resident_preload makes layer 0's preload tasks
@@ -47,6 +49,8 @@ void lw_resident_preload(Ir *ir, LwResident *r, IrProv prov);
  * the next layer's loads run during this layer's compute. */
 void lw_resident_preload_layer(Ir *ir, LwResident *r, int l);
 int lw_resident_preload_task(const Ir *ir, const LwResident *r, int wg, int l);
+/* Does layer l keep its history K/V (lw_resident_kv_wg and the rest apply)? */
+gboolean lw_resident_kv_has(const LwResident *r, int l);
 /* The resident K and V tensors of (layer, head, slice) and their WG. */
 int lw_resident_kv_wg(const LwResident *r, int l, int h, int k);
 int lw_resident_k(const LwResident *r, int l, int h, int k);

@@ -548,7 +548,7 @@ END_TEST
  * slice of their own first, which fits and is the fastest at level 0 (8
  * slices fit too).  The program keeps the history, warns with the change,
  * marks it in the record, is faster than the plan as written and passes.
- * --strict keeps the plan's slices. */
+ * --strict keeps the plan's slices, and with them layer 0's history. */
 START_TEST(test_fit_kv_repair) {
   const char *dims = "{d_model: 128, heads: 4, d_ff: 512, layers: 2, history: 256, steps: 8}";
   g_autoptr(Plan) plan = best_d1(dims, NULL);
@@ -577,6 +577,20 @@ START_TEST(test_fit_kv_repair) {
   ck_assert(kept->history_streamed);
   ck_assert_msg(g.cycles > f.cycles, "streamed %" G_GINT64_FORMAT " cycles, kept %" G_GINT64_FORMAT, g.cycles,
                 f.cycles);
+  /* layer 0's blocks fit beside the panels, layer 1's do not: layer 0
+   * keeps its history (its slice tasks pinned where their blocks lie),
+   * layer 1 streams its own (41,985 cycles with both streamed) */
+  int pinned[2] = {0, 0}, slices[2] = {0, 0};
+  for (guint i = 0; i < kept->tasks->len; i++) {
+    const IrTask *tk = g_ptr_array_index(kept->tasks, i);
+    if (tk->role.kind != ROLE_ATT || tk->role.slice < 0 || tk->role.layer < 0) continue;
+    slices[tk->role.layer]++;
+    pinned[tk->role.layer] += tk->pin >= 0;
+  }
+  ck_assert_int_gt(slices[0], 0);
+  ck_assert_int_eq(pinned[0], slices[0]);
+  ck_assert_int_eq(pinned[1], 0);
+  ck_assert_msg(g.cycles < 41985, "layer 0's history kept: %" G_GINT64_FORMAT " cycles", g.cycles);
 }
 END_TEST
 
