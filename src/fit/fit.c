@@ -823,17 +823,20 @@ static gboolean step_repair(const Plan *plan, PlanProblem *pp, const char *text,
 /* D1's history K/V kept beside resident weights in smaller blocks: when
  * the program as compiled streams it for lack of room (Ir.history_streamed:
  * a block of history / attention.slices rows of K and V, the last slice's
- * with the new positions', finds no WG with room), the repairs that make
- * the blocks smaller: the new positions in a slice of their own
- * (attention.new_slice), more slices (each count the knob's rule takes at
- * the shape, up to its maximum), then both; of those whose history stays,
- * the fastest (timed as the fitting's level 0, against *pt's cycles: one
- * must be faster to win; unmeasured, the first).  TRUE with *pp and *pt
- * replaced and the change in `changed`; FALSE, both as they were, when none
- * stays and wins. */
+ * with the new positions', finds no WG with room in some layer), the
+ * repairs that make the blocks smaller: the new positions in a slice of
+ * their own (attention.new_slice), more slices (each count the knob's rule
+ * takes at the shape, up to its maximum), then both.  Of those whose
+ * history stays in every layer, the fastest; when none stays, the fastest
+ * of them all, since a history that streams anyway streams faster in more
+ * smaller slices on more WGs (timed as the fitting's level 0, against *pt's
+ * cycles: one must be faster to win; unmeasured, the first that stays).
+ * TRUE with *pp and *pt replaced, the change in `changed` and *holds
+ * whether the history now stays; FALSE, both as they were, when none
+ * wins. */
 #define SLICES_MAX 8
 static gboolean kv_repair(const Plan *plan, PlanProblem *pp, gboolean measured, const char *dump_after,
-                          gboolean verify, Point *pt, int *runs, GString *changed) {
+                          gboolean verify, Point *pt, int *runs, GString *changed, gboolean *holds) {
   Repair more[SLICES_MAX], cand[1 + 2 * SLICES_MAX];
   int nm = repair_values(plan, pp, "attention.slices", +1, 1, SLICES_MAX, SLICES_MAX, more), n = 0;
   Repair own = {{"attention.new_slice", NULL}, {1, 0}, 1};
@@ -841,10 +844,10 @@ static gboolean kv_repair(const Plan *plan, PlanProblem *pp, gboolean measured, 
   for (int i = 0; i < nm; i++) cand[n++] = more[i];
   for (int i = 0; i < nm && !pp->attn_new_slice; i++)
     cand[n++] = (Repair){{more[i].path[0], own.path[0]}, {more[i].v[0], 1}, 2};
-  Point best = {0};
-  PlanProblem won;
-  g_autoptr(GString) won_what = g_string_new(NULL);
-  for (int i = 0; i < n && !(best.ir && !measured); i++) {
+  Point best[2] = {{0}, {0}}; /* [1]: the history stays; [0]: it streams */
+  PlanProblem won[2];
+  GString *won_what[2] = {g_string_new(NULL), g_string_new(NULL)};
+  for (int i = 0; i < n && !(best[1].ir && !measured); i++) {
     PlanProblem c;
     g_autoptr(GString) what = g_string_new(NULL);
     Repair none = {{NULL, NULL}, {0, 0}, 0};
@@ -853,22 +856,54 @@ static gboolean kv_repair(const Plan *plan, PlanProblem *pp, gboolean measured, 
     g_autoptr(GError) e = NULL;
     Point p = {.relax = -1};
     p.ir = pass_pipeline_section(plan, &c, dump_after, dump_after ? &p.dump : NULL, verify, &e);
-    int64_t cap = best.ir ? best.cycles : measured ? pt->cycles : 0;
-    if (!p.ir || p.ir->history_streamed || (measured && !time_ir(plan, &c, cap, &p, &e))) {
+    int stays = p.ir && !p.ir->history_streamed;
+    int64_t cap = best[stays].ir ? best[stays].cycles : measured ? pt->cycles : 0;
+    if (!p.ir || (!measured && !stays) || (measured && !time_ir(plan, &c, cap, &p, &e))) {
       point_free(&p);
       continue;
     }
-    point_free(&best);
-    best = p;
-    won = c;
-    g_string_assign(won_what, what->str);
+    point_free(&best[stays]);
+    best[stays] = p;
+    won[stays] = c;
+    g_string_assign(won_what[stays], what->str);
   }
-  if (!best.ir) return FALSE;
-  point_free(pt);
-  *pt = best;
-  *pp = won;
-  g_string_append_printf(changed, "%s%s", changed->len ? ", " : "", won_what->str);
-  return TRUE;
+  int w = best[1].ir ? 1 : 0;
+  point_free(&best[1 - w]);
+  gboolean found = best[w].ir != NULL;
+  if (found) {
+    point_free(pt);
+    *pt = best[w];
+    *pp = won[w];
+    *holds = w == 1;
+    g_string_append_printf(changed, "%s%s", changed->len ? ", " : "", won_what[w]->str);
+  }
+  g_string_free(won_what[0], TRUE);
+  g_string_free(won_what[1], TRUE);
+  return found;
+}
+
+/* kv_repair where the program streams its history, with its warning. */
+static void kv_check(const Plan *plan, PlanProblem *pp, gboolean measured, const char *dump_after, gboolean verify,
+                     Point *pt, GPtrArray **warnings, int *runs, gboolean *repaired_it) {
+  if (!pt->ir->history_streamed) return;
+  g_autoptr(GString) changed = g_string_new(NULL);
+  int was = pp->attn_slices, own = pp->attn_new_slice;
+  gboolean holds;
+  if (!kv_repair(plan, pp, measured, dump_after, verify, pt, runs, changed, &holds)) return;
+  *repaired_it = TRUE;
+  PlanLoc at = plan_knob_loc(pp, "attention.slices");
+  if (at.line == 0) at = pp->where;
+  g_autofree char *file = text_escape(plan->file ? plan->file : "(plan)");
+  if (!*warnings) *warnings = g_ptr_array_new_with_free_func(g_free);
+  g_ptr_array_add(*warnings,
+                  g_strdup_printf("%s:%d:%d: warning: attention.slices=%d: the history K/V finds no room "
+                                  "beside the resident weights in blocks of %d rows (%s %d new positions%s) "
+                                  "and would stream from HBM every step; %s %s (--strict keeps the plan's)",
+                                  file, MAX(at.line, 1), MAX(at.col, 1), was, pp->dims.history / was,
+                                  own ? "the" : "the last slice's with the", pp->dims.steps,
+                                  own ? " in a slice of their own" : " too",
+                                  holds ? "repaired with" : "it still does, faster with",
+                                  changed->str));
 }
 
 /* Level 0 of the section, with capacity fallbacks: while the lowering
@@ -892,25 +927,7 @@ static gboolean first_fit(const Plan *plan, PlanProblem *pp, gboolean measured, 
       pt->ir = pass_pipeline_section(plan, pp, dump_after, dump_after ? &pt->dump : NULL, verify, &e);
       ok = pt->ir != NULL;
     }
-    if (ok && repairs && !plan->strict && pt->ir->history_streamed) {
-      g_autoptr(GString) changed = g_string_new(NULL);
-      int was = pp->attn_slices, own = pp->attn_new_slice;
-      if (kv_repair(plan, pp, measured, dump_after, verify, pt, runs, changed)) {
-        *repaired_it = TRUE;
-        PlanLoc at = plan_knob_loc(pp, "attention.slices");
-        if (at.line == 0) at = pp->where;
-        g_autofree char *file = text_escape(plan->file ? plan->file : "(plan)");
-        if (!*warnings) *warnings = g_ptr_array_new_with_free_func(g_free);
-        g_ptr_array_add(*warnings,
-                        g_strdup_printf("%s:%d:%d: warning: attention.slices=%d: the history K/V finds no room "
-                                        "beside the resident weights in blocks of %d rows (%s %d new positions%s) "
-                                        "and would stream from HBM every step; repaired with %s (--strict keeps "
-                                        "it streamed)",
-                                        file, MAX(at.line, 1), MAX(at.col, 1), was, pp->dims.history / was,
-                                        own ? "the" : "the last slice's with the", pp->dims.steps,
-                                        own ? " in a slice of their own" : " too", changed->str));
-      }
-    }
+    if (ok && repairs && !plan->strict) kv_check(plan, pp, measured, dump_after, verify, pt, warnings, runs, repaired_it);
     if (ok) return TRUE;
     int i = pt->ir || plan->strict || round >= FIT_MAX_FALLBACKS ? -1 : cited_knob(plan, pp, e->message);
     const char *at = strstr(e->message, ": error: ");
@@ -927,6 +944,7 @@ static gboolean first_fit(const Plan *plan, PlanProblem *pp, gboolean measured, 
       if (!*warnings) *warnings = g_ptr_array_new_with_free_func(g_free);
       g_ptr_array_add(*warnings, g_strdup_printf("%.*s: warning: %s; repaired with %s (--strict refuses)",
                                                  (int)(at - e->message), e->message, at + 9, changed->str));
+      kv_check(plan, pp, measured, dump_after, verify, pt, warnings, runs, repaired_it);
       return TRUE;
     }
     if (capacity && step_repair(plan, pp, at + 9, dump_after, verify, runs, changed)) {

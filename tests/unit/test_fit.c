@@ -262,7 +262,10 @@ END_TEST
  * KiB less of temp room, keeping every layer resident, instead of
  * streaming all weights (219,342 cycles when this test was written);
  * --strict refuses; the record's repaired knob, which the plan did not
- * write, says `; fallback` and the IR text reads back. */
+ * write, says `; fallback` and the IR text reads back.  Its history K/V
+ * finds no room beside the weights, in any block size: it streams, and
+ * faster with the new positions in a slice of their own (67,286 cycles
+ * with the plan's slices), which the second warning says. */
 START_TEST(test_fit_repair) {
   g_autoptr(Plan) plan = best_d1("{d_model: 128, heads: 4, d_ff: 512, layers: 4, history: 128, steps: 8}", NULL);
   g_autoptr(GError) err = NULL;
@@ -272,9 +275,14 @@ START_TEST(test_fit_repair) {
   ck_assert(ir->sched.weights == WEIGHTS_RESIDENT);
   ck_assert_int_eq(ir->sched.rf_temp_kib, 12);
   ck_assert_int_eq(ir->sched.resident_layers, 0);
-  ck_assert(ir->warnings && ir->warnings->len == 1);
+  ck_assert(ir->warnings && ir->warnings->len == 2);
   const char *w = g_ptr_array_index(ir->warnings, 0);
   ck_assert_msg(strstr(w, ": warning: weights: resident: ") && strstr(w, "repaired with rf_temp_kib: 16 -> 12"), "%s", w);
+  const char *kv = g_ptr_array_index(ir->warnings, 1);
+  ck_assert_msg(strstr(kv, ": warning: attention.slices=4: the history K/V finds no room") &&
+                    strstr(kv, "it still does, faster with attention.new_slice: false -> true"), "%s", kv);
+  ck_assert(ir->history_streamed && ir->sched.attn_new_slice);
+  ck_assert_msg(f.cycles < 67286, "%" G_GINT64_FORMAT " cycles", f.cycles);
   g_autofree char *irt = ir_print(ir);
   ck_assert_msg(strstr(irt, "d1.rf_temp_kib = 12  ; fallback\n"), "the record does not mark the repair");
   g_autoptr(Ir) back = ir_parse("repaired.ir", irt, strlen(irt), &err);
