@@ -59,7 +59,11 @@ static long knob_value(Bytes *b, const PlanKnobDef *k) {
   case 3: v = d / 2; break;
   case 4: v = 32L * (1 + pick(b, 8)); break; /* the sizes that divide */
   case 5: v = 1L << pick(b, 11); break;
-  default: v = lo + (long)(take(b) | take(b) << 8) % (MIN(hi - lo, 1024) + 1); break;
+  default: { /* two bytes, low first (one per statement: see the plan's hardware) */
+    long low = take(b), high = take(b);
+    v = lo + (low | high << 8) % (MIN(hi - lo, 1024) + 1);
+    break;
+  }
   }
   return CLAMP(v, lo, hi);
 }
@@ -134,18 +138,33 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static const int dm[] = {32, 64, 64, 128}, dff[] = {32, 64, 128, 256}, sms[] = {2, 4, 8, 16};
   static const int noc[] = {256, 512, 1024}, rf[] = {32, 64, 128};
   GString *y = g_string_new("version: 1\n");
+  /* one choice per statement, in order: the order in which a call's
+   * arguments are evaluated is unspecified (gcc and clang differ), and the
+   * replay (gcc) must draw the plan the fuzzer (clang) drew */
+  int hw[9];
+  hw[0] = pick_of(&b, sms, 4);
+  hw[1] = 2 + 2 * pick(&b, 2);
+  hw[2] = pick_of(&b, rf, 3);
+  hw[3] = 1 + pick(&b, 2);
+  hw[4] = 1 + pick(&b, 2);
+  hw[5] = 1 + pick(&b, 5);
+  hw[6] = pick_of(&b, noc, 3);
+  hw[7] = pick(&b, 2);
+  hw[8] = pick(&b, 4);
   g_string_append_printf(y, "hardware: {sms: %d, wgs_per_sm: %d, rf_kib: %d, mma_arrays: %d, "
                             "dma: {engines: %d, depth: %d}, noc_bits: %d, reduce_units: %d, multicast: %s}\n",
-                         pick_of(&b, sms, 4), 2 + 2 * pick(&b, 2), pick_of(&b, rf, 3), 1 + pick(&b, 2),
-                         1 + pick(&b, 2), 1 + pick(&b, 5), pick_of(&b, noc, 3), pick(&b, 2),
-                         pick(&b, 4) ? "true" : "false");
+                         hw[0], hw[1], hw[2], hw[3], hw[4], hw[5], hw[6], hw[7], hw[8] ? "true" : "false");
   int d = pick_of(&b, dm, 4);
+  int f = pick_of(&b, dff, 4);
+  int layers = 1 + pick(&b, 2);
   g_string_append_printf(y, "%s:\n  problem: {d_model: %d, heads: %d, d_ff: %d, layers: %d, ",
-                         kind == PROB_P1 ? "p1" : "d1", d, d / 32, pick_of(&b, dff, 4), 1 + pick(&b, 2));
+                         kind == PROB_P1 ? "p1" : "d1", d, d / 32, f, layers);
+  int e1 = pick(&b, kind == PROB_D1 ? 5 : 2);
+  int e2 = pick(&b, kind == PROB_D1 ? 4 : 3);
   if (kind == PROB_D1)
-    g_string_append_printf(y, "history: %d, steps: %d}\n", 32 * pick(&b, 5), 1 + pick(&b, 4));
+    g_string_append_printf(y, "history: %d, steps: %d}\n", 32 * e1, 1 + e2);
   else
-    g_string_append_printf(y, "seqs: %d, rows: %d}\n", 1 + pick(&b, 2), 32 << pick(&b, 3));
+    g_string_append_printf(y, "seqs: %d, rows: %d}\n", 1 + e1, 32 << e2);
   /* the knobs that may be written: of this problem, implemented */
   int can[PLAN_NKNOBS], ncan = 0;
   Draw dr;
