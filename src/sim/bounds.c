@@ -178,25 +178,32 @@ static int64_t onchip_bytes(const Machine *m) {
   return (int64_t)m->sms * ((int64_t)m->wgs_per_sm * m->rf_kib + m->sh_kib) * 1024;
 }
 
-/* The bytes step t (>= 1) needs in an RF after its row is released: every
+/* What step t (>= 1) needs in an RF after its row is released: every
  * weight matrix, and the K and V rows of every position before it, of every
- * layer and head (docs/bounds.md §4).  Not the vectors (biases, LayerNorm
- * gains): a program may fold one into a matrix or into another. */
-static int64_t step_need(const Problem *p, const Abi *abi, int t) {
-  int64_t need = 0, kv_row = 4 * WL_HEAD_DIM;
+ * layer and head (docs/bounds.md §4): matrices + per_pos x (history + t)
+ * bytes.  Not the vectors (biases, LayerNorm gains): a program may fold one
+ * into a matrix or into another.  Over what the machine holds (onchip), in
+ * whole lines, is what the step loads again. */
+typedef struct Reload {
+  int64_t matrices, per_pos, onchip;
+} Reload;
+
+static Reload reload_of(const Machine *m, const Problem *p, const Abi *abi) {
+  Reload r = {0, 0, onchip_bytes(m)};
   for (int i = 0; i < abi->n; i++) {
     const AbiSym *s = &abi->syms[i];
-    if (s->kind == ABI_WEIGHT && s->rows > 1 && s->cols > 1) need += (int64_t)s->bytes;
-    if (s->kind == ABI_CACHE) need += kv_row * p->heads * (int64_t)(p->history + t);
+    if (s->kind == ABI_WEIGHT && s->rows > 1 && s->cols > 1) r.matrices += (int64_t)s->bytes;
+    if (s->kind == ABI_CACHE) r.per_pos += 4 * WL_HEAD_DIM * (int64_t)p->heads;
   }
-  return need;
+  return r;
 }
 
-/* The lines step t must load again: what it needs beyond what the machine
- * holds, in whole lines, spread as evenly as the channels allow. */
-static int64_t reload_lines(const Machine *m, const Problem *p, const Abi *abi, int t) {
-  int64_t over = step_need(p, abi, t) - onchip_bytes(m);
-  return over > 0 ? cdiv(over, HBM_LINE) : 0;
+static int64_t step_need(const Reload *r, const Problem *p, int t) {
+  return r->matrices + r->per_pos * (int64_t)(p->history + t);
+}
+
+static int64_t reload_bytes(const Reload *r, const Problem *p, int t) {
+  return MAX(0, step_need(r, p, t) - r->onchip);
 }
 
 /* ---- the D1 chain ---------------------------------------------------- */
@@ -222,7 +229,7 @@ static int64_t step_compute(const Machine *m, const Problem *p, int t) {
  * ST; each later step starts T_HOST_LATENCY after the previous output and
  * takes its chain, or the lines it must load again (issued after the
  * release) and an ST, whichever is longer. */
-static int64_t d1_chain(const Machine *m, const Problem *p, const Abi *abi, Bounds *b) {
+static int64_t d1_chain(const Machine *m, const Problem *p, const Abi *abi, const Reload *r, Bounds *b) {
   Lines l = {g_new0(int64_t, m->hbm_channels), m->hbm_channels, 0, 0};
   needed_lines(p, abi, TRUE, &l);
   b->load_ready = lines_loaded(busiest(&l));
@@ -232,7 +239,7 @@ static int64_t d1_chain(const Machine *m, const Problem *p, const Abi *abi, Boun
   int64_t out = MAX(b->step_period, b->load_ready + b->io_latency);
   for (int t = 1; t < p->steps; t++) {
     int64_t chain = b->io_latency + step_compute(m, p, t) + b->io_latency;
-    int64_t busy = cdiv(reload_lines(m, p, abi, t), m->hbm_channels);
+    int64_t busy = cdiv(cdiv(reload_bytes(r, p, t), HBM_LINE), m->hbm_channels);
     out += T_HOST_LATENCY + MAX(chain, busy > 0 ? lines_loaded(busy) + b->io_latency : 0);
   }
   return out;
@@ -257,13 +264,14 @@ void sim_bounds(const Machine *m, const Problem *p, Bounds *b) {
   g_free(l.chan);
   /* D1: the weights and history over what the machine holds, again each
    * step after the first (docs/bounds.md §4) */
-  b->onchip_bytes = onchip_bytes(m);
+  Reload rl = reload_of(m, p, &abi);
+  b->onchip_bytes = rl.onchip;
   if (p->kind == PROB_D1) {
-    b->step_need_bytes = step_need(p, &abi, p->steps - 1);
+    b->step_need_bytes = step_need(&rl, p, p->steps - 1);
     for (int t = 1; t < p->steps; t++) {
-      int64_t n = reload_lines(m, p, &abi, t);
-      b->reload_lines += n;
-      b->reload_bytes += MAX(0, step_need(p, &abi, t) - b->onchip_bytes);
+      int64_t over = reload_bytes(&rl, p, t);
+      b->reload_lines += cdiv(over, HBM_LINE);
+      b->reload_bytes += over;
     }
   }
   int64_t spread = cdiv(b->hbm_lines + b->reload_lines, m->hbm_channels);
@@ -314,7 +322,7 @@ void sim_bounds(const Machine *m, const Problem *p, Bounds *b) {
   b->sfu_lanes = m->sms * m->sfu;
   b->cycles[BOUND_SFU] = b->io_latency + cdiv(b->sfu_elems, b->sfu_lanes) + b->io_latency;
 
-  if (p->kind == PROB_D1) b->cycles[BOUND_CHAIN] = d1_chain(m, p, &abi, b);
+  if (p->kind == PROB_D1) b->cycles[BOUND_CHAIN] = d1_chain(m, p, &abi, &rl, b);
   wl_abi_clear(&abi);
 
   b->binding = BOUND_MMA;
