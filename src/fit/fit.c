@@ -48,6 +48,7 @@ typedef struct Point {
   Program *prog;   /* its program and timing run, kept from a run */
   SimTiming *timing; /* without a profile (FitKept); owned, or NULL */
   double peak_w, static_w;
+  double dyn_w;    /* the run's average dynamic power (W) */
   int64_t cycles;
 } Point;
 
@@ -196,6 +197,7 @@ static gboolean time_ir_hot(const Plan *plan, const PlanProblem *plan_pp, int64_
     }
     pt->peak_w = tr->peak_w;
     pt->static_w = tr->static_w;
+    pt->dyn_w = sim_e_w(tr->dyn_e, MAX(1, tr->cycles));
     pt->cycles = tr->cycles;
     pt->timing = t;
     pt->prog = g_steal_pointer(&prog);
@@ -204,6 +206,7 @@ static gboolean time_ir_hot(const Plan *plan, const PlanProblem *plan_pp, int64_
   if (!sim_run(prog, &opt, &r, err)) return FALSE;
   pt->peak_w = r.peak_w;
   pt->static_w = r.static_w;
+  pt->dyn_w = sim_e_w(r.dyn_e, MAX(1, r.cycles));
   pt->cycles = r.cycles;
   if (hot) { /* the stage with the most of the hottest window's energy */
     GArray *g = sim_hot_groups(prog, &r, HOT_BY_STAGE);
@@ -820,6 +823,68 @@ static gboolean step_repair(const Plan *plan, PlanProblem *pp, const char *text,
   return FALSE;
 }
 
+/* The projection of the tensor an rf_alloc refusal names ("rf_alloc: wg0
+ * has no room for 'l0.qkv.r0.p8.acc' ..."): a component of its name that
+ * is a projection's, or -1. */
+static int room_proj(const char *text) {
+  if (!g_str_has_prefix(text, "rf_alloc: ")) return -1;
+  const char *q = strstr(text, "no room for '");
+  if (!q) return -1;
+  q += strlen("no room for '");
+  const char *end = strchr(q, '\'');
+  if (!end) return -1;
+  g_autofree char *name = g_strndup(q, (gsize)(end - q));
+  g_auto(GStrv) parts = g_strsplit(name, ".", -1);
+  for (int i = 0; parts[i]; i++)
+    for (int j = 0; j < PROJ__COUNT; j++)
+      if (strcmp(parts[i], sched_proj_name[j]) == 0) return j;
+  return -1;
+}
+
+/* A tensor of projection X's stage with no room in its WG's RF (rf_alloc's
+ * refusal): on a machine with a small RF (hardware.rf_kib 16 or 32) the
+ * chunks a plan wrote, or the default k_chunk (which counts the W chunk
+ * alone), leave no room for the A chunks and results beside them.  The
+ * first of k_chunk.X down (each value its rule takes, up to 3), panels.X
+ * down (likewise), then the smallest k_chunk with each of those panels,
+ * that gets the lowering past X's refusal: the section compiles, or
+ * refuses at something else, which the caller's loop repairs or falls back
+ * in turn.  TRUE with *pp repaired and the changes in `changed`. */
+static gboolean room_repair(const Plan *plan, PlanProblem *pp, const char *text, const char *dump_after,
+                            gboolean verify, int *runs, GString *changed) {
+  int j = room_proj(text);
+  if (j < 0) return FALSE;
+  char kc[32], pn[32];
+  g_snprintf(kc, sizeof kc, "k_chunk.%s", sched_proj_name[j]);
+  g_snprintf(pn, sizeof pn, "panels.%s", sched_proj_name[j]);
+  Repair k[REPAIR_STEPS], p[REPAIR_STEPS], cand[3 * REPAIR_STEPS];
+  int nk = repair_values(plan, pp, kc, -1, 32, 32, REPAIR_STEPS, k);
+  int np = repair_values(plan, pp, pn, -1, 8, 8, REPAIR_STEPS, p), n = 0;
+  for (int i = 0; i < nk; i++) cand[n++] = k[i];
+  for (int i = 0; i < np; i++) cand[n++] = p[i];
+  for (int i = 0; nk > 0 && i < np; i++)
+    cand[n++] = (Repair){{k[nk - 1].path[0], p[i].path[0]}, {k[nk - 1].v[0], p[i].v[0]}, 2};
+  for (int i = 0; i < n; i++) {
+    PlanProblem c;
+    g_autoptr(GString) what = g_string_new(NULL);
+    Repair none = {{NULL, NULL}, {0, 0}, 0};
+    if (!repaired(plan, pp, &cand[i], &none, 0, &c, what)) continue;
+    (*runs)++;
+    g_autoptr(GError) e = NULL;
+    char *dump = NULL;
+    Ir *ir = pass_pipeline_section(plan, &c, dump_after, dump_after ? &dump : NULL, verify, &e);
+    g_free(dump);
+    const char *at = e ? strstr(e->message, ": error: ") : NULL;
+    gboolean past = ir || !at || room_proj(at + 9) != j;
+    if (ir) ir_free(ir);
+    if (!past) continue;
+    *pp = c;
+    g_string_append_printf(changed, "%s%s", changed->len ? ", " : "", what->str);
+    return TRUE;
+  }
+  return FALSE;
+}
+
 /* D1's history K/V kept beside resident weights in smaller blocks: when
  * the program as compiled streams it for lack of room (Ir.history_streamed:
  * a block of history / attention.slices rows of K and V, the last slice's
@@ -906,6 +971,94 @@ static void kv_check(const Plan *plan, PlanProblem *pp, gboolean measured, const
                                   changed->str));
 }
 
+/* A P1 section whose resident weights the fallbacks took back to
+ * streaming reads every W chunk once per row tile and every A chunk once
+ * per panel: at the largest shapes 20 times the lines the problem needs,
+ * and a program whose energy alone is over the power budget.  rf_grid
+ * (src/lower/grid.c) gives a task rows x cols accumulators, so that each W
+ * chunk serves `rows` row tiles and each A chunk `cols` panels.  Tried in
+ * GRIDS' order (the most reuse first), each where its knobs' rules take it
+ * and rf_alloc finds the room; the one with the fewest cycles the fitting
+ * can reach wins, estimated from its level 0 as its cycles or its dynamic
+ * energy at the power budget, whichever is more (the fitting slows a
+ * program at least that much), if that beats the plain fallback's;
+ * unmeasured (power.fit: off), the first that compiles.  A plan that
+ * writes a grid keeps it. */
+static const int GRIDS[][2] = {{2, 4}, {4, 2}, {2, 2}, {4, 1}, {1, 4}, {2, 1}, {1, 2}};
+
+static double fitted_estimate(const Point *p) {
+  double budget = FIT_LIMIT_W - FIT_MARGIN_W - p->static_w;
+  double e = budget > 0 ? (double)p->cycles * p->dyn_w / budget : (double)p->cycles;
+  return MAX((double)p->cycles, e);
+}
+
+static gboolean grid_repair(const Plan *plan, PlanProblem *pp, gboolean measured, const char *dump_after,
+                            gboolean verify, Point *pt, int *runs, GString *changed, double *was, double *now) {
+  Point best = {0};
+  PlanProblem won;
+  g_autoptr(GString) won_what = g_string_new(NULL);
+  double best_est = measured ? fitted_estimate(pt) : 0;
+  *was = best_est;
+  for (size_t i = 0; i < G_N_ELEMENTS(GRIDS) && !(best.ir && !measured); i++) {
+    Repair g = {{"rf_grid.rows", "rf_grid.cols"}, {GRIDS[i][0], GRIDS[i][1]}, 2};
+    if (GRIDS[i][0] == 1) g = (Repair){{"rf_grid.cols", NULL}, {GRIDS[i][1], 0}, 1};
+    if (GRIDS[i][1] == 1) g = (Repair){{"rf_grid.rows", NULL}, {GRIDS[i][0], 0}, 1};
+    Repair none = {{NULL, NULL}, {0, 0}, 0};
+    PlanProblem c;
+    g_autoptr(GString) what = g_string_new(NULL);
+    if (!repaired(plan, pp, &g, &none, 0, &c, what)) continue;
+    (*runs)++;
+    g_autoptr(GError) e = NULL;
+    Point p = {.relax = -1};
+    p.ir = pass_pipeline_section(plan, &c, dump_after, dump_after ? &p.dump : NULL, verify, &e);
+    if (!p.ir || (measured && !time_ir(plan, &c, 0, &p, &e))) {
+      point_free(&p);
+      continue;
+    }
+    double est = measured ? fitted_estimate(&p) : 0;
+    if (measured && est >= best_est) {
+      point_free(&p);
+      continue;
+    }
+    point_free(&best);
+    best = p;
+    best_est = est;
+    won = c;
+    g_string_assign(won_what, what->str);
+  }
+  if (!best.ir) return FALSE;
+  point_free(pt);
+  *pt = best;
+  *pp = won;
+  *now = best_est;
+  g_string_append_printf(changed, "%s%s", changed->len ? ", " : "", won_what->str);
+  return TRUE;
+}
+
+/* grid_repair where the fallbacks streamed a P1 section's resident
+ * weights, with its warning. */
+static void grid_check(const Plan *plan, PlanProblem *pp, gboolean measured, const char *dump_after, gboolean verify,
+                       Point *pt, GPtrArray **warnings, int *runs) {
+  const PlanProblem *as_written = plan_problem(plan, pp->dims.kind);
+  if (pp->dims.kind != PROB_P1 || pp->weights != WEIGHTS_STREAMED || as_written->weights != WEIGHTS_RESIDENT ||
+      pp->rf_grid_rows * pp->rf_grid_cols * pp->rf_grid_k > 1)
+    return;
+  g_autoptr(GString) changed = g_string_new(NULL);
+  double was, now;
+  if (!grid_repair(plan, pp, measured, dump_after, verify, pt, runs, changed, &was, &now)) return;
+  PlanLoc at = plan_knob_loc(pp, "weights");
+  if (at.line == 0) at = pp->where;
+  g_autofree char *file = text_escape(plan->file ? plan->file : "(plan)");
+  g_autofree char *gain = measured ? g_strdup_printf(" (%.0f -> %.0f cycles at the power budget, estimated)", was, now)
+                                   : g_strdup("");
+  if (!*warnings) *warnings = g_ptr_array_new_with_free_func(g_free);
+  g_ptr_array_add(*warnings,
+                  g_strdup_printf("%s:%d:%d: warning: weights: the streamed fallback reads each weight chunk once "
+                                  "per row tile; tiled with %s, each serves more row tiles and panels%s "
+                                  "(--strict refuses the fallback)",
+                                  file, MAX(at.line, 1), MAX(at.col, 1), changed->str, gain));
+}
+
 /* Level 0 of the section, with capacity fallbacks: while the lowering
  * refuses at a knob the plan wrote (a resident shard over a WG's RF, relays
  * over the machine's WGs, ...), that knob goes back to its default, with
@@ -928,17 +1081,26 @@ static gboolean first_fit(const Plan *plan, PlanProblem *pp, gboolean measured, 
       ok = pt->ir != NULL;
     }
     if (ok && repairs && !plan->strict) kv_check(plan, pp, measured, dump_after, verify, pt, warnings, runs, repaired_it);
+    if (ok && !plan->strict) grid_check(plan, pp, measured, dump_after, verify, pt, warnings, runs);
     if (ok) return TRUE;
     int i = pt->ir || plan->strict || round >= FIT_MAX_FALLBACKS ? -1 : cited_knob(plan, pp, e->message);
     const char *at = strstr(e->message, ": error: ");
     gboolean capacity = repairs && at && !pt->ir && !plan->strict && round < FIT_MAX_FALLBACKS &&
                         g_str_has_prefix(at + 9, "weights: resident: ");
-    if (i < 0 && !capacity) {
+    gboolean room = at && !pt->ir && !plan->strict && round < FIT_MAX_FALLBACKS &&
+                    g_str_has_prefix(at + 9, "rf_alloc: ");
+    if (i < 0 && !capacity && !room) {
       g_propagate_error(err, g_steal_pointer(&e));
       return FALSE;
     }
     point_free(pt);
     g_autoptr(GString) changed = g_string_new(NULL);
+    if (room && room_repair(plan, pp, at + 9, dump_after, verify, runs, changed)) {
+      if (!*warnings) *warnings = g_ptr_array_new_with_free_func(g_free);
+      g_ptr_array_add(*warnings, g_strdup_printf("%.*s: warning: %s; repaired with %s (--strict refuses)",
+                                                 (int)(at - e->message), e->message, at + 9, changed->str));
+      continue;
+    }
     if (capacity && repair(plan, pp, at + 9, measured, dump_after, verify, pt, runs, changed)) {
       *repaired_it = TRUE;
       if (!*warnings) *warnings = g_ptr_array_new_with_free_func(g_free);

@@ -602,6 +602,93 @@ START_TEST(test_fit_kv_repair) {
 }
 END_TEST
 
+/* A P1 section whose resident weights cannot fit at all (a panel of
+ * 1024 rows is 32 KiB even 8 columns wide, a WG's whole RF of 32 KiB, and
+ * ln_fold forbids K shards) falls back to streaming; the fallback tiles its
+ * tasks with an rf_grid, so that each weight chunk serves more row tiles,
+ * and runs faster than the plain fallback (the same plan streamed as
+ * written: one row tile and one panel a task), right and under the limit.
+ * --strict refuses the fallback. */
+#define GRID_PLAN(weights, fold)                                                                         \
+  "version: 1\nhardware: {rf_kib: 32}\np1:\n"                                                       \
+  "  problem: {d_model: 1024, heads: 32, d_ff: 1024, layers: 1, seqs: 1, rows: 64}\n"                \
+  "  weights: " weights "\n  k_chunk: {qkv: 32, wo: 32, w1: 32, w2: 32}\n" fold
+
+START_TEST(test_fit_grid_repair) {
+  const char *text = GRID_PLAN("resident", "  refinements: {ln_fold: true}\n");
+  g_autoptr(GError) err = NULL;
+  g_autoptr(Plan) plan = plan_parse("grid.yaml", text, strlen(text), &err);
+  ck_assert_msg(plan, "%s", err ? err->message : "?");
+  FitResult f;
+  g_autoptr(Ir) ir = fit_pipeline(plan, PROB_P1, NULL, NULL, FALSE, &f, &err);
+  ck_assert_msg(ir, "%s", err ? err->message : "?");
+  ck_assert_int_eq(ir->sched.weights, WEIGHTS_STREAMED);
+  ck_assert_msg(ir->sched.rf_grid_rows * ir->sched.rf_grid_cols > 1, "grid %d x %d", ir->sched.rf_grid_rows,
+                ir->sched.rf_grid_cols);
+  ck_assert(ir->warnings && ir->warnings->len == 2);
+  const char *w = g_ptr_array_index(ir->warnings, 1);
+  ck_assert_msg(g_str_has_prefix(w, "grid.yaml:5:3: warning: weights: the streamed fallback reads each weight chunk "
+                                    "once per row tile; tiled with rf_grid.rows: 1 -> ") &&
+                    strstr(w, "cycles at the power budget, estimated) (--strict refuses the fallback)"),
+                "%s", w);
+  g_autofree char *irt = ir_print(ir);
+  ck_assert_msg(strstr(irt, "p1.rf_grid.rows = ") && strstr(irt, "; fallback"), "the record does not mark the grid");
+  g_autofree char *prog = be_emit(ir);
+  run_as_fitted(prog, &f);
+  /* the plain fallback: slower */
+  const char *plain_text = GRID_PLAN("streamed", "");
+  g_autoptr(Plan) plain = plan_parse("plain.yaml", plain_text, strlen(plain_text), &err);
+  ck_assert_msg(plain, "%s", err ? err->message : "?");
+  FitResult g;
+  g_autoptr(Ir) pir = fit_pipeline(plain, PROB_P1, NULL, NULL, FALSE, &g, &err);
+  ck_assert_msg(pir, "%s", err ? err->message : "?");
+  ck_assert_int_eq(pir->sched.rf_grid_rows * pir->sched.rf_grid_cols, 1);
+  ck_assert_msg(f.cycles < g.cycles, "tiled %" G_GINT64_FORMAT " cycles, plain %" G_GINT64_FORMAT, f.cycles,
+                g.cycles);
+  plan->strict = TRUE;
+  g_autoptr(Ir) refused = fit_pipeline(plan, PROB_P1, NULL, NULL, FALSE, NULL, &err);
+  ck_assert(!refused && err && strstr(err->message, "error: weights: resident: a qkv panel shard is"));
+}
+END_TEST
+
+/* baseline.yaml on a machine with a 32 KiB RF: its 128-row chunks (a W
+ * chunk of 16 KiB, double-buffered with the A chunks) leave no room for a
+ * result, and rf_alloc refuses each projection in turn.  Each refusal is
+ * repaired with that projection's k_chunk down (a warning and a fallback
+ * mark each); the program is right and under the limit.  --strict refuses
+ * with rf_alloc's own diagnostic. */
+START_TEST(test_fit_room_repair) {
+  g_autofree char *text = NULL;
+  ck_assert(g_file_get_contents(TOP_PATH("plans/baseline.yaml"), &text, NULL, NULL));
+  const char *rf = "rf_kib: 64 ", *dims = "problem: {d_model: 256, heads: 8, d_ff: 1024, layers: 2, seqs: 2, rows: 256}";
+  char *r = strstr(text, rf), *d = strstr(text, dims);
+  ck_assert_msg(r && d && r < d, "plans/baseline.yaml's machine or P1 section changed: update this test");
+  g_autofree char *edited = g_strdup_printf(
+      "%.*srf_kib: 32 %.*sproblem: {d_model: 128, heads: 4, d_ff: 512, layers: 1, seqs: 1, rows: 128}%s",
+      (int)(r - text), text, (int)(d - r - strlen(rf)), r + strlen(rf), d + strlen(dims));
+  g_autoptr(GError) err = NULL;
+  g_autoptr(Plan) plan = plan_parse("baseline-rf32.yaml", edited, strlen(edited), &err);
+  ck_assert_msg(plan, "%s", err ? err->message : "?");
+  FitResult f;
+  g_autoptr(Ir) ir = fit_pipeline(plan, PROB_P1, NULL, NULL, FALSE, &f, &err);
+  ck_assert_msg(ir, "%s", err ? err->message : "?");
+  ck_assert(ir->warnings && ir->warnings->len == PROJ__COUNT);
+  for (int k = 0; k < PROJ__COUNT; k++) {
+    const char *w = g_ptr_array_index(ir->warnings, k);
+    g_autofree char *want = g_strdup_printf("repaired with k_chunk.%s: 128 -> 64 (--strict refuses)", sched_proj_name[k]);
+    ck_assert_msg(strstr(w, ": warning: rf_alloc: wg") && g_str_has_suffix(w, want), "%s", w);
+    ck_assert_int_eq(ir->sched.k_chunk[k], 64);
+  }
+  g_autofree char *irt = ir_print(ir);
+  ck_assert_msg(strstr(irt, "p1.k_chunk.qkv = 64  ; fallback"), "the record does not mark the repair");
+  g_autofree char *prog = be_emit(ir);
+  run_as_fitted(prog, &f);
+  plan->strict = TRUE;
+  g_autoptr(Ir) refused = fit_pipeline(plan, PROB_P1, NULL, NULL, FALSE, NULL, &err);
+  ck_assert(!refused && err && strstr(err->message, ": error: rf_alloc: wg"));
+}
+END_TEST
+
 /* fit_pipeline_kept: the program the fitting ran last, for a caller that
  * runs it again (tcc-grade).  best.yaml's default D1 is measured once and
  * kept as written: the kept program is be_emit's text (the same SHA-256),
@@ -659,6 +746,8 @@ Suite *suite_fit(void) {
   tcase_add_test(tc, test_fit_stage_rate);
   tcase_add_test(tc, test_fit_shaped_rates);
   tcase_add_test(tc, test_fit_kv_repair);
+  tcase_add_test(tc, test_fit_grid_repair);
+  tcase_add_test(tc, test_fit_room_repair);
   tcase_add_test(tc, test_fit_kept);
   suite_add_tcase(s, tc);
   return s;
