@@ -774,6 +774,22 @@ static int refused_proj(const char *text) {
   return named_proj(text);
 }
 
+/* Does the candidate get the lowering past projection j's refusal: it
+ * compiles, or refuses at something `about` (refused_proj, room_proj)
+ * does not tie to j?  One compile, counted in *runs. */
+static gboolean gets_past(const Plan *plan, const PlanProblem *cand, const char *dump_after, gboolean verify,
+                          int *runs, int (*about)(const char *), int j) {
+  (*runs)++;
+  g_autoptr(GError) e = NULL;
+  char *dump = NULL;
+  Ir *ir = pass_pipeline_section(plan, cand, dump_after, dump_after ? &dump : NULL, verify, &e);
+  g_free(dump);
+  const char *at = e ? strstr(e->message, ": error: ") : NULL;
+  gboolean past = ir || !at || about(at + 9) != j;
+  if (ir) ir_free(ir);
+  return past;
+}
+
 /* When no single repair compiles the whole section (a stage after the one
  * refused needs its own repair, or a technique built with it a fallback):
  * the first repair of projection X's unit (as above, none first) with the
@@ -807,15 +823,7 @@ static gboolean step_repair(const Plan *plan, PlanProblem *pp, const char *text,
       if (!repaired(plan, pp, &unit[a], &none, 0, &cand, what)) continue;
       if (g != g_now && !plan_knob_repair(&cand, &plan->hw, pg, g, what)) continue;
       tries++;
-      (*runs)++;
-      g_autoptr(GError) e = NULL;
-      char *dump = NULL;
-      Ir *ir = pass_pipeline_section(plan, &cand, dump_after, dump_after ? &dump : NULL, verify, &e);
-      g_free(dump);
-      const char *at = e ? strstr(e->message, ": error: ") : NULL;
-      gboolean past = ir || !at || refused_proj(at + 9) != j;
-      if (ir) ir_free(ir);
-      if (!past) continue;
+      if (!gets_past(plan, &cand, dump_after, verify, runs, refused_proj, j)) continue;
       *pp = cand;
       g_string_append_printf(changed, "%s%s", changed->len ? ", " : "", what->str);
       return TRUE;
@@ -868,16 +876,8 @@ static gboolean room_repair(const Plan *plan, PlanProblem *pp, const char *text,
     PlanProblem c;
     g_autoptr(GString) what = g_string_new(NULL);
     Repair none = {{NULL, NULL}, {0, 0}, 0};
-    if (!repaired(plan, pp, &cand[i], &none, 0, &c, what)) continue;
-    (*runs)++;
-    g_autoptr(GError) e = NULL;
-    char *dump = NULL;
-    Ir *ir = pass_pipeline_section(plan, &c, dump_after, dump_after ? &dump : NULL, verify, &e);
-    g_free(dump);
-    const char *at = e ? strstr(e->message, ": error: ") : NULL;
-    gboolean past = ir || !at || room_proj(at + 9) != j;
-    if (ir) ir_free(ir);
-    if (!past) continue;
+    if (!repaired(plan, pp, &cand[i], &none, 0, &c, what) || !gets_past(plan, &c, dump_after, verify, runs, room_proj, j))
+      continue;
     *pp = c;
     g_string_append_printf(changed, "%s%s", changed->len ? ", " : "", what->str);
     return TRUE;
