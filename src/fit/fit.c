@@ -1011,7 +1011,10 @@ static gboolean grid_repair(const Plan *plan, PlanProblem *pp, gboolean measured
     g_autoptr(GError) e = NULL;
     Point p = {.relax = -1};
     p.ir = pass_pipeline_section(plan, &c, dump_after, dump_after ? &p.dump : NULL, verify, &e);
-    if (!p.ir || (measured && !time_ir(plan, &c, 0, &p, &e))) {
+    /* a run as long as the best estimate cannot beat it (the estimate is
+     * at least the cycles): it stops there */
+    int64_t cap = measured && best_est > 0 ? (int64_t)ceil(best_est) : 0;
+    if (!p.ir || (measured && !time_ir(plan, &c, cap, &p, &e))) {
       point_free(&p);
       continue;
     }
