@@ -74,6 +74,10 @@ refused d1_max 'd1: {problem: {d_model: 1024, heads: 32, d_ff: 4096, layers: 8, 
 
 # P1: d_model 32..1024, d_ff 32..4096, layers 1..8, seqs 1..8, rows 32..1024
 compiles p1_min 'p1: {problem: {d_model: 32, heads: 1, d_ff: 32, layers: 1, seqs: 1, rows: 32}}'
+# a 32 KiB RF: the default chunks leave no room for a result; tcc-gen
+# repairs each projection's k_chunk (room_repair, src/fit/fit.c)
+compiles p1_rf_32 'hardware: {rf_kib: 32}
+p1: {}'
 compiles p1_d_model_max 'p1: {problem: {d_model: 1024, heads: 32}}'
 compiles p1_d_ff_min 'p1: {problem: {d_ff: 32}}'
 compiles p1_d_ff_max 'p1: {problem: {d_ff: 4096}}'
