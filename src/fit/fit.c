@@ -665,6 +665,8 @@ typedef struct Repair {
   int n;
 } Repair;
 
+static const Repair NO_REPAIR = {{NULL, NULL}, {0, 0}, 0};
+
 /* Knob `path`'s repair values from its value now, `dir` (+1 up, -1 down)
  * by `step` until `stop`: the first `max` its rule and needs take, each
  * appended to out[] as a one-knob repair.  Returns how many. */
@@ -690,6 +692,21 @@ static gboolean repaired(const Plan *plan, const PlanProblem *pp, const Repair *
     for (int k = 0; k < r[a]->n; k++)
       if (!plan_knob_repair(out, &plan->hw, r[a]->path[k], r[a]->v[k], what)) return FALSE;
   return rl == 0 || plan_knob_repair(out, &plan->hw, "resident_layers", rl, what);
+}
+
+/* The section with repair r applied (*c, its changes appended to `what`),
+ * compiled into *p, one run; FALSE, *p empty, when the repair does not
+ * take or the program does not compile. */
+static gboolean repair_point(const Plan *plan, const PlanProblem *pp, const Repair *r, const char *dump_after,
+                             gboolean verify, int *runs, PlanProblem *c, GString *what, Point *p) {
+  *p = (Point){.relax = -1};
+  if (!repaired(plan, pp, r, &NO_REPAIR, 0, c, what)) return FALSE;
+  (*runs)++;
+  g_autoptr(GError) e = NULL;
+  p->ir = pass_pipeline_section(plan, c, dump_after, dump_after ? &p->dump : NULL, verify, &e);
+  if (p->ir) return TRUE;
+  point_free(p);
+  return FALSE;
 }
 
 /* Try the repairs of a refusal at resident weights (its text after the
@@ -819,8 +836,7 @@ static gboolean step_repair(const Plan *plan, PlanProblem *pp, const char *text,
       if (a == 0 && g == g_now) continue; /* as written: refused */
       PlanProblem cand;
       g_autoptr(GString) what = g_string_new(NULL);
-      Repair none = {{NULL, NULL}, {0, 0}, 0};
-      if (!repaired(plan, pp, &unit[a], &none, 0, &cand, what)) continue;
+      if (!repaired(plan, pp, &unit[a], &NO_REPAIR, 0, &cand, what)) continue;
       if (g != g_now && !plan_knob_repair(&cand, &plan->hw, pg, g, what)) continue;
       tries++;
       if (!gets_past(plan, &cand, dump_after, verify, runs, refused_proj, j)) continue;
@@ -875,8 +891,7 @@ static gboolean room_repair(const Plan *plan, PlanProblem *pp, const char *text,
   for (int i = 0; i < n; i++) {
     PlanProblem c;
     g_autoptr(GString) what = g_string_new(NULL);
-    Repair none = {{NULL, NULL}, {0, 0}, 0};
-    if (!repaired(plan, pp, &cand[i], &none, 0, &c, what) || !gets_past(plan, &c, dump_after, verify, runs, room_proj, j))
+    if (!repaired(plan, pp, &cand[i], &NO_REPAIR, 0, &c, what) || !gets_past(plan, &c, dump_after, verify, runs, room_proj, j))
       continue;
     *pp = c;
     g_string_append_printf(changed, "%s%s", changed->len ? ", " : "", what->str);
@@ -915,15 +930,12 @@ static gboolean kv_repair(const Plan *plan, PlanProblem *pp, gboolean measured, 
   for (int i = 0; i < n && !(best[1].ir && !measured); i++) {
     PlanProblem c;
     g_autoptr(GString) what = g_string_new(NULL);
-    Repair none = {{NULL, NULL}, {0, 0}, 0};
-    if (!repaired(plan, pp, &cand[i], &none, 0, &c, what)) continue;
-    (*runs)++;
-    g_autoptr(GError) e = NULL;
-    Point p = {.relax = -1};
-    p.ir = pass_pipeline_section(plan, &c, dump_after, dump_after ? &p.dump : NULL, verify, &e);
-    int stays = p.ir && !p.ir->history_streamed;
+    Point p;
+    if (!repair_point(plan, pp, &cand[i], dump_after, verify, runs, &c, what, &p)) continue;
+    int stays = !p.ir->history_streamed;
     int64_t cap = best[stays].ir ? best[stays].cycles : measured ? pt->cycles : 0;
-    if (!p.ir || (!measured && !stays) || (measured && !time_ir(plan, &c, cap, &p, &e))) {
+    g_autoptr(GError) e = NULL;
+    if ((!measured && !stays) || (measured && !time_ir(plan, &c, cap, &p, &e))) {
       point_free(&p);
       continue;
     }
@@ -984,7 +996,11 @@ static void kv_check(const Plan *plan, PlanProblem *pp, gboolean measured, const
  * program at least that much), if that beats the plain fallback's;
  * unmeasured (power.fit: off), the first that compiles.  A plan that
  * writes a grid keeps it. */
-static const int GRIDS[][2] = {{2, 4}, {4, 2}, {2, 2}, {4, 1}, {1, 4}, {2, 1}, {1, 2}};
+#define GRID(r, c) {{"rf_grid.rows", "rf_grid.cols"}, {r, c}, 2}
+#define GRID_ROWS(r) {{"rf_grid.rows", NULL}, {r, 0}, 1}
+#define GRID_COLS(c) {{"rf_grid.cols", NULL}, {c, 0}, 1}
+static const Repair GRIDS[] = {GRID(2, 4), GRID(4, 2), GRID(2, 2), GRID_ROWS(4), GRID_COLS(4), GRID_ROWS(2),
+                               GRID_COLS(2)};
 
 static double fitted_estimate(const Point *p) {
   double budget = FIT_LIMIT_W - FIT_MARGIN_W - p->static_w;
@@ -1000,21 +1016,15 @@ static gboolean grid_repair(const Plan *plan, PlanProblem *pp, gboolean measured
   double best_est = measured ? fitted_estimate(pt) : 0;
   *was = best_est;
   for (size_t i = 0; i < G_N_ELEMENTS(GRIDS) && !(best.ir && !measured); i++) {
-    Repair g = {{"rf_grid.rows", "rf_grid.cols"}, {GRIDS[i][0], GRIDS[i][1]}, 2};
-    if (GRIDS[i][0] == 1) g = (Repair){{"rf_grid.cols", NULL}, {GRIDS[i][1], 0}, 1};
-    if (GRIDS[i][1] == 1) g = (Repair){{"rf_grid.rows", NULL}, {GRIDS[i][0], 0}, 1};
-    Repair none = {{NULL, NULL}, {0, 0}, 0};
     PlanProblem c;
     g_autoptr(GString) what = g_string_new(NULL);
-    if (!repaired(plan, pp, &g, &none, 0, &c, what)) continue;
-    (*runs)++;
-    g_autoptr(GError) e = NULL;
-    Point p = {.relax = -1};
-    p.ir = pass_pipeline_section(plan, &c, dump_after, dump_after ? &p.dump : NULL, verify, &e);
+    Point p;
+    if (!repair_point(plan, pp, &GRIDS[i], dump_after, verify, runs, &c, what, &p)) continue;
     /* a run as long as the best estimate cannot beat it (the estimate is
      * at least the cycles): it stops there */
     int64_t cap = measured && best_est > 0 ? (int64_t)ceil(best_est) : 0;
-    if (!p.ir || (measured && !time_ir(plan, &c, cap, &p, &e))) {
+    g_autoptr(GError) e = NULL;
+    if (measured && !time_ir(plan, &c, cap, &p, &e)) {
       point_free(&p);
       continue;
     }

@@ -33,6 +33,14 @@ static Plan *best_d1(const char *dims, const char *power) {
 
 #define H64 "{d_model: 128, heads: 4, d_ff: 512, layers: 2, history: 64, steps: 8}"
 
+/* A plan from its text, which must parse. */
+static Plan *parsed(const char *name, const char *text) {
+  g_autoptr(GError) err = NULL;
+  Plan *p = plan_parse(name, text, strlen(text), &err);
+  ck_assert_msg(p, "%s", err ? err->message : "?");
+  return p;
+}
+
 /* Assemble and run the program on seed 7 with its numerics checked. */
 static void run(const char *text, SimResult *r) {
   SimOptions o;
@@ -615,10 +623,8 @@ END_TEST
   "  weights: " weights "\n  k_chunk: {qkv: 32, wo: 32, w1: 32, w2: 32}\n" fold
 
 START_TEST(test_fit_grid_repair) {
-  const char *text = GRID_PLAN("resident", "  refinements: {ln_fold: true}\n");
+  g_autoptr(Plan) plan = parsed("grid.yaml", GRID_PLAN("resident", "  refinements: {ln_fold: true}\n"));
   g_autoptr(GError) err = NULL;
-  g_autoptr(Plan) plan = plan_parse("grid.yaml", text, strlen(text), &err);
-  ck_assert_msg(plan, "%s", err ? err->message : "?");
   FitResult f;
   g_autoptr(Ir) ir = fit_pipeline(plan, PROB_P1, NULL, NULL, FALSE, &f, &err);
   ck_assert_msg(ir, "%s", err ? err->message : "?");
@@ -636,9 +642,7 @@ START_TEST(test_fit_grid_repair) {
   g_autofree char *prog = be_emit(ir);
   run_as_fitted(prog, &f);
   /* the plain fallback: slower */
-  const char *plain_text = GRID_PLAN("streamed", "");
-  g_autoptr(Plan) plain = plan_parse("plain.yaml", plain_text, strlen(plain_text), &err);
-  ck_assert_msg(plain, "%s", err ? err->message : "?");
+  g_autoptr(Plan) plain = parsed("plain.yaml", GRID_PLAN("streamed", ""));
   FitResult g;
   g_autoptr(Ir) pir = fit_pipeline(plain, PROB_P1, NULL, NULL, FALSE, &g, &err);
   ck_assert_msg(pir, "%s", err ? err->message : "?");
@@ -666,9 +670,8 @@ START_TEST(test_fit_room_repair) {
   g_autofree char *edited = g_strdup_printf(
       "%.*srf_kib: 32 %.*sproblem: {d_model: 128, heads: 4, d_ff: 512, layers: 1, seqs: 1, rows: 128}%s",
       (int)(r - text), text, (int)(d - r - strlen(rf)), r + strlen(rf), d + strlen(dims));
+  g_autoptr(Plan) plan = parsed("baseline-rf32.yaml", edited);
   g_autoptr(GError) err = NULL;
-  g_autoptr(Plan) plan = plan_parse("baseline-rf32.yaml", edited, strlen(edited), &err);
-  ck_assert_msg(plan, "%s", err ? err->message : "?");
   FitResult f;
   g_autoptr(Ir) ir = fit_pipeline(plan, PROB_P1, NULL, NULL, FALSE, &f, &err);
   ck_assert_msg(ir, "%s", err ? err->message : "?");
