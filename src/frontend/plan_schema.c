@@ -286,6 +286,7 @@ const PlanKnobDef plan_knobs[PLAN_NKNOBS] = {
     INT("rf_grid.rows", P1, rf_grid_rows, 1, 8, 1, -1, NULL, 0, 0),
     INT("rf_grid.cols", P1, rf_grid_cols, 1, 8, 1, -1, NULL, 0, 0),
     INT("rf_grid.k_split", P1, rf_grid_k, 1, 8, 1, -1, NULL, 0, 0),
+    BOOL("rf_grid.multicast", P1, rf_grid_mc, 0, -1, check_multicast, 0, 0),
     INT("power.preload_waves", BOTH, preload_waves, 1, 64, 1, -1, NULL, 0, 4),
     ENUM("power.wave_order", BOTH, wave_order, wave_order_names, WAVES_BY_SM, 0, 4),
     INT("power.bucket_bytes", BOTH, bucket_bytes, 0, 1 << 30, 0, -1, NULL, 0, 0),

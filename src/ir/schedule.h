@@ -64,7 +64,7 @@ extern const char *const sched_space_name[SPACE__COUNT]; /* "ln", "qkv", "att", 
 
 /* Number of knobs (the frontend's table, plan_schema.c), problem dims
  * included. */
-#define SCHED_NKNOBS 127
+#define SCHED_NKNOBS 128
 /* Longest value text of a knob ("round_robin", "-1", "1073741824"). */
 #define SCHED_VALUE_MAX 16
 
@@ -130,6 +130,7 @@ typedef struct Schedule {
   int multicast_issuers;    /* P1, with multicast_pass: the pass's issuer */
                             /* tasks per merged set (0: members in turn)  */
   int rf_grid_rows, rf_grid_cols, rf_grid_k; /* P1, planned: not all 1   */
+  gboolean rf_grid_mc;      /* P1 grid: A chunks multicast per row group  */
   int preload_waves;        /* preload waves (resident weights)         */
   SchedWaveOrder wave_order; /* which WGs make up each wave             */
   int bucket_bytes;         /* bytes of HBM loads per bucket (0 = none) */

@@ -115,6 +115,7 @@ typedef struct GridTask {
   Ir *ir;
   const LwP1Grid *g;
   int task, t0, p0, s, nb, kc, KS;
+  int wave; /* rf_grid.multicast: the task's wave (-1: plain loads) */
   int a[2][8], w[2][8];
 } GridTask;
 
@@ -130,40 +131,72 @@ static void round_loads(const GridTask *gt, int k) {
   Ir *ir = gt->ir;
   int k0 = gt->s * gt->KS + k * gt->kc, b = k % gt->nb, P = g->pj->panel, R = g->rows, C = g->cols;
   LwMat am = {g->a.col, g->a.stride, g->a.packed};
+  GArray *ops = ir_task_at(ir, gt->task)->ops;
   for (int i = 0, j = 0; i < R || j < C;) {
     if (i < R && (j >= C || i * C + C - 1 <= (R - 1) * C + j)) {
-      lw_load_mat(ir, gt->task, ir_all(ir, gt->a[b][i]), g->a.sym, &am, (gt->t0 + i) * g->R, k0, g->a.prov);
+      guint from = ops->len;
+      lw_load_mat(ir, gt->task, ir_all(ir, gt->a[b][i]), g->a.sym, &am, (gt->t0 + i) * g->R, k0,
+                  gt->wave >= 0 ? g->mc_prov : g->a.prov);
+      for (guint o = from; gt->wave >= 0 && o < ops->len; o++) /* the multicast pass's candidates */
+        g_array_index(ops, IrOp, o).mods |= IR_MOD_CAND;
       i++;
     } else {
       lw_load(ir, gt->task, ir_all(ir, gt->w[b][j]), g->wsym, k0, (gt->p0 + j) * P, g->N, g->kprov);
+      if (gt->wave >= 0) g_array_index(ops, IrOp, ops->len - 1).mods |= IR_MOD_CAND;
       j++;
     }
   }
 }
 
+/* rf_grid.multicast: the waves' shape, `a` row groups x `b` panel
+ * groups of grids (divisors of the stage's), a x b tasks that divide the
+ * WGs placement deals to (mc_set): placement deals the tasks round robin
+ * in task order, so a wave's tasks are on different WGs and every wave
+ * runs alone on its WGs, after the wave before.  Of those, the shape with
+ * the fewest loads per MMA: a wave's K round reads a x rows A chunks and
+ * b x cols W chunks for a b rows cols MMAs.  FALSE (plain loads) when no
+ * wave has two tasks. */
+static gboolean wave_shape(const LwP1Grid *g, int *wa, int *wb) {
+  int rg = g->tiles / g->rows, pg = g->N / g->pj->panel / g->cols;
+  double best = 0;
+  *wa = *wb = 1;
+  for (int a = 1; a <= rg; a++)
+    for (int b = 1; rg % a == 0 && b <= pg; b++) {
+      if (pg % b != 0 || a * b < 2 || g->mc_set % (a * b) != 0) continue;
+      double loads = 1.0 / (b * g->cols) + 1.0 / (a * g->rows); /* per MMA */
+      if (best == 0 || loads < best - 1e-12) best = loads, *wa = a, *wb = b;
+    }
+  return best > 0;
+}
+
 /* One task: grid (tiles t0.., panels p0..), K shard s. */
-static void grid_task(Ir *ir, const LwP1Grid *g, int t0, int p0, int s, int nb) {
+static void grid_task(Ir *ir, const LwP1Grid *g, int t0, int p0, int s, int nb, int wave) {
   int P = g->pj->panel, GR = g->rows, GC = g->cols, S = g->shards, KS = g->K / S;
   int kc = MIN(g->pj->k_chunk, KS), nk = KS / kc;
   g_autofree char *tag = S > 1 ? g_strdup_printf("l%d.%s.r%d.p%d.k%d", g->layer, g->name, t0, p0, s)
                                : g_strdup_printf("l%d.%s.r%d.p%d", g->layer, g->name, t0, p0);
   IrRole role = g->role;
   role.tile = t0, role.panel = p0, role.kshard = S > 1 ? s : role.kshard;
-  GridTask gt = {.ir = ir, .g = g, .t0 = t0, .p0 = p0, .s = s, .nb = nb, .kc = kc, .KS = KS};
+  GridTask gt = {.ir = ir, .g = g, .t0 = t0, .p0 = p0, .s = s, .nb = nb, .kc = kc, .KS = KS, .wave = wave};
   int task = gt.task = lw_task(ir, tag, g->stage, g->prov, role);
   if (g->after >= 0) ir_task_waits(ir, task, g->after);
   ir_task_signals(ir, task, g->grp);
-  /* buffers a<set><i>, w<set><j>; accumulators acc<i><j> */
+  /* buffers a<set><i>, w<set><j>; accumulators acc<i><j>.  With
+   * rf_grid.multicast the A buffers are named alike on the wave's tasks of
+   * a row group, the W buffers on those of a panel group: the multicast
+   * pass's LD.mc targets */
+  g_autofree char *atag = wave >= 0 ? g_strdup_printf("l%d.%s.r%d.x%d", g->layer, g->name, t0, wave) : g_strdup(tag);
+  g_autofree char *wtag = wave >= 0 ? g_strdup_printf("l%d.%s.p%d.x%d", g->layer, g->name, p0, wave) : g_strdup(tag);
   int acc[8][8];
   for (int b = 0; b < nb; b++) {
     char what[8];
     for (int i = 0; i < GR; i++) {
       g_snprintf(what, sizeof what, "a%d%d", b, i);
-      gt.a[b][i] = lw_rf_sub(ir, task, tag, what, g->R, kc);
+      gt.a[b][i] = lw_rf_sub(ir, task, atag, what, g->R, kc);
     }
     for (int j = 0; j < GC; j++) {
       g_snprintf(what, sizeof what, "w%d%d", b, j);
-      gt.w[b][j] = lw_rf_sub(ir, task, tag, what, kc, P);
+      gt.w[b][j] = lw_rf_sub(ir, task, wtag, what, kc, P);
     }
   }
   for (int i = 0; i < GR; i++)
@@ -219,10 +252,16 @@ static void grid_task(Ir *ir, const LwP1Grid *g, int t0, int p0, int s, int nb) 
 
 gboolean lw_p1_grid_stage(Ir *ir, const LwP1Grid *g, GError **err) {
   if (!lw_p1_grid_check(ir, g, err)) return FALSE;
-  int np = g->N / g->pj->panel, nb = lw_p1_grid_buffers(ir, g);
-  /* shards S-1..1 of every grid first, then the shard 0 tasks (see above) */
+  int np = g->N / g->pj->panel, nb = lw_p1_grid_buffers(ir, g), wa = g->tiles / g->rows, wb = np / g->cols;
+  gboolean mc = g->mc_set > 1 && wave_shape(g, &wa, &wb);
+  int wave = 0;
+  /* shards S-1..1 of every grid first, then the shard 0 tasks (see
+   * above); a shard's grids wave by wave (one wave: all of them) */
   for (int s = g->shards - 1; s >= 0; s--)
-    for (int t0 = 0; t0 < g->tiles; t0 += g->rows)
-      for (int p0 = 0; p0 < np; p0 += g->cols) grid_task(ir, g, t0, p0, s, nb);
+    for (int r0 = 0; r0 < g->tiles; r0 += wa * g->rows)
+      for (int q0 = 0; q0 < np; q0 += wb * g->cols, wave++)
+        for (int t0 = r0; t0 < r0 + wa * g->rows; t0 += g->rows)
+          for (int p0 = q0; p0 < q0 + wb * g->cols; p0 += g->cols)
+            grid_task(ir, g, t0, p0, s, nb, mc ? wave : -1);
   return TRUE;
 }

@@ -28,6 +28,9 @@ typedef struct LwP1Grid {
   LwTileFinish finish;
   void *ctx;
   IrProv prov, kprov;     /* the tasks' knob (rf_grid.rows), k_chunk's      */
+  int mc_set;             /* rf_grid.multicast: tasks of a row group whose  */
+                          /* A chunks may be one LD.mc (0: plain loads)     */
+  IrProv mc_prov;
 } LwP1Grid;
 /* FALSE with an error at the rf_grid knob the stage cannot satisfy. */
 gboolean lw_p1_grid_check(Ir *ir, const LwP1Grid *g, GError **err);

@@ -490,6 +490,10 @@ static gboolean stage_proj_grid(P1 *c, int l, int stage, const ProjStage *ps, GE
                 .wsym = wsym, .bsym = bsym, .extra = (ps->gelu != 0) + (ps->res_sym != NULL),
                 .after = after, .grp = grp, .finish = tail_cb, .ctx = &pt,
                 .prov = ir_prov(ir, "rf_grid.rows"), .kprov = ps->pj->kprov};
+  if (c->pp->rf_grid_mc) { /* a set of LD.mc targets on different WGs: at most one per WG placement takes */
+    g.mc_prov = ir_prov(ir, "rf_grid.multicast");
+    g.mc_set = (c->pp->sms_used > 0 ? c->pp->sms_used : ir->hw.sms) * ir->hw.wgs_per_sm - (c->pp->pacing_wg >= 0);
+  }
   g.part_room = dead_run(c, ps, &g.part_col);
   return lw_p1_grid_stage(ir, &g, err);
 }
@@ -812,7 +816,7 @@ static void p1_size(const Ir *ir, int seqs, int rows, P1Size *z) {
   int64_t N = (int64_t)seqs * rows;
   z->tiles = N / R;
   gboolean resident = pp->weights == WEIGHTS_RESIDENT;
-  gboolean grid = pp->rf_grid_rows * pp->rf_grid_cols * pp->rf_grid_k > 1;
+  gboolean grid = pp->rf_grid_rows * pp->rf_grid_cols * pp->rf_grid_k > 1 || pp->rf_grid_mc;
   if (!resident && !grid) {
     const int cols[PROJ__COUNT] = {[PROJ_QKV] = 3 * d, [PROJ_WO] = d, [PROJ_W1] = f, [PROJ_W2] = d};
     const int K[PROJ__COUNT] = {[PROJ_QKV] = d, [PROJ_WO] = d, [PROJ_W1] = d, [PROJ_W2] = f};
@@ -957,9 +961,12 @@ gboolean pass_lower_p1(Ir *ir, GError **err) {
   c.packed = pp->layout != LAYOUT_ROW;
   c.packed_x = pp->layout == LAYOUT_PACKED_X;
   if (c.packed && !packed_fits(&c, err)) return FALSE;
-  gboolean grid = pp->rf_grid_rows * pp->rf_grid_cols * pp->rf_grid_k > 1;
+  gboolean grid = pp->rf_grid_rows * pp->rf_grid_cols * pp->rf_grid_k > 1 || pp->rf_grid_mc;
   if (grid && resident) {
-    const char *knob = pp->rf_grid_rows > 1 ? "rf_grid.rows" : pp->rf_grid_cols > 1 ? "rf_grid.cols" : "rf_grid.k_split";
+    const char *knob = pp->rf_grid_rows > 1   ? "rf_grid.rows"
+                       : pp->rf_grid_cols > 1 ? "rf_grid.cols"
+                       : pp->rf_grid_k > 1    ? "rf_grid.k_split"
+                                              : "rf_grid.multicast";
     ir_error(ir, err, ir_prov(ir, knob),
              "%s needs weights: streamed: resident owners keep their W blocks in RF, so a grid saves no W "
              "loads; their grid is panels.* (the columns one A chunk feeds) and their K split k_split.*",

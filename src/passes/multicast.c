@@ -162,7 +162,8 @@ static int by_pos(gconstpointer a, gconstpointer b) {
   const Ins *x = a, *y = b;
   if (x->pos != y->pos) return x->pos < y->pos ? -1 : 1;
   if (x->ord != y->ord) return x->ord < y->ord ? -1 : 1;
-  return (x->kind > y->kind) - (x->kind < y->kind);
+  if (x->kind != y->kind) return x->kind < y->kind ? -1 : 1;
+  return (x->g > y->g) - (x->g < y->g); /* two sets' inserts at one place */
 }
 
 /* The groups: candidates keyed by window and occurrence in their task. */
@@ -307,23 +308,44 @@ static void plan_inserts(const Ir *ir, GPtrArray *groups, int set, gboolean hois
   }
 }
 
-/* Do the members of the set see the points and waits in the same order? */
+/* Is insert x one of set `set`'s? (A task may be a member of several sets:
+ * rf_grid.multicast's A chunks by row group, W chunks by panel group.) */
+static inline gboolean of_set(GPtrArray *groups, const Ins *x, int set) {
+  return ((const Group *)g_ptr_array_index(groups, x->g))->set == set;
+}
+
+/* The next insert of set `set` in a from k on (a->len: none). */
+static guint next_of(GPtrArray *groups, const GArray *a, guint k, int set) {
+  while (k < a->len && !of_set(groups, &g_array_index(a, Ins, k), set)) k++;
+  return k;
+}
+
+/* Do the members of the set see its points and waits in the same order? */
 static gboolean same_order(GPtrArray *groups, int set, GArray **ins) {
   const Group *first = NULL;
   for (guint i = 0; i < groups->len && !first; i++)
     if (((const Group *)g_ptr_array_index(groups, i))->set == set) first = g_ptr_array_index(groups, i);
   if (!first) return TRUE;
+  for (guint m = 0; m < first->task->len; m++) g_array_sort(ins[g_array_index(first->task, int, m)], by_pos);
   const GArray *a = ins[g_array_index(first->task, int, 0)];
-  for (guint m = 0; m < first->task->len; m++) {
-    GArray *b = ins[g_array_index(first->task, int, m)];
-    g_array_sort(b, by_pos);
-    if (b->len != a->len) return FALSE;
-    for (guint k = 0; k < a->len; k++) {
-      const Ins *x = &g_array_index(a, Ins, k), *y = &g_array_index(b, Ins, k);
+  for (guint m = 1; m < first->task->len; m++) {
+    const GArray *b = ins[g_array_index(first->task, int, m)];
+    guint i = next_of(groups, a, 0, set), j = next_of(groups, b, 0, set);
+    for (; i < a->len && j < b->len; i = next_of(groups, a, i + 1, set), j = next_of(groups, b, j + 1, set)) {
+      const Ins *x = &g_array_index(a, Ins, i), *y = &g_array_index(b, Ins, j);
       if (x->g != y->g || x->kind != y->kind) return FALSE;
     }
+    if (i < a->len || j < b->len) return FALSE;
   }
   return TRUE;
+}
+
+/* Drop set `set`'s inserts from ins[t], keeping those of other sets. */
+static void drop_set(GPtrArray *groups, GArray *x, int set) {
+  guint n = 0;
+  for (guint k = 0; k < x->len; k++)
+    if (!of_set(groups, &g_array_index(x, Ins, k), set)) g_array_index(x, Ins, n++) = g_array_index(x, Ins, k);
+  g_array_set_size(x, n);
 }
 
 /* Rewrite task t with its inserts (sorted); `tasks_issue[set]`: the set
@@ -442,12 +464,14 @@ static int *issuer_wgs(const Ir *ir, GPtrArray *groups, int nsets, int per, cons
  * far as not yet waited for (what makes the source valid), WAIT until every
  * member is done with the buffer, LD.mc, SIG full. */
 static int issuer_task(Ir *ir, GPtrArray *groups, const GArray *cls, int set, int i, int per, int wg,
-                       const gboolean *stage_ev) {
+                       const gboolean *stage_ev, int nth) {
   const Group *first = NULL;
   for (guint k = 0; k < groups->len && !first; k++)
     if (((const Group *)g_ptr_array_index(groups, k))->set == set) first = g_ptr_array_index(groups, k);
   const IrTask *m0 = ir_task_at(ir, g_array_index(first->task, int, 0));
-  g_autofree char *name = g_strdup_printf("%s.mc%d", m0->name, i);
+  /* named after the set's first member; the nth set it leads (a member of
+   * several, rf_grid.multicast's) adds .s<nth> */
+  g_autofree char *name = nth ? g_strdup_printf("%s.s%d.mc%d", m0->name, nth, i) : g_strdup_printf("%s.mc%d", m0->name, i);
   IrRole role = m0->role;
   IrProv prov = m0->prov;
   int stage = m0->stage;
@@ -544,7 +568,7 @@ static gboolean points_in_order(GPtrArray *groups, int set, GArray **ins) {
   int last = -1;
   for (guint k = 0; k < a->len; k++) {
     const Ins *x = &g_array_index(a, Ins, k);
-    if (x->kind != 0) continue;
+    if (x->kind != 0 || !of_set(groups, x, set)) continue;
     if (x->ord < last) return FALSE;
     last = x->ord;
   }
@@ -590,8 +614,8 @@ gboolean pass_multicast(Ir *ir, GError **err) {
       const Group *g = g_ptr_array_index(groups, i);
       if (g->set != s) continue;
       for (guint m = 0; m < g->task->len; m++) {
-        GArray **x = &ins[g_array_index(g->task, int, m)];
-        if (*x) g_array_set_size(*x, 0);
+        GArray *x = ins[g_array_index(g->task, int, m)];
+        if (x) drop_set(groups, x, s);
       }
     }
     plan_inserts(ir, groups, s, FALSE, FALSE, ins);
@@ -612,11 +636,19 @@ gboolean pass_multicast(Ir *ir, GError **err) {
     if (e >= 0 && (guint)e < ir->events->len) stage_ev[e] = TRUE;
   }
   g_autoptr(GArray) after = g_array_new(FALSE, FALSE, sizeof(int));
-  for (int s = 0; s < nsets; s++)
+  g_autofree int *led = g_new0(int, K + 1); /* sets led so far, by first member */
+  for (int s = 0; s < nsets; s++) {
+    int m0 = -1;
+    for (guint i = 0; i < groups->len && m0 < 0; i++) {
+      const Group *g = g_ptr_array_index(groups, i);
+      if (g->set == s) m0 = g_array_index(g->task, int, 0);
+    }
+    int nth = tasks_issue[s] > 0 && m0 >= 0 ? led[m0]++ : 0;
     for (int i = 0; i < tasks_issue[s]; i++) {
-      issuer_task(ir, groups, cls, s, i, tasks_issue[s], iwg[s * per + i], stage_ev);
+      issuer_task(ir, groups, cls, s, i, tasks_issue[s], iwg[s * per + i], stage_ev, nth);
       g_array_append_val(after, last[s]);
     }
+  }
   for (guint t = 0; t < K; t++)
     if (ins[t]) {
       g_array_sort(ins[t], by_pos);

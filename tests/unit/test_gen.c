@@ -3193,6 +3193,67 @@ START_TEST(test_p1_rf_grid_refused) {
 }
 END_TEST
 
+/* rf_grid.multicast: a grid stage's tasks run in waves, and within a wave
+ * the tasks of a row group load their A chunks as one LD.mc, those of a
+ * panel group their W chunks (the multicast pass, a task in two sets).
+ * On the small P1 (d_model 64, so W2 has 2 panels; 2 row tiles) a 1 x 1
+ * grid's W2 is one wave of 2 x 2 tasks: every A and W chunk load is an
+ * LD.mc to 2 WGs, half the loads of the plain grid, fewer HBM lines, the
+ * same MMAs; correct.  Refused with resident weights and on a machine
+ * without multicast. */
+START_TEST(test_p1_rf_grid_multicast) {
+  g_autoptr(Plan) plain = small_plan(PROB_P1, "k_chunk: {qkv: 32, wo: 32, w1: 32, w2: 32}\n  rf_grid: {multicast: false}");
+  g_autoptr(Plan) mc = small_plan(PROB_P1, "k_chunk: {qkv: 32, wo: 32, w1: 32, w2: 32}\n  rf_grid: {multicast: true}");
+  g_autoptr(GError) err = NULL;
+  g_autoptr(Ir) ir = pass_pipeline(mc, PROB_P1, NULL, NULL, TRUE, &err);
+  ck_assert_msg(ir, "%s", err ? err->message : "?");
+  int tasks = 0, a_mc = 0, w_mc = 0, plain_lds = 0;
+  for (guint k = 0; k < ir->tasks->len; k++) {
+    const IrTask *t = ir_task_at(ir, (int)k);
+    if (t->role.kind != ROLE_W2) continue;
+    tasks += t->role.panel >= 0; /* the pass's issuer tasks: -1 */
+    for (guint i = 0; i < t->ops->len; i++) {
+      const IrOp *op = &g_array_index(t->ops, IrOp, i);
+      if (op->kind != IR_LD || op->d.t < 0) continue;
+      gboolean a = grid_buffer(ir, op->d.t, 'a'), w = grid_buffer(ir, op->d.t, 'w');
+      if (!(op->mods & IR_MOD_MC)) {
+        plain_lds += a || w;
+        continue;
+      }
+      ck_assert_int_eq(op->ntargets, 2);
+      a_mc += a, w_mc += w;
+    }
+  }
+  ck_assert_int_eq(tasks, 4);
+  ck_assert_int_eq(plain_lds, 0);
+  /* W2's K = d_ff = 128: 4 rounds; per round the wave reads 2 A and 2 W chunks */
+  ck_assert_int_eq(a_mc, 2 * 4);
+  ck_assert_int_eq(w_mc, 2 * 4);
+  int t0, a0, w0, m0, s0, t1, a1, w1, m1, s1;
+  grid_counts(plain, PROJ_W2, &t0, &a0, &w0, &m0, &s0);
+  grid_counts(mc, PROJ_W2, &t1, &a1, &w1, &m1, &s1);
+  ck_assert_int_eq(m1, m0);
+  ck_assert_int_eq(a1 + w1, (a0 + w0) / 2);
+  Run rp = compile_run(plain, PROB_P1, "rf_grid 1 x 1", NULL);
+  Run rm = compile_run(mc, PROB_P1, "rf_grid 1 x 1, multicast", NULL);
+  ck_assert_msg(rm.hbm_lines < rp.hbm_lines, "multicast %" G_GINT64_FORMAT " lines, plain %" G_GINT64_FORMAT,
+                rm.hbm_lines, rp.hbm_lines);
+  g_autoptr(Plan) res = small_plan(PROB_P1, "weights: resident\n  rf_grid: {multicast: true}");
+  g_autoptr(GError) err2 = NULL;
+  g_autoptr(Ir) ir2 = pass_pipeline(res, PROB_P1, NULL, NULL, TRUE, &err2);
+  ck_assert_ptr_null(ir2);
+  ck_assert_msg(err2 && strstr(err2->message, "rf_grid.multicast needs weights: streamed"), "%s",
+                err2 ? err2->message : "?");
+  g_autoptr(GError) err3 = NULL;
+  const char *nomc_text = "version: 1\nhardware: {multicast: false}\np1:\n  problem: " P1_DIMS
+                          "\n  rf_grid: {multicast: true}\n";
+  g_autoptr(Plan) nomc = plan_parse("nomc.yaml", nomc_text, strlen(nomc_text), &err3);
+  ck_assert_ptr_null(nomc);
+  ck_assert_msg(err3 && strstr(err3->message, "'rf_grid.multicast: true' needs hardware.multicast: true"), "%s",
+                err3 ? err3->message : "?");
+}
+END_TEST
+
 /* kv_writeback: temp in a task that stores several q|k|v blocks (a
  * resident owner, one per row tile; an rf_grid task, rows x cols) names
  * each block's read-back tensors apart: the program assembles (no region
@@ -3612,6 +3673,7 @@ Suite *suite_gen(void) {
   tcase_add_test(tc, test_p1_rf_grid_loads);
   tcase_add_test(tc, test_p1_rf_grid_k_split);
   tcase_add_test(tc, test_p1_rf_grid_refused);
+  tcase_add_test(tc, test_p1_rf_grid_multicast);
   tcase_add_test(tc, test_p1_mma_arrays);
   tcase_add_test(tc, test_p1_kv_temp_blocks);
   suite_add_tcase(s, tc);
