@@ -492,7 +492,8 @@ static gboolean stage_proj_grid(P1 *c, int l, int stage, const ProjStage *ps, GE
                 .prov = ir_prov(ir, "rf_grid.rows"), .kprov = ps->pj->kprov};
   if (c->pp->rf_grid_mc) { /* a set of LD.mc targets on different WGs: at most one per WG placement takes */
     g.mc_prov = ir_prov(ir, "rf_grid.multicast");
-    g.mc_set = (c->pp->sms_used > 0 ? c->pp->sms_used : ir->hw.sms) * ir->hw.wgs_per_sm - (c->pp->pacing_wg >= 0);
+    g.mc_sms = c->pp->sms_used > 0 ? c->pp->sms_used : ir->hw.sms;
+    g.mc_set = g.mc_sms * ir->hw.wgs_per_sm - (c->pp->pacing_wg >= 0);
   }
   g.part_room = dead_run(c, ps, &g.part_col);
   return lw_p1_grid_stage(ir, &g, err);
