@@ -1008,7 +1008,7 @@ static double fitted_estimate(const Point *p) {
   return MAX((double)p->cycles, e);
 }
 
-static gboolean grid_repair(const Plan *plan, PlanProblem *pp, gboolean measured, const char *dump_after,
+static gboolean grid_repair(const Plan *plan, PlanProblem *pp, gboolean measured, gboolean mc, const char *dump_after,
                             gboolean verify, Point *pt, int *runs, GString *changed, double *was, double *now) {
   Point best = {0};
   PlanProblem won;
@@ -1040,6 +1040,23 @@ static gboolean grid_repair(const Plan *plan, PlanProblem *pp, gboolean measured
     g_string_assign(won_what, what->str);
   }
   if (!best.ir) return FALSE;
+  /* the winner with its loads shared (rf_grid.multicast, grid.c), where
+   * the machine multicasts: kept when its estimate is less */
+  PlanProblem c = won;
+  g_autoptr(GString) what = g_string_new(won_what->str);
+  if (measured && mc && plan->hw.multicast && plan_knob_repair(&c, &plan->hw, "rf_grid.multicast", 1, what)) {
+    Point p = {.relax = -1};
+    g_autoptr(GError) e = NULL;
+    (*runs)++;
+    p.ir = pass_pipeline_section(plan, &c, dump_after, dump_after ? &p.dump : NULL, verify, &e);
+    if (p.ir && time_ir(plan, &c, (int64_t)ceil(best_est), &p, &e) && fitted_estimate(&p) < best_est) {
+      point_free(&best);
+      best = p, best_est = fitted_estimate(&p), won = c;
+      g_string_assign(won_what, what->str);
+    } else {
+      point_free(&p);
+    }
+  }
   point_free(pt);
   *pt = best;
   *pp = won;
@@ -1049,16 +1066,16 @@ static gboolean grid_repair(const Plan *plan, PlanProblem *pp, gboolean measured
 }
 
 /* grid_repair where the fallbacks streamed a P1 section's resident
- * weights, with its warning. */
-static void grid_check(const Plan *plan, PlanProblem *pp, gboolean measured, const char *dump_after, gboolean verify,
-                       Point *pt, GPtrArray **warnings, int *runs) {
+ * weights, with its warning; `mc`: it may try rf_grid.multicast. */
+static void grid_check(const Plan *plan, PlanProblem *pp, gboolean measured, gboolean mc, const char *dump_after,
+                       gboolean verify, Point *pt, GPtrArray **warnings, int *runs) {
   const PlanProblem *as_written = plan_problem(plan, pp->dims.kind);
   if (pp->dims.kind != PROB_P1 || pp->weights != WEIGHTS_STREAMED || as_written->weights != WEIGHTS_RESIDENT ||
       pp->rf_grid_rows * pp->rf_grid_cols * pp->rf_grid_k > 1)
     return;
   g_autoptr(GString) changed = g_string_new(NULL);
   double was, now;
-  if (!grid_repair(plan, pp, measured, dump_after, verify, pt, runs, changed, &was, &now)) return;
+  if (!grid_repair(plan, pp, measured, mc, dump_after, verify, pt, runs, changed, &was, &now)) return;
   PlanLoc at = plan_knob_loc(pp, "weights");
   if (at.line == 0) at = pp->where;
   g_autofree char *file = text_escape(plan->file ? plan->file : "(plan)");
@@ -1079,7 +1096,7 @@ static void grid_check(const Plan *plan, PlanProblem *pp, gboolean measured, con
  * again; each fallback is a warning.  With power.fit off (measured FALSE)
  * only compiled.  FALSE with *err: the plan's own refusal (--strict, a
  * knob left at its default, FIT_MAX_FALLBACKS fallbacks). */
-static gboolean first_fit(const Plan *plan, PlanProblem *pp, gboolean measured, gboolean repairs,
+static gboolean first_fit(const Plan *plan, PlanProblem *pp, gboolean measured, gboolean repairs, gboolean mc,
                           const char *dump_after, gboolean verify, Point *pt, GPtrArray **warnings, int *runs,
                           gboolean *repaired_it, GError **err) {
   for (int round = 0;; round++) {
@@ -1094,7 +1111,7 @@ static gboolean first_fit(const Plan *plan, PlanProblem *pp, gboolean measured, 
       ok = pt->ir != NULL;
     }
     if (ok && repairs && !plan->strict) kv_check(plan, pp, measured, dump_after, verify, pt, warnings, runs, repaired_it);
-    if (ok && !plan->strict) grid_check(plan, pp, measured, dump_after, verify, pt, warnings, runs);
+    if (ok && !plan->strict) grid_check(plan, pp, measured, mc, dump_after, verify, pt, warnings, runs);
     if (ok) return TRUE;
     int i = pt->ir || plan->strict || round >= FIT_MAX_FALLBACKS ? -1 : cited_knob(plan, pp, e->message);
     const char *at = strstr(e->message, ": error: ");
@@ -1149,9 +1166,9 @@ Ir *fit_pipeline(const Plan *plan, ProblemKind kind, const char *dump_after, cha
   return fit_pipeline_capped(plan, kind, 0, dump_after, dump, verify, res, err);
 }
 
-static Ir *fit_section(const Plan *plan, ProblemKind kind, int64_t cap, gboolean repairs, const char *dump_after,
-                       char **dump, gboolean verify, FitResult *res, gboolean *repaired_it, FitKept *kept,
-                       GError **err);
+static Ir *fit_section(const Plan *plan, ProblemKind kind, int64_t cap, gboolean repairs, gboolean mc,
+                       const char *dump_after, char **dump, gboolean verify, FitResult *res, gboolean *repaired_it,
+                       FitKept *kept, GError **err);
 static Ir *fit_impl(const Plan *plan, ProblemKind kind, int64_t cap, const char *dump_after, char **dump,
                     gboolean verify, FitResult *res, FitKept *kept, GError **err);
 
@@ -1168,8 +1185,8 @@ Ir *fit_pipeline_kept(const Plan *plan, ProblemKind kind, FitResult *res, FitKep
   return ir;
 }
 
-static Ir *fit_impl(const Plan *plan, ProblemKind kind, int64_t cap, const char *dump_after, char **dump,
-                    gboolean verify, FitResult *res, FitKept *kept, GError **err) {
+static Ir *fit_try(const Plan *plan, ProblemKind kind, int64_t cap, gboolean mc, const char *dump_after,
+                   char **dump, gboolean verify, FitResult *res, FitKept *kept, GError **err) {
   FitResult dummy;
   if (!res) res = &dummy;
   *res = (FitResult){.cap = cap};
@@ -1177,7 +1194,7 @@ static Ir *fit_impl(const Plan *plan, ProblemKind kind, int64_t cap, const char 
   g_autoptr(GError) e = NULL;
   char *d1 = NULL;
   FitKept k1 = {0}, k2 = {0};
-  Ir *ir = fit_section(plan, kind, cap, TRUE, dump_after, dump ? &d1 : NULL, verify, res, &repaired_it,
+  Ir *ir = fit_section(plan, kind, cap, TRUE, mc, dump_after, dump ? &d1 : NULL, verify, res, &repaired_it,
                        kept ? &k1 : NULL, &e);
   if (!repaired_it || (!ir && res->slower) || (ir && !res->measured)) { /* power.fit off: nothing to compare */
     if (!ir) g_propagate_error(err, g_steal_pointer(&e));
@@ -1193,7 +1210,7 @@ static Ir *fit_impl(const Plan *plan, ProblemKind kind, int64_t cap, const char 
   char *d2 = NULL;
   g_autoptr(GError) e2 = NULL;
   int64_t cap2 = ir ? (cap > 0 ? MIN(cap, res->cycles) : res->cycles) : cap;
-  Ir *ir2 = fit_section(plan, kind, cap2, FALSE, dump_after, dump ? &d2 : NULL, verify, &plain, &again,
+  Ir *ir2 = fit_section(plan, kind, cap2, FALSE, mc, dump_after, dump ? &d2 : NULL, verify, &plain, &again,
                         kept ? &k2 : NULL, &e2);
   int runs = plain.runs;
   if (ir2 && (!ir || plain.cycles < res->cycles)) {
@@ -1217,6 +1234,52 @@ static Ir *fit_impl(const Plan *plan, ProblemKind kind, int64_t cap, const char 
   return ir;
 }
 
+/* A tiled fallback with its loads shared (grid_repair's rf_grid.multicast)
+ * is chosen by an estimate from its run as written, and the lockstep of
+ * its sets can leave peaks that the fitting only cures with fewer SMs (the
+ * largest P1: estimated 1,770,499 cycles, fitted 8,118,000 on 3 SMs,
+ * against 5,908,778 without multicast).  So when the fallback chose it,
+ * the section is fitted again without it, and the faster legal program of
+ * the two is kept. */
+static Ir *fit_impl(const Plan *plan, ProblemKind kind, int64_t cap, const char *dump_after, char **dump,
+                    gboolean verify, FitResult *res, FitKept *kept, GError **err) {
+  FitResult dummy;
+  if (!res) res = &dummy;
+  char *d1 = NULL;
+  FitKept k1 = {0};
+  Ir *ir = fit_try(plan, kind, cap, TRUE, dump_after, dump ? &d1 : NULL, verify, res, kept ? &k1 : NULL, err);
+  const PlanProblem *written = plan_problem(plan, kind);
+  if (!ir || !res->measured || !ir->sched.rf_grid_mc || written->rf_grid_mc) {
+    if (dump) *dump = d1;
+    if (kept) *kept = k1;
+    return ir;
+  }
+  FitResult plain = {0};
+  char *d2 = NULL;
+  FitKept k2 = {0};
+  g_autoptr(GError) e2 = NULL;
+  Ir *ir2 = fit_try(plan, kind, cap > 0 ? MIN(cap, res->cycles) : res->cycles, FALSE, dump_after, dump ? &d2 : NULL,
+                    verify, &plain, kept ? &k2 : NULL, &e2);
+  int runs = res->runs + plain.runs;
+  if (ir2 && plain.cycles < res->cycles) {
+    ir_free(ir);
+    g_free(d1);
+    fit_kept_clear(&k1);
+    ir = ir2, d1 = d2, k1 = k2;
+    plain.cap = cap;
+    *res = plain;
+  } else {
+    if (ir2) ir_free(ir2);
+    g_free(d2);
+    fit_kept_clear(&k2);
+  }
+  res->runs = runs;
+  if (dump) *dump = d1;
+  else g_free(d1);
+  if (kept) *kept = k1;
+  return ir;
+}
+
 /* The fitting's warnings (the fallbacks that made the plan compile) into
  * the IR, before the passes' own (ir_warning). */
 static void take_warnings(Ir *ir, GPtrArray **warnings) {
@@ -1227,9 +1290,9 @@ static void take_warnings(Ir *ir, GPtrArray **warnings) {
   ir->warnings = g_steal_pointer(warnings);
 }
 
-static Ir *fit_section(const Plan *plan, ProblemKind kind, int64_t cap, gboolean repairs, const char *dump_after,
-                       char **dump, gboolean verify, FitResult *res, gboolean *repaired_it, FitKept *kept,
-                       GError **err) {
+static Ir *fit_section(const Plan *plan, ProblemKind kind, int64_t cap, gboolean repairs, gboolean mc,
+                       const char *dump_after, char **dump, gboolean verify, FitResult *res, gboolean *repaired_it,
+                       FitKept *kept, GError **err) {
   *res = (FitResult){.cap = cap, .runs = res->runs}; /* the runs of an earlier try count */
   PlanProblem section = *plan_problem(plan, kind);
   const PlanProblem *plan_pp = &section;
@@ -1240,7 +1303,7 @@ static Ir *fit_section(const Plan *plan, ProblemKind kind, int64_t cap, gboolean
   g_autoptr(GPtrArray) warnings = NULL;
   Point first, best = {.relax = -1};
   res->measured = section.power_fit != FIT_OFF;
-  if (!first_fit(plan, &section, res->measured, repairs, dump_after, verify, &first, &warnings, &res->runs,
+  if (!first_fit(plan, &section, res->measured, repairs, mc, dump_after, verify, &first, &warnings, &res->runs,
                  repaired_it, err)) {
     /* a dump taken before a failing pass is the caller's to write */
     if (dump && !first.ir) *dump = g_steal_pointer(&first.dump);

@@ -174,6 +174,21 @@ static gboolean wave_shape(const LwP1Grid *g, int *wa, int *wb) {
   return best > 0;
 }
 
+/* rf_grid.multicast: the cycles a task waits before each accumulator's
+ * finish but the first.  The members of a set run in step, so a round's
+ * tasks (one per WG: mc_set) end together, and their finishes (each
+ * accumulator's store, and wo's and w2's residual load) would reach HBM
+ * at once: at d_model 1024 about 32,000 lines in a few thousand cycles,
+ * 1000-cycle windows of 25-29 W that no load pacing reaches.  Spaced by
+ * mc_set x a block's lines x its transfers / (hbm_channels / 2) cycles,
+ * a round's finishes take at most half of HBM's lines a cycle (at d_model
+ * 1024, qkv: 1,024 cycles; fitted 2,875,323 -> 2,027,309 cycles with
+ * attention.stagger 200, docs/techniques.md). */
+static int64_t finish_gap(const Ir *ir, const LwP1Grid *g) {
+  int64_t lines = ((int64_t)g->R * g->pj->panel * 4 + 63) / 64, rate = MAX(1, ir->hw.hbm_channels / 2);
+  return ((int64_t)g->mc_set * lines * g->finish_transfers + rate - 1) / rate;
+}
+
 /* One task: grid (tiles t0.., panels p0..), K shard s. */
 static void grid_task(Ir *ir, const LwP1Grid *g, int t0, int p0, int s, int nb, int wave) {
   int P = g->pj->panel, GR = g->rows, GC = g->cols, S = g->shards, KS = g->K / S;
@@ -247,10 +262,12 @@ static void grid_task(Ir *ir, const LwP1Grid *g, int t0, int p0, int s, int nb, 
   }
   int bias = lw_rf_sub(ir, task, tag, "bias", 1, GC * P); /* one load for the grid's columns */
   lw_load(ir, task, ir_all(ir, bias), g->bsym, 0, p0 * P, g->N, g->pj->prov);
+  int64_t gap = wave >= 0 ? finish_gap(ir, g) : 0;
   for (int i = 0; i < GR; i++)
     for (int j = 0; j < GC; j++) {
       IrView av = ir_all(ir, acc[i][j]);
       lw_op(ir, task, IR_VADD, av, av, ir_win(bias, 0, 1, j * P, P), g->pj->prov);
+      if (i + j > 0) lw_waitt(ir, task, gap, g->mc_prov);
       g->finish(g->ctx, task, tag, t0 + i, (p0 + j) * P, av);
     }
 }

@@ -31,6 +31,7 @@ typedef struct LwP1Grid {
   int mc_set;             /* rf_grid.multicast: tasks of a row group whose  */
                           /* A chunks may be one LD.mc (0: plain loads)     */
   int mc_sms;             /* the SMs used: a wave takes one WG of each      */
+  int finish_transfers;   /* HBM transfers per accumulator's finish         */
   IrProv mc_prov;
 } LwP1Grid;
 /* FALSE with an error at the rf_grid knob the stage cannot satisfy. */

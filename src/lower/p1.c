@@ -493,6 +493,7 @@ static gboolean stage_proj_grid(P1 *c, int l, int stage, const ProjStage *ps, GE
   if (c->pp->rf_grid_mc) { /* a set of LD.mc targets on different WGs: at most one per WG placement takes */
     g.mc_prov = ir_prov(ir, "rf_grid.multicast");
     g.mc_sms = c->pp->sms_used > 0 ? c->pp->sms_used : ir->hw.sms;
+    g.finish_transfers = 1 + (ps->res_sym != NULL);
     g.mc_set = g.mc_sms * ir->hw.wgs_per_sm - (c->pp->pacing_wg >= 0);
   }
   g.part_room = dead_run(c, ps, &g.part_col);

@@ -655,6 +655,42 @@ START_TEST(test_fit_grid_repair) {
 }
 END_TEST
 
+/* The tiled fallback on a machine with multicast also tries its winning
+ * grid with rf_grid.multicast (its A and W chunks shared by the tasks of a
+ * wave, grid.c) and keeps it where its estimate is less: at d_model 512
+ * with 256 rows on a 32 KiB RF, 2 x 2 with multicast, named in the
+ * warning and marked in the record; correct, and faster than the same plan
+ * on a machine without multicast (which keeps the plain 2 x 2). */
+#define MC_GRID_PLAN(hw)                                                                        \
+  "version: 1\nhardware: {rf_kib: 32" hw "}\np1:\n"                                               \
+  "  problem: {d_model: 512, heads: 16, d_ff: 512, layers: 1, seqs: 1, rows: 256}\n"              \
+  "  weights: resident\n  k_chunk: {qkv: 32, wo: 32, w1: 32, w2: 32}\n"
+
+START_TEST(test_fit_grid_multicast) {
+  g_autoptr(Plan) plan = parsed("mc.yaml", MC_GRID_PLAN(""));
+  g_autoptr(GError) err = NULL;
+  FitResult f, g;
+  g_autoptr(Ir) ir = fit_pipeline(plan, PROB_P1, NULL, NULL, FALSE, &f, &err);
+  ck_assert_msg(ir, "%s", err ? err->message : "?");
+  ck_assert_int_eq(ir->sched.weights, WEIGHTS_STREAMED);
+  ck_assert(ir->sched.rf_grid_mc);
+  const char *w = ir->warnings && ir->warnings->len == 2 ? g_ptr_array_index(ir->warnings, 1) : "";
+  ck_assert_msg(strstr(w, "tiled with rf_grid.rows: 1 -> ") && strstr(w, ", rf_grid.multicast: false -> true, "), "%s",
+                w);
+  g_autofree char *irt = ir_print(ir);
+  ck_assert_msg(strstr(irt, "p1.rf_grid.multicast = true  ; fallback"), "the record does not mark rf_grid.multicast");
+  g_autofree char *prog = be_emit(ir);
+  ck_assert(strstr(prog, "LD.mc"));
+  run_as_fitted(prog, &f);
+  g_autoptr(Plan) nomc = parsed("nomc.yaml", MC_GRID_PLAN(", multicast: false"));
+  g_autoptr(Ir) nir = fit_pipeline(nomc, PROB_P1, NULL, NULL, FALSE, &g, &err);
+  ck_assert_msg(nir, "%s", err ? err->message : "?");
+  ck_assert(!nir->sched.rf_grid_mc && nir->sched.rf_grid_rows * nir->sched.rf_grid_cols > 1);
+  ck_assert_msg(f.cycles < g.cycles, "multicast %" G_GINT64_FORMAT " cycles, without %" G_GINT64_FORMAT, f.cycles,
+                g.cycles);
+}
+END_TEST
+
 /* baseline.yaml on a machine with a 32 KiB RF: its 128-row chunks (a W
  * chunk of 16 KiB, double-buffered with the A chunks) leave no room for a
  * result, and rf_alloc refuses each projection in turn.  Each refusal is
@@ -750,6 +786,7 @@ Suite *suite_fit(void) {
   tcase_add_test(tc, test_fit_shaped_rates);
   tcase_add_test(tc, test_fit_kv_repair);
   tcase_add_test(tc, test_fit_grid_repair);
+  tcase_add_test(tc, test_fit_grid_multicast);
   tcase_add_test(tc, test_fit_room_repair);
   tcase_add_test(tc, test_fit_kept);
   suite_add_tcase(s, tc);
