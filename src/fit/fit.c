@@ -1185,6 +1185,27 @@ Ir *fit_pipeline_kept(const Plan *plan, ProblemKind kind, FitResult *res, FitKep
   return ir;
 }
 
+/* Of two fits of a section, the first's program, dump, kept run and
+ * result in *ir, *d1, *k1, *res: the second's take their place when it is
+ * legal and faster (its result's cap the caller's), and the other's are
+ * freed.  TRUE when the second was taken. */
+static gboolean take_faster(Ir **ir, char **d1, FitKept *k1, FitResult *res, Ir *ir2, char *d2, FitKept *k2,
+                            FitResult *r2, int64_t cap) {
+  if (ir2 && (!*ir || r2->cycles < res->cycles)) {
+    if (*ir) ir_free(*ir);
+    g_free(*d1);
+    fit_kept_clear(k1);
+    *ir = ir2, *d1 = d2, *k1 = *k2;
+    r2->cap = cap;
+    *res = *r2;
+    return TRUE;
+  }
+  if (ir2) ir_free(ir2);
+  g_free(d2);
+  fit_kept_clear(k2);
+  return FALSE;
+}
+
 static Ir *fit_try(const Plan *plan, ProblemKind kind, int64_t cap, gboolean mc, const char *dump_after,
                    char **dump, gboolean verify, FitResult *res, FitKept *kept, GError **err) {
   FitResult dummy;
@@ -1213,17 +1234,7 @@ static Ir *fit_try(const Plan *plan, ProblemKind kind, int64_t cap, gboolean mc,
   Ir *ir2 = fit_section(plan, kind, cap2, FALSE, mc, dump_after, dump ? &d2 : NULL, verify, &plain, &again,
                         kept ? &k2 : NULL, &e2);
   int runs = plain.runs;
-  if (ir2 && (!ir || plain.cycles < res->cycles)) {
-    if (ir) ir_free(ir);
-    g_free(d1);
-    fit_kept_clear(&k1);
-    ir = ir2, d1 = d2, k1 = k2;
-    plain.cap = cap;
-    *res = plain;
-  } else {
-    if (ir2) ir_free(ir2);
-    g_free(d2);
-    fit_kept_clear(&k2);
+  if (!take_faster(&ir, &d1, &k1, res, ir2, d2, &k2, &plain, cap)) {
     if (!ir && !plain.slower) g_propagate_error(err, g_steal_pointer(&e2)); /* the fallback's refusal */
     else if (!ir) g_propagate_error(err, g_steal_pointer(&e));
   }
@@ -1261,18 +1272,7 @@ static Ir *fit_impl(const Plan *plan, ProblemKind kind, int64_t cap, const char 
   Ir *ir2 = fit_try(plan, kind, cap > 0 ? MIN(cap, res->cycles) : res->cycles, FALSE, dump_after, dump ? &d2 : NULL,
                     verify, &plain, kept ? &k2 : NULL, &e2);
   int runs = res->runs + plain.runs;
-  if (ir2 && plain.cycles < res->cycles) {
-    ir_free(ir);
-    g_free(d1);
-    fit_kept_clear(&k1);
-    ir = ir2, d1 = d2, k1 = k2;
-    plain.cap = cap;
-    *res = plain;
-  } else {
-    if (ir2) ir_free(ir2);
-    g_free(d2);
-    fit_kept_clear(&k2);
-  }
+  take_faster(&ir, &d1, &k1, res, ir2, d2, &k2, &plain, cap);
   res->runs = runs;
   if (dump) *dump = d1;
   else g_free(d1);
