@@ -182,8 +182,8 @@ static gboolean wave_shape(const LwP1Grid *g, int *wa, int *wb) {
  * 1000-cycle windows of 25-29 W that no load pacing reaches.  Spaced by
  * mc_set x a block's lines x its transfers / (hbm_channels / 2) cycles,
  * a round's finishes take at most half of HBM's lines a cycle (at d_model
- * 1024, qkv: 1,024 cycles; fitted 2,875,323 -> 2,027,309 cycles with
- * attention.stagger 200, docs/techniques.md). */
+ * 1024, qkv: 1,024 cycles; fitted 3,800,475 -> 1,988,003 cycles,
+ * docs/techniques.md). */
 static int64_t finish_gap(const Ir *ir, const LwP1Grid *g) {
   int64_t lines = ((int64_t)g->R * g->pj->panel * 4 + 63) / 64, rate = MAX(1, ir->hw.hbm_channels / 2);
   return ((int64_t)g->mc_set * lines * g->finish_transfers + rate - 1) / rate;

@@ -28,8 +28,8 @@ typedef struct LwP1Grid {
   LwTileFinish finish;
   void *ctx;
   IrProv prov, kprov;     /* the tasks' knob (rf_grid.rows), k_chunk's      */
-  int mc_set;             /* rf_grid.multicast: tasks of a row group whose  */
-                          /* A chunks may be one LD.mc (0: plain loads)     */
+  int mc_set;             /* rf_grid.multicast: the WGs placement deals the */
+                          /* tasks to, a round of them (0: plain loads)     */
   int mc_sms;             /* the SMs used: a wave takes one WG of each      */
   int finish_transfers;   /* HBM transfers per accumulator's finish         */
   IrProv mc_prov;

@@ -494,7 +494,8 @@ static gboolean stage_proj_grid(P1 *c, int l, int stage, const ProjStage *ps, GE
     g.mc_prov = ir_prov(ir, "rf_grid.multicast");
     g.mc_sms = c->pp->sms_used > 0 ? c->pp->sms_used : ir->hw.sms;
     g.finish_transfers = 1 + (ps->res_sym != NULL);
-    g.mc_set = g.mc_sms * ir->hw.wgs_per_sm - (c->pp->pacing_wg >= 0);
+    g.mc_set = g.mc_sms * ir->hw.wgs_per_sm; /* less the pacing WG where placement keeps it free (place.c) */
+    g.mc_set -= c->pp->pacing_wg >= 0 && c->pp->pacing_wg < g.mc_set;
   }
   g.part_room = dead_run(c, ps, &g.part_col);
   return lw_p1_grid_stage(ir, &g, err);

@@ -308,6 +308,13 @@ static void plan_inserts(const Ir *ir, GPtrArray *groups, int set, gboolean hois
   }
 }
 
+/* The first group of set `set` (its first member leads it), NULL: none. */
+static const Group *first_of(GPtrArray *groups, int set) {
+  for (guint i = 0; i < groups->len; i++)
+    if (((const Group *)g_ptr_array_index(groups, i))->set == set) return g_ptr_array_index(groups, i);
+  return NULL;
+}
+
 /* Is insert x one of set `set`'s? (A task may be a member of several sets:
  * rf_grid.multicast's A chunks by row group, W chunks by panel group.) */
 static inline gboolean of_set(GPtrArray *groups, const Ins *x, int set) {
@@ -322,9 +329,7 @@ static guint next_of(GPtrArray *groups, const GArray *a, guint k, int set) {
 
 /* Do the members of the set see its points and waits in the same order? */
 static gboolean same_order(GPtrArray *groups, int set, GArray **ins) {
-  const Group *first = NULL;
-  for (guint i = 0; i < groups->len && !first; i++)
-    if (((const Group *)g_ptr_array_index(groups, i))->set == set) first = g_ptr_array_index(groups, i);
+  const Group *first = first_of(groups, set);
   if (!first) return TRUE;
   for (guint m = 0; m < first->task->len; m++) g_array_sort(ins[g_array_index(first->task, int, m)], by_pos);
   const GArray *a = ins[g_array_index(first->task, int, 0)];
@@ -465,9 +470,7 @@ static int *issuer_wgs(const Ir *ir, GPtrArray *groups, int nsets, int per, cons
  * member is done with the buffer, LD.mc, SIG full. */
 static int issuer_task(Ir *ir, GPtrArray *groups, const GArray *cls, int set, int i, int per, int wg,
                        const gboolean *stage_ev, int nth) {
-  const Group *first = NULL;
-  for (guint k = 0; k < groups->len && !first; k++)
-    if (((const Group *)g_ptr_array_index(groups, k))->set == set) first = g_ptr_array_index(groups, k);
+  const Group *first = first_of(groups, set);
   const IrTask *m0 = ir_task_at(ir, g_array_index(first->task, int, 0));
   /* named after the set's first member; the nth set it leads (a member of
    * several, rf_grid.multicast's) adds .s<nth> */
@@ -560,9 +563,7 @@ static void account(Ir *ir, GHashTable *stage, const Group *g, const IrOp *ld) {
 /* Is the set's first member's order of points that of its groups (an
  * issuer task takes its groups in that order)? */
 static gboolean points_in_order(GPtrArray *groups, int set, GArray **ins) {
-  const Group *first = NULL;
-  for (guint i = 0; i < groups->len && !first; i++)
-    if (((const Group *)g_ptr_array_index(groups, i))->set == set) first = g_ptr_array_index(groups, i);
+  const Group *first = first_of(groups, set);
   if (!first) return TRUE;
   const GArray *a = ins[g_array_index(first->task, int, 0)];
   int last = -1;
@@ -638,12 +639,8 @@ gboolean pass_multicast(Ir *ir, GError **err) {
   g_autoptr(GArray) after = g_array_new(FALSE, FALSE, sizeof(int));
   g_autofree int *led = g_new0(int, K + 1); /* sets led so far, by first member */
   for (int s = 0; s < nsets; s++) {
-    int m0 = -1;
-    for (guint i = 0; i < groups->len && m0 < 0; i++) {
-      const Group *g = g_ptr_array_index(groups, i);
-      if (g->set == s) m0 = g_array_index(g->task, int, 0);
-    }
-    int nth = tasks_issue[s] > 0 && m0 >= 0 ? led[m0]++ : 0;
+    const Group *first = first_of(groups, s);
+    int nth = tasks_issue[s] > 0 && first ? led[g_array_index(first->task, int, 0)]++ : 0;
     for (int i = 0; i < tasks_issue[s]; i++) {
       issuer_task(ir, groups, cls, s, i, tasks_issue[s], iwg[s * per + i], stage_ev, nth);
       g_array_append_val(after, last[s]);
