@@ -58,11 +58,14 @@ typedef struct Point {
  * SMs, unpaced (rung_sms), the hot stages spaced (rung_hot), each
  * stage's loads at one rate (PACE_STAGE: a stage on 64 WGs slowed as much
  * as one on 4, where a rate per WG slows the first 16 times less) and each
- * kind of stage at a rate of its own (PACE_SHAPED, from PACE_STAGE's best). */
-typedef enum { PACE_SELF, PACE_PACER, FEWER_SMS, PACE_HOT, PACE_STAGE, PACE_SHAPED } Family;
+ * kind of stage at a rate of its own (PACE_SHAPED, from PACE_STAGE's best);
+ * self-paced after the hot stages were spaced (PACE_HOT_SELF: what is
+ * left when no stage's own knobs cool it further). */
+typedef enum { PACE_SELF, PACE_PACER, FEWER_SMS, PACE_HOT, PACE_STAGE, PACE_SHAPED, PACE_HOT_SELF } Family;
 static const char *const family_name[] = {"self-paced", "paced by a pacer WG", "unpaced on fewer SMs",
                                           "unpaced, the hot stages spaced", "paced by stage",
-                                          "paced by stage, each kind of stage at its own rate"};
+                                          "paced by stage, each kind of stage at its own rate",
+                                          "self-paced, the hot stages spaced"};
 
 /* PACE_HOT (P1): the projections whose A chunks come from issuer tasks
  * (resident weights, multicast, not fed by the stage before: W2 with
@@ -102,7 +105,9 @@ static gboolean spacing_written(const PlanProblem *pp, const Schedule *sc) {
       return TRUE;
   }
   return (sc->ln_fold_first_gap != pp->ln_fold_first_gap && plan_knob_loc(pp, "ln_fold_first_gap").line > 0) ||
-         (sc->attn_stagger != pp->attn_stagger && plan_knob_loc(pp, "attention.stagger").line > 0);
+         (sc->attn_stagger != pp->attn_stagger && plan_knob_loc(pp, "attention.stagger").line > 0) ||
+         (sc->ln_first_stagger != pp->ln_first_stagger && plan_knob_loc(pp, "ln_first_stagger").line > 0) ||
+         (sc->ln_stagger != pp->ln_stagger && plan_knob_loc(pp, "ln_stagger").line > 0);
 }
 
 /* The WG the pacer takes: the first of an SM the plan leaves idle, else
@@ -384,16 +389,19 @@ static int rung_sms(const Plan *plan, const PlanProblem *plan_pp, const char *du
   return found;
 }
 
-/* PACE_HOT (P1, resident weights with multicast): the stage that makes
- * most of the hottest window (the profile's attribution, "l1.wo_g2") has
- * its own pacing knobs raised, and then the stage hottest in that program,
- * until one is under the limit.  The load-pacing rungs slow every stage
- * alike, which costs a program whose heat is one stage at a time (P1 in
- * panel groups).  A projection's issue_spacing (its issuers' LD.mc, so its
- * MMAs and A's lines), weight_spacing, store_spacing and, with ln_fold,
- * ln_fold_stagger, ln_fold_slots (doubled) and layer 0 qkv's
- * ln_fold_first_gap; attention's stagger and store_spacing.att;
- * LayerNorm's store_spacing.ln.  Each goes to at least FIT_HOT_FIRST (a
+/* PACE_HOT (P1): the stage that makes most of the hottest window (the
+ * profile's attribution, "l1.wo_g2") has its own pacing knobs raised, and
+ * then the stage hottest in that program, until one is under the limit.
+ * The load-pacing rungs slow every stage alike, which costs a program
+ * whose heat is one stage at a time (P1 in panel groups; a streamed grid,
+ * whose sets run in step, which per-WG pacing puts out of step).  With
+ * resident weights and multicast, a projection's issue_spacing (its
+ * issuers' LD.mc, so its MMAs and A's lines) and weight_spacing; a
+ * projection's store_spacing and, with ln_fold, ln_fold_stagger,
+ * ln_fold_slots (doubled) and layer 0 qkv's ln_fold_first_gap;
+ * attention's stagger and store_spacing.att; LayerNorm's store_spacing.ln
+ * and its tasks' stagger (ln_first_stagger for layer 0's LN1, ln_stagger
+ * for the others).  Each goes to at least FIT_HOT_FIRST (a
  * quarter of it for stores and the stagger) times the watts over the
  * limit's dynamic share, squared, within [1.25, 4].  At most
  * FIT_HOT_STEPS programs; it ends when the same stage stays hottest twice
@@ -402,13 +410,29 @@ static int rung_sms(const Plan *plan, const PlanProblem *plan_pp, const char *du
  * attribution. */
 #define FIT_HOT_FIRST 128
 #define FIT_HOT_STEPS 24
+static void rung(const Plan *plan, const PlanProblem *plan_pp, Family family, const char *dump_after,
+                 gboolean verify, Point *best, FitResult *res, double *hottest, int64_t *paced);
+
+/* rung_hot's program over the limit, whose hottest stage its own knobs do
+ * not cool further: self-paced from there (rung), the heat left being
+ * every stage's a little; a program it finds is PACE_HOT_SELF. */
+static void hot_then_self(const Plan *plan, const PlanProblem *pp, const char *dump_after, gboolean verify,
+                          Point *best, FitResult *res) {
+  const Ir *before = best->ir;
+  double h;
+  int64_t p;
+  rung(plan, pp, PACE_SELF, dump_after, verify, best, res, &h, &p);
+  if (best->ir != before) best->family = PACE_HOT_SELF;
+}
+
 static void rung_hot(const Plan *plan, const PlanProblem *plan_pp, const char *dump_after, gboolean verify,
                      Point *best, FitResult *res) {
+  if (plan_pp->dims.kind != PROB_P1) return;
   unsigned m = issued(plan_pp);
-  if (!m) return;
   PlanProblem pp = *plan_pp;
   int last_k = -1, stuck = 0;
   double last_w = 0;
+  gboolean spaced = FALSE; /* a knob raised: the self-paced tail differs from rung's */
   for (int step = 0; step < FIT_HOT_STEPS; step++) {
     Point pt = {.family = PACE_HOT, .added = step + 1, .relax = -1};
     g_autoptr(GError) e = NULL;
@@ -432,7 +456,7 @@ static void rung_hot(const Plan *plan, const PlanProblem *plan_pp, const char *d
       if (strncmp(dot + 1, sched_proj_name[j], n) == 0 && (dot[1 + n] == '\0' || dot[1 + n] == '_')) k = j;
     }
     gboolean att = dot && strcmp(dot + 1, "att") == 0, ln = dot && g_str_has_prefix(dot + 1, "ln");
-    if (k < 0 && !att && !ln) return;
+    if (k < 0 && !att && !ln) break;
     int key = k >= 0 ? k : att ? PROJ__COUNT : PROJ__COUNT + 1;
     /* the stage's chunks, weight pieces and stores slower by the watts
      * over (of the dynamic power under the limit), squared: a spacing
@@ -440,11 +464,11 @@ static void rung_hot(const Plan *plan, const PlanProblem *plan_pp, const char *d
     double over = (pt_w - pt_static) / (FIT_LIMIT_W - FIT_MARGIN_W - pt_static);
     over = MIN(MAX(over * over, 1.25), 4.0);
     if (key != last_k || pt_w < last_w - 0.01) last_k = key, last_w = pt_w, stuck = 0;
-    else if (++stuck >= 2) return; /* its pacing does not make its heat */
+    else if (++stuck >= 2) break; /* its pacing does not make its heat */
     const char *name = k >= 0 ? sched_proj_name[k] : att ? "att" : "ln";
     gboolean fold = k >= 0 && pp.ln_fold && (k == PROJ_QKV || k == PROJ_W1);
     gboolean mc = k >= 0 && (m & (1u << k));
-    struct { char path[32]; long base; gboolean on; } knobs[6];
+    struct { char path[32]; long base; gboolean on; } knobs[7];
     g_snprintf(knobs[0].path, 32, "issue_spacing.%s", name), knobs[0].base = FIT_HOT_FIRST, knobs[0].on = mc;
     g_snprintf(knobs[1].path, 32, "weight_spacing.%s", name), knobs[1].base = FIT_HOT_FIRST;
     knobs[1].on = k >= 0 && pp.multicast[k];
@@ -455,16 +479,20 @@ static void rung_hot(const Plan *plan, const PlanProblem *plan_pp, const char *d
     knobs[4].base = FIT_HOT_FIRST / 4, knobs[4].on = !att || pp.attn_query_tiles > 1;
     g_snprintf(knobs[5].path, 32, att ? "store_spacing.att" : "ln_fold_slots.%s", name);
     knobs[5].base = att ? FIT_HOT_FIRST / 4 : 1, knobs[5].on = att || fold;
+    g_snprintf(knobs[6].path, 32, "%s", g_str_has_prefix(hot, "l0.ln1") ? "ln_first_stagger" : "ln_stagger");
+    knobs[6].base = FIT_HOT_FIRST, knobs[6].on = ln;
     gboolean raised = FALSE;
-    for (int j = 0; j < 6; j++) {
+    for (int j = 0; j < 7; j++) {
       long now;
       if (!knobs[j].on || !plan_knob_number(&pp, knobs[j].path, &now) || now >= FIT_MAX_INTERVAL) continue;
       long to = j == 5 && !att ? MIN(now * 2, 512) /* more owners folding apart */
                        : MIN((long)ceil((double)MAX(now, knobs[j].base) * over), FIT_MAX_INTERVAL);
       if (to != now) raised |= plan_knob_fit(&pp, knobs[j].path, to);
     }
-    if (!raised) return;
+    if (!raised) break;
+    spaced = TRUE;
   }
+  if (spaced) hot_then_self(plan, &pp, dump_after, verify, best, res);
 }
 
 /* PACE_SHAPED: the stage rung's program with each kind of stage at a rate
@@ -1374,11 +1402,12 @@ static Ir *fit_section(const Plan *plan, ProblemKind kind, int64_t cap, gboolean
   /* PACE_HOT's level is its step, PACE_STAGE's the cycles per 64 KiB,
    * PACE_SHAPED's its round */
   res->added = best.family == PACE_HOT || best.family == PACE_STAGE || best.family == PACE_SHAPED ? 0 : best.added;
-  res->spaced = best.family == PACE_HOT;
+  res->spaced = best.family == PACE_HOT || best.family == PACE_HOT_SELF;
   res->changed = best.added > 0 || best.relax >= 0;
   res->relaxed = best.relax >= 0;
   /* relax lowers only pacing knobs, which a plan setting it gives up */
   res->overrode = best.added > 0 && ((best.ir->sms_used != plan_pp->sms_used && plan_knob_loc(plan_pp, "sms_used").line > 0) ||
+                                     (best.family == PACE_HOT_SELF && (spacing_written(plan_pp, &best.ir->sched) || overrides(plan_pp))) ||
                                      (best.family == PACE_HOT ? spacing_written(plan_pp, &best.ir->sched)
                                       : best.family == PACE_STAGE || best.family == PACE_SHAPED ? rates_written(plan_pp)
                                       : best.family != FEWER_SMS && overrides(plan_pp)));
@@ -1394,7 +1423,7 @@ static Ir *fit_section(const Plan *plan, ProblemKind kind, int64_t cap, gboolean
     const Schedule *sc = &ir->sched;
     g_autoptr(GString) what = g_string_new(NULL);
     if (ir->sms_used != plan_pp->sms_used) g_string_append_printf(what, "sms_used %d -> %d", plan_pp->sms_used, ir->sms_used);
-    if (best.family == PACE_HOT) {
+    if (best.family == PACE_HOT || best.family == PACE_HOT_SELF) {
       for (int k = 0; k < PROJ__COUNT; k++) {
         const char *nm = sched_proj_name[k];
         if (sc->issue_spacing[k] != plan_pp->issue_spacing[k])
@@ -1416,6 +1445,15 @@ static Ir *fit_section(const Plan *plan, ProblemKind kind, int64_t cap, gboolean
         g_string_append_printf(what, "%sattention.stagger %d", what->len ? ", " : "", sc->attn_stagger);
       if (sc->ln_fold_first_gap != plan_pp->ln_fold_first_gap)
         g_string_append_printf(what, "%sln_fold_first_gap %d", what->len ? ", " : "", sc->ln_fold_first_gap);
+      if (sc->ln_first_stagger != plan_pp->ln_first_stagger)
+        g_string_append_printf(what, "%sln_first_stagger %d", what->len ? ", " : "", sc->ln_first_stagger);
+      if (sc->ln_stagger != plan_pp->ln_stagger)
+        g_string_append_printf(what, "%sln_stagger %d", what->len ? ", " : "", sc->ln_stagger);
+    }
+    if (best.family == PACE_HOT || best.family == PACE_HOT_SELF) {
+      if (best.family == PACE_HOT_SELF)
+        g_string_append_printf(what, "%spower.bucket_bytes %d, power.event_interval %d", what->len ? ", " : "",
+                               sc->bucket_bytes, sc->event_interval);
     } else if (best.family == PACE_STAGE || best.family == PACE_SHAPED) {
       g_string_append_printf(what, "%spower.stage_rate %d", what->len ? ", " : "", sc->stage_rate);
       for (int k = 0; k < SPACE__COUNT; k++)

@@ -264,6 +264,8 @@ const PlanKnobDef plan_knobs[PLAN_NKNOBS] = {
     PACE("ln_fold_first_gap", P1, ln_fold_first_gap, 400, -1),
     /* ln_first_stagger: spacing.c's pacing of the program's first stage */
     PACE("ln_first_stagger", P1, ln_first_stagger, 0, -1),
+    /* ln_stagger: the same for every other LayerNorm stage */
+    PACE("ln_stagger", P1, ln_stagger, 0, -1),
     ENUM("layout", BOTH, layout, layout_names, LAYOUT_ROW, 4, 0),
     ENUM("weights", BOTH, weights, weights_names, WEIGHTS_STREAMED, 0, 0),
     INT("rf_temp_kib", BOTH, rf_temp_kib, 0, 256, 16, -1, check_rf_temp, 0, 0),
@@ -287,6 +289,8 @@ const PlanKnobDef plan_knobs[PLAN_NKNOBS] = {
     INT("rf_grid.cols", P1, rf_grid_cols, 1, 8, 1, -1, NULL, 0, 0),
     INT("rf_grid.k_split", P1, rf_grid_k, 1, 8, 1, -1, NULL, 0, 0),
     BOOL("rf_grid.multicast", P1, rf_grid_mc, 0, -1, check_multicast, 0, 0),
+    /* rf_grid.wave_wgs: grid.c's waves, at most N WGs of each SM */
+    INT("rf_grid.wave_wgs", P1, rf_grid_wave_wgs, 1, 8, 2, -1, NULL, 0, 0),
     INT("power.preload_waves", BOTH, preload_waves, 1, 64, 1, -1, NULL, 0, 4),
     ENUM("power.wave_order", BOTH, wave_order, wave_order_names, WAVES_BY_SM, 0, 4),
     INT("power.bucket_bytes", BOTH, bucket_bytes, 0, 1 << 30, 0, -1, NULL, 0, 0),
@@ -363,6 +367,7 @@ const PlanNeed plan_needs[] = {
     {"ln_fold_slots.qkv", "refinements.ln_fold", 1, "refinements.ln_fold is true", P1},
     {"ln_fold_slots.w1", "refinements.ln_fold", 1, "refinements.ln_fold is true", P1},
     {"ln_fold_first_gap", "refinements.ln_fold", 1, "refinements.ln_fold is true", P1},
+    {"rf_grid.wave_wgs", "rf_grid.multicast", 1, "rf_grid.multicast is true", P1},
     {"refinements.split_stats", "handoff", HANDOFF_RF, "handoff is rf", D1},
     {"power.deferred_loads", "weights", WEIGHTS_RESIDENT, "weights is resident", BOTH},
     {"power.preload_window", "weights", WEIGHTS_RESIDENT, "weights is resident", BOTH},

@@ -64,7 +64,7 @@ extern const char *const sched_space_name[SPACE__COUNT]; /* "ln", "qkv", "att", 
 
 /* Number of knobs (the frontend's table, plan_schema.c), problem dims
  * included. */
-#define SCHED_NKNOBS 128
+#define SCHED_NKNOBS 130
 /* Longest value text of a knob ("round_robin", "-1", "1073741824"). */
 #define SCHED_VALUE_MAX 16
 
@@ -107,6 +107,8 @@ typedef struct Schedule {
                                        * stage's (layer 0's qkv) weight pieces */
   int ln_first_stagger;               /* P1: layer 0's LN1 task t waits t * N
                                        * cycles first (spacing.c) */
+  int ln_stagger;                     /* P1: every other LayerNorm's task t
+                                       * waits t * N cycles first (spacing.c) */
   SchedLayout layout;       /* P1: packed (q, att, g in 32x32 blocks), packed_x (x1, x too); D1 planned */
   SchedWeights weights;     /* planned: resident                        */
   int rf_temp_kib;          /* KiB of each WG's RF kept for activations, */
@@ -131,6 +133,8 @@ typedef struct Schedule {
                             /* tasks per merged set (0: members in turn)  */
   int rf_grid_rows, rf_grid_cols, rf_grid_k; /* P1, planned: not all 1   */
   gboolean rf_grid_mc;      /* P1 grid: A chunks multicast per row group  */
+  int rf_grid_wave_wgs;     /* P1 grid, multicast: WGs of an SM a wave    */
+                            /* may take (grid.c)                          */
   int preload_waves;        /* preload waves (resident weights)         */
   SchedWaveOrder wave_order; /* which WGs make up each wave             */
   int bucket_bytes;         /* bytes of HBM loads per bucket (0 = none) */

@@ -152,12 +152,17 @@ static void round_loads(const GridTask *gt, int k) {
  * groups of grids (divisors of the stage's), a x b tasks that divide the
  * WGs placement deals to (mc_set): placement deals the tasks round robin
  * in task order, so a wave's tasks are on different WGs and every wave
- * runs alone on its WGs, after the wave before.  At most one task per SM
- * (mc_sms): placement deals the SMs in turn, so a wave takes one WG of
- * each, and the SM's other WGs run other waves, which keeps the members
- * that wait for each other's buffers few and the arrays busy (at d_model
- * 1024, waves of 16 tasks: 867,972 cycles unfitted; of 64: 1,015,876; of
- * 8: 915,039).  Of those, the shape with the fewest loads per MMA: a
+ * runs alone on its WGs, after the wave before.  At most rf_grid.wave_wgs
+ * tasks per SM (mc_wave): placement deals the SMs in turn, so a wave of
+ * n x SMs tasks takes n WGs of each, and the SM's other WGs run other
+ * waves.  Fewer keep the members that wait for each other's buffers few
+ * and the arrays busy (at d_model 1024, waves of 16 tasks: 867,972 cycles
+ * unfitted; of 64: 1,015,876; of 8: 915,039); more share each chunk among
+ * more tasks, which lowers HBM's lines and so the power that the fitting
+ * must bring under the limit (the largest P1 of the suite, waves of 32
+ * against 16: 1,842,912 cycles against 1,770,499, HBM's energy 9.69 mJ
+ * against 13.15, and 1000-cycle windows of 17-18 W against 20-21 W between
+ * the rounds).  Of those, the shape with the fewest loads per MMA: a
  * wave's K round reads a x rows A chunks and b x cols W chunks for
  * a b rows cols MMAs.  FALSE (plain loads) when no wave has two tasks. */
 static gboolean wave_shape(const LwP1Grid *g, int *wa, int *wb) {
@@ -167,7 +172,7 @@ static gboolean wave_shape(const LwP1Grid *g, int *wa, int *wb) {
   for (int a = 1; a <= rg; a++)
     for (int b = 1; rg % a == 0 && b <= pg; b++) {
       if (pg % b != 0 || a * b < 2 || g->mc_set % (a * b) != 0) continue;
-      if (a * b > g->mc_sms) continue;
+      if (a * b > g->mc_wave) continue;
       double loads = 1.0 / (b * g->cols) + 1.0 / (a * g->rows); /* per MMA */
       if (best == 0 || loads < best - 1e-12) best = loads, *wa = a, *wb = b;
     }
@@ -183,14 +188,17 @@ static gboolean wave_shape(const LwP1Grid *g, int *wa, int *wb) {
  * mc_set x a block's lines x its transfers / (hbm_channels / 2) cycles,
  * a round's finishes take at most half of HBM's lines a cycle (at d_model
  * 1024, qkv: 1,024 cycles; fitted 3,800,475 -> 1,988,003 cycles,
- * docs/techniques.md). */
+ * docs/techniques.md).  The first finishes are spread too: the task of
+ * rank q among a wave's n waits q / n of the gap before its first, so
+ * that the tasks of a wave take their turns within each gap instead of
+ * finishing together at its start (grid_task). */
 static int64_t finish_gap(const Ir *ir, const LwP1Grid *g) {
   int64_t lines = ((int64_t)g->R * g->pj->panel * 4 + 63) / 64, rate = MAX(1, ir->hw.hbm_channels / 2);
   return ((int64_t)g->mc_set * lines * g->finish_transfers + rate - 1) / rate;
 }
 
 /* One task: grid (tiles t0.., panels p0..), K shard s. */
-static void grid_task(Ir *ir, const LwP1Grid *g, int t0, int p0, int s, int nb, int wave) {
+static void grid_task(Ir *ir, const LwP1Grid *g, int t0, int p0, int s, int nb, int wave, int rank, int nwave) {
   int P = g->pj->panel, GR = g->rows, GC = g->cols, S = g->shards, KS = g->K / S;
   int kc = MIN(g->pj->k_chunk, KS), nk = KS / kc;
   g_autofree char *tag = S > 1 ? g_strdup_printf("l%d.%s.r%d.p%d.k%d", g->layer, g->name, t0, p0, s)
@@ -268,6 +276,7 @@ static void grid_task(Ir *ir, const LwP1Grid *g, int t0, int p0, int s, int nb, 
       IrView av = ir_all(ir, acc[i][j]);
       lw_op(ir, task, IR_VADD, av, av, ir_win(bias, 0, 1, j * P, P), g->pj->prov);
       if (i + j > 0) lw_waitt(ir, task, gap, g->mc_prov);
+      else if (rank > 0) lw_waitt(ir, task, (gap * rank + nwave - 1) / nwave, g->mc_prov); /* its turn */
       g->finish(g->ctx, task, tag, t0 + i, (p0 + j) * P, av);
     }
 }
@@ -284,6 +293,7 @@ gboolean lw_p1_grid_stage(Ir *ir, const LwP1Grid *g, GError **err) {
       for (int q0 = 0; q0 < np; q0 += wb * g->cols, wave++)
         for (int t0 = r0; t0 < r0 + wa * g->rows; t0 += g->rows)
           for (int p0 = q0; p0 < q0 + wb * g->cols; p0 += g->cols)
-            grid_task(ir, g, t0, p0, s, nb, mc ? wave : -1);
+            grid_task(ir, g, t0, p0, s, nb, mc ? wave : -1, /* its rank in the wave */
+                      ((t0 - r0) / g->rows) * wb + (p0 - q0) / g->cols, wa * wb);
   return TRUE;
 }

@@ -30,7 +30,8 @@ typedef struct LwP1Grid {
   IrProv prov, kprov;     /* the tasks' knob (rf_grid.rows), k_chunk's      */
   int mc_set;             /* rf_grid.multicast: the WGs placement deals the */
                           /* tasks to, a round of them (0: plain loads)     */
-  int mc_sms;             /* the SMs used: a wave takes one WG of each      */
+  int mc_wave;            /* the most tasks a wave takes: the SMs used x    */
+                          /* rf_grid.wave_wgs (at most an SM's WGs)         */
   int finish_transfers;   /* HBM transfers per accumulator's finish         */
   IrProv mc_prov;
 } LwP1Grid;

@@ -118,8 +118,8 @@ static LwP1TileSync fold_sync(const P1 *c, SchedProj k, int l) {
 
 /* LayerNorm `name` (ln1, ln2) of layer l: the task of row tile `tile`
  * (its tag in *tag), started after the stage's `after` unless `sync` says
- * otherwise; layer 0's LN1 tasks staggered (ln_first_stagger,
- * spacing.c). */
+ * otherwise; layer 0's LN1 tasks staggered by ln_first_stagger, the
+ * others' by ln_stagger (spacing.c). */
 static int ln_task(P1 *c, int l, int stage, const char *name, int tile, SchedProj next, int grp, int after,
                    const LwP1TileSync *sync, char **tag) {
   Ir *ir = c->ir;
@@ -133,7 +133,7 @@ static int ln_task(P1 *c, int l, int stage, const char *name, int tile, SchedPro
   } else {
     depend(c, task, grp, after);
   }
-  if (l == 0 && next == PROJ_QKV) lw_ln_first_stagger(ir, task, tile);
+  lw_ln_stagger(ir, task, tile, l == 0 && next == PROJ_QKV);
   return task;
 }
 
@@ -492,9 +492,9 @@ static gboolean stage_proj_grid(P1 *c, int l, int stage, const ProjStage *ps, GE
                 .prov = ir_prov(ir, "rf_grid.rows"), .kprov = ps->pj->kprov};
   if (c->pp->rf_grid_mc) { /* a set of LD.mc targets on different WGs: at most one per WG placement takes */
     g.mc_prov = ir_prov(ir, "rf_grid.multicast");
-    g.mc_sms = c->pp->sms_used > 0 ? c->pp->sms_used : ir->hw.sms;
+    g.mc_wave = (c->pp->sms_used > 0 ? c->pp->sms_used : ir->hw.sms) * MIN(c->pp->rf_grid_wave_wgs, ir->hw.wgs_per_sm);
     g.finish_transfers = 1 + (ps->res_sym != NULL);
-    g.mc_set = g.mc_sms * ir->hw.wgs_per_sm; /* less the pacing WG where placement keeps it free (place.c) */
+    g.mc_set = (c->pp->sms_used > 0 ? c->pp->sms_used : ir->hw.sms) * ir->hw.wgs_per_sm; /* less the pacing WG where placement keeps it free (place.c) */
     g.mc_set -= c->pp->pacing_wg >= 0 && c->pp->pacing_wg < g.mc_set;
   }
   g.part_room = dead_run(c, ps, &g.part_col);

@@ -28,9 +28,10 @@ void lw_piece_stagger(Ir *ir, int task, SchedProj proj, int owner);
  * issuer task (issue_spacing.PROJ = N; nothing when 0), between one of its
  * LD.mc's of the stage's A chunks and the next. */
 void lw_issue_space(Ir *ir, int task, SchedProj proj);
-/* spacing.c: ln_first_stagger: lw_ln_first_stagger WAITTs tile * N
- * cycles (ln_first_stagger = N; nothing when 0) at the start of layer 0's
- * LN1 task for row tile `tile`. */
-void lw_ln_first_stagger(Ir *ir, int task, int tile);
+/* spacing.c: ln_first_stagger, ln_stagger: lw_ln_stagger WAITTs tile * N
+ * cycles (nothing when 0) at the start of a LayerNorm task for row tile
+ * `tile`: layer 0's LN1 (`first`, ln_first_stagger = N) or any other
+ * (ln_stagger = N). */
+void lw_ln_stagger(Ir *ir, int task, int tile, gboolean first);
 
 #endif

@@ -488,6 +488,42 @@ START_TEST(test_fit_hot_stages) {
 }
 END_TEST
 
+/* The hot stages' rung on a streamed multicast grid (rf_grid.multicast),
+ * whose sets run in step: as written over 20 W (21.00 W when this test was
+ * written) in its LayerNorm stage, whose tasks all load their rows at
+ * once; the rung staggers them (ln_stagger) instead of pacing every
+ * stage's loads, which puts the sets out of step.  The program is under
+ * the limit within 5% of the cycles as written, the record and the note
+ * name the stagger, and it runs as measured with its numerics right. */
+START_TEST(test_fit_hot_streamed) {
+  g_autoptr(Plan) plan = parsed("hot.yaml",
+                                "version: 1\nhardware: {dma: {depth: 5}, noc_bits: 1024}\np1:\n"
+                                "  problem: {d_model: 256, heads: 8, d_ff: 1024, layers: 1, seqs: 1, rows: 512}\n"
+                                "  k_chunk: {qkv: 32, wo: 32, w1: 32, w2: 32}\n"
+                                "  attention: {query_tiles: 4, stagger: 94, kv: shared, interleave: 2}\n"
+                                "  store_spacing: {default: 77, wo: 106, w1: 419, qkv: 34, w2: 63, ln: 75}\n"
+                                "  ln_first_stagger: 400\n  rf_grid: {rows: 4, cols: 2, multicast: true}\n");
+  g_autoptr(GError) err = NULL;
+  FitResult f;
+  g_autoptr(Ir) ir = fit_pipeline(plan, PROB_P1, NULL, NULL, FALSE, &f, &err);
+  ck_assert_msg(ir, "%s", err ? err->message : "?");
+  ck_assert_msg(f.first_w > FIT_LIMIT_W, "the plan as written is at %.3f W: no longer a test", f.first_w);
+  ck_assert(ir->sched.weights == WEIGHTS_STREAMED && ir->sched.rf_grid_mc);
+  ck_assert_msg(f.spaced, "fitted by load pacing alone: %s", ir->fit_note ? ir->fit_note : "(no note)");
+  ck_assert(f.peak_w <= FIT_LIMIT_W - FIT_MARGIN_W);
+  ck_assert_int_gt(ir->sched.ln_stagger, 0);
+  ck_assert_msg(f.cycles * 20 < f.first_cycles * 21, "%" G_GINT64_FORMAT " -> %" G_GINT64_FORMAT " cycles",
+                f.first_cycles, f.cycles);
+  ck_assert_msg(ir->fit_note && strstr(ir->fit_note, "the hot stages spaced: ") && strstr(ir->fit_note, "ln_stagger "),
+                "%s", ir->fit_note ? ir->fit_note : "(no note)");
+  g_autofree char *irt = ir_print(ir);
+  g_autofree char *line = g_strdup_printf("p1.ln_stagger = %d  ; power.fit\n", ir->sched.ln_stagger);
+  ck_assert_msg(strstr(irt, line), "the record does not mark the stagger the fitting set");
+  g_autofree char *text = be_emit(ir);
+  run_as_fitted(text, &f);
+}
+END_TEST
+
 /* The stage-rate rung: best.yaml's D1 with a d_ff of 2048 streams its
  * layer (its weights do not fit the RF) and goes over 20 W as written,
  * each stage's loads at once; the fitting gives each stage's loads one
@@ -782,6 +818,7 @@ Suite *suite_fit(void) {
   tcase_add_test(tc, test_panel_groups);
   tcase_add_test(tc, test_fit_step_repair);
   tcase_add_test(tc, test_fit_hot_stages);
+  tcase_add_test(tc, test_fit_hot_streamed);
   tcase_add_test(tc, test_fit_stage_rate);
   tcase_add_test(tc, test_fit_shaped_rates);
   tcase_add_test(tc, test_fit_kv_repair);

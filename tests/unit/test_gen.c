@@ -2747,6 +2747,101 @@ START_TEST(test_p1_ln_first_stagger) {
 }
 END_TEST
 
+/* ln_stagger (spacing.c): every LayerNorm task but layer 0's LN1 (layer
+ * 1's LN1, both LN2 stages) of row tile t first waits t x 100 cycles (a
+ * WAITT citing the knob, none for tile 0); layer 0's LN1 starts as
+ * before, nothing else changes, and both programs are correct. */
+START_TEST(test_p1_ln_stagger) {
+  g_autofree char *a = two_layers("refinements: {ln_fold: true}", "ln not staggered");
+  g_autofree char *b = two_layers("refinements: {ln_fold: true}\n  ln_stagger: 100", "ln staggered");
+  static const char *const stages[] = {"l1.ln1", "l0.ln2", "l1.ln2"};
+  int tasks = 0;
+  for (guint s = 0; s < G_N_ELEMENTS(stages); s++)
+    for (int t = 0;; t++) {
+      char task[32], want[64];
+      g_snprintf(task, sizeof task, "%s.r%d", stages[s], t);
+      g_autofree char *own = task_lines(b, task, "    END");
+      if (!*own) break;
+      tasks++;
+      g_snprintf(want, sizeof want, "    WAITT     %d ", t * 100);
+      ck_assert_msg(t == 0 ? !strstr(own, "ln_stagger")
+                           : g_str_has_prefix(own, want) && strstr(own, "; p1.ln_stagger") == strchr(own, ';'),
+                    "%s: no WAITT of %d first\n%s", task, t * 100, own);
+    }
+  g_autofree char *l0 = task_lines(b, "l0.ln1.r1", "    END");
+  ck_assert_msg(*l0 && !strstr(l0, "ln_stagger"), "layer 0's LN1 staggered by ln_stagger\n%s", l0);
+  ck_assert_int_gt(tasks, 6);
+  static const char *const cite[] = {"    WAITT ", "; p1.ln_stagger", NULL};
+  static const char *const rf[] = {".rf ", NULL};
+  int n[2], n_rf;
+  g_autofree char *a1 = drop_lines(a, cite, &n[0]), *b1 = drop_lines(b, cite, &n[1]);
+  g_autofree char *a2 = drop_lines(a1, rf, &n_rf), *b2 = drop_lines(b1, rf, &n_rf);
+  ck_assert_int_eq(n[0], 0);
+  ck_assert_int_eq(n[1], tasks - (int)G_N_ELEMENTS(stages)); /* every task but each stage's first */
+  g_autofree char *d = first_diff(a2, b2);
+  ck_assert_msg(strcmp(a2, b2) == 0, "more than the WAITTs changed, %s", d);
+}
+END_TEST
+
+/* The W2 tasks of a compiled rf_grid.multicast plan: the most targets of
+ * one of their LD.mc, and the WAITTs citing rf_grid.multicast (a 1 x 1
+ * grid has one accumulator, so none spaces finishes: each is a task's turn
+ * in its wave), their values in *turns (distinct ones counted). */
+static void grid_waves(const Plan *plan, int *most, int *waitts, int *distinct) {
+  g_autoptr(GError) err = NULL;
+  g_autoptr(Ir) ir = pass_pipeline(plan, PROB_P1, NULL, NULL, TRUE, &err);
+  ck_assert_msg(ir, "%s", err ? err->message : "?");
+  g_autoptr(GHashTable) seen = g_hash_table_new(g_direct_hash, g_direct_equal);
+  *most = *waitts = 0;
+  for (guint k = 0; k < ir->tasks->len; k++) {
+    const IrTask *t = ir_task_at(ir, (int)k);
+    if (t->role.kind != ROLE_W2) continue;
+    for (guint i = 0; i < t->ops->len; i++) {
+      const IrOp *op = &g_array_index(t->ops, IrOp, i);
+      if (op->kind == IR_LD && (op->mods & IR_MOD_MC)) *most = MAX(*most, op->ntargets);
+      if (op->kind == IR_WAITT && op->prov.knob && strstr(op->prov.knob, "rf_grid.multicast")) {
+        (*waitts)++;
+        g_hash_table_add(seen, GINT_TO_POINTER((int)op->n));
+      }
+    }
+  }
+  *distinct = (int)g_hash_table_size(seen);
+}
+
+/* rf_grid.wave_wgs: a wave takes at most that many WGs of each SM.  On 2
+ * SMs W2's 4 tasks (1 x 1 grids) run in waves of 2 with wave_wgs 1 and
+ * of 4 with 2 (the default), so an LD.mc reaches 2 tasks, then 4 in
+ * fewer HBM lines; refused without rf_grid.multicast.  In a wave the task
+ * of rank q > 0 waits q / n of the finishes' gap before its first finish
+ * (grid.c): the WAITTs citing rf_grid.multicast are one per task but each
+ * wave's first, of as many values as ranks; both programs correct. */
+START_TEST(test_p1_rf_grid_waves) {
+  g_autoptr(Plan) one = small_plan(PROB_P1, "sms_used: 2\n  k_chunk: {qkv: 32, wo: 32, w1: 32, w2: 32}\n"
+                                           "  rf_grid: {multicast: true, wave_wgs: 1}");
+  g_autoptr(Plan) two = small_plan(PROB_P1, "sms_used: 2\n  k_chunk: {qkv: 32, wo: 32, w1: 32, w2: 32}\n"
+                                           "  rf_grid: {multicast: true}");
+  int m1, w1, d1, m2, w2, d2;
+  grid_waves(one, &m1, &w1, &d1);
+  grid_waves(two, &m2, &w2, &d2);
+  ck_assert_int_eq(m1, 2);
+  ck_assert_int_eq(m2, 4);
+  ck_assert_int_eq(w1, 2); /* 2 waves of 2: rank 1 of each */
+  ck_assert_int_eq(d1, 1);
+  ck_assert_int_eq(w2, 3); /* 1 wave of 4: ranks 1, 2 and 3 */
+  ck_assert_int_eq(d2, 3);
+  Run r1 = compile_run(one, PROB_P1, "waves of 2", NULL);
+  Run r2 = compile_run(two, PROB_P1, "waves of 4", NULL);
+  ck_assert_msg(r2.hbm_lines < r1.hbm_lines, "waves of 4: %" G_GINT64_FORMAT " lines, of 2: %" G_GINT64_FORMAT,
+                r2.hbm_lines, r1.hbm_lines);
+  const char *text = "version: 1\np1:\n  problem: " P1_DIMS "\n  rf_grid: {wave_wgs: 1}\n";
+  g_autoptr(GError) err = NULL;
+  g_autoptr(Plan) bad = plan_parse("bad.yaml", text, strlen(text), &err);
+  ck_assert_ptr_null(bad);
+  ck_assert_msg(err && strstr(err->message, "'rf_grid.wave_wgs' has no effect unless rf_grid.multicast is true"), "%s",
+                err ? err->message : "?");
+}
+END_TEST
+
 /* k_split_last.w2: the last K shard's owners keep the bias and residual and
  * start the chain with them; shard 0's keep neither (without the knob it is
  * the other way round); both programs are correct. */
@@ -3674,6 +3769,7 @@ Suite *suite_gen(void) {
   tcase_add_test(tc, test_p1_rf_grid_k_split);
   tcase_add_test(tc, test_p1_rf_grid_refused);
   tcase_add_test(tc, test_p1_rf_grid_multicast);
+  tcase_add_test(tc, test_p1_rf_grid_waves);
   tcase_add_test(tc, test_p1_mma_arrays);
   tcase_add_test(tc, test_p1_kv_temp_blocks);
   suite_add_tcase(s, tc);
@@ -3700,6 +3796,7 @@ Suite *suite_gen(void) {
   tcase_add_test(tc, test_p1_att_tile_sync);
   tcase_add_test(tc, test_p1_ln_fold_pacing);
   tcase_add_test(tc, test_p1_ln_first_stagger);
+  tcase_add_test(tc, test_p1_ln_stagger);
   tcase_add_test(tc, test_p1_handoff_rf);
   tcase_add_test(tc, test_p1_fanout_chains);
   tcase_add_test(tc, test_p1_handoff_fanout);
