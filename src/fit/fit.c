@@ -425,6 +425,46 @@ static void hot_then_self(const Plan *plan, const PlanProblem *pp, const char *d
   if (best->ir != before) best->family = PACE_HOT_SELF;
 }
 
+/* The knobs rung_hot's last step raised, each from `from` to `to`. */
+typedef struct HotStep {
+  int n;
+  char path[7][32];
+  long from[7], to[7];
+} HotStep;
+
+/* rung_hot's last step took the program under the limit, and a raise by
+ * the watts over, squared, overshoots: FIT_HOT_REFINE more programs,
+ * bisecting each raised knob between its value before the step (over the
+ * limit) and after (under), every one a candidate. */
+#define FIT_HOT_REFINE 2
+static void hot_refine(const Plan *plan, const PlanProblem *pp, HotStep st, const char *dump_after,
+                       gboolean verify, Point *best, FitResult *res) {
+  for (int r = 0; r < FIT_HOT_REFINE; r++) {
+    PlanProblem mid = *pp;
+    long m[7];
+    gboolean any = FALSE;
+    for (int j = 0; j < st.n; j++) {
+      m[j] = st.from[j] + (st.to[j] - st.from[j]) / 2;
+      if (m[j] != st.to[j]) any |= plan_knob_fit(&mid, st.path[j], m[j]);
+    }
+    if (!any) return;
+    Point pt = {.family = PACE_HOT, .added = FIT_HOT_STEPS + r + 1, .relax = -1};
+    g_autoptr(GError) e = NULL;
+    res->runs++;
+    pt.ir = pass_pipeline_section(plan, &mid, dump_after, dump_after ? &pt.dump : NULL, verify, &e);
+    if (!pt.ir || !time_ir(plan, &mid, cap_of(best), &pt, &e)) {
+      point_free(&pt);
+      return; /* does not compile, or past the fastest legal program */
+    }
+    gboolean ok = legal(&pt);
+    consider(best, &pt);
+    for (int j = 0; j < st.n; j++) { /* the bracket that still holds the limit's edge */
+      if (ok) st.to[j] = m[j];
+      else st.from[j] = m[j];
+    }
+  }
+}
+
 static void rung_hot(const Plan *plan, const PlanProblem *plan_pp, const char *dump_after, gboolean verify,
                      Point *best, FitResult *res) {
   if (plan_pp->dims.kind != PROB_P1) return;
@@ -433,6 +473,7 @@ static void rung_hot(const Plan *plan, const PlanProblem *plan_pp, const char *d
   int last_k = -1, stuck = 0;
   double last_w = 0;
   gboolean spaced = FALSE; /* a knob raised: the self-paced tail differs from rung's */
+  HotStep last = {0};
   for (int step = 0; step < FIT_HOT_STEPS; step++) {
     Point pt = {.family = PACE_HOT, .added = step + 1, .relax = -1};
     g_autoptr(GError) e = NULL;
@@ -447,7 +488,10 @@ static void rung_hot(const Plan *plan, const PlanProblem *plan_pp, const char *d
     double pt_w = pt.peak_w, pt_static = pt.static_w;
     if (step > 0) consider(best, &pt);
     else point_free(&pt); /* the plan as written: measured already */
-    if (ok) return;
+    if (ok) {
+      if (step > 0) hot_refine(plan, &pp, last, dump_after, verify, best, res);
+      return;
+    }
     /* "l1.wo_g2" -> wo; "l0.att", "l0.ln1" */
     const char *dot = hot ? strchr(hot, '.') : NULL;
     int k = -1;
@@ -482,12 +526,16 @@ static void rung_hot(const Plan *plan, const PlanProblem *plan_pp, const char *d
     g_snprintf(knobs[6].path, 32, "%s", g_str_has_prefix(hot, "l0.ln1") ? "ln_first_stagger" : "ln_stagger");
     knobs[6].base = FIT_HOT_FIRST, knobs[6].on = ln;
     gboolean raised = FALSE;
+    last.n = 0;
     for (int j = 0; j < 7; j++) {
       long now;
       if (!knobs[j].on || !plan_knob_number(&pp, knobs[j].path, &now) || now >= FIT_MAX_INTERVAL) continue;
       long to = j == 5 && !att ? MIN(now * 2, 512) /* more owners folding apart */
                        : MIN((long)ceil((double)MAX(now, knobs[j].base) * over), FIT_MAX_INTERVAL);
-      if (to != now) raised |= plan_knob_fit(&pp, knobs[j].path, to);
+      if (to == now || !plan_knob_fit(&pp, knobs[j].path, to)) continue;
+      raised = TRUE;
+      g_strlcpy(last.path[last.n], knobs[j].path, sizeof last.path[0]);
+      last.from[last.n] = now, last.to[last.n++] = to;
     }
     if (!raised) break;
     spaced = TRUE;
