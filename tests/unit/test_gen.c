@@ -2715,48 +2715,15 @@ START_TEST(test_p1_ln_fold_pacing) {
 }
 END_TEST
 
-/* ln_first_stagger (spacing.c): layer 0's LN1 task of row tile t
- * first waits t x 100 cycles (a WAITT citing the knob, none for tile 0);
- * layer 1's LN1 and both LN2 stages start as before, nothing else changes,
- * and both programs are correct. */
-START_TEST(test_p1_ln_first_stagger) {
-  g_autofree char *a = two_layers("refinements: {ln_fold: true}", "ln1 not staggered");
-  g_autofree char *b = two_layers("refinements: {ln_fold: true}\n  ln_first_stagger: 100", "ln1 staggered");
+/* A LayerNorm stagger (spacing.c) of 100 cycles written as `knob` (`base`
+ * without it): in b, the task of row tile t of each of the `n` stages
+ * waits t x 100 cycles before its loads (a WAITT citing the knob, after
+ * any WAIT for the stage's producer; none for tile 0);
+ * nothing else changes between a and b.  Returns the stages' tasks. */
+static int check_ln_stagger(const char *a, const char *b, const char *knob, const char *const *stages, int n) {
+  g_autofree char *cite_knob = g_strdup_printf("; p1.%s", knob);
   int tasks = 0;
-  for (int t = 0;; t++) {
-    char task[32], want[64];
-    g_snprintf(task, sizeof task, "l0.ln1.r%d", t);
-    g_autofree char *own = task_lines(b, task, "    END");
-    if (!*own) break;
-    tasks++;
-    g_snprintf(want, sizeof want, "    WAITT     %d ", t * 100);
-    ck_assert_msg(t == 0 ? !strstr(own, "ln_first_stagger")
-                         : g_str_has_prefix(own, want) && strstr(own, "; p1.ln_first_stagger") == strchr(own, ';'),
-                  "%s: no WAITT of %d first\n%s", task, t * 100, own);
-  }
-  ck_assert_int_gt(tasks, 2);
-  static const char *const cite[] = {"    WAITT ", "; p1.ln_first_stagger", NULL};
-  static const char *const rf[] = {".rf ", NULL};
-  int n[2], n_rf;
-  g_autofree char *a1 = drop_lines(a, cite, &n[0]), *b1 = drop_lines(b, cite, &n[1]);
-  g_autofree char *a2 = drop_lines(a1, rf, &n_rf), *b2 = drop_lines(b1, rf, &n_rf);
-  ck_assert_int_eq(n[0], 0);
-  ck_assert_int_eq(n[1], tasks - 1); /* layer 0's LN1 only */
-  g_autofree char *d = first_diff(a2, b2);
-  ck_assert_msg(strcmp(a2, b2) == 0, "more than the WAITTs changed, %s", d);
-}
-END_TEST
-
-/* ln_stagger (spacing.c): every LayerNorm task but layer 0's LN1 (layer
- * 1's LN1, both LN2 stages) of row tile t first waits t x 100 cycles (a
- * WAITT citing the knob, none for tile 0); layer 0's LN1 starts as
- * before, nothing else changes, and both programs are correct. */
-START_TEST(test_p1_ln_stagger) {
-  g_autofree char *a = two_layers("refinements: {ln_fold: true}", "ln not staggered");
-  g_autofree char *b = two_layers("refinements: {ln_fold: true}\n  ln_stagger: 100", "ln staggered");
-  static const char *const stages[] = {"l1.ln1", "l0.ln2", "l1.ln2"};
-  int tasks = 0;
-  for (guint s = 0; s < G_N_ELEMENTS(stages); s++)
+  for (int s = 0; s < n; s++)
     for (int t = 0;; t++) {
       char task[32], want[64];
       g_snprintf(task, sizeof task, "%s.r%d", stages[s], t);
@@ -2764,22 +2731,46 @@ START_TEST(test_p1_ln_stagger) {
       if (!*own) break;
       tasks++;
       g_snprintf(want, sizeof want, "    WAITT     %d ", t * 100);
-      ck_assert_msg(t == 0 ? !strstr(own, "ln_stagger")
-                           : g_str_has_prefix(own, want) && strstr(own, "; p1.ln_stagger") == strchr(own, ';'),
-                    "%s: no WAITT of %d first\n%s", task, t * 100, own);
+      /* the line citing the knob: the WAITT, before any load (after the
+       * WAITs for the stage's producer) */
+      const char *c = strstr(own, cite_knob), *line = c;
+      while (line && line > own && line[-1] != '\n') line--;
+      g_autofree char *before = line ? g_strndup(own, (gsize)(line - own)) : NULL;
+      ck_assert_msg(t == 0 ? !c : c && g_str_has_prefix(line, want) && !strstr(before, "    LD"),
+                    "%s: no WAITT of %d before its loads\n%s", task, t * 100, own);
     }
-  g_autofree char *l0 = task_lines(b, "l0.ln1.r1", "    END");
-  ck_assert_msg(*l0 && !strstr(l0, "ln_stagger"), "layer 0's LN1 staggered by ln_stagger\n%s", l0);
-  ck_assert_int_gt(tasks, 6);
-  static const char *const cite[] = {"    WAITT ", "; p1.ln_stagger", NULL};
+  const char *const cite[] = {"    WAITT ", cite_knob, NULL};
   static const char *const rf[] = {".rf ", NULL};
-  int n[2], n_rf;
-  g_autofree char *a1 = drop_lines(a, cite, &n[0]), *b1 = drop_lines(b, cite, &n[1]);
+  int na, nb, n_rf;
+  g_autofree char *a1 = drop_lines(a, cite, &na), *b1 = drop_lines(b, cite, &nb);
   g_autofree char *a2 = drop_lines(a1, rf, &n_rf), *b2 = drop_lines(b1, rf, &n_rf);
-  ck_assert_int_eq(n[0], 0);
-  ck_assert_int_eq(n[1], tasks - (int)G_N_ELEMENTS(stages)); /* every task but each stage's first */
+  ck_assert_int_eq(na, 0);
+  ck_assert_int_eq(nb, tasks - n); /* every task but each stage's first */
   g_autofree char *d = first_diff(a2, b2);
   ck_assert_msg(strcmp(a2, b2) == 0, "more than the WAITTs changed, %s", d);
+  return tasks;
+}
+
+/* ln_first_stagger: layer 0's LN1 staggered; layer 1's LN1 and both LN2
+ * stages start as before; both programs are correct. */
+START_TEST(test_p1_ln_first_stagger) {
+  g_autofree char *a = two_layers("refinements: {ln_fold: true}", "ln1 not staggered");
+  g_autofree char *b = two_layers("refinements: {ln_fold: true}\n  ln_first_stagger: 100", "ln1 staggered");
+  static const char *const stages[] = {"l0.ln1"};
+  ck_assert_int_gt(check_ln_stagger(a, b, "ln_first_stagger", stages, 1), 2);
+}
+END_TEST
+
+/* ln_stagger: every LayerNorm stage but layer 0's LN1 (layer 1's LN1,
+ * both LN2 stages) staggered; layer 0's LN1 starts as before; both
+ * programs are correct. */
+START_TEST(test_p1_ln_stagger) {
+  g_autofree char *a = two_layers("refinements: {ln_fold: true}", "ln not staggered");
+  g_autofree char *b = two_layers("refinements: {ln_fold: true}\n  ln_stagger: 100", "ln staggered");
+  static const char *const stages[] = {"l1.ln1", "l0.ln2", "l1.ln2"};
+  ck_assert_int_gt(check_ln_stagger(a, b, "ln_stagger", stages, 3), 6);
+  g_autofree char *l0 = task_lines(b, "l0.ln1.r1", "    END");
+  ck_assert_msg(*l0 && !strstr(l0, "ln_stagger"), "layer 0's LN1 staggered by ln_stagger\n%s", l0);
 }
 END_TEST
 
