@@ -276,7 +276,7 @@ static void grid_task(Ir *ir, const LwP1Grid *g, int t0, int p0, int s, int nb, 
       IrView av = ir_all(ir, acc[i][j]);
       lw_op(ir, task, IR_VADD, av, av, ir_win(bias, 0, 1, j * P, P), g->pj->prov);
       if (i + j > 0) lw_waitt(ir, task, gap, g->mc_prov);
-      else if (rank > 0) lw_waitt(ir, task, (gap * rank + nwave - 1) / nwave, g->mc_prov); /* its turn */
+      else if (rank > 0) lw_waitt(ir, task, (gap * rank + nwave - 1) / nwave, g->wave_prov); /* its turn */
       g->finish(g->ctx, task, tag, t0 + i, (p0 + j) * P, av);
     }
 }

@@ -34,6 +34,7 @@ typedef struct LwP1Grid {
                           /* rf_grid.wave_wgs (at most an SM's WGs)         */
   int finish_transfers;   /* HBM transfers per accumulator's finish         */
   IrProv mc_prov;
+  IrProv wave_prov;       /* rf_grid.wave_wgs: a task's turn in its wave    */
 } LwP1Grid;
 /* FALSE with an error at the rf_grid knob the stage cannot satisfy. */
 gboolean lw_p1_grid_check(Ir *ir, const LwP1Grid *g, GError **err);

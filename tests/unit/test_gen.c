@@ -2774,10 +2774,11 @@ START_TEST(test_p1_ln_stagger) {
 }
 END_TEST
 
+static void grid_counts(const Plan *plan, SchedProj proj, int *tasks, int *a_lds, int *w_lds, int *mmas, int *sets);
+
 /* The W2 tasks of a compiled rf_grid.multicast plan: the most targets of
- * one of their LD.mc, and the WAITTs citing rf_grid.multicast (a 1 x 1
- * grid has one accumulator, so none spaces finishes: each is a task's turn
- * in its wave), their values in *turns (distinct ones counted). */
+ * one of their LD.mc, and the WAITTs citing rf_grid.wave_wgs (each a
+ * task's turn in its wave), how many and how many distinct values. */
 static void grid_waves(const Plan *plan, int *most, int *waitts, int *distinct) {
   g_autoptr(GError) err = NULL;
   g_autoptr(Ir) ir = pass_pipeline(plan, PROB_P1, NULL, NULL, TRUE, &err);
@@ -2790,7 +2791,7 @@ static void grid_waves(const Plan *plan, int *most, int *waitts, int *distinct) 
     for (guint i = 0; i < t->ops->len; i++) {
       const IrOp *op = &g_array_index(t->ops, IrOp, i);
       if (op->kind == IR_LD && (op->mods & IR_MOD_MC)) *most = MAX(*most, op->ntargets);
-      if (op->kind == IR_WAITT && op->prov.knob && strstr(op->prov.knob, "rf_grid.multicast")) {
+      if (op->kind == IR_WAITT && op->prov.knob && strstr(op->prov.knob, "rf_grid.wave_wgs")) {
         (*waitts)++;
         g_hash_table_add(seen, GINT_TO_POINTER((int)op->n));
       }
@@ -2800,22 +2801,28 @@ static void grid_waves(const Plan *plan, int *most, int *waitts, int *distinct) 
 }
 
 /* rf_grid.wave_wgs: a wave takes at most that many WGs of each SM.  On 2
- * SMs W2's 4 tasks (1 x 1 grids) run in waves of 2 with wave_wgs 1 and
- * of 4 with 2 (the default), so an LD.mc reaches 2 tasks, then 4 in
- * fewer HBM lines; refused without rf_grid.multicast.  In a wave the task
+ * SMs W2's 4 tasks (1 x 1 grids) run in waves of 2 with wave_wgs 1 (one
+ * chunk of each round shared) and of 4 (2 x 2) with 2, the default (both
+ * shared), so fewer loads for the same MMAs and fewer HBM lines; refused
+ * without rf_grid.multicast.  In a wave the task
  * of rank q > 0 waits q / n of the finishes' gap before its first finish
- * (grid.c): the WAITTs citing rf_grid.multicast are one per task but each
+ * (grid.c): the WAITTs citing rf_grid.wave_wgs are one per task but each
  * wave's first, of as many values as ranks; both programs correct. */
 START_TEST(test_p1_rf_grid_waves) {
   g_autoptr(Plan) one = small_plan(PROB_P1, "sms_used: 2\n  k_chunk: {qkv: 32, wo: 32, w1: 32, w2: 32}\n"
                                            "  rf_grid: {multicast: true, wave_wgs: 1}");
   g_autoptr(Plan) two = small_plan(PROB_P1, "sms_used: 2\n  k_chunk: {qkv: 32, wo: 32, w1: 32, w2: 32}\n"
-                                           "  rf_grid: {multicast: true}");
+                                           "  rf_grid: {multicast: true, wave_wgs: 2}");
   int m1, w1, d1, m2, w2, d2;
   grid_waves(one, &m1, &w1, &d1);
   grid_waves(two, &m2, &w2, &d2);
-  ck_assert_int_eq(m1, 2);
-  ck_assert_int_eq(m2, 4);
+  ck_assert_int_eq(m1, 2); /* a set: the row group's or panel group's tasks of a wave */
+  ck_assert_int_eq(m2, 2);
+  int t0, a0, wl0, mm0, s0, t1, a1, wl1, mm1, s1;
+  grid_counts(one, PROJ_W2, &t0, &a0, &wl0, &mm0, &s0);
+  grid_counts(two, PROJ_W2, &t1, &a1, &wl1, &mm1, &s1);
+  ck_assert_int_eq(mm1, mm0);
+  ck_assert_msg(a1 + wl1 < a0 + wl0, "waves of 4: %d chunk loads, of 2: %d", a1 + wl1, a0 + wl0);
   ck_assert_int_eq(w1, 2); /* 2 waves of 2: rank 1 of each */
   ck_assert_int_eq(d1, 1);
   ck_assert_int_eq(w2, 3); /* 1 wave of 4: ranks 1, 2 and 3 */
