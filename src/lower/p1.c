@@ -493,9 +493,10 @@ static gboolean stage_proj_grid(P1 *c, int l, int stage, const ProjStage *ps, GE
   if (c->pp->rf_grid_mc) { /* a set of LD.mc targets on different WGs: at most one per WG placement takes */
     g.mc_prov = ir_prov(ir, "rf_grid.multicast");
     g.wave_prov = ir_prov(ir, "rf_grid.wave_wgs");
-    g.mc_wave = (c->pp->sms_used > 0 ? c->pp->sms_used : ir->hw.sms) * MIN(c->pp->rf_grid_wave_wgs, ir->hw.wgs_per_sm);
+    int sms = c->pp->sms_used > 0 ? c->pp->sms_used : ir->hw.sms;
+    g.mc_wave = sms * MIN(c->pp->rf_grid_wave_wgs, ir->hw.wgs_per_sm);
     g.finish_transfers = 1 + (ps->res_sym != NULL);
-    g.mc_set = (c->pp->sms_used > 0 ? c->pp->sms_used : ir->hw.sms) * ir->hw.wgs_per_sm; /* less the pacing WG where placement keeps it free (place.c) */
+    g.mc_set = sms * ir->hw.wgs_per_sm; /* less the pacing WG where placement keeps it free (place.c) */
     g.mc_set -= c->pp->pacing_wg >= 0 && c->pp->pacing_wg < g.mc_set;
   }
   g.part_room = dead_run(c, ps, &g.part_col);
